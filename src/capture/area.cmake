@@ -27,7 +27,13 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
                     ERROR_QUIET)
   endif()
   add_library(opscope-ggml SHARED
+    ${OPSCOPE_CAPTURE_DIR}/cap_resolve.c
+    ${OPSCOPE_CAPTURE_DIR}/cap_devices.c
     ${OPSCOPE_CAPTURE_DIR}/cap_ggml.c
+    ${OPSCOPE_CAPTURE_DIR}/cap_cpu.c
+    ${OPSCOPE_CAPTURE_DIR}/cap_blas.c
+    ${OPSCOPE_CAPTURE_DIR}/cap_record.c
+    ${OPSCOPE_CAPTURE_DIR}/cap_copy.c
     ${OPSCOPE_CAPTURE_DIR}/cap_api.c)
   target_include_directories(opscope-ggml PRIVATE ${OPSCOPE_GGML_INCLUDE_DIR})
   target_compile_definitions(opscope-ggml PRIVATE _GNU_SOURCE)

@@ -137,6 +137,10 @@ void opscope_cap_buf_commit_bytes(size_t size) {
                           memory_order_release);
 }
 
+void opscope_cap_buf_note_dropped(uint64_t n) {
+    atomic_fetch_add_explicit(&g_dropped, n, memory_order_relaxed);
+}
+
 uint64_t opscope_cap_buf_dropped(void) {
     return atomic_load(&g_dropped);
 }

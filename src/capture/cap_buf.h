@@ -145,6 +145,9 @@ void opscope_cap_buf_commit(opscope_cap_rec *r);
 /* The calling thread's small sequential number (1, 2, ...). */
 int opscope_cap_buf_thread_id(void);
 
+/* Counts N more dropped records (a failed alloc of several records at once counts one). */
+void opscope_cap_buf_note_dropped(uint64_t n);
+
 /* Records dropped so far (cap reached). */
 uint64_t opscope_cap_buf_dropped(void);
 /* Bytes of chunks allocated so far. */

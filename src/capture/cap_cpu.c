@@ -1,0 +1,317 @@
+/*
+ * cap_cpu.c - CPU graphs: which graph nodes each abort-callback timestamp closes. ggml-cpu
+ * skips empty ops and nodes without the COMPUTE flag and may fuse nodes into one step; this
+ * file replicates those rules (cap_attr.c pairs the steps with the timestamps).
+ */
+#include "cap_ggml.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Use counts of RMS_NORM outputs inside this graph (ggml counts them over the scheduler's
+ * whole graph; a split sees fewer uses, which the callback count check then catches). */
+static int32_t *use_slot(opscope_cap_walk *w, const void *key) {
+    uint32_t h = (uint32_t)(((uintptr_t)key >> 4) * 2654435761u) & (uint32_t)(w->ucap - 1);
+    while (w->uk[h] && w->uk[h] != key) {
+        h = (h + 1) & (uint32_t)(w->ucap - 1);
+    }
+    w->uk[h] = key;
+    return &w->uv[h];
+}
+
+static bool count_uses(opscope_cap_walk *w, struct ggml_cgraph *g, int n) {
+    int need = 64;
+    while (need < n * 2) {
+        need *= 2;
+    }
+    if (need > w->ucap) {
+        const void **uk = realloc(w->uk, (size_t)need * sizeof *uk);
+        if (uk) w->uk = uk;
+        int32_t *uv = realloc(w->uv, (size_t)need * sizeof *uv);
+        if (uv) w->uv = uv;
+        if (!uk || !uv) {
+            return false;
+        }
+        w->ucap = need;
+    }
+    memset(w->uk, 0, (size_t)w->ucap * sizeof *w->uk);
+    memset(w->uv, 0, (size_t)w->ucap * sizeof *w->uv);
+    for (int j = 0; j < n; j++) {
+        const struct ggml_tensor *t = G.graph_node(g, j);
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            const struct ggml_tensor *x = t->src[s];
+            if (x && x->op == GGML_OP_RMS_NORM) {
+                (*use_slot(w, x))++;
+            }
+        }
+    }
+    return true;
+}
+
+static bool same_shape(const struct ggml_tensor *a, const struct ggml_tensor *b) {
+    return a->ne[0] == b->ne[0] && a->ne[1] == b->ne[1] && a->ne[2] == b->ne[2] && a->ne[3] == b->ne[3];
+}
+
+/* ggml-cpu's ggml_cpu_try_fuse_ops, as of ggml 0.27: RMS_NORM followed by the MUL that
+ * consumes it (only user, same shape, f32, weight rows contiguous) runs as one step. */
+static int cpu_fuse_len(opscope_cap_walk *w, struct ggml_cgraph *g, int i, int n) {
+    const struct ggml_tensor *t = G.graph_node(g, i);
+    if (t->op != GGML_OP_RMS_NORM || i + 1 >= n) {
+        return 0;
+    }
+    const struct ggml_tensor *m = G.graph_node(g, i + 1);
+    if (m->op != GGML_OP_MUL || !(m->flags & GGML_TENSOR_FLAG_COMPUTE)) {
+        return 0;
+    }
+    if (t->view_src || (t->flags & GGML_TENSOR_FLAG_OUTPUT) || *use_slot(w, t) != 1) {
+        return 0;
+    }
+    if ((m->src[0] != t && m->src[1] != t) || !same_shape(t, m)) {
+        return 0;
+    }
+    const struct ggml_tensor *wt = m->src[0] == t ? m->src[1] : m->src[0];
+    if (!t->src[0] || !wt || t->src[0]->type != GGML_TYPE_F32 || m->type != GGML_TYPE_F32 ||
+        wt->type != GGML_TYPE_F32 || wt->ne[0] != t->ne[0] || wt->nb[0] != sizeof(float)) {
+        return 0;
+    }
+    return 2;
+}
+
+/* ---- plans: what a split graph's steps are, cached while the graph stays the same ----
+ *
+ * llama.cpp computes the same split graphs at every decode step (it reuses its graph; the
+ * scheduler keeps its splits until the next split_graph/reset). A plan holds the node
+ * pointers, ggml-cpu's step rules applied to them and each step's event template, so a
+ * repeated compute costs one pass over the timestamps instead of a walk of every tensor.
+ * A plan is used only while its scheduler's generation (bumped by the interposed
+ * ggml_backend_sched_split_graph and _reset) and the record buffers' generation are the
+ * ones it was made in, the graph has the same node pointers, and the callbacks matched
+ * its steps exactly; anything else takes the full walk. */
+
+#define PLAN_SLOTS 32
+
+struct opscope_cap_plan {
+    struct ggml_cgraph *g;
+    int sched, n, n_steps;
+    unsigned sched_gen, buf_gen;
+    uint64_t used;               /* last use, for replacement */
+    struct ggml_tensor **node;   /* n */
+    opscope_cap_node *rules;     /* n */
+    opscope_cap_event *ev;       /* n_steps templates */
+    int cap_nodes, cap_steps;
+};
+
+static _Atomic unsigned g_sched_gen[OPSCOPE_CAP_MAX_SCHEDS];
+static _Atomic unsigned g_all_gen; /* bumped for a scheduler without an id */
+static _Thread_local uint64_t t_plan_clock;
+
+void opscope_cap_cpu_sched_changed(int sched) {
+    if (sched >= 0 && sched < OPSCOPE_CAP_MAX_SCHEDS) {
+        atomic_fetch_add_explicit(&g_sched_gen[sched], 1, memory_order_release);
+    } else {
+        atomic_fetch_add_explicit(&g_all_gen, 1, memory_order_release);
+    }
+}
+
+static unsigned sched_gen(int sched) {
+    unsigned g = atomic_load_explicit(&g_all_gen, memory_order_acquire) * 2654435761u;
+    return g + atomic_load_explicit(&g_sched_gen[sched], memory_order_acquire);
+}
+
+void opscope_cap_cpu_plans_clear(opscope_cap_walk *w, bool free_all) {
+    if (!w->plans) {
+        return;
+    }
+    for (int i = 0; i < PLAN_SLOTS; i++) {
+        opscope_cap_plan *p = &w->plans[i];
+        p->g = NULL;
+        if (free_all) {
+            free(p->node);
+            free(p->rules);
+            free(p->ev);
+            memset(p, 0, sizeof *p);
+        }
+    }
+    if (free_all) {
+        free(w->plans);
+        w->plans = NULL;
+    }
+}
+
+static bool plan_cacheable(int sched) {
+    return sched >= 0 && sched < OPSCOPE_CAP_MAX_SCHEDS;
+}
+
+static opscope_cap_plan *plan_find(opscope_cap_walk *w, struct ggml_cgraph *g, int sched, int n) {
+    if (!w->plans) {
+        return NULL;
+    }
+    for (int i = 0; i < PLAN_SLOTS; i++) {
+        opscope_cap_plan *p = &w->plans[i];
+        if (p->g == g && p->sched == sched) {
+            if (p->n != n || p->sched_gen != sched_gen(sched) ||
+                p->buf_gen != opscope_cap_buf_generation()) {
+                p->g = NULL; /* stale */
+                return NULL;
+            }
+            for (int j = 0; j < n; j++) {
+                if (G.graph_node(g, j) != p->node[j]) {
+                    p->g = NULL;
+                    return NULL;
+                }
+            }
+            p->used = ++t_plan_clock;
+            return p;
+        }
+    }
+    return NULL;
+}
+
+/* A slot for a new plan of N nodes and N_STEPS steps (the least recently used one). */
+static opscope_cap_plan *plan_slot(opscope_cap_walk *w, int n, int n_steps) {
+    if (!w->plans) {
+        w->plans = calloc(PLAN_SLOTS, sizeof *w->plans);
+        if (!w->plans) {
+            return NULL;
+        }
+    }
+    opscope_cap_plan *p = &w->plans[0];
+    for (int i = 1; i < PLAN_SLOTS && p->g; i++) {
+        if (!w->plans[i].g || w->plans[i].used < p->used) {
+            p = &w->plans[i];
+        }
+    }
+    p->g = NULL;
+    if (n > p->cap_nodes) {
+        struct ggml_tensor **nd = realloc(p->node, (size_t)n * sizeof *nd);
+        if (nd) p->node = nd;
+        opscope_cap_node *r = realloc(p->rules, (size_t)n * sizeof *r);
+        if (r) p->rules = r;
+        if (!nd || !r) {
+            return NULL;
+        }
+        p->cap_nodes = n;
+    }
+    if (n_steps > p->cap_steps) {
+        opscope_cap_event *ev = realloc(p->ev, (size_t)n_steps * sizeof *ev);
+        if (!ev) {
+            return NULL;
+        }
+        p->ev = ev;
+        p->cap_steps = n_steps;
+    }
+    return p;
+}
+
+/* Emits the steps of a compute, keeping their templates in KEEP when not NULL. Returns
+ * whether KEEP got every template. */
+static bool emit_all(struct ggml_cgraph *g, const opscope_cap_step *steps, int n_steps,
+                     opscope_cap_event *keep, uint8_t flags, int bi,
+                     int sched, int64_t gid, int split) {
+    int tid = opscope_cap_buf_thread_id();
+    uint64_t op_ticks = 0;
+    int written = 0;
+    for (int k = 0; k < n_steps; k++) {
+        const opscope_cap_step *s = &steps[k];
+        opscope_cap_event e;
+        bool ok = opscope_cap_event_make(g, s, &e);
+        if (keep) {
+            if (ok) {
+                keep[k] = e;
+            } else {
+                keep = NULL; /* an incomplete template set is never stored */
+            }
+        }
+        ok = ok && opscope_cap_event_put(&e, flags, bi, sched, tid, gid, split, s->t0, s->t1);
+        if (ok) {
+            op_ticks += s->t1 - s->t0;
+            written++;
+        }
+    }
+    atomic_fetch_add_explicit(&opscope_cap_stats.op_ticks, op_ticks, memory_order_relaxed);
+    atomic_fetch_add_explicit(&opscope_cap_stats.records, (uint64_t)written, memory_order_relaxed);
+    return keep != NULL;
+}
+
+/* The cached path: true when PLAN's steps matched the callbacks and the records are out. */
+static bool emit_planned(opscope_cap_walk *w, const opscope_cap_plan *p, struct ggml_cgraph *g, int bi,
+                         int sched, int64_t gid, int split, uint64_t t0, uint64_t t1, bool aborted) {
+    int n_ts = w->n_ts < w->cap ? w->n_ts : w->cap;
+    if (aborted || w->n_ts != p->n_steps) {
+        return false;
+    }
+    int n_steps = 0;
+    int attr = opscope_cap_attribute(p->rules, p->n, w->ts, n_ts, t0, false, w->steps, &n_steps);
+    if (attr != OPSCOPE_CAP_ATTR_EXACT || n_steps != p->n_steps) {
+        return false;
+    }
+    opscope_cap_close_last(w->steps, n_steps, attr, t1);
+    int written = opscope_cap_event_put_all(p->ev, w->steps, n_steps, 0, bi, sched,
+                                            opscope_cap_buf_thread_id(), gid, split);
+    uint64_t op_ticks = 0;
+    for (int k = 0; k < n_steps; k++) {
+        op_ticks += w->steps[k].t1 - w->steps[k].t0;
+    }
+    atomic_fetch_add_explicit(&opscope_cap_stats.op_ticks, op_ticks, memory_order_relaxed);
+    atomic_fetch_add_explicit(&opscope_cap_stats.records, (uint64_t)written, memory_order_relaxed);
+    opscope_cap_graph_rec_add(n_steps, attr);
+    atomic_fetch_add_explicit(&opscope_cap_stats.planned_graphs, 1, memory_order_relaxed);
+    return true;
+}
+
+/* Records of one CPU graph from the step timestamps. */
+void opscope_cap_cpu_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, int bi, int sched,
+                          int64_t gid, int split, uint64_t t0, uint64_t t1, bool aborted) {
+    bool cacheable = plan_cacheable(sched) && opscope_cap_t.in_sched && !opscope_cap_t.no_defer &&
+                     !opscope_cap_t.in_user_cb;
+    if (cacheable) {
+        opscope_cap_plan *p = plan_find(w, g, sched, n);
+        if (p && emit_planned(w, p, g, bi, sched, gid, split, t0, t1, aborted)) {
+            return;
+        }
+    }
+    bool any_norm = false;
+    for (int i = 0; i < n; i++) {
+        const struct ggml_tensor *t = G.graph_node(g, i);
+        w->nodes[i].skip = opscope_cap_op_is_empty(t->op) || !(t->flags & GGML_TENSOR_FLAG_COMPUTE);
+        w->nodes[i].fuse = 0;
+        any_norm |= t->op == GGML_OP_RMS_NORM;
+    }
+    if (any_norm && count_uses(w, g, n)) {
+        for (int i = 0; i < n; i++) {
+            if (!w->nodes[i].skip) {
+                w->nodes[i].fuse = (uint8_t)cpu_fuse_len(w, g, i, n);
+            }
+        }
+    }
+    int n_ts = w->n_ts < w->cap ? w->n_ts : w->cap;
+    int n_steps = 0;
+    int attr = opscope_cap_attribute(w->nodes, n, w->ts, n_ts, t0, aborted, w->steps, &n_steps);
+    opscope_cap_close_last(w->steps, n_steps, attr, t1);
+    if (attr == OPSCOPE_CAP_ATTR_INEXACT) {
+        atomic_fetch_add_explicit(&opscope_cap_stats.inexact_graphs, 1, memory_order_relaxed);
+    } else if (attr == OPSCOPE_CAP_ATTR_NOFUSION) {
+        atomic_fetch_add_explicit(&opscope_cap_stats.nofusion_graphs, 1, memory_order_relaxed);
+    }
+    uint8_t flags = attr == OPSCOPE_CAP_ATTR_INEXACT ? OPSCOPE_CAP_F_INEXACT : 0;
+    opscope_cap_plan *p = NULL;
+    if (cacheable && attr == OPSCOPE_CAP_ATTR_EXACT) {
+        p = plan_slot(w, n, n_steps);
+    }
+    bool kept = emit_all(g, w->steps, n_steps, p ? p->ev : NULL, flags, bi, sched, gid, split);
+    opscope_cap_graph_rec_add(n_steps, attr);
+    if (p && kept && w->n_ts == n_steps) {
+        for (int j = 0; j < n; j++) {
+            p->node[j] = G.graph_node(g, j);
+        }
+        memcpy(p->rules, w->nodes, (size_t)n * sizeof *p->rules);
+        p->sched = sched;
+        p->n = n;
+        p->n_steps = n_steps;
+        p->sched_gen = sched_gen(sched);
+        p->buf_gen = opscope_cap_buf_generation();
+        p->used = ++t_plan_clock;
+        p->g = g;
+    }
+}

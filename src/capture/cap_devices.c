@@ -1,0 +1,68 @@
+/*
+ * cap_devices.c - ggml backends and devices as the capture's backend entries (name, device
+ * description, type; the CPU backend's abort-callback setter, found in its registry).
+ */
+#include "cap_ggml.h"
+
+#include "cap_life.h"
+
+#include <stdatomic.h>
+
+static opscope_device_type dev_kind(ggml_backend_dev_t dev) {
+    switch (G.dev_type(dev)) {
+    case GGML_BACKEND_DEVICE_TYPE_CPU: return OPSCOPE_DEVICE_CPU;
+    case GGML_BACKEND_DEVICE_TYPE_GPU: return OPSCOPE_DEVICE_GPU;
+    case GGML_BACKEND_DEVICE_TYPE_ACCEL: return OPSCOPE_DEVICE_ACCEL;
+    default: return OPSCOPE_DEVICE_OTHER;
+    }
+}
+
+int opscope_cap_backend_of(ggml_backend_t backend) {
+    int i = opscope_cap_backend_find(backend);
+    if (i >= 0) {
+        return i;
+    }
+    ggml_backend_dev_t dev = G.backend_get_device(backend);
+    i = opscope_cap_backend_add(backend, false, G.backend_name(backend),
+                                dev ? G.dev_description(dev) : "",
+                                dev ? dev_kind(dev) : OPSCOPE_DEVICE_OTHER);
+    if (i >= 0) {
+        opscope_cap_backend *b = opscope_cap_backend_at(i);
+        if (!b->probed) {
+            b->dev = dev;
+            ggml_backend_reg_t reg = dev ? G.dev_backend_reg(dev) : NULL;
+            b->set_abort = reg ? G.reg_get_proc_address(reg, "ggml_backend_set_abort_callback") : NULL;
+            b->probed = true;
+        }
+    }
+    return i;
+}
+
+int opscope_cap_backend_of_buffer(ggml_backend_buffer_t buf) {
+    if (!buf) {
+        return OPSCOPE_CAP_BACKEND_HOST;
+    }
+    ggml_backend_dev_t dev = G.buft_get_device(G.buffer_get_type(buf));
+    if (!dev) {
+        return G.buffer_is_host(buf) ? OPSCOPE_CAP_BACKEND_HOST : -1;
+    }
+    int i = opscope_cap_backend_find_dev(dev);
+    if (i >= 0) {
+        return i;
+    }
+    i = opscope_cap_backend_add(dev, true, G.dev_name(dev), G.dev_description(dev), dev_kind(dev));
+    if (i >= 0) {
+        opscope_cap_backend_at(i)->dev = dev;
+    }
+    return i;
+}
+
+bool opscope_cap_should_record(int sched) {
+    if (!atomic_load_explicit(&opscope_cap_on, memory_order_relaxed)) {
+        return false;
+    }
+    if (opscope_cap_env_mode) {
+        return opscope_cap_sched_enabled(sched);
+    }
+    return sched >= 0 && opscope_cap_sched_enabled(sched); /* C API: per scheduler */
+}
