@@ -8,11 +8,13 @@ if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null || ! command -v chroo
     echo "SKIP: the capture e2e tests need root, unshare and chroot"; exit 77
 fi
 if [ "$1" = "--setup" ]; then
-    # Fixture: make the root (cached), build opscope in it, make and verify the models.
+    # Fixture: make the root (cached), build opscope in it, make and verify the models (llama
+    # and whisper).
     # Two tries, each with its output shown: the set-up is idempotent, and a transient failure
     # (mirror, a loaded machine) must not turn the whole suite red.
     for try in 1 2; do
-        if "$REPO/scripts/in-root.sh" python3 /opscope/scripts/make-models.py --verify; then
+        if "$REPO/scripts/in-root.sh" python3 /opscope/scripts/make-models.py --verify &&
+           "$REPO/scripts/in-root.sh" --no-build python3 /opscope/scripts/make-whisper-model.py --verify; then
             exit 0
         fi
         echo "capture_e2e setup: try $try failed" >&2
