@@ -57,6 +57,32 @@ void opscope_cap_close_last(opscope_cap_step *steps, int n_steps, int attr, uint
     }
 }
 
+uint64_t opscope_cap_close_steps(opscope_cap_step *steps, int n_steps, int attr, const uint64_t *bar,
+                                 int n_bar, uint64_t t_end) {
+    if (n_steps <= 0 || (attr != OPSCOPE_CAP_ATTR_EXACT && attr != OPSCOPE_CAP_ATTR_NOFUSION)) {
+        return 0;
+    }
+    bool last_closed = false;
+    for (int k = 0; k < n_steps && k < n_bar && bar; k++) {
+        uint64_t b = bar[k];
+        uint64_t limit = k + 1 < n_steps ? steps[k + 1].t1 : t_end;
+        if (b == 0 || b < steps[k].t1 || b > limit) {
+            continue; /* not seen, or not where a barrier after this callback can be */
+        }
+        steps[k].t1 = b;
+        if (k + 1 < n_steps) {
+            steps[k + 1].t0 = b;
+        } else {
+            last_closed = true;
+        }
+    }
+    opscope_cap_step *last = &steps[n_steps - 1];
+    if (!last_closed) {
+        opscope_cap_close_last(steps, n_steps, attr, t_end);
+    }
+    return t_end > last->t1 ? t_end - last->t1 : 0;
+}
+
 int opscope_cap_attribute_calls(const int32_t *calls, int n, const uint64_t *ts, int n_ts,
                                 uint64_t t_start, opscope_cap_step *steps, int *n_steps) {
     int64_t total = 0;

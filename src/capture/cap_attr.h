@@ -54,8 +54,27 @@ int opscope_cap_attribute(const opscope_cap_node *nodes, int n, const uint64_t *
  * thread 0 reports a step before the barrier where the other threads finish their share of
  * it, so the final barrier belongs to the last node. Earlier barriers fall into the next
  * step's interval the same way, which keeps the steps tiling the whole compute.
+ * The fallback of opscope_cap_close_steps when no barrier exits were seen.
  */
 void opscope_cap_close_last(opscope_cap_step *steps, int n_steps, int attr, uint64_t t_end);
+
+/*
+ * Moves step ends from thread 0's callbacks to the exits of the thread barriers that follow
+ * them, so that a step ends when every thread has finished it. ggml's CPU loop on thread 0 is
+ * "compute its share of node k, call the callback, barrier", and the last node's barrier is the
+ * final one; BAR[k] (k < N_BAR) is the tick at which thread 0 left the first barrier after
+ * callback k, 0 when none was seen (one thread: ggml skips its barriers; a ggml whose barriers
+ * the caller cannot observe). For each step with a plausible BAR[k] (not before the step's
+ * callback, not after the next step's callback or T_END), step k ends and step k + 1 starts
+ * there: a step then holds all threads' work on its node(s) and its own load imbalance
+ * instead of its predecessor's. If the last step got no barrier exit, it is extended to T_END
+ * as opscope_cap_close_last does (so without barriers the steps still tile the compute).
+ * Nothing changes unless ATTR is EXACT or NOFUSION. BAR may be NULL (N_BAR 0).
+ * Returns the compute's tail: T_END minus the last step's end (0 when not closed), the time
+ * after the last node that is no node's (OpenMP join and return with barriers seen).
+ */
+uint64_t opscope_cap_close_steps(opscope_cap_step *steps, int n_steps, int attr, const uint64_t *bar,
+                                 int n_bar, uint64_t t_end);
 
 /*
  * For backends timed by their library calls (BLAS: each MUL_MAT node makes ne12*ne13

@@ -134,7 +134,80 @@ static int test_blas_calls(void) {
     return 0;
 }
 
+static int test_steps_end_at_barrier_exits(void) {
+    /* callbacks at 110, 150, 190; thread 0 left the following barriers at 114, 158, 197 */
+    uint64_t ts[3] = {110, 150, 190};
+    uint64_t bar[3] = {114, 158, 197};
+    opscope_cap_step s[6];
+    int n = 0;
+    int r = opscope_cap_attribute(k_nodes, 6, ts, 3, 100, false, s, &n);
+    uint64_t tail = opscope_cap_close_steps(s, n, r, bar, 3, 200);
+    ASSERT_EQ_U64(s[0].t0, 100);
+    ASSERT_EQ_U64(s[0].t1, 114);
+    ASSERT_EQ_U64(s[1].t0, 114);
+    ASSERT_EQ_U64(s[1].t1, 158);
+    ASSERT_EQ_U64(s[2].t0, 158);
+    ASSERT_EQ_U64(s[2].t1, 197); /* the final barrier, not the return */
+    ASSERT_EQ_U64(tail, 3);
+    uint64_t sum = 0;
+    for (int k = 0; k < n; k++) sum += s[k].t1 - s[k].t0;
+    ASSERT_EQ_U64(sum + tail, 100); /* steps and tail tile the compute 100..200 */
+    return 0;
+}
+
+static int test_barrier_exits_missing_or_implausible(void) {
+    uint64_t ts[3] = {110, 150, 190};
+    opscope_cap_step s[6];
+    int n = 0;
+    /* none seen (one thread): callbacks, and the last step takes the tail as before */
+    int r = opscope_cap_attribute(k_nodes, 6, ts, 3, 100, false, s, &n);
+    ASSERT_EQ_U64(opscope_cap_close_steps(s, n, r, NULL, 0, 230), 0);
+    ASSERT_EQ_U64(s[1].t1, 150);
+    ASSERT_EQ_U64(s[2].t1, 230);
+    /* 0 = not seen; 105 is before its callback; 195 is after the next callback */
+    uint64_t bar[3] = {105, 195, 0};
+    r = opscope_cap_attribute(k_nodes, 6, ts, 3, 100, false, s, &n);
+    ASSERT_EQ_U64(opscope_cap_close_steps(s, n, r, bar, 3, 230), 0);
+    ASSERT_EQ_U64(s[0].t1, 110);
+    ASSERT_EQ_U64(s[1].t0, 110);
+    ASSERT_EQ_U64(s[1].t1, 150);
+    ASSERT_EQ_U64(s[2].t0, 150);
+    ASSERT_EQ_U64(s[2].t1, 230);
+    /* a last barrier exit after the compute returned is not believed either */
+    uint64_t bar2[3] = {0, 0, 240};
+    r = opscope_cap_attribute(k_nodes, 6, ts, 3, 100, false, s, &n);
+    ASSERT_EQ_U64(opscope_cap_close_steps(s, n, r, bar2, 3, 230), 0);
+    ASSERT_EQ_U64(s[2].t1, 230);
+    /* fewer exits than steps: the rest keep their callbacks */
+    uint64_t bar3[1] = {120};
+    r = opscope_cap_attribute(k_nodes, 6, ts, 3, 100, false, s, &n);
+    ASSERT_EQ_U64(opscope_cap_close_steps(s, n, r, bar3, 1, 230), 0);
+    ASSERT_EQ_U64(s[0].t1, 120);
+    ASSERT_EQ_U64(s[1].t0, 120);
+    ASSERT_EQ_U64(s[2].t1, 230);
+    return 0;
+}
+
+static int test_barrier_exits_ignored_when_in_doubt(void) {
+    uint64_t ts6[6] = {1, 2, 3, 4, 5, 6};
+    uint64_t bar[6] = {1, 2, 3, 4, 5, 6};
+    opscope_cap_step s[6];
+    int n = 0;
+    int r = opscope_cap_attribute(k_nodes, 6, ts6, 6, 0, false, s, &n);
+    ASSERT_EQ_INT(r, OPSCOPE_CAP_ATTR_INEXACT);
+    ASSERT_EQ_U64(opscope_cap_close_steps(s, n, r, bar, 6, 100), 0);
+    ASSERT_EQ_U64(s[n - 1].t1, 3);
+    uint64_t ts[1] = {130};
+    r = opscope_cap_attribute(k_nodes, 6, ts, 1, 100, true, s, &n);
+    ASSERT_EQ_INT(r, OPSCOPE_CAP_ATTR_ABORTED);
+    ASSERT_EQ_U64(opscope_cap_close_steps(s, n, r, bar, 6, 200), 0);
+    ASSERT_EQ_U64(s[0].t1, 130);
+    return 0;
+}
+
 TEST_MAIN(TEST(test_blas_calls), TEST(test_last_step_takes_the_tail), TEST(test_steps_with_fusion), TEST(test_steps_without_fusion),
           TEST(test_exact_pairs_timestamps), TEST(test_fusion_disabled_detected),
           TEST(test_aborted_graph_times_what_ran), TEST(test_mismatch_is_inexact),
-          TEST(test_backwards_clock_clamped), TEST(test_empty_graph))
+          TEST(test_backwards_clock_clamped), TEST(test_empty_graph),
+          TEST(test_steps_end_at_barrier_exits), TEST(test_barrier_exits_missing_or_implausible),
+          TEST(test_barrier_exits_ignored_when_in_doubt))
