@@ -31,6 +31,8 @@ enum {
     OPSCOPE_CAP_KIND_GRAPH = 2, /* one backend graph compute: node = n_nodes, bytes = steps */
     OPSCOPE_CAP_KIND_DESC = 3,  /* what an OP computes (shapes, params, name): no timing */
     OPSCOPE_CAP_KIND_EVENT = 4, /* an OP's timing, pointing at its DESC (opscope_cap_event) */
+    OPSCOPE_CAP_KIND_PLAN = 5,  /* what the steps of a graph are (opscope_cap_plan_page) */
+    OPSCOPE_CAP_KIND_CALL = 6,  /* one compute of a PLAN page: a time pair per step (opscope_cap_call) */
 };
 
 /* Sub-op families (which name table sub_op indexes). */
@@ -116,6 +118,56 @@ typedef struct opscope_cap_event {
     uint64_t bytes;
     const opscope_cap_rec *desc;
 } opscope_cap_event;
+
+/* One step of a plan page: what an EVENT holds besides this compute's fields. */
+typedef struct opscope_cap_tmpl {
+    const opscope_cap_rec *desc; /* its DESC record */
+    uint64_t bytes;
+    int32_t node;
+    uint8_t n_fused;
+    uint8_t pad_;
+    int16_t fused[OPSCOPE_CAP_MAX_FUSED];
+    uint8_t pad2_[2];
+} opscope_cap_tmpl;
+
+/* Steps a plan page holds at most (so pages and calls stay below the 64 KiB record size). */
+#define OPSCOPE_CAP_PAGE_STEPS 1024
+
+/*
+ * A graph's steps, written once when a split graph is first seen; every later compute of
+ * the same graph is one CALL record holding only the step times (16 bytes per record
+ * instead of an 80-byte EVENT). Lives as long as the buffers.
+ */
+typedef struct opscope_cap_plan_page {
+    uint16_t size;
+    uint8_t kind;          /* OPSCOPE_CAP_KIND_PLAN */
+    uint8_t pad_;
+    int32_t n;             /* steps, <= OPSCOPE_CAP_PAGE_STEPS */
+    opscope_cap_tmpl step[];
+} opscope_cap_plan_page;
+
+typedef struct opscope_cap_call {
+    uint16_t size;
+    uint8_t kind;          /* OPSCOPE_CAP_KIND_CALL */
+    uint8_t flags;
+    int16_t backend;
+    int16_t sched;
+    int16_t thread;
+    int16_t pad_;
+    int32_t split;
+    int32_t n;             /* steps: page->n */
+    int32_t pad2_;
+    int64_t graph;
+    const opscope_cap_plan_page *page;
+    uint64_t t[];          /* t0, t1 of each step (ticks) */
+} opscope_cap_call;
+
+static inline size_t opscope_cap_page_size(int n) {
+    return (sizeof(opscope_cap_plan_page) + (size_t)n * sizeof(opscope_cap_tmpl) + 7u) & ~(size_t)7u;
+}
+static inline size_t opscope_cap_call_size(int n) {
+    return sizeof(opscope_cap_call) + (size_t)n * 2 * sizeof(uint64_t);
+}
 
 /* Returns space for SIZE bytes (a multiple of 8, below 64 KiB) in the calling thread's
  * buffer, or NULL (dropped, counted). Commit with opscope_cap_buf_commit_bytes. */

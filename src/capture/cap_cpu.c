@@ -82,8 +82,10 @@ static int cpu_fuse_len(opscope_cap_walk *w, struct ggml_cgraph *g, int i, int n
  *
  * llama.cpp computes the same split graphs at every decode step (it reuses its graph; the
  * scheduler keeps its splits until the next split_graph/reset). A plan holds the node
- * pointers, ggml-cpu's step rules applied to them and each step's event template, so a
- * repeated compute costs one pass over the timestamps instead of a walk of every tensor.
+ * pointers and ggml-cpu's step rules applied to them, and writes what each step is (its
+ * description, node, bytes) once into the record buffer as plan pages; a repeated compute
+ * then costs one pass over the timestamps and one CALL record of 16 bytes per step,
+ * instead of a walk of every tensor and an 80-byte event per step.
  * A plan is used only while its scheduler's generation (bumped by the interposed
  * ggml_backend_sched_split_graph and _reset) and the record buffers' generation are the
  * ones it was made in, the graph has the same node pointers, and the callbacks matched
@@ -98,8 +100,9 @@ struct opscope_cap_plan {
     uint64_t used;               /* last use, for replacement */
     struct ggml_tensor **node;   /* n */
     opscope_cap_node *rules;     /* n */
-    opscope_cap_event *ev;       /* n_steps templates */
-    int cap_nodes, cap_steps;
+    opscope_cap_event *ev;       /* n_steps templates (scratch while the plan is made) */
+    const opscope_cap_plan_page **pages; /* the templates in the record buffer */
+    int n_pages, cap_nodes, cap_steps, cap_pages;
 };
 
 static _Atomic unsigned g_sched_gen[OPSCOPE_CAP_MAX_SCHEDS];
@@ -130,6 +133,7 @@ void opscope_cap_cpu_plans_clear(opscope_cap_walk *w, bool free_all) {
             free(p->node);
             free(p->rules);
             free(p->ev);
+            free(p->pages);
             memset(p, 0, sizeof *p);
         }
     }
@@ -204,6 +208,44 @@ static opscope_cap_plan *plan_slot(opscope_cap_walk *w, int n, int n_steps) {
     return p;
 }
 
+/* Writes P's N_STEPS templates (P->ev) into the record buffer as plan pages. */
+static bool plan_pages(opscope_cap_plan *p, int n_steps) {
+    int n_pages = (n_steps + OPSCOPE_CAP_PAGE_STEPS - 1) / OPSCOPE_CAP_PAGE_STEPS;
+    if (n_pages > p->cap_pages) {
+        const opscope_cap_plan_page **pp = realloc(p->pages, (size_t)n_pages * sizeof *pp);
+        if (!pp) {
+            return false;
+        }
+        p->pages = pp;
+        p->cap_pages = n_pages;
+    }
+    p->n_pages = 0;
+    for (int k = 0; k < n_steps; k += OPSCOPE_CAP_PAGE_STEPS) {
+        int m = n_steps - k < OPSCOPE_CAP_PAGE_STEPS ? n_steps - k : OPSCOPE_CAP_PAGE_STEPS;
+        size_t size = opscope_cap_page_size(m);
+        opscope_cap_plan_page *page = opscope_cap_buf_alloc_bytes(size);
+        if (!page) {
+            return false;
+        }
+        memset(page, 0, size);
+        page->size = (uint16_t)size;
+        page->kind = OPSCOPE_CAP_KIND_PLAN;
+        page->n = m;
+        for (int j = 0; j < m; j++) {
+            const opscope_cap_event *e = &p->ev[k + j];
+            opscope_cap_tmpl *t = &page->step[j];
+            t->desc = e->desc;
+            t->bytes = e->bytes;
+            t->node = e->node;
+            t->n_fused = e->n_fused;
+            memcpy(t->fused, e->fused, sizeof t->fused);
+        }
+        opscope_cap_buf_commit_bytes(size);
+        p->pages[p->n_pages++] = page;
+    }
+    return true;
+}
+
 /* Emits the steps of a compute, keeping their templates in KEEP when not NULL. Returns
  * whether KEEP got every template. */
 static bool emit_all(struct ggml_cgraph *g, const opscope_cap_step *steps, int n_steps,
@@ -235,7 +277,7 @@ static bool emit_all(struct ggml_cgraph *g, const opscope_cap_step *steps, int n
 }
 
 /* The cached path: true when PLAN's steps matched the callbacks and the records are out. */
-static bool emit_planned(opscope_cap_walk *w, const opscope_cap_plan *p, struct ggml_cgraph *g, int bi,
+static bool emit_planned(opscope_cap_walk *w, const opscope_cap_plan *p, int bi,
                          int sched, int64_t gid, int split, uint64_t t0, uint64_t t1, bool aborted) {
     int n_ts = w->n_ts < w->cap ? w->n_ts : w->cap;
     if (aborted || w->n_ts != p->n_steps) {
@@ -247,8 +289,36 @@ static bool emit_planned(opscope_cap_walk *w, const opscope_cap_plan *p, struct 
         return false;
     }
     opscope_cap_close_last(w->steps, n_steps, attr, t1);
-    int written = opscope_cap_event_put_all(p->ev, w->steps, n_steps, 0, bi, sched,
-                                            opscope_cap_buf_thread_id(), gid, split);
+    int tid = opscope_cap_buf_thread_id();
+    int written = 0;
+    for (int pg = 0, k = 0; pg < p->n_pages; pg++) {
+        const opscope_cap_plan_page *page = p->pages[pg];
+        size_t size = opscope_cap_call_size(page->n);
+        opscope_cap_call *c = opscope_cap_buf_alloc_bytes(size);
+        if (!c) {
+            opscope_cap_buf_note_dropped((uint64_t)(page->n - 1));
+            k += page->n;
+            continue;
+        }
+        c->size = (uint16_t)size;
+        c->kind = OPSCOPE_CAP_KIND_CALL;
+        c->flags = 0;
+        c->backend = (int16_t)bi;
+        c->sched = (int16_t)sched;
+        c->thread = (int16_t)tid;
+        c->pad_ = 0;
+        c->split = split;
+        c->n = page->n;
+        c->pad2_ = 0;
+        c->graph = gid;
+        c->page = page;
+        for (int j = 0; j < page->n; j++, k++) {
+            c->t[2 * j] = w->steps[k].t0;
+            c->t[2 * j + 1] = w->steps[k].t1;
+        }
+        opscope_cap_buf_commit_bytes(size);
+        written += page->n;
+    }
     uint64_t op_ticks = 0;
     for (int k = 0; k < n_steps; k++) {
         op_ticks += w->steps[k].t1 - w->steps[k].t0;
@@ -267,7 +337,7 @@ void opscope_cap_cpu_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, int
                      !opscope_cap_t.in_user_cb;
     if (cacheable) {
         opscope_cap_plan *p = plan_find(w, g, sched, n);
-        if (p && emit_planned(w, p, g, bi, sched, gid, split, t0, t1, aborted)) {
+        if (p && emit_planned(w, p, bi, sched, gid, split, t0, t1, aborted)) {
             return;
         }
     }
@@ -301,7 +371,7 @@ void opscope_cap_cpu_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, int
     }
     bool kept = emit_all(g, w->steps, n_steps, p ? p->ev : NULL, flags, bi, sched, gid, split);
     opscope_cap_graph_rec_add(n_steps, attr);
-    if (p && kept && w->n_ts == n_steps) {
+    if (p && kept && w->n_ts == n_steps && plan_pages(p, n_steps)) {
         for (int j = 0; j < n; j++) {
             p->node[j] = G.graph_node(g, j);
         }

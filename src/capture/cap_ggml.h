@@ -158,9 +158,6 @@ bool opscope_cap_event_make(struct ggml_cgraph *g, const opscope_cap_step *s, op
 /* Appends TMPL (from opscope_cap_event_make) with this compute's fields. False: dropped. */
 bool opscope_cap_event_put(const opscope_cap_event *tmpl, uint8_t flags, int bi, int sched, int tid,
                            int64_t gid, int split, uint64_t t0, uint64_t t1);
-/* Appends the N events TMPL[k] timed by STEPS[k] in one go. Returns how many were written. */
-int opscope_cap_event_put_all(const opscope_cap_event *tmpl, const opscope_cap_step *steps, int n,
-                              uint8_t flags, int bi, int sched, int tid, int64_t gid, int split);
 /* One timed step S of graph G. Returns false when dropped. */
 bool opscope_cap_emit_event(struct ggml_cgraph *g, const opscope_cap_step *s, uint8_t flags, int bi,
                             int sched, int tid, int64_t gid, int split);

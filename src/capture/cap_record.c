@@ -176,35 +176,6 @@ bool opscope_cap_event_put(const opscope_cap_event *tmpl, uint8_t flags, int bi,
     return true;
 }
 
-int opscope_cap_event_put_all(const opscope_cap_event *tmpl, const opscope_cap_step *steps, int n,
-                              uint8_t flags, int bi, int sched, int tid, int64_t gid, int split) {
-    enum { BATCH = 512 }; /* 40 KiB: below the buffer's 64 KiB per-alloc limit */
-    int written = 0;
-    for (int k = 0; k < n;) {
-        int m = n - k < BATCH ? n - k : BATCH;
-        opscope_cap_event *e = opscope_cap_buf_alloc_bytes((size_t)m * EVENT_BYTES);
-        if (!e) {
-            opscope_cap_buf_note_dropped((uint64_t)(m - 1));
-            k += m;
-            continue;
-        }
-        for (int j = 0; j < m; j++, k++) {
-            memcpy(&e[j], &tmpl[k], sizeof e[j]);
-            e[j].flags = flags;
-            e[j].backend = (int16_t)bi;
-            e[j].sched = (int16_t)sched;
-            e[j].thread = (int16_t)tid;
-            e[j].split = split;
-            e[j].graph = gid;
-            e[j].t0 = steps[k].t0;
-            e[j].t1 = steps[k].t1;
-        }
-        opscope_cap_buf_commit_bytes((size_t)m * EVENT_BYTES);
-        written += m;
-    }
-    return written;
-}
-
 bool opscope_cap_emit_event(struct ggml_cgraph *g, const opscope_cap_step *s, uint8_t flags, int bi,
                             int sched, int tid, int64_t gid, int split) {
     opscope_cap_event e;

@@ -303,7 +303,8 @@ void opscope_cap_convert_parts(const opscope_cap_rec *r, const opscope_cap_src *
 
 typedef struct gather_ent {
     uint64_t t0, t1;
-    const opscope_cap_rec *r; /* an OP/COPY record, or an opscope_cap_event */
+    const opscope_cap_rec *r; /* an OP/COPY record, an opscope_cap_event or opscope_cap_call */
+    int32_t step;             /* a call's step */
 } gather_ent;
 
 typedef struct gather {
@@ -313,10 +314,47 @@ typedef struct gather {
     bool oom;
 } gather;
 
+static bool gather_push(gather *g, uint64_t t0, uint64_t t1, const opscope_cap_rec *r, int32_t step) {
+    if (g->n == g->cap) {
+        size_t nc = g->cap ? g->cap * 2 : 4096;
+        gather_ent *nv = realloc(g->v, nc * sizeof *nv);
+        if (!nv) {
+            g->oom = true;
+            return false;
+        }
+        g->v = nv;
+        g->cap = nc;
+    }
+    g->v[g->n].t0 = t0;
+    g->v[g->n].t1 = t1;
+    g->v[g->n].r = r;
+    g->v[g->n].step = step;
+    g->n++;
+    return true;
+}
+
+static bool sched_wanted(const gather *g, int sched, uint64_t t0) {
+    if (g->sched >= 0 && sched != g->sched) {
+        return false;
+    }
+    return !(sched >= 0 && sched < OPSCOPE_CAP_MAX_SCHEDS &&
+             t0 < atomic_load_explicit(&g_scheds[sched].reset_tick, memory_order_relaxed));
+}
+
 static int gather_one(void *ud, const opscope_cap_rec *r) {
     gather *g = ud;
     int sched;
     uint64_t t0, t1;
+    if (r->kind == OPSCOPE_CAP_KIND_CALL) {
+        const opscope_cap_call *c = (const opscope_cap_call *)r;
+        for (int32_t k = 0; k < c->n; k++) {
+            if (sched_wanted(g, c->sched, c->t[2 * k]) &&
+                !gather_push(g, c->t[2 * k], c->t[2 * k + 1], r, k)) {
+                return 1;
+            }
+        }
+        return 0;
+    }
     if (r->kind == OPSCOPE_CAP_KIND_EVENT) {
         const opscope_cap_event *e = (const opscope_cap_event *)r;
         sched = e->sched;
@@ -327,30 +365,12 @@ static int gather_one(void *ud, const opscope_cap_rec *r) {
         t0 = r->t0;
         t1 = r->t1;
     } else {
-        return 0; /* graph and description records are not records of the profile */
+        return 0; /* graph, description and plan records are not records of the profile */
     }
-    if (g->sched >= 0 && sched != g->sched) {
+    if (!sched_wanted(g, sched, t0)) {
         return 0;
     }
-    if (sched >= 0 && sched < OPSCOPE_CAP_MAX_SCHEDS &&
-        t0 < atomic_load_explicit(&g_scheds[sched].reset_tick, memory_order_relaxed)) {
-        return 0;
-    }
-    if (g->n == g->cap) {
-        size_t nc = g->cap ? g->cap * 2 : 4096;
-        gather_ent *nv = realloc(g->v, nc * sizeof *nv);
-        if (!nv) {
-            g->oom = true;
-            return 1;
-        }
-        g->v = nv;
-        g->cap = nc;
-    }
-    g->v[g->n].t0 = t0;
-    g->v[g->n].t1 = t1;
-    g->v[g->n].r = r;
-    g->n++;
-    return 0;
+    return gather_push(g, t0, t1, r, 0) ? 0 : 1;
 }
 
 static int by_start(const void *a, const void *b) {
@@ -361,30 +381,52 @@ static int by_start(const void *a, const void *b) {
     return x->t1 < y->t1 ? -1 : x->t1 > y->t1;
 }
 
-void opscope_cap_convert_any(const opscope_cap_rec *r, opscope_record *o, opscope_cap_strbuf *buf) {
-    if (r->kind != OPSCOPE_CAP_KIND_EVENT) {
+void opscope_cap_convert_any(const opscope_cap_rec *r, int32_t step, opscope_record *o,
+                             opscope_cap_strbuf *buf) {
+    if (r->kind != OPSCOPE_CAP_KIND_EVENT && r->kind != OPSCOPE_CAP_KIND_CALL) {
         opscope_cap_convert(r, o, buf);
         return;
     }
-    const opscope_cap_event *e = (const opscope_cap_event *)r;
-    /* The description as an OP record, then this event's own fields over it. */
+    /* The description as an OP record, then this step's own fields over it. */
     opscope_cap_rec head;
-    memcpy(&head, e->desc, sizeof head);
+    const opscope_cap_rec *desc;
+    if (r->kind == OPSCOPE_CAP_KIND_EVENT) {
+        const opscope_cap_event *e = (const opscope_cap_event *)r;
+        desc = e->desc;
+        memcpy(&head, desc, sizeof head);
+        head.n_fused = e->n_fused;
+        memcpy(head.fused, e->fused, sizeof head.fused);
+        head.flags = e->flags;
+        head.backend = e->backend;
+        head.sched = e->sched;
+        head.thread = e->thread;
+        head.split = e->split;
+        head.node = e->node;
+        head.graph = e->graph;
+        head.t0 = e->t0;
+        head.t1 = e->t1;
+        head.bytes = e->bytes;
+    } else {
+        const opscope_cap_call *c = (const opscope_cap_call *)r;
+        const opscope_cap_tmpl *t = &c->page->step[step];
+        desc = t->desc;
+        memcpy(&head, desc, sizeof head);
+        head.n_fused = t->n_fused;
+        memcpy(head.fused, t->fused, sizeof head.fused);
+        head.flags = c->flags;
+        head.backend = c->backend;
+        head.sched = c->sched;
+        head.thread = c->thread;
+        head.split = c->split;
+        head.node = t->node;
+        head.graph = c->graph;
+        head.t0 = c->t[2 * step];
+        head.t1 = c->t[2 * step + 1];
+        head.bytes = t->bytes;
+    }
     head.kind = OPSCOPE_CAP_KIND_OP;
-    head.n_fused = e->n_fused;
-    memcpy(head.fused, e->fused, sizeof head.fused);
-    head.flags = e->flags;
-    head.backend = e->backend;
-    head.sched = e->sched;
-    head.thread = e->thread;
-    head.split = e->split;
-    head.node = e->node;
-    head.graph = e->graph;
-    head.t0 = e->t0;
-    head.t1 = e->t1;
-    head.bytes = e->bytes;
     /* sources follow the description's header */
-    opscope_cap_convert_parts(&head, e->desc->src, o, buf);
+    opscope_cap_convert_parts(&head, desc->src, o, buf);
 }
 
 int opscope_cap_replay(int sched, const opscope_sink *sink) {
@@ -426,7 +468,7 @@ int opscope_cap_replay(int sched, const opscope_sink *sink) {
         }
     }
     for (size_t i = 0; i < g.n && rc == 0; i++) {
-        opscope_cap_convert_any(g.v[i].r, &rec, &buf);
+        opscope_cap_convert_any(g.v[i].r, g.v[i].step, &rec, &buf);
         if (sink->on_record && sink->on_record(sink->ud, &rec)) {
             rc = -1;
         }

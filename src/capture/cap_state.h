@@ -139,7 +139,9 @@ void opscope_cap_convert(const opscope_cap_rec *r, opscope_record *out, opscope_
 /* The same with the sources taken from SRC (R's header describes them). */
 void opscope_cap_convert_parts(const opscope_cap_rec *r, const opscope_cap_src *src, opscope_record *out,
                                opscope_cap_strbuf *buf);
-/* Either an OP/COPY record or an opscope_cap_event (resolved through its description). */
-void opscope_cap_convert_any(const opscope_cap_rec *r, opscope_record *out, opscope_cap_strbuf *buf);
+/* An OP/COPY record, an opscope_cap_event, or step STEP of an opscope_cap_call (both resolved
+ * through their description). */
+void opscope_cap_convert_any(const opscope_cap_rec *r, int32_t step, opscope_record *out,
+                             opscope_cap_strbuf *buf);
 
 #endif

@@ -298,6 +298,96 @@ static int test_events_share_description(void) {
     return 0;
 }
 
+/* A plan page of two steps written once, and two CALL records (computes of that graph)
+ * holding only step times, as the cached hot path writes them. */
+static int test_calls_expand_plan_pages(void) {
+    opscope_cap_buf_reset_all();
+    names();
+    opscope_cap_backend_add((void *)0x1000, false, "CPU", "Fake CPU", OPSCOPE_DEVICE_CPU);
+    opscope_cap_rec *d[2];
+    for (int i = 0; i < 2; i++) {
+        d[i] = opscope_cap_buf_alloc(1);
+        ASSERT_NOT_NULL(d[i]);
+        uint16_t size = d[i]->size;
+        memset(d[i], 0, size);
+        d[i]->size = size;
+        d[i]->n_src = 1;
+        d[i]->kind = OPSCOPE_CAP_KIND_DESC;
+        d[i]->op = i == 0 ? OP_RMS_NORM : OP_MUL_MAT;
+        d[i]->ne[0] = 16; d[i]->ne[1] = 2; d[i]->ne[2] = 1; d[i]->ne[3] = 1;
+        d[i]->src[0].ne[0] = 16; d[i]->src[0].ne[1] = 2; d[i]->src[0].ne[2] = 1; d[i]->src[0].ne[3] = 1;
+        snprintf(d[i]->name, sizeof d[i]->name, i == 0 ? "norm-0" : "out");
+        opscope_cap_buf_commit(d[i]);
+    }
+    size_t ps = opscope_cap_page_size(2);
+    opscope_cap_plan_page *pg = opscope_cap_buf_alloc_bytes(ps);
+    ASSERT_NOT_NULL(pg);
+    memset(pg, 0, ps);
+    pg->size = (uint16_t)ps;
+    pg->kind = OPSCOPE_CAP_KIND_PLAN;
+    pg->n = 2;
+    pg->step[0].desc = d[0];
+    pg->step[0].node = 3;
+    pg->step[0].n_fused = 2;
+    pg->step[0].fused[0] = OP_RMS_NORM;
+    pg->step[0].fused[1] = OP_MUL;
+    pg->step[0].bytes = 128;
+    pg->step[1].desc = d[1];
+    pg->step[1].node = 9;
+    pg->step[1].n_fused = 1;
+    pg->step[1].bytes = 4096;
+    opscope_cap_buf_commit_bytes(ps);
+    for (int i = 0; i < 2; i++) {
+        size_t cs = opscope_cap_call_size(2);
+        opscope_cap_call *c = opscope_cap_buf_alloc_bytes(cs);
+        ASSERT_NOT_NULL(c);
+        memset(c, 0, cs);
+        c->size = (uint16_t)cs;
+        c->kind = OPSCOPE_CAP_KIND_CALL;
+        c->backend = 0;
+        c->sched = 0;
+        c->thread = 2;
+        c->split = 4;
+        c->n = 2;
+        c->graph = 20 + i;
+        c->page = pg;
+        uint64_t base = 100000 + 10000 * (uint64_t)i;
+        c->t[0] = base;
+        c->t[1] = base + 700;
+        c->t[2] = base + 700;
+        c->t[3] = base + 2000 + (uint64_t)i;
+        opscope_cap_buf_commit_bytes(cs);
+    }
+    collect c = {0};
+    opscope_sink s = {&c, NULL, NULL, c_record, NULL};
+    ASSERT_EQ_INT(opscope_cap_replay(-2, &s), 0);
+    ASSERT_EQ_INT(c.n, 4); /* descriptions and the page are no records */
+    const char *want_name[4] = {"RMS_NORM", "MUL_MAT", "RMS_NORM", "MUL_MAT"};
+    const char *want_tname[4] = {"norm-0", "out", "norm-0", "out"};
+    uint64_t want_dur[4] = {700, 1300, 700, 1301};
+    int want_node[4] = {3, 9, 3, 9};
+    uint64_t want_bytes[4] = {128, 4096, 128, 4096};
+    for (int i = 0; i < 4; i++) {
+        ASSERT_EQ_STR(c.names[i], want_name[i]);
+        ASSERT_EQ_STR(c.tnames[i], want_tname[i]);
+        ASSERT_EQ_INT((int)c.r[i].graph_id, 20 + i / 2);
+        ASSERT_EQ_INT(c.r[i].node_index, want_node[i]);
+        ASSERT_EQ_INT(c.r[i].split_id, 4);
+        ASSERT_EQ_INT(c.r[i].thread_id, 2);
+        ASSERT_EQ_U64(c.r[i].duration_ns, want_dur[i]);
+        ASSERT_EQ_U64(c.r[i].bytes, want_bytes[i]);
+    }
+    ASSERT_EQ_INT(c.r[0].n_fused, 2);
+    ASSERT_EQ_INT(c.r[1].n_fused, 1);
+    ASSERT_EQ_U64(c.r[2].start_ns, 110000);
+    /* the scheduler filter sees the calls' scheduler */
+    collect c2 = {0};
+    opscope_sink s2 = {&c2, NULL, NULL, c_record, NULL};
+    ASSERT_EQ_INT(opscope_cap_replay(1, &s2), 0);
+    ASSERT_EQ_INT(c2.n, 0);
+    return 0;
+}
+
 static int test_clock_monotonic_identity(void) {
     /* in monotonic mode a tick is a nanosecond */
     ASSERT_EQ_U64(opscope_cap_ticks_to_ns(123456789), 123456789);
@@ -313,4 +403,5 @@ static int setup(void) {
 
 TEST_MAIN(TEST(setup), TEST(test_config_values), TEST(test_replay_converts),
           TEST(test_sched_filter_and_reset), TEST(test_write_json_text_summary),
-          TEST(test_events_share_description), TEST(test_clock_monotonic_identity))
+          TEST(test_events_share_description), TEST(test_calls_expand_plan_pages),
+          TEST(test_clock_monotonic_identity))
