@@ -120,7 +120,7 @@ bool opscope_cap_blas_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, in
             written++;
         }
     }
-    opscope_cap_graph_rec_add(n_steps, OPSCOPE_CAP_ATTR_EXACT);
+    opscope_cap_graph_rec_add(n_steps, OPSCOPE_CAP_ATTR_EXACT, 0);
     atomic_fetch_add_explicit(&opscope_cap_stats.op_ticks, op_ticks, memory_order_relaxed);
     atomic_fetch_add_explicit(&opscope_cap_stats.records, (uint64_t)written, memory_order_relaxed);
     return true;

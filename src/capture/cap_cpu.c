@@ -288,7 +288,7 @@ static bool emit_planned(opscope_cap_walk *w, const opscope_cap_plan *p, int bi,
     if (attr != OPSCOPE_CAP_ATTR_EXACT || n_steps != p->n_steps) {
         return false;
     }
-    opscope_cap_close_last(w->steps, n_steps, attr, t1);
+    uint64_t tail = opscope_cap_close_steps(w->steps, n_steps, attr, w->bar, n_ts, t1);
     int tid = opscope_cap_buf_thread_id();
     int written = 0;
     for (int pg = 0, k = 0; pg < p->n_pages; pg++) {
@@ -325,7 +325,7 @@ static bool emit_planned(opscope_cap_walk *w, const opscope_cap_plan *p, int bi,
     }
     atomic_fetch_add_explicit(&opscope_cap_stats.op_ticks, op_ticks, memory_order_relaxed);
     atomic_fetch_add_explicit(&opscope_cap_stats.records, (uint64_t)written, memory_order_relaxed);
-    opscope_cap_graph_rec_add(n_steps, attr);
+    opscope_cap_graph_rec_add(n_steps, attr, tail);
     atomic_fetch_add_explicit(&opscope_cap_stats.planned_graphs, 1, memory_order_relaxed);
     return true;
 }
@@ -358,7 +358,7 @@ void opscope_cap_cpu_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, int
     int n_ts = w->n_ts < w->cap ? w->n_ts : w->cap;
     int n_steps = 0;
     int attr = opscope_cap_attribute(w->nodes, n, w->ts, n_ts, t0, aborted, w->steps, &n_steps);
-    opscope_cap_close_last(w->steps, n_steps, attr, t1);
+    uint64_t tail = opscope_cap_close_steps(w->steps, n_steps, attr, w->bar, n_ts, t1);
     if (attr == OPSCOPE_CAP_ATTR_INEXACT) {
         atomic_fetch_add_explicit(&opscope_cap_stats.inexact_graphs, 1, memory_order_relaxed);
     } else if (attr == OPSCOPE_CAP_ATTR_NOFUSION) {
@@ -370,7 +370,7 @@ void opscope_cap_cpu_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, int
         p = plan_slot(w, n, n_steps);
     }
     bool kept = emit_all(g, w->steps, n_steps, p ? p->ev : NULL, flags, bi, sched, gid, split);
-    opscope_cap_graph_rec_add(n_steps, attr);
+    opscope_cap_graph_rec_add(n_steps, attr, tail);
     if (p && kept && w->n_ts == n_steps && plan_pages(p, n_steps)) {
         for (int j = 0; j < n; j++) {
             p->node[j] = G.graph_node(g, j);

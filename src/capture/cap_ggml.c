@@ -66,13 +66,17 @@ static bool reserve_ts(opscope_cap_walk *w, int n) {
     if (need > w->pool_cap) {
         size_t cap = need < 4096 ? 4096 : need * 2;
         uint64_t *p = realloc(w->pool, cap * sizeof *p);
-        if (!p) {
+        if (p) w->pool = p;
+        uint64_t *b = realloc(w->bar_pool, cap * sizeof *b);
+        if (b) w->bar_pool = b;
+        if (!p || !b) {
             return false;
         }
-        w->pool = p;
         w->pool_cap = cap;
     }
     w->ts = w->pool + w->pool_used;
+    w->bar = w->bar_pool + w->pool_used;
+    w->bar_k = -1;
     w->cap = n + 1;
     w->n_ts = 0;
     return true;
@@ -81,6 +85,7 @@ static bool reserve_ts(opscope_cap_walk *w, int n) {
 static void free_scratch(void *p) {
     opscope_cap_walk *w = p;
     free(w->pool);
+    free(w->bar_pool);
     free(w->pend);
     free(w->nodes);
     free(w->steps);
@@ -96,6 +101,8 @@ static bool on_step(void *data) {
     opscope_cap_walk *w = data;
     if (w->n_ts < w->cap) {
         w->ts[w->n_ts] = opscope_cap_now();
+        w->bar[w->n_ts] = 0;
+        w->bar_k = w->n_ts;
     }
     w->n_ts++;
     return w->user_cb ? w->user_cb(w->user_data) : false;
@@ -103,6 +110,7 @@ static bool on_step(void *data) {
 
 static void emit_pending(opscope_cap_walk *w, const opscope_cap_pend *p) {
     w->ts = w->pool + p->off;
+    w->bar = w->bar_pool + p->off;
     w->n_ts = p->n_ts;
     w->cap = p->cap;
     if (p->kind == OPSCOPE_CAP_PEND_CPU) {
@@ -158,6 +166,7 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
         w->user_cb = (opscope_cap_abort_cb)be->user_cb;
         w->user_data = be->user_data;
         set_abort(backend, on_step, w);
+        opscope_cap_omp_watch(w);
     }
     uint64_t t0 = opscope_cap_now();
     enum ggml_status st = fn(backend, g);
@@ -166,6 +175,7 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
         set_abort(backend, (opscope_cap_abort_cb)be->user_cb, be->user_data);
     }
     opscope_cap_blas_watch(NULL);
+    opscope_cap_omp_watch(NULL);
     opscope_cap_pend p = {g, per_op ? OPSCOPE_CAP_PEND_CPU : blas ? OPSCOPE_CAP_PEND_BLAS : OPSCOPE_CAP_PEND_SPLIT, n, bi, sched, split,
               w->n_ts, w->cap, st == GGML_STATUS_ABORTED, gid, w->pool_used, t0, t1};
     if (!per_op && !blas) {

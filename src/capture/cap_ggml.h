@@ -115,9 +115,12 @@ typedef struct opscope_cap_plan opscope_cap_plan; /* cap_cpu.c */
 
 typedef struct opscope_cap_walk {
     uint64_t *ts;          /* where the callbacks of the current compute write (into pool) */
+    uint64_t *bar;         /* bar[k]: when thread 0 left the barrier after callback k (0: none) */
     int n_ts;
     int cap;
+    int bar_k;             /* the callback whose barrier exit is awaited, -1: none */
     uint64_t *pool;        /* timestamps of every compute of the current scheduler compute */
+    uint64_t *bar_pool;    /* barrier exits, at the same offsets */
     size_t pool_used, pool_cap;
     opscope_cap_pend *pend;
     int n_pend, pend_cap;
@@ -164,9 +167,10 @@ bool opscope_cap_emit_event(struct ggml_cgraph *g, const opscope_cap_step *s, ui
 /* One record for a whole split (backends without per-op timing). */
 void opscope_cap_emit_split(struct ggml_cgraph *g, int n, int bi, int sched, int64_t gid, int split,
                             uint64_t t0, uint64_t t1);
-/* The GRAPH record of a compute: _add notes its outcome, _write writes it once the capture's
- * own work is done (T2), so it can say how long that took. */
-void opscope_cap_graph_rec_add(int steps, int attr);
+/* The GRAPH record of a compute: _add notes its outcome (TAIL: ticks after the last step that
+ * are no node's), _write writes it once the capture's own work is done (T2), so it can say
+ * how long that took. */
+void opscope_cap_graph_rec_add(int steps, int attr, uint64_t tail);
 void opscope_cap_graph_rec_write(int bi, int sched, int64_t gid, int split, int n_nodes, uint64_t t0,
                                  uint64_t t1, uint64_t t2);
 /* Frees this thread's description cache. */
@@ -182,6 +186,12 @@ void opscope_cap_cpu_plans_clear(opscope_cap_walk *w, bool free_all);
 /* Scheduler SCHED may have new split graphs (split_graph, reset, alloc): plans made before
  * are stale. Thread safety: any thread. */
 void opscope_cap_cpu_sched_changed(int sched);
+
+/* ---- cap_omp.c ---- */
+
+/* While set (non-NULL), the first OpenMP barrier this thread leaves after callback W->bar_k
+ * stores its exit time in W->bar[W->bar_k]. */
+void opscope_cap_omp_watch(opscope_cap_walk *w);
 
 /* ---- cap_blas.c ---- */
 

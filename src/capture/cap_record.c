@@ -188,9 +188,11 @@ bool opscope_cap_emit_event(struct ggml_cgraph *g, const opscope_cap_step *s, ui
 static _Thread_local struct {
     int steps, attr;
     bool set;
+    uint64_t tail;
 } t_pending;
 
-void opscope_cap_graph_rec_add(int steps, int attr) {
+void opscope_cap_graph_rec_add(int steps, int attr, uint64_t tail) {
+    t_pending.tail = tail;
     t_pending.steps = steps;
     t_pending.attr = attr;
     t_pending.set = true;
@@ -218,6 +220,7 @@ void opscope_cap_graph_rec_write(int bi, int sched, int64_t gid, int split, int 
     r->t0 = t0;
     r->t1 = t1;
     r->flops = t2; /* end of the capture's work after the compute */
+    r->ne[0] = (int64_t)t_pending.tail;
     r->name[0] = '\0';
     opscope_cap_buf_commit(r);
 }
@@ -256,6 +259,6 @@ void opscope_cap_emit_split(struct ggml_cgraph *g, int n, int bi, int sched, int
         atomic_fetch_add_explicit(&opscope_cap_stats.records, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&opscope_cap_stats.op_ticks, t1 - t0, memory_order_relaxed);
     }
-    opscope_cap_graph_rec_add(1, OPSCOPE_CAP_ATTR_EXACT);
+    opscope_cap_graph_rec_add(1, OPSCOPE_CAP_ATTR_EXACT, 0);
     atomic_fetch_add_explicit(&opscope_cap_stats.split_only, 1, memory_order_relaxed);
 }

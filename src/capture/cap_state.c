@@ -600,6 +600,8 @@ static int graph_line(void *ud, const opscope_cap_rec *r) {
     opscope_out_u64(g->w, r->flops > r->t1 ? opscope_cap_ticks_to_ns(r->flops) - opscope_cap_ticks_to_ns(r->t1) : 0);
     opscope_out_char(g->w, '\t');
     opscope_out_str(g->w, (r->op >= 0 && r->op < 4) ? attr[r->op] : "?");
+    opscope_out_char(g->w, '\t');
+    opscope_out_u64(g->w, (uint64_t)((double)r->ne[0] * opscope_cap_ns_per_tick() + 0.5));
     opscope_out_char(g->w, '\n');
     return 0;
 }
@@ -611,7 +613,7 @@ int opscope_cap_write_graphs(const char *path) {
         fprintf(stderr, "opscope: cannot write %s\n", path);
         return -1;
     }
-    opscope_out_str(g.w, "graph_id\tsplit_id\tbackend_id\tsched_id\tn_nodes\tn_steps\tstart_ns\tend_ns\tcapture_ns\tattribution\n");
+    opscope_out_str(g.w, "graph_id\tsplit_id\tbackend_id\tsched_id\tn_nodes\tn_steps\tstart_ns\tend_ns\tcapture_ns\tattribution\ttail_ns\n");
     opscope_cap_clock_calibrate();
     opscope_cap_buf_foreach(graph_line, &g);
     return opscope_out_commit(g.w, &err);
