@@ -3,6 +3,7 @@
 
 #include "cap_clock.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -22,6 +23,7 @@ static pthread_mutex_t g_export_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t g_exported_records = UINT64_MAX; /* records at the last export */
 static bool g_stats;
 static bool g_child_of_fork;
+static bool g_atfork_set;
 
 /* Signal watcher: the handler only posts a semaphore; the watcher thread exports (which
  * may allocate) and then re-raises the signal with the disposition it had before us. */
@@ -100,6 +102,8 @@ static void start_watcher(void) {
 }
 
 static void first_capture(void) {
+    /* Only for programs that load ggml after start-up (claim_at_load found no ggml): the
+     * claim then comes late, and a child started before this point may own PATH too. */
     if (opscope_cap_env_mode && !getenv("OPSCOPE_OWNER_PID")) {
         char me[32];
         snprintf(me, sizeof me, "%ld", (long)getpid());
@@ -139,6 +143,37 @@ static void at_fork_child(void) {
     pthread_mutex_init(&g_export_lock, NULL);
 }
 
+/* Who owns PATH, decided at load time: before main (one thread, so setenv races with no
+ * reader) and so before the program can start any child. A process that has ggml loaded
+ * when the library initialises and finds no owner in its environment claims PATH by
+ * exporting OPSCOPE_OWNER_PID=its pid; every ggml process it starts later (fork+exec,
+ * posix_spawn, system) inherits that and writes PATH.PID, whichever computes first. A
+ * process without ggml (a shell started by `opscope record -- sh -c ...`) never claims, so
+ * the first ggml program below it does. The fork handler is installed here too, so that the
+ * child of a plain fork made before the first intercepted call also stays silent. */
+__attribute__((constructor)) static void claim_at_load(void) {
+    const char *v = getenv("GGML_PROFILE");
+    if (!v) {
+        return;
+    }
+    opscope_cap_config cfg;
+    opscope_cap_config_parse(v, &cfg);
+    if (cfg.dest != OPSCOPE_CAP_DEST_JSON && cfg.dest != OPSCOPE_CAP_DEST_TEXT) {
+        return; /* console output: no file to own */
+    }
+    /* ggml_init is ggml's, never ours: found only when libggml-base is loaded. */
+    if (!dlsym(RTLD_DEFAULT, "ggml_init")) {
+        return;
+    }
+    g_atfork_set = pthread_atfork(NULL, NULL, at_fork_child) == 0;
+    const char *owner = getenv("OPSCOPE_OWNER_PID");
+    if (!owner || !*owner) {
+        char me[32];
+        snprintf(me, sizeof me, "%ld", (long)getpid());
+        setenv("OPSCOPE_OWNER_PID", me, 1);
+    }
+}
+
 static void at_exit_export(void) {
     opscope_cap_life_export(true);
 }
@@ -168,13 +203,16 @@ static void init_once(void) {
         }
     }
     opscope_cap_buf_set_limit(limit << 20);
-    pthread_atfork(NULL, NULL, at_fork_child);
-    if (g_cfg.dest == OPSCOPE_CAP_DEST_NONE) {
-        return;
+    if (!g_atfork_set) {
+        pthread_atfork(NULL, NULL, at_fork_child);
+    }
+    if (g_cfg.dest == OPSCOPE_CAP_DEST_NONE || g_child_of_fork) {
+        return; /* a plain fork child: the parent's profile only */
     }
     /* Exec'd children inherit LD_PRELOAD and GGML_PROFILE: never clobber the parent's file.
-     * The first process that computes a graph owns PATH (opscope_cap_life_started); a
-     * process that finds another owner in its environment writes PATH.PID. */
+     * The owner of PATH claimed it at load time (claim_at_load) or, where ggml came later,
+     * at its first compute (first_capture); a process that finds another owner in its
+     * environment writes PATH.PID. */
     char me[32];
     snprintf(me, sizeof me, "%ld", (long)getpid());
     const char *owner = getenv("OPSCOPE_OWNER_PID");

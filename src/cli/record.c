@@ -4,11 +4,15 @@
  * Runs CMD with the capture library preloaded (LD_PRELOAD, appended to any existing value)
  * and GGML_PROFILE pointing at the output, like `perf record`. The library is looked up in
  * $OPSCOPE_LIB, next to this executable, in ../lib and ../lib/opscope relative to it.
+ * Children of CMD that use ggml write FILE.PID (the capture library's rule, docs/capture.md
+ * "Children"); when CMD itself wrote no profile and exactly one child did, that one becomes
+ * FILE (a launcher that only starts one ggml worker).
  * Exit status: CMD's own (128 + signal number when it was killed); 1 for usage errors;
  * 127 when CMD cannot be run.
  */
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -18,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define LIB_NAME "libopscope-ggml.so"
@@ -43,6 +48,72 @@ static void usage(FILE *f) {
 static bool is_file(const char *p) {
     struct stat st;
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Whether P is a regular file written at or after START. START comes from the coarse real-time
+ * clock, the one file times are taken from, so a file written after it never looks older. */
+static bool written_since(const char *p, const struct timespec *start) {
+    struct stat st;
+    if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+        return false;
+    }
+    return st.st_mtim.tv_sec > start->tv_sec ||
+           (st.st_mtim.tv_sec == start->tv_sec && st.st_mtim.tv_nsec >= start->tv_nsec);
+}
+
+/* Says what the run wrote: OUTPATH and the OUTPATH.PID files of child processes written since
+ * START. A lone child profile becomes OUTPATH when the command wrote none itself. */
+static void report_outputs(const char *outpath, const struct timespec *start) {
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", outpath);
+    char *slash = strrchr(dir, '/');
+    const char *base = slash ? slash + 1 : outpath;
+    if (slash) {
+        *slash = '\0';
+    }
+    size_t blen = strlen(base);
+    enum { SHOWN = 8 };
+    char found[SHOWN][PATH_MAX + 264];
+    int n = 0;
+    DIR *d = opendir(slash ? (dir[0] ? dir : "/") : ".");
+    for (struct dirent *e; d && (e = readdir(d));) {
+        const char *s = e->d_name;
+        if (strncmp(s, base, blen) != 0 || s[blen] != '.' || !s[blen + 1] ||
+            strspn(s + blen + 1, "0123456789") != strlen(s + blen + 1)) {
+            continue;
+        }
+        char full[PATH_MAX + 264]; /* dir, slash, d_name (up to 255) */
+        snprintf(full, sizeof full, "%s/%s", slash ? dir : ".", s);
+        if (written_since(full, start)) {
+            if (n < SHOWN) {
+                snprintf(found[n], sizeof found[n], "%s", full);
+            }
+            n++;
+        }
+    }
+    if (d) {
+        closedir(d);
+    }
+    bool own = written_since(outpath, start);
+    if (!own && n == 1 && rename(found[0], outpath) == 0) {
+        fprintf(stderr, "opscope record: profile written to %s (by child process %s; the command "
+                        "itself ran no ggml graph)\n", outpath, strrchr(found[0], '.') + 1);
+        return;
+    }
+    if (own) {
+        fprintf(stderr, "opscope record: profile written to %s\n", outpath);
+    } else if (n == 0) {
+        fprintf(stderr, "opscope record: no profile written (the command ran no ggml graph)\n");
+        return;
+    } else {
+        fprintf(stderr, "opscope record: the command itself wrote no profile\n");
+    }
+    fprintf(stderr, "opscope record: %d child process%s wrote %s own:", n, n == 1 ? "" : "es",
+            n == 1 ? "its" : "their");
+    for (int k = 0; k < n && k < SHOWN; k++) {
+        fprintf(stderr, " %s", found[k]);
+    }
+    fprintf(stderr, "%s\n", n > SHOWN ? " ..." : "");
 }
 
 /* Finds the library; fills OUT (absolute path). */
@@ -166,6 +237,8 @@ int opscope_cli_record(int argc, char **argv) {
     setenv("OPSCOPE_FORMAT", format, 1);
     unsetenv("OPSCOPE_OWNER_PID"); /* the command owns the output, not an outer recording */
 
+    struct timespec start;
+    clock_gettime(CLOCK_REALTIME_COARSE, &start);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -192,11 +265,7 @@ int opscope_cli_record(int argc, char **argv) {
         return rc;
     }
     if (!summary) {
-        if (is_file(outpath)) {
-            fprintf(stderr, "opscope record: profile written to %s\n", outpath);
-        } else {
-            fprintf(stderr, "opscope record: no profile written (the command ran no ggml graph)\n");
-        }
+        report_outputs(outpath, &start);
     }
     return rc;
 }
