@@ -6,23 +6,30 @@
 #include "cap_ggml.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Use counts of RMS_NORM outputs inside this graph (ggml counts them over the scheduler's
- * whole graph; a split sees fewer uses, which the callback count check then catches). */
-static int32_t *use_slot(opscope_cap_walk *w, const void *key) {
+/* Use counts of the RMS_NORM outputs that could fuse with the MUL after them, inside this
+ * graph (ggml counts them over the scheduler's whole graph; a split sees fewer uses, which
+ * the callback count check then catches). Only those candidates are counted, by comparing
+ * source pointers: no source tensor is read, so the walk does not touch memory the compute
+ * pushed out of the caches. */
+static int32_t *use_find(opscope_cap_walk *w, const void *key) {
     uint32_t h = (uint32_t)(((uintptr_t)key >> 4) * 2654435761u) & (uint32_t)(w->ucap - 1);
-    while (w->uk[h] && w->uk[h] != key) {
+    while (w->uk[h]) {
+        if (w->uk[h] == key) {
+            return &w->uv[h];
+        }
         h = (h + 1) & (uint32_t)(w->ucap - 1);
     }
-    w->uk[h] = key;
-    return &w->uv[h];
+    return NULL;
 }
 
-static bool count_uses(opscope_cap_walk *w, struct ggml_cgraph *g, int n) {
-    int need = 64;
-    while (need < n * 2) {
+static bool count_uses(opscope_cap_walk *w, struct ggml_tensor *const *nodes, int n, const int32_t *cand,
+                       int n_cand) {
+    int need = 16;
+    while (need < n_cand * 2) {
         need *= 2;
     }
     if (need > w->ucap) {
@@ -37,12 +44,20 @@ static bool count_uses(opscope_cap_walk *w, struct ggml_cgraph *g, int n) {
     }
     memset(w->uk, 0, (size_t)w->ucap * sizeof *w->uk);
     memset(w->uv, 0, (size_t)w->ucap * sizeof *w->uv);
+    for (int c = 0; c < n_cand; c++) {
+        const void *key = nodes[cand[c]];
+        uint32_t h = (uint32_t)(((uintptr_t)key >> 4) * 2654435761u) & (uint32_t)(w->ucap - 1);
+        while (w->uk[h] && w->uk[h] != key) {
+            h = (h + 1) & (uint32_t)(w->ucap - 1);
+        }
+        w->uk[h] = key;
+    }
     for (int j = 0; j < n; j++) {
-        const struct ggml_tensor *t = G.graph_node(g, j);
+        const struct ggml_tensor *t = nodes[j];
         for (int s = 0; s < GGML_MAX_SRC; s++) {
-            const struct ggml_tensor *x = t->src[s];
-            if (x && x->op == GGML_OP_RMS_NORM) {
-                (*use_slot(w, x))++;
+            int32_t *u = t->src[s] ? use_find(w, t->src[s]) : NULL;
+            if (u) {
+                (*u)++;
             }
         }
     }
@@ -55,16 +70,17 @@ static bool same_shape(const struct ggml_tensor *a, const struct ggml_tensor *b)
 
 /* ggml-cpu's ggml_cpu_try_fuse_ops, as of ggml 0.27: RMS_NORM followed by the MUL that
  * consumes it (only user, same shape, f32, weight rows contiguous) runs as one step. */
-static int cpu_fuse_len(opscope_cap_walk *w, struct ggml_cgraph *g, int i, int n) {
-    const struct ggml_tensor *t = G.graph_node(g, i);
+static int cpu_fuse_len(opscope_cap_walk *w, struct ggml_tensor *const *nodes, int i, int n) {
+    const struct ggml_tensor *t = nodes[i];
     if (t->op != GGML_OP_RMS_NORM || i + 1 >= n) {
         return 0;
     }
-    const struct ggml_tensor *m = G.graph_node(g, i + 1);
+    const struct ggml_tensor *m = nodes[i + 1];
     if (m->op != GGML_OP_MUL || !(m->flags & GGML_TENSOR_FLAG_COMPUTE)) {
         return 0;
     }
-    if (t->view_src || (t->flags & GGML_TENSOR_FLAG_OUTPUT) || *use_slot(w, t) != 1) {
+    const int32_t *uses = use_find(w, t);
+    if (t->view_src || (t->flags & GGML_TENSOR_FLAG_OUTPUT) || !uses || *uses != 1) {
         return 0;
     }
     if ((m->src[0] != t && m->src[1] != t) || !same_shape(t, m)) {
@@ -97,6 +113,7 @@ struct opscope_cap_plan {
     struct ggml_cgraph *g;
     int sched, n, n_steps;
     unsigned sched_gen, buf_gen;
+    bool made;                   /* false: the graph was seen once (only the key is set) */
     uint64_t used;               /* last use, for replacement */
     struct ggml_tensor **node;   /* n */
     opscope_cap_node *rules;     /* n */
@@ -159,7 +176,7 @@ static opscope_cap_plan *plan_find(opscope_cap_walk *w, struct ggml_cgraph *g, i
                 p->g = NULL; /* stale */
                 return NULL;
             }
-            for (int j = 0; j < n; j++) {
+            for (int j = 0; p->made && j < n; j++) {
                 if (G.graph_node(g, j) != p->node[j]) {
                     p->g = NULL;
                     return NULL;
@@ -172,8 +189,8 @@ static opscope_cap_plan *plan_find(opscope_cap_walk *w, struct ggml_cgraph *g, i
     return NULL;
 }
 
-/* A slot for a new plan of N nodes and N_STEPS steps (the least recently used one). */
-static opscope_cap_plan *plan_slot(opscope_cap_walk *w, int n, int n_steps) {
+/* The least recently used slot, emptied (NULL when none can be had). */
+static opscope_cap_plan *plan_lru(opscope_cap_walk *w) {
     if (!w->plans) {
         w->plans = calloc(PLAN_SLOTS, sizeof *w->plans);
         if (!w->plans) {
@@ -186,6 +203,29 @@ static opscope_cap_plan *plan_slot(opscope_cap_walk *w, int n, int n_steps) {
             p = &w->plans[i];
         }
     }
+    p->g = NULL;
+    return p;
+}
+
+/* Notes that graph G of SCHED (N nodes) was walked once: a plan is made only when the same
+ * graph computes again, so programs that build a new graph every time (whisper's decoder,
+ * llama.cpp with graph reuse off) pay nothing for plans. */
+static void plan_note_seen(opscope_cap_walk *w, struct ggml_cgraph *g, int sched, int n) {
+    opscope_cap_plan *p = plan_lru(w);
+    if (!p) {
+        return;
+    }
+    p->sched = sched;
+    p->n = n;
+    p->made = false;
+    p->sched_gen = sched_gen(sched);
+    p->buf_gen = opscope_cap_buf_generation();
+    p->used = ++t_plan_clock;
+    p->g = g;
+}
+
+/* Room in slot P for a plan of N nodes and N_STEPS steps. */
+static opscope_cap_plan *plan_slot(opscope_cap_plan *p, int n, int n_steps) {
     p->g = NULL;
     if (n > p->cap_nodes) {
         struct ggml_tensor **nd = realloc(p->node, (size_t)n * sizeof *nd);
@@ -335,23 +375,38 @@ void opscope_cap_cpu_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, int
                           int64_t gid, int split, uint64_t t0, uint64_t t1, bool aborted) {
     bool cacheable = plan_cacheable(sched) && opscope_cap_t.in_sched && !opscope_cap_t.no_defer &&
                      !opscope_cap_t.in_user_cb;
+    opscope_cap_plan *seen = NULL;
     if (cacheable) {
         opscope_cap_plan *p = plan_find(w, g, sched, n);
-        if (p && emit_planned(w, p, bi, sched, gid, split, t0, t1, aborted)) {
+        if (p && p->made && emit_planned(w, p, bi, sched, gid, split, t0, t1, aborted)) {
             return;
         }
+        seen = p && !p->made ? p : NULL;
     }
-    bool any_norm = false;
+    /* node pointers first (the graph's array), then the nodes with prefetching: after a
+     * compute they are mostly out of the caches */
+    struct ggml_tensor **nodes = w->ptrs;
     for (int i = 0; i < n; i++) {
-        const struct ggml_tensor *t = G.graph_node(g, i);
+        nodes[i] = G.graph_node(g, i);
+    }
+    int n_cand = 0;
+    for (int i = 0; i < n; i++) {
+        if (i + 8 < n) {
+            __builtin_prefetch((const char *)nodes[i + 8] + offsetof(struct ggml_tensor, op));
+            __builtin_prefetch((const char *)nodes[i + 8] + offsetof(struct ggml_tensor, flags));
+        }
+        const struct ggml_tensor *t = nodes[i];
         w->nodes[i].skip = opscope_cap_op_is_empty(t->op) || !(t->flags & GGML_TENSOR_FLAG_COMPUTE);
         w->nodes[i].fuse = 0;
-        any_norm |= t->op == GGML_OP_RMS_NORM;
+        if (t->op == GGML_OP_MUL && i > 0 && nodes[i - 1]->op == GGML_OP_RMS_NORM) {
+            w->cand[n_cand++] = i - 1;
+        }
     }
-    if (any_norm && count_uses(w, g, n)) {
-        for (int i = 0; i < n; i++) {
+    if (n_cand > 0 && count_uses(w, nodes, n, w->cand, n_cand)) {
+        for (int c = 0; c < n_cand; c++) {
+            int i = w->cand[c];
             if (!w->nodes[i].skip) {
-                w->nodes[i].fuse = (uint8_t)cpu_fuse_len(w, g, i, n);
+                w->nodes[i].fuse = (uint8_t)cpu_fuse_len(w, nodes, i, n);
             }
         }
     }
@@ -367,14 +422,16 @@ void opscope_cap_cpu_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, int
     uint8_t flags = attr == OPSCOPE_CAP_ATTR_INEXACT ? OPSCOPE_CAP_F_INEXACT : 0;
     opscope_cap_plan *p = NULL;
     if (cacheable && attr == OPSCOPE_CAP_ATTR_EXACT) {
-        p = plan_slot(w, n, n_steps);
+        if (seen) {
+            p = plan_slot(seen, n, n_steps);
+        } else {
+            plan_note_seen(w, g, sched, n);
+        }
     }
     bool kept = emit_all(g, w->steps, n_steps, p ? p->ev : NULL, flags, bi, sched, gid, split);
     opscope_cap_graph_rec_add(n_steps, attr, tail);
     if (p && kept && w->n_ts == n_steps && plan_pages(p, n_steps)) {
-        for (int j = 0; j < n; j++) {
-            p->node[j] = G.graph_node(g, j);
-        }
+        memcpy(p->node, nodes, (size_t)n * sizeof *p->node);
         memcpy(p->rules, w->nodes, (size_t)n * sizeof *p->rules);
         p->sched = sched;
         p->n = n;
@@ -382,6 +439,7 @@ void opscope_cap_cpu_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, int
         p->sched_gen = sched_gen(sched);
         p->buf_gen = opscope_cap_buf_generation();
         p->used = ++t_plan_clock;
+        p->made = true;
         p->g = g;
     }
 }

@@ -52,7 +52,11 @@ static bool grow(opscope_cap_walk *w, int n) {
     if (nd) w->nodes = nd;
     opscope_cap_step *st = realloc(w->steps, (size_t)cap * sizeof *st);
     if (st) w->steps = st;
-    if (!nd || !st) {
+    struct ggml_tensor **pt = realloc(w->ptrs, (size_t)cap * sizeof *pt);
+    if (pt) w->ptrs = pt;
+    int32_t *cd = realloc(w->cand, (size_t)cap * sizeof *cd);
+    if (cd) w->cand = cd;
+    if (!nd || !st || !pt || !cd) {
         return false;
     }
     w->nodes_cap = cap;
@@ -89,6 +93,8 @@ static void free_scratch(void *p) {
     free(w->pend);
     free(w->nodes);
     free(w->steps);
+    free(w->ptrs);
+    free(w->cand);
     free(w->uk);
     free(w->uv);
     opscope_cap_cpu_plans_clear(w, true);

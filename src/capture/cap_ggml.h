@@ -128,6 +128,8 @@ typedef struct opscope_cap_walk {
     void *user_data;
     opscope_cap_node *nodes;
     opscope_cap_step *steps;
+    struct ggml_tensor **ptrs; /* the graph's node pointers */
+    int32_t *cand;             /* RMS_NORM nodes followed by a MUL */
     int nodes_cap;
     /* RMS_NORM use counts: open addressing on tensor pointers */
     const void **uk;
