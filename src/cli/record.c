@@ -65,7 +65,11 @@ static bool written_since(const char *p, const struct timespec *start) {
  * START. A lone child profile becomes OUTPATH when the command wrote none itself. */
 static void report_outputs(const char *outpath, const struct timespec *start) {
     char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", outpath);
+    size_t olen = strlen(outpath);
+    if (olen >= sizeof dir) {
+        return; /* no such file can exist */
+    }
+    memcpy(dir, outpath, olen + 1);
     char *slash = strrchr(dir, '/');
     const char *base = slash ? slash + 1 : outpath;
     if (slash) {
