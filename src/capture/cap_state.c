@@ -381,52 +381,44 @@ static int by_start(const void *a, const void *b) {
     return x->t1 < y->t1 ? -1 : x->t1 > y->t1;
 }
 
+/* Step T of compute C (times T0, T1) as an OP record: T's description with the step's and
+ * the compute's fields over it; the sources follow the description's header. */
+static void convert_step(const opscope_cap_tmpl *t, const opscope_cap_call *c, uint64_t t0, uint64_t t1,
+                         opscope_record *o, opscope_cap_strbuf *buf) {
+    opscope_cap_rec head;
+    memcpy(&head, t->desc, sizeof head);
+    head.kind = OPSCOPE_CAP_KIND_OP;
+    head.n_fused = t->n_fused;
+    memcpy(head.fused, t->fused, sizeof head.fused);
+    head.node = t->node;
+    head.bytes = t->bytes;
+    head.flags = c->flags;
+    head.backend = c->backend;
+    head.sched = c->sched;
+    head.thread = c->thread;
+    head.split = c->split;
+    head.graph = c->graph;
+    head.t0 = t0;
+    head.t1 = t1;
+    opscope_cap_convert_parts(&head, t->desc->src, o, buf);
+}
+
 void opscope_cap_convert_any(const opscope_cap_rec *r, int32_t step, opscope_record *o,
                              opscope_cap_strbuf *buf) {
-    if (r->kind != OPSCOPE_CAP_KIND_EVENT && r->kind != OPSCOPE_CAP_KIND_CALL) {
-        opscope_cap_convert(r, o, buf);
-        return;
-    }
-    /* The description as an OP record, then this step's own fields over it. */
-    opscope_cap_rec head;
-    const opscope_cap_rec *desc;
-    if (r->kind == OPSCOPE_CAP_KIND_EVENT) {
-        const opscope_cap_event *e = (const opscope_cap_event *)r;
-        desc = e->desc;
-        memcpy(&head, desc, sizeof head);
-        head.n_fused = e->n_fused;
-        memcpy(head.fused, e->fused, sizeof head.fused);
-        head.flags = e->flags;
-        head.backend = e->backend;
-        head.sched = e->sched;
-        head.thread = e->thread;
-        head.split = e->split;
-        head.node = e->node;
-        head.graph = e->graph;
-        head.t0 = e->t0;
-        head.t1 = e->t1;
-        head.bytes = e->bytes;
-    } else {
+    if (r->kind == OPSCOPE_CAP_KIND_CALL) {
         const opscope_cap_call *c = (const opscope_cap_call *)r;
-        const opscope_cap_tmpl *t = &c->page->step[step];
-        desc = t->desc;
-        memcpy(&head, desc, sizeof head);
-        head.n_fused = t->n_fused;
-        memcpy(head.fused, t->fused, sizeof head.fused);
-        head.flags = c->flags;
-        head.backend = c->backend;
-        head.sched = c->sched;
-        head.thread = c->thread;
-        head.split = c->split;
-        head.node = t->node;
-        head.graph = c->graph;
-        head.t0 = c->t[2 * step];
-        head.t1 = c->t[2 * step + 1];
-        head.bytes = t->bytes;
+        convert_step(&c->page->step[step], c, c->t[2 * step], c->t[2 * step + 1], o, buf);
+    } else if (r->kind == OPSCOPE_CAP_KIND_EVENT) {
+        /* an event is a one-step compute with its own template */
+        const opscope_cap_event *e = (const opscope_cap_event *)r;
+        opscope_cap_tmpl t = {.desc = e->desc, .bytes = e->bytes, .node = e->node, .n_fused = e->n_fused};
+        memcpy(t.fused, e->fused, sizeof t.fused);
+        opscope_cap_call c = {.flags = e->flags, .backend = e->backend, .sched = e->sched,
+                              .thread = e->thread, .split = e->split, .graph = e->graph};
+        convert_step(&t, &c, e->t0, e->t1, o, buf);
+    } else {
+        opscope_cap_convert(r, o, buf);
     }
-    head.kind = OPSCOPE_CAP_KIND_OP;
-    /* sources follow the description's header */
-    opscope_cap_convert_parts(&head, desc->src, o, buf);
 }
 
 int opscope_cap_replay(int sched, const opscope_sink *sink) {
