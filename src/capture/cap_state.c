@@ -248,7 +248,8 @@ void opscope_cap_convert_parts(const opscope_cap_rec *r, const opscope_cap_src *
         o->name = (r->op >= 0 && r->op < OPSCOPE_CAP_COPY_COUNT) ? k_copy_names[r->op] : "copy";
         static const char *const apis[] = {"tensor_copy", "tensor_set", "tensor_get",
                                            "tensor_set_async", "tensor_get_async",
-                                           "tensor_set_2d", "tensor_get_2d"};
+                                           "tensor_set_2d", "tensor_get_2d",
+                                           "cpy_tensor_async" /* inferred: vtable copy */};
         o->extra = (r->api >= 0 && (size_t)r->api < sizeof apis / sizeof apis[0]) ? apis[r->api] : NULL;
     } else {
         o->name = opscope_cap_names_get(OPSCOPE_CAP_NAMES_OP, r->op);
