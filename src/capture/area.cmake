@@ -13,7 +13,9 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/cap_life.c)
 target_include_directories(opscope_capture_core PUBLIC ${OPSCOPE_CAPTURE_DIR})
 target_compile_definitions(opscope_capture_core PRIVATE _GNU_SOURCE)
-target_compile_options(opscope_capture_core PRIVATE -fvisibility=hidden)
+# initial-exec TLS: the library is loaded at start-up (LD_PRELOAD or linked), and the
+# general-dynamic model would cost a __tls_get_addr call per thread-local access.
+target_compile_options(opscope_capture_core PRIVATE -fvisibility=hidden -ftls-model=initial-exec)
 find_package(Threads REQUIRED)
 target_link_libraries(opscope_capture_core PUBLIC opscope_core Threads::Threads)
 
@@ -41,7 +43,7 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
   if(OPSCOPE_GGML_BUILD_VERSION)
     target_compile_definitions(opscope-ggml PRIVATE OPSCOPE_GGML_BUILD_VERSION="${OPSCOPE_GGML_BUILD_VERSION}")
   endif()
-  target_compile_options(opscope-ggml PRIVATE -fvisibility=hidden)
+  target_compile_options(opscope-ggml PRIVATE -fvisibility=hidden -ftls-model=initial-exec)
   # Only ggml_* (the interposed functions and ggml-profiler.h) leave the library; the core
   # library's symbols stay inside so nothing clashes with the host program.
   target_link_options(opscope-ggml PRIVATE

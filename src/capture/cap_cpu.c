@@ -117,9 +117,8 @@ struct opscope_cap_plan {
     uint64_t used;               /* last use, for replacement */
     struct ggml_tensor **node;   /* n */
     opscope_cap_node *rules;     /* n */
-    opscope_cap_event *ev;       /* n_steps templates (scratch while the plan is made) */
     const opscope_cap_plan_page **pages; /* the templates in the record buffer */
-    int n_pages, cap_nodes, cap_steps, cap_pages;
+    int n_pages, cap_nodes, cap_pages;
 };
 
 static _Atomic unsigned g_sched_gen[OPSCOPE_CAP_MAX_SCHEDS];
@@ -149,7 +148,6 @@ void opscope_cap_cpu_plans_clear(opscope_cap_walk *w, bool free_all) {
         if (free_all) {
             free(p->node);
             free(p->rules);
-            free(p->ev);
             free(p->pages);
             memset(p, 0, sizeof *p);
         }
@@ -224,8 +222,8 @@ static void plan_note_seen(opscope_cap_walk *w, struct ggml_cgraph *g, int sched
     p->g = g;
 }
 
-/* Room in slot P for a plan of N nodes and N_STEPS steps. */
-static opscope_cap_plan *plan_slot(opscope_cap_plan *p, int n, int n_steps) {
+/* Room in slot P for a plan of N nodes. */
+static opscope_cap_plan *plan_slot(opscope_cap_plan *p, int n) {
     p->g = NULL;
     if (n > p->cap_nodes) {
         struct ggml_tensor **nd = realloc(p->node, (size_t)n * sizeof *nd);
@@ -237,19 +235,11 @@ static opscope_cap_plan *plan_slot(opscope_cap_plan *p, int n, int n_steps) {
         }
         p->cap_nodes = n;
     }
-    if (n_steps > p->cap_steps) {
-        opscope_cap_event *ev = realloc(p->ev, (size_t)n_steps * sizeof *ev);
-        if (!ev) {
-            return NULL;
-        }
-        p->ev = ev;
-        p->cap_steps = n_steps;
-    }
     return p;
 }
 
-/* Writes P's N_STEPS templates (P->ev) into the record buffer as plan pages. */
-static bool plan_pages(opscope_cap_plan *p, int n_steps) {
+/* Writes the N_STEPS templates EV into the record buffer as P's plan pages. */
+static bool plan_pages(opscope_cap_plan *p, const opscope_cap_event *ev, int n_steps) {
     int n_pages = (n_steps + OPSCOPE_CAP_PAGE_STEPS - 1) / OPSCOPE_CAP_PAGE_STEPS;
     if (n_pages > p->cap_pages) {
         const opscope_cap_plan_page **pp = realloc(p->pages, (size_t)n_pages * sizeof *pp);
@@ -272,7 +262,7 @@ static bool plan_pages(opscope_cap_plan *p, int n_steps) {
         page->kind = OPSCOPE_CAP_KIND_PLAN;
         page->n = m;
         for (int j = 0; j < m; j++) {
-            const opscope_cap_event *e = &p->ev[k + j];
+            const opscope_cap_event *e = &ev[k + j];
             opscope_cap_tmpl *t = &page->step[j];
             t->desc = e->desc;
             t->bytes = e->bytes;
@@ -286,34 +276,29 @@ static bool plan_pages(opscope_cap_plan *p, int n_steps) {
     return true;
 }
 
-/* Emits the steps of a compute, keeping their templates in KEEP when not NULL. Returns
- * whether KEEP got every template. */
-static bool emit_all(struct ggml_cgraph *g, const opscope_cap_step *steps, int n_steps,
-                     opscope_cap_event *keep, uint8_t flags, int bi,
-                     int sched, int64_t gid, int split) {
-    int tid = opscope_cap_buf_thread_id();
-    uint64_t op_ticks = 0;
-    int written = 0;
+/* Emits the steps of a compute from the graph's NODES, with their templates made into EV.
+ * Returns whether every template was made. */
+static bool emit_all(struct ggml_tensor *const *nodes, const opscope_cap_step *steps, int n_steps,
+                     opscope_cap_event *ev, uint8_t flags, int bi, int sched, int64_t gid, int split) {
+    int made = 0;
     for (int k = 0; k < n_steps; k++) {
-        const opscope_cap_step *s = &steps[k];
-        opscope_cap_event e;
-        bool ok = opscope_cap_event_make(g, s, &e);
-        if (keep) {
-            if (ok) {
-                keep[k] = e;
-            } else {
-                keep = NULL; /* an incomplete template set is never stored */
-            }
+        if (!opscope_cap_event_make(nodes, &steps[k], &ev[made])) {
+            break; /* the buffer is full: the rest would be dropped too */
         }
-        ok = ok && opscope_cap_event_put(&e, flags, bi, sched, tid, gid, split, s->t0, s->t1);
-        if (ok) {
-            op_ticks += s->t1 - s->t0;
-            written++;
-        }
+        made++;
+    }
+    int written = opscope_cap_event_put_all(ev, steps, made, flags, bi, sched,
+                                            opscope_cap_buf_thread_id(), gid, split);
+    if (made < n_steps) {
+        opscope_cap_buf_note_dropped((uint64_t)(n_steps - made));
+    }
+    uint64_t op_ticks = 0;
+    for (int k = 0; k < written; k++) {
+        op_ticks += steps[k].t1 - steps[k].t0;
     }
     atomic_fetch_add_explicit(&opscope_cap_stats.op_ticks, op_ticks, memory_order_relaxed);
     atomic_fetch_add_explicit(&opscope_cap_stats.records, (uint64_t)written, memory_order_relaxed);
-    return keep != NULL;
+    return made == n_steps;
 }
 
 /* The cached path: true when PLAN's steps matched the callbacks and the records are out. */
@@ -423,14 +408,14 @@ void opscope_cap_cpu_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, int
     opscope_cap_plan *p = NULL;
     if (cacheable && attr == OPSCOPE_CAP_ATTR_EXACT) {
         if (seen) {
-            p = plan_slot(seen, n, n_steps);
+            p = plan_slot(seen, n);
         } else {
             plan_note_seen(w, g, sched, n);
         }
     }
-    bool kept = emit_all(g, w->steps, n_steps, p ? p->ev : NULL, flags, bi, sched, gid, split);
+    bool kept = emit_all(nodes, w->steps, n_steps, w->ev, flags, bi, sched, gid, split);
     opscope_cap_graph_rec_add(n_steps, attr, tail);
-    if (p && kept && w->n_ts == n_steps && plan_pages(p, n_steps)) {
+    if (p && kept && w->n_ts == n_steps && plan_pages(p, w->ev, n_steps)) {
         memcpy(p->node, nodes, (size_t)n * sizeof *p->node);
         memcpy(p->rules, w->nodes, (size_t)n * sizeof *p->rules);
         p->sched = sched;

@@ -56,7 +56,9 @@ static bool grow(opscope_cap_walk *w, int n) {
     if (pt) w->ptrs = pt;
     int32_t *cd = realloc(w->cand, (size_t)cap * sizeof *cd);
     if (cd) w->cand = cd;
-    if (!nd || !st || !pt || !cd) {
+    opscope_cap_event *ev = realloc(w->ev, (size_t)cap * sizeof *ev);
+    if (ev) w->ev = ev;
+    if (!nd || !st || !pt || !cd || !ev) {
         return false;
     }
     w->nodes_cap = cap;
@@ -95,6 +97,7 @@ static void free_scratch(void *p) {
     free(w->steps);
     free(w->ptrs);
     free(w->cand);
+    free(w->ev);
     free(w->uk);
     free(w->uv);
     opscope_cap_cpu_plans_clear(w, true);

@@ -129,6 +129,7 @@ typedef struct opscope_cap_walk {
     opscope_cap_node *nodes;
     opscope_cap_step *steps;
     struct ggml_tensor **ptrs; /* the graph's node pointers */
+    opscope_cap_event *ev;     /* event templates of the compute being walked */
     int32_t *cand;             /* RMS_NORM nodes followed by a MUL */
     int nodes_cap;
     /* RMS_NORM use counts: open addressing on tensor pointers */
@@ -157,12 +158,15 @@ static inline bool opscope_cap_op_is_empty(enum ggml_op op) {
 /* The shared description of node T (written once while its fields stay the same); NULL
  * when the record buffer is full. */
 const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t);
-/* The parts of step S's event that depend only on graph G (description, node, fused ops,
- * bytes) into *E. False when the record buffer is full. */
-bool opscope_cap_event_make(struct ggml_cgraph *g, const opscope_cap_step *s, opscope_cap_event *e);
+/* The parts of step S's event that depend only on the graph whose node pointers are NODES
+ * (description, node, fused ops, bytes) into *E. False when the record buffer is full. */
+bool opscope_cap_event_make(struct ggml_tensor *const *nodes, const opscope_cap_step *s, opscope_cap_event *e);
 /* Appends TMPL (from opscope_cap_event_make) with this compute's fields. False: dropped. */
 bool opscope_cap_event_put(const opscope_cap_event *tmpl, uint8_t flags, int bi, int sched, int tid,
                            int64_t gid, int split, uint64_t t0, uint64_t t1);
+/* Appends the N events TMPL[k] timed by STEPS[k] in one go. Returns how many were written. */
+int opscope_cap_event_put_all(const opscope_cap_event *tmpl, const opscope_cap_step *steps, int n,
+                              uint8_t flags, int bi, int sched, int tid, int64_t gid, int split);
 /* One timed step S of graph G. Returns false when dropped. */
 bool opscope_cap_emit_event(struct ggml_cgraph *g, const opscope_cap_step *s, uint8_t flags, int bi,
                             int sched, int tid, int64_t gid, int split);

@@ -119,7 +119,7 @@ const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t) {
     r->node = -1;
     r->graph = -1;
     r->t0 = r->t1 = 0;
-    r->bytes = 0;
+    r->bytes = G.nbytes(t); /* what a one-node step of it writes */
     r->flops = 0;
     opscope_cap_buf_commit(r);
     atomic_fetch_add_explicit(&opscope_cap_stats.descs, 1, memory_order_relaxed);
@@ -137,8 +137,8 @@ void opscope_cap_desc_free(void) {
 _Static_assert(EVENT_BYTES == sizeof(opscope_cap_event), "events are copied whole");
 
 /* The parts of a step's event that depend only on the graph (not on this compute). */
-bool opscope_cap_event_make(struct ggml_cgraph *g, const opscope_cap_step *s, opscope_cap_event *e) {
-    const struct ggml_tensor *t = G.graph_node(g, s->first);
+bool opscope_cap_event_make(struct ggml_tensor *const *nodes, const opscope_cap_step *s, opscope_cap_event *e) {
+    const struct ggml_tensor *t = nodes[s->first];
     const opscope_cap_rec *d = opscope_cap_desc_for(t);
     if (!d) {
         return false;
@@ -148,13 +148,42 @@ bool opscope_cap_event_make(struct ggml_cgraph *g, const opscope_cap_step *s, op
     e->kind = OPSCOPE_CAP_KIND_EVENT;
     e->n_fused = (uint8_t)s->n;
     e->fused[0] = (int16_t)t->op;
-    for (int f = 1; f < OPSCOPE_CAP_MAX_FUSED; f++) {
-        e->fused[f] = f < s->n ? (int16_t)G.graph_node(g, s->first + f)->op : 0;
+    for (int f = 1; f < OPSCOPE_CAP_MAX_FUSED && f < s->n; f++) {
+        e->fused[f] = (int16_t)nodes[s->first + f]->op;
     }
     e->node = s->first;
-    e->bytes = G.nbytes(s->n > 1 ? G.graph_node(g, s->first + s->n - 1) : t);
+    e->bytes = s->n > 1 ? G.nbytes(nodes[s->first + s->n - 1]) : d->bytes;
     e->desc = d;
     return true;
+}
+
+int opscope_cap_event_put_all(const opscope_cap_event *tmpl, const opscope_cap_step *steps, int n,
+                              uint8_t flags, int bi, int sched, int tid, int64_t gid, int split) {
+    enum { BATCH = 512 }; /* 40 KiB at a time */
+    int written = 0;
+    for (int k = 0; k < n;) {
+        int m = n - k < BATCH ? n - k : BATCH;
+        opscope_cap_event *e = opscope_cap_buf_alloc_bytes((size_t)m * EVENT_BYTES);
+        if (!e) {
+            opscope_cap_buf_note_dropped((uint64_t)(m - 1));
+            k += m;
+            continue;
+        }
+        for (int j = 0; j < m; j++, k++) {
+            memcpy(&e[j], &tmpl[k], sizeof e[j]);
+            e[j].flags = flags;
+            e[j].backend = (int16_t)bi;
+            e[j].sched = (int16_t)sched;
+            e[j].thread = (int16_t)tid;
+            e[j].split = split;
+            e[j].graph = gid;
+            e[j].t0 = steps[k].t0;
+            e[j].t1 = steps[k].t1;
+        }
+        opscope_cap_buf_commit_bytes((size_t)m * EVENT_BYTES);
+        written += m;
+    }
+    return written;
 }
 
 bool opscope_cap_event_put(const opscope_cap_event *tmpl, uint8_t flags, int bi, int sched, int tid,
@@ -178,8 +207,16 @@ bool opscope_cap_event_put(const opscope_cap_event *tmpl, uint8_t flags, int bi,
 
 bool opscope_cap_emit_event(struct ggml_cgraph *g, const opscope_cap_step *s, uint8_t flags, int bi,
                             int sched, int tid, int64_t gid, int split) {
+    struct ggml_tensor *nodes[OPSCOPE_CAP_MAX_FUSED];
+    for (int f = 0; f < s->n && f < OPSCOPE_CAP_MAX_FUSED; f++) {
+        nodes[f] = G.graph_node(g, s->first + f);
+    }
+    opscope_cap_step one = *s;
+    one.first = 0;
     opscope_cap_event e;
-    return opscope_cap_event_make(g, s, &e) &&
+    bool ok = opscope_cap_event_make(nodes, &one, &e);
+    e.node = s->first;
+    return ok &&
            opscope_cap_event_put(&e, flags, bi, sched, tid, gid, split, s->t0, s->t1);
 }
 
