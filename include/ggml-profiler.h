@@ -11,7 +11,8 @@
  * scheduler, ggml_backend_sched_reset_profiling or ggml_backend_sched_free.
  * NULL handling: a NULL scheduler is ignored (getters return 0 / false, writers fail).
  * No function aborts or exits; writers return false (and print one line on stderr) on error.
- * A static ggml cannot be interposed: see docs/capture.md for the plan there.
+ * With a static ggml (nothing to interpose), link libopscope-ggml-static.a with the -Wl,--wrap
+ * flags of lib/opscope-ggml-static.ldflags instead: same API, see docs/capture.md "Static ggml".
  */
 #ifndef GGML_PROFILER_H
 #define GGML_PROFILER_H

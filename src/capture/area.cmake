@@ -30,6 +30,7 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
   endif()
   add_library(opscope-ggml SHARED
     ${OPSCOPE_CAPTURE_DIR}/cap_resolve.c
+    ${OPSCOPE_CAPTURE_DIR}/cap_sym_dl.c
     ${OPSCOPE_CAPTURE_DIR}/cap_devices.c
     ${OPSCOPE_CAPTURE_DIR}/cap_ggml.c
     ${OPSCOPE_CAPTURE_DIR}/cap_cpu.c
@@ -51,6 +52,7 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
   target_link_libraries(opscope-ggml PRIVATE opscope_capture_core ${CMAKE_DL_LIBS})
   set_target_properties(opscope-ggml PROPERTIES OUTPUT_NAME opscope-ggml PREFIX lib
                         LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
+  include(${OPSCOPE_CAPTURE_DIR}/static.cmake)
   message(STATUS "opscope: capture library libopscope-ggml.so enabled (ggml ${OPSCOPE_GGML_BUILD_VERSION}, headers in ${OPSCOPE_GGML_INCLUDE_DIR})")
 else()
   message(STATUS "opscope: ggml headers not found; libopscope-ggml.so skipped (capture unit tests still built)")

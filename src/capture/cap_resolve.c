@@ -1,14 +1,15 @@
 /*
  * cap_resolve.c - finding ggml at run time: the real functions behind the interposed ones
- * (dlsym RTLD_NEXT), the helpers we call, and a check of the struct fields and enum values
- * we read, made by building two tensors through the real ggml. Any mismatch disables the
+ * and the helpers we call (from opscope_cap_sym: dlsym in the shared library, link-time
+ * addresses in the static one), and a check of the struct fields and enum values we read,
+ * made by building two tensors through the real ggml. Any mismatch disables the
  * capture with one line on stderr; the library then only passes calls through.
  */
 #include "cap_ggml.h"
 
 #include "cap_life.h"
+#include "cap_sym.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -20,23 +21,7 @@ opscope_cap_ggml_fns opscope_cap_ggml;
 static pthread_once_t g_resolve_once = PTHREAD_ONCE_INIT;
 static _Atomic bool g_ready;
 
-/* The next definition after ours; for helpers we do not interpose, any definition. */
-static void *next_sym(const char *name) {
-    void *p = dlsym(RTLD_NEXT, name);
-    if (!p) {
-        void *h = dlopen("libggml-base.so.0", RTLD_NOW | RTLD_NOLOAD);
-        if (!h) {
-            h = dlopen("libggml-base.so", RTLD_NOW | RTLD_NOLOAD);
-        }
-        if (h) {
-            p = dlsym(h, name);
-            dlclose(h);
-        }
-    }
-    return p;
-}
-
-#define RESOLVE(field, name) (*(void **)&G.field = next_sym(name))
+#define RESOLVE(field, name) (*(void **)&G.field = opscope_cap_sym(name))
 
 /* Builds two tiny tensors through the real ggml and checks the fields we read. */
 static const char *layout_problem(void) {

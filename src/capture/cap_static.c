@@ -1,0 +1,594 @@
+/*
+ * cap_static.c - the capture for programs linked with a static ggml (libopscope-ggml-static.a).
+ *
+ * Inside a static ggml nothing can be interposed: the scheduler calls the backend's graph
+ * compute and the tensor copies inside its own object file. What the program gives us is its
+ * own calls into ggml, wrapped at link time (-Wl,--wrap=X makes the program call __wrap_X,
+ * and __real_X is the original), and ggml's public API at run time:
+ *   - the CPU backend's abort callback (set through its registry's
+ *     "ggml_backend_set_abort_callback"), called on thread 0 after each computed step;
+ *   - once the scheduler compute returns, ggml_backend_sched_get_tensor_backend for every node
+ *     of the program's graph: the scheduler's splits are views of that graph, cut where the
+ *     backend of a non-view node changes, so the runs rebuilt here are its splits (checked
+ *     against ggml_backend_sched_get_n_splits) and have the same node indices;
+ *   - with several backends, a scheduler eval callback that never asks for data: ggml then
+ *     calls it once per node just before computing each split, which dates the start of every
+ *     split (and ggml synchronizes the split's backend after it, a no-op for the CPU).
+ * CPU runs get one record per computed step (cap_cpu.c's walk on a graph holding the run's
+ * nodes; timestamps are assigned to runs by time), other runs one GRAPH_SPLIT record each.
+ * See docs/capture.md ("Static ggml") for what this cannot see.
+ */
+#include "cap_ggml.h"
+
+#include "cap_clock.h"
+#include "cap_life.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cap_ggml.c is not in the static library: its per-thread compute state lives here. */
+_Thread_local opscope_cap_tls opscope_cap_t = {.sched_id = -1, .graph_id = -1};
+static _Atomic int64_t g_graph_ids;
+
+void opscope_cap_api_sched_freed(const void *sched); /* cap_api.c */
+
+/* ---- the originals (defined by the linker for --wrap) and our wrappers ---- */
+
+enum ggml_status __real_ggml_backend_sched_graph_compute(ggml_backend_sched_t, struct ggml_cgraph *);
+enum ggml_status __real_ggml_backend_sched_graph_compute_async(ggml_backend_sched_t, struct ggml_cgraph *);
+void __real_ggml_backend_sched_free(ggml_backend_sched_t);
+void __real_ggml_backend_sched_reset(ggml_backend_sched_t);
+bool __real_ggml_backend_sched_alloc_graph(ggml_backend_sched_t, struct ggml_cgraph *);
+bool __real_ggml_backend_sched_reserve(ggml_backend_sched_t, struct ggml_cgraph *);
+void __real_ggml_backend_sched_set_eval_callback(ggml_backend_sched_t, ggml_backend_sched_eval_callback, void *);
+void *__real_ggml_backend_reg_get_proc_address(ggml_backend_reg_t, const char *);
+
+enum ggml_status __wrap_ggml_backend_sched_graph_compute(ggml_backend_sched_t, struct ggml_cgraph *);
+enum ggml_status __wrap_ggml_backend_sched_graph_compute_async(ggml_backend_sched_t, struct ggml_cgraph *);
+void __wrap_ggml_backend_sched_free(ggml_backend_sched_t);
+void __wrap_ggml_backend_sched_reset(ggml_backend_sched_t);
+bool __wrap_ggml_backend_sched_alloc_graph(ggml_backend_sched_t, struct ggml_cgraph *);
+bool __wrap_ggml_backend_sched_reserve(ggml_backend_sched_t, struct ggml_cgraph *);
+void __wrap_ggml_backend_sched_set_eval_callback(ggml_backend_sched_t, ggml_backend_sched_eval_callback, void *);
+void *__wrap_ggml_backend_reg_get_proc_address(ggml_backend_reg_t, const char *);
+
+/* ---- per-thread scratch ---- */
+
+#define MAX_SB 16 /* GGML_SCHED_MAX_BACKENDS */
+
+/* Step timestamps of one scheduler backend with an abort callback. */
+typedef struct stream {
+    uint64_t *ts, *bar; /* bar stays 0: barrier exits are not observable here */
+    int n, cap;
+    opscope_cap_abort_cb user_cb; /* the program's callback, chained */
+    void *user_data;
+} stream;
+
+/* Nodes [i0, i1) of the program's graph, computed by scheduler backend SB in one split. */
+typedef struct run {
+    int i0, i1, sb;
+} run;
+
+typedef struct scratch {
+    opscope_cap_walk w; /* cap_cpu.c's scratch */
+    stream s[MAX_SB];
+    int bi[MAX_SB];     /* capture backend index of each scheduler backend (-1: none) */
+    bool per_op[MAX_SB];
+    /* split starts: one tick per eval-callback question, in node order */
+    uint64_t *asks;
+    uint8_t *need;
+    int n_asks, asks_cap;
+    bool asks_broken;   /* the program's callback stopped a split: questions skip nodes */
+    ggml_backend_sched_eval_callback user_eval;
+    void *user_eval_ud;
+    run *runs;
+    int runs_cap;
+    /* a graph per run slot holding the run's nodes (plans are cached by graph pointer) */
+    struct ggml_context **gctx;
+    struct ggml_cgraph **gv;
+    int *gsize;
+    int n_gv;
+} scratch;
+
+static _Thread_local scratch t_s;
+static pthread_key_t g_key;
+static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
+static bool g_key_ok;
+
+static void scratch_free(void *p) {
+    scratch *s = p;
+    opscope_cap_walk *w = &s->w;
+    free(w->nodes);
+    free(w->steps);
+    free(w->ptrs);
+    free(w->cand);
+    free(w->uk);
+    free(w->uv);
+    opscope_cap_cpu_plans_clear(w, true);
+    for (int b = 0; b < MAX_SB; b++) {
+        free(s->s[b].ts);
+        free(s->s[b].bar);
+    }
+    free(s->asks);
+    free(s->need);
+    free(s->runs);
+    for (int k = 0; k < s->n_gv; k++) {
+        ggml_free(s->gctx[k]);
+    }
+    free(s->gctx);
+    free(s->gv);
+    free(s->gsize);
+    memset(s, 0, sizeof *s);
+    opscope_cap_desc_free();
+}
+
+static void make_key(void) {
+    g_key_ok = pthread_key_create(&g_key, scratch_free) == 0;
+}
+
+static bool grow_walk(opscope_cap_walk *w, int n) {
+    if (n <= w->nodes_cap) {
+        return true;
+    }
+    int cap = n < 1024 ? 1024 : n * 2;
+    opscope_cap_node *nd = realloc(w->nodes, (size_t)cap * sizeof *nd);
+    if (nd) w->nodes = nd;
+    opscope_cap_step *st = realloc(w->steps, (size_t)cap * sizeof *st);
+    if (st) w->steps = st;
+    struct ggml_tensor **pt = realloc(w->ptrs, (size_t)cap * sizeof *pt);
+    if (pt) w->ptrs = pt;
+    int32_t *cd = realloc(w->cand, (size_t)cap * sizeof *cd);
+    if (cd) w->cand = cd;
+    if (!nd || !st || !pt || !cd) {
+        return false;
+    }
+    w->nodes_cap = cap;
+    return true;
+}
+
+static bool grow_u64(uint64_t **p, int cap) {
+    uint64_t *v = realloc(*p, (size_t)cap * sizeof *v);
+    if (!v) {
+        return false;
+    }
+    *p = v;
+    return true;
+}
+
+/* Room for a compute of N nodes on NB scheduler backends. */
+static bool prepare(scratch *s, int n, int nb) {
+    if (!s->w.nodes_cap) {
+        pthread_once(&g_key_once, make_key);
+        if (g_key_ok) {
+            pthread_setspecific(g_key, s);
+        }
+    }
+    if (!grow_walk(&s->w, n)) {
+        return false;
+    }
+    for (int b = 0; b < nb; b++) {
+        stream *st = &s->s[b];
+        if (st->cap < n + 1) {
+            int cap = n + 1 < 1024 ? 1024 : (n + 1) * 2;
+            if (!grow_u64(&st->ts, cap) || !grow_u64(&st->bar, cap)) {
+                return false;
+            }
+            st->cap = cap;
+        }
+        st->n = 0;
+    }
+    if (s->asks_cap < n || s->runs_cap < n) {
+        int cap = n < 1024 ? 1024 : n * 2;
+        uint8_t *nd = realloc(s->need, (size_t)cap);
+        if (nd) s->need = nd;
+        run *r = realloc(s->runs, (size_t)cap * sizeof *r);
+        if (r) s->runs = r;
+        if (!nd || !r || !grow_u64(&s->asks, cap)) {
+            return false;
+        }
+        s->asks_cap = cap;
+        s->runs_cap = cap;
+    }
+    s->n_asks = 0;
+    s->asks_broken = false;
+    return true;
+}
+
+/* A graph holding nodes [I0, I1) of G, kept in run slot K (NULL: out of memory). */
+static struct ggml_cgraph *run_graph(scratch *s, int k, struct ggml_cgraph *g, int i0, int i1) {
+    if (k >= s->n_gv) {
+        int nc = k + 16;
+        struct ggml_context **c = realloc(s->gctx, (size_t)nc * sizeof *c);
+        if (c) s->gctx = c;
+        struct ggml_cgraph **v = realloc(s->gv, (size_t)nc * sizeof *v);
+        if (v) s->gv = v;
+        int *z = realloc(s->gsize, (size_t)nc * sizeof *z);
+        if (z) s->gsize = z;
+        if (!c || !v || !z) {
+            return NULL;
+        }
+        for (int j = s->n_gv; j < nc; j++) {
+            s->gctx[j] = NULL;
+            s->gv[j] = NULL;
+            s->gsize[j] = 0;
+        }
+        s->n_gv = nc;
+    }
+    int n = i1 - i0;
+    if (s->gsize[k] < n) {
+        int size = n < 256 ? 256 : n * 2;
+        struct ggml_init_params ip = {ggml_graph_overhead_custom((size_t)size, false), NULL, true};
+        struct ggml_context *ctx = ggml_init(ip);
+        if (!ctx) {
+            return NULL;
+        }
+        if (s->gctx[k]) {
+            ggml_free(s->gctx[k]);
+        }
+        s->gctx[k] = ctx;
+        s->gv[k] = ggml_new_graph_custom(ctx, (size_t)size, false);
+        s->gsize[k] = size;
+    }
+    struct ggml_cgraph *r = s->gv[k];
+    ggml_graph_clear(r);
+    for (int i = i0; i < i1; i++) {
+        ggml_graph_add_node(r, ggml_graph_node(g, i));
+    }
+    return r;
+}
+
+/* ---- callbacks ggml calls during a compute ---- */
+
+/* The CPU backend, on thread 0 after each computed step. */
+static bool on_step(void *data) {
+    stream *st = data;
+    if (st->n < st->cap) {
+        st->ts[st->n] = opscope_cap_now();
+        st->bar[st->n] = 0;
+    }
+    st->n++;
+    return st->user_cb ? st->user_cb(st->user_data) : false;
+}
+
+/* The scheduler, before computing each split: one question per node, in order, right before
+ * the split's compute (or the part the program's own callback wants to see). */
+static bool on_eval(struct ggml_tensor *t, bool ask, void *data) {
+    scratch *s = data;
+    if (ask) {
+        bool need = s->user_eval ? s->user_eval(t, true, s->user_eval_ud) : false;
+        if (s->n_asks < s->asks_cap) {
+            s->asks[s->n_asks] = opscope_cap_now();
+            s->need[s->n_asks] = need;
+        }
+        s->n_asks++;
+        return need;
+    }
+    opscope_cap_t.in_user_cb++;
+    bool go = s->user_eval ? s->user_eval(t, false, s->user_eval_ud) : true;
+    opscope_cap_t.in_user_cb--;
+    if (!go) {
+        s->asks_broken = true;
+    }
+    return go;
+}
+
+/* ---- the program's eval callbacks, per scheduler ---- */
+
+#define MAX_EVAL 64
+typedef struct eval_slot {
+    ggml_backend_sched_t sched;
+    ggml_backend_sched_eval_callback cb;
+    void *ud;
+} eval_slot;
+static eval_slot g_eval[MAX_EVAL];
+static pthread_mutex_t g_eval_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool eval_get(ggml_backend_sched_t sched, ggml_backend_sched_eval_callback *cb, void **ud) {
+    bool found = false;
+    *cb = NULL;
+    *ud = NULL;
+    pthread_mutex_lock(&g_eval_lock);
+    for (int i = 0; i < MAX_EVAL && !found; i++) {
+        if (g_eval[i].sched == sched) {
+            *cb = g_eval[i].cb;
+            *ud = g_eval[i].ud;
+            found = true;
+        }
+    }
+    pthread_mutex_unlock(&g_eval_lock);
+    return found;
+}
+
+/* Stores SCHED's callback; false when the table is full (the scheduler is then not timed by
+ * split, since we could not give its callback back). */
+static bool eval_put(ggml_backend_sched_t sched, ggml_backend_sched_eval_callback cb, void *ud) {
+    eval_slot *slot = NULL;
+    pthread_mutex_lock(&g_eval_lock);
+    for (int i = 0; i < MAX_EVAL && !slot; i++) {
+        if (g_eval[i].sched == sched) slot = &g_eval[i];
+    }
+    for (int i = 0; i < MAX_EVAL && !slot && cb; i++) {
+        if (!g_eval[i].sched) slot = &g_eval[i];
+    }
+    if (slot) {
+        slot->sched = cb ? sched : NULL;
+        slot->cb = cb;
+        slot->ud = ud;
+    }
+    pthread_mutex_unlock(&g_eval_lock);
+    return slot || !cb;
+}
+
+static _Atomic bool g_eval_lost; /* a callback we could not store: never replace any */
+
+void __wrap_ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched,
+                                                 ggml_backend_sched_eval_callback cb, void *ud) {
+    if (!eval_put(sched, cb, ud)) {
+        atomic_store(&g_eval_lost, true);
+    }
+    __real_ggml_backend_sched_set_eval_callback(sched, cb, ud);
+}
+
+/* ---- records after a compute ---- */
+
+/* The scheduler's splits of G as runs: the first starts at node 0, a new one at each non-view
+ * node whose backend differs from the current one (views stay in the split before them).
+ * Returns the number of runs, or -1 when a node has no backend. */
+static int build_runs(scratch *s, ggml_backend_sched_t sched, struct ggml_cgraph *g, int n, int nb) {
+    int nr = 0, cur = -1;
+    for (int i = 0; i < n; i++) {
+        struct ggml_tensor *t = ggml_graph_node(g, i);
+        if (t->op == GGML_OP_VIEW || t->op == GGML_OP_RESHAPE || t->op == GGML_OP_PERMUTE ||
+            t->op == GGML_OP_TRANSPOSE) {
+            continue;
+        }
+        ggml_backend_t be = ggml_backend_sched_get_tensor_backend(sched, t);
+        int sb = -1;
+        for (int b = 0; b < nb && sb < 0; b++) {
+            if (ggml_backend_sched_get_backend(sched, b) == be) sb = b;
+        }
+        if (sb < 0) {
+            return -1;
+        }
+        if (sb != cur) {
+            if (nr > 0) {
+                s->runs[nr - 1].i1 = i;
+            }
+            s->runs[nr].i0 = nr == 0 ? 0 : i;
+            s->runs[nr].sb = sb;
+            nr++;
+            cur = sb;
+        }
+    }
+    if (nr > 0) {
+        s->runs[nr - 1].i1 = n;
+    }
+    return nr;
+}
+
+/* When run R's compute started: the last question before it (the split's own questions come
+ * first; with the program's callback, the first node it asked for ends the first part). */
+static uint64_t run_start(const scratch *s, const run *r) {
+    for (int j = r->i0; j < r->i1; j++) {
+        if (s->need[j]) {
+            return s->asks[j];
+        }
+    }
+    return s->asks[r->i1 - 1];
+}
+
+static void emit_run(scratch *s, const run *r, int k, struct ggml_cgraph *g, int n_all, int sched,
+                     int64_t gid, uint64_t a, uint64_t b, const uint64_t *ts, int n_ts, bool aborted) {
+    struct ggml_cgraph *rg = r->i0 == 0 && r->i1 == n_all ? g : run_graph(s, k, g, r->i0, r->i1);
+    if (!rg) {
+        return;
+    }
+    int n = r->i1 - r->i0;
+    int bi = s->bi[r->sb];
+    if (s->per_op[r->sb]) {
+        opscope_cap_walk *w = &s->w;
+        w->ts = (uint64_t *)ts;
+        w->bar = s->s[r->sb].bar + (ts - s->s[r->sb].ts);
+        w->n_ts = n_ts;
+        w->cap = n_ts;
+        opscope_cap_cpu_emit(w, rg, n, bi, sched, gid, k, a, b, aborted);
+        atomic_fetch_add_explicit(&opscope_cap_stats.callbacks, (uint64_t)n_ts, memory_order_relaxed);
+    } else {
+        opscope_cap_emit_split(rg, n, bi, sched, gid, k, a, b);
+    }
+    opscope_cap_graph_rec_write(bi, sched, gid, k, n, a, b, opscope_cap_now());
+    atomic_fetch_add_explicit(&opscope_cap_stats.graphs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&opscope_cap_stats.graph_ticks, b - a, memory_order_relaxed);
+}
+
+static _Atomic uint64_t g_untimed; /* computes whose splits could not be dated */
+
+static void emit_compute(scratch *s, ggml_backend_sched_t sched, struct ggml_cgraph *g, int n, int nb,
+                         int sid, int64_t gid, uint64_t t0, uint64_t t1, enum ggml_status st, bool dated) {
+    if (st != GGML_STATUS_SUCCESS && st != GGML_STATUS_ABORTED) {
+        return; /* nothing ran (allocation failed) or a backend failed: no reliable steps */
+    }
+    int nr = build_runs(s, sched, g, n, nb);
+    if (nr <= 0) {
+        return;
+    }
+    bool aborted = st == GGML_STATUS_ABORTED;
+    int nts[MAX_SB] = {0}; /* timestamps of each stream taken so far */
+    for (int b = 0; b < nb; b++) {
+        nts[b] = s->s[b].n < s->s[b].cap ? s->s[b].n : s->s[b].cap;
+    }
+    if (nr == 1) {
+        const run *r = &s->runs[0];
+        emit_run(s, r, 0, g, n, sid, gid, t0, t1, s->s[r->sb].ts, nts[r->sb], aborted);
+        return;
+    }
+    /* several runs: dated by the questions of our eval callback, one per node in order */
+    if (!dated || s->asks_broken || s->n_asks > n || s->n_asks > s->asks_cap) {
+        atomic_fetch_add_explicit(&g_untimed, 1, memory_order_relaxed);
+        return;
+    }
+    int used[MAX_SB] = {0};
+    for (int k = 0; k < nr; k++) {
+        const run *r = &s->runs[k];
+        if (r->i1 > s->n_asks) {
+            break; /* never started (an earlier split aborted) */
+        }
+        bool last = k + 1 == nr || s->runs[k + 1].i1 > s->n_asks;
+        uint64_t a = k == 0 ? t0 : run_start(s, r);
+        uint64_t next = last ? UINT64_MAX : s->asks[s->runs[k + 1].i0];
+        int b = r->sb;
+        int first = used[b], cnt = 0;
+        while (first + cnt < nts[b] && s->s[b].ts[first + cnt] < next) {
+            cnt++;
+        }
+        used[b] += cnt;
+        /* A run ends where the next one starts (the last where the compute returned): a CPU
+         * run's last step then holds its final thread barrier, another backend's record its
+         * device work (ggml synchronizes the backend after the split while our eval callback
+         * is set); either holds the next split's input copies, which happen in between. */
+        uint64_t end = last ? t1 : next;
+        emit_run(s, r, k, g, n, sid, gid, a, end, s->s[b].ts + first, cnt, aborted && last);
+        if (last) {
+            break;
+        }
+    }
+}
+
+/* ---- the wrapped scheduler calls ---- */
+
+static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cgraph *g,
+                                      enum ggml_status (*fn)(ggml_backend_sched_t, struct ggml_cgraph *)) {
+    if (!opscope_cap_ggml_ready() || opscope_cap_t.in_sched || !sched || !g ||
+        !atomic_load_explicit(&opscope_cap_on, memory_order_relaxed)) {
+        return fn(sched, g);
+    }
+    int sid = opscope_cap_sched_id(sched);
+    scratch *s = &t_s;
+    int n = ggml_graph_n_nodes(g);
+    int nb = ggml_backend_sched_get_n_backends(sched);
+    if (!opscope_cap_should_record(sid) || nb > MAX_SB || !prepare(s, n, nb)) {
+        return fn(sched, g);
+    }
+    opscope_cap_life_started();
+    for (int b = 0; b < nb; b++) {
+        ggml_backend_t backend = ggml_backend_sched_get_backend(sched, b);
+        int bi = opscope_cap_backend_of(backend);
+        opscope_cap_backend *be = bi >= 0 ? opscope_cap_backend_at(bi) : NULL;
+        s->bi[b] = bi;
+        s->per_op[b] = be && be->set_abort;
+        if (s->per_op[b]) {
+            s->s[b].user_cb = (opscope_cap_abort_cb)be->user_cb;
+            s->s[b].user_data = be->user_data;
+            ((opscope_cap_set_abort_fn)be->set_abort)(backend, on_step, &s->s[b]);
+        }
+    }
+    /* with several backends, date the splits (unless a program callback could not be kept) */
+    bool dated = nb > 1 && !atomic_load_explicit(&g_eval_lost, memory_order_relaxed);
+    if (dated) {
+        eval_get(sched, &s->user_eval, &s->user_eval_ud);
+        __real_ggml_backend_sched_set_eval_callback(sched, on_eval, s);
+    }
+    int64_t gid = atomic_fetch_add(&g_graph_ids, 1);
+    opscope_cap_t.in_sched = 1;
+    opscope_cap_t.sched_id = sid;
+    opscope_cap_t.graph_id = gid;
+    opscope_cap_t.split = 0;
+    uint64_t t0 = opscope_cap_now();
+    enum ggml_status st = fn(sched, g);
+    uint64_t t1 = opscope_cap_now();
+    if (dated) {
+        __real_ggml_backend_sched_set_eval_callback(sched, s->user_eval, s->user_eval_ud);
+    }
+    for (int b = 0; b < nb; b++) {
+        if (s->per_op[b]) {
+            opscope_cap_backend *be = opscope_cap_backend_at(s->bi[b]);
+            ((opscope_cap_set_abort_fn)be->set_abort)(ggml_backend_sched_get_backend(sched, b),
+                                                      (opscope_cap_abort_cb)be->user_cb, be->user_data);
+        }
+    }
+    opscope_cap_t.depth++;
+    uint64_t a = opscope_cap_now();
+    emit_compute(s, sched, g, n, nb, sid, gid, t0, t1, st, dated);
+    atomic_fetch_add_explicit(&opscope_cap_stats.walk_ticks, opscope_cap_now() - a, memory_order_relaxed);
+    opscope_cap_t.depth--;
+    opscope_cap_t.in_sched = 0;
+    opscope_cap_t.sched_id = -1;
+    return st;
+}
+
+enum ggml_status __wrap_ggml_backend_sched_graph_compute(ggml_backend_sched_t sched, struct ggml_cgraph *g) {
+    return sched_compute(sched, g, __real_ggml_backend_sched_graph_compute);
+}
+
+enum ggml_status __wrap_ggml_backend_sched_graph_compute_async(ggml_backend_sched_t sched, struct ggml_cgraph *g) {
+    return sched_compute(sched, g, __real_ggml_backend_sched_graph_compute_async);
+}
+
+/* The scheduler will split again: cached step plans of its graphs are stale. (A compute
+ * splits on its own only after a reset, or on a fresh scheduler.) */
+static void sched_changed(ggml_backend_sched_t sched) {
+    if (sched && opscope_cap_ggml_ready()) {
+        opscope_cap_cpu_sched_changed(opscope_cap_sched_id(sched));
+    }
+}
+
+void __wrap_ggml_backend_sched_reset(ggml_backend_sched_t sched) {
+    sched_changed(sched);
+    __real_ggml_backend_sched_reset(sched);
+}
+
+bool __wrap_ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, struct ggml_cgraph *g) {
+    sched_changed(sched);
+    return __real_ggml_backend_sched_alloc_graph(sched, g);
+}
+
+bool __wrap_ggml_backend_sched_reserve(ggml_backend_sched_t sched, struct ggml_cgraph *g) {
+    sched_changed(sched);
+    return __real_ggml_backend_sched_reserve(sched, g);
+}
+
+void __wrap_ggml_backend_sched_free(ggml_backend_sched_t sched) {
+    bool ready = opscope_cap_ggml_ready();
+    bool last = ready && sched && opscope_cap_sched_freed(sched);
+    if (sched) {
+        opscope_cap_api_sched_freed(sched);
+        sched_changed(sched);
+        eval_put(sched, NULL, NULL);
+    }
+    __real_ggml_backend_sched_free(sched);
+    if (last) {
+        opscope_cap_life_export(false);
+    }
+}
+
+/* ---- the CPU backend's abort callback, as the program sets it ---- */
+
+/* What the program gets for "ggml_backend_set_abort_callback": its callback is kept (and
+ * chained by on_step) and passed on to ggml as before. */
+static _Atomic(opscope_cap_set_abort_fn) g_real_set_abort; /* for a backend not in our table */
+
+static void set_abort_callback(ggml_backend_t backend, opscope_cap_abort_cb cb, void *data) {
+    int bi = backend ? opscope_cap_backend_of(backend) : -1;
+    opscope_cap_backend *b = bi >= 0 ? opscope_cap_backend_at(bi) : NULL;
+    if (b) {
+        b->user_cb = (void *)cb;
+        b->user_data = data;
+    }
+    opscope_cap_set_abort_fn real = b && b->set_abort ? (opscope_cap_set_abort_fn)b->set_abort
+                                                      : atomic_load(&g_real_set_abort);
+    if (real) {
+        real(backend, cb, data);
+    }
+}
+
+void *__wrap_ggml_backend_reg_get_proc_address(ggml_backend_reg_t reg, const char *name) {
+    void *p = __real_ggml_backend_reg_get_proc_address(reg, name);
+    if (p && name && strcmp(name, "ggml_backend_set_abort_callback") == 0 && opscope_cap_ggml_ready()) {
+        atomic_store(&g_real_set_abort, (opscope_cap_set_abort_fn)p);
+        return (void *)set_abort_callback;
+    }
+    return p;
+}

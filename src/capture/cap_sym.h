@@ -1,0 +1,18 @@
+/*
+ * cap_sym.h - where the capture's ggml functions come from (internal).
+ *
+ * cap_resolve.c fills the table G by name through opscope_cap_sym, which is defined once per
+ * library flavour:
+ *   cap_sym_dl.c      libopscope-ggml.so: dlsym (the definition after ours, for the functions
+ *                     the library interposes; else libggml-base's)
+ *   cap_static_sym.c  libopscope-ggml-static.a: link-time addresses (__real_X for the calls
+ *                     the program's link wraps with -Wl,--wrap=X, X itself for the others)
+ * Thread safety: pure lookups.
+ */
+#ifndef OPSCOPE_CAP_SYM_H
+#define OPSCOPE_CAP_SYM_H
+
+/* The function named NAME (a ggml function name), or NULL when this ggml lacks it. */
+void *opscope_cap_sym(const char *name);
+
+#endif

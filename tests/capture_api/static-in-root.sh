@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The static-ggml capture: builds libopscope-ggml-static.a in the root's build, links
+# static_check.c with its --wrap flags against Debian's SHARED ggml and without
+# libopscope-ggml.so (so ggml's internal calls are as invisible as in a static ggml), runs it
+# on the CPU backend and on BLAS + CPU, and checks the exported JSON.
+set -euo pipefail
+B=${OPSCOPE_BUILD:-}
+[ -n "$B" ] && [ -f "$B/CMakeCache.txt" ] || { echo "SKIP: opscope not configured in the root"; exit 77; }
+# the root's build makes only the CLI and the shared library: build the archive, under the
+# lock that serialises builds of this directory
+exec 8>"$B.lock"
+flock 8
+cmake --build "$B" -j 2 --target opscope-ggml-static > "$B.static.log" 2>&1 ||
+    { tail -20 "$B.static.log"; echo "FAIL: building libopscope-ggml-static.a"; exit 1; }
+exec 8>&-
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+read -r FLAGS < "$B/lib/opscope-ggml-static.ldflags"
+# shellcheck disable=SC2086 # FLAGS is a list of link flags
+gcc -std=c11 -O1 -Wall -Wextra -Werror -I"${OPSCOPE_SRC:-/opscope}/include" \
+    "${OPSCOPE_SRC:-/opscope}/tests/capture_api/static_check.c" -o "$OUT/static_check" $FLAGS -lggml -lggml-base
+fail=0
+check() { if [ "$2" != "$3" ]; then echo "FAIL $1: expected $2, got $3"; fail=1; else echo "ok   $1"; fi; }
+# the premise: nothing interposes ggml; the program neither loads the preload library nor
+# defines (let alone exports) any ggml function but the profiler API
+check "no libopscope-ggml.so" 0 "$(ldd "$OUT/static_check" | grep -c opscope || true)"
+check "no ggml function defined" "" "$(nm --defined-only "$OUT/static_check" | awk '$3 ~ /^ggml_/ && $3 !~ /_profiling/ {print $3}')"
+check "nothing exported to ggml" "" "$(nm -D --defined-only "$OUT/static_check" | awk '$3 ~ /ggml|cblas|GOMP/ {print $3}')"
+for mode in cpu blas; do
+    set +e
+    env -u GGML_PROFILE -u LD_PRELOAD "$OUT/static_check" "$OUT/$mode.json" $mode > "$OUT/$mode.out" 2>&1
+    rc=$?
+    set -e
+    sed "s/^/  [$mode] /" "$OUT/$mode.out"
+    if [ $rc = 77 ]; then echo "skip $mode"; continue; fi
+    check "static_check $mode" 0 $rc
+    n_op=$(sed -n 's/^op records: //p' "$OUT/$mode.out")
+    python3 - "$OUT/$mode.json" "$n_op" "$mode" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+ops = [r for r in d["records"] if r.get("type", 0) == 0]
+assert str(len(ops)) == sys.argv[2], f"JSON has {len(ops)} OP records, the API gave {sys.argv[2]}"
+if sys.argv[3] == "cpu":  # 20 computes x 4 layers
+    mm = [r for r in ops if r["name"] == "MUL_MAT"]
+    assert len(mm) == 80, f"{len(mm)} MUL_MAT records in the JSON"
+    assert all(r["ne"][:2] == [256, 64] for r in mm), "MUL_MAT output shape in the JSON"
+    assert all(r.get("flops") == 2 * 256 * 256 * 64 for r in mm), "MUL_MAT flops in the JSON"
+else:  # each MUL_MAT is a BLAS split of its own: one record without per-op timing
+    mm = [r for r in ops if r["name"] == "GRAPH_SPLIT"]
+    assert len(mm) == 80, f"{len(mm)} BLAS split records in the JSON"
+    assert all(r["tensor_name"].startswith("mm") for r in mm), "BLAS split records name their MUL_MAT"
+print(f"ok   {sys.argv[3]} JSON: {len(ops)} OP records, {len(mm)} MUL_MAT")
+PY
+done
+exit $fail
