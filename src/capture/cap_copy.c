@@ -1,18 +1,24 @@
 /*
  * cap_copy.c - COPY records: the interposed ggml_backend_tensor_copy/_set/_get/_set_async/
- * _get_async. The direction comes from ggml_backend_buffer_is_host of both sides.
+ * _get_async, and the scheduler's cpy_tensor_async input copies inferred from the split
+ * graphs (cap_copy.h). The direction comes from ggml_backend_buffer_is_host of both sides.
  */
+#include "cap_copy.h"
+
 #include "cap_ggml.h"
 
 #include "cap_clock.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
-enum { API_COPY = 0, API_SET, API_GET, API_SET_ASYNC, API_GET_ASYNC };
+/* api values; cap_state.c names them (5, 6: the 2d calls) */
+enum { API_COPY = 0, API_SET, API_GET, API_SET_ASYNC, API_GET_ASYNC, API_CPY_ASYNC = 7 };
 
-static void emit_copy(int api, int dir, int bi, const struct ggml_tensor *t, uint64_t bytes,
-                      uint64_t t0, uint64_t t1) {
+static void emit_copy_at(int api, int dir, int bi, const struct ggml_tensor *t, uint64_t bytes, uint64_t t0,
+                         uint64_t t1, int sched, int split, int64_t gid) {
     opscope_cap_rec *r = opscope_cap_buf_alloc(1);
     if (!r) {
         return;
@@ -25,11 +31,11 @@ static void emit_copy(int api, int dir, int bi, const struct ggml_tensor *t, uin
     r->n_fused = 1;
     r->flags = 0;
     r->backend = (int16_t)bi;
-    r->sched = (int16_t)(opscope_cap_t.in_sched ? opscope_cap_t.sched_id : -1);
+    r->sched = (int16_t)sched;
     r->thread = (int16_t)opscope_cap_buf_thread_id();
-    r->split = opscope_cap_t.in_sched ? opscope_cap_t.split : -1;
+    r->split = split;
     r->node = -1;
-    r->graph = opscope_cap_t.in_sched ? opscope_cap_t.graph_id : -1;
+    r->graph = gid;
     r->t0 = t0;
     r->t1 = t1;
     r->bytes = bytes;
@@ -45,6 +51,18 @@ static void emit_copy(int api, int dir, int bi, const struct ggml_tensor *t, uin
     r->src[0].pad_ = 0;
     opscope_cap_buf_commit(r);
     atomic_fetch_add_explicit(&opscope_cap_stats.records, 1, memory_order_relaxed);
+}
+
+static void note_dst(const struct ggml_tensor *dst);
+
+static void emit_copy(int api, int dir, int bi, const struct ggml_tensor *t, uint64_t bytes,
+                      uint64_t t0, uint64_t t1) {
+    bool in = opscope_cap_t.in_sched;
+    if (in) {
+        note_dst(t); /* a scheduler input copy made through an interposed call */
+    }
+    emit_copy_at(api, dir, bi, t, bytes, t0, t1, in ? opscope_cap_t.sched_id : -1, in ? opscope_cap_t.split : -1,
+                 in ? opscope_cap_t.graph_id : -1);
 }
 
 static bool is_host(ggml_backend_buffer_t b) {
@@ -129,4 +147,193 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_async(ggml_backend_t backend, const 
     uint64_t t1 = opscope_cap_now();
     emit_copy(API_GET_ASYNC, direction(is_host(t->buffer), true), opscope_cap_backend_of(backend), t, size, t0, t1);
     opscope_cap_t.depth--;
+}
+
+/* ---- input copies made through cpy_tensor_async (opscope_cap_copy_infer) ----
+ *
+ * Per thread, per scheduler compute (graph id): the set of tensors that interposed copy
+ * calls wrote or that were already inferred (open addressing on pointers; an entry counts
+ * when its generation is the current one, so starting a compute clears nothing), and the
+ * split graphs seen so far (to find a copy's source). */
+
+#define SEEN_MAX (1u << 16)
+#define SEEN_GRAPHS 256
+
+typedef struct copy_seen {
+    const void **key;
+    uint32_t *gen;
+    uint32_t cap, n, cur;
+    bool full;              /* a copy could not be noted: inferring would be wrong */
+    int64_t gid;
+    struct ggml_cgraph *graphs[SEEN_GRAPHS];
+    int n_graphs;
+} copy_seen;
+
+static _Thread_local copy_seen t_seen = {.gid = -1};
+static pthread_key_t g_seen_key;
+static pthread_once_t g_seen_once = PTHREAD_ONCE_INIT;
+static bool g_seen_key_ok;
+
+static void seen_free(void *p) {
+    copy_seen *c = p;
+    free(c->key);
+    free(c->gen);
+    c->key = NULL;
+    c->gen = NULL;
+    c->cap = c->n = 0;
+}
+
+static void seen_key_make(void) {
+    g_seen_key_ok = pthread_key_create(&g_seen_key, seen_free) == 0;
+}
+
+static void seen_begin(int64_t gid) {
+    copy_seen *c = &t_seen;
+    if (c->gid == gid) {
+        return;
+    }
+    c->gid = gid;
+    c->n = 0;
+    c->full = false;
+    c->n_graphs = 0;
+    if (++c->cur == 0) { /* generations wrapped: clear for real */
+        if (c->gen) {
+            memset(c->gen, 0, c->cap * sizeof *c->gen);
+        }
+        c->cur = 1;
+    }
+}
+
+static uint32_t seen_slot(const copy_seen *c, const void *p) {
+    uint64_t h = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull;
+    uint32_t i = (uint32_t)(h >> 32) & (c->cap - 1);
+    while (c->gen[i] == c->cur && c->key[i] != p) {
+        i = (i + 1) & (c->cap - 1);
+    }
+    return i;
+}
+
+static bool seen_has(const void *p) {
+    const copy_seen *c = &t_seen;
+    return c->cap && c->gen[seen_slot(c, p)] == c->cur;
+}
+
+static bool seen_grow(copy_seen *c) {
+    uint32_t cap = c->cap ? c->cap * 2 : 256;
+    if (cap > SEEN_MAX) {
+        return false;
+    }
+    const void **key = malloc(cap * sizeof *key);
+    uint32_t *gen = calloc(cap, sizeof *gen);
+    if (!key || !gen) {
+        free(key);
+        free(gen);
+        return false;
+    }
+    if (!c->key) {
+        pthread_once(&g_seen_once, seen_key_make);
+        if (g_seen_key_ok) {
+            pthread_setspecific(g_seen_key, c);
+        }
+    }
+    copy_seen old = *c;
+    c->key = key;
+    c->gen = gen;
+    c->cap = cap;
+    for (uint32_t i = 0; i < old.cap; i++) {
+        if (old.gen[i] == old.cur) {
+            uint32_t k = seen_slot(c, old.key[i]);
+            c->key[k] = old.key[i];
+            c->gen[k] = c->cur;
+        }
+    }
+    free(old.key);
+    free(old.gen);
+    return true;
+}
+
+static void seen_add(const void *p) {
+    copy_seen *c = &t_seen;
+    if ((c->n + 1) * 2 > c->cap && !seen_grow(c)) {
+        c->full = true;
+        return;
+    }
+    uint32_t k = seen_slot(c, p);
+    if (c->gen[k] != c->cur) {
+        c->key[k] = p;
+        c->gen[k] = c->cur;
+        c->n++;
+    }
+}
+
+static void note_dst(const struct ggml_tensor *dst) {
+    seen_begin(opscope_cap_t.graph_id);
+    seen_add(dst);
+}
+
+/* Whether T is the scheduler's copy of an input for backend NAME ("NAME#X#N"); *X and *XLEN
+ * get the source's name. */
+static bool is_input_copy(const struct ggml_tensor *t, const char *name, size_t len, const char **x,
+                          size_t *xlen) {
+    if (t->name[0] != name[0] || strncmp(t->name, name, len) != 0 || t->name[len] != '#') {
+        return false;
+    }
+    const char *h = strrchr(t->name + len + 1, '#');
+    if (!h || h[1] < '0' || h[1] > '9' || strspn(h + 1, "0123456789") != strlen(h + 1)) {
+        return false;
+    }
+    *x = t->name + len + 1;
+    *xlen = (size_t)(h - *x);
+    return true;
+}
+
+/* The node named X (XLEN bytes) in the split graphs before this one, latest first. */
+static const struct ggml_tensor *find_source(const char *x, size_t xlen) {
+    const copy_seen *c = &t_seen;
+    for (int k = c->n_graphs - 1; k >= 0; k--) {
+        struct ggml_cgraph *g = c->graphs[k];
+        for (int i = G.graph_n_nodes(g) - 1; i >= 0; i--) {
+            const struct ggml_tensor *t = G.graph_node(g, i);
+            if (t->name[0] == x[0] && strncmp(t->name, x, xlen) == 0 && t->name[xlen] == '\0') {
+                return t;
+            }
+        }
+    }
+    return NULL;
+}
+
+void opscope_cap_copy_infer(struct ggml_cgraph *g, int bi, int sched, int64_t gid, int split, uint64_t t0) {
+    const opscope_cap_backend *be = bi >= 0 ? opscope_cap_backend_at(bi) : NULL;
+    if (!g || !be || gid < 0) {
+        return;
+    }
+    seen_begin(gid);
+    copy_seen *c = &t_seen;
+    /* the split graphs outlive the call only without an eval callback (else: stack views) */
+    bool keep = opscope_cap_t.in_sched && !opscope_cap_t.no_defer && !opscope_cap_t.in_user_cb;
+    if (be->device_type != OPSCOPE_DEVICE_CPU && be->device_type != OPSCOPE_DEVICE_ACCEL && !c->full) {
+        size_t len = strlen(be->name);
+        int n = G.graph_n_nodes(g);
+        for (int i = 0; i < n; i++) {
+            const struct ggml_tensor *t = G.graph_node(g, i);
+            for (int j = 0; j < GGML_MAX_SRC; j++) {
+                const struct ggml_tensor *s = t->src[j];
+                const char *x;
+                size_t xlen;
+                if (!s || !is_input_copy(s, be->name, len, &x, &xlen) || seen_has(s)) {
+                    continue;
+                }
+                seen_add(s);
+                if (c->full) {
+                    return; /* cannot tell copies apart any more */
+                }
+                const struct ggml_tensor *from = keep ? find_source(x, xlen) : NULL;
+                int dir = from ? direction(is_host(from->buffer), is_host(s->buffer)) : -1;
+                emit_copy_at(API_CPY_ASYNC, dir, bi, s, G.nbytes(s), t0, t0, sched, split, gid);
+            }
+        }
+    }
+    if (keep && c->n_graphs < SEEN_GRAPHS) {
+        c->graphs[c->n_graphs++] = g;
+    }
 }

@@ -13,6 +13,7 @@
 #include "cap_ggml.h"
 
 #include "cap_clock.h"
+#include "cap_copy.h"
 #include "cap_life.h"
 
 #include <dlfcn.h>
@@ -118,6 +119,9 @@ static bool on_step(void *data) {
 }
 
 static void emit_pending(opscope_cap_walk *w, const opscope_cap_pend *p) {
+    if (p->split >= 0) {
+        opscope_cap_copy_infer(p->g, p->bi, p->sched, p->gid, p->split, p->t0); /* cpy_tensor_async */
+    }
     w->ts = w->pool + p->off;
     w->bar = w->bar_pool + p->off;
     w->n_ts = p->n_ts;
