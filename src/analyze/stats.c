@@ -45,25 +45,25 @@ struct opscope_stats {
     /* results */
     const opscope_op_stats **sorted_ops, **sorted_shapes, **ineff;
     size_t n_ineff;
-    opscope_op_stats *copy_dirs;
-    size_t n_copy_dirs;
+    opscope_op_stats *copy_dirs, *copy_calls;
+    size_t n_copy_dirs, n_copy_calls;
     const opscope_record **sorted_top;
 };
 
 /* ---------------------------------------------------------------------------------------- */
 
-size_t opscope_op_display(char *buf, size_t size, const char *name, const char *sub_op,
-                          const char *extra) {
-    int n;
-    if (sub_op && extra)
-        n = snprintf(buf, size, "%s(%s) [fused: %s]", name, sub_op, extra);
-    else if (sub_op)
-        n = snprintf(buf, size, "%s(%s)", name, sub_op);
-    else if (extra)
-        n = snprintf(buf, size, "%s [fused: %s]", name, extra);
-    else
-        n = snprintf(buf, size, "%s", name);
-    return n < 0 ? 0 : (size_t)n;
+size_t opscope_op_display(char *buf, size_t size, opscope_record_type type, const char *name,
+                          const char *sub_op, const char *extra) {
+    int n = sub_op ? snprintf(buf, size, "%s(%s)", name, sub_op) : snprintf(buf, size, "%s", name);
+    if (n < 0) return 0;
+    if (!extra) return (size_t)n;
+    size_t at = (size_t)n < size ? (size_t)n : size ? size - 1 : 0;
+    char *rest = size ? buf + at : buf;
+    size_t left = size ? size - at : 0;
+    /* A COPY's extra is the ggml call that made it, not a fused group. */
+    int m = type == OPSCOPE_RECORD_COPY ? snprintf(rest, left, " (via %s)", extra)
+                                        : snprintf(rest, left, " [fused: %s]", extra);
+    return m < 0 ? 0 : (size_t)n + (size_t)m;
 }
 
 static uint64_t mix64(uint64_t h) {
@@ -161,6 +161,7 @@ void opscope_stats_free(opscope_stats_t *s) {
     free(s->sorted_shapes);
     free(s->ineff);
     free(s->copy_dirs);
+    free(s->copy_calls);
     free(s->sorted_top);
     free(s);
 }
@@ -250,12 +251,21 @@ static long find_group(opscope_stats_t *s, const opscope_record *rec, const char
     opscope_op_stats *g = &t->items[i];
     g->name = name;
     g->sub_op = sub;
-    g->extra = extra;
+    if (rec->type == OPSCOPE_RECORD_COPY)
+        g->call = extra;
+    else
+        g->extra = extra;
     g->type = rec->type;
     g->backend_id = rec->backend_id;
-    char buf[512];
-    opscope_op_display(buf, sizeof buf, name, sub, extra);
-    g->display = intern(s, buf, NULL);
+    /* Kineto kernel names run to thousands of bytes: the display is never cut. */
+    char buf[512], *dp = buf;
+    size_t dn = opscope_op_display(buf, sizeof buf, rec->type, name, sub, extra);
+    if (dn >= sizeof buf) {
+        if (!(dp = malloc(dn + 1))) return -1;
+        opscope_op_display(dp, dn + 1, rec->type, name, sub, extra);
+    }
+    g->display = intern(s, dp, NULL);
+    if (dp != buf) free(dp);
     if (!g->display) return -1;
     return i;
 }
@@ -319,6 +329,7 @@ static int add_by_shape(opscope_stats_t *s, uint32_t group, const opscope_record
     e->name = g->name;
     e->sub_op = g->sub_op;
     e->extra = g->extra;
+    e->call = g->call;
     e->display = g->display;
     e->type = g->type;
     e->backend_id = g->backend_id;
@@ -548,25 +559,82 @@ static const opscope_op_stats **sorted_view(const group_table *t,
     return v;
 }
 
+/* D becomes a copy of G standing for every backend. */
+static void new_merged(opscope_op_stats *d, const opscope_op_stats *g) {
+    *d = *g;
+    d->backend_id = -1;
+}
+
+/* Adds group G into the merged group D. */
+static void merge_group(opscope_op_stats *d, const opscope_op_stats *g) {
+    if (g->min_ns < d->min_ns) d->min_ns = g->min_ns;
+    if (g->max_ns >= d->max_ns) {
+        d->max_ns = g->max_ns;
+        d->shape = g->shape;
+    }
+    d->count += g->count;
+    d->total_ns += g->total_ns;
+    d->bytes += g->bytes;
+    d->flops += g->flops;
+    d->n_with_flops += g->n_with_flops;
+}
+
+/* Names and sub-ops are interned: equal strings are equal pointers. */
+static bool same_direction(const opscope_op_stats *a, const opscope_op_stats *b) {
+    return a->name == b->name && a->sub_op == b->sub_op;
+}
+
+/* Directions by total time; calls grouped under their direction, each by total time. */
+static int sort_copy_lists(opscope_stats_t *s) {
+    size_t nd = s->n_copy_dirs, nc = s->n_copy_calls;
+    const opscope_op_stats **v = malloc((nd + nc ? nd + nc : 1) * sizeof *v);
+    opscope_op_stats *dirs = malloc((nd ? nd : 1) * sizeof *dirs);
+    opscope_op_stats *calls = malloc((nc ? nc : 1) * sizeof *calls);
+    if (!v || !dirs || !calls) {
+        free(v);
+        free(dirs);
+        free(calls);
+        return -1;
+    }
+    for (size_t i = 0; i < nd; i++) v[i] = &s->copy_dirs[i];
+    qsort(v, nd, sizeof *v, cmp_by_total);
+    for (size_t i = 0; i < nd; i++) dirs[i] = *v[i];
+    for (size_t i = 0; i < nc; i++) v[i] = &s->copy_calls[i];
+    qsort(v, nc, sizeof *v, cmp_by_total);
+    size_t k = 0;
+    for (size_t d = 0; d < nd; d++)
+        for (size_t i = 0; i < nc; i++)
+            if (same_direction(&dirs[d], v[i])) calls[k++] = *v[i];
+    free(v);
+    free(s->copy_dirs);
+    free(s->copy_calls);
+    s->copy_dirs = dirs;
+    s->copy_calls = calls;
+    return 0;
+}
+
 int opscope_stats_finish(opscope_stats_t *s) {
     if (s->finished) return 0;
     free(s->sorted_ops);
     free(s->sorted_shapes);
     free(s->ineff);
     free(s->copy_dirs);
+    free(s->copy_calls);
     free(s->sorted_top);
     s->sorted_ops = s->sorted_shapes = s->ineff = NULL;
-    s->copy_dirs = NULL;
+    s->copy_dirs = s->copy_calls = NULL;
     s->sorted_top = NULL;
-    s->n_ineff = s->n_copy_dirs = 0;
+    s->n_ineff = s->n_copy_dirs = s->n_copy_calls = 0;
 
     s->sorted_ops = sorted_view(&s->groups, cmp_by_total);
     s->sorted_shapes = sorted_view(&s->shapes, cmp_by_total);
     size_t n = s->groups.n;
     s->ineff = malloc((n ? n : 1) * sizeof *s->ineff);
     s->copy_dirs = calloc(n ? n : 1, sizeof *s->copy_dirs);
+    s->copy_calls = calloc(n ? n : 1, sizeof *s->copy_calls);
     s->sorted_top = malloc((s->n_top ? s->n_top : 1) * sizeof *s->sorted_top);
-    if (!s->sorted_ops || !s->sorted_shapes || !s->ineff || !s->copy_dirs || !s->sorted_top)
+    if (!s->sorted_ops || !s->sorted_shapes || !s->ineff || !s->copy_dirs || !s->copy_calls ||
+        !s->sorted_top)
         return -1;
 
     for (size_t i = 0; i < n; i++) {
@@ -575,46 +643,42 @@ int opscope_stats_finish(opscope_stats_t *s) {
     }
     qsort(s->ineff, s->n_ineff, sizeof *s->ineff, cmp_time_per_byte);
 
-    /* Copies by direction: merge COPY groups with the same display name over backends.
-     * Walk in sorted order so each merged entry keeps the shape of the longest call. */
+    /* Copies by direction and call: COPY groups with the same display merged over backends;
+     * then by direction: those merged over calls. Walk in sorted order so each merged entry
+     * keeps the shape of the longest call. */
     for (size_t i = 0; i < n; i++) {
         const opscope_op_stats *g = s->sorted_ops[i];
         if (g->type != OPSCOPE_RECORD_COPY) continue;
         opscope_op_stats *d = NULL;
-        for (size_t k = 0; k < s->n_copy_dirs; k++)
-            if (s->copy_dirs[k].display == g->display) d = &s->copy_dirs[k];
-        if (!d) {
-            d = &s->copy_dirs[s->n_copy_dirs++];
-            *d = *g;
-            d->backend_id = -1;
+        for (size_t k = 0; k < s->n_copy_calls && !d; k++)
+            if (s->copy_calls[k].display == g->display) d = &s->copy_calls[k];
+        if (d) merge_group(d, g);
+        else new_merged(&s->copy_calls[s->n_copy_calls++], g);
+    }
+    for (size_t i = 0; i < s->n_copy_calls; i++) {
+        const opscope_op_stats *g = &s->copy_calls[i];
+        opscope_op_stats *d = NULL;
+        for (size_t k = 0; k < s->n_copy_dirs && !d; k++)
+            if (same_direction(&s->copy_dirs[k], g)) d = &s->copy_dirs[k];
+        if (d) {
+            merge_group(d, g);
             continue;
         }
-        if (g->min_ns < d->min_ns) d->min_ns = g->min_ns;
-        if (g->max_ns >= d->max_ns) {
-            d->max_ns = g->max_ns;
-            d->shape = g->shape;
+        d = &s->copy_dirs[s->n_copy_dirs++];
+        new_merged(d, g);
+        d->call = NULL;
+        char buf[512], *dp = buf;
+        size_t dn = opscope_op_display(buf, sizeof buf, OPSCOPE_RECORD_COPY, g->name, g->sub_op,
+                                       NULL);
+        if (dn >= sizeof buf) {
+            if (!(dp = malloc(dn + 1))) return -1;
+            opscope_op_display(dp, dn + 1, OPSCOPE_RECORD_COPY, g->name, g->sub_op, NULL);
         }
-        d->count += g->count;
-        d->total_ns += g->total_ns;
-        d->bytes += g->bytes;
-        d->flops += g->flops;
-        d->n_with_flops += g->n_with_flops;
+        d->display = intern(s, dp, NULL);
+        if (dp != buf) free(dp);
+        if (!d->display) return -1;
     }
-    {
-        const opscope_op_stats **v = malloc((s->n_copy_dirs ? s->n_copy_dirs : 1) * sizeof *v);
-        if (!v) return -1;
-        for (size_t i = 0; i < s->n_copy_dirs; i++) v[i] = &s->copy_dirs[i];
-        qsort(v, s->n_copy_dirs, sizeof *v, cmp_by_total);
-        opscope_op_stats *sorted = malloc((s->n_copy_dirs ? s->n_copy_dirs : 1) * sizeof *sorted);
-        if (!sorted) {
-            free(v);
-            return -1;
-        }
-        for (size_t i = 0; i < s->n_copy_dirs; i++) sorted[i] = *v[i];
-        free(v);
-        free(s->copy_dirs);
-        s->copy_dirs = sorted;
-    }
+    if (sort_copy_lists(s)) return -1;
 
     if (s->n_backends) qsort(s->backends, s->n_backends, sizeof *s->backends, cmp_backend);
     s->last_backend = 0;
@@ -654,6 +718,13 @@ size_t opscope_stats_n_copy_dirs(const opscope_stats_t *s) {
 }
 const opscope_op_stats *opscope_stats_copy_dir(const opscope_stats_t *s, size_t i) {
     return i < opscope_stats_n_copy_dirs(s) ? &s->copy_dirs[i] : NULL;
+}
+
+size_t opscope_stats_n_copy_calls(const opscope_stats_t *s) {
+    return s->finished ? s->n_copy_calls : 0;
+}
+const opscope_op_stats *opscope_stats_copy_call(const opscope_stats_t *s, size_t i) {
+    return i < opscope_stats_n_copy_calls(s) ? &s->copy_calls[i] : NULL;
 }
 
 size_t opscope_stats_n_backends(const opscope_stats_t *s) { return s->n_backends; }

@@ -4,14 +4,17 @@
  * opscope_stats_t consumes records one at a time (directly or as an opscope_sink) and keeps
  * only aggregates, so its memory depends on the number of distinct ops, shapes and backends,
  * never on the number of records:
- * - per group (name, sub-op, fused name, record type, backend): count, total/min/max time,
+ * - per group (name, sub-op, fused name or copy call, record type, backend): count, total/min/max time,
  *   bytes, FLOPs and the shapes of the longest call (ties: the later call, as the seed tool);
  * - optionally the same per group and exact source shapes and types (capped, see
  *   opscope_stats_opts.max_shape_groups);
  * - per backend: ops vs copies, time, bytes, FLOPs, time span;
  * - the N longest individual records (a heap of N full records);
  * - totals and the profile's meta.
- * Results (sorted lists, inefficiency ranking, copies by direction) are computed by
+ * A COPY record's `extra` is the ggml call that made the copy (tensor_set...), not a fused
+ * name: its group keeps it in `call`, shows it as "copy_H2D (via tensor_set)", and leaves
+ * `extra` NULL. Results (sorted lists, inefficiency ranking, copies by direction and by
+ * direction and call) are computed by
  * opscope_stats_finish() and valid until the object is freed.
  *
  * Ownership: every string in a result is owned by the stats object. Thread safety: none.
@@ -44,10 +47,12 @@ typedef struct opscope_shape {
 typedef struct opscope_op_stats {
     const char *name;     /* record name */
     const char *sub_op;   /* UNARY/GLU op or NULL */
-    const char *extra;    /* fused-op name or NULL */
-    const char *display;  /* "UNARY(SILU)", "ADD [fused: ADD+RMS_NORM]", "MUL_MAT" */
+    const char *extra;    /* fused-op name (OP groups only) or NULL */
+    const char *call;     /* COPY groups: the ggml call that copied (tensor_set...) or NULL */
+    const char *display;  /* "UNARY(SILU)", "ADD [fused: ADD+RMS_NORM]", "MUL_MAT",
+                             "copy_H2D (via tensor_set)" */
     opscope_record_type type;
-    int32_t backend_id;   /* -1 in the copies-by-direction list (all backends) */
+    int32_t backend_id;   /* -1 in the copy lists (all backends) */
     uint64_t count, total_ns, min_ns, max_ns, bytes, flops;
     uint64_t n_with_flops; /* calls whose op defines FLOPs */
     opscope_shape shape;  /* of the longest call, or the group's exact shape (by shape) */
@@ -102,9 +107,16 @@ const opscope_op_stats *opscope_stats_shape(const opscope_stats_t *s, size_t i);
 size_t opscope_stats_n_inefficient(const opscope_stats_t *s);
 const opscope_op_stats *opscope_stats_inefficient(const opscope_stats_t *s, size_t i);
 
-/* COPY groups merged over backends, one per name (copy_H2D...), by total time. */
+/* COPY groups merged over backends and calls, one per direction (name and sub-op: copy_H2D,
+ * "Memcpy HtoD (...)(HtoD)"), by total time. Their `call` is NULL. */
 size_t opscope_stats_n_copy_dirs(const opscope_stats_t *s);
 const opscope_op_stats *opscope_stats_copy_dir(const opscope_stats_t *s, size_t i);
+
+/* COPY groups merged over backends, one per direction and call ("copy_H2D (via tensor_set)";
+ * `call` NULL when the records named none), in the order of their direction in the list
+ * above, then by total time. */
+size_t opscope_stats_n_copy_calls(const opscope_stats_t *s);
+const opscope_op_stats *opscope_stats_copy_call(const opscope_stats_t *s, size_t i);
 
 /* Backends seen in records or described, by id. */
 size_t opscope_stats_n_backends(const opscope_stats_t *s);
@@ -116,10 +128,11 @@ const opscope_backend_stats *opscope_stats_backend_by_id(const opscope_stats_t *
 size_t opscope_stats_n_top(const opscope_stats_t *s);
 const opscope_record *opscope_stats_top(const opscope_stats_t *s, size_t i);
 
-/* Display name of an op: "NAME", "NAME(SUB)", with " [fused: EXTRA]" when EXTRA is set.
+/* Display name of a record or group: "NAME", "NAME(SUB)", then for an OP with EXTRA (the
+ * fused-op name) " [fused: EXTRA]", for a COPY with EXTRA (the ggml call) " (via EXTRA)".
  * Writes at most SIZE bytes including the NUL; returns the length it wanted. */
-size_t opscope_op_display(char *buf, size_t size, const char *name, const char *sub_op,
-                          const char *extra);
+size_t opscope_op_display(char *buf, size_t size, opscope_record_type type, const char *name,
+                          const char *sub_op, const char *extra);
 
 /* The record's sub-op: REC->sub_op, else for UNARY/GLU the name of op_params[0] when the
  * record carries op params, else NULL. Static or borrowed from REC. */

@@ -130,11 +130,13 @@ static int on_record(void *ud, const opscope_record *r) {
     else
         jf_lit(&f, "\n{\"ph\":\"X\",\"cat\":\"compute\",\"name\":");
     bool renamed = true;
-    if (r->extra) {
-        jf_str(&f, r->extra);
+    /* A COPY's extra is the ggml call that made it: the event keeps the direction's name. */
+    const char *fused = copy ? NULL : r->extra;
+    if (fused) {
+        jf_str(&f, fused);
     } else if (sub) {
         char buf[256];
-        size_t n = opscope_op_display(buf, sizeof buf, r->name, sub, NULL);
+        size_t n = opscope_op_display(buf, sizeof buf, r->type, r->name, sub, NULL);
         (void)n;
         jf_str(&f, buf);
     } else {
@@ -161,7 +163,10 @@ static int on_record(void *ud, const opscope_record *r) {
         jf_char(&f, ',');
     }
     if (r->extra) {
-        jf_lit(&f, "\"fused\":");
+        if (copy)
+            jf_lit(&f, "\"call\":");
+        else
+            jf_lit(&f, "\"fused\":");
         jf_str(&f, r->extra);
         jf_char(&f, ',');
     }

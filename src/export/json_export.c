@@ -275,6 +275,8 @@ static void op_obj(opscope_out_t *w, const opscope_op_stats *g, uint64_t total_n
     opscope_out_json_str(w, g->sub_op);
     KEY(w, "extra");
     opscope_out_json_str(w, g->extra);
+    KEY(w, "call");
+    opscope_out_json_str(w, g->call);
     KEY(w, "display");
     opscope_out_json_str(w, g->display);
     KEY(w, "type");
@@ -354,6 +356,8 @@ void opscope_json_write_summary(opscope_out_t *w, const opscope_stats_t *s) {
     op_list(w, "inefficiency", opscope_stats_n_inefficient(s), opscope_stats_inefficient, s,
             t->total_ns);
     op_list(w, "copies", opscope_stats_n_copy_dirs(s), opscope_stats_copy_dir, s, t->total_ns);
+    op_list(w, "copy_calls", opscope_stats_n_copy_calls(s), opscope_stats_copy_call, s,
+            t->total_ns);
 
     opscope_out_str(w, ",\n\"backends\":[");
     for (size_t i = 0; i < opscope_stats_n_backends(s); i++) {
@@ -399,8 +403,19 @@ void opscope_json_write_summary(opscope_out_t *w, const opscope_stats_t *s) {
         opscope_out_json_str(w, r->name);
         KEY(w, "sub_op");
         opscope_out_json_str(w, r->sub_op);
+        /* As in the groups: a COPY's extra is its ggml call, not a fused name. */
+        bool copy = r->type == OPSCOPE_RECORD_COPY;
         KEY(w, "extra");
-        opscope_out_json_str(w, r->extra);
+        opscope_out_json_str(w, copy ? NULL : r->extra);
+        KEY(w, "call");
+        opscope_out_json_str(w, copy ? r->extra : NULL);
+        char disp[512], *dp = disp;
+        size_t dn = opscope_op_display(disp, sizeof disp, r->type, r->name, r->sub_op, r->extra);
+        if (dn >= sizeof disp && (dp = malloc(dn + 1)) != NULL)
+            opscope_op_display(dp, dn + 1, r->type, r->name, r->sub_op, r->extra);
+        KEY(w, "display");
+        opscope_out_json_strn(w, dp ? dp : disp, dp ? dn : sizeof disp - 1);
+        if (dp != disp) free(dp);
         KEY(w, "backend_id");
         opscope_out_i64(w, r->backend_id);
         KEY(w, "split_id");

@@ -107,17 +107,35 @@ void opscope_text_backends(opscope_out_t *w, const opscope_stats_t *s) {
     }
 }
 
+static void copy_row(opscope_out_t *w, const char *label, const opscope_op_stats *g) {
+    char bw[32], b[32];
+    opscope_fmt_bandwidth(bw, sizeof bw, g->bytes, g->total_ns);
+    opscope_fmt_bytes(b, sizeof b, g->bytes);
+    opscope_out_printf(w, " %-28s %8llu calls %12.3f ms %12s %14s\n", label,
+                       (unsigned long long)g->count, (double)g->total_ns / 1e6, b,
+                       bw[0] ? bw : "-");
+}
+
+/* One row per direction, then, when the records named the ggml call that copied, one
+ * indented row per call ("  via tensor_set"). */
 void opscope_text_copies(opscope_out_t *w, const opscope_stats_t *s) {
-    size_t n = opscope_stats_n_copy_dirs(s);
-    if (!n) return;
+    size_t n = opscope_stats_n_copy_dirs(s), nc = opscope_stats_n_copy_calls(s);
     for (size_t i = 0; i < n; i++) {
-        const opscope_op_stats *g = opscope_stats_copy_dir(s, i);
-        char bw[32], b[32];
-        opscope_fmt_bandwidth(bw, sizeof bw, g->bytes, g->total_ns);
-        opscope_fmt_bytes(b, sizeof b, g->bytes);
-        opscope_out_printf(w, " %-28s %8llu calls %12.3f ms %12s %14s\n", g->display,
-                           (unsigned long long)g->count, (double)g->total_ns / 1e6, b,
-                           bw[0] ? bw : "-");
+        const opscope_op_stats *d = opscope_stats_copy_dir(s, i);
+        copy_row(w, d->display, d);
+        bool named = false;
+        for (size_t k = 0; k < nc; k++) {
+            const opscope_op_stats *c = opscope_stats_copy_call(s, k);
+            named |= c->name == d->name && c->sub_op == d->sub_op && c->call;
+        }
+        if (!named) continue;
+        for (size_t k = 0; k < nc; k++) {
+            const opscope_op_stats *c = opscope_stats_copy_call(s, k);
+            if (c->name != d->name || c->sub_op != d->sub_op) continue;
+            char label[160];
+            snprintf(label, sizeof label, "   via %s", c->call ? c->call : "(no call named)");
+            copy_row(w, label, c);
+        }
     }
 }
 
@@ -141,7 +159,7 @@ void opscope_text_top_kernels(opscope_out_t *w, const opscope_stats_t *s, size_t
     for (size_t i = 0; i < n; i++) {
         const opscope_record *r = opscope_stats_top(s, i);
         char name[256], shape[1024];
-        opscope_op_display(name, sizeof name, r->name, r->sub_op, r->extra);
+        opscope_op_display(name, sizeof name, r->type, r->name, r->sub_op, r->extra);
         opscope_shape sh;
         opscope_shape_of_record(&sh, r);
         opscope_fmt_sources(shape, sizeof shape, &sh);
