@@ -3,6 +3,7 @@
 #   1. overhead.py    llama-bench decode tokens/s on a 103M-parameter random model, preload on/off
 #   2. run-cost.sh    capture cost per record (synthetic graph of cheap nodes, on/off)
 #   3. accuracy.py    per-call MUL_MAT time, capture vs test-backend-ops perf, same shapes/types
+#                     (the models' decode shapes and a few large ones; mulmat_cold = cold-cache reference)
 #   4. graph wall     per graph compute, sum of op durations vs the call's wall time (nodecount)
 # Figures are only meaningful on an otherwise idle machine (2-thread runs; check `uptime`).
 # usage: bench/capture/run.sh [BUILD]   (BUILD unused: opscope is built inside the root)
@@ -11,7 +12,7 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 [ "$(id -u)" -eq 0 ] || { echo "bench/capture: needs root (the forky test root)" >&2; exit 1; }
 mkdir -p "$REPO/bench/out/capture"
 cd "$REPO/bench/out/capture"
-OPSCOPE_TEST_TARGETS="opscope-ggml opscope capture_cost" exec "$REPO/scripts/in-root.sh" '
+OPSCOPE_TEST_TARGETS="opscope-ggml opscope capture_cost mulmat_cold" exec "$REPO/scripts/in-root.sh" '
 set -euo pipefail
 echo "== load: $(cut -d" " -f1-3 /proc/loadavg)"
 python3 /opscope/scripts/make-models.py --bench > /dev/null
@@ -22,7 +23,8 @@ python3 /opscope/bench/capture/overhead.py --cpu-time
 echo "== capture cost per record (bar: <= 100 ns)"
 bash /opscope/bench/capture/run-cost.sh
 echo "== MUL_MAT per-call accuracy (bar: within 25%)"
-python3 /opscope/bench/capture/accuracy.py --models bench-100m-f32,tiny-dense-q8_0
+python3 /opscope/bench/capture/accuracy.py --models bench-100m-f32,tiny-dense-q8_0 \
+    --shape f32:4096:1:14336 --shape q4_0:4096:1:14336 --shape q8_0:4096:8:14336 --shape f16:4096:4:14336 || true
 echo "== graph wall: op sum vs graph compute wall (bar: within 5%)"
 for m in tiny-dense-f32 tiny-moe-q4_0; do
     python3 /opscope/tests/capture_e2e/t_completion.py "$m" 2 | grep "op sum vs graph wall" || true
