@@ -191,7 +191,16 @@ static void chrome_release(exporter *e, bool discard) {
     opscope_chrome_free(e->impl);
 }
 
+/* The Kineto analysis of this run (filled during the read when the input is a trace). */
+static opscope_kineto_session *g_kineto;
+
+static void json_kineto(opscope_out_t *w, void *ud) {
+    (void)ud;
+    opscope_kineto_session_write_json(w, g_kineto);
+}
+
 static int json_finish(exporter *e, const opscope_stats_t *stats, opscope_error *err) {
+    opscope_json_export_set_summary_extra(e->impl, json_kineto, NULL);
     if (opscope_json_export_finish(e->impl, stats)) return set_nomem(err), -1;
     return 0;
 }
@@ -309,7 +318,6 @@ static void progress_done(progress *p) {
 }
 
 /* Format-specific sections printed after the summary (the Kineto analysis adds its own). */
-static opscope_kineto_session *g_kineto; /* filled during the read when the input is a trace */
 
 static void format_sections(opscope_out_t *w, const opscope_stats_t *stats) {
     (void)stats;

@@ -20,7 +20,15 @@ struct opscope_json_export {
     size_t n_backends, cap_backends;
     bool header_done, records_open, oom;
     uint64_t n_records, total_ns, dropped;
+    void (*summary_extra)(opscope_out_t *w, void *ud);
+    void *summary_ud;
 };
+
+void opscope_json_export_set_summary_extra(opscope_json_export_t *x,
+                                           void (*fn)(opscope_out_t *w, void *ud), void *ud) {
+    x->summary_extra = fn;
+    x->summary_ud = ud;
+}
 
 opscope_json_export_t *opscope_json_export_new(opscope_out_t *out) {
     opscope_json_export_t *x = calloc(1, sizeof *x);
@@ -321,7 +329,8 @@ static void op_list(opscope_out_t *w, const char *name, size_t n,
     opscope_out_char(w, ']');
 }
 
-void opscope_json_write_summary(opscope_out_t *w, const opscope_stats_t *s) {
+/* The summary object without its closing brace. */
+static void summary_members(opscope_out_t *w, const opscope_stats_t *s) {
     const opscope_totals *t = opscope_stats_totals(s);
     opscope_out_str(w, "{\"n_records\":");
     opscope_out_u64(w, t->n_records);
@@ -444,7 +453,12 @@ void opscope_json_write_summary(opscope_out_t *w, const opscope_stats_t *s) {
         shape_obj(w, &sh);
         opscope_out_char(w, '}');
     }
-    opscope_out_str(w, "]}");
+    opscope_out_str(w, "]");
+}
+
+void opscope_json_write_summary(opscope_out_t *w, const opscope_stats_t *s) {
+    summary_members(w, s);
+    opscope_out_char(w, '}');
 }
 
 int opscope_json_export_finish(opscope_json_export_t *x, const opscope_stats_t *stats) {
@@ -463,7 +477,9 @@ int opscope_json_export_finish(opscope_json_export_t *x, const opscope_stats_t *
     }
     if (stats) {
         opscope_out_str(w, ",\n\"summary\":");
-        opscope_json_write_summary(w, stats);
+        summary_members(w, stats);
+        if (x->summary_extra) x->summary_extra(w, x->summary_ud);
+        opscope_out_char(w, '}');
     }
     opscope_out_str(w, "}\n");
     return x->oom ? -1 : 0;

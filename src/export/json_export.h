@@ -25,6 +25,12 @@ void opscope_json_export_free(opscope_json_export_t *x);
 
 opscope_sink opscope_json_export_sink(opscope_json_export_t *x);
 
+/* Adds members to the summary: FN(W, UD), called at finish after the summary's own members
+ * and before its closing brace, writes `,"key":value` pairs (the Kineto section). FN may be
+ * NULL (none); UD is borrowed and must stay valid until finish. */
+void opscope_json_export_set_summary_extra(opscope_json_export_t *x,
+                                           void (*fn)(opscope_out_t *w, void *ud), void *ud);
+
 /* Closes the records and writes totals and, when STATS is not NULL (finished), the summary.
  * Returns 0, or -1 when out of memory. */
 int opscope_json_export_finish(opscope_json_export_t *x, const opscope_stats_t *stats);

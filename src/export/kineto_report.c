@@ -40,6 +40,10 @@ void opscope_kineto_session_write(opscope_out_t *w, const opscope_kineto_session
     if (s && s->finished) opscope_kineto_report_write(w, s->k);
 }
 
+void opscope_kineto_session_write_json(opscope_out_t *w, const opscope_kineto_session *s) {
+    if (s && s->finished) opscope_kineto_report_write_json(w, s->k);
+}
+
 void opscope_kineto_session_free(opscope_kineto_session *s) {
     if (!s) return;
     if (s->attached) opscope_kineto_attach(NULL);
@@ -248,4 +252,201 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
             opscope_out_char(w, '\n');
         }
     }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* JSON                                                                                       */
+
+/* `"K":` with a comma before it unless FIRST. */
+static void jkey(opscope_out_t *w, const char *k, bool first) {
+    if (!first) opscope_out_char(w, ',');
+    opscope_out_char(w, '"');
+    opscope_out_str(w, k);
+    opscope_out_str(w, "\":");
+}
+
+static void ju(opscope_out_t *w, const char *k, uint64_t v) {
+    jkey(w, k, false);
+    opscope_out_u64(w, v);
+}
+
+static void ji(opscope_out_t *w, const char *k, int64_t v) {
+    jkey(w, k, false);
+    opscope_out_i64(w, v);
+}
+
+static void jtop(opscope_out_t *w, const char *key, const opscope_kineto_agg *a, size_t n,
+                 const opscope_strtab_t *names) {
+    jkey(w, key, false);
+    opscope_out_char(w, '[');
+    for (size_t i = 0; i < n; i++) {
+        opscope_out_str(w, i ? ",{\"name\":" : "{\"name\":");
+        opscope_out_json_str(w, a[i].name_id == UINT32_MAX ? NULL
+                                                           : opscope_strtab_get(names, a[i].name_id));
+        ju(w, "kernels", a[i].count);
+        ju(w, "ns", a[i].ns);
+        opscope_out_char(w, '}');
+    }
+    opscope_out_char(w, ']');
+}
+
+void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *k) {
+    const opscope_kineto_info *in = opscope_kineto_get_info(k);
+    const opscope_kineto_results *r = opscope_kineto_get_results(k);
+    const opscope_strtab_t *names = opscope_kineto_names(k);
+    if (!in->is_kineto && !r->kernels && !in->n_cpu_ops) return; /* as the text section */
+
+    opscope_out_str(w, ",\n\"kineto\":{");
+    jkey(w, "schema_version", true);
+    opscope_out_i64(w, in->schema_version);
+    jkey(w, "platform", false);
+    opscope_out_json_str(w, opscope_kineto_platform_name(in->platform));
+    jkey(w, "platform_hint", false);
+    opscope_out_json_str(w, in->platform_hint);
+    jkey(w, "display_time_unit", false);
+    opscope_out_json_str(w, in->display_time_unit);
+    ji(w, "rank", in->rank);
+    ji(w, "world_size", in->world_size);
+    jkey(w, "dist_backend", false);
+    opscope_out_json_str(w, in->dist_backend);
+
+    jkey(w, "devices", false);
+    opscope_out_char(w, '[');
+    for (int i = 0; i < in->n_devices; i++) {
+        const opscope_kineto_device *d = &in->devices[i];
+        opscope_out_str(w, i ? ",\n{" : "\n{");
+        jkey(w, "id", true);
+        opscope_out_i64(w, d->id);
+        jkey(w, "name", false);
+        opscope_out_json_str(w, d->name);
+        ji(w, "total_mem", d->total_mem);
+        ji(w, "compute_major", d->compute_major);
+        ji(w, "compute_minor", d->compute_minor);
+        ji(w, "num_sms", d->num_sms);
+        ji(w, "warp_size", d->warp_size);
+        ji(w, "max_threads_per_block", d->max_threads_per_block);
+        ji(w, "shared_mem_per_block", d->shared_mem_per_block);
+        opscope_out_char(w, '}');
+    }
+    opscope_out_char(w, ']');
+
+    opscope_out_str(w, ",\n\"events\":{");
+    jkey(w, "all", true);
+    opscope_out_u64(w, in->n_events);
+    ju(w, "kernels", in->n_kernels);
+    ju(w, "memcpy", in->n_memcpy);
+    ju(w, "memset", in->n_memset);
+    ju(w, "cpu_ops", in->n_cpu_ops);
+    ju(w, "runtime", in->n_runtime);
+    ju(w, "python", in->n_python);
+    ju(w, "annotations", in->n_annotations);
+    ju(w, "gpu_annotations", in->n_gpu_annotations);
+    ju(w, "flows", in->n_flows);
+    ju(w, "metadata", in->n_metadata);
+    ju(w, "other", in->n_other);
+    ju(w, "unmatched_end", in->n_unmatched_end);
+    ju(w, "unclosed_begin", in->n_unclosed_begin);
+    ju(w, "old_categories", in->n_old_categories);
+    ju(w, "string_ids", in->n_string_ids);
+    ju(w, "float_ts", in->n_float_ts);
+    opscope_out_char(w, '}');
+
+    opscope_out_str(w, ",\n\"gpu\":{");
+    jkey(w, "kernels", true);
+    opscope_out_u64(w, r->kernels);
+    ju(w, "kernel_ns", r->kernel_ns);
+    ju(w, "memcpy", r->memcpy_n);
+    ju(w, "memcpy_ns", r->memcpy_ns);
+    ju(w, "memcpy_bytes", r->memcpy_bytes);
+    ju(w, "memset", r->memset_n);
+    ju(w, "memset_ns", r->memset_ns);
+    opscope_out_char(w, '}');
+
+    /* Every category, in the order of the rule table, zeros included: a fixed shape. */
+    opscope_out_str(w, ",\n\"kernel_categories\":[");
+    for (int c = 0; c < OPSCOPE_KCAT_COUNT; c++) {
+        opscope_out_str(w, c ? ",{\"category\":" : "{\"category\":");
+        opscope_out_json_str(w, opscope_kernel_category_name(c));
+        ju(w, "kernels", r->cat_count[c]);
+        ju(w, "ns", r->cat_ns[c]);
+        opscope_out_char(w, '}');
+    }
+    opscope_out_char(w, ']');
+
+    opscope_out_str(w, ",\n\"links\":{");
+    jkey(w, "kernels", true);
+    opscope_out_u64(w, r->kernels);
+    ju(w, "runtime", r->link_runtime);
+    ju(w, "cpu_op", r->link_cpu);
+    ju(w, "cpu_op_enclosing", r->link_cpu_enclose);
+    ju(w, "cpu_op_external_id", r->link_cpu_ext);
+    ju(w, "python_only", r->link_python);
+    ju(w, "none", r->link_none);
+    jtop(w, "top_cpu_ops", r->top_cpu_ops, r->n_top_cpu_ops, names);
+    jtop(w, "top_python", r->top_python, r->n_top_python, names);
+    opscope_out_char(w, '}');
+
+    opscope_out_str(w, ",\n\"phases\":{");
+    jkey(w, "annotations", true);
+    opscope_out_u64(w, r->n_phase_annotations);
+    jkey(w, "list", false);
+    opscope_out_char(w, '[');
+    for (int p = 0; p < OPSCOPE_KINETO_PHASE_COUNT; p++) {
+        const opscope_kineto_phase_stats *ps = &r->phase[p];
+        opscope_out_str(w, p ? ",\n{\"phase\":" : "\n{\"phase\":");
+        opscope_out_json_str(w, opscope_kineto_phase_name(p));
+        ju(w, "kernels", ps->kernels);
+        ju(w, "ns", ps->ns);
+        jkey(w, "category_ns", false);
+        opscope_out_char(w, '{');
+        for (int c = 0; c < OPSCOPE_KCAT_COUNT; c++) {
+            jkey(w, opscope_kernel_category_name(c), c == 0);
+            opscope_out_u64(w, ps->cat_ns[c]);
+        }
+        opscope_out_str(w, "}}");
+    }
+    opscope_out_str(w, "]}");
+
+    static const char *const methods[] = {"none", "launch_groups", "attention_anchored"};
+    opscope_out_str(w, ",\n\"layers\":{");
+    jkey(w, "method", true);
+    opscope_out_json_str(w, methods[r->layer_method >= 0 && r->layer_method <= 2 ? r->layer_method : 0]);
+    ju(w, "count", r->n_layers);
+    ju(w, "kernels", r->layer_kernels);
+    ju(w, "ns", r->layer_ns);
+    ju(w, "min_ns", r->n_layers ? r->layer_min_ns : 0);
+    ju(w, "max_ns", r->n_layers ? r->layer_max_ns : 0);
+    opscope_out_char(w, '}');
+
+    opscope_out_str(w, ",\n\"streams\":[");
+    for (size_t i = 0; i < r->n_streams; i++) {
+        const opscope_kineto_stream *st = &r->streams[i];
+        opscope_out_str(w, i ? ",\n{" : "\n{");
+        jkey(w, "device", true);
+        opscope_out_i64(w, st->device);
+        ji(w, "stream", st->stream);
+        ju(w, "activities", st->n);
+        ju(w, "first_ns", st->first_ns);
+        ju(w, "last_ns", st->last_ns);
+        ju(w, "span_ns", st->last_ns - st->first_ns);
+        ju(w, "busy_ns", st->busy_ns);
+        ju(w, "compute_ns", st->compute_ns);
+        ju(w, "comm_ns", st->comm_ns);
+        ju(w, "memory_ns", st->memory_ns);
+        ju(w, "idle_ns", st->idle_ns);
+        ju(w, "overlapped", st->overlapped);
+        opscope_out_char(w, '}');
+    }
+    opscope_out_str(w, "],\n\"idle_gaps\":[");
+    for (size_t i = 0; i < r->n_gaps; i++) {
+        const opscope_kineto_gap *g = &r->gaps[i];
+        opscope_out_str(w, i ? ",{" : "{");
+        jkey(w, "device", true);
+        opscope_out_i64(w, g->device);
+        ji(w, "stream", g->stream);
+        ju(w, "start_ns", g->start_ns);
+        ju(w, "len_ns", g->len_ns);
+        opscope_out_char(w, '}');
+    }
+    opscope_out_str(w, "]}");
 }

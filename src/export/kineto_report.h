@@ -1,7 +1,8 @@
 /*
  * kineto_report.h - the Kineto section of `opscope report` (internal).
  *
- * Prints, as plain text, what analyze/kineto.h computed: platform and devices, event
+ * Prints, as plain text (and as a JSON member for the summary of `--json`), what
+ * analyze/kineto.h computed: platform and devices, event
  * counts and input quirks, kernel categories, launch links and the top CPU ops by GPU time,
  * phases, layers, the per-stream breakdown and the largest idle gaps.
  * K must have been finished (opscope_kineto_finish). Nothing is printed for a trace without
@@ -15,6 +16,10 @@
 
 void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k);
 
+/* The same analysis as a JSON member `,\n"kineto":{...}` (keys: docs/kineto.md, "JSON"),
+ * written into an open object; nothing for a trace without Kineto content. */
+void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *k);
+
 /*
  * The Kineto analysis of one `opscope report` run, in four calls:
  *   s = opscope_kineto_session_begin();   before the read: attaches a collector to this thread
@@ -27,6 +32,8 @@ typedef struct opscope_kineto_session opscope_kineto_session;
 opscope_kineto_session *opscope_kineto_session_begin(void);
 int opscope_kineto_session_end(opscope_kineto_session *s);
 void opscope_kineto_session_write(opscope_out_t *w, const opscope_kineto_session *s);
+/* opscope_kineto_report_write_json of a finished session (nothing for NULL or unfinished). */
+void opscope_kineto_session_write_json(opscope_out_t *w, const opscope_kineto_session *s);
 void opscope_kineto_session_free(opscope_kineto_session *s);
 
 #endif /* OPSCOPE_KINETO_REPORT_H */

@@ -11,6 +11,8 @@ For every *.json trace in TRACE_DIR this script recomputes, with the standard li
     at least 99% linked to a CPU op in the A100 traces;
   - per-stream busy and idle time (union of intervals);
   - category sanity (totals add up, nccl kernels are communication, memcpys are memory).
+The JSON summary's `kineto` object of `opscope report --json` is checked against the same
+Python figures (GPU counts and totals, links, streams; categories and phases add up).
 Then: the same results for a gzip copy and for a shuffled copy of a trace; a generic Chrome
 trace (array form, B/E pairs, string pids, float and string ts, displayTimeUnit "ns");
 truncated traces exit with status 2 and a position.
@@ -192,6 +194,79 @@ def expected(path, chrome=False):
     return recs, len(kernels), n_rt, n_cpu, sres
 
 
+def gpu_totals(path):
+    """Counts and ns of kernels, memcpys (and their bytes) and memsets, from the slices."""
+    t = {"kernels": 0, "kernel_ns": 0, "memcpy": 0, "memcpy_ns": 0, "memcpy_bytes": 0,
+         "memset": 0, "memset_ns": 0}
+    for e in slices(load(path)):
+        cat, args = e.get("cat"), e.get("args") or {}
+        dur = max(ns(e.get("dur")), 0)
+        if cat in KERNEL:
+            t["kernels"] += 1
+            t["kernel_ns"] += dur
+        elif cat in GPU_COPY:
+            b = as_int(args.get("bytes"))
+            if b < 0:
+                b = as_int(args.get("size"))
+            t["memcpy"] += 1
+            t["memcpy_ns"] += dur
+            t["memcpy_bytes"] += max(b, 0)
+        elif cat in GPU_OP:
+            t["memset"] += 1
+            t["memset_ns"] += dur
+    return t
+
+
+def check_json_kineto(label, k, path, link, dump_out):
+    """summary.kineto of `opscope report --json` against Python's figures (counts, totals,
+    links, streams) and against kineto_dump's (categories, phases, layers, top CPU ops)."""
+    _, nk, n_rt, n_cpu, est = expected(path)
+    g = gpu_totals(path)
+    check(k["gpu"] == g, f"{label}: json kineto.gpu {k['gpu']} != python {g}")
+    ev = k["events"]
+    check((ev["kernels"], ev["memcpy"], ev["memset"]) == (g["kernels"], g["memcpy"], g["memset"]),
+          f"{label}: json kineto.events {ev}")
+    ln = k["links"]
+    check((ln["kernels"], ln["runtime"], ln["cpu_op"]) == (nk, n_rt, n_cpu),
+          f"{label}: json kineto.links {ln} != python kernels {nk}, runtime {n_rt}, cpu {n_cpu}")
+    check(ln["cpu_op"] == ln["cpu_op_enclosing"] + ln["cpu_op_external_id"] and
+          ln["kernels"] == ln["cpu_op"] + ln["python_only"] + ln["none"],
+          f"{label}: json kineto.links do not add up: {ln}")
+    cats = k["kernel_categories"]
+    check(sum(c["kernels"] for c in cats) == nk and sum(c["ns"] for c in cats) == g["kernel_ns"],
+          f"{label}: json kernel_categories do not add up to the kernels")
+    _, dcats, _, other = parse_dump(dump_out)
+    check({c["category"]: (c["kernels"], c["ns"]) for c in cats} == dcats,
+          f"{label}: json kernel_categories differ from kineto_dump")
+    got = {(s["device"], s["stream"]): (s["activities"], s["busy_ns"], s["idle_ns"], s["span_ns"])
+           for s in k["streams"]}
+    want = {(int(a), int(b)): v for (a, b), v in est.items() if isinstance(a, int) and isinstance(b, int)}
+    check(got == want, f"{label}: json kineto.streams {got} != python {want}")
+    check(all(s["span_ns"] == s["last_ns"] - s["first_ns"] and
+              s["busy_ns"] + s["idle_ns"] == s["span_ns"] for s in k["streams"]),
+          f"{label}: json stream spans inconsistent")
+    ph = k["phases"]["list"]
+    check(sum(p["kernels"] for p in ph) == nk and sum(p["ns"] for p in ph) == g["kernel_ns"],
+          f"{label}: json phases do not cover every kernel once")
+    check(all(sum(p["category_ns"].values()) == p["ns"] for p in ph),
+          f"{label}: json phase categories do not add up")
+    dph = [l.split("\t")[1:] for l in dump_out.splitlines() if l.startswith("phase\t")]
+    check([[p["phase"], str(p["kernels"]), str(p["ns"])] for p in ph] == dph,
+          f"{label}: json phases differ from kineto_dump")
+    ly = k["layers"]
+    check([str(ly["count"]), str(ly["kernels"])] == other["layers"] and ly["kernels"] <= nk and
+          ly["ns"] <= g["kernel_ns"] and (ly["count"] == 0) == (ly["method"] == "none"),
+          f"{label}: json layers {ly} vs kineto_dump {other['layers']}")
+    dtop = [l.split("\t")[1:] for l in dump_out.splitlines() if l.startswith("cpuop\t")]
+    check([[c["name"] if c["name"] is not None else "(none)", str(c["kernels"]), str(c["ns"])]
+           for c in ln["top_cpu_ops"]] == [[clean(d[0])] + d[1:] for d in dtop] or
+          [[clean(c["name"] or "(none)"), str(c["kernels"]), str(c["ns"])]
+           for c in ln["top_cpu_ops"]] == dtop,
+          f"{label}: json top_cpu_ops differ from kineto_dump")
+    print(f"   json kineto {label}: {nk} kernels, {g['memcpy']} memcpy, {len(got)} streams, "
+          f"{ly['count']} layers")
+
+
 def is_kineto_cat(cat):
     return cat in {"python_function", "user_annotation", "gpu_user_annotation", "Trace",
                    "fwdbwd", "overhead", "cuda_sync", "cuda_profiler_range"} | FLOW or \
@@ -296,6 +371,8 @@ def main():
             if check(p.returncode == 0, f"{t}: opscope report --json exit {p.returncode}"):
                 with open(jp) as f:
                     summ = json.load(f)["summary"]
+                if check("kineto" in summ, f"{t}: no kineto object in the JSON summary"):
+                    check_json_kineto(os.path.basename(t), summ["kineto"], t, link, out)
                 got = {}
                 for o in summ["ops"]:  # copies are listed there too (type 1)
                     k = ("copy" if o["type"] == 1 else "op", clean(o["name"]))
@@ -357,6 +434,44 @@ def main():
     with open(apath, "w") as f:
         json.dump(generic, f)
     check_trace(dump, apath, chrome=True, label="generic chrome array")
+
+    # layers and phases through the JSON summary, on a trace written here: three eager
+    # layers (attention, GEMM, elementwise) on stream 7; a gpu_user_annotation "prefill" around
+    # the first layer, "decode" around the other two. Expected values worked out by hand.
+    if opscope:
+        evs = [{"ph": "X", "cat": "gpu_user_annotation", "name": "prefill", "pid": 0, "tid": 7,
+                "ts": 0, "dur": 100},
+               {"ph": "X", "cat": "gpu_user_annotation", "name": "decode", "pid": 0, "tid": 7,
+                "ts": 100, "dur": 200}]
+        t0 = 1
+        for layer in range(3):
+            for kname, dur in (("flash_fwd_kernel", 10), ("ampere_sgemm_128x64_tn", 20),
+                               ("vectorized_elementwise_kernel", 5)):
+                evs.append({"ph": "X", "cat": "kernel", "name": kname, "pid": 0, "tid": 7,
+                            "ts": t0, "dur": dur, "args": {"correlation": 0}})
+                t0 += dur + 1
+            t0 += 62  # layers start at 1, 101, 201
+        lpath = os.path.join(work, "layers.json")
+        with open(lpath, "w") as f:
+            json.dump({"schemaVersion": 1, "traceEvents": evs}, f)
+        jp = os.path.join(work, "layers.report.json")
+        p = subprocess.run([opscope, "report", "-q", "--json", jp, lpath], capture_output=True, text=True)
+        if check(p.returncode == 0, f"layers trace: exit {p.returncode}: {p.stderr}"):
+            k = json.load(open(jp))["summary"]["kineto"]
+            ly = k["layers"]
+            check((ly["method"], ly["count"], ly["kernels"]) == ("attention_anchored", 3, 9),
+                  f"layers trace: json layers {ly}")
+            ph = {p["phase"]: (p["kernels"], p["ns"]) for p in k["phases"]["list"]}
+            check(ph == {"unannotated": (0, 0), "prefill": (3, 35000), "decode": (6, 70000),
+                         "mixed": (0, 0)}, f"layers trace: json phases {ph}")
+            check(k["phases"]["annotations"] == 2, f"layers trace: {k['phases']['annotations']} annotations")
+            cats = {c["category"]: (c["kernels"], c["ns"]) for c in k["kernel_categories"] if c["kernels"]}
+            check(cats == {"attention_prefill": (3, 30000), "gemm": (3, 60000), "elementwise": (3, 15000)},
+                  f"layers trace: json categories {cats}")
+            st = k["streams"]
+            # span 1 .. 238 us (last layer: 201 + 10 + 1 + 20 + 1 + 5); busy = 9 kernels = 105 us
+            check([(s["device"], s["stream"], s["activities"], s["span_ns"], s["busy_ns"]) for s in st]
+                  == [(0, 7, 9, 237000, 105000)], f"layers trace: json streams {st}")
 
     # truncated and broken traces: exit status 2, one line naming file and position
     raw = open(big, "rb").read()
