@@ -35,7 +35,7 @@ static void usage(FILE *f) {
           "\n"
           "  -o, --output FILE   where the profile goes (default: profile.json, or profile.txt\n"
           "                      with --format txt); children of CMD that use ggml write\n"
-          "                      FILE.PID\n"
+          "                      FILE.PID (a lone one becomes FILE when CMD wrote none)\n"
           "  --format F          json (default; opscope report reads it), txt (plain-text\n"
           "                      report) or summary (console summary on stderr, no file)\n"
           "  -h, --help          this help\n"
