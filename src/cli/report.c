@@ -9,6 +9,7 @@
 #include "json_export.h"
 #include "kineto_report.h"
 #include "out.h"
+#include "progress.h"
 #include "stats.h"
 #include "tee.h"
 #include "text.h"
@@ -19,9 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 typedef struct report_args {
     const char *input;
@@ -273,50 +271,6 @@ static void print_error(const opscope_error *err) {
     fprintf(stderr, "%s\n", line);
 }
 
-/* Progress on stderr for big inputs, only when stderr is a terminal. Bytes come from the
- * kernel's count of what this process read (/proc/self/io), so no reader needs to know. */
-typedef struct progress {
-    uint64_t total, n;
-    double last;
-    bool shown;
-} progress;
-
-static double mono_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t bytes_read_so_far(void) {
-    FILE *f = fopen("/proc/self/io", "r");
-    if (!f) return 0;
-    char line[128];
-    unsigned long long v = 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "rchar: %llu", &v) == 1) break;
-    fclose(f);
-    return v;
-}
-
-static int progress_record(void *ud, const opscope_record *r) {
-    (void)r;
-    progress *p = ud;
-    if (++p->n & 0xffff) return 0; /* look at the clock every 65536 records */
-    double t = mono_now();
-    if (t - p->last < 0.25) return 0;
-    p->last = t;
-    uint64_t done = bytes_read_so_far();
-    if (done > p->total) done = p->total;
-    fprintf(stderr, "\r  reading: %3.0f%% (%.0f of %.0f MB)", 100.0 * (double)done / (double)p->total,
-            (double)done / 1e6, (double)p->total / 1e6);
-    p->shown = true;
-    return 0;
-}
-
-static void progress_done(progress *p) {
-    if (p->shown) fputs("\r\033[K", stderr);
-}
-
 /* Format-specific sections printed after the summary (the Kineto analysis adds its own). */
 
 static void format_sections(opscope_out_t *w, const opscope_stats_t *stats) {
@@ -397,20 +351,14 @@ int opscope_cli_report(int argc, char **argv) {
         opscope_tee tee;
         opscope_tee_init(&tee);
         opscope_tee_add(&tee, opscope_stats_sink(stats));
-        progress prog = {0};
-        struct stat st;
-        if (strcmp(a.input, "-") != 0 && isatty(STDERR_FILENO) && stat(a.input, &st) == 0 &&
-            S_ISREG(st.st_mode) && st.st_size > 100 * 1000 * 1000) {
-            prog.total = (uint64_t)st.st_size;
-            prog.last = mono_now();
-            opscope_sink ps = {&prog, NULL, NULL, progress_record, NULL};
-            opscope_tee_add(&tee, ps);
-        }
+        opscope_progress prog;
+        if (opscope_progress_begin(&prog, a.input))
+            opscope_tee_add(&tee, opscope_progress_sink(&prog));
         for (int i = 0; i < n_ex; i++) opscope_tee_add(&tee, ex[i].sink);
         opscope_sink sink = opscope_tee_sink(&tee);
         g_kineto = opscope_kineto_session_begin(); /* NULL (no memory): no Kineto section */
         int rrc = opscope_read_file(a.input, OPSCOPE_FORMAT_AUTO, &sink, &err);
-        progress_done(&prog);
+        opscope_progress_end(&prog);
         if (rrc == 0 && opscope_kineto_session_end(g_kineto) != 0) {
             opscope_kineto_session_free(g_kineto);
             g_kineto = NULL;

@@ -5,6 +5,8 @@
  */
 #include "cli.h"
 #include "html.h"
+#include "progress.h"
+#include "tee.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -112,7 +114,17 @@ int opscope_cli_view(int argc, char **argv) {
     int rc = OPSCOPE_EXIT_INPUT;
     if (!h) goto fail;
     opscope_sink sink = opscope_html_sink(h);
-    if (opscope_read_file(input, format, &sink, &err) != 0) {
+    opscope_tee tee;
+    opscope_tee_init(&tee);
+    opscope_tee_add(&tee, sink);
+    opscope_progress prog; /* a progress line for big files, on a terminal only */
+    if (opscope_progress_begin(&prog, input)) {
+        opscope_tee_add(&tee, opscope_progress_sink(&prog));
+        sink = opscope_tee_sink(&tee);
+    }
+    int rrc = opscope_read_file(input, format, &sink, &err);
+    opscope_progress_end(&prog);
+    if (rrc != 0) {
         opscope_html_sink_abort(h);
         goto fail;
     }
