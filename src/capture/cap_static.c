@@ -105,6 +105,7 @@ static void scratch_free(void *p) {
     free(w->steps);
     free(w->ptrs);
     free(w->cand);
+    free(w->ev);
     free(w->uk);
     free(w->uv);
     opscope_cap_cpu_plans_clear(w, true);
@@ -129,6 +130,11 @@ static void make_key(void) {
     g_key_ok = pthread_key_create(&g_key, scratch_free) == 0;
 }
 
+/* The walk's per-node arrays, as cap_ggml.c's grow() makes them for cap_cpu.c. A field added
+ * to opscope_cap_walk must be allocated here too (cap_cpu.c would follow a NULL pointer):
+ * the assertion makes such a change fail to build here instead. */
+_Static_assert(sizeof(opscope_cap_walk) == 176 || sizeof(void *) != 8, "opscope_cap_walk changed: update grow_walk and scratch_free");
+
 static bool grow_walk(opscope_cap_walk *w, int n) {
     if (n <= w->nodes_cap) {
         return true;
@@ -142,7 +148,9 @@ static bool grow_walk(opscope_cap_walk *w, int n) {
     if (pt) w->ptrs = pt;
     int32_t *cd = realloc(w->cand, (size_t)cap * sizeof *cd);
     if (cd) w->cand = cd;
-    if (!nd || !st || !pt || !cd) {
+    opscope_cap_event *ev = realloc(w->ev, (size_t)cap * sizeof *ev);
+    if (ev) w->ev = ev;
+    if (!nd || !st || !pt || !cd || !ev) {
         return false;
     }
     w->nodes_cap = cap;
