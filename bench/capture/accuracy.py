@@ -159,6 +159,7 @@ def measure(d, model_path):
     return {col: {k: statistics.median(v) for k, v in d2.items()} for col, d2 in fig.items()}, n_calls, lasts
 
 
+load0 = " ".join(open("/proc/loadavg").read().split()[:3])
 env_on = dict(os.environ, LD_PRELOAD=lib, OPSCOPE_MAX_MB="4096")
 env_on.pop("GGML_PROFILE", None)
 load_all = os.path.join(tmp, "load_all.so")
@@ -205,6 +206,10 @@ for name, (t, mm, n, k), tb, it, rt, rm, md, nc, cd, last in rows:
           f"{f(md, '8.2f')} {nc:5} {f(md / tb if md else None, '5.2f')} {f(cd, '8.2f')} "
           f"{f(md / cd if md and cd else None, '5.2f')} {last}")
 shutil.rmtree(tmp, ignore_errors=True)
-print(f"threads {a.threads}, tbo runs {a.runs}; capture in tbo vs tbo: worst deviation {worst * 100:.1f}% "
-      f"(bar: 25%) over {sum(1 for r in rows if r[4] is not None)} shapes")
+print(f"threads {a.threads}, rounds {a.runs}; capture in tbo vs tbo: worst deviation {worst * 100:.1f}% "
+      f"(bar: 25%) over {sum(1 for r in rows if r[4] is not None)} shapes; load average before/after: "
+      f"{load0} / {' '.join(open('/proc/loadavg').read().split()[:3])}")
+if worst > 0.25 and any(r[5] is not None and abs(r[5] - 1) < 0.05 for r in rows):
+    print("note: captured means match test-backend-ops (column mean) where the medians do not: calls slowed "
+          "by other load on the machine raise tbo's us/run (a mean); measure on an idle machine")
 sys.exit(0 if worst <= 0.25 else 3)
