@@ -45,6 +45,8 @@ bool __real_ggml_backend_sched_alloc_graph(ggml_backend_sched_t, struct ggml_cgr
 bool __real_ggml_backend_sched_reserve(ggml_backend_sched_t, struct ggml_cgraph *);
 void __real_ggml_backend_sched_set_eval_callback(ggml_backend_sched_t, ggml_backend_sched_eval_callback, void *);
 void *__real_ggml_backend_reg_get_proc_address(ggml_backend_reg_t, const char *);
+enum ggml_status __real_ggml_backend_graph_compute(ggml_backend_t, struct ggml_cgraph *);
+enum ggml_status __real_ggml_backend_graph_compute_async(ggml_backend_t, struct ggml_cgraph *);
 
 enum ggml_status __wrap_ggml_backend_sched_graph_compute(ggml_backend_sched_t, struct ggml_cgraph *);
 enum ggml_status __wrap_ggml_backend_sched_graph_compute_async(ggml_backend_sched_t, struct ggml_cgraph *);
@@ -54,6 +56,8 @@ bool __wrap_ggml_backend_sched_alloc_graph(ggml_backend_sched_t, struct ggml_cgr
 bool __wrap_ggml_backend_sched_reserve(ggml_backend_sched_t, struct ggml_cgraph *);
 void __wrap_ggml_backend_sched_set_eval_callback(ggml_backend_sched_t, ggml_backend_sched_eval_callback, void *);
 void *__wrap_ggml_backend_reg_get_proc_address(ggml_backend_reg_t, const char *);
+enum ggml_status __wrap_ggml_backend_graph_compute(ggml_backend_t, struct ggml_cgraph *);
+enum ggml_status __wrap_ggml_backend_graph_compute_async(ggml_backend_t, struct ggml_cgraph *);
 
 /* ---- per-thread scratch ---- */
 
@@ -388,7 +392,8 @@ static uint64_t run_start(const scratch *s, const run *r) {
     return s->asks[r->i1 - 1];
 }
 
-static void emit_run(scratch *s, const run *r, int k, struct ggml_cgraph *g, int n_all, int sched,
+/* Records of run R (run slot K) of G; SPLIT is its split index (-1 outside a scheduler). */
+static void emit_run(scratch *s, const run *r, int k, int split, struct ggml_cgraph *g, int n_all, int sched,
                      int64_t gid, uint64_t a, uint64_t b, const uint64_t *ts, int n_ts, bool aborted) {
     struct ggml_cgraph *rg = r->i0 == 0 && r->i1 == n_all ? g : run_graph(s, k, g, r->i0, r->i1);
     if (!rg) {
@@ -402,12 +407,12 @@ static void emit_run(scratch *s, const run *r, int k, struct ggml_cgraph *g, int
         w->bar = s->s[r->sb].bar + (ts - s->s[r->sb].ts);
         w->n_ts = n_ts;
         w->cap = n_ts;
-        opscope_cap_cpu_emit(w, rg, n, bi, sched, gid, k, a, b, aborted);
+        opscope_cap_cpu_emit(w, rg, n, bi, sched, gid, split, a, b, aborted);
         atomic_fetch_add_explicit(&opscope_cap_stats.callbacks, (uint64_t)n_ts, memory_order_relaxed);
     } else {
-        opscope_cap_emit_split(rg, n, bi, sched, gid, k, a, b);
+        opscope_cap_emit_split(rg, n, bi, sched, gid, split, a, b);
     }
-    opscope_cap_graph_rec_write(bi, sched, gid, k, n, a, b, opscope_cap_now());
+    opscope_cap_graph_rec_write(bi, sched, gid, split, n, a, b, opscope_cap_now());
     atomic_fetch_add_explicit(&opscope_cap_stats.graphs, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&opscope_cap_stats.graph_ticks, b - a, memory_order_relaxed);
 }
@@ -430,7 +435,7 @@ static void emit_compute(scratch *s, ggml_backend_sched_t sched, struct ggml_cgr
     }
     if (nr == 1) {
         const run *r = &s->runs[0];
-        emit_run(s, r, 0, g, n, sid, gid, t0, t1, s->s[r->sb].ts, nts[r->sb], aborted);
+        emit_run(s, r, 0, 0, g, n, sid, gid, t0, t1, s->s[r->sb].ts, nts[r->sb], aborted);
         return;
     }
     /* several runs: dated by the questions of our eval callback, one per node in order */
@@ -458,7 +463,7 @@ static void emit_compute(scratch *s, ggml_backend_sched_t sched, struct ggml_cgr
          * device work (ggml synchronizes the backend after the split while our eval callback
          * is set); either holds the next split's input copies, which happen in between. */
         uint64_t end = last ? t1 : next;
-        emit_run(s, r, k, g, n, sid, gid, a, end, s->s[b].ts + first, cnt, aborted && last);
+        emit_run(s, r, k, k, g, n, sid, gid, a, end, s->s[b].ts + first, cnt, aborted && last);
         if (last) {
             break;
         }
@@ -533,6 +538,57 @@ enum ggml_status __wrap_ggml_backend_sched_graph_compute(ggml_backend_sched_t sc
 
 enum ggml_status __wrap_ggml_backend_sched_graph_compute_async(ggml_backend_sched_t sched, struct ggml_cgraph *g) {
     return sched_compute(sched, g, __real_ggml_backend_sched_graph_compute_async);
+}
+
+/* A backend compute the program makes itself, outside a scheduler (recorded with GGML_PROFILE
+ * only, as with the shared library: the C API works per scheduler). Inside a static ggml the
+ * scheduler's own backend computes never come here. */
+static enum ggml_status direct_compute(ggml_backend_t backend, struct ggml_cgraph *g,
+                                       enum ggml_status (*fn)(ggml_backend_t, struct ggml_cgraph *)) {
+    if (!opscope_cap_ggml_ready() || opscope_cap_t.in_sched || opscope_cap_t.depth || !backend || !g ||
+        !opscope_cap_should_record(-1)) {
+        return fn(backend, g);
+    }
+    scratch *s = &t_s;
+    int n = ggml_graph_n_nodes(g);
+    if (!prepare(s, n, 1)) {
+        return fn(backend, g);
+    }
+    opscope_cap_life_started();
+    int bi = opscope_cap_backend_of(backend);
+    opscope_cap_backend *be = bi >= 0 ? opscope_cap_backend_at(bi) : NULL;
+    s->bi[0] = bi;
+    s->per_op[0] = be && be->set_abort;
+    if (s->per_op[0]) {
+        s->s[0].user_cb = (opscope_cap_abort_cb)be->user_cb;
+        s->s[0].user_data = be->user_data;
+        ((opscope_cap_set_abort_fn)be->set_abort)(backend, on_step, &s->s[0]);
+    }
+    int64_t gid = atomic_fetch_add(&g_graph_ids, 1);
+    opscope_cap_t.depth++;
+    uint64_t t0 = opscope_cap_now();
+    enum ggml_status st = fn(backend, g);
+    uint64_t t1 = opscope_cap_now();
+    if (s->per_op[0]) {
+        ((opscope_cap_set_abort_fn)be->set_abort)(backend, (opscope_cap_abort_cb)be->user_cb, be->user_data);
+    }
+    if ((st == GGML_STATUS_SUCCESS || st == GGML_STATUS_ABORTED) && n > 0) {
+        uint64_t a = opscope_cap_now();
+        run r = {0, n, 0};
+        int n_ts = s->s[0].n < s->s[0].cap ? s->s[0].n : s->s[0].cap;
+        emit_run(s, &r, 0, -1, g, n, -1, gid, t0, t1, s->s[0].ts, n_ts, st == GGML_STATUS_ABORTED);
+        atomic_fetch_add_explicit(&opscope_cap_stats.walk_ticks, opscope_cap_now() - a, memory_order_relaxed);
+    }
+    opscope_cap_t.depth--;
+    return st;
+}
+
+enum ggml_status __wrap_ggml_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph *g) {
+    return direct_compute(backend, g, __real_ggml_backend_graph_compute);
+}
+
+enum ggml_status __wrap_ggml_backend_graph_compute_async(ggml_backend_t backend, struct ggml_cgraph *g) {
+    return direct_compute(backend, g, __real_ggml_backend_graph_compute_async);
 }
 
 /* The scheduler will split again: cached step plans of its graphs are stale. (A compute

@@ -24,6 +24,8 @@ void __real_ggml_backend_tensor_set(struct ggml_tensor *, const void *, size_t, 
 void __real_ggml_backend_tensor_get(const struct ggml_tensor *, void *, size_t, size_t);
 void __real_ggml_backend_tensor_set_async(ggml_backend_t, struct ggml_tensor *, const void *, size_t, size_t);
 void __real_ggml_backend_tensor_get_async(ggml_backend_t, const struct ggml_tensor *, void *, size_t, size_t);
+enum ggml_status __real_ggml_backend_graph_compute_async(ggml_backend_t, struct ggml_cgraph *);
+enum ggml_status __real_ggml_backend_graph_compute(ggml_backend_t, struct ggml_cgraph *);
 
 typedef struct sym {
     const char *name;
@@ -46,9 +48,8 @@ static const sym g_syms[] = {
     WRAPPED(ggml_backend_tensor_get),
     WRAPPED(ggml_backend_tensor_set_async),
     WRAPPED(ggml_backend_tensor_get_async),
-    /* backend computes outside a scheduler are not wrapped (not recorded in static mode) */
-    DIRECT(ggml_backend_graph_compute_async),
-    DIRECT(ggml_backend_graph_compute),
+    WRAPPED(ggml_backend_graph_compute_async),
+    WRAPPED(ggml_backend_graph_compute),
     DIRECT(ggml_backend_sched_split_graph),
     DIRECT(ggml_op_name),
     DIRECT(ggml_unary_op_name),

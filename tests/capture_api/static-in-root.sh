@@ -2,7 +2,8 @@
 # The static-ggml capture: builds libopscope-ggml-static.a in the root's build, links
 # static_check.c with its --wrap flags against Debian's SHARED ggml and without
 # libopscope-ggml.so (so ggml's internal calls are as invisible as in a static ggml), runs it
-# on the CPU backend and on BLAS + CPU, and checks the exported JSON.
+# on the CPU backend and on BLAS + CPU, and checks the exported JSON; then the program's own
+# backend computes without a scheduler, recorded with GGML_PROFILE.
 set -euo pipefail
 B=${OPSCOPE_BUILD:-}
 [ -n "$B" ] && [ -f "$B/CMakeCache.txt" ] || { echo "SKIP: opscope not configured in the root"; exit 77; }
@@ -52,4 +53,31 @@ else:  # each MUL_MAT is a BLAS split of its own: one record without per-op timi
 print(f"ok   {sys.argv[3]} JSON: {len(ops)} OP records, {len(mm)} MUL_MAT")
 PY
 done
+# direct backend computes (no scheduler), recorded with GGML_PROFILE: the JSON written at exit
+set +e
+env -u LD_PRELOAD GGML_PROFILE="$OUT/direct.json" "$OUT/static_check" - direct > "$OUT/direct.out" 2>&1
+rc=$?
+set -e
+sed "s/^/  [direct] /" "$OUT/direct.out" | grep -v load_backend
+check "static_check direct" 0 $rc
+expect=$(sed -n 's/^direct computes: \([0-9]*\), records expected per compute: \([0-9]*\)$/\1 \2/p' "$OUT/direct.out")
+python3 - "$OUT/direct.json" $expect <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+n_comp, per = int(sys.argv[2]), int(sys.argv[3])
+ops = [r for r in d["records"] if r.get("type", 0) == 0]
+by = {}
+for r in ops:
+    by.setdefault(r["graph_id"], []).append(r)
+assert len(by) == n_comp, f"{len(by)} computes in the JSON, expected {n_comp}"
+for gid, rs in by.items():
+    assert len(rs) == per, f"graph {gid}: {len(rs)} records, expected {per}"
+    assert all(r["split_id"] == -1 for r in rs), "a direct compute is no scheduler split"
+    rs.sort(key=lambda r: r["start_ns"])
+    for a, b in zip(rs, rs[1:]):  # one backend compute: the steps tile it
+        assert a["start_ns"] + a["duration_ns"] == b["start_ns"], f"graph {gid}: gap or overlap"
+mm = [r for r in ops if r["name"] == "MUL_MAT"]
+assert len(mm) == 4 * n_comp and all(r["ne"][:2] == [256, 64] for r in mm), "MUL_MAT records"
+print(f"ok   direct JSON: {n_comp} computes x {per} OP records, steps tile each compute")
+PY
 exit $fail

@@ -5,6 +5,7 @@
  * as inside a static ggml, and only the program's own calls and ggml's public API are seen.
  *
  *   static_check OUT.json [blas]
+ *   GGML_PROFILE=OUT.json static_check - direct
  *
  * A scheduler over the CPU backend (2 threads; with "blas", BLAS first so MUL_MATs run there
  * and the graph splits CPU/BLAS/CPU...) computes a 4-layer graph (MUL_MAT, RMS_NORM followed
@@ -18,9 +19,13 @@
  *   - the program's own abort callback still runs once per CPU step;
  *   - the output is byte-identical to the run without profiling;
  *   - get_profiling_records and export_profiling_json work (the JSON is checked by the script).
+ * "direct": no scheduler; the program computes the graph with ggml_backend_graph_compute
+ * (recorded with GGML_PROFILE only, the C API being per scheduler): output and abort-callback
+ * checks here, the records in the JSON written at exit by the script.
  * Prints one line per failed check; exit status 1 on any.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-profiler.h"
 #include "ggml.h"
@@ -71,7 +76,7 @@ static int expected_records(ggml_backend_sched_t sched, struct ggml_cgraph *g, g
         if (is_empty(t->op) || !(t->flags & GGML_TENSOR_FLAG_COMPUTE)) {
             continue;
         }
-        ggml_backend_t b = ggml_backend_sched_get_tensor_backend(sched, t);
+        ggml_backend_t b = sched ? ggml_backend_sched_get_tensor_backend(sched, t) : cpu;
         if (b != cpu) {
             expect += b != prev; /* one record per run of another backend */
             prev = b;
@@ -81,7 +86,7 @@ static int expected_records(ggml_backend_sched_t sched, struct ggml_cgraph *g, g
         /* ggml-cpu fuses RMS_NORM with the MUL right after it that uses it (built so here) */
         if (t->op == GGML_OP_MUL && i > 0 && ggml_graph_node(g, i - 1)->op == GGML_OP_RMS_NORM &&
             (t->src[0] == ggml_graph_node(g, i - 1) || t->src[1] == ggml_graph_node(g, i - 1)) &&
-            ggml_backend_sched_get_tensor_backend(sched, ggml_graph_node(g, i - 1)) == cpu) {
+            (!sched || ggml_backend_sched_get_tensor_backend(sched, ggml_graph_node(g, i - 1)) == cpu)) {
             continue;
         }
         steps++;
@@ -110,9 +115,33 @@ static void upload(struct ggml_tensor *x, struct ggml_tensor **w, struct ggml_te
     }
 }
 
+/* The graph computed by the program on the CPU backend without a scheduler. */
+static int run_direct(ggml_backend_t cpu, struct ggml_cgraph *g, struct ggml_tensor *x, struct ggml_tensor **w,
+                      struct ggml_tensor **gw, struct ggml_tensor *out) {
+    ggml_gallocr_t ga = ggml_gallocr_new(ggml_backend_get_default_buffer_type(cpu));
+    CHECK(ga && ggml_gallocr_alloc_graph(ga, g), "gallocr_alloc_graph failed");
+    int steps = 0;
+    int expect = expected_records(NULL, g, cpu, &steps);
+    static float ref[DIM * TOK], got[DIM * TOK];
+    long aborts0 = g_user_aborts;
+    for (int r = 0; r <= REPS; r++) {
+        upload(x, w, gw);
+        CHECK(ggml_backend_graph_compute(cpu, g) == GGML_STATUS_SUCCESS, "direct compute %d failed", r);
+        ggml_backend_tensor_get(out, r ? got : ref, 0, sizeof got);
+        CHECK(r == 0 || memcmp(got, ref, sizeof ref) == 0, "direct compute %d: output differs from the first", r);
+    }
+    CHECK(g_user_aborts - aborts0 == (long)(REPS + 1) * steps, "program's abort callback ran %ld times, expected %d",
+          g_user_aborts - aborts0, (REPS + 1) * steps);
+    printf("direct computes: %d, records expected per compute: %d\n", REPS + 1, expect);
+    ggml_gallocr_free(ga);
+    printf("%s: %d failed checks\n", failures ? "FAIL" : "ok", failures);
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     const char *json = argc > 1 ? argv[1] : "static.json";
     bool blas = argc > 2 && strcmp(argv[2], "blas") == 0;
+    bool direct = argc > 2 && strcmp(argv[2], "direct") == 0;
     ggml_backend_load_all();
     ggml_backend_t cpu = ggml_backend_init_by_type(GGML_BACKEND_DEVICE_TYPE_CPU, NULL);
     ggml_backend_t bl = blas ? ggml_backend_init_by_name("BLAS", NULL) : NULL;
@@ -131,7 +160,7 @@ int main(int argc, char **argv) {
 
     ggml_backend_t backends[2] = {bl ? bl : cpu, cpu};
     int nb = bl ? 2 : 1;
-    ggml_backend_sched_t sched = ggml_backend_sched_new(backends, NULL, nb, 1024, false, true);
+    ggml_backend_sched_t sched = direct ? NULL : ggml_backend_sched_new(backends, NULL, nb, 1024, false, true);
 
     struct ggml_init_params ip = {ggml_tensor_overhead() * 256 + ggml_graph_overhead(), NULL, true};
     struct ggml_context *ctx = ggml_init(ip);
@@ -160,6 +189,12 @@ int main(int argc, char **argv) {
     ggml_set_output(cur);
     struct ggml_cgraph *g = ggml_new_graph(ctx);
     ggml_build_forward_expand(g, cur);
+    if (direct) {
+        int rc = run_direct(cpu, g, x, w, gw, cur);
+        ggml_free(ctx);
+        ggml_backend_free(cpu);
+        return rc;
+    }
     CHECK(ggml_backend_sched_alloc_graph(sched, g), "alloc_graph failed");
 
     /* the reference: profiling off */
