@@ -27,16 +27,20 @@ check() { if [ "$2" != "$3" ]; then echo "FAIL $1: expected $2, got $3"; fail=1;
 check "no libopscope-ggml.so" 0 "$(ldd "$OUT/static_check" | grep -c opscope || true)"
 check "no ggml function defined" "" "$(nm --defined-only "$OUT/static_check" | awk '$3 ~ /^ggml_/ && $3 !~ /_profiling/ {print $3}')"
 check "nothing exported to ggml" "" "$(nm -D --defined-only "$OUT/static_check" | awk '$3 ~ /ggml|cblas|GOMP/ {print $3}')"
-for mode in cpu blas; do
+# cpu, blas: as above; +eval: the program also has its own eval callback, which is chained
+for run in cpu blas cpu+eval blas+eval; do
+    mode=${run%+eval}
+    extra=""
+    [ "$run" != "$mode" ] && extra=eval
     set +e
-    env -u GGML_PROFILE -u LD_PRELOAD "$OUT/static_check" "$OUT/$mode.json" $mode > "$OUT/$mode.out" 2>&1
+    env -u GGML_PROFILE -u LD_PRELOAD "$OUT/static_check" "$OUT/$run.json" $mode $extra > "$OUT/$run.out" 2>&1
     rc=$?
     set -e
-    sed "s/^/  [$mode] /" "$OUT/$mode.out"
-    if [ $rc = 77 ]; then echo "skip $mode"; continue; fi
-    check "static_check $mode" 0 $rc
-    n_op=$(sed -n 's/^op records: //p' "$OUT/$mode.out")
-    python3 - "$OUT/$mode.json" "$n_op" "$mode" <<'PY' || fail=1
+    sed "s/^/  [$run] /" "$OUT/$run.out" | grep -v load_backend
+    if [ $rc = 77 ]; then echo "skip $run"; continue; fi
+    check "static_check $run" 0 $rc
+    n_op=$(sed -n 's/^op records: //p' "$OUT/$run.out")
+    python3 - "$OUT/$run.json" "$n_op" "$mode" <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
 ops = [r for r in d["records"] if r.get("type", 0) == 0]

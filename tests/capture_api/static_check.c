@@ -4,7 +4,7 @@
  * (the scheduler calling the backend's graph compute and tensor copies) are then as invisible
  * as inside a static ggml, and only the program's own calls and ggml's public API are seen.
  *
- *   static_check OUT.json [blas]
+ *   static_check OUT.json [cpu|blas] [eval]
  *   GGML_PROFILE=OUT.json static_check - direct
  *
  * A scheduler over the CPU backend (2 threads; with "blas", BLAS first so MUL_MATs run there
@@ -19,6 +19,8 @@
  *   - the program's own abort callback still runs once per CPU step;
  *   - the output is byte-identical to the run without profiling;
  *   - get_profiling_records and export_profiling_json work (the JSON is checked by the script).
+ * "eval": the program also sets its own scheduler eval callback (wanting every MUL_MAT
+ * result), which the capture must chain: it still sees each MUL_MAT once per compute.
  * "direct": no scheduler; the program computes the graph with ggml_backend_graph_compute
  * (recorded with GGML_PROFILE only, the C API being per scheduler): output and abort-callback
  * checks here, the records in the JSON written at exit by the script.
@@ -30,6 +32,7 @@
 #include "ggml-profiler.h"
 #include "ggml.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +58,30 @@ static uint64_t now_ns(void) {
 }
 
 static long g_user_aborts; /* the program's own abort callback */
+static long g_user_looks;  /* the program's own eval callback: tensors it looked at */
+
+/* An eval callback like llama-eval-callback's: wants to see every MUL_MAT result. */
+static bool user_eval(struct ggml_tensor *t, bool ask, void *data) {
+    (void)data;
+    bool want = strncmp(t->name, "mm", 2) == 0;
+    if (!ask && want) {
+        g_user_looks++;
+    }
+    return ask ? want : true;
+}
+
+typedef struct job {
+    ggml_backend_sched_t sched;
+    struct ggml_cgraph *g;
+    enum ggml_status st;
+} job;
+
+/* A thread that computes once and exits: its records must outlive its scratch. */
+static void *compute_once(void *arg) {
+    job *j = arg;
+    j->st = ggml_backend_sched_graph_compute(j->sched, j->g);
+    return NULL;
+}
 static bool user_abort(void *data) {
     (void)data;
     g_user_aborts++;
@@ -142,6 +169,7 @@ int main(int argc, char **argv) {
     const char *json = argc > 1 ? argv[1] : "static.json";
     bool blas = argc > 2 && strcmp(argv[2], "blas") == 0;
     bool direct = argc > 2 && strcmp(argv[2], "direct") == 0;
+    bool eval = argc > 3 && strcmp(argv[3], "eval") == 0;
     ggml_backend_load_all();
     ggml_backend_t cpu = ggml_backend_init_by_type(GGML_BACKEND_DEVICE_TYPE_CPU, NULL);
     ggml_backend_t bl = blas ? ggml_backend_init_by_name("BLAS", NULL) : NULL;
@@ -161,6 +189,7 @@ int main(int argc, char **argv) {
     ggml_backend_t backends[2] = {bl ? bl : cpu, cpu};
     int nb = bl ? 2 : 1;
     ggml_backend_sched_t sched = direct ? NULL : ggml_backend_sched_new(backends, NULL, nb, 1024, false, true);
+    if (eval) ggml_backend_sched_set_eval_callback(sched, user_eval, NULL);
 
     struct ggml_init_params ip = {ggml_tensor_overhead() * 256 + ggml_graph_overhead(), NULL, true};
     struct ggml_context *ctx = ggml_init(ip);
@@ -216,7 +245,7 @@ int main(int argc, char **argv) {
     if (!getenv("STATIC_CHECK_OFF")) ggml_backend_sched_set_profiling(sched, true);
     CHECK(ggml_backend_sched_get_profiling(sched), "profiling did not turn on");
     uint64_t wall0[REPS], wall1[REPS];
-    long aborts0 = g_user_aborts;
+    long aborts0 = g_user_aborts, looks0 = g_user_looks;
     for (int r = 0; r < REPS; r++) {
         upload(x, w, gw);
         wall0[r] = now_ns();
@@ -228,6 +257,8 @@ int main(int argc, char **argv) {
     }
     CHECK(g_user_aborts - aborts0 == (long)REPS * cpu_steps,
           "program's abort callback ran %ld times, expected %d", g_user_aborts - aborts0, REPS * cpu_steps);
+    CHECK(g_user_looks - looks0 == (eval ? REPS * LAYERS : 0), "program's eval callback saw %ld tensors, expected %d",
+          g_user_looks - looks0, eval ? REPS * LAYERS : 0);
 
     int n = ggml_backend_sched_get_profiling_records(sched, &recs);
     /* group OP records by compute: graph ids grow with each compute */
@@ -325,6 +356,18 @@ int main(int argc, char **argv) {
     }
 
     CHECK(ggml_backend_sched_export_profiling_json(sched, json), "export_profiling_json failed");
+
+    /* one more compute on a thread that then exits (its scratch is freed, its records stay) */
+    job j = {sched, g, GGML_STATUS_FAILED};
+    pthread_t th;
+    upload(x, w, gw);
+    CHECK(pthread_create(&th, NULL, compute_once, &j) == 0, "pthread_create");
+    pthread_join(th, NULL);
+    CHECK(j.st == GGML_STATUS_SUCCESS, "compute on the exiting thread failed");
+    int n_thr = 0;
+    n = ggml_backend_sched_get_profiling_records(sched, &recs);
+    for (int i = 0; i < n; i++) n_thr += recs[i].type == GGML_PROFILE_EVENT_OP;
+    CHECK(n_thr == n_op + expect, "after a compute on another thread: %d OP records, expected %d", n_thr, n_op + expect);
     ggml_backend_sched_free(sched);
     ggml_free(ctx);
     if (bl) ggml_backend_free(bl);
