@@ -25,8 +25,9 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
         opscope_out_str(w, " No profiling data.\n\n");
         return;
     }
+    opscope_name_labels_t *labels = opscope_name_labels_new(s); /* NULL: full names */
     size_t limit = o->top_ops ? o->top_ops : 50;
-    opscope_text_op_table(w, s, opscope_stats_n_ops(s), opscope_stats_op, limit, false);
+    opscope_text_op_table(w, s, opscope_stats_n_ops(s), opscope_stats_op, limit, false, labels);
 
     if (opscope_stats_n_backends(s) > 1) {
         opscope_out_str(w, "\n --- By Backend ---\n");
@@ -34,22 +35,23 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
     }
     if (opscope_stats_n_copy_dirs(s)) {
         opscope_out_str(w, "\n --- Copies by direction ---\n");
-        opscope_text_copies(w, s);
+        opscope_text_copies(w, s, labels);
     }
     if (o->by_shape) {
         opscope_out_str(w, "\n --- By shape ---\n");
         opscope_text_op_table(w, s, opscope_stats_n_shapes(s), opscope_stats_shape,
-                              o->top_shapes ? o->top_shapes : 30, true);
+                              o->top_shapes ? o->top_shapes : 30, true, labels);
     }
     size_t n_ineff = o->inefficiency ? 20 : 5;
     if (opscope_stats_n_inefficient(s)) {
         opscope_out_printf(w, "\n --- Top %zu Inefficient Operations (time/byte) ---\n", n_ineff);
-        opscope_text_inefficiency(w, s, n_ineff);
+        opscope_text_inefficiency(w, s, n_ineff, labels);
     }
     size_t n_top = o->top_kernels ? o->top_kernels : 5;
     if (opscope_stats_n_top(s)) {
         opscope_out_printf(w, "\n --- Top %zu Longest Kernels ---\n", n_top);
-        opscope_text_top_kernels(w, s, n_top);
+        opscope_text_top_kernels(w, s, n_top, labels);
     }
+    opscope_name_labels_free(labels);
     opscope_out_char(w, '\n');
 }

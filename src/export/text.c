@@ -1,7 +1,9 @@
 /* text.c - the plain-text report and the tables it shares with the console summary. */
 #include "text.h"
+#include "name_labels.h"
 #include "shape_fmt.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define RULE "==============================================================================" \
@@ -22,20 +24,81 @@ static const char *type_word(opscope_record_type t) {
 
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
 
+/* Columns a UTF-8 string takes: one per character ("…" is one column, three bytes). */
+static size_t cols(const char *s, size_t len) {
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) n += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return n;
+}
+
+/* Byte offset of column C of S (LEN bytes), at a character boundary. */
+static size_t col_offset(const char *s, size_t len, size_t c) {
+    size_t i = 0;
+    for (size_t k = 0; i < len; i++) {
+        if (((unsigned char)s[i] & 0xC0) != 0x80 && k++ == c) break;
+    }
+    return i;
+}
+
+/* A table label: the display of a group or record with its name replaced by the name's
+ * label (short form of a long kernel name). Fits BUF, or is allocated (*HEAP, freed by the
+ * caller) when longer; on allocation failure BUF holds the start of it. */
+static const char *label(char *buf, size_t size, char **heap, opscope_name_labels_t *labels,
+                         opscope_record_type type, const char *name, const char *sub_op,
+                         const char *extra) {
+    const char *nm = opscope_name_labels_get(labels, name ? name : "");
+    size_t n = opscope_op_display(buf, size, type, nm, sub_op, extra);
+    *heap = NULL;
+    if (n >= size && (*heap = malloc(n + 1)) != NULL) {
+        opscope_op_display(*heap, n + 1, type, nm, sub_op, extra);
+        return *heap;
+    }
+    return buf;
+}
+
+/* The label of group G (its `extra` or `call` is what the display shows). */
+static const char *group_label(char *buf, size_t size, char **heap, opscope_name_labels_t *l,
+                               const opscope_op_stats *g) {
+    return label(buf, size, heap, l, g->type, g->name, g->sub_op,
+                 g->type == OPSCOPE_RECORD_COPY ? g->call : g->extra);
+}
+
+/* Writes S left-aligned in WIDTH columns; when CUT and S is wider, its middle gives way to
+ * "…" (the ends of kernel names tell them apart: tile sizes, alignment, "#2"). */
+static void put_col(opscope_out_t *w, const char *s, size_t width, bool cut) {
+    size_t len = strlen(s), c = cols(s, len);
+    if (cut && c > width && width >= 8) {
+        size_t head = (width - 1) * 2 / 3, tail = width - 1 - head;
+        opscope_out_write(w, s, col_offset(s, len, head));
+        opscope_out_str(w, "\xe2\x80\xa6");
+        size_t t = col_offset(s, len, c - tail);
+        opscope_out_write(w, s + t, len - t);
+        return;
+    }
+    opscope_out_write(w, s, len);
+    for (; c < width; c++) opscope_out_char(w, ' ');
+}
+
 void opscope_text_op_table(opscope_out_t *w, const opscope_stats_t *s, size_t n,
                            const opscope_op_stats *(*get)(const opscope_stats_t *, size_t),
-                           size_t limit, bool with_sources) {
+                           size_t limit, bool with_sources, opscope_name_labels_t *labels) {
     const opscope_totals *t = opscope_stats_totals(s);
     size_t rows = limit && limit < n ? limit : n;
-    int width = 9;
+    size_t width = 9;
+    char buf[512], *heap;
     for (size_t i = 0; i < rows; i++) {
-        int l = (int)strlen(get(s, i)->display);
-        if (l > width) width = l;
+        const char *lb = group_label(buf, sizeof buf, &heap, labels, get(s, i));
+        size_t c = cols(lb, strlen(lb));
+        if (c > width) width = c;
+        free(heap);
     }
-    if (width > 48) width = 48;
-    opscope_out_printf(w, " %-4s %4s %-*s %7s %8s %11s %10s %10s %10s %12s %9s  %s\n", "TYPE",
-                       "BKND", width, "Operation", "%Time", "Count", "Total(ms)", "Avg(us)",
-                       "Min(us)", "Max(us)", "Bandwidth", "GFLOP/s",
+    /* The console keeps its columns: wider names lose their middle ("…"). The text report
+     * (with sources) prints them whole. */
+    if (!with_sources && width > 60) width = 60;
+    opscope_out_printf(w, " %-4s %4s ", "TYPE", "BKND");
+    put_col(w, "Operation", width, false);
+    opscope_out_printf(w, " %7s %8s %11s %10s %10s %10s %12s %9s  %s\n", "%Time", "Count",
+                       "Total(ms)", "Avg(us)", "Min(us)", "Max(us)", "Bandwidth", "GFLOP/s",
                        with_sources ? "Sources (longest call)" : "Shape (longest call)");
     for (size_t i = 0; i < rows; i++) {
         const opscope_op_stats *g = get(s, i);
@@ -55,21 +118,14 @@ void opscope_text_op_table(opscope_out_t *w, const opscope_stats_t *s, size_t n,
             snprintf(bk, sizeof bk, "%d", (int)g->backend_id);
         else
             snprintf(bk, sizeof bk, "all");
-        /* The console keeps its columns: names longer than the column are cut ("..."),
-         * never inside a UTF-8 sequence. The text report (with sources) prints them whole. */
-        char cut[64];
-        const char *disp = g->display;
-        if (!with_sources && strlen(disp) > (size_t)width) {
-            size_t k = (size_t)width - 3;
-            while (k > 0 && ((unsigned char)disp[k] & 0xC0) == 0x80) k--;
-            memcpy(cut, disp, k);
-            memcpy(cut + k, "...", 4);
-            disp = cut;
-        }
-        opscope_out_printf(w, " %-4s %4s %-*s %6.1f%% %8llu %11.3f %10.2f %10.2f %10.2f %12s %9s  %s\n",
-                           type_word(g->type), bk, width, disp, pct(g->total_ns, t->total_ns),
-                           (unsigned long long)g->count, (double)g->total_ns / 1e6, avg,
-                           (double)g->min_ns / 1e3, (double)g->max_ns / 1e3, bw, gf, shape);
+        opscope_out_printf(w, " %-4s %4s ", type_word(g->type), bk);
+        const char *lb = group_label(buf, sizeof buf, &heap, labels, g);
+        put_col(w, lb, width, !with_sources);
+        free(heap);
+        opscope_out_printf(w, " %6.1f%% %8llu %11.3f %10.2f %10.2f %10.2f %12s %9s  %s\n",
+                           pct(g->total_ns, t->total_ns), (unsigned long long)g->count,
+                           (double)g->total_ns / 1e6, avg, (double)g->min_ns / 1e3,
+                           (double)g->max_ns / 1e3, bw, gf, shape);
     }
     if (rows < n)
         opscope_out_printf(w, " ... %zu more rows (--top-ops N shows more; --text FILE lists all)\n",
@@ -107,22 +163,34 @@ void opscope_text_backends(opscope_out_t *w, const opscope_stats_t *s) {
     }
 }
 
-static void copy_row(opscope_out_t *w, const char *label, const opscope_op_stats *g) {
+static void copy_row(opscope_out_t *w, const char *name, size_t width,
+                     const opscope_op_stats *g) {
     char bw[32], b[32];
     opscope_fmt_bandwidth(bw, sizeof bw, g->bytes, g->total_ns);
     opscope_fmt_bytes(b, sizeof b, g->bytes);
-    opscope_out_printf(w, " %-28s %8llu calls %12.3f ms %12s %14s\n", label,
-                       (unsigned long long)g->count, (double)g->total_ns / 1e6, b,
-                       bw[0] ? bw : "-");
+    opscope_out_char(w, ' ');
+    put_col(w, name, width, false);
+    opscope_out_printf(w, " %8llu calls %12.3f ms %12s %14s\n", (unsigned long long)g->count,
+                       (double)g->total_ns / 1e6, b, bw[0] ? bw : "-");
 }
 
 /* One row per direction, then, when the records named the ggml call that copied, one
  * indented row per call ("  via tensor_set"). */
-void opscope_text_copies(opscope_out_t *w, const opscope_stats_t *s) {
+void opscope_text_copies(opscope_out_t *w, const opscope_stats_t *s,
+                         opscope_name_labels_t *labels) {
     size_t n = opscope_stats_n_copy_dirs(s), nc = opscope_stats_n_copy_calls(s);
+    size_t width = 28;
+    char buf[512], *heap;
+    for (size_t i = 0; i < n; i++) {
+        const char *lb = group_label(buf, sizeof buf, &heap, labels, opscope_stats_copy_dir(s, i));
+        size_t c = cols(lb, strlen(lb));
+        if (c > width) width = c;
+        free(heap);
+    }
     for (size_t i = 0; i < n; i++) {
         const opscope_op_stats *d = opscope_stats_copy_dir(s, i);
-        copy_row(w, d->display, d);
+        copy_row(w, group_label(buf, sizeof buf, &heap, labels, d), width, d);
+        free(heap);
         bool named = false;
         for (size_t k = 0; k < nc; k++) {
             const opscope_op_stats *c = opscope_stats_copy_call(s, k);
@@ -132,40 +200,47 @@ void opscope_text_copies(opscope_out_t *w, const opscope_stats_t *s) {
         for (size_t k = 0; k < nc; k++) {
             const opscope_op_stats *c = opscope_stats_copy_call(s, k);
             if (c->name != d->name || c->sub_op != d->sub_op) continue;
-            char label[160];
-            snprintf(label, sizeof label, "   via %s", c->call ? c->call : "(no call named)");
-            copy_row(w, label, c);
+            char via[160];
+            snprintf(via, sizeof via, "   via %s", c->call ? c->call : "(no call named)");
+            copy_row(w, via, width, c);
         }
     }
 }
 
-void opscope_text_inefficiency(opscope_out_t *w, const opscope_stats_t *s, size_t limit) {
+void opscope_text_inefficiency(opscope_out_t *w, const opscope_stats_t *s, size_t limit,
+                               opscope_name_labels_t *labels) {
     size_t n = opscope_stats_n_inefficient(s);
     if (limit && limit < n) n = limit;
     for (size_t i = 0; i < n; i++) {
         const opscope_op_stats *g = opscope_stats_inefficient(s, i);
-        char b[32];
+        char b[32], buf[512], *heap;
         opscope_fmt_bytes(b, sizeof b, g->bytes);
-        opscope_out_printf(w, " %-36s bk %-3d %10.4f ns/byte  (%llu calls, %s, %.3f ms)\n",
-                           g->display, (int)g->backend_id,
+        opscope_out_char(w, ' ');
+        put_col(w, group_label(buf, sizeof buf, &heap, labels, g), 36, false);
+        free(heap);
+        opscope_out_printf(w, " bk %-3d %10.4f ns/byte  (%llu calls, %s, %.3f ms)\n",
+                           (int)g->backend_id,
                            (double)g->total_ns / (double)g->bytes, (unsigned long long)g->count,
                            b, (double)g->total_ns / 1e6);
     }
 }
 
-void opscope_text_top_kernels(opscope_out_t *w, const opscope_stats_t *s, size_t limit) {
+void opscope_text_top_kernels(opscope_out_t *w, const opscope_stats_t *s, size_t limit,
+                              opscope_name_labels_t *labels) {
     size_t n = opscope_stats_n_top(s);
     if (limit && limit < n) n = limit;
     for (size_t i = 0; i < n; i++) {
         const opscope_record *r = opscope_stats_top(s, i);
-        char name[256], shape[1024];
-        opscope_op_display(name, sizeof name, r->type, r->name, r->sub_op, r->extra);
+        char buf[512], *heap, shape[1024];
         opscope_shape sh;
         opscope_shape_of_record(&sh, r);
         opscope_fmt_sources(shape, sizeof shape, &sh);
-        opscope_out_printf(w, " %-4s %-32s %12.2f us  backend %d split %d", type_word(r->type),
-                           name, (double)r->duration_ns / 1e3, (int)r->backend_id,
-                           (int)r->split_id);
+        opscope_out_printf(w, " %-4s ", type_word(r->type));
+        put_col(w, label(buf, sizeof buf, &heap, labels, r->type, r->name, r->sub_op, r->extra),
+                32, false);
+        free(heap);
+        opscope_out_printf(w, " %12.2f us  backend %d split %d", (double)r->duration_ns / 1e3,
+                           (int)r->backend_id, (int)r->split_id);
         if (r->has & OPSCOPE_HAS_NODE) opscope_out_printf(w, " node %d", (int)r->node_index);
         if (r->tensor_name) opscope_out_printf(w, " '%s'", r->tensor_name);
         if (shape[0]) opscope_out_printf(w, "  %s", shape);
@@ -175,6 +250,7 @@ void opscope_text_top_kernels(opscope_out_t *w, const opscope_stats_t *s, size_t
 
 void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
                         const opscope_report_opts *o) {
+    opscope_name_labels_t *labels = opscope_name_labels_new(s); /* NULL: full names */
     const opscope_totals *t = opscope_stats_totals(s);
     const opscope_meta *m = opscope_stats_meta(s);
     opscope_out_printf(w, "%s\n Profiling Summary%s%s\n%s\n", RULE, o && o->source ? ": " : "",
@@ -206,22 +282,31 @@ void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
     opscope_text_backends(w, s);
     if (opscope_stats_n_copy_dirs(s)) {
         opscope_out_str(w, "\n Copies by direction:\n");
-        opscope_text_copies(w, s);
+        opscope_text_copies(w, s, labels);
     }
 
     opscope_out_printf(w, "\n%s\n Operations\n%s\n", RULE, RULE);
-    opscope_text_op_table(w, s, opscope_stats_n_ops(s), opscope_stats_op, 0, true);
+    opscope_text_op_table(w, s, opscope_stats_n_ops(s), opscope_stats_op, 0, true, labels);
 
     if (o && o->by_shape) {
         opscope_out_printf(w, "\n%s\n Operations by shape\n%s\n", RULE, RULE);
-        opscope_text_op_table(w, s, opscope_stats_n_shapes(s), opscope_stats_shape, 0, true);
+        opscope_text_op_table(w, s, opscope_stats_n_shapes(s), opscope_stats_shape, 0, true,
+                              labels);
         if (t->shape_groups_dropped)
             opscope_out_printf(w, " (%llu records not grouped: too many distinct shapes)\n",
                                (unsigned long long)t->shape_groups_dropped);
     }
     opscope_out_printf(w, "\n%s\n Inefficiency ranking (time per output byte, ops only)\n%s\n",
                        RULE, RULE);
-    opscope_text_inefficiency(w, s, 0);
+    opscope_text_inefficiency(w, s, 0, labels);
     opscope_out_printf(w, "\n%s\n Longest records\n%s\n", RULE, RULE);
-    opscope_text_top_kernels(w, s, o ? o->top_kernels : 0);
+    opscope_text_top_kernels(w, s, o ? o->top_kernels : 0, labels);
+    if (opscope_name_labels_n(labels)) {
+        opscope_out_printf(w, "\n%s\n Kernel names (the short form in the tables above, then the "
+                              "full name)\n%s\n", RULE, RULE);
+        for (size_t i = 0; i < opscope_name_labels_n(labels); i++)
+            opscope_out_printf(w, " %s\n     %s\n", opscope_name_labels_label(labels, i),
+                               opscope_name_labels_full(labels, i));
+    }
+    opscope_name_labels_free(labels);
 }

@@ -7,12 +7,15 @@
  * opscope_text_write: the plain-text report with the seed's three sections (profiling
  * summary; per-backend summary with aggregate bandwidth; operations table with every source
  * shape and type), followed by the same rankings, never truncated.
+ * Long C++ kernel names appear in their short form (name_labels.h); the text report ends
+ * with the list of those forms and the full names.
  * Both only read STATS (opscope_stats_finish must have run) and write through W.
  * Thread safety: none beyond that of W.
  */
 #ifndef OPSCOPE_TEXT_H
 #define OPSCOPE_TEXT_H
 
+#include "name_labels.h"
 #include "out.h"
 #include "stats.h"
 
@@ -32,14 +35,18 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *stats,
 void opscope_text_write(opscope_out_t *w, const opscope_stats_t *stats,
                         const opscope_report_opts *opts);
 
-/* Shared pieces (text.c). LIMIT 0 = all rows. WITH_SOURCES adds typed source shapes. */
+/* Shared pieces (text.c). LIMIT 0 = all rows. WITH_SOURCES adds typed source shapes.
+ * LABELS (name_labels.h, may be NULL: full names) gives the names printed. */
 void opscope_text_op_table(opscope_out_t *w, const opscope_stats_t *s, size_t n,
                            const opscope_op_stats *(*get)(const opscope_stats_t *, size_t),
-                           size_t limit, bool with_sources);
+                           size_t limit, bool with_sources, opscope_name_labels_t *labels);
 void opscope_text_backends(opscope_out_t *w, const opscope_stats_t *s);
-void opscope_text_copies(opscope_out_t *w, const opscope_stats_t *s);
-void opscope_text_inefficiency(opscope_out_t *w, const opscope_stats_t *s, size_t limit);
-void opscope_text_top_kernels(opscope_out_t *w, const opscope_stats_t *s, size_t limit);
+void opscope_text_copies(opscope_out_t *w, const opscope_stats_t *s,
+                         opscope_name_labels_t *labels);
+void opscope_text_inefficiency(opscope_out_t *w, const opscope_stats_t *s, size_t limit,
+                               opscope_name_labels_t *labels);
+void opscope_text_top_kernels(opscope_out_t *w, const opscope_stats_t *s, size_t limit,
+                              opscope_name_labels_t *labels);
 const char *opscope_device_type_name(opscope_device_type t);
 
 #endif /* OPSCOPE_TEXT_H */

@@ -267,6 +267,43 @@ def check_json_kineto(label, k, path, link, dump_out):
           f"{ly['count']} layers")
 
 
+def check_short_names(opscope, path):
+    """Long C++ kernel names: short labels in the console and text tables, aligned columns,
+    the full names listed once at the end of the text report, full names in the JSON."""
+    label = os.path.basename(path)
+    tp = os.path.abspath(label + ".report.txt")
+    p = subprocess.run([opscope, "report", "--top-ops", "1000", "--text", tp, path],
+                       capture_output=True, text=True)
+    if not check(p.returncode == 0, f"{label}: report --text exit {p.returncode}"):
+        return
+    text = open(tp, encoding="utf-8").read()
+    names = {n for (_, n) in expected(path)[0]}
+    legend = {}
+    if "Kernel names (" in text:
+        lines = text.split("Kernel names (", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+        for short, full in zip(lines[0::2], lines[1::2]):
+            check(short.startswith(" ") and full.startswith("     "), f"{label}: legend layout")
+            check(short.strip() not in legend, f"{label}: label {short.strip()!r} twice")
+            legend[short.strip()] = full[5:]
+    check(set(legend.values()) <= names, f"{label}: legend names not in the trace")
+    long_cpp = {n for n in names if len(n) > 100 and re.search(r"\w[<(]", n) and not n.startswith("_Z")}
+    check(long_cpp <= set(legend.values()),
+          f"{label}: {len(long_cpp - set(legend.values()))} long C++ names without a short form")
+    check(all(len(k) < len(v) and "(" not in k.replace("(anonymous namespace)", "")
+              for k, v in legend.items()), f"{label}: a label is no shorter form")
+    ops = text.split(" Operations\n", 1)[1].split("\n\n", 1)[0]
+    for lb in legend:
+        check(re.search(r"^ OP +\d+ %s +\d" % re.escape(lb), ops, re.M),
+              f"{label}: label {lb!r} not in the operations table")
+    # console: labels at most 60 columns, cut in the middle, the next column aligned
+    rows = p.stdout.split(" TYPE BKND Operation", 1)[-1].split("\n\n", 1)[0].splitlines()[1:]
+    cols = {m.end() for m in (re.search(r" +\d+\.\d%", r) for r in rows if not r.startswith(" ...")) if m}
+    check(len(cols) <= 1 and (not cols or min(cols) <= 1 + 4 + 1 + 4 + 1 + 60 + 8),
+          f"{label}: console columns not aligned: {sorted(cols)[:5]}")
+    if legend:
+        print(f"   short names {label}: {len(legend)} labels, console name column {sorted(cols)}")
+
+
 def is_kineto_cat(cat):
     return cat in {"python_function", "user_annotation", "gpu_user_annotation", "Trace",
                    "fwdbwd", "overhead", "cuda_sync", "cuda_profiler_range"} | FLOW or \
@@ -382,6 +419,8 @@ def main():
                 want = {k: v[:2] for k, v in expected(t)[0].items()}
                 check(got == want, f"{t}: opscope report --json per-name totals differ from Python "
                       f"({len(got)} vs {len(want)} names)")
+        if opscope:
+            check_short_names(opscope, t)
         if os.path.basename(t).startswith("a100_") and link[0]:
             ratio = link[2] / link[0]
             check(ratio >= 0.99, f"{t}: only {ratio:.4f} of kernels linked to a CPU op")
