@@ -58,6 +58,7 @@ void __wrap_ggml_backend_sched_set_eval_callback(ggml_backend_sched_t, ggml_back
 void *__wrap_ggml_backend_reg_get_proc_address(ggml_backend_reg_t, const char *);
 enum ggml_status __wrap_ggml_backend_graph_compute(ggml_backend_t, struct ggml_cgraph *);
 enum ggml_status __wrap_ggml_backend_graph_compute_async(ggml_backend_t, struct ggml_cgraph *);
+void __wrap_ggml_backend_cpu_set_abort_callback(ggml_backend_t, ggml_abort_callback, void *);
 
 /* ---- per-thread scratch ---- */
 
@@ -635,7 +636,7 @@ void __wrap_ggml_backend_sched_free(ggml_backend_sched_t sched) {
 static _Atomic(opscope_cap_set_abort_fn) g_real_set_abort; /* for a backend not in our table */
 
 static void set_abort_callback(ggml_backend_t backend, opscope_cap_abort_cb cb, void *data) {
-    int bi = backend ? opscope_cap_backend_of(backend) : -1;
+    int bi = backend && opscope_cap_ggml_ready() ? opscope_cap_backend_of(backend) : -1;
     opscope_cap_backend *b = bi >= 0 ? opscope_cap_backend_at(bi) : NULL;
     if (b) {
         b->user_cb = (void *)cb;
@@ -655,4 +656,17 @@ void *__wrap_ggml_backend_reg_get_proc_address(ggml_backend_reg_t reg, const cha
         return (void *)set_abort_callback;
     }
     return p;
+}
+
+/* A program linked with a static ggml-cpu may set its callback directly: the same bookkeeping.
+ * The setter itself comes from the CPU registry (no __real_: the flag is harmless in a program
+ * that cannot call this function, like one using ggml's CPU backend as a loadable module). */
+void __wrap_ggml_backend_cpu_set_abort_callback(ggml_backend_t backend, ggml_abort_callback cb, void *data) {
+    if (!atomic_load(&g_real_set_abort) && backend) {
+        ggml_backend_dev_t dev = ggml_backend_get_device(backend);
+        ggml_backend_reg_t reg = dev ? ggml_backend_dev_backend_reg(dev) : NULL;
+        void *p = reg ? __real_ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_abort_callback") : NULL;
+        atomic_store(&g_real_set_abort, (opscope_cap_set_abort_fn)p);
+    }
+    set_abort_callback(backend, cb, data);
 }

@@ -3,7 +3,8 @@
 # capture against a REAL static ggml. Builds ggml from GGML_SRC as static libraries (CPU
 # backend, OpenMP), libopscope-ggml-static.a against that ggml's headers, links
 # static_check.c with the --wrap flags and libggml*.a, checks that nothing clashes (the
-# program defines ggml's functions once, ours are only the C API and __wrap_*), and runs it.
+# program defines ggml's functions once, ours are only the C API and __wrap_*), and runs it,
+# with the program setting its CPU abort callback through ggml_backend_cpu_set_abort_callback.
 #
 #   tests/capture_api/static-real-ggml.sh GGML_SRC [WORKDIR]     (WORKDIR default: a temp dir)
 set -euo pipefail
@@ -22,7 +23,7 @@ cmake --build "$W/opscope" -j 2 --target opscope-ggml-static >> "$W/opscope.log"
 read -r FLAGS < "$W/opscope/lib/opscope-ggml-static.ldflags"
 L=$W/ggml/src
 # shellcheck disable=SC2086 # FLAGS is a list of link flags
-gcc -std=c11 -O1 -Wall -Wextra -Werror -I"$HERE/include" -I"$SRC/include" "$HERE/tests/capture_api/static_check.c" \
+gcc -std=c11 -O1 -Wall -Wextra -Werror -DSTATIC_CHECK_CPU_LINKED -I"$HERE/include" -I"$SRC/include" "$HERE/tests/capture_api/static_check.c" \
     -o "$W/static_check" $FLAGS "$L/libggml.a" "$L/libggml-cpu.a" "$L/libggml-base.a" -lstdc++ -lgomp -lm -lpthread
 defined=$(nm --defined-only "$W/static_check" | awk '$3 ~ /^ggml_backend_sched_graph_compute$/' | wc -l)
 [ "$defined" = 1 ] || { echo "FAIL: ggml_backend_sched_graph_compute defined $defined times"; exit 1; }

@@ -31,6 +31,9 @@
 #include "ggml-backend.h"
 #include "ggml-profiler.h"
 #include "ggml.h"
+#ifdef STATIC_CHECK_CPU_LINKED
+#include "ggml-cpu.h" /* a static ggml-cpu: the program may set its abort callback directly */
+#endif
 
 #include <pthread.h>
 #include <stdio.h>
@@ -184,7 +187,11 @@ int main(int argc, char **argv) {
     set_abort_t set_abort = (set_abort_t)ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_abort_callback");
     CHECK(set_threads && set_abort, "CPU registry lacks set_n_threads / set_abort_callback");
     if (set_threads) set_threads(cpu, 2);
+#ifdef STATIC_CHECK_CPU_LINKED
+    ggml_backend_cpu_set_abort_callback(cpu, user_abort, NULL);
+#else
     if (set_abort) set_abort(cpu, user_abort, NULL);
+#endif
 
     ggml_backend_t backends[2] = {bl ? bl : cpu, cpu};
     int nb = bl ? 2 : 1;
