@@ -124,7 +124,7 @@ static snap *snap_find(const void *sched, bool create) {
     return s;
 }
 
-/* Called by ggml_backend_sched_free (cap_ggml.c) before the scheduler goes away. */
+/* Called by ggml_backend_sched_free (cap_ggml.c, cap_static.c) before the scheduler goes away. */
 void opscope_cap_api_sched_freed(const void *sched);
 void opscope_cap_api_sched_freed(const void *sched) {
     pthread_mutex_lock(&g_lock);
