@@ -9,8 +9,9 @@
  *     "ggml_backend_set_abort_callback"), called on thread 0 after each computed step;
  *   - once the scheduler compute returns, ggml_backend_sched_get_tensor_backend for every node
  *     of the program's graph: the scheduler's splits are views of that graph, cut where the
- *     backend of a non-view node changes, so the runs rebuilt here are its splits (checked
- *     against ggml_backend_sched_get_n_splits) and have the same node indices;
+ *     backend of a non-view node changes, so the runs rebuilt here are its splits, with the
+ *     same node indices (a split cut in two on one backend, when its inputs overflow, is one
+ *     run here: the CPU walk's callback count flags a fusion predicted across the cut);
  *   - with several backends, a scheduler eval callback that never asks for data: ggml then
  *     calls it once per node just before computing each split, which dates the start of every
  *     split (and ggml synchronizes the split's backend after it, a no-op for the CPU).
@@ -418,8 +419,6 @@ static void emit_run(scratch *s, const run *r, int k, int split, struct ggml_cgr
     atomic_fetch_add_explicit(&opscope_cap_stats.graph_ticks, b - a, memory_order_relaxed);
 }
 
-static _Atomic uint64_t g_untimed; /* computes whose splits could not be dated */
-
 static void emit_compute(scratch *s, ggml_backend_sched_t sched, struct ggml_cgraph *g, int n, int nb,
                          int sid, int64_t gid, uint64_t t0, uint64_t t1, enum ggml_status st, bool dated) {
     if (st != GGML_STATUS_SUCCESS && st != GGML_STATUS_ABORTED) {
@@ -441,7 +440,8 @@ static void emit_compute(scratch *s, ggml_backend_sched_t sched, struct ggml_cgr
     }
     /* several runs: dated by the questions of our eval callback, one per node in order */
     if (!dated || s->asks_broken || s->n_asks > n || s->n_asks > s->asks_cap) {
-        atomic_fetch_add_explicit(&g_untimed, 1, memory_order_relaxed);
+        /* not recorded: counted with the computes whose steps could not be attributed */
+        atomic_fetch_add_explicit(&opscope_cap_stats.inexact_graphs, 1, memory_order_relaxed);
         return;
     }
     int used[MAX_SB] = {0};
