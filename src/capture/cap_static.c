@@ -123,7 +123,7 @@ static void scratch_free(void *p) {
     free(s->need);
     free(s->runs);
     for (int k = 0; k < s->n_gv; k++) {
-        ggml_free(s->gctx[k]);
+        if (s->gctx[k]) ggml_free(s->gctx[k]);
     }
     free(s->gctx);
     free(s->gv);
