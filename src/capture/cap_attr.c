@@ -77,10 +77,11 @@ uint64_t opscope_cap_close_steps(opscope_cap_step *steps, int n_steps, int attr,
         }
     }
     opscope_cap_step *last = &steps[n_steps - 1];
-    if (!last_closed) {
-        opscope_cap_close_last(steps, n_steps, attr, t_end);
-    }
-    return t_end > last->t1 ? t_end - last->t1 : 0;
+    uint64_t tail = last_closed && t_end > last->t1 ? t_end - last->t1 : 0;
+    /* the last step still runs to the compute's return, so the steps tile the compute (a
+     * thread preempted in the OpenMP join would otherwise leave time that is no op's) */
+    opscope_cap_close_last(steps, n_steps, attr, t_end);
+    return tail;
 }
 
 int opscope_cap_attribute_calls(const int32_t *calls, int n, const uint64_t *ts, int n_ts,

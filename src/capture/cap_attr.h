@@ -67,11 +67,11 @@ void opscope_cap_close_last(opscope_cap_step *steps, int n_steps, int attr, uint
  * the caller cannot observe). For each step with a plausible BAR[k] (not before the step's
  * callback, not after the next step's callback or T_END), step k ends and step k + 1 starts
  * there: a step then holds all threads' work on its node(s) and its own load imbalance
- * instead of its predecessor's. If the last step got no barrier exit, it is extended to T_END
- * as opscope_cap_close_last does (so without barriers the steps still tile the compute).
+ * instead of its predecessor's. The last step then runs on to T_END as opscope_cap_close_last
+ * does, so the steps always tile the compute (op sums equal the compute's wall time).
  * Nothing changes unless ATTR is EXACT or NOFUSION. BAR may be NULL (N_BAR 0).
- * Returns the compute's tail: T_END minus the last step's end (0 when not closed), the time
- * after the last node that is no node's (OpenMP join and return with barriers seen).
+ * Returns the compute's tail: how much of the last step lies after its final barrier exit
+ * (OpenMP join and return, 0 when no barrier exit was seen), for the graph log.
  */
 uint64_t opscope_cap_close_steps(opscope_cap_step *steps, int n_steps, int attr, const uint64_t *bar,
                                  int n_bar, uint64_t t_end);

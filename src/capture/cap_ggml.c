@@ -250,6 +250,9 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
     if (!opscope_cap_ggml_ready() || opscope_cap_t.in_sched || !atomic_load_explicit(&opscope_cap_on, memory_order_relaxed)) {
         return fn(sched, g);
     }
+    /* one-time start-up (the export watcher thread: ~0.1 ms, more on a loaded machine) here,
+     * not inside the first backend compute, whose wall time it would inflate */
+    opscope_cap_life_started();
     opscope_cap_t.in_sched = 1;
     opscope_cap_t.no_defer = sched_has_eval_cb(sched);
     opscope_cap_t.sched_id = opscope_cap_sched_id(sched);
