@@ -67,11 +67,27 @@ void __wrap_ggml_backend_cpu_set_abort_callback(ggml_backend_t, ggml_abort_callb
 
 /* Step timestamps of one scheduler backend with an abort callback. */
 typedef struct stream {
-    uint64_t *ts, *bar; /* bar stays 0: barrier exits are not observable here */
+    uint64_t *ts;
+    uint64_t *bar; /* bar[k]: when thread 0 left the OpenMP barrier after step k (0: not seen) */
     int n, cap;
+    int bar_k;     /* the step whose barrier exit is awaited, -1: none */
     opscope_cap_abort_cb user_cb; /* the program's callback, chained */
     void *user_data;
 } stream;
+
+/* The stream whose step callback thread 0 took last in the compute in progress on this
+ * thread (NULL outside one), for cap_static_omp.c's barrier wrapper. */
+_Thread_local void *opscope_cap_static_watch;
+
+/* Thread 0 left the barrier that follows its last step callback in WATCH's compute. */
+void opscope_cap_static_barrier_exit(void *watch);
+void opscope_cap_static_barrier_exit(void *watch) {
+    stream *st = watch;
+    if (st->bar_k >= 0) {
+        st->bar[st->bar_k] = opscope_cap_now();
+        st->bar_k = -1;
+    }
+}
 
 /* Nodes [i0, i1) of the program's graph, computed by scheduler backend SB in one split. */
 typedef struct run {
@@ -193,6 +209,7 @@ static bool prepare(scratch *s, int n, int nb) {
             st->cap = cap;
         }
         st->n = 0;
+        st->bar_k = -1;
     }
     if (s->asks_cap < n || s->runs_cap < n) {
         int cap = n < 1024 ? 1024 : n * 2;
@@ -262,8 +279,10 @@ static bool on_step(void *data) {
     if (st->n < st->cap) {
         st->ts[st->n] = opscope_cap_now();
         st->bar[st->n] = 0;
+        st->bar_k = st->n;
     }
     st->n++;
+    opscope_cap_static_watch = st; /* thread 0 is the thread that called the compute */
     return st->user_cb ? st->user_cb(st->user_data) : false;
 }
 
@@ -513,6 +532,7 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
     uint64_t t0 = opscope_cap_now();
     enum ggml_status st = fn(sched, g);
     uint64_t t1 = opscope_cap_now();
+    opscope_cap_static_watch = NULL;
     if (dated) {
         __real_ggml_backend_sched_set_eval_callback(sched, s->user_eval, s->user_eval_ud);
     }
@@ -570,6 +590,7 @@ static enum ggml_status direct_compute(ggml_backend_t backend, struct ggml_cgrap
     uint64_t t0 = opscope_cap_now();
     enum ggml_status st = fn(backend, g);
     uint64_t t1 = opscope_cap_now();
+    opscope_cap_static_watch = NULL;
     if (s->per_op[0]) {
         ((opscope_cap_set_abort_fn)be->set_abort)(backend, (opscope_cap_abort_cb)be->user_cb, be->user_data);
     }

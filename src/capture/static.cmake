@@ -29,6 +29,7 @@ target_compile_definitions(opscope_static_copy PRIVATE _GNU_SOURCE ${_renames})
 add_library(opscope_static_part STATIC
   ${OPSCOPE_CAPTURE_DIR}/cap_static.c
   ${OPSCOPE_CAPTURE_DIR}/cap_static_sym.c
+  ${OPSCOPE_CAPTURE_DIR}/cap_static_omp.c
   ${OPSCOPE_CAPTURE_DIR}/cap_resolve.c
   ${OPSCOPE_CAPTURE_DIR}/cap_devices.c
   ${OPSCOPE_CAPTURE_DIR}/cap_cpu.c
@@ -72,6 +73,10 @@ foreach(f ${OPSCOPE_STATIC_WRAPS})
 endforeach()
 set(OPSCOPE_STATIC_LDFLAGS "-Wl${_wrap} -L${CMAKE_BINARY_DIR}/lib -lopscope-ggml-static -lz -lm -lpthread")
 file(WRITE ${CMAKE_BINARY_DIR}/lib/opscope-ggml-static.ldflags "${OPSCOPE_STATIC_LDFLAGS}\n")
+# For a ggml-cpu built with OpenMP: its node barriers too (cap_static_omp.c); needs libgomp.
+string(REPLACE "-Wl${_wrap}" "-Wl${_wrap},--wrap=GOMP_barrier,-u,__wrap_GOMP_barrier" _omp_flags
+       "${OPSCOPE_STATIC_LDFLAGS}")
+file(WRITE ${CMAKE_BINARY_DIR}/lib/opscope-ggml-static-openmp.ldflags "${_omp_flags}\n")
 file(WRITE ${CMAKE_BINARY_DIR}/lib/pkgconfig/opscope-ggml-static.pc
 "libdir=${CMAKE_BINARY_DIR}/lib
 includedir=${CMAKE_SOURCE_DIR}/include

@@ -20,7 +20,7 @@ cmake --build "$W/ggml" -j 2 >> "$W/ggml.log" 2>&1
 cmake -S "$HERE" -B "$W/opscope" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPSCOPE_GGML_INCLUDE_DIR="$SRC/include" \
       > "$W/opscope.log" 2>&1
 cmake --build "$W/opscope" -j 2 --target opscope-ggml-static >> "$W/opscope.log" 2>&1
-read -r FLAGS < "$W/opscope/lib/opscope-ggml-static.ldflags"
+read -r FLAGS < "$W/opscope/lib/opscope-ggml-static-openmp.ldflags" # ggml-cpu with OpenMP
 L=$W/ggml/src
 # shellcheck disable=SC2086 # FLAGS is a list of link flags
 gcc -std=c11 -O1 -Wall -Wextra -Werror -DSTATIC_CHECK_CPU_LINKED -I"$HERE/include" -I"$SRC/include" "$HERE/tests/capture_api/static_check.c" \

@@ -4,7 +4,8 @@
 # with whisper-cli linked against libopscope-ggml-static.a and its --wrap flags, then runs
 # whisper-cli on MODEL/WAV without and with GGML_PROFILE and checks: same stdout, a profile
 # with records, every CPU graph's callbacks matching the walk (inexact_graphs=0), and the op
-# sum equal to the graph time (op/graph=1.0000) in OPSCOPE_STATS.
+# sum within 10% below the graph time in OPSCOPE_STATS (with barrier exits, the time after the
+# last node's barrier, OpenMP's join, is no node's).
 #
 #   tests/capture_api/static-whisper.sh WHISPER_SRC MODEL WAV [WORKDIR]
 # (MODEL/WAV: e.g. scripts/make-whisper-model.py's tiny-whisper.bin and tiny-whisper-2s.wav)
@@ -18,7 +19,7 @@ mkdir -p "$W"
 cmake -S "$HERE" -B "$W/opscope" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPSCOPE_GGML_INCLUDE_DIR="$SRC/ggml/include" \
       > "$W/opscope.log" 2>&1
 cmake --build "$W/opscope" -j 2 --target opscope-ggml-static >> "$W/opscope.log" 2>&1
-read -r WRAP LIBS < "$W/opscope/lib/opscope-ggml-static.ldflags"
+read -r WRAP LIBS < "$W/opscope/lib/opscope-ggml-static-openmp.ldflags" # ggml-cpu with OpenMP
 G=$W/whisper/ggml/src
 # the wrap flags anywhere on the link line; our archive after whisper's objects and libraries,
 # and ggml's archives once more after it (ours calls ggml)
@@ -36,8 +37,10 @@ fail=0
 cmp -s "$W/plain.txt" "$W/prof.txt" || { echo "FAIL: stdout differs with profiling"; fail=1; }
 stats=$(grep '^opscope: stats:' "$W/prof.err" || true)
 echo "$stats"
-case "$stats" in *" inexact_graphs=0 "*" op/graph=1.0000 "*|*" op/graph=1.0000 "*" inexact_graphs=0 "*) ;;
-    *) echo "FAIL: capture statistics"; fail=1 ;; esac
+ratio=$(sed -n 's/.* op\/graph=\([0-9.]*\) .*/\1/p' <<< "$stats")
+case "$stats" in *" inexact_graphs=0 "*) ;; *) echo "FAIL: graphs whose callbacks did not match the walk"; fail=1 ;; esac
+python3 -c "import sys; r = float(sys.argv[1]); sys.exit(0 if 0.9 <= r <= 1.0001 else 1)" "${ratio:-0}" ||
+    { echo "FAIL: op sum / graph time $ratio"; fail=1; }
 python3 - "$W/profile.json" <<'PY' || fail=1
 import collections, json, sys
 d = json.load(open(sys.argv[1]))
