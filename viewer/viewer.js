@@ -508,7 +508,9 @@
     tip.replaceChildren();
     const h = document.createElement('div');
     h.className = 'tname';
-    h.textContent = opLabel[sigOp[s]] + (str(sExtra[s]) ? '  [fused: ' + str(sExtra[s]) + ']' : '');
+    // a copy's extra is the ggml call that made it, an op's the fused kernel's name
+    const extra = str(sExtra[s]);
+    h.textContent = opLabel[sigOp[s]] + (extra ? (sType[s] === 1 ? '  (via ' + extra + ')' : '  [fused: ' + extra + ']') : '');
     tip.appendChild(h);
     line(tip, 'Duration', fmtDur(d));
     line(tip, 'Start', fmtNs(rStart[i]) + ' after first record');

@@ -97,6 +97,12 @@ function pixel(img, x, y) {
   check(t.name === 'MUL_MAT' && /Tensor: blk\.0\.ffn_up/.test(t.text) && /Bytes: 112\.00 KiB/.test(t.text),
     'tooltip shows tensor name and bytes', t.text);
 
+  // A fused kernel names its fused ops; a copy names the ggml call that made it, not a fusion.
+  t = await hover('ADD');
+  check(t.name === 'ADD  [fused: ADD+RMS_NORM]', 'tooltip names a fused kernel', t.name);
+  t = await hover('copy_D2H');
+  check(t.name === 'copy_D2H  (via tensor_get_async)', 'tooltip names the call of a copy', t.name);
+
   // The injection string stays text, in the tooltip and in the table.
   t = await hover(INJ);
   check(t.name === INJ, 'injection string shows as text in the tooltip', t);

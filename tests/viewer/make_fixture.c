@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *g_extra; /* extra of the records added while set */
+
 static int add(opscope_profile_t *p, opscope_record_type type, const char *name, int backend,
                int split, uint64_t start, uint64_t dur, uint64_t bytes, int64_t ne0, int64_t ne1,
                const char *tensor, int node) {
@@ -37,6 +39,7 @@ static int add(opscope_profile_t *p, opscope_record_type type, const char *name,
     r.ne_src[1][2] = 1;
     r.ne_src[1][3] = 1;
     r.tensor_name = tensor;
+    r.extra = g_extra;
     if (node >= 0) {
         r.node_index = node;
         r.has |= OPSCOPE_HAS_NODE;
@@ -74,15 +77,18 @@ int main(int argc, char **argv) {
         bad |= add(p, OPSCOPE_RECORD_OP, "MUL_MAT", 0, 0, s, 8000, 4096 * 7 * 4,
                    i % 2 ? 4096 : 11008, 4096, "blk.0.ffn_up", i);
     }
-    /* Vulkan0 split 1: ADDs, two of which overlap each other (stacked into a second row). */
+    /* Vulkan0 split 1: ADDs (a fused kernel), two of which overlap (stacked into a second row). */
+    g_extra = "ADD+RMS_NORM";
     for (int i = 0; i < 30; i++)
         bad |= add(p, OPSCOPE_RECORD_OP, "ADD", 0, 1, T + 5000 + (uint64_t)i * 12000, 3000,
                    4096 * 7 * 4, 4096, 7, "inp_add", 100 + i);
     bad |= add(p, OPSCOPE_RECORD_OP, "ADD", 0, 1, T + 5000 + 1000, 1500, 64, 4096, 7, NULL, -1);
-    /* Copies between the backends. */
+    /* Copies between the backends (extra: the ggml call that copied). */
+    g_extra = "tensor_get_async";
     for (int i = 0; i < 10; i++)
         bad |= add(p, OPSCOPE_RECORD_COPY, i % 2 ? "copy_H2D" : "copy_D2H", 0, 0,
                    T + (uint64_t)i * 40000, 6000, 1 << 20, 0, 0, NULL, -1);
+    g_extra = NULL;
     /* CPU: the injection string as an op name and a tensor name, and a long op. */
     const char *inj = "</script><img src=x onerror=alert(1)>";
     bad |= add(p, OPSCOPE_RECORD_OP, inj, 1, 0, T + 50000, 100000, 1234, 64, 64, inj, 7);
