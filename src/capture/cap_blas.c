@@ -6,9 +6,9 @@
 #include "cap_ggml.h"
 
 #include "cap_clock.h"
+#include "cap_sym.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,24 +24,6 @@ void opscope_cap_blas_watch(opscope_cap_walk *w) {
     t_blas_walk = w;
 }
 
-static int find_sgemm(struct dl_phdr_info *info, size_t size, void *ud) {
-    (void)size;
-    if (!info->dlpi_name || !info->dlpi_name[0]) {
-        return 0;
-    }
-    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h) {
-        return 0;
-    }
-    void *p = dlsym(h, "cblas_sgemm");
-    dlclose(h);
-    if (p && p != (void *)cblas_sgemm) {
-        *(void **)ud = p;
-        return 1;
-    }
-    return 0;
-}
-
 /* The BLAS library's cblas_sgemm: the next definition, else any loaded library's (the BLAS
  * backend is dlopen'ed with its libblas in a local scope, out of RTLD_NEXT's reach). */
 static sgemm_t real_sgemm(void) {
@@ -51,7 +33,7 @@ static sgemm_t real_sgemm(void) {
     }
     void *p = dlsym(RTLD_NEXT, "cblas_sgemm");
     if (!p) {
-        dl_iterate_phdr(find_sgemm, &p);
+        p = opscope_cap_sym_loaded("cblas_sgemm", (const void *)cblas_sgemm);
     }
     f = (sgemm_t)p;
     if (f) {

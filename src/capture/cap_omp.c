@@ -11,9 +11,9 @@
 #include "cap_ggml.h"
 
 #include "cap_clock.h"
+#include "cap_sym.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
@@ -27,24 +27,6 @@ void opscope_cap_omp_watch(opscope_cap_walk *w) {
 }
 
 OPSCOPE_EXPORT void GOMP_barrier(void);
-
-static int find_barrier(struct dl_phdr_info *info, size_t size, void *ud) {
-    (void)size;
-    if (!info->dlpi_name || !info->dlpi_name[0]) {
-        return 0;
-    }
-    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h) {
-        return 0;
-    }
-    void *p = dlsym(h, "GOMP_barrier");
-    dlclose(h);
-    if (p && p != (void *)GOMP_barrier) {
-        *(void **)ud = p;
-        return 1;
-    }
-    return 0;
-}
 
 /* libgomp is loaded in the local scope of the ggml-cpu module that needs it (out of
  * RTLD_NEXT's reach), so look for it by name, then in every loaded object: whoever calls
@@ -67,8 +49,7 @@ static barrier_fn real_barrier(void) {
         p = dlsym(RTLD_NEXT, "GOMP_barrier");
     }
     if (!p || p == (void *)GOMP_barrier) {
-        p = NULL;
-        dl_iterate_phdr(find_barrier, &p);
+        p = opscope_cap_sym_loaded("GOMP_barrier", (const void *)GOMP_barrier);
     }
     f = (barrier_fn)p;
     if (f) {

@@ -15,4 +15,9 @@
 /* The function named NAME (a ggml function name), or NULL when this ggml lacks it. */
 void *opscope_cap_sym(const char *name);
 
+/* Shared library only: NAME as defined by any loaded object other than the one defining it
+ * at OURS (our interposing definition); NULL when none. For symbols of libraries loaded in a
+ * local scope (the BLAS backend's libblas, ggml-cpu's libgomp), out of RTLD_NEXT's reach. */
+void *opscope_cap_sym_loaded(const char *name, const void *ours);
+
 #endif

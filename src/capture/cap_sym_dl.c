@@ -5,6 +5,8 @@
 #include "cap_sym.h"
 
 #include <dlfcn.h>
+#include <link.h>
+#include <stddef.h>
 
 void *opscope_cap_sym(const char *name) {
     void *p = dlsym(RTLD_NEXT, name);
@@ -19,4 +21,35 @@ void *opscope_cap_sym(const char *name) {
         }
     }
     return p;
+}
+
+typedef struct find {
+    const char *name;
+    const void *ours;
+    void *found;
+} find;
+
+static int find_in(struct dl_phdr_info *info, size_t size, void *ud) {
+    (void)size;
+    find *f = ud;
+    if (!info->dlpi_name || !info->dlpi_name[0]) {
+        return 0;
+    }
+    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) {
+        return 0;
+    }
+    void *p = dlsym(h, f->name);
+    dlclose(h);
+    if (p && p != f->ours) {
+        f->found = p;
+        return 1;
+    }
+    return 0;
+}
+
+void *opscope_cap_sym_loaded(const char *name, const void *ours) {
+    find f = {name, ours, NULL};
+    dl_iterate_phdr(find_in, &f);
+    return f.found;
 }
