@@ -369,7 +369,9 @@ void __wrap_ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched,
 
 /* The scheduler's splits of G as runs: the first starts at node 0, a new one at each non-view
  * node whose backend differs from the current one (views stay in the split before them).
- * Returns the number of runs, or -1 when a node has no backend. */
+ * Returns the number of runs, or -1 when a node has no backend (G is not the graph the
+ * scheduler split: ggml_backend_sched_get_tensor_backend finds G's nodes in the hash set the
+ * split pass filled, which stays until the next reset). */
 static int build_runs(scratch *s, ggml_backend_sched_t sched, struct ggml_cgraph *g, int n, int nb) {
     int nr = 0, cur = -1;
     for (int i = 0; i < n; i++) {
