@@ -57,6 +57,20 @@ else:  # each MUL_MAT is a BLAS split of its own: one record without per-op timi
 print(f"ok   {sys.argv[3]} JSON: {len(ops)} OP records, {len(mm)} MUL_MAT")
 PY
 done
+# the OpenMP variant of the flags links (its barrier wrapper pulled in by -u, the original from
+# libgomp) and runs; Debian's ggml-cpu is a module whose barriers it cannot reach, so this only
+# guards the flags and the archive member
+read -r OMPFLAGS < "$B/lib/opscope-ggml-static-openmp.ldflags"
+# shellcheck disable=SC2086 # a list of link flags
+gcc -std=c11 -O1 -Wall -Wextra -Werror -I"${OPSCOPE_SRC:-/opscope}/include" \
+    "${OPSCOPE_SRC:-/opscope}/tests/capture_api/static_check.c" -o "$OUT/static_check_omp" $OMPFLAGS -lggml -lggml-base -lgomp
+check "OpenMP flags: barrier wrapper linked" 1 "$(nm "$OUT/static_check_omp" | grep -c ' __wrap_GOMP_barrier$' || true)"
+set +e
+env -u GGML_PROFILE -u LD_PRELOAD "$OUT/static_check_omp" "$OUT/omp.json" cpu > "$OUT/omp.out" 2>&1
+rc=$?
+set -e
+check "static_check with the OpenMP flags" 0 $rc
+
 # direct backend computes (no scheduler), recorded with GGML_PROFILE: the JSON written at exit
 set +e
 env -u LD_PRELOAD GGML_PROFILE="$OUT/direct.json" "$OUT/static_check" - direct > "$OUT/direct.out" 2>&1
