@@ -34,6 +34,7 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
     ${OPSCOPE_CAPTURE_DIR}/cap_devices.c
     ${OPSCOPE_CAPTURE_DIR}/cap_ggml.c
     ${OPSCOPE_CAPTURE_DIR}/cap_cpu.c
+    ${OPSCOPE_CAPTURE_DIR}/cap_walk.c
     ${OPSCOPE_CAPTURE_DIR}/cap_blas.c
     ${OPSCOPE_CAPTURE_DIR}/cap_omp.c
     ${OPSCOPE_CAPTURE_DIR}/cap_record.c

@@ -48,22 +48,10 @@ static bool grow(opscope_cap_walk *w, int n) {
             pthread_setspecific(g_scratch_key, w);
         }
     }
-    int cap = n < 1024 ? 1024 : n * 2;
-    opscope_cap_node *nd = realloc(w->nodes, (size_t)cap * sizeof *nd);
-    if (nd) w->nodes = nd;
-    opscope_cap_step *st = realloc(w->steps, (size_t)cap * sizeof *st);
-    if (st) w->steps = st;
-    struct ggml_tensor **pt = realloc(w->ptrs, (size_t)cap * sizeof *pt);
-    if (pt) w->ptrs = pt;
-    int32_t *cd = realloc(w->cand, (size_t)cap * sizeof *cd);
-    if (cd) w->cand = cd;
-    opscope_cap_event *ev = realloc(w->ev, (size_t)cap * sizeof *ev);
-    if (ev) w->ev = ev;
-    if (!nd || !st || !pt || !cd || !ev) {
+    if (!opscope_cap_walk_grow(w, n)) {
         return false;
     }
-    w->nodes_cap = cap;
-    w->cap = cap;
+    w->cap = w->nodes_cap;
     return true;
 }
 
@@ -91,17 +79,7 @@ static bool reserve_ts(opscope_cap_walk *w, int n) {
 
 static void free_scratch(void *p) {
     opscope_cap_walk *w = p;
-    free(w->pool);
-    free(w->bar_pool);
-    free(w->pend);
-    free(w->nodes);
-    free(w->steps);
-    free(w->ptrs);
-    free(w->cand);
-    free(w->ev);
-    free(w->uk);
-    free(w->uv);
-    opscope_cap_cpu_plans_clear(w, true);
+    opscope_cap_walk_free(w);
     memset(w, 0, sizeof *w);
     opscope_cap_desc_free();
 }

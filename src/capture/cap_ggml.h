@@ -139,6 +139,13 @@ typedef struct opscope_cap_walk {
     opscope_cap_plan *plans; /* cap_cpu.c's cache of step plans per split graph */
 } opscope_cap_walk;
 
+/* ---- cap_walk.c ---- */
+
+/* Room in W's per-node arrays for a graph of N nodes. False: out of memory. */
+bool opscope_cap_walk_grow(opscope_cap_walk *w, int n);
+/* Frees everything W holds (W itself belongs to the caller; zero it to reuse it). */
+void opscope_cap_walk_free(opscope_cap_walk *w);
+
 /* ---- cap_devices.c ---- */
 
 /* The capture's backend index for BACKEND, adding an entry (and probing its abort-callback

@@ -122,15 +122,7 @@ static bool g_key_ok;
 
 static void scratch_free(void *p) {
     scratch *s = p;
-    opscope_cap_walk *w = &s->w;
-    free(w->nodes);
-    free(w->steps);
-    free(w->ptrs);
-    free(w->cand);
-    free(w->ev);
-    free(w->uk);
-    free(w->uv);
-    opscope_cap_cpu_plans_clear(w, true);
+    opscope_cap_walk_free(&s->w);
     for (int b = 0; b < MAX_SB; b++) {
         free(s->s[b].ts);
         free(s->s[b].bar);
@@ -152,33 +144,6 @@ static void make_key(void) {
     g_key_ok = pthread_key_create(&g_key, scratch_free) == 0;
 }
 
-/* The walk's per-node arrays, as cap_ggml.c's grow() makes them for cap_cpu.c. A field added
- * to opscope_cap_walk must be allocated here too (cap_cpu.c would follow a NULL pointer):
- * the assertion makes such a change fail to build here instead. */
-_Static_assert(sizeof(opscope_cap_walk) == 176 || sizeof(void *) != 8, "opscope_cap_walk changed: update grow_walk and scratch_free");
-
-static bool grow_walk(opscope_cap_walk *w, int n) {
-    if (n <= w->nodes_cap) {
-        return true;
-    }
-    int cap = n < 1024 ? 1024 : n * 2;
-    opscope_cap_node *nd = realloc(w->nodes, (size_t)cap * sizeof *nd);
-    if (nd) w->nodes = nd;
-    opscope_cap_step *st = realloc(w->steps, (size_t)cap * sizeof *st);
-    if (st) w->steps = st;
-    struct ggml_tensor **pt = realloc(w->ptrs, (size_t)cap * sizeof *pt);
-    if (pt) w->ptrs = pt;
-    int32_t *cd = realloc(w->cand, (size_t)cap * sizeof *cd);
-    if (cd) w->cand = cd;
-    opscope_cap_event *ev = realloc(w->ev, (size_t)cap * sizeof *ev);
-    if (ev) w->ev = ev;
-    if (!nd || !st || !pt || !cd || !ev) {
-        return false;
-    }
-    w->nodes_cap = cap;
-    return true;
-}
-
 static bool grow_u64(uint64_t **p, int cap) {
     uint64_t *v = realloc(*p, (size_t)cap * sizeof *v);
     if (!v) {
@@ -196,7 +161,7 @@ static bool prepare(scratch *s, int n, int nb) {
             pthread_setspecific(g_key, s);
         }
     }
-    if (!grow_walk(&s->w, n)) {
+    if (!opscope_cap_walk_grow(&s->w, n)) {
         return false;
     }
     for (int b = 0; b < nb; b++) {

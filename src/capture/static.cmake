@@ -33,6 +33,7 @@ add_library(opscope_static_part STATIC
   ${OPSCOPE_CAPTURE_DIR}/cap_resolve.c
   ${OPSCOPE_CAPTURE_DIR}/cap_devices.c
   ${OPSCOPE_CAPTURE_DIR}/cap_cpu.c
+  ${OPSCOPE_CAPTURE_DIR}/cap_walk.c
   ${OPSCOPE_CAPTURE_DIR}/cap_record.c
   ${OPSCOPE_CAPTURE_DIR}/cap_api.c
   $<TARGET_OBJECTS:opscope_static_copy>)
