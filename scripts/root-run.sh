@@ -23,11 +23,19 @@ if [ "${OPSCOPE_BUILD_IT:-1}" = 1 ]; then
     fi
     # Each target on its own: a broken CLI must not hide the capture library, and the other way
     # round; whatever is missing afterwards shows up as an empty OPSCOPE_BIN / OPSCOPE_PRELOAD.
+    failed=
     for t in $targets; do
         cmake --build "$B" -j 2 --target "$t" > "$B.$t.log" 2>&1 ||
-            { tail -20 "$B.$t.log" >&2; echo "in-root: building $t failed (log: $B.$t.log in the root)" >&2; }
+            { tail -20 "$B.$t.log" >&2; echo "in-root: building $t failed (log: $B.$t.log in the root)" >&2
+              failed="$failed $t"; }
     done
     exec 8>&-
+    # The test fixture sets OPSCOPE_TEST_STRICT_BUILD=1: a target that does not build must fail
+    # the suite, not leave the tests to run an older library or skip.
+    if [ -n "$failed" ] && [ "${OPSCOPE_TEST_STRICT_BUILD:-0}" = 1 ]; then
+        echo "in-root: build failed:$failed" >&2
+        exit 1
+    fi
 fi
 mkdir -p "$B/bin"
 OPSCOPE_BIN=$(find "$B" -maxdepth 3 -type f -name opscope -perm -u+x 2>/dev/null | head -1)

@@ -13,7 +13,7 @@ if [ "$1" = "--setup" ]; then
     # Two tries, each with its output shown: the set-up is idempotent, and a transient failure
     # (mirror, a loaded machine) must not turn the whole suite red.
     for try in 1 2; do
-        if "$REPO/scripts/in-root.sh" python3 /opscope/scripts/make-models.py --verify &&
+        if OPSCOPE_TEST_STRICT_BUILD=1 "$REPO/scripts/in-root.sh" python3 /opscope/scripts/make-models.py --verify &&
            "$REPO/scripts/in-root.sh" --no-build python3 /opscope/scripts/make-whisper-model.py --verify; then
             exit 0
         fi
