@@ -3,7 +3,9 @@
 #   scripts/in-root.sh 'bash bench/capture/run-cost.sh'
 #
 # 1. Synthetic: the capture_cost graph (N cheap ADD nodes, one thread) timed without and with
-#    libopscope-ggml.so, alternating, ROUNDS times; the difference of the medians per node.
+#    libopscope-ggml.so, alternating, ROUNDS times; the difference of the medians per node:
+#    computed directly by the backend (full walk every compute) and through a scheduler (the
+#    cached plan: what every decode step of llama.cpp costs).
 # 2. A real program: llama-bench -p 0 -n 256 -t THREADS (default 1) on tiny-dense-f32, alternating
 #    without / with the library, ROUNDS times, both with llama.cpp's graph reuse (default: the
 #    capture's cached step plans) and with LLAMA_GRAPH_REUSE_DISABLE=1 (full walk every graph):
@@ -31,9 +33,12 @@ echo "-- synthetic: $N ADD nodes, 1 thread, $REPS computes"
 if [ -z "$EXE" ]; then
     echo "capture_cost not built (build target capture_cost)"
 else
+    # direct: the backend compute without a scheduler (full walk every time);
+    # sched: through a scheduler, as llama.cpp computes (the cached plan from the 2nd compute)
+    for mode in direct sched; do
     for r in $(seq "$ROUNDS"); do
-        off=$("$EXE" "$N" "$REPS" 2>/dev/null)
-        on=$(GGML_PROFILE="$OUT/p.json" OPSCOPE_MAX_MB=4096 LD_PRELOAD="$LIB" "$EXE" "$N" "$REPS" 2>/dev/null)
+        off=$("$EXE" "$N" "$REPS" "$mode" 2>/dev/null)
+        on=$(GGML_PROFILE="$OUT/p.json" OPSCOPE_MAX_MB=4096 LD_PRELOAD="$LIB" "$EXE" "$N" "$REPS" "$mode" 2>/dev/null)
         echo "off: $off"
         echo "on:  $on"
         python3 - "$off" "$on" <<'PY'
@@ -44,6 +49,7 @@ print("capture cost per record: median %.1f ns, best %.1f ns" % (
     m(on, "median_ns_per_node") - m(off, "median_ns_per_node"),
     m(on, "best_ns_per_node") - m(off, "best_ns_per_node")))
 PY
+    done
     done
 fi
 
