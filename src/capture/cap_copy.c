@@ -165,8 +165,10 @@ typedef struct copy_seen {
     uint32_t cap, n, cur;
     bool full;              /* a copy could not be noted: inferring would be wrong */
     int64_t gid;
-    struct ggml_cgraph *graphs[SEEN_GRAPHS];
+    struct ggml_cgraph **graphs; /* SEEN_GRAPHS, allocated at first use (thread-locals stay small:
+                                  * the library's static TLS block is what a dlopen must find room for) */
     int n_graphs;
+    bool registered;        /* the thread-exit destructor knows this thread's state */
 } copy_seen;
 
 static _Thread_local copy_seen t_seen = {.gid = -1};
@@ -178,13 +180,26 @@ static void seen_free(void *p) {
     copy_seen *c = p;
     free(c->key);
     free(c->gen);
+    free(c->graphs);
     c->key = NULL;
     c->gen = NULL;
+    c->graphs = NULL;
+    c->n_graphs = 0;
     c->cap = c->n = 0;
 }
 
 static void seen_key_make(void) {
     g_seen_key_ok = pthread_key_create(&g_seen_key, seen_free) == 0;
+}
+
+static void seen_register(copy_seen *c) {
+    if (!c->registered) {
+        pthread_once(&g_seen_once, seen_key_make);
+        if (g_seen_key_ok) {
+            pthread_setspecific(g_seen_key, c);
+        }
+        c->registered = true;
+    }
 }
 
 static void seen_begin(int64_t gid) {
@@ -230,12 +245,7 @@ static bool seen_grow(copy_seen *c) {
         free(gen);
         return false;
     }
-    if (!c->key) {
-        pthread_once(&g_seen_once, seen_key_make);
-        if (g_seen_key_ok) {
-            pthread_setspecific(g_seen_key, c);
-        }
-    }
+    seen_register(c);
     copy_seen old = *c;
     c->key = key;
     c->gen = gen;
@@ -333,7 +343,11 @@ void opscope_cap_copy_infer(struct ggml_cgraph *g, int bi, int sched, int64_t gi
             }
         }
     }
-    if (keep && c->n_graphs < SEEN_GRAPHS) {
+    if (keep && !c->graphs) {
+        seen_register(c);
+        c->graphs = calloc(SEEN_GRAPHS, sizeof *c->graphs);
+    }
+    if (keep && c->graphs && c->n_graphs < SEEN_GRAPHS) {
         c->graphs[c->n_graphs++] = g;
     }
 }
