@@ -13,8 +13,9 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/cap_life.c)
 target_include_directories(opscope_capture_core PUBLIC ${OPSCOPE_CAPTURE_DIR})
 target_compile_definitions(opscope_capture_core PRIVATE _GNU_SOURCE)
-# initial-exec TLS: the library is loaded at start-up (LD_PRELOAD or linked), and the
-# general-dynamic model would cost a __tls_get_addr call per thread-local access.
+# initial-exec TLS: the general-dynamic model would cost a __tls_get_addr call per
+# thread-local access. A late dlopen then needs room in the C library's static TLS reserve,
+# so thread-locals stay small (352 bytes; tests/capture_api/run-in-root.sh dlopens it).
 target_compile_options(opscope_capture_core PRIVATE -fvisibility=hidden -ftls-model=initial-exec)
 find_package(Threads REQUIRED)
 target_link_libraries(opscope_capture_core PUBLIC opscope_core Threads::Threads)
