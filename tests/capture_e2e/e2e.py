@@ -110,6 +110,39 @@ def load_profile(path):
         return json.load(f)
 
 
+def load_checked(path, what="is valid JSON"):
+    """The profile at PATH, with its records checked complete; one that cannot be read fails
+    the test and ends it."""
+    try:
+        p = load_profile(path)
+    except (OSError, ValueError) as ex:
+        check(False, f"profile {path} {what} ({ex})")
+        finish()
+    recs = p.get("records", [])
+    check(len(recs) > 0 and all(record_complete(r) for r in recs), f"{len(recs)} records, all complete (none torn)")
+    return p
+
+
+def one_thread(cmd, threads):
+    """CMD with its '-t THREADS' replaced by '-t 1'."""
+    return [("1" if a == threads and cmd[i - 1] == "-t" else a) for i, a in enumerate(cmd)]
+
+
+def one_thread_pair(cmd, threads, profile, tries=1):
+    """CMD run on 1 thread (its '-t THREADS' replaced) without and with the preload, PROFILE as
+    GGML_PROFILE: (rc_plain, rc_preload, out_plain, out_preload). A differing pair is run again,
+    up to TRIES runs in all."""
+    cmd1 = one_thread(cmd, threads)
+    for attempt in range(tries):
+        rc2, out2, _ = run(cmd1, env_for([]))
+        rc3, out3, _ = run(cmd1, env_for([PRELOAD], profile=profile))
+        if out2 == out3:
+            break
+        if attempt + 1 < tries:
+            note(f"note  1-thread outputs differed ({len(out2)}, {len(out3)} bytes): running again")
+    return rc2, rc3, out2, out3
+
+
 def op_records(prof):
     return [r for r in prof.get("records", []) if r.get("type", 0) == 0]
 

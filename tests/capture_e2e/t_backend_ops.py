@@ -32,10 +32,7 @@ e2e.check(len(c1) == 3 and [c[:5] for c in c0] == [c[:5] for c in c1],
           f"the same 3 cases run with the preload ({[c[:5] for c in c1]})")
 p = e2e.load_profile(prof)
 counts = e2e.read_counts(f"{d}/counts.txt")
-graphs = e2e.graphs_of(p)
-e2e.check(len(graphs) == len(counts), f"{len(graphs)} graphs in the profile == {len(counts)} graph computes")
-bad = [(g, e2e.covered(rs), c[2]) for (g, rs), c in zip(graphs, counts) if e2e.covered(rs) != c[2]]
-e2e.check(not bad, f"every graph has all its computed nodes (mismatches: {bad[:5]})")
+e2e.check_graphs(p, counts, "test-backend-ops", timing=False)
 mm = [r for r in e2e.op_records(p) if r["name"] == "MUL_MAT"]
 for a, b, m, n, k, runs, _us in c1:
     got = [r for r in mm if r["ne_src"][0][:2] == [k, m] and r["ne_src"][1][:2] == [k, n]

@@ -30,16 +30,10 @@ if out0 != out1:
     # With several threads on a loaded machine ggml's CPU results can differ from run to run
     # (random weights give near-ties), so the strict comparison below runs on 1 thread.
     e2e.note(f"note  {threads}-thread outputs differ with and without the preload (not checked)")
-cmd1 = [("1" if a == threads and cmd[i - 1] == "-t" else a) for i, a in enumerate(cmd)]
 # Plain llama-completion itself sometimes loses the end of its output on a loaded machine
 # (its log worker thread has not flushed when the process exits: seen without any preload),
 # so a differing pair is run again, up to 3 times; a real change in output differs every time.
-for attempt in range(3):
-    rc2, out2, _ = e2e.run(cmd1, e2e.env_for([]))
-    rc3, out3, _ = e2e.run(cmd1, e2e.env_for([e2e.PRELOAD], profile=f"{d}/profile-1thread.json"))
-    if out2 == out3:
-        break
-    e2e.note(f"note  1-thread outputs differed ({len(out2)}, {len(out3)} bytes): running again")
+rc2, rc3, out2, out3 = e2e.one_thread_pair(cmd, threads, f"{d}/profile-1thread.json", tries=3)
 e2e.check(rc2 == 0 and rc3 == 0 and out2 == out3 and len(out3) > 30,
           f"1 thread: stdout byte-identical with and without the preload ({len(out2)}, {len(out3)} bytes)")
 
@@ -48,13 +42,7 @@ e2e.check([c[2] for c in plain] == [c[2] for c in counts],
           f"the preload does not change the graphs ggml computes ({len(plain)} vs {len(counts)} computes)")
 e2e.check(len(counts) >= 24, f"nodecount saw the prompt and every decode ({len(counts)} graph computes)")
 
-try:
-    p = e2e.load_profile(prof)
-except (OSError, ValueError) as ex:
-    e2e.check(False, f"profile {prof} is valid JSON ({ex})")
-    e2e.finish()
-recs = p.get("records", [])
-e2e.check(all(e2e.record_complete(r) for r in recs) and len(recs) > 0, f"{len(recs)} records, all complete")
+p = e2e.load_checked(prof)
 names = {r["name"] for r in e2e.op_records(p)}
 want = {"MUL_MAT", "RMS_NORM", "ROPE", "GET_ROWS"} | ({"MUL_MAT_ID"} if "moe" in name else set())
 e2e.check(want <= names, f"ops {sorted(want)} recorded (have {sorted(names)[:20]})")

@@ -107,18 +107,9 @@ e2e.check(want_tokens <= seen_tokens <= want_tokens + len(ok),
           f" (prompt + generated - 1 or - 0 per request, from the server's replies)")
 if not preload:
     e2e.finish()
-try:
-    p = e2e.load_profile(prof)
-except (OSError, ValueError) as ex:
-    e2e.check(False, f"profile {prof} written on SIGTERM and valid JSON ({ex})")
-    e2e.finish()
-recs = p.get("records", [])
-e2e.check(len(recs) > 0 and all(e2e.record_complete(r) for r in recs), f"{len(recs)} records, none torn")
+p = e2e.load_checked(prof, "written on SIGTERM and valid JSON")
+e2e.check_graphs(p, counts, "server", timing=False)
 graphs = e2e.graphs_of(p)
-e2e.check(len(graphs) == len(counts), f"{len(graphs)} graphs in the profile == {len(counts)} graph computes")
-bad = [(g, e2e.covered(rs), c[2]) for (g, rs), c in zip(graphs, counts) if e2e.covered(rs) != c[2]]
-e2e.check(not bad, f"every graph has all its computed nodes (mismatches: {bad[:5]})")
-
 
 def graph_tokens(recs):
     # The first layer's RMS_NORM output is [n_embd, n_tokens]: the tokens this graph evaluated.

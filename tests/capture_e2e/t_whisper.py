@@ -48,9 +48,7 @@ open(f"{d}/stderr-preload.txt", "w").write(err1)
 if out0 != out1:
     # Several threads: the sums' thread split can change near-ties of the random model's beams.
     e2e.note(f"note  {threads}-thread transcriptions differ with and without the preload (not checked)")
-cmd1 = [("1" if a == threads and cmd[i - 1] == "-t" else a) for i, a in enumerate(cmd)]
-rc2, out2, _ = e2e.run(cmd1, e2e.env_for([]))
-rc3, out3, _ = e2e.run(cmd1, e2e.env_for([e2e.PRELOAD], profile=f"{d}/profile-1thread.json"))
+rc2, rc3, out2, out3 = e2e.one_thread_pair(cmd, threads, f"{d}/profile-1thread.json")
 e2e.check(rc2 == 0 and rc3 == 0 and out2 == out3 and b"-->" in out3,
           f"1 thread: transcription byte-identical with and without the preload ({len(out2)}, {len(out3)} bytes)")
 
@@ -59,13 +57,8 @@ e2e.check([c[2] for c in plain] == [c[2] for c in counts],
           f"the preload does not change the graphs ggml computes ({len(plain)} vs {len(counts)} computes)")
 e2e.check(len(counts) >= 4, f"nodecount saw conv, encoder, cross and decoder computes ({len(counts)})")
 
-try:
-    p = e2e.load_profile(prof)
-except (OSError, ValueError) as ex:
-    e2e.check(False, f"profile {prof} is valid JSON ({ex})")
-    e2e.finish()
-recs = p.get("records", [])
-e2e.check(all(e2e.record_complete(r) for r in recs) and len(recs) > 0, f"{len(recs)} records, all complete")
+p = e2e.load_checked(prof)
+recs = p["records"]
 names = {r["name"] for r in e2e.op_records(p)}
 want = {"IM2COL", "MUL_MAT", "NORM", "GET_ROWS", "UNARY"}
 e2e.check(want <= names, f"ops {sorted(want)} recorded (have {sorted(names)})")
@@ -146,7 +139,7 @@ e2e.check_report(prof, sorted(want))
 # The CLI path: opscope record runs the program with the library preloaded.
 rec = f"{d}/record.json"
 if e2e.OPSCOPE:
-    rc4, out4, err4 = e2e.run([e2e.OPSCOPE, "record", "-o", rec, "--"] + cmd1, e2e.env_for([]))
+    rc4, out4, err4 = e2e.run([e2e.OPSCOPE, "record", "-o", rec, "--"] + e2e.one_thread(cmd, threads), e2e.env_for([]))
     e2e.check(rc4 == 0 and out4 == out2, f"opscope record -- whisper-cli: exit 0 (got {rc4}; {err4[-200:]!r}), "
                                          f"transcription unchanged")
     try:
