@@ -106,6 +106,9 @@ static void report_outputs(const char *outpath, const struct timespec *start) {
     }
     if (own) {
         fprintf(stderr, "opscope record: profile written to %s\n", outpath);
+        if (n == 0) {
+            return;
+        }
     } else if (n == 0) {
         fprintf(stderr, "opscope record: no profile written (the command ran no ggml graph)\n");
         return;
