@@ -48,11 +48,7 @@ static bool grow(opscope_cap_walk *w, int n) {
             pthread_setspecific(g_scratch_key, w);
         }
     }
-    if (!opscope_cap_walk_grow(w, n)) {
-        return false;
-    }
-    w->cap = w->nodes_cap;
-    return true;
+    return opscope_cap_walk_grow(w, n);
 }
 
 /* Room for N+1 timestamps at the end of the pool; points w->ts there. */

@@ -168,9 +168,6 @@ const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t);
 /* The parts of step S's event that depend only on the graph whose node pointers are NODES
  * (description, node, fused ops, bytes) into *E. False when the record buffer is full. */
 bool opscope_cap_event_make(struct ggml_tensor *const *nodes, const opscope_cap_step *s, opscope_cap_event *e);
-/* Appends TMPL (from opscope_cap_event_make) with this compute's fields. False: dropped. */
-bool opscope_cap_event_put(const opscope_cap_event *tmpl, uint8_t flags, int bi, int sched, int tid,
-                           int64_t gid, int split, uint64_t t0, uint64_t t1);
 /* Appends the N events TMPL[k] timed by STEPS[k] in one go. Returns how many were written. */
 int opscope_cap_event_put_all(const opscope_cap_event *tmpl, const opscope_cap_step *steps, int n,
                               uint8_t flags, int bi, int sched, int tid, int64_t gid, int split);

@@ -186,25 +186,6 @@ int opscope_cap_event_put_all(const opscope_cap_event *tmpl, const opscope_cap_s
     return written;
 }
 
-bool opscope_cap_event_put(const opscope_cap_event *tmpl, uint8_t flags, int bi, int sched, int tid,
-                           int64_t gid, int split, uint64_t t0, uint64_t t1) {
-    opscope_cap_event *e = opscope_cap_buf_alloc_bytes(EVENT_BYTES);
-    if (!e) {
-        return false;
-    }
-    memcpy(e, tmpl, sizeof *e);
-    e->flags = flags;
-    e->backend = (int16_t)bi;
-    e->sched = (int16_t)sched;
-    e->thread = (int16_t)tid;
-    e->split = split;
-    e->graph = gid;
-    e->t0 = t0;
-    e->t1 = t1;
-    opscope_cap_buf_commit_bytes(EVENT_BYTES);
-    return true;
-}
-
 bool opscope_cap_emit_event(struct ggml_cgraph *g, const opscope_cap_step *s, uint8_t flags, int bi,
                             int sched, int tid, int64_t gid, int split) {
     struct ggml_tensor *nodes[OPSCOPE_CAP_MAX_FUSED];
@@ -217,7 +198,7 @@ bool opscope_cap_emit_event(struct ggml_cgraph *g, const opscope_cap_step *s, ui
     bool ok = opscope_cap_event_make(nodes, &one, &e);
     e.node = s->first;
     return ok &&
-           opscope_cap_event_put(&e, flags, bi, sched, tid, gid, split, s->t0, s->t1);
+           opscope_cap_event_put_all(&e, s, 1, flags, bi, sched, tid, gid, split) == 1;
 }
 
 /* The GRAPH record of the current compute, written once the capture's own work is done so it
