@@ -23,6 +23,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 PKGS=(libggml0 libggml-dev libggml0-backend-blas libggml0-backend-vulkan libggml0-backend-rpc
       libllama0 libllama-dev llama.cpp-tools llama.cpp-examples llama.cpp-tests whisper.cpp-tools
       python3-gguf python3-numpy mesa-vulkan-drivers
+      libvulkan-dev vulkan-tools
       gcc libc6-dev make cmake zlib1g-dev pkgconf python3 procps time)
 WANT=$(printf '%s\n' "${PKGS[@]}" | sha256sum | cut -c1-16)
 
