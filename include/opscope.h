@@ -96,6 +96,11 @@ enum {
     OPSCOPE_HAS_FLOPS = 1u << 6,      /* flops was given by the input, not derived */
     OPSCOPE_HAS_STRIDES = 1u << 7,    /* nb_src */
     OPSCOPE_HAS_SRC_TYPES = 1u << 8,  /* type_src */
+    OPSCOPE_HAS_DEVICE_TIME = 1u << 9, /* start_ns/duration_ns were measured on the device
+                                        * (host_*_ns, when set, is the host call around it) */
+    OPSCOPE_HAS_KERNEL = 1u << 10,    /* kernel, n_kernels */
+    OPSCOPE_HAS_CLOCK_ALIGNED = 1u << 11, /* device time placed by submit time, not by a
+                                           * calibrated clock: good durations, rough starts */
 };
 
 /*
@@ -111,6 +116,9 @@ typedef struct opscope_record {
     const char *extra;        /* fused-op name when a backend fused nodes, or NULL */
     const char *tensor_name;  /* output tensor name or NULL */
     const char *category;     /* kernel category for foreign traces ("gemm"...), or NULL */
+    const char *kernel;       /* OPSCOPE_HAS_KERNEL: the device kernels that computed it, in
+                               * order, '+'-joined ("quantize_q8_1+mul_mat_vec_q4_0_q8_1_f32") */
+    int32_t n_kernels;        /* OPSCOPE_HAS_KERNEL: dispatches and transfers it took */
     int32_t backend_id;
     int32_t split_id;         /* scheduler split; the stream for GPU traces */
     int64_t graph_id;         /* OPSCOPE_HAS_GRAPH */

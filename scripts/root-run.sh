@@ -20,6 +20,7 @@ if [ "${OPSCOPE_BUILD_IT:-1}" = 1 ]; then
         targets=opscope
         help=$(cmake --build "$B" --target help 2>/dev/null || true)
         case "$help" in *" opscope-ggml"*) targets="opscope-ggml $targets" ;; esac
+        case "$help" in *" opscope-vklayer"*) targets="opscope-vklayer $targets" ;; esac
     fi
     # Each target on its own: a broken CLI must not hide the capture library, and the other way
     # round; whatever is missing afterwards shows up as an empty OPSCOPE_BIN / OPSCOPE_PRELOAD.

@@ -20,6 +20,14 @@ target_compile_options(opscope_capture_core PRIVATE -fvisibility=hidden -ftls-mo
 find_package(Threads REQUIRED)
 target_link_libraries(opscope_capture_core PUBLIC opscope_core Threads::Threads)
 
+# The backend-neutral mapping of device work to graph nodes (pure: unit-tested everywhere).
+add_library(opscope_gpu_map STATIC
+  ${OPSCOPE_CAPTURE_DIR}/gpu/gpu_map.c
+  ${OPSCOPE_CAPTURE_DIR}/gpu/gpu_rules.c)
+target_include_directories(opscope_gpu_map PUBLIC ${OPSCOPE_CAPTURE_DIR}/gpu)
+target_compile_options(opscope_gpu_map PRIVATE -fvisibility=hidden)
+set_target_properties(opscope_gpu_map PROPERTIES POSITION_INDEPENDENT_CODE ON)
+
 find_path(OPSCOPE_GGML_INCLUDE_DIR NAMES ggml.h ggml-backend.h)
 if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend.h")
   find_program(OPSCOPE_PKG_CONFIG pkg-config)
@@ -40,8 +48,10 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
     ${OPSCOPE_CAPTURE_DIR}/cap_omp.c
     ${OPSCOPE_CAPTURE_DIR}/cap_record.c
     ${OPSCOPE_CAPTURE_DIR}/cap_copy.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_api.c)
-  target_include_directories(opscope-ggml PRIVATE ${OPSCOPE_GGML_INCLUDE_DIR})
+    ${OPSCOPE_CAPTURE_DIR}/cap_api.c
+    ${OPSCOPE_CAPTURE_DIR}/cap_gpu.c)
+  target_include_directories(opscope-ggml PRIVATE ${OPSCOPE_GGML_INCLUDE_DIR} ${CMAKE_SOURCE_DIR}/src)
+  target_link_libraries(opscope-ggml PRIVATE opscope_gpu_map)
   target_compile_definitions(opscope-ggml PRIVATE _GNU_SOURCE)
   if(OPSCOPE_GGML_BUILD_VERSION)
     target_compile_definitions(opscope-ggml PRIVATE OPSCOPE_GGML_BUILD_VERSION="${OPSCOPE_GGML_BUILD_VERSION}")

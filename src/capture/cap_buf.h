@@ -33,6 +33,7 @@ enum {
     OPSCOPE_CAP_KIND_EVENT = 4, /* an OP's timing, pointing at its DESC (opscope_cap_event) */
     OPSCOPE_CAP_KIND_PLAN = 5,  /* what the steps of a graph are (opscope_cap_plan_page) */
     OPSCOPE_CAP_KIND_CALL = 6,  /* one compute of a PLAN page: a time pair per step (opscope_cap_call) */
+    OPSCOPE_CAP_KIND_GPU = 7,   /* a node group timed on the device (opscope_cap_gpu) */
 };
 
 /* Sub-op families (which name table sub_op indexes). */
@@ -58,6 +59,7 @@ enum {
 enum {
     OPSCOPE_CAP_F_SPLIT_ONLY = 1u << 0, /* one record for a whole split (no per-op timing) */
     OPSCOPE_CAP_F_INEXACT = 1u << 1,    /* callback count did not match the graph walk */
+    OPSCOPE_CAP_F_ALIGNED = 1u << 2,    /* device times aligned at submit, not calibrated */
 };
 
 typedef struct opscope_cap_src {
@@ -161,6 +163,34 @@ typedef struct opscope_cap_call {
     const opscope_cap_plan_page *page;
     uint64_t t[];          /* t0, t1 of each step (ticks) */
 } opscope_cap_call;
+
+/*
+ * A group of nodes timed on the device by a GPU source (cap_gpu.c): device times already on
+ * the host clock (ns), with the tick of each for ordering among the other records. DESC is
+ * the description of the group's main node, or NULL for device work of no node (a transfer
+ * outside a graph compute: then FUSED names it). Strings are interned for the process.
+ */
+typedef struct opscope_cap_gpu {
+    uint16_t size;
+    uint8_t kind;          /* OPSCOPE_CAP_KIND_GPU */
+    uint8_t flags;         /* OPSCOPE_CAP_F_* */
+    int16_t backend;
+    int16_t sched;
+    int16_t thread;
+    int16_t copy_dir;      /* DESC NULL: OPSCOPE_CAP_COPY_* of a transfer, -1 for a kernel */
+    int32_t split;
+    int32_t node;          /* first node of the group */
+    int32_t n_fused;       /* nodes in the group's range */
+    int32_t n_kernels;     /* device items (dispatches and transfers) */
+    int64_t graph;
+    uint64_t tick0, tick1; /* for ordering */
+    uint64_t ns0, ns1;     /* device start and end, CLOCK_MONOTONIC ns */
+    uint64_t host0, host1; /* the host interval of the compute (or copy call) that recorded it */
+    uint64_t bytes;
+    const opscope_cap_rec *desc;
+    const char *fused;     /* GGML_VK_PERF_LOGGER-style group name, or NULL */
+    const char *kernels;   /* the kernels' names, '+'-joined in order */
+} opscope_cap_gpu;
 
 static inline size_t opscope_cap_page_size(int n) {
     return (sizeof(opscope_cap_plan_page) + (size_t)n * sizeof(opscope_cap_tmpl) + 7u) & ~(size_t)7u;

@@ -100,3 +100,11 @@ uint64_t opscope_cap_ticks_to_ns(uint64_t t) {
 double opscope_cap_ns_per_tick(void) {
     return g_ns_per_tick;
 }
+
+uint64_t opscope_cap_ns_to_ticks(uint64_t ns) {
+    if (!opscope_cap_clock_use_tsc) {
+        return ns;
+    }
+    double t = (double)g_tick0 + ((double)ns - (double)g_ns0) / g_ns_per_tick;
+    return t > 0 ? (uint64_t)t : 0;
+}

@@ -48,6 +48,10 @@ void opscope_cap_clock_calibrate(void);
 /* CLOCK_MONOTONIC nanoseconds of tick T (after calibrate; before it, a 1:1 guess). */
 uint64_t opscope_cap_ticks_to_ns(uint64_t t);
 
+/* The tick of CLOCK_MONOTONIC nanosecond NS by the current ratio (the inverse of the above,
+ * for placing times measured elsewhere, such as on a GPU, among the ticks). */
+uint64_t opscope_cap_ns_to_ticks(uint64_t ns);
+
 /* Nanoseconds per tick of the last calibration (1.0 without TSC). */
 double opscope_cap_ns_per_tick(void);
 

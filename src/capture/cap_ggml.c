@@ -14,6 +14,7 @@
 
 #include "cap_clock.h"
 #include "cap_copy.h"
+#include "cap_gpu.h"
 #include "cap_life.h"
 
 #include <dlfcn.h>
@@ -107,8 +108,13 @@ static void emit_pending(opscope_cap_walk *w, const opscope_cap_pend *p) {
         if (!opscope_cap_blas_emit(w, p->g, p->n, p->bi, p->sched, p->gid, p->split, p->t0, p->t1)) {
             opscope_cap_emit_split(p->g, p->n, p->bi, p->sched, p->gid, p->split, p->t0, p->t1);
         }
-    } else {
+    } else if (!p->scope ||
+               !opscope_cap_gpu_graph(p->scope, p->g, p->n, p->bi, p->sched, p->gid, p->split, p->t0, p->t1)) {
         opscope_cap_emit_split(p->g, p->n, p->bi, p->sched, p->gid, p->split, p->t0, p->t1);
+        const opscope_cap_backend *be = p->bi >= 0 ? opscope_cap_backend_at(p->bi) : NULL;
+        if (be && be->device_type == OPSCOPE_DEVICE_GPU) {
+            opscope_cap_gpu_note_untimed(be->name);
+        }
     }
     uint64_t t2 = opscope_cap_now();
     opscope_cap_graph_rec_write(p->bi, p->sched, p->gid, p->split, p->n, p->t0, p->t1, t2);
@@ -155,16 +161,22 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
         set_abort(backend, on_step, w);
         opscope_cap_omp_watch(w);
     }
+    /* a backend without per-op timing of its own: a GPU source may time it on the device */
+    uint64_t prev_scope = opscope_cap_gpu_current();
+    uint64_t scope = (!per_op && !blas) ? opscope_cap_gpu_open() : 0;
     uint64_t t0 = opscope_cap_now();
     enum ggml_status st = fn(backend, g);
     uint64_t t1 = opscope_cap_now();
+    if (scope) {
+        opscope_cap_gpu_close(prev_scope);
+    }
     if (per_op) {
         set_abort(backend, (opscope_cap_abort_cb)be->user_cb, be->user_data);
     }
     opscope_cap_blas_watch(NULL);
     opscope_cap_omp_watch(NULL);
     opscope_cap_pend p = {g, per_op ? OPSCOPE_CAP_PEND_CPU : blas ? OPSCOPE_CAP_PEND_BLAS : OPSCOPE_CAP_PEND_SPLIT, n, bi, sched, split,
-              w->n_ts, w->cap, st == GGML_STATUS_ABORTED, gid, w->pool_used, t0, t1};
+              w->n_ts, w->cap, st == GGML_STATUS_ABORTED, gid, w->pool_used, t0, t1, scope};
     if (!per_op && !blas) {
         p.n_ts = p.cap = 0;
     }

@@ -109,6 +109,7 @@ typedef struct opscope_cap_pend {
     int64_t gid;
     size_t off;
     uint64_t t0, t1;
+    uint64_t scope; /* the GPU source's scope of this compute (cap_gpu.h), 0 none */
 } opscope_cap_pend;
 
 typedef struct opscope_cap_plan opscope_cap_plan; /* cap_cpu.c */

@@ -361,6 +361,11 @@ static int gather_one(void *ud, const opscope_cap_rec *r) {
         sched = e->sched;
         t0 = e->t0;
         t1 = e->t1;
+    } else if (r->kind == OPSCOPE_CAP_KIND_GPU) {
+        const opscope_cap_gpu *e = (const opscope_cap_gpu *)r;
+        sched = e->sched;
+        t0 = e->tick0;
+        t1 = e->tick1;
     } else if (r->kind == OPSCOPE_CAP_KIND_OP || r->kind == OPSCOPE_CAP_KIND_COPY) {
         sched = r->sched;
         t0 = r->t0;
@@ -404,9 +409,67 @@ static void convert_step(const opscope_cap_tmpl *t, const opscope_cap_call *c, u
     opscope_cap_convert_parts(&head, t->desc->src, o, buf);
 }
 
+/* A device-timed group (cap_gpu.c): its main node's description, the device interval as the
+ * record's time, the compute's host interval as host time. */
+static void convert_gpu(const opscope_cap_gpu *e, opscope_record *o, opscope_cap_strbuf *buf) {
+    if (e->desc) {
+        opscope_cap_rec head;
+        memcpy(&head, e->desc, sizeof head);
+        head.kind = OPSCOPE_CAP_KIND_OP;
+        head.n_fused = 1;
+        head.flags = 0;
+        head.backend = e->backend;
+        head.sched = e->sched;
+        head.thread = e->thread;
+        head.split = e->split;
+        head.graph = e->graph;
+        head.node = e->node;
+        head.bytes = e->bytes;
+        head.t0 = e->tick0;
+        head.t1 = e->tick1;
+        opscope_cap_convert_parts(&head, e->desc->src, o, buf);
+        o->n_fused = e->n_fused > 0 ? e->n_fused : 1;
+        o->extra = e->fused;
+    } else {
+        opscope_cap_rec head;
+        memset(&head, 0, sizeof head);
+        head.kind = e->copy_dir >= 0 ? OPSCOPE_CAP_KIND_COPY : OPSCOPE_CAP_KIND_OP;
+        head.op = (int16_t)(e->copy_dir >= 0 ? e->copy_dir : 0);
+        head.api = -1;
+        head.backend = e->backend;
+        head.sched = e->sched;
+        head.thread = e->thread;
+        head.split = e->split;
+        head.graph = e->graph;
+        head.node = -1;
+        head.bytes = e->bytes;
+        opscope_cap_convert_parts(&head, NULL, o, buf);
+        o->extra = e->fused;
+        if (e->copy_dir < 0) {
+            o->name = e->kernels ? e->kernels : "kernel";
+            o->has &= ~(uint32_t)(OPSCOPE_HAS_NODE | OPSCOPE_HAS_OUT | OPSCOPE_HAS_OP_PARAMS);
+        }
+        if (e->graph < 0) {
+            o->has &= ~(uint32_t)OPSCOPE_HAS_GRAPH;
+        }
+    }
+    o->start_ns = e->ns0;
+    o->duration_ns = e->ns1 > e->ns0 ? e->ns1 - e->ns0 : 0;
+    o->host_start_ns = opscope_cap_ticks_to_ns(e->host0);
+    o->host_end_ns = opscope_cap_ticks_to_ns(e->host1);
+    o->has |= OPSCOPE_HAS_DEVICE_TIME | OPSCOPE_HAS_KERNEL;
+    if (e->flags & OPSCOPE_CAP_F_ALIGNED) {
+        o->has |= OPSCOPE_HAS_CLOCK_ALIGNED;
+    }
+    o->kernel = e->kernels;
+    o->n_kernels = e->n_kernels;
+}
+
 void opscope_cap_convert_any(const opscope_cap_rec *r, int32_t step, opscope_record *o,
                              opscope_cap_strbuf *buf) {
-    if (r->kind == OPSCOPE_CAP_KIND_CALL) {
+    if (r->kind == OPSCOPE_CAP_KIND_GPU) {
+        convert_gpu((const opscope_cap_gpu *)r, o, buf);
+    } else if (r->kind == OPSCOPE_CAP_KIND_CALL) {
         const opscope_cap_call *c = (const opscope_cap_call *)r;
         convert_step(&c->page->step[step], c, c->t[2 * step], c->t[2 * step + 1], o, buf);
     } else if (r->kind == OPSCOPE_CAP_KIND_EVENT) {

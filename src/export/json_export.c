@@ -239,6 +239,16 @@ static int on_record(void *ud, const opscope_record *r) {
         jf_key(&f, "category");
         jf_str(&f, r->category);
     }
+    if (r->has & OPSCOPE_HAS_KERNEL) {
+        jf_key(&f, "kernel");
+        jf_str(&f, r->kernel ? r->kernel : "");
+        jf_key(&f, "n_kernels");
+        jf_i64(&f, r->n_kernels);
+    }
+    if (r->has & OPSCOPE_HAS_DEVICE_TIME) {
+        jf_key(&f, "time_source");
+        jf_str(&f, (r->has & OPSCOPE_HAS_CLOCK_ALIGNED) ? "device_aligned" : "device");
+    }
     jf_char(&f, '}');
     jf_flush(&f);
     return 0;

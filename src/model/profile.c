@@ -80,6 +80,7 @@ int opscope_profile_add_record(opscope_profile_t *p, const opscope_record *rec) 
     copy.extra = intern(p, rec->extra, &failed);
     copy.tensor_name = intern(p, rec->tensor_name, &failed);
     copy.category = intern(p, rec->category, &failed);
+    copy.kernel = intern(p, rec->kernel, &failed);
     if (failed) return -1;
     p->records[p->n_records++] = copy;
     return 0;

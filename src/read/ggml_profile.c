@@ -21,7 +21,7 @@ typedef struct gp_str {
 typedef struct gp {
     opscope_json_t *j;
     const opscope_sink *sink;
-    gp_str name, extra, sub_op, tensor, category; /* record strings */
+    gp_str name, extra, sub_op, tensor, category, kernel, tsrc; /* record strings */
     gp_str bname, bdev;                           /* backend strings */
     gp_str profiler;
     opscope_meta meta;
@@ -245,7 +245,7 @@ enum rk {
     RK_EXTRA, RK_NE_SRC0, RK_NE_SRC1, RK_NE_SRC2, RK_NE, RK_N_SRC, RK_NE_SRC, RK_NB_SRC,
     RK_TYPE_SRC, RK_TENSOR_NAME, RK_OUT_TYPE, RK_OP_PARAMS, RK_SUB_OP, RK_GRAPH_ID,
     RK_NODE_INDEX, RK_N_FUSED, RK_THREAD_ID, RK_HOST_START_NS, RK_HOST_END_NS, RK_FLOPS,
-    RK_CATEGORY,
+    RK_CATEGORY, RK_KERNEL, RK_N_KERNELS, RK_TIME_SOURCE,
 };
 
 #define KEY_IS(lit) (n == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
@@ -288,10 +288,14 @@ static enum rk gp_record_key(const char *k, size_t n) {
         if (KEY_IS("nb_src")) return RK_NB_SRC;
         if (KEY_IS("node_index")) return RK_NODE_INDEX;
         if (KEY_IS("n_fused")) return RK_N_FUSED;
+        if (KEY_IS("n_kernels")) return RK_N_KERNELS;
         break;
     case 'o':
         if (KEY_IS("out_type")) return RK_OUT_TYPE;
         if (KEY_IS("op_params")) return RK_OP_PARAMS;
+        break;
+    case 'k':
+        if (KEY_IS("kernel")) return RK_KERNEL;
         break;
     case 's':
         if (KEY_IS("start_ns")) return RK_START_NS;
@@ -299,6 +303,7 @@ static enum rk gp_record_key(const char *k, size_t n) {
         if (KEY_IS("sub_op")) return RK_SUB_OP;
         break;
     case 't':
+        if (KEY_IS("time_source")) return RK_TIME_SOURCE;
         if (KEY_IS("type")) return RK_TYPE;
         if (KEY_IS("type_src")) return RK_TYPE_SRC;
         if (KEY_IS("tensor_name")) return RK_TENSOR_NAME;
@@ -421,6 +426,26 @@ static int gp_record(gp *g, const opscope_json_token *open) {
             if (rc > 0) r.has |= OPSCOPE_HAS_FLOPS;
             break;
         case RK_CATEGORY: rc = gp_string(g, &v, &g->category, &r.category); break;
+        case RK_KERNEL:
+            rc = gp_string(g, &v, &g->kernel, &r.kernel);
+            if (rc > 0) r.has |= OPSCOPE_HAS_KERNEL;
+            break;
+        case RK_N_KERNELS:
+            rc = gp_int(g, &v, 0, INT32_MAX, &x);
+            if (rc > 0) {
+                r.n_kernels = (int32_t)x;
+                r.has |= OPSCOPE_HAS_KERNEL;
+            }
+            break;
+        case RK_TIME_SOURCE: {
+            const char *ts = NULL;
+            rc = gp_string(g, &v, &g->tsrc, &ts);
+            if (rc > 0 && ts && strncmp(ts, "device", 6) == 0) {
+                r.has |= OPSCOPE_HAS_DEVICE_TIME;
+                if (strcmp(ts, "device_aligned") == 0) r.has |= OPSCOPE_HAS_CLOCK_ALIGNED;
+            }
+            break;
+        }
         case RK_UNKNOWN:
             rc = opscope_json_skip(g->j, &v);
             break;
@@ -565,7 +590,7 @@ int opscope_ggml_read_json(opscope_json_t *j, const opscope_sink *sink, opscope_
     g.meta.profiler = "";
     int rc = gp_top(&g);
     if (rc && err) *err = *opscope_json_error(j);
-    gp_str *strs[] = {&g.name, &g.extra, &g.sub_op, &g.tensor, &g.category,
+    gp_str *strs[] = {&g.name, &g.extra, &g.sub_op, &g.tensor, &g.category, &g.kernel, &g.tsrc,
                       &g.bname, &g.bdev, &g.profiler};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) free(strs[i]->s);
     return rc ? -1 : 0;

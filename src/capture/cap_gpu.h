@@ -1,0 +1,36 @@
+/*
+ * cap_gpu.h - device timing of GPU backends through a GPU source (internal; see cap_gpu.c
+ * and capture/gpu/gpu_source.h). Thread safety: every function may be called from any thread.
+ */
+#ifndef OPSCOPE_CAP_GPU_H
+#define OPSCOPE_CAP_GPU_H
+
+#include "ggml.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Opens a scope on this thread for the compute about to run and returns it (0: no source is
+ * attached, nothing to do). Close with opscope_cap_gpu_close(previous scope). */
+uint64_t opscope_cap_gpu_open(void);
+void opscope_cap_gpu_close(uint64_t prev);
+/* This thread's open scope, 0 none. */
+uint64_t opscope_cap_gpu_current(void);
+
+/* The compute of scope SCOPE is over: describes graph G's N nodes (valid only during this
+ * call) and ends the scope. Returns false when the source recorded nothing under it (the
+ * caller then writes the host-timed split record); true when the device times will become
+ * the compute's records, now or when they arrive. T0, T1: the compute's host ticks. */
+bool opscope_cap_gpu_graph(uint64_t scope, struct ggml_cgraph *g, int n, int bi, int sched, int64_t gid, int split,
+                           uint64_t t0, uint64_t t1);
+
+/* A split of BACKEND was timed on the host as a whole: one warning for the process when it is
+ * a Vulkan backend (the layer did not load, or timed nothing). */
+void opscope_cap_gpu_note_untimed(const char *backend);
+
+/* Whether a source attached (the Vulkan layer is loaded and talking to us). */
+bool opscope_cap_gpu_attached(void);
+/* Device items lost so far (never timed, or given up). */
+uint64_t opscope_cap_gpu_lost(void);
+
+#endif

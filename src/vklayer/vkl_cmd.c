@@ -1,0 +1,672 @@
+/*
+ * vkl_cmd.c - command recording: a timestamp before and after every dispatch and transfer.
+ *
+ * Each command buffer's recording takes query slabs as it needs them; a slab is reset by a
+ * vkCmdResetQueryPool recorded just before its first timestamp (in the same command buffer,
+ * so no host reset feature is needed and the program's device is created as it asked).
+ * A slab returns to the free list when the recording is reset and every batch that read it
+ * is done. With no slab left (VKL_MAX_POOLS pools in flight), commands go untimed and are
+ * counted as lost.
+ */
+#include "vkl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CB_SLOTS 65536 /* command buffers alive at once, a power of two */
+#define POOL_SLOTS 4096
+
+typedef struct cb_slot {
+    VkCommandBuffer key; /* NULL empty, (VkCommandBuffer)1 deleted */
+    vkl_cb *cb;
+} cb_slot;
+
+typedef struct pool_slot {
+    VkCommandPool key;
+    uint32_t family;
+    bool used;
+} pool_slot;
+
+static cb_slot g_cbs[CB_SLOTS];
+static pool_slot g_pools[POOL_SLOTS];
+#define TOMB ((VkCommandBuffer)(uintptr_t)1)
+
+static uint64_t hash_ptr(const void *p) {
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 31;
+    x *= 0x9e3779b97f4a7c15ull;
+    return x ^ (x >> 29);
+}
+
+static cb_slot *cb_slot_of(VkCommandBuffer h, bool add) {
+    cb_slot *tomb = NULL;
+    for (uint64_t i = hash_ptr(h), n = 0; n < CB_SLOTS; i++, n++) {
+        cb_slot *s = &g_cbs[i & (CB_SLOTS - 1)];
+        if (s->key == h) {
+            return s;
+        }
+        if (s->key == TOMB) {
+            if (!tomb) tomb = s;
+        } else if (s->key == NULL) {
+            if (!add) return NULL;
+            s = tomb ? tomb : s;
+            s->key = h;
+            s->cb = NULL;
+            return s;
+        }
+    }
+    if (add && tomb) {
+        tomb->key = h;
+        tomb->cb = NULL;
+        return tomb;
+    }
+    return NULL;
+}
+
+static vkl_cb *cb_of(VkCommandBuffer h) {
+    cb_slot *s = cb_slot_of(h, false);
+    return s ? s->cb : NULL;
+}
+
+static pool_slot *pool_slot_of(VkCommandPool p, bool add) {
+    for (uint64_t i = hash_ptr((const void *)(uintptr_t)p), n = 0; n < POOL_SLOTS; i++, n++) {
+        pool_slot *s = &g_pools[i & (POOL_SLOTS - 1)];
+        if (s->used && s->key == p) {
+            return s;
+        }
+        if (!s->used) {
+            if (!add) return NULL;
+            s->used = true;
+            s->key = p;
+            return s;
+        }
+    }
+    return NULL;
+}
+
+/* ---- slabs ---- */
+
+static int slab_get(vkl_device *d) {
+    if (d->free_slab < 0 && d->n_pools < VKL_MAX_POOLS) {
+        VkQueryPoolCreateInfo ci = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, NULL, 0, VK_QUERY_TYPE_TIMESTAMP,
+                                    VKL_POOL_SLABS * VKL_SLAB_Q, 0};
+        VkQueryPool qp;
+        if (d->CreateQueryPool(d->handle, &ci, NULL, &qp) == VK_SUCCESS) {
+            int p = d->n_pools++;
+            d->pools[p] = qp;
+            for (int s = VKL_POOL_SLABS - 1; s >= 0; s--) {
+                vkl_slab *sl = &d->slabs[p * VKL_POOL_SLABS + s];
+                sl->pool = p;
+                sl->first = s * VKL_SLAB_Q;
+                sl->refs = 0;
+                sl->next_free = d->free_slab;
+                d->free_slab = p * VKL_POOL_SLABS + s;
+            }
+        }
+    }
+    int s = d->free_slab;
+    if (s >= 0) {
+        d->free_slab = d->slabs[s].next_free;
+        d->slabs[s].refs = 1;
+    }
+    return s;
+}
+
+void vkl_slab_unref(vkl_device *d, int s) {
+    if (s >= 0 && --d->slabs[s].refs == 0) {
+        d->slabs[s].next_free = d->free_slab;
+        d->free_slab = s;
+    }
+}
+
+/* ---- recordings ---- */
+
+static void drop_push(vkl_drop *dr, const vkl_cmd *c) {
+    if (dr->n == dr->cap) {
+        size_t nc = dr->cap ? dr->cap * 2 : 64;
+        opscope_gpu_item *nv = realloc(dr->v, nc * sizeof *nv);
+        if (!nv) {
+            return; /* the capture then waits for an item that never comes: that compute stays
+                       host-timed, nothing else is lost */
+        }
+        dr->v = nv;
+        dr->cap = nc;
+    }
+    opscope_gpu_item *it = &dr->v[dr->n++];
+    memset(it, 0, sizeof *it);
+    it->name = c->name;
+    it->label = c->label;
+    it->seq = c->seq;
+    it->kind = c->kind;
+    it->flags = OPSCOPE_GPU_F_DROPPED;
+    it->bytes = (uint64_t)c->scope; /* carried to drop_deliver; cleared there */
+}
+
+/* Forgets CB's recording. Items never submitted go to DR (the capture counts on them). */
+static void recording_reset(vkl_cb *cb, vkl_drop *dr) {
+    if (!cb->submitted) {
+        for (int i = 0; i < cb->n_cmds; i++) {
+            if (cb->cmds[i].scope) {
+                drop_push(dr, &cb->cmds[i]);
+            }
+        }
+    }
+    for (int i = 0; i < cb->n_slabs; i++) {
+        vkl_slab_unref(cb->dev, cb->slabs[i]);
+    }
+    cb->n_cmds = 0;
+    cb->n_slabs = 0;
+    cb->cur_slab = -1;
+    cb->cur_q = 0;
+    cb->pend_slab = -1;
+    cb->n_labels = 0;
+    cb->pipeline = NULL;
+    cb->submitted = false;
+}
+
+static void drop_deliver(vkl_drop *dr) {
+    const opscope_gpu_host *h = g_vkl.host;
+    for (size_t i = 0; i < dr->n && h; i++) {
+        uint64_t scope = dr->v[i].bytes;
+        dr->v[i].bytes = 0;
+        h->deliver(scope, &dr->v[i], 1);
+    }
+    free(dr->v);
+}
+
+static void cb_free(cb_slot *s, vkl_drop *dr) {
+    if (s->cb) {
+        recording_reset(s->cb, dr);
+        free(s->cb->cmds);
+        free(s->cb->slabs);
+        free(s->cb);
+    }
+    s->cb = NULL;
+    s->key = TOMB;
+}
+
+void vkl_cb_forget_pool(VkCommandPool pool, bool free_them) {
+    vkl_drop dr = {0};
+    pthread_mutex_lock(&g_vkl.mu);
+    for (size_t i = 0; i < CB_SLOTS; i++) {
+        cb_slot *s = &g_cbs[i];
+        if (s->cb && s->cb->pool == pool) {
+            if (free_them) {
+                cb_free(s, &dr);
+            } else {
+                recording_reset(s->cb, &dr);
+            }
+        }
+    }
+    if (free_them) {
+        pool_slot *p = pool_slot_of(pool, false);
+        if (p) {
+            p->key = VK_NULL_HANDLE; /* stays used: open addressing */
+        }
+    }
+    pthread_mutex_unlock(&g_vkl.mu);
+    drop_deliver(&dr);
+}
+
+/* ---- intercepted functions ---- */
+
+static VKAPI_ATTR VkResult VKAPI_CALL vkl_CreateCommandPool(VkDevice dev, const VkCommandPoolCreateInfo *ci,
+                                                           const VkAllocationCallbacks *a, VkCommandPool *out) {
+    vkl_device *d = vkl_device_of(dev);
+    VkResult r = d->CreateCommandPool(dev, ci, a, out);
+    if (r == VK_SUCCESS) {
+        pthread_mutex_lock(&g_vkl.mu);
+        pool_slot *p = pool_slot_of(*out, true);
+        if (p) {
+            p->family = ci->queueFamilyIndex;
+        }
+        pthread_mutex_unlock(&g_vkl.mu);
+    }
+    return r;
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_DestroyCommandPool(VkDevice dev, VkCommandPool pool, const VkAllocationCallbacks *a) {
+    vkl_device *d = vkl_device_of(dev);
+    if (pool) {
+        vkl_cb_forget_pool(pool, true);
+    }
+    d->DestroyCommandPool(dev, pool, a);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL vkl_ResetCommandPool(VkDevice dev, VkCommandPool pool, VkCommandPoolResetFlags f) {
+    vkl_device *d = vkl_device_of(dev);
+    vkl_cb_forget_pool(pool, false);
+    return d->ResetCommandPool(dev, pool, f);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL vkl_AllocateCommandBuffers(VkDevice dev, const VkCommandBufferAllocateInfo *ai,
+                                                                VkCommandBuffer *out) {
+    vkl_device *d = vkl_device_of(dev);
+    VkResult r = d->AllocateCommandBuffers(dev, ai, out);
+    if (r != VK_SUCCESS || !d->timing) {
+        return r;
+    }
+    pthread_mutex_lock(&g_vkl.mu);
+    pool_slot *p = pool_slot_of(ai->commandPool, false);
+    uint32_t family = p ? p->family : 0;
+    for (uint32_t i = 0; i < ai->commandBufferCount; i++) {
+        cb_slot *s = ai->level == VK_COMMAND_BUFFER_LEVEL_PRIMARY ? cb_slot_of(out[i], true) : NULL;
+        if (!s) {
+            continue; /* secondary buffers and a full table: untimed */
+        }
+        vkl_cb *cb = calloc(1, sizeof *cb);
+        if (!cb) {
+            s->key = TOMB;
+            continue;
+        }
+        cb->handle = out[i];
+        cb->pool = ai->commandPool;
+        cb->dev = d;
+        cb->family = family;
+        cb->cur_slab = -1;
+        cb->pend_slab = -1;
+        s->cb = cb;
+    }
+    pthread_mutex_unlock(&g_vkl.mu);
+    return r;
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_FreeCommandBuffers(VkDevice dev, VkCommandPool pool, uint32_t n,
+                                                        const VkCommandBuffer *cbs) {
+    vkl_device *d = vkl_device_of(dev);
+    vkl_drop dr = {0};
+    pthread_mutex_lock(&g_vkl.mu);
+    for (uint32_t i = 0; i < n; i++) {
+        cb_slot *s = cbs[i] ? cb_slot_of(cbs[i], false) : NULL;
+        if (s) {
+            cb_free(s, &dr);
+        }
+    }
+    pthread_mutex_unlock(&g_vkl.mu);
+    drop_deliver(&dr);
+    d->FreeCommandBuffers(dev, pool, n, cbs);
+}
+
+static void restart(VkCommandBuffer h) {
+    vkl_drop dr = {0};
+    pthread_mutex_lock(&g_vkl.mu);
+    vkl_cb *cb = cb_of(h);
+    if (cb) {
+        recording_reset(cb, &dr);
+    }
+    pthread_mutex_unlock(&g_vkl.mu);
+    drop_deliver(&dr);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL vkl_BeginCommandBuffer(VkCommandBuffer h, const VkCommandBufferBeginInfo *bi) {
+    vkl_device *d = vkl_device_of(h);
+    restart(h);
+    return d->BeginCommandBuffer(h, bi);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL vkl_ResetCommandBuffer(VkCommandBuffer h, VkCommandBufferResetFlags f) {
+    vkl_device *d = vkl_device_of(h);
+    restart(h);
+    return d->ResetCommandBuffer(h, f);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdBindPipeline(VkCommandBuffer h, VkPipelineBindPoint bp, VkPipeline p) {
+    vkl_device *d = vkl_device_of(h);
+    if (bp == VK_PIPELINE_BIND_POINT_COMPUTE && d->timing) {
+        pthread_mutex_lock(&g_vkl.mu);
+        vkl_cb *cb = cb_of(h);
+        if (cb) {
+            cb->pipeline = vkl_pipeline_name(p);
+        }
+        pthread_mutex_unlock(&g_vkl.mu);
+    }
+    d->CmdBindPipeline(h, bp, p);
+}
+
+/* The next free query of CB's recording (a new slab, reset by a command, when the current one
+ * is full): *SLAB, *Q. False when none is left. Under g_vkl.mu. */
+static bool query_take(vkl_device *d, vkl_cb *cb, VkCommandBuffer h, int *slab, int *q) {
+    if (cb->cur_slab < 0 || cb->cur_q >= VKL_SLAB_Q) {
+        int s = -1;
+        if (cb->n_slabs == cb->cap_slabs) {
+            int nc = cb->cap_slabs ? cb->cap_slabs * 2 : 8;
+            int *nv = realloc(cb->slabs, (size_t)nc * sizeof *nv);
+            if (nv) {
+                cb->slabs = nv;
+                cb->cap_slabs = nc;
+            }
+        }
+        if (cb->n_slabs < cb->cap_slabs) {
+            s = slab_get(d);
+        }
+        if (s < 0) {
+            return false;
+        }
+        cb->slabs[cb->n_slabs++] = s;
+        cb->cur_slab = s;
+        cb->cur_q = 0;
+        d->CmdResetQueryPool(h, d->pools[d->slabs[s].pool], (uint32_t)d->slabs[s].first, VKL_SLAB_Q);
+    }
+    *slab = cb->cur_slab;
+    *q = cb->cur_q++;
+    return true;
+}
+
+static vkl_cb *timed_cb(vkl_device *d, VkCommandBuffer h) {
+    vkl_cb *cb = cb_of(h);
+    return (cb && cb->family < VKL_MAX_FAMILIES && d->valid_bits[cb->family] && d->timing) ? cb : NULL;
+}
+
+static void write_ts(vkl_device *d, VkCommandBuffer h, VkPipelineStageFlagBits stage, int slab, int q) {
+    const vkl_slab *sl = &d->slabs[slab];
+    d->CmdWriteTimestamp(h, stage, d->pools[sl->pool], (uint32_t)(sl->first + q));
+}
+
+/*
+ * Starts a timed item: its start is the timestamp of the barriers recorded since the item
+ * before (waiting for its inputs is part of a node's time, so items tile the device's work),
+ * or one written now. Returns where the end timestamp goes (*SLAB, *Q), or false when the
+ * command goes untimed.
+ */
+static bool item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const char *name, uint64_t bytes,
+                       int *slab, int *q) {
+    const opscope_gpu_host *host = g_vkl.host;
+    if (!d->timing || !host) {
+        return false;
+    }
+    bool ok = false, write_start = false;
+    int s0 = -1, q0 = 0;
+    pthread_mutex_lock(&g_vkl.mu);
+    vkl_cb *cb = timed_cb(d, h);
+    if (cb) {
+        if (cb->n_cmds == cb->cap_cmds) {
+            int nc = cb->cap_cmds ? cb->cap_cmds * 2 : 64;
+            vkl_cmd *nv = realloc(cb->cmds, (size_t)nc * sizeof *nv);
+            if (nv) {
+                cb->cmds = nv;
+                cb->cap_cmds = nc;
+            }
+        }
+        if (cb->pend_slab >= 0) {
+            s0 = cb->pend_slab;
+            q0 = cb->pend_q;
+        } else if (query_take(d, cb, h, &s0, &q0)) {
+            write_start = true;
+        }
+        if (s0 >= 0 && cb->n_cmds < cb->cap_cmds && query_take(d, cb, h, slab, q)) {
+            uint64_t scope = host->scope();
+            vkl_cmd *c = &cb->cmds[cb->n_cmds++];
+            c->scope = scope;
+            c->seq = vkl_scope_take(scope);
+            c->name = name;
+            c->label = NULL;
+            for (int l = cb->n_labels - 1; l >= 0 && l < VKL_LABEL_DEPTH && !c->label; l--) {
+                c->label = cb->labels[l];
+            }
+            c->bytes = bytes;
+            c->kind = kind;
+            c->slab0 = (uint16_t)s0;
+            c->q0 = (uint8_t)q0;
+            c->slab1 = (uint16_t)*slab;
+            c->q1 = (uint8_t)*q;
+            cb->pend_slab = -1;
+            ok = true;
+        } else {
+            g_vkl.lost++;
+        }
+    }
+    pthread_mutex_unlock(&g_vkl.mu);
+    if (ok && write_start) {
+        write_ts(d, h, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s0, q0);
+    }
+    return ok;
+}
+
+static void item_end(vkl_device *d, VkCommandBuffer h, int slab, int q) {
+    write_ts(d, h, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, slab, q);
+}
+
+/* A barrier: the next item starts here (the first barrier since the last item counts). */
+static void barrier_mark(vkl_device *d, VkCommandBuffer h) {
+    if (!d->timing || !g_vkl.host) {
+        return;
+    }
+    int s = -1, q = 0;
+    pthread_mutex_lock(&g_vkl.mu);
+    vkl_cb *cb = timed_cb(d, h);
+    bool mark = cb && cb->pend_slab < 0 && query_take(d, cb, h, &s, &q);
+    if (mark) {
+        cb->pend_slab = s;
+        cb->pend_q = q;
+    }
+    pthread_mutex_unlock(&g_vkl.mu);
+    if (mark) {
+        write_ts(d, h, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s, q);
+    }
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier(VkCommandBuffer h, VkPipelineStageFlags src,
+                                                        VkPipelineStageFlags dst, VkDependencyFlags dep, uint32_t nm,
+                                                        const VkMemoryBarrier *m, uint32_t nb,
+                                                        const VkBufferMemoryBarrier *b, uint32_t ni,
+                                                        const VkImageMemoryBarrier *im) {
+    vkl_device *d = vkl_device_of(h);
+    barrier_mark(d, h);
+    d->CmdPipelineBarrier(h, src, dst, dep, nm, m, nb, b, ni, im);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier2(VkCommandBuffer h, const VkDependencyInfo *di) {
+    vkl_device *d = vkl_device_of(h);
+    barrier_mark(d, h);
+    d->CmdPipelineBarrier2(h, di);
+}
+
+static const char *bound_name(VkCommandBuffer h) {
+    pthread_mutex_lock(&g_vkl.mu);
+    vkl_cb *cb = cb_of(h);
+    const char *n = cb && cb->pipeline ? cb->pipeline : "dispatch";
+    pthread_mutex_unlock(&g_vkl.mu);
+    return n;
+}
+
+#define TIMED(d, h, kind, name, bytes, call)                                   \
+    do {                                                                       \
+        int s_, q_;                                                            \
+        bool t_ = item_begin(d, h, kind, name, bytes, &s_, &q_);               \
+        call;                                                                  \
+        if (t_) item_end(d, h, s_, q_);                                        \
+    } while (0)
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdDispatch(VkCommandBuffer h, uint32_t x, uint32_t y, uint32_t z) {
+    vkl_device *d = vkl_device_of(h);
+    if (!d->timing) {
+        d->CmdDispatch(h, x, y, z);
+        return;
+    }
+    TIMED(d, h, OPSCOPE_GPU_ITEM_DISPATCH, bound_name(h), 0, d->CmdDispatch(h, x, y, z));
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdDispatchBase(VkCommandBuffer h, uint32_t bx, uint32_t by, uint32_t bz,
+                                                     uint32_t x, uint32_t y, uint32_t z) {
+    vkl_device *d = vkl_device_of(h);
+    if (!d->timing) {
+        d->CmdDispatchBase(h, bx, by, bz, x, y, z);
+        return;
+    }
+    TIMED(d, h, OPSCOPE_GPU_ITEM_DISPATCH, bound_name(h), 0, d->CmdDispatchBase(h, bx, by, bz, x, y, z));
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdDispatchIndirect(VkCommandBuffer h, VkBuffer b, VkDeviceSize off) {
+    vkl_device *d = vkl_device_of(h);
+    if (!d->timing) {
+        d->CmdDispatchIndirect(h, b, off);
+        return;
+    }
+    TIMED(d, h, OPSCOPE_GPU_ITEM_DISPATCH, bound_name(h), 0, d->CmdDispatchIndirect(h, b, off));
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdCopyBuffer(VkCommandBuffer h, VkBuffer s, VkBuffer t, uint32_t n,
+                                                   const VkBufferCopy *r) {
+    vkl_device *d = vkl_device_of(h);
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        bytes += r[i].size;
+    }
+    TIMED(d, h, OPSCOPE_GPU_ITEM_COPY, "vkCmdCopyBuffer", bytes, d->CmdCopyBuffer(h, s, t, n, r));
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdCopyBuffer2(VkCommandBuffer h, const VkCopyBufferInfo2 *ci) {
+    vkl_device *d = vkl_device_of(h);
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < ci->regionCount; i++) {
+        bytes += ci->pRegions[i].size;
+    }
+    TIMED(d, h, OPSCOPE_GPU_ITEM_COPY, "vkCmdCopyBuffer2", bytes, d->CmdCopyBuffer2(h, ci));
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdFillBuffer(VkCommandBuffer h, VkBuffer b, VkDeviceSize off, VkDeviceSize size,
+                                                   uint32_t data) {
+    vkl_device *d = vkl_device_of(h);
+    TIMED(d, h, OPSCOPE_GPU_ITEM_FILL, "vkCmdFillBuffer", size == VK_WHOLE_SIZE ? 0 : size,
+          d->CmdFillBuffer(h, b, off, size, data));
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdUpdateBuffer(VkCommandBuffer h, VkBuffer b, VkDeviceSize off, VkDeviceSize size,
+                                                     const void *data) {
+    vkl_device *d = vkl_device_of(h);
+    TIMED(d, h, OPSCOPE_GPU_ITEM_UPDATE, "vkCmdUpdateBuffer", size, d->CmdUpdateBuffer(h, b, off, size, data));
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL vkl_SetDebugUtilsObjectNameEXT(VkDevice dev, const VkDebugUtilsObjectNameInfoEXT *ni) {
+    vkl_device *d = vkl_device_of(dev);
+    if (ni && ni->objectType == VK_OBJECT_TYPE_PIPELINE && ni->pObjectName) {
+        pthread_mutex_lock(&g_vkl.mu);
+        vkl_pipeline_set_name((VkPipeline)(uintptr_t)ni->objectHandle, ni->pObjectName);
+        pthread_mutex_unlock(&g_vkl.mu);
+    }
+    return d->SetDebugUtilsObjectNameEXT(dev, ni);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdBeginDebugUtilsLabelEXT(VkCommandBuffer h, const VkDebugUtilsLabelEXT *li) {
+    vkl_device *d = vkl_device_of(h);
+    if (d->timing) {
+        pthread_mutex_lock(&g_vkl.mu);
+        vkl_cb *cb = cb_of(h);
+        if (cb) {
+            if (cb->n_labels < VKL_LABEL_DEPTH) {
+                cb->labels[cb->n_labels] = li ? vkl_label_intern(li->pLabelName) : NULL;
+            }
+            cb->n_labels++;
+        }
+        pthread_mutex_unlock(&g_vkl.mu);
+    }
+    d->CmdBeginDebugUtilsLabelEXT(h, li);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdEndDebugUtilsLabelEXT(VkCommandBuffer h) {
+    vkl_device *d = vkl_device_of(h);
+    if (d->timing) {
+        pthread_mutex_lock(&g_vkl.mu);
+        vkl_cb *cb = cb_of(h);
+        if (cb && cb->n_labels > 0) {
+            cb->n_labels--;
+        }
+        pthread_mutex_unlock(&g_vkl.mu);
+    }
+    d->CmdEndDebugUtilsLabelEXT(h);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_DestroyPipeline(VkDevice dev, VkPipeline p, const VkAllocationCallbacks *a) {
+    vkl_device *d = vkl_device_of(dev);
+    if (p) {
+        pthread_mutex_lock(&g_vkl.mu);
+        vkl_pipeline_forget(p);
+        pthread_mutex_unlock(&g_vkl.mu);
+    }
+    d->DestroyPipeline(dev, p, a);
+}
+
+/* Called by vkl_done.c at submit, under g_vkl.mu: CB's items and slab references move to
+ * the batch (the recording keeps its own slab references until it is reset). */
+int vkl_cb_take(VkCommandBuffer h, vkl_cmd **cmds, int *n_cmds, int *cap_cmds, int **slabs, int *n_slabs,
+                int *cap_slabs);
+int vkl_cb_take(VkCommandBuffer h, vkl_cmd **cmds, int *n_cmds, int *cap_cmds, int **slabs, int *n_slabs,
+                int *cap_slabs) {
+    vkl_cb *cb = cb_of(h);
+    if (!cb || cb->n_cmds == 0) {
+        return 0;
+    }
+    if (*n_cmds + cb->n_cmds > *cap_cmds) {
+        int nc = (*n_cmds + cb->n_cmds) * 2;
+        vkl_cmd *nv = realloc(*cmds, (size_t)nc * sizeof *nv);
+        if (!nv) {
+            return -1;
+        }
+        *cmds = nv;
+        *cap_cmds = nc;
+    }
+    if (*n_slabs + cb->n_slabs > *cap_slabs) {
+        int nc = (*n_slabs + cb->n_slabs) * 2;
+        int *nv = realloc(*slabs, (size_t)nc * sizeof *nv);
+        if (!nv) {
+            return -1;
+        }
+        *slabs = nv;
+        *cap_slabs = nc;
+    }
+    if (cb->submitted) {
+        /* submitted again without re-recording: its scopes were delivered already */
+        for (int i = 0; i < cb->n_cmds; i++) {
+            vkl_cmd c = cb->cmds[i];
+            c.scope = 0;
+            (*cmds)[(*n_cmds)++] = c;
+        }
+    } else {
+        memcpy(*cmds + *n_cmds, cb->cmds, (size_t)cb->n_cmds * sizeof **cmds);
+        *n_cmds += cb->n_cmds;
+    }
+    for (int i = 0; i < cb->n_slabs; i++) {
+        cb->dev->slabs[cb->slabs[i]].refs++;
+        (*slabs)[(*n_slabs)++] = cb->slabs[i];
+    }
+    cb->submitted = true;
+    return cb->n_cmds;
+}
+
+PFN_vkVoidFunction vkl_cmd_proc(const char *name) {
+    static const struct {
+        const char *name;
+        PFN_vkVoidFunction fn;
+    } t[] = {
+        {"vkCreateCommandPool", (PFN_vkVoidFunction)vkl_CreateCommandPool},
+        {"vkDestroyCommandPool", (PFN_vkVoidFunction)vkl_DestroyCommandPool},
+        {"vkResetCommandPool", (PFN_vkVoidFunction)vkl_ResetCommandPool},
+        {"vkAllocateCommandBuffers", (PFN_vkVoidFunction)vkl_AllocateCommandBuffers},
+        {"vkFreeCommandBuffers", (PFN_vkVoidFunction)vkl_FreeCommandBuffers},
+        {"vkBeginCommandBuffer", (PFN_vkVoidFunction)vkl_BeginCommandBuffer},
+        {"vkResetCommandBuffer", (PFN_vkVoidFunction)vkl_ResetCommandBuffer},
+        {"vkCmdBindPipeline", (PFN_vkVoidFunction)vkl_CmdBindPipeline},
+        {"vkCmdDispatch", (PFN_vkVoidFunction)vkl_CmdDispatch},
+        {"vkCmdDispatchBase", (PFN_vkVoidFunction)vkl_CmdDispatchBase},
+        {"vkCmdDispatchBaseKHR", (PFN_vkVoidFunction)vkl_CmdDispatchBase},
+        {"vkCmdDispatchIndirect", (PFN_vkVoidFunction)vkl_CmdDispatchIndirect},
+        {"vkCmdCopyBuffer", (PFN_vkVoidFunction)vkl_CmdCopyBuffer},
+        {"vkCmdCopyBuffer2", (PFN_vkVoidFunction)vkl_CmdCopyBuffer2},
+        {"vkCmdCopyBuffer2KHR", (PFN_vkVoidFunction)vkl_CmdCopyBuffer2},
+        {"vkCmdFillBuffer", (PFN_vkVoidFunction)vkl_CmdFillBuffer},
+        {"vkCmdUpdateBuffer", (PFN_vkVoidFunction)vkl_CmdUpdateBuffer},
+        {"vkCmdPipelineBarrier", (PFN_vkVoidFunction)vkl_CmdPipelineBarrier},
+        {"vkCmdPipelineBarrier2", (PFN_vkVoidFunction)vkl_CmdPipelineBarrier2},
+        {"vkCmdPipelineBarrier2KHR", (PFN_vkVoidFunction)vkl_CmdPipelineBarrier2},
+        {"vkSetDebugUtilsObjectNameEXT", (PFN_vkVoidFunction)vkl_SetDebugUtilsObjectNameEXT},
+        {"vkDestroyPipeline", (PFN_vkVoidFunction)vkl_DestroyPipeline},
+        {"vkCmdBeginDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_CmdBeginDebugUtilsLabelEXT},
+        {"vkCmdEndDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_CmdEndDebugUtilsLabelEXT},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        if (strcmp(name, t[i].name) == 0) {
+            return t[i].fn;
+        }
+    }
+    return NULL;
+}
