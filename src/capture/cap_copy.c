@@ -8,6 +8,7 @@
 #include "cap_ggml.h"
 
 #include "cap_clock.h"
+#include "cap_gpu.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -17,13 +18,14 @@
 /* api values; cap_state.c names them (5, 6: the 2d calls) */
 enum { API_COPY = 0, API_SET, API_GET, API_SET_ASYNC, API_GET_ASYNC, API_CPY_ASYNC = 7 };
 
-static void emit_copy_at(int api, int dir, int bi, const struct ggml_tensor *t, uint64_t bytes, uint64_t t0,
-                         uint64_t t1, int sched, int split, int64_t gid) {
+/* A COPY record, or with AS_DESC its description for a device-timed record (cap_gpu.c). */
+static opscope_cap_rec *emit_copy_at(int api, int dir, int bi, const struct ggml_tensor *t, uint64_t bytes,
+                                     uint64_t t0, uint64_t t1, int sched, int split, int64_t gid, bool as_desc) {
     opscope_cap_rec *r = opscope_cap_buf_alloc(1);
     if (!r) {
-        return;
+        return NULL;
     }
-    r->kind = OPSCOPE_CAP_KIND_COPY;
+    r->kind = as_desc ? OPSCOPE_CAP_KIND_DESC : OPSCOPE_CAP_KIND_COPY;
     r->op = (int16_t)dir;
     r->sub_kind = 0;
     r->sub_op = 0;
@@ -50,19 +52,35 @@ static void emit_copy_at(int api, int dir, int bi, const struct ggml_tensor *t, 
     r->src[0].type = (int32_t)t->type;
     r->src[0].pad_ = 0;
     opscope_cap_buf_commit(r);
-    atomic_fetch_add_explicit(&opscope_cap_stats.records, 1, memory_order_relaxed);
+    if (!as_desc) {
+        atomic_fetch_add_explicit(&opscope_cap_stats.records, 1, memory_order_relaxed);
+    }
+    return r;
 }
 
 static void note_dst(const struct ggml_tensor *dst);
 
 static void emit_copy(int api, int dir, int bi, const struct ggml_tensor *t, uint64_t bytes,
-                      uint64_t t0, uint64_t t1) {
+                      uint64_t t0, uint64_t t1, uint64_t scope) {
     bool in = opscope_cap_t.in_sched;
     if (in) {
         note_dst(t); /* a scheduler input copy made through an interposed call */
     }
-    emit_copy_at(api, dir, bi, t, bytes, t0, t1, in ? opscope_cap_t.sched_id : -1, in ? opscope_cap_t.split : -1,
-                 in ? opscope_cap_t.graph_id : -1);
+    /* device transfers recorded by the call (a GPU source saw them): the record waits for
+     * their device times (cap_gpu.c); the description is written now, while T is valid */
+    uint64_t n_dev = scope ? opscope_cap_gpu_end(scope) : 0;
+    opscope_cap_rec *desc = NULL;
+    if (n_dev) {
+        desc = emit_copy_at(api, dir, bi, t, bytes, t0, t1, in ? opscope_cap_t.sched_id : -1,
+                            in ? opscope_cap_t.split : -1, in ? opscope_cap_t.graph_id : -1, true);
+        if (desc && opscope_cap_gpu_copy(scope, n_dev, desc, t0, t1)) {
+            return;
+        }
+    }
+    if (!desc) {
+        emit_copy_at(api, dir, bi, t, bytes, t0, t1, in ? opscope_cap_t.sched_id : -1, in ? opscope_cap_t.split : -1,
+                     in ? opscope_cap_t.graph_id : -1, false);
+    }
 }
 
 static bool is_host(ggml_backend_buffer_t b) {
@@ -86,12 +104,16 @@ OPSCOPE_EXPORT void ggml_backend_tensor_copy(const struct ggml_tensor *src, stru
         return;
     }
     opscope_cap_t.depth++;
+    uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     G.tensor_copy(src, dst);
     uint64_t t1 = opscope_cap_now();
+    if (sc) {
+        opscope_cap_gpu_close(sc_prev);
+    }
     bool sh = is_host(src->buffer), dh = is_host(dst->buffer);
     int bi = opscope_cap_backend_of_buffer(!dh ? dst->buffer : !sh ? src->buffer : dst->buffer);
-    emit_copy(API_COPY, direction(sh, dh), bi, dst, G.nbytes(src), t0, t1);
+    emit_copy(API_COPY, direction(sh, dh), bi, dst, G.nbytes(src), t0, t1, sc);
     opscope_cap_t.depth--;
 }
 
@@ -101,10 +123,14 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set(struct ggml_tensor *t, const void *d
         return;
     }
     opscope_cap_t.depth++;
+    uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     G.tensor_set(t, data, offset, size);
     uint64_t t1 = opscope_cap_now();
-    emit_copy(API_SET, direction(true, is_host(t->buffer)), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1);
+    if (sc) {
+        opscope_cap_gpu_close(sc_prev);
+    }
+    emit_copy(API_SET, direction(true, is_host(t->buffer)), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1, sc);
     opscope_cap_t.depth--;
 }
 
@@ -114,10 +140,14 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get(const struct ggml_tensor *t, void *d
         return;
     }
     opscope_cap_t.depth++;
+    uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     G.tensor_get(t, data, offset, size);
     uint64_t t1 = opscope_cap_now();
-    emit_copy(API_GET, direction(is_host(t->buffer), true), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1);
+    if (sc) {
+        opscope_cap_gpu_close(sc_prev);
+    }
+    emit_copy(API_GET, direction(is_host(t->buffer), true), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1, sc);
     opscope_cap_t.depth--;
 }
 
@@ -128,10 +158,14 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_async(ggml_backend_t backend, struct
         return;
     }
     opscope_cap_t.depth++;
+    uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     G.tensor_set_async(backend, t, data, offset, size);
     uint64_t t1 = opscope_cap_now();
-    emit_copy(API_SET_ASYNC, direction(true, is_host(t->buffer)), opscope_cap_backend_of(backend), t, size, t0, t1);
+    if (sc) {
+        opscope_cap_gpu_close(sc_prev);
+    }
+    emit_copy(API_SET_ASYNC, direction(true, is_host(t->buffer)), opscope_cap_backend_of(backend), t, size, t0, t1, sc);
     opscope_cap_t.depth--;
 }
 
@@ -142,10 +176,14 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_async(ggml_backend_t backend, const 
         return;
     }
     opscope_cap_t.depth++;
+    uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     G.tensor_get_async(backend, t, data, offset, size);
     uint64_t t1 = opscope_cap_now();
-    emit_copy(API_GET_ASYNC, direction(is_host(t->buffer), true), opscope_cap_backend_of(backend), t, size, t0, t1);
+    if (sc) {
+        opscope_cap_gpu_close(sc_prev);
+    }
+    emit_copy(API_GET_ASYNC, direction(is_host(t->buffer), true), opscope_cap_backend_of(backend), t, size, t0, t1, sc);
     opscope_cap_t.depth--;
 }
 
@@ -339,7 +377,7 @@ void opscope_cap_copy_infer(struct ggml_cgraph *g, int bi, int sched, int64_t gi
                 }
                 const struct ggml_tensor *from = keep ? find_source(x, xlen) : NULL;
                 int dir = from ? direction(is_host(from->buffer), is_host(s->buffer)) : -1;
-                emit_copy_at(API_CPY_ASYNC, dir, bi, s, G.nbytes(s), t0, t0, sched, split, gid);
+                emit_copy_at(API_CPY_ASYNC, dir, bi, s, G.nbytes(s), t0, t0, sched, split, gid, false);
             }
         }
     }

@@ -45,6 +45,7 @@ typedef struct gpu_pend {
     int64_t gid;
     uint64_t t0, t1;  /* host ticks of the compute */
     gpu_node *nodes;
+    const opscope_cap_rec *copy; /* a copy call's description (then no nodes) */
     opscope_gpu_item *items;
     size_t n_items, cap_items;
     struct gpu_pend *next;
@@ -288,6 +289,41 @@ bool opscope_cap_gpu_graph(uint64_t scope, struct ggml_cgraph *g, int n, int bi,
     return true;
 }
 
+uint64_t opscope_cap_gpu_end(uint64_t scope) {
+    const opscope_gpu_source *src = atomic_load_explicit(&g_src, memory_order_acquire);
+    return src && scope ? src->end_scope(scope) : 0;
+}
+
+bool opscope_cap_gpu_copy(uint64_t scope, uint64_t expected, const opscope_cap_rec *desc, uint64_t t0, uint64_t t1) {
+    pthread_mutex_lock(&g_mu);
+    gpu_pend *p = find_or_add(scope);
+    gpu_pend *done = NULL, *gone = NULL;
+    if (p) {
+        p->described = true;
+        p->expected = (int64_t)expected;
+        p->copy = desc;
+        p->bi = desc->backend;
+        p->sched = desc->sched;
+        p->split = desc->split;
+        p->gid = desc->graph;
+        p->t0 = t0;
+        p->t1 = t1;
+        if (ready(p)) {
+            unlink_pend(p);
+            done = p;
+        }
+    }
+    gone = trim();
+    pthread_mutex_unlock(&g_mu);
+    if (gone) {
+        pend_free(gone);
+    }
+    if (done) {
+        emit_ready(done);
+    }
+    return p != NULL;
+}
+
 /* ---- records ---- */
 
 /* Interned strings for record names (kernels, fused names): never freed, bounded. */
@@ -374,7 +410,68 @@ static const char *kernel_list(const opscope_gpu_item *it, int a, int b) {
     return intern(buf);
 }
 
+static uint64_t host_end(const gpu_pend *p) {
+    uint64_t done_ns = 0;
+    for (size_t i = 0; i < p->n_items; i++) {
+        if (p->items[i].host_done > done_ns) {
+            done_ns = p->items[i].host_done;
+        }
+    }
+    uint64_t h = done_ns ? opscope_cap_ns_to_ticks(done_ns) : 0;
+    return h > p->t1 ? h : p->t1;
+}
+
+/* A copy call's transfers: one COPY record with their device span. */
+static void emit_copy_ready(gpu_pend *p) {
+    qsort(p->items, p->n_items, sizeof *p->items, by_seq);
+    uint64_t s = UINT64_MAX, e = 0;
+    bool aligned = false;
+    for (size_t i = 0; i < p->n_items; i++) {
+        const opscope_gpu_item *it = &p->items[i];
+        if (!(it->flags & OPSCOPE_GPU_F_DROPPED)) {
+            aligned |= (it->flags & OPSCOPE_GPU_F_ALIGNED) != 0;
+            if (it->t0 < s) s = it->t0;
+            if (it->t1 > e) e = it->t1;
+        }
+    }
+    opscope_cap_gpu r = {0};
+    r.flags = aligned ? OPSCOPE_CAP_F_ALIGNED : 0;
+    r.backend = p->copy->backend;
+    r.sched = p->copy->sched;
+    r.thread = p->copy->thread;
+    r.copy_dir = p->copy->op;
+    r.split = p->copy->split;
+    r.node = -1;
+    r.n_fused = 1;
+    r.n_kernels = (int32_t)p->n_items;
+    r.graph = p->copy->graph;
+    r.host0 = p->t0;
+    r.host1 = host_end(p);
+    r.bytes = p->copy->bytes;
+    r.desc = p->copy;
+    r.kernels = kernel_list(p->items, 0, (int)p->n_items);
+    if (e == 0) {
+        /* never timed on the device: the host's time of the call */
+        s = opscope_cap_ticks_to_ns(p->t0);
+        e = opscope_cap_ticks_to_ns(p->t1);
+        r.n_kernels = 0;
+        r.kernels = NULL;
+    }
+    r.ns0 = s;
+    r.ns1 = e;
+    r.tick0 = opscope_cap_ns_to_ticks(s);
+    r.tick1 = opscope_cap_ns_to_ticks(e);
+    if (!write_gpu(&r)) {
+        opscope_cap_buf_note_dropped(1);
+    }
+    pend_free(p);
+}
+
 static void emit_ready(gpu_pend *p) {
+    if (p->copy) {
+        emit_copy_ready(p);
+        return;
+    }
     uint64_t a = opscope_cap_now();
     int n = p->n_nodes, ni = (int)p->n_items;
     if (n == 0 || ni == 0) {
@@ -400,16 +497,7 @@ static void emit_ready(gpu_pend *p) {
     uint64_t dropped = 0;
     /* the host side of a compute runs from its call until the host saw its work done (a fence
      * wait returned): asynchronous backends return from the call long before */
-    uint64_t done_ns = 0;
-    for (int i = 0; i < ni; i++) {
-        if (p->items[i].host_done > done_ns) {
-            done_ns = p->items[i].host_done;
-        }
-    }
-    uint64_t host1 = p->t1;
-    if (done_ns && opscope_cap_ns_to_ticks(done_ns) > host1) {
-        host1 = opscope_cap_ns_to_ticks(done_ns);
-    }
+    uint64_t host1 = host_end(p);
     for (int k = 0; k < ng; k++) {
         const opscope_gpu_group *gr = &groups[k];
         uint64_t s = UINT64_MAX, e = 0;
@@ -496,7 +584,8 @@ static void emit_loose(const opscope_gpu_item *items, size_t n) {
         r.backend = (int16_t)bi;
         r.sched = -1;
         r.thread = (int16_t)thread;
-        r.copy_dir = it->kind == OPSCOPE_GPU_ITEM_DISPATCH ? -1 : OPSCOPE_CAP_COPY_D2D;
+        /* a buffer copy moves data; a fill or update writes device memory, like a kernel */
+        r.copy_dir = it->kind == OPSCOPE_GPU_ITEM_COPY ? OPSCOPE_CAP_COPY_D2D : -1;
         r.split = -1;
         r.node = -1;
         r.n_fused = 1;
@@ -510,7 +599,7 @@ static void emit_loose(const opscope_gpu_item *items, size_t n) {
         r.host1 = r.tick1;
         r.bytes = it->bytes;
         r.kernels = it->name;
-        r.fused = it->kind == OPSCOPE_GPU_ITEM_DISPATCH ? NULL : it->name;
+        r.fused = it->kind == OPSCOPE_GPU_ITEM_COPY ? it->name : NULL;
         if (!write_gpu(&r)) {
             opscope_cap_buf_note_dropped(1);
         }

@@ -28,6 +28,15 @@ bool opscope_cap_gpu_graph(uint64_t scope, struct ggml_cgraph *g, int n, int bi,
  * a Vulkan backend (the layer did not load, or timed nothing). */
 void opscope_cap_gpu_note_untimed(const char *backend);
 
+/* Ends SCOPE (a copy call's) and returns how many device items it recorded. */
+uint64_t opscope_cap_gpu_end(uint64_t scope);
+/* The copy call of SCOPE, whose description DESC (a DESC-kind COPY record: api >= 0) is written,
+ * waits for its EXPECTED device items; they become one device-timed COPY record. T0, T1: the
+ * call's host ticks. False: not registered (the caller writes the host-timed record). */
+struct opscope_cap_rec;
+bool opscope_cap_gpu_copy(uint64_t scope, uint64_t expected, const struct opscope_cap_rec *desc, uint64_t t0,
+                          uint64_t t1);
+
 /* Whether a source attached (the Vulkan layer is loaded and talking to us). */
 bool opscope_cap_gpu_attached(void);
 /* Device items lost so far (never timed, or given up). */

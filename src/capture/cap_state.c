@@ -415,7 +415,8 @@ static void convert_gpu(const opscope_cap_gpu *e, opscope_record *o, opscope_cap
     if (e->desc) {
         opscope_cap_rec head;
         memcpy(&head, e->desc, sizeof head);
-        head.kind = OPSCOPE_CAP_KIND_OP;
+        /* a copy call's description carries its api (>= 0); an op's has -1 */
+        head.kind = e->desc->api >= 0 ? OPSCOPE_CAP_KIND_COPY : OPSCOPE_CAP_KIND_OP;
         head.n_fused = 1;
         head.flags = 0;
         head.backend = e->backend;
@@ -429,7 +430,9 @@ static void convert_gpu(const opscope_cap_gpu *e, opscope_record *o, opscope_cap
         head.t1 = e->tick1;
         opscope_cap_convert_parts(&head, e->desc->src, o, buf);
         o->n_fused = e->n_fused > 0 ? e->n_fused : 1;
-        o->extra = e->fused;
+        if (e->fused || head.kind == OPSCOPE_CAP_KIND_OP) {
+            o->extra = e->fused;
+        }
     } else {
         opscope_cap_rec head;
         memset(&head, 0, sizeof head);
@@ -463,6 +466,10 @@ static void convert_gpu(const opscope_cap_gpu *e, opscope_record *o, opscope_cap
     }
     o->kernel = e->kernels;
     o->n_kernels = e->n_kernels;
+    if (!e->kernels) {
+        /* a copy that recorded device work that never got timed: host time */
+        o->has &= ~(uint32_t)(OPSCOPE_HAS_DEVICE_TIME | OPSCOPE_HAS_KERNEL | OPSCOPE_HAS_CLOCK_ALIGNED);
+    }
 }
 
 void opscope_cap_convert_any(const opscope_cap_rec *r, int32_t step, opscope_record *o,
