@@ -467,6 +467,52 @@ static void emit_copy_ready(gpu_pend *p) {
     pend_free(p);
 }
 
+/* OPSCOPE_GPU_LOG: one TSV line per device-timed compute, from its raw items alone (before
+ * any mapping): graph_id split_id backend_id items batches device_span_ns first_ns last_ns,
+ * where device_span_ns sums each submission's first-start-to-last-end. For tests and for
+ * seeing how long the device waited between submissions. */
+static void gpu_log(const gpu_pend *p) {
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    static FILE *fp;
+    static bool tried;
+    pthread_mutex_lock(&mu);
+    if (!tried) {
+        tried = true;
+        const char *path = getenv("OPSCOPE_GPU_LOG");
+        fp = path && *path ? fopen(path, "a") : NULL;
+    }
+    if (fp) {
+        uint64_t span = 0, first = UINT64_MAX, last = 0, bs = UINT64_MAX, be = 0;
+        int batches = 0;
+        uint32_t cur = 0;
+        for (size_t i = 0; i <= p->n_items; i++) {
+            const opscope_gpu_item *it = i < p->n_items ? &p->items[i] : NULL;
+            if (it && (it->flags & OPSCOPE_GPU_F_DROPPED)) {
+                continue;
+            }
+            if (!it || (batches && it->batch != cur)) {
+                if (be > bs) span += be - bs;
+                bs = UINT64_MAX;
+                be = 0;
+            }
+            if (!it) break;
+            if (!batches || it->batch != cur) {
+                batches++;
+                cur = it->batch;
+            }
+            if (it->t0 < bs) bs = it->t0;
+            if (it->t1 > be) be = it->t1;
+            if (it->t0 < first) first = it->t0;
+            if (it->t1 > last) last = it->t1;
+        }
+        fprintf(fp, "%lld\t%d\t%d\t%zu\t%d\t%llu\t%llu\t%llu\n", (long long)p->gid, p->split, p->bi, p->n_items,
+                batches, (unsigned long long)span, (unsigned long long)(first == UINT64_MAX ? 0 : first),
+                (unsigned long long)last);
+        fflush(fp);
+    }
+    pthread_mutex_unlock(&mu);
+}
+
 static void emit_ready(gpu_pend *p) {
     if (p->copy) {
         emit_copy_ready(p);
@@ -482,6 +528,7 @@ static void emit_ready(gpu_pend *p) {
         return;
     }
     qsort(p->items, p->n_items, sizeof *p->items, by_seq);
+    gpu_log(p);
     opscope_gpu_node *gn = malloc((size_t)n * sizeof *gn);
     opscope_gpu_group *groups = malloc((size_t)(ni + 1) * sizeof *groups);
     int ng = gn && groups ? 0 : -1;

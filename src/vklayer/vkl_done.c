@@ -76,7 +76,9 @@ static VkResult submit_common(VkQueue queue, VkFence fence, uint32_t n, const vo
             }
         }
     }
-    if (b && b->n_cmds) {
+    /* a submit with a fence but nothing timed (ggml's empty "synchronize" submit) still goes in
+     * the queue's order: its fence tells that everything before it is done */
+    if (b && (b->n_cmds || fence != VK_NULL_HANDLE)) {
         b->dev = d;
         b->queue = queue;
         b->fence = fence;
@@ -198,6 +200,7 @@ static void batch_read(vkl_batch *b, uint64_t now, out_items *o) {
         it.label = c->label;
         it.bytes = c->bytes;
         it.seq = c->seq;
+        it.batch = (uint32_t)b->seq;
         it.kind = c->kind;
         it.host_done = now;
         if (v[0] && v[1] && v[0][1] && v[1][1]) {

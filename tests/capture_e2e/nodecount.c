@@ -7,6 +7,8 @@
  * the split's first RMS_NORM, 0 if none; t0/t1: the call's wall time) to the file named by
  * OPSCOPE_TEST_NODECOUNT. Chained before the capture library
  * (LD_PRELOAD=nodecount.so:libopscope-ggml.so) its wall time includes the capture's own work.
+ * With OPSCOPE_TEST_NODELIST set it also writes, per call, "seq backend i,j,..." to that file:
+ * the indices of the nodes a GPU backend computes (also not zero-sized, as ggml-vulkan skips).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -22,7 +24,7 @@ typedef enum ggml_status (*compute_fn)(ggml_backend_t, struct ggml_cgraph *);
 typedef enum ggml_status (*sched_compute_fn)(ggml_backend_sched_t, struct ggml_cgraph *);
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static FILE *g_out;
+static FILE *g_out, *g_list;
 static long g_seq, g_sched_seq;
 static _Thread_local long t_sched = -1;
 
@@ -42,9 +44,14 @@ enum ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, struct
     if (!real) real = (compute_fn)dlsym(RTLD_NEXT, "ggml_backend_graph_compute_async");
     int n = ggml_graph_n_nodes(cgraph), computed = 0;
     long long tokens = 0;
+    char *list = malloc((size_t)n * 8 + 2);
+    size_t lo = 0;
     for (int i = 0; i < n; i++) {
         struct ggml_tensor *t = ggml_graph_node(cgraph, i);
-        if (!op_is_empty(t->op) && (t->flags & GGML_TENSOR_FLAG_COMPUTE)) computed++;
+        if (!op_is_empty(t->op) && (t->flags & GGML_TENSOR_FLAG_COMPUTE)) {
+            computed++;
+            if (list && !ggml_is_empty(t)) lo += (size_t)sprintf(list + lo, "%s%d", lo ? "," : "", i);
+        }
         if (t->op == GGML_OP_RMS_NORM && tokens == 0) tokens = (long long)t->ne[1];
     }
     unsigned long long t0 = now_ns();
@@ -57,11 +64,20 @@ enum ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, struct
         g_out = fopen(p ? p : "/dev/null", "w");
     }
     if (g_out) {
-        fprintf(g_out, "%ld %ld %s %d %d %lld %llu %llu\n", g_seq++, t_sched, ggml_backend_name(backend), n, computed,
+        fprintf(g_out, "%ld %ld %s %d %d %lld %llu %llu\n", g_seq, t_sched, ggml_backend_name(backend), n, computed,
                 tokens, t0, t1);
         fflush(g_out);
     }
+    const char *lp = getenv("OPSCOPE_TEST_NODELIST");
+    if (!g_list && lp) g_list = fopen(lp, "w");
+    if (g_list && list) {
+        list[lo] = '\0';
+        fprintf(g_list, "%ld %s %s\n", g_seq, ggml_backend_name(backend), lo ? list : "-");
+        fflush(g_list);
+    }
+    g_seq++;
     pthread_mutex_unlock(&g_lock);
+    free(list);
     return st;
 }
 

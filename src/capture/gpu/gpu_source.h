@@ -50,6 +50,7 @@ typedef struct opscope_gpu_item {
     const char *label;    /* the program's label of the graph node being recorded, NULL when
                            * none: ggml-vulkan's "OP+OP+... first_tensor_name" (same lifetime) */
     uint32_t seq;         /* index within its scope (recording order) */
+    uint32_t batch;       /* the submission that carried it (the source's counter) */
     uint8_t kind;         /* opscope_gpu_item_kind */
     uint8_t flags;        /* OPSCOPE_GPU_F_* */
     uint16_t queue;       /* the source's queue number (for concurrent queues) */

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Per-op device timing on Vulkan (mesa lavapipe) through opscope's Vulkan layer.
+
+    t_vulkan_ops.py MODEL NGL N_TOKENS [--perf-logger]
+
+llama-completion with -ngl NGL under the capture library, which enables the layer
+(VK_LAYER_OPSCOPE_profiler) and GGML_VK_DEBUG_MARKERS by itself. Checks, against independent
+sources:
+- stdout identical with and without the capture;
+- no per-split placeholder (GRAPH_SPLIT) left on a Vulkan backend, and every Vulkan record
+  timed on the device;
+- coverage: per Vulkan graph compute, the OP records' node ranges (a fused record covers
+  n_fused nodes) hold every node the backend computes, each exactly once, as listed by
+  nodecount.c (an independent shim that logs the computed node indices of every call);
+- timeline: every Vulkan record lies inside its compute's host interval (from the call until
+  the host saw the work done) within 50 us;
+- accuracy: per graph, the union of the Vulkan op intervals is within 5% of the device span of
+  that graph's work (the sum over its submissions of first start to last end, from the raw
+  device timestamps: OPSCOPE_GPU_LOG);
+- with --perf-logger: the group names and counts of every decode graph equal those that
+  ggml-vulkan's own GGML_VK_PERF_LOGGER prints for the same run configuration (RMS_NORM_MUL,
+  MUL_MAT_ADD, ROPE_VIEW_SET_ROWS, ...).
+"""
+import collections
+import re
+import sys
+
+import e2e
+
+e2e.need_preload()
+model, ngl, ntok = sys.argv[1], sys.argv[2], sys.argv[3]
+perf = "--perf-logger" in sys.argv
+m = e2e.model(model)
+d = e2e.outdir(f"vulkan_ops_{model}_{ngl}")
+nc = e2e.nodecount_lib(d)
+vk = {"GGML_VK_VISIBLE_DEVICES": "0"}
+cmd = ["llama-completion", "-m", m, "-p", "Hello world", "-n", ntok, "--temp", "0", "-t", "2", "-ngl", ngl,
+       "--ignore-eos", "-no-cnv", "--no-warmup"]
+# The first Vulkan run compiles pipelines (tens of seconds; mesa caches them afterwards).
+rc0, out0, err0 = e2e.run(cmd, e2e.env_for([], extra=vk), timeout=600)
+e2e.check(rc0 == 0, f"llama-completion -ngl {ngl} on Vulkan exits 0 (got {rc0}; {err0[-300:]!r})")
+prof = f"{d}/profile.json"
+extra = dict(vk, OPSCOPE_TEST_NODELIST=f"{d}/nodes.txt", OPSCOPE_GPU_LOG=f"{d}/gpu.tsv")
+rc1, out1, err1 = e2e.run(cmd, e2e.env_for([nc, e2e.PRELOAD], profile=prof, counts=f"{d}/counts.txt", extra=extra),
+                          timeout=600)
+e2e.check(rc1 == 0, f"with the capture exits 0 (got {rc1}; {err1[-300:]!r})")
+e2e.check(out0 == out1 and len(out1) > 11, f"stdout identical with and without the capture ({len(out0)}, {len(out1)} bytes)")
+e2e.check("VK_LAYER_OPSCOPE" not in err1 and "no per-op timing" not in err1,
+          "no warning that the layer did not load or timed nothing")
+
+p = e2e.load_checked(prof)
+vk_ids = {b["id"] for b in p["backends"] if b["name"].startswith("Vulkan")}
+recs = [r for r in p["records"] if r["backend_id"] in vk_ids and r["type"] == 0]
+e2e.check(not any(r["name"] == "GRAPH_SPLIT" for r in recs),
+          f"no GRAPH_SPLIT placeholder on Vulkan ({sum(r['name'] == 'GRAPH_SPLIT' for r in recs)} found)")
+e2e.check(recs and all(r.get("time_source") == "device" and r.get("n_kernels", 0) >= 1 and r.get("kernel")
+                       for r in recs if "graph_id" in r),
+          f"{len(recs)} Vulkan OP records, all timed on the device with their kernels named")
+
+# ---- coverage against nodecount's list of computed nodes ----
+calls = []
+for line in open(f"{d}/nodes.txt"):
+    seq, backend, lst = line.split()
+    if backend.startswith("Vulkan"):
+        calls.append(set() if lst == "-" else {int(x) for x in lst.split(",")})
+by_graph = collections.defaultdict(list)
+for r in recs:
+    if "graph_id" in r:
+        by_graph[(r["graph_id"], r["split_id"])].append(r)
+keys = sorted(by_graph)
+calls = [c for c in calls if c]
+e2e.check(len(keys) == len(calls), f"{len(keys)} Vulkan graph computes with records == {len(calls)} computing "
+                                   f"Vulkan calls seen by nodecount")
+bad = []
+for k, want in zip(keys, calls):
+    seen = collections.Counter()
+    for r in by_graph[k]:
+        rng = set(range(r["node_index"], r["node_index"] + r.get("n_fused", 1)))
+        if not rng & want:
+            bad.append((k, "record covers no computed node", r["node_index"], r["name"]))
+        for i in rng & want:
+            seen[i] += 1
+    missing = sorted(want - set(seen))
+    twice = sorted(i for i, c in seen.items() if c > 1)
+    if missing or twice:
+        bad.append((k, "missing", missing[:5], "twice", twice[:5]))
+e2e.check(not bad, f"every computed node of every Vulkan graph in exactly one record ({len(keys)} graphs; "
+                   f"problems: {bad[:3]})")
+
+# ---- timeline: inside the compute's host interval ----
+late = [(r["graph_id"], r["node_index"], r["start_ns"] - r["host_start_ns"],
+         r["host_end_ns"] - r["start_ns"] - r["duration_ns"])
+        for r in recs if "graph_id" in r and
+        (r["start_ns"] < r["host_start_ns"] - 50000 or r["start_ns"] + r["duration_ns"] > r["host_end_ns"] + 50000)]
+e2e.check(not late, f"every Vulkan record inside its host interval within 50 us (outside: {late[:3]})")
+
+
+# ---- accuracy: union of op intervals vs the device span ----
+def union(rs):
+    tot, cs, ce = 0, None, None
+    for r in sorted(rs, key=lambda r: r["start_ns"]):
+        a, b = r["start_ns"], r["start_ns"] + r["duration_ns"]
+        if cs is None or a > ce:
+            if cs is not None:
+                tot += ce - cs
+            cs, ce = a, b
+        else:
+            ce = max(ce, b)
+    return tot + (ce - cs if cs is not None else 0)
+
+
+spans = {}
+for line in open(f"{d}/gpu.tsv"):
+    gid, split, _bi, _n, _batches, span, _first, _last = line.split()
+    spans[(int(gid), int(split))] = int(span)
+ratios = [(k, union(by_graph[k]) / spans[k]) for k in keys if spans.get(k)]
+off = [(k, round(x, 3)) for k, x in ratios if abs(x - 1) > 0.05]
+e2e.check(len(ratios) == len(keys) and not off,
+          f"per graph, Vulkan op time (union) within 5% of the device span ({len(ratios)} graphs; "
+          f"min {min(x for _, x in ratios):.3f}, max {max(x for _, x in ratios):.3f}; off: {off[:3]})")
+e2e.check_report(prof, ["MUL_MAT"])
+
+
+# ---- names against GGML_VK_PERF_LOGGER ----
+def perf_blocks(text):
+    """Per graph block of the perf logger: Counter(group name -> count)."""
+    blocks, cur = [], None
+    for line in text.splitlines():
+        if line.startswith("Vulkan Timings:"):
+            cur = collections.Counter()
+            blocks.append(cur)
+        elif cur is not None and line.startswith("Total time"):
+            cur = None
+        elif cur is not None:
+            mm = re.match(r"^(\S+?):? .*?(\d+) x [\d.]+ us", line)
+            if mm:
+                name = mm.group(1).rstrip(":")
+                name = {"MUL_MAT_VEC": "MUL_MAT", "MUL_MAT_ID_VEC": "MUL_MAT_ID"}.get(name, name)
+                cur[name] += int(mm.group(2))
+    return blocks
+
+
+if perf:
+    rc2, _o, err2 = e2e.run(cmd, e2e.env_for([], extra=dict(vk, GGML_VK_PERF_LOGGER="1")), timeout=600)
+    blocks = perf_blocks(err2)
+    ours = []
+    for k in keys:
+        c = collections.Counter(r.get("extra") or r["name"] for r in by_graph[k])
+        ours.append(c)
+    e2e.check(rc2 == 0 and len(blocks) == len(ours),
+              f"GGML_VK_PERF_LOGGER run: {len(blocks)} graph blocks == {len(ours)} Vulkan graphs")
+    # the first graph is the prompt (its batch size drives other choices); decode graphs from then on
+    diff = [(i, dict(a - b), dict(b - a)) for i, (a, b) in enumerate(zip(ours, blocks)) if i > 0 and a != b]
+    e2e.check(len(blocks) > 1 and not diff,
+              f"group names and counts of every decode graph == GGML_VK_PERF_LOGGER's "
+              f"({len(blocks) - 1} graphs, e.g. {dict(blocks[-1]) if blocks else {}}; differences: {diff[:2]})")
+e2e.finish()
