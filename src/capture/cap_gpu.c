@@ -471,15 +471,36 @@ static void emit_copy_ready(gpu_pend *p) {
  * any mapping): graph_id split_id backend_id items batches device_span_ns first_ns last_ns,
  * where device_span_ns sums each submission's first-start-to-last-end. For tests and for
  * seeing how long the device waited between submissions. */
+/* With OPSCOPE_GPU_LOG_ITEMS=1 the log also holds what the mapping reads, as '#' lines:
+ * "#N index op sub empty tensor" per node and "#I seq kind name|label" per item (for seeing
+ * why a kernel went to a node, and as test fixtures). */
+static void gpu_log_items(FILE *fp, const gpu_pend *p) {
+    for (int i = 0; i < p->n_nodes; i++) {
+        const char *sub;
+        const char *op = node_name(&p->nodes[i], &sub);
+        fprintf(fp, "#N\t%d\t%s\t%s\t%d\t%s\n", i, op, sub ? sub : "-", p->nodes[i].empty,
+                p->nodes[i].desc && p->nodes[i].desc->name[0] ? p->nodes[i].desc->name : "-");
+    }
+    for (size_t i = 0; i < p->n_items; i++) {
+        const opscope_gpu_item *it = &p->items[i];
+        fprintf(fp, "#I\t%u\t%u\t%s|%s\n", it->seq, it->kind, it->name ? it->name : "-", it->label ? it->label : "");
+    }
+}
+
 static void gpu_log(const gpu_pend *p) {
     static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
     static FILE *fp;
-    static bool tried;
+    static bool tried, items;
     pthread_mutex_lock(&mu);
     if (!tried) {
         tried = true;
         const char *path = getenv("OPSCOPE_GPU_LOG");
+        const char *it = getenv("OPSCOPE_GPU_LOG_ITEMS");
         fp = path && *path ? fopen(path, "a") : NULL;
+        items = it && strcmp(it, "1") == 0;
+    }
+    if (fp && items) {
+        gpu_log_items(fp, p);
     }
     if (fp) {
         uint64_t span = 0, first = UINT64_MAX, last = 0, bs = UINT64_MAX, be = 0;
@@ -587,7 +608,7 @@ static void emit_ready(gpu_pend *p) {
         r.bytes = p->nodes[last].bytes;
         if (gr->first != gr->last) {
             char name[256];
-            opscope_gpu_group_name(gn, gr, name, sizeof name);
+            opscope_gpu_group_name(g_rules, gn, gr, name, sizeof name);
             r.fused = intern(name);
         }
         r.kernels = kernel_list(p->items, gr->item0, gr->item0 + gr->n_items);

@@ -4,6 +4,7 @@
 #include "gpu_map.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -334,12 +335,18 @@ int opscope_gpu_map(const opscope_gpu_rules *rules, const opscope_gpu_node *node
     return rc < 0 ? -1 : ng;
 }
 
-void opscope_gpu_group_name(const opscope_gpu_node *nodes, const opscope_gpu_group *g, char *buf, size_t size) {
+void opscope_gpu_group_name(const opscope_gpu_rules *rules, const opscope_gpu_node *nodes, const opscope_gpu_group *g,
+                            char *buf, size_t size) {
     size_t o = 0;
     if (size == 0) {
         return;
     }
     buf[0] = '\0';
+    const char *own = rules && rules->group_name ? rules->group_name(nodes, g) : NULL;
+    if (own) {
+        snprintf(buf, size, "%s", own);
+        return;
+    }
     for (int i = g->first; i <= g->last; i++) {
         const char *s = nodes[i].op;
         size_t l = strlen(s);

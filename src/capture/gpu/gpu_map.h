@@ -39,29 +39,34 @@ typedef struct opscope_gpu_rule {
     opscope_gpu_role role;
 } opscope_gpu_rule;
 
+typedef struct opscope_gpu_node opscope_gpu_node;
+typedef struct opscope_gpu_group opscope_gpu_group;
+
 typedef struct opscope_gpu_rules {
     const opscope_gpu_rule *rule;
     int n;
+    /* The backend's own name for a fused group when it has one ("MULTI_ADD"), else NULL. */
+    const char *(*group_name)(const opscope_gpu_node *nodes, const opscope_gpu_group *g);
 } opscope_gpu_rules;
 
 /* The rules for a source by name ("vulkan"); NULL when there are none (names alone). */
 const opscope_gpu_rules *opscope_gpu_rules_for(const char *source);
 
 /* A node as the mapping needs it. */
-typedef struct opscope_gpu_node {
+struct opscope_gpu_node {
     const char *op;  /* ggml op name, e.g. "MUL_MAT" */
     const char *name; /* the tensor's name (labels name nodes by it), or NULL */
     const char *sub; /* UNARY/GLU function ("SILU", "SWIGLU"), else NULL */
     bool empty;      /* computes nothing (views, NONE, not flagged for compute) */
-} opscope_gpu_node;
+};
 
 /* One record's worth: the nodes [first, last] (empty ones included), described by node MAIN,
  * timed by the items [item0, item0 + n_items). */
-typedef struct opscope_gpu_group {
+struct opscope_gpu_group {
     int32_t first, last, main;
     int32_t item0, n_items;
     int32_t n_main;  /* items that are not helpers or transfers (kernels of the op itself) */
-} opscope_gpu_group;
+};
 
 /*
  * Maps N_ITEMS items (recording order) of one graph compute onto its N_NODES nodes. Writes
@@ -73,9 +78,11 @@ typedef struct opscope_gpu_group {
 int opscope_gpu_map(const opscope_gpu_rules *rules, const opscope_gpu_node *nodes, int n_nodes,
                     const opscope_gpu_item *items, int n_items, opscope_gpu_group *groups, int max_groups);
 
-/* The name ggml-vulkan's GGML_VK_PERF_LOGGER gives group G: the op names of its nodes joined
- * by '_' (UNARY/GLU by their function), e.g. "RMS_NORM_MUL", "ROPE_VIEW_SET_ROWS". Writes at
- * most SIZE bytes (truncated, NUL-terminated). */
-void opscope_gpu_group_name(const opscope_gpu_node *nodes, const opscope_gpu_group *g, char *buf, size_t size);
+/* The name of fused group G: the backend's own (RULES' group_name: ggml-vulkan's
+ * GGML_VK_PERF_LOGGER names, "MULTI_ADD", "TOPK_MOE_EARLY_SOFTMAX_NORM") or the op names of its
+ * nodes joined by '_' ("RMS_NORM_MUL", "ROPE_VIEW_SET_ROWS"). Writes at most SIZE bytes
+ * (truncated, NUL-terminated). RULES may be NULL. */
+void opscope_gpu_group_name(const opscope_gpu_rules *rules, const opscope_gpu_node *nodes, const opscope_gpu_group *g,
+                            char *buf, size_t size);
 
 #endif

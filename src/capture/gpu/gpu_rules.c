@@ -5,6 +5,7 @@
  */
 #include "gpu_map.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -45,7 +46,67 @@ static const opscope_gpu_rule vk_rules[] = {
     {"diag_mask_inf", "DIAG_MASK_INF", OPSCOPE_GPU_ROLE_MAIN},
 };
 
-static const opscope_gpu_rules vk = {vk_rules, N_OF(vk_rules)};
+/* Whether the non-empty ops of G are exactly SEQ (NULL-terminated) from its first node on. */
+static bool ops_are(const opscope_gpu_node *nodes, const opscope_gpu_group *g, const char *const *seq) {
+    int k = 0;
+    for (int i = g->first; i <= g->last; i++) {
+        if (!seq[k] || strcmp(nodes[i].op, seq[k]) != 0) {
+            return false;
+        }
+        k++;
+    }
+    return seq[k] == NULL;
+}
+
+static bool has_op(const opscope_gpu_node *nodes, const opscope_gpu_group *g, const char *op) {
+    for (int i = g->first; i <= g->last; i++) {
+        if (strcmp(nodes[i].op, op) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ggml-vulkan's perf logger names the fusions that are not a plain run of ops after what
+ * they do (ggml_backend_vk_graph_compute's fusion_string); the others join the op names. */
+static const char *vk_group_name(const opscope_gpu_node *nodes, const opscope_gpu_group *g) {
+    const opscope_gpu_node *f = &nodes[g->first];
+    int n = g->last - g->first + 1;
+    bool all_add = n >= 2;
+    for (int i = g->first; i <= g->last && all_add; i++) {
+        all_add = strcmp(nodes[i].op, "ADD") == 0;
+    }
+    if (all_add) {
+        return "MULTI_ADD";
+    }
+    if (n >= 5 && has_op(nodes, g, "ARGSORT") && has_op(nodes, g, "GET_ROWS")) {
+        /* the five top-k MoE routing patterns, by how they start */
+        if (strcmp(f->op, "ARGSORT") == 0) return "TOPK_MOE_LATE_SOFTMAX";
+        if (strcmp(f->op, "SOFT_MAX") == 0) {
+            return has_op(nodes, g, "SUM_ROWS") ? "TOPK_MOE_EARLY_SOFTMAX_NORM" : "TOPK_MOE_EARLY_SOFTMAX";
+        }
+        if (f->sub && strcmp(f->sub, "SIGMOID") == 0) return "TOPK_MOE_SIGMOID_NORM_BIAS";
+        if (f->sub) return "TOPK_MOE_SQRT_SOFTPLUS_NORM_BIAS";
+    }
+    static const char *const unary_mul[] = {"UNARY", "MUL", NULL};
+    if (ops_are(nodes, g, unary_mul) && f->sub) {
+        if (strcmp(f->sub, "GELU") == 0) return "GELU_MUL";
+        if (strcmp(f->sub, "SIGMOID") == 0) return "SIGMOID_MUL";
+        if (strcmp(f->sub, "SILU") == 0) return "SILU_MUL";
+        return "SOFTPLUS_MUL";
+    }
+    static const char *const ssm_bias[] = {"SSM_CONV", "ADD", "UNARY", NULL};
+    static const char *const ssm[] = {"SSM_CONV", "UNARY", NULL};
+    if (ops_are(nodes, g, ssm_bias)) return "SSM_CONV_BIAS_SILU";
+    if (ops_are(nodes, g, ssm)) return "SSM_CONV_SILU";
+    static const char *const snake[] = {"MUL", "SIN", "SQR", "MUL", "ADD", NULL};
+    if (ops_are(nodes, g, snake)) return "SNAKE";
+    if (strcmp(f->op, "GET_ROWS") == 0 && has_op(nodes, g, "TOP_K")) return "TOPK_QSA";
+    if (strcmp(f->op, "SCALE") == 0 && n == 4 && strstr(nodes[g->last].op, "HC_POST")) return "HC_POST_GATE";
+    return NULL;
+}
+
+static const opscope_gpu_rules vk = {vk_rules, N_OF(vk_rules), vk_group_name};
 
 const opscope_gpu_rules *opscope_gpu_rules_for(const char *source) {
     if (source && strcmp(source, "vulkan") == 0) {
