@@ -212,3 +212,78 @@ def check_graphs(prof, counts, label, tol=0.05, min_wall_ns=0, timing=True):
     check(timed > 0 and not bad_time,
           f"{label}: sum of op durations within {tol:.0%} of the graph's wall time in {timed - len(bad_time)}/{timed}"
           f" graphs (worst [graph, sum_ns, wall_ns]: {sorted(bad_time, key=lambda x: -abs(x[1] - x[2]) / x[2])[:3]})")
+
+
+def _union(rs):
+    tot, cs, ce = 0, None, None
+    for r in sorted(rs, key=lambda r: r["start_ns"]):
+        a, b = r["start_ns"], r["start_ns"] + r["duration_ns"]
+        if cs is None or a > ce:
+            if cs is not None:
+                tot += ce - cs
+            cs, ce = a, b
+        else:
+            ce = max(ce, b)
+    return tot + (ce - cs if cs is not None else 0)
+
+
+def check_device_records(p, nodes_path, gpu_log, label, prefix="Vulkan", min_graphs=1):
+    """The device-timed records of backends named PREFIX* in profile P, against nodecount's list
+    of computed nodes (OPSCOPE_TEST_NODELIST) and the raw device spans (OPSCOPE_GPU_LOG):
+    no GRAPH_SPLIT placeholder; every record timed on the device; every computed node of every
+    graph compute in exactly one record; every record inside its compute's host interval
+    within 50 us; per graph, the union of the op intervals within 5% of the device span.
+    Returns {(graph_id, split_id): [records]}."""
+    import collections
+    ids = {b["id"] for b in p["backends"] if b["name"].startswith(prefix)}
+    recs = [r for r in p["records"] if r["backend_id"] in ids and r["type"] == 0]
+    check(not any(r["name"] == "GRAPH_SPLIT" for r in recs),
+          f"{label}: no GRAPH_SPLIT placeholder on {prefix} ({sum(r['name'] == 'GRAPH_SPLIT' for r in recs)} found)")
+    check(recs and all(r.get("time_source") == "device" and r.get("n_kernels", 0) >= 1 and r.get("kernel")
+                       for r in recs if "graph_id" in r),
+          f"{label}: {len(recs)} {prefix} OP records, all timed on the device with their kernels named")
+    calls = []
+    for line in open(nodes_path):
+        _seq, backend, lst = line.split()
+        if backend.startswith(prefix) and lst != "-":
+            calls.append({int(x) for x in lst.split(",")})
+    by_graph = collections.defaultdict(list)
+    for r in recs:
+        if "graph_id" in r:
+            by_graph[(r["graph_id"], r["split_id"])].append(r)
+    keys = sorted(by_graph)
+    check(len(keys) == len(calls) and len(keys) >= min_graphs,
+          f"{label}: {len(keys)} {prefix} graph computes with records == {len(calls)} computing calls seen by nodecount")
+    bad = []
+    for k, want in zip(keys, calls):
+        seen = collections.Counter()
+        for r in by_graph[k]:
+            rng = set(range(r["node_index"], r["node_index"] + r.get("n_fused", 1)))
+            if not rng & want:
+                bad.append((k, "record covers no computed node", r["node_index"], r["name"]))
+            for i in rng & want:
+                seen[i] += 1
+        missing = sorted(want - set(seen))
+        twice = sorted(i for i, c in seen.items() if c > 1)
+        if missing or twice:
+            bad.append((k, "missing", missing[:5], "twice", twice[:5]))
+    check(not bad, f"{label}: every computed node of every {prefix} graph in exactly one record "
+                   f"({len(keys)} graphs; problems: {bad[:3]})")
+    late = [(r["graph_id"], r["node_index"], r["start_ns"] - r["host_start_ns"],
+             r["host_end_ns"] - r["start_ns"] - r["duration_ns"])
+            for r in recs if "graph_id" in r and (r["start_ns"] < r["host_start_ns"] - 50000 or
+                                                 r["start_ns"] + r["duration_ns"] > r["host_end_ns"] + 50000)]
+    check(not late, f"{label}: every {prefix} record inside its host interval within 50 us (outside: {late[:3]})")
+    spans = {}
+    for line in open(gpu_log):
+        if line.startswith("#"):
+            continue
+        gid, split, _bi, _n, _batches, span, _first, _last = line.split()
+        spans[(int(gid), int(split))] = int(span)
+    ratios = [(k, _union(by_graph[k]) / spans[k]) for k in keys if spans.get(k)]
+    off = [(k, round(x, 3)) for k, x in ratios if abs(x - 1) > 0.05]
+    check(ratios and len(ratios) == len(keys) and not off,
+          f"{label}: per graph, {prefix} op time (union) within 5% of the device span ({len(ratios)} graphs; "
+          f"min {min((x for _, x in ratios), default=0):.3f}, max {max((x for _, x in ratios), default=0):.3f}; "
+          f"off: {off[:3]})")
+    return by_graph

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""The Vulkan layer under other programs and setups (mesa lavapipe):
+
+    t_vulkan_tools.py bench|server|backend_ops|fallback
+
+- bench: llama-bench -ngl 99 (prompt and decode tests): the same tests as without the capture,
+  and the device-record checks of e2e.check_device_records (coverage against nodecount's node
+  lists, timeline, union vs device span);
+- server: llama-server -ngl 99 with 4 slots and 4 concurrent clients, stopped by SIGTERM: every
+  request answered, the same device-record checks;
+- backend_ops: test-backend-ops perf -b Vulkan0 on three MUL_MAT cases: the same cases as without
+  the capture, at least as many device-timed MUL_MAT records of each case's shape as the runs it
+  counted, each with the mat-vec kernel ggml-vulkan names;
+- fallback: the layer turned off (OPSCOPE_VK_LAYER=0): the program runs as before, its Vulkan
+  splits are host-timed GRAPH_SPLIT records again, and stderr says so once.
+"""
+import json
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import e2e
+
+e2e.need_preload()
+what = sys.argv[1]
+d = e2e.outdir(f"vulkan_{what}")
+nc = e2e.nodecount_lib(d)
+prof = f"{d}/profile.json"
+vk = {"GGML_VK_VISIBLE_DEVICES": "0"}
+logs = dict(vk, OPSCOPE_TEST_NODELIST=f"{d}/nodes.txt", OPSCOPE_GPU_LOG=f"{d}/gpu.tsv")
+
+
+def capture_env(extra=None):
+    return e2e.env_for([nc, e2e.PRELOAD], profile=prof, counts=f"{d}/counts.txt", extra=dict(logs, **(extra or {})))
+
+
+if what == "bench":
+    m = e2e.model("tiny-dense-q4_0")
+    cmd = ["llama-bench", "-m", m, "-p", "16", "-n", "16", "-t", "2", "-r", "2", "-ngl", "99", "-o", "json"]
+
+    def tests(out):
+        try:
+            return [(t["n_prompt"], t["n_gen"], len(t["samples_ns"])) for t in json.loads(out)]
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    rc0, out0, _ = e2e.run(cmd, e2e.env_for([], extra=vk), timeout=600)
+    rc1, out1, err1 = e2e.run(cmd, capture_env(), timeout=600)
+    e2e.check(rc0 == 0 and rc1 == 0, f"llama-bench -ngl 99 exits 0 without and with the capture ({rc0}, {rc1}; {err1[-200:]!r})")
+    e2e.check(tests(out0) == tests(out1) == [(16, 0, 2), (0, 16, 2)],
+              f"the same tests and repetitions with the capture ({tests(out1)})")
+    p = e2e.load_checked(prof)
+    e2e.check_device_records(p, f"{d}/nodes.txt", f"{d}/gpu.tsv", "llama-bench", min_graphs=30)
+
+elif what == "server":
+    m = e2e.model("tiny-dense-f32")
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    log = open(f"{d}/server.log", "wb")
+    srv = subprocess.Popen(["llama-server", "-m", m, "--parallel", "4", "-c", "2048", "-t", "2", "-ngl", "99",
+                            "--host", "127.0.0.1", "--port", str(port), "--no-warmup", "--no-webui"],
+                           env=capture_env(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    answers = {}
+    try:
+        for _ in range(1200):
+            if srv.poll() is not None:
+                break
+            try:
+                with urllib.request.urlopen(base + "/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.25)
+
+        def ask(i):
+            body = json.dumps({"prompt": f"Request {i}: hello", "n_predict": 8, "temperature": 0,
+                               "ignore_eos": True}).encode()
+            req = urllib.request.Request(base + "/completion", body, {"Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(req, timeout=300) as r:
+                    answers[i] = json.loads(r.read())
+            except OSError as ex:
+                answers[i] = {"error": str(ex)}
+
+        th = [threading.Thread(target=ask, args=(i,)) for i in range(4)]
+        for t in th:
+            t.start()
+        for t in th:
+            t.join()
+    finally:
+        if srv.poll() is None:
+            srv.send_signal(signal.SIGTERM)
+            try:
+                srv.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                srv.kill()
+                srv.wait()
+    slots = {a.get("id_slot") for a in answers.values()}
+    e2e.check(len(answers) == 4 and all(a.get("tokens_predicted") == 8 for a in answers.values()),
+              f"4 concurrent requests answered with 8 tokens each ({[a.get('tokens_predicted', a.get('error')) for a in answers.values()]})")
+    e2e.check(len(slots) == 4, f"in 4 distinct slots ({slots})")
+    p = e2e.load_checked(prof)
+    e2e.check_device_records(p, f"{d}/nodes.txt", f"{d}/gpu.tsv", "llama-server", min_graphs=4)
+
+elif what == "backend_ops":
+    CASES = r"type_a=(f32|q8_0|q4_0),type_b=f32,m=512,n=1,k=1024,bs=\[1,1\]"
+    cmd = ["test-backend-ops", "perf", "-o", "MUL_MAT", "-b", "Vulkan0", "-p", CASES]
+    LINE = re.compile(r"MUL_MAT\(type_a=(\w+),type_b=(\w+),m=(\d+),n=(\d+),k=(\d+),.*?:\s+(\d+) runs - +([\d.]+) us/run")
+    TYPES = {"f32": 0, "f16": 1, "q4_0": 2, "q8_0": 8}
+
+    def cases(out):
+        return [(a, b, int(mm), int(n), int(k), int(runs)) for a, b, mm, n, k, runs, _us in
+                LINE.findall(out.decode("utf-8", "replace"))]
+
+    rc0, out0, _ = e2e.run(cmd, e2e.env_for([], extra=vk), timeout=600)
+    rc1, out1, err1 = e2e.run(cmd, capture_env(), timeout=600)
+    c0, c1 = cases(out0), cases(out1)
+    e2e.check(rc0 == 0 and rc1 == 0, f"test-backend-ops -b Vulkan0 exits 0 without and with the capture ({rc0}, {rc1})")
+    e2e.check(len(c1) == 3 and [c[:5] for c in c0] == [c[:5] for c in c1],
+              f"the same 3 cases run with the capture ({[c[:5] for c in c1]})")
+    p = e2e.load_checked(prof)
+    e2e.check_device_records(p, f"{d}/nodes.txt", f"{d}/gpu.tsv", "test-backend-ops", min_graphs=3)
+    mm = [r for r in e2e.op_records(p) if r["name"] == "MUL_MAT" and r.get("time_source") == "device"]
+    for a, b, m_, n, k, runs in c1:
+        got = [r for r in mm if r["ne_src"][0][:2] == [k, m_] and r["ne_src"][1][:2] == [k, n]
+               and r.get("type_src", [None])[0] == TYPES[a]]
+        e2e.check(len(got) >= runs and all(r["kernel"].startswith("mul_mat_vec") for r in got),
+                  f"MUL_MAT {a} m={m_} n={n} k={k}: {len(got)} device-timed mat-vec records >= {runs} runs")
+
+elif what == "fallback":
+    m = e2e.model("tiny-dense-f32")
+    cmd = ["llama-completion", "-m", m, "-p", "Hello world", "-n", "4", "--temp", "0", "-t", "2", "-ngl", "99",
+           "--ignore-eos", "-no-cnv", "--no-warmup"]
+    rc0, out0, _ = e2e.run(cmd, e2e.env_for([], extra=vk), timeout=600)
+    rc1, out1, err1 = e2e.run(cmd, capture_env({"OPSCOPE_VK_LAYER": "0"}), timeout=600)
+    e2e.check(rc0 == 0 and rc1 == 0 and out0 == out1, f"same exit status and stdout without the layer ({rc0}, {rc1})")
+    warn = [line for line in err1.splitlines() if line.startswith("opscope:") and "no per-op timing" in line]
+    e2e.check(len(warn) == 1 and "did not load" in warn[0], f"one warning line says the layer did not load ({warn})")
+    p = e2e.load_checked(prof)
+    ids = {b["id"] for b in p["backends"] if b["name"].startswith("Vulkan")}
+    vrec = [r for r in p["records"] if r["backend_id"] in ids and r["type"] == 0]
+    counts = sum(1 for line in open(f"{d}/counts.txt") if " Vulkan" in line)
+    e2e.check(vrec and all(r["name"] == "GRAPH_SPLIT" for r in vrec) and len(vrec) == counts,
+              f"one host-timed GRAPH_SPLIT record per Vulkan graph compute ({len(vrec)} == {counts})")
+else:
+    e2e.skip(f"unknown case {what}")
+e2e.finish()
