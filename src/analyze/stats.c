@@ -471,6 +471,17 @@ int opscope_stats_add(opscope_stats_t *s, const opscope_record *rec) {
         t->copy_ns += rec->duration_ns;
         t->copy_bytes += rec->bytes;
     } else {
+        if (b->n_ops == 0 || start >= b->cur_end_ns) {
+            b->busy_closed_ns += b->cur_end_ns - b->cur_start_ns;
+            b->cur_start_ns = start;
+            b->cur_end_ns = end;
+        } else if (start >= b->cur_start_ns) {
+            b->overlap_ns += (end < b->cur_end_ns ? end : b->cur_end_ns) - start;
+            if (end > b->cur_end_ns) b->cur_end_ns = end;
+        } else {
+            b->busy_closed_ns += end - start;
+            b->n_unsorted++;
+        }
         b->n_ops++;
         b->op_ns += rec->duration_ns;
         b->op_bytes += rec->bytes;
@@ -615,6 +626,10 @@ static int sort_copy_lists(opscope_stats_t *s) {
 
 int opscope_stats_finish(opscope_stats_t *s) {
     if (s->finished) return 0;
+    for (size_t i = 0; i < s->n_backends; i++) {
+        opscope_backend_stats *b = &s->backends[i];
+        b->busy_ns = b->busy_closed_ns + (b->cur_end_ns - b->cur_start_ns);
+    }
     free(s->sorted_ops);
     free(s->sorted_shapes);
     free(s->ineff);

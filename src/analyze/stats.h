@@ -67,6 +67,12 @@ typedef struct opscope_backend_stats {
     uint64_t n_ops, op_ns, op_bytes, op_flops;
     uint64_t n_copies, copy_ns, copy_bytes;
     uint64_t first_start_ns, last_end_ns; /* span of its records (0, 0 if none) */
+    /* Busy time: the union of its OP intervals, so overlapping ops (a GPU's concurrent
+     * kernels) count once; overlap_ns is what they had in common. Exact when records come
+     * sorted by start within the backend (capture files are); an op that starts before the
+     * busy interval in progress counts whole and is counted in n_unsorted. */
+    uint64_t busy_ns, overlap_ns, n_unsorted;  /* after opscope_stats_finish */
+    uint64_t busy_closed_ns, cur_start_ns, cur_end_ns; /* the union so far (internal) */
 } opscope_backend_stats;
 
 typedef struct opscope_totals {

@@ -391,6 +391,10 @@ static void summary_members(opscope_out_t *w, const opscope_stats_t *s) {
         opscope_out_i64(w, b->device_type);
         KEY(w, "n_ops");
         opscope_out_u64(w, b->n_ops);
+        KEY(w, "busy_ns");
+        opscope_out_u64(w, b->busy_ns);
+        KEY(w, "overlap_ns");
+        opscope_out_u64(w, b->overlap_ns);
         KEY(w, "op_ns");
         opscope_out_u64(w, b->op_ns);
         KEY(w, "op_bytes");

@@ -153,6 +153,10 @@ void opscope_text_backends(opscope_out_t *w, const opscope_stats_t *s) {
         if (b->op_flops && b->op_ns)
             opscope_out_printf(w, "  %.1f GFLOP/s", (double)b->op_flops / (double)b->op_ns);
         opscope_out_char(w, '\n');
+        if (b->overlap_ns)
+            /* concurrent kernels: the op sum counts their common time twice, busy once */
+            opscope_out_printf(w, "   busy   %12.3f ms  (ops overlapped for %.3f ms: %.1f%% of op time)\n",
+                               (double)b->busy_ns / 1e6, (double)b->overlap_ns / 1e6, pct(b->overlap_ns, b->op_ns));
         if (b->n_copies) {
             opscope_fmt_bandwidth(cbw, sizeof cbw, b->copy_bytes, b->copy_ns);
             opscope_fmt_bytes(cb, sizeof cb, b->copy_bytes);

@@ -116,6 +116,7 @@ typedef struct vkl_cmd {
     uint64_t scope;
     const char *name;
     const char *label;
+    uint32_t label_id;
     uint64_t bytes;
     uint32_t seq;
     uint16_t slab0, slab1; /* indices in the device's slabs of its start and end queries */
@@ -139,6 +140,7 @@ typedef struct vkl_cb {
     int pend_q;
     bool submitted;         /* the recording went to a queue at least once */
     const char *labels[VKL_LABEL_DEPTH]; /* open labels: node labels, NULL for others */
+    uint32_t label_ids[VKL_LABEL_DEPTH]; /* each opening's number */
     int n_labels;
 } vkl_cb;
 
@@ -165,6 +167,7 @@ typedef struct vkl_state {
     const opscope_gpu_host *host;       /* the capture's table, NULL: pass-through */
     bool host_tried;
     uint64_t lost;                      /* items never timed (reported to the capture) */
+    uint32_t label_seq;                 /* label openings so far */
 } vkl_state;
 
 extern vkl_state g_vkl;

@@ -136,6 +136,7 @@ static void drop_push(vkl_drop *dr, const vkl_cmd *c) {
     memset(it, 0, sizeof *it);
     it->name = c->name;
     it->label = c->label;
+    it->label_id = c->label_id;
     it->seq = c->seq;
     it->kind = c->kind;
     it->flags = OPSCOPE_GPU_F_DROPPED;
@@ -400,8 +401,12 @@ static bool item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
             c->seq = vkl_scope_take(scope);
             c->name = name;
             c->label = NULL;
-            for (int l = cb->n_labels - 1; l >= 0 && l < VKL_LABEL_DEPTH && !c->label; l--) {
-                c->label = cb->labels[l];
+            c->label_id = 0;
+            for (int l = cb->n_labels - 1; l >= 0 && !c->label; l--) {
+                if (l < VKL_LABEL_DEPTH) {
+                    c->label = cb->labels[l];
+                    c->label_id = cb->label_ids[l];
+                }
             }
             c->bytes = bytes;
             c->kind = kind;
@@ -555,6 +560,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdBeginDebugUtilsLabelEXT(VkCommandBuffer
         if (cb) {
             if (cb->n_labels < VKL_LABEL_DEPTH) {
                 cb->labels[cb->n_labels] = li ? vkl_label_intern(li->pLabelName) : NULL;
+                cb->label_ids[cb->n_labels] = ++g_vkl.label_seq;
             }
             cb->n_labels++;
         }

@@ -198,6 +198,7 @@ static void batch_read(vkl_batch *b, uint64_t now, out_items *o) {
         opscope_gpu_item it = {0};
         it.name = c->name;
         it.label = c->label;
+        it.label_id = c->label_id;
         it.bytes = c->bytes;
         it.seq = c->seq;
         it.batch = (uint32_t)b->seq;

@@ -8,9 +8,9 @@
   lists, timeline, union vs device span);
 - server: llama-server -ngl 99 with 4 slots and 4 concurrent clients, stopped by SIGTERM: every
   request answered, the same device-record checks;
-- backend_ops: test-backend-ops perf -b Vulkan0 on three MUL_MAT cases: the same cases as without
-  the capture, at least as many device-timed MUL_MAT records of each case's shape as the runs it
-  counted, each with the mat-vec kernel ggml-vulkan names;
+- backend_ops: test-backend-ops perf -b Vulkan0 on an ADD case: the same case as without the
+  capture, at least as many device-timed ADD records of its shape as the runs it counted, each
+  with ggml-vulkan's add kernel, and the device-record checks;
 - fallback: the layer turned off (OPSCOPE_VK_LAYER=0): the program runs as before, its Vulkan
   splits are host-timed GRAPH_SPLIT records again, and stderr says so once.
 """
@@ -111,29 +111,28 @@ elif what == "server":
     e2e.check_device_records(p, f"{d}/nodes.txt", f"{d}/gpu.tsv", "llama-server", min_graphs=4)
 
 elif what == "backend_ops":
-    CASES = r"type_a=(f32|q8_0|q4_0),type_b=f32,m=512,n=1,k=1024,bs=\[1,1\]"
-    cmd = ["test-backend-ops", "perf", "-o", "MUL_MAT", "-b", "Vulkan0", "-p", CASES]
-    LINE = re.compile(r"MUL_MAT\(type_a=(\w+),type_b=(\w+),m=(\d+),n=(\d+),k=(\d+),.*?:\s+(\d+) runs - +([\d.]+) us/run")
-    TYPES = {"f32": 0, "f16": 1, "q4_0": 2, "q8_0": 8}
+    # one small case: test-backend-ops' perf cases are sized for real GPUs (its MUL_MAT ones take
+    # minutes on lavapipe)
+    cmd = ["test-backend-ops", "perf", "-o", "ADD", "-b", "Vulkan0", "-p", r"type=f32,ne=\[4096,1,1,1\],nr=\[1,1,1,1\]"]
+    LINE = re.compile(r"ADD\(type=(\w+),ne=\[(\d+),(\d+),(\d+),(\d+)\].*?:\s+(\d+) runs - +([\d.]+) us/run")
 
     def cases(out):
-        return [(a, b, int(mm), int(n), int(k), int(runs)) for a, b, mm, n, k, runs, _us in
+        return [(t, int(a), int(b), int(c), int(e), int(runs)) for t, a, b, c, e, runs, _us in
                 LINE.findall(out.decode("utf-8", "replace"))]
 
     rc0, out0, _ = e2e.run(cmd, e2e.env_for([], extra=vk), timeout=600)
     rc1, out1, err1 = e2e.run(cmd, capture_env(), timeout=600)
     c0, c1 = cases(out0), cases(out1)
     e2e.check(rc0 == 0 and rc1 == 0, f"test-backend-ops -b Vulkan0 exits 0 without and with the capture ({rc0}, {rc1})")
-    e2e.check(len(c1) == 3 and [c[:5] for c in c0] == [c[:5] for c in c1],
-              f"the same 3 cases run with the capture ({[c[:5] for c in c1]})")
+    e2e.check(len(c1) >= 1 and [c[:5] for c in c0] == [c[:5] for c in c1],
+              f"the same cases run with the capture ({[c[:5] for c in c1]})")
     p = e2e.load_checked(prof)
-    e2e.check_device_records(p, f"{d}/nodes.txt", f"{d}/gpu.tsv", "test-backend-ops", min_graphs=3)
-    mm = [r for r in e2e.op_records(p) if r["name"] == "MUL_MAT" and r.get("time_source") == "device"]
-    for a, b, m_, n, k, runs in c1:
-        got = [r for r in mm if r["ne_src"][0][:2] == [k, m_] and r["ne_src"][1][:2] == [k, n]
-               and r.get("type_src", [None])[0] == TYPES[a]]
-        e2e.check(len(got) >= runs and all(r["kernel"].startswith("mul_mat_vec") for r in got),
-                  f"MUL_MAT {a} m={m_} n={n} k={k}: {len(got)} device-timed mat-vec records >= {runs} runs")
+    e2e.check_device_records(p, f"{d}/nodes.txt", f"{d}/gpu.tsv", "test-backend-ops", min_graphs=1)
+    adds = [r for r in e2e.op_records(p) if r["name"] == "ADD" and r.get("time_source") == "device"]
+    for t, a, b, c, e, runs in c1:
+        got = [r for r in adds if r["ne"] == [a, b, c, e]]
+        e2e.check(len(got) >= runs and all(r["kernel"].split("+")[-1].startswith("add") for r in got),
+                  f"ADD {t} [{a},{b},{c},{e}]: {len(got)} device-timed records ending in an add kernel >= {runs} runs")
 
 elif what == "fallback":
     m = e2e.model("tiny-dense-f32")

@@ -174,18 +174,26 @@ static int label_node(const char *label, const opscope_gpu_node *nodes, int n_no
 static int map_labels(const opscope_gpu_node *nodes, int n_nodes, const opscope_gpu_item *items, int n_items,
                       opscope_gpu_group *groups, int max_groups) {
     int ng = 0, next = 0, pend = -1;
-    const char *cur_label = NULL;
+    uint32_t cur_id = 0;
     for (int k = 0; k < n_items; k++) {
         opscope_gpu_group *cur = ng ? &groups[ng - 1] : NULL;
         const char *lab = items[k].label;
         int j = -1, n_ops = 1;
-        if (lab && cur && (lab == cur_label || strcmp(lab, cur_label) == 0)) {
+        if (lab && cur && items[k].label_id == cur_id) {
             cur->n_items = k + 1 - cur->item0;
             cur->n_main++;
             continue;
         }
         if (lab) {
+            /* a new opening: the next node with that label, or the current one again (a node
+             * whose recording went on in a new command buffer reopens its label there) */
             j = label_node(lab, nodes, n_nodes, next, &n_ops);
+            if (cur && (j < 0 || j < next) && label_node(lab, nodes, n_nodes, cur->first, &n_ops) == cur->first) {
+                cur->n_items = k + 1 - cur->item0;
+                cur->n_main++;
+                cur_id = items[k].label_id;
+                continue;
+            }
         }
         if (j < 0) {
             /* unlabelled (or naming no node): with the group before, else the next one */
@@ -206,7 +214,7 @@ static int map_labels(const opscope_gpu_node *nodes, int n_nodes, const opscope_
         g->n_items = k + 1 - g->item0;
         g->n_main = 1;
         pend = -1;
-        cur_label = lab;
+        cur_id = items[k].label_id;
         next = g->last + 1;
     }
     if (ng && pend >= 0) {

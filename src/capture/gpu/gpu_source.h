@@ -49,6 +49,7 @@ typedef struct opscope_gpu_item {
                            * kind; owned by the source, valid for the process's lifetime */
     const char *label;    /* the program's label of the graph node being recorded, NULL when
                            * none: ggml-vulkan's "OP+OP+... first_tensor_name" (same lifetime) */
+    uint32_t label_id;    /* which opening of that label (two nodes may share a text) */
     uint32_t seq;         /* index within its scope (recording order) */
     uint32_t batch;       /* the submission that carried it (the source's counter) */
     uint8_t kind;         /* opscope_gpu_item_kind */
