@@ -1,7 +1,8 @@
 /*
  * cap_copy.c - COPY records: the interposed ggml_backend_tensor_copy/_set/_get/_set_async/
- * _get_async, and the scheduler's cpy_tensor_async input copies inferred from the split
- * graphs (cap_copy.h). The direction comes from ggml_backend_buffer_is_host of both sides.
+ * _get_async and, where ggml has them, the strided _set_2d/_get_2d[_async]; and the
+ * scheduler's cpy_tensor_async input copies inferred from the split graphs (cap_copy.h). The
+ * direction comes from ggml_backend_buffer_is_host of both sides.
  */
 #include "cap_copy.h"
 
@@ -14,13 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* api values; cap_state.c names them (5, 6: the 2d calls) */
-enum { API_COPY = 0, API_SET, API_GET, API_SET_ASYNC, API_GET_ASYNC, API_CPY_ASYNC = 7 };
-
-static void emit_copy_at(int api, int dir, int bi, const struct ggml_tensor *t, uint64_t bytes, uint64_t t0,
+static void emit_copy_at(opscope_cap_copy_api api, int dir, int bi, const struct ggml_tensor *t, uint64_t bytes, uint64_t t0,
                          uint64_t t1, int sched, int split, int64_t gid) {
     opscope_cap_rec *r = opscope_cap_buf_alloc(1);
     if (!r) {
+        opscope_cap_buf_note_dropped(1);
         return;
     }
     r->kind = OPSCOPE_CAP_KIND_COPY;
@@ -39,7 +38,6 @@ static void emit_copy_at(int api, int dir, int bi, const struct ggml_tensor *t, 
     r->t0 = t0;
     r->t1 = t1;
     r->bytes = bytes;
-    r->flops = 0;
     r->out_type = (int32_t)t->type;
     memcpy(r->ne, t->ne, sizeof r->ne);
     memset(r->op_params, 0, sizeof r->op_params);
@@ -55,7 +53,7 @@ static void emit_copy_at(int api, int dir, int bi, const struct ggml_tensor *t, 
 
 static void note_dst(const struct ggml_tensor *dst);
 
-static void emit_copy(int api, int dir, int bi, const struct ggml_tensor *t, uint64_t bytes,
+static void emit_copy(opscope_cap_copy_api api, int dir, int bi, const struct ggml_tensor *t, uint64_t bytes,
                       uint64_t t0, uint64_t t1) {
     bool in = opscope_cap_t.in_sched;
     if (in) {
@@ -91,7 +89,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_copy(const struct ggml_tensor *src, stru
     uint64_t t1 = opscope_cap_now();
     bool sh = is_host(src->buffer), dh = is_host(dst->buffer);
     int bi = opscope_cap_backend_of_buffer(!dh ? dst->buffer : !sh ? src->buffer : dst->buffer);
-    emit_copy(API_COPY, direction(sh, dh), bi, dst, G.nbytes(src), t0, t1);
+    emit_copy(OPSCOPE_CAP_API_TENSOR_COPY, direction(sh, dh), bi, dst, G.nbytes(src), t0, t1);
     opscope_cap_t.depth--;
 }
 
@@ -104,7 +102,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set(struct ggml_tensor *t, const void *d
     uint64_t t0 = opscope_cap_now();
     G.tensor_set(t, data, offset, size);
     uint64_t t1 = opscope_cap_now();
-    emit_copy(API_SET, direction(true, is_host(t->buffer)), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1);
+    emit_copy(OPSCOPE_CAP_API_SET, direction(true, is_host(t->buffer)), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1);
     opscope_cap_t.depth--;
 }
 
@@ -117,7 +115,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get(const struct ggml_tensor *t, void *d
     uint64_t t0 = opscope_cap_now();
     G.tensor_get(t, data, offset, size);
     uint64_t t1 = opscope_cap_now();
-    emit_copy(API_GET, direction(is_host(t->buffer), true), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1);
+    emit_copy(OPSCOPE_CAP_API_GET, direction(is_host(t->buffer), true), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1);
     opscope_cap_t.depth--;
 }
 
@@ -131,7 +129,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_async(ggml_backend_t backend, struct
     uint64_t t0 = opscope_cap_now();
     G.tensor_set_async(backend, t, data, offset, size);
     uint64_t t1 = opscope_cap_now();
-    emit_copy(API_SET_ASYNC, direction(true, is_host(t->buffer)), opscope_cap_backend_of(backend), t, size, t0, t1);
+    emit_copy(OPSCOPE_CAP_API_SET_ASYNC, direction(true, is_host(t->buffer)), opscope_cap_backend_of(backend), t, size, t0, t1);
     opscope_cap_t.depth--;
 }
 
@@ -145,7 +143,120 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_async(ggml_backend_t backend, const 
     uint64_t t0 = opscope_cap_now();
     G.tensor_get_async(backend, t, data, offset, size);
     uint64_t t1 = opscope_cap_now();
-    emit_copy(API_GET_ASYNC, direction(is_host(t->buffer), true), opscope_cap_backend_of(backend), t, size, t0, t1);
+    emit_copy(OPSCOPE_CAP_API_GET_ASYNC, direction(is_host(t->buffer), true), opscope_cap_backend_of(backend), t, size, t0, t1);
+    opscope_cap_t.depth--;
+}
+
+/* ---- strided copies (ggml_backend_tensor_set_2d & co.): N_COPIES rows of SIZE bytes ----
+ *
+ * Defined whatever the ggml; a ggml that lacks them never calls them, and a caller that finds
+ * ours anyway (dlsym) gets what ggml's own version does for a buffer without 2d copies: one
+ * plain copy per row. Inside, ggml may make that same fallback through the interposed
+ * per-row calls; the depth guard keeps them out of the profile (the 2d call is the record). */
+
+static void set_2d(struct ggml_tensor *t, const void *data, size_t off, size_t size, size_t n,
+                   size_t st, size_t sd) {
+    if (G.tensor_set_2d) {
+        G.tensor_set_2d(t, data, off, size, n, st, sd);
+        return;
+    }
+    for (size_t i = 0; i < n && G.tensor_set; i++) {
+        G.tensor_set(t, (const char *)data + i * sd, off + i * st, size);
+    }
+}
+
+static void get_2d(const struct ggml_tensor *t, void *data, size_t off, size_t size, size_t n, size_t st,
+                   size_t sd) {
+    if (G.tensor_get_2d) {
+        G.tensor_get_2d(t, data, off, size, n, st, sd);
+        return;
+    }
+    for (size_t i = 0; i < n && G.tensor_get; i++) {
+        G.tensor_get(t, (char *)data + i * sd, off + i * st, size);
+    }
+}
+
+static void set_2d_async(ggml_backend_t b, struct ggml_tensor *t, const void *data, size_t off, size_t size,
+                         size_t n, size_t st, size_t sd) {
+    if (G.tensor_set_2d_async) {
+        G.tensor_set_2d_async(b, t, data, off, size, n, st, sd);
+        return;
+    }
+    for (size_t i = 0; i < n && G.tensor_set_async; i++) {
+        G.tensor_set_async(b, t, (const char *)data + i * sd, off + i * st, size);
+    }
+}
+
+static void get_2d_async(ggml_backend_t b, const struct ggml_tensor *t, void *data, size_t off, size_t size,
+                         size_t n, size_t st, size_t sd) {
+    if (G.tensor_get_2d_async) {
+        G.tensor_get_2d_async(b, t, data, off, size, n, st, sd);
+        return;
+    }
+    for (size_t i = 0; i < n && G.tensor_get_async; i++) {
+        G.tensor_get_async(b, t, (char *)data + i * sd, off + i * st, size);
+    }
+}
+
+OPSCOPE_EXPORT void ggml_backend_tensor_set_2d(struct ggml_tensor *t, const void *data, size_t offset, size_t size,
+                                               size_t n_copies, size_t stride_tensor, size_t stride_data) {
+    if (!copy_on() || !t) {
+        set_2d(t, data, offset, size, n_copies, stride_tensor, stride_data);
+        return;
+    }
+    opscope_cap_t.depth++;
+    uint64_t t0 = opscope_cap_now();
+    set_2d(t, data, offset, size, n_copies, stride_tensor, stride_data);
+    uint64_t t1 = opscope_cap_now();
+    emit_copy(OPSCOPE_CAP_API_SET_2D, direction(true, is_host(t->buffer)), opscope_cap_backend_of_buffer(t->buffer),
+              t, size * n_copies, t0, t1);
+    opscope_cap_t.depth--;
+}
+
+OPSCOPE_EXPORT void ggml_backend_tensor_get_2d(const struct ggml_tensor *t, void *data, size_t offset, size_t size,
+                                               size_t n_copies, size_t stride_tensor, size_t stride_data) {
+    if (!copy_on() || !t) {
+        get_2d(t, data, offset, size, n_copies, stride_tensor, stride_data);
+        return;
+    }
+    opscope_cap_t.depth++;
+    uint64_t t0 = opscope_cap_now();
+    get_2d(t, data, offset, size, n_copies, stride_tensor, stride_data);
+    uint64_t t1 = opscope_cap_now();
+    emit_copy(OPSCOPE_CAP_API_GET_2D, direction(is_host(t->buffer), true), opscope_cap_backend_of_buffer(t->buffer),
+              t, size * n_copies, t0, t1);
+    opscope_cap_t.depth--;
+}
+
+OPSCOPE_EXPORT void ggml_backend_tensor_set_2d_async(ggml_backend_t backend, struct ggml_tensor *t, const void *data,
+                                                     size_t offset, size_t size, size_t n_copies,
+                                                     size_t stride_tensor, size_t stride_data) {
+    if (!copy_on() || !t || !backend) {
+        set_2d_async(backend, t, data, offset, size, n_copies, stride_tensor, stride_data);
+        return;
+    }
+    opscope_cap_t.depth++;
+    uint64_t t0 = opscope_cap_now();
+    set_2d_async(backend, t, data, offset, size, n_copies, stride_tensor, stride_data);
+    uint64_t t1 = opscope_cap_now();
+    emit_copy(OPSCOPE_CAP_API_SET_2D_ASYNC, direction(true, is_host(t->buffer)), opscope_cap_backend_of(backend), t,
+              size * n_copies, t0, t1);
+    opscope_cap_t.depth--;
+}
+
+OPSCOPE_EXPORT void ggml_backend_tensor_get_2d_async(ggml_backend_t backend, const struct ggml_tensor *t, void *data,
+                                                     size_t offset, size_t size, size_t n_copies,
+                                                     size_t stride_tensor, size_t stride_data) {
+    if (!copy_on() || !t || !backend) {
+        get_2d_async(backend, t, data, offset, size, n_copies, stride_tensor, stride_data);
+        return;
+    }
+    opscope_cap_t.depth++;
+    uint64_t t0 = opscope_cap_now();
+    get_2d_async(backend, t, data, offset, size, n_copies, stride_tensor, stride_data);
+    uint64_t t1 = opscope_cap_now();
+    emit_copy(OPSCOPE_CAP_API_GET_2D_ASYNC, direction(is_host(t->buffer), true), opscope_cap_backend_of(backend), t,
+              size * n_copies, t0, t1);
     opscope_cap_t.depth--;
 }
 
@@ -339,7 +450,7 @@ void opscope_cap_copy_infer(struct ggml_cgraph *g, int bi, int sched, int64_t gi
                 }
                 const struct ggml_tensor *from = keep ? find_source(x, xlen) : NULL;
                 int dir = from ? direction(is_host(from->buffer), is_host(s->buffer)) : -1;
-                emit_copy_at(API_CPY_ASYNC, dir, bi, s, G.nbytes(s), t0, t0, sched, split, gid);
+                emit_copy_at(OPSCOPE_CAP_API_CPY_TENSOR_ASYNC, dir, bi, s, G.nbytes(s), t0, t0, sched, split, gid);
             }
         }
     }
