@@ -51,7 +51,7 @@ typedef struct ggml_profile_record {
     uint64_t start_ns;       /* CLOCK_MONOTONIC */
     uint64_t duration_ns;
     uint64_t bytes;          /* output bytes (OP) or bytes moved (COPY) */
-    uint64_t flops;          /* 0 when the op defines none */
+    uint64_t flops;          /* from the shapes (docs/metrics.md); 0 when the op defines none */
     int64_t ne_src0[4];      /* version 2 fields */
     int64_t ne_src1[4];
     int64_t ne_src2[4];

@@ -93,7 +93,8 @@ enum {
     OPSCOPE_HAS_HOST_TIME = 1u << 3,  /* host_start_ns, host_end_ns */
     OPSCOPE_HAS_OUT = 1u << 4,        /* ne, out_type */
     OPSCOPE_HAS_OP_PARAMS = 1u << 5,  /* op_params */
-    OPSCOPE_HAS_FLOPS = 1u << 6,      /* flops was given by the input, not derived */
+    OPSCOPE_HAS_FLOPS = 1u << 6,      /* flops was given by the input (never set for FLOPs
+                                       * derived from the shapes: see opscope_record_flops) */
     OPSCOPE_HAS_STRIDES = 1u << 7,    /* nb_src */
     OPSCOPE_HAS_SRC_TYPES = 1u << 8,  /* type_src */
     OPSCOPE_HAS_DEVICE_TIME = 1u << 9, /* start_ns/duration_ns were measured on the device

@@ -88,7 +88,7 @@ static int snap_record(void *ud, const opscope_record *r) {
     o->start_ns = r->start_ns;
     o->duration_ns = r->duration_ns;
     o->bytes = r->bytes;
-    o->flops = r->flops;
+    o->flops = opscope_record_flops(r); /* derived from the shapes (metrics.md) */
     o->n_src = r->n_src;
     for (int i = 0; i < r->n_src && i < GGML_PROFILE_MAX_SRC; i++) {
         for (int d = 0; d < 4; d++) {

@@ -6,11 +6,13 @@
 #include "cap_ggml.h"
 
 #include "cap_clock.h"
+#include "cap_life.h"
 #include "cap_sym.h"
 
 #include <dlfcn.h>
 #include <stdatomic.h>
-#include <stdio.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 typedef void (*sgemm_t)(int, int, int, int, int, int, float, const float *, int, const float *,
@@ -24,36 +26,64 @@ void opscope_cap_blas_watch(opscope_cap_walk *w) {
     t_blas_walk = w;
 }
 
-/* The BLAS library's cblas_sgemm: the next definition, else any loaded library's (the BLAS
- * backend is dlopen'ed with its libblas in a local scope, out of RTLD_NEXT's reach). */
-static sgemm_t real_sgemm(void) {
-    sgemm_t f = atomic_load_explicit(&g_real_sgemm, memory_order_acquire);
-    if (f) {
-        return f;
-    }
+/* Sonames a cblas_sgemm may come from (Debian's libblas.so.3 alternatives, OpenBLAS). */
+static const char *const k_blas[] = {"libblas.so.3", "libopenblas.so.0", "libcblas.so.3"};
+
+/* The BLAS library's cblas_sgemm among what is loaded, loading nothing: the next definition,
+ * a loaded BLAS by soname, else (SCAN) any loaded library's (the BLAS backend is dlopen'ed with
+ * its libblas in a local scope, out of RTLD_NEXT's reach). */
+static void *find_loaded(bool scan) {
     void *p = dlsym(RTLD_NEXT, "cblas_sgemm");
-    if (!p) {
+    for (size_t i = 0; !p && i < sizeof k_blas / sizeof k_blas[0]; i++) {
+        void *h = dlopen(k_blas[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (h) {
+            p = dlsym(h, "cblas_sgemm");
+            dlclose(h);
+        }
+    }
+    if ((!p || p == (void *)cblas_sgemm) && scan) {
         p = opscope_cap_sym_loaded("cblas_sgemm", (const void *)cblas_sgemm);
     }
-    f = (sgemm_t)p;
-    if (f) {
-        atomic_store_explicit(&g_real_sgemm, f, memory_order_release);
+    return p == (void *)cblas_sgemm ? NULL : p;
+}
+
+/* Start-up: a program linked with a BLAS has it loaded already; else the first call resolves. */
+__attribute__((constructor)) static void resolve_at_load(void) {
+    void *p = find_loaded(false);
+    if (p) {
+        atomic_store_explicit(&g_real_sgemm, (sgemm_t)p, memory_order_release);
     }
-    return f;
+}
+
+/* The first call without a known BLAS. Never returns without computing while a BLAS can be
+ * had: when nothing loaded defines cblas_sgemm (a caller that found ours through the global
+ * scope), the system's BLAS is loaded. Only when there is none does the capture turn off, with
+ * one line on stderr; the call then has nothing to compute with. */
+static sgemm_t real_sgemm_slow(void) {
+    void *p = find_loaded(true);
+    for (size_t i = 0; !p && i < sizeof k_blas / sizeof k_blas[0]; i++) {
+        void *h = dlopen(k_blas[i], RTLD_NOW | RTLD_LOCAL); /* kept open: its sgemm is used */
+        p = h ? dlsym(h, "cblas_sgemm") : NULL;
+    }
+    if (!p) {
+        opscope_cap_life_disable("cblas_sgemm was called but no BLAS library defines it "
+                                 "(the product could not be computed)");
+        return NULL;
+    }
+    atomic_store_explicit(&g_real_sgemm, (sgemm_t)p, memory_order_release);
+    return (sgemm_t)p;
 }
 
 OPSCOPE_EXPORT void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha,
                         const float *a, int lda, const float *b, int ldb, float beta, float *c,
                         int ldc) {
-    sgemm_t f = real_sgemm();
+    sgemm_t f = atomic_load_explicit(&g_real_sgemm, memory_order_acquire);
     if (!f) {
-        static _Atomic bool said;
-        if (!atomic_exchange(&said, true)) {
-            fprintf(stderr, "opscope: cblas_sgemm not found in any loaded library\n");
-        }
-        return;
+        f = real_sgemm_slow();
     }
-    f(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (f) {
+        f(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    }
     opscope_cap_walk *w = t_blas_walk;
     if (w) {
         if (w->n_ts < w->cap) {

@@ -108,14 +108,12 @@ unsigned opscope_cap_buf_generation(void) {
 void *opscope_cap_buf_alloc_bytes(size_t need) {
     tbuf *b = my_buf();
     if (!b) {
-        atomic_fetch_add_explicit(&g_dropped, 1, memory_order_relaxed);
         return NULL;
     }
     chunk *c = b->tail;
     if (!c || atomic_load_explicit(&c->used, memory_order_relaxed) + need > CHUNK_BYTES) {
         chunk *n = chunk_new();
         if (!n) {
-            atomic_fetch_add_explicit(&g_dropped, 1, memory_order_relaxed);
             return NULL;
         }
         if (c) {

@@ -7,11 +7,13 @@
  * record never points into ggml memory (tensors may be freed before export).
  *
  * Storage: each thread appends to its own chain of 1 MiB chunks (no lock, no malloc per
- * record; one malloc per chunk). A chunk's fill level is published with a release store so
- * an exporter on another thread reads only complete records. Every chunk ever allocated is
- * counted against one process-wide cap (opscope_cap_buf_set_limit); past it, records are
- * dropped and counted. Chunks are freed only by opscope_cap_buf_reset_all (after fork, in
- * the child) or never: a thread that exits leaves its records for the export.
+ * record; each chunk is one anonymous mmap, faulted in whole). A chunk's fill level is
+ * published with a release store so an exporter on another thread reads only complete
+ * records. Every chunk ever mapped is counted against one process-wide cap
+ * (opscope_cap_buf_set_limit); past it, allocations fail and the writers count the profile
+ * records they lose (opscope_cap_buf_note_dropped). Chunks are freed only by
+ * opscope_cap_buf_reset_all (after fork, in the child) or never: a thread that exits leaves
+ * its records for the export.
  * Thread safety: alloc/commit from the owning thread only; iterate from any thread.
  */
 #ifndef OPSCOPE_CAP_BUF_H
@@ -28,7 +30,7 @@
 enum {
     OPSCOPE_CAP_KIND_OP = 0,
     OPSCOPE_CAP_KIND_COPY = 1,
-    OPSCOPE_CAP_KIND_GRAPH = 2, /* one backend graph compute: node = n_nodes, bytes = steps */
+    OPSCOPE_CAP_KIND_GRAPH = 2, /* one backend graph compute (opscope_cap_graph): no profile record */
     OPSCOPE_CAP_KIND_DESC = 3,  /* what an OP computes (shapes, params, name): no timing */
     OPSCOPE_CAP_KIND_EVENT = 4, /* an OP's timing, pointing at its DESC (opscope_cap_event) */
     OPSCOPE_CAP_KIND_PLAN = 5,  /* what the steps of a graph are (opscope_cap_plan_page) */
@@ -51,6 +53,22 @@ enum {
     OPSCOPE_CAP_COPY_H2H,
     OPSCOPE_CAP_COPY_COUNT,
 };
+
+/* The ggml call behind a COPY record (its api field); opscope_cap_copy_api_name (cap_state.h)
+ * names them as the profile's "extra" does. */
+typedef enum opscope_cap_copy_api {
+    OPSCOPE_CAP_API_TENSOR_COPY = 0,  /* ggml_backend_tensor_copy */
+    OPSCOPE_CAP_API_SET,              /* ggml_backend_tensor_set */
+    OPSCOPE_CAP_API_GET,
+    OPSCOPE_CAP_API_SET_ASYNC,
+    OPSCOPE_CAP_API_GET_ASYNC,
+    OPSCOPE_CAP_API_SET_2D,           /* ggml_backend_tensor_set_2d (where ggml has it) */
+    OPSCOPE_CAP_API_GET_2D,
+    OPSCOPE_CAP_API_SET_2D_ASYNC,
+    OPSCOPE_CAP_API_GET_2D_ASYNC,
+    OPSCOPE_CAP_API_CPY_TENSOR_ASYNC, /* a backend's vtable copy, inferred (cap_copy.h) */
+    OPSCOPE_CAP_API_COUNT,
+} opscope_cap_copy_api;
 
 /* backend value of a COPY into or out of host memory of no known device. */
 #define OPSCOPE_CAP_BACKEND_HOST (-2)
@@ -76,7 +94,7 @@ typedef struct opscope_cap_rec {
     int16_t op;           /* ggml op enum value, or copy direction */
     int16_t sub_kind;     /* OPSCOPE_CAP_SUB_* */
     int16_t sub_op;       /* unary / glu enum value */
-    int16_t api;          /* COPY: opscope_cap_copy_api name index */
+    int16_t api;          /* COPY: opscope_cap_copy_api */
     int16_t fused[OPSCOPE_CAP_MAX_FUSED]; /* ops of the fused group, n_fused of them */
     uint8_t n_fused;      /* nodes covered (1 when not fused) */
     uint8_t flags;        /* OPSCOPE_CAP_F_* */
@@ -90,7 +108,6 @@ typedef struct opscope_cap_rec {
     int64_t graph;
     uint64_t t0, t1;      /* ticks (cap_clock.h) */
     uint64_t bytes;
-    uint64_t flops;       /* 0 when the op defines none */
     int64_t ne[4];
     int32_t op_params[16];
     char name[OPSCOPE_CAP_NAME]; /* NUL-terminated (truncated) */
@@ -165,10 +182,33 @@ typedef struct opscope_cap_call {
 } opscope_cap_call;
 
 /*
+ * One backend graph compute, as OPSCOPE_GRAPH_LOG lists it: what the capture made of it and
+ * how long its own work after it took. Not a record of the profile.
+ */
+typedef struct opscope_cap_graph {
+    uint16_t size;
+    uint8_t kind;          /* OPSCOPE_CAP_KIND_GRAPH */
+    uint8_t attr;          /* OPSCOPE_CAP_ATTR_* (cap_attr.h) of its steps */
+    int16_t backend;
+    int16_t sched;
+    int16_t thread;
+    int16_t pad_;
+    int32_t split;
+    int32_t n_nodes;       /* nodes of the graph */
+    int32_t n_steps;       /* timed steps (records) made of them */
+    int32_t pad2_;
+    int64_t graph;
+    uint64_t t0, t1;       /* the compute (ticks) */
+    uint64_t t_done;       /* end of the capture's work after it (ticks) */
+    uint64_t tail;         /* ticks of the last step after its final barrier exit */
+} opscope_cap_graph;
+
+/*
  * A group of nodes timed on the device by a GPU source (cap_gpu.c): device times already on
  * the host clock (ns), with the tick of each for ordering among the other records. DESC is
- * the description of the group's main node, or NULL for device work of no node (a transfer
- * outside a graph compute: then FUSED names it). Strings are interned for the process.
+ * the description of the group's main node, or of a copy call (a DESC record with api >= 0),
+ * or NULL for device work of no node or call (then FUSED names a transfer). Strings are
+ * interned for the process.
  */
 typedef struct opscope_cap_gpu {
     uint16_t size;
@@ -200,7 +240,9 @@ static inline size_t opscope_cap_call_size(int n) {
 }
 
 /* Returns space for SIZE bytes (a multiple of 8, below 64 KiB) in the calling thread's
- * buffer, or NULL (dropped, counted). Commit with opscope_cap_buf_commit_bytes. */
+ * buffer, or NULL (cap reached or out of memory). Nothing is counted here: only the caller
+ * knows how many records of the profile a failed allocation loses, and says so with
+ * opscope_cap_buf_note_dropped. Commit with opscope_cap_buf_commit_bytes. */
 void *opscope_cap_buf_alloc_bytes(size_t size);
 void opscope_cap_buf_commit_bytes(size_t size);
 
@@ -218,8 +260,8 @@ void opscope_cap_buf_set_limit(uint64_t bytes);
 
 /*
  * Returns space for a record with N_SRC sources in the calling thread's buffer, or NULL
- * (cap reached or out of memory: the record is counted as dropped). Fill it, then call
- * opscope_cap_buf_commit from the same thread before the next alloc.
+ * (cap reached or out of memory; not counted, as for opscope_cap_buf_alloc_bytes). Fill it,
+ * then call opscope_cap_buf_commit from the same thread before the next alloc.
  */
 opscope_cap_rec *opscope_cap_buf_alloc(unsigned n_src);
 void opscope_cap_buf_commit(opscope_cap_rec *r);
@@ -227,10 +269,12 @@ void opscope_cap_buf_commit(opscope_cap_rec *r);
 /* The calling thread's small sequential number (1, 2, ...). */
 int opscope_cap_buf_thread_id(void);
 
-/* Counts N more dropped records (a failed alloc of several records at once counts one). */
+/* Counts N more records of the profile lost to a failed allocation (OP and COPY records,
+ * steps of a CALL or an event batch; never descriptions, plan pages or GRAPH records, which
+ * are no records of the profile). The one place drops are counted. */
 void opscope_cap_buf_note_dropped(uint64_t n);
 
-/* Records dropped so far (cap reached). */
+/* Records of the profile dropped so far. */
 uint64_t opscope_cap_buf_dropped(void);
 /* Bytes of chunks allocated so far. */
 uint64_t opscope_cap_buf_bytes(void);

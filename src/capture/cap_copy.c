@@ -1,28 +1,30 @@
 /*
  * cap_copy.c - COPY records: the interposed ggml_backend_tensor_copy/_set/_get/_set_async/
- * _get_async, and the scheduler's cpy_tensor_async input copies inferred from the split
- * graphs (cap_copy.h). The direction comes from ggml_backend_buffer_is_host of both sides.
+ * _get_async and, where ggml has them, the strided _set_2d/_get_2d[_async]; and the
+ * scheduler's cpy_tensor_async input copies inferred from the split graphs (cap_copy.h). The
+ * direction comes from ggml_backend_buffer_is_host of both sides.
  */
 #include "cap_copy.h"
 
 #include "cap_ggml.h"
 
 #include "cap_clock.h"
-#include "cap_gpu.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* api values; cap_state.c names them (5, 6: the 2d calls) */
-enum { API_COPY = 0, API_SET, API_GET, API_SET_ASYNC, API_GET_ASYNC, API_CPY_ASYNC = 7 };
-
-/* A COPY record, or with AS_DESC its description for a device-timed record (cap_gpu.c). */
-static opscope_cap_rec *emit_copy_at(int api, int dir, int bi, const struct ggml_tensor *t, uint64_t bytes,
-                                     uint64_t t0, uint64_t t1, int sched, int split, int64_t gid, bool as_desc) {
+/* A COPY record, or with AS_DESC its description for a device-timed record (cap_gpu.c; not a
+ * record of the profile itself, so not counted as one when lost). */
+static opscope_cap_rec *emit_copy_at(opscope_cap_copy_api api, int dir, int bi, const struct ggml_tensor *t,
+                                     uint64_t bytes, uint64_t t0, uint64_t t1, int sched, int split, int64_t gid,
+                                     bool as_desc) {
     opscope_cap_rec *r = opscope_cap_buf_alloc(1);
     if (!r) {
+        if (!as_desc) {
+            opscope_cap_buf_note_dropped(1);
+        }
         return NULL;
     }
     r->kind = as_desc ? OPSCOPE_CAP_KIND_DESC : OPSCOPE_CAP_KIND_COPY;
@@ -41,7 +43,6 @@ static opscope_cap_rec *emit_copy_at(int api, int dir, int bi, const struct ggml
     r->t0 = t0;
     r->t1 = t1;
     r->bytes = bytes;
-    r->flops = 0;
     r->out_type = (int32_t)t->type;
     memcpy(r->ne, t->ne, sizeof r->ne);
     memset(r->op_params, 0, sizeof r->op_params);
@@ -60,27 +61,24 @@ static opscope_cap_rec *emit_copy_at(int api, int dir, int bi, const struct ggml
 
 static void note_dst(const struct ggml_tensor *dst);
 
-static void emit_copy(int api, int dir, int bi, const struct ggml_tensor *t, uint64_t bytes,
+static void emit_copy(opscope_cap_copy_api api, int dir, int bi, const struct ggml_tensor *t, uint64_t bytes,
                       uint64_t t0, uint64_t t1, uint64_t scope) {
     bool in = opscope_cap_t.in_sched;
     if (in) {
         note_dst(t); /* a scheduler input copy made through an interposed call */
     }
+    int sched = in ? opscope_cap_t.sched_id : -1, split = in ? opscope_cap_t.split : -1;
+    int64_t gid = in ? opscope_cap_t.graph_id : -1;
     /* device transfers recorded by the call (a GPU source saw them): the record waits for
      * their device times (cap_gpu.c); the description is written now, while T is valid */
     uint64_t n_dev = scope ? opscope_cap_gpu_end(scope) : 0;
-    opscope_cap_rec *desc = NULL;
     if (n_dev) {
-        desc = emit_copy_at(api, dir, bi, t, bytes, t0, t1, in ? opscope_cap_t.sched_id : -1,
-                            in ? opscope_cap_t.split : -1, in ? opscope_cap_t.graph_id : -1, true);
+        opscope_cap_rec *desc = emit_copy_at(api, dir, bi, t, bytes, t0, t1, sched, split, gid, true);
         if (desc && opscope_cap_gpu_copy(scope, n_dev, desc, t0, t1)) {
             return;
         }
     }
-    if (!desc) {
-        emit_copy_at(api, dir, bi, t, bytes, t0, t1, in ? opscope_cap_t.sched_id : -1, in ? opscope_cap_t.split : -1,
-                     in ? opscope_cap_t.graph_id : -1, false);
-    }
+    emit_copy_at(api, dir, bi, t, bytes, t0, t1, sched, split, gid, false);
 }
 
 static bool is_host(ggml_backend_buffer_t b) {
@@ -113,7 +111,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_copy(const struct ggml_tensor *src, stru
     }
     bool sh = is_host(src->buffer), dh = is_host(dst->buffer);
     int bi = opscope_cap_backend_of_buffer(!dh ? dst->buffer : !sh ? src->buffer : dst->buffer);
-    emit_copy(API_COPY, direction(sh, dh), bi, dst, G.nbytes(src), t0, t1, sc);
+    emit_copy(OPSCOPE_CAP_API_TENSOR_COPY, direction(sh, dh), bi, dst, G.nbytes(src), t0, t1, sc);
     opscope_cap_t.depth--;
 }
 
@@ -130,7 +128,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set(struct ggml_tensor *t, const void *d
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(API_SET, direction(true, is_host(t->buffer)), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1, sc);
+    emit_copy(OPSCOPE_CAP_API_SET, direction(true, is_host(t->buffer)), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1, sc);
     opscope_cap_t.depth--;
 }
 
@@ -147,7 +145,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get(const struct ggml_tensor *t, void *d
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(API_GET, direction(is_host(t->buffer), true), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1, sc);
+    emit_copy(OPSCOPE_CAP_API_GET, direction(is_host(t->buffer), true), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1, sc);
     opscope_cap_t.depth--;
 }
 
@@ -165,7 +163,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_async(ggml_backend_t backend, struct
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(API_SET_ASYNC, direction(true, is_host(t->buffer)), opscope_cap_backend_of(backend), t, size, t0, t1, sc);
+    emit_copy(OPSCOPE_CAP_API_SET_ASYNC, direction(true, is_host(t->buffer)), opscope_cap_backend_of(backend), t, size, t0, t1, sc);
     opscope_cap_t.depth--;
 }
 
@@ -183,7 +181,136 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_async(ggml_backend_t backend, const 
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(API_GET_ASYNC, direction(is_host(t->buffer), true), opscope_cap_backend_of(backend), t, size, t0, t1, sc);
+    emit_copy(OPSCOPE_CAP_API_GET_ASYNC, direction(is_host(t->buffer), true), opscope_cap_backend_of(backend), t, size, t0, t1, sc);
+    opscope_cap_t.depth--;
+}
+
+/* ---- strided copies (ggml_backend_tensor_set_2d & co.): N_COPIES rows of SIZE bytes ----
+ *
+ * Defined whatever the ggml; a ggml that lacks them never calls them, and a caller that finds
+ * ours anyway (dlsym) gets what ggml's own version does for a buffer without 2d copies: one
+ * plain copy per row. Inside, ggml may make that same fallback through the interposed
+ * per-row calls; the depth guard keeps them out of the profile (the 2d call is the record). */
+
+static void set_2d(struct ggml_tensor *t, const void *data, size_t off, size_t size, size_t n,
+                   size_t st, size_t sd) {
+    if (G.tensor_set_2d) {
+        G.tensor_set_2d(t, data, off, size, n, st, sd);
+        return;
+    }
+    for (size_t i = 0; i < n && G.tensor_set; i++) {
+        G.tensor_set(t, (const char *)data + i * sd, off + i * st, size);
+    }
+}
+
+static void get_2d(const struct ggml_tensor *t, void *data, size_t off, size_t size, size_t n, size_t st,
+                   size_t sd) {
+    if (G.tensor_get_2d) {
+        G.tensor_get_2d(t, data, off, size, n, st, sd);
+        return;
+    }
+    for (size_t i = 0; i < n && G.tensor_get; i++) {
+        G.tensor_get(t, (char *)data + i * sd, off + i * st, size);
+    }
+}
+
+static void set_2d_async(ggml_backend_t b, struct ggml_tensor *t, const void *data, size_t off, size_t size,
+                         size_t n, size_t st, size_t sd) {
+    if (G.tensor_set_2d_async) {
+        G.tensor_set_2d_async(b, t, data, off, size, n, st, sd);
+        return;
+    }
+    for (size_t i = 0; i < n && G.tensor_set_async; i++) {
+        G.tensor_set_async(b, t, (const char *)data + i * sd, off + i * st, size);
+    }
+}
+
+static void get_2d_async(ggml_backend_t b, const struct ggml_tensor *t, void *data, size_t off, size_t size,
+                         size_t n, size_t st, size_t sd) {
+    if (G.tensor_get_2d_async) {
+        G.tensor_get_2d_async(b, t, data, off, size, n, st, sd);
+        return;
+    }
+    for (size_t i = 0; i < n && G.tensor_get_async; i++) {
+        G.tensor_get_async(b, t, (char *)data + i * sd, off + i * st, size);
+    }
+}
+
+OPSCOPE_EXPORT void ggml_backend_tensor_set_2d(struct ggml_tensor *t, const void *data, size_t offset, size_t size,
+                                               size_t n_copies, size_t stride_tensor, size_t stride_data) {
+    if (!copy_on() || !t) {
+        set_2d(t, data, offset, size, n_copies, stride_tensor, stride_data);
+        return;
+    }
+    opscope_cap_t.depth++;
+    uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
+    uint64_t t0 = opscope_cap_now();
+    set_2d(t, data, offset, size, n_copies, stride_tensor, stride_data);
+    uint64_t t1 = opscope_cap_now();
+    if (sc) {
+        opscope_cap_gpu_close(sc_prev);
+    }
+    emit_copy(OPSCOPE_CAP_API_SET_2D, direction(true, is_host(t->buffer)), opscope_cap_backend_of_buffer(t->buffer),
+              t, size * n_copies, t0, t1, sc);
+    opscope_cap_t.depth--;
+}
+
+OPSCOPE_EXPORT void ggml_backend_tensor_get_2d(const struct ggml_tensor *t, void *data, size_t offset, size_t size,
+                                               size_t n_copies, size_t stride_tensor, size_t stride_data) {
+    if (!copy_on() || !t) {
+        get_2d(t, data, offset, size, n_copies, stride_tensor, stride_data);
+        return;
+    }
+    opscope_cap_t.depth++;
+    uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
+    uint64_t t0 = opscope_cap_now();
+    get_2d(t, data, offset, size, n_copies, stride_tensor, stride_data);
+    uint64_t t1 = opscope_cap_now();
+    if (sc) {
+        opscope_cap_gpu_close(sc_prev);
+    }
+    emit_copy(OPSCOPE_CAP_API_GET_2D, direction(is_host(t->buffer), true), opscope_cap_backend_of_buffer(t->buffer),
+              t, size * n_copies, t0, t1, sc);
+    opscope_cap_t.depth--;
+}
+
+OPSCOPE_EXPORT void ggml_backend_tensor_set_2d_async(ggml_backend_t backend, struct ggml_tensor *t, const void *data,
+                                                     size_t offset, size_t size, size_t n_copies,
+                                                     size_t stride_tensor, size_t stride_data) {
+    if (!copy_on() || !t || !backend) {
+        set_2d_async(backend, t, data, offset, size, n_copies, stride_tensor, stride_data);
+        return;
+    }
+    opscope_cap_t.depth++;
+    uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
+    uint64_t t0 = opscope_cap_now();
+    set_2d_async(backend, t, data, offset, size, n_copies, stride_tensor, stride_data);
+    uint64_t t1 = opscope_cap_now();
+    if (sc) {
+        opscope_cap_gpu_close(sc_prev);
+    }
+    emit_copy(OPSCOPE_CAP_API_SET_2D_ASYNC, direction(true, is_host(t->buffer)), opscope_cap_backend_of(backend), t,
+              size * n_copies, t0, t1, sc);
+    opscope_cap_t.depth--;
+}
+
+OPSCOPE_EXPORT void ggml_backend_tensor_get_2d_async(ggml_backend_t backend, const struct ggml_tensor *t, void *data,
+                                                     size_t offset, size_t size, size_t n_copies,
+                                                     size_t stride_tensor, size_t stride_data) {
+    if (!copy_on() || !t || !backend) {
+        get_2d_async(backend, t, data, offset, size, n_copies, stride_tensor, stride_data);
+        return;
+    }
+    opscope_cap_t.depth++;
+    uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
+    uint64_t t0 = opscope_cap_now();
+    get_2d_async(backend, t, data, offset, size, n_copies, stride_tensor, stride_data);
+    uint64_t t1 = opscope_cap_now();
+    if (sc) {
+        opscope_cap_gpu_close(sc_prev);
+    }
+    emit_copy(OPSCOPE_CAP_API_GET_2D_ASYNC, direction(is_host(t->buffer), true), opscope_cap_backend_of(backend), t,
+              size * n_copies, t0, t1, sc);
     opscope_cap_t.depth--;
 }
 
@@ -377,7 +504,7 @@ void opscope_cap_copy_infer(struct ggml_cgraph *g, int bi, int sched, int64_t gi
                 }
                 const struct ggml_tensor *from = keep ? find_source(x, xlen) : NULL;
                 int dir = from ? direction(is_host(from->buffer), is_host(s->buffer)) : -1;
-                emit_copy_at(API_CPY_ASYNC, dir, bi, s, G.nbytes(s), t0, t0, sched, split, gid, false);
+                emit_copy_at(OPSCOPE_CAP_API_CPY_TENSOR_ASYNC, dir, bi, s, G.nbytes(s), t0, t0, sched, split, gid, false);
             }
         }
     }

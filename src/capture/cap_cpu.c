@@ -289,7 +289,7 @@ static bool emit_all(struct ggml_tensor *const *nodes, const opscope_cap_step *s
     }
     int written = opscope_cap_event_put_all(ev, steps, made, flags, bi, sched,
                                             opscope_cap_buf_thread_id(), gid, split);
-    if (made < n_steps) {
+    if (made < n_steps) { /* put_all counted its own losses; these steps never got that far */
         opscope_cap_buf_note_dropped((uint64_t)(n_steps - made));
     }
     uint64_t op_ticks = 0;
@@ -321,7 +321,7 @@ static bool emit_planned(opscope_cap_walk *w, const opscope_cap_plan *p, int bi,
         size_t size = opscope_cap_call_size(page->n);
         opscope_cap_call *c = opscope_cap_buf_alloc_bytes(size);
         if (!c) {
-            opscope_cap_buf_note_dropped((uint64_t)(page->n - 1));
+            opscope_cap_buf_note_dropped((uint64_t)page->n);
             k += page->n;
             continue;
         }

@@ -7,6 +7,11 @@
 #include "cap_life.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
+
+static const char *str(const char *s) {
+    return s ? s : "";
+}
 
 static opscope_device_type dev_kind(ggml_backend_dev_t dev) {
     switch (G.dev_type(dev)) {
@@ -17,25 +22,25 @@ static opscope_device_type dev_kind(ggml_backend_dev_t dev) {
     }
 }
 
+/* Entries are built whole, then added: another thread's compute may find one the moment it
+ * is published, and must see its abort-callback setter and device already (cap_state.h). Two
+ * threads meeting a new backend at once both probe it; the first to add wins. */
 int opscope_cap_backend_of(ggml_backend_t backend) {
     int i = opscope_cap_backend_find(backend);
     if (i >= 0) {
         return i;
     }
     ggml_backend_dev_t dev = G.backend_get_device(backend);
-    i = opscope_cap_backend_add(backend, false, G.backend_name(backend),
-                                dev ? G.dev_description(dev) : "",
-                                dev ? dev_kind(dev) : OPSCOPE_DEVICE_OTHER);
-    if (i >= 0) {
-        opscope_cap_backend *b = opscope_cap_backend_at(i);
-        if (!b->probed) {
-            b->dev = dev;
-            ggml_backend_reg_t reg = dev ? G.dev_backend_reg(dev) : NULL;
-            b->set_abort = reg ? G.reg_get_proc_address(reg, "ggml_backend_set_abort_callback") : NULL;
-            b->probed = true;
-        }
-    }
-    return i;
+    ggml_backend_reg_t reg = dev ? G.dev_backend_reg(dev) : NULL;
+    opscope_cap_backend e = {
+        .key = backend,
+        .device_type = dev ? dev_kind(dev) : OPSCOPE_DEVICE_OTHER,
+        .dev = dev,
+        .set_abort = reg ? G.reg_get_proc_address(reg, "ggml_backend_set_abort_callback") : NULL,
+    };
+    snprintf(e.name, sizeof e.name, "%s", str(G.backend_name(backend)));
+    snprintf(e.device, sizeof e.device, "%s", dev ? str(G.dev_description(dev)) : "");
+    return opscope_cap_backend_add(&e);
 }
 
 int opscope_cap_backend_of_buffer(ggml_backend_buffer_t buf) {
@@ -50,11 +55,10 @@ int opscope_cap_backend_of_buffer(ggml_backend_buffer_t buf) {
     if (i >= 0) {
         return i;
     }
-    i = opscope_cap_backend_add(dev, true, G.dev_name(dev), G.dev_description(dev), dev_kind(dev));
-    if (i >= 0) {
-        opscope_cap_backend_at(i)->dev = dev;
-    }
-    return i;
+    opscope_cap_backend e = {.key = dev, .is_device_key = true, .device_type = dev_kind(dev), .dev = dev};
+    snprintf(e.name, sizeof e.name, "%s", str(G.dev_name(dev)));
+    snprintf(e.device, sizeof e.device, "%s", str(G.dev_description(dev)));
+    return opscope_cap_backend_add(&e);
 }
 
 bool opscope_cap_should_record(int sched) {

@@ -7,7 +7,7 @@
  *   cap_cpu.c      CPU graphs: ggml-cpu's step rules, the per-split plan cache
  *   cap_blas.c     BLAS graphs: cblas_sgemm timing
  *   cap_record.c   shared op descriptions, per-step events, GRAPH and split records
- *   cap_copy.c     the interposed tensor copy functions
+ *   cap_copy.c     the interposed tensor copy functions (the 2d ones where ggml has them)
  *
  * The library never links against ggml: every ggml function it calls is looked up with
  * dlsym, so it loads harmlessly into programs without ggml (a shell started by the profiled
@@ -71,6 +71,14 @@ typedef struct opscope_cap_ggml_fns {
     struct ggml_tensor *(*new_tensor_2d)(struct ggml_context *, enum ggml_type, int64_t, int64_t);
     struct ggml_tensor *(*mul_mat)(struct ggml_context *, struct ggml_tensor *, struct ggml_tensor *);
     struct ggml_tensor *(*unary)(struct ggml_context *, struct ggml_tensor *, enum ggml_unary_op);
+    /* optional, interposed where this ggml has them (newer API): NULL when absent. Keep them
+     * last: cap_resolve.c requires every pointer before tensor_set_2d. */
+    void (*tensor_set_2d)(struct ggml_tensor *, const void *, size_t, size_t, size_t, size_t, size_t);
+    void (*tensor_get_2d)(const struct ggml_tensor *, void *, size_t, size_t, size_t, size_t, size_t);
+    void (*tensor_set_2d_async)(ggml_backend_t, struct ggml_tensor *, const void *, size_t, size_t, size_t,
+                                size_t, size_t);
+    void (*tensor_get_2d_async)(ggml_backend_t, const struct ggml_tensor *, void *, size_t, size_t, size_t,
+                                size_t, size_t);
 } opscope_cap_ggml_fns;
 
 /* Read-only after opscope_cap_ggml_ready() returned true. */

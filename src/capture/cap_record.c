@@ -120,7 +120,6 @@ const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t) {
     r->graph = -1;
     r->t0 = r->t1 = 0;
     r->bytes = G.nbytes(t); /* what a one-node step of it writes */
-    r->flops = 0;
     opscope_cap_buf_commit(r);
     atomic_fetch_add_explicit(&opscope_cap_stats.descs, 1, memory_order_relaxed);
     slot->t = t;
@@ -135,6 +134,7 @@ void opscope_cap_desc_free(void) {
 
 #define EVENT_BYTES ((sizeof(opscope_cap_event) + 7u) & ~(size_t)7u)
 _Static_assert(EVENT_BYTES == sizeof(opscope_cap_event), "events are copied whole");
+_Static_assert(sizeof(opscope_cap_graph) % 8 == 0, "records are 8-aligned");
 
 /* The parts of a step's event that depend only on the graph (not on this compute). */
 bool opscope_cap_event_make(struct ggml_tensor *const *nodes, const opscope_cap_step *s, opscope_cap_event *e) {
@@ -165,7 +165,7 @@ int opscope_cap_event_put_all(const opscope_cap_event *tmpl, const opscope_cap_s
         int m = n - k < BATCH ? n - k : BATCH;
         opscope_cap_event *e = opscope_cap_buf_alloc_bytes((size_t)m * EVENT_BYTES);
         if (!e) {
-            opscope_cap_buf_note_dropped((uint64_t)(m - 1));
+            opscope_cap_buf_note_dropped((uint64_t)m);
             k += m;
             continue;
         }
@@ -195,10 +195,12 @@ bool opscope_cap_emit_event(struct ggml_cgraph *g, const opscope_cap_step *s, ui
     opscope_cap_step one = *s;
     one.first = 0;
     opscope_cap_event e;
-    bool ok = opscope_cap_event_make(nodes, &one, &e);
+    if (!opscope_cap_event_make(nodes, &one, &e)) {
+        opscope_cap_buf_note_dropped(1); /* no room for its description */
+        return false;
+    }
     e.node = s->first;
-    return ok &&
-           opscope_cap_event_put_all(&e, s, 1, flags, bi, sched, tid, gid, split) == 1;
+    return opscope_cap_event_put_all(&e, s, 1, flags, bi, sched, tid, gid, split) == 1;
 }
 
 /* The GRAPH record of the current compute, written once the capture's own work is done so it
@@ -222,25 +224,26 @@ void opscope_cap_graph_rec_write(int bi, int sched, int64_t gid, int split, int 
         return;
     }
     t_pending.set = false;
-    opscope_cap_rec *r = opscope_cap_buf_alloc(0);
+    opscope_cap_graph *r = opscope_cap_buf_alloc_bytes(sizeof *r);
     if (!r) {
-        return;
+        return; /* the graph log misses a line; no record of the profile is lost */
     }
+    memset(r, 0, sizeof *r);
+    r->size = (uint16_t)sizeof *r;
     r->kind = OPSCOPE_CAP_KIND_GRAPH;
-    r->op = (int16_t)t_pending.attr;
+    r->attr = (uint8_t)t_pending.attr;
     r->backend = (int16_t)bi;
     r->sched = (int16_t)sched;
     r->thread = (int16_t)opscope_cap_buf_thread_id();
     r->split = split;
+    r->n_nodes = n_nodes;
+    r->n_steps = t_pending.steps;
     r->graph = gid;
-    r->node = n_nodes;
-    r->bytes = (uint64_t)t_pending.steps;
     r->t0 = t0;
     r->t1 = t1;
-    r->flops = t2; /* end of the capture's work after the compute */
-    r->ne[0] = (int64_t)t_pending.tail;
-    r->name[0] = '\0';
-    opscope_cap_buf_commit(r);
+    r->t_done = t2;
+    r->tail = t_pending.tail;
+    opscope_cap_buf_commit_bytes(sizeof *r);
 }
 
 /* A backend without per-op timing: one record for the whole graph (split). */
@@ -272,10 +275,11 @@ void opscope_cap_emit_split(struct ggml_cgraph *g, int n, int bi, int sched, int
         r->t0 = t0;
         r->t1 = t1;
         r->bytes = 0;
-        r->flops = 0;
         opscope_cap_buf_commit(r);
         atomic_fetch_add_explicit(&opscope_cap_stats.records, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&opscope_cap_stats.op_ticks, t1 - t0, memory_order_relaxed);
+    } else {
+        opscope_cap_buf_note_dropped(1);
     }
     opscope_cap_graph_rec_add(1, OPSCOPE_CAP_ATTR_EXACT, 0);
     atomic_fetch_add_explicit(&opscope_cap_stats.split_only, 1, memory_order_relaxed);

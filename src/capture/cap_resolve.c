@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,13 +98,17 @@ static void resolve(void) {
     RESOLVE(new_tensor_2d, "ggml_new_tensor_2d");
     RESOLVE(mul_mat, "ggml_mul_mat");
     RESOLVE(unary, "ggml_unary");
+    RESOLVE(tensor_set_2d, "ggml_backend_tensor_set_2d");
+    RESOLVE(tensor_get_2d, "ggml_backend_tensor_get_2d");
+    RESOLVE(tensor_set_2d_async, "ggml_backend_tensor_set_2d_async");
+    RESOLVE(tensor_get_2d_async, "ggml_backend_tensor_get_2d_async");
 
     bool on = opscope_cap_life_init();
     if (!G.graph_compute_async) {
         return; /* not a ggml program: stay inert, say nothing */
     }
     void **p = (void **)&G;
-    for (size_t i = 0; i < sizeof G / sizeof(void *); i++) {
+    for (size_t i = 0; i < offsetof(opscope_cap_ggml_fns, tensor_set_2d) / sizeof(void *); i++) {
         if (!p[i]) {
             if (on) {
                 opscope_cap_life_disable("this ggml lacks a function opscope needs (unknown version)");

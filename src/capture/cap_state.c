@@ -84,24 +84,27 @@ int opscope_cap_backend_find(const void *key) {
     return -1;
 }
 
-int opscope_cap_backend_add(const void *key, bool is_device_key, const char *name,
-                            const char *device, opscope_device_type type) {
-    int i = opscope_cap_backend_find(key);
+int opscope_cap_backend_add(const opscope_cap_backend *proto) {
+    int i = opscope_cap_backend_find(proto->key);
     if (i >= 0) {
         return i;
     }
     pthread_mutex_lock(&g_lock);
-    i = opscope_cap_backend_find(key);
+    i = opscope_cap_backend_find(proto->key);
     if (i < 0) {
         int n = atomic_load(&g_n_backends);
         if (n < OPSCOPE_CAP_MAX_BACKENDS) {
             opscope_cap_backend *b = &g_backends[n];
-            memset(b, 0, sizeof *b);
-            b->key = key;
-            b->is_device_key = is_device_key;
-            snprintf(b->name, sizeof b->name, "%s", name ? name : "");
-            snprintf(b->device, sizeof b->device, "%s", device ? device : "");
-            b->device_type = type;
+            b->key = proto->key;
+            b->is_device_key = proto->is_device_key;
+            snprintf(b->name, sizeof b->name, "%s", proto->name);
+            snprintf(b->device, sizeof b->device, "%s", proto->device);
+            b->device_type = proto->device_type;
+            b->dev = proto->dev;
+            b->set_abort = proto->set_abort;
+            atomic_store_explicit(&b->user_cb, NULL, memory_order_relaxed);
+            atomic_store_explicit(&b->user_data, NULL, memory_order_relaxed);
+            /* the release store publishes every field above */
             atomic_store_explicit(&g_n_backends, n + 1, memory_order_release);
             i = n;
         }
@@ -208,6 +211,23 @@ bool opscope_cap_sched_enabled(int id) {
 static const char *const k_copy_names[OPSCOPE_CAP_COPY_COUNT] = {
     "copy_H2D", "copy_D2H", "copy_D2D", "copy_H2H"};
 
+static const char *const k_copy_apis[OPSCOPE_CAP_API_COUNT] = {
+    [OPSCOPE_CAP_API_TENSOR_COPY] = "tensor_copy",
+    [OPSCOPE_CAP_API_SET] = "tensor_set",
+    [OPSCOPE_CAP_API_GET] = "tensor_get",
+    [OPSCOPE_CAP_API_SET_ASYNC] = "tensor_set_async",
+    [OPSCOPE_CAP_API_GET_ASYNC] = "tensor_get_async",
+    [OPSCOPE_CAP_API_SET_2D] = "tensor_set_2d",
+    [OPSCOPE_CAP_API_GET_2D] = "tensor_get_2d",
+    [OPSCOPE_CAP_API_SET_2D_ASYNC] = "tensor_set_2d_async",
+    [OPSCOPE_CAP_API_GET_2D_ASYNC] = "tensor_get_2d_async",
+    [OPSCOPE_CAP_API_CPY_TENSOR_ASYNC] = "cpy_tensor_async",
+};
+
+const char *opscope_cap_copy_api_name(int api) {
+    return api >= 0 && api < OPSCOPE_CAP_API_COUNT ? k_copy_apis[api] : NULL;
+}
+
 void opscope_cap_convert(const opscope_cap_rec *r, opscope_record *o, opscope_cap_strbuf *buf) {
     opscope_cap_convert_parts(r, r->src, o, buf);
 }
@@ -246,11 +266,7 @@ void opscope_cap_convert_parts(const opscope_cap_rec *r, const opscope_cap_src *
     }
     if (r->kind == OPSCOPE_CAP_KIND_COPY) {
         o->name = (r->op >= 0 && r->op < OPSCOPE_CAP_COPY_COUNT) ? k_copy_names[r->op] : "copy";
-        static const char *const apis[] = {"tensor_copy", "tensor_set", "tensor_get",
-                                           "tensor_set_async", "tensor_get_async",
-                                           "tensor_set_2d", "tensor_get_2d",
-                                           "cpy_tensor_async" /* inferred: vtable copy */};
-        o->extra = (r->api >= 0 && (size_t)r->api < sizeof apis / sizeof apis[0]) ? apis[r->api] : NULL;
+        o->extra = opscope_cap_copy_api_name(r->api);
     } else {
         o->name = opscope_cap_names_get(OPSCOPE_CAP_NAMES_OP, r->op);
         if (r->sub_kind == OPSCOPE_CAP_SUB_UNARY) {
@@ -291,13 +307,8 @@ void opscope_cap_convert_parts(const opscope_cap_rec *r, const opscope_cap_src *
         memcpy(o->nb_src[s], src[s].nb, sizeof o->nb_src[s]);
         o->type_src[s] = src[s].type;
     }
-    if (o->type == OPSCOPE_RECORD_OP && !(r->flags & OPSCOPE_CAP_F_SPLIT_ONLY)) {
-        uint64_t f = opscope_record_flops(o);
-        if (f) {
-            o->flops = f;
-            o->has |= OPSCOPE_HAS_FLOPS;
-        }
-    }
+    /* No flops: the capture measures none, and OPSCOPE_HAS_FLOPS means "given by the input";
+     * consumers derive them from the shapes (opscope_record_flops), like any input's. */
 }
 
 /* ---- replay ---- */
@@ -638,10 +649,11 @@ typedef struct graph_log {
     opscope_out_t *w;
 } graph_log;
 
-static int graph_line(void *ud, const opscope_cap_rec *r) {
-    if (r->kind != OPSCOPE_CAP_KIND_GRAPH) {
+static int graph_line(void *ud, const opscope_cap_rec *rec) {
+    if (rec->kind != OPSCOPE_CAP_KIND_GRAPH) {
         return 0;
     }
+    const opscope_cap_graph *r = (const opscope_cap_graph *)rec;
     graph_log *g = ud;
     static const char *const attr[] = {"exact", "nofusion", "aborted", "inexact"};
     opscope_out_i64(g->w, r->graph);
@@ -652,19 +664,19 @@ static int graph_line(void *ud, const opscope_cap_rec *r) {
     opscope_out_char(g->w, '\t');
     opscope_out_i64(g->w, r->sched);
     opscope_out_char(g->w, '\t');
-    opscope_out_i64(g->w, r->node);
+    opscope_out_i64(g->w, r->n_nodes);
     opscope_out_char(g->w, '\t');
-    opscope_out_u64(g->w, r->bytes);
+    opscope_out_i64(g->w, r->n_steps);
     opscope_out_char(g->w, '\t');
     opscope_out_u64(g->w, opscope_cap_ticks_to_ns(r->t0));
     opscope_out_char(g->w, '\t');
     opscope_out_u64(g->w, opscope_cap_ticks_to_ns(r->t1));
     opscope_out_char(g->w, '\t');
-    opscope_out_u64(g->w, r->flops > r->t1 ? opscope_cap_ticks_to_ns(r->flops) - opscope_cap_ticks_to_ns(r->t1) : 0);
+    opscope_out_u64(g->w, r->t_done > r->t1 ? opscope_cap_ticks_to_ns(r->t_done) - opscope_cap_ticks_to_ns(r->t1) : 0);
     opscope_out_char(g->w, '\t');
-    opscope_out_str(g->w, (r->op >= 0 && r->op < 4) ? attr[r->op] : "?");
+    opscope_out_str(g->w, r->attr < sizeof attr / sizeof attr[0] ? attr[r->attr] : "?");
     opscope_out_char(g->w, '\t');
-    opscope_out_u64(g->w, (uint64_t)((double)r->ne[0] * opscope_cap_ns_per_tick() + 0.5));
+    opscope_out_u64(g->w, (uint64_t)((double)r->tail * opscope_cap_ns_per_tick() + 0.5));
     opscope_out_char(g->w, '\n');
     return 0;
 }

@@ -47,10 +47,18 @@ void opscope_cap_names_set(int family, int index, const char *name);
 /* The name, or "OP_<n>" style fallback in a static buffer per family entry ("?" at worst). */
 const char *opscope_cap_names_get(int family, int index);
 
+/* ---- copy API names ---- */
+
+/* The name of a COPY record's ggml call (its "extra": "tensor_set", "tensor_set_2d", ...),
+ * or NULL for a value outside opscope_cap_copy_api. */
+const char *opscope_cap_copy_api_name(int api);
+
 /* ---- backends ---- */
 
 #define OPSCOPE_CAP_MAX_BACKENDS 64
 
+/* An entry is published only once every field but the program's abort callback is set, and
+ * those fields never change afterwards: a thread that finds it reads it without a lock. */
 typedef struct opscope_cap_backend {
     const void *key;           /* ggml_backend_t, or device pointer for copy-only entries */
     char name[64];
@@ -58,18 +66,18 @@ typedef struct opscope_cap_backend {
     opscope_device_type device_type;
     bool is_device_key;        /* KEY is a device, not a backend */
     const void *dev;           /* ggml_backend_dev_t of the backend (copies find it by this) */
-    /* ggml side, opaque here */
-    void *set_abort;           /* the backend's real set_abort_callback, or NULL */
-    void *user_cb;             /* the application's abort callback (chained) */
-    void *user_data;
-    bool probed;
+    void *set_abort;           /* the backend's real set_abort_callback, or NULL (ggml side, opaque) */
+    /* the application's abort callback and its data (chained), set whenever it sets them */
+    void *_Atomic user_cb;
+    void *_Atomic user_data;
 } opscope_cap_backend;
 
 /* Index of KEY's entry (lock-free), or -1. */
 int opscope_cap_backend_find(const void *key);
-/* Finds or adds KEY's entry; NAME/DEVICE copied on add. Returns the index or -1 (full). */
-int opscope_cap_backend_add(const void *key, bool is_device_key, const char *name,
-                            const char *device, opscope_device_type type);
+/* Finds or adds the entry of PROTO->key. A new entry is a copy of PROTO (user_cb and
+ * user_data start NULL) made before the entry is published, so no thread can find it
+ * incomplete. Returns the index, or -1 when the table is full. */
+int opscope_cap_backend_add(const opscope_cap_backend *proto);
 /* Index of the first entry whose dev is DEV (lock-free), or -1. */
 int opscope_cap_backend_find_dev(const void *dev);
 /* Entry I (0 <= I < count); stable pointer. */

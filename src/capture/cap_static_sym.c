@@ -26,6 +26,15 @@ void __real_ggml_backend_tensor_set_async(ggml_backend_t, struct ggml_tensor *, 
 void __real_ggml_backend_tensor_get_async(ggml_backend_t, const struct ggml_tensor *, void *, size_t, size_t);
 enum ggml_status __real_ggml_backend_graph_compute_async(ggml_backend_t, struct ggml_cgraph *);
 enum ggml_status __real_ggml_backend_graph_compute(ggml_backend_t, struct ggml_cgraph *);
+/* Weak: a ggml older than the 2d copies leaves them NULL (cap_resolve.c: optional). */
+__attribute__((weak)) void __real_ggml_backend_tensor_set_2d(struct ggml_tensor *, const void *, size_t, size_t,
+                                                             size_t, size_t, size_t);
+__attribute__((weak)) void __real_ggml_backend_tensor_get_2d(const struct ggml_tensor *, void *, size_t, size_t,
+                                                             size_t, size_t, size_t);
+__attribute__((weak)) void __real_ggml_backend_tensor_set_2d_async(ggml_backend_t, struct ggml_tensor *, const void *,
+                                                                   size_t, size_t, size_t, size_t, size_t);
+__attribute__((weak)) void __real_ggml_backend_tensor_get_2d_async(ggml_backend_t, const struct ggml_tensor *, void *,
+                                                                   size_t, size_t, size_t, size_t, size_t);
 
 typedef struct sym {
     const char *name;
@@ -50,6 +59,10 @@ static const sym g_syms[] = {
     WRAPPED(ggml_backend_tensor_get_async),
     WRAPPED(ggml_backend_graph_compute_async),
     WRAPPED(ggml_backend_graph_compute),
+    WRAPPED(ggml_backend_tensor_set_2d),
+    WRAPPED(ggml_backend_tensor_get_2d),
+    WRAPPED(ggml_backend_tensor_set_2d_async),
+    WRAPPED(ggml_backend_tensor_get_2d_async),
     DIRECT(ggml_backend_sched_split_graph),
     DIRECT(ggml_op_name),
     DIRECT(ggml_unary_op_name),

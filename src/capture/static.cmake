@@ -15,9 +15,15 @@ set(OPSCOPE_STATIC_WRAPS
   ggml_backend_reg_get_proc_address ggml_backend_graph_compute ggml_backend_graph_compute_async
   ggml_backend_cpu_set_abort_callback
   ggml_backend_tensor_copy ggml_backend_tensor_set ggml_backend_tensor_get
-  ggml_backend_tensor_set_async ggml_backend_tensor_get_async)
+  ggml_backend_tensor_set_async ggml_backend_tensor_get_async
+  ggml_backend_tensor_set_2d ggml_backend_tensor_get_2d
+  ggml_backend_tensor_set_2d_async ggml_backend_tensor_get_2d_async)
+# The 2d copies are newer than some ggml: cap_static_sym.c takes their __real_ weakly, so a
+# ggml without them links too (a program linked against it cannot call them anyway).
 set(OPSCOPE_COPY_WRAPS ggml_backend_tensor_copy ggml_backend_tensor_set ggml_backend_tensor_get
-  ggml_backend_tensor_set_async ggml_backend_tensor_get_async)
+  ggml_backend_tensor_set_async ggml_backend_tensor_get_async
+  ggml_backend_tensor_set_2d ggml_backend_tensor_get_2d
+  ggml_backend_tensor_set_2d_async ggml_backend_tensor_get_2d_async)
 
 add_library(opscope_static_copy OBJECT ${OPSCOPE_CAPTURE_DIR}/cap_copy.c)
 set(_renames "")

@@ -78,13 +78,19 @@ static int count_all(void *ud, const opscope_cap_rec *r) {
     return 0;
 }
 
+/* Past the cap allocations fail; what is lost is counted by the writer, which knows how many
+ * records of the profile a failed allocation held (one, a batch, or none for a description). */
 static int test_cap_drops_and_counts(void) {
     opscope_cap_buf_reset_all();
     opscope_cap_buf_set_limit(1); /* rounds up to one 1 MiB chunk */
     uint64_t tried = 20000;        /* 20000 * ~300 B > 1 MiB */
+    uint64_t failed = 0;
     for (uint64_t i = 0; i < tried; i++) {
         opscope_cap_rec *r = opscope_cap_buf_alloc(0);
-        if (!r) continue;
+        if (!r) {
+            failed++;
+            continue;
+        }
         r->kind = 0;
         opscope_cap_buf_commit(r);
     }
@@ -92,17 +98,43 @@ static int test_cap_drops_and_counts(void) {
     opscope_cap_buf_foreach(count_all, &kept);
     uint64_t per_chunk = (1u << 20) / opscope_cap_rec_size(0);
     ASSERT_EQ_U64(kept, per_chunk);
-    ASSERT_EQ_U64(kept + opscope_cap_buf_dropped(), tried);
+    ASSERT_EQ_U64(kept + failed, tried);
+    ASSERT_EQ_U64(opscope_cap_buf_dropped(), 0); /* a failed allocation counts nothing by itself */
+    ASSERT_NULL(opscope_cap_buf_alloc_bytes(8 * ((1u << 20) / 8)));
+    ASSERT_EQ_U64(opscope_cap_buf_dropped(), 0);
+    opscope_cap_buf_note_dropped(failed);
+    opscope_cap_buf_note_dropped(3);
+    ASSERT_EQ_U64(opscope_cap_buf_dropped(), failed + 3);
     ASSERT_TRUE(opscope_cap_buf_bytes() <= (1u << 20));
     opscope_cap_buf_reset_all();
+    ASSERT_EQ_U64(opscope_cap_buf_dropped(), 0);
     opscope_cap_buf_set_limit(512ull << 20);
     return 0;
+}
+
+#define N_ID_THREADS 8
+
+static void *take_id(void *arg) {
+    int *out = arg;
+    out[0] = opscope_cap_buf_thread_id();
+    out[1] = opscope_cap_buf_thread_id(); /* stable on the same thread */
+    return NULL;
 }
 
 static int test_thread_ids_distinct(void) {
     int a = opscope_cap_buf_thread_id();
     ASSERT_TRUE(a > 0);
     ASSERT_EQ_INT(opscope_cap_buf_thread_id(), a);
+    int ids[N_ID_THREADS][2];
+    pthread_t th[N_ID_THREADS];
+    for (int i = 0; i < N_ID_THREADS; i++) ASSERT_EQ_INT(pthread_create(&th[i], NULL, take_id, ids[i]), 0);
+    for (int i = 0; i < N_ID_THREADS; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < N_ID_THREADS; i++) {
+        ASSERT_TRUE(ids[i][0] > 0);
+        ASSERT_EQ_INT(ids[i][1], ids[i][0]);
+        ASSERT_NE_INT(ids[i][0], a);
+        for (int j = 0; j < i; j++) ASSERT_NE_INT(ids[i][0], ids[j][0]);
+    }
     return 0;
 }
 

@@ -7,8 +7,13 @@
 #include "cap_state.h"
 #include "test.h"
 
+#include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int test_config_values(void) {
     opscope_cap_config c;
@@ -108,17 +113,24 @@ static void fake_copy(int sched, int dir, int api, uint64_t t0, uint64_t t1, uin
     opscope_cap_buf_commit(r);
 }
 
+/* The fake CPU backend's entry (index 0: added first, the table is never emptied). */
+static int fake_cpu(void) {
+    opscope_cap_backend e = {.key = (void *)0x1000, .name = "CPU", .device = "Fake CPU",
+                             .device_type = OPSCOPE_DEVICE_CPU};
+    return opscope_cap_backend_add(&e);
+}
+
 static void fake_profile(void) {
     opscope_cap_buf_reset_all();
     names();
-    opscope_cap_backend_add((void *)0x1000, false, "CPU", "Fake CPU", OPSCOPE_DEVICE_CPU);
+    fake_cpu();
     int s0 = opscope_cap_sched_id((void *)0xA000);
     int s1 = opscope_cap_sched_id((void *)0xB000);
     const int fused[2] = {OP_RMS_NORM, OP_MUL};
     const int one_mm[1] = {OP_MUL_MAT};
     const int one_u[1] = {OP_UNARY};
     const int one_g[1] = {OP_GLU};
-    fake_copy(s0, OPSCOPE_CAP_COPY_H2H, 1, 1000, 1100, 4096);
+    fake_copy(s0, OPSCOPE_CAP_COPY_H2H, OPSCOPE_CAP_API_SET, 1000, 1100, 4096);
     fake_op(s0, 0, 1, OP_RMS_NORM, 2, fused, 0, 0, 1100, 1300, 256, 256, 1);
     fake_op(s0, 0, 3, OP_MUL_MAT, 1, one_mm, 0, 0, 1300, 3300, 512, 256, 1);
     fake_op(s0, 0, 4, OP_UNARY, 1, one_u, OPSCOPE_CAP_SUB_UNARY, 10, 3300, 3400, 512, 512, 1);
@@ -172,8 +184,11 @@ static int test_replay_converts(void) {
     ASSERT_EQ_U64(c.r[1].duration_ns, 200);
     ASSERT_EQ_STR(c.names[2], "MUL_MAT");
     ASSERT_EQ_U64(c.r[2].duration_ns, 2000);
-    /* FLOPs of MUL_MAT: 2*K*M*N = 2*256*512*1 */
-    ASSERT_EQ_U64(c.r[2].flops, 2ull * 256 * 512);
+    /* FLOPs of MUL_MAT: 2*K*M*N = 2*256*512*1, derived by the consumer: the capture gives
+     * none of its own (OPSCOPE_HAS_FLOPS means "given by the input") */
+    ASSERT_TRUE(!(c.r[2].has & OPSCOPE_HAS_FLOPS));
+    ASSERT_EQ_U64(c.r[2].flops, 0);
+    ASSERT_EQ_U64(opscope_record_flops(&c.r[2]), 2ull * 256 * 512);
     ASSERT_EQ_STR(c.tnames[2], "node-3");
     ASSERT_EQ_INT(c.r[2].node_index, 3);
     ASSERT_EQ_INT((int)c.r[2].graph_id, 0);
@@ -211,6 +226,18 @@ static int test_sched_filter_and_reset(void) {
     return 0;
 }
 
+/* Entries of directory PATH other than . and .. (-1 when it cannot be read). */
+static int count_entries(const char *path) {
+    DIR *d = opendir(path);
+    if (!d) return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    }
+    closedir(d);
+    return n;
+}
+
 static int test_write_json_text_summary(void) {
     fake_profile();
     const char *prefix = getenv("OPSCOPE_TEST_OUT");
@@ -233,8 +260,25 @@ static int test_write_json_text_summary(void) {
     ASSERT_EQ_INT(opscope_cap_write(OPSCOPE_CAP_DEST_STDOUT, NULL, fp, -2), 0);
     ASSERT_TRUE(ftell(fp) > 100);
     fclose(fp);
-    /* an unwritable path fails cleanly and leaves nothing */
+    /* an unwritable path fails cleanly */
     ASSERT_EQ_INT(opscope_cap_write(OPSCOPE_CAP_DEST_JSON, "/nonexistent-dir/p.json", NULL, -2), -1);
+    /* a failure after the whole profile was written (it cannot be renamed over a directory)
+     * leaves nothing behind: no temporary file beside the target, the target untouched */
+    char dir[] = "/tmp/opscope-capexport-XXXXXX";
+    ASSERT_NOT_NULL(mkdtemp(dir));
+    char target[600], keep[700];
+    snprintf(target, sizeof target, "%s/p.json", dir);
+    snprintf(keep, sizeof keep, "%s/keep", target);
+    ASSERT_EQ_INT(mkdir(target, 0700), 0);
+    FILE *kf = fopen(keep, "w");
+    ASSERT_NOT_NULL(kf);
+    fclose(kf);
+    ASSERT_EQ_INT(opscope_cap_write(OPSCOPE_CAP_DEST_JSON, target, NULL, -2), -1);
+    ASSERT_EQ_INT(count_entries(dir), 1);    /* p.json only */
+    ASSERT_EQ_INT(count_entries(target), 1); /* keep only */
+    ASSERT_EQ_INT(unlink(keep), 0);
+    ASSERT_EQ_INT(rmdir(target), 0);
+    ASSERT_EQ_INT(rmdir(dir), 0);
     return 0;
 }
 
@@ -242,7 +286,7 @@ static int test_write_json_text_summary(void) {
 static int test_events_share_description(void) {
     opscope_cap_buf_reset_all();
     names();
-    opscope_cap_backend_add((void *)0x1000, false, "CPU", "Fake CPU", OPSCOPE_DEVICE_CPU);
+    fake_cpu();
     opscope_cap_rec *d = opscope_cap_buf_alloc(2);
     ASSERT_NOT_NULL(d);
     uint16_t size = d->size;
@@ -293,7 +337,8 @@ static int test_events_share_description(void) {
         ASSERT_EQ_U64(c.r[i].bytes, 768);
         ASSERT_EQ_INT(c.r[i].type_src[0], 8);
         ASSERT_EQ_INT((int)c.r[i].ne_src[1][1], 3);
-        ASSERT_EQ_U64(c.r[i].flops, 2ull * 32 * 64 * 3);
+        ASSERT_TRUE(!(c.r[i].has & OPSCOPE_HAS_FLOPS));
+        ASSERT_EQ_U64(opscope_record_flops(&c.r[i]), 2ull * 32 * 64 * 3);
     }
     return 0;
 }
@@ -303,7 +348,7 @@ static int test_events_share_description(void) {
 static int test_calls_expand_plan_pages(void) {
     opscope_cap_buf_reset_all();
     names();
-    opscope_cap_backend_add((void *)0x1000, false, "CPU", "Fake CPU", OPSCOPE_DEVICE_CPU);
+    fake_cpu();
     opscope_cap_rec *d[2];
     for (int i = 0; i < 2; i++) {
         d[i] = opscope_cap_buf_alloc(1);
@@ -388,6 +433,87 @@ static int test_calls_expand_plan_pages(void) {
     return 0;
 }
 
+/* Every ggml call a COPY record can name, through the one table (opscope_cap_copy_api). */
+static int test_copy_api_names(void) {
+    static const char *const want[OPSCOPE_CAP_API_COUNT] = {
+        "tensor_copy", "tensor_set", "tensor_get", "tensor_set_async", "tensor_get_async",
+        "tensor_set_2d", "tensor_get_2d", "tensor_set_2d_async", "tensor_get_2d_async",
+        "cpy_tensor_async"};
+    opscope_cap_buf_reset_all();
+    fake_cpu();
+    for (int api = 0; api < OPSCOPE_CAP_API_COUNT; api++) {
+        fake_copy(-1, OPSCOPE_CAP_COPY_H2D, api, 100 + (uint64_t)api, 101 + (uint64_t)api, 64);
+    }
+    fake_copy(-1, OPSCOPE_CAP_COPY_H2D, OPSCOPE_CAP_API_COUNT, 900, 901, 64);
+    collect c = {0};
+    opscope_sink s = {&c, NULL, NULL, c_record, NULL};
+    ASSERT_EQ_INT(opscope_cap_replay(-2, &s), 0);
+    ASSERT_EQ_INT(c.n, OPSCOPE_CAP_API_COUNT + 1);
+    for (int api = 0; api < OPSCOPE_CAP_API_COUNT; api++) {
+        ASSERT_EQ_STR(c.extras[api], want[api]);
+        ASSERT_EQ_STR(c.names[api], "copy_H2D");
+    }
+    ASSERT_EQ_STR(c.extras[OPSCOPE_CAP_API_COUNT], "(null)"); /* unknown: no name */
+    ASSERT_NULL(opscope_cap_copy_api_name(-1));
+    return 0;
+}
+
+/* Backend entries appear whole: a thread that finds one (as a compute on another thread does)
+ * sees every field set by the thread that added it. Under ThreadSanitizer (make tsan) this
+ * also checks that the publication orders those writes before the reads. */
+#define PUB_N 48
+static atomic_int g_pub_go;
+
+static void *pub_add(void *arg) {
+    (void)arg;
+    while (!atomic_load(&g_pub_go)) {
+    }
+    for (int k = 0; k < PUB_N; k++) {
+        opscope_cap_backend e = {.key = (void *)(uintptr_t)(0x9000 + 16 * k), .name = "Vulkan",
+                                 .device = "fake", .device_type = OPSCOPE_DEVICE_GPU,
+                                 .dev = (void *)(uintptr_t)(0x7000 + 16 * k),
+                                 .set_abort = (void *)(uintptr_t)(0x5000 + 16 * k)};
+        opscope_cap_backend_add(&e);
+    }
+    return NULL;
+}
+
+static void *pub_read(void *arg) {
+    int *bad = arg;
+    while (!atomic_load(&g_pub_go)) {
+    }
+    for (int k = 0; k < PUB_N; k++) {
+        const void *key = (void *)(uintptr_t)(0x9000 + 16 * k);
+        int i;
+        while ((i = opscope_cap_backend_find(key)) < 0) {
+        }
+        const opscope_cap_backend *b = opscope_cap_backend_at(i);
+        *bad += b->set_abort != (void *)(uintptr_t)(0x5000 + 16 * k) ||
+                b->dev != (void *)(uintptr_t)(0x7000 + 16 * k) || strcmp(b->name, "Vulkan") != 0 ||
+                b->device_type != OPSCOPE_DEVICE_GPU || atomic_load(&b->user_cb) != NULL;
+    }
+    return NULL;
+}
+
+static int test_backend_entries_published_whole(void) {
+    ASSERT_TRUE(opscope_cap_backend_count() + PUB_N <= OPSCOPE_CAP_MAX_BACKENDS);
+    int bad = 0;
+    pthread_t a, r;
+    atomic_store(&g_pub_go, 0);
+    ASSERT_EQ_INT(pthread_create(&r, NULL, pub_read, &bad), 0);
+    ASSERT_EQ_INT(pthread_create(&a, NULL, pub_add, NULL), 0);
+    atomic_store(&g_pub_go, 1);
+    pthread_join(a, NULL);
+    pthread_join(r, NULL);
+    ASSERT_EQ_INT(bad, 0);
+    /* adding a known key again returns its entry, unchanged */
+    opscope_cap_backend again = {.key = (void *)(uintptr_t)0x9000, .name = "other"};
+    int i = opscope_cap_backend_add(&again);
+    ASSERT_EQ_INT(i, opscope_cap_backend_find((void *)(uintptr_t)0x9000));
+    ASSERT_EQ_STR(opscope_cap_backend_at(i)->name, "Vulkan");
+    return 0;
+}
+
 static int test_clock_monotonic_identity(void) {
     /* in monotonic mode a tick is a nanosecond */
     ASSERT_EQ_U64(opscope_cap_ticks_to_ns(123456789), 123456789);
@@ -404,4 +530,5 @@ static int setup(void) {
 TEST_MAIN(TEST(setup), TEST(test_config_values), TEST(test_replay_converts),
           TEST(test_sched_filter_and_reset), TEST(test_write_json_text_summary),
           TEST(test_events_share_description), TEST(test_calls_expand_plan_pages),
+          TEST(test_copy_api_names), TEST(test_backend_entries_published_whole),
           TEST(test_clock_monotonic_identity))
