@@ -283,8 +283,11 @@ int opscope_gpu_map(const opscope_gpu_rules *rules, const opscope_gpu_node *node
                 pend = -1;
                 continue;
             }
+            /* a kernel that names no node near, or a copy kernel (staging a source), is a
+             * helper when a kernel just after it is the next node's */
             bool later = false;
-            for (int l = k + 1; l < n_items && l <= k + MAP_LOOK && !later && nx < n_nodes; l++) {
+            bool may_help = j < 0 || (c->rule && strncmp(c->rule->ops, "CPY", 3) == 0);
+            for (int l = k + 1; may_help && l < n_items && l <= k + MAP_LOOK && !later && nx < n_nodes; l++) {
                 later = item_implements(&cls[l], &nodes[nx]);
             }
             if (later) {
