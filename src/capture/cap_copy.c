@@ -9,6 +9,7 @@
 #include "cap_ggml.h"
 
 #include "cap_clock.h"
+#include "cap_gpu.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
