@@ -57,7 +57,6 @@ static _Atomic uint64_t g_next_scope = 1;
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static gpu_pend *g_open;
 static int g_n_open;
-static _Atomic uint64_t g_lost;
 static const opscope_gpu_rules *g_rules;
 
 /* ---- the host table given to the source ---- */
@@ -114,7 +113,7 @@ static gpu_pend *trim(void) {
     }
     if (last) {
         unlink_pend(last);
-        atomic_fetch_add_explicit(&g_lost, last->n_items ? last->n_items : 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&opscope_cap_stats.gpu_lost, last->n_items ? last->n_items : 1, memory_order_relaxed);
     }
     return last;
 }
@@ -155,7 +154,7 @@ static void host_deliver(uint64_t scope, const opscope_gpu_item *items, size_t n
             done = p;
         }
     } else {
-        atomic_fetch_add_explicit(&g_lost, n, memory_order_relaxed);
+        atomic_fetch_add_explicit(&opscope_cap_stats.gpu_lost, n, memory_order_relaxed);
     }
     gone = trim();
     pthread_mutex_unlock(&g_mu);
@@ -168,7 +167,7 @@ static void host_deliver(uint64_t scope, const opscope_gpu_item *items, size_t n
 }
 
 static void host_lost(uint64_t n) {
-    atomic_fetch_add_explicit(&g_lost, n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&opscope_cap_stats.gpu_lost, n, memory_order_relaxed);
 }
 
 static void host_warn(const char *msg) {
@@ -543,7 +542,7 @@ static void emit_ready(gpu_pend *p) {
     int n = p->n_nodes, ni = (int)p->n_items;
     if (n == 0 || ni == 0) {
         if (ni) {
-            atomic_fetch_add_explicit(&g_lost, (uint64_t)ni, memory_order_relaxed);
+            atomic_fetch_add_explicit(&opscope_cap_stats.gpu_lost, (uint64_t)ni, memory_order_relaxed);
         }
         pend_free(p);
         return;
@@ -619,7 +618,7 @@ static void emit_ready(gpu_pend *p) {
         }
     }
     if (ng < 0) {
-        atomic_fetch_add_explicit(&g_lost, (uint64_t)ni, memory_order_relaxed);
+        atomic_fetch_add_explicit(&opscope_cap_stats.gpu_lost, (uint64_t)ni, memory_order_relaxed);
     }
     if (dropped) {
         opscope_cap_buf_note_dropped(dropped);
@@ -675,7 +674,7 @@ static void emit_loose(const opscope_gpu_item *items, size_t n) {
 }
 
 uint64_t opscope_cap_gpu_lost(void) {
-    return atomic_load_explicit(&g_lost, memory_order_relaxed);
+    return atomic_load_explicit(&opscope_cap_stats.gpu_lost, memory_order_relaxed);
 }
 
 bool opscope_cap_gpu_attached(void) {

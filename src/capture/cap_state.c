@@ -467,6 +467,17 @@ static void convert_gpu(const opscope_cap_gpu *e, opscope_record *o, opscope_cap
             o->has &= ~(uint32_t)OPSCOPE_HAS_GRAPH;
         }
     }
+    if (e->backend < 0) {
+        /* device work from before any compute (buffer clears at load): the first GPU backend */
+        int nb = opscope_cap_backend_count();
+        for (int i = 0; i < nb; i++) {
+            const opscope_cap_backend *b = opscope_cap_backend_at(i);
+            if (b->device_type == OPSCOPE_DEVICE_GPU && !b->is_device_key) {
+                o->backend_id = i;
+                break;
+            }
+        }
+    }
     o->start_ns = e->ns0;
     o->duration_ns = e->ns1 > e->ns0 ? e->ns1 - e->ns0 : 0;
     o->host_start_ns = opscope_cap_ticks_to_ns(e->host0);
@@ -529,7 +540,8 @@ int opscope_cap_replay(int sched, const opscope_sink *sink) {
     meta.version = 3;
     meta.total_records = g.n;
     meta.total_ns = total;
-    meta.dropped_records = opscope_cap_buf_dropped();
+    /* device work a GPU source could not time is missing from the profile too */
+    meta.dropped_records = opscope_cap_buf_dropped() + atomic_load(&opscope_cap_stats.gpu_lost);
     if (sink->on_meta && sink->on_meta(sink->ud, &meta)) {
         rc = -1;
     }

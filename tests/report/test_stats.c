@@ -173,4 +173,34 @@ static int test_empty(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_groups), TEST(test_by_shape), TEST(test_bounded), TEST(test_empty))
+/* Busy time is the union of a backend's op intervals: concurrent kernels count once, and the
+ * time they shared is reported as overlap (hand-computed: ops [0,10) [5,12) [20,30) [22,25)
+ * on backend 1 give busy 10+2+10 = 22 of 10+7+10+3 = 30 op time, overlap 5+3 = 8; copies and
+ * other backends do not count). */
+static int test_busy_overlap(void) {
+    opscope_stats_t *s = opscope_stats_new(NULL);
+    ASSERT_NOT_NULL(s);
+    const uint64_t iv[][2] = {{0, 10}, {5, 12}, {20, 30}, {22, 25}};
+    for (int i = 0; i < 4; i++) {
+        opscope_record r = rec(OPSCOPE_RECORD_OP, "MUL_MAT", 1, iv[i][0], iv[i][1] - iv[i][0], 0, 64);
+        ASSERT_EQ_INT(opscope_stats_add(s, &r), 0);
+    }
+    opscope_record c = rec(OPSCOPE_RECORD_COPY, "copy_H2D", 1, 0, 100, 8, 8);
+    ASSERT_EQ_INT(opscope_stats_add(s, &c), 0);
+    opscope_record o = rec(OPSCOPE_RECORD_OP, "ADD", 2, 3, 50, 0, 64);
+    ASSERT_EQ_INT(opscope_stats_add(s, &o), 0);
+    ASSERT_EQ_INT(opscope_stats_finish(s), 0);
+    const opscope_backend_stats *b = opscope_stats_backend_by_id(s, 1);
+    ASSERT_NOT_NULL(b);
+    ASSERT_EQ_U64(b->op_ns, 30);
+    ASSERT_EQ_U64(b->busy_ns, 22);
+    ASSERT_EQ_U64(b->overlap_ns, 8);
+    ASSERT_EQ_U64(b->n_unsorted, 0);
+    const opscope_backend_stats *b2 = opscope_stats_backend_by_id(s, 2);
+    ASSERT_EQ_U64(b2->busy_ns, 50);
+    ASSERT_EQ_U64(b2->overlap_ns, 0);
+    opscope_stats_free(s);
+    return 0;
+}
+
+TEST_MAIN(TEST(test_groups), TEST(test_busy_overlap), TEST(test_by_shape), TEST(test_bounded), TEST(test_empty))

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Vulkan layer benchmarks on lavapipe (inside the forky root: bench/capture/run-vulkan.sh).
+
+overhead  PAIRS rounds of `llama-bench -m MODEL -p 0 -n N -ngl 99 -t 2 -r 3`, each round running
+          three configurations in rotating order: plain, under the capture (the layer timing
+          every dispatch), and with ggml-vulkan's own GGML_VK_PERF_LOGGER=1. Prints every run,
+          the medians of tokens/s and the ratios to plain (bar: the capture keeps >= 95%).
+accuracy  llama-completion -ngl 99 -n N twice, once under the capture and once with
+          GGML_VK_PERF_LOGGER=1 (same configuration). Per decode graph, the time of each group
+          name (the perf logger's name; ours is the record's fused name or op) and the graph's
+          total; per name and for the total, the median over the decode graphs on each side and
+          their ratio (bar: within 15%). The two runs are separate processes: lavapipe's own
+          run-to-run spread is part of what is compared (also printed: the perf logger against
+          itself, a second run).
+usage: vulkan.py overhead|accuracy [--model NAME] [--pairs N] [--n-gen N]
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("what", choices=["overhead", "accuracy"])
+ap.add_argument("--model", default="tiny-dense-f32")
+ap.add_argument("--pairs", type=int, default=5)
+ap.add_argument("--n-gen", type=int, default=32)
+a = ap.parse_args()
+models = os.environ.get("OPSCOPE_MODELS", "/models")
+lib = os.environ.get("OPSCOPE_PRELOAD", "")
+if not lib:
+    sys.exit("vulkan: libopscope-ggml.so is not built in the root")
+model = os.path.join(models, a.model + ".gguf")
+VK = {"GGML_VK_VISIBLE_DEVICES": "0"}
+
+
+def env(mode, profile=None):
+    e = dict(os.environ, **VK)
+    e.pop("GGML_PROFILE", None)
+    e.pop("LD_PRELOAD", None)
+    if mode == "capture":
+        e["LD_PRELOAD"] = lib
+        e["GGML_PROFILE"] = profile or "/tmp/opscope-vk-bench.json"
+    elif mode == "perf_logger":
+        e["GGML_VK_PERF_LOGGER"] = "1"
+    return e
+
+
+if a.what == "overhead":
+    cmd = ["llama-bench", "-m", model, "-p", "0", "-n", str(a.n_gen), "-ngl", "99", "-t", "2", "-r", "3", "-o", "json"]
+    modes = ["plain", "capture", "perf_logger"]
+    tps = collections.defaultdict(list)
+    subprocess.run(cmd, env=env("plain"), capture_output=True)  # warm-up: pipeline compilation
+    for i in range(a.pairs):
+        order = modes[i % 3:] + modes[:i % 3]
+        for m in order:
+            r = subprocess.run(cmd, env=env(m), capture_output=True, text=True)
+            t = json.loads(r.stdout)[0]["avg_ts"] if r.returncode == 0 else float("nan")
+            tps[m].append(t)
+            print(f"round {i + 1} {m:12s} {t:8.2f} tokens/s", flush=True)
+    med = {m: statistics.median(v) for m, v in tps.items()}
+    for m in modes:
+        print(f"median {m:12s} {med[m]:8.2f} tokens/s  ({med[m] / med['plain'] * 100:.1f}% of plain)")
+    sys.exit(0)
+
+
+# ---- accuracy ----
+cmd = ["llama-completion", "-m", model, "-p", "Hello world", "-n", str(a.n_gen), "--temp", "0", "-t", "2",
+       "-ngl", "99", "--ignore-eos", "-no-cnv", "--no-warmup"]
+prof = "/tmp/opscope-vk-accuracy.json"
+subprocess.run(cmd, env=env("plain"), capture_output=True)  # warm-up: pipeline compilation
+r = subprocess.run(cmd, env=env("capture", prof), capture_output=True)
+p = json.load(open(prof))
+ids = {b["id"] for b in p["backends"] if b["name"].startswith("Vulkan")}
+graphs = collections.defaultdict(lambda: collections.Counter())
+for rec in p["records"]:
+    if rec["type"] == 0 and rec["backend_id"] in ids and "graph_id" in rec:
+        graphs[(rec["graph_id"], rec["split_id"])][rec.get("extra") or rec["name"]] += rec["duration_ns"] / 1000.0
+ours = [graphs[k] for k in sorted(graphs)][1:]  # decode graphs
+
+
+def perf_blocks(text):
+    blocks, cur = [], None
+    for line in text.splitlines():
+        if line.startswith("Vulkan Timings:"):
+            cur = collections.Counter()
+            blocks.append(cur)
+        elif cur is not None and line.startswith("Total time"):
+            cur = None
+        elif cur is not None:
+            mm = re.match(r"^(\S+?):? .*?\d+ x [\d.]+ us = ([\d.]+) us", line)
+            if mm:
+                name = mm.group(1).rstrip(":")
+                name = {"MUL_MAT_VEC": "MUL_MAT", "MUL_MAT_ID_VEC": "MUL_MAT_ID"}.get(name, name)
+                cur[name] += float(mm.group(2))
+    return blocks
+
+
+theirs = perf_blocks(subprocess.run(cmd, env=env("perf_logger"), capture_output=True, text=True).stderr)[1:]
+again = perf_blocks(subprocess.run(cmd, env=env("perf_logger"), capture_output=True, text=True).stderr)[1:]
+
+
+def medians(blocks):
+    names = set().union(*blocks) if blocks else set()
+    m = {n: statistics.median(b.get(n, 0.0) for b in blocks) for n in names}
+    m["(total)"] = statistics.median(sum(b.values()) for b in blocks)
+    return m
+
+
+mo, mt, ma = medians(ours), medians(theirs), medians(again)
+print(f"decode graphs: capture {len(ours)}, GGML_VK_PERF_LOGGER {len(theirs)} (second run {len(again)})")
+print(f"{'group':34s} {'capture us':>11s} {'perf_logger':>11s} {'ratio':>6s}   {'logger run 2':>12s} {'ratio':>6s}")
+worst = 0.0
+for n in sorted(set(mo) | set(mt), key=lambda n: -mt.get(n, 0)):
+    o, t, g = mo.get(n, 0.0), mt.get(n, 0.0), ma.get(n, 0.0)
+    ratio = o / t if t else float("inf")
+    if n != "(total)":
+        worst = max(worst, abs(ratio - 1))
+    print(f"{n:34s} {o:11.1f} {t:11.1f} {ratio:6.3f}   {g:12.1f} {g / t if t else 0:6.3f}")
+print(f"worst per-name deviation {worst * 100:.1f}%, total {abs(mo['(total)'] / mt['(total)'] - 1) * 100:.1f}% "
+      f"(bar: 15%)")
