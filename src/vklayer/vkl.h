@@ -139,6 +139,7 @@ typedef struct vkl_cb {
     int pend_slab;          /* >= 0: a barrier's timestamp that starts the next item */
     int pend_q;
     bool submitted;         /* the recording went to a queue at least once */
+    struct vkl_cb *pool_next; /* the other command buffers of its pool */
     const char *labels[VKL_LABEL_DEPTH]; /* open labels: node labels, NULL for others */
     uint32_t label_ids[VKL_LABEL_DEPTH]; /* each opening's number */
     int n_labels;

@@ -25,6 +25,7 @@ typedef struct pool_slot {
     VkCommandPool key;
     uint32_t family;
     bool used;
+    vkl_cb *cbs; /* its command buffers the layer tracks (pool resets are per graph in ggml) */
 } pool_slot;
 
 static cb_slot g_cbs[CB_SLOTS];
@@ -177,6 +178,13 @@ static void drop_deliver(vkl_drop *dr) {
 
 static void cb_free(cb_slot *s, vkl_drop *dr) {
     if (s->cb) {
+        pool_slot *p = pool_slot_of(s->cb->pool, false);
+        for (vkl_cb **pp = p ? &p->cbs : NULL; pp && *pp; pp = &(*pp)->pool_next) {
+            if (*pp == s->cb) {
+                *pp = s->cb->pool_next;
+                break;
+            }
+        }
         recording_reset(s->cb, dr);
         free(s->cb->cmds);
         free(s->cb->slabs);
@@ -189,21 +197,23 @@ static void cb_free(cb_slot *s, vkl_drop *dr) {
 void vkl_cb_forget_pool(VkCommandPool pool, bool free_them) {
     vkl_drop dr = {0};
     pthread_mutex_lock(&g_vkl.mu);
-    for (size_t i = 0; i < CB_SLOTS; i++) {
-        cb_slot *s = &g_cbs[i];
-        if (s->cb && s->cb->pool == pool) {
-            if (free_them) {
+    pool_slot *p = pool_slot_of(pool, false);
+    vkl_cb *cb = p ? p->cbs : NULL;
+    while (cb) {
+        vkl_cb *next = cb->pool_next;
+        if (free_them) {
+            cb_slot *s = cb_slot_of(cb->handle, false);
+            if (s) {
                 cb_free(s, &dr);
-            } else {
-                recording_reset(s->cb, &dr);
             }
+        } else {
+            recording_reset(cb, &dr);
         }
+        cb = next;
     }
-    if (free_them) {
-        pool_slot *p = pool_slot_of(pool, false);
-        if (p) {
-            p->key = VK_NULL_HANDLE; /* stays used: open addressing */
-        }
+    if (free_them && p) {
+        p->cbs = NULL;
+        p->key = VK_NULL_HANDLE; /* stays used: open addressing */
     }
     pthread_mutex_unlock(&g_vkl.mu);
     drop_deliver(&dr);
@@ -262,6 +272,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_AllocateCommandBuffers(VkDevice dev, c
         }
         cb->handle = out[i];
         cb->pool = ai->commandPool;
+        if (p) {
+            cb->pool_next = p->cbs;
+            p->cbs = cb;
+        }
         cb->dev = d;
         cb->family = family;
         cb->cur_slab = -1;
@@ -380,6 +394,9 @@ static bool item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
     pthread_mutex_lock(&g_vkl.mu);
     vkl_cb *cb = timed_cb(d, h);
     if (cb) {
+        if (!name) {
+            name = cb->pipeline ? cb->pipeline : "dispatch";
+        }
         if (cb->n_cmds == cb->cap_cmds) {
             int nc = cb->cap_cmds ? cb->cap_cmds * 2 : 64;
             vkl_cmd *nv = realloc(cb->cmds, (size_t)nc * sizeof *nv);
@@ -466,14 +483,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier2(VkCommandBuffer h, con
     d->CmdPipelineBarrier2(h, di);
 }
 
-static const char *bound_name(VkCommandBuffer h) {
-    pthread_mutex_lock(&g_vkl.mu);
-    vkl_cb *cb = cb_of(h);
-    const char *n = cb && cb->pipeline ? cb->pipeline : "dispatch";
-    pthread_mutex_unlock(&g_vkl.mu);
-    return n;
-}
-
 #define TIMED(d, h, kind, name, bytes, call)                                   \
     do {                                                                       \
         int s_, q_;                                                            \
@@ -488,7 +497,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdDispatch(VkCommandBuffer h, uint32_t x,
         d->CmdDispatch(h, x, y, z);
         return;
     }
-    TIMED(d, h, OPSCOPE_GPU_ITEM_DISPATCH, bound_name(h), 0, d->CmdDispatch(h, x, y, z));
+    TIMED(d, h, OPSCOPE_GPU_ITEM_DISPATCH, NULL, 0, d->CmdDispatch(h, x, y, z));
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdDispatchBase(VkCommandBuffer h, uint32_t bx, uint32_t by, uint32_t bz,
@@ -498,7 +507,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdDispatchBase(VkCommandBuffer h, uint32_
         d->CmdDispatchBase(h, bx, by, bz, x, y, z);
         return;
     }
-    TIMED(d, h, OPSCOPE_GPU_ITEM_DISPATCH, bound_name(h), 0, d->CmdDispatchBase(h, bx, by, bz, x, y, z));
+    TIMED(d, h, OPSCOPE_GPU_ITEM_DISPATCH, NULL, 0, d->CmdDispatchBase(h, bx, by, bz, x, y, z));
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdDispatchIndirect(VkCommandBuffer h, VkBuffer b, VkDeviceSize off) {
@@ -507,7 +516,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdDispatchIndirect(VkCommandBuffer h, VkB
         d->CmdDispatchIndirect(h, b, off);
         return;
     }
-    TIMED(d, h, OPSCOPE_GPU_ITEM_DISPATCH, bound_name(h), 0, d->CmdDispatchIndirect(h, b, off));
+    TIMED(d, h, OPSCOPE_GPU_ITEM_DISPATCH, NULL, 0, d->CmdDispatchIndirect(h, b, off));
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdCopyBuffer(VkCommandBuffer h, VkBuffer s, VkBuffer t, uint32_t n,
