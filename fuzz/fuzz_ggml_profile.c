@@ -65,7 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     opscope_error err;
     int events = 0;
     opscope_format f = opscope_detect_format(data, size, 1, &events);
-    if (f == OPSCOPE_FORMAT_GGML && size > 0 && data[0] != '{' && data[0] > ' ') abort();
+    if (f == OPSCOPE_FORMAT_AUTO) abort(); /* a complete input always decides */
+    if (size > 0 && data[0] == '[' && f != OPSCOPE_FORMAT_CHROME) abort();
+    if (f == OPSCOPE_FORMAT_KINETO && (size == 0 || data[0] != '{')) abort();
     int rc = opscope_read_buffer(data, size, "fuzz", OPSCOPE_FORMAT_GGML, &sink, &err);
     if (rc == 0 && c.ends != 1) abort();
     if (rc != 0 && (c.ends != 0 || !err.msg)) abort();

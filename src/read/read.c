@@ -109,7 +109,10 @@ opscope_format opscope_detect_format(const void *prefix, size_t size, int comple
     /* the whole top-level object was seen without a decisive key */
     if (events) f = OPSCOPE_FORMAT_CHROME;
 out:
-    (void)complete;
+    /* Nothing more will come: decide on what was seen. Events (maybe truncated) go to the
+     * trace reader, anything else to the ggml reader; either says what is wrong. */
+    if (complete && f == OPSCOPE_FORMAT_AUTO)
+        f = events ? OPSCOPE_FORMAT_CHROME : OPSCOPE_FORMAT_GGML;
     if (saw_events) *saw_events = events;
     opscope_json_free(j);
     return f;
@@ -226,7 +229,7 @@ static int rd_run(rd_src *s, const char *name, opscope_format format, const opsc
                   opscope_error *err) {
     if (format == OPSCOPE_FORMAT_AUTO) {
         size_t want = DETECT_FIRST;
-        int eof = 0, events = 0;
+        int eof = 0;
         for (;;) {
             unsigned char *np = realloc(s->pre, want);
             if (!np) {
@@ -246,13 +249,10 @@ static int rd_run(rd_src *s, const char *name, opscope_format format, const opsc
                 }
                 s->pre_len += (size_t)r;
             }
-            format = opscope_detect_format(s->pre, s->pre_len, eof, &events);
-            if (format != OPSCOPE_FORMAT_AUTO || eof || want >= DETECT_MAX) break;
+            /* at the end of the input, or of what detection may hold, it must decide */
+            format = opscope_detect_format(s->pre, s->pre_len, eof || want >= DETECT_MAX, NULL);
+            if (format != OPSCOPE_FORMAT_AUTO) break;
             want *= 2;
-        }
-        if (format == OPSCOPE_FORMAT_AUTO) {
-            /* undecided: the ggml reader reports what is wrong with the input, if anything */
-            format = events ? OPSCOPE_FORMAT_CHROME : OPSCOPE_FORMAT_GGML;
         }
     }
     opscope_json_t *j = opscope_json_new(rd_read, s, NULL, 0, name);

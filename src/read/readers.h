@@ -23,14 +23,17 @@
 int opscope_ggml_read_json(opscope_json_t *j, const opscope_sink *sink, opscope_error *err);
 
 /*
- * The format of a JSON document from its first SIZE bytes (COMPLETE: those are all of it),
- * without reading further: a ggml profile is an object with "records", "backends" or
- * "profiler":"ggml"/"opscope"; a Kineto trace an object with "schemaVersion",
- * "deviceProperties" or "distributedInfo", or whose events use Kineto's categories
- * ("kernel", "cpu_op", "gpu_memcpy"...); a Chrome trace an array or an object with
- * "traceEvents" and nothing Kineto-specific. Returns OPSCOPE_FORMAT_AUTO when the prefix
- * does not decide (the caller reads more, or falls back to ggml when there is no more).
- * *SAW_EVENTS (may be NULL) is set when a "traceEvents" key was seen.
+ * The format of a JSON document from its first SIZE bytes, without reading further: a ggml
+ * profile is an object with "records", "backends" or "profiler":"ggml"/"opscope"; a Kineto
+ * trace an object with "schemaVersion", "deviceProperties" or "distributedInfo", or whose
+ * events use Kineto's categories ("kernel", "cpu_op", "gpu_memcpy"...); a Chrome trace an
+ * array or an object with "traceEvents" and nothing Kineto-specific.
+ * COMPLETE 0: more may follow; returns OPSCOPE_FORMAT_AUTO when the prefix does not decide
+ * (the caller reads more). COMPLETE non-zero: those bytes are all there is (or all the caller
+ * will look at); never returns AUTO: what is not recognised (truncated, invalid, of no known
+ * shape) is OPSCOPE_FORMAT_CHROME when a "traceEvents" key was seen, else OPSCOPE_FORMAT_GGML,
+ * so that reader says what is wrong with it.
+ * *SAW_EVENTS (may be NULL) is set when a "traceEvents" key was seen. Thread safe.
  */
 opscope_format opscope_detect_format(const void *prefix, size_t size, int complete,
                                      int *saw_events);

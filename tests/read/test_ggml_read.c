@@ -246,6 +246,30 @@ static int test_detection(void) {
     ASSERT_EQ_INT(opscope_detect_format(g2, strlen(g2), 0, NULL), OPSCOPE_FORMAT_GGML);
     const char *u = "{\"version\":3,\"gen";
     ASSERT_EQ_INT(opscope_detect_format(u, strlen(u), 0, NULL), OPSCOPE_FORMAT_AUTO);
+    /* COMPLETE: nothing follows, so it decides: the ggml reader reports what is wrong */
+    ASSERT_EQ_INT(opscope_detect_format(u, strlen(u), 1, NULL), OPSCOPE_FORMAT_GGML);
+    ASSERT_EQ_INT(opscope_detect_format("42", 2, 0, NULL), OPSCOPE_FORMAT_AUTO);
+    ASSERT_EQ_INT(opscope_detect_format("42", 2, 1, NULL), OPSCOPE_FORMAT_GGML);
+    ASSERT_EQ_INT(opscope_detect_format("", 0, 1, NULL), OPSCOPE_FORMAT_GGML);
+    /* a truncated trace: more may make it Kineto; at its end it is read as a Chrome trace */
+    const char *t1 = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"compute\"}";
+    ev = 0;
+    ASSERT_EQ_INT(opscope_detect_format(t1, strlen(t1), 0, &ev), OPSCOPE_FORMAT_AUTO);
+    ASSERT_EQ_INT(ev, 1);
+    ev = 0;
+    ASSERT_EQ_INT(opscope_detect_format(t1, strlen(t1), 1, &ev), OPSCOPE_FORMAT_CHROME);
+    ASSERT_EQ_INT(ev, 1);
+    /* events without a Kineto category, then more keys: a later one may still say Kineto */
+    const char *t2 = "{\"traceEvents\":[{\"cat\":\"compute\"}],\"schemaVersion\":1}";
+    size_t cut = strlen("{\"traceEvents\":[{\"cat\":\"compute\"}],");
+    ASSERT_EQ_INT(opscope_detect_format(t2, cut, 0, NULL), OPSCOPE_FORMAT_AUTO);
+    ASSERT_EQ_INT(opscope_detect_format(t2, cut, 1, NULL), OPSCOPE_FORMAT_CHROME);
+    ASSERT_EQ_INT(opscope_detect_format(t2, strlen(t2), 1, NULL), OPSCOPE_FORMAT_KINETO);
+    /* and a read of the truncated trace fails in the trace reader, at the end of the input */
+    opscope_error te;
+    ASSERT_EQ_INT(opscope_read_buffer(t1, strlen(t1), "t.json", OPSCOPE_FORMAT_AUTO, NULL, &te), -1);
+    ASSERT_EQ_INT(te.code, OPSCOPE_ERROR_SYNTAX);
+    ASSERT_EQ_U64(te.pos, strlen(t1));
     /* a Chrome-looking object reaches the trace reader (it yields its slices as records) */
     ASSERT_EQ_INT(read_doc("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"k\",\"cat\":\"c\",\"pid\":1,\"tid\":2,\"ts\":1.5,\"dur\":2}]}",
                            OPSCOPE_FORMAT_AUTO), 0);
