@@ -5,7 +5,7 @@
  * string it receives.
  */
 #include "opscope.h"
-#include "readers.h"
+#include "read/readers.h"
 #include "json_stream.h"
 
 #include <stdint.h>

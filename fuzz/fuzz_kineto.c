@@ -5,10 +5,10 @@
  * section written to /dev/null. The first byte of the input picks the format order, so both
  * paths are reached with the rest of the input.
  */
-#include "kineto.h"
-#include "kineto_read.h"
-#include "kineto_report.h"
-#include "out.h"
+#include "analyze/kineto.h"
+#include "read/kineto_read.h"
+#include "export/kineto_report.h"
+#include "util/out.h"
 
 #include <stdint.h>
 #include <stdio.h>

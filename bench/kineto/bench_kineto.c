@@ -5,11 +5,11 @@
  *   bench_kineto full TRACE     records + collector + opscope_kineto_finish + report section
  * Prints bytes, seconds (CPU time of this process and wall) and MB/s on one line.
  */
-#include "kineto.h"
-#include "readers.h"
-#include "kineto_report.h"
-#include "out.h"
-#include "strtab.h"
+#include "analyze/kineto.h"
+#include "read/readers.h"
+#include "export/kineto_report.h"
+#include "util/out.h"
+#include "model/strtab.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -11,7 +11,6 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/cap_attr.c
   ${OPSCOPE_CAPTURE_DIR}/cap_state.c
   ${OPSCOPE_CAPTURE_DIR}/cap_life.c)
-target_include_directories(opscope_capture_core PUBLIC ${OPSCOPE_CAPTURE_DIR})
 target_compile_definitions(opscope_capture_core PRIVATE _GNU_SOURCE)
 # initial-exec TLS: the general-dynamic model would cost a __tls_get_addr call per
 # thread-local access. A late dlopen then needs room in the C library's static TLS reserve,

@@ -10,11 +10,11 @@
  *   _exit, _Exit                              programs leave through them from signal handlers
  * See docs/capture.md for the method.
  */
-#include "cap_ggml.h"
+#include "capture/cap_ggml.h"
 
-#include "cap_clock.h"
-#include "cap_copy.h"
-#include "cap_life.h"
+#include "capture/cap_clock.h"
+#include "capture/cap_copy.h"
+#include "capture/cap_life.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

@@ -48,7 +48,7 @@ if(OPSCOPE_GGML_BUILD_VERSION)
   target_compile_definitions(opscope_static_part PRIVATE OPSCOPE_GGML_BUILD_VERSION="${OPSCOPE_GGML_BUILD_VERSION}")
 endif()
 foreach(t opscope_static_copy opscope_static_part)
-  target_include_directories(${t} PRIVATE ${OPSCOPE_GGML_INCLUDE_DIR} ${OPSCOPE_CAPTURE_DIR}
+  target_include_directories(${t} PRIVATE ${OPSCOPE_GGML_INCLUDE_DIR} ${CMAKE_SOURCE_DIR}/src
                              ${CMAKE_SOURCE_DIR}/include)
   target_compile_options(${t} PRIVATE -fvisibility=hidden)
 endforeach()

@@ -1,5 +1,5 @@
 /* progress.c - the progress line of big inputs (see progress.h). */
-#include "progress.h"
+#include "cli/progress.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,17 +3,17 @@
  * the statistics and every requested export at once; outputs are written to temporary
  * files and renamed only when the whole input was read, so a bad input leaves no file.
  */
-#include "chrome.h"
-#include "cli.h"
-#include "html.h"
-#include "json_export.h"
-#include "kineto_report.h"
-#include "out.h"
-#include "progress.h"
-#include "readers.h"
-#include "stats.h"
-#include "tee.h"
-#include "text.h"
+#include "export/chrome.h"
+#include "cli/cli.h"
+#include "export/html.h"
+#include "export/json_export.h"
+#include "export/kineto_report.h"
+#include "util/out.h"
+#include "cli/progress.h"
+#include "read/readers.h"
+#include "analyze/stats.h"
+#include "analyze/tee.h"
+#include "export/text.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -3,10 +3,10 @@
  * profile into the HTML viewer sink and writes one self-contained HTML file (temp file +
  * rename, so a bad input leaves nothing behind).
  */
-#include "cli.h"
-#include "html.h"
-#include "progress.h"
-#include "readers.h"
+#include "cli/cli.h"
+#include "export/html.h"
+#include "cli/progress.h"
+#include "read/readers.h"
 
 #include <stdbool.h>
 #include <stdio.h>

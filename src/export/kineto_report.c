@@ -1,5 +1,5 @@
 /* kineto_report.c - plain-text Kineto section (see kineto_report.h). */
-#include "kineto_report.h"
+#include "export/kineto_report.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

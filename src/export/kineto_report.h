@@ -11,8 +11,8 @@
 #ifndef OPSCOPE_KINETO_REPORT_H
 #define OPSCOPE_KINETO_REPORT_H
 
-#include "kineto.h"
-#include "out.h"
+#include "analyze/kineto.h"
+#include "util/out.h"
 
 void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k);
 

@@ -1,8 +1,8 @@
 /* kineto_read.c - Kineto / Chrome Trace Event JSON -> opscope records (see kineto_read.h). */
-#include "kineto_read.h"
+#include "read/kineto_read.h"
 
-#include "kernel_rules.h"
-#include "strtab.h"
+#include "analyze/kernel_rules.h"
+#include "model/strtab.h"
 
 #include <errno.h>
 #include <math.h>

@@ -24,8 +24,8 @@
 #ifndef OPSCOPE_KINETO_READ_H
 #define OPSCOPE_KINETO_READ_H
 
-#include "json.h"
-#include "kineto.h"
+#include "read/json.h"
+#include "analyze/kineto.h"
 #include "opscope.h"
 
 /*

@@ -7,8 +7,8 @@
  * work. Detection reads a bounded prefix (64 KiB, doubling up to 4 MiB while undecided) that
  * is then replayed to the parser, so no input is ever read twice or held whole.
  */
-#include "readers.h"
-#include "kineto_read.h"
+#include "read/readers.h"
+#include "read/kineto_read.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -11,8 +11,8 @@
 #ifndef OPSCOPE_READERS_H
 #define OPSCOPE_READERS_H
 
-#include "json.h"
-#include "kineto.h"
+#include "read/json.h"
+#include "analyze/kineto.h"
 #include "opscope.h"
 
 /*

@@ -7,11 +7,11 @@
  * Usage: kineto_dump [--chrome|--report] TRACE   (--chrome: read as a Chrome trace, not
  * detected; --report: print the report's Kineto section only)
  */
-#include "kineto.h"
-#include "kineto_report.h"
-#include "out.h"
-#include "readers.h"
-#include "strtab.h"
+#include "analyze/kineto.h"
+#include "export/kineto_report.h"
+#include "util/out.h"
+#include "read/readers.h"
+#include "model/strtab.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /* Unit tests: kernel category rules, and reader/analysis behaviour on small inline traces. */
-#include "kernel_rules.h"
-#include "kineto.h"
-#include "readers.h"
-#include "kineto_report.h"
-#include "out.h"
-#include "strtab.h"
+#include "analyze/kernel_rules.h"
+#include "analyze/kineto.h"
+#include "read/readers.h"
+#include "export/kineto_report.h"
+#include "util/out.h"
+#include "model/strtab.h"
 #include "test.h"
 
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * Expected values are the literals of the hand-written inputs.
  */
 #include "opscope.h"
-#include "readers.h"
+#include "read/readers.h"
 #include "json_stream.h"
 #include "test.h"
 

@@ -1,7 +1,7 @@
 /* test_stats.c - streaming aggregation: groups, representative shapes, top records,
  * inefficiency, copies by direction, per-shape groups, backends. */
 #include "opscope.h"
-#include "stats.h"
+#include "analyze/stats.h"
 #include "test.h"
 
 #include <stdlib.h>
