@@ -16,7 +16,8 @@
 #define STATS_TEST_SANITIZER_HEAP 1
 #endif
 #ifdef STATS_TEST_SANITIZER_HEAP
-#include <sanitizer/allocator_interface.h>
+/* the sanitizer runtime's (sanitizer/allocator_interface.h, which GCC does not install) */
+size_t __sanitizer_get_current_allocated_bytes(void);
 static uint64_t heap_in_use(void) { return __sanitizer_get_current_allocated_bytes(); }
 #else
 #include <malloc.h>
