@@ -5,7 +5,7 @@
  * string it receives.
  */
 #include "opscope.h"
-#include "readers.h"
+#include "read/readers.h"
 #include "json_stream.h"
 
 #include <stdint.h>
@@ -65,7 +65,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     opscope_error err;
     int events = 0;
     opscope_format f = opscope_detect_format(data, size, 1, &events);
-    if (f == OPSCOPE_FORMAT_GGML && size > 0 && data[0] != '{' && data[0] > ' ') abort();
+    if (f == OPSCOPE_FORMAT_AUTO) abort(); /* a complete input always decides */
+    size_t first = 0; /* the first byte after JSON whitespace */
+    while (first < size && (data[first] == ' ' || data[first] == '\t' || data[first] == '\n' ||
+                            data[first] == '\r'))
+        first++;
+    if (first < size && data[first] == '[' && f != OPSCOPE_FORMAT_CHROME) abort();
+    if (f == OPSCOPE_FORMAT_KINETO && (first == size || data[first] != '{')) abort();
     int rc = opscope_read_buffer(data, size, "fuzz", OPSCOPE_FORMAT_GGML, &sink, &err);
     if (rc == 0 && c.ends != 1) abort();
     if (rc != 0 && (c.ends != 0 || !err.msg)) abort();

@@ -4,7 +4,7 @@
  * must agree on accept/reject, and containers are skipped on the second run to exercise
  * opscope_json_skip.
  */
-#include "json.h"
+#include "read/json.h"
 #include "json_stream.h"
 
 #include <stdint.h>

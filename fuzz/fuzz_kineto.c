@@ -5,10 +5,10 @@
  * section written to /dev/null. The first byte of the input picks the format order, so both
  * paths are reached with the rest of the input.
  */
-#include "kineto.h"
-#include "kineto_read.h"
-#include "kineto_report.h"
-#include "out.h"
+#include "analyze/kineto.h"
+#include "read/kineto_read.h"
+#include "export/kineto_report.h"
+#include "util/out.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         opscope_json_t *j = opscope_json_new(NULL, NULL, data, size, "fuzz");
         if (an && j) {
             opscope_error err;
-            if (opscope_kineto_read_json(j, f, &sink, an, 0, &err) == 0 && opscope_kineto_finish(an) == 0 &&
+            if (opscope_kineto_read_json(j, f, &sink, an, &err) == 0 && opscope_kineto_finish(an) == 0 &&
                 devnull) {
                 opscope_out_t *w = opscope_out_from_file(devnull, &err);
                 if (w) {

@@ -22,6 +22,19 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * GGML_PROFILER_API marks the functions of this API, the ones libopscope-ggml.so exports
+ * beside the ggml functions it interposes (its other symbols stay hidden). Define it before
+ * including this header to override (e.g. as empty).
+ */
+#ifndef GGML_PROFILER_API
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define GGML_PROFILER_API __attribute__((visibility("default")))
+#else
+#define GGML_PROFILER_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -65,25 +78,29 @@ typedef struct ggml_profile_record {
 } ggml_profile_record;
 
 /* Turns profiling of SCHED on or off (with GGML_PROFILE set, every scheduler starts on). */
-void ggml_backend_sched_set_profiling(ggml_backend_sched_t sched, bool enable);
-bool ggml_backend_sched_get_profiling(ggml_backend_sched_t sched);
+GGML_PROFILER_API void ggml_backend_sched_set_profiling(ggml_backend_sched_t sched, bool enable);
+GGML_PROFILER_API bool ggml_backend_sched_get_profiling(ggml_backend_sched_t sched);
 
 /* Stores a pointer to SCHED's records (sorted by start) in *RECORDS; returns their count. */
-int ggml_backend_sched_get_profiling_records(ggml_backend_sched_t sched,
-                                             const ggml_profile_record **records);
+GGML_PROFILER_API int ggml_backend_sched_get_profiling_records(
+    ggml_backend_sched_t sched, const ggml_profile_record **records);
 
 /* Console summary on stdout. */
-void ggml_backend_sched_print_profiling(ggml_backend_sched_t sched);
+GGML_PROFILER_API void ggml_backend_sched_print_profiling(ggml_backend_sched_t sched);
 
 /* JSON (version 3 + opscope fields) / plain-text report to a file (written whole or not at
  * all) or to an open FILE * (not closed). */
-bool ggml_backend_sched_export_profiling_json(ggml_backend_sched_t sched, const char *path);
-bool ggml_backend_sched_export_profiling_text(ggml_backend_sched_t sched, const char *path);
-bool ggml_backend_sched_write_profiling_json(ggml_backend_sched_t sched, FILE *fp);
-bool ggml_backend_sched_write_profiling_text(ggml_backend_sched_t sched, FILE *fp);
+GGML_PROFILER_API bool ggml_backend_sched_export_profiling_json(ggml_backend_sched_t sched,
+                                                                const char *path);
+GGML_PROFILER_API bool ggml_backend_sched_export_profiling_text(ggml_backend_sched_t sched,
+                                                                const char *path);
+GGML_PROFILER_API bool ggml_backend_sched_write_profiling_json(ggml_backend_sched_t sched,
+                                                               FILE *fp);
+GGML_PROFILER_API bool ggml_backend_sched_write_profiling_text(ggml_backend_sched_t sched,
+                                                               FILE *fp);
 
 /* Forgets SCHED's records so far (memory is reused only within the library's cap). */
-void ggml_backend_sched_reset_profiling(ggml_backend_sched_t sched);
+GGML_PROFILER_API void ggml_backend_sched_reset_profiling(ggml_backend_sched_t sched);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,19 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * OPSCOPE_API marks the functions of this API. The library is built with hidden visibility,
+ * so a shared object that contains it exports these and nothing else of it. Define
+ * OPSCOPE_API before including this header to override (e.g. as empty).
+ */
+#ifndef OPSCOPE_API
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define OPSCOPE_API __attribute__((visibility("default")))
+#else
+#define OPSCOPE_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -58,10 +71,10 @@ typedef struct opscope_error {
 } opscope_error;
 
 /* Formats the error as one line: "FILE:LINE:COL: error: MSG" (or "FILE: byte N: ..."). */
-void opscope_error_format(const opscope_error *err, char *buf, size_t size);
+OPSCOPE_API void opscope_error_format(const opscope_error *err, char *buf, size_t size);
 
 /* Returns a static name of the code, e.g. "syntax error". */
-const char *opscope_error_code_name(opscope_error_code code);
+OPSCOPE_API const char *opscope_error_code_name(opscope_error_code code);
 
 /* ------------------------------------------------------------------------------------------ */
 /* The record model.                                                                          */
@@ -143,7 +156,7 @@ typedef struct opscope_record {
 } opscope_record;
 
 /* Sets every field to its "unknown" value: zeros, NULL strings, types -1, n_fused 1. */
-void opscope_record_init(opscope_record *rec);
+OPSCOPE_API void opscope_record_init(opscope_record *rec);
 
 /* Profile-level facts. Strings borrowed as for records. */
 typedef struct opscope_meta {
@@ -185,12 +198,13 @@ typedef enum opscope_format {
  * Returns 0 on success; on failure fills ERR (file, position, static message) and returns -1.
  * Thread safety: independent calls may run concurrently.
  */
-int opscope_read_file(const char *path, opscope_format format, const opscope_sink *sink,
-                      opscope_error *err);
+OPSCOPE_API int opscope_read_file(const char *path, opscope_format format,
+                                  const opscope_sink *sink, opscope_error *err);
 
 /* Same over a memory buffer; NAME is used in error messages (may be NULL). */
-int opscope_read_buffer(const void *data, size_t size, const char *name, opscope_format format,
-                        const opscope_sink *sink, opscope_error *err);
+OPSCOPE_API int opscope_read_buffer(const void *data, size_t size, const char *name,
+                                    opscope_format format, const opscope_sink *sink,
+                                    opscope_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* In-memory profile.                                                                         */
@@ -198,36 +212,36 @@ int opscope_read_buffer(const void *data, size_t size, const char *name, opscope
 typedef struct opscope_profile opscope_profile_t;
 
 /* Returns a new empty profile, or NULL when out of memory. Free with opscope_profile_free. */
-opscope_profile_t *opscope_profile_new(void);
+OPSCOPE_API opscope_profile_t *opscope_profile_new(void);
 
 /* Frees P and every string it owns. NULL is a no-op. */
-void opscope_profile_free(opscope_profile_t *p);
+OPSCOPE_API void opscope_profile_free(opscope_profile_t *p);
 
 /* Copies B (and its strings) in; an existing backend with the same id is replaced. */
-int opscope_profile_add_backend(opscope_profile_t *p, const opscope_backend *b);
+OPSCOPE_API int opscope_profile_add_backend(opscope_profile_t *p, const opscope_backend *b);
 
 /* Copies REC (and its strings, interned) in. Returns 0, or -1 when out of memory. */
-int opscope_profile_add_record(opscope_profile_t *p, const opscope_record *rec);
+OPSCOPE_API int opscope_profile_add_record(opscope_profile_t *p, const opscope_record *rec);
 
 /* Sets the profile's meta (strings copied). */
-int opscope_profile_set_meta(opscope_profile_t *p, const opscope_meta *meta);
+OPSCOPE_API int opscope_profile_set_meta(opscope_profile_t *p, const opscope_meta *meta);
 
-size_t opscope_profile_n_records(const opscope_profile_t *p);
-size_t opscope_profile_n_backends(const opscope_profile_t *p);
+OPSCOPE_API size_t opscope_profile_n_records(const opscope_profile_t *p);
+OPSCOPE_API size_t opscope_profile_n_backends(const opscope_profile_t *p);
 
 /* Pointers stay valid until the profile is modified or freed; strings until it is freed. */
-const opscope_record *opscope_profile_record(const opscope_profile_t *p, size_t i);
-const opscope_backend *opscope_profile_backend(const opscope_profile_t *p, size_t i);
-const opscope_meta *opscope_profile_meta(const opscope_profile_t *p);
+OPSCOPE_API const opscope_record *opscope_profile_record(const opscope_profile_t *p, size_t i);
+OPSCOPE_API const opscope_backend *opscope_profile_backend(const opscope_profile_t *p, size_t i);
+OPSCOPE_API const opscope_meta *opscope_profile_meta(const opscope_profile_t *p);
 
 /* A sink that appends everything it receives to P (for opscope_read_file). */
-opscope_sink opscope_profile_sink(opscope_profile_t *p);
+OPSCOPE_API opscope_sink opscope_profile_sink(opscope_profile_t *p);
 
 /* Replays P into SINK (meta, backends, records, end). Returns 0 or -1 (sink stopped). */
-int opscope_profile_replay(const opscope_profile_t *p, const opscope_sink *sink);
+OPSCOPE_API int opscope_profile_replay(const opscope_profile_t *p, const opscope_sink *sink);
 
 /* Removes every record (backends and meta stay). */
-void opscope_profile_clear(opscope_profile_t *p);
+OPSCOPE_API void opscope_profile_clear(opscope_profile_t *p);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Derived quantities.                                                                        */
@@ -237,10 +251,10 @@ void opscope_profile_clear(opscope_profile_t *p);
  * formula for its op (MUL_MAT, MUL_MAT_ID, FLASH_ATTN_EXT, CONV_*; see docs/metrics.md),
  * else 0 (the op defines none).
  */
-uint64_t opscope_record_flops(const opscope_record *rec);
+OPSCOPE_API uint64_t opscope_record_flops(const opscope_record *rec);
 
 /* ggml type name for a ggml type number ("f32", "q4_0"...), "?" for unknown or -1. */
-const char *opscope_ggml_type_name(int32_t type);
+OPSCOPE_API const char *opscope_ggml_type_name(int32_t type);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test: the CTest suite of the host build, then each area's extra suites
-# (scripts/test-*.d/*.sh, e.g. the forky-root capture tests and the browser tests), each of
-# which installs what it needs.
+# Runs every test: the CTest suite of build folder $1 (default build). Each tests/<area>/
+# registers its own tests there, set-ups included as CTest fixtures that install what they
+# need: the forky-root capture tests (tests/capture_e2e, tests/capture_api; skipped without
+# root) make the root and build opscope inside it, the browser tests (tests/viewer) install
+# their npm packages.
 set -euo pipefail
 BUILD=${1:-build}
 cd "$(dirname "$0")/.."

@@ -40,6 +40,13 @@
             TEST_FAIL_("ASSERT_EQ_U64(%s, %s) failed: %" PRIu64 " != %" PRIu64, #a, #b, a_, b_); \
     } while (0)
 
+#define ASSERT_LE_U64(a, b)                                                                 \
+    do {                                                                                    \
+        uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);                                    \
+        if (a_ > b_)                                                                        \
+            TEST_FAIL_("ASSERT_LE_U64(%s, %s) failed: %" PRIu64 " > %" PRIu64, #a, #b, a_, b_); \
+    } while (0)
+
 #define ASSERT_NE_INT(a, b)                                                                 \
     do {                                                                                    \
         long long a_ = (long long)(a), b_ = (long long)(b);                                 \

@@ -1,14 +1,15 @@
 /*
- * bench_kineto - ingest benchmark of the Kineto reader.
+ * bench_kineto - ingest benchmark of the Kineto reader, through the file reader `opscope
+ * report` uses (opscope_read_file_opts; the format is given, so nothing is detected).
  *   bench_kineto ingest TRACE   records to a counting sink, no analysis (the reader alone)
  *   bench_kineto full TRACE     records + collector + opscope_kineto_finish + report section
  * Prints bytes, seconds (CPU time of this process and wall) and MB/s on one line.
  */
-#include "kineto.h"
-#include "kineto_read.h"
-#include "kineto_report.h"
-#include "out.h"
-#include "strtab.h"
+#include "analyze/kineto.h"
+#include "read/readers.h"
+#include "export/kineto_report.h"
+#include "util/out.h"
+#include "model/strtab.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -45,7 +46,9 @@ int main(int argc, char **argv) {
     opscope_kineto_t *an = full ? opscope_kineto_new(names) : NULL;
     opscope_error err;
     double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
-    int rc = opscope_kineto_read_file(argv[2], OPSCOPE_FORMAT_KINETO, &sink, an, &err);
+    opscope_read_options opts = {0};
+    opts.kineto = an;
+    int rc = opscope_read_file_opts(argv[2], OPSCOPE_FORMAT_KINETO, &sink, &opts, &err);
     if (!rc && full) {
         rc = opscope_kineto_finish(an);
         opscope_out_t *w = opscope_out_open("/dev/null", &err);

@@ -4,7 +4,7 @@
  * the input (by wall time and by CPU time) and the record count. Run it several times and take the median (bench/read/run.sh).
  *   opscope_bench_read tokens|ggml FILE
  */
-#include "json.h"
+#include "read/json.h"
 #include "opscope.h"
 
 #include <fcntl.h>

@@ -3,11 +3,11 @@
  * aggregator, the Chrome trace, JSON and tee, fed from an in-memory profile. Output goes to
  * /dev/null. usage: bench_sinks [N_RECORDS]
  */
-#include "chrome.h"
-#include "json_export.h"
+#include "export/chrome.h"
+#include "export/json_export.h"
 #include "opscope.h"
-#include "out.h"
-#include "stats.h"
+#include "util/out.h"
+#include "analyze/stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>

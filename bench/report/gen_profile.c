@@ -7,7 +7,7 @@
  * usage: gen_profile [-o FILE] [--size BYTES|--size NM|NG] [--records N] [--version 2|3] [--seed N]
  */
 #include "opscope.h"
-#include "out.h"
+#include "util/out.h"
 
 #include <stdio.h>
 #include <stdlib.h>

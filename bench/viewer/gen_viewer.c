@@ -6,9 +6,9 @@
  * file (version 3 subset) for `opscope view`.
  * Durations are pseudo-random around per-op means (fixed seed), so sizes are reproducible.
  */
-#include "html.h"
+#include "export/html.h"
 #include "opscope.h"
-#include "out.h"
+#include "util/out.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* kernel_name.c - short forms of C++ kernel names (see kernel_name.h). */
-#include "kernel_name.h"
+#include "analyze/kernel_name.h"
 
 #include <stdbool.h>
 #include <string.h>

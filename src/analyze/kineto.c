@@ -1,5 +1,5 @@
 /* kineto.c - Kineto trace analysis: links, phases, layers, stream breakdown (see kineto.h). */
-#include "kineto.h"
+#include "analyze/kineto.h"
 
 #include <stdlib.h>
 #include <string.h>

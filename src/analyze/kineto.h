@@ -24,8 +24,8 @@
 #ifndef OPSCOPE_KINETO_H
 #define OPSCOPE_KINETO_H
 
-#include "kernel_rules.h"
-#include "strtab.h"
+#include "analyze/kernel_rules.h"
+#include "model/strtab.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* shape_fmt.c - shape and unit text for reports. */
-#include "shape_fmt.h"
+#include "analyze/shape_fmt.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -6,8 +6,8 @@
 #ifndef OPSCOPE_SHAPE_FMT_H
 #define OPSCOPE_SHAPE_FMT_H
 
-#include "out.h"
-#include "stats.h"
+#include "util/out.h"
+#include "analyze/stats.h"
 
 /* "[4096, 4096]": the dimensions > 0 of NE (the seed tool's style) without trailing 1s
  * after the first; "" when none. */

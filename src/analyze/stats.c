@@ -1,7 +1,7 @@
 /* stats.c - streaming aggregation: groups, per-shape groups, backends, top records. */
-#include "stats.h"
-#include "shape_fmt.h"
-#include "strtab.h"
+#include "analyze/stats.h"
+#include "analyze/shape_fmt.h"
+#include "model/strtab.h"
 
 #include <stdlib.h>
 #include <string.h>

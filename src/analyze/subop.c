@@ -1,6 +1,6 @@
 /* subop.c - UNARY / GLU sub-op names from op_params[0] (ggml's enum ggml_unary_op and
  * enum ggml_glu_op order), for profiles that carry op params but no "sub_op" string. */
-#include "stats.h"
+#include "analyze/stats.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* tee.c - fan a record stream out to several sinks. */
-#include "tee.h"
+#include "analyze/tee.h"
 
 #include <string.h>
 

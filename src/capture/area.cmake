@@ -11,7 +11,6 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/cap_attr.c
   ${OPSCOPE_CAPTURE_DIR}/cap_state.c
   ${OPSCOPE_CAPTURE_DIR}/cap_life.c)
-target_include_directories(opscope_capture_core PUBLIC ${OPSCOPE_CAPTURE_DIR})
 target_compile_definitions(opscope_capture_core PRIVATE _GNU_SOURCE)
 # initial-exec TLS: the general-dynamic model would cost a __tls_get_addr call per
 # thread-local access. A late dlopen then needs room in the C library's static TLS reserve,
@@ -24,7 +23,7 @@ target_link_libraries(opscope_capture_core PUBLIC opscope_core Threads::Threads)
 add_library(opscope_gpu_map STATIC
   ${OPSCOPE_CAPTURE_DIR}/gpu/gpu_map.c
   ${OPSCOPE_CAPTURE_DIR}/gpu/gpu_rules.c)
-target_include_directories(opscope_gpu_map PUBLIC ${OPSCOPE_CAPTURE_DIR}/gpu)
+target_include_directories(opscope_gpu_map PUBLIC ${CMAKE_SOURCE_DIR}/src)
 target_compile_options(opscope_gpu_map PRIVATE -fvisibility=hidden)
 set_target_properties(opscope_gpu_map PROPERTIES POSITION_INDEPENDENT_CODE ON)
 

@@ -1,9 +1,9 @@
 /* cap_api.c - ggml-profiler.h on top of the capture (see include/ggml-profiler.h). */
 #include "ggml-profiler.h"
 
-#include "cap_ggml.h"
-#include "cap_life.h"
-#include "cap_state.h"
+#include "capture/cap_ggml.h"
+#include "capture/cap_life.h"
+#include "capture/cap_state.h"
 
 #include <pthread.h>
 #include <stdlib.h>

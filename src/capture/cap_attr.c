@@ -1,5 +1,5 @@
 /* cap_attr.c - pairing CPU abort-callback timestamps with graph nodes (see cap_attr.h). */
-#include "cap_attr.h"
+#include "capture/cap_attr.h"
 
 int opscope_cap_steps(const opscope_cap_node *nodes, int n, bool fusion, opscope_cap_step *steps) {
     int k = 0;

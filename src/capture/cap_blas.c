@@ -3,11 +3,11 @@
  * ne12*ne13 broadcast slice (after converting a quantized src0 to f32), OUT_PROD one. The
  * library defines cblas_sgemm, forwards to the BLAS library's and notes each call's end.
  */
-#include "cap_ggml.h"
+#include "capture/cap_ggml.h"
 
-#include "cap_clock.h"
-#include "cap_life.h"
-#include "cap_sym.h"
+#include "capture/cap_clock.h"
+#include "capture/cap_life.h"
+#include "capture/cap_sym.h"
 
 #include <dlfcn.h>
 #include <stdatomic.h>

@@ -1,5 +1,5 @@
 /* cap_buf.c - per-thread chunk chains for raw capture records (see cap_buf.h). */
-#include "cap_buf.h"
+#include "capture/cap_buf.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* cap_clock.c - TSC calibration against CLOCK_MONOTONIC (see cap_clock.h). */
-#include "cap_clock.h"
+#include "capture/cap_clock.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,12 +4,12 @@
  * scheduler's cpy_tensor_async input copies inferred from the split graphs (cap_copy.h). The
  * direction comes from ggml_backend_buffer_is_host of both sides.
  */
-#include "cap_copy.h"
+#include "capture/cap_copy.h"
 
-#include "cap_ggml.h"
+#include "capture/cap_ggml.h"
 
-#include "cap_clock.h"
-#include "cap_gpu.h"
+#include "capture/cap_clock.h"
+#include "capture/cap_gpu.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

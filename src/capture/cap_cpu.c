@@ -3,7 +3,7 @@
  * skips empty ops and nodes without the COMPUTE flag and may fuse nodes into one step; this
  * file replicates those rules (cap_attr.c pairs the steps with the timestamps).
  */
-#include "cap_ggml.h"
+#include "capture/cap_ggml.h"
 
 #include <stdatomic.h>
 #include <stddef.h>

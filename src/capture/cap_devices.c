@@ -2,9 +2,9 @@
  * cap_devices.c - ggml backends and devices as the capture's backend entries (name, device
  * description, type; the CPU backend's abort-callback setter, found in its registry).
  */
-#include "cap_ggml.h"
+#include "capture/cap_ggml.h"
 
-#include "cap_life.h"
+#include "capture/cap_life.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

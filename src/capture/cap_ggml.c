@@ -10,12 +10,12 @@
  *   _exit, _Exit                              programs leave through them from signal handlers
  * See docs/capture.md for the method.
  */
-#include "cap_ggml.h"
+#include "capture/cap_ggml.h"
 
-#include "cap_clock.h"
-#include "cap_copy.h"
-#include "cap_gpu.h"
-#include "cap_life.h"
+#include "capture/cap_clock.h"
+#include "capture/cap_copy.h"
+#include "capture/cap_gpu.h"
+#include "capture/cap_life.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

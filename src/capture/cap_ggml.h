@@ -16,8 +16,8 @@
 #ifndef OPSCOPE_CAP_GGML_H
 #define OPSCOPE_CAP_GGML_H
 
-#include "cap_attr.h"
-#include "cap_state.h"
+#include "capture/cap_attr.h"
+#include "capture/cap_state.h"
 
 #include "ggml-backend.h"
 #include "ggml.h"

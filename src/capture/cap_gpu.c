@@ -11,12 +11,12 @@
  * Thread safety: any thread; one mutex guards the open scopes (never held while calling the
  * source or writing records).
  */
-#include "cap_gpu.h"
+#include "capture/cap_gpu.h"
 
-#include "cap_clock.h"
-#include "cap_ggml.h"
-#include "cap_life.h"
-#include "gpu/gpu_map.h"
+#include "capture/cap_clock.h"
+#include "capture/cap_ggml.h"
+#include "capture/cap_life.h"
+#include "capture/gpu/gpu_map.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

@@ -1,7 +1,7 @@
 /* cap_life.c - start-up, export triggers, signals, fork/exec (see cap_life.h). */
-#include "cap_life.h"
+#include "capture/cap_life.h"
 
-#include "cap_clock.h"
+#include "capture/cap_clock.h"
 
 #include <dlfcn.h>
 #include <errno.h>

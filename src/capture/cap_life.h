@@ -18,7 +18,7 @@
 #ifndef OPSCOPE_CAP_LIFE_H
 #define OPSCOPE_CAP_LIFE_H
 
-#include "cap_state.h"
+#include "capture/cap_state.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -8,11 +8,11 @@
  * imbalance rather than its predecessor's. Every other call (other threads, other OpenMP
  * code in the program) costs one thread-local load.
  */
-#include "cap_ggml.h"
+#include "capture/cap_ggml.h"
 
-#include "cap_clock.h"
-#include "cap_life.h"
-#include "cap_sym.h"
+#include "capture/cap_clock.h"
+#include "capture/cap_life.h"
+#include "capture/cap_sym.h"
 
 #include <dlfcn.h>
 #include <stdatomic.h>

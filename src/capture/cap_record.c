@@ -3,9 +3,9 @@
  * op (written once while its fields stay the same), the 80-byte event of each timed step,
  * the record of a split without per-op timing, and the GRAPH record of each compute.
  */
-#include "cap_ggml.h"
+#include "capture/cap_ggml.h"
 
-#include "cap_clock.h"
+#include "capture/cap_clock.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>

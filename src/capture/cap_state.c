@@ -1,11 +1,11 @@
 /* cap_state.c - capture configuration, tables and export (see cap_state.h). */
-#include "cap_state.h"
+#include "capture/cap_state.h"
 
-#include "cap_clock.h"
-#include "json_export.h"
-#include "out.h"
-#include "stats.h"
-#include "text.h"
+#include "capture/cap_clock.h"
+#include "export/json_export.h"
+#include "util/out.h"
+#include "analyze/stats.h"
+#include "export/text.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #ifndef OPSCOPE_CAP_STATE_H
 #define OPSCOPE_CAP_STATE_H
 
-#include "cap_buf.h"
+#include "capture/cap_buf.h"
 #include "opscope.h"
 
 #include <stdatomic.h>

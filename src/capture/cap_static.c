@@ -19,10 +19,10 @@
  * nodes; timestamps are assigned to runs by time), other runs one GRAPH_SPLIT record each.
  * See docs/capture.md ("Static ggml") for what this cannot see.
  */
-#include "cap_ggml.h"
+#include "capture/cap_ggml.h"
 
-#include "cap_clock.h"
-#include "cap_life.h"
+#include "capture/cap_clock.h"
+#include "capture/cap_life.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -4,7 +4,7 @@
  * see cap_static.c) is taken as __real_X, the original; naming X itself there would give
  * our own wrapper. Every other function is referenced directly.
  */
-#include "cap_sym.h"
+#include "capture/cap_sym.h"
 
 #include "ggml-backend.h"
 #include "ggml.h"

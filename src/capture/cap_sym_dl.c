@@ -2,7 +2,7 @@
  * cap_sym_dl.c - opscope_cap_sym for the shared library: the definition after ours (the real
  * function behind an interposed one), else libggml-base's when it is loaded.
  */
-#include "cap_sym.h"
+#include "capture/cap_sym.h"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -3,7 +3,7 @@
  * per-node arrays and their release, shared by the shared library (cap_ggml.c) and the
  * static-ggml mode (cap_static.c), so a field added to the walk is allocated in one place.
  */
-#include "cap_ggml.h"
+#include "capture/cap_ggml.h"
 
 #include <stdlib.h>
 

@@ -49,8 +49,8 @@ if(OPSCOPE_GGML_BUILD_VERSION)
   target_compile_definitions(opscope_static_part PRIVATE OPSCOPE_GGML_BUILD_VERSION="${OPSCOPE_GGML_BUILD_VERSION}")
 endif()
 foreach(t opscope_static_copy opscope_static_part)
-  target_include_directories(${t} PRIVATE ${OPSCOPE_GGML_INCLUDE_DIR} ${OPSCOPE_CAPTURE_DIR}
-                             ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/src)
+  target_include_directories(${t} PRIVATE ${OPSCOPE_GGML_INCLUDE_DIR} ${CMAKE_SOURCE_DIR}/src
+                             ${CMAKE_SOURCE_DIR}/include)
   target_compile_options(${t} PRIVATE -fvisibility=hidden)
 endforeach()
 target_link_libraries(opscope_static_part PRIVATE opscope_capture_core opscope_gpu_map)

@@ -1,5 +1,5 @@
 /* main.c - `opscope SUBCOMMAND ...` dispatch. */
-#include "cli.h"
+#include "cli/cli.h"
 #include "opscope.h"
 
 #include <stdio.h>

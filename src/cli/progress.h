@@ -4,8 +4,9 @@
  *
  * Shown only when stderr is a terminal and the input is a regular file over
  * OPSCOPE_PROGRESS_MIN_BYTES; otherwise every call is a no-op, so pipes and logs stay quiet.
- * Bytes come from the kernel's count of what this process read (/proc/self/io), so no reader
- * needs to report its position. Thread safety: none (one per read).
+ * The generic reader reports the bytes it consumed (opscope_read_options.on_progress in
+ * read/readers.h), whatever the format and however few records the input yields, so this is
+ * the only progress line of a read. Thread safety: none (one per read).
  */
 #ifndef OPSCOPE_PROGRESS_H
 #define OPSCOPE_PROGRESS_H
@@ -18,8 +19,8 @@
 #define OPSCOPE_PROGRESS_MIN_BYTES (100u * 1000u * 1000u)
 
 typedef struct opscope_progress {
-    uint64_t total, n;
-    double last;
+    uint64_t total;
+    int pct; /* last percentage drawn */
     bool active, shown;
 } opscope_progress;
 
@@ -27,9 +28,9 @@ typedef struct opscope_progress {
  * whether progress is shown; P is set either way, so the other calls are always safe. */
 bool opscope_progress_begin(opscope_progress *p, const char *path);
 
-/* A sink counting records and redrawing the line at most every 0.25 s; add it beside the
- * real consumers (opscope_tee) only when begin returned true. */
-opscope_sink opscope_progress_sink(opscope_progress *p);
+/* For opscope_read_options.on_progress (UD = P): redraws the line when the whole percentage
+ * of BYTES_IN changed, so at most 101 times per read. */
+void opscope_progress_update(void *ud, uint64_t bytes_in);
 
 /* Erases the line, if one was drawn. */
 void opscope_progress_end(opscope_progress *p);

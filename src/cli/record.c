@@ -10,7 +10,7 @@
  * Exit status: CMD's own (128 + signal number when it was killed); 1 for usage errors;
  * 127 when CMD cannot be run.
  */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <dirent.h>
 #include <errno.h>

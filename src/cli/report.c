@@ -3,16 +3,17 @@
  * the statistics and every requested export at once; outputs are written to temporary
  * files and renamed only when the whole input was read, so a bad input leaves no file.
  */
-#include "chrome.h"
-#include "cli.h"
-#include "html.h"
-#include "json_export.h"
-#include "kineto_report.h"
-#include "out.h"
-#include "progress.h"
-#include "stats.h"
-#include "tee.h"
-#include "text.h"
+#include "export/chrome.h"
+#include "cli/cli.h"
+#include "export/html.h"
+#include "export/json_export.h"
+#include "export/kineto_report.h"
+#include "util/out.h"
+#include "cli/progress.h"
+#include "read/readers.h"
+#include "analyze/stats.h"
+#include "analyze/tee.h"
+#include "export/text.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -351,13 +352,17 @@ int opscope_cli_report(int argc, char **argv) {
         opscope_tee tee;
         opscope_tee_init(&tee);
         opscope_tee_add(&tee, opscope_stats_sink(stats));
-        opscope_progress prog;
-        if (opscope_progress_begin(&prog, a.input))
-            opscope_tee_add(&tee, opscope_progress_sink(&prog));
         for (int i = 0; i < n_ex; i++) opscope_tee_add(&tee, ex[i].sink);
         opscope_sink sink = opscope_tee_sink(&tee);
         g_kineto = opscope_kineto_session_begin(); /* NULL (no memory): no Kineto section */
-        int rrc = opscope_read_file(a.input, OPSCOPE_FORMAT_AUTO, &sink, &err);
+        opscope_progress prog;
+        opscope_read_options ro = {0};
+        ro.kineto = opscope_kineto_session_collector(g_kineto);
+        if (opscope_progress_begin(&prog, a.input)) {
+            ro.on_progress = opscope_progress_update;
+            ro.progress_ud = &prog;
+        }
+        int rrc = opscope_read_file_opts(a.input, OPSCOPE_FORMAT_AUTO, &sink, &ro, &err);
         opscope_progress_end(&prog);
         if (rrc == 0 && opscope_kineto_session_end(g_kineto) != 0) {
             opscope_kineto_session_free(g_kineto);

@@ -3,10 +3,10 @@
  * profile into the HTML viewer sink and writes one self-contained HTML file (temp file +
  * rename, so a bad input leaves nothing behind).
  */
-#include "cli.h"
-#include "html.h"
-#include "progress.h"
-#include "tee.h"
+#include "cli/cli.h"
+#include "export/html.h"
+#include "cli/progress.h"
+#include "read/readers.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -114,15 +114,13 @@ int opscope_cli_view(int argc, char **argv) {
     int rc = OPSCOPE_EXIT_INPUT;
     if (!h) goto fail;
     opscope_sink sink = opscope_html_sink(h);
-    opscope_tee tee;
-    opscope_tee_init(&tee);
-    opscope_tee_add(&tee, sink);
     opscope_progress prog; /* a progress line for big files, on a terminal only */
+    opscope_read_options ro = {0};
     if (opscope_progress_begin(&prog, input)) {
-        opscope_tee_add(&tee, opscope_progress_sink(&prog));
-        sink = opscope_tee_sink(&tee);
+        ro.on_progress = opscope_progress_update;
+        ro.progress_ud = &prog;
     }
-    int rrc = opscope_read_file(input, format, &sink, &err);
+    int rrc = opscope_read_file_opts(input, format, &sink, &ro, &err);
     opscope_progress_end(&prog);
     if (rrc != 0) {
         opscope_html_sink_abort(h);

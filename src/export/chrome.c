@@ -1,9 +1,9 @@
 /* chrome.c - Chrome Trace Event JSON at real timestamps, streamed. */
-#include "chrome.h"
-#include "chrome_lanes.h"
-#include "json_fmt.h"
-#include "shape_fmt.h"
-#include "stats.h"
+#include "export/chrome.h"
+#include "export/chrome_lanes.h"
+#include "export/json_fmt.h"
+#include "analyze/shape_fmt.h"
+#include "analyze/stats.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

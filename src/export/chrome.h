@@ -16,7 +16,7 @@
 #define OPSCOPE_CHROME_H
 
 #include "opscope.h"
-#include "out.h"
+#include "util/out.h"
 
 typedef struct opscope_chrome opscope_chrome_t;
 

@@ -1,5 +1,5 @@
 /* chrome_lanes.c - per-track lane assignment without moving events in time. */
-#include "chrome_lanes.h"
+#include "export/chrome_lanes.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* console.c - the console summary (stdout). */
-#include "shape_fmt.h"
-#include "text.h"
+#include "analyze/shape_fmt.h"
+#include "export/text.h"
 
 void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
                            const opscope_report_opts *o) {

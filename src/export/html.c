@@ -1,9 +1,9 @@
 /* html.c - the HTML viewer sink: columnar buffering, lane/row layout, one-file output. */
-#include "html.h"
+#include "export/html.h"
 
-#include "html_data.h"
-#include "out.h"
-#include "strtab.h"
+#include "export/html_data.h"
+#include "util/out.h"
+#include "model/strtab.h"
 
 #include <stdlib.h>
 #include <string.h>

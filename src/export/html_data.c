@@ -1,9 +1,9 @@
 /* html_data.c - lane/row layout and the HTML file: template + JSON data block. */
-#include "html_data.h"
-#include "json_fmt.h"
+#include "export/html_data.h"
+#include "export/json_fmt.h"
 
-#include "html.h"
-#include "out.h"
+#include "export/html.h"
+#include "util/out.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 #define OPSCOPE_HTML_DATA_H
 
 #include "opscope.h"
-#include "strtab.h"
+#include "model/strtab.h"
 
 /* Everything about a call except its time; equal calls share one id. Compared as bytes:
  * zero the whole struct (padding included) before filling it. */

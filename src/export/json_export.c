@@ -1,7 +1,7 @@
 /* json_export.c - version-3 ggml profile JSON with opscope additions and a summary. */
-#include "json_export.h"
-#include "json_fmt.h"
-#include "shape_fmt.h"
+#include "export/json_export.h"
+#include "export/json_fmt.h"
+#include "analyze/shape_fmt.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -15,8 +15,8 @@
 #define OPSCOPE_JSON_EXPORT_H
 
 #include "opscope.h"
-#include "out.h"
-#include "stats.h"
+#include "util/out.h"
+#include "analyze/stats.h"
 
 typedef struct opscope_json_export opscope_json_export_t;
 

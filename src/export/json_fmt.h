@@ -10,7 +10,7 @@
 #ifndef OPSCOPE_JSON_FMT_H
 #define OPSCOPE_JSON_FMT_H
 
-#include "out.h"
+#include "util/out.h"
 
 #include <string.h>
 

@@ -1,7 +1,5 @@
 /* kineto_report.c - plain-text Kineto section (see kineto_report.h). */
-#include "kineto_report.h"
-
-#include "kineto_read.h"
+#include "export/kineto_report.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -10,7 +8,7 @@
 struct opscope_kineto_session {
     opscope_strtab_t *names;
     opscope_kineto_t *k;
-    int attached, finished;
+    int finished;
 };
 
 opscope_kineto_session *opscope_kineto_session_begin(void) {
@@ -22,15 +20,15 @@ opscope_kineto_session *opscope_kineto_session_begin(void) {
         opscope_kineto_session_free(s);
         return NULL;
     }
-    opscope_kineto_attach(s->k);
-    s->attached = 1;
     return s;
+}
+
+opscope_kineto_t *opscope_kineto_session_collector(opscope_kineto_session *s) {
+    return s ? s->k : NULL;
 }
 
 int opscope_kineto_session_end(opscope_kineto_session *s) {
     if (!s) return 0;
-    if (s->attached) opscope_kineto_attach(NULL);
-    s->attached = 0;
     if (s->finished) return 0;
     s->finished = 1;
     return opscope_kineto_finish(s->k);
@@ -46,7 +44,6 @@ void opscope_kineto_session_write_json(opscope_out_t *w, const opscope_kineto_se
 
 void opscope_kineto_session_free(opscope_kineto_session *s) {
     if (!s) return;
-    if (s->attached) opscope_kineto_attach(NULL);
     opscope_kineto_free(s->k);
     opscope_strtab_free(s->names);
     free(s);

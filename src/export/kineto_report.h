@@ -11,8 +11,8 @@
 #ifndef OPSCOPE_KINETO_REPORT_H
 #define OPSCOPE_KINETO_REPORT_H
 
-#include "kineto.h"
-#include "out.h"
+#include "analyze/kineto.h"
+#include "util/out.h"
 
 void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k);
 
@@ -21,15 +21,19 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k);
 void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *k);
 
 /*
- * The Kineto analysis of one `opscope report` run, in four calls:
- *   s = opscope_kineto_session_begin();   before the read: attaches a collector to this thread
- *   opscope_kineto_session_end(s);        after the read: detaches and computes (0 or -1 nomem)
+ * The Kineto analysis of one `opscope report` run:
+ *   s = opscope_kineto_session_begin();   before the read
+ *   opts.kineto = opscope_kineto_session_collector(s);   the read's option (read/readers.h)
+ *   opscope_kineto_session_end(s);        after the read: computes (0, or -1 out of memory)
  *   opscope_kineto_session_write(w, s);   prints the section (nothing for non-Kineto input)
- *   opscope_kineto_session_free(s);       always (NULL is a no-op; detaches if still attached)
- * begin returns NULL when out of memory (the report then simply has no Kineto section).
+ *   opscope_kineto_session_free(s);       always (NULL is a no-op)
+ * begin returns NULL when out of memory (the report then simply has no Kineto section); the
+ * other calls accept NULL. Thread safety: one session per read.
  */
 typedef struct opscope_kineto_session opscope_kineto_session;
 opscope_kineto_session *opscope_kineto_session_begin(void);
+/* The collector to pass to the read (owned by S; NULL for a NULL S). */
+opscope_kineto_t *opscope_kineto_session_collector(opscope_kineto_session *s);
 int opscope_kineto_session_end(opscope_kineto_session *s);
 void opscope_kineto_session_write(opscope_out_t *w, const opscope_kineto_session *s);
 /* opscope_kineto_report_write_json of a finished session (nothing for NULL or unfinished). */

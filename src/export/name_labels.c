@@ -1,8 +1,8 @@
 /* name_labels.c - unique short labels of record names (see name_labels.h). */
-#include "name_labels.h"
+#include "export/name_labels.h"
 
-#include "kernel_name.h"
-#include "strtab.h"
+#include "analyze/kernel_name.h"
+#include "model/strtab.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
 #ifndef OPSCOPE_NAME_LABELS_H
 #define OPSCOPE_NAME_LABELS_H
 
-#include "stats.h"
+#include "analyze/stats.h"
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /* text.c - the plain-text report and the tables it shares with the console summary. */
-#include "text.h"
-#include "name_labels.h"
-#include "shape_fmt.h"
+#include "export/text.h"
+#include "export/name_labels.h"
+#include "analyze/shape_fmt.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -15,9 +15,9 @@
 #ifndef OPSCOPE_TEXT_H
 #define OPSCOPE_TEXT_H
 
-#include "name_labels.h"
-#include "out.h"
-#include "stats.h"
+#include "export/name_labels.h"
+#include "util/out.h"
+#include "analyze/stats.h"
 
 #include <stdbool.h>
 

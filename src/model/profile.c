@@ -1,6 +1,6 @@
 /* profile.c - in-memory profile: backends, records, meta; strings interned. */
 #include "opscope.h"
-#include "strtab.h"
+#include "model/strtab.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* strtab.c - string interning with an open-addressing hash table and a chunked arena. */
-#include "strtab.h"
+#include "model/strtab.h"
 
 #include <stdlib.h>
 #include <string.h>

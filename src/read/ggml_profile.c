@@ -7,7 +7,7 @@
  * skipped (and validated by the parser). A value of the wrong type or range stops the reader
  * with an error at that value's position.
  */
-#include "readers.h"
+#include "read/readers.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,7 @@
  * JSON, and an invalid one stops the parser where it is, so line and column of any error at or
  * after the last whitespace run are exact without re-reading discarded input.
  */
-#include "json.h"
+#include "read/json.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,20 +1,15 @@
 /* kineto_read.c - Kineto / Chrome Trace Event JSON -> opscope records (see kineto_read.h). */
-#include "kineto_read.h"
+#include "read/kineto_read.h"
 
-#include "kernel_rules.h"
-#include "strtab.h"
+#include "analyze/kernel_rules.h"
+#include "model/strtab.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-#include <zlib.h>
 
-#define PROGRESS_MIN_BYTES (100ull << 20)
 #define MAX_BE_DEPTH 4096 /* B/E nesting kept per thread; deeper B events are dropped */
 #define STR_KEY (1ull << 62) /* pid/tid keys of string ids: STR_KEY | interned id */
 
@@ -95,9 +90,6 @@ typedef struct kr {
     int platform_from_props, hip_seen, cuda_seen, mtia_seen, roc_key, cupti_key;
 
     opscope_record rec;
-    uint64_t progress_total, next_progress;
-    double t0;
-    int progress_on;
 } kr;
 
 /* ---------------------------------------------------------------------------------------- */
@@ -842,27 +834,6 @@ static int on_event(kr *s, kev *e) {
     }
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void progress(kr *s, int done) {
-    uint64_t b = opscope_json_bytes_read(s->j);
-    if (!done && b < s->next_progress) return;
-    s->next_progress = b + (8ull << 20);
-    double pct = s->progress_total ? 100.0 * (double)b / (double)s->progress_total : 0;
-    if (pct > 100) pct = 100;
-    double el = now_s() - s->t0;
-    int w = (int)(pct * 0.3);
-    char bar[32];
-    for (int i = 0; i < 30; i++) bar[i] = i < w ? '#' : '.';
-    bar[30] = '\0';
-    fprintf(stderr, "\rreading [%s] %5.1f%%  %.0f MB/s%s", bar, pct,
-            el > 0 ? (double)b / 1e6 / el : 0.0, done ? "\n" : "");
-}
-
 static int parse_events(kr *s) {
     opscope_json_token t;
     kev e;
@@ -876,7 +847,6 @@ static int parse_events(kr *s) {
         }
         if (parse_event(s, &e)) return -1;
         if (on_event(s, &e)) return -1;
-        if (s->progress_on) progress(s, 0);
     }
 }
 
@@ -1026,13 +996,8 @@ static int finish(kr *s) {
     return 0;
 }
 
-static _Thread_local opscope_kineto_t *t_attached;
-
-void opscope_kineto_attach(opscope_kineto_t *an) { t_attached = an; }
-
 int opscope_kineto_read_json(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
-                             opscope_kineto_t *an, uint64_t progress_total, opscope_error *err) {
-    if (!an) an = t_attached;
+                             opscope_kineto_t *an, opscope_error *err) {
     kr s;
     memset(&s, 0, sizeof s);
     s.j = j;
@@ -1051,9 +1016,6 @@ int opscope_kineto_read_json(opscope_json_t *j, opscope_format format, const ops
     opscope_record_init(&s.rec);
     s.last_thr = -1;
     s.announced_platform = OPSCOPE_KINETO_PLATFORM_UNKNOWN;
-    s.progress_total = progress_total;
-    s.progress_on = progress_total >= PROGRESS_MIN_BYTES && isatty(2);
-    s.t0 = now_s();
     int rc = -1;
     if (!s.names) {
         kr_fail(&s, OPSCOPE_ERROR_NOMEM, "out of memory");
@@ -1076,10 +1038,8 @@ int opscope_kineto_read_json(opscope_json_t *j, opscope_format format, const ops
         kr_fail(&s, OPSCOPE_ERROR_SYNTAX, "unexpected data after the trace");
         goto out;
     }
-    if (s.progress_on) progress(&s, 1);
     rc = finish(&s);
 out:
-    if (rc && s.progress_on) fputc('\n', stderr);
     free(s.nbuf);
     free(s.cbuf);
     free(s.abuf);
@@ -1089,107 +1049,5 @@ out:
     for (size_t i = 0; i < s.n_stacks; i++) free(s.stacks[i].v);
     free(s.stacks);
     if (s.own_names) opscope_strtab_free(s.names);
-    return rc;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* File source: plain files are read with read(2) straight into the parser's buffer; gzip
- * (magic 1f 8b) goes through zlib. The first bytes are peeked so stdin works too.          */
-
-typedef struct src {
-    int fd;
-    gzFile gz;
-    unsigned char peek[2];
-    size_t npeek;
-} src;
-
-static long src_read(void *ud, char *buf, size_t cap) {
-    src *s = ud;
-    if (s->gz) {
-        unsigned n = cap > (1u << 30) ? (1u << 30) : (unsigned)cap;
-        int r = gzread(s->gz, buf, n);
-        if (r < 0) {
-            int e;
-            gzerror(s->gz, &e);
-            if (e != Z_ERRNO) errno = EIO;
-            return -1;
-        }
-        return r;
-    }
-    size_t got = 0;
-    if (s->npeek && cap) {
-        got = s->npeek < cap ? s->npeek : cap;
-        memcpy(buf, s->peek, got);
-        memmove(s->peek, s->peek + got, s->npeek - got);
-        s->npeek -= got;
-        if (got == cap) return (long)got;
-    }
-    for (;;) {
-        ssize_t r = read(s->fd, buf + got, cap - got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) return -1;
-        return (long)(got + (size_t)r);
-    }
-}
-
-static void io_error(opscope_error *err, const char *path, const char *msg, int e) {
-    if (!err) return;
-    memset(err, 0, sizeof *err);
-    err->code = OPSCOPE_ERROR_IO;
-    err->msg = msg;
-    err->errno_value = e ? e : EIO;
-    snprintf(err->file, sizeof err->file, "%s", path);
-}
-
-int opscope_kineto_read_file(const char *path, opscope_format format, const opscope_sink *sink,
-                             opscope_kineto_t *an, opscope_error *err) {
-    int is_stdin = !strcmp(path, "-");
-    src in = {is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC), NULL, {0, 0}, 0};
-    if (in.fd < 0) {
-        io_error(err, path, "cannot open", errno);
-        return -1;
-    }
-    while (in.npeek < 2) {
-        ssize_t r = read(in.fd, in.peek + in.npeek, 2 - in.npeek);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) {
-            io_error(err, path, "cannot read", errno);
-            if (!is_stdin) close(in.fd);
-            return -1;
-        }
-        if (r == 0) break;
-        in.npeek += (size_t)r;
-    }
-    uint64_t total = 0;
-    struct stat st;
-    if (fstat(in.fd, &st) == 0 && S_ISREG(st.st_mode)) total = (uint64_t)st.st_size;
-    if (in.npeek == 2 && in.peek[0] == 0x1f && in.peek[1] == 0x8b) {
-        /* zlib must see the magic: rewind a file; stdin (a pipe) cannot, so it is refused */
-        int fd2 = is_stdin ? -1 : dup(in.fd);
-        if (fd2 < 0 || lseek(fd2, 0, SEEK_SET) != 0 || !(in.gz = gzdopen(fd2, "rb"))) {
-            if (fd2 >= 0) close(fd2);
-            io_error(err, path, is_stdin ? "gzip input on stdin is not supported; pass the file"
-                                         : "cannot open gzip stream", errno);
-            if (!is_stdin) close(in.fd);
-            return -1;
-        }
-        gzbuffer(in.gz, 1u << 20);
-        total *= 8; /* rough inflated size, for the progress bar only */
-    }
-    opscope_json_t *j = opscope_json_new(src_read, &in, NULL, 0, path);
-    int rc;
-    if (!j) {
-        if (err) {
-            memset(err, 0, sizeof *err);
-            err->code = OPSCOPE_ERROR_NOMEM;
-            err->msg = "out of memory";
-        }
-        rc = -1;
-    } else {
-        rc = opscope_kineto_read_json(j, format, sink, an, total, err);
-        opscope_json_free(j);
-    }
-    if (in.gz) gzclose(in.gz);
-    if (!is_stdin) close(in.fd);
     return rc;
 }

@@ -24,34 +24,19 @@
 #ifndef OPSCOPE_KINETO_READ_H
 #define OPSCOPE_KINETO_READ_H
 
-#include "json.h"
-#include "kineto.h"
+#include "read/json.h"
+#include "analyze/kineto.h"
 #include "opscope.h"
 
 /*
  * Reads the trace from parser J (positioned before its first token) into SINK (may be NULL
  * when only the collector is wanted) and, when AN is not NULL, into the collector AN
  * (opscope_kineto_finish is NOT called). FORMAT is OPSCOPE_FORMAT_KINETO, _CHROME or _AUTO
- * (= KINETO). PROGRESS_TOTAL > 0 enables a progress bar on stderr when stderr is a terminal
- * (bytes of input expected). Returns 0, or -1 with ERR filled (position of a JSON error).
+ * (= KINETO). Returns 0, or -1 with ERR filled (position of a JSON error). Files, gzip and
+ * progress are the generic reader's (read.c, readers.h opscope_read_file_opts), which calls
+ * this; the reader itself prints nothing.
  */
 int opscope_kineto_read_json(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
-                             opscope_kineto_t *an, uint64_t progress_total, opscope_error *err);
-
-/*
- * Attaches collector AN to the calling thread (NULL detaches): a read of this thread that
- * was given no collector, such as opscope_read_file dispatching a Kineto or Chrome trace,
- * then fills AN. This lets `opscope report` get the Kineto analysis from the same single
- * pass as its statistics without changing the generic reader API. The caller keeps
- * ownership of AN and must detach before freeing it.
- */
-void opscope_kineto_attach(opscope_kineto_t *an);
-
-/*
- * Same over a file: PATH ("-" = stdin; gzip-compressed input is detected and inflated).
- * Shows a progress bar on stderr for inputs over 100 MB when stderr is a terminal.
- */
-int opscope_kineto_read_file(const char *path, opscope_format format, const opscope_sink *sink,
                              opscope_kineto_t *an, opscope_error *err);
 
 #endif /* OPSCOPE_KINETO_READ_H */

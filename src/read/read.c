@@ -7,8 +7,8 @@
  * work. Detection reads a bounded prefix (64 KiB, doubling up to 4 MiB while undecided) that
  * is then replayed to the parser, so no input is ever read twice or held whole.
  */
-#include "readers.h"
-#include "kineto_read.h"
+#include "read/readers.h"
+#include "read/kineto_read.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -109,7 +109,10 @@ opscope_format opscope_detect_format(const void *prefix, size_t size, int comple
     /* the whole top-level object was seen without a decisive key */
     if (events) f = OPSCOPE_FORMAT_CHROME;
 out:
-    (void)complete;
+    /* Nothing more will come: decide on what was seen. Events (maybe truncated) go to the
+     * trace reader, anything else to the ggml reader; either says what is wrong. */
+    if (complete && f == OPSCOPE_FORMAT_AUTO)
+        f = events ? OPSCOPE_FORMAT_CHROME : OPSCOPE_FORMAT_GGML;
     if (saw_events) *saw_events = events;
     opscope_json_free(j);
     return f;
@@ -119,13 +122,13 @@ out:
 /* Dispatch.                                                                                  */
 
 int opscope_read_json_stream(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
-                             uint64_t size_hint, opscope_error *err) {
+                             opscope_kineto_t *kineto, opscope_error *err) {
     switch (format) {
     case OPSCOPE_FORMAT_GGML:
         return opscope_ggml_read_json(j, sink, err);
     case OPSCOPE_FORMAT_KINETO:
     case OPSCOPE_FORMAT_CHROME:
-        return opscope_kineto_read_json(j, format, sink, NULL, size_hint, err);
+        return opscope_kineto_read_json(j, format, sink, kineto, err);
     case OPSCOPE_FORMAT_AUTO:
         break;
     }
@@ -147,9 +150,27 @@ typedef struct rd_src {
     size_t mem_size, mem_off;
     unsigned char *pre; /* detection prefix, replayed first */
     size_t pre_len, pre_off;
+    uint64_t raw_in;    /* bytes read from fd (plain input), for progress */
+    const opscope_read_options *opts; /* never NULL */
 } rd_src;
 
-static long rd_raw(rd_src *s, char *buf, size_t cap) {
+/* Reports the input consumed so far: bytes as stored, so gzip compares with the file size. */
+static void rd_progress(rd_src *s, long got) {
+    if (!s->opts->on_progress) return;
+    uint64_t at;
+    if (s->gz) {
+        z_off_t off = gzoffset(s->gz); /* -1 where the input cannot seek (a pipe) */
+        if (off < 0) return;
+        at = (uint64_t)off;
+    } else if (s->fd >= 0) {
+        at = s->raw_in += (uint64_t)got;
+    } else {
+        at = s->mem_off;
+    }
+    s->opts->on_progress(s->opts->progress_ud, at);
+}
+
+static long rd_raw_once(rd_src *s, char *buf, size_t cap) {
     if (s->gz) {
         unsigned n = cap > (1u << 30) ? (1u << 30) : (unsigned)cap;
         int r = gzread(s->gz, buf, n);
@@ -173,6 +194,12 @@ static long rd_raw(rd_src *s, char *buf, size_t cap) {
     memcpy(buf, s->mem + s->mem_off, n);
     s->mem_off += n;
     return (long)n;
+}
+
+static long rd_raw(rd_src *s, char *buf, size_t cap) {
+    long r = rd_raw_once(s, buf, cap);
+    if (r > 0) rd_progress(s, r);
+    return r;
 }
 
 static long rd_read(void *ud, char *buf, size_t cap) {
@@ -199,10 +226,10 @@ static void set_err(opscope_error *err, opscope_error_code code, const char *nam
 
 /* Detects (when FORMAT is AUTO) and reads. */
 static int rd_run(rd_src *s, const char *name, opscope_format format, const opscope_sink *sink,
-                  uint64_t size_hint, opscope_error *err) {
+                  opscope_error *err) {
     if (format == OPSCOPE_FORMAT_AUTO) {
         size_t want = DETECT_FIRST;
-        int eof = 0, events = 0;
+        int eof = 0;
         for (;;) {
             unsigned char *np = realloc(s->pre, want);
             if (!np) {
@@ -222,13 +249,10 @@ static int rd_run(rd_src *s, const char *name, opscope_format format, const opsc
                 }
                 s->pre_len += (size_t)r;
             }
-            format = opscope_detect_format(s->pre, s->pre_len, eof, &events);
-            if (format != OPSCOPE_FORMAT_AUTO || eof || want >= DETECT_MAX) break;
+            /* at the end of the input, or of what detection may hold, it must decide */
+            format = opscope_detect_format(s->pre, s->pre_len, eof || want >= DETECT_MAX, NULL);
+            if (format != OPSCOPE_FORMAT_AUTO) break;
             want *= 2;
-        }
-        if (format == OPSCOPE_FORMAT_AUTO) {
-            /* undecided: the ggml reader reports what is wrong with the input, if anything */
-            format = events ? OPSCOPE_FORMAT_CHROME : OPSCOPE_FORMAT_GGML;
         }
     }
     opscope_json_t *j = opscope_json_new(rd_read, s, NULL, 0, name);
@@ -236,21 +260,35 @@ static int rd_run(rd_src *s, const char *name, opscope_format format, const opsc
         set_err(err, OPSCOPE_ERROR_NOMEM, name, "out of memory", 0);
         return -1;
     }
-    int rc = opscope_read_json_stream(j, format, sink, size_hint, err);
+    int rc = opscope_read_json_stream(j, format, sink, s->opts->kineto, err);
     opscope_json_free(j);
+    return rc;
+}
+
+static const opscope_read_options no_options;
+
+int opscope_read_buffer_opts(const void *data, size_t size, const char *name,
+                             opscope_format format, const opscope_sink *sink,
+                             const opscope_read_options *opts, opscope_error *err) {
+    rd_src s = {.fd = -1, .mem = data, .mem_size = data ? size : 0,
+                .opts = opts ? opts : &no_options};
+    int rc = rd_run(&s, name ? name : "<buffer>", format, sink, err);
+    free(s.pre);
     return rc;
 }
 
 int opscope_read_buffer(const void *data, size_t size, const char *name, opscope_format format,
                         const opscope_sink *sink, opscope_error *err) {
-    rd_src s = {.fd = -1, .mem = data, .mem_size = data ? size : 0};
-    int rc = rd_run(&s, name ? name : "<buffer>", format, sink, size, err);
-    free(s.pre);
-    return rc;
+    return opscope_read_buffer_opts(data, size, name, format, sink, NULL, err);
 }
 
 int opscope_read_file(const char *path, opscope_format format, const opscope_sink *sink,
                       opscope_error *err) {
+    return opscope_read_file_opts(path, format, sink, NULL, err);
+}
+
+int opscope_read_file_opts(const char *path, opscope_format format, const opscope_sink *sink,
+                           const opscope_read_options *opts, opscope_error *err) {
     if (!path) {
         set_err(err, OPSCOPE_ERROR_USAGE, "", "no input path", 0);
         return -1;
@@ -261,8 +299,7 @@ int opscope_read_file(const char *path, opscope_format format, const opscope_sin
         set_err(err, OPSCOPE_ERROR_IO, path, "cannot open", errno);
         return -1;
     }
-    rd_src s = {.fd = -1};
-    uint64_t size_hint = 0;
+    rd_src s = {.fd = -1, .opts = opts ? opts : &no_options};
     struct stat st;
     int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -273,7 +310,6 @@ int opscope_read_file(const char *path, opscope_format format, const opscope_sin
     unsigned char magic[2] = {0, 0};
     int gz = !regular;
     if (regular) {
-        size_hint = (uint64_t)st.st_size;
         ssize_t m = pread(fd, magic, 2, 0);
         gz = m == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     }
@@ -286,14 +322,13 @@ int opscope_read_file(const char *path, opscope_format format, const opscope_sin
             return -1;
         }
         gzbuffer(s.gz, 1u << 20);
-        if (regular) size_hint = 0;
     } else {
         s.fd = fd;
 #ifdef POSIX_FADV_SEQUENTIAL
         (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
     }
-    int rc = rd_run(&s, path, format, sink, size_hint, err);
+    int rc = rd_run(&s, path, format, sink, err);
     if (s.gz) gzclose(s.gz);
     else close(fd);
     free(s.pre);

@@ -11,7 +11,8 @@
 #ifndef OPSCOPE_READERS_H
 #define OPSCOPE_READERS_H
 
-#include "json.h"
+#include "read/json.h"
+#include "analyze/kineto.h"
 #include "opscope.h"
 
 /*
@@ -22,24 +23,50 @@
 int opscope_ggml_read_json(opscope_json_t *j, const opscope_sink *sink, opscope_error *err);
 
 /*
- * The format of a JSON document from its first SIZE bytes (COMPLETE: those are all of it),
- * without reading further: a ggml profile is an object with "records", "backends" or
- * "profiler":"ggml"/"opscope"; a Kineto trace an object with "schemaVersion",
- * "deviceProperties" or "distributedInfo", or whose events use Kineto's categories
- * ("kernel", "cpu_op", "gpu_memcpy"...); a Chrome trace an array or an object with
- * "traceEvents" and nothing Kineto-specific. Returns OPSCOPE_FORMAT_AUTO when the prefix
- * does not decide (the caller reads more, or falls back to ggml when there is no more).
- * *SAW_EVENTS (may be NULL) is set when a "traceEvents" key was seen.
+ * The format of a JSON document from its first SIZE bytes, without reading further: a ggml
+ * profile is an object with "records", "backends" or "profiler":"ggml"/"opscope"; a Kineto
+ * trace an object with "schemaVersion", "deviceProperties" or "distributedInfo", or whose
+ * events use Kineto's categories ("kernel", "cpu_op", "gpu_memcpy"...); a Chrome trace an
+ * array or an object with "traceEvents" and nothing Kineto-specific.
+ * COMPLETE 0: more may follow; returns OPSCOPE_FORMAT_AUTO when the prefix does not decide
+ * (the caller reads more). COMPLETE non-zero: those bytes are all there is (or all the caller
+ * will look at); never returns AUTO: what is not recognised (truncated, invalid, of no known
+ * shape) is OPSCOPE_FORMAT_CHROME when a "traceEvents" key was seen, else OPSCOPE_FORMAT_GGML,
+ * so that reader says what is wrong with it.
+ * *SAW_EVENTS (may be NULL) is set when a "traceEvents" key was seen. Thread safe.
  */
 opscope_format opscope_detect_format(const void *prefix, size_t size, int complete,
                                      int *saw_events);
 
 /*
- * THE dispatch point from a detected (or requested) format to its reader: every input, file or
- * buffer, goes through here. FORMAT must not be OPSCOPE_FORMAT_AUTO. SIZE_HINT is the input
- * size in bytes when known (0 if not), for progress reporting.
+ * What a read can do beyond the public API, for `opscope report` and `opscope view`. A zeroed
+ * struct (or a NULL pointer) asks for nothing: a plain opscope_read_file.
+ */
+typedef struct opscope_read_options {
+    /* Kineto or Chrome input also fills this collector (analyze/kineto.h; not finished) in
+     * the same pass as the sink. NULL: none. Not touched for ggml profiles. The caller keeps
+     * ownership. */
+    opscope_kineto_t *kineto;
+    /* Called with PROGRESS_UD after every read from the input, with the bytes of the input
+     * consumed so far (as stored: compressed bytes for gzip, so they compare with the file's
+     * size). NULL: none. Called on the reading thread. */
+    void (*on_progress)(void *progress_ud, uint64_t bytes_in);
+    void *progress_ud;
+} opscope_read_options;
+
+/* opscope_read_file / opscope_read_buffer with OPTS (may be NULL). */
+int opscope_read_file_opts(const char *path, opscope_format format, const opscope_sink *sink,
+                           const opscope_read_options *opts, opscope_error *err);
+int opscope_read_buffer_opts(const void *data, size_t size, const char *name,
+                             opscope_format format, const opscope_sink *sink,
+                             const opscope_read_options *opts, opscope_error *err);
+
+/*
+ * Hands parser J to the reader of FORMAT (not OPSCOPE_FORMAT_AUTO): the step after detection
+ * in opscope_read_file and opscope_read_buffer (read.c). KINETO (may be NULL) is the
+ * collector for Kineto and Chrome input, as in opscope_read_options.
  */
 int opscope_read_json_stream(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
-                             uint64_t size_hint, opscope_error *err);
+                             opscope_kineto_t *kineto, opscope_error *err);
 
 #endif /* OPSCOPE_READERS_H */

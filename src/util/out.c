@@ -1,5 +1,5 @@
 /* out.c - buffered, atomic-rename output. See out.h. */
-#include "out.h"
+#include "util/out.h"
 
 #include <errno.h>
 #include <fcntl.h>

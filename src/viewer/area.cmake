@@ -14,5 +14,6 @@ add_custom_command(
   COMMENT "Embedding the HTML viewer template"
   VERBATIM)
 add_library(opscope_viewer_embed STATIC ${OPSCOPE_VIEWER_EMBED_C})
+set_target_properties(opscope_viewer_embed PROPERTIES C_VISIBILITY_PRESET hidden) # as the core
 # The HTML exporter (src/export/html*.c) in opscope_core refers to these arrays.
 target_link_libraries(opscope_core PUBLIC opscope_viewer_embed)

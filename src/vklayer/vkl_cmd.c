@@ -8,7 +8,7 @@
  * is done. With no slab left (VKL_MAX_POOLS pools in flight), commands go untimed and are
  * counted as lost.
  */
-#include "vkl.h"
+#include "vklayer/vkl.h"
 
 #include <stdlib.h>
 #include <string.h>

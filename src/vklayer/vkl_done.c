@@ -9,7 +9,7 @@
  * (vkGetCalibratedTimestampsKHR, refreshed every 100 ms while batches complete); without it,
  * each batch's first timestamp is aligned to its submit and the items are flagged.
  */
-#include "vkl.h"
+#include "vklayer/vkl.h"
 
 #include <stdlib.h>
 #include <string.h>

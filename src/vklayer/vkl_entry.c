@@ -3,7 +3,7 @@
  * (the calibrated-timestamps extension is enabled where the device has it), and the
  * GetProcAddr functions that hand out the layer's functions.
  */
-#include "vkl.h"
+#include "vklayer/vkl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

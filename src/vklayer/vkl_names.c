@@ -6,7 +6,7 @@
  * interned and never freed, so items can point at them for the life of the process; the table
  * is bounded (a program that names more pipelines than that gets handle names).
  */
-#include "vkl.h"
+#include "vklayer/vkl.h"
 
 #include <dlfcn.h>
 #include <inttypes.h>

@@ -4,10 +4,10 @@
  * the cached plan (CALL records), and a full record buffer (every lost step counted once).
  * Expected steps, nodes, times and bytes are worked out here from the graph as built.
  */
-#include "cap_buf.h"
-#include "cap_clock.h"
-#include "cap_ggml.h"
-#include "cap_state.h"
+#include "capture/cap_buf.h"
+#include "capture/cap_clock.h"
+#include "capture/cap_ggml.h"
+#include "capture/cap_state.h"
 #include "test.h"
 
 #include <stdlib.h>

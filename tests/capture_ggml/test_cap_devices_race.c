@@ -6,7 +6,7 @@
  * must never be seen NULL, and TSan must report no race. ggml is faked: the registry lookup
  * of the setter takes a while, which is when an entry published too early shows its holes.
  */
-#include "cap_ggml.h"
+#include "capture/cap_ggml.h"
 #include "test.h"
 
 #include <pthread.h>

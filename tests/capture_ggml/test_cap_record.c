@@ -4,10 +4,10 @@
  * one record for a split without per-op timing, and the GRAPH record behind OPSCOPE_GRAPH_LOG.
  * Expected values come from the tensors as built here.
  */
-#include "cap_buf.h"
-#include "cap_clock.h"
-#include "cap_ggml.h"
-#include "cap_state.h"
+#include "capture/cap_buf.h"
+#include "capture/cap_clock.h"
+#include "capture/cap_ggml.h"
+#include "capture/cap_state.h"
 #include "test.h"
 
 #include <stdlib.h>

@@ -2,9 +2,9 @@
  * GGML_PROFILE parsing, conversion of raw records (fused names, sub-ops, copies, ticks to
  * ns), per-scheduler filtering and reset, and the written JSON / text / summary.
  * With OPSCOPE_TEST_OUT=PREFIX it also leaves PREFIX.json for check_fake_json.py. */
-#include "cap_buf.h"
-#include "cap_clock.h"
-#include "cap_state.h"
+#include "capture/cap_buf.h"
+#include "capture/cap_clock.h"
+#include "capture/cap_state.h"
 #include "test.h"
 
 #include <dirent.h>

@@ -7,7 +7,7 @@
  * must give exactly those groups from the labels, and from the pipeline names alone (a program
  * that did not label its nodes). Small hand-made streams check the rules one at a time.
  */
-#include "gpu_map.h"
+#include "capture/gpu/gpu_map.h"
 #include "test.h"
 
 #include <stdlib.h>

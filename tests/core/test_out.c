@@ -1,7 +1,7 @@
 /* Tests of the buffered atomic writer and string table. */
 #include "opscope.h"
-#include "out.h"
-#include "strtab.h"
+#include "util/out.h"
+#include "model/strtab.h"
 #include "test.h"
 
 #include <stdlib.h>

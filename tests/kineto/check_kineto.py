@@ -13,7 +13,9 @@ For every *.json trace in TRACE_DIR this script recomputes, with the standard li
   - category sanity (totals add up, nccl kernels are communication, memcpys are memory).
 The JSON summary's `kineto` object of `opscope report --json` is checked against the same
 Python figures (GPU counts and totals, links, streams; categories and phases add up).
-Then: the same results for a gzip copy and for a shuffled copy of a trace; a generic Chrome
+kineto_dump reads as `opscope report` does (src/read/read.c: detection, gzip, the Kineto
+collector passed as an option).
+Then: the same results for a gzip copy (file and stdin) and for a shuffled copy of a trace; a generic Chrome
 trace (array form, B/E pairs, string pids, float and string ts, displayTimeUnit "ns");
 truncated traces exit with status 2 and a position.
 """
@@ -435,6 +437,11 @@ def main():
         g.write(f.read())
     p = run_dump(dump, gz)
     check(p.returncode == 0 and p.stdout == outs.get(big), "gzip input differs from plain input")
+    # ... also on stdin: kineto_dump reads through opscope report's reader, which takes it
+    with open(gz, "rb") as f:
+        p = subprocess.run([dump, "-"], stdin=f, capture_output=True, text=True)
+    check(p.returncode == 0 and p.stdout == outs.get(big),
+          f"gzip input on stdin differs from plain input: exit {p.returncode} {p.stderr[-200:]}")
 
     # shuffled events (unsorted input) give the same totals, links and streams
     with open(big) as f:

@@ -1,14 +1,17 @@
 /*
- * kineto_dump - test helper: reads a trace with the Kineto reader and prints, as TSV, the
- * per-name record totals and the analysis figures that tests/kineto/check_kineto.py
- * compares with its own computation. Exit status 2 on a read error (message on stderr).
- * Usage: kineto_dump [--chrome] TRACE
+ * kineto_dump - test helper: reads a trace through the reader `opscope report` uses
+ * (opscope_read_file_opts: file or stdin, gzip, format detection, the Kineto collector as an
+ * option) and prints, as TSV, the per-name record totals and the analysis figures that
+ * tests/kineto/check_kineto.py compares with its own computation. Exit status 2 on a read
+ * error (message on stderr).
+ * Usage: kineto_dump [--chrome|--report] TRACE   (--chrome: read as a Chrome trace, not
+ * detected; --report: print the report's Kineto section only)
  */
-#include "kineto.h"
-#include "kineto_report.h"
-#include "out.h"
-#include "kineto_read.h"
-#include "strtab.h"
+#include "analyze/kineto.h"
+#include "export/kineto_report.h"
+#include "util/out.h"
+#include "read/readers.h"
+#include "model/strtab.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -76,8 +79,10 @@ int main(int argc, char **argv) {
     opscope_sink sink = {&d, NULL, NULL, on_record, NULL};
     opscope_error err;
     int status = 0;
-    if (opscope_kineto_read_file(path, chrome ? OPSCOPE_FORMAT_CHROME : OPSCOPE_FORMAT_KINETO,
-                                 &sink, an, &err)) {
+    opscope_read_options opts = {0};
+    opts.kineto = an;
+    if (opscope_read_file_opts(path, chrome ? OPSCOPE_FORMAT_CHROME : OPSCOPE_FORMAT_AUTO, &sink,
+                               &opts, &err)) {
         char buf[512];
         opscope_error_format(&err, buf, sizeof buf);
         fprintf(stderr, "%s\n", buf);

@@ -1,10 +1,10 @@
 /* Unit tests: kernel category rules, and reader/analysis behaviour on small inline traces. */
-#include "kernel_rules.h"
-#include "kineto.h"
-#include "kineto_read.h"
-#include "kineto_report.h"
-#include "out.h"
-#include "strtab.h"
+#include "analyze/kernel_rules.h"
+#include "analyze/kineto.h"
+#include "read/readers.h"
+#include "export/kineto_report.h"
+#include "util/out.h"
+#include "model/strtab.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -72,13 +72,13 @@ static int on_end(void *ud) {
     return 0;
 }
 
+/* Through the generic reader, as `opscope report` reads (the collector is its option). */
 static int read_str(const char *json, opscope_format fmt, col *c, opscope_kineto_t *an, opscope_error *err) {
     memset(c, 0, sizeof *c);
     opscope_sink s = {c, NULL, on_be, on_rec, on_end};
-    opscope_json_t *j = opscope_json_new(NULL, NULL, json, strlen(json), "t.json");
-    int rc = opscope_kineto_read_json(j, fmt, &s, an, 0, err);
-    opscope_json_free(j);
-    return rc;
+    opscope_read_options o = {0};
+    o.kineto = an;
+    return opscope_read_buffer_opts(json, strlen(json), "t.json", fmt, &s, &o, err);
 }
 
 static int test_quirks(void) {
@@ -235,7 +235,8 @@ static int test_layers_eager(void) {
     return 0;
 }
 
-/* The generic reader (format detection + dispatch) fills an attached session's collector. */
+/* The generic reader (format detection + dispatch) fills the collector of a session passed as
+ * its option, and only that read's: a read without the option leaves it alone. */
 static int test_session(void) {
     const char *t =
         "{\"schemaVersion\":1,\"traceEvents\":["
@@ -251,9 +252,16 @@ static int test_session(void) {
     opscope_error err;
     opscope_kineto_session *ks = opscope_kineto_session_begin();
     ASSERT_NOT_NULL(ks);
-    ASSERT_EQ_INT(opscope_read_buffer(t, strlen(t), "s.json", OPSCOPE_FORMAT_AUTO, &s, &err), 0);
-    ASSERT_EQ_INT(opscope_kineto_session_end(ks), 0);
+    opscope_read_options o = {0};
+    o.kineto = opscope_kineto_session_collector(ks);
+    ASSERT_NOT_NULL(o.kineto);
+    ASSERT_EQ_INT(opscope_read_buffer_opts(t, strlen(t), "s.json", OPSCOPE_FORMAT_AUTO, &s, &o, &err), 0);
     ASSERT_EQ_INT(c.n, 1);
+    /* a second read without the option (a thread-local collector would take this one too) */
+    ASSERT_EQ_INT(opscope_read_buffer(t, strlen(t), "s2.json", OPSCOPE_FORMAT_AUTO, &s, &err), 0);
+    ASSERT_EQ_INT(c.n, 2);
+    ASSERT_EQ_INT(opscope_kineto_session_end(ks), 0);
+    ASSERT_EQ_U64(opscope_kineto_get_info(o.kineto)->n_kernels, 1);
     const char *path = "kineto_section.txt";
     opscope_out_t *w = opscope_out_open(path, &err);
     ASSERT_NOT_NULL(w);

@@ -6,7 +6,7 @@
 #ifndef OPSCOPE_TEST_JSON_STREAM_H
 #define OPSCOPE_TEST_JSON_STREAM_H
 
-#include "json.h"
+#include "read/json.h"
 
 #include <stdio.h>
 #include <stdlib.h>

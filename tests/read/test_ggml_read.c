@@ -1,11 +1,12 @@
 /*
  * Tests of the ggml profile reader and opscope_read_file / opscope_read_buffer: version 2 and
  * 3 fields, the old "ne" key, the seed tool's defaults, backends after records, opscope's
- * additions, type/range errors with exact positions, gzip, stdin (file and pipe), detection.
+ * additions, type/range errors with exact positions, gzip, stdin (file and pipe), detection,
+ * the progress option.
  * Expected values are the literals of the hand-written inputs.
  */
 #include "opscope.h"
-#include "readers.h"
+#include "read/readers.h"
 #include "json_stream.h"
 #include "test.h"
 
@@ -245,6 +246,30 @@ static int test_detection(void) {
     ASSERT_EQ_INT(opscope_detect_format(g2, strlen(g2), 0, NULL), OPSCOPE_FORMAT_GGML);
     const char *u = "{\"version\":3,\"gen";
     ASSERT_EQ_INT(opscope_detect_format(u, strlen(u), 0, NULL), OPSCOPE_FORMAT_AUTO);
+    /* COMPLETE: nothing follows, so it decides: the ggml reader reports what is wrong */
+    ASSERT_EQ_INT(opscope_detect_format(u, strlen(u), 1, NULL), OPSCOPE_FORMAT_GGML);
+    ASSERT_EQ_INT(opscope_detect_format("42", 2, 0, NULL), OPSCOPE_FORMAT_AUTO);
+    ASSERT_EQ_INT(opscope_detect_format("42", 2, 1, NULL), OPSCOPE_FORMAT_GGML);
+    ASSERT_EQ_INT(opscope_detect_format("", 0, 1, NULL), OPSCOPE_FORMAT_GGML);
+    /* a truncated trace: more may make it Kineto; at its end it is read as a Chrome trace */
+    const char *t1 = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"compute\"}";
+    ev = 0;
+    ASSERT_EQ_INT(opscope_detect_format(t1, strlen(t1), 0, &ev), OPSCOPE_FORMAT_AUTO);
+    ASSERT_EQ_INT(ev, 1);
+    ev = 0;
+    ASSERT_EQ_INT(opscope_detect_format(t1, strlen(t1), 1, &ev), OPSCOPE_FORMAT_CHROME);
+    ASSERT_EQ_INT(ev, 1);
+    /* events without a Kineto category, then more keys: a later one may still say Kineto */
+    const char *t2 = "{\"traceEvents\":[{\"cat\":\"compute\"}],\"schemaVersion\":1}";
+    size_t cut = strlen("{\"traceEvents\":[{\"cat\":\"compute\"}],");
+    ASSERT_EQ_INT(opscope_detect_format(t2, cut, 0, NULL), OPSCOPE_FORMAT_AUTO);
+    ASSERT_EQ_INT(opscope_detect_format(t2, cut, 1, NULL), OPSCOPE_FORMAT_CHROME);
+    ASSERT_EQ_INT(opscope_detect_format(t2, strlen(t2), 1, NULL), OPSCOPE_FORMAT_KINETO);
+    /* and a read of the truncated trace fails in the trace reader, at the end of the input */
+    opscope_error te;
+    ASSERT_EQ_INT(opscope_read_buffer(t1, strlen(t1), "t.json", OPSCOPE_FORMAT_AUTO, NULL, &te), -1);
+    ASSERT_EQ_INT(te.code, OPSCOPE_ERROR_SYNTAX);
+    ASSERT_EQ_U64(te.pos, strlen(t1));
     /* a Chrome-looking object reaches the trace reader (it yields its slices as records) */
     ASSERT_EQ_INT(read_doc("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"k\",\"cat\":\"c\",\"pid\":1,\"tid\":2,\"ts\":1.5,\"dur\":2}]}",
                            OPSCOPE_FORMAT_AUTO), 0);
@@ -353,6 +378,81 @@ static int test_big_stream(void) {
     return 0;
 }
 
+/* The progress option: bytes of the input as stored, never going back, ending at its size
+ * (the compressed size for gzip), also for a Kineto trace that yields few records. */
+typedef struct prog_log {
+    uint64_t last, calls;
+    int backwards;
+} prog_log;
+
+static void on_prog(void *ud, uint64_t bytes_in) {
+    prog_log *l = ud;
+    l->backwards |= bytes_in < l->last;
+    l->last = bytes_in;
+    l->calls++;
+}
+
+static int count_meta(void *ud, const opscope_meta *m) {
+    (void)m;
+    ((uint64_t *)ud)[0]++;
+    return 0;
+}
+
+static int count_record(void *ud, const opscope_record *r) {
+    (void)r;
+    ((uint64_t *)ud)[1]++;
+    return 0;
+}
+
+static long file_size(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+static int test_progress_option(void) {
+    size_t n = 70000, cap = n * 160 + 256, len = 0;
+    char *doc = malloc(cap);
+    ASSERT_NOT_NULL(doc);
+    len += (size_t)sprintf(doc + len, "{\"schemaVersion\":1,\"traceEvents\":[");
+    for (size_t i = 0; i < n; i++) /* CPU ops only: no record at all */
+        len += (size_t)sprintf(doc + len, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op%zu\","
+                               "\"pid\":1,\"tid\":1,\"ts\":%zu,\"dur\":1}", i ? "," : "", i * 7919 % 100003, i);
+    len += (size_t)sprintf(doc + len, "]}");
+    ASSERT_TRUE(len > (5u << 20));
+    int wrote = write_file("prog.json", doc, 0) | write_file("prog.json.gz", doc, 1);
+    ASSERT_EQ_INT(wrote, 0);
+    const char *paths[] = {"prog.json", "prog.json.gz"};
+    for (int i = 0; i < 2; i++) {
+        prog_log l = {0};
+        opscope_read_options o = {0};
+        o.on_progress = on_prog;
+        o.progress_ud = &l;
+        uint64_t counts[2] = {0, 0};
+        opscope_sink s = {counts, count_meta, NULL, count_record, NULL};
+        opscope_error e;
+        ASSERT_EQ_INT(opscope_read_file_opts(paths[i], OPSCOPE_FORMAT_AUTO, &s, &o, &e), 0);
+        ASSERT_EQ_U64(counts[0], 1);
+        ASSERT_EQ_U64(counts[1], 0);
+        ASSERT_EQ_INT(l.backwards, 0);
+        ASSERT_EQ_U64(l.last, (uint64_t)file_size(paths[i]));
+        ASSERT_TRUE(l.calls >= (i ? 1 : 5)); /* the plain file in 1 MiB reads */
+    }
+    prog_log l = {0};
+    opscope_read_options o = {0};
+    o.on_progress = on_prog;
+    o.progress_ud = &l;
+    opscope_error e;
+    ASSERT_EQ_INT(opscope_read_buffer_opts(doc, len, "m", OPSCOPE_FORMAT_AUTO, NULL, &o, &e), 0);
+    ASSERT_EQ_U64(l.last, len);
+    ASSERT_EQ_INT(l.backwards, 0);
+    free(doc);
+    return 0;
+}
+
 /* Renders what a sink receives, to compare reads of the same document. */
 static int render_record(void *ud, const opscope_record *r) {
     char line[1024];
@@ -405,7 +505,7 @@ int main(void) {
                                       TEST(test_v3_and_opscope_fields), TEST(test_errors),
                                       TEST(test_sink_abort), TEST(test_detection),
                                       TEST(test_files_gzip_stdin), TEST(test_big_stream),
-                                      TEST(test_chunked_reads)};
+                                      TEST(test_chunked_reads), TEST(test_progress_option)};
     int rc = test_run_all(cases, (int)(sizeof cases / sizeof cases[0]));
     opscope_profile_free(g_prof);
     return rc;

@@ -1,12 +1,12 @@
 /* test_export.c - Chrome trace, JSON export and text report from an in-memory profile. */
-#include "chrome.h"
-#include "json_export.h"
+#include "export/chrome.h"
+#include "export/json_export.h"
 #include "opscope.h"
-#include "out.h"
-#include "stats.h"
-#include "tee.h"
+#include "util/out.h"
+#include "analyze/stats.h"
+#include "analyze/tee.h"
 #include "test.h"
-#include "text.h"
+#include "export/text.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>

@@ -2,9 +2,9 @@
  * unique table labels built from them (export/name_labels.h). The names are real kernel names
  * from the shared Kineto traces (a100_*, amd_mi250_*, recsys_sampled_*); each expected short
  * form is written here by hand from the rules in kernel_name.h. */
-#include "kernel_name.h"
-#include "name_labels.h"
-#include "stats.h"
+#include "analyze/kernel_name.h"
+#include "export/name_labels.h"
+#include "analyze/stats.h"
 #include "test.h"
 
 #include <stdlib.h>

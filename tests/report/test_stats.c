@@ -1,10 +1,31 @@
 /* test_stats.c - streaming aggregation: groups, representative shapes, top records,
  * inefficiency, copies by direction, per-shape groups, backends. */
 #include "opscope.h"
-#include "stats.h"
+#include "analyze/stats.h"
 #include "test.h"
 
 #include <stdlib.h>
+
+/* Bytes of heap in use, from the allocator (not from the code under test). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define STATS_TEST_SANITIZER_HEAP 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define STATS_TEST_SANITIZER_HEAP 1
+#endif
+#ifdef STATS_TEST_SANITIZER_HEAP
+/* the sanitizer runtime's (sanitizer/allocator_interface.h, which GCC does not install) */
+size_t __sanitizer_get_current_allocated_bytes(void);
+static uint64_t heap_in_use(void) { return __sanitizer_get_current_allocated_bytes(); }
+#else
+#include <malloc.h>
+static uint64_t heap_in_use(void) {
+    struct mallinfo2 m = mallinfo2();
+    return (uint64_t)m.uordblks + (uint64_t)m.hblkhd;
+}
+#endif
 
 static opscope_record rec(opscope_record_type type, const char *name, int32_t backend,
                           uint64_t start, uint64_t dur, uint64_t bytes, int64_t ne00) {
@@ -140,21 +161,32 @@ static int test_by_shape(void) {
 }
 
 static int test_bounded(void) {
-    /* a million records of 20 kinds: memory follows the kinds, not the records */
-    opscope_stats_opts o = {.top_kernels = 10};
+    /* A million records of 60 kinds (20 names x 3 backends), per shape too: memory follows
+     * the kinds, not the records. After the first 20,000 records every group, shape group
+     * and the top-10 heap exist; the other 980,000 must not grow the heap by more than a
+     * few KiB (one byte per record would be 980 KB). */
+    opscope_stats_opts o = {.top_kernels = 10, .by_shape = true};
     opscope_stats_t *s = opscope_stats_new(&o);
+    ASSERT_NOT_NULL(s);
     static const char *names[20] = {"A", "B", "C", "D", "E", "F", "G", "H", "I", "J",
                                     "K", "L", "M", "N", "O", "P", "Q", "R", "S", "T"};
-    uint64_t sum = 0, maxd = 0;
+    uint64_t sum = 0, maxd = 0, heap0 = 0;
     for (uint64_t i = 0; i < 1000000; i++) {
+        if (i == 20000) heap0 = heap_in_use();
         uint64_t d = (i * 2654435761u) % 100000;
-        opscope_record r = rec(OPSCOPE_RECORD_OP, names[i % 20], (int32_t)(i % 3), i, d, 1, 4);
+        opscope_record r = rec(OPSCOPE_RECORD_OP, names[i % 20], (int32_t)(i % 3), i, d, 1,
+                               (int64_t)(i % 20) + 1);
         sum += d;
         if (d > maxd) maxd = d;
         ASSERT_EQ_INT(opscope_stats_add(s, &r), 0);
     }
+    uint64_t heap1 = heap_in_use();
+    ASSERT_TRUE(heap0 > 0);
+    ASSERT_LE_U64(heap1 > heap0 ? heap1 - heap0 : 0, 4096);
     ASSERT_EQ_INT(opscope_stats_finish(s), 0);
     ASSERT_EQ_U64(opscope_stats_n_ops(s), 60);
+    ASSERT_EQ_U64(opscope_stats_n_shapes(s), 60);
+    ASSERT_EQ_U64(opscope_stats_totals(s)->shape_groups_dropped, 0);
     ASSERT_EQ_U64(opscope_stats_totals(s)->total_ns, sum);
     ASSERT_EQ_U64(opscope_stats_top(s, 0)->duration_ns, maxd);
     for (size_t i = 1; i < opscope_stats_n_top(s); i++)

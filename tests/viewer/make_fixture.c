@@ -8,7 +8,7 @@
  * tests that decode the page independently. --empty keeps the backends but no record.
  * Exit 0 ok, 1 usage, 2 on failure.
  */
-#include "html.h"
+#include "export/html.h"
 #include "opscope.h"
 
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* test_html_sink.c - the HTML viewer sink: safety of the data block, decimation, errors. */
-#include "html.h"
+#include "export/html.h"
 #include "opscope.h"
 #include "test.h"
 

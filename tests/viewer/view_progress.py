@@ -3,13 +3,17 @@
 
 Usage: view_progress.py OPSCOPE WORKDIR
 
-The input is a valid ggml profile of just over 100 MB (70,000 records padded with spaces),
-above the size from which progress is shown.
+Two inputs of just over 100 MB (70,000 records or events padded with spaces), above the size
+from which progress is shown, one after the other: a valid ggml profile and a Kineto trace
+(whose reader must not draw a progress line of its own).
 - stderr not a terminal (a pipe): nothing at all on stderr, output written;
-- stderr a terminal (a pseudo-terminal from Python's pty module): a "reading: N% (... of
-  100 MB)" line, erased at the end ("\\r\\033[K"), and the output written;
+- stderr a terminal (a pseudo-terminal from Python's pty module): one progress line, the
+  CLI's "reading: N% (... of 100 MB)" redrawn in place ("\\r") as the read climbs to 100%
+  (the line follows the bytes read, not the records), and erased at the end
+  ("\\r\\033[K"): nothing else before the erase, no newline that would leave a line on screen;
+  then the output written;
 - a small input on a terminal: no progress line.
-The big file is removed at the end.
+Each big file is removed after its checks.
 """
 import json
 import os
@@ -48,64 +52,111 @@ def run_tty(cmd):
     return p.returncode, out, err
 
 
-def main():
-    opscope, work = sys.argv[1], sys.argv[2]
-    os.makedirs(work, exist_ok=True)
-    big = os.path.join(work, "big.json")
-    n, pad = 70000, " " * 1450
-    with open(big, "w") as f:
+PAD = " " * 1450
+N = 70000
+
+
+def write_ggml(path):
+    with open(path, "w") as f:
         f.write('{"profiler":"ggml","version":3,"backends":[{"id":0,"name":"CPU","device":"x",'
                 '"device_type":0}],"records":[')
-        for i in range(n):
-            f.write(("," if i else "") + pad + json.dumps(
+        for i in range(N):
+            f.write(("," if i else "") + PAD + json.dumps(
                 {"type": 0, "name": "ADD", "backend_id": 0, "split_id": 0, "start_ns": 1000 * i,
                  "duration_ns": 500, "bytes": 64, "extra": None, "n_src": 0, "ne_src": []}))
         f.write("]}\n")
+
+
+def write_kineto(path):
+    with open(path, "w") as f:
+        f.write('{"schemaVersion":1,"deviceProperties":[{"id":0,"name":"NVIDIA H100",'
+                '"warpSize":32,"computeMajor":9}],"traceEvents":[')
+        for i in range(N):
+            f.write(("," if i else "") + PAD + json.dumps(
+                {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_64x64_nn", "pid": 0, "tid": 7,
+                 "ts": i, "dur": 0.5, "args": {"correlation": i}}))
+        f.write("]}\n")
+
+
+PROGRESS = re.compile(r"  reading: +(\d+)% \((\d+) of (\d+) MB\)")
+
+
+def check_tty_progress(what, text, mb):
+    """TEXT (stderr of a run on a terminal) holds one progress line: only the CLI's
+    "reading:" drawings, each after a "\\r", then the erase; no newline before the erase."""
+    erase = text.rfind("\r\x1b[K")
+    if not check(erase >= 0, f"{what}: progress line not erased at the end: {text[-120:]!r}"):
+        return
+    drawn = text[:erase]
+    check("\n" not in drawn,
+          f"{what}: a newline among the progress drawings leaves a line on screen: {drawn[-300:]!r}")
+    parts = drawn.split("\r")
+    check(parts[0] == "", f"{what}: text before the first progress drawing: {parts[0][:200]!r}")
+    lines = [PROGRESS.fullmatch(p) for p in parts[1:]]
+    check(len(lines) >= 1 and all(lines),
+          f"{what}: something other than the CLI's progress line was drawn: "
+          f"{[p for p, m in zip(parts[1:], lines) if not m][:3]!r}")
+    check(all(m and int(m[3]) == mb and int(m[2]) <= mb and 0 <= int(m[1]) <= 100 for m in lines),
+          f"{what}: no progress line of {mb} MB in {drawn[:300]!r}")
+    # the line follows the bytes read, whatever the input yields: it climbs to 100%
+    pcts = [int(m[1]) for m in lines if m]
+    check(pcts == sorted(pcts) and pcts[-1:] == [100] and len(set(pcts)) > 50,
+          f"{what}: the progress did not climb to 100%: {pcts}")
+    check("reading" not in text[erase:], f"{what}: progress after the erase: {text[erase:][:200]!r}")
+
+
+def check_big(opscope, work, kind, big):
     size = os.path.getsize(big)
-    check(size > 100_000_000, f"test input is only {size} bytes")
+    check(size > 100_000_000, f"{kind}: test input is only {size} bytes")
+    html = os.path.join(work, "big.html")
+    # quiet: stderr is a pipe
+    for cmd in ([opscope, "view", big, "-o", html], [opscope, "report", "-q", big]):
+        if os.path.exists(html):
+            os.remove(html)
+        p = subprocess.run(cmd, capture_output=True)
+        check(p.returncode == 0, f"{kind} {cmd[1]} (pipe): exit {p.returncode}")
+        check(p.stderr == b"", f"{kind} {cmd[1]} (pipe): stderr not empty: {p.stderr[:200]!r}")
+        if cmd[1] == "view":
+            check(os.path.exists(html) and os.path.getsize(html) > 0, f"{kind} view (pipe): no HTML")
+
+    # a terminal: one progress line naming the size, erased at the end
+    mb = round(size / 1e6)
+    for cmd in ([opscope, "view", big, "-o", html], [opscope, "report", "-q", big]):
+        what = f"{kind} {cmd[1]} (tty)"
+        if os.path.exists(html):
+            os.remove(html)
+        rc, out, err = run_tty(cmd)
+        text = err.decode("utf-8", "replace")
+        check(rc == 0, f"{what}: exit {rc}: {text[-300:]!r}")
+        if cmd[1] == "view":
+            check(os.path.exists(html) and os.path.getsize(html) > 0, f"{what}: no HTML")
+            # the closing note of view on a terminal comes after the erased progress line
+            note = "opscope view: wrote " + html
+            check(text.rfind(note) > text.rfind("\r\x1b[K"),
+                  f"{what}: no 'wrote' note after the progress: {text[-200:]!r}")
+            text = text.replace(note, "")
+        check_tty_progress(what, text, mb)
+
+
+def main():
+    opscope, work = sys.argv[1], sys.argv[2]
+    os.makedirs(work, exist_ok=True)
+    for kind, write in (("ggml", write_ggml), ("kineto", write_kineto)):
+        big = os.path.join(work, f"big-{kind}.json")
+        try:
+            write(big)
+            check_big(opscope, work, kind, big)
+        finally:
+            os.remove(big)
+
+    # a small input on a terminal: no progress line
     small = os.path.join(work, "small.json")
     with open(small, "w") as f:
         f.write('{"profiler":"ggml","version":3,"backends":[],"records":[{"type":0,"name":"ADD",'
                 '"backend_id":0,"split_id":0,"start_ns":1,"duration_ns":2,"bytes":3,"extra":null,'
                 '"n_src":0,"ne_src":[]}]}')
-    html = os.path.join(work, "big.html")
-    try:
-        # quiet: stderr is a pipe
-        for cmd in ([opscope, "view", big, "-o", html], [opscope, "report", "-q", big]):
-            if os.path.exists(html):
-                os.remove(html)
-            p = subprocess.run(cmd, capture_output=True)
-            check(p.returncode == 0, f"{cmd[1]} (pipe): exit {p.returncode}")
-            check(p.stderr == b"", f"{cmd[1]} (pipe): stderr not empty: {p.stderr[:200]!r}")
-            if cmd[1] == "view":
-                check(os.path.exists(html) and os.path.getsize(html) > 0, "view (pipe): no HTML")
-
-        # a terminal: a progress line naming the size, erased at the end
-        mb = round(size / 1e6)
-        texts = {}
-        for cmd in ([opscope, "view", big, "-o", html], [opscope, "report", "-q", big]):
-            if os.path.exists(html):
-                os.remove(html)
-            rc, out, err = run_tty(cmd)
-            text = texts[cmd[1]] = err.decode("utf-8", "replace")
-            check(rc == 0, f"{cmd[1]} (tty): exit {rc}: {text[-300:]!r}")
-            lines = re.findall(r"\r  reading: +(\d+)% \((\d+) of (\d+) MB\)", text)
-            check(len(lines) >= 1 and all(int(t) == mb and int(d) <= mb and 0 <= int(pc) <= 100
-                                          for pc, d, t in lines),
-                  f"{cmd[1]} (tty): no progress line of {mb} MB in {text[:300]!r}")
-            check("\r\x1b[K" in text and text.rfind("\r\x1b[K") > text.rfind("reading:"),
-                  f"{cmd[1]} (tty): progress line not erased at the end: {text[-120:]!r}")
-            if cmd[1] == "view":
-                check(os.path.exists(html) and os.path.getsize(html) > 0, "view (tty): no HTML")
-                # the closing note of view on a terminal comes after the erased progress line
-                check(text.rfind("opscope view: wrote " + html) > text.rfind("\r\x1b[K"),
-                      f"view (tty): no 'wrote' note after the progress: {text[-200:]!r}")
-
-        # a small input on a terminal: no progress line
-        rc, out, err = run_tty([opscope, "view", small, "-o", html])
-        check(rc == 0 and b"reading:" not in err, f"view small (tty): {rc} {err!r}")
-    finally:
-        os.remove(big)
+    rc, out, err = run_tty([opscope, "view", small, "-o", os.path.join(work, "small.html")])
+    check(rc == 0 and b"reading:" not in err, f"view small (tty): {rc} {err!r}")
     print(f"{len(failures)} failed")
     return 1 if failures else 0
 

@@ -1,7 +1,7 @@
 /*
  * gpu_map.c - device work to graph nodes (see gpu_map.h for the idea).
  */
-#include "gpu_map.h"
+#include "capture/gpu/gpu_map.h"
 
 #include <ctype.h>
 #include <stdio.h>

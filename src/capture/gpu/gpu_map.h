@@ -19,7 +19,7 @@
 #ifndef OPSCOPE_GPU_MAP_H
 #define OPSCOPE_GPU_MAP_H
 
-#include "gpu_source.h"
+#include "capture/gpu/gpu_source.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
  * own op names (in lower case) would not map, or would map wrongly, need a rule: a longer
  * rule wins over a shorter op name ("mul_mat_vec" is MUL_MAT, not MUL).
  */
-#include "gpu_map.h"
+#include "capture/gpu/gpu_map.h"
 
 #include <stdbool.h>
 #include <string.h>
