@@ -124,6 +124,54 @@ static bool ready(const gpu_pend *p) {
 
 static void emit_loose(const opscope_gpu_item *it, size_t n);
 
+/* Under g_mu: P out of the table when both halves are in, else NULL. */
+static gpu_pend *take_if_ready(gpu_pend *p) {
+    if (p && ready(p)) {
+        unlink_pend(p);
+        return p;
+    }
+    return NULL;
+}
+
+/* After g_mu: writes the records of DONE and frees GONE (either may be NULL). */
+static void settle(gpu_pend *done, gpu_pend *gone) {
+    if (done) {
+        emit_ready(done);
+    }
+    if (gone) {
+        pend_free(gone);
+    }
+}
+
+/* The capture's half of SCOPE: HALF's description (nodes or copy: owned by the table from
+ * here on), EXPECTED items. Writes the records now when the items are all in. False when the
+ * table had no room (HALF's nodes are freed). */
+static bool describe(uint64_t scope, const gpu_pend *half, int64_t expected) {
+    pthread_mutex_lock(&g_mu);
+    gpu_pend *p = find_or_add(scope);
+    gpu_pend *done = NULL;
+    if (p) {
+        /* the description over the entry, keeping what the items' half put there */
+        gpu_pend items = *p;
+        *p = *half;
+        p->scope = items.scope;
+        p->items = items.items;
+        p->n_items = items.n_items;
+        p->cap_items = items.cap_items;
+        p->next = items.next;
+        p->described = true;
+        p->expected = expected;
+        done = take_if_ready(p);
+    }
+    gpu_pend *gone = trim();
+    pthread_mutex_unlock(&g_mu);
+    if (!p) {
+        free(half->nodes);
+    }
+    settle(done, gone);
+    return p != NULL;
+}
+
 static void host_deliver(uint64_t scope, const opscope_gpu_item *items, size_t n) {
     if (n == 0 || !atomic_load_explicit(&opscope_cap_on, memory_order_relaxed)) {
         return;
@@ -145,25 +193,17 @@ static void host_deliver(uint64_t scope, const opscope_gpu_item *items, size_t n
             ok = false;
         }
     }
-    gpu_pend *done = NULL, *gone = NULL;
+    gpu_pend *done = NULL;
     if (ok) {
         memcpy(p->items + p->n_items, items, n * sizeof *items);
         p->n_items += n;
-        if (ready(p)) {
-            unlink_pend(p);
-            done = p;
-        }
+        done = take_if_ready(p);
     } else {
         atomic_fetch_add_explicit(&opscope_cap_stats.gpu_lost, n, memory_order_relaxed);
     }
-    gone = trim();
+    gpu_pend *gone = trim();
     pthread_mutex_unlock(&g_mu);
-    if (done) {
-        emit_ready(done);
-    }
-    if (gone) {
-        pend_free(gone);
-    }
+    settle(done, gone);
 }
 
 static void host_lost(uint64_t n) {
@@ -238,54 +278,19 @@ bool opscope_cap_gpu_graph(uint64_t scope, struct ggml_cgraph *g, int n, int bi,
     }
     /* how many items the compute recorded; from here on they can only be delivered */
     uint64_t expected = src->end_scope(scope);
-    if (!ok || expected == 0) {
+    if (expected == 0) {
         free(nodes);
-        if (expected) {
-            /* described nothing (records full): the items are lost when they come */
-            pthread_mutex_lock(&g_mu);
-            gpu_pend *p = find_or_add(scope);
-            if (p) {
-                p->described = true;
-                p->expected = (int64_t)expected;
-                p->n_nodes = 0;
-            }
-            pthread_mutex_unlock(&g_mu);
-        }
         return false;
     }
-    pthread_mutex_lock(&g_mu);
-    gpu_pend *p = find_or_add(scope);
-    gpu_pend *done = NULL, *gone = NULL;
-    if (p) {
-        p->described = true;
-        p->expected = (int64_t)expected;
-        p->bi = bi;
-        p->sched = sched;
-        p->split = split;
-        p->gid = gid;
-        p->t0 = t0;
-        p->t1 = t1;
-        p->n_nodes = n;
-        p->nodes = nodes;
+    if (!ok) {
+        /* nothing described (records full): the items are given up when they come */
+        free(nodes);
         nodes = NULL;
-        if (ready(p)) {
-            unlink_pend(p);
-            done = p;
-        }
+        n = 0;
     }
-    gone = trim();
-    pthread_mutex_unlock(&g_mu);
-    free(nodes);
-    if (gone) {
-        pend_free(gone);
-    }
-    if (!p) {
-        return false;
-    }
-    if (done) {
-        emit_ready(done);
-    }
-    return true;
+    gpu_pend half = {.bi = bi, .sched = sched, .split = split, .gid = gid, .t0 = t0, .t1 = t1, .n_nodes = n,
+                     .nodes = nodes};
+    return describe(scope, &half, (int64_t)expected) && ok;
 }
 
 uint64_t opscope_cap_gpu_end(uint64_t scope) {
@@ -294,33 +299,9 @@ uint64_t opscope_cap_gpu_end(uint64_t scope) {
 }
 
 bool opscope_cap_gpu_copy(uint64_t scope, uint64_t expected, const opscope_cap_rec *desc, uint64_t t0, uint64_t t1) {
-    pthread_mutex_lock(&g_mu);
-    gpu_pend *p = find_or_add(scope);
-    gpu_pend *done = NULL, *gone = NULL;
-    if (p) {
-        p->described = true;
-        p->expected = (int64_t)expected;
-        p->copy = desc;
-        p->bi = desc->backend;
-        p->sched = desc->sched;
-        p->split = desc->split;
-        p->gid = desc->graph;
-        p->t0 = t0;
-        p->t1 = t1;
-        if (ready(p)) {
-            unlink_pend(p);
-            done = p;
-        }
-    }
-    gone = trim();
-    pthread_mutex_unlock(&g_mu);
-    if (gone) {
-        pend_free(gone);
-    }
-    if (done) {
-        emit_ready(done);
-    }
-    return p != NULL;
+    gpu_pend half = {.bi = desc->backend, .sched = desc->sched, .split = desc->split, .gid = desc->graph,
+                     .t0 = t0, .t1 = t1, .copy = desc};
+    return describe(scope, &half, (int64_t)expected);
 }
 
 /* ---- records ---- */

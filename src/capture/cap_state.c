@@ -232,6 +232,18 @@ void opscope_cap_convert(const opscope_cap_rec *r, opscope_record *o, opscope_ca
     opscope_cap_convert_parts(r, r->src, o, buf);
 }
 
+/* The first backend (not a copy-only device entry) of TYPE, -1 when none is known yet. */
+static int first_backend_of(opscope_device_type type) {
+    int nb = opscope_cap_backend_count();
+    for (int i = 0; i < nb; i++) {
+        const opscope_cap_backend *b = opscope_cap_backend_at(i);
+        if (b->device_type == type && !b->is_device_key) {
+            return i;
+        }
+    }
+    return -1;
+}
+
 void opscope_cap_convert_parts(const opscope_cap_rec *r, const opscope_cap_src *src, opscope_record *o,
                                opscope_cap_strbuf *buf) {
     opscope_record_init(o);
@@ -242,15 +254,7 @@ void opscope_cap_convert_parts(const opscope_cap_rec *r, const opscope_cap_src *
     o->backend_id = r->backend;
     if (r->backend == OPSCOPE_CAP_BACKEND_HOST) {
         /* host memory whose buffer named no device: the CPU backend, once one is known */
-        o->backend_id = -1;
-        int nb = opscope_cap_backend_count();
-        for (int i = 0; i < nb; i++) {
-            const opscope_cap_backend *b = opscope_cap_backend_at(i);
-            if (b->device_type == OPSCOPE_DEVICE_CPU && !b->is_device_key) {
-                o->backend_id = i;
-                break;
-            }
-        }
+        o->backend_id = first_backend_of(OPSCOPE_DEVICE_CPU);
     }
     o->split_id = r->split;
     o->thread_id = r->thread;
@@ -469,14 +473,7 @@ static void convert_gpu(const opscope_cap_gpu *e, opscope_record *o, opscope_cap
     }
     if (e->backend < 0) {
         /* device work from before any compute (buffer clears at load): the first GPU backend */
-        int nb = opscope_cap_backend_count();
-        for (int i = 0; i < nb; i++) {
-            const opscope_cap_backend *b = opscope_cap_backend_at(i);
-            if (b->device_type == OPSCOPE_DEVICE_GPU && !b->is_device_key) {
-                o->backend_id = i;
-                break;
-            }
-        }
+        o->backend_id = first_backend_of(OPSCOPE_DEVICE_GPU);
     }
     o->start_ns = e->ns0;
     o->duration_ns = e->ns1 > e->ns0 ? e->ns1 - e->ns0 : 0;
