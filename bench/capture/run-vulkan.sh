@@ -12,7 +12,10 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 [ "$(id -u)" -eq 0 ] || { echo "bench/capture: needs root (the forky test root)" >&2; exit 1; }
 mkdir -p "$REPO/bench/out/capture"
 cd "$REPO/bench/out/capture"
-PAIRS=${1:-5} exec "$REPO/scripts/in-root.sh" '
+PAIRS=${1:-5}
+case "$PAIRS" in *[!0-9]*|"") echo "usage: bench/capture/run-vulkan.sh [PAIRS]" >&2; exit 1 ;; esac
+exec "$REPO/scripts/in-root.sh" '
+PAIRS='"$PAIRS"'
 set -euo pipefail
 echo "== load: $(cut -d" " -f1-3 /proc/loadavg)"
 echo "== overhead: llama-bench -p 0 -n 32 -ngl 99 (bar: >= 95% of plain)"

@@ -2,8 +2,9 @@
 """Vulkan layer benchmarks on lavapipe (inside the forky root: bench/capture/run-vulkan.sh).
 
 overhead  PAIRS rounds of `llama-bench -m MODEL -p 0 -n N -ngl 99 -t 2 -r 3`, each round running
-          three configurations in rotating order: plain, under the capture (the layer timing
-          every dispatch), and with ggml-vulkan's own GGML_VK_PERF_LOGGER=1. Prints every run,
+          four configurations in rotating order: plain, under the capture (the layer timing
+          every dispatch), with ggml-vulkan's own GGML_VK_PERF_LOGGER=1, and with only
+          GGML_VK_DEBUG_MARKERS=1 (ggml's labels, which the capture turns on). Prints every run,
           the medians of tokens/s and the ratios to plain (bar: the capture keeps >= 95%).
 accuracy  llama-completion -ngl 99 -n N twice, once under the capture and once with
           GGML_VK_PERF_LOGGER=1 (same configuration). Per decode graph, the time of each group
@@ -46,18 +47,20 @@ def env(mode, profile=None):
         e["GGML_PROFILE"] = profile or "/tmp/opscope-vk-bench.json"
     elif mode == "perf_logger":
         e["GGML_VK_PERF_LOGGER"] = "1"
+    elif mode == "markers":
+        e["GGML_VK_DEBUG_MARKERS"] = "1"  # what the capture turns on in ggml-vulkan, alone
     return e
 
 
 if a.what == "overhead":
     cmd = ["llama-bench", "-m", model, "-p", "0", "-n", str(a.n_gen), "-ngl", "99", "-t", "2", "-r", "3", "-o", "json"]
-    modes = ["plain", "capture", "perf_logger"]
+    modes = ["plain", "capture", "perf_logger", "markers"]
     tps = collections.defaultdict(list)
     subprocess.run(cmd, env=env("plain"), capture_output=True)  # warm-up: pipeline compilation
     for i in range(a.pairs):
-        order = modes[i % 3:] + modes[:i % 3]
+        order = modes[i % len(modes):] + modes[:i % len(modes)]
         for m in order:
-            r = subprocess.run(cmd, env=env(m), capture_output=True, text=True)
+            r = subprocess.run(cmd, env=env(m), capture_output=True, text=True, errors="replace")
             t = json.loads(r.stdout)[0]["avg_ts"] if r.returncode == 0 else float("nan")
             tps[m].append(t)
             print(f"round {i + 1} {m:12s} {t:8.2f} tokens/s", flush=True)
@@ -99,8 +102,8 @@ def perf_blocks(text):
     return blocks
 
 
-theirs = perf_blocks(subprocess.run(cmd, env=env("perf_logger"), capture_output=True, text=True).stderr)[1:]
-again = perf_blocks(subprocess.run(cmd, env=env("perf_logger"), capture_output=True, text=True).stderr)[1:]
+theirs = perf_blocks(subprocess.run(cmd, env=env("perf_logger"), capture_output=True, text=True, errors="replace").stderr)[1:]
+again = perf_blocks(subprocess.run(cmd, env=env("perf_logger"), capture_output=True, text=True, errors="replace").stderr)[1:]
 
 
 def medians(blocks):
