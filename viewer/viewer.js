@@ -53,6 +53,9 @@
   const sType = sigCol('type'), sBackend = zigzag(sigCol('backend'));
   const sNode = zigzag(sigCol('node')), sFused = zigzag(sigCol('fused'));
   const sBytes = sigCol('bytes'), sFlops = sigCol('flops');
+  // device kernels of GPU records (absent in pages made before they existed)
+  const sKernel = D.sigs.kernel ? sigCol('kernel') : new Float64Array(nSig);
+  const sNKernels = D.sigs.n_kernels ? zigzag(sigCol('n_kernels')) : new Int32Array(nSig);
   const str = (id) => (id ? S[id - 1] : null); // 0 = none, else string index + 1
 
   const N = D.kept;
@@ -521,6 +524,7 @@
     if (sNode[s] >= 0) line(tip, 'Node', String(sNode[s]) + (sFused[s] > 1 ? '  (' + sFused[s] + ' nodes fused)' : ''));
     if (str(sTensor[s])) line(tip, 'Tensor', str(sTensor[s]));
     if (str(sCat[s])) line(tip, 'Category', str(sCat[s]));
+    if (str(sKernel[s])) line(tip, 'Kernels', str(sKernel[s]) + (sNKernels[s] > 1 ? '  (' + sNKernels[s] + ' dispatches)' : ''));
     tip.hidden = false;
     const w = tip.offsetWidth, hh = tip.offsetHeight;
     let x = mx + 14, y = my + 14;

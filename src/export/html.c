@@ -358,6 +358,8 @@ static int on_record(void *ud, const opscope_record *rec) {
     s.extra = str_id0(h, rec->extra);
     s.tensor = str_id0(h, rec->tensor_name);
     s.category = str_id0(h, rec->category);
+    s.kernel = str_id0(h, (rec->has & OPSCOPE_HAS_KERNEL) ? rec->kernel : NULL);
+    s.n_kernels = (rec->has & OPSCOPE_HAS_KERNEL) ? rec->n_kernels : 0;
     s.shape = str_id(h, h->shape_buf, format_shape(h, rec));
     s.backend = rec->backend_id;
     s.node = (rec->has & OPSCOPE_HAS_NODE) ? rec->node_index : -1;

@@ -205,7 +205,7 @@ int opscope_html_write(const opscope_html_data *d, opscope_error *err) {
     }
     static const char *const col_names[N_COLS] = {
         "name", "sub_op", "extra", "tensor", "shape", "category", "type",
-        "backend", "node", "fused", "bytes", "flops", NULL, NULL};
+        "backend", "node", "fused", "bytes", "flops", "kernel", "n_kernels"};
     for (size_t s = 0; s < d->n_sigs; s++) {
         const opscope_html_sig *g = &d->sigs[s];
         vb_id(&cols[0], g->name);
@@ -220,6 +220,8 @@ int opscope_html_write(const opscope_html_data *d, opscope_error *err) {
         vb_zz(&cols[9], g->n_fused);
         vb_u64(&cols[10], g->bytes);
         vb_u64(&cols[11], g->flops);
+        vb_id(&cols[12], g->kernel);
+        vb_zz(&cols[13], g->n_kernels);
     }
     for (int c = 0; c < N_COLS; c++)
         if (cols[c].failed) goto nomem;
@@ -228,7 +230,7 @@ int opscope_html_write(const opscope_html_data *d, opscope_error *err) {
 
     opscope_out_t *w = opscope_out_open(d->out_path, err);
     if (!w) goto done;
-    out_template(w, d, cols, 12, col_names, recs, lane_order, row_count, row_overlap, lane_rows,
+    out_template(w, d, cols, N_COLS, col_names, recs, lane_order, row_count, row_overlap, lane_rows,
                  t0);
     if (opscope_out_failed(w)) {
         opscope_out_abort(w);

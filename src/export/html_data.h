@@ -15,7 +15,9 @@
  * zero the whole struct (padding included) before filling it. */
 typedef struct opscope_html_sig {
     uint32_t name, sub_op, extra, tensor, shape, category; /* string ids, UINT32_MAX = none */
+    uint32_t kernel;                                       /* device kernels (string id) */
     int32_t backend, node, n_fused;                        /* node -1 = unknown */
+    int32_t n_kernels;                                     /* dispatches and transfers, 0 = none */
     uint32_t type;                                         /* 0 OP, 1 COPY */
     uint64_t bytes, flops;
 } opscope_html_sig;

@@ -40,6 +40,10 @@ for i in range(100):
                  "duration_ns": 1000 + i * 7, "bytes": 4096 * (i % 5 + 1), "extra": None,
                  "tensor_name": "blk.%d.x" % (i % 4), "n_src": 2,
                  "ne_src": [[4096, 4096, 1, 1], [4096, 1 + i % 2, 1, 1]], "node_index": i})
+# a device-timed record of the Vulkan layer: its kernels reach the page (the tooltip's Kernels line)
+recs.append({"type": 0, "name": "FLASH_ATTN_EXT", "backend_id": 0, "split_id": 1, "start_ns": 10**12 + 7,
+             "duration_ns": 2500, "bytes": 1024, "extra": None, "n_src": 0, "ne_src": [],
+             "kernel": "flash_attn_f32_f16_aligned+fa_split_k_reduce", "n_kernels": 2, "time_source": "device"})
 recs.append({"type": 1, "name": "copy_H2D", "backend_id": 0, "split_id": 0, "start_ns": 10**12 + 3,
              "duration_ns": 900, "bytes": 1 << 20, "extra": None, "n_src": 0, "ne_src": []})
 recs.append({"type": 0, "name": INJ, "backend_id": 1, "split_id": 0, "start_ns": 10**12 + 600000,
@@ -60,6 +64,8 @@ check(sorted(g[:6] for g in got) == want, "every record at its real start and du
 sig = data["_sigs"]
 tensors = {sig["tensor"][g[7]] for g in got}
 check({"blk.0.x", "blk.3.x", INJ} <= tensors, "tensor names carried", tensors)
+kern = {(sig["name"][g[7]], sig["kernel"][g[7]], sig["n_kernels"][g[7]]) for g in got if sig["kernel"][g[7]]}
+check(kern == {("FLASH_ATTN_EXT", "flash_attn_f32_f16_aligned+fa_split_k_reduce", 2)}, "device kernels carried", kern)
 subs = {(sig["name"][g[7]], sig["sub_op"][g[7]]) for g in got}
 check(("UNARY", "SILU") in subs, "sub-op carried", subs)
 shapes = {sig["shape"][g[7]] for g in got if sig["name"][g[7]] == "MUL_MAT"}

@@ -43,6 +43,8 @@ def decode(html):
         "type": col("type"), "backend": [zigzag(v) for v in col("backend")],
         "node": [zigzag(v) for v in col("node")], "fused": [zigzag(v) for v in col("fused")],
         "bytes": col("bytes"), "flops": col("flops"),
+        "kernel": strs("kernel") if "kernel" in data["sigs"] else [None] * ns,
+        "n_kernels": [zigzag(v) for v in col("n_kernels")] if "n_kernels" in data["sigs"] else [0] * ns,
     }
     N = data["kept"]
     rsig = varints(data["recs"]["sig"], N)
