@@ -108,7 +108,7 @@ for try in 1 2 3; do
     log "apt failed (try $try), retrying"
     sleep 5
 done
-mkdir -p "$ROOT/opscope" "$ROOT/host-cwd" "$ROOT/shared" "$ROOT/models" "$ROOT/build"
+mkdir -p "$ROOT/opscope" "$ROOT/host-cwd" "$ROOT/models" "$ROOT/build"
 echo "$WANT" > "$STAMP"
 log "ready"
 echo "$ROOT"

@@ -8,7 +8,6 @@
 # Inside the root:
 #   /opscope    this repository, bind-mounted READ-ONLY (the build never writes into the tree)
 #   /host-cwd   the caller's working directory, read-write; the command starts there
-#   /shared     ../shared beside the repository, read-only, when it exists
 #   /models     the tiny models (scripts/make-models.py), cached in the root
 #   /build/KEY  opscope's build for this checkout (KEY: hash of the checkout's path), built with
 #               cmake unless --no-build; serialised by a lock, so concurrent calls are safe
@@ -31,8 +30,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/.." && pwd -P)
 ROOT=$(bash "$HERE/forky-root.sh")
 KEY=$(printf '%s' "$REPO" | sha256sum | cut -c1-12)
-SHARED=""
-[ -d "$REPO/../shared" ] && SHARED=$(cd "$REPO/../shared" && pwd -P)
 CWD=$(pwd -P)
 
 PASS=()
@@ -43,8 +40,8 @@ done < <(env)
 # The part that runs inside the namespace: mounts, then chroot into the in-root driver below.
 NS=$(cat <<'NS'
 set -euo pipefail
-R=$1 REPO=$2 SHARED=$3 CWD=$4 KEY=$5 BUILD_IT=$6 NPASS=$7
-shift 7
+R=$1 REPO=$2 CWD=$3 KEY=$4 BUILD_IT=$5 NPASS=$6
+shift 6
 PASS=("${@:1:$NPASS}")
 shift "$NPASS"
 mount -t proc proc "$R/proc"
@@ -53,15 +50,11 @@ mount --rbind /sys "$R/sys"
 mount --bind "$REPO" "$R/opscope"
 mount -o remount,bind,ro "$R/opscope"
 mount --bind "$CWD" "$R/host-cwd"
-if [ -n "$SHARED" ]; then
-    mount --bind "$SHARED" "$R/shared"
-    mount -o remount,bind,ro "$R/shared"
-fi
 exec chroot "$R" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
     PATH=/build/$KEY/bin:/usr/libexec/x86_64-linux-gnu/llama.cpp-tests:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin \
     OPSCOPE_SRC=/opscope OPSCOPE_BUILD=/build/$KEY OPSCOPE_MODELS=/models OPSCOPE_BUILD_IT=$BUILD_IT \
     "${PASS[@]}" /bin/bash /opscope/scripts/root-run.sh "$@"
 NS
 )
-exec unshare -m --propagation private -- bash -c "$NS" _ "$ROOT" "$REPO" "$SHARED" "$CWD" "$KEY" "$BUILD_IT" \
+exec unshare -m --propagation private -- bash -c "$NS" _ "$ROOT" "$REPO" "$CWD" "$KEY" "$BUILD_IT" \
     "${#PASS[@]}" "${PASS[@]}" "$@"
