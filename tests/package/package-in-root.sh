@@ -4,7 +4,8 @@
 #   1. `cmake --install` into a prefix that is then moved: `opscope record -- llama-completion`
 #      from there preloads the installed capture library (found relative to the CLI) and writes
 #      a profile; the C API builds against the installed files (pkg-config and
-#      find_package(opscope)) and runs; the static capture links with the installed flags;
+#      find_package(opscope)) and runs; the static capture links with the installed flags
+#      (before the move: those name the prefix);
 #   2. `cpack -G DEB`: the package's files and dependencies; `dpkg -i` installs it into the
 #      (throwaway) root, /usr/bin/opscope records llama-completion with
 #      /usr/lib/<multiarch>/libopscope-ggml.so, `dpkg -r` removes every file again.
@@ -51,6 +52,14 @@ PY
 # ---- 1. cmake --install into a prefix, moved afterwards
 cmake --install "$PB" --prefix "$W/inst" > "$W/install.log" 2>&1
 check "cmake --install" 0 $?
+# the flag lines name the prefix they were installed to (link before moving it)
+read -r FLAGS < "$W/inst/lib/$MA/opscope-ggml-static.ldflags"
+# shellcheck disable=SC2086
+gcc -std=c11 -O1 -I"$W/inst/include" "$SRC/tests/capture_api/static_check.c" -o "$W/static_fl" $FLAGS -lggml -lggml-base \
+    > "$W/cc2.log" 2>&1
+rc=$?
+check "static_check links with the installed opscope-ggml-static.ldflags" 0 $rc
+[ $rc = 0 ] || tail -5 "$W/cc2.log"
 mv "$W/inst" "$W/moved"
 P=$W/moved
 L=$P/lib/$MA
@@ -70,9 +79,11 @@ check "installed report --sqlite on the recorded profile" 0 $?
 # the C API through the installed pkg-config and CMake files (api_check.c: 9 records)
 # shellcheck disable=SC2046 # flag lists
 gcc -std=c11 -O1 -Wall -Werror "$SRC/tests/capture_api/api_check.c" -o "$W/api_pc" \
-    $(PKG_CONFIG_PATH="$L/pkgconfig" pkg-config --cflags --libs opscope-ggml ggml) -lpthread \
+    $(PKG_CONFIG_PATH="$L/pkgconfig" pkg-config --cflags --libs opscope-ggml) -lggml -lggml-base -lpthread \
     -Wl,-rpath,"$L" > "$W/cc.log" 2>&1
-check "api_check builds with pkg-config opscope-ggml" 0 $?
+rc=$?
+check "api_check builds with pkg-config opscope-ggml" 0 $rc
+[ $rc = 0 ] || tail -5 "$W/cc.log"
 env -u GGML_PROFILE -u LD_PRELOAD "$W/api_pc" "$W/api.json" > "$W/api.out" 2>&1
 check "api_check (pkg-config) runs" 0 $?
 mkdir -p "$W/cm"
@@ -80,12 +91,10 @@ cat > "$W/cm/CMakeLists.txt" <<CM
 cmake_minimum_required(VERSION 3.20)
 project(api C)
 find_package(opscope 0.1 REQUIRED)
-find_package(PkgConfig REQUIRED)
-pkg_check_modules(GGML REQUIRED IMPORTED_TARGET ggml)
 add_executable(api_check $SRC/tests/capture_api/api_check.c)
-target_link_libraries(api_check PRIVATE opscope::ggml PkgConfig::GGML pthread)
+target_link_libraries(api_check PRIVATE opscope::ggml ggml ggml-base pthread)
 add_executable(static_check $SRC/tests/capture_api/static_check.c)
-target_link_libraries(static_check PRIVATE opscope::ggml_static PkgConfig::GGML)
+target_link_libraries(static_check PRIVATE opscope::ggml_static ggml ggml-base)
 CM
 cmake -S "$W/cm" -B "$W/cm/b" -DCMAKE_PREFIX_PATH="$P" > "$W/cm.log" 2>&1 && cmake --build "$W/cm/b" >> "$W/cm.log" 2>&1
 rc=$?
@@ -95,11 +104,7 @@ env -u GGML_PROFILE -u LD_PRELOAD LD_LIBRARY_PATH="$L" "$W/cm/b/api_check" "$W/a
 check "api_check (find_package) runs" 0 $?
 env -u GGML_PROFILE -u LD_PRELOAD "$W/cm/b/static_check" "$W/static.json" cpu > "$W/static.out" 2>&1
 check "static_check (opscope::ggml_static) runs" 0 $?
-read -r FLAGS < "$L/opscope-ggml-static.ldflags"
-# shellcheck disable=SC2086
-gcc -std=c11 -O1 -I"$P/include" "$SRC/tests/capture_api/static_check.c" -o "$W/static_fl" $FLAGS -lggml -lggml-base \
-    > "$W/cc2.log" 2>&1
-check "static_check links with the installed opscope-ggml-static.ldflags" 0 $?
+
 
 # ---- 2. the Debian package
 rm -rf "$PB/packages"
