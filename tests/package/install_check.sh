@@ -13,6 +13,9 @@ mkdir -p "$W"
 fail=0
 check() { if [ "$2" != "$3" ]; then echo "FAIL $1: expected '$2', got '$3'"; fail=1; else echo "ok   $1"; fi; }
 
+# a sanitized build (make asan / tsan) installs sanitized libraries: link the checks alike
+SAN=$(sed -n 's/^OPSCOPE_SANITIZE:STRING=//p' "$B/CMakeCache.txt")
+SANFLAGS=${SAN:+-fsanitize=$SAN}
 cmake --install "$B" --prefix "$W/first" > "$W/install.log" 2>&1
 check "cmake --install exits 0" 0 $?
 mv "$W/first" "$W/moved"
@@ -50,8 +53,8 @@ int main(int argc, char **argv) {
 C
 want=$(python3 -c "import json,sys; print(sum(1 for r in json.load(open(sys.argv[1]))['records'] if r.get('type',0)==0))" \
        "$SRC/tests/read/data/v2_small.json")
-# shellcheck disable=SC2046 # pkg-config prints a list of flags
-gcc -std=c11 -Wall -Werror "$W/count.c" -o "$W/count_pc" \
+# shellcheck disable=SC2046,SC2086 # pkg-config prints a list of flags
+gcc -std=c11 -Wall -Werror $SANFLAGS "$W/count.c" -o "$W/count_pc" \
     $(PKG_CONFIG_PATH="$P/$LIBDIR/pkgconfig" pkg-config --cflags --libs --static opscope) 2> "$W/cc.log"
 check "pkg-config opscope: builds" 0 $?
 check "pkg-config opscope: reads the profile" "$want" "$("$W/count_pc" "$SRC/tests/read/data/v2_small.json")"
@@ -65,7 +68,7 @@ find_package(opscope 0.1 REQUIRED)
 add_executable(count count.c)
 target_link_libraries(count PRIVATE opscope::opscope)
 CM
-cmake -S "$W/cm" -B "$W/cm/b" -DCMAKE_PREFIX_PATH="$P" > "$W/cm.log" 2>&1 &&
+cmake -S "$W/cm" -B "$W/cm/b" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_C_FLAGS="$SANFLAGS" > "$W/cm.log" 2>&1 &&
     cmake --build "$W/cm/b" >> "$W/cm.log" 2>&1
 check "find_package(opscope): builds" 0 $?
 check "find_package(opscope): reads the profile" "$want" "$("$W/cm/b/count" "$SRC/tests/read/data/v2_small.json" 2>&1)"
