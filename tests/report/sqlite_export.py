@@ -381,6 +381,14 @@ def main():
           f"bad input: exit {r.returncode}, {r.stderr.strip()!r}")
     check(not os.path.exists("bad.db") and not [f for f in os.listdir(".") if ".tmp." in f],
           "bad input: no database and no temporary file left")
+    # cut in the middle of a large profile: the writer thread has batches in flight
+    if os.path.exists("big.json"):
+        with open("big.json", "rb") as f, open("cut.json", "wb") as g:
+            g.write(f.read(os.path.getsize("big.json") // 2))
+        r = run(opscope, "cut.json", "-q", "--sqlite", "cut.db")
+        check(r.returncode == 2 and r.stderr.startswith("cut.json:") and not os.path.exists("cut.db")
+              and not [f for f in os.listdir(".") if ".tmp." in f],
+              f"truncated large profile: exit {r.returncode}, no database, no temporary file")
     with open("keep.db", "w") as f:
         f.write("old")
     r = run(opscope, "bad.json", "-q", "--sqlite", "keep.db")
