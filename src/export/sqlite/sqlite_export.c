@@ -532,7 +532,7 @@ opscope_sqlite_export_t *opscope_sqlite_export_new(const char *path, const char 
     /* A fresh private file renamed into place only on success: no journal, no fsync, one
      * writer. The page cache is capped, so memory stays bounded on any input; index builds
      * may sort on a second thread. */
-    static const char pragmas[] = "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF;"
+    static const char pragmas[] = "PRAGMA page_size = 65536; PRAGMA journal_mode = OFF;"
                                   "PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
                                   "PRAGMA cache_size = -65536; PRAGMA temp_store = FILE;"
                                   "PRAGMA threads = 2;";

@@ -85,7 +85,10 @@ static int insert_backend(sq_writer *w, const sq_batch *b, const sq_backend *k) 
 
 static int insert_rec(sq_writer *w, const sq_batch *b, const sq_rec *r) {
     sqlite3_stmt *s = w->ins_rec;
-    bind_u64(s, 1, ++w->n_recs);
+    /* NULL id: SQLite appends rowid max + 1 (1, 2, ... in input order, as n_recs counts)
+     * without the uniqueness seek an explicit id costs */
+    w->n_recs++;
+    sqlite3_bind_null(s, 1);
     sqlite3_bind_text(s, 2, r->type == OPSCOPE_RECORD_COPY ? "COPY" : "OP", -1, SQLITE_STATIC);
     bind_off(s, 3, b, r->name);
     bind_off(s, 4, b, r->sub_op);
