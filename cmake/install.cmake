@@ -12,14 +12,12 @@ file(RELATIVE_PATH _bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL
 file(RELATIVE_PATH _pc_to_prefix ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
 file(RELATIVE_PATH _cmake_to_prefix ${CMAKE_INSTALL_FULL_LIBDIR}/cmake/opscope ${CMAKE_INSTALL_PREFIX})
 set(_layer_dir ${CMAKE_INSTALL_DATADIR}/vulkan/explicit_layer.d)
-file(RELATIVE_PATH _bin_to_layers ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_DATADIR}/vulkan/explicit_layer.d)
 file(RELATIVE_PATH _layers_to_lib ${CMAKE_INSTALL_FULL_DATADIR}/vulkan/explicit_layer.d ${CMAKE_INSTALL_FULL_LIBDIR})
+file(RELATIVE_PATH _layers_from_lib ${CMAKE_INSTALL_FULL_LIBDIR} ${CMAKE_INSTALL_FULL_DATADIR}/vulkan/explicit_layer.d)
 
-# ---- the CLI: `opscope record` looks for the capture library at ../<libdir> from itself (and,
-# once the Vulkan layer exists, for its manifest at ../share/vulkan/explicit_layer.d)
+# ---- the CLI: `opscope record` looks for the capture library at ../<libdir> from itself
 install(TARGETS opscope RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-target_compile_definitions(opscope PRIVATE OPSCOPE_REL_LIBDIR="${_bin_to_lib}"
-                           OPSCOPE_REL_LAYERDIR="${_bin_to_layers}")
+target_compile_definitions(opscope PRIVATE OPSCOPE_REL_LIBDIR="${_bin_to_lib}")
 
 # ---- opscope.h: the record model, readers and profile API, in libopscope.a
 set_target_properties(opscope_core PROPERTIES OUTPUT_NAME opscope)
@@ -44,6 +42,8 @@ set(_pc_files ${_gen}/opscope.pc)
 # ---- the capture libraries (built where ggml's headers are found)
 if(TARGET opscope-ggml)
   install(TARGETS opscope-ggml LIBRARY DESTINATION ${_libdir})
+  # where the installed library finds the Vulkan layer's manifest (src/capture/cap_gpu.c)
+  target_compile_definitions(opscope-ggml PRIVATE OPSCOPE_LIB_TO_LAYERDIR="${_layers_from_lib}")
   file(WRITE ${_gen}/opscope-ggml.pc "${_pc_head}
 Name: opscope-ggml
 Description: opscope's ggml profiler (ggml-profiler.h): LD_PRELOAD or link it into a ggml program
@@ -79,14 +79,18 @@ Libs: ${_wrap} -L\${libdir} -lopscope-ggml-static -lz -lm -lpthread
     endforeach()")
 endif()
 
-# ---- the Vulkan layer (when its target exists) and its manifest. The target names the
-# manifest it generated in its OPSCOPE_LAYER_MANIFEST property; the installed copy's
-# library_path is rewritten to the installed library, relative to the manifest (the Vulkan
-# loader resolves it so), so the tree stays relocatable. Explicit layer: `opscope record`
-# enables it.
+# ---- the Vulkan layer (when its target exists) and its manifest (src/vklayer writes it to
+# lib/opscope-vklayer.json; a target property OPSCOPE_LAYER_MANIFEST may name another). It is
+# an explicit layer in share/vulkan/explicit_layer.d: the capture library enables it for the
+# programs it profiles. The installed copy's library_path is rewritten to the installed
+# library, relative to the manifest (the Vulkan loader resolves it so): the tree stays
+# relocatable.
 if(TARGET opscope-vklayer)
   install(TARGETS opscope-vklayer LIBRARY DESTINATION ${_libdir})
   get_target_property(_manifest opscope-vklayer OPSCOPE_LAYER_MANIFEST)
+  if(NOT _manifest AND EXISTS ${CMAKE_BINARY_DIR}/lib/opscope-vklayer.json)
+    set(_manifest ${CMAKE_BINARY_DIR}/lib/opscope-vklayer.json)
+  endif()
   if(_manifest)
     get_filename_component(_mname ${_manifest} NAME)
     install(CODE "
@@ -98,7 +102,7 @@ if(TARGET opscope-vklayer)
       file(WRITE \"\${_dst}\" \"\${_m}\")
       list(APPEND CMAKE_INSTALL_MANIFEST_FILES \"\${_dst}\")")
   else()
-    message(WARNING "opscope-vklayer has no OPSCOPE_LAYER_MANIFEST property: its layer manifest will not be installed")
+    message(WARNING "opscope-vklayer: no manifest found; it will not be installed")
   endif()
 endif()
 

@@ -9,6 +9,9 @@
 #   2. `cpack -G DEB`: the package's files and dependencies; `dpkg -i` installs it into the
 #      (throwaway) root, /usr/bin/opscope records llama-completion with
 #      /usr/lib/<multiarch>/libopscope-ggml.so, `dpkg -r` removes every file again.
+# Both times the Vulkan layer is installed as an explicit layer (share/vulkan/explicit_layer.d,
+# library_path relative to the manifest) and llama-completion on Vulkan (lavapipe) gets per-op
+# records from it; the Vulkan loader lists the packaged layer.
 # The program's stdout must be the same as without the capture in both.
 set -uo pipefail
 SRC=${OPSCOPE_SRC:-/opscope}
@@ -39,6 +42,26 @@ plain=$(cd "$W" && env -u LD_PRELOAD "${RUN[@]}" 2>/dev/null | md5sum)
 record() { # OPSCOPE_CLI OUT.json
     (cd "$W" && env -u OPSCOPE_LIB -u LD_PRELOAD "$1" record -o "$2" -- \
         sh -c 'printf %s "$LD_PRELOAD" > preload.txt; exec "$@"' sh "${RUN[@]}" 2> "$W/record.err" | md5sum)
+}
+# per-op records on the Vulkan backend: only the layer gives those (else one GRAPH_SPLIT each)
+VKRUN=(llama-completion -m "$M" -p hello -n 4 -t 2 -ngl 99 -no-cnv --temp 0 --no-warmup)
+vulkan_ops() { # OPSCOPE_CLI OUT.json: prints the number of MUL_MAT records on Vulkan backends
+    (cd "$W" && env -u OPSCOPE_LIB -u LD_PRELOAD GGML_VK_VISIBLE_DEVICES=0 "$1" record -o "$2" -- \
+        "${VKRUN[@]}" > /dev/null 2> "$W/vk.err")
+    python3 - "$W/$2" <<'PY' || echo 0
+import json, sys
+d = json.load(open(sys.argv[1]))
+vk = {b["id"] for b in d["backends"] if b["name"].startswith("Vulkan")}
+print(sum(1 for r in d["records"] if r["backend_id"] in vk and r["name"] == "MUL_MAT"))
+PY
+}
+layer_ok() { # MANIFEST: the library it names (relative to it) exists
+    python3 - "$1" <<'PY'
+import json, os, sys
+m = sys.argv[1]
+p = json.load(open(m))["layer"]["library_path"]
+sys.exit(0 if not os.path.isabs(p) and os.path.isfile(os.path.join(os.path.dirname(m), p)) else 1)
+PY
 }
 profile_ok() {
     python3 - "$1" <<'PY'
@@ -75,6 +98,12 @@ profile_ok "$W/p.json"
 check "installed record: profile with timed MUL_MAT records" 0 $?
 "$P/bin/opscope" report "$W/p.json" -q --sqlite "$W/p.db"
 check "installed report --sqlite on the recorded profile" 0 $?
+if [ -f "$PB/lib/libopscope-vklayer.so" ]; then
+    layer_ok "$P/share/vulkan/explicit_layer.d/opscope-vklayer.json"
+    check "installed layer manifest names the installed layer library (relative path)" 0 $?
+    n=$(vulkan_ops "$P/bin/opscope" vk.json)
+    check "installed record on Vulkan: per-op MUL_MAT records from the layer" yes "$([ "${n:-0}" -gt 0 ] && echo yes || echo "no ($n)")"
+fi
 
 # the C API through the installed pkg-config and CMake files (api_check.c: 9 records)
 # shellcheck disable=SC2046 # flag lists
@@ -139,6 +168,14 @@ grep -q "profile written to $W/d.json" "$W/record.err"
 check "packaged record: says where the profile went" 0 $?
 /usr/bin/opscope report "$W/d.json" -q --text "$W/d.txt" && grep -q MUL_MAT "$W/d.txt"
 check "packaged report reads it" 0 $?
+if [ -f "$PB/lib/libopscope-vklayer.so" ]; then
+    layer_ok /usr/share/vulkan/explicit_layer.d/opscope-vklayer.json
+    check "packaged layer manifest names the packaged layer library" 0 $?
+    vulkaninfo --summary 2> /dev/null | grep -q VK_LAYER_OPSCOPE_profiler
+    check "the Vulkan loader lists the packaged layer" 0 $?
+    n=$(vulkan_ops /usr/bin/opscope dvk.json)
+    check "packaged record on Vulkan: per-op MUL_MAT records from the layer" yes "$([ "${n:-0}" -gt 0 ] && echo yes || echo "no ($n)")"
+fi
 dpkg -r opscope > "$W/dpkg-r.log" 2>&1
 check "dpkg -r" 0 $?
 left=$(grep -v '/$' <<< "$files" | while read -r f; do [ -e "$f" ] && echo "$f"; done)

@@ -1,11 +1,11 @@
 /* sqlite_export.c - the profile as an SQLite database: the sink, run on the reading thread,
  * and the export's life cycle (see sqlite_export.h, sqlite_int.h, docs/formats.md). */
-#include "sqlite_export.h"
+#include "export/sqlite/sqlite_export.h"
 
-#include "shape_fmt.h"
-#include "sqlite_int.h"
-#include "stats.h"
-#include "strtab.h"
+#include "analyze/shape_fmt.h"
+#include "export/sqlite/sqlite_int.h"
+#include "analyze/stats.h"
+#include "model/strtab.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -15,7 +15,7 @@
 #ifndef OPSCOPE_SQLITE_EXPORT_H
 #define OPSCOPE_SQLITE_EXPORT_H
 
-#include "kineto.h"
+#include "analyze/kineto.h"
 #include "opscope.h"
 
 typedef struct opscope_sqlite_export opscope_sqlite_export_t;

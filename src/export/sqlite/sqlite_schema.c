@@ -1,6 +1,6 @@
 /* sqlite_schema.c - the SQLite export's tables, indices and views (docs/formats.md, "SQLite
  * export"; bump SQLITE_SCHEMA_VERSION in sqlite_int.h when one changes meaning). */
-#include "sqlite_int.h"
+#include "export/sqlite/sqlite_int.h"
 
 const char opscope_sqlite_schema[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;\n"

@@ -1,6 +1,6 @@
 /* sqlite_writer.c - the SQLite export's writer thread: binds and inserts batches of rows
  * (see sqlite_int.h). */
-#include "sqlite_int.h"
+#include "export/sqlite/sqlite_int.h"
 
 #include <errno.h>
 #include <stdio.h>
