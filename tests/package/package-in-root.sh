@@ -45,8 +45,8 @@ record() { # OPSCOPE_CLI OUT.json
 }
 # per-op records on the Vulkan backend: only the layer gives those (else one GRAPH_SPLIT each)
 VKRUN=(llama-completion -m "$M" -p hello -n 4 -t 2 -ngl 99 -no-cnv --temp 0 --no-warmup)
-vulkan_ops() { # OPSCOPE_CLI OUT.json: prints the number of MUL_MAT records on Vulkan backends
-    (cd "$W" && env -u OPSCOPE_LIB -u LD_PRELOAD GGML_VK_VISIBLE_DEVICES=0 "$1" record -o "$2" -- \
+vulkan_ops() { # OPSCOPE_CLI OUT.json [VAR=VALUE]: prints the number of MUL_MAT records on Vulkan backends
+    (cd "$W" && env -u OPSCOPE_LIB -u LD_PRELOAD GGML_VK_VISIBLE_DEVICES=0 ${3:-} "$1" record -o "$2" -- \
         "${VKRUN[@]}" > /dev/null 2> "$W/vk.err")
     python3 - "$W/$2" <<'PY' || echo 0
 import json, sys
@@ -103,6 +103,8 @@ if [ -f "$PB/lib/libopscope-vklayer.so" ]; then
     check "installed layer manifest names the installed layer library (relative path)" 0 $?
     n=$(vulkan_ops "$P/bin/opscope" vk.json)
     check "installed record on Vulkan: per-op MUL_MAT records from the layer" yes "$([ "${n:-0}" -gt 0 ] && echo yes || echo "no ($n)")"
+    # the control: without the layer the Vulkan computes have no per-op records
+    check "installed record on Vulkan, layer off: no per-op records" 0 "$(vulkan_ops "$P/bin/opscope" vk0.json OPSCOPE_VK_LAYER=0)"
 fi
 
 # the C API through the installed pkg-config and CMake files (api_check.c: 9 records)
