@@ -3,8 +3,9 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+PREFIX ?= /usr/local
 
-.PHONY: all deps build test demo bench fuzz asan tsan clean
+.PHONY: all deps build test demo bench fuzz asan tsan clean install deb
 
 all: build
 
@@ -19,6 +20,19 @@ build: deps $(BUILD)/CMakeCache.txt
 
 test: build
 	bash scripts/test-all.sh $(BUILD)
+
+# Installs into PREFIX (DESTDIR is honoured); the installed tree may be moved.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# The Debian package (CPack) from its own build in build-deb, prefix /usr; it has the capture
+# library where ggml's headers are found (Debian forky's libggml-dev).
+deb: deps
+	cmake -S . -B build-deb -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr \
+	      -DBUILD_TESTING=OFF $(CMAKE_FLAGS)
+	cmake --build build-deb -j $(JOBS)
+	cd build-deb && cpack -G DEB
+	@ls build-deb/packages/*.deb
 
 demo: build
 	bash scripts/demo.sh $(BUILD)
@@ -36,4 +50,4 @@ tsan: deps
 	cmake --preset tsan && cmake --build build-tsan -j $(JOBS) && ctest --preset tsan
 
 clean:
-	rm -rf $(BUILD) build-asan build-tsan build-ubsan build-fuzz build-debug
+	rm -rf $(BUILD) build-asan build-tsan build-ubsan build-fuzz build-debug build-deb

@@ -24,7 +24,8 @@ PKGS=(libggml0 libggml-dev libggml0-backend-blas libggml0-backend-vulkan libggml
       libllama0 libllama-dev llama.cpp-tools llama.cpp-examples llama.cpp-tests whisper.cpp-tools
       python3-gguf python3-numpy mesa-vulkan-drivers
       libvulkan-dev vulkan-tools
-      gcc libc6-dev make cmake zlib1g-dev pkgconf python3 procps time)
+      gcc libc6-dev make cmake zlib1g-dev pkgconf python3 procps time
+      libsqlite3-dev help2man dpkg-dev file)
 WANT=$(printf '%s\n' "${PKGS[@]}" | sha256sum | cut -c1-16)
 
 log() { [ -t 2 ] && echo "forky-root: $*" >&2 || true; }
@@ -108,7 +109,7 @@ for try in 1 2 3; do
     log "apt failed (try $try), retrying"
     sleep 5
 done
-mkdir -p "$ROOT/opscope" "$ROOT/host-cwd" "$ROOT/shared" "$ROOT/models" "$ROOT/build"
+mkdir -p "$ROOT/opscope" "$ROOT/host-cwd" "$ROOT/models" "$ROOT/build"
 echo "$WANT" > "$STAMP"
 log "ready"
 echo "$ROOT"

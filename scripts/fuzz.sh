@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (cmake --preset fuzz: clang, ASan+UBSan) and runs each one for
 # FUZZ_SECONDS (default 300) in one process (one worker), from seed corpora made of the JSONTestSuite cases,
-# the reader test inputs and the shared traces' first kilobytes. Crashes land in build-fuzz/crashes/.
+# the reader test inputs and the first kilobytes of the Kineto test traces. Crashes land in build-fuzz/crashes/.
 #   FUZZ_SECONDS=600 FUZZ_TARGETS="fuzz_json" scripts/fuzz.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${FUZZ_SECONDS:-300}
 BUILD=${FUZZ_BUILD:-build-fuzz}
-SHARED=${OPSCOPE_SHARED_DIR:-$(cd .. && pwd)/shared}
 command -v clang >/dev/null || { echo "fuzz.sh: clang is needed (apt-get install clang)" >&2; exit 1; }
 
 cmake --preset fuzz -B "$BUILD" >/dev/null
@@ -18,13 +17,11 @@ cmake --build "$BUILD" -j 2 --target $TARGETS
 for t in $TARGETS; do
   corpus="$BUILD/corpus/$t"
   mkdir -p "$corpus" "$BUILD/crashes/$t"
-  if [ -d "$SHARED/jsontestsuite/test_parsing" ]; then
-    cp -n "$SHARED"/jsontestsuite/test_parsing/*.json "$corpus/" 2>/dev/null || true
-  fi
+  cp -n tests/read/jsontestsuite/test_parsing/*.json "$corpus/" 2>/dev/null || true
   for f in tests/read/data/*.json; do [ -f "$f" ] && cp -n "$f" "$corpus/"; done
-  if [ -d "$SHARED/traces/kineto" ]; then
-    for f in "$SHARED"/traces/kineto/*.json; do head -c 4096 "$f" > "$corpus/kineto_$(basename "$f")"; done
-  fi
+  for f in tests/kineto/traces/*.json.gz; do
+    { gzip -dc "$f" || true; } | head -c 4096 > "$corpus/kineto_$(basename "$f" .gz)"
+  done
 done
 
 status=0

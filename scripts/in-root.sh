@@ -2,13 +2,16 @@
 # Runs a command inside the forky root (scripts/forky-root.sh) with this source tree available
 # and opscope built there.
 #
-#   scripts/in-root.sh [--no-build] 'shell command'      (one argument: run by bash -c)
-#   scripts/in-root.sh [--no-build] PROGRAM ARGS...      (several: exec'd as given)
+#   scripts/in-root.sh [--no-build] [--scratch] 'shell command'   (one argument: bash -c)
+#   scripts/in-root.sh [--no-build] [--scratch] PROGRAM ARGS...   (several: exec'd as given)
+#
+# --scratch: the root is a throwaway copy (an overlay on a tmpfs): the command may install
+# packages or write anywhere in it, and every change vanishes when it ends; /build and /models
+# are the real ones (builds persist). The package test installs opscope's .deb that way.
 #
 # Inside the root:
 #   /opscope    this repository, bind-mounted READ-ONLY (the build never writes into the tree)
 #   /host-cwd   the caller's working directory, read-write; the command starts there
-#   /shared     ../shared beside the repository, read-only, when it exists
 #   /models     the tiny models (scripts/make-models.py), cached in the root
 #   /build/KEY  opscope's build for this checkout (KEY: hash of the checkout's path), built with
 #               cmake unless --no-build; serialised by a lock, so concurrent calls are safe
@@ -24,15 +27,20 @@
 set -euo pipefail
 
 BUILD_IT=1
-if [ "${1:-}" = "--no-build" ]; then BUILD_IT=0; shift; fi
-[ $# -ge 1 ] || { echo "usage: scripts/in-root.sh [--no-build] 'command' | PROGRAM ARGS..." >&2; exit 1; }
+SCRATCH=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --no-build) BUILD_IT=0; shift ;;
+        --scratch) SCRATCH=1; shift ;;
+        *) break ;;
+    esac
+done
+[ $# -ge 1 ] || { echo "usage: scripts/in-root.sh [--no-build] [--scratch] 'command' | PROGRAM ARGS..." >&2; exit 1; }
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/.." && pwd -P)
 ROOT=$(bash "$HERE/forky-root.sh")
 KEY=$(printf '%s' "$REPO" | sha256sum | cut -c1-12)
-SHARED=""
-[ -d "$REPO/../shared" ] && SHARED=$(cd "$REPO/../shared" && pwd -P)
 CWD=$(pwd -P)
 
 PASS=()
@@ -43,25 +51,32 @@ done < <(env)
 # The part that runs inside the namespace: mounts, then chroot into the in-root driver below.
 NS=$(cat <<'NS'
 set -euo pipefail
-R=$1 REPO=$2 SHARED=$3 CWD=$4 KEY=$5 BUILD_IT=$6 NPASS=$7
+R=$1 REPO=$2 CWD=$3 KEY=$4 BUILD_IT=$5 SCRATCH=$6 NPASS=$7
 shift 7
 PASS=("${@:1:$NPASS}")
 shift "$NPASS"
+if [ "$SCRATCH" = 1 ]; then
+    # each namespace mounts its own tmpfs on the shared, empty mount point
+    S=$R.scratch
+    mount -t tmpfs -o size=4g,mode=0755 tmpfs "$S"
+    mkdir "$S/upper" "$S/work" "$S/root"
+    mount -t overlay overlay -o "lowerdir=$R,upperdir=$S/upper,workdir=$S/work" "$S/root"
+    mount --bind "$R/build" "$S/root/build"
+    mount --bind "$R/models" "$S/root/models"
+    R=$S/root
+fi
 mount -t proc proc "$R/proc"
 mount --rbind /dev "$R/dev"
 mount --rbind /sys "$R/sys"
 mount --bind "$REPO" "$R/opscope"
 mount -o remount,bind,ro "$R/opscope"
 mount --bind "$CWD" "$R/host-cwd"
-if [ -n "$SHARED" ]; then
-    mount --bind "$SHARED" "$R/shared"
-    mount -o remount,bind,ro "$R/shared"
-fi
 exec chroot "$R" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
     PATH=/build/$KEY/bin:/usr/libexec/x86_64-linux-gnu/llama.cpp-tests:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin \
     OPSCOPE_SRC=/opscope OPSCOPE_BUILD=/build/$KEY OPSCOPE_MODELS=/models OPSCOPE_BUILD_IT=$BUILD_IT \
     "${PASS[@]}" /bin/bash /opscope/scripts/root-run.sh "$@"
 NS
 )
-exec unshare -m --propagation private -- bash -c "$NS" _ "$ROOT" "$REPO" "$SHARED" "$CWD" "$KEY" "$BUILD_IT" \
+[ "$SCRATCH" = 0 ] || mkdir -p "$ROOT.scratch"
+exec unshare -m --propagation private -- bash -c "$NS" _ "$ROOT" "$REPO" "$CWD" "$KEY" "$BUILD_IT" "$SCRATCH" \
     "${#PASS[@]}" "${PASS[@]}" "$@"

@@ -4,7 +4,10 @@
 # has its own script, called from the tests that need it.
 set -euo pipefail
 
-pkgs=(cmake make gcc clang libclang-rt-14-dev zlib1g-dev python3 debootstrap)
+# libsqlite3-dev: report --sqlite; help2man: the man pages; pkgconf, dpkg-dev, file: the
+# install and package checks (pkg-config files, dpkg-shlibdeps for the package's Depends).
+pkgs=(cmake make gcc clang libclang-rt-14-dev zlib1g-dev python3 debootstrap libsqlite3-dev
+      help2man pkgconf dpkg-dev file man-db)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -11,7 +11,7 @@ if [ "${OPSCOPE_BUILD_IT:-1}" = 1 ]; then
     # broken test root, so -Werror stays off here.
     if [ ! -f "$B/CMakeCache.txt" ]; then
         cmake -S /opscope -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPSCOPE_WERROR=OFF \
-              -DOPSCOPE_IN_ROOT=ON -DOPSCOPE_SHARED_DIR=/shared > "$B.log" 2>&1 ||
+              -DOPSCOPE_IN_ROOT=ON > "$B.log" 2>&1 ||
             { cat "$B.log" >&2; echo "in-root: cmake configure failed" >&2; exit 1; }
     fi
     # Only what runs in the root: the CLI and the capture library (when its target exists).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes a large Kineto trace by concatenating the shared traces' events.
+"""Writes a large Kineto trace by concatenating the test traces' events (tests/kineto/traces).
 
 Usage: make_big.py TRACE_DIR OUT.json TARGET_MB
 
@@ -8,6 +8,7 @@ correlation / External id / flow ids offset, so links stay one-to-one as in a lo
 The output keeps Kineto's layout: one event per line, ", " and ": " separators.
 """
 import glob
+import gzip
 import json
 import os
 import sys
@@ -16,14 +17,16 @@ import sys
 def main():
     tdir, out, target = sys.argv[1], sys.argv[2], int(sys.argv[3]) << 20
     traces = []
-    for p in sorted(glob.glob(os.path.join(tdir, "*.json"))):
-        with open(p) as f:
+    for p in sorted(glob.glob(os.path.join(tdir, "*.json")) + glob.glob(os.path.join(tdir, "*.json.gz"))):
+        with (gzip.open if p.endswith(".gz") else open)(p, "rt") as f:
             d = json.load(f)
         ev = d["traceEvents"] if isinstance(d, dict) else d
         ev = [e for e in ev if isinstance(e, dict) and e.get("ph") != "M"]
         if ev:
             traces.append(ev)
-    props = json.load(open(os.path.join(tdir, "a100_ddp_train_rank0.json")))["deviceProperties"]
+    ddp = os.path.join(tdir, "a100_ddp_train_rank0.json")
+    with (gzip.open(ddp + ".gz", "rt") if os.path.exists(ddp + ".gz") else open(ddp)) as f:
+        props = json.load(f)["deviceProperties"]
     written = 0
     shift_ts = 0
     id_off = 0

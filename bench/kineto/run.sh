@@ -1,19 +1,17 @@
 #!/usr/bin/env bash
-# Kineto ingest benchmark: builds a few-hundred-MB trace from the shared traces' events
+# Kineto ingest benchmark: builds a few-hundred-MB trace from the test traces' events
 # (make_big.py), then reports the median over RUNS runs of
 #   ingest  - the reader alone, records to a counting sink (single thread)
 #   full    - reader + Kineto analysis + report section
 #   report  - `opscope report TRACE` (all statistics), when that binary reads Kineto traces
 # as MB/s of input (CPU time and wall time) and peak RSS (/usr/bin/time -v).
 #
-# usage: bench/kineto/run.sh [BUILD]   env: SIZE_MB (default 400), RUNS (5), TRACE, TMPDIR,
-#                                           OPSCOPE_SHARED_DIR (default ../shared)
+# usage: bench/kineto/run.sh [BUILD]   env: SIZE_MB (default 400), RUNS (5), TRACE, TMPDIR
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
 SIZE_MB=${SIZE_MB:-400}
 RUNS=${RUNS:-5}
-SHARED=${OPSCOPE_SHARED_DIR:-../shared}
 TMP=${TMPDIR:-/tmp}
 BENCH=$BUILD/bench/kineto/bench_kineto
 OPSCOPE=$BUILD/src/opscope
@@ -26,7 +24,7 @@ if [ -n "${TRACE:-}" ]; then
   trace=$TRACE
 else
   trace=$work/big.json
-  python3 bench/kineto/make_big.py "$SHARED/traces/kineto" "$trace" "$SIZE_MB" >&2
+  python3 bench/kineto/make_big.py tests/kineto/traces "$trace" "$SIZE_MB" >&2
 fi
 bytes=$(stat -c %s "$trace")
 cat "$trace" > /dev/null # warm the page cache: the figure is the parser's, not the disk's

@@ -4,7 +4,11 @@
 # RUNS runs (/usr/bin/time -v). The profile is generated in TMPDIR and deleted afterwards
 # unless PROFILE names an existing file.
 #
-# usage: bench/report/run.sh [BUILD]    env: SIZE (default 1G), RUNS (3), PROFILE, TMPDIR
+# Then `report --sqlite` on a version-3 profile of SQLITE_RECORDS records (the issue's bar:
+# 1.4 M records at >= 500k records/s, wall clock), as records/s.
+#
+# usage: bench/report/run.sh [BUILD]    env: SIZE (default 1G), RUNS (3), PROFILE, TMPDIR,
+#                                            SQLITE_RECORDS (1400000; 0 skips)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
@@ -61,5 +65,22 @@ run_case "report --chrome-trace"       "$OPSCOPE" report "$prof" -q --chrome-tra
 run_case "report --json"               "$OPSCOPE" report "$prof" -q --json "$work/out.json"
 run_case "report --text"               "$OPSCOPE" report "$prof" -q --text "$work/out.txt"
 run_case "report --html-viewer"        "$OPSCOPE" report "$prof" -q --html-viewer "$work/out.html"
+run_case "report --sqlite"             "$OPSCOPE" report "$prof" -q --sqlite "$work/out.db"
 run_case "report all exports, one pass" "$OPSCOPE" report "$prof" --text "$work/out.txt" \
   --json "$work/out.json" --chrome-trace "$work/out.trace.json" --html-viewer "$work/out.html"
+
+n=${SQLITE_RECORDS:-1400000}
+if [ "$n" -gt 0 ]; then
+  "$GEN" --records "$n" --version 3 -o "$work/v3.json" > /dev/null
+  cat "$work/v3.json" > /dev/null
+  secs=()
+  for _ in $(seq "$RUNS"); do
+    rm -f "$work/v3.db"
+    /usr/bin/time -f %e -o "$work/time.txt" "$OPSCOPE" report "$work/v3.json" -q --sqlite "$work/v3.db"
+    secs+=("$(cat "$work/time.txt")")
+  done
+  rows=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from records').fetchone()[0])" "$work/v3.db")
+  ms=$(printf '%s\n' "${secs[@]}" | median)
+  awk -v n="$rows" -v s="$ms" -v all="${secs[*]}" -v b="$(stat -c %s "$work/v3.json")" -v d="$(stat -c %s "$work/v3.db")" \
+    'BEGIN{printf "report --sqlite, v3 %d records (%.0f MB -> %.0f MB): median %.2f s = %.0f records/s | runs %s s\n", n, b/1e6, d/1e6, s, n/s, all}'
+fi

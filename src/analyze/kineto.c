@@ -19,8 +19,11 @@ typedef struct rt_t {      /* a launching call: runtime X event or ac2g flow sta
     int64_t ts;
     int64_t ext;
     uint32_t thread;
-    uint32_t is_flow;
+    uint32_t is_flow : 1;
+    uint32_t name : 31;    /* runtime call name id (kept links only), NAME31 when none */
 } rt_t;
+
+#define NAME31 0x7fffffffu
 
 typedef struct gpu_t {
     int64_t start, dur;
@@ -48,6 +51,9 @@ struct opscope_kineto {
     VEC(iv_t) gann;        /* GPU annotations with a phase; thread = device */
     VEC(rt_t) rt;
     VEC(gpu_t) gpu;
+    VEC(uint64_t) gpu_rec; /* parallel to gpu, with keep_links: the record ordinal */
+    int keep_links;
+    opscope_kineto_link *links; size_t n_links;
     opscope_kineto_results res;
 };
 
@@ -84,6 +90,8 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     free(k->gann.v);
     free(k->rt.v);
     free(k->gpu.v);
+    free(k->gpu_rec.v);
+    free(k->links);
     free(k->res.top_cpu_ops);
     free(k->res.top_python);
     free(k->res.streams);
@@ -91,6 +99,12 @@ void opscope_kineto_free(opscope_kineto_t *k) {
 }
 
 opscope_kineto_info *opscope_kineto_info_mut(opscope_kineto_t *k) { return &k->info; }
+void opscope_kineto_keep_links(opscope_kineto_t *k) { k->keep_links = 1; }
+int opscope_kineto_wants_links(const opscope_kineto_t *k) { return k && k->keep_links; }
+const opscope_kineto_link *opscope_kineto_links(const opscope_kineto_t *k, size_t *n) {
+    *n = k->n_links;
+    return k->links;
+}
 const opscope_kineto_info *opscope_kineto_get_info(const opscope_kineto_t *k) { return &k->info; }
 const opscope_kineto_results *opscope_kineto_get_results(const opscope_kineto_t *k) { return &k->res; }
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k) { return k->names; }
@@ -176,6 +190,7 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
             r->memset_n++;
             r->memset_ns += (uint64_t)g.dur;
         }
+        if (k->keep_links && VEC_PUSH(k->gpu_rec, ev->record)) return -1;
         return VEC_PUSH(k->gpu, g);
     }
     case OPSCOPE_KINETO_CPU_OP: {
@@ -204,7 +219,8 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     case OPSCOPE_KINETO_FLOW_START: {
         if (ev->corr < 0) return 0;
         rt_t rt = {.corr = ev->corr, .ts = ev->start_ns, .ext = ev->ext, .thread = (uint32_t)ev->thread,
-                   .is_flow = ev->kind == OPSCOPE_KINETO_FLOW_START};
+                   .is_flow = ev->kind == OPSCOPE_KINETO_FLOW_START,
+                   .name = ev->kind == OPSCOPE_KINETO_RUNTIME && ev->name_id < NAME31 ? ev->name_id : NAME31};
         return VEC_PUSH(k->rt, rt);
     }
     }
@@ -688,6 +704,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
     uint64_t *cnt = NULL, *nsum = NULL;
     int64_t *launch_t = NULL;
     uint64_t *launch_thr = NULL;
+    opscope_kineto_link *lk = NULL;
     xmap xm = {0};
 
     if (ng >= UINT32_MAX) goto done; /* query indices are 32-bit */
@@ -699,6 +716,15 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
     launch_t = malloc((ng ? ng : 1) * sizeof *launch_t);
     launch_thr = malloc((ng ? ng : 1) * sizeof *launch_thr);
     if (!cpu_of || !py_of || !ph_of || !gph_of || !q || !launch_t || !launch_thr) goto done;
+    /* per GPU activity while computing (kernels only are kept, compacted at the end) */
+    if (k->keep_links) {
+        free(k->links);
+        k->links = NULL;
+        k->n_links = 0;
+        lk = calloc(ng ? ng : 1, sizeof *lk);
+        if (!lk || k->gpu_rec.n != ng) goto done;
+        k->links = lk; /* freed with the collector whatever happens below */
+    }
 
     /* 1. kernel -> launching call by correlation id (a runtime event before a flow start) */
     sort_checked(k->rt.v, k->rt.n, sizeof *k->rt.v, rt_cmp);
@@ -708,6 +734,8 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
         cpu_of[i] = py_of[i] = ph_of[i] = gph_of[i] = NO_NAME;
         launch_t[i] = g->start;
         launch_thr[i] = UINT64_MAX;
+        if (lk) lk[i] = (opscope_kineto_link){.record = k->gpu_rec.v[i], .corr = g->corr, .launch_ns = -1,
+                                              .launch_name = NO_NAME, .cpu_op = NO_NAME, .python = NO_NAME};
         if (g->kind != OPSCOPE_KINETO_KERNEL || g->corr < 0) continue;
         size_t lo = 0, hi = k->rt.n;
         while (lo < hi) {
@@ -719,6 +747,10 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
             r->link_runtime++;
             launch_t[i] = k->rt.v[lo].ts;
             launch_thr[i] = k->rt.v[lo].thread;
+            if (lk) {
+                lk[i].launch_ns = k->rt.v[lo].ts;
+                lk[i].launch_name = k->rt.v[lo].name != NAME31 ? k->rt.v[lo].name : NO_NAME;
+            }
             q[nq++] = (q_t){.t = launch_t[i], .thread = (uint32_t)launch_thr[i], .idx = (uint32_t)i};
         }
     }
@@ -747,6 +779,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
         uint32_t op = cpu_of[i];
         if (op != NO_NAME) {
             r->link_cpu_enclose++;
+            if (lk) lk[i].cpu_link = OPSCOPE_KINETO_CPU_LINK_ENCLOSING;
         } else {
             /* 3. External id of the launching call, then of the kernel itself */
             size_t lo = 0, hi = k->rt.n;
@@ -762,6 +795,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
             if (op != NO_NAME) {
                 r->link_cpu_ext++;
                 cpu_of[i] = op;
+                if (lk) lk[i].cpu_link = OPSCOPE_KINETO_CPU_LINK_EXTERNAL_ID;
             }
         }
         size_t slot = op == NO_NAME ? n_names : op;
@@ -802,10 +836,22 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
         if (g->kind != OPSCOPE_KINETO_KERNEL) continue;
         uint32_t ph = gph_of[i] != NO_NAME ? gph_of[i] : ph_of[i];
         if (ph == NO_NAME) ph = OPSCOPE_KINETO_PHASE_NONE;
+        if (lk) {
+            lk[i].cpu_op = cpu_of[i];
+            lk[i].python = cpu_of[i] == NO_NAME ? py_of[i] : NO_NAME;
+            lk[i].phase = (uint8_t)ph;
+        }
         opscope_kineto_phase_stats *ps = &r->phase[ph];
         ps->kernels++;
         ps->ns += (uint64_t)g->dur;
         ps->cat_ns[g->kcat] += (uint64_t)g->dur;
+    }
+
+    if (lk) { /* kernels only, in input order */
+        size_t m = 0;
+        for (size_t i = 0; i < ng; i++)
+            if (k->gpu.v[i].kind == OPSCOPE_KINETO_KERNEL) lk[m++] = lk[i];
+        k->n_links = m;
     }
 
     /* 6. layers, 7. streams (this sorts gpu by time: keep it last) */

@@ -96,6 +96,8 @@ typedef struct opscope_kineto_event {
     int64_t corr;              /* args.correlation (or flow id), -1 when absent */
     int64_t ext;               /* args["External id"], -1 when absent */
     uint64_t bytes;
+    uint64_t record;           /* GPU activities: ordinal (0-based) of the record the reader
+                                  emitted for it, UINT64_MAX when none (links only) */
 } opscope_kineto_event;
 
 typedef struct opscope_kineto opscope_kineto_t;
@@ -107,6 +109,12 @@ void opscope_kineto_free(opscope_kineto_t *k);
 /* The info block the reader fills in place (never NULL for a live collector). */
 opscope_kineto_info *opscope_kineto_info_mut(opscope_kineto_t *k);
 const opscope_kineto_info *opscope_kineto_get_info(const opscope_kineto_t *k);
+
+/* Keeps every kernel's links for opscope_kineto_links (the SQLite export); call before the
+ * first event. Costs 8 bytes per GPU activity during the read and 40 per kernel after it. */
+void opscope_kineto_keep_links(opscope_kineto_t *k);
+/* Whether links are kept (the reader then also interns runtime call names). */
+int opscope_kineto_wants_links(const opscope_kineto_t *k);
 
 /* Keeps what EV's kind needs. Returns 0, or -1 when out of memory. */
 int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev);
@@ -171,6 +179,28 @@ typedef struct opscope_kineto_results {
 } opscope_kineto_results;
 
 const opscope_kineto_results *opscope_kineto_get_results(const opscope_kineto_t *k);
+
+/* How one kernel was linked (the analysis's per-kernel result). Names are ids in the
+ * collector's string table, UINT32_MAX for none. */
+typedef enum opscope_kineto_cpu_link {
+    OPSCOPE_KINETO_CPU_LINK_NONE = 0,
+    OPSCOPE_KINETO_CPU_LINK_ENCLOSING,   /* innermost CPU op around the launching call */
+    OPSCOPE_KINETO_CPU_LINK_EXTERNAL_ID, /* CPU op with the launch's / kernel's External id */
+} opscope_kineto_cpu_link;
+
+typedef struct opscope_kineto_link {
+    uint64_t record;       /* the kernel's record ordinal (opscope_kineto_event.record) */
+    int64_t corr;          /* correlation id, -1 when none */
+    int64_t launch_ns;     /* start of the launching runtime call (or flow start), -1 none */
+    uint32_t launch_name;  /* the runtime call's name; UINT32_MAX for a flow start or none */
+    uint32_t cpu_op;       /* CPU op name */
+    uint32_t python;       /* innermost python_function around the launch (no CPU op only) */
+    uint8_t cpu_link;      /* opscope_kineto_cpu_link */
+    uint8_t phase;         /* OPSCOPE_KINETO_PHASE_* */
+} opscope_kineto_link;
+
+/* The links of every kernel in input order (after finish, with keep_links; else N = 0). */
+const opscope_kineto_link *opscope_kineto_links(const opscope_kineto_t *k, size_t *n);
 
 /* The string table (for name ids in results). */
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k);

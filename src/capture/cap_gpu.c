@@ -708,7 +708,8 @@ __attribute__((constructor)) static void enable_vulkan_layer(void) {
     if (!dladdr((void *)enable_vulkan_layer, &info) || !info.dli_fname) {
         return;
     }
-    /* the manifest lies beside this library (build tree, and the install's lib/opscope) */
+    /* the manifest lies beside this library (build tree), or in the install's explicit layer
+     * folder, at a path relative to this library fixed at build time (cmake/install.cmake) */
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", info.dli_fname);
     char *slash = strrchr(dir, '/');
@@ -718,6 +719,11 @@ __attribute__((constructor)) static void enable_vulkan_layer(void) {
     *slash = '\0';
     char manifest[4200];
     snprintf(manifest, sizeof manifest, "%s/%s", dir, OPSCOPE_VK_MANIFEST);
+#ifdef OPSCOPE_LIB_TO_LAYERDIR
+    if (access(manifest, R_OK) != 0) {
+        snprintf(manifest, sizeof manifest, "%s/%s/%s", dir, OPSCOPE_LIB_TO_LAYERDIR, OPSCOPE_VK_MANIFEST);
+    }
+#endif
     if (access(manifest, R_OK) != 0) {
         return; /* not built here: the first Vulkan split says so */
     }

@@ -82,6 +82,8 @@ foreach(f ${OPSCOPE_STATIC_WRAPS})
 endforeach()
 set(OPSCOPE_STATIC_LDFLAGS "-Wl${_wrap} -L${CMAKE_BINARY_DIR}/lib -lopscope-ggml-static -lz -lm -lpthread")
 file(WRITE ${CMAKE_BINARY_DIR}/lib/opscope-ggml-static.ldflags "${OPSCOPE_STATIC_LDFLAGS}\n")
+# cmake/install.cmake writes the installed copies of these flags (with the installed libdir).
+set_property(GLOBAL PROPERTY OPSCOPE_STATIC_WRAP_FLAGS "-Wl${_wrap}")
 # For a ggml-cpu built with OpenMP: its node barriers too (cap_static_omp.c); needs libgomp.
 string(REPLACE "-Wl${_wrap}" "-Wl${_wrap},--wrap=GOMP_barrier,-u,__wrap_GOMP_barrier" _omp_flags
        "${OPSCOPE_STATIC_LDFLAGS}")

@@ -3,7 +3,9 @@
  *
  * Runs CMD with the capture library preloaded (LD_PRELOAD, appended to any existing value)
  * and GGML_PROFILE pointing at the output, like `perf record`. The library is looked up in
- * $OPSCOPE_LIB, next to this executable, in ../lib and ../lib/opscope relative to it.
+ * $OPSCOPE_LIB, next to this executable, in the install's libdir relative to it (../lib or
+ * ../lib/<multiarch>, fixed at build time: an installed tree can move), then ../lib and
+ * ../lib/opscope (a build tree).
  * Children of CMD that use ggml write FILE.PID (the capture library's rule, docs/capture.md
  * "Children"); when CMD itself wrote no profile and exactly one child did, that one becomes
  * FILE (a launcher that only starts one ggml worker).
@@ -144,7 +146,10 @@ static bool find_lib(char *out, size_t size) {
         return false;
     }
     *slash = '\0';
-    static const char *const rel[] = {"", "/../lib", "/../lib/opscope", "/../lib/x86_64-linux-gnu"};
+#ifndef OPSCOPE_REL_LIBDIR
+#define OPSCOPE_REL_LIBDIR "../lib"
+#endif
+    static const char *const rel[] = {"", "/" OPSCOPE_REL_LIBDIR, "/../lib", "/../lib/opscope"};
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         char cand[PATH_MAX + 64];
         snprintf(cand, sizeof cand, "%s%s/%s", exe, rel[i], LIB_NAME);

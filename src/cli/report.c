@@ -11,6 +11,7 @@
 #include "util/out.h"
 #include "cli/progress.h"
 #include "read/readers.h"
+#include "export/sqlite/sqlite_export.h"
 #include "analyze/stats.h"
 #include "analyze/tee.h"
 #include "export/text.h"
@@ -26,7 +27,7 @@ typedef struct report_args {
     const char *input;
     size_t top_ops, top_kernels, html_max_records;
     bool top_ops_set, inefficiency, by_shape, quiet;
-    const char *chrome, *json, *text, *html;
+    const char *chrome, *json, *text, *html, *sqlite;
 } report_args;
 
 static void usage(FILE *f) {
@@ -47,11 +48,13 @@ static void usage(FILE *f) {
           "  --html-max-records N   keep at most N records in the HTML (0 = all)\n"
           "  --json FILE            profile JSON (version 3 layout) with a summary\n"
           "  --text FILE            plain-text report\n"
+          "  --sqlite FILE          the profile as an SQLite database: records, backends,\n"
+          "                         graphs, Kineto links; views of the report's tables\n"
           "  -q, --quiet            no summary on stdout\n"
           "  -h, --help             this help\n"
           "  --version              print the version\n"
           "\n"
-          "FILE '-' writes to stdout (the summary is then left out).\n"
+          "FILE '-' writes to stdout (the summary is then left out; not for --sqlite).\n"
           "Exit status: 0 ok, 1 usage error, 2 bad input or failed output.\n",
           f);
 }
@@ -109,7 +112,7 @@ static int parse_args(int argc, char **argv, report_args *a) {
             /* Options with a value: "--opt VALUE" or "--opt=VALUE". */
             static const char *const with_value[] = {
                 "--top-ops", "--top-kernels", "--chrome-trace", "--html-viewer",
-                "--html-max-records", "--json", "--text"};
+                "--html-max-records", "--json", "--text", "--sqlite"};
             const char *eq = strchr(arg, '=');
             size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
             int which = -1;
@@ -140,6 +143,11 @@ static int parse_args(int argc, char **argv, report_args *a) {
                 break;
             case 5: a->json = val; break;
             case 6: a->text = val; break;
+            case 7:
+                if (!strcmp(val, "-"))
+                    return usage_error("--sqlite: a database needs a file, not stdout");
+                a->sqlite = val;
+                break;
             }
             if (!*val) return usage_error("option '%s' needs a non-empty value", with_value[which]);
             continue;
@@ -149,9 +157,9 @@ static int parse_args(int argc, char **argv, report_args *a) {
         a->input = arg;
     }
     if (!a->input) return usage_error("missing PROFILE");
-    const char *outs[] = {a->chrome, a->json, a->text, a->html};
-    for (int i = 0; i < 4; i++)
-        for (int j = i + 1; j < 4; j++)
+    const char *outs[] = {a->chrome, a->json, a->text, a->html, a->sqlite};
+    for (int i = 0; i < 5; i++)
+        for (int j = i + 1; j < 5; j++)
             if (outs[i] && outs[j] && strcmp(outs[i], "-") && !strcmp(outs[i], outs[j]))
                 return usage_error("two exports write the same file '%s'", outs[i]);
     return -1;
@@ -290,6 +298,7 @@ int opscope_cli_report(int argc, char **argv) {
     opscope_error err;
     memset(&err, 0, sizeof err);
     opscope_stats_t *stats = NULL;
+    opscope_sqlite_export_t *sq = NULL;
     bool stdout_taken = false;
     int status = OPSCOPE_EXIT_INPUT;
 
@@ -338,6 +347,13 @@ int opscope_cli_report(int argc, char **argv) {
             goto fail;
         }
     }
+    if (a.sqlite) {
+        sq = opscope_sqlite_export_new(a.sqlite, a.input, &err);
+        if (!sq) {
+            print_error(&err);
+            goto fail;
+        }
+    }
     opscope_out_t *text_out = NULL;
     if (a.text) {
         if (!strcmp(a.text, "-")) stdout_taken = true;
@@ -353,8 +369,10 @@ int opscope_cli_report(int argc, char **argv) {
         opscope_tee_init(&tee);
         opscope_tee_add(&tee, opscope_stats_sink(stats));
         for (int i = 0; i < n_ex; i++) opscope_tee_add(&tee, ex[i].sink);
+        if (sq) opscope_tee_add(&tee, opscope_sqlite_export_sink(sq));
         opscope_sink sink = opscope_tee_sink(&tee);
         g_kineto = opscope_kineto_session_begin(); /* NULL (no memory): no Kineto section */
+        if (sq) opscope_kineto_session_keep_links(g_kineto);
         opscope_progress prog;
         opscope_read_options ro = {0};
         ro.kineto = opscope_kineto_session_collector(g_kineto);
@@ -369,7 +387,10 @@ int opscope_cli_report(int argc, char **argv) {
             g_kineto = NULL;
         }
         if (rrc != 0) {
-            if (err.code == OPSCOPE_ERROR_ABORTED) set_nomem(&err);
+            /* a sink stopped the read: the database says why, else memory ran out */
+            if (err.code == OPSCOPE_ERROR_ABORTED && sq && opscope_sqlite_export_error(sq)->code)
+                err = *opscope_sqlite_export_error(sq);
+            else if (err.code == OPSCOPE_ERROR_ABORTED) set_nomem(&err);
             if (!err.file[0]) snprintf(err.file, sizeof err.file, "%s", a.input);
             print_error(&err);
             opscope_out_abort(text_out);
@@ -402,6 +423,21 @@ int opscope_cli_report(int argc, char **argv) {
         opscope_text_write(text_out, stats, &ro);
         format_sections(text_out, stats);
     }
+    /* The database first: its finish (indices, views, rename) is the likeliest to fail. */
+    if (sq) {
+        int src = opscope_sqlite_export_kineto(sq, opscope_kineto_session_get(g_kineto), &err);
+        if (src) {
+            opscope_sqlite_export_abort(sq);
+        } else {
+            src = opscope_sqlite_export_finish(sq, &err);
+        }
+        sq = NULL;
+        if (src) {
+            print_error(&err);
+            opscope_out_abort(text_out);
+            goto fail;
+        }
+    }
     status = OPSCOPE_EXIT_OK;
     for (int i = 0; i < n_ex; i++) {
         if (ex[i].out && opscope_out_commit(ex[i].out, &err)) {
@@ -430,6 +466,7 @@ int opscope_cli_report(int argc, char **argv) {
     return status;
 
 fail:
+    opscope_sqlite_export_abort(sq);
     for (int i = 0; i < n_ex; i++) {
         opscope_out_abort(ex[i].out);
         if (ex[i].release) ex[i].release(&ex[i], true);

@@ -42,6 +42,14 @@ void opscope_kineto_session_write_json(opscope_out_t *w, const opscope_kineto_se
     if (s && s->finished) opscope_kineto_report_write_json(w, s->k);
 }
 
+void opscope_kineto_session_keep_links(opscope_kineto_session *s) {
+    if (s) opscope_kineto_keep_links(s->k);
+}
+
+const opscope_kineto_t *opscope_kineto_session_get(const opscope_kineto_session *s) {
+    return s && s->finished ? s->k : NULL;
+}
+
 void opscope_kineto_session_free(opscope_kineto_session *s) {
     if (!s) return;
     opscope_kineto_free(s->k);

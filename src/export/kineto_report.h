@@ -39,5 +39,9 @@ void opscope_kineto_session_write(opscope_out_t *w, const opscope_kineto_session
 /* opscope_kineto_report_write_json of a finished session (nothing for NULL or unfinished). */
 void opscope_kineto_session_write_json(opscope_out_t *w, const opscope_kineto_session *s);
 void opscope_kineto_session_free(opscope_kineto_session *s);
+/* Before the read: keep every kernel's links (opscope_kineto_links) for an export. */
+void opscope_kineto_session_keep_links(opscope_kineto_session *s);
+/* The finished collector (borrowed, valid until free); NULL for NULL or unfinished. */
+const opscope_kineto_t *opscope_kineto_session_get(const opscope_kineto_session *s);
 
 #endif /* OPSCOPE_KINETO_REPORT_H */

@@ -90,6 +90,8 @@ typedef struct kr {
     int platform_from_props, hip_seen, cuda_seen, mtia_seen, roc_key, cupti_key;
 
     opscope_record rec;
+    uint64_t n_emitted; /* records handed to the sink so far (ordinals for the links) */
+    int want_links;     /* the collector keeps links: runtime call names are interned too */
 } kr;
 
 /* ---------------------------------------------------------------------------------------- */
@@ -472,6 +474,9 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
             r->bytes = e->bytes > 0 ? (uint64_t)e->bytes : 0;
             if (s->sink->on_record(s->sink->ud, r))
                 return kr_fail(s, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader");
+            ke.record = s->n_emitted++;
+        } else {
+            ke.record = UINT64_MAX;
         }
         if (s->an) {
             ke.kind = e->cat == KC_KERNEL ? OPSCOPE_KINETO_KERNEL
@@ -504,9 +509,11 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
         if (th < 0) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         ke.thread = (uint64_t)th;
         ke.device = e->pid.i;
-        if (e->cat != KC_RUNTIME) {
+        if (e->cat != KC_RUNTIME || s->want_links) {
             ke.name_id = e->name_id != UINT32_MAX ? e->name_id : intern_name(s, name, name_len);
             if (ke.name_id == UINT32_MAX) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+        } else {
+            ke.name_id = UINT32_MAX; /* runtime names are only needed for the links */
         }
         ke.kind = e->cat == KC_CPU_OP ? OPSCOPE_KINETO_CPU_OP
                   : e->cat == KC_PYTHON ? OPSCOPE_KINETO_PYTHON
@@ -542,6 +549,7 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
         r->bytes = 0;
         if (s->sink->on_record(s->sink->ud, r))
             return kr_fail(s, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader");
+        s->n_emitted++;
         return 0;
     }
     default:
@@ -1003,6 +1011,7 @@ int opscope_kineto_read_json(opscope_json_t *j, opscope_format format, const ops
     s.j = j;
     s.sink = sink;
     s.an = an;
+    s.want_links = opscope_kineto_wants_links(an);
     s.err = err;
     s.chrome = format == OPSCOPE_FORMAT_CHROME;
     s.info = an ? opscope_kineto_info_mut(an) : &s.own_info;

@@ -3,7 +3,8 @@
 
 Usage: check_kineto.py KINETO_DUMP TRACE_DIR [OPSCOPE]
 
-For every *.json trace in TRACE_DIR this script recomputes, with the standard library only
+For every *.json or *.json.gz trace in TRACE_DIR (tests/kineto/traces: real traces, stored
+gzip-compressed) this script recomputes, with the standard library only
 (json with Decimal numbers, no opscope code), what kineto_dump prints, and requires equality:
   - per record name (GPU kernels, memsets as OPs; memcpys as COPYs): count, total ns, bytes;
   - kernels linked to a runtime call and to a CPU op (correlation id, then the innermost
@@ -15,7 +16,8 @@ The JSON summary's `kineto` object of `opscope report --json` is checked against
 Python figures (GPU counts and totals, links, streams; categories and phases add up).
 kineto_dump reads as `opscope report` does (src/read/read.c: detection, gzip, the Kineto
 collector passed as an option).
-Then: the same results for a gzip copy (file and stdin) and for a shuffled copy of a trace; a generic Chrome
+Then: the same results for a plain (uncompressed) copy, a gzip copy (file and stdin) and a
+shuffled copy of a trace; a generic Chrome
 trace (array form, B/E pairs, string pids, float and string ts, displayTimeUnit "ns");
 truncated traces exit with status 2 and a position.
 """
@@ -383,7 +385,7 @@ def check_trace(dump, path, chrome=False, label=None):
 def main():
     dump, tdir = sys.argv[1], sys.argv[2]
     opscope = sys.argv[3] if len(sys.argv) > 3 else None
-    traces = sorted(glob.glob(os.path.join(tdir, "*.json")))
+    traces = sorted(glob.glob(os.path.join(tdir, "*.json")) + glob.glob(os.path.join(tdir, "*.json.gz")))
     check(len(traces) >= 1, f"no traces in {tdir}")
     outs = {}
     for t in traces:
@@ -405,7 +407,7 @@ def main():
             elif ok:
                 check("Kineto trace" in p.stdout, f"{t}: no Kineto section in the report")
             # per-name totals through the whole product: reader dispatch, statistics, JSON export
-            jp = os.path.abspath(os.path.basename(t) + ".report.json")
+            jp = os.path.abspath(os.path.basename(t).removesuffix(".gz") + ".report.json")
             p = subprocess.run([opscope, "report", "-q", "--json", jp, t], capture_output=True, text=True)
             if check(p.returncode == 0, f"{t}: opscope report --json exit {p.returncode}"):
                 with open(jp) as f:
@@ -431,9 +433,14 @@ def main():
     work = os.path.abspath("kineto_work")
     os.makedirs(work, exist_ok=True)
     big = max(traces, key=os.path.getsize)
-    # gzip input gives the same output
+    # plain input gives the same output as the stored gzip one (and a gzip copy of a plain one)
+    plain = os.path.join(work, "trace.json")
+    with (gzip.open if big.endswith(".gz") else open)(big, "rb") as f, open(plain, "wb") as g:
+        g.write(f.read())
+    p = run_dump(dump, plain)
+    check(p.returncode == 0 and p.stdout == outs.get(big), "plain input differs from gzip input")
     gz = os.path.join(work, "trace.json.gz")
-    with open(big, "rb") as f, gzip.open(gz, "wb") as g:
+    with open(plain, "rb") as f, gzip.open(gz, "wb") as g:
         g.write(f.read())
     p = run_dump(dump, gz)
     check(p.returncode == 0 and p.stdout == outs.get(big), "gzip input differs from plain input")
@@ -444,7 +451,7 @@ def main():
           f"gzip input on stdin differs from plain input: exit {p.returncode} {p.stderr[-200:]}")
 
     # shuffled events (unsorted input) give the same totals, links and streams
-    with open(big) as f:
+    with open(plain) as f:
         d = json.load(f)
     random.Random(5).shuffle(d["traceEvents"])
     shuf = os.path.join(work, "shuffled.json")
@@ -520,7 +527,7 @@ def main():
                   == [(0, 7, 9, 237000, 105000)], f"layers trace: json streams {st}")
 
     # truncated and broken traces: exit status 2, one line naming file and position
-    raw = open(big, "rb").read()
+    raw = open(plain, "rb").read()
     for cut, what in ((len(raw) // 2, "truncated"), (len(raw) - 3, "truncated end")):
         tp = os.path.join(work, "truncated.json")
         with open(tp, "wb") as f:

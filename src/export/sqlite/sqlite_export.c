@@ -1,0 +1,684 @@
+/* sqlite_export.c - the profile as an SQLite database: the sink, run on the reading thread,
+ * and the export's life cycle (see sqlite_export.h, sqlite_int.h, docs/formats.md). */
+#include "export/sqlite/sqlite_export.h"
+
+#include "analyze/shape_fmt.h"
+#include "export/sqlite/sqlite_int.h"
+#include "analyze/stats.h"
+#include "model/strtab.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Distinct shapes kept for deduplication; past the cap every new shape gets its own row, so
+ * memory stays bounded whatever the input. */
+#define MAX_SHAPES (1u << 20)
+#define MAX_SHAPE_BYTES ((size_t)256 << 20)
+
+typedef struct shape_ent {
+    uint64_t hash;
+    size_t off;   /* key bytes in the arena */
+    uint32_t len;
+    int64_t id;   /* 0: empty slot */
+} shape_ent;
+
+typedef struct graph_ent {
+    int64_t id;
+    uint64_t n, n_ops, n_copies, start, end, op_ns, copy_ns, bytes, flops;
+    bool used;
+} graph_ent;
+
+struct opscope_sqlite_export {
+    sq_writer w;
+    sqlite3 *db;
+    char *path, *tmp, *source;
+    uint64_t n; /* records seen */
+    opscope_meta meta;
+    char *profiler;
+    graph_ent *g;
+    size_t g_mask, g_n, g_last;
+    shape_ent *sh;                 /* open addressing on the key's hash */
+    size_t sh_mask, sh_n;
+    unsigned char *arena;          /* the keys */
+    size_t arena_len, arena_cap;
+    int64_t n_shapes;
+    unsigned char key[2048];
+    opscope_error err; /* first sink failure */
+    char op[512], srcs[4096], params[256], shape[1024];
+};
+
+/* ---- errors -------------------------------------------------------------------------------- */
+
+static void set_err(opscope_error *err, const char *path, opscope_error_code code, const char *msg,
+                    int errno_value) {
+    if (!err) return;
+    memset(err, 0, sizeof *err);
+    err->code = code;
+    err->msg = msg;
+    err->errno_value = errno_value;
+    if (path) snprintf(err->file, sizeof err->file, "%s", path);
+}
+
+/* A failed SQLite call (codes RC and E, the system errno): an I/O error, or out of memory. */
+static void db_err_codes(opscope_sqlite_export_t *x, opscope_error *err, int rc, int e, const char *msg) {
+    if (rc == SQLITE_NOMEM) {
+        set_err(err, x->path, OPSCOPE_ERROR_NOMEM, "out of memory", ENOMEM);
+        return;
+    }
+    if (rc == SQLITE_FULL && !e) e = ENOSPC;
+    set_err(err, x->path, OPSCOPE_ERROR_IO, msg, e ? e : EIO);
+}
+
+static void db_err(opscope_sqlite_export_t *x, opscope_error *err, const char *msg) {
+    db_err_codes(x, err, sqlite3_errcode(x->db), sqlite3_system_errno(x->db), msg);
+}
+
+static int exec(opscope_sqlite_export_t *x, const char *sql, opscope_error *err, const char *what) {
+    if (sqlite3_exec(x->db, sql, NULL, NULL, NULL) == SQLITE_OK) return 0;
+    db_err(x, err, what);
+    return -1;
+}
+
+static void bind_u64(sqlite3_stmt *s, int col, uint64_t v) {
+    if (v <= (uint64_t)INT64_MAX) sqlite3_bind_int64(s, col, (sqlite3_int64)v);
+    else sqlite3_bind_double(s, col, (double)v);
+}
+
+static void bind_str(sqlite3_stmt *s, int col, const char *v) {
+    if (v) sqlite3_bind_text(s, col, v, -1, SQLITE_STATIC);
+    else sqlite3_bind_null(s, col);
+}
+
+/* Small appender for the JSON columns (the buffers are sized for the worst case). */
+typedef struct jbuf {
+    char *p, *end;
+} jbuf;
+
+static void j_str(jbuf *b, const char *s) {
+    size_t n = strlen(s);
+    if ((size_t)(b->end - b->p) > n) {
+        memcpy(b->p, s, n);
+        b->p += n;
+    }
+}
+
+static void j_i64(jbuf *b, int64_t v) {
+    char t[24];
+    int i = 24;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        t[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) t[--i] = '-';
+    size_t n = (size_t)(24 - i);
+    if ((size_t)(b->end - b->p) > n) {
+        memcpy(b->p, t + i, n);
+        b->p += n;
+    }
+}
+
+static void j_u64(jbuf *b, uint64_t v) {
+    char t[24];
+    int i = 24;
+    do {
+        t[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    size_t n = (size_t)(24 - i);
+    if ((size_t)(b->end - b->p) > n) {
+        memcpy(b->p, t + i, n);
+        b->p += n;
+    }
+}
+
+/* [{"type":"f32","ne":[..],"nb":[..]}, ...]: every source with its type, shape, strides. */
+static const char *srcs_json(opscope_sqlite_export_t *x, const opscope_record *r) {
+    jbuf b = {x->srcs, x->srcs + sizeof x->srcs - 1};
+    j_str(&b, "[");
+    for (int i = 0; i < r->n_src; i++) {
+        j_str(&b, i ? ",{\"type\":" : "{\"type\":");
+        int32_t t = r->has & OPSCOPE_HAS_SRC_TYPES ? r->type_src[i] : -1;
+        if (t < 0) {
+            j_str(&b, "null");
+        } else {
+            j_str(&b, "\"");
+            j_str(&b, opscope_ggml_type_name(t));
+            j_str(&b, "\"");
+        }
+        j_str(&b, ",\"ne\":[");
+        for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) {
+            if (d) j_str(&b, ",");
+            j_i64(&b, r->ne_src[i][d]);
+        }
+        j_str(&b, "]");
+        if (r->has & OPSCOPE_HAS_STRIDES) {
+            j_str(&b, ",\"nb\":[");
+            for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) {
+                if (d) j_str(&b, ",");
+                j_u64(&b, r->nb_src[i][d]);
+            }
+            j_str(&b, "]");
+        }
+        j_str(&b, "}");
+    }
+    j_str(&b, "]");
+    *b.p = '\0';
+    return x->srcs;
+}
+
+static const char *params_json(opscope_sqlite_export_t *x, const opscope_record *r) {
+    jbuf b = {x->params, x->params + sizeof x->params - 1};
+    j_str(&b, "[");
+    for (int i = 0; i < OPSCOPE_MAX_OP_PARAMS; i++) {
+        if (i) j_str(&b, ",");
+        j_i64(&b, r->op_params[i]);
+    }
+    j_str(&b, "]");
+    *b.p = '\0';
+    return x->params;
+}
+
+/* ---- graphs: one aggregate per graph id (ids mostly arrive in runs) ------------------------ */
+
+static uint64_t mix64(uint64_t v) {
+    v ^= v >> 33;
+    v *= 0xff51afd7ed558ccdull;
+    v ^= v >> 33;
+    return v;
+}
+
+static graph_ent *graph_get(opscope_sqlite_export_t *x, int64_t id) {
+    if (x->g && x->g[x->g_last].used && x->g[x->g_last].id == id) return &x->g[x->g_last];
+    if (!x->g || (x->g_n + 1) * 2 > x->g_mask + 1) {
+        size_t cap = x->g ? (x->g_mask + 1) * 2 : 256;
+        graph_ent *ng = calloc(cap, sizeof *ng);
+        if (!ng) return NULL;
+        for (size_t i = 0; x->g && i <= x->g_mask; i++) {
+            if (!x->g[i].used) continue;
+            size_t h = mix64((uint64_t)x->g[i].id) & (cap - 1);
+            while (ng[h].used) h = (h + 1) & (cap - 1);
+            ng[h] = x->g[i];
+        }
+        free(x->g);
+        x->g = ng;
+        x->g_mask = cap - 1;
+        x->g_last = 0;
+    }
+    size_t h = mix64((uint64_t)id) & x->g_mask;
+    while (x->g[h].used && x->g[h].id != id) h = (h + 1) & x->g_mask;
+    if (!x->g[h].used) {
+        x->g[h] = (graph_ent){.id = id, .used = true, .start = UINT64_MAX};
+        x->g_n++;
+    }
+    x->g_last = h;
+    return &x->g[h];
+}
+
+/* ---- shapes: one row per distinct (sources, types, strides, output, op params) ------------- */
+
+static void key_put(unsigned char **p, const void *v, size_t n) {
+    memcpy(*p, v, n);
+    *p += n;
+}
+
+/* The bytes that identify a record's shape row (everything the row holds). */
+static size_t shape_key(opscope_sqlite_export_t *x, const opscope_record *r) {
+    unsigned char *p = x->key;
+    int32_t n = r->n_src < 0 ? 0 : r->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : r->n_src;
+    uint32_t has = r->has & (OPSCOPE_HAS_OUT | OPSCOPE_HAS_STRIDES | OPSCOPE_HAS_SRC_TYPES | OPSCOPE_HAS_OP_PARAMS);
+    key_put(&p, &has, sizeof has);
+    key_put(&p, &n, sizeof n);
+    key_put(&p, r->ne_src, (size_t)n * sizeof r->ne_src[0]);
+    if (has & OPSCOPE_HAS_STRIDES) key_put(&p, r->nb_src, (size_t)n * sizeof r->nb_src[0]);
+    if (has & OPSCOPE_HAS_SRC_TYPES) key_put(&p, r->type_src, (size_t)n * sizeof r->type_src[0]);
+    if (has & OPSCOPE_HAS_OUT) {
+        key_put(&p, &r->out_type, sizeof r->out_type);
+        key_put(&p, r->ne, sizeof r->ne);
+    }
+    if (has & OPSCOPE_HAS_OP_PARAMS) key_put(&p, r->op_params, sizeof r->op_params);
+    return (size_t)(p - x->key);
+}
+
+static uint64_t hash_bytes(const unsigned char *p, size_t n) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return mix64(h);
+}
+
+/* Queues the shapes row of R into B. Returns its id, or -1 when out of memory. */
+static int64_t shape_new(opscope_sqlite_export_t *x, sq_batch *b, const opscope_record *r) {
+    if (b->n_shapes == b->cap_shapes) {
+        size_t cap = b->cap_shapes ? b->cap_shapes * 2 : 64;
+        sq_shape *ns = realloc(b->shapes, cap * sizeof *ns);
+        if (!ns) return -1;
+        b->shapes = ns;
+        b->cap_shapes = cap;
+    }
+    opscope_shape sh;
+    opscope_shape_of_record(&sh, r);
+    opscope_fmt_sources(x->shape, sizeof x->shape, &sh);
+    sq_shape *q = &b->shapes[b->n_shapes];
+    memset(q, 0, sizeof *q);
+    q->id = x->n_shapes + 1;
+    q->n_src = sh.n_src;
+    for (int i = 0; i < 2; i++) {
+        q->src_type[i] = i < sh.n_src && (r->has & OPSCOPE_HAS_SRC_TYPES) ? r->type_src[i] : -1;
+        if (i < sh.n_src) memcpy(q->ne_src[i], r->ne_src[i], sizeof q->ne_src[i]);
+    }
+    q->has_out = sh.has_out;
+    q->out_type = sh.out_type;
+    memcpy(q->ne, sh.ne, sizeof q->ne);
+    bool oom = false;
+    q->text = opscope_sq_str(b, x->shape, &oom);
+    q->srcs = opscope_sq_str(b, srcs_json(x, r), &oom);
+    q->params = r->has & OPSCOPE_HAS_OP_PARAMS ? opscope_sq_str(b, params_json(x, r), &oom) : SQ_NONE;
+    if (oom) return -1;
+    b->n_shapes++;
+    return ++x->n_shapes;
+}
+
+static int64_t shape_id(opscope_sqlite_export_t *x, sq_batch *b, const opscope_record *r) {
+    size_t len = shape_key(x, r);
+    uint64_t h = hash_bytes(x->key, len);
+    if (!x->sh) {
+        x->sh = calloc(1024, sizeof *x->sh);
+        if (!x->sh) return -1;
+        x->sh_mask = 1023;
+    }
+    size_t i = h & x->sh_mask;
+    for (; x->sh[i].id; i = (i + 1) & x->sh_mask)
+        if (x->sh[i].hash == h && x->sh[i].len == len && !memcmp(x->arena + x->sh[i].off, x->key, len))
+            return x->sh[i].id;
+    if (x->sh_n >= MAX_SHAPES || x->arena_len + len > MAX_SHAPE_BYTES) return shape_new(x, b, r);
+    if (x->arena_len + len > x->arena_cap) {
+        size_t cap = x->arena_cap ? x->arena_cap * 2 : 65536;
+        while (cap < x->arena_len + len) cap *= 2;
+        unsigned char *a = realloc(x->arena, cap);
+        if (!a) return -1;
+        x->arena = a;
+        x->arena_cap = cap;
+    }
+    int64_t id = shape_new(x, b, r);
+    if (id < 0) return -1;
+    memcpy(x->arena + x->arena_len, x->key, len);
+    x->sh[i] = (shape_ent){.hash = h, .off = x->arena_len, .len = (uint32_t)len, .id = id};
+    x->arena_len += len;
+    if (++x->sh_n * 2 > x->sh_mask + 1) { /* grow: rehash every entry */
+        size_t cap = (x->sh_mask + 1) * 2;
+        shape_ent *ns = calloc(cap, sizeof *ns);
+        if (!ns) return -1;
+        for (size_t k = 0; k <= x->sh_mask; k++) {
+            if (!x->sh[k].id) continue;
+            size_t j = x->sh[k].hash & (cap - 1);
+            while (ns[j].id) j = (j + 1) & (cap - 1);
+            ns[j] = x->sh[k];
+        }
+        free(x->sh);
+        x->sh = ns;
+        x->sh_mask = cap - 1;
+    }
+    return id;
+}
+
+/* ---- sink ---------------------------------------------------------------------------------- */
+
+static int nomem(opscope_sqlite_export_t *x) {
+    if (x->err.code == OPSCOPE_OK) set_err(&x->err, x->path, OPSCOPE_ERROR_NOMEM, "out of memory", ENOMEM);
+    return -1;
+}
+
+/* The current batch is full (or must go): hand it over; a writer failure stops the read. */
+static int submit(opscope_sqlite_export_t *x) {
+    if (opscope_sq_writer_submit(&x->w) == 0) return 0;
+    if (x->err.code == OPSCOPE_OK)
+        db_err_codes(x, &x->err, x->w.fail_rc, x->w.fail_errno, "cannot write the SQLite database");
+    return -1;
+}
+
+static void graph_add(graph_ent *g, const opscope_record *r, uint64_t flops) {
+    uint64_t end = r->start_ns + r->duration_ns;
+    g->n++;
+    if (r->type == OPSCOPE_RECORD_COPY) {
+        g->n_copies++;
+        g->copy_ns += r->duration_ns;
+    } else {
+        g->n_ops++;
+        g->op_ns += r->duration_ns;
+    }
+    g->bytes += r->bytes;
+    g->flops += flops;
+    if (r->start_ns < g->start) g->start = r->start_ns;
+    if (end > g->end) g->end = end;
+}
+
+static int on_record(void *ud, const opscope_record *r) {
+    opscope_sqlite_export_t *x = ud;
+    if (x->err.code != OPSCOPE_OK) return -1;
+    sq_batch *b = opscope_sq_writer_current(&x->w);
+    const char *sub = opscope_sub_op_of(r);
+    uint64_t flops = opscope_record_flops(r);
+    int64_t sid = shape_id(x, b, r);
+    if (sid < 0) return nomem(x);
+    opscope_op_display(x->op, sizeof x->op, r->type, r->name, sub, r->extra);
+    sq_rec *q = &b->recs[b->n_recs];
+    bool oom = false;
+    q->type = (uint8_t)r->type;
+    q->name = opscope_sq_str(b, r->name, &oom);
+    q->sub_op = opscope_sq_str(b, sub, &oom);
+    q->extra = opscope_sq_str(b, r->extra, &oom);
+    q->op = opscope_sq_str(b, x->op, &oom);
+    q->tensor = opscope_sq_str(b, r->tensor_name, &oom);
+    q->category = opscope_sq_str(b, r->category, &oom);
+    if (oom) return nomem(x);
+    q->has = r->has;
+    q->backend_id = r->backend_id;
+    q->split_id = r->split_id;
+    q->graph_id = r->graph_id;
+    q->node_index = r->node_index;
+    q->n_fused = r->n_fused;
+    q->thread_id = r->thread_id;
+    q->start = r->start_ns;
+    q->dur = r->duration_ns;
+    q->host_start = r->host_start_ns;
+    q->host_end = r->host_end_ns;
+    q->bytes = r->bytes;
+    q->flops = flops;
+    q->shape_id = sid;
+    b->n_recs++;
+    x->n++;
+    if (r->has & OPSCOPE_HAS_GRAPH) {
+        graph_ent *g = graph_get(x, r->graph_id);
+        if (!g) return nomem(x);
+        graph_add(g, r, flops);
+    }
+    return b->n_recs == SQ_BATCH_RECS ? submit(x) : 0;
+}
+
+static const char *device_type_name(opscope_device_type t) {
+    switch (t) {
+    case OPSCOPE_DEVICE_CPU: return "CPU";
+    case OPSCOPE_DEVICE_GPU: return "GPU";
+    case OPSCOPE_DEVICE_ACCEL: return "ACCEL";
+    default: return "OTHER";
+    }
+}
+
+static int on_backend(void *ud, const opscope_backend *k) {
+    opscope_sqlite_export_t *x = ud;
+    if (x->err.code != OPSCOPE_OK) return -1;
+    sq_batch *b = opscope_sq_writer_current(&x->w);
+    if (b->n_backends == b->cap_backends) {
+        size_t cap = b->cap_backends ? b->cap_backends * 2 : 16;
+        sq_backend *nb = realloc(b->backends, cap * sizeof *nb);
+        if (!nb) return nomem(x);
+        b->backends = nb;
+        b->cap_backends = cap;
+    }
+    bool oom = false;
+    sq_backend *q = &b->backends[b->n_backends];
+    q->id = k->id;
+    q->name = opscope_sq_str(b, k->name, &oom);
+    q->device = opscope_sq_str(b, k->device, &oom);
+    q->device_type = device_type_name(k->device_type);
+    if (oom) return nomem(x);
+    b->n_backends++;
+    return 0;
+}
+
+static int on_meta(void *ud, const opscope_meta *m) {
+    opscope_sqlite_export_t *x = ud;
+    char *p = strdup(m->profiler ? m->profiler : "");
+    if (!p) return nomem(x);
+    free(x->profiler);
+    x->profiler = p;
+    x->meta = *m;
+    x->meta.profiler = x->profiler;
+    return 0;
+}
+
+opscope_sink opscope_sqlite_export_sink(opscope_sqlite_export_t *x) {
+    opscope_sink s = {0};
+    s.ud = x;
+    s.on_meta = on_meta;
+    s.on_backend = on_backend;
+    s.on_record = on_record;
+    return s;
+}
+
+const opscope_error *opscope_sqlite_export_error(const opscope_sqlite_export_t *x) { return &x->err; }
+
+/* ---- life cycle ---------------------------------------------------------------------------- */
+
+static void release(opscope_sqlite_export_t *x, bool remove_tmp) {
+    opscope_sq_writer_free(&x->w);
+    sqlite3_close(x->db);
+    if (remove_tmp && x->tmp) unlink(x->tmp);
+    free(x->path);
+    free(x->tmp);
+    free(x->source);
+    free(x->profiler);
+    free(x->g);
+    free(x->sh);
+    free(x->arena);
+    free(x);
+}
+
+void opscope_sqlite_export_abort(opscope_sqlite_export_t *x) {
+    if (x) release(x, true);
+}
+
+opscope_sqlite_export_t *opscope_sqlite_export_new(const char *path, const char *source,
+                                                   opscope_error *err) {
+    opscope_sqlite_export_t *x = calloc(1, sizeof *x);
+    size_t n = strlen(path);
+    if (x) {
+        x->path = strdup(path);
+        x->tmp = malloc(n + 16);
+        x->source = source ? strdup(source) : NULL;
+    }
+    if (!x || !x->path || !x->tmp || (source && !x->source)) {
+        set_err(err, path, OPSCOPE_ERROR_NOMEM, "out of memory", ENOMEM);
+        if (x) {
+            free(x->tmp);
+            x->tmp = NULL;
+            release(x, false);
+        }
+        return NULL;
+    }
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        set_err(err, path, OPSCOPE_ERROR_IO, "an SQLite database must go to a regular file", EINVAL);
+        free(x->tmp);
+        x->tmp = NULL;
+        release(x, false);
+        return NULL;
+    }
+    snprintf(x->tmp, n + 16, "%s.tmp.XXXXXX", path);
+    int fd = mkostemp(x->tmp, O_CLOEXEC);
+    if (fd < 0) {
+        set_err(err, path, OPSCOPE_ERROR_IO, "cannot create output file", errno);
+        free(x->tmp);
+        x->tmp = NULL;
+        release(x, false);
+        return NULL;
+    }
+    /* mkostemp creates 0600; give the file the mode a plain fopen would */
+    mode_t um = umask(0);
+    umask(um);
+    (void)fchmod(fd, 0666 & ~um);
+    close(fd);
+    /* NOMUTEX: one thread at a time uses the connection (sqlite_int.h), so SQLite's own
+     * per-call locking would be pure cost */
+    if (sqlite3_open_v2(x->tmp, &x->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        if (!x->db) set_err(err, path, OPSCOPE_ERROR_NOMEM, "out of memory", ENOMEM);
+        else db_err(x, err, "cannot create the SQLite database");
+        release(x, true);
+        return NULL;
+    }
+    /* A fresh private file renamed into place only on success: no journal, no fsync, one
+     * writer. The page cache is capped, so memory stays bounded on any input; index builds
+     * may sort on a second thread. */
+    static const char pragmas[] = "PRAGMA page_size = 65536; PRAGMA journal_mode = OFF;"
+                                  "PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
+                                  "PRAGMA cache_size = -65536; PRAGMA temp_store = FILE;"
+                                  "PRAGMA threads = 2;";
+    if (exec(x, pragmas, err, "cannot set up the SQLite database") ||
+        exec(x, "BEGIN", err, "cannot write the SQLite database") ||
+        exec(x, opscope_sqlite_schema, err, "cannot write the SQLite database")) {
+        release(x, true);
+        return NULL;
+    }
+    if (opscope_sq_writer_start(&x->w, x->db)) {
+        db_err(x, err, "cannot write the SQLite database");
+        release(x, true);
+        return NULL;
+    }
+    return x;
+}
+
+static int put_meta(sqlite3_stmt *s, const char *key, const char *text, int64_t num) {
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+    if (text) sqlite3_bind_text(s, 2, text, -1, SQLITE_STATIC);
+    else sqlite3_bind_int64(s, 2, num);
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int write_meta(opscope_sqlite_export_t *x) {
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(x->db, "INSERT INTO meta VALUES(?, ?)", -1, &s, NULL) != SQLITE_OK) return -1;
+    const opscope_meta *m = &x->meta;
+    int rc = put_meta(s, "generator", "opscope " OPSCOPE_VERSION_STRING, 0) ||
+             put_meta(s, "schema_version", NULL, SQLITE_SCHEMA_VERSION) ||
+             put_meta(s, "source", x->source ? x->source : "", 0) ||
+             put_meta(s, "profiler", m->profiler ? m->profiler : "", 0) ||
+             put_meta(s, "format_version", NULL, m->version) ||
+             put_meta(s, "total_records", NULL, (int64_t)m->total_records) ||
+             put_meta(s, "total_ns", NULL, (int64_t)m->total_ns) ||
+             put_meta(s, "dropped_records", NULL, (int64_t)m->dropped_records) ||
+             put_meta(s, "records", NULL, (int64_t)x->w.n_recs);
+    sqlite3_finalize(s);
+    return rc ? -1 : 0;
+}
+
+static int write_graphs(opscope_sqlite_export_t *x) {
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(x->db, "INSERT INTO graphs VALUES(?,?,?,?,?,?,?,?,?,?,?)", -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; x->g && i <= x->g_mask && !rc; i++) {
+        const graph_ent *g = &x->g[i];
+        if (!g->used) continue;
+        sqlite3_bind_int64(s, 1, g->id);
+        bind_u64(s, 2, g->n);
+        bind_u64(s, 3, g->n_ops);
+        bind_u64(s, 4, g->n_copies);
+        bind_u64(s, 5, g->start);
+        bind_u64(s, 6, g->end);
+        bind_u64(s, 7, g->end - g->start);
+        bind_u64(s, 8, g->op_ns);
+        bind_u64(s, 9, g->copy_ns);
+        bind_u64(s, 10, g->bytes);
+        bind_u64(s, 11, g->flops);
+        rc = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
+        sqlite3_reset(s);
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+/* Every row is in once the writer thread has stopped: it must stop before the connection is
+ * used here again. */
+static int drain(opscope_sqlite_export_t *x, opscope_error *err) {
+    if (x->err.code != OPSCOPE_OK) {
+        if (err) *err = x->err;
+        return -1;
+    }
+    if (opscope_sq_writer_stop(&x->w)) {
+        db_err_codes(x, err, x->w.fail_rc, x->w.fail_errno, "cannot write the SQLite database");
+        return -1;
+    }
+    return 0;
+}
+
+int opscope_sqlite_export_kineto(opscope_sqlite_export_t *x, const opscope_kineto_t *k,
+                                 opscope_error *err) {
+    if (drain(x, err)) return -1;
+    size_t n = 0;
+    const opscope_kineto_link *lk = k ? opscope_kineto_links(k, &n) : NULL;
+    if (!n) return 0;
+    const opscope_strtab_t *names = opscope_kineto_names(k);
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(x->db, "INSERT INTO kineto_links VALUES(?,?,?,?,?,?,?,?)", -1, &s, NULL) !=
+        SQLITE_OK) {
+        db_err(x, err, "cannot write the SQLite database");
+        return -1;
+    }
+    static const char *const how[] = {NULL, "enclosing", "external_id"};
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const opscope_kineto_link *l = &lk[i];
+        if (l->record == UINT64_MAX || l->record >= x->w.n_recs) continue; /* no record was emitted */
+        bind_u64(s, 1, l->record + 1);
+        if (l->corr >= 0) sqlite3_bind_int64(s, 2, l->corr);
+        else sqlite3_bind_null(s, 2);
+        bind_str(s, 3, l->launch_name != UINT32_MAX ? opscope_strtab_get(names, l->launch_name) : NULL);
+        if (l->launch_ns >= 0) sqlite3_bind_int64(s, 4, l->launch_ns);
+        else sqlite3_bind_null(s, 4);
+        bind_str(s, 5, l->cpu_op != UINT32_MAX ? opscope_strtab_get(names, l->cpu_op) : NULL);
+        bind_str(s, 6, l->cpu_link < 3 ? how[l->cpu_link] : NULL);
+        bind_str(s, 7, l->python != UINT32_MAX ? opscope_strtab_get(names, l->python) : NULL);
+        sqlite3_bind_text(s, 8, opscope_kineto_phase_name(l->phase), -1, SQLITE_STATIC);
+        rc = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
+        sqlite3_reset(s);
+    }
+    sqlite3_finalize(s);
+    if (rc) db_err(x, err, "cannot write the SQLite database");
+    return rc;
+}
+
+int opscope_sqlite_export_finish(opscope_sqlite_export_t *x, opscope_error *err) {
+    if (drain(x, err)) {
+        release(x, true);
+        return -1;
+    }
+    if (write_graphs(x) || write_meta(x)) {
+        db_err(x, err, "cannot write the SQLite database");
+        release(x, true);
+        return -1;
+    }
+    if (exec(x, opscope_sqlite_finish_sql, err, "cannot write the SQLite database") ||
+        exec(x, "COMMIT", err, "cannot write the SQLite database")) {
+        release(x, true);
+        return -1;
+    }
+    opscope_sq_writer_free(&x->w); /* the statements must go before the connection closes */
+    if (sqlite3_close(x->db) != SQLITE_OK) {
+        db_err(x, err, "cannot close the SQLite database");
+        release(x, true);
+        return -1;
+    }
+    x->db = NULL;
+    if (rename(x->tmp, x->path) != 0) {
+        set_err(err, x->path, OPSCOPE_ERROR_IO, "cannot rename the output into place", errno);
+        release(x, true);
+        return -1;
+    }
+    release(x, false);
+    return 0;
+}
