@@ -13,6 +13,10 @@ if [ "${OPSCOPE_BUILD_IT:-1}" = 1 ]; then
         cmake -S /opscope -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPSCOPE_WERROR=OFF \
               -DOPSCOPE_IN_ROOT=ON > "$B.log" 2>&1 ||
             { cat "$B.log" >&2; echo "in-root: cmake configure failed" >&2; exit 1; }
+    else
+        # configure again first: a target added since the last build must be in the list below
+        cmake "$B" > "$B.log" 2>&1 ||
+            { cat "$B.log" >&2; echo "in-root: cmake configure failed" >&2; exit 1; }
     fi
     # Only what runs in the root: the CLI and the capture library (when its target exists).
     targets=${OPSCOPE_TEST_TARGETS:-}
