@@ -30,7 +30,11 @@ typedef struct gpu_t {
     int64_t corr, ext;
     int32_t device, stream;
     uint32_t name;
-    uint8_t kind, kcat;
+    uint32_t seq;          /* position in the order the reader handed activities over */
+    uint32_t cpu_op;       /* attribution, set by finish: CPU op name id, or NO_NAME */
+    uint32_t cpu_call;     /* which call of it (see opscope_kineto_gpu_info), 0 none */
+    uint32_t layer;        /* layer ordinal, or NO_NAME */
+    uint8_t kind, kcat, phase;
 } gpu_t;
 
 typedef struct q_t {       /* an enclosure query: which interval of THREAD contains T */
@@ -173,9 +177,11 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     case OPSCOPE_KINETO_KERNEL:
     case OPSCOPE_KINETO_MEMCPY:
     case OPSCOPE_KINETO_MEMSET: {
+        if (k->gpu.n >= UINT32_MAX) return -1; /* activity numbers are 32-bit */
         gpu_t g = {.start = ev->start_ns, .dur = ev->dur_ns > 0 ? ev->dur_ns : 0, .corr = ev->corr,
                    .ext = ev->ext, .device = (int32_t)ev->device, .stream = (int32_t)ev->stream,
-                   .name = ev->name_id, .kind = (uint8_t)ev->kind, .kcat = (uint8_t)ev->kcat};
+                   .name = ev->name_id, .seq = (uint32_t)k->gpu.n, .cpu_op = NO_NAME,
+                   .layer = NO_NAME, .kind = (uint8_t)ev->kind, .kcat = (uint8_t)ev->kcat};
         opscope_kineto_results *r = &k->res;
         if (ev->kind == OPSCOPE_KINETO_KERNEL) {
             r->kernels++;
@@ -205,6 +211,9 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     case OPSCOPE_KINETO_ANNOTATION:
     case OPSCOPE_KINETO_GPU_ANNOTATION: {
         const char *name = opscope_strtab_get(k->names, ev->name_id);
+        /* The profiler marks each training or inference step on the CPU side. */
+        if (ev->kind == OPSCOPE_KINETO_ANNOTATION && name && !strncmp(name, "ProfilerStep#", 13))
+            k->res.n_iterations++;
         int ph = name ? phase_of(name) : OPSCOPE_KINETO_PHASE_NONE;
         if (ph == OPSCOPE_KINETO_PHASE_NONE) return 0;
         k->res.n_phase_annotations++;
@@ -400,11 +409,12 @@ static void sort_checked(void *base, size_t n, size_t size, int (*cmp)(const voi
 
 /*
  * For each query (sorted by thread, t), OUT[q.idx] = name of the interval of the same thread
- * that contains t with the latest start (ties: the shortest); untouched when none. IV must be
- * sorted with iv_cmp. A stack of open intervals makes it exact even for improper nesting:
+ * that contains t with the latest start (ties: the shortest); untouched when none. OUT_IDX (may
+ * be NULL) gets that interval's index in IV, + 1. IV must be sorted with iv_cmp. A stack of open intervals makes it exact even for improper nesting:
  * an interval leaves the stack only once it ended before a later query time.
  */
-static int sweep(const iv_t *iv, size_t niv, const q_t *q, size_t nq, uint32_t *out) {
+static int sweep(const iv_t *iv, size_t niv, const q_t *q, size_t nq, uint32_t *out,
+                 uint32_t *out_idx) {
     size_t cap = 64, top = 0, i = 0;
     const iv_t **st = malloc(cap * sizeof *st);
     if (!st) return -1;
@@ -430,7 +440,10 @@ static int sweep(const iv_t *iv, size_t niv, const q_t *q, size_t nq, uint32_t *
             st[top++] = &iv[i++];
         }
         while (top && st[top - 1]->end < t) top--;
-        if (top) out[q[k].idx] = st[top - 1]->name;
+        if (top) {
+            out[q[k].idx] = st[top - 1]->name;
+            if (out_idx) out_idx[q[k].idx] = (uint32_t)(st[top - 1] - iv) + 1;
+        }
     }
     free(st);
     return 0;
@@ -470,11 +483,15 @@ static void xmap_put(xmap *m, int64_t key, uint32_t val) {
     m->val[h] = val;
 }
 
-static uint32_t xmap_get(const xmap *m, int64_t key) {
+/* The value of KEY, or NO_NAME; *SLOT (may be NULL) gets the key's slot, which identifies it. */
+static uint32_t xmap_get(const xmap *m, int64_t key, size_t *slot) {
     if (key < 0) return NO_NAME;
     size_t h = mix64((uint64_t)key) & m->mask;
     while (m->key[h] != -1) {
-        if (m->key[h] == key) return m->val[h];
+        if (m->key[h] == key) {
+            if (slot) *slot = h;
+            return m->val[h];
+        }
         h = (h + 1) & m->mask;
     }
     return NO_NAME;
@@ -602,7 +619,7 @@ static int streams_finish(opscope_kineto_t *k) {
 
 static int layers_finish(opscope_kineto_t *k) {
     opscope_kineto_results *r = &k->res;
-    const gpu_t *g = k->gpu.v;
+    gpu_t *g = k->gpu.v;
     size_t m = 0;
     size_t *idx = malloc((k->gpu.n ? k->gpu.n : 1) * sizeof *idx);
     if (!idx) return -1;
@@ -627,6 +644,7 @@ static int layers_finish(opscope_kineto_t *k) {
         }
         if (cnt >= LAYER_MIN_KERNELS && attn && gemm) {
             r->layer_method = 1;
+            for (size_t x = i; x < j; x++) g[idx[x]].layer = (uint32_t)r->n_layers;
             if (!r->n_layers || ns < r->layer_min_ns) r->layer_min_ns = ns;
             if (ns > r->layer_max_ns) r->layer_max_ns = ns;
             r->n_layers++;
@@ -659,7 +677,7 @@ static void layer_add(opscope_kineto_results *r, uint64_t cnt, uint64_t ns) {
  */
 static void layers_by_attention(opscope_kineto_t *k) {
     opscope_kineto_results *r = &k->res;
-    const gpu_t *g = k->gpu.v;
+    gpu_t *g = k->gpu.v;
     size_t n = k->gpu.n, best_lo = 0, best_hi = 0;
     uint64_t best = 0;
     for (size_t i = 0; i < n;) {
@@ -688,7 +706,11 @@ static void layers_by_attention(opscope_kineto_t *k) {
             }
             j++;
         } while (j < best_hi && !is_attn(&g[j]));
-        if (gemm) layer_add(r, cnt, ns);
+        if (gemm) {
+            for (size_t x = i; x < j; x++)
+                if (g[x].kind == OPSCOPE_KINETO_KERNEL) g[x].layer = (uint32_t)r->n_layers;
+            layer_add(r, cnt, ns);
+        }
         i = j;
     }
     if (r->n_layers) r->layer_method = 2;
@@ -699,7 +721,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
     size_t ng = k->gpu.n;
     size_t n_names = opscope_strtab_count(k->names);
     int rc = -1;
-    uint32_t *cpu_of = NULL, *py_of = NULL, *ph_of = NULL, *gph_of = NULL;
+    uint32_t *cpu_of = NULL, *cpu_idx = NULL, *py_of = NULL, *ph_of = NULL, *gph_of = NULL;
     q_t *q = NULL;
     uint64_t *cnt = NULL, *nsum = NULL;
     int64_t *launch_t = NULL;
@@ -709,13 +731,15 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
 
     if (ng >= UINT32_MAX) goto done; /* query indices are 32-bit */
     cpu_of = malloc((ng ? ng : 1) * sizeof *cpu_of);
+    cpu_idx = calloc(ng ? ng : 1, sizeof *cpu_idx);
     py_of = malloc((ng ? ng : 1) * sizeof *py_of);
     ph_of = malloc((ng ? ng : 1) * sizeof *ph_of);
     gph_of = malloc((ng ? ng : 1) * sizeof *gph_of);
     q = malloc((ng ? ng : 1) * sizeof *q);
     launch_t = malloc((ng ? ng : 1) * sizeof *launch_t);
     launch_thr = malloc((ng ? ng : 1) * sizeof *launch_thr);
-    if (!cpu_of || !py_of || !ph_of || !gph_of || !q || !launch_t || !launch_thr) goto done;
+    if (!cpu_of || !cpu_idx || !py_of || !ph_of || !gph_of || !q || !launch_t || !launch_thr)
+        goto done;
     /* per GPU activity while computing (kernels only are kept, compacted at the end) */
     if (k->keep_links) {
         free(k->links);
@@ -726,7 +750,9 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
         k->links = lk; /* freed with the collector whatever happens below */
     }
 
-    /* 1. kernel -> launching call by correlation id (a runtime event before a flow start) */
+    /* 1. kernel -> launching call by correlation id (a runtime event before a flow start).
+     * Memcpys and memsets are linked the same way (for the diff's attribution), but every
+     * count of the report is over kernels. */
     sort_checked(k->rt.v, k->rt.n, sizeof *k->rt.v, rt_cmp);
     size_t nq = 0;
     for (size_t i = 0; i < ng; i++) {
@@ -736,7 +762,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
         launch_thr[i] = UINT64_MAX;
         if (lk) lk[i] = (opscope_kineto_link){.record = k->gpu_rec.v[i], .corr = g->corr, .launch_ns = -1,
                                               .launch_name = NO_NAME, .cpu_op = NO_NAME, .python = NO_NAME};
-        if (g->kind != OPSCOPE_KINETO_KERNEL || g->corr < 0) continue;
+        if (g->corr < 0) continue;
         size_t lo = 0, hi = k->rt.n;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
@@ -744,7 +770,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
             else hi = mid;
         }
         if (lo < k->rt.n && k->rt.v[lo].corr == g->corr) {
-            r->link_runtime++;
+            if (g->kind == OPSCOPE_KINETO_KERNEL) r->link_runtime++;
             launch_t[i] = k->rt.v[lo].ts;
             launch_thr[i] = k->rt.v[lo].thread;
             if (lk) {
@@ -763,41 +789,46 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
     /* 2. innermost CPU op enclosing the launching call on its thread */
     iv_sort(k->cpu.v, k->cpu.n);
     q_sort(q, nq);
-    if (sweep(k->cpu.v, k->cpu.n, q, nq, cpu_of)) goto done;
+    if (sweep(k->cpu.v, k->cpu.n, q, nq, cpu_of, cpu_idx)) goto done;
     /* 4. python frames enclosing the launching call, for kernels still without a CPU op */
     if (k->py.n) {
         iv_sort(k->py.v, k->py.n);
-        if (sweep(k->py.v, k->py.n, q, nq, py_of)) goto done;
+        if (sweep(k->py.v, k->py.n, q, nq, py_of, NULL)) goto done;
     }
 
     cnt = calloc(n_names + 1, sizeof *cnt);
     nsum = calloc(n_names + 1, sizeof *nsum);
     if (!cnt || !nsum) goto done;
     for (size_t i = 0; i < ng; i++) {
-        const gpu_t *g = &k->gpu.v[i];
-        if (g->kind != OPSCOPE_KINETO_KERNEL) continue;
+        gpu_t *g = &k->gpu.v[i];
+        int is_kernel = g->kind == OPSCOPE_KINETO_KERNEL;
         uint32_t op = cpu_of[i];
+        /* A call is told apart by its interval (enclosure) or its External id's slot. */
         if (op != NO_NAME) {
-            r->link_cpu_enclose++;
+            if (is_kernel) r->link_cpu_enclose++;
             if (lk) lk[i].cpu_link = OPSCOPE_KINETO_CPU_LINK_ENCLOSING;
+            g->cpu_call = cpu_idx[i] & 0x7fffffffu;
         } else {
             /* 3. External id of the launching call, then of the kernel itself */
-            size_t lo = 0, hi = k->rt.n;
+            size_t lo = 0, hi = k->rt.n, xslot = 0;
             if (launch_thr[i] != UINT64_MAX) {
                 while (lo < hi) {
                     size_t mid = lo + (hi - lo) / 2;
                     if (k->rt.v[mid].corr < g->corr) lo = mid + 1;
                     else hi = mid;
                 }
-                op = xmap_get(&xm, k->rt.v[lo].ext);
+                op = xmap_get(&xm, k->rt.v[lo].ext, &xslot);
             }
-            if (op == NO_NAME) op = xmap_get(&xm, g->ext);
+            if (op == NO_NAME) op = xmap_get(&xm, g->ext, &xslot);
             if (op != NO_NAME) {
-                r->link_cpu_ext++;
+                if (is_kernel) r->link_cpu_ext++;
                 cpu_of[i] = op;
                 if (lk) lk[i].cpu_link = OPSCOPE_KINETO_CPU_LINK_EXTERNAL_ID;
+                g->cpu_call = 0x80000000u | (uint32_t)(xslot & 0x7fffffffu);
             }
         }
+        g->cpu_op = op;
+        if (!is_kernel) continue;
         size_t slot = op == NO_NAME ? n_names : op;
         cnt[slot]++;
         nsum[slot] += (uint64_t)g->dur;
@@ -824,18 +855,19 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
         for (size_t i = 0; i < ng; i++) q[i] = (q_t){.t = launch_t[i], .thread = 0, .idx = (uint32_t)i};
         iv_sort(k->ann.v, k->ann.n);
         q_sort(q, ng);
-        if (sweep(k->ann.v, k->ann.n, q, ng, ph_of)) goto done;
+        if (sweep(k->ann.v, k->ann.n, q, ng, ph_of, NULL)) goto done;
         for (size_t i = 0; i < ng; i++)
             q[i] = (q_t){.t = k->gpu.v[i].start, .thread = (uint32_t)k->gpu.v[i].device, .idx = (uint32_t)i};
         iv_sort(k->gann.v, k->gann.n);
         q_sort(q, ng);
-        if (sweep(k->gann.v, k->gann.n, q, ng, gph_of)) goto done;
+        if (sweep(k->gann.v, k->gann.n, q, ng, gph_of, NULL)) goto done;
     }
     for (size_t i = 0; i < ng; i++) {
-        const gpu_t *g = &k->gpu.v[i];
-        if (g->kind != OPSCOPE_KINETO_KERNEL) continue;
+        gpu_t *g = &k->gpu.v[i];
         uint32_t ph = gph_of[i] != NO_NAME ? gph_of[i] : ph_of[i];
         if (ph == NO_NAME) ph = OPSCOPE_KINETO_PHASE_NONE;
+        g->phase = (uint8_t)ph;
+        if (g->kind != OPSCOPE_KINETO_KERNEL) continue;
         if (lk) {
             lk[i].cpu_op = cpu_of[i];
             lk[i].python = cpu_of[i] == NO_NAME ? py_of[i] : NO_NAME;
@@ -866,10 +898,31 @@ done:
     free(cnt);
     free(nsum);
     free(cpu_of);
+    free(cpu_idx);
     free(py_of);
     free(ph_of);
     free(gph_of);
     free(launch_t);
     free(launch_thr);
     return rc;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+size_t opscope_kineto_n_gpu(const opscope_kineto_t *k) { return k->gpu.n; }
+
+void opscope_kineto_gpu_get(const opscope_kineto_t *k, size_t i, opscope_kineto_gpu_info *out) {
+    const gpu_t *g = &k->gpu.v[i];
+    out->seq = g->seq;
+    out->kind = (opscope_kineto_kind)g->kind;
+    out->kcat = (opscope_kernel_category)g->kcat;
+    out->name_id = g->name;
+    out->device = g->device;
+    out->stream = g->stream;
+    out->start_ns = g->start;
+    out->dur_ns = g->dur;
+    out->cpu_op = g->cpu_op;
+    out->cpu_call = g->cpu_call;
+    out->layer = g->layer;
+    out->phase = g->phase;
 }

@@ -168,6 +168,7 @@ typedef struct opscope_kineto_results {
     opscope_kineto_agg *top_python;  size_t n_top_python;
     /* phases */
     uint64_t n_phase_annotations;
+    uint64_t n_iterations;     /* user_annotation "ProfilerStep#N" events (profiler steps) */
     opscope_kineto_phase_stats phase[OPSCOPE_KINETO_PHASE_COUNT];
     /* layers */
     int layer_method;          /* 0 none, 1 correlation groups (CUDA graphs), 2 attention-anchored */
@@ -201,6 +202,29 @@ typedef struct opscope_kineto_link {
 
 /* The links of every kernel in input order (after finish, with keep_links; else N = 0). */
 const opscope_kineto_link *opscope_kineto_links(const opscope_kineto_t *k, size_t *n);
+
+/*
+ * Per GPU activity attribution (after finish): what the diff groups kernels by. Activities
+ * come in an unspecified order; SEQ is the position in which the reader handed the activity
+ * over (the order of its records in the stream). Kernels, memcpys and memsets are linked to
+ * a CPU op alike (the report's link counts are over kernels only).
+ */
+typedef struct opscope_kineto_gpu_info {
+    uint32_t seq;
+    opscope_kineto_kind kind;      /* KERNEL, MEMCPY or MEMSET */
+    opscope_kernel_category kcat;
+    uint32_t name_id;
+    int64_t device, stream, start_ns, dur_ns;
+    uint32_t cpu_op;    /* name id of the linked CPU op, UINT32_MAX when none */
+    uint32_t cpu_call;  /* identifies the call of that CPU op (its interval, or its External id
+                           when linked by id); 0 when none. Equal ids: the same call */
+    uint32_t layer;     /* layer ordinal (results' layer method), UINT32_MAX when in none */
+    int phase;          /* OPSCOPE_KINETO_PHASE_* */
+} opscope_kineto_gpu_info;
+
+size_t opscope_kineto_n_gpu(const opscope_kineto_t *k);
+/* Activity I (0 <= I < opscope_kineto_n_gpu). */
+void opscope_kineto_gpu_get(const opscope_kineto_t *k, size_t i, opscope_kineto_gpu_info *out);
 
 /* The string table (for name ids in results). */
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k);

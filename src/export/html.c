@@ -385,16 +385,7 @@ opscope_sink opscope_html_sink(opscope_html_sink_t *h) {
 
 /* ---------------------------------------------------------------------------------------- */
 
-int opscope_html_sink_finish(opscope_html_sink_t *h, opscope_error *err) {
-    if (h->failed) {
-        opscope_html_sink_abort(h);
-        if (err) {
-            memset(err, 0, sizeof *err);
-            err->code = OPSCOPE_ERROR_NOMEM;
-            err->msg = "out of memory while buffering records for the HTML viewer";
-        }
-        return -1;
-    }
+static void fill_data(const opscope_html_sink_t *h, opscope_html_data *out) {
     opscope_html_data data = {
         .out_path = h->out_path,
         .source_name = h->source_name,
@@ -417,7 +408,36 @@ int opscope_html_sink_finish(opscope_html_sink_t *h, opscope_error *err) {
     };
     data.sigs = h->sigs;
     data.lanes = h->lanes;
+    *out = data;
+}
+
+int opscope_html_sink_finish(opscope_html_sink_t *h, opscope_error *err) {
+    if (h->failed) {
+        opscope_html_sink_abort(h);
+        if (err) {
+            memset(err, 0, sizeof *err);
+            err->code = OPSCOPE_ERROR_NOMEM;
+            err->msg = "out of memory while buffering records for the HTML viewer";
+        }
+        return -1;
+    }
+    opscope_html_data data;
+    fill_data(h, &data);
     int rc = opscope_html_write(&data, err);
     opscope_html_sink_abort(h);
     return rc;
+}
+
+int opscope_html_sink_write_data(opscope_html_sink_t *h, opscope_out_t *w, opscope_error *err) {
+    if (h->failed) {
+        if (err) {
+            memset(err, 0, sizeof *err);
+            err->code = OPSCOPE_ERROR_NOMEM;
+            err->msg = "out of memory while buffering records for the HTML viewer";
+        }
+        return -1;
+    }
+    opscope_html_data data;
+    fill_data(h, &data);
+    return opscope_html_write_data(w, &data, err);
 }

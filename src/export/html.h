@@ -16,6 +16,7 @@
 #define OPSCOPE_HTML_H
 
 #include "opscope.h"
+#include "out.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -40,6 +41,11 @@ opscope_sink opscope_html_sink(opscope_html_sink_t *h);
  * (then no file is left behind). */
 int opscope_html_sink_finish(opscope_html_sink_t *h, opscope_error *err);
 
+/* Writes H's data object (the JSON of docs/viewer.md, "Data format") to W, for a page that
+ * embeds several timelines (`opscope diff --html`). H stays alive; end it with abort.
+ * Returns 0, or -1 with ERR filled. */
+int opscope_html_sink_write_data(opscope_html_sink_t *h, opscope_out_t *w, opscope_error *err);
+
 /* Frees H without writing anything. NULL is a no-op. */
 void opscope_html_sink_abort(opscope_html_sink_t *h);
 
@@ -56,5 +62,13 @@ extern const unsigned char opscope_viewer_js[];
 extern const size_t opscope_viewer_js_len;
 /* Base64 SHA-256 of opscope_viewer_js, for the page's Content-Security-Policy. */
 extern const char opscope_viewer_js_sha256[];
+/* The diff page (viewer/diff.html, diff.css, diff.js; the viewer's CSS comes first). */
+extern const unsigned char opscope_diff_html[];
+extern const size_t opscope_diff_html_len;
+extern const unsigned char opscope_diff_css[];
+extern const size_t opscope_diff_css_len;
+extern const unsigned char opscope_diff_js[];
+extern const size_t opscope_diff_js_len;
+extern const char opscope_diff_js_sha256[];
 
 #endif /* OPSCOPE_HTML_H */

@@ -104,26 +104,44 @@ static void set_err(opscope_error *err, opscope_error_code code, const char *msg
     err->msg = msg;
 }
 
-/* Emits the template up to and including its markers, calling back for each part. */
-static void out_template(opscope_out_t *w, const opscope_html_data *d, const vbuf *cols,
-                         size_t n_cols, const char *const *col_names, const vbuf *recs,
-                         const uint32_t *lane_order, const uint32_t *row_count,
-                         const unsigned char *row_overlap, const uint32_t *lane_rows,
-                         uint64_t t0);
+/* The encoded page data: columns and row layout (see docs/viewer.md). */
+typedef struct html_enc {
+    vbuf cols[14];
+    vbuf recs[3];
+    uint32_t *lane_order, *row_count, *lane_rows;
+    unsigned char *row_overlap;
+    uint64_t t0;
+} html_enc;
 
-int opscope_html_write(const opscope_html_data *d, opscope_error *err) {
+static const char *const k_col_names[14] = {
+    "name", "sub_op", "extra", "tensor", "shape", "category", "type",
+    "backend", "node", "fused", "bytes", "flops", "kernel", "n_kernels"};
+
+static void enc_free(html_enc *e) {
+    for (int c = 0; c < 14; c++) free(e->cols[c].p);
+    for (int c = 0; c < 3; c++) free(e->recs[c].p);
+    free(e->lane_order);
+    free(e->row_count);
+    free(e->lane_rows);
+    free(e->row_overlap);
+}
+
+static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_enc *e);
+
+/* Emits the template up to and including its markers, calling back for each part. */
+static void out_template(opscope_out_t *w, const opscope_html_data *d, const html_enc *e);
+
+/* Lays out and encodes D into E (freed by enc_free on success and failure). */
+static int html_encode(const opscope_html_data *d, html_enc *enc, opscope_error *err) {
     int rc = -1;
     rec_key *keys = NULL;
     uint32_t *row_of = NULL, *order = NULL, *row_count = NULL, *lane_rows = NULL;
     uint32_t *lane_order = NULL, *lane_rank = NULL, *row_pos = NULL;
     unsigned char *row_overlap = NULL;
     enum { N_COLS = 14 };
-    vbuf cols[N_COLS];
-    vbuf recs[3];
-    memset(cols, 0, sizeof cols);
-    memset(recs, 0, sizeof recs);
+    memset(enc, 0, sizeof *enc);
+    vbuf *cols = enc->cols, *recs = enc->recs;
     size_t n = d->n, nl = d->n_lanes;
-
     lane_order = malloc((nl + 1) * sizeof *lane_order);
     lane_rank = malloc((nl + 1) * sizeof *lane_rank);
     lane_rows = calloc(nl + 1, sizeof *lane_rows);
@@ -203,9 +221,6 @@ int opscope_html_write(const opscope_html_data *d, opscope_error *err) {
         vb_u64(&recs[2], key->dur);
         prev = key->start;
     }
-    static const char *const col_names[N_COLS] = {
-        "name", "sub_op", "extra", "tensor", "shape", "category", "type",
-        "backend", "node", "fused", "bytes", "flops", "kernel", "n_kernels"};
     for (size_t s = 0; s < d->n_sigs; s++) {
         const opscope_html_sig *g = &d->sigs[s];
         vb_id(&cols[0], g->name);
@@ -228,23 +243,18 @@ int opscope_html_write(const opscope_html_data *d, opscope_error *err) {
     for (int c = 0; c < 3; c++)
         if (recs[c].failed) goto nomem;
 
-    opscope_out_t *w = opscope_out_open(d->out_path, err);
-    if (!w) goto done;
-    out_template(w, d, cols, N_COLS, col_names, recs, lane_order, row_count, row_overlap, lane_rows,
-                 t0);
-    if (opscope_out_failed(w)) {
-        opscope_out_abort(w);
-        set_err(err, OPSCOPE_ERROR_IO, "write failed");
-        if (err) snprintf(err->file, sizeof err->file, "%s", d->out_path);
-        goto done;
-    }
-    rc = opscope_out_commit(w, err);
+    enc->lane_order = lane_order;
+    enc->row_count = row_count;
+    enc->lane_rows = lane_rows;
+    enc->row_overlap = row_overlap;
+    enc->t0 = t0;
+    lane_order = row_count = lane_rows = NULL;
+    row_overlap = NULL;
+    rc = 0;
     goto done;
 nomem:
     set_err(err, OPSCOPE_ERROR_NOMEM, "out of memory while encoding the HTML viewer");
 done:
-    for (int c = 0; c < N_COLS; c++) free(cols[c].p);
-    for (int c = 0; c < 3; c++) free(recs[c].p);
     free(keys);
     free(row_of);
     free(order);
@@ -254,15 +264,46 @@ done:
     free(lane_rows);
     free(lane_order);
     free(lane_rank);
+    if (rc) enc_free(enc);
     return rc;
+}
+
+int opscope_html_write(const opscope_html_data *d, opscope_error *err) {
+    html_enc e;
+    if (html_encode(d, &e, err)) return -1;
+    int rc = -1;
+    opscope_out_t *w = opscope_out_open(d->out_path, err);
+    if (w) {
+        out_template(w, d, &e);
+        if (opscope_out_failed(w)) {
+            opscope_out_abort(w);
+            set_err(err, OPSCOPE_ERROR_IO, "write failed");
+            if (err) snprintf(err->file, sizeof err->file, "%s", d->out_path);
+        } else {
+            rc = opscope_out_commit(w, err);
+        }
+    }
+    enc_free(&e);
+    return rc;
+}
+
+int opscope_html_write_data(opscope_out_t *w, const opscope_html_data *d, opscope_error *err) {
+    html_enc e;
+    if (html_encode(d, &e, err)) return -1;
+    out_data(w, d, &e);
+    enc_free(&e);
+    return 0;
 }
 
 /* ---------------------------------------------------------------------------------------- */
 
-static void out_data(opscope_out_t *w, const opscope_html_data *d, const vbuf *cols,
-                     size_t n_cols, const char *const *col_names, const vbuf *recs,
-                     const uint32_t *lane_order, const uint32_t *row_count,
-                     const unsigned char *row_overlap, const uint32_t *lane_rows, uint64_t t0) {
+static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_enc *e) {
+    const vbuf *cols = e->cols, *recs = e->recs;
+    const uint32_t *lane_order = e->lane_order, *row_count = e->row_count, *lane_rows = e->lane_rows;
+    const unsigned char *row_overlap = e->row_overlap;
+    uint64_t t0 = e->t0;
+    const size_t n_cols = 14;
+    const char *const *col_names = k_col_names;
     opscope_out_str(w, "{\"format\":\"opscope-viewer\",\"v\":1,\"source\":");
     opscope_out_json_str(w, d->source_name);
     opscope_out_str(w, ",\"profiler\":");
@@ -333,11 +374,7 @@ static void out_data(opscope_out_t *w, const opscope_html_data *d, const vbuf *c
     opscope_out_str(w, "}}");
 }
 
-static void out_template(opscope_out_t *w, const opscope_html_data *d, const vbuf *cols,
-                         size_t n_cols, const char *const *col_names, const vbuf *recs,
-                         const uint32_t *lane_order, const uint32_t *row_count,
-                         const unsigned char *row_overlap, const uint32_t *lane_rows,
-                         uint64_t t0) {
+static void out_template(opscope_out_t *w, const opscope_html_data *d, const html_enc *e) {
     static const char marker[] = "<!--OPSCOPE_";
     const char *p = (const char *)opscope_viewer_html;
     const char *end = p + opscope_viewer_html_len;
@@ -373,8 +410,7 @@ static void out_template(opscope_out_t *w, const opscope_html_data *d, const vbu
             /* JSON, not script: the browser never runs it; json_str escapes '<' so the
              * element cannot be closed by data. */
             opscope_out_str(w, "<script type=\"application/json\" id=\"opscope-data\">");
-            out_data(w, d, cols, n_cols, col_names, recs, lane_order, row_count, row_overlap,
-                     lane_rows, t0);
+            out_data(w, d, e);
             opscope_out_str(w, "</script>");
         } else {
             opscope_out_write(w, m, (size_t)(close + 3 - m));

@@ -10,6 +10,7 @@
 
 #include "opscope.h"
 #include "model/strtab.h"
+#include "util/out.h"
 
 /* Everything about a call except its time; equal calls share one id. Compared as bytes:
  * zero the whole struct (padding included) before filling it. */
@@ -48,5 +49,8 @@ typedef struct opscope_html_data {
 
 /* Writes DATA->out_path (temp file + rename). Returns 0, or -1 with ERR filled. */
 int opscope_html_write(const opscope_html_data *data, opscope_error *err);
+
+/* Writes only the data object (no template) to W. Returns 0, or -1 with ERR filled. */
+int opscope_html_write_data(opscope_out_t *w, const opscope_html_data *data, opscope_error *err);
 
 #endif /* OPSCOPE_HTML_DATA_H */

@@ -1,9 +1,13 @@
-# The HTML viewer template (viewer/*.html, .css, .js) embedded into the library at build time:
+# The HTML viewer template (viewer/*.html, .css, .js) and the diff page (viewer/diff.*),
+# embedded into the library at build time:
 # embed.cmake turns each file into a byte array in a generated .c, rebuilt when a file changes.
 set(OPSCOPE_VIEWER_FILES
   ${CMAKE_SOURCE_DIR}/viewer/viewer.html
   ${CMAKE_SOURCE_DIR}/viewer/viewer.css
-  ${CMAKE_SOURCE_DIR}/viewer/viewer.js)
+  ${CMAKE_SOURCE_DIR}/viewer/viewer.js
+  ${CMAKE_SOURCE_DIR}/viewer/diff.html
+  ${CMAKE_SOURCE_DIR}/viewer/diff.css
+  ${CMAKE_SOURCE_DIR}/viewer/diff.js)
 set(OPSCOPE_VIEWER_EMBED_C ${CMAKE_CURRENT_BINARY_DIR}/opscope_viewer_embed.c)
 add_custom_command(
   OUTPUT ${OPSCOPE_VIEWER_EMBED_C}

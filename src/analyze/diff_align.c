@@ -1,0 +1,340 @@
+/*
+ * diff_align.c - two finished sides aligned into rows: normalisation, the noise test,
+ * fusion differences and regressions (definitions: docs/diff.md).
+ */
+#include "diff.h"
+#include "strtab.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct opscope_diff {
+    const opscope_diff_side_t *side[2];
+    opscope_diff_opts opts;
+    opscope_diff_norm norm;
+    double units[2];
+    bool merged;
+    opscope_diff_row *rows;
+    size_t n_rows;
+    opscope_diff_fusion *fusions;
+    size_t n_fusions, cap_fusions;
+    opscope_diff_summary sum;
+};
+
+const char *opscope_diff_norm_name(opscope_diff_norm n) {
+    switch (n) {
+    case OPSCOPE_DIFF_NORM_GRAPH: return "graph";
+    case OPSCOPE_DIFF_NORM_TOKEN: return "token";
+    case OPSCOPE_DIFF_NORM_ITERATION: return "iteration";
+    case OPSCOPE_DIFF_NORM_AUTO: return "auto";
+    default: return "none";
+    }
+}
+
+static uint64_t unit_count(const opscope_diff_totals *t, opscope_diff_norm n) {
+    switch (n) {
+    case OPSCOPE_DIFF_NORM_GRAPH: return t->graphs;
+    case OPSCOPE_DIFF_NORM_TOKEN: return t->tokens;
+    case OPSCOPE_DIFF_NORM_ITERATION: return t->iterations;
+    default: return 1;
+    }
+}
+
+/* |delta| descending, then the larger total, then the key: a stable, total order. */
+static int row_cmp(const void *pa, const void *pb) {
+    const opscope_diff_row *a = pa, *b = pb;
+    double da = fabs(a->delta_ns), db = fabs(b->delta_ns);
+    if (da != db) return da > db ? -1 : 1;
+    double ma = fmax(a->base_ns, a->new_ns), mb = fmax(b->base_ns, b->new_ns);
+    if (ma != mb) return ma > mb ? -1 : 1;
+    return strcmp(a->key, b->key);
+}
+
+static int fusion_cmp(const void *pa, const void *pb) {
+    const opscope_diff_fusion *a = pa, *b = pb;
+    double da = fabs(a->delta_ns), db = fabs(b->delta_ns);
+    if (da != db) return da > db ? -1 : 1;
+    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static opscope_diff_fusion *fusion_push(opscope_diff_t *d) {
+    if (d->n_fusions == d->cap_fusions) {
+        size_t nc = d->cap_fusions ? d->cap_fusions * 2 : 16;
+        opscope_diff_fusion *n = realloc(d->fusions, nc * sizeof *n);
+        if (!n) return NULL;
+        d->fusions = n;
+        d->cap_fusions = nc;
+    }
+    opscope_diff_fusion *f = &d->fusions[d->n_fusions++];
+    memset(f, 0, sizeof *f);
+    return f;
+}
+
+/* ggml ops that compute nothing (no record): left out of a fused name's runs. */
+static bool empty_op(const char *s, size_t n) {
+    static const char *const e[] = {"NONE", "VIEW", "RESHAPE", "PERMUTE", "TRANSPOSE"};
+    for (size_t i = 0; i < sizeof e / sizeof *e; i++)
+        if (strlen(e[i]) == n && !memcmp(e[i], s, n)) return true;
+    return false;
+}
+
+/* Fused groups of side X that side Y runs as separate records. */
+static int fusions_ggml(opscope_diff_t *d, int x) {
+    const opscope_diff_side_t *sx = d->side[x], *sy = d->side[1 - x];
+    for (size_t i = 0; i < opscope_diff_side_n_fused(sx); i++) {
+        const opscope_diff_fused *f = opscope_diff_side_fused(sx, i);
+        bool both = false;
+        for (size_t j = 0; j < opscope_diff_side_n_fused(sy) && !both; j++)
+            both = !strcmp(opscope_diff_side_fused(sy, j)->pattern, f->pattern);
+        if (both) continue;
+        char parts[8][64];
+        const char *names[8];
+        size_t n = 0;
+        bool ok = true;
+        for (const char *p = f->pattern; *p && ok;) {
+            const char *e = strchr(p, '+');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            if (!empty_op(p, len)) {
+                if (n == 8 || len >= sizeof parts[0]) ok = false;
+                else {
+                    memcpy(parts[n], p, len);
+                    parts[n][len] = '\0';
+                    names[n] = parts[n];
+                    n++;
+                }
+            }
+            p = e ? e + 1 : p + len;
+        }
+        uint64_t runs = 0, run_ns = 0;
+        if (ok && n >= 2) runs = opscope_diff_side_runs(sy, names, n, &run_ns);
+        opscope_diff_fusion *r = fusion_push(d);
+        if (!r) return -1;
+        r->kind = OPSCOPE_DIFF_FUSION_GGML;
+        r->name = f->pattern;
+        uint64_t *calls[2] = {&r->base_calls, &r->new_calls};
+        uint64_t *kern[2] = {&r->base_kernels, &r->new_kernels};
+        double *ns[2] = {&r->base_ns, &r->new_ns};
+        *calls[x] = f->count;
+        *kern[x] = f->count;
+        *ns[x] = (double)f->total_ns / d->units[x];
+        *calls[1 - x] = runs;
+        *kern[1 - x] = runs * n;
+        *ns[1 - x] = (double)run_ns / d->units[1 - x];
+        r->delta_ns = r->new_ns - r->base_ns;
+    }
+    return 0;
+}
+
+/* CPU ops whose calls launch a different number of kernels on the two sides. */
+static int fusions_cpu(opscope_diff_t *d) {
+    const opscope_diff_side_t *b = d->side[0], *n = d->side[1];
+    for (size_t i = 0; i < opscope_diff_side_n_cpu_ops(b); i++) {
+        const opscope_diff_cpu_op *cb = opscope_diff_side_cpu_op(b, i);
+        const opscope_diff_cpu_op *cn = NULL;
+        for (size_t j = 0; j < opscope_diff_side_n_cpu_ops(n) && !cn; j++)
+            if (!strcmp(opscope_diff_side_cpu_op(n, j)->name, cb->name))
+                cn = opscope_diff_side_cpu_op(n, j);
+        if (!cn || !cb->calls || !cn->calls) continue;
+        if (cb->kernels * cn->calls == cn->kernels * cb->calls) continue;
+        opscope_diff_fusion *r = fusion_push(d);
+        if (!r) return -1;
+        r->kind = OPSCOPE_DIFF_FUSION_CPU_OP;
+        r->name = cb->name;
+        r->base_calls = cb->calls;
+        r->base_kernels = cb->kernels;
+        r->new_calls = cn->calls;
+        r->new_kernels = cn->kernels;
+        r->base_ns = (double)cb->total_ns / d->units[0];
+        r->new_ns = (double)cn->total_ns / d->units[1];
+        r->delta_ns = r->new_ns - r->base_ns;
+    }
+    return 0;
+}
+
+static const char *unit_missing(opscope_diff_norm n, int side) {
+    static const char *const m[][2] = {
+        {"BASE has no graph ids to normalise by (ggml profiles written by opscope have them)",
+         "NEW has no graph ids to normalise by (ggml profiles written by opscope have them)"},
+        {"BASE has no token counts to normalise by (needs MUL_MAT records with graph ids)",
+         "NEW has no token counts to normalise by (needs MUL_MAT records with graph ids)"},
+        {"BASE has no profiler steps to normalise by (ProfilerStep#N annotations)",
+         "NEW has no profiler steps to normalise by (ProfilerStep#N annotations)"},
+    };
+    int i = n == OPSCOPE_DIFF_NORM_GRAPH ? 0 : n == OPSCOPE_DIFF_NORM_TOKEN ? 1 : 2;
+    return m[i][side];
+}
+
+opscope_diff_t *opscope_diff_new(const opscope_diff_side_t *base, const opscope_diff_side_t *newer,
+                                 const opscope_diff_opts *opts, const char **errmsg) {
+    if (errmsg) *errmsg = NULL;
+    const opscope_diff_totals *tb = opscope_diff_side_totals(base);
+    const opscope_diff_totals *tn = opscope_diff_side_totals(newer);
+    opscope_diff_norm norm = opts->norm;
+    if (norm == OPSCOPE_DIFF_NORM_AUTO) {
+        /* the finest unit both runs have, used only when the runs differ in it */
+        static const opscope_diff_norm pref[] = {OPSCOPE_DIFF_NORM_TOKEN, OPSCOPE_DIFF_NORM_ITERATION,
+                                                 OPSCOPE_DIFF_NORM_GRAPH};
+        norm = OPSCOPE_DIFF_NORM_NONE;
+        for (size_t i = 0; i < 3; i++) {
+            uint64_t ub = unit_count(tb, pref[i]), un = unit_count(tn, pref[i]);
+            if (ub && un) {
+                if (ub != un) norm = pref[i];
+                break;
+            }
+        }
+    } else if (norm != OPSCOPE_DIFF_NORM_NONE) {
+        for (int s = 0; s < 2; s++)
+            if (!unit_count(s ? tn : tb, norm)) {
+                if (errmsg) *errmsg = unit_missing(norm, s);
+                return NULL;
+            }
+    }
+    opscope_diff_t *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->side[0] = base;
+    d->side[1] = newer;
+    d->opts = *opts;
+    if (d->opts.alpha <= 0) d->opts.alpha = 0.05;
+    d->norm = norm;
+    d->merged = opts->merged_backends;
+    d->units[0] = (double)unit_count(tb, norm);
+    d->units[1] = (double)unit_count(tn, norm);
+
+    size_t nb = opscope_diff_side_n_groups(base), nn = opscope_diff_side_n_groups(newer);
+    d->rows = calloc(nb + nn + 1, sizeof *d->rows);
+    size_t cap = 16;
+    while (cap < nb * 2 + 2) cap *= 2;
+    uint32_t *ix = calloc(cap, sizeof *ix); /* base group index + 1 by key hash */
+    bool *matched = calloc(nb + 1, sizeof *matched);
+    if (!d->rows || !ix || !matched) {
+        free(ix);
+        free(matched);
+        opscope_diff_free(d);
+        return NULL;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        const char *k = opscope_diff_side_group(base, i)->key;
+        size_t j = opscope_hash_bytes(k, strlen(k)) & (cap - 1);
+        while (ix[j]) j = (j + 1) & (cap - 1);
+        ix[j] = (uint32_t)i + 1;
+    }
+    for (size_t i = 0; i < nn; i++) {
+        const opscope_diff_group *g = opscope_diff_side_group(newer, i);
+        size_t j = opscope_hash_bytes(g->key, strlen(g->key)) & (cap - 1);
+        const opscope_diff_group *b = NULL;
+        while (ix[j]) {
+            const opscope_diff_group *c = opscope_diff_side_group(base, ix[j] - 1);
+            if (!strcmp(c->key, g->key)) {
+                b = c;
+                matched[ix[j] - 1] = true;
+                break;
+            }
+            j = (j + 1) & (cap - 1);
+        }
+        opscope_diff_row *r = &d->rows[d->n_rows++];
+        r->base = b;
+        r->newg = g;
+    }
+    for (size_t i = 0; i < nb; i++)
+        if (!matched[i]) d->rows[d->n_rows++].base = opscope_diff_side_group(base, i);
+    free(ix);
+    free(matched);
+
+    opscope_diff_summary *sm = &d->sum;
+    double fail = opts->fail_pct;
+    for (size_t i = 0; i < d->n_rows; i++) {
+        opscope_diff_row *r = &d->rows[i];
+        const opscope_diff_group *g = r->newg ? r->newg : r->base;
+        r->name = g->name;
+        r->key = g->key;
+        r->status = r->base && r->newg ? OPSCOPE_DIFF_BOTH
+                    : r->base          ? OPSCOPE_DIFF_ONLY_BASE
+                                       : OPSCOPE_DIFF_ONLY_NEW;
+        uint64_t bt = r->base ? r->base->total_ns : 0, nt = r->newg ? r->newg->total_ns : 0;
+        r->base_ns = (double)bt / d->units[0];
+        r->new_ns = (double)nt / d->units[1];
+        r->delta_ns = r->new_ns - r->base_ns;
+        r->ratio = r->base_ns > 0 ? r->new_ns / r->base_ns : NAN;
+        r->base_share = tb->total_ns ? 100.0 * (double)bt / (double)tb->total_ns : 0.0;
+        r->new_share = tn->total_ns ? 100.0 * (double)nt / (double)tn->total_ns : 0.0;
+        r->p_value = -1;
+        r->significant = true;
+        if (r->status == OPSCOPE_DIFF_BOTH) {
+            /* The same number of calls per unit on both sides: only the per-call time can
+             * have changed, and Welch's test says whether that change stands out of the
+             * spread of the calls. A different call count is a change in itself. */
+            double cb = (double)r->base->count * d->units[1], cn = (double)r->newg->count * d->units[0];
+            if (fabs(cb - cn) <= 1e-9 * fmax(cb, cn)) {
+                r->p_value = opscope_welch_p(&r->base->m, &r->newg->m, NULL);
+                if (r->p_value >= 0) r->significant = r->p_value < d->opts.alpha;
+            }
+        }
+        r->shown = fmax(r->base_share, r->new_share) >= opts->min_share;
+        r->regression = fail >= 0 && r->status == OPSCOPE_DIFF_BOTH && r->shown &&
+                        r->significant && r->new_ns > r->base_ns * (1.0 + fail / 100.0);
+        if (r->status == OPSCOPE_DIFF_BOTH) sm->n_both++;
+        else if (r->status == OPSCOPE_DIFF_ONLY_BASE) sm->n_only_base++;
+        else sm->n_only_new++;
+        if (!r->significant) sm->n_not_significant++;
+        if (!r->shown) {
+            sm->n_hidden++;
+            sm->hidden_delta_ns += r->delta_ns;
+        }
+        if (r->regression) sm->n_regressions++;
+    }
+    qsort(d->rows, d->n_rows, sizeof *d->rows, row_cmp);
+
+    sm->base_wall = (double)tb->wall_ns / d->units[0];
+    sm->new_wall = (double)tn->wall_ns / d->units[1];
+    sm->base_op = (double)tb->op_ns / d->units[0];
+    sm->new_op = (double)tn->op_ns / d->units[1];
+    sm->base_copy = (double)tb->copy_ns / d->units[0];
+    sm->new_copy = (double)tn->copy_ns / d->units[1];
+    sm->base_total = (double)tb->total_ns / d->units[0];
+    sm->new_total = (double)tn->total_ns / d->units[1];
+    sm->total_regression = fail >= 0 && sm->base_total > 0 &&
+                           sm->new_total > sm->base_total * (1.0 + fail / 100.0);
+
+    if (fusions_ggml(d, 0) || fusions_ggml(d, 1) || fusions_cpu(d)) {
+        opscope_diff_free(d);
+        return NULL;
+    }
+    if (d->n_fusions) qsort(d->fusions, d->n_fusions, sizeof *d->fusions, fusion_cmp);
+    return d;
+}
+
+void opscope_diff_free(opscope_diff_t *d) {
+    if (!d) return;
+    free(d->rows);
+    free(d->fusions);
+    free(d);
+}
+
+bool opscope_diff_sides_share_backend(const opscope_diff_side_t *a, const opscope_diff_side_t *b) {
+    for (size_t i = 0; i < opscope_diff_side_n_backend_names(a); i++)
+        for (size_t j = 0; j < opscope_diff_side_n_backend_names(b); j++)
+            if (!strcmp(opscope_diff_side_backend_name(a, i), opscope_diff_side_backend_name(b, j)))
+                return true;
+    return false;
+}
+
+const opscope_diff_opts *opscope_diff_get_opts(const opscope_diff_t *d) { return &d->opts; }
+const opscope_diff_side_t *opscope_diff_base(const opscope_diff_t *d) { return d->side[0]; }
+const opscope_diff_side_t *opscope_diff_newer(const opscope_diff_t *d) { return d->side[1]; }
+opscope_diff_norm opscope_diff_norm_used(const opscope_diff_t *d) { return d->norm; }
+double opscope_diff_units(const opscope_diff_t *d, int side) { return d->units[side ? 1 : 0]; }
+bool opscope_diff_merged_backends(const opscope_diff_t *d) { return d->merged; }
+size_t opscope_diff_n_rows(const opscope_diff_t *d) { return d->n_rows; }
+const opscope_diff_row *opscope_diff_row_get(const opscope_diff_t *d, size_t i) {
+    return i < d->n_rows ? &d->rows[i] : NULL;
+}
+const opscope_diff_summary *opscope_diff_get_summary(const opscope_diff_t *d) { return &d->sum; }
+size_t opscope_diff_n_fusions(const opscope_diff_t *d) { return d->n_fusions; }
+const opscope_diff_fusion *opscope_diff_fusion_get(const opscope_diff_t *d, size_t i) {
+    return i < d->n_fusions ? &d->fusions[i] : NULL;
+}
+bool opscope_diff_failed(const opscope_diff_t *d) {
+    return d->opts.fail_pct >= 0 && (d->sum.total_regression || d->sum.n_regressions > 0);
+}

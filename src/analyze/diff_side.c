@@ -1,0 +1,1145 @@
+/*
+ * diff_side.c - one input of `opscope diff`: a sink that aggregates records by the diff's key
+ * (see diff.h). Per record: the op identity (name, sub-op, fused name or copy call, category,
+ * type) found by hashing the name in place, the group of the key found in a second table,
+ * and for ggml profiles the graph's token count and phase, the layer from the tensor name and
+ * runs of consecutive records (for fusion differences). Nothing per record is kept, except a
+ * 4-byte key per GPU activity of a Kineto trace when the key needs the trace analysis.
+ */
+#include "diff.h"
+#include "op_category.h"
+#include "shape_fmt.h"
+#include "stats.h"
+#include "strtab.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE32 UINT32_MAX
+#define CPU_FROM_OP (UINT32_MAX - 1) /* ggml records: the node's op stands for the CPU op */
+#define PHASE_UNKNOWN 255             /* the graph's first MUL_MAT has not come yet */
+#define MAX_RUN 8
+#define MAX_RUNS 65536
+#define MAX_PENDING 65536
+#define MAX_SHAPES 65536
+#define GRAPH_RING 64
+#define MAX_LANES 64
+
+/* ---------------------------------------------------------------------------------------- */
+/* Open addressing over items stored elsewhere: (hash, index + 1) slots.                    */
+
+typedef struct slot {
+    uint64_t hash;
+    uint32_t idx; /* index + 1; 0 = empty */
+} slot;
+
+typedef struct hindex {
+    slot *slots;
+    size_t mask, n;
+} hindex;
+
+static int hindex_init(hindex *h) {
+    h->mask = 255;
+    h->n = 0;
+    h->slots = calloc(h->mask + 1, sizeof *h->slots);
+    return h->slots ? 0 : -1;
+}
+
+/* Makes room for one more entry. Returns 0 or -1. */
+static int hindex_reserve(hindex *h) {
+    if ((h->n + 1) * 4 <= (h->mask + 1) * 3) return 0;
+    size_t ncap = (h->mask + 1) * 2;
+    slot *ns = calloc(ncap, sizeof *ns);
+    if (!ns) return -1;
+    for (size_t i = 0; i <= h->mask; i++) {
+        if (!h->slots[i].idx) continue;
+        size_t j = h->slots[i].hash & (ncap - 1);
+        while (ns[j].idx) j = (j + 1) & (ncap - 1);
+        ns[j] = h->slots[i];
+    }
+    free(h->slots);
+    h->slots = ns;
+    h->mask = ncap - 1;
+    return 0;
+}
+
+/* Inserts (HASH, IDX) in the first empty slot of its chain (call hindex_reserve first). */
+static void hindex_put(hindex *h, uint64_t hash, uint32_t idx) {
+    size_t j = hash & h->mask;
+    while (h->slots[j].idx) j = (j + 1) & h->mask;
+    h->slots[j].hash = hash;
+    h->slots[j].idx = idx + 1;
+    h->n++;
+}
+
+static uint64_t mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return 0;
+    size_t nc = *cap ? *cap * 2 : 64;
+    while (nc < need) nc *= 2;
+    void *np = realloc(*p, nc * elem);
+    if (!np) return -1;
+    *p = np;
+    *cap = nc;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+/* An op identity: what `--by op` groups (before the backend). */
+typedef struct dop {
+    const char *name, *sub, *extra, *cat;
+    uint32_t name_len, name_id, sub_id, extra_id, in_cat_id, cat_id; /* ids + 1; 0 = none */
+    opscope_record_type type;
+    bool cat_per_record; /* FLASH_ATTN_EXT without an input category: prefill or decode */
+    bool is_mul_mat;
+    int32_t n_fused;
+    uint64_t count, total_ns;
+} dop;
+
+/* A group of the key. Unused parts hold NONE32 / INT32_MIN so that the struct compares as
+ * bytes (it is zeroed before being filled). */
+typedef struct dkey {
+    uint32_t op, shape, cat, cpu, layer, phase;
+    int32_t backend;
+    uint32_t pad;
+} dkey;
+
+typedef struct dgroup {
+    dkey key;
+    uint64_t count, total_ns, min_ns, max_ns, calls;
+    opscope_moments m;
+} dgroup;
+
+typedef struct pend {
+    dkey key;
+    uint64_t dur;
+} pend;
+
+typedef struct run_ent {
+    uint32_t n;
+    uint32_t ids[MAX_RUN];
+    uint64_t count, total_ns;
+} run_ent;
+
+typedef struct lane {
+    int32_t backend, split, thread;
+    int64_t graph;
+    uint32_t n;
+    uint32_t ids[MAX_RUN];
+    uint64_t dur[MAX_RUN];
+} lane;
+
+typedef struct ring_ent {
+    int64_t id;
+    uint8_t phase;
+    uint8_t used;
+} ring_ent;
+
+typedef struct bname {
+    int32_t id;
+    const char *name;
+} bname;
+
+struct opscope_diff_side {
+    unsigned keys;
+    opscope_strtab_t *strings;
+    const opscope_kineto_t *kin;
+    /* op identities */
+    dop *ops;
+    size_t n_ops, cap_ops;
+    hindex op_ix;
+    uint32_t flash_cat_prefill, flash_cat_decode; /* category ids + 1 of FLASH_ATTN_EXT */
+    /* shapes (--by shape) */
+    opscope_shape *shapes;
+    size_t n_shapes, cap_shapes;
+    hindex shape_ix;
+    /* groups */
+    dgroup *groups;
+    size_t n_groups, cap_groups;
+    hindex group_ix;
+    /* backends */
+    bname *described;
+    size_t n_described, cap_described;
+    int32_t *seen_backends;
+    size_t n_seen_backends, cap_seen_backends;
+    int32_t last_backend;
+    /* graphs */
+    bool g_valid, g_new;
+    int64_t g_id;
+    uint8_t g_phase;
+    uint32_t g_layer;
+    ring_ent ring[GRAPH_RING];
+    size_t ring_pos;
+    pend *pending;
+    size_t n_pending, cap_pending;
+    /* runs of consecutive records */
+    lane lanes[MAX_LANES];
+    size_t n_lanes;
+    run_ent *runs;
+    size_t n_runs, cap_runs;
+    hindex run_ix;
+    /* Kineto: the record waiting to learn whether it was a GPU activity */
+    bool defer;
+    bool pend_valid;
+    dkey pend_key;
+    uint64_t pend_dur;
+    size_t pend_n;
+    dkey *partials;
+    size_t n_partials, cap_partials;
+    hindex partial_ix;
+    uint32_t *gpu_partial; /* per GPU activity (by seq): index into partials */
+    size_t n_gpu_partial, cap_gpu_partial;
+    /* results */
+    opscope_diff_totals totals;
+    bool finished;
+    opscope_diff_group *final;
+    size_t n_final;
+    opscope_diff_fused *fused;
+    size_t n_fused;
+    opscope_diff_cpu_op *cpu_ops;
+    size_t n_cpu_ops;
+    bool failed;
+};
+
+/* ---------------------------------------------------------------------------------------- */
+
+opscope_diff_side_t *opscope_diff_side_new(unsigned keys) {
+    opscope_diff_side_t *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->keys = keys ? keys : OPSCOPE_DIFF_KEY_OP;
+    s->strings = opscope_strtab_new();
+    s->last_backend = INT32_MIN;
+    s->totals.profiler = "";
+    if (!s->strings || hindex_init(&s->op_ix) || hindex_init(&s->shape_ix) ||
+        hindex_init(&s->group_ix) || hindex_init(&s->run_ix) || hindex_init(&s->partial_ix)) {
+        opscope_diff_side_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void opscope_diff_side_free(opscope_diff_side_t *s) {
+    if (!s) return;
+    opscope_strtab_free(s->strings);
+    free(s->ops);
+    free(s->op_ix.slots);
+    free(s->shapes);
+    free(s->shape_ix.slots);
+    free(s->groups);
+    free(s->group_ix.slots);
+    free(s->described);
+    free(s->seen_backends);
+    free(s->pending);
+    free(s->runs);
+    free(s->run_ix.slots);
+    free(s->partials);
+    free(s->partial_ix.slots);
+    free(s->gpu_partial);
+    free(s->final);
+    free(s->fused);
+    free(s->cpu_ops);
+    free(s);
+}
+
+void opscope_diff_side_set_kineto(opscope_diff_side_t *s, const opscope_kineto_t *k) {
+    s->kin = k;
+    s->defer = k && (s->keys & (OPSCOPE_DIFF_KEY_CPU_OP | OPSCOPE_DIFF_KEY_LAYER |
+                                OPSCOPE_DIFF_KEY_PHASE));
+}
+
+static uint32_t intern_id(opscope_diff_side_t *s, const char *str, size_t len) {
+    uint32_t id;
+    if (!opscope_strtab_intern(s->strings, str, len, &id)) return NONE32;
+    return id;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Op identities.                                                                             */
+
+/* Returns the op index of REC, or -1 when out of memory. */
+static long op_find(opscope_diff_side_t *s, const opscope_record *rec) {
+    const char *rname = rec->name ? rec->name : "";
+    size_t nlen = strlen(rname);
+    const char *sub = opscope_sub_op_of(rec);
+    uint32_t sub_id = 0, extra_id = 0, in_cat_id = 0, id;
+    if (sub) {
+        if ((id = intern_id(s, sub, strlen(sub))) == NONE32) return -1;
+        sub_id = id + 1;
+    }
+    if (rec->extra) {
+        if ((id = intern_id(s, rec->extra, strlen(rec->extra))) == NONE32) return -1;
+        extra_id = id + 1;
+    }
+    if (rec->category) {
+        if ((id = intern_id(s, rec->category, strlen(rec->category))) == NONE32) return -1;
+        in_cat_id = id + 1;
+    }
+    uint64_t h = opscope_hash_bytes(rname, nlen) ^
+                 mix64((uint64_t)sub_id << 32 ^ extra_id ^ (uint64_t)in_cat_id << 16 ^
+                       (uint64_t)rec->type << 62);
+    size_t j = h & s->op_ix.mask;
+    while (s->op_ix.slots[j].idx) {
+        if (s->op_ix.slots[j].hash == h) {
+            const dop *o = &s->ops[s->op_ix.slots[j].idx - 1];
+            if (o->name_len == nlen && o->sub_id == sub_id && o->extra_id == extra_id &&
+                o->in_cat_id == in_cat_id && o->type == rec->type &&
+                memcmp(o->name, rname, nlen) == 0)
+                return (long)s->op_ix.slots[j].idx - 1;
+        }
+        j = (j + 1) & s->op_ix.mask;
+    }
+    if (nlen > UINT32_MAX || hindex_reserve(&s->op_ix) ||
+        grow((void **)&s->ops, &s->cap_ops, s->n_ops + 1, sizeof *s->ops))
+        return -1;
+    dop *o = &s->ops[s->n_ops];
+    memset(o, 0, sizeof *o);
+    uint32_t name_id;
+    o->name = opscope_strtab_intern(s->strings, rname, nlen, &name_id);
+    if (!o->name) return -1;
+    o->name_id = name_id;
+    o->name_len = (uint32_t)nlen;
+    o->sub_id = sub_id;
+    o->extra_id = extra_id;
+    o->in_cat_id = in_cat_id;
+    o->sub = sub_id ? opscope_strtab_get(s->strings, sub_id - 1) : NULL;
+    o->extra = extra_id ? opscope_strtab_get(s->strings, extra_id - 1) : NULL;
+    o->type = rec->type;
+    o->is_mul_mat = rec->type == OPSCOPE_RECORD_OP && !strcmp(rname, "MUL_MAT");
+    o->cat_per_record = !rec->category && rec->type == OPSCOPE_RECORD_OP &&
+                        !strcmp(rname, "FLASH_ATTN_EXT");
+    const char *cat = opscope_record_category(rec);
+    if ((id = intern_id(s, cat, strlen(cat))) == NONE32) return -1;
+    o->cat_id = id + 1;
+    o->cat = opscope_strtab_get(s->strings, id);
+    hindex_put(&s->op_ix, h, (uint32_t)s->n_ops);
+    return (long)s->n_ops++;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Shapes: the sources' dims and types (as report --by-shape).                              */
+
+static int rec_n_src(const opscope_record *r) {
+    return r->n_src < 0 ? 0 : r->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : r->n_src;
+}
+
+static uint32_t shape_find(opscope_diff_side_t *s, const opscope_record *r) {
+    int n = rec_n_src(r);
+    uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < n; i++) {
+        for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) h = (h ^ (uint64_t)r->ne_src[i][d]) * 0x100000001b3ull;
+        h = (h ^ (uint64_t)(uint32_t)r->type_src[i]) * 0x100000001b3ull;
+    }
+    h = mix64(h);
+    size_t j = h & s->shape_ix.mask;
+    while (s->shape_ix.slots[j].idx) {
+        if (s->shape_ix.slots[j].hash == h) {
+            const opscope_shape *sh = &s->shapes[s->shape_ix.slots[j].idx - 1];
+            bool eq = sh->n_src == n;
+            for (int i = 0; eq && i < n; i++)
+                eq = !memcmp(sh->ne_src[i], r->ne_src[i], sizeof sh->ne_src[i]) &&
+                     sh->type_src[i] == r->type_src[i];
+            if (eq) return s->shape_ix.slots[j].idx - 1;
+        }
+        j = (j + 1) & s->shape_ix.mask;
+    }
+    if (s->n_shapes >= MAX_SHAPES) return NONE32 - 2; /* "other shapes" */
+    if (hindex_reserve(&s->shape_ix) ||
+        grow((void **)&s->shapes, &s->cap_shapes, s->n_shapes + 1, sizeof *s->shapes)) {
+        s->failed = true;
+        return NONE32;
+    }
+    opscope_shape *sh = &s->shapes[s->n_shapes];
+    opscope_shape_of_record(sh, r);
+    sh->has_out = false; /* the key is the sources; the output follows from them */
+    hindex_put(&s->shape_ix, h, (uint32_t)s->n_shapes);
+    return (uint32_t)s->n_shapes++;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Groups.                                                                                    */
+
+static uint64_t key_hash(const dkey *k) {
+    uint64_t h = mix64((uint64_t)k->op << 32 ^ k->shape);
+    h = mix64(h ^ ((uint64_t)k->cat << 32 ^ k->cpu));
+    h = mix64(h ^ ((uint64_t)k->layer << 32 ^ k->phase));
+    return mix64(h ^ (uint64_t)(uint32_t)k->backend);
+}
+
+static long group_find(opscope_diff_side_t *s, const dkey *k) {
+    uint64_t h = key_hash(k);
+    size_t j = h & s->group_ix.mask;
+    while (s->group_ix.slots[j].idx) {
+        if (s->group_ix.slots[j].hash == h &&
+            !memcmp(&s->groups[s->group_ix.slots[j].idx - 1].key, k, sizeof *k))
+            return (long)s->group_ix.slots[j].idx - 1;
+        j = (j + 1) & s->group_ix.mask;
+    }
+    if (hindex_reserve(&s->group_ix) ||
+        grow((void **)&s->groups, &s->cap_groups, s->n_groups + 1, sizeof *s->groups))
+        return -1;
+    dgroup *g = &s->groups[s->n_groups];
+    memset(g, 0, sizeof *g);
+    g->key = *k;
+    hindex_put(&s->group_ix, h, (uint32_t)s->n_groups);
+    return (long)s->n_groups++;
+}
+
+static void group_acc(dgroup *g, uint64_t d) {
+    if (!g->count || d < g->min_ns) g->min_ns = d;
+    if (d > g->max_ns) g->max_ns = d;
+    g->count++;
+    g->total_ns += d;
+    opscope_moments_add(&g->m, d);
+}
+
+/* Adds a record's duration: each record is one call of its group. */
+static int add(opscope_diff_side_t *s, const dkey *k, uint64_t d) {
+    long gi = group_find(s, k);
+    if (gi < 0) return -1;
+    group_acc(&s->groups[gi], d);
+    s->groups[gi].calls++;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* ggml graphs: tokens, phase (from the first MUL_MAT of a graph), layer (tensor names).    */
+
+static int pending_flush(opscope_diff_side_t *s, uint8_t phase) {
+    for (size_t i = 0; i < s->n_pending; i++) {
+        s->pending[i].key.phase = phase;
+        if (add(s, &s->pending[i].key, s->pending[i].dur)) return -1;
+    }
+    s->n_pending = 0;
+    return 0;
+}
+
+static ring_ent *ring_find(opscope_diff_side_t *s, int64_t id) {
+    for (size_t i = 0; i < GRAPH_RING; i++)
+        if (s->ring[i].used && s->ring[i].id == id) return &s->ring[i];
+    return NULL;
+}
+
+/* The record's graph becomes the current one. Returns 0 or -1 (no memory). */
+static int graph_switch(opscope_diff_side_t *s, int64_t id) {
+    if (s->g_valid && s->g_phase == PHASE_UNKNOWN &&
+        pending_flush(s, OPSCOPE_KINETO_PHASE_NONE))
+        return -1;
+    ring_ent *e = ring_find(s, id);
+    s->g_valid = true;
+    s->g_id = id;
+    s->g_layer = NONE32;
+    if (e) { /* a graph seen before (records of graphs interleaved) */
+        s->g_new = false;
+        s->g_phase = e->phase;
+        return 0;
+    }
+    s->g_new = true;
+    s->g_phase = PHASE_UNKNOWN;
+    s->totals.graphs++;
+    e = &s->ring[s->ring_pos];
+    s->ring_pos = (s->ring_pos + 1) % GRAPH_RING;
+    e->id = id;
+    e->phase = PHASE_UNKNOWN;
+    e->used = 1;
+    return 0;
+}
+
+static int graph_phase_found(opscope_diff_side_t *s, const opscope_record *rec) {
+    int64_t t = rec->ne_src[1][1];
+    if (t < 1) t = 1;
+    uint8_t ph = t > 1 ? OPSCOPE_KINETO_PHASE_PREFILL : OPSCOPE_KINETO_PHASE_DECODE;
+    s->g_phase = ph;
+    ring_ent *e = ring_find(s, s->g_id);
+    if (e) e->phase = ph;
+    if (s->g_new) {
+        s->totals.tokens += (uint64_t)t;
+        if (ph == OPSCOPE_KINETO_PHASE_PREFILL) s->totals.prefill_graphs++;
+        else s->totals.decode_graphs++;
+    }
+    return pending_flush(s, ph);
+}
+
+/* Layer of a ggml tensor name: "attn_norm-3" and "cache_k_l3" give 3. A name ggml made up
+ * ("node_42") or none at all inherits the layer of the graph's previous record (*INHERIT). */
+static uint32_t layer_of_name(const char *t, bool *inherit) {
+    *inherit = false;
+    if (!t || !*t) {
+        *inherit = true;
+        return NONE32;
+    }
+    size_t n = strlen(t);
+    const char *cut = strstr(t, " ("); /* " (view)", " (copy of x)", " (reshaped)" */
+    if (cut) n = (size_t)(cut - t);
+    size_t e = n;
+    while (e > 0 && t[e - 1] >= '0' && t[e - 1] <= '9') e--;
+    if (e == 5 && n > 5 && !memcmp(t, "node_", 5)) {
+        *inherit = true;
+        return NONE32;
+    }
+    if (e == n || n - e > 6) return NONE32;
+    bool dash = e >= 1 && t[e - 1] == '-';
+    bool l = e >= 2 && t[e - 1] == 'l' && t[e - 2] == '_';
+    if (!dash && !l) return NONE32;
+    uint32_t v = 0;
+    for (size_t i = e; i < n; i++) v = v * 10 + (uint32_t)(t[i] - '0');
+    return v;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Runs of consecutive unfused OP records on one lane of one graph (fusion differences).    */
+
+static uint64_t run_hash(const uint32_t *ids, uint32_t n) {
+    uint64_t h = n;
+    for (uint32_t i = 0; i < n; i++) h = mix64(h ^ ((uint64_t)ids[i] + 0x9e3779b97f4a7c15ull));
+    return h;
+}
+
+static long run_find(const opscope_diff_side_t *s, const uint32_t *ids, uint32_t n, uint64_t h) {
+    size_t j = h & s->run_ix.mask;
+    while (s->run_ix.slots[j].idx) {
+        if (s->run_ix.slots[j].hash == h) {
+            const run_ent *r = &s->runs[s->run_ix.slots[j].idx - 1];
+            if (r->n == n && !memcmp(r->ids, ids, n * sizeof *ids))
+                return (long)s->run_ix.slots[j].idx - 1;
+        }
+        j = (j + 1) & s->run_ix.mask;
+    }
+    return -1;
+}
+
+static int runs_add(opscope_diff_side_t *s, const opscope_record *rec, const dop *o) {
+    int32_t thread = rec->has & OPSCOPE_HAS_THREAD ? rec->thread_id : -1;
+    lane *l = NULL;
+    for (size_t i = 0; i < s->n_lanes && !l; i++)
+        if (s->lanes[i].backend == rec->backend_id && s->lanes[i].split == rec->split_id &&
+            s->lanes[i].thread == thread)
+            l = &s->lanes[i];
+    if (!l) {
+        if (s->n_lanes == MAX_LANES) return 0;
+        l = &s->lanes[s->n_lanes++];
+        memset(l, 0, sizeof *l);
+        l->backend = rec->backend_id;
+        l->split = rec->split_id;
+        l->thread = thread;
+        l->graph = rec->graph_id;
+    }
+    if (l->graph != rec->graph_id || o->extra) { /* a new graph, or a fused record: cut */
+        l->graph = rec->graph_id;
+        l->n = 0;
+        if (o->extra) return 0;
+    }
+    if (l->n == MAX_RUN) {
+        memmove(l->ids, l->ids + 1, (MAX_RUN - 1) * sizeof *l->ids);
+        memmove(l->dur, l->dur + 1, (MAX_RUN - 1) * sizeof *l->dur);
+        l->n--;
+    }
+    l->ids[l->n] = o->name_id;
+    l->dur[l->n] = rec->duration_ns;
+    l->n++;
+    uint64_t sum = rec->duration_ns;
+    for (uint32_t len = 2; len <= l->n; len++) {
+        const uint32_t *ids = l->ids + (l->n - len);
+        sum += l->dur[l->n - len];
+        uint64_t h = run_hash(ids, len);
+        long ri = run_find(s, ids, len, h);
+        if (ri < 0) {
+            if (s->n_runs >= MAX_RUNS) {
+                s->totals.runs_dropped++;
+                continue;
+            }
+            if (hindex_reserve(&s->run_ix) ||
+                grow((void **)&s->runs, &s->cap_runs, s->n_runs + 1, sizeof *s->runs))
+                return -1;
+            run_ent *r = &s->runs[s->n_runs];
+            memset(r, 0, sizeof *r);
+            r->n = len;
+            memcpy(r->ids, ids, len * sizeof *ids);
+            hindex_put(&s->run_ix, h, (uint32_t)s->n_runs);
+            ri = (long)s->n_runs++;
+        }
+        s->runs[ri].count++;
+        s->runs[ri].total_ns += sum;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Kineto: a trace record waits for the next one to learn whether it was a GPU activity.    */
+
+static long partial_find(opscope_diff_side_t *s, const dkey *k) {
+    uint64_t h = key_hash(k);
+    size_t j = h & s->partial_ix.mask;
+    while (s->partial_ix.slots[j].idx) {
+        if (s->partial_ix.slots[j].hash == h &&
+            !memcmp(&s->partials[s->partial_ix.slots[j].idx - 1], k, sizeof *k))
+            return (long)s->partial_ix.slots[j].idx - 1;
+        j = (j + 1) & s->partial_ix.mask;
+    }
+    if (hindex_reserve(&s->partial_ix) ||
+        grow((void **)&s->partials, &s->cap_partials, s->n_partials + 1, sizeof *s->partials))
+        return -1;
+    s->partials[s->n_partials] = *k;
+    hindex_put(&s->partial_ix, h, (uint32_t)s->n_partials);
+    return (long)s->n_partials++;
+}
+
+/* The collector's activity count grew since the pending record came: it was activity
+ * PEND_N, attributed at finish; else it is added now without attribution. */
+static int pending_resolve(opscope_diff_side_t *s) {
+    if (!s->pend_valid) return 0;
+    s->pend_valid = false;
+    size_t n = opscope_kineto_n_gpu(s->kin);
+    if (n > s->pend_n) {
+        long p = partial_find(s, &s->pend_key);
+        if (p < 0 || grow((void **)&s->gpu_partial, &s->cap_gpu_partial, s->pend_n + 1,
+                          sizeof *s->gpu_partial))
+            return -1;
+        for (size_t i = s->n_gpu_partial; i < s->pend_n; i++) s->gpu_partial[i] = NONE32;
+        s->gpu_partial[s->pend_n] = (uint32_t)p;
+        if (s->n_gpu_partial <= s->pend_n) s->n_gpu_partial = s->pend_n + 1;
+        return 0;
+    }
+    dkey k = s->pend_key;
+    if (s->keys & OPSCOPE_DIFF_KEY_CPU_OP) k.cpu = NONE32;
+    if (s->keys & OPSCOPE_DIFF_KEY_LAYER) k.layer = NONE32;
+    if (s->keys & OPSCOPE_DIFF_KEY_PHASE) k.phase = OPSCOPE_KINETO_PHASE_NONE;
+    return add(s, &k, s->pend_dur);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The sink.                                                                                  */
+
+static int side_meta(void *ud, const opscope_meta *m) {
+    opscope_diff_side_t *s = ud;
+    const char *p = opscope_strtab_intern(s->strings, m->profiler ? m->profiler : "",
+                                          m->profiler ? strlen(m->profiler) : 0, NULL);
+    if (!p) return -1;
+    s->totals.profiler = p;
+    s->totals.version = m->version;
+    return 0;
+}
+
+static int side_backend(void *ud, const opscope_backend *b) {
+    opscope_diff_side_t *s = ud;
+    const char *name = b->name ? b->name : "";
+    const char *n = opscope_strtab_intern(s->strings, name, strlen(name), NULL);
+    if (!n) return -1;
+    for (size_t i = 0; i < s->n_described; i++)
+        if (s->described[i].id == b->id) {
+            s->described[i].name = n;
+            return 0;
+        }
+    if (grow((void **)&s->described, &s->cap_described, s->n_described + 1, sizeof *s->described))
+        return -1;
+    s->described[s->n_described++] = (bname){b->id, n};
+    return 0;
+}
+
+static int note_backend(opscope_diff_side_t *s, int32_t id) {
+    if (id == s->last_backend) return 0;
+    s->last_backend = id;
+    for (size_t i = 0; i < s->n_seen_backends; i++)
+        if (s->seen_backends[i] == id) return 0;
+    if (grow((void **)&s->seen_backends, &s->cap_seen_backends, s->n_seen_backends + 1,
+             sizeof *s->seen_backends))
+        return -1;
+    s->seen_backends[s->n_seen_backends++] = id;
+    return 0;
+}
+
+static int side_record(void *ud, const opscope_record *rec) {
+    opscope_diff_side_t *s = ud;
+    uint64_t d = rec->duration_ns, start = rec->start_ns, end = start + d;
+    opscope_diff_totals *t = &s->totals;
+    if (t->n_records == 0 || start < t->first_start_ns) t->first_start_ns = start;
+    if (t->n_records == 0 || end > t->last_end_ns) t->last_end_ns = end;
+    t->n_records++;
+    if (rec->type == OPSCOPE_RECORD_COPY) {
+        t->n_copies++;
+        t->copy_ns += d;
+    } else {
+        t->n_ops++;
+        t->op_ns += d;
+    }
+    if (rec->category) t->trace = true;
+    if (s->pend_valid && pending_resolve(s)) return -1;
+    if (note_backend(s, rec->backend_id)) return -1;
+
+    long oi = op_find(s, rec);
+    if (oi < 0) return -1;
+    dop *o = &s->ops[oi];
+    o->count++;
+    o->total_ns += d;
+    if (rec->n_fused > o->n_fused) o->n_fused = rec->n_fused;
+
+    unsigned keys = s->keys;
+    bool graph = (rec->has & OPSCOPE_HAS_GRAPH) && !rec->category;
+    if (graph && (!s->g_valid || rec->graph_id != s->g_id) && graph_switch(s, rec->graph_id))
+        return -1;
+    if (graph && s->g_phase == PHASE_UNKNOWN && o->is_mul_mat && rec->n_src >= 2) {
+        /* pending records get this graph's phase before this record is added */
+        if (graph_phase_found(s, rec)) return -1;
+    }
+    if (graph && rec->type == OPSCOPE_RECORD_OP && runs_add(s, rec, o)) return -1;
+
+    dkey k;
+    memset(&k, 0, sizeof k);
+    k.op = k.shape = k.cat = k.cpu = k.layer = k.phase = NONE32;
+    k.backend = INT32_MIN;
+    if (keys & (OPSCOPE_DIFF_KEY_OP | OPSCOPE_DIFF_KEY_KERNEL | OPSCOPE_DIFF_KEY_SHAPE)) {
+        k.op = (uint32_t)oi;
+        k.backend = rec->backend_id;
+    }
+    if (keys & OPSCOPE_DIFF_KEY_SHAPE) {
+        k.shape = shape_find(s, rec);
+        if (s->failed) return -1;
+    }
+    if (keys & OPSCOPE_DIFF_KEY_CATEGORY) {
+        k.cat = o->cat_id;
+        if (o->cat_per_record) {
+            const char *c = opscope_record_category(rec);
+            uint32_t id = intern_id(s, c, strlen(c));
+            if (id == NONE32) return -1;
+            k.cat = id + 1;
+        }
+    }
+    if (rec->category && s->defer) { /* CPU op, layer and phase come from the trace analysis */
+        s->pend_key = k;
+        s->pend_dur = d;
+        s->pend_n = opscope_kineto_n_gpu(s->kin);
+        s->pend_valid = true;
+        return 0;
+    }
+    if (keys & OPSCOPE_DIFF_KEY_CPU_OP) {
+        /* ggml profiles have no CPU op launching kernels: the node's op stands for it */
+        if (rec->category) {
+            k.cpu = NONE32;
+        } else {
+            k.cpu = CPU_FROM_OP;
+            k.op = (uint32_t)oi;
+        }
+    }
+    if (keys & OPSCOPE_DIFF_KEY_LAYER) {
+        bool inherit;
+        uint32_t l = layer_of_name(rec->tensor_name, &inherit);
+        if (graph) {
+            if (inherit) l = s->g_layer;
+            else s->g_layer = l;
+        }
+        k.layer = l;
+    }
+    if (keys & OPSCOPE_DIFF_KEY_PHASE) {
+        if (graph && s->g_phase == PHASE_UNKNOWN) {
+            if (s->n_pending == MAX_PENDING) {
+                t->phase_pending_dropped += s->n_pending;
+                if (pending_flush(s, OPSCOPE_KINETO_PHASE_NONE)) return -1;
+            }
+            if (grow((void **)&s->pending, &s->cap_pending, s->n_pending + 1, sizeof *s->pending))
+                return -1;
+            s->pending[s->n_pending++] = (pend){k, d};
+            return 0;
+        }
+        k.phase = graph ? s->g_phase : OPSCOPE_KINETO_PHASE_NONE;
+    }
+    return add(s, &k, d);
+}
+
+static int side_end(void *ud) {
+    opscope_diff_side_t *s = ud;
+    if (s->pend_valid && pending_resolve(s)) return -1;
+    if (s->g_valid && s->g_phase == PHASE_UNKNOWN && (s->keys & OPSCOPE_DIFF_KEY_PHASE) &&
+        pending_flush(s, OPSCOPE_KINETO_PHASE_NONE))
+        return -1;
+    s->g_valid = false;
+    return 0;
+}
+
+opscope_sink opscope_diff_side_sink(opscope_diff_side_t *s) {
+    opscope_sink k = {s, side_meta, side_backend, side_record, side_end};
+    return k;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Finish: Kineto attribution, then groups with their strings, merged by canonical key.      */
+
+static const char *backend_name(opscope_diff_side_t *s, int32_t id) {
+    for (size_t i = 0; i < s->n_described; i++)
+        if (s->described[i].id == id && s->described[i].name[0]) return s->described[i].name;
+    char b[32];
+    snprintf(b, sizeof b, "backend %d", (int)id);
+    return opscope_strtab_intern(s->strings, b, strlen(b), NULL);
+}
+
+size_t opscope_diff_side_n_backend_names(const opscope_diff_side_t *s) {
+    return s->n_seen_backends;
+}
+
+const char *opscope_diff_side_backend_name(const opscope_diff_side_t *s, size_t i) {
+    if (i >= s->n_seen_backends) return NULL;
+    return backend_name((opscope_diff_side_t *)s, s->seen_backends[i]);
+}
+
+/* A set of 64-bit values (distinct CPU op calls). */
+typedef struct u64set {
+    uint64_t *v;
+    size_t mask, n;
+} u64set;
+
+static int u64set_init(u64set *x, size_t n) {
+    size_t cap = 64;
+    while (cap < n * 2 + 2) cap *= 2;
+    x->v = malloc(cap * sizeof *x->v);
+    x->mask = cap - 1;
+    x->n = 0;
+    if (!x->v) return -1;
+    memset(x->v, 0xff, cap * sizeof *x->v);
+    return 0;
+}
+
+/* Adds V (not UINT64_MAX); returns 1 when new, 0 when present. Sized by init: never full. */
+static int u64set_add(u64set *x, uint64_t v) {
+    size_t j = mix64(v) & x->mask;
+    while (x->v[j] != UINT64_MAX) {
+        if (x->v[j] == v) return 0;
+        j = (j + 1) & x->mask;
+    }
+    x->v[j] = v;
+    x->n++;
+    return 1;
+}
+
+static int attribute_kineto(opscope_diff_side_t *s) {
+    const opscope_kineto_t *k = s->kin;
+    size_t ng = opscope_kineto_n_gpu(k);
+    const opscope_strtab_t *names = opscope_kineto_names(k);
+    uint32_t nn = opscope_strtab_count(names);
+    int rc = -1;
+    uint32_t *sid = malloc((nn ? nn : 1) * sizeof *sid); /* collector name id -> ours */
+    u64set calls = {0}, op_calls = {0};
+    if (!sid || u64set_init(&calls, ng) || u64set_init(&op_calls, ng)) goto done;
+    for (uint32_t i = 0; i < nn; i++) sid[i] = NONE32;
+    /* CPU op summary (fusion differences): kernels, distinct calls, time per CPU op */
+    opscope_diff_cpu_op *cpu = NULL;
+    size_t n_cpu = 0, cap_cpu = 0;
+    uint32_t *cpu_slot = malloc((nn ? nn : 1) * sizeof *cpu_slot);
+    if (!cpu_slot) goto done;
+    for (uint32_t i = 0; i < nn; i++) cpu_slot[i] = NONE32;
+    for (size_t i = 0; i < ng; i++) {
+        opscope_kineto_gpu_info g;
+        opscope_kineto_gpu_get(k, i, &g);
+        uint32_t cpu_sid = NONE32;
+        if (g.cpu_op != NONE32 && g.cpu_op < nn) {
+            if (sid[g.cpu_op] == NONE32) {
+                const char *nm = opscope_strtab_get(names, g.cpu_op);
+                sid[g.cpu_op] = intern_id(s, nm, strlen(nm));
+                if (sid[g.cpu_op] == NONE32) goto fail_cpu;
+            }
+            cpu_sid = sid[g.cpu_op];
+            if (g.kind == OPSCOPE_KINETO_KERNEL) {
+                if (cpu_slot[g.cpu_op] == NONE32) {
+                    if (grow((void **)&cpu, &cap_cpu, n_cpu + 1, sizeof *cpu)) goto fail_cpu;
+                    cpu[n_cpu] = (opscope_diff_cpu_op){opscope_strtab_get(s->strings, cpu_sid), 0, 0, 0};
+                    cpu_slot[g.cpu_op] = (uint32_t)n_cpu++;
+                }
+                opscope_diff_cpu_op *c = &cpu[cpu_slot[g.cpu_op]];
+                c->kernels++;
+                c->total_ns += (uint64_t)g.dur_ns;
+                if (g.cpu_call && u64set_add(&op_calls, (uint64_t)g.cpu_op << 32 | g.cpu_call))
+                    c->calls++;
+            }
+        }
+        if (!s->defer || g.seq >= s->n_gpu_partial || s->gpu_partial[g.seq] == NONE32) continue;
+        dkey key = s->partials[s->gpu_partial[g.seq]];
+        if (s->keys & OPSCOPE_DIFF_KEY_CPU_OP) key.cpu = cpu_sid;
+        if (s->keys & OPSCOPE_DIFF_KEY_LAYER) key.layer = g.layer;
+        if (s->keys & OPSCOPE_DIFF_KEY_PHASE) key.phase = (uint32_t)g.phase;
+        long gi = group_find(s, &key);
+        if (gi < 0) goto fail_cpu;
+        dgroup *dg = &s->groups[gi];
+        group_acc(dg, (uint64_t)g.dur_ns);
+        /* distinct CPU op calls per group; activities without a call count one each */
+        if (!(s->keys & OPSCOPE_DIFF_KEY_CPU_OP) || !g.cpu_call ||
+            u64set_add(&calls, (uint64_t)gi << 32 | g.cpu_call))
+            dg->calls++;
+    }
+    s->cpu_ops = cpu;
+    s->n_cpu_ops = n_cpu;
+    cpu = NULL;
+    rc = 0;
+fail_cpu:
+    free(cpu);
+    free(cpu_slot);
+done:
+    free(sid);
+    free(calls.v);
+    free(op_calls.v);
+    return rc;
+}
+
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+    bool failed;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *str, size_t len) {
+    if (b->failed) return;
+    if (grow((void **)&b->p, &b->cap, b->n + len + 1, 1)) {
+        b->failed = true;
+        return;
+    }
+    memcpy(b->p + b->n, str, len);
+    b->n += len;
+    b->p[b->n] = '\0';
+}
+static void sb_str(sbuf *b, const char *str) { sb_put(b, str, strlen(str)); }
+
+static const char *phase_text(uint32_t p) {
+    switch (p) {
+    case OPSCOPE_KINETO_PHASE_PREFILL: return "prefill";
+    case OPSCOPE_KINETO_PHASE_DECODE: return "decode";
+    case OPSCOPE_KINETO_PHASE_MIXED: return "mixed";
+    default: return "none";
+    }
+}
+
+int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
+    if (s->finished) return 0;
+    if (s->pend_valid && pending_resolve(s)) return -1;
+    if (s->kin) {
+        s->totals.iterations = opscope_kineto_get_results(s->kin)->n_iterations;
+        if (opscope_kineto_n_gpu(s->kin) && attribute_kineto(s)) return -1;
+    }
+    opscope_diff_totals *t = &s->totals;
+    t->total_ns = t->op_ns + t->copy_ns;
+    t->wall_ns = t->n_records ? t->last_end_ns - t->first_start_ns : 0;
+
+    /* fused names */
+    s->fused = calloc(s->n_ops ? s->n_ops : 1, sizeof *s->fused);
+    if (!s->fused) return -1;
+    for (size_t i = 0; i < s->n_ops; i++) {
+        const dop *o = &s->ops[i];
+        if (o->type != OPSCOPE_RECORD_OP || !o->extra || o->n_fused < 2) continue;
+        opscope_diff_fused *f = NULL;
+        for (size_t j = 0; j < s->n_fused && !f; j++)
+            if (s->fused[j].pattern == o->extra) f = &s->fused[j];
+        if (!f) {
+            f = &s->fused[s->n_fused++];
+            f->pattern = o->extra;
+        }
+        f->count += o->count;
+        f->total_ns += o->total_ns;
+        if (o->n_fused > f->n_fused) f->n_fused = o->n_fused;
+    }
+
+    /* groups with strings, merged by canonical key */
+    unsigned keys = s->keys;
+    bool per_backend = !merge_backends &&
+                       (keys & (OPSCOPE_DIFF_KEY_OP | OPSCOPE_DIFF_KEY_KERNEL | OPSCOPE_DIFF_KEY_SHAPE));
+    s->final = calloc(s->n_groups ? s->n_groups : 1, sizeof *s->final);
+    hindex fx;
+    if (!s->final || hindex_init(&fx)) return -1;
+    int rc = -1;
+    sbuf key = {0}, name = {0};
+    for (size_t i = 0; i < s->n_groups; i++) {
+        const dgroup *g = &s->groups[i];
+        const dkey *k = &g->key;
+        if (!g->count) continue;
+        const char *comp[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+        char opbuf[512], *opheap = NULL;
+        const char *opdisp = NULL;
+        if (k->op != NONE32) {
+            const dop *o = &s->ops[k->op];
+            size_t n = opscope_op_display(opbuf, sizeof opbuf, o->type, o->name, o->sub, o->extra);
+            opdisp = opbuf;
+            if (n >= sizeof opbuf) {
+                if (!(opheap = malloc(n + 1))) goto out;
+                opscope_op_display(opheap, n + 1, o->type, o->name, o->sub, o->extra);
+                opdisp = opheap;
+            }
+        }
+        if (keys & (OPSCOPE_DIFF_KEY_OP | OPSCOPE_DIFF_KEY_KERNEL | OPSCOPE_DIFF_KEY_SHAPE))
+            comp[0] = opdisp;
+        if (per_backend) comp[1] = backend_name(s, k->backend);
+        char shbuf[1024];
+        if (keys & OPSCOPE_DIFF_KEY_SHAPE) {
+            if (k->shape == NONE32 - 2) snprintf(shbuf, sizeof shbuf, "(other shapes)");
+            else opscope_fmt_sources(shbuf, sizeof shbuf, &s->shapes[k->shape]);
+            comp[2] = shbuf;
+        }
+        if (keys & OPSCOPE_DIFF_KEY_CATEGORY) comp[3] = opscope_strtab_get(s->strings, k->cat - 1);
+        if (keys & OPSCOPE_DIFF_KEY_CPU_OP)
+            comp[4] = k->cpu == CPU_FROM_OP ? opdisp
+                      : k->cpu == NONE32    ? "(no CPU op)"
+                                            : opscope_strtab_get(s->strings, k->cpu);
+        char lbuf[32];
+        if (keys & OPSCOPE_DIFF_KEY_LAYER) {
+            if (k->layer == NONE32) snprintf(lbuf, sizeof lbuf, "(no layer)");
+            else snprintf(lbuf, sizeof lbuf, "layer %u", (unsigned)k->layer);
+            comp[5] = lbuf;
+        }
+        if (keys & OPSCOPE_DIFF_KEY_PHASE) comp[6] = phase_text(k->phase);
+        key.n = 0;
+        for (int c = 0; c < 7; c++) {
+            if (c) sb_put(&key, "\x1f", 1);
+            if (comp[c]) sb_str(&key, comp[c]);
+        }
+        if (key.failed) {
+            free(opheap);
+            goto out;
+        }
+        uint64_t h = opscope_hash_bytes(key.p, key.n);
+        size_t j = h & fx.mask;
+        opscope_diff_group *f = NULL;
+        while (fx.slots[j].idx) {
+            if (fx.slots[j].hash == h && !strcmp(s->final[fx.slots[j].idx - 1].key, key.p)) {
+                f = &s->final[fx.slots[j].idx - 1];
+                break;
+            }
+            j = (j + 1) & fx.mask;
+        }
+        if (!f) {
+            f = &s->final[s->n_final];
+            f->key = opscope_strtab_intern(s->strings, key.p, key.n, NULL);
+            /* display: phase · layer · CPU op · category · op @backend shape */
+            name.n = 0;
+            static const int order[] = {6, 5, 4, 3};
+            for (size_t c = 0; c < 4; c++) {
+                if (!comp[order[c]]) continue;
+                if (name.n) sb_str(&name, " \xc2\xb7 ");
+                sb_str(&name, comp[order[c]]);
+            }
+            if (comp[0]) {
+                if (name.n) sb_str(&name, " \xc2\xb7 ");
+                sb_str(&name, comp[0]);
+                if (comp[1]) {
+                    sb_str(&name, " @");
+                    sb_str(&name, comp[1]);
+                }
+                if (comp[2]) {
+                    sb_str(&name, " ");
+                    sb_str(&name, comp[2]);
+                }
+            }
+            if (!name.n) sb_str(&name, "(all)");
+            const char **dst[7] = {&f->op, &f->backend, &f->shape, &f->category, &f->cpu_op,
+                                   &f->layer, &f->phase};
+            for (int c = 0; c < 7; c++)
+                if (comp[c] && !(*dst[c] = opscope_strtab_intern(s->strings, comp[c],
+                                                                  strlen(comp[c]), NULL))) {
+                    free(opheap);
+                    goto out;
+                }
+            f->name = name.failed ? NULL : opscope_strtab_intern(s->strings, name.p, name.n, NULL);
+            if (!f->key || !f->name || hindex_reserve(&fx)) {
+                free(opheap);
+                goto out;
+            }
+            hindex_put(&fx, h, (uint32_t)s->n_final);
+            s->n_final++;
+        }
+        free(opheap);
+        if (!f->count || g->min_ns < f->min_ns) f->min_ns = g->min_ns;
+        if (g->max_ns > f->max_ns) f->max_ns = g->max_ns;
+        f->count += g->count;
+        f->total_ns += g->total_ns;
+        f->calls += g->calls;
+        opscope_moments_merge(&f->m, &g->m);
+    }
+    s->finished = true;
+    rc = 0;
+out:
+    free(fx.slots);
+    free(key.p);
+    free(name.p);
+    return rc;
+}
+
+const opscope_diff_totals *opscope_diff_side_totals(const opscope_diff_side_t *s) {
+    return &s->totals;
+}
+size_t opscope_diff_side_n_groups(const opscope_diff_side_t *s) { return s->n_final; }
+const opscope_diff_group *opscope_diff_side_group(const opscope_diff_side_t *s, size_t i) {
+    return i < s->n_final ? &s->final[i] : NULL;
+}
+size_t opscope_diff_side_n_fused(const opscope_diff_side_t *s) { return s->n_fused; }
+const opscope_diff_fused *opscope_diff_side_fused(const opscope_diff_side_t *s, size_t i) {
+    return i < s->n_fused ? &s->fused[i] : NULL;
+}
+size_t opscope_diff_side_n_cpu_ops(const opscope_diff_side_t *s) { return s->n_cpu_ops; }
+const opscope_diff_cpu_op *opscope_diff_side_cpu_op(const opscope_diff_side_t *s, size_t i) {
+    return i < s->n_cpu_ops ? &s->cpu_ops[i] : NULL;
+}
+
+uint64_t opscope_diff_side_runs(const opscope_diff_side_t *s, const char *const *names, size_t n,
+                                uint64_t *total_ns) {
+    if (total_ns) *total_ns = 0;
+    if (n < 2 || n > MAX_RUN) return 0;
+    uint32_t ids[MAX_RUN];
+    for (size_t i = 0; i < n; i++) {
+        /* a name never interned was never seen: no run */
+        uint32_t id;
+        const char *p = opscope_strtab_intern(s->strings, names[i], strlen(names[i]), &id);
+        if (!p) return 0;
+        ids[i] = id;
+    }
+    long r = run_find(s, ids, (uint32_t)n, run_hash(ids, (uint32_t)n));
+    if (r < 0) return 0;
+    if (total_ns) *total_ns = s->runs[r].total_ns;
+    return s->runs[r].count;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static const struct {
+    unsigned bit;
+    const char *name;
+} k_key_names[] = {
+    {OPSCOPE_DIFF_KEY_OP, "op"},           {OPSCOPE_DIFF_KEY_KERNEL, "kernel"},
+    {OPSCOPE_DIFF_KEY_SHAPE, "shape"},     {OPSCOPE_DIFF_KEY_CATEGORY, "category"},
+    {OPSCOPE_DIFF_KEY_CPU_OP, "cpu-op"},   {OPSCOPE_DIFF_KEY_LAYER, "layer"},
+    {OPSCOPE_DIFF_KEY_PHASE, "phase"},
+};
+
+int opscope_diff_keys_parse(const char *spec, unsigned *keys, const char **bad) {
+    unsigned k = 0;
+    const char *p = spec;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        size_t i = 0, nk = sizeof k_key_names / sizeof k_key_names[0];
+        for (; i < nk; i++)
+            if (strlen(k_key_names[i].name) == n && !memcmp(k_key_names[i].name, p, n)) break;
+        if (i == nk) {
+            if (bad) *bad = p;
+            return -1;
+        }
+        k |= k_key_names[i].bit;
+        if (!e) break;
+        p = e + 1;
+    }
+    *keys = k;
+    return 0;
+}
+
+void opscope_diff_keys_name(unsigned keys, char *buf, size_t size) {
+    size_t at = 0;
+    if (size) buf[0] = '\0';
+    for (size_t i = 0; i < sizeof k_key_names / sizeof k_key_names[0]; i++) {
+        if (!(keys & k_key_names[i].bit)) continue;
+        int n = snprintf(buf + at, size > at ? size - at : 0, "%s%s", at ? "," : "",
+                         k_key_names[i].name);
+        if (n > 0) at += (size_t)n;
+        if (at >= size) break;
+    }
+}

@@ -1,0 +1,30 @@
+/*
+ * op_category.h - the kernel category (kernel_rules.h) of a record, for ggml ops as well as
+ * GPU kernels (internal).
+ *
+ * Records of GPU traces carry their category (the reader applied kernel_rules.def). ggml ops
+ * are classified by ggml_op_category.def, a table from ggml op names to the same categories,
+ * so a ggml run and a PyTorch run, or a CPU and a GPU backend, line up by category. Copies
+ * are `memory`. Any other name goes through the kernel rules. Pure functions; thread safe.
+ */
+#ifndef OPSCOPE_OP_CATEGORY_H
+#define OPSCOPE_OP_CATEGORY_H
+
+#include "kernel_rules.h"
+#include "opscope.h"
+
+/* Category of a ggml op NAME, or -1 when NAME is not in the table. */
+int opscope_ggml_op_category(const char *name);
+
+/*
+ * The category name of REC: REC->category when set; a COPY is "memory"; a ggml op by the
+ * table (FLASH_ATTN_EXT is attention_decode when its queries, src0 ne[1], are one token, else
+ * attention_prefill); else the kernel rules on the name. Static string.
+ */
+const char *opscope_record_category(const opscope_record *rec);
+
+/* The table, for documentation and tests: number of rows, and row I. */
+size_t opscope_ggml_op_rule_count(void);
+void opscope_ggml_op_rule_get(size_t i, opscope_kernel_category *c, const char **op);
+
+#endif /* OPSCOPE_OP_CATEGORY_H */

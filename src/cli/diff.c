@@ -1,0 +1,352 @@
+/*
+ * diff.c - `opscope diff BASE NEW [options]`: each input is streamed once into its side of
+ * the comparison (and, with --html, into a timeline sink); the outputs are written to
+ * temporary files and renamed only when both inputs were read, so a bad input leaves nothing.
+ */
+#include "cli.h"
+#include "diff.h"
+#include "diff_report.h"
+#include "html.h"
+#include "kineto_read.h"
+#include "out.h"
+#include "progress.h"
+#include "strtab.h"
+#include "tee.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DIFF_HTML_MAX_RECORDS 500000
+
+typedef struct diff_args {
+    const char *in[2];
+    unsigned keys;
+    const char *json, *text, *html;
+    size_t top, html_max_records;
+    bool html_max_set, quiet, merge_backends;
+    double min_share, fail_pct, alpha;
+    opscope_diff_norm norm;
+} diff_args;
+
+static void usage(FILE *f) {
+    fputs("usage: opscope diff BASE NEW [options]\n"
+          "\n"
+          "Compare two profiles or traces (ggml profiles v2/v3, Kineto, Chrome; '.gz' read\n"
+          "directly; '-' reads one of them from stdin): groups aligned by a key, sorted by the\n"
+          "size of their change, each change tested against the run-to-run spread.\n"
+          "\n"
+          "Options:\n"
+          "  --by KEY[,KEY...]        op (default for ggml profiles), kernel (default for\n"
+          "                           traces), shape, category, cpu-op, layer, phase\n"
+          "  --merge-backends         op/kernel/shape over all backends (automatic when the\n"
+          "                           runs share no backend name)\n"
+          "  --per UNIT               auto (default), none, graph, token or iteration: compare\n"
+          "                           runs of different length per unit (auto: the finest unit\n"
+          "                           both runs have, when they differ in it)\n"
+          "  --top N                  console rows (default 30)\n"
+          "  --min-share PCT          leave out groups under PCT% of the time on both sides\n"
+          "                           (default 0.5; also the floor of the regression check)\n"
+          "  --alpha P                significance level of the noise test (default 0.05)\n"
+          "  --fail-on-regression PCT exit 3 when the total, or a group above --min-share,\n"
+          "                           got slower by more than PCT% (beyond the noise)\n"
+          "  --json FILE              the comparison as JSON\n"
+          "  --text FILE              plain-text report (every group, full names)\n"
+          "  --html FILE              self-contained page: both timelines and the table\n"
+          "  --html-max-records N     records kept per timeline (default 500000, 0 = all)\n"
+          "  -q, --quiet              no summary on stdout\n"
+          "  -h, --help               this help\n"
+          "\n"
+          "FILE '-' writes to stdout (the summary is then left out).\n"
+          "Exit status: 0 ok, 1 usage error, 2 bad input or failed output, 3 regression.\n",
+          f);
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "opscope diff: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\nTry 'opscope diff --help'.\n", stderr);
+    return OPSCOPE_EXIT_USAGE;
+}
+
+static bool parse_count(const char *s, size_t *out) {
+    if (!s || !*s) return false;
+    size_t v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9') return false;
+        size_t d = (size_t)(*p - '0');
+        if (v > (SIZE_MAX - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+static bool parse_pct(const char *s, double lo, double hi, double *out) {
+    if (!s || !*s) return false;
+    char *e;
+    errno = 0;
+    double v = strtod(s, &e);
+    if (*e == '%') e++;
+    if (*e || errno || !isfinite(v) || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+/* Returns -1 on success, else the exit status. */
+static int parse_args(int argc, char **argv, diff_args *a) {
+    memset(a, 0, sizeof *a);
+    a->min_share = 0.5;
+    a->fail_pct = -1;
+    a->alpha = 0.05;
+    a->html_max_records = DIFF_HTML_MAX_RECORDS;
+    int n_in = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            usage(stdout);
+            return OPSCOPE_EXIT_OK;
+        }
+        if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
+            a->quiet = true;
+            continue;
+        }
+        if (!strcmp(arg, "--merge-backends")) {
+            a->merge_backends = true;
+            continue;
+        }
+        if (arg[0] == '-' && arg[1] == '-') {
+            static const char *const with_value[] = {
+                "--by", "--json", "--text", "--html", "--top", "--min-share",
+                "--fail-on-regression", "--per", "--alpha", "--html-max-records"};
+            const char *eq = strchr(arg, '=');
+            size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
+            int which = -1;
+            for (int k = 0; k < (int)(sizeof with_value / sizeof *with_value); k++)
+                if (strlen(with_value[k]) == nlen && !strncmp(arg, with_value[k], nlen)) which = k;
+            if (which < 0) return usage_error("unknown option '%s'", arg);
+            const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!val) return usage_error("option '%s' needs a value", with_value[which]);
+            if (!*val) return usage_error("option '%s' needs a non-empty value", with_value[which]);
+            const char *bad = NULL;
+            switch (which) {
+            case 0:
+                if (opscope_diff_keys_parse(val, &a->keys, &bad))
+                    return usage_error("--by: unknown key '%.*s' (op, kernel, shape, category, "
+                                       "cpu-op, layer, phase)",
+                                       (int)strcspn(bad, ","), bad);
+                break;
+            case 1: a->json = val; break;
+            case 2: a->text = val; break;
+            case 3: a->html = val; break;
+            case 4:
+                if (!parse_count(val, &a->top) || a->top == 0)
+                    return usage_error("--top: expected a positive integer, got '%s'", val);
+                break;
+            case 5:
+                if (!parse_pct(val, 0, 100, &a->min_share))
+                    return usage_error("--min-share: expected a percentage in 0..100, got '%s'", val);
+                break;
+            case 6:
+                if (!parse_pct(val, 0, 1e9, &a->fail_pct))
+                    return usage_error("--fail-on-regression: expected a percentage >= 0, got '%s'",
+                                       val);
+                break;
+            case 7:
+                if (!strcmp(val, "auto")) a->norm = OPSCOPE_DIFF_NORM_AUTO;
+                else if (!strcmp(val, "none")) a->norm = OPSCOPE_DIFF_NORM_NONE;
+                else if (!strcmp(val, "graph")) a->norm = OPSCOPE_DIFF_NORM_GRAPH;
+                else if (!strcmp(val, "token")) a->norm = OPSCOPE_DIFF_NORM_TOKEN;
+                else if (!strcmp(val, "iteration")) a->norm = OPSCOPE_DIFF_NORM_ITERATION;
+                else
+                    return usage_error("--per: expected auto, none, graph, token or iteration, "
+                                       "got '%s'", val);
+                break;
+            case 8:
+                if (!parse_pct(val, 1e-12, 0.5, &a->alpha))
+                    return usage_error("--alpha: expected a number in (0, 0.5], got '%s'", val);
+                break;
+            case 9:
+                if (!parse_count(val, &a->html_max_records))
+                    return usage_error("--html-max-records: expected an integer, got '%s'", val);
+                break;
+            }
+            continue;
+        }
+        if (arg[0] == '-' && arg[1] != '\0') return usage_error("unknown option '%s'", arg);
+        if (n_in == 2) return usage_error("more than two inputs given ('%s')", arg);
+        a->in[n_in++] = arg;
+    }
+    if (n_in < 2) return usage_error(n_in ? "missing NEW" : "missing BASE and NEW");
+    if (!strcmp(a->in[0], "-") && !strcmp(a->in[1], "-"))
+        return usage_error("only one input can be read from stdin");
+    const char *outs[] = {a->json, a->text, a->html};
+    int to_stdout = 0;
+    for (int i = 0; i < 3; i++) {
+        if (outs[i] && !strcmp(outs[i], "-")) to_stdout++;
+        for (int j = i + 1; j < 3; j++)
+            if (outs[i] && outs[j] && strcmp(outs[i], "-") && !strcmp(outs[i], outs[j]))
+                return usage_error("two outputs write the same file '%s'", outs[i]);
+    }
+    if (to_stdout > 1) return usage_error("only one output can go to stdout");
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 2; k++)
+            if (outs[i] && strcmp(outs[i], "-") && !strcmp(outs[i], a->in[k]))
+                return usage_error("an output would overwrite the input '%s'", a->in[k]);
+    return -1;
+}
+
+static void print_error(const opscope_error *err) {
+    char line[768];
+    opscope_error_format(err, line, sizeof line);
+    fprintf(stderr, "%s\n", line);
+}
+
+static void set_nomem(opscope_error *err) {
+    memset(err, 0, sizeof *err);
+    err->code = OPSCOPE_ERROR_NOMEM;
+    err->msg = "out of memory";
+}
+
+/* One input: its side of the diff, the Kineto analysis the trace reader fills, its timeline. */
+typedef struct input {
+    opscope_diff_side_t *side;
+    opscope_strtab_t *names;
+    opscope_kineto_t *kin;
+    opscope_html_sink_t *html;
+} input;
+
+static void input_free(input *in) {
+    opscope_diff_side_free(in->side);
+    opscope_kineto_free(in->kin);
+    opscope_strtab_free(in->names);
+    opscope_html_sink_abort(in->html);
+}
+
+/* Reads PATH into IN. Returns 0, or -1 with ERR filled. */
+static int read_input(const char *path, input *in, opscope_error *err) {
+    opscope_tee tee;
+    opscope_tee_init(&tee);
+    opscope_tee_add(&tee, opscope_diff_side_sink(in->side));
+    if (in->html) opscope_tee_add(&tee, opscope_html_sink(in->html));
+    opscope_progress prog;
+    if (opscope_progress_begin(&prog, path)) opscope_tee_add(&tee, opscope_progress_sink(&prog));
+    opscope_sink sink = opscope_tee_sink(&tee);
+    opscope_kineto_attach(in->kin);
+    int rc = opscope_read_file(path, OPSCOPE_FORMAT_AUTO, &sink, err);
+    opscope_kineto_attach(NULL);
+    opscope_progress_end(&prog);
+    if (rc) {
+        if (err->code == OPSCOPE_ERROR_ABORTED) set_nomem(err);
+        if (!err->file[0]) snprintf(err->file, sizeof err->file, "%s", path);
+        return -1;
+    }
+    if (opscope_kineto_finish(in->kin)) {
+        set_nomem(err);
+        return -1;
+    }
+    return 0;
+}
+
+int opscope_cli_diff(int argc, char **argv) {
+    diff_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0) return rc;
+
+    opscope_error err;
+    memset(&err, 0, sizeof err);
+    int status = OPSCOPE_EXIT_INPUT;
+    input in[2];
+    memset(in, 0, sizeof in);
+    opscope_out_t *json_out = NULL, *text_out = NULL, *html_out = NULL;
+    opscope_diff_t *d = NULL;
+
+    /* Outputs are opened first: an unwritable path fails before any reading. */
+    if (a.json && !(json_out = opscope_out_open(a.json, &err))) goto fail_err;
+    if (a.text && !(text_out = opscope_out_open(a.text, &err))) goto fail_err;
+    if (a.html && !(html_out = opscope_out_open(a.html, &err))) goto fail_err;
+
+    for (int s = 0; s < 2; s++) {
+        in[s].side = opscope_diff_side_new(a.keys);
+        in[s].names = opscope_strtab_new();
+        in[s].kin = in[s].names ? opscope_kineto_new(in[s].names) : NULL;
+        if (a.html)
+            in[s].html = opscope_html_sink_new("-", a.in[s], a.html_max_records, &err);
+        if (!in[s].side || !in[s].kin || (a.html && !in[s].html)) {
+            set_nomem(&err);
+            goto fail_err;
+        }
+        opscope_diff_side_set_kineto(in[s].side, in[s].kin);
+        if (read_input(a.in[s], &in[s], &err)) goto fail_err;
+    }
+    /* The key's default and the backend merge depend on what was read. */
+    const opscope_diff_totals *t0 = opscope_diff_side_totals(in[0].side);
+    const opscope_diff_totals *t1 = opscope_diff_side_totals(in[1].side);
+    unsigned keys = a.keys ? a.keys
+                    : t0->trace && t1->trace ? OPSCOPE_DIFF_KEY_KERNEL : OPSCOPE_DIFF_KEY_OP;
+    bool merge = a.merge_backends || !opscope_diff_sides_share_backend(in[0].side, in[1].side);
+    for (int s = 0; s < 2; s++)
+        if (opscope_diff_side_finish(in[s].side, merge)) {
+            set_nomem(&err);
+            goto fail_err;
+        }
+    opscope_diff_opts o = {.keys = keys, .norm = a.norm, .alpha = a.alpha,
+                           .min_share = a.min_share, .fail_pct = a.fail_pct,
+                           .merged_backends = merge};
+    const char *why = NULL;
+    d = opscope_diff_new(in[0].side, in[1].side, &o, &why);
+    if (!d) {
+        if (why) {
+            fprintf(stderr, "opscope diff: %s\n", why);
+            goto fail;
+        }
+        set_nomem(&err);
+        goto fail_err;
+    }
+
+    opscope_diff_report_opts ro = {.base_path = a.in[0], .new_path = a.in[1], .top = a.top};
+    if (json_out) opscope_diff_write_json(json_out, d, &ro);
+    if (text_out) opscope_diff_write_text(text_out, d, &ro);
+    if (html_out && opscope_diff_write_html(html_out, d, in[0].html, in[1].html, &ro, &err))
+        goto fail_err;
+    opscope_out_t **outs[] = {&json_out, &text_out, &html_out};
+    status = OPSCOPE_EXIT_OK;
+    for (int i = 0; i < 3; i++) {
+        if (*outs[i] && opscope_out_commit(*outs[i], &err)) {
+            print_error(&err);
+            status = OPSCOPE_EXIT_INPUT;
+        }
+        *outs[i] = NULL;
+    }
+    bool stdout_taken = (a.json && !strcmp(a.json, "-")) || (a.text && !strcmp(a.text, "-")) ||
+                        (a.html && !strcmp(a.html, "-"));
+    if (!a.quiet && !stdout_taken) {
+        opscope_out_t *con = opscope_out_from_file(stdout, &err);
+        if (con) {
+            opscope_diff_write_console(con, d, &ro);
+            if (opscope_out_commit(con, &err)) status = OPSCOPE_EXIT_INPUT;
+        }
+    }
+    if (status == OPSCOPE_EXIT_OK && opscope_diff_failed(d)) status = OPSCOPE_EXIT_REGRESSION;
+    opscope_diff_free(d);
+    for (int s = 0; s < 2; s++) input_free(&in[s]);
+    return status;
+
+fail_err:
+    print_error(&err);
+fail:
+    opscope_out_abort(json_out);
+    opscope_out_abort(text_out);
+    opscope_out_abort(html_out);
+    opscope_diff_free(d);
+    for (int s = 0; s < 2; s++) input_free(&in[s]);
+    return OPSCOPE_EXIT_INPUT;
+}

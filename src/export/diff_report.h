@@ -1,0 +1,43 @@
+/*
+ * diff_report.h - the outputs of `opscope diff` (internal): console and plain text
+ * (diff_text.c), JSON (diff_json.c), a self-contained HTML page with both timelines
+ * (diff_html.c). Every writer only reads a finished opscope_diff_t and writes through W;
+ * the caller commits or aborts W. Layouts: docs/diff.md. Thread safety: none beyond W's.
+ */
+#ifndef OPSCOPE_DIFF_REPORT_H
+#define OPSCOPE_DIFF_REPORT_H
+
+#include "diff.h"
+#include "html.h"
+#include "out.h"
+
+#include <stdbool.h>
+
+typedef struct opscope_diff_report_opts {
+    const char *base_path, *new_path; /* input names for the header */
+    size_t top;                       /* console rows (0: 30); the text report lists all */
+} opscope_diff_report_opts;
+
+/* Console summary: header, totals, the TOP largest deltas among the shown rows (short
+ * kernel names), fusion differences, the regression check when asked. */
+void opscope_diff_write_console(opscope_out_t *w, const opscope_diff_t *d,
+                                const opscope_diff_report_opts *o);
+
+/* Plain-text report: the same with every row (below --min-share too, marked) and full names. */
+void opscope_diff_write_text(opscope_out_t *w, const opscope_diff_t *d,
+                             const opscope_diff_report_opts *o);
+
+/* The JSON document (keys in docs/diff.md). */
+void opscope_diff_write_json(opscope_out_t *w, const opscope_diff_t *d,
+                             const opscope_diff_report_opts *o);
+
+/* The HTML page: both timelines (the viewer sinks BASE_H and NEW_H, fed during the reads) on
+ * aligned time axes and the diff table. Writes W; returns 0, or -1 with ERR filled. */
+int opscope_diff_write_html(opscope_out_t *w, const opscope_diff_t *d,
+                            opscope_html_sink_t *base_h, opscope_html_sink_t *new_h,
+                            const opscope_diff_report_opts *o, opscope_error *err);
+
+/* "12.345 ms", "+1.20 us", "950 ns" (SIGN: always a sign). */
+size_t opscope_fmt_time(char *buf, size_t size, double ns, bool sign);
+
+#endif /* OPSCOPE_DIFF_REPORT_H */

@@ -1,0 +1,323 @@
+/* diff_text.c - the console summary and the plain-text report of `opscope diff`. */
+#include "diff_report.h"
+#include "kernel_name.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONSOLE_TOP 30
+#define CONSOLE_NAME_COLS 100
+
+size_t opscope_fmt_time(char *buf, size_t size, double ns, bool sign) {
+    double a = fabs(ns);
+    const char *sg = sign ? (ns < 0 ? "-" : "+") : (ns < 0 ? "-" : "");
+    int n;
+    if (!isfinite(ns)) n = snprintf(buf, size, "-");
+    else if (a < 1e3) n = snprintf(buf, size, a == floor(a) ? "%s%.0f ns" : "%s%.1f ns", sg, a);
+    else if (a < 1e6) n = snprintf(buf, size, "%s%.2f us", sg, a / 1e3);
+    else if (a < 1e9) n = snprintf(buf, size, "%s%.3f ms", sg, a / 1e6);
+    else n = snprintf(buf, size, "%s%.3f s", sg, a / 1e9);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+static size_t utf8_cols(const char *s) {
+    size_t n = 0;
+    for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* S in at most WIDTH columns: a longer string loses its middle to "…". */
+static void put_cut(opscope_out_t *w, const char *s, size_t width) {
+    size_t c = utf8_cols(s), len = strlen(s);
+    if (c <= width) {
+        opscope_out_write(w, s, len);
+        return;
+    }
+    size_t head = (width - 1) * 2 / 3, tail = width - 1 - head, i = 0, k = 0;
+    for (; i < len; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80 && k++ == head) break;
+    opscope_out_write(w, s, i);
+    opscope_out_str(w, "\xe2\x80\xa6");
+    size_t j = len, t = 0;
+    while (j > 0 && t < tail) {
+        j--;
+        if (((unsigned char)s[j] & 0xC0) != 0x80) t++;
+    }
+    opscope_out_write(w, s + j, len - j);
+}
+
+static const opscope_diff_group *row_group(const opscope_diff_row *r) {
+    return r->newg ? r->newg : r->base;
+}
+
+/* The row's label: its name, with a long kernel name in its short form (SHORT). */
+static char *row_label(const opscope_diff_row *r, bool shorten) {
+    const opscope_diff_group *g = row_group(r);
+    if (!shorten || !g->op || strlen(g->op) <= 48) return strdup(r->name);
+    size_t n = opscope_kernel_name_short(NULL, 0, g->op);
+    char *sh = malloc(n + 1);
+    if (!sh) return strdup(r->name);
+    opscope_kernel_name_short(sh, n + 1, g->op);
+    /* the name is "prefix · OP @backend shape": replace OP */
+    const char *at = strstr(r->name, g->op);
+    size_t pre = at ? (size_t)(at - r->name) : 0, oplen = strlen(g->op);
+    size_t total = strlen(r->name) - (at ? oplen : 0) + n + 1;
+    char *out = malloc(total);
+    if (!out) {
+        free(sh);
+        return strdup(r->name);
+    }
+    if (at)
+        snprintf(out, total, "%.*s%s%s", (int)pre, r->name, sh, at + oplen);
+    else
+        snprintf(out, total, "%s", sh);
+    free(sh);
+    return out;
+}
+
+static void header(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff_report_opts *o) {
+    const opscope_diff_side_t *sides[2] = {opscope_diff_base(d), opscope_diff_newer(d)};
+    const char *paths[2] = {o->base_path, o->new_path};
+    opscope_out_str(w, "opscope diff\n");
+    for (int s = 0; s < 2; s++) {
+        const opscope_diff_totals *t = opscope_diff_side_totals(sides[s]);
+        const char *prof = t->profiler && t->profiler[0] ? t->profiler : NULL;
+        if (t->trace)
+            opscope_out_printf(w, "  %-4s %s  (%s trace", s ? "NEW" : "BASE",
+                               paths[s] ? paths[s] : "-", prof ? prof : "GPU");
+        else
+            opscope_out_printf(w, "  %-4s %s  (%s profile", s ? "NEW" : "BASE",
+                               paths[s] ? paths[s] : "-", prof ? prof : "ggml");
+        if (t->version) opscope_out_printf(w, " v%d", (int)t->version);
+        opscope_out_printf(w, ": %" PRIu64 " records", t->n_records);
+        if (t->graphs)
+            opscope_out_printf(w, ", %" PRIu64 " graphs (%" PRIu64 " prefill, %" PRIu64
+                                  " decode), %" PRIu64 " tokens",
+                               t->graphs, t->prefill_graphs, t->decode_graphs, t->tokens);
+        if (t->iterations) opscope_out_printf(w, ", %" PRIu64 " profiler steps", t->iterations);
+        opscope_out_str(w, ")\n");
+    }
+    const opscope_diff_opts *op = opscope_diff_get_opts(d);
+    char keys[128];
+    opscope_diff_keys_name(op->keys, keys, sizeof keys);
+    bool op_keys = op->keys & (OPSCOPE_DIFF_KEY_OP | OPSCOPE_DIFF_KEY_KERNEL | OPSCOPE_DIFF_KEY_SHAPE);
+    opscope_out_printf(w, "  Aligned by %s%s.", keys,
+                       !op_keys ? "" : opscope_diff_merged_backends(d) ? " (over all backends)"
+                                                                       : " (per backend)");
+    opscope_diff_norm n = opscope_diff_norm_used(d);
+    if (n == OPSCOPE_DIFF_NORM_NONE) {
+        opscope_out_str(w, " Totals compared as they are");
+        const opscope_diff_totals *tb = opscope_diff_side_totals(sides[0]);
+        const opscope_diff_totals *tn = opscope_diff_side_totals(sides[1]);
+        if (tb->tokens && tb->tokens == tn->tokens)
+            opscope_out_printf(w, " (both runs: %" PRIu64 " tokens)", tb->tokens);
+        else if (tb->iterations && tb->iterations == tn->iterations)
+            opscope_out_printf(w, " (both runs: %" PRIu64 " profiler steps)", tb->iterations);
+        else if (tb->graphs && tb->graphs == tn->graphs)
+            opscope_out_printf(w, " (both runs: %" PRIu64 " graphs)", tb->graphs);
+        opscope_out_str(w, ".\n");
+    } else {
+        const char *u = opscope_diff_norm_name(n);
+        opscope_out_printf(w, " Compared per %s (BASE %.0f %ss, NEW %.0f %ss): times below are per "
+                              "%s, counts and per-call times are not.\n",
+                           u, opscope_diff_units(d, 0), u, opscope_diff_units(d, 1), u, u);
+    }
+    opscope_out_printf(w, "  Noise: a delta is marked ~ when Welch's t-test on the per-call "
+                          "durations gives p >= %g (same calls per %s on both sides).\n",
+                       op->alpha, n == OPSCOPE_DIFF_NORM_NONE ? "run" : opscope_diff_norm_name(n));
+    const opscope_diff_summary *sm = opscope_diff_get_summary(d);
+    opscope_out_printf(w, "\n  %-12s %14s %14s %14s %9s\n", "", "BASE", "NEW", "Delta", "Ratio");
+    struct {
+        const char *label;
+        double b, n;
+    } rows[] = {{"Wall span", sm->base_wall, sm->new_wall},
+                {"Op time", sm->base_op, sm->new_op},
+                {"Copy time", sm->base_copy, sm->new_copy},
+                {"Total time", sm->base_total, sm->new_total}};
+    for (size_t i = 0; i < 4; i++) {
+        char a[32], b[32], c[32], r[32];
+        opscope_fmt_time(a, sizeof a, rows[i].b, false);
+        opscope_fmt_time(b, sizeof b, rows[i].n, false);
+        opscope_fmt_time(c, sizeof c, rows[i].n - rows[i].b, true);
+        if (rows[i].b > 0) snprintf(r, sizeof r, "%.3fx", rows[i].n / rows[i].b);
+        else snprintf(r, sizeof r, "-");
+        opscope_out_printf(w, "  %-12s %14s %14s %14s %9s\n", rows[i].label, a, b, c, r);
+    }
+    opscope_out_printf(w, "\n  Groups: %zu in both, %zu only in BASE, %zu only in NEW; %zu within "
+                          "noise (~)",
+                       sm->n_both, sm->n_only_base, sm->n_only_new, sm->n_not_significant);
+    if (sm->n_hidden) {
+        char c[32];
+        opscope_fmt_time(c, sizeof c, sm->hidden_delta_ns, true);
+        opscope_out_printf(w, "; %zu below %g%% of the time not listed (their delta: %s)",
+                           sm->n_hidden, op->min_share, c);
+    }
+    opscope_out_str(w, ".\n\n");
+}
+
+static void table(opscope_out_t *w, const opscope_diff_t *d, size_t limit, bool all, bool console) {
+    opscope_diff_norm n = opscope_diff_norm_used(d);
+    const char *per = n == OPSCOPE_DIFF_NORM_NONE ? "" : n == OPSCOPE_DIFF_NORM_TOKEN ? "/tok"
+                      : n == OPSCOPE_DIFF_NORM_GRAPH ? "/graph" : "/iter";
+    char hb[32], hn[32];
+    snprintf(hb, sizeof hb, "BASE total%s", per);
+    snprintf(hn, sizeof hn, "NEW total%s", per);
+    opscope_out_printf(w, "  %-13s %8s %8s %9s %14s %11s %9s %14s %11s  %s\n", "Delta", "Delta%",
+                       "Ratio", "BASE n", hb, "BASE/call", "NEW n", hn, "NEW/call", "Group");
+    size_t shown = 0, nr = opscope_diff_n_rows(d);
+    /* labels of the listed rows, numbered when two share a short form */
+    const opscope_diff_row **rows = malloc((nr ? nr : 1) * sizeof *rows);
+    char **labels = calloc(nr ? nr : 1, sizeof *labels);
+    if (!rows || !labels) {
+        free(rows);
+        free(labels);
+        return;
+    }
+    for (size_t i = 0; i < nr && (!limit || shown < limit); i++) {
+        const opscope_diff_row *r = opscope_diff_row_get(d, i);
+        if (!all && !r->shown) continue;
+        rows[shown] = r;
+        labels[shown] = row_label(r, console);
+        shown++;
+    }
+    for (size_t i = 0; i < shown; i++) {
+        if (!labels[i] || !strcmp(labels[i], rows[i]->name)) continue;
+        int k = 0;
+        for (size_t j = 0; j < shown; j++)
+            if (labels[j] && j != i && !strcmp(labels[j], labels[i])) k++;
+        if (!k) continue;
+        /* every row with this label gets its number, in table order */
+        char *same = strdup(labels[i]);
+        int num = 0;
+        for (size_t j = 0; j < shown && same; j++) {
+            if (!labels[j] || strcmp(labels[j], same)) continue;
+            size_t len = strlen(same) + 16;
+            char *nl = malloc(len);
+            if (!nl) continue;
+            snprintf(nl, len, "%s #%d", same, ++num);
+            free(labels[j]);
+            labels[j] = nl;
+        }
+        free(same);
+    }
+    for (size_t i = 0; i < shown; i++) {
+        const opscope_diff_row *r = rows[i];
+        char dl[32], pc[16], ra[16], bn[24], bt[32], bc[32], nn[24], nt[32], nc[32];
+        opscope_fmt_time(dl, sizeof dl - 1, r->delta_ns, true);
+        if (!r->significant) strcat(dl, "~");
+        if (r->status == OPSCOPE_DIFF_ONLY_NEW) snprintf(pc, sizeof pc, "new");
+        else if (r->status == OPSCOPE_DIFF_ONLY_BASE) snprintf(pc, sizeof pc, "gone");
+        else if (r->base_ns > 0) snprintf(pc, sizeof pc, "%+.1f%%", 100.0 * r->delta_ns / r->base_ns);
+        else snprintf(pc, sizeof pc, "-");
+        if (isfinite(r->ratio) && r->status == OPSCOPE_DIFF_BOTH) snprintf(ra, sizeof ra, "%.3fx", r->ratio);
+        else snprintf(ra, sizeof ra, "-");
+        const opscope_diff_group *gb = r->base, *gn = r->newg;
+        snprintf(bn, sizeof bn, "%" PRIu64, gb ? gb->count : 0);
+        snprintf(nn, sizeof nn, "%" PRIu64, gn ? gn->count : 0);
+        if (gb) {
+            opscope_fmt_time(bt, sizeof bt, r->base_ns, false);
+            opscope_fmt_time(bc, sizeof bc, (double)gb->total_ns / (double)gb->count, false);
+        } else {
+            snprintf(bt, sizeof bt, "-");
+            snprintf(bc, sizeof bc, "-");
+        }
+        if (gn) {
+            opscope_fmt_time(nt, sizeof nt, r->new_ns, false);
+            opscope_fmt_time(nc, sizeof nc, (double)gn->total_ns / (double)gn->count, false);
+        } else {
+            snprintf(nt, sizeof nt, "-");
+            snprintf(nc, sizeof nc, "-");
+        }
+        opscope_out_printf(w, "  %-13s %8s %8s %9s %14s %11s %9s %14s %11s  ", dl, pc, ra, bn, bt,
+                           bc, nn, nt, nc);
+        const char *lb = labels[i] ? labels[i] : r->name;
+        if (console) put_cut(w, lb, CONSOLE_NAME_COLS);
+        else opscope_out_str(w, lb);
+        if (r->status == OPSCOPE_DIFF_ONLY_BASE) opscope_out_str(w, "  [only in BASE]");
+        if (r->status == OPSCOPE_DIFF_ONLY_NEW) opscope_out_str(w, "  [only in NEW]");
+        if (!r->shown) opscope_out_str(w, "  [below --min-share]");
+        if (r->regression) opscope_out_str(w, "  REGRESSION");
+        opscope_out_char(w, '\n');
+    }
+    size_t listed_max = 0;
+    for (size_t i = 0; i < nr; i++) listed_max += all || opscope_diff_row_get(d, i)->shown;
+    if (shown < listed_max)
+        opscope_out_printf(w, "  ... %zu more rows (--top N, or --text FILE for all)\n",
+                           listed_max - shown);
+    for (size_t i = 0; i < shown; i++) free(labels[i]);
+    free(labels);
+    free(rows);
+}
+
+static void fusions(opscope_out_t *w, const opscope_diff_t *d, size_t limit, bool console) {
+    size_t nf = opscope_diff_n_fusions(d);
+    if (!nf) return;
+    opscope_out_str(w, "\n  Fusion differences (a ggml node group or a CPU op run as a different "
+                       "number of kernels):\n");
+    opscope_out_printf(w, "  %-13s %-34s %-34s %s\n", "Delta", "BASE", "NEW", "Fused group / CPU op");
+    size_t rows = limit && limit < nf ? limit : nf;
+    for (size_t i = 0; i < rows; i++) {
+        const opscope_diff_fusion *f = opscope_diff_fusion_get(d, i);
+        char dl[32], sb[64], sn[64], tb[32], tn[32];
+        opscope_fmt_time(dl, sizeof dl, f->delta_ns, true);
+        opscope_fmt_time(tb, sizeof tb, f->base_ns, false);
+        opscope_fmt_time(tn, sizeof tn, f->new_ns, false);
+        const uint64_t calls[2] = {f->base_calls, f->new_calls};
+        const uint64_t kern[2] = {f->base_kernels, f->new_kernels};
+        char *out[2] = {sb, sn};
+        const char *tt[2] = {tb, tn};
+        for (int s = 0; s < 2; s++) {
+            if (!calls[s])
+                snprintf(out[s], 64, "%s", f->kind == OPSCOPE_DIFF_FUSION_GGML
+                                               ? "no run of these ops" : "no calls");
+            else
+                snprintf(out[s], 64, "%.3g kernel%s/call x %" PRIu64 " = %s",
+                         (double)kern[s] / (double)calls[s], kern[s] == calls[s] ? "" : "s",
+                         calls[s], tt[s]);
+        }
+        opscope_out_printf(w, "  %-13s %-34s %-34s ", dl, sb, sn);
+        if (console) put_cut(w, f->name, CONSOLE_NAME_COLS);
+        else opscope_out_str(w, f->name);
+        opscope_out_str(w, f->kind == OPSCOPE_DIFF_FUSION_GGML ? "  (fused ggml nodes)\n"
+                                                               : "  (CPU op)\n");
+    }
+    if (rows < nf) opscope_out_printf(w, "  ... %zu more\n", nf - rows);
+}
+
+static void regressions(opscope_out_t *w, const opscope_diff_t *d) {
+    const opscope_diff_opts *op = opscope_diff_get_opts(d);
+    if (op->fail_pct < 0) return;
+    const opscope_diff_summary *sm = opscope_diff_get_summary(d);
+    opscope_out_printf(w, "\n  Regression check (--fail-on-regression %g%%, groups of at least "
+                          "%g%% of the time): %s\n",
+                       op->fail_pct, op->min_share, opscope_diff_failed(d) ? "FAILED" : "passed");
+    if (sm->total_regression)
+        opscope_out_printf(w, "    total time %+.1f%%\n",
+                           100.0 * (sm->new_total - sm->base_total) / sm->base_total);
+    for (size_t i = 0; i < opscope_diff_n_rows(d); i++) {
+        const opscope_diff_row *r = opscope_diff_row_get(d, i);
+        if (!r->regression) continue;
+        opscope_out_printf(w, "    %+.1f%%  ", 100.0 * r->delta_ns / r->base_ns);
+        put_cut(w, r->name, CONSOLE_NAME_COLS);
+        opscope_out_char(w, '\n');
+    }
+}
+
+void opscope_diff_write_console(opscope_out_t *w, const opscope_diff_t *d,
+                                const opscope_diff_report_opts *o) {
+    header(w, d, o);
+    table(w, d, o->top ? o->top : CONSOLE_TOP, false, true);
+    fusions(w, d, 10, true);
+    regressions(w, d);
+}
+
+void opscope_diff_write_text(opscope_out_t *w, const opscope_diff_t *d,
+                             const opscope_diff_report_opts *o) {
+    header(w, d, o);
+    table(w, d, 0, true, false);
+    fusions(w, d, 0, false);
+    regressions(w, d);
+}

@@ -1,0 +1,531 @@
+/*
+ * opscope diff page. Reads three JSON blocks written by src/export/diff_html.c: the two runs'
+ * timeline data (#opscope-data-base, #opscope-data-new; the viewer's format, docs/viewer.md)
+ * and the comparison (#opscope-diff; the `opscope diff --json` document, docs/diff.md).
+ * Draws both timelines on one time axis (time since each run's first record, same scale,
+ * zoomed and panned together) with the viewer's level-of-detail rule (a run of records
+ * narrower than a pixel is one pixel column found by binary search), and the diff table.
+ *
+ * Safety: strings from the inputs reach the page only through textContent and canvas
+ * fillText; nothing here uses innerHTML, eval or URLs built from data.
+ */
+'use strict';
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const X = JSON.parse($('opscope-diff').textContent);
+
+  // ---------------------------------------------------------------------------------------
+  // Decoding (the viewer's data format)
+
+  function b64bytes(s) {
+    if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(s);
+    const bin = atob(s);
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  }
+  function varints(s, out) {
+    const b = b64bytes(s);
+    let p = 0;
+    for (let i = 0; i < out.length; i++) {
+      let x = b[p++];
+      if (x < 128) { out[i] = x; continue; }
+      let v = x & 127, mul = 128;
+      do { x = b[p++]; v += (x & 127) * mul; mul *= 128; } while (x >= 128);
+      out[i] = v;
+    }
+    return out;
+  }
+  function zigzag(a) {
+    const out = new Int32Array(a.length);
+    for (let i = 0; i < a.length; i++) { const v = a[i]; out[i] = (v % 2) ? -(v + 1) / 2 : v / 2; }
+    return out;
+  }
+
+  function decode(id) {
+    const el = $(id);
+    const D = JSON.parse(el.textContent);
+    el.textContent = '';
+    const S = D.strings, nSig = D.sigs.n;
+    const col = (k) => varints(D.sigs[k], new Float64Array(nSig));
+    const str = (i) => (i ? S[i - 1] : null);
+    const t = {
+      D, str, nSig,
+      sName: col('name'), sSub: col('sub_op'), sExtra: col('extra'), sTensor: col('tensor'),
+      sShape: col('shape'), sCat: col('category'), sType: col('type'),
+      sBackend: zigzag(col('backend')), sNode: zigzag(col('node')), sFused: zigzag(col('fused')),
+      sBytes: col('bytes'),
+    };
+    const N = D.kept;
+    t.rSig = varints(D.recs.sig, new Uint32Array(N));
+    t.rStart = varints(D.recs.start, new Float64Array(N));
+    t.rDur = varints(D.recs.dur, new Float64Array(N));
+    t.lanes = D.lanes;
+    t.rowLane = []; t.rowOff = []; t.rowCnt = []; t.rowOverlap = []; t.rowMaxDur = [];
+    t.tEnd = 0;
+    let off = 0;
+    for (let l = 0; l < t.lanes.length; l++) {
+      t.lanes[l].row0 = t.rowLane.length;
+      for (let k = 0; k < t.lanes[l].rows.length; k++) {
+        const c = t.lanes[l].rows[k];
+        let prev = 0, maxDur = 0;
+        for (let i = off; i < off + c; i++) {
+          prev += t.rStart[i];
+          t.rStart[i] = prev;
+          const d = t.rDur[i];
+          if (d > maxDur) maxDur = d;
+          if (prev + d > t.tEnd) t.tEnd = prev + d;
+        }
+        t.rowLane.push(l); t.rowOff.push(off); t.rowCnt.push(c);
+        t.rowOverlap.push(t.lanes[l].overlap[k]); t.rowMaxDur.push(maxDur);
+        off += c;
+      }
+    }
+    t.nRows = t.rowLane.length;
+    const bk = new Map();
+    for (const b of D.backends) bk.set(b.id, b);
+    t.backendName = (id) => { const b = bk.get(id); return b && b.name ? b.name : 'backend ' + id; };
+    t.splitWord = /^(ggml|opscope)/.test(D.profiler || 'ggml') || !D.profiler ? ' \u00b7 split ' : ' \u00b7 stream ';
+    // per signature: the op label (colour) and the group label of `opscope diff`'s op key
+    t.sigLabel = []; t.sigGroup = [];
+    for (let s = 0; s < nSig; s++) {
+      const sub = str(t.sSub[s]), ex = str(t.sExtra[s]);
+      const lab = (str(t.sName[s]) || '?') + (sub ? '(' + sub + ')' : '');
+      t.sigLabel.push(lab);
+      t.sigGroup.push(lab + (ex ? (t.sType[s] === 1 ? ' (via ' + ex + ')' : ' [fused: ' + ex + ']') : ''));
+    }
+    return t;
+  }
+  const T = [decode('opscope-data-base'), decode('opscope-data-new')];
+
+  // ---------------------------------------------------------------------------------------
+  // Colours: one per op label, shared by both runs, by total time over both
+
+  const opIndex = new Map(), opTotal = [];
+  for (const t of T) {
+    t.sigOp = new Int32Array(t.nSig);
+    for (let s = 0; s < t.nSig; s++) {
+      let o = opIndex.get(t.sigLabel[s]);
+      if (o === undefined) { o = opTotal.length; opIndex.set(t.sigLabel[s], o); opTotal.push(0); }
+      t.sigOp[s] = o;
+    }
+    for (let i = 0; i < t.rSig.length; i++) opTotal[t.sigOp[t.rSig[i]]] += t.rDur[i];
+  }
+  const nOp = opTotal.length;
+  const opLabel = new Array(nOp);
+  for (const [k, v] of opIndex) opLabel[v] = k;
+  const opHue = new Float64Array(nOp);
+  Array.from({ length: nOp }, (_, i) => i).sort((a, b) => opTotal[b] - opTotal[a])
+    .forEach((o, r) => { opHue[o] = (r * 137.508 + 200) % 360; });
+  let opColor = [], theme = {};
+  function applyTheme(dark) {
+    document.documentElement.classList.toggle('dark', dark);
+    const cs = getComputedStyle(document.documentElement);
+    for (const k of ['bg', 'fg', 'muted', 'panel', 'line', 'lane-a', 'lane-b', 'axis', 'accent', 'dim', 'view'])
+      theme[k] = cs.getPropertyValue('--' + k).trim();
+    opColor = Array.from({ length: nOp }, (_, o) => 'hsl(' + opHue[o].toFixed(1) + ',' + (dark ? '60%,58%)' : '62%,52%)'));
+  }
+  let dark = false;
+  try { dark = localStorage.getItem('opscope-theme') === 'dark'; } catch (e) { /* file:// may refuse */ }
+  if (!dark && window.matchMedia) dark = window.matchMedia('(prefers-color-scheme: dark)').matches;
+  applyTheme(dark);
+
+  // ---------------------------------------------------------------------------------------
+  // Formatting
+
+  function fmtT(ns, sign) {
+    if (ns === null || ns === undefined || !isFinite(ns)) return '-';
+    const a = Math.abs(ns), s = sign ? (ns < 0 ? '-' : '+') : (ns < 0 ? '-' : '');
+    if (a < 1e3) return s + (a === Math.floor(a) ? a.toFixed(0) : a.toFixed(1)) + ' ns';
+    if (a < 1e6) return s + (a / 1e3).toFixed(2) + ' \u00b5s';
+    if (a < 1e9) return s + (a / 1e6).toFixed(3) + ' ms';
+    return s + (a / 1e9).toFixed(3) + ' s';
+  }
+  const fmtN = (n) => Math.round(n).toLocaleString('en-US');
+
+  // ---------------------------------------------------------------------------------------
+  // Header, totals
+
+  const unit = X.normalization.unit;
+  $('source').textContent = X.base.path + '  \u2192  ' + X.new.path;
+  $('basename').textContent = X.base.path + ' (' + fmtN(X.base.records) + ' records' +
+    (T[0].D.stride > 1 ? ', every ' + T[0].D.stride + 'th drawn' : '') + ')';
+  $('newname').textContent = X.new.path + ' (' + fmtN(X.new.records) + ' records' +
+    (T[1].D.stride > 1 ? ', every ' + T[1].D.stride + 'th drawn' : '') + ')';
+  $('setup').textContent = 'Aligned by ' + X.by + (X.merged_backends ? ' (over all backends)' : '') + '. ' +
+    (unit === 'none' ? 'Totals compared as they are.' :
+      'Compared per ' + unit + ' (BASE ' + X.normalization.base_units + ', NEW ' + X.normalization.new_units + '). ') +
+    ' Noise: Welch\u2019s t-test on per-call durations, alpha ' + X.noise.alpha + '.';
+  {
+    const tb = $('totalsbody');
+    for (const [k, lab] of [['wall', 'Wall span'], ['op', 'Op time'], ['copy', 'Copy time'], ['total', 'Total time']]) {
+      const v = X.totals[k], tr = document.createElement('tr');
+      for (const [txt, cls] of [[lab, ''], [fmtT(v.base_ns), ''], [fmtT(v.new_ns), ''],
+        [fmtT(v.delta_ns, true), v.delta_ns > 0 ? 'up' : v.delta_ns < 0 ? 'down' : ''],
+        [v.ratio === null ? '-' : v.ratio.toFixed(3) + 'x', '']]) {
+        const td = document.createElement('td'); td.textContent = txt; if (cls) td.className = cls; tr.appendChild(td);
+      }
+      tb.appendChild(tr);
+    }
+    const vd = $('verdict');
+    if (X.fail_on_regression_pct !== null) {
+      vd.textContent = 'Regression check (' + X.fail_on_regression_pct + '%): ' + (X.failed ? 'FAILED' : 'passed') +
+        (X.totals.total_regression ? ' \u2013 total time' : '') +
+        (X.summary.regressions ? ' \u2013 ' + X.summary.regressions + ' group(s)' : '');
+      if (X.failed) vd.className = 'failed';
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Timelines
+
+  const LABEL_W = 180, AXIS_H = 22, ROW_H = 16, LANE_PAD = 6, MAX_H = 360;
+  const full1 = Math.max(T[0].tEnd, T[1].tEnd, 1);
+  let v0 = 0, v1 = full1, dpr = 1, cssW = 800;
+  let filter = '', selRow = -1;
+  for (const t of T) {
+    t.laneY = new Float64Array(t.lanes.length); t.rowY = new Float64Array(t.nRows);
+    let y = AXIS_H;
+    for (let l = 0; l < t.lanes.length; l++) {
+      t.laneY[l] = y;
+      const nr = Math.max(1, t.lanes[l].rows.length);
+      for (let k = 0; k < t.lanes[l].rows.length; k++) t.rowY[t.lanes[l].row0 + k] = y + LANE_PAD / 2 + k * ROW_H;
+      t.lanes[l].h = nr * ROW_H + LANE_PAD;
+      y += t.lanes[l].h;
+    }
+    t.contentH = y; t.scroll = 0;
+    t.sigMatch = new Uint8Array(t.nSig).fill(1);
+  }
+  const canv = [$('tlbase'), $('tlnew')];
+  T[0].cv = canv[0]; T[1].cv = canv[1];
+  for (const t of T) t.ctx = t.cv.getContext('2d', { alpha: false });
+  const laneLabel = (t, l) => t.backendName(t.lanes[l].backend) + (t.lanes[l].copy ? ' copies' : '') + t.splitWord + t.lanes[l].split;
+
+  function resize() {
+    dpr = window.devicePixelRatio || 1;
+    cssW = Math.max(300, document.body.clientWidth);
+    for (const t of T) {
+      t.cssH = Math.min(t.contentH, MAX_H);
+      t.cv.style.height = t.cssH + 'px';
+      t.cv.width = Math.round(cssW * dpr); t.cv.height = Math.round(t.cssH * dpr);
+    }
+  }
+  const plotW = () => cssW - LABEL_W;
+  function clampView() {
+    let span = v1 - v0;
+    if (span > full1 * 1.05) span = full1 * 1.05;
+    if (span < 50) span = 50;
+    if (v0 < -full1 * 0.025) v0 = -full1 * 0.025;
+    v1 = v0 + span;
+    if (v1 > full1 * 1.025) { v1 = full1 * 1.025; v0 = v1 - span; }
+  }
+  function lowerBound(a, lo, hi, x) {
+    while (lo < hi) { const m = (lo + hi) >>> 1; if (a[m] < x) lo = m + 1; else hi = m; }
+    return lo;
+  }
+  let active = false;
+  function updateMatch() {
+    const sel = selRow >= 0 ? rows[selRow] : null;
+    active = !!filter || !!sel;
+    for (const t of T)
+      for (let s = 0; s < t.nSig; s++) {
+        let m = !filter || t.sigLabel[s].toLowerCase().includes(filter);
+        if (m && sel) m = recordInGroup(t, s, sel.g);
+        t.sigMatch[s] = m ? 1 : 0;
+      }
+  }
+  // A record belongs to a group when it agrees on the parts of the key the page can see
+  // (op, backend, category); layer, phase, shape and CPU op are not in the timeline data.
+  function recordInGroup(t, s, g) {
+    const k = g.key;
+    if (k.op !== undefined && t.sigGroup[s] !== k.op) return false;
+    if (k.backend !== undefined && t.backendName(t.sBackend[s]) !== k.backend) return false;
+    if (k.category !== undefined && t.str(t.sCat[s]) !== null && t.str(t.sCat[s]) !== k.category) return false;
+    if (k.op === undefined && k.category === undefined) return false;
+    return true;
+  }
+
+  function drawOne(t) {
+    const ctx = t.ctx, W = plotW(), scale = W / (v1 - v0), H = t.cssH;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = theme.bg; ctx.fillRect(0, 0, cssW, H);
+    ctx.font = '11px system-ui, sans-serif'; ctx.textBaseline = 'middle';
+    for (let l = 0; l < t.lanes.length; l++) {
+      const y = t.laneY[l] - t.scroll;
+      if (y + t.lanes[l].h < AXIS_H || y > H) continue;
+      ctx.fillStyle = l % 2 ? theme['lane-b'] : theme['lane-a'];
+      ctx.fillRect(0, y, cssW, t.lanes[l].h);
+    }
+    ctx.save();
+    ctx.beginPath(); ctx.rect(LABEL_W, AXIS_H, W, H - AXIS_H); ctx.clip();
+    let lastColor = null;
+    for (let r = 0; r < t.nRows; r++) {
+      const y = t.rowY[r] - t.scroll + 1;
+      if (y + ROW_H < AXIS_H || y > H) continue;
+      const off = t.rowOff[r], end = off + t.rowCnt[r];
+      let i;
+      if (t.rowOverlap[r]) i = lowerBound(t.rStart, off, end, v0 - t.rowMaxDur[r]);
+      else { i = lowerBound(t.rStart, off, end, v0) - 1; if (i < off) i = off; }
+      while (i < end) {
+        const s0 = t.rStart[i];
+        if (s0 > v1) break;
+        const e0 = s0 + t.rDur[i];
+        if (e0 < v0) { i++; continue; }
+        const x0 = (s0 - v0) * scale, x1 = (e0 - v0) * scale;
+        let j, sg;
+        if (x1 - x0 >= 1) { sg = t.rSig[i]; j = i + 1; }
+        else {
+          const tNext = v0 + (Math.floor(x0) + 1) / scale;
+          sg = t.rSig[i];
+          if (active) {
+            let hit = -1;
+            for (j = i; j < end && t.rStart[j] < tNext; j++) if (hit < 0 && t.sigMatch[t.rSig[j]]) hit = j;
+            if (hit >= 0) sg = t.rSig[hit];
+          } else j = lowerBound(t.rStart, i + 1, end, tNext);
+          if (j - 1 > i && t.rStart[j - 1] + t.rDur[j - 1] > tNext) j = j - 1;
+          if (j <= i) j = i + 1;
+        }
+        const c = !active || t.sigMatch[sg] ? opColor[t.sigOp[sg]] : theme.dim;
+        if (c !== lastColor) { ctx.fillStyle = c; lastColor = c; }
+        const a = Math.max(x0, -2), b = x1 - x0 >= 1 ? Math.min(x1, W + 2) : Math.floor(x0) + 1;
+        ctx.fillRect(LABEL_W + a, y, Math.max(1, (b - a >= 3 ? b - a - 1 : b - a)), ROW_H - 2);
+        i = j;
+      }
+    }
+    ctx.restore();
+    ctx.fillStyle = theme.panel; ctx.fillRect(0, AXIS_H, LABEL_W, H - AXIS_H);
+    for (let l = 0; l < t.lanes.length; l++) {
+      const y = t.laneY[l] - t.scroll;
+      if (y + t.lanes[l].h < AXIS_H || y > H) continue;
+      ctx.save(); ctx.beginPath(); ctx.rect(0, Math.max(y, AXIS_H), LABEL_W - 4, t.lanes[l].h); ctx.clip();
+      ctx.fillStyle = theme.fg; ctx.fillText(laneLabel(t, l), 6, y + Math.min(t.lanes[l].h, ROW_H + LANE_PAD) / 2);
+      ctx.restore();
+      ctx.fillStyle = theme.line; ctx.fillRect(0, y + t.lanes[l].h - 1, cssW, 1);
+    }
+    ctx.fillStyle = theme.panel; ctx.fillRect(0, 0, cssW, AXIS_H);
+    const raw = (v1 - v0) * 90 / Math.max(W, 1), p = Math.pow(10, Math.floor(Math.log10(raw)));
+    let step = 10 * p;
+    for (const m of [1, 2, 5, 10]) if (m * p >= raw) { step = m * p; break; }
+    ctx.fillStyle = theme.axis;
+    for (let x0 = Math.ceil(v0 / step) * step; x0 <= v1; x0 += step) {
+      const x = LABEL_W + (x0 - v0) * scale;
+      ctx.fillRect(x, AXIS_H - 6, 1, 6);
+      ctx.fillText(fmtT(x0), x + 3, AXIS_H / 2);
+    }
+    ctx.fillStyle = theme.panel; ctx.fillRect(0, 0, LABEL_W, AXIS_H);
+    ctx.fillStyle = theme.muted; ctx.fillText('time since first record', 6, AXIS_H / 2);
+  }
+  let drawCount = 0;
+  function draw() {
+    clampView();
+    drawOne(T[0]); drawOne(T[1]);
+    $('view').textContent = 'View ' + fmtT(v0) + ' \u2013 ' + fmtT(v1) + '  (span ' + fmtT(v1 - v0) + ')';
+    if (!drawCount++ && performance.mark) performance.mark('opscope-first-draw');
+  }
+  let pending = false;
+  function schedule() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => { pending = false; draw(); });
+  }
+  function zoomAt(f, cx) {
+    const W = plotW(), a = Math.min(Math.max((cx - LABEL_W) / W, 0), 1);
+    const tt = v0 + a * (v1 - v0), span = (v1 - v0) * f;
+    v0 = tt - a * span; v1 = v0 + span; clampView(); schedule();
+  }
+  function pan(frac) { const d = (v1 - v0) * frac; v0 += d; v1 += d; clampView(); schedule(); }
+
+  // ---------------------------------------------------------------------------------------
+  // Tooltip and interaction
+
+  const tip = $('tip');
+  function pick(t, cx, cy) {
+    if (cx < LABEL_W || cy < AXIS_H) return -1;
+    const y = cy + t.scroll;
+    let r = -1;
+    for (let k = 0; k < t.nRows; k++) if (y >= t.rowY[k] && y < t.rowY[k] + ROW_H) { r = k; break; }
+    if (r < 0) return -1;
+    const scale = plotW() / (v1 - v0), x = v0 + (cx - LABEL_W) / scale, tol = 3 / scale;
+    const off = t.rowOff[r], end = off + t.rowCnt[r];
+    let best = -1, bestD = Infinity;
+    const hi = lowerBound(t.rStart, off, end, x + tol);
+    const lo = t.rowOverlap[r] ? lowerBound(t.rStart, off, end, x - tol - t.rowMaxDur[r]) : Math.max(off, hi - 2);
+    for (let j = hi - 1; j >= lo; j--) {
+      const s = t.rStart[j], e = s + t.rDur[j], d = x < s ? s - x : x > e ? x - e : 0;
+      if (d <= tol && d < bestD) { best = j; bestD = d; }
+    }
+    return best;
+  }
+  function tipLine(k, v) {
+    const d = document.createElement('div'), ks = document.createElement('span');
+    ks.className = 'k'; ks.textContent = k + ': ';
+    d.appendChild(ks); d.appendChild(document.createTextNode(v)); tip.appendChild(d);
+  }
+  function showTip(t, i, mx, my, which) {
+    const s = t.rSig[i];
+    tip.replaceChildren();
+    const h = document.createElement('div'); h.className = 'tname'; h.textContent = t.sigGroup[s]; tip.appendChild(h);
+    tipLine('Run', which);
+    tipLine('Duration', fmtT(t.rDur[i]));
+    tipLine('Start', fmtT(t.rStart[i]) + ' after the run\u2019s first record');
+    let r = 0;
+    for (let k = 0; k < t.nRows; k++) if (t.rowOff[k] <= i) r = k;
+    tipLine('Lane', laneLabel(t, t.rowLane[r]));
+    if (t.str(t.sShape[s])) tipLine('Shape', t.str(t.sShape[s]));
+    if (t.str(t.sTensor[s])) tipLine('Tensor', t.str(t.sTensor[s]));
+    if (t.str(t.sCat[s])) tipLine('Category', t.str(t.sCat[s]));
+    tip.hidden = false;
+    let x = mx + 14, y = my + 14;
+    if (x + tip.offsetWidth > window.innerWidth - 4) x = Math.max(4, mx - tip.offsetWidth - 14);
+    if (y + tip.offsetHeight > window.innerHeight - 4) y = Math.max(4, my - tip.offsetHeight - 14);
+    tip.style.left = x + 'px'; tip.style.top = y + 'px';
+  }
+  let drag = null;
+  T.forEach((t, idx) => {
+    const cv = t.cv;
+    cv.addEventListener('wheel', (e) => {
+      e.preventDefault();
+      const unitPx = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? 400 : 1;
+      if (Math.abs(e.deltaX) > Math.abs(e.deltaY)) pan(e.deltaX * unitPx / plotW());
+      else if (e.shiftKey) {
+        t.scroll = Math.max(0, Math.min(t.contentH - t.cssH, t.scroll + e.deltaY * unitPx)); schedule();
+      } else zoomAt(Math.exp(e.deltaY * unitPx * 0.002), e.clientX - cv.getBoundingClientRect().left);
+    }, { passive: false });
+    cv.addEventListener('mousedown', (e) => {
+      if (e.button !== 0) return;
+      drag = { x: e.clientX, v0, v1 };
+      cv.classList.add('dragging');
+    });
+    cv.addEventListener('mousemove', (e) => {
+      const rc = cv.getBoundingClientRect();
+      if (drag) return;
+      const i = pick(t, e.clientX - rc.left, e.clientY - rc.top);
+      if (i >= 0) showTip(t, i, e.clientX, e.clientY, idx ? 'NEW' : 'BASE'); else tip.hidden = true;
+    });
+    cv.addEventListener('mouseleave', () => { tip.hidden = true; });
+  });
+  window.addEventListener('mousemove', (e) => {
+    if (!drag) return;
+    const dt = (e.clientX - drag.x) * (drag.v1 - drag.v0) / plotW();
+    v0 = drag.v0 - dt; v1 = drag.v1 - dt; clampView(); schedule();
+  });
+  window.addEventListener('mouseup', () => { drag = null; for (const c of canv) c.classList.remove('dragging'); });
+  window.addEventListener('keydown', (e) => {
+    if (e.target && e.target.tagName === 'INPUT') return;
+    const k = e.key.toLowerCase();
+    if (k === 'w') zoomAt(0.8, LABEL_W + plotW() / 2);
+    else if (k === 's') zoomAt(1.25, LABEL_W + plotW() / 2);
+    else if (k === 'a' || e.key === 'ArrowLeft') pan(-0.1);
+    else if (k === 'd' || e.key === 'ArrowRight') pan(0.1);
+    else if (k === '0') { v0 = 0; v1 = full1; schedule(); }
+    else if (e.key === 'Escape') { select(-1); }
+  });
+  for (const b of document.querySelectorAll('#zooms button'))
+    b.addEventListener('click', () => {
+      const span = Number(b.dataset.span);
+      if (!span) { v0 = 0; v1 = full1; } else { const c = (v0 + v1) / 2; v0 = c - span / 2; v1 = c + span / 2; }
+      clampView(); schedule();
+    });
+  $('theme').addEventListener('click', () => {
+    dark = !dark; applyTheme(dark);
+    try { localStorage.setItem('opscope-theme', dark ? 'dark' : 'light'); } catch (e) { /* ignore */ }
+    schedule();
+  });
+
+  // ---------------------------------------------------------------------------------------
+  // The diff table
+
+  const rows = X.groups.map((g, i) => ({ g, i }));
+  const val = {
+    delta: (g) => g.delta_ns, pct: (g) => (g.delta_pct === null ? -Infinity : g.delta_pct),
+    ratio: (g) => (g.ratio === null ? -Infinity : g.ratio), bn: (g) => g.base_count, bt: (g) => g.base_norm_ns,
+    bc: (g) => (g.base_count ? g.base_total_ns / g.base_count : 0), nn: (g) => g.new_count,
+    nt: (g) => g.new_norm_ns, nc: (g) => (g.new_count ? g.new_total_ns / g.new_count : 0),
+    p: (g) => (g.p_value === null ? -1 : g.p_value), name: (g) => g.name,
+  };
+  let sortKey = 'delta', sortDesc = true;
+  const body = $('groupsbody');
+  function cell(tr, text, cls) { const td = document.createElement('td'); td.textContent = text; if (cls) td.className = cls; tr.appendChild(td); return td; }
+  function renderTable() {
+    const f = filter;
+    const vis = rows.filter((r) => !f || r.g.name.toLowerCase().includes(f));
+    const key = val[sortKey];
+    vis.sort((a, b) => {
+      if (sortKey === 'delta') return Math.abs(b.g.delta_ns) - Math.abs(a.g.delta_ns);
+      const x = key(a.g), y = key(b.g);
+      const c = typeof x === 'string' ? x.localeCompare(y) : x - y;
+      return sortDesc ? -c : c;
+    });
+    body.replaceChildren();
+    for (const r of vis) {
+      const g = r.g, tr = document.createElement('tr');
+      tr.dataset.i = r.i;
+      if (!g.significant) tr.classList.add('noise');
+      if (!g.shown) tr.classList.add('hidden-share');
+      if (selRow === r.i) tr.classList.add('sel');
+      cell(tr, fmtT(g.delta_ns, true) + (g.significant ? '' : ' ~'), g.delta_ns > 0 ? 'up' : g.delta_ns < 0 ? 'down' : '');
+      cell(tr, g.status === 'only_new' ? 'new' : g.status === 'only_base' ? 'gone' : g.delta_pct === null ? '-' : (g.delta_pct >= 0 ? '+' : '') + g.delta_pct.toFixed(1) + '%');
+      cell(tr, g.ratio === null || g.status !== 'both' ? '-' : g.ratio.toFixed(3) + 'x');
+      cell(tr, fmtN(g.base_count));
+      cell(tr, g.base_count ? fmtT(g.base_norm_ns) : '-');
+      cell(tr, g.base_count ? fmtT(g.base_total_ns / g.base_count) : '-');
+      cell(tr, fmtN(g.new_count));
+      cell(tr, g.new_count ? fmtT(g.new_norm_ns) : '-');
+      cell(tr, g.new_count ? fmtT(g.new_total_ns / g.new_count) : '-');
+      cell(tr, g.p_value === null ? '-' : g.p_value < 1e-4 ? '<1e-4' : g.p_value.toFixed(4));
+      const td = cell(tr, g.name);
+      const tags = [];
+      if (g.status === 'only_base') tags.push(['only in BASE', '']);
+      if (g.status === 'only_new') tags.push(['only in NEW', '']);
+      if (!g.shown) tags.push(['below --min-share', '']);
+      if (g.regression) tags.push(['regression', 'reg']);
+      for (const [t, c] of tags) { const s = document.createElement('span'); s.className = 'tag ' + c; s.textContent = t; td.appendChild(s); }
+      body.appendChild(tr);
+    }
+    $('groupnote').textContent = '(' + X.summary.both + ' in both, ' + X.summary.only_base + ' only in BASE, ' +
+      X.summary.only_new + ' only in NEW, ' + X.summary.not_significant + ' within noise ~' +
+      (unit === 'none' ? '' : '; totals per ' + unit) + ')';
+    for (const th of document.querySelectorAll('#groups th')) th.classList.toggle('sorted', th.dataset.k === sortKey);
+  }
+  for (const th of document.querySelectorAll('#groups th'))
+    th.addEventListener('click', () => {
+      if (sortKey === th.dataset.k) sortDesc = !sortDesc; else { sortKey = th.dataset.k; sortDesc = true; }
+      renderTable();
+    });
+  function select(i) {
+    selRow = i === selRow ? -1 : i;
+    updateMatch(); renderTable(); schedule();
+  }
+  body.addEventListener('click', (e) => {
+    const tr = e.target.closest('tr');
+    if (tr && tr.dataset.i !== undefined) select(Number(tr.dataset.i));
+  });
+  $('search').addEventListener('input', (e) => {
+    filter = e.target.value.trim().toLowerCase();
+    updateMatch(); renderTable(); schedule();
+  });
+
+  if (X.fusion.length) {
+    $('fusionbox').hidden = false;
+    const fb = $('fusionbody');
+    const side = (calls, kern, ns, ggml) => (calls ? (kern / calls).toPrecision(3).replace(/\.?0+$/, '') +
+      ' kernel' + (kern === calls ? '' : 's') + '/call \u00d7 ' + fmtN(calls) + ' = ' + fmtT(ns) : ggml ? 'no run of these ops' : 'no calls');
+    for (const f of X.fusion) {
+      const tr = document.createElement('tr');
+      cell(tr, fmtT(f.delta_ns, true), f.delta_ns > 0 ? 'up' : f.delta_ns < 0 ? 'down' : '');
+      cell(tr, side(f.base_calls, f.base_kernels, f.base_ns, f.kind === 'ggml'));
+      cell(tr, side(f.new_calls, f.new_kernels, f.new_ns, f.kind === 'ggml'));
+      cell(tr, f.name + (f.kind === 'ggml' ? '  (fused ggml nodes)' : '  (CPU op)'));
+      fb.appendChild(tr);
+    }
+  }
+
+  resize();
+  updateMatch();
+  renderTable();
+  window.addEventListener('resize', () => { resize(); schedule(); });
+  draw();
+  // For tests: what the page decoded.
+  window.opscopeDiff = { kept: [T[0].rSig.length, T[1].rSig.length], groups: rows.length,
+    rowsShown: () => body.children.length, select, drawCount: () => drawCount };
+})();
