@@ -262,13 +262,22 @@ opscope_diff_t *opscope_diff_new(const opscope_diff_side_t *base, const opscope_
         r->p_value = -1;
         r->significant = true;
         if (r->status == OPSCOPE_DIFF_BOTH) {
-            /* The same number of calls per unit on both sides: only the per-call time can
-             * have changed, and Welch's test says whether that change stands out of the
-             * spread of the calls. A different call count is a change in itself. */
-            double cb = (double)r->base->count * d->units[1], cn = (double)r->newg->count * d->units[0];
-            if (fabs(cb - cn) <= 1e-9 * fmax(cb, cn)) {
-                r->p_value = opscope_welch_p(&r->base->m, &r->newg->m, NULL);
-                if (r->p_value >= 0) r->significant = r->p_value < d->opts.alpha;
+            /* The same number of calls per unit on both sides: only the per-call times can
+             * have changed, and Welch's test (per op, summed over a group's ops) says whether
+             * that change stands out of the spread of the calls. A different call count is a
+             * change in itself. No change at all is never significant. */
+            const opscope_diff_group *b = r->base, *n = r->newg;
+            double cb = (double)b->count * d->units[1], cn = (double)n->count * d->units[0];
+            if (r->delta_ns == 0) {
+                r->significant = false;
+                if (b->n_tested && n->n_tested) r->p_value = 1;
+            } else if (fabs(cb - cn) <= 1e-9 * fmax(cb, cn) && b->n_tested && n->n_tested) {
+                double ub = d->units[0], un = d->units[1];
+                r->p_value = opscope_welch_sum_p(r->delta_ns, b->var_total / (ub * ub),
+                                                 b->df_den / (ub * ub * ub * ub),
+                                                 n->var_total / (un * un),
+                                                 n->df_den / (un * un * un * un));
+                r->significant = r->p_value < d->opts.alpha;
             }
         }
         r->shown = fmax(r->base_share, r->new_share) >= opts->min_share;

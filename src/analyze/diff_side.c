@@ -150,6 +150,13 @@ typedef struct bname {
     const char *name;
 } bname;
 
+/* A set of keys with dense indexes. */
+typedef struct keyset {
+    dkey *v;
+    size_t n, cap;
+    hindex ix;
+} keyset;
+
 struct opscope_diff_side {
     unsigned keys;
     opscope_strtab_t *strings;
@@ -194,9 +201,7 @@ struct opscope_diff_side {
     dkey pend_key;
     uint64_t pend_dur;
     size_t pend_n;
-    dkey *partials;
-    size_t n_partials, cap_partials;
-    hindex partial_ix;
+    struct keyset partials;
     uint32_t *gpu_partial; /* per GPU activity (by seq): index into partials */
     size_t n_gpu_partial, cap_gpu_partial;
     /* results */
@@ -221,7 +226,7 @@ opscope_diff_side_t *opscope_diff_side_new(unsigned keys) {
     s->last_backend = INT32_MIN;
     s->totals.profiler = "";
     if (!s->strings || hindex_init(&s->op_ix) || hindex_init(&s->shape_ix) ||
-        hindex_init(&s->group_ix) || hindex_init(&s->run_ix) || hindex_init(&s->partial_ix)) {
+        hindex_init(&s->group_ix) || hindex_init(&s->run_ix) || hindex_init(&s->partials.ix)) {
         opscope_diff_side_free(s);
         return NULL;
     }
@@ -242,8 +247,8 @@ void opscope_diff_side_free(opscope_diff_side_t *s) {
     free(s->pending);
     free(s->runs);
     free(s->run_ix.slots);
-    free(s->partials);
-    free(s->partial_ix.slots);
+    free(s->partials.v);
+    free(s->partials.ix.slots);
     free(s->gpu_partial);
     free(s->final);
     free(s->fused);
@@ -576,22 +581,22 @@ static int runs_add(opscope_diff_side_t *s, const opscope_record *rec, const dop
 /* ---------------------------------------------------------------------------------------- */
 /* Kineto: a trace record waits for the next one to learn whether it was a GPU activity.    */
 
-static long partial_find(opscope_diff_side_t *s, const dkey *k) {
+static long keyset_find(keyset *ks, const dkey *k) {
     uint64_t h = key_hash(k);
-    size_t j = h & s->partial_ix.mask;
-    while (s->partial_ix.slots[j].idx) {
-        if (s->partial_ix.slots[j].hash == h &&
-            !memcmp(&s->partials[s->partial_ix.slots[j].idx - 1], k, sizeof *k))
-            return (long)s->partial_ix.slots[j].idx - 1;
-        j = (j + 1) & s->partial_ix.mask;
+    size_t j = h & ks->ix.mask;
+    while (ks->ix.slots[j].idx) {
+        if (ks->ix.slots[j].hash == h && !memcmp(&ks->v[ks->ix.slots[j].idx - 1], k, sizeof *k))
+            return (long)ks->ix.slots[j].idx - 1;
+        j = (j + 1) & ks->ix.mask;
     }
-    if (hindex_reserve(&s->partial_ix) ||
-        grow((void **)&s->partials, &s->cap_partials, s->n_partials + 1, sizeof *s->partials))
+    if (hindex_reserve(&ks->ix) || grow((void **)&ks->v, &ks->cap, ks->n + 1, sizeof *ks->v))
         return -1;
-    s->partials[s->n_partials] = *k;
-    hindex_put(&s->partial_ix, h, (uint32_t)s->n_partials);
-    return (long)s->n_partials++;
+    ks->v[ks->n] = *k;
+    hindex_put(&ks->ix, h, (uint32_t)ks->n);
+    return (long)ks->n++;
 }
+
+static long partial_find(opscope_diff_side_t *s, const dkey *k) { return keyset_find(&s->partials, k); }
 
 /* The collector's activity count grew since the pending record came: it was activity
  * PEND_N, attributed at finish; else it is added now without attribution. */
@@ -696,10 +701,10 @@ static int side_record(void *ud, const opscope_record *rec) {
     memset(&k, 0, sizeof k);
     k.op = k.shape = k.cat = k.cpu = k.layer = k.phase = NONE32;
     k.backend = INT32_MIN;
-    if (keys & (OPSCOPE_DIFF_KEY_OP | OPSCOPE_DIFF_KEY_KERNEL | OPSCOPE_DIFF_KEY_SHAPE)) {
-        k.op = (uint32_t)oi;
-        k.backend = rec->backend_id;
-    }
+    /* Every group is split by op identity and backend whatever the key ("atoms", the strata
+     * of the noise test); finish merges the atoms of a key. */
+    k.op = (uint32_t)oi;
+    k.backend = rec->backend_id;
     if (keys & OPSCOPE_DIFF_KEY_SHAPE) {
         k.shape = shape_find(s, rec);
         if (s->failed) return -1;
@@ -722,12 +727,7 @@ static int side_record(void *ud, const opscope_record *rec) {
     }
     if (keys & OPSCOPE_DIFF_KEY_CPU_OP) {
         /* ggml profiles have no CPU op launching kernels: the node's op stands for it */
-        if (rec->category) {
-            k.cpu = NONE32;
-        } else {
-            k.cpu = CPU_FROM_OP;
-            k.op = (uint32_t)oi;
-        }
+        k.cpu = rec->category ? NONE32 : CPU_FROM_OP;
     }
     if (keys & OPSCOPE_DIFF_KEY_LAYER) {
         bool inherit;
@@ -826,7 +826,9 @@ static int attribute_kineto(opscope_diff_side_t *s) {
     int rc = -1;
     uint32_t *sid = malloc((nn ? nn : 1) * sizeof *sid); /* collector name id -> ours */
     u64set calls = {0}, op_calls = {0};
-    if (!sid || u64set_init(&calls, ng) || u64set_init(&op_calls, ng)) goto done;
+    keyset reduced = {0};
+    if (!sid || u64set_init(&calls, ng) || u64set_init(&op_calls, ng) || hindex_init(&reduced.ix))
+        goto done;
     for (uint32_t i = 0; i < nn; i++) sid[i] = NONE32;
     /* CPU op summary (fusion differences): kernels, distinct calls, time per CPU op */
     opscope_diff_cpu_op *cpu = NULL;
@@ -859,7 +861,7 @@ static int attribute_kineto(opscope_diff_side_t *s) {
             }
         }
         if (!s->defer || g.seq >= s->n_gpu_partial || s->gpu_partial[g.seq] == NONE32) continue;
-        dkey key = s->partials[s->gpu_partial[g.seq]];
+        dkey key = s->partials.v[s->gpu_partial[g.seq]];
         if (s->keys & OPSCOPE_DIFF_KEY_CPU_OP) key.cpu = cpu_sid;
         if (s->keys & OPSCOPE_DIFF_KEY_LAYER) key.layer = g.layer;
         if (s->keys & OPSCOPE_DIFF_KEY_PHASE) key.phase = (uint32_t)g.phase;
@@ -867,10 +869,20 @@ static int attribute_kineto(opscope_diff_side_t *s) {
         if (gi < 0) goto fail_cpu;
         dgroup *dg = &s->groups[gi];
         group_acc(dg, (uint64_t)g.dur_ns);
-        /* distinct CPU op calls per group; activities without a call count one each */
-        if (!(s->keys & OPSCOPE_DIFF_KEY_CPU_OP) || !g.cpu_call ||
-            u64set_add(&calls, (uint64_t)gi << 32 | g.cpu_call))
-            dg->calls++;
+        /* distinct CPU op calls per group of the key (not per atom: a call that launched two
+         * kernels is one call); activities without a call count one each */
+        bool new_call = true;
+        if ((s->keys & OPSCOPE_DIFF_KEY_CPU_OP) && g.cpu_call) {
+            dkey rk = key;
+            if (!(s->keys & (OPSCOPE_DIFF_KEY_OP | OPSCOPE_DIFF_KEY_KERNEL | OPSCOPE_DIFF_KEY_SHAPE))) {
+                rk.op = NONE32;
+                rk.backend = INT32_MIN;
+            }
+            long ri = keyset_find(&reduced, &rk);
+            if (ri < 0) goto fail_cpu;
+            new_call = u64set_add(&calls, (uint64_t)ri << 32 | g.cpu_call);
+        }
+        if (new_call) dg->calls++;
     }
     s->cpu_ops = cpu;
     s->n_cpu_ops = n_cpu;
@@ -883,6 +895,8 @@ done:
     free(sid);
     free(calls.v);
     free(op_calls.v);
+    free(reduced.v);
+    free(reduced.ix.slots);
     return rc;
 }
 
@@ -913,6 +927,16 @@ static const char *phase_text(uint32_t p) {
     }
 }
 
+/* A fused name lists ggml ops: "RMS_NORM+MUL" (not a note such as "81 nodes, ..."). */
+static bool op_list(const char *x) {
+    bool plus = false;
+    for (const char *p = x; *p; p++) {
+        if (*p == '+') plus = true;
+        else if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) return false;
+    }
+    return plus;
+}
+
 int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
     if (s->finished) return 0;
     if (s->pend_valid && pending_resolve(s)) return -1;
@@ -929,7 +953,8 @@ int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
     if (!s->fused) return -1;
     for (size_t i = 0; i < s->n_ops; i++) {
         const dop *o = &s->ops[i];
-        if (o->type != OPSCOPE_RECORD_OP || !o->extra || o->n_fused < 2) continue;
+        if (o->type != OPSCOPE_RECORD_OP || !o->extra || o->n_fused < 2 || !op_list(o->extra))
+            continue;
         opscope_diff_fused *f = NULL;
         for (size_t j = 0; j < s->n_fused && !f; j++)
             if (s->fused[j].pattern == o->extra) f = &s->fused[j];
@@ -1055,6 +1080,12 @@ int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
         f->total_ns += g->total_ns;
         f->calls += g->calls;
         opscope_moments_merge(&f->m, &g->m);
+        if (g->m.n >= 2) { /* g is one atom: an op identity and backend within the key */
+            double v = (double)g->m.n * opscope_moments_var(&g->m);
+            f->var_total += v;
+            f->df_den += v * v / (double)(g->m.n - 1);
+            f->n_tested += g->m.n;
+        }
     }
     s->finished = true;
     rc = 0;

@@ -89,3 +89,12 @@ double opscope_welch_p(const opscope_moments *a, const opscope_moments *b, doubl
     double df = den > 0.0 ? se2 * se2 / den : na + nb - 2.0;
     return opscope_t_two_sided(t, df);
 }
+
+double opscope_welch_sum_p(double delta, double var_a, double df_a, double var_b, double df_b) {
+    double se2 = var_a + var_b;
+    if (se2 <= 0.0) return delta == 0.0 ? 1.0 : 0.0;
+    double t = delta / sqrt(se2);
+    double den = df_a + df_b;
+    double df = den > 0.0 ? se2 * se2 / den : 1.0;
+    return opscope_t_two_sided(t, df);
+}

@@ -40,6 +40,15 @@ double opscope_moments_var(const opscope_moments *m);
  */
 double opscope_welch_p(const opscope_moments *a, const opscope_moments *b, double *t);
 
+/*
+ * Two-sided p-value of a difference DELTA between two sums of independent calls whose
+ * variances are VAR_A and VAR_B, with Welch-Satterthwaite denominators DF_A and DF_B (the sums
+ * of (n s^2)^2 / (n - 1) over their strata): t = DELTA / sqrt(VAR_A + VAR_B). With one
+ * stratum of n calls per side this is Welch's test on the means. 1 or 0 when both variances
+ * are 0 (DELTA 0 or not).
+ */
+double opscope_welch_sum_p(double delta, double var_a, double df_a, double var_b, double df_b);
+
 /* Regularized incomplete beta function I_x(a, b), 0 <= x <= 1, a, b > 0. */
 double opscope_betai(double a, double b, double x);
 
