@@ -55,6 +55,8 @@ static void side(opscope_out_t *w, const char *path, const opscope_diff_side_t *
     key_u64(w, "copy_ns", t->copy_ns);
     key_u64(w, "total_ns", t->total_ns);
     key_u64(w, "groups", opscope_diff_side_n_groups(s));
+    key_u64(w, "phase_pending_dropped", t->phase_pending_dropped);
+    key_u64(w, "runs_dropped", t->runs_dropped);
     opscope_out_char(w, '}');
 }
 

@@ -859,6 +859,22 @@ def outputs(base, new, browser):
     print("ok    outputs: text, JSON and HTML agree")
 
 
+def doc_table(src):
+    """docs/diff.md lists the ggml op categories of ggml_op_category.def, row by row."""
+    ops = {}
+    for line in open(os.path.join(src, "src", "analyze", "ggml_op_category.def")):
+        m = re.match(r'\s*OP\((\w+),\s*"(\w+)"\)', line)
+        if m:
+            ops.setdefault(m.group(1), []).append(m.group(2))
+    names = {"GEMM": "gemm", "MOE_GEMM": "moe_gemm", "ATTN_PREFILL": "attention_prefill", "NORM": "norm",
+             "REDUCE": "reduce", "MEMORY": "memory", "ELEMENTWISE": "elementwise"}
+    text = open(os.path.join(src, "docs", "diff.md")).read()
+    rows = {m.group(1): re.findall(r"`(\w+)`", m.group(2))
+            for m in re.finditer(r"^\| `(\w+)` \| (`.*)\|$", text.split("### ggml op categories")[1].split("##")[0], re.M)}
+    check(rows == {names[c]: v for c, v in ops.items()}, "docs/diff.md op category table differs from the .def")
+    print("ok    docs/diff.md shows ggml_op_category.def (%d ops)" % sum(len(v) for v in ops.values()))
+
+
 def main():
     global OPSCOPE, WORK
     args = sys.argv[1:]
@@ -872,6 +888,7 @@ def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
     random.seed(7)
+    doc_table(src)
     base, new = synthetic()
     ggml_pairs(data)
     kineto_pairs(data, src)
