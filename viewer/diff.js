@@ -13,6 +13,7 @@
 (function () {
   const $ = (id) => document.getElementById(id);
   const X = JSON.parse($('opscope-diff').textContent);
+  const CATS = JSON.parse($('opscope-cats').textContent); // ggml op -> category
 
   // ---------------------------------------------------------------------------------------
   // Decoding (the viewer's data format)
@@ -234,13 +235,24 @@
         t.sigMatch[s] = m ? 1 : 0;
       }
   }
+  // The category of a signature: a trace's own, else a copy is memory and a ggml op goes by
+  // the table (FLASH_ATTN_EXT's prefill/decode depends on its shape: either).
+  function catOf(t, s) {
+    const c = t.str(t.sCat[s]);
+    if (c !== null) return c;
+    if (t.sType[s] === 1) return 'memory';
+    const n = t.str(t.sName[s]);
+    if (n === 'FLASH_ATTN_EXT') return 'attention';
+    return CATS[n] || 'other';
+  }
   // A record belongs to a group when it agrees on the parts of the key the page can see
   // (op, backend, category); layer, phase, shape and CPU op are not in the timeline data.
   function recordInGroup(t, s, g) {
     const k = g.key;
     if (k.op !== undefined && t.sigGroup[s] !== k.op) return false;
     if (k.backend !== undefined && t.backendName(t.sBackend[s]) !== k.backend) return false;
-    if (k.category !== undefined && t.str(t.sCat[s]) !== null && t.str(t.sCat[s]) !== k.category) return false;
+    if (k.category !== undefined && catOf(t, s) !== k.category &&
+        !(catOf(t, s) === 'attention' && k.category.startsWith('attention_'))) return false;
     if (k.op === undefined && k.category === undefined) return false;
     return true;
   }

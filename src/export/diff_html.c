@@ -5,6 +5,7 @@
  * can close a <script> element; the script runs under a CSP that admits only its own hash.
  */
 #include "diff_report.h"
+#include "op_category.h"
 
 #include <string.h>
 
@@ -49,6 +50,20 @@ int opscope_diff_write_html(opscope_out_t *w, const opscope_diff_t *d,
                                     : "<script type=\"application/json\" id=\"opscope-data-new\">");
             if (opscope_html_sink_write_data(base ? base_h : new_h, w, err)) return -1;
             opscope_out_str(w, "</script>");
+        } else if (IS("CATS")) {
+            /* ggml records carry no category: the page matches them to a category row by
+             * the ggml op table */
+            opscope_out_str(w, "<script type=\"application/json\" id=\"opscope-cats\">{");
+            for (size_t i = 0; i < opscope_ggml_op_rule_count(); i++) {
+                opscope_kernel_category c;
+                const char *op;
+                opscope_ggml_op_rule_get(i, &c, &op);
+                if (i) opscope_out_char(w, ',');
+                opscope_out_json_str(w, op);
+                opscope_out_char(w, ':');
+                opscope_out_json_str(w, opscope_kernel_category_name(c));
+            }
+            opscope_out_str(w, "}</script>");
         } else if (IS("DIFF")) {
             opscope_out_str(w, "<script type=\"application/json\" id=\"opscope-diff\">");
             opscope_diff_write_json(w, d, o);
