@@ -850,6 +850,18 @@ def outputs(base, new, browser):
     check('id="opscope-data-base"' in page and 'id="opscope-data-new"' in page, "--html has both timelines")
     check("Content-Security-Policy" in page and "http://" not in page.replace("http-equiv", ""),
           "--html is self-contained")
+    # a hostile op name reaches the page only escaped inside JSON
+    evil = '</script><img src=x onerror=alert(1)>'
+    recs = [{"type": 0, "name": evil, "backend_id": 0, "split_id": 0, "start_ns": 10 * i, "duration_ns": 5 + i,
+             "bytes": 0, "extra": None, "n_src": 0, "ne_src": []} for i in range(3)]
+    ea, eb = os.path.join(WORK, "evil-a.json"), os.path.join(WORK, "evil-b.json")
+    write_profile(ea, recs, backends=((0, evil),))
+    write_profile(eb, recs[:2], backends=((0, evil),))
+    eh = os.path.join(WORK, "evil.html")
+    run([ea, eb, "--html", eh, "-q"])
+    page = open(eh, encoding="utf-8").read()
+    check("<img" not in page and page.count("</script>") == page.count("<script"),
+          "--html: data cannot close its script element")
     if browser:
         n0, n1 = doc["base"]["records"], doc["new"]["records"]
         p = subprocess.run(["node", browser, h, str(len(doc["groups"])), str(n0), str(n1)],
