@@ -91,8 +91,8 @@ typedef struct opscope_diff_group {
     uint64_t calls;       /* with cpu-op on a trace: distinct CPU op calls; else = count */
     opscope_moments m;    /* per-call durations */
     /* The noise of the group's total. A group may hold calls of different ops (a category,
-     * a layer): their spread is not noise, so calls are stratified by op identity and
-     * backend ("atoms"): var_total = sum over atoms of n * s^2 (s^2: the atom's sample
+     * a layer, or one op on several shapes): their spread is not noise, so calls are
+     * stratified by op identity, backend and source shapes ("atoms"): var_total = sum over atoms of n * s^2 (s^2: the atom's sample
      * variance), df_den = sum of (n * s^2)^2 / (n - 1) (Welch-Satterthwaite), over atoms of
      * at least 2 calls; n_tested counts their calls. */
     double var_total, df_den;

@@ -701,14 +701,13 @@ static int side_record(void *ud, const opscope_record *rec) {
     memset(&k, 0, sizeof k);
     k.op = k.shape = k.cat = k.cpu = k.layer = k.phase = NONE32;
     k.backend = INT32_MIN;
-    /* Every group is split by op identity and backend whatever the key ("atoms", the strata
-     * of the noise test); finish merges the atoms of a key. */
+    /* Every group is split by op identity, backend and source shapes whatever the key
+     * ("atoms": calls that should take the same time, the strata of the noise test); finish
+     * merges the atoms of a key. */
     k.op = (uint32_t)oi;
     k.backend = rec->backend_id;
-    if (keys & OPSCOPE_DIFF_KEY_SHAPE) {
-        k.shape = shape_find(s, rec);
-        if (s->failed) return -1;
-    }
+    k.shape = shape_find(s, rec);
+    if (s->failed) return -1;
     if (keys & OPSCOPE_DIFF_KEY_CATEGORY) {
         k.cat = o->cat_id;
         if (o->cat_per_record) {

@@ -125,9 +125,9 @@ static void header(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff
                               "%s, counts and per-call times are not.\n",
                            u, opscope_diff_units(d, 0), u, opscope_diff_units(d, 1), u, u);
     }
-    opscope_out_printf(w, "  Noise: a delta is marked ~ when Welch's t-test on the per-call "
-                          "durations gives p >= %g (same calls per %s on both sides).\n",
-                       op->alpha, n == OPSCOPE_DIFF_NORM_NONE ? "run" : opscope_diff_norm_name(n));
+    opscope_out_printf(w, "  Noise: ~ marks a delta within the spread of the calls (Welch's t-test "
+                          "on each op's per-call durations, p >= %g; docs/diff.md).\n",
+                       op->alpha);
     const opscope_diff_summary *sm = opscope_diff_get_summary(d);
     opscope_out_printf(w, "\n  %-12s %14s %14s %14s %9s\n", "", "BASE", "NEW", "Delta", "Ratio");
     struct {

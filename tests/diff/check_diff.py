@@ -180,10 +180,13 @@ class GgmlRun:
         return tuple(sorted(k.items()))
 
     def groups(self, keys, merged):
-        """key -> atom (op, type, backend id: the strata of the noise test) -> durations"""
+        """key -> atom (op, type, backend id, source shapes: the strata of the noise test) -> durations"""
         out = {}
         for i, r in enumerate(self.recs):
-            atom = (ggml_display(r), r.get("type", 0), r.get("backend_id", 0))
+            n_src = r.get("n_src", len(r.get("ne_src", [])))
+            shape = tuple((tuple(int(x) for x in r["ne_src"][j]) + (0,) * (4 - len(r["ne_src"][j])),
+                           r.get("type_src", [-1] * n_src)[j]) for j in range(n_src))
+            atom = (ggml_display(r), r.get("type", 0), r.get("backend_id", 0), shape)
             out.setdefault(self.key(i, keys, merged), {}).setdefault(atom, []).append(int(r["duration_ns"]))
         return out
 
