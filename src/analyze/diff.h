@@ -78,6 +78,7 @@ typedef struct opscope_diff_totals {
     uint64_t iterations;      /* Kineto profiler steps (ProfilerStep#N annotations) */
     uint64_t phase_pending_dropped; /* records whose graph's phase was not found in time */
     uint64_t runs_dropped;    /* record runs not counted: the run table was full */
+    uint64_t atoms_capped;    /* records not split by shape for the noise test (memory cap) */
 } opscope_diff_totals;
 
 const opscope_diff_totals *opscope_diff_side_totals(const opscope_diff_side_t *s);

@@ -24,6 +24,8 @@
 #define MAX_PENDING 65536
 #define MAX_SHAPES 65536
 #define GRAPH_RING 64
+#define MAX_ATOMS 262144               /* groups of op, backend, shape and key parts */
+#define SHAPE_OTHER (UINT32_MAX - 2)   /* shapes past MAX_SHAPES, or past MAX_ATOMS */
 #define MAX_LANES 64
 
 /* ---------------------------------------------------------------------------------------- */
@@ -357,7 +359,7 @@ static uint32_t shape_find(opscope_diff_side_t *s, const opscope_record *r) {
         }
         j = (j + 1) & s->shape_ix.mask;
     }
-    if (s->n_shapes >= MAX_SHAPES) return NONE32 - 2; /* "other shapes" */
+    if (s->n_shapes >= MAX_SHAPES) return SHAPE_OTHER;
     if (hindex_reserve(&s->shape_ix) ||
         grow((void **)&s->shapes, &s->cap_shapes, s->n_shapes + 1, sizeof *s->shapes)) {
         s->failed = true;
@@ -711,8 +713,13 @@ static int side_record(void *ud, const opscope_record *rec) {
      * merges the atoms of a key. */
     k.op = (uint32_t)oi;
     k.backend = rec->backend_id;
-    k.shape = shape_find(s, rec);
-    if (s->failed) return -1;
+    if (s->n_groups < MAX_ATOMS || (keys & OPSCOPE_DIFF_KEY_SHAPE)) {
+        k.shape = shape_find(s, rec);
+        if (s->failed) return -1;
+    } else { /* bounded memory: past the cap, new calls are not split by shape */
+        k.shape = SHAPE_OTHER;
+        t->atoms_capped++;
+    }
     if (keys & OPSCOPE_DIFF_KEY_CATEGORY) {
         k.cat = o->cat_id;
         if (o->cat_per_record) {
@@ -1002,7 +1009,7 @@ int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
         if (per_backend) comp[1] = backend_name(s, k->backend);
         char shbuf[1024];
         if (keys & OPSCOPE_DIFF_KEY_SHAPE) {
-            if (k->shape == NONE32 - 2) snprintf(shbuf, sizeof shbuf, "(other shapes)");
+            if (k->shape == SHAPE_OTHER) snprintf(shbuf, sizeof shbuf, "(other shapes)");
             else opscope_fmt_sources(shbuf, sizeof shbuf, &s->shapes[k->shape]);
             comp[2] = shbuf;
         }

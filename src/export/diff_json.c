@@ -57,6 +57,7 @@ static void side(opscope_out_t *w, const char *path, const opscope_diff_side_t *
     key_u64(w, "groups", opscope_diff_side_n_groups(s));
     key_u64(w, "phase_pending_dropped", t->phase_pending_dropped);
     key_u64(w, "runs_dropped", t->runs_dropped);
+    key_u64(w, "atoms_capped", t->atoms_capped);
     opscope_out_char(w, '}');
 }
 
