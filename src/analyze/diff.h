@@ -17,9 +17,9 @@
 #ifndef OPSCOPE_DIFF_H
 #define OPSCOPE_DIFF_H
 
-#include "kineto.h"
+#include "analyze/kineto.h"
 #include "opscope.h"
-#include "welch.h"
+#include "analyze/welch.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
  * diff_align.c - two finished sides aligned into rows: normalisation, the noise test,
  * fusion differences and regressions (definitions: docs/diff.md).
  */
-#include "diff.h"
-#include "strtab.h"
+#include "analyze/diff.h"
+#include "model/strtab.h"
 
 #include <math.h>
 #include <stdlib.h>

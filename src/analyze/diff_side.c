@@ -6,11 +6,11 @@
  * runs of consecutive records (for fusion differences). Nothing per record is kept, except a
  * 4-byte key per GPU activity of a Kineto trace when the key needs the trace analysis.
  */
-#include "diff.h"
-#include "op_category.h"
-#include "shape_fmt.h"
-#include "stats.h"
-#include "strtab.h"
+#include "analyze/diff.h"
+#include "analyze/op_category.h"
+#include "analyze/shape_fmt.h"
+#include "analyze/stats.h"
+#include "model/strtab.h"
 
 #include <stdio.h>
 #include <stdlib.h>

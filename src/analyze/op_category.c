@@ -1,5 +1,5 @@
 /* op_category.c - kernel categories of ggml ops (ggml_op_category.def) and of any record. */
-#include "op_category.h"
+#include "analyze/op_category.h"
 
 #include <string.h>
 
@@ -10,7 +10,7 @@ typedef struct op_rule {
 
 static const op_rule k_ops[] = {
 #define OP(C, S) {OPSCOPE_KCAT_##C, S},
-#include "ggml_op_category.def"
+#include "analyze/ggml_op_category.def"
 #undef OP
 };
 

@@ -1,5 +1,5 @@
 /* welch.c - Welch's t-test on streamed moments; the incomplete beta by continued fraction. */
-#include "welch.h"
+#include "analyze/welch.h"
 
 #include <math.h>
 

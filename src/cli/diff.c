@@ -3,15 +3,15 @@
  * the comparison (and, with --html, into a timeline sink); the outputs are written to
  * temporary files and renamed only when both inputs were read, so a bad input leaves nothing.
  */
-#include "cli.h"
-#include "diff.h"
-#include "diff_report.h"
-#include "html.h"
-#include "kineto_read.h"
-#include "out.h"
-#include "progress.h"
-#include "strtab.h"
-#include "tee.h"
+#include "cli/cli.h"
+#include "analyze/diff.h"
+#include "export/diff_report.h"
+#include "export/html.h"
+#include "read/readers.h"
+#include "util/out.h"
+#include "cli/progress.h"
+#include "model/strtab.h"
+#include "analyze/tee.h"
 
 #include <errno.h>
 #include <math.h>
@@ -237,12 +237,15 @@ static int read_input(const char *path, input *in, opscope_error *err) {
     opscope_tee_init(&tee);
     opscope_tee_add(&tee, opscope_diff_side_sink(in->side));
     if (in->html) opscope_tee_add(&tee, opscope_html_sink(in->html));
-    opscope_progress prog;
-    if (opscope_progress_begin(&prog, path)) opscope_tee_add(&tee, opscope_progress_sink(&prog));
     opscope_sink sink = opscope_tee_sink(&tee);
-    opscope_kineto_attach(in->kin);
-    int rc = opscope_read_file(path, OPSCOPE_FORMAT_AUTO, &sink, err);
-    opscope_kineto_attach(NULL);
+    opscope_progress prog;
+    opscope_read_options ro = {0};
+    ro.kineto = in->kin; /* filled by Kineto and Chrome input only */
+    if (opscope_progress_begin(&prog, path)) {
+        ro.on_progress = opscope_progress_update;
+        ro.progress_ud = &prog;
+    }
+    int rc = opscope_read_file_opts(path, OPSCOPE_FORMAT_AUTO, &sink, &ro, err);
     opscope_progress_end(&prog);
     if (rc) {
         if (err->code == OPSCOPE_ERROR_ABORTED) set_nomem(err);

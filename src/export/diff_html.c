@@ -4,8 +4,8 @@
  * Every string of the inputs goes through the JSON writer, which escapes < > &, so no data
  * can close a <script> element; the script runs under a CSP that admits only its own hash.
  */
-#include "diff_report.h"
-#include "op_category.h"
+#include "export/diff_report.h"
+#include "analyze/op_category.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* diff_json.c - `opscope diff --json`: the whole comparison as one JSON document. */
-#include "diff_report.h"
+#include "export/diff_report.h"
 
 #include <math.h>
 #include <string.h>

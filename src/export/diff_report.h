@@ -7,9 +7,9 @@
 #ifndef OPSCOPE_DIFF_REPORT_H
 #define OPSCOPE_DIFF_REPORT_H
 
-#include "diff.h"
-#include "html.h"
-#include "out.h"
+#include "analyze/diff.h"
+#include "export/html.h"
+#include "util/out.h"
 
 #include <stdbool.h>
 

@@ -1,6 +1,6 @@
 /* diff_text.c - the console summary and the plain-text report of `opscope diff`. */
-#include "diff_report.h"
-#include "kernel_name.h"
+#include "export/diff_report.h"
+#include "analyze/kernel_name.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -16,7 +16,7 @@
 #define OPSCOPE_HTML_H
 
 #include "opscope.h"
-#include "out.h"
+#include "util/out.h"
 
 #include <stddef.h>
 #include <stdint.h>

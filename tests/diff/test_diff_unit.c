@@ -5,10 +5,10 @@
  * names, a graph's phase and tokens from its first MUL_MAT, records held until then, runs of
  * consecutive records, fused names).
  */
-#include "diff.h"
-#include "op_category.h"
+#include "analyze/diff.h"
+#include "analyze/op_category.h"
 #include "test.h"
-#include "welch.h"
+#include "analyze/welch.h"
 
 #include <math.h>
 
