@@ -101,7 +101,7 @@ bool opscope_cap_blas_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, in
         return false;
     }
     for (int i = 0; i < n; i++) {
-        const struct ggml_tensor *t = G.graph_node(g, i);
+        const struct ggml_tensor *t = opscope_cap_ggml.graph_node(g, i);
         calls[i] = 0;
         if (!(t->flags & GGML_TENSOR_FLAG_COMPUTE)) {
             continue;

@@ -83,7 +83,7 @@ static void emit_copy(opscope_cap_copy_api api, int dir, int bi, const struct gg
 }
 
 static bool is_host(ggml_backend_buffer_t b) {
-    return !b || G.buffer_is_host(b);
+    return !b || opscope_cap_ggml.buffer_is_host(b);
 }
 
 static int direction(bool src_host, bool dst_host) {
@@ -99,32 +99,32 @@ static bool copy_on(void) {
 
 OPSCOPE_EXPORT void ggml_backend_tensor_copy(const struct ggml_tensor *src, struct ggml_tensor *dst) {
     if (!copy_on() || !src || !dst) {
-        if (G.tensor_copy) G.tensor_copy(src, dst);
+        if (opscope_cap_ggml.tensor_copy) opscope_cap_ggml.tensor_copy(src, dst);
         return;
     }
     opscope_cap_t.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
-    G.tensor_copy(src, dst);
+    opscope_cap_ggml.tensor_copy(src, dst);
     uint64_t t1 = opscope_cap_now();
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
     bool sh = is_host(src->buffer), dh = is_host(dst->buffer);
     int bi = opscope_cap_backend_of_buffer(!dh ? dst->buffer : !sh ? src->buffer : dst->buffer);
-    emit_copy(OPSCOPE_CAP_API_TENSOR_COPY, direction(sh, dh), bi, dst, G.nbytes(src), t0, t1, sc);
+    emit_copy(OPSCOPE_CAP_API_TENSOR_COPY, direction(sh, dh), bi, dst, opscope_cap_ggml.nbytes(src), t0, t1, sc);
     opscope_cap_t.depth--;
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_set(struct ggml_tensor *t, const void *data, size_t offset, size_t size) {
     if (!copy_on() || !t) {
-        if (G.tensor_set) G.tensor_set(t, data, offset, size);
+        if (opscope_cap_ggml.tensor_set) opscope_cap_ggml.tensor_set(t, data, offset, size);
         return;
     }
     opscope_cap_t.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
-    G.tensor_set(t, data, offset, size);
+    opscope_cap_ggml.tensor_set(t, data, offset, size);
     uint64_t t1 = opscope_cap_now();
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
@@ -135,13 +135,13 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set(struct ggml_tensor *t, const void *d
 
 OPSCOPE_EXPORT void ggml_backend_tensor_get(const struct ggml_tensor *t, void *data, size_t offset, size_t size) {
     if (!copy_on() || !t) {
-        if (G.tensor_get) G.tensor_get(t, data, offset, size);
+        if (opscope_cap_ggml.tensor_get) opscope_cap_ggml.tensor_get(t, data, offset, size);
         return;
     }
     opscope_cap_t.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
-    G.tensor_get(t, data, offset, size);
+    opscope_cap_ggml.tensor_get(t, data, offset, size);
     uint64_t t1 = opscope_cap_now();
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
@@ -153,13 +153,13 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get(const struct ggml_tensor *t, void *d
 OPSCOPE_EXPORT void ggml_backend_tensor_set_async(ggml_backend_t backend, struct ggml_tensor *t,
                                           const void *data, size_t offset, size_t size) {
     if (!copy_on() || !t || !backend) {
-        if (G.tensor_set_async) G.tensor_set_async(backend, t, data, offset, size);
+        if (opscope_cap_ggml.tensor_set_async) opscope_cap_ggml.tensor_set_async(backend, t, data, offset, size);
         return;
     }
     opscope_cap_t.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
-    G.tensor_set_async(backend, t, data, offset, size);
+    opscope_cap_ggml.tensor_set_async(backend, t, data, offset, size);
     uint64_t t1 = opscope_cap_now();
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
@@ -171,13 +171,13 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_async(ggml_backend_t backend, struct
 OPSCOPE_EXPORT void ggml_backend_tensor_get_async(ggml_backend_t backend, const struct ggml_tensor *t,
                                           void *data, size_t offset, size_t size) {
     if (!copy_on() || !t || !backend) {
-        if (G.tensor_get_async) G.tensor_get_async(backend, t, data, offset, size);
+        if (opscope_cap_ggml.tensor_get_async) opscope_cap_ggml.tensor_get_async(backend, t, data, offset, size);
         return;
     }
     opscope_cap_t.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
-    G.tensor_get_async(backend, t, data, offset, size);
+    opscope_cap_ggml.tensor_get_async(backend, t, data, offset, size);
     uint64_t t1 = opscope_cap_now();
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
@@ -195,45 +195,45 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_async(ggml_backend_t backend, const 
 
 static void set_2d(struct ggml_tensor *t, const void *data, size_t off, size_t size, size_t n,
                    size_t st, size_t sd) {
-    if (G.tensor_set_2d) {
-        G.tensor_set_2d(t, data, off, size, n, st, sd);
+    if (opscope_cap_ggml.tensor_set_2d) {
+        opscope_cap_ggml.tensor_set_2d(t, data, off, size, n, st, sd);
         return;
     }
-    for (size_t i = 0; i < n && G.tensor_set; i++) {
-        G.tensor_set(t, (const char *)data + i * sd, off + i * st, size);
+    for (size_t i = 0; i < n && opscope_cap_ggml.tensor_set; i++) {
+        opscope_cap_ggml.tensor_set(t, (const char *)data + i * sd, off + i * st, size);
     }
 }
 
 static void get_2d(const struct ggml_tensor *t, void *data, size_t off, size_t size, size_t n, size_t st,
                    size_t sd) {
-    if (G.tensor_get_2d) {
-        G.tensor_get_2d(t, data, off, size, n, st, sd);
+    if (opscope_cap_ggml.tensor_get_2d) {
+        opscope_cap_ggml.tensor_get_2d(t, data, off, size, n, st, sd);
         return;
     }
-    for (size_t i = 0; i < n && G.tensor_get; i++) {
-        G.tensor_get(t, (char *)data + i * sd, off + i * st, size);
+    for (size_t i = 0; i < n && opscope_cap_ggml.tensor_get; i++) {
+        opscope_cap_ggml.tensor_get(t, (char *)data + i * sd, off + i * st, size);
     }
 }
 
 static void set_2d_async(ggml_backend_t b, struct ggml_tensor *t, const void *data, size_t off, size_t size,
                          size_t n, size_t st, size_t sd) {
-    if (G.tensor_set_2d_async) {
-        G.tensor_set_2d_async(b, t, data, off, size, n, st, sd);
+    if (opscope_cap_ggml.tensor_set_2d_async) {
+        opscope_cap_ggml.tensor_set_2d_async(b, t, data, off, size, n, st, sd);
         return;
     }
-    for (size_t i = 0; i < n && G.tensor_set_async; i++) {
-        G.tensor_set_async(b, t, (const char *)data + i * sd, off + i * st, size);
+    for (size_t i = 0; i < n && opscope_cap_ggml.tensor_set_async; i++) {
+        opscope_cap_ggml.tensor_set_async(b, t, (const char *)data + i * sd, off + i * st, size);
     }
 }
 
 static void get_2d_async(ggml_backend_t b, const struct ggml_tensor *t, void *data, size_t off, size_t size,
                          size_t n, size_t st, size_t sd) {
-    if (G.tensor_get_2d_async) {
-        G.tensor_get_2d_async(b, t, data, off, size, n, st, sd);
+    if (opscope_cap_ggml.tensor_get_2d_async) {
+        opscope_cap_ggml.tensor_get_2d_async(b, t, data, off, size, n, st, sd);
         return;
     }
-    for (size_t i = 0; i < n && G.tensor_get_async; i++) {
-        G.tensor_get_async(b, t, (char *)data + i * sd, off + i * st, size);
+    for (size_t i = 0; i < n && opscope_cap_ggml.tensor_get_async; i++) {
+        opscope_cap_ggml.tensor_get_async(b, t, (char *)data + i * sd, off + i * st, size);
     }
 }
 
@@ -468,8 +468,8 @@ static const struct ggml_tensor *find_source(const char *x, size_t xlen) {
     const copy_seen *c = &t_seen;
     for (int k = c->n_graphs - 1; k >= 0; k--) {
         struct ggml_cgraph *g = c->graphs[k];
-        for (int i = G.graph_n_nodes(g) - 1; i >= 0; i--) {
-            const struct ggml_tensor *t = G.graph_node(g, i);
+        for (int i = opscope_cap_ggml.graph_n_nodes(g) - 1; i >= 0; i--) {
+            const struct ggml_tensor *t = opscope_cap_ggml.graph_node(g, i);
             if (t->name[0] == x[0] && strncmp(t->name, x, xlen) == 0 && t->name[xlen] == '\0') {
                 return t;
             }
@@ -489,9 +489,9 @@ void opscope_cap_copy_infer(struct ggml_cgraph *g, int bi, int sched, int64_t gi
     bool keep = opscope_cap_t.in_sched && !opscope_cap_t.no_defer && !opscope_cap_t.in_user_cb;
     if (be->device_type != OPSCOPE_DEVICE_CPU && be->device_type != OPSCOPE_DEVICE_ACCEL && !c->full) {
         size_t len = strlen(be->name);
-        int n = G.graph_n_nodes(g);
+        int n = opscope_cap_ggml.graph_n_nodes(g);
         for (int i = 0; i < n; i++) {
-            const struct ggml_tensor *t = G.graph_node(g, i);
+            const struct ggml_tensor *t = opscope_cap_ggml.graph_node(g, i);
             for (int j = 0; j < GGML_MAX_SRC; j++) {
                 const struct ggml_tensor *s = t->src[j];
                 const char *x;
@@ -505,7 +505,7 @@ void opscope_cap_copy_infer(struct ggml_cgraph *g, int bi, int sched, int64_t gi
                 }
                 const struct ggml_tensor *from = keep ? find_source(x, xlen) : NULL;
                 int dir = from ? direction(is_host(from->buffer), is_host(s->buffer)) : -1;
-                emit_copy_at(OPSCOPE_CAP_API_CPY_TENSOR_ASYNC, dir, bi, s, G.nbytes(s), t0, t0, sched, split, gid, false);
+                emit_copy_at(OPSCOPE_CAP_API_CPY_TENSOR_ASYNC, dir, bi, s, opscope_cap_ggml.nbytes(s), t0, t0, sched, split, gid, false);
             }
         }
     }

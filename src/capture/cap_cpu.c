@@ -175,7 +175,7 @@ static opscope_cap_plan *plan_find(opscope_cap_walk *w, struct ggml_cgraph *g, i
                 return NULL;
             }
             for (int j = 0; p->made && j < n; j++) {
-                if (G.graph_node(g, j) != p->node[j]) {
+                if (opscope_cap_ggml.graph_node(g, j) != p->node[j]) {
                     p->g = NULL;
                     return NULL;
                 }
@@ -372,7 +372,7 @@ void opscope_cap_cpu_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, int
      * compute they are mostly out of the caches */
     struct ggml_tensor **nodes = w->ptrs;
     for (int i = 0; i < n; i++) {
-        nodes[i] = G.graph_node(g, i);
+        nodes[i] = opscope_cap_ggml.graph_node(g, i);
     }
     int n_cand = 0;
     for (int i = 0; i < n; i++) {

@@ -14,7 +14,7 @@ static const char *str(const char *s) {
 }
 
 static opscope_device_type dev_kind(ggml_backend_dev_t dev) {
-    switch (G.dev_type(dev)) {
+    switch (opscope_cap_ggml.dev_type(dev)) {
     case GGML_BACKEND_DEVICE_TYPE_CPU: return OPSCOPE_DEVICE_CPU;
     case GGML_BACKEND_DEVICE_TYPE_GPU: return OPSCOPE_DEVICE_GPU;
     case GGML_BACKEND_DEVICE_TYPE_ACCEL: return OPSCOPE_DEVICE_ACCEL;
@@ -30,16 +30,16 @@ int opscope_cap_backend_of(ggml_backend_t backend) {
     if (i >= 0) {
         return i;
     }
-    ggml_backend_dev_t dev = G.backend_get_device(backend);
-    ggml_backend_reg_t reg = dev ? G.dev_backend_reg(dev) : NULL;
+    ggml_backend_dev_t dev = opscope_cap_ggml.backend_get_device(backend);
+    ggml_backend_reg_t reg = dev ? opscope_cap_ggml.dev_backend_reg(dev) : NULL;
     opscope_cap_backend e = {
         .key = backend,
         .device_type = dev ? dev_kind(dev) : OPSCOPE_DEVICE_OTHER,
         .dev = dev,
-        .set_abort = reg ? G.reg_get_proc_address(reg, "ggml_backend_set_abort_callback") : NULL,
+        .set_abort = reg ? opscope_cap_ggml.reg_get_proc_address(reg, "ggml_backend_set_abort_callback") : NULL,
     };
-    snprintf(e.name, sizeof e.name, "%s", str(G.backend_name(backend)));
-    snprintf(e.device, sizeof e.device, "%s", dev ? str(G.dev_description(dev)) : "");
+    snprintf(e.name, sizeof e.name, "%s", str(opscope_cap_ggml.backend_name(backend)));
+    snprintf(e.device, sizeof e.device, "%s", dev ? str(opscope_cap_ggml.dev_description(dev)) : "");
     return opscope_cap_backend_add(&e);
 }
 
@@ -47,17 +47,17 @@ int opscope_cap_backend_of_buffer(ggml_backend_buffer_t buf) {
     if (!buf) {
         return OPSCOPE_CAP_BACKEND_HOST;
     }
-    ggml_backend_dev_t dev = G.buft_get_device(G.buffer_get_type(buf));
+    ggml_backend_dev_t dev = opscope_cap_ggml.buft_get_device(opscope_cap_ggml.buffer_get_type(buf));
     if (!dev) {
-        return G.buffer_is_host(buf) ? OPSCOPE_CAP_BACKEND_HOST : -1;
+        return opscope_cap_ggml.buffer_is_host(buf) ? OPSCOPE_CAP_BACKEND_HOST : -1;
     }
     int i = opscope_cap_backend_find_dev(dev);
     if (i >= 0) {
         return i;
     }
     opscope_cap_backend e = {.key = dev, .is_device_key = true, .device_type = dev_kind(dev), .dev = dev};
-    snprintf(e.name, sizeof e.name, "%s", str(G.dev_name(dev)));
-    snprintf(e.device, sizeof e.device, "%s", str(G.dev_description(dev)));
+    snprintf(e.name, sizeof e.name, "%s", str(opscope_cap_ggml.dev_name(dev)));
+    snprintf(e.device, sizeof e.device, "%s", str(opscope_cap_ggml.dev_description(dev)));
     return opscope_cap_backend_add(&e);
 }
 

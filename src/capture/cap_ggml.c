@@ -146,7 +146,7 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
     int bi = opscope_cap_backend_of(backend);
     int64_t gid = opscope_cap_t.in_sched ? opscope_cap_t.graph_id : atomic_fetch_add(&g_graph_ids, 1);
     int split = opscope_cap_t.in_sched ? opscope_cap_t.split++ : -1;
-    int n = G.graph_n_nodes(g);
+    int n = opscope_cap_ggml.graph_n_nodes(g);
     opscope_cap_walk *w = &t_walk;
     opscope_cap_backend *be = bi >= 0 ? opscope_cap_backend_at(bi) : NULL;
     opscope_cap_set_abort_fn set_abort = be ? (opscope_cap_set_abort_fn)be->set_abort : NULL;
@@ -216,16 +216,16 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
 
 OPSCOPE_EXPORT enum ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, struct ggml_cgraph *g) {
     if (!opscope_cap_ggml_ready() || opscope_cap_t.depth) {
-        return G.graph_compute_async ? G.graph_compute_async(backend, g) : GGML_STATUS_FAILED;
+        return opscope_cap_ggml.graph_compute_async ? opscope_cap_ggml.graph_compute_async(backend, g) : GGML_STATUS_FAILED;
     }
-    return capture_compute(backend, g, G.graph_compute_async);
+    return capture_compute(backend, g, opscope_cap_ggml.graph_compute_async);
 }
 
 OPSCOPE_EXPORT enum ggml_status ggml_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph *g) {
     if (!opscope_cap_ggml_ready() || opscope_cap_t.depth) {
-        return G.graph_compute ? G.graph_compute(backend, g) : GGML_STATUS_FAILED;
+        return opscope_cap_ggml.graph_compute ? opscope_cap_ggml.graph_compute(backend, g) : GGML_STATUS_FAILED;
     }
-    return capture_compute(backend, g, G.graph_compute);
+    return capture_compute(backend, g, opscope_cap_ggml.graph_compute);
 }
 
 static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cgraph *g,
@@ -255,12 +255,12 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
 
 OPSCOPE_EXPORT enum ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_sched_t sched, struct ggml_cgraph *g) {
     opscope_cap_ggml_ready();
-    return sched_compute(sched, g, G.sched_graph_compute_async);
+    return sched_compute(sched, g, opscope_cap_ggml.sched_graph_compute_async);
 }
 
 OPSCOPE_EXPORT enum ggml_status ggml_backend_sched_graph_compute(ggml_backend_sched_t sched, struct ggml_cgraph *g) {
     opscope_cap_ggml_ready();
-    return sched_compute(sched, g, G.sched_graph_compute);
+    return sched_compute(sched, g, opscope_cap_ggml.sched_graph_compute);
 }
 
 /* The scheduler rebuilds its splits: plans of its split graphs are stale. */
@@ -268,8 +268,8 @@ OPSCOPE_EXPORT void ggml_backend_sched_split_graph(ggml_backend_sched_t sched, s
     if (opscope_cap_ggml_ready() && sched) {
         opscope_cap_cpu_sched_changed(opscope_cap_sched_id(sched));
     }
-    if (G.sched_split_graph) {
-        G.sched_split_graph(sched, g);
+    if (opscope_cap_ggml.sched_split_graph) {
+        opscope_cap_ggml.sched_split_graph(sched, g);
     }
 }
 
@@ -277,8 +277,8 @@ OPSCOPE_EXPORT void ggml_backend_sched_reset(ggml_backend_sched_t sched) {
     if (opscope_cap_ggml_ready() && sched) {
         opscope_cap_cpu_sched_changed(opscope_cap_sched_id(sched));
     }
-    if (G.sched_reset) {
-        G.sched_reset(sched);
+    if (opscope_cap_ggml.sched_reset) {
+        opscope_cap_ggml.sched_reset(sched);
     }
 }
 
@@ -291,8 +291,8 @@ OPSCOPE_EXPORT void ggml_backend_sched_free(ggml_backend_sched_t sched) {
     if (sched) {
         opscope_cap_api_sched_freed(sched);
     }
-    if (G.sched_free) {
-        G.sched_free(sched);
+    if (opscope_cap_ggml.sched_free) {
+        opscope_cap_ggml.sched_free(sched);
     }
     if (sched) {
         eval_cb_forget(sched);
@@ -325,17 +325,17 @@ static bool eval_trampoline(struct ggml_tensor *t, bool ask, void *data) {
 OPSCOPE_EXPORT void ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched,
                                                  ggml_backend_sched_eval_callback cb, void *ud) {
     opscope_cap_ggml_ready();
-    if (!G.sched_set_eval_callback) {
+    if (!opscope_cap_ggml.sched_set_eval_callback) {
         return;
     }
     if (!cb) {
         eval_cb_forget(sched);
-        G.sched_set_eval_callback(sched, cb, ud);
+        opscope_cap_ggml.sched_set_eval_callback(sched, cb, ud);
         return;
     }
     if (!opscope_cap_ggml_resolved()) {
         atomic_store(&g_eval_unknown, true);
-        G.sched_set_eval_callback(sched, cb, ud);
+        opscope_cap_ggml.sched_set_eval_callback(sched, cb, ud);
         return;
     }
     pthread_mutex_lock(&g_eval_lock);
@@ -355,10 +355,10 @@ OPSCOPE_EXPORT void ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sc
     }
     pthread_mutex_unlock(&g_eval_lock);
     if (slot) {
-        G.sched_set_eval_callback(sched, eval_trampoline, slot);
+        opscope_cap_ggml.sched_set_eval_callback(sched, eval_trampoline, slot);
     } else {
         atomic_store(&g_eval_unknown, true); /* table full: unwrapped, nothing deferred */
-        G.sched_set_eval_callback(sched, cb, ud);
+        opscope_cap_ggml.sched_set_eval_callback(sched, cb, ud);
     }
 }
 
@@ -403,7 +403,7 @@ static void opscope_set_abort_callback(ggml_backend_t backend, opscope_cap_abort
 
 OPSCOPE_EXPORT void *ggml_backend_reg_get_proc_address(ggml_backend_reg_t reg, const char *name) {
     opscope_cap_ggml_ready();
-    void *p = G.reg_get_proc_address ? G.reg_get_proc_address(reg, name) : NULL;
+    void *p = opscope_cap_ggml.reg_get_proc_address ? opscope_cap_ggml.reg_get_proc_address(reg, name) : NULL;
     if (p && name && opscope_cap_ggml_resolved() &&
         strcmp(name, "ggml_backend_set_abort_callback") == 0) {
         return (void *)opscope_set_abort_callback;

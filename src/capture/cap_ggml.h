@@ -1,7 +1,7 @@
 /*
  * cap_ggml.h - the ggml side of the capture (internal; needs ggml's public headers).
  *
- *   cap_resolve.c  finds ggml at run time and checks its layout (the table G)
+ *   cap_resolve.c  finds ggml at run time and checks its layout (the table opscope_cap_ggml)
  *   cap_devices.c  backends and devices -> the capture's backend entries
  *   cap_ggml.c     the interposed compute entry points, scheduler hooks, _exit
  *   cap_cpu.c      CPU graphs: ggml-cpu's step rules, the per-split plan cache
@@ -83,7 +83,6 @@ typedef struct opscope_cap_ggml_fns {
 
 /* Read-only after opscope_cap_ggml_ready() returned true. */
 extern opscope_cap_ggml_fns opscope_cap_ggml;
-#define G opscope_cap_ggml
 
 /* Resolves ggml and checks its layout (once). False: ggml absent, or unknown and disabled
  * with one warning. Thread safety: any thread. */

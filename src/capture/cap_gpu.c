@@ -263,16 +263,16 @@ bool opscope_cap_gpu_graph(uint64_t scope, struct ggml_cgraph *g, int n, int bi,
     gpu_node *nodes = calloc((size_t)(n > 0 ? n : 1), sizeof *nodes);
     bool ok = nodes != NULL;
     for (int i = 0; ok && i < n; i++) {
-        const struct ggml_tensor *t = G.graph_node(g, i);
+        const struct ggml_tensor *t = opscope_cap_ggml.graph_node(g, i);
         gpu_node *x = &nodes[i];
         x->op = (int16_t)t->op;
         x->empty = opscope_cap_op_is_empty(t->op) || !(t->flags & GGML_TENSOR_FLAG_COMPUTE) ||
-                   G.nbytes(t) == 0;
+                   opscope_cap_ggml.nbytes(t) == 0;
         x->sub_kind = t->op == GGML_OP_UNARY ? OPSCOPE_CAP_SUB_UNARY : t->op == GGML_OP_GLU ? OPSCOPE_CAP_SUB_GLU : 0;
         x->sub_op = x->sub_kind ? (int16_t)t->op_params[0] : 0;
         if (!x->empty) {
             x->desc = opscope_cap_desc_for(t);
-            x->bytes = G.nbytes(t);
+            x->bytes = opscope_cap_ggml.nbytes(t);
             ok = x->desc != NULL;
         }
     }
@@ -349,11 +349,11 @@ static int by_seq(const void *a, const void *b) {
 static const char *node_name(const gpu_node *x, const char **sub) {
     *sub = NULL;
     if (x->sub_kind == OPSCOPE_CAP_SUB_UNARY) {
-        *sub = G.unary_op_name((enum ggml_unary_op)x->sub_op);
+        *sub = opscope_cap_ggml.unary_op_name((enum ggml_unary_op)x->sub_op);
     } else if (x->sub_kind == OPSCOPE_CAP_SUB_GLU) {
-        *sub = G.glu_op_name((enum ggml_glu_op)x->sub_op);
+        *sub = opscope_cap_ggml.glu_op_name((enum ggml_glu_op)x->sub_op);
     }
-    return G.op_name((enum ggml_op)x->op);
+    return opscope_cap_ggml.op_name((enum ggml_op)x->op);
 }
 
 static bool write_gpu(const opscope_cap_gpu *e) {

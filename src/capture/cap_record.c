@@ -119,7 +119,7 @@ const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t) {
     r->node = -1;
     r->graph = -1;
     r->t0 = r->t1 = 0;
-    r->bytes = G.nbytes(t); /* what a one-node step of it writes */
+    r->bytes = opscope_cap_ggml.nbytes(t); /* what a one-node step of it writes */
     opscope_cap_buf_commit(r);
     atomic_fetch_add_explicit(&opscope_cap_stats.descs, 1, memory_order_relaxed);
     slot->t = t;
@@ -152,7 +152,7 @@ bool opscope_cap_event_make(struct ggml_tensor *const *nodes, const opscope_cap_
         e->fused[f] = (int16_t)nodes[s->first + f]->op;
     }
     e->node = s->first;
-    e->bytes = s->n > 1 ? G.nbytes(nodes[s->first + s->n - 1]) : d->bytes;
+    e->bytes = s->n > 1 ? opscope_cap_ggml.nbytes(nodes[s->first + s->n - 1]) : d->bytes;
     e->desc = d;
     return true;
 }
@@ -190,7 +190,7 @@ bool opscope_cap_emit_event(struct ggml_cgraph *g, const opscope_cap_step *s, ui
                             int sched, int tid, int64_t gid, int split) {
     struct ggml_tensor *nodes[OPSCOPE_CAP_MAX_FUSED];
     for (int f = 0; f < s->n && f < OPSCOPE_CAP_MAX_FUSED; f++) {
-        nodes[f] = G.graph_node(g, s->first + f);
+        nodes[f] = opscope_cap_ggml.graph_node(g, s->first + f);
     }
     opscope_cap_step one = *s;
     one.first = 0;
@@ -251,7 +251,7 @@ void opscope_cap_emit_split(struct ggml_cgraph *g, int n, int bi, int sched, int
                             uint64_t t0, uint64_t t1) {
     int computed = 0, first = -1;
     for (int i = 0; i < n; i++) {
-        const struct ggml_tensor *t = G.graph_node(g, i);
+        const struct ggml_tensor *t = opscope_cap_ggml.graph_node(g, i);
         if (!opscope_cap_op_is_empty(t->op) && (t->flags & GGML_TENSOR_FLAG_COMPUTE)) {
             computed++;
             if (first < 0) first = i;
@@ -260,7 +260,7 @@ void opscope_cap_emit_split(struct ggml_cgraph *g, int n, int bi, int sched, int
     if (first < 0) {
         return;
     }
-    const struct ggml_tensor *t = G.graph_node(g, first);
+    const struct ggml_tensor *t = opscope_cap_ggml.graph_node(g, first);
     opscope_cap_rec *r = opscope_cap_buf_alloc(0);
     if (r) {
         fill_op(r, t);

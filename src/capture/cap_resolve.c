@@ -22,42 +22,42 @@ opscope_cap_ggml_fns opscope_cap_ggml;
 static pthread_once_t g_resolve_once = PTHREAD_ONCE_INIT;
 static _Atomic bool g_ready;
 
-#define RESOLVE(field, name) (*(void **)&G.field = opscope_cap_sym(name))
+#define RESOLVE(field, name) (*(void **)&opscope_cap_ggml.field = opscope_cap_sym(name))
 
 /* Builds two tiny tensors through the real ggml and checks the fields we read. */
 static const char *layout_problem(void) {
-    size_t ov = G.tensor_overhead();
+    size_t ov = opscope_cap_ggml.tensor_overhead();
     if (ov < sizeof(struct ggml_tensor) || ov > sizeof(struct ggml_tensor) + 128) {
         return "ggml_tensor size differs from the headers opscope was built with";
     }
     struct ggml_init_params ip = {ov * 8, NULL, true};
-    struct ggml_context *ctx = G.init(ip);
+    struct ggml_context *ctx = opscope_cap_ggml.init(ip);
     if (!ctx) {
         return "ggml_init failed";
     }
     const char *why = NULL;
-    struct ggml_tensor *a = G.new_tensor_2d(ctx, GGML_TYPE_F32, 3, 5);
-    struct ggml_tensor *b = G.new_tensor_2d(ctx, GGML_TYPE_F32, 3, 7);
-    struct ggml_tensor *m = a && b ? G.mul_mat(ctx, a, b) : NULL;
-    struct ggml_tensor *u = a ? G.unary(ctx, a, GGML_UNARY_OP_SILU) : NULL;
+    struct ggml_tensor *a = opscope_cap_ggml.new_tensor_2d(ctx, GGML_TYPE_F32, 3, 5);
+    struct ggml_tensor *b = opscope_cap_ggml.new_tensor_2d(ctx, GGML_TYPE_F32, 3, 7);
+    struct ggml_tensor *m = a && b ? opscope_cap_ggml.mul_mat(ctx, a, b) : NULL;
+    struct ggml_tensor *u = a ? opscope_cap_ggml.unary(ctx, a, GGML_UNARY_OP_SILU) : NULL;
     if (!m || !u) {
         why = "cannot build a test graph";
     } else if (a->ne[0] != 3 || a->ne[1] != 5 || a->nb[1] != 12 || a->type != GGML_TYPE_F32 ||
-               G.nbytes(a) != 60) {
+               opscope_cap_ggml.nbytes(a) != 60) {
         why = "ggml_tensor shape fields moved";
     } else if (m->op != GGML_OP_MUL_MAT || m->src[0] != a || m->src[1] != b || m->ne[0] != 5 ||
                m->ne[1] != 7) {
         why = "ggml_tensor op/src fields moved";
-    } else if (strcmp(G.op_name(GGML_OP_MUL_MAT), "MUL_MAT") != 0 ||
-               strcmp(G.op_name(GGML_OP_RMS_NORM), "RMS_NORM") != 0 ||
-               strcmp(G.op_name(GGML_OP_MUL), "MUL") != 0 ||
-               strcmp(G.op_name(GGML_OP_GLU), "GLU") != 0) {
+    } else if (strcmp(opscope_cap_ggml.op_name(GGML_OP_MUL_MAT), "MUL_MAT") != 0 ||
+               strcmp(opscope_cap_ggml.op_name(GGML_OP_RMS_NORM), "RMS_NORM") != 0 ||
+               strcmp(opscope_cap_ggml.op_name(GGML_OP_MUL), "MUL") != 0 ||
+               strcmp(opscope_cap_ggml.op_name(GGML_OP_GLU), "GLU") != 0) {
         why = "ggml_op numbering differs";
     } else if (u->op != GGML_OP_UNARY || u->op_params[0] != GGML_UNARY_OP_SILU ||
-               strcmp(G.unary_op_name(GGML_UNARY_OP_SILU), "SILU") != 0) {
+               strcmp(opscope_cap_ggml.unary_op_name(GGML_UNARY_OP_SILU), "SILU") != 0) {
         why = "ggml unary op numbering differs";
     }
-    G.free(ctx);
+    opscope_cap_ggml.free(ctx);
     return why;
 }
 
@@ -104,10 +104,10 @@ static void resolve(void) {
     RESOLVE(tensor_get_2d_async, "ggml_backend_tensor_get_2d_async");
 
     bool on = opscope_cap_life_init();
-    if (!G.graph_compute_async) {
+    if (!opscope_cap_ggml.graph_compute_async) {
         return; /* not a ggml program: stay inert, say nothing */
     }
-    void **p = (void **)&G;
+    void **p = (void **)&opscope_cap_ggml;
     for (size_t i = 0; i < offsetof(opscope_cap_ggml_fns, tensor_set_2d) / sizeof(void *); i++) {
         if (!p[i]) {
             if (on) {
@@ -118,11 +118,11 @@ static void resolve(void) {
     }
 #ifdef OPSCOPE_GGML_BUILD_VERSION
     const char *force = getenv("OPSCOPE_FORCE");
-    if (strcmp(G.version(), OPSCOPE_GGML_BUILD_VERSION) != 0 && !(force && strcmp(force, "1") == 0)) {
+    if (strcmp(opscope_cap_ggml.version(), OPSCOPE_GGML_BUILD_VERSION) != 0 && !(force && strcmp(force, "1") == 0)) {
         if (on) {
             char why[160];
             snprintf(why, sizeof why, "ggml %s is not the version opscope was built for (%s; "
-                     "OPSCOPE_FORCE=1 overrides)", G.version(), OPSCOPE_GGML_BUILD_VERSION);
+                     "OPSCOPE_FORCE=1 overrides)", opscope_cap_ggml.version(), OPSCOPE_GGML_BUILD_VERSION);
             opscope_cap_life_disable(why);
         }
         return;
@@ -136,13 +136,13 @@ static void resolve(void) {
         return;
     }
     for (int i = 0; i < GGML_OP_COUNT && i < OPSCOPE_CAP_MAX_NAMES; i++) {
-        opscope_cap_names_set(OPSCOPE_CAP_NAMES_OP, i, G.op_name((enum ggml_op)i));
+        opscope_cap_names_set(OPSCOPE_CAP_NAMES_OP, i, opscope_cap_ggml.op_name((enum ggml_op)i));
     }
     for (int i = 0; i < GGML_UNARY_OP_COUNT && i < OPSCOPE_CAP_MAX_NAMES; i++) {
-        opscope_cap_names_set(OPSCOPE_CAP_NAMES_UNARY, i, G.unary_op_name((enum ggml_unary_op)i));
+        opscope_cap_names_set(OPSCOPE_CAP_NAMES_UNARY, i, opscope_cap_ggml.unary_op_name((enum ggml_unary_op)i));
     }
     for (int i = 0; i < GGML_GLU_OP_COUNT && i < OPSCOPE_CAP_MAX_NAMES; i++) {
-        opscope_cap_names_set(OPSCOPE_CAP_NAMES_GLU, i, G.glu_op_name((enum ggml_glu_op)i));
+        opscope_cap_names_set(OPSCOPE_CAP_NAMES_GLU, i, opscope_cap_ggml.glu_op_name((enum ggml_glu_op)i));
     }
     atomic_store(&g_ready, true);
 }

@@ -1,7 +1,7 @@
 /*
  * cap_sym.h - where the capture's ggml functions come from (internal).
  *
- * cap_resolve.c fills the table G by name through opscope_cap_sym, which is defined once per
+ * cap_resolve.c fills the table opscope_cap_ggml by name through opscope_cap_sym, which is defined once per
  * library flavour:
  *   cap_sym_dl.c      libopscope-ggml.so: dlsym (the definition after ours, for the functions
  *                     the library interposes; else libggml-base's)
