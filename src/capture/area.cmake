@@ -9,7 +9,12 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/cap_clock.c
   ${OPSCOPE_CAPTURE_DIR}/cap_buf.c
   ${OPSCOPE_CAPTURE_DIR}/cap_attr.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_state.c
+  ${OPSCOPE_CAPTURE_DIR}/cap_config.c
+  ${OPSCOPE_CAPTURE_DIR}/cap_tables.c
+  ${OPSCOPE_CAPTURE_DIR}/cap_counters.c
+  ${OPSCOPE_CAPTURE_DIR}/cap_convert.c
+  ${OPSCOPE_CAPTURE_DIR}/cap_replay.c
+  ${OPSCOPE_CAPTURE_DIR}/cap_write.c
   ${OPSCOPE_CAPTURE_DIR}/cap_life.c)
 target_compile_definitions(opscope_capture_core PRIVATE _GNU_SOURCE)
 # initial-exec TLS: the general-dynamic model would cost a __tls_get_addr call per

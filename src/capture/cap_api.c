@@ -3,7 +3,10 @@
 
 #include "capture/cap_ggml.h"
 #include "capture/cap_life.h"
-#include "capture/cap_state.h"
+#include "capture/cap_config.h"
+#include "capture/cap_tables.h"
+#include "capture/cap_replay.h"
+#include "capture/cap_write.h"
 
 #include <pthread.h>
 #include <stdlib.h>

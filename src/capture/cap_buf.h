@@ -3,7 +3,7 @@
  *
  * A raw record is what the hot path copies out of ggml: small fixed fields, the tensor name
  * (64 bytes, ggml's GGML_MAX_NAME) and one opscope_cap_src per source. Strings are not
- * resolved here: ops are enum values, backends are indices into cap_state's table, so a
+ * resolved here: ops are enum values, backends are indices into cap_tables.c's table, so a
  * record never points into ggml memory (tensors may be freed before export).
  *
  * Storage: each thread appends to its own chain of 1 MiB chunks (no lock, no malloc per
@@ -54,7 +54,7 @@ enum {
     OPSCOPE_CAP_COPY_COUNT,
 };
 
-/* The ggml call behind a COPY record (its api field); opscope_cap_copy_api_name (cap_state.h)
+/* The ggml call behind a COPY record (its api field); opscope_cap_copy_api_name (cap_convert.h)
  * names them as the profile's "extra" does. */
 typedef enum opscope_cap_copy_api {
     OPSCOPE_CAP_API_TENSOR_COPY = 0,  /* ggml_backend_tensor_copy */
@@ -98,8 +98,8 @@ typedef struct opscope_cap_rec {
     int16_t fused[OPSCOPE_CAP_MAX_FUSED]; /* ops of the fused group, n_fused of them */
     uint8_t n_fused;      /* nodes covered (1 when not fused) */
     uint8_t flags;        /* OPSCOPE_CAP_F_* */
-    int16_t backend;      /* index in cap_state's backend table */
-    int16_t sched;        /* cap_state's scheduler id, -1 outside a scheduler */
+    int16_t backend;      /* index in cap_tables.c's backend table */
+    int16_t sched;        /* cap_tables.c's scheduler id, -1 outside a scheduler */
     int16_t thread;       /* small sequential thread number */
     int16_t pad_;
     int32_t split;

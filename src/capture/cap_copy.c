@@ -6,6 +6,9 @@
  */
 #include "capture/cap_copy.h"
 
+#include "capture/cap_tables.h"
+#include "capture/cap_counters.h"
+
 #include "capture/cap_ggml.h"
 
 #include "capture/cap_clock.h"

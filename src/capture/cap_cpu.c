@@ -5,6 +5,9 @@
  */
 #include "capture/cap_ggml.h"
 
+#include "capture/cap_tables.h"
+#include "capture/cap_counters.h"
+
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>

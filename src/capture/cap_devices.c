@@ -4,6 +4,8 @@
  */
 #include "capture/cap_ggml.h"
 
+#include "capture/cap_tables.h"
+
 #include "capture/cap_life.h"
 
 #include <stdatomic.h>
@@ -23,7 +25,7 @@ static opscope_device_type dev_kind(ggml_backend_dev_t dev) {
 }
 
 /* Entries are built whole, then added: another thread's compute may find one the moment it
- * is published, and must see its abort-callback setter and device already (cap_state.h). Two
+ * is published, and must see its abort-callback setter and device already (cap_tables.h). Two
  * threads meeting a new backend at once both probe it; the first to add wins. */
 int opscope_cap_backend_of(ggml_backend_t backend) {
     int i = opscope_cap_backend_find(backend);

@@ -12,6 +12,9 @@
  */
 #include "capture/cap_ggml.h"
 
+#include "capture/cap_tables.h"
+#include "capture/cap_counters.h"
+
 #include "capture/cap_clock.h"
 #include "capture/cap_copy.h"
 #include "capture/cap_gpu.h"

@@ -17,7 +17,8 @@
 #define OPSCOPE_CAP_GGML_H
 
 #include "capture/cap_attr.h"
-#include "capture/cap_state.h"
+#include "capture/cap_buf.h"
+#include "capture/cap_tables.h"
 
 #include "ggml-backend.h"
 #include "ggml.h"

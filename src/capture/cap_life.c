@@ -1,6 +1,12 @@
 /* cap_life.c - start-up, export triggers, signals, fork/exec (see cap_life.h). */
 #include "capture/cap_life.h"
 
+#include "capture/cap_buf.h"
+
+#include "capture/cap_config.h"
+#include "capture/cap_counters.h"
+#include "capture/cap_write.h"
+
 #include "capture/cap_clock.h"
 
 #include <dlfcn.h>

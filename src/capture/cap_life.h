@@ -3,7 +3,7 @@
  * (scheduler freed, exit, SIGINT/SIGTERM), fork and exec of children, disabling (internal).
  *
  * Environment:
- *   GGML_PROFILE        where the profile goes (cap_state.h); unset: capture off unless a
+ *   GGML_PROFILE        where the profile goes (cap_config.h); unset: capture off unless a
  *                       program turns it on through ggml-profiler.h
  *   OPSCOPE_MAX_MB      memory cap for records in MiB (default 512); past it records are
  *                       dropped and counted ("dropped_records" in the JSON)
@@ -17,8 +17,6 @@
  */
 #ifndef OPSCOPE_CAP_LIFE_H
 #define OPSCOPE_CAP_LIFE_H
-
-#include "capture/cap_state.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>

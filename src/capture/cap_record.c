@@ -5,6 +5,8 @@
  */
 #include "capture/cap_ggml.h"
 
+#include "capture/cap_counters.h"
+
 #include "capture/cap_clock.h"
 
 #include <stdatomic.h>

@@ -7,6 +7,8 @@
  */
 #include "capture/cap_ggml.h"
 
+#include "capture/cap_convert.h"
+
 #include "capture/cap_life.h"
 #include "capture/cap_sym.h"
 

@@ -21,6 +21,9 @@
  */
 #include "capture/cap_ggml.h"
 
+#include "capture/cap_tables.h"
+#include "capture/cap_counters.h"
+
 #include "capture/cap_clock.h"
 #include "capture/cap_life.h"
 

@@ -7,7 +7,9 @@
 #include "capture/cap_buf.h"
 #include "capture/cap_clock.h"
 #include "capture/cap_ggml.h"
-#include "capture/cap_state.h"
+#include "capture/cap_tables.h"
+#include "capture/cap_counters.h"
+#include "capture/cap_replay.h"
 #include "test.h"
 
 #include <stdlib.h>

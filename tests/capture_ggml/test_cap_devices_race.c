@@ -1,5 +1,5 @@
 /*
- * The backend table's publication (cap_devices.c, cap_state.c), built with ThreadSanitizer:
+ * The backend table's publication (cap_devices.c, cap_tables.c), built with ThreadSanitizer:
  * while one thread meets a backend for the first time (opscope_cap_backend_of, as a compute
  * does), another finds the entry as soon as it is published and reads what a compute reads
  * (the abort-callback setter, the device). A published entry must be complete: the setter

@@ -1,10 +1,15 @@
-/* Tests of the capture's state and export with a fake backend (cap_state.c, cap_life.c):
+/* Tests of the capture's state and export with a fake backend (cap_tables.c, cap_convert.c,
+ * cap_replay.c, cap_write.c, cap_life.c):
  * GGML_PROFILE parsing, conversion of raw records (fused names, sub-ops, copies, ticks to
  * ns), per-scheduler filtering and reset, and the written JSON / text / summary.
  * With OPSCOPE_TEST_OUT=PREFIX it also leaves PREFIX.json for check_fake_json.py. */
 #include "capture/cap_buf.h"
 #include "capture/cap_clock.h"
-#include "capture/cap_state.h"
+#include "capture/cap_config.h"
+#include "capture/cap_tables.h"
+#include "capture/cap_convert.h"
+#include "capture/cap_replay.h"
+#include "capture/cap_write.h"
 #include "test.h"
 
 #include <dirent.h>

@@ -1,0 +1,136 @@
+/* cap_write.c - profile writers (see cap_write.h). */
+#include "capture/cap_write.h"
+
+#include "analyze/stats.h"
+#include "analyze/tee.h"
+#include "capture/cap_buf.h"
+#include "capture/cap_clock.h"
+#include "capture/cap_replay.h"
+#include "export/json_export.h"
+#include "export/text.h"
+#include "util/out.h"
+
+/* ---- writing ---- */
+
+int opscope_cap_write(opscope_cap_dest dest, const char *path, FILE *fp, int sched) {
+    opscope_stats_opts so = {0};
+    so.top_kernels = 20;
+    opscope_stats_t *st = opscope_stats_new(&so);
+    if (!st) {
+        fprintf(stderr, "opscope: out of memory writing the profile\n");
+        return -1;
+    }
+    opscope_error err = {0};
+    opscope_out_t *w = NULL;
+    if (path) {
+        w = opscope_out_open(path, &err);
+    } else {
+        fflush(fp);
+        w = opscope_out_from_file(fp, &err);
+    }
+    if (!w) {
+        char line[512];
+        opscope_error_format(&err, line, sizeof line);
+        fprintf(stderr, "opscope: cannot write %s: %s\n", path ? path : "profile", line);
+        opscope_stats_free(st);
+        return -1;
+    }
+    int rc = 0;
+    opscope_json_export_t *jx = NULL;
+    opscope_tee t;
+    opscope_tee_init(&t);
+    opscope_tee_add(&t, opscope_stats_sink(st)); /* the stats first: the JSON export reads them */
+    if (dest == OPSCOPE_CAP_DEST_JSON) {
+        jx = opscope_json_export_new(w);
+        if (!jx) {
+            rc = -1;
+        } else {
+            opscope_tee_add(&t, opscope_json_export_sink(jx));
+        }
+    }
+    opscope_sink s = opscope_tee_sink(&t);
+    if (rc == 0) {
+        rc = opscope_cap_replay(sched, &s);
+    }
+    if (rc == 0) {
+        rc = opscope_stats_finish(st);
+    }
+    if (rc == 0) {
+        opscope_report_opts ro = {0};
+        ro.source = "opscope capture";
+        if (dest == OPSCOPE_CAP_DEST_JSON) {
+            rc = opscope_json_export_finish(jx, st);
+        } else if (dest == OPSCOPE_CAP_DEST_TEXT) {
+            opscope_text_write(w, st, &ro);
+        } else {
+            opscope_console_write(w, st, &ro);
+        }
+    }
+    if (jx) {
+        opscope_json_export_free(jx);
+    }
+    opscope_stats_free(st);
+    if (rc != 0) {
+        opscope_out_abort(w);
+        fprintf(stderr, "opscope: out of memory writing the profile\n");
+        return -1;
+    }
+    if (opscope_out_commit(w, &err) != 0) {
+        char line[512];
+        opscope_error_format(&err, line, sizeof line);
+        fprintf(stderr, "opscope: cannot write %s: %s\n", path ? path : "profile", line);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- graph log (OPSCOPE_GRAPH_LOG) ---- */
+
+typedef struct graph_log {
+    opscope_out_t *w;
+} graph_log;
+
+static int graph_line(void *ud, const opscope_cap_rec *rec) {
+    if (rec->kind != OPSCOPE_CAP_KIND_GRAPH) {
+        return 0;
+    }
+    const opscope_cap_graph *r = (const opscope_cap_graph *)rec;
+    graph_log *g = ud;
+    static const char *const attr[] = {"exact", "nofusion", "aborted", "inexact"};
+    opscope_out_i64(g->w, r->graph);
+    opscope_out_char(g->w, '\t');
+    opscope_out_i64(g->w, r->split);
+    opscope_out_char(g->w, '\t');
+    opscope_out_i64(g->w, r->backend);
+    opscope_out_char(g->w, '\t');
+    opscope_out_i64(g->w, r->sched);
+    opscope_out_char(g->w, '\t');
+    opscope_out_i64(g->w, r->n_nodes);
+    opscope_out_char(g->w, '\t');
+    opscope_out_i64(g->w, r->n_steps);
+    opscope_out_char(g->w, '\t');
+    opscope_out_u64(g->w, opscope_cap_ticks_to_ns(r->t0));
+    opscope_out_char(g->w, '\t');
+    opscope_out_u64(g->w, opscope_cap_ticks_to_ns(r->t1));
+    opscope_out_char(g->w, '\t');
+    opscope_out_u64(g->w, r->t_done > r->t1 ? opscope_cap_ticks_to_ns(r->t_done) - opscope_cap_ticks_to_ns(r->t1) : 0);
+    opscope_out_char(g->w, '\t');
+    opscope_out_str(g->w, r->attr < sizeof attr / sizeof attr[0] ? attr[r->attr] : "?");
+    opscope_out_char(g->w, '\t');
+    opscope_out_u64(g->w, (uint64_t)((double)r->tail * opscope_cap_ns_per_tick() + 0.5));
+    opscope_out_char(g->w, '\n');
+    return 0;
+}
+
+int opscope_cap_write_graphs(const char *path) {
+    opscope_error err = {0};
+    graph_log g = {opscope_out_open(path, &err)};
+    if (!g.w) {
+        fprintf(stderr, "opscope: cannot write %s\n", path);
+        return -1;
+    }
+    opscope_out_str(g.w, "graph_id\tsplit_id\tbackend_id\tsched_id\tn_nodes\tn_steps\tstart_ns\tend_ns\tcapture_ns\tattribution\ttail_ns\n");
+    opscope_cap_clock_calibrate();
+    opscope_cap_buf_foreach(graph_line, &g);
+    return opscope_out_commit(g.w, &err);
+}
