@@ -46,6 +46,8 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
     ${OPSCOPE_CAPTURE_DIR}/cap_sym_dl.c
     ${OPSCOPE_CAPTURE_DIR}/cap_devices.c
     ${OPSCOPE_CAPTURE_DIR}/cap_ggml.c
+    ${OPSCOPE_CAPTURE_DIR}/cap_hooks.c
+    ${OPSCOPE_CAPTURE_DIR}/cap_tls.c
     ${OPSCOPE_CAPTURE_DIR}/cap_cpu.c
     ${OPSCOPE_CAPTURE_DIR}/cap_walk.c
     ${OPSCOPE_CAPTURE_DIR}/cap_blas.c

@@ -1,12 +1,14 @@
 /* cap_api.c - ggml-profiler.h on top of the capture (see include/ggml-profiler.h). */
-#include "ggml-profiler.h"
+#include "capture/cap_api.h"
 
-#include "capture/cap_ggml.h"
-#include "capture/cap_life.h"
 #include "capture/cap_config.h"
-#include "capture/cap_tables.h"
+#include "capture/cap_life.h"
 #include "capture/cap_replay.h"
+#include "capture/cap_resolve.h"
+#include "capture/cap_tables.h"
 #include "capture/cap_write.h"
+
+#include "ggml-profiler.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -127,8 +129,6 @@ static snap *snap_find(const void *sched, bool create) {
     return s;
 }
 
-/* Called by ggml_backend_sched_free (cap_ggml.c, cap_static.c) before the scheduler goes away. */
-void opscope_cap_api_sched_freed(const void *sched);
 void opscope_cap_api_sched_freed(const void *sched) {
     pthread_mutex_lock(&g_lock);
     for (snap **pp = &g_snaps; *pp; pp = &(*pp)->next) {

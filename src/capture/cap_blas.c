@@ -3,12 +3,14 @@
  * ne12*ne13 broadcast slice (after converting a quantized src0 to f32), OUT_PROD one. The
  * library defines cblas_sgemm, forwards to the BLAS library's and notes each call's end.
  */
-#include "capture/cap_ggml.h"
+#include "capture/cap_blas.h"
 
-#include "capture/cap_counters.h"
-
+#include "capture/cap_attr.h"
 #include "capture/cap_clock.h"
+#include "capture/cap_counters.h"
 #include "capture/cap_life.h"
+#include "capture/cap_record.h"
+#include "capture/cap_resolve.h"
 #include "capture/cap_sym.h"
 
 #include <dlfcn.h>
@@ -22,10 +24,10 @@ typedef void (*sgemm_t)(int, int, int, int, int, int, float, const float *, int,
 static _Atomic(sgemm_t) g_real_sgemm;
 void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a,
                  int lda, const float *b, int ldb, float beta, float *c, int ldc);
-static _Thread_local opscope_cap_walk *t_blas_walk; /* set while a BLAS graph computes on this thread */
+static _Thread_local opscope_cap_stream *t_blas_watch; /* set while a BLAS graph computes on this thread */
 
-void opscope_cap_blas_watch(opscope_cap_walk *w) {
-    t_blas_walk = w;
+void opscope_cap_blas_watch(opscope_cap_stream *st) {
+    t_blas_watch = st;
 }
 
 /* Sonames a cblas_sgemm may come from (Debian's libblas.so.3 alternatives, OpenBLAS). */
@@ -86,17 +88,17 @@ OPSCOPE_EXPORT void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, 
     if (f) {
         f(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     }
-    opscope_cap_walk *w = t_blas_walk;
-    if (w) {
-        if (w->n_ts < w->cap) {
-            w->ts[w->n_ts] = opscope_cap_now();
+    opscope_cap_stream *st = t_blas_watch;
+    if (st) {
+        if (st->n < st->cap) {
+            st->ts[st->n] = opscope_cap_now();
         }
-        w->n_ts++;
+        st->n++;
     }
 }
 
 /* Records of one BLAS graph: nodes matched to the sgemm calls they made. */
-bool opscope_cap_blas_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, int bi, int sched,
+bool opscope_cap_blas_emit(opscope_cap_walk *w, const opscope_cap_stream *st, struct ggml_cgraph *g, int n, int bi, int sched,
                            int64_t gid, int split, uint64_t t0, uint64_t t1) {
     int32_t *calls = malloc((size_t)n * sizeof *calls);
     if (!calls) {
@@ -114,10 +116,10 @@ bool opscope_cap_blas_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, in
             calls[i] = 1;
         }
     }
-    int n_ts = w->n_ts < w->cap ? w->n_ts : w->cap;
+    int n_ts = st->n < st->cap ? st->n : st->cap;
     int n_steps = 0;
-    int attr = w->n_ts > w->cap ? OPSCOPE_CAP_ATTR_INEXACT
-                                : opscope_cap_attribute_calls(calls, n, w->ts, n_ts, t0, w->steps, &n_steps);
+    int attr = st->n > st->cap ? OPSCOPE_CAP_ATTR_INEXACT
+                                : opscope_cap_attribute_calls(calls, n, st->ts, n_ts, t0, w->steps, &n_steps);
     free(calls);
     opscope_cap_close_last(w->steps, n_steps, attr, t1);
     if (attr != OPSCOPE_CAP_ATTR_EXACT) {

@@ -6,13 +6,14 @@
  */
 #include "capture/cap_copy.h"
 
-#include "capture/cap_tables.h"
-#include "capture/cap_counters.h"
-
-#include "capture/cap_ggml.h"
-
+#include "capture/cap_buf.h"
 #include "capture/cap_clock.h"
+#include "capture/cap_counters.h"
+#include "capture/cap_devices.h"
 #include "capture/cap_gpu.h"
+#include "capture/cap_resolve.h"
+#include "capture/cap_tables.h"
+#include "capture/cap_tls.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -3,10 +3,13 @@
  * skips empty ops and nodes without the COMPUTE flag and may fuse nodes into one step; this
  * file replicates those rules (cap_attr.c pairs the steps with the timestamps).
  */
-#include "capture/cap_ggml.h"
+#include "capture/cap_cpu.h"
 
-#include "capture/cap_tables.h"
+#include "capture/cap_attr.h"
 #include "capture/cap_counters.h"
+#include "capture/cap_record.h"
+#include "capture/cap_resolve.h"
+#include "capture/cap_tables.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -305,18 +308,18 @@ static bool emit_all(struct ggml_tensor *const *nodes, const opscope_cap_step *s
 }
 
 /* The cached path: true when PLAN's steps matched the callbacks and the records are out. */
-static bool emit_planned(opscope_cap_walk *w, const opscope_cap_plan *p, int bi,
+static bool emit_planned(opscope_cap_walk *w, const opscope_cap_stream *st, const opscope_cap_plan *p, int bi,
                          int sched, int64_t gid, int split, uint64_t t0, uint64_t t1, bool aborted) {
-    int n_ts = w->n_ts < w->cap ? w->n_ts : w->cap;
-    if (aborted || w->n_ts != p->n_steps) {
+    int n_ts = st->n < st->cap ? st->n : st->cap;
+    if (aborted || st->n != p->n_steps) {
         return false;
     }
     int n_steps = 0;
-    int attr = opscope_cap_attribute(p->rules, p->n, w->ts, n_ts, t0, false, w->steps, &n_steps);
+    int attr = opscope_cap_attribute(p->rules, p->n, st->ts, n_ts, t0, false, w->steps, &n_steps);
     if (attr != OPSCOPE_CAP_ATTR_EXACT || n_steps != p->n_steps) {
         return false;
     }
-    uint64_t tail = opscope_cap_close_steps(w->steps, n_steps, attr, w->bar, n_ts, t1);
+    uint64_t tail = opscope_cap_close_steps(w->steps, n_steps, attr, st->bar, n_ts, t1);
     int tid = opscope_cap_buf_thread_id();
     int written = 0;
     for (int pg = 0, k = 0; pg < p->n_pages; pg++) {
@@ -359,14 +362,14 @@ static bool emit_planned(opscope_cap_walk *w, const opscope_cap_plan *p, int bi,
 }
 
 /* Records of one CPU graph from the step timestamps. */
-void opscope_cap_cpu_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, int bi, int sched,
-                          int64_t gid, int split, uint64_t t0, uint64_t t1, bool aborted) {
-    bool cacheable = plan_cacheable(sched) && opscope_cap_t.in_sched && !opscope_cap_t.no_defer &&
-                     !opscope_cap_t.in_user_cb;
+void opscope_cap_cpu_emit(opscope_cap_walk *w, const opscope_cap_stream *st, struct ggml_cgraph *g, int n,
+                          int bi, int sched, int64_t gid, int split, uint64_t t0, uint64_t t1, bool aborted,
+                          bool lasting) {
+    bool cacheable = plan_cacheable(sched) && lasting;
     opscope_cap_plan *seen = NULL;
     if (cacheable) {
         opscope_cap_plan *p = plan_find(w, g, sched, n);
-        if (p && p->made && emit_planned(w, p, bi, sched, gid, split, t0, t1, aborted)) {
+        if (p && p->made && emit_planned(w, st, p, bi, sched, gid, split, t0, t1, aborted)) {
             return;
         }
         seen = p && !p->made ? p : NULL;
@@ -398,10 +401,10 @@ void opscope_cap_cpu_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, int
             }
         }
     }
-    int n_ts = w->n_ts < w->cap ? w->n_ts : w->cap;
+    int n_ts = st->n < st->cap ? st->n : st->cap;
     int n_steps = 0;
-    int attr = opscope_cap_attribute(w->nodes, n, w->ts, n_ts, t0, aborted, w->steps, &n_steps);
-    uint64_t tail = opscope_cap_close_steps(w->steps, n_steps, attr, w->bar, n_ts, t1);
+    int attr = opscope_cap_attribute(w->nodes, n, st->ts, n_ts, t0, aborted, w->steps, &n_steps);
+    uint64_t tail = opscope_cap_close_steps(w->steps, n_steps, attr, st->bar, n_ts, t1);
     if (attr == OPSCOPE_CAP_ATTR_INEXACT) {
         atomic_fetch_add_explicit(&opscope_cap_stats.inexact_graphs, 1, memory_order_relaxed);
     } else if (attr == OPSCOPE_CAP_ATTR_NOFUSION) {
@@ -418,7 +421,7 @@ void opscope_cap_cpu_emit(opscope_cap_walk *w, struct ggml_cgraph *g, int n, int
     }
     bool kept = emit_all(nodes, w->steps, n_steps, w->ev, flags, bi, sched, gid, split);
     opscope_cap_graph_rec_add(n_steps, attr, tail);
-    if (p && kept && w->n_ts == n_steps && plan_pages(p, w->ev, n_steps)) {
+    if (p && kept && st->n == n_steps && plan_pages(p, w->ev, n_steps)) {
         memcpy(p->node, nodes, (size_t)n * sizeof *p->node);
         memcpy(p->rules, w->nodes, (size_t)n * sizeof *p->rules);
         p->sched = sched;

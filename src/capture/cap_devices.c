@@ -2,11 +2,12 @@
  * cap_devices.c - ggml backends and devices as the capture's backend entries (name, device
  * description, type; the CPU backend's abort-callback setter, found in its registry).
  */
-#include "capture/cap_ggml.h"
+#include "capture/cap_devices.h"
 
-#include "capture/cap_tables.h"
-
+#include "capture/cap_buf.h"
 #include "capture/cap_life.h"
+#include "capture/cap_resolve.h"
+#include "capture/cap_tables.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

@@ -13,12 +13,12 @@
  */
 #include "capture/cap_gpu.h"
 
-#include "capture/cap_tables.h"
-#include "capture/cap_counters.h"
-
 #include "capture/cap_clock.h"
-#include "capture/cap_ggml.h"
+#include "capture/cap_counters.h"
 #include "capture/cap_life.h"
+#include "capture/cap_record.h"
+#include "capture/cap_resolve.h"
+#include "capture/cap_tables.h"
 #include "capture/gpu/gpu_map.h"
 
 #include <dlfcn.h>

@@ -2,12 +2,10 @@
 #include "capture/cap_life.h"
 
 #include "capture/cap_buf.h"
-
+#include "capture/cap_clock.h"
 #include "capture/cap_config.h"
 #include "capture/cap_counters.h"
 #include "capture/cap_write.h"
-
-#include "capture/cap_clock.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -8,10 +8,10 @@
  * imbalance rather than its predecessor's. Every other call (other threads, other OpenMP
  * code in the program) costs one thread-local load.
  */
-#include "capture/cap_ggml.h"
-
 #include "capture/cap_clock.h"
+#include "capture/cap_hooks.h"
 #include "capture/cap_life.h"
+#include "capture/cap_resolve.h"
 #include "capture/cap_sym.h"
 
 #include <dlfcn.h>
@@ -22,12 +22,6 @@
 typedef void (*barrier_fn)(void);
 
 static _Atomic(barrier_fn) g_real;
-static _Thread_local opscope_cap_walk *t_watch;
-
-void opscope_cap_omp_watch(opscope_cap_walk *w) {
-    t_watch = w;
-}
-
 OPSCOPE_EXPORT void GOMP_barrier(void);
 
 static void *gomp_sym(void *h) {
@@ -91,9 +85,8 @@ OPSCOPE_EXPORT void GOMP_barrier(void) {
     if (f) {
         f();
     }
-    opscope_cap_walk *w = t_watch;
-    if (w && w->bar_k >= 0) {
-        w->bar[w->bar_k] = opscope_cap_now();
-        w->bar_k = -1;
+    opscope_cap_stream *st = opscope_cap_hooks_watch; /* one thread-local load on every other call */
+    if (st) {
+        opscope_cap_stream_barrier(st);
     }
 }

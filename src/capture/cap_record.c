@@ -3,11 +3,13 @@
  * op (written once while its fields stay the same), the 80-byte event of each timed step,
  * the record of a split without per-op timing, and the GRAPH record of each compute.
  */
-#include "capture/cap_ggml.h"
+#include "capture/cap_record.h"
 
-#include "capture/cap_counters.h"
-
+#include "capture/cap_buf.h"
 #include "capture/cap_clock.h"
+#include "capture/cap_counters.h"
+#include "capture/cap_resolve.h"
+#include "opscope.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -5,10 +5,10 @@
  * made by building two tensors through the real ggml. Any mismatch disables the
  * capture with one line on stderr; the library then only passes calls through.
  */
-#include "capture/cap_ggml.h"
+
+#include "capture/cap_resolve.h"
 
 #include "capture/cap_convert.h"
-
 #include "capture/cap_life.h"
 #include "capture/cap_sym.h"
 

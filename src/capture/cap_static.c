@@ -19,25 +19,22 @@
  * nodes; timestamps are assigned to runs by time), other runs one GRAPH_SPLIT record each.
  * See docs/capture.md ("Static ggml") for what this cannot see.
  */
-#include "capture/cap_ggml.h"
-
-#include "capture/cap_tables.h"
-#include "capture/cap_counters.h"
-
 #include "capture/cap_clock.h"
+#include "capture/cap_counters.h"
+#include "capture/cap_cpu.h"
+#include "capture/cap_devices.h"
+#include "capture/cap_hooks.h"
 #include "capture/cap_life.h"
+#include "capture/cap_record.h"
+#include "capture/cap_resolve.h"
+#include "capture/cap_tables.h"
+#include "capture/cap_tls.h"
+#include "capture/cap_walk.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* cap_ggml.c is not in the static library: its per-thread compute state lives here. */
-_Thread_local opscope_cap_tls opscope_cap_t = {.sched_id = -1, .graph_id = -1};
-static _Atomic int64_t g_graph_ids;
-
-void opscope_cap_api_sched_freed(const void *sched); /* cap_api.c */
 
 /* ---- the originals (defined by the linker for --wrap) and our wrappers ---- */
 
@@ -68,38 +65,14 @@ void __wrap_ggml_backend_cpu_set_abort_callback(ggml_backend_t, ggml_abort_callb
 
 #define MAX_SB 16 /* GGML_SCHED_MAX_BACKENDS */
 
-/* Step timestamps of one scheduler backend with an abort callback. */
-typedef struct stream {
-    uint64_t *ts;
-    uint64_t *bar; /* bar[k]: when thread 0 left the OpenMP barrier after step k (0: not seen) */
-    int n, cap;
-    int bar_k;     /* the step whose barrier exit is awaited, -1: none */
-    opscope_cap_abort_cb user_cb; /* the program's callback, chained */
-    void *user_data;
-} stream;
-
-/* The stream whose step callback thread 0 took last in the compute in progress on this
- * thread (NULL outside one), for cap_static_omp.c's barrier wrapper. */
-_Thread_local void *opscope_cap_static_watch;
-
-/* Thread 0 left the barrier that follows its last step callback in WATCH's compute. */
-void opscope_cap_static_barrier_exit(void *watch);
-void opscope_cap_static_barrier_exit(void *watch) {
-    stream *st = watch;
-    if (st->bar_k >= 0) {
-        st->bar[st->bar_k] = opscope_cap_now();
-        st->bar_k = -1;
-    }
-}
-
 /* Nodes [i0, i1) of the program's graph, computed by scheduler backend SB in one split. */
 typedef struct run {
     int i0, i1, sb;
 } run;
 
 typedef struct scratch {
-    opscope_cap_walk w; /* cap_cpu.c's scratch */
-    stream s[MAX_SB];
+    opscope_cap_walk *w; /* the walk scratch (cap_hooks.c), NULL before the first compute */
+    opscope_cap_stream s[MAX_SB]; /* step timestamps of each scheduler backend with per-op timing */
     int bi[MAX_SB];     /* capture backend index of each scheduler backend (-1: none) */
     bool per_op[MAX_SB];
     /* split starts: one tick per eval-callback question, in node order */
@@ -119,13 +92,10 @@ typedef struct scratch {
 } scratch;
 
 static _Thread_local scratch t_s;
-static pthread_key_t g_key;
-static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
-static bool g_key_ok;
 
-static void scratch_free(void *p) {
-    scratch *s = p;
-    opscope_cap_walk_free(&s->w);
+/* Frees this thread's scratch when it exits (after the walk, by cap_hooks.c). */
+static void scratch_free(void) {
+    scratch *s = &t_s;
     for (int b = 0; b < MAX_SB; b++) {
         free(s->s[b].ts);
         free(s->s[b].bar);
@@ -140,11 +110,6 @@ static void scratch_free(void *p) {
     free(s->gv);
     free(s->gsize);
     memset(s, 0, sizeof *s);
-    opscope_cap_desc_free();
-}
-
-static void make_key(void) {
-    g_key_ok = pthread_key_create(&g_key, scratch_free) == 0;
 }
 
 static bool grow_u64(uint64_t **p, int cap) {
@@ -158,17 +123,13 @@ static bool grow_u64(uint64_t **p, int cap) {
 
 /* Room for a compute of N nodes on NB scheduler backends. */
 static bool prepare(scratch *s, int n, int nb) {
-    if (!s->w.nodes_cap) {
-        pthread_once(&g_key_once, make_key);
-        if (g_key_ok) {
-            pthread_setspecific(g_key, s);
-        }
-    }
-    if (!opscope_cap_walk_grow(&s->w, n)) {
+    opscope_cap_hooks_on_thread_exit(scratch_free);
+    s->w = opscope_cap_hooks_walk(n);
+    if (!s->w) {
         return false;
     }
     for (int b = 0; b < nb; b++) {
-        stream *st = &s->s[b];
+        opscope_cap_stream *st = &s->s[b];
         if (st->cap < n + 1) {
             int cap = n + 1 < 1024 ? 1024 : (n + 1) * 2;
             if (!grow_u64(&st->ts, cap) || !grow_u64(&st->bar, cap)) {
@@ -241,19 +202,6 @@ static struct ggml_cgraph *run_graph(scratch *s, int k, struct ggml_cgraph *g, i
 
 /* ---- callbacks ggml calls during a compute ---- */
 
-/* The CPU backend, on thread 0 after each computed step. */
-static bool on_step(void *data) {
-    stream *st = data;
-    if (st->n < st->cap) {
-        st->ts[st->n] = opscope_cap_now();
-        st->bar[st->n] = 0;
-        st->bar_k = st->n;
-    }
-    st->n++;
-    opscope_cap_static_watch = st; /* thread 0 is the thread that called the compute */
-    return st->user_cb ? st->user_cb(st->user_data) : false;
-}
-
 /* The scheduler, before computing each split: one question per node, in order, right before
  * the split's compute (or the part the program's own callback wants to see). */
 static bool on_eval(struct ggml_tensor *t, bool ask, void *data) {
@@ -276,60 +224,11 @@ static bool on_eval(struct ggml_tensor *t, bool ask, void *data) {
     return go;
 }
 
-/* ---- the program's eval callbacks, per scheduler ---- */
-
-#define MAX_EVAL 64
-typedef struct eval_slot {
-    ggml_backend_sched_t sched;
-    ggml_backend_sched_eval_callback cb;
-    void *ud;
-} eval_slot;
-static eval_slot g_eval[MAX_EVAL];
-static pthread_mutex_t g_eval_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static bool eval_get(ggml_backend_sched_t sched, ggml_backend_sched_eval_callback *cb, void **ud) {
-    bool found = false;
-    *cb = NULL;
-    *ud = NULL;
-    pthread_mutex_lock(&g_eval_lock);
-    for (int i = 0; i < MAX_EVAL && !found; i++) {
-        if (g_eval[i].sched == sched) {
-            *cb = g_eval[i].cb;
-            *ud = g_eval[i].ud;
-            found = true;
-        }
-    }
-    pthread_mutex_unlock(&g_eval_lock);
-    return found;
-}
-
-/* Stores SCHED's callback; false when the table is full (the scheduler is then not timed by
- * split, since we could not give its callback back). */
-static bool eval_put(ggml_backend_sched_t sched, ggml_backend_sched_eval_callback cb, void *ud) {
-    eval_slot *slot = NULL;
-    pthread_mutex_lock(&g_eval_lock);
-    for (int i = 0; i < MAX_EVAL && !slot; i++) {
-        if (g_eval[i].sched == sched) slot = &g_eval[i];
-    }
-    for (int i = 0; i < MAX_EVAL && !slot && cb; i++) {
-        if (!g_eval[i].sched) slot = &g_eval[i];
-    }
-    if (slot) {
-        slot->sched = cb ? sched : NULL;
-        slot->cb = cb;
-        slot->ud = ud;
-    }
-    pthread_mutex_unlock(&g_eval_lock);
-    return slot || !cb;
-}
-
-static _Atomic bool g_eval_lost; /* a callback we could not store: never replace any */
+/* ---- the program's eval callbacks, per scheduler (kept in cap_hooks.c's table) ---- */
 
 void __wrap_ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched,
                                                  ggml_backend_sched_eval_callback cb, void *ud) {
-    if (!eval_put(sched, cb, ud)) {
-        atomic_store(&g_eval_lost, true);
-    }
+    opscope_cap_eval_put(sched, cb, ud); /* a full table marks callbacks lost: splits not dated */
     __real_ggml_backend_sched_set_eval_callback(sched, cb, ud);
 }
 
@@ -393,19 +292,14 @@ static void emit_run(scratch *s, const run *r, int k, int split, struct ggml_cgr
     int n = r->i1 - r->i0;
     int bi = s->bi[r->sb];
     if (s->per_op[r->sb]) {
-        opscope_cap_walk *w = &s->w;
-        w->ts = (uint64_t *)ts;
-        w->bar = s->s[r->sb].bar + (ts - s->s[r->sb].ts);
-        w->n_ts = n_ts;
-        w->cap = n_ts;
-        opscope_cap_cpu_emit(w, rg, n, bi, sched, gid, split, a, b, aborted);
-        atomic_fetch_add_explicit(&opscope_cap_stats.callbacks, (uint64_t)n_ts, memory_order_relaxed);
+        const opscope_cap_stream *all = &s->s[r->sb];
+        opscope_cap_stream st = {(uint64_t *)ts, all->bar + (ts - all->ts), n_ts, n_ts, -1, NULL, NULL};
+        opscope_cap_hooks_emit_cpu(s->w, &st, rg, n, bi, sched, gid, split, a, b, aborted);
     } else {
         opscope_cap_emit_split(rg, n, bi, sched, gid, split, a, b);
     }
     opscope_cap_graph_rec_write(bi, sched, gid, split, n, a, b, opscope_cap_now());
-    atomic_fetch_add_explicit(&opscope_cap_stats.graphs, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&opscope_cap_stats.graph_ticks, b - a, memory_order_relaxed);
+    opscope_cap_hooks_count(a, b);
 }
 
 static void emit_compute(scratch *s, ggml_backend_sched_t sched, struct ggml_cgraph *g, int n, int nb,
@@ -483,18 +377,16 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
         s->bi[b] = bi;
         s->per_op[b] = be && be->set_abort;
         if (s->per_op[b]) {
-            s->s[b].user_cb = (opscope_cap_abort_cb)be->user_cb;
-            s->s[b].user_data = be->user_data;
-            ((opscope_cap_set_abort_fn)be->set_abort)(backend, on_step, &s->s[b]);
+            opscope_cap_hooks_steps_begin(backend, be, &s->s[b]);
         }
     }
     /* with several backends, date the splits (unless a program callback could not be kept) */
-    bool dated = nb > 1 && !atomic_load_explicit(&g_eval_lost, memory_order_relaxed);
+    bool dated = nb > 1 && !opscope_cap_eval_lost();
     if (dated) {
-        eval_get(sched, &s->user_eval, &s->user_eval_ud);
+        opscope_cap_eval_get(sched, &s->user_eval, &s->user_eval_ud);
         __real_ggml_backend_sched_set_eval_callback(sched, on_eval, s);
     }
-    int64_t gid = atomic_fetch_add(&g_graph_ids, 1);
+    int64_t gid = opscope_cap_hooks_graph_id();
     opscope_cap_t.in_sched = 1;
     opscope_cap_t.sched_id = sid;
     opscope_cap_t.graph_id = gid;
@@ -502,21 +394,18 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
     uint64_t t0 = opscope_cap_now();
     enum ggml_status st = fn(sched, g);
     uint64_t t1 = opscope_cap_now();
-    opscope_cap_static_watch = NULL;
     if (dated) {
         __real_ggml_backend_sched_set_eval_callback(sched, s->user_eval, s->user_eval_ud);
     }
     for (int b = 0; b < nb; b++) {
         if (s->per_op[b]) {
-            opscope_cap_backend *be = opscope_cap_backend_at(s->bi[b]);
-            ((opscope_cap_set_abort_fn)be->set_abort)(ggml_backend_sched_get_backend(sched, b),
-                                                      (opscope_cap_abort_cb)be->user_cb, be->user_data);
+            opscope_cap_hooks_steps_end(ggml_backend_sched_get_backend(sched, b), opscope_cap_backend_at(s->bi[b]));
         }
     }
     opscope_cap_t.depth++;
     uint64_t a = opscope_cap_now();
     emit_compute(s, sched, g, n, nb, sid, gid, t0, t1, st, dated);
-    atomic_fetch_add_explicit(&opscope_cap_stats.walk_ticks, opscope_cap_now() - a, memory_order_relaxed);
+    opscope_cap_hooks_count_work(a);
     opscope_cap_t.depth--;
     opscope_cap_t.in_sched = 0;
     opscope_cap_t.sched_id = -1;
@@ -551,25 +440,22 @@ static enum ggml_status direct_compute(ggml_backend_t backend, struct ggml_cgrap
     s->bi[0] = bi;
     s->per_op[0] = be && be->set_abort;
     if (s->per_op[0]) {
-        s->s[0].user_cb = (opscope_cap_abort_cb)be->user_cb;
-        s->s[0].user_data = be->user_data;
-        ((opscope_cap_set_abort_fn)be->set_abort)(backend, on_step, &s->s[0]);
+        opscope_cap_hooks_steps_begin(backend, be, &s->s[0]);
     }
-    int64_t gid = atomic_fetch_add(&g_graph_ids, 1);
+    int64_t gid = opscope_cap_hooks_graph_id();
     opscope_cap_t.depth++;
     uint64_t t0 = opscope_cap_now();
     enum ggml_status st = fn(backend, g);
     uint64_t t1 = opscope_cap_now();
-    opscope_cap_static_watch = NULL;
     if (s->per_op[0]) {
-        ((opscope_cap_set_abort_fn)be->set_abort)(backend, (opscope_cap_abort_cb)be->user_cb, be->user_data);
+        opscope_cap_hooks_steps_end(backend, be);
     }
     if ((st == GGML_STATUS_SUCCESS || st == GGML_STATUS_ABORTED) && n > 0) {
         uint64_t a = opscope_cap_now();
         run r = {0, n, 0};
         int n_ts = s->s[0].n < s->s[0].cap ? s->s[0].n : s->s[0].cap;
         emit_run(s, &r, 0, -1, g, n, -1, gid, t0, t1, s->s[0].ts, n_ts, st == GGML_STATUS_ABORTED);
-        atomic_fetch_add_explicit(&opscope_cap_stats.walk_ticks, opscope_cap_now() - a, memory_order_relaxed);
+        opscope_cap_hooks_count_work(a);
     }
     opscope_cap_t.depth--;
     return st;
@@ -585,79 +471,42 @@ enum ggml_status __wrap_ggml_backend_graph_compute_async(ggml_backend_t backend,
 
 /* The scheduler will split again: cached step plans of its graphs are stale. (A compute
  * splits on its own only after a reset, or on a fresh scheduler.) */
-static void sched_changed(ggml_backend_sched_t sched) {
-    if (sched && opscope_cap_ggml_ready()) {
-        opscope_cap_cpu_sched_changed(opscope_cap_sched_id(sched));
-    }
-}
-
 void __wrap_ggml_backend_sched_reset(ggml_backend_sched_t sched) {
-    sched_changed(sched);
+    opscope_cap_hooks_sched_changed(sched);
     __real_ggml_backend_sched_reset(sched);
 }
 
 bool __wrap_ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, struct ggml_cgraph *g) {
-    sched_changed(sched);
+    opscope_cap_hooks_sched_changed(sched);
     return __real_ggml_backend_sched_alloc_graph(sched, g);
 }
 
 bool __wrap_ggml_backend_sched_reserve(ggml_backend_sched_t sched, struct ggml_cgraph *g) {
-    sched_changed(sched);
+    opscope_cap_hooks_sched_changed(sched);
     return __real_ggml_backend_sched_reserve(sched, g);
 }
 
 void __wrap_ggml_backend_sched_free(ggml_backend_sched_t sched) {
-    bool ready = opscope_cap_ggml_ready();
-    bool last = ready && sched && opscope_cap_sched_freed(sched);
-    if (sched) {
-        opscope_cap_api_sched_freed(sched);
-        sched_changed(sched);
-        eval_put(sched, NULL, NULL);
-    }
+    bool last = opscope_cap_hooks_sched_freeing(sched);
     __real_ggml_backend_sched_free(sched);
-    if (last) {
-        opscope_cap_life_export(false);
-    }
+    opscope_cap_hooks_sched_gone(last);
 }
 
-/* ---- the CPU backend's abort callback, as the program sets it ---- */
-
-/* What the program gets for "ggml_backend_set_abort_callback": its callback is kept (and
- * chained by on_step) and passed on to ggml as before. */
-static _Atomic(opscope_cap_set_abort_fn) g_real_set_abort; /* for a backend not in our table */
-
-static void set_abort_callback(ggml_backend_t backend, opscope_cap_abort_cb cb, void *data) {
-    int bi = backend && opscope_cap_ggml_ready() ? opscope_cap_backend_of(backend) : -1;
-    opscope_cap_backend *b = bi >= 0 ? opscope_cap_backend_at(bi) : NULL;
-    if (b) {
-        b->user_cb = (void *)cb;
-        b->user_data = data;
-    }
-    opscope_cap_set_abort_fn real = b && b->set_abort ? (opscope_cap_set_abort_fn)b->set_abort
-                                                      : atomic_load(&g_real_set_abort);
-    if (real) {
-        real(backend, cb, data);
-    }
-}
+/* ---- the CPU backend's abort callback, as the program sets it: our setter (cap_hooks.c) ---- */
 
 void *__wrap_ggml_backend_reg_get_proc_address(ggml_backend_reg_t reg, const char *name) {
-    void *p = __real_ggml_backend_reg_get_proc_address(reg, name);
-    if (p && name && strcmp(name, "ggml_backend_set_abort_callback") == 0 && opscope_cap_ggml_ready()) {
-        atomic_store(&g_real_set_abort, (opscope_cap_set_abort_fn)p);
-        return (void *)set_abort_callback;
-    }
-    return p;
+    return opscope_cap_hooks_proc_address(__real_ggml_backend_reg_get_proc_address(reg, name), name);
 }
 
 /* A program linked with a static ggml-cpu may set its callback directly: the same bookkeeping.
  * The setter itself comes from the CPU registry (no __real_: the flag is harmless in a program
  * that cannot call this function, like one using ggml's CPU backend as a loadable module). */
 void __wrap_ggml_backend_cpu_set_abort_callback(ggml_backend_t backend, ggml_abort_callback cb, void *data) {
-    if (!atomic_load(&g_real_set_abort) && backend) {
+    if (!opscope_cap_hooks_abort_setter_known() && backend) {
         ggml_backend_dev_t dev = ggml_backend_get_device(backend);
         ggml_backend_reg_t reg = dev ? ggml_backend_dev_backend_reg(dev) : NULL;
-        void *p = reg ? __real_ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_abort_callback") : NULL;
-        atomic_store(&g_real_set_abort, (opscope_cap_set_abort_fn)p);
+        opscope_cap_hooks_abort_setter(reg ? __real_ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_abort_callback")
+                                           : NULL);
     }
-    set_abort_callback(backend, cb, data);
+    opscope_cap_hooks_set_abort(backend, cb, data);
 }

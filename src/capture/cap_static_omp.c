@@ -10,16 +10,15 @@
  * libggml-cpu.a is scanned). The original is a strong reference on purpose: with a static
  * libgomp a weak one would not pull the barrier in, and a missing barrier corrupts results.
  */
+#include "capture/cap_hooks.h"
+
 void __real_GOMP_barrier(void);
 void __wrap_GOMP_barrier(void);
 
-extern _Thread_local void *opscope_cap_static_watch; /* cap_static.c */
-void opscope_cap_static_barrier_exit(void *watch);
-
 void __wrap_GOMP_barrier(void) {
     __real_GOMP_barrier();
-    void *w = opscope_cap_static_watch; /* one thread-local load on every other call */
-    if (w) {
-        opscope_cap_static_barrier_exit(w);
+    opscope_cap_stream *st = opscope_cap_hooks_watch; /* one thread-local load on every other call */
+    if (st) {
+        opscope_cap_stream_barrier(st);
     }
 }

@@ -1,9 +1,9 @@
 /*
  * cap_walk.c - the per-thread scratch of the CPU and BLAS walks (opscope_cap_walk): its
- * per-node arrays and their release, shared by the shared library (cap_ggml.c) and the
- * static-ggml mode (cap_static.c), so a field added to the walk is allocated in one place.
+ * per-node arrays and their release, used by the hooks both libraries share (cap_hooks.c),
+ * so a field added to the walk is allocated in one place.
  */
-#include "capture/cap_ggml.h"
+#include "capture/cap_walk.h"
 
 #include <stdlib.h>
 
@@ -40,5 +40,4 @@ void opscope_cap_walk_free(opscope_cap_walk *w) {
     free(w->ev);
     free(w->uk);
     free(w->uv);
-    opscope_cap_cpu_plans_clear(w, true);
 }

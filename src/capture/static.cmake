@@ -36,6 +36,8 @@ add_library(opscope_static_part STATIC
   ${OPSCOPE_CAPTURE_DIR}/cap_static.c
   ${OPSCOPE_CAPTURE_DIR}/cap_static_sym.c
   ${OPSCOPE_CAPTURE_DIR}/cap_static_omp.c
+  ${OPSCOPE_CAPTURE_DIR}/cap_hooks.c
+  ${OPSCOPE_CAPTURE_DIR}/cap_tls.c
   ${OPSCOPE_CAPTURE_DIR}/cap_resolve.c
   ${OPSCOPE_CAPTURE_DIR}/cap_devices.c
   ${OPSCOPE_CAPTURE_DIR}/cap_cpu.c

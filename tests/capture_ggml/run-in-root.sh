@@ -4,6 +4,7 @@
 #   test_cap_devices_race            the backend table's publication under ThreadSanitizer
 #   copy2d.c                         ggml's strided copies, each one COPY record
 #   fallback.c                       cblas_sgemm / GOMP_barrier interposers always run the real one
+#   ../capture_unit/cycles.py        no circle among the capture's files (includes, nm of objects)
 set -euo pipefail
 B=$OPSCOPE_BUILD
 LIB=${OPSCOPE_PRELOAD:-}
@@ -17,7 +18,8 @@ fail=0
 # is the one scripts/root-run.sh builds under.
 exec 8>"$B.lock"
 flock 8
-cmake --build "$B" -j 2 --target test_cap_record test_cap_cpu test_cap_devices_race > "$OUT/build.log" 2>&1 ||
+cmake --build "$B" -j 2 --target test_cap_record test_cap_cpu test_cap_devices_race opscope-ggml-static \
+    > "$OUT/build.log" 2>&1 ||
     { tail -30 "$OUT/build.log"; echo "FAIL: building the capture ggml tests"; exit 1; }
 exec 8>&-
 for t in test_cap_record test_cap_cpu; do
@@ -55,6 +57,9 @@ gcc -std=c11 -O1 -shared -fPIC -Wl,-soname,libgomp.so.1 "$HERE/fake_gomp.c" -o "
 gcc -std=c11 -O1 -Wall -Wextra -Werror "$HERE/fallback.c" -o "$OUT/fallback" -ldl
 LD_LIBRARY_PATH="$OUT/gomp" LD_PRELOAD="$LIB" GGML_PROFILE="$OUT/fallback.json" "$OUT/fallback" ||
     { echo "FAIL: fallback"; fail=1; }
+
+# No circle among the capture's files, from the includes and from nm of both libraries' objects.
+python3 /opscope/tests/capture_unit/cycles.py /opscope/src/capture "$B" || { echo "FAIL: cycles"; fail=1; }
 
 [ $fail = 0 ] && echo "capture ggml tests: ok"
 exit $fail

@@ -6,17 +6,17 @@
  */
 #include "capture/cap_buf.h"
 #include "capture/cap_clock.h"
-#include "capture/cap_ggml.h"
-#include "capture/cap_tables.h"
 #include "capture/cap_counters.h"
+#include "capture/cap_cpu.h"
+#include "capture/cap_record.h"
 #include "capture/cap_replay.h"
+#include "capture/cap_resolve.h"
+#include "capture/cap_tables.h"
+#include "capture/cap_walk.h"
 #include "test.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* cap_ggml.c's thread-local (not linked: it defines the interposers). */
-_Thread_local opscope_cap_tls opscope_cap_t = {.sched_id = -1, .graph_id = -1};
 
 /* MUL_MAT -> RMS_NORM -> MUL (fused with it by ggml-cpu) -> RESHAPE (no step) -> SILU ->
  * SUM_ROWS: 6 nodes, 4 steps. */
@@ -57,11 +57,11 @@ static bool fixture_make(fixture *f) {
 static void walk_set(opscope_cap_walk *w, uint64_t *ts, uint64_t *bar, int cap, const uint64_t *vals, int n_ts) {
     memcpy(ts, vals, (size_t)n_ts * sizeof *ts);
     memset(bar, 0, (size_t)cap * sizeof *bar);
-    w->ts = ts;
-    w->bar = bar;
-    w->cap = cap;
-    w->n_ts = n_ts;
-    w->bar_k = -1;
+    w->st.ts = ts;
+    w->st.bar = bar;
+    w->st.cap = cap;
+    w->st.n = n_ts;
+    w->st.bar_k = -1;
 }
 
 typedef struct got {
@@ -124,7 +124,9 @@ static void compute(opscope_cap_walk *w, fixture *f, int sched, uint64_t base, i
     uint64_t v[4];
     for (int k = 0; k < 4; k++) v[k] = base + k_ts[k];
     walk_set(w, ts, bar, f->n + 1, v, 4);
-    opscope_cap_cpu_emit(w, f->g, f->n, 0, sched, gid, sched >= 0 ? 0 : -1, base, base + 1100, false);
+    /* a scheduler's split graph lasts (its plan may be cached); a lone compute's does not */
+    opscope_cap_cpu_emit(w, &w->st, f->g, f->n, 0, sched, gid, sched >= 0 ? 0 : -1, base, base + 1100, false,
+                         sched >= 0);
     opscope_cap_graph_rec_write(0, sched, gid, sched >= 0 ? 0 : -1, f->n, base, base + 1100, base + 1200);
 }
 
@@ -157,16 +159,12 @@ static int test_cached_plan_calls(void) {
     opscope_cap_buf_reset_all();
     int sched = opscope_cap_sched_id((void *)0x5000);
     ASSERT_TRUE(sched >= 0);
-    opscope_cap_t.in_sched = 1;
-    opscope_cap_t.sched_id = sched;
     opscope_cap_walk w = {0};
     ASSERT_TRUE(opscope_cap_walk_grow(&w, f.n));
     uint64_t planned = atomic_load(&opscope_cap_stats.planned_graphs);
     for (int c = 0; c < 3; c++) {
         compute(&w, &f, sched, 20000 + 10000 * (uint64_t)c, 100 + c);
     }
-    opscope_cap_t.in_sched = 0;
-    opscope_cap_t.sched_id = -1;
     ASSERT_EQ_U64(atomic_load(&opscope_cap_stats.planned_graphs) - planned, 1);
     got g;
     ASSERT_EQ_INT(replay(&g), 0);
@@ -210,7 +208,7 @@ static int test_lost_steps_counted_once(void) {
     uint64_t ts[16], bar[16], v[8];
     for (int k = 0; k < 8; k++) v[k] = 1000 + 100 * (uint64_t)k;
     walk_set(&w, ts, bar, n + 1, v, 8);
-    opscope_cap_cpu_emit(&w, g, n, 0, -1, 1, -1, 900, 1800, false);
+    opscope_cap_cpu_emit(&w, &w.st, g, n, 0, -1, 1, -1, 900, 1800, false, false);
     opscope_cap_graph_rec_write(0, -1, 1, -1, n, 900, 1800, 1900);
     ASSERT_EQ_U64(opscope_cap_buf_dropped() - before, 8);
     opscope_cap_buf_reset_all();
@@ -228,8 +226,6 @@ static int test_lost_call_counted_once(void) {
     opscope_cap_buf_reset_all();
     opscope_cap_buf_set_limit(1);
     int sched = opscope_cap_sched_id((void *)0x6000);
-    opscope_cap_t.in_sched = 1;
-    opscope_cap_t.sched_id = sched;
     opscope_cap_walk w = {0};
     ASSERT_TRUE(opscope_cap_walk_grow(&w, f.n));
     compute(&w, &f, sched, 1000, 1);
@@ -240,8 +236,6 @@ static int test_lost_call_counted_once(void) {
     uint64_t before = opscope_cap_buf_dropped();
     uint64_t planned = atomic_load(&opscope_cap_stats.planned_graphs);
     compute(&w, &f, sched, 5000, 3);
-    opscope_cap_t.in_sched = 0;
-    opscope_cap_t.sched_id = -1;
     ASSERT_EQ_U64(atomic_load(&opscope_cap_stats.planned_graphs) - planned, 1);
     ASSERT_EQ_U64(opscope_cap_buf_dropped() - before, 4);
     opscope_cap_buf_reset_all();

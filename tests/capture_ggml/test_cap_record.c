@@ -6,18 +6,16 @@
  */
 #include "capture/cap_buf.h"
 #include "capture/cap_clock.h"
-#include "capture/cap_ggml.h"
 #include "capture/cap_counters.h"
+#include "capture/cap_record.h"
 #include "capture/cap_replay.h"
+#include "capture/cap_resolve.h"
 #include "capture/cap_write.h"
 #include "test.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* cap_ggml.c's thread-local (not linked: it defines the interposers). */
-_Thread_local opscope_cap_tls opscope_cap_t = {.sched_id = -1, .graph_id = -1};
 
 static struct ggml_context *ctx_new(void) {
     struct ggml_init_params ip = {ggml_tensor_overhead() * 32 + ggml_graph_overhead(), NULL, true};
