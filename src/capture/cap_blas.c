@@ -98,8 +98,8 @@ OPSCOPE_EXPORT void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, 
 }
 
 /* Records of one BLAS graph: nodes matched to the sgemm calls they made. */
-bool opscope_cap_blas_emit(opscope_cap_walk *w, const opscope_cap_stream *st, struct ggml_cgraph *g, int n, int bi, int sched,
-                           int64_t gid, int split, uint64_t t0, uint64_t t1) {
+bool opscope_cap_blas_emit(opscope_cap_walk *w, const opscope_cap_stream *st, struct ggml_cgraph *g, int n,
+                           int bi, int sched, int64_t gid, int split, uint64_t t0, uint64_t t1) {
     int32_t *calls = malloc((size_t)n * sizeof *calls);
     if (!calls) {
         return false;
@@ -119,7 +119,7 @@ bool opscope_cap_blas_emit(opscope_cap_walk *w, const opscope_cap_stream *st, st
     int n_ts = st->n < st->cap ? st->n : st->cap;
     int n_steps = 0;
     int attr = st->n > st->cap ? OPSCOPE_CAP_ATTR_INEXACT
-                                : opscope_cap_attribute_calls(calls, n, st->ts, n_ts, t0, w->steps, &n_steps);
+                               : opscope_cap_attribute_calls(calls, n, st->ts, n_ts, t0, w->steps, &n_steps);
     free(calls);
     opscope_cap_close_last(w->steps, n_steps, attr, t1);
     if (attr != OPSCOPE_CAP_ATTR_EXACT) {
