@@ -253,6 +253,36 @@ OPSCOPE_API void opscope_profile_clear(opscope_profile_t *p);
  */
 OPSCOPE_API uint64_t opscope_record_flops(const opscope_record *rec);
 
+/*
+ * Memory traffic of one record: the bytes it reads and writes, derived from its shapes, types
+ * and op (docs/metrics.md, "Traffic"). Each source counts as the part the op touches (a view:
+ * the viewed elements; GET_ROWS: the selected rows; MUL_MAT_ID: the experts it can use), each
+ * byte once (compulsory traffic: caches that re-read a tile are not modelled).
+ * flags: OPSCOPE_TRAFFIC_KNOWN when the record carries what the rules need (shapes with ggml
+ * types); otherwise read and write are 0 and nothing is guessed (a Kineto kernel, a file
+ * without types). OPSCOPE_TRAFFIC_UPPER_BOUND when the true figure may be lower: MUL_MAT_ID
+ * whose expert ids are not in the record, so every expert a token could use is counted.
+ * A COPY's traffic is its transfer size, read once and written once.
+ */
+enum {
+    OPSCOPE_TRAFFIC_KNOWN = 1u << 0,
+    OPSCOPE_TRAFFIC_UPPER_BOUND = 1u << 1,
+};
+
+typedef struct opscope_traffic {
+    uint64_t read_bytes;
+    uint64_t write_bytes;
+    uint32_t flags; /* OPSCOPE_TRAFFIC_* */
+} opscope_traffic;
+
+/* Fills *OUT (never NULL) from REC (NULL gives an unknown traffic). Returns read + write
+ * bytes (saturating), 0 when unknown. Thread safety: pure. */
+OPSCOPE_API uint64_t opscope_record_traffic(const opscope_record *rec, opscope_traffic *out);
+
+/* Bytes of NE elements of ggml TYPE stored densely (rounded up to whole blocks); 0 for an
+ * unknown type. */
+OPSCOPE_API uint64_t opscope_ggml_type_bytes(int32_t type, uint64_t ne);
+
 /* ggml type name for a ggml type number ("f32", "q4_0"...), "?" for unknown or -1. */
 OPSCOPE_API const char *opscope_ggml_type_name(int32_t type);
 

@@ -162,7 +162,7 @@ static const char *const type_names[] = {
     [17] = "iq2_xs",  [18] = "iq3_xxs", [19] = "iq1_s", [20] = "iq4_nl", [21] = "iq3_s",
     [22] = "iq2_s",   [23] = "iq4_xs", [24] = "i8",     [25] = "i16",    [26] = "i32",
     [27] = "i64",     [28] = "f64",    [29] = "iq1_m",  [30] = "bf16",   [34] = "tq1_0",
-    [35] = "tq2_0",   [39] = "mxfp4",  [40] = "nvfp4",  [41] = "q1_0",
+    [35] = "tq2_0",   [39] = "mxfp4",  [40] = "nvfp4",  [41] = "q1_0",  [42] = "q2_0",
 };
 
 const char *opscope_ggml_type_name(int32_t type) {
