@@ -190,6 +190,15 @@ static void accumulate(opscope_op_stats *g, const opscope_record *rec, uint64_t 
     if (flops) g->n_with_flops++;
 }
 
+/* Memory traffic of one call into G (opscope_record_traffic). */
+static void add_traffic(opscope_op_stats *g, const opscope_traffic *tr) {
+    if (!(tr->flags & OPSCOPE_TRAFFIC_KNOWN)) return;
+    uint64_t b = tr->read_bytes + tr->write_bytes;
+    g->traffic_bytes = g->traffic_bytes > UINT64_MAX - b ? UINT64_MAX : g->traffic_bytes + b;
+    g->n_with_traffic++;
+    if (tr->flags & OPSCOPE_TRAFFIC_UPPER_BOUND) g->n_traffic_upper++;
+}
+
 static long find_group(opscope_stats_t *s, const opscope_record *rec, const char *sub_op) {
     /* The name is hashed and compared in place (no interning on the hot path); only sub-op
      * and fused names, rare, go through the string table first. */
@@ -297,7 +306,7 @@ static bool shape_key_eq(const opscope_shape *a, const opscope_record *r, int n)
 }
 
 static int add_by_shape(opscope_stats_t *s, uint32_t group, const opscope_record *rec,
-                        uint64_t flops) {
+                        uint64_t flops, const opscope_traffic *tr) {
     int n = rec_n_src(rec);
     uint64_t h = shape_hash(rec, n, group);
     group_table *t = &s->shapes;
@@ -307,6 +316,7 @@ static int add_by_shape(opscope_stats_t *s, uint32_t group, const opscope_record
             size_t i = t->slots[j].idx - 1;
             if (t->key_group[i] == group && shape_key_eq(&t->items[i].shape, rec, n)) {
                 accumulate(&t->items[i], rec, flops, false);
+                add_traffic(&t->items[i], tr);
                 return 0;
             }
         }
@@ -334,6 +344,7 @@ static int add_by_shape(opscope_stats_t *s, uint32_t group, const opscope_record
     e->type = g->type;
     e->backend_id = g->backend_id;
     accumulate(e, rec, flops, false);
+    add_traffic(e, tr);
     fill_shape(&e->shape, rec);
     return 0;
 }
@@ -445,10 +456,13 @@ static int add_top(opscope_stats_t *s, const opscope_record *rec, const char *su
 int opscope_stats_add(opscope_stats_t *s, const opscope_record *rec) {
     const char *sub_op = opscope_sub_op_of(rec);
     uint64_t flops = opscope_record_flops(rec);
+    opscope_traffic tr;
+    opscope_record_traffic(rec, &tr);
     long gi = find_group(s, rec, sub_op);
     if (gi < 0) return -1;
     accumulate(&s->groups.items[gi], rec, flops, true);
-    if (s->opts.by_shape && add_by_shape(s, (uint32_t)gi, rec, flops)) return -1;
+    add_traffic(&s->groups.items[gi], &tr);
+    if (s->opts.by_shape && add_by_shape(s, (uint32_t)gi, rec, flops, &tr)) return -1;
 
     opscope_backend_stats *b = backend_slot(s, rec->backend_id);
     if (!b) return -1;
@@ -486,6 +500,8 @@ int opscope_stats_add(opscope_stats_t *s, const opscope_record *rec) {
         b->op_ns += rec->duration_ns;
         b->op_bytes += rec->bytes;
         b->op_flops += flops;
+        b->op_traffic += tr.read_bytes + tr.write_bytes;
+        t->traffic_bytes += tr.read_bytes + tr.write_bytes;
         t->n_ops++;
         t->op_ns += rec->duration_ns;
     }
@@ -588,6 +604,9 @@ static void merge_group(opscope_op_stats *d, const opscope_op_stats *g) {
     d->bytes += g->bytes;
     d->flops += g->flops;
     d->n_with_flops += g->n_with_flops;
+    d->traffic_bytes += g->traffic_bytes;
+    d->n_with_traffic += g->n_with_traffic;
+    d->n_traffic_upper += g->n_traffic_upper;
 }
 
 /* Names and sub-ops are interned: equal strings are equal pointers. */

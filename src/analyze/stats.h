@@ -56,6 +56,9 @@ typedef struct opscope_op_stats {
     uint64_t count, total_ns, min_ns, max_ns, bytes, flops;
     uint64_t n_with_flops; /* calls whose op defines FLOPs */
     opscope_shape shape;  /* of the longest call, or the group's exact shape (by shape) */
+    /* Memory traffic (opscope_record_traffic): the sum over the calls whose traffic is known
+     * (n_with_traffic of count); n_traffic_upper of them counted an upper bound. */
+    uint64_t traffic_bytes, n_with_traffic, n_traffic_upper;
 } opscope_op_stats;
 
 typedef struct opscope_backend_stats {
@@ -73,6 +76,7 @@ typedef struct opscope_backend_stats {
      * busy interval in progress counts whole and is counted in n_unsorted. */
     uint64_t busy_ns, overlap_ns, n_unsorted;  /* after opscope_stats_finish */
     uint64_t busy_closed_ns, cur_start_ns, cur_end_ns; /* the union so far (internal) */
+    uint64_t op_traffic;  /* memory traffic of its OPs whose traffic is known */
 } opscope_backend_stats;
 
 typedef struct opscope_totals {
@@ -81,6 +85,7 @@ typedef struct opscope_totals {
     uint64_t op_ns, copy_ns, bytes, copy_bytes, flops;
     uint64_t first_start_ns, last_end_ns; /* wall span of all records */
     uint64_t shape_groups_dropped;        /* records not grouped by shape (cap reached) */
+    uint64_t traffic_bytes;               /* OP memory traffic, where known */
 } opscope_totals;
 
 /* Returns a new aggregator, or NULL when out of memory. OPTS may be NULL (defaults). */

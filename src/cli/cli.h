@@ -9,5 +9,6 @@ int opscope_cli_report(int argc, char **argv);
 int opscope_cli_record(int argc, char **argv);
 int opscope_cli_view(int argc, char **argv);
 int opscope_cli_diff(int argc, char **argv);
+int opscope_cli_peak(int argc, char **argv);
 
 #endif

@@ -14,6 +14,8 @@ static void usage(FILE *f) {
           "  record -- CMD    run a ggml program with the capture library and write a profile\n"
           "  view PROFILE     write a self-contained HTML timeline of a profile\n"
           "  diff BASE NEW    compare two profiles or traces (runs, backends, builds)\n"
+          "  peak             measure this machine's memory bandwidth and FLOP rate (the\n"
+          "                   roofline of 'report --peak')\n"
           "\n"
           "Run 'opscope <command> --help' for a command's options.\n"
           "  --help, -h       this help\n"
@@ -39,6 +41,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "record")) return opscope_cli_record(argc - 1, argv + 1);
     if (!strcmp(cmd, "view")) return opscope_cli_view(argc - 1, argv + 1);
     if (!strcmp(cmd, "diff")) return opscope_cli_diff(argc - 1, argv + 1);
+    if (!strcmp(cmd, "peak")) return opscope_cli_peak(argc - 1, argv + 1);
     fprintf(stderr, "opscope: unknown command '%s'\n", cmd);
     usage(stderr);
     return OPSCOPE_EXIT_USAGE;
