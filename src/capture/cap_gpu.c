@@ -275,7 +275,7 @@ bool opscope_cap_gpu_graph(uint64_t scope, struct ggml_cgraph *g, int n, int bi,
         x->sub_op = x->sub_kind ? (int16_t)t->op_params[0] : 0;
         if (!x->empty) {
             x->desc = opscope_cap_desc_for(t);
-            x->bytes = opscope_cap_ggml.nbytes(t);
+            x->bytes = opscope_cap_out_bytes(t);
             ok = x->desc != NULL;
         }
     }

@@ -123,7 +123,7 @@ const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t) {
     r->node = -1;
     r->graph = -1;
     r->t0 = r->t1 = 0;
-    r->bytes = opscope_cap_ggml.nbytes(t); /* what a one-node step of it writes */
+    r->bytes = opscope_cap_out_bytes(t); /* what a one-node step of it writes */
     opscope_cap_buf_commit(r);
     atomic_fetch_add_explicit(&opscope_cap_stats.descs, 1, memory_order_relaxed);
     slot->t = t;
@@ -134,6 +134,26 @@ const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t) {
 void opscope_cap_desc_free(void) {
     free(t_desc);
     t_desc = NULL;
+}
+
+size_t opscope_cap_out_bytes(const struct ggml_tensor *t) {
+    size_t n = opscope_cap_ggml.nbytes(t);
+    const struct ggml_tensor *rows = t->src[0];
+    if (t->op != GGML_OP_SET_ROWS || !rows || t->ne[1] <= 0 || t->ne[2] <= 0 || t->ne[3] <= 0) {
+        return n;
+    }
+    /* ggml_nbytes is one row plus (ne[i] - 1) * nb[i] per higher dim: take the row back out */
+    size_t span = 0;
+    for (int i = 1; i < GGML_MAX_DIMS; i++) {
+        span += (size_t)(t->ne[i] - 1) * t->nb[i];
+    }
+    if (span >= n) {
+        return n;
+    }
+    size_t row = n - span;
+    size_t set = (size_t)(rows->ne[1] > 0 ? rows->ne[1] : 1) * (size_t)(rows->ne[2] > 0 ? rows->ne[2] : 1) *
+                 (size_t)(rows->ne[3] > 0 ? rows->ne[3] : 1);
+    return row * set < n ? row * set : n;
 }
 
 #define EVENT_BYTES ((sizeof(opscope_cap_event) + 7u) & ~(size_t)7u)
@@ -156,7 +176,7 @@ bool opscope_cap_event_make(struct ggml_tensor *const *nodes, const opscope_cap_
         e->fused[f] = (int16_t)nodes[s->first + f]->op;
     }
     e->node = s->first;
-    e->bytes = s->n > 1 ? opscope_cap_ggml.nbytes(nodes[s->first + s->n - 1]) : d->bytes;
+    e->bytes = s->n > 1 ? opscope_cap_out_bytes(nodes[s->first + s->n - 1]) : d->bytes;
     e->desc = d;
     return true;
 }

@@ -18,6 +18,9 @@ static inline bool opscope_cap_op_is_empty(enum ggml_op op) {
     return op == GGML_OP_NONE || op == GGML_OP_RESHAPE || op == GGML_OP_TRANSPOSE ||
            op == GGML_OP_VIEW || op == GGML_OP_PERMUTE;
 }
+/* The bytes node T writes: its size (ggml_nbytes), but for SET_ROWS the rows it sets, not
+ * the destination it sets them in (a whole KV cache). */
+size_t opscope_cap_out_bytes(const struct ggml_tensor *t);
 /* The shared description of node T (written once while its fields stay the same); NULL
  * when the record buffer is full. */
 const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t);

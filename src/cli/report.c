@@ -22,12 +22,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct report_args {
     const char *input;
     size_t top_ops, top_kernels, html_max_records;
     bool top_ops_set, inefficiency, by_shape, quiet;
-    const char *chrome, *json, *text, *html, *sqlite;
+    const char *chrome, *json, *text, *html, *sqlite, *peak;
 } report_args;
 
 static void usage(FILE *f) {
@@ -50,6 +51,9 @@ static void usage(FILE *f) {
           "  --text FILE            plain-text report\n"
           "  --sqlite FILE          the profile as an SQLite database: records, backends,\n"
           "                         graphs, Kineto links; views of the report's tables\n"
+          "  --peak FILE|cache      roofline against measured peaks (a file of 'opscope peak\n"
+          "                         --json', or 'cache': this machine's last 'opscope peak'):\n"
+          "                         each op group memory- or compute-bound, % of the roofline\n"
           "  -q, --quiet            no summary on stdout\n"
           "  -h, --help             this help\n"
           "  --version              print the version\n"
@@ -112,7 +116,7 @@ static int parse_args(int argc, char **argv, report_args *a) {
             /* Options with a value: "--opt VALUE" or "--opt=VALUE". */
             static const char *const with_value[] = {
                 "--top-ops", "--top-kernels", "--chrome-trace", "--html-viewer",
-                "--html-max-records", "--json", "--text", "--sqlite"};
+                "--html-max-records", "--json", "--text", "--sqlite", "--peak"};
             const char *eq = strchr(arg, '=');
             size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
             int which = -1;
@@ -148,6 +152,7 @@ static int parse_args(int argc, char **argv, report_args *a) {
                     return usage_error("--sqlite: a database needs a file, not stdout");
                 a->sqlite = val;
                 break;
+            case 8: a->peak = val; break;
             }
             if (!*val) return usage_error("option '%s' needs a non-empty value", with_value[which]);
             continue;
@@ -233,10 +238,14 @@ static int open_chrome(exporter *e, opscope_error *err) {
     return 0;
 }
 
+/* The peaks of --peak (NULL: none). */
+static const opscope_peak *g_peak;
+
 static int open_json(exporter *e, opscope_error *err) {
     if (open_out(e, err)) return -1;
     opscope_json_export_t *x = opscope_json_export_new(e->out);
     if (!x) return set_nomem(err), -1;
+    opscope_json_export_set_peak(x, g_peak);
     e->impl = x;
     e->sink = opscope_json_export_sink(x);
     e->finish = json_finish;
@@ -301,6 +310,28 @@ int opscope_cli_report(int argc, char **argv) {
     opscope_sqlite_export_t *sq = NULL;
     bool stdout_taken = false;
     int status = OPSCOPE_EXIT_INPUT;
+
+    /* The peaks first: a bad peak file fails before the profile is read. */
+    opscope_peak peak;
+    g_peak = NULL;
+    if (a.peak) {
+        char cache[4096];
+        const char *path = a.peak;
+        if (!strcmp(a.peak, "cache")) {
+            path = opscope_peak_cache_path(cache, sizeof cache);
+            if (!path || access(path, R_OK)) {
+                fprintf(stderr, "opscope report: --peak cache: no peaks measured on this machine "
+                                "yet (%s); run 'opscope peak' first\n",
+                        path ? path : "neither XDG_CACHE_HOME nor HOME is set");
+                return OPSCOPE_EXIT_INPUT;
+            }
+        }
+        if (opscope_peak_read(path, &peak, &err)) {
+            print_error(&err);
+            return OPSCOPE_EXIT_INPUT;
+        }
+        g_peak = &peak;
+    }
 
     opscope_stats_opts so = {0};
     so.top_kernels = a.top_kernels ? a.top_kernels : 5;
@@ -410,6 +441,7 @@ int opscope_cli_report(int argc, char **argv) {
     ro.top_kernels = a.top_kernels;
     ro.inefficiency = a.inefficiency;
     ro.by_shape = a.by_shape;
+    ro.peak = g_peak;
 
     /* Finish every export; any failure aborts them all. */
     for (int i = 0; i < n_ex; i++) {

@@ -27,7 +27,9 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
     }
     opscope_name_labels_t *labels = opscope_name_labels_new(s); /* NULL: full names */
     size_t limit = o->top_ops ? o->top_ops : 50;
-    opscope_text_op_table(w, s, opscope_stats_n_ops(s), opscope_stats_op, limit, false, labels);
+    opscope_text_op_table_peak(w, s, opscope_stats_n_ops(s), opscope_stats_op, limit, false, labels,
+                               o->peak);
+    opscope_text_roofline_note(w, s, o->peak);
 
     if (opscope_stats_n_backends(s) > 1) {
         opscope_out_str(w, "\n --- By Backend ---\n");
@@ -39,8 +41,8 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
     }
     if (o->by_shape) {
         opscope_out_str(w, "\n --- By shape ---\n");
-        opscope_text_op_table(w, s, opscope_stats_n_shapes(s), opscope_stats_shape,
-                              o->top_shapes ? o->top_shapes : 30, true, labels);
+        opscope_text_op_table_peak(w, s, opscope_stats_n_shapes(s), opscope_stats_shape,
+                                   o->top_shapes ? o->top_shapes : 30, true, labels, o->peak);
     }
     size_t n_ineff = o->inefficiency ? 20 : 5;
     if (opscope_stats_n_inefficient(s)) {

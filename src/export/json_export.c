@@ -22,7 +22,12 @@ struct opscope_json_export {
     uint64_t n_records, total_ns, dropped;
     void (*summary_extra)(opscope_out_t *w, void *ud);
     void *summary_ud;
+    const opscope_peak *peak;
 };
+
+void opscope_json_export_set_peak(opscope_json_export_t *x, const opscope_peak *peak) {
+    x->peak = peak;
+}
 
 void opscope_json_export_set_summary_extra(opscope_json_export_t *x,
                                            void (*fn)(opscope_out_t *w, void *ud), void *ud) {
@@ -286,7 +291,44 @@ static void shape_obj(opscope_out_t *w, const opscope_shape *sh) {
 
 static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
 
-static void op_obj(opscope_out_t *w, const opscope_op_stats *g, uint64_t total_ns) {
+/* Traffic, intensity and the roofline of group G: null where unknown (no shapes with types,
+ * a Kineto kernel), never a guess. */
+static void traffic_members(opscope_out_t *w, const opscope_op_stats *g, const opscope_stats_t *s,
+                            const opscope_peak *peak) {
+    bool known = g->n_with_traffic > 0;
+    opscope_roof r;
+    opscope_roofline_of(peak, g, s ? opscope_stats_backend_by_id(s, g->backend_id) : NULL, &r);
+    KEY(w, "traffic_bytes");
+    if (known) opscope_out_u64(w, g->traffic_bytes);
+    else opscope_out_str(w, "null");
+    KEY(w, "traffic_calls");
+    opscope_out_u64(w, g->n_with_traffic);
+    KEY(w, "traffic_upper_bound");
+    opscope_out_str(w, g->n_traffic_upper ? "true" : "false");
+    KEY(w, "traffic_gbps");
+    if (known) opscope_out_double(w, ratio(g->traffic_bytes, g->total_ns));
+    else opscope_out_str(w, "null");
+    KEY(w, "intensity");
+    if (known && g->traffic_bytes && g->type == OPSCOPE_RECORD_OP)
+        opscope_out_double(w, ratio(g->flops, g->traffic_bytes));
+    else
+        opscope_out_str(w, "null");
+    KEY(w, "bound");
+    if (r.bound == OPSCOPE_BOUND_UNKNOWN) {
+        opscope_out_str(w, "null");
+    } else {
+        opscope_out_json_str(w, r.bound == OPSCOPE_BOUND_COMPUTE ? "compute" : "memory");
+        KEY(w, "bound_level");
+        opscope_out_json_str(w, r.bound == OPSCOPE_BOUND_COMPUTE ? "fma" : r.cache ? "l2" : "memory");
+        KEY(w, "roof_gflops");
+        opscope_out_double(w, r.roof_gflops);
+        KEY(w, "roofline_pct");
+        opscope_out_double(w, r.pct);
+    }
+}
+
+static void op_obj(opscope_out_t *w, const opscope_op_stats *g, uint64_t total_ns,
+                   const opscope_stats_t *s, const opscope_peak *peak) {
     opscope_out_str(w, "{\"name\":");
     opscope_out_json_str(w, g->name);
     KEY(w, "sub_op");
@@ -321,6 +363,7 @@ static void op_obj(opscope_out_t *w, const opscope_op_stats *g, uint64_t total_n
     opscope_out_u64(w, g->flops);
     KEY(w, "gflops_per_s");
     opscope_out_double(w, ratio(g->flops, g->total_ns));
+    traffic_members(w, g, s, peak);
     KEY(w, "shape");
     shape_obj(w, &g->shape);
     opscope_out_char(w, '}');
@@ -328,19 +371,19 @@ static void op_obj(opscope_out_t *w, const opscope_op_stats *g, uint64_t total_n
 
 static void op_list(opscope_out_t *w, const char *name, size_t n,
                     const opscope_op_stats *(*get)(const opscope_stats_t *, size_t),
-                    const opscope_stats_t *s, uint64_t total_ns) {
+                    const opscope_stats_t *s, uint64_t total_ns, const opscope_peak *peak) {
     opscope_out_str(w, ",\n\"");
     opscope_out_str(w, name);
     opscope_out_str(w, "\":[");
     for (size_t i = 0; i < n; i++) {
         opscope_out_str(w, i ? ",\n" : "\n");
-        op_obj(w, get(s, i), total_ns);
+        op_obj(w, get(s, i), total_ns, s, peak);
     }
     opscope_out_char(w, ']');
 }
 
 /* The summary object without its closing brace. */
-static void summary_members(opscope_out_t *w, const opscope_stats_t *s) {
+static void summary_members(opscope_out_t *w, const opscope_stats_t *s, const opscope_peak *peak) {
     const opscope_totals *t = opscope_stats_totals(s);
     opscope_out_str(w, "{\"n_records\":");
     opscope_out_u64(w, t->n_records);
@@ -360,6 +403,8 @@ static void summary_members(opscope_out_t *w, const opscope_stats_t *s) {
     opscope_out_u64(w, t->copy_bytes);
     KEY(w, "flops");
     opscope_out_u64(w, t->flops);
+    KEY(w, "traffic_bytes");
+    opscope_out_u64(w, t->traffic_bytes);
     KEY(w, "first_start_ns");
     opscope_out_u64(w, t->first_start_ns);
     KEY(w, "last_end_ns");
@@ -369,14 +414,20 @@ static void summary_members(opscope_out_t *w, const opscope_stats_t *s) {
     KEY(w, "shape_groups_dropped");
     opscope_out_u64(w, t->shape_groups_dropped);
 
-    op_list(w, "ops", opscope_stats_n_ops(s), opscope_stats_op, s, t->total_ns);
+    if (peak) {
+        opscope_out_str(w, ",\n\"peak\":");
+        opscope_peak_write_json(w, peak);
+    }
+    op_list(w, "ops", opscope_stats_n_ops(s), opscope_stats_op, s, t->total_ns, peak);
     if (opscope_stats_n_shapes(s))
-        op_list(w, "by_shape", opscope_stats_n_shapes(s), opscope_stats_shape, s, t->total_ns);
+        op_list(w, "by_shape", opscope_stats_n_shapes(s), opscope_stats_shape, s, t->total_ns,
+                peak);
     op_list(w, "inefficiency", opscope_stats_n_inefficient(s), opscope_stats_inefficient, s,
-            t->total_ns);
-    op_list(w, "copies", opscope_stats_n_copy_dirs(s), opscope_stats_copy_dir, s, t->total_ns);
+            t->total_ns, peak);
+    op_list(w, "copies", opscope_stats_n_copy_dirs(s), opscope_stats_copy_dir, s, t->total_ns,
+            peak);
     op_list(w, "copy_calls", opscope_stats_n_copy_calls(s), opscope_stats_copy_call, s,
-            t->total_ns);
+            t->total_ns, peak);
 
     opscope_out_str(w, ",\n\"backends\":[");
     for (size_t i = 0; i < opscope_stats_n_backends(s); i++) {
@@ -401,6 +452,10 @@ static void summary_members(opscope_out_t *w, const opscope_stats_t *s) {
         opscope_out_u64(w, b->op_bytes);
         KEY(w, "op_flops");
         opscope_out_u64(w, b->op_flops);
+        KEY(w, "op_traffic_bytes");
+        opscope_out_u64(w, b->op_traffic);
+        KEY(w, "roofline");
+        opscope_out_str(w, peak && opscope_roofline_applies(b) ? "true" : "false");
         KEY(w, "n_copies");
         opscope_out_u64(w, b->n_copies);
         KEY(w, "copy_ns");
@@ -471,7 +526,7 @@ static void summary_members(opscope_out_t *w, const opscope_stats_t *s) {
 }
 
 void opscope_json_write_summary(opscope_out_t *w, const opscope_stats_t *s) {
-    summary_members(w, s);
+    summary_members(w, s, NULL);
     opscope_out_char(w, '}');
 }
 
@@ -491,7 +546,7 @@ int opscope_json_export_finish(opscope_json_export_t *x, const opscope_stats_t *
     }
     if (stats) {
         opscope_out_str(w, ",\n\"summary\":");
-        summary_members(w, stats);
+        summary_members(w, stats, x->peak);
         if (x->summary_extra) x->summary_extra(w, x->summary_ud);
         opscope_out_char(w, '}');
     }

@@ -16,6 +16,7 @@
 
 #include "opscope.h"
 #include "util/out.h"
+#include "analyze/roofline.h"
 #include "analyze/stats.h"
 
 typedef struct opscope_json_export opscope_json_export_t;
@@ -30,6 +31,9 @@ opscope_sink opscope_json_export_sink(opscope_json_export_t *x);
  * NULL (none); UD is borrowed and must stay valid until finish. */
 void opscope_json_export_set_summary_extra(opscope_json_export_t *x,
                                            void (*fn)(opscope_out_t *w, void *ud), void *ud);
+
+/* The peaks the summary's roofline uses (NULL: none); borrowed until finish. */
+void opscope_json_export_set_peak(opscope_json_export_t *x, const opscope_peak *peak);
 
 /* Closes the records and writes totals and, when STATS is not NULL (finished), the summary.
  * Returns 0, or -1 when out of memory. */

@@ -82,6 +82,35 @@ static void put_col(opscope_out_t *w, const char *s, size_t width, bool cut) {
 void opscope_text_op_table(opscope_out_t *w, const opscope_stats_t *s, size_t n,
                            const opscope_op_stats *(*get)(const opscope_stats_t *, size_t),
                            size_t limit, bool with_sources, opscope_name_labels_t *labels) {
+    opscope_text_op_table_peak(w, s, n, get, limit, with_sources, labels, NULL);
+}
+
+/* Traffic rate, arithmetic intensity and (with PEAK) the roofline cells of group G. A
+ * traffic that is an upper bound ends in '*'. Returns whether it was. */
+static bool roof_cells(const opscope_stats_t *s, const opscope_op_stats *g,
+                       const opscope_peak *peak, char *tr, size_t ntr, char *ai, size_t nai,
+                       char *bound, size_t nb, char *pc, size_t npc) {
+    opscope_roof r;
+    opscope_roofline_of(peak, g, opscope_stats_backend_by_id(s, g->backend_id), &r);
+    tr[0] = ai[0] = bound[0] = pc[0] = '\0';
+    bool upper = g->n_traffic_upper > 0;
+    if (g->traffic_bytes && g->total_ns) {
+        size_t k = opscope_fmt_bandwidth(tr, ntr, g->traffic_bytes, g->total_ns);
+        if (upper && k + 1 < ntr) tr[k] = '*', tr[k + 1] = '\0';
+        if (g->type == OPSCOPE_RECORD_OP) snprintf(ai, nai, "%.2f", r.intensity);
+    }
+    if (r.bound != OPSCOPE_BOUND_UNKNOWN) {
+        snprintf(bound, nb, "%s", r.bound == OPSCOPE_BOUND_COMPUTE ? "compute"
+                                  : r.cache ? "mem(L2)" : "memory");
+        snprintf(pc, npc, "%.0f%%", r.pct);
+    }
+    return upper;
+}
+
+void opscope_text_op_table_peak(opscope_out_t *w, const opscope_stats_t *s, size_t n,
+                                const opscope_op_stats *(*get)(const opscope_stats_t *, size_t),
+                                size_t limit, bool with_sources, opscope_name_labels_t *labels,
+                                const opscope_peak *peak) {
     const opscope_totals *t = opscope_stats_totals(s);
     size_t rows = limit && limit < n ? limit : n;
     size_t width = 9;
@@ -97,9 +126,12 @@ void opscope_text_op_table(opscope_out_t *w, const opscope_stats_t *s, size_t n,
     if (!with_sources && width > 60) width = 60;
     opscope_out_printf(w, " %-4s %4s ", "TYPE", "BKND");
     put_col(w, "Operation", width, false);
-    opscope_out_printf(w, " %7s %8s %11s %10s %10s %10s %12s %9s  %s\n", "%Time", "Count",
+    opscope_out_printf(w, " %7s %8s %11s %10s %10s %10s %12s %9s %13s %7s", "%Time", "Count",
                        "Total(ms)", "Avg(us)", "Min(us)", "Max(us)", "Bandwidth", "GFLOP/s",
-                       with_sources ? "Sources (longest call)" : "Shape (longest call)");
+                       "Traffic", "FLOP/B");
+    if (peak) opscope_out_printf(w, " %-8s %6s", "Bound", "%Roof");
+    opscope_out_printf(w, "  %s\n", with_sources ? "Sources (longest call)" : "Shape (longest call)");
+    bool any_upper = false;
     for (size_t i = 0; i < rows; i++) {
         const opscope_op_stats *g = get(s, i);
         char bw[32], gf[32], shape[1024];
@@ -122,14 +154,42 @@ void opscope_text_op_table(opscope_out_t *w, const opscope_stats_t *s, size_t n,
         const char *lb = group_label(buf, sizeof buf, &heap, labels, g);
         put_col(w, lb, width, !with_sources);
         free(heap);
-        opscope_out_printf(w, " %6.1f%% %8llu %11.3f %10.2f %10.2f %10.2f %12s %9s  %s\n",
+        char tr[40], ai[32], bd[16], pc[16];
+        any_upper |= roof_cells(s, g, peak, tr, sizeof tr, ai, sizeof ai, bd, sizeof bd, pc,
+                                sizeof pc);
+        opscope_out_printf(w, " %6.1f%% %8llu %11.3f %10.2f %10.2f %10.2f %12s %9s %13s %7s",
                            pct(g->total_ns, t->total_ns), (unsigned long long)g->count,
                            (double)g->total_ns / 1e6, avg, (double)g->min_ns / 1e3,
-                           (double)g->max_ns / 1e3, bw, gf, shape);
+                           (double)g->max_ns / 1e3, bw, gf, tr, ai);
+        if (peak) opscope_out_printf(w, " %-8s %6s", bd, pc);
+        opscope_out_printf(w, "  %s\n", shape);
     }
+    if (any_upper)
+        opscope_out_str(w, " * traffic is an upper bound (MUL_MAT_ID: the expert ids are not "
+                           "recorded, every expert the tokens could use is counted)\n");
     if (rows < n)
         opscope_out_printf(w, " ... %zu more rows (--top-ops N shows more; --text FILE lists all)\n",
                            n - rows);
+}
+
+void opscope_text_roofline_note(opscope_out_t *w, const opscope_stats_t *s,
+                                const opscope_peak *p) {
+    if (!p) return;
+    opscope_out_printf(w, " Roofline: peaks of %s (%s, %d threads): memory %.1f GB/s, L2 %.1f "
+                          "GB/s, f32 FMA %.1f GFLOP/s; ridge %.2f FLOP/byte. %%Roof: achieved "
+                          "traffic / bandwidth when memory-bound (mem(L2): above the memory "
+                          "peak, so against L2), FLOP rate / peak when compute-bound.\n",
+                       p->host[0] ? p->host : "?", p->cpu[0] ? p->cpu : "?", (int)p->n_threads,
+                       p->mem_gbps_all, p->cache_gbps_all, p->gflops_all,
+                       p->gflops_all / p->mem_gbps_all);
+    for (size_t i = 0; i < opscope_stats_n_backends(s); i++) {
+        const opscope_backend_stats *b = opscope_stats_backend(s, i);
+        if (!b->n_ops || opscope_roofline_applies(b)) continue;
+        opscope_out_printf(w, " No roofline for backend %d (%s%s%s): only this CPU's peaks are "
+                              "measured.\n",
+                           (int)b->backend_id, b->name[0] ? b->name : "not described",
+                           b->device[0] ? ", " : "", b->device);
+    }
 }
 
 void opscope_text_backends(opscope_out_t *w, const opscope_stats_t *s) {
@@ -152,6 +212,8 @@ void opscope_text_backends(opscope_out_t *w, const opscope_stats_t *s) {
                            (unsigned long long)b->n_ops, bw[0] ? "output " : "", bw);
         if (b->op_flops && b->op_ns)
             opscope_out_printf(w, "  %.1f GFLOP/s", (double)b->op_flops / (double)b->op_ns);
+        if (b->op_traffic && b->op_ns)
+            opscope_out_printf(w, "  traffic %.2f GB/s", (double)b->op_traffic / (double)b->op_ns);
         opscope_out_char(w, '\n');
         if (b->overlap_ns)
             /* concurrent kernels: the op sum counts their common time twice, busy once */
@@ -272,6 +334,14 @@ void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
         opscope_out_printf(w, " FLOPs:          %.3f GFLOP (%.1f GFLOP/s over op time)\n",
                            (double)t->flops / 1e9,
                            t->op_ns ? (double)t->flops / (double)t->op_ns : 0.0);
+    if (t->traffic_bytes) {
+        char tb[32];
+        opscope_fmt_bytes(tb, sizeof tb, t->traffic_bytes);
+        opscope_out_printf(w, " Traffic:        %s read and written by ops (%.2f GB/s over op time",
+                           tb, t->op_ns ? (double)t->traffic_bytes / (double)t->op_ns : 0.0);
+        if (t->flops) opscope_out_printf(w, ", %.2f FLOP/byte", (double)t->flops / (double)t->traffic_bytes);
+        opscope_out_str(w, ")\n");
+    }
     if (m->profiler && m->profiler[0])
         opscope_out_printf(w, " Source format:  %s, version %d\n", m->profiler, (int)m->version);
     if (m->total_records && m->total_records != t->n_records)
@@ -290,12 +360,15 @@ void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
     }
 
     opscope_out_printf(w, "\n%s\n Operations\n%s\n", RULE, RULE);
-    opscope_text_op_table(w, s, opscope_stats_n_ops(s), opscope_stats_op, 0, true, labels);
+    const opscope_peak *peak = o ? o->peak : NULL;
+    opscope_text_op_table_peak(w, s, opscope_stats_n_ops(s), opscope_stats_op, 0, true, labels,
+                               peak);
+    opscope_text_roofline_note(w, s, peak);
 
     if (o && o->by_shape) {
         opscope_out_printf(w, "\n%s\n Operations by shape\n%s\n", RULE, RULE);
-        opscope_text_op_table(w, s, opscope_stats_n_shapes(s), opscope_stats_shape, 0, true,
-                              labels);
+        opscope_text_op_table_peak(w, s, opscope_stats_n_shapes(s), opscope_stats_shape, 0,
+                                   true, labels, peak);
         if (t->shape_groups_dropped)
             opscope_out_printf(w, " (%llu records not grouped: too many distinct shapes)\n",
                                (unsigned long long)t->shape_groups_dropped);

@@ -17,6 +17,7 @@
 
 #include "export/name_labels.h"
 #include "util/out.h"
+#include "analyze/roofline.h"
 #include "analyze/stats.h"
 
 #include <stdbool.h>
@@ -28,6 +29,7 @@ typedef struct opscope_report_opts {
     size_t top_shapes;     /* console: per-shape groups listed (0: 30) */
     bool inefficiency;     /* longer inefficiency ranking (20 instead of 5) */
     bool by_shape;         /* include the per-shape table */
+    const opscope_peak *peak; /* measured peaks: the tables add the roofline (NULL: none) */
 } opscope_report_opts;
 
 void opscope_console_write(opscope_out_t *w, const opscope_stats_t *stats,
@@ -40,7 +42,16 @@ void opscope_text_write(opscope_out_t *w, const opscope_stats_t *stats,
 void opscope_text_op_table(opscope_out_t *w, const opscope_stats_t *s, size_t n,
                            const opscope_op_stats *(*get)(const opscope_stats_t *, size_t),
                            size_t limit, bool with_sources, opscope_name_labels_t *labels);
+/* The same with the roofline columns (bound, % of roofline) against PEAK (NULL: none). */
+void opscope_text_op_table_peak(opscope_out_t *w, const opscope_stats_t *s, size_t n,
+                                const opscope_op_stats *(*get)(const opscope_stats_t *, size_t),
+                                size_t limit, bool with_sources, opscope_name_labels_t *labels,
+                                const opscope_peak *peak);
 void opscope_text_backends(opscope_out_t *w, const opscope_stats_t *s);
+/* The peaks the roofline columns use, and the backends they do not apply to (PEAK NULL:
+ * nothing). */
+void opscope_text_roofline_note(opscope_out_t *w, const opscope_stats_t *s,
+                                const opscope_peak *peak);
 void opscope_text_copies(opscope_out_t *w, const opscope_stats_t *s,
                          opscope_name_labels_t *labels);
 void opscope_text_inefficiency(opscope_out_t *w, const opscope_stats_t *s, size_t limit,
