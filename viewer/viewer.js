@@ -56,6 +56,9 @@
   // device kernels of GPU records (absent in pages made before they existed)
   const sKernel = D.sigs.kernel ? sigCol('kernel') : new Float64Array(nSig);
   const sNKernels = D.sigs.n_kernels ? zigzag(sigCol('n_kernels')) : new Int32Array(nSig);
+  // memory traffic + 1 (0: unknown, no shapes with types) and whether it is an upper bound
+  const sTraffic = D.sigs.traffic ? sigCol('traffic') : new Float64Array(nSig);
+  const sTUpper = D.sigs.tupper ? sigCol('tupper') : new Float64Array(nSig);
   const str = (id) => (id ? S[id - 1] : null); // 0 = none, else string index + 1
 
   const N = D.kept;
@@ -521,6 +524,13 @@
     if (str(sShape[s])) line(tip, 'Shape', str(sShape[s]));
     line(tip, 'Bytes', fmtBytes(sBytes[s]) + (d > 0 && sBytes[s] ? '  (' + fmtRate(sBytes[s] / d, 'GB/s') + ')' : ''));
     if (sFlops[s]) line(tip, 'FLOPs', sFlops[s].toExponential(3) + (d > 0 ? '  (' + fmtRate(sFlops[s] / d, 'GFLOP/s') + ')' : ''));
+    if (sTraffic[s]) {
+      const tb = sTraffic[s] - 1;
+      line(tip, 'Traffic', (sTUpper[s] ? '\u2264 ' : '') + fmtBytes(tb) + (d > 0 && tb ? '  (' + fmtRate(tb / d, 'GB/s') + ')' : '') +
+        (sType[s] === 0 && tb ? '  ' + (sFlops[s] / tb).toFixed(2) + ' FLOP/B' : '') + (sTUpper[s] ? '  upper bound: expert ids not recorded' : ''));
+    } else if (sType[s] === 0) {
+      line(tip, 'Traffic', 'unknown (no shapes with types)');
+    }
     if (sNode[s] >= 0) line(tip, 'Node', String(sNode[s]) + (sFused[s] > 1 ? '  (' + sFused[s] + ' nodes fused)' : ''));
     if (str(sTensor[s])) line(tip, 'Tensor', str(sTensor[s]));
     if (str(sCat[s])) line(tip, 'Category', str(sCat[s]));
@@ -736,13 +746,14 @@
     sh.push(s);
   }
   function agg(sigs) {
-    let c = 0, t = 0, mn = Infinity, mx = 0, by = 0, fl = 0;
+    let c = 0, t = 0, mn = Infinity, mx = 0, by = 0, fl = 0, tr = 0, tk = 0, up = false;
     for (const s of sigs) {
       c += sigCount[s]; t += sigTotal[s]; by += sBytes[s] * sigCount[s]; fl += sFlops[s] * sigCount[s];
+      if (sTraffic[s]) { tr += (sTraffic[s] - 1) * sigCount[s]; tk++; if (sTUpper[s]) up = true; }
       if (sigMin[s] < mn) mn = sigMin[s];
       if (sigMax[s] > mx) mx = sigMax[s];
     }
-    return { c, t, mn, mx, by, fl };
+    return { c, t, mn, mx, by, fl, tr, tk, up };
   }
   const expanded = new Set();
   function statRow(cls, label, a, key, twisty) {
@@ -758,7 +769,9 @@
     tr.appendChild(td0);
     const vals = [grandTotal ? (100 * a.t / grandTotal).toFixed(2) + '%' : '-', fmtCount(a.c), fmtDur(a.t),
       fmtDur(a.c ? a.t / a.c : 0), fmtDur(a.mn === Infinity ? 0 : a.mn), fmtDur(a.mx),
-      fmtRate(a.t ? a.by / a.t : 0, 'GB/s'), fmtRate(a.t ? a.fl / a.t : 0, 'GFLOP/s')];
+      fmtRate(a.t ? a.by / a.t : 0, 'GB/s'), fmtRate(a.t ? a.fl / a.t : 0, 'GFLOP/s'),
+      a.tk ? (a.up ? '\u2264 ' : '') + fmtRate(a.t ? a.tr / a.t : 0, 'GB/s') : '-',
+      a.tk && a.tr ? (a.fl / a.tr).toFixed(2) : '-'];
     for (const v of vals) { const td = document.createElement('td'); td.textContent = v; tr.appendChild(td); }
     if (key) tr.dataset.key = key;
     return tr;

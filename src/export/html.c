@@ -366,6 +366,10 @@ static int on_record(void *ud, const opscope_record *rec) {
     s.n_fused = rec->n_fused;
     s.bytes = rec->bytes;
     s.flops = opscope_record_flops(rec);
+    opscope_traffic tr;
+    uint64_t tb = opscope_record_traffic(rec, &tr);
+    if (tr.flags & OPSCOPE_TRAFFIC_KNOWN) s.traffic = tb == UINT64_MAX ? tb : tb + 1;
+    s.traffic_upper = (tr.flags & OPSCOPE_TRAFFIC_UPPER_BOUND) != 0;
     if (h->failed) return 1;
     uint32_t sid, lid;
     if (sig_id(h, &s, &sid) || lane_id(h, rec->backend_id, s.type, rec->split_id, &lid))

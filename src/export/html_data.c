@@ -105,20 +105,22 @@ static void set_err(opscope_error *err, opscope_error_code code, const char *msg
 }
 
 /* The encoded page data: columns and row layout (see docs/viewer.md). */
+#define HTML_N_COLS 16
+
 typedef struct html_enc {
-    vbuf cols[14];
+    vbuf cols[HTML_N_COLS];
     vbuf recs[3];
     uint32_t *lane_order, *row_count, *lane_rows;
     unsigned char *row_overlap;
     uint64_t t0;
 } html_enc;
 
-static const char *const k_col_names[14] = {
+static const char *const k_col_names[HTML_N_COLS] = {
     "name", "sub_op", "extra", "tensor", "shape", "category", "type",
-    "backend", "node", "fused", "bytes", "flops", "kernel", "n_kernels"};
+    "backend", "node", "fused", "bytes", "flops", "kernel", "n_kernels", "traffic", "tupper"};
 
 static void enc_free(html_enc *e) {
-    for (int c = 0; c < 14; c++) free(e->cols[c].p);
+    for (int c = 0; c < HTML_N_COLS; c++) free(e->cols[c].p);
     for (int c = 0; c < 3; c++) free(e->recs[c].p);
     free(e->lane_order);
     free(e->row_count);
@@ -138,7 +140,7 @@ static int html_encode(const opscope_html_data *d, html_enc *enc, opscope_error 
     uint32_t *row_of = NULL, *order = NULL, *row_count = NULL, *lane_rows = NULL;
     uint32_t *lane_order = NULL, *lane_rank = NULL, *row_pos = NULL;
     unsigned char *row_overlap = NULL;
-    enum { N_COLS = 14 };
+    enum { N_COLS = HTML_N_COLS };
     memset(enc, 0, sizeof *enc);
     vbuf *cols = enc->cols, *recs = enc->recs;
     size_t n = d->n, nl = d->n_lanes;
@@ -237,6 +239,10 @@ static int html_encode(const opscope_html_data *d, html_enc *enc, opscope_error 
         vb_u64(&cols[11], g->flops);
         vb_id(&cols[12], g->kernel);
         vb_zz(&cols[13], g->n_kernels);
+        vb_u64(&cols[14], g->traffic);
+        vb_u64(&cols[15], g->traffic_upper);
+        vb_u64(&cols[14], g->traffic);
+        vb_u64(&cols[15], g->traffic_upper);
     }
     for (int c = 0; c < N_COLS; c++)
         if (cols[c].failed) goto nomem;
@@ -302,7 +308,7 @@ static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_en
     const uint32_t *lane_order = e->lane_order, *row_count = e->row_count, *lane_rows = e->lane_rows;
     const unsigned char *row_overlap = e->row_overlap;
     uint64_t t0 = e->t0;
-    const size_t n_cols = 14;
+    const size_t n_cols = HTML_N_COLS;
     const char *const *col_names = k_col_names;
     opscope_out_str(w, "{\"format\":\"opscope-viewer\",\"v\":1,\"source\":");
     opscope_out_json_str(w, d->source_name);

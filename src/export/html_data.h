@@ -21,6 +21,8 @@ typedef struct opscope_html_sig {
     int32_t n_kernels;                                     /* dispatches and transfers, 0 = none */
     uint32_t type;                                         /* 0 OP, 1 COPY */
     uint64_t bytes, flops;
+    uint64_t traffic;   /* memory traffic + 1 (opscope_record_traffic), 0 = unknown */
+    uint32_t traffic_upper; /* 1: the traffic is an upper bound */
 } opscope_html_sig;
 
 /* One timeline lane: a backend's ops or copies on one split/stream. */

@@ -185,6 +185,51 @@ def check_report(profile_path, expect_ops):
         check(op in r.stdout, f"opscope report lists {op}")
 
 
+# ggml type number: (block elements, block bytes), as ggml_blck_size / ggml_type_size give them
+GGML_SIZES = {0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 8: (32, 34), 26: (1, 4), 27: (1, 8),
+              30: (1, 2)}
+
+
+def _nbytes(t, shape):
+    n = 1
+    for d in shape:
+        n *= max(d, 1)
+    blck, size = GGML_SIZES[t]
+    return (n + blck - 1) // blck * size
+
+
+def check_traffic(prof, profile_path):
+    """Memory traffic on a real profile (issue 14): MUL_MAT's traffic is at least the weight
+    bytes its records read (summed here from their shapes and types), and each SET_ROWS
+    record's bytes are the rows it set, not the KV cache it writes into."""
+    if not OPSCOPE:
+        return
+    out = profile_path + ".summary.json"
+    r = subprocess.run([OPSCOPE, "report", profile_path, "-q", "--json", out], capture_output=True,
+                       text=True, errors="replace", timeout=120)
+    if not check(r.returncode == 0, f"opscope report --json exits 0 ({r.stderr.strip()[:200]})"):
+        return
+    groups = json.load(open(out))["summary"]["ops"]
+    weights, n_sr, bad_sr = {}, 0, []
+    for rec in op_records(prof):
+        if (rec["name"] == "MUL_MAT" and not rec.get("extra") and rec.get("n_src", 0) >= 1 and
+                rec.get("type_src", [-1])[0] in GGML_SIZES):
+            b = rec["backend_id"]
+            weights[b] = weights.get(b, 0) + _nbytes(rec["type_src"][0], rec["ne_src"][0])
+        if rec["name"] == "SET_ROWS" and rec.get("n_fused", 1) == 1 and rec.get("out_type") in GGML_SIZES:
+            n_sr += 1
+            src = rec["ne_src"][0]
+            want = _nbytes(rec["out_type"], [src[0]]) * max(src[1], 1) * max(src[2], 1) * max(src[3], 1)
+            if rec["bytes"] != want:
+                bad_sr.append((rec["bytes"], want))
+    for g in groups:
+        if g["name"] == "MUL_MAT" and g["backend_id"] in weights and not g["extra"]:
+            check((g["traffic_bytes"] or 0) >= weights[g["backend_id"]],
+                  f"MUL_MAT traffic {g['traffic_bytes']} >= the weight bytes its records read "
+                  f"({weights[g['backend_id']]})")
+    check(n_sr == 0 or not bad_sr, f"SET_ROWS bytes are the rows set ({len(bad_sr)} of {n_sr} differ: {bad_sr[:3]})")
+
+
 def check_graphs(prof, counts, label, tol=0.05, min_wall_ns=0, timing=True):
     """Profile graphs vs nodecount's sched graph computes: same number, same computed nodes, and
     the sum of op durations within tol of the wall time of the graph's backend calls."""

@@ -49,4 +49,5 @@ e2e.check(want <= names, f"ops {sorted(want)} recorded (have {sorted(names)[:20]
 e2e.check(not (names & e2e.EMPTY_OPS), "no records for empty ops (VIEW, RESHAPE, PERMUTE, TRANSPOSE, NONE)")
 e2e.check_graphs(p, counts, name, timing=timing)
 e2e.check_report(prof, sorted(want))
+e2e.check_traffic(p, prof)
 e2e.finish()
