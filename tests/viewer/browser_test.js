@@ -91,11 +91,17 @@ function pixel(img, x, y) {
   }
   let t = await hover('SOFT_MAX');
   check(!t.hidden && t.name === 'SOFT_MAX', 'hover shows tooltip with the name', t);
-  check(/Duration: 40\.00 \u00b5s/.test(t.text) && /Node: 8/.test(t.text) && /Shape: 32x32, 32x7/.test(t.text),
+  check(/Duration: 40\.00 \u00b5s/.test(t.text) && /Node: 8/.test(t.text) && /Shape: 32x32 f32, 32x7 f32/.test(t.text),
     'tooltip shows duration, node and shape', t.text);
   t = await hover('MUL_MAT');
   check(t.name === 'MUL_MAT' && /Tensor: blk\.0\.ffn_up/.test(t.text) && /Bytes: 112\.00 KiB/.test(t.text),
     'tooltip shows tensor name and bytes', t.text);
+  // traffic: f32 [K, M] + f32 [K, 7] read, 112 KiB written; K = 11008 or 4096, M = 4096
+  // (172.40 or 64.22 MiB); 2*K*M*7 FLOPs over it: 3.49 FLOP/B either way
+  check(/Traffic: (172\.40|64\.22) MiB/.test(t.text) && /3\.49 FLOP\/B/.test(t.text),
+    'tooltip shows the traffic and the intensity', t.text);
+  t = await hover('copy_D2H');
+  check(/Traffic: 1\.00 MiB/.test(t.text) && !/FLOP\/B/.test(t.text), 'a copy\'s traffic is its transfer, no intensity', t.text);
 
   // A fused kernel names its fused ops; a copy names the ggml call that made it, not a fusion.
   t = await hover('ADD');
@@ -169,7 +175,7 @@ function pixel(img, x, y) {
   await page.mouse.click(tlBox.x + (mm.x0 + mm.x1) / 2, tlBox.y + mm.y);
   await page.waitForTimeout(100);
   const sel = await page.textContent('#selection');
-  check(/MUL_MAT with shape 11008x4096, 11008x7 \u2014 20 calls/.test(sel), 'click highlights the 20 calls of that shape', sel);
+  check(/MUL_MAT with shape 11008x4096 f32, 11008x7 f32 \u2014 20 calls/.test(sel), 'click highlights the 20 calls of that shape', sel);
   await page.locator('#timeline').screenshot({ path: path.join(outDir, 'timeline-selected.png') });
   img = decodePng(fs.readFileSync(path.join(outDir, 'timeline-selected.png')));
   // Lane 1 holds only ADDs: with MUL_MAT highlighted, none of its pixels may be coloured.
@@ -190,6 +196,11 @@ function pixel(img, x, y) {
   await page.keyboard.press('Escape');
 
   // The stats tree expands: Operation > Backend > Shape.
+  const head = await page.$$eval('#stats thead th', (h) => h.map((x) => x.textContent));
+  const mmRow = await page.$$eval('#statsbody tr.l0', (rs) => rs.map((r) => [...r.children].map((c) => c.textContent))
+    .find((c) => c[0].endsWith('MUL_MAT')));
+  check(head.includes('Traffic') && head.includes('FLOP/B') && mmRow && / GB\/s$/.test(mmRow[head.indexOf('Traffic')]) &&
+    mmRow[head.indexOf('FLOP/B')] === '3.49', 'table shows traffic and FLOP/B per op', { head, mmRow });
   const n1 = await page.$$eval('#statsbody tr.l1', (r) => r.length);
   await page.click('#statsbody tr.l0 >> nth=0');
   const l1 = await page.$$eval('#statsbody tr.l1', (r) => r.map((x) => x.firstChild.textContent));

@@ -38,6 +38,10 @@ static int add(opscope_profile_t *p, opscope_record_type type, const char *name,
     r.ne_src[1][1] = 7;
     r.ne_src[1][2] = 1;
     r.ne_src[1][3] = 1;
+    if (ne0 && type == OPSCOPE_RECORD_OP) { /* f32 sources: the records have a traffic */
+        r.type_src[0] = r.type_src[1] = 0;
+        r.has |= OPSCOPE_HAS_SRC_TYPES;
+    }
     r.tensor_name = tensor;
     r.extra = g_extra;
     if (node >= 0) {
