@@ -590,6 +590,7 @@
       v0 = drag.v0 - dt; v1 = drag.v1 - dt; clampView(); schedule();
       return;
     }
+    if (e.target === roofCanvas) return; // the roofline chart has its own tooltip
     if (e.target !== tl) { hideTip(); return; }
     const i = pick(e.clientX - rect.left, e.clientY - rect.top);
     if (i >= 0) showTip(i, e.clientX, e.clientY); else hideTip();
@@ -649,7 +650,7 @@
   $('theme').addEventListener('click', () => {
     dark = !document.documentElement.classList.contains('dark');
     try { localStorage.setItem('opscope-theme', dark ? 'dark' : 'light'); } catch (e) { /* ignore */ }
-    applyTheme(dark); buildMinimap(); schedule(); renderLegend(); drawHist();
+    applyTheme(dark); buildMinimap(); schedule(); renderLegend(); drawHist(); drawRoof();
   });
   $('helpbtn').addEventListener('click', () => { $('help').hidden = !$('help').hidden; });
   window.addEventListener('resize', () => { resize(); schedule(); });
@@ -710,6 +711,156 @@
     $('histnote').textContent = fmtCount(opCount[op]) + ' calls, log-scale duration bins, tallest bin ' + fmtCount(mx) +
       (selOp === op ? ' (highlighted: the selected shape)' : '');
   }
+
+
+  // ---------------------------------------------------------------------------------------
+  // Roofline: one dot per (op, backend) with FLOPs and a known traffic, log-log, sized by
+  // time; the roofs of the measured peaks (D.peak, from `--peak`) where they apply.
+
+  const P = D.peak || null;
+  const roofCanvas = $('roof'), rctx = roofCanvas.getContext('2d');
+  const roofPts = [];
+  let roofNoFlops = 0;
+  {
+    const m = new Map();
+    for (let s = 0; s < nSig; s++) {
+      if (!sigCount[s] || sType[s] !== 0 || !sTraffic[s]) continue;
+      const k = sigOp[s] + ':' + sBackend[s];
+      let g = m.get(k);
+      if (!g) { g = { op: sigOp[s], backend: sBackend[s], fl: 0, tr: 0, t: 0, up: false }; m.set(k, g); }
+      g.fl += sFlops[s] * sigCount[s]; g.tr += (sTraffic[s] - 1) * sigCount[s]; g.t += sigTotal[s];
+      if (sTUpper[s]) g.up = true;
+    }
+    for (const g of m.values()) {
+      if (!(g.tr > 0 && g.t > 0)) continue;
+      if (!(g.fl > 0)) { roofNoFlops++; continue; }
+      g.ai = g.fl / g.tr; g.gf = g.fl / g.t; g.gbps = g.tr / g.t;
+      roofPts.push(g);
+    }
+    roofPts.sort((a, b) => b.t - a.t); // big dots first, small ones stay visible on top
+  }
+  // the CPU's peaks are those of CPU backends and of Vulkan on lavapipe (it runs on the CPU)
+  function peakApplies(bid) {
+    const b = backendById.get(bid);
+    return !!P && !!b && (b.device_type === 0 || /llvmpipe|lavapipe/.test(b.device || ''));
+  }
+  // docs/metrics.md, Roofline: bound, the ceiling used, % of the roofline
+  function roofOf(g) {
+    if (!peakApplies(g.backend)) return null;
+    let bw = P.memory.all_gbps, level = 'memory';
+    if (g.gbps > bw && P.cache && P.cache.all_gbps > bw) { bw = P.cache.all_gbps; level = 'L2'; }
+    if (g.ai * bw < P.flops.all_gflops) return { bound: 'memory', level, pct: 100 * g.gbps / bw };
+    return { bound: 'compute', level: 'FMA', pct: 100 * g.gf / P.flops.all_gflops };
+  }
+  const RM = { l: 52, r: 12, t: 10, b: 30 };
+  let roofAxes = null;
+  function drawRoof() {
+    const W = roofCanvas.width, H = roofCanvas.height;
+    rctx.fillStyle = theme.bg; rctx.fillRect(0, 0, W, H);
+    const note = [];
+    if (!roofPts.length) {
+      $('roofnote').textContent = 'No op group has both FLOPs and a known memory traffic' +
+        (roofNoFlops ? ' (' + roofNoFlops + ' without FLOPs: element-wise ops, see the Traffic column)' : '') + '.';
+      roofAxes = null;
+      return;
+    }
+    let x0 = Infinity, x1 = 0, y0 = Infinity, y1 = 0;
+    for (const g of roofPts) { x0 = Math.min(x0, g.ai); x1 = Math.max(x1, g.ai); y0 = Math.min(y0, g.gf); y1 = Math.max(y1, g.gf); }
+    if (P) {
+      y1 = Math.max(y1, P.flops.all_gflops);
+      const ridge = P.flops.all_gflops / P.memory.all_gbps;
+      x0 = Math.min(x0, ridge); x1 = Math.max(x1, ridge);
+    }
+    const lx0 = Math.floor(Math.log10(x0)), lx1 = Math.max(Math.ceil(Math.log10(x1)), lx0 + 1);
+    const ly0 = Math.floor(Math.log10(y0)), ly1 = Math.max(Math.ceil(Math.log10(y1 * 1.5)), ly0 + 1);
+    const pw = W - RM.l - RM.r, ph = H - RM.t - RM.b;
+    const X = (v) => RM.l + (Math.log10(v) - lx0) / (lx1 - lx0) * pw;
+    const Y = (v) => RM.t + ph - (Math.log10(v) - ly0) / (ly1 - ly0) * ph;
+    roofAxes = { X, Y, lx0, lx1, ly0, ly1 };
+    rctx.font = '11px system-ui, sans-serif'; rctx.lineWidth = 1;
+    rctx.strokeStyle = theme.line; rctx.fillStyle = theme.muted;
+    rctx.textBaseline = 'top'; rctx.textAlign = 'center';
+    for (let e = lx0; e <= lx1; e++) {
+      const x = X(Math.pow(10, e));
+      rctx.beginPath(); rctx.moveTo(x, RM.t); rctx.lineTo(x, RM.t + ph); rctx.stroke();
+      rctx.fillText(e >= 0 ? String(Math.pow(10, e)) : Math.pow(10, e).toPrecision(1), x, RM.t + ph + 3);
+    }
+    rctx.textAlign = 'right'; rctx.textBaseline = 'middle';
+    for (let e = ly0; e <= ly1; e++) {
+      const y = Y(Math.pow(10, e));
+      rctx.beginPath(); rctx.moveTo(RM.l, y); rctx.lineTo(RM.l + pw, y); rctx.stroke();
+      rctx.fillText(e >= 0 ? String(Math.pow(10, e)) : Math.pow(10, e).toPrecision(1), RM.l - 4, y);
+    }
+    rctx.textAlign = 'left'; rctx.textBaseline = 'bottom';
+    rctx.fillText('FLOP/byte', RM.l + pw - 56, RM.t + ph - 2);
+    rctx.textBaseline = 'top';
+    rctx.fillText('GFLOP/s', RM.l + 4, RM.t + 2);
+    rctx.save();
+    rctx.beginPath(); rctx.rect(RM.l, RM.t, pw, ph); rctx.clip();
+    if (P) {
+      const xs = Math.pow(10, lx0), xe = Math.pow(10, lx1), F = P.flops.all_gflops;
+      const roofLine = (bw, dash) => {
+        rctx.setLineDash(dash); rctx.strokeStyle = theme.fg; rctx.lineWidth = 1.5;
+        const ridge = F / bw;
+        rctx.beginPath(); rctx.moveTo(X(xs), Y(xs * bw)); rctx.lineTo(X(ridge), Y(F)); rctx.lineTo(X(xe), Y(F)); rctx.stroke();
+        rctx.setLineDash([]);
+      };
+      roofLine(P.memory.all_gbps, []);
+      if (P.cache && P.cache.all_gbps > P.memory.all_gbps) roofLine(P.cache.all_gbps, [4, 4]);
+      note.push('roofs: memory ' + P.memory.all_gbps.toFixed(1) + ' GB/s' +
+        (P.cache && P.cache.all_gbps > P.memory.all_gbps ? ', L2 ' + P.cache.all_gbps.toFixed(1) + ' GB/s (dashed)' : '') +
+        ', f32 FMA ' + P.flops.all_gflops.toFixed(1) + ' GFLOP/s, measured on ' + (P.host || '?') + ' (' + (P.cpu || '?') + ')');
+    } else {
+      note.push('no peaks given (opscope peak, then --peak): dots only');
+    }
+    let tot = 0;
+    for (const g of roofPts) tot += g.t;
+    for (const g of roofPts) {
+      g.r = 3 + 14 * Math.sqrt(g.t / tot);
+      g.x = X(g.ai); g.y = Y(g.gf);
+      rctx.globalAlpha = 0.8;
+      rctx.fillStyle = opColor[g.op];
+      rctx.beginPath(); rctx.arc(g.x, g.y, g.r, 0, 2 * Math.PI); rctx.fill();
+      rctx.globalAlpha = 1;
+      rctx.strokeStyle = peakApplies(g.backend) ? theme.fg : theme.muted;
+      rctx.lineWidth = 1; rctx.stroke();
+    }
+    rctx.restore();
+    const other = new Set(roofPts.filter((g) => !peakApplies(g.backend)).map((g) => backendName(g.backend)));
+    if (P && other.size) note.push('no measured peak for ' + [...other].join(', ') + ' (grey rims)');
+    if (roofNoFlops) note.push(roofNoFlops + ' groups without FLOPs not drawn (element-wise: see Traffic)');
+    $('roofnote').textContent = roofPts.length + ' op groups, dot area by time; ' + note.join('; ');
+  }
+  function roofHit(mx, my) {
+    let best = null, bd = Infinity;
+    for (const g of roofPts) {
+      const d = Math.hypot(g.x - mx, g.y - my);
+      if (d <= g.r + 3 && d < bd) { bd = d; best = g; }
+    }
+    return best;
+  }
+  roofCanvas.addEventListener('mousemove', (e) => {
+    const rc = roofCanvas.getBoundingClientRect();
+    const g = roofHit((e.clientX - rc.left) * roofCanvas.width / rc.width, (e.clientY - rc.top) * roofCanvas.height / rc.height);
+    if (!g) { tip.hidden = true; return; }
+    tip.replaceChildren();
+    const h = document.createElement('div');
+    h.className = 'tname';
+    h.textContent = opLabel[g.op] + '  on ' + backendName(g.backend);
+    tip.appendChild(h);
+    line(tip, 'Time', fmtDur(g.t));
+    line(tip, 'Intensity', g.ai.toFixed(2) + ' FLOP/B' + (g.up ? '  (traffic an upper bound)' : ''));
+    line(tip, 'Achieved', fmtRate(g.gf, 'GFLOP/s') + ', ' + fmtRate(g.gbps, 'GB/s'));
+    const r = roofOf(g);
+    line(tip, 'Roofline', r ? r.bound + '-bound (' + r.level + '), ' + r.pct.toFixed(0) + '% of the roof' :
+      P ? 'no measured peak for this backend' : 'no peaks given');
+    tip.hidden = false;
+    let x = e.clientX + 14, y = e.clientY + 14;
+    if (x + tip.offsetWidth > window.innerWidth - 4) x = Math.max(4, e.clientX - tip.offsetWidth - 14);
+    if (y + tip.offsetHeight > window.innerHeight - 4) y = Math.max(4, e.clientY - tip.offsetHeight - 14);
+    tip.style.left = x + 'px'; tip.style.top = y + 'px';
+  });
+  roofCanvas.addEventListener('mouseleave', () => { tip.hidden = true; });
 
   // ---------------------------------------------------------------------------------------
   // Legend and stats tree
@@ -882,9 +1033,12 @@
       return out;
     },
     layout: { LABEL_W, AXIS_H, ROW_H, laneY: Array.from(laneY), laneH: lanes.map((l) => l.h) },
+    // roofline dots: label, backend, intensity, GFLOP/s, canvas position and radius, bound
+    roofPoints: () => roofPts.map((g) => ({ op: opLabel[g.op], backend: g.backend, ai: g.ai, gflops: g.gf,
+      x: g.x, y: g.y, r: g.r, roof: roofOf(g) })),
   };
   setTimeout(() => {
-    updateMatch(); renderLegend(); renderStats(); drawHist();
+    updateMatch(); renderLegend(); renderStats(); drawHist(); drawRoof();
     perf.ui = performance.now() - perf.firstDraw;
     window.opscope.ready = true;
   }, 0);

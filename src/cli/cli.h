@@ -11,4 +11,9 @@ int opscope_cli_view(int argc, char **argv);
 int opscope_cli_diff(int argc, char **argv);
 int opscope_cli_peak(int argc, char **argv);
 
+struct opscope_peak;
+/* Loads the peaks of a --peak ARG (a file, or "cache": this machine's cache) into *OUT.
+ * Returns -1 on success, else the exit status after printing "opscope CMD: ..." on stderr. */
+int opscope_cli_load_peak(const char *cmd, const char *arg, struct opscope_peak *out);
+
 #endif

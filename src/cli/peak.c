@@ -210,3 +210,25 @@ int opscope_cli_peak(int argc, char **argv) {
     }
     return rc;
 }
+
+int opscope_cli_load_peak(const char *cmd, const char *arg, opscope_peak *out) {
+    char cache[4096];
+    const char *path = arg;
+    if (!strcmp(arg, "cache")) {
+        path = opscope_peak_cache_path(cache, sizeof cache);
+        if (!path || access(path, R_OK)) {
+            fprintf(stderr, "opscope %s: --peak cache: no peaks measured on this machine yet (%s); "
+                            "run 'opscope peak' first\n",
+                    cmd, path ? path : "neither XDG_CACHE_HOME nor HOME is set");
+            return OPSCOPE_EXIT_INPUT;
+        }
+    }
+    opscope_error err;
+    if (opscope_peak_read(path, out, &err)) {
+        char msg[768];
+        opscope_error_format(&err, msg, sizeof msg);
+        fprintf(stderr, "opscope %s: %s\n", cmd, msg);
+        return OPSCOPE_EXIT_INPUT;
+    }
+    return -1;
+}

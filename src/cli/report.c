@@ -274,6 +274,7 @@ static int open_html(exporter *e, size_t max_records, const char *source, opscop
     opscope_out_abort(probe);
     opscope_html_sink_t *h = opscope_html_sink_new(e->path, source, max_records, err);
     if (!h) return -1;
+    opscope_html_sink_set_peak(h, g_peak);
     e->impl = h;
     e->sink = opscope_html_sink(h);
     e->finish = html_finish;
@@ -315,21 +316,8 @@ int opscope_cli_report(int argc, char **argv) {
     opscope_peak peak;
     g_peak = NULL;
     if (a.peak) {
-        char cache[4096];
-        const char *path = a.peak;
-        if (!strcmp(a.peak, "cache")) {
-            path = opscope_peak_cache_path(cache, sizeof cache);
-            if (!path || access(path, R_OK)) {
-                fprintf(stderr, "opscope report: --peak cache: no peaks measured on this machine "
-                                "yet (%s); run 'opscope peak' first\n",
-                        path ? path : "neither XDG_CACHE_HOME nor HOME is set");
-                return OPSCOPE_EXIT_INPUT;
-            }
-        }
-        if (opscope_peak_read(path, &peak, &err)) {
-            print_error(&err);
-            return OPSCOPE_EXIT_INPUT;
-        }
+        int prc = opscope_cli_load_peak("report", a.peak, &peak);
+        if (prc >= 0) return prc;
         g_peak = &peak;
     }
 

@@ -25,6 +25,8 @@ static void usage(FILE *f) {
           "                        by .html; required when reading stdin; '-' = stdout)\n"
           "  --max-records N       keep at most N evenly spaced records (0 = all, the default)\n"
           "  --format F            auto (default), ggml, kineto or chrome\n"
+          "  --peak FILE|cache     draw the roofs of measured peaks in the roofline chart (a\n"
+          "                        file of 'opscope peak --json', or 'cache': this machine's)\n"
           "  -h, --help            this help\n"
           "\n"
           "Exit status: 0 ok, 1 usage error, 2 bad input or failed output.\n",
@@ -64,7 +66,7 @@ static char *default_output(const char *in) {
 }
 
 int opscope_cli_view(int argc, char **argv) {
-    const char *input = NULL, *output = NULL;
+    const char *input = NULL, *output = NULL, *peak_arg = NULL;
     size_t max_records = 0;
     opscope_format format = OPSCOPE_FORMAT_AUTO;
     for (int i = 1; i < argc; i++) {
@@ -79,6 +81,9 @@ int opscope_cli_view(int argc, char **argv) {
             if (++i >= argc) return usage_error("missing value after", a);
             if (!parse_count(argv[i], &max_records))
                 return usage_error("--max-records needs a non-negative integer", argv[i]);
+        } else if (!strcmp(a, "--peak")) {
+            if (++i >= argc) return usage_error("missing value after", a);
+            peak_arg = argv[i];
         } else if (!strcmp(a, "--format")) {
             if (++i >= argc) return usage_error("missing value after", a);
             const char *f = argv[i];
@@ -96,6 +101,11 @@ int opscope_cli_view(int argc, char **argv) {
         }
     }
     if (!input) return usage_error("missing PROFILE", NULL);
+    opscope_peak peak;
+    if (peak_arg) {
+        int prc = opscope_cli_load_peak("view", peak_arg, &peak);
+        if (prc >= 0) return prc;
+    }
     char *def = NULL;
     if (!output) {
         if (!strcmp(input, "-")) return usage_error("-o is required when reading stdin", NULL);
@@ -113,6 +123,7 @@ int opscope_cli_view(int argc, char **argv) {
     opscope_html_sink_t *h = opscope_html_sink_new(output, input, max_records, &err);
     int rc = OPSCOPE_EXIT_INPUT;
     if (!h) goto fail;
+    opscope_html_sink_set_peak(h, peak_arg ? &peak : NULL);
     opscope_sink sink = opscope_html_sink(h);
     opscope_progress prog; /* a progress line for big files, on a terminal only */
     opscope_read_options ro = {0};

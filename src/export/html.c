@@ -20,6 +20,8 @@ typedef struct html_map {
 } html_map;
 
 struct opscope_html_sink {
+    opscope_peak peak;
+    bool has_peak;
     char *out_path;
     char *source_name;
     size_t max_records;
@@ -382,6 +384,11 @@ static int on_record(void *ud, const opscope_record *rec) {
     return 0;
 }
 
+void opscope_html_sink_set_peak(opscope_html_sink_t *h, const opscope_peak *peak) {
+    h->has_peak = peak != NULL;
+    if (peak) h->peak = *peak;
+}
+
 opscope_sink opscope_html_sink(opscope_html_sink_t *h) {
     opscope_sink s = {h, on_meta, on_backend, on_record, NULL};
     return s;
@@ -409,6 +416,7 @@ static void fill_data(const opscope_html_sink_t *h, opscope_html_data *out) {
         .version = h->version,
         .total_records = h->total_records,
         .dropped_records = h->dropped_records,
+        .peak = h->has_peak ? &h->peak : NULL,
     };
     data.sigs = h->sigs;
     data.lanes = h->lanes;

@@ -16,6 +16,7 @@
 #define OPSCOPE_HTML_H
 
 #include "opscope.h"
+#include "analyze/roofline.h"
 #include "util/out.h"
 
 #include <stddef.h>
@@ -36,6 +37,9 @@ opscope_html_sink_t *opscope_html_sink_new(const char *out_path, const char *sou
 /* The opscope_sink view of H (for opscope_read_file or opscope_profile_replay). H must
  * outlive every use of the returned struct. */
 opscope_sink opscope_html_sink(opscope_html_sink_t *h);
+
+/* The peaks the page's roofline chart draws (copied; NULL: a chart without roofs). */
+void opscope_html_sink_set_peak(opscope_html_sink_t *h, const opscope_peak *peak);
 
 /* Writes the HTML file (temp file + rename) and frees H. Returns 0, or -1 with ERR filled
  * (then no file is left behind). */

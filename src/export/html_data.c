@@ -340,7 +340,13 @@ static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_en
         if (i) opscope_out_char(w, ',');
         opscope_json_write_backend(w, b->id, b->name, b->device, (int)b->device_type);
     }
-    opscope_out_str(w, "],\"lanes\":[");
+    opscope_out_str(w, "],");
+    if (d->peak) {
+        opscope_out_str(w, "\"peak\":");
+        opscope_peak_write_json(w, d->peak);
+        opscope_out_char(w, ',');
+    }
+    opscope_out_str(w, "\"lanes\":[");
     uint32_t row = 0;
     for (size_t k = 0; k < d->n_lanes; k++) {
         const opscope_html_lane *l = &d->lanes[lane_order[k]];

@@ -9,6 +9,7 @@
 #define OPSCOPE_HTML_DATA_H
 
 #include "opscope.h"
+#include "analyze/roofline.h"
 #include "model/strtab.h"
 #include "util/out.h"
 
@@ -47,6 +48,7 @@ typedef struct opscope_html_data {
     const char *profiler;
     int32_t version;
     uint64_t total_records, dropped_records;
+    const opscope_peak *peak; /* measured peaks for the roofline chart, or NULL */
 } opscope_html_data;
 
 /* Writes DATA->out_path (temp file + rename). Returns 0, or -1 with ERR filled. */

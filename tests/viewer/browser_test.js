@@ -241,6 +241,45 @@ function pixel(img, x, y) {
   check(blocked, 'CSP blocks inline handlers');
   errors.splice(nErr).forEach((e) => { if (!/Content Security Policy/.test(e)) errors.push(e); });
 
+  // Roofline chart. Without peaks: dots only, and the page says so.
+  const noPeak = await page.evaluate(() => ({ pts: opscope.roofPoints(), note: document.getElementById('roofnote').textContent }));
+  check(noPeak.pts.length === 1 && noPeak.pts[0].op === 'MUL_MAT' && noPeak.pts[0].roof === null &&
+    /no peaks given/.test(noPeak.note) && /without FLOPs not drawn/.test(noPeak.note), 'roofline without peaks: MUL_MAT only, no roofs', noPeak);
+  // With hand-made peaks (memory 10 GB/s, L2 40 GB/s, FMA 100 GFLOP/s) and a CPU MUL_MAT of
+  // 4096x4096 f32 by 4096x7 f32 in 10 ms: 2*4096*4096*7 FLOPs over 4096*4096*4 + 2*4096*7*4
+  // bytes = 3.488 FLOP/B, 23.49 GFLOP/s, 6.73 GB/s: memory-bound at 67% of 10 GB/s. The
+  // Vulkan0 (llvmpipe) MUL_MATs run 15,507 GB/s in the fixture's made-up times: above the
+  // memory roof, so against L2: 3.49 * 40 > 100, compute-bound.
+  const roofHtml = path.join(outDir, 'roofline.html');
+  execFileSync(fixture, [roofHtml, '--peak'], { stdio: 'inherit' });
+  await page.goto('file://' + roofHtml);
+  await page.waitForFunction(() => window.opscope && window.opscope.ready, null, { timeout: 30000 });
+  await page.locator('#roofbox').scrollIntoViewIfNeeded();
+  const pts = await page.evaluate(() => opscope.roofPoints());
+  const cpu = pts.find((g) => g.backend === 1), vk = pts.find((g) => g.backend === 0);
+  const aiCpu = 2 * 4096 * 4096 * 7 / (4096 * 4096 * 4 + 2 * 4096 * 7 * 4);
+  check(pts.length === 2 && cpu && vk && Math.abs(cpu.ai - aiCpu) < 1e-9 && Math.abs(cpu.gflops - 2 * 4096 * 4096 * 7 / 1e7) < 1e-6,
+    'roofline dots at the intensity and rate worked out by hand', pts);
+  const pctCpu = 100 * (4096 * 4096 * 4 + 2 * 4096 * 7 * 4) / 1e7 / 10;
+  check(cpu && cpu.roof && cpu.roof.bound === 'memory' && cpu.roof.level === 'memory' && Math.abs(cpu.roof.pct - pctCpu) < 1e-9,
+    'CPU MUL_MAT memory-bound at 67% of the memory roof', cpu && cpu.roof);
+  check(vk && vk.roof && vk.roof.bound === 'compute', 'llvmpipe MUL_MAT judged against the CPU roofs: compute-bound', vk && vk.roof);
+  const rbox = await page.locator('#roof').boundingBox();
+  await page.locator('#roof').screenshot({ path: path.join(outDir, 'roofline.png') });
+  const rimg = decodePng(fs.readFileSync(path.join(outDir, 'roofline.png')));
+  const sx = rimg.width / rbox.width;
+  const rbg = pixel(rimg, 2, 2);
+  check(cpu && pixel(rimg, cpu.x * sx * rbox.width / 560, cpu.y * sx * rbox.height / 300) !== rbg, 'the CPU dot is drawn where it belongs');
+  check(region(rimg, 0, 0, rimg.width, rimg.height).other > 2000, 'roofline chart has axes, roofs and dots',
+    region(rimg, 0, 0, rimg.width, rimg.height));
+  await page.mouse.move(rbox.x + cpu.x * rbox.width / 560, rbox.y + cpu.y * rbox.height / 300);
+  await page.waitForTimeout(50);
+  const rt = await page.evaluate(() => ({ hidden: document.getElementById('tip').hidden, text: document.getElementById('tip').textContent }));
+  check(!rt.hidden && /MUL_MAT  on CPU/.test(rt.text) && /3\.49 FLOP\/B/.test(rt.text) && /memory-bound \(memory\), 67% of the roof/.test(rt.text),
+    'hovering a dot tells its bound and % of the roof', rt);
+  const rnote = await page.textContent('#roofnote');
+  check(/memory 10\.0 GB\/s, L2 40\.0 GB\/s \(dashed\), f32 FMA 100\.0 GFLOP\/s, measured on fixture/.test(rnote), 'roofline note names the peaks', rnote);
+
   // A bigger page (20,000 more records, unsorted, with nests of 80 overlapping records):
   // what the viewer decodes equals what the fixture fed, and drawing any view works.
   const bigHtml = path.join(outDir, 'big.html'), bigCsv = path.join(outDir, 'big.csv');

@@ -55,16 +55,17 @@ int main(int argc, char **argv) {
     const char *out = NULL, *csv = NULL;
     long extra = 0;
     size_t max_records = 0;
-    int empty = 0;
+    int empty = 0, with_peak = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--empty")) empty = 1;
+        else if (!strcmp(argv[i], "--peak")) with_peak = 1;
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
         else if (!strcmp(argv[i], "--max-records") && i + 1 < argc) max_records = (size_t)atol(argv[++i]);
         else if (!out) out = argv[i];
         else extra = atol(argv[i]);
     }
     if (!out) {
-        fprintf(stderr, "usage: make_fixture OUT.html [N] [--csv FILE] [--max-records M]\n");
+        fprintf(stderr, "usage: make_fixture OUT.html [N] [--csv FILE] [--max-records M] [--peak]\n");
         return 1;
     }
     opscope_profile_t *p = opscope_profile_new();
@@ -97,6 +98,9 @@ int main(int argc, char **argv) {
     const char *inj = "</script><img src=x onerror=alert(1)>";
     bad |= add(p, OPSCOPE_RECORD_OP, inj, 1, 0, T + 50000, 100000, 1234, 64, 64, inj, 7);
     bad |= add(p, OPSCOPE_RECORD_OP, "SOFT_MAX", 1, 0, T + 160000, 40000, 4096, 32, 32, NULL, 8);
+    if (with_peak) /* a CPU MUL_MAT at a believable speed for the roofline chart */
+        bad |= add(p, OPSCOPE_RECORD_OP, "MUL_MAT", 1, 0, T + 250000, 10000000, 4096 * 7 * 4, 4096,
+                   4096, NULL, 9);
     uint64_t x = 88172645463325252ULL; /* xorshift: reproducible pseudo-random data */
     for (long i = 0; i < extra; i++) {
         x ^= x << 13;
@@ -133,6 +137,11 @@ int main(int argc, char **argv) {
     opscope_error err;
     opscope_html_sink_t *h = opscope_html_sink_new(out, "fixture <b>profile</b>", max_records, &err);
     if (!h) return 2;
+    /* --peak: hand-made peaks (memory 10 GB/s, L2 40 GB/s, FMA 100 GFLOP/s) */
+    opscope_peak peak = {.cpu = "Test CPU", .host = "fixture", .isa = "avx2", .n_threads = 2,
+                         .mem_gbps_all = 10, .mem_gbps_one = 8, .cache_gbps_all = 40,
+                         .cache_gbps_one = 30, .gflops_all = 100, .gflops_one = 50};
+    if (with_peak) opscope_html_sink_set_peak(h, &peak);
     opscope_sink sink = opscope_html_sink(h);
     if (empty) opscope_profile_clear(p); /* backends and meta stay */
     if (opscope_profile_replay(p, &sink) != 0) {
