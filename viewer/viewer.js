@@ -114,6 +114,16 @@
     sigOp[s] = o;
   }
   const nOp = opLabel.length;
+  // legend labels: long kernel names in their short form (D.short, as the report's tables),
+  // numbered where two kernels share one; the full name stays in the tooltip and the table
+  const opShort = opLabel.slice();
+  {
+    const SH = D.short || {};
+    for (let s = 0; s < nSig; s++) {
+      const sh = SH[sName[s]];
+      if (sh) { const sub = str(sSub[s]); opShort[sigOp[s]] = sh + (sub ? '(' + sub + ')' : ''); }
+    }
+  }
   const sigCount = new Float64Array(nSig), sigTotal = new Float64Array(nSig);
   const sigMin = new Float64Array(nSig).fill(Infinity), sigMax = new Float64Array(nSig);
   for (let i = 0; i < N; i++) {
@@ -128,6 +138,15 @@
     opTotal[sigOp[s]] += sigTotal[s]; opCount[sigOp[s]] += sigCount[s]; grandTotal += sigTotal[s];
   }
   const opRank = Array.from({ length: nOp }, (_, i) => i).sort((a, b) => opTotal[b] - opTotal[a]);
+  {
+    const seen = new Map();
+    for (const o of opRank) {
+      if (opShort[o] === opLabel[o]) continue;
+      const k = (seen.get(opShort[o]) || 0) + 1;
+      seen.set(opShort[o], k);
+      if (k > 1) opShort[o] += ' #' + k;
+    }
+  }
   const opHue = new Float64Array(nOp);
   opRank.forEach((o, r) => { opHue[o] = (r * 137.508 + 200) % 360; });
   let opColor = [], dimColor = '#ccc', theme = {};
@@ -681,7 +700,8 @@
     hctx.fillStyle = theme.bg; hctx.fillRect(0, 0, W, H);
     const op = histOp >= 0 ? histOp : opRank[0];
     if (op === undefined) return;
-    $('histtitle').textContent = 'Duration histogram: ' + opLabel[op];
+    $('histtitle').textContent = 'Duration histogram: ' + opShort[op];
+    $('histtitle').title = opLabel[op];
     let lo = Infinity, hi = 0;
     for (let s = 0; s < nSig; s++) if (sigOp[s] === op && sigCount[s]) { lo = Math.min(lo, sigMin[s]); hi = Math.max(hi, sigMax[s]); }
     if (!(hi > 0)) { $('histnote').textContent = 'no calls'; return; }
@@ -878,8 +898,8 @@
       const sw = document.createElement('span');
       sw.className = 'sw'; sw.style.background = opColor[o];
       it.appendChild(sw);
-      it.appendChild(document.createTextNode(opLabel[o] + ' ' + (grandTotal ? (100 * opTotal[o] / grandTotal).toFixed(1) : '0') + '%'));
-      it.title = fmtCount(opCount[o]) + ' calls';
+      it.appendChild(document.createTextNode(opShort[o] + ' ' + (grandTotal ? (100 * opTotal[o] / grandTotal).toFixed(1) : '0') + '%'));
+      it.title = opLabel[o] + ': ' + fmtCount(opCount[o]) + ' calls';
       it.addEventListener('click', () => { histOp = o; drawHist(); });
       box.appendChild(it);
     }
@@ -1033,6 +1053,7 @@
       return out;
     },
     layout: { LABEL_W, AXIS_H, ROW_H, laneY: Array.from(laneY), laneH: lanes.map((l) => l.h) },
+    shortNames: Object.values(D.short || {}),
     // roofline dots: label, backend, intensity, GFLOP/s, canvas position and radius, bound
     roofPoints: () => roofPts.map((g) => ({ op: opLabel[g.op], backend: g.backend, ai: g.ai, gflops: g.gf,
       x: g.x, y: g.y, r: g.r, roof: roofOf(g) })),

@@ -1,10 +1,12 @@
 /* html_data.c - lane/row layout and the HTML file: template + JSON data block. */
 #include "export/html_data.h"
+#include "analyze/kernel_name.h"
 #include "export/json_fmt.h"
 
 #include "export/html.h"
 #include "util/out.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -334,7 +336,25 @@ static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_en
         if (i) opscope_out_char(w, ',');
         opscope_out_json_str(w, opscope_strtab_get(d->strings, i));
     }
-    opscope_out_str(w, "],\"backends\":[");
+    /* Short forms of long kernel names (analyze/kernel_name.h) for the legend, keyed by the
+     * names' ids in the signatures; the full name stays in the strings. */
+    opscope_out_str(w, "],\"short\":{");
+    uint8_t *done = calloc((size_t)ns + 2, 1);
+    bool first = true;
+    for (size_t k = 0; done && k < d->n_sigs; k++) {
+        uint32_t id = d->sigs[k].name; /* the signatures' ids are this plus one */
+        if (id >= ns || done[id]) continue;
+        done[id] = 1;
+        const char *name = opscope_strtab_get(d->strings, id);
+        char buf[256];
+        size_t n = opscope_kernel_name_short(buf, sizeof buf, name);
+        if (n >= sizeof buf || !strcmp(buf, name)) continue; /* unchanged, or still too long */
+        opscope_out_printf(w, "%s\"%u\":", first ? "" : ",", (unsigned)id + 1);
+        opscope_out_json_str(w, buf);
+        first = false;
+    }
+    free(done);
+    opscope_out_str(w, "},\"backends\":[");
     for (size_t i = 0; i < d->n_backends; i++) {
         const opscope_backend *b = &d->backends[i];
         if (i) opscope_out_char(w, ',');

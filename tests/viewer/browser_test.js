@@ -280,6 +280,35 @@ function pixel(img, x, y) {
   const rnote = await page.textContent('#roofnote');
   check(/memory 10\.0 GB\/s, L2 40\.0 GB\/s \(dashed\), f32 FMA 100\.0 GFLOP\/s, measured on fixture/.test(rnote), 'roofline note names the peaks', rnote);
 
+  // Legend on kernel names of hundreds of bytes: the short forms (numbered when shared), the
+  // full name in the title, and nothing runs under the histogram beside it.
+  const leg = await page.evaluate(() => {
+    const r = (e) => { const b = e.getBoundingClientRect(); return { l: b.left, r: b.right, t: b.top, b: b.bottom }; };
+    const items = [...document.querySelectorAll('#legend .item')].map((e) => ({ text: e.textContent, title: e.title, ...r(e) }));
+    return { items, box: r(document.getElementById('legendbox')), hist: r(document.getElementById('histbox')),
+      shorts: opscope.shortNames.filter((n) => /vectorized/.test(n)) };
+  });
+  const longItems = leg.items.filter((i) => /vectorized_elementwise_kernel/.test(i.text));
+  check(longItems.length === 2 && longItems.every((i) => i.text.length < 90 && i.title.length > 500) &&
+    longItems.some((i) => / #2 /.test(i.text)) && leg.shorts.length === 2 && leg.shorts[0] === leg.shorts[1] &&
+    longItems.every((i) => i.text.startsWith(leg.shorts[0])),
+    'legend shows the short forms, numbered, full names in the title', { texts: longItems.map((i) => i.text), titles: longItems.map((i) => i.title.length), shorts: leg.shorts });
+  const overlaps = (a, b) => a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b;
+  check(!overlaps(leg.box, leg.hist) && leg.items.every((i) => i.r <= leg.box.r + 0.5 && !overlaps(i, leg.hist)),
+    'legend stays in its box, clear of the histogram', { box: leg.box, hist: leg.hist });
+  await page.locator('#lower').screenshot({ path: path.join(outDir, 'legend-long-names.png') });
+  for (const w of [700, 1000]) { // narrower windows: the layout wraps, never overlaps
+    await page.setViewportSize({ width: w, height: 1000 });
+    await page.waitForTimeout(50);
+    const l2 = await page.evaluate(() => {
+      const r = (e) => { const b = e.getBoundingClientRect(); return { l: b.left, r: b.right, t: b.top, b: b.bottom }; };
+      return { box: r(document.getElementById('legendbox')), hist: r(document.getElementById('histbox')),
+        items: [...document.querySelectorAll('#legend .item')].map(r) };
+    });
+    check(!overlaps(l2.box, l2.hist) && l2.items.every((i) => i.r <= l2.box.r + 0.5), 'no overlap at width ' + w, l2.box);
+  }
+  await page.setViewportSize({ width: 1400, height: 1000 });
+
   // A bigger page (20,000 more records, unsorted, with nests of 80 overlapping records):
   // what the viewer decodes equals what the fixture fed, and drawing any view works.
   const bigHtml = path.join(outDir, 'big.html'), bigCsv = path.join(outDir, 'big.csv');

@@ -98,9 +98,23 @@ int main(int argc, char **argv) {
     const char *inj = "</script><img src=x onerror=alert(1)>";
     bad |= add(p, OPSCOPE_RECORD_OP, inj, 1, 0, T + 50000, 100000, 1234, 64, 64, inj, 7);
     bad |= add(p, OPSCOPE_RECORD_OP, "SOFT_MAX", 1, 0, T + 160000, 40000, 4096, 32, 32, NULL, 8);
-    if (with_peak) /* a CPU MUL_MAT at a believable speed for the roofline chart */
+    if (with_peak) { /* a CPU MUL_MAT at a believable speed for the roofline chart */
         bad |= add(p, OPSCOPE_RECORD_OP, "MUL_MAT", 1, 0, T + 250000, 10000000, 4096 * 7 * 4, 4096,
                    4096, NULL, 9);
+        /* two C++ kernel names of hundreds of bytes with one short form (a Kineto trace's) */
+        static char k1[1400], k2[1400];
+        const char *head = "void at::native::vectorized_elementwise_kernel<4, at::native::"
+                           "CUDAFunctor_add<float>, at::detail::Array<char*, 3>";
+        int n1 = snprintf(k1, sizeof k1, "%s", head), n2 = snprintf(k2, sizeof k2, "%s", head);
+        for (int i = 0; i < 12; i++) { /* about 650 bytes in all */
+            n1 += snprintf(k1 + n1, sizeof k1 - (size_t)n1, ", TrivialOffsetCalculator<%d, unsigned int>", i);
+            n2 += snprintf(k2 + n2, sizeof k2 - (size_t)n2, ", TrivialOffsetCalculator<%d, unsigned long>", i);
+        }
+        snprintf(k1 + n1, sizeof k1 - (size_t)n1, " >(int, at::native::CUDAFunctor_add<float>)");
+        snprintf(k2 + n2, sizeof k2 - (size_t)n2, " >(int, at::native::CUDAFunctor_add<float>)");
+        bad |= add(p, OPSCOPE_RECORD_OP, k1, 0, 2, T + 300000, 30000, 0, 0, 0, NULL, -1);
+        bad |= add(p, OPSCOPE_RECORD_OP, k2, 0, 2, T + 340000, 20000, 0, 0, 0, NULL, -1);
+    }
     uint64_t x = 88172645463325252ULL; /* xorshift: reproducible pseudo-random data */
     for (long i = 0; i < extra; i++) {
         x ^= x << 13;
