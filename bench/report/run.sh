@@ -6,9 +6,13 @@
 #
 # Then `report --sqlite` on a version-3 profile of SQLITE_RECORDS records (the issue's bar:
 # 1.4 M records at >= 500k records/s, wall clock), as records/s.
+# Then a version-3 profile of SIZE (ggml types on every source, as opscope's capture writes):
+# the summary with memory traffic computed for every record (version 2 has no types, so its
+# records have no traffic) and with the roofline of a fixed peak file.
 #
 # usage: bench/report/run.sh [BUILD]    env: SIZE (default 1G), RUNS (3), PROFILE, TMPDIR,
-#                                            SQLITE_RECORDS (1400000; 0 skips)
+#                                            SQLITE_RECORDS (1400000; 0 skips), V3=0 skips
+#                                            the traffic cases
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
@@ -83,4 +87,21 @@ if [ "$n" -gt 0 ]; then
   ms=$(printf '%s\n' "${secs[@]}" | median)
   awk -v n="$rows" -v s="$ms" -v all="${secs[*]}" -v b="$(stat -c %s "$work/v3.json")" -v d="$(stat -c %s "$work/v3.db")" \
     'BEGIN{printf "report --sqlite, v3 %d records (%.0f MB -> %.0f MB): median %.2f s = %.0f records/s | runs %s s\n", n, b/1e6, d/1e6, s, n/s, all}'
+fi
+
+if [ "${V3:-1}" != 0 ]; then
+  prof3=$work/profile-v3.json
+  "$GEN" --size "$SIZE" --version 3 -o "$prof3"
+  cat > "$work/peak.json" <<'PEAK'
+{"format": "opscope-peak", "version": 1, "cpu": "bench", "host": "bench", "threads": 2,
+ "memory": {"all_gbps": 20, "one_gbps": 15}, "cache": {"all_gbps": 100, "one_gbps": 60},
+ "flops": {"all_gflops": 100, "one_gflops": 50}}
+PEAK
+  prof=$prof3
+  bytes=$(stat -c %s "$prof")
+  cat "$prof" > /dev/null
+  echo "input: $prof, $bytes bytes ($(awk -v b="$bytes" 'BEGIN{printf "%.1f", b/1e6}') MB), version 3 (typed: traffic on)"
+  run_case "report (summary), v3 traffic" "$OPSCOPE" report "$prof"
+  run_case "report --peak, v3"           "$OPSCOPE" report "$prof" --peak "$work/peak.json"
+  run_case "report --json, v3"           "$OPSCOPE" report "$prof" -q --json "$work/out.json"
 fi

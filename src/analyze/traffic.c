@@ -107,9 +107,21 @@ static bool out_bytes(const opscope_record *r, uint64_t *out) {
     return false;
 }
 
-static bool is_view_op(const char *n) {
-    return !strcmp(n, "NONE") || !strcmp(n, "VIEW") || !strcmp(n, "RESHAPE") ||
-           !strcmp(n, "PERMUTE") || !strcmp(n, "TRANSPOSE");
+typedef enum op_kind { OP_OTHER, OP_VIEW, OP_GET_ROWS, OP_SET_ROWS, OP_MUL_MAT_ID } op_kind;
+
+/* Cheap dispatch on the first letter: this runs once per record. */
+static op_kind kind_of(const char *n) {
+    switch (n[0]) {
+    case 'G': return !strcmp(n, "GET_ROWS") ? OP_GET_ROWS : OP_OTHER;
+    case 'S': return !strcmp(n, "SET_ROWS") ? OP_SET_ROWS : OP_OTHER;
+    case 'M': return !strcmp(n, "MUL_MAT_ID") ? OP_MUL_MAT_ID : OP_OTHER;
+    case 'N': return !strcmp(n, "NONE") ? OP_VIEW : OP_OTHER;
+    case 'V': return !strcmp(n, "VIEW") ? OP_VIEW : OP_OTHER;
+    case 'R': return !strcmp(n, "RESHAPE") ? OP_VIEW : OP_OTHER;
+    case 'P': return !strcmp(n, "PERMUTE") ? OP_VIEW : OP_OTHER;
+    case 'T': return !strcmp(n, "TRANSPOSE") ? OP_VIEW : OP_OTHER;
+    default: return OP_OTHER;
+    }
 }
 
 /* GET_ROWS: src0 [ne0, rows, ...] table, src1 ids: only the selected rows are read (at most
@@ -167,18 +179,16 @@ uint64_t opscope_record_traffic(const opscope_record *rec, opscope_traffic *out)
         /* a transfer: its size, once */
         out->write_bytes = rec->bytes;
         ok = rec->bytes > 0;
-    } else if (rec->n_src <= 0) {
-        ok = is_view_op(rec->name);
-    } else if (is_view_op(rec->name)) {
-        ok = true; /* no data moves */
-    } else if (!strcmp(rec->name, "GET_ROWS")) {
-        ok = traffic_get_rows(rec, out);
-    } else if (!strcmp(rec->name, "SET_ROWS")) {
-        ok = traffic_set_rows(rec, out);
-    } else if (!strcmp(rec->name, "MUL_MAT_ID")) {
-        ok = traffic_mul_mat_id(rec, out);
     } else {
-        ok = sum_srcs(rec, 0, &out->read_bytes) && out_bytes(rec, &out->write_bytes);
+        switch (kind_of(rec->name)) {
+        case OP_VIEW: ok = true; break; /* no data moves */
+        case OP_GET_ROWS: ok = traffic_get_rows(rec, out); break;
+        case OP_SET_ROWS: ok = traffic_set_rows(rec, out); break;
+        case OP_MUL_MAT_ID: ok = traffic_mul_mat_id(rec, out); break;
+        default:
+            ok = rec->n_src > 0 && sum_srcs(rec, 0, &out->read_bytes) &&
+                 out_bytes(rec, &out->write_bytes);
+        }
     }
     if (!ok) {
         memset(out, 0, sizeof *out);
