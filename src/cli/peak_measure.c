@@ -150,6 +150,7 @@ typedef struct job {
     uint64_t fma_iters;          /* > 0: the FMA loop instead of the triad */
     isa isa;
     double *times;               /* per repetition, filled by thread 0 */
+    double t_start[OPSCOPE_PEAK_MAX_THREADS], t_end[OPSCOPE_PEAK_MAX_THREADS]; /* this rep */
     volatile float sink;
     int failed;
     /* a gate before the first barrier: every thread exists before any waits there */
@@ -183,15 +184,27 @@ static void *work(void *arg) {
     }
     for (int r = 0; r < j->reps; r++) {
         pthread_barrier_wait(&j->start);
-        double t0 = w->id == 0 ? now_s() : 0;
+        /* each thread times itself: a thread descheduled on its way out of the barrier
+         * must not shorten the repetition (the span of all of them is its time) */
+        j->t_start[w->id] = now_s();
         if (j->fma_iters) {
             float v = run_fma(j->isa, j->fma_iters);
             if (v == 12345.678f) j->sink = v;
         } else if (a) {
             for (int p = 0; p < j->passes; p++) run_triad(j->isa, a, a + n, a + 2 * n, n);
         }
+        j->t_end[w->id] = now_s();
         pthread_barrier_wait(&j->done);
-        if (w->id == 0) j->times[r] = now_s() - t0;
+        if (w->id == 0) {
+            double t0 = j->t_start[0], t1 = j->t_end[0];
+            for (int t = 1; t < j->n_threads; t++) {
+                if (j->t_start[t] < t0) t0 = j->t_start[t];
+                if (j->t_end[t] > t1) t1 = j->t_end[t];
+            }
+            j->times[r] = t1 - t0;
+        }
+        /* nobody starts the next repetition before thread 0 has read this one's times */
+        pthread_barrier_wait(&j->done);
     }
     free(a);
     return NULL;
