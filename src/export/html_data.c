@@ -243,8 +243,6 @@ static int html_encode(const opscope_html_data *d, html_enc *enc, opscope_error 
         vb_zz(&cols[13], g->n_kernels);
         vb_u64(&cols[14], g->traffic);
         vb_u64(&cols[15], g->traffic_upper);
-        vb_u64(&cols[14], g->traffic);
-        vb_u64(&cols[15], g->traffic_upper);
     }
     for (int c = 0; c < N_COLS; c++)
         if (cols[c].failed) goto nomem;
