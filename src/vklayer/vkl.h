@@ -83,6 +83,8 @@ typedef struct vkl_device {
     PFN_vkBeginCommandBuffer BeginCommandBuffer;
     PFN_vkResetCommandBuffer ResetCommandBuffer;
     PFN_vkCmdBindPipeline CmdBindPipeline;
+    PFN_vkCmdPushConstants CmdPushConstants;
+    PFN_vkCmdBindDescriptorSets CmdBindDescriptorSets;
     PFN_vkCmdDispatch CmdDispatch;
     PFN_vkCmdDispatchBase CmdDispatchBase;
     PFN_vkCmdDispatchIndirect CmdDispatchIndirect;

@@ -325,9 +325,12 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_ResetCommandBuffer(VkCommandBuffer h, 
     return d->ResetCommandBuffer(h, f);
 }
 
+static void start_mark(vkl_device *d, VkCommandBuffer h);
+
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdBindPipeline(VkCommandBuffer h, VkPipelineBindPoint bp, VkPipeline p) {
     vkl_device *d = vkl_device_of(h);
     if (bp == VK_PIPELINE_BIND_POINT_COMPUTE && d->timing) {
+        start_mark(d, h);
         pthread_mutex_lock(&g_vkl.mu);
         vkl_cb *cb = cb_of(h);
         if (cb) {
@@ -448,8 +451,13 @@ static void item_end(vkl_device *d, VkCommandBuffer h, int slab, int q) {
     write_ts(d, h, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, slab, q);
 }
 
-/* A barrier: the next item starts here (the first barrier since the last item counts). */
-static void barrier_mark(vkl_device *d, VkCommandBuffer h) {
+/*
+ * The first command recorded after an item (a barrier, or the next dispatch's push constants,
+ * pipeline or descriptor binding) starts the next item: its setup and its wait for inputs are
+ * part of the node, so the items of a stream tile the device's work. A lone dispatch with no
+ * setup starts at its own timestamp.
+ */
+static void start_mark(vkl_device *d, VkCommandBuffer h) {
     if (!d->timing || !g_vkl.host) {
         return;
     }
@@ -473,14 +481,34 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier(VkCommandBuffer h, VkPi
                                                         const VkBufferMemoryBarrier *b, uint32_t ni,
                                                         const VkImageMemoryBarrier *im) {
     vkl_device *d = vkl_device_of(h);
-    barrier_mark(d, h);
+    start_mark(d, h);
     d->CmdPipelineBarrier(h, src, dst, dep, nm, m, nb, b, ni, im);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier2(VkCommandBuffer h, const VkDependencyInfo *di) {
     vkl_device *d = vkl_device_of(h);
-    barrier_mark(d, h);
+    start_mark(d, h);
     d->CmdPipelineBarrier2(h, di);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdPushConstants(VkCommandBuffer h, VkPipelineLayout l, VkShaderStageFlags st,
+                                                     uint32_t off, uint32_t size, const void *v) {
+    vkl_device *d = vkl_device_of(h);
+    if (st & VK_SHADER_STAGE_COMPUTE_BIT) {
+        start_mark(d, h);
+    }
+    d->CmdPushConstants(h, l, st, off, size, v);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdBindDescriptorSets(VkCommandBuffer h, VkPipelineBindPoint bp,
+                                                          VkPipelineLayout l, uint32_t first, uint32_t n,
+                                                          const VkDescriptorSet *sets, uint32_t nd,
+                                                          const uint32_t *dyn) {
+    vkl_device *d = vkl_device_of(h);
+    if (bp == VK_PIPELINE_BIND_POINT_COMPUTE) {
+        start_mark(d, h);
+    }
+    d->CmdBindDescriptorSets(h, bp, l, first, n, sets, nd, dyn);
 }
 
 #define TIMED(d, h, kind, name, bytes, call)                                   \
@@ -661,6 +689,8 @@ PFN_vkVoidFunction vkl_cmd_proc(const char *name) {
         {"vkBeginCommandBuffer", (PFN_vkVoidFunction)vkl_BeginCommandBuffer},
         {"vkResetCommandBuffer", (PFN_vkVoidFunction)vkl_ResetCommandBuffer},
         {"vkCmdBindPipeline", (PFN_vkVoidFunction)vkl_CmdBindPipeline},
+        {"vkCmdPushConstants", (PFN_vkVoidFunction)vkl_CmdPushConstants},
+        {"vkCmdBindDescriptorSets", (PFN_vkVoidFunction)vkl_CmdBindDescriptorSets},
         {"vkCmdDispatch", (PFN_vkVoidFunction)vkl_CmdDispatch},
         {"vkCmdDispatchBase", (PFN_vkVoidFunction)vkl_CmdDispatchBase},
         {"vkCmdDispatchBaseKHR", (PFN_vkVoidFunction)vkl_CmdDispatchBase},

@@ -175,6 +175,8 @@ static void load_device_fns(vkl_device *d, PFN_vkGetDeviceProcAddr gdpa, VkDevic
     DFN(BeginCommandBuffer);
     DFN(ResetCommandBuffer);
     DFN(CmdBindPipeline);
+    DFN(CmdPushConstants);
+    DFN(CmdBindDescriptorSets);
     DFN(CmdDispatch);
     DFN(CmdDispatchBase);
     DFN(CmdDispatchIndirect);
