@@ -29,11 +29,11 @@ static opscope_device_type dev_kind(ggml_backend_dev_t dev) {
  * is published, and must see its abort-callback setter and device already (cap_tables.h). Two
  * threads meeting a new backend at once both probe it; the first to add wins. */
 int opscope_cap_backend_of(ggml_backend_t backend) {
-    int i = opscope_cap_backend_find(backend);
+    ggml_backend_dev_t dev = opscope_cap_ggml.backend_get_device(backend);
+    int i = opscope_cap_backend_find(backend, dev);
     if (i >= 0) {
         return i;
     }
-    ggml_backend_dev_t dev = opscope_cap_ggml.backend_get_device(backend);
     ggml_backend_reg_t reg = dev ? opscope_cap_ggml.dev_backend_reg(dev) : NULL;
     opscope_cap_backend e = {
         .key = backend,

@@ -14,23 +14,25 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* table insertions *
 static opscope_cap_backend g_backends[OPSCOPE_CAP_MAX_BACKENDS];
 static _Atomic int g_n_backends;
 
-int opscope_cap_backend_find(const void *key) {
+int opscope_cap_backend_find(const void *key, const void *dev) {
     int n = atomic_load_explicit(&g_n_backends, memory_order_acquire);
-    for (int i = 0; i < n; i++) {
+    for (int i = n - 1; i >= 0; i--) {
         if (g_backends[i].key == key) {
-            return i;
+            /* the newest entry of KEY; another device there means that backend was freed
+             * and its address reused (llama-bench makes a context per test) */
+            return g_backends[i].dev == dev ? i : -1;
         }
     }
     return -1;
 }
 
 int opscope_cap_backend_add(const opscope_cap_backend *proto) {
-    int i = opscope_cap_backend_find(proto->key);
+    int i = opscope_cap_backend_find(proto->key, proto->dev);
     if (i >= 0) {
         return i;
     }
     pthread_mutex_lock(&g_lock);
-    i = opscope_cap_backend_find(proto->key);
+    i = opscope_cap_backend_find(proto->key, proto->dev);
     if (i < 0) {
         int n = atomic_load(&g_n_backends);
         if (n < OPSCOPE_CAP_MAX_BACKENDS) {

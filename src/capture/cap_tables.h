@@ -33,9 +33,10 @@ typedef struct opscope_cap_backend {
     void *_Atomic user_data;
 } opscope_cap_backend;
 
-/* Index of KEY's entry (lock-free), or -1. */
-int opscope_cap_backend_find(const void *key);
-/* Finds or adds the entry of PROTO->key. A new entry is a copy of PROTO (user_cb and
+/* Index of the newest entry of KEY when its device is DEV (lock-free), or -1: a backend's
+ * address may be reused by a new backend on another device. */
+int opscope_cap_backend_find(const void *key, const void *dev);
+/* Finds or adds the entry of (PROTO->key, PROTO->dev). A new entry is a copy of PROTO (user_cb and
  * user_data start NULL) made before the entry is published, so no thread can find it
  * incomplete. Returns the index, or -1 when the table is full. */
 int opscope_cap_backend_add(const opscope_cap_backend *proto);

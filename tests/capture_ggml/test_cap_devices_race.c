@@ -62,7 +62,7 @@ static void *read_entry(void *arg) {
     while (!atomic_load(&g_go)) {
     }
     int i;
-    while ((i = opscope_cap_backend_find(r->key)) < 0) {
+    while ((i = opscope_cap_backend_find(r->key, r->dev)) < 0) {
     }
     const opscope_cap_backend *b = opscope_cap_backend_at(i);
     if (b->set_abort != r->set_abort || b->dev != r->dev) {

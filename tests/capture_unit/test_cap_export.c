@@ -490,7 +490,7 @@ static void *pub_read(void *arg) {
     for (int k = 0; k < PUB_N; k++) {
         const void *key = (void *)(uintptr_t)(0x9000 + 16 * k);
         int i;
-        while ((i = opscope_cap_backend_find(key)) < 0) {
+        while ((i = opscope_cap_backend_find(key, (void *)(uintptr_t)(0x7000 + 16 * k))) < 0) {
         }
         const opscope_cap_backend *b = opscope_cap_backend_at(i);
         *bad += b->set_abort != (void *)(uintptr_t)(0x5000 + 16 * k) ||
@@ -511,11 +511,35 @@ static int test_backend_entries_published_whole(void) {
     pthread_join(a, NULL);
     pthread_join(r, NULL);
     ASSERT_EQ_INT(bad, 0);
-    /* adding a known key again returns its entry, unchanged */
-    opscope_cap_backend again = {.key = (void *)(uintptr_t)0x9000, .name = "other"};
+    /* adding a known backend again returns its entry, unchanged */
+    void *key = (void *)(uintptr_t)0x9000, *dev = (void *)(uintptr_t)0x7000;
+    opscope_cap_backend again = {.key = key, .dev = dev, .name = "other"};
     int i = opscope_cap_backend_add(&again);
-    ASSERT_EQ_INT(i, opscope_cap_backend_find((void *)(uintptr_t)0x9000));
+    ASSERT_EQ_INT(i, opscope_cap_backend_find(key, dev));
     ASSERT_EQ_STR(opscope_cap_backend_at(i)->name, "Vulkan");
+    return 0;
+}
+
+/* llama-bench frees a context's backends and makes new ones: a new backend on another device
+ * at a freed one's address must get its own entry (a CPU entry's abort-callback setter called
+ * on a Vulkan backend makes ggml abort), and the newest entry of an address wins. */
+static int test_backend_address_reused(void) {
+    void *key = (void *)(uintptr_t)0xa000, *cpu = (void *)(uintptr_t)0xb000, *gpu = (void *)(uintptr_t)0xc000;
+    opscope_cap_backend c = {.key = key, .dev = cpu, .name = "CPU", .set_abort = (void *)(uintptr_t)0xd000};
+    int ic = opscope_cap_backend_add(&c);
+    ASSERT_TRUE(ic >= 0);
+    ASSERT_EQ_INT(opscope_cap_backend_find(key, gpu), -1);
+    opscope_cap_backend v = {.key = key, .dev = gpu, .name = "Vulkan0"};
+    int iv = opscope_cap_backend_add(&v);
+    ASSERT_TRUE(iv > ic);
+    ASSERT_EQ_STR(opscope_cap_backend_at(iv)->name, "Vulkan0");
+    ASSERT_TRUE(opscope_cap_backend_at(iv)->set_abort == NULL);
+    ASSERT_EQ_INT(opscope_cap_backend_find(key, gpu), iv);
+    ASSERT_EQ_INT(opscope_cap_backend_find(key, cpu), -1);
+    /* and back to a CPU backend there: a third entry, not the stale first one */
+    int ic2 = opscope_cap_backend_add(&c);
+    ASSERT_TRUE(ic2 > iv);
+    ASSERT_EQ_INT(opscope_cap_backend_find(key, cpu), ic2);
     return 0;
 }
 
@@ -536,4 +560,5 @@ TEST_MAIN(TEST(setup), TEST(test_config_values), TEST(test_replay_converts),
           TEST(test_sched_filter_and_reset), TEST(test_write_json_text_summary),
           TEST(test_events_share_description), TEST(test_calls_expand_plan_pages),
           TEST(test_copy_api_names), TEST(test_backend_entries_published_whole),
+          TEST(test_backend_address_reused),
           TEST(test_clock_monotonic_identity))
