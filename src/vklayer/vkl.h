@@ -7,6 +7,7 @@
  *   vkl_cmd.c    command recording: timestamp queries around each dispatch and transfer
  *   vkl_done.c   submissions, completion (the program's own waits), read-back, clock
  *   vkl_names.c  pipeline names (vkSetDebugUtilsObjectNameEXT) and scopes
+ *   vkl_map.c    the handle tables (open addressing without tombstones)
  * Nothing here waits on the device or adds barriers or submits: queries are written inside
  * the program's own command buffers and read when the program's own fence wait, fence status
  * query or idle wait has shown that the work is done.

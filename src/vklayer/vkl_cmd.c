@@ -9,6 +9,7 @@
  * counted as lost.
  */
 #include "vklayer/vkl.h"
+#include "vklayer/vkl_map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,73 +17,28 @@
 #define CB_SLOTS 65536 /* command buffers alive at once, a power of two */
 #define POOL_SLOTS 4096
 
-typedef struct cb_slot {
-    VkCommandBuffer key; /* NULL empty, (VkCommandBuffer)1 deleted */
-    vkl_cb *cb;
-} cb_slot;
-
-typedef struct pool_slot {
-    VkCommandPool key;
+/* What the layer keeps of a command pool: its queue family and the command buffers it tracks
+ * there (ggml resets a pool per graph). */
+typedef struct vkl_pool {
     uint32_t family;
-    bool used;
-    vkl_cb *cbs; /* its command buffers the layer tracks (pool resets are per graph in ggml) */
-} pool_slot;
+    vkl_cb *cbs;
+} vkl_pool;
 
-static cb_slot g_cbs[CB_SLOTS];
-static pool_slot g_pools[POOL_SLOTS];
-#define TOMB ((VkCommandBuffer)(uintptr_t)1)
+static uint64_t g_cb_keys[CB_SLOTS], g_cb_vals[CB_SLOTS];
+static vkl_map g_cbs = VKL_MAP_INIT(g_cb_keys, g_cb_vals, CB_SLOTS);     /* handle -> vkl_cb */
+static uint64_t g_pool_keys[POOL_SLOTS], g_pool_vals[POOL_SLOTS];
+static vkl_map g_pools = VKL_MAP_INIT(g_pool_keys, g_pool_vals, POOL_SLOTS); /* handle -> vkl_pool */
 
-static uint64_t hash_ptr(const void *p) {
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 31;
-    x *= 0x9e3779b97f4a7c15ull;
-    return x ^ (x >> 29);
-}
-
-static cb_slot *cb_slot_of(VkCommandBuffer h, bool add) {
-    cb_slot *tomb = NULL;
-    for (uint64_t i = hash_ptr(h), n = 0; n < CB_SLOTS; i++, n++) {
-        cb_slot *s = &g_cbs[i & (CB_SLOTS - 1)];
-        if (s->key == h) {
-            return s;
-        }
-        if (s->key == TOMB) {
-            if (!tomb) tomb = s;
-        } else if (s->key == NULL) {
-            if (!add) return NULL;
-            s = tomb ? tomb : s;
-            s->key = h;
-            s->cb = NULL;
-            return s;
-        }
-    }
-    if (add && tomb) {
-        tomb->key = h;
-        tomb->cb = NULL;
-        return tomb;
-    }
-    return NULL;
-}
+#define KEY(h) ((uint64_t)(uintptr_t)(h))
 
 static vkl_cb *cb_of(VkCommandBuffer h) {
-    cb_slot *s = cb_slot_of(h, false);
-    return s ? s->cb : NULL;
+    uint64_t *v = vkl_map_get(&g_cbs, KEY(h));
+    return v ? (vkl_cb *)(uintptr_t)*v : NULL;
 }
 
-static pool_slot *pool_slot_of(VkCommandPool p, bool add) {
-    for (uint64_t i = hash_ptr((const void *)(uintptr_t)p), n = 0; n < POOL_SLOTS; i++, n++) {
-        pool_slot *s = &g_pools[i & (POOL_SLOTS - 1)];
-        if (s->used && s->key == p) {
-            return s;
-        }
-        if (!s->used) {
-            if (!add) return NULL;
-            s->used = true;
-            s->key = p;
-            return s;
-        }
-    }
-    return NULL;
+static vkl_pool *pool_of(VkCommandPool p) {
+    uint64_t *v = vkl_map_get(&g_pools, KEY(p));
+    return v ? (vkl_pool *)(uintptr_t)*v : NULL;
 }
 
 /* ---- slabs ---- */
@@ -176,44 +132,38 @@ static void drop_deliver(vkl_drop *dr) {
     free(dr->v);
 }
 
-static void cb_free(cb_slot *s, vkl_drop *dr) {
-    if (s->cb) {
-        pool_slot *p = pool_slot_of(s->cb->pool, false);
-        for (vkl_cb **pp = p ? &p->cbs : NULL; pp && *pp; pp = &(*pp)->pool_next) {
-            if (*pp == s->cb) {
-                *pp = s->cb->pool_next;
-                break;
-            }
+static void cb_free(vkl_cb *cb, vkl_drop *dr) {
+    vkl_pool *p = pool_of(cb->pool);
+    for (vkl_cb **pp = p ? &p->cbs : NULL; pp && *pp; pp = &(*pp)->pool_next) {
+        if (*pp == cb) {
+            *pp = cb->pool_next;
+            break;
         }
-        recording_reset(s->cb, dr);
-        free(s->cb->cmds);
-        free(s->cb->slabs);
-        free(s->cb);
     }
-    s->cb = NULL;
-    s->key = TOMB;
+    vkl_map_del(&g_cbs, KEY(cb->handle));
+    recording_reset(cb, dr);
+    free(cb->cmds);
+    free(cb->slabs);
+    free(cb);
 }
 
 void vkl_cb_forget_pool(VkCommandPool pool, bool free_them) {
     vkl_drop dr = {0};
     pthread_mutex_lock(&g_vkl.mu);
-    pool_slot *p = pool_slot_of(pool, false);
+    vkl_pool *p = pool_of(pool);
     vkl_cb *cb = p ? p->cbs : NULL;
     while (cb) {
         vkl_cb *next = cb->pool_next;
         if (free_them) {
-            cb_slot *s = cb_slot_of(cb->handle, false);
-            if (s) {
-                cb_free(s, &dr);
-            }
+            cb_free(cb, &dr);
         } else {
             recording_reset(cb, &dr);
         }
         cb = next;
     }
     if (free_them && p) {
-        p->cbs = NULL;
-        p->key = VK_NULL_HANDLE; /* stays used: open addressing */
+        vkl_map_del(&g_pools, KEY(pool));
+        free(p);
     }
     pthread_mutex_unlock(&g_vkl.mu);
     drop_deliver(&dr);
@@ -227,9 +177,13 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_CreateCommandPool(VkDevice dev, const 
     VkResult r = d->CreateCommandPool(dev, ci, a, out);
     if (r == VK_SUCCESS) {
         pthread_mutex_lock(&g_vkl.mu);
-        pool_slot *p = pool_slot_of(*out, true);
-        if (p) {
+        vkl_pool *p = calloc(1, sizeof *p);
+        uint64_t *v = p ? vkl_map_put(&g_pools, KEY(*out)) : NULL;
+        if (v) {
             p->family = ci->queueFamilyIndex;
+            *v = (uint64_t)(uintptr_t)p;
+        } else {
+            free(p); /* untracked: its command buffers go untimed */
         }
         pthread_mutex_unlock(&g_vkl.mu);
     }
@@ -258,29 +212,24 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_AllocateCommandBuffers(VkDevice dev, c
         return r;
     }
     pthread_mutex_lock(&g_vkl.mu);
-    pool_slot *p = pool_slot_of(ai->commandPool, false);
-    uint32_t family = p ? p->family : 0;
-    for (uint32_t i = 0; i < ai->commandBufferCount; i++) {
-        cb_slot *s = ai->level == VK_COMMAND_BUFFER_LEVEL_PRIMARY ? cb_slot_of(out[i], true) : NULL;
-        if (!s) {
-            continue; /* secondary buffers and a full table: untimed */
-        }
+    vkl_pool *p = pool_of(ai->commandPool);
+    for (uint32_t i = 0; p && ai->level == VK_COMMAND_BUFFER_LEVEL_PRIMARY && i < ai->commandBufferCount; i++) {
+        /* secondary buffers, untracked pools and a full table: untimed */
         vkl_cb *cb = calloc(1, sizeof *cb);
-        if (!cb) {
-            s->key = TOMB;
+        uint64_t *v = cb ? vkl_map_put(&g_cbs, KEY(out[i])) : NULL;
+        if (!v) {
+            free(cb);
             continue;
         }
         cb->handle = out[i];
         cb->pool = ai->commandPool;
-        if (p) {
-            cb->pool_next = p->cbs;
-            p->cbs = cb;
-        }
+        cb->pool_next = p->cbs;
+        p->cbs = cb;
         cb->dev = d;
-        cb->family = family;
+        cb->family = p->family;
         cb->cur_slab = -1;
         cb->pend_slab = -1;
-        s->cb = cb;
+        *v = (uint64_t)(uintptr_t)cb;
     }
     pthread_mutex_unlock(&g_vkl.mu);
     return r;
@@ -292,9 +241,9 @@ static VKAPI_ATTR void VKAPI_CALL vkl_FreeCommandBuffers(VkDevice dev, VkCommand
     vkl_drop dr = {0};
     pthread_mutex_lock(&g_vkl.mu);
     for (uint32_t i = 0; i < n; i++) {
-        cb_slot *s = cbs[i] ? cb_slot_of(cbs[i], false) : NULL;
-        if (s) {
-            cb_free(s, &dr);
+        vkl_cb *cb = cbs[i] ? cb_of(cbs[i]) : NULL;
+        if (cb) {
+            cb_free(cb, &dr);
         }
     }
     pthread_mutex_unlock(&g_vkl.mu);

@@ -7,6 +7,7 @@
  * is bounded (a program that names more pipelines than that gets handle names).
  */
 #include "vklayer/vkl.h"
+#include "vklayer/vkl_map.h"
 
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -17,20 +18,8 @@
 #define NAME_SLOTS 16384 /* pipelines, a power of two */
 #define SCOPE_SLOTS 4096 /* scopes open at once, a power of two */
 
-typedef struct name_slot {
-    uint64_t pipe; /* 0: empty */
-    const char *name;
-} name_slot;
-
-static name_slot g_names[NAME_SLOTS];
-static int g_n_names;
-
-static uint64_t mix(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
-}
+static uint64_t g_name_keys[NAME_SLOTS], g_name_vals[NAME_SLOTS];
+static vkl_map g_names = VKL_MAP_INIT(g_name_keys, g_name_vals, NAME_SLOTS); /* pipeline -> name */
 
 #define INTERN_MAX_BYTES (32u << 20)
 
@@ -65,53 +54,31 @@ static const char *intern(const char *s) {
     return p;
 }
 
-static name_slot *find(uint64_t pipe, bool add) {
-    for (uint64_t i = mix(pipe), n = 0; n < NAME_SLOTS; i++, n++) {
-        name_slot *s = &g_names[i & (NAME_SLOTS - 1)];
-        if (s->pipe == pipe) {
-            return s;
-        }
-        if (s->pipe == 0) {
-            if (!add || g_n_names >= NAME_SLOTS * 3 / 4) {
-                return NULL;
-            }
-            s->pipe = pipe;
-            g_n_names++;
-            return s;
-        }
-    }
-    return NULL;
-}
-
 const char *vkl_pipeline_name(VkPipeline p) {
     uint64_t h = (uint64_t)(uintptr_t)p;
-    name_slot *s = find(h, true);
-    if (s && s->name) {
-        return s->name;
+    uint64_t *v = vkl_map_put(&g_names, h);
+    if (v && *v) {
+        return (const char *)(uintptr_t)*v;
     }
     char buf[40];
     snprintf(buf, sizeof buf, "pipeline 0x%" PRIx64, h);
     const char *n = intern(buf);
-    if (s) {
-        s->name = n;
+    if (v) {
+        *v = (uint64_t)(uintptr_t)n;
     }
     return n ? n : "pipeline";
 }
 
 void vkl_pipeline_set_name(VkPipeline p, const char *name) {
-    name_slot *s = find((uint64_t)(uintptr_t)p, true);
-    if (s && name && *name) {
-        s->name = intern(name);
+    uint64_t *v = vkl_map_put(&g_names, (uint64_t)(uintptr_t)p);
+    if (v && name && *name) {
+        *v = (uint64_t)(uintptr_t)intern(name);
     }
 }
 
 void vkl_pipeline_forget(VkPipeline p) {
-    /* a later pipeline may get the same handle: it must not inherit the name (the slot
-     * stays taken, as open addressing needs) */
-    name_slot *s = find((uint64_t)(uintptr_t)p, false);
-    if (s) {
-        s->name = NULL;
-    }
+    /* a later pipeline may get the same handle: it must not inherit the name */
+    vkl_map_del(&g_names, (uint64_t)(uintptr_t)p);
 }
 
 /* ---- node labels: a small open-addressed table of interned texts ---- */
@@ -175,56 +142,19 @@ const char *vkl_label_intern(const char *text) {
 
 /* ---- scopes: how many items each open scope has recorded ---- */
 
-typedef struct scope_slot {
-    uint64_t scope; /* 0 empty, ~0 deleted */
-    uint32_t count;
-} scope_slot;
-
-static scope_slot g_scopes[SCOPE_SLOTS];
-
-static scope_slot *scope_find(uint64_t scope, bool add) {
-    scope_slot *tomb = NULL;
-    for (uint64_t i = mix(scope), n = 0; n < SCOPE_SLOTS; i++, n++) {
-        scope_slot *s = &g_scopes[i & (SCOPE_SLOTS - 1)];
-        if (s->scope == scope) {
-            return s;
-        }
-        if (s->scope == ~(uint64_t)0 && !tomb) {
-            tomb = s;
-        } else if (s->scope == 0) {
-            if (!add) {
-                return NULL;
-            }
-            s = tomb ? tomb : s;
-            s->scope = scope;
-            s->count = 0;
-            return s;
-        }
-    }
-    if (add && tomb) {
-        tomb->scope = scope;
-        tomb->count = 0;
-        return tomb;
-    }
-    return NULL;
-}
+static uint64_t g_scope_keys[SCOPE_SLOTS], g_scope_vals[SCOPE_SLOTS];
+static vkl_map g_scopes = VKL_MAP_INIT(g_scope_keys, g_scope_vals, SCOPE_SLOTS); /* scope -> items */
 
 uint32_t vkl_scope_take(uint64_t scope) {
-    if (scope == 0) {
+    uint64_t *v = scope ? vkl_map_put(&g_scopes, scope) : NULL;
+    if (!scope) {
         return 0;
     }
-    scope_slot *s = scope_find(scope, true);
-    return s ? s->count++ : UINT32_MAX;
+    return v ? (uint32_t)(*v)++ : UINT32_MAX;
 }
 
 uint64_t vkl_scope_end(uint64_t scope) {
-    scope_slot *s = scope ? scope_find(scope, false) : NULL;
-    if (!s) {
-        return 0;
-    }
-    uint64_t n = s->count;
-    s->scope = ~(uint64_t)0;
-    return n;
+    return vkl_map_del(&g_scopes, scope);
 }
 
 /* ---- the capture ---- */
