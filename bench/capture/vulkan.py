@@ -19,10 +19,12 @@ import argparse
 import collections
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "capture_e2e"))
+import e2e  # noqa: E402  (the perf logger's output parser)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("what", choices=["overhead", "accuracy"])
@@ -86,20 +88,7 @@ ours = [graphs[k] for k in sorted(graphs)][1:]  # decode graphs
 
 
 def perf_blocks(text):
-    blocks, cur = [], None
-    for line in text.splitlines():
-        if line.startswith("Vulkan Timings:"):
-            cur = collections.Counter()
-            blocks.append(cur)
-        elif cur is not None and line.startswith("Total time"):
-            cur = None
-        elif cur is not None:
-            mm = re.match(r"^(\S+?):? .*?\d+ x [\d.]+ us = ([\d.]+) us", line)
-            if mm:
-                name = mm.group(1).rstrip(":")
-                name = {"MUL_MAT_VEC": "MUL_MAT", "MUL_MAT_ID_VEC": "MUL_MAT_ID"}.get(name, name)
-                cur[name] += float(mm.group(2))
-    return blocks
+    return [collections.Counter({n: us for n, (_c, us) in b.items()}) for b in e2e.perf_logger_blocks(text)]
 
 
 theirs = perf_blocks(subprocess.run(cmd, env=env("perf_logger"), capture_output=True, text=True, errors="replace").stderr)[1:]

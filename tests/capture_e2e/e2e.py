@@ -332,3 +332,26 @@ def check_device_records(p, nodes_path, gpu_log, label, prefix="Vulkan", min_gra
           f"min {min((x for _, x in ratios), default=0):.3f}, max {max((x for _, x in ratios), default=0):.3f}; "
           f"off: {off[:3]})")
     return by_graph
+
+
+def perf_logger_blocks(text):
+    """GGML_VK_PERF_LOGGER's output (stderr), one dict per printed graph block:
+    group name -> [count, total us]. MUL_MAT_VEC counts as MUL_MAT (the perf logger picks _VEC
+    by a size heuristic; records carry the op)."""
+    import re
+    blocks, cur = [], None
+    for line in text.splitlines():
+        if line.startswith("Vulkan Timings:"):
+            cur = {}
+            blocks.append(cur)
+        elif cur is not None and line.startswith("Total time"):
+            cur = None
+        elif cur is not None:
+            mm = re.match(r"^(\S+?):? .*?(\d+) x [\d.]+ us = ([\d.]+) us", line)
+            if mm:
+                name = mm.group(1).rstrip(":")
+                name = {"MUL_MAT_VEC": "MUL_MAT", "MUL_MAT_ID_VEC": "MUL_MAT_ID"}.get(name, name)
+                c = cur.setdefault(name, [0, 0.0])
+                c[0] += int(mm.group(2))
+                c[1] += float(mm.group(3))
+    return blocks

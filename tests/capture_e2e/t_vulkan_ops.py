@@ -22,7 +22,6 @@ sources:
   MUL_MAT_ADD, ROPE_VIEW_SET_ROWS, ...).
 """
 import collections
-import re
 import sys
 
 import e2e
@@ -55,27 +54,9 @@ e2e.check_report(prof, ["MUL_MAT"])
 
 
 # ---- names against GGML_VK_PERF_LOGGER ----
-def perf_blocks(text):
-    """Per graph block of the perf logger: Counter(group name -> count)."""
-    blocks, cur = [], None
-    for line in text.splitlines():
-        if line.startswith("Vulkan Timings:"):
-            cur = collections.Counter()
-            blocks.append(cur)
-        elif cur is not None and line.startswith("Total time"):
-            cur = None
-        elif cur is not None:
-            mm = re.match(r"^(\S+?):? .*?(\d+) x [\d.]+ us", line)
-            if mm:
-                name = mm.group(1).rstrip(":")
-                name = {"MUL_MAT_VEC": "MUL_MAT", "MUL_MAT_ID_VEC": "MUL_MAT_ID"}.get(name, name)
-                cur[name] += int(mm.group(2))
-    return blocks
-
-
 if perf:
     rc2, _o, err2 = e2e.run(cmd, e2e.env_for([], extra=dict(vk, GGML_VK_PERF_LOGGER="1")), timeout=600)
-    blocks = perf_blocks(err2)
+    blocks = [collections.Counter({n: c for n, (c, _us) in b.items()}) for b in e2e.perf_logger_blocks(err2)]
     ours = []
     for k in keys:
         c = collections.Counter(r.get("extra") or r["name"] for r in by_graph[k])
