@@ -21,5 +21,5 @@ echo "== load: $(cut -d" " -f1-3 /proc/loadavg)"
 echo "== overhead: llama-bench -p 0 -n 32 -ngl 99 (bar: >= 95% of plain)"
 python3 /opscope/bench/capture/vulkan.py overhead --pairs "$PAIRS"
 echo "== accuracy vs GGML_VK_PERF_LOGGER, llama-completion -n 32 -ngl 99 (bar: within 15%)"
-python3 /opscope/bench/capture/vulkan.py accuracy --n-gen 32
+python3 /opscope/bench/capture/vulkan.py accuracy --n-gen 32 --pairs "$PAIRS"
 echo "== load: $(cut -d" " -f1-3 /proc/loadavg)"'

@@ -6,13 +6,13 @@ overhead  PAIRS rounds of `llama-bench -m MODEL -p 0 -n N -ngl 99 -t 2 -r 3`, ea
           every dispatch), with ggml-vulkan's own GGML_VK_PERF_LOGGER=1, and with only
           GGML_VK_DEBUG_MARKERS=1 (ggml's labels, which the capture turns on). Prints every run,
           the medians of tokens/s and the ratios to plain (bar: the capture keeps >= 95%).
-accuracy  llama-completion -ngl 99 -n N twice, once under the capture and once with
-          GGML_VK_PERF_LOGGER=1 (same configuration). Per decode graph, the time of each group
-          name (the perf logger's name; ours is the record's fused name or op) and the graph's
-          total; per name and for the total, the median over the decode graphs on each side and
-          their ratio (bar: within 15%). The two runs are separate processes: lavapipe's own
-          run-to-run spread is part of what is compared (also printed: the perf logger against
-          itself, a second run).
+accuracy  llama-completion -ngl 99 -n N, PAIRS times under the capture and PAIRS times with
+          GGML_VK_PERF_LOGGER=1 (same configuration), alternating. Per decode graph, the time of
+          each group name (the perf logger's name; ours is the record's fused name or op) and the
+          graph's total; per name and for the total, the median over every decode graph of each
+          side's runs and their ratio (bar: within 15%). The runs are separate processes, so
+          lavapipe's run-to-run spread is part of what is compared; the perf logger's odd runs
+          against its even runs show that spread.
 usage: vulkan.py overhead|accuracy [--model NAME] [--pairs N] [--n-gen N]
 """
 import argparse
@@ -77,22 +77,38 @@ cmd = ["llama-completion", "-m", model, "-p", "Hello world", "-n", str(a.n_gen),
        "-ngl", "99", "--ignore-eos", "-no-cnv", "--no-warmup"]
 prof = "/tmp/opscope-vk-accuracy.json"
 subprocess.run(cmd, env=env("plain"), capture_output=True)  # warm-up: pipeline compilation
-r = subprocess.run(cmd, env=env("capture", prof), capture_output=True)
-p = json.load(open(prof))
-ids = {b["id"] for b in p["backends"] if b["name"].startswith("Vulkan")}
-graphs = collections.defaultdict(lambda: collections.Counter())
-for rec in p["records"]:
-    if rec["type"] == 0 and rec["backend_id"] in ids and "graph_id" in rec:
-        graphs[(rec["graph_id"], rec["split_id"])][rec.get("extra") or rec["name"]] += rec["duration_ns"] / 1000.0
-ours = [graphs[k] for k in sorted(graphs)][1:]  # decode graphs
 
 
-def perf_blocks(text):
-    return [collections.Counter({n: us for n, (_c, us) in b.items()}) for b in e2e.perf_logger_blocks(text)]
+def capture_run():
+    subprocess.run(cmd, env=env("capture", prof), capture_output=True)
+    p = json.load(open(prof))
+    ids = {b["id"] for b in p["backends"] if b["name"].startswith("Vulkan")}
+    graphs = collections.defaultdict(lambda: collections.Counter())
+    for rec in p["records"]:
+        if rec["type"] == 0 and rec["backend_id"] in ids and "graph_id" in rec:
+            graphs[(rec["graph_id"], rec["split_id"])][rec.get("extra") or rec["name"]] += rec["duration_ns"] / 1000.0
+    return [graphs[k] for k in sorted(graphs)][1:]  # decode graphs
 
 
-theirs = perf_blocks(subprocess.run(cmd, env=env("perf_logger"), capture_output=True, text=True, errors="replace").stderr)[1:]
-again = perf_blocks(subprocess.run(cmd, env=env("perf_logger"), capture_output=True, text=True, errors="replace").stderr)[1:]
+def perf_run():
+    r = subprocess.run(cmd, env=env("perf_logger"), capture_output=True, text=True, errors="replace")
+    return [collections.Counter({n: us for n, (_c, us) in b.items()}) for b in e2e.perf_logger_blocks(r.stderr)][1:]
+
+
+# Runs alternate (capture, perf logger, perf logger, capture, ...), so that a change of load
+# touches both sides; the perf logger's runs are also split in two halves to show its own spread.
+ours, theirs, again = [], [], []
+for i in range(a.pairs):
+    first, second = (capture_run, perf_run) if i % 2 == 0 else (perf_run, capture_run)
+    for f in (first, second):
+        blocks = f()
+        if f is capture_run:
+            ours += blocks
+        else:
+            (theirs if i % 2 == 0 else again).extend(blocks)
+    print(f"round {i + 1}: load {open('/proc/loadavg').read().split()[0]}", flush=True)
+if not again:
+    again = theirs
 
 
 def medians(blocks):
@@ -102,15 +118,17 @@ def medians(blocks):
     return m
 
 
-mo, mt, ma = medians(ours), medians(theirs), medians(again)
-print(f"decode graphs: capture {len(ours)}, GGML_VK_PERF_LOGGER {len(theirs)} (second run {len(again)})")
-print(f"{'group':34s} {'capture us':>11s} {'perf_logger':>11s} {'ratio':>6s}   {'logger run 2':>12s} {'ratio':>6s}")
+both = theirs + again
+mo, mt, m1, m2 = medians(ours), medians(both), medians(theirs), medians(again)
+print(f"decode graphs: capture {len(ours)}, GGML_VK_PERF_LOGGER {len(both)} ({a.pairs} runs each)")
+print(f"{'group':34s} {'capture us':>11s} {'perf_logger':>11s} {'ratio':>6s}   {'logger odd/even runs':>20s}")
 worst = 0.0
 for n in sorted(set(mo) | set(mt), key=lambda n: -mt.get(n, 0)):
-    o, t, g = mo.get(n, 0.0), mt.get(n, 0.0), ma.get(n, 0.0)
+    o, t = mo.get(n, 0.0), mt.get(n, 0.0)
     ratio = o / t if t else float("inf")
     if n != "(total)":
         worst = max(worst, abs(ratio - 1))
-    print(f"{n:34s} {o:11.1f} {t:11.1f} {ratio:6.3f}   {g:12.1f} {g / t if t else 0:6.3f}")
+    g = m2.get(n, 0.0) / m1[n] if m1.get(n) else 0.0
+    print(f"{n:34s} {o:11.1f} {t:11.1f} {ratio:6.3f}   {g:20.3f}")
 print(f"worst per-name deviation {worst * 100:.1f}%, total {abs(mo['(total)'] / mt['(total)'] - 1) * 100:.1f}% "
       f"(bar: 15%)")
