@@ -115,6 +115,7 @@ enum {
     OPSCOPE_HAS_KERNEL = 1u << 10,    /* kernel, n_kernels */
     OPSCOPE_HAS_CLOCK_ALIGNED = 1u << 11, /* device time placed by submit time, not by a
                                            * calibrated clock: good durations, rough starts */
+    OPSCOPE_HAS_SUB_OP = 1u << 12,    /* sub_op_value */
 };
 
 /*
@@ -126,7 +127,10 @@ enum {
 typedef struct opscope_record {
     opscope_record_type type;
     const char *name;         /* "MUL_MAT", "UNARY", "copy_H2D", kernel name...; never NULL */
-    const char *sub_op;       /* UNARY/GLU op name ("SILU", "SWIGLU") or NULL */
+    const char *sub_op;       /* UNARY/GLU op name ("SILU", "SWIGLU"), a copy's direction in
+                               * foreign traces ("HtoD"), or NULL; see opscope_record_sub_op */
+    int32_t sub_op_value;     /* OPSCOPE_HAS_SUB_OP: the sub-op as ggml's enum value
+                               * (enum ggml_unary_op for UNARY, enum ggml_glu_op for GLU) */
     const char *extra;        /* fused-op name when a backend fused nodes, or NULL */
     const char *tensor_name;  /* output tensor name or NULL */
     const char *category;     /* kernel category for foreign traces ("gemm"...), or NULL */
@@ -157,6 +161,23 @@ typedef struct opscope_record {
 
 /* Sets every field to its "unknown" value: zeros, NULL strings, types -1, n_fused 1. */
 OPSCOPE_API void opscope_record_init(opscope_record *rec);
+
+/*
+ * The sub-op of REC, by name and by ggml's enum value. Returns the name (REC->sub_op, else
+ * the name of its value, else for UNARY/GLU the name of op_params[0]) or NULL; when VALUE is
+ * not NULL stores the enum value there (REC->sub_op_value, else the value of the name, else
+ * op_params[0]), -1 when there is none. Either may be known without the other: a value past
+ * the enums opscope knows has no name, a copy direction has no value. The returned string is
+ * static or borrowed from REC. Pure; thread-safe.
+ */
+OPSCOPE_API const char *opscope_record_sub_op(const opscope_record *rec, int32_t *value);
+
+/* ggml's name of sub-op VALUE of op OP ("UNARY": enum ggml_unary_op, "GLU": enum ggml_glu_op,
+ * in the order of ggml 0.27), or NULL for another op or an unknown value. Static string. */
+OPSCOPE_API const char *opscope_sub_op_name(const char *op, int32_t value);
+
+/* ggml's enum value of sub-op NAME of op OP, or -1 (inverse of opscope_sub_op_name). */
+OPSCOPE_API int32_t opscope_sub_op_value(const char *op, const char *name);
 
 /* Profile-level facts. Strings borrowed as for records. */
 typedef struct opscope_meta {

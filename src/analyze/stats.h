@@ -145,8 +145,10 @@ const opscope_record *opscope_stats_top(const opscope_stats_t *s, size_t i);
 size_t opscope_op_display(char *buf, size_t size, opscope_record_type type, const char *name,
                           const char *sub_op, const char *extra);
 
-/* The record's sub-op: REC->sub_op, else for UNARY/GLU the name of op_params[0] when the
- * record carries op params, else NULL. Static or borrowed from REC. */
-const char *opscope_sub_op_of(const opscope_record *rec);
+/* The record's sub-op name (opscope_record_sub_op without the value). Static or borrowed
+ * from REC. */
+static inline const char *opscope_sub_op_of(const opscope_record *rec) {
+    return opscope_record_sub_op(rec, NULL);
+}
 
 #endif /* OPSCOPE_STATS_H */

@@ -104,6 +104,11 @@ void opscope_cap_convert_parts(const opscope_cap_rec *r, const opscope_cap_src *
         } else if (r->sub_kind == OPSCOPE_CAP_SUB_GLU) {
             o->sub_op = opscope_cap_names_get(OPSCOPE_CAP_NAMES_GLU, r->sub_op);
         }
+        if (r->sub_kind == OPSCOPE_CAP_SUB_UNARY || r->sub_kind == OPSCOPE_CAP_SUB_GLU) {
+            /* the running ggml's own enum value, beside its own name */
+            o->sub_op_value = r->sub_op;
+            o->has |= OPSCOPE_HAS_SUB_OP;
+        }
         o->n_fused = r->n_fused ? r->n_fused : 1;
         if (r->flags & OPSCOPE_CAP_F_SPLIT_ONLY) {
             o->name = "GRAPH_SPLIT";

@@ -210,9 +210,17 @@ static int on_record(void *ud, const opscope_record *r) {
         }
         jf_char(&f, ']');
     }
-    if (r->sub_op) {
+    if (r->sub_op || (r->has & OPSCOPE_HAS_SUB_OP)) {
+        /* the seed's v3 layout: ggml's enum value (-1 for none, e.g. a trace's copy
+         * direction); the name beside it in a field of opscope's own */
+        int32_t sv;
+        const char *sn = opscope_record_sub_op(r, &sv);
         jf_key(&f, "sub_op");
-        jf_str(&f, r->sub_op);
+        jf_i64(&f, sv);
+        if (sn) {
+            jf_key(&f, "sub_op_name");
+            jf_str(&f, sn);
+        }
     }
     if (r->has & OPSCOPE_HAS_GRAPH) {
         jf_key(&f, "graph_id");
@@ -327,12 +335,19 @@ static void traffic_members(opscope_out_t *w, const opscope_op_stats *g, const o
     }
 }
 
+/* "sub_op" as in the records (ggml's enum value, -1 for none) and its name beside it. */
+static void sub_op_members(opscope_out_t *w, int32_t value, const char *name) {
+    KEY(w, "sub_op");
+    opscope_out_i64(w, value);
+    KEY(w, "sub_op_name");
+    opscope_out_json_str(w, name);
+}
+
 static void op_obj(opscope_out_t *w, const opscope_op_stats *g, uint64_t total_ns,
                    const opscope_stats_t *s, const opscope_peak *peak) {
     opscope_out_str(w, "{\"name\":");
     opscope_out_json_str(w, g->name);
-    KEY(w, "sub_op");
-    opscope_out_json_str(w, g->sub_op);
+    sub_op_members(w, opscope_sub_op_value(g->name, g->sub_op), g->sub_op);
     KEY(w, "extra");
     opscope_out_json_str(w, g->extra);
     KEY(w, "call");
@@ -479,8 +494,9 @@ static void summary_members(opscope_out_t *w, const opscope_stats_t *s, const op
         opscope_out_i64(w, r->type);
         KEY(w, "name");
         opscope_out_json_str(w, r->name);
-        KEY(w, "sub_op");
-        opscope_out_json_str(w, r->sub_op);
+        int32_t sv;
+        const char *sn = opscope_record_sub_op(r, &sv);
+        sub_op_members(w, sv, sn);
         /* As in the groups: a COPY's extra is its ggml call, not a fused name. */
         bool copy = r->type == OPSCOPE_RECORD_COPY;
         KEY(w, "extra");

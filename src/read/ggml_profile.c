@@ -21,7 +21,7 @@ typedef struct gp_str {
 typedef struct gp {
     opscope_json_t *j;
     const opscope_sink *sink;
-    gp_str name, extra, sub_op, tensor, category, kernel, tsrc; /* record strings */
+    gp_str name, extra, sub_op, sub_name, tensor, category, kernel, tsrc; /* record strings */
     gp_str bname, bdev;                           /* backend strings */
     gp_str profiler;
     opscope_meta meta;
@@ -243,7 +243,7 @@ enum rk {
     RK_UNKNOWN,
     RK_TYPE, RK_NAME, RK_BACKEND_ID, RK_SPLIT_ID, RK_START_NS, RK_DURATION_NS, RK_BYTES,
     RK_EXTRA, RK_NE_SRC0, RK_NE_SRC1, RK_NE_SRC2, RK_NE, RK_N_SRC, RK_NE_SRC, RK_NB_SRC,
-    RK_TYPE_SRC, RK_TENSOR_NAME, RK_OUT_TYPE, RK_OP_PARAMS, RK_SUB_OP, RK_GRAPH_ID,
+    RK_TYPE_SRC, RK_TENSOR_NAME, RK_OUT_TYPE, RK_OP_PARAMS, RK_SUB_OP, RK_SUB_OP_NAME, RK_GRAPH_ID,
     RK_NODE_INDEX, RK_N_FUSED, RK_THREAD_ID, RK_HOST_START_NS, RK_HOST_END_NS, RK_FLOPS,
     RK_CATEGORY, RK_KERNEL, RK_N_KERNELS, RK_TIME_SOURCE,
 };
@@ -301,6 +301,7 @@ static enum rk gp_record_key(const char *k, size_t n) {
         if (KEY_IS("start_ns")) return RK_START_NS;
         if (KEY_IS("split_id")) return RK_SPLIT_ID;
         if (KEY_IS("sub_op")) return RK_SUB_OP;
+        if (KEY_IS("sub_op_name")) return RK_SUB_OP_NAME;
         break;
     case 't':
         if (KEY_IS("time_source")) return RK_TIME_SOURCE;
@@ -325,6 +326,7 @@ static int gp_record(gp *g, const opscope_json_token *open) {
     int have_ne = 0, have_src0 = 0, have_v3_src = 0, have_n_src = 0, n_src_arr = 0;
     int have_host_start = 0, have_host_end = 0;
     int32_t n_src = 0;
+    const char *sub_str = NULL, *sub_name = NULL; /* "sub_op" as a string, "sub_op_name" */
     opscope_json_token t, v;
     for (;;) {
         if (gp_member(g, &t, &v)) return GP_FAIL;
@@ -396,7 +398,25 @@ static int gp_record(gp *g, const opscope_json_token *open) {
                               "more than 16 op_params", r.op_params, st_u32_as_i32);
             if (v.type == OPSCOPE_JSON_ARR_BEGIN) r.has |= OPSCOPE_HAS_OP_PARAMS;
             break;
-        case RK_SUB_OP: rc = gp_string(g, &v, &g->sub_op, &r.sub_op); break;
+        case RK_SUB_OP:
+            /* the seed's v3 files and opscope's: ggml's enum value, -1 for none; opscope's
+             * older files: the name */
+            if (v.type == OPSCOPE_JSON_STRING || v.type == OPSCOPE_JSON_NULL) {
+                rc = gp_string(g, &v, &g->sub_op, &sub_str);
+                break;
+            }
+            if (v.type != OPSCOPE_JSON_NUMBER) {
+                rc = gp_fail(g, OPSCOPE_ERROR_SCHEMA, "expected an integer or a string", &v);
+                break;
+            }
+            rc = gp_int(g, &v, -1, INT32_MAX, &x);
+            r.has &= ~(uint32_t)OPSCOPE_HAS_SUB_OP;
+            if (rc > 0 && x >= 0) {
+                r.sub_op_value = (int32_t)x;
+                r.has |= OPSCOPE_HAS_SUB_OP;
+            }
+            break;
+        case RK_SUB_OP_NAME: rc = gp_string(g, &v, &g->sub_name, &sub_name); break;
         case RK_GRAPH_ID:
             rc = gp_int(g, &v, INT64_MIN, INT64_MAX, &r.graph_id);
             if (rc > 0) r.has |= OPSCOPE_HAS_GRAPH;
@@ -467,6 +487,11 @@ static int gp_record(gp *g, const opscope_json_token *open) {
         if (have_ne && !have_src0) memcpy(r.ne_src[0], ne_old, sizeof ne_old);
     }
     if (have_host_start && have_host_end) r.has |= OPSCOPE_HAS_HOST_TIME;
+    /* the name: opscope's own field, else "sub_op" as a string, else the value's name (the
+     * op's name may come after the value, so only now) */
+    r.sub_op = sub_name ? sub_name : sub_str;
+    if (!r.sub_op && (r.has & OPSCOPE_HAS_SUB_OP))
+        r.sub_op = opscope_sub_op_name(r.name, r.sub_op_value);
     g->n_records++;
     g->sum_ns += r.duration_ns;
     if (g->sink->on_record && g->sink->on_record(g->sink->ud, &r))
@@ -590,7 +615,7 @@ int opscope_ggml_read_json(opscope_json_t *j, const opscope_sink *sink, opscope_
     g.meta.profiler = "";
     int rc = gp_top(&g);
     if (rc && err) *err = *opscope_json_error(j);
-    gp_str *strs[] = {&g.name, &g.extra, &g.sub_op, &g.tensor, &g.category, &g.kernel, &g.tsrc,
+    gp_str *strs[] = {&g.name, &g.extra, &g.sub_op, &g.sub_name, &g.tensor, &g.category, &g.kernel, &g.tsrc,
                       &g.bname, &g.bdev, &g.profiler};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) free(strs[i]->s);
     return rc ? -1 : 0;

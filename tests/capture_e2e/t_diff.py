@@ -28,7 +28,7 @@ for name, threads, extra in (("t1", "1", {}), ("t2", "2", {}), ("nofuse", "2", {
 
 
 def label(r):
-    s = r["name"] + (f"({r['sub_op']})" if r.get("sub_op") else "")
+    s = r["name"] + (f"({r['sub_op_name']})" if r.get("sub_op_name") else "")
     if r.get("extra") is not None:
         s += (" (via %s)" if r["type"] == 1 else " [fused: %s]") % r["extra"]
     return s

@@ -26,7 +26,10 @@ want = sum(2 * r["ne_src"][0][0] * r["ne_src"][0][1] * r["ne_src"][1][1] for r i
 mm_group = [g for g in d["summary"]["ops"] if g["name"] == "MUL_MAT"]
 assert len(mm_group) == 1 and mm_group[0]["flops"] == want, (mm_group, want)
 assert d["summary"]["flops"] == want, (d["summary"]["flops"], want)
-assert recs[4]["sub_op"] == "SILU" and recs[5]["sub_op"] == "SWIGLU"
+# sub_op as the seed's v3 layout has it (ggml's enum value: GGML_UNARY_OP_SILU 10,
+# GGML_GLU_OP_SWIGLU 2 in ggml.h), the name beside it
+assert (recs[4]["sub_op"], recs[4]["sub_op_name"]) == (10, "SILU"), recs[4]
+assert (recs[5]["sub_op"], recs[5]["sub_op_name"]) == (2, "SWIGLU"), recs[5]
 assert recs[0]["type"] == 1 and recs[0]["bytes"] == 4096
 assert sum(r["duration_ns"] for r in recs) == d["total_ns"], d["total_ns"]
 print("fake backend JSON ok:", len(recs), "records")

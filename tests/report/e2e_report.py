@@ -32,6 +32,27 @@ OPS = ["MUL_MAT", "MUL_MAT_ID", "FLASH_ATTN_EXT", "ADD", "MUL", "RMS_NORM", "UNA
        "ROPE", "SOFT_MAX", "GET_ROWS", "CPY", "CONV_2D"]
 COPIES = ["copy_H2D", "copy_D2H", "copy_D2D"]
 SUBS = {"UNARY": ["SILU", "GELU"], "GLU": ["SWIGLU", "GEGLU"]}
+# their values in ggml's enum ggml_unary_op / ggml_glu_op (ggml.h of ggml 0.27)
+SUB_VALUES = {"SILU": 10, "GELU": 8, "SWIGLU": 2, "GEGLU": 1}
+SUB_NAMES = {(op, SUB_VALUES[n]): n for op, names in SUBS.items() for n in names}
+
+
+def sub_of(r):
+    """(value, name) of a record's sub-op in any of the layouts: the seed's v3 integer (-1 for
+    none), opscope's older name, opscope's integer with "sub_op_name"."""
+    v = r.get("sub_op")
+    if v is None:
+        return None
+    if isinstance(v, str):
+        return (SUB_VALUES.get(v, -1), v)
+    if v < 0:
+        return None
+    return (v, r.get("sub_op_name", SUB_NAMES.get((r["name"], v))))
+
+
+def sub_name(r):
+    s = sub_of(r)
+    return s[1] if s else None
 
 
 def rand_shape(rng, op):
@@ -90,6 +111,8 @@ def make_records(rng, version, n):
             rec["out_type"] = 0
             rec["op_params"] = [rng.randrange(-5, 5) for _ in range(16)]
             rec["sub_op"] = rng.choice(SUBS[name]) if name in SUBS else None
+            if rng.random() < 0.5:  # the seed's v3 form: ggml's enum value, -1 for none
+                rec["sub_op"] = SUB_VALUES[rec["sub_op"]] if rec["sub_op"] else -1
             if rng.random() < 0.5:  # opscope's own additions
                 rec["graph_id"] = rng.randrange(0, 50)
                 rec["node_index"] = rng.randrange(0, 900)
@@ -159,7 +182,7 @@ def expected(recs):
     groups = {}
     order = []
     for i, r in enumerate(recs):
-        key = (r["name"], r.get("sub_op"), r.get("extra"), r["type"], r["backend_id"])
+        key = (r["name"], sub_name(r), r.get("extra"), r["type"], r["backend_id"])
         g = groups.get(key)
         d = r["duration_ns"]
         if g is None:
@@ -220,7 +243,9 @@ def compare_summary(tag, recs, summ, n_top):
         check(summ[k] == v, "%s: totals %s %r != %r" % (tag, k, summ[k], v))
     got = {}
     for o in summ["ops"]:
-        got[(o["name"], o["sub_op"], o["extra"], o["type"], o["backend_id"])] = o
+        check(o["sub_op"] == (SUB_VALUES.get(o["sub_op_name"], -1)),
+              "%s: group %s: sub_op %r for %r" % (tag, o["display"], o["sub_op"], o["sub_op_name"]))
+        got[(o["name"], o["sub_op_name"], o["extra"], o["type"], o["backend_id"])] = o
     check(set(got) == set(groups), "%s: group keys differ: %r" % (tag, set(got) ^ set(groups)))
     for key, g in groups.items():
         o = got.get(key)
@@ -268,6 +293,9 @@ def compare_summary(tag, recs, summ, n_top):
               (r["start_ns"], r["duration_ns"], r["name"], r["backend_id"]),
               "%s: top kernel %d: %r vs %r" % (tag, j, o, r))
         check(o["flops"] == flops(r), "%s: top kernel %d flops" % (tag, j))
+        want_sub = sub_of(r) or (-1, None)
+        check((o["sub_op"], o["sub_op_name"]) == want_sub,
+              "%s: top kernel %d sub_op %r" % (tag, j, (o["sub_op"], o["sub_op_name"])))
 
 
 def norm_record(r, version):
@@ -277,7 +305,9 @@ def norm_record(r, version):
     out["ne_src"] = [list(s) for s in srcs(r)]
     while out["ne_src"] and out["ne_src"][-1] == [0, 0, 0, 0]:
             out["ne_src"].pop()
-    for k in ("nb_src", "type_src", "tensor_name", "ne", "out_type", "op_params", "sub_op",
+    if sub_of(r):
+        out["sub_op"] = sub_of(r)
+    for k in ("nb_src", "type_src", "tensor_name", "ne", "out_type", "op_params",
               "graph_id", "node_index", "n_fused", "thread_id", "host_start_ns", "host_end_ns",
               "flops", "category"):
         if k == "ne" and version == 2:

@@ -45,6 +45,7 @@ def close(a, b):
 TYPES = {0: "f32", 1: "f16", 2: "q4_0", 8: "q8_0", 26: "i32", 30: "bf16"}
 UNARY = ["ABS", "SGN", "NEG", "STEP", "TANH", "ELU", "RELU", "SIGMOID", "GELU", "GELU_QUICK",
          "SILU"]  # ggml's enum ggml_unary_op, as far as this test uses it
+GLU = ["REGLU", "GEGLU", "SWIGLU"]  # ggml's enum ggml_glu_op, as far as this test uses it
 DEVICE_TYPES = {0: "CPU", 1: "GPU", 2: "ACCEL"}
 
 
@@ -123,6 +124,12 @@ def sub_op_of(r):
     return None
 
 
+def sub_op_value_of(r):
+    sub = sub_op_of(r)
+    table = {"UNARY": UNARY, "GLU": GLU}.get(r["name"], [])
+    return table.index(sub) if sub in table else None
+
+
 def display_of(r):
     s = r["name"]
     sub = sub_op_of(r)
@@ -145,7 +152,8 @@ def check_records(db, p, label):
         n, ne, nb, ts = srcs_of(r)
         want = {
             "id": i + 1, "type": "COPY" if r.get("type", 0) == 1 else "OP", "name": r["name"],
-            "sub_op": sub_op_of(r), "extra": r.get("extra"), "op": display_of(r),
+            "sub_op": sub_op_of(r), "sub_op_value": sub_op_value_of(r),
+            "extra": r.get("extra"), "op": display_of(r),
             "backend_id": r.get("backend_id", 0), "split_id": r.get("split_id", 0),
             "graph_id": r.get("graph_id"), "node_index": r.get("node_index"),
             "n_fused": r.get("n_fused", 1), "thread_id": r.get("thread_id"),
@@ -200,7 +208,7 @@ def check_views(db, summ, label):
         ok &= (row["display"], row["name"], row["sub_op"], row["fused"], row["call"],
                row["type"], row["backend_id"], row["count"], row["total_ns"], row["min_ns"],
                row["max_ns"], row["bytes"], row["flops"]) == (
-            o["display"], o["name"], o["sub_op"], o["extra"], o["call"],
+            o["display"], o["name"], o["sub_op_name"], o["extra"], o["call"],
             "COPY" if o["type"] == 1 else "OP", o["backend_id"], o["count"], o["total_ns"],
             o["min_ns"], o["max_ns"], o["bytes"], o["flops"])
         ok &= all(close(row[k], o[k]) for k in ("avg_ns", "pct_time", "bandwidth_gbps", "gflops_per_s"))

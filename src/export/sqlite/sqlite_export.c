@@ -369,7 +369,8 @@ static int on_record(void *ud, const opscope_record *r) {
     opscope_sqlite_export_t *x = ud;
     if (x->err.code != OPSCOPE_OK) return -1;
     sq_batch *b = opscope_sq_writer_current(&x->w);
-    const char *sub = opscope_sub_op_of(r);
+    int32_t sub_value;
+    const char *sub = opscope_record_sub_op(r, &sub_value);
     uint64_t flops = opscope_record_flops(r);
     int64_t sid = shape_id(x, b, r);
     if (sid < 0) return nomem(x);
@@ -385,6 +386,7 @@ static int on_record(void *ud, const opscope_record *r) {
     q->category = opscope_sq_str(b, r->category, &oom);
     if (oom) return nomem(x);
     q->has = r->has;
+    q->sub_op_value = sub_value;
     q->backend_id = r->backend_id;
     q->split_id = r->split_id;
     q->graph_id = r->graph_id;

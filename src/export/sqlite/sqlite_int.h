@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SQLITE_SCHEMA_VERSION 1
+#define SQLITE_SCHEMA_VERSION 2
 
 extern const char opscope_sqlite_schema[];
 extern const char opscope_sqlite_finish_sql[];
@@ -35,6 +35,7 @@ typedef struct sq_rec {
     uint64_t start, dur, host_start, host_end, bytes, flops;
     int64_t graph_id, shape_id;
     int32_t backend_id, split_id, node_index, n_fused, thread_id;
+    int32_t sub_op_value; /* ggml's enum value, -1 none */
     uint32_t has;
     uint32_t name, sub_op, extra, op, tensor, category;
     uint8_t type;

@@ -12,7 +12,7 @@ const char opscope_sqlite_schema[] =
     "  graph_id INTEGER, node_index INTEGER, n_fused INTEGER NOT NULL, thread_id INTEGER,\n"
     "  tensor_name TEXT, start_ns INTEGER NOT NULL, duration_ns INTEGER NOT NULL,\n"
     "  host_start_ns INTEGER, host_end_ns INTEGER, bytes INTEGER NOT NULL, flops INTEGER NOT NULL,\n"
-    "  shape_id INTEGER NOT NULL REFERENCES shapes(id));\n"
+    "  shape_id INTEGER NOT NULL REFERENCES shapes(id), sub_op_value INTEGER);\n"
     "CREATE TABLE shapes(id INTEGER PRIMARY KEY, text TEXT NOT NULL, n_src INTEGER NOT NULL,\n"
     "  src0_type TEXT, src0_ne0 INTEGER, src0_ne1 INTEGER, src0_ne2 INTEGER, src0_ne3 INTEGER,\n"
     "  src1_type TEXT, src1_ne0 INTEGER, src1_ne1 INTEGER, src1_ne2 INTEGER, src1_ne3 INTEGER,\n"

@@ -117,6 +117,8 @@ static int insert_rec(sq_writer *w, const sq_batch *b, const sq_rec *r) {
     bind_u64(s, 19, r->bytes);
     bind_u64(s, 20, r->flops);
     sqlite3_bind_int64(s, 21, r->shape_id);
+    if (r->sub_op_value >= 0) sqlite3_bind_int(s, 22, r->sub_op_value);
+    else sqlite3_bind_null(s, 22);
     return step(s);
 }
 
@@ -159,7 +161,7 @@ static void *writer_main(void *arg) {
 }
 
 static const char INSERT_REC[] =
-    "INSERT INTO records VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    "INSERT INTO records VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 static const char INSERT_SHAPE[] =
     "INSERT INTO shapes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 static const char INSERT_BACKEND[] = "INSERT OR REPLACE INTO backends VALUES(?,?,?,?)";
