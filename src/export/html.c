@@ -356,7 +356,7 @@ static int on_record(void *ud, const opscope_record *rec) {
     memset(&s, 0, sizeof s); /* padding too: sigs are hashed and compared as bytes */
     s.type = rec->type == OPSCOPE_RECORD_COPY ? 1u : 0u;
     s.name = str_id0(h, rec->name ? rec->name : "");
-    s.sub_op = str_id0(h, rec->sub_op);
+    s.sub_op = str_id0(h, opscope_record_sub_op(rec, NULL)); /* as the report names it */
     s.extra = str_id0(h, rec->extra);
     s.tensor = str_id0(h, rec->tensor_name);
     s.category = str_id0(h, rec->category);

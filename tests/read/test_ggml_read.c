@@ -181,6 +181,50 @@ static int test_v3_and_opscope_fields(void) {
     return 0;
 }
 
+/* sub_op in the seed's v3 layout (ggml's enum value, -1 none), opscope's (the value and
+ * "sub_op_name") and opscope's older files (the name). Values: ggml.h, enum ggml_unary_op
+ * (GELU 8, SILU 10) and enum ggml_glu_op (SWIGLU 2, SWIGLU_CLAMP 6). */
+static int test_sub_op_forms(void) {
+    const char *doc =
+        "{\"profiler\":\"kylin profiler\",\"version\":3,\"records\":["
+        "{\"sub_op\":10,\"name\":\"UNARY\"},"           /* value before the op's name */
+        "{\"name\":\"GLU\",\"sub_op\":6},"
+        "{\"name\":\"MUL_MAT\",\"sub_op\":-1},"
+        "{\"name\":\"UNARY\",\"sub_op\":\"GELU\"},"      /* opscope's older files */
+        "{\"name\":\"UNARY\",\"sub_op\":8,\"sub_op_name\":\"GELU\"},"
+        "{\"name\":\"UNARY\",\"sub_op\":99,\"sub_op_name\":\"NEWER_OP\"},"
+        "{\"name\":\"UNARY\",\"sub_op\":99},"           /* past the enums opscope knows */
+        "{\"name\":\"UNARY\",\"sub_op\":null,\"op_params\":[2]},"
+        "{\"type\":1,\"name\":\"copy_H2D\",\"sub_op\":-1,\"sub_op_name\":\"HtoD\"}]}";
+    ASSERT_EQ_INT(read_doc(doc, OPSCOPE_FORMAT_AUTO), 0);
+    static const struct {
+        const char *name; /* NULL: none */
+        int32_t value;
+        int has;
+    } want[] = {{"SILU", 10, 1},      {"SWIGLU_CLAMP", 6, 1}, {NULL, -1, 0},
+                {"GELU", 8, 0},       {"GELU", 8, 1},         {"NEWER_OP", 99, 1},
+                {NULL, 99, 1},        {"NEG", 2, 0},          {"HtoD", -1, 0}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const opscope_record *r = opscope_profile_record(g_prof, i);
+        int32_t v = -7;
+        const char *n = opscope_record_sub_op(r, &v);
+        if (want[i].name) ASSERT_EQ_STR(n, want[i].name);
+        else ASSERT_NULL(n);
+        ASSERT_EQ_INT(v, want[i].value);
+        ASSERT_EQ_INT(!!(r->has & OPSCOPE_HAS_SUB_OP), want[i].has);
+    }
+    ASSERT_EQ_STR(opscope_profile_meta(g_prof)->profiler, "kylin profiler");
+    ASSERT_EQ_STR(opscope_sub_op_name("GLU", 2), "SWIGLU");
+    ASSERT_NULL(opscope_sub_op_name("ADD", 2));
+    ASSERT_NULL(opscope_sub_op_name("UNARY", -1));
+    ASSERT_NULL(opscope_sub_op_name("UNARY", 22)); /* GGML_UNARY_OP_COUNT */
+    ASSERT_EQ_STR(opscope_sub_op_name("UNARY", 21), "TRUNC");
+    ASSERT_EQ_INT(opscope_sub_op_value("UNARY", "SILU"), 10);
+    ASSERT_EQ_INT(opscope_sub_op_value("GLU", "SILU"), -1);
+    ASSERT_EQ_INT(opscope_sub_op_value(NULL, "SILU"), -1);
+    return 0;
+}
+
 #define ASSERT_READ_ERR(doc, code_, line_, col_, msg_part)                                   \
     do {                                                                                    \
         ASSERT_EQ_INT(read_doc(doc, OPSCOPE_FORMAT_AUTO), -1);                              \
@@ -206,6 +250,11 @@ static int test_errors(void) {
                     54, "more than 10");
     ASSERT_READ_ERR("{\"records\":[{\"n_src\":11}]}", OPSCOPE_ERROR_RANGE, 1, 22, "out of range");
     ASSERT_READ_ERR("{\"records\":[{\"name\":5}]}", OPSCOPE_ERROR_SCHEMA, 1, 21, "expected a string");
+    ASSERT_READ_ERR("{\"records\":[{\"sub_op\":true}]}", OPSCOPE_ERROR_SCHEMA, 1, 23,
+                    "expected an integer or a string");
+    ASSERT_READ_ERR("{\"records\":[{\"sub_op\":2.0}]}", OPSCOPE_ERROR_SCHEMA, 1, 23, "not a fraction");
+    ASSERT_READ_ERR("{\"records\":[{\"sub_op\":-2}]}", OPSCOPE_ERROR_RANGE, 1, 23, "out of range");
+    ASSERT_READ_ERR("{\"records\":[{\"sub_op_name\":3}]}", OPSCOPE_ERROR_SCHEMA, 1, 28, "expected a string");
     ASSERT_READ_ERR("{\"records\":{}}", OPSCOPE_ERROR_SCHEMA, 1, 12, "\"records\" must be an array");
     ASSERT_READ_ERR("{\"records\":[1]}", OPSCOPE_ERROR_SCHEMA, 1, 13, "\"records\" must be an array");
     ASSERT_READ_ERR("{\"records\":[{\"type\":0,}]}", OPSCOPE_ERROR_SYNTAX, 1, 23, "expected '\"'");
@@ -502,7 +551,7 @@ static int test_chunked_reads(void) {
 
 int main(void) {
     static const test_case cases[] = {TEST(test_v2), TEST(test_old_ne_and_defaults),
-                                      TEST(test_v3_and_opscope_fields), TEST(test_errors),
+                                      TEST(test_v3_and_opscope_fields), TEST(test_sub_op_forms), TEST(test_errors),
                                       TEST(test_sink_abort), TEST(test_detection),
                                       TEST(test_files_gzip_stdin), TEST(test_big_stream),
                                       TEST(test_chunked_reads), TEST(test_progress_option)};
