@@ -100,14 +100,10 @@ static void emit(gen *g, int type, const char *name, int backend, int split, uin
         opscope_out_str(w, name);
         opscope_out_char(w, '-');
         opscope_out_i64(w, node);
+        /* the seed's v3 layout: ggml's enum value (GGML_GLU_OP_SWIGLU 2, GGML_UNARY_OP_SILU
+         * 10), -1 for none */
         opscope_out_str(w, "\", \"sub_op\": ");
-        if (sub_op) {
-            opscope_out_char(w, '"');
-            opscope_out_str(w, sub_op);
-            opscope_out_char(w, '"');
-        } else {
-            opscope_out_str(w, "null");
-        }
+        opscope_out_i64(w, !sub_op ? -1 : !strcmp(sub_op, "SWIGLU") ? 2 : !strcmp(sub_op, "SILU") ? 10 : -1);
     }
     opscope_out_char(w, '}');
     g->t += d;
