@@ -36,6 +36,9 @@ struct opscope_stats {
     group_table shapes;
     opscope_backend_stats *backends;
     size_t n_backends, cap_backends, last_backend;
+    opscope_device_stats *devices; /* after finish */
+    int32_t *device_ids;
+    size_t n_devices;
     top_entry *top; /* min-heap on (duration, -seq): the root is the first to evict */
     size_t n_top, cap_top; /* grows up to opts.top_kernels as records arrive */
     uint64_t seq;
@@ -155,6 +158,8 @@ void opscope_stats_free(opscope_stats_t *s) {
     free(s->group_sub_id);
     free(s->group_extra_id);
     free(s->backends);
+    free(s->devices);
+    free(s->device_ids);
     for (size_t i = 0; i < s->n_top; i++) free_record_strings(&s->top[i].rec);
     free(s->top);
     free(s->sorted_ops);
@@ -643,6 +648,66 @@ static int sort_copy_lists(opscope_stats_t *s) {
     return 0;
 }
 
+static bool same_device(const opscope_backend_stats *a, const opscope_backend_stats *b) {
+    /* names are interned: equal strings are the same pointer */
+    return a->described && b->described && a->name == b->name && a->device == b->device &&
+           a->device_type == b->device_type;
+}
+
+/* Devices from the backends (sorted by id): each backend joins the first device it shares. */
+static int merge_devices(opscope_stats_t *s) {
+    size_t n = s->n_backends;
+    free(s->devices);
+    free(s->device_ids);
+    s->n_devices = 0;
+    s->devices = calloc(n ? n : 1, sizeof *s->devices);
+    s->device_ids = malloc((n ? n : 1) * sizeof *s->device_ids);
+    size_t *dev_of = malloc((n ? n : 1) * sizeof *dev_of);
+    if (!s->devices || !s->device_ids || !dev_of) {
+        free(dev_of);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const opscope_backend_stats *b = &s->backends[i];
+        size_t d = 0;
+        while (d < s->n_devices && !same_device(&s->devices[d].sum, b)) d++;
+        opscope_device_stats *dv = &s->devices[d];
+        dev_of[i] = d;
+        if (d == s->n_devices) {
+            s->n_devices++;
+            dv->sum = *b;
+        } else {
+            opscope_backend_stats *m = &dv->sum;
+            bool had = m->n_ops + m->n_copies > 0, has = b->n_ops + b->n_copies > 0;
+            if (has && (!had || b->first_start_ns < m->first_start_ns)) m->first_start_ns = b->first_start_ns;
+            if (has && (!had || b->last_end_ns > m->last_end_ns)) m->last_end_ns = b->last_end_ns;
+            m->n_ops += b->n_ops;
+            m->op_ns += b->op_ns;
+            m->op_bytes += b->op_bytes;
+            m->op_flops += b->op_flops;
+            m->n_copies += b->n_copies;
+            m->copy_ns += b->copy_ns;
+            m->copy_bytes += b->copy_bytes;
+            m->busy_ns += b->busy_ns;
+            m->overlap_ns += b->overlap_ns;
+            m->n_unsorted += b->n_unsorted;
+            m->op_traffic += b->op_traffic;
+        }
+        dv->n_ids++;
+    }
+    /* ids in backend order (ascending), each device's together */
+    size_t at = 0;
+    for (size_t d = 0; d < s->n_devices; d++) {
+        s->devices[d].ids = s->device_ids + at;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (dev_of[i] == d) s->device_ids[at + k++] = s->backends[i].backend_id;
+        at += k;
+    }
+    free(dev_of);
+    return 0;
+}
+
 int opscope_stats_finish(opscope_stats_t *s) {
     if (s->finished) return 0;
     for (size_t i = 0; i < s->n_backends; i++) {
@@ -716,6 +781,7 @@ int opscope_stats_finish(opscope_stats_t *s) {
 
     if (s->n_backends) qsort(s->backends, s->n_backends, sizeof *s->backends, cmp_backend);
     s->last_backend = 0;
+    if (merge_devices(s)) return -1;
 
     const top_entry **tv = (const top_entry **)malloc((s->n_top ? s->n_top : 1) * sizeof *tv);
     if (!tv) return -1;
@@ -762,6 +828,10 @@ const opscope_op_stats *opscope_stats_copy_call(const opscope_stats_t *s, size_t
 }
 
 size_t opscope_stats_n_backends(const opscope_stats_t *s) { return s->n_backends; }
+size_t opscope_stats_n_devices(const opscope_stats_t *s) { return s->finished ? s->n_devices : 0; }
+const opscope_device_stats *opscope_stats_device(const opscope_stats_t *s, size_t i) {
+    return i < s->n_devices ? &s->devices[i] : NULL;
+}
 const opscope_backend_stats *opscope_stats_backend(const opscope_stats_t *s, size_t i) {
     return i < s->n_backends ? &s->backends[i] : NULL;
 }

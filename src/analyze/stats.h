@@ -79,6 +79,21 @@ typedef struct opscope_backend_stats {
     uint64_t op_traffic;  /* memory traffic of its OPs whose traffic is known */
 } opscope_backend_stats;
 
+/*
+ * One device: the backends that share a described (name, device, device type), merged. A
+ * program makes a ggml backend object per context (llama.cpp: one to fit memory, one per
+ * llama-bench test) and a capture gives each its own id, so one device can have several
+ * (docs/formats.md, "Backend ids"). Backends never described stay alone.
+ */
+typedef struct opscope_device_stats {
+    opscope_backend_stats sum; /* backend_id: the lowest id; counts, times, bytes summed; the
+                                * span over the backends with records; busy_ns summed (two
+                                * backends computing at once would count their common time
+                                * twice) */
+    const int32_t *ids;        /* its backend ids, ascending */
+    size_t n_ids;
+} opscope_device_stats;
+
 typedef struct opscope_totals {
     uint64_t n_records, n_ops, n_copies;
     uint64_t total_ns;    /* sum of durations (the seed tool's "total time") */
@@ -132,6 +147,9 @@ const opscope_op_stats *opscope_stats_copy_call(const opscope_stats_t *s, size_t
 /* Backends seen in records or described, by id. */
 size_t opscope_stats_n_backends(const opscope_stats_t *s);
 const opscope_backend_stats *opscope_stats_backend(const opscope_stats_t *s, size_t i);
+/* Devices (backends merged by device, above), by lowest backend id. */
+size_t opscope_stats_n_devices(const opscope_stats_t *s);
+const opscope_device_stats *opscope_stats_device(const opscope_stats_t *s, size_t i);
 /* The backend with ID or NULL. */
 const opscope_backend_stats *opscope_stats_backend_by_id(const opscope_stats_t *s, int32_t id);
 

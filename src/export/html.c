@@ -43,6 +43,8 @@ struct opscope_html_sink {
 
     opscope_backend *backends; /* strings interned in STRINGS */
     size_t n_backends, cap_backends;
+    int32_t dev_from, dev_to;  /* the last device_id() answer, while dev_valid */
+    bool dev_valid;
     const char *profiler;
     int32_t version;
     uint64_t total_records, dropped_records;
@@ -178,6 +180,7 @@ static int on_backend(void *ud, const opscope_backend *b) {
     c.name = opscope_strtab_get(h->strings, str_id0(h, b->name ? b->name : ""));
     c.device = opscope_strtab_get(h->strings, str_id0(h, b->device ? b->device : ""));
     if (h->failed) return 1;
+    h->dev_valid = false;
     for (size_t i = 0; i < h->n_backends; i++) {
         if (h->backends[i].id == b->id) {
             h->backends[i] = c;
@@ -193,6 +196,28 @@ static int on_backend(void *ud, const opscope_backend *b) {
     }
     h->backends[h->n_backends++] = c;
     return 0;
+}
+
+/* The id a record of backend ID is shown under: the lowest id of the backends known so far
+ * on the same device (same name, description and type), so that a device the program made
+ * several ggml backends for is one set of lanes and one table row, as in the report
+ * (analyze/stats.h, opscope_device_stats). */
+static int32_t device_id(opscope_html_sink_t *h, int32_t id) {
+    if (h->dev_valid && h->dev_from == id) return h->dev_to;
+    const opscope_backend *me = NULL;
+    for (size_t i = 0; i < h->n_backends && !me; i++)
+        if (h->backends[i].id == id) me = &h->backends[i];
+    int32_t best = id;
+    for (size_t i = 0; me && i < h->n_backends; i++) {
+        const opscope_backend *b = &h->backends[i];
+        if (b->id < best && b->device_type == me->device_type && !strcmp(b->name, me->name) &&
+            !strcmp(b->device, me->device))
+            best = b->id;
+    }
+    h->dev_from = id;
+    h->dev_to = best;
+    h->dev_valid = true;
+    return best;
 }
 
 /* Appends the decimal text of V to P; returns the new end. */
@@ -363,7 +388,8 @@ static int on_record(void *ud, const opscope_record *rec) {
     s.kernel = str_id0(h, (rec->has & OPSCOPE_HAS_KERNEL) ? rec->kernel : NULL);
     s.n_kernels = (rec->has & OPSCOPE_HAS_KERNEL) ? rec->n_kernels : 0;
     s.shape = str_id(h, h->shape_buf, format_shape(h, rec));
-    s.backend = rec->backend_id;
+    int32_t backend = device_id(h, rec->backend_id);
+    s.backend = backend;
     s.node = (rec->has & OPSCOPE_HAS_NODE) ? rec->node_index : -1;
     s.n_fused = rec->n_fused;
     s.bytes = rec->bytes;
@@ -374,7 +400,7 @@ static int on_record(void *ud, const opscope_record *rec) {
     s.traffic_upper = (tr.flags & OPSCOPE_TRAFFIC_UPPER_BOUND) != 0;
     if (h->failed) return 1;
     uint32_t sid, lid;
-    if (sig_id(h, &s, &sid) || lane_id(h, rec->backend_id, s.type, rec->split_id, &lid))
+    if (sig_id(h, &s, &sid) || lane_id(h, backend, s.type, rec->split_id, &lid))
         return h->failed = 1;
     h->start[h->n] = rec->start_ns;
     h->dur[h->n] = rec->duration_ns;

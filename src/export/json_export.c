@@ -335,6 +335,46 @@ static void traffic_members(opscope_out_t *w, const opscope_op_stats *g, const o
     }
 }
 
+/* The members of a backend (or device) entry after its id. */
+static void backend_members(opscope_out_t *w, const opscope_backend_stats *b, const opscope_peak *peak) {
+    KEY(w, "name");
+    opscope_out_json_str(w, b->name);
+    KEY(w, "device");
+    opscope_out_json_str(w, b->device);
+    KEY(w, "device_type");
+    opscope_out_i64(w, b->device_type);
+    KEY(w, "n_ops");
+    opscope_out_u64(w, b->n_ops);
+    KEY(w, "busy_ns");
+    opscope_out_u64(w, b->busy_ns);
+    KEY(w, "overlap_ns");
+    opscope_out_u64(w, b->overlap_ns);
+    KEY(w, "op_ns");
+    opscope_out_u64(w, b->op_ns);
+    KEY(w, "op_bytes");
+    opscope_out_u64(w, b->op_bytes);
+    KEY(w, "op_flops");
+    opscope_out_u64(w, b->op_flops);
+    KEY(w, "op_traffic_bytes");
+    opscope_out_u64(w, b->op_traffic);
+    KEY(w, "roofline");
+    opscope_out_str(w, peak && opscope_roofline_applies(b) ? "true" : "false");
+    KEY(w, "n_copies");
+    opscope_out_u64(w, b->n_copies);
+    KEY(w, "copy_ns");
+    opscope_out_u64(w, b->copy_ns);
+    KEY(w, "copy_bytes");
+    opscope_out_u64(w, b->copy_bytes);
+    KEY(w, "op_bandwidth_gbps");
+    opscope_out_double(w, ratio(b->op_bytes, b->op_ns));
+    KEY(w, "copy_bandwidth_gbps");
+    opscope_out_double(w, ratio(b->copy_bytes, b->copy_ns));
+    KEY(w, "first_start_ns");
+    opscope_out_u64(w, b->first_start_ns);
+    KEY(w, "last_end_ns");
+    opscope_out_u64(w, b->last_end_ns);
+}
+
 /* "sub_op" as in the records (ggml's enum value, -1 for none) and its name beside it. */
 static void sub_op_members(opscope_out_t *w, int32_t value, const char *name) {
     KEY(w, "sub_op");
@@ -449,42 +489,20 @@ static void summary_members(opscope_out_t *w, const opscope_stats_t *s, const op
         const opscope_backend_stats *b = opscope_stats_backend(s, i);
         opscope_out_str(w, i ? ",\n{\"id\":" : "\n{\"id\":");
         opscope_out_i64(w, b->backend_id);
-        KEY(w, "name");
-        opscope_out_json_str(w, b->name);
-        KEY(w, "device");
-        opscope_out_json_str(w, b->device);
-        KEY(w, "device_type");
-        opscope_out_i64(w, b->device_type);
-        KEY(w, "n_ops");
-        opscope_out_u64(w, b->n_ops);
-        KEY(w, "busy_ns");
-        opscope_out_u64(w, b->busy_ns);
-        KEY(w, "overlap_ns");
-        opscope_out_u64(w, b->overlap_ns);
-        KEY(w, "op_ns");
-        opscope_out_u64(w, b->op_ns);
-        KEY(w, "op_bytes");
-        opscope_out_u64(w, b->op_bytes);
-        KEY(w, "op_flops");
-        opscope_out_u64(w, b->op_flops);
-        KEY(w, "op_traffic_bytes");
-        opscope_out_u64(w, b->op_traffic);
-        KEY(w, "roofline");
-        opscope_out_str(w, peak && opscope_roofline_applies(b) ? "true" : "false");
-        KEY(w, "n_copies");
-        opscope_out_u64(w, b->n_copies);
-        KEY(w, "copy_ns");
-        opscope_out_u64(w, b->copy_ns);
-        KEY(w, "copy_bytes");
-        opscope_out_u64(w, b->copy_bytes);
-        KEY(w, "op_bandwidth_gbps");
-        opscope_out_double(w, ratio(b->op_bytes, b->op_ns));
-        KEY(w, "copy_bandwidth_gbps");
-        opscope_out_double(w, ratio(b->copy_bytes, b->copy_ns));
-        KEY(w, "first_start_ns");
-        opscope_out_u64(w, b->first_start_ns);
-        KEY(w, "last_end_ns");
-        opscope_out_u64(w, b->last_end_ns);
+        backend_members(w, b, peak);
+        opscope_out_char(w, '}');
+    }
+    /* the same merged by device: one entry per device with all its backend ids */
+    opscope_out_str(w, "],\n\"devices\":[");
+    for (size_t i = 0; i < opscope_stats_n_devices(s); i++) {
+        const opscope_device_stats *dv = opscope_stats_device(s, i);
+        opscope_out_str(w, i ? ",\n{\"backend_ids\":[" : "\n{\"backend_ids\":[");
+        for (size_t k = 0; k < dv->n_ids; k++) {
+            if (k) opscope_out_char(w, ',');
+            opscope_out_i64(w, dv->ids[k]);
+        }
+        opscope_out_char(w, ']');
+        backend_members(w, &dv->sum, peak);
         opscope_out_char(w, '}');
     }
     opscope_out_str(w, "],\n\"top_kernels\":[");

@@ -194,15 +194,22 @@ void opscope_text_roofline_note(opscope_out_t *w, const opscope_stats_t *s,
 
 void opscope_text_backends(opscope_out_t *w, const opscope_stats_t *s) {
     const opscope_totals *t = opscope_stats_totals(s);
-    for (size_t i = 0; i < opscope_stats_n_backends(s); i++) {
-        const opscope_backend_stats *b = opscope_stats_backend(s, i);
+    bool merged = false;
+    /* one entry per device: its backend ids together (stats.h, opscope_device_stats) */
+    for (size_t i = 0; i < opscope_stats_n_devices(s); i++) {
+        const opscope_device_stats *dv = opscope_stats_device(s, i);
+        const opscope_backend_stats *b = &dv->sum;
         char bw[32], cbw[32], cb[32];
+        opscope_out_str(w, dv->n_ids > 1 ? " Backends " : " Backend ");
+        for (size_t k = 0; k < dv->n_ids; k++)
+            opscope_out_printf(w, k ? ", %d" : "%d", (int)dv->ids[k]);
+        merged |= dv->n_ids > 1;
         if (b->described)
-            opscope_out_printf(w, " Backend %d: %s [%s, %s]\n", (int)b->backend_id,
-                               b->name[0] ? b->name : "?", b->device[0] ? b->device : "?",
+            opscope_out_printf(w, ": %s [%s, %s]\n", b->name[0] ? b->name : "?",
+                               b->device[0] ? b->device : "?",
                                opscope_device_type_name(b->device_type));
         else
-            opscope_out_printf(w, " Backend %d\n", (int)b->backend_id);
+            opscope_out_char(w, '\n');
         uint64_t ns = b->op_ns + b->copy_ns;
         opscope_out_printf(w, "   total  %12.3f ms (%5.1f%%)  %llu records\n", (double)ns / 1e6,
                            pct(ns, t->total_ns),
@@ -227,6 +234,9 @@ void opscope_text_backends(opscope_out_t *w, const opscope_stats_t *s) {
                                cbw[0] ? cbw : "-");
         }
     }
+    if (merged)
+        opscope_out_str(w, " (Several ids, one device: the program made a ggml backend for it more\n"
+                           "  than once, e.g. per context; the operation tables keep each id.)\n");
 }
 
 static void copy_row(opscope_out_t *w, const char *name, size_t width,

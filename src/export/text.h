@@ -47,6 +47,8 @@ void opscope_text_op_table_peak(opscope_out_t *w, const opscope_stats_t *s, size
                                 const opscope_op_stats *(*get)(const opscope_stats_t *, size_t),
                                 size_t limit, bool with_sources, opscope_name_labels_t *labels,
                                 const opscope_peak *peak);
+/* The per-backend section: one entry per device, its backend ids together (a note says so
+ * when a device has several). */
 void opscope_text_backends(opscope_out_t *w, const opscope_stats_t *s);
 /* The peaks the roofline columns use, and the backends they do not apply to (PEAK NULL:
  * nothing). */
