@@ -152,7 +152,28 @@ install(FILES ${_gen}/opscope-config.cmake ${_gen}/opscope-config-version.cmake
 
 # ---- documentation and man pages (help2man from each command's --help)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/ARCHITECTURE.md
+              ${CMAKE_SOURCE_DIR}/LICENSE
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The licence again as Debian wants it in every package (share/doc/PACKAGE/copyright,
+# machine-readable format 1.0; "Expat" is Debian's name for the MIT licence), made from
+# LICENSE so the two cannot drift apart.
+file(READ ${CMAKE_SOURCE_DIR}/LICENSE _license)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/LICENSE)
+string(REGEX REPLACE "^MIT License\n\nCopyright \\(c\\) ([^\n]*)\n\n" "" _license_body "${_license}")
+string(REGEX MATCH "Copyright \\(c\\) ([^\n]*)" _ "${_license}")
+set(_holder "${CMAKE_MATCH_1}")
+string(REGEX REPLACE "\n+$" "" _license_body "${_license_body}")
+string(REPLACE "\n\n" "\n.\n" _license_body "${_license_body}")
+string(REPLACE "\n" "\n " _license_body "${_license_body}")
+file(WRITE ${_gen}/copyright "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: opscope
+
+Files: *
+Copyright: ${_holder}
+License: Expat
+ ${_license_body}
+")
+install(FILES ${_gen}/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 find_program(OPSCOPE_HELP2MAN help2man)

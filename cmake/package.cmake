@@ -5,6 +5,7 @@
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME opscope)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_RESOURCE_FILE_LICENSE ${CMAKE_SOURCE_DIR}/LICENSE)
 set(CPACK_PACKAGE_VENDOR opscope)
 set(CPACK_PACKAGE_CONTACT "opscope developers <opscope@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "cross-backend operator profiler for ggml programs")

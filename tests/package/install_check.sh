@@ -25,9 +25,25 @@ for f in bin/opscope include/opscope.h include/ggml-profiler.h "$LIBDIR/libopsco
          "$LIBDIR/pkgconfig/opscope.pc" "$LIBDIR/cmake/opscope/opscope-config.cmake" \
          "$LIBDIR/cmake/opscope/opscope-config-version.cmake" share/doc/opscope/README.md \
          share/doc/opscope/formats.md share/man/man1/opscope.1.gz share/man/man1/opscope-report.1.gz \
-         share/man/man1/opscope-record.1.gz share/man/man1/opscope-view.1.gz; do
+         share/man/man1/opscope-record.1.gz share/man/man1/opscope-view.1.gz \
+         share/doc/opscope/LICENSE share/doc/opscope/copyright; do
     check "installed $f" yes "$([ -f "$P/$f" ] && echo yes || echo no)"
 done
+check "installed LICENSE is the repository's" yes "$(cmp -s "$SRC/LICENSE" "$P/share/doc/opscope/LICENSE" && echo yes || echo no)"
+# Debian's copyright format: the licence text indented one space, blank lines as " .";
+# undone here, it must give LICENSE's text after its title and copyright line
+check "copyright file carries LICENSE (Expat)" yes "$(python3 - "$SRC/LICENSE" "$P/share/doc/opscope/copyright" <<'PY'
+import sys
+lic = open(sys.argv[1]).read().split("\n")
+cp = open(sys.argv[2]).read().split("\n")
+holder = lic[2].replace("Copyright (c) ", "")
+i = cp.index("License: Expat")
+body = [l[1:] if l != " ." else "" for l in cp[i + 1:] if l.startswith(" ")]
+ok = ("Copyright: " + holder) in cp and lic[0] == "MIT License" and body == [l for l in lic[4:]][:len(body)] \
+     and len(body) == len(lic[4:]) - (1 if lic[-1] == "" else 0)
+print("yes" if ok else "no: %r" % body[:3])
+PY
+)"
 check "installed opscope --version" "opscope 0.1.0" "$("$P/bin/opscope" --version)"
 "$P/bin/opscope" report "$SRC/tests/read/data/v2_small.json" -q --sqlite "$W/s.db"
 check "installed opscope report --sqlite" 0 $?

@@ -151,7 +151,8 @@ echo "     package: $(basename "$DEB"), $(stat -c %s "$DEB") bytes"
 files=$(dpkg-deb -c "$DEB" | awk '{print $6}' | sed 's|^\./|/|')
 for f in /usr/bin/opscope "/usr/lib/$MA/libopscope-ggml.so" "/usr/lib/$MA/libopscope-ggml-static.a" \
          "/usr/lib/$MA/pkgconfig/opscope.pc" "/usr/lib/$MA/cmake/opscope/opscope-config.cmake" \
-         /usr/include/opscope.h /usr/share/man/man1/opscope.1.gz /usr/share/doc/opscope/formats.md; do
+         /usr/include/opscope.h /usr/share/man/man1/opscope.1.gz /usr/share/doc/opscope/formats.md \
+         /usr/share/doc/opscope/copyright /usr/share/doc/opscope/LICENSE; do
     check "package has $f" yes "$(grep -qx "$f" <<< "$files" && echo yes || echo no)"
 done
 dep=$(dpkg-deb -f "$DEB" Depends)
@@ -160,6 +161,8 @@ for d in libc6 libsqlite3-0 zlib1g; do
 done
 dpkg -i "$DEB" > "$W/dpkg.log" 2>&1
 check "dpkg -i" 0 $?
+check "installed copyright: MIT (Expat) of the opscope authors" "Copyright: 2026 the opscope authors|License: Expat" \
+    "$(grep -E '^(Copyright|License):' /usr/share/doc/opscope/copyright | paste -sd'|')"
 check "dpkg knows it" "install ok installed" "$(dpkg-query -W -f='${Status}' opscope 2>/dev/null)"
 out=$(record /usr/bin/opscope d.json)
 check "packaged record: stdout unchanged" "$plain" "$out"
