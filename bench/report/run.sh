@@ -5,14 +5,17 @@
 # unless PROFILE names an existing file.
 #
 # Then `report --sqlite` on a version-3 profile of SQLITE_RECORDS records (the issue's bar:
-# 1.4 M records at >= 500k records/s, wall clock), as records/s.
+# 1.4 M records at >= 500k records/s, wall clock), as records/s, and the database's
+# `sum(duration_ns), count(*) ... GROUP BY name, type, backend_id` against the same sums
+# computed by Python's json module from the profile (exit 1 when they differ).
+# SQLITE_ONLY=1 runs that case alone.
 # Then a version-3 profile of SIZE (ggml types on every source, as opscope's capture writes):
 # the summary with memory traffic computed for every record (version 2 has no types, so its
 # records have no traffic) and with the roofline of a fixed peak file.
 #
 # usage: bench/report/run.sh [BUILD]    env: SIZE (default 1G), RUNS (3), PROFILE, TMPDIR,
 #                                            SQLITE_RECORDS (1400000; 0 skips), V3=0 skips
-#                                            the traffic cases
+#                                            the traffic cases, SQLITE_ONLY=1
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
@@ -29,16 +32,15 @@ done
 work=$(mktemp -d "$TMP/opscope-bench.XXXXXX")
 cleanup() { rm -rf "$work"; }
 trap cleanup EXIT
-if [ -n "${PROFILE:-}" ]; then
+if [ "${SQLITE_ONLY:-0}" = 1 ]; then
+  :
+elif [ -n "${PROFILE:-}" ]; then
   prof=$PROFILE
 else
   prof=$work/profile.json
   "$GEN" --size "$SIZE" --version 2 -o "$prof"
 fi
-bytes=$(stat -c %s "$prof")
 echo "load: $(cut -d" " -f1-3 /proc/loadavg) (on $(nproc) cores: wall figures need an idle machine)"
-echo "input: $prof, $bytes bytes ($(awk -v b="$bytes" 'BEGIN{printf "%.1f", b/1e6}') MB); runs: $RUNS"
-cat "$prof" > /dev/null  # warm the page cache: measure parsing, not the disk
 
 median() { sort -g | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -63,6 +65,10 @@ run_case() {
     'BEGIN{printf "%-32s %7.1f MB/s wall %6.2f s | %7.1f MB/s cpu %6.2f s | peak RSS %6.1f MB | runs %ss\n", l, b/1e6/s, s, b/1e6/c, c, r/1024, all}'
 }
 
+if [ "${SQLITE_ONLY:-0}" != 1 ]; then
+bytes=$(stat -c %s "$prof")
+echo "input: $prof, $bytes bytes ($(awk -v b="$bytes" 'BEGIN{printf "%.1f", b/1e6}') MB); runs: $RUNS"
+cat "$prof" > /dev/null  # warm the page cache: measure parsing, not the disk
 run_case "report (summary)"            "$OPSCOPE" report "$prof"
 run_case "report --by-shape"           "$OPSCOPE" report "$prof" --by-shape
 run_case "report --chrome-trace"       "$OPSCOPE" report "$prof" -q --chrome-trace "$work/out.trace.json"
@@ -72,6 +78,7 @@ run_case "report --html-viewer"        "$OPSCOPE" report "$prof" -q --html-viewe
 run_case "report --sqlite"             "$OPSCOPE" report "$prof" -q --sqlite "$work/out.db"
 run_case "report all exports, one pass" "$OPSCOPE" report "$prof" --text "$work/out.txt" \
   --json "$work/out.json" --chrome-trace "$work/out.trace.json" --html-viewer "$work/out.html"
+fi
 
 n=${SQLITE_RECORDS:-1400000}
 if [ "$n" -gt 0 ]; then
@@ -87,9 +94,28 @@ if [ "$n" -gt 0 ]; then
   ms=$(printf '%s\n' "${secs[@]}" | median)
   awk -v n="$rows" -v s="$ms" -v all="${secs[*]}" -v b="$(stat -c %s "$work/v3.json")" -v d="$(stat -c %s "$work/v3.db")" \
     'BEGIN{printf "report --sqlite, v3 %d records (%.0f MB -> %.0f MB): median %.2f s = %.0f records/s | runs %s s\n", n, b/1e6, d/1e6, s, n/s, all}'
+  echo "load after: $(cut -d" " -f1-3 /proc/loadavg)"
+  # the bar's query against an independent computation (Python's json module, not opscope)
+  python3 - "$work/v3.json" "$work/v3.db" <<'PY'
+import json, sqlite3, sys
+with open(sys.argv[1]) as f:
+    recs = json.load(f)["records"]
+want = {}
+for r in recs:
+    k = (r.get("name", "unknown"), "COPY" if r.get("type", 0) == 1 else "OP", r.get("backend_id", 0))
+    e = want.setdefault(k, [0, 0])
+    e[0] += r.get("duration_ns", 0)
+    e[1] += 1
+got = {(n, t, b): [s, c] for n, t, b, s, c in sqlite3.connect(sys.argv[2]).execute(
+    "SELECT name, type, backend_id, sum(duration_ns), count(*) FROM records GROUP BY name, type, backend_id")}
+same = got == want
+print("sum(duration_ns), count(*) by (name, type, backend_id): %s the JSON's (%d groups, %d records)"
+      % ("equal to" if same else "DIFFERENT from", len(want), len(recs)))
+sys.exit(0 if same else 1)
+PY
 fi
 
-if [ "${V3:-1}" != 0 ]; then
+if [ "${V3:-1}" != 0 ] && [ "${SQLITE_ONLY:-0}" != 1 ]; then
   prof3=$work/profile-v3.json
   "$GEN" --size "$SIZE" --version 3 -o "$prof3"
   cat > "$work/peak.json" <<'PEAK'
