@@ -8,6 +8,7 @@
 #include "export/html.h"
 #include "export/json_export.h"
 #include "export/kineto_report.h"
+#include "export/ops_export.h"
 #include "util/out.h"
 #include "cli/progress.h"
 #include "read/readers.h"
@@ -17,6 +18,7 @@
 #include "export/text.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,7 +30,7 @@ typedef struct report_args {
     const char *input;
     size_t top_ops, top_kernels, html_max_records;
     bool top_ops_set, inefficiency, by_shape, quiet;
-    const char *chrome, *json, *text, *html, *sqlite, *peak;
+    const char *chrome, *json, *text, *html, *sqlite, *peak, *export_ops;
 } report_args;
 
 static void usage(FILE *f) {
@@ -51,6 +53,10 @@ static void usage(FILE *f) {
           "  --text FILE            plain-text report\n"
           "  --sqlite FILE          the profile as an SQLite database: records, backends,\n"
           "                         graphs, Kineto links; views of the report's tables\n"
+          "  --export-ops FILE      the profile's unique graph ops, one line each, as\n"
+          "                         'test-backend-ops --test-file FILE' reads them; counts and\n"
+          "                         times per backend in FILE.tsv; what cannot be exported is\n"
+          "                         listed on stderr (see also 'opscope replay')\n"
           "  --peak FILE|cache      roofline against measured peaks (a file of 'opscope peak\n"
           "                         --json', or 'cache': this machine's last 'opscope peak'):\n"
           "                         each op group memory- or compute-bound, % of the roofline\n"
@@ -116,7 +122,7 @@ static int parse_args(int argc, char **argv, report_args *a) {
             /* Options with a value: "--opt VALUE" or "--opt=VALUE". */
             static const char *const with_value[] = {
                 "--top-ops", "--top-kernels", "--chrome-trace", "--html-viewer",
-                "--html-max-records", "--json", "--text", "--sqlite", "--peak"};
+                "--html-max-records", "--json", "--text", "--sqlite", "--peak", "--export-ops"};
             const char *eq = strchr(arg, '=');
             size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
             int which = -1;
@@ -153,6 +159,7 @@ static int parse_args(int argc, char **argv, report_args *a) {
                 a->sqlite = val;
                 break;
             case 8: a->peak = val; break;
+            case 9: a->export_ops = val; break;
             }
             if (!*val) return usage_error("option '%s' needs a non-empty value", with_value[which]);
             continue;
@@ -162,9 +169,9 @@ static int parse_args(int argc, char **argv, report_args *a) {
         a->input = arg;
     }
     if (!a->input) return usage_error("missing PROFILE");
-    const char *outs[] = {a->chrome, a->json, a->text, a->html, a->sqlite};
-    for (int i = 0; i < 5; i++)
-        for (int j = i + 1; j < 5; j++)
+    const char *outs[] = {a->chrome, a->json, a->text, a->html, a->sqlite, a->export_ops};
+    for (int i = 0; i < 6; i++)
+        for (int j = i + 1; j < 6; j++)
             if (outs[i] && outs[j] && strcmp(outs[i], "-") && !strcmp(outs[i], outs[j]))
                 return usage_error("two exports write the same file '%s'", outs[i]);
     return -1;
@@ -309,6 +316,8 @@ int opscope_cli_report(int argc, char **argv) {
     memset(&err, 0, sizeof err);
     opscope_stats_t *stats = NULL;
     opscope_sqlite_export_t *sq = NULL;
+    opscope_ops_export_t *ops = NULL;
+    opscope_out_t *ops_out = NULL, *ops_tsv = NULL;
     bool stdout_taken = false;
     int status = OPSCOPE_EXIT_INPUT;
 
@@ -373,6 +382,37 @@ int opscope_cli_report(int argc, char **argv) {
             goto fail;
         }
     }
+    if (a.export_ops) {
+        if (!strcmp(a.export_ops, "-")) stdout_taken = true;
+        ops = opscope_ops_export_new();
+        if (!ops) {
+            set_nomem(&err);
+            print_error(&err);
+            goto fail;
+        }
+        ops_out = opscope_out_open(a.export_ops, &err);
+        if (!ops_out) {
+            print_error(&err);
+            goto fail;
+        }
+        if (strcmp(a.export_ops, "-")) {
+            size_t n = strlen(a.export_ops);
+            char *tsv = malloc(n + 5);
+            if (!tsv) {
+                set_nomem(&err);
+                print_error(&err);
+                goto fail;
+            }
+            memcpy(tsv, a.export_ops, n);
+            memcpy(tsv + n, ".tsv", 5);
+            ops_tsv = opscope_out_open(tsv, &err);
+            free(tsv);
+            if (!ops_tsv) {
+                print_error(&err);
+                goto fail;
+            }
+        }
+    }
     opscope_out_t *text_out = NULL;
     if (a.text) {
         if (!strcmp(a.text, "-")) stdout_taken = true;
@@ -389,6 +429,7 @@ int opscope_cli_report(int argc, char **argv) {
         opscope_tee_add(&tee, opscope_stats_sink(stats));
         for (int i = 0; i < n_ex; i++) opscope_tee_add(&tee, ex[i].sink);
         if (sq) opscope_tee_add(&tee, opscope_sqlite_export_sink(sq));
+        if (ops) opscope_tee_add(&tee, opscope_ops_export_sink(ops));
         opscope_sink sink = opscope_tee_sink(&tee);
         g_kineto = opscope_kineto_session_begin(); /* NULL (no memory): no Kineto section */
         if (sq) opscope_kineto_session_keep_links(g_kineto);
@@ -431,6 +472,16 @@ int opscope_cli_report(int argc, char **argv) {
     ro.by_shape = a.by_shape;
     ro.peak = g_peak;
 
+    if (ops) {
+        if (opscope_ops_export_finish(ops, &err)) {
+            fprintf(stderr, "opscope report: --export-ops: %s: %s\n", a.input, err.msg);
+            opscope_out_abort(text_out);
+            goto fail;
+        }
+        opscope_ops_export_write(ops, ops_out);
+        if (ops_tsv) opscope_ops_export_write_tsv(ops, ops_tsv);
+    }
+
     /* Finish every export; any failure aborts them all. */
     for (int i = 0; i < n_ex; i++) {
         if (ex[i].finish(&ex[i], stats, &err)) {
@@ -472,6 +523,30 @@ int opscope_cli_report(int argc, char **argv) {
         print_error(&err);
         status = OPSCOPE_EXIT_INPUT;
     }
+    if (ops) {
+        int orc = opscope_out_commit(ops_out, &err);
+        ops_out = NULL;
+        if (orc) print_error(&err);
+        if (ops_tsv && opscope_out_commit(ops_tsv, &err)) {
+            print_error(&err);
+            orc = -1;
+        }
+        ops_tsv = NULL;
+        if (orc) {
+            status = OPSCOPE_EXIT_INPUT;
+        } else {
+            opscope_ops_export_print_notes(ops, stderr, "opscope report: --export-ops: ");
+            fprintf(stderr, "opscope report: --export-ops: %zu unique ops from %" PRIu64 " of %" PRIu64
+                            " op records written to %s%s%s",
+                    opscope_ops_export_n_lines(ops), opscope_ops_export_records_exported(ops),
+                    opscope_ops_export_records(ops), a.export_ops,
+                    strcmp(a.export_ops, "-") ? "; counts and times in " : "",
+                    strcmp(a.export_ops, "-") ? a.export_ops : "");
+            fputs(strcmp(a.export_ops, "-") ? ".tsv\n" : "\n", stderr);
+        }
+        opscope_ops_export_free(ops);
+        ops = NULL;
+    }
     if (!a.quiet && !stdout_taken) {
         opscope_out_t *con = opscope_out_from_file(stdout, &err);
         if (con) {
@@ -487,6 +562,9 @@ int opscope_cli_report(int argc, char **argv) {
 
 fail:
     opscope_sqlite_export_abort(sq);
+    opscope_out_abort(ops_out);
+    opscope_out_abort(ops_tsv);
+    opscope_ops_export_free(ops);
     for (int i = 0; i < n_ex; i++) {
         opscope_out_abort(ex[i].out);
         if (ex[i].release) ex[i].release(&ex[i], true);
