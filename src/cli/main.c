@@ -14,6 +14,8 @@ static void usage(FILE *f) {
           "  record -- CMD    run a ggml program with the capture library and write a profile\n"
           "  view PROFILE     write a self-contained HTML timeline of a profile\n"
           "  diff BASE NEW    compare two profiles or traces (runs, backends, builds)\n"
+          "  replay PROFILE   re-run the profile's graph ops in isolation with\n"
+          "                   test-backend-ops on each backend, joined to the profile\n"
           "  peak             measure this machine's memory bandwidth and FLOP rate (the\n"
           "                   roofline of 'report --peak')\n"
           "\n"
@@ -42,6 +44,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "view")) return opscope_cli_view(argc - 1, argv + 1);
     if (!strcmp(cmd, "diff")) return opscope_cli_diff(argc - 1, argv + 1);
     if (!strcmp(cmd, "peak")) return opscope_cli_peak(argc - 1, argv + 1);
+    if (!strcmp(cmd, "replay")) return opscope_cli_replay(argc - 1, argv + 1);
     fprintf(stderr, "opscope: unknown command '%s'\n", cmd);
     usage(stderr);
     return OPSCOPE_EXIT_USAGE;

@@ -1,0 +1,212 @@
+/* replay_run.c - test-backend-ops over an exported graph-op file, one backend at a time. */
+#include "cli/replay_run.h"
+
+#include "read/tbo_result.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static bool executable(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
+
+bool replay_find_tbo(const char *given, char *buf, size_t size) {
+    if (given) {
+        if (!executable(given)) {
+            fprintf(stderr, "opscope replay: --test-backend-ops %s: not an executable file\n",
+                    given);
+            return false;
+        }
+        snprintf(buf, size, "%s", given);
+        return true;
+    }
+    const char *path = getenv("PATH");
+    while (path && *path) {
+        size_t n = strcspn(path, ":");
+        if (n && (size_t)snprintf(buf, size, "%.*s/test-backend-ops", (int)n, path) < size &&
+            executable(buf))
+            return true;
+        path += n + (path[n] == ':');
+    }
+    /* Debian: llama.cpp-tests and libggml0 install it outside PATH */
+    static const char *const pats[] = {"/usr/libexec/*/llama.cpp-tests/test-backend-ops",
+                                       "/usr/libexec/*/ggml/test-backend-ops"};
+    for (size_t i = 0; i < sizeof pats / sizeof *pats; i++) {
+        glob_t g;
+        if (glob(pats[i], 0, NULL, &g) == 0) {
+            for (size_t k = 0; k < g.gl_pathc; k++)
+                if (executable(g.gl_pathv[k])) {
+                    snprintf(buf, size, "%s", g.gl_pathv[k]);
+                    globfree(&g);
+                    return true;
+                }
+            globfree(&g);
+        }
+    }
+    fprintf(stderr, "opscope replay: test-backend-ops not found in PATH nor in "
+                    "/usr/libexec/*/llama.cpp-tests/ or /usr/libexec/*/ggml/ (Debian: apt "
+                    "install llama.cpp-tests); give it with --test-backend-ops PATH\n");
+    return false;
+}
+
+/* Lines FROM.. of X, each named L<index>_<name>. Returns 0 or -1. */
+static int write_file(const char *path, const opscope_ops_export_t *x, size_t from) {
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    size_t n = opscope_ops_export_n_lines(x);
+    for (size_t i = from; i < n; i++) {
+        const opscope_ops_line *l = opscope_ops_export_line(x, i);
+        /* ',' would end the name in the vars test-backend-ops echoes */
+        char name[64];
+        snprintf(name, sizeof name, "%s", l->name);
+        for (char *c = name; *c; c++)
+            if (*c == ',' || *c == '=') *c = '_';
+        fprintf(f, "%s L%zu_%s\n", l->text, i, name);
+    }
+    return fclose(f) ? -1 : 0;
+}
+
+/* The last non-empty line of a file, for messages. */
+static void last_line(const char *path, char *buf, size_t size) {
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
+        if (n) snprintf(buf, size, "%s", line);
+    }
+    free(line);
+    fclose(f);
+}
+
+/* The op test-backend-ops names (ggml_op_desc): the unary/GLU function for those ops. */
+static const char *expected_op(const opscope_ops_line *l) { return l->sub_op ? l->sub_op : l->op; }
+
+int replay_run_backend(const char *tbo, const char *mode, const char *dir,
+                       const opscope_ops_export_t *x, const char *backend, replay_result *res,
+                       bool progress) {
+    size_t n = opscope_ops_export_n_lines(x);
+    size_t start = 0, got_any = 0;
+    char file[4096], errpath[4096], stdout_last[256] = "";
+    snprintf(errpath, sizeof errpath, "%s/stderr-%s.txt", dir, backend);
+    while (start < n) {
+        snprintf(file, sizeof file, "%s/ops-%s-%zu.txt", dir, backend, start);
+        if (write_file(file, x, start)) {
+            fprintf(stderr, "opscope replay: cannot write %s: %s\n", file, strerror(errno));
+            return -1;
+        }
+        int pfd[2];
+        if (pipe(pfd)) return -1;
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+        posix_spawn_file_actions_addclose(&fa, pfd[0]);
+        posix_spawn_file_actions_addclose(&fa, pfd[1]);
+        posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+        char *argv[] = {(char *)tbo, (char *)mode, "--test-file", file, "-b", (char *)backend,
+                        "--output", "sql", NULL};
+        pid_t pid;
+        int src = posix_spawn(&pid, tbo, &fa, NULL, argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+        close(pfd[1]);
+        if (src) {
+            close(pfd[0]);
+            fprintf(stderr, "opscope replay: cannot run %s: %s\n", tbo, strerror(src));
+            return -1;
+        }
+        FILE *out = fdopen(pfd[0], "r");
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t len;
+        long last = -1; /* highest line index with a result in this run */
+        size_t done = 0;
+        while (out && (len = getline(&line, &cap, out)) > 0) {
+            while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+            opscope_tbo_result r;
+            char name[80];
+            if (opscope_tbo_parse_sql_line(line, &r) != 0) {
+                if (len && strncmp(line, "CREATE", 6) && strncmp(line, "  ", 2) && line[0] != ')')
+                    snprintf(stdout_last, sizeof stdout_last, "%s", line);
+                continue;
+            }
+            if (!opscope_tbo_var(r.params, "name", name, sizeof name) || name[0] != 'L') continue;
+            char *end;
+            long idx = strtol(name + 1, &end, 10);
+            if (*end != '_' || idx < (long)start || idx >= (long)n) continue;
+            replay_result *o = &res[idx];
+            const opscope_ops_line *l = opscope_ops_export_line(x, (size_t)idx);
+            got_any++;
+            done++;
+            if (idx > last) last = idx;
+            if (strcmp(r.op, expected_op(l))) {
+                o->status = REPLAY_MISMATCH;
+                snprintf(o->note, sizeof o->note, "test-backend-ops built %s, not %s", r.op,
+                         expected_op(l));
+            } else if (!r.supported) {
+                o->status = REPLAY_UNSUPPORTED;
+                snprintf(o->note, sizeof o->note, "not supported on %s", backend);
+            } else if (!strcmp(mode, "perf") ? r.n_runs > 0 : r.passed) {
+                o->status = REPLAY_OK;
+                o->time_us = r.time_us;
+                o->n_runs = r.n_runs;
+            } else {
+                o->status = REPLAY_FAILED;
+                snprintf(o->note, sizeof o->note, "%s", r.error[0] ? r.error : "failed");
+            }
+            if (progress)
+                fprintf(stderr, "\ropscope replay: %s: %zu/%zu ops", backend,
+                        (size_t)last + 1 < n ? (size_t)last + 1 : n, n);
+        }
+        free(line);
+        if (out) fclose(out);
+        else close(pfd[0]);
+        int st = 0;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+        }
+        bool clean = WIFEXITED(st) && (WEXITSTATUS(st) == 0 || !strcmp(mode, "test"));
+        if (clean || (size_t)(last + 1) >= n) break;
+        /* it died on the line after the last result: mark it, go on after it */
+        size_t bad = last >= (long)start ? (size_t)last + 1 : start;
+        char why[120];
+        last_line(errpath, why, sizeof why);
+        res[bad].status = REPLAY_FAILED;
+        if (WIFSIGNALED(st))
+            snprintf(res[bad].note, sizeof res[bad].note, "test-backend-ops died (signal %d): %s",
+                     WTERMSIG(st), why);
+        else
+            snprintf(res[bad].note, sizeof res[bad].note,
+                     "test-backend-ops exited with status %d: %s", WEXITSTATUS(st), why);
+        (void)done;
+        start = bad + 1;
+    }
+    if (progress) fputc('\n', stderr);
+    if (!got_any && n) {
+        char why[160];
+        last_line(errpath, why, sizeof why);
+        fprintf(stderr, "opscope replay: test-backend-ops gave no result on backend '%s' (no "
+                        "device of that name? for Vulkan on a CPU device such as lavapipe set "
+                        "GGML_VK_VISIBLE_DEVICES=0)%s%s\n",
+                backend, why[0] ? "; its last message: " : "", why);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (res[i].status == REPLAY_NONE)
+            snprintf(res[i].note, sizeof res[i].note, "no result%s%s",
+                     stdout_last[0] ? "; test-backend-ops printed: " : "", stdout_last);
+    return 0;
+}
