@@ -82,9 +82,9 @@ static void put_i64(lbuf *b, int64_t v) {
 }
 
 opscope_ops_skip_reason opscope_ops_format_line(const opscope_record *rec, char *buf, size_t size,
-                                                bool *contiguous_guess) {
+                                                unsigned *notes) {
     if (size) buf[0] = '\0';
-    if (contiguous_guess) *contiguous_guess = false;
+    if (notes) *notes = 0;
     if (rec->type == OPSCOPE_RECORD_COPY) return OPSCOPE_OPS_SKIP_COPY;
     if (!strcmp(rec->name, "GRAPH_SPLIT")) return OPSCOPE_OPS_SKIP_SPLIT;
     int op = opscope_ggml_op_value(rec->name);
@@ -127,16 +127,20 @@ opscope_ops_skip_reason opscope_ops_format_line(const opscope_record *rec, char 
         int32_t t = rec->type_src[s];
         put_i64(&b, t);
         for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) put_i64(&b, rec->ne_src[s][d]);
-        uint64_t nb[OPSCOPE_MAX_DIMS];
-        if (strides) {
-            memcpy(nb, rec->nb_src[s], sizeof nb);
+        /* contiguous: a block, a row of blocks, then whole rows and planes */
+        uint64_t nb[OPSCOPE_MAX_DIMS], dense[OPSCOPE_MAX_DIMS];
+        dense[0] = opscope_ggml_type_bytes(t, 1);
+        dense[1] = opscope_ggml_type_bytes(t, (uint64_t)rec->ne_src[s][0]);
+        dense[2] = dense[1] * (uint64_t)rec->ne_src[s][1];
+        dense[3] = dense[2] * (uint64_t)rec->ne_src[s][2];
+        if (!strides) {
+            memcpy(nb, dense, sizeof nb);
+            if (notes) *notes |= OPSCOPE_OPS_NOTE_NO_STRIDES;
+        } else if ((t == 26 || t == 27) && memcmp(rec->nb_src[s], dense, sizeof dense)) {
+            memcpy(nb, dense, sizeof nb); /* I32 / I64 index view: see OPSCOPE_OPS_NOTE_* */
+            if (notes) *notes |= OPSCOPE_OPS_NOTE_INDEX_STRIDES;
         } else {
-            /* contiguous: a block, a row of blocks, then whole rows and planes */
-            nb[0] = opscope_ggml_type_bytes(t, 1);
-            nb[1] = opscope_ggml_type_bytes(t, (uint64_t)rec->ne_src[s][0]);
-            nb[2] = nb[1] * (uint64_t)rec->ne_src[s][1];
-            nb[3] = nb[2] * (uint64_t)rec->ne_src[s][2];
-            if (contiguous_guess) *contiguous_guess = true;
+            memcpy(nb, rec->nb_src[s], sizeof nb);
         }
         for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) put_i64(&b, (int64_t)nb[d]);
     }
@@ -183,7 +187,7 @@ struct opscope_ops_export {
     backend_name *be;
     size_t n_be, cap_be;
     size_t *order; /* sorted entry indices after finish */
-    uint64_t n_records, n_exported, n_fused, n_guessed;
+    uint64_t n_records, n_exported, n_fused;
     bool from_trace, finished;
     char buf[OPSCOPE_OPS_LINE_MAX];
 };
@@ -356,8 +360,8 @@ static int add_skip(opscope_ops_export_t *x, const opscope_record *r, opscope_op
 static int on_record(void *ud, const opscope_record *r) {
     opscope_ops_export_t *x = ud;
     if (r->type == OPSCOPE_RECORD_OP) x->n_records++;
-    bool guessed = false;
-    opscope_ops_skip_reason why = opscope_ops_format_line(r, x->buf, sizeof x->buf, &guessed);
+    unsigned notes = 0;
+    opscope_ops_skip_reason why = opscope_ops_format_line(r, x->buf, sizeof x->buf, &notes);
     if (why != OPSCOPE_OPS_OK) return add_skip(x, r, why);
     x->n_exported++;
     size_t len = strlen(x->buf);
@@ -384,10 +388,7 @@ static int on_record(void *ud, const opscope_record *r) {
         fill_key(&e->key, r, e->line.op_value, text);
     }
     entry *e = &x->e[id];
-    if (guessed && !e->line.contiguous_guess) {
-        e->line.contiguous_guess = true;
-        x->n_guessed++;
-    }
+    e->line.notes |= notes;
     if (r->n_fused > 1 || r->extra) x->n_fused++;
     return add_use(x, e, r);
 }
@@ -534,7 +535,10 @@ void opscope_ops_export_write_tsv(const opscope_ops_export_t *x, opscope_out_t *
                                s->min_ns, s->max_ns);
             tsv_str(w, l->shape);
             opscope_out_char(w, '\t');
-            if (l->contiguous_guess) opscope_out_str(w, "strides not in the profile: contiguous");
+            if (l->notes & OPSCOPE_OPS_NOTE_NO_STRIDES)
+                opscope_out_str(w, "strides not in the profile: written contiguous; ");
+            if (l->notes & OPSCOPE_OPS_NOTE_INDEX_STRIDES)
+                opscope_out_str(w, "strided index source written contiguous");
             opscope_out_char(w, '\n');
         }
     }
@@ -580,8 +584,21 @@ void opscope_ops_export_print_notes(const opscope_ops_export_t *x, FILE *f, cons
                     prefix, fz, cnt, l->op);
         }
     }
-    if (x->n_guessed)
-        fprintf(f, "%snote: %" PRIu64 " line%s written with contiguous strides: the profile "
-                   "has no strides for them\n",
-                prefix, x->n_guessed, x->n_guessed == 1 ? "" : "s");
+    size_t n_guess = 0, n_index = 0;
+    for (size_t i = 0; i < x->n_e; i++) {
+        n_guess += (x->e[i].line.notes & OPSCOPE_OPS_NOTE_NO_STRIDES) != 0;
+        n_index += (x->e[i].line.notes & OPSCOPE_OPS_NOTE_INDEX_STRIDES) != 0;
+    }
+    if (n_guess)
+        fprintf(f, "%snote: %zu line%s written with contiguous strides: the profile has no "
+                   "strides for them\n",
+                prefix, n_guess, n_guess == 1 ? "" : "s");
+    for (size_t i = 0; i < x->n_e && n_index; i++) {
+        const opscope_ops_line *l = opscope_ops_export_line(x, i);
+        if (l->notes & OPSCOPE_OPS_NOTE_INDEX_STRIDES)
+            fprintf(f, "%snote: line %zu %s (%s): its integer source is a strided view in the "
+                       "model, written contiguous: test-backend-ops fills index sources as if "
+                       "contiguous, and a strided one would read uninitialised indices\n",
+                    prefix, i + 1, l->op, l->name);
+    }
 }

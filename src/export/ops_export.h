@@ -57,16 +57,25 @@ int opscope_ggml_op_value(const char *name);
 /* Number of ops in the table (GGML_OP_COUNT of the ggml it was taken from). */
 int opscope_ggml_op_count(void);
 
+/* What a line changed from the record (opscope_ops_format_line's *NOTES bits). */
+enum {
+    /* the profile had no strides: written as the contiguous strides of type and shape */
+    OPSCOPE_OPS_NOTE_NO_STRIDES = 1u << 0,
+    /* an integer source (rows, positions, expert ids) was a strided view: written contiguous,
+     * because test-backend-ops fills such sources as if they were (a strided one would hold
+     * uninitialised indices and stop the run on a GGML_ASSERT) */
+    OPSCOPE_OPS_NOTE_INDEX_STRIDES = 1u << 1,
+};
+
 /*
  * Formats REC as one test-file line without its name and newline ("29 0 256 11 1 1 16 0 ...")
- * into BUF (NUL-terminated; a line needs at most OPSCOPE_OPS_LINE_MAX bytes). Strides missing
- * from the record are written as the contiguous strides of the source's type and shape, and
- * *CONTIGUOUS_GUESS (may be NULL) is set. Returns OPSCOPE_OPS_OK, or why REC has no line
- * (BUF is then ""). Pure.
+ * into BUF (NUL-terminated; a line needs at most OPSCOPE_OPS_LINE_MAX bytes). *NOTES (may be
+ * NULL) receives OPSCOPE_OPS_NOTE_* bits. Returns OPSCOPE_OPS_OK, or why REC has no line (BUF
+ * is then ""). Pure.
  */
 #define OPSCOPE_OPS_LINE_MAX 4096
 opscope_ops_skip_reason opscope_ops_format_line(const opscope_record *rec, char *buf, size_t size,
-                                                bool *contiguous_guess);
+                                                unsigned *notes);
 
 /* The name token of a tensor name: white space, control bytes and quotes become '_', at most
  * 63 bytes, "-" for NULL or "". BUF needs 64 bytes. */
@@ -88,7 +97,7 @@ typedef struct opscope_ops_line {
     const char *sub_op;    /* "SWIGLU" for UNARY/GLU, else NULL */
     const char *shape;     /* "src0 [256, 256] f32, src1 [256, 11] f32 -> [256, 11] f32" */
     int32_t op_value;      /* ggml enum value */
-    bool contiguous_guess; /* strides were not in the profile */
+    unsigned notes;        /* OPSCOPE_OPS_NOTE_* of its records */
     size_t n_uses;
     const opscope_ops_use *uses;
 } opscope_ops_line;

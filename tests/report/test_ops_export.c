@@ -53,14 +53,14 @@ static const char ZEROS16[] = "16 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0";
 static int test_mul_mat_line(void) {
     opscope_record r = mul_mat(11);
     char buf[OPSCOPE_OPS_LINE_MAX], want[512];
-    bool guess = true;
-    ASSERT_EQ_INT(opscope_ops_format_line(&r, buf, sizeof buf, &guess), OPSCOPE_OPS_OK);
+    unsigned notes = 7;
+    ASSERT_EQ_INT(opscope_ops_format_line(&r, buf, sizeof buf, &notes), OPSCOPE_OPS_OK);
     snprintf(want, sizeof want,
              "29 0 256 11 1 1 %s 2 0 256 256 1 1 4 1024 262144 262144 0 256 11 1 1 4 1024 11264 "
              "11264",
              ZEROS16);
     ASSERT_EQ_STR(buf, want);
-    ASSERT_TRUE(!guess);
+    ASSERT_EQ_INT(notes, 0);
     return 0;
 }
 
@@ -120,11 +120,30 @@ static int test_contiguous_guess(void) {
     set_src(&r, 0, Q4_0, 256, 4, 0, 0, 0, 0);
     set_src(&r, 1, I32, 1, 1, 0, 0, 0, 0);
     char buf[OPSCOPE_OPS_LINE_MAX];
-    bool guess = false;
-    ASSERT_EQ_INT(opscope_ops_format_line(&r, buf, sizeof buf, &guess), OPSCOPE_OPS_OK);
-    ASSERT_TRUE(guess);
+    unsigned notes = 0;
+    ASSERT_EQ_INT(opscope_ops_format_line(&r, buf, sizeof buf, &notes), OPSCOPE_OPS_OK);
+    ASSERT_EQ_INT(notes, OPSCOPE_OPS_NOTE_NO_STRIDES);
     char want[256];
     snprintf(want, sizeof want, "40 0 256 1 1 1 %s 2 2 256 4 1 1 18 144 576 576 26 1 1 1 1 4 4 4 4",
+             ZEROS16);
+    ASSERT_EQ_STR(buf, want);
+    return 0;
+}
+
+/* The MoE router's GET_ROWS (llama.cpp's ffn_moe_weights): the expert ids are a [2, 19] view
+ * of a [4, 19] argsort, rows 16 bytes apart. Written with the dense strides of [2, 19] i32. */
+static int test_index_view(void) {
+    opscope_record r = rec("GET_ROWS");
+    set_out(&r, F32, 1, 2);
+    r.ne[2] = 19;
+    set_src(&r, 0, F32, 1, 4, 4, 4, 16, 304);
+    r.ne_src[0][2] = 19;
+    set_src(&r, 1, I32, 2, 19, 4, 16, 304, 304);
+    char buf[OPSCOPE_OPS_LINE_MAX], want[256];
+    unsigned notes = 0;
+    ASSERT_EQ_INT(opscope_ops_format_line(&r, buf, sizeof buf, &notes), OPSCOPE_OPS_OK);
+    ASSERT_EQ_INT(notes, OPSCOPE_OPS_NOTE_INDEX_STRIDES);
+    snprintf(want, sizeof want, "40 0 1 2 19 1 %s 2 0 1 4 19 1 4 4 16 304 26 2 19 1 1 4 8 152 152",
              ZEROS16);
     ASSERT_EQ_STR(buf, want);
     return 0;
@@ -306,5 +325,5 @@ static int test_trace_refused(void) {
 }
 
 TEST_MAIN(TEST(test_mul_mat_line), TEST(test_op_values), TEST(test_glu_sub_op),
-          TEST(test_contiguous_guess), TEST(test_skip_reasons), TEST(test_name_token),
+          TEST(test_contiguous_guess), TEST(test_index_view), TEST(test_skip_reasons), TEST(test_name_token),
           TEST(test_exporter), TEST(test_trace_refused))
