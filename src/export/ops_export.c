@@ -578,10 +578,10 @@ void opscope_ops_export_print_notes(const opscope_ops_export_t *x, FILE *f, cons
                 for (size_t v = 0; v < m->n_uses; v++)
                     if (m->uses[v].fused == fz) cnt += m->uses[v].count;
             }
-            fprintf(f, "%snote: %s was fused by the backend (%" PRIu64 " records): exported as "
+            fprintf(f, "%snote: %s was fused by the backend (%" PRIu64 " record%s): exported as "
                        "its first op, %s; the other nodes of the group are not in the profile, "
                        "and the captured time covers the whole group\n",
-                    prefix, fz, cnt, l->op);
+                    prefix, fz, cnt, cnt == 1 ? "" : "s", l->op);
         }
     }
     size_t n_guess = 0, n_index = 0;
