@@ -100,6 +100,12 @@ static int test_glu_sub_op(void) {
     ASSERT_EQ_INT(opscope_ops_format_line(&r, buf, sizeof buf, NULL), OPSCOPE_OPS_SKIP_SUB_OP);
     ASSERT_EQ_STR(buf, "");
     r.sub_op = NULL;
+    r.has |= OPSCOPE_HAS_SUB_OP; /* the seed layout's integer sub_op */
+    r.sub_op_value = 2;
+    ASSERT_EQ_INT(opscope_ops_format_line(&r, buf, sizeof buf, NULL), OPSCOPE_OPS_OK);
+    r.sub_op_value = 1; /* GEGLU: disagrees */
+    ASSERT_EQ_INT(opscope_ops_format_line(&r, buf, sizeof buf, NULL), OPSCOPE_OPS_SKIP_SUB_OP);
+    r.has &= ~(uint32_t)OPSCOPE_HAS_SUB_OP;
     r.op_params[0] = 7; /* past GGML_GLU_OP_SWIGLU_CLAMP */
     ASSERT_EQ_INT(opscope_ops_format_line(&r, buf, sizeof buf, NULL), OPSCOPE_OPS_SKIP_SUB_OP);
     opscope_record u = rec("UNARY");
