@@ -12,7 +12,8 @@ accuracy  llama-completion -ngl 99 -n N, PAIRS times under the capture and PAIRS
           graph's total; per name and for the total, the median over every decode graph of each
           side's runs and their ratio (bar: within 15%). The runs are separate processes, so
           lavapipe's run-to-run spread is part of what is compared; the perf logger's odd runs
-          against its even runs show that spread.
+          against its even runs show that spread. Last, one run with both in one process
+          (capture under GGML_VK_PERF_LOGGER=1): the same execution measured both ways.
 usage: vulkan.py overhead|accuracy [--model NAME] [--pairs N] [--n-gen N]
 """
 import argparse
@@ -79,20 +80,28 @@ prof = "/tmp/opscope-vk-accuracy.json"
 subprocess.run(cmd, env=env("plain"), capture_output=True)  # warm-up: pipeline compilation
 
 
-def capture_run():
-    subprocess.run(cmd, env=env("capture", prof), capture_output=True)
+def capture_run(with_logger=False):
+    e = env("capture", prof)
+    if with_logger:
+        e["GGML_VK_PERF_LOGGER"] = "1"
+    r = subprocess.run(cmd, env=e, capture_output=True, text=True, errors="replace")
     p = json.load(open(prof))
     ids = {b["id"] for b in p["backends"] if b["name"].startswith("Vulkan")}
     graphs = collections.defaultdict(lambda: collections.Counter())
     for rec in p["records"]:
         if rec["type"] == 0 and rec["backend_id"] in ids and "graph_id" in rec:
             graphs[(rec["graph_id"], rec["split_id"])][rec.get("extra") or rec["name"]] += rec["duration_ns"] / 1000.0
-    return [graphs[k] for k in sorted(graphs)][1:]  # decode graphs
+    ours = [graphs[k] for k in sorted(graphs)][1:]  # decode graphs
+    return (ours, logger_blocks(r.stderr)) if with_logger else ours
+
+
+def logger_blocks(text):
+    return [collections.Counter({n: us for n, (_c, us) in b.items()}) for b in e2e.perf_logger_blocks(text)][1:]
 
 
 def perf_run():
     r = subprocess.run(cmd, env=env("perf_logger"), capture_output=True, text=True, errors="replace")
-    return [collections.Counter({n: us for n, (_c, us) in b.items()}) for b in e2e.perf_logger_blocks(r.stderr)][1:]
+    return logger_blocks(r.stderr)
 
 
 # Runs alternate (capture, perf logger, perf logger, capture, ...), so that a change of load
@@ -107,8 +116,13 @@ for i in range(a.pairs):
         else:
             (theirs if i % 2 == 0 else again).extend(blocks)
     print(f"round {i + 1}: load {open('/proc/loadavg').read().split()[0]}", flush=True)
+both = theirs + again
 if not again:
     again = theirs
+# One more run with both in one process: the perf logger's serialisation (a timestamp and a
+# barrier after every node) is then the same for both, so what differs is only where each
+# puts a node's boundaries.
+same_ours, same_theirs = capture_run(with_logger=True)
 
 
 def medians(blocks):
@@ -118,10 +132,12 @@ def medians(blocks):
     return m
 
 
-both = theirs + again
 mo, mt, m1, m2 = medians(ours), medians(both), medians(theirs), medians(again)
-print(f"decode graphs: capture {len(ours)}, GGML_VK_PERF_LOGGER {len(both)} ({a.pairs} runs each)")
-print(f"{'group':34s} {'capture us':>11s} {'perf_logger':>11s} {'ratio':>6s}   {'logger odd/even runs':>20s}")
+so, st = medians(same_ours), medians(same_theirs)
+print(f"decode graphs: capture {len(ours)}, GGML_VK_PERF_LOGGER {len(both)} ({a.pairs} runs each), "
+      f"both in one run {len(same_ours)}/{len(same_theirs)}")
+print(f"{'group':34s} {'capture us':>11s} {'perf_logger':>11s} {'ratio':>6s}   {'logger odd/even runs':>20s}"
+      f"   {'both in one run':>15s}")
 worst = 0.0
 for n in sorted(set(mo) | set(mt), key=lambda n: -mt.get(n, 0)):
     o, t = mo.get(n, 0.0), mt.get(n, 0.0)
@@ -129,6 +145,7 @@ for n in sorted(set(mo) | set(mt), key=lambda n: -mt.get(n, 0)):
     if n != "(total)":
         worst = max(worst, abs(ratio - 1))
     g = m2.get(n, 0.0) / m1[n] if m1.get(n) else 0.0
-    print(f"{n:34s} {o:11.1f} {t:11.1f} {ratio:6.3f}   {g:20.3f}")
+    same = so.get(n, 0.0) / st[n] if st.get(n) else 0.0
+    print(f"{n:34s} {o:11.1f} {t:11.1f} {ratio:6.3f}   {g:20.3f}   {same:15.3f}")
 print(f"worst per-name deviation {worst * 100:.1f}%, total {abs(mo['(total)'] / mt['(total)'] - 1) * 100:.1f}% "
       f"(bar: 15%)")

@@ -109,6 +109,7 @@ typedef struct vkl_device {
     PFN_vkDestroyQueryPool DestroyQueryPool;
     PFN_vkCmdResetQueryPool CmdResetQueryPool;
     PFN_vkCmdWriteTimestamp CmdWriteTimestamp;
+    PFN_vkCmdWriteTimestamp2 CmdWriteTimestamp2;
     PFN_vkGetQueryPoolResults GetQueryPoolResults;
     PFN_vkGetCalibratedTimestampsKHR GetCalibratedTimestamps;
     struct vkl_device *next;

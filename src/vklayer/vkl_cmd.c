@@ -460,6 +460,22 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdBindDescriptorSets(VkCommandBuffer h, V
     d->CmdBindDescriptorSets(h, bp, l, first, n, sets, nd, dyn);
 }
 
+/* The program's own timestamps (GGML_VK_PERF_LOGGER writes one after every node) are commands
+ * after an item too: they start the next item, as in the program's own accounting. */
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdWriteTimestamp(VkCommandBuffer h, VkPipelineStageFlagBits st, VkQueryPool qp,
+                                                      uint32_t q) {
+    vkl_device *d = vkl_device_of(h);
+    start_mark(d, h);
+    d->CmdWriteTimestamp(h, st, qp, q);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdWriteTimestamp2(VkCommandBuffer h, VkPipelineStageFlags2 st, VkQueryPool qp,
+                                                       uint32_t q) {
+    vkl_device *d = vkl_device_of(h);
+    start_mark(d, h);
+    d->CmdWriteTimestamp2(h, st, qp, q);
+}
+
 #define TIMED(d, h, kind, name, bytes, call)                                   \
     do {                                                                       \
         int s_, q_;                                                            \
@@ -639,6 +655,9 @@ PFN_vkVoidFunction vkl_cmd_proc(const char *name) {
         {"vkResetCommandBuffer", (PFN_vkVoidFunction)vkl_ResetCommandBuffer},
         {"vkCmdBindPipeline", (PFN_vkVoidFunction)vkl_CmdBindPipeline},
         {"vkCmdPushConstants", (PFN_vkVoidFunction)vkl_CmdPushConstants},
+        {"vkCmdWriteTimestamp", (PFN_vkVoidFunction)vkl_CmdWriteTimestamp},
+        {"vkCmdWriteTimestamp2", (PFN_vkVoidFunction)vkl_CmdWriteTimestamp2},
+        {"vkCmdWriteTimestamp2KHR", (PFN_vkVoidFunction)vkl_CmdWriteTimestamp2},
         {"vkCmdBindDescriptorSets", (PFN_vkVoidFunction)vkl_CmdBindDescriptorSets},
         {"vkCmdDispatch", (PFN_vkVoidFunction)vkl_CmdDispatch},
         {"vkCmdDispatchBase", (PFN_vkVoidFunction)vkl_CmdDispatchBase},

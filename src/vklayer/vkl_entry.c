@@ -200,6 +200,7 @@ static void load_device_fns(vkl_device *d, PFN_vkGetDeviceProcAddr gdpa, VkDevic
     DFN(DestroyQueryPool);
     DFN(CmdResetQueryPool);
     DFN(CmdWriteTimestamp);
+    DFN(CmdWriteTimestamp2);
     DFN(GetQueryPoolResults);
 #undef DFN
     if (!d->CmdCopyBuffer2) {
@@ -207,6 +208,9 @@ static void load_device_fns(vkl_device *d, PFN_vkGetDeviceProcAddr gdpa, VkDevic
     }
     if (!d->CmdPipelineBarrier2) {
         d->CmdPipelineBarrier2 = (PFN_vkCmdPipelineBarrier2)gdpa(dev, "vkCmdPipelineBarrier2KHR");
+    }
+    if (!d->CmdWriteTimestamp2) {
+        d->CmdWriteTimestamp2 = (PFN_vkCmdWriteTimestamp2)gdpa(dev, "vkCmdWriteTimestamp2KHR");
     }
     if (!d->QueueSubmit2) {
         d->QueueSubmit2 = (PFN_vkQueueSubmit2)gdpa(dev, "vkQueueSubmit2KHR");
