@@ -178,12 +178,13 @@ static double model_avg_ns(const row *w) {
     return w->u->count ? (double)w->u->total_ns / (double)w->u->count : 0.0;
 }
 
-/* In-model over isolated time per call on the row's own backend, 0 when not replayed. */
+/* In-model (the median call: a few calls a loaded machine stalled must not decide it) over
+ * isolated time per call on the row's own backend, 0 when not replayed. */
 static double fidelity(const replay *r, const row *w) {
     int b = backend_index(r, w->u->backend);
     if (b < 0 || r->res[b][w->line].status != REPLAY_OK || r->res[b][w->line].time_us <= 0)
         return 0.0;
-    return model_avg_ns(w) / (r->res[b][w->line].time_us * 1e3);
+    return (double)w->u->median_ns / (r->res[b][w->line].time_us * 1e3);
 }
 
 static bool flagged(const replay *r, const row *w) {
@@ -240,7 +241,8 @@ static void print_console(const replay *r) {
             r->a->input, n_lines, opscope_ops_export_records_exported(r->x),
             opscope_ops_export_records(r->x), r->a->mode);
     for (int b = 0; b < r->n_b; b++) fprintf(f, " %s", r->backends[b]);
-    fprintf(f, "\n\n  %4s %-34s %-9s %7s %11s", "line", "op", "ran on", "count", "model us");
+    fprintf(f, "\n\n  %4s %-34s %-9s %7s %11s %11s", "line", "op", "ran on", "count", "model mean",
+            "median us");
     for (int b = 0; b < r->n_b; b++) {
         char h[40];
         snprintf(h, sizeof h, "%s us", r->backends[b]);
@@ -254,6 +256,7 @@ static void print_console(const replay *r) {
         fprintf(f, "  %4zu %-34.34s %-9.9s %7" PRIu64, w->line + 1, label, w->u->backend,
                 w->u->count);
         print_us(f, model_avg_ns(w), 11);
+        print_us(f, (double)w->u->median_ns, 11);
         for (int b = 0; b < r->n_b; b++) {
             const replay_result *s = &r->res[b][w->line];
             if (s->status == REPLAY_OK) print_us(f, s->time_us * 1e3, 11);
@@ -288,9 +291,10 @@ static void print_console(const replay *r) {
     size_t n_flag = 0;
     for (size_t i = 0; i < r->n_rows; i++) n_flag += flagged(r, &r->rows[i]);
     if (n_flag) {
-        fprintf(f, "\nFidelity: %zu row%s with in-model time per call more than %gx away from the "
-                   "isolated time on the same backend (marked '!'; see docs/replay.md: cache "
-                   "state, dispatch, thread wake-up, fused groups, memory placement):\n",
+        fprintf(f, "\nFidelity: %zu row%s whose median in-model call is more than %gx away from "
+                   "the isolated time per call on the same backend (marked '!'; see "
+                   "docs/replay.md: cache state, dispatch, thread wake-up, fused groups, memory "
+                   "placement):\n",
                 n_flag, n_flag == 1 ? "" : "s", r->a->flag);
         for (size_t i = 0; i < r->n_rows; i++) {
             const row *w = &r->rows[i];
@@ -373,6 +377,9 @@ static void write_json(const replay *r, const char *tbo, opscope_out_t *w) {
                               ",\"model_avg_ns\":",
                            rw->u->count, rw->u->total_ns);
         json_num(w, model_avg_ns(rw));
+        opscope_out_printf(w, ",\"model_median_ns\":%" PRIu64 ",\"model_min_ns\":%" PRIu64
+                              ",\"model_max_ns\":%" PRIu64,
+                           rw->u->median_ns, rw->u->min_ns, rw->u->max_ns);
         opscope_out_str(w, ",\"isolated_avg_ns\":{");
         for (int b = 0; b < r->n_b; b++) {
             if (b) opscope_out_char(w, ',');

@@ -222,7 +222,10 @@ opscope_ops_export_t *opscope_ops_export_new(void) {
 
 void opscope_ops_export_free(opscope_ops_export_t *x) {
     if (!x) return;
-    for (size_t i = 0; i < x->n_e; i++) free(x->e[i].uses);
+    for (size_t i = 0; i < x->n_e; i++) {
+        for (size_t u = 0; u < x->e[i].n_uses; u++) free(x->e[i].uses[u].hist);
+        free(x->e[i].uses);
+    }
     free(x->e);
     free(x->sk);
     free(x->be);
@@ -292,6 +295,31 @@ static void fill_key(line_key *k, const opscope_record *r, int op, const char *t
     }
 }
 
+/* Per-use duration histogram: bucket 8*octave + the 3 bits below the leading one. */
+#define HIST_BUCKETS (64 * 8)
+
+static unsigned hist_bucket(uint64_t ns) {
+    if (ns < 8) return (unsigned)ns;
+    unsigned oct = 63u - (unsigned)__builtin_clzll(ns);
+    return oct * 8 + (unsigned)((ns >> (oct - 3)) & 7);
+}
+
+static uint64_t hist_value(unsigned b) {
+    if (b < 8) return b;
+    unsigned oct = b / 8, sub = b % 8;
+    /* the middle of the bucket: (8 + sub + 0.5) * 2^(oct-3) */
+    return (uint64_t)((16.0 + 2.0 * sub + 1.0) * (double)(1ull << (oct - 3)) / 2.0);
+}
+
+static uint64_t hist_median(const uint32_t *h, uint64_t count) {
+    uint64_t half = (count + 1) / 2, seen = 0;
+    for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+        seen += h[b];
+        if (seen >= half) return hist_value(b);
+    }
+    return 0;
+}
+
 static int add_use(opscope_ops_export_t *x, entry *e, const opscope_record *r) {
     const char *fused = (r->n_fused > 1 || r->extra) ? r->extra : NULL;
     if (r->n_fused > 1 && !fused) fused = "fused";
@@ -312,7 +340,10 @@ static int add_use(opscope_ops_export_t *x, entry *e, const opscope_record *r) {
         u->fused = fused ? intern(x, fused) : NULL;
         if (fused && !u->fused) return 1;
         u->min_ns = UINT64_MAX;
+        u->hist = calloc(HIST_BUCKETS, sizeof *u->hist);
+        if (!u->hist) return 1;
     }
+    u->hist[hist_bucket(r->duration_ns)]++;
     u->count++;
     u->total_ns += r->duration_ns;
     if (r->duration_ns < u->min_ns) u->min_ns = r->duration_ns;
@@ -466,7 +497,13 @@ int opscope_ops_export_finish(opscope_ops_export_t *x, opscope_error *err) {
     for (size_t i = 0; i < x->n_e; i++) {
         x->order[i] = i;
         entry *e = &x->e[i];
-        for (size_t u = 0; u < e->n_uses; u++) e->uses[u].backend = backend_of(x, e->uses[u].backend_id);
+        for (size_t u = 0; u < e->n_uses; u++) {
+            e->uses[u].backend = backend_of(x, e->uses[u].backend_id);
+            opscope_ops_use *v = &e->uses[u];
+            v->median_ns = hist_median(v->hist, v->count);
+            if (v->median_ns < v->min_ns) v->median_ns = v->min_ns; /* a bucket's middle */
+            if (v->median_ns > v->max_ns) v->median_ns = v->max_ns;
+        }
         qsort(e->uses, e->n_uses, sizeof *e->uses, use_cmp);
         e->line.uses = e->uses;
         e->line.n_uses = e->n_uses;
@@ -515,7 +552,7 @@ static void tsv_str(opscope_out_t *w, const char *s) {
 
 void opscope_ops_export_write_tsv(const opscope_ops_export_t *x, opscope_out_t *w) {
     opscope_out_str(w, "line\top\tsub_op\tname\tbackend\tfused\tcount\ttotal_ns\tavg_ns\tmin_ns\t"
-                       "max_ns\tshape\tnote\n");
+                       "max_ns\tmedian_ns\tshape\tnote\n");
     for (size_t i = 0; i < x->n_e; i++) {
         const opscope_ops_line *l = opscope_ops_export_line(x, i);
         for (size_t u = 0; u < l->n_uses; u++) {
@@ -530,9 +567,10 @@ void opscope_ops_export_write_tsv(const opscope_ops_export_t *x, opscope_out_t *
             tsv_str(w, s->backend);
             opscope_out_char(w, '\t');
             tsv_str(w, s->fused);
-            opscope_out_printf(w, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t",
+            opscope_out_printf(w, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+                                  "\t%" PRIu64 "\t",
                                s->count, s->total_ns, s->count ? s->total_ns / s->count : 0,
-                               s->min_ns, s->max_ns);
+                               s->min_ns, s->max_ns, s->median_ns);
             tsv_str(w, l->shape);
             opscope_out_char(w, '\t');
             if (l->notes & OPSCOPE_OPS_NOTE_NO_STRIDES)
@@ -546,7 +584,7 @@ void opscope_ops_export_write_tsv(const opscope_ops_export_t *x, opscope_out_t *
         const opscope_ops_skip *s = &x->sk[i].s;
         opscope_out_str(w, "-\t");
         tsv_str(w, s->what);
-        opscope_out_printf(w, "\t\t\t\t\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t\t\t\t", s->count,
+        opscope_out_printf(w, "\t\t\t\t\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t\t\t\t\t", s->count,
                            s->total_ns, s->count ? s->total_ns / s->count : 0);
         opscope_out_str(w, "not exported: ");
         tsv_str(w, opscope_ops_skip_reason_text(s->reason));

@@ -268,6 +268,7 @@ static int test_exporter(void) {
     ASSERT_EQ_U64(l2->uses[0].total_ns, 400);
     ASSERT_EQ_U64(l2->uses[0].min_ns, 100);
     ASSERT_EQ_U64(l2->uses[0].max_ns, 300);
+    ASSERT_EQ_U64(l2->uses[0].median_ns, 100); /* the lower middle; 100 is its bucket's middle */
     ASSERT_EQ_STR(l2->uses[1].backend, "Vulkan0");
     ASSERT_EQ_U64(l2->uses[1].count, 1);
     ASSERT_EQ_STR(l2->shape, "src0 [256, 256] f32, src1 [256, 11] f32 -> [256, 11] f32");
@@ -302,12 +303,32 @@ static int test_exporter(void) {
     ASSERT_EQ_INT(opscope_out_commit(w, &err), 0);
     char *tsv = test_slurp("t_ops.tsv", NULL);
     ASSERT_NOT_NULL(tsv);
-    ASSERT_CONTAINS(tsv, "\n3\tMUL_MAT\t\tQcur-0\tCPU\t\t2\t400\t200\t100\t300\t");
+    ASSERT_CONTAINS(tsv, "\n3\tMUL_MAT\t\tQcur-0\tCPU\t\t2\t400\t200\t100\t300\t100\t");
     ASSERT_CONTAINS(tsv, "\n3\tMUL_MAT\t\tQcur-0\tVulkan0\t\t1\t50\t50\t50\t50\t");
     ASSERT_CONTAINS(tsv, "\n1\tRMS_NORM\t\t-\tCPU\tRMS_NORM+MUL\t1\t9\t");
     ASSERT_CONTAINS(tsv, "\n-\tCOPY copy_H2D\t");
     ASSERT_CONTAINS(tsv, "not exported: a copy between backends");
     free(tsv);
+    opscope_ops_export_free(x);
+    return 0;
+}
+
+/* The median of many calls, a few of them stalled: within the histogram's 4.5%. */
+static int test_median(void) {
+    opscope_ops_export_t *x = opscope_ops_export_new();
+    ASSERT_NOT_NULL(x);
+    opscope_sink s = opscope_ops_export_sink(x);
+    opscope_record r = mul_mat(1);
+    for (int i = 0; i < 101; i++) {
+        r.duration_ns = i < 95 ? 14000 + (uint64_t)i * 10 : 5000000; /* median: 14500 */
+        ASSERT_EQ_INT(s.on_record(s.ud, &r), 0);
+    }
+    opscope_error err;
+    ASSERT_EQ_INT(opscope_ops_export_finish(x, &err), 0);
+    const opscope_ops_use *u = &opscope_ops_export_line(x, 0)->uses[0];
+    ASSERT_NEAR((double)u->median_ns, 14500.0, 14500.0 * 0.045);
+    ASSERT_EQ_U64(u->min_ns, 14000);
+    ASSERT_EQ_U64(u->max_ns, 5000000);
     opscope_ops_export_free(x);
     return 0;
 }
@@ -332,4 +353,4 @@ static int test_trace_refused(void) {
 
 TEST_MAIN(TEST(test_mul_mat_line), TEST(test_op_values), TEST(test_glu_sub_op),
           TEST(test_contiguous_guess), TEST(test_index_view), TEST(test_skip_reasons), TEST(test_name_token),
-          TEST(test_exporter), TEST(test_trace_refused))
+          TEST(test_exporter), TEST(test_median), TEST(test_trace_refused))
