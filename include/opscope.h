@@ -96,6 +96,9 @@ typedef struct opscope_backend {
     const char *name;             /* e.g. "CPU", "Vulkan0"; never NULL ("" if unknown) */
     const char *device;           /* e.g. "AMD EPYC", "llvmpipe"; never NULL */
     opscope_device_type device_type;
+    const char *process;          /* the process it ran in, e.g. "gpu-box/ggml-rpc-server" in a
+                                   * profile merged from several processes (opscope merge);
+                                   * NULL when the profile is one process's */
 } opscope_backend;
 
 /* Field presence bits: a reader sets a bit only when the input carried the field. */
@@ -179,6 +182,30 @@ OPSCOPE_API const char *opscope_sub_op_name(const char *op, int32_t value);
 /* ggml's enum value of sub-op NAME of op OP, or -1 (inverse of opscope_sub_op_name). */
 OPSCOPE_API int32_t opscope_sub_op_value(const char *op, const char *name);
 
+/*
+ * Where and on which clock a capture ran (opscope's capture writes it; docs/formats.md,
+ * "capture"). opscope merge uses it to tell whether two profiles share a clock. Strings are
+ * NULL when unknown; numbers 0 unless the matching has_ bit says otherwise.
+ */
+typedef struct opscope_capture_info {
+    const char *host;         /* host name (gethostname) */
+    const char *program;      /* the program's file name (no directory) */
+    const char *clock;        /* what start_ns counts: "CLOCK_MONOTONIC" */
+    const char *boot_id;      /* Linux boot id: one value per boot of one machine */
+    int64_t pid;
+    uint64_t time_ns;         /* the process's time namespace (inode of /proc/self/ns/time) */
+    int64_t realtime_offset_ns; /* CLOCK_REALTIME - clock, taken when the capture started */
+    uint64_t start_ns;        /* the clock when the capture started */
+    uint32_t has;             /* OPSCOPE_CAPTURE_HAS_* */
+} opscope_capture_info;
+
+enum {
+    OPSCOPE_CAPTURE_HAS_PID = 1u << 0,
+    OPSCOPE_CAPTURE_HAS_TIME_NS = 1u << 1,
+    OPSCOPE_CAPTURE_HAS_REALTIME = 1u << 2, /* realtime_offset_ns */
+    OPSCOPE_CAPTURE_HAS_START = 1u << 3,
+};
+
 /* Profile-level facts. Strings borrowed as for records. */
 typedef struct opscope_meta {
     const char *profiler;     /* "ggml", "opscope", "kineto"... or "" */
@@ -186,6 +213,7 @@ typedef struct opscope_meta {
     uint64_t total_records;   /* as stated by the file (may differ from the records seen) */
     uint64_t total_ns;        /* as stated by the file, 0 if absent */
     uint64_t dropped_records; /* records the capture could not keep (memory cap) */
+    const opscope_capture_info *capture; /* NULL when the profile does not say */
 } opscope_meta;
 
 /*

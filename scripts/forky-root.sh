@@ -18,10 +18,11 @@ ROOT=${OPSCOPE_ROOT:-/var/cache/opscope/forky-root}
 STAMP="$ROOT/.opscope-root-ready"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
-# Packages: ggml + llama.cpp + whisper.cpp from Debian, lavapipe, gguf writer, and what building
+# Packages: ggml + llama.cpp (with ggml-rpc-server, in tools-extra) + whisper.cpp from Debian, lavapipe, gguf writer, and what building
 # opscope and running its tests inside the root needs. Changing this list re-runs apt only.
 PKGS=(libggml0 libggml-dev libggml0-backend-blas libggml0-backend-vulkan libggml0-backend-rpc
-      libllama0 libllama-dev llama.cpp-tools llama.cpp-examples llama.cpp-tests whisper.cpp-tools
+      libllama0 libllama-dev llama.cpp-tools llama.cpp-tools-extra llama.cpp-examples llama.cpp-tests
+      whisper.cpp-tools
       python3-gguf python3-numpy mesa-vulkan-drivers
       libvulkan-dev vulkan-tools
       gcc libc6-dev make cmake zlib1g-dev pkgconf python3 procps time

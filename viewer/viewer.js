@@ -210,10 +210,16 @@
   }
   // ggml profiles have scheduler splits; foreign traces (Kineto, Chrome) have streams.
   const splitWord = /^(ggml|opscope)/.test(D.profiler || 'ggml') || !D.profiler ? ' \u00b7 split ' : ' \u00b7 stream ';
+  // A merged profile (opscope merge): backends carry their process; lanes come grouped by
+  // backend id, so one process's lanes are together, headed by its name.
+  const processOf = (id) => { const b = backendById.get(id); return b && b.process ? b.process : ''; };
   function laneLabel(l) {
     const ln = lanes[l];
-    return backendName(ln.backend) + (ln.copy ? ' copies' : '') + (splitWord + ln.split);
+    const p = processOf(ln.backend);
+    return (p ? p + ' \u00b7 ' : '') + backendName(ln.backend) + (ln.copy ? ' copies' : '') + (splitWord + ln.split);
   }
+  // the first lane of each process group (a thicker line above it)
+  const groupStart = (l) => l > 0 && processOf(lanes[l].backend) !== processOf(lanes[l - 1].backend);
 
   let dpr = 1, cssW = 800, cssH = 300;
   function resize() {
@@ -405,6 +411,7 @@
       ctx.save(); ctx.beginPath(); ctx.rect(0, Math.max(y, AXIS_H), LABEL_W - 4, lanes[l].h); ctx.clip();
       ctx.fillText(laneLabel(l), 6, y + Math.min(lanes[l].h, ROW_H + LANE_PAD) / 2);
       ctx.restore();
+      if (groupStart(l)) { ctx.fillStyle = theme.accent; ctx.fillRect(0, y, cssW, 2); ctx.fillStyle = theme.fg; }
       ctx.fillStyle = theme.line; ctx.fillRect(0, y + lanes[l].h - 1, cssW, 1); ctx.fillStyle = theme.fg;
     }
     // axis

@@ -32,7 +32,7 @@ int main(int argc, char **argv) {
     static const char *names[] = {"MUL_MAT", "ADD", "MUL", "RMS_NORM", "ROPE", "FLASH_ATTN_EXT",
                                   "MUL_MAT_ID", "GLU", "UNARY", "SOFT_MAX", "GET_ROWS", "SET_ROWS"};
     opscope_profile_t *p = opscope_profile_new();
-    opscope_backend b = {0, "CUDA0", "GPU", OPSCOPE_DEVICE_GPU};
+    opscope_backend b = {0, "CUDA0", "GPU", OPSCOPE_DEVICE_GPU, NULL};
     opscope_profile_add_backend(p, &b);
     uint64_t t = 1000000000000ull, x = 1;
     for (size_t i = 0; i < n; i++) {

@@ -81,8 +81,8 @@ int main(int argc, char **argv) {
                             "{\"id\":1,\"name\":\"CPU\",\"device\":\"bench CPU\",\"device_type\":0}],"
                             "\"records\":[\n");
     }
-    opscope_backend b0 = {0, "Vulkan0", "llvmpipe", OPSCOPE_DEVICE_GPU};
-    opscope_backend b1 = {1, "CPU", "bench CPU", OPSCOPE_DEVICE_CPU};
+    opscope_backend b0 = {0, "Vulkan0", "llvmpipe", OPSCOPE_DEVICE_GPU, NULL};
+    opscope_backend b1 = {1, "CPU", "bench CPU", OPSCOPE_DEVICE_CPU, NULL};
     sink.on_backend(sink.ud, &b0);
     sink.on_backend(sink.ud, &b1);
 

@@ -521,9 +521,11 @@ int opscope_stats_add_backend(opscope_stats_t *s, const opscope_backend *be) {
     if (!b) return -1;
     const char *name = intern(s, be->name ? be->name : "", NULL);
     const char *device = intern(s, be->device ? be->device : "", NULL);
-    if (!name || !device) return -1;
+    const char *process = be->process ? intern(s, be->process, NULL) : NULL;
+    if (!name || !device || (be->process && !process)) return -1;
     b->name = name;
     b->device = device;
+    b->process = process;
     b->device_type = be->device_type;
     b->described = true;
     return 0;
@@ -651,7 +653,8 @@ static int sort_copy_lists(opscope_stats_t *s) {
 static bool same_device(const opscope_backend_stats *a, const opscope_backend_stats *b) {
     /* names are interned: equal strings are the same pointer */
     return a->described && b->described && a->name == b->name && a->device == b->device &&
-           a->device_type == b->device_type;
+           a->device_type == b->device_type && a->process == b->process; /* a merged profile's
+                                                                          * processes stay apart */
 }
 
 /* Devices from the backends (sorted by id): each backend joins the first device it shares. */

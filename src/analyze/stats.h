@@ -66,6 +66,7 @@ typedef struct opscope_backend_stats {
     const char *name;     /* from the profile's backends, "" if never described */
     const char *device;
     opscope_device_type device_type;
+    const char *process;  /* its process in a merged profile (opscope merge), else NULL */
     bool described;       /* the profile listed this backend */
     uint64_t n_ops, op_ns, op_bytes, op_flops;
     uint64_t n_copies, copy_ns, copy_bytes;

@@ -15,6 +15,7 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/cap_convert.c
   ${OPSCOPE_CAPTURE_DIR}/cap_replay.c
   ${OPSCOPE_CAPTURE_DIR}/cap_write.c
+  ${OPSCOPE_CAPTURE_DIR}/cap_meta.c
   ${OPSCOPE_CAPTURE_DIR}/cap_life.c)
 target_compile_definitions(opscope_capture_core PRIVATE _GNU_SOURCE)
 # initial-exec TLS: the general-dynamic model would cost a __tls_get_addr call per
@@ -54,6 +55,7 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
     ${OPSCOPE_CAPTURE_DIR}/cap_omp.c
     ${OPSCOPE_CAPTURE_DIR}/cap_record.c
     ${OPSCOPE_CAPTURE_DIR}/cap_copy.c
+    ${OPSCOPE_CAPTURE_DIR}/cap_sync.c
     ${OPSCOPE_CAPTURE_DIR}/cap_api.c
     ${OPSCOPE_CAPTURE_DIR}/cap_gpu.c)
   target_include_directories(opscope-ggml PRIVATE ${OPSCOPE_GGML_INCLUDE_DIR} ${CMAKE_SOURCE_DIR}/src)

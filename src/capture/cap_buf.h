@@ -78,6 +78,7 @@ enum {
     OPSCOPE_CAP_F_SPLIT_ONLY = 1u << 0, /* one record for a whole split (no per-op timing) */
     OPSCOPE_CAP_F_INEXACT = 1u << 1,    /* callback count did not match the graph walk */
     OPSCOPE_CAP_F_ALIGNED = 1u << 2,    /* device times aligned at submit, not calibrated */
+    OPSCOPE_CAP_F_SYNC = 1u << 3,       /* with SPLIT_ONLY: a wait in ggml_backend_synchronize */
 };
 
 typedef struct opscope_cap_src {

@@ -110,7 +110,9 @@ void opscope_cap_convert_parts(const opscope_cap_rec *r, const opscope_cap_src *
             o->has |= OPSCOPE_HAS_SUB_OP;
         }
         o->n_fused = r->n_fused ? r->n_fused : 1;
-        if (r->flags & OPSCOPE_CAP_F_SPLIT_ONLY) {
+        if ((r->flags & OPSCOPE_CAP_F_SYNC) && (r->flags & OPSCOPE_CAP_F_SPLIT_ONLY)) {
+            o->name = "SYNCHRONIZE"; /* a wait, no fused group: no extra */
+        } else if (r->flags & OPSCOPE_CAP_F_SPLIT_ONLY) {
             o->name = "GRAPH_SPLIT";
             snprintf(buf->extra, sizeof buf->extra, "%d nodes, no per-op timing", r->n_fused);
             o->extra = buf->extra;

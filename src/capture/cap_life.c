@@ -5,6 +5,7 @@
 #include "capture/cap_clock.h"
 #include "capture/cap_config.h"
 #include "capture/cap_counters.h"
+#include "capture/cap_meta.h"
 #include "capture/cap_write.h"
 
 #include <dlfcn.h>
@@ -197,6 +198,7 @@ static void init_once(void) {
     const char *stats = getenv("OPSCOPE_STATS");
     g_stats = stats && strcmp(stats, "1") == 0;
     opscope_cap_clock_init(getenv("OPSCOPE_CLOCK"));
+    opscope_cap_meta_init();
     const char *mb = getenv("OPSCOPE_MAX_MB");
     uint64_t limit = 512;
     if (mb && *mb) {

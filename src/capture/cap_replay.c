@@ -1,5 +1,6 @@
 /* cap_replay.c - gather, sort and convert the captured records (see cap_replay.h). */
 #include "capture/cap_replay.h"
+#include "capture/cap_meta.h"
 
 #include "capture/cap_buf.h"
 #include "capture/cap_clock.h"
@@ -123,13 +124,14 @@ int opscope_cap_replay(int sched, const opscope_sink *sink) {
     meta.total_ns = total;
     /* device work a GPU source could not time is missing from the profile too */
     meta.dropped_records = opscope_cap_buf_dropped() + atomic_load(&opscope_cap_stats.gpu_lost);
+    meta.capture = opscope_cap_meta_get();
     if (sink->on_meta && sink->on_meta(sink->ud, &meta)) {
         rc = -1;
     }
     int nb = opscope_cap_backend_count();
     for (int i = 0; i < nb && rc == 0; i++) {
         const opscope_cap_backend *cb = opscope_cap_backend_at(i);
-        opscope_backend b = {i, cb->name, cb->device, cb->device_type};
+        opscope_backend b = {i, cb->name, cb->device, cb->device_type, NULL};
         if (sink->on_backend && sink->on_backend(sink->ud, &b)) {
             rc = -1;
         }

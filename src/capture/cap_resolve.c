@@ -104,6 +104,7 @@ static void resolve(void) {
     RESOLVE(tensor_get_2d, "ggml_backend_tensor_get_2d");
     RESOLVE(tensor_set_2d_async, "ggml_backend_tensor_set_2d_async");
     RESOLVE(tensor_get_2d_async, "ggml_backend_tensor_get_2d_async");
+    RESOLVE(synchronize, "ggml_backend_synchronize");
 
     bool on = opscope_cap_life_init();
     if (!opscope_cap_ggml.graph_compute_async) {

@@ -16,6 +16,8 @@ static void usage(FILE *f) {
           "  diff BASE NEW    compare two profiles or traces (runs, backends, builds)\n"
           "  replay PROFILE   re-run the profile's graph ops in isolation with\n"
           "                   test-backend-ops on each backend, joined to the profile\n"
+          "  merge CLIENT SERVER...  put a ggml RPC client's profile and its servers' on\n"
+          "                   one timeline (clock offsets estimated from the profiles)\n"
           "  peak             measure this machine's memory bandwidth and FLOP rate (the\n"
           "                   roofline of 'report --peak')\n"
           "\n"
@@ -43,6 +45,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "record")) return opscope_cli_record(argc - 1, argv + 1);
     if (!strcmp(cmd, "view")) return opscope_cli_view(argc - 1, argv + 1);
     if (!strcmp(cmd, "diff")) return opscope_cli_diff(argc - 1, argv + 1);
+    if (!strcmp(cmd, "merge")) return opscope_cli_merge(argc - 1, argv + 1);
     if (!strcmp(cmd, "peak")) return opscope_cli_peak(argc - 1, argv + 1);
     if (!strcmp(cmd, "replay")) return opscope_cli_replay(argc - 1, argv + 1);
     fprintf(stderr, "opscope: unknown command '%s'\n", cmd);

@@ -15,6 +15,7 @@
 #include "export/sqlite/sqlite_export.h"
 #include "analyze/stats.h"
 #include "analyze/tee.h"
+#include "analyze/rpc_calls.h"
 #include "export/text.h"
 
 #include <errno.h>
@@ -212,6 +213,7 @@ static void chrome_release(exporter *e, bool discard) {
 
 /* The Kineto analysis of this run (filled during the read when the input is a trace). */
 static opscope_kineto_session *g_kineto;
+static opscope_rpc_t *g_rpc; /* the RPC calls of a merged profile (opscope merge) */
 
 static void json_kineto(opscope_out_t *w, void *ud) {
     (void)ud;
@@ -430,6 +432,8 @@ int opscope_cli_report(int argc, char **argv) {
         for (int i = 0; i < n_ex; i++) opscope_tee_add(&tee, ex[i].sink);
         if (sq) opscope_tee_add(&tee, opscope_sqlite_export_sink(sq));
         if (ops) opscope_tee_add(&tee, opscope_ops_export_sink(ops));
+        g_rpc = opscope_rpc_new(); /* NULL (no memory): no RPC section */
+        if (g_rpc) opscope_tee_add(&tee, opscope_rpc_sink(g_rpc));
         opscope_sink sink = opscope_tee_sink(&tee);
         g_kineto = opscope_kineto_session_begin(); /* NULL (no memory): no Kineto section */
         if (sq) opscope_kineto_session_keep_links(g_kineto);
@@ -493,6 +497,7 @@ int opscope_cli_report(int argc, char **argv) {
     if (text_out) {
         opscope_text_write(text_out, stats, &ro);
         format_sections(text_out, stats);
+        if (g_rpc) opscope_rpc_write_text(text_out, g_rpc, 100);
     }
     /* The database first: its finish (indices, views, rename) is the likeliest to fail. */
     if (sq) {
@@ -552,12 +557,15 @@ int opscope_cli_report(int argc, char **argv) {
         if (con) {
             opscope_console_write(con, stats, &ro);
             format_sections(con, stats);
+            if (g_rpc) opscope_rpc_write_text(con, g_rpc, 10);
             if (opscope_out_commit(con, &err)) status = OPSCOPE_EXIT_INPUT;
         }
     }
     opscope_stats_free(stats);
     opscope_kineto_session_free(g_kineto);
     g_kineto = NULL;
+    opscope_rpc_free(g_rpc);
+    g_rpc = NULL;
     return status;
 
 fail:
@@ -572,5 +580,7 @@ fail:
     opscope_stats_free(stats);
     opscope_kineto_session_free(g_kineto);
     g_kineto = NULL;
+    opscope_rpc_free(g_rpc);
+    g_rpc = NULL;
     return status;
 }

@@ -12,6 +12,7 @@
 typedef struct proc {
     int32_t backend_id;
     char *name, *device;
+    char *process; /* a merged profile's process, or NULL */
     opscope_device_type device_type;
     bool described;
     bool has_events;
@@ -45,6 +46,7 @@ void opscope_chrome_free(opscope_chrome_t *c) {
     for (size_t i = 0; i < c->n_procs; i++) {
         free(c->procs[i].name);
         free(c->procs[i].device);
+        free(c->procs[i].process);
     }
     free(c->procs);
     opscope_lanes_free(c->lanes);
@@ -91,9 +93,11 @@ static int on_backend(void *ud, const opscope_backend *b) {
     proc *p = &c->procs[i];
     free(p->name);
     free(p->device);
+    free(p->process);
     p->name = strdup(b->name ? b->name : "");
     p->device = strdup(b->device ? b->device : "");
-    if (!p->name || !p->device) return c->oom = true, -1;
+    p->process = b->process ? strdup(b->process) : NULL;
+    if (!p->name || !p->device || (b->process && !p->process)) return c->oom = true, -1;
     p->device_type = b->device_type;
     p->described = true;
     return 0;
@@ -257,6 +261,11 @@ int opscope_chrome_finish(opscope_chrome_t *c) {
             snprintf(buf, sizeof buf, "%s: %s", device_type_word(p->device_type), p->name);
         else
             snprintf(buf, sizeof buf, "Backend %d", (int)p->backend_id);
+        if (p->process) { /* a merged profile: the process first, so its backends read as a group */
+            char tmp[600];
+            snprintf(tmp, sizeof tmp, "%s", buf);
+            snprintf(buf, sizeof buf, "%.200s: %.390s", p->process, tmp);
+        }
         meta_event(c, "process_name", (long)i, -1);
         opscope_out_str(w, "\"name\":");
         opscope_out_json_str(w, buf);

@@ -179,6 +179,7 @@ static int on_backend(void *ud, const opscope_backend *b) {
     opscope_backend c = *b;
     c.name = opscope_strtab_get(h->strings, str_id0(h, b->name ? b->name : ""));
     c.device = opscope_strtab_get(h->strings, str_id0(h, b->device ? b->device : ""));
+    c.process = b->process ? opscope_strtab_get(h->strings, str_id0(h, b->process)) : NULL;
     if (h->failed) return 1;
     h->dev_valid = false;
     for (size_t i = 0; i < h->n_backends; i++) {
@@ -211,7 +212,7 @@ static int32_t device_id(opscope_html_sink_t *h, int32_t id) {
     for (size_t i = 0; me && i < h->n_backends; i++) {
         const opscope_backend *b = &h->backends[i];
         if (b->id < best && b->device_type == me->device_type && !strcmp(b->name, me->name) &&
-            !strcmp(b->device, me->device))
+            !strcmp(b->device, me->device) && b->process == me->process) /* interned */
             best = b->id;
     }
     h->dev_from = id;

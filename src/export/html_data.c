@@ -356,7 +356,7 @@ static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_en
     for (size_t i = 0; i < d->n_backends; i++) {
         const opscope_backend *b = &d->backends[i];
         if (i) opscope_out_char(w, ',');
-        opscope_json_write_backend(w, b->id, b->name, b->device, (int)b->device_type);
+        opscope_json_write_backend_in(w, b->id, b->name, b->device, (int)b->device_type, b->process);
     }
     opscope_out_str(w, "],");
     if (d->peak) {

@@ -9,7 +9,7 @@
 
 typedef struct saved_backend {
     int32_t id;
-    char *name, *device;
+    char *name, *device, *process;
     opscope_device_type device_type;
     bool written;
 } saved_backend;
@@ -20,6 +20,10 @@ struct opscope_json_export {
     size_t n_backends, cap_backends;
     bool header_done, records_open, oom;
     uint64_t n_records, total_ns, dropped;
+    bool has_capture;
+    opscope_capture_info capture; /* strings owned */
+    void (*top_extra)(opscope_out_t *w, void *ud);
+    void *top_ud;
     void (*summary_extra)(opscope_out_t *w, void *ud);
     void *summary_ud;
     const opscope_peak *peak;
@@ -35,6 +39,20 @@ void opscope_json_export_set_summary_extra(opscope_json_export_t *x,
     x->summary_ud = ud;
 }
 
+void opscope_json_export_set_top_extra(opscope_json_export_t *x,
+                                       void (*fn)(opscope_out_t *w, void *ud), void *ud) {
+    x->top_extra = fn;
+    x->top_ud = ud;
+}
+
+static void free_capture(opscope_capture_info *c) {
+    free((char *)c->host);
+    free((char *)c->program);
+    free((char *)c->clock);
+    free((char *)c->boot_id);
+    memset(c, 0, sizeof *c);
+}
+
 opscope_json_export_t *opscope_json_export_new(opscope_out_t *out) {
     opscope_json_export_t *x = calloc(1, sizeof *x);
     if (x) x->out = out;
@@ -46,8 +64,10 @@ void opscope_json_export_free(opscope_json_export_t *x) {
     for (size_t i = 0; i < x->n_backends; i++) {
         free(x->backends[i].name);
         free(x->backends[i].device);
+        free(x->backends[i].process);
     }
     free(x->backends);
+    free_capture(&x->capture);
     free(x);
 }
 
@@ -81,7 +101,7 @@ static void write_backends(opscope_json_export_t *x, bool leading_comma) {
         b->written = true;
         opscope_out_str(w, first ? "\n" : ",\n");
         first = false;
-        opscope_json_write_backend(w, b->id, b->name, b->device, (int)b->device_type);
+        opscope_json_write_backend_in(w, b->id, b->name, b->device, (int)b->device_type, b->process);
     }
     opscope_out_str(w, "]");
 }
@@ -99,6 +119,19 @@ static void header(opscope_json_export_t *x) {
 static int on_meta(void *ud, const opscope_meta *m) {
     opscope_json_export_t *x = ud;
     x->dropped = m->dropped_records;
+    if (m->capture) {
+        free_capture(&x->capture);
+        const opscope_capture_info *c = m->capture;
+        x->capture = *c;
+        x->capture.host = c->host ? strdup(c->host) : NULL;
+        x->capture.program = c->program ? strdup(c->program) : NULL;
+        x->capture.clock = c->clock ? strdup(c->clock) : NULL;
+        x->capture.boot_id = c->boot_id ? strdup(c->boot_id) : NULL;
+        x->has_capture = true;
+        if ((c->host && !x->capture.host) || (c->program && !x->capture.program) ||
+            (c->clock && !x->capture.clock) || (c->boot_id && !x->capture.boot_id))
+            return x->oom = true, -1;
+    }
     return 0;
 }
 
@@ -121,11 +154,13 @@ static int on_backend(void *ud, const opscope_backend *b) {
     }
     free(s->name);
     free(s->device);
+    free(s->process);
     s->id = b->id;
     s->name = strdup(b->name ? b->name : "");
     s->device = strdup(b->device ? b->device : "");
+    s->process = b->process ? strdup(b->process) : NULL;
     s->device_type = b->device_type;
-    if (!s->name || !s->device) return x->oom = true, -1;
+    if (!s->name || !s->device || (b->process && !s->process)) return x->oom = true, -1;
     return 0;
 }
 
@@ -578,6 +613,12 @@ int opscope_json_export_finish(opscope_json_export_t *x, const opscope_stats_t *
         opscope_out_str(w, ",\"dropped_records\":");
         opscope_out_u64(w, x->dropped);
     }
+    if (x->has_capture) {
+        opscope_out_str(w, ",\n\"capture\":{");
+        opscope_json_write_capture_members(w, &x->capture);
+        opscope_out_char(w, '}');
+    }
+    if (x->top_extra) x->top_extra(w, x->top_ud);
     if (stats) {
         opscope_out_str(w, ",\n\"summary\":");
         summary_members(w, stats, x->peak);

@@ -32,6 +32,12 @@ opscope_sink opscope_json_export_sink(opscope_json_export_t *x);
 void opscope_json_export_set_summary_extra(opscope_json_export_t *x,
                                            void (*fn)(opscope_out_t *w, void *ud), void *ud);
 
+/* Adds top-level members: FN(W, UD) writes `,"key":value` pairs at finish, after the
+ * totals and "capture" and before "summary" (opscope merge's "merge" member). FN may be NULL;
+ * UD is borrowed until finish. */
+void opscope_json_export_set_top_extra(opscope_json_export_t *x,
+                                       void (*fn)(opscope_out_t *w, void *ud), void *ud);
+
 /* The peaks the summary's roofline uses (NULL: none); borrowed until finish. */
 void opscope_json_export_set_peak(opscope_json_export_t *x, const opscope_peak *peak);
 

@@ -155,8 +155,10 @@ static inline void jf_i64_array(json_fmt *f, const int64_t *v, int n) {
 
 /* Writes one backend as the JSON object both seed layouts use:
  * {"id":N,"name":"...","device":"...","device_type":N}. Strings may be NULL (written null). */
-static inline void opscope_json_write_backend(opscope_out_t *w, int32_t id, const char *name,
-                                              const char *device, int device_type) {
+/* A backend object; PROCESS (NULL: none) is the merged profile's process label. */
+static inline void opscope_json_write_backend_in(opscope_out_t *w, int32_t id, const char *name,
+                                                 const char *device, int device_type,
+                                                 const char *process) {
     opscope_out_str(w, "{\"id\":");
     opscope_out_i64(w, id);
     opscope_out_str(w, ",\"name\":");
@@ -165,7 +167,55 @@ static inline void opscope_json_write_backend(opscope_out_t *w, int32_t id, cons
     opscope_out_json_str(w, device);
     opscope_out_str(w, ",\"device_type\":");
     opscope_out_i64(w, device_type);
+    if (process) {
+        opscope_out_str(w, ",\"process\":");
+        opscope_out_json_str(w, process);
+    }
     opscope_out_char(w, '}');
+}
+
+static inline void opscope_json_write_backend(opscope_out_t *w, int32_t id, const char *name,
+                                              const char *device, int device_type) {
+    opscope_json_write_backend_in(w, id, name, device, device_type, NULL);
+}
+
+/* The members of a "capture" object (docs/formats.md), without braces; C may be NULL. */
+static inline void opscope_json_write_capture_members(opscope_out_t *w, const opscope_capture_info *c) {
+    const char *sep = "";
+    const char *const skeys[] = {"host", "program", "clock", "boot_id"};
+    const char *const svals[] = {c->host, c->program, c->clock, c->boot_id};
+    for (int i = 0; i < 4; i++) {
+        if (!svals[i]) continue;
+        opscope_out_str(w, sep);
+        opscope_out_char(w, '"');
+        opscope_out_str(w, skeys[i]);
+        opscope_out_str(w, "\":");
+        opscope_out_json_str(w, svals[i]);
+        sep = ",";
+    }
+    if (c->has & OPSCOPE_CAPTURE_HAS_PID) {
+        opscope_out_str(w, sep);
+        opscope_out_str(w, "\"pid\":");
+        opscope_out_i64(w, c->pid);
+        sep = ",";
+    }
+    if (c->has & OPSCOPE_CAPTURE_HAS_TIME_NS) {
+        opscope_out_str(w, sep);
+        opscope_out_str(w, "\"time_ns\":");
+        opscope_out_u64(w, c->time_ns);
+        sep = ",";
+    }
+    if (c->has & OPSCOPE_CAPTURE_HAS_REALTIME) {
+        opscope_out_str(w, sep);
+        opscope_out_str(w, "\"realtime_offset_ns\":");
+        opscope_out_i64(w, c->realtime_offset_ns);
+        sep = ",";
+    }
+    if (c->has & OPSCOPE_CAPTURE_HAS_START) {
+        opscope_out_str(w, sep);
+        opscope_out_str(w, "\"start_ns\":");
+        opscope_out_u64(w, c->start_ns);
+    }
 }
 
 #endif /* OPSCOPE_JSON_FMT_H */

@@ -205,9 +205,10 @@ void opscope_text_backends(opscope_out_t *w, const opscope_stats_t *s) {
             opscope_out_printf(w, k ? ", %d" : "%d", (int)dv->ids[k]);
         merged |= dv->n_ids > 1;
         if (b->described)
-            opscope_out_printf(w, ": %s [%s, %s]\n", b->name[0] ? b->name : "?",
+            opscope_out_printf(w, ": %s [%s, %s]%s%s\n", b->name[0] ? b->name : "?",
                                b->device[0] ? b->device : "?",
-                               opscope_device_type_name(b->device_type));
+                               opscope_device_type_name(b->device_type), b->process ? " in " : "",
+                               b->process ? b->process : "");
         else
             opscope_out_char(w, '\n');
         uint64_t ns = b->op_ns + b->copy_ns;

@@ -12,6 +12,7 @@ struct opscope_profile {
     opscope_backend *backends;
     size_t n_backends, cap_backends;
     opscope_meta meta;
+    opscope_capture_info capture; /* meta.capture points here when set */
 };
 
 opscope_profile_t *opscope_profile_new(void) {
@@ -47,6 +48,7 @@ int opscope_profile_add_backend(opscope_profile_t *p, const opscope_backend *b) 
     opscope_backend copy = *b;
     copy.name = intern(p, b->name ? b->name : "", &failed);
     copy.device = intern(p, b->device ? b->device : "", &failed);
+    copy.process = intern(p, b->process, &failed);
     if (failed) return -1;
     for (size_t i = 0; i < p->n_backends; i++) {
         if (p->backends[i].id == b->id) {
@@ -90,6 +92,15 @@ int opscope_profile_set_meta(opscope_profile_t *p, const opscope_meta *meta) {
     int failed = 0;
     opscope_meta copy = *meta;
     copy.profiler = intern(p, meta->profiler ? meta->profiler : "", &failed);
+    if (meta->capture) {
+        opscope_capture_info c = *meta->capture;
+        c.host = intern(p, c.host, &failed);
+        c.program = intern(p, c.program, &failed);
+        c.clock = intern(p, c.clock, &failed);
+        c.boot_id = intern(p, c.boot_id, &failed);
+        p->capture = c;
+        copy.capture = &p->capture;
+    }
     if (failed) return -1;
     p->meta = copy;
     return 0;

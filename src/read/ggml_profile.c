@@ -22,8 +22,10 @@ typedef struct gp {
     opscope_json_t *j;
     const opscope_sink *sink;
     gp_str name, extra, sub_op, sub_name, tensor, category, kernel, tsrc; /* record strings */
-    gp_str bname, bdev;                           /* backend strings */
+    gp_str bname, bdev, bproc;                    /* backend strings */
     gp_str profiler;
+    gp_str c_host, c_program, c_clock, c_boot;    /* "capture" strings */
+    opscope_capture_info capture;
     opscope_meta meta;
     int has_total_records, has_total_ns;
     uint64_t n_records, sum_ns;
@@ -504,7 +506,7 @@ static int gp_record(gp *g, const opscope_json_token *open) {
 /* Backends and the top level.                                                                */
 
 static int gp_backend(gp *g, const opscope_json_token *open) {
-    opscope_backend b = {0, "unknown", "unknown", OPSCOPE_DEVICE_CPU};
+    opscope_backend b = {0, "unknown", "unknown", OPSCOPE_DEVICE_CPU, NULL};
     opscope_json_token t, v;
     for (;;) {
         if (gp_next(g, &t)) return GP_FAIL;
@@ -512,7 +514,8 @@ static int gp_backend(gp *g, const opscope_json_token *open) {
         /* classify the key now: its bytes are released when the value is read */
         const char *k = t.str;
         size_t n = t.len;
-        int key = KEY_IS("id") ? 1 : KEY_IS("name") ? 2 : KEY_IS("device") ? 3 : KEY_IS("device_type") ? 4 : 0;
+        int key = KEY_IS("id") ? 1 : KEY_IS("name") ? 2 : KEY_IS("device") ? 3 : KEY_IS("device_type") ? 4
+                : KEY_IS("process") ? 5 : 0;
         if (gp_next(g, &v)) return GP_FAIL;
         int rc;
         int64_t x;
@@ -529,6 +532,8 @@ static int gp_backend(gp *g, const opscope_json_token *open) {
                                 : x == 1 ? OPSCOPE_DEVICE_GPU
                                 : x == 2 ? OPSCOPE_DEVICE_ACCEL
                                          : OPSCOPE_DEVICE_OTHER;
+        } else if (key == 5) {
+            rc = gp_string(g, &v, &g->bproc, &b.process);
         } else {
             rc = opscope_json_skip(g->j, &v);
         }
@@ -537,6 +542,54 @@ static int gp_backend(gp *g, const opscope_json_token *open) {
     if (g->sink->on_backend && g->sink->on_backend(g->sink->ud, &b))
         return opscope_json_fail(g->j, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader",
                                  open->pos);
+    return 0;
+}
+
+/* "capture": where and on which clock the capture ran (docs/formats.md). */
+static int gp_capture(gp *g, const opscope_json_token *open) {
+    if (open->type == OPSCOPE_JSON_NULL) return 0;
+    if (open->type != OPSCOPE_JSON_OBJ_BEGIN)
+        return gp_fail(g, OPSCOPE_ERROR_SCHEMA, "\"capture\" must be an object", open);
+    opscope_capture_info *c = &g->capture;
+    memset(c, 0, sizeof *c);
+    opscope_json_token t, v;
+    for (;;) {
+        if (gp_next(g, &t)) return GP_FAIL;
+        if (t.type == OPSCOPE_JSON_OBJ_END) break;
+        const char *k = t.str;
+        size_t n = t.len;
+        int key = KEY_IS("host") ? 1 : KEY_IS("program") ? 2 : KEY_IS("clock") ? 3
+                : KEY_IS("boot_id") ? 4 : KEY_IS("pid") ? 5 : KEY_IS("time_ns") ? 6
+                : KEY_IS("realtime_offset_ns") ? 7 : KEY_IS("start_ns") ? 8 : 0;
+        if (gp_next(g, &v)) return GP_FAIL;
+        int rc;
+        int64_t x;
+        if (key == 1) {
+            rc = gp_string(g, &v, &g->c_host, &c->host);
+        } else if (key == 2) {
+            rc = gp_string(g, &v, &g->c_program, &c->program);
+        } else if (key == 3) {
+            rc = gp_string(g, &v, &g->c_clock, &c->clock);
+        } else if (key == 4) {
+            rc = gp_string(g, &v, &g->c_boot, &c->boot_id);
+        } else if (key == 5) {
+            rc = gp_int(g, &v, 0, INT64_MAX, &x);
+            if (rc > 0) c->pid = x, c->has |= OPSCOPE_CAPTURE_HAS_PID;
+        } else if (key == 6) {
+            rc = gp_u64(g, &v, &c->time_ns);
+            if (rc > 0) c->has |= OPSCOPE_CAPTURE_HAS_TIME_NS;
+        } else if (key == 7) {
+            rc = gp_int(g, &v, INT64_MIN, INT64_MAX, &x);
+            if (rc > 0) c->realtime_offset_ns = x, c->has |= OPSCOPE_CAPTURE_HAS_REALTIME;
+        } else if (key == 8) {
+            rc = gp_u64(g, &v, &c->start_ns);
+            if (rc > 0) c->has |= OPSCOPE_CAPTURE_HAS_START;
+        } else {
+            rc = opscope_json_skip(g->j, &v);
+        }
+        if (rc < 0) return GP_FAIL;
+    }
+    g->meta.capture = c;
     return 0;
 }
 
@@ -567,7 +620,7 @@ static int gp_top(gp *g) {
         size_t n = t.len;
         int key = KEY_IS("records") ? 1 : KEY_IS("backends") ? 2 : KEY_IS("profiler") ? 3
                 : KEY_IS("version") ? 4 : KEY_IS("total_records") ? 5 : KEY_IS("total_ns") ? 6
-                : KEY_IS("dropped_records") ? 7 : 0;
+                : KEY_IS("dropped_records") ? 7 : KEY_IS("capture") ? 20 : 0;
         if (gp_next(g, &v)) return GP_FAIL;
         int rc;
         int64_t x;
@@ -588,6 +641,8 @@ static int gp_top(gp *g) {
             if (rc > 0) g->has_total_ns = 1;
         } else if (key == 7) {
             rc = gp_u64(g, &v, &g->meta.dropped_records);
+        } else if (key == 20) {
+            rc = gp_capture(g, &v);
         } else {
             rc = opscope_json_skip(g->j, &v);
         }
@@ -616,7 +671,8 @@ int opscope_ggml_read_json(opscope_json_t *j, const opscope_sink *sink, opscope_
     int rc = gp_top(&g);
     if (rc && err) *err = *opscope_json_error(j);
     gp_str *strs[] = {&g.name, &g.extra, &g.sub_op, &g.sub_name, &g.tensor, &g.category, &g.kernel, &g.tsrc,
-                      &g.bname, &g.bdev, &g.profiler};
+                      &g.bname, &g.bdev, &g.bproc, &g.profiler, &g.c_host, &g.c_program,
+                      &g.c_clock, &g.c_boot};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) free(strs[i]->s);
     return rc ? -1 : 0;
 }

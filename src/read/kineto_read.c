@@ -377,7 +377,7 @@ static int emit_gpu_backend(kr *s, int64_t dev) {
     snprintf(name, sizeof name, "%s%lld", pre, (long long)dev);
     const opscope_kineto_device *d = device_props(s, dev);
     opscope_backend b = {(int32_t)dev, name, d ? d->name : "",
-                         s->mtia_seen ? OPSCOPE_DEVICE_ACCEL : OPSCOPE_DEVICE_GPU};
+                         s->mtia_seen ? OPSCOPE_DEVICE_ACCEL : OPSCOPE_DEVICE_GPU, NULL};
     return s->sink->on_backend(s->sink->ud, &b) ? -1 : 0;
 }
 
@@ -396,7 +396,7 @@ static int emit_pid_backend(kr *s, pid_ent *p, const idv *pid) {
     const char *pname = p->pname != UINT32_MAX ? opscope_strtab_get(s->names, p->pname) : NULL;
     if (pid->is_str) snprintf(name, sizeof name, "%s", opscope_strtab_get(s->names, (uint32_t)(pid->key & ~STR_KEY)));
     else snprintf(name, sizeof name, "pid %lld", (long long)pid->i);
-    opscope_backend b = {p->backend, pname ? pname : name, name, OPSCOPE_DEVICE_CPU};
+    opscope_backend b = {p->backend, pname ? pname : name, name, OPSCOPE_DEVICE_CPU, NULL};
     return s->sink->on_backend(s->sink->ud, &b) ? -1 : 0;
 }
 
@@ -995,7 +995,7 @@ static int finish(kr *s) {
                 return kr_fail(s, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader");
     }
     if (s->sink->on_meta) {
-        opscope_meta m = {in->is_kineto ? "kineto" : "chrome", in->schema_version, 0, 0, 0};
+        opscope_meta m = {in->is_kineto ? "kineto" : "chrome", in->schema_version, 0, 0, 0, NULL};
         if (s->sink->on_meta(s->sink->ud, &m))
             return kr_fail(s, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader");
     }

@@ -105,7 +105,7 @@ static int test_strtab(void) {
 static int test_profile(void) {
     opscope_profile_t *p = opscope_profile_new();
     ASSERT_NOT_NULL(p);
-    opscope_backend b = {1, "CPU", "Test CPU", OPSCOPE_DEVICE_CPU};
+    opscope_backend b = {1, "CPU", "Test CPU", OPSCOPE_DEVICE_CPU, NULL};
     ASSERT_EQ_INT(opscope_profile_add_backend(p, &b), 0);
     char name[16] = "ADD";
     opscope_record r;

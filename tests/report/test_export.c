@@ -15,8 +15,8 @@
 
 static opscope_profile_t *sample(void) {
     opscope_profile_t *p = opscope_profile_new();
-    opscope_backend b0 = {0, "Vulkan0", "llvmpipe", OPSCOPE_DEVICE_GPU};
-    opscope_backend b1 = {1, "CPU", "AMD EPYC", OPSCOPE_DEVICE_CPU};
+    opscope_backend b0 = {0, "Vulkan0", "llvmpipe", OPSCOPE_DEVICE_GPU, NULL};
+    opscope_backend b1 = {1, "CPU", "AMD EPYC", OPSCOPE_DEVICE_CPU, NULL};
     opscope_profile_add_backend(p, &b0);
     opscope_profile_add_backend(p, &b1);
     opscope_record r;

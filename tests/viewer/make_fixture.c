@@ -70,9 +70,9 @@ int main(int argc, char **argv) {
     }
     opscope_profile_t *p = opscope_profile_new();
     if (!p) return 2;
-    opscope_backend b0 = {0, "Vulkan0", "llvmpipe", OPSCOPE_DEVICE_GPU};
-    opscope_backend b1 = {1, "CPU", "Test CPU", OPSCOPE_DEVICE_CPU};
-    opscope_meta meta = {"opscope-test", 3, 0, 0, 0};
+    opscope_backend b0 = {0, "Vulkan0", "llvmpipe", OPSCOPE_DEVICE_GPU, NULL};
+    opscope_backend b1 = {1, "CPU", "Test CPU", OPSCOPE_DEVICE_CPU, NULL};
+    opscope_meta meta = {"opscope-test", 3, 0, 0, 0, NULL};
     int bad = opscope_profile_set_meta(p, &meta) | opscope_profile_add_backend(p, &b0) |
               opscope_profile_add_backend(p, &b1);
     const uint64_t T = 1000000000000ULL; /* a large time origin, as real clocks have */

@@ -28,7 +28,7 @@ static int test_injection_is_data(void) {
     opscope_html_sink_t *h = opscope_html_sink_new(path, "</script><b>x</b>", 0, &err);
     ASSERT_NOT_NULL(h);
     opscope_sink s = opscope_html_sink(h);
-    opscope_backend b = {0, "<script>alert(2)</script>", "dev & co", OPSCOPE_DEVICE_CPU};
+    opscope_backend b = {0, "<script>alert(2)</script>", "dev & co", OPSCOPE_DEVICE_CPU, NULL};
     ASSERT_EQ_INT(s.on_backend(s.ud, &b), 0);
     opscope_record r = rec("</script><img src=x onerror=alert(1)>", 100, 10);
     r.tensor_name = "<!-- <script>";

@@ -1,0 +1,19 @@
+/*
+ * cap_meta.h - what the capture says about itself in every profile: host, pid, program and
+ * its clock (internal). The clock reference (CLOCK_REALTIME - CLOCK_MONOTONIC) is taken when
+ * the capture starts; with the boot id and the time namespace it tells opscope merge whether
+ * two profiles count on one clock (docs/formats.md, "capture").
+ * Thread safety: init once (the capture's start-up); get from the exporting thread.
+ */
+#ifndef OPSCOPE_CAP_META_H
+#define OPSCOPE_CAP_META_H
+
+#include "opscope.h"
+
+/* Takes the clock reference. Cheap (a few clock reads); no allocation. */
+void opscope_cap_meta_init(void);
+
+/* The capture's facts, filled on first use (static storage; never NULL). */
+const opscope_capture_info *opscope_cap_meta_get(void);
+
+#endif /* OPSCOPE_CAP_META_H */

@@ -1,0 +1,713 @@
+/*
+ * merge.c - `opscope merge CLIENT SERVER... -o OUT`: the profiles of a ggml RPC client and of
+ * the ggml-rpc-server processes it used, on the client's clock, in one profile.
+ *
+ * Each server's clock offset comes from the profiles alone (analyze/clock_align.h): the
+ * client's RPC requests (graph computes, each ended by the synchronize that waited for it,
+ * and tensor sets) matched to the server's by order and size. Profiles whose capture metadata
+ * shows one clock (same boot, same time namespace) need no offset; --offset overrides.
+ * Backends are renumbered to stay unique and carry their process; graph ids likewise. The
+ * output is a version-3 ggml profile (report, view, diff and the Chrome export read it) with
+ * a top-level "merge" member saying how each process was placed (docs/formats.md).
+ */
+#include "analyze/clock_align.h"
+#include "analyze/rpc_calls.h"
+#include "analyze/stats.h"
+#include "analyze/tee.h"
+#include "cli/cli.h"
+#include "export/json_export.h"
+#include "export/json_fmt.h"
+#include "util/out.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KEY_COMPUTE (1ull << 60)
+#define KEY_GET (3ull << 60)
+
+typedef struct input {
+    const char *path;
+    char label[256];
+    opscope_profile_t *p;
+    bool given_offset, estimated;
+    const char *method; /* "client", "same clock", "given", "estimated" */
+    int64_t offset_ns;  /* server - client */
+    opscope_align_result res;
+    char endpoint[128];
+    int32_t id_base;
+    int64_t graph_base;
+} input;
+
+typedef struct opt_kv {
+    const char *key, *val;
+} opt_kv;
+
+static void usage(FILE *f) {
+    fputs("usage: opscope merge CLIENT SERVER... -o OUT [--label NAME=FILE]... [--offset LABEL=NS]...\n"
+          "\n"
+          "Put the profile of a ggml RPC client (llama-cli --rpc host:port,...) and those of the\n"
+          "ggml-rpc-server processes it used on one timeline, the client's clock. Each server's\n"
+          "clock offset is estimated from the profiles alone: the client's RPC requests (graph\n"
+          "computes, each ended by the synchronize that waited for it, and tensor sets) are\n"
+          "matched to the server's by order and size, and every match bounds the offset (the\n"
+          "server ran inside the client's request); the bound narrows over the matches and its\n"
+          "half width is the residual uncertainty, printed and written to OUT. Profiles whose\n"
+          "capture shows one clock (same boot and time namespace) are merged with no offset.\n"
+          "\n"
+          "OUT is a ggml profile: 'opscope report', 'view', 'diff' and the Chrome export read it.\n"
+          "Backends are renumbered (the client's keep their ids) and carry their process; the\n"
+          "report then shows per RPC call and per server the server's compute, the client's\n"
+          "submit and copies, and the rest (network and waiting).\n"
+          "\n"
+          "Options:\n"
+          "  -o, --output FILE     where to write (required; '-' = stdout)\n"
+          "  --label NAME=FILE     name FILE's process NAME (default: host/program from the\n"
+          "                        profile's capture metadata, else the file name)\n"
+          "  --offset LABEL=NS     the server LABEL's clock minus the client's, in ns (signed):\n"
+          "                        use it instead of estimating\n"
+          "  -q, --quiet           print nothing on success\n"
+          "  -h, --help            this help\n"
+          "\n"
+          "Exit status: 0 ok, 1 usage error, 2 bad input (unreadable profile, a server that\n"
+          "cannot be aligned) or failed output.\n",
+          f);
+}
+
+static int usage_error(const char *what, const char *arg) {
+    fprintf(stderr, "opscope merge: %s%s%s\nTry 'opscope merge --help'.\n", what, arg ? ": " : "",
+            arg ? arg : "");
+    return OPSCOPE_EXIT_USAGE;
+}
+
+static bool split_kv(const char *s, opt_kv *out) {
+    const char *eq = strchr(s, '=');
+    if (!eq || eq == s || !eq[1]) return false;
+    char *k = strndup(s, (size_t)(eq - s));
+    if (!k) return false;
+    out->key = k;
+    out->val = eq + 1;
+    return true;
+}
+
+static bool parse_i64(const char *s, int64_t *out) {
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || !end || end == s || *end) return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+/* ---- events ---------------------------------------------------------------------------- */
+
+typedef struct evec {
+    opscope_align_event *v;
+    size_t n, cap;
+} evec;
+
+static int epush(evec *e, opscope_align_event x) {
+    if (e->n == e->cap) {
+        size_t nc = e->cap ? e->cap * 2 : 256;
+        opscope_align_event *n = realloc(e->v, nc * sizeof *n);
+        if (!n) return -1;
+        e->v = n;
+        e->cap = nc;
+    }
+    e->v[e->n++] = x;
+    return 0;
+}
+
+static int cmp_event(const void *a, const void *b) {
+    const opscope_align_event *x = a, *y = b;
+    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+static const opscope_backend *backend_by_id(const opscope_profile_t *p, int32_t id) {
+    size_t n = opscope_profile_n_backends(p);
+    for (size_t i = 0; i < n; i++) {
+        const opscope_backend *b = opscope_profile_backend(p, i);
+        if (b->id == id) return b;
+    }
+    return NULL;
+}
+
+static bool is_rpc(const opscope_backend *b) { return b && !strncmp(b->name, "RPC", 3); }
+
+
+static uint64_t compute_key(int64_t nodes, bool with_size) {
+    if (!with_size) return KEY_COMPUTE;
+    return KEY_COMPUTE | (uint64_t)(nodes > 255 ? 255 : nodes); /* the capture caps at 255 */
+}
+
+/* Reads that wait for a server's results (docs/formats.md, "opscope merge"): a blocking
+ * get, or a tensor copy out of an RPC device (ggml copies between servers through the client:
+ * a get from the source, then a set). The copy's source is not recorded, so it counts for
+ * every endpoint; a wrong pairing contradicts the others and is left out. */
+static bool blocking_read(const opscope_record *r, const opscope_backend *b, const char *endpoint) {
+    if (r->type != OPSCOPE_RECORD_COPY || !is_rpc(b) || !r->extra) return false;
+    if (!strcmp(r->extra, "tensor_get") || !strcmp(r->extra, "tensor_get_2d"))
+        return !strcmp(b->device, endpoint);
+    return !strcmp(r->extra, "tensor_copy") && (!strcmp(r->name, "copy_D2D") || !strcmp(r->name, "copy_D2H"));
+}
+
+static bool is_get_async(const opscope_record *r, const opscope_backend *b, const char *endpoint) {
+    return r->type == OPSCOPE_RECORD_COPY && is_rpc(b) && !strcmp(b->device, endpoint) && r->extra &&
+           !strncmp(r->extra, "tensor_get", 10) && strstr(r->extra, "async");
+}
+
+static bool on_endpoint(const opscope_record *r, const opscope_backend *b, const char *endpoint, const char *name) {
+    return r->type == OPSCOPE_RECORD_OP && is_rpc(b) && !strcmp(b->device, endpoint) && !strcmp(r->name, name);
+}
+
+static int cmp_start(const void *a, const void *b) {
+    const opscope_record *x = *(const opscope_record *const *)a, *y = *(const opscope_record *const *)b;
+    return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+/*
+ * The client's requests to ENDPOINT. A graph compute (GRAPH_SPLIT) runs from its submit to the
+ * end of the first read that waited for its results: a blocking read, or the SYNCHRONIZE that
+ * collected an asynchronous get (ggml-rpc sends the graph and returns; a synchronize with
+ * nothing to collect does not wait for the server). A get has its whole interval (blocking),
+ * or runs to the synchronize that collected it (asynchronous). Tensor sets are not used:
+ * ggml-rpc sends them without an answer, and sets the client makes inside other calls (a copy
+ * between devices) are not recorded as such, so the server holds more of them than the
+ * client shows and same-size sets pair wrongly.
+ */
+static int client_events(const opscope_profile_t *p, const char *endpoint, bool with_size, evec *out) {
+    size_t n = opscope_profile_n_records(p);
+    const opscope_record **rs = malloc((n ? n : 1) * sizeof *rs);
+    const opscope_backend **bs = malloc((n ? n : 1) * sizeof *bs);
+    if (!rs || !bs) {
+        free(rs);
+        free(bs);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) rs[i] = opscope_profile_record(p, i);
+    qsort(rs, n, sizeof *rs, cmp_start);
+    for (size_t i = 0; i < n; i++) bs[i] = backend_by_id(p, rs[i]->backend_id);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const opscope_record *r = rs[i];
+        const opscope_backend *b = bs[i];
+        int64_t t0 = (int64_t)r->start_ns, t1 = (int64_t)(r->start_ns + r->duration_ns);
+        if (on_endpoint(r, b, endpoint, "GRAPH_SPLIT")) {
+            opscope_align_event e = {compute_key(r->n_fused, with_size), t0, t1, 0};
+            bool pending_get = false;
+            for (size_t j = i + 1; j < n; j++) {
+                if (on_endpoint(rs[j], bs[j], endpoint, "GRAPH_SPLIT")) break;
+                if (blocking_read(rs[j], bs[j], endpoint) ||
+                    (pending_get && on_endpoint(rs[j], bs[j], endpoint, "SYNCHRONIZE"))) {
+                    e.t1 = (int64_t)(rs[j]->start_ns + rs[j]->duration_ns);
+                    e.end_known = 1;
+                    break;
+                }
+                pending_get |= is_get_async(rs[j], bs[j], endpoint);
+            }
+            rc = epush(out, e);
+        } else if (blocking_read(r, b, endpoint) && r->extra && !strncmp(r->extra, "tensor_get", 10)) {
+            /* a get of this endpoint; a copy out of some RPC device is not matched: which
+             * server it read from is not recorded (it only ends computes, above) */
+            rc = epush(out, (opscope_align_event){KEY_GET | r->bytes, t0, t1, 1});
+        } else if (is_get_async(r, b, endpoint)) {
+            opscope_align_event e = {KEY_GET | r->bytes, t0, t1, 0};
+            for (size_t j = i + 1; j < n; j++)
+                if (on_endpoint(rs[j], bs[j], endpoint, "SYNCHRONIZE")) {
+                    e.t1 = (int64_t)(rs[j]->start_ns + rs[j]->duration_ns);
+                    e.end_known = 1;
+                    break;
+                }
+            rc = epush(out, e);
+        }
+    }
+    free(rs);
+    free(bs);
+    if (rc) return -1;
+    qsort(out->v, out->n, sizeof *out->v, cmp_event);
+    return 0;
+}
+
+/* The server's handling of requests: graph computes (first op to last, folded by graph id)
+ * and tensor sets. */
+static int server_events(const opscope_profile_t *p, bool with_size, evec *out) {
+    size_t n = opscope_profile_n_records(p);
+    int64_t cur_graph = -1;
+    int64_t nodes = 0;
+    size_t cur = 0;
+    for (size_t i = 0; i < n; i++) {
+        const opscope_record *r = opscope_profile_record(p, i);
+        int64_t t0 = (int64_t)r->start_ns, t1 = (int64_t)(r->start_ns + r->duration_ns);
+        if (r->type == OPSCOPE_RECORD_COPY) {
+            if (r->extra && !strcmp(r->extra, "tensor_get") &&
+                epush(out, (opscope_align_event){KEY_GET | r->bytes, t0, t1, 0}))
+                return -1;
+            continue;
+        }
+        if (!(r->has & OPSCOPE_HAS_GRAPH)) continue;
+        if (cur_graph == r->graph_id && cur < out->n) {
+            opscope_align_event *e = &out->v[cur];
+            if (t0 < e->t0) e->t0 = t0;
+            if (t1 > e->t1) e->t1 = t1;
+            nodes += r->n_fused;
+            e->key = compute_key(nodes, with_size);
+            continue;
+        }
+        cur_graph = r->graph_id;
+        nodes = r->n_fused;
+        cur = out->n;
+        if (epush(out, (opscope_align_event){compute_key(nodes, with_size), t0, t1, 0})) return -1;
+    }
+    qsort(out->v, out->n, sizeof *out->v, cmp_event);
+    return 0;
+}
+
+/* Distinct endpoints (devices of RPC backends) of the client. */
+static size_t endpoints(const opscope_profile_t *p, const char **out, size_t max) {
+    size_t n = 0, nb = opscope_profile_n_backends(p);
+    for (size_t i = 0; i < nb; i++) {
+        const opscope_backend *b = opscope_profile_backend(p, i);
+        if (!is_rpc(b)) continue;
+        bool seen = false;
+        for (size_t k = 0; k < n; k++) seen |= !strcmp(out[k], b->device);
+        if (!seen && n < max) out[n++] = b->device;
+    }
+    return n;
+}
+
+/* A's alignment beats B's: more graph computes matched (their node counts make them the
+ * strongest evidence of which endpoint a server is: gets of equal size happen anywhere), then
+ * more matches agreeing, then a narrower bound. */
+static bool better(const opscope_align_result *a, size_t a_computes, const opscope_align_result *b,
+                   size_t b_computes) {
+    if (!b->ok) return a->ok;
+    if (!a->ok) return false;
+    if (a_computes != b_computes) return a_computes > b_computes;
+    if (a->n_used != b->n_used) return a->n_used > b->n_used;
+    return (a->hi_ns - a->lo_ns) < (b->hi_ns - b->lo_ns);
+}
+
+/* Estimates SV's offset against the client's endpoints; the best one wins. -1: no memory. */
+static int estimate(const input *client, input *sv) {
+    const char *eps[64];
+    size_t ne = endpoints(client->p, eps, 64);
+    opscope_align_result best = {0};
+    size_t best_computes = 0;
+    for (int pass = 0; pass < 2 && !best.ok; pass++) {
+        bool with_size = pass == 0; /* node counts first; then computes by order alone */
+        evec s = {0};
+        if (server_events(sv->p, with_size, &s)) return -1;
+        for (size_t e = 0; e < ne; e++) {
+            evec c = {0};
+            if (client_events(client->p, eps[e], with_size, &c)) {
+                free(s.v);
+                return -1;
+            }
+            opscope_align_result r;
+            long *match = malloc((s.n ? s.n : 1) * sizeof *match);
+            if (!match) {
+                free(c.v);
+                free(s.v);
+                return -1;
+            }
+            int rc = opscope_align_estimate(c.v, c.n, s.v, s.n, &r, match);
+            size_t computes = 0;
+            for (size_t j = 0; rc == 0 && j < s.n; j++) computes += match[j] >= 0 && (s.v[j].key >> 60) == 1;
+            if (getenv("OPSCOPE_MERGE_DEBUG") && rc == 0) { /* each pair and its bounds, for looking into a bad alignment */
+                for (size_t j = 0; j < s.n; j++) {
+                    if (match[j] < 0) continue;
+                    const opscope_align_event *ce = &c.v[match[j]], *se = &s.v[j];
+                    fprintf(stderr, "pair %s key %llx c [%lld, %lld]%s s [%lld, %lld] hi %lld lo %lld\n", eps[e],
+                            (unsigned long long)se->key, (long long)ce->t0, (long long)ce->t1,
+                            ce->end_known ? " waited" : "", (long long)se->t0, (long long)se->t1,
+                            (long long)(se->t0 - ce->t0), ce->end_known ? (long long)(se->t1 - ce->t1) : 0LL);
+                }
+            }
+            free(match);
+            if (getenv("OPSCOPE_MERGE_DEBUG"))
+                fprintf(stderr, "endpoint %s: ok %d offset %lld [%lld, %lld] matched %zu used %zu rejected %zu waited %zu\n",
+                        eps[e], r.ok, (long long)r.offset_ns, (long long)r.lo_ns, (long long)r.hi_ns, r.n_matched,
+                        r.n_used, r.n_rejected, r.n_lower);
+            free(c.v);
+            if (rc) {
+                free(s.v);
+                return -1;
+            }
+            if (better(&r, computes, &best, best_computes)) {
+                best = r;
+                best_computes = computes;
+                snprintf(sv->endpoint, sizeof sv->endpoint, "%s", eps[e]);
+            }
+        }
+        free(s.v);
+    }
+    sv->res = best;
+    return 0;
+}
+
+static bool same_clock(const opscope_profile_t *a, const opscope_profile_t *b) {
+    const opscope_capture_info *x = opscope_profile_meta(a)->capture, *y = opscope_profile_meta(b)->capture;
+    return x && y && x->boot_id && y->boot_id && !strcmp(x->boot_id, y->boot_id) &&
+           (x->has & y->has & OPSCOPE_CAPTURE_HAS_TIME_NS) && x->time_ns == y->time_ns && x->clock &&
+           y->clock && !strcmp(x->clock, y->clock);
+}
+
+/* ---- output ------------------------------------------------------------------------------ */
+
+typedef struct ref {
+    uint64_t start;
+    uint32_t in;
+    uint32_t idx;
+} ref;
+
+static int cmp_ref(const void *a, const void *b) {
+    const ref *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    if (x->in != y->in) return x->in < y->in ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static uint64_t shift(uint64_t t, int64_t off) {
+    if (off >= 0) return t >= (uint64_t)off ? t - (uint64_t)off : 0;
+    return t + (uint64_t)(-off);
+}
+
+typedef struct merge_ctx {
+    input *in;
+    size_t n;
+} merge_ctx;
+
+static void write_i64_or_null(opscope_out_t *w, int64_t v, bool null) {
+    if (null) opscope_out_str(w, "null");
+    else opscope_out_i64(w, v);
+}
+
+static void write_merge_member(opscope_out_t *w, void *ud) {
+    const merge_ctx *m = ud;
+    opscope_out_str(w, ",\n\"merge\":{\"processes\":[");
+    for (size_t i = 0; i < m->n; i++) {
+        const input *x = &m->in[i];
+        const opscope_capture_info *c = opscope_profile_meta(x->p)->capture;
+        opscope_out_str(w, i ? ",\n" : "\n");
+        opscope_out_str(w, "{\"label\":");
+        opscope_out_json_str(w, x->label);
+        opscope_out_str(w, ",\"file\":");
+        opscope_out_json_str(w, x->path);
+        opscope_out_str(w, ",\"role\":");
+        opscope_out_str(w, i == 0 ? "\"client\"" : "\"server\"");
+        opscope_out_str(w, ",\"backend_id_base\":");
+        opscope_out_i64(w, x->id_base);
+        opscope_out_str(w, ",\"graph_id_base\":");
+        opscope_out_i64(w, x->graph_base);
+        if (c) {
+            opscope_out_str(w, ",\"capture\":{");
+            opscope_json_write_capture_members(w, c);
+            opscope_out_char(w, '}');
+        }
+        opscope_out_str(w, ",\"offset_ns\":");
+        opscope_out_i64(w, x->offset_ns);
+        opscope_out_str(w, ",\"method\":");
+        opscope_out_json_str(w, x->method);
+        if (i > 0 && x->res.n_matched) {
+            const opscope_align_result *r = &x->res;
+            bool no_lo = r->lo_ns == INT64_MIN;
+            opscope_out_str(w, ",\"endpoint\":");
+            opscope_out_json_str(w, x->endpoint);
+            opscope_out_str(w, ",\"estimate_ns\":");
+            opscope_out_i64(w, r->offset_ns);
+            opscope_out_str(w, ",\"bound_lo_ns\":");
+            write_i64_or_null(w, r->lo_ns, no_lo);
+            opscope_out_str(w, ",\"bound_hi_ns\":");
+            opscope_out_i64(w, r->hi_ns);
+            opscope_out_str(w, ",\"uncertainty_ns\":");
+            write_i64_or_null(w, (r->hi_ns - r->lo_ns) / 2, no_lo);
+            opscope_out_printf(w, ",\"matched\":%zu,\"used\":%zu,\"rejected\":%zu,\"waited\":%zu",
+                               r->n_matched, r->n_used, r->n_rejected, r->n_lower);
+        }
+        opscope_out_char(w, '}');
+    }
+    opscope_out_str(w, "]}");
+}
+
+static int write_merged(input *in, size_t n, const char *output, opscope_rpc_t *rpc, opscope_error *err) {
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) total += opscope_profile_n_records(in[i].p);
+    ref *refs = malloc((total ? total : 1) * sizeof *refs);
+    if (!refs) return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t m = opscope_profile_n_records(in[i].p);
+        for (size_t j = 0; j < m; j++)
+            refs[k++] = (ref){shift(opscope_profile_record(in[i].p, j)->start_ns, in[i].offset_ns), (uint32_t)i, (uint32_t)j};
+    }
+    qsort(refs, total, sizeof *refs, cmp_ref);
+    opscope_stats_opts so = {0};
+    so.top_kernels = 20;
+    opscope_stats_t *st = opscope_stats_new(&so);
+    opscope_out_t *w = st ? opscope_out_open(output, err) : NULL;
+    opscope_json_export_t *jx = w ? opscope_json_export_new(w) : NULL;
+    if (!jx) {
+        if (w) opscope_out_abort(w);
+        opscope_stats_free(st);
+        free(refs);
+        return -1;
+    }
+    merge_ctx mc = {in, n};
+    opscope_json_export_set_top_extra(jx, write_merge_member, &mc);
+    opscope_tee t;
+    opscope_tee_init(&t);
+    opscope_tee_add(&t, opscope_stats_sink(st));
+    opscope_tee_add(&t, opscope_json_export_sink(jx));
+    opscope_tee_add(&t, opscope_rpc_sink(rpc));
+    opscope_sink s = opscope_tee_sink(&t);
+    int rc = 0;
+    opscope_meta meta = {0};
+    meta.profiler = "opscope";
+    meta.version = 3;
+    meta.total_records = total;
+    meta.capture = opscope_profile_meta(in[0].p)->capture;
+    for (size_t i = 0; i < n; i++) meta.dropped_records += opscope_profile_meta(in[i].p)->dropped_records;
+    if (s.on_meta(s.ud, &meta)) rc = -1;
+    for (size_t i = 0; i < n && !rc; i++) {
+        size_t nb = opscope_profile_n_backends(in[i].p);
+        for (size_t j = 0; j < nb && !rc; j++) {
+            opscope_backend b = *opscope_profile_backend(in[i].p, j);
+            b.id += in[i].id_base;
+            b.process = in[i].label;
+            if (s.on_backend(s.ud, &b)) rc = -1;
+        }
+    }
+    for (size_t q = 0; q < total && !rc; q++) {
+        const input *x = &in[refs[q].in];
+        opscope_record r = *opscope_profile_record(x->p, refs[q].idx);
+        r.start_ns = refs[q].start;
+        if (r.has & OPSCOPE_HAS_HOST_TIME) {
+            r.host_start_ns = shift(r.host_start_ns, x->offset_ns);
+            r.host_end_ns = shift(r.host_end_ns, x->offset_ns);
+        }
+        r.backend_id += x->id_base;
+        if (r.has & OPSCOPE_HAS_GRAPH) r.graph_id += x->graph_base;
+        if (s.on_record(s.ud, &r)) rc = -1;
+    }
+    free(refs);
+    if (!rc && s.on_end) rc = s.on_end(s.ud);
+    if (!rc) rc = opscope_json_export_finish(jx, st);
+    opscope_json_export_free(jx);
+    opscope_stats_free(st);
+    if (rc) {
+        opscope_out_abort(w);
+        return -1;
+    }
+    return opscope_out_commit(w, err);
+}
+
+/* ---- the command ------------------------------------------------------------------------- */
+
+static void default_label(input *x) {
+    const opscope_capture_info *c = opscope_profile_meta(x->p)->capture;
+    if (c && c->program) {
+        snprintf(x->label, sizeof x->label, "%s/%s", c->host ? c->host : "?", c->program);
+    } else {
+        const char *base = strrchr(x->path, '/');
+        snprintf(x->label, sizeof x->label, "%s", base ? base + 1 : x->path);
+    }
+}
+
+static void print_alignment(const input *x) {
+    const opscope_align_result *r = &x->res;
+    printf("%s: offset %+.6f s (%s", x->label, (double)x->offset_ns / 1e9, x->method);
+    if (r->n_matched) {
+        printf("; estimate %+.6f s", (double)r->offset_ns / 1e9);
+        if (r->lo_ns != INT64_MIN)
+            printf(" +- %.1f us", (double)(r->hi_ns - r->lo_ns) / 2e3);
+        else
+            printf(", upper bound only: no request was waited for");
+        printf(" from %zu matched requests to %s, %zu of them waited for, %zu left out", r->n_used,
+               x->endpoint, r->n_lower, r->n_rejected);
+    }
+    printf(")\n");
+}
+
+int opscope_cli_merge(int argc, char **argv) {
+    const char *output = NULL;
+    bool quiet = false;
+    const char **files = calloc((size_t)argc, sizeof *files);
+    opt_kv *labels = calloc((size_t)argc, sizeof *labels), *offsets = calloc((size_t)argc, sizeof *offsets);
+    size_t nf = 0, nl = 0, no = 0;
+    int rc = OPSCOPE_EXIT_USAGE;
+    input *in = NULL;
+    opscope_rpc_t *rpc = NULL;
+    if (!files || !labels || !offsets) {
+        fprintf(stderr, "opscope merge: out of memory\n");
+        rc = OPSCOPE_EXIT_INPUT;
+        goto out;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            rc = OPSCOPE_EXIT_OK;
+            goto out;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            if (++i >= argc) { rc = usage_error("missing value after", a); goto out; }
+            output = argv[i];
+        } else if (!strcmp(a, "--label") || !strcmp(a, "--offset")) {
+            if (++i >= argc) { rc = usage_error("missing value after", a); goto out; }
+            bool lab = !strcmp(a, "--label");
+            opt_kv *kv = lab ? &labels[nl] : &offsets[no];
+            if (!split_kv(argv[i], kv)) { rc = usage_error(lab ? "--label needs NAME=FILE" : "--offset needs LABEL=NS", argv[i]); goto out; }
+            int64_t tmp;
+            if (!lab && !parse_i64(kv->val, &tmp)) {
+                free((char *)kv->key);
+                rc = usage_error("--offset needs an integer number of ns", argv[i]);
+                goto out;
+            }
+            if (lab) nl++; else no++;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = true;
+        } else if (a[0] == '-' && a[1]) {
+            rc = usage_error("unknown option", a);
+            goto out;
+        } else {
+            files[nf++] = a;
+        }
+    }
+    if (nf < 2) { rc = usage_error("need a CLIENT profile and at least one SERVER profile", NULL); goto out; }
+    if (!output) { rc = usage_error("missing -o OUT", NULL); goto out; }
+    for (size_t i = 0; i < nl; i++) {
+        bool found = false;
+        for (size_t f = 0; f < nf; f++) found |= !strcmp(files[f], labels[i].val);
+        if (!found) { rc = usage_error("--label names a file that is not an input", labels[i].val); goto out; }
+    }
+    in = calloc(nf, sizeof *in);
+    rpc = opscope_rpc_new();
+    rc = OPSCOPE_EXIT_INPUT;
+    if (!in || !rpc) { fprintf(stderr, "opscope merge: out of memory\n"); goto out; }
+    for (size_t f = 0; f < nf; f++) {
+        input *x = &in[f];
+        x->path = files[f];
+        x->p = opscope_profile_new();
+        opscope_error err;
+        memset(&err, 0, sizeof err);
+        opscope_sink sink = opscope_profile_sink(x->p);
+        if (!x->p || opscope_read_file(x->path, OPSCOPE_FORMAT_AUTO, &sink, &err) != 0) {
+            char msg[768];
+            if (!x->p) err.code = OPSCOPE_ERROR_NOMEM, err.msg = "out of memory";
+            opscope_error_format(&err, msg, sizeof msg);
+            fprintf(stderr, "opscope merge: %s\n", msg);
+            goto out;
+        }
+        default_label(x);
+        for (size_t i = 0; i < nl; i++)
+            if (!strcmp(labels[i].val, x->path)) snprintf(x->label, sizeof x->label, "%s", labels[i].key);
+    }
+    /* labels stay unique: a repeated one gets its pid, else its position */
+    for (size_t f = 1; f < nf; f++) {
+        for (size_t g = 0; g < f; g++) {
+            if (strcmp(in[f].label, in[g].label)) continue;
+            const opscope_capture_info *c = opscope_profile_meta(in[f].p)->capture;
+            char tmp[32];
+            if (c && (c->has & OPSCOPE_CAPTURE_HAS_PID))
+                snprintf(tmp, sizeof tmp, "[%" PRId64 "]", c->pid);
+            else
+                snprintf(tmp, sizeof tmp, "#%zu", f + 1);
+            size_t room = sizeof in[f].label - strlen(tmp) - 1, len = strlen(in[f].label);
+            if (len > room) len = room;
+            memcpy(in[f].label + len, tmp, strlen(tmp) + 1);
+            g = (size_t)-1; /* check again from the start */
+        }
+    }
+    for (size_t i = 0; i < no; i++) {
+        bool found = false;
+        for (size_t f = 1; f < nf; f++)
+            if (!strcmp(offsets[i].key, in[f].label) || !strcmp(offsets[i].key, in[f].path)) {
+                int64_t v = 0;
+                parse_i64(offsets[i].val, &v);
+                in[f].offset_ns = v;
+                in[f].given_offset = true;
+                found = true;
+            }
+        if (!found) {
+            fprintf(stderr, "opscope merge: --offset names no server: %s (labels:", offsets[i].key);
+            for (size_t f = 1; f < nf; f++) fprintf(stderr, " %s", in[f].label);
+            fprintf(stderr, ")\n");
+            rc = OPSCOPE_EXIT_USAGE;
+            goto out;
+        }
+    }
+    in[0].method = "client";
+    for (size_t f = 1; f < nf; f++) {
+        input *x = &in[f];
+        if (estimate(&in[0], x)) { fprintf(stderr, "opscope merge: out of memory\n"); goto out; }
+        if (x->given_offset) {
+            x->method = "given";
+        } else if (same_clock(in[0].p, x->p)) {
+            x->method = "same clock";
+            x->offset_ns = 0;
+        } else if (x->res.ok) {
+            x->method = "estimated";
+            x->offset_ns = x->res.offset_ns;
+        } else {
+            fprintf(stderr,
+                    "opscope merge: %s: cannot align %s with the client: none of its graph computes or\n"
+                    "tensor sets matches an RPC request in %s (was it recorded in the same run?);\n"
+                    "give its clock offset with --offset '%s=NS'\n",
+                    x->path, x->label, in[0].path, x->label);
+            goto out;
+        }
+    }
+    /* renumbering: backends after the previous inputs' largest id, graph ids likewise */
+    int32_t next_id = 0;
+    int64_t next_graph = 0;
+    for (size_t f = 0; f < nf; f++) {
+        int32_t max_id = -1;
+        int64_t max_graph = -1;
+        size_t nb = opscope_profile_n_backends(in[f].p), nr = opscope_profile_n_records(in[f].p);
+        for (size_t j = 0; j < nb; j++) {
+            int32_t id = opscope_profile_backend(in[f].p, j)->id;
+            if (id > max_id) max_id = id;
+        }
+        for (size_t j = 0; j < nr; j++) {
+            const opscope_record *r = opscope_profile_record(in[f].p, j);
+            if (r->backend_id > max_id) max_id = r->backend_id;
+            if ((r->has & OPSCOPE_HAS_GRAPH) && r->graph_id > max_graph) max_graph = r->graph_id;
+        }
+        in[f].id_base = f == 0 ? 0 : next_id;
+        in[f].graph_base = f == 0 ? 0 : next_graph;
+        next_id = in[f].id_base + max_id + 1;
+        next_graph = in[f].graph_base + max_graph + 1;
+    }
+    opscope_error err;
+    memset(&err, 0, sizeof err);
+    if (write_merged(in, nf, output, rpc, &err) != 0) {
+        char msg[768];
+        if (err.code == OPSCOPE_OK) err.code = OPSCOPE_ERROR_NOMEM, err.msg = "out of memory";
+        opscope_error_format(&err, msg, sizeof msg);
+        fprintf(stderr, "opscope merge: cannot write %s: %s\n", output, msg);
+        goto out;
+    }
+    if (!quiet && strcmp(output, "-")) {
+        for (size_t f = 1; f < nf; f++) print_alignment(&in[f]);
+        opscope_out_t *w = opscope_out_from_file(stdout, NULL);
+        if (w) {
+            opscope_rpc_write_text(w, rpc, 10);
+            opscope_out_commit(w, NULL);
+        }
+        printf("wrote %s\n", output);
+    }
+    rc = OPSCOPE_EXIT_OK;
+out:
+    for (size_t i = 0; i < nl; i++) free((char *)labels[i].key);
+    for (size_t i = 0; i < no; i++) free((char *)offsets[i].key);
+    if (in)
+        for (size_t f = 0; f < nf; f++) opscope_profile_free(in[f].p);
+    free(in);
+    opscope_rpc_free(rpc);
+    free(files);
+    free(labels);
+    free(offsets);
+    return rc;
+}

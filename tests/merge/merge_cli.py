@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""`opscope merge` on generated client/server profiles (standard library only).
+
+The profiles are built here the way ggml-rpc shapes them: per token the client submits a
+remote graph (GRAPH_SPLIT on an RPC backend), reads the output asynchronously and waits in a
+SYNCHRONIZE; the server computes the graph's ops and answers the get. The server's clock runs
+OFFSET ahead, with random latencies, so the true offset is known here and the merged file is
+checked against it: the offset inside the stated bound, every server op inside a client call,
+backends and graph ids renumbered, metadata kept. Also: same-clock profiles (no offset),
+--offset and --label, usage errors (exit 1), bad input (exit 2, nothing written), and
+`opscope report` on the result (the RPC servers table).
+usage: merge_cli.py OPSCOPE WORKDIR
+"""
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+
+OPSCOPE, WORK = sys.argv[1], sys.argv[2]
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+failures = []
+
+
+def check(cond, msg):
+    print(("ok    " if cond else "FAIL  ") + msg, flush=True)
+    if not cond:
+        failures.append(msg)
+    return cond
+
+
+def capture(program, pid, boot="b00t", time_ns=4026531834, rto=1_700_000_000_000_000_000):
+    return {"host": "box", "program": program, "pid": pid, "clock": "CLOCK_MONOTONIC", "boot_id": boot,
+            "time_ns": time_ns, "realtime_offset_ns": rto, "start_ns": 1000}
+
+
+def make_pair(offset, n_tokens=40, seed=1, same_clock=False):
+    rnd = random.Random(seed)
+    crec, srec = [], []
+    t = 5_000_000_000
+    g = 0
+    for k in range(n_tokens):
+        # client: input upload (a set), the graph submit, an async get, the synchronize
+        crec.append({"type": 1, "name": "copy_H2D", "backend_id": 1, "split_id": -1, "start_ns": t,
+                     "duration_ns": 20_000, "bytes": 1024, "extra": "tensor_copy"})
+        t += 30_000
+        c0 = t
+        crec.append({"type": 0, "name": "GRAPH_SPLIT", "backend_id": 2, "split_id": 1, "start_ns": c0,
+                     "duration_ns": 5_000, "bytes": 0, "extra": "30 nodes, no per-op timing", "n_fused": 30,
+                     "graph_id": k})
+        s = c0 + offset + rnd.randint(40_000, 250_000)  # the graph reaches the server
+        s_start = s
+        for i in range(20):  # 20 records covering 30 nodes
+            d = rnd.randint(5_000, 40_000)
+            srec.append({"type": 0, "name": "MUL_MAT" if i % 2 else "ADD", "backend_id": 0, "split_id": -1,
+                         "start_ns": s, "duration_ns": d, "bytes": 1024, "n_fused": 2 if i < 10 else 1,
+                         "graph_id": g, "node_index": i})
+            s += d
+        get_s = s + rnd.randint(1_000, 5_000)
+        srec.append({"type": 1, "name": "copy_H2H", "backend_id": 0, "split_id": -1, "start_ns": get_s,
+                     "duration_ns": 300, "bytes": 1024, "extra": "tensor_get"})
+        g += 1
+        ga = c0 + 10_000
+        crec.append({"type": 1, "name": "copy_D2H", "backend_id": 2, "split_id": -1, "start_ns": ga,
+                     "duration_ns": 2_000, "bytes": 1024, "extra": "tensor_get_async"})
+        sync0 = ga + 5_000
+        sync1 = get_s + 300 - offset + rnd.randint(15_000, 60_000)  # the answer comes back
+        crec.append({"type": 0, "name": "SYNCHRONIZE", "backend_id": 2, "split_id": -1, "start_ns": sync0,
+                     "duration_ns": sync1 - sync0, "bytes": 0})
+        crec.append({"type": 0, "name": "GET_ROWS", "backend_id": 0, "split_id": 0, "start_ns": sync1 + 100_000,
+                     "duration_ns": 10_000, "bytes": 1024, "graph_id": 1000 + k})
+        t = sync1 + rnd.randint(500_000, 3_000_000)
+    cl = {"profiler": "opscope", "version": 3,
+          "backends": [{"id": 0, "name": "CPU", "device": "Test CPU", "device_type": 0},
+                       {"id": 1, "name": "RPC0[10.0.0.2:50052]", "device": "10.0.0.2:50052", "device_type": 1},
+                       {"id": 2, "name": "RPC0[10.0.0.2:50052]", "device": "10.0.0.2:50052", "device_type": 1}],
+          "records": sorted(crec, key=lambda r: r["start_ns"]),
+          "capture": capture("llama-cli", 100)}
+    sv = {"profiler": "opscope", "version": 3,
+          "backends": [{"id": 0, "name": "CPU", "device": "Server CPU", "device_type": 0}],
+          "records": sorted(srec, key=lambda r: r["start_ns"]),
+          "capture": capture("ggml-rpc-server", 200, time_ns=4026531834 if same_clock else 4026532000,
+                             rto=1_700_000_000_000_000_000 - offset)}
+    return cl, sv
+
+
+def write(name, obj):
+    p = os.path.join(WORK, name)
+    with open(p, "w") as f:
+        json.dump(obj, f)
+    return p
+
+
+def run(*args):
+    return subprocess.run([OPSCOPE, *args], capture_output=True, text=True, timeout=120)
+
+
+def calls_of(m):
+    be = {b["id"]: b for b in m["backends"]}
+    recs = sorted(m["records"], key=lambda r: r["start_ns"])
+    out = []
+    for i, r in enumerate(recs):
+        if r["name"] == "GRAPH_SPLIT":
+            end = next(x["start_ns"] + x["duration_ns"] for x in recs[i:] if x["name"] == "SYNCHRONIZE")
+            out.append((r["start_ns"], end))
+    return out, be
+
+
+OFFSET = 3_600_000_000_000 + 123_456  # an hour and a bit
+cl, sv = make_pair(OFFSET)
+cp, sp = write("client.json", cl), write("server.json", sv)
+out = os.path.join(WORK, "merged.json")
+r = run("merge", cp, sp, "-o", out)
+check(r.returncode == 0, f"merge exits 0 ({r.stderr.strip()})")
+m = json.load(open(out))
+procs = m["merge"]["processes"]
+srv = procs[1]
+check(srv["method"] == "estimated", "the offset is estimated")
+check(srv["bound_lo_ns"] <= OFFSET <= srv["bound_hi_ns"],
+      f"true offset {OFFSET} inside [{srv['bound_lo_ns']}, {srv['bound_hi_ns']}]")
+check(srv["uncertainty_ns"] <= 100_000, f"uncertainty {srv['uncertainty_ns']} ns <= 100 us (latencies >= 15 us)")
+check(abs(srv["offset_ns"] - OFFSET) <= srv["uncertainty_ns"] + 1, "the estimate is within its uncertainty")
+check("+-" in r.stdout and "box/ggml-rpc-server" in r.stdout, "merge prints the alignment with its uncertainty")
+calls, be = calls_of(m)
+worst = 0
+for x in m["records"]:
+    if be[x["backend_id"]].get("process") == srv["label"] and x["type"] == 0:
+        worst = max(worst, min(max(0, c0 - x["start_ns"]) + max(0, x["start_ns"] + x["duration_ns"] - c1)
+                               for c0, c1 in calls))
+check(worst == 0, f"every server op lies inside a client call ({worst} ns outside at most)")
+check([b["id"] for b in m["backends"]] == [0, 1, 2, 3], f"backends renumbered ({[b['id'] for b in m['backends']]})")
+check(m["backends"][3]["process"] == "box/ggml-rpc-server" and m["backends"][0]["process"] == "box/llama-cli",
+      "backends carry host/program as their process")
+gids = {x["graph_id"] for x in m["records"] if be[x["backend_id"]]["process"] == srv["label"] and "graph_id" in x}
+check(min(gids) > 1000 + 39, f"server graph ids renumbered after the client's (from {min(gids)})")
+check(m["capture"]["program"] == "llama-cli", "the merged profile keeps the client's capture metadata")
+check(len(m["records"]) == len(cl["records"]) + len(sv["records"]), "every record is kept")
+starts = [x["start_ns"] for x in m["records"]]
+check(starts == sorted(starts), "records sorted by start")
+rep = run("report", out)
+check(rep.returncode == 0 and "RPC servers" in rep.stdout and "10.0.0.2:50052" in rep.stdout and
+      "40/40" in rep.stdout, "report shows the per-server table (40 of 40 graphs inside calls)")
+check("in box/ggml-rpc-server" in rep.stdout, "report lists backends with their process")
+
+# same clock: no offset, whatever the data says
+cl2, sv2 = make_pair(0, seed=2, same_clock=True)
+r = run("merge", write("c2.json", cl2), write("s2.json", sv2), "-o", os.path.join(WORK, "m2.json"))
+m2 = json.load(open(os.path.join(WORK, "m2.json")))
+check(r.returncode == 0 and m2["merge"]["processes"][1]["method"] == "same clock" and
+      m2["merge"]["processes"][1]["offset_ns"] == 0, "same boot and time namespace: no offset")
+
+# --offset and --label
+r = run("merge", cp, sp, "-o", os.path.join(WORK, "m3.json"), "--label", f"gpu1={sp}", "--offset", "gpu1=-5")
+m3 = json.load(open(os.path.join(WORK, "m3.json")))
+p3 = m3["merge"]["processes"][1]
+check(r.returncode == 0 and p3["label"] == "gpu1" and p3["method"] == "given" and p3["offset_ns"] == -5,
+      "--label names the process, --offset LABEL=NS is applied")
+first = min(x["start_ns"] for x in sv["records"])
+check(min(x["start_ns"] for x in m3["records"] if m3["backends"][-1]["id"] == x["backend_id"]) == first + 5,
+      "a given offset shifts the server's records by exactly it")
+
+# a server that matches nothing: exit 2, nothing written, advice to use --offset
+sv_bad = dict(sv)
+sv_bad["records"] = [x for x in sv["records"] if x["type"] == 1 and False]
+bad_out = os.path.join(WORK, "bad.json")
+r = run("merge", cp, write("s_empty.json", sv_bad), "-o", bad_out)
+check(r.returncode == 2 and "--offset" in r.stderr and not os.path.exists(bad_out),
+      f"an unalignable server: exit 2, --offset suggested, no file ({r.returncode}: {r.stderr.strip()[:120]})")
+
+# usage and input errors
+check(run("merge", "--help").returncode == 0 and "--offset LABEL=NS" in run("merge", "--help").stdout, "--help")
+check(run("merge", cp).returncode == 1, "one input: usage error")
+check(run("merge", cp, sp).returncode == 1, "no -o: usage error")
+check(run("merge", cp, sp, "-o", bad_out, "--offset", "x=1").returncode == 1, "--offset for no server: usage error")
+check(run("merge", cp, sp, "-o", bad_out, "--offset", "server=abc").returncode == 1, "--offset NS not a number")
+check(run("merge", cp, sp, "-o", bad_out, "--label", "x=nope.json").returncode == 1, "--label of no input")
+broken = os.path.join(WORK, "broken.json")
+open(broken, "w").write('{"records":[{"type":0,}]}')
+r = run("merge", cp, broken, "-o", bad_out)
+check(r.returncode == 2 and "broken.json:1:" in r.stderr and not os.path.exists(bad_out),
+      f"bad input: exit 2 with FILE:LINE:COL, nothing written ({r.stderr.strip()[:120]})")
+
+print(f"{'FAILED' if failures else 'passed'}: {len(failures)} failed checks")
+sys.exit(1 if failures else 0)
