@@ -64,8 +64,11 @@ class Server:
         if device:
             cmd += ["-d", device]
         self.log = open(f"{d}/{name}.log", "wb")
+        # SIGINT at its default even when this test runs in a background job (which starts
+        # with it ignored: the server, like any program, would then keep it ignored)
         self.outer = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL)
+                                      stdin=subprocess.DEVNULL,
+                                      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         self.pid = None
         for _ in range(300):  # the server itself is unshare's child
             try:
