@@ -5,6 +5,7 @@
 #   3. accuracy.py    per-call MUL_MAT time, capture vs test-backend-ops perf, same shapes/types
 #                     (the models' decode shapes and a few large ones; mulmat_cold = cold-cache reference)
 #   4. graph wall     per graph compute, sum of op durations vs the call's wall time (nodecount)
+#   5. rpc_overhead.py the client's decode tokens/s with ggml-rpc-server profiled and without
 # Figures are only meaningful on an otherwise idle machine (2-thread runs; check `uptime`).
 # usage: bench/capture/run.sh [BUILD]   (BUILD unused: opscope is built inside the root)
 set -euo pipefail
@@ -29,5 +30,7 @@ echo "== graph wall: op sum vs graph compute wall (bar: within 5%)"
 for m in tiny-dense-f32 tiny-moe-q4_0; do
     python3 /opscope/tests/capture_e2e/t_completion.py "$m" 2 | grep "op sum vs graph wall" || true
 done
+echo "== ggml-rpc-server profiled: client decode tokens/s (bar: within 3%)"
+python3 /opscope/bench/capture/rpc_overhead.py || true
 echo "== load: $(cut -d" " -f1-3 /proc/loadavg)"
 '
