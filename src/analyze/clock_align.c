@@ -9,7 +9,7 @@
 #define ALIGN_WINDOW_NS 1000000
 /* A server event pairs with a client event at most this far from where the coarse offset
  * puts it. */
-#define ALIGN_MATCH_NS 1000000
+#define ALIGN_MATCH_NS 5000000
 /* Votes of the coarse pass at most (client events are thinned to stay below). */
 #define ALIGN_MAX_VOTES (1u << 22)
 
@@ -55,6 +55,16 @@ typedef struct edge {
     int d; /* +1 an interval opens at x, -1 one closed before x */
 } edge;
 
+/* An interval as its two edges, laid out as two consecutive edges in the vote array. */
+typedef struct span2 {
+    edge open, close;
+} span2;
+
+static int cmp_span2(const void *a, const void *b) {
+    const span2 *x = a, *y = b;
+    return x->open.x < y->open.x ? -1 : x->open.x > y->open.x;
+}
+
 static int cmp_edge(const void *a, const void *b) {
     const edge *x = a, *y = b;
     if (x->x != y->x) return x->x < y->x ? -1 : 1;
@@ -91,6 +101,7 @@ static int coarse_offset(const opscope_align_event *c, size_t nc, const keyed *s
         if (waited && !c[i].end_known) continue;
         if (seen++ % step) continue;
         size_t a = lower(sk, ns, c[i].key, INT64_MIN);
+        size_t first = nv;
         for (size_t j = a; j < ns && sk[j].key == c[i].key; j++) {
             int64_t hi = sk[j].t0 - c[i].t0;
             if (!waited) {
@@ -102,6 +113,22 @@ static int coarse_offset(const opscope_align_event *c, size_t nc, const keyed *s
             v[nv++] = (edge){lo, +1};
             v[nv++] = (edge){hi + 1, -1};
         }
+        if (!waited || nv - first <= 2) continue;
+        /* One client event counts once at any offset: a long wait may hold several server
+         * events at once, which must not outvote events that each hold one. Its intervals
+         * (the pairs of edges just written: sorted by opening, merged) become their union. */
+        size_t m = (nv - first) / 2;
+        span2 *iv = (span2 *)(void *)(v + first);
+        qsort(iv, m, sizeof *iv, cmp_span2);
+        size_t w = 0;
+        for (size_t x = 0; x < m; x++) {
+            if (w && iv[x].open.x <= iv[w - 1].close.x) {
+                if (iv[x].close.x > iv[w - 1].close.x) iv[w - 1].close.x = iv[x].close.x;
+            } else {
+                iv[w++] = iv[x];
+            }
+        }
+        nv = first + 2 * w;
     }
     if (nv == 0) {
         free(v);
@@ -207,42 +234,47 @@ int opscope_align_estimate(const opscope_align_event *c, size_t nc, const opscop
         for (size_t j = 0; j < ns; j++) match_out[j] = -1;
     if (nc == 0 || ns == 0) return 0;
     keyed *sk = index_by_key(s, ns), *ck = index_by_key(c, nc);
-    size_t *cursor = malloc(nc * sizeof *cursor);
-    opscope_align_event *pc = malloc(ns * sizeof *pc), *ps = malloc(ns * sizeof *ps);
+    unsigned char *used = calloc(ns ? ns : 1, 1);
+    opscope_align_event *pc = malloc((nc + 1) * sizeof *pc), *ps = malloc((nc + 1) * sizeof *ps);
     int rc = -1;
-    if (!sk || !ck || !cursor || !pc || !ps) goto done;
+    if (!sk || !ck || !used || !pc || !ps) goto done;
     int64_t coarse = 0;
     int r = coarse_offset(c, nc, sk, ns, &coarse);
     if (r < 0) goto done;
     rc = 0;
     if (r == 0) goto done;
-    /* Order decides among same-key requests (one connection keeps its order; two equal
-     * requests may be sent closer together than the network's latency): the k-th server event
-     * of a key takes the next client event of that key, unless the coarse offset puts them
-     * more than ALIGN_MATCH_NS apart. A client event too early for it was lost on the server
-     * (skipped); a server event before the next client one served another client (skipped). */
+    /* Each client event, in order, takes the unused same-key server event that lies closest
+     * to inside it on the coarse offset (a waited event: the distance outside [c0, c1]; else
+     * the distance of s0 from c0), if within ALIGN_MATCH_NS: the same rule that chose the
+     * offset, so a wait holding several server events takes the one the offset puts in it. */
     size_t n = 0;
-    for (size_t i = 0; i < nc; i++) cursor[i] = i; /* a key's cursor lives at its first slot */
-    for (size_t j = 0; j < ns; j++) {
-        size_t first = lower(ck, nc, s[j].key, INT64_MIN);
-        if (first >= nc || ck[first].key != s[j].key) continue;
-        size_t pos = cursor[first];
-        int64_t target = s[j].t0 - coarse;
-        while (pos < nc && ck[pos].key == s[j].key && ck[pos].t0 < target - ALIGN_MATCH_NS) pos++;
-        if (pos < nc && ck[pos].key == s[j].key && ck[pos].t0 <= target + ALIGN_MATCH_NS) {
-            pc[n] = c[ck[pos].i];
-            ps[n] = s[j];
-            if (match_out) match_out[j] = (long)ck[pos].i;
-            n++;
-            pos++;
+    for (size_t i = 0; i < nc; i++) {
+        int64_t lo_t = c[i].t0 + coarse - ALIGN_MATCH_NS;
+        size_t k = lower(sk, ns, c[i].key, lo_t);
+        long best = -1;
+        int64_t best_d = 0;
+        int64_t hi_t = (c[i].end_known ? c[i].t1 : c[i].t0) + coarse + ALIGN_MATCH_NS;
+        for (; k < ns && sk[k].key == c[i].key && sk[k].t0 <= hi_t; k++) {
+            if (used[sk[k].i]) continue;
+            int64_t s0 = sk[k].t0 - coarse, s1 = sk[k].t1 - coarse, d;
+            if (c[i].end_known)
+                d = (s0 < c[i].t0 ? c[i].t0 - s0 : 0) + (s1 > c[i].t1 ? s1 - c[i].t1 : 0);
+            else
+                d = s0 > c[i].t0 ? s0 - c[i].t0 : c[i].t0 - s0;
+            if (d <= ALIGN_MATCH_NS && (best < 0 || d < best_d)) best = (long)sk[k].i, best_d = d;
         }
-        cursor[first] = pos;
+        if (best < 0) continue;
+        used[best] = 1;
+        pc[n] = c[i];
+        ps[n] = s[best];
+        if (match_out) match_out[best] = (long)i;
+        n++;
     }
     opscope_align_bounds(pc, ps, n, out);
 done:
     free(sk);
     free(ck);
-    free(cursor);
+    free(used);
     free(pc);
     free(ps);
     return rc;

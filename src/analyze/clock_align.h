@@ -8,13 +8,15 @@
  * ended, so offset >= s1 - c1 (a lower bound). Each match narrows [lo, hi], as in Cristian's
  * algorithm; the estimate is the middle and the residual uncertainty half the width.
  *
- * Matching works without any clock hint: first a coarse offset from the densest window of
- * (s0 - c0) over all same-size pairs (the true pairs agree up to the network latency, wrong
- * ones scatter), then same-size events are paired in order (one connection keeps its order,
- * and equal requests may follow each other faster than the network's latency), skipping
- * events the coarse offset puts more than 2 ms from their partner (another client's, or lost),
- * then the bounds are intersected; a pair whose bound contradicts the majority (a mismatch)
- * is left out and counted. Pure functions: thread safe, no globals.
+ * Matching works without any clock hint. First a coarse offset: with waited client events,
+ * the offset that the most client events hold some same-key server event inside (each client
+ * event counted once: a long wait holding several server events does not outvote the others);
+ * the true pairs all agree on it, while pairings shifted by a request (or by a whole session
+ * of another client) hold it only where the timing repeats within a call's slack. Without
+ * waited events, the densest 1 ms window of (s0 - c0). Then each client event takes the
+ * unused same-key server event closest to inside it on that offset (within 5 ms), and the
+ * bounds are intersected; a pair whose bound contradicts the majority (a mismatch) is left
+ * out and counted. Pure functions: thread safe, no globals.
  */
 #ifndef OPSCOPE_CLOCK_ALIGN_H
 #define OPSCOPE_CLOCK_ALIGN_H

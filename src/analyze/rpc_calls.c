@@ -238,7 +238,12 @@ int opscope_rpc_finish(opscope_rpc_t *r) {
     for (size_t i = 0; i < r->copies.n; i++) {
         const span *cp = &r->copies.v[i];
         const char *ep = endpoint_of(r, cp->backend);
-        for (size_t k = 0; k < r->n_calls; k++) {
+        size_t a = 0, b = r->n_calls; /* the calls start in order: from a few before the copy */
+        while (a < b) {
+            size_t m = a + (b - a) / 2;
+            if (r->calls[m].start_ns <= cp->t0) a = m + 1; else b = m;
+        }
+        for (size_t k = a > 8 ? a - 8 : 0; k < r->n_calls; k++) {
             if (r->calls[k].end_ns >= cp->t1 && !strcmp(r->endpoints[k], ep)) {
                 r->calls[k].copies++;
                 r->calls[k].copy_ns += cp->t1 - cp->t0;

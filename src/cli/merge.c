@@ -138,9 +138,16 @@ static const opscope_backend *backend_by_id(const opscope_profile_t *p, int32_t 
 static bool is_rpc(const opscope_backend *b) { return b && !strncmp(b->name, "RPC", 3); }
 
 
-static uint64_t compute_key(int64_t nodes, bool with_size) {
-    if (!with_size) return KEY_COMPUTE;
-    return KEY_COMPUTE | (uint64_t)(nodes > 255 ? 255 : nodes); /* the capture caps at 255 */
+/* A remote graph compute's key: the nodes it computes (the capture caps the client's count at
+ * 255) and the rows of its first computed node's output (the batch: a prompt of 11 tokens is
+ * told from a decode step, and one client's session from another's). */
+static uint64_t compute_key(int64_t nodes, const opscope_record *first, int detail) {
+    int64_t rows = (first && (first->has & OPSCOPE_HAS_OUT)) ? first->ne[1] : 0;
+    if (rows < 0) rows = 0;
+    uint64_t k = KEY_COMPUTE;
+    if (detail >= 1) k |= (uint64_t)(rows > 65535 ? 65535 : rows) << 8;
+    if (detail >= 2) k |= (uint64_t)(nodes > 255 ? 255 : nodes);
+    return k;
 }
 
 /* Reads that wait for a server's results (docs/formats.md, "opscope merge"): a blocking
@@ -178,7 +185,7 @@ static int cmp_start(const void *a, const void *b) {
  * between devices) are not recorded as such, so the server holds more of them than the
  * client shows and same-size sets pair wrongly.
  */
-static int client_events(const opscope_profile_t *p, const char *endpoint, bool with_size, evec *out) {
+static int client_events(const opscope_profile_t *p, const char *endpoint, int detail, evec *out) {
     size_t n = opscope_profile_n_records(p);
     const opscope_record **rs = malloc((n ? n : 1) * sizeof *rs);
     const opscope_backend **bs = malloc((n ? n : 1) * sizeof *bs);
@@ -196,7 +203,7 @@ static int client_events(const opscope_profile_t *p, const char *endpoint, bool 
         const opscope_backend *b = bs[i];
         int64_t t0 = (int64_t)r->start_ns, t1 = (int64_t)(r->start_ns + r->duration_ns);
         if (on_endpoint(r, b, endpoint, "GRAPH_SPLIT")) {
-            opscope_align_event e = {compute_key(r->n_fused, with_size), t0, t1, 0};
+            opscope_align_event e = {compute_key(r->n_fused, r, detail), t0, t1, 0};
             bool pending_get = false;
             for (size_t j = i + 1; j < n; j++) {
                 if (on_endpoint(rs[j], bs[j], endpoint, "GRAPH_SPLIT")) break;
@@ -233,10 +240,11 @@ static int client_events(const opscope_profile_t *p, const char *endpoint, bool 
 
 /* The server's handling of requests: graph computes (first op to last, folded by graph id)
  * and tensor sets. */
-static int server_events(const opscope_profile_t *p, bool with_size, evec *out) {
+static int server_events(const opscope_profile_t *p, int detail, evec *out) {
     size_t n = opscope_profile_n_records(p);
     int64_t cur_graph = -1;
     int64_t nodes = 0;
+    const opscope_record *first = NULL; /* the graph's first record: its first computed node */
     size_t cur = 0;
     for (size_t i = 0; i < n; i++) {
         const opscope_record *r = opscope_profile_record(p, i);
@@ -253,13 +261,14 @@ static int server_events(const opscope_profile_t *p, bool with_size, evec *out) 
             if (t0 < e->t0) e->t0 = t0;
             if (t1 > e->t1) e->t1 = t1;
             nodes += r->n_fused;
-            e->key = compute_key(nodes, with_size);
+            e->key = compute_key(nodes, first, detail);
             continue;
         }
         cur_graph = r->graph_id;
         nodes = r->n_fused;
+        first = r;
         cur = out->n;
-        if (epush(out, (opscope_align_event){compute_key(nodes, with_size), t0, t1, 0})) return -1;
+        if (epush(out, (opscope_align_event){compute_key(nodes, first, detail), t0, t1, 0})) return -1;
     }
     qsort(out->v, out->n, sizeof *out->v, cmp_event);
     return 0;
@@ -296,13 +305,21 @@ static int estimate(const input *client, input *sv) {
     size_t ne = endpoints(client->p, eps, 64);
     opscope_align_result best = {0};
     size_t best_computes = 0;
-    for (int pass = 0; pass < 2 && !best.ok; pass++) {
-        bool with_size = pass == 0; /* node counts first; then computes by order alone */
+    /* Computes keyed by nodes and batch rows first; where that matches under half of the
+     * client's computes (a backend that records fused groups differently: Vulkan), by rows
+     * only, then by order alone. */
+    size_t n_client = 0;
+    for (size_t i = 0; i < opscope_profile_n_records(client->p); i++) {
+        const opscope_record *r = opscope_profile_record(client->p, i);
+        n_client += r->type == OPSCOPE_RECORD_OP && !strcmp(r->name, "GRAPH_SPLIT") &&
+                    is_rpc(backend_by_id(client->p, r->backend_id));
+    }
+    for (int detail = 2; detail >= 0 && (!best.ok || best_computes * 2 * (ne ? ne : 1) < n_client); detail--) {
         evec s = {0};
-        if (server_events(sv->p, with_size, &s)) return -1;
+        if (server_events(sv->p, detail, &s)) return -1;
         for (size_t e = 0; e < ne; e++) {
             evec c = {0};
-            if (client_events(client->p, eps[e], with_size, &c)) {
+            if (client_events(client->p, eps[e], detail, &c)) {
                 free(s.v);
                 return -1;
             }
@@ -328,8 +345,8 @@ static int estimate(const input *client, input *sv) {
             }
             free(match);
             if (getenv("OPSCOPE_MERGE_DEBUG"))
-                fprintf(stderr, "endpoint %s: ok %d offset %lld [%lld, %lld] matched %zu used %zu rejected %zu waited %zu\n",
-                        eps[e], r.ok, (long long)r.offset_ns, (long long)r.lo_ns, (long long)r.hi_ns, r.n_matched,
+                fprintf(stderr, "detail %d endpoint %s: computes %zu ok %d offset %lld [%lld, %lld] matched %zu used %zu rejected %zu waited %zu\n",
+                        detail, eps[e], computes, r.ok, (long long)r.offset_ns, (long long)r.lo_ns, (long long)r.hi_ns, r.n_matched,
                         r.n_used, r.n_rejected, r.n_lower);
             free(c.v);
             if (rc) {

@@ -173,13 +173,14 @@ def client_calls(m):
 
 
 def worst_outside(m, label, calls):
-    """The farthest any OP record of process LABEL lies outside every call in CALLS (ns), and
-    how many OP records it has."""
+    """The farthest any graph op of process LABEL (an OP record with a graph id: not a buffer
+    clear the server made for a client's RPC_CMD_BUFFER_CLEAR) lies outside every call in
+    CALLS (ns), and how many such records it has."""
     be = {b["id"]: b for b in m["backends"]}
     starts = [c[0] for c in calls]
     worst, n = 0, 0
     for r in m["records"]:
-        if r.get("type", 0) != 0 or be[r["backend_id"]].get("process") != label:
+        if r.get("type", 0) != 0 or "graph_id" not in r or be[r["backend_id"]].get("process") != label:
             continue
         n += 1
         a, e = r["start_ns"], r["start_ns"] + r["duration_ns"]
