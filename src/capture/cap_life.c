@@ -34,8 +34,8 @@ static bool g_atfork_set;
  * may allocate) and then re-raises the signal with the disposition it had before us. */
 static sem_t g_sig_sem;
 static _Atomic int g_sig_pending;
-static struct sigaction g_old_int, g_old_term;
-static bool g_have_int, g_have_term;
+static struct sigaction g_old_int, g_old_term, g_old_pipe;
+static bool g_have_int, g_have_term, g_have_pipe;
 static pthread_once_t g_watch_once = PTHREAD_ONCE_INIT;
 static _Atomic bool g_watching;
 
@@ -67,7 +67,7 @@ static void *watcher(void *arg) {
         sem_post(&g_done_sem);
         return NULL;
     }
-    sigaction(sig, sig == SIGINT ? &g_old_int : &g_old_term, NULL);
+    sigaction(sig, sig == SIGINT ? &g_old_int : sig == SIGPIPE ? &g_old_pipe : &g_old_term, NULL);
     kill(getpid(), sig);
     return NULL;
 }
@@ -229,6 +229,10 @@ static void init_once(void) {
     atexit(at_exit_export);
     install_signal(SIGINT, &g_old_int, &g_have_int);
     install_signal(SIGTERM, &g_old_term, &g_have_term);
+    /* A peer that went away kills a program that left SIGPIPE at its default (ggml-rpc-server
+     * when a client disconnects while it answers): it still dies by SIGPIPE, after writing
+     * its profile. */
+    install_signal(SIGPIPE, &g_old_pipe, &g_have_pipe);
     if (!atomic_load(&g_disabled)) {
         atomic_store(&opscope_cap_on, true);
     }
