@@ -362,7 +362,8 @@ void opscope_rpc_write_text(opscope_out_t *w, const opscope_rpc_t *r, size_t max
         opscope_out_printf(w, " %4llu/%-4llu\n", (unsigned long long)v->graphs_inside,
                            (unsigned long long)v->graphs);
         if (v->graphs > v->graphs_inside)
-            opscope_out_printf(w, "    %llu graph(s) outside every call, by up to %.3f ms\n",
+            opscope_out_printf(w, "    %llu graph(s) outside every call of this client (another client's work, or a\n"
+                                  "    misalignment), by up to %.3f ms\n",
                                (unsigned long long)(v->graphs - v->graphs_inside),
                                (double)v->max_outside_ns / 1e6);
     }

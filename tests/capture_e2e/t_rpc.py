@@ -176,13 +176,20 @@ def client_calls(m):
 
 def worst_outside(m, label, calls):
     """The farthest any graph op of process LABEL (an OP record with a graph id: not a buffer
-    clear the server made for a client's RPC_CMD_BUFFER_CLEAR) lies outside every call in
-    CALLS (ns), and how many such records it has."""
+    clear the server made for a client's RPC_CMD_BUFFER_CLEAR) during the client's run lies
+    outside every call in CALLS (ns), and how many such records there are."""
     be = {b["id"]: b for b in m["backends"]}
     starts = [c[0] for c in calls]
+    # a server that served other clients too: only the ops during this client's run count
+    client = m["merge"]["processes"][0]["label"]
+    mine = [r for r in m["records"] if be[r["backend_id"]].get("process") == client]
+    t_lo = min(r["start_ns"] for r in mine)
+    t_hi = max(r["start_ns"] + r["duration_ns"] for r in mine)
     worst, n = 0, 0
     for r in m["records"]:
         if r.get("type", 0) != 0 or "graph_id" not in r or be[r["backend_id"]].get("process") != label:
+            continue
+        if not t_lo <= r["start_ns"] <= t_hi:
             continue
         n += 1
         a, e = r["start_ns"], r["start_ns"] + r["duration_ns"]
