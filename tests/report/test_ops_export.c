@@ -244,8 +244,8 @@ static int test_exporter(void) {
     c.duration_ns = 5;
     ASSERT_EQ_INT(s.on_record(s.ud, &c), 0);
     /* backends announced after the records, as a streamed file may */
-    opscope_backend b0 = {0, "CPU", "cpu", OPSCOPE_DEVICE_CPU};
-    opscope_backend b1 = {1, "Vulkan0", "llvmpipe", OPSCOPE_DEVICE_GPU};
+    opscope_backend b0 = {0, "CPU", "cpu", OPSCOPE_DEVICE_CPU, NULL};
+    opscope_backend b1 = {1, "Vulkan0", "llvmpipe", OPSCOPE_DEVICE_GPU, NULL};
     ASSERT_EQ_INT(s.on_backend(s.ud, &b0), 0);
     ASSERT_EQ_INT(s.on_backend(s.ud, &b1), 0);
     opscope_error err;
@@ -340,7 +340,7 @@ static int test_trace_refused(void) {
     opscope_record k = rec("volta_sgemm_128x64_nn");
     k.has = OPSCOPE_HAS_DEVICE_TIME;
     ASSERT_EQ_INT(s.on_record(s.ud, &k), 0);
-    opscope_meta m = {"kineto", 1, 0, 0, 0};
+    opscope_meta m = {"kineto", 1, 0, 0, 0, NULL};
     ASSERT_EQ_INT(s.on_meta(s.ud, &m), 0);
     opscope_error err;
     memset(&err, 0, sizeof err);
