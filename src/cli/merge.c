@@ -297,7 +297,8 @@ static bool better(const opscope_align_result *a, size_t a_computes, const opsco
     if (!a->ok) return false;
     if (a_computes != b_computes) return a_computes > b_computes;
     if (a->n_used != b->n_used) return a->n_used > b->n_used;
-    return (a->hi_ns - a->lo_ns) < (b->hi_ns - b->lo_ns);
+    if ((a->lo_ns == INT64_MIN) != (b->lo_ns == INT64_MIN)) return b->lo_ns == INT64_MIN;
+    return a->lo_ns != INT64_MIN && (a->hi_ns - a->lo_ns) < (b->hi_ns - b->lo_ns);
 }
 
 /* Estimates SV's offset against the client's endpoints; the best one wins. -1: no memory. */
