@@ -101,7 +101,7 @@ int replay_run_backend(const char *tbo, const char *mode, const char *dir,
                        bool progress) {
     size_t n = opscope_ops_export_n_lines(x);
     size_t start = 0, got_any = 0;
-    char file[4096], errpath[4096], stdout_last[256] = "";
+    char file[4096], errpath[4096], stdout_last[160] = "";
     snprintf(errpath, sizeof errpath, "%s/stderr-%s.txt", dir, backend);
     while (start < n) {
         snprintf(file, sizeof file, "%s/ops-%s-%zu.txt", dir, backend, start);
