@@ -205,6 +205,13 @@ enum {
     OPSCOPE_CAPTURE_HAS_REALTIME = 1u << 2, /* realtime_offset_ns */
     OPSCOPE_CAPTURE_HAS_START = 1u << 3,
 };
+/* Why a capture dropped records. */
+typedef enum opscope_drop_cause {
+    OPSCOPE_DROP_UNKNOWN = 0,
+    OPSCOPE_DROP_CAP,           /* the memory cap (OPSCOPE_MAX_MB) was reached */
+    OPSCOPE_DROP_OUT_OF_MEMORY, /* memory could not be had below the cap */
+    OPSCOPE_DROP_DEVICE,        /* device work a GPU timing source could not time */
+} opscope_drop_cause;
 
 /* Profile-level facts. Strings borrowed as for records. */
 typedef struct opscope_meta {
@@ -214,6 +221,13 @@ typedef struct opscope_meta {
     uint64_t total_ns;        /* as stated by the file, 0 if absent */
     uint64_t dropped_records; /* records the capture could not keep (memory cap) */
     const opscope_capture_info *capture; /* NULL when the profile does not say */
+    /* Where the dropped records belonged (opscope capture; 0 when unknown): how many graphs
+     * lost records and the first and last of their graph ids (meaningful when dropped_graphs
+     * > 0), the capture's memory cap in MiB and why records were dropped. */
+    uint64_t dropped_graphs;
+    int64_t dropped_first_graph, dropped_last_graph;
+    uint64_t capture_cap_mb;
+    opscope_drop_cause dropped_cause;
 } opscope_meta;
 
 /*

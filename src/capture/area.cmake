@@ -13,6 +13,7 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/cap_tables.c
   ${OPSCOPE_CAPTURE_DIR}/cap_counters.c
   ${OPSCOPE_CAPTURE_DIR}/cap_convert.c
+  ${OPSCOPE_CAPTURE_DIR}/cap_drops.c
   ${OPSCOPE_CAPTURE_DIR}/cap_replay.c
   ${OPSCOPE_CAPTURE_DIR}/cap_write.c
   ${OPSCOPE_CAPTURE_DIR}/cap_meta.c

@@ -31,6 +31,8 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* buffer list only *
 static tbuf *_Atomic g_bufs;
 static _Atomic uint64_t g_bytes;
 static _Atomic uint64_t g_dropped;
+static _Atomic bool g_drop_oom; /* a chunk could not be mapped below the cap */
+static _Thread_local uint64_t t_dropped; /* this thread's drops: which graph lost records */
 static _Atomic int g_next_thread = 1;
 static uint64_t g_limit = 512ull << 20;
 static _Thread_local tbuf *t_buf;
@@ -61,6 +63,7 @@ static chunk *chunk_new(void) {
     chunk *c = m == MAP_FAILED ? NULL : m;
     if (!c) {
         atomic_fetch_sub(&g_bytes, CHUNK_BYTES);
+        atomic_store_explicit(&g_drop_oom, true, memory_order_relaxed);
         return NULL;
     }
     atomic_init(&c->next, NULL);
@@ -137,6 +140,19 @@ void opscope_cap_buf_commit_bytes(size_t size) {
 
 void opscope_cap_buf_note_dropped(uint64_t n) {
     atomic_fetch_add_explicit(&g_dropped, n, memory_order_relaxed);
+    t_dropped += n;
+}
+
+uint64_t opscope_cap_buf_dropped_here(void) {
+    return t_dropped;
+}
+
+bool opscope_cap_buf_drop_oom(void) {
+    return atomic_load_explicit(&g_drop_oom, memory_order_relaxed);
+}
+
+uint64_t opscope_cap_buf_limit(void) {
+    return g_limit;
 }
 
 uint64_t opscope_cap_buf_dropped(void) {
@@ -189,5 +205,7 @@ void opscope_cap_buf_reset_all(void) {
     }
     atomic_store(&g_bytes, 0);
     atomic_store(&g_dropped, 0);
+    atomic_store(&g_drop_oom, false);
+    t_dropped = 0;
     t_buf = NULL;
 }

@@ -277,6 +277,13 @@ void opscope_cap_buf_note_dropped(uint64_t n);
 
 /* Records of the profile dropped so far. */
 uint64_t opscope_cap_buf_dropped(void);
+/* Records the calling thread dropped so far (compared before and after a graph's records to
+ * learn whether that graph lost some). */
+uint64_t opscope_cap_buf_dropped_here(void);
+/* True when a chunk could not be mapped although the cap was not reached (out of memory). */
+bool opscope_cap_buf_drop_oom(void);
+/* The cap in bytes (opscope_cap_buf_set_limit). */
+uint64_t opscope_cap_buf_limit(void);
 /* Bytes of chunks allocated so far. */
 uint64_t opscope_cap_buf_bytes(void);
 

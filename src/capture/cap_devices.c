@@ -66,6 +66,7 @@ int opscope_cap_backend_of_buffer(ggml_backend_buffer_t buf) {
 
 bool opscope_cap_should_record(int sched) {
     if (!atomic_load_explicit(&opscope_cap_on, memory_order_relaxed)) {
+        opscope_cap_life_unrecorded(); /* a fork child's graphs: said, not lost silently */
         return false;
     }
     if (opscope_cap_env_mode) {

@@ -14,6 +14,7 @@
 #include "capture/cap_clock.h"
 #include "capture/cap_copy.h"
 #include "capture/cap_devices.h"
+#include "capture/cap_drops.h"
 #include "capture/cap_gpu.h"
 #include "capture/cap_hooks.h"
 #include "capture/cap_life.h"
@@ -154,8 +155,11 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
         }
     }
     if (!deferred) {
-        uint64_t a = opscope_cap_now();
+        uint64_t a = opscope_cap_now(), d0 = opscope_cap_buf_dropped_here();
         emit_pending(w, &p);
+        if (!opscope_cap_t.in_sched) {
+            opscope_cap_drops_check(gid, d0); /* in a scheduler: once for its whole compute */
+        }
         opscope_cap_hooks_count_work(a);
     }
     opscope_cap_hooks_count(t0, t1);
@@ -195,9 +199,11 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
     opscope_cap_t.sched_id = opscope_cap_sched_id(sched);
     opscope_cap_t.graph_id = opscope_cap_hooks_graph_id();
     opscope_cap_t.split = 0;
+    uint64_t d0 = opscope_cap_buf_dropped_here(); /* its copies count too */
     enum ggml_status st = fn(sched, g);
     opscope_cap_t.depth++;
     flush_pending();
+    opscope_cap_drops_check(opscope_cap_t.graph_id, d0);
     opscope_cap_t.depth--;
     opscope_cap_t.in_sched = 0;
     opscope_cap_t.sched_id = -1;

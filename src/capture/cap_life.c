@@ -6,16 +6,20 @@
 #include "capture/cap_config.h"
 #include "capture/cap_counters.h"
 #include "capture/cap_meta.h"
+#include "capture/cap_drops.h"
 #include "capture/cap_write.h"
+#include "util/out.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 _Atomic bool opscope_cap_on;
@@ -28,14 +32,132 @@ static pthread_mutex_t g_export_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t g_exported_records = UINT64_MAX; /* records at the last export */
 static bool g_stats;
 static bool g_child_of_fork;
+static long g_fork_parent;
+static _Atomic bool g_fork_noted;
 static bool g_atfork_set;
+static bool g_warned_drops;
+
+/* Inside `opscope record` (OPSCOPE_RECORD_DIR, a directory the command made for this run):
+ * PATH goes to the first ggml process that claims it (creating DIR/owner), so programs run
+ * one after another never overwrite each other's profile; every profiling process keeps a
+ * status file DIR/PID (cap_life.h) from which record says where each profile went. */
+static char g_rec_dir[1024];
+static bool g_not_owner;      /* another process of this run owns PATH: write PATH.PID */
+static bool g_written_once;   /* an export of ours reached its file */
+static bool g_note_ok;        /* the last export's outcome is in DIR/PID: record will say it */
+static uint64_t g_rec_start_ns;
+
+static void load_rec_dir(void) {
+    const char *d = getenv("OPSCOPE_RECORD_DIR");
+    if (d && *d && !g_rec_dir[0] && strlen(d) < sizeof g_rec_dir) {
+        memcpy(g_rec_dir, d, strlen(d) + 1);
+    }
+}
+
+/* True when this process may own PATH: outside a record run always (the environment rule
+ * decides), inside one only if it is the first to create DIR/owner. */
+static bool claim_exclusive(void) {
+    if (!g_rec_dir[0]) {
+        return true;
+    }
+    char p[sizeof g_rec_dir + 8];
+    snprintf(p, sizeof p, "%s/owner", g_rec_dir);
+    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        return false; /* taken, or the run is over (its directory gone): never overwrite PATH */
+    }
+    char me[32];
+    int n = snprintf(me, sizeof me, "%ld\n", (long)getpid());
+    ssize_t wr = write(fd, me, (size_t)n);
+    (void)wr;
+    close(fd);
+    return true;
+}
+
+/* Writes this process's status file DIR/PID (key=value lines, replaced atomically): STATE
+ * (recording, exporting, written, failed, off), where the profile goes, what the last write
+ * did (WI, may be NULL), the drops and ERROR (may be NULL). Returns false when there is no
+ * record run or the file could not be written (the caller then speaks on stderr itself). */
+static bool rec_note(const char *state, const opscope_cap_written *wi, const char *error) {
+    bool unrecorded = !strcmp(state, "unrecorded");
+    load_rec_dir(); /* "off" may come before init */
+    if (!g_rec_dir[0] || (g_child_of_fork && !unrecorded)) {
+        return false;
+    }
+    char p[sizeof g_rec_dir + 32];
+    snprintf(p, sizeof p, "%s/%ld", g_rec_dir, (long)getpid());
+    opscope_error err = {0};
+    opscope_out_t *w = opscope_out_open(p, &err);
+    if (!w) {
+        return false;
+    }
+    char prog[64];
+    snprintf(prog, sizeof prog, "%s", program_invocation_short_name);
+    for (char *c = prog; *c; c++) {
+        if ((unsigned char)*c < 0x20) *c = '?';
+    }
+    opscope_meta m = {0};
+    if (!unrecorded) {
+        opscope_cap_drops_meta(&m); /* a fork child's counters are its parent's */
+    }
+    const char *where = g_cfg.dest == OPSCOPE_CAP_DEST_STDERR ? "stderr"
+                      : g_cfg.dest == OPSCOPE_CAP_DEST_STDOUT ? "stdout" : g_cfg.path;
+    opscope_out_printf(w, "pid=%ld\nprogram=%s\nstate=%s\npath=%s\nstart_ns=%llu\nrecords=%llu\n"
+                          "written_before=%d\ndropped=%llu\ndropped_graphs=%llu\ndropped_first=%lld\n"
+                          "dropped_last=%lld\ncap_mb=%llu\ncause=%s\n",
+                       (long)getpid(), prog, state, where, (unsigned long long)g_rec_start_ns,
+                       (unsigned long long)(wi ? wi->records : 0), g_written_once ? 1 : 0,
+                       (unsigned long long)m.dropped_records, (unsigned long long)m.dropped_graphs,
+                       (long long)m.dropped_first_graph, (long long)m.dropped_last_graph,
+                       (unsigned long long)m.capture_cap_mb,
+                       m.dropped_cause == OPSCOPE_DROP_OUT_OF_MEMORY ? "out of memory"
+                       : m.dropped_cause == OPSCOPE_DROP_CAP         ? "memory cap"
+                       : m.dropped_cause == OPSCOPE_DROP_DEVICE      ? "device timing lost" : "");
+    const char *e = error ? error : wi ? wi->error : "";
+    opscope_out_str(w, "error=");
+    for (; *e; e++) {
+        opscope_out_char(w, (unsigned char)*e < 0x20 ? ' ' : *e);
+    }
+    opscope_out_char(w, '\n');
+    return opscope_out_commit(w, &err) == 0;
+}
+
+/* Records dropped are said once on stderr at exit, unless a record run's status file says
+ * it (record prints it then). */
+static void warn_drops(void) {
+    opscope_meta m = {0};
+    opscope_cap_drops_meta(&m);
+    if (!m.dropped_records || g_warned_drops) {
+        return;
+    }
+    g_warned_drops = true;
+    bool cap = m.dropped_cause == OPSCOPE_DROP_CAP;
+    fprintf(stderr, "opscope: %llu records dropped (", (unsigned long long)m.dropped_records);
+    if (cap) {
+        fprintf(stderr, "memory cap reached: OPSCOPE_MAX_MB=%llu)", (unsigned long long)m.capture_cap_mb);
+    } else {
+        fprintf(stderr, "%s)", m.dropped_cause == OPSCOPE_DROP_OUT_OF_MEMORY ? "out of memory"
+                               : "device work a GPU timing source could not time");
+    }
+    if (m.dropped_graphs) {
+        fprintf(stderr, "; %llu graph%s between ids %lld and %lld lost records",
+                (unsigned long long)m.dropped_graphs, m.dropped_graphs == 1 ? "" : "s",
+                (long long)m.dropped_first_graph, (long long)m.dropped_last_graph);
+    }
+    fprintf(stderr, "%s\n", cap ? "; raise OPSCOPE_MAX_MB to keep them" : "");
+}
 
 /* Signal watcher: the handler only posts a semaphore; the watcher thread exports (which
  * may allocate) and then re-raises the signal with the disposition it had before us. */
 static sem_t g_sig_sem;
 static _Atomic int g_sig_pending;
-static struct sigaction g_old_int, g_old_term, g_old_pipe;
-static bool g_have_int, g_have_term, g_have_pipe;
+/* The signals that end a program by default and that a person or a supervisor sends to
+ * stop it, and SIGPIPE (a peer that went away kills a program that left it at its default:
+ * ggml-rpc-server when a client disconnects while it answers): the profile is written first,
+ * then the process dies by the signal. (Not SIGKILL: it cannot be caught.) */
+static const int k_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+#define N_SIGS (sizeof k_sigs / sizeof k_sigs[0])
+static struct sigaction g_old_sa[N_SIGS];
 static pthread_once_t g_watch_once = PTHREAD_ONCE_INIT;
 static _Atomic bool g_watching;
 
@@ -67,7 +189,11 @@ static void *watcher(void *arg) {
         sem_post(&g_done_sem);
         return NULL;
     }
-    sigaction(sig, sig == SIGINT ? &g_old_int : sig == SIGPIPE ? &g_old_pipe : &g_old_term, NULL);
+    for (size_t i = 0; i < N_SIGS; i++) {
+        if (k_sigs[i] == sig) {
+            sigaction(sig, &g_old_sa[i], NULL);
+        }
+    }
     kill(getpid(), sig);
     return NULL;
 }
@@ -109,10 +235,21 @@ static void start_watcher(void) {
 static void first_capture(void) {
     /* Only for programs that load ggml after start-up (claim_at_load found no ggml): the
      * claim then comes late, and a child started before this point may own PATH too. */
-    if (opscope_cap_env_mode && !getenv("OPSCOPE_OWNER_PID")) {
-        char me[32];
-        snprintf(me, sizeof me, "%ld", (long)getpid());
-        setenv("OPSCOPE_OWNER_PID", me, 1);
+    if (opscope_cap_env_mode && !g_not_owner && !getenv("OPSCOPE_OWNER_PID")) {
+        if (claim_exclusive()) {
+            char me[32];
+            snprintf(me, sizeof me, "%ld", (long)getpid());
+            setenv("OPSCOPE_OWNER_PID", me, 1);
+        } else {
+            g_not_owner = true;
+            opscope_cap_config_child(&g_cfg, (long)getpid());
+        }
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    g_rec_start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (opscope_cap_env_mode) {
+        rec_note("recording", NULL, NULL);
     }
     start_watcher();
 }
@@ -123,7 +260,7 @@ void opscope_cap_life_started(void) {
     }
 }
 
-static void install_signal(int sig, struct sigaction *old, bool *have) {
+static void install_signal(int sig, struct sigaction *old) {
     struct sigaction cur;
     if (sigaction(sig, NULL, &cur) != 0 || cur.sa_handler != SIG_DFL ||
         (cur.sa_flags & SA_SIGINFO)) {
@@ -134,15 +271,29 @@ static void install_signal(int sig, struct sigaction *old, bool *have) {
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
-    if (sigaction(sig, &sa, old) == 0) {
-        *have = true;
+    sigaction(sig, &sa, old);
+}
+
+void opscope_cap_life_unrecorded(void) {
+    if (!g_child_of_fork || g_cfg.dest == OPSCOPE_CAP_DEST_NONE || atomic_exchange(&g_fork_noted, true)) {
+        return;
+    }
+    char why[112];
+    snprintf(why, sizeof why, "it is a child of pid %ld made by fork without exec (only exec'd processes are)",
+             g_fork_parent);
+    if (!rec_note("unrecorded", NULL, why)) {
+        fprintf(stderr, "opscope: pid %ld computes ggml graphs that are not profiled (%s)\n", (long)getpid(),
+                why);
     }
 }
 
 static void at_fork_child(void) {
     /* The child of a plain fork: its copy of the records belongs to the parent's profile.
-     * Capture stays off here; an exec re-initialises with OPSCOPE_OWNER_PID set. */
+     * Capture stays off here (ggml's OpenMP pool does not survive a fork anyway; a child
+     * that computes is said, opscope_cap_life_unrecorded); an exec re-initialises with
+     * OPSCOPE_OWNER_PID set. */
     g_child_of_fork = true;
+    g_fork_parent = (long)getppid();
     atomic_store(&opscope_cap_on, false);
     atomic_store(&g_watching, false);
     pthread_mutex_init(&g_export_lock, NULL);
@@ -171,11 +322,16 @@ __attribute__((constructor)) static void claim_at_load(void) {
         return;
     }
     g_atfork_set = pthread_atfork(NULL, NULL, at_fork_child) == 0;
+    load_rec_dir();
     const char *owner = getenv("OPSCOPE_OWNER_PID");
     if (!owner || !*owner) {
-        char me[32];
-        snprintf(me, sizeof me, "%ld", (long)getpid());
-        setenv("OPSCOPE_OWNER_PID", me, 1);
+        if (claim_exclusive()) {
+            char me[32];
+            snprintf(me, sizeof me, "%ld", (long)getpid());
+            setenv("OPSCOPE_OWNER_PID", me, 1);
+        } else {
+            g_not_owner = true; /* an earlier program of this record run has PATH */
+        }
     }
 }
 
@@ -219,20 +375,18 @@ static void init_once(void) {
      * The owner of PATH claimed it at load time (claim_at_load) or, where ggml came later,
      * at its first compute (first_capture); a process that finds another owner in its
      * environment writes PATH.PID. */
+    load_rec_dir();
     char me[32];
     snprintf(me, sizeof me, "%ld", (long)getpid());
     const char *owner = getenv("OPSCOPE_OWNER_PID");
-    if (owner && *owner && strcmp(owner, me) != 0) {
+    if ((owner && *owner && strcmp(owner, me) != 0) || g_not_owner) {
         opscope_cap_config_child(&g_cfg, (long)getpid());
     }
     opscope_cap_env_mode = true;
     atexit(at_exit_export);
-    install_signal(SIGINT, &g_old_int, &g_have_int);
-    install_signal(SIGTERM, &g_old_term, &g_have_term);
-    /* A peer that went away kills a program that left SIGPIPE at its default (ggml-rpc-server
-     * when a client disconnects while it answers): it still dies by SIGPIPE, after writing
-     * its profile. */
-    install_signal(SIGPIPE, &g_old_pipe, &g_have_pipe);
+    for (size_t i = 0; i < N_SIGS; i++) {
+        install_signal(k_sigs[i], &g_old_sa[i]);
+    }
     if (!atomic_load(&g_disabled)) {
         atomic_store(&opscope_cap_on, true);
     }
@@ -255,6 +409,7 @@ void opscope_cap_life_disable(const char *why) {
     atomic_store(&opscope_cap_on, false);
     if (!was) {
         fprintf(stderr, "opscope: %s; profiling off\n", why);
+        rec_note("off", NULL, why);
     }
 }
 
@@ -295,11 +450,27 @@ void opscope_cap_life_export(bool at_exit) {
     if (n != g_exported_records && n > 0) {
         g_exported_records = n;
         FILE *fp = g_cfg.dest == OPSCOPE_CAP_DEST_STDERR ? stderr : stdout;
-        opscope_cap_write(g_cfg.dest, g_cfg.path[0] ? g_cfg.path : NULL, fp, -2);
+        const char *path = g_cfg.path[0] ? g_cfg.path : NULL;
+        opscope_cap_written wi;
+        rec_note("exporting", NULL, NULL);
+        int rc = opscope_cap_write_info(g_cfg.dest, path, fp, -2, &wi);
+        if (rc == 0) {
+            g_written_once = true;
+        } else {
+            g_exported_records = UINT64_MAX; /* the next trigger tries again */
+        }
+        bool noted = rec_note(rc == 0 ? "written" : "failed", &wi, NULL);
+        g_note_ok = noted;
+        if (rc != 0 && !noted) {
+            fprintf(stderr, "opscope: cannot write %s: %s\n", path ? path : "the profile", wi.error);
+        }
         const char *glog = getenv("OPSCOPE_GRAPH_LOG");
         if (glog && *glog) {
             opscope_cap_write_graphs(glog);
         }
+    }
+    if (at_exit && n > 0 && !g_note_ok) {
+        warn_drops();
     }
     if (at_exit && g_stats && n > 0) {
         print_stats();

@@ -1,6 +1,6 @@
 /*
  * cap_life.h - the capture's lifecycle: start-up from the environment, export triggers
- * (scheduler freed, exit, SIGINT/SIGTERM), fork and exec of children, disabling (internal).
+ * (scheduler freed, exit, SIGINT/SIGTERM/SIGHUP/SIGQUIT), fork and exec of children, disabling (internal).
  *
  * Environment:
  *   GGML_PROFILE        where the profile goes (cap_config.h); unset: capture off unless a
@@ -13,6 +13,17 @@
  *   OPSCOPE_GRAPH_LOG   a path: one TSV line per backend graph compute (wall time, nodes)
  *   OPSCOPE_OWNER_PID   set by the first profiled process; a descendant that finds another
  *                       pid there writes to PATH.PID instead of PATH
+ *   OPSCOPE_RECORD_DIR  set by `opscope record`: a directory of this run. The first ggml
+ *                       process to create DIR/owner (holding its pid) owns PATH, the others
+ *                       write PATH.PID, so sequential programs keep their profiles too. Each
+ *                       profiling process keeps DIR/PID, key=value lines replaced atomically:
+ *                       pid, program, state (recording | exporting | written | failed | off |
+ *                       unrecorded: a plain fork child that computes),
+ *                       path (or stderr/stdout), start_ns (CLOCK_MONOTONIC at its first
+ *                       compute), records (written by the last export), written_before,
+ *                       dropped, dropped_graphs, dropped_first, dropped_last, cap_mb, cause,
+ *                       error (why a write failed or profiling is off). Write failures and
+ *                       drops are then left for record to print.
  * Thread safety: every function may be called from any thread.
  */
 #ifndef OPSCOPE_CAP_LIFE_H
@@ -34,6 +45,11 @@ void opscope_cap_life_enable_api(void);
 
 /* Called on the first record: starts the signal watcher (lazily, once). */
 void opscope_cap_life_started(void);
+
+/* Called for a compute that is not recorded because capture is off: in the child of a plain
+ * fork of a profiled process, says once (record's status file, else stderr) that its graphs
+ * are not profiled. Cheap otherwise. */
+void opscope_cap_life_unrecorded(void);
 
 /* Called by the library's _exit/_Exit: exports (bounded wait) before the process ends. */
 void opscope_cap_life_exit_hook(void);

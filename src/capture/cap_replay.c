@@ -6,6 +6,7 @@
 #include "capture/cap_clock.h"
 #include "capture/cap_convert.h"
 #include "capture/cap_counters.h"
+#include "capture/cap_drops.h"
 #include "capture/cap_tables.h"
 
 #include <stdatomic.h>
@@ -123,7 +124,7 @@ int opscope_cap_replay(int sched, const opscope_sink *sink) {
     meta.total_records = g.n;
     meta.total_ns = total;
     /* device work a GPU source could not time is missing from the profile too */
-    meta.dropped_records = opscope_cap_buf_dropped() + atomic_load(&opscope_cap_stats.gpu_lost);
+    opscope_cap_drops_meta(&meta);
     meta.capture = opscope_cap_meta_get();
     if (sink->on_meta && sink->on_meta(sink->ud, &meta)) {
         rc = -1;

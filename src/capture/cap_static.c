@@ -23,6 +23,7 @@
 #include "capture/cap_counters.h"
 #include "capture/cap_cpu.h"
 #include "capture/cap_devices.h"
+#include "capture/cap_drops.h"
 #include "capture/cap_hooks.h"
 #include "capture/cap_life.h"
 #include "capture/cap_record.h"
@@ -391,6 +392,7 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
     opscope_cap_t.sched_id = sid;
     opscope_cap_t.graph_id = gid;
     opscope_cap_t.split = 0;
+    uint64_t d0 = opscope_cap_buf_dropped_here();
     uint64_t t0 = opscope_cap_now();
     enum ggml_status st = fn(sched, g);
     uint64_t t1 = opscope_cap_now();
@@ -405,6 +407,7 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
     opscope_cap_t.depth++;
     uint64_t a = opscope_cap_now();
     emit_compute(s, sched, g, n, nb, sid, gid, t0, t1, st, dated);
+    opscope_cap_drops_check(gid, d0);
     opscope_cap_hooks_count_work(a);
     opscope_cap_t.depth--;
     opscope_cap_t.in_sched = 0;
@@ -443,6 +446,7 @@ static enum ggml_status direct_compute(ggml_backend_t backend, struct ggml_cgrap
         opscope_cap_hooks_steps_begin(backend, be, &s->s[0]);
     }
     int64_t gid = opscope_cap_hooks_graph_id();
+    uint64_t d0 = opscope_cap_buf_dropped_here();
     opscope_cap_t.depth++;
     uint64_t t0 = opscope_cap_now();
     enum ggml_status st = fn(backend, g);
@@ -455,6 +459,7 @@ static enum ggml_status direct_compute(ggml_backend_t backend, struct ggml_cgrap
         run r = {0, n, 0};
         int n_ts = s->s[0].n < s->s[0].cap ? s->s[0].n : s->s[0].cap;
         emit_run(s, &r, 0, -1, g, n, -1, gid, t0, t1, s->s[0].ts, n_ts, st == GGML_STATUS_ABORTED);
+        opscope_cap_drops_check(gid, d0);
         opscope_cap_hooks_count_work(a);
     }
     opscope_cap_t.depth--;

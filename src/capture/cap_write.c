@@ -10,15 +10,43 @@
 #include "export/text.h"
 #include "util/out.h"
 
+#include <string.h>
+
 /* ---- writing ---- */
 
+/* Says why PATH was not written: into INFO when given, else one line on stderr. */
+static int write_failed(opscope_cap_written *info, const char *path, const opscope_error *err) {
+    char why[288];
+    if (!err) {
+        snprintf(why, sizeof why, "out of memory");
+    } else if (err->errno_value) {
+        snprintf(why, sizeof why, "%s: %s", err->msg ? err->msg : "error", strerror(err->errno_value));
+    } else {
+        snprintf(why, sizeof why, "%s", err->msg ? err->msg : "error");
+    }
+    if (info) {
+        snprintf(info->error, sizeof info->error, "%s", why);
+    } else {
+        fprintf(stderr, "opscope: cannot write %s: %s\n", path ? path : "the profile", why);
+    }
+    return -1;
+}
+
 int opscope_cap_write(opscope_cap_dest dest, const char *path, FILE *fp, int sched) {
+    return opscope_cap_write_info(dest, path, fp, sched, NULL);
+}
+
+int opscope_cap_write_info(opscope_cap_dest dest, const char *path, FILE *fp, int sched,
+                           opscope_cap_written *info) {
+    if (info) {
+        info->records = 0;
+        info->error[0] = '\0';
+    }
     opscope_stats_opts so = {0};
     so.top_kernels = 20;
     opscope_stats_t *st = opscope_stats_new(&so);
     if (!st) {
-        fprintf(stderr, "opscope: out of memory writing the profile\n");
-        return -1;
+        return write_failed(info, path, NULL);
     }
     opscope_error err = {0};
     opscope_out_t *w = NULL;
@@ -29,11 +57,8 @@ int opscope_cap_write(opscope_cap_dest dest, const char *path, FILE *fp, int sch
         w = opscope_out_from_file(fp, &err);
     }
     if (!w) {
-        char line[512];
-        opscope_error_format(&err, line, sizeof line);
-        fprintf(stderr, "opscope: cannot write %s: %s\n", path ? path : "profile", line);
         opscope_stats_free(st);
-        return -1;
+        return write_failed(info, path, &err);
     }
     int rc = 0;
     opscope_json_export_t *jx = NULL;
@@ -69,17 +94,17 @@ int opscope_cap_write(opscope_cap_dest dest, const char *path, FILE *fp, int sch
     if (jx) {
         opscope_json_export_free(jx);
     }
+    uint64_t n_records = opscope_stats_totals(st)->n_records;
     opscope_stats_free(st);
     if (rc != 0) {
         opscope_out_abort(w);
-        fprintf(stderr, "opscope: out of memory writing the profile\n");
-        return -1;
+        return write_failed(info, path, NULL);
     }
     if (opscope_out_commit(w, &err) != 0) {
-        char line[512];
-        opscope_error_format(&err, line, sizeof line);
-        fprintf(stderr, "opscope: cannot write %s: %s\n", path ? path : "profile", line);
-        return -1;
+        return write_failed(info, path, &err);
+    }
+    if (info) {
+        info->records = n_records;
     }
     return 0;
 }

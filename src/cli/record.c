@@ -6,25 +6,25 @@
  * $OPSCOPE_LIB, next to this executable, in the install's libdir relative to it (../lib or
  * ../lib/<multiarch>, fixed at build time: an installed tree can move), then ../lib and
  * ../lib/opscope (a build tree).
- * Children of CMD that use ggml write FILE.PID (the capture library's rule, docs/capture.md
- * "Children"); when CMD itself wrote no profile and exactly one child did, that one becomes
- * FILE (a launcher that only starts one ggml worker).
- * Exit status: CMD's own (128 + signal number when it was killed); 1 for usage errors;
- * 127 when CMD cannot be run.
+ * The first ggml process of the run writes FILE, every other one FILE.PID (record_session.c);
+ * record then says where each process's profile went. CMD runs as a shell would run it
+ * (record_exec.c): signals passed on, its death by a signal repeated.
+ * Exit status: CMD's own, or CMD's death by the same signal; 2 when CMD succeeded but a
+ * profile could not be written, or when FILE cannot be written at all (CMD is then not run);
+ * 126 / 127 when CMD cannot be run / is not found; 1 for usage errors.
  */
 #include "cli/cli.h"
+#include "cli/record.h"
+#include "util/out.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define LIB_NAME "libopscope-ggml.so"
@@ -32,18 +32,29 @@
 static void usage(FILE *f) {
     fputs("usage: opscope record [-o FILE] [--format json|txt|summary] -- CMD [ARGS...]\n"
           "\n"
-          "Runs CMD (any ggml program: llama-cli, llama-server, whisper-cli...) with opscope's\n"
-          "capture library preloaded and writes its per-op profile.\n"
+          "Runs CMD (any ggml program: llama-cli, llama-server, whisper-cli..., or a script that\n"
+          "runs several) with opscope's capture library preloaded and writes its per-op profile.\n"
           "\n"
           "  -o, --output FILE   where the profile goes (default: profile.json, or profile.txt\n"
-          "                      with --format txt); children of CMD that use ggml write\n"
-          "                      FILE.PID (a lone one becomes FILE when CMD wrote none)\n"
+          "                      with --format txt). The first process of the run that uses\n"
+          "                      ggml writes FILE; every other one (children, programs run one\n"
+          "                      after another by a script) writes FILE.PID. record lists each\n"
+          "                      profile with its program and pid on stderr\n"
           "  --format F          json (default; opscope report reads it), txt (plain-text\n"
           "                      report) or summary (console summary on stderr, no file)\n"
           "  -h, --help          this help\n"
           "\n"
+          "In a terminal's foreground CMD runs in record's process group (Ctrl-C reaches it\n"
+          "directly), elsewhere in its own; SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2\n"
+          "and SIGALRM sent to record are passed on to it (to its group when it has one).\n"
+          "Exit status: CMD's; when CMD is killed by a signal, record dies by the same signal\n"
+          "once the profiles are written; 2 when CMD succeeded but a profile could not be\n"
+          "written (or FILE cannot be written at all: CMD is then not run); 126 when CMD cannot\n"
+          "be run, 127 when it is not found; 1 for usage errors.\n"
+          "\n"
           "Environment: OPSCOPE_LIB (the library's path), OPSCOPE_MAX_MB (record memory cap,\n"
-          "default 512), OPSCOPE_STATS=1 (capture statistics on stderr). See docs/capture.md.\n",
+          "default 512; records past it are dropped, and record says how many and where),\n"
+          "OPSCOPE_STATS=1 (capture statistics on stderr). See docs/capture.md.\n",
           f);
 }
 
@@ -52,77 +63,23 @@ static bool is_file(const char *p) {
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Whether P is a regular file written at or after START. START comes from the coarse real-time
- * clock, the one file times are taken from, so a file written after it never looks older. */
-static bool written_since(const char *p, const struct timespec *start) {
+/* Whether PATH can be written (a temporary file beside it is made and removed): a run that
+ * cannot keep its profile is refused before it starts. */
+static bool output_writable(const char *path) {
     struct stat st;
-    if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "opscope record: cannot write %s: it is a directory\n", path);
         return false;
     }
-    return st.st_mtim.tv_sec > start->tv_sec ||
-           (st.st_mtim.tv_sec == start->tv_sec && st.st_mtim.tv_nsec >= start->tv_nsec);
-}
-
-/* Says what the run wrote: OUTPATH and the OUTPATH.PID files of child processes written since
- * START. A lone child profile becomes OUTPATH when the command wrote none itself. */
-static void report_outputs(const char *outpath, const struct timespec *start) {
-    char dir[PATH_MAX];
-    size_t olen = strlen(outpath);
-    if (olen >= sizeof dir) {
-        return; /* no such file can exist */
+    opscope_error err = {0};
+    opscope_out_t *w = opscope_out_open(path, &err);
+    if (!w) {
+        fprintf(stderr, "opscope record: cannot write %s: %s\n", path,
+                err.errno_value ? strerror(err.errno_value) : err.msg);
+        return false;
     }
-    memcpy(dir, outpath, olen + 1);
-    char *slash = strrchr(dir, '/');
-    const char *base = slash ? slash + 1 : outpath;
-    if (slash) {
-        *slash = '\0';
-    }
-    size_t blen = strlen(base);
-    enum { SHOWN = 8 };
-    char found[SHOWN][PATH_MAX + 264];
-    int n = 0;
-    DIR *d = opendir(slash ? (dir[0] ? dir : "/") : ".");
-    for (struct dirent *e; d && (e = readdir(d));) {
-        const char *s = e->d_name;
-        if (strncmp(s, base, blen) != 0 || s[blen] != '.' || !s[blen + 1] ||
-            strspn(s + blen + 1, "0123456789") != strlen(s + blen + 1)) {
-            continue;
-        }
-        char full[PATH_MAX + 264]; /* dir, slash, d_name (up to 255) */
-        snprintf(full, sizeof full, "%s/%s", slash ? dir : ".", s);
-        if (written_since(full, start)) {
-            if (n < SHOWN) {
-                snprintf(found[n], sizeof found[n], "%s", full);
-            }
-            n++;
-        }
-    }
-    if (d) {
-        closedir(d);
-    }
-    bool own = written_since(outpath, start);
-    if (!own && n == 1 && rename(found[0], outpath) == 0) {
-        fprintf(stderr, "opscope record: profile written to %s (by child process %s; the command "
-                        "itself ran no ggml graph)\n", outpath, strrchr(found[0], '.') + 1);
-        return;
-    }
-    if (own) {
-        fprintf(stderr, "opscope record: profile written to %s\n", outpath);
-        if (n == 0) {
-            return;
-        }
-    } else if (n == 0) {
-        fprintf(stderr, "opscope record: no profile written (the command ran no ggml graph)\n");
-        return;
-    } else {
-        fprintf(stderr, "opscope record: the command itself wrote no profile\n");
-    }
-    fprintf(stderr, "opscope record: %d child process%s wrote %s own:", n, n == 1 ? "" : "es",
-            n == 1 ? "its" : "their");
-    for (int k = 0; k < n && k < SHOWN; k++) {
-        fprintf(stderr, " %s", found[k]);
-    }
-    fprintf(stderr, "%s\n", n > SHOWN ? " ..." : "");
+    opscope_out_abort(w);
+    return true;
 }
 
 /* Finds the library; fills OUT (absolute path). */
@@ -234,11 +191,20 @@ int opscope_cli_record(int argc, char **argv) {
         }
     }
 
+    if (!summary && !output_writable(outpath)) {
+        return OPSCOPE_EXIT_INPUT;
+    }
+    opscope_rec_session_t *session = opscope_rec_session_new(summary ? NULL : outpath);
+    if (!session) {
+        return OPSCOPE_EXIT_INPUT;
+    }
+
     const char *old = getenv("LD_PRELOAD");
     size_t len = strlen(lib) + (old ? strlen(old) : 0) + 2;
     char *preload = malloc(len);
     if (!preload) {
         fprintf(stderr, "opscope record: out of memory\n");
+        opscope_rec_session_free(session);
         return OPSCOPE_EXIT_USAGE;
     }
     /* ours first: its definitions must win over ggml's */
@@ -247,37 +213,18 @@ int opscope_cli_record(int argc, char **argv) {
     free(preload);
     setenv("GGML_PROFILE", summary ? "stderr" : outpath, 1);
     setenv("OPSCOPE_FORMAT", format, 1);
+    setenv("OPSCOPE_RECORD_DIR", opscope_rec_session_dir(session), 1);
     unsetenv("OPSCOPE_OWNER_PID"); /* the command owns the output, not an outer recording */
 
-    struct timespec start;
-    clock_gettime(CLOCK_REALTIME_COARSE, &start);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "opscope record: fork: %s\n", strerror(errno));
-        return 127;
+    opscope_rec_child child;
+    if (opscope_rec_exec_start(argv + i, &child) != 0) {
+        opscope_rec_session_free(session);
+        return opscope_rec_exec_failed_status(&child);
     }
-    if (pid == 0) {
-        execvp(argv[i], argv + i);
-        fprintf(stderr, "opscope record: cannot run '%s': %s\n", argv[i], strerror(errno));
-        _exit(127);
-    }
-    /* Like perf: Ctrl-C goes to the command (same process group); we wait for it. */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGTERM, SIG_IGN);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
-            fprintf(stderr, "opscope record: waitpid: %s\n", strerror(errno));
-            return 127;
-        }
-    }
-    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 127;
-    if (rc == 127 && WIFEXITED(status)) {
-        return rc;
-    }
-    if (!summary) {
-        report_outputs(outpath, &start);
-    }
-    return rc;
+    opscope_rec_exec_wait(&child);
+    int failed = opscope_rec_session_report(session, WIFSIGNALED(child.status));
+    opscope_rec_session_free(session);
+    opscope_rec_exec_die_like(child.status);
+    int rc = WIFEXITED(child.status) ? WEXITSTATUS(child.status) : 127;
+    return rc == 0 && failed ? OPSCOPE_EXIT_INPUT : rc;
 }

@@ -19,7 +19,8 @@ struct opscope_json_export {
     saved_backend *backends;
     size_t n_backends, cap_backends;
     bool header_done, records_open, oom;
-    uint64_t n_records, total_ns, dropped;
+    uint64_t n_records, total_ns;
+    opscope_meta drops; /* the meta's dropped_* fields (not its strings nor its capture) */
     bool has_capture;
     opscope_capture_info capture; /* strings owned */
     void (*top_extra)(opscope_out_t *w, void *ud);
@@ -118,7 +119,9 @@ static void header(opscope_json_export_t *x) {
 
 static int on_meta(void *ud, const opscope_meta *m) {
     opscope_json_export_t *x = ud;
-    x->dropped = m->dropped_records;
+    x->drops = *m;
+    x->drops.profiler = NULL;
+    x->drops.capture = NULL;
     if (m->capture) {
         free_capture(&x->capture);
         const opscope_capture_info *c = m->capture;
@@ -609,9 +612,28 @@ int opscope_json_export_finish(opscope_json_export_t *x, const opscope_stats_t *
     opscope_out_u64(w, x->n_records);
     opscope_out_str(w, ",\"total_ns\":");
     opscope_out_u64(w, x->total_ns);
-    if (x->dropped) {
+    const opscope_meta *d = &x->drops;
+    if (d->dropped_records) {
         opscope_out_str(w, ",\"dropped_records\":");
-        opscope_out_u64(w, x->dropped);
+        opscope_out_u64(w, d->dropped_records);
+        if (d->dropped_graphs) {
+            opscope_out_str(w, ",\"dropped_graphs\":");
+            opscope_out_u64(w, d->dropped_graphs);
+            opscope_out_str(w, ",\"dropped_first_graph\":");
+            opscope_out_i64(w, d->dropped_first_graph);
+            opscope_out_str(w, ",\"dropped_last_graph\":");
+            opscope_out_i64(w, d->dropped_last_graph);
+        }
+        if (d->dropped_cause) {
+            opscope_out_str(w, ",\"dropped_cause\":");
+            opscope_out_str(w, d->dropped_cause == OPSCOPE_DROP_CAP             ? "\"memory cap\""
+                               : d->dropped_cause == OPSCOPE_DROP_OUT_OF_MEMORY ? "\"out of memory\""
+                                                                                : "\"device timing lost\"");
+        }
+    }
+    if (d->capture_cap_mb && d->dropped_records) {
+        opscope_out_str(w, ",\"capture_cap_mb\":");
+        opscope_out_u64(w, d->capture_cap_mb);
     }
     if (x->has_capture) {
         opscope_out_str(w, ",\n\"capture\":{");

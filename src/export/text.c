@@ -325,6 +325,43 @@ void opscope_text_top_kernels(opscope_out_t *w, const opscope_stats_t *s, size_t
     }
 }
 
+void opscope_text_dropped(opscope_out_t *w, const opscope_meta *m, int indent) {
+    if (!m || !m->dropped_records) return;
+    opscope_out_printf(w, " %-*s%llu records", indent - 1, "Dropped:",
+                       (unsigned long long)m->dropped_records);
+    if (m->dropped_cause == OPSCOPE_DROP_CAP && m->capture_cap_mb)
+        opscope_out_printf(w, ": the capture's memory cap was reached (OPSCOPE_MAX_MB=%llu)",
+                           (unsigned long long)m->capture_cap_mb);
+    else if (m->dropped_cause == OPSCOPE_DROP_CAP)
+        opscope_out_str(w, ": the capture's memory cap was reached");
+    else if (m->dropped_cause == OPSCOPE_DROP_OUT_OF_MEMORY)
+        opscope_out_str(w, ": the capture ran out of memory");
+    else if (m->dropped_cause == OPSCOPE_DROP_DEVICE)
+        opscope_out_str(w, ": device work a GPU timing source could not time");
+    else
+        opscope_out_str(w, " (capture memory cap)");
+    opscope_out_char(w, '\n');
+    if (m->dropped_graphs) {
+        uint64_t span = (uint64_t)(m->dropped_last_graph - m->dropped_first_graph) + 1;
+        if (m->dropped_graphs == 1)
+            opscope_out_printf(w, "%*sgraph %lld lost records: its ops are incomplete\n", indent, "",
+                               (long long)m->dropped_first_graph);
+        else if (m->dropped_graphs == span)
+            opscope_out_printf(w, "%*sgraphs %lld-%lld (%llu graphs) lost records: their ops are"
+                               " incomplete or missing\n", indent, "",
+                               (long long)m->dropped_first_graph, (long long)m->dropped_last_graph,
+                               (unsigned long long)m->dropped_graphs);
+        else
+            opscope_out_printf(w, "%*s%llu graphs between ids %lld and %lld lost records: their ops"
+                               " are incomplete or missing\n", indent, "",
+                               (unsigned long long)m->dropped_graphs,
+                               (long long)m->dropped_first_graph, (long long)m->dropped_last_graph);
+    }
+    if (m->dropped_cause == OPSCOPE_DROP_CAP || m->dropped_cause == OPSCOPE_DROP_UNKNOWN)
+        opscope_out_printf(w, "%*sraise OPSCOPE_MAX_MB (MiB, default 512) to keep every record\n",
+                           indent, "");
+}
+
 void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
                         const opscope_report_opts *o) {
     opscope_name_labels_t *labels = opscope_name_labels_new(s); /* NULL: full names */
@@ -359,9 +396,7 @@ void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
         opscope_out_printf(w, " Note:           the file states %llu records, %llu were read\n",
                            (unsigned long long)m->total_records,
                            (unsigned long long)t->n_records);
-    if (m->dropped_records)
-        opscope_out_printf(w, " Dropped:        %llu records (capture memory cap)\n",
-                           (unsigned long long)m->dropped_records);
+    opscope_text_dropped(w, m, 17);
 
     opscope_out_printf(w, "\n%s\n Per-Backend Summary\n%s\n", RULE, RULE);
     opscope_text_backends(w, s);

@@ -61,5 +61,8 @@ void opscope_text_inefficiency(opscope_out_t *w, const opscope_stats_t *s, size_
 void opscope_text_top_kernels(opscope_out_t *w, const opscope_stats_t *s, size_t limit,
                               opscope_name_labels_t *labels);
 const char *opscope_device_type_name(opscope_device_type t);
+/* The "Dropped:" lines (records the capture could not keep, why, which graphs lost records,
+ * how to keep them), values at column INDENT. Nothing when M dropped nothing. */
+void opscope_text_dropped(opscope_out_t *w, const opscope_meta *m, int indent);
 
 #endif /* OPSCOPE_TEXT_H */

@@ -620,7 +620,10 @@ static int gp_top(gp *g) {
         size_t n = t.len;
         int key = KEY_IS("records") ? 1 : KEY_IS("backends") ? 2 : KEY_IS("profiler") ? 3
                 : KEY_IS("version") ? 4 : KEY_IS("total_records") ? 5 : KEY_IS("total_ns") ? 6
-                : KEY_IS("dropped_records") ? 7 : KEY_IS("capture") ? 20 : 0;
+                : KEY_IS("dropped_records") ? 7 : KEY_IS("dropped_graphs") ? 8
+                : KEY_IS("dropped_first_graph") ? 9 : KEY_IS("dropped_last_graph") ? 10
+                : KEY_IS("capture_cap_mb") ? 11 : KEY_IS("dropped_cause") ? 12
+                : KEY_IS("capture") ? 20 : 0;
         if (gp_next(g, &v)) return GP_FAIL;
         int rc;
         int64_t x;
@@ -643,6 +646,23 @@ static int gp_top(gp *g) {
             rc = gp_u64(g, &v, &g->meta.dropped_records);
         } else if (key == 20) {
             rc = gp_capture(g, &v);
+        } else if (key == 8) {
+            rc = gp_u64(g, &v, &g->meta.dropped_graphs);
+        } else if (key == 9 || key == 10) {
+            rc = gp_int(g, &v, -1, INT64_MAX, &x);
+            if (rc > 0) *(key == 9 ? &g->meta.dropped_first_graph : &g->meta.dropped_last_graph) = x;
+        } else if (key == 11) {
+            rc = gp_u64(g, &v, &g->meta.capture_cap_mb);
+        } else if (key == 12) {
+            /* a cause this reader does not know stays "unknown" */
+            if (v.type != OPSCOPE_JSON_STRING && v.type != OPSCOPE_JSON_NULL)
+                return gp_fail(g, OPSCOPE_ERROR_SCHEMA, "expected a string", &v);
+            rc = 0;
+            if (v.type == OPSCOPE_JSON_STRING)
+                g->meta.dropped_cause = v.len == 10 && !memcmp(v.str, "memory cap", 10) ? OPSCOPE_DROP_CAP
+                                      : v.len == 13 && !memcmp(v.str, "out of memory", 13) ? OPSCOPE_DROP_OUT_OF_MEMORY
+                                      : v.len == 18 && !memcmp(v.str, "device timing lost", 18) ? OPSCOPE_DROP_DEVICE
+                                      : OPSCOPE_DROP_UNKNOWN;
         } else {
             rc = opscope_json_skip(g->j, &v);
         }

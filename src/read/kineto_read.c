@@ -995,7 +995,7 @@ static int finish(kr *s) {
                 return kr_fail(s, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader");
     }
     if (s->sink->on_meta) {
-        opscope_meta m = {in->is_kineto ? "kineto" : "chrome", in->schema_version, 0, 0, 0, NULL};
+        opscope_meta m = {.profiler = in->is_kineto ? "kineto" : "chrome", .version = in->schema_version};
         if (s->sink->on_meta(s->sink->ud, &m))
             return kr_fail(s, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader");
     }

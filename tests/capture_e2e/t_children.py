@@ -81,9 +81,12 @@ for how in ("exec", "spawn"):
 # also checks that no profile exists right after the child ended).
 for how in ("fork", "fork-late"):
     p = os.path.join(d, f"p-{how}.json")
-    pid, _ = run(how, [prog, how], p)
+    pid, err = run(how, [prog, how], p)
     expect_profile(how, p, "parent")
     e2e.check(files() == sorted([os.path.basename(p), "children"]), f"{how}: no file of the fork child ({files()})")
+    # ... but its computes are not lost silently
+    e2e.check(f"opscope: pid {pid} computes ggml graphs that are not profiled" in err,
+              f"{how}: the fork child says its graphs are not profiled ({err.strip()[-200:]!r})")
 
 # 3. `opscope record -- sh -c PROG exec`: the shell is no ggml program and claims nothing.
 if e2e.OPSCOPE:
@@ -92,15 +95,24 @@ if e2e.OPSCOPE:
                    {"OPSCOPE_LIB": e2e.PRELOAD})
     expect_profile("record sh -c", p, "parent")
     expect_profile("record sh -c", f"{p}.{pid}", "child")
-    e2e.check(f"1 child process wrote its own: {p}.{pid}" in err,
-              f"record sh -c: opscope record names the child's profile ({err.strip()[-200:]!r})")
+    e2e.check(f"profile written to {p}.{pid} (children, pid {pid}," in err and
+              re.search(rf"profile written to {re.escape(p)} \(children, pid (?!{pid},)\d+,", err) is not None,
+              f"record sh -c: opscope record names both profiles with their pids ({err.strip()[-300:]!r})")
     # 4. A launcher with ggml that never computes: its lone child's profile becomes PATH.
     p = os.path.join(d, "p-idle.json")
     pid, err = run("record idle", [e2e.OPSCOPE, "record", "-o", p, "--", prog, "idle"], None,
                    {"OPSCOPE_LIB": e2e.PRELOAD})
     expect_profile("record idle", p, "child")
     e2e.check(files() == sorted([os.path.basename(p), "children"]), f"record idle: PATH.PID adopted ({files()})")
-    e2e.check(f"by child process {pid}" in err, f"record idle: opscope record says so ({err.strip()[-200:]!r})")
+    e2e.check(f"profile written to {p} (children, pid {pid}," in err,
+              f"record idle: opscope record says whose profile it is ({err.strip()[-200:]!r})")
+    # 5. record of a plain fork child that computes: named, with its pid.
+    p = os.path.join(d, "p-recfork.json")
+    pid, err = run("record fork", [e2e.OPSCOPE, "record", "-o", p, "--", prog, "fork"], None,
+                   {"OPSCOPE_LIB": e2e.PRELOAD})
+    expect_profile("record fork", p, "parent")
+    e2e.check(f"children (pid {pid}) computed ggml graphs that are not profiled: it is a child of pid" in err,
+              f"record fork: record names the fork child's unprofiled graphs ({err.strip()[-200:]!r})")
 else:
     e2e.note("note  opscope CLI not built in the root: record checks not run")
 

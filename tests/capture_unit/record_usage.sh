@@ -27,5 +27,29 @@ OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o out.json
 check "command's exit status returned" 7 $?
 check "GGML_PROFILE is the absolute output path" "$WORK/out.json|json" "$(cat seen.txt)"
 OPSCOPE_LIB="$WORK/libopscope-ggml.so" "$OPSCOPE" record -- /nonexistent-command 2>/dev/null
-check "unrunnable command exits 127" 127 $?
+check "missing command exits 127" 127 $?
+printf 'echo hi\n' > "$WORK/not-executable.sh"
+chmod 644 "$WORK/not-executable.sh"
+OPSCOPE_LIB="$WORK/libopscope-ggml.so" "$OPSCOPE" record -- "$WORK/not-executable.sh" 2>/dev/null
+check "command found but not executable exits 126 (as sh)" 126 $?
+# An output that cannot be created: refused before the command runs.
+OPSCOPE_LIB="$WORK/libopscope-ggml.so" "$OPSCOPE" record -o /nonexistent/dir/p.json -- \
+    sh -c 'echo ran > ran.txt' 2>"$WORK/err.txt"
+check "unwritable output exits 2" 2 $?
+check "the command did not run" no "$([ -e ran.txt ] && echo yes || echo no)"
+grep -q "cannot write /nonexistent/dir/p.json: No such file or directory" "$WORK/err.txt"
+check "the path and the reason are said" 0 $?
+# SIGTERM sent to record reaches the command, and record dies by it (bash's wait: 128 + 15).
+start=$(date +%s%N)
+OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -- env -u LD_PRELOAD sleep 5 2>/dev/null &
+pid=$!
+sleep 0.5
+kill -TERM $pid
+wait $pid
+check "record killed by SIGTERM dies by SIGTERM" 143 $?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "and the command ended with it (within 2 s, took ${ms} ms)" yes "$([ $ms -lt 2000 ] && echo yes || echo no)"
+# The command's death by a signal is repeated.
+OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -- env -u LD_PRELOAD sh -c 'kill -USR1 $$' 2>/dev/null
+check "a command killed by SIGUSR1: record dies by SIGUSR1" $((128 + 10)) $?
 exit $fail

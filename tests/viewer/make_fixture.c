@@ -72,7 +72,7 @@ int main(int argc, char **argv) {
     if (!p) return 2;
     opscope_backend b0 = {0, "Vulkan0", "llvmpipe", OPSCOPE_DEVICE_GPU, NULL};
     opscope_backend b1 = {1, "CPU", "Test CPU", OPSCOPE_DEVICE_CPU, NULL};
-    opscope_meta meta = {"opscope-test", 3, 0, 0, 0, NULL};
+    opscope_meta meta = {.profiler = "opscope-test", .version = 3};
     int bad = opscope_profile_set_meta(p, &meta) | opscope_profile_add_backend(p, &b0) |
               opscope_profile_add_backend(p, &b1);
     const uint64_t T = 1000000000000ULL; /* a large time origin, as real clocks have */

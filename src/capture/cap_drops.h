@@ -1,0 +1,28 @@
+/*
+ * cap_drops.h - which graphs lost records, and the drop fields of a profile's meta
+ * (internal). A graph's records are built by one thread, once: the thread's drop count read
+ * before and after them says whether that graph lost some. Thread safety: any thread
+ * (relaxed atomics; the first/last ids by compare-and-swap).
+ */
+#ifndef OPSCOPE_CAP_DROPS_H
+#define OPSCOPE_CAP_DROPS_H
+
+#include "opscope.h"
+
+#include <stdint.h>
+
+/* Notes graph GID as having lost records when the calling thread dropped some since its drop
+ * count was BEFORE (opscope_cap_buf_dropped_here, read before the graph's records). */
+void opscope_cap_drops_check(int64_t gid, uint64_t before);
+
+typedef struct opscope_cap_drops {
+    uint64_t graphs;     /* graphs that lost records */
+    int64_t first, last; /* their lowest and highest graph ids (-1 when none) */
+} opscope_cap_drops;
+void opscope_cap_drops_get(opscope_cap_drops *out);
+
+/* Fills META's drop fields: records dropped (the buffers' and the device items a GPU source
+ * lost), the graphs that lost records, the cap in MiB, the cause. */
+void opscope_cap_drops_meta(opscope_meta *meta);
+
+#endif

@@ -1,0 +1,393 @@
+/*
+ * record_session.c - the run directory of `opscope record` and what it tells (see record.h).
+ *
+ * The capture library of every process of the run finds the directory in OPSCOPE_RECORD_DIR:
+ * the first ggml process creates DIR/owner and owns PATH, every other one writes PATH.PID,
+ * and each keeps DIR/PID, its status (src/capture/cap_life.h): which program, where its
+ * profile goes, whether it was written, how many records it dropped and why.
+ */
+#include "cli/record.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct proc_status {
+    long pid;
+    char program[64];
+    char state[16];
+    char path[PATH_MAX + 32];
+    char error[400];
+    unsigned long long start_ns, records, dropped, dropped_graphs, cap_mb;
+    long long dropped_first, dropped_last;
+    char cause[32];
+    int written_before;
+} proc_status;
+
+struct opscope_rec_session {
+    char dir[PATH_MAX];
+    char outpath[PATH_MAX + 8]; /* "" with --format summary */
+    struct timespec start;      /* real time, the clock of file times */
+    proc_status *procs;
+    size_t n, cap;
+};
+
+opscope_rec_session_t *opscope_rec_session_new(const char *outpath) {
+    opscope_rec_session_t *s = calloc(1, sizeof *s);
+    if (!s) {
+        fprintf(stderr, "opscope record: out of memory\n");
+        return NULL;
+    }
+    snprintf(s->outpath, sizeof s->outpath, "%s", outpath ? outpath : "");
+    /* $TMPDIR, /tmp, else beside the output (known to be writable) */
+    char beside[PATH_MAX + 8];
+    snprintf(beside, sizeof beside, "%s", s->outpath);
+    char *slash = strrchr(beside, '/');
+    if (slash) {
+        slash[slash == beside ? 1 : 0] = '\0';
+    }
+    const char *env = getenv("TMPDIR");
+    const char *cands[] = {env && env[0] == '/' ? env : NULL, "/tmp", slash ? beside : NULL};
+    bool made = false;
+    int err = 0;
+    for (size_t i = 0; i < sizeof cands / sizeof cands[0] && !made; i++) {
+        if (!cands[i]) {
+            continue;
+        }
+        int n = snprintf(s->dir, sizeof s->dir, "%s/.opscope-record.XXXXXX", cands[i]);
+        made = n > 0 && (size_t)n < sizeof s->dir && mkdtemp(s->dir);
+        err = made ? 0 : errno;
+    }
+    if (!made) {
+        fprintf(stderr, "opscope record: cannot make the run's directory in $TMPDIR or /tmp: %s\n", strerror(err));
+        free(s);
+        return NULL;
+    }
+    clock_gettime(CLOCK_REALTIME_COARSE, &s->start);
+    return s;
+}
+
+const char *opscope_rec_session_dir(const opscope_rec_session_t *s) {
+    return s->dir;
+}
+
+static bool all_digits(const char *p) {
+    return *p && strspn(p, "0123456789") == strlen(p);
+}
+
+static void parse_status(FILE *f, proc_status *p) {
+    memset(p, 0, sizeof *p);
+    p->dropped_first = p->dropped_last = -1;
+    char line[PATH_MAX + 512];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *eq = strchr(line, '=');
+        if (!eq) {
+            continue;
+        }
+        *eq = '\0';
+        const char *k = line, *v = eq + 1;
+#define STR(key, field) else if (!strcmp(k, key)) snprintf(p->field, sizeof p->field, "%s", v)
+#define NUM(key, field) else if (!strcmp(k, key)) p->field = strtoull(v, NULL, 10)
+        if (!strcmp(k, "pid")) p->pid = strtol(v, NULL, 10);
+        STR("program", program);
+        STR("state", state);
+        STR("path", path);
+        STR("error", error);
+        STR("cause", cause);
+        NUM("start_ns", start_ns);
+        NUM("records", records);
+        NUM("dropped", dropped);
+        NUM("dropped_graphs", dropped_graphs);
+        NUM("cap_mb", cap_mb);
+        else if (!strcmp(k, "dropped_first")) p->dropped_first = strtoll(v, NULL, 10);
+        else if (!strcmp(k, "dropped_last")) p->dropped_last = strtoll(v, NULL, 10);
+        else if (!strcmp(k, "written_before")) p->written_before = atoi(v);
+#undef STR
+#undef NUM
+    }
+}
+
+/* Reads every DIR/PID status file into S->procs. */
+static void load(opscope_rec_session_t *s) {
+    s->n = 0;
+    DIR *d = opendir(s->dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (!all_digits(e->d_name)) {
+            continue; /* "owner", temporary files of a status being replaced */
+        }
+        char p[PATH_MAX + 300];
+        snprintf(p, sizeof p, "%s/%s", s->dir, e->d_name);
+        FILE *f = fopen(p, "re");
+        if (!f) {
+            continue;
+        }
+        if (s->n == s->cap) {
+            size_t nc = s->cap ? s->cap * 2 : 8;
+            proc_status *np = realloc(s->procs, nc * sizeof *np);
+            if (!np) {
+                fclose(f);
+                break;
+            }
+            s->procs = np;
+            s->cap = nc;
+        }
+        parse_status(f, &s->procs[s->n]);
+        fclose(f);
+        if (s->procs[s->n].pid > 0) {
+            s->n++;
+        }
+    }
+    if (d) {
+        closedir(d);
+    }
+}
+
+/* A process that exists and is not a zombie. */
+static bool alive(long pid) {
+    if (kill((pid_t)pid, 0) != 0 && errno != EPERM) {
+        return false;
+    }
+    char p[64], buf[512];
+    snprintf(p, sizeof p, "/proc/%ld/stat", pid);
+    FILE *f = fopen(p, "re");
+    if (!f) {
+        return true;
+    }
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *end = strrchr(buf, ')');
+    return !(end && end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X'));
+}
+
+static bool busy(const proc_status *p) {
+    return !strcmp(p->state, "exporting") || !strcmp(p->state, "recording");
+}
+
+/* Waits until no process of the run is writing its profile (at most 60 s: a capture of
+ * 512 MiB takes seconds to write), and, after a death by a signal, briefly for the
+ * command's descendants that got it too to start writing theirs. A signal sent to us ends
+ * the wait. */
+static void wait_for_writers(opscope_rec_session_t *s, bool signaled) {
+    int grace_ms = signaled ? 500 : 0, waited_ms = 0;
+    for (;;) {
+        load(s);
+        bool writing = false, running = false;
+        for (size_t i = 0; i < s->n; i++) {
+            const proc_status *p = &s->procs[i];
+            if (busy(p) && alive(p->pid)) {
+                if (!strcmp(p->state, "exporting")) {
+                    writing = true;
+                } else {
+                    running = true;
+                }
+            }
+        }
+        if (!(writing && waited_ms < 60000) && !(running && waited_ms < grace_ms)) {
+            return;
+        }
+        if (opscope_rec_exec_next_signal(20)) {
+            return;
+        }
+        waited_ms += 20;
+    }
+}
+
+static int by_start(const void *a, const void *b) {
+    const proc_status *x = a, *y = b;
+    if ((x->start_ns == 0) != (y->start_ns == 0)) {
+        return x->start_ns == 0 ? 1 : -1; /* never recorded (off, fork children): after the others */
+    }
+    if (x->start_ns != y->start_ns) {
+        return x->start_ns < y->start_ns ? -1 : 1;
+    }
+    return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static long owner_pid(const opscope_rec_session_t *s) {
+    char p[PATH_MAX + 8];
+    snprintf(p, sizeof p, "%s/owner", s->dir);
+    FILE *f = fopen(p, "re");
+    long pid = -1;
+    if (f) {
+        if (fscanf(f, "%ld", &pid) != 1) {
+            pid = -1;
+        }
+        fclose(f);
+    }
+    return pid;
+}
+
+/* PATH is the run's main profile: when no process wrote it (the first ggml program computed
+ * nothing, or the one that claimed it is gone without a profile), the earliest profile
+ * written becomes PATH. */
+static void adopt(opscope_rec_session_t *s) {
+    if (!s->outpath[0]) {
+        return;
+    }
+    proc_status *first = NULL;
+    for (size_t i = 0; i < s->n; i++) {
+        proc_status *p = &s->procs[i];
+        if (!strcmp(p->path, s->outpath)) {
+            return; /* its owner recorded: its file (or its failure) stands */
+        }
+        if (!first && !strcmp(p->state, "written")) {
+            first = p;
+        }
+    }
+    long owner = owner_pid(s);
+    if (!first || (owner > 0 && alive(owner))) {
+        return; /* nothing to adopt, or PATH's owner may still write it */
+    }
+    if (rename(first->path, s->outpath) == 0) {
+        snprintf(first->path, sizeof first->path, "%s", s->outpath);
+    }
+}
+
+static void say_drops(const proc_status *p) {
+    fprintf(stderr, "opscope record: warning: %s (pid %ld) dropped %llu records: ", p->program, p->pid,
+            p->dropped);
+    bool cap = !strcmp(p->cause, "memory cap");
+    if (cap) {
+        fprintf(stderr, "the capture's memory cap was reached (OPSCOPE_MAX_MB=%llu)", p->cap_mb);
+    } else if (!strcmp(p->cause, "out of memory")) {
+        fprintf(stderr, "the capture ran out of memory");
+    } else {
+        fprintf(stderr, "device work a GPU timing source could not time");
+    }
+    if (p->dropped_graphs == 1) {
+        fprintf(stderr, "; graph %lld lost records", p->dropped_first);
+    } else if (p->dropped_graphs &&
+               p->dropped_graphs == (unsigned long long)(p->dropped_last - p->dropped_first + 1)) {
+        fprintf(stderr, "; graphs %lld-%lld (%llu graphs) lost records", p->dropped_first,
+                p->dropped_last, p->dropped_graphs);
+    } else if (p->dropped_graphs) {
+        fprintf(stderr, "; %llu graphs between ids %lld and %lld lost records", p->dropped_graphs,
+                p->dropped_first, p->dropped_last);
+    }
+    fprintf(stderr, "%s\n", cap ? "; raise OPSCOPE_MAX_MB to keep them" : "");
+}
+
+static bool on_console(const proc_status *p) {
+    return !strcmp(p->path, "stderr") || !strcmp(p->path, "stdout");
+}
+
+/* Files named PATH.PID written during the run by no process with a status (one that could
+ * not reach the run directory): listed so that none goes unmentioned. */
+static void other_files(const opscope_rec_session_t *s) {
+    char dir[PATH_MAX + 8];
+    snprintf(dir, sizeof dir, "%s", s->outpath);
+    char *slash = strrchr(dir, '/');
+    if (!slash) {
+        return;
+    }
+    *slash = '\0';
+    const char *base = slash + 1;
+    size_t blen = strlen(base);
+    DIR *d = opendir(dir[0] ? dir : "/");
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strncmp(e->d_name, base, blen) != 0 || e->d_name[blen] != '.' || !all_digits(e->d_name + blen + 1)) {
+            continue;
+        }
+        char full[PATH_MAX + 300];
+        snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+        bool known = false;
+        for (size_t i = 0; i < s->n && !known; i++) {
+            known = !strcmp(s->procs[i].path, full);
+        }
+        struct stat st;
+        if (known || stat(full, &st) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_mtim.tv_sec < s->start.tv_sec ||
+            (st.st_mtim.tv_sec == s->start.tv_sec && st.st_mtim.tv_nsec < s->start.tv_nsec)) {
+            continue;
+        }
+        fprintf(stderr, "opscope record: profile written to %s (process %s)\n", full, e->d_name + blen + 1);
+    }
+    if (d) {
+        closedir(d);
+    }
+}
+
+int opscope_rec_session_report(opscope_rec_session_t *s, bool signaled) {
+    wait_for_writers(s, signaled);
+    load(s);
+    if (s->n > 1) {
+        qsort(s->procs, s->n, sizeof *s->procs, by_start);
+    }
+    adopt(s);
+    int failed = 0;
+    size_t profiles = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const proc_status *p = &s->procs[i];
+        bool is_alive = alive(p->pid);
+        if (!strcmp(p->state, "written")) {
+            profiles++;
+            if (!on_console(p)) {
+                fprintf(stderr, "opscope record: profile written to %s (%s, pid %ld, %llu records)\n", p->path,
+                        p->program, p->pid, p->records);
+            }
+            if (is_alive) {
+                fprintf(stderr, "opscope record: %s (pid %ld) is still running; it will write %s again when "
+                                "it ends\n", p->program, p->pid, on_console(p) ? "its summary" : p->path);
+            }
+        } else if (!strcmp(p->state, "failed")) {
+            failed++;
+            fprintf(stderr, "opscope record: cannot write the profile of %s (pid %ld) to %s: %s%s\n", p->program,
+                    p->pid, p->path, p->error, p->written_before ? " (an earlier, partial profile is there)" : "");
+        } else if (!strcmp(p->state, "off")) {
+            fprintf(stderr, "opscope record: profiling was off in %s (pid %ld): %s\n", p->program, p->pid, p->error);
+        } else if (!strcmp(p->state, "unrecorded")) {
+            fprintf(stderr, "opscope record: %s (pid %ld) computed ggml graphs that are not profiled: %s\n",
+                    p->program, p->pid, p->error);
+        } else if (is_alive) {
+            fprintf(stderr, "opscope record: %s (pid %ld) is still %s; its profile will go to %s\n", p->program,
+                    p->pid, !strcmp(p->state, "exporting") ? "writing its profile" : "running", p->path);
+        } else {
+            fprintf(stderr, "opscope record: %s (pid %ld) ran ggml graphs but its profile is lost: it ended "
+                            "without exiting (killed by SIGKILL, a crash, or a signal it did not handle)%s\n",
+                    p->program, p->pid,
+                    p->written_before ? "; an earlier, partial profile is at its path" : "");
+        }
+        if (p->dropped && strcmp(p->state, "off") && strcmp(p->state, "unrecorded")) {
+            say_drops(p);
+        }
+    }
+    if (s->outpath[0]) {
+        other_files(s);
+    }
+    if (s->n == 0) {
+        fprintf(stderr, "opscope record: no profile written (no ggml graph was computed)\n");
+    } else if (profiles == 0 && !failed) {
+        fprintf(stderr, "opscope record: no profile written\n");
+    }
+    return failed;
+}
+
+void opscope_rec_session_free(opscope_rec_session_t *s) {
+    if (!s) {
+        return;
+    }
+    DIR *d = opendir(s->dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            char p[PATH_MAX + 300];
+            snprintf(p, sizeof p, "%s/%s", s->dir, e->d_name);
+            unlink(p);
+        }
+    }
+    if (d) {
+        closedir(d);
+    }
+    rmdir(s->dir);
+    free(s->procs);
+    free(s);
+}
