@@ -20,8 +20,8 @@ typedef struct opscope_rec_child {
 
 /*
  * Starts ARGV (argv[0] looked up in PATH): in this process group when it is the foreground
- * group of a terminal, else in a process group of its own; the signals record forwards are
- * blocked here until opscope_rec_exec_wait. Returns 0, or -1 with exec_errno set
+ * group of a terminal, else in a process group of its own; it is killed (SIGKILL) when this
+ * process dies. The signals record forwards are blocked here until opscope_rec_exec_wait. Returns 0, or -1 with exec_errno set
  * (the message is printed) when it cannot be run: then the exit status is
  * opscope_rec_exec_failed_status().
  */

@@ -78,6 +78,7 @@ int opscope_rec_exec_start(char **argv, opscope_rec_child *c) {
         return -1;
     }
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         c->exec_errno = errno;
@@ -90,6 +91,12 @@ int opscope_rec_exec_start(char **argv, opscope_rec_child *c) {
         close(fds[0]);
         if (g_own_group) {
             setpgid(0, 0);
+        }
+        /* A SIGKILL to us (a harness's timeout, kill -9 of our group) cannot be passed on, and
+         * in a group of its own the command would outlive us unseen: it dies with us. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+        if (getppid() != parent) {
+            _exit(127); /* we died before the line above */
         }
         sigaction(SIGCHLD, &g_old_chld, NULL);
         sigprocmask(SIG_SETMASK, &g_old_mask, NULL);

@@ -6,8 +6,10 @@ never from opscope's own code.
 """
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 SKIP = 77
 MODELS = os.environ.get("OPSCOPE_MODELS", "/models")
@@ -84,6 +86,82 @@ def env_for(preloads, profile=None, counts=None, extra=None):
 def run(cmd, env, timeout=300, stdin=subprocess.DEVNULL):
     r = subprocess.run(cmd, env=env, capture_output=True, timeout=timeout, stdin=stdin)
     return r.returncode, r.stdout, r.stderr.decode("utf-8", "replace")
+
+
+# ---- processes that must never outlive the test (a test that hangs turns CI red) ----
+
+def guard_children():
+    """Makes this test the reaper of its orphaned descendants (PR_SET_CHILD_SUBREAPER): a
+    program whose parent died (a command under a killed `opscope record`, a script's background
+    job) stays below the test instead of going to init, so stop_children finds it, CTest's
+    TIMEOUT (which kills the test's whole tree) reaches it, and the test kills it when it ends,
+    however it ends (normally, an exception, SIGTERM or SIGHUP)."""
+    import atexit
+    import ctypes
+    if ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+        note(f"note  PR_SET_CHILD_SUBREAPER failed (errno {ctypes.get_errno()}): orphans go to init")
+    atexit.register(stop_children)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda s, _f: sys.exit(128 + s))
+
+
+def proc_table():
+    """{pid: (state, ppid)} of every process, from /proc."""
+    table = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    st = f.read()
+            except OSError:
+                continue
+            rest = st[st.rindex(")") + 2:].split()
+            table[int(name)] = (rest[0], int(rest[1]))
+    return table
+
+
+def descendants(pid):
+    """(pid, state, ppid) of every descendant of PID."""
+    table = proc_table()
+    kids = {}
+    for p, (_, pp) in table.items():
+        kids.setdefault(pp, []).append(p)
+    out, todo = [], [pid]
+    while todo:
+        for c in kids.get(todo.pop(), []):
+            out.append((c, *table[c]))
+            todo.append(c)
+    return out
+
+
+def stop_children(pr=None, timeout=15):
+    """SIGKILLs every process this test started that still runs, however deep (PR among them,
+    a subprocess.Popen), and reaps them: PR through PR.wait, the orphans that came to the test
+    (guard_children) through waitpid. Bounded by TIMEOUT seconds. Returns the pids it killed."""
+    me, killed = os.getpid(), []
+    deadline = time.monotonic() + timeout
+    while True:
+        live = [(p, pp) for p, state, pp in descendants(me) if state not in "ZX"]
+        for p, _ in live:
+            try:
+                os.kill(p, signal.SIGKILL)
+                killed.append(p)
+            except OSError:
+                pass
+        for p, state, pp in descendants(me):
+            if pp == me and state in "ZX" and (pr is None or p != pr.pid):
+                try:
+                    os.waitpid(p, os.WNOHANG)
+                except OSError:
+                    pass
+        if pr is not None and pr.returncode is None:
+            try:
+                pr.wait(timeout=0.05)
+            except subprocess.TimeoutExpired:
+                pass
+        if (not live and (pr is None or pr.returncode is not None)) or time.monotonic() > deadline:
+            return killed
+        time.sleep(0.05)
 
 
 def read_counts(path):

@@ -29,6 +29,8 @@ import urllib.request
 
 import e2e
 
+# Every program started here is killed when the test ends, however deep, whatever happens.
+e2e.guard_children()
 e2e.need_preload()
 if not e2e.OPSCOPE:
     e2e.skip("the opscope CLI is not built in the root")
@@ -141,24 +143,30 @@ e2e.check(f"{dropped} records" in txt and "OPSCOPE_MAX_MB" in txt, "drops: the t
 
 def timed_kill(cmd, sig, after, env, stdout=subprocess.DEVNULL, **kw):
     """CMD started, SIG sent to it AFTER seconds (a callable: once it returns true); returns
-    (returncode, seconds from start to end, seconds from the signal to the end, stderr)."""
+    (returncode, seconds from start to end, seconds from the signal to the end, stderr), the
+    returncode None when CMD had not ended 20 s after the signal (then it and everything it
+    started are killed)."""
     t0 = time.monotonic()
     pr = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.PIPE, **kw)
-    if callable(after):
-        while not after() and pr.poll() is None and time.monotonic() - t0 < 120:
-            time.sleep(0.05)
-    else:
-        time.sleep(after)
-    ts = time.monotonic()
-    pr.send_signal(sig)
     try:
-        _, err = pr.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        pr.kill()
-        _, err = pr.communicate()
-        return None, 999, 999, err.decode("utf-8", "replace")
-    t1 = time.monotonic()
-    return pr.returncode, t1 - t0, t1 - ts, err.decode("utf-8", "replace")
+        if callable(after):
+            while not after() and pr.poll() is None and time.monotonic() - t0 < 120:
+                time.sleep(0.05)
+        else:
+            time.sleep(after)
+        ts = time.monotonic()
+        pr.send_signal(sig)
+        try:
+            _, err = pr.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            killed = e2e.stop_children(pr)
+            _, err = pr.communicate(timeout=10)
+            e2e.note(f"note  {os.path.basename(cmd[0])} ... had not ended 20 s after {sig.name}: killed {killed}")
+            return None, 999, 999, err.decode("utf-8", "replace")
+        t1 = time.monotonic()
+        return pr.returncode, t1 - t0, t1 - ts, err.decode("utf-8", "replace")
+    finally:
+        e2e.stop_children(pr)
 
 
 rc, total, after_sig, err = timed_kill([e2e.OPSCOPE, "record", "-o", f"{d}/s.json", "--", "sleep", "5"],
@@ -172,21 +180,63 @@ for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1):
     rc1, total, _, _ = timed_kill([e2e.OPSCOPE, "record", "--", "sleep", "5"], sig, 0.3, ENV)
     e2e.check(rc1 == rc0 == -sig and total < 2, f"record -- sleep 5 dies by {sig.name} like sleep (rc {rc1}, plain {rc0})")
 
+# SIGKILL cannot be passed on: the command, in a group of its own, dies with record instead of
+# running on unseen and holding record's stderr (a harness that kills record on a timeout and
+# then reads its output to the end would wait forever).
+k9 = f"{d}/k9.out"
+pr = subprocess.Popen([e2e.OPSCOPE, "record", "-o", f"{d}/k9.json", "--"] + LONG, env=ENV, stdin=subprocess.DEVNULL,
+                      stdout=open(k9, "wb"), stderr=subprocess.PIPE)
+try:
+    t0 = time.monotonic()
+    while not (os.path.getsize(k9) > 200) and pr.poll() is None and time.monotonic() - t0 < 60:
+        time.sleep(0.05)
+    cmd_pids = [p for p, _, pp in e2e.descendants(pr.pid) if pp == pr.pid]
+    pr.kill()
+    t1 = time.monotonic()
+    try:
+        pr.communicate(timeout=10)  # stderr's end: every holder of the pipe is gone
+        ended = time.monotonic() - t1
+    except subprocess.TimeoutExpired:
+        ended = None
+    table = e2e.proc_table()
+    left = [p for p in cmd_pids if table.get(p, ("X",))[0] not in "ZX"]
+    e2e.check(len(cmd_pids) == 1 and not left and ended is not None and ended < 2,
+              f"record killed by SIGKILL: the command {cmd_pids} dies with it, record's stderr ends "
+              f"{ended if ended is None else round(ended, 2)} s later (still running: {left})")
+finally:
+    e2e.stop_children(pr)
+
 # A ggml program killed through record: the same status as the plain program, profile written.
-for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+# llama-completion's own SIGINT handler logs: when the signal lands while the main thread holds
+# the log's mutex (printing a token), the handler waits for that mutex forever, with or without
+# record (gdb: pthread_mutex_lock in common_log::add under the handler, common_log::add below
+# it; 1 in 15 plain runs under load). Such a run is killed and tried again, up to three times.
+
+
+def kill_long(cmd, sig, prof=None):
     outp = f"{d}/long-{sig.name}.out"
 
-    def started(path=outp):
-        return os.path.exists(path) and os.path.getsize(path) > 200
+    def started():
+        return os.path.exists(outp) and os.path.getsize(outp) > 200
 
-    with open(outp, "wb") as f:
-        rc0, _, _, _ = timed_kill(LONG, sig, started, ENV, stdout=f)
-    os.unlink(outp)
+    for attempt in range(3):
+        for f in (outp, prof):
+            if f and os.path.exists(f):
+                os.unlink(f)
+        with open(outp, "wb") as f:
+            rc, _, _, err = timed_kill(cmd, sig, started, ENV, stdout=f)
+        if rc is not None:
+            return rc, err
+        e2e.note(f"note  {'record of ' if prof else ''}llama-completion and {sig.name}, try {attempt + 1}: no end")
+    return rc, err
+
+
+for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+    rc0, _ = kill_long(LONG, sig)
     prof = f"{d}/long-{sig.name}.json"
-    with open(outp, "wb") as f:
-        rc1, _, _, err = timed_kill([e2e.OPSCOPE, "record", "-o", prof, "--"] + LONG, sig, started, ENV, stdout=f)
+    rc1, err = kill_long([e2e.OPSCOPE, "record", "-o", prof, "--"] + LONG, sig, prof)
     ok = os.path.exists(prof) and len(graph_ids(prof)) > 0
-    e2e.check(rc1 == rc0 and ok and f"profile written to {prof}" in err,
+    e2e.check(rc1 == rc0 and rc0 is not None and ok and f"profile written to {prof}" in err,
               f"llama-completion sent {sig.name} through record: status {rc1} == plain {rc0}, profile written ({ok})")
 
 # llama-server: SIGTERM to record stops the server, and its profile is written.
@@ -219,18 +269,23 @@ for wrapped in (False, True):
     cmd = ([e2e.OPSCOPE, "record", "-o", srv_prof, "--"] if wrapped else []) + srv_cmd
     log = open(f"{d}/server-{wrapped}.log", "wb")
     pr = subprocess.Popen(cmd, env=ENV, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-    t0 = time.monotonic()
-    while not healthy() and pr.poll() is None and time.monotonic() - t0 < 60:
-        time.sleep(0.1)
-    answered = ask() if pr.poll() is None else False
-    pr.send_signal(signal.SIGTERM)
     try:
-        pr.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        pr.kill()
-        pr.wait()
+        t0 = time.monotonic()
+        while not healthy() and pr.poll() is None and time.monotonic() - t0 < 60:
+            time.sleep(0.1)
+        try:
+            answered = ask() if pr.poll() is None else False
+        except OSError:
+            answered = False
+        pr.send_signal(signal.SIGTERM)
+        try:
+            pr.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            e2e.stop_children(pr)
+    finally:
+        e2e.stop_children(pr)
+        log.close()
     statuses.append(pr.returncode)
-    log.close()
     e2e.check(answered and not healthy(), f"llama-server ({'through record' if wrapped else 'plain'}) answered, then "
                                           f"stopped on SIGTERM (rc {pr.returncode})")
 e2e.check(statuses[0] == statuses[1], f"llama-server: record's exit status on SIGTERM {statuses[1]} == plain {statuses[0]}")
@@ -247,13 +302,17 @@ def group_sigint(script, ready):
     t0 = time.monotonic()
     while not ready() and pr.poll() is None and time.monotonic() - t0 < 60:
         time.sleep(0.05)
-    os.killpg(pr.pid, signal.SIGINT)
     try:
-        out, _ = pr.communicate(timeout=20)  # a program that hangs on SIGINT (llama-completion, now and then)
-    except subprocess.TimeoutExpired:
-        os.killpg(pr.pid, signal.SIGKILL)
-        out, _ = pr.communicate()
-    return pr.returncode, out.decode()
+        os.killpg(pr.pid, signal.SIGINT)
+        try:
+            out, _ = pr.communicate(timeout=20)  # a program that hangs on SIGINT (llama-completion, now and then)
+        except subprocess.TimeoutExpired:
+            # not killpg: a command under record has a group of its own
+            e2e.stop_children(pr)
+            out, _ = pr.communicate(timeout=10)
+        return pr.returncode, out.decode()
+    finally:
+        e2e.stop_children(pr)
 
 
 def tty_ctrl_c(script, ready):
@@ -274,16 +333,18 @@ def tty_ctrl_c(script, ready):
         pr = subprocess.Popen(["bash", "-c", script], env=ENV, stdin=slave, stdout=out, stderr=slave, cwd=d,
                               preexec_fn=ctty)
     os.close(slave)
-    t0 = time.monotonic()
-    while not ready() and pr.poll() is None and time.monotonic() - t0 < 60:
-        time.sleep(0.05)
-    os.write(master, b"\x03")
     try:
-        pr.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        os.killpg(pr.pid, signal.SIGKILL)
-        pr.wait()
-    os.close(master)
+        t0 = time.monotonic()
+        while not ready() and pr.poll() is None and time.monotonic() - t0 < 60:
+            time.sleep(0.05)
+        os.write(master, b"\x03")
+        try:
+            pr.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            e2e.stop_children(pr)
+    finally:
+        e2e.stop_children(pr)
+        os.close(master)
     return pr.returncode, open(outf).read()
 
 
@@ -335,11 +396,18 @@ for wrapped in (False, True):
     if os.path.exists(ready_file):
         os.unlink(ready_file)
     pr = subprocess.Popen(cmd, env=ENV, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    t0 = time.monotonic()
-    while not is_ready() and time.monotonic() - t0 < 30:
-        time.sleep(0.02)
-    pr.send_signal(signal.SIGTERM)
-    out, _ = pr.communicate(timeout=30)
+    try:
+        t0 = time.monotonic()
+        while not is_ready() and pr.poll() is None and time.monotonic() - t0 < 30:
+            time.sleep(0.02)
+        pr.send_signal(signal.SIGTERM)
+        try:
+            out, _ = pr.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            e2e.stop_children(pr)
+            out, _ = pr.communicate(timeout=10)
+    finally:
+        e2e.stop_children(pr)
     e2e.check((pr.returncode, out) == (0, b"INT=0 TERM=1\n"), f"SIGTERM to {'record' if wrapped else 'the command'}: "
                                                               f"the command gets it exactly once ({pr.returncode}, {out})")
 
@@ -426,4 +494,6 @@ pid = re.findall(r"^(\d+)$", err, re.M)
 e2e.check(rc == 0 and pid and f"llama-completion (pid {pid[0]}) ran ggml graphs but its profile is lost" in err,
           f"a ggml child killed by SIGKILL is named as a lost profile ({err.strip()!r})")
 
+left = [(p, st) for p, st, _ in e2e.descendants(os.getpid()) if st not in "ZX"]
+e2e.check(not left, f"no program of the test outlives its case ({left})")
 e2e.finish()
