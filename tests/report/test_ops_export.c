@@ -340,7 +340,7 @@ static int test_trace_refused(void) {
     opscope_record k = rec("volta_sgemm_128x64_nn");
     k.has = OPSCOPE_HAS_DEVICE_TIME;
     ASSERT_EQ_INT(s.on_record(s.ud, &k), 0);
-    opscope_meta m = {"kineto", 1, 0, 0, 0, NULL};
+    opscope_meta m = {.profiler = "kineto", .version = 1};
     ASSERT_EQ_INT(s.on_meta(s.ud, &m), 0);
     opscope_error err;
     memset(&err, 0, sizeof err);
