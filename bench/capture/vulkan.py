@@ -80,8 +80,10 @@ prof = "/tmp/opscope-vk-accuracy.json"
 subprocess.run(cmd, env=env("plain"), capture_output=True)  # warm-up: pipeline compilation
 
 
-def capture_run(with_logger=False):
+def capture_run(with_logger=False, serialize=False):
     e = env("capture", prof)
+    if serialize:
+        e["OPSCOPE_VK_SERIALIZE"] = "1"
     if with_logger:
         e["GGML_VK_PERF_LOGGER"] = "1"
     r = subprocess.run(cmd, env=e, capture_output=True, text=True, errors="replace")
@@ -106,7 +108,7 @@ def perf_run():
 
 # Runs alternate (capture, perf logger, perf logger, capture, ...), so that a change of load
 # touches both sides; the perf logger's runs are also split in two halves to show its own spread.
-ours, theirs, again = [], [], []
+ours, theirs, again, ser = [], [], [], []
 for i in range(a.pairs):
     first, second = (capture_run, perf_run) if i % 2 == 0 else (perf_run, capture_run)
     for f in (first, second):
@@ -115,6 +117,7 @@ for i in range(a.pairs):
             ours += blocks
         else:
             (theirs if i % 2 == 0 else again).extend(blocks)
+    ser += capture_run(serialize=True)
     print(f"round {i + 1}: load {open('/proc/loadavg').read().split()[0]}", flush=True)
 both = theirs + again
 if not again:
@@ -134,11 +137,12 @@ def medians(blocks):
 
 mo, mt, m1, m2 = medians(ours), medians(both), medians(theirs), medians(again)
 so, st = medians(same_ours), medians(same_theirs)
+ms = medians(ser)
 print(f"decode graphs: capture {len(ours)}, GGML_VK_PERF_LOGGER {len(both)} ({a.pairs} runs each), "
       f"both in one run {len(same_ours)}/{len(same_theirs)}")
 print(f"{'group':34s} {'capture us':>11s} {'perf_logger':>11s} {'ratio':>6s}   {'logger odd/even runs':>20s}"
-      f"   {'both in one run':>15s}")
-worst = 0.0
+      f"   {'both in one run':>15s}   {'serialized us':>13s} {'ratio':>6s}")
+worst = worst_ser = 0.0
 for n in sorted(set(mo) | set(mt), key=lambda n: -mt.get(n, 0)):
     o, t = mo.get(n, 0.0), mt.get(n, 0.0)
     ratio = o / t if t else float("inf")
@@ -146,6 +150,11 @@ for n in sorted(set(mo) | set(mt), key=lambda n: -mt.get(n, 0)):
         worst = max(worst, abs(ratio - 1))
     g = m2.get(n, 0.0) / m1[n] if m1.get(n) else 0.0
     same = so.get(n, 0.0) / st[n] if st.get(n) else 0.0
-    print(f"{n:34s} {o:11.1f} {t:11.1f} {ratio:6.3f}   {g:20.3f}   {same:15.3f}")
+    sr = ms.get(n, 0.0) / t if t else 0.0
+    if n != "(total)":
+        worst_ser = max(worst_ser, abs(sr - 1))
+    print(f"{n:34s} {o:11.1f} {t:11.1f} {ratio:6.3f}   {g:20.3f}   {same:15.3f}   {ms.get(n, 0.0):13.1f} {sr:6.3f}")
 print(f"worst per-name deviation {worst * 100:.1f}%, total {abs(mo['(total)'] / mt['(total)'] - 1) * 100:.1f}% "
       f"(bar: 15%)")
+print(f"with OPSCOPE_VK_SERIALIZE=1: worst per-name deviation {worst_ser * 100:.1f}%, "
+      f"total {abs(ms['(total)'] / mt['(total)'] - 1) * 100:.1f}%")

@@ -59,6 +59,7 @@ typedef struct vkl_device {
     VkDevice handle;
     VkPhysicalDevice phys;
     bool timing;            /* queries work and the capture is listening */
+    bool serialize;         /* OPSCOPE_VK_SERIALIZE=1: a barrier before each end timestamp */
     double period;          /* ns per tick */
     uint64_t mask;          /* timestampValidBits mask of the timed families */
     uint32_t valid_bits[VKL_MAX_FAMILIES];

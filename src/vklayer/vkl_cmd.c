@@ -396,7 +396,22 @@ static bool item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
     return ok;
 }
 
+/*
+ * Ends an item. By default nothing is added to the program's stream, so work that the program
+ * left unsynchronised may still run past a bottom-of-pipe timestamp on a device whose
+ * timestamps do not wait for it (lavapipe). OPSCOPE_VK_SERIALIZE=1 asks for exact per-item
+ * times instead, as GGML_VK_PERF_LOGGER gives them: a barrier before each end timestamp, which
+ * takes the program's concurrency away.
+ */
 static void item_end(vkl_device *d, VkCommandBuffer h, int slab, int q) {
+    if (d->serialize) {
+        VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
+                              VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                                  VK_ACCESS_TRANSFER_WRITE_BIT};
+        VkPipelineStageFlags st = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+        d->CmdPipelineBarrier(h, st, st, 0, 1, &mb, 0, NULL, 0, NULL);
+    }
     write_ts(d, h, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, slab, q);
 }
 

@@ -29,8 +29,9 @@ import e2e
 e2e.need_preload()
 model, ngl, ntok = sys.argv[1], sys.argv[2], sys.argv[3]
 perf = "--perf-logger" in sys.argv
+serialize = "--serialize" in sys.argv  # OPSCOPE_VK_SERIALIZE=1: the layer's barrier before each end
 m = e2e.model(model)
-d = e2e.outdir(f"vulkan_ops_{model}_{ngl}")
+d = e2e.outdir(f"vulkan_ops_{model}_{ngl}{'_serialized' if serialize else ''}")
 nc = e2e.nodecount_lib(d)
 vk = {"GGML_VK_VISIBLE_DEVICES": "0"}
 cmd = ["llama-completion", "-m", m, "-p", "Hello world", "-n", ntok, "--temp", "0", "-t", "2", "-ngl", ngl,
@@ -40,6 +41,8 @@ rc0, out0, err0 = e2e.run(cmd, e2e.env_for([], extra=vk), timeout=600)
 e2e.check(rc0 == 0, f"llama-completion -ngl {ngl} on Vulkan exits 0 (got {rc0}; {err0[-300:]!r})")
 prof = f"{d}/profile.json"
 extra = dict(vk, OPSCOPE_TEST_NODELIST=f"{d}/nodes.txt", OPSCOPE_GPU_LOG=f"{d}/gpu.tsv")
+if serialize:
+    extra["OPSCOPE_VK_SERIALIZE"] = "1"
 rc1, out1, err1 = e2e.run(cmd, e2e.env_for([nc, e2e.PRELOAD], profile=prof, counts=f"{d}/counts.txt", extra=extra),
                           timeout=600)
 e2e.check(rc1 == 0, f"with the capture exits 0 (got {rc1}; {err1[-300:]!r})")
