@@ -7,7 +7,7 @@ swapped every pair, so drift hits both sides alike): a fresh ggml-rpc-server on 
 or under libopscope-ggml.so (stopped with SIGTERM, so it writes its profile, after the run),
 and `llama-bench -m MODEL --rpc EP -ngl 99 -p 0 -n N -r R -t 1` as its client, unprofiled.
 Prints every run's tokens/s, the medians and their ratio.
-usage: rpc_overhead.py [--model NAME] [--pairs N] [--n-gen N] [--reps R]
+usage: rpc_overhead.py [--model NAME] [--pairs N] [--n-gen N] [--reps R] [--pin]
 """
 import argparse
 import json
@@ -23,6 +23,9 @@ ap.add_argument("--model", default="tiny-dense-f32")
 ap.add_argument("--pairs", type=int, default=5)
 ap.add_argument("--n-gen", type=int, default=64)
 ap.add_argument("--reps", type=int, default=3)
+ap.add_argument("--pin", action="store_true",
+                help="server on CPU 1, client on CPU 0 (on 2 cores their threads otherwise share "
+                     "cores by chance, and single runs are bimodal)")
 a = ap.parse_args()
 
 SERVER = "/usr/libexec/x86_64-linux-gnu/llama/bin/ggml-rpc-server"
@@ -45,7 +48,8 @@ def one(profiled):
     env = dict(os.environ)
     if profiled:
         env.update(LD_PRELOAD=PRELOAD, GGML_PROFILE=f"{OUT}/server.json")
-    srv = subprocess.Popen([SERVER, "-H", "127.0.0.1", "-p", str(p), "-t", "1"], env=env,
+    pin = (lambda c: ["taskset", "-c", c]) if a.pin else (lambda c: [])
+    srv = subprocess.Popen(pin("1") + [SERVER, "-H", "127.0.0.1", "-p", str(p), "-t", "1"], env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(100):
         try:
@@ -53,7 +57,7 @@ def one(profiled):
             break
         except OSError:
             time.sleep(0.1)
-    r = subprocess.run(["llama-bench", "-m", MODEL, "--rpc", f"127.0.0.1:{p}", "-ngl", "99", "-p", "0",
+    r = subprocess.run(pin("0") + ["llama-bench", "-m", MODEL, "--rpc", f"127.0.0.1:{p}", "-ngl", "99", "-p", "0",
                         "-n", str(a.n_gen), "-r", str(a.reps), "-t", "1", "-o", "json"],
                        capture_output=True, text=True, timeout=600)
     srv.send_signal(signal.SIGTERM)

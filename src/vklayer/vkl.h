@@ -60,6 +60,7 @@ typedef struct vkl_device {
     VkPhysicalDevice phys;
     bool timing;            /* queries work and the capture is listening */
     bool serialize;         /* OPSCOPE_VK_SERIALIZE=1: a barrier before each end timestamp */
+    bool share_bounds;      /* a CPU device: an item starts at the previous item's end query */
     double period;          /* ns per tick */
     uint64_t mask;          /* timestampValidBits mask of the timed families */
     uint32_t valid_bits[VKL_MAX_FAMILIES];
@@ -143,6 +144,8 @@ typedef struct vkl_cb {
     int cur_q;              /* next free query in it */
     int pend_slab;          /* >= 0: a barrier's timestamp that starts the next item */
     int pend_q;
+    int last_slab;          /* >= 0: the previous item's end query in this recording */
+    int last_q;
     bool submitted;         /* the recording went to a queue at least once */
     struct vkl_cb *pool_next; /* the other command buffers of its pool */
     const char *labels[VKL_LABEL_DEPTH]; /* open labels: node labels, NULL for others */

@@ -117,6 +117,7 @@ static void recording_reset(vkl_cb *cb, vkl_drop *dr) {
     cb->cur_slab = -1;
     cb->cur_q = 0;
     cb->pend_slab = -1;
+    cb->last_slab = -1;
     cb->n_labels = 0;
     cb->pipeline = NULL;
     cb->submitted = false;
@@ -229,6 +230,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_AllocateCommandBuffers(VkDevice dev, c
         cb->family = p->family;
         cb->cur_slab = -1;
         cb->pend_slab = -1;
+        cb->last_slab = -1;
         *v = (uint64_t)(uintptr_t)cb;
     }
     pthread_mutex_unlock(&g_vkl.mu);
@@ -360,6 +362,9 @@ static bool item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
         if (cb->pend_slab >= 0) {
             s0 = cb->pend_slab;
             q0 = cb->pend_q;
+        } else if (d->share_bounds && cb->last_slab >= 0) {
+            s0 = cb->last_slab;
+            q0 = cb->last_q;
         } else if (query_take(d, cb, h, &s0, &q0)) {
             write_start = true;
         }
@@ -384,6 +389,8 @@ static bool item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
             c->slab1 = (uint16_t)*slab;
             c->q1 = (uint8_t)*q;
             cb->pend_slab = -1;
+            cb->last_slab = *slab;
+            cb->last_q = *q;
             ok = true;
         } else {
             g_vkl.lost++;
@@ -428,6 +435,10 @@ static void start_mark(vkl_device *d, VkCommandBuffer h) {
     int s = -1, q = 0;
     pthread_mutex_lock(&g_vkl.mu);
     vkl_cb *cb = timed_cb(d, h);
+    if (cb && cb->pend_slab < 0 && d->share_bounds && cb->last_slab >= 0) {
+        cb->pend_slab = cb->last_slab; /* the previous item's end is this item's start */
+        cb->pend_q = cb->last_q;
+    }
     bool mark = cb && cb->pend_slab < 0 && query_take(d, cb, h, &s, &q);
     if (mark) {
         cb->pend_slab = s;

@@ -307,6 +307,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_CreateDevice(VkPhysicalDevice pd, cons
             }
         }
         d->period = props.limits.timestampPeriod;
+        /* A CPU device (lavapipe) runs a queue's work in order and pays tens of microseconds
+         * per timestamp: the end of one item is the start of the next. */
+        const char *sb = getenv("OPSCOPE_VK_SHARE_BOUNDS");
+        d->share_bounds = sb ? strcmp(sb, "1") == 0 : props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
         d->mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
         d->slabs = calloc(VKL_MAX_POOLS * VKL_POOL_SLABS, sizeof *d->slabs);
         d->timing = bits > 0 && d->period > 0 && d->slabs;
