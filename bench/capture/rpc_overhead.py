@@ -16,6 +16,7 @@ import signal
 import socket
 import statistics
 import subprocess
+import tempfile
 import time
 
 ap = argparse.ArgumentParser()
@@ -31,7 +32,7 @@ a = ap.parse_args()
 SERVER = "/usr/libexec/x86_64-linux-gnu/llama/bin/ggml-rpc-server"
 MODEL = os.path.join(os.environ.get("OPSCOPE_MODELS", "/models"), a.model + ".gguf")
 PRELOAD = os.environ["OPSCOPE_PRELOAD"]
-OUT = os.path.abspath("rpc-overhead")
+OUT = os.path.join(tempfile.gettempdir(), "opscope-rpc-overhead")  # the server's profiles, scratch
 os.makedirs(OUT, exist_ok=True)
 
 
