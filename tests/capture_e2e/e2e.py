@@ -308,9 +308,23 @@ def check_traffic(prof, profile_path):
     check(n_sr == 0 or not bad_sr, f"SET_ROWS bytes are the rows set ({len(bad_sr)} of {n_sr} differ: {bad_sr[:3]})")
 
 
-def check_graphs(prof, counts, label, tol=0.05, min_wall_ns=0, timing=True):
+def _bad_time(prof, counts, tol, min_wall_ns):
+    bad, timed = [], 0
+    for (gid, recs), (_key, _calls, _comp, _tok, wall) in zip(graphs_of(prof), counts):
+        if wall >= min_wall_ns:
+            timed += 1
+            s = sum(r["duration_ns"] for r in recs)
+            if abs(s - wall) > tol * wall:
+                bad.append((gid, s, wall))
+    return bad, timed
+
+
+def check_graphs(prof, counts, label, tol=0.05, min_wall_ns=0, timing=True, retry=None):
     """Profile graphs vs nodecount's sched graph computes: same number, same computed nodes, and
-    the sum of op durations within tol of the wall time of the graph's backend calls."""
+    the sum of op durations within tol of the wall time of the graph's backend calls.
+    RETRY: a function that records the run again and returns (profile, counts); when the timing
+    check fails, it is made on that second run instead (a single stall on this 2-core machine,
+    e.g. in a cold first graph, is not what the check is for; a real fault fails twice)."""
     graphs = graphs_of(prof)
     check(len(graphs) == len(counts),
           f"{label}: {len(graphs)} graphs with OP records == {len(counts)} graph computes seen by nodecount")
@@ -332,6 +346,11 @@ def check_graphs(prof, counts, label, tol=0.05, min_wall_ns=0, timing=True):
              f"median deviation {devs[len(devs) // 2] * 100:.2f}%, worst {devs[-1] * 100:.2f}%")
     if not timing:
         return
+    if bad_time and retry:
+        worst = sorted(bad_time, key=lambda x: -abs(x[1] - x[2]) / x[2])[:3]
+        note(f"note  {label}: timing off in {len(bad_time)}/{timed} graphs ({worst}); recording again")
+        prof2, counts2 = retry()
+        bad_time, timed = _bad_time(prof2, counts2, tol, min_wall_ns)
     check(timed > 0 and not bad_time,
           f"{label}: sum of op durations within {tol:.0%} of the graph's wall time in {timed - len(bad_time)}/{timed}"
           f" graphs (worst [graph, sum_ns, wall_ns]: {sorted(bad_time, key=lambda x: -abs(x[1] - x[2]) / x[2])[:3]})")
