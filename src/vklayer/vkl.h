@@ -59,8 +59,9 @@ typedef struct vkl_device {
     VkDevice handle;
     VkPhysicalDevice phys;
     bool timing;            /* queries work and the capture is listening */
-    bool serialize;         /* OPSCOPE_VK_SERIALIZE=1: a barrier before each end timestamp */
+    bool serialize;         /* OPSCOPE_VK_SERIALIZE=1: an item ends behind a barrier */
     bool share_bounds;      /* a CPU device: an item starts at the previous item's end query */
+    VkPipelineStageFlagBits end_stage; /* of end timestamps: bottom, top on a CPU device */
     double period;          /* ns per tick */
     uint64_t mask;          /* timestampValidBits mask of the timed families */
     uint32_t valid_bits[VKL_MAX_FAMILIES];
@@ -84,6 +85,7 @@ typedef struct vkl_device {
     PFN_vkAllocateCommandBuffers AllocateCommandBuffers;
     PFN_vkFreeCommandBuffers FreeCommandBuffers;
     PFN_vkBeginCommandBuffer BeginCommandBuffer;
+    PFN_vkEndCommandBuffer EndCommandBuffer;
     PFN_vkResetCommandBuffer ResetCommandBuffer;
     PFN_vkCmdBindPipeline CmdBindPipeline;
     PFN_vkCmdPushConstants CmdPushConstants;
@@ -97,6 +99,12 @@ typedef struct vkl_device {
     PFN_vkCmdUpdateBuffer CmdUpdateBuffer;
     PFN_vkCmdPipelineBarrier CmdPipelineBarrier;
     PFN_vkCmdPipelineBarrier2 CmdPipelineBarrier2;
+    PFN_vkCmdSetEvent CmdSetEvent;
+    PFN_vkCmdResetEvent CmdResetEvent;
+    PFN_vkCmdWaitEvents CmdWaitEvents;
+    PFN_vkCmdSetEvent2 CmdSetEvent2;
+    PFN_vkCmdResetEvent2 CmdResetEvent2;
+    PFN_vkCmdWaitEvents2 CmdWaitEvents2;
     PFN_vkQueueSubmit QueueSubmit;
     PFN_vkQueueSubmit2 QueueSubmit2;
     PFN_vkWaitForFences WaitForFences;
@@ -146,6 +154,10 @@ typedef struct vkl_cb {
     int pend_q;
     int last_slab;          /* >= 0: the previous item's end query in this recording */
     int last_q;
+    int open_slab;          /* >= 0: the last item's end query, written by the next command */
+    int open_q;
+    uint32_t open_node;     /* the label id of that item's node, 0 none */
+    bool open_node_done;    /* that node's label has ended */
     bool submitted;         /* the recording went to a queue at least once */
     struct vkl_cb *pool_next; /* the other command buffers of its pool */
     const char *labels[VKL_LABEL_DEPTH]; /* open labels: node labels, NULL for others */

@@ -1,8 +1,10 @@
 /*
- * vkl_cmd.c - command recording: a timestamp before and after every dispatch and transfer.
+ * vkl_cmd.c - command recording: timestamps around every dispatch and transfer.
  *
- * Each command buffer's recording takes query slabs as it needs them; a slab is reset by a
- * vkCmdResetQueryPool recorded just before its first timestamp (in the same command buffer,
+ * An item (a dispatch or transfer) starts at the first command after the item before it and
+ * ends at the first command after itself (start_pick); a node's helper dispatches join its
+ * item. Each command buffer's recording takes query slabs as it needs them; a slab is reset by
+ * a vkCmdResetQueryPool recorded just before its first timestamp (in the same command buffer,
  * so no host reset feature is needed and the program's device is created as it asked).
  * A slab returns to the free list when the recording is reset and every batch that read it
  * is done. With no slab left (VKL_MAX_POOLS pools in flight), commands go untimed and are
@@ -118,6 +120,7 @@ static void recording_reset(vkl_cb *cb, vkl_drop *dr) {
     cb->cur_q = 0;
     cb->pend_slab = -1;
     cb->last_slab = -1;
+    cb->open_slab = -1;
     cb->n_labels = 0;
     cb->pipeline = NULL;
     cb->submitted = false;
@@ -231,6 +234,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_AllocateCommandBuffers(VkDevice dev, c
         cb->cur_slab = -1;
         cb->pend_slab = -1;
         cb->last_slab = -1;
+        cb->open_slab = -1;
         *v = (uint64_t)(uintptr_t)cb;
     }
     pthread_mutex_unlock(&g_vkl.mu);
@@ -253,6 +257,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_FreeCommandBuffers(VkDevice dev, VkCommand
     d->FreeCommandBuffers(dev, pool, n, cbs);
 }
 
+static void start_mark(vkl_device *d, VkCommandBuffer h, bool after_barrier, bool force);
+
 static void restart(VkCommandBuffer h) {
     vkl_drop dr = {0};
     pthread_mutex_lock(&g_vkl.mu);
@@ -270,18 +276,23 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_BeginCommandBuffer(VkCommandBuffer h, 
     return d->BeginCommandBuffer(h, bi);
 }
 
+/* The last item's end timestamp, before the recording closes. */
+static VKAPI_ATTR VkResult VKAPI_CALL vkl_EndCommandBuffer(VkCommandBuffer h) {
+    vkl_device *d = vkl_device_of(h);
+    start_mark(d, h, false, true);
+    return d->EndCommandBuffer(h);
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_ResetCommandBuffer(VkCommandBuffer h, VkCommandBufferResetFlags f) {
     vkl_device *d = vkl_device_of(h);
     restart(h);
     return d->ResetCommandBuffer(h, f);
 }
 
-static void start_mark(vkl_device *d, VkCommandBuffer h);
-
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdBindPipeline(VkCommandBuffer h, VkPipelineBindPoint bp, VkPipeline p) {
     vkl_device *d = vkl_device_of(h);
     if (bp == VK_PIPELINE_BIND_POINT_COMPUTE && d->timing) {
-        start_mark(d, h);
+        start_mark(d, h, false, false);
         pthread_mutex_lock(&g_vkl.mu);
         vkl_cb *cb = cb_of(h);
         if (cb) {
@@ -331,20 +342,107 @@ static void write_ts(vkl_device *d, VkCommandBuffer h, VkPipelineStageFlagBits s
     d->CmdWriteTimestamp(h, stage, d->pools[sl->pool], (uint32_t)(sl->first + q));
 }
 
+/* The barrier OPSCOPE_VK_SERIALIZE=1 puts between an item and its end timestamp (the same
+ * one ggml-vulkan records between dependent nodes). */
+static void serial_barrier(vkl_device *d, VkCommandBuffer h) {
+    VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
+                          VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                              VK_ACCESS_TRANSFER_WRITE_BIT};
+    VkPipelineStageFlags st = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    d->CmdPipelineBarrier(h, st, st, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+/* What a command after an item asks of the driver: decided under g_vkl.mu, done outside. */
+typedef struct start_act {
+    int end_slab, end_q;     /* >= 0: the open item's end timestamp, written now */
+    bool barrier;            /* serialize: our barrier before it */
+    int start_slab, start_q; /* >= 0: the next item's start timestamp, written now */
+} start_act;
+
+#define START_ACT_NONE {-1, 0, false, -1, 0}
+
 /*
- * Starts a timed item: its start is the timestamp of the barriers recorded since the item
- * before (waiting for its inputs is part of a node's time, so items tile the device's work),
- * or one written now. Returns where the end timestamp goes (*SLAB, *Q), or false when the
- * command goes untimed.
+ * An item's end timestamp is written by the first command recorded after it, which is the
+ * same place in the stream as right after it; the wait lets a node's later dispatches join
+ * the item (below) and lets serialize mode put the program's own barrier before the end.
+ *
+ * The first command after an item also starts the next item (its setup and its wait for inputs
+ * are part of the node, so the items of a stream tile the device's work). That command either
+ * belongs to the open item's node (its label is still open: a helper dispatch, a barrier
+ * between a node's dispatches), and the node goes on, or it closes the open item: its end is
+ * written, behind a barrier in serialize mode (the program's own when AFTER_BARRIER). The next
+ * start is then, in order: one marked already; in serialize mode or on a CPU device that end;
+ * else a timestamp written now. FORCE closes whatever the label says. Under g_vkl.mu; CB is
+ * timed.
  */
-static bool item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const char *name, uint64_t bytes,
-                       int *slab, int *q) {
+static start_act start_pick(vkl_device *d, vkl_cb *cb, VkCommandBuffer h, bool after_barrier, bool force) {
+    start_act a = START_ACT_NONE;
+    if (cb->open_slab >= 0) {
+        if (!force && cb->open_node && !cb->open_node_done) {
+            return a;
+        }
+        a.end_slab = cb->open_slab;
+        a.end_q = cb->open_q;
+        a.barrier = d->serialize && !after_barrier;
+        cb->open_slab = -1;
+        if (d->serialize || d->share_bounds) {
+            cb->pend_slab = a.end_slab;
+            cb->pend_q = a.end_q;
+        }
+    }
+    if (cb->pend_slab < 0) {
+        if (d->share_bounds && cb->last_slab >= 0) {
+            cb->pend_slab = cb->last_slab;
+            cb->pend_q = cb->last_q;
+        } else if (query_take(d, cb, h, &a.start_slab, &a.start_q)) {
+            cb->pend_slab = a.start_slab;
+            cb->pend_q = a.start_q;
+        }
+    }
+    return a;
+}
+
+static void start_do(vkl_device *d, VkCommandBuffer h, start_act a) {
+    if (a.barrier) {
+        serial_barrier(d, h);
+    }
+    if (a.end_slab >= 0) {
+        write_ts(d, h, d->end_stage, a.end_slab, a.end_q);
+    }
+    if (a.start_slab >= 0) {
+        write_ts(d, h, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, a.start_slab, a.start_q);
+    }
+}
+
+/* A command after an item (a barrier, an event, push constants, pipeline or descriptor
+ * binding, a timestamp of the program's own, the recording's end): see start_pick. */
+static void start_mark(vkl_device *d, VkCommandBuffer h, bool after_barrier, bool force) {
+    if (!d->timing || !g_vkl.host) {
+        return;
+    }
+    start_act a = START_ACT_NONE;
+    pthread_mutex_lock(&g_vkl.mu);
+    vkl_cb *cb = timed_cb(d, h);
+    if (cb) {
+        a = start_pick(d, cb, h, after_barrier, force);
+    }
+    pthread_mutex_unlock(&g_vkl.mu);
+    start_do(d, h, a);
+}
+
+/*
+ * Records a timed item: it joins the open item when both belong to one node (a helper
+ * dispatch: the capture keeps a node's first start and last end), else it starts where
+ * start_pick says and takes an end query that the next command writes. Without a query or
+ * memory the command goes untimed (counted as lost).
+ */
+static void item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const char *name, uint64_t bytes) {
     const opscope_gpu_host *host = g_vkl.host;
     if (!d->timing || !host) {
-        return false;
+        return;
     }
-    bool ok = false, write_start = false;
-    int s0 = -1, q0 = 0;
+    start_act a = START_ACT_NONE;
     pthread_mutex_lock(&g_vkl.mu);
     vkl_cb *cb = timed_cb(d, h);
     if (cb) {
@@ -359,95 +457,56 @@ static bool item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
                 cb->cap_cmds = nc;
             }
         }
-        if (cb->pend_slab >= 0) {
-            s0 = cb->pend_slab;
-            q0 = cb->pend_q;
-        } else if (d->share_bounds && cb->last_slab >= 0) {
-            s0 = cb->last_slab;
-            q0 = cb->last_q;
-        } else if (query_take(d, cb, h, &s0, &q0)) {
-            write_start = true;
+        const char *label = NULL;
+        uint32_t label_id = 0;
+        for (int l = cb->n_labels - 1; l >= 0 && !label; l--) {
+            if (l < VKL_LABEL_DEPTH) {
+                label = cb->labels[l];
+                label_id = cb->label_ids[l];
+            }
         }
-        if (s0 >= 0 && cb->n_cmds < cb->cap_cmds && query_take(d, cb, h, slab, q)) {
+        bool join = cb->open_slab >= 0 && label_id && label_id == cb->open_node && !cb->open_node_done &&
+                    cb->n_cmds > 0;
+        int s0 = -1, q0 = 0, s1 = -1, q1 = 0;
+        if (join) {
+            s0 = cb->cmds[cb->n_cmds - 1].slab0;
+            q0 = cb->cmds[cb->n_cmds - 1].q0;
+            s1 = cb->open_slab;
+            q1 = cb->open_q;
+        } else {
+            a = start_pick(d, cb, h, false, true);
+            if (cb->pend_slab >= 0 && query_take(d, cb, h, &s1, &q1)) {
+                s0 = cb->pend_slab;
+                q0 = cb->pend_q;
+            }
+        }
+        if (s0 >= 0 && cb->n_cmds < cb->cap_cmds) {
             uint64_t scope = host->scope();
             vkl_cmd *c = &cb->cmds[cb->n_cmds++];
             c->scope = scope;
             c->seq = vkl_scope_take(scope);
             c->name = name;
-            c->label = NULL;
-            c->label_id = 0;
-            for (int l = cb->n_labels - 1; l >= 0 && !c->label; l--) {
-                if (l < VKL_LABEL_DEPTH) {
-                    c->label = cb->labels[l];
-                    c->label_id = cb->label_ids[l];
-                }
-            }
+            c->label = label;
+            c->label_id = label_id;
             c->bytes = bytes;
             c->kind = kind;
             c->slab0 = (uint16_t)s0;
             c->q0 = (uint8_t)q0;
-            c->slab1 = (uint16_t)*slab;
-            c->q1 = (uint8_t)*q;
+            c->slab1 = (uint16_t)s1;
+            c->q1 = (uint8_t)q1;
             cb->pend_slab = -1;
-            cb->last_slab = *slab;
-            cb->last_q = *q;
-            ok = true;
+            cb->last_slab = s1;
+            cb->last_q = q1;
+            cb->open_slab = s1;
+            cb->open_q = q1;
+            cb->open_node = label_id;
+            cb->open_node_done = false;
         } else {
-            g_vkl.lost++;
+            g_vkl.lost++; /* an end query taken for nothing stays unwritten: never read */
         }
     }
     pthread_mutex_unlock(&g_vkl.mu);
-    if (ok && write_start) {
-        write_ts(d, h, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s0, q0);
-    }
-    return ok;
-}
-
-/*
- * Ends an item. By default nothing is added to the program's stream, so work that the program
- * left unsynchronised may still run past a bottom-of-pipe timestamp on a device whose
- * timestamps do not wait for it (lavapipe). OPSCOPE_VK_SERIALIZE=1 asks for exact per-item
- * times instead, as GGML_VK_PERF_LOGGER gives them: a barrier before each end timestamp, which
- * takes the program's concurrency away.
- */
-static void item_end(vkl_device *d, VkCommandBuffer h, int slab, int q) {
-    if (d->serialize) {
-        VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
-                              VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                                  VK_ACCESS_TRANSFER_WRITE_BIT};
-        VkPipelineStageFlags st = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-        d->CmdPipelineBarrier(h, st, st, 0, 1, &mb, 0, NULL, 0, NULL);
-    }
-    write_ts(d, h, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, slab, q);
-}
-
-/*
- * The first command recorded after an item (a barrier, or the next dispatch's push constants,
- * pipeline or descriptor binding) starts the next item: its setup and its wait for inputs are
- * part of the node, so the items of a stream tile the device's work. A lone dispatch with no
- * setup starts at its own timestamp.
- */
-static void start_mark(vkl_device *d, VkCommandBuffer h) {
-    if (!d->timing || !g_vkl.host) {
-        return;
-    }
-    int s = -1, q = 0;
-    pthread_mutex_lock(&g_vkl.mu);
-    vkl_cb *cb = timed_cb(d, h);
-    if (cb && cb->pend_slab < 0 && d->share_bounds && cb->last_slab >= 0) {
-        cb->pend_slab = cb->last_slab; /* the previous item's end is this item's start */
-        cb->pend_q = cb->last_q;
-    }
-    bool mark = cb && cb->pend_slab < 0 && query_take(d, cb, h, &s, &q);
-    if (mark) {
-        cb->pend_slab = s;
-        cb->pend_q = q;
-    }
-    pthread_mutex_unlock(&g_vkl.mu);
-    if (mark) {
-        write_ts(d, h, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s, q);
-    }
+    start_do(d, h, a);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier(VkCommandBuffer h, VkPipelineStageFlags src,
@@ -456,21 +515,73 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier(VkCommandBuffer h, VkPi
                                                         const VkBufferMemoryBarrier *b, uint32_t ni,
                                                         const VkImageMemoryBarrier *im) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h);
+    if (d->serialize) {
+        d->CmdPipelineBarrier(h, src, dst, dep, nm, m, nb, b, ni, im);
+        start_mark(d, h, true, false);
+        return;
+    }
+    start_mark(d, h, false, false);
     d->CmdPipelineBarrier(h, src, dst, dep, nm, m, nb, b, ni, im);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier2(VkCommandBuffer h, const VkDependencyInfo *di) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h);
+    if (d->serialize) {
+        d->CmdPipelineBarrier2(h, di);
+        start_mark(d, h, true, false);
+        return;
+    }
+    start_mark(d, h, false, false);
     d->CmdPipelineBarrier2(h, di);
+}
+
+/* Event commands come after an item too (ggml's backend events): an event wait, like a
+ * barrier, starts the next item. */
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdSetEvent(VkCommandBuffer h, VkEvent e, VkPipelineStageFlags st) {
+    vkl_device *d = vkl_device_of(h);
+    start_mark(d, h, false, false);
+    d->CmdSetEvent(h, e, st);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdResetEvent(VkCommandBuffer h, VkEvent e, VkPipelineStageFlags st) {
+    vkl_device *d = vkl_device_of(h);
+    start_mark(d, h, false, false);
+    d->CmdResetEvent(h, e, st);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdWaitEvents(VkCommandBuffer h, uint32_t n, const VkEvent *ev,
+                                                   VkPipelineStageFlags src, VkPipelineStageFlags dst, uint32_t nm,
+                                                   const VkMemoryBarrier *m, uint32_t nb, const VkBufferMemoryBarrier *b,
+                                                   uint32_t ni, const VkImageMemoryBarrier *im) {
+    vkl_device *d = vkl_device_of(h);
+    start_mark(d, h, false, false);
+    d->CmdWaitEvents(h, n, ev, src, dst, nm, m, nb, b, ni, im);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdSetEvent2(VkCommandBuffer h, VkEvent e, const VkDependencyInfo *di) {
+    vkl_device *d = vkl_device_of(h);
+    start_mark(d, h, false, false);
+    d->CmdSetEvent2(h, e, di);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdResetEvent2(VkCommandBuffer h, VkEvent e, VkPipelineStageFlags2 st) {
+    vkl_device *d = vkl_device_of(h);
+    start_mark(d, h, false, false);
+    d->CmdResetEvent2(h, e, st);
+}
+
+static VKAPI_ATTR void VKAPI_CALL vkl_CmdWaitEvents2(VkCommandBuffer h, uint32_t n, const VkEvent *ev,
+                                                    const VkDependencyInfo *di) {
+    vkl_device *d = vkl_device_of(h);
+    start_mark(d, h, false, false);
+    d->CmdWaitEvents2(h, n, ev, di);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdPushConstants(VkCommandBuffer h, VkPipelineLayout l, VkShaderStageFlags st,
                                                      uint32_t off, uint32_t size, const void *v) {
     vkl_device *d = vkl_device_of(h);
     if (st & VK_SHADER_STAGE_COMPUTE_BIT) {
-        start_mark(d, h);
+        start_mark(d, h, false, false);
     }
     d->CmdPushConstants(h, l, st, off, size, v);
 }
@@ -481,7 +592,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdBindDescriptorSets(VkCommandBuffer h, V
                                                           const uint32_t *dyn) {
     vkl_device *d = vkl_device_of(h);
     if (bp == VK_PIPELINE_BIND_POINT_COMPUTE) {
-        start_mark(d, h);
+        start_mark(d, h, false, false);
     }
     d->CmdBindDescriptorSets(h, bp, l, first, n, sets, nd, dyn);
 }
@@ -491,23 +602,21 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdBindDescriptorSets(VkCommandBuffer h, V
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdWriteTimestamp(VkCommandBuffer h, VkPipelineStageFlagBits st, VkQueryPool qp,
                                                       uint32_t q) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h);
+    start_mark(d, h, false, false);
     d->CmdWriteTimestamp(h, st, qp, q);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdWriteTimestamp2(VkCommandBuffer h, VkPipelineStageFlags2 st, VkQueryPool qp,
                                                        uint32_t q) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h);
+    start_mark(d, h, false, false);
     d->CmdWriteTimestamp2(h, st, qp, q);
 }
 
 #define TIMED(d, h, kind, name, bytes, call)                                   \
     do {                                                                       \
-        int s_, q_;                                                            \
-        bool t_ = item_begin(d, h, kind, name, bytes, &s_, &q_);               \
+        item_begin(d, h, kind, name, bytes);                                   \
         call;                                                                  \
-        if (t_) item_end(d, h, s_, q_);                                        \
     } while (0)
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdDispatch(VkCommandBuffer h, uint32_t x, uint32_t y, uint32_t z) {
@@ -604,6 +713,9 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdEndDebugUtilsLabelEXT(VkCommandBuffer h
         vkl_cb *cb = cb_of(h);
         if (cb && cb->n_labels > 0) {
             cb->n_labels--;
+            if (cb->n_labels < VKL_LABEL_DEPTH && cb->label_ids[cb->n_labels] == cb->open_node) {
+                cb->open_node_done = true;
+            }
         }
         pthread_mutex_unlock(&g_vkl.mu);
     }
@@ -678,6 +790,7 @@ PFN_vkVoidFunction vkl_cmd_proc(const char *name) {
         {"vkAllocateCommandBuffers", (PFN_vkVoidFunction)vkl_AllocateCommandBuffers},
         {"vkFreeCommandBuffers", (PFN_vkVoidFunction)vkl_FreeCommandBuffers},
         {"vkBeginCommandBuffer", (PFN_vkVoidFunction)vkl_BeginCommandBuffer},
+        {"vkEndCommandBuffer", (PFN_vkVoidFunction)vkl_EndCommandBuffer},
         {"vkResetCommandBuffer", (PFN_vkVoidFunction)vkl_ResetCommandBuffer},
         {"vkCmdBindPipeline", (PFN_vkVoidFunction)vkl_CmdBindPipeline},
         {"vkCmdPushConstants", (PFN_vkVoidFunction)vkl_CmdPushConstants},
@@ -697,6 +810,15 @@ PFN_vkVoidFunction vkl_cmd_proc(const char *name) {
         {"vkCmdPipelineBarrier", (PFN_vkVoidFunction)vkl_CmdPipelineBarrier},
         {"vkCmdPipelineBarrier2", (PFN_vkVoidFunction)vkl_CmdPipelineBarrier2},
         {"vkCmdPipelineBarrier2KHR", (PFN_vkVoidFunction)vkl_CmdPipelineBarrier2},
+        {"vkCmdSetEvent", (PFN_vkVoidFunction)vkl_CmdSetEvent},
+        {"vkCmdResetEvent", (PFN_vkVoidFunction)vkl_CmdResetEvent},
+        {"vkCmdWaitEvents", (PFN_vkVoidFunction)vkl_CmdWaitEvents},
+        {"vkCmdSetEvent2", (PFN_vkVoidFunction)vkl_CmdSetEvent2},
+        {"vkCmdSetEvent2KHR", (PFN_vkVoidFunction)vkl_CmdSetEvent2},
+        {"vkCmdResetEvent2", (PFN_vkVoidFunction)vkl_CmdResetEvent2},
+        {"vkCmdResetEvent2KHR", (PFN_vkVoidFunction)vkl_CmdResetEvent2},
+        {"vkCmdWaitEvents2", (PFN_vkVoidFunction)vkl_CmdWaitEvents2},
+        {"vkCmdWaitEvents2KHR", (PFN_vkVoidFunction)vkl_CmdWaitEvents2},
         {"vkSetDebugUtilsObjectNameEXT", (PFN_vkVoidFunction)vkl_SetDebugUtilsObjectNameEXT},
         {"vkDestroyPipeline", (PFN_vkVoidFunction)vkl_DestroyPipeline},
         {"vkCmdBeginDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_CmdBeginDebugUtilsLabelEXT},
