@@ -257,7 +257,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_FreeCommandBuffers(VkDevice dev, VkCommand
     d->FreeCommandBuffers(dev, pool, n, cbs);
 }
 
-static void start_mark(vkl_device *d, VkCommandBuffer h, bool after_barrier, bool force);
+static void start_mark(vkl_device *d, VkCommandBuffer h, bool after_barrier, bool end);
 
 static void restart(VkCommandBuffer h) {
     vkl_drop dr = {0};
@@ -373,10 +373,11 @@ typedef struct start_act {
  * between a node's dispatches), and the node goes on, or it closes the open item: its end is
  * written, behind a barrier in serialize mode (the program's own when AFTER_BARRIER). The next
  * start is then, in order: one marked already; in serialize mode or on a CPU device that end;
- * else a timestamp written now. FORCE closes whatever the label says. Under g_vkl.mu; CB is
- * timed.
+ * else a timestamp written now. FORCE closes whatever the label says; without NEXT no start is
+ * marked (the recording ends). Under g_vkl.mu; CB is timed.
  */
-static start_act start_pick(vkl_device *d, vkl_cb *cb, VkCommandBuffer h, bool after_barrier, bool force) {
+static start_act start_pick(vkl_device *d, vkl_cb *cb, VkCommandBuffer h, bool after_barrier, bool force,
+                            bool next) {
     start_act a = START_ACT_NONE;
     if (cb->open_slab >= 0) {
         if (!force && cb->open_node && !cb->open_node_done) {
@@ -391,7 +392,7 @@ static start_act start_pick(vkl_device *d, vkl_cb *cb, VkCommandBuffer h, bool a
             cb->pend_q = a.end_q;
         }
     }
-    if (cb->pend_slab < 0) {
+    if (cb->pend_slab < 0 && next) {
         if (d->share_bounds && cb->last_slab >= 0) {
             cb->pend_slab = cb->last_slab;
             cb->pend_q = cb->last_q;
@@ -416,8 +417,8 @@ static void start_do(vkl_device *d, VkCommandBuffer h, start_act a) {
 }
 
 /* A command after an item (a barrier, an event, push constants, pipeline or descriptor
- * binding, a timestamp of the program's own, the recording's end): see start_pick. */
-static void start_mark(vkl_device *d, VkCommandBuffer h, bool after_barrier, bool force) {
+ * binding, a timestamp of the program's own; END: the recording's end): see start_pick. */
+static void start_mark(vkl_device *d, VkCommandBuffer h, bool after_barrier, bool end) {
     if (!d->timing || !g_vkl.host) {
         return;
     }
@@ -425,7 +426,7 @@ static void start_mark(vkl_device *d, VkCommandBuffer h, bool after_barrier, boo
     pthread_mutex_lock(&g_vkl.mu);
     vkl_cb *cb = timed_cb(d, h);
     if (cb) {
-        a = start_pick(d, cb, h, after_barrier, force);
+        a = start_pick(d, cb, h, after_barrier, end, !end);
     }
     pthread_mutex_unlock(&g_vkl.mu);
     start_do(d, h, a);
@@ -474,7 +475,7 @@ static void item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
             s1 = cb->open_slab;
             q1 = cb->open_q;
         } else {
-            a = start_pick(d, cb, h, false, true);
+            a = start_pick(d, cb, h, false, true, true);
             if (cb->pend_slab >= 0 && query_take(d, cb, h, &s1, &q1)) {
                 s0 = cb->pend_slab;
                 q0 = cb->pend_q;
