@@ -2,10 +2,13 @@
 """Vulkan layer benchmarks on lavapipe (inside the forky root: bench/capture/run-vulkan.sh).
 
 overhead  PAIRS rounds of `llama-bench -m MODEL -p 0 -n N -ngl 99 -t 2 -r 3`, each round running
-          four configurations in rotating order: plain, under the capture (the layer timing
-          every dispatch), with ggml-vulkan's own GGML_VK_PERF_LOGGER=1, and with only
-          GGML_VK_DEBUG_MARKERS=1 (ggml's labels, which the capture turns on). Prints every run,
-          the medians of tokens/s and the ratios to plain (bar: the capture keeps >= 95%).
+          five configurations in rotating order: plain, under the capture (the layer timing
+          every dispatch), the capture with OPSCOPE_VK_SERIALIZE=1, with ggml-vulkan's own
+          GGML_VK_PERF_LOGGER=1, and with only GGML_VK_DEBUG_MARKERS=1 (ggml's labels, which
+          the capture turns on). Prints every run with its CPU time and voluntary context
+          switches per generated token (the process's rusage, which also counts the warm-up
+          and load, the same for every mode), then per mode the median tokens/s, its ratio to
+          plain and the median of the per-round ratios (bar: the capture keeps >= 95%).
 accuracy  llama-completion -ngl 99 -n N, PAIRS times under the capture and PAIRS times with
           GGML_VK_PERF_LOGGER=1 (same configuration), alternating. Per decode graph, the time of
           each group name (the perf logger's name; ours is the record's fused name or op) and the
@@ -20,6 +23,7 @@ import argparse
 import collections
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -57,19 +61,33 @@ def env(mode, profile=None):
 
 if a.what == "overhead":
     cmd = ["llama-bench", "-m", model, "-p", "0", "-n", str(a.n_gen), "-ngl", "99", "-t", "2", "-r", "3", "-o", "json"]
-    modes = ["plain", "capture", "perf_logger", "markers"]
-    tps = collections.defaultdict(list)
+    modes = ["plain", "capture", "serialized", "perf_logger", "markers"]
+    tps, cpu, csw = collections.defaultdict(list), collections.defaultdict(list), collections.defaultdict(list)
     subprocess.run(cmd, env=env("plain"), capture_output=True)  # warm-up: pipeline compilation
+    tokens = a.n_gen * 4  # llama-bench's warm-up run and 3 repetitions
     for i in range(a.pairs):
         order = modes[i % len(modes):] + modes[:i % len(modes)]
         for m in order:
-            r = subprocess.run(cmd, env=env(m), capture_output=True, text=True, errors="replace")
+            e = env("capture" if m == "serialized" else m)
+            if m == "serialized":
+                e["OPSCOPE_VK_SERIALIZE"] = "1"
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            r = subprocess.run(cmd, env=e, capture_output=True, text=True, errors="replace")
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t = json.loads(r.stdout)[0]["avg_ts"] if r.returncode == 0 else float("nan")
+            c = (r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime) * 1e3 / tokens
+            v = (r1.ru_nvcsw - r0.ru_nvcsw) / tokens
             tps[m].append(t)
-            print(f"round {i + 1} {m:12s} {t:8.2f} tokens/s", flush=True)
+            cpu[m].append(c)
+            csw[m].append(v)
+            print(f"round {i + 1} {m:12s} {t:8.2f} tokens/s  cpu {c:6.2f} ms/token  "
+                  f"voluntary switches {v:6.1f}/token", flush=True)
     med = {m: statistics.median(v) for m, v in tps.items()}
     for m in modes:
-        print(f"median {m:12s} {med[m]:8.2f} tokens/s  ({med[m] / med['plain'] * 100:.1f}% of plain)")
+        per_round = statistics.median(x / p for x, p in zip(tps[m], tps["plain"]))
+        print(f"median {m:12s} {med[m]:8.2f} tokens/s  ({med[m] / med['plain'] * 100:.1f}% of plain; "
+              f"per round {per_round * 100:.1f}%)  cpu {statistics.median(cpu[m]):6.2f} ms/token  "
+              f"voluntary switches {statistics.median(csw[m]):6.1f}/token")
     sys.exit(0)
 
 
