@@ -154,14 +154,14 @@ typedef struct vkl_cb {
     int pend_q;
     int last_slab;          /* >= 0: the previous item's end query in this recording */
     int last_q;
-    int open_slab;          /* >= 0: the last item's end query, written by the next command */
+    int open_slab;          /* >= 0: the last item's end query, written when its node label ends */
     int open_q;
-    uint32_t open_node;     /* the label id of that item's node, 0 none */
-    bool open_node_done;    /* that node's label has ended */
+    uint32_t open_node;     /* the label id of that item's node */
     bool submitted;         /* the recording went to a queue at least once */
     struct vkl_cb *pool_next; /* the other command buffers of its pool */
     const char *labels[VKL_LABEL_DEPTH]; /* open labels: node labels, NULL for others */
     uint32_t label_ids[VKL_LABEL_DEPTH]; /* each opening's number */
+    bool label_node[VKL_LABEL_DEPTH];    /* that label has ggml's node form */
     int n_labels;
 } vkl_cb;
 
@@ -208,6 +208,9 @@ void vkl_pipeline_forget(VkPipeline p);
 /* A node label the program opened, interned (NULL when it is not one: "submit N" or a
  * dispatch's "pipeline (x,y,z)", or the label table is full). */
 const char *vkl_label_intern(const char *text);
+/* TEXT (interned, not NULL) has the form of ggml-vulkan's node label, "OP+OP name": the
+ * commands inside it are one node's. */
+bool vkl_label_is_node(const char *text);
 /* The next sequence number of SCOPE (counts recorded items); 0 for scope 0. */
 uint32_t vkl_scope_take(uint64_t scope);
 /* Forgets SCOPE; returns how many items it recorded. */

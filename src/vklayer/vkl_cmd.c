@@ -1,9 +1,9 @@
 /*
  * vkl_cmd.c - command recording: timestamps around every dispatch and transfer.
  *
- * An item (a dispatch or transfer) starts at the first command after the item before it and
- * ends at the first command after itself (start_pick); a node's helper dispatches join its
- * item. Each command buffer's recording takes query slabs as it needs them; a slab is reset by
+ * An item (a dispatch or transfer) starts at the first command after the item before it
+ * (start_mark) and ends right after itself, or, inside ggml-vulkan's node label, when that
+ * label ends: a node's dispatches are one item (item_begin). Each command buffer's recording takes query slabs as it needs them; a slab is reset by
  * a vkCmdResetQueryPool recorded just before its first timestamp (in the same command buffer,
  * so no host reset feature is needed and the program's device is created as it asked).
  * A slab returns to the free list when the recording is reset and every batch that read it
@@ -257,7 +257,8 @@ static VKAPI_ATTR void VKAPI_CALL vkl_FreeCommandBuffers(VkDevice dev, VkCommand
     d->FreeCommandBuffers(dev, pool, n, cbs);
 }
 
-static void start_mark(vkl_device *d, VkCommandBuffer h, bool after_barrier, bool end);
+static void start_mark(vkl_device *d, VkCommandBuffer h);
+static void item_close(vkl_device *d, VkCommandBuffer h, uint32_t end_node);
 
 static void restart(VkCommandBuffer h) {
     vkl_drop dr = {0};
@@ -279,7 +280,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_BeginCommandBuffer(VkCommandBuffer h, 
 /* The last item's end timestamp, before the recording closes. */
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_EndCommandBuffer(VkCommandBuffer h) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, false, true);
+    item_close(d, h, UINT32_MAX);
     return d->EndCommandBuffer(h);
 }
 
@@ -292,7 +293,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_ResetCommandBuffer(VkCommandBuffer h, 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdBindPipeline(VkCommandBuffer h, VkPipelineBindPoint bp, VkPipeline p) {
     vkl_device *d = vkl_device_of(h);
     if (bp == VK_PIPELINE_BIND_POINT_COMPUTE && d->timing) {
-        start_mark(d, h, false, false);
+        start_mark(d, h);
         pthread_mutex_lock(&g_vkl.mu);
         vkl_cb *cb = cb_of(h);
         if (cb) {
@@ -343,7 +344,8 @@ static void write_ts(vkl_device *d, VkCommandBuffer h, VkPipelineStageFlagBits s
 }
 
 /* The barrier OPSCOPE_VK_SERIALIZE=1 puts between an item and its end timestamp (the same
- * one ggml-vulkan records between dependent nodes). */
+ * one ggml-vulkan records between dependent nodes): the end then waits for the item's work
+ * on any device, and the program runs one node at a time, as under GGML_VK_PERF_LOGGER. */
 static void serial_barrier(vkl_device *d, VkCommandBuffer h) {
     VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
                           VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -353,7 +355,7 @@ static void serial_barrier(vkl_device *d, VkCommandBuffer h) {
     d->CmdPipelineBarrier(h, st, st, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
-/* What a command after an item asks of the driver: decided under g_vkl.mu, done outside. */
+/* What the layer adds to the stream: decided under g_vkl.mu, recorded outside it. */
 typedef struct start_act {
     int end_slab, end_q;     /* >= 0: the open item's end timestamp, written now */
     bool barrier;            /* serialize: our barrier before it */
@@ -363,48 +365,42 @@ typedef struct start_act {
 #define START_ACT_NONE {-1, 0, false, -1, 0}
 
 /*
- * An item's end timestamp is written by the first command recorded after it, which is the
- * same place in the stream as right after it; the wait lets a node's later dispatches join
- * the item (below) and lets serialize mode put the program's own barrier before the end.
- *
- * The first command after an item also starts the next item (its setup and its wait for inputs
- * are part of the node, so the items of a stream tile the device's work). That command either
- * belongs to the open item's node (its label is still open: a helper dispatch, a barrier
- * between a node's dispatches), and the node goes on, or it closes the open item: its end is
- * written, behind a barrier in serialize mode (the program's own when AFTER_BARRIER). The next
- * start is then, in order: one marked already; in serialize mode or on a CPU device that end;
- * else a timestamp written now. FORCE closes whatever the label says; without NEXT no start is
- * marked (the recording ends). Under g_vkl.mu; CB is timed.
+ * Ends the open item: its end timestamp is written now, behind a barrier in serialize mode.
+ * In serialize mode and on a CPU device that end is also where the next item starts. Under
+ * g_vkl.mu.
  */
-static start_act start_pick(vkl_device *d, vkl_cb *cb, VkCommandBuffer h, bool after_barrier, bool force,
-                            bool next) {
-    start_act a = START_ACT_NONE;
-    if (cb->open_slab >= 0) {
-        if (!force && cb->open_node && !cb->open_node_done) {
-            return a;
-        }
-        a.end_slab = cb->open_slab;
-        a.end_q = cb->open_q;
-        a.barrier = d->serialize && !after_barrier;
-        cb->open_slab = -1;
-        if (d->serialize || d->share_bounds) {
-            cb->pend_slab = a.end_slab;
-            cb->pend_q = a.end_q;
-        }
+static void close_open(vkl_device *d, vkl_cb *cb, start_act *a) {
+    if (cb->open_slab < 0) {
+        return;
     }
-    if (cb->pend_slab < 0 && next) {
-        if (d->share_bounds && cb->last_slab >= 0) {
-            cb->pend_slab = cb->last_slab;
-            cb->pend_q = cb->last_q;
-        } else if (query_take(d, cb, h, &a.start_slab, &a.start_q)) {
-            cb->pend_slab = a.start_slab;
-            cb->pend_q = a.start_q;
-        }
+    a->end_slab = cb->open_slab;
+    a->end_q = cb->open_q;
+    a->barrier = d->serialize;
+    cb->open_slab = -1;
+    if (d->serialize || d->share_bounds) {
+        cb->pend_slab = a->end_slab;
+        cb->pend_q = a->end_q;
     }
-    return a;
 }
 
-static void start_do(vkl_device *d, VkCommandBuffer h, start_act a) {
+/*
+ * Marks where the next item starts, unless that is known already: on a CPU device the
+ * previous item's end, else a timestamp written now. Under g_vkl.mu; CB is timed.
+ */
+static void mark_next(vkl_device *d, vkl_cb *cb, VkCommandBuffer h, start_act *a) {
+    if (cb->pend_slab >= 0) {
+        return;
+    }
+    if (d->share_bounds && cb->last_slab >= 0) {
+        cb->pend_slab = cb->last_slab;
+        cb->pend_q = cb->last_q;
+    } else if (query_take(d, cb, h, &a->start_slab, &a->start_q)) {
+        cb->pend_slab = a->start_slab;
+        cb->pend_q = a->start_q;
+    }
+}
+
+static void act_do(vkl_device *d, VkCommandBuffer h, start_act a) {
     if (a.barrier) {
         serial_barrier(d, h);
     }
@@ -416,27 +412,50 @@ static void start_do(vkl_device *d, VkCommandBuffer h, start_act a) {
     }
 }
 
-/* A command after an item (a barrier, an event, push constants, pipeline or descriptor
- * binding, a timestamp of the program's own; END: the recording's end): see start_pick. */
-static void start_mark(vkl_device *d, VkCommandBuffer h, bool after_barrier, bool end) {
+/*
+ * The first command after an item (a barrier, an event, push constants, pipeline or
+ * descriptor binding, a timestamp of the program's own) starts the next item: its setup and
+ * its wait for inputs are part of the node, so the items of a stream tile the device's work.
+ * Inside a node that is still open (its next dispatch joins its item) nothing starts.
+ */
+static void start_mark(vkl_device *d, VkCommandBuffer h) {
     if (!d->timing || !g_vkl.host) {
         return;
     }
     start_act a = START_ACT_NONE;
     pthread_mutex_lock(&g_vkl.mu);
     vkl_cb *cb = timed_cb(d, h);
-    if (cb) {
-        a = start_pick(d, cb, h, after_barrier, end, !end);
+    if (cb && cb->open_slab < 0) {
+        mark_next(d, cb, h, &a);
     }
     pthread_mutex_unlock(&g_vkl.mu);
-    start_do(d, h, a);
+    act_do(d, h, a);
+}
+
+/* The open item ends here: its node's label ends (END_NODE: that label's id), an unlabelled
+ * item's command was recorded (END_NODE 0), or the recording ends (END_NODE UINT32_MAX). */
+static void item_close(vkl_device *d, VkCommandBuffer h, uint32_t end_node) {
+    if (!d->timing || !g_vkl.host) {
+        return;
+    }
+    start_act a = START_ACT_NONE;
+    pthread_mutex_lock(&g_vkl.mu);
+    vkl_cb *cb = timed_cb(d, h);
+    if (cb && cb->open_slab >= 0 && (end_node == UINT32_MAX || cb->open_node == end_node)) {
+        close_open(d, cb, &a);
+    }
+    pthread_mutex_unlock(&g_vkl.mu);
+    act_do(d, h, a);
 }
 
 /*
- * Records a timed item: it joins the open item when both belong to one node (a helper
- * dispatch: the capture keeps a node's first start and last end), else it starts where
- * start_pick says and takes an end query that the next command writes. Without a query or
- * memory the command goes untimed (counted as lost).
+ * Records a timed item (a dispatch or transfer, before the program's command). Inside a node
+ * label (ggml-vulkan's "OP+OP name" around each node's commands) the node's dispatches are
+ * one item: a later one joins the open item (the capture keeps a node's first start and last
+ * end), and the item ends when the label does, so a node costs one start and one end
+ * timestamp, as under GGML_VK_PERF_LOGGER. Without one, the item ends right after its
+ * command. It starts where mark_next said. Without a query or memory the command goes
+ * untimed (counted as lost).
  */
 static void item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const char *name, uint64_t bytes) {
     const opscope_gpu_host *host = g_vkl.host;
@@ -459,15 +478,17 @@ static void item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
             }
         }
         const char *label = NULL;
-        uint32_t label_id = 0;
-        for (int l = cb->n_labels - 1; l >= 0 && !label; l--) {
-            if (l < VKL_LABEL_DEPTH) {
+        uint32_t label_id = 0, node = 0;
+        for (int l = (cb->n_labels < VKL_LABEL_DEPTH ? cb->n_labels : VKL_LABEL_DEPTH) - 1; l >= 0; l--) {
+            if (!label && cb->labels[l]) {
                 label = cb->labels[l];
                 label_id = cb->label_ids[l];
             }
+            if (!node && cb->label_node[l]) {
+                node = cb->label_ids[l];
+            }
         }
-        bool join = cb->open_slab >= 0 && label_id && label_id == cb->open_node && !cb->open_node_done &&
-                    cb->n_cmds > 0;
+        bool join = cb->open_slab >= 0 && node && node == cb->open_node && cb->n_cmds > 0;
         int s0 = -1, q0 = 0, s1 = -1, q1 = 0;
         if (join) {
             s0 = cb->cmds[cb->n_cmds - 1].slab0;
@@ -475,7 +496,8 @@ static void item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
             s1 = cb->open_slab;
             q1 = cb->open_q;
         } else {
-            a = start_pick(d, cb, h, false, true, true);
+            close_open(d, cb, &a); /* an item of another node whose label never ended */
+            mark_next(d, cb, h, &a);
             if (cb->pend_slab >= 0 && query_take(d, cb, h, &s1, &q1)) {
                 s0 = cb->pend_slab;
                 q0 = cb->pend_q;
@@ -500,14 +522,13 @@ static void item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
             cb->last_q = q1;
             cb->open_slab = s1;
             cb->open_q = q1;
-            cb->open_node = label_id;
-            cb->open_node_done = false;
+            cb->open_node = node;
         } else {
             g_vkl.lost++; /* an end query taken for nothing stays unwritten: never read */
         }
     }
     pthread_mutex_unlock(&g_vkl.mu);
-    start_do(d, h, a);
+    act_do(d, h, a);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier(VkCommandBuffer h, VkPipelineStageFlags src,
@@ -516,23 +537,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier(VkCommandBuffer h, VkPi
                                                         const VkBufferMemoryBarrier *b, uint32_t ni,
                                                         const VkImageMemoryBarrier *im) {
     vkl_device *d = vkl_device_of(h);
-    if (d->serialize) {
-        d->CmdPipelineBarrier(h, src, dst, dep, nm, m, nb, b, ni, im);
-        start_mark(d, h, true, false);
-        return;
-    }
-    start_mark(d, h, false, false);
+    start_mark(d, h);
     d->CmdPipelineBarrier(h, src, dst, dep, nm, m, nb, b, ni, im);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier2(VkCommandBuffer h, const VkDependencyInfo *di) {
     vkl_device *d = vkl_device_of(h);
-    if (d->serialize) {
-        d->CmdPipelineBarrier2(h, di);
-        start_mark(d, h, true, false);
-        return;
-    }
-    start_mark(d, h, false, false);
+    start_mark(d, h);
     d->CmdPipelineBarrier2(h, di);
 }
 
@@ -540,13 +551,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier2(VkCommandBuffer h, con
  * barrier, starts the next item. */
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdSetEvent(VkCommandBuffer h, VkEvent e, VkPipelineStageFlags st) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, false, false);
+    start_mark(d, h);
     d->CmdSetEvent(h, e, st);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdResetEvent(VkCommandBuffer h, VkEvent e, VkPipelineStageFlags st) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, false, false);
+    start_mark(d, h);
     d->CmdResetEvent(h, e, st);
 }
 
@@ -555,26 +566,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdWaitEvents(VkCommandBuffer h, uint32_t 
                                                    const VkMemoryBarrier *m, uint32_t nb, const VkBufferMemoryBarrier *b,
                                                    uint32_t ni, const VkImageMemoryBarrier *im) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, false, false);
+    start_mark(d, h);
     d->CmdWaitEvents(h, n, ev, src, dst, nm, m, nb, b, ni, im);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdSetEvent2(VkCommandBuffer h, VkEvent e, const VkDependencyInfo *di) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, false, false);
+    start_mark(d, h);
     d->CmdSetEvent2(h, e, di);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdResetEvent2(VkCommandBuffer h, VkEvent e, VkPipelineStageFlags2 st) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, false, false);
+    start_mark(d, h);
     d->CmdResetEvent2(h, e, st);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdWaitEvents2(VkCommandBuffer h, uint32_t n, const VkEvent *ev,
                                                     const VkDependencyInfo *di) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, false, false);
+    start_mark(d, h);
     d->CmdWaitEvents2(h, n, ev, di);
 }
 
@@ -582,7 +593,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdPushConstants(VkCommandBuffer h, VkPipe
                                                      uint32_t off, uint32_t size, const void *v) {
     vkl_device *d = vkl_device_of(h);
     if (st & VK_SHADER_STAGE_COMPUTE_BIT) {
-        start_mark(d, h, false, false);
+        start_mark(d, h);
     }
     d->CmdPushConstants(h, l, st, off, size, v);
 }
@@ -593,7 +604,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdBindDescriptorSets(VkCommandBuffer h, V
                                                           const uint32_t *dyn) {
     vkl_device *d = vkl_device_of(h);
     if (bp == VK_PIPELINE_BIND_POINT_COMPUTE) {
-        start_mark(d, h, false, false);
+        start_mark(d, h);
     }
     d->CmdBindDescriptorSets(h, bp, l, first, n, sets, nd, dyn);
 }
@@ -603,14 +614,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdBindDescriptorSets(VkCommandBuffer h, V
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdWriteTimestamp(VkCommandBuffer h, VkPipelineStageFlagBits st, VkQueryPool qp,
                                                       uint32_t q) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, false, false);
+    start_mark(d, h);
     d->CmdWriteTimestamp(h, st, qp, q);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdWriteTimestamp2(VkCommandBuffer h, VkPipelineStageFlags2 st, VkQueryPool qp,
                                                        uint32_t q) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, false, false);
+    start_mark(d, h);
     d->CmdWriteTimestamp2(h, st, qp, q);
 }
 
@@ -618,6 +629,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdWriteTimestamp2(VkCommandBuffer h, VkPi
     do {                                                                       \
         item_begin(d, h, kind, name, bytes);                                   \
         call;                                                                  \
+        item_close(d, h, 0);                                                   \
     } while (0)
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdDispatch(VkCommandBuffer h, uint32_t x, uint32_t y, uint32_t z) {
@@ -697,8 +709,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdBeginDebugUtilsLabelEXT(VkCommandBuffer
         vkl_cb *cb = cb_of(h);
         if (cb) {
             if (cb->n_labels < VKL_LABEL_DEPTH) {
-                cb->labels[cb->n_labels] = li ? vkl_label_intern(li->pLabelName) : NULL;
+                const char *t = li ? vkl_label_intern(li->pLabelName) : NULL;
+                cb->labels[cb->n_labels] = t;
                 cb->label_ids[cb->n_labels] = ++g_vkl.label_seq;
+                cb->label_node[cb->n_labels] = t && vkl_label_is_node(t);
             }
             cb->n_labels++;
         }
@@ -710,15 +724,19 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdBeginDebugUtilsLabelEXT(VkCommandBuffer
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdEndDebugUtilsLabelEXT(VkCommandBuffer h) {
     vkl_device *d = vkl_device_of(h);
     if (d->timing) {
+        uint32_t ended = 0;
         pthread_mutex_lock(&g_vkl.mu);
         vkl_cb *cb = cb_of(h);
         if (cb && cb->n_labels > 0) {
             cb->n_labels--;
-            if (cb->n_labels < VKL_LABEL_DEPTH && cb->label_ids[cb->n_labels] == cb->open_node) {
-                cb->open_node_done = true;
+            if (cb->n_labels < VKL_LABEL_DEPTH && cb->label_node[cb->n_labels]) {
+                ended = cb->label_ids[cb->n_labels];
             }
         }
         pthread_mutex_unlock(&g_vkl.mu);
+        if (ended) {
+            item_close(d, h, ended); /* the node's end, before its label closes */
+        }
     }
     d->CmdEndDebugUtilsLabelEXT(h);
 }

@@ -109,6 +109,21 @@ static bool dispatch_label(const char *text, size_t l) {
     return false;
 }
 
+bool vkl_label_is_node(const char *text) {
+    /* "OP+OP+... name": upper-case op names joined by '+', a space, the first node's name */
+    size_t i = 0;
+    for (bool op = false;; i++) {
+        char c = text[i];
+        if ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_') {
+            op = true;
+        } else if (c == '+' && op) {
+            op = false;
+        } else {
+            return c == ' ' && op && text[i + 1] != 0;
+        }
+    }
+}
+
 const char *vkl_label_intern(const char *text) {
     if (!text || strncmp(text, "submit ", 7) == 0) {
         return NULL;

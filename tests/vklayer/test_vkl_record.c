@@ -6,12 +6,14 @@
  * does (labels per node and per dispatch, barriers between dependent nodes) and checks the
  * stream the driver received and the items the layer hands to a submit, against rules stated
  * independently of the code (docs/capture.md, "Vulkan"):
- *  - no barrier is added unless OPSCOPE_VK_SERIALIZE=1, then at most one per item, and none
- *    where the program's own barrier follows the item;
+ *  - no barrier is added unless OPSCOPE_VK_SERIALIZE=1, then one per item, right before its
+ *    end timestamp;
  *  - every query an item refers to is written once, after its slab's reset and before the
  *    recording ends; an item's end is written after its last dispatch and before the next
  *    item's first command; its start before its first setup command;
- *  - a node's dispatches (one node label) share one start and one end;
+ *  - a node's dispatches (one node label, ggml-vulkan's "OP+OP name" form) share one start and
+ *    one end, written when the label ends; an item outside a node label ends right after its
+ *    command;
  *  - on a CPU device, an item starts at the previous item's end and end timestamps are written
  *    at the top of the pipe; elsewhere at the bottom.
  */
@@ -403,10 +405,12 @@ static int test_serialize(void) {
     stream_pos p = positions();
     taken t = take(cb);
     int r = check_items(&t, &p, true);
-    /* the program's two, plus one after B (C follows without one) and one after C */
-    ASSERT_EQ_INT(count(EV_BARRIER, 0, g_nev), 4);
-    /* A ends behind the program's barrier, not one of ours */
-    ASSERT_EQ_INT(written_at(t.cmds[0].slab1, t.cmds[0].q1), find_nth(EV_BARRIER, 0) + 1);
+    /* the program's two, plus one per node */
+    ASSERT_EQ_INT(count(EV_BARRIER, 0, g_nev), 5);
+    /* none between B's dispatches but the program's own */
+    ASSERT_EQ_INT(count(EV_BARRIER, p.disp[1], p.disp[2]), 1);
+    /* A ends with its node, before the program's barrier that follows */
+    ASSERT_TRUE(written_at(t.cmds[0].slab1, t.cmds[0].q1) < find_nth(EV_BARRIER, 1));
     /* and each item starts where the one before ended */
     ASSERT_EQ_INT(t.cmds[1].q0, t.cmds[0].q1);
     ASSERT_EQ_INT(t.cmds[3].q0, t.cmds[2].q1);
@@ -423,9 +427,8 @@ static int test_unlabelled(void) {
     ASSERT_TRUE(t.cmds[1].q1 != t.cmds[2].q1 || t.cmds[1].slab1 != t.cmds[2].slab1);
     for (int i = 0; i < t.n; i++) {
         ASSERT_TRUE(written_at(t.cmds[i].slab0, t.cmds[i].q0) >= 0);
-        int e = written_at(t.cmds[i].slab1, t.cmds[i].q1);
-        ASSERT_TRUE(e > find_nth(EV_DISPATCH, i));
-        if (i < 3) ASSERT_TRUE(e < find_nth(EV_DISPATCH, i + 1));
+        /* right after its dispatch */
+        ASSERT_EQ_INT(written_at(t.cmds[i].slab1, t.cmds[i].q1), find_nth(EV_DISPATCH, i) + 1);
     }
     ASSERT_EQ_INT(count(EV_BARRIER, 0, g_nev), 2);
     free(t.cmds);
@@ -443,7 +446,7 @@ static int test_event_closes(void) {
     ASSERT_EQ_INT(t.n, 1);
     ASSERT_EQ_U64(t.cmds[0].bytes, 256);
     int e = written_at(t.cmds[0].slab1, t.cmds[0].q1);
-    ASSERT_TRUE(e > find_nth(EV_COPY, 0));
+    ASSERT_EQ_INT(e, find_nth(EV_COPY, 0) + 1);
     ASSERT_TRUE(e < find_nth(EV_SET_EVENT, 0));
     free(t.cmds);
     return 0;
@@ -471,5 +474,36 @@ static int test_many_items(void) {
     return 0;
 }
 
+/* A label of another form (an application's region) makes no node: each dispatch in it is an
+ * item of its own. */
+static int test_region_label(void) {
+    VkCommandBuffer cb = setup(false, false);
+    label(cb, "frame 3");
+    dispatch(cb, false);
+    dispatch(cb, false);
+    end_label(cb);
+    end(cb);
+    taken t = take(cb);
+    ASSERT_EQ_INT(t.n, 2);
+    ASSERT_EQ_STR(t.cmds[0].label, "frame 3");
+    ASSERT_EQ_INT(written_at(t.cmds[0].slab1, t.cmds[0].q1), find_nth(EV_DISPATCH, 0) + 1);
+    ASSERT_EQ_INT(written_at(t.cmds[1].slab1, t.cmds[1].q1), find_nth(EV_DISPATCH, 1) + 1);
+    free(t.cmds);
+    return 0;
+}
+
+static int test_node_label_form(void) {
+    ASSERT_TRUE(vkl_label_is_node("MUL_MAT ffn_up-0"));
+    ASSERT_TRUE(vkl_label_is_node("ROPE+VIEW+SET_ROWS Kcur-0"));
+    ASSERT_TRUE(vkl_label_is_node("SOFT_MAX+RESHAPE+ARGSORT ffn_moe_probs-0"));
+    ASSERT_TRUE(!vkl_label_is_node("frame 3"));
+    ASSERT_TRUE(!vkl_label_is_node("MUL_MAT"));
+    ASSERT_TRUE(!vkl_label_is_node("MUL_MAT "));
+    ASSERT_TRUE(!vkl_label_is_node("ROPE+ Kcur-0"));
+    ASSERT_TRUE(!vkl_label_is_node("+ROPE Kcur-0"));
+    ASSERT_TRUE(!vkl_label_is_node(""));
+    return 0;
+}
+
 TEST_MAIN(TEST(test_gpu_default), TEST(test_cpu_shared_bounds), TEST(test_serialize), TEST(test_unlabelled),
-          TEST(test_event_closes), TEST(test_many_items))
+          TEST(test_event_closes), TEST(test_many_items), TEST(test_region_label), TEST(test_node_label_form))
