@@ -257,7 +257,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_FreeCommandBuffers(VkDevice dev, VkCommand
     d->FreeCommandBuffers(dev, pool, n, cbs);
 }
 
-static void start_mark(vkl_device *d, VkCommandBuffer h);
+static void start_mark(vkl_device *d, VkCommandBuffer h, bool waits);
 static void item_close(vkl_device *d, VkCommandBuffer h, uint32_t end_node);
 
 static void restart(VkCommandBuffer h) {
@@ -293,7 +293,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_ResetCommandBuffer(VkCommandBuffer h, 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdBindPipeline(VkCommandBuffer h, VkPipelineBindPoint bp, VkPipeline p) {
     vkl_device *d = vkl_device_of(h);
     if (bp == VK_PIPELINE_BIND_POINT_COMPUTE && d->timing) {
-        start_mark(d, h);
+        start_mark(d, h, false);
         pthread_mutex_lock(&g_vkl.mu);
         vkl_cb *cb = cb_of(h);
         if (cb) {
@@ -384,14 +384,19 @@ static void close_open(vkl_device *d, vkl_cb *cb, start_act *a) {
 }
 
 /*
- * Marks where the next item starts, unless that is known already: on a CPU device the
- * previous item's end, else a timestamp written now. Under g_vkl.mu; CB is timed.
+ * Marks where the next item starts, unless that is known already. After a barrier or an
+ * event wait (WAITS) the next item cannot start before all earlier work is done, which is
+ * when the previous item's end timestamp (bottom of the pipe: it waits for all earlier work)
+ * was written: that end is the start. So it is on a CPU device, which runs a queue's work in
+ * order. Else (a node beside the previous one, unsynchronised) a top-of-pipe timestamp
+ * written now, which does not wait: on a GPU the two keep their overlapping intervals.
+ * Under g_vkl.mu; CB is timed.
  */
-static void mark_next(vkl_device *d, vkl_cb *cb, VkCommandBuffer h, start_act *a) {
+static void mark_next(vkl_device *d, vkl_cb *cb, VkCommandBuffer h, bool waits, start_act *a) {
     if (cb->pend_slab >= 0) {
         return;
     }
-    if (d->share_bounds && cb->last_slab >= 0) {
+    if ((d->share_bounds || waits) && cb->last_slab >= 0) {
         cb->pend_slab = cb->last_slab;
         cb->pend_q = cb->last_q;
     } else if (query_take(d, cb, h, &a->start_slab, &a->start_q)) {
@@ -416,9 +421,10 @@ static void act_do(vkl_device *d, VkCommandBuffer h, start_act a) {
  * The first command after an item (a barrier, an event, push constants, pipeline or
  * descriptor binding, a timestamp of the program's own) starts the next item: its setup and
  * its wait for inputs are part of the node, so the items of a stream tile the device's work.
- * Inside a node that is still open (its next dispatch joins its item) nothing starts.
+ * WAITS: the command is a barrier or an event wait. Inside a node that is still open (its
+ * next dispatch joins its item) nothing starts.
  */
-static void start_mark(vkl_device *d, VkCommandBuffer h) {
+static void start_mark(vkl_device *d, VkCommandBuffer h, bool waits) {
     if (!d->timing || !g_vkl.host) {
         return;
     }
@@ -426,7 +432,7 @@ static void start_mark(vkl_device *d, VkCommandBuffer h) {
     pthread_mutex_lock(&g_vkl.mu);
     vkl_cb *cb = timed_cb(d, h);
     if (cb && cb->open_slab < 0) {
-        mark_next(d, cb, h, &a);
+        mark_next(d, cb, h, waits, &a);
     }
     pthread_mutex_unlock(&g_vkl.mu);
     act_do(d, h, a);
@@ -497,7 +503,7 @@ static void item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
             q1 = cb->open_q;
         } else {
             close_open(d, cb, &a); /* an item of another node whose label never ended */
-            mark_next(d, cb, h, &a);
+            mark_next(d, cb, h, false, &a);
             if (cb->pend_slab >= 0 && query_take(d, cb, h, &s1, &q1)) {
                 s0 = cb->pend_slab;
                 q0 = cb->pend_q;
@@ -537,13 +543,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier(VkCommandBuffer h, VkPi
                                                         const VkBufferMemoryBarrier *b, uint32_t ni,
                                                         const VkImageMemoryBarrier *im) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h);
+    start_mark(d, h, true);
     d->CmdPipelineBarrier(h, src, dst, dep, nm, m, nb, b, ni, im);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier2(VkCommandBuffer h, const VkDependencyInfo *di) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h);
+    start_mark(d, h, true);
     d->CmdPipelineBarrier2(h, di);
 }
 
@@ -551,13 +557,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier2(VkCommandBuffer h, con
  * barrier, starts the next item. */
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdSetEvent(VkCommandBuffer h, VkEvent e, VkPipelineStageFlags st) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h);
+    start_mark(d, h, false);
     d->CmdSetEvent(h, e, st);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdResetEvent(VkCommandBuffer h, VkEvent e, VkPipelineStageFlags st) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h);
+    start_mark(d, h, false);
     d->CmdResetEvent(h, e, st);
 }
 
@@ -566,26 +572,26 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdWaitEvents(VkCommandBuffer h, uint32_t 
                                                    const VkMemoryBarrier *m, uint32_t nb, const VkBufferMemoryBarrier *b,
                                                    uint32_t ni, const VkImageMemoryBarrier *im) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h);
+    start_mark(d, h, true);
     d->CmdWaitEvents(h, n, ev, src, dst, nm, m, nb, b, ni, im);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdSetEvent2(VkCommandBuffer h, VkEvent e, const VkDependencyInfo *di) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h);
+    start_mark(d, h, false);
     d->CmdSetEvent2(h, e, di);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdResetEvent2(VkCommandBuffer h, VkEvent e, VkPipelineStageFlags2 st) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h);
+    start_mark(d, h, false);
     d->CmdResetEvent2(h, e, st);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdWaitEvents2(VkCommandBuffer h, uint32_t n, const VkEvent *ev,
                                                     const VkDependencyInfo *di) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h);
+    start_mark(d, h, true);
     d->CmdWaitEvents2(h, n, ev, di);
 }
 
@@ -593,7 +599,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdPushConstants(VkCommandBuffer h, VkPipe
                                                      uint32_t off, uint32_t size, const void *v) {
     vkl_device *d = vkl_device_of(h);
     if (st & VK_SHADER_STAGE_COMPUTE_BIT) {
-        start_mark(d, h);
+        start_mark(d, h, false);
     }
     d->CmdPushConstants(h, l, st, off, size, v);
 }
@@ -604,7 +610,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdBindDescriptorSets(VkCommandBuffer h, V
                                                           const uint32_t *dyn) {
     vkl_device *d = vkl_device_of(h);
     if (bp == VK_PIPELINE_BIND_POINT_COMPUTE) {
-        start_mark(d, h);
+        start_mark(d, h, false);
     }
     d->CmdBindDescriptorSets(h, bp, l, first, n, sets, nd, dyn);
 }
@@ -614,14 +620,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdBindDescriptorSets(VkCommandBuffer h, V
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdWriteTimestamp(VkCommandBuffer h, VkPipelineStageFlagBits st, VkQueryPool qp,
                                                       uint32_t q) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h);
+    start_mark(d, h, false);
     d->CmdWriteTimestamp(h, st, qp, q);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdWriteTimestamp2(VkCommandBuffer h, VkPipelineStageFlags2 st, VkQueryPool qp,
                                                        uint32_t q) {
     vkl_device *d = vkl_device_of(h);
-    start_mark(d, h);
+    start_mark(d, h, false);
     d->CmdWriteTimestamp2(h, st, qp, q);
 }
 

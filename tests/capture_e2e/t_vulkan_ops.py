@@ -30,8 +30,11 @@ e2e.need_preload()
 model, ngl, ntok = sys.argv[1], sys.argv[2], sys.argv[3]
 perf = "--perf-logger" in sys.argv
 serialize = "--serialize" in sys.argv  # OPSCOPE_VK_SERIALIZE=1: the layer's barrier before each end
+# OPSCOPE_VK_SHARE_BOUNDS=0: the rules the layer follows on a GPU (unsynchronised nodes start at
+# a timestamp of their own), run on lavapipe
+gpu_rules = "--gpu-rules" in sys.argv
 m = e2e.model(model)
-d = e2e.outdir(f"vulkan_ops_{model}_{ngl}{'_serialized' if serialize else ''}")
+d = e2e.outdir(f"vulkan_ops_{model}_{ngl}{'_serialized' if serialize else ''}{'_gpu_rules' if gpu_rules else ''}")
 nc = e2e.nodecount_lib(d)
 vk = {"GGML_VK_VISIBLE_DEVICES": "0"}
 cmd = ["llama-completion", "-m", m, "-p", "Hello world", "-n", ntok, "--temp", "0", "-t", "2", "-ngl", ngl,
@@ -43,6 +46,8 @@ prof = f"{d}/profile.json"
 extra = dict(vk, OPSCOPE_TEST_NODELIST=f"{d}/nodes.txt", OPSCOPE_GPU_LOG=f"{d}/gpu.tsv")
 if serialize:
     extra["OPSCOPE_VK_SERIALIZE"] = "1"
+if gpu_rules:
+    extra["OPSCOPE_VK_SHARE_BOUNDS"] = "0"
 rc1, out1, err1 = e2e.run(cmd, e2e.env_for([nc, e2e.PRELOAD], profile=prof, counts=f"{d}/counts.txt", extra=extra),
                           timeout=600)
 e2e.check(rc1 == 0, f"with the capture exits 0 (got {rc1}; {err1[-300:]!r})")
