@@ -3,6 +3,7 @@
  * the comparison (and, with --html, into a timeline sink); the outputs are written to
  * temporary files and renamed only when both inputs were read, so a bad input leaves nothing.
  */
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "analyze/diff.h"
 #include "export/diff_report.h"
@@ -15,7 +16,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,29 +66,7 @@ static void usage(FILE *f) {
           f);
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "opscope diff: ");
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\nTry 'opscope diff --help'.\n", stderr);
-    return OPSCOPE_EXIT_USAGE;
-}
-
-static bool parse_count(const char *s, size_t *out) {
-    if (!s || !*s) return false;
-    size_t v = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9') return false;
-        size_t d = (size_t)(*p - '0');
-        if (v > (SIZE_MAX - d) / 10) return false;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return true;
-}
+#define usage_error(...) opscope_cli_usage_error("diff", __VA_ARGS__)
 
 static bool parse_pct(const char *s, double lo, double hi, double *out) {
     if (!s || !*s) return false;
@@ -101,6 +79,75 @@ static bool parse_pct(const char *s, double lo, double hi, double *out) {
     return true;
 }
 
+enum {
+    OPT_BY, OPT_JSON, OPT_TEXT, OPT_HTML, OPT_TOP, OPT_MIN_SHARE, OPT_FAIL, OPT_PER, OPT_ALPHA,
+    OPT_HTML_MAX, OPT_MERGE_BACKENDS
+};
+
+static const opscope_cli_opt diff_opts[] = {
+    {"--by", NULL, OPT_BY, true},
+    {"--json", NULL, OPT_JSON, true},
+    {"--text", NULL, OPT_TEXT, true},
+    {"--html", NULL, OPT_HTML, true},
+    {"--top", NULL, OPT_TOP, true},
+    {"--min-share", NULL, OPT_MIN_SHARE, true},
+    {"--fail-on-regression", NULL, OPT_FAIL, true},
+    {"--per", NULL, OPT_PER, true},
+    {"--alpha", NULL, OPT_ALPHA, true},
+    {"--html-max-records", NULL, OPT_HTML_MAX, true},
+    {"--merge-backends", NULL, OPT_MERGE_BACKENDS, false},
+};
+
+/* One option of the command line into the diff_args (CTX). Returns -1, or the exit status. */
+static int on_option(void *ctx, const opscope_cli_arg *o) {
+    diff_args *a = ctx;
+    const char *val = o->val, *bad = NULL;
+    switch (o->id) {
+    case OPT_BY:
+        if (opscope_diff_keys_parse(val, &a->keys, &bad))
+            return usage_error("--by: unknown key '%.*s' (op, kernel, shape, category, "
+                               "cpu-op, layer, phase)",
+                               (int)strcspn(bad, ","), bad);
+        break;
+    case OPT_JSON: a->json = val; break;
+    case OPT_TEXT: a->text = val; break;
+    case OPT_HTML: a->html = val; break;
+    case OPT_TOP:
+        if (!opscope_cli_parse_count(val, &a->top) || a->top == 0)
+            return usage_error("--top: expected a positive integer, got '%s'", val);
+        break;
+    case OPT_MIN_SHARE:
+        if (!parse_pct(val, 0, 100, &a->min_share))
+            return usage_error("--min-share: expected a percentage in 0..100, got '%s'", val);
+        break;
+    case OPT_FAIL:
+        if (!parse_pct(val, 0, 1e9, &a->fail_pct))
+            return usage_error("--fail-on-regression: expected a percentage >= 0, got '%s'",
+                               val);
+        break;
+    case OPT_PER:
+        if (!strcmp(val, "auto")) a->norm = OPSCOPE_DIFF_NORM_AUTO;
+        else if (!strcmp(val, "none")) a->norm = OPSCOPE_DIFF_NORM_NONE;
+        else if (!strcmp(val, "graph")) a->norm = OPSCOPE_DIFF_NORM_GRAPH;
+        else if (!strcmp(val, "token")) a->norm = OPSCOPE_DIFF_NORM_TOKEN;
+        else if (!strcmp(val, "iteration")) a->norm = OPSCOPE_DIFF_NORM_ITERATION;
+        else
+            return usage_error("--per: expected auto, none, graph, token or iteration, "
+                               "got '%s'", val);
+        break;
+    case OPT_ALPHA:
+        if (!parse_pct(val, 1e-12, 0.5, &a->alpha))
+            return usage_error("--alpha: expected a number in (0, 0.5], got '%s'", val);
+        break;
+    case OPT_HTML_MAX:
+        if (!opscope_cli_parse_count(val, &a->html_max_records))
+            return usage_error("--html-max-records: expected an integer, got '%s'", val);
+        break;
+    case OPT_MERGE_BACKENDS: a->merge_backends = true; break;
+    }
+    return -1;
+}
+
 /* Returns -1 on success, else the exit status. */
 static int parse_args(int argc, char **argv, diff_args *a) {
     memset(a, 0, sizeof *a);
@@ -108,94 +155,21 @@ static int parse_args(int argc, char **argv, diff_args *a) {
     a->fail_pct = -1;
     a->alpha = 0.05;
     a->html_max_records = DIFF_HTML_MAX_RECORDS;
-    int n_in = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(stdout);
-            return OPSCOPE_EXIT_OK;
-        }
-        if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-            a->quiet = true;
-            continue;
-        }
-        if (!strcmp(arg, "--merge-backends")) {
-            a->merge_backends = true;
-            continue;
-        }
-        if (arg[0] == '-' && arg[1] == '-') {
-            static const char *const with_value[] = {
-                "--by", "--json", "--text", "--html", "--top", "--min-share",
-                "--fail-on-regression", "--per", "--alpha", "--html-max-records"};
-            const char *eq = strchr(arg, '=');
-            size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
-            int which = -1;
-            for (int k = 0; k < (int)(sizeof with_value / sizeof *with_value); k++)
-                if (strlen(with_value[k]) == nlen && !strncmp(arg, with_value[k], nlen)) which = k;
-            if (which < 0) return usage_error("unknown option '%s'", arg);
-            const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!val) return usage_error("option '%s' needs a value", with_value[which]);
-            if (!*val) return usage_error("option '%s' needs a non-empty value", with_value[which]);
-            const char *bad = NULL;
-            switch (which) {
-            case 0:
-                if (opscope_diff_keys_parse(val, &a->keys, &bad))
-                    return usage_error("--by: unknown key '%.*s' (op, kernel, shape, category, "
-                                       "cpu-op, layer, phase)",
-                                       (int)strcspn(bad, ","), bad);
-                break;
-            case 1: a->json = val; break;
-            case 2: a->text = val; break;
-            case 3: a->html = val; break;
-            case 4:
-                if (!parse_count(val, &a->top) || a->top == 0)
-                    return usage_error("--top: expected a positive integer, got '%s'", val);
-                break;
-            case 5:
-                if (!parse_pct(val, 0, 100, &a->min_share))
-                    return usage_error("--min-share: expected a percentage in 0..100, got '%s'", val);
-                break;
-            case 6:
-                if (!parse_pct(val, 0, 1e9, &a->fail_pct))
-                    return usage_error("--fail-on-regression: expected a percentage >= 0, got '%s'",
-                                       val);
-                break;
-            case 7:
-                if (!strcmp(val, "auto")) a->norm = OPSCOPE_DIFF_NORM_AUTO;
-                else if (!strcmp(val, "none")) a->norm = OPSCOPE_DIFF_NORM_NONE;
-                else if (!strcmp(val, "graph")) a->norm = OPSCOPE_DIFF_NORM_GRAPH;
-                else if (!strcmp(val, "token")) a->norm = OPSCOPE_DIFF_NORM_TOKEN;
-                else if (!strcmp(val, "iteration")) a->norm = OPSCOPE_DIFF_NORM_ITERATION;
-                else
-                    return usage_error("--per: expected auto, none, graph, token or iteration, "
-                                       "got '%s'", val);
-                break;
-            case 8:
-                if (!parse_pct(val, 1e-12, 0.5, &a->alpha))
-                    return usage_error("--alpha: expected a number in (0, 0.5], got '%s'", val);
-                break;
-            case 9:
-                if (!parse_count(val, &a->html_max_records))
-                    return usage_error("--html-max-records: expected an integer, got '%s'", val);
-                break;
-            }
-            continue;
-        }
-        if (arg[0] == '-' && arg[1] != '\0') return usage_error("unknown option '%s'", arg);
-        if (n_in == 2) return usage_error("more than two inputs given ('%s')", arg);
-        a->in[n_in++] = arg;
-    }
-    if (n_in < 2) return usage_error(n_in ? "missing NEW" : "missing BASE and NEW");
+    opscope_cli_parser p = {.cmd = "diff", .usage = usage, OPSCOPE_CLI_OPTS(diff_opts),
+                            .inputs = a->in, .max_inputs = 2, .argc = argc, .argv = argv};
+    int st = opscope_cli_parse(&p, on_option, a);
+    if (st >= 0) return st;
+    a->quiet = p.quiet;
+    if (p.n_inputs < 2)
+        return usage_error(p.n_inputs ? "missing NEW" : "missing BASE and NEW");
     if (!strcmp(a->in[0], "-") && !strcmp(a->in[1], "-"))
         return usage_error("only one input can be read from stdin");
     const char *outs[] = {a->json, a->text, a->html};
+    st = opscope_cli_check_outputs("diff", "outputs", outs, 3);
+    if (st >= 0) return st;
     int to_stdout = 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 3; i++)
         if (outs[i] && !strcmp(outs[i], "-")) to_stdout++;
-        for (int j = i + 1; j < 3; j++)
-            if (outs[i] && outs[j] && strcmp(outs[i], "-") && !strcmp(outs[i], outs[j]))
-                return usage_error("two outputs write the same file '%s'", outs[i]);
-    }
     if (to_stdout > 1) return usage_error("only one output can go to stdout");
     for (int i = 0; i < 3; i++)
         for (int k = 0; k < 2; k++)

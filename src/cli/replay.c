@@ -8,6 +8,7 @@
  * projection of a backend is the sum of count x isolated time; rows whose in-model time is
  * more than --flag times away from the isolated time on the same backend are flagged.
  */
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/replay_run.h"
 #include "export/ops_export.h"
@@ -17,7 +18,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,80 +64,60 @@ static void usage(FILE *f) {
           f);
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "opscope replay: ");
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\nTry 'opscope replay --help'.\n", stderr);
-    return OPSCOPE_EXIT_USAGE;
+#define usage_error(...) opscope_cli_usage_error("replay", __VA_ARGS__)
+
+enum { OPT_BACKEND, OPT_TBO, OPT_JSON, OPT_EXPORT_OPS, OPT_FLAG, OPT_MODE };
+
+static const opscope_cli_opt replay_opts[] = {
+    {"--backend", "-b", OPT_BACKEND, true},
+    {"--test-backend-ops", NULL, OPT_TBO, true},
+    {"--json", NULL, OPT_JSON, true},
+    {"--export-ops", NULL, OPT_EXPORT_OPS, true},
+    {"--flag", NULL, OPT_FLAG, true},
+    {"--mode", NULL, OPT_MODE, true},
+};
+
+/* One option of the command line into the replay_args (CTX). Returns -1, or the exit status. */
+static int on_option(void *ctx, const opscope_cli_arg *o) {
+    replay_args *a = ctx;
+    const char *val = o->val;
+    switch (o->id) {
+    case OPT_BACKEND:
+        if (a->n_backends == MAX_BACKENDS)
+            return usage_error("at most %d backends", MAX_BACKENDS);
+        for (int k = 0; k < a->n_backends; k++)
+            if (!strcmp(a->backends[k], val))
+                return usage_error("backend '%s' given twice", val);
+        a->backends[a->n_backends++] = val;
+        break;
+    case OPT_TBO: a->tbo = val; break;
+    case OPT_JSON: a->json = val; break;
+    case OPT_EXPORT_OPS: a->export_ops = val; break;
+    case OPT_FLAG: {
+        char *end;
+        a->flag = strtod(val, &end);
+        if (*end || !(a->flag > 1.0) || !isfinite(a->flag))
+            return usage_error("--flag: expected a number above 1, got '%s'", val);
+        break;
+    }
+    case OPT_MODE:
+        if (strcmp(val, "perf") && strcmp(val, "test"))
+            return usage_error("--mode: expected perf or test, got '%s'", val);
+        a->mode = val;
+        break;
+    }
+    return -1;
 }
 
 static int parse_args(int argc, char **argv, replay_args *a) {
     memset(a, 0, sizeof *a);
     a->flag = 2.0;
     a->mode = "perf";
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(stdout);
-            return OPSCOPE_EXIT_OK;
-        }
-        if (!strcmp(arg, "--version")) {
-            printf("opscope %s\n", OPSCOPE_VERSION_STRING);
-            return OPSCOPE_EXIT_OK;
-        }
-        if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-            a->quiet = true;
-            continue;
-        }
-        static const char *const with_value[] = {"-b", "--backend", "--test-backend-ops",
-                                                 "--json", "--export-ops", "--flag", "--mode"};
-        int which = -1;
-        const char *val = NULL;
-        for (int k = 0; k < (int)(sizeof with_value / sizeof *with_value); k++) {
-            size_t n = strlen(with_value[k]);
-            if (!strncmp(arg, with_value[k], n) && (arg[n] == '\0' || arg[n] == '=')) {
-                which = k;
-                val = arg[n] == '=' ? arg + n + 1 : (i + 1 < argc ? argv[++i] : NULL);
-                break;
-            }
-        }
-        if (which < 0) {
-            if (arg[0] == '-' && arg[1] != '\0') return usage_error("unknown option '%s'", arg);
-            if (a->input) return usage_error("more than one input given ('%s')", arg);
-            a->input = arg;
-            continue;
-        }
-        if (!val || !*val) return usage_error("option '%s' needs a value", with_value[which]);
-        switch (which) {
-        case 0:
-        case 1:
-            if (a->n_backends == MAX_BACKENDS)
-                return usage_error("at most %d backends", MAX_BACKENDS);
-            for (int k = 0; k < a->n_backends; k++)
-                if (!strcmp(a->backends[k], val)) return usage_error("backend '%s' given twice", val);
-            a->backends[a->n_backends++] = val;
-            break;
-        case 2: a->tbo = val; break;
-        case 3: a->json = val; break;
-        case 4: a->export_ops = val; break;
-        case 5: {
-            char *end;
-            a->flag = strtod(val, &end);
-            if (*end || !(a->flag > 1.0) || !isfinite(a->flag))
-                return usage_error("--flag: expected a number above 1, got '%s'", val);
-            break;
-        }
-        case 6:
-            if (strcmp(val, "perf") && strcmp(val, "test"))
-                return usage_error("--mode: expected perf or test, got '%s'", val);
-            a->mode = val;
-            break;
-        }
-    }
+    opscope_cli_parser p = {.cmd = "replay", .usage = usage, .version = true, OPSCOPE_CLI_OPTS(replay_opts),
+                            .inputs = &a->input, .max_inputs = 1, .argc = argc, .argv = argv};
+    int st = opscope_cli_parse(&p, on_option, a);
+    if (st >= 0) return st;
+    a->quiet = p.quiet;
     if (!a->input) return usage_error("missing PROFILE");
     if (a->json && a->export_ops && !strcmp(a->json, a->export_ops) && strcmp(a->json, "-"))
         return usage_error("--json and --export-ops write the same file '%s'", a->json);

@@ -4,6 +4,7 @@
  * files and renamed only when the whole input was read, so a bad input leaves no file.
  */
 #include "export/chrome.h"
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "export/html.h"
 #include "export/json_export.h"
@@ -20,7 +21,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,112 +70,77 @@ static void usage(FILE *f) {
           f);
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "opscope report: ");
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\nTry 'opscope report --help'.\n", stderr);
-    return OPSCOPE_EXIT_USAGE;
-}
+#define usage_error(...) opscope_cli_usage_error("report", __VA_ARGS__)
 
-static bool parse_count(const char *s, size_t *out) {
-    if (!s || !*s) return false;
-    size_t v = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9') return false;
-        size_t d = (size_t)(*p - '0');
-        if (v > (SIZE_MAX - d) / 10) return false;
-        v = v * 10 + d;
+enum {
+    OPT_TOP_OPS, OPT_TOP_KERNELS, OPT_CHROME, OPT_HTML, OPT_HTML_MAX, OPT_JSON, OPT_TEXT,
+    OPT_SQLITE, OPT_PEAK, OPT_EXPORT_OPS, OPT_INEFFICIENCY, OPT_BY_SHAPE
+};
+
+static const opscope_cli_opt report_opts[] = {
+    {"--top-ops", NULL, OPT_TOP_OPS, true},
+    {"--top-kernels", NULL, OPT_TOP_KERNELS, true},
+    {"--chrome-trace", NULL, OPT_CHROME, true},
+    {"--html-viewer", NULL, OPT_HTML, true},
+    {"--html-max-records", NULL, OPT_HTML_MAX, true},
+    {"--json", NULL, OPT_JSON, true},
+    {"--text", NULL, OPT_TEXT, true},
+    {"--sqlite", NULL, OPT_SQLITE, true},
+    {"--peak", NULL, OPT_PEAK, true},
+    {"--export-ops", NULL, OPT_EXPORT_OPS, true},
+    {"--inefficiency", NULL, OPT_INEFFICIENCY, false},
+    {"--by-shape", NULL, OPT_BY_SHAPE, false},
+};
+
+/* One option of the command line into the report_args (CTX). Returns -1, or the exit status. */
+static int on_option(void *ctx, const opscope_cli_arg *o) {
+    report_args *a = ctx;
+    const char *val = o->val;
+    switch (o->id) {
+    case OPT_TOP_OPS:
+        if (!opscope_cli_parse_count(val, &a->top_ops) || a->top_ops == 0)
+            return usage_error("--top-ops: expected a positive integer, got '%s'", val);
+        a->top_ops_set = true;
+        break;
+    case OPT_TOP_KERNELS:
+        /* Each kept record is a full copy (about 1 kB): cap what one flag can ask. */
+        if (!opscope_cli_parse_count(val, &a->top_kernels) || a->top_kernels == 0 ||
+            a->top_kernels > 1000000)
+            return usage_error("--top-kernels: expected an integer in 1..1000000, got '%s'",
+                               val);
+        break;
+    case OPT_CHROME: a->chrome = val; break;
+    case OPT_HTML: a->html = val; break;
+    case OPT_HTML_MAX:
+        if (!opscope_cli_parse_count(val, &a->html_max_records))
+            return usage_error("--html-max-records: expected an integer, got '%s'", val);
+        break;
+    case OPT_JSON: a->json = val; break;
+    case OPT_TEXT: a->text = val; break;
+    case OPT_SQLITE:
+        if (!strcmp(val, "-"))
+            return usage_error("--sqlite: a database needs a file, not stdout");
+        a->sqlite = val;
+        break;
+    case OPT_PEAK: a->peak = val; break;
+    case OPT_EXPORT_OPS: a->export_ops = val; break;
+    case OPT_INEFFICIENCY: a->inefficiency = true; break;
+    case OPT_BY_SHAPE: a->by_shape = true; break;
     }
-    *out = v;
-    return true;
+    return -1;
 }
 
 /* Returns -1 on success, else the exit status. */
 static int parse_args(int argc, char **argv, report_args *a) {
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(stdout);
-            return OPSCOPE_EXIT_OK;
-        }
-        if (!strcmp(arg, "--version")) {
-            printf("opscope %s\n", OPSCOPE_VERSION_STRING);
-            return OPSCOPE_EXIT_OK;
-        }
-        if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-            a->quiet = true;
-            continue;
-        }
-        if (!strcmp(arg, "--inefficiency")) {
-            a->inefficiency = true;
-            continue;
-        }
-        if (!strcmp(arg, "--by-shape")) {
-            a->by_shape = true;
-            continue;
-        }
-        if (arg[0] == '-' && arg[1] == '-') {
-            /* Options with a value: "--opt VALUE" or "--opt=VALUE". */
-            static const char *const with_value[] = {
-                "--top-ops", "--top-kernels", "--chrome-trace", "--html-viewer",
-                "--html-max-records", "--json", "--text", "--sqlite", "--peak", "--export-ops"};
-            const char *eq = strchr(arg, '=');
-            size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
-            int which = -1;
-            for (int k = 0; k < (int)(sizeof with_value / sizeof *with_value); k++)
-                if (strlen(with_value[k]) == nlen && !strncmp(arg, with_value[k], nlen))
-                    which = k;
-            if (which < 0) return usage_error("unknown option '%s'", arg);
-            const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!val) return usage_error("option '%s' needs a value", with_value[which]);
-            switch (which) {
-            case 0:
-                if (!parse_count(val, &a->top_ops) || a->top_ops == 0)
-                    return usage_error("--top-ops: expected a positive integer, got '%s'", val);
-                a->top_ops_set = true;
-                break;
-            case 1:
-                /* Each kept record is a full copy (about 1 kB): cap what one flag can ask. */
-                if (!parse_count(val, &a->top_kernels) || a->top_kernels == 0 ||
-                    a->top_kernels > 1000000)
-                    return usage_error("--top-kernels: expected an integer in 1..1000000, "
-                                       "got '%s'", val);
-                break;
-            case 2: a->chrome = val; break;
-            case 3: a->html = val; break;
-            case 4:
-                if (!parse_count(val, &a->html_max_records))
-                    return usage_error("--html-max-records: expected an integer, got '%s'", val);
-                break;
-            case 5: a->json = val; break;
-            case 6: a->text = val; break;
-            case 7:
-                if (!strcmp(val, "-"))
-                    return usage_error("--sqlite: a database needs a file, not stdout");
-                a->sqlite = val;
-                break;
-            case 8: a->peak = val; break;
-            case 9: a->export_ops = val; break;
-            }
-            if (!*val) return usage_error("option '%s' needs a non-empty value", with_value[which]);
-            continue;
-        }
-        if (arg[0] == '-' && arg[1] != '\0') return usage_error("unknown option '%s'", arg);
-        if (a->input) return usage_error("more than one input given ('%s')", arg);
-        a->input = arg;
-    }
+    opscope_cli_parser p = {.cmd = "report", .usage = usage, .version = true, OPSCOPE_CLI_OPTS(report_opts),
+                            .inputs = &a->input, .max_inputs = 1, .argc = argc, .argv = argv};
+    int st = opscope_cli_parse(&p, on_option, a);
+    if (st >= 0) return st;
+    a->quiet = p.quiet;
     if (!a->input) return usage_error("missing PROFILE");
     const char *outs[] = {a->chrome, a->json, a->text, a->html, a->sqlite, a->export_ops};
-    for (int i = 0; i < 6; i++)
-        for (int j = i + 1; j < 6; j++)
-            if (outs[i] && outs[j] && strcmp(outs[i], "-") && !strcmp(outs[i], outs[j]))
-                return usage_error("two exports write the same file '%s'", outs[i]);
-    return -1;
+    return opscope_cli_check_outputs("report", "exports", outs, sizeof outs / sizeof *outs);
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -3,6 +3,7 @@
  * profile into the HTML viewer sink and writes one self-contained HTML file (temp file +
  * rename, so a bad input leaves nothing behind).
  */
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "export/html.h"
 #include "cli/progress.h"
@@ -39,18 +40,6 @@ static int usage_error(const char *what, const char *arg) {
     return OPSCOPE_EXIT_USAGE;
 }
 
-static bool parse_count(const char *s, size_t *out) {
-    if (!s || !*s) return false;
-    size_t v = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9') return false;
-        if (v > (SIZE_MAX - 9) / 10) return false;
-        v = v * 10 + (size_t)(*p - '0');
-    }
-    *out = v;
-    return true;
-}
-
 /* PROFILE.json -> PROFILE.html (a trailing .gz is dropped first). Caller frees. */
 static char *default_output(const char *in) {
     size_t n = strlen(in);
@@ -79,7 +68,7 @@ int opscope_cli_view(int argc, char **argv) {
             output = argv[i];
         } else if (!strcmp(a, "--max-records") || !strcmp(a, "--html-max-records")) {
             if (++i >= argc) return usage_error("missing value after", a);
-            if (!parse_count(argv[i], &max_records))
+            if (!opscope_cli_parse_count(argv[i], &max_records))
                 return usage_error("--max-records needs a non-negative integer", argv[i]);
         } else if (!strcmp(a, "--peak")) {
             if (++i >= argc) return usage_error("missing value after", a);

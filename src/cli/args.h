@@ -1,0 +1,78 @@
+/* args.h - the command-line parser the opscope subcommands share: -h/--help, --version,
+ * -q/--quiet and a table of the command's own options ("--opt VALUE", "--opt=VALUE", a short
+ * alias such as "-b VALUE"), with the one usage-error message every subcommand prints. */
+#ifndef OPSCOPE_CLI_ARGS_H
+#define OPSCOPE_CLI_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* One option of a command. */
+typedef struct opscope_cli_opt {
+    const char *name;  /* "--json" */
+    const char *alias; /* "-b", or NULL */
+    int id;            /* the caller's own number, returned in opscope_cli_arg.id */
+    bool value;        /* takes a (non-empty) value */
+} opscope_cli_opt;
+
+/* A parse in progress: the caller fills the first fields (designated initialisers), the
+ * parser the rest. Lives on the caller's stack; one per thread. */
+typedef struct opscope_cli_parser {
+    const char *cmd;                /* "report": names the command in messages */
+    void (*usage)(FILE *f);         /* prints the --help text */
+    bool version;                   /* --version accepted */
+    const opscope_cli_opt *opts;    /* the command's options, searched in order */
+    size_t n_opts;
+    const char **inputs;            /* out: the operands ("-" is one), in order */
+    int max_inputs;                 /* room in INPUTS: 1 or 2 (more is an error) */
+    int argc;
+    char **argv;                    /* argv[0] is the subcommand, not parsed */
+    int n_inputs;                   /* out: how many operands */
+    bool quiet;                     /* out: -q/--quiet was given */
+    int next;                       /* the next argv index to read (0 = not started) */
+} opscope_cli_parser;
+
+/* An option opscope_cli_next returned: ID from the table, NAME as spelt on the command line,
+ * VAL its value (NULL for an option that takes none). */
+typedef struct opscope_cli_arg {
+    int id;
+    const char *name;
+    const char *val;
+} opscope_cli_arg;
+
+/* opscope_cli_next's returns besides an exit status (which are >= 0). */
+enum { OPSCOPE_CLI_END = -1, OPSCOPE_CLI_MORE = -2 };
+
+/* Reads up to the next option of the table, keeping -q and operands in the parser. Returns
+ * OPSCOPE_CLI_MORE with *OUT filled; OPSCOPE_CLI_END when all were read; or the exit status to
+ * return: 0 after --help (usage on stdout) or --version, OPSCOPE_EXIT_USAGE after an unknown
+ * option, a missing or empty value, a value given to an option that takes none, or one operand
+ * too many (message on stderr). Options may repeat; each is returned. */
+int opscope_cli_next(opscope_cli_parser *p, opscope_cli_arg *out);
+
+/* Reads every argument, passing each option to ON_OPTION(CTX, option), which returns -1 to go on
+ * or the exit status to stop with. Returns -1 when all were read, else the exit status (of
+ * opscope_cli_next or ON_OPTION). */
+int opscope_cli_parse(opscope_cli_parser *p,
+                      int (*on_option)(void *ctx, const opscope_cli_arg *o),
+                      void *ctx);
+
+/* The .opts and .n_opts of a parser from a static table. */
+#define OPSCOPE_CLI_OPTS(table) .opts = (table), .n_opts = sizeof(table) / sizeof *(table)
+
+/* Prints "opscope CMD: MESSAGE" and the hint to --help on stderr; returns OPSCOPE_EXIT_USAGE. */
+int opscope_cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Parses a decimal count (digits only, no sign, fits size_t) into *OUT. False otherwise, with
+ * *OUT untouched. S may be NULL. */
+bool opscope_cli_parse_count(const char *s, size_t *out);
+
+/* Fails when two of the N output paths (NULL: not asked for; "-": stdout, may repeat) name
+ * the same file: prints "opscope CMD: two NOUN write the same file 'F'" and returns
+ * OPSCOPE_EXIT_USAGE; else returns -1. */
+int opscope_cli_check_outputs(const char *cmd, const char *noun, const char *const *outs,
+                              size_t n);
+
+#endif
