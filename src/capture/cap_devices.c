@@ -27,10 +27,16 @@ static opscope_device_type dev_kind(ggml_backend_dev_t dev) {
 
 /* Entries are built whole, then added: another thread's compute may find one the moment it
  * is published, and must see its abort-callback setter and device already (cap_tables.h). Two
- * threads meeting a new backend at once both probe it; the first to add wins. */
+ * threads meeting a new backend at once both probe it; the first to add wins.
+ * Every compute comes here: while the program's backend frees are seen, its address alone
+ * names the entry; else the device is asked too, as a freed address may hold another backend. */
 int opscope_cap_backend_of(ggml_backend_t backend) {
+    int i = opscope_cap_backend_frees_tracked() ? opscope_cap_backend_find_live(backend) : -1;
+    if (i >= 0) {
+        return i;
+    }
     ggml_backend_dev_t dev = opscope_cap_ggml.backend_get_device(backend);
-    int i = opscope_cap_backend_find(backend, dev);
+    i = opscope_cap_backend_find(backend, dev);
     if (i >= 0) {
         return i;
     }

@@ -5,6 +5,7 @@
  *   ggml_backend_graph_compute[_async]        one backend graph (a split): per-op records
  *   ggml_backend_sched_split_graph / _reset   the scheduler's splits may change
  *   ggml_backend_sched_free                   export when the last scheduler goes
+ *   ggml_backend_free                         the backend's address may come back as another
  *   ggml_backend_sched_set_eval_callback      to know when the program's callback runs
  *   ggml_backend_reg_get_proc_address         so "ggml_backend_set_abort_callback" is ours
  *   _exit, _Exit                              programs leave through them from signal handlers
@@ -241,6 +242,20 @@ OPSCOPE_EXPORT void ggml_backend_sched_free(ggml_backend_sched_t sched) {
         opscope_cap_ggml.sched_free(sched);
     }
     opscope_cap_hooks_sched_gone(last);
+}
+
+/* Marked before the real free: from then on another thread may get the same address. */
+OPSCOPE_EXPORT void ggml_backend_free(ggml_backend_t backend) {
+    if (backend) {
+        opscope_cap_backend_freed(backend);
+    }
+    void (*fn)(ggml_backend_t) = opscope_cap_ggml.backend_free;
+    if (!fn) {
+        *(void **)&fn = dlsym(RTLD_NEXT, "ggml_backend_free"); /* before the resolver ran */
+    }
+    if (fn) {
+        fn(backend);
+    }
 }
 
 /* ---- the scheduler's eval callback: wrapped so we know when the program's code runs ---- */

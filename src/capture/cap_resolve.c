@@ -11,6 +11,7 @@
 #include "capture/cap_convert.h"
 #include "capture/cap_life.h"
 #include "capture/cap_sym.h"
+#include "capture/cap_tables.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -105,6 +106,7 @@ static void resolve(void) {
     RESOLVE(tensor_set_2d_async, "ggml_backend_tensor_set_2d_async");
     RESOLVE(tensor_get_2d_async, "ggml_backend_tensor_get_2d_async");
     RESOLVE(synchronize, "ggml_backend_synchronize");
+    RESOLVE(backend_free, "ggml_backend_free");
 
     bool on = opscope_cap_life_init();
     if (!opscope_cap_ggml.graph_compute_async) {
@@ -146,6 +148,9 @@ static void resolve(void) {
     }
     for (int i = 0; i < GGML_GLU_OP_COUNT && i < OPSCOPE_CAP_MAX_NAMES; i++) {
         opscope_cap_names_set(OPSCOPE_CAP_NAMES_GLU, i, opscope_cap_ggml.glu_op_name((enum ggml_glu_op)i));
+    }
+    if (opscope_cap_ggml.backend_free && opscope_cap_sym_interposed("ggml_backend_free")) {
+        opscope_cap_backend_track_frees(); /* the backend lookup may go by address alone */
     }
     atomic_store(&g_ready, true);
 }

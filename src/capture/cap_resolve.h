@@ -71,6 +71,7 @@ typedef struct opscope_cap_ggml_fns {
     void (*tensor_get_2d_async)(ggml_backend_t, const struct ggml_tensor *, void *, size_t, size_t, size_t,
                                 size_t, size_t);
     void (*synchronize)(ggml_backend_t); /* interposed by the preload only (cap_sync.c) */
+    void (*backend_free)(ggml_backend_t); /* interposed; NULL in a static link without its wrap */
 } opscope_cap_ggml_fns;
 
 /* Read-only after opscope_cap_ggml_ready() returned true. */

@@ -42,6 +42,8 @@
 enum ggml_status __real_ggml_backend_sched_graph_compute(ggml_backend_sched_t, struct ggml_cgraph *);
 enum ggml_status __real_ggml_backend_sched_graph_compute_async(ggml_backend_sched_t, struct ggml_cgraph *);
 void __real_ggml_backend_sched_free(ggml_backend_sched_t);
+/* Weak: a link with the flags of an older opscope build does not wrap it (nor call ours). */
+__attribute__((weak)) void __real_ggml_backend_free(ggml_backend_t);
 void __real_ggml_backend_sched_reset(ggml_backend_sched_t);
 bool __real_ggml_backend_sched_alloc_graph(ggml_backend_sched_t, struct ggml_cgraph *);
 bool __real_ggml_backend_sched_reserve(ggml_backend_sched_t, struct ggml_cgraph *);
@@ -53,6 +55,7 @@ enum ggml_status __real_ggml_backend_graph_compute_async(ggml_backend_t, struct 
 enum ggml_status __wrap_ggml_backend_sched_graph_compute(ggml_backend_sched_t, struct ggml_cgraph *);
 enum ggml_status __wrap_ggml_backend_sched_graph_compute_async(ggml_backend_sched_t, struct ggml_cgraph *);
 void __wrap_ggml_backend_sched_free(ggml_backend_sched_t);
+void __wrap_ggml_backend_free(ggml_backend_t);
 void __wrap_ggml_backend_sched_reset(ggml_backend_sched_t);
 bool __wrap_ggml_backend_sched_alloc_graph(ggml_backend_sched_t, struct ggml_cgraph *);
 bool __wrap_ggml_backend_sched_reserve(ggml_backend_sched_t, struct ggml_cgraph *);
@@ -495,6 +498,16 @@ void __wrap_ggml_backend_sched_free(ggml_backend_sched_t sched) {
     bool last = opscope_cap_hooks_sched_freeing(sched);
     __real_ggml_backend_sched_free(sched);
     opscope_cap_hooks_sched_gone(last);
+}
+
+/* Marked before the real free (cap_ggml.c's interposer does the same). */
+void __wrap_ggml_backend_free(ggml_backend_t backend) {
+    if (backend) {
+        opscope_cap_backend_freed(backend);
+    }
+    if (__real_ggml_backend_free) {
+        __real_ggml_backend_free(backend);
+    }
 }
 
 /* ---- the CPU backend's abort callback, as the program sets it: our setter (cap_hooks.c) ---- */

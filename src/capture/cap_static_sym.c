@@ -33,16 +33,19 @@ __attribute__((weak)) void __real_ggml_backend_tensor_get_2d(const struct ggml_t
                                                              size_t, size_t, size_t);
 __attribute__((weak)) void __real_ggml_backend_tensor_set_2d_async(ggml_backend_t, struct ggml_tensor *, const void *,
                                                                    size_t, size_t, size_t, size_t, size_t);
+/* Weak too: a program linked with the flags of an older opscope build does not wrap it. */
+__attribute__((weak)) void __real_ggml_backend_free(ggml_backend_t);
 __attribute__((weak)) void __real_ggml_backend_tensor_get_2d_async(ggml_backend_t, const struct ggml_tensor *, void *,
                                                                    size_t, size_t, size_t, size_t, size_t);
 
 typedef struct sym {
     const char *name;
     void *addr;
+    bool wrapped; /* the program's calls reach our __wrap_ */
 } sym;
 
-#define WRAPPED(name) {#name, (void *)__real_##name}
-#define DIRECT(name) {#name, (void *)name}
+#define WRAPPED(name) {#name, (void *)__real_##name, true}
+#define DIRECT(name) {#name, (void *)name, false}
 
 /* Every name cap_resolve.c asks for. */
 static const sym g_syms[] = {
@@ -63,6 +66,7 @@ static const sym g_syms[] = {
     WRAPPED(ggml_backend_tensor_get_2d),
     WRAPPED(ggml_backend_tensor_set_2d_async),
     WRAPPED(ggml_backend_tensor_get_2d_async),
+    WRAPPED(ggml_backend_free),
     DIRECT(ggml_backend_sched_split_graph),
     DIRECT(ggml_op_name),
     DIRECT(ggml_unary_op_name),
@@ -95,4 +99,13 @@ void *opscope_cap_sym(const char *name) {
         }
     }
     return NULL;
+}
+
+bool opscope_cap_sym_interposed(const char *name) {
+    for (size_t i = 0; i < sizeof g_syms / sizeof g_syms[0]; i++) {
+        if (strcmp(g_syms[i].name, name) == 0) {
+            return g_syms[i].wrapped && g_syms[i].addr;
+        }
+    }
+    return false;
 }

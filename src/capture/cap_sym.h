@@ -12,8 +12,14 @@
 #ifndef OPSCOPE_CAP_SYM_H
 #define OPSCOPE_CAP_SYM_H
 
+#include <stdbool.h>
+
 /* The function named NAME (a ggml function name), or NULL when this ggml lacks it. */
 void *opscope_cap_sym(const char *name);
+
+/* Whether the program's calls to NAME reach our definition of it: in the shared library, the
+ * process's first definition is ours; in the static one, the link wrapped NAME. */
+bool opscope_cap_sym_interposed(const char *name);
 
 /* Shared library only: NAME as defined by any loaded object other than the one defining it
  * at OURS (our interposing definition); NULL when none. For symbols of libraries loaded in a

@@ -23,6 +23,13 @@ void *opscope_cap_sym(const char *name) {
     return p;
 }
 
+bool opscope_cap_sym_interposed(const char *name) {
+    void *first = dlsym(RTLD_DEFAULT, name);
+    Dl_info theirs, ours;
+    return first && dladdr(first, &theirs) && dladdr((void *)opscope_cap_sym_interposed, &ours) &&
+           theirs.dli_fbase == ours.dli_fbase;
+}
+
 typedef struct find {
     const char *name;
     const void *ours;

@@ -13,17 +13,52 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* table insertions *
 
 static opscope_cap_backend g_backends[OPSCOPE_CAP_MAX_BACKENDS];
 static _Atomic int g_n_backends;
+static _Atomic bool g_frees_tracked;
+
+/* The newest entry of KEY (backend keys only), or -1. */
+static int newest(const void *key) {
+    int n = atomic_load_explicit(&g_n_backends, memory_order_acquire);
+    for (int i = n - 1; i >= 0; i--) {
+        if (g_backends[i].key == key && !g_backends[i].is_device_key) {
+            return i;
+        }
+    }
+    return -1;
+}
 
 int opscope_cap_backend_find(const void *key, const void *dev) {
     int n = atomic_load_explicit(&g_n_backends, memory_order_acquire);
     for (int i = n - 1; i >= 0; i--) {
         if (g_backends[i].key == key) {
-            /* the newest entry of KEY; another device there means that backend was freed
-             * and its address reused (llama-bench makes a context per test) */
-            return g_backends[i].dev == dev ? i : -1;
+            /* the newest entry of KEY; freed, or another device there, means the address was
+             * reused (llama-bench makes a context per test) */
+            bool live = !atomic_load_explicit(&g_backends[i].freed, memory_order_acquire);
+            return live && g_backends[i].dev == dev ? i : -1;
         }
     }
     return -1;
+}
+
+int opscope_cap_backend_find_live(const void *key) {
+    int i = newest(key);
+    return i >= 0 && !atomic_load_explicit(&g_backends[i].freed, memory_order_acquire) ? i : -1;
+}
+
+void opscope_cap_backend_freed(const void *key) {
+    pthread_mutex_lock(&g_lock); /* not against a concurrent add of the same entry */
+    int i = newest(key);
+    if (i >= 0) {
+        atomic_store_explicit(&g_backends[i].freed, true, memory_order_release);
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+void opscope_cap_backend_track_frees(void) {
+    atomic_store_explicit(&g_frees_tracked, true, memory_order_release);
+}
+
+bool opscope_cap_backend_frees_tracked(void) {
+    return atomic_load_explicit(&g_frees_tracked, memory_order_acquire);
 }
 
 int opscope_cap_backend_add(const opscope_cap_backend *proto) {
@@ -44,6 +79,7 @@ int opscope_cap_backend_add(const opscope_cap_backend *proto) {
             b->device_type = proto->device_type;
             b->dev = proto->dev;
             b->set_abort = proto->set_abort;
+            atomic_store_explicit(&b->freed, false, memory_order_relaxed);
             atomic_store_explicit(&b->user_cb, NULL, memory_order_relaxed);
             atomic_store_explicit(&b->user_data, NULL, memory_order_relaxed);
             /* the release store publishes every field above */

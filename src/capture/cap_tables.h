@@ -28,14 +28,25 @@ typedef struct opscope_cap_backend {
     bool is_device_key;        /* KEY is a device, not a backend */
     const void *dev;           /* ggml_backend_dev_t of the backend (copies find it by this) */
     void *set_abort;           /* the backend's real set_abort_callback, or NULL (ggml side, opaque) */
+    _Atomic bool freed;        /* the program freed this backend: its address may come back */
     /* the application's abort callback and its data (chained), set whenever it sets them */
     void *_Atomic user_cb;
     void *_Atomic user_data;
 } opscope_cap_backend;
 
-/* Index of the newest entry of KEY when its device is DEV (lock-free), or -1: a backend's
- * address may be reused by a new backend on another device. */
+/* Index of the newest entry of KEY when its device is DEV and it was not freed (lock-free), or
+ * -1: a backend's address may be reused by a new backend, on another device too. */
 int opscope_cap_backend_find(const void *key, const void *dev);
+/* Index of the newest backend entry of KEY unless it was freed (lock-free), or -1. Exact only
+ * while frees are tracked (opscope_cap_backend_frees_tracked): then no device is needed. */
+int opscope_cap_backend_find_live(const void *key);
+/* The program frees backend KEY: its newest entry is marked freed, so a backend later made at
+ * the same address gets an entry of its own. Entries stay (records refer to them). */
+void opscope_cap_backend_freed(const void *key);
+/* Every ggml_backend_free of the program reaches opscope_cap_backend_freed (the resolver says
+ * so once it found our interposer in place). Until then lookups must compare devices. */
+void opscope_cap_backend_track_frees(void);
+bool opscope_cap_backend_frees_tracked(void);
 /* Finds or adds the entry of (PROTO->key, PROTO->dev). A new entry is a copy of PROTO (user_cb and
  * user_data start NULL) made before the entry is published, so no thread can find it
  * incomplete. Returns the index, or -1 when the table is full. */

@@ -10,7 +10,7 @@
 # originals as __real_. Keep the three in step: a missing flag fails the link.
 set(OPSCOPE_STATIC_WRAPS
   ggml_backend_sched_graph_compute ggml_backend_sched_graph_compute_async
-  ggml_backend_sched_free ggml_backend_sched_reset ggml_backend_sched_alloc_graph
+  ggml_backend_sched_free ggml_backend_sched_reset ggml_backend_sched_alloc_graph ggml_backend_free
   ggml_backend_sched_reserve ggml_backend_sched_set_eval_callback
   ggml_backend_reg_get_proc_address ggml_backend_graph_compute ggml_backend_graph_compute_async
   ggml_backend_cpu_set_abort_callback

@@ -4,6 +4,7 @@
 #   test_cap_devices_race            the backend table's publication under ThreadSanitizer
 #   copy2d.c                         ggml's strided copies, each one COPY record
 #   fallback.c                       cblas_sgemm / GOMP_barrier interposers always run the real one
+#   backend_free.c                   freed backends: the lookup by address, one device query each
 #   ../capture_unit/cycles.py        no circle among the capture's files (includes, nm of objects)
 set -euo pipefail
 B=$OPSCOPE_BUILD
@@ -57,6 +58,34 @@ gcc -std=c11 -O1 -shared -fPIC -Wl,-soname,libgomp.so.1 "$HERE/fake_gomp.c" -o "
 gcc -std=c11 -O1 -Wall -Wextra -Werror "$HERE/fallback.c" -o "$OUT/fallback" -ldl
 LD_LIBRARY_PATH="$OUT/gomp" LD_PRELOAD="$LIB" GGML_PROFILE="$OUT/fallback.json" "$OUT/fallback" ||
     { echo "FAIL: fallback"; fail=1; }
+
+# Backends freed and made again: every compute recorded, and the capture asks ggml for a
+# backend's device once per backend (it sees the frees), not once per compute: the count
+# through count_device.so is the same for 5 and for 50 computes a round.
+gcc -std=c11 -O1 -Wall -Wextra -Werror "$HERE/backend_free.c" -o "$OUT/backend_free" -lggml -lggml-base
+gcc -std=c11 -O1 -Wall -Wextra -Werror -shared -fPIC "$HERE/count_device.c" -o "$OUT/count_device.so" -ldl
+for n in 5 50; do
+    COUNT_DEVICE_OUT="$OUT/devices.$n" GGML_PROFILE="$OUT/free.$n.json" LD_PRELOAD="$LIB:$OUT/count_device.so" \
+        "$OUT/backend_free" "$n" > "$OUT/free.$n.txt" 2>/dev/null ||
+        { cat "$OUT/free.$n.txt"; echo "FAIL: backend_free $n under the capture"; fail=1; }
+done
+python3 - "$OUT" <<'PY' || fail=1
+import json, sys
+out = sys.argv[1]
+ok = True
+calls = {}
+for n in (5, 50):
+    d = json.load(open("%s/free.%d.json" % (out, n)))
+    adds = [r for r in d["records"] if r["type"] == 0 and r["name"] == "ADD"]
+    if len(adds) != 3 * n:
+        print("FAIL: backend_free %d: %d ADD records, want %d" % (n, len(adds), 3 * n)); ok = False
+    calls[n] = int(open("%s/devices.%d" % (out, n)).read())
+if calls[5] != calls[50] or calls[5] == 0:
+    print("FAIL: ggml_backend_get_device calls: %d for 5 computes a round, %d for 50" % (calls[5], calls[50])); ok = False
+if ok:
+    print("ok: backend_free: every compute recorded; %d device queries for 15 and for 150 computes" % calls[5])
+sys.exit(0 if ok else 1)
+PY
 
 # No circle among the capture's files, from the includes and from nm of both libraries' objects.
 python3 /opscope/tests/capture_unit/cycles.py /opscope/src/capture "$B" || { echo "FAIL: cycles"; fail=1; }

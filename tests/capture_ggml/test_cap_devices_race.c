@@ -29,7 +29,12 @@ static void fake_set_abort(ggml_backend_t b, opscope_cap_abort_cb cb, void *data
 }
 
 static const char *f_backend_name(ggml_backend_t b) { (void)b; return "CPU"; }
-static ggml_backend_dev_t f_get_device(ggml_backend_t b) { (void)b; return (ggml_backend_dev_t)&g_dev; }
+static atomic_int g_get_device_calls;
+static ggml_backend_dev_t f_get_device(ggml_backend_t b) {
+    (void)b;
+    atomic_fetch_add(&g_get_device_calls, 1);
+    return (ggml_backend_dev_t)&g_dev;
+}
 static const char *f_dev_name(ggml_backend_dev_t d) { (void)d; return "CPU"; }
 static const char *f_dev_description(ggml_backend_dev_t d) { (void)d; return "fake CPU"; }
 static enum ggml_backend_dev_type f_dev_type(ggml_backend_dev_t d) { (void)d; return GGML_BACKEND_DEVICE_TYPE_CPU; }
@@ -117,6 +122,30 @@ static int test_device_entry_complete_when_found(void) {
     return 0;
 }
 
+/* Once the program's frees are seen, a compute's lookup is by address alone (no call into
+ * ggml); a freed backend's address then gets a new entry. Runs after the races: tracking
+ * is process-wide. */
+static int test_lookup_by_address_when_frees_tracked(void) {
+    ggml_backend_t key = (ggml_backend_t)&g_backends[6];
+    int before = atomic_load(&g_get_device_calls);
+    int i = opscope_cap_backend_of(key);
+    ASSERT_TRUE(i >= 0);
+    ASSERT_EQ_INT(opscope_cap_backend_of(key), i);
+    ASSERT_EQ_INT(atomic_load(&g_get_device_calls), before + 2); /* untracked: asked each time */
+    opscope_cap_backend_track_frees();
+    ASSERT_EQ_INT(opscope_cap_backend_of(key), i);
+    ASSERT_EQ_INT(opscope_cap_backend_of(key), i);
+    ASSERT_EQ_INT(atomic_load(&g_get_device_calls), before + 2);
+    opscope_cap_backend_freed(key);
+    int j = opscope_cap_backend_of(key);
+    ASSERT_TRUE(j > i);
+    ASSERT_EQ_INT(atomic_load(&g_get_device_calls), before + 3);
+    ASSERT_TRUE(opscope_cap_backend_at(j)->set_abort == (void *)fake_set_abort);
+    ASSERT_EQ_INT(opscope_cap_backend_of(key), j);
+    ASSERT_EQ_INT(atomic_load(&g_get_device_calls), before + 3);
+    return 0;
+}
+
 static int setup(void) {
     opscope_cap_ggml.backend_name = f_backend_name;
     opscope_cap_ggml.backend_get_device = f_get_device;
@@ -132,4 +161,5 @@ static int setup(void) {
 }
 
 TEST_MAIN(TEST(setup), TEST(test_backend_entry_complete_when_found),
-          TEST(test_device_entry_complete_when_found))
+          TEST(test_device_entry_complete_when_found),
+          TEST(test_lookup_by_address_when_frees_tracked))

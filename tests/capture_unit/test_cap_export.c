@@ -543,6 +543,39 @@ static int test_backend_address_reused(void) {
     return 0;
 }
 
+/* A backend the program frees: its entry is marked, so a new backend at the same address, on
+ * the same device too, gets its own entry (not the freed one's abort callbacks), and the
+ * lookup by address alone finds the new one. */
+static int test_backend_freed_entry(void) {
+    void *key = (void *)(uintptr_t)0xe000, *cpu = (void *)(uintptr_t)0xe100;
+    opscope_cap_backend c = {.key = key, .dev = cpu, .name = "CPU", .set_abort = (void *)(uintptr_t)0xd000};
+    int i1 = opscope_cap_backend_add(&c);
+    ASSERT_TRUE(i1 >= 0);
+    atomic_store(&opscope_cap_backend_at(i1)->user_cb, (void *)(uintptr_t)0x1234);
+    ASSERT_EQ_INT(opscope_cap_backend_find_live(key), i1);
+    ASSERT_EQ_INT(opscope_cap_backend_add(&c), i1); /* not freed: the same entry */
+    opscope_cap_backend_freed(key);
+    ASSERT_EQ_INT(opscope_cap_backend_find_live(key), -1);
+    ASSERT_EQ_INT(opscope_cap_backend_find(key, cpu), -1);
+    int i2 = opscope_cap_backend_add(&c);
+    ASSERT_TRUE(i2 > i1);
+    ASSERT_NULL(atomic_load(&opscope_cap_backend_at(i2)->user_cb));
+    ASSERT_EQ_INT(opscope_cap_backend_find_live(key), i2);
+    ASSERT_EQ_INT(opscope_cap_backend_find(key, cpu), i2);
+    /* the old entry stays for the records that name it */
+    ASSERT_EQ_STR(opscope_cap_backend_at(i1)->name, "CPU");
+    /* a free of an address never seen, or of a device entry's key, marks nothing */
+    int n = opscope_cap_backend_count();
+    opscope_cap_backend_freed((void *)(uintptr_t)0xe200);
+    opscope_cap_backend d = {.key = cpu, .dev = cpu, .is_device_key = true, .name = "CPU"};
+    int id = opscope_cap_backend_add(&d);
+    opscope_cap_backend_freed(cpu);
+    ASSERT_EQ_INT(opscope_cap_backend_find_dev(cpu), i1);
+    ASSERT_EQ_INT(opscope_cap_backend_find(cpu, cpu), id);
+    ASSERT_EQ_INT(opscope_cap_backend_count(), n + 1);
+    return 0;
+}
+
 static int test_clock_monotonic_identity(void) {
     /* in monotonic mode a tick is a nanosecond */
     ASSERT_EQ_U64(opscope_cap_ticks_to_ns(123456789), 123456789);
@@ -560,5 +593,5 @@ TEST_MAIN(TEST(setup), TEST(test_config_values), TEST(test_replay_converts),
           TEST(test_sched_filter_and_reset), TEST(test_write_json_text_summary),
           TEST(test_events_share_description), TEST(test_calls_expand_plan_pages),
           TEST(test_copy_api_names), TEST(test_backend_entries_published_whole),
-          TEST(test_backend_address_reused),
+          TEST(test_backend_address_reused), TEST(test_backend_freed_entry),
           TEST(test_clock_monotonic_identity))
