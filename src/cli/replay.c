@@ -341,7 +341,8 @@ static void write_json(const replay *r, const char *tbo, opscope_out_t *w) {
         opscope_out_json_str(w, label);
         opscope_out_str(w, ",\"op\":");
         opscope_out_json_str(w, rw->l->op);
-        opscope_out_str(w, ",\"sub_op\":");
+        /* as in the records and the report's JSON: ggml's enum value, its name beside it */
+        opscope_out_printf(w, ",\"sub_op\":%" PRId32 ",\"sub_op_name\":", rw->l->sub_op_value);
         if (rw->l->sub_op) opscope_out_json_str(w, rw->l->sub_op);
         else opscope_out_str(w, "null");
         opscope_out_str(w, ",\"fused\":");

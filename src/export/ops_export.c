@@ -413,6 +413,7 @@ static int on_record(void *ud, const opscope_record *r) {
         e->line.name = intern(x, tok);
         e->line.op = intern(x, r->name);
         e->line.sub_op = intern(x, opscope_sub_op_name(r->name, r->op_params[0]));
+        e->line.sub_op_value = e->line.sub_op ? r->op_params[0] : -1;
         e->line.shape = intern(x, shape);
         e->line.op_value = opscope_ggml_op_value(r->name);
         if (!e->line.name || !e->line.op || !e->line.shape) return 1;

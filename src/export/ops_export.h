@@ -100,6 +100,7 @@ typedef struct opscope_ops_line {
     const char *name;      /* name token (first record's tensor name) */
     const char *op;        /* op name ("GLU") */
     const char *sub_op;    /* "SWIGLU" for UNARY/GLU, else NULL */
+    int32_t sub_op_value;  /* its ggml enum value (op_params[0]), -1 without a sub_op */
     const char *shape;     /* "src0 [256, 256] f32, src1 [256, 11] f32 -> [256, 11] f32" */
     int32_t op_value;      /* ggml enum value */
     unsigned notes;        /* OPSCOPE_OPS_NOTE_* of its records */

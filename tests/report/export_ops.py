@@ -177,6 +177,9 @@ g = byk[(3, "CPU")]
 check(g["status"] == {"CPU": "failed", "Vulkan0": "not supported"} and g["isolated_avg_ns"] == {"CPU": None, "Vulkan0": None},
       f"GLU: failed where test-backend-ops crashed, not supported on Vulkan0 ({g['status']})")
 check(g["name"] == "GLU(SWIGLU)" and byk[(1, "CPU")]["name"] == "RMS_NORM [fused: RMS_NORM+MUL]", "row names as the report shows them")
+# sub_op as everywhere else: ggml's enum value (GGML_GLU_OP_SWIGLU is 2 in ggml.h), its name beside
+check((g["sub_op"], g["sub_op_name"]) == (2, "SWIGLU") and (m["sub_op"], m["sub_op_name"]) == (-1, None),
+      f"sub_op value and name ({g['sub_op']}, {g['sub_op_name']}; {m['sub_op']}, {m['sub_op_name']})")
 n = byk[(1, "CPU")]
 check(n["status"] == {"CPU": "ok", "Vulkan0": "no result"}, f"RMS_NORM: no result on Vulkan0 ({n['status']})")
 # every row counts on every backend: the Vulkan0 MUL_MAT call too ("this model on CPU")
