@@ -13,14 +13,17 @@ from which progress is shown, one after the other: a valid ggml profile and a Ki
   ("\\r\\033[K"): nothing else before the erase, no newline that would leave a line on screen;
   then the output written;
 - a small input on a terminal: no progress line.
-Each big file is removed after its checks.
+Each big file is removed after its checks. Every command has TIMEOUT seconds (a read of the
+big input takes about a second): one that hangs is killed and fails the test, named.
 """
 import json
 import os
 import pty
 import re
+import select
 import subprocess
 import sys
+import time
 
 failures = []
 
@@ -32,24 +35,59 @@ def check(cond, what):
     return cond
 
 
+TIMEOUT = 120  # seconds for one command
+
+
+def run_pipe(cmd):
+    """Runs CMD with stdout and stderr on pipes; a CompletedProcess, or None after a failed
+    check when it did not finish within TIMEOUT (then it is killed)."""
+    try:
+        return subprocess.run(cmd, capture_output=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        check(False, f"{' '.join(cmd)} (pipe): did not finish within {TIMEOUT} s (killed)")
+        return None
+
+
 def run_tty(cmd):
-    """Runs CMD with stderr on a pseudo-terminal; returns (exit status, stdout, stderr bytes)."""
+    """Runs CMD with stderr on a pseudo-terminal; returns (exit status, stdout, stderr bytes).
+    The exit status is None, after a failed check, when CMD did not finish within TIMEOUT (it is
+    then killed)."""
     master, slave = pty.openpty()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL)
     os.close(slave)
-    err = b""
-    while True:  # drain the terminal while the command runs (it ends with EIO)
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:
+    out, err = b"", b""
+    open_fds = {master: "err", p.stdout.fileno(): "out"}
+    deadline = time.monotonic() + TIMEOUT
+    # drain both while the command runs: the terminal ends with EIO, the pipe with EOF
+    while open_fds:
+        left = deadline - time.monotonic()
+        ready = select.select(list(open_fds), [], [], max(left, 0))[0] if left > 0 else []
+        if not ready:
             break
-        if not chunk:
-            break
-        err += chunk
-    out = p.stdout.read()
-    p.wait()
+        for fd in ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                del open_fds[fd]
+            elif open_fds[fd] == "err":
+                err += chunk
+            else:
+                out += chunk
+    try:
+        rc = p.wait(timeout=max(deadline - time.monotonic(), 0.1))
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        rc = None
     os.close(master)
-    return p.returncode, out, err
+    p.stdout.close()
+    if rc is None or open_fds:
+        check(False, f"{' '.join(cmd)} (tty): did not finish within {TIMEOUT} s (killed); "
+                     f"stderr so far: {err[-200:]!r}")
+        rc = None
+    return rc, out, err
 
 
 PAD = " " * 1450
@@ -113,7 +151,9 @@ def check_big(opscope, work, kind, big):
     for cmd in ([opscope, "view", big, "-o", html], [opscope, "report", "-q", big]):
         if os.path.exists(html):
             os.remove(html)
-        p = subprocess.run(cmd, capture_output=True)
+        p = run_pipe(cmd)
+        if p is None:
+            continue
         check(p.returncode == 0, f"{kind} {cmd[1]} (pipe): exit {p.returncode}")
         check(p.stderr == b"", f"{kind} {cmd[1]} (pipe): stderr not empty: {p.stderr[:200]!r}")
         if cmd[1] == "view":
@@ -126,6 +166,8 @@ def check_big(opscope, work, kind, big):
         if os.path.exists(html):
             os.remove(html)
         rc, out, err = run_tty(cmd)
+        if rc is None:
+            continue
         text = err.decode("utf-8", "replace")
         check(rc == 0, f"{what}: exit {rc}: {text[-300:]!r}")
         if cmd[1] == "view":
