@@ -4,6 +4,7 @@
 #include "export/json_fmt.h"
 
 #include "export/html.h"
+#include "export/html_template.h"
 #include "util/out.h"
 
 #include <stdbool.h>
@@ -404,47 +405,35 @@ static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_en
     opscope_out_str(w, "}}");
 }
 
-static void out_template(opscope_out_t *w, const opscope_html_data *d, const html_enc *e) {
-    static const char marker[] = "<!--OPSCOPE_";
-    const char *p = (const char *)opscope_viewer_html;
-    const char *end = p + opscope_viewer_html_len;
-    while (p < end) {
-        const char *m = memmem(p, (size_t)(end - p), marker, sizeof marker - 1);
-        if (!m) {
-            opscope_out_write(w, p, (size_t)(end - p));
-            break;
-        }
-        opscope_out_write(w, p, (size_t)(m - p));
-        const char *q = m + sizeof marker - 1;
-        const char *close = memmem(q, (size_t)(end - q), "-->", 3);
-        if (!close) {
-            opscope_out_write(w, m, (size_t)(end - m));
-            break;
-        }
-        size_t len = (size_t)(close - q);
-        if (len == 3 && !memcmp(q, "CSS", 3)) {
-            opscope_out_str(w, "<style>\n");
-            opscope_out_write(w, opscope_viewer_css, opscope_viewer_css_len);
-            opscope_out_str(w, "</style>");
-        } else if (len == 3 && !memcmp(q, "CSP", 3)) {
-            /* Only the viewer's own script (by hash) may run; nothing may be fetched. */
-            opscope_out_str(w, "<meta http-equiv=\"Content-Security-Policy\" content=\""
-                               "default-src 'none'; script-src 'sha256-");
-            opscope_out_str(w, opscope_viewer_js_sha256);
-            opscope_out_str(w, "'; style-src 'unsafe-inline'; img-src data:\">");
-        } else if (len == 2 && !memcmp(q, "JS", 2)) {
-            opscope_out_str(w, "<script>"); /* no byte between the tag and the hashed text */
-            opscope_out_write(w, opscope_viewer_js, opscope_viewer_js_len);
-            opscope_out_str(w, "</script>");
-        } else if (len == 4 && !memcmp(q, "DATA", 4)) {
-            /* JSON, not script: the browser never runs it; json_str escapes '<' so the
-             * element cannot be closed by data. */
-            opscope_out_str(w, "<script type=\"application/json\" id=\"opscope-data\">");
-            out_data(w, d, e);
-            opscope_out_str(w, "</script>");
-        } else {
-            opscope_out_write(w, m, (size_t)(close + 3 - m));
-        }
-        p = close + 3;
+typedef struct viewer_page {
+    const opscope_html_data *d;
+    const html_enc *e;
+} viewer_page;
+
+static int fill(opscope_out_t *w, const char *name, size_t len, void *ctx, opscope_error *err) {
+    (void)err;
+    const viewer_page *pg = ctx;
+    if (opscope_html_marker_is(name, len, "CSS")) {
+        opscope_out_str(w, "<style>\n");
+        opscope_out_write(w, opscope_viewer_css, opscope_viewer_css_len);
+        opscope_out_str(w, "</style>");
+    } else if (opscope_html_marker_is(name, len, "CSP")) {
+        opscope_html_write_csp(w, opscope_viewer_js_sha256);
+    } else if (opscope_html_marker_is(name, len, "JS")) {
+        opscope_html_write_script(w, opscope_viewer_js, opscope_viewer_js_len);
+    } else if (opscope_html_marker_is(name, len, "DATA")) {
+        /* JSON, not script: the browser never runs it; json_str escapes '<' so the
+         * element cannot be closed by data. */
+        opscope_out_str(w, "<script type=\"application/json\" id=\"opscope-data\">");
+        out_data(w, pg->d, pg->e);
+        opscope_out_str(w, "</script>");
+    } else {
+        return 1;
     }
+    return 0;
+}
+
+static void out_template(opscope_out_t *w, const opscope_html_data *d, const html_enc *e) {
+    viewer_page pg = {d, e};
+    opscope_html_template_write(w, opscope_viewer_html, opscope_viewer_html_len, fill, &pg, NULL);
 }
