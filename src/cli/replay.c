@@ -29,7 +29,7 @@ typedef struct replay_args {
     const char *input, *tbo, *json, *export_ops, *mode;
     const char *backends[MAX_BACKENDS];
     int n_backends;
-    double flag;
+    double flag, timeout;
     bool quiet;
 } replay_args;
 
@@ -55,6 +55,9 @@ static void usage(FILE *f) {
           "                           differ by more than X times (default 2)\n"
           "  --mode perf|test         test-backend-ops mode (default perf; 'test' checks the\n"
           "                           results against the CPU and times nothing)\n"
+          "  --timeout SECONDS        kill test-backend-ops when it prints nothing for that\n"
+          "                           long (a hung op: marked failed, the rest still run;\n"
+          "                           default 300, 0 = no limit)\n"
           "  -q, --quiet              no table on stdout\n"
           "  -h, --help               this help\n"
           "\n"
@@ -66,7 +69,7 @@ static void usage(FILE *f) {
 
 #define usage_error(...) opscope_cli_usage_error("replay", __VA_ARGS__)
 
-enum { OPT_BACKEND, OPT_TBO, OPT_JSON, OPT_EXPORT_OPS, OPT_FLAG, OPT_MODE };
+enum { OPT_BACKEND, OPT_TBO, OPT_JSON, OPT_EXPORT_OPS, OPT_FLAG, OPT_MODE, OPT_TIMEOUT };
 
 static const opscope_cli_opt replay_opts[] = {
     {"--backend", "-b", OPT_BACKEND, true},
@@ -75,6 +78,7 @@ static const opscope_cli_opt replay_opts[] = {
     {"--export-ops", NULL, OPT_EXPORT_OPS, true},
     {"--flag", NULL, OPT_FLAG, true},
     {"--mode", NULL, OPT_MODE, true},
+    {"--timeout", NULL, OPT_TIMEOUT, true},
 };
 
 /* One option of the command line into the replay_args (CTX). Returns -1, or the exit status. */
@@ -100,6 +104,13 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
             return usage_error("--flag: expected a number above 1, got '%s'", val);
         break;
     }
+    case OPT_TIMEOUT: {
+        char *end;
+        a->timeout = strtod(val, &end);
+        if (*end || !(a->timeout >= 0) || !isfinite(a->timeout) || a->timeout > 86400)
+            return usage_error("--timeout: expected seconds from 0 to 86400, got '%s'", val);
+        break;
+    }
     case OPT_MODE:
         if (strcmp(val, "perf") && strcmp(val, "test"))
             return usage_error("--mode: expected perf or test, got '%s'", val);
@@ -112,6 +123,7 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
 static int parse_args(int argc, char **argv, replay_args *a) {
     memset(a, 0, sizeof *a);
     a->flag = 2.0;
+    a->timeout = 300;
     a->mode = "perf";
     opscope_cli_parser p = {.cmd = "replay", .usage = usage, .version = true, OPSCOPE_CLI_OPTS(replay_opts),
                             .inputs = &a->input, .max_inputs = 1, .argc = argc, .argv = argv};
@@ -512,7 +524,7 @@ int opscope_cli_replay(int argc, char **argv) {
     for (int b = 0; b < r.n_b; b++) {
         r.res[b] = calloc(n_lines, sizeof *r.res[b]);
         if (!r.res[b]) goto nomem;
-        if (replay_run_backend(tbo, a.mode, dir, x, r.backends[b], r.res[b], progress)) {
+        if (replay_run_backend(tbo, a.mode, dir, x, r.backends[b], r.res[b], a.timeout, progress)) {
             r.failed[b] = true;
             continue;
         }

@@ -6,8 +6,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -93,12 +96,80 @@ static void last_line(const char *path, char *buf, size_t size) {
     fclose(f);
 }
 
+/* test-backend-ops' stdout, line by line, waiting at most a given time for each line. */
+typedef struct line_reader {
+    int fd;
+    char *buf;
+    size_t len, off, cap;
+    bool eof;
+} line_reader;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The next line (NUL-terminated, without its newline, valid until the next call) in *LINE.
+ * Returns 1, 0 at the end of the output, -1 when TIMEOUT_S (> 0) passed without a line or
+ * on a read error (errno says which; ETIMEDOUT for the time). */
+static int next_line(line_reader *r, char **line, double timeout_s) {
+    double deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
+    for (;;) {
+        char *nl = r->off < r->len ? memchr(r->buf + r->off, '\n', r->len - r->off) : NULL;
+        if (nl || (r->eof && r->off < r->len)) {
+            char *l = r->buf + r->off;
+            if (nl) {
+                *nl = '\0';
+                r->off = (size_t)(nl - r->buf) + 1;
+            } else {
+                r->buf[r->len] = '\0';
+                r->off = r->len;
+            }
+            *line = l;
+            return 1;
+        }
+        if (r->eof) return 0;
+        if (r->off) { /* keep the partial line at the start */
+            memmove(r->buf, r->buf + r->off, r->len - r->off);
+            r->len -= r->off;
+            r->off = 0;
+        }
+        if (r->len + 4096 + 1 > r->cap) {
+            size_t nc = r->cap ? r->cap * 2 : 65536;
+            char *nb = realloc(r->buf, nc);
+            if (!nb) return -1;
+            r->buf = nb;
+            r->cap = nc;
+        }
+        int wait_ms = -1;
+        if (deadline) {
+            double left = deadline - now_s();
+            if (left <= 0) {
+                errno = ETIMEDOUT;
+                return -1;
+            }
+            wait_ms = (int)(left * 1000) + 1;
+        }
+        struct pollfd pf = {r->fd, POLLIN, 0};
+        int pr = poll(&pf, 1, wait_ms);
+        if (pr < 0 && errno == EINTR) continue;
+        if (pr < 0) return -1;
+        if (pr == 0) continue; /* the deadline check above ends it */
+        ssize_t got = read(r->fd, r->buf + r->len, r->cap - r->len - 1);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return -1;
+        if (got == 0) r->eof = true;
+        r->len += (size_t)got;
+    }
+}
+
 /* The op test-backend-ops names (ggml_op_desc): the unary/GLU function for those ops. */
 static const char *expected_op(const opscope_ops_line *l) { return l->sub_op ? l->sub_op : l->op; }
 
 int replay_run_backend(const char *tbo, const char *mode, const char *dir,
                        const opscope_ops_export_t *x, const char *backend, replay_result *res,
-                       bool progress) {
+                       double timeout_s, bool progress) {
     size_t n = opscope_ops_export_n_lines(x);
     size_t start = 0, got_any = 0;
     char file[4096], errpath[4096], stdout_last[160] = "";
@@ -129,14 +200,21 @@ int replay_run_backend(const char *tbo, const char *mode, const char *dir,
             fprintf(stderr, "opscope replay: cannot run %s: %s\n", tbo, strerror(src));
             return -1;
         }
-        FILE *out = fdopen(pfd[0], "r");
+        line_reader rd = {.fd = pfd[0]};
         char *line = NULL;
-        size_t cap = 0;
-        ssize_t len;
+        int got_line;
+        bool timed_out = false;
         long last = -1; /* highest line index with a result in this run */
         size_t done = 0;
-        while (out && (len = getline(&line, &cap, out)) > 0) {
-            while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+        while ((got_line = next_line(&rd, &line, timeout_s)) != 0) {
+            if (got_line < 0) {
+                /* a hung test: no output for the whole time (or a broken pipe) */
+                timed_out = errno == ETIMEDOUT;
+                kill(pid, SIGKILL);
+                break;
+            }
+            size_t len = strlen(line);
+            while (len && line[len - 1] == '\r') line[--len] = '\0';
             opscope_tbo_result r;
             char name[80];
             if (opscope_tbo_parse_sql_line(line, &r) != 0) {
@@ -172,9 +250,8 @@ int replay_run_backend(const char *tbo, const char *mode, const char *dir,
                 fprintf(stderr, "\ropscope replay: %s: %zu/%zu ops", backend,
                         (size_t)last + 1 < n ? (size_t)last + 1 : n, n);
         }
-        free(line);
-        if (out) fclose(out);
-        else close(pfd[0]);
+        free(rd.buf);
+        close(pfd[0]);
         int st = 0;
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
         }
@@ -185,7 +262,10 @@ int replay_run_backend(const char *tbo, const char *mode, const char *dir,
         char why[120];
         last_line(errpath, why, sizeof why);
         res[bad].status = REPLAY_FAILED;
-        if (WIFSIGNALED(st))
+        if (timed_out)
+            snprintf(res[bad].note, sizeof res[bad].note,
+                     "test-backend-ops gave no result for %.0f s (--timeout): killed", timeout_s);
+        else if (WIFSIGNALED(st))
             snprintf(res[bad].note, sizeof res[bad].note, "test-backend-ops died (signal %d): %s",
                      WTERMSIG(st), why);
         else

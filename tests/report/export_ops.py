@@ -140,6 +140,9 @@ for ln in open(path):
     op = OPS[v[0]]
     if backend == "NoSuch":
         continue
+    if op == "RMS_NORM" and backend == "Hang":
+        sys.stdout.flush()
+        import time; time.sleep(600)
     if op == "SWIGLU" and backend == "CPU":
         sys.stderr.write("ggml.c:1: GGML_ASSERT(x) failed\\n")
         sys.stdout.flush()
@@ -190,6 +193,20 @@ check("died (signal 6)" in r.stdout and "GGML_ASSERT" in r.stdout, "the crash is
 check("failed to allocate tensors" in r.stdout, "a line without result says what test-backend-ops printed")
 r = subprocess.run([OPSCOPE, "replay", pp, "--test-backend-ops", fake, "-b", "NoSuch", "-q"], capture_output=True, text=True)
 check(r.returncode == 2 and "gave no result on backend 'NoSuch'" in r.stderr, f"an unknown backend fails clearly ({r.returncode}: {r.stderr.strip()})")
+# a test-backend-ops that hangs on one op: killed after --timeout, that op failed, the rest run
+import time  # noqa: E402
+rj2 = os.path.join(WORK, "replay-hang.json")
+t0 = time.monotonic()
+r = subprocess.run([OPSCOPE, "replay", pp, "--test-backend-ops", fake, "-b", "Hang", "--timeout", "2", "--json", rj2],
+                   capture_output=True, text=True, timeout=120)
+took = time.monotonic() - t0
+check(r.returncode == 0, f"replay with a hanging op exits 0 ({r.returncode}: {r.stderr[-300:]})")
+check(2 <= took < 30, f"it waited the 2 s timeout, not the hang ({took:.1f} s)")
+h = {x["line"]: x for x in json.load(open(rj2))["rows"]}
+check(h[1]["status"] == {"Hang": "failed"}, f"the hanging RMS_NORM failed ({h[1]['status']})")
+check(h[2]["status"] == {"Hang": "ok"} and h[3]["status"] == {"Hang": "ok"},
+      f"the ops after it still ran ({h[2]['status']}, {h[3]['status']})")
+check("gave no result for 2 s (--timeout): killed" in r.stdout, "the table says it timed out")
 tmp_after = {f for f in os.listdir("/tmp") if f.startswith("opscope-replay-")}
 check(not (tmp_after - tmp_before), f"the temporary folders are removed ({tmp_after - tmp_before})")
 print(f"{'FAILED' if failures else 'passed'}: {len(failures)} failed checks")
