@@ -295,6 +295,9 @@ int opscope_rpc_finish(opscope_rpc_t *r) {
         if (best_d == 0) sv->graphs_inside++;
         else if (best_d > sv->max_outside_ns) sv->max_outside_ns = best_d;
         opscope_rpc_call *c = &r->calls[best];
+        /* a graph wholly outside every call (another client's, or no wait was recorded) is
+         * no call's compute; one overlapping its call (a slight misalignment) is */
+        if (gr->t0 > c->end_ns || gr->t1 < c->start_ns) continue;
         if (c->server < 0) {
             c->server = graph_server[g];
             c->compute_start_ns = gr->t0;
@@ -336,6 +339,57 @@ size_t opscope_rpc_n_servers(const opscope_rpc_t *r) { return r->n_servers; }
 const opscope_rpc_server *opscope_rpc_server_at(const opscope_rpc_t *r, size_t i) { return &r->servers[i]; }
 size_t opscope_rpc_n_calls(const opscope_rpc_t *r) { return r->n_calls; }
 const opscope_rpc_call *opscope_rpc_call_at(const opscope_rpc_t *r, size_t i) { return &r->calls[i]; }
+const char *opscope_rpc_call_endpoint(const opscope_rpc_t *r, size_t i) { return r->endpoints[i]; }
+
+static void jnum(opscope_out_t *w, const char *key, uint64_t v) {
+    opscope_out_printf(w, ",\"%s\":", key);
+    opscope_out_u64(w, v);
+}
+
+void opscope_rpc_write_json(opscope_out_t *w, const opscope_rpc_t *r) {
+    if (!r->n_servers) return;
+    opscope_out_str(w, ",\n\"rpc\":{\"servers\":[");
+    for (size_t s = 0; s < r->n_servers; s++) {
+        const opscope_rpc_server *v = &r->servers[s];
+        opscope_out_str(w, s ? ",\n{\"process\":" : "\n{\"process\":");
+        opscope_out_json_str(w, v->process);
+        opscope_out_str(w, ",\"endpoint\":");
+        opscope_out_json_str(w, v->endpoint[0] ? v->endpoint : NULL);
+        jnum(w, "calls", v->calls);
+        jnum(w, "calls_served", v->calls_served);
+        jnum(w, "call_ns", v->call_ns);
+        jnum(w, "submit_ns", v->submit_ns);
+        jnum(w, "compute_ns", v->compute_ns);
+        jnum(w, "other_ns", v->other_ns);
+        jnum(w, "copies", v->copies);
+        jnum(w, "copy_bytes", v->copy_bytes);
+        jnum(w, "copy_ns", v->copy_ns);
+        jnum(w, "graphs", v->graphs);
+        jnum(w, "graphs_inside", v->graphs_inside);
+        jnum(w, "max_outside_ns", v->max_outside_ns);
+        opscope_out_char(w, '}');
+    }
+    opscope_out_str(w, "],\n\"calls\":[");
+    for (size_t k = 0; k < r->n_calls; k++) {
+        const opscope_rpc_call *c = &r->calls[k];
+        uint64_t span_ns = c->end_ns - c->start_ns;
+        opscope_out_str(w, k ? ",\n{\"endpoint\":" : "\n{\"endpoint\":");
+        opscope_out_json_str(w, r->endpoints[k]);
+        opscope_out_str(w, ",\"server\":");
+        opscope_out_json_str(w, c->server >= 0 ? r->servers[c->server].process : NULL);
+        jnum(w, "start_ns", c->start_ns);
+        jnum(w, "end_ns", c->end_ns);
+        jnum(w, "submit_ns", c->submit_ns);
+        if (c->server >= 0) jnum(w, "compute_start_ns", c->compute_start_ns);
+        else opscope_out_str(w, ",\"compute_start_ns\":null");
+        jnum(w, "compute_ns", c->compute_ns);
+        jnum(w, "other_ns", span_ns > c->compute_ns ? span_ns - c->compute_ns : 0);
+        jnum(w, "copies", c->copies);
+        jnum(w, "copy_ns", c->copy_ns);
+        opscope_out_str(w, c->end_known ? ",\"end_known\":true}" : ",\"end_known\":false}");
+    }
+    opscope_out_str(w, "]}");
+}
 
 static void ms(opscope_out_t *w, uint64_t ns) { opscope_out_printf(w, "%10.3f", (double)ns / 1e6); }
 

@@ -6,7 +6,8 @@
  * is the server's endpoint, "host:port") up to the end of the first SYNCHRONIZE of that
  * endpoint after it: ggml-rpc sends the graph and returns, and the client waits for the
  * server in the synchronize. A server graph compute (the OP records of one graph id on a
- * backend of another process) belongs to the call that contains it on the merged timeline.
+ * backend of another process) belongs to the call that contains it on the merged timeline
+ * (or overlaps it: a slight misalignment); one outside every call is counted, not charged.
  * Per call: submit (the client sending the graph), the server's compute, and the rest
  * (network and waiting); per server, those summed plus the copies (tensor set/get over RPC:
  * serialisation and transfer) the client made to its endpoint.
@@ -58,9 +59,15 @@ size_t opscope_rpc_n_servers(const opscope_rpc_t *r);
 const opscope_rpc_server *opscope_rpc_server_at(const opscope_rpc_t *r, size_t i);
 size_t opscope_rpc_n_calls(const opscope_rpc_t *r);
 const opscope_rpc_call *opscope_rpc_call_at(const opscope_rpc_t *r, size_t i);
+/* Call I's endpoint (the device of its RPC backend); owned by R. */
+const char *opscope_rpc_call_endpoint(const opscope_rpc_t *r, size_t i);
 
 /* The per-server table and the first MAX_CALLS calls, as text ("RPC servers" section);
  * nothing when the profile has no server. */
 void opscope_rpc_write_text(opscope_out_t *w, const opscope_rpc_t *r, size_t max_calls);
+
+/* The same figures, every call, as a `,"rpc":{"servers":[...],"calls":[...]}` member of the
+ * JSON summary (docs/formats.md); nothing when the profile has no server. R finished. */
+void opscope_rpc_write_json(opscope_out_t *w, const opscope_rpc_t *r);
 
 #endif /* OPSCOPE_RPC_CALLS_H */

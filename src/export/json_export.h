@@ -5,7 +5,8 @@
  * n_src/ne_src/nb_src/type_src, tensor_name, ne, out_type, op_params, sub_op), plus opscope's
  * additions per record (graph_id, node_index, n_fused, thread_id, host_start_ns,
  * host_end_ns, flops, category) and, at the end, a "summary" object with the report's
- * numbers. Records stream through in input order; reading the file back gives the same
+ * numbers (with the RPC servers and calls of a merged profile: the export analyses them
+ * itself, analyze/rpc_calls.h). Records stream through in input order; reading the file back gives the same
  * records (docs/formats.md). Fields a record does not carry are left out.
  *
  * Ownership: the caller owns OUT (commits or aborts it after finish) and the handle.

@@ -6,7 +6,8 @@
  * transaction; the database is written to "PATH.tmp.XXXXXX" beside PATH (no journal) and
  * renamed over PATH by opscope_sqlite_export_finish only when everything succeeded, so a bad
  * input or a full disk never leaves a partial database. Memory: SQLite's page cache (capped)
- * plus one entry per graph id and per backend.
+ * plus one entry per graph id and per backend, and for the RPC tables one per RPC call, per
+ * copy to an RPC backend and per server graph (none without an RPC backend).
  *
  * Built into the CLI only (it links libsqlite3; the core library and the capture libraries
  * do not). Ownership: the caller owns the handle and ends it with finish or abort, once.

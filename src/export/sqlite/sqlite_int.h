@@ -3,6 +3,7 @@
  *   sqlite_schema.c   the SQL of the tables (made first) and of the indices and views (last)
  *   sqlite_writer.c   the writer thread: batches of rows, prepared statements, inserts
  *   sqlite_export.c   the sink (runs on the reading thread), shapes, graphs, life cycle
+ *   sqlite_rpc.c      the RPC tables of a merged profile (written at finish)
  *
  * The reading thread turns each record into a compact row (strings copied into the batch,
  * display name, sub-op, FLOPs and shape id computed there) and hands full batches to the
@@ -15,6 +16,7 @@
 #ifndef OPSCOPE_SQLITE_INT_H
 #define OPSCOPE_SQLITE_INT_H
 
+#include "analyze/rpc_calls.h"
 #include "opscope.h"
 
 #include <pthread.h>
@@ -23,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SQLITE_SCHEMA_VERSION 2
+#define SQLITE_SCHEMA_VERSION 3
 
 extern const char opscope_sqlite_schema[];
 extern const char opscope_sqlite_finish_sql[];
@@ -52,7 +54,7 @@ typedef struct sq_shape {
 
 typedef struct sq_backend {
     int32_t id;
-    uint32_t name, device;
+    uint32_t name, device, process; /* process: SQ_NONE when not a merged profile */
     const char *device_type; /* static */
 } sq_backend;
 
@@ -104,5 +106,9 @@ int opscope_sq_writer_stop(sq_writer *w);
 
 /* Stops (if running) and frees the statements and batches; the connection stays open. */
 void opscope_sq_writer_free(sq_writer *w);
+
+/* Inserts R's (finished) servers and calls into rpc_servers and rpc_calls, on the caller's
+ * thread (the writer stopped). Returns 0, or -1 on a database failure. */
+int opscope_sq_write_rpc(sqlite3 *db, const opscope_rpc_t *r);
 
 #endif /* OPSCOPE_SQLITE_INT_H */

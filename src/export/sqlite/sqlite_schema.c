@@ -5,7 +5,7 @@
 const char opscope_sqlite_schema[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;\n"
     "CREATE TABLE backends(id INTEGER PRIMARY KEY, name TEXT NOT NULL, device TEXT NOT NULL,\n"
-    "  device_type TEXT NOT NULL);\n"
+    "  device_type TEXT NOT NULL, process TEXT);\n"
     "CREATE TABLE records(\n"
     "  id INTEGER PRIMARY KEY, type TEXT NOT NULL, name TEXT NOT NULL, sub_op TEXT, extra TEXT,\n"
     "  op TEXT NOT NULL, category TEXT, backend_id INTEGER NOT NULL, split_id INTEGER NOT NULL,\n"
@@ -24,7 +24,17 @@ const char opscope_sqlite_schema[] =
     "  copy_ns INTEGER NOT NULL, bytes INTEGER NOT NULL, flops INTEGER NOT NULL);\n"
     "CREATE TABLE kineto_links(record_id INTEGER PRIMARY KEY REFERENCES records(id),\n"
     "  correlation INTEGER, launch TEXT, launch_start_ns INTEGER, cpu_op TEXT, cpu_op_link TEXT,\n"
-    "  python_function TEXT, phase TEXT);\n";
+    "  python_function TEXT, phase TEXT);\n"
+    "CREATE TABLE rpc_servers(process TEXT PRIMARY KEY, endpoint TEXT, calls INTEGER NOT NULL,\n"
+    "  calls_served INTEGER NOT NULL, call_ns INTEGER NOT NULL, submit_ns INTEGER NOT NULL,\n"
+    "  compute_ns INTEGER NOT NULL, other_ns INTEGER NOT NULL, copies INTEGER NOT NULL,\n"
+    "  copy_bytes INTEGER NOT NULL, copy_ns INTEGER NOT NULL, graphs INTEGER NOT NULL,\n"
+    "  graphs_inside INTEGER NOT NULL, max_outside_ns INTEGER NOT NULL);\n"
+    "CREATE TABLE rpc_calls(call INTEGER PRIMARY KEY, endpoint TEXT NOT NULL,\n"
+    "  server TEXT REFERENCES rpc_servers(process), start_ns INTEGER NOT NULL,\n"
+    "  end_ns INTEGER NOT NULL, submit_ns INTEGER NOT NULL, compute_start_ns INTEGER,\n"
+    "  compute_ns INTEGER NOT NULL, other_ns INTEGER NOT NULL, copies INTEGER NOT NULL,\n"
+    "  copy_ns INTEGER NOT NULL, end_known INTEGER NOT NULL);\n";
 
 /* Indices and views, made after the rows are in (one sort per index beats keeping them up to
  * date row by row). The views reproduce the report's tables; docs/formats.md lists them. */

@@ -80,6 +80,7 @@ static int insert_backend(sq_writer *w, const sq_batch *b, const sq_backend *k) 
     bind_off(s, 2, b, k->name);
     bind_off(s, 3, b, k->device);
     sqlite3_bind_text(s, 4, k->device_type, -1, SQLITE_STATIC);
+    bind_off(s, 5, b, k->process);
     return step(s);
 }
 
@@ -164,7 +165,7 @@ static const char INSERT_REC[] =
     "INSERT INTO records VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 static const char INSERT_SHAPE[] =
     "INSERT INTO shapes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-static const char INSERT_BACKEND[] = "INSERT OR REPLACE INTO backends VALUES(?,?,?,?)";
+static const char INSERT_BACKEND[] = "INSERT OR REPLACE INTO backends VALUES(?,?,?,?,?)";
 
 int opscope_sq_writer_start(sq_writer *w, sqlite3 *db) {
     w->db = db;
