@@ -198,7 +198,11 @@
   const tl = $('timeline'), wrap = $('tlwrap'), space = $('tlspace'), mm = $('minimap');
   const ctx = tl.getContext('2d', { alpha: false });
   const mctx = mm.getContext('2d', { alpha: false });
-  const LABEL_W = 180, AXIS_H = 22, ROW_H = 16, LANE_PAD = 6;
+  // The label column widens to the longest lane label (a merged profile's process prefix),
+  // between LABEL_MIN and LABEL_MAX_FRAC of the window; longer labels are cut in the middle.
+  const LABEL_MIN = 180, LABEL_MAX = 420, LABEL_MAX_FRAC = 0.35, LABEL_FONT = '11px system-ui, sans-serif';
+  const AXIS_H = 22, ROW_H = 16, LANE_PAD = 6;
+  let LABEL_W = LABEL_MIN;
   const laneY = new Float64Array(lanes.length), rowY = new Float64Array(nRows);
   let contentH = AXIS_H;
   for (let l = 0; l < lanes.length; l++) {
@@ -213,10 +217,45 @@
   // A merged profile (opscope merge): backends carry their process; lanes come grouped by
   // backend id, so one process's lanes are together, headed by its name.
   const processOf = (id) => { const b = backendById.get(id); return b && b.process ? b.process : ''; };
+  // a lane's label: the process (merged profiles), then the part that tells lanes apart
+  const laneTail = (l) => backendName(lanes[l].backend) + (lanes[l].copy ? ' copies' : '') + splitWord + lanes[l].split;
+  const laneProcess = (l) => processOf(lanes[l].backend);
   function laneLabel(l) {
-    const ln = lanes[l];
-    const p = processOf(ln.backend);
-    return (p ? p + ' \u00b7 ' : '') + backendName(ln.backend) + (ln.copy ? ' copies' : '') + (splitWord + ln.split);
+    const p = laneProcess(l);
+    return (p ? p + ' \u00b7 ' : '') + laneTail(l);
+  }
+  // TEXT cut in the middle with an ellipsis to fit MAXW (measured with MEASURE), keeping
+  // as much of its start as of its end; the whole text when it fits.
+  function fitMiddle(text, maxW, measure) {
+    if (measure(text) <= maxW) return text;
+    let lo = 0, hi = text.length - 1, best = '\u2026';
+    while (lo <= hi) {
+      const n = (lo + hi) >> 1, h = Math.ceil(n / 2);
+      const cand = text.slice(0, h) + '\u2026' + text.slice(text.length - (n - h));
+      if (measure(cand) <= maxW) { best = cand; lo = n + 1; } else hi = n - 1;
+    }
+    return best;
+  }
+  // The label as drawn in a column of width MAXW: whole when it fits; else the process is
+  // shortened in its middle (host start and program end stay) while the backend and split
+  // stay whole, and only when they alone do not fit is the whole label cut in its middle.
+  function shownLabel(l, maxW, measure) {
+    const full = laneLabel(l);
+    if (measure(full) <= maxW) return full;
+    const p = laneProcess(l), tail = ' \u00b7 ' + laneTail(l);
+    const room = maxW - measure(tail);
+    if (p && room >= measure('\u2026') + 40) return fitMiddle(p, room, measure) + tail;
+    return fitMiddle(full, maxW, measure);
+  }
+  let shown = []; // per lane, the label as drawn at the current column width
+  function layoutLabels() {
+    ctx.font = LABEL_FONT;
+    const measure = (t) => ctx.measureText(t).width;
+    let widest = 0;
+    for (let l = 0; l < lanes.length; l++) widest = Math.max(widest, measure(laneLabel(l)));
+    const cap = Math.max(LABEL_MIN, Math.min(LABEL_MAX, Math.floor(cssW * LABEL_MAX_FRAC)));
+    LABEL_W = Math.min(cap, Math.max(LABEL_MIN, Math.ceil(widest) + 14));
+    shown = lanes.map((_, l) => shownLabel(l, LABEL_W - 10, measure));
   }
   // the first lane of each process group (a thicker line above it)
   const groupStart = (l) => l > 0 && processOf(lanes[l].backend) !== processOf(lanes[l - 1].backend);
@@ -232,6 +271,7 @@
     tl.style.height = cssH + 'px';
     tl.width = Math.round(cssW * dpr); tl.height = Math.round(cssH * dpr);
     mm.width = Math.round(cssW * dpr); mm.height = Math.round(48 * dpr);
+    layoutLabels();
     buildMinimap();
   }
 
@@ -369,7 +409,7 @@
     ctx.fillStyle = theme.bg;
     ctx.fillRect(0, 0, cssW, cssH);
     const top = scrollTop, W = plotW();
-    ctx.font = '11px system-ui, sans-serif';
+    ctx.font = LABEL_FONT;
     ctx.textBaseline = 'middle';
     // lane backgrounds
     for (let l = 0; l < lanes.length; l++) {
@@ -409,7 +449,7 @@
       const y = laneY[l] - top;
       if (y + lanes[l].h < AXIS_H || y > cssH) continue;
       ctx.save(); ctx.beginPath(); ctx.rect(0, Math.max(y, AXIS_H), LABEL_W - 4, lanes[l].h); ctx.clip();
-      ctx.fillText(laneLabel(l), 6, y + Math.min(lanes[l].h, ROW_H + LANE_PAD) / 2);
+      ctx.fillText(shown[l], 6, y + Math.min(lanes[l].h, ROW_H + LANE_PAD) / 2);
       ctx.restore();
       if (groupStart(l)) { ctx.fillStyle = theme.accent; ctx.fillRect(0, y, cssW, 2); ctx.fillStyle = theme.fg; }
       ctx.fillStyle = theme.line; ctx.fillRect(0, y + lanes[l].h - 1, cssW, 1); ctx.fillStyle = theme.fg;
@@ -561,6 +601,10 @@
     if (str(sTensor[s])) line(tip, 'Tensor', str(sTensor[s]));
     if (str(sCat[s])) line(tip, 'Category', str(sCat[s]));
     if (str(sKernel[s])) line(tip, 'Kernels', str(sKernel[s]) + (sNKernels[s] > 1 ? '  (' + sNKernels[s] + ' dispatches)' : ''));
+    placeTip(mx, my);
+  }
+  function hideTip() { tip.hidden = true; }
+  function placeTip(mx, my) {
     tip.hidden = false;
     const w = tip.offsetWidth, hh = tip.offsetHeight;
     let x = mx + 14, y = my + 14;
@@ -568,7 +612,25 @@
     if (y + hh > window.innerHeight - 4) y = Math.max(4, my - hh - 14);
     tip.style.left = x + 'px'; tip.style.top = y + 'px';
   }
-  function hideTip() { tip.hidden = true; }
+  // the lane whose label is at canvas css (CX, CY), or -1
+  function laneAtLabel(cx, cy) {
+    if (cx < 0 || cx >= LABEL_W || cy < AXIS_H) return -1;
+    const y = cy + scrollTop;
+    for (let l = 0; l < lanes.length; l++) if (y >= laneY[l] && y < laneY[l] + lanes[l].h) return l;
+    return -1;
+  }
+  // hovering a lane label: the whole label (the column may show it shortened)
+  function showLaneTip(l, mx, my) {
+    tip.replaceChildren();
+    const h = document.createElement('div');
+    h.className = 'tname';
+    h.textContent = laneLabel(l);
+    tip.appendChild(h);
+    const p = laneProcess(l);
+    if (p) line(tip, 'Process', p);
+    line(tip, 'Backend', laneTail(l));
+    placeTip(mx, my);
+  }
 
   // ---------------------------------------------------------------------------------------
   // Interaction
@@ -618,6 +680,8 @@
     }
     if (e.target === roofCanvas) return; // the roofline chart has its own tooltip
     if (e.target !== tl) { hideTip(); return; }
+    const lab = laneAtLabel(e.clientX - rect.left, e.clientY - rect.top);
+    if (lab >= 0) { showLaneTip(lab, e.clientX, e.clientY); return; }
     const i = pick(e.clientX - rect.left, e.clientY - rect.top);
     if (i >= 0) showTip(i, e.clientX, e.clientY); else hideTip();
   });
@@ -1059,7 +1123,13 @@
       }
       return out;
     },
-    layout: { LABEL_W, AXIS_H, ROW_H, laneY: Array.from(laneY), laneH: lanes.map((l) => l.h) },
+    layout: { get LABEL_W() { return LABEL_W; }, AXIS_H, ROW_H, laneY: Array.from(laneY), laneH: lanes.map((l) => l.h) },
+    // per lane: its whole label, the label as drawn, and their widths against the column's
+    laneLabels: () => {
+      ctx.font = LABEL_FONT;
+      return lanes.map((_, l) => ({ full: laneLabel(l), shown: shown[l], shownW: ctx.measureText(shown[l]).width,
+        fullW: ctx.measureText(laneLabel(l)).width, column: LABEL_W, y: laneY[l], h: lanes[l].h }));
+    },
     shortNames: Object.values(D.short || {}),
     // roofline dots: label, backend, intensity, GFLOP/s, canvas position and radius, bound
     roofPoints: () => roofPts.map((g) => ({ op: opLabel[g.op], backend: g.backend, ai: g.ai, gflops: g.gf,

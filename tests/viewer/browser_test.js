@@ -309,6 +309,52 @@ function pixel(img, x, y) {
   }
   await page.setViewportSize({ width: 1400, height: 1000 });
 
+  // A merged profile whose process names make lane labels longer than the column can hold:
+  // the column widens (up to its cap), each label is drawn whole or cut in the middle with an
+  // ellipsis (the process's start and the backend and split at the end kept), never cut off
+  // silently, and hovering the label shows it whole.
+  const mergedHtml = path.join(outDir, 'merged.html');
+  execFileSync(fixture, [mergedHtml, '--merged'], { stdio: 'inherit' });
+  const LONG_PROC = 'gpu-node-07.rack-b.inference-cluster.example.org/ggml-rpc-server';
+  const labelsOk = (labs) => labs.every((x) => {
+    if (x.shownW > x.column - 6) return false; // drawn inside the column
+    if (x.shown === x.full) return true;
+    const parts = x.shown.split('\u2026'); // cut: one ellipsis, the rest the label's own start and end
+    return parts.length === 2 && parts[0].length + parts[1].length < x.full.length &&
+      x.full.startsWith(parts[0]) && x.full.endsWith(parts[1]);
+  });
+  for (const w of [1400, 700]) {
+    await page.setViewportSize({ width: w, height: 1000 });
+    await page.goto('file://' + mergedHtml);
+    await page.waitForFunction(() => window.opscope && window.opscope.ready, null, { timeout: 30000 });
+    const labs = await page.evaluate(() => opscope.laneLabels());
+    const vk = labs.filter((x) => x.full.startsWith(LONG_PROC + ' \u00b7 Vulkan0'));
+    const cpu = labs.find((x) => x.full === 'laptop/llama-cli \u00b7 CPU \u00b7 split 0');
+    const box = await page.locator('#timeline').boundingBox();
+    const cap = Math.max(180, Math.min(420, Math.floor(box.width * 0.35))); // 35% of the timeline, 180-420 px
+    check(labs.length === 4 && vk.length === 3 && cpu && labs.every((x) => x.column === cap),
+      'width ' + w + ': merged lanes carry their process; the label column widens to its cap ' + cap, labs);
+    check(labelsOk(labs), 'width ' + w + ': every label drawn whole or cut in the middle with an ellipsis, inside the column',
+      labs.map((x) => [x.shown, Math.round(x.shownW), x.column]));
+    check(vk.every((x) => x.shown !== x.full && x.shown.startsWith('gpu-') &&
+      x.shown.endsWith(x.full.slice(x.full.indexOf(' \u00b7 Vulkan0'))) && x.fullW > x.column),
+      'width ' + w + ': long labels keep the host start and the whole backend and split', vk.map((x) => x.shown));
+    check(cpu && cpu.shown === cpu.full, 'width ' + w + ': a label that fits is drawn whole', cpu);
+    await page.screenshot({ path: path.join(outDir, 'merged-labels-' + w + '.png'), clip: { x: box.x, y: box.y, width: Math.min(box.width, 700), height: 140 } });
+    const lane = vk[1];
+    await page.mouse.move(box.x + 20, box.y + lane.y + lane.h / 2 - await page.evaluate(() => document.getElementById('tlwrap').scrollTop));
+    await page.waitForTimeout(50);
+    const t = await page.evaluate(() => ({ hidden: document.getElementById('tip').hidden,
+      head: (document.querySelector('#tip .tname') || {}).textContent, text: document.getElementById('tip').textContent }));
+    check(!t.hidden && t.head === lane.full && t.text.includes('Process: ' + LONG_PROC),
+      'width ' + w + ': hovering a cut label shows it whole', t);
+  }
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  await page.goto('file://' + htmlPath);
+  await page.waitForFunction(() => window.opscope && window.opscope.ready, null, { timeout: 30000 });
+  const plain = await page.evaluate(() => opscope.laneLabels());
+  check(plain.every((x) => x.column === 180 && x.shown === x.full), 'short labels: the column keeps its 180 px', plain.map((x) => x.shown));
+
   // A bigger page (20,000 more records, unsorted, with nests of 80 overlapping records):
   // what the viewer decodes equals what the fixture fed, and drawing any view works.
   const bigHtml = path.join(outDir, 'big.html'), bigCsv = path.join(outDir, 'big.csv');

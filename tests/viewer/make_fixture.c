@@ -1,11 +1,13 @@
 /*
- * make_fixture OUT.html [N] [--csv FILE] [--max-records M] [--empty] - writes a viewer test page from
+ * make_fixture OUT.html [N] [--csv FILE] [--max-records M] [--empty] [--merged] - writes a viewer test page from
  * a profile built in memory: two backends (CPU, Vulkan0), two splits, copies, a gap, two
  * overlapping records in one lane, and one op named with an HTML/script injection string.
  * With N > 0, N extra records follow on a third backend: pseudo-random starts (unsorted),
  * durations and names, including runs of 80 mutually overlapping records (more rows than a
  * lane may have). --csv writes every record offered (backend,copy,split,start,dur,name) for
  * tests that decode the page independently. --empty keeps the backends but no record.
+ * --merged: the backends carry processes as in an `opscope merge` profile, Vulkan0's with a
+ * host name long enough that its lane labels cannot fit the label column whole.
  * Exit 0 ok, 1 usage, 2 on failure.
  */
 #include "export/html.h"
@@ -55,23 +57,29 @@ int main(int argc, char **argv) {
     const char *out = NULL, *csv = NULL;
     long extra = 0;
     size_t max_records = 0;
-    int empty = 0, with_peak = 0;
+    int empty = 0, with_peak = 0, merged = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--empty")) empty = 1;
         else if (!strcmp(argv[i], "--peak")) with_peak = 1;
+        else if (!strcmp(argv[i], "--merged")) merged = 1;
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
         else if (!strcmp(argv[i], "--max-records") && i + 1 < argc) max_records = (size_t)atol(argv[++i]);
         else if (!out) out = argv[i];
         else extra = atol(argv[i]);
     }
     if (!out) {
-        fprintf(stderr, "usage: make_fixture OUT.html [N] [--csv FILE] [--max-records M] [--peak]\n");
+        fprintf(stderr, "usage: make_fixture OUT.html [N] [--csv FILE] [--max-records M] [--peak] "
+                        "[--merged]\n");
         return 1;
     }
     opscope_profile_t *p = opscope_profile_new();
     if (!p) return 2;
     opscope_backend b0 = {0, "Vulkan0", "llvmpipe", OPSCOPE_DEVICE_GPU, NULL};
     opscope_backend b1 = {1, "CPU", "Test CPU", OPSCOPE_DEVICE_CPU, NULL};
+    if (merged) {
+        b0.process = "gpu-node-07.rack-b.inference-cluster.example.org/ggml-rpc-server";
+        b1.process = "laptop/llama-cli";
+    }
     opscope_meta meta = {.profiler = "opscope-test", .version = 3};
     int bad = opscope_profile_set_meta(p, &meta) | opscope_profile_add_backend(p, &b0) |
               opscope_profile_add_backend(p, &b1);
