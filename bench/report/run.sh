@@ -22,16 +22,9 @@ BUILD=${1:-build}
 SIZE=${SIZE:-1G}
 RUNS=${RUNS:-3}
 TMP=${TMPDIR:-/tmp}
-OPSCOPE=$BUILD/src/opscope
-GEN=$BUILD/bench/report/gen_profile
-for b in "$OPSCOPE" "$GEN"; do
-  [ -x "$b" ] || { echo "missing $b: build first (cmake --build $BUILD)" >&2; exit 1; }
-done
-[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
-
-work=$(mktemp -d "$TMP/opscope-bench.XXXXXX")
-cleanup() { rm -rf "$work"; }
-trap cleanup EXIT
+# shellcheck source=../throughput.sh
+. bench/throughput.sh
+bench_setup opscope-bench
 if [ "${SQLITE_ONLY:-0}" = 1 ]; then
   :
 elif [ -n "${PROFILE:-}" ]; then
@@ -41,29 +34,6 @@ else
   "$GEN" --size "$SIZE" --version 2 -o "$prof"
 fi
 echo "load: $(cut -d" " -f1-3 /proc/loadavg) (on $(nproc) cores: wall figures need an idle machine)"
-
-median() { sort -g | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-
-run_case() {
-  local label=$1; shift
-  local secs=() cpus=() rss=()
-  for _ in $(seq "$RUNS"); do
-    /usr/bin/time -v -o "$work/time.txt" "$@" > /dev/null
-    local s c m
-    s=$(awk -F': ' '/Elapsed \(wall clock\)/{n=split($2,p,":"); t=0; for(i=1;i<=n;i++) t=t*60+p[i]; print t}' "$work/time.txt")
-    c=$(awk -F': ' '/User time|System time/{t+=$2} END{print t}' "$work/time.txt")
-    m=$(awk -F': ' '/Maximum resident set size/{print $2}' "$work/time.txt")
-    secs+=("$s"); cpus+=("$c"); rss+=("$m")
-    rm -f "$work"/out.*
-  done
-  local ms mc mr
-  ms=$(printf '%s\n' "${secs[@]}" | median)
-  mc=$(printf '%s\n' "${cpus[@]}" | median)
-  mr=$(printf '%s\n' "${rss[@]}" | median)
-  # Wall-clock MB/s is the figure; CPU MB/s (user+sys) shows what a busy machine hides.
-  awk -v l="$label" -v b="$bytes" -v s="$ms" -v c="$mc" -v r="$mr" -v all="$(printf '%s ' "${secs[@]}")" \
-    'BEGIN{printf "%-32s %7.1f MB/s wall %6.2f s | %7.1f MB/s cpu %6.2f s | peak RSS %6.1f MB | runs %ss\n", l, b/1e6/s, s, b/1e6/c, c, r/1024, all}'
-}
 
 if [ "${SQLITE_ONLY:-0}" != 1 ]; then
 bytes=$(stat -c %s "$prof")

@@ -14,14 +14,8 @@ import re
 import subprocess
 import sys
 
-failures = []
+from checks import check, done, load
 
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    return cond
 
 
 def op(name, bk, start, dur, nbytes, extra=None, sub_op=None):
@@ -161,7 +155,7 @@ def main():
     check(copies_section(text, "Copies by direction:") == COPIES,
           f"text copies section: {copies_section(text, 'Copies by direction:')}")
 
-    summ = json.load(open(jpath))["summary"]
+    summ = load(jpath)["summary"]
     key = ("name", "call", "display", "count", "total_ns", "bytes")
     got = [tuple(c[k] for k in key) for c in summ["copies"]]
     check(got == JSON_COPIES, f"json copies: {got}")
@@ -187,11 +181,11 @@ def main():
                  (1, "copy_H2D (via tensor_set)", None, "tensor_set", 100_000)],
           f"json top_kernels: {tk}")
     # the records themselves keep the seed layout: extra carries the call
-    recs = json.load(open(jpath))["records"]
+    recs = load(jpath)["records"]
     check([r["extra"] for r in recs] == [r["extra"] for r in PROFILE["records"]],
           "json records: extra changed")
 
-    ev = [e for e in json.load(open(cpath))["traceEvents"] if e.get("ph") == "X"]
+    ev = [e for e in load(cpath)["traceEvents"] if e.get("ph") == "X"]
     cp = [(e["name"], e["args"].get("call"), "fused" in e["args"]) for e in ev if e["cat"] == "copy"]
     check(cp == [(r["name"], r["extra"], False) for r in PROFILE["records"] if r["type"] == 1],
           f"chrome copy events: {cp}")
@@ -199,8 +193,7 @@ def main():
     check(len(rms) == 1 and rms[0]["name"] == "RMS_NORM+MUL" and
           rms[0]["args"].get("fused") == "RMS_NORM+MUL", f"chrome fused op event: {rms}")
 
-    print(f"{len(failures)} failed")
-    return 1 if failures else 0
+    return done("copy calls")
 
 
 if __name__ == "__main__":

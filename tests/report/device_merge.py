@@ -19,15 +19,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "viewer"))
 import viewer_data  # noqa: E402
+from checks import check, done  # noqa: E402
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    return cond
 
 
 VK = "llvmpipe (LLVM 21.1.8, 256 bits)"
@@ -114,8 +107,8 @@ def main():
           "viewer: records under one id per device (lowest): %r" % lanes)
     check(len(vrecs) == len(RECORDS), "viewer: every record")
 
-    print("device merge: %d failures" % len(failures))
+
 
 
 main()
-sys.exit(1 if failures else 0)
+sys.exit(done("device merge"))

@@ -21,17 +21,12 @@ import shutil
 import subprocess
 import sys
 
+from checks import check, done, load
+
 OPSCOPE, WORK = sys.argv[1], sys.argv[2]
 HERE = os.path.dirname(os.path.abspath(__file__))
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
-failures = []
-
-
-def check(cond, msg):
-    print(("ok    " if cond else "FAIL  ") + msg, flush=True)
-    if not cond:
-        failures.append(msg)
 
 
 Z16 = [0] * 16
@@ -162,7 +157,7 @@ tmp_before = {f for f in os.listdir("/tmp") if f.startswith("opscope-replay-")}
 r = subprocess.run([OPSCOPE, "replay", pp, "--test-backend-ops", fake, "--json", rj],
                    capture_output=True, text=True)
 check(r.returncode == 0, f"replay exits 0 ({r.returncode}: {r.stderr[-300:]})")
-j = json.load(open(rj))
+j = load(rj)
 check(j["backends"] == ["CPU", "Vulkan0"], f"default backends: those the ops ran on ({j['backends']})")
 byk = {(x["line"], x["backend"]): x for x in j["rows"]}
 check(len(j["rows"]) == 4 and set(byk) == {(1, "CPU"), (2, "CPU"), (2, "Vulkan0"), (3, "CPU")},
@@ -209,5 +204,4 @@ check(h[2]["status"] == {"Hang": "ok"} and h[3]["status"] == {"Hang": "ok"},
 check("gave no result for 2 s (--timeout): killed" in r.stdout, "the table says it timed out")
 tmp_after = {f for f in os.listdir("/tmp") if f.startswith("opscope-replay-")}
 check(not (tmp_after - tmp_before), f"the temporary folders are removed ({tmp_after - tmp_before})")
-print(f"{'FAILED' if failures else 'passed'}: {len(failures)} failed checks")
-sys.exit(1 if failures else 0)
+sys.exit(done("export ops"))

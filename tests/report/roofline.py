@@ -11,17 +11,10 @@ docs/metrics.md, independently of opscope's code.
 import json
 import os
 import shutil
-import subprocess
 import sys
 
-failures = []
+from checks import check, done, load, run
 
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    return cond
 
 
 def near(a, b, rel=1e-6):
@@ -111,10 +104,6 @@ def roof(flops, traffic, ns):
     return "compute", "fma", 100 * (flops / ns) / fma
 
 
-def run(args, **kw):
-    return subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
-
-
 def main():
     exe, work = sys.argv[1], sys.argv[2]
     shutil.rmtree(work, ignore_errors=True)  # a cache left by an earlier run would be found
@@ -130,7 +119,7 @@ def main():
     # without --peak: traffic and intensity, no bound
     p = run([exe, "report", prof, "-q", "--json", out])
     check(p.returncode == 0, "report: exit %d %s" % (p.returncode, p.stderr))
-    summ = json.load(open(out))["summary"]
+    summ = load(out)["summary"]
     want = expected_traffic()
     for g in summ["ops"]:
         key = (g["name"], g["backend_id"])
@@ -152,7 +141,7 @@ def main():
     # with --peak
     p = run([exe, "report", prof, "--peak", peak, "--json", out, "--text", os.path.join(work, "r.txt")])
     check(p.returncode == 0, "report --peak: exit %d %s" % (p.returncode, p.stderr))
-    summ = json.load(open(out))["summary"]
+    summ = load(out)["summary"]
     check(summ.get("peak", {}).get("memory", {}).get("all_gbps") == 10.0, "summary.peak missing")
     for g in summ["ops"]:
         key = (g["name"], g["backend_id"])
@@ -188,7 +177,7 @@ def main():
     pj = os.path.join(work, "measured.json")
     p = run([exe, "peak", "--json", pj, "--reps", "2", "--mem-size", "32M"], env=env)
     check(p.returncode == 0, "peak: exit %d %s" % (p.returncode, p.stderr))
-    m = json.load(open(pj))
+    m = load(pj)
     for k, u in (("memory", "gbps"), ("cache", "gbps"), ("flops", "gflops")):
         for which in ("all", "one"):
             v = m[k]["%s_%s" % (which, u)]
@@ -204,8 +193,7 @@ def main():
     p = run([exe, "peak", "--help"])
     check(p.returncode == 0 and b"--json FILE" in p.stdout, "peak --help")
 
-    print("%d failed" % len(failures))
-    return 1 if failures else 0
+    return done("roofline")
 
 
 if __name__ == "__main__":

@@ -20,10 +20,10 @@ import copy
 import json
 import os
 import sqlite3
-import subprocess
 import sys
 
-failures = []
+from checks import check, done
+from checks import run as checks_run
 
 # ggml.h of ggml 0.27 (Debian forky's libggml-dev): the enums' order.
 UNARY = ["ABS", "SGN", "NEG", "STEP", "TANH", "ELU", "RELU", "SIGMOID", "GELU", "GELU_QUICK",
@@ -32,15 +32,8 @@ UNARY = ["ABS", "SGN", "NEG", "STEP", "TANH", "ELU", "RELU", "SIGMOID", "GELU", 
 GLU = ["REGLU", "GEGLU", "SWIGLU", "SWIGLU_OAI", "GEGLU_ERF", "GEGLU_QUICK", "SWIGLU_CLAMP"]
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    return cond
-
-
 def run(*args):
-    return subprocess.run(list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return checks_run(list(args), text=True)
 
 
 def seed_load(path):
@@ -198,8 +191,6 @@ def main():
         check(p.returncode == 2 and msg in p.stderr and "bad.json:1:" in p.stderr and
               not os.path.exists(out), "sub_op %s: exit %d, %r" % (bad, p.returncode, p.stderr.strip()))
 
-    print("seed v3 interoperability: %d failures" % len(failures))
-
 
 main()
-sys.exit(1 if failures else 0)
+sys.exit(done("seed v3 interoperability"))

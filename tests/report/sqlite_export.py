@@ -26,16 +26,10 @@ import sqlite3
 import subprocess
 import sys
 
-FAILS = []
+from checks import check, done, load
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-
-
-def check(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what, flush=True)
-    if not cond:
-        FAILS.append(what)
-    return cond
 
 
 def close(a, b):
@@ -260,7 +254,7 @@ def main():
     r = run(opscope, "cap.json", "-q", "--json", "cap.out.json", "--sqlite", "cap.db")
     if check(r.returncode == 0, f"capture profile: exit {r.returncode} {r.stderr.strip()}"):
         db = open_db("cap.db")
-        summ = json.load(open("cap.out.json"))["summary"]
+        summ = load("cap.out.json")["summary"]
         check_records(db, p, "capture profile")
         check_bar_query(db, p["records"], "capture profile")
         check_views(db, summ, "capture profile")
@@ -301,10 +295,10 @@ def main():
                    capture_output=True)
     r = run(opscope, "big.json", "-q", "--json", "big.out.json", "--sqlite", "big.db")
     if check(r.returncode == 0, f"generated profile: exit {r.returncode} {r.stderr.strip()}"):
-        big = json.load(open("big.json"))
+        big = load("big.json")
         db = open_db("big.db")
         check_bar_query(db, big["records"], "generated profile")
-        check_views(db, json.load(open("big.out.json"))["summary"], "generated profile")
+        check_views(db, load("big.out.json")["summary"], "generated profile")
         n_shapes = db.execute("SELECT count(*) FROM shapes").fetchone()[0]
         distinct = {json.dumps([srcs_of(x), x.get("out_type"), x.get("ne"), x.get("op_params")])
                     for x in big["records"]}
@@ -317,7 +311,7 @@ def main():
     r = run(opscope, trace, "-q", "--json", "k.json", "--sqlite", "k.db")
     if check(r.returncode == 0, f"kineto trace: exit {r.returncode} {r.stderr.strip()}"):
         db = open_db("k.db")
-        kin = json.load(open("k.json"))["summary"]["kineto"]
+        kin = load("k.json")["summary"]["kineto"]
         links = kin["links"]
         n, n_rt, n_cpu, n_enc, n_ext, n_py = db.execute(
             "SELECT count(*), count(launch_start_ns), count(cpu_op), sum(cpu_op_link = 'enclosing'), "
@@ -354,7 +348,7 @@ def main():
         r = run(opscope, path, "-q", "--json", "t.json", "--sqlite", "t.db")
         if not check(r.returncode == 0, f"{t}: exit {r.returncode}"):
             continue
-        links = json.load(open("t.json"))["summary"].get("kineto", {}).get("links")
+        links = load("t.json")["summary"].get("kineto", {}).get("links")
         db = open_db("t.db")
         got = tuple(db.execute(
             "SELECT count(*), count(launch_start_ns), count(cpu_op), ifnull(sum(cpu_op_link = 'enclosing'), 0), "
@@ -411,8 +405,7 @@ def main():
     check(r.returncode == 0 and open("keep.db", "rb").read(16) == b"SQLite format 3\0",
           "a good run replaces an existing file")
 
-    print(f"{'FAILED' if FAILS else 'passed'}: {len(FAILS)} failed checks")
-    sys.exit(1 if FAILS else 0)
+    sys.exit(done("sqlite export"))
 
 
 if __name__ == "__main__":
