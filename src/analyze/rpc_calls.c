@@ -341,13 +341,42 @@ size_t opscope_rpc_n_calls(const opscope_rpc_t *r) { return r->n_calls; }
 const opscope_rpc_call *opscope_rpc_call_at(const opscope_rpc_t *r, size_t i) { return &r->calls[i]; }
 const char *opscope_rpc_call_endpoint(const opscope_rpc_t *r, size_t i) { return r->endpoints[i]; }
 
-static void jnum(opscope_out_t *w, const char *key, uint64_t v) {
-    opscope_out_printf(w, ",\"%s\":", key);
-    opscope_out_u64(w, v);
+const char *const opscope_rpc_server_names[OPSCOPE_RPC_SERVER_N] = {
+    "calls", "calls_served", "call_ns", "submit_ns", "compute_ns", "other_ns",
+    "copies", "copy_bytes", "copy_ns", "graphs", "graphs_inside", "max_outside_ns"};
+
+void opscope_rpc_server_values(const opscope_rpc_server *v, uint64_t values[OPSCOPE_RPC_SERVER_N]) {
+    const uint64_t x[OPSCOPE_RPC_SERVER_N] = {v->calls,      v->calls_served, v->call_ns,
+                                              v->submit_ns,  v->compute_ns,   v->other_ns,
+                                              v->copies,     v->copy_bytes,   v->copy_ns,
+                                              v->graphs,     v->graphs_inside, v->max_outside_ns};
+    memcpy(values, x, sizeof x);
+}
+
+const char *const opscope_rpc_call_names[OPSCOPE_RPC_CALL_N] = {
+    "start_ns", "end_ns", "submit_ns", "compute_ns", "other_ns", "copies", "copy_ns"};
+
+void opscope_rpc_call_values(const opscope_rpc_call *c, uint64_t values[OPSCOPE_RPC_CALL_N]) {
+    uint64_t span_ns = c->end_ns - c->start_ns;
+    const uint64_t x[OPSCOPE_RPC_CALL_N] = {c->start_ns, c->end_ns, c->submit_ns, c->compute_ns,
+                                            span_ns > c->compute_ns ? span_ns - c->compute_ns : 0,
+                                            c->copies, c->copy_ns};
+    memcpy(values, x, sizeof x);
+}
+
+/* `,"NAME":VALUE` for each of N counters */
+static void json_counters(opscope_out_t *w, const char *const *names, const uint64_t *values, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        opscope_out_str(w, ",\"");
+        opscope_out_str(w, names[i]);
+        opscope_out_str(w, "\":");
+        opscope_out_u64(w, values[i]);
+    }
 }
 
 void opscope_rpc_write_json(opscope_out_t *w, const opscope_rpc_t *r) {
     if (!r->n_servers) return;
+    uint64_t sv[OPSCOPE_RPC_SERVER_N], cv[OPSCOPE_RPC_CALL_N];
     opscope_out_str(w, ",\n\"rpc\":{\"servers\":[");
     for (size_t s = 0; s < r->n_servers; s++) {
         const opscope_rpc_server *v = &r->servers[s];
@@ -355,37 +384,22 @@ void opscope_rpc_write_json(opscope_out_t *w, const opscope_rpc_t *r) {
         opscope_out_json_str(w, v->process);
         opscope_out_str(w, ",\"endpoint\":");
         opscope_out_json_str(w, v->endpoint[0] ? v->endpoint : NULL);
-        jnum(w, "calls", v->calls);
-        jnum(w, "calls_served", v->calls_served);
-        jnum(w, "call_ns", v->call_ns);
-        jnum(w, "submit_ns", v->submit_ns);
-        jnum(w, "compute_ns", v->compute_ns);
-        jnum(w, "other_ns", v->other_ns);
-        jnum(w, "copies", v->copies);
-        jnum(w, "copy_bytes", v->copy_bytes);
-        jnum(w, "copy_ns", v->copy_ns);
-        jnum(w, "graphs", v->graphs);
-        jnum(w, "graphs_inside", v->graphs_inside);
-        jnum(w, "max_outside_ns", v->max_outside_ns);
+        opscope_rpc_server_values(v, sv);
+        json_counters(w, opscope_rpc_server_names, sv, OPSCOPE_RPC_SERVER_N);
         opscope_out_char(w, '}');
     }
     opscope_out_str(w, "],\n\"calls\":[");
     for (size_t k = 0; k < r->n_calls; k++) {
         const opscope_rpc_call *c = &r->calls[k];
-        uint64_t span_ns = c->end_ns - c->start_ns;
         opscope_out_str(w, k ? ",\n{\"endpoint\":" : "\n{\"endpoint\":");
         opscope_out_json_str(w, r->endpoints[k]);
         opscope_out_str(w, ",\"server\":");
         opscope_out_json_str(w, c->server >= 0 ? r->servers[c->server].process : NULL);
-        jnum(w, "start_ns", c->start_ns);
-        jnum(w, "end_ns", c->end_ns);
-        jnum(w, "submit_ns", c->submit_ns);
-        if (c->server >= 0) jnum(w, "compute_start_ns", c->compute_start_ns);
-        else opscope_out_str(w, ",\"compute_start_ns\":null");
-        jnum(w, "compute_ns", c->compute_ns);
-        jnum(w, "other_ns", span_ns > c->compute_ns ? span_ns - c->compute_ns : 0);
-        jnum(w, "copies", c->copies);
-        jnum(w, "copy_ns", c->copy_ns);
+        opscope_rpc_call_values(c, cv);
+        json_counters(w, opscope_rpc_call_names, cv, OPSCOPE_RPC_CALL_N);
+        opscope_out_str(w, ",\"compute_start_ns\":");
+        if (c->server >= 0) opscope_out_u64(w, c->compute_start_ns);
+        else opscope_out_str(w, "null");
         opscope_out_str(w, c->end_known ? ",\"end_known\":true}" : ",\"end_known\":false}");
     }
     opscope_out_str(w, "]}");

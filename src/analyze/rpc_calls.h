@@ -62,6 +62,16 @@ const opscope_rpc_call *opscope_rpc_call_at(const opscope_rpc_t *r, size_t i);
 /* Call I's endpoint (the device of its RPC backend); owned by R. */
 const char *opscope_rpc_call_endpoint(const opscope_rpc_t *r, size_t i);
 
+/* The counters of a server and of a call by name, in the order the JSON summary and the
+ * SQLite tables hold them (docs/formats.md): NAMES[i] is VALUES[i]. A call's others are its
+ * endpoint, server, compute_start_ns (none without a server graph) and end_known. */
+#define OPSCOPE_RPC_SERVER_N 12
+#define OPSCOPE_RPC_CALL_N 7
+extern const char *const opscope_rpc_server_names[OPSCOPE_RPC_SERVER_N];
+extern const char *const opscope_rpc_call_names[OPSCOPE_RPC_CALL_N];
+void opscope_rpc_server_values(const opscope_rpc_server *v, uint64_t values[OPSCOPE_RPC_SERVER_N]);
+void opscope_rpc_call_values(const opscope_rpc_call *c, uint64_t values[OPSCOPE_RPC_CALL_N]);
+
 /* The per-server table and the first MAX_CALLS calls, as text ("RPC servers" section);
  * nothing when the profile has no server. */
 void opscope_rpc_write_text(opscope_out_t *w, const opscope_rpc_t *r, size_t max_calls);

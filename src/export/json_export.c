@@ -61,14 +61,15 @@ static void free_capture(opscope_capture_info *c) {
 
 opscope_json_export_t *opscope_json_export_new(opscope_out_t *out) {
     opscope_json_export_t *x = calloc(1, sizeof *x);
-    if (!x) return NULL;
-    x->out = out;
-    x->rpc = opscope_rpc_new();
-    if (!x->rpc) {
+    opscope_rpc_t *rpc = opscope_rpc_new();
+    if (!x || !rpc) {
         free(x);
+        opscope_rpc_free(rpc);
         return NULL;
     }
-    x->rpc_sink = opscope_rpc_sink(x->rpc);
+    x->out = out;
+    x->rpc = rpc;
+    x->rpc_sink = opscope_rpc_sink(rpc);
     return x;
 }
 

@@ -21,21 +21,14 @@ import os
 import random
 import shutil
 import sqlite3
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
+from checks import check, done, load, run  # noqa: E402
 
 OPSCOPE, WORK = sys.argv[1], sys.argv[2]
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
-failures = []
-
-
-def check(cond, msg):
-    print(("ok    " if cond else "FAIL  ") + msg, flush=True)
-    if not cond:
-        failures.append(msg)
-    return cond
-
 
 EP = {"a": "10.0.0.2:50052", "b": "10.0.0.3:50053"}
 OFF = {"a": 1_000_000_000_000 + 777, "b": 2_500_000_000_000 - 4_321}  # server clock - client clock
@@ -92,17 +85,17 @@ for k in range(N_TOKENS):
                      "duration_ns": get_ns, "bytes": 512, "extra": "tensor_get_async"})
         if s == "b" and k == SKIP_B:
             g0 = g1 = None
-            done = ga + 150_000
+            answered = ga + 150_000
         else:
             g0, g1 = server_graph(s, c0 + rnd.randint(30_000, 120_000))
-            done = g1 + rnd.randint(20_000, 80_000)
+            answered = g1 + rnd.randint(20_000, 80_000)
         sync0 = ga + get_ns + 1_000
         crec.append({"type": 0, "name": "SYNCHRONIZE", "backend_id": be, "split_id": -1, "start_ns": sync0,
-                     "duration_ns": done - sync0, "bytes": 0})
-        call.update(end_ns=done, server=None if g0 is None else s, compute_start_ns=g0,
+                     "duration_ns": answered - sync0, "bytes": 0})
+        call.update(end_ns=answered, server=None if g0 is None else s, compute_start_ns=g0,
                     compute_ns=0 if g0 is None else g1 - g0, copies=2, copy_ns=set_ns + get_ns, end_known=True)
         truth.append(call)
-        t = done + rnd.randint(5_000, 20_000)
+        t = answered + rnd.randint(5_000, 20_000)
     crec.append({"type": 0, "name": "GET_ROWS", "backend_id": 0, "split_id": 0, "start_ns": t,
                  "duration_ns": 10_000, "bytes": 1024, "graph_id": 500 + k})
     if k == 4:  # A works for another client between two tokens, nearer the next call to A
@@ -137,15 +130,15 @@ sp = {s: write(f"server_{s}.json", {
     "capture": capture("ggml-rpc-server", 200, "b-" + s)}) for s in ("a", "b")}
 
 
-def run(*args):
-    return subprocess.run([OPSCOPE, *args], capture_output=True, text=True, timeout=120)
+def opscope(*args):
+    return run([OPSCOPE, *args], text=True, timeout=120)
 
 
 merged = os.path.join(WORK, "merged.json")
-r = run("merge", cp, sp["a"], sp["b"], "-o", merged, "--label", f"a={sp['a']}", "--label", f"b={sp['b']}",
+r = opscope("merge", cp, sp["a"], sp["b"], "-o", merged, "--label", f"a={sp['a']}", "--label", f"b={sp['b']}",
         "--offset", f"a={OFF['a']}", "--offset", f"b={OFF['b']}")
 if not check(r.returncode == 0, f"merge with given offsets exits 0 ({r.stderr.strip()[:200]})"):
-    sys.exit(1)
+    sys.exit(done("rpc summary"))
 
 # the expected per-server figures, from the truth and the client's copy records
 copy_recs = {s: [x for x in crec if x["type"] == 1 and x["backend_id"] == BE_OF[s]] for s in ("a", "b")}
@@ -173,9 +166,9 @@ check(want_servers[0]["max_outside_ns"] > 100_000, "the foreign graph lies well 
 out_json = os.path.join(WORK, "report.json")
 out_db = os.path.join(WORK, "report.db")
 out_txt = os.path.join(WORK, "report.txt")
-r = run("report", merged, "-q", "--json", out_json, "--sqlite", out_db, "--text", out_txt)
+r = opscope("report", merged, "-q", "--json", out_json, "--sqlite", out_db, "--text", out_txt)
 check(r.returncode == 0, f"report --json --sqlite --text exits 0 ({r.stderr.strip()[:200]})")
-summ = json.load(open(out_json))["summary"]
+summ = load(out_json)["summary"]
 rpc = summ.get("rpc")
 if check(rpc is not None, "the JSON summary has an rpc member"):
     for got, want in zip(rpc["servers"], want_servers):
@@ -215,16 +208,15 @@ check(f"{w['compute_ns'] / 1e6:10.3f}" in line and f"{w['graphs_inside']}/{w['gr
       f"the text report's line for server a has the same compute and graphs ({line.strip()[:100]})")
 
 # a profile without RPC backends: no rpc member, empty tables
-r = run("report", cp.replace("client.json", "server_a.json"), "-q", "--json", out_json + "2", "--sqlite",
+r = opscope("report", cp.replace("client.json", "server_a.json"), "-q", "--json", out_json + "2", "--sqlite",
         out_db + "2")
 db = sqlite3.connect(out_db + "2")
 n = db.execute("SELECT (SELECT count(*) FROM rpc_servers) + (SELECT count(*) FROM rpc_calls)").fetchone()[0]
-check(r.returncode == 0 and "rpc" not in json.load(open(out_json + "2"))["summary"] and n == 0,
+check(r.returncode == 0 and "rpc" not in load(out_json + "2")["summary"] and n == 0,
       "a server's own profile: no rpc member, no rpc rows")
 # the client alone: calls but no server profile, as the text report (nothing)
-r = run("report", cp, "-q", "--json", out_json + "3")
-check(r.returncode == 0 and "rpc" not in json.load(open(out_json + "3"))["summary"],
+r = opscope("report", cp, "-q", "--json", out_json + "3")
+check(r.returncode == 0 and "rpc" not in load(out_json + "3")["summary"],
       "the client alone: no rpc member (no server was merged in)")
 
-print(f"{'FAILED' if failures else 'passed'}: {len(failures)} failed checks")
-sys.exit(1 if failures else 0)
+sys.exit(done("rpc summary"))

@@ -30,11 +30,11 @@ const char opscope_sqlite_schema[] =
     "  compute_ns INTEGER NOT NULL, other_ns INTEGER NOT NULL, copies INTEGER NOT NULL,\n"
     "  copy_bytes INTEGER NOT NULL, copy_ns INTEGER NOT NULL, graphs INTEGER NOT NULL,\n"
     "  graphs_inside INTEGER NOT NULL, max_outside_ns INTEGER NOT NULL);\n"
-    "CREATE TABLE rpc_calls(call INTEGER PRIMARY KEY, endpoint TEXT NOT NULL,\n"
+    "CREATE TABLE rpc_calls(call INTEGER PRIMARY KEY, endpoint TEXT,\n"
     "  server TEXT REFERENCES rpc_servers(process), start_ns INTEGER NOT NULL,\n"
-    "  end_ns INTEGER NOT NULL, submit_ns INTEGER NOT NULL, compute_start_ns INTEGER,\n"
-    "  compute_ns INTEGER NOT NULL, other_ns INTEGER NOT NULL, copies INTEGER NOT NULL,\n"
-    "  copy_ns INTEGER NOT NULL, end_known INTEGER NOT NULL);\n";
+    "  end_ns INTEGER NOT NULL, submit_ns INTEGER NOT NULL, compute_ns INTEGER NOT NULL,\n"
+    "  other_ns INTEGER NOT NULL, copies INTEGER NOT NULL, copy_ns INTEGER NOT NULL,\n"
+    "  compute_start_ns INTEGER, end_known INTEGER NOT NULL);\n";
 
 /* Indices and views, made after the rows are in (one sort per index beats keeping them up to
  * date row by row). The views reproduce the report's tables; docs/formats.md lists them. */
