@@ -11,7 +11,7 @@ typedef struct rb {
 } rb;
 
 /* What a client record on an RPC backend is to a call. */
-enum { EV_OTHER = 0, EV_SPLIT, EV_SYNC, EV_READ, EV_GET_ASYNC };
+enum { EV_OTHER = 0, EV_SPLIT, EV_SYNC, EV_GET, EV_COPY_OUT, EV_GET_ASYNC };
 
 typedef struct span {
     int32_t backend;
@@ -117,10 +117,13 @@ static int on_record(void *ud, const opscope_record *rec) {
     if (rec->type == OPSCOPE_RECORD_COPY) {
         if (!is_rpc(find_be(r, rec->backend_id, NULL))) return 0;
         const char *x = rec->extra ? rec->extra : "";
-        /* the same rules as opscope merge's (src/cli/merge.c): reads that wait for a server */
-        if (!strcmp(x, "tensor_get") || !strcmp(x, "tensor_get_2d") ||
-            (!strcmp(x, "tensor_copy") && (!strcmp(rec->name, "copy_D2D") || !strcmp(rec->name, "copy_D2H"))))
-            s.kind = EV_READ;
+        /* the same rules as opscope merge's (src/cli/merge.c): reads that wait for a server,
+         * a blocking get (of its endpoint) or a copy out of an RPC device (of any: its
+         * source is not recorded) */
+        if (!strcmp(x, "tensor_get") || !strcmp(x, "tensor_get_2d"))
+            s.kind = EV_GET;
+        else if (!strcmp(x, "tensor_copy") && (!strcmp(rec->name, "copy_D2D") || !strcmp(rec->name, "copy_D2H")))
+            s.kind = EV_COPY_OUT;
         else if (!strncmp(x, "tensor_get", 10) && strstr(x, "async"))
             s.kind = EV_GET_ASYNC;
         if (push(r, &r->copies, s)) return -1;
@@ -220,12 +223,8 @@ int opscope_rpc_finish(opscope_rpc_t *r) {
             const span *e = &r->ev.v[j];
             bool mine = !strcmp(endpoint_of(r, e->backend), ep);
             if (e->kind == EV_SPLIT && mine) break;
-            if ((e->kind == EV_READ && (mine || strcmp(endpoint_of(r, e->backend), ep))) ||
+            if ((e->kind == EV_GET && mine) || e->kind == EV_COPY_OUT ||
                 (e->kind == EV_SYNC && mine && pending_get)) {
-                if (e->kind == EV_READ && !mine) {
-                    /* a copy out of an RPC device into this one's neighbour: ggml reads
-                     * the source first, which is this split's output when it follows it */
-                }
                 c->end_ns = e->t1;
                 c->end_known = 1;
                 break;

@@ -244,6 +244,25 @@ def check_report(merged, labels):
                  if e.get("name") == "process_name"]
     e2e.check(all(any(n.startswith(lab + ":") for n in names) for lab in labels),
               f"the Chrome trace names each process ({names})")
+    # the same per-server figures in the JSON summary, against the calls computed here
+    j = subprocess.run([e2e.OPSCOPE, "report", merged, "-q", "--json", merged + ".report.json"],
+                       capture_output=True, text=True, timeout=120)
+    rpc = json.load(open(merged + ".report.json"))["summary"].get("rpc") if j.returncode == 0 else None
+    if not e2e.check(rpc is not None, "report --json has the rpc summary"):
+        return
+    servers = {sv["process"]: sv for sv in rpc["servers"]}
+    calls = client_calls(json.load(open(merged)))
+    for lab in labels:
+        sv = servers.get(lab)
+        mine = calls.get(sv["endpoint"], []) if sv else []
+        e2e.check(sv is not None and sv["calls"] == len(mine) > 0 and
+                  sv["call_ns"] == sum(c1 - c0 for c0, c1 in mine) and sv["graphs_inside"] == sv["graphs"] and
+                  sv["compute_ns"] + sv["other_ns"] == sv["call_ns"],
+                  f"JSON rpc server {lab}: {len(mine)} calls and their span as computed here, every graph inside "
+                  f"({ {k: sv[k] for k in ('calls', 'call_ns', 'compute_ns', 'graphs', 'graphs_inside')} if sv else None})")
+    e2e.check(len(rpc["calls"]) == sum(len(v) for v in calls.values()) and
+              sorted((c["start_ns"], c["end_ns"]) for c in rpc["calls"]) == sorted(x for v in calls.values() for x in v),
+              f"JSON rpc calls: every call, with the bounds computed here ({len(rpc['calls'])})")
 
 
 def check_capture_meta(prof, program):

@@ -7,7 +7,9 @@ way ggml-rpc shapes a token: per endpoint a tensor set, the graph submit (GRAPH_
 asynchronous get and the SYNCHRONIZE that waits for it; each server computes the graph inside
 the client's call. Also: a call to B whose graph the server did not record (no server, no
 compute), a last call to A with no wait recorded (the call is its submit alone) and a graph A
-ran for another client between two tokens (outside every call: no call's compute). The truth
+ran for another client between two tokens (outside every call: no call's compute), and a
+blocking get from B inside a call to A (it ends no call of A: a get waits for its own endpoint
+only; it is B's copy, charged to B's next call). The truth
 of every call (span, submit, server compute span, copies) is kept as it is built; the
 per-server sums are computed from it and from the client's copy records. The profiles are
 merged with the offsets given (--offset), so nothing here depends on the estimator.
@@ -62,6 +64,7 @@ def server_graph(s, t0_client):
 
 
 t = 10_000_000_000
+pending_b = (0, 0)  # B's copies made before its next call
 for k in range(N_TOKENS):
     for s in ("a", "b"):
         be = BE_OF[s]
@@ -73,7 +76,10 @@ for k in range(N_TOKENS):
         submit = rnd.randint(3_000, 9_000)
         crec.append({"type": 0, "name": "GRAPH_SPLIT", "backend_id": be, "split_id": 1, "start_ns": c0,
                      "duration_ns": submit, "bytes": 0, "extra": "20 nodes, no per-op timing", "n_fused": 20})
-        call = {"endpoint": EP[s], "start_ns": c0, "submit_ns": submit, "copies": 1, "copy_ns": set_ns}
+        call = {"endpoint": EP[s], "start_ns": c0, "submit_ns": submit, "copies": 1 + pending_b[0],
+                "copy_ns": set_ns + pending_b[1]}
+        if s == "b":
+            pending_b = (0, 0)
         if no_wait:  # the call ends with its submit; the server's graph is not recorded
             call.update(end_ns=c0 + submit, server=None, compute_start_ns=None, compute_ns=0, end_known=False)
             truth.append(call)
@@ -83,6 +89,10 @@ for k in range(N_TOKENS):
         get_ns = rnd.randint(1_000, 4_000)
         crec.append({"type": 1, "name": "copy_D2H", "backend_id": be, "split_id": -1, "start_ns": ga,
                      "duration_ns": get_ns, "bytes": 512, "extra": "tensor_get_async"})
+        if s == "a" and k == 2:  # a blocking get from B while A's call waits
+            crec.append({"type": 1, "name": "copy_D2H", "backend_id": BE_OF["b"], "split_id": -1,
+                         "start_ns": ga + get_ns + 100, "duration_ns": 500, "bytes": 256, "extra": "tensor_get"})
+            pending_b = (1, 500)
         if s == "b" and k == SKIP_B:
             g0 = g1 = None
             answered = ga + 150_000
@@ -93,7 +103,8 @@ for k in range(N_TOKENS):
         crec.append({"type": 0, "name": "SYNCHRONIZE", "backend_id": be, "split_id": -1, "start_ns": sync0,
                      "duration_ns": answered - sync0, "bytes": 0})
         call.update(end_ns=answered, server=None if g0 is None else s, compute_start_ns=g0,
-                    compute_ns=0 if g0 is None else g1 - g0, copies=2, copy_ns=set_ns + get_ns, end_known=True)
+                    compute_ns=0 if g0 is None else g1 - g0, copies=call["copies"] + 1,
+                    copy_ns=call["copy_ns"] + get_ns, end_known=True)
         truth.append(call)
         t = answered + rnd.randint(5_000, 20_000)
     crec.append({"type": 0, "name": "GET_ROWS", "backend_id": 0, "split_id": 0, "start_ns": t,
