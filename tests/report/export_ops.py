@@ -197,7 +197,7 @@ r = subprocess.run([OPSCOPE, "replay", pp, "--test-backend-ops", fake, "-b", "Ha
 took = time.monotonic() - t0
 check(r.returncode == 0, f"replay with a hanging op exits 0 ({r.returncode}: {r.stderr[-300:]})")
 check(2 <= took < 30, f"it waited the 2 s timeout, not the hang ({took:.1f} s)")
-h = {x["line"]: x for x in json.load(open(rj2))["rows"]}
+h = {x["line"]: x for x in load(rj2)["rows"]}
 check(h[1]["status"] == {"Hang": "failed"}, f"the hanging RMS_NORM failed ({h[1]['status']})")
 check(h[2]["status"] == {"Hang": "ok"} and h[3]["status"] == {"Hang": "ok"},
       f"the ops after it still ran ({h[2]['status']}, {h[3]['status']})")
