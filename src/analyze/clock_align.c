@@ -1,5 +1,6 @@
 /* clock_align.c - clock offset from matched request intervals (see clock_align.h). */
 #include "analyze/clock_align.h"
+#include "util/sort.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -46,7 +47,7 @@ static keyed *index_by_key(const opscope_align_event *e, size_t n) {
     keyed *k = malloc((n ? n : 1) * sizeof *k);
     if (!k) return NULL;
     for (size_t i = 0; i < n; i++) k[i] = (keyed){e[i].key, e[i].t0, e[i].t1, i};
-    qsort(k, n, sizeof *k, cmp_keyed);
+    opscope_sort(k, n, sizeof *k, cmp_keyed);
     return k;
 }
 
@@ -119,7 +120,7 @@ static int coarse_offset(const opscope_align_event *c, size_t nc, const keyed *s
          * (the pairs of edges just written: sorted by opening, merged) become their union. */
         size_t m = (nv - first) / 2;
         span2 *iv = (span2 *)(void *)(v + first);
-        qsort(iv, m, sizeof *iv, cmp_span2);
+        opscope_sort(iv, m, sizeof *iv, cmp_span2);
         size_t w = 0;
         for (size_t x = 0; x < m; x++) {
             if (w && iv[x].open.x <= iv[w - 1].close.x) {
@@ -134,7 +135,7 @@ static int coarse_offset(const opscope_align_event *c, size_t nc, const keyed *s
         free(v);
         return 0;
     }
-    qsort(v, nv, sizeof *v, cmp_edge);
+    opscope_sort(v, nv, sizeof *v, cmp_edge);
     if (!waited) {
         size_t best_a = 0, best_n = 0;
         for (size_t a = 0, b = 0; a < nv; a++) {
@@ -179,8 +180,8 @@ void opscope_align_bounds(const opscope_align_event *c, const opscope_align_even
         u[i] = s[i].t0 - c[i].t0;
         if (c[i].end_known) l[nl++] = s[i].t1 - c[i].t1;
     }
-    qsort(u, n, sizeof *u, cmp_i64);
-    qsort(l, nl, sizeof *l, cmp_i64);
+    opscope_sort(u, n, sizeof *u, cmp_i64);
+    opscope_sort(l, nl, sizeof *l, cmp_i64);
     /* satisfied(x) = #{u >= x} + #{l <= x}: evaluated at every bound */
     size_t best = 0;
     int64_t bx = u[0];

@@ -4,6 +4,7 @@
  */
 #include "analyze/diff.h"
 #include "model/strtab.h"
+#include "util/sort.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -293,7 +294,7 @@ opscope_diff_t *opscope_diff_new(const opscope_diff_side_t *base, const opscope_
         }
         if (r->regression) sm->n_regressions++;
     }
-    qsort(d->rows, d->n_rows, sizeof *d->rows, row_cmp);
+    opscope_sort(d->rows, d->n_rows, sizeof *d->rows, row_cmp);
 
     sm->base_wall = (double)tb->wall_ns / d->units[0];
     sm->new_wall = (double)tn->wall_ns / d->units[1];
@@ -310,7 +311,7 @@ opscope_diff_t *opscope_diff_new(const opscope_diff_side_t *base, const opscope_
         opscope_diff_free(d);
         return NULL;
     }
-    if (d->n_fusions) qsort(d->fusions, d->n_fusions, sizeof *d->fusions, fusion_cmp);
+    if (d->n_fusions) opscope_sort(d->fusions, d->n_fusions, sizeof *d->fusions, fusion_cmp);
     return d;
 }
 

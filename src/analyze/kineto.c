@@ -1,5 +1,6 @@
 /* kineto.c - Kineto trace analysis: links, phases, layers, stream breakdown (see kineto.h). */
 #include "analyze/kineto.h"
+#include "util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -282,7 +283,7 @@ static int iv_sort(iv_t *v, size_t n) {
     }
     if (sorted) return 0;
     if (max_thr > n || max_thr > (1u << 24)) {
-        qsort(v, n, sizeof *v, iv_cmp);
+        opscope_sort(v, n, sizeof *v, iv_cmp);
         return 0;
     }
     size_t nb = (size_t)max_thr + 2;
@@ -291,7 +292,7 @@ static int iv_sort(iv_t *v, size_t n) {
     if (!off || !tmp) {
         free(off);
         free(tmp);
-        qsort(v, n, sizeof *v, iv_cmp);
+        opscope_sort(v, n, sizeof *v, iv_cmp);
         return 0;
     }
     for (size_t i = 0; i < n; i++) off[v[i].thread + 1]++;
@@ -324,7 +325,7 @@ static void q_sort(q_t *q, size_t n) {
     if (!off || !tmp) {
         free(off);
         free(tmp);
-        qsort(q, n, sizeof *q, q_cmp);
+        opscope_sort(q, n, sizeof *q, q_cmp);
         return;
     }
     for (size_t i = 0; i < n; i++) off[q[i].thread + 1]++;
@@ -352,7 +353,7 @@ static void sort_checked(void *base, size_t n, size_t size, int (*cmp)(const voi
     size_t cap = 64, nr = 0;
     size_t *run = malloc((cap + 1) * sizeof *run);
     if (!run) {
-        qsort(base, n, size, cmp);
+        opscope_sort(base, n, size, cmp);
         return;
     }
     run[nr++] = 0;
@@ -360,7 +361,7 @@ static void sort_checked(void *base, size_t n, size_t size, int (*cmp)(const voi
         if (cmp(b + (i - 1) * size, b + i * size) <= 0) continue;
         if (nr == cap) { /* too many runs: not worth merging */
             free(run);
-            qsort(base, n, size, cmp);
+            opscope_sort(base, n, size, cmp);
             return;
         }
         run[nr++] = i;
@@ -373,7 +374,7 @@ static void sort_checked(void *base, size_t n, size_t size, int (*cmp)(const voi
     char *tmp = malloc(n * size);
     if (!tmp) {
         free(run);
-        qsort(base, n, size, cmp);
+        opscope_sort(base, n, size, cmp);
         return;
     }
     char *src = b, *dst = tmp;
@@ -515,7 +516,7 @@ static int top_of(const uint64_t *cnt, const uint64_t *ns, size_t n_names,
     n = 0;
     for (size_t i = 0; i <= n_names; i++)
         if (cnt[i]) a[n++] = (opscope_kineto_agg){i == n_names ? NO_NAME : (uint32_t)i, cnt[i], ns[i]};
-    qsort(a, n, sizeof *a, agg_cmp);
+    opscope_sort(a, n, sizeof *a, agg_cmp);
     *n_out = n < OPSCOPE_KINETO_TOP ? n : OPSCOPE_KINETO_TOP;
     *out = a;
     return 0;

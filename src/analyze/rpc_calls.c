@@ -1,5 +1,6 @@
 /* rpc_calls.c - ggml RPC calls of a merged profile (see rpc_calls.h). */
 #include "analyze/rpc_calls.h"
+#include "util/sort.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -188,9 +189,9 @@ int opscope_rpc_finish(opscope_rpc_t *r) {
     if (r->finished) return r->oom ? -1 : 0;
     r->finished = true;
     if (r->oom) return -1;
-    qsort(r->ev.v, r->ev.n, sizeof(span), cmp_span);
-    qsort(r->copies.v, r->copies.n, sizeof(span), cmp_span);
-    qsort(r->graphs.v, r->graphs.n, sizeof(span), cmp_span);
+    opscope_sort(r->ev.v, r->ev.n, sizeof(span), cmp_span);
+    opscope_sort(r->copies.v, r->copies.n, sizeof(span), cmp_span);
+    opscope_sort(r->graphs.v, r->graphs.n, sizeof(span), cmp_span);
     /* the client: the process of the RPC backends */
     const char *client = NULL;
     bool any_rpc = false;

@@ -2,6 +2,7 @@
 #include "analyze/stats.h"
 #include "analyze/shape_fmt.h"
 #include "model/strtab.h"
+#include "util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -589,7 +590,7 @@ static const opscope_op_stats **sorted_view(const group_table *t,
     const opscope_op_stats **v = malloc((t->n ? t->n : 1) * sizeof *v);
     if (!v) return NULL;
     for (size_t i = 0; i < t->n; i++) v[i] = &t->items[i];
-    qsort(v, t->n, sizeof *v, cmp);
+    opscope_sort(v, t->n, sizeof *v, cmp);
     return v;
 }
 
@@ -634,10 +635,10 @@ static int sort_copy_lists(opscope_stats_t *s) {
         return -1;
     }
     for (size_t i = 0; i < nd; i++) v[i] = &s->copy_dirs[i];
-    qsort(v, nd, sizeof *v, cmp_by_total);
+    opscope_sort(v, nd, sizeof *v, cmp_by_total);
     for (size_t i = 0; i < nd; i++) dirs[i] = *v[i];
     for (size_t i = 0; i < nc; i++) v[i] = &s->copy_calls[i];
-    qsort(v, nc, sizeof *v, cmp_by_total);
+    opscope_sort(v, nc, sizeof *v, cmp_by_total);
     size_t k = 0;
     for (size_t d = 0; d < nd; d++)
         for (size_t i = 0; i < nc; i++)
@@ -743,7 +744,7 @@ int opscope_stats_finish(opscope_stats_t *s) {
         const opscope_op_stats *g = &s->groups.items[i];
         if (g->type == OPSCOPE_RECORD_OP && g->bytes > 0) s->ineff[s->n_ineff++] = g;
     }
-    qsort(s->ineff, s->n_ineff, sizeof *s->ineff, cmp_time_per_byte);
+    opscope_sort(s->ineff, s->n_ineff, sizeof *s->ineff, cmp_time_per_byte);
 
     /* Copies by direction and call: COPY groups with the same display merged over backends;
      * then by direction: those merged over calls. Walk in sorted order so each merged entry
@@ -782,14 +783,14 @@ int opscope_stats_finish(opscope_stats_t *s) {
     }
     if (sort_copy_lists(s)) return -1;
 
-    if (s->n_backends) qsort(s->backends, s->n_backends, sizeof *s->backends, cmp_backend);
+    if (s->n_backends) opscope_sort(s->backends, s->n_backends, sizeof *s->backends, cmp_backend);
     s->last_backend = 0;
     if (merge_devices(s)) return -1;
 
     const top_entry **tv = (const top_entry **)malloc((s->n_top ? s->n_top : 1) * sizeof *tv);
     if (!tv) return -1;
     for (size_t i = 0; i < s->n_top; i++) tv[i] = &s->top[i];
-    qsort(tv, s->n_top, sizeof *tv, cmp_top);
+    opscope_sort(tv, s->n_top, sizeof *tv, cmp_top);
     for (size_t i = 0; i < s->n_top; i++) s->sorted_top[i] = &tv[i]->rec;
     free(tv);
     s->finished = true;

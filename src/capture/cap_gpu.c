@@ -20,6 +20,7 @@
 #include "capture/cap_resolve.h"
 #include "capture/cap_tables.h"
 #include "capture/gpu/gpu_map.h"
+#include "util/sort.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -406,7 +407,7 @@ static uint64_t host_end(const gpu_pend *p) {
 
 /* A copy call's transfers: one COPY record with their device span. */
 static void emit_copy_ready(gpu_pend *p) {
-    qsort(p->items, p->n_items, sizeof *p->items, by_seq);
+    opscope_sort(p->items, p->n_items, sizeof *p->items, by_seq);
     uint64_t s = UINT64_MAX, e = 0;
     bool aligned = false;
     for (size_t i = 0; i < p->n_items; i++) {
@@ -531,7 +532,7 @@ static void emit_ready(gpu_pend *p) {
         pend_free(p);
         return;
     }
-    qsort(p->items, p->n_items, sizeof *p->items, by_seq);
+    opscope_sort(p->items, p->n_items, sizeof *p->items, by_seq);
     gpu_log(p);
     opscope_gpu_node *gn = malloc((size_t)n * sizeof *gn);
     opscope_gpu_group *groups = malloc((size_t)(ni + 1) * sizeof *groups);

@@ -8,6 +8,7 @@
 #include "capture/cap_counters.h"
 #include "capture/cap_drops.h"
 #include "capture/cap_tables.h"
+#include "util/sort.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -106,7 +107,7 @@ int opscope_cap_replay(int sched, const opscope_sink *sink) {
         return -1;
     }
     if (g.n > 1) {
-        qsort(g.v, g.n, sizeof *g.v, by_start);
+        opscope_sort(g.v, g.n, sizeof *g.v, by_start);
     }
     opscope_cap_clock_calibrate();
 

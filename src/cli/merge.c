@@ -18,6 +18,7 @@
 #include "export/json_export.h"
 #include "export/json_fmt.h"
 #include "util/out.h"
+#include "util/sort.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -196,7 +197,7 @@ static int client_events(const opscope_profile_t *p, const char *endpoint, int d
         return -1;
     }
     for (size_t i = 0; i < n; i++) rs[i] = opscope_profile_record(p, i);
-    qsort(rs, n, sizeof *rs, cmp_start);
+    opscope_sort(rs, n, sizeof *rs, cmp_start);
     for (size_t i = 0; i < n; i++) bs[i] = backend_by_id(p, rs[i]->backend_id);
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
@@ -235,7 +236,7 @@ static int client_events(const opscope_profile_t *p, const char *endpoint, int d
     free(rs);
     free(bs);
     if (rc) return -1;
-    qsort(out->v, out->n, sizeof *out->v, cmp_event);
+    opscope_sort(out->v, out->n, sizeof *out->v, cmp_event);
     return 0;
 }
 
@@ -271,7 +272,7 @@ static int server_events(const opscope_profile_t *p, int detail, evec *out) {
         cur = out->n;
         if (epush(out, (opscope_align_event){compute_key(nodes, first, detail), t0, t1, 0})) return -1;
     }
-    qsort(out->v, out->n, sizeof *out->v, cmp_event);
+    opscope_sort(out->v, out->n, sizeof *out->v, cmp_event);
     return 0;
 }
 
@@ -462,7 +463,7 @@ static int write_merged(input *in, size_t n, const char *output, opscope_rpc_t *
         for (size_t j = 0; j < m; j++)
             refs[k++] = (ref){shift(opscope_profile_record(in[i].p, j)->start_ns, in[i].offset_ns), (uint32_t)i, (uint32_t)j};
     }
-    qsort(refs, total, sizeof *refs, cmp_ref);
+    opscope_sort(refs, total, sizeof *refs, cmp_ref);
     opscope_stats_opts so = {0};
     so.top_kernels = 20;
     opscope_stats_t *st = opscope_stats_new(&so);

@@ -11,6 +11,7 @@
  * what the CPU supports, so one binary measures any x86-64 machine.
  */
 #include "cli/peak_measure.h"
+#include "util/sort.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -248,7 +249,7 @@ static int cmp_double(const void *a, const void *b) {
 /* Best and median time of the repetitions (the first is a warm-up and not counted). */
 static void best_median(double *t, int reps, double *best, double *median) {
     int n = reps - 1;
-    qsort(t + 1, (size_t)n, sizeof *t, cmp_double);
+    opscope_sort(t + 1, (size_t)n, sizeof *t, cmp_double);
     *best = t[1];
     *median = n % 2 ? t[1 + n / 2] : (t[n / 2] + t[1 + n / 2]) / 2;
 }

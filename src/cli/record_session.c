@@ -7,6 +7,7 @@
  * profile goes, whether it was written, how many records it dropped and why.
  */
 #include "cli/record.h"
+#include "util/sort.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -321,7 +322,7 @@ int opscope_rec_session_report(opscope_rec_session_t *s, bool signaled) {
     wait_for_writers(s, signaled);
     load(s);
     if (s->n > 1) {
-        qsort(s->procs, s->n, sizeof *s->procs, by_start);
+        opscope_sort(s->procs, s->n, sizeof *s->procs, by_start);
     }
     adopt(s);
     int failed = 0;

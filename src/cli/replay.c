@@ -13,6 +13,7 @@
 #include "cli/replay_run.h"
 #include "export/ops_export.h"
 #include "util/out.h"
+#include "util/sort.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -493,7 +494,7 @@ int opscope_cli_replay(int argc, char **argv) {
                 r.backends[r.n_b++] = l->uses[u].backend;
         }
     }
-    qsort(r.rows, r.n_rows, sizeof *r.rows, row_cmp);
+    opscope_sort(r.rows, r.n_rows, sizeof *r.rows, row_cmp);
     if (a.n_backends) {
         memcpy(r.backends, a.backends, sizeof a.backends);
         r.n_b = a.n_backends;

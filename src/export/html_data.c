@@ -6,6 +6,7 @@
 #include "export/html.h"
 #include "export/html_template.h"
 #include "util/out.h"
+#include "util/sort.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -165,7 +166,7 @@ static int html_encode(const opscope_html_data *d, html_enc *enc, opscope_error 
 
     for (uint32_t i = 0; i < nl; i++) lane_order[i] = i;
     g_lanes_for_sort = d->lanes;
-    qsort(lane_order, nl, sizeof *lane_order, cmp_lane);
+    opscope_sort(lane_order, nl, sizeof *lane_order, cmp_lane);
     for (uint32_t i = 0; i < nl; i++) lane_rank[lane_order[i]] = i;
 
     uint64_t t0 = n ? UINT64_MAX : 0;
@@ -173,7 +174,7 @@ static int html_encode(const opscope_html_data *d, html_enc *enc, opscope_error 
         keys[i] = (rec_key){d->start[i], d->dur[i], lane_rank[d->lane[i]], (uint32_t)i};
         if (d->start[i] < t0) t0 = d->start[i];
     }
-    qsort(keys, n, sizeof *keys, cmp_key);
+    opscope_sort(keys, n, sizeof *keys, cmp_key);
 
     /* Greedy rows: the first row free at the record's start; past the cap, the row that
      * frees earliest, flagged as overlapping (the viewer then searches it differently). */

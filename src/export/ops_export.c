@@ -4,6 +4,7 @@
 #include "analyze/shape_fmt.h"
 #include "analyze/stats.h"
 #include "model/strtab.h"
+#include "util/sort.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -505,14 +506,14 @@ int opscope_ops_export_finish(opscope_ops_export_t *x, opscope_error *err) {
             if (v->median_ns < v->min_ns) v->median_ns = v->min_ns; /* a bucket's middle */
             if (v->median_ns > v->max_ns) v->median_ns = v->max_ns;
         }
-        if (e->n_uses) qsort(e->uses, e->n_uses, sizeof *e->uses, use_cmp);
+        if (e->n_uses) opscope_sort(e->uses, e->n_uses, sizeof *e->uses, use_cmp);
         e->line.uses = e->uses;
         e->line.n_uses = e->n_uses;
     }
     g_sort = x;
-    qsort(x->order, x->n_e, sizeof *x->order, order_cmp);
+    opscope_sort(x->order, x->n_e, sizeof *x->order, order_cmp);
     g_sort = NULL;
-    if (x->n_sk) qsort(x->sk, x->n_sk, sizeof *x->sk, skip_cmp); /* NULL when none */
+    if (x->n_sk) opscope_sort(x->sk, x->n_sk, sizeof *x->sk, skip_cmp); /* NULL when none */
     x->finished = true;
     return 0;
 }

@@ -1,0 +1,19 @@
+/*
+ * sort.h - qsort for arrays that may be empty.
+ *
+ * qsort's base must not be NULL even for no elements (glibc declares it nonnull; UBSan
+ * reports the call), and the growable vectors here stay NULL until their first element.
+ * opscope_sort does nothing for fewer than two elements. Same contract as qsort otherwise.
+ */
+#ifndef OPSCOPE_UTIL_SORT_H
+#define OPSCOPE_UTIL_SORT_H
+
+#include <stdlib.h>
+
+static inline void opscope_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+    if (n > 1) {
+        qsort(base, n, size, cmp);
+    }
+}
+
+#endif /* OPSCOPE_UTIL_SORT_H */
