@@ -8,9 +8,10 @@
  *   vkl_done.c   submissions, completion (the program's own waits), read-back, clock
  *   vkl_names.c  pipeline names (vkSetDebugUtilsObjectNameEXT) and scopes
  *   vkl_map.c    the handle tables (open addressing without tombstones)
- * Nothing here waits on the device or adds barriers or submits: queries are written inside
- * the program's own command buffers and read when the program's own fence wait, fence status
- * query or idle wait has shown that the work is done.
+ * Nothing here waits on the device or adds barriers (unless OPSCOPE_VK_SERIALIZE=1 asks for
+ * one per node) or submits: queries are written inside the program's own command buffers and
+ * read when the program's own fence wait, fence status query or idle wait has shown that the
+ * work is done.
  * Thread safety: one mutex (g_vkl.mu) guards every table; the capture is called outside it.
  */
 #ifndef OPSCOPE_VKL_H

@@ -3,9 +3,10 @@
  *
  * An item (a dispatch or transfer) starts at the first command after the item before it
  * (start_mark) and ends right after itself, or, inside ggml-vulkan's node label, when that
- * label ends: a node's dispatches are one item (item_begin). Each command buffer's recording takes query slabs as it needs them; a slab is reset by
- * a vkCmdResetQueryPool recorded just before its first timestamp (in the same command buffer,
- * so no host reset feature is needed and the program's device is created as it asked).
+ * label ends: a node's dispatches are one item (item_begin). Each command buffer's recording
+ * takes query slabs as it needs them; a slab is reset by a vkCmdResetQueryPool recorded just
+ * before its first timestamp (in the same command buffer, so no host reset feature is needed
+ * and the program's device is created as it asked).
  * A slab returns to the free list when the recording is reset and every batch that read it
  * is done. With no slab left (VKL_MAX_POOLS pools in flight), commands go untimed and are
  * counted as lost.
