@@ -477,6 +477,7 @@ static int write_merged(input *in, size_t n, const char *output, opscope_rpc_t *
     }
     merge_ctx mc = {in, n};
     opscope_json_export_set_top_extra(jx, write_merge_member, &mc);
+    opscope_json_export_set_rpc(jx, rpc);
     opscope_tee t;
     opscope_tee_init(&t);
     opscope_tee_add(&t, opscope_stats_sink(st));

@@ -220,6 +220,7 @@ static int open_json(exporter *e, opscope_error *err) {
     opscope_json_export_t *x = opscope_json_export_new(e->out);
     if (!x) return set_nomem(err), -1;
     opscope_json_export_set_peak(x, g_peak);
+    opscope_json_export_set_rpc(x, g_rpc);
     e->impl = x;
     e->sink = opscope_json_export_sink(x);
     e->finish = json_finish;
@@ -307,6 +308,9 @@ int opscope_cli_report(int argc, char **argv) {
         return OPSCOPE_EXIT_INPUT;
     }
 
+    /* one RPC analysis for the text, JSON and SQLite outputs; NULL (no memory): no RPC section */
+    g_rpc = opscope_rpc_new();
+
     struct {
         const char *flag, *path;
         int (*open)(exporter *, opscope_error *);
@@ -348,6 +352,7 @@ int opscope_cli_report(int argc, char **argv) {
             print_error(&err);
             goto fail;
         }
+        opscope_sqlite_export_set_rpc(sq, g_rpc);
     }
     if (a.export_ops) {
         if (!strcmp(a.export_ops, "-")) stdout_taken = true;
@@ -397,7 +402,6 @@ int opscope_cli_report(int argc, char **argv) {
         for (int i = 0; i < n_ex; i++) opscope_tee_add(&tee, ex[i].sink);
         if (sq) opscope_tee_add(&tee, opscope_sqlite_export_sink(sq));
         if (ops) opscope_tee_add(&tee, opscope_ops_export_sink(ops));
-        g_rpc = opscope_rpc_new(); /* NULL (no memory): no RPC section */
         if (g_rpc) opscope_tee_add(&tee, opscope_rpc_sink(g_rpc));
         opscope_sink sink = opscope_tee_sink(&tee);
         g_kineto = opscope_kineto_session_begin(); /* NULL (no memory): no Kineto section */

@@ -29,14 +29,15 @@ struct opscope_json_export {
     void (*summary_extra)(opscope_out_t *w, void *ud);
     void *summary_ud;
     const opscope_peak *peak;
-    /* The RPC calls of a merged profile, for the summary: the export's own, so every caller
-     * of the export gets them (a profile without RPC backends costs a branch per record). */
-    opscope_rpc_t *rpc;
-    opscope_sink rpc_sink;
+    opscope_rpc_t *rpc; /* the RPC calls of a merged profile, borrowed (set_rpc) */
 };
 
 void opscope_json_export_set_peak(opscope_json_export_t *x, const opscope_peak *peak) {
     x->peak = peak;
+}
+
+void opscope_json_export_set_rpc(opscope_json_export_t *x, opscope_rpc_t *rpc) {
+    x->rpc = rpc;
 }
 
 void opscope_json_export_set_summary_extra(opscope_json_export_t *x,
@@ -61,15 +62,8 @@ static void free_capture(opscope_capture_info *c) {
 
 opscope_json_export_t *opscope_json_export_new(opscope_out_t *out) {
     opscope_json_export_t *x = calloc(1, sizeof *x);
-    opscope_rpc_t *rpc = opscope_rpc_new();
-    if (!x || !rpc) {
-        free(x);
-        opscope_rpc_free(rpc);
-        return NULL;
-    }
+    if (!x) return NULL;
     x->out = out;
-    x->rpc = rpc;
-    x->rpc_sink = opscope_rpc_sink(rpc);
     return x;
 }
 
@@ -82,7 +76,6 @@ void opscope_json_export_free(opscope_json_export_t *x) {
     }
     free(x->backends);
     free_capture(&x->capture);
-    opscope_rpc_free(x->rpc);
     free(x);
 }
 
@@ -154,7 +147,6 @@ static int on_meta(void *ud, const opscope_meta *m) {
 
 static int on_backend(void *ud, const opscope_backend *b) {
     opscope_json_export_t *x = ud;
-    if (x->rpc_sink.on_backend(x->rpc_sink.ud, b)) return x->oom = true, -1;
     saved_backend *s = NULL;
     for (size_t i = 0; i < x->n_backends; i++)
         if (x->backends[i].id == b->id) s = &x->backends[i];
@@ -193,7 +185,6 @@ static void jf_ne_arrays(json_fmt *f, const int64_t (*ne)[OPSCOPE_MAX_DIMS], int
 
 static int on_record(void *ud, const opscope_record *r) {
     opscope_json_export_t *x = ud;
-    if (x->rpc_sink.on_record(x->rpc_sink.ud, r)) return x->oom = true, -1;
     header(x);
     json_fmt f;
     jf_init(&f, x->out);
@@ -660,8 +651,8 @@ int opscope_json_export_finish(opscope_json_export_t *x, const opscope_stats_t *
     if (stats) {
         opscope_out_str(w, ",\n\"summary\":");
         summary_members(w, stats, x->peak);
-        if (opscope_rpc_finish(x->rpc)) x->oom = true;
-        else opscope_rpc_write_json(w, x->rpc);
+        if (x->rpc && opscope_rpc_finish(x->rpc)) x->oom = true;
+        else if (x->rpc) opscope_rpc_write_json(w, x->rpc);
         if (x->summary_extra) x->summary_extra(w, x->summary_ud);
         opscope_out_char(w, '}');
     }

@@ -5,8 +5,8 @@
  * n_src/ne_src/nb_src/type_src, tensor_name, ne, out_type, op_params, sub_op), plus opscope's
  * additions per record (graph_id, node_index, n_fused, thread_id, host_start_ns,
  * host_end_ns, flops, category) and, at the end, a "summary" object with the report's
- * numbers (with the RPC servers and calls of a merged profile: the export analyses them
- * itself, analyze/rpc_calls.h). Records stream through in input order; reading the file back gives the same
+ * numbers (with the RPC servers and calls of a merged profile when the caller hands its
+ * analysis over: opscope_json_export_set_rpc). Records stream through in input order; reading the file back gives the same
  * records (docs/formats.md). Fields a record does not carry are left out.
  *
  * Ownership: the caller owns OUT (commits or aborts it after finish) and the handle.
@@ -18,6 +18,7 @@
 #include "opscope.h"
 #include "util/out.h"
 #include "analyze/roofline.h"
+#include "analyze/rpc_calls.h"
 #include "analyze/stats.h"
 
 typedef struct opscope_json_export opscope_json_export_t;
@@ -41,6 +42,11 @@ void opscope_json_export_set_top_extra(opscope_json_export_t *x,
 
 /* The peaks the summary's roofline uses (NULL: none); borrowed until finish. */
 void opscope_json_export_set_peak(opscope_json_export_t *x, const opscope_peak *peak);
+
+/* The RPC analysis (analyze/rpc_calls.h) whose servers and calls go into the summary: fed by
+ * the caller from the same read (its sink beside the export's), finished here at the latest.
+ * Borrowed until finish; NULL (the default): no "rpc" member. */
+void opscope_json_export_set_rpc(opscope_json_export_t *x, opscope_rpc_t *rpc);
 
 /* Closes the records and writes totals and, when STATS is not NULL (finished), the summary.
  * Returns 0, or -1 when out of memory. */

@@ -49,8 +49,7 @@ struct opscope_sqlite_export {
     size_t arena_len, arena_cap;
     int64_t n_shapes;
     unsigned char key[2048];
-    opscope_rpc_t *rpc; /* the RPC calls of a merged profile (tables rpc_servers, rpc_calls) */
-    opscope_sink rpc_sink;
+    opscope_rpc_t *rpc; /* the RPC calls of a merged profile (rpc_servers, rpc_calls), borrowed */
     opscope_error err; /* first sink failure */
     char op[512], srcs[4096], params[256], shape[1024];
 };
@@ -370,7 +369,6 @@ static void graph_add(graph_ent *g, const opscope_record *r, uint64_t flops) {
 static int on_record(void *ud, const opscope_record *r) {
     opscope_sqlite_export_t *x = ud;
     if (x->err.code != OPSCOPE_OK) return -1;
-    if (x->rpc_sink.on_record(x->rpc_sink.ud, r)) return nomem(x);
     sq_batch *b = opscope_sq_writer_current(&x->w);
     int32_t sub_value;
     const char *sub = opscope_record_sub_op(r, &sub_value);
@@ -425,7 +423,6 @@ static const char *device_type_name(opscope_device_type t) {
 static int on_backend(void *ud, const opscope_backend *k) {
     opscope_sqlite_export_t *x = ud;
     if (x->err.code != OPSCOPE_OK) return -1;
-    if (x->rpc_sink.on_backend(x->rpc_sink.ud, k)) return nomem(x);
     sq_batch *b = opscope_sq_writer_current(&x->w);
     if (b->n_backends == b->cap_backends) {
         size_t cap = b->cap_backends ? b->cap_backends * 2 : 16;
@@ -457,6 +454,10 @@ static int on_meta(void *ud, const opscope_meta *m) {
     return 0;
 }
 
+void opscope_sqlite_export_set_rpc(opscope_sqlite_export_t *x, opscope_rpc_t *rpc) {
+    x->rpc = rpc;
+}
+
 opscope_sink opscope_sqlite_export_sink(opscope_sqlite_export_t *x) {
     opscope_sink s = {0};
     s.ud = x;
@@ -481,7 +482,6 @@ static void release(opscope_sqlite_export_t *x, bool remove_tmp) {
     free(x->g);
     free(x->sh);
     free(x->arena);
-    opscope_rpc_free(x->rpc);
     free(x);
 }
 
@@ -497,10 +497,8 @@ opscope_sqlite_export_t *opscope_sqlite_export_new(const char *path, const char 
         x->path = strdup(path);
         x->tmp = malloc(n + 16);
         x->source = source ? strdup(source) : NULL;
-        x->rpc = opscope_rpc_new();
-        if (x->rpc) x->rpc_sink = opscope_rpc_sink(x->rpc);
     }
-    if (!x || !x->path || !x->tmp || (source && !x->source) || !x->rpc) {
+    if (!x || !x->path || !x->tmp || (source && !x->source)) {
         set_err(err, path, OPSCOPE_ERROR_NOMEM, "out of memory", ENOMEM);
         if (x) {
             free(x->tmp);
@@ -667,12 +665,12 @@ int opscope_sqlite_export_finish(opscope_sqlite_export_t *x, opscope_error *err)
         release(x, true);
         return -1;
     }
-    if (opscope_rpc_finish(x->rpc)) {
+    if (x->rpc && opscope_rpc_finish(x->rpc)) {
         set_err(err, x->path, OPSCOPE_ERROR_NOMEM, "out of memory", ENOMEM);
         release(x, true);
         return -1;
     }
-    if (write_graphs(x) || write_meta(x) || opscope_sq_write_rpc(x->db, x->rpc)) {
+    if (write_graphs(x) || write_meta(x) || (x->rpc && opscope_sq_write_rpc(x->db, x->rpc))) {
         db_err(x, err, "cannot write the SQLite database");
         release(x, true);
         return -1;

@@ -17,6 +17,7 @@
 #define OPSCOPE_SQLITE_EXPORT_H
 
 #include "analyze/kineto.h"
+#include "analyze/rpc_calls.h"
 #include "opscope.h"
 
 typedef struct opscope_sqlite_export opscope_sqlite_export_t;
@@ -30,6 +31,11 @@ opscope_sqlite_export_t *opscope_sqlite_export_new(const char *path, const char 
 /* The sink to feed while reading. A callback returns non-zero after a database failure
  * (opscope_sqlite_export_error then says what failed). */
 opscope_sink opscope_sqlite_export_sink(opscope_sqlite_export_t *x);
+
+/* The RPC analysis (analyze/rpc_calls.h) written to the rpc_servers and rpc_calls tables: fed
+ * by the caller from the same read, finished here at the latest. Borrowed until finish or
+ * abort; NULL (the default): those tables stay empty. */
+void opscope_sqlite_export_set_rpc(opscope_sqlite_export_t *x, opscope_rpc_t *rpc);
 
 /* The first failure of a sink callback (code OPSCOPE_OK when none). */
 const opscope_error *opscope_sqlite_export_error(const opscope_sqlite_export_t *x);
