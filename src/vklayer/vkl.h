@@ -153,8 +153,6 @@ typedef struct vkl_cb {
     int cur_q;              /* next free query in it */
     int pend_slab;          /* >= 0: a barrier's timestamp that starts the next item */
     int pend_q;
-    int last_slab;          /* >= 0: the previous item's end query in this recording */
-    int last_q;
     int open_slab;          /* >= 0: the last item's end query, written when its node label ends */
     int open_q;
     uint32_t open_node;     /* the label id of that item's node */

@@ -120,7 +120,6 @@ static void recording_reset(vkl_cb *cb, vkl_drop *dr) {
     cb->cur_slab = -1;
     cb->cur_q = 0;
     cb->pend_slab = -1;
-    cb->last_slab = -1;
     cb->open_slab = -1;
     cb->n_labels = 0;
     cb->pipeline = NULL;
@@ -234,7 +233,6 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_AllocateCommandBuffers(VkDevice dev, c
         cb->family = p->family;
         cb->cur_slab = -1;
         cb->pend_slab = -1;
-        cb->last_slab = -1;
         cb->open_slab = -1;
         *v = (uint64_t)(uintptr_t)cb;
     }
@@ -397,9 +395,9 @@ static void mark_next(vkl_device *d, vkl_cb *cb, VkCommandBuffer h, bool waits, 
     if (cb->pend_slab >= 0) {
         return;
     }
-    if ((d->share_bounds || waits) && cb->last_slab >= 0) {
-        cb->pend_slab = cb->last_slab;
-        cb->pend_q = cb->last_q;
+    if ((d->share_bounds || waits) && cb->n_cmds > 0) {
+        cb->pend_slab = cb->cmds[cb->n_cmds - 1].slab1; /* the previous item's end */
+        cb->pend_q = cb->cmds[cb->n_cmds - 1].q1;
     } else if (query_take(d, cb, h, &a->start_slab, &a->start_q)) {
         cb->pend_slab = a->start_slab;
         cb->pend_q = a->start_q;
@@ -525,8 +523,6 @@ static void item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
             c->slab1 = (uint16_t)s1;
             c->q1 = (uint8_t)q1;
             cb->pend_slab = -1;
-            cb->last_slab = s1;
-            cb->last_q = q1;
             cb->open_slab = s1;
             cb->open_q = q1;
             cb->open_node = node;

@@ -210,27 +210,17 @@ static void load_device_fns(vkl_device *d, PFN_vkGetDeviceProcAddr gdpa, VkDevic
     DFN(CmdWriteTimestamp2);
     DFN(GetQueryPoolResults);
 #undef DFN
-    if (!d->CmdCopyBuffer2) {
-        d->CmdCopyBuffer2 = (PFN_vkCmdCopyBuffer2)gdpa(dev, "vkCmdCopyBuffer2KHR");
-    }
-    if (!d->CmdPipelineBarrier2) {
-        d->CmdPipelineBarrier2 = (PFN_vkCmdPipelineBarrier2)gdpa(dev, "vkCmdPipelineBarrier2KHR");
-    }
-    if (!d->CmdSetEvent2) {
-        d->CmdSetEvent2 = (PFN_vkCmdSetEvent2)gdpa(dev, "vkCmdSetEvent2KHR");
-    }
-    if (!d->CmdResetEvent2) {
-        d->CmdResetEvent2 = (PFN_vkCmdResetEvent2)gdpa(dev, "vkCmdResetEvent2KHR");
-    }
-    if (!d->CmdWaitEvents2) {
-        d->CmdWaitEvents2 = (PFN_vkCmdWaitEvents2)gdpa(dev, "vkCmdWaitEvents2KHR");
-    }
-    if (!d->CmdWriteTimestamp2) {
-        d->CmdWriteTimestamp2 = (PFN_vkCmdWriteTimestamp2)gdpa(dev, "vkCmdWriteTimestamp2KHR");
-    }
-    if (!d->QueueSubmit2) {
-        d->QueueSubmit2 = (PFN_vkQueueSubmit2)gdpa(dev, "vkQueueSubmit2KHR");
-    }
+    /* the core name, else the extension's (a device of Vulkan 1.2 or less) */
+#define DFN_KHR(name)                                                                          \
+    if (!d->name) d->name = (PFN_vk##name)gdpa(dev, "vk" #name "KHR")
+    DFN_KHR(CmdCopyBuffer2);
+    DFN_KHR(CmdPipelineBarrier2);
+    DFN_KHR(CmdSetEvent2);
+    DFN_KHR(CmdResetEvent2);
+    DFN_KHR(CmdWaitEvents2);
+    DFN_KHR(CmdWriteTimestamp2);
+    DFN_KHR(QueueSubmit2);
+#undef DFN_KHR
     if (strcmp(calib_ext, VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME) == 0) {
         d->GetCalibratedTimestamps = (PFN_vkGetCalibratedTimestampsKHR)gdpa(dev, "vkGetCalibratedTimestampsKHR");
     } else if (*calib_ext) {
