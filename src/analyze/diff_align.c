@@ -311,7 +311,7 @@ opscope_diff_t *opscope_diff_new(const opscope_diff_side_t *base, const opscope_
         opscope_diff_free(d);
         return NULL;
     }
-    if (d->n_fusions) opscope_sort(d->fusions, d->n_fusions, sizeof *d->fusions, fusion_cmp);
+    opscope_sort(d->fusions, d->n_fusions, sizeof *d->fusions, fusion_cmp);
     return d;
 }
 

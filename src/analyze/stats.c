@@ -783,7 +783,7 @@ int opscope_stats_finish(opscope_stats_t *s) {
     }
     if (sort_copy_lists(s)) return -1;
 
-    if (s->n_backends) opscope_sort(s->backends, s->n_backends, sizeof *s->backends, cmp_backend);
+    opscope_sort(s->backends, s->n_backends, sizeof *s->backends, cmp_backend);
     s->last_backend = 0;
     if (merge_devices(s)) return -1;
 

@@ -506,14 +506,14 @@ int opscope_ops_export_finish(opscope_ops_export_t *x, opscope_error *err) {
             if (v->median_ns < v->min_ns) v->median_ns = v->min_ns; /* a bucket's middle */
             if (v->median_ns > v->max_ns) v->median_ns = v->max_ns;
         }
-        if (e->n_uses) opscope_sort(e->uses, e->n_uses, sizeof *e->uses, use_cmp);
+        opscope_sort(e->uses, e->n_uses, sizeof *e->uses, use_cmp);
         e->line.uses = e->uses;
         e->line.n_uses = e->n_uses;
     }
     g_sort = x;
     opscope_sort(x->order, x->n_e, sizeof *x->order, order_cmp);
     g_sort = NULL;
-    if (x->n_sk) opscope_sort(x->sk, x->n_sk, sizeof *x->sk, skip_cmp); /* NULL when none */
+    opscope_sort(x->sk, x->n_sk, sizeof *x->sk, skip_cmp);
     x->finished = true;
     return 0;
 }
