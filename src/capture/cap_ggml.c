@@ -33,8 +33,8 @@
 #include <unistd.h>
 
 /* Room for N+1 timestamps at the end of the pool; points w->ts there. */
-static bool reserve_ts(opscope_cap_walk *w, int n) {
-    size_t need = w->pool_used + (size_t)n + 1;
+/* Room for NEED timestamps in W's pools. */
+static bool grow_pool(opscope_cap_walk *w, size_t need) {
     if (need > w->pool_cap) {
         size_t cap = need < 4096 ? 4096 : need * 2;
         uint64_t *p = realloc(w->pool, cap * sizeof *p);
@@ -45,6 +45,13 @@ static bool reserve_ts(opscope_cap_walk *w, int n) {
             return false;
         }
         w->pool_cap = cap;
+    }
+    return true;
+}
+
+static bool reserve_ts(opscope_cap_walk *w, int n) {
+    if (!grow_pool(w, w->pool_used + (size_t)n + 1)) {
+        return false;
     }
     w->st.ts = w->pool + w->pool_used;
     w->st.bar = w->bar_pool + w->pool_used;
@@ -193,8 +200,14 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
         return fn(sched, g);
     }
     /* one-time start-up (the export watcher thread: ~0.1 ms, more on a loaded machine) here,
-     * not inside the first backend compute, whose wall time it would inflate */
+     * not inside the first backend compute, whose wall time it would inflate. */
     opscope_cap_life_started();
+    /* This thread's scratch for the splits, sized here too: a first allocation took 0.15-0.4 ms
+     * on this machine, which inside the first split's compute was 5-7% of its wall time. */
+    int n_all = opscope_cap_ggml.graph_n_nodes(g);
+    if (opscope_cap_hooks_walk(n_all)) {
+        grow_pool(opscope_cap_hooks_walk(0), (size_t)n_all + 64);
+    }
     opscope_cap_t.in_sched = 1;
     opscope_cap_t.no_defer = opscope_cap_eval_has(sched);
     opscope_cap_t.sched_id = opscope_cap_sched_id(sched);
