@@ -16,6 +16,7 @@
 #include "export/sqlite/sqlite_export.h"
 #include "analyze/stats.h"
 #include "analyze/tee.h"
+#include "analyze/graphs.h"
 #include "analyze/rpc_calls.h"
 #include "export/text.h"
 
@@ -179,6 +180,7 @@ static void chrome_release(exporter *e, bool discard) {
 /* The Kineto analysis of this run (filled during the read when the input is a trace). */
 static opscope_kineto_session *g_kineto;
 static opscope_rpc_t *g_rpc; /* the RPC calls of a merged profile (opscope merge) */
+static opscope_graphs_t *g_graphs; /* per graph aggregates and their groups by batch */
 
 static void json_kineto(opscope_out_t *w, void *ud) {
     (void)ud;
@@ -221,6 +223,7 @@ static int open_json(exporter *e, opscope_error *err) {
     if (!x) return set_nomem(err), -1;
     opscope_json_export_set_peak(x, g_peak);
     opscope_json_export_set_rpc(x, g_rpc);
+    opscope_json_export_set_graphs(x, g_graphs);
     e->impl = x;
     e->sink = opscope_json_export_sink(x);
     e->finish = json_finish;
@@ -310,6 +313,8 @@ int opscope_cli_report(int argc, char **argv) {
 
     /* one RPC analysis for the text, JSON and SQLite outputs; NULL (no memory): no RPC section */
     g_rpc = opscope_rpc_new();
+    /* NULL (no memory): no graphs section */
+    g_graphs = opscope_graphs_new();
 
     struct {
         const char *flag, *path;
@@ -403,6 +408,7 @@ int opscope_cli_report(int argc, char **argv) {
         if (sq) opscope_tee_add(&tee, opscope_sqlite_export_sink(sq));
         if (ops) opscope_tee_add(&tee, opscope_ops_export_sink(ops));
         if (g_rpc) opscope_tee_add(&tee, opscope_rpc_sink(g_rpc));
+        if (g_graphs) opscope_tee_add(&tee, opscope_graphs_sink(g_graphs));
         opscope_sink sink = opscope_tee_sink(&tee);
         g_kineto = opscope_kineto_session_begin(); /* NULL (no memory): no Kineto section */
         if (sq) opscope_kineto_session_keep_links(g_kineto);
@@ -444,6 +450,7 @@ int opscope_cli_report(int argc, char **argv) {
     ro.inefficiency = a.inefficiency;
     ro.by_shape = a.by_shape;
     ro.peak = g_peak;
+    ro.graphs = g_graphs;
 
     if (ops) {
         if (opscope_ops_export_finish(ops, &err)) {
@@ -535,6 +542,8 @@ int opscope_cli_report(int argc, char **argv) {
     g_kineto = NULL;
     opscope_rpc_free(g_rpc);
     g_rpc = NULL;
+    opscope_graphs_free(g_graphs);
+    g_graphs = NULL;
     return status;
 
 fail:
@@ -551,5 +560,7 @@ fail:
     g_kineto = NULL;
     opscope_rpc_free(g_rpc);
     g_rpc = NULL;
+    opscope_graphs_free(g_graphs);
+    g_graphs = NULL;
     return status;
 }

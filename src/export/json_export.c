@@ -1,6 +1,7 @@
 /* json_export.c - version-3 ggml profile JSON with opscope additions and a summary. */
 #include "export/json_export.h"
 #include "export/json_fmt.h"
+#include "analyze/graphs.h"
 #include "analyze/rpc_calls.h"
 #include "analyze/shape_fmt.h"
 
@@ -30,6 +31,7 @@ struct opscope_json_export {
     void *summary_ud;
     const opscope_peak *peak;
     opscope_rpc_t *rpc; /* the RPC calls of a merged profile, borrowed (set_rpc) */
+    const opscope_graphs_t *graphs; /* borrowed (set_graphs) */
 };
 
 void opscope_json_export_set_peak(opscope_json_export_t *x, const opscope_peak *peak) {
@@ -38,6 +40,10 @@ void opscope_json_export_set_peak(opscope_json_export_t *x, const opscope_peak *
 
 void opscope_json_export_set_rpc(opscope_json_export_t *x, opscope_rpc_t *rpc) {
     x->rpc = rpc;
+}
+
+void opscope_json_export_set_graphs(opscope_json_export_t *x, const opscope_graphs_t *graphs) {
+    x->graphs = graphs;
 }
 
 void opscope_json_export_set_summary_extra(opscope_json_export_t *x,
@@ -653,6 +659,7 @@ int opscope_json_export_finish(opscope_json_export_t *x, const opscope_stats_t *
         summary_members(w, stats, x->peak);
         if (x->rpc && opscope_rpc_finish(x->rpc)) x->oom = true;
         else if (x->rpc) opscope_rpc_write_json(w, x->rpc);
+        opscope_graphs_write_json(w, x->graphs);
         if (x->summary_extra) x->summary_extra(w, x->summary_ud);
         opscope_out_char(w, '}');
     }

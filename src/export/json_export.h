@@ -21,6 +21,8 @@
 #include "analyze/rpc_calls.h"
 #include "analyze/stats.h"
 
+struct opscope_graphs; /* analyze/graphs.h */
+
 typedef struct opscope_json_export opscope_json_export_t;
 
 opscope_json_export_t *opscope_json_export_new(opscope_out_t *out);
@@ -47,6 +49,9 @@ void opscope_json_export_set_peak(opscope_json_export_t *x, const opscope_peak *
  * the caller from the same read (its sink beside the export's), finished here at the latest.
  * Borrowed until finish; NULL (the default): no "rpc" member. */
 void opscope_json_export_set_rpc(opscope_json_export_t *x, opscope_rpc_t *rpc);
+/* The per-graph analysis whose groups by batch the summary lists ("graphs_by_batch"), borrowed,
+ * finished before opscope_json_export_finish (NULL: none). */
+void opscope_json_export_set_graphs(opscope_json_export_t *x, const struct opscope_graphs *graphs);
 
 /* Closes the records and writes totals and, when STATS is not NULL (finished), the summary.
  * Returns 0, or -1 when out of memory. */

@@ -1,8 +1,11 @@
 /* text.c - the plain-text report and the tables it shares with the console summary. */
 #include "export/text.h"
+
+#include "analyze/graphs.h"
 #include "export/name_labels.h"
 #include "analyze/shape_fmt.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -404,6 +407,8 @@ void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
         opscope_out_str(w, "\n Copies by direction:\n");
         opscope_text_copies(w, s, labels);
     }
+
+    opscope_graphs_write_text(w, o ? o->graphs : NULL, SIZE_MAX);
 
     opscope_out_printf(w, "\n%s\n Operations\n%s\n", RULE, RULE);
     const opscope_peak *peak = o ? o->peak : NULL;

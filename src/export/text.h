@@ -22,6 +22,8 @@
 
 #include <stdbool.h>
 
+struct opscope_graphs; /* analyze/graphs.h */
+
 typedef struct opscope_report_opts {
     const char *source;    /* input name for the title, may be NULL */
     size_t top_ops;        /* console: operations listed (0: 50) */
@@ -30,6 +32,7 @@ typedef struct opscope_report_opts {
     bool inefficiency;     /* longer inefficiency ranking (20 instead of 5) */
     bool by_shape;         /* include the per-shape table */
     const opscope_peak *peak; /* measured peaks: the tables add the roofline (NULL: none) */
+    const struct opscope_graphs *graphs; /* finished: the "Graphs by batch" section (NULL: none) */
 } opscope_report_opts;
 
 void opscope_console_write(opscope_out_t *w, const opscope_stats_t *stats,

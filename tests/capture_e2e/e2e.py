@@ -308,6 +308,49 @@ def check_traffic(prof, profile_path):
     check(n_sr == 0 or not bad_sr, f"SET_ROWS bytes are the rows set ({len(bad_sr)} of {n_sr} differ: {bad_sr[:3]})")
 
 
+def llama_perf(stderr_text):
+    """llama.cpp's own counts from common_perf_print: (prompt tokens, prompt ms, eval runs,
+    eval ms), None where a line is missing."""
+    import re
+    pm = re.search(r"prompt eval time =\s*([0-9.]+) ms /\s*([0-9]+) tokens", stderr_text)
+    em = re.search(r"\beval time =\s*([0-9.]+) ms /\s*([0-9]+) runs", stderr_text)
+    return (int(pm.group(2)) if pm else None, float(pm.group(1)) if pm else None,
+            int(em.group(2)) if em else None, float(em.group(1)) if em else None)
+
+
+def check_batches(profile_path, stderr_text, label):
+    """The report's graphs by batch against llama.cpp's own perf print for the same run (one
+    sequence): the prompt's graphs hold its tokens (batch x graphs), batch 1 has one graph per
+    eval run, and each group's graph time lies inside llama's time for that phase (which also
+    holds graph building and the scheduler's work around the compute)."""
+    if not OPSCOPE:
+        return
+    p_tok, p_ms, e_runs, e_ms = llama_perf(stderr_text)
+    if not check(p_tok is not None and e_runs is not None,
+                 f"{label}: llama.cpp printed its prompt and eval counts ({p_tok}, {e_runs})"):
+        return
+    out = profile_path + ".batches.json"
+    r = subprocess.run([OPSCOPE, "report", profile_path, "-q", "--json", out], capture_output=True,
+                       text=True, errors="replace", timeout=120)
+    if not check(r.returncode == 0, f"{label}: opscope report --json exits 0 ({r.stderr.strip()[:200]})"):
+        return
+    groups = json.load(open(out))["summary"].get("graphs_by_batch", [])
+    prompt = [g for g in groups if g["batch"] > 1]
+    gen = [g for g in groups if g["batch"] == 1]
+    got_tok = sum(g["batch"] * g["graphs"] for g in prompt)
+    check(got_tok == p_tok, f"{label}: prompt graphs hold llama's prompt tokens: sum of batch x graphs "
+                            f"{got_tok} == {p_tok} ({[(g['batch'], g['graphs']) for g in prompt]})")
+    got_runs = sum(g["graphs"] for g in gen)
+    check(got_runs == e_runs, f"{label}: batch-1 graphs {got_runs} == llama's eval runs {e_runs}")
+    for name, gs, ms in (("prompt", prompt, p_ms), ("eval", gen, e_ms)):
+        wall = sum(g["wall_ns"] for g in gs) / 1e6
+        # the lower bound only catches a lost time base: the rest of llama's time (graph
+        # building, a preempted thread on a loaded machine) is unbounded
+        check(0.05 * ms <= wall <= ms * 1.02 + 0.2,
+              f"{label}: {name} graphs' wall {wall:.2f} ms within llama's {name} time {ms:.2f} ms "
+              f"(and at least 5% of it)")
+
+
 def _bad_time(prof, counts, tol, min_wall_ns):
     bad, timed = [], 0
     for (gid, recs), (_key, _calls, _comp, _tok, wall) in zip(graphs_of(prof), counts):

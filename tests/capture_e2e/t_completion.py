@@ -58,5 +58,6 @@ def again():
 
 e2e.check_graphs(p, counts, name, timing=timing, retry=again)
 e2e.check_report(prof, sorted(want))
+e2e.check_batches(prof, err1, name)
 e2e.check_traffic(p, prof)
 e2e.finish()

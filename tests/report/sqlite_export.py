@@ -60,7 +60,7 @@ def capture_profile():
         for node in range(6):
             rec(name="MUL_MAT", duration_ns=5000 + 100 * node + g, graph_id=100 + g,
                 node_index=2 * node, thread_id=0, n_src=2,
-                ne_src=[[4096, 4096, 1, 1], [4096, 7, 1, 1]],
+                ne_src=[[4096, 4096, 1, 1], [4096, 7 if g < 2 else 1, 1, 1]],
                 nb_src=[[2, 8192, 33554432, 33554432], [4, 16384, 114688, 114688]],
                 type_src=[1, 0], ne=[4096, 7, 1, 1], out_type=0, tensor_name=f"ffn_up-{node}",
                 op_params=[0] * 16, host_start_ns=t - 10, host_end_ns=t + 6000,
@@ -266,17 +266,20 @@ def main():
         for rec in p["records"]:
             if "graph_id" not in rec:
                 continue
-            g = graphs.setdefault(rec["graph_id"], [0, 0, 0, 10**30, 0, 0, 0, 0])
+            g = graphs.setdefault(rec["graph_id"], [0, 0, 0, 10**30, 0, 0, 0, 0, 0])
             g[0] += 1
             g[1 + rec.get("type", 0)] += 1
             g[3] = min(g[3], rec["start_ns"])
             g[4] = max(g[4], rec["start_ns"] + rec["duration_ns"])
             g[5 + rec.get("type", 0)] += rec["duration_ns"]
             g[7] += rec.get("bytes", 0)
+            if rec.get("type", 0) == 0 and rec["name"] in ("MUL_MAT", "MUL_MAT_ID"):
+                g[8] = max(g[8], rec["ne_src"][1][1 if rec["name"] == "MUL_MAT" else 2])
         got = {row[0]: list(row[1:]) for row in db.execute(
-            "SELECT graph_id, n_records, n_ops, n_copies, start_ns, end_ns, op_ns, copy_ns, bytes "
+            "SELECT graph_id, n_records, n_ops, n_copies, start_ns, end_ns, op_ns, copy_ns, bytes, batch "
             "FROM graphs")}
-        check(got == graphs, f"capture profile: graphs table equals the input's per-graph sums ({len(got)})")
+        check(got == graphs, f"capture profile: graphs table equals the input's per-graph sums and batches ({len(got)})")
+        check(sorted({g[8] for g in graphs.values()}) == [1, 7], "capture profile: the graphs have batches 1 and 7")
         check(db.execute("SELECT count(*) FROM graphs WHERE wall_ns != end_ns - start_ns").fetchone()[0] == 0,
               "capture profile: graphs wall_ns = end_ns - start_ns")
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())

@@ -2,6 +2,7 @@
  * and the export's life cycle (see sqlite_export.h, sqlite_int.h, docs/formats.md). */
 #include "export/sqlite/sqlite_export.h"
 
+#include "analyze/graphs.h"
 #include "analyze/shape_fmt.h"
 #include "export/sqlite/sqlite_int.h"
 #include "analyze/stats.h"
@@ -28,12 +29,6 @@ typedef struct shape_ent {
     int64_t id;   /* 0: empty slot */
 } shape_ent;
 
-typedef struct graph_ent {
-    int64_t id;
-    uint64_t n, n_ops, n_copies, start, end, op_ns, copy_ns, bytes, flops;
-    bool used;
-} graph_ent;
-
 struct opscope_sqlite_export {
     sq_writer w;
     sqlite3 *db;
@@ -41,8 +36,7 @@ struct opscope_sqlite_export {
     uint64_t n; /* records seen */
     opscope_meta meta;
     char *profiler;
-    graph_ent *g;
-    size_t g_mask, g_n, g_last;
+    opscope_graphs_t *graphs;
     shape_ent *sh;                 /* open addressing on the key's hash */
     size_t sh_mask, sh_n;
     unsigned char *arena;          /* the keys */
@@ -186,40 +180,11 @@ static const char *params_json(opscope_sqlite_export_t *x, const opscope_record 
     return x->params;
 }
 
-/* ---- graphs: one aggregate per graph id (ids mostly arrive in runs) ------------------------ */
-
 static uint64_t mix64(uint64_t v) {
     v ^= v >> 33;
     v *= 0xff51afd7ed558ccdull;
     v ^= v >> 33;
     return v;
-}
-
-static graph_ent *graph_get(opscope_sqlite_export_t *x, int64_t id) {
-    if (x->g && x->g[x->g_last].used && x->g[x->g_last].id == id) return &x->g[x->g_last];
-    if (!x->g || (x->g_n + 1) * 2 > x->g_mask + 1) {
-        size_t cap = x->g ? (x->g_mask + 1) * 2 : 256;
-        graph_ent *ng = calloc(cap, sizeof *ng);
-        if (!ng) return NULL;
-        for (size_t i = 0; x->g && i <= x->g_mask; i++) {
-            if (!x->g[i].used) continue;
-            size_t h = mix64((uint64_t)x->g[i].id) & (cap - 1);
-            while (ng[h].used) h = (h + 1) & (cap - 1);
-            ng[h] = x->g[i];
-        }
-        free(x->g);
-        x->g = ng;
-        x->g_mask = cap - 1;
-        x->g_last = 0;
-    }
-    size_t h = mix64((uint64_t)id) & x->g_mask;
-    while (x->g[h].used && x->g[h].id != id) h = (h + 1) & x->g_mask;
-    if (!x->g[h].used) {
-        x->g[h] = (graph_ent){.id = id, .used = true, .start = UINT64_MAX};
-        x->g_n++;
-    }
-    x->g_last = h;
-    return &x->g[h];
 }
 
 /* ---- shapes: one row per distinct (sources, types, strides, output, op params) ------------- */
@@ -350,22 +315,6 @@ static int submit(opscope_sqlite_export_t *x) {
     return -1;
 }
 
-static void graph_add(graph_ent *g, const opscope_record *r, uint64_t flops) {
-    uint64_t end = r->start_ns + r->duration_ns;
-    g->n++;
-    if (r->type == OPSCOPE_RECORD_COPY) {
-        g->n_copies++;
-        g->copy_ns += r->duration_ns;
-    } else {
-        g->n_ops++;
-        g->op_ns += r->duration_ns;
-    }
-    g->bytes += r->bytes;
-    g->flops += flops;
-    if (r->start_ns < g->start) g->start = r->start_ns;
-    if (end > g->end) g->end = end;
-}
-
 static int on_record(void *ud, const opscope_record *r) {
     opscope_sqlite_export_t *x = ud;
     if (x->err.code != OPSCOPE_OK) return -1;
@@ -403,11 +352,7 @@ static int on_record(void *ud, const opscope_record *r) {
     q->shape_id = sid;
     b->n_recs++;
     x->n++;
-    if (r->has & OPSCOPE_HAS_GRAPH) {
-        graph_ent *g = graph_get(x, r->graph_id);
-        if (!g) return nomem(x);
-        graph_add(g, r, flops);
-    }
+    if (opscope_graphs_add(x->graphs, r, flops)) return nomem(x);
     return b->n_recs == SQ_BATCH_RECS ? submit(x) : 0;
 }
 
@@ -479,7 +424,7 @@ static void release(opscope_sqlite_export_t *x, bool remove_tmp) {
     free(x->tmp);
     free(x->source);
     free(x->profiler);
-    free(x->g);
+    opscope_graphs_free(x->graphs);
     free(x->sh);
     free(x->arena);
     free(x);
@@ -497,8 +442,9 @@ opscope_sqlite_export_t *opscope_sqlite_export_new(const char *path, const char 
         x->path = strdup(path);
         x->tmp = malloc(n + 16);
         x->source = source ? strdup(source) : NULL;
+        x->graphs = opscope_graphs_new();
     }
-    if (!x || !x->path || !x->tmp || (source && !x->source)) {
+    if (!x || !x->path || !x->tmp || (source && !x->source) || !x->graphs) {
         set_err(err, path, OPSCOPE_ERROR_NOMEM, "out of memory", ENOMEM);
         if (x) {
             free(x->tmp);
@@ -585,24 +531,25 @@ static int write_meta(opscope_sqlite_export_t *x) {
 }
 
 static int write_graphs(opscope_sqlite_export_t *x) {
+    if (opscope_graphs_finish(x->graphs)) return -1;
     sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(x->db, "INSERT INTO graphs VALUES(?,?,?,?,?,?,?,?,?,?,?)", -1, &s, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(x->db, "INSERT INTO graphs VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", -1, &s, NULL) != SQLITE_OK)
         return -1;
     int rc = 0;
-    for (size_t i = 0; x->g && i <= x->g_mask && !rc; i++) {
-        const graph_ent *g = &x->g[i];
-        if (!g->used) continue;
+    for (size_t i = 0; i < opscope_graphs_n(x->graphs) && !rc; i++) {
+        const opscope_graph_stats *g = opscope_graphs_at(x->graphs, i);
         sqlite3_bind_int64(s, 1, g->id);
         bind_u64(s, 2, g->n);
         bind_u64(s, 3, g->n_ops);
         bind_u64(s, 4, g->n_copies);
-        bind_u64(s, 5, g->start);
-        bind_u64(s, 6, g->end);
-        bind_u64(s, 7, g->end - g->start);
+        bind_u64(s, 5, g->start_ns);
+        bind_u64(s, 6, g->end_ns);
+        bind_u64(s, 7, g->end_ns - g->start_ns);
         bind_u64(s, 8, g->op_ns);
         bind_u64(s, 9, g->copy_ns);
         bind_u64(s, 10, g->bytes);
         bind_u64(s, 11, g->flops);
+        sqlite3_bind_int64(s, 12, g->batch);
         rc = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
         sqlite3_reset(s);
     }

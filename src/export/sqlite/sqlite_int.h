@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SQLITE_SCHEMA_VERSION 3
+#define SQLITE_SCHEMA_VERSION 4
 
 extern const char opscope_sqlite_schema[];
 extern const char opscope_sqlite_finish_sql[];

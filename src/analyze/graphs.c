@@ -1,0 +1,260 @@
+/* graphs.c - per graph aggregates and their groups by batch (graphs.h). */
+#include "analyze/graphs.h"
+
+#include "util/sort.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct graph_ent {
+    opscope_graph_stats s;
+    bool used;
+} graph_ent;
+
+struct opscope_graphs {
+    graph_ent *tab;           /* open addressing on the id's hash */
+    size_t mask, n, last;
+    opscope_graph_stats *sorted; /* after finish: by id */
+    opscope_graph_batch *batches;
+    size_t n_sorted, n_batches;
+    bool finished;
+};
+
+opscope_graphs_t *opscope_graphs_new(void) {
+    return calloc(1, sizeof(opscope_graphs_t));
+}
+
+void opscope_graphs_free(opscope_graphs_t *g) {
+    if (!g) return;
+    free(g->tab);
+    free(g->sorted);
+    free(g->batches);
+    free(g);
+}
+
+int64_t opscope_record_batch(const opscope_record *r) {
+    if (r->type != OPSCOPE_RECORD_OP || r->n_src < 2) return 0;
+    if (!strcmp(r->name, "MUL_MAT")) return r->ne_src[1][1];
+    if (!strcmp(r->name, "MUL_MAT_ID")) return r->ne_src[1][2];
+    return 0;
+}
+
+static uint64_t mix64(uint64_t v) {
+    v ^= v >> 33;
+    v *= 0xff51afd7ed558ccdull;
+    v ^= v >> 33;
+    return v;
+}
+
+static graph_ent *get(opscope_graphs_t *g, int64_t id) {
+    if (g->tab && g->tab[g->last].used && g->tab[g->last].s.id == id) return &g->tab[g->last];
+    if (!g->tab || (g->n + 1) * 2 > g->mask + 1) {
+        size_t cap = g->tab ? (g->mask + 1) * 2 : 256;
+        graph_ent *nt = calloc(cap, sizeof *nt);
+        if (!nt) return NULL;
+        for (size_t i = 0; g->tab && i <= g->mask; i++) {
+            if (!g->tab[i].used) continue;
+            size_t h = mix64((uint64_t)g->tab[i].s.id) & (cap - 1);
+            while (nt[h].used) h = (h + 1) & (cap - 1);
+            nt[h] = g->tab[i];
+        }
+        free(g->tab);
+        g->tab = nt;
+        g->mask = cap - 1;
+        g->last = 0;
+    }
+    size_t h = mix64((uint64_t)id) & g->mask;
+    while (g->tab[h].used && g->tab[h].s.id != id) h = (h + 1) & g->mask;
+    if (!g->tab[h].used) {
+        g->tab[h] = (graph_ent){.s = {.id = id, .start_ns = UINT64_MAX}, .used = true};
+        g->n++;
+    }
+    g->last = h;
+    return &g->tab[h];
+}
+
+int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *r, uint64_t flops) {
+    if (!(r->has & OPSCOPE_HAS_GRAPH)) return 0;
+    graph_ent *e = get(g, r->graph_id);
+    if (!e) return -1;
+    g->finished = false;
+    opscope_graph_stats *s = &e->s;
+    uint64_t end = r->start_ns + r->duration_ns;
+    s->n++;
+    if (r->type == OPSCOPE_RECORD_COPY) {
+        s->n_copies++;
+        s->copy_ns += r->duration_ns;
+    } else {
+        s->n_ops++;
+        s->op_ns += r->duration_ns;
+        int64_t b = opscope_record_batch(r);
+        if (b > s->batch) s->batch = b;
+    }
+    s->bytes += r->bytes;
+    s->flops += flops;
+    if (r->start_ns < s->start_ns) s->start_ns = r->start_ns;
+    if (end > s->end_ns) s->end_ns = end;
+    return 0;
+}
+
+static int sink_record(void *ud, const opscope_record *r) {
+    return opscope_graphs_add(ud, r, opscope_record_flops(r));
+}
+
+static int sink_end(void *ud) {
+    return opscope_graphs_finish(ud);
+}
+
+opscope_sink opscope_graphs_sink(opscope_graphs_t *g) {
+    opscope_sink s = {0};
+    s.ud = g;
+    s.on_record = sink_record;
+    s.on_end = sink_end;
+    return s;
+}
+
+static int by_id(const void *a, const void *b) {
+    const opscope_graph_stats *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int by_batch(const void *a, const void *b) {
+    const opscope_graph_stats *x = *(const opscope_graph_stats *const *)a;
+    const opscope_graph_stats *y = *(const opscope_graph_stats *const *)b;
+    if (x->batch != y->batch) return x->batch < y->batch ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static int by_op_time(const void *a, const void *b) {
+    const opscope_graph_batch *x = a, *y = b;
+    if (x->op_ns != y->op_ns) return x->op_ns > y->op_ns ? -1 : 1;
+    return (x->batch > y->batch) - (x->batch < y->batch);
+}
+
+/* The median of V[0..N), N > 0 (sorts V): the lower middle for an even N. */
+static uint64_t median(uint64_t *v, size_t n) {
+    opscope_sort(v, n, sizeof *v, cmp_u64);
+    return v[(n - 1) / 2];
+}
+
+int opscope_graphs_finish(opscope_graphs_t *g) {
+    if (g->finished) return 0;
+    free(g->sorted);
+    free(g->batches);
+    g->sorted = NULL;
+    g->batches = NULL;
+    g->n_sorted = g->n_batches = 0;
+    if (!g->n) {
+        g->finished = true;
+        return 0;
+    }
+    g->sorted = malloc(g->n * sizeof *g->sorted);
+    const opscope_graph_stats **order = malloc(g->n * sizeof *order);
+    uint64_t *tmp = malloc(2 * g->n * sizeof *tmp);
+    g->batches = malloc(g->n * sizeof *g->batches);
+    if (!g->sorted || !order || !g->batches || !tmp) {
+        free(order);
+        free(tmp);
+        return -1;
+    }
+    for (size_t i = 0; g->tab && i <= g->mask; i++) {
+        if (g->tab[i].used) g->sorted[g->n_sorted++] = g->tab[i].s;
+    }
+    opscope_sort(g->sorted, g->n_sorted, sizeof *g->sorted, by_id);
+    for (size_t i = 0; i < g->n_sorted; i++) order[i] = &g->sorted[i];
+    opscope_sort(order, g->n_sorted, sizeof *order, by_batch);
+    for (size_t i = 0; i < g->n_sorted;) {
+        size_t j = i;
+        opscope_graph_batch b = {.batch = order[i]->batch, .first_graph = order[i]->id};
+        uint64_t *ops = tmp, *walls = tmp + g->n;
+        for (; j < g->n_sorted && order[j]->batch == b.batch; j++) {
+            const opscope_graph_stats *s = order[j];
+            uint64_t wall = s->end_ns - s->start_ns;
+            ops[j - i] = s->op_ns;
+            walls[j - i] = wall;
+            b.graphs++;
+            b.records += s->n;
+            b.n_ops += s->n_ops;
+            b.op_ns += s->op_ns;
+            b.copy_ns += s->copy_ns;
+            b.wall_ns += wall;
+        }
+        b.median_op_ns = median(ops, j - i);
+        b.median_wall_ns = median(walls, j - i);
+        g->batches[g->n_batches++] = b;
+        i = j;
+    }
+    free(order);
+    free(tmp);
+    opscope_sort(g->batches, g->n_batches, sizeof *g->batches, by_op_time);
+    g->finished = true;
+    return 0;
+}
+
+size_t opscope_graphs_n(const opscope_graphs_t *g) {
+    return g->n_sorted;
+}
+
+const opscope_graph_stats *opscope_graphs_at(const opscope_graphs_t *g, size_t i) {
+    return i < g->n_sorted ? &g->sorted[i] : NULL;
+}
+
+size_t opscope_graphs_n_batches(const opscope_graphs_t *g) {
+    return g->n_batches;
+}
+
+const opscope_graph_batch *opscope_graphs_batch_at(const opscope_graphs_t *g, size_t i) {
+    return i < g->n_batches ? &g->batches[i] : NULL;
+}
+
+void opscope_graphs_write_text(opscope_out_t *w, const opscope_graphs_t *g, size_t max_rows) {
+    if (!g || !g->n_batches) return;
+    opscope_out_str(w, "\n --- Graphs by batch (ne[1] of the widest MUL_MAT's src1: tokens in llama.cpp) ---\n");
+    opscope_out_str(w, "   batch   graphs  ops/graph   op time(ms)  op ms/graph  wall ms/graph      rows/s  first graph\n");
+    size_t n = g->n_batches < max_rows ? g->n_batches : max_rows;
+    for (size_t i = 0; i < n; i++) {
+        const opscope_graph_batch *b = &g->batches[i];
+        char rate[32] = "-";
+        if (b->batch > 0 && b->wall_ns > 0)
+            snprintf(rate, sizeof rate, "%.1f", (double)b->batch * (double)b->graphs * 1e9 / (double)b->wall_ns);
+        char batch[24] = "-";
+        if (b->batch > 0) snprintf(batch, sizeof batch, "%lld", (long long)b->batch);
+        opscope_out_printf(w, " %7s %8llu %10.1f %13.3f %12.3f %14.3f %11s  %lld\n", batch,
+                           (unsigned long long)b->graphs, (double)b->n_ops / (double)b->graphs,
+                           (double)b->op_ns / 1e6, (double)b->median_op_ns / 1e6,
+                           (double)b->median_wall_ns / 1e6, rate, (long long)b->first_graph);
+    }
+    if (g->n_batches > n)
+        opscope_out_printf(w, " ... %zu more batch sizes (--json FILE lists all)\n", g->n_batches - n);
+    opscope_out_str(w, " (per graph: medians; wall: first record's start to last record's end; rows/s: batch x graphs / wall)\n");
+}
+
+void opscope_graphs_write_json(opscope_out_t *w, const opscope_graphs_t *g) {
+    if (!g || !g->n_batches) return;
+    opscope_out_str(w, ",\n\"graphs_by_batch\":[");
+    for (size_t i = 0; i < g->n_batches; i++) {
+        const opscope_graph_batch *b = &g->batches[i];
+        opscope_out_str(w, i ? ",\n{\"batch\":" : "\n{\"batch\":");
+        opscope_out_i64(w, b->batch);
+        static const char *const names[] = {"graphs", "records", "ops", "op_ns", "copy_ns", "wall_ns",
+                                            "median_op_ns", "median_wall_ns"};
+        const uint64_t v[] = {b->graphs, b->records, b->n_ops, b->op_ns, b->copy_ns, b->wall_ns,
+                              b->median_op_ns, b->median_wall_ns};
+        for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
+            opscope_out_str(w, ",\"");
+            opscope_out_str(w, names[k]);
+            opscope_out_str(w, "\":");
+            opscope_out_u64(w, v[k]);
+        }
+        opscope_out_str(w, ",\"first_graph\":");
+        opscope_out_i64(w, b->first_graph);
+        opscope_out_char(w, '}');
+    }
+    opscope_out_char(w, ']');
+}

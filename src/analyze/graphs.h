@@ -1,0 +1,71 @@
+/*
+ * graphs.h - one aggregate per graph compute, and the graphs grouped by batch (internal).
+ *
+ * A graph is the records of one graph id (OPSCOPE_HAS_GRAPH; records without one are not
+ * counted). Its batch is the widest matrix product it computes: the largest ne[1] of a
+ * MUL_MAT's src1, or ne[2] of a MUL_MAT_ID's (ggml puts the tokens there), 0 when it has none.
+ * In a llama.cpp run that is the tokens of the ubatch: a prompt's graphs have the prompt's
+ * width, a generation step 1 per sequence decoded; whisper's encoder has its frames. So the
+ * groups by batch split prompt processing from generation without knowing the program.
+ *
+ * Memory: one entry (about 100 bytes) per graph id; ids mostly arrive in runs, looked up by
+ * hash. Ownership: results are owned by the object and valid until it is freed or fed again.
+ * Thread safety: none.
+ */
+#ifndef OPSCOPE_GRAPHS_H
+#define OPSCOPE_GRAPHS_H
+
+#include "opscope.h"
+#include "util/out.h"
+
+#include <stdbool.h>
+
+typedef struct opscope_graphs opscope_graphs_t;
+
+typedef struct opscope_graph_stats {
+    int64_t id;
+    uint64_t n, n_ops, n_copies;
+    uint64_t start_ns, end_ns;  /* span of its records */
+    uint64_t op_ns, copy_ns, bytes, flops;
+    int64_t batch;              /* 0: no matrix product */
+} opscope_graph_stats;
+
+typedef struct opscope_graph_batch {
+    int64_t batch;
+    uint64_t graphs, records, n_ops;
+    uint64_t op_ns, copy_ns, wall_ns;   /* summed over its graphs (wall: each graph's span) */
+    uint64_t median_op_ns, median_wall_ns; /* per graph */
+    int64_t first_graph;        /* lowest graph id of the group */
+} opscope_graph_batch;
+
+/* NULL when out of memory. */
+opscope_graphs_t *opscope_graphs_new(void);
+void opscope_graphs_free(opscope_graphs_t *g);
+
+/* Adds one record (no-op without a graph id). FLOPS: the record's FLOPs as the caller counts
+ * them (opscope_record_flops). Returns 0, or -1 when out of memory. */
+int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *rec, uint64_t flops);
+/* A sink feeding G (FLOPs from opscope_record_flops); on_end finishes it. */
+opscope_sink opscope_graphs_sink(opscope_graphs_t *g);
+
+/* Sorts the graphs by id and groups them by batch (idempotent until the next add). 0, or -1
+ * when out of memory. */
+int opscope_graphs_finish(opscope_graphs_t *g);
+
+/* The graphs, by id (after finish). */
+size_t opscope_graphs_n(const opscope_graphs_t *g);
+const opscope_graph_stats *opscope_graphs_at(const opscope_graphs_t *g, size_t i);
+/* The batch groups, by op time, descending (ties: the smaller batch first). */
+size_t opscope_graphs_n_batches(const opscope_graphs_t *g);
+const opscope_graph_batch *opscope_graphs_batch_at(const opscope_graphs_t *g, size_t i);
+
+/* The record's batch as defined above (0 when it is no matrix product). Pure. */
+int64_t opscope_record_batch(const opscope_record *rec);
+
+/* "Graphs by batch" as text: the first MAX_ROWS groups; nothing without graphs. G finished. */
+void opscope_graphs_write_text(opscope_out_t *w, const opscope_graphs_t *g, size_t max_rows);
+/* The groups as a `,"graphs_by_batch":[...]` member of the JSON summary (docs/formats.md);
+ * nothing without graphs. G finished. */
+void opscope_graphs_write_json(opscope_out_t *w, const opscope_graphs_t *g);
+
+#endif /* OPSCOPE_GRAPHS_H */

@@ -1,0 +1,190 @@
+/* test_graphs.c - per graph aggregates and the groups by batch (analyze/graphs.h) against
+ * figures worked out by hand below. */
+#include "analyze/graphs.h"
+#include "opscope.h"
+#include "test.h"
+
+#include <string.h>
+
+static opscope_record rec(const char *name, int64_t graph, uint64_t start, uint64_t dur) {
+    opscope_record r;
+    opscope_record_init(&r);
+    r.name = name;
+    r.graph_id = graph;
+    r.has |= OPSCOPE_HAS_GRAPH;
+    r.start_ns = start;
+    r.duration_ns = dur;
+    return r;
+}
+
+static opscope_record matmul(const char *name, int64_t graph, uint64_t start, uint64_t dur, int64_t ne1,
+                             int64_t ne2) {
+    opscope_record r = rec(name, graph, start, dur);
+    r.n_src = 2;
+    r.ne_src[0][0] = 64;
+    r.ne_src[0][1] = 64;
+    r.ne_src[1][0] = 64;
+    r.ne_src[1][1] = ne1;
+    r.ne_src[1][2] = ne2;
+    r.ne_src[1][3] = 1;
+    return r;
+}
+
+static int test_record_batch(void) {
+    opscope_record r = matmul("MUL_MAT", 0, 0, 1, 7, 8);
+    ASSERT_EQ_INT((int)opscope_record_batch(&r), 7);  /* ne[1] of src1 */
+    r = matmul("MUL_MAT_ID", 0, 0, 1, 2, 9);
+    ASSERT_EQ_INT((int)opscope_record_batch(&r), 9);  /* ne[2]: the tokens */
+    r = matmul("ADD", 0, 0, 1, 7, 8);
+    ASSERT_EQ_INT((int)opscope_record_batch(&r), 0);
+    r = matmul("MUL_MAT", 0, 0, 1, 7, 8);
+    r.n_src = 1;                                      /* no src1 known */
+    ASSERT_EQ_INT((int)opscope_record_batch(&r), 0);
+    r = matmul("MUL_MAT", 0, 0, 1, 7, 8);
+    r.type = OPSCOPE_RECORD_COPY;
+    ASSERT_EQ_INT((int)opscope_record_batch(&r), 0);
+    return 0;
+}
+
+/*
+ * Graph 5 (prompt, batch 12): MUL_MAT [64,12] 100..400, ADD 400..450, a copy 450..470,
+ *   MUL_MAT [64,1] (the output row) 470..520.          ops 300+50+50 = 400, copy 20, wall 420
+ * Graphs 6, 7, 8 (generation, batch 1): MUL_MAT [64,1] of 60, 80, 40 ns and ADD 10 each;
+ *   graph 7's ADD starts 5 ns after its MUL_MAT ends.  ops 70, 90, 50; walls 70, 95, 50
+ * Graph 9: one MUL_MAT_ID src1 [64,1,12]: batch 12.      ops 30, wall 30
+ * Graph 10: no matrix product: batch 0.                 ops 5, wall 5
+ * A record without a graph id: not counted.
+ * Batch 12: graphs 5 and 9: op 430, wall 450, medians (lower middle of 2) op 30, wall 30.
+ * Batch 1: op 210, wall 215, median op 70, wall 70. Batch 0: op 5.
+ * By op time: 12, 1, 0.
+ */
+static int feed(opscope_graphs_t *g) {
+    opscope_record rs[16];
+    int n = 0;
+    rs[n++] = matmul("MUL_MAT", 5, 100, 300, 12, 1);
+    rs[n++] = rec("ADD", 5, 400, 50);
+    rs[n] = rec("copy_D2H", 5, 450, 20);
+    rs[n++].type = OPSCOPE_RECORD_COPY;
+    rs[n++] = matmul("MUL_MAT", 5, 470, 50, 1, 1);
+    uint64_t t = 1000, mm[3] = {60, 80, 40};
+    for (int k = 0; k < 3; k++) {
+        rs[n++] = matmul("MUL_MAT", 8 - k, t, mm[k], 1, 1); /* graphs 8, 7, 6: ids out of order */
+        t += mm[k] + (k == 1 ? 5 : 0);
+        rs[n++] = rec("ADD", 8 - k, t, 10);
+        t += 10;
+    }
+    rs[n++] = matmul("MUL_MAT_ID", 9, 2000, 30, 1, 12);
+    rs[n++] = rec("SCALE", 10, 3000, 5);
+    rs[n] = rec("SCALE", 0, 4000, 1000);
+    rs[n++].has = 0;
+    for (int i = 0; i < n; i++) {
+        if (opscope_graphs_add(g, &rs[i], 0)) return -1;
+    }
+    return 0;
+}
+
+static int test_graphs_and_batches(void) {
+    opscope_graphs_t *g = opscope_graphs_new();
+    ASSERT_NOT_NULL(g);
+    ASSERT_EQ_INT(feed(g), 0);
+    ASSERT_EQ_INT(opscope_graphs_finish(g), 0);
+    ASSERT_EQ_U64(opscope_graphs_n(g), 6);
+    const opscope_graph_stats *s = opscope_graphs_at(g, 0);
+    ASSERT_EQ_INT((int)s->id, 5);
+    ASSERT_EQ_U64(s->n, 4);
+    ASSERT_EQ_U64(s->n_ops, 3);
+    ASSERT_EQ_U64(s->n_copies, 1);
+    ASSERT_EQ_U64(s->op_ns, 400);
+    ASSERT_EQ_U64(s->copy_ns, 20);
+    ASSERT_EQ_U64(s->start_ns, 100);
+    ASSERT_EQ_U64(s->end_ns, 520);
+    ASSERT_EQ_INT((int)s->batch, 12);
+    s = opscope_graphs_at(g, 2);
+    ASSERT_EQ_INT((int)s->id, 7);
+    ASSERT_EQ_U64(s->end_ns - s->start_ns, 95);
+    ASSERT_EQ_INT((int)s->batch, 1);
+    ASSERT_EQ_INT((int)opscope_graphs_at(g, 5)->batch, 0);
+
+    ASSERT_EQ_U64(opscope_graphs_n_batches(g), 3);
+    const opscope_graph_batch *b = opscope_graphs_batch_at(g, 0);
+    ASSERT_EQ_INT((int)b->batch, 12);
+    ASSERT_EQ_U64(b->graphs, 2);
+    ASSERT_EQ_U64(b->records, 5);
+    ASSERT_EQ_U64(b->n_ops, 4);
+    ASSERT_EQ_U64(b->op_ns, 430);
+    ASSERT_EQ_U64(b->copy_ns, 20);
+    ASSERT_EQ_U64(b->wall_ns, 450);
+    ASSERT_EQ_U64(b->median_op_ns, 30);
+    ASSERT_EQ_U64(b->median_wall_ns, 30);
+    ASSERT_EQ_INT((int)b->first_graph, 5);
+    b = opscope_graphs_batch_at(g, 1);
+    ASSERT_EQ_INT((int)b->batch, 1);
+    ASSERT_EQ_U64(b->graphs, 3);
+    ASSERT_EQ_U64(b->op_ns, 210);
+    ASSERT_EQ_U64(b->wall_ns, 215);
+    ASSERT_EQ_U64(b->median_op_ns, 70);
+    ASSERT_EQ_U64(b->median_wall_ns, 70);
+    ASSERT_EQ_INT((int)b->first_graph, 6);
+    b = opscope_graphs_batch_at(g, 2);
+    ASSERT_EQ_INT((int)b->batch, 0);
+    ASSERT_EQ_U64(b->op_ns, 5);
+    ASSERT_NULL(opscope_graphs_batch_at(g, 3));
+
+    /* fed again after finish: the results are rebuilt */
+    opscope_record more = matmul("MUL_MAT", 11, 5000, 1000, 1, 1);
+    ASSERT_EQ_INT(opscope_graphs_add(g, &more, 0), 0);
+    ASSERT_EQ_INT(opscope_graphs_finish(g), 0);
+    ASSERT_EQ_INT((int)opscope_graphs_batch_at(g, 0)->batch, 1);
+    ASSERT_EQ_U64(opscope_graphs_batch_at(g, 0)->graphs, 4);
+    ASSERT_EQ_U64(opscope_graphs_batch_at(g, 0)->median_op_ns, 70);
+    opscope_graphs_free(g);
+    return 0;
+}
+
+/* Many graph ids (the table grows several times), each looked up again out of order. */
+static int test_many_graphs(void) {
+    opscope_graphs_t *g = opscope_graphs_new();
+    ASSERT_NOT_NULL(g);
+    enum { N = 5000 };
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < N; i++) {
+            int64_t id = (int64_t)((i * 7919) % N);
+            opscope_record r = matmul("MUL_MAT", id, (uint64_t)id * 100, 10, 1 + id % 3, 1);
+            ASSERT_EQ_INT(opscope_graphs_add(g, &r, 0), 0);
+        }
+    }
+    ASSERT_EQ_INT(opscope_graphs_finish(g), 0);
+    ASSERT_EQ_U64(opscope_graphs_n(g), N);
+    for (size_t i = 0; i < N; i++) {
+        const opscope_graph_stats *s = opscope_graphs_at(g, i);
+        ASSERT_EQ_INT((int)s->id, (int)i);
+        ASSERT_EQ_U64(s->n, 2);
+        ASSERT_EQ_U64(s->op_ns, 20);
+        ASSERT_EQ_INT((int)s->batch, 1 + (int)i % 3);
+    }
+    ASSERT_EQ_U64(opscope_graphs_n_batches(g), 3);
+    /* equal op time per graph: batch 1 has ids 0, 3, ... (1667 graphs), the others 1666 */
+    ASSERT_EQ_INT((int)opscope_graphs_batch_at(g, 0)->batch, 1);
+    ASSERT_EQ_U64(opscope_graphs_batch_at(g, 0)->graphs, 1667);
+    ASSERT_EQ_INT((int)opscope_graphs_batch_at(g, 1)->batch, 2);
+    ASSERT_EQ_INT((int)opscope_graphs_batch_at(g, 2)->batch, 3);
+    opscope_graphs_free(g);
+    return 0;
+}
+
+static int test_empty(void) {
+    opscope_graphs_t *g = opscope_graphs_new();
+    ASSERT_NOT_NULL(g);
+    opscope_record r = rec("ADD", 0, 0, 1);
+    r.has = 0;
+    ASSERT_EQ_INT(opscope_graphs_add(g, &r, 0), 0);
+    ASSERT_EQ_INT(opscope_graphs_finish(g), 0);
+    ASSERT_EQ_U64(opscope_graphs_n(g), 0);
+    ASSERT_EQ_U64(opscope_graphs_n_batches(g), 0);
+    ASSERT_NULL(opscope_graphs_at(g, 0));
+    opscope_graphs_free(g);
+    opscope_graphs_free(NULL);
+    return 0;
+}
+
+TEST_MAIN(TEST(test_record_batch), TEST(test_graphs_and_batches), TEST(test_many_graphs), TEST(test_empty))
