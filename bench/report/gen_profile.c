@@ -96,7 +96,9 @@ static void emit(gen *g, int type, const char *name, int backend, int split, uin
             if (i) opscope_out_str(w, ", ");
             opscope_out_i64(w, types[i]);
         }
-        opscope_out_str(w, "], \"tensor_name\": \"");
+        opscope_out_str(w, "], \"graph_id\": ");
+        opscope_out_u64(w, g->graph);
+        opscope_out_str(w, ", \"tensor_name\": \"");
         opscope_out_str(w, name);
         opscope_out_char(w, '-');
         opscope_out_i64(w, node);

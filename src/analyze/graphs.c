@@ -34,9 +34,12 @@ void opscope_graphs_free(opscope_graphs_t *g) {
 }
 
 int64_t opscope_record_batch(const opscope_record *r) {
-    if (r->type != OPSCOPE_RECORD_OP || r->n_src < 2) return 0;
-    if (!strcmp(r->name, "MUL_MAT")) return r->ne_src[1][1];
-    if (!strcmp(r->name, "MUL_MAT_ID")) return r->ne_src[1][2];
+    /* the first byte first: this runs for every record of a report */
+    if (r->type != OPSCOPE_RECORD_OP || r->n_src < 2 || r->name[0] != 'M') return 0;
+    if (!strncmp(r->name, "MUL_MAT", 7)) {
+        if (!r->name[7]) return r->ne_src[1][1];
+        if (!strcmp(r->name + 7, "_ID")) return r->ne_src[1][2];
+    }
     return 0;
 }
 
@@ -99,7 +102,7 @@ int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *r, uint64_t fl
 }
 
 static int sink_record(void *ud, const opscope_record *r) {
-    return opscope_graphs_add(ud, r, opscope_record_flops(r));
+    return opscope_graphs_add(ud, r, 0);
 }
 
 static int sink_end(void *ud) {

@@ -45,7 +45,8 @@ void opscope_graphs_free(opscope_graphs_t *g);
 /* Adds one record (no-op without a graph id). FLOPS: the record's FLOPs as the caller counts
  * them (opscope_record_flops). Returns 0, or -1 when out of memory. */
 int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *rec, uint64_t flops);
-/* A sink feeding G (FLOPs from opscope_record_flops); on_end finishes it. */
+/* A sink feeding G; on_end finishes it. It counts no FLOPs (the graphs' flops stay 0): the
+ * groups by batch need none, and deriving them again cost 2% of a report's time. */
 opscope_sink opscope_graphs_sink(opscope_graphs_t *g);
 
 /* Sorts the graphs by id and groups them by batch (idempotent until the next add). 0, or -1
