@@ -208,6 +208,16 @@ const opscope_graph_stats *opscope_graphs_at(const opscope_graphs_t *g, size_t i
     return i < g->n_sorted ? &g->sorted[i] : NULL;
 }
 
+const opscope_graph_stats *opscope_graphs_find(const opscope_graphs_t *g, int64_t id) {
+    size_t lo = 0, hi = g->n_sorted;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->sorted[mid].id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < g->n_sorted && g->sorted[lo].id == id ? &g->sorted[lo] : NULL;
+}
+
 size_t opscope_graphs_n_batches(const opscope_graphs_t *g) {
     return g->n_batches;
 }

@@ -56,6 +56,8 @@ int opscope_graphs_finish(opscope_graphs_t *g);
 /* The graphs, by id (after finish). */
 size_t opscope_graphs_n(const opscope_graphs_t *g);
 const opscope_graph_stats *opscope_graphs_at(const opscope_graphs_t *g, size_t i);
+/* The graph with ID, or NULL (after finish; binary search). */
+const opscope_graph_stats *opscope_graphs_find(const opscope_graphs_t *g, int64_t id);
 /* The batch groups, by op time, descending (ties: the smaller batch first). */
 size_t opscope_graphs_n_batches(const opscope_graphs_t *g);
 const opscope_graph_batch *opscope_graphs_batch_at(const opscope_graphs_t *g, size_t i);

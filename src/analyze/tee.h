@@ -10,7 +10,7 @@
 
 #include "opscope.h"
 
-#define OPSCOPE_TEE_MAX 8
+#define OPSCOPE_TEE_MAX 12
 
 typedef struct opscope_tee {
     opscope_sink sinks[OPSCOPE_TEE_MAX];

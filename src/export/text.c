@@ -378,6 +378,9 @@ void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
                        (unsigned long long)t->n_records, (unsigned long long)t->n_ops,
                        (unsigned long long)t->n_copies);
     opscope_out_printf(w, " Unique ops:     %zu\n", opscope_stats_n_ops(s));
+    if (o && o->filter)
+        opscope_out_printf(w, " Filter:         %s: %llu of %llu records kept\n", o->filter,
+                           (unsigned long long)o->filter_kept, (unsigned long long)o->filter_records);
     if (t->n_records)
         opscope_out_printf(w, " Wall span:      %.3f ms\n",
                            (double)(t->last_end_ns - t->first_start_ns) / 1e6);

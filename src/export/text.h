@@ -33,6 +33,8 @@ typedef struct opscope_report_opts {
     bool by_shape;         /* include the per-shape table */
     const opscope_peak *peak; /* measured peaks: the tables add the roofline (NULL: none) */
     const struct opscope_graphs *graphs; /* finished: the "Graphs by batch" section (NULL: none) */
+    const char *filter;    /* "batch 1": the records were filtered (report --batch/--graphs) */
+    uint64_t filter_kept, filter_records; /* records kept of those read */
 } opscope_report_opts;
 
 void opscope_console_write(opscope_out_t *w, const opscope_stats_t *stats,

@@ -1,9 +1,11 @@
 /* test_graphs.c - per graph aggregates and the groups by batch (analyze/graphs.h) against
  * figures worked out by hand below. */
+#include "analyze/graph_filter.h"
 #include "analyze/graphs.h"
 #include "opscope.h"
 #include "test.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static opscope_record rec(const char *name, int64_t graph, uint64_t start, uint64_t dur) {
@@ -58,8 +60,8 @@ static int test_record_batch(void) {
  * Batch 1: op 210, wall 215, median op 70, wall 70. Batch 0: op 5.
  * By op time: 12, 1, 0.
  */
-static int feed(opscope_graphs_t *g) {
-    opscope_record rs[16];
+/* The records above into RS (room for 16); returns how many (13). */
+static int make_records(opscope_record *rs) {
     int n = 0;
     rs[n++] = matmul("MUL_MAT", 5, 100, 300, 12, 1);
     rs[n++] = rec("ADD", 5, 400, 50);
@@ -77,6 +79,12 @@ static int feed(opscope_graphs_t *g) {
     rs[n++] = rec("SCALE", 10, 3000, 5);
     rs[n] = rec("SCALE", 0, 4000, 1000);
     rs[n++].has = 0;
+    return n;
+}
+
+static int feed(opscope_graphs_t *g) {
+    opscope_record rs[16];
+    int n = make_records(rs);
     for (int i = 0; i < n; i++) {
         if (opscope_graphs_add(g, &rs[i], 0)) return -1;
     }
@@ -187,4 +195,92 @@ static int test_empty(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_record_batch), TEST(test_graphs_and_batches), TEST(test_many_graphs), TEST(test_empty))
+static int test_range_parse(void) {
+    opscope_range r = {-7, -7};
+    ASSERT_TRUE(opscope_range_parse("12", &r));
+    ASSERT_EQ_INT((int)r.lo, 12);
+    ASSERT_EQ_INT((int)r.hi, 12);
+    ASSERT_TRUE(opscope_range_parse("3-40", &r));
+    ASSERT_EQ_INT((int)r.lo, 3);
+    ASSERT_EQ_INT((int)r.hi, 40);
+    ASSERT_TRUE(opscope_range_parse("5-", &r));
+    ASSERT_EQ_INT((int)r.lo, 5);
+    ASSERT_TRUE(r.hi == INT64_MAX);
+    ASSERT_TRUE(opscope_range_parse("0", &r));
+    ASSERT_EQ_INT((int)r.hi, 0);
+    static const char *const bad[] = {"", "-", "-3", "4-2", "1x", "x", "1--2", "1-2-3", " 1",
+                                      "99999999999999999999", "+1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        r.lo = r.hi = 77;
+        if (opscope_range_parse(bad[i], &r)) TEST_FAIL_("'%s' parsed", bad[i]);
+        ASSERT_EQ_INT((int)r.lo, 77); /* untouched */
+    }
+    ASSERT_TRUE(!opscope_range_parse(NULL, &r));
+    return 0;
+}
+
+typedef struct counts {
+    int records, metas;
+    uint64_t meta_total;
+    int64_t graphs[16];
+} counts;
+
+static int count_record(void *ud, const opscope_record *r) {
+    counts *c = ud;
+    c->graphs[c->records++ % 16] = r->graph_id;
+    return 0;
+}
+
+static int count_meta(void *ud, const opscope_meta *m) {
+    counts *c = ud;
+    c->metas++;
+    c->meta_total = m->total_records;
+    return 0;
+}
+
+/* The graphs of feed(): 5 and 9 batch 12, 6-8 batch 1, 10 batch 0; one record without a graph. */
+static int test_filter(void) {
+    opscope_graphs_t *idx = opscope_graphs_new();
+    ASSERT_NOT_NULL(idx);
+    ASSERT_EQ_INT(feed(idx), 0);
+    ASSERT_EQ_INT(opscope_graphs_finish(idx), 0);
+    ASSERT_EQ_INT((int)opscope_graphs_find(idx, 7)->batch, 1);
+    ASSERT_NULL(opscope_graphs_find(idx, 4));
+    ASSERT_NULL(opscope_graphs_find(idx, 11));
+
+    struct {
+        bool by_graph, by_batch;
+        opscope_range graphs, batch;
+        int kept;
+    } cases[] = {
+        {false, true, {0, 0}, {1, 1}, 6},             /* graphs 6-8: two records each */
+        {false, true, {0, 0}, {12, 12}, 5},           /* graph 5 (4) and 9 (1) */
+        {false, true, {0, 0}, {0, INT64_MAX}, 12},    /* every record with a graph */
+        {true, false, {6, 7}, {0, 0}, 4},
+        {true, true, {0, 8}, {1, 12}, 10},            /* 5, 6, 7, 8 */
+        {false, true, {0, 0}, {2, 11}, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        counts c = {0};
+        opscope_sink next = {&c, count_meta, NULL, count_record, NULL};
+        opscope_graph_filter f = {.by_graph = cases[k].by_graph, .by_batch = cases[k].by_batch,
+                                  .graphs = cases[k].graphs, .batch = cases[k].batch, .index = idx,
+                                  .next = next};
+        opscope_sink s = opscope_graph_filter_sink(&f);
+        opscope_meta m = {.total_records = 13, .total_ns = 5};
+        ASSERT_EQ_INT(s.on_meta(s.ud, &m), 0);
+        ASSERT_EQ_INT(c.metas, 1);
+        ASSERT_EQ_U64(c.meta_total, 0); /* the file's count is not the kept records' */
+        opscope_record rs[16];
+        int n = make_records(rs);
+        ASSERT_EQ_INT(n, 13);
+        for (int i = 0; i < n; i++) ASSERT_EQ_INT(s.on_record(s.ud, &rs[i]), 0);
+        ASSERT_EQ_INT(c.records, cases[k].kept);
+        ASSERT_EQ_U64(f.kept, (uint64_t)cases[k].kept);
+        ASSERT_EQ_U64(f.kept + f.dropped, 13);
+    }
+    opscope_graphs_free(idx);
+    return 0;
+}
+
+TEST_MAIN(TEST(test_record_batch), TEST(test_range_parse), TEST(test_filter), TEST(test_graphs_and_batches), TEST(test_many_graphs), TEST(test_empty))

@@ -1,0 +1,46 @@
+/*
+ * graph_filter.h - keeps the records of some graph computes: a range of graph ids and/or of
+ * batches (graphs.h), e.g. the generation steps of a llama.cpp run alone (internal).
+ *
+ * A filter is a sink in front of another: backends pass through, records pass when their
+ * graph is chosen (a record without a graph id never is), the meta passes with the file's
+ * own record count and total time cleared (they describe the whole file, not what is kept).
+ * A batch range needs the batch of every graph before its first record: INDEX, the finished
+ * analysis of a first pass over the same input.
+ *
+ * Ownership: the filter borrows INDEX and the next sink. Thread safety: none.
+ */
+#ifndef OPSCOPE_GRAPH_FILTER_H
+#define OPSCOPE_GRAPH_FILTER_H
+
+#include "analyze/graphs.h"
+#include "opscope.h"
+
+#include <stdbool.h>
+
+/* LO..HI inclusive. */
+typedef struct opscope_range {
+    int64_t lo, hi;
+} opscope_range;
+
+/* Parses "N", "A-B" or "A-" (A and up; numbers >= 0, A <= B) into *OUT. False otherwise, with
+ * *OUT untouched. S may be NULL. */
+bool opscope_range_parse(const char *s, opscope_range *out);
+
+typedef struct opscope_graph_filter {
+    bool by_graph, by_batch;
+    opscope_range graphs, batch;
+    const opscope_graphs_t *index; /* finished; needed with by_batch */
+    opscope_sink next;
+    uint64_t kept, dropped;        /* records (out) */
+    int64_t last_id;               /* the last graph looked up and its verdict (internal) */
+    bool last_ok, have_last;
+} opscope_graph_filter;
+
+/* The sink of F (F must outlive it). */
+opscope_sink opscope_graph_filter_sink(opscope_graph_filter *f);
+
+/* Whether the record passes F. */
+bool opscope_graph_filter_keeps(opscope_graph_filter *f, const opscope_record *rec);
+
+#endif /* OPSCOPE_GRAPH_FILTER_H */

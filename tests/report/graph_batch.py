@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""graph_batch.py OPSCOPE WORKDIR - `opscope report`'s graphs by batch and its --batch/--graphs
+filters on real capture profiles (tests/diff/data/ggml: llama-completion on a tiny model, a
+30-token prompt then 15 generation steps, and then 3), against the same
+figures computed here from the records with Python's json module."""
+import gzip
+import json
+import os
+import sqlite3
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, done, load, run  # noqa: E402
+
+opscope, work = sys.argv[1], sys.argv[2]
+os.makedirs(work, exist_ok=True)
+data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "diff", "data")
+profiles = [os.path.join(data, "ggml", n) for n in ("cpu-f32-t2.json.gz", "cpu-f32-n4.json.gz")]
+trace = os.path.join(data, "kineto", "a100_alexnet_fwd.json.gz")
+
+
+def records_of(path):
+    return json.load(gzip.open(path))["records"]
+
+
+def batch_of(rec):
+    if rec.get("type", 0) != 0 or rec.get("n_src", 0) < 2:
+        return 0
+    if rec["name"] == "MUL_MAT":
+        return rec["ne_src"][1][1]
+    if rec["name"] == "MUL_MAT_ID":
+        return rec["ne_src"][1][2]
+    return 0
+
+
+def graphs_of(recs):
+    """graph id -> [records] (records with a graph id only)."""
+    g = {}
+    for r in recs:
+        if "graph_id" in r:
+            g.setdefault(r["graph_id"], []).append(r)
+    return g
+
+
+def expected_groups(recs):
+    by = {}
+    for gid, rs in graphs_of(recs).items():
+        b = max(batch_of(r) for r in rs)
+        op = sum(r["duration_ns"] for r in rs if r.get("type", 0) == 0)
+        cp = sum(r["duration_ns"] for r in rs if r.get("type", 0) == 1)
+        wall = max(r["start_ns"] + r["duration_ns"] for r in rs) - min(r["start_ns"] for r in rs)
+        e = by.setdefault(b, {"batch": b, "graphs": 0, "records": 0, "ops": 0, "op_ns": 0, "copy_ns": 0,
+                              "wall_ns": 0, "first_graph": gid, "_op": [], "_wall": []})
+        e["graphs"] += 1
+        e["records"] += len(rs)
+        e["ops"] += sum(1 for r in rs if r.get("type", 0) == 0)
+        e["op_ns"] += op
+        e["copy_ns"] += cp
+        e["wall_ns"] += wall
+        e["first_graph"] = min(e["first_graph"], gid)
+        e["_op"].append(op)
+        e["_wall"].append(wall)
+    out = []
+    for e in by.values():
+        for k, m in (("_op", "median_op_ns"), ("_wall", "median_wall_ns")):
+            v = sorted(e.pop(k))
+            e[m] = v[(len(v) - 1) // 2]
+        out.append(e)
+    return sorted(out, key=lambda e: (-e["op_ns"], e["batch"]))
+
+
+def report(*args):
+    return run([opscope, "report", *args], text=True)
+
+
+for path in profiles:
+    name = os.path.basename(path)
+    recs = records_of(path)
+    want = expected_groups(recs)
+    out = os.path.join(work, name + ".json")
+    r = report(path, "-q", "--json", out)
+    if not check(r.returncode == 0, f"{name}: report --json exits 0 ({r.stderr.strip()[:200]})"):
+        continue
+    got = load(out)["summary"].get("graphs_by_batch")
+    check(got == want, f"{name}: graphs_by_batch equals the groups computed from the records "
+                       f"({[(g['batch'], g['graphs']) for g in want]})")
+    batches = sorted(g["batch"] for g in want)
+    check(len(batches) >= 2, f"{name}: the profile has a prompt and generation batches {batches}")
+
+    # --batch B: exactly the records of the graphs of batch B, in every output
+    graphs = graphs_of(recs)
+    for b in batches:
+        keep = {gid for gid, rs in graphs.items() if max(batch_of(x) for x in rs) == b}
+        want_recs = [x for x in recs if x.get("graph_id") in keep]
+        out_b = os.path.join(work, f"{name}.b{b}.json")
+        db = os.path.join(work, f"{name}.b{b}.db")
+        txt = os.path.join(work, f"{name}.b{b}.txt")
+        for f in (db,):
+            if os.path.exists(f):
+                os.remove(f)
+        r = report(path, "--batch", str(b), "--json", out_b, "--sqlite", db, "--text", txt)
+        if not check(r.returncode == 0, f"{name} --batch {b}: exits 0 ({r.stderr.strip()[:200]})"):
+            continue
+        doc = load(out_b)
+        got_keys = sorted((x["graph_id"], x.get("node_index", -1), x["start_ns"]) for x in doc["records"])
+        want_keys = sorted((x["graph_id"], x.get("node_index", -1), x["start_ns"]) for x in want_recs)
+        check(got_keys == want_keys, f"{name} --batch {b}: the JSON holds the {len(want_recs)} records of "
+                                     f"the {len(keep)} graphs of batch {b} ({len(got_keys)})")
+        s = doc["summary"]
+        check(s["total_ns"] == sum(x["duration_ns"] for x in want_recs),
+              f"{name} --batch {b}: the summary's total time is theirs")
+        check([g["batch"] for g in s.get("graphs_by_batch", [])] == [b],
+              f"{name} --batch {b}: graphs_by_batch lists batch {b} alone")
+        con = sqlite3.connect(db)
+        n_db = con.execute("SELECT count(*) FROM records").fetchone()[0]
+        gb = {row[0] for row in con.execute("SELECT DISTINCT batch FROM graphs")}
+        con.close()
+        check(n_db == len(want_recs) and gb == {b}, f"{name} --batch {b}: SQLite has {n_db} records, batches {gb}")
+        text = open(txt).read()
+        line = f"Filter:         batch {b}: {len(want_recs)} of {len(recs)} records kept"
+        check(line in text, f"{name} --batch {b}: the text report says '{line}'")
+        if r.stdout:
+            check(f"batch {b}: {len(want_recs)} of {len(recs)} records kept" in r.stdout,
+                  f"{name} --batch {b}: the console summary says how many records were kept")
+
+    # --graphs A-B and both filters together
+    ids = sorted(graphs)
+    lo, hi = ids[1], ids[3]
+    out_g = os.path.join(work, name + ".g.json")
+    r = report(path, "-q", "--graphs", f"{lo}-{hi}", "--json", out_g)
+    if check(r.returncode == 0, f"{name} --graphs {lo}-{hi}: exits 0"):
+        got = sorted({x["graph_id"] for x in load(out_g)["records"]})
+        n = len(load(out_g)["records"])
+        want_n = sum(len(graphs[i]) for i in ids if lo <= i <= hi)
+        check(got == [i for i in ids if lo <= i <= hi] and n == want_n,
+              f"{name} --graphs {lo}-{hi}: graphs {got}, {n} records (want {want_n})")
+    b1 = min(b for b in batches if b > 0)
+    r = report(path, "-q", "--graphs", f"{ids[0]}-", "--batch", f"{b1}-{b1}", "--json", out_g)
+    if check(r.returncode == 0, f"{name} --graphs {ids[0]}- --batch {b1}-{b1}: exits 0"):
+        want_n = sum(len(rs) for rs in graphs.values() if max(batch_of(x) for x in rs) == b1)
+        check(len(load(out_g)["records"]) == want_n, f"{name}: both filters keep {want_n} records")
+
+    # nothing matches: exit 0, an empty report, and what the profile has on stderr
+    r = report(path, "--batch", "99999")
+    check(r.returncode == 0 and "No profiling data" in r.stdout and "its batches:" in r.stderr and
+          all(f" {b} (" in r.stderr for b in batches),
+          f"{name} --batch 99999: exit {r.returncode}, no data, the batches named ({r.stderr.strip()[:200]})")
+
+# a trace has no graph ids
+r = report(trace, "--batch", "1")
+check(r.returncode == 0 and "no graph ids" in r.stderr, f"trace --batch 1: says it has no graph ids ({r.stderr.strip()[:160]})")
+
+# usage errors: exit 1, one message, nothing written
+for args, what in ((["--batch", "x"], "expected N, A-B or A-"), (["--batch", "5-2"], "expected N, A-B or A-"),
+                   (["--graphs", "-3"], "expected N, A-B or A-"), (["--batch", ""], "")):
+    r = report(profiles[0], *args)
+    check(r.returncode == 1 and what in r.stderr, f"report {args}: exit 1 ({r.stderr.strip()[:120]})")
+r = run([opscope, "report", "-", "--batch", "1"], input=b"{}")
+check(r.returncode == 1 and b"needs a file" in r.stderr, f"report - --batch 1: exit 1 ({r.stderr.strip()[:120]})")
+
+sys.exit(done("graph_batch"))
