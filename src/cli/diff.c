@@ -5,6 +5,7 @@
  */
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/select.h"
 #include "analyze/diff.h"
 #include "export/diff_report.h"
 #include "export/html.h"
@@ -31,6 +32,7 @@ typedef struct diff_args {
     bool html_max_set, quiet, merge_backends;
     double min_share, fail_pct, alpha;
     opscope_diff_norm norm;
+    opscope_cli_select select; /* --batch, --graphs */
 } diff_args;
 
 static void usage(FILE *f) {
@@ -48,6 +50,10 @@ static void usage(FILE *f) {
           "  --per UNIT               auto (default), none, graph, token or iteration: compare\n"
           "                           runs of different length per unit (auto: the finest unit\n"
           "                           both runs have, when they differ in it)\n"
+          "  --batch N|A-B|A-         only the graph computes of that batch on both sides (the\n"
+          "                           widest MUL_MAT's rows: 1 = llama.cpp's generation\n"
+          "                           steps); reads each input twice\n"
+          "  --graphs N|A-B|A-        only the graph computes with those ids on both sides\n"
           "  --top N                  console rows (default 30)\n"
           "  --min-share PCT          leave out groups under PCT% of the time on both sides\n"
           "                           (default 0.5; also the floor of the regression check)\n"
@@ -81,7 +87,7 @@ static bool parse_pct(const char *s, double lo, double hi, double *out) {
 
 enum {
     OPT_BY, OPT_JSON, OPT_TEXT, OPT_HTML, OPT_TOP, OPT_MIN_SHARE, OPT_FAIL, OPT_PER, OPT_ALPHA,
-    OPT_HTML_MAX, OPT_MERGE_BACKENDS
+    OPT_HTML_MAX, OPT_MERGE_BACKENDS, OPT_BATCH, OPT_GRAPHS
 };
 
 static const opscope_cli_opt diff_opts[] = {
@@ -96,6 +102,8 @@ static const opscope_cli_opt diff_opts[] = {
     {"--alpha", NULL, OPT_ALPHA, true},
     {"--html-max-records", NULL, OPT_HTML_MAX, true},
     {"--merge-backends", NULL, OPT_MERGE_BACKENDS, false},
+    {"--batch", NULL, OPT_BATCH, true},
+    {"--graphs", NULL, OPT_GRAPHS, true},
 };
 
 /* One option of the command line into the diff_args (CTX). Returns -1, or the exit status. */
@@ -144,6 +152,8 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
             return usage_error("--html-max-records: expected an integer, got '%s'", val);
         break;
     case OPT_MERGE_BACKENDS: a->merge_backends = true; break;
+    case OPT_BATCH:
+    case OPT_GRAPHS: return opscope_cli_select_option("diff", &a->select, o->name, val);
     }
     return -1;
 }
@@ -164,6 +174,8 @@ static int parse_args(int argc, char **argv, diff_args *a) {
         return usage_error(p.n_inputs ? "missing NEW" : "missing BASE and NEW");
     if (!strcmp(a->in[0], "-") && !strcmp(a->in[1], "-"))
         return usage_error("only one input can be read from stdin");
+    st = opscope_cli_select_check("diff", &a->select, a->in, 2);
+    if (st >= 0) return st;
     const char *outs[] = {a->json, a->text, a->html};
     st = opscope_cli_check_outputs("diff", "outputs", outs, 3);
     if (st >= 0) return st;
@@ -196,6 +208,7 @@ typedef struct input {
     opscope_strtab_t *names;
     opscope_kineto_t *kin;
     opscope_html_sink_t *html;
+    opscope_cli_selection sel; /* --batch, --graphs */
 } input;
 
 static void input_free(input *in) {
@@ -203,15 +216,21 @@ static void input_free(input *in) {
     opscope_kineto_free(in->kin);
     opscope_strtab_free(in->names);
     opscope_html_sink_abort(in->html);
+    opscope_cli_select_close(&in->sel);
 }
 
-/* Reads PATH into IN. Returns 0, or -1 with ERR filled. */
-static int read_input(const char *path, input *in, opscope_error *err) {
+/* Reads PATH into IN, only the graph computes SEL chooses. Returns 0, or -1 with ERR filled. */
+static int read_input(const char *path, input *in, const opscope_cli_select *sel, opscope_error *err) {
+    if (opscope_cli_select_open(sel, path, &in->sel, err)) return -1;
     opscope_tee tee;
     opscope_tee_init(&tee);
     opscope_tee_add(&tee, opscope_diff_side_sink(in->side));
     if (in->html) opscope_tee_add(&tee, opscope_html_sink(in->html));
     opscope_sink sink = opscope_tee_sink(&tee);
+    if (opscope_cli_select_any(sel)) {
+        in->sel.filter.next = sink;
+        sink = opscope_graph_filter_sink(&in->sel.filter);
+    }
     opscope_progress prog;
     opscope_read_options ro = {0};
     ro.kineto = in->kin; /* filled by Kineto and Chrome input only */
@@ -230,6 +249,7 @@ static int read_input(const char *path, input *in, opscope_error *err) {
         set_nomem(err);
         return -1;
     }
+    opscope_cli_select_note("diff", sel, path, &in->sel);
     return 0;
 }
 
@@ -262,7 +282,7 @@ int opscope_cli_diff(int argc, char **argv) {
             goto fail_err;
         }
         opscope_diff_side_set_kineto(in[s].side, in[s].kin);
-        if (read_input(a.in[s], &in[s], &err)) goto fail_err;
+        if (read_input(a.in[s], &in[s], &a.select, &err)) goto fail_err;
     }
     /* The key's default and the backend merge depend on what was read. */
     const opscope_diff_totals *t0 = opscope_diff_side_totals(in[0].side);
@@ -290,6 +310,13 @@ int opscope_cli_diff(int argc, char **argv) {
     }
 
     opscope_diff_report_opts ro = {.base_path = a.in[0], .new_path = a.in[1], .top = a.top};
+    if (opscope_cli_select_any(&a.select)) {
+        ro.filter = in[0].sel.desc;
+        for (int s = 0; s < 2; s++) {
+            ro.filter_kept[s] = in[s].sel.filter.kept;
+            ro.filter_records[s] = in[s].sel.filter.kept + in[s].sel.filter.dropped;
+        }
+    }
     if (json_out) opscope_diff_write_json(json_out, d, &ro);
     if (text_out) opscope_diff_write_text(text_out, d, &ro);
     if (html_out && opscope_diff_write_html(html_out, d, in[0].html, in[1].html, &ro, &err))

@@ -6,6 +6,7 @@
 #include "export/chrome.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/select.h"
 #include "export/html.h"
 #include "export/json_export.h"
 #include "export/kineto_report.h"
@@ -16,7 +17,6 @@
 #include "export/sqlite/sqlite_export.h"
 #include "analyze/stats.h"
 #include "analyze/tee.h"
-#include "analyze/graph_filter.h"
 #include "analyze/graphs.h"
 #include "analyze/rpc_calls.h"
 #include "export/text.h"
@@ -34,8 +34,7 @@ typedef struct report_args {
     size_t top_ops, top_kernels, html_max_records;
     bool top_ops_set, inefficiency, by_shape, quiet;
     const char *chrome, *json, *text, *html, *sqlite, *peak, *export_ops;
-    const char *batch_spec, *graphs_spec; /* --batch, --graphs as given */
-    opscope_range batch, graphs;
+    opscope_cli_select select; /* --batch, --graphs */
 } report_args;
 
 static void usage(FILE *f) {
@@ -138,15 +137,7 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
     case OPT_INEFFICIENCY: a->inefficiency = true; break;
     case OPT_BY_SHAPE: a->by_shape = true; break;
     case OPT_BATCH:
-        if (!opscope_range_parse(val, &a->batch))
-            return usage_error("--batch: expected N, A-B or A- (integers >= 0), got '%s'", val);
-        a->batch_spec = val;
-        break;
-    case OPT_GRAPHS:
-        if (!opscope_range_parse(val, &a->graphs))
-            return usage_error("--graphs: expected N, A-B or A- (graph ids >= 0), got '%s'", val);
-        a->graphs_spec = val;
-        break;
+    case OPT_GRAPHS: return opscope_cli_select_option("report", &a->select, o->name, val);
     }
     return -1;
 }
@@ -160,8 +151,8 @@ static int parse_args(int argc, char **argv, report_args *a) {
     if (st >= 0) return st;
     a->quiet = p.quiet;
     if (!a->input) return usage_error("missing PROFILE");
-    if (a->batch_spec && !strcmp(a->input, "-"))
-        return usage_error("--batch reads PROFILE twice: it needs a file, not stdin");
+    int sst = opscope_cli_select_check("report", &a->select, &a->input, 1);
+    if (sst >= 0) return sst;
     const char *outs[] = {a->chrome, a->json, a->text, a->html, a->sqlite, a->export_ops};
     return opscope_cli_check_outputs("report", "exports", outs, sizeof outs / sizeof *outs);
 }
@@ -297,25 +288,6 @@ static void format_sections(opscope_out_t *w, const opscope_stats_t *stats) {
     opscope_kineto_session_write(w, g_kineto);
 }
 
-/* Nothing passed the filter: say what the profile has (the batches from the first pass). */
-static void no_match_note(const report_args *a, const opscope_graphs_t *index) {
-    if (!index || !opscope_graphs_n(index)) {
-        fprintf(stderr, "opscope report: no record of %s matches %s%s%s%s%s\n", a->input,
-                a->batch_spec ? "--batch " : "", a->batch_spec ? a->batch_spec : "",
-                a->batch_spec && a->graphs_spec ? " and " : "", a->graphs_spec ? "--graphs " : "",
-                a->graphs_spec ? a->graphs_spec : "");
-        if (index) fputs("opscope report: its records carry no graph ids (a trace, not a ggml profile)\n", stderr);
-        return;
-    }
-    fprintf(stderr, "opscope report: no record of %s matches the filter; its batches:", a->input);
-    for (size_t i = 0; i < opscope_graphs_n_batches(index) && i < 20; i++) {
-        const opscope_graph_batch *b = opscope_graphs_batch_at(index, i);
-        fprintf(stderr, " %lld (%llu graphs)", (long long)b->batch, (unsigned long long)b->graphs);
-    }
-    fprintf(stderr, "; graph ids %lld-%lld\n", (long long)opscope_graphs_at(index, 0)->id,
-            (long long)opscope_graphs_at(index, opscope_graphs_n(index) - 1)->id);
-}
-
 int opscope_cli_report(int argc, char **argv) {
     report_args a;
     int rc = parse_args(argc, argv, &a);
@@ -353,36 +325,14 @@ int opscope_cli_report(int argc, char **argv) {
     }
 
     /* --batch: the batch of every graph first, from a pass of its own over the input */
-    opscope_graphs_t *index = NULL;
-    if (a.batch_spec) {
-        index = opscope_graphs_new();
-        if (!index) {
-            set_nomem(&err);
-            print_error(&err);
-            opscope_stats_free(stats);
-            return OPSCOPE_EXIT_INPUT;
-        }
-        opscope_sink is = opscope_graphs_sink(index);
-        opscope_progress prog;
-        opscope_read_options ro = {0};
-        if (opscope_progress_begin(&prog, a.input)) {
-            ro.on_progress = opscope_progress_update;
-            ro.progress_ud = &prog;
-        }
-        int rrc = opscope_read_file_opts(a.input, OPSCOPE_FORMAT_AUTO, &is, &ro, &err);
-        opscope_progress_end(&prog);
-        if (rrc != 0) {
-            if (err.code == OPSCOPE_ERROR_ABORTED) set_nomem(&err);
-            if (!err.file[0]) snprintf(err.file, sizeof err.file, "%s", a.input);
-            print_error(&err);
-            opscope_graphs_free(index);
-            opscope_stats_free(stats);
-            return OPSCOPE_EXIT_INPUT;
-        }
+    opscope_cli_selection sel;
+    if (opscope_cli_select_open(&a.select, a.input, &sel, &err)) {
+        print_error(&err);
+        opscope_cli_select_close(&sel);
+        opscope_stats_free(stats);
+        return OPSCOPE_EXIT_INPUT;
     }
-    opscope_graph_filter filter = {.by_graph = a.graphs_spec != NULL, .by_batch = a.batch_spec != NULL,
-                                   .graphs = a.graphs, .batch = a.batch, .index = index};
-    bool filtered = filter.by_graph || filter.by_batch;
+    bool filtered = opscope_cli_select_any(&a.select);
 
     /* one RPC analysis for the text, JSON and SQLite outputs; NULL (no memory): no RPC section */
     g_rpc = opscope_rpc_new();
@@ -484,8 +434,8 @@ int opscope_cli_report(int argc, char **argv) {
         if (g_graphs) opscope_tee_add(&tee, opscope_graphs_sink(g_graphs));
         opscope_sink sink = opscope_tee_sink(&tee);
         if (filtered) {
-            filter.next = sink;
-            sink = opscope_graph_filter_sink(&filter);
+            sel.filter.next = sink;
+            sink = opscope_graph_filter_sink(&sel.filter);
         }
         g_kineto = opscope_kineto_session_begin(); /* NULL (no memory): no Kineto section */
         if (sq) opscope_kineto_session_keep_links(g_kineto);
@@ -528,15 +478,11 @@ int opscope_cli_report(int argc, char **argv) {
     ro.by_shape = a.by_shape;
     ro.peak = g_peak;
     ro.graphs = g_graphs;
-    char filter_desc[160] = "";
     if (filtered) {
-        snprintf(filter_desc, sizeof filter_desc, "%s%s%s%s%s", a.batch_spec ? "batch " : "",
-                 a.batch_spec ? a.batch_spec : "", a.batch_spec && a.graphs_spec ? ", " : "",
-                 a.graphs_spec ? "graph ids " : "", a.graphs_spec ? a.graphs_spec : "");
-        ro.filter = filter_desc;
-        ro.filter_kept = filter.kept;
-        ro.filter_records = filter.kept + filter.dropped;
-        if (!filter.kept) no_match_note(&a, index);
+        ro.filter = sel.desc;
+        ro.filter_kept = sel.filter.kept;
+        ro.filter_records = sel.filter.kept + sel.filter.dropped;
+        opscope_cli_select_note("report", &a.select, a.input, &sel);
     }
 
     if (ops) {
@@ -631,7 +577,7 @@ int opscope_cli_report(int argc, char **argv) {
     g_rpc = NULL;
     opscope_graphs_free(g_graphs);
     g_graphs = NULL;
-    opscope_graphs_free(index);
+    opscope_cli_select_close(&sel);
     return status;
 
 fail:
@@ -650,6 +596,6 @@ fail:
     g_rpc = NULL;
     opscope_graphs_free(g_graphs);
     g_graphs = NULL;
-    opscope_graphs_free(index);
+    opscope_cli_select_close(&sel);
     return status;
 }

@@ -116,6 +116,16 @@ void opscope_diff_write_json(opscope_out_t *w, const opscope_diff_t *d,
     if (op->fail_pct >= 0) opscope_out_double(w, op->fail_pct);
     else opscope_out_str(w, "null");
     key_bool(w, "failed", opscope_diff_failed(d));
+    if (o->filter) {
+        opscope_out_str(w, ",\"filter\":{");
+        opscope_out_str(w, "\"select\":");
+        opscope_out_json_str(w, o->filter);
+        key_u64(w, "base_kept", o->filter_kept[0]);
+        key_u64(w, "base_records", o->filter_records[0]);
+        key_u64(w, "new_kept", o->filter_kept[1]);
+        key_u64(w, "new_records", o->filter_records[1]);
+        opscope_out_char(w, '}');
+    }
     opscope_out_str(w, ",\n\"base\":");
     side(w, o->base_path, opscope_diff_base(d), opscope_diff_units(d, 0));
     opscope_out_str(w, ",\n\"new\":");

@@ -16,6 +16,8 @@
 typedef struct opscope_diff_report_opts {
     const char *base_path, *new_path; /* input names for the header */
     size_t top;                       /* console rows (0: 30); the text report lists all */
+    const char *filter;               /* "batch 1": both inputs were filtered (diff --batch) */
+    uint64_t filter_kept[2], filter_records[2]; /* records kept of those read, per side */
 } opscope_diff_report_opts;
 
 /* Console summary: header, totals, the TOP largest deltas among the shown rows (short

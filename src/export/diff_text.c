@@ -100,6 +100,10 @@ static void header(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff
         if (t->iterations) opscope_out_printf(w, ", %" PRIu64 " profiler steps", t->iterations);
         opscope_out_str(w, ")\n");
     }
+    if (o->filter)
+        opscope_out_printf(w, "  Filter: %s (BASE %" PRIu64 " of %" PRIu64 " records kept, NEW %" PRIu64
+                              " of %" PRIu64 ")\n", o->filter, o->filter_kept[0], o->filter_records[0],
+                           o->filter_kept[1], o->filter_records[1]);
     const opscope_diff_opts *op = opscope_diff_get_opts(d);
     char keys[128];
     opscope_diff_keys_name(op->keys, keys, sizeof keys);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""graph_batch.py OPSCOPE WORKDIR - `opscope report`'s graphs by batch and its --batch/--graphs
-filters on real capture profiles (tests/diff/data/ggml: llama-completion on a tiny model, a
+"""graph_batch.py OPSCOPE WORKDIR - `opscope report`'s graphs by batch and the --batch/--graphs
+filters of report and diff on real capture profiles (tests/diff/data/ggml: llama-completion on a tiny model, a
 30-token prompt then 15 generation steps, and then 3), against the same
 figures computed here from the records with Python's json module."""
 import gzip
@@ -146,6 +146,28 @@ for path in profiles:
           all(f" {b} (" in r.stderr for b in batches),
           f"{name} --batch 99999: exit {r.returncode}, no data, the batches named ({r.stderr.strip()[:200]})")
 
+# diff --batch / --graphs: each side limited the same way
+base, new = profiles[0], os.path.join(data, "ggml", "cpu-q4_0-t2.json.gz")
+for args, sel in ((["--batch", "1"], lambda gid, b: b == 1), (["--graphs", "1-4"], lambda gid, b: 1 <= gid <= 4),
+                  (["--batch", "30", "--graphs", "0-"], lambda gid, b: b == 30)):
+    r = run([opscope, "diff", base, new, "-q", "--json", "-", *args], text=True)
+    if not check(r.returncode == 0, f"diff {args}: exits 0 ({r.stderr.strip()[:200]})"):
+        continue
+    d = json.loads(r.stdout)
+    for side, path in (("base", base), ("new", new)):
+        recs = records_of(path)
+        graphs = graphs_of(recs)
+        kept = [x for gid, rs in graphs.items() if sel(gid, max(batch_of(y) for y in rs)) for x in rs]
+        op_ns = sum(x["duration_ns"] for x in kept if x.get("type", 0) == 0)
+        check(d["filter"][f"{side}_kept"] == len(kept) and d["filter"][f"{side}_records"] == len(recs) and
+              d[side]["records"] == len(kept) and d["totals"]["op"][f"{side}_ns"] == op_ns,
+              f"diff {args}: {side} keeps {len(kept)} of {len(recs)} records, op time {op_ns} "
+              f"({d['filter']}, {d[side]['records']}, {d['totals']['op'][f'{side}_ns']})")
+r = run([opscope, "diff", base, "-", "--batch", "1"], input=b"{}")
+check(r.returncode == 1 and b"not stdin" in r.stderr, f"diff A - --batch 1: exit 1 ({r.stderr.strip()[:120]})")
+r = run([opscope, "diff", base, new, "--graphs", "x"])
+check(r.returncode == 1 and b"expected N, A-B or A-" in r.stderr, "diff --graphs x: exit 1")
+
 # a trace has no graph ids
 r = report(trace, "--batch", "1")
 check(r.returncode == 0 and "no graph ids" in r.stderr, f"trace --batch 1: says it has no graph ids ({r.stderr.strip()[:160]})")
@@ -156,6 +178,6 @@ for args, what in ((["--batch", "x"], "expected N, A-B or A-"), (["--batch", "5-
     r = report(profiles[0], *args)
     check(r.returncode == 1 and what in r.stderr, f"report {args}: exit 1 ({r.stderr.strip()[:120]})")
 r = run([opscope, "report", "-", "--batch", "1"], input=b"{}")
-check(r.returncode == 1 and b"needs a file" in r.stderr, f"report - --batch 1: exit 1 ({r.stderr.strip()[:120]})")
+check(r.returncode == 1 and b"not stdin" in r.stderr, f"report - --batch 1: exit 1 ({r.stderr.strip()[:120]})")
 
 sys.exit(done("graph_batch"))
