@@ -231,18 +231,11 @@ static int read_input(const char *path, input *in, const opscope_cli_select *sel
         in->sel.filter.next = sink;
         sink = opscope_graph_filter_sink(&in->sel.filter);
     }
-    opscope_progress prog;
     opscope_read_options ro = {0};
     ro.kineto = in->kin; /* filled by Kineto and Chrome input only */
-    if (opscope_progress_begin(&prog, path)) {
-        ro.on_progress = opscope_progress_update;
-        ro.progress_ud = &prog;
-    }
-    int rc = opscope_read_file_opts(path, OPSCOPE_FORMAT_AUTO, &sink, &ro, err);
-    opscope_progress_end(&prog);
+    int rc = opscope_progress_read(path, OPSCOPE_FORMAT_AUTO, &sink, &ro, err);
     if (rc) {
         if (err->code == OPSCOPE_ERROR_ABORTED) set_nomem(err);
-        if (!err->file[0]) snprintf(err->file, sizeof err->file, "%s", path);
         return -1;
     }
     if (opscope_kineto_finish(in->kin)) {

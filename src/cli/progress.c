@@ -38,3 +38,20 @@ void opscope_progress_end(opscope_progress *p) {
     if (p->active && p->shown) fputs("\r\033[K", stderr);
     p->shown = false;
 }
+
+int opscope_progress_read(const char *path, opscope_format format, const opscope_sink *sink,
+                          opscope_read_options *ro, opscope_error *err) {
+    opscope_read_options none = {0};
+    if (!ro) ro = &none;
+    opscope_progress prog;
+    if (opscope_progress_begin(&prog, path)) {
+        ro->on_progress = opscope_progress_update;
+        ro->progress_ud = &prog;
+    }
+    int rc = opscope_read_file_opts(path, format, sink, ro, err);
+    opscope_progress_end(&prog);
+    ro->on_progress = NULL;
+    ro->progress_ud = NULL;
+    if (rc && !err->file[0]) snprintf(err->file, sizeof err->file, "%s", path);
+    return rc;
+}

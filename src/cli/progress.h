@@ -12,6 +12,7 @@
 #define OPSCOPE_PROGRESS_H
 
 #include "opscope.h"
+#include "read/readers.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,5 +35,11 @@ void opscope_progress_update(void *ud, uint64_t bytes_in);
 
 /* Erases the line, if one was drawn. */
 void opscope_progress_end(opscope_progress *p);
+
+/* opscope_read_file_opts of PATH in FORMAT into SINK, with the progress line (on a terminal,
+ * for a big file): RO's progress fields are set here (RO may be NULL for no other option).
+ * Returns its result; on failure ERR names PATH when the reader named no file. */
+int opscope_progress_read(const char *path, opscope_format format, const opscope_sink *sink,
+                          opscope_read_options *ro, opscope_error *err);
 
 #endif /* OPSCOPE_PROGRESS_H */

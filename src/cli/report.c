@@ -439,15 +439,9 @@ int opscope_cli_report(int argc, char **argv) {
         }
         g_kineto = opscope_kineto_session_begin(); /* NULL (no memory): no Kineto section */
         if (sq) opscope_kineto_session_keep_links(g_kineto);
-        opscope_progress prog;
         opscope_read_options ro = {0};
         ro.kineto = opscope_kineto_session_collector(g_kineto);
-        if (opscope_progress_begin(&prog, a.input)) {
-            ro.on_progress = opscope_progress_update;
-            ro.progress_ud = &prog;
-        }
-        int rrc = opscope_read_file_opts(a.input, OPSCOPE_FORMAT_AUTO, &sink, &ro, &err);
-        opscope_progress_end(&prog);
+        int rrc = opscope_progress_read(a.input, OPSCOPE_FORMAT_AUTO, &sink, &ro, &err);
         if (rrc == 0 && opscope_kineto_session_end(g_kineto) != 0) {
             opscope_kineto_session_free(g_kineto);
             g_kineto = NULL;
@@ -457,7 +451,6 @@ int opscope_cli_report(int argc, char **argv) {
             if (err.code == OPSCOPE_ERROR_ABORTED && sq && opscope_sqlite_export_error(sq)->code)
                 err = *opscope_sqlite_export_error(sq);
             else if (err.code == OPSCOPE_ERROR_ABORTED) set_nomem(&err);
-            if (!err.file[0]) snprintf(err.file, sizeof err.file, "%s", a.input);
             print_error(&err);
             opscope_out_abort(text_out);
             goto fail;

@@ -46,20 +46,12 @@ int opscope_cli_select_open(const opscope_cli_select *s, const char *path, opsco
         return -1;
     }
     opscope_sink is = opscope_graphs_sink(sel->index);
-    opscope_progress prog;
-    opscope_read_options ro = {0};
-    if (opscope_progress_begin(&prog, path)) {
-        ro.on_progress = opscope_progress_update;
-        ro.progress_ud = &prog;
-    }
-    int rc = opscope_read_file_opts(path, OPSCOPE_FORMAT_AUTO, &is, &ro, err);
-    opscope_progress_end(&prog);
+    int rc = opscope_progress_read(path, OPSCOPE_FORMAT_AUTO, &is, NULL, err);
     if (rc) {
         if (err->code == OPSCOPE_ERROR_ABORTED) {
             err->code = OPSCOPE_ERROR_NOMEM; /* the graphs sink stops only when out of memory */
             err->msg = "out of memory";
         }
-        if (!err->file[0]) snprintf(err->file, sizeof err->file, "%s", path);
         return -1;
     }
     sel->filter.index = sel->index;

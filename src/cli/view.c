@@ -114,14 +114,7 @@ int opscope_cli_view(int argc, char **argv) {
     if (!h) goto fail;
     opscope_html_sink_set_peak(h, peak_arg ? &peak : NULL);
     opscope_sink sink = opscope_html_sink(h);
-    opscope_progress prog; /* a progress line for big files, on a terminal only */
-    opscope_read_options ro = {0};
-    if (opscope_progress_begin(&prog, input)) {
-        ro.on_progress = opscope_progress_update;
-        ro.progress_ud = &prog;
-    }
-    int rrc = opscope_read_file_opts(input, format, &sink, &ro, &err);
-    opscope_progress_end(&prog);
+    int rrc = opscope_progress_read(input, format, &sink, NULL, &err); /* a progress line for big files */
     if (rrc != 0) {
         opscope_html_sink_abort(h);
         goto fail;

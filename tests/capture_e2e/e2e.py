@@ -276,18 +276,26 @@ def _nbytes(t, shape):
     return (n + blck - 1) // blck * size
 
 
+def report_summary(profile_path, what):
+    """The summary of `opscope report PROFILE --json` (checked to exit 0, as WHAT), or None."""
+    out = profile_path + ".summary.json"
+    r = subprocess.run([OPSCOPE, "report", profile_path, "-q", "--json", out], capture_output=True,
+                       text=True, errors="replace", timeout=120)
+    if not check(r.returncode == 0, f"{what} exits 0 ({r.stderr.strip()[:200]})"):
+        return None
+    return json.load(open(out))["summary"]
+
+
 def check_traffic(prof, profile_path):
     """Memory traffic on a real profile (issue 14): MUL_MAT's traffic is at least the weight
     bytes its records read (summed here from their shapes and types), and each SET_ROWS
     record's bytes are the rows it set, not the KV cache it writes into."""
     if not OPSCOPE:
         return
-    out = profile_path + ".summary.json"
-    r = subprocess.run([OPSCOPE, "report", profile_path, "-q", "--json", out], capture_output=True,
-                       text=True, errors="replace", timeout=120)
-    if not check(r.returncode == 0, f"opscope report --json exits 0 ({r.stderr.strip()[:200]})"):
+    summary = report_summary(profile_path, "opscope report --json")
+    if summary is None:
         return
-    groups = json.load(open(out))["summary"]["ops"]
+    groups = summary["ops"]
     weights, n_sr, bad_sr = {}, 0, []
     for rec in op_records(prof):
         if (rec["name"] == "MUL_MAT" and not rec.get("extra") and rec.get("n_src", 0) >= 1 and
@@ -329,12 +337,10 @@ def check_batches(profile_path, stderr_text, label):
     if not check(p_tok is not None and e_runs is not None,
                  f"{label}: llama.cpp printed its prompt and eval counts ({p_tok}, {e_runs})"):
         return
-    out = profile_path + ".batches.json"
-    r = subprocess.run([OPSCOPE, "report", profile_path, "-q", "--json", out], capture_output=True,
-                       text=True, errors="replace", timeout=120)
-    if not check(r.returncode == 0, f"{label}: opscope report --json exits 0 ({r.stderr.strip()[:200]})"):
+    summary = report_summary(profile_path, f"{label}: opscope report --json")
+    if summary is None:
         return
-    groups = json.load(open(out))["summary"].get("graphs_by_batch", [])
+    groups = summary.get("graphs_by_batch", [])
     prompt = [g for g in groups if g["batch"] > 1]
     gen = [g for g in groups if g["batch"] == 1]
     got_tok = sum(g["batch"] * g["graphs"] for g in prompt)
