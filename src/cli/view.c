@@ -5,6 +5,7 @@
  */
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/select.h"
 #include "export/html.h"
 #include "cli/progress.h"
 #include "read/readers.h"
@@ -28,16 +29,57 @@ static void usage(FILE *f) {
           "  --format F            auto (default), ggml, kineto or chrome\n"
           "  --peak FILE|cache     draw the roofs of measured peaks in the roofline chart (a\n"
           "                        file of 'opscope peak --json', or 'cache': this machine's)\n"
+          "  --batch N|A-B|A-      only the graph computes of that batch (the widest MUL_MAT's\n"
+          "                        rows: 1 = llama.cpp's generation steps); reads PROFILE twice\n"
+          "  --graphs N|A-B|A-     only the graph computes with those graph ids\n"
           "  -h, --help            this help\n"
           "\n"
           "Exit status: 0 ok, 1 usage error, 2 bad input or failed output.\n",
           f);
 }
 
-static int usage_error(const char *what, const char *arg) {
-    fprintf(stderr, "opscope view: %s%s%s\nTry 'opscope view --help'.\n", what, arg ? ": " : "",
-            arg ? arg : "");
-    return OPSCOPE_EXIT_USAGE;
+#define usage_error(...) opscope_cli_usage_error("view", __VA_ARGS__)
+
+enum { OPT_OUTPUT, OPT_MAX_RECORDS, OPT_PEAK, OPT_FORMAT, OPT_BATCH, OPT_GRAPHS };
+
+static const opscope_cli_opt view_opts[] = {
+    {"--output", "-o", OPT_OUTPUT, true},
+    {"--max-records", NULL, OPT_MAX_RECORDS, true},
+    {"--html-max-records", NULL, OPT_MAX_RECORDS, true}, /* report's name for it */
+    {"--peak", NULL, OPT_PEAK, true},
+    {"--format", NULL, OPT_FORMAT, true},
+    {"--batch", NULL, OPT_BATCH, true},
+    {"--graphs", NULL, OPT_GRAPHS, true},
+};
+
+typedef struct view_args {
+    const char *input, *output, *peak;
+    size_t max_records;
+    opscope_format format;
+    opscope_cli_select select;
+} view_args;
+
+static int on_option(void *ctx, const opscope_cli_arg *o) {
+    view_args *a = ctx;
+    const char *val = o->val;
+    switch (o->id) {
+    case OPT_OUTPUT: a->output = val; break;
+    case OPT_MAX_RECORDS:
+        if (!opscope_cli_parse_count(val, &a->max_records))
+            return usage_error("%s: expected a non-negative integer, got '%s'", o->name, val);
+        break;
+    case OPT_PEAK: a->peak = val; break;
+    case OPT_FORMAT:
+        if (!strcmp(val, "auto")) a->format = OPSCOPE_FORMAT_AUTO;
+        else if (!strcmp(val, "ggml")) a->format = OPSCOPE_FORMAT_GGML;
+        else if (!strcmp(val, "kineto")) a->format = OPSCOPE_FORMAT_KINETO;
+        else if (!strcmp(val, "chrome")) a->format = OPSCOPE_FORMAT_CHROME;
+        else return usage_error("--format: unknown format '%s' (auto, ggml, kineto or chrome)", val);
+        break;
+    case OPT_BATCH:
+    case OPT_GRAPHS: return opscope_cli_select_option("view", &a->select, o->name, val);
+    }
+    return -1;
 }
 
 /* PROFILE.json -> PROFILE.html (a trailing .gz is dropped first). Caller frees. */
@@ -55,41 +97,17 @@ static char *default_output(const char *in) {
 }
 
 int opscope_cli_view(int argc, char **argv) {
-    const char *input = NULL, *output = NULL, *peak_arg = NULL;
-    size_t max_records = 0;
-    opscope_format format = OPSCOPE_FORMAT_AUTO;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return OPSCOPE_EXIT_OK;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (++i >= argc) return usage_error("missing value after", a);
-            output = argv[i];
-        } else if (!strcmp(a, "--max-records") || !strcmp(a, "--html-max-records")) {
-            if (++i >= argc) return usage_error("missing value after", a);
-            if (!opscope_cli_parse_count(argv[i], &max_records))
-                return usage_error("--max-records needs a non-negative integer", argv[i]);
-        } else if (!strcmp(a, "--peak")) {
-            if (++i >= argc) return usage_error("missing value after", a);
-            peak_arg = argv[i];
-        } else if (!strcmp(a, "--format")) {
-            if (++i >= argc) return usage_error("missing value after", a);
-            const char *f = argv[i];
-            if (!strcmp(f, "auto")) format = OPSCOPE_FORMAT_AUTO;
-            else if (!strcmp(f, "ggml")) format = OPSCOPE_FORMAT_GGML;
-            else if (!strcmp(f, "kineto")) format = OPSCOPE_FORMAT_KINETO;
-            else if (!strcmp(f, "chrome")) format = OPSCOPE_FORMAT_CHROME;
-            else return usage_error("unknown format", f);
-        } else if (a[0] == '-' && a[1] != 0) {
-            return usage_error("unknown option", a);
-        } else if (!input) {
-            input = a;
-        } else {
-            return usage_error("more than one PROFILE", a);
-        }
-    }
-    if (!input) return usage_error("missing PROFILE", NULL);
+    view_args a;
+    memset(&a, 0, sizeof a);
+    a.format = OPSCOPE_FORMAT_AUTO;
+    opscope_cli_parser p = {.cmd = "view", .usage = usage, OPSCOPE_CLI_OPTS(view_opts), .inputs = &a.input,
+                            .max_inputs = 1, .argc = argc, .argv = argv};
+    int st = opscope_cli_parse(&p, on_option, &a);
+    if (st >= 0) return st;
+    if (!a.input) return usage_error("missing PROFILE");
+    st = opscope_cli_select_check("view", &a.select, &a.input, 1);
+    if (st >= 0) return st;
+    const char *input = a.input, *output = a.output, *peak_arg = a.peak;
     opscope_peak peak;
     if (peak_arg) {
         int prc = opscope_cli_load_peak("view", peak_arg, &peak);
@@ -97,7 +115,7 @@ int opscope_cli_view(int argc, char **argv) {
     }
     char *def = NULL;
     if (!output) {
-        if (!strcmp(input, "-")) return usage_error("-o is required when reading stdin", NULL);
+        if (!strcmp(input, "-")) return usage_error("-o is required when reading stdin");
         def = default_output(input);
         if (!def) {
             fprintf(stderr, "opscope view: out of memory\n");
@@ -109,26 +127,36 @@ int opscope_cli_view(int argc, char **argv) {
     opscope_error err;
     memset(&err, 0, sizeof err);
     char msg[768];
-    opscope_html_sink_t *h = opscope_html_sink_new(output, input, max_records, &err);
+    opscope_cli_selection sel;
+    opscope_html_sink_t *h = NULL;
     int rc = OPSCOPE_EXIT_INPUT;
+    if (opscope_cli_select_open(&a.select, input, &sel, &err)) goto fail;
+    h = opscope_html_sink_new(output, input, a.max_records, &err);
     if (!h) goto fail;
     opscope_html_sink_set_peak(h, peak_arg ? &peak : NULL);
     opscope_sink sink = opscope_html_sink(h);
-    int rrc = opscope_progress_read(input, format, &sink, NULL, &err); /* a progress line for big files */
+    if (opscope_cli_select_any(&a.select)) {
+        sel.filter.next = sink;
+        sink = opscope_graph_filter_sink(&sel.filter);
+    }
+    int rrc = opscope_progress_read(input, a.format, &sink, NULL, &err); /* a progress line for big files */
     if (rrc != 0) {
         opscope_html_sink_abort(h);
         goto fail;
     }
+    opscope_cli_select_note("view", &a.select, input, &sel);
     uint64_t seen = opscope_html_sink_seen(h), kept = opscope_html_sink_kept(h);
     if (opscope_html_sink_finish(h, &err) != 0) goto fail;
     if (isatty(2) && strcmp(output, "-"))
         fprintf(stderr, "opscope view: wrote %s (%llu of %llu records)\n", output,
                 (unsigned long long)kept, (unsigned long long)seen);
     free(def);
+    opscope_cli_select_close(&sel);
     return OPSCOPE_EXIT_OK;
 fail:
     opscope_error_format(&err, msg, sizeof msg);
     fprintf(stderr, "opscope view: %s\n", msg);
     free(def);
+    opscope_cli_select_close(&sel);
     return rc;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """graph_batch.py OPSCOPE WORKDIR - `opscope report`'s graphs by batch and the --batch/--graphs
-filters of report and diff on real capture profiles (tests/diff/data/ggml: llama-completion on a tiny model, a
+filters of report, diff and view on real capture profiles (tests/diff/data/ggml: llama-completion on a tiny model, a
 30-token prompt then 15 generation steps, and then 3), against the same
 figures computed here from the records with Python's json module."""
 import gzip
@@ -167,6 +167,15 @@ r = run([opscope, "diff", base, "-", "--batch", "1"], input=b"{}")
 check(r.returncode == 1 and b"not stdin" in r.stderr, f"diff A - --batch 1: exit 1 ({r.stderr.strip()[:120]})")
 r = run([opscope, "diff", base, new, "--graphs", "x"])
 check(r.returncode == 1 and b"expected N, A-B or A-" in r.stderr, "diff --graphs x: exit 1")
+
+# view --batch: the timeline of those graphs; the HTML holds fewer bytes of data than the whole
+html_all, html_b1 = os.path.join(work, "all.html"), os.path.join(work, "b1.html")
+r1 = run([opscope, "view", profiles[0], "-o", html_all])
+r2 = run([opscope, "view", profiles[0], "--batch", "1", "-o", html_b1])
+check(r1.returncode == 0 and r2.returncode == 0 and 0 < os.path.getsize(html_b1) < os.path.getsize(html_all),
+      f"view --batch 1: exit {r2.returncode}, a smaller page than the whole profile's")
+r = run([opscope, "view", "-", "-o", html_b1, "--batch", "1"], input=b"{}")
+check(r.returncode == 1 and b"not stdin" in r.stderr, f"view - --batch 1: exit 1 ({r.stderr.strip()[:120]})")
 
 # a trace has no graph ids
 r = report(trace, "--batch", "1")
