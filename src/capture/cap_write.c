@@ -1,6 +1,7 @@
 /* cap_write.c - profile writers (see cap_write.h). */
 #include "capture/cap_write.h"
 
+#include "analyze/graphs.h"
 #include "analyze/stats.h"
 #include "analyze/tee.h"
 #include "capture/cap_buf.h"
@@ -62,14 +63,19 @@ int opscope_cap_write_info(opscope_cap_dest dest, const char *path, FILE *fp, in
     }
     int rc = 0;
     opscope_json_export_t *jx = NULL;
+    opscope_graphs_t *graphs = opscope_graphs_new(); /* NULL (no memory): no graphs section */
     opscope_tee t;
     opscope_tee_init(&t);
     opscope_tee_add(&t, opscope_stats_sink(st)); /* the stats first: the JSON export reads them */
+    if (graphs) {
+        opscope_tee_add(&t, opscope_graphs_sink(graphs));
+    }
     if (dest == OPSCOPE_CAP_DEST_JSON) {
         jx = opscope_json_export_new(w);
         if (!jx) {
             rc = -1;
         } else {
+            opscope_json_export_set_graphs(jx, graphs);
             opscope_tee_add(&t, opscope_json_export_sink(jx));
         }
     }
@@ -83,6 +89,7 @@ int opscope_cap_write_info(opscope_cap_dest dest, const char *path, FILE *fp, in
     if (rc == 0) {
         opscope_report_opts ro = {0};
         ro.source = "opscope capture";
+        ro.graphs = graphs;
         if (dest == OPSCOPE_CAP_DEST_JSON) {
             rc = opscope_json_export_finish(jx, st);
         } else if (dest == OPSCOPE_CAP_DEST_TEXT) {
@@ -96,6 +103,7 @@ int opscope_cap_write_info(opscope_cap_dest dest, const char *path, FILE *fp, in
     }
     uint64_t n_records = opscope_stats_totals(st)->n_records;
     opscope_stats_free(st);
+    opscope_graphs_free(graphs);
     if (rc != 0) {
         opscope_out_abort(w);
         return write_failed(info, path, NULL);

@@ -341,6 +341,8 @@ def check_batches(profile_path, stderr_text, label):
     if summary is None:
         return
     groups = summary.get("graphs_by_batch", [])
+    own = json.load(open(profile_path)).get("summary", {}).get("graphs_by_batch")
+    check(own == groups, f"{label}: the capture's own summary has the same graphs_by_batch as the report's")
     prompt = [g for g in groups if g["batch"] > 1]
     gen = [g for g in groups if g["batch"] == 1]
     got_tok = sum(g["batch"] * g["graphs"] for g in prompt)
