@@ -15,6 +15,7 @@
 #include "analyze/stats.h"
 #include "analyze/tee.h"
 #include "cli/cli.h"
+#include "analyze/graphs.h"
 #include "export/json_export.h"
 #include "export/json_fmt.h"
 #include "util/out.h"
@@ -478,11 +479,14 @@ static int write_merged(input *in, size_t n, const char *output, opscope_rpc_t *
     merge_ctx mc = {in, n};
     opscope_json_export_set_top_extra(jx, write_merge_member, &mc);
     opscope_json_export_set_rpc(jx, rpc);
+    opscope_graphs_t *graphs = opscope_graphs_new(); /* NULL (no memory): no graphs_by_batch */
+    opscope_json_export_set_graphs(jx, graphs);
     opscope_tee t;
     opscope_tee_init(&t);
     opscope_tee_add(&t, opscope_stats_sink(st));
     opscope_tee_add(&t, opscope_json_export_sink(jx));
     opscope_tee_add(&t, opscope_rpc_sink(rpc));
+    if (graphs) opscope_tee_add(&t, opscope_graphs_sink(graphs));
     opscope_sink s = opscope_tee_sink(&t);
     int rc = 0;
     opscope_meta meta = {0};
@@ -517,6 +521,7 @@ static int write_merged(input *in, size_t n, const char *output, opscope_rpc_t *
     if (!rc && s.on_end) rc = s.on_end(s.ud);
     if (!rc) rc = opscope_json_export_finish(jx, st);
     opscope_json_export_free(jx);
+    opscope_graphs_free(graphs);
     opscope_stats_free(st);
     if (rc) {
         opscope_out_abort(w);
