@@ -228,7 +228,6 @@ const opscope_graph_batch *opscope_graphs_batch_at(const opscope_graphs_t *g, si
 
 void opscope_graphs_write_text(opscope_out_t *w, const opscope_graphs_t *g, size_t max_rows) {
     if (!g || !g->n_batches) return;
-    opscope_out_str(w, "\n --- Graphs by batch (ne[1] of the widest MUL_MAT's src1: tokens in llama.cpp) ---\n");
     opscope_out_str(w, "   batch   graphs  ops/graph   op time(ms)  op ms/graph  wall ms/graph      rows/s  first graph\n");
     size_t n = g->n_batches < max_rows ? g->n_batches : max_rows;
     for (size_t i = 0; i < n; i++) {

@@ -65,7 +65,14 @@ const opscope_graph_batch *opscope_graphs_batch_at(const opscope_graphs_t *g, si
 /* The record's batch as defined above (0 when it is no matrix product). Pure. */
 int64_t opscope_record_batch(const opscope_record *rec);
 
-/* "Graphs by batch" as text: the first MAX_ROWS groups; nothing without graphs. G finished. */
+/* The section's title, for the reports' own heading style. */
+#define OPSCOPE_GRAPHS_TITLE "Graphs by batch (ne[1] of the widest MUL_MAT's src1: tokens in llama.cpp)"
+/* True when G (finished, may be NULL) has a section to write. */
+static inline bool opscope_graphs_any(const opscope_graphs_t *g) {
+    return g && opscope_graphs_n_batches(g) > 0;
+}
+/* The table of "Graphs by batch" as text, without its title: the first MAX_ROWS groups;
+ * nothing without graphs. G finished. */
 void opscope_graphs_write_text(opscope_out_t *w, const opscope_graphs_t *g, size_t max_rows);
 /* The groups as a `,"graphs_by_batch":[...]` member of the JSON summary (docs/formats.md);
  * nothing without graphs. G finished. */

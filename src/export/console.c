@@ -44,7 +44,10 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
         opscope_out_str(w, "\n --- Copies by direction ---\n");
         opscope_text_copies(w, s, labels);
     }
-    opscope_graphs_write_text(w, o->graphs, 10);
+    if (opscope_graphs_any(o->graphs)) {
+        opscope_out_str(w, "\n --- " OPSCOPE_GRAPHS_TITLE " ---\n");
+        opscope_graphs_write_text(w, o->graphs, 10);
+    }
     if (o->by_shape) {
         opscope_out_str(w, "\n --- By shape ---\n");
         opscope_text_op_table_peak(w, s, opscope_stats_n_shapes(s), opscope_stats_shape,

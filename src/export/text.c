@@ -411,7 +411,10 @@ void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
         opscope_text_copies(w, s, labels);
     }
 
-    opscope_graphs_write_text(w, o ? o->graphs : NULL, SIZE_MAX);
+    if (o && opscope_graphs_any(o->graphs)) {
+        opscope_out_printf(w, "\n%s\n " OPSCOPE_GRAPHS_TITLE "\n%s\n", RULE, RULE);
+        opscope_graphs_write_text(w, o->graphs, SIZE_MAX);
+    }
 
     opscope_out_printf(w, "\n%s\n Operations\n%s\n", RULE, RULE);
     const opscope_peak *peak = o ? o->peak : NULL;
