@@ -227,6 +227,11 @@ def check_views(db, summ, label):
         and close(r["bandwidth_gbps"], c["bandwidth_gbps"]) for r, c in zip(cps, sc)),
         f"{label}: view copy_stats equals the JSON summary's copies ({len(cps)} rows)")
 
+    bs = [dict(r) for r in db.execute("SELECT * FROM batch_stats")]
+    keys = ("batch", "graphs", "records", "ops", "op_ns", "copy_ns", "wall_ns", "first_graph")
+    want = [{k: g[k] for k in keys} for g in summ.get("graphs_by_batch", [])]
+    check(bs == want, f"{label}: view batch_stats equals the JSON summary's graphs_by_batch ({len(bs)} rows)")
+
     tot = dict(db.execute("SELECT * FROM totals").fetchone())
     st = summ  # the totals are the summary's top-level numbers
     check(all(tot[k] == st[k] for k in tot), f"{label}: view totals equals the JSON summary's totals")
