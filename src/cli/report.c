@@ -440,7 +440,8 @@ int opscope_cli_report(int argc, char **argv) {
         g_kineto = opscope_kineto_session_begin(); /* NULL (no memory): no Kineto section */
         if (sq) opscope_kineto_session_keep_links(g_kineto);
         opscope_read_options ro = {0};
-        ro.kineto = opscope_kineto_session_collector(g_kineto);
+        /* a filter keeps no record of a trace (no graph ids): no trace analysis of it either */
+        ro.kineto = filtered ? NULL : opscope_kineto_session_collector(g_kineto);
         int rrc = opscope_progress_read(a.input, OPSCOPE_FORMAT_AUTO, &sink, &ro, &err);
         if (rrc == 0 && opscope_kineto_session_end(g_kineto) != 0) {
             opscope_kineto_session_free(g_kineto);
