@@ -195,6 +195,8 @@ int opscope_graphs_finish(opscope_graphs_t *g) {
     }
     free(order);
     free(tmp);
+    opscope_graph_batch *fit = realloc(g->batches, g->n_batches * sizeof *fit); /* a few, usually */
+    if (fit) g->batches = fit;
     opscope_sort(g->batches, g->n_batches, sizeof *g->batches, by_op_time);
     g->finished = true;
     return 0;

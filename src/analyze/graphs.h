@@ -8,8 +8,8 @@
  * width, a generation step 1 per sequence decoded; whisper's encoder has its frames. So the
  * groups by batch split prompt processing from generation without knowing the program.
  *
- * Memory: about 300 bytes per graph id at finish (the hash table's entries, at most half full,
- * and the sorted copy); ids mostly arrive in runs, looked up by hash. Ownership: results are owned by the object and valid until it is freed or fed again.
+ * Memory: 300-500 bytes per graph id (hash table entries of 96 bytes, a quarter to half full,
+ * and a sorted copy from finish on); ids mostly arrive in runs, looked up by hash. Ownership: results are owned by the object and valid until it is freed or fed again.
  * Thread safety: none.
  */
 #ifndef OPSCOPE_GRAPHS_H
