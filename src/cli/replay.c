@@ -10,6 +10,8 @@
  */
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/progress.h"
+#include "cli/select.h"
 #include "cli/replay_run.h"
 #include "export/ops_export.h"
 #include "util/out.h"
@@ -32,6 +34,7 @@ typedef struct replay_args {
     int n_backends;
     double flag, timeout;
     bool quiet;
+    opscope_cli_select select; /* --batch, --graphs */
 } replay_args;
 
 static void usage(FILE *f) {
@@ -59,6 +62,10 @@ static void usage(FILE *f) {
           "  --timeout SECONDS        kill test-backend-ops when it prints nothing for that\n"
           "                           long (a hung op: marked failed, the rest still run;\n"
           "                           default 300, 0 = no limit)\n"
+          "  --batch N|A-B|A-         only the ops of the graph computes of that batch (the\n"
+          "                           widest MUL_MAT's rows: 1 = llama.cpp's generation\n"
+          "                           steps); reads PROFILE twice\n"
+          "  --graphs N|A-B|A-        only the ops of the graph computes with those ids\n"
           "  -q, --quiet              no table on stdout\n"
           "  -h, --help               this help\n"
           "\n"
@@ -70,7 +77,7 @@ static void usage(FILE *f) {
 
 #define usage_error(...) opscope_cli_usage_error("replay", __VA_ARGS__)
 
-enum { OPT_BACKEND, OPT_TBO, OPT_JSON, OPT_EXPORT_OPS, OPT_FLAG, OPT_MODE, OPT_TIMEOUT };
+enum { OPT_BACKEND, OPT_TBO, OPT_JSON, OPT_EXPORT_OPS, OPT_FLAG, OPT_MODE, OPT_TIMEOUT, OPT_BATCH, OPT_GRAPHS };
 
 static const opscope_cli_opt replay_opts[] = {
     {"--backend", "-b", OPT_BACKEND, true},
@@ -80,6 +87,8 @@ static const opscope_cli_opt replay_opts[] = {
     {"--flag", NULL, OPT_FLAG, true},
     {"--mode", NULL, OPT_MODE, true},
     {"--timeout", NULL, OPT_TIMEOUT, true},
+    {"--batch", NULL, OPT_BATCH, true},
+    {"--graphs", NULL, OPT_GRAPHS, true},
 };
 
 /* One option of the command line into the replay_args (CTX). Returns -1, or the exit status. */
@@ -117,6 +126,8 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
             return usage_error("--mode: expected perf or test, got '%s'", val);
         a->mode = val;
         break;
+    case OPT_BATCH:
+    case OPT_GRAPHS: return opscope_cli_select_option("replay", &a->select, o->name, val);
     }
     return -1;
 }
@@ -132,6 +143,8 @@ static int parse_args(int argc, char **argv, replay_args *a) {
     if (st >= 0) return st;
     a->quiet = p.quiet;
     if (!a->input) return usage_error("missing PROFILE");
+    st = opscope_cli_select_check("replay", &a->select, &a->input, 1);
+    if (st >= 0) return st;
     if (a->json && a->export_ops && !strcmp(a->json, a->export_ops) && strcmp(a->json, "-"))
         return usage_error("--json and --export-ops write the same file '%s'", a->json);
     return -1;
@@ -456,15 +469,26 @@ int opscope_cli_replay(int argc, char **argv) {
     bool have_dir = false;
     opscope_out_t *json = NULL, *keep = NULL;
 
+    opscope_cli_selection sel;
+    memset(&sel, 0, sizeof sel);
     opscope_ops_export_t *x = opscope_ops_export_new();
     if (!x) goto nomem;
     r.x = x;
     opscope_sink sink = opscope_ops_export_sink(x);
-    if (opscope_read_file(a.input, OPSCOPE_FORMAT_AUTO, &sink, &err)) {
+    if (opscope_cli_select_open(&a.select, a.input, &sel, &err)) {
+        print_error(&err);
+        goto done;
+    }
+    if (opscope_cli_select_any(&a.select)) {
+        sel.filter.next = sink;
+        sink = opscope_graph_filter_sink(&sel.filter);
+    }
+    if (opscope_progress_read(a.input, OPSCOPE_FORMAT_AUTO, &sink, NULL, &err)) {
         if (err.code == OPSCOPE_ERROR_ABORTED) goto nomem;
         print_error(&err);
         goto done;
     }
+    opscope_cli_select_note("replay", &a.select, a.input, &sel);
     if (opscope_ops_export_finish(x, &err)) {
         fprintf(stderr, "opscope replay: %s: %s\n", a.input, err.msg);
         goto done;
@@ -581,5 +605,6 @@ done:
     for (int b = 0; b < MAX_BACKENDS; b++) free(r.res[b]);
     free(r.rows);
     opscope_ops_export_free(x);
+    opscope_cli_select_close(&sel);
     return status;
 }

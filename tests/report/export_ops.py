@@ -202,6 +202,30 @@ check(h[1]["status"] == {"Hang": "failed"}, f"the hanging RMS_NORM failed ({h[1]
 check(h[2]["status"] == {"Hang": "ok"} and h[3]["status"] == {"Hang": "ok"},
       f"the ops after it still ran ({h[2]['status']}, {h[3]['status']})")
 check("gave no result for 2 s (--timeout): killed" in r.stdout, "the table says it timed out")
+# replay --batch / --graphs: only the ops of the chosen graph computes. Graph 0 is a prompt
+# (MUL_MAT over 11 rows, batch 11), graphs 1 and 2 generation steps (1 row, batch 1).
+B1 = dense(0, [256, 1, 1, 1], 4)
+steps = []
+for gid, width, durs in ((0, B11, (1000, 70)), (1, B1, (200, 30)), (2, B1, (400, 50))):
+    n = width[1][1]
+    steps += [dict(rec("MUL_MAT", [256, n, 1, 1], [A, width], tensor="Qcur-0", dur=durs[0]), graph_id=gid),
+              dict(rec("RMS_NORM", [256, n, 1, 1], [width], params=[925353388] + [0] * 15, tensor="norm-0",
+                       dur=durs[1], extra="RMS_NORM+MUL", n_fused=2), graph_id=gid)]
+pb = os.path.join(WORK, "steps.json")
+json.dump({"profiler": "opscope", "version": 3, "backends": prof["backends"][:1], "records": steps}, open(pb, "w"))
+for args, want in ((["--batch", "1"], {("MUL_MAT", 2, 300.0), ("RMS_NORM", 2, 40.0)}),
+                   (["--graphs", "0"], {("MUL_MAT", 1, 1000.0), ("RMS_NORM", 1, 70.0)})):
+    rb = os.path.join(WORK, "replay-b.json")
+    r = subprocess.run([OPSCOPE, "replay", pb, "--test-backend-ops", fake, "--json", rb, "-q", *args],
+                       capture_output=True, text=True)
+    if check(r.returncode == 0, f"replay {args} exits 0 ({r.returncode}: {r.stderr[-300:]})"):
+        got = {({"MUL_MAT": "MUL_MAT", "RMS_NORM": "RMS_NORM"}.get(x["op"].split()[0].split("[")[0].strip(), x["op"]),
+                x["count"], x["model_avg_ns"]) for x in load(rb)["rows"]}
+        check(got == want, f"replay {args}: the rows of those graphs alone ({sorted(got)}, want {sorted(want)})")
+r = subprocess.run([OPSCOPE, "replay", "-", "--test-backend-ops", fake, "--batch", "1"], capture_output=True,
+                   text=True, input="{}")
+check(r.returncode == 1 and "not stdin" in r.stderr, f"replay - --batch 1: exit 1 ({r.stderr.strip()[:120]})")
+
 tmp_after = {f for f in os.listdir("/tmp") if f.startswith("opscope-replay-")}
 check(not (tmp_after - tmp_before), f"the temporary folders are removed ({tmp_after - tmp_before})")
 sys.exit(done("export ops"))
