@@ -2,6 +2,7 @@
 #include "analyze/graphs.h"
 
 #include "util/sort.h"
+#include "util/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,13 +44,6 @@ int64_t opscope_record_batch(const opscope_record *r) {
     return 0;
 }
 
-static uint64_t mix64(uint64_t v) {
-    v ^= v >> 33;
-    v *= 0xff51afd7ed558ccdull;
-    v ^= v >> 33;
-    return v;
-}
-
 static graph_ent *get(opscope_graphs_t *g, int64_t id) {
     if (g->tab && g->tab[g->last].used && g->tab[g->last].s.id == id) return &g->tab[g->last];
     if (!g->tab || (g->n + 1) * 2 > g->mask + 1) {
@@ -58,7 +52,7 @@ static graph_ent *get(opscope_graphs_t *g, int64_t id) {
         if (!nt) return NULL;
         for (size_t i = 0; g->tab && i <= g->mask; i++) {
             if (!g->tab[i].used) continue;
-            size_t h = mix64((uint64_t)g->tab[i].s.id) & (cap - 1);
+            size_t h = opscope_mix64((uint64_t)g->tab[i].s.id) & (cap - 1);
             while (nt[h].used) h = (h + 1) & (cap - 1);
             nt[h] = g->tab[i];
         }
@@ -67,7 +61,7 @@ static graph_ent *get(opscope_graphs_t *g, int64_t id) {
         g->mask = cap - 1;
         g->last = 0;
     }
-    size_t h = mix64((uint64_t)id) & g->mask;
+    size_t h = opscope_mix64((uint64_t)id) & g->mask;
     while (g->tab[h].used && g->tab[h].s.id != id) h = (h + 1) & g->mask;
     if (!g->tab[h].used) {
         g->tab[h] = (graph_ent){.s = {.id = id, .start_ns = UINT64_MAX}, .used = true};

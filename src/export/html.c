@@ -3,6 +3,7 @@
 
 #include "export/html_data.h"
 #include "util/out.h"
+#include "util/hash.h"
 #include "model/strtab.h"
 
 #include <stdlib.h>
@@ -68,15 +69,6 @@ static void map_free(html_map *m) {
     free(m->vals);
 }
 
-static uint64_t mix64(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
 static int map_grow(html_map *m) {
     size_t nc = m->cap * 2;
     uint64_t *nk = malloc(nc * sizeof *nk);
@@ -89,7 +81,7 @@ static int map_grow(html_map *m) {
     memset(nv, 0xff, nc * sizeof *nv);
     for (size_t i = 0; i < m->cap; i++) {
         if (m->vals[i] == UINT32_MAX) continue;
-        size_t j = (size_t)mix64(m->keys[i]) & (nc - 1); /* as lookups probe */
+        size_t j = (size_t)opscope_mix64(m->keys[i]) & (nc - 1); /* as lookups probe */
         while (nv[j] != UINT32_MAX) j = (j + 1) & (nc - 1);
         nk[j] = m->keys[i];
         nv[j] = m->vals[i];
@@ -285,7 +277,7 @@ static int lane_id(opscope_html_sink_t *h, int32_t backend, uint32_t is_copy, in
                    uint32_t *out) {
     uint64_t key = ((uint64_t)(uint32_t)backend << 33) ^ ((uint64_t)is_copy << 32) ^ (uint32_t)split;
     html_map *m = &h->lane_map;
-    size_t j = (size_t)mix64(key) & (m->cap - 1);
+    size_t j = (size_t)opscope_mix64(key) & (m->cap - 1);
     while (m->vals[j] != UINT32_MAX) {
         if (m->keys[j] == key) {
             *out = m->vals[j];
@@ -312,7 +304,7 @@ static int lane_id(opscope_html_sink_t *h, int32_t backend, uint32_t is_copy, in
 static int sig_id(opscope_html_sink_t *h, const html_sig *s, uint32_t *out) {
     uint64_t key = opscope_hash_bytes(s, sizeof *s);
     html_map *m = &h->sig_map;
-    size_t j = (size_t)mix64(key) & (m->cap - 1);
+    size_t j = (size_t)opscope_mix64(key) & (m->cap - 1);
     while (m->vals[j] != UINT32_MAX) {
         if (m->keys[j] == key && !memcmp(&h->sigs[m->vals[j]], s, sizeof *s)) {
             *out = m->vals[j];

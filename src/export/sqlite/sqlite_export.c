@@ -7,6 +7,7 @@
 #include "export/sqlite/sqlite_int.h"
 #include "analyze/stats.h"
 #include "model/strtab.h"
+#include "util/hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -180,13 +181,6 @@ static const char *params_json(opscope_sqlite_export_t *x, const opscope_record 
     return x->params;
 }
 
-static uint64_t mix64(uint64_t v) {
-    v ^= v >> 33;
-    v *= 0xff51afd7ed558ccdull;
-    v ^= v >> 33;
-    return v;
-}
-
 /* ---- shapes: one row per distinct (sources, types, strides, output, op params) ------------- */
 
 static void key_put(unsigned char **p, const void *v, size_t n) {
@@ -222,7 +216,7 @@ static uint64_t hash_bytes(const unsigned char *p, size_t n) {
         h ^= h >> 29;
     }
     for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-    return mix64(h);
+    return opscope_mix64(h);
 }
 
 /* Queues the shapes row of R into B. Returns its id, or -1 when out of memory. */
