@@ -205,8 +205,9 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
     /* This thread's scratch for the splits, sized here too: a first allocation took 0.15-0.4 ms
      * on this machine, which inside the first split's compute was 5-7% of its wall time. */
     int n_all = opscope_cap_ggml.graph_n_nodes(g);
-    if (opscope_cap_hooks_walk(n_all)) {
-        grow_pool(opscope_cap_hooks_walk(0), (size_t)n_all + 64);
+    opscope_cap_walk *w = opscope_cap_hooks_walk(n_all);
+    if (w) {
+        grow_pool(w, (size_t)n_all + 64);
     }
     opscope_cap_t.in_sched = 1;
     opscope_cap_t.no_defer = opscope_cap_eval_has(sched);
