@@ -49,7 +49,7 @@ static bool graph_ok(opscope_graph_filter *f, int64_t id) {
     return true;
 }
 
-bool opscope_graph_filter_keeps(opscope_graph_filter *f, const opscope_record *r) {
+static bool keeps(opscope_graph_filter *f, const opscope_record *r) {
     if (!(r->has & OPSCOPE_HAS_GRAPH)) return false;
     if (!f->have_last || f->last_id != r->graph_id) { /* records of a graph come in runs */
         f->last_ok = graph_ok(f, r->graph_id);
@@ -75,7 +75,7 @@ static int on_backend(void *ud, const opscope_backend *b) {
 
 static int on_record(void *ud, const opscope_record *r) {
     opscope_graph_filter *f = ud;
-    if (!opscope_graph_filter_keeps(f, r)) {
+    if (!keeps(f, r)) {
         f->dropped++;
         return 0;
     }

@@ -40,7 +40,4 @@ typedef struct opscope_graph_filter {
 /* The sink of F (F must outlive it). */
 opscope_sink opscope_graph_filter_sink(opscope_graph_filter *f);
 
-/* Whether the record passes F. */
-bool opscope_graph_filter_keeps(opscope_graph_filter *f, const opscope_record *rec);
-
 #endif /* OPSCOPE_GRAPH_FILTER_H */
