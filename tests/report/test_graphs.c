@@ -227,7 +227,7 @@ typedef struct counts {
 
 static int count_record(void *ud, const opscope_record *r) {
     counts *c = ud;
-    c->graphs[c->records++ % 16] = r->graph_id;
+    c->graphs[c->records++ % 16] = r->graph_id; /* at most 12 pass */
     return 0;
 }
 
@@ -278,6 +278,13 @@ static int test_filter(void) {
         ASSERT_EQ_INT(c.records, cases[k].kept);
         ASSERT_EQ_U64(f.kept, (uint64_t)cases[k].kept);
         ASSERT_EQ_U64(f.kept + f.dropped, 13);
+        /* and each passed record is of a chosen graph (batches of feed(): 5, 9: 12; 6-8: 1; 10: 0) */
+        for (int i = 0; i < c.records; i++) {
+            int64_t id = c.graphs[i];
+            int64_t batch = id == 5 || id == 9 ? 12 : id == 10 ? 0 : 1;
+            if (cases[k].by_graph) ASSERT_TRUE(id >= cases[k].graphs.lo && id <= cases[k].graphs.hi);
+            if (cases[k].by_batch) ASSERT_TRUE(batch >= cases[k].batch.lo && batch <= cases[k].batch.hi);
+        }
     }
     opscope_graphs_free(idx);
     return 0;
