@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         opscope_json_t *j = opscope_json_new(NULL, NULL, data, size, "fuzz");
         if (an && j) {
             opscope_error err;
-            if (opscope_kineto_read_json(j, f, &sink, an, &err) == 0 && opscope_kineto_finish(an) == 0 &&
+            if (opscope_kineto_read_json(j, f, &sink, opscope_kineto_collector_of(an), &err) == 0 && opscope_kineto_finish(an) == 0 &&
                 devnull) {
                 opscope_out_t *w = opscope_out_from_file(devnull, &err);
                 if (w) {

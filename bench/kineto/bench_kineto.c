@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
     opscope_error err;
     double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
     opscope_read_options opts = {0};
-    opts.kineto = an;
+    opts.kineto = opscope_kineto_collector_of(an);
     int rc = opscope_read_file_opts(argv[2], OPSCOPE_FORMAT_KINETO, &sink, &opts, &err);
     if (!rc && full) {
         rc = opscope_kineto_finish(an);

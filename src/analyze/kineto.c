@@ -58,6 +58,7 @@ struct opscope_kineto {
     VEC(gpu_t) gpu;
     VEC(uint64_t) gpu_rec; /* parallel to gpu, with keep_links: the record ordinal */
     int keep_links;
+    opscope_kineto_collector coll; /* what the reader sees of this collector */
     opscope_kineto_link *links; size_t n_links;
     opscope_kineto_results res;
 };
@@ -77,12 +78,24 @@ static int vec_grow(void **v, size_t *cap, size_t need, size_t elem) {
     (vec_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? -1              \
                                                                            : ((vec).v[(vec).n++] = (val), 0))
 
+static int collector_add(void *ud, const opscope_kineto_event *ev) {
+    return opscope_kineto_add(ud, ev);
+}
+
+opscope_kineto_collector *opscope_kineto_collector_of(opscope_kineto_t *k) {
+    return k ? &k->coll : NULL;
+}
+
 opscope_kineto_t *opscope_kineto_new(opscope_strtab_t *names) {
     opscope_kineto_t *k = calloc(1, sizeof *k);
     if (!k) return NULL;
     k->names = names;
     k->info.rank = -1;
     k->info.world_size = -1;
+    k->coll.ud = k;
+    k->coll.add = collector_add;
+    k->coll.info = &k->info;
+    k->coll.names = names;
     return k;
 }
 
@@ -104,7 +117,10 @@ void opscope_kineto_free(opscope_kineto_t *k) {
 }
 
 opscope_kineto_info *opscope_kineto_info_mut(opscope_kineto_t *k) { return &k->info; }
-void opscope_kineto_keep_links(opscope_kineto_t *k) { k->keep_links = 1; }
+void opscope_kineto_keep_links(opscope_kineto_t *k) {
+    k->keep_links = 1;
+    k->coll.want_links = 1;
+}
 int opscope_kineto_wants_links(const opscope_kineto_t *k) { return k && k->keep_links; }
 const opscope_kineto_link *opscope_kineto_links(const opscope_kineto_t *k, size_t *n) {
     *n = k->n_links;

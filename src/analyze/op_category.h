@@ -10,7 +10,7 @@
 #ifndef OPSCOPE_OP_CATEGORY_H
 #define OPSCOPE_OP_CATEGORY_H
 
-#include "analyze/kernel_rules.h"
+#include "read/kernel_rules.h"
 #include "opscope.h"
 
 /* Category of a ggml op NAME, or -1 when NAME is not in the table. */

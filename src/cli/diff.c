@@ -232,7 +232,7 @@ static int read_input(const char *path, input *in, const opscope_cli_select *sel
         sink = opscope_graph_filter_sink(&in->sel.filter);
     }
     opscope_read_options ro = {0};
-    ro.kineto = in->kin; /* filled by Kineto and Chrome input only */
+    ro.kineto = opscope_kineto_collector_of(in->kin); /* filled by Kineto and Chrome input only */
     int rc = opscope_progress_read(path, OPSCOPE_FORMAT_AUTO, &sink, &ro, err);
     if (rc) {
         if (err->code == OPSCOPE_ERROR_ABORTED) set_nomem(err);

@@ -23,8 +23,8 @@ opscope_kineto_session *opscope_kineto_session_begin(void) {
     return s;
 }
 
-opscope_kineto_t *opscope_kineto_session_collector(opscope_kineto_session *s) {
-    return s ? s->k : NULL;
+opscope_kineto_collector *opscope_kineto_session_collector(opscope_kineto_session *s) {
+    return s ? opscope_kineto_collector_of(s->k) : NULL;
 }
 
 int opscope_kineto_session_end(opscope_kineto_session *s) {

@@ -33,7 +33,7 @@ void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *
 typedef struct opscope_kineto_session opscope_kineto_session;
 opscope_kineto_session *opscope_kineto_session_begin(void);
 /* The collector to pass to the read (owned by S; NULL for a NULL S). */
-opscope_kineto_t *opscope_kineto_session_collector(opscope_kineto_session *s);
+opscope_kineto_collector *opscope_kineto_session_collector(opscope_kineto_session *s);
 int opscope_kineto_session_end(opscope_kineto_session *s);
 void opscope_kineto_session_write(opscope_out_t *w, const opscope_kineto_session *s);
 /* opscope_kineto_report_write_json of a finished session (nothing for NULL or unfinished). */

@@ -1,7 +1,7 @@
 /* kineto_read.c - Kineto / Chrome Trace Event JSON -> opscope records (see kineto_read.h). */
 #include "read/kineto_read.h"
 
-#include "analyze/kernel_rules.h"
+#include "read/kernel_rules.h"
 #include "model/strtab.h"
 
 #include <errno.h>
@@ -61,7 +61,7 @@ typedef struct pid_ent { uint64_t key; int32_t backend; uint32_t pname; int emit
 typedef struct kr {
     opscope_json_t *j;
     const opscope_sink *sink;
-    opscope_kineto_t *an;
+    opscope_kineto_collector *an;
     opscope_kineto_info *info;
     opscope_kineto_info own_info;
     opscope_strtab_t *names;
@@ -486,7 +486,7 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
             ke.device = dev;
             ke.stream = stream;
             ke.bytes = e->bytes > 0 ? (uint64_t)e->bytes : 0;
-            if (opscope_kineto_add(s->an, &ke)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+            if (s->an->add(s->an->ud, &ke)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         }
         return 0;
     }
@@ -519,7 +519,7 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
                   : e->cat == KC_PYTHON ? OPSCOPE_KINETO_PYTHON
                   : e->cat == KC_ANNOT ? OPSCOPE_KINETO_ANNOTATION
                   : e->cat == KC_GPU_ANNOT ? OPSCOPE_KINETO_GPU_ANNOTATION : OPSCOPE_KINETO_RUNTIME;
-        if (opscope_kineto_add(s->an, &ke)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+        if (s->an->add(s->an->ud, &ke)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         return 0;
     }
     case KC_UNKNOWN:
@@ -829,7 +829,7 @@ static int on_event(kr *s, kev *e) {
             ke.start_ns = e->ts;
             ke.corr = e->id;
             ke.ext = -1;
-            if (opscope_kineto_add(s->an, &ke)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+            if (s->an->add(s->an->ud, &ke)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         }
         return 0;
     case 'f':
@@ -1005,22 +1005,22 @@ static int finish(kr *s) {
 }
 
 int opscope_kineto_read_json(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
-                             opscope_kineto_t *an, opscope_error *err) {
+                             opscope_kineto_collector *an, opscope_error *err) {
     kr s;
     memset(&s, 0, sizeof s);
     s.j = j;
     s.sink = sink;
     s.an = an;
-    s.want_links = opscope_kineto_wants_links(an);
+    s.want_links = an && an->want_links;
     s.err = err;
     s.chrome = format == OPSCOPE_FORMAT_CHROME;
-    s.info = an ? opscope_kineto_info_mut(an) : &s.own_info;
+    s.info = an ? an->info : &s.own_info;
     if (!an) {
         s.own_info.rank = s.own_info.world_size = -1;
         s.names = opscope_strtab_new();
         s.own_names = 1;
     } else {
-        s.names = opscope_kineto_names_mut(an);
+        s.names = an->names;
     }
     opscope_record_init(&s.rec);
     s.last_thr = -1;

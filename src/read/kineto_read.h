@@ -9,7 +9,7 @@
  *     "HtoH", "PtoP") from the name or args, bytes from args.bytes;
  *   - "gpu_memset" ("Memset") -> OP records of category "memory", bytes from args.bytes;
  *   - CPU-side events (cpu_op, cuda_runtime/driver, python_function, user_annotation, flows)
- *     are not records: they go to the optional collector (analyze/kineto.h) for linking
+ *     are not records: they go to the optional collector (read/kineto_event.h) for linking
  *     and phases;
  *   - with OPSCOPE_FORMAT_CHROME, every X slice (or B/E pair) of a category Kineto does not
  *     define becomes an OP record too: backend = pid, split_id = tid, category = cat.
@@ -25,7 +25,7 @@
 #define OPSCOPE_KINETO_READ_H
 
 #include "read/json.h"
-#include "analyze/kineto.h"
+#include "read/kineto_event.h"
 #include "opscope.h"
 
 /*
@@ -37,6 +37,6 @@
  * this; the reader itself prints nothing.
  */
 int opscope_kineto_read_json(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
-                             opscope_kineto_t *an, opscope_error *err);
+                             opscope_kineto_collector *an, opscope_error *err);
 
 #endif /* OPSCOPE_KINETO_READ_H */

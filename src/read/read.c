@@ -122,7 +122,7 @@ out:
 /* Dispatch.                                                                                  */
 
 int opscope_read_json_stream(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
-                             opscope_kineto_t *kineto, opscope_error *err) {
+                             opscope_kineto_collector *kineto, opscope_error *err) {
     switch (format) {
     case OPSCOPE_FORMAT_GGML:
         return opscope_ggml_read_json(j, sink, err);

@@ -12,7 +12,7 @@
 #define OPSCOPE_READERS_H
 
 #include "read/json.h"
-#include "analyze/kineto.h"
+#include "read/kineto_event.h"
 #include "opscope.h"
 
 /*
@@ -43,10 +43,10 @@ opscope_format opscope_detect_format(const void *prefix, size_t size, int comple
  * struct (or a NULL pointer) asks for nothing: a plain opscope_read_file.
  */
 typedef struct opscope_read_options {
-    /* Kineto or Chrome input also fills this collector (analyze/kineto.h; not finished) in
-     * the same pass as the sink. NULL: none. Not touched for ggml profiles. The caller keeps
-     * ownership. */
-    opscope_kineto_t *kineto;
+    /* Kineto or Chrome input also fills this collector (read/kineto_event.h; analyze/kineto.h's
+     * opscope_kineto_collector_of; not finished) in the same pass as the sink. NULL: none.
+     * Not touched for ggml profiles. The caller keeps ownership. */
+    opscope_kineto_collector *kineto;
     /* Called with PROGRESS_UD after every read from the input, with the bytes of the input
      * consumed so far (as stored: compressed bytes for gzip, so they compare with the file's
      * size). NULL: none. Called on the reading thread. */
@@ -67,6 +67,6 @@ int opscope_read_buffer_opts(const void *data, size_t size, const char *name,
  * collector for Kineto and Chrome input, as in opscope_read_options.
  */
 int opscope_read_json_stream(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
-                             opscope_kineto_t *kineto, opscope_error *err);
+                             opscope_kineto_collector *kineto, opscope_error *err);
 
 #endif /* OPSCOPE_READERS_H */

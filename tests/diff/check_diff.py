@@ -240,7 +240,7 @@ def as_int(v):
 
 def kernel_rules(src_dir):
     rules = []
-    for line in open(os.path.join(src_dir, "src", "analyze", "kernel_rules.def")):
+    for line in open(os.path.join(src_dir, "src", "read", "kernel_rules.def")):
         m = re.match(r'\s*RULE\((\w+),\s*"(.*)"\)', line)
         if m:
             rules.append((m.group(1), m.group(2)))

@@ -548,10 +548,10 @@ def main():
     check(p.returncode == 2 and "ts" in p.stderr and "1:" in p.stderr,
           f"bad ts: exit {p.returncode} {p.stderr!r}")
 
-    # docs/kineto.md shows the rule table of src/analyze/kernel_rules.def, row by row
+    # docs/kineto.md shows the rule table of src/read/kernel_rules.def, row by row
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     rules = re.findall(r'^RULE\((\w+), "([^"]+)"\)',
-                       open(os.path.join(root, "src/analyze/kernel_rules.def")).read(), re.M)
+                       open(os.path.join(root, "src/read/kernel_rules.def")).read(), re.M)
     doc_rows = re.findall(r"^\| \d+ \| `(\w+)` \| (.*) \|$",
                           open(os.path.join(root, "docs/kineto.md")).read(), re.M)
     doc = [(c, p) for c, pats in doc_rows if c != "other" for p in re.findall(r"`([^`]+)`", pats)]

@@ -80,7 +80,7 @@ int main(int argc, char **argv) {
     opscope_error err;
     int status = 0;
     opscope_read_options opts = {0};
-    opts.kineto = an;
+    opts.kineto = opscope_kineto_collector_of(an);
     if (opscope_read_file_opts(path, chrome ? OPSCOPE_FORMAT_CHROME : OPSCOPE_FORMAT_AUTO, &sink,
                                &opts, &err)) {
         char buf[512];

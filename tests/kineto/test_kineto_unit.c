@@ -1,5 +1,5 @@
 /* Unit tests: kernel category rules, and reader/analysis behaviour on small inline traces. */
-#include "analyze/kernel_rules.h"
+#include "read/kernel_rules.h"
 #include "analyze/kineto.h"
 #include "read/readers.h"
 #include "export/kineto_report.h"
@@ -77,7 +77,7 @@ static int read_str(const char *json, opscope_format fmt, col *c, opscope_kineto
     memset(c, 0, sizeof *c);
     opscope_sink s = {c, NULL, on_be, on_rec, on_end};
     opscope_read_options o = {0};
-    o.kineto = an;
+    o.kineto = opscope_kineto_collector_of(an);
     return opscope_read_buffer_opts(json, strlen(json), "t.json", fmt, &s, &o, err);
 }
 
@@ -261,7 +261,7 @@ static int test_session(void) {
     ASSERT_EQ_INT(opscope_read_buffer(t, strlen(t), "s2.json", OPSCOPE_FORMAT_AUTO, &s, &err), 0);
     ASSERT_EQ_INT(c.n, 2);
     ASSERT_EQ_INT(opscope_kineto_session_end(ks), 0);
-    ASSERT_EQ_U64(opscope_kineto_get_info(o.kineto)->n_kernels, 1);
+    ASSERT_EQ_U64(o.kineto->info->n_kernels, 1);
     const char *path = "kineto_section.txt";
     opscope_out_t *w = opscope_out_open(path, &err);
     ASSERT_NOT_NULL(w);

@@ -1,5 +1,5 @@
 /* kernel_rules.c - first-match substring rules from kernel_rules.def. */
-#include "analyze/kernel_rules.h"
+#include "read/kernel_rules.h"
 
 #include <string.h>
 
@@ -11,7 +11,7 @@ typedef struct kernel_rule {
 
 static const kernel_rule k_rules[] = {
 #define RULE(C, S) {OPSCOPE_KCAT_##C, S, sizeof(S) - 1},
-#include "analyze/kernel_rules.def"
+#include "read/kernel_rules.def"
 #undef RULE
 };
 

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Fails when src/'s folders break the declared layering (ARCHITECTURE.md, "Layers").
+
+  layers.py SRC_DIR [BUILD_DIR]
+
+One node per folder of src/ (src/export/sqlite is export, src/capture/gpu is capture).
+  includes  X -> Y when a file of X includes "Y/..."
+  symbols   X -> Y when an object compiled from X uses a symbol an object of Y defines (`nm` of
+            the objects CMake built in BUILD_DIR/src; folders whose objects are not built here,
+            such as the Vulkan layer without Vulkan's headers, are checked by their includes)
+  formats   a folder other than export/ (and util/, which is the writer) that calls
+            util/out.h's writers (opscope_out_str, _printf, _json_str...) writes a format
+Each edge must be allowed by LAYERS (a folder uses only those below it); the folder graph
+must have no circle; only export/ writes a format. The few file-level exceptions are named
+in EXCEPTIONS with the reason. Prints each violation with the files and symbols behind it,
+or one line per check, and exits 1 on any violation.
+"""
+import os
+import re
+import subprocess
+import sys
+
+# folder -> the folders it may use. include/ (the public model) is below every folder.
+LAYERS = {
+    "util": set(),
+    "model": {"util"},
+    "read": {"model", "util"},
+    "analyze": {"read", "model", "util"},
+    "export": {"analyze", "read", "model", "util"},
+    "cli": {"export", "analyze", "read", "model", "util"},
+    "capture": {"model", "util"},
+    "vklayer": set(),
+    "viewer": set(),
+}
+
+# (file, folder used): allowed although the folder's layer does not allow it, and why.
+EXCEPTIONS = {
+    ("capture/cap_write.c", "analyze"): "the capture's one writer hook: its records go "
+                                        "through the same sinks as a report's",
+    ("capture/cap_write.c", "export"): "the capture's one writer hook (JSON profile, text)",
+    ("vklayer/*", "capture"): "the GPU source ABI, capture/gpu/gpu_source.h, and nothing else",
+}
+VKLAYER_ABI = "capture/gpu/gpu_source.h"
+
+# util/out.h functions that put bytes of a format (opening, committing and aborting an output
+# is how cli and capture hand a file to an exporter, not a format)
+WRITERS = re.compile(r"^opscope_out_(write|str|char|u64|i64|fixed|double|ns_as_us|json_strn?|printf)$")
+# (file, reason): writes a format outside export/ today
+FORMAT_EXCEPTIONS = {
+    "capture/cap_life.c": "the status files an `opscope record` run reads back (a protocol "
+                          "between the capture and the CLI, not an output)",
+    # pending (issue 24): these writers move to export/
+    "analyze/graphs.c": "pending: the graph tables move to export/",
+    "analyze/roofline.c": "pending: the roofline writers move to export/",
+    "analyze/rpc_calls.c": "pending: the RPC writers move to export/",
+    "analyze/shape_fmt.c": "pending: moves to export/",
+    "capture/cap_write.c": "pending: the graph log moves to export/",
+    "cli/merge.c": "pending: the merge outputs move to export/",
+    "cli/replay.c": "pending: the replay outputs move to export/",
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)/([^"]+)"', re.M)
+
+
+def folder_of(rel):
+    return rel.split("/", 1)[0]
+
+
+def allowed(rel_file, target):
+    src = folder_of(rel_file)
+    if target == src or target in LAYERS.get(src, set()):
+        return True
+    return (rel_file, target) in EXCEPTIONS or (src + "/*", target) in EXCEPTIONS
+
+
+def include_edges(src):
+    edges = {}  # (from, to) -> [file:line "include"]
+    for root, _, files in os.walk(src):
+        for f in sorted(files):
+            if not f.endswith((".c", ".h", ".def")):
+                continue
+            path = os.path.join(root, f)
+            rel = os.path.relpath(path, src)
+            text = open(path, encoding="utf-8").read()
+            for m in INCLUDE.finditer(text):
+                target = m.group(1)
+                if target not in LAYERS or target == folder_of(rel):
+                    continue
+                line = text.count("\n", 0, m.start()) + 1
+                why = f"{rel}:{line} {m.group(1)}/{m.group(2)}"
+                bad = not allowed(rel, target)
+                if folder_of(rel) == "vklayer" and f"{m.group(1)}/{m.group(2)}" != VKLAYER_ABI:
+                    bad = True
+                edges.setdefault((folder_of(rel), target), []).append((why, bad))
+    return edges
+
+
+def objects(src, build):
+    """(object path, source path relative to src/) of every object CMake built from a file
+    still in src/ (an object left over from a moved file is not the tree's)."""
+    base = os.path.join(build, "src", "CMakeFiles")
+    out = []
+    for target in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        tdir = os.path.join(base, target)
+        for root, _, files in os.walk(tdir):
+            for f in files:
+                if f.endswith(".c.o"):
+                    rel = os.path.relpath(os.path.join(root, f[:-2]), tdir)
+                    if folder_of(rel) in LAYERS and os.path.exists(os.path.join(src, rel)):
+                        out.append((os.path.join(root, f), rel))
+    return out
+
+
+def symbol_edges(objs):
+    defs, uses = {}, []
+    rel_of = dict(objs)
+    # one nm for every object: -A prefixes each line with "object: "
+    res = subprocess.run(["nm", "-P", "-A"] + [o for o, _ in objs],
+                         capture_output=True, text=True, check=True)
+    for line in res.stdout.splitlines():
+        obj, _, rest = line.partition(": ")
+        parts = rest.split()
+        if len(parts) < 2 or obj not in rel_of:
+            continue
+        rel, (name, kind) = rel_of[obj], parts[:2]
+        if kind in ("U", "w", "v"):
+            uses.append((rel, name))
+        elif kind.isupper():
+            defs.setdefault(name, set()).add(folder_of(rel))
+    edges, formats = {}, {}
+    for rel, name in uses:
+        src = folder_of(rel)
+        for d in defs.get(name, ()):
+            if d != src:
+                edges.setdefault((src, d), []).append((f"{rel}: {name}", not allowed(rel, d)))
+        if WRITERS.match(name) and src not in ("export", "util") and rel not in FORMAT_EXCEPTIONS:
+            formats.setdefault(rel, set()).add(name)
+    return edges, formats
+
+
+def cycles(nodes, edges):
+    graph = {}
+    for a, b in edges:
+        graph.setdefault(a, set()).add(b)
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(nodes):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def report(title, edges):
+    bad = 0
+    for (a, b), whys in sorted(edges.items()):
+        wrong = [w for w, is_bad in whys if is_bad]
+        if wrong:
+            bad = 1
+            more = f" (+{len(wrong) - 4} more)" if len(wrong) > 4 else ""
+            print(f"{title}: {a} -> {b} is not allowed: {'; '.join(sorted(wrong)[:4])}{more}")
+    for comp in cycles(LAYERS, edges):
+        bad = 1
+        print(f"{title}: CYCLE among {', '.join(comp)}")
+    graph = ", ".join(f"{a}->{b}" for a, b in sorted(edges))
+    print(f"{title}: {'VIOLATIONS' if bad else 'ok'} ({len(edges)} folder edges: {graph})")
+    return bad
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    bad = report("includes", include_edges(sys.argv[1]))
+    if len(sys.argv) == 3:
+        objs = objects(sys.argv[1], sys.argv[2])
+        if not objs:
+            print(f"symbols: no objects under {sys.argv[2]}/src/CMakeFiles")
+            return 1
+        edges, formats = symbol_edges(objs)
+        bad |= report(f"symbols ({len(objs)} objects)", edges)
+        for rel, names in sorted(formats.items()):
+            bad = 1
+            print(f"formats: {rel} writes a format outside export/: {', '.join(sorted(names))}")
+        if not formats:
+            print("formats: only export/ writes a format")
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(main())
