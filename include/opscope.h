@@ -197,6 +197,14 @@ typedef struct opscope_capture_info {
     int64_t realtime_offset_ns; /* CLOCK_REALTIME - clock, taken when the capture started */
     uint64_t start_ns;        /* the clock when the capture started */
     uint32_t has;             /* OPSCOPE_CAPTURE_HAS_* */
+    /* How the program ended, as far as the profile knows ("end" in the file): "exit",
+     * "signal" (one the capture caught, then re-raised), "checkpoint" (written while the
+     * program ran: a later end, normal or not, did not reach the file), "killed" or "crash"
+     * (set by `opscope record` from the process's wait status); NULL when not said. */
+    const char *end;
+    const char *end_signal;   /* "SIGTERM"...: the signal of a "signal", "killed" or "crash" end */
+    uint64_t end_ns;          /* the clock at this write (0: unknown) */
+    uint64_t died_ns;         /* the clock when record saw the process die (0: unknown) */
 } opscope_capture_info;
 
 enum {
@@ -228,6 +236,10 @@ typedef struct opscope_meta {
     int64_t dropped_first_graph, dropped_last_graph;
     uint64_t capture_cap_mb;
     opscope_drop_cause dropped_cause;
+    /* > 0: the input ended early, at this byte, inside the profile (a file cut short: a crash
+     * while it was written, a copy interrupted); the records before it were read and
+     * delivered, the rest is missing. The read still succeeds. */
+    uint64_t truncated_at;
 } opscope_meta;
 
 /*

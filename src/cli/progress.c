@@ -1,6 +1,8 @@
 /* progress.c - the progress line of big inputs (see progress.h). */
 #include "cli/progress.h"
 
+#include "cli/partial.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -43,6 +45,9 @@ int opscope_progress_read(const char *path, opscope_format format, const opscope
                           opscope_read_options *ro, opscope_error *err) {
     opscope_read_options none = {0};
     if (!ro) ro = &none;
+    opscope_read_status status, *keep = ro->status;
+    if (!ro->status) ro->status = &status;
+    memset(ro->status, 0, sizeof *ro->status);
     opscope_progress prog;
     if (opscope_progress_begin(&prog, path)) {
         ro->on_progress = opscope_progress_update;
@@ -52,6 +57,8 @@ int opscope_progress_read(const char *path, opscope_format format, const opscope
     opscope_progress_end(&prog);
     ro->on_progress = NULL;
     ro->progress_ud = NULL;
+    if (!rc) opscope_partial_warn(path, ro->status);
+    ro->status = keep;
     if (rc && !err->file[0]) snprintf(err->file, sizeof err->file, "%s", path);
     return rc;
 }

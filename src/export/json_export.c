@@ -63,6 +63,8 @@ static void free_capture(opscope_capture_info *c) {
     free((char *)c->program);
     free((char *)c->clock);
     free((char *)c->boot_id);
+    free((char *)c->end);
+    free((char *)c->end_signal);
     memset(c, 0, sizeof *c);
 }
 
@@ -143,9 +145,12 @@ static int on_meta(void *ud, const opscope_meta *m) {
         x->capture.program = c->program ? strdup(c->program) : NULL;
         x->capture.clock = c->clock ? strdup(c->clock) : NULL;
         x->capture.boot_id = c->boot_id ? strdup(c->boot_id) : NULL;
+        x->capture.end = c->end ? strdup(c->end) : NULL;
+        x->capture.end_signal = c->end_signal ? strdup(c->end_signal) : NULL;
         x->has_capture = true;
         if ((c->host && !x->capture.host) || (c->program && !x->capture.program) ||
-            (c->clock && !x->capture.clock) || (c->boot_id && !x->capture.boot_id))
+            (c->clock && !x->capture.clock) || (c->boot_id && !x->capture.boot_id) ||
+            (c->end && !x->capture.end) || (c->end_signal && !x->capture.end_signal))
             return x->oom = true, -1;
     }
     return 0;

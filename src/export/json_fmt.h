@@ -215,6 +215,25 @@ static inline void opscope_json_write_capture_members(opscope_out_t *w, const op
         opscope_out_str(w, sep);
         opscope_out_str(w, "\"start_ns\":");
         opscope_out_u64(w, c->start_ns);
+        sep = ",";
+    }
+    if (c->end) {
+        opscope_out_str(w, sep);
+        opscope_out_str(w, "\"end\":{\"how\":");
+        opscope_out_json_str(w, c->end);
+        if (c->end_signal) {
+            opscope_out_str(w, ",\"signal\":");
+            opscope_out_json_str(w, c->end_signal);
+        }
+        if (c->end_ns) {
+            opscope_out_str(w, ",\"at_ns\":");
+            opscope_out_u64(w, c->end_ns);
+        }
+        if (c->died_ns) {
+            opscope_out_str(w, ",\"died_ns\":");
+            opscope_out_u64(w, c->died_ns);
+        }
+        opscope_out_char(w, '}');
     }
 }
 

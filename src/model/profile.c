@@ -98,6 +98,8 @@ int opscope_profile_set_meta(opscope_profile_t *p, const opscope_meta *meta) {
         c.program = intern(p, c.program, &failed);
         c.clock = intern(p, c.clock, &failed);
         c.boot_id = intern(p, c.boot_id, &failed);
+        c.end = intern(p, c.end, &failed);
+        c.end_signal = intern(p, c.end_signal, &failed);
         p->capture = c;
         copy.capture = &p->capture;
     }

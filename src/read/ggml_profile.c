@@ -24,10 +24,11 @@ typedef struct gp {
     gp_str name, extra, sub_op, sub_name, tensor, category, kernel, tsrc; /* record strings */
     gp_str bname, bdev, bproc;                    /* backend strings */
     gp_str profiler;
-    gp_str c_host, c_program, c_clock, c_boot;    /* "capture" strings */
+    gp_str c_host, c_program, c_clock, c_boot, c_end, c_sig; /* "capture" strings */
     opscope_capture_info capture;
     opscope_meta meta;
     int has_total_records, has_total_ns;
+    int opened; /* the top-level object began: a cut after this is a truncated profile */
     uint64_t n_records, sum_ns;
 } gp;
 
@@ -545,6 +546,29 @@ static int gp_backend(gp *g, const opscope_json_token *open) {
     return 0;
 }
 
+/* capture.end: how the program ended, as far as the file knows (docs/formats.md). */
+static int gp_capture_end(gp *g, const opscope_json_token *open) {
+    if (open->type == OPSCOPE_JSON_NULL) return 0;
+    if (open->type != OPSCOPE_JSON_OBJ_BEGIN)
+        return gp_fail(g, OPSCOPE_ERROR_SCHEMA, "\"end\" must be an object", open);
+    opscope_capture_info *c = &g->capture;
+    opscope_json_token t, v;
+    for (;;) {
+        if (gp_next(g, &t)) return GP_FAIL;
+        if (t.type == OPSCOPE_JSON_OBJ_END) return 0;
+        const char *k = t.str;
+        size_t n = t.len;
+        int key = KEY_IS("how") ? 1 : KEY_IS("signal") ? 2 : KEY_IS("at_ns") ? 3 : KEY_IS("died_ns") ? 4 : 0;
+        if (gp_next(g, &v)) return GP_FAIL;
+        int rc = key == 1   ? gp_string(g, &v, &g->c_end, &c->end)
+                 : key == 2 ? gp_string(g, &v, &g->c_sig, &c->end_signal)
+                 : key == 3 ? gp_u64(g, &v, &c->end_ns)
+                 : key == 4 ? gp_u64(g, &v, &c->died_ns)
+                            : opscope_json_skip(g->j, &v);
+        if (rc < 0) return GP_FAIL;
+    }
+}
+
 /* "capture": where and on which clock the capture ran (docs/formats.md). */
 static int gp_capture(gp *g, const opscope_json_token *open) {
     if (open->type == OPSCOPE_JSON_NULL) return 0;
@@ -560,7 +584,7 @@ static int gp_capture(gp *g, const opscope_json_token *open) {
         size_t n = t.len;
         int key = KEY_IS("host") ? 1 : KEY_IS("program") ? 2 : KEY_IS("clock") ? 3
                 : KEY_IS("boot_id") ? 4 : KEY_IS("pid") ? 5 : KEY_IS("time_ns") ? 6
-                : KEY_IS("realtime_offset_ns") ? 7 : KEY_IS("start_ns") ? 8 : 0;
+                : KEY_IS("realtime_offset_ns") ? 7 : KEY_IS("start_ns") ? 8 : KEY_IS("end") ? 9 : 0;
         if (gp_next(g, &v)) return GP_FAIL;
         int rc;
         int64_t x;
@@ -584,6 +608,8 @@ static int gp_capture(gp *g, const opscope_json_token *open) {
         } else if (key == 8) {
             rc = gp_u64(g, &v, &c->start_ns);
             if (rc > 0) c->has |= OPSCOPE_CAPTURE_HAS_START;
+        } else if (key == 9) {
+            rc = gp_capture_end(g, &v);
         } else {
             rc = opscope_json_skip(g->j, &v);
         }
@@ -607,11 +633,14 @@ static int gp_object_array(gp *g, const opscope_json_token *t, const char *what,
     }
 }
 
+static int gp_finish(gp *g, uint64_t pos);
+
 static int gp_top(gp *g) {
     opscope_json_token t, v;
     if (gp_next(g, &t)) return GP_FAIL;
     if (t.type != OPSCOPE_JSON_OBJ_BEGIN)
         return gp_fail(g, OPSCOPE_ERROR_SCHEMA, "a ggml profile is a JSON object", &t);
+    g->opened = 1;
     for (;;) {
         if (gp_next(g, &t)) return GP_FAIL;
         if (t.type == OPSCOPE_JSON_OBJ_END) break;
@@ -669,19 +698,41 @@ static int gp_top(gp *g) {
         if (rc < 0) return GP_FAIL;
     }
     if (gp_next(g, &t)) return GP_FAIL; /* EOF: the parser checks only whitespace follows */
+    return gp_finish(g, t.pos);
+}
+
+/* Meta, then end. A truncated profile's totals are what was read, never the file's (the
+ * header of a streamed file may state more than survived). */
+static int gp_finish(gp *g, uint64_t pos) {
     /* the seed tool's defaults: the records' count and the sum of their durations */
-    if (!g->has_total_records) g->meta.total_records = g->n_records;
-    if (!g->has_total_ns) g->meta.total_ns = g->sum_ns;
+    if (!g->has_total_records || g->meta.truncated_at) g->meta.total_records = g->n_records;
+    if (!g->has_total_ns || g->meta.truncated_at) g->meta.total_ns = g->sum_ns;
     if (g->sink->on_meta && g->sink->on_meta(g->sink->ud, &g->meta))
-        return opscope_json_fail(g->j, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader",
-                                 t.pos);
+        return opscope_json_fail(g->j, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader", pos);
     if (g->sink->on_end && g->sink->on_end(g->sink->ud))
-        return opscope_json_fail(g->j, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader",
-                                 t.pos);
+        return opscope_json_fail(g->j, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader", pos);
     return 0;
 }
 
-int opscope_ggml_read_json(opscope_json_t *j, const opscope_sink *sink, opscope_error *err) {
+static void gp_copy(char *dst, size_t size, const char *s) {
+    snprintf(dst, size, "%s", s ? s : "");
+}
+
+static void gp_status(const gp *g, opscope_read_status *st) {
+    memset(st, 0, sizeof *st);
+    st->truncated_at = g->meta.truncated_at;
+    st->records = g->n_records;
+    const opscope_capture_info *c = g->meta.capture;
+    if (!c) return;
+    gp_copy(st->program, sizeof st->program, c->program);
+    gp_copy(st->end, sizeof st->end, c->end);
+    gp_copy(st->end_signal, sizeof st->end_signal, c->end_signal);
+    st->end_ns = c->end_ns;
+    st->died_ns = c->died_ns;
+}
+
+int opscope_ggml_read_json(opscope_json_t *j, const opscope_sink *sink, opscope_read_status *status,
+                           opscope_error *err) {
     static const opscope_sink none = {0};
     gp g;
     memset(&g, 0, sizeof g);
@@ -689,10 +740,16 @@ int opscope_ggml_read_json(opscope_json_t *j, const opscope_sink *sink, opscope_
     g.sink = sink ? sink : &none;
     g.meta.profiler = "";
     int rc = gp_top(&g);
+    if (rc && g.opened && opscope_json_ended_early(j)) {
+        /* Cut short (a crash while writing, a copy interrupted): what was read stands. */
+        g.meta.truncated_at = opscope_json_error(j)->pos;
+        rc = gp_finish(&g, g.meta.truncated_at);
+    }
     if (rc && err) *err = *opscope_json_error(j);
+    if (!rc && status) gp_status(&g, status);
     gp_str *strs[] = {&g.name, &g.extra, &g.sub_op, &g.sub_name, &g.tensor, &g.category, &g.kernel, &g.tsrc,
                       &g.bname, &g.bdev, &g.bproc, &g.profiler, &g.c_host, &g.c_program,
-                      &g.c_clock, &g.c_boot};
+                      &g.c_clock, &g.c_boot, &g.c_end, &g.c_sig};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) free(strs[i]->s);
     return rc ? -1 : 0;
 }

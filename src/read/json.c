@@ -909,3 +909,8 @@ int opscope_json_skip(opscope_json_t *j, const opscope_json_token *first) {
         if ((k == OPSCOPE_JSON_OBJ_END || k == OPSCOPE_JSON_ARR_END) && t.depth == target) return 0;
     }
 }
+
+bool opscope_json_ended_early(const opscope_json_t *j) {
+    /* Errors at the end carry the end's offset; a literal cut short ("tru") its start. */
+    return j->err.code == OPSCOPE_ERROR_SYNTAX && j->src_eof && j->err.pos + 8 >= j->base + j->len;
+}

@@ -105,6 +105,9 @@ const opscope_error *opscope_json_error(const opscope_json_t *j);
  */
 int opscope_json_fail(opscope_json_t *j, opscope_error_code code, const char *msg, uint64_t pos);
 
+/* True when the last error is a syntax error because the input ended (inside a string,
+ * before a closing bracket...): a document cut short rather than a malformed one. */
+bool opscope_json_ended_early(const opscope_json_t *j);
 /* Bytes consumed so far (for progress reporting). */
 uint64_t opscope_json_bytes_read(const opscope_json_t *j);
 

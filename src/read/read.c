@@ -122,10 +122,11 @@ out:
 /* Dispatch.                                                                                  */
 
 int opscope_read_json_stream(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
-                             opscope_kineto_collector *kineto, opscope_error *err) {
+                             opscope_kineto_collector *kineto, opscope_read_status *status,
+                             opscope_error *err) {
     switch (format) {
     case OPSCOPE_FORMAT_GGML:
-        return opscope_ggml_read_json(j, sink, err);
+        return opscope_ggml_read_json(j, sink, status, err);
     case OPSCOPE_FORMAT_KINETO:
     case OPSCOPE_FORMAT_CHROME:
         return opscope_kineto_read_json(j, format, sink, kineto, err);
@@ -260,7 +261,7 @@ static int rd_run(rd_src *s, const char *name, opscope_format format, const opsc
         set_err(err, OPSCOPE_ERROR_NOMEM, name, "out of memory", 0);
         return -1;
     }
-    int rc = opscope_read_json_stream(j, format, sink, s->opts->kineto, err);
+    int rc = opscope_read_json_stream(j, format, sink, s->opts->kineto, s->opts->status, err);
     opscope_json_free(j);
     return rc;
 }

@@ -20,7 +20,25 @@
  * and defaults are in docs/formats.md). Records are delivered as soon as their object closes;
  * meta once, after the top-level object closed, then on_end.
  */
-int opscope_ggml_read_json(opscope_json_t *j, const opscope_sink *sink, opscope_error *err);
+/*
+ * What a read found about the profile's completeness, for the CLI's one warning: the input
+ * cut short (meta.truncated_at) and how the profiled program ended (capture "end"). Strings
+ * are copied (cut to fit). Filled by the ggml reader only; zero when the file does not say.
+ */
+typedef struct opscope_read_status {
+    uint64_t truncated_at; /* > 0: the input ended at this byte inside the profile */
+    uint64_t records;      /* records delivered */
+    char program[64];      /* capture.program */
+    char end[16];          /* capture.end.how: exit, signal, checkpoint, killed, crash */
+    char end_signal[16];
+    uint64_t end_ns, died_ns; /* capture.end.at_ns, died_ns */
+} opscope_read_status;
+
+/* STATUS (may be NULL) is filled as the read ends, on success only. A document cut short
+ * inside the top-level object is read up to its last complete record and succeeds, with
+ * meta.truncated_at set. */
+int opscope_ggml_read_json(opscope_json_t *j, const opscope_sink *sink, opscope_read_status *status,
+                           opscope_error *err);
 
 /*
  * The format of a JSON document from its first SIZE bytes, without reading further: a ggml
@@ -52,6 +70,8 @@ typedef struct opscope_read_options {
      * size). NULL: none. Called on the reading thread. */
     void (*on_progress)(void *progress_ud, uint64_t bytes_in);
     void *progress_ud;
+    /* Filled for a ggml profile (see opscope_read_status). NULL: not wanted. */
+    opscope_read_status *status;
 } opscope_read_options;
 
 /* opscope_read_file / opscope_read_buffer with OPTS (may be NULL). */
@@ -67,6 +87,7 @@ int opscope_read_buffer_opts(const void *data, size_t size, const char *name,
  * collector for Kineto and Chrome input, as in opscope_read_options.
  */
 int opscope_read_json_stream(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
-                             opscope_kineto_collector *kineto, opscope_error *err);
+                             opscope_kineto_collector *kineto, opscope_read_status *status,
+                             opscope_error *err);
 
 #endif /* OPSCOPE_READERS_H */

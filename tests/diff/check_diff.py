@@ -812,7 +812,13 @@ def bad_inputs(base, new):
     open(trunc, "wb").write(data[:len(data) // 2])
     notjson = os.path.join(WORK, "notjson.json")
     open(notjson, "w").write('{"records": [ {"type": 0, "name": "X", "duration_ns": -5} ]}')
-    for b, n in ((trunc, base), (base, trunc), (base, notjson), (base, os.path.join(WORK, "missing.json"))):
+    # a profile cut short (a crash while it was written) is read up to its cut, with one warning
+    for b, n in ((trunc, base), (base, trunc)):
+        p = run([b, n, "-q"])
+        err = p.stderr.decode()
+        check(err.count("\n") == 1 and err.startswith("opscope: warning: " + trunc + " is cut short at byte"),
+              "a truncated input: one warning naming it: %r" % err)
+    for b, n in ((base, notjson), (base, os.path.join(WORK, "missing.json"))):
         for o in outs:
             if os.path.exists(o):
                 os.remove(o)
@@ -827,7 +833,7 @@ def bad_inputs(base, new):
         check(not [f for f in os.listdir(WORK) if ".tmp." in f], "no temporary file left")
         p = run([b, n, "--json", keep], expect=2)
         check(open(keep).read() == "previous content", "an existing output file is left untouched")
-    print("ok    bad inputs: exit 2, FILE:LINE:COL, no output written")
+    print("ok    bad inputs: exit 2, FILE:LINE:COL, no output written; a truncated one read with a warning")
     for args, what in (([base], "missing NEW"), ([base, new, "--by", "nope"], "unknown key"),
                        (["-", "-"], "two stdin"), ([base, new, "--json", "x", "--text", "x"], "same output"),
                        ([base, new, "--fail-on-regression", "abc"], "bad percentage"),

@@ -258,10 +258,59 @@ static int test_errors(void) {
     ASSERT_READ_ERR("{\"records\":{}}", OPSCOPE_ERROR_SCHEMA, 1, 12, "\"records\" must be an array");
     ASSERT_READ_ERR("{\"records\":[1]}", OPSCOPE_ERROR_SCHEMA, 1, 13, "\"records\" must be an array");
     ASSERT_READ_ERR("{\"records\":[{\"type\":0,}]}", OPSCOPE_ERROR_SYNTAX, 1, 23, "expected '\"'");
-    ASSERT_READ_ERR("{\"records\":[{\"type\":0}", OPSCOPE_ERROR_SYNTAX, 1, 23, "unexpected end of input");
     ASSERT_READ_ERR("", OPSCOPE_ERROR_SYNTAX, 1, 1, "unexpected end of input");
     ASSERT_READ_ERR("\n 42", OPSCOPE_ERROR_SCHEMA, 2, 2, "a ggml profile is a JSON object");
     ASSERT_READ_ERR("{\"records\":[]} x", OPSCOPE_ERROR_SYNTAX, 1, 16, "after the top-level value");
+    return 0;
+}
+
+/* A profile cut short inside its top-level object (a crash while it was written) is read up
+ * to its last complete record, with the cut's offset in the meta and the read status; what
+ * is not a ggml profile, or is malformed before its end, still fails. */
+static int test_truncated(void) {
+    const char *doc = "{\"backends\":[{\"id\":0,\"name\":\"CPU\"}],\"total_records\":9,\"records\":["
+                      "{\"name\":\"ADD\",\"duration_ns\":7},{\"name\":\"MUL\",\"duration_ns\":5},{\"name\":\"SC";
+    size_t n = strlen(doc);
+    /* cut inside a string, after a comma, after a complete record, inside a number */
+    const size_t cuts[] = {n, n - 8, n - 9, n - 29};
+    const uint64_t want[] = {2, 2, 2, 1};
+    for (size_t c = 0; c < 4; c++) {
+        opscope_profile_free(g_prof);
+        g_prof = opscope_profile_new();
+        memset(&g_log, 0, sizeof g_log);
+        g_log.p = g_prof;
+        opscope_sink s = {&g_log, ls_meta, ls_backend, ls_record, ls_end};
+        opscope_read_status st;
+        opscope_read_options ro = {0};
+        ro.status = &st;
+        ASSERT_EQ_INT(opscope_read_buffer_opts(doc, cuts[c], "t.json", OPSCOPE_FORMAT_AUTO, &s, &ro, &g_err), 0);
+        ASSERT_EQ_U64(opscope_profile_n_records(g_prof), want[c]);
+        ASSERT_EQ_U64(st.records, want[c]);
+        ASSERT_EQ_U64(st.truncated_at, cuts[c]);
+        ASSERT_EQ_U64(opscope_profile_meta(g_prof)->truncated_at, cuts[c]);
+        /* the header said 9: a cut file's totals are what was read */
+        ASSERT_EQ_U64(opscope_profile_meta(g_prof)->total_records, want[c]);
+        ASSERT_EQ_U64(opscope_profile_meta(g_prof)->total_ns, want[c] == 2 ? 12 : 7);
+        ASSERT_EQ_STR(g_log.order, want[c] == 2 ? "BRRME" : "BRME");
+    }
+    ASSERT_READ_ERR("{\"records\":[{\"type\":0},x", OPSCOPE_ERROR_SYNTAX, 1, 24, "expected a value");
+    ASSERT_READ_ERR("{\"records\":[{\"name\":5}", OPSCOPE_ERROR_SCHEMA, 1, 21, "expected a string");
+    ASSERT_EQ_INT(read_doc("[1,2", OPSCOPE_FORMAT_GGML), -1); /* not a profile: no cut of one */
+    ASSERT_READ_ERR("", OPSCOPE_ERROR_SYNTAX, 1, 1, "unexpected end of input");
+    /* a complete file says nothing; capture.end is read */
+    const char *ended = "{\"records\":[],\"capture\":{\"program\":\"llama-cli\",\"end\":{\"how\":\"killed\","
+                        "\"signal\":\"SIGKILL\",\"at_ns\":100,\"died_ns\":2100,\"later\":[1]}}}";
+    opscope_read_status st;
+    opscope_read_options ro = {0};
+    ro.status = &st;
+    opscope_sink s = {0};
+    ASSERT_EQ_INT(opscope_read_buffer_opts(ended, strlen(ended), "e.json", OPSCOPE_FORMAT_AUTO, &s, &ro, &g_err), 0);
+    ASSERT_EQ_U64(st.truncated_at, 0);
+    ASSERT_EQ_STR(st.program, "llama-cli");
+    ASSERT_EQ_STR(st.end, "killed");
+    ASSERT_EQ_STR(st.end_signal, "SIGKILL");
+    ASSERT_EQ_U64(st.end_ns, 100);
+    ASSERT_EQ_U64(st.died_ns, 2100);
     return 0;
 }
 
@@ -541,7 +590,7 @@ static int test_chunked_reads(void) {
             tj_src src = {(const unsigned char *)docs[d], strlen(docs[d]), 0, chunks[c]};
             opscope_json_t *j = opscope_json_new(tj_read, &src, NULL, 0, "c");
             opscope_sink s2 = {got, NULL, render_backend, render_record, NULL};
-            ASSERT_EQ_INT(opscope_ggml_read_json(j, &s2, &e), 0);
+            ASSERT_EQ_INT(opscope_ggml_read_json(j, &s2, NULL, &e), 0);
             opscope_json_free(j);
             ASSERT_EQ_STR(got, want);
         }
@@ -551,7 +600,7 @@ static int test_chunked_reads(void) {
 
 int main(void) {
     static const test_case cases[] = {TEST(test_v2), TEST(test_old_ne_and_defaults),
-                                      TEST(test_v3_and_opscope_fields), TEST(test_sub_op_forms), TEST(test_errors),
+                                      TEST(test_v3_and_opscope_fields), TEST(test_sub_op_forms), TEST(test_errors), TEST(test_truncated),
                                       TEST(test_sink_abort), TEST(test_detection),
                                       TEST(test_files_gzip_stdin), TEST(test_big_stream),
                                       TEST(test_chunked_reads), TEST(test_progress_option)};

@@ -418,8 +418,6 @@ def bad_inputs(opscope, work):
     cases = {
         "empty": "",
         "spaces": "   \n",
-        "truncated": good[: len(good) // 2],
-        "truncated_end": good[:-1],
         "not_json": "hello",
         "wrong_type_records": '{"profiler":"ggml","version":2,"records":5}',
         "wrong_type_duration": good.replace('"duration_ns":2', '"duration_ns":"2"'),
@@ -448,6 +446,17 @@ def bad_inputs(opscope, work):
               "bad input %s: no position in %r" % (name, lines[0]))
         check(os.listdir(outdir) == [], "bad input %s: left files %r" % (name, os.listdir(outdir)))
         check(p.stdout == b"", "bad input %s: printed a summary" % name)
+    # a profile cut short is read up to its cut: exit 0, one warning, the records before it
+    for name, content, n in (("truncated", good[: len(good) // 2], 0), ("truncated_end", good[:-1], 1)):
+        src = os.path.join(work, "cut_%s.json" % name)
+        with open(src, "w") as f:
+            f.write(content)
+        out = os.path.join(work, "cut_%s.out.json" % name)
+        p = run([opscope, "report", src, "--json", out, "-q"])
+        err = p.stderr.decode()
+        check(p.returncode == 0 and err.count("\n") == 1 and "is cut short at byte %d" % len(content) in err,
+              "%s: exit %d, one warning with the cut (%r)" % (name, p.returncode, err))
+        check(json.load(open(out))["total_records"] == n, "%s: the %d records before the cut" % (name, n))
     # a missing file is bad input too
     p = run([opscope, "report", os.path.join(work, "does-not-exist.json")])
     check(p.returncode == 2 and p.stderr.count(b"\n") == 1, "missing input: exit %d" % p.returncode)
