@@ -158,6 +158,7 @@ void opscope_stats_free(opscope_stats_t *s) {
     free(s->group_name_id);
     free(s->group_sub_id);
     free(s->group_extra_id);
+    for (size_t i = 0; i < s->n_backends; i++) opscope_busy_free(&s->backends[i].busy);
     free(s->backends);
     free(s->devices);
     free(s->device_ids);
@@ -491,17 +492,7 @@ int opscope_stats_add(opscope_stats_t *s, const opscope_record *rec) {
         t->copy_ns += rec->duration_ns;
         t->copy_bytes += rec->bytes;
     } else {
-        if (b->n_ops == 0 || start >= b->cur_end_ns) {
-            b->busy_closed_ns += b->cur_end_ns - b->cur_start_ns;
-            b->cur_start_ns = start;
-            b->cur_end_ns = end;
-        } else if (start >= b->cur_start_ns) {
-            b->overlap_ns += (end < b->cur_end_ns ? end : b->cur_end_ns) - start;
-            if (end > b->cur_end_ns) b->cur_end_ns = end;
-        } else {
-            b->busy_closed_ns += end - start;
-            b->n_unsorted++;
-        }
+        if (opscope_busy_add(&b->busy, start, end)) return -1;
         b->n_ops++;
         b->op_ns += rec->duration_ns;
         b->op_bytes += rec->bytes;
@@ -680,6 +671,7 @@ static int merge_devices(opscope_stats_t *s) {
         if (d == s->n_devices) {
             s->n_devices++;
             dv->sum = *b;
+            dv->sum.busy = (opscope_busy){0}; /* the backend's own; the sum has busy_ns only */
         } else {
             opscope_backend_stats *m = &dv->sum;
             bool had = m->n_ops + m->n_copies > 0, has = b->n_ops + b->n_copies > 0;
@@ -716,7 +708,9 @@ int opscope_stats_finish(opscope_stats_t *s) {
     if (s->finished) return 0;
     for (size_t i = 0; i < s->n_backends; i++) {
         opscope_backend_stats *b = &s->backends[i];
-        b->busy_ns = b->busy_closed_ns + (b->cur_end_ns - b->cur_start_ns);
+        b->busy_ns = opscope_busy_total(&b->busy);
+        b->overlap_ns = b->op_ns - b->busy_ns;
+        b->n_unsorted = b->busy.n_unsorted;
     }
     free(s->sorted_ops);
     free(s->sorted_shapes);

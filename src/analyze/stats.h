@@ -23,6 +23,7 @@
 #define OPSCOPE_STATS_H
 
 #include "opscope.h"
+#include "analyze/busy.h"
 
 #include <stdbool.h>
 
@@ -72,11 +73,11 @@ typedef struct opscope_backend_stats {
     uint64_t n_copies, copy_ns, copy_bytes;
     uint64_t first_start_ns, last_end_ns; /* span of its records (0, 0 if none) */
     /* Busy time: the union of its OP intervals, so overlapping ops (a GPU's concurrent
-     * kernels) count once; overlap_ns is what they had in common. Exact when records come
-     * sorted by start within the backend (capture files are); an op that starts before the
-     * busy interval in progress counts whole and is counted in n_unsorted. */
+     * kernels, on any stream) count once; overlap_ns = op time - busy time. Exact in any
+     * record order (analyze/busy.h); n_unsorted counts the ops that came out of start
+     * order (a Kineto trace lists each stream's kernels together). */
     uint64_t busy_ns, overlap_ns, n_unsorted;  /* after opscope_stats_finish */
-    uint64_t busy_closed_ns, cur_start_ns, cur_end_ns; /* the union so far (internal) */
+    opscope_busy busy;                         /* the union so far (internal) */
     uint64_t op_traffic;  /* memory traffic of its OPs whose traffic is known */
 } opscope_backend_stats;
 

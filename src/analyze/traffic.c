@@ -77,15 +77,20 @@ static bool src_bytes(const opscope_record *r, int i, uint64_t *out) {
     return src_row_bytes(r, i, src_rows(r, i), out);
 }
 
-/* Sources FROM.. read whole; absent ones count 0. */
-static bool sum_srcs(const opscope_record *r, int from, uint64_t *acc) {
-    for (int i = from; i < r->n_src && i < OPSCOPE_MAX_SRC; i++) {
+/* Sources FROM..TO-1 read whole; absent ones count 0. */
+static bool sum_src_range(const opscope_record *r, int from, int to, uint64_t *acc) {
+    for (int i = from; i < to && i < r->n_src && i < OPSCOPE_MAX_SRC; i++) {
         if (!src_present(r, i)) continue;
         uint64_t b;
         if (!src_bytes(r, i, &b)) return false;
         *acc = add_sat(*acc, b);
     }
     return true;
+}
+
+/* Sources FROM.. read whole. */
+static bool sum_srcs(const opscope_record *r, int from, uint64_t *acc) {
+    return sum_src_range(r, from, OPSCOPE_MAX_SRC, acc);
 }
 
 /* The output written: the recorded output shape and type, else the record's bytes (the
@@ -135,10 +140,10 @@ static bool traffic_get_rows(const opscope_record *r, opscope_traffic *t) {
 }
 
 /* SET_ROWS: src0 [ne0, n, ...] rows to write, src1 ids; writes n rows of the destination's
- * type, not the destination (a whole KV cache). */
+ * type, not the destination (a whole KV cache), which ggml also lists as src2: not read. */
 static bool traffic_set_rows(const opscope_record *r, opscope_traffic *t) {
     if (!src_present(r, 0)) return false;
-    if (!sum_srcs(r, 0, &t->read_bytes)) return false;
+    if (!sum_src_range(r, 0, 2, &t->read_bytes)) return false;
     if (r->n_fused > 1) return out_bytes(r, &t->write_bytes); /* the capture's rows written */
     if (!(r->has & OPSCOPE_HAS_OUT) || r->out_type < 0) return false;
     uint64_t row = opscope_ggml_type_bytes(r->out_type, (uint64_t)r->ne_src[0][0]);

@@ -23,6 +23,7 @@ struct opscope_json_export {
     bool header_done, records_open, oom;
     uint64_t n_records, total_ns;
     opscope_meta drops; /* the meta's dropped_* fields (not its strings nor its capture) */
+    const char *profiler; /* the header's: "ggml" (this layout), or a trace's profiler */
     bool has_capture;
     opscope_capture_info capture; /* strings owned */
     void (*top_extra)(opscope_out_t *w, void *ud);
@@ -125,7 +126,9 @@ static void write_backends(opscope_json_export_t *x, bool leading_comma) {
 static void header(opscope_json_export_t *x) {
     if (x->header_done) return;
     x->header_done = true;
-    opscope_out_str(x->out, "{\"profiler\":\"ggml\",\"version\":3,\"generator\":\"opscope " OPSCOPE_VERSION_STRING "\",\n");
+    opscope_out_str(x->out, "{\"profiler\":\"");
+    opscope_out_str(x->out, x->profiler ? x->profiler : "ggml");
+    opscope_out_str(x->out, "\",\"version\":3,\"generator\":\"opscope " OPSCOPE_VERSION_STRING "\",\n");
     write_backends(x, false);
     if (x->n_backends) opscope_out_str(x->out, ",\n");
     opscope_out_str(x->out, "\"records\":[");
@@ -135,6 +138,10 @@ static void header(opscope_json_export_t *x) {
 static int on_meta(void *ud, const opscope_meta *m) {
     opscope_json_export_t *x = ud;
     x->drops = *m;
+    /* a trace's records keep this layout but say where they came from; ggml-layout inputs
+     * (ggml, opscope, the seed's names) stay "ggml" */
+    if (m->profiler && (!strcmp(m->profiler, "kineto") || !strcmp(m->profiler, "chrome")))
+        x->profiler = !strcmp(m->profiler, "kineto") ? "kineto" : "chrome";
     x->drops.profiler = NULL;
     x->drops.capture = NULL;
     if (m->capture) {

@@ -349,6 +349,7 @@ void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *
     ju(w, "flows", in->n_flows);
     ju(w, "metadata", in->n_metadata);
     ju(w, "other", in->n_other);
+    ju(w, "ends", in->n_ends);
     ju(w, "unmatched_end", in->n_unmatched_end);
     ju(w, "unclosed_begin", in->n_unclosed_begin);
     ju(w, "old_categories", in->n_old_categories);

@@ -51,6 +51,9 @@ typedef struct opscope_kineto_info {
     /* event counts */
     uint64_t n_events, n_kernels, n_memcpy, n_memset, n_cpu_ops, n_runtime, n_python;
     uint64_t n_annotations, n_gpu_annotations, n_flows, n_metadata, n_other;
+    uint64_t n_ends;           /* E events: each closes a B counted by its category, or none */
+    /* n_events = the sum of the counts above (other: ignored categories, unclosed or
+     * unusable B, non-object entries); the ones below are quirks within them */
     uint64_t n_unmatched_end; /* E without B */
     uint64_t n_unclosed_begin; /* B without E at the end */
     uint64_t n_old_categories; /* Kernel, Runtime, Memcpy... (pre-2021 Kineto) */

@@ -88,6 +88,7 @@ typedef struct kr {
     int64_t gpu_dev[256]; int n_gpu_dev;
     opscope_kineto_platform announced_platform;
     int platform_from_props, hip_seen, cuda_seen, mtia_seen, roc_key, cupti_key;
+    int meta_announced; /* the early meta went out (before the first backend) */
 
     opscope_record rec;
     uint64_t n_emitted; /* records handed to the sink so far (ordinals for the links) */
@@ -381,9 +382,20 @@ static int emit_gpu_backend(kr *s, int64_t dev) {
     return s->sink->on_backend(s->sink->ud, &b) ? -1 : 0;
 }
 
+/* Which profiler made the input, before the first backend and record, so a consumer that
+ * writes a header as the records start (the JSON export) can name it; finish sends the
+ * complete meta. */
+static int announce_meta(kr *s) {
+    if (s->meta_announced || !s->sink->on_meta) return 0;
+    s->meta_announced = 1;
+    opscope_meta m = {.profiler = s->info->is_kineto ? "kineto" : "chrome"};
+    return s->sink->on_meta(s->sink->ud, &m) ? -1 : 0;
+}
+
 static int ensure_gpu_backend(kr *s, int64_t dev) {
     for (int i = 0; i < s->n_gpu_dev; i++)
         if (s->gpu_dev[i] == dev) return 0;
+    if (announce_meta(s)) return -1;
     if (s->n_gpu_dev < (int)(sizeof s->gpu_dev / sizeof s->gpu_dev[0]))
         s->gpu_dev[s->n_gpu_dev++] = dev;
     s->announced_platform = platform_now(s);
@@ -391,7 +403,9 @@ static int ensure_gpu_backend(kr *s, int64_t dev) {
 }
 
 static int emit_pid_backend(kr *s, pid_ent *p, const idv *pid) {
-    if (!s->sink || !s->sink->on_backend) return 0;
+    if (!s->sink) return 0;
+    if (announce_meta(s)) return -1;
+    if (!s->sink->on_backend) return 0;
     char name[64];
     const char *pname = p->pname != UINT32_MAX ? opscope_strtab_get(s->names, p->pname) : NULL;
     if (pid->is_str) snprintf(name, sizeof name, "%s", opscope_strtab_get(s->names, (uint32_t)(pid->key & ~STR_KEY)));
@@ -552,7 +566,8 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
         s->n_emitted++;
         return 0;
     }
-    default:
+    default: /* other Kineto categories (Trace, cuda_sync...): counted, ignored */
+        in->n_other++;
         return 0;
     }
 }
@@ -764,7 +779,7 @@ static int on_event(kr *s, kev *e) {
     switch (e->ph) {
     case 'X': return slice(s, e, s->nbuf, e->name_len);
     case 'B': {
-        if (!e->has_ts) return 0;
+        if (!e->has_ts) return in->n_other++, 0;
         int64_t th = thread_of(s, e->pid.key, e->tid.key);
         if (th < 0) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         if ((size_t)th >= s->n_stacks) {
@@ -777,7 +792,7 @@ static int on_event(kr *s, kev *e) {
             s->n_stacks = nn;
         }
         be_stack *st = &s->stacks[th];
-        if (st->n >= MAX_BE_DEPTH) return 0;
+        if (st->n >= MAX_BE_DEPTH) return in->n_other++, 0;
         if (st->n == st->cap) {
             size_t nc = st->cap ? st->cap * 2 : 16;
             be_frame *nv = realloc(st->v, nc * sizeof *nv);
@@ -795,6 +810,7 @@ static int on_event(kr *s, kev *e) {
         return 0;
     }
     case 'E': {
+        in->n_ends++;
         int64_t th = thread_of(s, e->pid.key, e->tid.key);
         if (th < 0) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         if ((size_t)th >= s->n_stacks || s->stacks[th].n == 0) {
@@ -849,6 +865,7 @@ static int parse_events(kr *s) {
         if (next(s, &t)) return -1;
         if (t.type == OPSCOPE_JSON_ARR_END) return 0;
         if (t.type != OPSCOPE_JSON_OBJ_BEGIN) {
+            s->info->n_events++;
             s->info->n_other++;
             if (skip(s, &t)) return -1;
             continue;
@@ -980,6 +997,7 @@ static int parse_top_object(kr *s) {
 static int finish(kr *s) {
     opscope_kineto_info *in = s->info;
     for (size_t i = 0; i < s->n_stacks; i++) in->n_unclosed_begin += s->stacks[i].n;
+    in->n_other += in->n_unclosed_begin; /* never became a slice */
     if (!s->platform_from_props) {
         in->platform = platform_now(s);
         snprintf(in->platform_hint, sizeof in->platform_hint, "%s",

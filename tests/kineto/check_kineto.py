@@ -221,6 +221,44 @@ def gpu_totals(path):
     return t
 
 
+def device_busy(path):
+    """Per integer device pid: the union of its kernel and memset intervals (ns), Python's."""
+    iv = {}
+    for e in slices(load(path)):
+        if e.get("cat") in GPU_OP and isinstance(e.get("pid"), int):
+            a = ns(e.get("ts"))
+            iv.setdefault(e["pid"], []).append((a, a + max(ns(e.get("dur")), 0)))
+    res = {}
+    for pid, l in iv.items():
+        l.sort()
+        busy, (cs, ce) = 0, l[0]
+        for a, b in l[1:]:
+            if a > ce:
+                busy, cs, ce = busy + ce - cs, a, b
+            else:
+                ce = max(ce, b)
+        res[pid] = busy + ce - cs
+    return res
+
+
+EVENT_BUCKETS = ("kernels", "memcpy", "memset", "cpu_ops", "runtime", "python", "annotations",
+                 "gpu_annotations", "flows", "metadata", "other", "ends")
+
+
+def check_json_top(label, doc, path):
+    """The JSON export's profiler name, event counts and per-backend busy time (the union of
+    kernels and memsets on all streams of a device) against Python's reading of the trace."""
+    check(doc.get("profiler") == "kineto", f"{label}: json profiler {doc.get('profiler')!r} != 'kineto'")
+    ev = doc["summary"]["kineto"]["events"]
+    raw = load(path)
+    check(ev["all"] == len(raw), f"{label}: json events.all {ev['all']} != {len(raw)} events")
+    check(sum(ev.get(b, 0) for b in EVENT_BUCKETS) == ev["all"],
+          f"{label}: json events buckets sum {sum(ev.get(b, 0) for b in EVENT_BUCKETS)} != all {ev['all']}")
+    got = {b["id"]: b["busy_ns"] for b in doc["summary"]["backends"] if b["n_ops"]}
+    want = device_busy(path)
+    check({k: got.get(k) for k in want} == want, f"{label}: json backend busy {got} != python union {want}")
+
+
 def check_json_kineto(label, k, path, link, dump_out):
     """summary.kineto of `opscope report --json` against Python's figures (counts, totals,
     links, streams) and against kineto_dump's (categories, phases, layers, top CPU ops)."""
@@ -411,7 +449,9 @@ def main():
             p = subprocess.run([opscope, "report", "-q", "--json", jp, t], capture_output=True, text=True)
             if check(p.returncode == 0, f"{t}: opscope report --json exit {p.returncode}"):
                 with open(jp) as f:
-                    summ = json.load(f)["summary"]
+                    jdoc = json.load(f)
+                summ = jdoc["summary"]
+                check_json_top(os.path.basename(t), jdoc, t)
                 if check("kineto" in summ, f"{t}: no kineto object in the JSON summary"):
                     check_json_kineto(os.path.basename(t), summ["kineto"], t, link, out)
                 got = {}

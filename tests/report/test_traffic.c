@@ -136,7 +136,9 @@ static int test_get_rows(void) {
 }
 
 /* SET_ROWS: 14 rows of 512 f32 into an f16 cache [512, 4096]: reads 14*512*4 = 28,672 and ids
- * 14*8 = 112; writes 14 rows of f16: 14*512*2 = 14,336 (not the 4 MiB cache). */
+ * 14*8 = 112; writes 14 rows of f16: 14*512*2 = 14,336 (not the 4 MiB cache). ggml's
+ * ggml_set_rows makes the destination its src[2] (a capture records it): that cache is
+ * written into, not read, so the traffic stays the same and below the cache's size. */
 static int test_set_rows(void) {
     opscope_record r = op("SET_ROWS");
     set_src(&r, 0, F32, 512, 14, 1, 1);
@@ -146,6 +148,9 @@ static int test_set_rows(void) {
     opscope_traffic t;
     ASSERT_EQ_U64(opscope_record_traffic(&r, &t), 28672ull + 112 + 14336);
     ASSERT_EQ_U64(t.write_bytes, 14336);
+    set_src(&r, 2, F16, 512, 4096, 1, 1);
+    ASSERT_EQ_U64(opscope_record_traffic(&r, &t), 28672ull + 112 + 14336);
+    ASSERT_EQ_U64(t.read_bytes, 28672ull + 112);
     /* no output type: the written bytes are unknown, so the traffic is */
     opscope_record u = op("SET_ROWS");
     set_src(&u, 0, F32, 512, 14, 1, 1);

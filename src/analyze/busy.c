@@ -1,0 +1,65 @@
+/* busy.c - exact union of intervals given in any order (see busy.h). */
+#include "analyze/busy.h"
+#include "util/sort.h"
+
+#include <stdlib.h>
+
+static int cmp_iv(const void *a, const void *b) {
+    const opscope_busy_iv *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Sorts by start and merges overlapping or touching intervals in place. */
+static void compact(opscope_busy *b) {
+    if (!b->unsorted) return;
+    opscope_sort(b->iv, b->n, sizeof *b->iv, cmp_iv);
+    size_t k = 0;
+    for (size_t i = 1; i < b->n; i++) {
+        if (b->iv[i].start <= b->iv[k].end) {
+            if (b->iv[i].end > b->iv[k].end) b->iv[k].end = b->iv[i].end;
+        } else {
+            b->iv[++k] = b->iv[i];
+        }
+    }
+    b->n = b->n ? k + 1 : 0;
+    b->unsorted = false;
+}
+
+int opscope_busy_add(opscope_busy *b, uint64_t start, uint64_t end) {
+    if (b->n) {
+        opscope_busy_iv *last = &b->iv[b->n - 1];
+        if (start >= last->start && start <= last->end) {
+            if (end > last->end) last->end = end;
+            return 0;
+        }
+    }
+    if (b->n == b->cap) {
+        compact(b);
+        /* grow unless merging freed at least half */
+        if (b->cap == 0 || b->n * 2 > b->cap) {
+            size_t nc = b->cap ? b->cap * 2 : 64;
+            opscope_busy_iv *nv = realloc(b->iv, nc * sizeof *nv);
+            if (!nv) return -1;
+            b->iv = nv;
+            b->cap = nc;
+        }
+    }
+    if (b->n && start < b->iv[b->n - 1].start) {
+        b->unsorted = true;
+        b->n_unsorted++;
+    }
+    b->iv[b->n++] = (opscope_busy_iv){start, end};
+    return 0;
+}
+
+uint64_t opscope_busy_total(opscope_busy *b) {
+    compact(b);
+    uint64_t t = 0;
+    for (size_t i = 0; i < b->n; i++) t += b->iv[i].end - b->iv[i].start;
+    return t;
+}
+
+void opscope_busy_free(opscope_busy *b) {
+    free(b->iv);
+    *b = (opscope_busy){0};
+}
