@@ -26,10 +26,12 @@ target_compile_options(opscope_capture_core PRIVATE -fvisibility=hidden -ftls-mo
 find_package(Threads REQUIRED)
 target_link_libraries(opscope_capture_core PUBLIC opscope_core Threads::Threads)
 
-# The backend-neutral mapping of device work to graph nodes (pure: unit-tested everywhere).
+# The backend-neutral mapping of device work to graph nodes and the choice of the computes
+# that get device timing (pure: unit-tested everywhere).
 add_library(opscope_gpu_map STATIC
   ${OPSCOPE_CAPTURE_DIR}/gpu/gpu_map.c
-  ${OPSCOPE_CAPTURE_DIR}/gpu/gpu_rules.c)
+  ${OPSCOPE_CAPTURE_DIR}/gpu/gpu_rules.c
+  ${OPSCOPE_CAPTURE_DIR}/gpu/gpu_sample.c)
 target_include_directories(opscope_gpu_map PUBLIC ${CMAKE_SOURCE_DIR}/src)
 target_compile_options(opscope_gpu_map PRIVATE -fvisibility=hidden)
 set_target_properties(opscope_gpu_map PROPERTIES POSITION_INDEPENDENT_CODE ON)

@@ -72,6 +72,9 @@ static void emit_pending(opscope_cap_walk *w, const opscope_cap_pend *p) {
         if (!opscope_cap_blas_emit(w, &st, p->g, p->n, p->bi, p->sched, p->gid, p->split, p->t0, p->t1)) {
             opscope_cap_emit_split(p->g, p->n, p->bi, p->sched, p->gid, p->split, p->t0, p->t1);
         }
+    } else if (p->scope == OPSCOPE_GPU_SCOPE_UNTIMED) {
+        /* not sampled for device timing: the split's host time, as without a source */
+        opscope_cap_emit_split(p->g, p->n, p->bi, p->sched, p->gid, p->split, p->t0, p->t1);
     } else if (!p->scope ||
                !opscope_cap_gpu_graph(p->scope, p->g, p->n, p->bi, p->sched, p->gid, p->split, p->t0, p->t1)) {
         opscope_cap_emit_split(p->g, p->n, p->bi, p->sched, p->gid, p->split, p->t0, p->t1);
@@ -125,6 +128,10 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
     }
     /* a backend without per-op timing of its own: a GPU source may time it on the device */
     uint64_t prev_scope = opscope_cap_gpu_current();
+    bool alone = !opscope_cap_t.in_sched && !per_op && !blas; /* no scheduler decided for it */
+    if (alone) {
+        opscope_cap_gpu_decide(g, n);
+    }
     uint64_t scope = (!per_op && !blas) ? opscope_cap_gpu_open() : 0;
     uint64_t t0 = opscope_cap_now();
     enum ggml_status st = fn(backend, g);
@@ -169,6 +176,9 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
             opscope_cap_drops_check(gid, d0); /* in a scheduler: once for its whole compute */
         }
         opscope_cap_hooks_count_work(a);
+    }
+    if (alone) {
+        opscope_cap_gpu_decided();
     }
     opscope_cap_hooks_count(t0, t1);
     opscope_cap_t.depth--;
@@ -215,9 +225,11 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
     opscope_cap_t.graph_id = opscope_cap_hooks_graph_id();
     opscope_cap_t.split = 0;
     uint64_t d0 = opscope_cap_buf_dropped_here(); /* its copies count too */
+    opscope_cap_gpu_decide(g, n_all); /* its GPU splits and copies: device-timed or not */
     enum ggml_status st = fn(sched, g);
     opscope_cap_t.depth++;
     flush_pending();
+    opscope_cap_gpu_decided();
     opscope_cap_drops_check(opscope_cap_t.graph_id, d0);
     opscope_cap_t.depth--;
     opscope_cap_t.in_sched = 0;

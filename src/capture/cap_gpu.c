@@ -20,6 +20,8 @@
 #include "capture/cap_resolve.h"
 #include "capture/cap_tables.h"
 #include "capture/gpu/gpu_map.h"
+#include "capture/gpu/gpu_sample.h"
+#include "util/hash.h"
 #include "util/sort.h"
 
 #include <dlfcn.h>
@@ -46,6 +48,7 @@ typedef struct gpu_pend {
     bool described;   /* the compute's half is here */
     int64_t expected; /* items the source recorded, -1 until end_scope */
     int bi, sched, split, n_nodes;
+    uint32_t weight;  /* the computes its records stand for (gpu_sample.h) */
     int64_t gid;
     uint64_t t0, t1;  /* host ticks of the compute */
     gpu_node *nodes;
@@ -57,6 +60,10 @@ typedef struct gpu_pend {
 
 static _Atomic(const opscope_gpu_source *) g_src;
 static _Thread_local uint64_t t_scope;
+/* this thread's compute was chosen for timing (weight > 0) or not (0), while it runs */
+static _Thread_local uint32_t t_weight = 1;
+static pthread_mutex_t g_sample_mu = PTHREAD_MUTEX_INITIALIZER;
+static opscope_gpu_sample g_sample;
 static _Atomic uint64_t g_next_scope = 1;
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static gpu_pend *g_open;
@@ -220,6 +227,27 @@ static void host_warn(const char *msg) {
 
 static const opscope_gpu_host g_host = {OPSCOPE_GPU_ABI, host_scope, host_deliver, host_lost, host_warn};
 
+/* OPSCOPE_GPU_TIMING (all|sampled; `opscope record --gpu-timing`) and OPSCOPE_GPU_BUDGET (the
+ * percent of compute time timing may add), read once when a source attaches. */
+static void sample_setup(void) {
+    opscope_gpu_sample_config c = {.mode = OPSCOPE_GPU_TIMING_SAMPLED};
+    const char *m = getenv("OPSCOPE_GPU_TIMING");
+    if (m && *m && !opscope_gpu_timing_parse(m, &c.mode)) {
+        fprintf(stderr, "opscope: OPSCOPE_GPU_TIMING=%s is not all or sampled; sampling\n", m);
+    }
+    const char *b = getenv("OPSCOPE_GPU_BUDGET");
+    if (b && *b) {
+        char *end;
+        double pct = strtod(b, &end);
+        if (*end || !(pct > 0 && pct <= 100)) {
+            fprintf(stderr, "opscope: OPSCOPE_GPU_BUDGET=%s is not a percentage; 5\n", b);
+        } else {
+            c.budget = pct / 100;
+        }
+    }
+    opscope_gpu_sample_init(&g_sample, &c);
+}
+
 OPSCOPE_EXPORT const opscope_gpu_host *opscope_gpu_attach(const opscope_gpu_source *src);
 
 OPSCOPE_EXPORT const opscope_gpu_host *opscope_gpu_attach(const opscope_gpu_source *src) {
@@ -231,6 +259,8 @@ OPSCOPE_EXPORT const opscope_gpu_host *opscope_gpu_attach(const opscope_gpu_sour
     if (!opscope_cap_ggml_ready() || !opscope_cap_life_init()) {
         return NULL;
     }
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, sample_setup); /* before the source is seen: decisions read it */
     const opscope_gpu_source *none = NULL;
     if (!atomic_compare_exchange_strong(&g_src, &none, src)) {
         return NULL;
@@ -241,9 +271,42 @@ OPSCOPE_EXPORT const opscope_gpu_host *opscope_gpu_attach(const opscope_gpu_sour
 
 /* ---- scopes around computes ---- */
 
+/* The topology of G: each node's op and second dimension (tokens, in most ops), so a prompt
+ * and a decode of the same model differ while a growing KV cache does not. */
+static uint64_t topology_of(struct ggml_cgraph *g, int n) {
+    uint64_t h = opscope_mix64((uint64_t)n + 1);
+    for (int i = 0; i < n; i++) {
+        const struct ggml_tensor *t = opscope_cap_ggml.graph_node(g, i);
+        h = opscope_mix64(h ^ ((uint64_t)t->op << 48) ^ (uint64_t)t->ne[1]);
+    }
+    return h;
+}
+
+bool opscope_cap_gpu_decide(struct ggml_cgraph *g, int n) {
+    t_weight = 1;
+    if (!atomic_load_explicit(&g_src, memory_order_relaxed) || g_sample.cfg.mode == OPSCOPE_GPU_TIMING_ALL) {
+        return true;
+    }
+    uint64_t key = topology_of(g, n);
+    uint64_t now = opscope_cap_now();
+    pthread_mutex_lock(&g_sample_mu);
+    opscope_gpu_sample_decision d = opscope_gpu_sample_begin(&g_sample, key, now);
+    pthread_mutex_unlock(&g_sample_mu);
+    t_weight = d.timed ? d.weight : 0;
+    return d.timed;
+}
+
+void opscope_cap_gpu_decided(void) {
+    t_weight = 1;
+}
+
 uint64_t opscope_cap_gpu_open(void) {
     if (!atomic_load_explicit(&g_src, memory_order_relaxed)) {
         return 0;
+    }
+    if (t_weight == 0) {
+        t_scope = OPSCOPE_GPU_SCOPE_UNTIMED;
+        return OPSCOPE_GPU_SCOPE_UNTIMED;
     }
     uint64_t s = atomic_fetch_add_explicit(&g_next_scope, 1, memory_order_relaxed);
     t_scope = s;
@@ -261,7 +324,7 @@ uint64_t opscope_cap_gpu_current(void) {
 bool opscope_cap_gpu_graph(uint64_t scope, struct ggml_cgraph *g, int n, int bi, int sched, int64_t gid, int split,
                            uint64_t t0, uint64_t t1) {
     const opscope_gpu_source *src = atomic_load_explicit(&g_src, memory_order_acquire);
-    if (!src || scope == 0) {
+    if (!src || scope == 0 || scope == OPSCOPE_GPU_SCOPE_UNTIMED) {
         return false;
     }
     gpu_node *nodes = calloc((size_t)(n > 0 ? n : 1), sizeof *nodes);
@@ -293,13 +356,13 @@ bool opscope_cap_gpu_graph(uint64_t scope, struct ggml_cgraph *g, int n, int bi,
         n = 0;
     }
     gpu_pend half = {.bi = bi, .sched = sched, .split = split, .gid = gid, .t0 = t0, .t1 = t1, .n_nodes = n,
-                     .nodes = nodes};
+                     .nodes = nodes, .weight = t_weight ? t_weight : 1};
     return describe(scope, &half, (int64_t)expected) && ok;
 }
 
 uint64_t opscope_cap_gpu_end(uint64_t scope) {
     const opscope_gpu_source *src = atomic_load_explicit(&g_src, memory_order_acquire);
-    return src && scope ? src->end_scope(scope) : 0;
+    return src && scope && scope != OPSCOPE_GPU_SCOPE_UNTIMED ? src->end_scope(scope) : 0;
 }
 
 bool opscope_cap_gpu_copy(uint64_t scope, uint64_t expected, const opscope_cap_rec *desc, uint64_t t0, uint64_t t1) {
@@ -577,6 +640,7 @@ static void emit_ready(gpu_pend *p) {
         r.node = gr->first;
         r.n_fused = gr->last - gr->first + 1;
         r.n_kernels = gr->n_items;
+        r.weight = p->weight;
         r.graph = p->gid;
         r.ns0 = s;
         r.ns1 = e;

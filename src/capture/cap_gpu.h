@@ -5,13 +5,24 @@
 #ifndef OPSCOPE_CAP_GPU_H
 #define OPSCOPE_CAP_GPU_H
 
+#include "capture/gpu/gpu_source.h"
 #include "ggml.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Whether this thread's compute of graph G (N nodes) about to run gets device timing: per
+ * topology, the first occurrences and then one in N (capture/gpu/gpu_sample.h), or every one
+ * under OPSCOPE_GPU_TIMING=all. Called for the outermost compute only (a scheduler's, or a
+ * backend compute outside any scheduler): its splits follow its decision. Until opscope_cap_gpu_decided, the scopes this thread opens are timed or
+ * untimed (OPSCOPE_GPU_SCOPE_UNTIMED) accordingly. True when no source is attached. */
+bool opscope_cap_gpu_decide(struct ggml_cgraph *g, int n);
+/* The decided compute is over (call it whenever opscope_cap_gpu_decide was called). */
+void opscope_cap_gpu_decided(void);
+
 /* Opens a scope on this thread for the compute about to run and returns it (0: no source is
- * attached, nothing to do). Close with opscope_cap_gpu_close(previous scope). */
+ * attached, nothing to do; OPSCOPE_GPU_SCOPE_UNTIMED: the compute is not timed, its records
+ * are host-timed). Close with opscope_cap_gpu_close(previous scope). */
 uint64_t opscope_cap_gpu_open(void);
 void opscope_cap_gpu_close(uint64_t prev);
 /* This thread's open scope, 0 none. */

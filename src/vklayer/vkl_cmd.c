@@ -291,7 +291,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_ResetCommandBuffer(VkCommandBuffer h, 
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdBindPipeline(VkCommandBuffer h, VkPipelineBindPoint bp, VkPipeline p) {
     vkl_device *d = vkl_device_of(h);
-    if (bp == VK_PIPELINE_BIND_POINT_COMPUTE && d->timing) {
+    if (bp == VK_PIPELINE_BIND_POINT_COMPUTE && d->timing && g_vkl.host &&
+        g_vkl.host->scope() != OPSCOPE_GPU_SCOPE_UNTIMED) {
         start_mark(d, h, false);
         pthread_mutex_lock(&g_vkl.mu);
         vkl_cb *cb = cb_of(h);
@@ -424,7 +425,7 @@ static void act_do(vkl_device *d, VkCommandBuffer h, start_act a) {
  * next dispatch joins its item) nothing starts.
  */
 static void start_mark(vkl_device *d, VkCommandBuffer h, bool waits) {
-    if (!d->timing || !g_vkl.host) {
+    if (!d->timing || !g_vkl.host || g_vkl.host->scope() == OPSCOPE_GPU_SCOPE_UNTIMED) {
         return;
     }
     start_act a = START_ACT_NONE;
@@ -453,6 +454,21 @@ static void item_close(vkl_device *d, VkCommandBuffer h, uint32_t end_node) {
     act_do(d, h, a);
 }
 
+/* A command recorded under the capture's untimed scope (gpu_source.h): nothing of ours goes
+ * into the stream for it. Only an item a timed compute left open in the same recording is
+ * ended first, so that it does not take the untimed work in. */
+static void untimed_cmd(vkl_device *d, VkCommandBuffer h) {
+    start_act a = START_ACT_NONE;
+    pthread_mutex_lock(&g_vkl.mu);
+    vkl_cb *cb = timed_cb(d, h);
+    if (cb && cb->open_slab >= 0) {
+        close_open(d, cb, &a);
+        cb->pend_slab = -1; /* the next timed item starts with a mark of its own */
+    }
+    pthread_mutex_unlock(&g_vkl.mu);
+    act_do(d, h, a);
+}
+
 /*
  * Records a timed item (a dispatch or transfer, before the program's command). Inside a node
  * label (ggml-vulkan's "OP+OP name" around each node's commands) the node's dispatches are
@@ -462,10 +478,14 @@ static void item_close(vkl_device *d, VkCommandBuffer h, uint32_t end_node) {
  * command. It starts where mark_next said. Without a query or memory the command goes
  * untimed (counted as lost).
  */
-static void item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const char *name, uint64_t bytes) {
+static bool item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const char *name, uint64_t bytes) {
     const opscope_gpu_host *host = g_vkl.host;
     if (!d->timing || !host) {
-        return;
+        return false;
+    }
+    if (host->scope() == OPSCOPE_GPU_SCOPE_UNTIMED) {
+        untimed_cmd(d, h);
+        return false;
     }
     start_act a = START_ACT_NONE;
     pthread_mutex_lock(&g_vkl.mu);
@@ -532,6 +552,7 @@ static void item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
     }
     pthread_mutex_unlock(&g_vkl.mu);
     act_do(d, h, a);
+    return true;
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier(VkCommandBuffer h, VkPipelineStageFlags src,
@@ -630,9 +651,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdWriteTimestamp2(VkCommandBuffer h, VkPi
 
 #define TIMED(d, h, kind, name, bytes, call)                                   \
     do {                                                                       \
-        item_begin(d, h, kind, name, bytes);                                   \
+        bool timed_ = item_begin(d, h, kind, name, bytes);                     \
         call;                                                                  \
-        item_close(d, h, 0);                                                   \
+        if (timed_) {                                                          \
+            item_close(d, h, 0);                                               \
+        }                                                                      \
     } while (0)
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdDispatch(VkCommandBuffer h, uint32_t x, uint32_t y, uint32_t z) {

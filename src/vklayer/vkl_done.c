@@ -76,9 +76,10 @@ static VkResult submit_common(VkQueue queue, VkFence fence, uint32_t n, const vo
             }
         }
     }
-    /* a submit with a fence but nothing timed (ggml's empty "synchronize" submit) still goes in
-     * the queue's order: its fence tells that everything before it is done */
-    if (b && (b->n_cmds || fence != VK_NULL_HANDLE)) {
+    /* a submit with a fence but nothing timed (ggml's empty "synchronize" submit, an untimed
+     * compute's work) still goes in the queue's order while batches wait: its fence tells
+     * that everything before it is done */
+    if (b && (b->n_cmds || (fence != VK_NULL_HANDLE && g_vkl.batches))) {
         b->dev = d;
         b->queue = queue;
         b->fence = fence;

@@ -79,6 +79,9 @@ def env_for(preloads, profile=None, counts=None, extra=None):
         env["GGML_PROFILE"] = profile
     if counts:
         env["OPSCOPE_TEST_NODECOUNT"] = counts
+    # the device checks here want every GPU compute timed; the sampled default has its own
+    # test (t_vulkan_sampled.py), which asks for it
+    env.setdefault("OPSCOPE_GPU_TIMING", "all")
     env.update(extra or {})
     return env
 

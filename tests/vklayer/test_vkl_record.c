@@ -144,8 +144,9 @@ static void f_CmdEndLabel(VkCommandBuffer h) {
 
 /* ---- the capture's side ---- */
 
+static uint64_t g_scope;
 static uint64_t h_scope(void) {
-    return 0;
+    return g_scope;
 }
 static void h_deliver(uint64_t scope, const opscope_gpu_item *items, size_t n) {
     (void)scope, (void)items, (void)n;
@@ -205,6 +206,7 @@ static VkCommandBuffer setup(bool cpu, bool serialize) {
     g_nev = 0;
     g_pools = 0;
     g_lost = 0;
+    g_scope = 0;
 
     VkCommandPoolCreateInfo pci = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL, 0, 0};
     VkCommandPool pool;
@@ -529,5 +531,46 @@ static int test_node_label_form(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_gpu_default), TEST(test_cpu_shared_bounds), TEST(test_serialize), TEST(test_unlabelled),
+/* Under the capture's untimed scope (gpu_source.h) the driver gets the program's stream
+ * exactly: no timestamp, no query reset, no barrier of ours, and nothing to deliver. */
+static int test_untimed_scope(void) {
+    VkCommandBuffer cb = setup(false, false);
+    g_scope = OPSCOPE_GPU_SCOPE_UNTIMED;
+    record_stream(cb, true);
+    ASSERT_EQ_INT(count(EV_TS, 0, g_nev), 0);
+    ASSERT_EQ_INT(count(EV_RESET_QP, 0, g_nev), 0);
+    ASSERT_EQ_INT(count(EV_BARRIER, 0, g_nev), 2);
+    ASSERT_EQ_INT(count(EV_DISPATCH, 0, g_nev), 4);
+    taken t = take(cb);
+    ASSERT_EQ_INT(t.n, 0);
+    ASSERT_EQ_U64(g_lost, 0);
+    free(t.cmds);
+    teardown();
+    return 0;
+}
+
+/* A timed compute's item still open when untimed work is recorded in the same command buffer
+ * ends before that work: the untimed dispatch is in no item. */
+static int test_timed_then_untimed(void) {
+    VkCommandBuffer cb = setup(false, false);
+    g_scope = 7;
+    label(cb, "MUL_MAT ffn_up-0");
+    dispatch(cb, true);
+    g_scope = OPSCOPE_GPU_SCOPE_UNTIMED;
+    dispatch(cb, false);
+    end_label(cb);
+    end(cb);
+    taken t = take(cb);
+    ASSERT_EQ_INT(t.n, 1);
+    ASSERT_EQ_U64(t.cmds[0].scope, 7);
+    int e = written_at(t.cmds[0].slab1, t.cmds[0].q1);
+    ASSERT_TRUE(e >= 0);
+    ASSERT_TRUE(e < find_nth(EV_DISPATCH, 1));
+    ASSERT_EQ_INT(count(EV_TS, 0, g_nev), 2);
+    free(t.cmds);
+    teardown();
+    return 0;
+}
+
+TEST_MAIN(TEST(test_gpu_default), TEST(test_untimed_scope), TEST(test_timed_then_untimed), TEST(test_cpu_shared_bounds), TEST(test_serialize), TEST(test_unlabelled),
           TEST(test_event_closes), TEST(test_many_items), TEST(test_region_label), TEST(test_node_label_form))

@@ -17,6 +17,17 @@
  * items the scope will ever have, and delivers them once they are all timed (or dropped).
  * Items recorded outside any scope (scope 0) are delivered as they complete.
  *
+ * Timed and untimed scopes (ABI 2). The capture times only some computes (per graph topology:
+ * the first occurrences, then one in N; capture/gpu/gpu_sample.h). Around a compute it chose
+ * not to time, scope() returns OPSCOPE_GPU_SCOPE_UNTIMED. Work recorded under that scope must
+ * reach the device exactly as the program recorded it: the source adds no timestamps, queries,
+ * query resets, barriers, labels or submissions for it, keeps no per-item state for it, and
+ * delivers nothing for it; the capture never ends it (end_scope is not called with it) and
+ * writes host-timed split records for such computes. Where the source cannot leave untimed
+ * work alone (a tracing API that reports every kernel), it must at least drop its items
+ * without delivering them. The other scopes (1 .. OPSCOPE_GPU_SCOPE_UNTIMED - 1) are timed:
+ * every item recorded under one is delivered, timed or flagged dropped.
+ *
  * Times are CLOCK_MONOTONIC nanoseconds: the source converts device ticks to the host clock
  * (calibrated timestamps; OPSCOPE_GPU_F_ALIGNED when it could only align at submit time).
  */
@@ -26,7 +37,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define OPSCOPE_GPU_ABI 1
+#define OPSCOPE_GPU_ABI 2
+
+/* The scope of a compute the capture does not time (see above). Never opened twice: one
+ * constant for every untimed compute, so a source needs no table entry for it. */
+#define OPSCOPE_GPU_SCOPE_UNTIMED UINT64_MAX
 
 typedef enum opscope_gpu_item_kind {
     OPSCOPE_GPU_ITEM_DISPATCH = 0, /* a compute dispatch (name: the pipeline's) */
@@ -61,8 +76,9 @@ typedef struct opscope_gpu_item {
 typedef struct opscope_gpu_source {
     int abi;              /* OPSCOPE_GPU_ABI */
     const char *name;     /* "vulkan" */
-    /* No more items will be recorded under SCOPE. Returns how many were recorded. The source
-     * may deliver the scope's items from inside this call (all already timed). */
+    /* No more items will be recorded under SCOPE (a timed scope, never 0 or
+     * OPSCOPE_GPU_SCOPE_UNTIMED). Returns how many were recorded. The source may deliver the
+     * scope's items from inside this call (all already timed). */
     uint64_t (*end_scope)(uint64_t scope);
     /* Reads whatever has completed, without waiting (at export). */
     void (*poll)(void);
@@ -71,7 +87,9 @@ typedef struct opscope_gpu_source {
 /* What the capture gives the source. Every function may be called from any thread. */
 typedef struct opscope_gpu_host {
     int abi;              /* OPSCOPE_GPU_ABI */
-    /* The calling thread's open scope, 0 when none. Cheap (a thread-local read). */
+    /* The calling thread's open scope: 0 when none, OPSCOPE_GPU_SCOPE_UNTIMED when the
+     * capture does not time the work recorded now (pass it through untouched). Cheap (a
+     * thread-local read): a source may ask for every command it sees. */
     uint64_t (*scope)(void);
     /* N timed items of SCOPE (a part of them; for scope 0, each batch stands alone).
      * ITEMS is borrowed for the call. */

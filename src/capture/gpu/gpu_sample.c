@@ -1,0 +1,154 @@
+/*
+ * gpu_sample.c - per-topology sampling of device-timed computes (see gpu_sample.h).
+ */
+#include "capture/gpu/gpu_sample.h"
+
+#include <string.h>
+
+#define DEF_BUDGET 0.05
+#define DEF_WARMUP 3u
+#define DEF_N_INIT 4u
+#define DEF_N_MAX 64u
+
+void opscope_gpu_sample_init(opscope_gpu_sample *s, const opscope_gpu_sample_config *cfg) {
+    memset(s, 0, sizeof *s);
+    if (cfg) {
+        s->cfg = *cfg;
+    }
+    if (!(s->cfg.budget > 0)) s->cfg.budget = DEF_BUDGET;
+    if (!s->cfg.warmup) s->cfg.warmup = DEF_WARMUP;
+    if (!s->cfg.n_init) s->cfg.n_init = DEF_N_INIT;
+    if (!s->cfg.n_max) s->cfg.n_max = DEF_N_MAX;
+    if (s->cfg.n_init > s->cfg.n_max) s->cfg.n_init = s->cfg.n_max;
+    s->prev = -1;
+}
+
+static opscope_gpu_sample_topo *slot_at(opscope_gpu_sample *s, int i) {
+    return i == -2 ? &s->overflow : &s->slots[i];
+}
+
+/* The slot of KEY, claimed when new (-2: the table is full, the shared overflow entry). */
+static int slot_of(opscope_gpu_sample *s, uint64_t key) {
+    key = key ? key : 1; /* 0 marks a free slot */
+    uint64_t h = key * 0x9e3779b97f4a7c15ull;
+    for (uint32_t k = 0; k < OPSCOPE_GPU_SAMPLE_SLOTS; k++) {
+        uint32_t i = (uint32_t)((h >> 40) + k) % OPSCOPE_GPU_SAMPLE_SLOTS;
+        if (s->slots[i].key == key) {
+            return (int)i;
+        }
+        if (s->slots[i].key == 0) {
+            s->slots[i].key = key;
+            s->slots[i].n = s->cfg.n_init;
+            return (int)i;
+        }
+    }
+    if (s->overflow.n == 0) {
+        s->overflow.n = s->cfg.n_init;
+    }
+    return -2;
+}
+
+static uint64_t median(const uint64_t *v, uint32_t n) {
+    uint64_t t[OPSCOPE_GPU_SAMPLE_RING];
+    memcpy(t, v, n * sizeof *t);
+    for (uint32_t i = 1; i < n; i++) { /* insertion sort: n <= 8 */
+        uint64_t x = t[i];
+        uint32_t j = i;
+        while (j > 0 && t[j - 1] > x) {
+            t[j] = t[j - 1];
+            j--;
+        }
+        t[j] = x;
+    }
+    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+
+/* N from the medians of timed and untimed costs, once both are measured. */
+static void adapt(const opscope_gpu_sample_config *cfg, opscope_gpu_sample_topo *t) {
+    if (!t->n_cost[0] || !t->n_cost[1]) {
+        return;
+    }
+    uint32_t nu = t->n_cost[0] < OPSCOPE_GPU_SAMPLE_RING ? t->n_cost[0] : OPSCOPE_GPU_SAMPLE_RING;
+    uint32_t nt = t->n_cost[1] < OPSCOPE_GPU_SAMPLE_RING ? t->n_cost[1] : OPSCOPE_GPU_SAMPLE_RING;
+    double u = (double)median(t->cost[0], nu), c = (double)median(t->cost[1], nt);
+    double n = u > 0 ? (c - u) / (cfg->budget * u) : (double)cfg->n_max;
+    uint32_t k = n <= 1 ? 1 : n >= cfg->n_max ? cfg->n_max : (uint32_t)n + (n > (uint32_t)n);
+    t->n = k;
+    if (t->next_timed > t->last_timed + k) {
+        t->next_timed = t->last_timed + k; /* a shorter interval applies at once */
+    }
+}
+
+static void close_prev(opscope_gpu_sample *s, uint64_t now_ns) {
+    if (s->prev == -1) {
+        return;
+    }
+    opscope_gpu_sample_topo *t = slot_at(s, s->prev);
+    if (!s->prev_first && now_ns > s->prev_ns) {
+        int k = s->prev_timed ? 1 : 0;
+        t->cost[k][t->n_cost[k] % OPSCOPE_GPU_SAMPLE_RING] = now_ns - s->prev_ns;
+        t->n_cost[k]++;
+        adapt(&s->cfg, t);
+    }
+    s->prev = -1;
+}
+
+opscope_gpu_sample_decision opscope_gpu_sample_begin(opscope_gpu_sample *s, uint64_t key, uint64_t now_ns) {
+    opscope_gpu_sample_decision d = {true, 1};
+    if (s->cfg.mode == OPSCOPE_GPU_TIMING_ALL) {
+        return d;
+    }
+    close_prev(s, now_ns);
+    int i = slot_of(s, key);
+    opscope_gpu_sample_topo *t = slot_at(s, i);
+    t->seen++;
+    /* after the warm-up, the first sample is untimed: it is the baseline N adapts to */
+    if (t->seen == s->cfg.warmup + 1) {
+        t->next_timed = t->seen + 1;
+        t->last_timed = t->seen - 1;
+    }
+    d.timed = t->seen <= s->cfg.warmup || t->seen >= t->next_timed;
+    if (d.timed) {
+        d.weight = 1 + t->untimed_run;
+        t->untimed_run = 0;
+        t->timed++;
+        t->last_timed = t->seen;
+        t->next_timed = t->seen + t->n;
+    } else {
+        d.weight = 0;
+        t->untimed_run++;
+    }
+    s->prev = i;
+    s->prev_timed = d.timed;
+    s->prev_first = t->seen == 1;
+    s->prev_ns = now_ns;
+    return d;
+}
+
+void opscope_gpu_sample_pause(opscope_gpu_sample *s) {
+    s->prev = -1;
+}
+
+uint32_t opscope_gpu_sample_interval(const opscope_gpu_sample *s, uint64_t key) {
+    key = key ? key : 1;
+    for (uint32_t i = 0; i < OPSCOPE_GPU_SAMPLE_SLOTS; i++) {
+        if (s->slots[i].key == key) {
+            return s->slots[i].n;
+        }
+    }
+    return 0;
+}
+
+bool opscope_gpu_timing_parse(const char *text, opscope_gpu_timing *mode) {
+    if (!text) {
+        return false;
+    }
+    if (strcmp(text, "all") == 0) {
+        *mode = OPSCOPE_GPU_TIMING_ALL;
+    } else if (strcmp(text, "sampled") == 0) {
+        *mode = OPSCOPE_GPU_TIMING_SAMPLED;
+    } else {
+        return false;
+    }
+    return true;
+}
