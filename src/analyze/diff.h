@@ -79,9 +79,22 @@ typedef struct opscope_diff_totals {
     uint64_t phase_pending_dropped; /* records whose graph's phase was not found in time */
     uint64_t runs_dropped;    /* record runs not counted: the run table was full */
     uint64_t atoms_capped;    /* records not split by shape for the noise test (memory cap) */
+    uint64_t inputs;          /* runs: the input files read into this side (sink ends) */
+    /* The spread of whole graph computes' times: per graph size (tokens), sum of n s^2 and of
+     * (n s^2)^2 / (n - 1) over sizes with 2 graphs or more, and how many graphs those hold. */
+    double graph_var, graph_df_den;
+    uint64_t graph_samples;
 } opscope_diff_totals;
 
 const opscope_diff_totals *opscope_diff_side_totals(const opscope_diff_side_t *s);
+
+/* One run (input file) of a side: its graphs, tokens, op + copy time and wall span. */
+typedef struct opscope_diff_run {
+    uint64_t graphs, tokens, total_ns, wall_ns;
+} opscope_diff_run;
+/* Run R (0 <= R < totals.inputs) into *OUT; false when R is out of range or past the 256
+ * runs a side keeps. */
+bool opscope_diff_side_run(const opscope_diff_side_t *s, size_t r, opscope_diff_run *out);
 
 /* A group after finish. Component strings are NULL when that part is not in the key. */
 typedef struct opscope_diff_group {
@@ -98,6 +111,10 @@ typedef struct opscope_diff_group {
      * at least 2 calls; n_tested counts their calls. */
     double var_total, df_den;
     uint64_t n_tested;
+    uint64_t n_graph_tested; /* of n_tested: per-graph sums (the larger estimate), not calls */
+    /* per run (totals.inputs of them) the group's total; NULL with one run, more than 256,
+     * or a Kineto key attributed after the read */
+    const uint64_t *run_ns;
 } opscope_diff_group;
 
 size_t opscope_diff_side_n_groups(const opscope_diff_side_t *s);
@@ -196,7 +213,20 @@ const opscope_diff_opts *opscope_diff_get_opts(const opscope_diff_t *d);
 const opscope_diff_side_t *opscope_diff_base(const opscope_diff_t *d);
 const opscope_diff_side_t *opscope_diff_newer(const opscope_diff_t *d);
 
-/* The normalisation used (never AUTO) and each side's unit count (1 for NONE). */
+/* What the noise test measured the spread of (docs/diff.md). */
+typedef enum opscope_diff_noise {
+    OPSCOPE_DIFF_NOISE_RUNS = 0, /* per-run totals: 2 runs or more per side */
+    OPSCOPE_DIFF_NOISE_GRAPHS,   /* within one run: per-graph sums (per-call where larger) */
+    OPSCOPE_DIFF_NOISE_CALLS,    /* within one run: per-call durations (no graph ids) */
+} opscope_diff_noise;
+opscope_diff_noise opscope_diff_noise_used(const opscope_diff_t *d);
+/* Whether --fail-on-regression tested the total (only with 2 runs or more per side), and the
+ * level each regression check is tested at (--alpha over the number of checks). */
+bool opscope_diff_total_tested(const opscope_diff_t *d);
+double opscope_diff_alpha_check(const opscope_diff_t *d);
+
+/* The normalisation used (never AUTO) and each side's unit count (1 for NONE; the number of
+ * runs when a side has several). */
 opscope_diff_norm opscope_diff_norm_used(const opscope_diff_t *d);
 double opscope_diff_units(const opscope_diff_t *d, int side); /* 0 base, 1 new */
 bool opscope_diff_merged_backends(const opscope_diff_t *d);

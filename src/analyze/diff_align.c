@@ -21,7 +21,17 @@ struct opscope_diff {
     opscope_diff_fusion *fusions;
     size_t n_fusions, cap_fusions;
     opscope_diff_summary sum;
+    opscope_diff_noise noise;
+    bool total_tested;  /* the total's regression is tested (runs on both sides) */
+    double alpha_check; /* --alpha over the number of regression checks */
 };
+
+/* How much the rest of the run (all but R's group) slowed from BASE to NEW; 1 when a side
+ * has no rest. */
+static double scale_rest(const opscope_diff_t *d, const opscope_diff_row *r) {
+    double b = d->sum.base_total - r->base_ns, n = d->sum.new_total - r->new_ns;
+    return b > 0 && n > 0 ? n / b : 1.0;
+}
 
 const char *opscope_diff_norm_name(opscope_diff_norm n) {
     switch (n) {
@@ -38,8 +48,65 @@ static uint64_t unit_count(const opscope_diff_totals *t, opscope_diff_norm n) {
     case OPSCOPE_DIFF_NORM_GRAPH: return t->graphs;
     case OPSCOPE_DIFF_NORM_TOKEN: return t->tokens;
     case OPSCOPE_DIFF_NORM_ITERATION: return t->iterations;
+    default: return t->inputs > 1 ? t->inputs : 1; /* totals per run */
+    }
+}
+
+/* Run R's count of the unit N (1 per run for none); 0 when unknown (iterations). */
+static double run_units(const opscope_diff_run *r, opscope_diff_norm n) {
+    switch (n) {
+    case OPSCOPE_DIFF_NORM_GRAPH: return (double)r->graphs;
+    case OPSCOPE_DIFF_NORM_TOKEN: return (double)r->tokens;
+    case OPSCOPE_DIFF_NORM_ITERATION: return 0;
     default: return 1;
     }
+}
+
+/* The spread of a side's normalised total: its variance and Welch-Satterthwaite term. */
+typedef struct spread {
+    double mean, var, df_den;
+    bool ok;
+} spread;
+
+/* From per-run totals (RUN_NS, or the runs' whole totals when NULL): the mean per unit of the
+ * runs and the variance of that mean. Needs 2 runs with units. */
+static spread per_run(const opscope_diff_t *d, int side, const uint64_t *run_ns) {
+    spread sp = {0};
+    const opscope_diff_side_t *s = d->side[side];
+    size_t k = (size_t)opscope_diff_side_totals(s)->inputs;
+    if (k < 2) return sp;
+    double sum = 0, sumsq = 0;
+    for (size_t r = 0; r < k; r++) {
+        opscope_diff_run run;
+        if (!opscope_diff_side_run(s, r, &run)) return sp;
+        double u = run_units(&run, d->norm);
+        if (u <= 0) return sp;
+        double v = (double)(run_ns ? run_ns[r] : run.total_ns) / u;
+        sum += v;
+        sumsq += v * v;
+    }
+    sp.mean = sum / (double)k;
+    double var = fmax(0.0, (sumsq - sum * sum / (double)k) / (double)(k - 1));
+    sp.var = var / (double)k;
+    sp.df_den = sp.var * sp.var / (double)(k - 1);
+    sp.ok = true;
+    return sp;
+}
+
+/* From a group's strata (per-graph sums or per-call durations) over one run's units. */
+static spread per_stratum(double mean, double var_total, double df_den, double units) {
+    spread sp = {mean, var_total / (units * units), df_den / (units * units * units * units), true};
+    return sp;
+}
+
+/* One-sided p-value that NEW exceeds F times BASE (F = 1 + PCT/100): the regression test. */
+static double margin_p(const spread *b, const spread *n, double f) {
+    double se2 = n->var + f * f * b->var, delta = n->mean - f * b->mean;
+    if (se2 <= 0.0) return delta > 0 ? 0.0 : 1.0;
+    double den = n->df_den + f * f * f * f * b->df_den;
+    double t = delta / sqrt(se2), df = den > 0 ? se2 * se2 / den : 1.0;
+    double two = opscope_t_two_sided(t, df);
+    return t > 0 ? two / 2 : 1.0 - two / 2;
 }
 
 /* |delta| descending, then the larger total, then the key: a stable, total order. */
@@ -167,6 +234,78 @@ static const char *unit_missing(opscope_diff_norm n, int side) {
     return m[i][side];
 }
 
+/* The noise test of a row present on both sides, and its regression check (docs/diff.md).
+ * With 2 runs or more per side the spread is the runs' (per-run totals); else it is
+ * estimated within each run from per-graph sums and per-call durations. A different number
+ * of calls per unit is a change of the work itself; no change at all is never significant.
+ * A regression is a slowdown by more than --fail-on-regression PCT beyond the noise: NEW >
+ * (1 + PCT/100) BASE, one-sided at --alpha over the number of checks (Bonferroni). With one
+ * run a side, a slower machine slows every op alike, which no test within the runs can
+ * tell from a regression: BASE is first scaled by how much the rest of the run slowed. */
+static void row_test(opscope_diff_t *d, opscope_diff_row *r, double alpha_check) {
+    r->p_value = -1;
+    r->significant = true;
+    r->regression = false;
+    if (r->status != OPSCOPE_DIFF_BOTH) return;
+    const opscope_diff_group *b = r->base, *n = r->newg;
+    double f = 1.0 + d->opts.fail_pct / 100.0;
+    bool check = d->opts.fail_pct >= 0 && r->shown && r->new_ns > r->base_ns * f;
+    double cb = (double)b->count * d->units[1], cn = (double)n->count * d->units[0];
+    bool same_work = fabs(cb - cn) <= 1e-9 * fmax(cb, cn);
+    spread sb, sn;
+    bool runs = d->noise == OPSCOPE_DIFF_NOISE_RUNS && b->run_ns && n->run_ns;
+    if (runs) {
+        sb = per_run(d, 0, b->run_ns);
+        sn = per_run(d, 1, n->run_ns);
+    } else {
+        sb = per_stratum(r->base_ns, b->var_total, b->df_den, d->units[0]);
+        sn = per_stratum(r->new_ns, n->var_total, n->df_den, d->units[1]);
+        sb.ok = sn.ok = b->n_tested && n->n_tested;
+    }
+    if (r->delta_ns == 0) {
+        r->significant = false;
+        if (sb.ok && sn.ok) r->p_value = 1;
+        return;
+    }
+    if (!same_work || !sb.ok || !sn.ok) { /* nothing to test against: the change counts */
+        r->regression = check && (runs || fmax(1.0, scale_rest(d, r)) * r->base_ns * f < r->new_ns);
+        return;
+    }
+    r->p_value = opscope_welch_sum_p(sn.mean - sb.mean, sb.var, sb.df_den, sn.var, sn.df_den);
+    r->significant = r->p_value < d->opts.alpha;
+    if (!check || !r->significant) return;
+    if (!runs) { /* against the rest of the run: BASE as if it had slowed like the rest */
+        double c = fmax(1.0, scale_rest(d, r));
+        sb.mean *= c;
+        sb.var *= c * c;
+        sb.df_den *= c * c * c * c;
+    }
+    r->regression = margin_p(&sb, &sn, f) < alpha_check;
+}
+
+/* The total's regression: per-run totals with 2 runs a side. With one run a side it is not
+ * tested (a busier machine makes a whole run slower; only runs measure that). */
+static bool total_test(const opscope_diff_t *d, double alpha_check) {
+    const opscope_diff_summary *sm = &d->sum;
+    if (!d->total_tested || sm->base_total <= 0) return false;
+    double f = 1.0 + d->opts.fail_pct / 100.0;
+    if (sm->new_total <= sm->base_total * f) return false;
+    spread sb = per_run(d, 0, NULL), sn = per_run(d, 1, NULL);
+    return margin_p(&sb, &sn, f) < alpha_check;
+}
+
+/* Which spread the test uses: the runs' when both sides have 2 runs or more with per-run
+ * totals in the unit, else within runs. */
+static opscope_diff_noise noise_kind(const opscope_diff_t *d) {
+    spread b = per_run(d, 0, NULL), n = per_run(d, 1, NULL);
+    if (b.ok && n.ok) return OPSCOPE_DIFF_NOISE_RUNS;
+    for (int s = 0; s < 2; s++)
+        for (size_t i = 0; i < opscope_diff_side_n_groups(d->side[s]); i++)
+            if (opscope_diff_side_group(d->side[s], i)->n_graph_tested)
+                return OPSCOPE_DIFF_NOISE_GRAPHS;
+    return OPSCOPE_DIFF_NOISE_CALLS;
+}
+
 opscope_diff_t *opscope_diff_new(const opscope_diff_side_t *base, const opscope_diff_side_t *newer,
                                  const opscope_diff_opts *opts, const char **errmsg) {
     if (errmsg) *errmsg = NULL;
@@ -202,6 +341,7 @@ opscope_diff_t *opscope_diff_new(const opscope_diff_side_t *base, const opscope_
     d->merged = opts->merged_backends;
     d->units[0] = (double)unit_count(tb, norm);
     d->units[1] = (double)unit_count(tn, norm);
+    d->noise = noise_kind(d);
 
     size_t nb = opscope_diff_side_n_groups(base), nn = opscope_diff_side_n_groups(newer);
     d->rows = calloc(nb + nn + 1, sizeof *d->rows);
@@ -244,7 +384,7 @@ opscope_diff_t *opscope_diff_new(const opscope_diff_side_t *base, const opscope_
     free(matched);
 
     opscope_diff_summary *sm = &d->sum;
-    double fail = opts->fail_pct;
+    size_t n_checks = 0;
     for (size_t i = 0; i < d->n_rows; i++) {
         opscope_diff_row *r = &d->rows[i];
         const opscope_diff_group *g = r->newg ? r->newg : r->base;
@@ -260,30 +400,25 @@ opscope_diff_t *opscope_diff_new(const opscope_diff_side_t *base, const opscope_
         r->ratio = r->base_ns > 0 ? r->new_ns / r->base_ns : NAN;
         r->base_share = tb->total_ns ? 100.0 * (double)bt / (double)tb->total_ns : 0.0;
         r->new_share = tn->total_ns ? 100.0 * (double)nt / (double)tn->total_ns : 0.0;
-        r->p_value = -1;
-        r->significant = true;
-        if (r->status == OPSCOPE_DIFF_BOTH) {
-            /* The same number of calls per unit on both sides: only the per-call times can
-             * have changed, and Welch's test (per op, summed over a group's ops) says whether
-             * that change stands out of the spread of the calls. A different call count is a
-             * change in itself. No change at all is never significant. */
-            const opscope_diff_group *b = r->base, *n = r->newg;
-            double cb = (double)b->count * d->units[1], cn = (double)n->count * d->units[0];
-            if (r->delta_ns == 0) {
-                r->significant = false;
-                if (b->n_tested && n->n_tested) r->p_value = 1;
-            } else if (fabs(cb - cn) <= 1e-9 * fmax(cb, cn) && b->n_tested && n->n_tested) {
-                double ub = d->units[0], un = d->units[1];
-                r->p_value = opscope_welch_sum_p(r->delta_ns, b->var_total / (ub * ub),
-                                                 b->df_den / (ub * ub * ub * ub),
-                                                 n->var_total / (un * un),
-                                                 n->df_den / (un * un * un * un));
-                r->significant = r->p_value < d->opts.alpha;
-            }
-        }
         r->shown = fmax(r->base_share, r->new_share) >= opts->min_share;
-        r->regression = fail >= 0 && r->status == OPSCOPE_DIFF_BOTH && r->shown &&
-                        r->significant && r->new_ns > r->base_ns * (1.0 + fail / 100.0);
+        n_checks += r->shown && r->status == OPSCOPE_DIFF_BOTH;
+    }
+    sm->base_wall = (double)tb->wall_ns / d->units[0];
+    sm->new_wall = (double)tn->wall_ns / d->units[1];
+    sm->base_op = (double)tb->op_ns / d->units[0];
+    sm->new_op = (double)tn->op_ns / d->units[1];
+    sm->base_copy = (double)tb->copy_ns / d->units[0];
+    sm->new_copy = (double)tn->copy_ns / d->units[1];
+    sm->base_total = (double)tb->total_ns / d->units[0];
+    sm->new_total = (double)tn->total_ns / d->units[1];
+    d->total_tested = opts->fail_pct >= 0 && d->noise == OPSCOPE_DIFF_NOISE_RUNS;
+    n_checks += d->total_tested;
+    /* the family of checks fails with probability alpha at most when nothing changed */
+    d->alpha_check = d->opts.alpha / (double)(n_checks ? n_checks : 1);
+    sm->total_regression = total_test(d, d->alpha_check);
+    for (size_t i = 0; i < d->n_rows; i++) {
+        opscope_diff_row *r = &d->rows[i];
+        row_test(d, r, d->alpha_check);
         if (r->status == OPSCOPE_DIFF_BOTH) sm->n_both++;
         else if (r->status == OPSCOPE_DIFF_ONLY_BASE) sm->n_only_base++;
         else sm->n_only_new++;
@@ -295,17 +430,6 @@ opscope_diff_t *opscope_diff_new(const opscope_diff_side_t *base, const opscope_
         if (r->regression) sm->n_regressions++;
     }
     opscope_sort(d->rows, d->n_rows, sizeof *d->rows, row_cmp);
-
-    sm->base_wall = (double)tb->wall_ns / d->units[0];
-    sm->new_wall = (double)tn->wall_ns / d->units[1];
-    sm->base_op = (double)tb->op_ns / d->units[0];
-    sm->new_op = (double)tn->op_ns / d->units[1];
-    sm->base_copy = (double)tb->copy_ns / d->units[0];
-    sm->new_copy = (double)tn->copy_ns / d->units[1];
-    sm->base_total = (double)tb->total_ns / d->units[0];
-    sm->new_total = (double)tn->total_ns / d->units[1];
-    sm->total_regression = fail >= 0 && sm->base_total > 0 &&
-                           sm->new_total > sm->base_total * (1.0 + fail / 100.0);
 
     if (fusions_ggml(d, 0) || fusions_ggml(d, 1) || fusions_cpu(d)) {
         opscope_diff_free(d);
@@ -336,6 +460,9 @@ const opscope_diff_side_t *opscope_diff_newer(const opscope_diff_t *d) { return 
 opscope_diff_norm opscope_diff_norm_used(const opscope_diff_t *d) { return d->norm; }
 double opscope_diff_units(const opscope_diff_t *d, int side) { return d->units[side ? 1 : 0]; }
 bool opscope_diff_merged_backends(const opscope_diff_t *d) { return d->merged; }
+opscope_diff_noise opscope_diff_noise_used(const opscope_diff_t *d) { return d->noise; }
+bool opscope_diff_total_tested(const opscope_diff_t *d) { return d->total_tested; }
+double opscope_diff_alpha_check(const opscope_diff_t *d) { return d->alpha_check; }
 size_t opscope_diff_n_rows(const opscope_diff_t *d) { return d->n_rows; }
 const opscope_diff_row *opscope_diff_row_get(const opscope_diff_t *d, size_t i) {
     return i < d->n_rows ? &d->rows[i] : NULL;

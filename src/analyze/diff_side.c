@@ -27,6 +27,9 @@
 #define MAX_ATOMS 262144               /* groups of op, backend, shape and key parts */
 #define SHAPE_OTHER (UINT32_MAX - 2)   /* shapes past MAX_SHAPES, or past MAX_ATOMS */
 #define MAX_LANES 64
+#define MAX_INPUTS 256                 /* runs (input files) per side with per-run totals */
+#define MAX_GSTRATA 64                 /* graph sizes (tokens) with their own per-graph stratum */
+#define NO_GRAPH INT64_MIN
 
 /* ---------------------------------------------------------------------------------------- */
 /* Open addressing over items stored elsewhere: (hash, index + 1) slots.                    */
@@ -120,12 +123,22 @@ typedef struct dgroup {
     dkey key;
     uint64_t count, total_ns, min_ns, max_ns, calls;
     opscope_moments m;
+    /* the atom's time per graph compute: the sum of the current graph, then its moments */
+    int64_t g_cur;
+    uint64_t g_sum;
+    opscope_moments gm;
 } dgroup;
 
 typedef struct pend {
     dkey key;
     uint64_t dur;
 } pend;
+
+/* Per-graph totals of graphs of one size (tokens): the spread of a whole graph's time. */
+typedef struct gstratum {
+    uint64_t tokens;
+    opscope_moments m;
+} gstratum;
 
 typedef struct run_ent {
     uint32_t n;
@@ -145,6 +158,8 @@ typedef struct ring_ent {
     int64_t id;
     uint8_t phase;
     uint8_t used;
+    uint64_t tokens; /* 0: not known */
+    uint64_t sum;    /* the graph's time so far */
 } ring_ent;
 
 typedef struct bname {
@@ -185,6 +200,7 @@ struct opscope_diff_side {
     /* graphs */
     bool g_valid, g_new;
     int64_t g_id;
+    ring_ent *g_ent;
     uint8_t g_phase;
     uint32_t g_layer;
     ring_ent ring[GRAPH_RING];
@@ -206,8 +222,18 @@ struct opscope_diff_side {
     struct keyset partials;
     uint32_t *gpu_partial; /* per GPU activity (by seq): index into partials */
     size_t n_gpu_partial, cap_gpu_partial;
+    /* per-graph totals, by graph size */
+    gstratum gstrata[MAX_GSTRATA + 1]; /* the last one: every other size */
+    size_t n_gstrata;
+    /* runs: each input file read into this side; per run the atoms' cumulative totals */
+    uint64_t *run_snap[MAX_INPUTS];
+    size_t run_snap_n[MAX_INPUTS];
+    uint64_t run_graphs[MAX_INPUTS], run_tokens[MAX_INPUTS], run_wall[MAX_INPUTS];
+    uint64_t run_total[MAX_INPUTS];
+    uint64_t run_first, run_last, run_records;
     /* results */
     opscope_diff_totals totals;
+    uint64_t *final_runs; /* n_final x totals.inputs per-run totals */
     bool finished;
     opscope_diff_group *final;
     size_t n_final;
@@ -215,7 +241,7 @@ struct opscope_diff_side {
     size_t n_fused;
     opscope_diff_cpu_op *cpu_ops;
     size_t n_cpu_ops;
-    bool failed;
+    bool failed, attributed;
 };
 
 /* ---------------------------------------------------------------------------------------- */
@@ -253,6 +279,8 @@ void opscope_diff_side_free(opscope_diff_side_t *s) {
     free(s->partials.ix.slots);
     free(s->gpu_partial);
     free(s->final);
+    free(s->final_runs);
+    for (size_t i = 0; i < MAX_INPUTS; i++) free(s->run_snap[i]);
     free(s->fused);
     free(s->cpu_ops);
     free(s);
@@ -402,8 +430,17 @@ static long group_find(opscope_diff_side_t *s, const dkey *k) {
     dgroup *g = &s->groups[s->n_groups];
     memset(g, 0, sizeof *g);
     g->key = *k;
+    g->g_cur = NO_GRAPH;
     hindex_put(&s->group_ix, h, (uint32_t)s->n_groups);
     return (long)s->n_groups++;
+}
+
+/* The atom's per-graph sum of GRAPH ends: one sample of its time per graph compute. */
+static void group_graph_flush(dgroup *g) {
+    if (g->g_cur == NO_GRAPH) return;
+    opscope_moments_add(&g->gm, g->g_sum);
+    g->g_cur = NO_GRAPH;
+    g->g_sum = 0;
 }
 
 static void group_acc(dgroup *g, uint64_t d) {
@@ -414,12 +451,19 @@ static void group_acc(dgroup *g, uint64_t d) {
     opscope_moments_add(&g->m, d);
 }
 
-/* Adds a record's duration: each record is one call of its group. */
-static int add(opscope_diff_side_t *s, const dkey *k, uint64_t d) {
+/* Adds a record's duration: each record is one call of its group, in graph compute GRAPH
+ * (NO_GRAPH: none). */
+static int add(opscope_diff_side_t *s, const dkey *k, uint64_t d, int64_t graph) {
     long gi = group_find(s, k);
     if (gi < 0) return -1;
-    group_acc(&s->groups[gi], d);
-    s->groups[gi].calls++;
+    dgroup *g = &s->groups[gi];
+    group_acc(g, d);
+    g->calls++;
+    if (graph != NO_GRAPH) {
+        if (g->g_cur != graph) group_graph_flush(g);
+        g->g_cur = graph;
+        g->g_sum += d;
+    }
     return 0;
 }
 
@@ -429,7 +473,7 @@ static int add(opscope_diff_side_t *s, const dkey *k, uint64_t d) {
 static int pending_flush(opscope_diff_side_t *s, uint8_t phase) {
     for (size_t i = 0; i < s->n_pending; i++) {
         s->pending[i].key.phase = phase;
-        if (add(s, &s->pending[i].key, s->pending[i].dur)) return -1;
+        if (add(s, &s->pending[i].key, s->pending[i].dur, s->g_id)) return -1;
     }
     s->n_pending = 0;
     return 0;
@@ -439,6 +483,17 @@ static ring_ent *ring_find(opscope_diff_side_t *s, int64_t id) {
     for (size_t i = 0; i < GRAPH_RING; i++)
         if (s->ring[i].used && s->ring[i].id == id) return &s->ring[i];
     return NULL;
+}
+
+/* A finished graph's total time, one sample of its size's stratum. */
+static void gstrata_add(opscope_diff_side_t *s, uint64_t tokens, uint64_t sum) {
+    size_t i = 0;
+    while (i < s->n_gstrata && s->gstrata[i].tokens != tokens) i++;
+    if (i == s->n_gstrata) {
+        if (s->n_gstrata < MAX_GSTRATA) s->gstrata[s->n_gstrata++].tokens = tokens;
+        else i = MAX_GSTRATA; /* every further size shares the last stratum */
+    }
+    opscope_moments_add(&s->gstrata[i].m, sum);
 }
 
 /* The record's graph becomes the current one. Returns 0 or -1 (no memory). */
@@ -453,6 +508,7 @@ static int graph_switch(opscope_diff_side_t *s, int64_t id) {
     if (e) { /* a graph seen before (records of graphs interleaved) */
         s->g_new = false;
         s->g_phase = e->phase;
+        s->g_ent = e;
         return 0;
     }
     s->g_new = true;
@@ -460,9 +516,9 @@ static int graph_switch(opscope_diff_side_t *s, int64_t id) {
     s->totals.graphs++;
     e = &s->ring[s->ring_pos];
     s->ring_pos = (s->ring_pos + 1) % GRAPH_RING;
-    e->id = id;
-    e->phase = PHASE_UNKNOWN;
-    e->used = 1;
+    if (e->used) gstrata_add(s, e->tokens, e->sum);
+    *e = (ring_ent){.id = id, .phase = PHASE_UNKNOWN, .used = 1};
+    s->g_ent = e;
     return 0;
 }
 
@@ -472,7 +528,10 @@ static int graph_phase_found(opscope_diff_side_t *s, const opscope_record *rec) 
     uint8_t ph = t > 1 ? OPSCOPE_KINETO_PHASE_PREFILL : OPSCOPE_KINETO_PHASE_DECODE;
     s->g_phase = ph;
     ring_ent *e = ring_find(s, s->g_id);
-    if (e) e->phase = ph;
+    if (e) {
+        e->phase = ph;
+        e->tokens = (uint64_t)t;
+    }
     if (s->g_new) {
         s->totals.tokens += (uint64_t)t;
         if (ph == OPSCOPE_KINETO_PHASE_PREFILL) s->totals.prefill_graphs++;
@@ -625,7 +684,7 @@ static int pending_resolve(opscope_diff_side_t *s) {
     if (s->keys & OPSCOPE_DIFF_KEY_CPU_OP) k.cpu = NONE32;
     if (s->keys & OPSCOPE_DIFF_KEY_LAYER) k.layer = NONE32;
     if (s->keys & OPSCOPE_DIFF_KEY_PHASE) k.phase = OPSCOPE_KINETO_PHASE_NONE;
-    return add(s, &k, s->pend_dur);
+    return add(s, &k, s->pend_dur, NO_GRAPH);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -676,6 +735,9 @@ static int side_record(void *ud, const opscope_record *rec) {
     if (t->n_records == 0 || start < t->first_start_ns) t->first_start_ns = start;
     if (t->n_records == 0 || end > t->last_end_ns) t->last_end_ns = end;
     t->n_records++;
+    if (s->run_records == 0 || start < s->run_first) s->run_first = start;
+    if (s->run_records == 0 || end > s->run_last) s->run_last = end;
+    s->run_records++;
     if (rec->type == OPSCOPE_RECORD_COPY) {
         t->n_copies++;
         t->copy_ns += d;
@@ -703,6 +765,7 @@ static int side_record(void *ud, const opscope_record *rec) {
         if (graph_phase_found(s, rec)) return -1;
     }
     if (graph && rec->type == OPSCOPE_RECORD_OP && runs_add(s, rec, o)) return -1;
+    if (graph) s->g_ent->sum += d;
 
     dkey k;
     memset(&k, 0, sizeof k);
@@ -762,9 +825,11 @@ static int side_record(void *ud, const opscope_record *rec) {
         }
         k.phase = graph ? s->g_phase : OPSCOPE_KINETO_PHASE_NONE;
     }
-    return add(s, &k, d);
+    return add(s, &k, d, graph ? rec->graph_id : NO_GRAPH);
 }
 
+/* The end of one input: its graphs end (their per-graph samples are taken) and its totals
+ * are kept as one run of this side; graph ids of a next input are its own. */
 static int side_end(void *ud) {
     opscope_diff_side_t *s = ud;
     if (s->pend_valid && pending_resolve(s)) return -1;
@@ -772,6 +837,25 @@ static int side_end(void *ud) {
         pending_flush(s, OPSCOPE_KINETO_PHASE_NONE))
         return -1;
     s->g_valid = false;
+    for (size_t i = 0; i < s->n_groups; i++) group_graph_flush(&s->groups[i]);
+    for (size_t i = 0; i < GRAPH_RING; i++)
+        if (s->ring[i].used) gstrata_add(s, s->ring[i].tokens, s->ring[i].sum);
+    memset(s->ring, 0, sizeof s->ring);
+    s->ring_pos = 0;
+    s->n_lanes = 0;
+    size_t r = s->totals.inputs;
+    if (r < MAX_INPUTS) {
+        s->run_snap[r] = malloc((s->n_groups ? s->n_groups : 1) * sizeof **s->run_snap);
+        if (!s->run_snap[r]) return -1;
+        for (size_t i = 0; i < s->n_groups; i++) s->run_snap[r][i] = s->groups[i].total_ns;
+        s->run_snap_n[r] = s->n_groups;
+        s->run_graphs[r] = s->totals.graphs;
+        s->run_tokens[r] = s->totals.tokens;
+        s->run_total[r] = s->totals.op_ns + s->totals.copy_ns;
+        s->run_wall[r] = s->run_records ? s->run_last - s->run_first : 0;
+    }
+    s->totals.inputs++;
+    s->run_records = 0;
     return 0;
 }
 
@@ -911,6 +995,22 @@ done:
     return rc;
 }
 
+/* Adds atom G's noise to group F: the variance of its total is estimated from its per-call
+ * durations and from its per-graph sums (calls of one graph are not independent: a slow
+ * graph slows them all), the larger of the two counting; n_tested: the samples it rests on. */
+static void atom_noise(opscope_diff_group *f, const dgroup *g) {
+    double vc = g->m.n >= 2 ? (double)g->m.n * opscope_moments_var(&g->m) : -1;
+    double vg = g->gm.n >= 2 ? (double)g->gm.n * opscope_moments_var(&g->gm) : -1;
+    if (vc < 0 && vg < 0) return;
+    bool graphs = vg >= vc;
+    double v = graphs ? vg : vc;
+    uint64_t n = graphs ? g->gm.n : g->m.n;
+    f->var_total += v;
+    f->df_den += v * v / (double)(n - 1);
+    f->n_tested += n;
+    if (graphs) f->n_graph_tested += n;
+}
+
 typedef struct sbuf {
     char *p;
     size_t n, cap;
@@ -954,10 +1054,23 @@ int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
     if (s->kin) {
         s->totals.iterations = opscope_kineto_get_results(s->kin)->n_iterations;
         if (opscope_kineto_n_gpu(s->kin) && attribute_kineto(s)) return -1;
+        s->attributed = s->defer && opscope_kineto_n_gpu(s->kin);
     }
     opscope_diff_totals *t = &s->totals;
     t->total_ns = t->op_ns + t->copy_ns;
     t->wall_ns = t->n_records ? t->last_end_ns - t->first_start_ns : 0;
+    if (t->inputs > 1 && t->inputs <= MAX_INPUTS) { /* runs of other processes: their spans */
+        t->wall_ns = 0;
+        for (size_t r = 0; r < t->inputs; r++) t->wall_ns += s->run_wall[r];
+    }
+    for (size_t i = 0; i <= MAX_GSTRATA; i++) {
+        const opscope_moments *m = &s->gstrata[i].m;
+        if (m->n < 2) continue;
+        double v = (double)m->n * opscope_moments_var(m);
+        t->graph_var += v;
+        t->graph_df_den += v * v / (double)(m->n - 1);
+        t->graph_samples += m->n;
+    }
 
     /* fused names */
     s->fused = calloc(s->n_ops ? s->n_ops : 1, sizeof *s->fused);
@@ -985,6 +1098,13 @@ int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
     s->final = calloc(s->n_groups ? s->n_groups : 1, sizeof *s->final);
     hindex fx;
     if (!s->final || hindex_init(&fx)) return -1;
+    /* per-run totals, unless the trace analysis attributed records after the runs ended */
+    bool per_run = t->inputs >= 2 && t->inputs <= MAX_INPUTS && !s->attributed;
+    if (per_run && !(s->final_runs = calloc((s->n_groups ? s->n_groups : 1) * t->inputs,
+                                            sizeof *s->final_runs))) {
+        free(fx.slots);
+        return -1;
+    }
     int rc = -1;
     sbuf key = {0}, name = {0};
     for (size_t i = 0; i < s->n_groups; i++) {
@@ -1091,13 +1211,18 @@ int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
         f->total_ns += g->total_ns;
         f->calls += g->calls;
         opscope_moments_merge(&f->m, &g->m);
-        if (g->m.n >= 2) { /* g is one atom: an op identity and backend within the key */
-            double v = (double)g->m.n * opscope_moments_var(&g->m);
-            f->var_total += v;
-            f->df_den += v * v / (double)(g->m.n - 1);
-            f->n_tested += g->m.n;
+        atom_noise(f, g);
+        if (s->final_runs) {
+            uint64_t *fr = s->final_runs + (size_t)(f - s->final) * t->inputs;
+            for (size_t r = 0; r < t->inputs; r++) {
+                uint64_t now = i < s->run_snap_n[r] ? s->run_snap[r][i] : g->total_ns;
+                uint64_t before = r && i < s->run_snap_n[r - 1] ? s->run_snap[r - 1][i] : 0;
+                fr[r] += now - before;
+            }
         }
     }
+    for (size_t i = 0; s->final_runs && i < s->n_final; i++)
+        s->final[i].run_ns = s->final_runs + i * t->inputs;
     s->finished = true;
     rc = 0;
 out:
@@ -1109,6 +1234,15 @@ out:
 
 const opscope_diff_totals *opscope_diff_side_totals(const opscope_diff_side_t *s) {
     return &s->totals;
+}
+
+bool opscope_diff_side_run(const opscope_diff_side_t *s, size_t r, opscope_diff_run *out) {
+    if (r >= s->totals.inputs || r >= MAX_INPUTS) return false;
+    out->graphs = s->run_graphs[r] - (r ? s->run_graphs[r - 1] : 0);
+    out->tokens = s->run_tokens[r] - (r ? s->run_tokens[r - 1] : 0);
+    out->total_ns = s->run_total[r] - (r ? s->run_total[r - 1] : 0);
+    out->wall_ns = s->run_wall[r];
+    return true;
 }
 size_t opscope_diff_side_n_groups(const opscope_diff_side_t *s) { return s->n_final; }
 const opscope_diff_group *opscope_diff_side_group(const opscope_diff_side_t *s, size_t i) {

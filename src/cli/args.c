@@ -63,18 +63,27 @@ static const opscope_cli_opt *find(const opscope_cli_parser *p, const char *arg,
 }
 
 int opscope_cli_next(opscope_cli_parser *p, opscope_cli_arg *out) {
-    if (p->next < 1) p->next = 1;
+    if (p->next < 1) {
+        p->next = 1;
+        p->sep = -1;
+    }
     const char *arg;
     for (;;) {
         if (p->next >= p->argc) return OPSCOPE_CLI_END;
         arg = p->argv[p->next++];
         if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
             p->quiet = true;
+        } else if (p->separator && !strcmp(arg, "--")) {
+            if (p->sep >= 0) return opscope_cli_usage_error(p->cmd, "'--' given twice");
+            p->sep = p->n_inputs;
         } else if (arg[0] != '-' || arg[1] == '\0') {
             if (p->n_inputs == p->max_inputs)
-                return opscope_cli_usage_error(p->cmd, "more than %s given ('%s')",
-                                               p->max_inputs == 1 ? "one input" : "two inputs",
-                                               arg);
+                return p->max_inputs <= 2
+                           ? opscope_cli_usage_error(p->cmd, "more than %s given ('%s')",
+                                                     p->max_inputs == 1 ? "one input"
+                                                                        : "two inputs", arg)
+                           : opscope_cli_usage_error(p->cmd, "more than %d inputs given ('%s')",
+                                                     p->max_inputs, arg);
             p->inputs[p->n_inputs++] = arg;
         } else {
             break;

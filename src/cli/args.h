@@ -25,11 +25,13 @@ typedef struct opscope_cli_parser {
     const opscope_cli_opt *opts;    /* the command's options, searched in order */
     size_t n_opts;
     const char **inputs;            /* out: the operands ("-" is one), in order */
-    int max_inputs;                 /* room in INPUTS: 1 or 2 (more is an error) */
+    int max_inputs;                 /* room in INPUTS (more is an error) */
+    bool separator;                 /* "--" divides the operands (diff: BASE runs -- NEW runs) */
     int argc;
     char **argv;                    /* argv[0] is the subcommand, not parsed */
     int n_inputs;                   /* out: how many operands */
     bool quiet;                     /* out: -q/--quiet was given */
+    int sep;                        /* out: operands before "--" (with .separator); -1: none */
     int next;                       /* the next argv index to read (0 = not started) */
 } opscope_cli_parser;
 

@@ -23,9 +23,11 @@
 #include <string.h>
 
 #define DIFF_HTML_MAX_RECORDS 500000
+#define DIFF_MAX_INPUTS 64
 
 typedef struct diff_args {
-    const char *in[2];
+    const char *in[DIFF_MAX_INPUTS];
+    size_t n_in[2];       /* runs per side: BASE is in[0 .. n_in[0]), NEW follows */
     unsigned keys;
     const char *json, *text, *html;
     size_t top, html_max_records;
@@ -37,10 +39,13 @@ typedef struct diff_args {
 
 static void usage(FILE *f) {
     fputs("usage: opscope diff BASE NEW [options]\n"
+          "       opscope diff BASE1 BASE2... -- NEW1 NEW2... [options]\n"
           "\n"
           "Compare two profiles or traces (ggml profiles v2/v3, Kineto, Chrome; '.gz' read\n"
           "directly; '-' reads one of them from stdin): groups aligned by a key, sorted by the\n"
-          "size of their change, each change tested against the run-to-run spread.\n"
+          "size of their change, each change tested against the noise. With several runs per\n"
+          "side ('--' between them) the noise is the spread of the runs' totals; with one, it\n"
+          "is estimated within each run (per-graph times).\n"
           "\n"
           "Options:\n"
           "  --by KEY[,KEY...]        op (default for ggml profiles), kernel (default for\n"
@@ -59,7 +64,8 @@ static void usage(FILE *f) {
           "                           (default 0.5; also the floor of the regression check)\n"
           "  --alpha P                significance level of the noise test (default 0.05)\n"
           "  --fail-on-regression PCT exit 3 when the total, or a group above --min-share,\n"
-          "                           got slower by more than PCT% (beyond the noise)\n"
+          "                           got slower by more than PCT% beyond the noise\n"
+          "                           (one-sided test at --alpha)\n"
           "  --json FILE              the comparison as JSON\n"
           "  --text FILE              plain-text report (every group, full names)\n"
           "  --html FILE              self-contained page: both timelines and the table\n"
@@ -166,15 +172,27 @@ static int parse_args(int argc, char **argv, diff_args *a) {
     a->alpha = 0.05;
     a->html_max_records = DIFF_HTML_MAX_RECORDS;
     opscope_cli_parser p = {.cmd = "diff", .usage = usage, OPSCOPE_CLI_OPTS(diff_opts),
-                            .inputs = a->in, .max_inputs = 2, .argc = argc, .argv = argv};
+                            .inputs = a->in, .max_inputs = DIFF_MAX_INPUTS, .separator = true,
+                            .argc = argc, .argv = argv};
     int st = opscope_cli_parse(&p, on_option, a);
     if (st >= 0) return st;
     a->quiet = p.quiet;
-    if (p.n_inputs < 2)
-        return usage_error(p.n_inputs ? "missing NEW" : "missing BASE and NEW");
-    if (!strcmp(a->in[0], "-") && !strcmp(a->in[1], "-"))
-        return usage_error("only one input can be read from stdin");
-    st = opscope_cli_select_check("diff", &a->select, a->in, 2);
+    int n = p.n_inputs;
+    if (p.sep < 0) {
+        if (n > 2)
+            return usage_error("more than two inputs: put '--' between the BASE runs and "
+                               "the NEW runs");
+        if (n < 2) return usage_error(n ? "missing NEW" : "missing BASE and NEW");
+        p.sep = 1;
+    }
+    if (p.sep == 0 || p.sep == n)
+        return usage_error(p.sep ? "no NEW run after '--'" : "no BASE run before '--'");
+    a->n_in[0] = (size_t)p.sep;
+    a->n_in[1] = (size_t)(n - p.sep);
+    int n_stdin = 0;
+    for (int i = 0; i < n; i++) n_stdin += !strcmp(a->in[i], "-");
+    if (n_stdin > 1) return usage_error("only one input can be read from stdin");
+    st = opscope_cli_select_check("diff", &a->select, a->in, n);
     if (st >= 0) return st;
     const char *outs[] = {a->json, a->text, a->html};
     st = opscope_cli_check_outputs("diff", "outputs", outs, 3);
@@ -184,7 +202,7 @@ static int parse_args(int argc, char **argv, diff_args *a) {
         if (outs[i] && !strcmp(outs[i], "-")) to_stdout++;
     if (to_stdout > 1) return usage_error("only one output can go to stdout");
     for (int i = 0; i < 3; i++)
-        for (int k = 0; k < 2; k++)
+        for (int k = 0; k < n; k++)
             if (outs[i] && strcmp(outs[i], "-") && !strcmp(outs[i], a->in[k]))
                 return usage_error("an output would overwrite the input '%s'", a->in[k]);
     return -1;
@@ -208,7 +226,8 @@ typedef struct input {
     opscope_strtab_t *names;
     opscope_kineto_t *kin;
     opscope_html_sink_t *html;
-    opscope_cli_selection sel; /* --batch, --graphs */
+    opscope_cli_selection sel; /* --batch, --graphs: of the run being read */
+    uint64_t kept, dropped;    /* the filter's counts over the side's runs */
 } input;
 
 static void input_free(input *in) {
@@ -219,13 +238,17 @@ static void input_free(input *in) {
     opscope_cli_select_close(&in->sel);
 }
 
-/* Reads PATH into IN, only the graph computes SEL chooses. Returns 0, or -1 with ERR filled. */
-static int read_input(const char *path, input *in, const opscope_cli_select *sel, opscope_error *err) {
+/* Reads PATH, one run of IN's side (the FIRST one feeds its timeline), only the graph
+ * computes SEL chooses. Returns 0, or -1 with ERR filled. */
+static int read_input(const char *path, input *in, bool first, const opscope_cli_select *sel,
+                      opscope_error *err) {
+    opscope_cli_select_close(&in->sel);
+    memset(&in->sel, 0, sizeof in->sel);
     if (opscope_cli_select_open(sel, path, &in->sel, err)) return -1;
     opscope_tee tee;
     opscope_tee_init(&tee);
     opscope_tee_add(&tee, opscope_diff_side_sink(in->side));
-    if (in->html) opscope_tee_add(&tee, opscope_html_sink(in->html));
+    if (in->html && first) opscope_tee_add(&tee, opscope_html_sink(in->html));
     opscope_sink sink = opscope_tee_sink(&tee);
     if (opscope_cli_select_any(sel)) {
         in->sel.filter.next = sink;
@@ -238,11 +261,13 @@ static int read_input(const char *path, input *in, const opscope_cli_select *sel
         if (err->code == OPSCOPE_ERROR_ABORTED) set_nomem(err);
         return -1;
     }
-    if (opscope_kineto_finish(in->kin)) {
+    if (in->kin && opscope_kineto_finish(in->kin)) {
         set_nomem(err);
         return -1;
     }
     opscope_cli_select_note("diff", sel, path, &in->sel);
+    in->kept += in->sel.filter.kept;
+    in->dropped += in->sel.filter.dropped;
     return 0;
 }
 
@@ -264,18 +289,22 @@ int opscope_cli_diff(int argc, char **argv) {
     if (a.text && !(text_out = opscope_out_open(a.text, &err))) goto fail_err;
     if (a.html && !(html_out = opscope_out_open(a.html, &err))) goto fail_err;
 
+    const char *const *paths[2] = {a.in, a.in + a.n_in[0]};
     for (int s = 0; s < 2; s++) {
         in[s].side = opscope_diff_side_new(a.keys);
         in[s].names = opscope_strtab_new();
-        in[s].kin = in[s].names ? opscope_kineto_new(in[s].names) : NULL;
+        /* the trace analysis holds one trace: several runs are compared by their kernels */
+        bool one = a.n_in[s] == 1;
+        in[s].kin = in[s].names && one ? opscope_kineto_new(in[s].names) : NULL;
         if (a.html)
-            in[s].html = opscope_html_sink_new("-", a.in[s], a.html_max_records, &err);
-        if (!in[s].side || !in[s].kin || (a.html && !in[s].html)) {
+            in[s].html = opscope_html_sink_new("-", paths[s][0], a.html_max_records, &err);
+        if (!in[s].side || !in[s].names || (one && !in[s].kin) || (a.html && !in[s].html)) {
             set_nomem(&err);
             goto fail_err;
         }
         opscope_diff_side_set_kineto(in[s].side, in[s].kin);
-        if (read_input(a.in[s], &in[s], &a.select, &err)) goto fail_err;
+        for (size_t r = 0; r < a.n_in[s]; r++)
+            if (read_input(paths[s][r], &in[s], r == 0, &a.select, &err)) goto fail_err;
     }
     /* The key's default and the backend merge depend on what was read. */
     const opscope_diff_totals *t0 = opscope_diff_side_totals(in[0].side);
@@ -302,12 +331,17 @@ int opscope_cli_diff(int argc, char **argv) {
         goto fail_err;
     }
 
-    opscope_diff_report_opts ro = {.base_path = a.in[0], .new_path = a.in[1], .top = a.top};
+    opscope_diff_report_opts ro = {.base_path = paths[0][0], .new_path = paths[1][0],
+                                   .top = a.top};
+    for (int s = 0; s < 2; s++) {
+        ro.paths[s] = paths[s];
+        ro.n_paths[s] = a.n_in[s];
+    }
     if (opscope_cli_select_any(&a.select)) {
         ro.filter = in[0].sel.desc;
         for (int s = 0; s < 2; s++) {
-            ro.filter_kept[s] = in[s].sel.filter.kept;
-            ro.filter_records[s] = in[s].sel.filter.kept + in[s].sel.filter.dropped;
+            ro.filter_kept[s] = in[s].kept;
+            ro.filter_records[s] = in[s].kept + in[s].dropped;
         }
     }
     if (json_out) opscope_diff_write_json(json_out, d, &ro);

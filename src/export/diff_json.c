@@ -58,6 +58,7 @@ static void side(opscope_out_t *w, const char *path, const opscope_diff_side_t *
     key_u64(w, "phase_pending_dropped", t->phase_pending_dropped);
     key_u64(w, "runs_dropped", t->runs_dropped);
     key_u64(w, "atoms_capped", t->atoms_capped);
+    key_u64(w, "runs", t->inputs);
     opscope_out_char(w, '}');
 }
 
@@ -108,8 +109,13 @@ void opscope_diff_write_json(opscope_out_t *w, const opscope_diff_t *d,
     key_bool(w, "auto", op->norm == OPSCOPE_DIFF_NORM_AUTO);
     key_dbl(w, "base_units", opscope_diff_units(d, 0));
     key_dbl(w, "new_units", opscope_diff_units(d, 1));
-    opscope_out_str(w, "},\"noise\":{\"test\":\"welch_t\",\"alpha\":");
+    static const char *const tests[] = {"welch_t_runs", "welch_t_graphs", "welch_t_calls"};
+    opscope_out_str(w, "},\"noise\":{\"test\":");
+    opscope_out_json_str(w, tests[opscope_diff_noise_used(d)]);
+    opscope_out_str(w, ",\"alpha\":");
     opscope_out_double(w, op->alpha);
+    key_dbl(w, "alpha_per_check", opscope_diff_alpha_check(d));
+    key_bool(w, "total_tested", opscope_diff_total_tested(d));
     opscope_out_str(w, "},\"min_share_pct\":");
     opscope_out_double(w, op->min_share);
     opscope_out_str(w, ",\"fail_on_regression_pct\":");

@@ -14,7 +14,9 @@
 #include <stdbool.h>
 
 typedef struct opscope_diff_report_opts {
-    const char *base_path, *new_path; /* input names for the header */
+    const char *base_path, *new_path; /* input names for the header (the first run's) */
+    const char *const *paths[2];      /* every run's name per side (NULL: the above only) */
+    size_t n_paths[2];
     size_t top;                       /* console rows (0: 30); the text report lists all */
     const char *filter;               /* "batch 1": both inputs were filtered (diff --batch) */
     uint64_t filter_kept[2], filter_records[2]; /* records kept of those read, per side */

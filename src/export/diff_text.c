@@ -78,6 +78,32 @@ static char *row_label(const opscope_diff_row *r, bool shorten) {
     return out;
 }
 
+/* The one line that says what the noise test measured. */
+static void noise_line(opscope_out_t *w, const opscope_diff_t *d) {
+    const opscope_diff_opts *op = opscope_diff_get_opts(d);
+    uint64_t rb = opscope_diff_side_totals(opscope_diff_base(d))->inputs;
+    uint64_t rn = opscope_diff_side_totals(opscope_diff_newer(d))->inputs;
+    switch (opscope_diff_noise_used(d)) {
+    case OPSCOPE_DIFF_NOISE_RUNS:
+        opscope_out_printf(w, "  Noise: ~ marks a delta within the spread of the runs (Welch's "
+                              "t-test on the per-run totals of %" PRIu64 " BASE and %" PRIu64
+                              " NEW runs, p >= %g; docs/diff.md).\n", rb, rn, op->alpha);
+        break;
+    case OPSCOPE_DIFF_NOISE_GRAPHS:
+        opscope_out_printf(w, "  Noise: ~ marks a delta within the spread inside the runs (Welch's "
+                              "t-test on each op's per-graph times, or per-call where those "
+                              "vary more, p >= %g). Run-to-run variation is not measured with "
+                              "one run a side: give several (BASE1 BASE2 -- NEW1 NEW2).\n",
+                           op->alpha);
+        break;
+    default:
+        opscope_out_printf(w, "  Noise: ~ marks a delta within the spread of the calls (Welch's "
+                              "t-test on each op's per-call durations, p >= %g). Run-to-run "
+                              "variation is not measured with one run a side: give several "
+                              "(BASE1 BASE2 -- NEW1 NEW2).\n", op->alpha);
+    }
+}
+
 static void header(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff_report_opts *o) {
     const opscope_diff_side_t *sides[2] = {opscope_diff_base(d), opscope_diff_newer(d)};
     const char *paths[2] = {o->base_path, o->new_path};
@@ -85,12 +111,18 @@ static void header(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff
     for (int s = 0; s < 2; s++) {
         const opscope_diff_totals *t = opscope_diff_side_totals(sides[s]);
         const char *prof = t->profiler && t->profiler[0] ? t->profiler : NULL;
+        opscope_out_printf(w, "  %-4s ", s ? "NEW" : "BASE");
+        if (o->paths[s] && o->n_paths[s] > 1) {
+            opscope_out_printf(w, "%zu runs:", o->n_paths[s]);
+            for (size_t r = 0; r < o->n_paths[s]; r++)
+                opscope_out_printf(w, " %s", o->paths[s][r]);
+        } else {
+            opscope_out_str(w, paths[s] ? paths[s] : "-");
+        }
         if (t->trace)
-            opscope_out_printf(w, "  %-4s %s  (%s trace", s ? "NEW" : "BASE",
-                               paths[s] ? paths[s] : "-", prof ? prof : "GPU");
+            opscope_out_printf(w, "  (%s trace", prof ? prof : "GPU");
         else
-            opscope_out_printf(w, "  %-4s %s  (%s profile", s ? "NEW" : "BASE",
-                               paths[s] ? paths[s] : "-", prof ? prof : "ggml");
+            opscope_out_printf(w, "  (%s profile", prof ? prof : "ggml");
         if (t->version) opscope_out_printf(w, " v%d", (int)t->version);
         opscope_out_printf(w, ": %" PRIu64 " records", t->n_records);
         if (t->graphs)
@@ -98,7 +130,7 @@ static void header(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff
                                   " decode), %" PRIu64 " tokens",
                                t->graphs, t->prefill_graphs, t->decode_graphs, t->tokens);
         if (t->iterations) opscope_out_printf(w, ", %" PRIu64 " profiler steps", t->iterations);
-        opscope_out_str(w, ")\n");
+        opscope_out_str(w, t->inputs > 1 ? " in all)\n" : ")\n");
     }
     if (o->filter)
         opscope_out_printf(w, "  Filter: %s (BASE %" PRIu64 " of %" PRIu64 " records kept, NEW %" PRIu64
@@ -112,7 +144,12 @@ static void header(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff
                        !op_keys ? "" : opscope_diff_merged_backends(d) ? " (over all backends)"
                                                                        : " (per backend)");
     opscope_diff_norm n = opscope_diff_norm_used(d);
-    if (n == OPSCOPE_DIFF_NORM_NONE) {
+    if (n == OPSCOPE_DIFF_NORM_NONE &&
+        (opscope_diff_units(d, 0) > 1 || opscope_diff_units(d, 1) > 1)) {
+        opscope_out_printf(w, " Compared per run (the mean of BASE's %.0f, NEW's %.0f): times "
+                              "below are per run, counts and per-call times are not.\n",
+                           opscope_diff_units(d, 0), opscope_diff_units(d, 1));
+    } else if (n == OPSCOPE_DIFF_NORM_NONE) {
         opscope_out_str(w, " Totals compared as they are");
         const opscope_diff_totals *tb = opscope_diff_side_totals(sides[0]);
         const opscope_diff_totals *tn = opscope_diff_side_totals(sides[1]);
@@ -129,9 +166,7 @@ static void header(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff
                               "%s, counts and per-call times are not.\n",
                            u, opscope_diff_units(d, 0), u, opscope_diff_units(d, 1), u, u);
     }
-    opscope_out_printf(w, "  Noise: ~ marks a delta within the spread of the calls (Welch's t-test "
-                          "on each op's per-call durations, p >= %g; docs/diff.md).\n",
-                       op->alpha);
+    noise_line(w, d);
     const opscope_diff_summary *sm = opscope_diff_get_summary(d);
     opscope_out_printf(w, "\n  %-12s %14s %14s %14s %9s\n", "", "BASE", "NEW", "Delta", "Ratio");
     struct {
@@ -295,9 +330,16 @@ static void regressions(opscope_out_t *w, const opscope_diff_t *d) {
     const opscope_diff_opts *op = opscope_diff_get_opts(d);
     if (op->fail_pct < 0) return;
     const opscope_diff_summary *sm = opscope_diff_get_summary(d);
-    opscope_out_printf(w, "\n  Regression check (--fail-on-regression %g%%, groups of at least "
-                          "%g%% of the time): %s\n",
-                       op->fail_pct, op->min_share, opscope_diff_failed(d) ? "FAILED" : "passed");
+    bool runs = opscope_diff_total_tested(d);
+    opscope_out_printf(w, "\n  Regression check (--fail-on-regression %g%%: slower by more than "
+                          "%g%%%s beyond the noise, one-sided p < %.2g each (--alpha %g over the "
+                          "checks); %sgroups of at least %g%% of the time): %s\n",
+                       op->fail_pct, op->fail_pct, runs ? "" : " and than the rest of the run",
+                       opscope_diff_alpha_check(d), op->alpha, runs ? "the total and " : "",
+                       op->min_share, opscope_diff_failed(d) ? "FAILED" : "passed");
+    if (!runs)
+        opscope_out_str(w, "    the total is not checked: with one run a side a busier machine "
+                           "cannot be told from slower code (give several runs a side)\n");
     if (sm->total_regression)
         opscope_out_printf(w, "    total time %+.1f%%\n",
                            100.0 * (sm->new_total - sm->base_total) / sm->base_total);
