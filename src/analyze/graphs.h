@@ -16,7 +16,6 @@
 #define OPSCOPE_GRAPHS_H
 
 #include "opscope.h"
-#include "util/out.h"
 
 #include <stdbool.h>
 
@@ -71,11 +70,5 @@ int64_t opscope_record_batch(const opscope_record *rec);
 static inline bool opscope_graphs_any(const opscope_graphs_t *g) {
     return g && opscope_graphs_n_batches(g) > 0;
 }
-/* The table of "Graphs by batch" as text, without its title: the first MAX_ROWS groups;
- * nothing without graphs. G finished. */
-void opscope_graphs_write_text(opscope_out_t *w, const opscope_graphs_t *g, size_t max_rows);
-/* The groups as a `,"graphs_by_batch":[...]` member of the JSON summary (docs/formats.md);
- * nothing without graphs. G finished. */
-void opscope_graphs_write_json(opscope_out_t *w, const opscope_graphs_t *g);
 
 #endif /* OPSCOPE_GRAPHS_H */

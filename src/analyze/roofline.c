@@ -7,36 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PEAK_FORMAT "opscope-peak"
 #define PEAK_MAX_FILE (1u << 20)
-
-static void level_json(opscope_out_t *w, const char *key, double all, double one, uint64_t ws,
-                       const char *unit) {
-    opscope_out_printf(w, ",\n  \"%s\": {\"all_%s\": ", key, unit);
-    opscope_out_fixed(w, all, 2);
-    opscope_out_printf(w, ", \"one_%s\": ", unit);
-    opscope_out_fixed(w, one, 2);
-    if (ws) {
-        opscope_out_str(w, ", \"working_set_bytes\": ");
-        opscope_out_u64(w, ws);
-    }
-    opscope_out_char(w, '}');
-}
-
-void opscope_peak_write_json(opscope_out_t *w, const opscope_peak *p) {
-    opscope_out_str(w, "{\n  \"format\": \"" PEAK_FORMAT "\",\n  \"version\": 1,\n  \"cpu\": ");
-    opscope_out_json_str(w, p->cpu);
-    opscope_out_str(w, ",\n  \"host\": ");
-    opscope_out_json_str(w, p->host);
-    opscope_out_str(w, ",\n  \"isa\": ");
-    opscope_out_json_str(w, p->isa);
-    opscope_out_printf(w, ",\n  \"threads\": %d,\n  \"measured_unix\": ", (int)p->n_threads);
-    opscope_out_u64(w, p->measured_unix);
-    level_json(w, "memory", p->mem_gbps_all, p->mem_gbps_one, p->mem_bytes, "gbps");
-    level_json(w, "cache", p->cache_gbps_all, p->cache_gbps_one, p->cache_bytes, "gbps");
-    level_json(w, "flops", p->gflops_all, p->gflops_one, 0, "gflops");
-    opscope_out_str(w, "\n}\n");
-}
 
 static void copy_str(char *dst, size_t size, const opscope_json_token *t) {
     size_t n = t->len < size - 1 ? t->len : size - 1;
@@ -86,7 +57,7 @@ static int parse(opscope_json_t *j, opscope_peak *p) {
         copy_str(key, sizeof key, &k);
         if (v.type == OPSCOPE_JSON_STRING) {
             if (!strcmp(key, "format")) {
-                if (strcmp(v.str, PEAK_FORMAT))
+                if (strcmp(v.str, OPSCOPE_PEAK_FORMAT))
                     return opscope_json_fail(j, OPSCOPE_ERROR_SCHEMA,
                                              "not an opscope peak file (format)", v.pos);
                 format_ok = true;
@@ -127,7 +98,7 @@ static int parse(opscope_json_t *j, opscope_peak *p) {
     if (opscope_json_next(j, &v) != OPSCOPE_JSON_EOF) return -1;
     if (!format_ok)
         return opscope_json_fail(j, OPSCOPE_ERROR_SCHEMA,
-                                 "not an opscope peak file (no \"format\": \"" PEAK_FORMAT "\")", 0);
+                                 "not an opscope peak file (no \"format\": \"" OPSCOPE_PEAK_FORMAT "\")", 0);
     if (!(p->mem_gbps_all > 0) || !(p->gflops_all > 0))
         return opscope_json_fail(j, OPSCOPE_ERROR_SCHEMA,
                                  "peak file lacks memory.all_gbps or flops.all_gflops", 0);

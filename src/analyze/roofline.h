@@ -14,7 +14,6 @@
 #define OPSCOPE_ROOFLINE_H
 
 #include "analyze/stats.h"
-#include "util/out.h"
 
 #include <stdbool.h>
 
@@ -30,8 +29,9 @@ typedef struct opscope_peak {
     uint64_t mem_bytes, cache_bytes;       /* the working sets (all threads together) */
 } opscope_peak;
 
-/* Writes P as the peak file's JSON object (and a newline). */
-void opscope_peak_write_json(opscope_out_t *w, const opscope_peak *p);
+/* The "format" of a peak file. */
+#define OPSCOPE_PEAK_FORMAT "opscope-peak"
+
 
 /* Reads a peak file. Returns 0, or -1 with ERR filled (file, position, message). */
 int opscope_peak_read(const char *path, opscope_peak *p, opscope_error *err);

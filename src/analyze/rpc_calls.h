@@ -20,7 +20,6 @@
 #define OPSCOPE_RPC_CALLS_H
 
 #include "opscope.h"
-#include "util/out.h"
 
 typedef struct opscope_rpc opscope_rpc_t;
 
@@ -72,12 +71,5 @@ extern const char *const opscope_rpc_call_names[OPSCOPE_RPC_CALL_N];
 void opscope_rpc_server_values(const opscope_rpc_server *v, uint64_t values[OPSCOPE_RPC_SERVER_N]);
 void opscope_rpc_call_values(const opscope_rpc_call *c, uint64_t values[OPSCOPE_RPC_CALL_N]);
 
-/* The per-server table and the first MAX_CALLS calls, as text ("RPC servers" section);
- * nothing when the profile has no server. */
-void opscope_rpc_write_text(opscope_out_t *w, const opscope_rpc_t *r, size_t max_calls);
-
-/* The same figures, every call, as a `,"rpc":{"servers":[...],"calls":[...]}` member of the
- * JSON summary (docs/formats.md); nothing when the profile has no server. R finished. */
-void opscope_rpc_write_json(opscope_out_t *w, const opscope_rpc_t *r);
 
 #endif /* OPSCOPE_RPC_CALLS_H */

@@ -98,21 +98,6 @@ void opscope_shape_of_record(opscope_shape *sh, const opscope_record *rec) {
     if (sh->has_out) memcpy(sh->ne, rec->ne, sizeof sh->ne);
 }
 
-void opscope_out_ne(opscope_out_t *w, const int64_t ne[OPSCOPE_MAX_DIMS]) {
-    int any = 0;
-    int nd = shown_dims(ne);
-    for (int d = 0; d < nd; d++) {
-        if (ne[d] <= 0) continue;
-        if (any)
-            opscope_out_write(w, ", ", 2);
-        else
-            opscope_out_char(w, '[');
-        opscope_out_i64(w, ne[d]);
-        any = 1;
-    }
-    if (any) opscope_out_char(w, ']');
-}
-
 size_t opscope_fmt_bandwidth(char *buf, size_t size, uint64_t bytes, uint64_t ns) {
     if (size) buf[0] = '\0';
     if (!bytes || !ns) return 0;

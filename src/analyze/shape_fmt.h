@@ -6,7 +6,6 @@
 #ifndef OPSCOPE_SHAPE_FMT_H
 #define OPSCOPE_SHAPE_FMT_H
 
-#include "util/out.h"
 #include "analyze/stats.h"
 
 /* "[4096, 4096]": the dimensions > 0 of NE (the seed tool's style) without trailing 1s
@@ -22,9 +21,6 @@ size_t opscope_fmt_sources(char *buf, size_t size, const opscope_shape *sh);
 
 /* The shape part of a record (sources, types, output). */
 void opscope_shape_of_record(opscope_shape *sh, const opscope_record *rec);
-
-/* Writes "[a, b]" of NE (dims > 0) to W without formatting calls (hot path). */
-void opscope_out_ne(opscope_out_t *w, const int64_t ne[OPSCOPE_MAX_DIMS]);
 
 /* Human units for reports: "12.30 GB/s" / "1.20 TB/s" of BYTES over NS; "" when either is 0. */
 size_t opscope_fmt_bandwidth(char *buf, size_t size, uint64_t bytes, uint64_t ns);

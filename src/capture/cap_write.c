@@ -7,6 +7,7 @@
 #include "capture/cap_buf.h"
 #include "capture/cap_clock.h"
 #include "capture/cap_replay.h"
+#include "export/graph_log.h"
 #include "export/json_export.h"
 #include "export/text.h"
 #include "util/out.h"
@@ -128,30 +129,16 @@ static int graph_line(void *ud, const opscope_cap_rec *rec) {
         return 0;
     }
     const opscope_cap_graph *r = (const opscope_cap_graph *)rec;
-    graph_log *g = ud;
     static const char *const attr[] = {"exact", "nofusion", "aborted", "inexact"};
-    opscope_out_i64(g->w, r->graph);
-    opscope_out_char(g->w, '\t');
-    opscope_out_i64(g->w, r->split);
-    opscope_out_char(g->w, '\t');
-    opscope_out_i64(g->w, r->backend);
-    opscope_out_char(g->w, '\t');
-    opscope_out_i64(g->w, r->sched);
-    opscope_out_char(g->w, '\t');
-    opscope_out_i64(g->w, r->n_nodes);
-    opscope_out_char(g->w, '\t');
-    opscope_out_i64(g->w, r->n_steps);
-    opscope_out_char(g->w, '\t');
-    opscope_out_u64(g->w, opscope_cap_ticks_to_ns(r->t0));
-    opscope_out_char(g->w, '\t');
-    opscope_out_u64(g->w, opscope_cap_ticks_to_ns(r->t1));
-    opscope_out_char(g->w, '\t');
-    opscope_out_u64(g->w, r->t_done > r->t1 ? opscope_cap_ticks_to_ns(r->t_done) - opscope_cap_ticks_to_ns(r->t1) : 0);
-    opscope_out_char(g->w, '\t');
-    opscope_out_str(g->w, r->attr < sizeof attr / sizeof attr[0] ? attr[r->attr] : "?");
-    opscope_out_char(g->w, '\t');
-    opscope_out_u64(g->w, (uint64_t)((double)r->tail * opscope_cap_ns_per_tick() + 0.5));
-    opscope_out_char(g->w, '\n');
+    opscope_graph_log_row row = {
+        .graph = r->graph, .split = r->split, .backend = r->backend, .sched = r->sched,
+        .n_nodes = r->n_nodes, .n_steps = r->n_steps,
+        .start_ns = opscope_cap_ticks_to_ns(r->t0), .end_ns = opscope_cap_ticks_to_ns(r->t1),
+        .capture_ns = r->t_done > r->t1 ? opscope_cap_ticks_to_ns(r->t_done) - opscope_cap_ticks_to_ns(r->t1) : 0,
+        .attribution = r->attr < sizeof attr / sizeof attr[0] ? attr[r->attr] : "?",
+        .tail_ns = (uint64_t)((double)r->tail * opscope_cap_ns_per_tick() + 0.5),
+    };
+    opscope_graph_log_write(((graph_log *)ud)->w, &row);
     return 0;
 }
 
@@ -162,7 +149,7 @@ int opscope_cap_write_graphs(const char *path) {
         fprintf(stderr, "opscope: cannot write %s\n", path);
         return -1;
     }
-    opscope_out_str(g.w, "graph_id\tsplit_id\tbackend_id\tsched_id\tn_nodes\tn_steps\tstart_ns\tend_ns\tcapture_ns\tattribution\ttail_ns\n");
+    opscope_graph_log_header(g.w);
     opscope_cap_clock_calibrate();
     opscope_cap_buf_foreach(graph_line, &g);
     return opscope_out_commit(g.w, &err);

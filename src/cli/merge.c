@@ -10,6 +10,7 @@
  * output is a version-3 ggml profile (report, view, diff and the Chrome export read it) with
  * a top-level "merge" member saying how each process was placed (docs/formats.md).
  */
+#include "export/sections.h"
 #include "analyze/clock_align.h"
 #include "analyze/rpc_calls.h"
 #include "analyze/stats.h"
@@ -17,7 +18,7 @@
 #include "cli/cli.h"
 #include "analyze/graphs.h"
 #include "export/json_export.h"
-#include "export/json_fmt.h"
+#include "export/merge_json.h"
 #include "util/out.h"
 #include "util/sort.h"
 
@@ -396,68 +397,33 @@ static uint64_t shift(uint64_t t, int64_t off) {
     return t + (uint64_t)(-off);
 }
 
-typedef struct merge_ctx {
-    input *in;
-    size_t n;
-} merge_ctx;
-
-static void write_i64_or_null(opscope_out_t *w, int64_t v, bool null) {
-    if (null) opscope_out_str(w, "null");
-    else opscope_out_i64(w, v);
-}
-
-static void write_merge_member(opscope_out_t *w, void *ud) {
-    const merge_ctx *m = ud;
-    opscope_out_str(w, ",\n\"merge\":{\"processes\":[");
-    for (size_t i = 0; i < m->n; i++) {
-        const input *x = &m->in[i];
-        const opscope_capture_info *c = opscope_profile_meta(x->p)->capture;
-        opscope_out_str(w, i ? ",\n" : "\n");
-        opscope_out_str(w, "{\"label\":");
-        opscope_out_json_str(w, x->label);
-        opscope_out_str(w, ",\"file\":");
-        opscope_out_json_str(w, x->path);
-        opscope_out_str(w, ",\"role\":");
-        opscope_out_str(w, i == 0 ? "\"client\"" : "\"server\"");
-        opscope_out_str(w, ",\"backend_id_base\":");
-        opscope_out_i64(w, x->id_base);
-        opscope_out_str(w, ",\"graph_id_base\":");
-        opscope_out_i64(w, x->graph_base);
-        if (c) {
-            opscope_out_str(w, ",\"capture\":{");
-            opscope_json_write_capture_members(w, c);
-            opscope_out_char(w, '}');
-        }
-        opscope_out_str(w, ",\"offset_ns\":");
-        opscope_out_i64(w, x->offset_ns);
-        opscope_out_str(w, ",\"method\":");
-        opscope_out_json_str(w, x->method);
-        if (i > 0 && x->res.n_matched) {
-            const opscope_align_result *r = &x->res;
-            bool no_lo = r->lo_ns == INT64_MIN;
-            opscope_out_str(w, ",\"endpoint\":");
-            opscope_out_json_str(w, x->endpoint);
-            opscope_out_str(w, ",\"estimate_ns\":");
-            opscope_out_i64(w, r->offset_ns);
-            opscope_out_str(w, ",\"bound_lo_ns\":");
-            write_i64_or_null(w, r->lo_ns, no_lo);
-            opscope_out_str(w, ",\"bound_hi_ns\":");
-            opscope_out_i64(w, r->hi_ns);
-            opscope_out_str(w, ",\"uncertainty_ns\":");
-            write_i64_or_null(w, (r->hi_ns - r->lo_ns) / 2, no_lo);
-            opscope_out_printf(w, ",\"matched\":%zu,\"used\":%zu,\"rejected\":%zu,\"waited\":%zu",
-                               r->n_matched, r->n_used, r->n_rejected, r->n_lower);
-        }
-        opscope_out_char(w, '}');
-    }
-    opscope_out_str(w, "]}");
+/* What the "merge" member says of each input (borrowed from IN). */
+static opscope_merge_process process_of(const input *x, size_t i) {
+    opscope_merge_process p = {0};
+    p.label = x->label;
+    p.path = x->path;
+    p.server = i > 0;
+    p.id_base = x->id_base;
+    p.graph_base = x->graph_base;
+    p.capture = opscope_profile_meta(x->p)->capture;
+    p.offset_ns = x->offset_ns;
+    p.method = x->method;
+    p.endpoint = x->endpoint;
+    p.estimate = i > 0 && x->res.n_matched ? &x->res : NULL;
+    return p;
 }
 
 static int write_merged(input *in, size_t n, const char *output, opscope_rpc_t *rpc, opscope_error *err) {
     size_t total = 0;
     for (size_t i = 0; i < n; i++) total += opscope_profile_n_records(in[i].p);
     ref *refs = malloc((total ? total : 1) * sizeof *refs);
-    if (!refs) return -1;
+    opscope_merge_process *procs = malloc(n * sizeof *procs);
+    if (!refs || !procs) {
+        free(refs);
+        free(procs);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) procs[i] = process_of(&in[i], i);
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         size_t m = opscope_profile_n_records(in[i].p);
@@ -474,10 +440,11 @@ static int write_merged(input *in, size_t n, const char *output, opscope_rpc_t *
         if (w) opscope_out_abort(w);
         opscope_stats_free(st);
         free(refs);
+        free(procs);
         return -1;
     }
-    merge_ctx mc = {in, n};
-    opscope_json_export_set_top_extra(jx, write_merge_member, &mc);
+    opscope_merge_processes mc = {procs, n};
+    opscope_json_export_set_top_extra(jx, opscope_merge_write_member, &mc);
     opscope_json_export_set_rpc(jx, rpc);
     opscope_graphs_t *graphs = opscope_graphs_new(); /* NULL (no memory): no graphs_by_batch */
     opscope_json_export_set_graphs(jx, graphs);
@@ -523,6 +490,7 @@ static int write_merged(input *in, size_t n, const char *output, opscope_rpc_t *
     opscope_json_export_free(jx);
     opscope_graphs_free(graphs);
     opscope_stats_free(st);
+    free(procs);
     if (rc) {
         opscope_out_abort(w);
         return -1;

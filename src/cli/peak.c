@@ -4,6 +4,7 @@
  * (analyze/roofline.h: where the cache lives). The cache and --json are written through a
  * temporary file and a rename, so a failure leaves no partial file.
  */
+#include "export/sections.h"
 #include "analyze/roofline.h"
 #include "cli/cli.h"
 #include "cli/peak_measure.h"

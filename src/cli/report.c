@@ -3,6 +3,7 @@
  * the statistics and every requested export at once; outputs are written to temporary
  * files and renamed only when the whole input was read, so a bad input leaves no file.
  */
+#include "export/sections.h"
 #include "export/chrome.h"
 #include "cli/args.h"
 #include "cli/cli.h"

@@ -1,4 +1,5 @@
 /* console.c - the console summary (stdout). */
+#include "export/sections.h"
 #include "analyze/graphs.h"
 #include "analyze/shape_fmt.h"
 #include "export/text.h"

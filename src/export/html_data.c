@@ -1,5 +1,6 @@
 /* html_data.c - lane/row layout and the HTML file: template + JSON data block. */
 #include "export/html_data.h"
+#include "export/sections.h"
 #include "analyze/kernel_name.h"
 #include "export/json_fmt.h"
 

@@ -1,5 +1,6 @@
 /* json_export.c - version-3 ggml profile JSON with opscope additions and a summary. */
 #include "export/json_export.h"
+#include "export/sections.h"
 #include "export/json_fmt.h"
 #include "analyze/graphs.h"
 #include "analyze/rpc_calls.h"

@@ -1,5 +1,6 @@
 /* text.c - the plain-text report and the tables it shares with the console summary. */
 #include "export/text.h"
+#include "export/sections.h"
 
 #include "analyze/graphs.h"
 #include "export/name_labels.h"

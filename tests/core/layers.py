@@ -50,12 +50,6 @@ FORMAT_EXCEPTIONS = {
     "capture/cap_life.c": "the status files an `opscope record` run reads back (a protocol "
                           "between the capture and the CLI, not an output)",
     # pending (issue 24): these writers move to export/
-    "analyze/graphs.c": "pending: the graph tables move to export/",
-    "analyze/roofline.c": "pending: the roofline writers move to export/",
-    "analyze/rpc_calls.c": "pending: the RPC writers move to export/",
-    "analyze/shape_fmt.c": "pending: moves to export/",
-    "capture/cap_write.c": "pending: the graph log moves to export/",
-    "cli/merge.c": "pending: the merge outputs move to export/",
     "cli/replay.c": "pending: the replay outputs move to export/",
 }
 

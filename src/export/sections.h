@@ -1,0 +1,34 @@
+/*
+ * sections.h - the writers of the analyses' own sections (internal): the batch table of
+ * analyze/graphs.h, the RPC tables of analyze/rpc_calls.h, the peak file of
+ * analyze/roofline.h. The analyses compute; only export/ writes (ARCHITECTURE.md, Layers).
+ * W is an open output (util/out.h) owned by the caller; the analyses are only read.
+ * Thread safety: none beyond the output's.
+ */
+#ifndef OPSCOPE_SECTIONS_H
+#define OPSCOPE_SECTIONS_H
+
+#include "analyze/graphs.h"
+#include "analyze/roofline.h"
+#include "analyze/rpc_calls.h"
+#include "util/out.h"
+
+/* The table of "Graphs by batch" as text, without its title: the first MAX_ROWS groups;
+ * nothing without graphs. G finished. */
+void opscope_graphs_write_text(opscope_out_t *w, const opscope_graphs_t *g, size_t max_rows);
+/* The groups as a `,"graphs_by_batch":[...]` member of the JSON summary (docs/formats.md);
+ * nothing without graphs. G finished. */
+void opscope_graphs_write_json(opscope_out_t *w, const opscope_graphs_t *g);
+
+/* The per-server table and the first MAX_CALLS calls, as text ("RPC servers" section);
+ * nothing when the profile has no server. */
+void opscope_rpc_write_text(opscope_out_t *w, const opscope_rpc_t *r, size_t max_calls);
+
+/* The same figures, every call, as a `,"rpc":{"servers":[...],"calls":[...]}` member of the
+ * JSON summary (docs/formats.md); nothing when the profile has no server. R finished. */
+void opscope_rpc_write_json(opscope_out_t *w, const opscope_rpc_t *r);
+
+/* Writes P as the peak file's JSON object (and a newline). */
+void opscope_peak_write_json(opscope_out_t *w, const opscope_peak *p);
+
+#endif /* OPSCOPE_SECTIONS_H */
