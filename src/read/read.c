@@ -9,6 +9,7 @@
  */
 #include "read/readers.h"
 #include "read/kineto_read.h"
+#include "read/sniff.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -62,9 +63,12 @@ static int detect_events(opscope_json_t *j, const opscope_json_token *open) {
     }
 }
 
-opscope_format opscope_detect_format(const void *prefix, size_t size, int complete,
-                                     int *saw_events) {
+/* As opscope_detect_format; *BARE (may be NULL) is set when the whole top-level object was
+ * seen without any key of a profile or trace. */
+static opscope_format detect(const void *prefix, size_t size, int complete, int *saw_events,
+                             int *bare) {
     int events = 0;
+    if (bare) *bare = 0;
     opscope_format f = OPSCOPE_FORMAT_AUTO;
     opscope_json_t *j = opscope_json_new(NULL, NULL, prefix, size, NULL);
     if (!j) goto out;
@@ -108,6 +112,7 @@ opscope_format opscope_detect_format(const void *prefix, size_t size, int comple
     }
     /* the whole top-level object was seen without a decisive key */
     if (events) f = OPSCOPE_FORMAT_CHROME;
+    else if (bare) *bare = 1;
 out:
     /* Nothing more will come: decide on what was seen. Events (maybe truncated) go to the
      * trace reader, anything else to the ggml reader; either says what is wrong. */
@@ -116,6 +121,11 @@ out:
     if (saw_events) *saw_events = events;
     opscope_json_free(j);
     return f;
+}
+
+opscope_format opscope_detect_format(const void *prefix, size_t size, int complete,
+                                     int *saw_events) {
+    return detect(prefix, size, complete, saw_events, NULL);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -250,8 +260,16 @@ static int rd_run(rd_src *s, const char *name, opscope_format format, const opsc
                 }
                 s->pre_len += (size_t)r;
             }
+            /* what is plainly something else is said so, with what opscope reads */
+            const char *foreign = opscope_sniff_foreign(s->pre, s->pre_len);
+            int bare = 0;
             /* at the end of the input, or of what detection may hold, it must decide */
-            format = opscope_detect_format(s->pre, s->pre_len, eof || want >= DETECT_MAX, NULL);
+            format = detect(s->pre, s->pre_len, eof || want >= DETECT_MAX, NULL, &bare);
+            if (!foreign && bare) foreign = opscope_sniff_no_keys;
+            if (foreign) {
+                set_err(err, OPSCOPE_ERROR_FORMAT, name, foreign, 0);
+                return -1;
+            }
             if (format != OPSCOPE_FORMAT_AUTO) break;
             want *= 2;
         }

@@ -264,6 +264,38 @@ static int test_errors(void) {
     return 0;
 }
 
+/* Inputs that are no profile or trace are refused before any record, saying what they look
+ * like and what opscope reads (issue 25: they gave "Total records: 0" or "expected a value"). */
+static int test_foreign(void) {
+    static const struct {
+        const char *doc, *looks;
+    } cases[] = {
+        {"[1,2,3]", "a JSON array of values that are not objects"},
+        {"[\"a\"]", "a JSON array of values that are not objects"},
+        {"{\"version\":6,\"cmakeMinimumRequired\":{\"major\":3},\"configurePresets\":[]}",
+         "a JSON object without the keys of a profile"},
+        {"SQLite format 3", "an SQLite database"},
+        {"\n<!DOCTYPE html>\n<html><body></body></html>", "an HTML page"},
+        {"<html lang=en>", "an HTML page"},
+        {"================\n Profiling Summary: t1.json\n", "opscope's own text report"},
+        {"opscope diff\n  BASE a.json\n", "opscope's own text report"},
+        {"\x7f" "ELF\x02\x01", "an executable"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ASSERT_EQ_INT(read_doc(cases[i].doc, OPSCOPE_FORMAT_AUTO), -1);
+        ASSERT_EQ_INT(g_err.code, OPSCOPE_ERROR_FORMAT);
+        ASSERT_CONTAINS(g_err.msg, cases[i].looks);
+        ASSERT_CONTAINS(g_err.msg, "opscope reads ggml profiles");
+        ASSERT_EQ_STR(g_err.file, "p.json");
+        ASSERT_EQ_U64(opscope_profile_n_records(g_prof), 0);
+    }
+    /* what may be a trace or a profile still reaches its reader */
+    ASSERT_EQ_INT(read_doc("[]", OPSCOPE_FORMAT_AUTO), 0);
+    ASSERT_EQ_INT(read_doc("[{\"ph\":\"X\",\"name\":\"k\",\"ts\":1,\"dur\":2}]", OPSCOPE_FORMAT_AUTO), 0);
+    ASSERT_EQ_INT(read_doc("{\"profiler\":\"ggml\",\"version\":2}", OPSCOPE_FORMAT_AUTO), 0);
+    return 0;
+}
+
 /* A profile cut short inside its top-level object (a crash while it was written) is read up
  * to its last complete record, with the cut's offset in the meta and the read status; what
  * is not a ggml profile, or is malformed before its end, still fails. */
@@ -600,7 +632,7 @@ static int test_chunked_reads(void) {
 
 int main(void) {
     static const test_case cases[] = {TEST(test_v2), TEST(test_old_ne_and_defaults),
-                                      TEST(test_v3_and_opscope_fields), TEST(test_sub_op_forms), TEST(test_errors), TEST(test_truncated),
+                                      TEST(test_v3_and_opscope_fields), TEST(test_sub_op_forms), TEST(test_errors), TEST(test_foreign), TEST(test_truncated),
                                       TEST(test_sink_abort), TEST(test_detection),
                                       TEST(test_files_gzip_stdin), TEST(test_big_stream),
                                       TEST(test_chunked_reads), TEST(test_progress_option)};
