@@ -36,6 +36,19 @@ target_include_directories(opscope_gpu_map PUBLIC ${CMAKE_SOURCE_DIR}/src)
 target_compile_options(opscope_gpu_map PRIVATE -fvisibility=hidden)
 set_target_properties(opscope_gpu_map PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
+# The CUPTI source's pure parts (record layouts by version, API roles and kernel names, the
+# launch tracker): no CUDA needed, unit-tested everywhere; cap_cupti.c loads libcupti.
+add_library(opscope_cupti STATIC
+  ${OPSCOPE_CAPTURE_DIR}/gpu/cupti_rec.c
+  ${OPSCOPE_CAPTURE_DIR}/gpu/cupti_names.c
+  ${OPSCOPE_CAPTURE_DIR}/gpu/cupti_track.c)
+target_include_directories(opscope_cupti PUBLIC ${CMAKE_SOURCE_DIR}/src)
+target_compile_options(opscope_cupti PRIVATE -fvisibility=hidden)
+target_compile_definitions(opscope_cupti PRIVATE _GNU_SOURCE)
+set_target_properties(opscope_cupti PROPERTIES POSITION_INDEPENDENT_CODE ON)
+find_package(Threads REQUIRED)
+target_link_libraries(opscope_cupti PUBLIC Threads::Threads)
+
 find_path(OPSCOPE_GGML_INCLUDE_DIR NAMES ggml.h ggml-backend.h)
 if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend.h")
   find_program(OPSCOPE_PKG_CONFIG pkg-config)
@@ -60,9 +73,10 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
     ${OPSCOPE_CAPTURE_DIR}/cap_copy.c
     ${OPSCOPE_CAPTURE_DIR}/cap_sync.c
     ${OPSCOPE_CAPTURE_DIR}/cap_api.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_gpu.c)
+    ${OPSCOPE_CAPTURE_DIR}/cap_gpu.c
+    ${OPSCOPE_CAPTURE_DIR}/cap_cupti.c)
   target_include_directories(opscope-ggml PRIVATE ${OPSCOPE_GGML_INCLUDE_DIR} ${CMAKE_SOURCE_DIR}/src)
-  target_link_libraries(opscope-ggml PRIVATE opscope_gpu_map)
+  target_link_libraries(opscope-ggml PRIVATE opscope_gpu_map opscope_cupti)
   target_compile_definitions(opscope-ggml PRIVATE _GNU_SOURCE)
   if(OPSCOPE_GGML_BUILD_VERSION)
     target_compile_definitions(opscope-ggml PRIVATE OPSCOPE_GGML_BUILD_VERSION="${OPSCOPE_GGML_BUILD_VERSION}")

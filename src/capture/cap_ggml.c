@@ -14,6 +14,7 @@
 #include "capture/cap_blas.h"
 #include "capture/cap_clock.h"
 #include "capture/cap_copy.h"
+#include "capture/cap_cupti.h"
 #include "capture/cap_devices.h"
 #include "capture/cap_drops.h"
 #include "capture/cap_gpu.h"
@@ -116,6 +117,9 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
     int n = opscope_cap_ggml.graph_n_nodes(g);
     opscope_cap_walk *w = opscope_cap_hooks_walk(0);
     opscope_cap_backend *be = bi >= 0 ? opscope_cap_backend_at(bi) : NULL;
+    if (be) {
+        opscope_cap_cupti_start(be->name); /* a CUDA backend's first compute: before it runs */
+    }
     bool timed = be && (be->set_abort || strncmp(be->name, "BLAS", 4) == 0) && opscope_cap_hooks_walk(n) &&
                  reserve_ts(w, n);
     bool per_op = timed && be->set_abort;
@@ -264,6 +268,9 @@ OPSCOPE_EXPORT void ggml_backend_sched_reset(ggml_backend_sched_t sched) {
 
 OPSCOPE_EXPORT void ggml_backend_sched_free(ggml_backend_sched_t sched) {
     bool last = opscope_cap_hooks_sched_freeing(sched);
+    if (last) {
+        opscope_cap_gpu_poll(true); /* a source that buffers (CUPTI) hands in what it holds */
+    }
     if (opscope_cap_ggml.sched_free) {
         opscope_cap_ggml.sched_free(sched);
     }

@@ -726,6 +726,38 @@ uint64_t opscope_cap_gpu_lost(void) {
     return atomic_load_explicit(&opscope_cap_stats.gpu_lost, memory_order_relaxed);
 }
 
+void opscope_cap_gpu_poll(bool settle) {
+    const opscope_gpu_source *src = atomic_load_explicit(&g_src, memory_order_acquire);
+    if (src && src->poll) {
+        src->poll();
+    }
+    if (!settle) {
+        return;
+    }
+    /* the program's work is done: a described compute still short of items lost them (a
+     * source that dropped records, and counted them through lost()): it gets the records of
+     * the items it has */
+    pthread_mutex_lock(&g_mu);
+    gpu_pend *done = NULL;
+    for (gpu_pend **pp = &g_open; *pp;) {
+        gpu_pend *p = *pp;
+        if (p->described && p->expected >= 0) {
+            *pp = p->next;
+            g_n_open--;
+            p->next = done;
+            done = p;
+        } else {
+            pp = &p->next;
+        }
+    }
+    pthread_mutex_unlock(&g_mu);
+    while (done) {
+        gpu_pend *p = done;
+        done = p->next;
+        emit_ready(p);
+    }
+}
+
 bool opscope_cap_gpu_attached(void) {
     return atomic_load_explicit(&g_src, memory_order_relaxed) != NULL;
 }

@@ -45,6 +45,7 @@ add_library(opscope_static_part STATIC
   ${OPSCOPE_CAPTURE_DIR}/cap_record.c
   ${OPSCOPE_CAPTURE_DIR}/cap_api.c
   ${OPSCOPE_CAPTURE_DIR}/cap_gpu.c
+  ${OPSCOPE_CAPTURE_DIR}/cap_cupti.c
   $<TARGET_OBJECTS:opscope_static_copy>)
 target_compile_definitions(opscope_static_part PRIVATE _GNU_SOURCE)
 if(OPSCOPE_GGML_BUILD_VERSION)
@@ -55,7 +56,7 @@ foreach(t opscope_static_copy opscope_static_part)
                              ${CMAKE_SOURCE_DIR}/include)
   target_compile_options(${t} PRIVATE -fvisibility=hidden)
 endforeach()
-target_link_libraries(opscope_static_part PRIVATE opscope_capture_core opscope_gpu_map)
+target_link_libraries(opscope_static_part PRIVATE opscope_capture_core opscope_gpu_map opscope_cupti)
 
 # One archive from the part and the libraries it needs (GNU ar's MRI script).
 set(_static_lib ${CMAKE_BINARY_DIR}/lib/libopscope-ggml-static.a)
@@ -64,6 +65,7 @@ file(GENERATE OUTPUT ${_mri} CONTENT "CREATE ${_static_lib}
 ADDLIB $<TARGET_FILE:opscope_static_part>
 ADDLIB $<TARGET_FILE:opscope_capture_core>
 ADDLIB $<TARGET_FILE:opscope_gpu_map>
+ADDLIB $<TARGET_FILE:opscope_cupti>
 ADDLIB $<TARGET_FILE:opscope_core>
 ADDLIB $<TARGET_FILE:opscope_viewer_embed>
 SAVE
@@ -73,7 +75,7 @@ add_custom_command(OUTPUT ${_static_lib}
   COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/lib
   COMMAND ${CMAKE_COMMAND} -E remove -f ${_static_lib}
   COMMAND sh -c "exec \"$1\" -M < \"$2\"" sh ${CMAKE_AR} ${_mri}
-  DEPENDS opscope_static_part opscope_capture_core opscope_gpu_map opscope_core opscope_viewer_embed ${_mri}
+  DEPENDS opscope_static_part opscope_capture_core opscope_gpu_map opscope_cupti opscope_core opscope_viewer_embed ${_mri}
   COMMENT "Merging libopscope-ggml-static.a" VERBATIM)
 add_custom_target(opscope-ggml-static ALL DEPENDS ${_static_lib})
 

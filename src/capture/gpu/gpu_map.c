@@ -14,16 +14,17 @@
 /* How many later kernels may show that a kernel is a helper of the next node. */
 #define MAP_LOOK 4
 
-/* Length of the match of NAME against PREFIX (compared case-insensitively against PREFIX's
- * lower case), or 0: a match must end at '_', a digit or the end of NAME. */
+/* Length of the match of NAME against PREFIX (compared case-insensitively), or 0: a match
+ * must end at '_', a digit, a template's '<' (demangled CUDA kernels) or the end of NAME. */
 static size_t match_len(const char *name, const char *prefix, size_t plen) {
     for (size_t i = 0; i < plen; i++) {
-        if (name[i] == '\0' || name[i] != (char)tolower((unsigned char)prefix[i])) {
+        if (name[i] == '\0' ||
+            tolower((unsigned char)name[i]) != tolower((unsigned char)prefix[i])) {
             return 0;
         }
     }
     char c = name[plen];
-    return (c == '\0' || c == '_' || isdigit((unsigned char)c)) ? plen : 0;
+    return (c == '\0' || c == '_' || c == '<' || isdigit((unsigned char)c)) ? plen : 0;
 }
 
 /* What an item implements: a rule (ops list) or a graph op/function name. */
@@ -323,7 +324,11 @@ int opscope_gpu_map(const opscope_gpu_rules *rules, const opscope_gpu_node *node
         g->n_items = k + 1 - g->item0;
         g->n_main = 1;
         pend = -1;
-        next = j + 1;
+        if (rules && rules->fused_after && items[k].name) {
+            int e = rules->fused_after(items[k].name, nodes, n_nodes, j);
+            g->last = e > j && e < n_nodes ? e : j;
+        }
+        next = g->last + 1;
     }
     if (rc == 0) {
         if (ng == 0) {

@@ -47,6 +47,10 @@ typedef struct opscope_gpu_rules {
     int n;
     /* The backend's own name for a fused group when it has one ("MULTI_ADD"), else NULL. */
     const char *(*group_name)(const opscope_gpu_node *nodes, const opscope_gpu_group *g);
+    /* The last node a main kernel named NAME computes when it starts node J's group: J, or
+     * further when its name says it fused the nodes after J (ggml-cuda's mul_mat_vec_q with
+     * has_fusion set: the up projection, the gate and the GLU). NULL: J. */
+    int (*fused_after)(const char *name, const opscope_gpu_node *nodes, int n_nodes, int j);
 } opscope_gpu_rules;
 
 /* The rules for a source by name ("vulkan"); NULL when there are none (names alone). */

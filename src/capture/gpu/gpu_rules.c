@@ -106,11 +106,126 @@ static const char *vk_group_name(const opscope_gpu_node *nodes, const opscope_gp
     return NULL;
 }
 
-static const opscope_gpu_rules vk = {vk_rules, N_OF(vk_rules), vk_group_name};
+static const opscope_gpu_rules vk = {vk_rules, N_OF(vk_rules), vk_group_name, NULL};
+
+/* ggml-cuda's kernels, as the CUPTI source names them (demangled, without return type and
+ * parameters: "mul_mat_vec_q<(ggml_type)2, 1, false, false, false>"), and cuBLAS's for the
+ * matrix products ggml-cuda hands to it. Checked against the symbols of a prebuilt
+ * libggml-cuda.so (tests/capture_unit/data/ggml_cuda_kernels.tsv). */
+static const opscope_gpu_rule cuda_rules[] = {
+    /* matrix products: vector (mmvq, mmvf), quantized tiles (mmq), float tiles (mmf) */
+    {"mul_mat_vec_q", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_MAIN},
+    {"mul_mat_vec_q_moe", "MUL_MAT_ID", OPSCOPE_GPU_ROLE_MAIN},
+    {"mul_mat_vec_f", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_MAIN},
+    {"mul_mat_q", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_MAIN},
+    {"mul_mat_f", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_MAIN},
+    /* cuBLAS and its helpers: src0 dequantized, src1 converted, batch pointers */
+    {"nvjet", "MUL_MAT|MUL_MAT_ID|OUT_PROD", OPSCOPE_GPU_ROLE_MAIN},
+    {"cutlass", "MUL_MAT|MUL_MAT_ID|OUT_PROD", OPSCOPE_GPU_ROLE_MAIN},
+    {"sm90_xmma", "MUL_MAT|MUL_MAT_ID|OUT_PROD", OPSCOPE_GPU_ROLE_MAIN},
+    {"sm80_xmma", "MUL_MAT|MUL_MAT_ID|OUT_PROD", OPSCOPE_GPU_ROLE_MAIN},
+    {"ampere", "MUL_MAT|MUL_MAT_ID|OUT_PROD", OPSCOPE_GPU_ROLE_MAIN},
+    {"gemv", "MUL_MAT|MUL_MAT_ID|OUT_PROD", OPSCOPE_GPU_ROLE_MAIN},
+    {"gemmsn", "MUL_MAT|MUL_MAT_ID|OUT_PROD", OPSCOPE_GPU_ROLE_MAIN},
+    {"dequantize_block", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_PRE},
+    {"convert_unary", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_PRE},
+    {"k_compute_batched_ptrs", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_PRE},
+    /* helpers: src1 to q8_1 before the product, expert ids sorted before MUL_MAT_ID, the
+     * stream-k partial tiles summed after it */
+    {"quantize_q8_1", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_PRE},
+    {"quantize_mmq", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_PRE},
+    {"mm_ids_helper", "MUL_MAT_ID", OPSCOPE_GPU_ROLE_PRE},
+    {"mul_mat_q_stream_k_fixup", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_POST},
+    /* flash attention: the kernel, its mask scan before, the stream-k fixup and the
+     * combination of partial results after */
+    {"flash_attn_ext", "FLASH_ATTN_EXT", OPSCOPE_GPU_ROLE_MAIN},
+    {"flash_attn_tile", "FLASH_ATTN_EXT", OPSCOPE_GPU_ROLE_MAIN},
+    {"flash_attn_mask_to_kv_max", "FLASH_ATTN_EXT", OPSCOPE_GPU_ROLE_PRE},
+    {"flash_attn_stream_k_fixup", "FLASH_ATTN_EXT", OPSCOPE_GPU_ROLE_POST},
+    {"flash_attn_combine_results", "FLASH_ATTN_EXT", OPSCOPE_GPU_ROLE_POST},
+    /* element-wise families: the op is a template argument */
+    {"k_bin_bcast", "ADD|SUB|MUL|DIV|REPEAT", OPSCOPE_GPU_ROLE_MAIN},
+    {"unary_op_kernel", "UNARY", OPSCOPE_GPU_ROLE_MAIN},
+    {"unary_gated_op_kernel", "GLU", OPSCOPE_GPU_ROLE_MAIN},
+    {"swiglu_oai_kernel", "GLU", OPSCOPE_GPU_ROLE_MAIN},
+    {"op_clamp_kernel", "CLAMP", OPSCOPE_GPU_ROLE_MAIN},
+    /* fused kernels, named after their first op (RMS_NORM+MUL(+ADD), RMS_NORM+MUL+ROPE...) */
+    {"rms_norm_f32", "RMS_NORM", OPSCOPE_GPU_ROLE_MAIN},
+    {"rms_norm_mul_rope_f32", "RMS_NORM", OPSCOPE_GPU_ROLE_MAIN},
+    {"topk_moe_cuda", "SOFT_MAX|ARGSORT|TOP_K", OPSCOPE_GPU_ROLE_MAIN},
+    {"k_get_rows", "GET_ROWS", OPSCOPE_GPU_ROLE_MAIN},
+    {"k_set_rows", "SET_ROWS", OPSCOPE_GPU_ROLE_MAIN},
+    {"k_argsort_f32_i32", "ARGSORT", OPSCOPE_GPU_ROLE_MAIN},
+    {"cpy", "CPY|CONT|DUP", OPSCOPE_GPU_ROLE_MAIN},
+    {"rope", "ROPE", OPSCOPE_GPU_ROLE_MAIN},
+    {"soft_max", "SOFT_MAX", OPSCOPE_GPU_ROLE_MAIN},
+    {"reduce_rows_f32", "SUM_ROWS|MEAN", OPSCOPE_GPU_ROLE_MAIN},
+};
+
+/* Template argument ARG (0-based, top level) of a demangled NAME is "true". */
+static bool targ_true(const char *name, int arg) {
+    const char *p = strchr(name, '<');
+    if (!p) {
+        return false;
+    }
+    int depth = 0, k = 0;
+    for (p++; *p; p++) {
+        if (*p == '<' || *p == '(') depth++;
+        else if (*p == '>' || *p == ')') {
+            if (depth-- == 0) return false;
+        } else if (*p == ',' && depth == 0) {
+            k++;
+            while (p[1] == ' ') p++;
+        } else if (k == arg && depth == 0) {
+            return strncmp(p, "true", 4) == 0 && (p[4] == ',' || p[4] == '>');
+        }
+    }
+    return false;
+}
+
+/* Whether the non-empty nodes after J are exactly the ops of SEQ (NULL-terminated); *LAST: the
+ * last of them. */
+static bool followed_by(const opscope_gpu_node *nodes, int n_nodes, int j, const char *const *seq, int *last) {
+    int i = j + 1;
+    for (int k = 0; seq[k]; k++, i++) {
+        while (i < n_nodes && nodes[i].empty) i++;
+        if (i >= n_nodes || strcmp(nodes[i].op, seq[k]) != 0) {
+            return false;
+        }
+        *last = i;
+    }
+    return true;
+}
+
+/* ggml-cuda's fused matrix-vector products (ggml_cuda_mm_fusion_args): has_fusion is the 3rd
+ * template argument of mul_mat_vec_q, the 5th of mul_mat_vec_f; the kernel then also computed
+ * the gate product and the GLU, or the bias, after the node it started. */
+static int cuda_fused_after(const char *name, const opscope_gpu_node *nodes, int n_nodes, int j) {
+    bool q = strncmp(name, "mul_mat_vec_q<", 14) == 0, f = strncmp(name, "mul_mat_vec_f<", 14) == 0;
+    if (!((q && targ_true(name, 2)) || (f && targ_true(name, 4)))) {
+        return j;
+    }
+    static const char *const pats[][5] = {
+        {"ADD", "MUL_MAT", "ADD", "GLU", NULL}, {"ADD_ID", "MUL_MAT_ID", "ADD_ID", "GLU", NULL},
+        {"MUL_MAT", "GLU", NULL}, {"MUL_MAT_ID", "GLU", NULL}, {"ADD", NULL}, {"ADD_ID", NULL},
+    };
+    for (size_t p = 0; p < sizeof pats / sizeof pats[0]; p++) {
+        int last = j;
+        if (followed_by(nodes, n_nodes, j, pats[p], &last)) {
+            return last;
+        }
+    }
+    return j;
+}
+
+static const opscope_gpu_rules cuda = {cuda_rules, N_OF(cuda_rules), NULL, cuda_fused_after};
 
 const opscope_gpu_rules *opscope_gpu_rules_for(const char *source) {
     if (source && strcmp(source, "vulkan") == 0) {
         return &vk;
+    }
+    if (source && strcmp(source, "cuda") == 0) {
+        return &cuda;
     }
     return NULL;
 }

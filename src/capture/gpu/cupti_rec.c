@@ -1,0 +1,93 @@
+/*
+ * cupti_rec.c - CUPTI activity records by version (see cupti_rec.h).
+ *
+ * The offsets come from NVIDIA's public CUPTI reference: every kernel record version since
+ * CUpti_ActivityKernel5 (CUDA 11.0) keeps the same prefix up to graphId, so CUDA 12's
+ * CUpti_ActivityKernel9 and CUDA 13.0's CUpti_ActivityKernel10 read alike; memcpy records
+ * (CUpti_ActivityMemcpy5/6) and memset records (CUpti_ActivityMemset4) likewise. What a later
+ * version changes is unknown until checked (scripts/device/cupti-offsets.c on a machine with
+ * the headers), so only these versions are accepted.
+ */
+#include "capture/gpu/cupti_rec.h"
+
+#include "capture/gpu/cupti_abi.h"
+
+#include <string.h>
+
+#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* kernel: kind 0, start 16, end 24, streamId 48, correlationId 92, name 104, graphNodeId 144,
+ *         graphId 156
+ * memcpy: kind 0, copyKind 4, bytes 8, start 16, end 24, streamId 40, correlationId 44,
+ *         graphNodeId 64
+ * memset: kind 0, bytes 8, start 16, end 24, streamId 40, correlationId 44, graphNodeId 64
+ * The sizes are lower bounds (the fields read lie inside them). */
+static const opscope_cupti_layout layouts[] = {
+    /* cuptiGetVersion() 19..28: CUDA 12.0 to 12.9 Update 1 (CUPTI API versions v19-v28) */
+    {19, 28, "CUDA 12.x (CUpti_ActivityKernel9)", 16, 24, 48, 92, 104, 144, 156, 160, 4, 8, 16, 24, 40, 44, 64, 72,
+     8, 16, 24, 40, 44, 64, 72},
+    /* from CUDA 13.0 the version reads xxyyzz: 13.0.x */
+    {130000, 130099, "CUDA 13.0 (CUpti_ActivityKernel10)", 16, 24, 48, 92, 104, 144, 156, 160, 4, 8, 16, 24, 40, 44,
+     64, 72, 8, 16, 24, 40, 44, 64, 72},
+};
+
+const opscope_cupti_layout *opscope_cupti_layout_for(uint32_t version) {
+    for (int i = 0; i < N_OF(layouts); i++) {
+        if (version >= layouts[i].ver_lo && version <= layouts[i].ver_hi) {
+            return &layouts[i];
+        }
+    }
+    return NULL;
+}
+
+static uint64_t u64_at(const void *r, size_t off) {
+    uint64_t v;
+    memcpy(&v, (const char *)r + off, sizeof v);
+    return v;
+}
+
+static uint32_t u32_at(const void *r, size_t off) {
+    uint32_t v;
+    memcpy(&v, (const char *)r + off, sizeof v);
+    return v;
+}
+
+bool opscope_cupti_rec_read(const opscope_cupti_layout *l, const void *r, opscope_cupti_rec *out) {
+    memset(out, 0, sizeof *out);
+    switch (u32_at(r, 0)) {
+    case OPSCOPE_CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    case OPSCOPE_CUPTI_ACTIVITY_KIND_KERNEL: {
+        out->kind = OPSCOPE_CUPTI_REC_KERNEL;
+        out->start = u64_at(r, l->k_start);
+        out->end = u64_at(r, l->k_end);
+        out->stream = u32_at(r, l->k_stream);
+        out->corr = u32_at(r, l->k_corr);
+        out->graph_node = u64_at(r, l->k_graph_node);
+        const char *name;
+        memcpy(&name, (const char *)r + l->k_name, sizeof name);
+        out->name = name;
+        return true;
+    }
+    case OPSCOPE_CUPTI_ACTIVITY_KIND_MEMCPY:
+        out->kind = OPSCOPE_CUPTI_REC_MEMCPY;
+        out->copy_kind = *((const uint8_t *)r + l->c_kind);
+        out->bytes = u64_at(r, l->c_bytes);
+        out->start = u64_at(r, l->c_start);
+        out->end = u64_at(r, l->c_end);
+        out->stream = u32_at(r, l->c_stream);
+        out->corr = u32_at(r, l->c_corr);
+        out->graph_node = u64_at(r, l->c_graph_node);
+        return true;
+    case OPSCOPE_CUPTI_ACTIVITY_KIND_MEMSET:
+        out->kind = OPSCOPE_CUPTI_REC_MEMSET;
+        out->bytes = u64_at(r, l->s_bytes);
+        out->start = u64_at(r, l->s_start);
+        out->end = u64_at(r, l->s_end);
+        out->stream = u32_at(r, l->s_stream);
+        out->corr = u32_at(r, l->s_corr);
+        out->graph_node = u64_at(r, l->s_graph_node);
+        return true;
+    default:
+        return false;
+    }
+}

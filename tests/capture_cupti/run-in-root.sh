@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Inside the forky root (scripts/in-root.sh): the CUPTI source (src/capture/cap_cupti.c) driven
+# through the capture library by a fake libcupti and a fake CUDA backend. Scenarios:
+#   eager        CUDA 13.0's CUPTI, kernels launched one by one, timestamps from the callback
+#   graphs       CUDA 12.8's CUPTI (other version), ggml-cuda's CUDA-graph path (capture,
+#                instantiate, replay, exec update, replay without capture), calibrated clock,
+#                three records per buffer, buffers and records completed in reverse order
+#   drops        CUPTI loses two records: counted, the rest still recorded
+#   refused      another subscriber holds CUPTI: one warning, host-timed splits
+#   version      an unchecked CUPTI version: one warning, host-timed splits
+#   opt-in       OPSCOPE_CUPTI unset: one line saying it is opt-in; OPSCOPE_CUPTI=0: silent
+# Every run: the program's stdout and exit status as without the capture.
+set -euo pipefail
+LIB=${OPSCOPE_PRELOAD:-}
+[ -n "$LIB" ] || { echo "SKIP: libopscope-ggml.so not built in the root"; exit 77; }
+HERE=/opscope/tests/capture_cupti
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+gcc -std=c11 -O1 -Wall -Wextra -Werror -shared -fPIC "$HERE/fake_cupti.c" -o "$OUT/libcupti.so"
+gcc -std=c11 -O1 -Wall -Wextra -Werror "$HERE/cuda_program.c" -o "$OUT/cuda_program" -lggml -lggml-base -ldl
+"$OUT/cuda_program" "$OUT/libcupti.so" graphs 6 > "$OUT/plain.txt"
+
+# run NAME MODE N ENV...: the program under the capture with the fake CUPTI
+run() {
+    local name=$1 mode=$2 n=$3
+    shift 3
+    env "$@" OPSCOPE_CUPTI_LIB="$OUT/libcupti.so" GGML_PROFILE="$OUT/$name.json" LD_PRELOAD="$LIB" \
+        "$OUT/cuda_program" "$OUT/libcupti.so" "$mode" "$n" > "$OUT/$name.out" 2> "$OUT/$name.err" ||
+        { cat "$OUT/$name.err"; echo "FAIL: $name: the program failed under the capture"; return 1; }
+    head -n "$n" "$OUT/plain.txt" | cmp -s - "$OUT/$name.out" ||
+        { echo "FAIL: $name: stdout differs under the capture"; return 1; }
+}
+fail=0
+run eager eager 4 OPSCOPE_CUPTI=1 || fail=1
+run graphs graphs 6 OPSCOPE_CUPTI=1 FAKE_CUPTI_VERSION=26 FAKE_CUPTI_NO_TSCB=1 FAKE_CUPTI_PER_BUFFER=3 \
+    FAKE_CUPTI_REVERSE=1 || fail=1
+run drops eager 3 OPSCOPE_CUPTI=1 FAKE_CUPTI_DROP=2 || fail=1
+run refused eager 2 OPSCOPE_CUPTI=1 FAKE_CUPTI_REFUSE=1 || fail=1
+run version eager 2 OPSCOPE_CUPTI=1 FAKE_CUPTI_VERSION=131000 || fail=1
+run optin eager 2 || fail=1
+run off eager 2 OPSCOPE_CUPTI=0 || fail=1
+[ $fail = 0 ] || exit 1
+python3 "$HERE/check.py" "$OUT"
