@@ -39,6 +39,8 @@
 #include <string.h>
 #include <unistd.h>
 
+_Static_assert(OPSCOPE_CUPTI_SCOPE_UNTIMED == OPSCOPE_GPU_SCOPE_UNTIMED, "the tracker's untimed scope is the ABI's");
+
 #define MAX_CBID 2048          /* callback ids probed per API domain */
 #define BUF_SIZE (1u << 20)    /* one activity buffer */
 #define MAX_BUFS 32            /* buffers CUPTI may hold at once: past it, it drops (counted) */
@@ -324,6 +326,9 @@ static void take_record(batch *b, const opscope_cupti_rec *r, int64_t off) {
     uint64_t scope;
     uint32_t seq;
     opscope_cupti_track_place(g_track, r->corr, r->graph_node, &scope, &seq);
+    if (scope == OPSCOPE_GPU_SCOPE_UNTIMED) {
+        return; /* a compute the capture did not sample: CUPTI reports it anyway, we drop it */
+    }
     opscope_gpu_item it = {0};
     it.t0 = (uint64_t)((int64_t)r->start + off);
     it.t1 = (uint64_t)((int64_t)r->end + off);

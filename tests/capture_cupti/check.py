@@ -91,6 +91,17 @@ check(len(graphs) == 3 and all(len(g) == 5 for g in graphs[:2]) and graphs[2],
       f"({[len(g) for g in graphs]} records per compute)")
 check(sum(r.get("n_kernels", 0) for r in recs) == 3 * 9 - 2, "drops: every record CUPTI gave is in a record")
 
+p = load("sampled")
+recs = cuda_records(p)
+timed = by_graph([r for r in recs if r.get("time_source") == "device"])
+split = [r for r in recs if r["name"] == "GRAPH_SPLIT"]
+check(len(timed) >= 3 and split and len(timed) + len(split) == 12,
+      f"sampled: {len(timed)} computes device-timed, {len(split)} host-timed splits, 12 made")
+check(all("graph_id" in r for r in recs) and not p.get("dropped_records"),
+      "sampled: the unsampled computes' CUPTI records are dropped, not written loose")
+check(all([(r["node_index"], r.get("n_fused", 1), r.get("n_kernels")) for r in g] == [w[:3] for w in WANT]
+          for g in timed), "sampled: every sampled compute in the same node groups")
+
 for name, what in (("refused", "another profiler"), ("version", "never checked")):
     err = open(f"{out}/{name}.err").read()
     lines = [l for l in err.splitlines() if "CUPTI" in l or "cupti" in l]

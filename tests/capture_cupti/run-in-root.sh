@@ -6,6 +6,8 @@
 #                instantiate, replay, exec update, replay without capture), calibrated clock,
 #                three records per buffer, buffers and records completed in reverse order
 #   drops        CUPTI loses two records: counted, the rest still recorded
+#   sampled      the default sampling (gpu_sample.h): computes not sampled are host-timed splits,
+#                and CUPTI's records of them are dropped, not written
 #   refused      another subscriber holds CUPTI: one warning, host-timed splits
 #   version      an unchecked CUPTI version: one warning, host-timed splits
 #   opt-in       OPSCOPE_CUPTI unset: one line saying it is opt-in; OPSCOPE_CUPTI=0: silent
@@ -18,7 +20,7 @@ OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 gcc -std=c11 -O1 -Wall -Wextra -Werror -shared -fPIC "$HERE/fake_cupti.c" -o "$OUT/libcupti.so"
 gcc -std=c11 -O1 -Wall -Wextra -Werror "$HERE/cuda_program.c" -o "$OUT/cuda_program" -lggml -lggml-base -ldl
-"$OUT/cuda_program" "$OUT/libcupti.so" graphs 6 > "$OUT/plain.txt"
+"$OUT/cuda_program" "$OUT/libcupti.so" graphs 12 > "$OUT/plain.txt"
 
 # run NAME MODE N ENV...: the program under the capture with the fake CUPTI
 run() {
@@ -31,10 +33,11 @@ run() {
         { echo "FAIL: $name: stdout differs under the capture"; return 1; }
 }
 fail=0
-run eager eager 4 OPSCOPE_CUPTI=1 || fail=1
-run graphs graphs 6 OPSCOPE_CUPTI=1 FAKE_CUPTI_VERSION=26 FAKE_CUPTI_NO_TSCB=1 FAKE_CUPTI_PER_BUFFER=3 \
+run eager eager 4 OPSCOPE_CUPTI=1 OPSCOPE_GPU_TIMING=all || fail=1
+run graphs graphs 6 OPSCOPE_CUPTI=1 OPSCOPE_GPU_TIMING=all FAKE_CUPTI_VERSION=26 FAKE_CUPTI_NO_TSCB=1 FAKE_CUPTI_PER_BUFFER=3 \
     FAKE_CUPTI_REVERSE=1 || fail=1
-run drops eager 3 OPSCOPE_CUPTI=1 FAKE_CUPTI_DROP=2 || fail=1
+run drops eager 3 OPSCOPE_CUPTI=1 OPSCOPE_GPU_TIMING=all FAKE_CUPTI_DROP=2 || fail=1
+run sampled graphs 12 OPSCOPE_CUPTI=1 || fail=1
 run refused eager 2 OPSCOPE_CUPTI=1 FAKE_CUPTI_REFUSE=1 || fail=1
 run version eager 2 OPSCOPE_CUPTI=1 FAKE_CUPTI_VERSION=131000 || fail=1
 run optin eager 2 || fail=1

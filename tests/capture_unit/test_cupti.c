@@ -320,6 +320,14 @@ static int test_track_eager(void) {
     ASSERT_EQ_U64(scope, 0);
     ASSERT_TRUE(!opscope_cupti_track_place(t, 100, 0, &scope, &seq)); /* one record per launch */
     ASSERT_EQ_U64(opscope_cupti_track_end_scope(t, 6), 0); /* nothing launched */
+    /* an untimed compute: its records are known, to be dropped, and take no places */
+    ASSERT_TRUE(opscope_cupti_track_launch(t, OPSCOPE_CUPTI_SCOPE_UNTIMED, 110, OPSCOPE_CUPTI_ROLE_KERNEL, NULL));
+    ASSERT_TRUE(opscope_cupti_track_launch(t, 12, 111, OPSCOPE_CUPTI_ROLE_KERNEL, NULL));
+    ASSERT_TRUE(opscope_cupti_track_place(t, 110, 0, &scope, &seq));
+    ASSERT_EQ_U64(scope, OPSCOPE_CUPTI_SCOPE_UNTIMED);
+    ASSERT_TRUE(opscope_cupti_track_place(t, 111, 0, &scope, &seq));
+    ASSERT_EQ_U64(scope, 12);
+    ASSERT_EQ_INT(seq, 0);
     opscope_cupti_track_free(t);
     return 0;
 }

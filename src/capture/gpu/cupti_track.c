@@ -125,6 +125,15 @@ bool opscope_cupti_track_launch(opscope_cupti_track_t *t, uint64_t scope, uint32
         return true;
     }
     pthread_mutex_lock(&t->mu);
+    if (scope == OPSCOPE_CUPTI_SCOPE_UNTIMED) {
+        /* no places, no count: its records only need to be known, to be dropped */
+        const ptr_ent *e = role == OPSCOPE_CUPTI_ROLE_GRAPH ? ptr_slot(t->exec, exec) : NULL;
+        uint32_t n = !e ? 1 : e->key == exec && e->count ? e->count : UINT32_MAX;
+        t->corr[corr & (N_CORR - 1)] = (corr_ent){.scope = scope, .corr = corr, .n = n, .used = true,
+                                                  .graph = role == OPSCOPE_CUPTI_ROLE_GRAPH};
+        pthread_mutex_unlock(&t->mu);
+        return true;
+    }
     scope_ent *s = scope_get(t, scope, true);
     uint32_t n = 1;
     if (role == OPSCOPE_CUPTI_ROLE_GRAPH) {
@@ -231,7 +240,7 @@ bool opscope_cupti_track_place(opscope_cupti_track_t *t, uint32_t corr, uint64_t
             }
         }
         *scope = c->scope;
-        *seq = c->base + ord;
+        *seq = c->scope == OPSCOPE_CUPTI_SCOPE_UNTIMED ? 0 : c->base + ord;
         if (++c->got >= c->n) {
             c->used = false;
         }

@@ -24,11 +24,16 @@
 
 typedef struct opscope_cupti_track opscope_cupti_track_t;
 
+/* The capture's untimed scope (gpu_source.h's OPSCOPE_GPU_SCOPE_UNTIMED): launches under it
+ * take no places; their records are placed there, for the source to drop. */
+#define OPSCOPE_CUPTI_SCOPE_UNTIMED UINT64_MAX
+
 /* A new tracker, NULL when out of memory. Free with opscope_cupti_track_free (NULL ok). */
 opscope_cupti_track_t *opscope_cupti_track_new(void);
 void opscope_cupti_track_free(opscope_cupti_track_t *t);
 
-/* The API call CORR (a launch of ROLE) began under SCOPE (0: outside any scope, not tracked).
+/* The API call CORR (a launch of ROLE) began under SCOPE (0: outside any scope, not tracked;
+ * OPSCOPE_CUPTI_SCOPE_UNTIMED: known only to be dropped).
  * EXEC: the executable graph of a GRAPH launch. Returns false when SCOPE's count became
  * unknown (an exec never seen instantiated): the scope then ends with 0 items. */
 bool opscope_cupti_track_launch(opscope_cupti_track_t *t, uint64_t scope, uint32_t corr, opscope_cupti_role role,
