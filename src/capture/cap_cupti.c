@@ -382,9 +382,12 @@ static uint64_t src_end_scope(uint64_t scope) {
     return g_track ? opscope_cupti_track_end_scope(g_track, scope) : 0;
 }
 
+/* Before an export (the last scheduler freed, exit): every record CUPTI holds is handed in,
+ * so a compute still short of records lost them (counted as CUPTI's drops). */
 static void src_poll(void) {
     if (atomic_load(&g_live)) {
         g_api.flush_all(OPSCOPE_CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        opscope_cap_gpu_settle();
     }
 }
 
@@ -401,7 +404,7 @@ static void *flusher(void *arg) {
 
 /* Runs before the capture's own export at exit (registered later). */
 static void at_exit_flush(void) {
-    opscope_cap_gpu_poll(true);
+    src_poll();
 }
 
 /* ---- start ---- */

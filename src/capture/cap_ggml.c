@@ -269,7 +269,7 @@ OPSCOPE_EXPORT void ggml_backend_sched_reset(ggml_backend_sched_t sched) {
 OPSCOPE_EXPORT void ggml_backend_sched_free(ggml_backend_sched_t sched) {
     bool last = opscope_cap_hooks_sched_freeing(sched);
     if (last) {
-        opscope_cap_gpu_poll(true); /* a source that buffers (CUPTI) hands in what it holds */
+        opscope_cap_gpu_poll(); /* a source that buffers (CUPTI) hands in what it holds */
     }
     if (opscope_cap_ggml.sched_free) {
         opscope_cap_ggml.sched_free(sched);

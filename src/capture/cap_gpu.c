@@ -726,14 +726,14 @@ uint64_t opscope_cap_gpu_lost(void) {
     return atomic_load_explicit(&opscope_cap_stats.gpu_lost, memory_order_relaxed);
 }
 
-void opscope_cap_gpu_poll(bool settle) {
+void opscope_cap_gpu_poll(void) {
     const opscope_gpu_source *src = atomic_load_explicit(&g_src, memory_order_acquire);
     if (src && src->poll) {
         src->poll();
     }
-    if (!settle) {
-        return;
-    }
+}
+
+void opscope_cap_gpu_settle(void) {
     /* the program's work is done: a described compute still short of items lost them (a
      * source that dropped records, and counted them through lost()): it gets the records of
      * the items it has */

@@ -48,10 +48,12 @@ struct opscope_cap_rec;
 bool opscope_cap_gpu_copy(uint64_t scope, uint64_t expected, const struct opscope_cap_rec *desc, uint64_t t0,
                           uint64_t t1);
 
-/* Asks the attached source for what it has completed (before an export). SETTLE: the
- * program's device work is over (its last scheduler freed, or exit): computes still waiting
- * for items get the records of those they have (the source counted the missing ones). */
-void opscope_cap_gpu_poll(bool settle);
+/* Asks the attached source for what it has completed (before an export). */
+void opscope_cap_gpu_poll(void);
+/* For a source that has handed in everything it will ever have (CUPTI after a forced flush):
+ * computes still waiting for items get the records of those they have (the source counted
+ * the missing ones through lost()). */
+void opscope_cap_gpu_settle(void);
 /* Whether a source attached (the Vulkan layer is loaded and talking to us). */
 bool opscope_cap_gpu_attached(void);
 /* Device items lost so far (never timed, or given up). */
