@@ -163,6 +163,7 @@ typedef struct opscope_diff_opts {
                               tables and of the regression check */
     double fail_pct;       /* --fail-on-regression PCT; < 0: not asked */
     bool merged_backends;  /* the sides were finished with merge_backends (for the header) */
+    const char *by;        /* the keys as the user ordered them ("phase,op"); NULL: canonical */
 } opscope_diff_opts;
 
 /* True when the two sides' records share a backend name (else op keys merge backends). */

@@ -29,6 +29,7 @@ typedef struct diff_args {
     const char *in[DIFF_MAX_INPUTS];
     size_t n_in[2];       /* runs per side: BASE is in[0 .. n_in[0]), NEW follows */
     unsigned keys;
+    const char *by; /* --by as given */
     const char *json, *text, *html;
     size_t top, html_max_records;
     bool html_max_set, quiet, merge_backends;
@@ -122,6 +123,7 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
             return usage_error("--by: unknown key '%.*s' (op, kernel, shape, category, "
                                "cpu-op, layer, phase)",
                                (int)strcspn(bad, ","), bad);
+        a->by = val;
         break;
     case OPT_JSON: a->json = val; break;
     case OPT_TEXT: a->text = val; break;
@@ -319,7 +321,7 @@ int opscope_cli_diff(int argc, char **argv) {
         }
     opscope_diff_opts o = {.keys = keys, .norm = a.norm, .alpha = a.alpha,
                            .min_share = a.min_share, .fail_pct = a.fail_pct,
-                           .merged_backends = merge};
+                           .merged_backends = merge, .by = a.by};
     const char *why = NULL;
     d = opscope_diff_new(in[0].side, in[1].side, &o, &why);
     if (!d) {

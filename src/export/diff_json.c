@@ -101,6 +101,7 @@ void opscope_diff_write_json(opscope_out_t *w, const opscope_diff_t *d,
     opscope_diff_norm norm = opscope_diff_norm_used(d);
     char by[128];
     opscope_diff_keys_name(op->keys, by, sizeof by);
+    if (op->by) snprintf(by, sizeof by, "%s", op->by);
     opscope_out_str(w, "{\"format\":\"opscope-diff\",\"version\":1,\"generator\":\"opscope " OPSCOPE_VERSION_STRING "\"");
     key_str(w, "by", by, false);
     key_bool(w, "merged_backends", opscope_diff_merged_backends(d));

@@ -139,6 +139,7 @@ static void header(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff
     const opscope_diff_opts *op = opscope_diff_get_opts(d);
     char keys[128];
     opscope_diff_keys_name(op->keys, keys, sizeof keys);
+    if (op->by) snprintf(keys, sizeof keys, "%s", op->by); /* in the order asked */
     bool op_keys = op->keys & (OPSCOPE_DIFF_KEY_OP | OPSCOPE_DIFF_KEY_KERNEL | OPSCOPE_DIFF_KEY_SHAPE);
     opscope_out_printf(w, "  Aligned by %s%s.", keys,
                        !op_keys ? "" : opscope_diff_merged_backends(d) ? " (over all backends)"
@@ -197,6 +198,13 @@ static void header(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff
     opscope_out_str(w, ".\n\n");
 }
 
+/* A percentage in at most 8 columns (the Delta% column): +31797.5% is +31798%. */
+static void fmt_pct(char *buf, size_t size, double pct) {
+    if (fabs(pct) < 1000) snprintf(buf, size, "%+.1f%%", pct);
+    else if (fabs(pct) < 1e6) snprintf(buf, size, "%+.0f%%", pct);
+    else snprintf(buf, size, "%s", pct > 0 ? ">+1e6%" : "<-1e6%");
+}
+
 static void table(opscope_out_t *w, const opscope_diff_t *d, size_t limit, bool all, bool console) {
     opscope_diff_norm n = opscope_diff_norm_used(d);
     const char *per = n == OPSCOPE_DIFF_NORM_NONE ? "" : n == OPSCOPE_DIFF_NORM_TOKEN ? "/tok"
@@ -249,9 +257,11 @@ static void table(opscope_out_t *w, const opscope_diff_t *d, size_t limit, bool 
         if (!r->significant) strcat(dl, "~");
         if (r->status == OPSCOPE_DIFF_ONLY_NEW) snprintf(pc, sizeof pc, "new");
         else if (r->status == OPSCOPE_DIFF_ONLY_BASE) snprintf(pc, sizeof pc, "gone");
-        else if (r->base_ns > 0) snprintf(pc, sizeof pc, "%+.1f%%", 100.0 * r->delta_ns / r->base_ns);
+        else if (r->base_ns > 0) fmt_pct(pc, sizeof pc, 100.0 * r->delta_ns / r->base_ns);
         else snprintf(pc, sizeof pc, "-");
-        if (isfinite(r->ratio) && r->status == OPSCOPE_DIFF_BOTH) snprintf(ra, sizeof ra, "%.3fx", r->ratio);
+        if (isfinite(r->ratio) && r->status == OPSCOPE_DIFF_BOTH)
+            snprintf(ra, sizeof ra, r->ratio < 100 ? "%.3fx" : r->ratio < 1e6 ? "%.0fx" : ">1e6x",
+                     r->ratio);
         else snprintf(ra, sizeof ra, "-");
         const opscope_diff_group *gb = r->base, *gn = r->newg;
         snprintf(bn, sizeof bn, "%" PRIu64, gb ? gb->count : 0);

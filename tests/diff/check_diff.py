@@ -718,6 +718,20 @@ def synthetic():
     print("ok    --fail-on-regression: 20% slower everywhere exits 3 at 10% over 3 runs a side, 0 at 25%, "
           "0 with one run a side")
 
+    # a huge delta keeps its column (issue 25: "+31797.5%" overflowed it); --by keeps its order
+    huge_b, huge_n = os.path.join(WORK, "syn-huge-b.json"), os.path.join(WORK, "syn-huge-n.json")
+    write_profile(huge_b, [rec("ADD", 1000, 100, 0, 0)])
+    write_profile(huge_n, [rec("ADD", 318975, 100, 0, 0)])
+    p = run([huge_b, huge_n, "--by", "phase,op"])
+    out = p.stdout.decode()
+    hdr = [l for l in out.splitlines() if "Delta%" in l][0]
+    row = [l for l in out.splitlines() if l.rstrip().endswith("ADD @CPU")][0]
+    check("+31798%" in row and "319x" in row and row.index("+31798%") + 7 == hdr.index("Delta%") + 6,
+          "Delta%% fits its column:\n%s\n%s" % (hdr, row))
+    check("Aligned by phase,op " in out, "the header says the keys in the order given")
+    doc, _ = diff_json(huge_b, huge_n, ["--by", "phase,op"])
+    check(doc["by"] == "phase,op", "JSON by: %s" % doc["by"])
+
     # one op twice as slow, one run a side: a regression against the rest of the run
     slow_mm = os.path.join(WORK, "syn-slow-mm.json")
     write_profile(slow_mm, build(2.0, False, True))
