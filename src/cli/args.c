@@ -8,6 +8,7 @@
 #include "opscope.h"
 
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -42,6 +43,32 @@ int opscope_cli_check_outputs(const char *cmd, const char *noun, const char *con
                 return opscope_cli_usage_error(cmd, "two %s write the same file '%s'", noun,
                                                outs[i]);
     return -1;
+}
+
+int opscope_cli_check_not_input(const char *cmd, const char *const *outs, size_t n,
+                                const char *const *ins, size_t nin) {
+    for (size_t k = 0; k < nin; k++) {
+        if (!ins[k] || !strcmp(ins[k], "-")) continue;
+        struct stat si;
+        bool have_in = stat(ins[k], &si) == 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!outs[i] || !strcmp(outs[i], "-")) continue;
+            struct stat so;
+            bool same = !strcmp(outs[i], ins[k]) ||
+                        (have_in && stat(outs[i], &so) == 0 && so.st_dev == si.st_dev &&
+                         so.st_ino == si.st_ino);
+            if (same)
+                return opscope_cli_usage_error(cmd, "%s would overwrite the input '%s'", outs[i],
+                                               ins[k]);
+        }
+    }
+    return -1;
+}
+
+void opscope_cli_wrote(const char *cmd, const char *path, const char *what, bool quiet) {
+    if (quiet || !path || !strcmp(path, "-")) return;
+    if (what) fprintf(stderr, "opscope %s: wrote %s (%s)\n", cmd, path, what);
+    else fprintf(stderr, "opscope %s: wrote %s\n", cmd, path);
 }
 
 /* The option ARG names (up to a '=' after a long name), or NULL; *EQ: where its value starts

@@ -77,4 +77,15 @@ bool opscope_cli_parse_count(const char *s, size_t *out);
 int opscope_cli_check_outputs(const char *cmd, const char *noun, const char *const *outs,
                               size_t n);
 
+/* Fails when one of the N outputs (NULL: not asked for; "-": stdout) would replace one of the
+ * NIN inputs ("-": stdin): the same name, or an existing file that is the same file (device
+ * and inode: another path, a link). Prints "opscope CMD: OUTPUT would overwrite the input
+ * INPUT" and returns OPSCOPE_EXIT_USAGE; else returns -1. */
+int opscope_cli_check_not_input(const char *cmd, const char *const *outs, size_t n,
+                                const char *const *ins, size_t nin);
+
+/* Names a written file on stderr: "opscope CMD: wrote PATH (WHAT)", unless QUIET or PATH is
+ * stdout ("-"). WHAT may be NULL. */
+void opscope_cli_wrote(const char *cmd, const char *path, const char *what, bool quiet);
+
 #endif

@@ -203,11 +203,7 @@ static int parse_args(int argc, char **argv, diff_args *a) {
     for (int i = 0; i < 3; i++)
         if (outs[i] && !strcmp(outs[i], "-")) to_stdout++;
     if (to_stdout > 1) return usage_error("only one output can go to stdout");
-    for (int i = 0; i < 3; i++)
-        for (int k = 0; k < n; k++)
-            if (outs[i] && strcmp(outs[i], "-") && !strcmp(outs[i], a->in[k]))
-                return usage_error("an output would overwrite the input '%s'", a->in[k]);
-    return -1;
+    return opscope_cli_check_not_input("diff", outs, 3, a->in, (size_t)n);
 }
 
 static void print_error(const opscope_error *err) {
@@ -351,11 +347,14 @@ int opscope_cli_diff(int argc, char **argv) {
     if (html_out && opscope_diff_write_html(html_out, d, in[0].html, in[1].html, &ro, &err))
         goto fail_err;
     opscope_out_t **outs[] = {&json_out, &text_out, &html_out};
+    const char *out_paths[] = {a.json, a.text, a.html}, *out_kinds[] = {"json", "text", "html"};
     status = OPSCOPE_EXIT_OK;
     for (int i = 0; i < 3; i++) {
         if (*outs[i] && opscope_out_commit(*outs[i], &err)) {
             print_error(&err);
             status = OPSCOPE_EXIT_INPUT;
+        } else if (*outs[i]) {
+            opscope_cli_wrote("diff", out_paths[i], out_kinds[i], a.quiet);
         }
         *outs[i] = NULL;
     }

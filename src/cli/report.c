@@ -155,7 +155,9 @@ static int parse_args(int argc, char **argv, report_args *a) {
     int sst = opscope_cli_select_check("report", &a->select, &a->input, 1);
     if (sst >= 0) return sst;
     const char *outs[] = {a->chrome, a->json, a->text, a->html, a->sqlite, a->export_ops};
-    return opscope_cli_check_outputs("report", "exports", outs, sizeof outs / sizeof *outs);
+    int ost = opscope_cli_check_outputs("report", "exports", outs, sizeof outs / sizeof *outs);
+    if (ost >= 0) return ost;
+    return opscope_cli_check_not_input("report", outs, sizeof outs / sizeof *outs, &a->input, 1);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -517,12 +519,15 @@ int opscope_cli_report(int argc, char **argv) {
             opscope_out_abort(text_out);
             goto fail;
         }
+        opscope_cli_wrote("report", a.sqlite, "sqlite", a.quiet);
     }
     status = OPSCOPE_EXIT_OK;
     for (int i = 0; i < n_ex; i++) {
         if (ex[i].out && opscope_out_commit(ex[i].out, &err)) {
             print_error(&err);
             status = OPSCOPE_EXIT_INPUT;
+        } else {
+            opscope_cli_wrote("report", ex[i].path, ex[i].flag + 2, a.quiet);
         }
         ex[i].out = NULL;
         ex[i].release(&ex[i], false);
@@ -531,6 +536,8 @@ int opscope_cli_report(int argc, char **argv) {
     if (text_out && opscope_out_commit(text_out, &err)) {
         print_error(&err);
         status = OPSCOPE_EXIT_INPUT;
+    } else if (text_out) {
+        opscope_cli_wrote("report", a.text, "text", a.quiet);
     }
     if (ops) {
         int orc = opscope_out_commit(ops_out, &err);

@@ -123,6 +123,11 @@ int opscope_cli_view(int argc, char **argv) {
         }
         output = def;
     }
+    st = opscope_cli_check_not_input("view", &output, 1, &input, 1);
+    if (st >= 0) {
+        free(def);
+        return st;
+    }
 
     opscope_error err;
     memset(&err, 0, sizeof err);
@@ -147,9 +152,10 @@ int opscope_cli_view(int argc, char **argv) {
     opscope_cli_select_note("view", &a.select, input, &sel);
     uint64_t seen = opscope_html_sink_seen(h), kept = opscope_html_sink_kept(h);
     if (opscope_html_sink_finish(h, &err) != 0) goto fail;
-    if (isatty(2) && strcmp(output, "-"))
-        fprintf(stderr, "opscope view: wrote %s (%llu of %llu records)\n", output,
-                (unsigned long long)kept, (unsigned long long)seen);
+    /* said also when stderr is no terminal: the page's name is the command's result */
+    if (!p.quiet && strcmp(output, "-"))
+        fprintf(stderr, "opscope view: wrote %s (%llu of %llu records); open it in a browser\n",
+                output, (unsigned long long)kept, (unsigned long long)seen);
     free(def);
     opscope_cli_select_close(&sel);
     return OPSCOPE_EXIT_OK;
