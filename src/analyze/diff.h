@@ -65,6 +65,12 @@ const char *opscope_diff_side_backend_name(const opscope_diff_side_t *s, size_t 
  * after the read. Returns 0, or -1 when out of memory. */
 int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends);
 
+/* Work pairs (traces, --by op): after both sides are finished, a group whose CPU op and
+ * input dims the other side lacks falls back to the CPU op alone. Rebuilds both sides'
+ * groups (earlier group pointers are invalid). Does nothing for other keys or inputs.
+ * Returns 0, or -1 when out of memory. */
+int opscope_diff_sides_pair(opscope_diff_side_t *a, opscope_diff_side_t *b);
+
 typedef struct opscope_diff_totals {
     const char *profiler;     /* from the input's meta ("ggml", "kineto", "chrome"...) */
     int32_t version;
@@ -133,6 +139,18 @@ const opscope_diff_fused *opscope_diff_side_fused(const opscope_diff_side_t *s, 
  * thread): how many and their summed time. Returns 0 when never seen (or N out of 2..8). */
 uint64_t opscope_diff_side_runs(const opscope_diff_side_t *s, const char *const *names, size_t n,
                                 uint64_t *total_ns);
+
+/* Traces grouped by op ("work pairs"): a group is what launched the work (the CPU op with
+ * its input dims, or the kernel family when no CPU op is known), and these are the kernels
+ * it ran on this side (names borrowed from the side), longest first. Returns how many (0
+ * for other keys and inputs) and *OUT. GI: the group's index (opscope_diff_side_group). */
+typedef struct opscope_diff_kernel {
+    const char *name;
+    opscope_record_type type;
+    uint64_t count, total_ns;
+} opscope_diff_kernel;
+size_t opscope_diff_side_group_kernels(const opscope_diff_side_t *s, size_t gi,
+                                       const opscope_diff_kernel **out);
 
 /* Kineto: GPU activities per CPU op (kernels, distinct calls, time). */
 typedef struct opscope_diff_cpu_op {

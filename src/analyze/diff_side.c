@@ -11,6 +11,7 @@
 #include "analyze/shape_fmt.h"
 #include "analyze/stats.h"
 #include "model/strtab.h"
+#include "util/sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,7 +117,7 @@ typedef struct dop {
 typedef struct dkey {
     uint32_t op, shape, cat, cpu, layer, phase;
     int32_t backend;
-    uint32_t pad;
+    uint32_t work; /* traces, --by op: what launched the work (CPU op and input dims) id + 1 */
 } dkey;
 
 typedef struct dgroup {
@@ -241,6 +242,10 @@ struct opscope_diff_side {
     size_t n_fused;
     opscope_diff_cpu_op *cpu_ops;
     size_t n_cpu_ops;
+    opscope_diff_kernel *kernels; /* work pairs: the kernels of each group, by group */
+    size_t n_kernels;
+    size_t *kernel_at;            /* per final group: its first entry in kernels (n_final + 1) */
+    bool merge_backends;
     bool failed, attributed;
 };
 
@@ -283,13 +288,20 @@ void opscope_diff_side_free(opscope_diff_side_t *s) {
     for (size_t i = 0; i < MAX_INPUTS; i++) free(s->run_snap[i]);
     free(s->fused);
     free(s->cpu_ops);
+    free(s->kernels);
+    free(s->kernel_at);
     free(s);
+}
+
+/* Traces grouped by op pair their GPU work by what launched it, not by kernel names. */
+static bool work_pairs(const opscope_diff_side_t *s) {
+    return (s->keys & OPSCOPE_DIFF_KEY_OP) && !(s->keys & OPSCOPE_DIFF_KEY_KERNEL);
 }
 
 void opscope_diff_side_set_kineto(opscope_diff_side_t *s, const opscope_kineto_t *k) {
     s->kin = k;
-    s->defer = k && (s->keys & (OPSCOPE_DIFF_KEY_CPU_OP | OPSCOPE_DIFF_KEY_LAYER |
-                                OPSCOPE_DIFF_KEY_PHASE));
+    s->defer = k && (work_pairs(s) || (s->keys & (OPSCOPE_DIFF_KEY_CPU_OP | OPSCOPE_DIFF_KEY_LAYER |
+                                                  OPSCOPE_DIFF_KEY_PHASE)));
 }
 
 static uint32_t intern_id(opscope_diff_side_t *s, const char *str, size_t len) {
@@ -408,12 +420,13 @@ static uint64_t key_hash(const dkey *k) {
     uint64_t h = ((uint64_t)k->op << 32 | k->shape) * 0x9e3779b97f4a7c15ull;
     h = (h ^ ((uint64_t)k->cat << 32 | k->cpu)) * 0xbf58476d1ce4e5b9ull;
     h = (h ^ ((uint64_t)k->layer << 32 | k->phase)) * 0x94d049bb133111ebull;
-    return mix64(h ^ (uint64_t)(uint32_t)k->backend);
+    return mix64(h ^ ((uint64_t)k->work << 32 | (uint32_t)k->backend));
 }
 
 static bool key_eq(const dkey *a, const dkey *b) {
     return a->op == b->op && a->shape == b->shape && a->backend == b->backend &&
-           a->cat == b->cat && a->cpu == b->cpu && a->layer == b->layer && a->phase == b->phase;
+           a->cat == b->cat && a->cpu == b->cpu && a->layer == b->layer && a->phase == b->phase &&
+           a->work == b->work;
 }
 
 static long group_find(opscope_diff_side_t *s, const dkey *k) {
@@ -913,6 +926,35 @@ static int u64set_add(u64set *x, uint64_t v) {
     return 1;
 }
 
+/* The last (CPU op, input dims) pair and its label id: calls of one op come in runs. */
+typedef struct work_cache {
+    uint32_t cpu, dims, id;
+} work_cache;
+
+/* The work label "aten::mm [4096,768]x[768,50257]" (the CPU op alone without dims), in our
+ * strings. NONE32 when out of memory. */
+static uint32_t work_id(opscope_diff_side_t *s, work_cache *c, uint32_t cpu_sid, uint32_t dims,
+                        const opscope_strtab_t *names) {
+    if (c->id != NONE32 && c->cpu == cpu_sid && c->dims == dims) return c->id;
+    const char *op = opscope_strtab_get(s->strings, cpu_sid);
+    const char *d = dims != NONE32 ? opscope_strtab_get(names, dims) : NULL;
+    uint32_t id;
+    if (!d || !*d) {
+        id = cpu_sid;
+    } else {
+        size_t n = strlen(op), m = strlen(d);
+        char *buf = malloc(n + m + 2);
+        if (!buf) return NONE32;
+        memcpy(buf, op, n);
+        buf[n] = ' ';
+        memcpy(buf + n + 1, d, m + 1);
+        id = intern_id(s, buf, n + m + 1);
+        free(buf);
+    }
+    *c = (work_cache){cpu_sid, dims, id};
+    return id;
+}
+
 static int attribute_kineto(opscope_diff_side_t *s) {
     const opscope_kineto_t *k = s->kin;
     size_t ng = opscope_kineto_n_gpu(k);
@@ -922,6 +964,7 @@ static int attribute_kineto(opscope_diff_side_t *s) {
     uint32_t *sid = malloc((nn ? nn : 1) * sizeof *sid); /* collector name id -> ours */
     u64set calls = {0}, op_calls = {0};
     keyset reduced = {0};
+    work_cache wc = {NONE32, NONE32, NONE32};
     if (!sid || u64set_init(&calls, ng) || u64set_init(&op_calls, ng) || hindex_init(&reduced.ix))
         goto done;
     for (uint32_t i = 0; i < nn; i++) sid[i] = NONE32;
@@ -958,6 +1001,11 @@ static int attribute_kineto(opscope_diff_side_t *s) {
         if (!s->defer || g.seq >= s->n_gpu_partial || s->gpu_partial[g.seq] == NONE32) continue;
         dkey key = s->partials.v[s->gpu_partial[g.seq]];
         if (s->keys & OPSCOPE_DIFF_KEY_CPU_OP) key.cpu = cpu_sid;
+        if (work_pairs(s) && cpu_sid != NONE32) {
+            uint32_t w = work_id(s, &wc, cpu_sid, g.cpu_dims, names);
+            if (w == NONE32) goto fail_cpu;
+            key.work = w + 1;
+        }
         if (s->keys & OPSCOPE_DIFF_KEY_LAYER) key.layer = g.layer;
         if (s->keys & OPSCOPE_DIFF_KEY_PHASE) key.phase = (uint32_t)g.phase;
         long gi = group_find(s, &key);
@@ -1048,6 +1096,56 @@ static bool op_list(const char *x) {
     return plus;
 }
 
+/* One atom's share of a final group: its kernel (op identity) and time. */
+typedef struct katom {
+    size_t group;
+    uint32_t op;
+    uint64_t count, total_ns;
+} katom;
+
+static int katom_cmp(const void *pa, const void *pb) {
+    const katom *a = pa, *b = pb;
+    if (a->group != b->group) return a->group < b->group ? -1 : 1;
+    if (a->op != b->op) return a->op < b->op ? -1 : 1;
+    return 0;
+}
+
+static int katom_time_cmp(const void *pa, const void *pb) {
+    const katom *a = pa, *b = pb;
+    if (a->group != b->group) return a->group < b->group ? -1 : 1;
+    if (a->total_ns != b->total_ns) return a->total_ns > b->total_ns ? -1 : 1;
+    return a->op < b->op ? -1 : a->op > b->op;
+}
+
+/* Work pairs: each group's kernels (atoms of one op identity summed), longest first. */
+static int group_kernels(opscope_diff_side_t *s, katom *a, size_t n) {
+    opscope_sort(a, n, sizeof *a, katom_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && a[m - 1].group == a[i].group && a[m - 1].op == a[i].op) {
+            a[m - 1].count += a[i].count;
+            a[m - 1].total_ns += a[i].total_ns;
+        } else {
+            a[m++] = a[i];
+        }
+    }
+    opscope_sort(a, m, sizeof *a, katom_time_cmp);
+    s->kernels = malloc((m ? m : 1) * sizeof *s->kernels);
+    s->kernel_at = calloc(s->n_final + 1, sizeof *s->kernel_at);
+    if (!s->kernels || !s->kernel_at) return -1;
+    for (size_t i = 0; i < m; i++) {
+        const dop *o = &s->ops[a[i].op];
+        s->kernels[i] = (opscope_diff_kernel){o->name, o->type, a[i].count, a[i].total_ns};
+        s->kernel_at[a[i].group + 1]++;
+    }
+    for (size_t g = 0; g < s->n_final; g++) s->kernel_at[g + 1] += s->kernel_at[g];
+    s->n_kernels = m;
+    return 0;
+}
+
+typedef struct fine_set fine_set;
+static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fine_set *lumped);
+
 int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
     if (s->finished) return 0;
     if (s->pend_valid && pending_resolve(s)) return -1;
@@ -1091,8 +1189,102 @@ int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
         if (o->n_fused > f->n_fused) f->n_fused = o->n_fused;
     }
 
-    /* groups with strings, merged by canonical key */
+    s->merge_backends = merge_backends;
+    if (build_finals(s, NULL, NULL)) return -1;
+    s->finished = true;
+    return 0;
+}
+
+/* The fine keys of a side's groups, to look up from the other side. */
+struct fine_set {
+    const char **v;
+    size_t n;
+    hindex ix;
+};
+
+static bool fine_has(const fine_set *fs, const char *key, size_t len) {
+    uint64_t h = opscope_hash_bytes(key, len);
+    for (size_t j = h & fs->ix.mask; fs->ix.slots[j].idx; j = (j + 1) & fs->ix.mask)
+        if (fs->ix.slots[j].hash == h && !strcmp(fs->v[fs->ix.slots[j].idx - 1], key)) return true;
+    return false;
+}
+
+/* The canonical key of COMP into KEY. */
+static void canon_key(sbuf *key, const char *const comp[7]) {
+    key->n = 0;
+    for (int c = 0; c < 7; c++) {
+        if (c) sb_put(key, "\x1f", 1);
+        if (comp[c]) sb_str(key, comp[c]);
+    }
+}
+
+/* Work pairs: a label "op [dims]" whose exact form the other side lacks falls back to the
+ * CPU op alone, so a call whose shapes changed (another batch, a padded vocabulary) still
+ * pairs; the group then holds every shape of that op not paired exactly. */
+static const char *coarse_label(opscope_diff_side_t *s, const char *fine) {
+    const char *d = strstr(fine, " [");
+    if (!d) return fine;
+    const char *c = opscope_strtab_intern(s->strings, fine, (size_t)(d - fine), NULL);
+    return c ? c : fine;
+}
+
+/* A new final group of canonical KEY (hash H) and components COMP, indexed in FX; NAME is
+ * scratch. NULL when out of memory. */
+static opscope_diff_group *new_final(opscope_diff_side_t *s, hindex *fx, const char *const comp[7],
+                                     const sbuf *key, sbuf *name, uint64_t h) {
+    opscope_diff_group *f = &s->final[s->n_final];
+    f->key = opscope_strtab_intern(s->strings, key->p, key->n, NULL);
+    /* display: phase · layer · CPU op · category · op @backend shape */
+    name->n = 0;
+    static const int order[] = {6, 5, 4, 3};
+    for (size_t c = 0; c < 4; c++) {
+        if (!comp[order[c]]) continue;
+        if (name->n) sb_str(name, " \xc2\xb7 ");
+        sb_str(name, comp[order[c]]);
+    }
+    if (comp[0]) {
+        if (name->n) sb_str(name, " \xc2\xb7 ");
+        sb_str(name, comp[0]);
+        if (comp[1]) {
+            sb_str(name, " @");
+            sb_str(name, comp[1]);
+        }
+        if (comp[2]) {
+            sb_str(name, " ");
+            sb_str(name, comp[2]);
+        }
+    }
+    if (!name->n) sb_str(name, "(all)");
+    const char **dst[7] = {&f->op, &f->backend, &f->shape, &f->category, &f->cpu_op, &f->layer, &f->phase};
+    for (int c = 0; c < 7; c++)
+        if (comp[c] && !(*dst[c] = opscope_strtab_intern(s->strings, comp[c], strlen(comp[c]), NULL)))
+            return NULL;
+    f->name = name->failed ? NULL : opscope_strtab_intern(s->strings, name->p, name->n, NULL);
+    if (!f->key || !f->name || hindex_reserve(fx)) return NULL;
+    hindex_put(fx, h, (uint32_t)s->n_final);
+    s->n_final++;
+    return f;
+}
+
+/* Builds the final groups from the atoms, merged by canonical key; OTHER (NULL: none) is the
+ * other side's fine keys and LUMPED the coarse keys kept whole on both sides (work pairs).
+ * Replaces earlier finals. */
+static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fine_set *lumped) {
+    bool merge_backends = s->merge_backends;
+    const opscope_diff_totals *t = &s->totals;
+    free(s->final);
+    free(s->final_runs);
+    free(s->kernels);
+    free(s->kernel_at);
+    s->final = NULL;
+    s->final_runs = NULL;
+    s->kernels = NULL;
+    s->kernel_at = NULL;
+    s->n_final = s->n_kernels = 0;
     unsigned keys = s->keys;
+    bool work = work_pairs(s) && s->kin;
+    katom *atoms = NULL;
+    size_t n_atoms = 0, cap_atoms = 0;
     bool per_backend = !merge_backends &&
                        (keys & (OPSCOPE_DIFF_KEY_OP | OPSCOPE_DIFF_KEY_KERNEL | OPSCOPE_DIFF_KEY_SHAPE));
     s->final = calloc(s->n_groups ? s->n_groups : 1, sizeof *s->final);
@@ -1126,6 +1318,15 @@ int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
         }
         if (keys & (OPSCOPE_DIFF_KEY_OP | OPSCOPE_DIFF_KEY_KERNEL | OPSCOPE_DIFF_KEY_SHAPE))
             comp[0] = opdisp;
+        char wbuf[128];
+        if (work && k->op != NONE32 && s->ops[k->op].in_cat_id) {
+            if (k->work) {
+                comp[0] = opscope_strtab_get(s->strings, k->work - 1);
+            } else { /* no CPU op: the kernel family, which survives vendor and dtype renames */
+                snprintf(wbuf, sizeof wbuf, "(no CPU op) %s", s->ops[k->op].cat);
+                comp[0] = wbuf;
+            }
+        }
         if (per_backend) comp[1] = backend_name(s, k->backend);
         char shbuf[1024];
         if (keys & OPSCOPE_DIFF_KEY_SHAPE) {
@@ -1145,10 +1346,16 @@ int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
             comp[5] = lbuf;
         }
         if (keys & OPSCOPE_DIFF_KEY_PHASE) comp[6] = phase_text(k->phase);
-        key.n = 0;
-        for (int c = 0; c < 7; c++) {
-            if (c) sb_put(&key, "\x1f", 1);
-            if (comp[c]) sb_str(&key, comp[c]);
+        canon_key(&key, comp);
+        if (other && work && k->work && !key.failed) {
+            bool exact = fine_has(other, key.p, key.n);
+            const char *fine = comp[0];
+            comp[0] = coarse_label(s, fine);
+            canon_key(&key, comp);
+            if (exact && !key.failed && !fine_has(lumped, key.p, key.n)) {
+                comp[0] = fine;
+                canon_key(&key, comp);
+            }
         }
         if (key.failed) {
             free(opheap);
@@ -1165,46 +1372,17 @@ int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
             j = (j + 1) & fx.mask;
         }
         if (!f) {
-            f = &s->final[s->n_final];
-            f->key = opscope_strtab_intern(s->strings, key.p, key.n, NULL);
-            /* display: phase · layer · CPU op · category · op @backend shape */
-            name.n = 0;
-            static const int order[] = {6, 5, 4, 3};
-            for (size_t c = 0; c < 4; c++) {
-                if (!comp[order[c]]) continue;
-                if (name.n) sb_str(&name, " \xc2\xb7 ");
-                sb_str(&name, comp[order[c]]);
-            }
-            if (comp[0]) {
-                if (name.n) sb_str(&name, " \xc2\xb7 ");
-                sb_str(&name, comp[0]);
-                if (comp[1]) {
-                    sb_str(&name, " @");
-                    sb_str(&name, comp[1]);
-                }
-                if (comp[2]) {
-                    sb_str(&name, " ");
-                    sb_str(&name, comp[2]);
-                }
-            }
-            if (!name.n) sb_str(&name, "(all)");
-            const char **dst[7] = {&f->op, &f->backend, &f->shape, &f->category, &f->cpu_op,
-                                   &f->layer, &f->phase};
-            for (int c = 0; c < 7; c++)
-                if (comp[c] && !(*dst[c] = opscope_strtab_intern(s->strings, comp[c],
-                                                                  strlen(comp[c]), NULL))) {
-                    free(opheap);
-                    goto out;
-                }
-            f->name = name.failed ? NULL : opscope_strtab_intern(s->strings, name.p, name.n, NULL);
-            if (!f->key || !f->name || hindex_reserve(&fx)) {
+            f = new_final(s, &fx, comp, &key, &name, h);
+            if (!f) {
                 free(opheap);
                 goto out;
             }
-            hindex_put(&fx, h, (uint32_t)s->n_final);
-            s->n_final++;
         }
         free(opheap);
+        if (work && k->op != NONE32) {
+            if (grow((void **)&atoms, &cap_atoms, n_atoms + 1, sizeof *atoms)) goto out;
+            atoms[n_atoms++] = (katom){(size_t)(f - s->final), k->op, g->count, g->total_ns};
+        }
         if (!f->count || g->min_ns < f->min_ns) f->min_ns = g->min_ns;
         if (g->max_ns > f->max_ns) f->max_ns = g->max_ns;
         f->count += g->count;
@@ -1223,9 +1401,10 @@ int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
     }
     for (size_t i = 0; s->final_runs && i < s->n_final; i++)
         s->final[i].run_ns = s->final_runs + i * t->inputs;
-    s->finished = true;
+    if (work && group_kernels(s, atoms, n_atoms)) goto out;
     rc = 0;
 out:
+    free(atoms);
     free(fx.slots);
     free(key.p);
     free(name.p);
@@ -1253,6 +1432,93 @@ const opscope_diff_fused *opscope_diff_side_fused(const opscope_diff_side_t *s, 
     return i < s->n_fused ? &s->fused[i] : NULL;
 }
 size_t opscope_diff_side_n_cpu_ops(const opscope_diff_side_t *s) { return s->n_cpu_ops; }
+
+static int fine_set_of(const opscope_diff_side_t *s, fine_set *fs) {
+    memset(fs, 0, sizeof *fs);
+    if (hindex_init(&fs->ix) || !(fs->v = malloc((s->n_final ? s->n_final : 1) * sizeof *fs->v)))
+        return -1;
+    for (size_t i = 0; i < s->n_final; i++) {
+        if (hindex_reserve(&fs->ix)) return -1;
+        fs->v[fs->n] = s->final[i].key;
+        hindex_put(&fs->ix, opscope_hash_bytes(s->final[i].key, strlen(s->final[i].key)), (uint32_t)fs->n);
+        fs->n++;
+    }
+    return 0;
+}
+
+static int set_add(fine_set *fs, size_t *cap, const char *key) {
+    if (fine_has(fs, key, strlen(key))) return 0;
+    if (hindex_reserve(&fs->ix) || grow((void **)&fs->v, cap, fs->n + 1, sizeof *fs->v)) return -1;
+    fs->v[fs->n] = key;
+    hindex_put(&fs->ix, opscope_hash_bytes(key, strlen(key)), (uint32_t)fs->n);
+    fs->n++;
+    return 0;
+}
+
+/* The coarse form of canonical KEY (its first component cut at " [") interned in S. */
+static const char *coarse_key(opscope_diff_side_t *s, const char *key) {
+    const char *us = strchr(key, '\x1f'), *d = strstr(key, " [");
+    if (!d || (us && d > us)) return key;
+    size_t n = strlen(key), cut = (size_t)((us ? us : key + n) - d);
+    char *buf = malloc(n - cut + 1);
+    if (!buf) return NULL;
+    memcpy(buf, key, (size_t)(d - key));
+    memcpy(buf + (d - key), d + cut, n - (size_t)(d - key) - cut + 1);
+    const char *c = opscope_strtab_intern(s->strings, buf, n - cut, NULL);
+    free(buf);
+    return c;
+}
+
+/* The coarse keys of X's groups that OTHER lacks exactly, into R. */
+static int remainder_of(opscope_diff_side_t *x, const fine_set *other, fine_set *r, size_t *cap) {
+    for (size_t i = 0; i < x->n_final; i++) {
+        const char *k = x->final[i].key;
+        if (fine_has(other, k, strlen(k))) continue;
+        const char *c = coarse_key(x, k);
+        if (!c || set_add(r, cap, c)) return -1;
+    }
+    return 0;
+}
+
+int opscope_diff_sides_pair(opscope_diff_side_t *a, opscope_diff_side_t *b) {
+    if (!work_pairs(a) || !work_pairs(b) || !a->kin || !b->kin || !a->finished || !b->finished)
+        return 0;
+    /* a CPU op with unpaired shapes on one side only is kept whole on both sides, so that
+     * every CPU op the two runs share pairs */
+    fine_set fa, fb, ra = {0}, rb = {0}, lumped = {0};
+    size_t cra = 0, crb = 0, cl = 0;
+    int rc = -1;
+    if (fine_set_of(a, &fa) | fine_set_of(b, &fb)) goto out;
+    if (hindex_init(&ra.ix) || hindex_init(&rb.ix) || hindex_init(&lumped.ix)) goto out;
+    if (remainder_of(a, &fb, &ra, &cra) || remainder_of(b, &fa, &rb, &crb)) goto out;
+    for (int side = 0; side < 2; side++) {
+        const fine_set *x = side ? &rb : &ra, *y = side ? &ra : &rb;
+        for (size_t i = 0; i < x->n; i++)
+            if (!fine_has(y, x->v[i], strlen(x->v[i])) && set_add(&lumped, &cl, x->v[i])) goto out;
+    }
+    if (build_finals(a, &fb, &lumped) || build_finals(b, &fa, &lumped)) goto out;
+    rc = 0;
+out:
+    free(fa.v);
+    free(fa.ix.slots);
+    free(fb.v);
+    free(fb.ix.slots);
+    free(ra.v);
+    free(ra.ix.slots);
+    free(rb.v);
+    free(rb.ix.slots);
+    free(lumped.v);
+    free(lumped.ix.slots);
+    return rc;
+}
+
+size_t opscope_diff_side_group_kernels(const opscope_diff_side_t *s, size_t gi,
+                                       const opscope_diff_kernel **out) {
+    *out = NULL;
+    if (!s->kernel_at || gi >= s->n_final) return 0;
+    *out = s->kernels + s->kernel_at[gi];
+    return s->kernel_at[gi + 1] - s->kernel_at[gi];
+}
 const opscope_diff_cpu_op *opscope_diff_side_cpu_op(const opscope_diff_side_t *s, size_t i) {
     return i < s->n_cpu_ops ? &s->cpu_ops[i] : NULL;
 }

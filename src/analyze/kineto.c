@@ -13,6 +13,7 @@ typedef struct iv_t {      /* an interval on a CPU thread (cpu op, python frame,
     int64_t start, end;
     uint32_t thread;       /* dense thread index (device for GPU annotations) */
     uint32_t name;         /* name id, or phase for annotations */
+    uint32_t dims;         /* CPU ops: input dims text id, NO_NAME when none */
 } iv_t;
 
 typedef struct rt_t {      /* a launching call: runtime X event or ac2g flow start */
@@ -34,6 +35,7 @@ typedef struct gpu_t {
     uint32_t seq;          /* position in the order the reader handed activities over */
     uint32_t cpu_op;       /* attribution, set by finish: CPU op name id, or NO_NAME */
     uint32_t cpu_call;     /* which call of it (see opscope_kineto_gpu_info), 0 none */
+    uint32_t cpu_dims;     /* that call's input dims text id, or NO_NAME */
     uint32_t layer;        /* layer ordinal, or NO_NAME */
     uint8_t kind, kcat, phase;
 } gpu_t;
@@ -197,7 +199,7 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
         if (k->gpu.n >= UINT32_MAX) return -1; /* activity numbers are 32-bit */
         gpu_t g = {.start = ev->start_ns, .dur = ev->dur_ns > 0 ? ev->dur_ns : 0, .corr = ev->corr,
                    .ext = ev->ext, .device = (int32_t)ev->device, .stream = (int32_t)ev->stream,
-                   .name = ev->name_id, .seq = (uint32_t)k->gpu.n, .cpu_op = NO_NAME,
+                   .name = ev->name_id, .seq = (uint32_t)k->gpu.n, .cpu_op = NO_NAME, .cpu_dims = NO_NAME,
                    .layer = NO_NAME, .kind = (uint8_t)ev->kind, .kcat = (uint8_t)ev->kcat};
         opscope_kineto_results *r = &k->res;
         if (ev->kind == OPSCOPE_KINETO_KERNEL) {
@@ -217,7 +219,8 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
         return VEC_PUSH(k->gpu, g);
     }
     case OPSCOPE_KINETO_CPU_OP: {
-        iv_t iv = {.start = ev->start_ns, .end = end, .thread = (uint32_t)ev->thread, .name = ev->name_id};
+        iv_t iv = {.start = ev->start_ns, .end = end, .thread = (uint32_t)ev->thread, .name = ev->name_id,
+                   .dims = ev->dims_id};
         if (VEC_PUSH(k->cpu, iv)) return -1;
         return VEC_PUSH(k->cpu_ext, ev->ext);
     }
@@ -825,6 +828,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
             if (is_kernel) r->link_cpu_enclose++;
             if (lk) lk[i].cpu_link = OPSCOPE_KINETO_CPU_LINK_ENCLOSING;
             g->cpu_call = cpu_idx[i] & 0x7fffffffu;
+            g->cpu_dims = k->cpu.v[cpu_idx[i] - 1].dims;
         } else {
             /* 3. External id of the launching call, then of the kernel itself */
             size_t lo = 0, hi = k->rt.n, xslot = 0;
@@ -940,6 +944,7 @@ void opscope_kineto_gpu_get(const opscope_kineto_t *k, size_t i, opscope_kineto_
     out->dur_ns = g->dur;
     out->cpu_op = g->cpu_op;
     out->cpu_call = g->cpu_call;
+    out->cpu_dims = g->cpu_dims;
     out->layer = g->layer;
     out->phase = g->phase;
 }

@@ -152,6 +152,8 @@ typedef struct opscope_kineto_gpu_info {
     uint32_t cpu_op;    /* name id of the linked CPU op, UINT32_MAX when none */
     uint32_t cpu_call;  /* identifies the call of that CPU op (its interval, or its External id
                            when linked by id); 0 when none. Equal ids: the same call */
+    uint32_t cpu_dims;  /* name id of that call's input dims text (linked by enclosure, traces
+                           with record_shapes), UINT32_MAX when none */
     uint32_t layer;     /* layer ordinal (results' layer method), UINT32_MAX when in none */
     int phase;          /* OPSCOPE_KINETO_PHASE_* */
 } opscope_kineto_gpu_info;

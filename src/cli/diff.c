@@ -49,8 +49,9 @@ static void usage(FILE *f) {
           "is estimated within each run (per-graph times).\n"
           "\n"
           "Options:\n"
-          "  --by KEY[,KEY...]        op (default for ggml profiles), kernel (default for\n"
-          "                           traces), shape, category, cpu-op, layer, phase\n"
+          "  --by KEY[,KEY...]        op (default; on traces the CPU op and input dims that\n"
+          "                           launched the kernels), kernel, shape, category,\n"
+          "                           cpu-op, layer, phase\n"
           "  --merge-backends         op/kernel/shape over all backends (automatic when the\n"
           "                           runs share no backend name)\n"
           "  --per UNIT               auto (default), none, graph, token or iteration: compare\n"
@@ -305,16 +306,17 @@ int opscope_cli_diff(int argc, char **argv) {
             if (read_input(paths[s][r], &in[s], r == 0, &a.select, &err)) goto fail_err;
     }
     /* The key's default and the backend merge depend on what was read. */
-    const opscope_diff_totals *t0 = opscope_diff_side_totals(in[0].side);
-    const opscope_diff_totals *t1 = opscope_diff_side_totals(in[1].side);
-    unsigned keys = a.keys ? a.keys
-                    : t0->trace && t1->trace ? OPSCOPE_DIFF_KEY_KERNEL : OPSCOPE_DIFF_KEY_OP;
+    unsigned keys = a.keys ? a.keys : OPSCOPE_DIFF_KEY_OP;
     bool merge = a.merge_backends || !opscope_diff_sides_share_backend(in[0].side, in[1].side);
     for (int s = 0; s < 2; s++)
         if (opscope_diff_side_finish(in[s].side, merge)) {
             set_nomem(&err);
             goto fail_err;
         }
+    if (opscope_diff_sides_pair(in[0].side, in[1].side)) {
+        set_nomem(&err);
+        goto fail_err;
+    }
     opscope_diff_opts o = {.keys = keys, .norm = a.norm, .alpha = a.alpha,
                            .min_share = a.min_share, .fail_pct = a.fail_pct,
                            .merged_backends = merge, .by = a.by};

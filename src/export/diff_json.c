@@ -94,6 +94,26 @@ static void group_side(opscope_out_t *w, const char *p, const opscope_diff_group
     key_dbl(w, k, g ? sqrt(opscope_moments_var(&g->m)) : 0);
 }
 
+/* Work pairs: the kernels the group ran on one side ("base_kernels": [...]), if known. */
+static void group_kernels(opscope_out_t *w, const char *p, const opscope_diff_side_t *s,
+                          const opscope_diff_group *g) {
+    const opscope_diff_kernel *ks;
+    size_t n = g ? opscope_diff_side_group_kernels(s, (size_t)(g - opscope_diff_side_group(s, 0)), &ks) : 0;
+    if (!n) return;
+    opscope_out_str(w, ",\"");
+    opscope_out_str(w, p);
+    opscope_out_str(w, "_kernels\":[");
+    for (size_t i = 0; i < n; i++) {
+        opscope_out_str(w, i ? ",{" : "{");
+        key_str(w, "name", ks[i].name, true);
+        key_str(w, "type", ks[i].type == OPSCOPE_RECORD_COPY ? "copy" : "op", false);
+        key_u64(w, "count", ks[i].count);
+        key_u64(w, "total_ns", ks[i].total_ns);
+        opscope_out_char(w, '}');
+    }
+    opscope_out_char(w, ']');
+}
+
 void opscope_diff_write_json(opscope_out_t *w, const opscope_diff_t *d,
                              const opscope_diff_report_opts *o) {
     const opscope_diff_opts *op = opscope_diff_get_opts(d);
@@ -188,6 +208,8 @@ void opscope_diff_write_json(opscope_out_t *w, const opscope_diff_t *d,
         key_bool(w, "significant", r->significant);
         key_bool(w, "shown", r->shown);
         key_bool(w, "regression", r->regression);
+        group_kernels(w, "base", opscope_diff_base(d), r->base);
+        group_kernels(w, "new", opscope_diff_newer(d), r->newg);
         opscope_out_char(w, '}');
     }
     opscope_out_str(w, "],\n\"fusion\":[");

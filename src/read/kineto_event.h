@@ -87,6 +87,8 @@ typedef struct opscope_kineto_event {
     uint64_t bytes;
     uint64_t record;           /* GPU activities: ordinal (0-based) of the record the reader
                                   emitted for it, UINT64_MAX when none (links only) */
+    uint32_t dims_id;          /* CPU ops: args["Input Dims"] as text, "[4096,768]x[768,50257]"
+                                  (scalars left out), name id; UINT32_MAX when none */
 } opscope_kineto_event;
 
 /*

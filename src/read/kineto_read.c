@@ -48,6 +48,8 @@ typedef struct kev {
     int64_t corr, ext, bytes, device, stream;
     char dir[8];        /* copy direction "HtoD"... from args.kind / args.direction */
     int has_args_name;
+    uint32_t dims_id;   /* args["Input Dims"] as text ("[4096,768]x[768,50257]"), interned;
+                           UINT32_MAX when absent or all scalars */
 } kev;
 
 typedef struct thr_ent { uint64_t a, b; uint32_t v; int used; } thr_ent;
@@ -73,6 +75,7 @@ typedef struct kr {
     char *nbuf; size_t ncap;   /* event name */
     char *cbuf; size_t ccap;   /* event cat (generic slices) */
     char *abuf; size_t acap;   /* args.name (metadata) */
+    char *dbuf; size_t dcap, dlen; /* args["Input Dims"] as text */
     size_t cat_len, aname_len;
 
     uint8_t *catcache; size_t catcap; /* per name id: kernel category + 1 */
@@ -529,6 +532,7 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
         } else {
             ke.name_id = UINT32_MAX; /* runtime names are only needed for the links */
         }
+        ke.dims_id = e->cat == KC_CPU_OP ? e->dims_id : UINT32_MAX;
         ke.kind = e->cat == KC_CPU_OP ? OPSCOPE_KINETO_CPU_OP
                   : e->cat == KC_PYTHON ? OPSCOPE_KINETO_PYTHON
                   : e->cat == KC_ANNOT ? OPSCOPE_KINETO_ANNOTATION
@@ -585,6 +589,81 @@ static int skip(kr *s, const opscope_json_token *t) {
     return 0;
 }
 
+#define DIMS_MAX 160 /* longer input dims are cut (with "...") */
+
+static int dims_put(kr *s, const char *str, size_t n) {
+    if (s->dlen + n + 4 > s->dcap) {
+        size_t nc = s->dcap ? s->dcap * 2 : 256;
+        while (nc < s->dlen + n + 4) nc *= 2;
+        char *p = realloc(s->dbuf, nc);
+        if (!p) return -1;
+        s->dbuf = p;
+        s->dcap = nc;
+    }
+    memcpy(s->dbuf + s->dlen, str, n);
+    s->dlen += n;
+    s->dbuf[s->dlen] = '\0';
+    return 0;
+}
+
+/* args["Input Dims"] (after its '['): one entry per input, a list of ints for a tensor, a
+ * list of lists for a tensor list, [] for a scalar or None. Written as the tensors' dims
+ * joined by 'x' ("[4096,768]x[768,50257]"), scalars left out; interned into E->dims_id. */
+static int parse_dims(kr *s, kev *e) {
+    opscope_json_token t;
+    int depth = 1, top_items = 0;
+    size_t item_start = 0;
+    bool cut = false;
+    s->dlen = 0;
+    while (depth > 0) {
+        if (next(s, &t)) return -1;
+        bool room = s->dlen < DIMS_MAX;
+        if (!room && !cut) cut = true;
+        switch (t.type) {
+        case OPSCOPE_JSON_ARR_BEGIN:
+            if (depth == 1) {
+                item_start = s->dlen;
+                if (top_items && room && dims_put(s, "x", 1)) goto nomem;
+            } else if (room && s->dbuf && s->dlen && s->dbuf[s->dlen - 1] != '[' &&
+                       s->dbuf[s->dlen - 1] != 'x' && dims_put(s, ",", 1)) {
+                goto nomem;
+            }
+            if (room && dims_put(s, "[", 1)) goto nomem;
+            depth++;
+            break;
+        case OPSCOPE_JSON_ARR_END:
+            depth--;
+            if (depth == 1 && room && s->dlen >= 1 && s->dbuf[s->dlen - 1] == '[') {
+                s->dlen = item_start; /* a scalar: left out */
+                if (s->dbuf) s->dbuf[s->dlen] = '\0';
+            } else if (depth >= 1) {
+                if (room && dims_put(s, "]", 1)) goto nomem;
+                if (depth == 1) top_items++;
+            }
+            break;
+        case OPSCOPE_JSON_OBJ_BEGIN:
+            if (skip(s, &t)) return -1;
+            break;
+        default:
+            if (room) {
+                if (s->dlen && s->dbuf[s->dlen - 1] != '[' && s->dbuf[s->dlen - 1] != 'x' &&
+                    dims_put(s, ",", 1))
+                    goto nomem;
+                if (t.type == OPSCOPE_JSON_NUMBER ? dims_put(s, t.str, t.len) : dims_put(s, "?", 1))
+                    goto nomem;
+            }
+            break;
+        }
+    }
+    if (!s->dlen || !s->an) return 0;
+    if (cut && dims_put(s, "...", 3)) goto nomem;
+    e->dims_id = intern_name(s, s->dbuf, s->dlen);
+    if (e->dims_id == UINT32_MAX) goto nomem;
+    return 0;
+nomem:
+    return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+}
+
 static int parse_args(kr *s, kev *e) {
     opscope_json_token t;
     for (;;) {
@@ -604,6 +683,7 @@ static int parse_args(kr *s, kev *e) {
             else if (KEY(&t, "stream")) which = 6;
             break;
         case 9: if (KEY(&t, "direction")) which = 1; break;
+        case 10: if (KEY(&t, "Input Dims")) which = 9; break;
         case 11:
             if (KEY(&t, "correlation")) which = 7;
             else if (KEY(&t, "External id") || KEY(&t, "external id")) which = 8;
@@ -611,6 +691,10 @@ static int parse_args(kr *s, kev *e) {
         default: break;
         }
         if (next(s, &t)) return -1;
+        if (which == 9 && t.type == OPSCOPE_JSON_ARR_BEGIN) {
+            if (parse_dims(s, e)) return -1;
+            continue;
+        }
         if (t.type == OPSCOPE_JSON_OBJ_BEGIN || t.type == OPSCOPE_JSON_ARR_BEGIN) {
             if (skip(s, &t)) return -1;
             continue;
@@ -655,6 +739,7 @@ static int parse_args(kr *s, kev *e) {
 static void kev_reset(kev *e) {
     memset(e, 0, sizeof *e);
     e->name_id = UINT32_MAX;
+    e->dims_id = UINT32_MAX;
     e->id = e->corr = e->ext = e->bytes = e->device = e->stream = -1;
 }
 
@@ -1070,6 +1155,7 @@ out:
     free(s.nbuf);
     free(s.cbuf);
     free(s.abuf);
+    free(s.dbuf);
     free(s.catcache);
     free(s.thr);
     free(s.pids);

@@ -302,7 +302,8 @@ class KinetoRun:
                                   as_int(args.get("External id", args.get("external id"))),
                                   cat in GPU_KERNEL, is_copy, e.get("pid")))
             elif cat in CPU_OP:
-                cpu.setdefault((e.get("pid"), e.get("tid")), []).append((start, start + dur, name))
+                cpu.setdefault((e.get("pid"), e.get("tid")), []).append(
+                    (start, start + dur, name, input_dims_text(args.get("Input Dims"))))
                 x = as_int(args.get("External id", args.get("external id")))
                 if x >= 0:
                     ext_name[x] = name
@@ -316,26 +317,36 @@ class KinetoRun:
         for k in cpu:
             cpu[k].sort(key=lambda x: (x[0], -x[1]))
         self.cpu_of = []
+        self.dims_of = []  # input dims of the enclosing CPU op (not of one found by External id)
         for a in self.acts:
             corr, ext = a[5], a[6]
             launch = (runtime.get(corr) or flows.get(corr)) if corr >= 0 else None
             op = None
             if launch:
                 thr, t, rext = launch
-                best = None
-                for s, e2, n in cpu.get(thr, []):  # innermost: latest start, then shortest
+                best = bdims = None
+                for s, e2, n, dm in cpu.get(thr, []):  # innermost: latest start, then shortest
                     if s <= t <= e2:
-                        best = n
+                        best, bdims = n, dm
                 op = best
                 if op is None and rext >= 0:
                     op = ext_name.get(rext)
             if op is None and ext >= 0:
                 op = ext_name.get(ext)
             self.cpu_of.append(op)
+            self.dims_of.append(bdims if launch and best is not None else None)
         self.op_ns = sum(a[3] for a in self.acts if not a[8])
         self.copy_ns = sum(a[3] for a in self.acts if a[8])
         ends = [a[4] + a[3] for a in self.acts]
         self.wall = max(ends) - min(a[4] for a in self.acts) if self.acts else 0
+
+    def work(self, i):
+        """What launched activity I (docs/diff.md, work pairs): 'op [dims]', the CPU op
+        alone, or '(no CPU op) CATEGORY'."""
+        op = self.cpu_of[i]
+        if op is None:
+            return "(no CPU op) " + self.acts[i][2]
+        return op + " " + self.dims_of[i] if self.dims_of[i] else op
 
     def groups(self, keys, backend_prefix=None):
         """key -> atom (kernel, category, copy or not, device) -> durations. BACKEND_PREFIX
@@ -344,7 +355,7 @@ class KinetoRun:
         for i, a in enumerate(self.acts):
             k = {}
             if keys & {"op", "kernel", "shape"}:
-                k["op"] = a[1]
+                k["op"] = self.work(i) if "op" in keys and "kernel" not in keys else a[1]
                 if backend_prefix:
                     k["backend"] = "%s%d" % (backend_prefix, a[9])
             if "shape" in keys:
@@ -356,6 +367,46 @@ class KinetoRun:
             atom = (a[1], a[2], a[8], a[9])
             out.setdefault(tuple(sorted(k.items())), {}).setdefault(atom, []).append(a[3])
         return out
+
+
+def input_dims_text(dims):
+    """args["Input Dims"] as opscope writes it: each input's dims, scalars ([]) left out,
+    joined by 'x' ("[4096,768]x[768,50257]"); None when there is none."""
+    def one(v):
+        if isinstance(v, list):
+            return "[" + ",".join(one(x) for x in v) + "]"
+        return str(v) if isinstance(v, (int, D)) and not isinstance(v, bool) else "?"
+    if not isinstance(dims, list):
+        return None
+    t = "x".join(one(v) for v in dims if not (isinstance(v, list) and not v))
+    return t or None
+
+
+def coarse(key):
+    """The key with its op cut at ' [' (the CPU op without its dims)."""
+    d = dict(key)
+    if " [" in d.get("op", ""):
+        d["op"] = d["op"][:d["op"].index(" [")]
+    return tuple(sorted(d.items()))
+
+
+def work_pairs(gb, gn):
+    """Python's pairing of work groups (docs/diff.md): an exact 'op [dims]' key kept when both
+    runs have it, else the CPU op alone; a CPU op whose unpaired shapes are on one side only
+    is kept whole on both sides."""
+    rb = {coarse(k) for k in gb if k not in gn}
+    rn = {coarse(k) for k in gn if k not in gb}
+    lumped = rb ^ rn
+    out = []
+    for g, other in ((gb, gn), (gn, gb)):
+        o = {}
+        for k, atoms in g.items():
+            c = coarse(k)
+            k2 = k if k in other and c not in lumped else c
+            for atom, durs in atoms.items():
+                o.setdefault(k2, {}).setdefault(atom, []).extend(durs)
+        out.append(o)
+    return out
 
 
 # ------------------------------------------------------------------------------------------
@@ -774,10 +825,13 @@ def kineto_pairs(data, src):
     k = lambda n: os.path.join(data, "kineto", n + ".json.gz")
     a100 = KinetoRun(k("a100_alexnet_fwd"), rules)
     mi250 = KinetoRun(k("amd_mi250_minitoy_train"), rules)
-    for keys in (["kernel"], ["category"], ["cpu-op"], ["kernel", "cpu-op"]):
+    for keys in (["op"], ["kernel"], ["category"], ["cpu-op"], ["kernel", "cpu-op"]):
         doc, _ = diff_json(k("a100_alexnet_fwd"), k("amd_mi250_minitoy_train"),
                            ["--by", ",".join(keys), "--min-share", "0"])
-        compare("A100 vs MI250 by %s" % ",".join(keys), doc, a100.groups(set(keys)), mi250.groups(set(keys)))
+        gb, gn = a100.groups(set(keys)), mi250.groups(set(keys))
+        if keys == ["op"]:
+            gb, gn = work_pairs(gb, gn)
+        compare("A100 vs MI250 by %s" % ",".join(keys), doc, gb, gn)
         check_totals("A100 vs MI250", doc, a100, mi250)
         check(doc["merged_backends"], "A100 against MI250: no common backend name, merged")
     doc, _ = diff_json(k("a100_alexnet_fwd"), k("a100_alexnet_fwd"), ["--by", "kernel,cpu-op"])
@@ -817,9 +871,24 @@ def kineto_pairs(data, src):
               "GEMMs 1.5x slower at %d%%: regression %s, python p %.4f over %d checks" % (pct, want, p, m))
     check(all(x["delta_ns"] == 0 for x in doc["groups"] if x["key"]["category"] != "gemm"),
           "only the GEMM category changed")
-    doc, _ = diff_json(k("a100_alexnet_fwd"), slow, ["--min-share", "0"])
+    doc, _ = diff_json(k("a100_alexnet_fwd"), slow, ["--by", "kernel", "--min-share", "0"])
     compare("A100 vs A100 with 1.5x GEMMs by kernel", doc, a100.groups({"kernel"}, "CUDA"),
             slow_run.groups({"kernel"}, "CUDA"))
+    # the default on traces: work pairs, each with the kernels it ran on each side
+    doc, _ = diff_json(k("a100_alexnet_fwd"), slow, ["--min-share", "0"])
+    compare("A100 vs A100 with 1.5x GEMMs by op (work pairs)", doc, a100.groups({"op"}, "CUDA"),
+            slow_run.groups({"op"}, "CUDA"))
+    check(doc["by"] == "op" and all(g["status"] == "both" for g in doc["groups"]),
+          "work pairs of a trace against itself: every group on both sides")
+    mdoc, _ = diff_json(k("amd_mi250_minitoy_train"), k("amd_mi250_minitoy_train"), ["--min-share", "0"])
+    compare("MI250 self diff by op (work pairs)", mdoc, mi250.groups({"op"}, "ROCm"), mi250.groups({"op"}, "ROCm"))
+    check(any(" [" in g["key"]["op"] for g in mdoc["groups"]), "work pairs carry the input dims")
+    for g in doc["groups"]:
+        for sd in ("base", "new"):
+            ks = g.get(sd + "_kernels", [])
+            check(sum(x["count"] for x in ks) == g[sd + "_count"] and
+                  sum(x["total_ns"] for x in ks) == g[sd + "_total_ns"],
+                  "%s: the %s kernels of a work pair add up to it" % (g["name"], sd))
 
     # two profiler steps against one: the recsys trace cut before its second step
     full = load(k("recsys_sampled_rank0"))
