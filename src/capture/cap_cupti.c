@@ -62,7 +62,7 @@ static _Atomic bool g_live;
 
 static _Thread_local uint32_t t_depth, t_outer_corr;
 static _Thread_local uint64_t t_outer_scope;
-static _Thread_local bool t_node_created;
+static _Thread_local bool t_node_created, t_capturing;
 
 /* ---- finding and loading libcupti ---- */
 
@@ -185,8 +185,10 @@ static void on_resource(uint32_t cbid, const void *cbdata) {
                                          u32_at(gd, OPSCOPE_CUPTI_GRAPHDATA_NODE_TYPE));
         break;
     case OPSCOPE_CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
-        opscope_cupti_track_node_cloned(g_track, node_id(ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_NODE)),
-                                        node_id(ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_ORIGINAL_NODE)));
+        opscope_cupti_track_node_cloned(g_track, ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_GRAPH),
+                                        node_id(ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_NODE)),
+                                        node_id(ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_ORIGINAL_NODE)),
+                                        u32_at(gd, OPSCOPE_CUPTI_GRAPHDATA_NODE_TYPE));
         break;
     case OPSCOPE_CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED:
         opscope_cupti_track_exec_created(g_track, ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_GRAPH_EXEC),
@@ -205,12 +207,20 @@ static void on_api(int domain, uint32_t cbid, const void *cbdata) {
         return;
     }
     uint32_t corr = u32_at(cbdata, OPSCOPE_CUPTI_CBDATA_CORRELATION_ID);
-    if (u32_at(cbdata, OPSCOPE_CUPTI_CBDATA_SITE) == OPSCOPE_CUPTI_API_ENTER) {
+    bool enter = u32_at(cbdata, OPSCOPE_CUPTI_CBDATA_SITE) == OPSCOPE_CUPTI_API_ENTER;
+    if (role == OPSCOPE_CUPTI_ROLE_CAPTURE_BEGIN || role == OPSCOPE_CUPTI_ROLE_CAPTURE_END) {
+        /* this thread's launches between the two are captured into a graph, not run */
+        if (role == OPSCOPE_CUPTI_ROLE_CAPTURE_BEGIN ? !enter : enter) {
+            t_capturing = role == OPSCOPE_CUPTI_ROLE_CAPTURE_BEGIN;
+        }
+        return;
+    }
+    if (enter) {
         if (t_depth++ == 0) {
             const void *params = ptr_at(cbdata, OPSCOPE_CUPTI_CBDATA_FUNCTION_PARAMS);
             const void *exec = role == OPSCOPE_CUPTI_ROLE_GRAPH && params ? ptr_at(params, 0) : NULL;
             t_outer_corr = corr;
-            t_outer_scope = g_host->scope();
+            t_outer_scope = t_capturing ? 0 : g_host->scope();
             t_node_created = false;
             opscope_cupti_track_launch(g_track, t_outer_scope, corr, role, exec);
         } else if (t_outer_scope) {

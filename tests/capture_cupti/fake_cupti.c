@@ -88,7 +88,8 @@ typedef struct {
 } rec_memset;
 
 enum { KIND_MEMSET = 2, KIND_CONC_KERNEL = 10, DOM_DRIVER = 1, DOM_RUNTIME = 2, DOM_RESOURCE = 3 };
-enum { RT_LAUNCH = 1, RT_GRAPH_LAUNCH = 2, RT_MEMSET = 3, RT_SYNC = 4, DRV_LAUNCH = 7, DRV_GRAPH = 8, DRV_MEMSET = 9 };
+enum { RT_LAUNCH = 1, RT_GRAPH_LAUNCH = 2, RT_MEMSET = 3, RT_SYNC = 4, RT_BEGIN_CAPTURE = 5, RT_END_CAPTURE = 6,
+       DRV_LAUNCH = 7, DRV_GRAPH = 8, DRV_MEMSET = 9 };
 
 typedef struct node {
     uint64_t id;
@@ -167,7 +168,9 @@ int cuptiEnableCallback(uint32_t enable, void *sub, int domain, uint32_t cbid) {
 
 int cuptiGetCallbackName(int domain, uint32_t cbid, const char **name) {
     static const char *const rt[] = {[RT_LAUNCH] = "cudaLaunchKernel_v7000", [RT_GRAPH_LAUNCH] = "cudaGraphLaunch_v10000",
-                                     [RT_MEMSET] = "cudaMemsetAsync_v3020", [RT_SYNC] = "cudaStreamSynchronize_v3020"};
+                                     [RT_MEMSET] = "cudaMemsetAsync_v3020", [RT_SYNC] = "cudaStreamSynchronize_v3020",
+                                     [RT_BEGIN_CAPTURE] = "cudaStreamBeginCapture_v10000",
+                                     [RT_END_CAPTURE] = "cudaStreamEndCapture_v10000"};
     static const char *const drv[] = {[DRV_LAUNCH] = "cuLaunchKernel", [DRV_GRAPH] = "cuGraphLaunch",
                                       [DRV_MEMSET] = "cuMemsetD8Async"};
     const char *n = NULL;
@@ -352,12 +355,18 @@ void fake_cuda_memset(uint64_t bytes, uint64_t dur_ns) {
 }
 
 void fake_cuda_begin_capture(void) {
+    uint32_t corr = g_corr++;
+    api(DOM_RUNTIME, RT_BEGIN_CAPTURE, 0, corr, NULL);
     g_capturing = calloc(1, sizeof *g_capturing);
+    api(DOM_RUNTIME, RT_BEGIN_CAPTURE, 1, corr, NULL);
 }
 
 void *fake_cuda_end_capture(void) {
+    uint32_t corr = g_corr++;
+    api(DOM_RUNTIME, RT_END_CAPTURE, 0, corr, NULL);
     graph *g = g_capturing;
     g_capturing = NULL;
+    api(DOM_RUNTIME, RT_END_CAPTURE, 1, corr, NULL);
     return g;
 }
 

@@ -148,6 +148,11 @@ static int test_api_roles(void) {
         {"cudaStreamSynchronize_v3020", OPSCOPE_CUPTI_ROLE_NONE},
         {"cudaGraphInstantiate_v10000", OPSCOPE_CUPTI_ROLE_NONE},
         {"cudaGraphLaunchAsync", OPSCOPE_CUPTI_ROLE_GRAPH},
+        {"cudaStreamBeginCapture_v10000", OPSCOPE_CUPTI_ROLE_CAPTURE_BEGIN},
+        {"cudaStreamBeginCaptureToGraph_v12030", OPSCOPE_CUPTI_ROLE_CAPTURE_BEGIN},
+        {"cuStreamBeginCapture_v2", OPSCOPE_CUPTI_ROLE_CAPTURE_BEGIN},
+        {"cudaStreamEndCapture_v10000", OPSCOPE_CUPTI_ROLE_CAPTURE_END},
+        {"cuStreamEndCapture", OPSCOPE_CUPTI_ROLE_CAPTURE_END},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if ((int)opscope_cupti_api_role(cases[i].name) != (int)cases[i].role) {
@@ -349,7 +354,11 @@ static int test_track_graph(void) {
     opscope_cupti_track_node_created(t, graph1, 504, 7 /* CU_GRAPH_NODE_TYPE_HOST */);
     /* instantiation clones (CUPTI reports them in no promised order) */
     static const uint64_t orig[] = {502, 500, 503, 501};
-    for (int i = 0; i < 4; i++) opscope_cupti_track_node_cloned(t, orig[i] + 1000, orig[i]);
+    int ex;
+    for (int i = 0; i < 4; i++) {
+        opscope_cupti_track_node_cloned(t, &ex, orig[i] + 1000, orig[i], i == 0 ? OPSCOPE_CU_GRAPH_NODE_TYPE_MEMSET
+                                                                             : OPSCOPE_CU_GRAPH_NODE_TYPE_KERNEL);
+    }
     opscope_cupti_track_exec_created(t, exec, graph1);
     ASSERT_TRUE(opscope_cupti_track_launch(t, 7, 205, OPSCOPE_CUPTI_ROLE_GRAPH, exec));
     ASSERT_EQ_U64(opscope_cupti_track_end_scope(t, 7), 4);
@@ -383,6 +392,14 @@ static int test_track_graph(void) {
     /* a node id never seen: the next place in arrival order */
     ASSERT_TRUE(opscope_cupti_track_place(t, 311, 9999, &scope, &seq));
     ASSERT_EQ_U64(scope, 8);
+    /* CUPTI naming the exec's own graph at GRAPHEXEC_CREATED: the clones made for it count */
+    int e3, g3;
+    for (uint32_t i = 0; i < 3; i++) {
+        opscope_cupti_track_node_cloned(t, &g3, 800 + i, 500 + i, OPSCOPE_CU_GRAPH_NODE_TYPE_KERNEL);
+    }
+    opscope_cupti_track_exec_created(t, &e3, &g3);
+    ASSERT_TRUE(opscope_cupti_track_launch(t, 10, 320, OPSCOPE_CUPTI_ROLE_GRAPH, &e3));
+    ASSERT_EQ_U64(opscope_cupti_track_end_scope(t, 10), 3);
     /* an exec instantiated before the source started: the scope's count is unknown */
     int e2;
     ASSERT_TRUE(!opscope_cupti_track_launch(t, 9, 400, OPSCOPE_CUPTI_ROLE_GRAPH, &e2));
@@ -401,7 +418,7 @@ static int test_track_then_map(void) {
         opscope_cupti_track_launch(t, 11, 1000u + (uint32_t)i, OPSCOPE_CUPTI_ROLE_KERNEL, NULL);
         opscope_cupti_track_node_created(t, &graph, 7000u + (uint64_t)i, OPSCOPE_CU_GRAPH_NODE_TYPE_KERNEL);
         opscope_cupti_track_unlaunch(t, 1000u + (uint32_t)i);
-        opscope_cupti_track_node_cloned(t, 9000u + (uint64_t)i, 7000u + (uint64_t)i);
+        opscope_cupti_track_node_cloned(t, &exec, 9000u + (uint64_t)i, 7000u + (uint64_t)i, OPSCOPE_CU_GRAPH_NODE_TYPE_KERNEL);
     }
     opscope_cupti_track_exec_created(t, &exec, &graph);
     opscope_cupti_track_launch(t, 11, 2000, OPSCOPE_CUPTI_ROLE_GRAPH, &exec);

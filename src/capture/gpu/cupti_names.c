@@ -20,6 +20,12 @@ opscope_cupti_role opscope_cupti_api_role(const char *name) {
     if (strstr(name, "HostFunc")) {
         return OPSCOPE_CUPTI_ROLE_NONE;
     }
+    if (starts(name, "cudaStreamBeginCapture") || starts(name, "cuStreamBeginCapture")) {
+        return OPSCOPE_CUPTI_ROLE_CAPTURE_BEGIN;
+    }
+    if (starts(name, "cudaStreamEndCapture") || starts(name, "cuStreamEndCapture")) {
+        return OPSCOPE_CUPTI_ROLE_CAPTURE_END;
+    }
     if (starts(name, "cudaGraphLaunch") || starts(name, "cuGraphLaunch")) {
         return OPSCOPE_CUPTI_ROLE_GRAPH;
     }

@@ -13,6 +13,8 @@ typedef enum opscope_cupti_role {
     OPSCOPE_CUPTI_ROLE_COPY,   /* cudaMemcpy*, cuMemcpy* */
     OPSCOPE_CUPTI_ROLE_FILL,   /* cudaMemset*, cuMemset* */
     OPSCOPE_CUPTI_ROLE_GRAPH,  /* cudaGraphLaunch, cuGraphLaunch: first argument the exec */
+    OPSCOPE_CUPTI_ROLE_CAPTURE_BEGIN, /* cudaStreamBeginCapture*, cuStreamBeginCapture* */
+    OPSCOPE_CUPTI_ROLE_CAPTURE_END,   /* cudaStreamEndCapture, cuStreamEndCapture */
 } opscope_cupti_role;
 
 /* The role of runtime or driver API function NAME as cuptiGetCallbackName gives it (with or

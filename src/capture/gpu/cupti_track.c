@@ -44,7 +44,7 @@ struct opscope_cupti_track {
     corr_ent corr[N_CORR];
     scope_ent scope[N_SCOPE];
     node_map created, cloned;
-    ptr_ent graph[N_PTR], exec[N_PTR];
+    ptr_ent graph[N_PTR], clones[N_PTR], exec[N_PTR];
 };
 
 opscope_cupti_track_t *opscope_cupti_track_new(void) {
@@ -179,23 +179,39 @@ void opscope_cupti_track_unlaunch(opscope_cupti_track_t *t, uint32_t corr) {
     pthread_mutex_unlock(&t->mu);
 }
 
-void opscope_cupti_track_node_created(opscope_cupti_track_t *t, const void *graph, uint64_t node, uint32_t type) {
-    if (type != OPSCOPE_CU_GRAPH_NODE_TYPE_KERNEL && type != OPSCOPE_CU_GRAPH_NODE_TYPE_MEMCPY &&
-        type != OPSCOPE_CU_GRAPH_NODE_TYPE_MEMSET) {
-        return; /* events, host nodes, child graphs: no record of their own */
-    }
-    pthread_mutex_lock(&t->mu);
-    ptr_ent *g = ptr_slot(t->graph, graph);
+static bool device_node(uint32_t type) {
+    /* events, host nodes, child graphs: no record of their own */
+    return type == OPSCOPE_CU_GRAPH_NODE_TYPE_KERNEL || type == OPSCOPE_CU_GRAPH_NODE_TYPE_MEMCPY ||
+           type == OPSCOPE_CU_GRAPH_NODE_TYPE_MEMSET;
+}
+
+/* GRAPH's counter in TAB, taken over (from 0) when its slot held another graph. */
+static uint32_t *counter(ptr_ent *tab, const void *graph) {
+    ptr_ent *g = ptr_slot(tab, graph);
     if (g->key != graph) {
         g->key = graph;
         g->count = 0;
     }
-    node_put(&t->created, node, g->count++);
+    return &g->count;
+}
+
+void opscope_cupti_track_node_created(opscope_cupti_track_t *t, const void *graph, uint64_t node, uint32_t type) {
+    if (!device_node(type)) {
+        return;
+    }
+    pthread_mutex_lock(&t->mu);
+    uint32_t *n = counter(t->graph, graph);
+    node_put(&t->created, node, (*n)++);
     pthread_mutex_unlock(&t->mu);
 }
 
-void opscope_cupti_track_node_cloned(opscope_cupti_track_t *t, uint64_t clone, uint64_t orig) {
+void opscope_cupti_track_node_cloned(opscope_cupti_track_t *t, const void *graph, uint64_t clone, uint64_t orig,
+                                     uint32_t type) {
+    if (!device_node(type)) {
+        return;
+    }
     pthread_mutex_lock(&t->mu);
+    (*counter(t->clones, graph))++;
     uint32_t ord;
     if (node_get(&t->created, orig, &ord) || node_get(&t->cloned, orig, &ord)) {
         node_put(&t->cloned, clone, ord);
@@ -205,10 +221,10 @@ void opscope_cupti_track_node_cloned(opscope_cupti_track_t *t, uint64_t clone, u
 
 void opscope_cupti_track_exec_created(opscope_cupti_track_t *t, const void *exec, const void *graph) {
     pthread_mutex_lock(&t->mu);
-    const ptr_ent *g = ptr_slot(t->graph, graph);
+    const ptr_ent *g = ptr_slot(t->graph, graph), *c = ptr_slot(t->clones, graph);
     ptr_ent *e = ptr_slot(t->exec, exec);
     e->key = exec;
-    e->count = g->key == graph ? g->count : 0;
+    e->count = g->key == graph && g->count ? g->count : c->key == graph ? c->count : 0;
     pthread_mutex_unlock(&t->mu);
 }
 

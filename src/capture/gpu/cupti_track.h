@@ -43,10 +43,12 @@ void opscope_cupti_track_alias(opscope_cupti_track_t *t, uint32_t corr, uint32_t
 /* CORR launched nothing (it was captured into a graph): its places are given back. */
 void opscope_cupti_track_unlaunch(opscope_cupti_track_t *t, uint32_t corr);
 
-/* Graph events: a node of GRAPH created (TYPE: CUgraphNodeType), node CLONE copied from
- * ORIG at instantiation, EXEC instantiated from GRAPH. */
+/* Graph events: a node of GRAPH created (TYPE: CUgraphNodeType), node CLONE (of TYPE) copied
+ * from ORIG into GRAPH at instantiation, EXEC instantiated from GRAPH (its node count: the
+ * device nodes created in GRAPH, else those cloned into it, whichever graph CUPTI names). */
 void opscope_cupti_track_node_created(opscope_cupti_track_t *t, const void *graph, uint64_t node, uint32_t type);
-void opscope_cupti_track_node_cloned(opscope_cupti_track_t *t, uint64_t clone, uint64_t orig);
+void opscope_cupti_track_node_cloned(opscope_cupti_track_t *t, const void *graph, uint64_t clone, uint64_t orig,
+                                     uint32_t type);
 void opscope_cupti_track_exec_created(opscope_cupti_track_t *t, const void *exec, const void *graph);
 
 /* No more launches under SCOPE: how many records it will have (0 when unknown or none). */

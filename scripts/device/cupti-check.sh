@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The CUPTI source's device check (issue 21's bar), for ONE call of the GPU machine (an H100,
+# CUDA 13 with nvcc, CMake, ninja, 16 cores, no internet). Runs THERE, in the checkout:
+#
+#   here:   scripts/device/cupti-prepare.sh            (puts .device/cupti/llama-src.tar.xz)
+#   there:  bash scripts/device/cupti-check.sh         (device call: carry [".device/cupti"],
+#                                                       timeout 600; writes $OUT)
+#
+# Steps (each logged to $OUT/NN-step.log, with its seconds in $OUT/steps.tsv):
+#   1 offsets   scripts/device/cupti-offsets.c against NVIDIA's real CUPTI headers and the
+#               loaded libcupti: any mismatch stops the check (no figure is trusted)
+#   2 llama     llama.cpp (the release node-llama-cpp pins) with -DGGML_CUDA=ON, sm_90 only,
+#               flash attention kernels off unless CUPTI_CHECK_FA=1: llama-bench and
+#               llama-completion
+#   3 opscope   libopscope-ggml.so against that ggml (and the nodecount shim of the e2e tests)
+#   4 model     a random-weight 1B-class q4_0 model (16 layers, 2048, 8192;
+#               scripts/device/cupti_model.py, standard library only)
+#   5 measure   scripts/device/cupti_measure.py: coverage with CUDA graphs on and off, nothing
+#               lost, per-group medians both ways, device spans inside host time, llama-bench
+#               tokens/s plain vs captured; the summary table in $OUT/cupti-summary.md
+# OUT defaults to ./out-cupti when unset. CUPTI_CHECK_SKIP_BUILD=1 reuses the builds in
+# $WORK (default /tmp/cupti-check) from an earlier call on the same warm machine.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${OUT:-$REPO/out-cupti}
+WORK=${WORK:-/tmp/cupti-check}
+JOBS=${JOBS:-16}
+mkdir -p "$OUT" "$WORK"
+: > "$OUT/steps.tsv"
+T0=$(date +%s)
+
+step() { # step NN NAME COMMAND...: runs it, logs it, stops the check when it fails
+    local n=$1 name=$2 t=$(date +%s)
+    shift 2
+    echo "== $n $name ($(($(date +%s) - T0)) s in)" >&2
+    if "$@" > "$OUT/$n-$name.log" 2>&1; then
+        printf '%s\t%s\tok\t%s\n' "$n" "$name" $(($(date +%s) - t)) >> "$OUT/steps.tsv"
+    else
+        printf '%s\t%s\tFAILED\t%s\n' "$n" "$name" $(($(date +%s) - t)) >> "$OUT/steps.tsv"
+        tail -40 "$OUT/$n-$name.log" >&2
+        { echo "# CUPTI device check: FAILED at step $n ($name)"; echo; echo '```'; cat "$OUT/steps.tsv";
+          echo '```'; echo; echo "last lines of $n-$name.log:"; echo '```'; tail -25 "$OUT/$n-$name.log"; echo '```'; } \
+            > "$OUT/cupti-summary.md"
+        exit 1
+    fi
+}
+
+# CUDA's headers and libcupti: the toolkit's, else the nvidia-cuda-cupti Python package's.
+find_cupti() {
+    CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc)")")}
+    for d in "$CUDA_HOME/extras/CUPTI" "$CUDA_HOME/targets/x86_64-linux" "$CUDA_HOME"; do
+        if [ -f "$d/include/cupti.h" ]; then CUPTI_INC=$d/include; break; fi
+    done
+    for d in "$CUDA_HOME/extras/CUPTI/lib64" "$CUDA_HOME/lib64" "$CUDA_HOME/targets/x86_64-linux/lib"; do
+        if ls "$d"/libcupti.so* > /dev/null 2>&1; then CUPTI_LIBDIR=$d; break; fi
+    done
+    if [ -z "${CUPTI_INC:-}" ] || [ -z "${CUPTI_LIBDIR:-}" ]; then
+        local py
+        py=$(find / -path /proc -prune -o -type d -path '*nvidia/cuda_cupti' -print 2>/dev/null | head -1)
+        [ -n "$py" ] && CUPTI_INC=${CUPTI_INC:-$py/include} && CUPTI_LIBDIR=${CUPTI_LIBDIR:-$py/lib}
+    fi
+    CUPTI_SO=$(ls "$CUPTI_LIBDIR"/libcupti.so* 2>/dev/null | head -1)
+    echo "CUDA_HOME=$CUDA_HOME CUPTI_INC=$CUPTI_INC CUPTI_LIBDIR=$CUPTI_LIBDIR CUPTI_SO=$CUPTI_SO"
+    [ -f "$CUPTI_INC/cupti.h" ] && [ -n "$CUPTI_SO" ]
+}
+
+offsets() {
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+    nvcc --version | tail -2
+    cc -std=c11 -O1 -Wall -D_GNU_SOURCE -I"$CUPTI_INC" -I"$CUDA_HOME/include" -I"$REPO/src" \
+        "$REPO/scripts/device/cupti-offsets.c" "$REPO/src/capture/gpu/cupti_rec.c" "$REPO/src/capture/gpu/cupti_names.c" \
+        -L"$CUPTI_LIBDIR" -lcupti -Wl,-rpath,"$CUPTI_LIBDIR" -o "$WORK/cupti-offsets" && "$WORK/cupti-offsets"
+}
+
+llama() {
+    [ "${CUPTI_CHECK_SKIP_BUILD:-0}" = 1 ] && [ -x "$WORK/llama/build/bin/llama-bench" ] && return 0
+    rm -rf "$WORK/llama" && mkdir -p "$WORK/llama"
+    tar -xJf "$REPO/.device/cupti/llama-src.tar.xz" -C "$WORK/llama" --strip-components=1 || return 1
+    cat "$REPO/.device/cupti/SOURCE"
+    cmake -S "$WORK/llama" -B "$WORK/llama/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90-real -DGGML_CUDA_FA="${CUPTI_CHECK_FA:-OFF}" \
+        -DGGML_NATIVE=ON -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
+        -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_BUILD_HTML=OFF \
+        -DBUILD_SHARED_LIBS=ON &&
+        ninja -C "$WORK/llama/build" -j "$JOBS" llama-bench llama-completion
+}
+
+opscope() {
+    local inc=$WORK/llama/ggml/include lib=$WORK/llama/build/bin
+    cmake -S "$REPO" -B "$WORK/opscope" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF \
+        -DOPSCOPE_WERROR=OFF -DOPSCOPE_GGML_INCLUDE_DIR="$inc" -DCMAKE_LIBRARY_PATH="$lib" &&
+        ninja -C "$WORK/opscope" -j "$JOBS" opscope-ggml &&
+        cc -std=c11 -O2 -shared -fPIC -I"$inc" "$REPO/tests/capture_e2e/nodecount.c" -o "$WORK/nodecount.so" -ldl &&
+        ls -l "$WORK/opscope"/lib*/libopscope-ggml.so* "$WORK/opscope"/libopscope-ggml.so* 2>/dev/null
+}
+
+model() {
+    [ -f "$WORK/m1b-q4_0.gguf" ] || python3 "$REPO/scripts/device/cupti_model.py" "$WORK/m1b-q4_0.gguf"
+}
+
+measure() {
+    local so
+    so=$(find "$WORK/opscope" -name 'libopscope-ggml.so' | head -1)
+    python3 "$REPO/scripts/device/cupti_measure.py" --bin "$WORK/llama/build/bin" --model "$WORK/m1b-q4_0.gguf" \
+        --preload "$so" --nodecount "$WORK/nodecount.so" --cupti "$CUPTI_SO" --out "$OUT"
+}
+
+find_cupti > "$OUT/00-find.log" 2>&1 || { cat "$OUT/00-find.log" >&2; echo "cupti-check: no CUPTI headers/library found" >&2;
+                                          echo "# CUPTI device check: no CUPTI found" > "$OUT/cupti-summary.md"; exit 1; }
+cat "$OUT/00-find.log" >&2
+step 01 offsets offsets
+step 02 llama llama
+step 03 opscope opscope
+step 04 model model
+step 05 measure measure
+cat "$OUT/cupti-summary.md"
