@@ -2,6 +2,7 @@
  * diff_align.c - two finished sides aligned into rows: normalisation, the noise test,
  * fusion differences and regressions (definitions: docs/diff.md).
  */
+#include "util/hash.h"
 #include "analyze/diff.h"
 #include "model/strtab.h"
 #include "util/sort.h"

@@ -7,6 +7,7 @@
  * 4-byte key per GPU activity of a Kineto trace when the key needs the trace analysis.
  */
 #include "analyze/diff.h"
+#include "util/hash.h"
 #include "analyze/op_category.h"
 #include "analyze/shape_fmt.h"
 #include "analyze/stats.h"
@@ -79,14 +80,6 @@ static void hindex_put(hindex *h, uint64_t hash, uint32_t idx) {
     h->n++;
 }
 
-static uint64_t mix64(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem) {
     if (need <= *cap) return 0;
@@ -332,7 +325,7 @@ static long op_find(opscope_diff_side_t *s, const opscope_record *rec) {
         in_cat_id = id + 1;
     }
     uint64_t h = opscope_hash_bytes(rname, nlen) ^
-                 mix64((uint64_t)sub_id << 32 ^ extra_id ^ (uint64_t)in_cat_id << 16 ^
+                 opscope_mix64((uint64_t)sub_id << 32 ^ extra_id ^ (uint64_t)in_cat_id << 16 ^
                        (uint64_t)rec->type << 62);
     size_t j = h & s->op_ix.mask;
     while (s->op_ix.slots[j].idx) {
@@ -381,12 +374,12 @@ static int rec_n_src(const opscope_record *r) {
 
 static uint32_t shape_find(opscope_diff_side_t *s, const opscope_record *r) {
     int n = rec_n_src(r);
-    uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull;
+    uint64_t h = OPSCOPE_FNV_BASIS ^ (uint64_t)n;
     for (int i = 0; i < n; i++) {
-        for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) h = (h ^ (uint64_t)r->ne_src[i][d]) * 0x100000001b3ull;
-        h = (h ^ (uint64_t)(uint32_t)r->type_src[i]) * 0x100000001b3ull;
+        for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) h = opscope_hash_word(h, (uint64_t)r->ne_src[i][d]);
+        h = opscope_hash_word(h, (uint64_t)(uint32_t)r->type_src[i]);
     }
-    h = mix64(h);
+    h = opscope_mix64(h);
     size_t j = h & s->shape_ix.mask;
     while (s->shape_ix.slots[j].idx) {
         if (s->shape_ix.slots[j].hash == h) {
@@ -417,10 +410,10 @@ static uint32_t shape_find(opscope_diff_side_t *s, const opscope_record *r) {
 
 /* One multiply per word and one final mix: this runs for every record. */
 static uint64_t key_hash(const dkey *k) {
-    uint64_t h = ((uint64_t)k->op << 32 | k->shape) * 0x9e3779b97f4a7c15ull;
-    h = (h ^ ((uint64_t)k->cat << 32 | k->cpu)) * 0xbf58476d1ce4e5b9ull;
-    h = (h ^ ((uint64_t)k->layer << 32 | k->phase)) * 0x94d049bb133111ebull;
-    return mix64(h ^ ((uint64_t)k->work << 32 | (uint32_t)k->backend));
+    uint64_t h = opscope_hash_word(OPSCOPE_FNV_BASIS, (uint64_t)k->op << 32 | k->shape);
+    h = opscope_hash_word(h, (uint64_t)k->cat << 32 | k->cpu);
+    h = opscope_hash_word(h, (uint64_t)k->layer << 32 | k->phase);
+    return opscope_mix64(h ^ ((uint64_t)k->work << 32 | (uint32_t)k->backend));
 }
 
 static bool key_eq(const dkey *a, const dkey *b) {
@@ -584,7 +577,7 @@ static uint32_t layer_of_name(const char *t, bool *inherit) {
 
 static uint64_t run_hash(const uint32_t *ids, uint32_t n) {
     uint64_t h = n;
-    for (uint32_t i = 0; i < n; i++) h = mix64(h ^ ((uint64_t)ids[i] + 0x9e3779b97f4a7c15ull));
+    for (uint32_t i = 0; i < n; i++) h = opscope_mix64(opscope_hash_word(h, ids[i]));
     return h;
 }
 
@@ -916,7 +909,7 @@ static int u64set_init(u64set *x, size_t n) {
 
 /* Adds V (not UINT64_MAX); returns 1 when new, 0 when present. Sized by init: never full. */
 static int u64set_add(u64set *x, uint64_t v) {
-    size_t j = mix64(v) & x->mask;
+    size_t j = opscope_mix64(v) & x->mask;
     while (x->v[j] != UINT64_MAX) {
         if (x->v[j] == v) return 0;
         j = (j + 1) & x->mask;

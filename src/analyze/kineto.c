@@ -1,5 +1,6 @@
 /* kineto.c - Kineto trace analysis: links, phases, layers, stream breakdown (see kineto.h). */
 #include "analyze/kineto.h"
+#include "util/hash.h"
 #include "util/sort.h"
 
 #include <stdlib.h>
@@ -478,13 +479,6 @@ typedef struct xmap {
     size_t mask;
 } xmap;
 
-static uint64_t mix64(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
-}
-
 static int xmap_init(xmap *m, size_t n) {
     size_t cap = 16;
     while (cap < n * 2) cap *= 2;
@@ -497,7 +491,7 @@ static int xmap_init(xmap *m, size_t n) {
 }
 
 static void xmap_put(xmap *m, int64_t key, uint32_t val) {
-    size_t h = mix64((uint64_t)key) & m->mask;
+    size_t h = opscope_mix64((uint64_t)key) & m->mask;
     while (m->key[h] != -1 && m->key[h] != key) h = (h + 1) & m->mask;
     m->key[h] = key;
     m->val[h] = val;
@@ -506,7 +500,7 @@ static void xmap_put(xmap *m, int64_t key, uint32_t val) {
 /* The value of KEY, or NO_NAME; *SLOT (may be NULL) gets the key's slot, which identifies it. */
 static uint32_t xmap_get(const xmap *m, int64_t key, size_t *slot) {
     if (key < 0) return NO_NAME;
-    size_t h = mix64((uint64_t)key) & m->mask;
+    size_t h = opscope_mix64((uint64_t)key) & m->mask;
     while (m->key[h] != -1) {
         if (m->key[h] == key) {
             if (slot) *slot = h;

@@ -1,5 +1,6 @@
 /* stats.c - streaming aggregation: groups, per-shape groups, backends, top records. */
 #include "analyze/stats.h"
+#include "util/hash.h"
 #include "analyze/shape_fmt.h"
 #include "model/strtab.h"
 #include "util/sort.h"
@@ -70,14 +71,6 @@ size_t opscope_op_display(char *buf, size_t size, opscope_record_type type, cons
     return m < 0 ? 0 : (size_t)n + (size_t)m;
 }
 
-static uint64_t mix64(uint64_t h) {
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return h;
-}
 
 static int table_init(group_table *t) {
     memset(t, 0, sizeof *t);
@@ -222,7 +215,7 @@ static long find_group(opscope_stats_t *s, const opscope_record *rec, const char
         extra_id = id + 1;
     }
     uint64_t h = opscope_hash_bytes(rname, nlen) ^
-                 mix64((uint64_t)sub_id << 32 ^ extra_id ^
+                 opscope_mix64((uint64_t)sub_id << 32 ^ extra_id ^
                        (uint64_t)(uint32_t)rec->backend_id << 16 ^ (uint64_t)rec->type << 62);
     group_table *t = &s->groups;
     size_t j = h & t->mask;
@@ -292,15 +285,12 @@ static int rec_n_src(const opscope_record *r) {
 
 /* Hash of the per-shape key straight from the record: one multiply per value, one final mix. */
 static uint64_t shape_hash(const opscope_record *r, int n, uint32_t group) {
-    uint64_t h = ((uint64_t)group << 8 | (uint64_t)n) * 0x9e3779b97f4a7c15ull;
+    uint64_t h = OPSCOPE_FNV_BASIS ^ ((uint64_t)group << 8 | (uint64_t)n);
     for (int i = 0; i < n; i++) {
-        for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) {
-            h = (h ^ (uint64_t)r->ne_src[i][d]) * 0x100000001b3ull;
-            h ^= h >> 29;
-        }
-        h = (h ^ (uint64_t)(uint32_t)r->type_src[i]) * 0x100000001b3ull;
+        for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) h = opscope_hash_word(h, (uint64_t)r->ne_src[i][d]);
+        h = opscope_hash_word(h, (uint64_t)(uint32_t)r->type_src[i]);
     }
-    return mix64(h);
+    return opscope_mix64(h);
 }
 
 static bool shape_key_eq(const opscope_shape *a, const opscope_record *r, int n) {

@@ -5,6 +5,7 @@
  * direction comes from ggml_backend_buffer_is_host of both sides.
  */
 #include "capture/cap_copy.h"
+#include "util/hash.h"
 
 #include "capture/cap_buf.h"
 #include "capture/cap_clock.h"
@@ -390,7 +391,7 @@ static void seen_begin(int64_t gid) {
 }
 
 static uint32_t seen_slot(const copy_seen *c, const void *p) {
-    uint64_t h = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull;
+    uint64_t h = opscope_mix64((uint64_t)(uintptr_t)p);
     uint32_t i = (uint32_t)(h >> 32) & (c->cap - 1);
     while (c->gen[i] == c->cur && c->key[i] != p) {
         i = (i + 1) & (c->cap - 1);

@@ -381,10 +381,7 @@ static const char *intern(const char *s) {
         char s[];
     } *tab[1024];
     static size_t total;
-    uint64_t h = 1469598103934665603ull;
-    for (const char *c = s; *c; c++) {
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    }
+    uint64_t h = opscope_fnv1a(OPSCOPE_FNV_BASIS, s, strlen(s));
     size_t b = (size_t)(h % 1024);
     const char *out = NULL;
     pthread_mutex_lock(&mu);

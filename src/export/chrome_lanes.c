@@ -1,5 +1,6 @@
 /* chrome_lanes.c - per-track lane assignment without moving events in time. */
 #include "export/chrome_lanes.h"
+#include "util/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,10 +29,7 @@ struct opscope_lanes {
 
 static uint64_t key_hash(int32_t b, int32_t s, int32_t k) {
     uint64_t h = ((uint64_t)(uint32_t)b << 32 | (uint32_t)s) ^ ((uint64_t)(uint32_t)k << 17);
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return h;
+    return opscope_mix64(h);
 }
 
 opscope_lanes_t *opscope_lanes_new(void) {

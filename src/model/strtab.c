@@ -27,25 +27,6 @@ struct opscope_strtab {
     arena_chunk *chunks;
 };
 
-uint64_t opscope_hash_bytes(const void *data, size_t len) {
-    /* FNV-1a over 8-byte words then a final mix: fast enough for short names. */
-    const unsigned char *p = data;
-    uint64_t h = 0xcbf29ce484222325ull ^ len;
-    while (len >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h = (h ^ w) * 0x100000001b3ull;
-        h ^= h >> 29;
-        p += 8;
-        len -= 8;
-    }
-    while (len--) h = (h ^ *p++) * 0x100000001b3ull;
-    h ^= h >> 32;
-    h *= 0xd6e8feb86659fd93ull;
-    h ^= h >> 32;
-    return h;
-}
-
 opscope_strtab_t *opscope_strtab_new(void) {
     opscope_strtab_t *t = calloc(1, sizeof *t);
     if (!t) return NULL;

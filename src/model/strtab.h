@@ -8,6 +8,8 @@
 #ifndef OPSCOPE_STRTAB_H
 #define OPSCOPE_STRTAB_H
 
+#include "util/hash.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,7 +26,5 @@ const char *opscope_strtab_intern(opscope_strtab_t *t, const char *s, size_t len
 uint32_t opscope_strtab_count(const opscope_strtab_t *t);
 const char *opscope_strtab_get(const opscope_strtab_t *t, uint32_t id);
 
-/* 64-bit FNV-1a-style hash used by the table; exposed for other hash tables. */
-uint64_t opscope_hash_bytes(const void *data, size_t len);
 
 #endif /* OPSCOPE_STRTAB_H */

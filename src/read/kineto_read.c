@@ -1,5 +1,6 @@
 /* kineto_read.c - Kineto / Chrome Trace Event JSON -> opscope records (see kineto_read.h). */
 #include "read/kineto_read.h"
+#include "util/hash.h"
 
 #include "read/kernel_rules.h"
 #include "model/strtab.h"
@@ -292,10 +293,7 @@ static int idv_of(kr *s, const opscope_json_token *t, idv *out) {
 }
 
 static uint64_t mix(uint64_t a, uint64_t b) {
-    uint64_t x = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull + (a << 6));
-    x ^= x >> 31;
-    x *= 0xbf58476d1ce4e5b9ull;
-    return x ^ (x >> 29);
+    return opscope_mix64(opscope_hash_word(OPSCOPE_FNV_BASIS ^ a, b));
 }
 
 /* Dense index of the thread (PID, TID); -1 when out of memory. */

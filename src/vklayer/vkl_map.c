@@ -2,12 +2,10 @@
  * vkl_map.c - open-addressed handle tables with backward-shift deletion (vkl_map.h).
  */
 #include "vklayer/vkl_map.h"
+#include "util/hash.h"
 
 static uint32_t home(const vkl_map *m, uint64_t key) {
-    key ^= key >> 33;
-    key *= 0xff51afd7ed558ccdull;
-    key ^= key >> 33;
-    return (uint32_t)key & (m->cap - 1);
+    return (uint32_t)opscope_mix64(key) & (m->cap - 1);
 }
 
 static uint32_t slot_of(const vkl_map *m, uint64_t key, bool *found) {

@@ -7,6 +7,7 @@
  * is bounded (a program that names more pipelines than that gets handle names).
  */
 #include "vklayer/vkl.h"
+#include "util/hash.h"
 #include "vklayer/vkl_map.h"
 
 #include <dlfcn.h>
@@ -132,10 +133,7 @@ const char *vkl_label_intern(const char *text) {
     if (l == 0 || dispatch_label(text, l)) {
         return NULL;
     }
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < l; i++) {
-        h = (h ^ (unsigned char)text[i]) * 1099511628211ull;
-    }
+    uint64_t h = opscope_fnv1a(OPSCOPE_FNV_BASIS, text, l);
     for (uint64_t i = h, n = 0; n < LABEL_SLOTS; i++, n++) {
         const char **s = &g_labels[i & (LABEL_SLOTS - 1)];
         if (!*s) {

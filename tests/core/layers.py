@@ -8,6 +8,8 @@ One node per folder of src/ (src/export/sqlite is export, src/capture/gpu is cap
   symbols   X -> Y when an object compiled from X uses a symbol an object of Y defines (`nm` of
             the objects CMake built in BUILD_DIR/src; folders whose objects are not built here,
             such as the Vulkan layer without Vulkan's headers, are checked by their includes)
+  hashes    a hash constant (a mixer's multiplier, the FNV basis or prime) outside util/hash.h:
+            the tree has one 64-bit mixer and one FNV
   formats   a folder other than export/ (and util/, which is the writer) that calls
             util/out.h's writers (opscope_out_str, _printf, _json_str...) writes a format
 Each edge must be allowed by LAYERS (a folder uses only those below it); the folder graph
@@ -29,7 +31,7 @@ LAYERS = {
     "export": {"analyze", "read", "model", "util"},
     "cli": {"export", "analyze", "read", "model", "util"},
     "capture": {"model", "util"},
-    "vklayer": set(),
+    "vklayer": {"util"},  # header-only util/hash.h: no symbol crosses
     "viewer": set(),
 }
 
@@ -52,6 +54,12 @@ FORMAT_EXCEPTIONS = {
     # pending (issue 24): these writers move to export/
     "cli/replay.c": "pending: the replay outputs move to export/",
 }
+
+# the multipliers of fmix64, splitmix64 and the golden ratio, FNV-1a's basis and prime
+HASH_CONSTANTS = re.compile(r"(?i)0x(ff51afd7ed558ccd|c4ceb9fe1a85ec53|bf58476d1ce4e5b9|94d049bb133111eb|"
+                            r"9e3779b97f4a7c15|cbf29ce484222325|100000001b3)|\b(14695981039346656037|"
+                            r"1099511628211)\b")
+HASH_HOME = "util/hash.h"
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)/([^"]+)"', re.M)
 
@@ -83,10 +91,24 @@ def include_edges(src):
                 line = text.count("\n", 0, m.start()) + 1
                 why = f"{rel}:{line} {m.group(1)}/{m.group(2)}"
                 bad = not allowed(rel, target)
-                if folder_of(rel) == "vklayer" and f"{m.group(1)}/{m.group(2)}" != VKLAYER_ABI:
+                if (folder_of(rel) == "vklayer" and target == "capture"
+                        and f"{m.group(1)}/{m.group(2)}" != VKLAYER_ABI):
                     bad = True
                 edges.setdefault((folder_of(rel), target), []).append((why, bad))
     return edges
+
+
+def hash_copies(src):
+    out = []
+    for root, _, files in os.walk(src):
+        for f in sorted(files):
+            path = os.path.join(root, f)
+            rel = os.path.relpath(path, src)
+            if f.endswith((".c", ".h")) and rel != HASH_HOME:
+                text = open(path, encoding="utf-8").read()
+                for m in HASH_CONSTANTS.finditer(text):
+                    out.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1} {m.group(0)}")
+    return out
 
 
 def objects(src, build):
@@ -187,6 +209,11 @@ def main():
         print(__doc__.strip(), file=sys.stderr)
         return 2
     bad = report("includes", include_edges(sys.argv[1]))
+    copies = hash_copies(sys.argv[1])
+    for c in copies:
+        print(f"hashes: a hash constant outside {HASH_HOME}: {c}")
+    print(f"hashes: {'VIOLATIONS' if copies else 'ok'} (one mixer and one FNV, in {HASH_HOME})")
+    bad |= 1 if copies else 0
     if len(sys.argv) == 3:
         objs = objects(sys.argv[1], sys.argv[2])
         if not objs:

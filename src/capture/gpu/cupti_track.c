@@ -4,6 +4,7 @@
 #include "capture/gpu/cupti_track.h"
 
 #include "capture/gpu/cupti_abi.h"
+#include "util/hash.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -62,19 +63,12 @@ void opscope_cupti_track_free(opscope_cupti_track_t *t) {
     }
 }
 
-static uint64_t mix(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
-}
-
 static ptr_ent *ptr_slot(ptr_ent *tab, const void *key) {
-    return &tab[mix((uint64_t)(uintptr_t)key) & (N_PTR - 1)];
+    return &tab[opscope_mix64((uint64_t)(uintptr_t)key) & (N_PTR - 1)];
 }
 
 static bool node_get(const node_map *m, uint64_t id, uint32_t *ord) {
-    for (uint32_t i = (uint32_t)mix(id) & (N_NODES - 1), k = 0; k < N_NODES; i = (i + 1) & (N_NODES - 1), k++) {
+    for (uint32_t i = (uint32_t)opscope_mix64(id) & (N_NODES - 1), k = 0; k < N_NODES; i = (i + 1) & (N_NODES - 1), k++) {
         if (m->e[i].id == 0) {
             return false;
         }
@@ -94,7 +88,7 @@ static void node_put(node_map *m, uint64_t id, uint32_t ord) {
         memset(m->e, 0, sizeof m->e); /* bounded: the oldest ids are the ones no longer needed */
         m->n = 0;
     }
-    uint32_t i = (uint32_t)mix(id) & (N_NODES - 1);
+    uint32_t i = (uint32_t)opscope_mix64(id) & (N_NODES - 1);
     while (m->e[i].id != 0 && m->e[i].id != id) {
         i = (i + 1) & (N_NODES - 1);
     }

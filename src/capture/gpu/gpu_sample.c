@@ -2,6 +2,7 @@
  * gpu_sample.c - per-topology sampling of device-timed computes (see gpu_sample.h).
  */
 #include "capture/gpu/gpu_sample.h"
+#include "util/hash.h"
 
 #include <string.h>
 
@@ -30,7 +31,7 @@ static opscope_gpu_sample_topo *slot_at(opscope_gpu_sample *s, int i) {
 /* The slot of KEY, claimed when new (-2: the table is full, the shared overflow entry). */
 static int slot_of(opscope_gpu_sample *s, uint64_t key) {
     key = key ? key : 1; /* 0 marks a free slot */
-    uint64_t h = key * 0x9e3779b97f4a7c15ull;
+    uint64_t h = opscope_mix64(key);
     for (uint32_t k = 0; k < OPSCOPE_GPU_SAMPLE_SLOTS; k++) {
         uint32_t i = (uint32_t)((h >> 40) + k) % OPSCOPE_GPU_SAMPLE_SLOTS;
         if (s->slots[i].key == key) {

@@ -206,19 +206,6 @@ static size_t shape_key(opscope_sqlite_export_t *x, const opscope_record *r) {
     return (size_t)(p - x->key);
 }
 
-static uint64_t hash_bytes(const unsigned char *p, size_t n) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 29;
-    }
-    for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-    return opscope_mix64(h);
-}
-
 /* Queues the shapes row of R into B. Returns its id, or -1 when out of memory. */
 static int64_t shape_new(opscope_sqlite_export_t *x, sq_batch *b, const opscope_record *r) {
     if (b->n_shapes == b->cap_shapes) {
@@ -253,7 +240,7 @@ static int64_t shape_new(opscope_sqlite_export_t *x, sq_batch *b, const opscope_
 
 static int64_t shape_id(opscope_sqlite_export_t *x, sq_batch *b, const opscope_record *r) {
     size_t len = shape_key(x, r);
-    uint64_t h = hash_bytes(x->key, len);
+    uint64_t h = opscope_hash_bytes(x->key, len);
     if (!x->sh) {
         x->sh = calloc(1024, sizeof *x->sh);
         if (!x->sh) return -1;
