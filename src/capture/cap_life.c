@@ -36,6 +36,17 @@ static long g_fork_parent;
 static _Atomic bool g_fork_noted;
 static bool g_atfork_set;
 static bool g_warned_drops;
+/* Checkpoints: while the program runs the watcher rewrites the JSON profile every
+ * OPSCOPE_CHECKPOINT_MS (default 1000; 0: never), so a crash or SIGKILL loses only what came
+ * after the last one. The period stretches to 20 times the last write's duration, so the
+ * writes take at most about 5% of one core however big the profile grows. */
+static long g_ckpt_ms = 1000;
+static uint64_t g_ckpt_cost_ns;
+static bool g_last_was_ckpt; /* the file's last write is a checkpoint: the final one must come */
+static bool g_path_warned;   /* PATH's trouble was said (at start or at a write): once is enough */
+
+typedef enum end_kind { END_CHECKPOINT, END_EXIT, END_SIGNAL } end_kind;
+static void export_as(end_kind kind, int sig);
 
 /* Inside `opscope record` (OPSCOPE_RECORD_DIR, a directory the command made for this run):
  * PATH goes to the first ggml process that claims it (creating DIR/owner), so programs run
@@ -176,15 +187,47 @@ static void on_signal(int sig) {
 
 static sem_t g_done_sem;
 
+static uint64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Until a signal (or the _exit hook) posts: a checkpoint each period, when the profile is a
+ * JSON file. */
+static void wait_checkpointing(void) {
+    bool ckpt = g_ckpt_ms > 0 && g_cfg.dest == OPSCOPE_CAP_DEST_JSON && g_cfg.path[0];
+    for (;;) {
+        if (!ckpt) {
+            if (sem_wait(&g_sig_sem) == 0) return;
+            continue; /* EINTR */
+        }
+        uint64_t period = (uint64_t)g_ckpt_ms * 1000000u;
+        if (period < 20 * g_ckpt_cost_ns) period = 20 * g_ckpt_cost_ns;
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        uint64_t ns = (uint64_t)until.tv_nsec + period;
+        until.tv_sec += (time_t)(ns / 1000000000u);
+        until.tv_nsec = (long)(ns % 1000000000u);
+        if (sem_timedwait(&g_sig_sem, &until) == 0) return;
+        if (errno == ETIMEDOUT) {
+            uint64_t t0 = mono_ns();
+            export_as(END_CHECKPOINT, 0);
+            g_ckpt_cost_ns = mono_ns() - t0;
+        } else if (errno != EINTR) {
+            ckpt = false; /* cannot time the wait: signals only, as without checkpoints */
+        }
+    }
+}
+
 static void *watcher(void *arg) {
     (void)arg;
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
-    while (sem_wait(&g_sig_sem) != 0 && errno == EINTR) {
-    }
+    wait_checkpointing();
     int sig = atomic_load(&g_sig_pending);
-    opscope_cap_life_export(true);
+    export_as(sig == -1 ? END_EXIT : END_SIGNAL, sig);
     if (sig == -1) { /* _exit hook: the caller waits for us, then exits */
         sem_post(&g_done_sem);
         return NULL;
@@ -335,6 +378,28 @@ __attribute__((constructor)) static void claim_at_load(void) {
     }
 }
 
+/* Says at once, not after the run, when PATH's folder cannot take the profile (missing, not
+ * writable): the program runs on, and the writes try again (the folder may come later). */
+static void check_path(void) {
+    if ((g_cfg.dest != OPSCOPE_CAP_DEST_JSON && g_cfg.dest != OPSCOPE_CAP_DEST_TEXT) || !g_cfg.path[0]) {
+        return;
+    }
+    char dir[sizeof g_cfg.path];
+    snprintf(dir, sizeof dir, "%s", g_cfg.path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) {
+        snprintf(dir, sizeof dir, ".");
+    } else {
+        slash[slash == dir] = '\0'; /* "/x.json": the root */
+    }
+    if (access(dir, W_OK | X_OK) == 0) {
+        return;
+    }
+    fprintf(stderr, "opscope: cannot write the profile to %s: %s: %s (checked at start; the program runs on "
+                    "and the profile is written if that becomes possible)\n", g_cfg.path, dir, strerror(errno));
+    g_path_warned = true;
+}
+
 static void at_exit_export(void) {
     opscope_cap_life_export(true);
 }
@@ -349,6 +414,14 @@ static void init_once(void) {
             g_cfg.dest = OPSCOPE_CAP_DEST_TEXT;
         } else if (strcmp(fmt, "json") == 0) {
             g_cfg.dest = OPSCOPE_CAP_DEST_JSON;
+        }
+    }
+    const char *ck = getenv("OPSCOPE_CHECKPOINT_MS");
+    if (ck && *ck) {
+        char *end = NULL;
+        long x = strtol(ck, &end, 10);
+        if (end && *end == '\0' && x >= 0) {
+            g_ckpt_ms = x;
         }
     }
     const char *stats = getenv("OPSCOPE_STATS");
@@ -383,6 +456,7 @@ static void init_once(void) {
         opscope_cap_config_child(&g_cfg, (long)getpid());
     }
     opscope_cap_env_mode = true;
+    check_path();
     atexit(at_exit_export);
     for (size_t i = 0; i < N_SIGS; i++) {
         install_signal(k_sigs[i], &g_old_sa[i]);
@@ -436,33 +510,68 @@ static void print_stats(void) {
             opscope_cap_clock_use_tsc ? "tsc" : "monotonic");
 }
 
+static const char *sig_name(int sig) {
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGPIPE: return "SIGPIPE";
+    default: return NULL;
+    }
+}
+
+/* A final write (exit, signal) waits for a checkpoint in progress, at most 30 s, rather
+ * than leave the file saying the program still ran. */
+static bool lock_export(bool final) {
+    if (!final) {
+        return pthread_mutex_trylock(&g_export_lock) == 0;
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30;
+    int rc;
+    while ((rc = pthread_mutex_timedlock(&g_export_lock, &until)) == EINTR) {
+    }
+    return rc == 0;
+}
+
 void opscope_cap_life_export(bool at_exit) {
+    export_as(at_exit ? END_EXIT : END_CHECKPOINT, 0);
+}
+
+static void export_as(end_kind kind, int sig) {
+    bool at_exit = kind != END_CHECKPOINT;
     if (g_child_of_fork || g_cfg.dest == OPSCOPE_CAP_DEST_NONE) {
         return;
     }
     if (!at_exit && (g_cfg.dest == OPSCOPE_CAP_DEST_STDOUT || g_cfg.dest == OPSCOPE_CAP_DEST_STDERR)) {
         return;
     }
-    if (pthread_mutex_trylock(&g_export_lock) != 0) {
-        return; /* an export is running (signal during exit, or two schedulers freed) */
+    if (!lock_export(at_exit)) {
+        return; /* an export is running (two schedulers freed), or one hangs */
     }
     uint64_t n = atomic_load(&opscope_cap_stats.records) + opscope_cap_buf_dropped();
-    if (n != g_exported_records && n > 0) {
+    if (n > 0 && (n != g_exported_records || (at_exit && g_last_was_ckpt))) {
         g_exported_records = n;
         FILE *fp = g_cfg.dest == OPSCOPE_CAP_DEST_STDERR ? stderr : stdout;
         const char *path = g_cfg.path[0] ? g_cfg.path : NULL;
         opscope_cap_written wi;
+        opscope_cap_meta_set_end(kind == END_EXIT ? "exit" : kind == END_SIGNAL ? "signal" : "checkpoint",
+                                 kind == END_SIGNAL ? sig_name(sig) : NULL);
         rec_note("exporting", NULL, NULL);
         int rc = opscope_cap_write_info(g_cfg.dest, path, fp, -2, &wi);
         if (rc == 0) {
             g_written_once = true;
+            g_last_was_ckpt = !at_exit;
         } else {
             g_exported_records = UINT64_MAX; /* the next trigger tries again */
         }
-        bool noted = rec_note(rc == 0 ? "written" : "failed", &wi, NULL);
+        bool noted = rec_note(rc != 0 ? "failed" : at_exit ? "written" : "checkpoint", &wi, NULL);
         g_note_ok = noted;
-        if (rc != 0 && !noted) {
+        if (rc != 0 && !noted && !g_path_warned) {
             fprintf(stderr, "opscope: cannot write %s: %s\n", path ? path : "the profile", wi.error);
+            g_path_warned = true; /* once: a checkpoint tries again every period */
         }
         const char *glog = getenv("OPSCOPE_GRAPH_LOG");
         if (glog && *glog) {

@@ -9,6 +9,8 @@
  *                       dropped and counted ("dropped_records" in the JSON)
  *   OPSCOPE_CLOCK       auto | tsc | monotonic
  *   OPSCOPE_FORMAT      json | txt: overrides the format the file name implies
+ *   OPSCOPE_CHECKPOINT_MS  ms between checkpoints of a JSON profile while the program runs
+ *                       (default 1000; 0 none): a crash or SIGKILL then leaves the last one
  *   OPSCOPE_STATS       1: one line of capture statistics on stderr at exit
  *   OPSCOPE_GRAPH_LOG   a path: one TSV line per backend graph compute (wall time, nodes)
  *   OPSCOPE_OWNER_PID   set by the first profiled process; a descendant that finds another
@@ -17,7 +19,8 @@
  *                       process to create DIR/owner (holding its pid) owns PATH, the others
  *                       write PATH.PID, so sequential programs keep their profiles too. Each
  *                       profiling process keeps DIR/PID, key=value lines replaced atomically:
- *                       pid, program, state (recording | exporting | written | failed | off |
+ *                       pid, program, state (recording | exporting | checkpoint (a write
+ *                       while it runs; not final) | written | failed | off |
  *                       unrecorded: a plain fork child that computes),
  *                       path (or stderr/stdout), start_ns (CLOCK_MONOTONIC at its first
  *                       compute), records (written by the last export), written_before,

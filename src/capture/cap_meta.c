@@ -89,3 +89,10 @@ const opscope_capture_info *opscope_cap_meta_get(void) {
     }
     return c;
 }
+
+void opscope_cap_meta_set_end(const char *how, const char *sig) {
+    opscope_cap_meta_get();
+    g_info.end = how;
+    g_info.end_signal = sig;
+    g_info.end_ns = ns_of(CLOCK_MONOTONIC);
+}

@@ -16,4 +16,9 @@ void opscope_cap_meta_init(void);
 /* The capture's facts, filled on first use (static storage; never NULL). */
 const opscope_capture_info *opscope_cap_meta_get(void);
 
+/* What the next write says about the program's end (capture.end): HOW ("exit", "signal",
+ * "checkpoint"; static strings), SIG (a static "SIGTERM" or NULL) and the clock now.
+ * Called by the exporting thread only, under the export lock (cap_life.c). */
+void opscope_cap_meta_set_end(const char *how, const char *sig);
+
 #endif /* OPSCOPE_CAP_META_H */

@@ -223,7 +223,7 @@ int opscope_cli_record(int argc, char **argv) {
         return opscope_rec_exec_failed_status(&child);
     }
     opscope_rec_exec_wait(&child);
-    int failed = opscope_rec_session_report(session, WIFSIGNALED(child.status));
+    int failed = opscope_rec_session_report(session, &child);
     opscope_rec_session_free(session);
     opscope_rec_exec_die_like(child.status);
     int rc = WIFEXITED(child.status) ? WEXITSTATUS(child.status) : 127;

@@ -44,6 +44,13 @@ int opscope_rec_exec_next_signal(int ms);
  * returns otherwise. */
 void opscope_rec_exec_die_like(int status);
 
+/* ---- record_end.c ---- */
+
+/* How a process that died by a signal ended, for its profile's capture "end": "crash"
+ * (SIGSEGV, SIGABRT, SIGBUS...) or "killed", with *SIG its name ("SIGKILL"; NULL for a
+ * signal without one here); NULL (and *SIG NULL) when STATUS is no death by a signal. */
+const char *opscope_rec_end_how(int status, const char **sig);
+
 /* ---- record_session.c ---- */
 
 typedef struct opscope_rec_session opscope_rec_session_t;
@@ -57,10 +64,11 @@ const char *opscope_rec_session_dir(const opscope_rec_session_t *s);
  * After the command ended: waits (bounded) for profiles still being written, gives PATH to
  * the earliest profile when its owner wrote none, and says on stderr where every process's
  * profile went, what it dropped, which could not be written and which were lost.
- * SIGNALED: the command died by a signal (its descendants may be writing theirs).
+ * CMD: the command, ended (a death by a signal: its descendants may be writing theirs; its
+ * own profile, when only a checkpoint of it is there, is told how it ended).
  * Returns the number of profiles that could not be written.
  */
-int opscope_rec_session_report(opscope_rec_session_t *s, bool signaled);
+int opscope_rec_session_report(opscope_rec_session_t *s, const opscope_rec_child *cmd);
 
 /* Removes the run directory and frees S. NULL is a no-op. */
 void opscope_rec_session_free(opscope_rec_session_t *s);

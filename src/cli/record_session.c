@@ -7,6 +7,7 @@
  * profile goes, whether it was written, how many records it dropped and why.
  */
 #include "cli/record.h"
+#include "export/end_patch.h"
 #include "util/sort.h"
 
 #include <dirent.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 typedef struct proc_status {
@@ -171,7 +173,7 @@ static bool alive(long pid) {
 }
 
 static bool busy(const proc_status *p) {
-    return !strcmp(p->state, "exporting") || !strcmp(p->state, "recording");
+    return !strcmp(p->state, "exporting") || !strcmp(p->state, "recording") || !strcmp(p->state, "checkpoint");
 }
 
 /* Waits until no process of the run is writing its profile (at most 60 s: a capture of
@@ -318,7 +320,30 @@ static void other_files(const opscope_rec_session_t *s) {
     }
 }
 
-int opscope_rec_session_report(opscope_rec_session_t *s, bool signaled) {
+/* A process dead after a checkpoint (no final write): its file holds the records up to
+ * then. The command's own death is known (its wait status) and written into the file. */
+static void say_checkpoint(const proc_status *p, const opscope_rec_child *cmd, unsigned long long died_ns) {
+    const char *sig = NULL;
+    const char *how = p->pid == (long)cmd->pid ? opscope_rec_end_how(cmd->status, &sig) : NULL;
+    char what[96];
+    if (how && sig) {
+        snprintf(what, sizeof what, "%s %s", !strcmp(how, "crash") ? "crashed with" : "was killed by", sig);
+    } else {
+        snprintf(what, sizeof what, "ended without exiting (killed by SIGKILL, a crash, or a signal it did not handle)");
+    }
+    if (how && !on_console(p)) {
+        opscope_end_patch(p->path, how, sig, died_ns);
+    }
+    fprintf(stderr, "opscope record: %s (pid %ld) %s; its profile %s holds the %llu records of its last "
+                    "checkpoint; later ones are missing\n",
+            p->program, p->pid, what, p->path, p->records);
+}
+
+int opscope_rec_session_report(opscope_rec_session_t *s, const opscope_rec_child *cmd) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    unsigned long long died_ns = (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec;
+    bool signaled = WIFSIGNALED(cmd->status);
     wait_for_writers(s, signaled);
     load(s);
     if (s->n > 1) {
@@ -349,6 +374,9 @@ int opscope_rec_session_report(opscope_rec_session_t *s, bool signaled) {
         } else if (!strcmp(p->state, "unrecorded")) {
             fprintf(stderr, "opscope record: %s (pid %ld) computed ggml graphs that are not profiled: %s\n",
                     p->program, p->pid, p->error);
+        } else if (!strcmp(p->state, "checkpoint") && !is_alive) {
+            profiles++;
+            say_checkpoint(p, cmd, died_ns);
         } else if (is_alive) {
             fprintf(stderr, "opscope record: %s (pid %ld) is still %s; its profile will go to %s\n", p->program,
                     p->pid, !strcmp(p->state, "exporting") ? "writing its profile" : "running", p->path);

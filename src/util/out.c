@@ -3,6 +3,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -34,6 +38,56 @@ static void set_io_error(opscope_error *err, const char *path, const char *msg, 
     if (path) snprintf(err->file, sizeof err->file, "%s", path);
 }
 
+/* The path a symlink PATH points to (relative targets from the link's folder, followed
+ * through chains, dangling ones too), malloc'ed; NULL when PATH is no symlink. */
+static char *resolve_link(const char *path) {
+    char *cur = strdup(path);
+    for (int hops = 0; cur && hops < 40; hops++) {
+        struct stat ls;
+        if (lstat(cur, &ls) != 0 || !S_ISLNK(ls.st_mode)) {
+            if (hops == 0) {
+                free(cur);
+                return NULL;
+            }
+            return cur;
+        }
+        char to[4096];
+        ssize_t k = readlink(cur, to, sizeof to - 1);
+        if (k <= 0) break;
+        to[k] = 0;
+        const char *slash = strrchr(cur, '/');
+        size_t dir = to[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+        char *next = malloc(dir + (size_t)k + 1);
+        if (!next) break;
+        memcpy(next, cur, dir);
+        memcpy(next + dir, to, (size_t)k + 1);
+        free(cur);
+        cur = next;
+    }
+    free(cur); /* a loop or an error: the plain path (its write then says what is wrong) */
+    return NULL;
+}
+
+/* Creates "PATH.tmp.XXXXXX" (O_EXCL, mode 0666 less the umask), its name in TMP. */
+static int create_tmp(const char *path, char *tmp, size_t size) {
+    static _Atomic unsigned counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^ ((uint64_t)(uintptr_t)tmp << 7);
+    for (int tries = 0; tries < 100; tries++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull + atomic_fetch_add(&counter, 1);
+        static const char az[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        char suf[7];
+        for (int i = 0; i < 6; i++) suf[i] = az[(x >> (10 + 6 * i)) % 62];
+        suf[6] = 0;
+        snprintf(tmp, size, "%s.tmp.%s", path, suf);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
 opscope_out_t *opscope_out_open(const char *path, opscope_error *err) {
     opscope_out_t *w = calloc(1, sizeof *w);
     if (!w) {
@@ -59,20 +113,28 @@ opscope_out_t *opscope_out_open(const char *path, opscope_error *err) {
         w->owns_fd = true;
         return w;
     }
-    size_t n = strlen(path);
+    /* A symlink stays one: the file it points to is replaced (temporary file beside it). */
+    char *target = resolve_link(path);
+    const char *dst = target ? target : path;
+    size_t n = strlen(dst);
     w->path = malloc(n + 1);
     w->tmp = malloc(n + 16);
     if (!w->path || !w->tmp) {
         free(w->path);
         free(w->tmp);
+        free(target);
         free(w);
         set_io_error(err, path, "out of memory", ENOMEM);
         if (err) err->code = OPSCOPE_ERROR_NOMEM;
         return NULL;
     }
-    memcpy(w->path, path, n + 1);
-    snprintf(w->tmp, n + 16, "%s.tmp.XXXXXX", path);
-    w->fd = mkostemp(w->tmp, O_CLOEXEC);
+    memcpy(w->path, dst, n + 1);
+    free(target);
+    /* An existing file keeps its permissions (a read-only 0444 output stays so); a new one
+     * gets what a plain fopen gives: 0666 less the umask, applied by the kernel (never read
+     * with umask(), which would change it for a moment under the host program's threads). */
+    bool keep = stat(w->path, &st) == 0 && S_ISREG(st.st_mode);
+    w->fd = create_tmp(w->path, w->tmp, n + 16);
     if (w->fd < 0) {
         int e = errno;
         set_io_error(err, path, "cannot create output file", e);
@@ -81,10 +143,7 @@ opscope_out_t *opscope_out_open(const char *path, opscope_error *err) {
         free(w);
         return NULL;
     }
-    /* mkostemp creates 0600; give the file the mode a plain fopen would. */
-    mode_t um = umask(0);
-    umask(um);
-    (void)fchmod(w->fd, 0666 & ~um);
+    if (keep) (void)fchmod(w->fd, st.st_mode & 07777);
     w->owns_fd = true;
     return w;
 }

@@ -16,7 +16,8 @@
    the run when FILE cannot be created, exit 2 when it fails at the end of a successful command
    (the command's status when it failed), never "the command ran no graph".
 6. Shell exit codes: 126 for a command found but not runnable, 127 for one not found.
-7. A ggml process that dies without writing (SIGKILL) is named as a lost profile.
+7. A ggml process that dies without writing (SIGKILL, checkpoints off) is named as a lost
+   profile; with its checkpoints (the default), record names the checkpoint it left.
 """
 import json
 import os
@@ -487,12 +488,18 @@ for cmd, want, msg in (([notexec], 126, "Permission denied"), ([d], 126, "Permis
     e2e.check(rc == want == shell_rc and msg in err and "profile" not in err,
               f"record -- {os.path.basename(cmd[0])}: exit {rc} == sh's {shell_rc} == {want}, says {msg!r} ({err.strip()!r})")
 
-# ---- 7. a lost profile is named ----
+# ---- 7. a lost profile is named; a checkpoint is said for what it is ----
 lost = f"{d}/lost.json"
-rc, _, err = record(["-o", lost], ["sh", "-c", f"{sh_quote(LONG)} >/dev/null 2>&1 & sleep 3; kill -9 $!; echo $! >&2; wait"])
+KILLED = ["sh", "-c", f"{sh_quote(LONG)} >/dev/null 2>&1 & sleep 3; kill -9 $!; echo $! >&2; wait"]
+rc, _, err = record(["-o", lost], KILLED, env=dict(ENV, OPSCOPE_CHECKPOINT_MS="0"))
 pid = re.findall(r"^(\d+)$", err, re.M)
 e2e.check(rc == 0 and pid and f"llama-completion (pid {pid[0]}) ran ggml graphs but its profile is lost" in err,
-          f"a ggml child killed by SIGKILL is named as a lost profile ({err.strip()!r})")
+          f"a ggml child killed by SIGKILL, checkpoints off, is named as a lost profile ({err.strip()!r})")
+rc, _, err = record(["-o", lost], KILLED)
+pid = re.findall(r"^(\d+)$", err, re.M)
+e2e.check(rc == 0 and pid and f"llama-completion (pid {pid[0]}) ended without exiting" in err and
+          f"its profile {lost} holds the" in err and len(graph_ids(lost)) > 0,
+          f"a ggml grandchild killed by SIGKILL: record names its last checkpoint ({err.strip()!r})")
 
 left = [(p, st) for p, st, _ in e2e.descendants(os.getpid()) if st not in "ZX"]
 e2e.check(not left, f"no program of the test outlives its case ({left})")

@@ -125,5 +125,59 @@ static int test_profile(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_commit_renames), TEST(test_abort_leaves_nothing), TEST(test_json_escape),
+/* Writes TEXT to PATH through the atomic writer. */
+static int write_through(const char *path, const char *text) {
+    opscope_error err;
+    opscope_out_t *w = opscope_out_open(path, &err);
+    if (!w) return -1;
+    opscope_out_str(w, text);
+    return opscope_out_commit(w, &err);
+}
+
+/* An output that is a symlink stays one (its target is replaced); an existing file keeps
+ * its mode (0444 stays 0444); a new file gets 0666 less the umask, as fopen gives it. */
+static int test_links_and_modes(void) {
+    unlink("out_target.txt");
+    unlink("out_link.txt");
+    unlink("out_link2.txt");
+    unlink("out_ro.txt");
+    unlink("out_new.txt");
+    ASSERT_EQ_INT(symlink("out_target.txt", "out_link.txt"), 0); /* dangling at first */
+    ASSERT_EQ_INT(symlink("out_link.txt", "out_link2.txt"), 0);  /* a chain */
+    ASSERT_EQ_INT(write_through("out_link2.txt", "one"), 0);
+    struct stat ls;
+    ASSERT_EQ_INT(lstat("out_link.txt", &ls), 0);
+    ASSERT_TRUE(S_ISLNK(ls.st_mode));
+    ASSERT_EQ_INT(lstat("out_link2.txt", &ls), 0);
+    ASSERT_TRUE(S_ISLNK(ls.st_mode));
+    char *s = test_slurp("out_target.txt", NULL);
+    ASSERT_EQ_STR(s, "one");
+    free(s);
+    ASSERT_EQ_INT(write_through("out_link.txt", "two"), 0);
+    s = test_slurp("out_target.txt", NULL);
+    ASSERT_EQ_STR(s, "two");
+    free(s);
+
+    ASSERT_EQ_INT(write_through("out_ro.txt", "x"), 0);
+    ASSERT_EQ_INT(chmod("out_ro.txt", 0444), 0);
+    ASSERT_EQ_INT(write_through("out_ro.txt", "y"), 0);
+    struct stat st;
+    ASSERT_EQ_INT(stat("out_ro.txt", &st), 0);
+    ASSERT_EQ_INT(st.st_mode & 07777, 0444);
+
+    mode_t old = umask(027);
+    int rc = write_through("out_new.txt", "z");
+    umask(old);
+    ASSERT_EQ_INT(rc, 0);
+    ASSERT_EQ_INT(stat("out_new.txt", &st), 0);
+    ASSERT_EQ_INT(st.st_mode & 07777, 0640);
+    unlink("out_target.txt");
+    unlink("out_link.txt");
+    unlink("out_link2.txt");
+    unlink("out_ro.txt");
+    unlink("out_new.txt");
+    return 0;
+}
+
+TEST_MAIN(TEST(test_commit_renames), TEST(test_links_and_modes), TEST(test_abort_leaves_nothing), TEST(test_json_escape),
           TEST(test_open_fails_cleanly), TEST(test_strtab), TEST(test_profile))
