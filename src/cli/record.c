@@ -45,9 +45,14 @@ static void usage(FILE *f) {
           "  -h, --help          this help\n"
           "\n"
           "In a terminal's foreground CMD runs in record's process group (Ctrl-C reaches it\n"
-          "directly), elsewhere in its own; SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2\n"
-          "and SIGALRM sent to record are passed on to it (to its group when it has one);\n"
-          "SIGKILL cannot be, so CMD is killed when record dies.\n"
+          "directly), elsewhere in its own; SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,\n"
+          "SIGALRM and SIGABRT sent to record are passed on to it (to its group when it has\n"
+          "one), also those record was started with ignored (a script's background job: CMD\n"
+          "inherits them ignored and stops only if it handles them, as without record);\n"
+          "SIGKILL cannot be, so CMD is killed when record dies. While CMD runs, its profile is\n"
+          "rewritten every second, so a crash or SIGKILL leaves the last one (record then\n"
+          "says how CMD died, and writes it into the profile). Two records of one FILE at once:\n"
+          "the second is refused (exit 2, nothing run).\n"
           "Exit status: CMD's; when CMD is killed by a signal, record dies by the same signal\n"
           "once the profiles are written; 2 when CMD succeeded but a profile could not be\n"
           "written (or FILE cannot be written at all: CMD is then not run); 126 when CMD cannot\n"
@@ -55,6 +60,7 @@ static void usage(FILE *f) {
           "\n"
           "Environment: OPSCOPE_LIB (the library's path), OPSCOPE_MAX_MB (record memory cap,\n"
           "default 512; records past it are dropped, and record says how many and where),\n"
+          "OPSCOPE_CHECKPOINT_MS (ms between rewrites while CMD runs, default 1000; 0: none),\n"
           "OPSCOPE_STATS=1 (capture statistics on stderr). See docs/capture.md.\n",
           f);
 }
@@ -192,11 +198,12 @@ int opscope_cli_record(int argc, char **argv) {
         }
     }
 
-    if (!summary && !output_writable(outpath)) {
+    if (!summary && (!output_writable(outpath) || opscope_rec_lock(outpath) != 0)) {
         return OPSCOPE_EXIT_INPUT;
     }
     opscope_rec_session_t *session = opscope_rec_session_new(summary ? NULL : outpath);
     if (!session) {
+        opscope_rec_unlock();
         return OPSCOPE_EXIT_INPUT;
     }
 
@@ -206,6 +213,7 @@ int opscope_cli_record(int argc, char **argv) {
     if (!preload) {
         fprintf(stderr, "opscope record: out of memory\n");
         opscope_rec_session_free(session);
+        opscope_rec_unlock();
         return OPSCOPE_EXIT_USAGE;
     }
     /* ours first: its definitions must win over ggml's */
@@ -220,11 +228,13 @@ int opscope_cli_record(int argc, char **argv) {
     opscope_rec_child child;
     if (opscope_rec_exec_start(argv + i, &child) != 0) {
         opscope_rec_session_free(session);
+        opscope_rec_unlock();
         return opscope_rec_exec_failed_status(&child);
     }
     opscope_rec_exec_wait(&child);
     int failed = opscope_rec_session_report(session, &child);
     opscope_rec_session_free(session);
+    opscope_rec_unlock();
     opscope_rec_exec_die_like(child.status);
     int rc = WIFEXITED(child.status) ? WEXITSTATUS(child.status) : 127;
     return rc == 0 && failed ? OPSCOPE_EXIT_INPUT : rc;

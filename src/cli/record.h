@@ -44,6 +44,16 @@ int opscope_rec_exec_next_signal(int ms);
  * returns otherwise. */
 void opscope_rec_exec_die_like(int status);
 
+/* ---- record_lock.c ---- */
+
+/* Takes OUTPATH for this record (an flock on ".NAME.opscope-lock" beside it, released when
+ * the process ends). Returns 0 (also when no lock file can be made: then unlocked), or -1
+ * with the refusal printed when another record holds it. */
+int opscope_rec_lock(const char *outpath);
+
+/* Removes the lock file and releases it. No-op when not locked. */
+void opscope_rec_unlock(void);
+
 /* ---- record_end.c ---- */
 
 /* How a process that died by a signal ended, for its profile's capture "end": "crash"

@@ -26,8 +26,14 @@
 #include <time.h>
 #include <unistd.h>
 
-static const int k_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM};
+static const int k_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGABRT};
 #define N_FORWARDED (sizeof k_forwarded / sizeof k_forwarded[0])
+/* The forwarded signals whoever started us ignored (a script's background job: SIGINT and
+ * SIGQUIT; nohup: SIGHUP). The command inherits them ignored, as it would without us, but a
+ * program may install its handler again (llama-completion does for SIGINT) and would then
+ * stop on the signal: so we take them too and pass them on, saying so once. */
+static struct sigaction g_ign_sa[N_FORWARDED];
+static bool g_ignored[N_FORWARDED], g_ign_said[N_FORWARDED];
 
 static sigset_t g_waited;   /* the forwarded signals we do not ignore, and SIGCHLD */
 static bool g_own_group;    /* the command leads a process group of its own */
@@ -57,13 +63,22 @@ int opscope_rec_exec_start(char **argv, opscope_rec_child *c) {
      * inherits that, and we must not catch it for it either. */
     sigemptyset(&g_waited);
     for (size_t i = 0; i < N_FORWARDED; i++) {
-        struct sigaction sa;
-        if (sigaction(k_forwarded[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN) {
-            sigaddset(&g_waited, k_forwarded[i]);
-        }
+        sigaddset(&g_waited, k_forwarded[i]);
     }
     sigaddset(&g_waited, SIGCHLD);
     sigprocmask(SIG_BLOCK, &g_waited, &g_old_mask);
+    /* Blocked first: an ignored signal is discarded when it comes, a blocked default one
+     * waits for sigwaitinfo. The command gets the ignoring back before its exec. */
+    for (size_t i = 0; i < N_FORWARDED; i++) {
+        struct sigaction sa;
+        if (sigaction(k_forwarded[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN) {
+            struct sigaction dfl;
+            memset(&dfl, 0, sizeof dfl);
+            dfl.sa_handler = SIG_DFL;
+            sigemptyset(&dfl.sa_mask);
+            g_ignored[i] = sigaction(k_forwarded[i], &dfl, &g_ign_sa[i]) == 0;
+        }
+    }
     /* SIGCHLD ignored by whoever started us would reap the command before we see it. */
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
@@ -99,6 +114,11 @@ int opscope_rec_exec_start(char **argv, opscope_rec_child *c) {
             _exit(127); /* we died before the line above */
         }
         sigaction(SIGCHLD, &g_old_chld, NULL);
+        for (size_t i = 0; i < N_FORWARDED; i++) {
+            if (g_ignored[i]) {
+                sigaction(k_forwarded[i], &g_ign_sa[i], NULL);
+            }
+        }
         sigprocmask(SIG_SETMASK, &g_old_mask, NULL);
         execvp(argv[0], argv);
         int e = errno;
@@ -167,6 +187,19 @@ static bool should_forward(const siginfo_t *si, pid_t child) {
     return true;
 }
 
+/* Once per signal: it came to us while whoever started us had it ignored. */
+static void say_ignored(int sig) {
+    for (size_t i = 0; i < N_FORWARDED; i++) {
+        if (k_forwarded[i] == sig && g_ignored[i] && !g_ign_said[i]) {
+            g_ign_said[i] = true;
+            fprintf(stderr, "\nopscope record: %s came in ignored (record was started with it ignored, as a "
+                            "script's background job is); passed on to the command, which inherited it ignored "
+                            "and stops on it only if it handles it, as without record\n",
+                    sig == SIGINT ? "SIGINT" : sig == SIGQUIT ? "SIGQUIT" : sig == SIGHUP ? "SIGHUP" : "a signal");
+        }
+    }
+}
+
 void opscope_rec_exec_wait(opscope_rec_child *c) {
     for (;;) {
         siginfo_t si;
@@ -188,6 +221,7 @@ void opscope_rec_exec_wait(opscope_rec_child *c) {
             continue; /* stopped or continued */
         }
         if (should_forward(&si, c->pid)) {
+            say_ignored(sig);
             /* its group, when it has one (and still leads it) */
             if (!g_own_group || kill(-c->pid, sig) != 0) {
                 kill(c->pid, sig);

@@ -33,6 +33,7 @@ chmod 644 "$WORK/not-executable.sh"
 OPSCOPE_LIB="$WORK/libopscope-ggml.so" "$OPSCOPE" record -- "$WORK/not-executable.sh" 2>/dev/null
 check "command found but not executable exits 126 (as sh)" 126 $?
 # An output that cannot be created: refused before the command runs.
+rm -f ran.txt
 OPSCOPE_LIB="$WORK/libopscope-ggml.so" "$OPSCOPE" record -o /nonexistent/dir/p.json -- \
     sh -c 'echo ran > ran.txt' 2>"$WORK/err.txt"
 check "unwritable output exits 2" 2 $?
@@ -52,4 +53,55 @@ check "and the command ended with it (within 2 s, took ${ms} ms)" yes "$([ $ms -
 # The command's death by a signal is repeated.
 OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -- env -u LD_PRELOAD sh -c 'kill -USR1 $$' 2>/dev/null
 check "a command killed by SIGUSR1: record dies by SIGUSR1" $((128 + 10)) $?
+# A background job of a script starts with SIGINT ignored (bash, no job control). The program
+# itself would install its handler again (llama-completion does) and stop on `kill -INT`: so
+# must it under record, which passes SIGINT on and says the signal came in ignored.
+HANDLER='import signal, sys, time
+signal.signal(signal.SIGINT, lambda *a: sys.exit(130))
+signal.signal(signal.SIGABRT, lambda *a: sys.exit(3))
+print("ready", flush=True)
+time.sleep(10)'
+bg_sigint() { # the command line of a background job, SIGINT sent once it is ready
+    rm -f ready.txt
+    "$@" > ready.txt 2>>bg.err &
+    local pid=$! t0
+    for _ in $(seq 1 100); do grep -q ready ready.txt 2>/dev/null && break; sleep 0.05; done
+    t0=$(date +%s%N)
+    kill -INT $pid
+    wait $pid
+    echo "$? $(( ($(date +%s%N) - t0) / 1000000 ))"
+}
+: > bg.err
+read -r plain_rc _ <<<"$(bg_sigint python3 -c "$HANDLER")"
+read -r rec_rc ms <<<"$(bg_sigint env OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -- \
+    env -u LD_PRELOAD python3 -c "$HANDLER")"
+check "SIGINT to a background job: the program alone exits" 130 "$plain_rc"
+check "SIGINT to a background record: the program stops as without record" 130 "$rec_rc"
+check "and within 2 s (took ${ms} ms)" yes "$([ "${ms:-9999}" -lt 2000 ] && echo yes || echo no)"
+grep -q "SIGINT came in ignored" bg.err; check "record says SIGINT was ignored when it started" 0 $?
+# SIGABRT sent to record reaches the command (which here handles it and exits 3).
+rm -f ready.txt
+OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -- env -u LD_PRELOAD python3 -c "$HANDLER" \
+    > ready.txt 2>/dev/null &
+pid=$!
+for _ in $(seq 1 100); do grep -q ready ready.txt 2>/dev/null && break; sleep 0.05; done
+kill -ABRT $pid
+wait $pid
+check "SIGABRT to record is passed on to the command" 3 $?
+# Two records of one output at once: the second is refused before its command runs.
+OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o same.json -- env -u LD_PRELOAD sleep 2 \
+    2>/dev/null &
+pid=$!
+sleep 0.3
+rm -f ran.txt
+OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o same.json -- sh -c 'echo ran > ran.txt' \
+    2>"$WORK/err.txt"
+check "a second record of the same output exits 2" 2 $?
+check "and its command did not run" no "$([ -e ran.txt ] && echo yes || echo no)"
+grep -q "same.json is being recorded by another opscope record (pid $pid)" "$WORK/err.txt"
+check "the refusal names the output and the other record" 0 $?
+wait $pid
+check "the first record goes on" 0 $?
+OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o same.json -- true 2>/dev/null
+check "once it ended, the output is free again" 0 $?
 exit $fail
