@@ -18,6 +18,10 @@
 #   5 measure   scripts/device/cupti_measure.py: coverage with CUDA graphs on and off, nothing
 #               lost, per-group medians both ways, device spans inside host time, llama-bench
 #               tokens/s plain vs captured; the summary table in $OUT/cupti-summary.md
+# Dry run of step 5 without a GPU (Vulkan on lavapipe in the forky root; the figures are then
+# lavapipe's, only the script is checked): scripts/in-root.sh 'python3 /opscope/scripts/device/
+#   cupti_measure.py --bin /usr/bin --model /models/tiny-dense-q4_0.gguf --preload $OPSCOPE_PRELOAD
+#   --nodecount NODECOUNT.so --cupti none --out OUT --backend Vulkan --rounds 1 --pp 32 --tg 8'
 # OUT defaults to ./out-cupti when unset. CUPTI_CHECK_SKIP_BUILD=1 reuses the builds in
 # $WORK (default /tmp/cupti-check) from an earlier call on the same warm machine.
 set -uo pipefail
