@@ -7,6 +7,7 @@
  * 4-byte key per GPU activity of a Kineto trace when the key needs the trace analysis.
  */
 #include "analyze/diff.h"
+#include "analyze/fused_name.h"
 #include "util/hash.h"
 #include "analyze/op_category.h"
 #include "analyze/shape_fmt.h"
@@ -316,8 +317,10 @@ static long op_find(opscope_diff_side_t *s, const opscope_record *rec) {
         if ((id = intern_id(s, sub, strlen(sub))) == NONE32) return -1;
         sub_id = id + 1;
     }
-    if (rec->extra) {
-        if ((id = intern_id(s, rec->extra, strlen(rec->extra))) == NONE32) return -1;
+    char fbuf[256]; /* Vulkan's "RMS_NORM_MUL" is the CPU's "RMS_NORM+MUL" */
+    const char *extra = opscope_fused_name_canonical(rec->extra, rec->n_fused, fbuf, sizeof fbuf);
+    if (extra) {
+        if ((id = intern_id(s, extra, strlen(extra))) == NONE32) return -1;
         extra_id = id + 1;
     }
     if (rec->category) {

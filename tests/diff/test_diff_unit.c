@@ -6,6 +6,7 @@
  * consecutive records, fused names).
  */
 #include "analyze/diff.h"
+#include "analyze/fused_name.h"
 #include "analyze/op_category.h"
 #include "test.h"
 #include "analyze/welch.h"
@@ -268,5 +269,45 @@ static int test_align(void) {
     return 0;
 }
 
+/* CPU and Vulkan name one fused group two ways ("RMS_NORM+MUL", ggml-vulkan's "RMS_NORM_MUL");
+ * the diff aligns them as one row, and neither side is a fusion difference (issue 25: every
+ * row was only in BASE or only in NEW, and the fusion section said "no run of these ops"). */
+static int test_fused_vocabulary(void) {
+    char buf[128];
+    ASSERT_EQ_STR(opscope_fused_name_canonical("RMS_NORM_MUL", 2, buf, sizeof buf), "RMS_NORM+MUL");
+    ASSERT_EQ_STR(opscope_fused_name_canonical("MULTI_ADD", 3, buf, sizeof buf), "ADD+ADD+ADD");
+    ASSERT_EQ_STR(opscope_fused_name_canonical("ROPE_VIEW_SET_ROWS", 3, buf, sizeof buf), "ROPE+VIEW+SET_ROWS");
+    const char *keep[] = {"RMS_NORM+MUL", "TOPK_MOE_LATE_SOFTMAX", "81 nodes, no per-op timing", "RMS_NORM"};
+    for (size_t i = 0; i < sizeof keep / sizeof *keep; i++)
+        ASSERT_TRUE(opscope_fused_name_canonical(keep[i], 2, buf, sizeof buf) == keep[i]);
+    ASSERT_NULL(opscope_fused_name_canonical(NULL, 2, buf, sizeof buf));
+
+    const char *extra[2] = {"RMS_NORM+MUL", "RMS_NORM_MUL"};
+    opscope_diff_side_t *side[2];
+    for (int x = 0; x < 2; x++) {
+        side[x] = opscope_diff_side_new(OPSCOPE_DIFF_KEY_OP);
+        opscope_sink k = opscope_diff_side_sink(side[x]);
+        for (int g = 0; g < 3; g++) {
+            opscope_record r = rec("RMS_NORM", "norm-0", g, (uint64_t)(100 * g), 10, 1, extra[x], 2);
+            ASSERT_EQ_INT(k.on_record(k.ud, &r), 0);
+        }
+        ASSERT_EQ_INT(k.on_end(k.ud), 0);
+        ASSERT_EQ_INT(opscope_diff_side_finish(side[x], true), 0);
+    }
+    opscope_diff_opts o = {.keys = OPSCOPE_DIFF_KEY_OP, .fail_pct = -1, .merged_backends = true};
+    const char *why;
+    opscope_diff_t *d = opscope_diff_new(side[0], side[1], &o, &why);
+    ASSERT_NOT_NULL(d);
+    ASSERT_EQ_INT(opscope_diff_n_rows(d), 1);
+    ASSERT_EQ_STR(opscope_diff_row_get(d, 0)->name, "RMS_NORM [fused: RMS_NORM+MUL]");
+    ASSERT_EQ_INT(opscope_diff_row_get(d, 0)->status, OPSCOPE_DIFF_BOTH);
+    ASSERT_EQ_INT(opscope_diff_n_fusions(d), 0);
+    opscope_diff_free(d);
+    opscope_diff_side_free(side[0]);
+    opscope_diff_side_free(side[1]);
+    return 0;
+}
+
 TEST_MAIN(TEST(test_betai_closed_forms), TEST(test_t_closed_forms), TEST(test_moments),
-          TEST(test_keys), TEST(test_categories), TEST(test_side_layers_phases), TEST(test_align))
+          TEST(test_keys), TEST(test_categories), TEST(test_side_layers_phases), TEST(test_align),
+          TEST(test_fused_vocabulary))
