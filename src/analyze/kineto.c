@@ -641,7 +641,7 @@ static int layers_finish(opscope_kineto_t *k) {
         if (g[i].kind == OPSCOPE_KINETO_KERNEL && g[i].corr >= 0) idx[m++] = i;
     for (size_t i = 1; i < m; i++)
         if (corr_idx_cmp(&idx[i - 1], &idx[i], (void *)g) > 0) {
-            qsort_r(idx, m, sizeof *idx, corr_idx_cmp, (void *)g);
+            opscope_sort_r(idx, m, sizeof *idx, corr_idx_cmp, (void *)g);
             break;
         }
     size_t i = 0;

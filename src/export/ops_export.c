@@ -455,11 +455,10 @@ static int key_cmp(const line_key *a, const line_key *b) {
     return 0;
 }
 
-static const opscope_ops_export_t *g_sort; /* qsort has no context argument */
-
-static int order_cmp(const void *pa, const void *pb) {
+static int order_cmp(const void *pa, const void *pb, void *ud) {
+    const opscope_ops_export_t *x = ud;
     size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-    int c = key_cmp(&g_sort->e[a].key, &g_sort->e[b].key);
+    int c = key_cmp(&x->e[a].key, &x->e[b].key);
     return c ? c : (a < b ? -1 : a > b);
 }
 
@@ -510,9 +509,7 @@ int opscope_ops_export_finish(opscope_ops_export_t *x, opscope_error *err) {
         e->line.uses = e->uses;
         e->line.n_uses = e->n_uses;
     }
-    g_sort = x;
-    opscope_sort(x->order, x->n_e, sizeof *x->order, order_cmp);
-    g_sort = NULL;
+    opscope_sort_r(x->order, x->n_e, sizeof *x->order, order_cmp, x);
     opscope_sort(x->sk, x->n_sk, sizeof *x->sk, skip_cmp);
     x->finished = true;
     return 0;
