@@ -7,6 +7,7 @@
  * 4-byte key per GPU activity of a Kineto trace when the key needs the trace analysis.
  */
 #include "analyze/diff.h"
+#include "util/vec.h"
 #include "analyze/fused_name.h"
 #include "util/hash.h"
 #include "analyze/op_category.h"
@@ -81,17 +82,6 @@ static void hindex_put(hindex *h, uint64_t hash, uint32_t idx) {
     h->n++;
 }
 
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    size_t nc = *cap ? *cap * 2 : 64;
-    while (nc < need) nc *= 2;
-    void *np = realloc(*p, nc * elem);
-    if (!np) return -1;
-    *p = np;
-    *cap = nc;
-    return 0;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 
@@ -342,7 +332,7 @@ static long op_find(opscope_diff_side_t *s, const opscope_record *rec) {
         j = (j + 1) & s->op_ix.mask;
     }
     if (nlen > UINT32_MAX || hindex_reserve(&s->op_ix) ||
-        grow((void **)&s->ops, &s->cap_ops, s->n_ops + 1, sizeof *s->ops))
+        opscope_vec_reserve((void **)&s->ops, &s->cap_ops, s->n_ops + 1, sizeof *s->ops, 64))
         return -1;
     dop *o = &s->ops[s->n_ops];
     memset(o, 0, sizeof *o);
@@ -397,7 +387,7 @@ static uint32_t shape_find(opscope_diff_side_t *s, const opscope_record *r) {
     }
     if (s->n_shapes >= MAX_SHAPES) return SHAPE_OTHER;
     if (hindex_reserve(&s->shape_ix) ||
-        grow((void **)&s->shapes, &s->cap_shapes, s->n_shapes + 1, sizeof *s->shapes)) {
+        opscope_vec_reserve((void **)&s->shapes, &s->cap_shapes, s->n_shapes + 1, sizeof *s->shapes, 64)) {
         s->failed = true;
         return NONE32;
     }
@@ -434,7 +424,7 @@ static long group_find(opscope_diff_side_t *s, const dkey *k) {
         j = (j + 1) & s->group_ix.mask;
     }
     if (hindex_reserve(&s->group_ix) ||
-        grow((void **)&s->groups, &s->cap_groups, s->n_groups + 1, sizeof *s->groups))
+        opscope_vec_reserve((void **)&s->groups, &s->cap_groups, s->n_groups + 1, sizeof *s->groups, 64))
         return -1;
     dgroup *g = &s->groups[s->n_groups];
     memset(g, 0, sizeof *g);
@@ -638,7 +628,7 @@ static int runs_add(opscope_diff_side_t *s, const opscope_record *rec, const dop
                 continue;
             }
             if (hindex_reserve(&s->run_ix) ||
-                grow((void **)&s->runs, &s->cap_runs, s->n_runs + 1, sizeof *s->runs))
+                opscope_vec_reserve((void **)&s->runs, &s->cap_runs, s->n_runs + 1, sizeof *s->runs, 64))
                 return -1;
             run_ent *r = &s->runs[s->n_runs];
             memset(r, 0, sizeof *r);
@@ -664,7 +654,7 @@ static long keyset_find(keyset *ks, const dkey *k) {
             return (long)ks->ix.slots[j].idx - 1;
         j = (j + 1) & ks->ix.mask;
     }
-    if (hindex_reserve(&ks->ix) || grow((void **)&ks->v, &ks->cap, ks->n + 1, sizeof *ks->v))
+    if (hindex_reserve(&ks->ix) || opscope_vec_reserve((void **)&ks->v, &ks->cap, ks->n + 1, sizeof *ks->v, 64))
         return -1;
     ks->v[ks->n] = *k;
     hindex_put(&ks->ix, h, (uint32_t)ks->n);
@@ -681,8 +671,8 @@ static int pending_resolve(opscope_diff_side_t *s) {
     size_t n = opscope_kineto_n_gpu(s->kin);
     if (n > s->pend_n) {
         long p = partial_find(s, &s->pend_key);
-        if (p < 0 || grow((void **)&s->gpu_partial, &s->cap_gpu_partial, s->pend_n + 1,
-                          sizeof *s->gpu_partial))
+        if (p < 0 || opscope_vec_reserve((void **)&s->gpu_partial, &s->cap_gpu_partial, s->pend_n + 1,
+                          sizeof *s->gpu_partial, 64))
             return -1;
         for (size_t i = s->n_gpu_partial; i < s->pend_n; i++) s->gpu_partial[i] = NONE32;
         s->gpu_partial[s->pend_n] = (uint32_t)p;
@@ -719,7 +709,7 @@ static int side_backend(void *ud, const opscope_backend *b) {
             s->described[i].name = n;
             return 0;
         }
-    if (grow((void **)&s->described, &s->cap_described, s->n_described + 1, sizeof *s->described))
+    if (opscope_vec_reserve((void **)&s->described, &s->cap_described, s->n_described + 1, sizeof *s->described, 64))
         return -1;
     s->described[s->n_described++] = (bname){b->id, n};
     return 0;
@@ -730,8 +720,8 @@ static int note_backend(opscope_diff_side_t *s, int32_t id) {
     s->last_backend = id;
     for (size_t i = 0; i < s->n_seen_backends; i++)
         if (s->seen_backends[i] == id) return 0;
-    if (grow((void **)&s->seen_backends, &s->cap_seen_backends, s->n_seen_backends + 1,
-             sizeof *s->seen_backends))
+    if (opscope_vec_reserve((void **)&s->seen_backends, &s->cap_seen_backends, s->n_seen_backends + 1,
+             sizeof *s->seen_backends, 64))
         return -1;
     s->seen_backends[s->n_seen_backends++] = id;
     return 0;
@@ -827,7 +817,7 @@ static int side_record(void *ud, const opscope_record *rec) {
                 t->phase_pending_dropped += s->n_pending;
                 if (pending_flush(s, OPSCOPE_KINETO_PHASE_NONE)) return -1;
             }
-            if (grow((void **)&s->pending, &s->cap_pending, s->n_pending + 1, sizeof *s->pending))
+            if (opscope_vec_reserve((void **)&s->pending, &s->cap_pending, s->n_pending + 1, sizeof *s->pending, 64))
                 return -1;
             s->pending[s->n_pending++] = (pend){k, d};
             return 0;
@@ -983,7 +973,7 @@ static int attribute_kineto(opscope_diff_side_t *s) {
             cpu_sid = sid[g.cpu_op];
             if (g.kind == OPSCOPE_KINETO_KERNEL) {
                 if (cpu_slot[g.cpu_op] == NONE32) {
-                    if (grow((void **)&cpu, &cap_cpu, n_cpu + 1, sizeof *cpu)) goto fail_cpu;
+                    if (opscope_vec_reserve((void **)&cpu, &cap_cpu, n_cpu + 1, sizeof *cpu, 64)) goto fail_cpu;
                     cpu[n_cpu] = (opscope_diff_cpu_op){opscope_strtab_get(s->strings, cpu_sid), 0, 0, 0};
                     cpu_slot[g.cpu_op] = (uint32_t)n_cpu++;
                 }
@@ -1063,7 +1053,7 @@ typedef struct sbuf {
 
 static void sb_put(sbuf *b, const char *str, size_t len) {
     if (b->failed) return;
-    if (grow((void **)&b->p, &b->cap, b->n + len + 1, 1)) {
+    if (opscope_vec_reserve((void **)&b->p, &b->cap, b->n + len + 1, 1, 64)) {
         b->failed = true;
         return;
     }
@@ -1376,7 +1366,7 @@ static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fin
         }
         free(opheap);
         if (work && k->op != NONE32) {
-            if (grow((void **)&atoms, &cap_atoms, n_atoms + 1, sizeof *atoms)) goto out;
+            if (opscope_vec_reserve((void **)&atoms, &cap_atoms, n_atoms + 1, sizeof *atoms, 64)) goto out;
             atoms[n_atoms++] = (katom){(size_t)(f - s->final), k->op, g->count, g->total_ns};
         }
         if (!f->count || g->min_ns < f->min_ns) f->min_ns = g->min_ns;
@@ -1444,7 +1434,7 @@ static int fine_set_of(const opscope_diff_side_t *s, fine_set *fs) {
 
 static int set_add(fine_set *fs, size_t *cap, const char *key) {
     if (fine_has(fs, key, strlen(key))) return 0;
-    if (hindex_reserve(&fs->ix) || grow((void **)&fs->v, cap, fs->n + 1, sizeof *fs->v)) return -1;
+    if (hindex_reserve(&fs->ix) || opscope_vec_reserve((void **)&fs->v, cap, fs->n + 1, sizeof *fs->v, 64)) return -1;
     fs->v[fs->n] = key;
     hindex_put(&fs->ix, opscope_hash_bytes(key, strlen(key)), (uint32_t)fs->n);
     fs->n++;

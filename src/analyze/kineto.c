@@ -1,5 +1,6 @@
 /* kineto.c - Kineto trace analysis: links, phases, layers, stream breakdown (see kineto.h). */
 #include "analyze/kineto.h"
+#include "util/vec.h"
 #include "util/hash.h"
 #include "util/sort.h"
 
@@ -47,39 +48,22 @@ typedef struct q_t {       /* an enclosure query: which interval of THREAD conta
     uint32_t idx;
 } q_t;
 
-#define VEC(T) struct { T *v; size_t n, cap; }
-
 struct opscope_kineto {
     opscope_strtab_t *names;
     opscope_kineto_info info;
-    VEC(iv_t) cpu;
-    VEC(int64_t) cpu_ext;  /* parallel to cpu */
-    VEC(iv_t) py;
-    VEC(iv_t) ann;         /* CPU annotations with a phase; name = phase */
-    VEC(iv_t) gann;        /* GPU annotations with a phase; thread = device */
-    VEC(rt_t) rt;
-    VEC(gpu_t) gpu;
-    VEC(uint64_t) gpu_rec; /* parallel to gpu, with keep_links: the record ordinal */
+    OPSCOPE_VEC(iv_t) cpu;
+    OPSCOPE_VEC(int64_t) cpu_ext;  /* parallel to cpu */
+    OPSCOPE_VEC(iv_t) py;
+    OPSCOPE_VEC(iv_t) ann;         /* CPU annotations with a phase; name = phase */
+    OPSCOPE_VEC(iv_t) gann;        /* GPU annotations with a phase; thread = device */
+    OPSCOPE_VEC(rt_t) rt;
+    OPSCOPE_VEC(gpu_t) gpu;
+    OPSCOPE_VEC(uint64_t) gpu_rec; /* parallel to gpu, with keep_links: the record ordinal */
     int keep_links;
     opscope_kineto_collector coll; /* what the reader sees of this collector */
     opscope_kineto_link *links; size_t n_links;
     opscope_kineto_results res;
 };
-
-static int vec_grow(void **v, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    size_t nc = *cap ? *cap * 2 : 1024;
-    while (nc < need) nc *= 2;
-    void *p = realloc(*v, nc * elem);
-    if (!p) return -1;
-    *v = p;
-    *cap = nc;
-    return 0;
-}
-
-#define VEC_PUSH(vec, val)                                                                   \
-    (vec_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? -1              \
-                                                                           : ((vec).v[(vec).n++] = (val), 0))
 
 static int collector_add(void *ud, const opscope_kineto_event *ev) {
     return opscope_kineto_add(ud, ev);
@@ -216,18 +200,18 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
             r->memset_n++;
             r->memset_ns += (uint64_t)g.dur;
         }
-        if (k->keep_links && VEC_PUSH(k->gpu_rec, ev->record)) return -1;
-        return VEC_PUSH(k->gpu, g);
+        if (k->keep_links && OPSCOPE_VEC_PUSH(k->gpu_rec, ev->record)) return -1;
+        return OPSCOPE_VEC_PUSH(k->gpu, g);
     }
     case OPSCOPE_KINETO_CPU_OP: {
         iv_t iv = {.start = ev->start_ns, .end = end, .thread = (uint32_t)ev->thread, .name = ev->name_id,
                    .dims = ev->dims_id};
-        if (VEC_PUSH(k->cpu, iv)) return -1;
-        return VEC_PUSH(k->cpu_ext, ev->ext);
+        if (OPSCOPE_VEC_PUSH(k->cpu, iv)) return -1;
+        return OPSCOPE_VEC_PUSH(k->cpu_ext, ev->ext);
     }
     case OPSCOPE_KINETO_PYTHON: {
         iv_t iv = {.start = ev->start_ns, .end = end, .thread = (uint32_t)ev->thread, .name = ev->name_id};
-        return VEC_PUSH(k->py, iv);
+        return OPSCOPE_VEC_PUSH(k->py, iv);
     }
     case OPSCOPE_KINETO_ANNOTATION:
     case OPSCOPE_KINETO_GPU_ANNOTATION: {
@@ -240,10 +224,10 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
         k->res.n_phase_annotations++;
         if (ev->kind == OPSCOPE_KINETO_ANNOTATION) {
             iv_t iv = {.start = ev->start_ns, .end = end, .thread = 0, .name = (uint32_t)ph};
-            return VEC_PUSH(k->ann, iv);
+            return OPSCOPE_VEC_PUSH(k->ann, iv);
         }
         iv_t iv = {.start = ev->start_ns, .end = end, .thread = (uint32_t)ev->device, .name = (uint32_t)ph};
-        return VEC_PUSH(k->gann, iv);
+        return OPSCOPE_VEC_PUSH(k->gann, iv);
     }
     case OPSCOPE_KINETO_RUNTIME:
     case OPSCOPE_KINETO_FLOW_START: {
@@ -251,7 +235,7 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
         rt_t rt = {.corr = ev->corr, .ts = ev->start_ns, .ext = ev->ext, .thread = (uint32_t)ev->thread,
                    .is_flow = ev->kind == OPSCOPE_KINETO_FLOW_START,
                    .name = ev->kind == OPSCOPE_KINETO_RUNTIME && ev->name_id < NAME31 ? ev->name_id : NAME31};
-        return VEC_PUSH(k->rt, rt);
+        return OPSCOPE_VEC_PUSH(k->rt, rt);
     }
     }
     return 0;

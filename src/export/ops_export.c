@@ -1,5 +1,6 @@
 /* ops_export.c - unique graph ops of a profile as test-backend-ops --test-file lines. */
 #include "export/ops_export.h"
+#include "util/vec.h"
 
 #include "analyze/shape_fmt.h"
 #include "analyze/stats.h"
@@ -197,17 +198,6 @@ static const char *intern(opscope_ops_export_t *x, const char *s) {
     return s ? opscope_strtab_intern(x->strs, s, strlen(s), NULL) : NULL;
 }
 
-static bool grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return true;
-    size_t c = *cap ? *cap * 2 : 16;
-    while (c < need) c *= 2;
-    void *q = realloc(*p, c * elem);
-    if (!q) return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
-
 opscope_ops_export_t *opscope_ops_export_new(void) {
     opscope_ops_export_t *x = calloc(1, sizeof *x);
     if (!x) return NULL;
@@ -252,7 +242,7 @@ static int on_backend(void *ud, const opscope_backend *b) {
             x->be[i].name = name;
             return 0;
         }
-    if (!grow((void **)&x->be, &x->cap_be, x->n_be + 1, sizeof *x->be)) return 1;
+    if (opscope_vec_reserve((void **)&x->be, &x->cap_be, x->n_be + 1, sizeof *x->be, 16)) return 1;
     x->be[x->n_be].id = b->id;
     x->be[x->n_be].name = name;
     x->n_be++;
@@ -334,7 +324,7 @@ static int add_use(opscope_ops_export_t *x, entry *e, const opscope_record *r) {
         }
     }
     if (!u) {
-        if (!grow((void **)&e->uses, &e->cap_uses, e->n_uses + 1, sizeof *e->uses)) return 1;
+        if (opscope_vec_reserve((void **)&e->uses, &e->cap_uses, e->n_uses + 1, sizeof *e->uses, 16)) return 1;
         u = &e->uses[e->n_uses++];
         memset(u, 0, sizeof *u);
         u->backend_id = r->backend_id; /* named at finish: backends may come after records */
@@ -377,7 +367,7 @@ static int add_skip(opscope_ops_export_t *x, const opscope_record *r, opscope_op
     uint32_t id;
     if (!opscope_strtab_intern(x->skips, key, (size_t)kn, &id)) return 1;
     if (id == x->n_sk) {
-        if (!grow((void **)&x->sk, &x->cap_sk, x->n_sk + 1, sizeof *x->sk)) return 1;
+        if (opscope_vec_reserve((void **)&x->sk, &x->cap_sk, x->n_sk + 1, sizeof *x->sk, 16)) return 1;
         skip_entry *s = &x->sk[x->n_sk++];
         memset(s, 0, sizeof *s);
         s->s.reason = why;
@@ -401,7 +391,7 @@ static int on_record(void *ud, const opscope_record *r) {
     const char *text = opscope_strtab_intern(x->lines, x->buf, len, &id);
     if (!text) return 1;
     if (id == x->n_e) {
-        if (!grow((void **)&x->e, &x->cap_e, x->n_e + 1, sizeof *x->e)) return 1;
+        if (opscope_vec_reserve((void **)&x->e, &x->cap_e, x->n_e + 1, sizeof *x->e, 16)) return 1;
         entry *e = &x->e[x->n_e++];
         memset(e, 0, sizeof *e);
         char tok[64];
