@@ -34,8 +34,9 @@ deb: deps
 	cd build-deb && cpack -G DEB
 	@ls build-deb/packages/*.deb
 
-demo: build
-	bash scripts/demo.sh $(BUILD)
+# The demo builds quietly (its log in $(BUILD)/demo-build.log) and ends with the next commands.
+demo: deps
+	@bash scripts/demo.sh $(BUILD)
 
 bench: build
 	bash bench/run.sh $(BUILD)

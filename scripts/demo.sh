@@ -6,8 +6,17 @@
 # the tiny models (scripts/make-models.py). Needs root (debootstrap, chroot).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-build}
 [ "$(id -u)" -eq 0 ] || { echo "demo: needs root (it makes a Debian forky root with debootstrap)" >&2; exit 1; }
-exec "$REPO/scripts/in-root.sh" '
+# The host build (report, view, diff) without its hundreds of progress lines: a log instead.
+mkdir -p "$BUILD"
+LOG="$BUILD/demo-build.log"
+echo "demo: building opscope (log: $LOG)" >&2
+{ [ -f "$BUILD/CMakeCache.txt" ] || cmake -S "$REPO" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo; } > "$LOG" 2>&1 &&
+    cmake --build "$BUILD" -j "$(nproc 2>/dev/null || echo 2)" >> "$LOG" 2>&1 ||
+    { tail -30 "$LOG" >&2; echo "demo: the build failed (the whole log: $LOG)" >&2; exit 1; }
+echo "demo: making the Debian forky root with ggml and llama.cpp, opscope built in it, tiny models (minutes, once)" >&2
+"$REPO/scripts/in-root.sh" '
 set -euo pipefail
 python3 /opscope/scripts/make-models.py > /dev/null
 if [ -z "$OPSCOPE_PRELOAD" ] || [ -z "$OPSCOPE_BIN" ]; then
@@ -27,3 +36,14 @@ if [ "$status" -ne 0 ]; then
 fi
 echo "demo: wrote profile.json and trace.json (open it in chrome://tracing or ui.perfetto.dev)" >&2
 '
+OPS="$BUILD/src/opscope"
+cat >&2 <<EOF
+
+next:
+  $OPS view profile.json -o profile.html                 # the timeline, in a browser
+  $OPS report profile.json --text report.txt             # the full text report
+  $OPS report profile.json --batch 1                     # token generation alone
+  # your own model (this folder is /host-cwd inside the root, where opscope record works):
+  scripts/in-root.sh 'opscope record -o /host-cwd/mine.json -- llama-completion -m /host-cwd/MODEL.gguf -p Hello -n 64'
+  $OPS diff profile.json mine.json                       # two runs, op by op
+EOF

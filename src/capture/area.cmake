@@ -92,5 +92,10 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
   include(${OPSCOPE_CAPTURE_DIR}/static.cmake)
   message(STATUS "opscope: capture library libopscope-ggml.so enabled (ggml ${OPSCOPE_GGML_BUILD_VERSION}, headers in ${OPSCOPE_GGML_INCLUDE_DIR})")
 else()
-  message(STATUS "opscope: ggml headers not found; libopscope-ggml.so skipped (capture unit tests still built)")
+  message(NOTICE "opscope: ggml's headers (ggml.h, ggml-backend.h) not found: no capture library "
+                 "(libopscope-ggml.so), so `opscope record` cannot profile programs with this build; "
+                 "report, diff, view and the tests build as usual. To profile: install ggml's headers "
+                 "(Debian: libggml-dev, in forky and later) and configure again, or use the Debian forky "
+                 "root that `make demo` makes, where opscope is built with it: "
+                 "scripts/in-root.sh 'opscope record -- llama-completion ...'")
 endif()

@@ -172,6 +172,17 @@ int opscope_cli_record(int argc, char **argv) {
     }
     char lib[PATH_MAX];
     if (!find_lib(lib, sizeof lib)) {
+#ifdef OPSCOPE_NO_CAPTURE_LIB
+        if (!getenv("OPSCOPE_LIB")) {
+            fprintf(stderr, "opscope record: this opscope has no capture library (%s): ggml's headers (ggml.h, "
+                            "ggml-backend.h: Debian's libggml-dev) were not found when it was configured. Build it "
+                            "where ggml is installed, or record in the Debian root that `make demo` made, where it "
+                            "is built: scripts/in-root.sh 'opscope record -o p.json -- llama-completion -m "
+                            "/host-cwd/MODEL.gguf -p Hello -n 32' (this folder is /host-cwd there); or set "
+                            "OPSCOPE_LIB to a library built elsewhere\n", LIB_NAME);
+            return OPSCOPE_EXIT_USAGE;
+        }
+#endif
         fprintf(stderr, "opscope record: cannot find %s (set OPSCOPE_LIB to its path)\n", LIB_NAME);
         return OPSCOPE_EXIT_USAGE;
     }

@@ -5,6 +5,7 @@
 set -u
 OPSCOPE=$1
 WORK=$2
+HAVE_LIB=${3:-1} # 0: this build has no capture library (no ggml headers at configure time)
 mkdir -p "$WORK"
 fail=0
 check() { # name expected actual
@@ -19,6 +20,14 @@ check() { # name expected actual
 OPSCOPE_LIB=/nonexistent/libopscope-ggml.so "$OPSCOPE" record -- true 2>"$WORK/err.txt"
 check "missing OPSCOPE_LIB exits 1" 1 $?
 grep -q "OPSCOPE_LIB" "$WORK/err.txt"; check "missing library is named" 0 $?
+if [ "$HAVE_LIB" = 0 ]; then
+    # A build without ggml: record says why it has no library and the way out.
+    env -u OPSCOPE_LIB "$OPSCOPE" record -- true 2>"$WORK/err.txt"
+    check "record in a build without the capture library exits 1" 1 $?
+    grep -q "ggml's headers" "$WORK/err.txt" && grep -q "libggml-dev" "$WORK/err.txt" &&
+        grep -q "scripts/in-root.sh" "$WORK/err.txt"
+    check "and says why (no ggml headers) and the way out (the forky root)" 0 $?
+fi
 # A stand-in library (any file): the command runs with our environment and its status returns.
 : > "$WORK/libopscope-ggml.so"
 cd "$WORK"
