@@ -83,6 +83,27 @@ static void put_col(opscope_out_t *w, const char *s, size_t width, bool cut) {
     for (; c < width; c++) opscope_out_char(w, ' ');
 }
 
+/* A backend as the tables show it: its name ("Vulkan0"), with its id when another backend
+ * has that name too ("CPU#2"), "all" for groups over every backend, "bk N" when undescribed. */
+static void backend_label(char *buf, size_t size, const opscope_stats_t *s, int32_t id) {
+    const opscope_backend_stats *b = id >= 0 ? opscope_stats_backend_by_id(s, id) : NULL;
+    if (id < 0) {
+        snprintf(buf, size, "all");
+        return;
+    }
+    if (!b || !b->name || !b->name[0]) {
+        snprintf(buf, size, "bk %d", (int)id);
+        return;
+    }
+    bool shared = false;
+    for (size_t i = 0; i < opscope_stats_n_backends(s) && !shared; i++) {
+        const opscope_backend_stats *o = opscope_stats_backend(s, i);
+        shared = o->backend_id != id && o->name && !strcmp(o->name, b->name);
+    }
+    if (shared) snprintf(buf, size, "%s#%d", b->name, (int)id);
+    else snprintf(buf, size, "%s", b->name);
+}
+
 void opscope_text_op_table(opscope_out_t *w, const opscope_stats_t *s, size_t n,
                            const opscope_op_stats *(*get)(const opscope_stats_t *, size_t),
                            size_t limit, bool with_sources, opscope_name_labels_t *labels) {
@@ -101,7 +122,8 @@ static bool roof_cells(const opscope_stats_t *s, const opscope_op_stats *g,
     if (g->traffic_bytes && g->total_ns) {
         size_t k = opscope_fmt_bandwidth(tr, ntr, g->traffic_bytes, g->total_ns);
         if (upper && k + 1 < ntr) tr[k] = '*', tr[k + 1] = '\0';
-        if (g->type == OPSCOPE_RECORD_OP) snprintf(ai, nai, "%.2f", r.intensity);
+        /* no FLOPs counted (a copy-like op): an intensity of 0 would mean nothing */
+        if (g->type == OPSCOPE_RECORD_OP) snprintf(ai, nai, g->flops ? "%.2f" : "-", r.intensity);
     }
     if (r.bound != OPSCOPE_BOUND_UNKNOWN) {
         snprintf(bound, nb, "%s", r.bound == OPSCOPE_BOUND_COMPUTE ? "compute"
@@ -128,11 +150,11 @@ void opscope_text_op_table_peak(opscope_out_t *w, const opscope_stats_t *s, size
     /* The console keeps its columns: wider names lose their middle ("…"). The text report
      * (with sources) prints them whole. */
     if (!with_sources && width > 60) width = 60;
-    opscope_out_printf(w, " %-4s %4s ", "TYPE", "BKND");
+    opscope_out_printf(w, " %-4s %-9s ", "TYPE", "Backend");
     put_col(w, "Operation", width, false);
     opscope_out_printf(w, " %7s %8s %11s %10s %10s %10s %12s %9s %13s %7s", "%Time", "Count",
-                       "Total(ms)", "Avg(us)", "Min(us)", "Max(us)", "Bandwidth", "GFLOP/s",
-                       "Traffic", "FLOP/B");
+                       "Total(ms)", "Avg(us)", "Min(us)", "Max(us)", "Out/s", "GFLOP/s",
+                       "Mem/s", "FLOP/B");
     if (peak) opscope_out_printf(w, " %-8s %6s", "Bound", "%Roof");
     opscope_out_printf(w, "  %s\n", with_sources ? "Sources (longest call)" : "Shape (longest call)");
     bool any_upper = false;
@@ -149,12 +171,11 @@ void opscope_text_op_table_peak(opscope_out_t *w, const opscope_stats_t *s, size
         else
             opscope_fmt_src_shapes(shape, sizeof shape, &g->shape);
         double avg = g->count ? (double)g->total_ns / (double)g->count / 1e3 : 0.0;
-        char bk[16];
-        if (g->backend_id >= 0)
-            snprintf(bk, sizeof bk, "%d", (int)g->backend_id);
-        else
-            snprintf(bk, sizeof bk, "all");
-        opscope_out_printf(w, " %-4s %4s ", type_word(g->type), bk);
+        char bk[64];
+        backend_label(bk, sizeof bk, s, g->backend_id);
+        opscope_out_printf(w, " %-4s ", type_word(g->type));
+        put_col(w, bk, 9, true);
+        opscope_out_char(w, ' ');
         const char *lb = group_label(buf, sizeof buf, &heap, labels, g);
         put_col(w, lb, width, !with_sources);
         free(heap);
@@ -168,6 +189,9 @@ void opscope_text_op_table_peak(opscope_out_t *w, const opscope_stats_t *s, size
         if (peak) opscope_out_printf(w, " %-8s %6s", bd, pc);
         opscope_out_printf(w, "  %s\n", shape);
     }
+    opscope_out_str(w, " Out/s: output bytes per second of the op's time; Mem/s: bytes read "
+                       "and written (sources and output) per second; FLOP/B: FLOPs per byte "
+                       "of that traffic ('-': no FLOPs counted)\n");
     if (any_upper)
         opscope_out_str(w, " * traffic is an upper bound (MUL_MAT_ID: the expert ids are not "
                            "recorded, every expert the tokens could use is counted)\n");
@@ -299,8 +323,9 @@ void opscope_text_inefficiency(opscope_out_t *w, const opscope_stats_t *s, size_
         opscope_out_char(w, ' ');
         put_col(w, group_label(buf, sizeof buf, &heap, labels, g), 36, false);
         free(heap);
-        opscope_out_printf(w, " bk %-3d %10.4f ns/byte  (%llu calls, %s, %.3f ms)\n",
-                           (int)g->backend_id,
+        char bk[64];
+        backend_label(bk, sizeof bk, s, g->backend_id);
+        opscope_out_printf(w, " %-9s %10.4f ns/byte  (%llu calls, %s, %.3f ms)\n", bk,
                            (double)g->total_ns / (double)g->bytes, (unsigned long long)g->count,
                            b, (double)g->total_ns / 1e6);
     }

@@ -335,12 +335,12 @@ def check_short_names(opscope, path):
               for k, v in legend.items()), f"{label}: a label is no shorter form")
     ops = text.split(" Operations\n", 1)[1].split("\n\n", 1)[0]
     for lb in legend:
-        check(re.search(r"^ OP +\d+ %s +\d" % re.escape(lb), ops, re.M),
+        check(re.search(r"^ OP +\S+ +%s +\d" % re.escape(lb), ops, re.M),
               f"{label}: label {lb!r} not in the operations table")
     # console: labels at most 60 columns, cut in the middle, the next column aligned
-    rows = p.stdout.split(" TYPE BKND Operation", 1)[-1].split("\n\n", 1)[0].splitlines()[1:]
+    rows = p.stdout.split(" TYPE Backend   Operation", 1)[-1].split("\n\n", 1)[0].splitlines()[1:]
     cols = {m.end() for m in (re.search(r" +\d+\.\d%", r) for r in rows if not r.startswith(" ...")) if m}
-    check(len(cols) <= 1 and (not cols or min(cols) <= 1 + 4 + 1 + 4 + 1 + 60 + 8),
+    check(len(cols) <= 1 and (not cols or min(cols) <= 1 + 4 + 1 + 9 + 1 + 60 + 8),
           f"{label}: console columns not aligned: {sorted(cols)[:5]}")
     if legend:
         print(f"   short names {label}: {len(legend)} labels, console name column {sorted(cols)}")

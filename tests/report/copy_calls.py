@@ -121,7 +121,8 @@ def copies_section(text, heading):
 
 def check_op_rows(text, tag):
     for disp, (bk, count) in OPS.items():
-        pat = r"^ (OP|COPY) +%s +%s +[\d.]+%% +%d " % (re.escape(bk), re.escape(disp), count)
+        # the tables name backends (ids 0 and 1 of the profile above)
+        pat = r"^ (OP|COPY) +%s +%s +[\d.]+%% +%d " % (("Vulkan0", "CPU")[int(bk)], re.escape(disp), count)
         check(re.search(pat, text, re.M), f"{tag}: no operations row for {disp!r} (bk {bk}, {count})")
 
 
