@@ -119,6 +119,7 @@ enum {
     OPSCOPE_HAS_CLOCK_ALIGNED = 1u << 11, /* device time placed by submit time, not by a
                                            * calibrated clock: good durations, rough starts */
     OPSCOPE_HAS_SUB_OP = 1u << 12,    /* sub_op_value */
+    OPSCOPE_HAS_WEIGHT = 1u << 13,    /* weight (sampled device timing) */
 };
 
 /*
@@ -140,6 +141,10 @@ typedef struct opscope_record {
     const char *kernel;       /* OPSCOPE_HAS_KERNEL: the device kernels that computed it, in
                                * order, '+'-joined ("quantize_q8_1+mul_mat_vec_q4_0_q8_1_f32") */
     int32_t n_kernels;        /* OPSCOPE_HAS_KERNEL: dispatches and transfers it took */
+    uint32_t weight;          /* OPSCOPE_HAS_WEIGHT: under sampled device timing, the graph
+                               * computes this device-timed record stands for (its own and the
+                               * untimed ones of the same graph before it, >= 1): estimates
+                               * of the whole run multiply by it. Unset: 1, every compute timed */
     int32_t backend_id;
     int32_t split_id;         /* scheduler split; the stream for GPU traces */
     int64_t graph_id;         /* OPSCOPE_HAS_GRAPH */

@@ -183,6 +183,17 @@ static void accumulate(opscope_op_stats *g, const opscope_record *rec, uint64_t 
         g->max_ns = d;
         if (keep_shape) fill_shape(&g->shape, rec);
     }
+    if (rec->has & OPSCOPE_HAS_WEIGHT) {
+        uint64_t wt = rec->weight ? rec->weight : 1;
+        g->est_ns += d * wt;
+        /* a compute's records of one group come together: count each compute once */
+        if (!g->timed_computes || g->last_graph_ != rec->graph_id || g->last_split_ != rec->split_id) {
+            g->timed_computes++;
+            g->sampled_computes += wt;
+            g->last_graph_ = rec->graph_id;
+            g->last_split_ = rec->split_id;
+        }
+    }
     g->count++;
     g->total_ns += d;
     g->bytes += rec->bytes;
@@ -596,6 +607,9 @@ static void merge_group(opscope_op_stats *d, const opscope_op_stats *g) {
     d->traffic_bytes += g->traffic_bytes;
     d->n_with_traffic += g->n_with_traffic;
     d->n_traffic_upper += g->n_traffic_upper;
+    d->timed_computes += g->timed_computes;
+    d->sampled_computes += g->sampled_computes;
+    d->est_ns += g->est_ns;
 }
 
 /* Names and sub-ops are interned: equal strings are equal pointers. */

@@ -60,6 +60,13 @@ typedef struct opscope_op_stats {
     /* Memory traffic (opscope_record_traffic): the sum over the calls whose traffic is known
      * (n_with_traffic of count); n_traffic_upper of them counted an upper bound. */
     uint64_t traffic_bytes, n_with_traffic, n_traffic_upper;
+    /* Sampled device timing (records with OPSCOPE_HAS_WEIGHT; docs/capture.md): the graph
+     * computes whose device times are in this group, the computes they stand for (their
+     * weights), and the estimated total over all of those (sum of duration x weight). All 0
+     * when every compute was timed. */
+    uint64_t timed_computes, sampled_computes, est_ns;
+    int64_t last_graph_;  /* internal: the compute counted last */
+    int32_t last_split_;
 } opscope_op_stats;
 
 typedef struct opscope_backend_stats {

@@ -223,8 +223,8 @@ typedef struct opscope_cap_gpu {
     int32_t node;          /* first node of the group */
     int32_t n_fused;       /* nodes in the group's range */
     int32_t n_kernels;     /* device items (dispatches and transfers) */
-    uint32_t weight;       /* computes of its graph's topology it stands for (sampled timing;
-                            * 0 and 1: itself alone) */
+    uint32_t weight;       /* sampled timing: the computes of its graph's topology it stands
+                            * for (>= 1); 0: every compute timed */
     int64_t graph;
     uint64_t tick0, tick1; /* for ordering */
     uint64_t ns0, ns1;     /* device start and end, CLOCK_MONOTONIC ns */

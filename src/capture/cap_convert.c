@@ -231,6 +231,10 @@ static void convert_gpu(const opscope_cap_gpu *e, opscope_record *o, opscope_cap
     }
     o->kernel = e->kernels;
     o->n_kernels = e->n_kernels;
+    if (e->weight) { /* sampled timing (0: every compute timed) */
+        o->weight = e->weight;
+        o->has |= OPSCOPE_HAS_WEIGHT;
+    }
     if (!e->kernels) {
         /* a copy that recorded device work that never got timed: host time */
         o->has &= ~(uint32_t)(OPSCOPE_HAS_DEVICE_TIME | OPSCOPE_HAS_KERNEL | OPSCOPE_HAS_CLOCK_ALIGNED);

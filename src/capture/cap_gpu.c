@@ -356,7 +356,8 @@ bool opscope_cap_gpu_graph(uint64_t scope, struct ggml_cgraph *g, int n, int bi,
         n = 0;
     }
     gpu_pend half = {.bi = bi, .sched = sched, .split = split, .gid = gid, .t0 = t0, .t1 = t1, .n_nodes = n,
-                     .nodes = nodes, .weight = t_weight ? t_weight : 1};
+                     .nodes = nodes,
+                     .weight = g_sample.cfg.mode == OPSCOPE_GPU_TIMING_ALL ? 0 : t_weight ? t_weight : 1};
     return describe(scope, &half, (int64_t)expected) && ok;
 }
 
@@ -578,6 +579,33 @@ static void gpu_log(const gpu_pend *p) {
     pthread_mutex_unlock(&mu);
 }
 
+/* Each group's device span (0, 0: never timed) and whether it was aligned at submit; spans
+ * that several groups share (a concurrent group timed as one) split by gpu_map's rule. SP:
+ * 3 * NG values (starts, ends, weights). */
+static void group_spans(const gpu_pend *p, const opscope_gpu_group *groups, int ng, uint64_t *sp, bool *aligned) {
+    uint64_t *s = sp, *e = sp + ng, *w = sp + 2 * ng;
+    for (int k = 0; k < ng; k++) {
+        const opscope_gpu_group *gr = &groups[k];
+        s[k] = UINT64_MAX;
+        e[k] = 0;
+        aligned[k] = false;
+        for (int i = gr->item0; i < gr->item0 + gr->n_items; i++) {
+            const opscope_gpu_item *it = &p->items[i];
+            if (it->flags & OPSCOPE_GPU_F_DROPPED) {
+                continue;
+            }
+            aligned[k] |= (it->flags & OPSCOPE_GPU_F_ALIGNED) != 0;
+            if (it->t0 < s[k]) s[k] = it->t0;
+            if (it->t1 > e[k]) e[k] = it->t1;
+        }
+        if (e[k] == 0) {
+            s[k] = 0;
+        }
+        w[k] = p->nodes[gr->main].bytes;
+    }
+    opscope_gpu_split_shared(s, e, w, ng);
+}
+
 static void emit_ready(gpu_pend *p) {
     if (p->copy) {
         emit_copy_ready(p);
@@ -610,19 +638,17 @@ static void emit_ready(gpu_pend *p) {
     /* the host side of a compute runs from its call until the host saw its work done (a fence
      * wait returned): asynchronous backends return from the call long before */
     uint64_t host1 = host_end(p);
+    uint64_t *sp = ng > 0 ? malloc((size_t)ng * 3 * sizeof *sp) : NULL;
+    bool *al = ng > 0 ? malloc((size_t)ng * sizeof *al) : NULL;
+    if (ng > 0 && (!sp || !al)) {
+        ng = -1;
+    } else if (ng > 0) {
+        group_spans(p, groups, ng, sp, al);
+    }
     for (int k = 0; k < ng; k++) {
         const opscope_gpu_group *gr = &groups[k];
-        uint64_t s = UINT64_MAX, e = 0;
-        bool aligned = false;
-        for (int i = gr->item0; i < gr->item0 + gr->n_items; i++) {
-            const opscope_gpu_item *it = &p->items[i];
-            if (it->flags & OPSCOPE_GPU_F_DROPPED) {
-                continue;
-            }
-            aligned |= (it->flags & OPSCOPE_GPU_F_ALIGNED) != 0;
-            if (it->t0 < s) s = it->t0;
-            if (it->t1 > e) e = it->t1;
-        }
+        uint64_t s = sp[k], e = sp[ng + k];
+        bool aligned = al[k];
         if (e == 0) {
             dropped++;
             continue;
@@ -669,6 +695,8 @@ static void emit_ready(gpu_pend *p) {
     if (dropped) {
         opscope_cap_buf_note_dropped(dropped);
     }
+    free(sp);
+    free(al);
     free(gn);
     free(groups);
     pend_free(p);

@@ -30,7 +30,8 @@
 #define LIB_NAME "libopscope-ggml.so"
 
 static void usage(FILE *f) {
-    fputs("usage: opscope record [-o FILE] [--format json|txt|summary] -- CMD [ARGS...]\n"
+    fputs("usage: opscope record [-o FILE] [--format json|txt|summary] [--gpu-timing all|sampled]\n"
+          "                      -- CMD [ARGS...]\n"
           "\n"
           "Runs CMD (any ggml program: llama-cli, llama-server, whisper-cli..., or a script that\n"
           "runs several) with opscope's capture library preloaded and writes its per-op profile.\n"
@@ -42,6 +43,12 @@ static void usage(FILE *f) {
           "                      profile with its program and pid on stderr\n"
           "  --format F          json (default; opscope report reads it), txt (plain-text\n"
           "                      report) or summary (console summary on stderr, no file)\n"
+          "  --gpu-timing M      sampled (default): per graph, its first computes and then one\n"
+          "                      in N get per-op device timing, N kept so that timing adds at\n"
+          "                      most 5% (OPSCOPE_GPU_BUDGET, percent); the others keep host-timed\n"
+          "                      split records and the reports estimate totals from the timed\n"
+          "                      ones. all: every compute timed (exact per-op totals, slower).\n"
+          "                      Sets OPSCOPE_GPU_TIMING\n"
           "  -h, --help          this help\n"
           "\n"
           "In a terminal's foreground CMD runs in record's process group (Ctrl-C reaches it\n"
@@ -128,6 +135,7 @@ static bool find_lib(char *out, size_t size) {
 int opscope_cli_record(int argc, char **argv) {
     const char *output = NULL;
     const char *format = "json";
+    const char *gpu_timing = NULL;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -151,6 +159,12 @@ int opscope_cli_record(int argc, char **argv) {
             format = argv[++i];
             if (strcmp(format, "json") && strcmp(format, "txt") && strcmp(format, "summary")) {
                 fprintf(stderr, "opscope record: unknown format '%s' (json, txt, summary)\n", format);
+                return OPSCOPE_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--gpu-timing")) {
+            gpu_timing = i + 1 < argc ? argv[++i] : "";
+            if (strcmp(gpu_timing, "all") && strcmp(gpu_timing, "sampled")) {
+                fprintf(stderr, "opscope record: --gpu-timing needs all or sampled\n");
                 return OPSCOPE_EXIT_USAGE;
             }
         } else if (a[0] == '-') {
@@ -233,6 +247,9 @@ int opscope_cli_record(int argc, char **argv) {
     free(preload);
     setenv("GGML_PROFILE", summary ? "stderr" : outpath, 1);
     setenv("OPSCOPE_FORMAT", format, 1);
+    if (gpu_timing) {
+        setenv("OPSCOPE_GPU_TIMING", gpu_timing, 1);
+    }
     setenv("OPSCOPE_RECORD_DIR", opscope_rec_session_dir(session), 1);
     unsetenv("OPSCOPE_OWNER_PID"); /* the command owns the output, not an outer recording */
 

@@ -36,6 +36,7 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
     opscope_text_op_table_peak(w, s, opscope_stats_n_ops(s), opscope_stats_op, limit, false, labels,
                                o->peak);
     opscope_text_roofline_note(w, s, o->peak);
+    opscope_text_sampled(w, s, 0);
 
     if (opscope_stats_n_backends(s) > 1) {
         opscope_out_str(w, "\n --- By Backend ---\n");

@@ -322,6 +322,10 @@ static int on_record(void *ud, const opscope_record *r) {
         jf_key(&f, "n_kernels");
         jf_i64(&f, r->n_kernels);
     }
+    if (r->has & OPSCOPE_HAS_WEIGHT) {
+        jf_key(&f, "weight");
+        jf_u64(&f, r->weight);
+    }
     if (r->has & OPSCOPE_HAS_DEVICE_TIME) {
         jf_key(&f, "time_source");
         jf_str(&f, (r->has & OPSCOPE_HAS_CLOCK_ALIGNED) ? "device_aligned" : "device");
@@ -483,6 +487,15 @@ static void op_obj(opscope_out_t *w, const opscope_op_stats *g, uint64_t total_n
     KEY(w, "gflops_per_s");
     opscope_out_double(w, ratio(g->flops, g->total_ns));
     traffic_members(w, g, s, peak);
+    if (g->timed_computes) {
+        /* sampled device timing: measured over timed_computes, estimated over all */
+        KEY(w, "device_timed_computes");
+        opscope_out_u64(w, g->timed_computes);
+        KEY(w, "computes");
+        opscope_out_u64(w, g->sampled_computes);
+        KEY(w, "estimated_total_ns");
+        opscope_out_u64(w, g->est_ns);
+    }
     KEY(w, "shape");
     shape_obj(w, &g->shape);
     opscope_out_char(w, '}');

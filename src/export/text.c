@@ -447,6 +447,7 @@ void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
     opscope_text_op_table_peak(w, s, opscope_stats_n_ops(s), opscope_stats_op, 0, true, labels,
                                peak);
     opscope_text_roofline_note(w, s, peak);
+    opscope_text_sampled(w, s, SIZE_MAX);
 
     if (o && o->by_shape) {
         opscope_out_printf(w, "\n%s\n Operations by shape\n%s\n", RULE, RULE);

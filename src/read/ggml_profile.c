@@ -248,7 +248,7 @@ enum rk {
     RK_EXTRA, RK_NE_SRC0, RK_NE_SRC1, RK_NE_SRC2, RK_NE, RK_N_SRC, RK_NE_SRC, RK_NB_SRC,
     RK_TYPE_SRC, RK_TENSOR_NAME, RK_OUT_TYPE, RK_OP_PARAMS, RK_SUB_OP, RK_SUB_OP_NAME, RK_GRAPH_ID,
     RK_NODE_INDEX, RK_N_FUSED, RK_THREAD_ID, RK_HOST_START_NS, RK_HOST_END_NS, RK_FLOPS,
-    RK_CATEGORY, RK_KERNEL, RK_N_KERNELS, RK_TIME_SOURCE,
+    RK_CATEGORY, RK_KERNEL, RK_N_KERNELS, RK_TIME_SOURCE, RK_WEIGHT,
 };
 
 #define KEY_IS(lit) (n == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
@@ -312,6 +312,9 @@ static enum rk gp_record_key(const char *k, size_t n) {
         if (KEY_IS("type_src")) return RK_TYPE_SRC;
         if (KEY_IS("tensor_name")) return RK_TENSOR_NAME;
         if (KEY_IS("thread_id")) return RK_THREAD_ID;
+        break;
+    case 'w':
+        if (KEY_IS("weight")) return RK_WEIGHT;
         break;
     default:
         break;
@@ -452,6 +455,13 @@ static int gp_record(gp *g, const opscope_json_token *open) {
         case RK_KERNEL:
             rc = gp_string(g, &v, &g->kernel, &r.kernel);
             if (rc > 0) r.has |= OPSCOPE_HAS_KERNEL;
+            break;
+        case RK_WEIGHT:
+            rc = gp_int(g, &v, 1, UINT32_MAX, &x);
+            if (rc > 0) {
+                r.weight = (uint32_t)x;
+                r.has |= OPSCOPE_HAS_WEIGHT;
+            }
             break;
         case RK_N_KERNELS:
             rc = gp_int(g, &v, 0, INT32_MAX, &x);

@@ -62,6 +62,8 @@ typedef struct vkl_device {
     bool timing;            /* queries work and the capture is listening */
     bool serialize;         /* OPSCOPE_VK_SERIALIZE=1: an item ends behind a barrier */
     bool share_bounds;      /* a CPU device: an item starts at the previous item's end query */
+    bool group;             /* OPSCOPE_VK_GROUP=1: nodes with no barrier between them (run
+                             * concurrently) share one start and one end */
     VkPipelineStageFlagBits end_stage; /* of end timestamps: bottom, top on a CPU device */
     double period;          /* ns per tick */
     uint64_t mask;          /* timestampValidBits mask of the timed families */
@@ -156,6 +158,9 @@ typedef struct vkl_cb {
     int open_slab;          /* >= 0: the last item's end query, written when its node label ends */
     int open_q;
     uint32_t open_node;     /* the label id of that item's node */
+    bool group_open;        /* group mode: the open item's node is over, its end query waits
+                             * for the next barrier (or the recording's end): the next node
+                             * recorded before that joins its interval */
     bool submitted;         /* the recording went to a queue at least once */
     struct vkl_cb *pool_next; /* the other command buffers of its pool */
     const char *labels[VKL_LABEL_DEPTH]; /* open labels: node labels, NULL for others */

@@ -377,6 +377,7 @@ static void close_open(vkl_device *d, vkl_cb *cb, start_act *a) {
     a->end_q = cb->open_q;
     a->barrier = d->serialize;
     cb->open_slab = -1;
+    cb->group_open = false;
     if (d->serialize || d->share_bounds) {
         cb->pend_slab = a->end_slab;
         cb->pend_q = a->end_q;
@@ -431,6 +432,9 @@ static void start_mark(vkl_device *d, VkCommandBuffer h, bool waits) {
     start_act a = START_ACT_NONE;
     pthread_mutex_lock(&g_vkl.mu);
     vkl_cb *cb = timed_cb(d, h);
+    if (cb && cb->group_open && waits) {
+        close_open(d, cb, &a); /* the concurrent group ends where the program waits for it */
+    }
     if (cb && cb->open_slab < 0) {
         mark_next(d, cb, h, waits, &a);
     }
@@ -448,7 +452,12 @@ static void item_close(vkl_device *d, VkCommandBuffer h, uint32_t end_node) {
     pthread_mutex_lock(&g_vkl.mu);
     vkl_cb *cb = timed_cb(d, h);
     if (cb && cb->open_slab >= 0 && (end_node == UINT32_MAX || cb->open_node == end_node)) {
-        close_open(d, cb, &a);
+        if (d->group && end_node != UINT32_MAX) {
+            cb->group_open = true; /* ended at the next barrier, with whatever runs beside it */
+            cb->open_node = 0;
+        } else {
+            close_open(d, cb, &a);
+        }
     }
     pthread_mutex_unlock(&g_vkl.mu);
     act_do(d, h, a);
@@ -514,8 +523,12 @@ static bool item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
             }
         }
         bool join = cb->open_slab >= 0 && node && node == cb->open_node && cb->n_cmds > 0;
+        /* group mode: a node recorded with no barrier after the previous one shares its
+         * interval (start and end queries); gpu_map splits it by a documented rule */
+        join |= cb->group_open && cb->n_cmds > 0;
         int s0 = -1, q0 = 0, s1 = -1, q1 = 0;
         if (join) {
+            cb->group_open = false;
             s0 = cb->cmds[cb->n_cmds - 1].slab0;
             q0 = cb->cmds[cb->n_cmds - 1].q0;
             s1 = cb->open_slab;

@@ -294,6 +294,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_CreateDevice(VkPhysicalDevice pd, cons
     d->free_slab = -1;
     const char *ser = getenv("OPSCOPE_VK_SERIALIZE");
     d->serialize = ser && strcmp(ser, "1") == 0;
+    const char *grp = getenv("OPSCOPE_VK_GROUP");
+    d->group = grp && strcmp(grp, "1") == 0 && !d->serialize;
     load_device_fns(d, gdpa, *out, calib);
     if (host && in && d->CmdWriteTimestamp && d->CreateQueryPool && d->CmdResetQueryPool && d->GetQueryPoolResults) {
         VkPhysicalDeviceProperties props;

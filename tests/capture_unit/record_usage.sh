@@ -16,6 +16,8 @@ check() { # name expected actual
 "$OPSCOPE" record --format xml -- true >/dev/null 2>&1; check "bad format exits 1" 1 $?
 "$OPSCOPE" record -o >/dev/null 2>&1; check "-o without a file exits 1" 1 $?
 "$OPSCOPE" record --bogus -- true >/dev/null 2>&1; check "unknown option exits 1" 1 $?
+"$OPSCOPE" record --gpu-timing some -- true >/dev/null 2>&1; check "bad --gpu-timing exits 1" 1 $?
+"$OPSCOPE" record --gpu-timing >/dev/null 2>&1; check "--gpu-timing without a mode exits 1" 1 $?
 "$OPSCOPE" record --format summary -o x.json -- true >/dev/null 2>&1; check "summary with -o exits 1" 1 $?
 OPSCOPE_LIB=/nonexistent/libopscope-ggml.so "$OPSCOPE" record -- true 2>"$WORK/err.txt"
 check "missing OPSCOPE_LIB exits 1" 1 $?
@@ -35,6 +37,9 @@ OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o out.json
     env -u LD_PRELOAD sh -c 'echo "$GGML_PROFILE|$OPSCOPE_FORMAT" > seen.txt; exit 7' 2>/dev/null
 check "command's exit status returned" 7 $?
 check "GGML_PROFILE is the absolute output path" "$WORK/out.json|json" "$(cat seen.txt)"
+OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= OPSCOPE_GPU_TIMING= "$OPSCOPE" record --gpu-timing all -o out.json -- \
+    env -u LD_PRELOAD sh -c 'echo "$OPSCOPE_GPU_TIMING" > seen.txt' 2>/dev/null
+check "--gpu-timing all sets OPSCOPE_GPU_TIMING" "all" "$(cat seen.txt)"
 OPSCOPE_LIB="$WORK/libopscope-ggml.so" "$OPSCOPE" record -- /nonexistent-command 2>/dev/null
 check "missing command exits 127" 127 $?
 printf 'echo hi\n' > "$WORK/not-executable.sh"

@@ -243,6 +243,19 @@ static int test_unknown_names(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_dense_labels), TEST(test_dense_names_only), TEST(test_moe_labels), TEST(test_moe_names_only),
+/* A shared interval split by output bytes, slices tiling it; runs apart; zero weights: equal. */
+static int test_split_shared(void) {
+    uint64_t s[6] = {100, 200, 200, 200, 900, 900}, e[6] = {200, 800, 800, 800, 1000, 1000};
+    uint64_t w[6] = {5, 1, 2, 3, 0, 0};
+    opscope_gpu_split_shared(s, e, w, 6);
+    uint64_t ws[6] = {100, 200, 300, 500, 900, 950}, we[6] = {200, 300, 500, 800, 950, 1000};
+    for (int i = 0; i < 6; i++) {
+        ASSERT_EQ_U64(s[i], ws[i]);
+        ASSERT_EQ_U64(e[i], we[i]);
+    }
+    return 0;
+}
+
+TEST_MAIN(TEST(test_split_shared), TEST(test_dense_labels), TEST(test_dense_names_only), TEST(test_moe_labels), TEST(test_moe_names_only),
           TEST(test_helpers), TEST(test_fusion_and_longest_prefix), TEST(test_label_openings),
           TEST(test_unknown_names))

@@ -48,6 +48,11 @@ static int test_warmup_then_baseline(void) {
     d = opscope_gpu_sample_begin(&g_s, 42, t);
     ASSERT_TRUE(d.timed);
     ASSERT_EQ_INT(d.weight, 2);
+    /* one untimed cost is not enough to go by: the initial interval, 4 */
+    ASSERT_EQ_INT(opscope_gpu_sample_interval(&g_s, 42), 4);
+    t += 1100;
+    uint64_t w = 0;
+    run(42, 20, 1000, 100, &t, &w);
     /* timed 1100 vs untimed 1000: 100 / (0.05 * 1000) = 2 */
     ASSERT_EQ_INT(opscope_gpu_sample_interval(&g_s, 42), 2);
     return 0;
@@ -97,6 +102,20 @@ static int test_topologies_apart(void) {
     return 0;
 }
 
+/* A baseline measured too slow (noise) drives N to 1; probes keep measuring it, and N comes
+ * back once the untimed computes show their true cost. */
+static int test_probe_at_one(void) {
+    opscope_gpu_sample_init(&g_s, NULL);
+    uint64_t t = 0, w = 0;
+    run(8, 40, 1000, 10, &t, &w); /* 1%: N = 1 */
+    ASSERT_EQ_INT(opscope_gpu_sample_interval(&g_s, 8), 1);
+    int timed = run(8, 160, 1000, 10, &t, &w);
+    ASSERT_EQ_INT(timed, 150); /* one in 16 untimed */
+    run(8, 400, 1000, 500, &t, &w); /* timing now costs 50%: 500 / 50 = 10 */
+    ASSERT_EQ_INT(opscope_gpu_sample_interval(&g_s, 8), 10);
+    return 0;
+}
+
 static int test_noise_takes_the_median(void) {
     opscope_gpu_sample_init(&g_s, NULL);
     uint64_t t = 0, w = 0;
@@ -137,5 +156,5 @@ static int test_parse(void) {
 }
 
 TEST_MAIN(TEST(test_all_times_everything), TEST(test_warmup_then_baseline), TEST(test_interval_follows_cost),
-          TEST(test_overhead_within_budget), TEST(test_topologies_apart), TEST(test_noise_takes_the_median),
+          TEST(test_overhead_within_budget), TEST(test_topologies_apart), TEST(test_probe_at_one), TEST(test_noise_takes_the_median),
           TEST(test_full_table), TEST(test_parse))

@@ -142,6 +142,17 @@ static int test_old_ne_and_defaults(void) {
     return 0;
 }
 
+/* The sampling weight of a device-timed record (docs/formats.md). */
+static int test_weight(void) {
+    ASSERT_EQ_INT(read_doc("{\"records\":[{\"type\":0,\"name\":\"MUL_MAT\",\"weight\":7},{\"type\":0}]}",
+                           OPSCOPE_FORMAT_AUTO), 0);
+    const opscope_record *r = opscope_profile_record(g_prof, 0);
+    ASSERT_EQ_INT(r->weight, 7);
+    ASSERT_TRUE(r->has & OPSCOPE_HAS_WEIGHT);
+    ASSERT_TRUE(!(opscope_profile_record(g_prof, 1)->has & OPSCOPE_HAS_WEIGHT));
+    return 0;
+}
+
 static int test_v3_and_opscope_fields(void) {
     const char *doc =
         "{\"profiler\":\"opscope\",\"version\":3,\"records\":[{\"type\":0,\"name\":\"UNARY\",\"sub_op\":\"SILU\","
@@ -172,6 +183,7 @@ static int test_v3_and_opscope_fields(void) {
     ASSERT_EQ_U64(r->host_end_ns, 9);
     ASSERT_EQ_U64(r->flops, 28672);
     ASSERT_EQ_STR(r->category, "eltwise");
+    ASSERT_EQ_INT(r->weight, 0); /* no weight given: not sampled */
     uint32_t want = OPSCOPE_HAS_GRAPH | OPSCOPE_HAS_NODE | OPSCOPE_HAS_THREAD | OPSCOPE_HAS_HOST_TIME |
                     OPSCOPE_HAS_OUT | OPSCOPE_HAS_OP_PARAMS | OPSCOPE_HAS_FLOPS | OPSCOPE_HAS_STRIDES |
                     OPSCOPE_HAS_SRC_TYPES;
@@ -255,6 +267,7 @@ static int test_errors(void) {
     ASSERT_READ_ERR("{\"records\":[{\"sub_op\":2.0}]}", OPSCOPE_ERROR_SCHEMA, 1, 23, "not a fraction");
     ASSERT_READ_ERR("{\"records\":[{\"sub_op\":-2}]}", OPSCOPE_ERROR_RANGE, 1, 23, "out of range");
     ASSERT_READ_ERR("{\"records\":[{\"sub_op_name\":3}]}", OPSCOPE_ERROR_SCHEMA, 1, 28, "expected a string");
+    ASSERT_READ_ERR("{\"records\":[{\"weight\":0}]}", OPSCOPE_ERROR_RANGE, 1, 23, "out of range");
     ASSERT_READ_ERR("{\"records\":{}}", OPSCOPE_ERROR_SCHEMA, 1, 12, "\"records\" must be an array");
     ASSERT_READ_ERR("{\"records\":[1]}", OPSCOPE_ERROR_SCHEMA, 1, 13, "\"records\" must be an array");
     ASSERT_READ_ERR("{\"records\":[{\"type\":0,}]}", OPSCOPE_ERROR_SYNTAX, 1, 23, "expected '\"'");
@@ -632,7 +645,7 @@ static int test_chunked_reads(void) {
 
 int main(void) {
     static const test_case cases[] = {TEST(test_v2), TEST(test_old_ne_and_defaults),
-                                      TEST(test_v3_and_opscope_fields), TEST(test_sub_op_forms), TEST(test_errors), TEST(test_foreign), TEST(test_truncated),
+                                      TEST(test_v3_and_opscope_fields), TEST(test_weight), TEST(test_sub_op_forms), TEST(test_errors), TEST(test_foreign), TEST(test_truncated),
                                       TEST(test_sink_abort), TEST(test_detection),
                                       TEST(test_files_gzip_stdin), TEST(test_big_stream),
                                       TEST(test_chunked_reads), TEST(test_progress_option)};

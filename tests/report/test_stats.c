@@ -268,4 +268,48 @@ static int test_busy_streams(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_groups), TEST(test_busy_overlap), TEST(test_busy_streams), TEST(test_by_shape), TEST(test_bounded), TEST(test_empty))
+/* Sampled device timing: records carry weights (the computes each stands for). Per group, the
+ * computes counted once each, and the estimate sum(duration x weight), worked out by hand. */
+static int test_sampled(void) {
+    opscope_stats_t *s = opscope_stats_new(NULL);
+    ASSERT_NOT_NULL(s);
+    /* graph 1 (weight 1): MUL_MAT 100 + 200, ADD 50; graph 5 (weight 4): MUL_MAT 110 + 190,
+     * ADD 60; a CPU MUL_MAT without weight */
+    struct { int64_t g; uint32_t w; const char *n; uint64_t d; int32_t be; } in[] = {
+        {1, 1, "MUL_MAT", 100, 0}, {1, 1, "ADD", 50, 0}, {1, 1, "MUL_MAT", 200, 0},
+        {5, 4, "MUL_MAT", 110, 0}, {5, 4, "ADD", 60, 0}, {5, 4, "MUL_MAT", 190, 0},
+        {6, 0, "MUL_MAT", 1000, 1},
+    };
+    uint64_t t = 0;
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+        opscope_record r = rec(OPSCOPE_RECORD_OP, in[i].n, in[i].be, t, in[i].d, 0, 64);
+        t += in[i].d;
+        r.graph_id = in[i].g;
+        r.has |= OPSCOPE_HAS_GRAPH;
+        if (in[i].w) {
+            r.weight = in[i].w;
+            r.has |= OPSCOPE_HAS_WEIGHT;
+        }
+        ASSERT_EQ_INT(opscope_stats_add(s, &r), 0);
+    }
+    ASSERT_EQ_INT(opscope_stats_finish(s), 0);
+    const opscope_op_stats *mm = find(s, "MUL_MAT", 0, OPSCOPE_RECORD_OP);
+    const opscope_op_stats *add = find(s, "ADD", 0, OPSCOPE_RECORD_OP);
+    const opscope_op_stats *cpu = find(s, "MUL_MAT", 1, OPSCOPE_RECORD_OP);
+    ASSERT_NOT_NULL(mm);
+    ASSERT_NOT_NULL(add);
+    ASSERT_NOT_NULL(cpu);
+    ASSERT_EQ_U64(mm->timed_computes, 2);
+    ASSERT_EQ_U64(mm->sampled_computes, 5);
+    ASSERT_EQ_U64(mm->total_ns, 600);
+    ASSERT_EQ_U64(mm->est_ns, 300 * 1 + 300 * 4);
+    ASSERT_EQ_U64(add->timed_computes, 2);
+    ASSERT_EQ_U64(add->sampled_computes, 5);
+    ASSERT_EQ_U64(add->est_ns, 50 + 60 * 4);
+    ASSERT_EQ_U64(cpu->timed_computes, 0);
+    ASSERT_EQ_U64(cpu->est_ns, 0);
+    opscope_stats_free(s);
+    return 0;
+}
+
+TEST_MAIN(TEST(test_sampled), TEST(test_groups), TEST(test_busy_overlap), TEST(test_busy_streams), TEST(test_by_shape), TEST(test_bounded), TEST(test_empty))

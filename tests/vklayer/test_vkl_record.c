@@ -572,5 +572,35 @@ static int test_timed_then_untimed(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_gpu_default), TEST(test_untimed_scope), TEST(test_timed_then_untimed), TEST(test_cpu_shared_bounds), TEST(test_serialize), TEST(test_unlabelled),
+/* Group mode (OPSCOPE_VK_GROUP=1): nodes with no barrier between them share one interval.
+ * B (ended by its label) and C (recorded beside it) get B's start and one end, written after
+ * C's dispatch; A ends at the program's barrier. 3 timestamps instead of 5. */
+static int test_group(void) {
+    VkCommandBuffer cb = setup(false, false);
+    g_dev->group = true;
+    record_stream(cb, true);
+    stream_pos p = positions();
+    taken t = take(cb);
+    ASSERT_EQ_INT(t.n, 4);
+    ASSERT_EQ_INT(count(EV_TS, 0, g_nev), 3);
+    ASSERT_EQ_INT(count(EV_BARRIER, 0, g_nev), 2);
+    /* A: its own start and end, the end before the program's barrier */
+    int a_end = written_at(t.cmds[0].slab1, t.cmds[0].q1);
+    ASSERT_TRUE(a_end > p.disp[0] && a_end < find_nth(EV_BARRIER, 0));
+    /* B's dispatches and C: one start (A's end) and one end */
+    for (int i = 1; i < 4; i++) {
+        ASSERT_EQ_INT(t.cmds[i].slab0, t.cmds[0].slab1);
+        ASSERT_EQ_INT(t.cmds[i].q0, t.cmds[0].q1);
+        ASSERT_EQ_INT(t.cmds[i].slab1, t.cmds[3].slab1);
+        ASSERT_EQ_INT(t.cmds[i].q1, t.cmds[3].q1);
+    }
+    int g_end = written_at(t.cmds[3].slab1, t.cmds[3].q1);
+    ASSERT_TRUE(g_end > p.disp[3] && g_end < find_nth(EV_END, 0));
+    ASSERT_EQ_U64(g_lost, 0);
+    free(t.cmds);
+    teardown();
+    return 0;
+}
+
+TEST_MAIN(TEST(test_gpu_default), TEST(test_group), TEST(test_untimed_scope), TEST(test_timed_then_untimed), TEST(test_cpu_shared_bounds), TEST(test_serialize), TEST(test_unlabelled),
           TEST(test_event_closes), TEST(test_many_items), TEST(test_region_label), TEST(test_node_label_form))

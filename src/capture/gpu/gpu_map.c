@@ -377,3 +377,26 @@ void opscope_gpu_group_name(const opscope_gpu_rules *rules, const opscope_gpu_no
         buf[o] = '\0';
     }
 }
+
+void opscope_gpu_split_shared(uint64_t *s, uint64_t *e, const uint64_t *w, int n) {
+    for (int i = 0; i < n;) {
+        int j = i + 1;
+        while (j < n && s[j] == s[i] && e[j] == e[i]) {
+            j++;
+        }
+        if (j - i > 1 && e[i] > s[i]) {
+            uint64_t sum = 0;
+            for (int k = i; k < j; k++) {
+                sum += w[k];
+            }
+            uint64_t t0 = s[i], end = e[i], span = end - t0, total = sum ? sum : (uint64_t)(j - i), acc = 0;
+            for (int k = i; k < j; k++) {
+                acc += sum ? w[k] : 1;
+                s[k] = k == i ? t0 : e[k - 1];
+                /* cumulative, so the slices tile [S, E] exactly */
+                e[k] = k == j - 1 ? end : t0 + (uint64_t)((double)span * (double)acc / (double)total);
+            }
+        }
+        i = j;
+    }
+}

@@ -89,4 +89,15 @@ int opscope_gpu_map(const opscope_gpu_rules *rules, const opscope_gpu_node *node
 void opscope_gpu_group_name(const opscope_gpu_rules *rules, const opscope_gpu_node *nodes, const opscope_gpu_group *g,
                             char *buf, size_t size);
 
+/*
+ * Splits the intervals several consecutive groups share. A source that times a concurrent
+ * group of nodes as one interval (the Vulkan layer's OPSCOPE_VK_GROUP=1: the nodes recorded
+ * between two barriers) gives each of them the same [S, E]; the rule that splits it: the
+ * groups of a run of equal intervals get consecutive slices, in node order, each in
+ * proportion to W (the node's output bytes: decode is bound by memory traffic, and a
+ * matrix-vector product's output grows with its weight rows), equal slices when every W is 0.
+ * S, E: N groups' device start and end (rewritten); W: their weights. Pure; reentrant.
+ */
+void opscope_gpu_split_shared(uint64_t *s, uint64_t *e, const uint64_t *w, int n);
+
 #endif

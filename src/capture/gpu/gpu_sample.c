@@ -10,6 +10,8 @@
 #define DEF_WARMUP 3u
 #define DEF_N_INIT 4u
 #define DEF_N_MAX 64u
+#define MIN_SAMPLES 3u /* of each kind before N follows them: one sample may be an outlier */
+#define PROBE 16u      /* at N = 1, one compute in PROBE still untimed: the baseline stays fresh */
 
 void opscope_gpu_sample_init(opscope_gpu_sample *s, const opscope_gpu_sample_config *cfg) {
     memset(s, 0, sizeof *s);
@@ -66,7 +68,7 @@ static uint64_t median(const uint64_t *v, uint32_t n) {
 
 /* N from the medians of timed and untimed costs, once both are measured. */
 static void adapt(const opscope_gpu_sample_config *cfg, opscope_gpu_sample_topo *t) {
-    if (!t->n_cost[0] || !t->n_cost[1]) {
+    if (t->n_cost[0] < MIN_SAMPLES || t->n_cost[1] < MIN_SAMPLES) {
         return;
     }
     uint32_t nu = t->n_cost[0] < OPSCOPE_GPU_SAMPLE_RING ? t->n_cost[0] : OPSCOPE_GPU_SAMPLE_RING;
@@ -108,7 +110,10 @@ opscope_gpu_sample_decision opscope_gpu_sample_begin(opscope_gpu_sample *s, uint
         t->next_timed = t->seen + 1;
         t->last_timed = t->seen - 1;
     }
-    d.timed = t->seen <= s->cfg.warmup || t->seen >= t->next_timed;
+    /* at N = 1 nothing would be untimed again, and a baseline measured once under noise
+     * would hold for good: a probe keeps measuring it */
+    bool probe = t->n == 1 && t->seen > s->cfg.warmup && t->seen % PROBE == 0;
+    d.timed = (t->seen <= s->cfg.warmup || t->seen >= t->next_timed) && !probe;
     if (d.timed) {
         d.weight = 1 + t->untimed_run;
         t->untimed_run = 0;

@@ -8,8 +8,10 @@
  * N. N adapts so that the measured cost of timing stays within a budget (5% by default): the
  * cost of a compute is the time from its start to the start of the next compute on the same
  * table (so a backend that returns before the device is done is still charged its device
- * time), kept per topology for timed and untimed computes (medians of the last few); N is the
- * smallest interval with (timed - untimed) / N <= budget * untimed.
+ * time), kept per topology for timed and untimed computes (medians of the last 8, once 3 of
+ * each are in; N is n_init before); N is the smallest interval with (timed - untimed) / N <=
+ * budget * untimed. At N = 1 one compute in 16 stays untimed, so the baseline keeps being
+ * measured (a cost measured once under noise does not hold for good).
  *
  * Each timed compute carries a weight: itself plus the untimed computes of its topology since
  * the previous timed one. Summing timed values times weights estimates the whole run (the
