@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Sampled vs full device timing on lavapipe (inside the forky root: bench/capture/run-gpu-timing.sh).
+
+ROUNDS rounds of `llama-bench -m MODEL -p 0 -n N -ngl 99 -t 2 -r 3 -o json`, each round running
+four configurations in rotating order: plain; under the capture by default (sampled device
+timing); under the capture with OPSCOPE_GPU_TIMING=all (every compute timed); with ggml-vulkan's
+GGML_VK_PERF_LOGGER=1. Prints every run, then per configuration the median tokens/s, its ratio
+to plain and the median of the per-round ratios (bar: the default keeps >= 90% of plain).
+From the profiles of the capture runs (the same runs): per op name (fused name or op) the
+median over the device-timed Vulkan computes of its time per compute, default vs all (bar:
+within 10%); the Vulkan graph computes counted in each (bar: equal; device-timed or not); and
+the estimated total per name (sum of duration x weight) against the all-mode total.
+usage: gpu_timing.py [--model NAME] [--rounds N] [--n-gen N]
+"""
+import argparse
+import collections
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--model", default="tiny-dense-f32")
+ap.add_argument("--rounds", type=int, default=6)
+ap.add_argument("--n-gen", type=int, default=32)
+ap.add_argument("--modes", default="plain,default,all,perf_logger",
+                help="of plain, default, all, all_group (all with OPSCOPE_VK_GROUP=1), perf_logger")
+a = ap.parse_args()
+models = os.environ.get("OPSCOPE_MODELS", "/models")
+lib = os.environ.get("OPSCOPE_PRELOAD", "")
+if not lib:
+    sys.exit("gpu_timing: libopscope-ggml.so is not built in the root")
+model = os.path.join(models, a.model + ".gguf")
+MODES = a.modes.split(",")
+
+
+def env(mode, profile):
+    e = dict(os.environ, GGML_VK_VISIBLE_DEVICES="0")
+    for k in ("GGML_PROFILE", "LD_PRELOAD", "OPSCOPE_GPU_TIMING"):
+        e.pop(k, None)
+    if mode in ("default", "all", "all_group"):
+        e["LD_PRELOAD"] = lib
+        e["GGML_PROFILE"] = profile
+        if mode != "default":
+            e["OPSCOPE_GPU_TIMING"] = "all"
+        if mode == "all_group":
+            e["OPSCOPE_VK_GROUP"] = "1"
+    elif mode == "perf_logger":
+        e["GGML_VK_PERF_LOGGER"] = "1"
+    return e
+
+
+def computes(path):
+    """Per Vulkan graph compute (graph, split): {name: device ns}, the set of all computes, and
+    the estimated total per name (duration x weight)."""
+    p = json.load(open(path))
+    ids = {b["id"] for b in p["backends"] if b["name"].startswith("Vulkan")}
+    timed = collections.defaultdict(collections.Counter)
+    every, est = set(), collections.Counter()
+    for r in p["records"]:
+        if r["type"] != 0 or r["backend_id"] not in ids or "graph_id" not in r:
+            continue
+        k = (r["graph_id"], r["split_id"])
+        every.add(k)
+        if r.get("time_source", "").startswith("device"):
+            n = r.get("extra") or r["name"]
+            timed[k][n] += r["duration_ns"]
+            est[n] += r["duration_ns"] * r.get("weight", 1)
+    return timed, every, est
+
+
+cmd = ["llama-bench", "-m", model, "-p", "0", "-n", str(a.n_gen), "-ngl", "99", "-t", "2", "-r", "3", "-o", "json"]
+subprocess.run(cmd, env=env("plain", None), capture_output=True)  # warm-up: pipeline compilation
+tps = collections.defaultdict(list)
+CAP = [m for m in MODES if m in ("default", "all", "all_group")]
+per = {m: collections.defaultdict(list) for m in CAP}
+counts = {m: [] for m in CAP}
+timed_counts = {m: [] for m in CAP}
+ests = {m: collections.Counter() for m in CAP}
+for i in range(a.rounds):
+    order = MODES[i % len(MODES):] + MODES[:i % len(MODES)]
+    for m in order:
+        prof = f"/tmp/opscope-gpu-timing-{m}.json"
+        r = subprocess.run(cmd, env=env(m, prof), capture_output=True, text=True, errors="replace")
+        t = json.loads(r.stdout)[0]["avg_ts"] if r.returncode == 0 else float("nan")
+        tps[m].append(t)
+        extra = ""
+        if m in per:
+            timed, every, est = computes(prof)
+            for g in timed.values():
+                for n, ns in g.items():
+                    per[m][n].append(ns)
+            counts[m].append(len(every))
+            timed_counts[m].append(len(timed))
+            ests[m].update(est)
+            extra = f"  Vulkan computes {len(every)}, device-timed {len(timed)}"
+        print(f"round {i + 1} {m:12s} {t:8.2f} tokens/s{extra}", flush=True)
+med = {m: statistics.median(v) for m, v in tps.items()}
+print()
+for m in MODES:
+    pr = statistics.median(x / p for x, p in zip(tps[m], tps["plain"]))
+    print(f"median {m:12s} {med[m]:8.2f} tokens/s  ({med[m] / med['plain'] * 100:.1f}% of plain; per round {pr * 100:.1f}%)")
+for m in CAP:
+    print(f"Vulkan graph computes per run, {m}: {counts[m]}; device-timed {timed_counts[m]}")
+if "default" in CAP and "all" in CAP:
+    print(f"graph computes {'equal' if counts['default'] == counts['all'] else 'DIFFERENT'} in default and all")
+    print(f"\n{'op (per compute)':34s} {'default us':>10s} {'all us':>10s} {'ratio':>6s}   {'est. total ms':>13s} {'all total ms':>12s} {'ratio':>6s}")
+    worst = 0.0
+    for n in sorted(per["all"], key=lambda n: -statistics.median(per["all"][n])):
+        d = statistics.median(per["default"][n]) / 1e3 if per["default"].get(n) else float("nan")
+        f = statistics.median(per["all"][n]) / 1e3
+        ratio = d / f if f else float("nan")
+        if ratio == ratio:
+            worst = max(worst, abs(ratio - 1))
+        e, t = ests["default"][n] / 1e6, ests["all"][n] / 1e6
+        print(f"{n:34s} {d:10.1f} {f:10.1f} {ratio:6.3f}   {e:13.2f} {t:12.2f} {e / t if t else 0:6.3f}")
+    print(f"worst per-name deviation of the per-compute medians {worst * 100:.1f}% (bar: 10%)")
+if "all_group" in CAP and "all" in CAP:
+    print(f"\n{'op (per compute)':34s} {'all us':>10s} {'group us':>10s} {'ratio':>6s}")
+    for n in sorted(per["all"], key=lambda n: -statistics.median(per["all"][n])):
+        f = statistics.median(per["all"][n]) / 1e3
+        g = statistics.median(per["all_group"][n]) / 1e3 if per["all_group"].get(n) else float("nan")
+        print(f"{n:34s} {f:10.1f} {g:10.1f} {g / f if f else float('nan'):6.3f}")
