@@ -54,6 +54,9 @@ void opscope_diff_side_free(opscope_diff_side_t *s);
  * must be finished (opscope_kineto_finish) before opscope_diff_side_finish. */
 void opscope_diff_side_set_kineto(opscope_diff_side_t *s, const opscope_kineto_t *k);
 
+/* The Kineto collector set with opscope_diff_side_set_kineto (NULL: none). */
+const opscope_kineto_t *opscope_diff_side_kineto(const opscope_diff_side_t *s);
+
 /* The sink the reader feeds. S must outlive it. */
 opscope_sink opscope_diff_side_sink(opscope_diff_side_t *s);
 

@@ -288,6 +288,8 @@ void opscope_diff_side_set_kineto(opscope_diff_side_t *s, const opscope_kineto_t
                                                   OPSCOPE_DIFF_KEY_PHASE)));
 }
 
+const opscope_kineto_t *opscope_diff_side_kineto(const opscope_diff_side_t *s) { return s->kin; }
+
 static uint32_t intern_id(opscope_diff_side_t *s, const char *str, size_t len) {
     uint32_t id;
     if (!opscope_strtab_intern(s->strings, str, len, &id)) return NONE32;

@@ -1,5 +1,6 @@
 /* kineto.c - Kineto trace analysis: links, phases, layers, stream breakdown (see kineto.h). */
 #include "analyze/kineto.h"
+#include "analyze/busy.h"
 #include "util/vec.h"
 #include "util/hash.h"
 #include "util/sort.h"
@@ -58,6 +59,7 @@ struct opscope_kineto {
     OPSCOPE_VEC(iv_t) gann;        /* GPU annotations with a phase; thread = device */
     OPSCOPE_VEC(rt_t) rt;
     OPSCOPE_VEC(gpu_t) gpu;
+    OPSCOPE_VEC(opscope_kineto_step) steps;
     OPSCOPE_VEC(uint64_t) gpu_rec; /* parallel to gpu, with keep_links: the record ordinal */
     int keep_links;
     opscope_kineto_collector coll; /* what the reader sees of this collector */
@@ -100,6 +102,9 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     free(k->res.top_cpu_ops);
     free(k->res.top_python);
     free(k->res.streams);
+    free(k->res.steps);
+    free(k->res.devices);
+    free(k->steps.v);
     free(k);
 }
 
@@ -217,8 +222,14 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     case OPSCOPE_KINETO_GPU_ANNOTATION: {
         const char *name = opscope_strtab_get(k->names, ev->name_id);
         /* The profiler marks each training or inference step on the CPU side. */
-        if (ev->kind == OPSCOPE_KINETO_ANNOTATION && name && !strncmp(name, "ProfilerStep#", 13))
+        if (ev->kind == OPSCOPE_KINETO_ANNOTATION && name && !strncmp(name, "ProfilerStep#", 13)) {
             k->res.n_iterations++;
+            char *e;
+            long long num = strtoll(name + 13, &e, 10);
+            opscope_kineto_step st = {e != name + 13 && !*e ? num : -1, (uint64_t)ev->start_ns,
+                                      end > ev->start_ns ? (uint64_t)(end - ev->start_ns) : 0};
+            if (OPSCOPE_VEC_PUSH(k->steps, st)) return -1;
+        }
         int ph = name ? phase_of(name) : OPSCOPE_KINETO_PHASE_NONE;
         if (ph == OPSCOPE_KINETO_PHASE_NONE) return 0;
         k->res.n_phase_annotations++;
@@ -615,6 +626,89 @@ static int streams_finish(opscope_kineto_t *k) {
     return 0;
 }
 
+static int step_cmp(const void *pa, const void *pb) {
+    const opscope_kineto_step *a = pa, *b = pb;
+    return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
+}
+
+/* Steps, the window, GPU busy per device and top-level CPU time in it. Runs after
+ * streams_finish (GPU activities sorted by device) and the CPU op sort (by thread, start). */
+static int cpu_side_finish(opscope_kineto_t *k) {
+    opscope_kineto_results *r = &k->res;
+    const gpu_t *g = k->gpu.v;
+    size_t n = k->gpu.n;
+    sort_checked(k->steps.v, k->steps.n, sizeof *k->steps.v, step_cmp);
+    r->steps = k->steps.v;
+    r->n_steps = k->steps.n;
+    k->steps.v = NULL;
+    k->steps.n = k->steps.cap = 0;
+    int64_t ws = 0, we = 0;
+    if (r->n_steps) {
+        ws = (int64_t)r->steps[0].start_ns;
+        for (size_t i = 0; i < r->n_steps; i++)
+            if ((int64_t)(r->steps[i].start_ns + r->steps[i].dur_ns) > we)
+                we = (int64_t)(r->steps[i].start_ns + r->steps[i].dur_ns);
+    } else if (n) {
+        ws = g[0].start;
+        for (size_t i = 0; i < n; i++) {
+            if (g[i].start < ws) ws = g[i].start;
+            if (g[i].start + g[i].dur > we) we = g[i].start + g[i].dur;
+        }
+    }
+    if (we < ws) we = ws;
+    r->window_start_ns = (uint64_t)ws;
+    r->window_ns = (uint64_t)(we - ws);
+    size_t nd = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!i || g[i].device != g[i - 1].device) nd++;
+    r->devices = calloc(nd ? nd : 1, sizeof *r->devices);
+    if (!r->devices) return -1;
+    uint64_t gpu_busy_max = 0;
+    for (size_t i = 0; i < n;) {
+        opscope_busy b = {0};
+        size_t j = i;
+        for (; j < n && g[j].device == g[i].device; j++) {
+            int64_t a = g[j].start > ws ? g[j].start : ws, e = g[j].start + g[j].dur;
+            if (e > we) e = we;
+            if (e > a && opscope_busy_add(&b, (uint64_t)a, (uint64_t)e)) {
+                opscope_busy_free(&b);
+                return -1;
+            }
+        }
+        opscope_kineto_device_busy *d = &r->devices[r->n_devices++];
+        d->device = g[i].device;
+        d->busy_ns = opscope_busy_total(&b);
+        d->idle_ns = r->window_ns - d->busy_ns;
+        if (d->busy_ns > gpu_busy_max) gpu_busy_max = d->busy_ns;
+        opscope_busy_free(&b);
+        i = j;
+    }
+    /* top-level CPU op time: CPU ops are sorted by thread, then start (outer ops first) */
+    const iv_t *c = k->cpu.v;
+    for (size_t i = 0; i < k->cpu.n;) {
+        uint64_t t = 0;
+        int64_t cur_s = 0, cur_e = INT64_MIN;
+        size_t j = i;
+        for (; j < k->cpu.n && c[j].thread == c[i].thread; j++) {
+            int64_t a = c[j].start > ws ? c[j].start : ws, e = c[j].end < we ? c[j].end : we;
+            if (e <= a) continue;
+            if (a > cur_e) {
+                if (cur_e > cur_s) t += (uint64_t)(cur_e - cur_s);
+                cur_s = a;
+                cur_e = e;
+            } else if (e > cur_e) {
+                cur_e = e;
+            }
+        }
+        if (cur_e > cur_s) t += (uint64_t)(cur_e - cur_s);
+        if (t > r->cpu_top_ns) r->cpu_top_ns = t;
+        i = j;
+    }
+    r->cpu_bound = r->window_ns && r->n_devices && 2 * gpu_busy_max < r->window_ns &&
+                   2 * r->cpu_top_ns > r->window_ns;
+    return 0;
+}
+
 static int layers_finish(opscope_kineto_t *k) {
     opscope_kineto_results *r = &k->res;
     gpu_t *g = k->gpu.v;
@@ -888,6 +982,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
     /* 6. layers, 7. streams (this sorts gpu by time: keep it last) */
     if (layers_finish(k)) goto done;
     if (streams_finish(k)) goto done;
+    if (cpu_side_finish(k)) goto done;
     if (!r->n_layers) layers_by_attention(k);
     rc = 0;
 done:

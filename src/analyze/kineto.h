@@ -74,6 +74,18 @@ typedef struct opscope_kineto_stream {
     uint64_t overlapped;        /* activities that overlapped an earlier one on the stream */
 } opscope_kineto_stream;
 
+/* One profiler step (a "ProfilerStep#N" user annotation). */
+typedef struct opscope_kineto_step {
+    int64_t number;            /* N, -1 when not a number */
+    uint64_t start_ns, dur_ns;
+} opscope_kineto_step;
+
+/* One device's GPU activity (kernels, memcpys, memsets) over the window: union and rest. */
+typedef struct opscope_kineto_device_busy {
+    int64_t device;
+    uint64_t busy_ns, idle_ns; /* busy + idle = the window */
+} opscope_kineto_device_busy;
+
 typedef struct opscope_kineto_gap {
     int64_t device, stream;
     uint64_t start_ns, len_ns;
@@ -111,6 +123,15 @@ typedef struct opscope_kineto_results {
     /* streams, gaps */
     opscope_kineto_stream *streams; size_t n_streams;
     opscope_kineto_gap gaps[OPSCOPE_KINETO_TOP]; size_t n_gaps;
+    /* the CPU side over the profiled window: the profiler steps' span (first step start to
+     * last step end), else the span of the GPU activities */
+    opscope_kineto_step *steps; size_t n_steps; /* ProfilerStep#N, by start */
+    uint64_t window_start_ns, window_ns;
+    opscope_kineto_device_busy *devices; size_t n_devices; /* GPU busy/idle, by device id */
+    uint64_t cpu_top_ns;       /* top-level CPU op time in the window: per thread the union of
+                                  its cpu_op slices (nested ops count once), the busiest thread */
+    bool cpu_bound;            /* the busiest GPU idles over half the window while the busiest
+                                  CPU thread runs ops over half of it */
 } opscope_kineto_results;
 
 const opscope_kineto_results *opscope_kineto_get_results(const opscope_kineto_t *k);

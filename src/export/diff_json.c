@@ -1,5 +1,6 @@
 /* diff_json.c - `opscope diff --json`: the whole comparison as one JSON document. */
 #include "export/diff_report.h"
+#include "export/kineto_report.h"
 
 #include <math.h>
 #include <string.h>
@@ -59,6 +60,12 @@ static void side(opscope_out_t *w, const char *path, const opscope_diff_side_t *
     key_u64(w, "runs_dropped", t->runs_dropped);
     key_u64(w, "atoms_capped", t->atoms_capped);
     key_u64(w, "runs", t->inputs);
+    const opscope_kineto_t *k = opscope_diff_side_kineto(s);
+    if (t->trace && k) { /* per-step durations, GPU busy/idle, top-level CPU time */
+        opscope_out_str(w, ",\"cpu_side\":{");
+        opscope_kineto_write_cpu_side(w, opscope_kineto_get_results(k));
+        opscope_out_char(w, '}');
+    }
     opscope_out_char(w, '}');
 }
 

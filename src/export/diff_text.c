@@ -1,6 +1,7 @@
 /* diff_text.c - the console summary and the plain-text report of `opscope diff`. */
 #include "export/diff_report.h"
 #include "analyze/kernel_name.h"
+#include "util/sort.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -104,6 +105,55 @@ static void noise_line(opscope_out_t *w, const opscope_diff_t *d) {
     }
 }
 
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Traces: the CPU side of each run (docs/kineto.md): median step, GPU idle, top-level CPU
+ * time, and which run is CPU-bound (the answer to "why is the step only a little faster"). */
+static void cpu_side_rows(opscope_out_t *w, const opscope_diff_t *d) {
+    const opscope_kineto_results *r[2];
+    for (int i = 0; i < 2; i++) {
+        const opscope_diff_side_t *s = i ? opscope_diff_newer(d) : opscope_diff_base(d);
+        const opscope_kineto_t *k = opscope_diff_side_kineto(s);
+        r[i] = k && opscope_diff_side_totals(s)->trace ? opscope_kineto_get_results(k) : NULL;
+        if (!r[i] || !r[i]->window_ns) return;
+    }
+    double v[3][2];
+    for (int i = 0; i < 2; i++) {
+        uint64_t busy = 0;
+        for (size_t j = 0; j < r[i]->n_devices; j++)
+            if (r[i]->devices[j].busy_ns > busy) busy = r[i]->devices[j].busy_ns;
+        double step = 0;
+        if (r[i]->n_steps) { /* median step */
+            uint64_t *t = malloc(r[i]->n_steps * sizeof *t);
+            if (t) {
+                for (size_t j = 0; j < r[i]->n_steps; j++) t[j] = r[i]->steps[j].dur_ns;
+                opscope_sort(t, r[i]->n_steps, sizeof *t, cmp_u64);
+                step = (double)t[r[i]->n_steps / 2];
+                free(t);
+            }
+        }
+        v[0][i] = step;
+        v[1][i] = 100.0 * (double)(r[i]->window_ns - busy) / (double)r[i]->window_ns;
+        v[2][i] = 100.0 * (double)r[i]->cpu_top_ns / (double)r[i]->window_ns;
+    }
+    char a[32], b[32], c[32];
+    if (v[0][0] > 0 && v[0][1] > 0) {
+        opscope_fmt_time(a, sizeof a, v[0][0], false);
+        opscope_fmt_time(b, sizeof b, v[0][1], false);
+        opscope_fmt_time(c, sizeof c, v[0][1] - v[0][0], true);
+        opscope_out_printf(w, "  %-12s %14s %14s %14s %8.3fx\n", "Step (median)", a, b, c, v[0][1] / v[0][0]);
+    }
+    opscope_out_printf(w, "  %-12s %13.1f%% %13.1f%% %+13.1f%%\n", "GPU idle", v[1][0], v[1][1], v[1][1] - v[1][0]);
+    opscope_out_printf(w, "  %-12s %13.1f%% %13.1f%% %+13.1f%%  (top-level CPU op time of the window)\n",
+                       "CPU ops", v[2][0], v[2][1], v[2][1] - v[2][0]);
+    if (r[0]->cpu_bound || r[1]->cpu_bound)
+        opscope_out_printf(w, "  %s CPU-bound: its GPU idles over half the time while the CPU runs ops.\n",
+                           r[0]->cpu_bound && r[1]->cpu_bound ? "Both runs are" : r[0]->cpu_bound ? "BASE is" : "NEW is");
+}
+
 static void header(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff_report_opts *o) {
     const opscope_diff_side_t *sides[2] = {opscope_diff_base(d), opscope_diff_newer(d)};
     const char *paths[2] = {o->base_path, o->new_path};
@@ -186,6 +236,7 @@ static void header(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff
         else snprintf(r, sizeof r, "-");
         opscope_out_printf(w, "  %-12s %14s %14s %14s %9s\n", rows[i].label, a, b, c, r);
     }
+    cpu_side_rows(w, d);
     opscope_out_printf(w, "\n  Groups: %zu in both, %zu only in BASE, %zu only in NEW; %zu within "
                           "noise (~)",
                        sm->n_both, sm->n_only_base, sm->n_only_new, sm->n_not_significant);

@@ -106,6 +106,36 @@ static void devices(opscope_out_t *w, const opscope_kineto_info *in) {
     }
 }
 
+/* Steps, GPU busy/idle per device and top-level CPU time over the window; CPU-bound or not. */
+static void cpu_side_text(opscope_out_t *w, const opscope_kineto_results *r) {
+    if (!r->window_ns) return;
+    opscope_out_printf(w, "\nCPU side (%s: ", r->n_steps ? "the profiler steps" : "the GPU span");
+    ms(w, r->window_ns, 0);
+    opscope_out_str(w, " ms)\n");
+    if (r->n_steps) {
+        opscope_out_printf(w, "  steps %zu, ms each:", r->n_steps);
+        for (size_t i = 0; i < r->n_steps && i < 16; i++) {
+            opscope_out_char(w, ' ');
+            ms(w, r->steps[i].dur_ns, 0);
+        }
+        opscope_out_str(w, r->n_steps > 16 ? " ...\n" : "\n");
+    }
+    for (size_t i = 0; i < r->n_devices; i++) {
+        const opscope_kineto_device_busy *d = &r->devices[i];
+        opscope_out_printf(w, "  GPU %" PRId64 " busy ", d->device);
+        ms(w, d->busy_ns, 0);
+        opscope_out_str(w, " ms, idle ");
+        ms(w, d->idle_ns, 0);
+        opscope_out_printf(w, " ms (%.1f%%)\n", 100.0 * (double)d->idle_ns / (double)r->window_ns);
+    }
+    opscope_out_str(w, "  top-level CPU ops ");
+    ms(w, r->cpu_top_ns, 0);
+    opscope_out_printf(w, " ms (%.1f%% of the window, busiest thread)%s\n",
+                       100.0 * (double)r->cpu_top_ns / (double)r->window_ns,
+                       r->cpu_bound ? ": CPU-bound (the GPU idles over half the time while the "
+                                      "CPU runs ops)" : "");
+}
+
 void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
     const opscope_kineto_info *in = opscope_kineto_get_info(k);
     const opscope_kineto_results *r = opscope_kineto_get_results(k);
@@ -227,6 +257,8 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
         opscope_out_str(w, ")\n");
     }
 
+    cpu_side_text(w, r);
+
     uint64_t t0 = UINT64_MAX;
     for (size_t i = 0; i < r->n_streams; i++)
         if (r->streams[i].first_ns < t0) t0 = r->streams[i].first_ns;
@@ -278,6 +310,34 @@ static void ju(opscope_out_t *w, const char *k, uint64_t v) {
 static void ji(opscope_out_t *w, const char *k, int64_t v) {
     jkey(w, k, false);
     opscope_out_i64(w, v);
+}
+
+void opscope_kineto_write_cpu_side(opscope_out_t *w, const opscope_kineto_results *r) {
+    opscope_out_str(w, "\"steps\":[");
+    for (size_t i = 0; i < r->n_steps; i++) {
+        opscope_out_str(w, i ? ",{" : "{");
+        jkey(w, "number", true);
+        opscope_out_i64(w, r->steps[i].number);
+        ju(w, "start_ns", r->steps[i].start_ns);
+        ju(w, "dur_ns", r->steps[i].dur_ns);
+        opscope_out_char(w, '}');
+    }
+    opscope_out_char(w, ']');
+    ju(w, "window_start_ns", r->window_start_ns);
+    ju(w, "window_ns", r->window_ns);
+    opscope_out_str(w, ",\"gpu_busy\":[");
+    for (size_t i = 0; i < r->n_devices; i++) {
+        opscope_out_str(w, i ? ",{" : "{");
+        jkey(w, "device", true);
+        opscope_out_i64(w, r->devices[i].device);
+        ju(w, "busy_ns", r->devices[i].busy_ns);
+        ju(w, "idle_ns", r->devices[i].idle_ns);
+        opscope_out_char(w, '}');
+    }
+    opscope_out_char(w, ']');
+    ju(w, "cpu_top_level_ns", r->cpu_top_ns);
+    jkey(w, "cpu_bound", false);
+    opscope_out_str(w, r->cpu_bound ? "true" : "false");
 }
 
 static void jtop(opscope_out_t *w, const char *key, const opscope_kineto_agg *a, size_t n,
@@ -443,7 +503,9 @@ void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *
         ju(w, "overlapped", st->overlapped);
         opscope_out_char(w, '}');
     }
-    opscope_out_str(w, "],\n\"idle_gaps\":[");
+    opscope_out_str(w, "],\n");
+    opscope_kineto_write_cpu_side(w, r);
+    opscope_out_str(w, ",\n\"idle_gaps\":[");
     for (size_t i = 0; i < r->n_gaps; i++) {
         const opscope_kineto_gap *g = &r->gaps[i];
         opscope_out_str(w, i ? ",{" : "{");

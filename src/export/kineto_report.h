@@ -20,6 +20,11 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k);
  * written into an open object; nothing for a trace without Kineto content. */
 void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *k);
 
+/* The CPU side of finished results R as JSON members (no leading comma): "steps" (number,
+ * start_ns, dur_ns), "window_start_ns", "window_ns", "gpu_busy" (device, busy_ns, idle_ns),
+ * "cpu_top_level_ns", "cpu_bound". Used by the report's summary and by the diff's sides. */
+void opscope_kineto_write_cpu_side(opscope_out_t *w, const opscope_kineto_results *r);
+
 /*
  * The Kineto analysis of one `opscope report` run:
  *   s = opscope_kineto_session_begin();   before the read

@@ -908,6 +908,19 @@ def kineto_pairs(data, src):
         compare("recsys 2 steps vs 1 step by %s, per iteration" % ",".join(keys), doc,
                 r2.groups(set(keys), "CUDA"), r1.groups(set(keys), "CUDA"), units=(2, 1))
         check_totals("recsys per iteration", doc, r2, r1, units=(2, 1))
+    # each side carries its CPU side (steps, GPU busy/idle, top-level CPU time), the same as
+    # the report's (checked against Python by tests/kineto/check_kineto.py)
+    doc, _ = diff_json(k("recsys_sampled_rank0"), one, ["--min-share", "0"])
+    for sd, path in (("base", k("recsys_sampled_rank0")), ("new", one)):
+        rj = os.path.join(WORK, "cpu-side-%s.json" % sd)
+        subprocess.run([OPSCOPE, "report", "-q", "--json", rj, path], check=True)
+        want = json.load(open(rj))["summary"]["kineto"]
+        cs = doc[sd].get("cpu_side", {})
+        check(cs and all(cs[x] == want[x] for x in ("steps", "window_start_ns", "window_ns", "gpu_busy",
+                                                     "cpu_top_level_ns", "cpu_bound")),
+              "diff JSON %s cpu_side %s != report's" % (sd, str(cs)[:200]))
+    check(len(doc["base"]["cpu_side"]["steps"]) == 2 and len(doc["new"]["cpu_side"]["steps"]) == 1,
+          "per-step durations: 2 steps against 1")
     # --per token is refused on traces: exit 2, no output
     out = os.path.join(WORK, "never.json")
     p = run([k("recsys_sampled_rank0"), one, "--per", "token", "--json", out], expect=2)

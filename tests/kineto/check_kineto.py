@@ -259,6 +259,65 @@ def check_json_top(label, doc, path):
     check({k: got.get(k) for k in want} == want, f"{label}: json backend busy {got} != python union {want}")
 
 
+def union_len(iv):
+    iv = sorted(iv)
+    t, cs, ce = 0, None, None
+    for a, b in iv:
+        if ce is None or a > ce:
+            if ce is not None:
+                t += ce - cs
+            cs, ce = a, b
+        else:
+            ce = max(ce, b)
+    return t + (ce - cs if ce is not None else 0)
+
+
+def cpu_side(path):
+    """Profiler steps, the window (steps' span, else the GPU span), GPU busy per device over
+    it (kernels, memcpys, memsets), top-level CPU op time of the busiest thread, CPU-bound."""
+    steps, gpu, cpu = [], {}, {}
+    for e in slices(load(path)):
+        cat, name = e.get("cat"), str(e.get("name", ""))
+        a = ns(e.get("ts"))
+        b = a + max(ns(e.get("dur")), 0)
+        if cat == "user_annotation" and name.startswith("ProfilerStep#"):
+            num = name[13:]
+            steps.append((a, b - a, int(num) if num.isdigit() else -1))
+        elif (cat in GPU_OP or cat in GPU_COPY) and isinstance(e.get("pid"), int):
+            gpu.setdefault(e["pid"], []).append((a, b))
+        elif cat in CPU_OP:
+            cpu.setdefault((e.get("pid"), e.get("tid")), []).append((a, b))
+    steps.sort()
+    if steps:
+        ws, we = steps[0][0], max(a + d for a, d, _ in steps)
+    elif gpu:
+        ws = min(a for v in gpu.values() for a, _ in v)
+        we = max(b for v in gpu.values() for _, b in v)
+    else:
+        ws = we = 0
+    clip = lambda v: [(max(a, ws), min(b, we)) for a, b in v if min(b, we) > max(a, ws)]
+    busy = {d: union_len(clip(v)) for d, v in gpu.items()}
+    top = max([union_len(clip(v)) for v in cpu.values()] or [0])
+    w = we - ws
+    bound = bool(w and busy and 2 * max(busy.values()) < w and 2 * top > w)
+    return steps, ws, w, busy, top, bound
+
+
+def check_cpu_side(label, k, path):
+    steps, ws, w, busy, top, bound = cpu_side(path)
+    check([(x["start_ns"], x["dur_ns"], x["number"]) for x in k["steps"]] == steps,
+          f"{label}: json steps {k['steps'][:3]} != python {steps[:3]}")
+    check((k["window_start_ns"], k["window_ns"]) == (ws, w) or not busy,
+          f"{label}: json window {(k['window_start_ns'], k['window_ns'])} != python {(ws, w)}")
+    got = {d["device"]: d["busy_ns"] for d in k["gpu_busy"] if isinstance(d["device"], int)}
+    check({d: got.get(d) for d in busy} == busy and
+          all(d["busy_ns"] + d["idle_ns"] == w for d in k["gpu_busy"]),
+          f"{label}: json gpu_busy {k['gpu_busy']} != python {busy} over {w}")
+    check(k["cpu_top_level_ns"] == top or not busy,
+          f"{label}: json cpu_top_level_ns {k['cpu_top_level_ns']} != python {top}")
+    check(k["cpu_bound"] == bound or not busy, f"{label}: json cpu_bound {k['cpu_bound']} != {bound}")
+
+
 def check_json_kineto(label, k, path, link, dump_out):
     """summary.kineto of `opscope report --json` against Python's figures (counts, totals,
     links, streams) and against kineto_dump's (categories, phases, layers, top CPU ops)."""
@@ -454,6 +513,7 @@ def main():
                 check_json_top(os.path.basename(t), jdoc, t)
                 if check("kineto" in summ, f"{t}: no kineto object in the JSON summary"):
                     check_json_kineto(os.path.basename(t), summ["kineto"], t, link, out)
+                    check_cpu_side(os.path.basename(t), summ["kineto"], t)
                 got = {}
                 for o in summ["ops"]:  # copies are listed there too (type 1)
                     k = ("copy" if o["type"] == 1 else "op", clean(o["name"]))
