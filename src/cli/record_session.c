@@ -339,6 +339,67 @@ static void say_checkpoint(const proc_status *p, const opscope_rec_child *cmd, u
             p->program, p->pid, what, p->path, p->records);
 }
 
+/* Whether process PID carries VAR (NAME=VALUE, NUL-terminated) in its environment. */
+static bool has_env(long pid, const char *var, size_t len) {
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%ld/environ", pid);
+    FILE *f = fopen(p, "re");
+    if (!f) {
+        return false;
+    }
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    for (size_t i = 0; i + len <= n; i += strlen(buf + i) + 1) {
+        if (!memcmp(buf + i, var, len) && buf[i + len] == '\0') {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Processes the command started that still run and have said nothing (no status file: no
+ * graph computed yet, or ggml not even loaded, as `sh -c 'prog &'` leaves them): found by
+ * this run's OPSCOPE_RECORD_DIR in their environment, named, not waited for. Returns how
+ * many. */
+static size_t name_unseen(const opscope_rec_session_t *s) {
+    char var[PATH_MAX + 32];
+    int len = snprintf(var, sizeof var, "OPSCOPE_RECORD_DIR=%s", s->dir);
+    DIR *d = opendir("/proc");
+    size_t count = 0;
+    for (struct dirent *e; d && len > 0 && (size_t)len < sizeof var && (e = readdir(d));) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0 || pid == (long)getpid() || !alive(pid) || !has_env(pid, var, (size_t)len)) {
+            continue;
+        }
+        bool known = false;
+        for (size_t i = 0; i < s->n; i++) {
+            known |= s->procs[i].pid == pid;
+        }
+        if (known) {
+            continue;
+        }
+        char comm[64] = "?", p[64];
+        snprintf(p, sizeof p, "/proc/%ld/comm", pid);
+        FILE *f = fopen(p, "re");
+        if (f) {
+            if (fgets(comm, sizeof comm, f)) comm[strcspn(comm, "\n")] = '\0';
+            fclose(f);
+        }
+        fprintf(stderr, "opscope record: %s (pid %ld), started by the command, is still running; if it computes "
+                        "ggml graphs, it writes its profile when it ends, to %s or %s.%ld (record does not wait "
+                        "for it)\n", comm, pid, s->outpath[0] ? s->outpath : "stderr",
+                s->outpath[0] ? s->outpath : "stderr", pid);
+        count++;
+    }
+    if (d) {
+        closedir(d);
+    }
+    return count;
+}
+
 int opscope_rec_session_report(opscope_rec_session_t *s, const opscope_rec_child *cmd) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -393,7 +454,10 @@ int opscope_rec_session_report(opscope_rec_session_t *s, const opscope_rec_child
     if (s->outpath[0]) {
         other_files(s);
     }
-    if (s->n == 0) {
+    size_t left = name_unseen(s);
+    if (s->n == 0 && left) {
+        fprintf(stderr, "opscope record: no profile written yet\n");
+    } else if (s->n == 0) {
         fprintf(stderr, "opscope record: no profile written (no ggml graph was computed)\n");
     } else if (profiles == 0 && !failed) {
         fprintf(stderr, "opscope record: no profile written\n");

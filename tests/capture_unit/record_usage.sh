@@ -118,4 +118,12 @@ wait $pid
 check "the first record goes on" 0 $?
 OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o same.json -- true 2>/dev/null
 check "once it ended, the output is free again" 0 $?
+# A descendant the command leaves running (sh -c 'prog &'): named, never "no graph was computed".
+OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o bg.json -- \
+    env -u LD_PRELOAD sh -c 'sleep 3 >/dev/null 2>&1 &' 2>"$WORK/err.txt"
+check "record of a command that leaves a process running exits 0" 0 $?
+grep -q "sleep (pid [0-9]*), started by the command, is still running" "$WORK/err.txt"
+check "the process still running is named" 0 $?
+grep -q "no ggml graph was computed" "$WORK/err.txt"
+check "and record does not say that no graph was computed" 1 $?
 exit $fail
