@@ -106,7 +106,7 @@ check "SIGABRT to record is passed on to the command" 3 $?
 OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o same.json -- env -u LD_PRELOAD sleep 2 \
     2>/dev/null &
 pid=$!
-sleep 0.3
+for _ in $(seq 1 200); do grep -qx "$pid" .same.json.opscope-lock 2>/dev/null && break; sleep 0.05; done
 rm -f ran.txt
 OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o same.json -- sh -c 'echo ran > ran.txt' \
     2>"$WORK/err.txt"
