@@ -1021,3 +1021,10 @@ void opscope_kineto_gpu_get(const opscope_kineto_t *k, size_t i, opscope_kineto_
     out->layer = g->layer;
     out->phase = g->phase;
 }
+
+size_t opscope_kineto_n_cpu_ops(const opscope_kineto_t *k) { return k->cpu.n; }
+
+void opscope_kineto_cpu_op_get(const opscope_kineto_t *k, size_t i, opscope_kineto_cpu_op *out) {
+    const iv_t *c = &k->cpu.v[i];
+    *out = (opscope_kineto_cpu_op){c->thread, c->name, c->start, c->end};
+}

@@ -183,6 +183,15 @@ size_t opscope_kineto_n_gpu(const opscope_kineto_t *k);
 /* Activity I (0 <= I < opscope_kineto_n_gpu). */
 void opscope_kineto_gpu_get(const opscope_kineto_t *k, size_t i, opscope_kineto_gpu_info *out);
 
+/* The CPU ops kept (after finish: by thread, then start), for exports that keep the CPU
+ * side of a trace. THREAD is the reader's dense (pid, tid) index; NAME a name id. */
+typedef struct opscope_kineto_cpu_op {
+    uint32_t thread, name;
+    int64_t start_ns, end_ns;
+} opscope_kineto_cpu_op;
+size_t opscope_kineto_n_cpu_ops(const opscope_kineto_t *k);
+void opscope_kineto_cpu_op_get(const opscope_kineto_t *k, size_t i, opscope_kineto_cpu_op *out);
+
 /* The string table (for name ids in results). */
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k);
 /* The same table, writable (for the reader that interns into it). */

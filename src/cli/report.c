@@ -183,9 +183,15 @@ static void set_nomem(opscope_error *err) {
     err->msg = "out of memory";
 }
 
+/* The Kineto analysis of this run (filled during the read when the input is a trace). */
+static opscope_kineto_session *g_kineto;
+
 static int chrome_finish(exporter *e, const opscope_stats_t *stats, opscope_error *err) {
     (void)stats;
-    if (opscope_chrome_finish(e->impl)) return set_nomem(err), -1;
+    /* a trace keeps its CPU side (cpu_op slices, profiler steps) beside the GPU records */
+    if (opscope_chrome_add_kineto_cpu(e->impl, opscope_kineto_session_get(g_kineto)) ||
+        opscope_chrome_finish(e->impl))
+        return set_nomem(err), -1;
     return 0;
 }
 static void chrome_release(exporter *e, bool discard) {
@@ -193,8 +199,6 @@ static void chrome_release(exporter *e, bool discard) {
     opscope_chrome_free(e->impl);
 }
 
-/* The Kineto analysis of this run (filled during the read when the input is a trace). */
-static opscope_kineto_session *g_kineto;
 static opscope_rpc_t *g_rpc; /* the RPC calls of a merged profile (opscope merge) */
 static opscope_graphs_t *g_graphs; /* per graph aggregates and their groups by batch */
 

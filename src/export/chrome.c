@@ -26,6 +26,9 @@ struct opscope_chrome {
     bool started, oom;
     const char *track_word; /* "split" for ggml profiles, "stream" for GPU traces */
     uint64_t n_events;
+    bool has_cpu;           /* a trace's CPU side was added: process cpu_pid, tids 0..cpu_threads */
+    long cpu_pid;
+    uint32_t cpu_threads;
 };
 
 opscope_chrome_t *opscope_chrome_new(opscope_out_t *out) {
@@ -247,6 +250,50 @@ static void meta_event(opscope_chrome_t *c, const char *what, long pid, long tid
     opscope_out_str(w, ",\"args\":{");
 }
 
+int opscope_chrome_add_kineto_cpu(opscope_chrome_t *c, const opscope_kineto_t *k) {
+    size_t n = k ? opscope_kineto_n_cpu_ops(k) : 0;
+    const opscope_kineto_results *r = k ? opscope_kineto_get_results(k) : NULL;
+    if (!n && (!r || !r->n_steps)) return 0;
+    opscope_out_t *w = c->out;
+    start(c);
+    const opscope_strtab_t *names = opscope_kineto_names(k);
+    c->cpu_pid = (long)c->n_procs; /* after the backends' processes */
+    uint32_t max_thread = 0;
+    for (size_t i = 0; i < n; i++) {
+        opscope_kineto_cpu_op op;
+        opscope_kineto_cpu_op_get(k, i, &op);
+        if (op.thread > max_thread) max_thread = op.thread;
+        if (c->n_events++) opscope_out_char(w, ',');
+        opscope_out_str(w, "\n{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":");
+        const char *nm = opscope_strtab_get(names, op.name);
+        opscope_out_json_str(w, nm ? nm : "");
+        opscope_out_str(w, ",\"pid\":");
+        opscope_out_u64(w, (uint64_t)c->cpu_pid);
+        opscope_out_str(w, ",\"tid\":");
+        opscope_out_u64(w, (uint64_t)op.thread + 1);
+        opscope_out_str(w, ",\"ts\":");
+        opscope_out_ns_as_us(w, op.start_ns > 0 ? (uint64_t)op.start_ns : 0);
+        opscope_out_str(w, ",\"dur\":");
+        opscope_out_ns_as_us(w, op.end_ns > op.start_ns ? (uint64_t)(op.end_ns - op.start_ns) : 0);
+        opscope_out_str(w, "}");
+    }
+    c->cpu_threads = n ? max_thread + 1 : 0;
+    for (size_t i = 0; r && i < r->n_steps; i++) { /* tid 0: the profiler steps */
+        if (c->n_events++) opscope_out_char(w, ',');
+        opscope_out_str(w, "\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#");
+        opscope_out_i64(w, r->steps[i].number);
+        opscope_out_str(w, "\",\"pid\":");
+        opscope_out_u64(w, (uint64_t)c->cpu_pid);
+        opscope_out_str(w, ",\"tid\":0,\"ts\":");
+        opscope_out_ns_as_us(w, r->steps[i].start_ns);
+        opscope_out_str(w, ",\"dur\":");
+        opscope_out_ns_as_us(w, r->steps[i].dur_ns);
+        opscope_out_str(w, "}");
+    }
+    c->has_cpu = true;
+    return 0;
+}
+
 int opscope_chrome_finish(opscope_chrome_t *c) {
     opscope_out_t *w = c->out;
     start(c);
@@ -298,6 +345,18 @@ int opscope_chrome_finish(opscope_chrome_t *c) {
         opscope_out_str(w, "\"sort_index\":");
         opscope_out_i64(w, order);
         opscope_out_str(w, "}}");
+    }
+    if (c->has_cpu) {
+        meta_event(c, "process_name", c->cpu_pid, -1);
+        opscope_out_str(w, "\"name\":\"CPU (the trace's threads: cpu_op slices, profiler steps)\"}}");
+        meta_event(c, "process_sort_index", c->cpu_pid, -1);
+        opscope_out_str(w, "\"sort_index\":-1}}"); /* above the devices, as in the input */
+        meta_event(c, "thread_name", c->cpu_pid, 0);
+        opscope_out_str(w, "\"name\":\"profiler steps\"}}");
+        for (uint32_t t = 0; t < c->cpu_threads; t++) {
+            meta_event(c, "thread_name", c->cpu_pid, (long)t + 1);
+            opscope_out_printf(w, "\"name\":\"thread %u\"}}", (unsigned)t);
+        }
     }
     opscope_out_str(w, "\n]}\n");
     return c->oom ? -1 : 0;

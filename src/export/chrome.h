@@ -16,6 +16,7 @@
 #define OPSCOPE_CHROME_H
 
 #include "opscope.h"
+#include "analyze/kineto.h"
 #include "util/out.h"
 
 typedef struct opscope_chrome opscope_chrome_t;
@@ -25,6 +26,12 @@ opscope_chrome_t *opscope_chrome_new(opscope_out_t *out);
 void opscope_chrome_free(opscope_chrome_t *c);
 
 opscope_sink opscope_chrome_sink(opscope_chrome_t *c);
+
+/* A Kineto trace's CPU side from its finished analysis K: every cpu_op slice (one thread per
+ * CPU thread of the trace, in a "CPU" process after the backends) and the profiler steps (a
+ * "steps" thread). Call before opscope_chrome_finish; K NULL or without CPU ops: nothing.
+ * Returns 0, or -1 when out of memory. */
+int opscope_chrome_add_kineto_cpu(opscope_chrome_t *c, const opscope_kineto_t *k);
 
 /* Writes the metadata events and closes the JSON. Returns 0, or -1 when out of memory
  * (write errors surface in opscope_out_commit). */

@@ -511,6 +511,22 @@ def main():
                     jdoc = json.load(f)
                 summ = jdoc["summary"]
                 check_json_top(os.path.basename(t), jdoc, t)
+            # the Chrome export keeps the CPU side: every cpu_op slice, the profiler steps
+            cp = os.path.abspath(os.path.basename(t).removesuffix(".gz") + ".chrome.json")
+            p = subprocess.run([opscope, "report", "-q", "--chrome-trace", cp, t], capture_output=True, text=True)
+            if check(p.returncode == 0, f"{t}: opscope report --chrome-trace exit {p.returncode}"):
+                with open(cp) as f:
+                    ce = json.load(f)["traceEvents"]
+                sl = list(slices(load(t)))
+                want = (sum(1 for e in sl if e.get("cat") in CPU_OP),
+                        sum(1 for e in sl if e.get("cat") == "user_annotation" and
+                            str(e.get("name", "")).startswith("ProfilerStep#")))
+                got = (sum(1 for e in ce if e.get("cat") == "cpu_op"),
+                       sum(1 for e in ce if e.get("cat") == "user_annotation"))
+                check(got == want, f"{t}: chrome export cpu_op slices and steps {got} != input's {want}")
+                ops_in = sorted((ns(e.get("ts")), str(e.get("name"))) for e in sl if e.get("cat") in CPU_OP)
+                ops_out = sorted((ns(e.get("ts")), e.get("name")) for e in ce if e.get("cat") == "cpu_op")
+                check(ops_in == ops_out, f"{t}: chrome export cpu_op names/starts differ from the input's")
                 if check("kineto" in summ, f"{t}: no kineto object in the JSON summary"):
                     check_json_kineto(os.path.basename(t), summ["kineto"], t, link, out)
                     check_cpu_side(os.path.basename(t), summ["kineto"], t)
