@@ -3,6 +3,7 @@
 #include "util/sort.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_iv(const void *a, const void *b) {
     const opscope_busy_iv *x = a, *y = b;
@@ -25,7 +26,27 @@ static void compact(opscope_busy *b) {
     b->unsorted = false;
 }
 
+void opscope_busy_keep_all(opscope_busy *b) {
+    b->keep_all = true;
+}
+
+/* Folds the oldest intervals into sealed_ns, keeping half a window (IV sorted, disjoint). */
+static void seal(opscope_busy *b) {
+    size_t k = b->n - OPSCOPE_BUSY_WINDOW / 2;
+    for (size_t i = 0; i < k; i++) b->sealed_ns += b->iv[i].end - b->iv[i].start;
+    b->watermark = b->iv[k - 1].end;
+    memmove(b->iv, b->iv + k, (b->n - k) * sizeof *b->iv);
+    b->n -= k;
+}
+
 int opscope_busy_add(opscope_busy *b, uint64_t start, uint64_t end) {
+    if (start < b->watermark) {
+        /* late: the sealed part is a sum, so only what lies after it can be merged */
+        b->n_late++;
+        b->n_unsorted++;
+        if (end <= b->watermark) return 0;
+        start = b->watermark;
+    }
     if (b->n) {
         opscope_busy_iv *last = &b->iv[b->n - 1];
         if (start >= last->start && start <= last->end) {
@@ -35,7 +56,8 @@ int opscope_busy_add(opscope_busy *b, uint64_t start, uint64_t end) {
     }
     if (b->n == b->cap) {
         compact(b);
-        /* grow unless merging freed at least half */
+        if (!b->keep_all && b->n >= OPSCOPE_BUSY_WINDOW) seal(b);
+        /* grow unless merging (or sealing) freed at least half */
         if (b->cap == 0 || b->n * 2 > b->cap) {
             size_t nc = b->cap ? b->cap * 2 : 64;
             opscope_busy_iv *nv = realloc(b->iv, nc * sizeof *nv);
@@ -54,7 +76,7 @@ int opscope_busy_add(opscope_busy *b, uint64_t start, uint64_t end) {
 
 uint64_t opscope_busy_total(opscope_busy *b) {
     compact(b);
-    uint64_t t = 0;
+    uint64_t t = b->sealed_ns;
     for (size_t i = 0; i < b->n; i++) t += b->iv[i].end - b->iv[i].start;
     return t;
 }

@@ -46,6 +46,7 @@ struct opscope_stats {
     uint64_t seq;
     opscope_totals totals;
     opscope_meta meta;
+    bool busy_keep_all; /* a trace: streams come one after another (busy.h) */
     bool finished;
     /* results */
     const opscope_op_stats **sorted_ops, **sorted_shapes, **ineff;
@@ -378,6 +379,7 @@ static opscope_backend_stats *backend_slot(opscope_stats_t *s, int32_t id) {
     b->backend_id = id;
     b->name = "";
     b->device = "";
+    if (s->busy_keep_all) opscope_busy_keep_all(&b->busy);
     s->last_backend = s->n_backends++;
     return b;
 }
@@ -529,6 +531,11 @@ int opscope_stats_set_meta(opscope_stats_t *s, const opscope_meta *m) {
     if (!p) return -1;
     s->meta = *m;
     s->meta.profiler = p;
+    /* the trace readers announce themselves before their first record */
+    if (strcmp(p, "kineto") == 0 || strcmp(p, "chrome") == 0) {
+        s->busy_keep_all = true;
+        for (size_t i = 0; i < s->n_backends; i++) opscope_busy_keep_all(&s->backends[i].busy);
+    }
     return 0;
 }
 

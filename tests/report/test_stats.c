@@ -2,6 +2,7 @@
  * inefficiency, copies by direction, per-shape groups, backends. */
 #include "opscope.h"
 #include "analyze/stats.h"
+#include "analyze/busy.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -312,4 +313,55 @@ static int test_sampled(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_sampled), TEST(test_groups), TEST(test_busy_overlap), TEST(test_busy_streams), TEST(test_by_shape), TEST(test_bounded), TEST(test_empty))
+/* The busy window: 200000 time-ordered ops of 7 ns, 10 ns apart (a gap after each), sum to
+ * 1400000 ns and never hold more than a window of intervals; a late interval inside the
+ * sealed part is counted late and left out, one reaching past it adds only that part. In keep
+ * mode, the same ops given stream-style (odd ones after all the even ones) stay exact. */
+static int test_busy_window(void) {
+    opscope_busy b = {0};
+    for (uint64_t i = 0; i < 200000; i++) ASSERT_EQ_INT(opscope_busy_add(&b, 10 * i, 10 * i + 7), 0);
+    ASSERT_TRUE(b.cap <= OPSCOPE_BUSY_WINDOW);
+    ASSERT_EQ_U64(b.n_late, 0);
+    ASSERT_EQ_U64(opscope_busy_total(&b), 1400000);
+    ASSERT_EQ_INT(opscope_busy_add(&b, 15, 17), 0);
+    ASSERT_EQ_U64(b.n_late, 1);
+    ASSERT_EQ_U64(opscope_busy_total(&b), 1400000);
+    uint64_t w = b.watermark;
+    ASSERT_TRUE(w > 0);
+    ASSERT_EQ_INT(opscope_busy_add(&b, w - 1, w + 2), 0); /* [w, w+2) lies in a gap after w */
+    ASSERT_EQ_U64(b.n_late, 2);
+    ASSERT_EQ_U64(opscope_busy_total(&b), 1400002);
+    opscope_busy_free(&b);
+
+    opscope_busy k = {0};
+    opscope_busy_keep_all(&k);
+    for (int pass = 0; pass < 2; pass++)
+        for (uint64_t i = (uint64_t)pass; i < 200000; i += 2) ASSERT_EQ_INT(opscope_busy_add(&k, 10 * i, 10 * i + 7), 0);
+    ASSERT_EQ_U64(k.n_late, 0);
+    ASSERT_EQ_U64(opscope_busy_total(&k), 1400000);
+    opscope_busy_free(&k);
+    return 0;
+}
+
+/* A trace (meta profiler "kineto") keeps every interval: 100000 + 100000 stream-style ops on
+ * one backend, the second stream overlapping the first by 3 ns each: union computed by hand. */
+static int test_busy_trace_meta(void) {
+    opscope_stats_t *s = opscope_stats_new(NULL);
+    ASSERT_NOT_NULL(s);
+    opscope_meta m = {.profiler = "kineto"};
+    ASSERT_EQ_INT(opscope_stats_set_meta(s, &m), 0);
+    for (int stream = 0; stream < 2; stream++)
+        for (uint64_t i = 0; i < 100000; i++) {
+            opscope_record r = rec(OPSCOPE_RECORD_OP, "k", 1, 20 * i + (uint64_t)stream * 4, 7, 0, 64);
+            ASSERT_EQ_INT(opscope_stats_add(s, &r), 0);
+        }
+    ASSERT_EQ_INT(opscope_stats_finish(s), 0);
+    const opscope_backend_stats *b = opscope_stats_backend_by_id(s, 1);
+    ASSERT_NOT_NULL(b);
+    /* [20i, 20i+7) and [20i+4, 20i+11): union 11 ns each */
+    ASSERT_EQ_U64(b->busy_ns, 1100000);
+    opscope_stats_free(s);
+    return 0;
+}
+
+TEST_MAIN(TEST(test_sampled), TEST(test_groups), TEST(test_busy_overlap), TEST(test_busy_streams), TEST(test_busy_window), TEST(test_busy_trace_meta), TEST(test_by_shape), TEST(test_bounded), TEST(test_empty))
