@@ -61,6 +61,10 @@ void opscope_rec_unlock(void);
  * signal without one here); NULL (and *SIG NULL) when STATUS is no death by a signal. */
 const char *opscope_rec_end_how(int status, const char **sig);
 
+/* Starts a fresh line on stderr when the command left its last line unfinished there (a
+ * file: its last byte; a terminal or a pipe cannot be asked). */
+void opscope_rec_fresh_line(void);
+
 /* ---- record_session.c ---- */
 
 typedef struct opscope_rec_session opscope_rec_session_t;

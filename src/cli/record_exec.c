@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -187,12 +188,32 @@ static bool should_forward(const siginfo_t *si, pid_t child) {
     return true;
 }
 
+void opscope_rec_fresh_line(void) {
+    /* stderr a file (a log): its last byte tells. A terminal or a pipe cannot be asked. */
+    struct stat st;
+    if (fstat(STDERR_FILENO, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+        return;
+    }
+    int fd = open("/proc/self/fd/2", O_RDONLY | O_CLOEXEC);
+    char c = '\n';
+    if (fd >= 0) {
+        if (pread(fd, &c, 1, st.st_size - 1) != 1) {
+            c = '\n';
+        }
+        close(fd);
+    }
+    if (c != '\n') {
+        fputc('\n', stderr);
+    }
+}
+
 /* Once per signal: it came to us while whoever started us had it ignored. */
 static void say_ignored(int sig) {
     for (size_t i = 0; i < N_FORWARDED; i++) {
         if (k_forwarded[i] == sig && g_ignored[i] && !g_ign_said[i]) {
             g_ign_said[i] = true;
-            fprintf(stderr, "\nopscope record: %s came in ignored (record was started with it ignored, as a "
+            opscope_rec_fresh_line();
+            fprintf(stderr, "opscope record: %s came in ignored (record was started with it ignored, as a "
                             "script's background job is); passed on to the command, which inherited it ignored "
                             "and stops on it only if it handles it, as without record\n",
                     sig == SIGINT ? "SIGINT" : sig == SIGQUIT ? "SIGQUIT" : sig == SIGHUP ? "SIGHUP" : "a signal");

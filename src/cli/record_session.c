@@ -406,6 +406,7 @@ int opscope_rec_session_report(opscope_rec_session_t *s, const opscope_rec_child
     unsigned long long died_ns = (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec;
     bool signaled = WIFSIGNALED(cmd->status);
     wait_for_writers(s, signaled);
+    opscope_rec_fresh_line(); /* our lines never glued to the command's unfinished one */
     load(s);
     if (s->n > 1) {
         opscope_sort(s->procs, s->n, sizeof *s->procs, by_start);

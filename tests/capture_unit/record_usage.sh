@@ -126,4 +126,9 @@ grep -q "sleep (pid [0-9]*), started by the command, is still running" "$WORK/er
 check "the process still running is named" 0 $?
 grep -q "no ggml graph was computed" "$WORK/err.txt"
 check "and record does not say that no graph was computed" 1 $?
+# Our lines start on a fresh line, also after the command's unfinished last line.
+OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o nl.json -- \
+    env -u LD_PRELOAD sh -c 'printf "partial line" >&2' 2>"$WORK/err.txt"
+grep -qx "partial line" "$WORK/err.txt" && grep -q "^opscope record: " "$WORK/err.txt"
+check "record's line starts after the command's unfinished one" 0 $?
 exit $fail
