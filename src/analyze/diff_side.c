@@ -91,7 +91,7 @@ typedef struct dop {
     uint32_t name_len, name_id, sub_id, extra_id, in_cat_id, cat_id; /* ids + 1; 0 = none */
     opscope_record_type type;
     bool cat_per_record; /* FLASH_ATTN_EXT without an input category: prefill or decode */
-    bool is_mul_mat;
+    bool is_mul_mat, is_flash;
     int32_t n_fused;
     uint64_t count, total_ns;
 } dop;
@@ -350,6 +350,7 @@ static long op_find(opscope_diff_side_t *s, const opscope_record *rec) {
     o->extra = extra_id ? opscope_strtab_get(s->strings, extra_id - 1) : NULL;
     o->type = rec->type;
     o->is_mul_mat = rec->type == OPSCOPE_RECORD_OP && !strcmp(rname, "MUL_MAT");
+    o->is_flash = rec->type == OPSCOPE_RECORD_OP && !strcmp(rname, "FLASH_ATTN_EXT");
     o->cat_per_record = !rec->category && rec->type == OPSCOPE_RECORD_OP &&
                         !strcmp(rname, "FLASH_ATTN_EXT");
     const char *cat = opscope_record_category(rec);
@@ -497,11 +498,29 @@ static void gstrata_add(opscope_diff_side_t *s, uint64_t tokens, uint64_t sum) {
     opscope_moments_add(&s->gstrata[i].m, sum);
 }
 
+/* The current graph's phase is PH: counted once per graph, given to its pending records. */
+static int graph_phase_set(opscope_diff_side_t *s, uint8_t ph) {
+    s->g_phase = ph;
+    ring_ent *e = ring_find(s, s->g_id);
+    if (e) e->phase = ph;
+    if (s->g_new && ph == OPSCOPE_KINETO_PHASE_PREFILL) s->totals.prefill_graphs++;
+    if (s->g_new && ph == OPSCOPE_KINETO_PHASE_DECODE) s->totals.decode_graphs++;
+    return pending_flush(s, ph);
+}
+
+/* The current graph ends without attention deciding its phase: its first MUL_MAT's tokens
+ * do (more than one: prefill), none: none. */
+static int graph_leave(opscope_diff_side_t *s) {
+    if (!s->g_valid || s->g_phase != PHASE_UNKNOWN) return 0;
+    ring_ent *e = ring_find(s, s->g_id);
+    uint64_t t = e ? e->tokens : 0;
+    return graph_phase_set(s, t > 1 ? OPSCOPE_KINETO_PHASE_PREFILL
+                              : t == 1 ? OPSCOPE_KINETO_PHASE_DECODE : OPSCOPE_KINETO_PHASE_NONE);
+}
+
 /* The record's graph becomes the current one. Returns 0 or -1 (no memory). */
 static int graph_switch(opscope_diff_side_t *s, int64_t id) {
-    if (s->g_valid && s->g_phase == PHASE_UNKNOWN &&
-        pending_flush(s, OPSCOPE_KINETO_PHASE_NONE))
-        return -1;
+    if (graph_leave(s)) return -1;
     ring_ent *e = ring_find(s, id);
     s->g_valid = true;
     s->g_id = id;
@@ -523,22 +542,14 @@ static int graph_switch(opscope_diff_side_t *s, int64_t id) {
     return 0;
 }
 
-static int graph_phase_found(opscope_diff_side_t *s, const opscope_record *rec) {
+/* The graph's first MUL_MAT: its rows are the graph's tokens (all sequences together). */
+static void graph_tokens_found(opscope_diff_side_t *s, const opscope_record *rec) {
     int64_t t = rec->ne_src[1][1];
     if (t < 1) t = 1;
-    uint8_t ph = t > 1 ? OPSCOPE_KINETO_PHASE_PREFILL : OPSCOPE_KINETO_PHASE_DECODE;
-    s->g_phase = ph;
     ring_ent *e = ring_find(s, s->g_id);
-    if (e) {
-        e->phase = ph;
-        e->tokens = (uint64_t)t;
-    }
-    if (s->g_new) {
-        s->totals.tokens += (uint64_t)t;
-        if (ph == OPSCOPE_KINETO_PHASE_PREFILL) s->totals.prefill_graphs++;
-        else s->totals.decode_graphs++;
-    }
-    return pending_flush(s, ph);
+    if (!e || e->tokens) return;
+    e->tokens = (uint64_t)t;
+    if (s->g_new) s->totals.tokens += (uint64_t)t;
 }
 
 /* Layer of a ggml tensor name: "attn_norm-3" and "cache_k_l3" give 3. A name ggml made up
@@ -761,9 +772,14 @@ static int side_record(void *ud, const opscope_record *rec) {
     bool graph = (rec->has & OPSCOPE_HAS_GRAPH) && !rec->category;
     if (graph && (!s->g_valid || rec->graph_id != s->g_id) && graph_switch(s, rec->graph_id))
         return -1;
-    if (graph && s->g_phase == PHASE_UNKNOWN && o->is_mul_mat && rec->n_src >= 2) {
-        /* pending records get this graph's phase before this record is added */
-        if (graph_phase_found(s, rec)) return -1;
+    if (graph && o->is_mul_mat && rec->n_src >= 2) graph_tokens_found(s, rec);
+    if (graph && s->g_phase == PHASE_UNKNOWN && o->is_flash && rec->n_src >= 1) {
+        /* the attention's queries per sequence (ne[1]; sequences in ne[3]): one is a decode
+         * step, however many sequences a server decodes at once. Pending records get the
+         * phase before this record is added. */
+        if (graph_phase_set(s, rec->ne_src[0][1] > 1 ? OPSCOPE_KINETO_PHASE_PREFILL
+                                                      : OPSCOPE_KINETO_PHASE_DECODE))
+            return -1;
     }
     if (graph && rec->type == OPSCOPE_RECORD_OP && runs_add(s, rec, o)) return -1;
     if (graph) s->g_ent->sum += d;
@@ -834,9 +850,7 @@ static int side_record(void *ud, const opscope_record *rec) {
 static int side_end(void *ud) {
     opscope_diff_side_t *s = ud;
     if (s->pend_valid && pending_resolve(s)) return -1;
-    if (s->g_valid && s->g_phase == PHASE_UNKNOWN && (s->keys & OPSCOPE_DIFF_KEY_PHASE) &&
-        pending_flush(s, OPSCOPE_KINETO_PHASE_NONE))
-        return -1;
+    if (graph_leave(s)) return -1;
     s->g_valid = false;
     for (size_t i = 0; i < s->n_groups; i++) group_graph_flush(&s->groups[i]);
     for (size_t i = 0; i < GRAPH_RING; i++)

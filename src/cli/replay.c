@@ -247,8 +247,11 @@ static void print_console(const replay *r) {
             r->a->input, n_lines, opscope_ops_export_records_exported(r->x),
             opscope_ops_export_records(r->x), r->a->mode);
     for (int b = 0; b < r->n_b; b++) fprintf(f, " %s", r->backends[b]);
-    fprintf(f, "\n\n  %4s %-34s %-9s %7s %11s %11s", "line", "op", "ran on", "count", "model mean",
-            "median us");
+    /* whose time each column is: the profile's calls, or test-backend-ops's runs */
+    fprintf(f, "\n  model mean us, model median us: the op's calls in the profile; BACKEND us: "
+               "test-backend-ops's time per run in isolation\n");
+    fprintf(f, "\n  %4s %-34s %-9s %7s %11s %11s", "line", "op", "ran on", "count", "model mean",
+            "model med");
     for (int b = 0; b < r->n_b; b++) {
         char h[40];
         snprintf(h, sizeof h, "%s us", r->backends[b]);

@@ -118,25 +118,27 @@ class GgmlRun:
         self.backends = {b["id"]: b.get("name", "unknown") for b in p.get("backends", [])}
         self.recs = p["records"]
         self.graphs, self.tokens, self.prefill, self.decode = 0, 0, 0, 0
-        gphase, gtok, seen = {}, {}, []
-        for r in self.recs:  # the token count and phase of a graph: its first MUL_MAT
-            g = r.get("graph_id")
+        gq, gtok, seen = {}, {}, []
+        for r in self.recs:  # a graph's tokens: its first MUL_MAT; its phase: its attention's
+            g = r.get("graph_id")  # queries per sequence (else the tokens)
             if g is None:
                 continue
             if g not in gtok:
-                gtok[g] = None
+                gtok[g] = gq[g] = None
                 seen.append(g)
             if gtok[g] is None and r.get("type", 0) == 0 and r["name"] == "MUL_MAT" and r.get("n_src", 0) >= 2:
                 gtok[g] = max(1, int(r["ne_src"][1][1]))
+            if gq[g] is None and r.get("type", 0) == 0 and r["name"] == "FLASH_ATTN_EXT" and r.get("n_src", 0) >= 1:
+                gq[g] = int(r["ne_src"][0][1])
         self.graphs = len(seen)
+        self.gphase = {}
         for g in seen:
             if gtok[g] is not None:
                 self.tokens += gtok[g]
-                if gtok[g] > 1:
-                    self.prefill += 1
-                else:
-                    self.decode += 1
-        self.gphase = {g: ("none" if t is None else "prefill" if t > 1 else "decode") for g, t in gtok.items()}
+            q = gq[g] if gq[g] is not None else gtok[g]
+            self.gphase[g] = "none" if q is None else "prefill" if q > 1 else "decode"
+            self.prefill += self.gphase[g] == "prefill"
+            self.decode += self.gphase[g] == "decode"
         self.layer = []
         cur, carry = None, None
         for r in self.recs:

@@ -308,6 +308,40 @@ static int test_fused_vocabulary(void) {
     return 0;
 }
 
+/* llama-server decoding 4 sequences at once: the first MUL_MAT multiplies 4 rows, the
+ * attention's queries are 1 token in each of 4 sequences (ne [32, 1, 8, 4], as captured):
+ * a decode step (issue 25: counted as prefill). A prompt of 26 tokens in 4 sequences is
+ * prefill; a graph without attention falls back to its MUL_MAT's rows. */
+static int test_phase_per_sequence(void) {
+    opscope_diff_side_t *s = opscope_diff_side_new(OPSCOPE_DIFF_KEY_PHASE);
+    opscope_sink k = opscope_diff_side_sink(s);
+    const int64_t q[3] = {26, 1, 0}, rows[3] = {104, 4, 3};
+    for (int g = 0; g < 3; g++) {
+        opscope_record m = rec("MUL_MAT", "Qcur-0", g, (uint64_t)(100 * g), 10, rows[g], NULL, 1);
+        ASSERT_EQ_INT(k.on_record(k.ud, &m), 0);
+        if (q[g]) {
+            opscope_record f = rec("FLASH_ATTN_EXT", "__fattn__-0", g, (uint64_t)(100 * g + 20), 10, 1, NULL, 1);
+            f.ne_src[0][0] = 32;
+            f.ne_src[0][1] = q[g];
+            f.ne_src[0][2] = 8;
+            f.ne_src[0][3] = 4;
+            ASSERT_EQ_INT(k.on_record(k.ud, &f), 0);
+        }
+    }
+    ASSERT_EQ_INT(k.on_end(k.ud), 0);
+    ASSERT_EQ_INT(opscope_diff_side_finish(s, false), 0);
+    const opscope_diff_totals *t = opscope_diff_side_totals(s);
+    ASSERT_EQ_U64(t->graphs, 3);
+    ASSERT_EQ_U64(t->prefill_graphs, 2); /* the prompt, and 3 rows without attention */
+    ASSERT_EQ_U64(t->decode_graphs, 1);
+    ASSERT_EQ_U64(t->tokens, 104 + 4 + 3);
+    const opscope_diff_group *d = find(s, "decode");
+    ASSERT_NOT_NULL(d);
+    ASSERT_EQ_U64(d->count, 2); /* the decode graph's MUL_MAT waited for its attention */
+    opscope_diff_side_free(s);
+    return 0;
+}
+
 TEST_MAIN(TEST(test_betai_closed_forms), TEST(test_t_closed_forms), TEST(test_moments),
           TEST(test_keys), TEST(test_categories), TEST(test_side_layers_phases), TEST(test_align),
-          TEST(test_fused_vocabulary))
+          TEST(test_fused_vocabulary), TEST(test_phase_per_sequence))
