@@ -7,7 +7,8 @@ timing); under the capture with OPSCOPE_GPU_TIMING=all (every compute timed); wi
 GGML_VK_PERF_LOGGER=1. Prints every run, then per configuration the median tokens/s, its ratio
 to plain and the median of the per-round ratios (bar: the default keeps >= 90% of plain).
 From the profiles of the capture runs (the same runs): per op name (fused name or op) the
-median over the device-timed Vulkan computes of its time per compute, default vs all (bar:
+median over the device-timed Vulkan computes of its time per compute, each weighted by the
+computes it stands for (its weight; 1 under all), default vs all (bar:
 within 10%); the Vulkan graph computes counted in each (bar: equal; device-timed or not); and
 the estimated total per name (sum of duration x weight) against the all-mode total.
 usage: gpu_timing.py [--model NAME] [--rounds N] [--n-gen N]
@@ -57,6 +58,7 @@ def computes(path):
     p = json.load(open(path))
     ids = {b["id"] for b in p["backends"] if b["name"].startswith("Vulkan")}
     timed = collections.defaultdict(collections.Counter)
+    weight = {}
     every, est = set(), collections.Counter()
     for r in p["records"]:
         if r["type"] != 0 or r["backend_id"] not in ids or "graph_id" not in r:
@@ -66,8 +68,22 @@ def computes(path):
         if r.get("time_source", "").startswith("device"):
             n = r.get("extra") or r["name"]
             timed[k][n] += r["duration_ns"]
+            weight[k] = r.get("weight", 1)
             est[n] += r["duration_ns"] * r.get("weight", 1)
-    return timed, every, est
+    return timed, every, est, weight
+
+
+def wmedian(pairs):
+    """The median of (value, weight) pairs: each timed compute stands for WEIGHT computes (its
+    own and the untimed ones before it), so the first computes of a graph, timed whatever N
+    is, count once each and not as a third of the samples."""
+    pairs = sorted(pairs)
+    half, acc = sum(w for _, w in pairs) / 2, 0
+    for v, w in pairs:
+        acc += w
+        if acc >= half:
+            return v
+    return float("nan")
 
 
 cmd = ["llama-bench", "-m", model, "-p", "0", "-n", str(a.n_gen), "-ngl", "99", "-t", "2", "-r", "3", "-o", "json"]
@@ -87,10 +103,10 @@ for i in range(a.rounds):
         tps[m].append(t)
         extra = ""
         if m in per:
-            timed, every, est = computes(prof)
-            for g in timed.values():
+            timed, every, est, weight = computes(prof)
+            for k, g in timed.items():
                 for n, ns in g.items():
-                    per[m][n].append(ns)
+                    per[m][n].append((ns, weight[k]))
             counts[m].append(len(every))
             timed_counts[m].append(len(timed))
             ests[m].update(est)
@@ -107,9 +123,9 @@ if "default" in CAP and "all" in CAP:
     print(f"graph computes {'equal' if counts['default'] == counts['all'] else 'DIFFERENT'} in default and all")
     print(f"\n{'op (per compute)':34s} {'default us':>10s} {'all us':>10s} {'ratio':>6s}   {'est. total ms':>13s} {'all total ms':>12s} {'ratio':>6s}")
     worst = 0.0
-    for n in sorted(per["all"], key=lambda n: -statistics.median(per["all"][n])):
-        d = statistics.median(per["default"][n]) / 1e3 if per["default"].get(n) else float("nan")
-        f = statistics.median(per["all"][n]) / 1e3
+    for n in sorted(per["all"], key=lambda n: -wmedian(per["all"][n])):
+        d = wmedian(per["default"][n]) / 1e3 if per["default"].get(n) else float("nan")
+        f = wmedian(per["all"][n]) / 1e3
         ratio = d / f if f else float("nan")
         if ratio == ratio:
             worst = max(worst, abs(ratio - 1))
@@ -118,7 +134,7 @@ if "default" in CAP and "all" in CAP:
     print(f"worst per-name deviation of the per-compute medians {worst * 100:.1f}% (bar: 10%)")
 if "all_group" in CAP and "all" in CAP:
     print(f"\n{'op (per compute)':34s} {'all us':>10s} {'group us':>10s} {'ratio':>6s}")
-    for n in sorted(per["all"], key=lambda n: -statistics.median(per["all"][n])):
-        f = statistics.median(per["all"][n]) / 1e3
-        g = statistics.median(per["all_group"][n]) / 1e3 if per["all_group"].get(n) else float("nan")
+    for n in sorted(per["all"], key=lambda n: -wmedian(per["all"][n])):
+        f = wmedian(per["all"][n]) / 1e3
+        g = wmedian(per["all_group"][n]) / 1e3 if per["all_group"].get(n) else float("nan")
         print(f"{n:34s} {f:10.1f} {g:10.1f} {g / f if f else float('nan'):6.3f}")
