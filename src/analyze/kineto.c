@@ -109,6 +109,7 @@ void opscope_kineto_free(opscope_kineto_t *k) {
 }
 
 opscope_kineto_info *opscope_kineto_info_mut(opscope_kineto_t *k) { return &k->info; }
+void opscope_kineto_keep_dims(opscope_kineto_t *k) { k->coll.want_dims = 1; }
 void opscope_kineto_keep_links(opscope_kineto_t *k) {
     k->keep_links = 1;
     k->coll.want_links = 1;

@@ -44,6 +44,9 @@ const opscope_kineto_info *opscope_kineto_get_info(const opscope_kineto_t *k);
 /* Keeps every kernel's links for opscope_kineto_links (the SQLite export); call before the
  * first event. Costs 8 bytes per GPU activity during the read and 40 per kernel after it. */
 void opscope_kineto_keep_links(opscope_kineto_t *k);
+/* Keeps CPU ops' input dims (the diff's work pairs: opscope_kineto_gpu_info.cpu_dims); call
+ * before the first event. The report does not need them and skips their parse. */
+void opscope_kineto_keep_dims(opscope_kineto_t *k);
 /* Whether links are kept (the reader then also interns runtime call names). */
 int opscope_kineto_wants_links(const opscope_kineto_t *k);
 

@@ -301,6 +301,7 @@ int opscope_cli_diff(int argc, char **argv) {
             set_nomem(&err);
             goto fail_err;
         }
+        if (in[s].kin) opscope_kineto_keep_dims(in[s].kin); /* work pairs: CPU ops with their dims */
         opscope_diff_side_set_kineto(in[s].side, in[s].kin);
         for (size_t r = 0; r < a.n_in[s]; r++)
             if (read_input(paths[s][r], &in[s], r == 0, &a.select, &err)) goto fail_err;

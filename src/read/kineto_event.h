@@ -94,7 +94,8 @@ typedef struct opscope_kineto_event {
 /*
  * A consumer of the reader's events. ADD keeps what EV's kind needs (0, or -1 when out of
  * memory); INFO is filled in place by the reader; NAMES gives the events' name ids;
- * WANT_LINKS non-zero asks the reader to intern runtime call names too (kernel links).
+ * WANT_LINKS non-zero asks the reader to intern runtime call names too (kernel links);
+ * WANT_DIMS to read CPU ops' args["Input Dims"] (else their dims_id is UINT32_MAX).
  */
 typedef struct opscope_kineto_collector {
     void *ud;
@@ -102,6 +103,7 @@ typedef struct opscope_kineto_collector {
     opscope_kineto_info *info;
     opscope_strtab_t *names;
     int want_links;
+    int want_dims;             /* non-zero: CPU ops carry their input dims (dims_id) */
 } opscope_kineto_collector;
 
 #endif /* OPSCOPE_KINETO_EVENT_H */

@@ -97,6 +97,7 @@ typedef struct kr {
     opscope_record rec;
     uint64_t n_emitted; /* records handed to the sink so far (ordinals for the links) */
     int want_links;     /* the collector keeps links: runtime call names are interned too */
+    int want_dims;      /* the collector keeps CPU ops' input dims (the diff's work pairs) */
 } kr;
 
 /* ---------------------------------------------------------------------------------------- */
@@ -689,7 +690,7 @@ static int parse_args(kr *s, kev *e) {
         default: break;
         }
         if (next(s, &t)) return -1;
-        if (which == 9 && t.type == OPSCOPE_JSON_ARR_BEGIN) {
+        if (which == 9 && t.type == OPSCOPE_JSON_ARR_BEGIN && s->want_dims) {
             if (parse_dims(s, e)) return -1;
             continue;
         }
@@ -1113,6 +1114,7 @@ int opscope_kineto_read_json(opscope_json_t *j, opscope_format format, const ops
     s.sink = sink;
     s.an = an;
     s.want_links = an && an->want_links;
+    s.want_dims = an && an->want_dims;
     s.err = err;
     s.chrome = format == OPSCOPE_FORMAT_CHROME;
     s.info = an ? an->info : &s.own_info;
