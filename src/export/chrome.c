@@ -294,6 +294,23 @@ int opscope_chrome_add_kineto_cpu(opscope_chrome_t *c, const opscope_kineto_t *k
     return 0;
 }
 
+/* The display name of process I (a backend, after its process in a merged profile). */
+static void proc_name(const opscope_chrome_t *c, size_t i, char *buf, size_t size) {
+    const proc *p = &c->procs[i];
+    if (p->described && p->device && p->device[0] && strcmp(p->device, "unknown") != 0)
+        snprintf(buf, size, "%s: %s (%s)", device_type_word(p->device_type), p->device,
+                 p->name && p->name[0] ? p->name : "?");
+    else if (p->described && p->name && p->name[0])
+        snprintf(buf, size, "%s: %s", device_type_word(p->device_type), p->name);
+    else
+        snprintf(buf, size, "Backend %d", (int)p->backend_id);
+    if (p->process) { /* a merged profile: the process first, so its backends read as a group */
+        char tmp[600];
+        snprintf(tmp, sizeof tmp, "%s", buf);
+        snprintf(buf, size, "%.200s: %.390s", p->process, tmp);
+    }
+}
+
 int opscope_chrome_finish(opscope_chrome_t *c) {
     opscope_out_t *w = c->out;
     start(c);
@@ -301,17 +318,18 @@ int opscope_chrome_finish(opscope_chrome_t *c) {
     for (size_t i = 0; i < c->n_procs; i++) {
         const proc *p = &c->procs[i];
         if (!p->has_events) continue; /* described but idle: no empty process */
-        if (p->described && p->device && p->device[0] && strcmp(p->device, "unknown") != 0)
-            snprintf(buf, sizeof buf, "%s: %s (%s)", device_type_word(p->device_type), p->device,
-                     p->name && p->name[0] ? p->name : "?");
-        else if (p->described && p->name && p->name[0])
-            snprintf(buf, sizeof buf, "%s: %s", device_type_word(p->device_type), p->name);
-        else
-            snprintf(buf, sizeof buf, "Backend %d", (int)p->backend_id);
-        if (p->process) { /* a merged profile: the process first, so its backends read as a group */
-            char tmp[600];
-            snprintf(tmp, sizeof tmp, "%s", buf);
-            snprintf(buf, sizeof buf, "%.200s: %.390s", p->process, tmp);
+        proc_name(c, i, buf, sizeof buf);
+        /* two backends of one name on one device (two schedulers, a merged run) must not
+         * read as one process in Perfetto: the later ones get their id */
+        for (size_t j = 0; j < i; j++) {
+            char prev[600];
+            if (!c->procs[j].has_events) continue;
+            proc_name(c, j, prev, sizeof prev);
+            if (strcmp(prev, buf) == 0) {
+                size_t l = strlen(buf);
+                snprintf(buf + l, sizeof buf - l, " [backend %d]", (int)p->backend_id);
+                break;
+            }
         }
         meta_event(c, "process_name", (long)i, -1);
         opscope_out_str(w, "\"name\":");
@@ -331,7 +349,8 @@ int opscope_chrome_finish(opscope_chrome_t *c) {
         if (li->kind == 1)
             len = snprintf(buf, sizeof buf, "copies");
         else
-            len = snprintf(buf, sizeof buf, "%s %d", c->track_word, (int)li->split_id);
+            len = li->split_id < 0 ? snprintf(buf, sizeof buf, "no %s", c->track_word)
+                                   : snprintf(buf, sizeof buf, "%s %d", c->track_word, (int)li->split_id);
         if (li->lane > 0 && len > 0 && (size_t)len < sizeof buf)
             snprintf(buf + len, sizeof buf - (size_t)len, " #%u", li->lane + 1);
         meta_event(c, "thread_name", pi, li->tid);

@@ -348,6 +348,31 @@ def check_chrome(tag, path, recs):
     check(set(tracks) <= tnames, tag + ": every track named")
 
 
+def chrome_names(opscope, work):
+    """Two backends with one name on one device (two schedulers, a merged run) get two
+    distinct Perfetto process names; records outside any split sit on a lane not called
+    'split -1'."""
+    doc = {"profiler": "ggml", "version": 3,
+           "backends": [{"id": b, "name": "CPU", "device": "AMD EPYC", "device_type": 0} for b in (0, 1)],
+           "records": [{"type": 0, "name": "ADD", "backend_id": b, "split_id": -1 if b else 0,
+                        "start_ns": 100 * b, "duration_ns": 50, "bytes": 4} for b in (0, 1)]}
+    src = os.path.join(work, "samename.json")
+    with open(src, "w") as f:
+        json.dump(doc, f)
+    tr = os.path.join(work, "samename_trace.json")
+    p = run([opscope, "report", src, "--chrome-trace", tr, "-q"])
+    check(p.returncode == 0, "same-name backends: exit %d: %s" % (p.returncode, p.stderr.decode()))
+    if p.returncode != 0:
+        return
+    with open(tr) as f:
+        evs = json.load(f)
+    evs = evs["traceEvents"] if isinstance(evs, dict) else evs
+    names = [e["args"]["name"] for e in evs if e["ph"] == "M" and e["name"] == "process_name"]
+    check(len(names) == 2 and len(set(names)) == 2, "same-name backends: distinct process names: %r" % names)
+    lanes = [e["args"]["name"] for e in evs if e["ph"] == "M" and e["name"] == "thread_name"]
+    check(lanes and not any("-1" in n for n in lanes), "no lane named split -1: %r" % lanes)
+
+
 def main():
     opscope, work = sys.argv[1], sys.argv[2]
     shutil.rmtree(work, ignore_errors=True)
@@ -408,6 +433,7 @@ def main():
             p = run([opscope, "report", "-", "--json", os.path.join(work, "stdin.json"), "-q"], stdin=f)
         check(p.returncode == 0, tag + ": stdin")
 
+    chrome_names(opscope, work)
     bad_inputs(opscope, work)
     usage_errors(opscope, work)
     return done("report e2e")
