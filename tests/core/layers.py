@@ -22,6 +22,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "capture_unit"))
+from cycles import cycles as scc_cycles  # noqa: E402  (one Tarjan for both checks)
+
 # folder -> the folders it may use. include/ (the public model) is below every folder.
 LAYERS = {
     "util": set(),
@@ -155,37 +158,11 @@ def symbol_edges(objs):
 
 
 def cycles(nodes, edges):
-    graph = {}
+    """Folder cycles among NODES: the capture check's Tarjan search (capture_unit/cycles.py)."""
+    graph = {n: set() for n in nodes}
     for a, b in edges:
         graph.setdefault(a, set()).add(b)
-    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in sorted(graph.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for v in sorted(nodes):
-        if v not in index:
-            visit(v)
-    return out
+    return scc_cycles(graph)
 
 
 def report(title, edges):
