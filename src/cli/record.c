@@ -58,8 +58,8 @@ static void usage(FILE *f) {
           "inherits them ignored and stops only if it handles them, as without record);\n"
           "SIGKILL cannot be, so CMD is killed when record dies. While CMD runs, its profile is\n"
           "rewritten every second, so a crash or SIGKILL leaves the last one (record then\n"
-          "says how CMD died, and writes it into the profile). Two records of one FILE at once:\n"
-          "the second is refused (exit 2, nothing run).\n"
+          "says how CMD died, and writes it into the profile). Two records of one FILE at once\n"
+          "keep both profiles: the later one writes FILE-2.EXT (the first free name) and says so.\n"
           "Exit status: CMD's; when CMD is killed by a signal, record dies by the same signal\n"
           "once the profiles are written; 2 when CMD succeeded but a profile could not be\n"
           "written (or FILE cannot be written at all: CMD is then not run); 126 when CMD cannot\n"
@@ -223,7 +223,7 @@ int opscope_cli_record(int argc, char **argv) {
         }
     }
 
-    if (!summary && (!output_writable(outpath) || opscope_rec_lock(outpath) != 0)) {
+    if (!summary && (!output_writable(outpath) || opscope_rec_lock(outpath, sizeof outpath) != 0)) {
         return OPSCOPE_EXIT_INPUT;
     }
     opscope_rec_session_t *session = opscope_rec_session_new(summary ? NULL : outpath);

@@ -102,22 +102,30 @@ for _ in $(seq 1 100); do grep -q ready ready.txt 2>/dev/null && break; sleep 0.
 kill -ABRT $pid
 wait $pid
 check "SIGABRT to record is passed on to the command" 3 $?
-# Two records of one output at once: the second is refused before its command runs.
-OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o same.json -- env -u LD_PRELOAD sleep 2 \
-    2>/dev/null &
+# Two records of one output at once keep both profiles: the later one writes the first free
+# name beside it (never an earlier run's file) and says so before its command runs.
+rm -f same*.json
+OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o same.json -- \
+    env -u LD_PRELOAD sh -c 'sleep 2; echo first > "$GGML_PROFILE"' 2>/dev/null &
 pid=$!
 for _ in $(seq 1 200); do grep -qx "$pid" .same.json.opscope-lock 2>/dev/null && break; sleep 0.05; done
-rm -f ran.txt
-OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o same.json -- sh -c 'echo ran > ran.txt' \
-    2>"$WORK/err.txt"
-check "a second record of the same output exits 2" 2 $?
-check "and its command did not run" no "$([ -e ran.txt ] && echo yes || echo no)"
-grep -q "same.json is being recorded by another opscope record (pid $pid)" "$WORK/err.txt"
-check "the refusal names the output and the other record" 0 $?
+OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o same.json -- \
+    env -u LD_PRELOAD sh -c 'echo second > "$GGML_PROFILE"' 2>"$WORK/err.txt"
+check "a second record of the same output runs its command" 0 $?
+grep -q "same.json is being recorded by another opscope record (pid $pid); this one writes $WORK/same-2.json" \
+    "$WORK/err.txt"
+check "and says which name it writes instead, and which record holds the output" 0 $?
+OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o same.json -- \
+    env -u LD_PRELOAD sh -c 'echo third > "$GGML_PROFILE"' 2>"$WORK/err.txt"
+grep -q "this one writes $WORK/same-3.json" "$WORK/err.txt"
+check "a third one, while same-2.json is on disk, writes same-3.json" 0 $?
 wait $pid
 check "the first record goes on" 0 $?
-OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o same.json -- true 2>/dev/null
-check "once it ended, the output is free again" 0 $?
+check "every record kept its profile" "first second third" \
+    "$(cat same.json same-2.json same-3.json 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o same.json -- \
+    env -u LD_PRELOAD sh -c 'echo later > "$GGML_PROFILE"' 2>"$WORK/err.txt"
+check "once it ended, the output is free again" "later" "$(cat same.json)"
 # A descendant the command leaves running (sh -c 'prog &'): named, never "no graph was computed".
 OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o bg.json -- \
     env -u LD_PRELOAD sh -c 'sleep 3 >/dev/null 2>&1 &' 2>"$WORK/err.txt"
