@@ -151,14 +151,18 @@ typedef struct opscope_diff_kernel {
     const char *name;
     opscope_record_type type;
     uint64_t count, total_ns;
+    int category; /* opscope_kernel_category of a CPU op's kernel; -1 when not set */
 } opscope_diff_kernel;
 size_t opscope_diff_side_group_kernels(const opscope_diff_side_t *s, size_t gi,
                                        const opscope_diff_kernel **out);
 
-/* Kineto: GPU activities per CPU op (kernels, distinct calls, time). */
+/* Kineto: GPU activities per CPU op (kernels, distinct calls, time) and the kernels it
+ * launched by name (KERN: N_KERN entries, longest first; names borrowed from the side). */
 typedef struct opscope_diff_cpu_op {
     const char *name;
     uint64_t kernels, calls, total_ns;
+    const opscope_diff_kernel *kern;
+    size_t n_kern;
 } opscope_diff_cpu_op;
 size_t opscope_diff_side_n_cpu_ops(const opscope_diff_side_t *s);
 const opscope_diff_cpu_op *opscope_diff_side_cpu_op(const opscope_diff_side_t *s, size_t i);
@@ -220,7 +224,12 @@ typedef struct opscope_diff_fusion {
     const char *name;         /* the pattern ("RMS_NORM+MUL") or the CPU op */
     /* per side: calls (fused records / runs / CPU op calls), kernels (records) and time */
     uint64_t base_calls, base_kernels, new_calls, new_kernels;
-    double base_ns, new_ns, delta_ns; /* normalised as the rows */
+    double base_ns, new_ns;   /* normalised as the rows */
+    /* ggml: new_ns - base_ns. CPU op: only the kernels one side launches beyond the other's
+     * kernels per call (those that disappeared count negative, those that appeared positive),
+     * never the op's whole change, which its row shows */
+    double delta_ns;
+    const char *kernel;       /* CPU op: the kernel credited most (NULL for ggml) */
 } opscope_diff_fusion;
 
 typedef struct opscope_diff opscope_diff_t;

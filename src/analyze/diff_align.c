@@ -196,6 +196,59 @@ static int fusions_ggml(opscope_diff_t *d, int x) {
     return 0;
 }
 
+/* Kernels of C in category CAT (-1: all). */
+static double cat_count(const opscope_diff_cpu_op *c, int cat) {
+    uint64_t n = 0;
+    for (size_t i = 0; i < c->n_kern; i++)
+        if (cat < 0 || c->kern[i].category == cat) n += c->kern[i].count;
+    return (double)n;
+}
+
+/* Takes EXCESS kernels of category CAT from X's, shortest per call first (the extra launch
+ * of a fusion difference is the small one: a split-K reduction or a bias add, not the GEMM
+ * beside it, whatever either is named). Adds their time to *CREDIT; *TOP, *BEST: the name
+ * credited most. */
+static void take_extra(const opscope_diff_cpu_op *x, int cat, double excess, bool *used,
+                       double *credit, const char **top, double *best) {
+    while (excess > 0) {
+        size_t pick = SIZE_MAX;
+        double pick_mean = 0;
+        for (size_t i = 0; i < x->n_kern; i++) {
+            const opscope_diff_kernel *k = &x->kern[i];
+            if (used[i] || !k->count || k->category != cat) continue;
+            double mean = (double)k->total_ns / (double)k->count;
+            if (pick == SIZE_MAX || mean < pick_mean) pick = i, pick_mean = mean;
+        }
+        if (pick == SIZE_MAX) break;
+        used[pick] = true;
+        double take = fmin(excess, (double)x->kern[pick].count);
+        excess -= take;
+        *credit += take * pick_mean;
+        if (take * pick_mean > *best) *best = take * pick_mean, *top = x->kern[pick].name;
+    }
+}
+
+/* The time of the kernels X launches beyond Y's kernels per call (X has more), per kernel
+ * family (category): in each family where X runs more kernels per call, that many of X's,
+ * by take_extra (a split-K reduction or a bias add, not the GEMM beside it). A kernel that
+ * disappears is credited its own time, not its op's whole change. */
+static double extra_kernels_ns(const opscope_diff_cpu_op *x, const opscope_diff_cpu_op *y,
+                               const char **top) {
+    double scale = (double)x->calls / (double)y->calls, credit = 0, best = 0;
+    bool *used = calloc(x->n_kern ? x->n_kern : 1, sizeof *used);
+    if (!used) return 0;
+    for (size_t i = 0; i < x->n_kern; i++) {
+        int cat = x->kern[i].category;
+        bool first = true;
+        for (size_t j = 0; j < i && first; j++) first = x->kern[j].category != cat;
+        if (!first) continue;
+        double excess = cat_count(x, cat) - cat_count(y, cat) * scale;
+        if (excess > 0) take_extra(x, cat, excess, used, &credit, top, &best);
+    }
+    free(used);
+    return credit;
+}
+
 /* CPU ops whose calls launch a different number of kernels on the two sides. */
 static int fusions_cpu(opscope_diff_t *d) {
     const opscope_diff_side_t *b = d->side[0], *n = d->side[1];
@@ -217,7 +270,9 @@ static int fusions_cpu(opscope_diff_t *d) {
         r->new_kernels = cn->kernels;
         r->base_ns = (double)cb->total_ns / d->units[0];
         r->new_ns = (double)cn->total_ns / d->units[1];
-        r->delta_ns = r->new_ns - r->base_ns;
+        bool base_more = cb->kernels * cn->calls > cn->kernels * cb->calls;
+        r->delta_ns = base_more ? -extra_kernels_ns(cb, cn, &r->kernel) / d->units[0]
+                                : extra_kernels_ns(cn, cb, &r->kernel) / d->units[1];
     }
     return 0;
 }

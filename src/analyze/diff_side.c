@@ -7,6 +7,7 @@
  * 4-byte key per GPU activity of a Kineto trace when the key needs the trace analysis.
  */
 #include "analyze/diff.h"
+#include "analyze/diff_cpu_kernels.h"
 #include "util/vec.h"
 #include "analyze/fused_name.h"
 #include "util/hash.h"
@@ -226,6 +227,7 @@ struct opscope_diff_side {
     size_t n_fused;
     opscope_diff_cpu_op *cpu_ops;
     size_t n_cpu_ops;
+    opscope_diff_kernel *cpu_kern; /* the kernels of every CPU op, by op */
     opscope_diff_kernel *kernels; /* work pairs: the kernels of each group, by group */
     size_t n_kernels;
     size_t *kernel_at;            /* per final group: its first entry in kernels (n_final + 1) */
@@ -272,6 +274,7 @@ void opscope_diff_side_free(opscope_diff_side_t *s) {
     for (size_t i = 0; i < MAX_INPUTS; i++) free(s->run_snap[i]);
     free(s->fused);
     free(s->cpu_ops);
+    free(s->cpu_kern);
     free(s->kernels);
     free(s->kernel_at);
     free(s);
@@ -957,6 +960,26 @@ static uint32_t work_id(opscope_diff_side_t *s, work_cache *c, uint32_t cpu_sid,
     return id;
 }
 
+/* Hands each of the N CPU ops of CPU its kernels by name from the tally CK (names from the
+ * trace's table NAMES, interned in the side's strings). Returns 0 or -1. */
+static int cpu_kernels(opscope_diff_side_t *s, opscope_diff_cpu_op *cpu, size_t n,
+                       opscope_diff_cpuk *ck, const opscope_strtab_t *names) {
+    opscope_diff_cpuk_sort(ck);
+    s->cpu_kern = malloc((ck->n ? ck->n : 1) * sizeof *s->cpu_kern);
+    if (!s->cpu_kern) return -1;
+    for (size_t i = 0; i < ck->n; i++) {
+        const opscope_diff_cpuk_ent *e = &ck->v[i];
+        const char *nm = opscope_strtab_get(names, e->name);
+        uint32_t id = intern_id(s, nm, strlen(nm));
+        if (id == NONE32 || e->op >= n) return -1;
+        s->cpu_kern[i] = (opscope_diff_kernel){opscope_strtab_get(s->strings, id), OPSCOPE_RECORD_OP,
+                                               e->count, e->total_ns, e->cat};
+        if (!cpu[e->op].n_kern) cpu[e->op].kern = &s->cpu_kern[i];
+        cpu[e->op].n_kern++;
+    }
+    return 0;
+}
+
 static int attribute_kineto(opscope_diff_side_t *s) {
     const opscope_kineto_t *k = s->kin;
     size_t ng = opscope_kineto_n_gpu(k);
@@ -967,6 +990,7 @@ static int attribute_kineto(opscope_diff_side_t *s) {
     u64set calls = {0}, op_calls = {0};
     keyset reduced = {0};
     work_cache wc = {NONE32, NONE32, NONE32};
+    opscope_diff_cpuk ck = {0};
     if (!sid || u64set_init(&calls, ng) || u64set_init(&op_calls, ng) || hindex_init(&reduced.ix))
         goto done;
     for (uint32_t i = 0; i < nn; i++) sid[i] = NONE32;
@@ -990,12 +1014,14 @@ static int attribute_kineto(opscope_diff_side_t *s) {
             if (g.kind == OPSCOPE_KINETO_KERNEL) {
                 if (cpu_slot[g.cpu_op] == NONE32) {
                     if (opscope_vec_reserve((void **)&cpu, &cap_cpu, n_cpu + 1, sizeof *cpu, 64)) goto fail_cpu;
-                    cpu[n_cpu] = (opscope_diff_cpu_op){opscope_strtab_get(s->strings, cpu_sid), 0, 0, 0};
+                    cpu[n_cpu] = (opscope_diff_cpu_op){opscope_strtab_get(s->strings, cpu_sid), 0, 0, 0, NULL, 0};
                     cpu_slot[g.cpu_op] = (uint32_t)n_cpu++;
                 }
                 opscope_diff_cpu_op *c = &cpu[cpu_slot[g.cpu_op]];
                 c->kernels++;
                 c->total_ns += (uint64_t)g.dur_ns;
+                if (opscope_diff_cpuk_add(&ck, cpu_slot[g.cpu_op], g.name_id, (int)g.kcat, (uint64_t)g.dur_ns))
+                    goto fail_cpu;
                 if (g.cpu_call && u64set_add(&op_calls, (uint64_t)g.cpu_op << 32 | g.cpu_call))
                     c->calls++;
             }
@@ -1029,11 +1055,13 @@ static int attribute_kineto(opscope_diff_side_t *s) {
         }
         if (new_call) dg->calls++;
     }
+    if (cpu_kernels(s, cpu, n_cpu, &ck, names)) goto fail_cpu;
     s->cpu_ops = cpu;
     s->n_cpu_ops = n_cpu;
     cpu = NULL;
     rc = 0;
 fail_cpu:
+    opscope_diff_cpuk_free(&ck);
     free(cpu);
     free(cpu_slot);
 done:
@@ -1137,7 +1165,7 @@ static int group_kernels(opscope_diff_side_t *s, katom *a, size_t n) {
     if (!s->kernels || !s->kernel_at) return -1;
     for (size_t i = 0; i < m; i++) {
         const dop *o = &s->ops[a[i].op];
-        s->kernels[i] = (opscope_diff_kernel){o->name, o->type, a[i].count, a[i].total_ns};
+        s->kernels[i] = (opscope_diff_kernel){o->name, o->type, a[i].count, a[i].total_ns, -1};
         s->kernel_at[a[i].group + 1]++;
     }
     for (size_t g = 0; g < s->n_final; g++) s->kernel_at[g + 1] += s->kernel_at[g];

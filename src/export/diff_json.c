@@ -232,6 +232,7 @@ void opscope_diff_write_json(opscope_out_t *w, const opscope_diff_t *d,
         key_u64(w, "new_kernels", f->new_kernels);
         key_dbl(w, "new_ns", f->new_ns);
         key_dbl(w, "delta_ns", f->delta_ns);
+        if (f->kernel) key_str(w, "kernel", f->kernel, false);
         opscope_out_char(w, '}');
     }
     opscope_out_str(w, "]}\n");

@@ -356,7 +356,7 @@ static void fusions(opscope_out_t *w, const opscope_diff_t *d, size_t limit, boo
     size_t nf = opscope_diff_n_fusions(d);
     if (!nf) return;
     opscope_out_str(w, "\n  Fusion differences (a ggml node group or a CPU op run as a different "
-                       "number of kernels):\n");
+                       "number of kernels; a CPU op's delta is its extra kernels' own time):\n");
     opscope_out_printf(w, "  %-13s %-34s %-34s %s\n", "Delta", "BASE", "NEW", "Fused group / CPU op");
     size_t rows = limit && limit < nf ? limit : nf;
     for (size_t i = 0; i < rows; i++) {
@@ -381,8 +381,18 @@ static void fusions(opscope_out_t *w, const opscope_diff_t *d, size_t limit, boo
         opscope_out_printf(w, "  %-13s %-34s %-34s ", dl, sb, sn);
         if (console) put_cut(w, f->name, CONSOLE_NAME_COLS);
         else opscope_out_str(w, f->name);
-        opscope_out_str(w, f->kind == OPSCOPE_DIFF_FUSION_GGML ? "  (fused ggml nodes)\n"
-                                                               : "  (CPU op)\n");
+        if (f->kind == OPSCOPE_DIFF_FUSION_GGML) {
+            opscope_out_str(w, "  (fused ggml nodes)\n");
+            continue;
+        }
+        /* the delta is the extra kernels' own time: say which kernel it mostly is */
+        opscope_out_str(w, "  (CPU op");
+        if (f->kernel) {
+            opscope_out_str(w, f->delta_ns < 0 ? "; gone: " : "; added: ");
+            if (console) put_cut(w, f->kernel, 60);
+            else opscope_out_str(w, f->kernel);
+        }
+        opscope_out_str(w, ")\n");
     }
     if (rows < nf) opscope_out_printf(w, "  ... %zu more\n", nf - rows);
 }
