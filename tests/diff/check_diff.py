@@ -1103,6 +1103,26 @@ def doc_table(src):
     print("ok    docs/diff.md shows ggml_op_category.def (%d ops)" % sum(len(v) for v in ops.values()))
 
 
+def kineto_bar(data, src):
+    """Issue 23's bar on a real pair of different GPUs and kernel libraries (HTA's A100 and
+    V100 runs of one training step, tests/diff/data/README.md): at least 80% of BASE's GPU
+    time in --by op groups with both sides, groups and totals equal to Python's own reading
+    of the traces (every GPU activity's duration, summed)."""
+    rules = kernel_rules(src)
+    k = lambda n: os.path.join(data, "kineto", n + ".json.gz")
+    a, v = KinetoRun(k("hta_a100_step1"), rules), KinetoRun(k("hta_v100_step1"), rules)
+    doc, _ = diff_json(k("hta_a100_step1"), k("hta_v100_step1"), ["--min-share", "0"])
+    gb, gn = work_pairs(a.groups({"op"}), v.groups({"op"}))
+    # pairing and sums here; the noise test is checked on the other pairs
+    compare("HTA A100 vs V100 by op (work pairs)", doc, gb, gn, p_checks=False)
+    check_totals("HTA A100 vs V100", doc, a, v)
+    both = sum(g["base_total_ns"] for g in doc["groups"] if g["status"] == "both")
+    total = sum(g["base_total_ns"] for g in doc["groups"])
+    check(total == a.op_ns + a.copy_ns and both >= 0.8 * total,
+          "HTA A100 vs V100: %.1f%% of BASE's GPU time paired (bar 80%%)" % (100.0 * both / total))
+    print("ok    HTA A100 vs V100 by op: %.1f%% of BASE's GPU time in pairs (bar 80%%)" % (100.0 * both / total))
+
+
 def kineto_fusion_credit():
     """A CPU op whose kernels were renamed (fp32 sgemm -> bf16 nvjet) and lost a small split-K
     reduction on some calls: the fusion line credits the reduction kernels' own time, not the
@@ -1163,6 +1183,7 @@ def main():
     kineto_pairs(data, src)
     kineto_layers_phases()
     kineto_fusion_credit()
+    kineto_bar(data, src)
     bad_inputs(base, new)
     outputs(os.path.join(data, "ggml", "cpu-f32-t2.json.gz"),
             os.path.join(data, "ggml", "cpu-f32-nofuse-t2.json.gz"), browser)
