@@ -491,6 +491,11 @@
       if (g.status === 'only_new') tags.push(['only in NEW', '']);
       if (!g.shown) tags.push(['below --min-share', '']);
       if (g.regression) tags.push(['regression', 'reg']);
+      for (const [p, side] of [['base', 'BASE'], ['new', 'NEW']]) { // sampled device timing: estimates
+        const t = g[p + '_device_timed_computes'], c = g[p + '_computes'];
+        if (t && c) tags.push([side + ' device-timed ' + fmtN(t) + ' / ' + fmtN(c) + ' computes, est. ' +
+          fmtT(g[p + '_estimated_total_ns'] / c) + ' per compute', 'est']);
+      }
       for (const [t, c] of tags) { const s = document.createElement('span'); s.className = 'tag ' + c; s.textContent = t; td.appendChild(s); }
       body.appendChild(tr);
     }

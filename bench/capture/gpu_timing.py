@@ -26,7 +26,9 @@ ap.add_argument("--model", default="tiny-dense-f32")
 ap.add_argument("--rounds", type=int, default=6)
 ap.add_argument("--n-gen", type=int, default=32)
 ap.add_argument("--modes", default="plain,default,all,perf_logger",
-                help="of plain, default, all, all_group (all with OPSCOPE_VK_GROUP=1), perf_logger")
+                help="of plain, default, rare (default with N at its longest), all, all_group (all with "
+                     "OPSCOPE_VK_GROUP=1), perf_logger")
+ap.add_argument("--keep", default="", help="a folder: keep each capture run's profile there (MODE-ROUND.json)")
 a = ap.parse_args()
 models = os.environ.get("OPSCOPE_MODELS", "/models")
 lib = os.environ.get("OPSCOPE_PRELOAD", "")
@@ -40,10 +42,12 @@ def env(mode, profile):
     e = dict(os.environ, GGML_VK_VISIBLE_DEVICES="0")
     for k in ("GGML_PROFILE", "LD_PRELOAD", "OPSCOPE_GPU_TIMING"):
         e.pop(k, None)
-    if mode in ("default", "all", "all_group"):
+    if mode in ("default", "rare", "all", "all_group"):
         e["LD_PRELOAD"] = lib
         e["GGML_PROFILE"] = profile
-        if mode != "default":
+        if mode == "rare":
+            e["OPSCOPE_GPU_BUDGET"] = "0.001"  # N at its longest: the untimed path's own cost
+        elif mode != "default":
             e["OPSCOPE_GPU_TIMING"] = "all"
         if mode == "all_group":
             e["OPSCOPE_VK_GROUP"] = "1"
@@ -89,7 +93,7 @@ def wmedian(pairs):
 cmd = ["llama-bench", "-m", model, "-p", "0", "-n", str(a.n_gen), "-ngl", "99", "-t", "2", "-r", "3", "-o", "json"]
 subprocess.run(cmd, env=env("plain", None), capture_output=True)  # warm-up: pipeline compilation
 tps = collections.defaultdict(list)
-CAP = [m for m in MODES if m in ("default", "all", "all_group")]
+CAP = [m for m in MODES if m in ("default", "rare", "all", "all_group")]
 per = {m: collections.defaultdict(list) for m in CAP}
 counts = {m: [] for m in CAP}
 timed_counts = {m: [] for m in CAP}
@@ -97,7 +101,7 @@ ests = {m: collections.Counter() for m in CAP}
 for i in range(a.rounds):
     order = MODES[i % len(MODES):] + MODES[:i % len(MODES)]
     for m in order:
-        prof = f"/tmp/opscope-gpu-timing-{m}.json"
+        prof = os.path.join(a.keep, f"{m}-{i + 1}.json") if a.keep else f"/tmp/opscope-gpu-timing-{m}.json"
         r = subprocess.run(cmd, env=env(m, prof), capture_output=True, text=True, errors="replace")
         t = json.loads(r.stdout)[0]["avg_ts"] if r.returncode == 0 else float("nan")
         tps[m].append(t)
@@ -115,6 +119,9 @@ for i in range(a.rounds):
 med = {m: statistics.median(v) for m, v in tps.items()}
 print()
 for m in MODES:
+    if "plain" not in tps:
+        print(f"median {m:12s} {med[m]:8.2f} tokens/s")
+        continue
     pr = statistics.median(x / p for x, p in zip(tps[m], tps["plain"]))
     print(f"median {m:12s} {med[m]:8.2f} tokens/s  ({med[m] / med['plain'] * 100:.1f}% of plain; per round {pr * 100:.1f}%)")
 for m in CAP:

@@ -8,6 +8,8 @@
 # the per-round ratios disagree with the ratio of medians.
 # MODES (environment): the configurations, default plain,default,all,perf_logger; all_group is
 # --gpu-timing all with OPSCOPE_VK_GROUP=1 (concurrent nodes timed as one interval).
+# KEEP (environment): a folder name under bench/out/capture that keeps every capture run's
+# profile (MODE-ROUND.json), for gpu_timing_why.py.
 # usage: bench/capture/run-gpu-timing.sh [ROUNDS] [MODEL]
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,11 +18,13 @@ ROUNDS=${1:-6}
 MODEL=${2:-tiny-dense-f32}
 case "$ROUNDS" in *[!0-9]*|"") echo "usage: bench/capture/run-gpu-timing.sh [ROUNDS] [MODEL]" >&2; exit 1 ;; esac
 case "$MODEL" in *[!A-Za-z0-9_-]*|"") echo "bad model name: $MODEL" >&2; exit 1 ;; esac
+case "${KEEP:-x}" in *[!A-Za-z0-9_-]*) echo "bad KEEP: $KEEP" >&2; exit 1 ;; esac
+[ -z "${KEEP:-}" ] || mkdir -p "$REPO/bench/out/capture/$KEEP"
 case "${MODES:-x}" in *[!a-z_,]*) echo "bad MODES: $MODES" >&2; exit 1 ;; esac
 mkdir -p "$REPO/bench/out/capture"
 cd "$REPO/bench/out/capture"
 exec "$REPO/scripts/in-root.sh" '
 set -euo pipefail
 echo "== load: $(cut -d" " -f1-3 /proc/loadavg)"
-python3 /opscope/bench/capture/gpu_timing.py --rounds '"$ROUNDS"' --model '"$MODEL"' --modes '"${MODES:-plain,default,all,perf_logger}"'
+python3 /opscope/bench/capture/gpu_timing.py --rounds '"$ROUNDS"' --model '"$MODEL"' --modes '"${MODES:-plain,default,all,perf_logger}"' '"${KEEP:+--keep $KEEP}"'
 echo "== load: $(cut -d" " -f1-3 /proc/loadavg)"'

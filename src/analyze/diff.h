@@ -124,6 +124,13 @@ typedef struct opscope_diff_group {
     /* per run (totals.inputs of them) the group's total; NULL with one run, more than 256,
      * or a Kineto key attributed after the read */
     const uint64_t *run_ns;
+    /* Sampled device timing (records with a weight; docs/capture.md): the graph computes
+     * whose device times are in the group (0 when every compute was timed), the computes
+     * they stand for (their weights; a record without one, its own compute) and the
+     * estimated total over those (sum of duration x weight; without a weight, the
+     * duration). Of a group merged from atoms (shapes, ops of a category), the counts are
+     * its largest atom's. */
+    uint64_t timed_computes, sampled_computes, est_ns;
 } opscope_diff_group;
 
 size_t opscope_diff_side_n_groups(const opscope_diff_side_t *s);

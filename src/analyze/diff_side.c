@@ -113,11 +113,23 @@ typedef struct dgroup {
     int64_t g_cur;
     uint64_t g_sum;
     opscope_moments gm;
+    /* sampled device timing: computes timed, the computes they stand for, sum of d x weight
+     * (d alone for records without one), and the compute counted last */
+    uint64_t timed, sampled, est_ns;
+    int64_t w_graph;
+    int32_t w_split;
 } dgroup;
+
+/* What a record adds besides its duration: its split and sampling weight (0: none). */
+typedef struct wsample {
+    int32_t split;
+    uint32_t weight;
+} wsample;
 
 typedef struct pend {
     dkey key;
     uint64_t dur;
+    wsample ws;
 } pend;
 
 /* Per-graph totals of graphs of one size (tokens): the spread of a whole graph's time. */
@@ -456,13 +468,28 @@ static void group_acc(dgroup *g, uint64_t d) {
     opscope_moments_add(&g->m, d);
 }
 
+/* Sampling: a record stands for WS.weight computes (1 when it has no weight). Computes are
+ * counted per group (a compute's records of one group come together), the timed ones for
+ * weighted records only; est_ns and sampled mean something once one of those is in. */
+static void group_weight(dgroup *g, uint64_t d, int64_t graph, wsample ws) {
+    uint32_t w = ws.weight ? ws.weight : 1;
+    g->est_ns += d * w;
+    if (g->count == 1 || g->w_graph != graph || g->w_split != ws.split) {
+        g->timed += ws.weight != 0;
+        g->sampled += w;
+        g->w_graph = graph;
+        g->w_split = ws.split;
+    }
+}
+
 /* Adds a record's duration: each record is one call of its group, in graph compute GRAPH
  * (NO_GRAPH: none). */
-static int add(opscope_diff_side_t *s, const dkey *k, uint64_t d, int64_t graph) {
+static int add(opscope_diff_side_t *s, const dkey *k, uint64_t d, int64_t graph, wsample ws) {
     long gi = group_find(s, k);
     if (gi < 0) return -1;
     dgroup *g = &s->groups[gi];
     group_acc(g, d);
+    group_weight(g, d, graph, ws);
     g->calls++;
     if (graph != NO_GRAPH) {
         if (g->g_cur != graph) group_graph_flush(g);
@@ -478,7 +505,7 @@ static int add(opscope_diff_side_t *s, const dkey *k, uint64_t d, int64_t graph)
 static int pending_flush(opscope_diff_side_t *s, uint8_t phase) {
     for (size_t i = 0; i < s->n_pending; i++) {
         s->pending[i].key.phase = phase;
-        if (add(s, &s->pending[i].key, s->pending[i].dur, s->g_id)) return -1;
+        if (add(s, &s->pending[i].key, s->pending[i].dur, s->g_id, s->pending[i].ws)) return -1;
     }
     s->n_pending = 0;
     return 0;
@@ -699,7 +726,7 @@ static int pending_resolve(opscope_diff_side_t *s) {
     if (s->keys & OPSCOPE_DIFF_KEY_CPU_OP) k.cpu = NONE32;
     if (s->keys & OPSCOPE_DIFF_KEY_LAYER) k.layer = NONE32;
     if (s->keys & OPSCOPE_DIFF_KEY_PHASE) k.phase = OPSCOPE_KINETO_PHASE_NONE;
-    return add(s, &k, s->pend_dur, NO_GRAPH);
+    return add(s, &k, s->pend_dur, NO_GRAPH, (wsample){0, 0});
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -787,6 +814,7 @@ static int side_record(void *ud, const opscope_record *rec) {
     if (graph && rec->type == OPSCOPE_RECORD_OP && runs_add(s, rec, o)) return -1;
     if (graph) s->g_ent->sum += d;
 
+    wsample ws = {rec->split_id, (rec->has & OPSCOPE_HAS_WEIGHT) ? (rec->weight ? rec->weight : 1) : 0};
     dkey k;
     memset(&k, 0, sizeof k);
     k.op = k.shape = k.cat = k.cpu = k.layer = k.phase = NONE32;
@@ -840,12 +868,12 @@ static int side_record(void *ud, const opscope_record *rec) {
             }
             if (opscope_vec_reserve((void **)&s->pending, &s->cap_pending, s->n_pending + 1, sizeof *s->pending, 64))
                 return -1;
-            s->pending[s->n_pending++] = (pend){k, d};
+            s->pending[s->n_pending++] = (pend){k, d, ws};
             return 0;
         }
         k.phase = graph ? s->g_phase : OPSCOPE_KINETO_PHASE_NONE;
     }
-    return add(s, &k, d, graph ? rec->graph_id : NO_GRAPH);
+    return add(s, &k, d, graph ? rec->graph_id : NO_GRAPH, ws);
 }
 
 /* The end of one input: its graphs end (their per-graph samples are taken) and its totals
@@ -1418,6 +1446,9 @@ static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fin
         f->count += g->count;
         f->total_ns += g->total_ns;
         f->calls += g->calls;
+        f->est_ns += g->est_ns;
+        if (g->timed > f->timed_computes) f->timed_computes = g->timed;
+        if (g->sampled > f->sampled_computes) f->sampled_computes = g->sampled;
         opscope_moments_merge(&f->m, &g->m);
         atom_noise(f, g);
         if (s->final_runs) {

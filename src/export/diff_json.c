@@ -99,6 +99,14 @@ static void group_side(opscope_out_t *w, const char *p, const opscope_diff_group
     key_dbl(w, k, g ? opscope_moments_mean(&g->m) : 0);
     snprintf(k, sizeof k, "%s_stddev_ns", p);
     key_dbl(w, k, g ? sqrt(opscope_moments_var(&g->m)) : 0);
+    if (g && g->timed_computes) { /* sampled device timing: the estimate, marked by its key */
+        snprintf(k, sizeof k, "%s_device_timed_computes", p);
+        key_u64(w, k, g->timed_computes);
+        snprintf(k, sizeof k, "%s_computes", p);
+        key_u64(w, k, g->sampled_computes);
+        snprintf(k, sizeof k, "%s_estimated_total_ns", p);
+        key_u64(w, k, g->est_ns);
+    }
 }
 
 /* Work pairs: the kernels the group ran on one side ("base_kernels": [...]), if known. */

@@ -41,6 +41,15 @@ int opscope_diff_write_html(opscope_out_t *w, const opscope_diff_t *d,
                             opscope_html_sink_t *base_h, opscope_html_sink_t *new_h,
                             const opscope_diff_report_opts *o, opscope_error *err);
 
+/* Sampled device timing (diff_sampled.c): per group whose computes a side device-timed in
+ * part, the timed / all computes of each side and the estimated totals, marked as such;
+ * the first LIMIT rows (0: every one) of the shown rows (ALL: every row). Nothing when no
+ * side was sampled. */
+void opscope_diff_write_sampled(opscope_out_t *w, const opscope_diff_t *d, size_t limit, bool all);
+
+/* True when either side of R has device-timed records of sampled computes (estimates). */
+bool opscope_diff_row_sampled(const opscope_diff_row *r);
+
 /* "12.345 ms", "+1.20 us", "950 ns" (SIGN: always a sign). */
 size_t opscope_fmt_time(char *buf, size_t size, double ns, bool sign);
 

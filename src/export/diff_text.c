@@ -340,6 +340,7 @@ static void table(opscope_out_t *w, const opscope_diff_t *d, size_t limit, bool 
         if (r->status == OPSCOPE_DIFF_ONLY_NEW) opscope_out_str(w, "  [only in NEW]");
         if (!r->shown) opscope_out_str(w, "  [below --min-share]");
         if (r->regression) opscope_out_str(w, "  REGRESSION");
+        if (opscope_diff_row_sampled(r)) opscope_out_str(w, "  [sampled: see estimates]");
         opscope_out_char(w, '\n');
     }
     size_t listed_max = 0;
@@ -427,6 +428,7 @@ void opscope_diff_write_console(opscope_out_t *w, const opscope_diff_t *d,
                                 const opscope_diff_report_opts *o) {
     header(w, d, o);
     table(w, d, o->top ? o->top : CONSOLE_TOP, false, true);
+    opscope_diff_write_sampled(w, d, o->top ? o->top : CONSOLE_TOP, false);
     fusions(w, d, 10, true);
     regressions(w, d);
 }
@@ -435,6 +437,7 @@ void opscope_diff_write_text(opscope_out_t *w, const opscope_diff_t *d,
                              const opscope_diff_report_opts *o) {
     header(w, d, o);
     table(w, d, 0, true, false);
+    opscope_diff_write_sampled(w, d, 0, true);
     fusions(w, d, 0, false);
     regressions(w, d);
 }
