@@ -1,6 +1,7 @@
 /* diff_text.c - the console summary and the plain-text report of `opscope diff`. */
 #include "export/diff_report.h"
 #include "analyze/kernel_name.h"
+#include "export/name_labels.h"
 #include "util/sort.h"
 
 #include <inttypes.h>
@@ -77,6 +78,57 @@ static char *row_label(const opscope_diff_row *r, bool shorten) {
         snprintf(out, total, "%s", sh);
     free(sh);
     return out;
+}
+
+typedef struct label_ix {
+    const char *label;
+    size_t row;
+} label_ix;
+
+static int label_ix_cmp(const void *pa, const void *pb) {
+    const label_ix *a = pa, *b = pb;
+    int c = strcmp(a->label, b->label);
+    return c ? c : (a->row > b->row) - (a->row < b->row);
+}
+
+/* Every row's label (NULL when out of memory), row I at index I. Rows of different kernels
+ * that share a short form get their kernel's tag (export/name_labels.h: the report's label of
+ * the same kernel, whatever either table's order). */
+static char **row_labels(const opscope_diff_t *d, bool console) {
+    size_t nr = opscope_diff_n_rows(d);
+    char **labels = calloc(nr ? nr : 1, sizeof *labels);
+    label_ix *ix = malloc((nr ? nr : 1) * sizeof *ix);
+    if (!labels || !ix) {
+        free(ix);
+        free(labels);
+        return NULL;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < nr; i++) {
+        const opscope_diff_row *r = opscope_diff_row_get(d, i);
+        labels[i] = row_label(r, console);
+        if (labels[i] && strcmp(labels[i], r->name)) ix[m++] = (label_ix){labels[i], i};
+    }
+    opscope_sort(ix, m, sizeof *ix, label_ix_cmp);
+    bool *tag = calloc(nr ? nr : 1, sizeof *tag);
+    for (size_t i = 0; tag && i + 1 < m; i++)
+        if (!strcmp(ix[i].label, ix[i + 1].label)) tag[ix[i].row] = tag[ix[i + 1].row] = true;
+    for (size_t i = 0; tag && i < nr; i++) {
+        if (!tag[i]) continue;
+        const opscope_diff_row *r = opscope_diff_row_get(d, i);
+        const opscope_diff_group *g = row_group(r);
+        char t[16];
+        opscope_name_tag(t, sizeof t, g->op ? g->op : r->name, 0);
+        size_t len = strlen(labels[i]) + sizeof t;
+        char *nl = malloc(len);
+        if (!nl) continue;
+        snprintf(nl, len, "%s%s", labels[i], t);
+        free(labels[i]);
+        labels[i] = nl;
+    }
+    free(tag);
+    free(ix);
+    return labels;
 }
 
 /* The one line that says what the noise test measured. */
@@ -266,9 +318,8 @@ static void table(opscope_out_t *w, const opscope_diff_t *d, size_t limit, bool 
     opscope_out_printf(w, "  %-13s %8s %8s %9s %14s %11s %9s %14s %11s  %s\n", "Delta", "Delta%",
                        "Ratio", "BASE n", hb, "BASE/call", "NEW n", hn, "NEW/call", "Group");
     size_t shown = 0, nr = opscope_diff_n_rows(d);
-    /* labels of the listed rows, numbered when two share a short form */
     const opscope_diff_row **rows = malloc((nr ? nr : 1) * sizeof *rows);
-    char **labels = calloc(nr ? nr : 1, sizeof *labels);
+    char **labels = row_labels(d, console);
     if (!rows || !labels) {
         free(rows);
         free(labels);
@@ -277,30 +328,12 @@ static void table(opscope_out_t *w, const opscope_diff_t *d, size_t limit, bool 
     for (size_t i = 0; i < nr && (!limit || shown < limit); i++) {
         const opscope_diff_row *r = opscope_diff_row_get(d, i);
         if (!all && !r->shown) continue;
+        char *lb = labels[i];
+        labels[i] = NULL;
         rows[shown] = r;
-        labels[shown] = row_label(r, console);
-        shown++;
+        labels[shown++] = lb;
     }
-    for (size_t i = 0; i < shown; i++) {
-        if (!labels[i] || !strcmp(labels[i], rows[i]->name)) continue;
-        int k = 0;
-        for (size_t j = 0; j < shown; j++)
-            if (labels[j] && j != i && !strcmp(labels[j], labels[i])) k++;
-        if (!k) continue;
-        /* every row with this label gets its number, in table order */
-        char *same = strdup(labels[i]);
-        int num = 0;
-        for (size_t j = 0; j < shown && same; j++) {
-            if (!labels[j] || strcmp(labels[j], same)) continue;
-            size_t len = strlen(same) + 16;
-            char *nl = malloc(len);
-            if (!nl) continue;
-            snprintf(nl, len, "%s #%d", same, ++num);
-            free(labels[j]);
-            labels[j] = nl;
-        }
-        free(same);
-    }
+    for (size_t i = shown; i < nr; i++) free(labels[i]);
     for (size_t i = 0; i < shown; i++) {
         const opscope_diff_row *r = rows[i];
         char dl[32], pc[16], ra[16], bn[24], bt[32], bc[32], nn[24], nt[32], nc[32];

@@ -3,6 +3,7 @@
 
 #include "analyze/kernel_name.h"
 #include "model/strtab.h"
+#include "util/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,20 +68,25 @@ static uint32_t add_name(opscope_name_labels_t *l, const char *name) {
     return id;
 }
 
+void opscope_name_tag(char *tag, size_t size, const char *full, int wide) {
+    uint64_t h = opscope_hash_bytes(full, strlen(full));
+    if (wide) snprintf(tag, size, " #%08x", (unsigned)(h >> 32));
+    else snprintf(tag, size, " #%04x", (unsigned)(h >> 48));
+}
+
 opscope_name_labels_t *opscope_name_labels_new(const opscope_stats_t *s) {
     opscope_name_labels_t *l = calloc(1, sizeof *l);
     if (!l) return NULL;
     l->names = opscope_strtab_new();
     l->shorts = opscope_strtab_new();
     l->labels = opscope_strtab_new();
-    uint32_t *count = NULL, *seen = NULL;
+    uint32_t *count = NULL;
     if (!l->names || !l->shorts || !l->labels) goto fail;
     for (size_t i = 0; i < opscope_stats_n_ops(s); i++)
         if (add_name(l, opscope_stats_op(s, i)->name) == NONE) goto fail;
     uint32_t nn = opscope_strtab_count(l->names), ns = opscope_strtab_count(l->shorts);
     count = calloc(ns ? ns : 1, sizeof *count);
-    seen = calloc(ns ? ns : 1, sizeof *seen);
-    if (!count || !seen) goto fail;
+    if (!count) goto fail;
     for (uint32_t id = 0; id < nn; id++)
         if (l->short_of[id] != NONE) count[l->short_of[id]]++;
     for (uint32_t id = 0; id < nn; id++) {
@@ -90,22 +96,26 @@ opscope_name_labels_t *opscope_name_labels_new(const opscope_stats_t *s) {
         size_t sl = strlen(sh);
         char *lab = malloc(sl + 16);
         if (!lab) goto fail;
-        /* Several kernels with one short form: numbered in table order. */
-        size_t ln = count[sid] > 1 ? (size_t)snprintf(lab, sl + 16, "%s #%u", sh, ++seen[sid])
-                                   : (size_t)snprintf(lab, sl + 16, "%s", sh);
-        uint32_t lid;
-        const char *ok = opscope_strtab_intern(l->labels, lab, ln, &lid);
+        /* Several kernels with one short form: tagged by their full names, never by the
+         * table's order (which differs between a report and a diff) */
+        uint32_t lid = 0, before = opscope_strtab_count(l->labels);
+        const char *ok = NULL;
+        for (int wide = 0; wide < 2; wide++) {
+            char tag[16] = "";
+            if (count[sid] > 1) opscope_name_tag(tag, sizeof tag, opscope_strtab_get(l->names, id), wide);
+            size_t ln = (size_t)snprintf(lab, sl + 16, "%s%s", sh, tag);
+            ok = opscope_strtab_intern(l->labels, lab, ln, &lid);
+            if (!ok || lid >= before || count[sid] < 2) break;
+        }
         free(lab);
         if (!ok) goto fail;
         l->label_of[id] = lid;
         l->shortened[l->n_shortened++] = id;
     }
     free(count);
-    free(seen);
     return l;
 fail:
     free(count);
-    free(seen);
     opscope_name_labels_free(l);
     return NULL;
 }

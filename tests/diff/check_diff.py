@@ -1121,6 +1121,19 @@ def kineto_bar(data, src):
     check(total == a.op_ns + a.copy_ns and both >= 0.8 * total,
           "HTA A100 vs V100: %.1f%% of BASE's GPU time paired (bar 80%%)" % (100.0 * both / total))
     print("ok    HTA A100 vs V100 by op: %.1f%% of BASE's GPU time in pairs (bar 80%%)" % (100.0 * both / total))
+    # kernels that share a short form carry a tag of their full name: the same in the diff
+    # as in each run's report, whatever the order of either table
+    p = run([k("hta_a100_step1"), k("hta_v100_step1"), "--by", "kernel", "--min-share", "0", "--top", "1000"])
+    tagged = set(re.findall(r"(\S+ #[0-9a-f]{4})\b", p.stdout.decode()))
+    legend = {}
+    for n in ("hta_a100_step1", "hta_v100_step1"):
+        tp = os.path.join(WORK, n + ".report.txt")
+        subprocess.run([OPSCOPE, "report", "-q", "--top-ops", "1000", "--text", tp, k(n)], check=True)
+        txt = open(tp, encoding="utf-8").read()
+        legend.update(re.findall(r"^\s+.*?(\S+ #[0-9a-f]{4})\n\s+(.*)$", txt, re.M))
+    check(len(tagged) >= 5 and tagged <= set(legend),
+          "diff's tagged kernels %d, %s not in the reports' legends" % (len(tagged), sorted(tagged - set(legend))[:3]))
+    print("ok    %d kernels sharing a short form: one tag each in the diff and the reports" % len(tagged))
 
 
 def kineto_fusion_credit():

@@ -130,28 +130,41 @@ static opscope_record kernel(const char *name, uint64_t dur) {
     return r;
 }
 
-/* Two different kernels with one short form are numbered in the order of the operations
- * table (by total time); a name that needs no short form is its own label. */
+/* Labels of ADD (time TA) and ADD2 (time TB) in a table of those two kernels, plus C and D. */
+static opscope_name_labels_t *labels_of(opscope_stats_t **sp, const char *add, uint64_t ta,
+                                        const char *add2, uint64_t tb) {
+    opscope_stats_t *s = opscope_stats_new(NULL);
+    if (!s) return NULL;
+    opscope_record a = kernel(add, ta), b = kernel(add2, tb), c = kernel("ampere_sgemm_128x64_nn", 50),
+                   d = kernel(real[3].full, 10);
+    if (opscope_stats_add(s, &a) || opscope_stats_add(s, &b) || opscope_stats_add(s, &c) ||
+        opscope_stats_add(s, &d) || opscope_stats_finish(s)) {
+        opscope_stats_free(s);
+        return NULL;
+    }
+    *sp = s;
+    return opscope_name_labels_new(s);
+}
+
+/* Two different kernels with one short form get a tag of their full name: different tags,
+ * and the same label whatever the order of the operations table (a report and a diff order
+ * their tables differently); a name that needs no short form is its own label. */
 static int test_labels(void) {
     const char *add = real[0].full; /* CUDAFunctor_add, 185 bytes */
     char add2[256];                  /* the same kernel with 2-wide vectors: another name */
     snprintf(add2, sizeof add2, "void at::native::vectorized_elementwise_kernel<2, %s",
              add + strlen("void at::native::vectorized_elementwise_kernel<4, "));
-    opscope_stats_t *s = opscope_stats_new(NULL);
-    ASSERT_TRUE(s != NULL);
-    opscope_record a = kernel(add, 100), b = kernel(add2, 300), c = kernel("ampere_sgemm_128x64_nn", 50),
-                   d = kernel(real[3].full, 10);
-    ASSERT_EQ_INT(opscope_stats_add(s, &a), 0);
-    ASSERT_EQ_INT(opscope_stats_add(s, &b), 0);
-    ASSERT_EQ_INT(opscope_stats_add(s, &c), 0);
-    ASSERT_EQ_INT(opscope_stats_add(s, &d), 0);
-    ASSERT_EQ_INT(opscope_stats_finish(s), 0);
-    opscope_name_labels_t *l = opscope_name_labels_new(s);
-    ASSERT_TRUE(l != NULL);
-    ASSERT_EQ_STR(opscope_name_labels_get(l, add2),
-                  "at::native::vectorized_elementwise_kernel<\xe2\x80\xa6" "CUDAFunctor_add\xe2\x80\xa6" "> #1");
-    ASSERT_EQ_STR(opscope_name_labels_get(l, add),
-                  "at::native::vectorized_elementwise_kernel<\xe2\x80\xa6" "CUDAFunctor_add\xe2\x80\xa6" "> #2");
+    const char *sh = "at::native::vectorized_elementwise_kernel<\xe2\x80\xa6" "CUDAFunctor_add\xe2\x80\xa6" ">";
+    opscope_stats_t *s = NULL, *s2 = NULL;
+    opscope_name_labels_t *l = labels_of(&s, add, 100, add2, 300);
+    opscope_name_labels_t *l2 = labels_of(&s2, add, 300, add2, 100); /* the other order */
+    ASSERT_TRUE(l != NULL && l2 != NULL);
+    const char *la = opscope_name_labels_get(l, add), *lb = opscope_name_labels_get(l, add2);
+    ASSERT_TRUE(strncmp(la, sh, strlen(sh)) == 0 && strncmp(lb, sh, strlen(sh)) == 0);
+    ASSERT_EQ_U64(strlen(la), strlen(sh) + 6); /* " #xxxx" */
+    ASSERT_TRUE(strcmp(la, lb) != 0);
+    ASSERT_EQ_STR(opscope_name_labels_get(l2, add), la);
+    ASSERT_EQ_STR(opscope_name_labels_get(l2, add2), lb);
     ASSERT_EQ_STR(opscope_name_labels_get(l, "ampere_sgemm_128x64_nn"), "ampere_sgemm_128x64_nn");
     ASSERT_EQ_STR(opscope_name_labels_get(l, real[3].full), "at::native::GammaBetaBackwardCUDAKernel<float, float>");
     ASSERT_EQ_STR(opscope_name_labels_get(l, "not in the profile"), "not in the profile");
@@ -162,8 +175,10 @@ static int test_labels(void) {
     ASSERT_EQ_STR(opscope_name_labels_full(l, 2), real[3].full);
     ASSERT_NULL(opscope_name_labels_label(l, 3));
     opscope_name_labels_free(l);
+    opscope_name_labels_free(l2);
     ASSERT_EQ_STR(opscope_name_labels_get(NULL, add), add);
     opscope_stats_free(s);
+    opscope_stats_free(s2);
     return 0;
 }
 
