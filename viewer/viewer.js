@@ -203,26 +203,69 @@
   const LABEL_MIN = 180, LABEL_MAX = 420, LABEL_MAX_FRAC = 0.35, LABEL_FONT = '11px system-ui, sans-serif';
   const AXIS_H = 22, ROW_H = 16, LANE_PAD = 6;
   let LABEL_W = LABEL_MIN;
-  const laneY = new Float64Array(lanes.length), rowY = new Float64Array(nRows);
-  let contentH = AXIS_H;
-  for (let l = 0; l < lanes.length; l++) {
-    laneY[l] = contentH;
-    const nr = Math.max(1, lanes[l].rows.length);
-    for (let k = 0; k < lanes[l].rows.length; k++) rowY[lanes[l].row0 + k] = contentH + LANE_PAD / 2 + k * ROW_H;
-    contentH += nr * ROW_H + LANE_PAD;
-    lanes[l].h = nr * ROW_H + LANE_PAD;
-  }
   // ggml profiles have scheduler splits; foreign traces (Kineto, Chrome) have streams.
-  const splitWord = /^(ggml|opscope)/.test(D.profiler || 'ggml') || !D.profiler ? ' \u00b7 split ' : ' \u00b7 stream ';
+  const isGgml = /^(ggml|opscope)/.test(D.profiler || 'ggml') || !D.profiler;
+  const splitWord = isGgml ? ' \u00b7 split ' : ' \u00b7 stream ';
+  // Shown lanes: a ggml scheduler's splits take turns on their backend, so by default one
+  // lane shows all of a backend's ops (another its copies), each row of each split in the
+  // first sub-row where it overlaps nothing; the Splits button shows a lane per split. A
+  // trace's streams run at once: a lane each. Data lanes come grouped by backend, then copy.
+  let perSplit = !isGgml, shownLanes = [];
+  const rowY = new Float64Array(nRows);
+  let contentH = AXIS_H;
+  function rowsOverlap(a, b) { // rows sorted by start: one merge pass
+    let i = rowOff[a], j = rowOff[b];
+    const ie = i + rowCnt[a], je = j + rowCnt[b];
+    while (i < ie && j < je) {
+      if (rStart[i] + rDur[i] <= rStart[j]) i++;
+      else if (rStart[j] + rDur[j] <= rStart[i]) j++;
+      else return true;
+    }
+    return false;
+  }
+  function layoutLanes() {
+    shownLanes = [];
+    for (let l = 0; l < lanes.length; l++) {
+      const prev = shownLanes[shownLanes.length - 1];
+      if (!perSplit && prev && prev.backend === lanes[l].backend && prev.copy === lanes[l].copy) prev.members.push(l);
+      else shownLanes.push({ backend: lanes[l].backend, copy: lanes[l].copy, members: [l] });
+    }
+    contentH = AXIS_H;
+    for (const d of shownLanes) {
+      const subs = []; // per sub-row, the data rows in it (never two that overlap in time)
+      for (const l of d.members) {
+        for (let k = 0; k < lanes[l].rows.length; k++) {
+          const r = lanes[l].row0 + k;
+          let s = d.members.length === 1 ? k : 0;
+          while (s < subs.length && subs[s].some((q) => rowsOverlap(q, r))) s++;
+          while (subs.length <= s) subs.push([]);
+          subs[s].push(r);
+          rowY[r] = contentH + LANE_PAD / 2 + s * ROW_H;
+        }
+      }
+      d.y = contentH;
+      d.h = Math.max(1, subs.length) * ROW_H + LANE_PAD;
+      contentH += d.h;
+    }
+  }
+  layoutLanes();
   // A merged profile (opscope merge): backends carry their process; lanes come grouped by
   // backend id, so one process's lanes are together, headed by its name.
   const processOf = (id) => { const b = backendById.get(id); return b && b.process ? b.process : ''; };
-  // a lane's label: the process (merged profiles), then the part that tells lanes apart
-  const laneTail = (l) => backendName(lanes[l].backend) + (lanes[l].copy ? ' copies' : '') + splitWord + lanes[l].split;
-  const laneProcess = (l) => processOf(lanes[l].backend);
-  function laneLabel(l) {
-    const p = laneProcess(l);
-    return (p ? p + ' \u00b7 ' : '') + laneTail(l);
+  // a data lane's label: the process (merged profiles), then the part that tells lanes apart
+  const dataTail = (l) => backendName(lanes[l].backend) + (lanes[l].copy ? ' copies' : '') + splitWord + lanes[l].split;
+  const dataLabel = (l) => (processOf(lanes[l].backend) ? processOf(lanes[l].backend) + ' \u00b7 ' : '') + dataTail(l);
+  // a shown lane's: a data lane's, or for collapsed splits the backend and their count
+  function laneTail(d) {
+    const m = shownLanes[d].members;
+    if (perSplit) return dataTail(m[0]);
+    return backendName(shownLanes[d].backend) + (shownLanes[d].copy ? ' copies' : '') +
+      (m.length > 1 ? ' \u00b7 ' + m.length + ' splits' : '');
+  }
+  const laneProcess = (d) => processOf(shownLanes[d].backend);
+  function laneLabel(d) {
+    const p = laneProcess(d);
+    return (p ? p + ' \u00b7 ' : '') + laneTail(d);
   }
   // TEXT cut in the middle with an ellipsis to fit MAXW (measured with MEASURE), keeping
   // as much of its start as of its end; the whole text when it fits.
@@ -252,13 +295,13 @@
     ctx.font = LABEL_FONT;
     const measure = (t) => ctx.measureText(t).width;
     let widest = 0;
-    for (let l = 0; l < lanes.length; l++) widest = Math.max(widest, measure(laneLabel(l)));
+    for (let d = 0; d < shownLanes.length; d++) widest = Math.max(widest, measure(laneLabel(d)));
     const cap = Math.max(LABEL_MIN, Math.min(LABEL_MAX, Math.floor(cssW * LABEL_MAX_FRAC)));
     LABEL_W = Math.min(cap, Math.max(LABEL_MIN, Math.ceil(widest) + 14));
-    shown = lanes.map((_, l) => shownLabel(l, LABEL_W - 10, measure));
+    shown = shownLanes.map((_, d) => shownLabel(d, LABEL_W - 10, measure));
   }
   // the first lane of each process group (a thicker line above it)
-  const groupStart = (l) => l > 0 && processOf(lanes[l].backend) !== processOf(lanes[l - 1].backend);
+  const groupStart = (d) => d > 0 && processOf(shownLanes[d].backend) !== processOf(shownLanes[d - 1].backend);
 
   let dpr = 1, cssW = 800, cssH = 300;
   function resize() {
@@ -412,11 +455,11 @@
     ctx.font = LABEL_FONT;
     ctx.textBaseline = 'middle';
     // lane backgrounds
-    for (let l = 0; l < lanes.length; l++) {
-      const y = laneY[l] - top;
-      if (y + lanes[l].h < AXIS_H || y > cssH) continue;
-      ctx.fillStyle = l % 2 ? theme['lane-b'] : theme['lane-a'];
-      ctx.fillRect(0, y, cssW, lanes[l].h);
+    for (let d = 0; d < shownLanes.length; d++) {
+      const y = shownLanes[d].y - top, h = shownLanes[d].h;
+      if (y + h < AXIS_H || y > cssH) continue;
+      ctx.fillStyle = d % 2 ? theme['lane-b'] : theme['lane-a'];
+      ctx.fillRect(0, y, cssW, h);
     }
     // records
     ctx.save();
@@ -445,14 +488,14 @@
     ctx.fillStyle = theme.panel;
     ctx.fillRect(0, AXIS_H, LABEL_W, cssH - AXIS_H);
     ctx.fillStyle = theme.fg;
-    for (let l = 0; l < lanes.length; l++) {
-      const y = laneY[l] - top;
-      if (y + lanes[l].h < AXIS_H || y > cssH) continue;
-      ctx.save(); ctx.beginPath(); ctx.rect(0, Math.max(y, AXIS_H), LABEL_W - 4, lanes[l].h); ctx.clip();
-      ctx.fillText(shown[l], 6, y + Math.min(lanes[l].h, ROW_H + LANE_PAD) / 2);
+    for (let d = 0; d < shownLanes.length; d++) {
+      const y = shownLanes[d].y - top, h = shownLanes[d].h;
+      if (y + h < AXIS_H || y > cssH) continue;
+      ctx.save(); ctx.beginPath(); ctx.rect(0, Math.max(y, AXIS_H), LABEL_W - 4, h); ctx.clip();
+      ctx.fillText(shown[d], 6, y + Math.min(h, ROW_H + LANE_PAD) / 2);
       ctx.restore();
-      if (groupStart(l)) { ctx.fillStyle = theme.accent; ctx.fillRect(0, y, cssW, 2); ctx.fillStyle = theme.fg; }
-      ctx.fillStyle = theme.line; ctx.fillRect(0, y + lanes[l].h - 1, cssW, 1); ctx.fillStyle = theme.fg;
+      if (groupStart(d)) { ctx.fillStyle = theme.accent; ctx.fillRect(0, y, cssW, 2); ctx.fillStyle = theme.fg; }
+      ctx.fillStyle = theme.line; ctx.fillRect(0, y + h - 1, cssW, 1); ctx.fillStyle = theme.fg;
     }
     // axis
     ctx.fillStyle = theme.panel; ctx.fillRect(0, 0, cssW, AXIS_H);
@@ -548,10 +591,16 @@
   function pick(cx, cy) { // canvas css coordinates -> record index or -1
     if (cx < LABEL_W || cy < AXIS_H) return -1;
     const y = cy + scrollTop;
-    let r = -1;
-    for (let k = 0; k < nRows; k++) if (y >= rowY[k] && y < rowY[k] + ROW_H) { r = k; break; }
-    if (r < 0) return -1;
     const W = plotW(), scale = W / (v1 - v0), t = v0 + (cx - LABEL_W) / scale, tol = 3 / scale;
+    let best = -1, bestDist = Infinity;
+    for (let r = 0; r < nRows; r++) { // collapsed splits: several rows share one y
+      if (!(y >= rowY[r] && y < rowY[r] + ROW_H)) continue;
+      const b = pickInRow(r, t, tol);
+      if (b.i >= 0 && b.dist < bestDist) { best = b.i; bestDist = b.dist; }
+    }
+    return best;
+  }
+  function pickInRow(r, t, tol) { // the record of row R nearest T within TOL: {i, dist}
     const off = rowOff[r], end = off + rowCnt[r];
     let best = -1, bestDist = Infinity;
     let i = lowerBound(rStart, off, end, t + tol);
@@ -561,8 +610,8 @@
       const dist = t < s ? s - t : t > e ? t - e : 0;
       if (dist <= tol && (dist < bestDist || (dist === bestDist && rDur[j] < rDur[best]))) { best = j; bestDist = dist; }
     }
-    if (i < end) { const dist = rStart[i] - t; if (dist <= tol && dist < bestDist) best = i; }
-    return best;
+    if (i < end) { const dist = rStart[i] - t; if (dist <= tol && dist < bestDist) { best = i; bestDist = dist; } }
+    return { i: best, dist: bestDist };
   }
 
   const tip = $('tip');
@@ -586,7 +635,7 @@
     tip.appendChild(h);
     line(tip, 'Duration', fmtDur(d));
     line(tip, 'Start', fmtNs(rStart[i]) + ' after first record');
-    line(tip, 'Lane', laneLabel(rowLane[recRow(i)]));
+    line(tip, 'Lane', dataLabel(rowLane[recRow(i)]));
     if (str(sShape[s])) line(tip, 'Shape', str(sShape[s]));
     line(tip, 'Bytes', fmtBytes(sBytes[s]) + (d > 0 && sBytes[s] ? '  (' + fmtRate(sBytes[s] / d, 'GB/s') + ')' : ''));
     if (sFlops[s]) line(tip, 'FLOPs', sFlops[s].toExponential(3) + (d > 0 ? '  (' + fmtRate(sFlops[s] / d, 'GFLOP/s') + ')' : ''));
@@ -616,7 +665,7 @@
   function laneAtLabel(cx, cy) {
     if (cx < 0 || cx >= LABEL_W || cy < AXIS_H) return -1;
     const y = cy + scrollTop;
-    for (let l = 0; l < lanes.length; l++) if (y >= laneY[l] && y < laneY[l] + lanes[l].h) return l;
+    for (let d = 0; d < shownLanes.length; d++) if (y >= shownLanes[d].y && y < shownLanes[d].y + shownLanes[d].h) return d;
     return -1;
   }
   // hovering a lane label: the whole label (the column may show it shortened)
@@ -1066,10 +1115,25 @@
 
   document.title = 'opscope: ' + (D.source || 'profile');
   $('source').textContent = D.source || '';
-  $('summary').textContent = fmtCount(N) + ' records' +
-    (D.seen > N ? ' (every ' + D.stride + '-th of ' + fmtCount(D.seen) + ')' : '') +
-    ' \u00b7 ' + lanes.length + ' lanes \u00b7 span ' + fmtNs(full1 - full0) +
-    (D.dropped ? ' \u00b7 ' + fmtCount(D.dropped) + ' dropped by the capture' : '');
+  function renderSummary() {
+    $('summary').textContent = fmtCount(N) + ' records' +
+      (D.seen > N ? ' (every ' + D.stride + '-th of ' + fmtCount(D.seen) + ')' : '') +
+      ' \u00b7 ' + shownLanes.length + ' lanes \u00b7 span ' + fmtNs(full1 - full0) +
+      (D.dropped ? ' \u00b7 ' + fmtCount(D.dropped) + ' dropped by the capture' : '');
+  }
+  renderSummary();
+  // The Splits button, where some backend has several splits: collapsed <-> a lane per split.
+  const splitsBtn = $('splits');
+  function setSplits(on) {
+    perSplit = on;
+    layoutLanes(); renderSummary(); resize(); schedule();
+    splitsBtn.textContent = perSplit ? 'Collapse splits' : 'Expand splits';
+    splitsBtn.setAttribute('aria-pressed', String(perSplit));
+  }
+  if (isGgml && shownLanes.some((d) => d.members.length > 1)) {
+    splitsBtn.hidden = false;
+    splitsBtn.addEventListener('click', () => setSplits(!perSplit));
+  }
   // The view lives in the address's fragment (#t=START,END in ns after the first record), so
   // a copied link or a reload reopens the same range.
   let saveTimer = 0;
@@ -1093,6 +1157,8 @@
   // Test and benchmark hooks (no effect on the page).
   window.opscope = {
     perf, N, lanes: lanes.length, rows: nRows,
+    shownLanes: () => shownLanes.length,
+    setSplits: (on) => { setSplits(!!on); draw(); },
     view: () => ({ t0: v0, t1: v1, full0, full1 }),
     setView: (a, b) => { v0 = a; v1 = b; clampView(); draw(); return lastDrawMs; },
     redraw: () => { draw(); return lastDrawMs; },
@@ -1123,12 +1189,14 @@
       }
       return out;
     },
-    layout: { get LABEL_W() { return LABEL_W; }, AXIS_H, ROW_H, laneY: Array.from(laneY), laneH: lanes.map((l) => l.h) },
+    // the shown lanes' tops and heights at the time of the call (they change with setSplits)
+    layout: { get LABEL_W() { return LABEL_W; }, AXIS_H, ROW_H, get laneY() { return shownLanes.map((d) => d.y); },
+      get laneH() { return shownLanes.map((d) => d.h); } },
     // per lane: its whole label, the label as drawn, and their widths against the column's
     laneLabels: () => {
       ctx.font = LABEL_FONT;
-      return lanes.map((_, l) => ({ full: laneLabel(l), shown: shown[l], shownW: ctx.measureText(shown[l]).width,
-        fullW: ctx.measureText(laneLabel(l)).width, column: LABEL_W, y: laneY[l], h: lanes[l].h }));
+      return shownLanes.map((sl, d) => ({ full: laneLabel(d), shown: shown[d], shownW: ctx.measureText(shown[d]).width,
+        fullW: ctx.measureText(laneLabel(d)).width, column: LABEL_W, y: sl.y, h: sl.h }));
     },
     shortNames: Object.values(D.short || {}),
     // roofline dots: label, backend, intensity, GFLOP/s, canvas position and radius, bound

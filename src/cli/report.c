@@ -30,6 +30,8 @@
 #include <string.h>
 #include <unistd.h>
 
+static bool g_chrome_splits; /* --chrome-splits */
+
 typedef struct report_args {
     const char *input;
     size_t top_ops, top_kernels, html_max_records;
@@ -51,7 +53,8 @@ static void usage(FILE *f) {
           "  --inefficiency         longer ranking by time per output byte (ops only)\n"
           "  --by-shape             also aggregate per exact source shapes and types\n"
           "  --chrome-trace FILE    Chrome Trace Event JSON at real timestamps\n"
-          "                         (chrome://tracing, Perfetto)\n"
+          "                         (chrome://tracing, Perfetto): a lane per backend\n"
+          "  --chrome-splits        a lane per scheduler split instead\n"
           "  --html-viewer FILE     self-contained HTML timeline\n"
           "  --html-max-records N   keep at most N records in the HTML (0 = all)\n"
           "  --json FILE            profile JSON (version 3 layout) with a summary\n"
@@ -83,13 +86,15 @@ static void usage(FILE *f) {
 
 enum {
     OPT_TOP_OPS, OPT_TOP_KERNELS, OPT_CHROME, OPT_HTML, OPT_HTML_MAX, OPT_JSON, OPT_TEXT,
-    OPT_SQLITE, OPT_PEAK, OPT_EXPORT_OPS, OPT_INEFFICIENCY, OPT_BY_SHAPE, OPT_BATCH, OPT_GRAPHS
+    OPT_SQLITE, OPT_PEAK, OPT_EXPORT_OPS, OPT_INEFFICIENCY, OPT_BY_SHAPE, OPT_BATCH, OPT_GRAPHS,
+    OPT_CHROME_SPLITS
 };
 
 static const opscope_cli_opt report_opts[] = {
     {"--top-ops", NULL, OPT_TOP_OPS, true},
     {"--top-kernels", NULL, OPT_TOP_KERNELS, true},
     {"--chrome-trace", NULL, OPT_CHROME, true},
+    {"--chrome-splits", NULL, OPT_CHROME_SPLITS, false},
     {"--html-viewer", NULL, OPT_HTML, true},
     {"--html-max-records", NULL, OPT_HTML_MAX, true},
     {"--json", NULL, OPT_JSON, true},
@@ -121,6 +126,7 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
                                val);
         break;
     case OPT_CHROME: a->chrome = val; break;
+    case OPT_CHROME_SPLITS: g_chrome_splits = true; break;
     case OPT_HTML: a->html = val; break;
     case OPT_HTML_MAX:
         if (!opscope_cli_parse_count(val, &a->html_max_records))
@@ -227,6 +233,7 @@ static int open_chrome(exporter *e, opscope_error *err) {
     if (open_out(e, err)) return -1;
     opscope_chrome_t *c = opscope_chrome_new(e->out);
     if (!c) return set_nomem(err), -1;
+    opscope_chrome_set_splits(c, g_chrome_splits);
     e->impl = c;
     e->sink = opscope_chrome_sink(c);
     e->finish = chrome_finish;

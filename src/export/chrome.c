@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define ALL_SPLITS INT32_MIN /* the track of a backend's work with its splits collapsed */
+
 typedef struct proc {
     int32_t backend_id;
     char *name, *device;
@@ -25,6 +27,8 @@ struct opscope_chrome {
     size_t n_procs, cap_procs, last_proc;
     bool started, oom;
     const char *track_word; /* "split" for ggml profiles, "stream" for GPU traces */
+    bool is_trace;          /* a Kineto / Chrome trace: its streams always get their lanes */
+    bool per_split;         /* a lane per scheduler split (else one per backend) */
     uint64_t n_events;
     bool has_cpu;           /* a trace's CPU side was added: process cpu_pid, tids 0..cpu_threads */
     long cpu_pid;
@@ -85,8 +89,18 @@ static void start(opscope_chrome_t *c) {
 static int on_meta(void *ud, const opscope_meta *m) {
     opscope_chrome_t *c = ud;
     if (m->profiler && (!strcmp(m->profiler, "kineto") || !strcmp(m->profiler, "chrome")))
-        c->track_word = "stream";
+        c->track_word = "stream", c->is_trace = true;
     return 0;
+}
+
+void opscope_chrome_set_splits(opscope_chrome_t *c, bool per_split) { c->per_split = per_split; }
+
+/* The track of a record: copies have one per backend; a trace's streams are real queues
+ * (their work overlaps), a ggml scheduler's splits only cut one backend's work in turns. */
+static int32_t track_of(const opscope_chrome_t *c, const opscope_record *r) {
+    if (r->type == OPSCOPE_RECORD_COPY) return 0;
+    if (c->per_split || c->is_trace) return r->split_id;
+    return ALL_SPLITS;
 }
 
 static int on_backend(void *ud, const opscope_backend *b) {
@@ -124,8 +138,8 @@ static int on_record(void *ud, const opscope_record *r) {
     if (pi < 0) return c->oom = true, -1;
     c->procs[pi].has_events = true;
     bool copy = r->type == OPSCOPE_RECORD_COPY;
-    uint32_t tid = opscope_lanes_assign(c->lanes, r->backend_id, copy ? 0 : r->split_id,
-                                        copy ? 1 : 0, r->start_ns, r->duration_ns);
+    uint32_t tid = opscope_lanes_assign(c->lanes, r->backend_id, track_of(c, r), copy ? 1 : 0,
+                                        r->start_ns, r->duration_ns);
     if (!tid) return c->oom = true, -1;
     start(c);
     json_fmt f;
@@ -348,6 +362,8 @@ int opscope_chrome_finish(opscope_chrome_t *c) {
         int len;
         if (li->kind == 1)
             len = snprintf(buf, sizeof buf, "copies");
+        else if (li->split_id == ALL_SPLITS)
+            len = snprintf(buf, sizeof buf, "compute");
         else
             len = li->split_id < 0 ? snprintf(buf, sizeof buf, "no %s", c->track_word)
                                    : snprintf(buf, sizeof buf, "%s %d", c->track_word, (int)li->split_id);
@@ -358,8 +374,9 @@ int opscope_chrome_finish(opscope_chrome_t *c) {
         opscope_out_json_str(w, buf);
         opscope_out_str(w, "}}");
         /* Splits in order, each split's extra lanes right below it, copies last. */
-        int64_t order = li->kind == 1 ? (int64_t)1 << 30
-                                      : (int64_t)li->split_id * 1024 + (int64_t)li->lane;
+        int64_t order = li->kind == 1              ? (int64_t)1 << 40
+                        : li->split_id == ALL_SPLITS ? (int64_t)li->lane
+                                                     : (int64_t)li->split_id * 1024 + (int64_t)li->lane;
         meta_event(c, "thread_sort_index", pi, li->tid);
         opscope_out_str(w, "\"sort_index\":");
         opscope_out_i64(w, order);

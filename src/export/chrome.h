@@ -3,10 +3,11 @@
  *
  * Streams one complete ("X") event per record, at its REAL start time: ts = start_ns / 1000
  * and dur = duration_ns / 1000 in microseconds, written exactly with 3 decimals. One process
- * per backend (named after its device, ordered by backend id), one thread per split (or
- * stream) of it; copies go to their own "copies" thread with category "copy". An event that
- * would overlap another on its thread goes to an extra thread of the same track
- * ("split 0 #2"); events are never shifted. Metadata events (names, sort order) are written
+ * per backend (named after its device, ordered by backend id) with one "compute" thread (a
+ * ggml scheduler's splits collapsed: they take turns on the backend; one thread per split
+ * with opscope_chrome_set_splits) or, for a GPU trace, one per stream; copies go to their own
+ * "copies" thread with category "copy". An event that would overlap another on its thread
+ * goes to an extra thread of the same track ("compute #2"); events are never shifted. Metadata events (names, sort order) are written
  * at the end, when every backend and track is known. Memory: per track, not per record.
  *
  * Ownership: the caller owns OUT (commits or aborts it after opscope_chrome_finish) and the
@@ -19,6 +20,8 @@
 #include "analyze/kineto.h"
 #include "util/out.h"
 
+#include <stdbool.h>
+
 typedef struct opscope_chrome opscope_chrome_t;
 
 /* A new exporter writing to OUT; NULL when out of memory. */
@@ -26,6 +29,10 @@ opscope_chrome_t *opscope_chrome_new(opscope_out_t *out);
 void opscope_chrome_free(opscope_chrome_t *c);
 
 opscope_sink opscope_chrome_sink(opscope_chrome_t *c);
+
+/* PER_SPLIT true: a thread per scheduler split of a ggml profile (false, the default: one
+ * per backend). Call before the first record. */
+void opscope_chrome_set_splits(opscope_chrome_t *c, bool per_split);
 
 /* A Kineto trace's CPU side from its finished analysis K: every cpu_op slice (one thread per
  * CPU thread of the trace, in a "CPU" process after the backends) and the profiler steps (a

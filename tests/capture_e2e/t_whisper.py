@@ -152,4 +152,24 @@ if e2e.OPSCOPE:
         e2e.check(False, f"opscope record wrote {rec} ({ex})")
     r5 = subprocess.run([e2e.OPSCOPE, "report", rec], capture_output=True, timeout=120)
     e2e.check(r5.returncode == 0, f"opscope report reads opscope record's profile (exit {r5.returncode})")
+
+# Chrome lanes by backend (issue 25: one per split gave 34, most with one bar): a compute lane
+# per backend that computed, a copies lane per backend that copied, and no more (a backend's
+# splits take turns, so nothing overlaps); --chrome-splits gives one per split again.
+if e2e.OPSCOPE:
+    import json
+    for per_split in (False, True):
+        tr = f"{d}/trace-{int(per_split)}.json"
+        r6 = subprocess.run([e2e.OPSCOPE, "report", prof, "--chrome-trace", tr, "-q"] +
+                            (["--chrome-splits"] if per_split else []), capture_output=True, timeout=120)
+        if r6.returncode != 0:
+            e2e.check(False, f"report --chrome-trace (exit {r6.returncode}: {r6.stderr[-200:]!r})")
+            continue
+        evs = json.load(open(tr))["traceEvents"]
+        lanes = [e for e in evs if e["ph"] == "M" and e["name"] == "thread_name"]
+        want = len({(r["backend_id"], r["type"], r["split_id"] if per_split and r["type"] == 0 else 0)
+                    for r in recs})
+        e2e.check(len(lanes) == want, f"Chrome trace{' --chrome-splits' if per_split else ''}: "
+                                      f"{len(lanes)} lanes, one per backend{' and split' if per_split else ''} "
+                                      f"and for copies ({want})")
 e2e.finish()

@@ -373,6 +373,46 @@ def chrome_names(opscope, work):
     check(lanes and not any("-1" in n for n in lanes), "no lane named split -1: %r" % lanes)
 
 
+def chrome_lanes(opscope, work):
+    """Lanes by backend, splits collapsed (issue 25: whisper gave 34 lanes, most with one
+    bar): a scheduler's splits alternating between two backends give one compute lane per
+    backend and one for copies; --chrome-splits gives one per split again."""
+    recs, t = [], 1000
+    for i in range(12):
+        b = i % 2
+        for op in ("MUL_MAT", "ADD", "RMS_NORM"):
+            recs.append({"type": 0, "name": op, "backend_id": b, "split_id": i, "start_ns": t,
+                         "duration_ns": 40, "bytes": 4})
+            t += 50
+        recs.append({"type": 1, "name": "copy_H2D", "backend_id": b, "split_id": i, "start_ns": t,
+                     "duration_ns": 10, "bytes": 64})
+        t += 20
+    doc = {"profiler": "ggml", "version": 3,
+           "backends": [{"id": 0, "name": "CPU", "device": "AMD EPYC", "device_type": 0},
+                        {"id": 1, "name": "BLAS", "device": "BLAS", "device_type": 2}],
+           "records": recs}
+    src = os.path.join(work, "splits.json")
+    with open(src, "w") as f:
+        json.dump(doc, f)
+    want = {False: len({(r["backend_id"], r["type"]) for r in recs}),
+            True: len({(r["backend_id"], r["split_id"] if r["type"] == 0 else "copies") for r in recs})}
+    for per_split in (False, True):
+        tr = os.path.join(work, "splits_trace_%d.json" % per_split)
+        p = run([opscope, "report", src, "--chrome-trace", tr, "-q"] + (["--chrome-splits"] if per_split else []))
+        check(p.returncode == 0, "splits: exit %d: %s" % (p.returncode, p.stderr.decode()))
+        if p.returncode != 0:
+            continue
+        with open(tr) as f:
+            evs = json.load(f)["traceEvents"]
+        lanes = {(e["pid"], e["tid"]): e["args"]["name"] for e in evs if e["ph"] == "M" and e["name"] == "thread_name"}
+        used = {(e["pid"], e["tid"]) for e in evs if e["ph"] == "X"}
+        check(len(lanes) == want[per_split] and used == set(lanes),
+              "splits%s: %d lanes, want %d: %r" % (" (--chrome-splits)" if per_split else "", len(lanes),
+                                                   want[per_split], sorted(lanes.values())))
+        xs = [e for e in evs if e["ph"] == "X"]
+        check(len(xs) == len(recs), "splits: %d events for %d records" % (len(xs), len(recs)))
+
+
 def main():
     opscope, work = sys.argv[1], sys.argv[2]
     shutil.rmtree(work, ignore_errors=True)
@@ -434,6 +474,7 @@ def main():
         check(p.returncode == 0, tag + ": stdin")
 
     chrome_names(opscope, work)
+    chrome_lanes(opscope, work)
     bad_inputs(opscope, work)
     usage_errors(opscope, work)
     return done("report e2e")

@@ -52,6 +52,37 @@ function pixel(img, x, y) {
   await page.setViewportSize({ width: 1400, height: 1000 });
   await page.goto('file://' + htmlPath);
   await page.waitForFunction(() => window.opscope && window.opscope.ready, null, { timeout: 30000 });
+  // Splits collapsed by default (issue 25): Vulkan0's two splits share one lane, whose
+  // sub-rows hold split 1's ADDs (they overlap split 0's MUL_MATs) and the ADD that overlaps
+  // them; copies and CPU keep a lane each. A record still names its split in the tooltip.
+  const col = await page.evaluate(() => ({ shown: opscope.shownLanes(), labels: opscope.laneLabels().map((l) => l.full),
+    layout: opscope.layout, summary: document.getElementById('summary').textContent,
+    button: document.getElementById('splits').hidden ? null : document.getElementById('splits').textContent }));
+  check(col.shown === 3 && col.labels[0] === 'Vulkan0 \u00b7 2 splits' && col.labels[1] === 'Vulkan0 copies' &&
+    col.labels[2] === 'CPU', 'splits collapsed: 3 lanes, one per backend and copies', col);
+  check(col.layout.laneH[0] === 3 * col.layout.ROW_H + 6 && / 3 lanes /.test(col.summary) && col.button === 'Expand splits',
+    'the collapsed lane stacks what overlaps (3 sub-rows); the summary counts shown lanes; a button expands', col);
+  {
+    const shotC = path.join(outDir, 'collapsed.png');
+    await page.locator('#timeline').screenshot({ path: shotC });
+    const imgC = decodePng(fs.readFileSync(shotC));
+    const LC = col.layout;
+    for (let k = 0; k < 3; k++) {
+      const r = region(imgC, LC.LABEL_W + 1, LC.laneY[0] + 4 + k * LC.ROW_H, imgC.width, LC.laneY[0] + 2 + (k + 1) * LC.ROW_H);
+      check(r.other > 10, 'collapsed lane: sub-row ' + k + ' has drawn records', r);
+    }
+    const tlBoxC = await page.locator('#timeline').boundingBox();
+    const box = await page.evaluate(() => opscope.recordBox(opscope.recordAt('ADD')));
+    check(box.y > LC.laneY[0] && box.y < LC.laneY[0] + LC.laneH[0], 'an ADD of split 1 sits in the collapsed lane', box);
+    await page.mouse.move(tlBoxC.x + (box.x0 + box.x1) / 2, tlBoxC.y + box.y);
+    await page.waitForTimeout(50);
+    const tt = await page.evaluate(() => document.getElementById('tip').textContent);
+    check(/^ADD/.test(tt) && /Lane: Vulkan0 \u00b7 split 1/.test(tt), 'hover in a collapsed lane finds the record and names its split', tt);
+  }
+  await page.click('#splits');
+  await page.waitForTimeout(50);
+  const exp = await page.evaluate(() => ({ shown: opscope.shownLanes(), button: document.getElementById('splits').textContent }));
+  check(exp.shown === 4 && exp.button === 'Collapse splits', 'the button shows a lane per split', exp);
   const info = await page.evaluate(() => ({ N: opscope.N, lanes: opscope.lanes, rows: opscope.rows,
     layout: opscope.layout, view: opscope.view(), title: document.title }));
   check(info.N === 83, 'all 83 records decoded', info.N);
@@ -327,7 +358,10 @@ function pixel(img, x, y) {
     await page.setViewportSize({ width: w, height: 1000 });
     await page.goto('file://' + mergedHtml);
     await page.waitForFunction(() => window.opscope && window.opscope.ready, null, { timeout: 30000 });
-    const labs = await page.evaluate(() => opscope.laneLabels());
+    const labsC = await page.evaluate(() => opscope.laneLabels()); // splits collapsed
+    check(labsC.length === 3 && labelsOk(labsC) && labsC[0].shown.endsWith(' \u00b7 Vulkan0 \u00b7 2 splits'),
+      'width ' + w + ': collapsed lanes: labels cut in the middle, backend and split count kept', labsC.map((x) => x.shown));
+    const labs = await page.evaluate(() => { opscope.setSplits(true); return opscope.laneLabels(); });
     const vk = labs.filter((x) => x.full.startsWith(LONG_PROC + ' \u00b7 Vulkan0'));
     const cpu = labs.find((x) => x.full === 'laptop/llama-cli \u00b7 CPU \u00b7 split 0');
     const box = await page.locator('#timeline').boundingBox();
