@@ -308,6 +308,53 @@ static void fmt_pct(char *buf, size_t size, double pct) {
     else snprintf(buf, size, "%s", pct > 0 ? ">+1e6%" : "<-1e6%");
 }
 
+static size_t kernels_of(const opscope_diff_side_t *s, const opscope_diff_group *g,
+                         const opscope_diff_kernel **ks) {
+    return g ? opscope_diff_side_group_kernels(s, (size_t)(g - opscope_diff_side_group(s, 0)), ks) : 0;
+}
+
+static bool kernel_listed(const opscope_diff_kernel *ks, size_t n, const char *name) {
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(ks[i].name, name)) return true;
+    return false;
+}
+
+/* A work pair (traces, --by op) whose sides ran different kernels: one line per side under
+ * its row with the kernels it used, longest first, and their share of the side's time. */
+static void pair_kernels(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff_row *r,
+                         bool console) {
+    const opscope_diff_kernel *kb, *kn;
+    size_t nb = kernels_of(opscope_diff_base(d), r->base, &kb);
+    size_t nn = kernels_of(opscope_diff_newer(d), r->newg, &kn);
+    if (!nb || !nn) return;
+    bool same = nb == nn;
+    for (size_t i = 0; i < nb && same; i++) same = kernel_listed(kn, nn, kb[i].name);
+    if (same) return;
+    const opscope_diff_kernel *ks[2] = {kb, kn};
+    const size_t n[2] = {nb, nn};
+    const uint64_t tot[2] = {r->base->total_ns, r->newg->total_ns};
+    for (int sd = 0; sd < 2; sd++) {
+        opscope_out_printf(w, "%*s%s kernels:", 16, "", sd ? "NEW " : "BASE");
+        size_t show = console && n[sd] > 3 ? 3 : n[sd];
+        for (size_t i = 0; i < show; i++) {
+            size_t len = strlen(ks[sd][i].name) + 16;
+            char *sh = malloc(len);
+            if (sh && opscope_kernel_name_short(sh, len, ks[sd][i].name) >= len) {
+                free(sh);
+                sh = NULL;
+            }
+            opscope_out_str(w, i ? ", " : " ");
+            if (console) put_cut(w, sh ? sh : ks[sd][i].name, 48);
+            else opscope_out_str(w, sh ? sh : ks[sd][i].name);
+            free(sh);
+            opscope_out_printf(w, " x%" PRIu64 " %.0f%%", ks[sd][i].count,
+                               tot[sd] ? 100.0 * (double)ks[sd][i].total_ns / (double)tot[sd] : 0.0);
+        }
+        if (show < n[sd]) opscope_out_printf(w, ", %zu more", n[sd] - show);
+        opscope_out_char(w, '\n');
+    }
+}
+
 static void table(opscope_out_t *w, const opscope_diff_t *d, size_t limit, bool all, bool console) {
     opscope_diff_norm n = opscope_diff_norm_used(d);
     const char *per = n == OPSCOPE_DIFF_NORM_NONE ? "" : n == OPSCOPE_DIFF_NORM_TOKEN ? "/tok"
@@ -375,6 +422,7 @@ static void table(opscope_out_t *w, const opscope_diff_t *d, size_t limit, bool 
         if (r->regression) opscope_out_str(w, "  REGRESSION");
         if (opscope_diff_row_sampled(r)) opscope_out_str(w, "  [sampled: see estimates]");
         opscope_out_char(w, '\n');
+        pair_kernels(w, d, r, console);
     }
     size_t listed_max = 0;
     for (size_t i = 0; i < nr; i++) listed_max += all || opscope_diff_row_get(d, i)->shown;

@@ -1121,6 +1121,11 @@ def kineto_bar(data, src):
     check(total == a.op_ns + a.copy_ns and both >= 0.8 * total,
           "HTA A100 vs V100: %.1f%% of BASE's GPU time paired (bar 80%%)" % (100.0 * both / total))
     print("ok    HTA A100 vs V100 by op: %.1f%% of BASE's GPU time in pairs (bar 80%%)" % (100.0 * both / total))
+    # the console lists each side's kernels under a pair whose sides ran different ones
+    out = run([k("hta_a100_step1"), k("hta_v100_step1")]).stdout.decode()
+    mm = out.split("  aten::mm\n", 1)[-1].splitlines()[:2]
+    check(len(mm) == 2 and "BASE kernels: " in mm[0] and "cutlass" in mm[0] and
+          "NEW  kernels: " in mm[1] and "volta_sgemm" in mm[1], "aten::mm pair's kernels: %s" % mm)
     # kernels that share a short form carry a tag of their full name: the same in the diff
     # as in each run's report, whatever the order of either table
     p = run([k("hta_a100_step1"), k("hta_v100_step1"), "--by", "kernel", "--min-share", "0", "--top", "1000"])
