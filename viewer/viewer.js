@@ -114,6 +114,10 @@
     sigOp[s] = o;
   }
   const nOp = opLabel.length;
+  // Sampled device timing (docs/capture.md): per op, the computes timed on the device of all
+  // those it ran in, and its total estimated over all of them; the table's times are measured.
+  const sampledOf = new Map();
+  for (const x of D.sampled || []) sampledOf.set((x.name || '?') + (x.sub ? '(' + x.sub + ')' : ''), x);
   // legend labels: long kernel names in their short form (D.short, as the report's tables),
   // numbered where two kernels share one; the full name stays in the tooltip and the table
   const opShort = opLabel.slice();
@@ -1076,6 +1080,13 @@
       const sigs0 = [];
       for (const b of tree[o].values()) for (const sh of b.values()) sigs0.push(...sh);
       const r0 = statRow('l0', opLabel[o] + (opIsCopy[o] ? '  (copy)' : ''), agg(sigs0), k0, open0);
+      const sm = sampledOf.get(opLabel[o]);
+      if (sm) {
+        const tag = document.createElement('span');
+        tag.className = 'est';
+        tag.textContent = 'device-timed ' + fmtCount(sm.timed) + ' / ' + fmtCount(sm.computes) + ' computes, est. ' + fmtDur(sm.est_ns);
+        r0.firstChild.appendChild(tag);
+      }
       if (o === selOp) r0.classList.add('sel');
       frag.appendChild(r0);
       if (!open0) continue;
@@ -1119,7 +1130,8 @@
     $('summary').textContent = fmtCount(N) + ' records' +
       (D.seen > N ? ' (every ' + D.stride + '-th of ' + fmtCount(D.seen) + ')' : '') +
       ' \u00b7 ' + shownLanes.length + ' lanes \u00b7 span ' + fmtNs(full1 - full0) +
-      (D.dropped ? ' \u00b7 ' + fmtCount(D.dropped) + ' dropped by the capture' : '');
+      (D.dropped ? ' \u00b7 ' + fmtCount(D.dropped) + ' dropped by the capture' : '') +
+      (sampledOf.size ? ' \u00b7 sampled device timing: ops timed in some computes, totals over all marked est.' : '');
   }
   renderSummary();
   // The Splits button, where some backend has several splits: collapsed <-> a lane per split.

@@ -4,6 +4,7 @@
 #include "export/html_data.h"
 #include "util/out.h"
 #include "util/hash.h"
+#include "util/vec.h"
 #include "model/strtab.h"
 
 #include <stdlib.h>
@@ -49,8 +50,12 @@ struct opscope_html_sink {
     const char *profiler;
     int32_t version;
     uint64_t total_records, dropped_records;
+    opscope_html_sampled *sampled; /* sampled device timing per op (few: ops, not records) */
+    size_t n_sampled, cap_sampled, last_sampled;
     char shape_buf[2048];
 };
+
+#define HTML_SAMPLED_MAX 4096 /* ops with weights kept; more is no profile the capture writes */
 
 /* ---------------------------------------------------------------------------------------- */
 
@@ -134,6 +139,7 @@ void opscope_html_sink_abort(opscope_html_sink_t *h) {
     free(h->sig);
     free(h->lane);
     free(h->backends);
+    free(h->sampled);
     free(h);
 }
 
@@ -360,8 +366,36 @@ static int grow_records(opscope_html_sink_t *h) {
     return 0;
 }
 
+/* A device-timed record of a sampled compute (OPSCOPE_HAS_WEIGHT): counted for its op from
+ * every record, before any stride, so the viewer's counts and estimates cover the profile. */
+static void sampled_add(opscope_html_sink_t *h, const opscope_record *rec) {
+    uint32_t name = str_id0(h, rec->name ? rec->name : ""), sub = str_id0(h, opscope_record_sub_op(rec, NULL));
+    size_t i = h->last_sampled;
+    if (i >= h->n_sampled || h->sampled[i].name != name || h->sampled[i].sub_op != sub) {
+        for (i = 0; i < h->n_sampled && (h->sampled[i].name != name || h->sampled[i].sub_op != sub); i++) {
+        }
+        if (i == h->n_sampled) {
+            if (i == HTML_SAMPLED_MAX ||
+                opscope_vec_reserve((void **)&h->sampled, &h->cap_sampled, i + 1, sizeof *h->sampled, 16))
+                return;
+            h->sampled[h->n_sampled++] = (opscope_html_sampled){name, sub, 0, 0, 0, -1, -1};
+        }
+        h->last_sampled = i;
+    }
+    opscope_html_sampled *x = &h->sampled[i];
+    uint32_t wt = rec->weight ? rec->weight : 1;
+    x->est_ns += rec->duration_ns * wt;
+    if (!x->timed || x->graph_ != rec->graph_id || x->split_ != rec->split_id) {
+        x->timed++;
+        x->computes += wt;
+        x->graph_ = rec->graph_id;
+        x->split_ = rec->split_id;
+    }
+}
+
 static int on_record(void *ud, const opscope_record *rec) {
     opscope_html_sink_t *h = ud;
+    if (rec->has & OPSCOPE_HAS_WEIGHT) sampled_add(h, rec);
     uint64_t idx = h->seen++;
     if (idx % h->stride) return 0;
     if (h->max_records && h->n == h->max_records) {
@@ -436,6 +470,8 @@ static void fill_data(const opscope_html_sink_t *h, opscope_html_data *out) {
         .total_records = h->total_records,
         .dropped_records = h->dropped_records,
         .peak = h->has_peak ? &h->peak : NULL,
+        .sampled = h->sampled,
+        .n_sampled = h->n_sampled,
     };
     data.sigs = h->sigs;
     data.lanes = h->lanes;

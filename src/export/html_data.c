@@ -361,6 +361,17 @@ static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_en
         if (i) opscope_out_char(w, ',');
         opscope_json_write_backend_in(w, b->id, b->name, b->device, (int)b->device_type, b->process);
     }
+    opscope_out_str(w, "],\"sampled\":[");
+    for (size_t i = 0; i < d->n_sampled; i++) {
+        const opscope_html_sampled *x = &d->sampled[i];
+        const char *sub = x->sub_op == UINT32_MAX ? "" : opscope_strtab_get(d->strings, x->sub_op);
+        opscope_out_str(w, i ? ",{\"name\":" : "{\"name\":");
+        opscope_out_json_str(w, x->name == UINT32_MAX ? "" : opscope_strtab_get(d->strings, x->name));
+        opscope_out_str(w, ",\"sub\":");
+        opscope_out_json_str(w, sub);
+        opscope_out_printf(w, ",\"timed\":%llu,\"computes\":%llu,\"est_ns\":%llu}", (unsigned long long)x->timed,
+                           (unsigned long long)x->computes, (unsigned long long)x->est_ns);
+    }
     opscope_out_str(w, "],");
     if (d->peak) {
         opscope_out_str(w, "\"peak\":");

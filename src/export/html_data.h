@@ -32,6 +32,15 @@ typedef struct opscope_html_lane {
     uint32_t is_copy;
 } opscope_html_lane;
 
+/* Sampled device timing per op (name and sub-op, as the viewer's op table): the computes
+ * device-timed, those they stand for (weights) and the estimated total (docs/capture.md). */
+typedef struct opscope_html_sampled {
+    uint32_t name, sub_op; /* string ids, UINT32_MAX = none */
+    uint64_t timed, computes, est_ns;
+    int64_t graph_;        /* internal: the compute counted last */
+    int32_t split_;
+} opscope_html_sampled;
+
 typedef struct opscope_html_data {
     const char *out_path, *source_name;
     const opscope_strtab_t *strings;
@@ -49,6 +58,8 @@ typedef struct opscope_html_data {
     int32_t version;
     uint64_t total_records, dropped_records;
     const opscope_peak *peak; /* measured peaks for the roofline chart, or NULL */
+    const opscope_html_sampled *sampled; /* every record's, before any stride */
+    size_t n_sampled;
 } opscope_html_data;
 
 /* Writes DATA->out_path (temp file + rename). Returns 0, or -1 with ERR filled. */

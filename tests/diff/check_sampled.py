@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""`opscope diff` of sampled device timing (docs/capture.md, "Device timing: sampled or all"):
+"""`opscope diff` and `opscope view` of sampled device timing (docs/capture.md, "Device timing: sampled or all"):
 per group, how many computes each side device-timed, of how many, and the estimated total,
-marked as estimates in the console, the text report, the JSON and the HTML page.
+marked as estimates in the console, the text report, the JSON and the HTML page; and the
+viewer's per-op counts and estimates.
 
 usage: check_sampled.py OPSCOPE WORK_DIR
 
@@ -116,6 +117,22 @@ for by in ("op", "op,phase"):
     check(m and json.loads(m.group(1))["groups"] == doc["groups"], f"--by {by}: --html embeds the same estimates")
     check("_device_timed_computes" in page and "device-timed " in page,
           f"--by {by}: the page's script shows the device-timed counts")
+
+# the viewer: per op, the computes device-timed, of how many, and the estimate, from every
+# record (also when the page keeps only some records)
+for extra in ([], ["--max-records", "7"]):
+    h = os.path.join(WORK, "view.html")
+    p = subprocess.run([OPSCOPE, "view", base, "-o", h, "-q"] + extra, capture_output=True, text=True)
+    page = open(h, encoding="utf-8").read() if p.returncode == 0 else ""
+    m = re.search(r'<script type="application/json" id="opscope-data">(.*?)</script>', page, re.S)
+    data = json.loads(m.group(1)) if m else {}
+    got = {x["name"]: (x["timed"], x["computes"], x["est_ns"]) for x in data.get("sampled", []) if not x["sub"]}
+    check(got == want, f"view {' '.join(extra)}: the page's sampled entries == the records' ({got} vs {want})")
+    check("device-timed " in page and "est." in page, f"view {' '.join(extra)}: the page's script shows them")
+h = os.path.join(WORK, "view-all.html")
+p = subprocess.run([OPSCOPE, "view", new, "-o", h, "-q"], capture_output=True, text=True)
+check(p.returncode == 0 and '"sampled":[]' in open(h, encoding="utf-8").read(),
+      "view of a run timed in full: no sampled entries")
 
 # two runs timed in full: no estimates anywhere
 j = os.path.join(WORK, "full.json")
