@@ -129,6 +129,32 @@ static int test_noise_takes_the_median(void) {
     return 0;
 }
 
+/* The machine gets busier (other work): every compute now takes three times as long, and
+ * timing still adds half. Costs measured at different times must not be compared: the
+ * timed ones from before the change against the untimed ones after it said timing was free
+ * (N = 1, every compute timed, under the load; seen on lavapipe with a loaded CPU). */
+static int test_load_change_keeps_n(void) {
+    opscope_gpu_sample_init(&g_s, NULL);
+    uint64_t t = 0, w = 0;
+    run(4, 300, 1000, 500, &t, &w); /* 500 / 50 = 10 */
+    ASSERT_EQ_INT(opscope_gpu_sample_interval(&g_s, 4), 10);
+    uint32_t lo = 64, hi = 0;
+    int timed = 0;
+    for (int i = 0; i < 200; i++) {
+        timed += run(4, 1, 3000, 1500, &t, &w);
+        uint32_t n = opscope_gpu_sample_interval(&g_s, 4);
+        lo = n < lo ? n : lo;
+        hi = n > hi ? n : hi;
+    }
+    ASSERT_EQ_INT(lo, 10);
+    ASSERT_EQ_INT(hi, 10);
+    ASSERT_LE_U64((uint64_t)timed, 21);
+    /* and back: the load goes away */
+    run(4, 200, 1000, 500, &t, &w);
+    ASSERT_EQ_INT(opscope_gpu_sample_interval(&g_s, 4), 10);
+    return 0;
+}
+
 static int test_full_table(void) {
     opscope_gpu_sample_init(&g_s, NULL);
     uint64_t t = 0, w = 0;
@@ -157,4 +183,4 @@ static int test_parse(void) {
 
 TEST_MAIN(TEST(test_all_times_everything), TEST(test_warmup_then_baseline), TEST(test_interval_follows_cost),
           TEST(test_overhead_within_budget), TEST(test_topologies_apart), TEST(test_probe_at_one), TEST(test_noise_takes_the_median),
-          TEST(test_full_table), TEST(test_parse))
+          TEST(test_load_change_keeps_n), TEST(test_full_table), TEST(test_parse))

@@ -10,8 +10,9 @@
 #define DEF_WARMUP 3u
 #define DEF_N_INIT 4u
 #define DEF_N_MAX 64u
-#define MIN_SAMPLES 3u /* of each kind before N follows them: one sample may be an outlier */
-#define PROBE 16u      /* at N = 1, one compute in PROBE still untimed: the baseline stays fresh */
+#define MIN_SAMPLES 3u /* pairs before N follows them: one pair may be an outlier */
+#define PROBE 16u      /* at N = 1, one compute in PROBE still untimed: pairs keep coming */
+#define RATIO_ONE 65536u /* the fixed point of cost ratios */
 
 void opscope_gpu_sample_init(opscope_gpu_sample *s, const opscope_gpu_sample_config *cfg) {
     memset(s, 0, sizeof *s);
@@ -66,20 +67,36 @@ static uint64_t median(const uint64_t *v, uint32_t n) {
     return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 }
 
-/* N from the medians of timed and untimed costs, once both are measured. */
+/* N from the median ratio of the pairs, once MIN_SAMPLES are in. */
 static void adapt(const opscope_gpu_sample_config *cfg, opscope_gpu_sample_topo *t) {
-    if (t->n_cost[0] < MIN_SAMPLES || t->n_cost[1] < MIN_SAMPLES) {
+    if (t->n_ratio < MIN_SAMPLES) {
         return;
     }
-    uint32_t nu = t->n_cost[0] < OPSCOPE_GPU_SAMPLE_RING ? t->n_cost[0] : OPSCOPE_GPU_SAMPLE_RING;
-    uint32_t nt = t->n_cost[1] < OPSCOPE_GPU_SAMPLE_RING ? t->n_cost[1] : OPSCOPE_GPU_SAMPLE_RING;
-    double u = (double)median(t->cost[0], nu), c = (double)median(t->cost[1], nt);
-    double n = u > 0 ? (c - u) / (cfg->budget * u) : (double)cfg->n_max;
+    uint32_t nr = t->n_ratio < OPSCOPE_GPU_SAMPLE_RING ? t->n_ratio : OPSCOPE_GPU_SAMPLE_RING;
+    double r = (double)median(t->ratio, nr) / RATIO_ONE;
+    double n = (r - 1) / cfg->budget;
     uint32_t k = n <= 1 ? 1 : n >= cfg->n_max ? cfg->n_max : (uint32_t)n + (n > (uint32_t)n);
     t->n = k;
     if (t->next_timed > t->last_timed + k) {
         t->next_timed = t->last_timed + k; /* a shorter interval applies at once */
     }
+}
+
+/* The cost of occurrence SEQ (TIMED or not): paired with the other kind's cost when that was
+ * the occurrence just before, so both were measured at the same moment of the run. */
+static void add_cost(const opscope_gpu_sample_config *cfg, opscope_gpu_sample_topo *t, bool timed, uint64_t seq,
+                     uint64_t cost) {
+    int k = timed ? 1 : 0;
+    if (t->last_seq[!k] && t->last_seq[!k] + 1 == seq) {
+        uint64_t c = timed ? cost : t->last_cost[1], u = timed ? t->last_cost[0] : cost;
+        if (u > 0 && c < UINT64_MAX / RATIO_ONE) {
+            t->ratio[t->n_ratio % OPSCOPE_GPU_SAMPLE_RING] = c * RATIO_ONE / u;
+            t->n_ratio++;
+            adapt(cfg, t);
+        }
+    }
+    t->last_cost[k] = cost;
+    t->last_seq[k] = seq;
 }
 
 static void close_prev(opscope_gpu_sample *s, uint64_t now_ns) {
@@ -88,10 +105,7 @@ static void close_prev(opscope_gpu_sample *s, uint64_t now_ns) {
     }
     opscope_gpu_sample_topo *t = slot_at(s, s->prev);
     if (!s->prev_first && now_ns > s->prev_ns) {
-        int k = s->prev_timed ? 1 : 0;
-        t->cost[k][t->n_cost[k] % OPSCOPE_GPU_SAMPLE_RING] = now_ns - s->prev_ns;
-        t->n_cost[k]++;
-        adapt(&s->cfg, t);
+        add_cost(&s->cfg, t, s->prev_timed, s->prev_seq, now_ns - s->prev_ns);
     }
     s->prev = -1;
 }
@@ -127,6 +141,7 @@ opscope_gpu_sample_decision opscope_gpu_sample_begin(opscope_gpu_sample *s, uint
     s->prev = i;
     s->prev_timed = d.timed;
     s->prev_first = t->seen == 1;
+    s->prev_seq = t->seen;
     s->prev_ns = now_ns;
     return d;
 }

@@ -8,10 +8,14 @@
  * N. N adapts so that the measured cost of timing stays within a budget (5% by default): the
  * cost of a compute is the time from its start to the start of the next compute on the same
  * table (so a backend that returns before the device is done is still charged its device
- * time), kept per topology for timed and untimed computes (medians of the last 8, once 3 of
- * each are in; N is n_init before); N is the smallest interval with (timed - untimed) / N <=
- * budget * untimed. At N = 1 one compute in 16 stays untimed, so the baseline keeps being
- * measured (a cost measured once under noise does not hold for good).
+ * time). Costs are compared in pairs of consecutive computes of one topology, one timed and
+ * one not (the computes beside each timed one), never across time: a machine that gets busier
+ * or quieter moves both sides of a pair alike, whereas the last timed costs against the last
+ * untimed ones compared different moments (a load that rose made timing look free). Per
+ * topology, the median of the last 8 ratios timed / untimed, once 3 are in (N is n_init
+ * before), gives N: the smallest interval with (ratio - 1) / N <= budget. At N = 1 one
+ * compute in 16 stays untimed, so pairs keep being measured (a cost measured once under
+ * noise does not hold for good).
  *
  * Each timed compute carries a weight: itself plus the untimed computes of its topology since
  * the previous timed one. Summing timed values times weights estimates the whole run (the
@@ -52,8 +56,10 @@ typedef struct opscope_gpu_sample_topo {
     uint64_t last_timed;  /* the occurrence last timed */
     uint32_t untimed_run; /* untimed computes since the last timed one */
     uint32_t n;           /* the interval in force */
-    uint64_t cost[2][OPSCOPE_GPU_SAMPLE_RING]; /* [timed] last costs, ns */
-    uint32_t n_cost[2];   /* how many were ever added */
+    uint64_t last_cost[2]; /* [timed] the cost of the last compute of each kind, ns */
+    uint64_t last_seq[2];  /* [timed] which occurrence that was (0: none) */
+    uint64_t ratio[OPSCOPE_GPU_SAMPLE_RING]; /* timed / untimed cost of pairs, x 65536 */
+    uint32_t n_ratio;     /* how many pairs were ever added */
 } opscope_gpu_sample_topo;
 
 typedef struct opscope_gpu_sample {
@@ -63,6 +69,7 @@ typedef struct opscope_gpu_sample {
     int prev;             /* slot of the compute running since prev_ns (-1 none; -2 overflow) */
     bool prev_timed;
     bool prev_first;      /* its first occurrence: one-time costs, not measured */
+    uint64_t prev_seq;    /* its occurrence (1-based) */
     uint64_t prev_ns;
 } opscope_gpu_sample;
 
