@@ -4,6 +4,7 @@
  */
 #include "util/hash.h"
 #include "analyze/diff.h"
+#include "model/ggml_vocab.h"
 #include "model/strtab.h"
 #include "util/sort.h"
 
@@ -142,12 +143,7 @@ static opscope_diff_fusion *fusion_push(opscope_diff_t *d) {
 }
 
 /* ggml ops that compute nothing (no record): left out of a fused name's runs. */
-static bool empty_op(const char *s, size_t n) {
-    static const char *const e[] = {"NONE", "VIEW", "RESHAPE", "PERMUTE", "TRANSPOSE"};
-    for (size_t i = 0; i < sizeof e / sizeof *e; i++)
-        if (strlen(e[i]) == n && !memcmp(e[i], s, n)) return true;
-    return false;
-}
+static bool empty_op(const char *s, size_t n) { return opscope_ggml_op_is_view(opscope_ggml_op_value_n(s, n)); }
 
 /* Fused groups of side X that side Y runs as separate records. */
 static int fusions_ggml(opscope_diff_t *d, int x) {

@@ -14,6 +14,7 @@
 #include "analyze/op_category.h"
 #include "analyze/shape_fmt.h"
 #include "analyze/stats.h"
+#include "model/ggml_vocab.h"
 #include "model/strtab.h"
 #include "util/sort.h"
 
@@ -364,10 +365,9 @@ static long op_find(opscope_diff_side_t *s, const opscope_record *rec) {
     o->sub = sub_id ? opscope_strtab_get(s->strings, sub_id - 1) : NULL;
     o->extra = extra_id ? opscope_strtab_get(s->strings, extra_id - 1) : NULL;
     o->type = rec->type;
-    o->is_mul_mat = rec->type == OPSCOPE_RECORD_OP && !strcmp(rname, "MUL_MAT");
-    o->is_flash = rec->type == OPSCOPE_RECORD_OP && !strcmp(rname, "FLASH_ATTN_EXT");
-    o->cat_per_record = !rec->category && rec->type == OPSCOPE_RECORD_OP &&
-                        !strcmp(rname, "FLASH_ATTN_EXT");
+    o->is_mul_mat = rec->type == OPSCOPE_RECORD_OP && opscope_ggml_op_is(rname, OPSCOPE_GGML_OP_MUL_MAT);
+    o->is_flash = rec->type == OPSCOPE_RECORD_OP && opscope_ggml_op_is(rname, OPSCOPE_GGML_OP_FLASH_ATTN_EXT);
+    o->cat_per_record = !rec->category && o->is_flash;
     const char *cat = opscope_record_category(rec);
     if ((id = intern_id(s, cat, strlen(cat))) == NONE32) return -1;
     o->cat_id = id + 1;

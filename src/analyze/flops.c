@@ -1,12 +1,12 @@
 /*
- * flops.c - floating-point operation counts per op, and ggml type names.
+ * flops.c - floating-point operation counts per op (the FLOPS column of model/ggml_ops.def).
  *
  * Formulas (docs/metrics.md explains each): one multiply-add counts as 2 FLOPs; softmax,
  * scaling and masking are not counted. Shapes are ggml ne[] order (ne[0] innermost).
  */
+#include "analyze/op_cost.h"
+#include "model/ggml_vocab.h"
 #include "opscope.h"
-
-#include <string.h>
 
 /* A dimension as a count: unused (0) or negative dims count as 1 for batch positions. */
 static uint64_t dim1(int64_t v) { return v > 0 ? (uint64_t)v : 1; }
@@ -125,48 +125,24 @@ static uint64_t flops_out_prod(const opscope_record *r) {
     return prod(v, 6);
 }
 
-uint64_t opscope_record_flops(const opscope_record *rec) {
+uint64_t opscope_op_flops(const opscope_record *rec, int op) {
     if (!rec) return 0;
     if (rec->has & OPSCOPE_HAS_FLOPS) return rec->flops;
     if (rec->type != OPSCOPE_RECORD_OP || !rec->name) return 0;
-    const char *n = rec->name;
-    /* Cheap dispatch on the first letters: this runs once per record. */
-    switch (n[0]) {
-    case 'M':
-        if (!strcmp(n, "MUL_MAT")) return flops_mul_mat(rec);
-        if (!strcmp(n, "MUL_MAT_ID")) return flops_mul_mat_id(rec);
-        return 0;
-    case 'F':
-        if (!strcmp(n, "FLASH_ATTN_EXT")) return flops_flash_attn(rec);
-        return 0;
-    case 'C':
-        if (!strcmp(n, "CONV_2D")) return flops_conv_2d(rec, 0);
-        if (!strcmp(n, "CONV_2D_DW")) return flops_conv_2d(rec, 1);
-        if (!strcmp(n, "CONV_TRANSPOSE_2D")) return flops_conv_transpose_2d(rec);
-        if (!strcmp(n, "CONV_TRANSPOSE_1D")) return flops_conv_transpose_1d(rec);
-        return 0;
-    case 'O':
-        if (!strcmp(n, "OUT_PROD")) return flops_out_prod(rec);
-        return 0;
-    default:
-        return 0;
+    switch (opscope_ggml_op_flops(op)) {
+    case OPSCOPE_GGML_FLOPS_MUL_MAT: return flops_mul_mat(rec);
+    case OPSCOPE_GGML_FLOPS_MUL_MAT_ID: return flops_mul_mat_id(rec);
+    case OPSCOPE_GGML_FLOPS_FLASH_ATTN: return flops_flash_attn(rec);
+    case OPSCOPE_GGML_FLOPS_CONV_2D: return flops_conv_2d(rec, 0);
+    case OPSCOPE_GGML_FLOPS_CONV_2D_DW: return flops_conv_2d(rec, 1);
+    case OPSCOPE_GGML_FLOPS_CONV_TRANSPOSE_2D: return flops_conv_transpose_2d(rec);
+    case OPSCOPE_GGML_FLOPS_CONV_TRANSPOSE_1D: return flops_conv_transpose_1d(rec);
+    case OPSCOPE_GGML_FLOPS_OUT_PROD: return flops_out_prod(rec);
+    case OPSCOPE_GGML_FLOPS_NONE: break;
     }
+    return 0;
 }
 
-/* ggml's enum ggml_type numbering (ggml 0.27; 40 and 41 from newer ggml). Gaps are removed
- * types and stay unnamed. */
-static const char *const type_names[] = {
-    [0] = "f32",      [1] = "f16",     [2] = "q4_0",    [3] = "q4_1",    [6] = "q5_0",
-    [7] = "q5_1",     [8] = "q8_0",    [9] = "q8_1",    [10] = "q2_K",   [11] = "q3_K",
-    [12] = "q4_K",    [13] = "q5_K",   [14] = "q6_K",   [15] = "q8_K",   [16] = "iq2_xxs",
-    [17] = "iq2_xs",  [18] = "iq3_xxs", [19] = "iq1_s", [20] = "iq4_nl", [21] = "iq3_s",
-    [22] = "iq2_s",   [23] = "iq4_xs", [24] = "i8",     [25] = "i16",    [26] = "i32",
-    [27] = "i64",     [28] = "f64",    [29] = "iq1_m",  [30] = "bf16",   [34] = "tq1_0",
-    [35] = "tq2_0",   [39] = "mxfp4",  [40] = "nvfp4",  [41] = "q1_0",  [42] = "q2_0",
-};
-
-const char *opscope_ggml_type_name(int32_t type) {
-    if (type < 0 || (size_t)type >= sizeof type_names / sizeof type_names[0]) return "?";
-    const char *s = type_names[type];
-    return s ? s : "?";
+uint64_t opscope_record_flops(const opscope_record *rec) {
+    return rec ? opscope_op_flops(rec, opscope_ggml_op_value(rec->name)) : 0;
 }

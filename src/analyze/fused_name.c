@@ -1,34 +1,33 @@
 /* fused_name.c - fused names in the '+' form of ggml op names (fused_name.h). */
 #include "analyze/fused_name.h"
+#include "analyze/op_category.h"
+#include "model/ggml_vocab.h"
 
 #include <string.h>
 
-/* ggml's op names: those with a category, and those that compute nothing (in a group's
- * name all the same: ggml-vulkan joins every node of the group) */
-static const char *const k_ops[] = {
-#define OP(cat, name) name,
-#include "analyze/ggml_op_category.def"
-#undef OP
-    "NONE", "VIEW", "RESHAPE", "PERMUTE", "TRANSPOSE",
-};
-
-/* The length of the longest op name S starts with that ends at '_' or the end; 0: none. */
+/* The length of the longest ggml op name S starts with that ends at '_' or the end; 0: none.
+ * The ops: those with a category, and those that compute nothing (in a group's name all the
+ * same: ggml-vulkan joins every node of the group). */
 static size_t op_at(const char *s) {
     size_t best = 0;
-    for (size_t i = 0; i < sizeof k_ops / sizeof *k_ops; i++) {
-        size_t l = strlen(k_ops[i]);
-        if (l > best && !strncmp(s, k_ops[i], l) && (s[l] == '_' || s[l] == '\0')) best = l;
+    for (int op = 0; op < OPSCOPE_GGML_OP_COUNT; op++) {
+        if (opscope_ggml_op_kcat(op) < 0 && !opscope_ggml_op_is_view(op)) continue;
+        const char *name = opscope_ggml_op_name(op);
+        size_t l = strlen(name);
+        if (l > best && !strncmp(s, name, l) && (s[l] == '_' || s[l] == '\0')) best = l;
     }
     return best;
 }
 
 static const char *multi_add(int32_t n_fused, const char *extra, char *buf, size_t size) {
-    if (n_fused < 2 || (size_t)n_fused * 4 > size) return extra;
+    const char *add = opscope_ggml_op_name(OPSCOPE_GGML_OP_ADD);
+    size_t n_add = strlen(add);
+    if (n_fused < 2 || (size_t)n_fused * (n_add + 1) > size) return extra;
     size_t o = 0;
     for (int32_t i = 0; i < n_fused; i++) {
         if (i) buf[o++] = '+';
-        memcpy(buf + o, "ADD", 3);
-        o += 3;
+        memcpy(buf + o, add, n_add);
+        o += n_add;
     }
     buf[o] = '\0';
     return buf;

@@ -1,5 +1,6 @@
 /* graphs.c - per graph aggregates and their groups by batch (graphs.h). */
 #include "analyze/graphs.h"
+#include "model/ggml_vocab.h"
 
 #include "util/sort.h"
 #include "util/hash.h"
@@ -35,12 +36,10 @@ void opscope_graphs_free(opscope_graphs_t *g) {
 }
 
 int64_t opscope_record_batch(const opscope_record *r) {
-    /* the first byte first: this runs for every record of a report */
-    if (r->type != OPSCOPE_RECORD_OP || r->n_src < 2 || r->name[0] != 'M') return 0;
-    if (!strncmp(r->name, "MUL_MAT", 7)) {
-        if (!r->name[7]) return r->ne_src[1][1];
-        if (!strcmp(r->name + 7, "_ID")) return r->ne_src[1][2];
-    }
+    /* compares, not a lookup: this runs for every record of a report */
+    if (r->type != OPSCOPE_RECORD_OP || r->n_src < 2) return 0;
+    if (opscope_ggml_op_is(r->name, OPSCOPE_GGML_OP_MUL_MAT)) return r->ne_src[1][1];
+    if (opscope_ggml_op_is(r->name, OPSCOPE_GGML_OP_MUL_MAT_ID)) return r->ne_src[1][2];
     return 0;
 }
 

@@ -3,7 +3,7 @@
  * GPU kernels (internal).
  *
  * Records of GPU traces carry their category (the reader applied kernel_rules.def). ggml ops
- * are classified by ggml_op_category.def, a table from ggml op names to the same categories,
+ * are classified by the CATEGORY column of model/ggml_ops.def (the same categories),
  * so a ggml run and a PyTorch run, or a CPU and a GPU backend, line up by category. Copies
  * are `memory`. Any other name goes through the kernel rules. Pure functions; thread safe.
  */
@@ -13,8 +13,11 @@
 #include "read/kernel_rules.h"
 #include "opscope.h"
 
-/* Category of a ggml op NAME, or -1 when NAME is not in the table. */
+/* Category of a ggml op NAME, or -1 when NAME is not a ggml op or one without a category. */
 int opscope_ggml_op_category(const char *name);
+
+/* Category of ggml op value OP (model/ggml_vocab.h), or -1 as above. */
+int opscope_ggml_op_kcat(int op);
 
 /*
  * The category name of REC: REC->category when set; a COPY is "memory"; a ggml op by the
@@ -23,7 +26,8 @@ int opscope_ggml_op_category(const char *name);
  */
 const char *opscope_record_category(const opscope_record *rec);
 
-/* The table, for documentation and tests: number of rows, and row I. */
+/* The ops with a category, by category then in enum order, for documentation and tests:
+ * number of rows, and row I. */
 size_t opscope_ggml_op_rule_count(void);
 void opscope_ggml_op_rule_get(size_t i, opscope_kernel_category *c, const char **op);
 

@@ -1,5 +1,7 @@
 /* stats.c - streaming aggregation: groups, per-shape groups, backends, top records. */
 #include "analyze/stats.h"
+#include "analyze/op_cost.h"
+#include "model/ggml_vocab.h"
 #include "util/hash.h"
 #include "analyze/shape_fmt.h"
 #include "model/strtab.h"
@@ -35,6 +37,7 @@ struct opscope_stats {
     opscope_strtab_t *strings;
     group_table groups;
     uint32_t *group_name_id, *group_sub_id, *group_extra_id; /* per group: name length, ids */
+    int16_t *group_op; /* per group: its ggml op value (-1: none), looked up once */
     group_table shapes;
     opscope_backend_stats *backends;
     size_t n_backends, cap_backends, last_backend;
@@ -152,6 +155,7 @@ void opscope_stats_free(opscope_stats_t *s) {
     free(s->group_name_id);
     free(s->group_sub_id);
     free(s->group_extra_id);
+    free(s->group_op);
     for (size_t i = 0; i < s->n_backends; i++) opscope_busy_free(&s->backends[i].busy);
     free(s->backends);
     free(s->devices);
@@ -260,7 +264,9 @@ static long find_group(opscope_stats_t *s, const opscope_record *rec, const char
         if (b) s->group_sub_id = b;
         uint32_t *c = realloc(s->group_extra_id, t->cap * sizeof *c);
         if (c) s->group_extra_id = c;
-        if (!a || !b || !c) {
+        int16_t *o = realloc(s->group_op, t->cap * sizeof *o);
+        if (o) s->group_op = o;
+        if (!a || !b || !c || !o) {
             t->n--;
             t->slots[j].idx = 0;
             return -1;
@@ -269,6 +275,7 @@ static long find_group(opscope_stats_t *s, const opscope_record *rec, const char
     s->group_name_id[i] = (uint32_t)nlen;
     s->group_sub_id[i] = sub_id;
     s->group_extra_id[i] = extra_id;
+    s->group_op[i] = (int16_t)opscope_ggml_op_value(name);
     opscope_op_stats *g = &t->items[i];
     g->name = name;
     g->sub_op = sub;
@@ -465,11 +472,12 @@ static int add_top(opscope_stats_t *s, const opscope_record *rec, const char *su
 
 int opscope_stats_add(opscope_stats_t *s, const opscope_record *rec) {
     const char *sub_op = opscope_sub_op_of(rec);
-    uint64_t flops = opscope_record_flops(rec);
-    opscope_traffic tr;
-    opscope_record_traffic(rec, &tr);
     long gi = find_group(s, rec, sub_op);
     if (gi < 0) return -1;
+    int op = s->group_op[gi]; /* the group's name is the record's: no lookup per record */
+    uint64_t flops = opscope_op_flops(rec, op);
+    opscope_traffic tr;
+    opscope_op_traffic(rec, op, &tr);
     accumulate(&s->groups.items[gi], rec, flops, true);
     add_traffic(&s->groups.items[gi], &tr);
     if (s->opts.by_shape && add_by_shape(s, (uint32_t)gi, rec, flops, &tr)) return -1;

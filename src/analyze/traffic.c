@@ -1,29 +1,17 @@
 /*
- * traffic.c - memory traffic per record (bytes read and written) and ggml type sizes.
+ * traffic.c - memory traffic per record (bytes read and written; the TRAFFIC column of
+ * model/ggml_ops.def names each op's rule).
  *
  * The rules are in docs/metrics.md ("Traffic"): each source as the op touches it, each byte
  * once, plus the output written. Nothing is guessed: a record without ggml types or shapes
  * has an unknown traffic.
  */
+#include "analyze/op_cost.h"
+#include "model/ggml_vocab.h"
 #include "opscope.h"
 
 #include <stdbool.h>
 #include <string.h>
-
-/* ggml's block size and block bytes per type (ggml 0.27: ggml_blck_size, ggml_type_size);
- * removed numbers stay 0 (unknown). */
-static const struct {
-    uint16_t blck, size;
-} type_traits[] = {
-    [0] = {1, 4},     [1] = {1, 2},     [2] = {32, 18},   [3] = {32, 20},   [6] = {32, 22},
-    [7] = {32, 24},   [8] = {32, 34},   [9] = {32, 36},   [10] = {256, 84}, [11] = {256, 110},
-    [12] = {256, 144}, [13] = {256, 176}, [14] = {256, 210}, [15] = {256, 292},
-    [16] = {256, 66}, [17] = {256, 74}, [18] = {256, 98}, [19] = {256, 50}, [20] = {32, 18},
-    [21] = {256, 110}, [22] = {256, 82}, [23] = {256, 136}, [24] = {1, 1},  [25] = {1, 2},
-    [26] = {1, 4},    [27] = {1, 8},    [28] = {1, 8},    [29] = {256, 56}, [30] = {1, 2},
-    [34] = {256, 54}, [35] = {256, 66}, [39] = {32, 17},  [40] = {64, 36},  [41] = {128, 18},
-    [42] = {64, 18},
-};
 
 static uint64_t mul_sat(uint64_t a, uint64_t b) {
     if (a == 0 || b == 0) return 0;
@@ -32,13 +20,6 @@ static uint64_t mul_sat(uint64_t a, uint64_t b) {
 }
 
 static uint64_t add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
-
-uint64_t opscope_ggml_type_bytes(int32_t type, uint64_t ne) {
-    if (type < 0 || (size_t)type >= sizeof type_traits / sizeof type_traits[0]) return 0;
-    uint64_t blck = type_traits[type].blck, size = type_traits[type].size;
-    if (!blck) return 0;
-    return mul_sat((ne + blck - 1) / blck, size);
-}
 
 static uint64_t dim1(int64_t v) { return v > 0 ? (uint64_t)v : 1; }
 
@@ -112,23 +93,6 @@ static bool out_bytes(const opscope_record *r, uint64_t *out) {
     return false;
 }
 
-typedef enum op_kind { OP_OTHER, OP_VIEW, OP_GET_ROWS, OP_SET_ROWS, OP_MUL_MAT_ID } op_kind;
-
-/* Cheap dispatch on the first letter: this runs once per record. */
-static op_kind kind_of(const char *n) {
-    switch (n[0]) {
-    case 'G': return !strcmp(n, "GET_ROWS") ? OP_GET_ROWS : OP_OTHER;
-    case 'S': return !strcmp(n, "SET_ROWS") ? OP_SET_ROWS : OP_OTHER;
-    case 'M': return !strcmp(n, "MUL_MAT_ID") ? OP_MUL_MAT_ID : OP_OTHER;
-    case 'N': return !strcmp(n, "NONE") ? OP_VIEW : OP_OTHER;
-    case 'V': return !strcmp(n, "VIEW") ? OP_VIEW : OP_OTHER;
-    case 'R': return !strcmp(n, "RESHAPE") ? OP_VIEW : OP_OTHER;
-    case 'P': return !strcmp(n, "PERMUTE") ? OP_VIEW : OP_OTHER;
-    case 'T': return !strcmp(n, "TRANSPOSE") ? OP_VIEW : OP_OTHER;
-    default: return OP_OTHER;
-    }
-}
-
 /* GET_ROWS: src0 [ne0, rows, ...] table, src1 ids: only the selected rows are read (at most
  * the table: a row selected twice is read from cache). */
 static bool traffic_get_rows(const opscope_record *r, opscope_traffic *t) {
@@ -176,7 +140,7 @@ static bool traffic_mul_mat_id(const opscope_record *r, opscope_traffic *t) {
     return out_bytes(r, &t->write_bytes);
 }
 
-uint64_t opscope_record_traffic(const opscope_record *rec, opscope_traffic *out) {
+uint64_t opscope_op_traffic(const opscope_record *rec, int op, opscope_traffic *out) {
     memset(out, 0, sizeof *out);
     if (!rec || !rec->name) return 0;
     bool ok;
@@ -185,11 +149,12 @@ uint64_t opscope_record_traffic(const opscope_record *rec, opscope_traffic *out)
         out->write_bytes = rec->bytes;
         ok = rec->bytes > 0;
     } else {
-        switch (kind_of(rec->name)) {
-        case OP_VIEW: ok = true; break; /* no data moves */
-        case OP_GET_ROWS: ok = traffic_get_rows(rec, out); break;
-        case OP_SET_ROWS: ok = traffic_set_rows(rec, out); break;
-        case OP_MUL_MAT_ID: ok = traffic_mul_mat_id(rec, out); break;
+        switch (opscope_ggml_op_traffic(op)) {
+        case OPSCOPE_GGML_TRAFFIC_VIEW: ok = true; break; /* no data moves */
+        case OPSCOPE_GGML_TRAFFIC_GET_ROWS: ok = traffic_get_rows(rec, out); break;
+        case OPSCOPE_GGML_TRAFFIC_SET_ROWS: ok = traffic_set_rows(rec, out); break;
+        case OPSCOPE_GGML_TRAFFIC_MUL_MAT_ID: ok = traffic_mul_mat_id(rec, out); break;
+        case OPSCOPE_GGML_TRAFFIC_SRCS:
         default:
             ok = rec->n_src > 0 && sum_srcs(rec, 0, &out->read_bytes) &&
                  out_bytes(rec, &out->write_bytes);
@@ -201,4 +166,8 @@ uint64_t opscope_record_traffic(const opscope_record *rec, opscope_traffic *out)
     }
     out->flags |= OPSCOPE_TRAFFIC_KNOWN;
     return add_sat(out->read_bytes, out->write_bytes);
+}
+
+uint64_t opscope_record_traffic(const opscope_record *rec, opscope_traffic *out) {
+    return opscope_op_traffic(rec, rec ? opscope_ggml_op_value(rec->name) : -1, out);
 }

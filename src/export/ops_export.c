@@ -11,22 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const k_ops[] = {
-#define GGML_OP(S) S,
-#include "export/ggml_op_enum.def"
-#undef GGML_OP
-};
-#define N_OPS ((int)(sizeof k_ops / sizeof k_ops[0]))
-
-int opscope_ggml_op_count(void) { return N_OPS; }
-
-int opscope_ggml_op_value(const char *name) {
-    if (!name || name[0] < 'A' || name[0] > 'Z') return -1;
-    for (int i = 0; i < N_OPS; i++)
-        if (!strcmp(k_ops[i], name)) return i;
-    return -1;
-}
-
 const char *opscope_ops_skip_reason_text(opscope_ops_skip_reason r) {
     switch (r) {
     case OPSCOPE_OPS_OK: return "";
@@ -92,10 +76,10 @@ opscope_ops_skip_reason opscope_ops_format_line(const opscope_record *rec, char 
     int op = opscope_ggml_op_value(rec->name);
     if (op < 0) return OPSCOPE_OPS_SKIP_UNKNOWN_OP;
     const char *n = rec->name;
-    if (!strcmp(n, "NONE") || !strcmp(n, "VIEW") || !strcmp(n, "RESHAPE") ||
-        !strcmp(n, "PERMUTE") || !strcmp(n, "TRANSPOSE"))
-        return OPSCOPE_OPS_SKIP_VIEW;
-    if (!strncmp(n, "MAP_CUSTOM", 10) || !strcmp(n, "CUSTOM")) return OPSCOPE_OPS_SKIP_CUSTOM;
+    if (opscope_ggml_op_is_view(op)) return OPSCOPE_OPS_SKIP_VIEW;
+    if (op == OPSCOPE_GGML_OP_MAP_CUSTOM1 || op == OPSCOPE_GGML_OP_MAP_CUSTOM2 ||
+        op == OPSCOPE_GGML_OP_MAP_CUSTOM3 || op == OPSCOPE_GGML_OP_CUSTOM)
+        return OPSCOPE_OPS_SKIP_CUSTOM;
     if (!(rec->has & OPSCOPE_HAS_OUT)) return OPSCOPE_OPS_SKIP_NO_OUT;
     if (!(rec->has & OPSCOPE_HAS_OP_PARAMS)) return OPSCOPE_OPS_SKIP_NO_PARAMS;
     int n_src = rec->n_src < 0 ? 0 : rec->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : rec->n_src;
@@ -109,7 +93,7 @@ opscope_ops_skip_reason opscope_ops_format_line(const opscope_record *rec, char 
             if (rec->ne_src[s][d] < 0 || rec->nb_src[s][d] > (uint64_t)INT64_MAX)
                 return OPSCOPE_OPS_SKIP_BAD_SHAPE;
     }
-    if (!strcmp(n, "UNARY") || !strcmp(n, "GLU")) {
+    if (opscope_ggml_op_has_sub_op(op)) {
         /* ggml keeps the function in op_params[0]; the record's sub-op (name or value) agrees */
         const char *fn = opscope_sub_op_name(n, rec->op_params[0]);
         if (!fn || (rec->sub_op && strcmp(rec->sub_op, fn)) ||

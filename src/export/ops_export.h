@@ -7,7 +7,7 @@
  *
  *   OP TYPE NE0 NE1 NE2 NE3 16 P0..P15 NSRC {STYPE SNE0..SNE3 SNB0..SNB3}*NSRC NAME
  *
- * OP is ggml's enum ggml_op value (ggml_op_enum.def), TYPE the output's ggml type, P the op
+ * OP is ggml's enum ggml_op value (model/ggml_ops.def), TYPE the output's ggml type, P the op
  * params as int32, then each source's type, shape and strides in bytes, and one token of name
  * ("-" for none). The reader takes NAME with `>>`, so names are written without white space;
  * it has no comment syntax (a comment or blank line would become a bogus test), so counts
@@ -26,6 +26,7 @@
 #ifndef OPSCOPE_OPS_EXPORT_H
 #define OPSCOPE_OPS_EXPORT_H
 
+#include "model/ggml_vocab.h"
 #include "opscope.h"
 #include "util/out.h"
 
@@ -52,10 +53,6 @@ typedef enum opscope_ops_skip_reason {
 /* A static sentence for REASON ("" for OPSCOPE_OPS_OK). */
 const char *opscope_ops_skip_reason_text(opscope_ops_skip_reason reason);
 
-/* ggml's enum ggml_op value of an op NAME ("MUL_MAT"), -1 when the table has none. Pure. */
-int opscope_ggml_op_value(const char *name);
-/* Number of ops in the table (GGML_OP_COUNT of the ggml it was taken from). */
-int opscope_ggml_op_count(void);
 
 /* What a line changed from the record (opscope_ops_format_line's *NOTES bits). */
 enum {

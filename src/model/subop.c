@@ -1,28 +1,35 @@
-/* subop.c - UNARY / GLU sub-ops by name and by ggml's enum value (enum ggml_unary_op and
- * enum ggml_glu_op in the order of ggml 0.27, the version opscope targets). Seed v3 files
- * carry the value, opscope's own files both, older opscope files the name only. */
+/* subop.c - sub-ops of UNARY and GLU by name and by ggml's enum value (model/ggml_sub_ops.def:
+ * enum ggml_unary_op and enum ggml_glu_op of ggml 0.27, the version opscope targets). Seed v3
+ * files carry the value, opscope's own files both, older opscope files the name only. */
+#include "model/ggml_vocab.h"
 #include "opscope.h"
 
 #include <string.h>
 
 static const char *const unary_names[] = {
-    "ABS",   "SGN",        "NEG",  "STEP",      "TANH",        "ELU",  "RELU",     "SIGMOID",
-    "GELU",  "GELU_QUICK", "SILU", "HARDSWISH", "HARDSIGMOID", "EXP",  "EXPM1",    "SOFTPLUS",
-    "GELU_ERF", "XIELU",   "FLOOR", "CEIL",     "ROUND",       "TRUNC",
+#define GGML_UNARY_OP(NAME) #NAME,
+#define GGML_GLU_OP(NAME)
+#include "model/ggml_sub_ops.def"
+#undef GGML_UNARY_OP
+#undef GGML_GLU_OP
 };
 
 static const char *const glu_names[] = {
-    "REGLU", "GEGLU", "SWIGLU", "SWIGLU_OAI", "GEGLU_ERF", "GEGLU_QUICK", "SWIGLU_CLAMP",
+#define GGML_UNARY_OP(NAME)
+#define GGML_GLU_OP(NAME) #NAME,
+#include "model/ggml_sub_ops.def"
+#undef GGML_UNARY_OP
+#undef GGML_GLU_OP
 };
 
 /* The name table of op OP, or NULL when OP has no sub-ops. */
 static const char *const *table_of(const char *op, size_t *n) {
-    if (!op) return NULL;
-    if (!strcmp(op, "UNARY")) {
+    int v = opscope_ggml_op_value(op);
+    if (v == OPSCOPE_GGML_OP_UNARY) {
         *n = sizeof unary_names / sizeof *unary_names;
         return unary_names;
     }
-    if (!strcmp(op, "GLU")) {
+    if (v == OPSCOPE_GGML_OP_GLU) {
         *n = sizeof glu_names / sizeof *glu_names;
         return glu_names;
     }

@@ -54,8 +54,8 @@ with open(src, "w") as f:
 subprocess.run(["gcc", "-std=c11", src, "-o", f"{d}/opnames", "-lggml-base"], check=True)
 ggml_ops = subprocess.run([f"{d}/opnames"], capture_output=True, text=True, check=True).stdout.split()
 here = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(here, "..", "..", "src", "export", "ggml_op_enum.def")) as f:
-    table = re.findall(r'^GGML_OP\("([A-Z0-9_]+)"\)', f.read(), re.M)
+with open(os.path.join(here, "..", "..", "src", "model", "ggml_ops.def")) as f:
+    table = re.findall(r'^GGML_OP\(([A-Z0-9_]+),', f.read(), re.M)
 e2e.check(table == ggml_ops, f"opscope's op table is ggml's enum ggml_op ({len(table)} vs {len(ggml_ops)} ops)")
 OPV = {n: i for i, n in enumerate(ggml_ops)}
 

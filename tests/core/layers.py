@@ -12,6 +12,12 @@ One node per folder of src/ (src/export/sqlite is export, src/capture/gpu is cap
             the tree has one 64-bit mixer and one FNV
   formats   a folder other than export/ (and util/, which is the writer) that calls
             util/out.h's writers (opscope_out_str, _printf, _json_str...) writes a format
+  vocabulary  ggml op names (model/ggml_ops.def's first column) spelled in a string literal
+            of code (comments left out) that is an op name or a list of them joined by
+            '|', '+' or ':' ("MUL_MAT", "CPY|CONT", "RMS_NORM+MUL", "UNARY:SILU"; a name less
+            its trailing digits, "MAP_CUSTOM", counts too): at most 3 files spell them, the
+            table among them; everything else uses the enum (model/ggml_vocab.h). Prose that
+            mentions an op ("the widest MUL_MAT's rows") is not vocabulary
 Each edge must be allowed by LAYERS (a folder uses only those below it); the folder graph
 must have no circle; only export/ writes a format. The few file-level exceptions are named
 in EXCEPTIONS with the reason. Prints each violation with the files and symbols behind it,
@@ -64,6 +70,25 @@ HASH_CONSTANTS = re.compile(r"(?i)0x(ff51afd7ed558ccd|c4ceb9fe1a85ec53|bf58476d1
                             r"1099511628211)\b")
 HASH_HOME = "util/hash.h"
 
+# ggml's vocabulary: the files that may spell op names (the bar: at most 3, the table first)
+VOCAB_TABLE = "model/ggml_ops.def"
+VOCAB_FILES = {
+    VOCAB_TABLE: "ggml's enum ggml_op with each op's category, FLOPs and traffic rule",
+}
+VOCAB_MAX_FILES = 3
+# (file, literal): not an op name although spelled like one, and why
+VOCAB_NOT_OPS = {
+    ("capture/cap_convert.c", "SUB"): "the placeholder name of an unknown sub-op (SUB_7)",
+}
+# pending (issue 24): these still name ops by string and move to the enum
+VOCAB_PENDING = {
+    "capture/cap_resolve.c": "pending: the layout check compares ggml's names with the table",
+    "capture/gpu/gpu_map.c": "pending: copies by enum",
+    "capture/gpu/gpu_rules.c": "pending: kernel rules by enum",
+}
+LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+VOCAB_LITERAL = re.compile(r"^[A-Z0-9_]+(?:[|+:][A-Z0-9_]+)*$")
+
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)/([^"]+)"', re.M)
 
 
@@ -112,6 +137,61 @@ def hash_copies(src):
                 for m in HASH_CONSTANTS.finditer(text):
                     out.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1} {m.group(0)}")
     return out
+
+
+def code_only(text):
+    """TEXT with its comments blanked (newlines kept, so line numbers hold); strings and
+    character constants are skipped whole, so a "/*" inside one opens no comment."""
+    out, i, n = [], 0, len(text)
+    token = re.compile(r'/\*.*?(\*/|\Z)|//[^\n]*|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'', re.S)
+    for m in token.finditer(text):
+        out.append(text[i:m.start()])
+        t = m.group(0)
+        out.append("\n" * t.count("\n") if t.startswith(("/*", "//")) else t)
+        i = m.end()
+    out.append(text[i:n])
+    return "".join(out)
+
+
+def vocab_spellings(src):
+    """{file: [line: literal]} of the op-name literals in src/ (ops read from VOCAB_TABLE)."""
+    table = open(os.path.join(src, VOCAB_TABLE), encoding="utf-8").read()
+    ops = set(re.findall(r"^GGML_OP\(([A-Z0-9_]+),", table, re.M))
+    is_op = lambda w: w in ops or (w + "1") in ops
+    found = {VOCAB_TABLE: [f"{len(ops)} ops"]} if ops else {}
+    for root, _, files in os.walk(src):
+        for f in sorted(files):
+            path = os.path.join(root, f)
+            rel = os.path.relpath(path, src)
+            if not f.endswith((".c", ".h", ".def")) or rel == VOCAB_TABLE:
+                continue
+            text = code_only(open(path, encoding="utf-8").read())
+            for m in LITERAL.finditer(text):
+                lit = m.group(1)
+                if (VOCAB_LITERAL.match(lit) and (rel, lit) not in VOCAB_NOT_OPS
+                        and any(is_op(w) for w in re.split(r"[|+:]", lit))):
+                    found.setdefault(rel, []).append(f"{text.count(chr(10), 0, m.start()) + 1}: \"{lit}\"")
+    return found
+
+
+def check_vocab(src):
+    found = vocab_spellings(src)
+    bad = 0
+    if VOCAB_TABLE not in found:
+        bad = 1
+        print(f"vocabulary: no op in {VOCAB_TABLE}")
+    for rel, where in sorted(found.items()):
+        if rel not in VOCAB_FILES and rel not in VOCAB_PENDING:
+            bad = 1
+            more = f" (+{len(where) - 4} more)" if len(where) > 4 else ""
+            print(f"vocabulary: {rel} spells ggml op names (use model/ggml_vocab.h): "
+                  f"{'; '.join(where[:4])}{more}")
+    if len(VOCAB_FILES) > VOCAB_MAX_FILES:
+        bad = 1
+        print(f"vocabulary: {len(VOCAB_FILES)} files may spell op names, the bar is {VOCAB_MAX_FILES}")
+    print(f"vocabulary: {'VIOLATIONS' if bad else 'ok'} (op names spelled in {len(found)} files: "
+          f"{', '.join(sorted(found))})")
+    return bad
 
 
 def objects(src, build):
@@ -191,6 +271,7 @@ def main():
         print(f"hashes: a hash constant outside {HASH_HOME}: {c}")
     print(f"hashes: {'VIOLATIONS' if copies else 'ok'} (one mixer and one FNV, in {HASH_HOME})")
     bad |= 1 if copies else 0
+    bad |= check_vocab(sys.argv[1])
     if len(sys.argv) == 3:
         objs = objects(sys.argv[1], sys.argv[2])
         if not objs:

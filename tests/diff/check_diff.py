@@ -1088,19 +1088,20 @@ def outputs(base, new, browser):
 
 
 def doc_table(src):
-    """docs/diff.md lists the ggml op categories of ggml_op_category.def, row by row."""
+    """docs/diff.md lists the ggml op categories of model/ggml_ops.def, row by row (each
+    category's ops in enum order)."""
     ops = {}
-    for line in open(os.path.join(src, "src", "analyze", "ggml_op_category.def")):
-        m = re.match(r'\s*OP\((\w+),\s*"(\w+)"\)', line)
-        if m:
-            ops.setdefault(m.group(1), []).append(m.group(2))
+    for line in open(os.path.join(src, "src", "model", "ggml_ops.def")):
+        m = re.match(r'\s*GGML_OP\((\w+),\s*(\w+),', line)
+        if m and m.group(2) != "NONE":
+            ops.setdefault(m.group(2), []).append(m.group(1))
     names = {"GEMM": "gemm", "MOE_GEMM": "moe_gemm", "ATTN_PREFILL": "attention_prefill", "NORM": "norm",
              "REDUCE": "reduce", "MEMORY": "memory", "ELEMENTWISE": "elementwise"}
     text = open(os.path.join(src, "docs", "diff.md")).read()
     rows = {m.group(1): re.findall(r"`(\w+)`", m.group(2))
             for m in re.finditer(r"^\| `(\w+)` \| (`.*)\|$", text.split("### ggml op categories")[1].split("##")[0], re.M)}
     check(rows == {names[c]: v for c, v in ops.items()}, "docs/diff.md op category table differs from the .def")
-    print("ok    docs/diff.md shows ggml_op_category.def (%d ops)" % sum(len(v) for v in ops.values()))
+    print("ok    docs/diff.md shows model/ggml_ops.def's categories (%d ops)" % sum(len(v) for v in ops.values()))
 
 
 def kineto_bar(data, src):
