@@ -293,9 +293,10 @@ void opscope_diff_side_free(opscope_diff_side_t *s) {
     free(s);
 }
 
-/* Traces grouped by op pair their GPU work by what launched it, not by kernel names. */
+/* Traces grouped by op pair their GPU work by what launched it, not by kernel names; by
+ * shape too, on the launching call's input dims, exactly (no fallback to the CPU op). */
 static bool work_pairs(const opscope_diff_side_t *s) {
-    return (s->keys & OPSCOPE_DIFF_KEY_OP) && !(s->keys & OPSCOPE_DIFF_KEY_KERNEL);
+    return (s->keys & (OPSCOPE_DIFF_KEY_OP | OPSCOPE_DIFF_KEY_SHAPE)) && !(s->keys & OPSCOPE_DIFF_KEY_KERNEL);
 }
 
 void opscope_diff_side_set_kineto(opscope_diff_side_t *s, const opscope_kineto_t *k) {
@@ -1377,9 +1378,18 @@ static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fin
         if (keys & (OPSCOPE_DIFF_KEY_OP | OPSCOPE_DIFF_KEY_KERNEL | OPSCOPE_DIFF_KEY_SHAPE))
             comp[0] = opdisp;
         char wbuf[128];
-        if (work && k->op != NONE32 && s->ops[k->op].in_cat_id) {
+        bool traced = work && k->op != NONE32 && s->ops[k->op].in_cat_id;
+        if (traced && (keys & OPSCOPE_DIFF_KEY_SHAPE)) comp[2] = ""; /* no input dims */
+        if (traced) {
             if (k->work) {
                 comp[0] = opscope_strtab_get(s->strings, k->work - 1);
+                const char *dims = (keys & OPSCOPE_DIFF_KEY_SHAPE) ? strstr(comp[0], " [") : NULL;
+                if (dims) { /* --by shape: the CPU op and its input dims, apart */
+                    free(opheap);
+                    if (!(opheap = strndup(comp[0], (size_t)(dims - comp[0])))) goto out;
+                    comp[0] = opheap;
+                    comp[2] = dims + 1;
+                }
             } else { /* no CPU op: the kernel family, which survives vendor and dtype renames */
                 snprintf(wbuf, sizeof wbuf, "(no CPU op) %s", s->ops[k->op].cat);
                 comp[0] = wbuf;
@@ -1387,7 +1397,7 @@ static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fin
         }
         if (per_backend) comp[1] = backend_name(s, k->backend);
         char shbuf[1024];
-        if (keys & OPSCOPE_DIFF_KEY_SHAPE) {
+        if ((keys & OPSCOPE_DIFF_KEY_SHAPE) && !traced) { /* a trace's: its input dims (above) */
             if (k->shape == SHAPE_OTHER) snprintf(shbuf, sizeof shbuf, "(other shapes)");
             else opscope_fmt_sources(shbuf, sizeof shbuf, &s->shapes[k->shape]);
             comp[2] = shbuf;
@@ -1542,7 +1552,8 @@ static int remainder_of(opscope_diff_side_t *x, const fine_set *other, fine_set 
 }
 
 int opscope_diff_sides_pair(opscope_diff_side_t *a, opscope_diff_side_t *b) {
-    if (!work_pairs(a) || !work_pairs(b) || !a->kin || !b->kin || !a->finished || !b->finished)
+    if (!work_pairs(a) || !work_pairs(b) || !a->kin || !b->kin || !a->finished || !b->finished ||
+        (a->keys & OPSCOPE_DIFF_KEY_SHAPE))
         return 0;
     /* a CPU op with unpaired shapes on one side only is kept whole on both sides, so that
      * every CPU op the two runs share pairs */

@@ -357,10 +357,14 @@ class KinetoRun:
         for i, a in enumerate(self.acts):
             k = {}
             if keys & {"op", "kernel", "shape"}:
-                k["op"] = self.work(i) if "op" in keys and "kernel" not in keys else a[1]
+                k["op"] = self.work(i) if keys & {"op", "shape"} and "kernel" not in keys else a[1]
                 if backend_prefix:
                     k["backend"] = "%s%d" % (backend_prefix, a[9])
-            if "shape" in keys:
+            if "shape" in keys and "kernel" not in keys and " [" in k["op"]:
+                # the launching call's input dims, apart from its CPU op
+                k["op"], k["shape"] = k["op"].split(" [", 1)
+                k["shape"] = "[" + k["shape"]
+            elif "shape" in keys:
                 k["shape"] = ""
             if "category" in keys:
                 k["category"] = a[2]
@@ -827,7 +831,7 @@ def kineto_pairs(data, src):
     k = lambda n: os.path.join(data, "kineto", n + ".json.gz")
     a100 = KinetoRun(k("a100_alexnet_fwd"), rules)
     mi250 = KinetoRun(k("amd_mi250_minitoy_train"), rules)
-    for keys in (["op"], ["kernel"], ["category"], ["cpu-op"], ["kernel", "cpu-op"]):
+    for keys in (["op"], ["kernel"], ["category"], ["cpu-op"], ["kernel", "cpu-op"], ["shape"]):
         doc, _ = diff_json(k("a100_alexnet_fwd"), k("amd_mi250_minitoy_train"),
                            ["--by", ",".join(keys), "--min-share", "0"])
         gb, gn = a100.groups(set(keys)), mi250.groups(set(keys))
