@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 static bool g_chrome_splits; /* --chrome-splits */
+static opscope_chrome_t *g_chrome; /* the --chrome-trace exporter: a trace's runtime calls */
 
 typedef struct report_args {
     const char *input;
@@ -203,6 +204,7 @@ static int chrome_finish(exporter *e, const opscope_stats_t *stats, opscope_erro
 static void chrome_release(exporter *e, bool discard) {
     (void)discard;
     opscope_chrome_free(e->impl);
+    g_chrome = NULL;
 }
 
 static opscope_rpc_t *g_rpc; /* the RPC calls of a merged profile (opscope merge) */
@@ -234,6 +236,7 @@ static int open_chrome(exporter *e, opscope_error *err) {
     opscope_chrome_t *c = opscope_chrome_new(e->out);
     if (!c) return set_nomem(err), -1;
     opscope_chrome_set_splits(c, g_chrome_splits);
+    g_chrome = c;
     e->impl = c;
     e->sink = opscope_chrome_sink(c);
     e->finish = chrome_finish;
@@ -456,6 +459,7 @@ int opscope_cli_report(int argc, char **argv) {
         opscope_read_options ro = {0};
         /* a filter keeps no record of a trace (no graph ids): no trace analysis of it either */
         ro.kineto = filtered ? NULL : opscope_kineto_session_collector(g_kineto);
+        if (g_chrome && ro.kineto) ro.kineto = opscope_chrome_kineto_tee(g_chrome, ro.kineto);
         int rrc = opscope_progress_read(a.input, OPSCOPE_FORMAT_AUTO, &sink, &ro, &err);
         if (rrc == 0 && opscope_kineto_session_end(g_kineto) != 0) {
             opscope_kineto_session_free(g_kineto);

@@ -1,6 +1,5 @@
 /* chrome.c - Chrome Trace Event JSON at real timestamps, streamed. */
-#include "export/chrome.h"
-#include "export/chrome_lanes.h"
+#include "export/chrome_int.h"
 #include "export/json_fmt.h"
 #include "analyze/shape_fmt.h"
 #include "analyze/stats.h"
@@ -11,29 +10,7 @@
 
 #define ALL_SPLITS INT32_MIN /* the track of a backend's work with its splits collapsed */
 
-typedef struct proc {
-    int32_t backend_id;
-    char *name, *device;
-    char *process; /* a merged profile's process, or NULL */
-    opscope_device_type device_type;
-    bool described;
-    bool has_events;
-} proc;
-
-struct opscope_chrome {
-    opscope_out_t *out;
-    opscope_lanes_t *lanes;
-    proc *procs;
-    size_t n_procs, cap_procs, last_proc;
-    bool started, oom;
-    const char *track_word; /* "split" for ggml profiles, "stream" for GPU traces */
-    bool is_trace;          /* a Kineto / Chrome trace: its streams always get their lanes */
-    bool per_split;         /* a lane per scheduler split (else one per backend) */
-    uint64_t n_events;
-    bool has_cpu;           /* a trace's CPU side was added: process cpu_pid, tids 0..cpu_threads */
-    long cpu_pid;
-    uint32_t cpu_threads;
-};
+typedef chrome_proc proc;
 
 opscope_chrome_t *opscope_chrome_new(opscope_out_t *out) {
     opscope_chrome_t *c = calloc(1, sizeof *c);
@@ -56,6 +33,9 @@ void opscope_chrome_free(opscope_chrome_t *c) {
         free(c->procs[i].process);
     }
     free(c->procs);
+    free(c->launches.v);
+    free(c->acts.v);
+    free(c->places.v);
     opscope_lanes_free(c->lanes);
     free(c);
 }
@@ -80,7 +60,7 @@ static long proc_of(opscope_chrome_t *c, int32_t backend_id) {
     return (long)c->n_procs++;
 }
 
-static void start(opscope_chrome_t *c) {
+void opscope_chrome_start(opscope_chrome_t *c) {
     if (c->started) return;
     c->started = true;
     opscope_out_str(c->out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
@@ -141,7 +121,10 @@ static int on_record(void *ud, const opscope_record *r) {
     uint32_t tid = opscope_lanes_assign(c->lanes, r->backend_id, track_of(c, r), copy ? 1 : 0,
                                         r->start_ns, r->duration_ns);
     if (!tid) return c->oom = true, -1;
-    start(c);
+    /* a teed trace: where each record went, for the flows from its launch */
+    if (c->teed && OPSCOPE_VEC_PUSH(c->places, ((chrome_place){(uint32_t)pi, tid})))
+        return c->oom = true, -1;
+    opscope_chrome_start(c);
     json_fmt f;
     jf_init(&f, c->out);
     if (c->n_events++) jf_char(&f, ',');
@@ -250,7 +233,7 @@ static const char *device_type_word(opscope_device_type t) {
     }
 }
 
-static void meta_event(opscope_chrome_t *c, const char *what, long pid, long tid) {
+void opscope_chrome_meta_event(opscope_chrome_t *c, const char *what, long pid, long tid) {
     opscope_out_t *w = c->out;
     if (c->n_events++) opscope_out_char(w, ',');
     opscope_out_str(w, "\n{\"ph\":\"M\",\"name\":\"");
@@ -262,50 +245,6 @@ static void meta_event(opscope_chrome_t *c, const char *what, long pid, long tid
         opscope_out_u64(w, (uint64_t)tid);
     }
     opscope_out_str(w, ",\"args\":{");
-}
-
-int opscope_chrome_add_kineto_cpu(opscope_chrome_t *c, const opscope_kineto_t *k) {
-    size_t n = k ? opscope_kineto_n_cpu_ops(k) : 0;
-    const opscope_kineto_results *r = k ? opscope_kineto_get_results(k) : NULL;
-    if (!n && (!r || !r->n_steps)) return 0;
-    opscope_out_t *w = c->out;
-    start(c);
-    const opscope_strtab_t *names = opscope_kineto_names(k);
-    c->cpu_pid = (long)c->n_procs; /* after the backends' processes */
-    uint32_t max_thread = 0;
-    for (size_t i = 0; i < n; i++) {
-        opscope_kineto_cpu_op op;
-        opscope_kineto_cpu_op_get(k, i, &op);
-        if (op.thread > max_thread) max_thread = op.thread;
-        if (c->n_events++) opscope_out_char(w, ',');
-        opscope_out_str(w, "\n{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":");
-        const char *nm = opscope_strtab_get(names, op.name);
-        opscope_out_json_str(w, nm ? nm : "");
-        opscope_out_str(w, ",\"pid\":");
-        opscope_out_u64(w, (uint64_t)c->cpu_pid);
-        opscope_out_str(w, ",\"tid\":");
-        opscope_out_u64(w, (uint64_t)op.thread + 1);
-        opscope_out_str(w, ",\"ts\":");
-        opscope_out_ns_as_us(w, op.start_ns > 0 ? (uint64_t)op.start_ns : 0);
-        opscope_out_str(w, ",\"dur\":");
-        opscope_out_ns_as_us(w, op.end_ns > op.start_ns ? (uint64_t)(op.end_ns - op.start_ns) : 0);
-        opscope_out_str(w, "}");
-    }
-    c->cpu_threads = n ? max_thread + 1 : 0;
-    for (size_t i = 0; r && i < r->n_steps; i++) { /* tid 0: the profiler steps */
-        if (c->n_events++) opscope_out_char(w, ',');
-        opscope_out_str(w, "\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#");
-        opscope_out_i64(w, r->steps[i].number);
-        opscope_out_str(w, "\",\"pid\":");
-        opscope_out_u64(w, (uint64_t)c->cpu_pid);
-        opscope_out_str(w, ",\"tid\":0,\"ts\":");
-        opscope_out_ns_as_us(w, r->steps[i].start_ns);
-        opscope_out_str(w, ",\"dur\":");
-        opscope_out_ns_as_us(w, r->steps[i].dur_ns);
-        opscope_out_str(w, "}");
-    }
-    c->has_cpu = true;
-    return 0;
 }
 
 /* The display name of process I (a backend, after its process in a merged profile). */
@@ -327,7 +266,7 @@ static void proc_name(const opscope_chrome_t *c, size_t i, char *buf, size_t siz
 
 int opscope_chrome_finish(opscope_chrome_t *c) {
     opscope_out_t *w = c->out;
-    start(c);
+    opscope_chrome_start(c);
     char buf[600];
     for (size_t i = 0; i < c->n_procs; i++) {
         const proc *p = &c->procs[i];
@@ -345,11 +284,11 @@ int opscope_chrome_finish(opscope_chrome_t *c) {
                 break;
             }
         }
-        meta_event(c, "process_name", (long)i, -1);
+        opscope_chrome_meta_event(c, "process_name", (long)i, -1);
         opscope_out_str(w, "\"name\":");
         opscope_out_json_str(w, buf);
         opscope_out_str(w, "}}");
-        meta_event(c, "process_sort_index", (long)i, -1);
+        opscope_chrome_meta_event(c, "process_sort_index", (long)i, -1);
         opscope_out_str(w, "\"sort_index\":");
         opscope_out_i64(w, p->backend_id);
         opscope_out_str(w, "}}");
@@ -369,7 +308,7 @@ int opscope_chrome_finish(opscope_chrome_t *c) {
                                    : snprintf(buf, sizeof buf, "%s %d", c->track_word, (int)li->split_id);
         if (li->lane > 0 && len > 0 && (size_t)len < sizeof buf)
             snprintf(buf + len, sizeof buf - (size_t)len, " #%u", li->lane + 1);
-        meta_event(c, "thread_name", pi, li->tid);
+        opscope_chrome_meta_event(c, "thread_name", pi, li->tid);
         opscope_out_str(w, "\"name\":");
         opscope_out_json_str(w, buf);
         opscope_out_str(w, "}}");
@@ -377,20 +316,20 @@ int opscope_chrome_finish(opscope_chrome_t *c) {
         int64_t order = li->kind == 1              ? (int64_t)1 << 40
                         : li->split_id == ALL_SPLITS ? (int64_t)li->lane
                                                      : (int64_t)li->split_id * 1024 + (int64_t)li->lane;
-        meta_event(c, "thread_sort_index", pi, li->tid);
+        opscope_chrome_meta_event(c, "thread_sort_index", pi, li->tid);
         opscope_out_str(w, "\"sort_index\":");
         opscope_out_i64(w, order);
         opscope_out_str(w, "}}");
     }
     if (c->has_cpu) {
-        meta_event(c, "process_name", c->cpu_pid, -1);
-        opscope_out_str(w, "\"name\":\"CPU (the trace's threads: cpu_op slices, profiler steps)\"}}");
-        meta_event(c, "process_sort_index", c->cpu_pid, -1);
+        opscope_chrome_meta_event(c, "process_name", c->cpu_pid, -1);
+        opscope_out_str(w, "\"name\":\"CPU (the trace's threads: cpu_op slices, runtime calls, profiler steps)\"}}");
+        opscope_chrome_meta_event(c, "process_sort_index", c->cpu_pid, -1);
         opscope_out_str(w, "\"sort_index\":-1}}"); /* above the devices, as in the input */
-        meta_event(c, "thread_name", c->cpu_pid, 0);
+        opscope_chrome_meta_event(c, "thread_name", c->cpu_pid, 0);
         opscope_out_str(w, "\"name\":\"profiler steps\"}}");
         for (uint32_t t = 0; t < c->cpu_threads; t++) {
-            meta_event(c, "thread_name", c->cpu_pid, (long)t + 1);
+            opscope_chrome_meta_event(c, "thread_name", c->cpu_pid, (long)t + 1);
             opscope_out_printf(w, "\"name\":\"thread %u\"}}", (unsigned)t);
         }
     }

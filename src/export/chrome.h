@@ -34,10 +34,19 @@ opscope_sink opscope_chrome_sink(opscope_chrome_t *c);
  * per backend). Call before the first record. */
 void opscope_chrome_set_splits(opscope_chrome_t *c, bool per_split);
 
+/* Puts C in front of a trace read's collector NEXT (the analysis): the returned collector
+ * (owned by C, NULL for a NULL NEXT) passes every event on and keeps the runtime calls and
+ * the GPU activities' correlation ids for opscope_chrome_add_kineto_cpu. Call before the
+ * read; memory: 32 bytes per runtime call, 24 per correlated GPU activity, 8 per record. */
+opscope_kineto_collector *opscope_chrome_kineto_tee(opscope_chrome_t *c,
+                                                    opscope_kineto_collector *next);
+
 /* A Kineto trace's CPU side from its finished analysis K: every cpu_op slice (one thread per
- * CPU thread of the trace, in a "CPU" process after the backends) and the profiler steps (a
- * "steps" thread). Call before opscope_chrome_finish; K NULL or without CPU ops: nothing.
- * Returns 0, or -1 when out of memory. */
+ * CPU thread of the trace, in a "CPU" process after the backends), the profiler steps (a
+ * "steps" thread) and, when the read went through opscope_chrome_kineto_tee, every runtime
+ * call (category "runtime", on its thread) and one flow ("ac2g") from the launching call to
+ * each GPU activity it launched. Call before opscope_chrome_finish; K may be NULL. Returns
+ * 0, or -1 when out of memory. */
 int opscope_chrome_add_kineto_cpu(opscope_chrome_t *c, const opscope_kineto_t *k);
 
 /* Writes the metadata events and closes the JSON. Returns 0, or -1 when out of memory

@@ -411,6 +411,26 @@ def is_kineto_cat(cat):
         (isinstance(cat, str) and cat.startswith("cuda_") and len(cat) >= 7)
 
 
+def check_chrome_launches(t, sl, ce):
+    """The Chrome export keeps every runtime call (name, start) and one launch flow per GPU
+    activity whose correlation id is a runtime call's or a flow start's (Kineto's ac2g: CPU
+    launch -> GPU work), its end on that activity's own event."""
+    rt_in = sorted((ns(e.get("ts")), str(e.get("name"))) for e in sl if e.get("cat") in RUNTIME)
+    rt_out = sorted((ns(e.get("ts")), e.get("name")) for e in ce if e.get("cat") == "runtime")
+    check(rt_in == rt_out, f"{t}: chrome export runtime calls {len(rt_out)} != input's {len(rt_in)} (or names/starts differ)")
+    corr = lambda e: (e.get("args") or {}).get("correlation")
+    launches = {corr(e) for e in sl if e.get("cat") in RUNTIME and corr(e) is not None}
+    launches |= {e.get("id") for e in load(t) if isinstance(e, dict) and e.get("ph") == "s" and e.get("cat") in FLOW}
+    gpu = [e for e in sl if e.get("cat") in GPU_OP | GPU_COPY]
+    want = sorted(ns(e.get("ts")) for e in gpu if corr(e) is not None and corr(e) in launches)
+    fs = [e for e in ce if e.get("ph") == "f"]
+    starts = [e for e in ce if e.get("ph") == "s"]
+    check(sorted(ns(e["ts"]) for e in fs) == want and len(starts) == len(fs),
+          f"{t}: chrome export launch flows {len(starts)}/{len(fs)} != input's launched GPU activities {len(want)}")
+    xs = {(e["pid"], e["tid"], e["ts"]) for e in ce if e.get("ph") == "X" and e.get("cat") in ("compute", "copy")}
+    check(all((e["pid"], e["tid"], e["ts"]) in xs for e in fs), f"{t}: a flow ends off its GPU activity's event")
+
+
 def run_dump(dump, path, chrome=False):
     cmd = [dump] + (["--chrome"] if chrome else []) + [path]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -527,6 +547,7 @@ def main():
                 ops_in = sorted((ns(e.get("ts")), str(e.get("name"))) for e in sl if e.get("cat") in CPU_OP)
                 ops_out = sorted((ns(e.get("ts")), e.get("name")) for e in ce if e.get("cat") == "cpu_op")
                 check(ops_in == ops_out, f"{t}: chrome export cpu_op names/starts differ from the input's")
+                check_chrome_launches(t, sl, ce)
                 if check("kineto" in summ, f"{t}: no kineto object in the JSON summary"):
                     check_json_kineto(os.path.basename(t), summ["kineto"], t, link, out)
                     check_cpu_side(os.path.basename(t), summ["kineto"], t)
