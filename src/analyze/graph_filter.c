@@ -42,9 +42,9 @@ static bool in(const opscope_range *r, int64_t v) {
 
 static bool graph_ok(opscope_graph_filter *f, int64_t id) {
     if (f->by_graph && !in(&f->graphs, id)) return false;
-    if (f->by_batch) {
+    if (f->by_batch || f->by_phase) {
         const opscope_graph_stats *g = f->index ? opscope_graphs_find(f->index, id) : NULL;
-        if (!g || !in(&f->batch, g->batch)) return false;
+        if (!g || (f->by_batch && !in(&f->batch, g->batch)) || (f->by_phase && g->phase != f->phase)) return false;
     }
     return true;
 }

@@ -28,9 +28,10 @@ typedef struct opscope_range {
 bool opscope_range_parse(const char *s, opscope_range *out);
 
 typedef struct opscope_graph_filter {
-    bool by_graph, by_batch;
+    bool by_graph, by_batch, by_phase;
     opscope_range graphs, batch;
-    const opscope_graphs_t *index; /* finished; needed with by_batch */
+    opscope_graph_phase phase;     /* with by_phase: graphs of this phase (graphs.h) */
+    const opscope_graphs_t *index; /* finished; needed with by_batch and by_phase */
     opscope_sink next;
     uint64_t kept, dropped;        /* records (out) */
     int64_t last_id;               /* the last graph looked up and its verdict (internal) */

@@ -43,6 +43,15 @@ int64_t opscope_record_batch(const opscope_record *r) {
     return 0;
 }
 
+const char *opscope_graph_phase_name(opscope_graph_phase p) {
+    return p == OPSCOPE_GRAPH_PHASE_PREFILL ? "prefill" : p == OPSCOPE_GRAPH_PHASE_DECODE ? "decode" : "none";
+}
+
+static opscope_graph_phase phase_of(const opscope_graph_stats *s) {
+    int64_t t = s->queries ? s->queries : s->batch;
+    return t > 1 ? OPSCOPE_GRAPH_PHASE_PREFILL : t == 1 ? OPSCOPE_GRAPH_PHASE_DECODE : OPSCOPE_GRAPH_PHASE_NONE;
+}
+
 static graph_ent *get(opscope_graphs_t *g, int64_t id) {
     if (g->tab && g->tab[g->last].used && g->tab[g->last].s.id == id) return &g->tab[g->last];
     if (!g->tab || (g->n + 1) * 2 > g->mask + 1) {
@@ -86,6 +95,8 @@ int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *r, uint64_t fl
         s->op_ns += r->duration_ns;
         int64_t b = opscope_record_batch(r);
         if (b > s->batch) s->batch = b;
+        if (r->n_src >= 1 && r->ne_src[0][1] > s->queries && opscope_ggml_op_is(r->name, OPSCOPE_GGML_OP_FLASH_ATTN_EXT))
+            s->queries = r->ne_src[0][1];
     }
     s->bytes += r->bytes;
     s->flops += flops;
@@ -124,13 +135,15 @@ static int by_batch(const void *a, const void *b) {
     const opscope_graph_stats *x = *(const opscope_graph_stats *const *)a;
     const opscope_graph_stats *y = *(const opscope_graph_stats *const *)b;
     if (x->batch != y->batch) return x->batch < y->batch ? -1 : 1;
+    if (x->phase != y->phase) return x->phase < y->phase ? -1 : 1;
     return (x->id > y->id) - (x->id < y->id);
 }
 
 static int by_op_time(const void *a, const void *b) {
     const opscope_graph_batch *x = a, *y = b;
     if (x->op_ns != y->op_ns) return x->op_ns > y->op_ns ? -1 : 1;
-    return (x->batch > y->batch) - (x->batch < y->batch);
+    if (x->batch != y->batch) return x->batch < y->batch ? -1 : 1;
+    return (x->phase > y->phase) - (x->phase < y->phase);
 }
 
 /* The median of V[0..N), N > 0 (sorts V): the lower middle for an even N. */
@@ -160,16 +173,19 @@ int opscope_graphs_finish(opscope_graphs_t *g) {
         return -1;
     }
     for (size_t i = 0; g->tab && i <= g->mask; i++) {
-        if (g->tab[i].used) g->sorted[g->n_sorted++] = g->tab[i].s;
+        if (!g->tab[i].used) continue;
+        g->sorted[g->n_sorted] = g->tab[i].s;
+        g->sorted[g->n_sorted].phase = phase_of(&g->tab[i].s);
+        g->n_sorted++;
     }
     opscope_sort(g->sorted, g->n_sorted, sizeof *g->sorted, by_id);
     for (size_t i = 0; i < g->n_sorted; i++) order[i] = &g->sorted[i];
     opscope_sort(order, g->n_sorted, sizeof *order, by_batch);
     for (size_t i = 0; i < g->n_sorted;) {
         size_t j = i;
-        opscope_graph_batch b = {.batch = order[i]->batch, .first_graph = order[i]->id};
+        opscope_graph_batch b = {.batch = order[i]->batch, .phase = order[i]->phase, .first_graph = order[i]->id};
         uint64_t *ops = tmp, *walls = tmp + g->n;
-        for (; j < g->n_sorted && order[j]->batch == b.batch; j++) {
+        for (; j < g->n_sorted && order[j]->batch == b.batch && order[j]->phase == b.phase; j++) {
             const opscope_graph_stats *s = order[j];
             uint64_t wall = s->end_ns - s->start_ns;
             ops[j - i] = s->op_ns;

@@ -7,6 +7,10 @@
  * In a llama.cpp run that is the tokens of the ubatch: a prompt's graphs have the prompt's
  * width, a generation step 1 per sequence decoded; whisper's encoder has its frames. So the
  * groups by batch split prompt processing from generation without knowing the program.
+ * Its phase follows the attention, per sequence: a FLASH_ATTN_EXT whose queries (src0 ne[1],
+ * tokens per sequence; sequences in ne[3]) are 1 is a decode step however many sequences a
+ * server decodes at once (batch 4 for 4 slots), more is a prompt; a graph without attention
+ * is decode at batch 1, prefill above, none without a matrix product (diff's rule).
  *
  * Memory: 300-500 bytes per graph id (hash table entries of 96 bytes, a quarter to half full,
  * and a sorted copy from finish on); ids mostly arrive in runs, looked up by hash. Ownership: results are owned by the object and valid until it is freed or fed again.
@@ -21,16 +25,29 @@
 
 typedef struct opscope_graphs opscope_graphs_t;
 
+typedef enum opscope_graph_phase {
+    OPSCOPE_GRAPH_PHASE_NONE = 0,
+    OPSCOPE_GRAPH_PHASE_PREFILL,
+    OPSCOPE_GRAPH_PHASE_DECODE,
+} opscope_graph_phase;
+
+/* "none", "prefill", "decode". */
+const char *opscope_graph_phase_name(opscope_graph_phase p);
+
 typedef struct opscope_graph_stats {
     int64_t id;
     uint64_t n, n_ops, n_copies;
     uint64_t start_ns, end_ns;  /* span of its records */
     uint64_t op_ns, copy_ns, bytes, flops;
     int64_t batch;              /* 0: no matrix product */
+    int64_t queries;            /* attention's queries per sequence (the largest); 0: none */
+    opscope_graph_phase phase;  /* after finish */
 } opscope_graph_stats;
 
+/* The graphs of one batch and phase. */
 typedef struct opscope_graph_batch {
     int64_t batch;
+    opscope_graph_phase phase;
     uint64_t graphs, records, n_ops;
     uint64_t op_ns, copy_ns, wall_ns;   /* summed over its graphs (wall: each graph's span) */
     uint64_t median_op_ns, median_wall_ns; /* per graph */
@@ -48,7 +65,7 @@ int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *rec, uint64_t 
  * groups by batch need none, and deriving them again cost 2% of a report's time. */
 opscope_sink opscope_graphs_sink(opscope_graphs_t *g);
 
-/* Sorts the graphs by id and groups them by batch (idempotent until the next add). 0, or -1
+/* Sorts the graphs by id, gives each its phase and groups them by batch and phase (idempotent until the next add). 0, or -1
  * when out of memory. */
 int opscope_graphs_finish(opscope_graphs_t *g);
 
@@ -57,7 +74,7 @@ size_t opscope_graphs_n(const opscope_graphs_t *g);
 const opscope_graph_stats *opscope_graphs_at(const opscope_graphs_t *g, size_t i);
 /* The graph with ID, or NULL (after finish; binary search). */
 const opscope_graph_stats *opscope_graphs_find(const opscope_graphs_t *g, int64_t id);
-/* The batch groups, by op time, descending (ties: the smaller batch first). */
+/* The batch groups, by op time, descending (ties: the smaller batch, then phase, first). */
 size_t opscope_graphs_n_batches(const opscope_graphs_t *g);
 const opscope_graph_batch *opscope_graphs_batch_at(const opscope_graphs_t *g, size_t i);
 

@@ -59,7 +59,7 @@ static void usage(FILE *f) {
           "                           both runs have, when they differ in it)\n"
           "  --batch N|A-B|A-         only the graph computes of that batch on both sides (the\n"
           "                           widest MUL_MAT's rows: 1 = llama.cpp's generation\n"
-          "                           steps); reads each input twice\n"
+          "                           steps; decode|prefill: by phase); reads each input twice\n"
           "  --graphs N|A-B|A-        only the graph computes with those ids on both sides\n"
           "  --top N                  console rows (default 30)\n"
           "  --min-share PCT          leave out groups under PCT% of the time on both sides\n"

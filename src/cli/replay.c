@@ -64,7 +64,7 @@ static void usage(FILE *f) {
           "                           default 300, 0 = no limit)\n"
           "  --batch N|A-B|A-         only the ops of the graph computes of that batch (the\n"
           "                           widest MUL_MAT's rows: 1 = llama.cpp's generation\n"
-          "                           steps); reads PROFILE twice\n"
+          "                           steps; decode|prefill: by phase); reads PROFILE twice\n"
           "  --graphs N|A-B|A-        only the ops of the graph computes with those ids\n"
           "  -q, --quiet              no table on stdout\n"
           "  -h, --help               this help\n"

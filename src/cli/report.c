@@ -72,6 +72,8 @@ static void usage(FILE *f) {
           "  --batch N|A-B|A-       only the graph computes of that batch (the widest\n"
           "                         MUL_MAT's rows: 1 = llama.cpp's generation steps, the\n"
           "                         prompt's tokens for its graphs); reads PROFILE twice\n"
+          "  --batch decode|prefill only the decode steps (1 query per sequence: a server's\n"
+          "                         slots decoding together too) or the prompts\n"
           "  --graphs N|A-B|A-      only the graph computes with those graph ids\n"
           "                         (--batch and --graphs filter every output)\n"
           "  -q, --quiet            no summary on stdout\n"

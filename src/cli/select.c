@@ -11,9 +11,15 @@
 
 int opscope_cli_select_option(const char *cmd, opscope_cli_select *s, const char *name, const char *val) {
     bool batch = !strcmp(name, "--batch");
-    if (!opscope_range_parse(val, batch ? &s->batch : &s->graphs))
-        return opscope_cli_usage_error(cmd, "%s: expected N, A-B or A- (%s >= 0), got '%s'", name,
-                                       batch ? "integers" : "graph ids", val);
+    if (batch && val && (!strcmp(val, "decode") || !strcmp(val, "prefill"))) {
+        s->by_phase = true;
+        s->phase = val[0] == 'd' ? OPSCOPE_GRAPH_PHASE_DECODE : OPSCOPE_GRAPH_PHASE_PREFILL;
+    } else if (!opscope_range_parse(val, batch ? &s->batch : &s->graphs)) {
+        return opscope_cli_usage_error(cmd, "%s: expected N, A-B or A- (%s >= 0)%s, got '%s'", name,
+                                       batch ? "integers" : "graph ids", batch ? ", decode or prefill" : "", val);
+    } else if (batch) {
+        s->by_phase = false;
+    }
     if (batch) s->batch_spec = val;
     else s->graphs_spec = val;
     return -1;
@@ -31,7 +37,9 @@ int opscope_cli_select_open(const opscope_cli_select *s, const char *path, opsco
                             opscope_error *err) {
     memset(sel, 0, sizeof *sel);
     sel->filter.by_graph = s->graphs_spec != NULL;
-    sel->filter.by_batch = s->batch_spec != NULL;
+    sel->filter.by_batch = s->batch_spec != NULL && !s->by_phase;
+    sel->filter.by_phase = s->batch_spec != NULL && s->by_phase;
+    sel->filter.phase = s->phase;
     sel->filter.graphs = s->graphs;
     sel->filter.batch = s->batch;
     snprintf(sel->desc, sizeof sel->desc, "%s%s%s%s%s", s->batch_spec ? "batch " : "",
@@ -70,7 +78,8 @@ void opscope_cli_select_note(const char *cmd, const opscope_cli_select *s, const
     fprintf(stderr, "opscope %s: no record of %s matches %s; its batches:", cmd, path, sel->desc);
     for (size_t i = 0; i < opscope_graphs_n_batches(index) && i < 20; i++) {
         const opscope_graph_batch *b = opscope_graphs_batch_at(index, i);
-        fprintf(stderr, " %lld (%llu graphs)", (long long)b->batch, (unsigned long long)b->graphs);
+        fprintf(stderr, " %lld %s (%llu graphs)", (long long)b->batch, opscope_graph_phase_name(b->phase),
+                (unsigned long long)b->graphs);
     }
     fprintf(stderr, "; graph ids %lld-%lld\n", (long long)opscope_graphs_at(index, 0)->id,
             (long long)opscope_graphs_at(index, opscope_graphs_n(index) - 1)->id);

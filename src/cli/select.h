@@ -19,6 +19,8 @@
 typedef struct opscope_cli_select {
     const char *batch_spec, *graphs_spec; /* as given; NULL: not asked for */
     opscope_range batch, graphs;
+    bool by_phase;                        /* --batch decode|prefill: a phase, not a range */
+    opscope_graph_phase phase;
 } opscope_cli_select;
 
 /* One input's filter and the graph index of its first pass. */

@@ -6,7 +6,7 @@
 void opscope_graphs_write_text(opscope_out_t *w, const opscope_graphs_t *g, size_t max_rows) {
     size_t nb = g ? opscope_graphs_n_batches(g) : 0;
     if (!nb) return;
-    opscope_out_str(w, "   batch   graphs  ops/graph   op time(ms)  op ms/graph  wall ms/graph      rows/s  first graph\n");
+    opscope_out_str(w, "   batch  phase     graphs  ops/graph   op time(ms)  op ms/graph  wall ms/graph      rows/s  first graph\n");
     size_t n = nb < max_rows ? nb : max_rows;
     for (size_t i = 0; i < n; i++) {
         const opscope_graph_batch *b = opscope_graphs_batch_at(g, i);
@@ -15,14 +15,16 @@ void opscope_graphs_write_text(opscope_out_t *w, const opscope_graphs_t *g, size
             snprintf(rate, sizeof rate, "%.1f", (double)b->batch * (double)b->graphs * 1e9 / (double)b->wall_ns);
         char batch[24] = "-";
         if (b->batch > 0) snprintf(batch, sizeof batch, "%lld", (long long)b->batch);
-        opscope_out_printf(w, " %7s %8llu %10.1f %13.3f %12.3f %14.3f %11s  %lld\n", batch,
+        opscope_out_printf(w, " %7s  %-7s %8llu %10.1f %13.3f %12.3f %14.3f %11s  %lld\n", batch,
+                           opscope_graph_phase_name(b->phase),
                            (unsigned long long)b->graphs, (double)b->n_ops / (double)b->graphs,
                            (double)b->op_ns / 1e6, (double)b->median_op_ns / 1e6,
                            (double)b->median_wall_ns / 1e6, rate, (long long)b->first_graph);
     }
     if (nb > n)
         opscope_out_printf(w, " ... %zu more batch sizes (--json FILE lists all)\n", nb - n);
-    opscope_out_str(w, " (per graph: medians; wall: first record's start to last record's end; rows/s: batch x graphs / wall)\n");
+    opscope_out_str(w, " (per graph: medians; wall: first record's start to last record's end; rows/s: batch x graphs / wall;\n"
+                       "  phase: decode when the attention has 1 query per sequence, however many sequences)\n");
 }
 
 void opscope_graphs_write_json(opscope_out_t *w, const opscope_graphs_t *g) {
@@ -33,6 +35,9 @@ void opscope_graphs_write_json(opscope_out_t *w, const opscope_graphs_t *g) {
         const opscope_graph_batch *b = opscope_graphs_batch_at(g, i);
         opscope_out_str(w, i ? ",\n{\"batch\":" : "\n{\"batch\":");
         opscope_out_i64(w, b->batch);
+        opscope_out_str(w, ",\"phase\":\"");
+        opscope_out_str(w, opscope_graph_phase_name(b->phase));
+        opscope_out_char(w, '"');
         static const char *const names[] = {"graphs", "records", "ops", "op_ns", "copy_ns", "wall_ns",
                                             "median_op_ns", "median_wall_ns"};
         const uint64_t v[] = {b->graphs, b->records, b->n_ops, b->op_ns, b->copy_ns, b->wall_ns,

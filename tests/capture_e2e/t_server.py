@@ -132,4 +132,21 @@ e2e.check(not dup and not over, f"{len(splits)} graph splits: no node twice ({du
 got = [graph_tokens(rs) for _, rs in graphs]
 e2e.check(got == [c[3] for c in counts], f"every graph's token count matches nodecount's ({sum(got)} tokens in all)")
 e2e.check_report(prof, ["MUL_MAT"])
+
+# Phases per sequence (issue 25): slots decoding together are decode steps, not prompts (the
+# widest MUL_MAT alone called 31 batch-4 decode steps of 36 graphs prefill). From the server's
+# replies: the decode graphs evaluate each request's generated tokens but the last (or all of
+# them, as above), at least as many steps as the longest generation.
+summ = e2e.report_summary(prof, "opscope report --json of the server's profile") if e2e.OPSCOPE else None
+if summ is not None:
+    dec = [b for b in summ.get("graphs_by_batch", []) if b["phase"] == "decode"]
+    n_dec = sum(b["graphs"] for b in dec)
+    dec_tokens = sum(b["batch"] * b["graphs"] for b in dec)
+    want_dec = sum(r["timings"]["predicted_n"] - 1 for r in ok)
+    steps = max(r["timings"]["predicted_n"] for r in ok) - 1
+    e2e.check(want_dec <= dec_tokens <= want_dec + len(ok) and n_dec >= steps,
+              f"report's decode graphs: {n_dec} (>= {steps}, the longest generation's steps) evaluating "
+              f"{dec_tokens} tokens, within [{want_dec}, {want_dec + len(ok)}] (generated - 1 or - 0 per request)")
+    wide = [(b["batch"], b["graphs"]) for b in dec if b["batch"] > 1]
+    e2e.check(bool(wide), f"decode steps of several slots at once are decode (batch, graphs: {wide})")
 e2e.finish()

@@ -33,6 +33,18 @@ def batch_of(rec):
     return 0
 
 
+def phase_of(rs):
+    """The documented rule, computed here: the attention's queries per sequence (FLASH_ATTN_EXT
+    src0 ne[1]) decide, 1 is decode; without attention the batch does; none: none."""
+    q = max((r["ne_src"][0][1] for r in rs if r["name"] == "FLASH_ATTN_EXT" and r.get("type", 0) == 0
+             and r.get("n_src", 0) >= 1), default=0)
+    t = q or max(batch_of(r) for r in rs)
+    return "prefill" if t > 1 else "decode" if t == 1 else "none"
+
+
+PHASE_ORDER = {"none": 0, "prefill": 1, "decode": 2}
+
+
 def graphs_of(recs):
     """graph id -> [records] (records with a graph id only)."""
     g = {}
@@ -46,10 +58,11 @@ def expected_groups(recs):
     by = {}
     for gid, rs in graphs_of(recs).items():
         b = max(batch_of(r) for r in rs)
+        ph = phase_of(rs)
         op = sum(r["duration_ns"] for r in rs if r.get("type", 0) == 0)
         cp = sum(r["duration_ns"] for r in rs if r.get("type", 0) == 1)
         wall = max(r["start_ns"] + r["duration_ns"] for r in rs) - min(r["start_ns"] for r in rs)
-        e = by.setdefault(b, {"batch": b, "graphs": 0, "records": 0, "ops": 0, "op_ns": 0, "copy_ns": 0,
+        e = by.setdefault((b, ph), {"batch": b, "phase": ph, "graphs": 0, "records": 0, "ops": 0, "op_ns": 0, "copy_ns": 0,
                               "wall_ns": 0, "first_graph": gid, "_op": [], "_wall": []})
         e["graphs"] += 1
         e["records"] += len(rs)
@@ -66,7 +79,7 @@ def expected_groups(recs):
             v = sorted(e.pop(k))
             e[m] = v[(len(v) - 1) // 2]
         out.append(e)
-    return sorted(out, key=lambda e: (-e["op_ns"], e["batch"]))
+    return sorted(out, key=lambda e: (-e["op_ns"], e["batch"], PHASE_ORDER[e["phase"]]))
 
 
 def report(*args):
@@ -83,7 +96,19 @@ for path in profiles:
         continue
     got = load(out)["summary"].get("graphs_by_batch")
     check(got == want, f"{name}: graphs_by_batch equals the groups computed from the records "
-                       f"({[(g['batch'], g['graphs']) for g in want]})")
+                       f"({[(g['batch'], g['phase'], g['graphs']) for g in want]})")
+    check({g["phase"] for g in want} >= {"prefill", "decode"}, f"{name}: it has prefill and decode graphs")
+
+    # --batch decode / prefill: the graphs of that phase, whatever their batch
+    for ph in ("decode", "prefill"):
+        keep = {gid for gid, rs in graphs_of(recs).items() if phase_of(rs) == ph}
+        n_want = sum(1 for x in recs if x.get("graph_id") in keep)
+        out_p = os.path.join(work, f"{name}.{ph}.json")
+        r = report(path, "-q", "--batch", ph, "--json", out_p)
+        got_p = load(out_p) if r.returncode == 0 else {"records": [], "summary": {}}
+        check(r.returncode == 0 and len(got_p["records"]) == n_want and
+              {g["phase"] for g in got_p["summary"].get("graphs_by_batch", [])} == {ph},
+              f"{name} --batch {ph}: the {n_want} records of its {len(keep)} graphs ({len(got_p['records'])})")
     batches = sorted(g["batch"] for g in want)
     check(len(batches) >= 2, f"{name}: the profile has a prompt and generation batches {batches}")
 
@@ -91,6 +116,7 @@ for path in profiles:
     graphs = graphs_of(recs)
     for b in batches:
         keep = {gid for gid, rs in graphs.items() if max(batch_of(x) for x in rs) == b}
+        n_groups = len({phase_of(rs) for gid, rs in graphs.items() if gid in keep})
         want_recs = [x for x in recs if x.get("graph_id") in keep]
         out_b = os.path.join(work, f"{name}.b{b}.json")
         db = os.path.join(work, f"{name}.b{b}.db")
@@ -109,7 +135,7 @@ for path in profiles:
         s = doc["summary"]
         check(s["total_ns"] == sum(x["duration_ns"] for x in want_recs),
               f"{name} --batch {b}: the summary's total time is theirs")
-        check([g["batch"] for g in s.get("graphs_by_batch", [])] == [b],
+        check([g["batch"] for g in s.get("graphs_by_batch", [])] == [b] * n_groups,
               f"{name} --batch {b}: graphs_by_batch lists batch {b} alone")
         con = sqlite3.connect(db)
         n_db = con.execute("SELECT count(*) FROM records").fetchone()[0]
@@ -143,7 +169,7 @@ for path in profiles:
     # nothing matches: exit 0, an empty report, and what the profile has on stderr
     r = report(path, "--batch", "99999")
     check(r.returncode == 0 and "No profiling data" in r.stdout and "its batches:" in r.stderr and
-          all(f" {b} (" in r.stderr for b in batches),
+          all(f" {g['batch']} {g['phase']} (" in r.stderr for g in want),
           f"{name} --batch 99999: exit {r.returncode}, no data, the batches named ({r.stderr.strip()[:200]})")
 
 # diff --batch / --graphs: each side limited the same way

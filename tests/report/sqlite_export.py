@@ -228,7 +228,7 @@ def check_views(db, summ, label):
         f"{label}: view copy_stats equals the JSON summary's copies ({len(cps)} rows)")
 
     bs = [dict(r) for r in db.execute("SELECT * FROM batch_stats")]
-    keys = ("batch", "graphs", "records", "ops", "op_ns", "copy_ns", "wall_ns", "first_graph")
+    keys = ("batch", "phase", "graphs", "records", "ops", "op_ns", "copy_ns", "wall_ns", "first_graph")
     want = [{k: g[k] for k in keys} for g in summ.get("graphs_by_batch", [])]
     check(bs == want, f"{label}: view batch_stats equals the JSON summary's graphs_by_batch ({len(bs)} rows)")
 

@@ -290,4 +290,60 @@ static int test_filter(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_record_batch), TEST(test_range_parse), TEST(test_filter), TEST(test_graphs_and_batches), TEST(test_many_graphs), TEST(test_empty))
+/* llama-server decoding 4 sequences at once (issue 25): its graphs multiply 4 rows, but the
+ * attention's queries are 1 token in each of 4 sequences (src0 ne [32, 1, 8, 4], as captured):
+ * decode steps, not prompts. Graph 0: a 104-token prompt over 4 sequences (26 queries each),
+ * prefill. Graphs 1, 2: batch 4, decode. Graph 3: no attention, 1 row: decode; graph 4: no
+ * attention, 3 rows: prefill; graph 5: no matrix product nor attention: no phase. */
+static int test_phase_per_sequence(void) {
+    opscope_graphs_t *g = opscope_graphs_new();
+    ASSERT_NOT_NULL(g);
+    const int64_t rows[6] = {104, 4, 4, 1, 3, 0}, queries[6] = {26, 1, 1, 0, 0, 0};
+    for (int64_t id = 0; id < 6; id++) {
+        opscope_record m = rows[id] ? matmul("MUL_MAT", id, (uint64_t)(100 * id), 10, rows[id], 1)
+                                    : rec("ADD", id, (uint64_t)(100 * id), 10);
+        ASSERT_EQ_INT(opscope_graphs_add(g, &m, 0), 0);
+        if (queries[id]) {
+            opscope_record f = rec("FLASH_ATTN_EXT", id, (uint64_t)(100 * id + 20), 10);
+            f.n_src = 4;
+            f.ne_src[0][0] = 32;
+            f.ne_src[0][1] = queries[id];
+            f.ne_src[0][2] = 8;
+            f.ne_src[0][3] = 4;
+            ASSERT_EQ_INT(opscope_graphs_add(g, &f, 0), 0);
+        }
+    }
+    ASSERT_EQ_INT(opscope_graphs_finish(g), 0);
+    const opscope_graph_phase want[6] = {OPSCOPE_GRAPH_PHASE_PREFILL, OPSCOPE_GRAPH_PHASE_DECODE,
+                                         OPSCOPE_GRAPH_PHASE_DECODE,  OPSCOPE_GRAPH_PHASE_DECODE,
+                                         OPSCOPE_GRAPH_PHASE_PREFILL, OPSCOPE_GRAPH_PHASE_NONE};
+    for (int64_t id = 0; id < 6; id++) ASSERT_EQ_INT((int)opscope_graphs_find(g, id)->phase, (int)want[id]);
+    ASSERT_EQ_STR(opscope_graph_phase_name(OPSCOPE_GRAPH_PHASE_DECODE), "decode");
+    /* the groups: batch 104 prefill, 4 decode (2 graphs), 1 decode, 3 prefill, 0 none */
+    ASSERT_EQ_INT((int)opscope_graphs_n_batches(g), 5);
+    bool found = false;
+    for (size_t i = 0; i < opscope_graphs_n_batches(g); i++) {
+        const opscope_graph_batch *b = opscope_graphs_batch_at(g, i);
+        if (b->batch != 4) continue;
+        found = true;
+        ASSERT_EQ_INT((int)b->phase, (int)OPSCOPE_GRAPH_PHASE_DECODE);
+        ASSERT_EQ_U64(b->graphs, 2);
+    }
+    ASSERT_TRUE(found);
+    /* --batch decode: the records of graphs 1, 2 and 3 (3 each but graph 3's 1) */
+    counts c = {0};
+    opscope_sink next = {&c, count_meta, NULL, count_record, NULL};
+    opscope_graph_filter f = {.by_phase = true, .phase = OPSCOPE_GRAPH_PHASE_DECODE, .index = g, .next = next};
+    opscope_sink s = opscope_graph_filter_sink(&f);
+    for (int64_t id = 0; id < 6; id++) {
+        opscope_record r = rec("ADD", id, (uint64_t)(100 * id + 50), 1);
+        ASSERT_EQ_INT(s.on_record(s.ud, &r), 0);
+    }
+    ASSERT_EQ_INT(c.records, 3);
+    ASSERT_EQ_U64(f.dropped, 3);
+    opscope_graphs_free(g);
+    return 0;
+}
+
+TEST_MAIN(TEST(test_record_batch), TEST(test_range_parse), TEST(test_filter), TEST(test_graphs_and_batches), TEST(test_many_graphs), TEST(test_empty),
+          TEST(test_phase_per_sequence))

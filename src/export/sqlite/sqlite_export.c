@@ -514,7 +514,7 @@ static int write_meta(opscope_sqlite_export_t *x) {
 static int write_graphs(opscope_sqlite_export_t *x) {
     if (opscope_graphs_finish(x->graphs)) return -1;
     sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(x->db, "INSERT INTO graphs VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", -1, &s, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(x->db, "INSERT INTO graphs VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &s, NULL) != SQLITE_OK)
         return -1;
     int rc = 0;
     for (size_t i = 0; i < opscope_graphs_n(x->graphs) && !rc; i++) {
@@ -531,6 +531,7 @@ static int write_graphs(opscope_sqlite_export_t *x) {
         bind_u64(s, 10, g->bytes);
         bind_u64(s, 11, g->flops);
         sqlite3_bind_int64(s, 12, g->batch);
+        sqlite3_bind_text(s, 13, opscope_graph_phase_name(g->phase), -1, SQLITE_STATIC);
         rc = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
         sqlite3_reset(s);
     }
