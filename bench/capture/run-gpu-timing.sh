@@ -7,9 +7,11 @@
 # lavapipe's plain runs are bimodal and the machine may be shared: compare medians, rerun when
 # the per-round ratios disagree with the ratio of medians.
 # MODES (environment): the configurations, default plain,default,all,perf_logger; all_group is
-# --gpu-timing all with OPSCOPE_VK_GROUP=1 (concurrent nodes timed as one interval).
+# --gpu-timing all with OPSCOPE_VK_GROUP=1 (concurrent nodes timed as one interval), all_unshared
+# --gpu-timing all with OPSCOPE_VK_SHARE_BOUNDS=0 (every item its own start), rare the default with
+# N at its longest.
 # KEEP (environment): a folder name under bench/out/capture that keeps every capture run's
-# profile (MODE-ROUND.json), for gpu_timing_why.py.
+# profile (MODE-ROUND.json), to look at later.
 # usage: bench/capture/run-gpu-timing.sh [ROUNDS] [MODEL]
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)

@@ -20,7 +20,7 @@ import e2e  # noqa: E402  (GGML_VK_PERF_LOGGER's output parser)
 w = sys.argv[1]
 runs = collections.defaultdict(dict)  # (model, cfg) -> {round: tg}
 for p in glob.glob(os.path.join(w, "lb_*.json")):
-    mm = re.match(r"lb_(.+)_(plain|default|all|perflog)_(\d+)\.json$", os.path.basename(p))
+    mm = re.match(r"lb_(.+)_(plain|default|all|perflog|all_group|all_shared)_(\d+)\.json$", os.path.basename(p))
     if not mm:
         continue
     t = open(p).read()
@@ -36,7 +36,7 @@ print("| model | config | tg tokens/s (median) | of plain | per-round median | r
 print("|---|---|---|---|---|---|")
 for model in sorted({m for m, _ in runs}):
     plain = runs.get((model, "plain"), {})
-    for cfg in ("plain", "default", "all", "perflog"):
+    for cfg in ("plain", "default", "all", "perflog", "all_group", "all_shared"):
         r = runs.get((model, cfg), {})
         if not r:
             continue
