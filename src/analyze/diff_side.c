@@ -1141,6 +1141,9 @@ static const char *phase_text(uint32_t p) {
     case OPSCOPE_KINETO_PHASE_PREFILL: return "prefill";
     case OPSCOPE_KINETO_PHASE_DECODE: return "decode";
     case OPSCOPE_KINETO_PHASE_MIXED: return "mixed";
+    case OPSCOPE_KINETO_PHASE_FORWARD: return "forward";
+    case OPSCOPE_KINETO_PHASE_BACKWARD: return "backward";
+    case OPSCOPE_KINETO_PHASE_OPTIMIZER: return "optimizer";
     default: return "none";
     }
 }

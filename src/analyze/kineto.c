@@ -57,6 +57,8 @@ struct opscope_kineto {
     OPSCOPE_VEC(iv_t) py;
     OPSCOPE_VEC(iv_t) ann;         /* CPU annotations with a phase; name = phase */
     OPSCOPE_VEC(iv_t) gann;        /* GPU annotations with a phase; thread = device */
+    OPSCOPE_VEC(iv_t) train;       /* backward CPU ops, optimizer steps; name = phase */
+    OPSCOPE_VEC(uint8_t) name_cls; /* per name id: 0 unknown, else 1 + its training phase */
     OPSCOPE_VEC(rt_t) rt;
     OPSCOPE_VEC(gpu_t) gpu;
     OPSCOPE_VEC(opscope_kineto_step) steps;
@@ -95,6 +97,8 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     free(k->py.v);
     free(k->ann.v);
     free(k->gann.v);
+    free(k->train.v);
+    free(k->name_cls.v);
     free(k->rt.v);
     free(k->gpu.v);
     free(k->gpu_rec.v);
@@ -134,7 +138,8 @@ const char *opscope_kineto_platform_name(opscope_kineto_platform p) {
 }
 
 const char *opscope_kineto_phase_name(int phase) {
-    static const char *const n[] = {"unannotated", "prefill", "decode", "mixed"};
+    static const char *const n[] = {"unannotated", "prefill", "decode", "mixed",
+                                    "forward", "backward", "optimizer"};
     return phase >= 0 && phase < OPSCOPE_KINETO_PHASE_COUNT ? n[phase] : "?";
 }
 
@@ -181,6 +186,27 @@ static int phase_of(const char *name) {
     return OPSCOPE_KINETO_PHASE_NONE;
 }
 
+/* The training phase a CPU op or annotation named NAME marks (cached per name id), or NONE. */
+static int train_phase(opscope_kineto_t *k, uint32_t id, int annotation) {
+    if (id >= k->name_cls.n) {
+        size_t n = k->name_cls.n;
+        if (opscope_vec_reserve((void **)&k->name_cls.v, &k->name_cls.cap, (size_t)id + 1, 1, 256))
+            return OPSCOPE_KINETO_PHASE_NONE;
+        memset(k->name_cls.v + n, 0, (size_t)id + 1 - n);
+        k->name_cls.n = (size_t)id + 1;
+    }
+    if (!k->name_cls.v[id]) {
+        const char *nm = opscope_strtab_get(k->names, id);
+        int ph = OPSCOPE_KINETO_PHASE_NONE;
+        if (nm && annotation && !strncmp(nm, "Optimizer.step#", 15)) ph = OPSCOPE_KINETO_PHASE_OPTIMIZER;
+        else if (nm && !annotation && (!strncmp(nm, "autograd::engine::evaluate_function", 35) ||
+                                       strstr(nm, "Backward")))
+            ph = OPSCOPE_KINETO_PHASE_BACKWARD;
+        k->name_cls.v[id] = (uint8_t)(1 + ph);
+    }
+    return k->name_cls.v[id] - 1;
+}
+
 int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     int64_t end = ev->start_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
     switch (ev->kind) {
@@ -213,6 +239,11 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
         iv_t iv = {.start = ev->start_ns, .end = end, .thread = (uint32_t)ev->thread, .name = ev->name_id,
                    .dims = ev->dims_id};
         if (OPSCOPE_VEC_PUSH(k->cpu, iv)) return -1;
+        int tp = train_phase(k, ev->name_id, 0);
+        if (tp != OPSCOPE_KINETO_PHASE_NONE) {
+            iv_t t = {.start = ev->start_ns, .end = end, .thread = (uint32_t)ev->thread, .name = (uint32_t)tp};
+            if (OPSCOPE_VEC_PUSH(k->train, t)) return -1;
+        }
         return OPSCOPE_VEC_PUSH(k->cpu_ext, ev->ext);
     }
     case OPSCOPE_KINETO_PYTHON: {
@@ -230,6 +261,12 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
             opscope_kineto_step st = {e != name + 13 && !*e ? num : -1, (uint64_t)ev->start_ns,
                                       end > ev->start_ns ? (uint64_t)(end - ev->start_ns) : 0};
             if (OPSCOPE_VEC_PUSH(k->steps, st)) return -1;
+        }
+        if (ev->kind == OPSCOPE_KINETO_ANNOTATION &&
+            train_phase(k, ev->name_id, 1) == OPSCOPE_KINETO_PHASE_OPTIMIZER) {
+            iv_t t = {.start = ev->start_ns, .end = end, .thread = (uint32_t)ev->thread,
+                      .name = OPSCOPE_KINETO_PHASE_OPTIMIZER};
+            return OPSCOPE_VEC_PUSH(k->train, t);
         }
         int ph = name ? phase_of(name) : OPSCOPE_KINETO_PHASE_NONE;
         if (ph == OPSCOPE_KINETO_PHASE_NONE) return 0;
@@ -809,6 +846,30 @@ static void layers_by_attention(opscope_kineto_t *k) {
     if (r->n_layers) r->layer_method = 2;
 }
 
+/* Per GPU activity, the training phase of the innermost backward op or optimizer step
+ * around its launch (LAUNCH_T on thread LAUNCH_THR, UINT64_MAX: unknown), NO_NAME when none.
+ * Q: scratch for one query per activity. NULL when the trace marks no training phase (or
+ * out of memory: the caller tells them apart by k->train.n). */
+static uint32_t *train_phases(opscope_kineto_t *k, const int64_t *launch_t, const uint64_t *launch_thr,
+                              q_t *q) {
+    size_t ng = k->gpu.n, nq = 0;
+    if (!k->train.n) return NULL;
+    uint32_t *out = malloc((ng ? ng : 1) * sizeof *out);
+    if (!out) return NULL;
+    for (size_t i = 0; i < ng; i++) {
+        out[i] = NO_NAME;
+        if (launch_thr[i] != UINT64_MAX)
+            q[nq++] = (q_t){.t = launch_t[i], .thread = (uint32_t)launch_thr[i], .idx = (uint32_t)i};
+    }
+    iv_sort(k->train.v, k->train.n);
+    q_sort(q, nq);
+    if (sweep(k->train.v, k->train.n, q, nq, out, NULL)) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
 int opscope_kineto_finish(opscope_kineto_t *k) {
     opscope_kineto_results *r = &k->res;
     size_t ng = k->gpu.n;
@@ -956,9 +1017,13 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
         q_sort(q, ng);
         if (sweep(k->gann.v, k->gann.n, q, ng, gph_of, NULL)) goto done;
     }
+    /* training: the innermost backward op or optimizer step around the launch, else forward */
+    uint32_t *tr_of = train_phases(k, launch_t, launch_thr, q);
+    if (k->train.n && !tr_of) goto done;
     for (size_t i = 0; i < ng; i++) {
         gpu_t *g = &k->gpu.v[i];
         uint32_t ph = gph_of[i] != NO_NAME ? gph_of[i] : ph_of[i];
+        if (ph == NO_NAME && tr_of) ph = tr_of[i] != NO_NAME ? tr_of[i] : OPSCOPE_KINETO_PHASE_FORWARD;
         if (ph == NO_NAME) ph = OPSCOPE_KINETO_PHASE_NONE;
         g->phase = (uint8_t)ph;
         if (g->kind != OPSCOPE_KINETO_KERNEL) continue;
@@ -973,6 +1038,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
         ps->cat_ns[g->kcat] += (uint64_t)g->dur;
     }
 
+    free(tr_of);
     if (lk) { /* kernels only, in input order */
         size_t m = 0;
         for (size_t i = 0; i < ng; i++)

@@ -99,8 +99,12 @@ typedef struct opscope_kineto_phase_stats {
     uint64_t cat_ns[OPSCOPE_KCAT_COUNT];
 } opscope_kineto_phase_stats;
 
+/* Inference phases come from annotations; training phases from what launched a kernel: a
+ * backward CPU op ("autograd::engine::evaluate_function: ...", "MmBackward0") or an
+ * "Optimizer.step#..." annotation around its launch, else forward, in a trace that has either. */
 enum { OPSCOPE_KINETO_PHASE_NONE = 0, OPSCOPE_KINETO_PHASE_PREFILL, OPSCOPE_KINETO_PHASE_DECODE,
-       OPSCOPE_KINETO_PHASE_MIXED, OPSCOPE_KINETO_PHASE_COUNT };
+       OPSCOPE_KINETO_PHASE_MIXED, OPSCOPE_KINETO_PHASE_FORWARD, OPSCOPE_KINETO_PHASE_BACKWARD,
+       OPSCOPE_KINETO_PHASE_OPTIMIZER, OPSCOPE_KINETO_PHASE_COUNT };
 
 typedef struct opscope_kineto_results {
     /* GPU activity totals */

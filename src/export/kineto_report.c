@@ -226,10 +226,14 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
         }
     }
 
-    if (r->n_phase_annotations) {
-        opscope_out_printf(w, "\nPhases (%" PRIu64 " prefill/decode annotations)\n"
+    bool training = r->phase[OPSCOPE_KINETO_PHASE_FORWARD].kernels ||
+                    r->phase[OPSCOPE_KINETO_PHASE_BACKWARD].kernels ||
+                    r->phase[OPSCOPE_KINETO_PHASE_OPTIMIZER].kernels;
+    if (r->n_phase_annotations || training) {
+        opscope_out_printf(w, "\nPhases (%" PRIu64 " prefill/decode annotations%s)\n"
                               "  phase          kernels     time ms   top category\n",
-                           r->n_phase_annotations);
+                           r->n_phase_annotations,
+                           training ? "; training: backward ops and optimizer steps" : "");
         for (int p = 0; p < OPSCOPE_KINETO_PHASE_COUNT; p++) {
             const opscope_kineto_phase_stats *ps = &r->phase[p];
             if (!ps->kernels) continue;

@@ -1126,6 +1126,16 @@ def kineto_bar(data, src):
     check(total == a.op_ns + a.copy_ns and both >= 0.8 * total,
           "HTA A100 vs V100: %.1f%% of BASE's GPU time paired (bar 80%%)" % (100.0 * both / total))
     print("ok    HTA A100 vs V100 by op: %.1f%% of BASE's GPU time in pairs (bar 80%%)" % (100.0 * both / total))
+    # training phases: backward ops and optimizer steps around each launch, else forward
+    doc, _ = diff_json(k("hta_a100_step1"), k("hta_v100_step1"), ["--by", "phase", "--min-share", "0"])
+    got = {g["key"]["phase"]: (g["base_count"], g["base_total_ns"], g["new_count"], g["new_total_ns"])
+           for g in doc["groups"]}
+    pb, pn = training_phases(k("hta_a100_step1")), training_phases(k("hta_v100_step1"))
+    want = {p: (len(pb.get(p, [])), sum(pb.get(p, [])), len(pn.get(p, [])), sum(pn.get(p, [])))
+            for p in set(pb) | set(pn)}
+    check(got == want and set(got) == {"forward", "backward", "optimizer"},
+          "HTA by phase: opscope %s, python %s" % (got, want))
+    print("ok    HTA by phase: forward, backward and optimizer as Python finds them")
     # the console lists each side's kernels under a pair whose sides ran different ones
     out = run([k("hta_a100_step1"), k("hta_v100_step1")]).stdout.decode()
     mm = out.split("  aten::mm\n", 1)[-1].splitlines()[:2]
@@ -1144,6 +1154,41 @@ def kineto_bar(data, src):
     check(len(tagged) >= 5 and tagged <= set(legend),
           "diff's tagged kernels %d, %s not in the reports' legends" % (len(tagged), sorted(tagged - set(legend))[:3]))
     print("ok    %d kernels sharing a short form: one tag each in the diff and the reports" % len(tagged))
+
+
+def training_phases(path):
+    """Python's training phase of every GPU activity (docs/kineto.md, "Phases"): the innermost
+    backward CPU op ('autograd::engine::evaluate_function...', '...Backward...') or
+    'Optimizer.step#' annotation around its launch on the launching thread, else forward.
+    Returns {phase: [durations]}."""
+    ev = load(path)["traceEvents"]
+    marks, runtime, acts = {}, {}, []
+    for e in ev:
+        if not isinstance(e, dict) or e.get("ph") != "X":
+            continue
+        cat, name, args = e.get("cat"), str(e.get("name", "")), e.get("args") or {}
+        thr, t0 = (e.get("pid"), e.get("tid")), ns(e.get("ts"))
+        ph = None
+        if cat in CPU_OP and (name.startswith("autograd::engine::evaluate_function") or "Backward" in name):
+            ph = "backward"
+        elif cat == "user_annotation" and name.startswith("Optimizer.step#"):
+            ph = "optimizer"
+        if ph:
+            marks.setdefault(thr, []).append((t0, t0 + max(ns(e.get("dur")), 0), ph))
+        if cat in RUNTIME and as_int(args.get("correlation")) >= 0:
+            runtime.setdefault(as_int(args.get("correlation")), (thr, t0))
+        if cat in GPU_KERNEL | GPU_MEMSET | GPU_COPY:
+            acts.append((as_int(args.get("correlation")), max(ns(e.get("dur")), 0)))
+    out = {}
+    for corr, d in acts:
+        ph = "forward"
+        if corr in runtime:
+            thr, t = runtime[corr]
+            inside = [m for m in marks.get(thr, []) if m[0] <= t <= m[1]]
+            if inside:  # innermost: the latest start, then the shortest
+                ph = sorted(inside, key=lambda m: (-m[0], m[1]))[0][2]
+        out.setdefault(ph, []).append(d)
+    return out
 
 
 def kineto_fusion_credit():

@@ -653,7 +653,8 @@ def main():
                   f"layers trace: json layers {ly}")
             ph = {p["phase"]: (p["kernels"], p["ns"]) for p in k["phases"]["list"]}
             check(ph == {"unannotated": (0, 0), "prefill": (3, 35000), "decode": (6, 70000),
-                         "mixed": (0, 0)}, f"layers trace: json phases {ph}")
+                         "mixed": (0, 0), "forward": (0, 0), "backward": (0, 0),
+                         "optimizer": (0, 0)}, f"layers trace: json phases {ph}")
             check(k["phases"]["annotations"] == 2, f"layers trace: {k['phases']['annotations']} annotations")
             cats = {c["category"]: (c["kernels"], c["ns"]) for c in k["kernel_categories"] if c["kernels"]}
             check(cats == {"attention_prefill": (3, 30000), "gemm": (3, 60000), "elementwise": (3, 15000)},
