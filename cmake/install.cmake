@@ -42,7 +42,7 @@ set(_pc_files ${_gen}/opscope.pc)
 # ---- the capture libraries (built where ggml's headers are found)
 if(TARGET opscope-ggml)
   install(TARGETS opscope-ggml LIBRARY DESTINATION ${_libdir})
-  # where the installed library finds the Vulkan layer's manifest (src/capture/cap_gpu.c)
+  # where the installed library finds the Vulkan layer's manifest (src/capture/gpu/cap_gpu.c)
   target_compile_definitions(opscope-ggml PRIVATE OPSCOPE_LIB_TO_LAYERDIR="${_layers_from_lib}")
   file(WRITE ${_gen}/opscope-ggml.pc "${_pc_head}
 Name: opscope-ggml

@@ -6,18 +6,18 @@
 set(OPSCOPE_CAPTURE_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 add_library(opscope_capture_core STATIC
-  ${OPSCOPE_CAPTURE_DIR}/cap_clock.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_buf.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_attr.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_config.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_tables.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_counters.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_convert.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_drops.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_replay.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_write.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_meta.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_life.c)
+  ${OPSCOPE_CAPTURE_DIR}/store/cap_clock.c
+  ${OPSCOPE_CAPTURE_DIR}/store/cap_buf.c
+  ${OPSCOPE_CAPTURE_DIR}/timing/cap_attr.c
+  ${OPSCOPE_CAPTURE_DIR}/life/cap_config.c
+  ${OPSCOPE_CAPTURE_DIR}/store/cap_tables.c
+  ${OPSCOPE_CAPTURE_DIR}/store/cap_counters.c
+  ${OPSCOPE_CAPTURE_DIR}/store/cap_convert.c
+  ${OPSCOPE_CAPTURE_DIR}/store/cap_drops.c
+  ${OPSCOPE_CAPTURE_DIR}/store/cap_replay.c
+  ${OPSCOPE_CAPTURE_DIR}/life/cap_write.c
+  ${OPSCOPE_CAPTURE_DIR}/store/cap_meta.c
+  ${OPSCOPE_CAPTURE_DIR}/life/cap_life.c)
 target_compile_definitions(opscope_capture_core PRIVATE _GNU_SOURCE)
 # initial-exec TLS: the general-dynamic model would cost a __tls_get_addr call per
 # thread-local access. A late dlopen then needs room in the C library's static TLS reserve,
@@ -59,22 +59,22 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
                     ERROR_QUIET)
   endif()
   add_library(opscope-ggml SHARED
-    ${OPSCOPE_CAPTURE_DIR}/cap_resolve.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_sym_dl.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_devices.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_ggml.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_hooks.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_tls.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_cpu.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_walk.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_blas.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_omp.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_record.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_copy.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_sync.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_api.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_gpu.c
-    ${OPSCOPE_CAPTURE_DIR}/cap_cupti.c)
+    ${OPSCOPE_CAPTURE_DIR}/resolve/cap_resolve.c
+    ${OPSCOPE_CAPTURE_DIR}/resolve/cap_sym_dl.c
+    ${OPSCOPE_CAPTURE_DIR}/resolve/cap_devices.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_ggml.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_hooks.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_tls.c
+    ${OPSCOPE_CAPTURE_DIR}/timing/cap_cpu.c
+    ${OPSCOPE_CAPTURE_DIR}/timing/cap_walk.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_blas.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_omp.c
+    ${OPSCOPE_CAPTURE_DIR}/timing/cap_record.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_copy.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_sync.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_api.c
+    ${OPSCOPE_CAPTURE_DIR}/gpu/cap_gpu.c
+    ${OPSCOPE_CAPTURE_DIR}/gpu/cap_cupti.c)
   target_include_directories(opscope-ggml PRIVATE ${OPSCOPE_GGML_INCLUDE_DIR} ${CMAKE_SOURCE_DIR}/src)
   target_link_libraries(opscope-ggml PRIVATE opscope_gpu_map opscope_cupti)
   target_compile_definitions(opscope-ggml PRIVATE _GNU_SOURCE)

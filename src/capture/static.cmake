@@ -25,7 +25,7 @@ set(OPSCOPE_COPY_WRAPS ggml_backend_tensor_copy ggml_backend_tensor_set ggml_bac
   ggml_backend_tensor_set_2d ggml_backend_tensor_get_2d
   ggml_backend_tensor_set_2d_async ggml_backend_tensor_get_2d_async)
 
-add_library(opscope_static_copy OBJECT ${OPSCOPE_CAPTURE_DIR}/cap_copy.c)
+add_library(opscope_static_copy OBJECT ${OPSCOPE_CAPTURE_DIR}/hooks/cap_copy.c)
 set(_renames "")
 foreach(f ${OPSCOPE_COPY_WRAPS})
   list(APPEND _renames "${f}=__wrap_${f}")
@@ -33,19 +33,19 @@ endforeach()
 target_compile_definitions(opscope_static_copy PRIVATE _GNU_SOURCE ${_renames})
 
 add_library(opscope_static_part STATIC
-  ${OPSCOPE_CAPTURE_DIR}/cap_static.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_static_sym.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_static_omp.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_hooks.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_tls.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_resolve.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_devices.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_cpu.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_walk.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_record.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_api.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_gpu.c
-  ${OPSCOPE_CAPTURE_DIR}/cap_cupti.c
+  ${OPSCOPE_CAPTURE_DIR}/hooks/cap_static.c
+  ${OPSCOPE_CAPTURE_DIR}/resolve/cap_static_sym.c
+  ${OPSCOPE_CAPTURE_DIR}/hooks/cap_static_omp.c
+  ${OPSCOPE_CAPTURE_DIR}/hooks/cap_hooks.c
+  ${OPSCOPE_CAPTURE_DIR}/hooks/cap_tls.c
+  ${OPSCOPE_CAPTURE_DIR}/resolve/cap_resolve.c
+  ${OPSCOPE_CAPTURE_DIR}/resolve/cap_devices.c
+  ${OPSCOPE_CAPTURE_DIR}/timing/cap_cpu.c
+  ${OPSCOPE_CAPTURE_DIR}/timing/cap_walk.c
+  ${OPSCOPE_CAPTURE_DIR}/timing/cap_record.c
+  ${OPSCOPE_CAPTURE_DIR}/hooks/cap_api.c
+  ${OPSCOPE_CAPTURE_DIR}/gpu/cap_gpu.c
+  ${OPSCOPE_CAPTURE_DIR}/gpu/cap_cupti.c
   $<TARGET_OBJECTS:opscope_static_copy>)
 target_compile_definitions(opscope_static_part PRIVATE _GNU_SOURCE)
 if(OPSCOPE_GGML_BUILD_VERSION)

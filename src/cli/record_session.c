@@ -3,7 +3,7 @@
  *
  * The capture library of every process of the run finds the directory in OPSCOPE_RECORD_DIR:
  * the first ggml process creates DIR/owner and owns PATH, every other one writes PATH.PID,
- * and each keeps DIR/PID, its status (src/capture/cap_life.h): which program, where its
+ * and each keeps DIR/PID, its status (src/capture/life/cap_life.h): which program, where its
  * profile goes, whether it was written, how many records it dropped and why.
  */
 #include "cli/record.h"

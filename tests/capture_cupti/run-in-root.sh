@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Inside the forky root (scripts/in-root.sh): the CUPTI source (src/capture/cap_cupti.c) driven
+# Inside the forky root (scripts/in-root.sh): the CUPTI source (src/capture/gpu/cap_cupti.c) driven
 # through the capture library by a fake libcupti and a fake CUDA backend. Scenarios:
 #   eager        CUDA 13.0's CUPTI, kernels launched one by one, timestamps from the callback
 #   graphs       CUDA 12.8's CUPTI (other version), ggml-cuda's CUDA-graph path (capture,

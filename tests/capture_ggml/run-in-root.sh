@@ -6,6 +6,7 @@
 #   fallback.c                       cblas_sgemm / GOMP_barrier interposers always run the real one
 #   backend_free.c                   freed backends: the lookup by address, one device query each
 #   ../capture_unit/cycles.py        no circle among the capture's files (includes, nm of objects)
+#   ../core/layers.py                the declared layering, capture's rooms by nm of their objects
 set -euo pipefail
 B=$OPSCOPE_BUILD
 LIB=${OPSCOPE_PRELOAD:-}
@@ -89,6 +90,8 @@ PY
 
 # No circle among the capture's files, from the includes and from nm of both libraries' objects.
 python3 /opscope/tests/capture_unit/cycles.py /opscope/src/capture "$B" || { echo "FAIL: cycles"; fail=1; }
+# The layering with both libraries' objects: capture's rooms by their symbols too.
+python3 /opscope/tests/core/layers.py /opscope/src "$B" || { echo "FAIL: layers"; fail=1; }
 
 [ $fail = 0 ] && echo "capture ggml tests: ok"
 exit $fail

@@ -4,15 +4,15 @@
  * the cached plan (CALL records), and a full record buffer (every lost step counted once).
  * Expected steps, nodes, times and bytes are worked out here from the graph as built.
  */
-#include "capture/cap_buf.h"
-#include "capture/cap_clock.h"
-#include "capture/cap_counters.h"
-#include "capture/cap_cpu.h"
-#include "capture/cap_record.h"
-#include "capture/cap_replay.h"
-#include "capture/cap_resolve.h"
-#include "capture/cap_tables.h"
-#include "capture/cap_walk.h"
+#include "capture/store/cap_buf.h"
+#include "capture/store/cap_clock.h"
+#include "capture/store/cap_counters.h"
+#include "capture/timing/cap_cpu.h"
+#include "capture/timing/cap_record.h"
+#include "capture/store/cap_replay.h"
+#include "capture/resolve/cap_resolve.h"
+#include "capture/store/cap_tables.h"
+#include "capture/timing/cap_walk.h"
 #include "test.h"
 
 #include <stdlib.h>

@@ -6,9 +6,9 @@
  * must never be seen NULL, and TSan must report no race. ggml is faked: the registry lookup
  * of the setter takes a while, which is when an entry published too early shows its holes.
  */
-#include "capture/cap_devices.h"
-#include "capture/cap_resolve.h"
-#include "capture/cap_tables.h"
+#include "capture/resolve/cap_devices.h"
+#include "capture/resolve/cap_resolve.h"
+#include "capture/store/cap_tables.h"
 #include "test.h"
 
 #include <pthread.h>

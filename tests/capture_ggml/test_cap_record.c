@@ -4,13 +4,13 @@
  * one record for a split without per-op timing, and the GRAPH record behind OPSCOPE_GRAPH_LOG.
  * Expected values come from the tensors as built here.
  */
-#include "capture/cap_buf.h"
-#include "capture/cap_clock.h"
-#include "capture/cap_counters.h"
-#include "capture/cap_record.h"
-#include "capture/cap_replay.h"
-#include "capture/cap_resolve.h"
-#include "capture/cap_write.h"
+#include "capture/store/cap_buf.h"
+#include "capture/store/cap_clock.h"
+#include "capture/store/cap_counters.h"
+#include "capture/timing/cap_record.h"
+#include "capture/store/cap_replay.h"
+#include "capture/resolve/cap_resolve.h"
+#include "capture/life/cap_write.h"
 #include "test.h"
 
 #include <stdlib.h>

@@ -4,7 +4,7 @@
   cycles.py SRC_DIR [BUILD_DIR]
 
 Two graphs, one node per file stem (cap_cpu.c and cap_cpu.h are the node cap_cpu):
-  includes  X -> Y when a file of X includes "capture/Y.h" (src/capture and src/capture/gpu)
+  includes  X -> Y when a file of X includes "capture/ROOM/Y.h" (src/capture and its sub-rooms)
   symbols   X -> Y when X's object uses a symbol Y's object defines (`nm` of the objects CMake
             built in BUILD_DIR), per link unit: the shared library (opscope-ggml with the
             capture core and gpu_map) and the static one (opscope_static_part and its copy
@@ -24,7 +24,7 @@ def stem(path):
 
 def include_graph(src):
     graph = {}
-    inc = re.compile(r'^\s*#\s*include\s+"capture/(?:gpu/)?([A-Za-z0-9_]+)\.h"', re.M)
+    inc = re.compile(r'^\s*#\s*include\s+"capture/(?:[a-z]+/)?([A-Za-z0-9_]+)\.h"', re.M)
     for root, _, files in os.walk(src):
         for f in sorted(files):
             if not f.endswith((".c", ".h")):

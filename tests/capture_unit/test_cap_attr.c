@@ -1,5 +1,5 @@
 /* Tests of pairing CPU abort-callback timestamps with graph nodes (cap_attr.c). */
-#include "capture/cap_attr.h"
+#include "capture/timing/cap_attr.h"
 #include "test.h"
 
 /* Graph: 0 VIEW(skip) 1 RMS_NORM(fuse 2) 2 MUL 3 MUL_MAT 4 not-computed 5 ADD */

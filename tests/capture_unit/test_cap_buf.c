@@ -1,6 +1,6 @@
 /* Tests of the per-thread record buffers (cap_buf.c): concurrent appends, no torn records,
  * the memory cap and its dropped count. */
-#include "capture/cap_buf.h"
+#include "capture/store/cap_buf.h"
 #include "test.h"
 
 #include <pthread.h>

@@ -3,13 +3,13 @@
  * GGML_PROFILE parsing, conversion of raw records (fused names, sub-ops, copies, ticks to
  * ns), per-scheduler filtering and reset, and the written JSON / text / summary.
  * With OPSCOPE_TEST_OUT=PREFIX it also leaves PREFIX.json for check_fake_json.py. */
-#include "capture/cap_buf.h"
-#include "capture/cap_clock.h"
-#include "capture/cap_config.h"
-#include "capture/cap_tables.h"
-#include "capture/cap_convert.h"
-#include "capture/cap_replay.h"
-#include "capture/cap_write.h"
+#include "capture/store/cap_buf.h"
+#include "capture/store/cap_clock.h"
+#include "capture/life/cap_config.h"
+#include "capture/store/cap_tables.h"
+#include "capture/store/cap_convert.h"
+#include "capture/store/cap_replay.h"
+#include "capture/life/cap_write.h"
 #include "test.h"
 
 #include <dirent.h>

@@ -10,6 +10,9 @@ One node per folder of src/ (src/export/sqlite is export, src/capture/gpu is cap
             such as the Vulkan layer without Vulkan's headers, are checked by their includes)
   hashes    a hash constant (a mixer's multiplier, the FNV basis or prime) outside util/hash.h:
             the tree has one 64-bit mixer and one FNV
+  rooms     inside capture/, the same includes and symbols one node per sub-room
+            (capture/store, capture/hooks...): each edge allowed by CAPTURE_ROOMS, no circle,
+            no file outside a room
   formats   a folder other than export/ (and util/, which is the writer) that calls
             util/out.h's writers (opscope_out_str, _printf, _json_str...) writes a format
   vocabulary  ggml op names (model/ggml_ops.def's first column) spelled in a string literal
@@ -44,11 +47,29 @@ LAYERS = {
     "viewer": set(),
 }
 
+# capture/'s sub-rooms -> the rooms each may use (ARCHITECTURE.md, "capture's rooms"). From the
+# bottom: store (record buffers, tables, counters, the clock and the replay to records), life
+# (start-up, configuration, signals, fork, the export), resolve (ggml found at run time: its
+# functions, layout and devices), timing (timestamps to per-op records), gpu (device timing
+# sources and their pure mapping), hooks (every entry point the host program calls).
+CAPTURE_ROOMS = {
+    "store": set(),
+    "life": {"store"},
+    "resolve": {"life", "store"},
+    "timing": {"resolve", "life", "store"},
+    "gpu": {"timing", "resolve", "life", "store"},
+    "hooks": {"gpu", "timing", "resolve", "life", "store"},
+}
+
 # (file, folder used): allowed although the folder's layer does not allow it, and why.
 EXCEPTIONS = {
-    ("capture/cap_write.c", "analyze"): "the capture's one writer hook: its records go "
+    ("capture/life/cap_write.c", "analyze"): "the capture's one writer hook: its records go "
                                         "through the same sinks as a report's",
-    ("capture/cap_write.c", "export"): "the capture's one writer hook (JSON profile, text)",
+    ("capture/life/cap_write.c", "export"): "the capture's one writer hook (JSON profile, text)",
+    ("capture/hooks/cap_api.c", "analyze"): "opscope_record_flops, the public model's FLOPs "
+                                            "(include/opscope.h) for ggml-profiler.h's op "
+                                            "stats; pending (issue 24): FLOPs move to the "
+                                            "vocabulary room",
     ("vklayer/*", "capture"): "the GPU source ABI, capture/gpu/gpu_source.h, and nothing else",
 }
 VKLAYER_ABI = "capture/gpu/gpu_source.h"
@@ -58,7 +79,7 @@ VKLAYER_ABI = "capture/gpu/gpu_source.h"
 WRITERS = re.compile(r"^opscope_out_(write|str|char|u64|i64|fixed|double|ns_as_us|json_strn?|printf)$")
 # (file, reason): writes a format outside export/ today
 FORMAT_EXCEPTIONS = {
-    "capture/cap_life.c": "the status files an `opscope record` run reads back (a protocol "
+    "capture/life/cap_life.c": "the status files an `opscope record` run reads back (a protocol "
                           "between the capture and the CLI, not an output)",
     # pending (issue 24): these writers move to export/
     "cli/replay.c": "pending: the replay outputs move to export/",
@@ -78,11 +99,11 @@ VOCAB_FILES = {
 VOCAB_MAX_FILES = 3
 # (file, literal): not an op name although spelled like one, and why
 VOCAB_NOT_OPS = {
-    ("capture/cap_convert.c", "SUB"): "the placeholder name of an unknown sub-op (SUB_7)",
+    ("capture/store/cap_convert.c", "SUB"): "the placeholder name of an unknown sub-op (SUB_7)",
 }
 # pending (issue 24): these still name ops by string and move to the enum
 VOCAB_PENDING = {
-    "capture/cap_resolve.c": "pending: the layout check compares ggml's names with the table",
+    "capture/resolve/cap_resolve.c": "pending: the layout check compares ggml's names with the table",
     "capture/gpu/gpu_map.c": "pending: copies by enum",
     "capture/gpu/gpu_rules.c": "pending: kernel rules by enum",
 }
@@ -103,8 +124,20 @@ def allowed(rel_file, target):
     return (rel_file, target) in EXCEPTIONS or (src + "/*", target) in EXCEPTIONS
 
 
+def room_of(rel):
+    """capture/store/cap_buf.c -> store; a file straight in capture/ is in no room."""
+    parts = rel.split("/")
+    return parts[1] if len(parts) > 2 else "(no room)"
+
+
+def room_allowed(rel_file, target):
+    src = room_of(rel_file)
+    return target == src or target in CAPTURE_ROOMS.get(src, set())
+
+
 def include_edges(src):
-    edges = {}  # (from, to) -> [file:line "include"]
+    """Folder edges, and capture's room edges, from the includes."""
+    edges, rooms = {}, {}  # (from, to) -> [(file:line "include", bad)]
     for root, _, files in os.walk(src):
         for f in sorted(files):
             if not f.endswith((".c", ".h", ".def")):
@@ -114,16 +147,28 @@ def include_edges(src):
             text = open(path, encoding="utf-8").read()
             for m in INCLUDE.finditer(text):
                 target = m.group(1)
-                if target not in LAYERS or target == folder_of(rel):
+                if target not in LAYERS:
                     continue
                 line = text.count("\n", 0, m.start()) + 1
                 why = f"{rel}:{line} {m.group(1)}/{m.group(2)}"
+                if target == folder_of(rel):
+                    if target == "capture":
+                        to = room_of(f"capture/{m.group(2)}")
+                        if to != room_of(rel):
+                            rooms.setdefault((room_of(rel), to), []).append((why, not room_allowed(rel, to)))
+                    continue
                 bad = not allowed(rel, target)
                 if (folder_of(rel) == "vklayer" and target == "capture"
                         and f"{m.group(1)}/{m.group(2)}" != VKLAYER_ABI):
                     bad = True
                 edges.setdefault((folder_of(rel), target), []).append((why, bad))
-    return edges
+    return edges, rooms
+
+
+def loose_capture_files(src):
+    """capture/'s .c and .h files outside any room."""
+    top = os.path.join(src, "capture")
+    return sorted(f for f in os.listdir(top) if f.endswith((".c", ".h"))) if os.path.isdir(top) else []
 
 
 def hash_copies(src):
@@ -210,7 +255,19 @@ def objects(src, build):
     return out
 
 
-def symbol_edges(objs):
+def interposed(src):
+    """The names the capture library defines for another library (exports.map's globals but
+    its own opscope_ ones: ggml_*, cblas_sgemm, _exit...): another folder calling _exit calls
+    the C library's, not the capture, and the static library's call of ggml's
+    ggml_backend_sched_split_graph is ggml's, not the shared library's interposer."""
+    text = open(os.path.join(src, "capture", "exports.map"), encoding="utf-8").read()
+    body = text.split("global:", 1)[1].split("local:", 1)[0]
+    names = [n.strip() for n in body.split(";") if n.strip() and not n.strip().startswith("opscope_")]
+    return re.compile("^(" + "|".join(re.escape(n).replace(r"\*", ".*") for n in names) + ")$")
+
+
+def symbol_edges(objs, foreign=None):
+    """Folder edges, capture's room edges and the format writers, from the objects' symbols."""
     defs, uses = {}, []
     rel_of = dict(objs)
     # one nm for every object: -A prefixes each line with "object: "
@@ -225,16 +282,23 @@ def symbol_edges(objs):
         if kind in ("U", "w", "v"):
             uses.append((rel, name))
         elif kind.isupper():
-            defs.setdefault(name, set()).add(folder_of(rel))
-    edges, formats = {}, {}
+            defs.setdefault(name, set()).add(rel)
+    edges, rooms, formats = {}, {}, {}
     for rel, name in uses:
         src = folder_of(rel)
-        for d in defs.get(name, ()):
+        for d in {folder_of(r) for r in defs.get(name, ())}:
+            if d == "capture" and src != "capture" and foreign and foreign.match(name):
+                continue
             if d != src:
                 edges.setdefault((src, d), []).append((f"{rel}: {name}", not allowed(rel, d)))
+        if src == "capture" and not (foreign and foreign.match(name)):
+            for d in {room_of(r) for r in defs.get(name, ()) if folder_of(r) == "capture"}:
+                if d != room_of(rel):
+                    rooms.setdefault((room_of(rel), d), []).append((f"{rel}: {name}",
+                                                                    not room_allowed(rel, d)))
         if WRITERS.match(name) and src not in ("export", "util") and rel not in FORMAT_EXCEPTIONS:
             formats.setdefault(rel, set()).add(name)
-    return edges, formats
+    return edges, rooms, formats
 
 
 def cycles(nodes, edges):
@@ -245,7 +309,7 @@ def cycles(nodes, edges):
     return scc_cycles(graph)
 
 
-def report(title, edges):
+def report(title, edges, nodes=LAYERS):
     bad = 0
     for (a, b), whys in sorted(edges.items()):
         wrong = [w for w, is_bad in whys if is_bad]
@@ -253,11 +317,11 @@ def report(title, edges):
             bad = 1
             more = f" (+{len(wrong) - 4} more)" if len(wrong) > 4 else ""
             print(f"{title}: {a} -> {b} is not allowed: {'; '.join(sorted(wrong)[:4])}{more}")
-    for comp in cycles(LAYERS, edges):
+    for comp in cycles(nodes, edges):
         bad = 1
         print(f"{title}: CYCLE among {', '.join(comp)}")
     graph = ", ".join(f"{a}->{b}" for a, b in sorted(edges))
-    print(f"{title}: {'VIOLATIONS' if bad else 'ok'} ({len(edges)} folder edges: {graph})")
+    print(f"{title}: {'VIOLATIONS' if bad else 'ok'} ({len(edges)} edges: {graph})")
     return bad
 
 
@@ -265,7 +329,12 @@ def main():
     if len(sys.argv) not in (2, 3):
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    bad = report("includes", include_edges(sys.argv[1]))
+    edges, rooms = include_edges(sys.argv[1])
+    bad = report("includes", edges)
+    bad |= report("rooms: includes", rooms, CAPTURE_ROOMS)
+    for f in loose_capture_files(sys.argv[1]):
+        bad = 1
+        print(f"rooms: capture/{f} is in no room (capture/store, capture/hooks...)")
     copies = hash_copies(sys.argv[1])
     for c in copies:
         print(f"hashes: a hash constant outside {HASH_HOME}: {c}")
@@ -277,8 +346,9 @@ def main():
         if not objs:
             print(f"symbols: no objects under {sys.argv[2]}/src/CMakeFiles")
             return 1
-        edges, formats = symbol_edges(objs)
+        edges, rooms, formats = symbol_edges(objs, interposed(sys.argv[1]))
         bad |= report(f"symbols ({len(objs)} objects)", edges)
+        bad |= report("rooms: symbols", rooms, CAPTURE_ROOMS)
         for rel, names in sorted(formats.items()):
             bad = 1
             print(f"formats: {rel} writes a format outside export/: {', '.join(sorted(names))}")

@@ -1,0 +1,589 @@
+/* cap_life.c - start-up, export triggers, signals, fork/exec (see cap_life.h). */
+#include "capture/life/cap_life.h"
+
+#include "capture/store/cap_buf.h"
+#include "capture/store/cap_clock.h"
+#include "capture/life/cap_config.h"
+#include "capture/store/cap_counters.h"
+#include "capture/store/cap_meta.h"
+#include "capture/store/cap_drops.h"
+#include "capture/life/cap_write.h"
+#include "util/out.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+_Atomic bool opscope_cap_on;
+bool opscope_cap_env_mode;
+
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static opscope_cap_config g_cfg;
+static _Atomic bool g_disabled;
+static pthread_mutex_t g_export_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t g_exported_records = UINT64_MAX; /* records at the last export */
+static bool g_stats;
+static bool g_child_of_fork;
+static long g_fork_parent;
+static _Atomic bool g_fork_noted;
+static bool g_atfork_set;
+static bool g_warned_drops;
+/* Checkpoints: while the program runs the watcher rewrites the JSON profile every
+ * OPSCOPE_CHECKPOINT_MS (default 1000; 0: never), so a crash or SIGKILL loses only what came
+ * after the last one. The period stretches to 20 times the last write's CPU time, so the
+ * writes take at most about 5% of one core however big the profile grows. */
+static long g_ckpt_ms = 1000;
+static uint64_t g_ckpt_cost_ns;
+static bool g_last_was_ckpt; /* the file's last write is a checkpoint: the final one must come */
+static bool g_path_warned;   /* PATH's trouble was said (at start or at a write): once is enough */
+
+typedef enum end_kind { END_CHECKPOINT, END_EXIT, END_SIGNAL } end_kind;
+static void export_as(end_kind kind, int sig);
+
+/* Inside `opscope record` (OPSCOPE_RECORD_DIR, a directory the command made for this run):
+ * PATH goes to the first ggml process that claims it (creating DIR/owner), so programs run
+ * one after another never overwrite each other's profile; every profiling process keeps a
+ * status file DIR/PID (cap_life.h) from which record says where each profile went. */
+static char g_rec_dir[1024];
+static bool g_not_owner;      /* another process of this run owns PATH: write PATH.PID */
+static bool g_written_once;   /* an export of ours reached its file */
+static bool g_note_ok;        /* the last export's outcome is in DIR/PID: record will say it */
+static uint64_t g_rec_start_ns;
+
+static void load_rec_dir(void) {
+    const char *d = getenv("OPSCOPE_RECORD_DIR");
+    if (d && *d && !g_rec_dir[0] && strlen(d) < sizeof g_rec_dir) {
+        memcpy(g_rec_dir, d, strlen(d) + 1);
+    }
+}
+
+/* True when this process may own PATH: outside a record run always (the environment rule
+ * decides), inside one only if it is the first to create DIR/owner. */
+static bool claim_exclusive(void) {
+    if (!g_rec_dir[0]) {
+        return true;
+    }
+    char p[sizeof g_rec_dir + 8];
+    snprintf(p, sizeof p, "%s/owner", g_rec_dir);
+    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        return false; /* taken, or the run is over (its directory gone): never overwrite PATH */
+    }
+    char me[32];
+    int n = snprintf(me, sizeof me, "%ld\n", (long)getpid());
+    ssize_t wr = write(fd, me, (size_t)n);
+    (void)wr;
+    close(fd);
+    return true;
+}
+
+/* Writes this process's status file DIR/PID (key=value lines, replaced atomically): STATE
+ * (recording, exporting, written, failed, off), where the profile goes, what the last write
+ * did (WI, may be NULL), the drops and ERROR (may be NULL). Returns false when there is no
+ * record run or the file could not be written (the caller then speaks on stderr itself). */
+static bool rec_note(const char *state, const opscope_cap_written *wi, const char *error) {
+    bool unrecorded = !strcmp(state, "unrecorded");
+    load_rec_dir(); /* "off" may come before init */
+    if (!g_rec_dir[0] || (g_child_of_fork && !unrecorded)) {
+        return false;
+    }
+    char p[sizeof g_rec_dir + 32];
+    snprintf(p, sizeof p, "%s/%ld", g_rec_dir, (long)getpid());
+    opscope_error err = {0};
+    opscope_out_t *w = opscope_out_open(p, &err);
+    if (!w) {
+        return false;
+    }
+    char prog[64];
+    snprintf(prog, sizeof prog, "%s", program_invocation_short_name);
+    for (char *c = prog; *c; c++) {
+        if ((unsigned char)*c < 0x20) *c = '?';
+    }
+    opscope_meta m = {0};
+    if (!unrecorded) {
+        opscope_cap_drops_meta(&m); /* a fork child's counters are its parent's */
+    }
+    const char *where = g_cfg.dest == OPSCOPE_CAP_DEST_STDERR ? "stderr"
+                      : g_cfg.dest == OPSCOPE_CAP_DEST_STDOUT ? "stdout" : g_cfg.path;
+    opscope_out_printf(w, "pid=%ld\nprogram=%s\nstate=%s\npath=%s\nstart_ns=%llu\nrecords=%llu\n"
+                          "written_before=%d\ndropped=%llu\ndropped_graphs=%llu\ndropped_first=%lld\n"
+                          "dropped_last=%lld\ncap_mb=%llu\ncause=%s\n",
+                       (long)getpid(), prog, state, where, (unsigned long long)g_rec_start_ns,
+                       (unsigned long long)(wi ? wi->records : 0), g_written_once ? 1 : 0,
+                       (unsigned long long)m.dropped_records, (unsigned long long)m.dropped_graphs,
+                       (long long)m.dropped_first_graph, (long long)m.dropped_last_graph,
+                       (unsigned long long)m.capture_cap_mb,
+                       m.dropped_cause == OPSCOPE_DROP_OUT_OF_MEMORY ? "out of memory"
+                       : m.dropped_cause == OPSCOPE_DROP_CAP         ? "memory cap"
+                       : m.dropped_cause == OPSCOPE_DROP_DEVICE      ? "device timing lost" : "");
+    const char *e = error ? error : wi ? wi->error : "";
+    opscope_out_str(w, "error=");
+    for (; *e; e++) {
+        opscope_out_char(w, (unsigned char)*e < 0x20 ? ' ' : *e);
+    }
+    opscope_out_char(w, '\n');
+    return opscope_out_commit(w, &err) == 0;
+}
+
+/* Records dropped are said once on stderr at exit, unless a record run's status file says
+ * it (record prints it then). */
+static void warn_drops(void) {
+    opscope_meta m = {0};
+    opscope_cap_drops_meta(&m);
+    if (!m.dropped_records || g_warned_drops) {
+        return;
+    }
+    g_warned_drops = true;
+    bool cap = m.dropped_cause == OPSCOPE_DROP_CAP;
+    fprintf(stderr, "opscope: %llu records dropped (", (unsigned long long)m.dropped_records);
+    if (cap) {
+        fprintf(stderr, "memory cap reached: OPSCOPE_MAX_MB=%llu)", (unsigned long long)m.capture_cap_mb);
+    } else {
+        fprintf(stderr, "%s)", m.dropped_cause == OPSCOPE_DROP_OUT_OF_MEMORY ? "out of memory"
+                               : "device work a GPU timing source could not time");
+    }
+    if (m.dropped_graphs) {
+        fprintf(stderr, "; %llu graph%s between ids %lld and %lld lost records",
+                (unsigned long long)m.dropped_graphs, m.dropped_graphs == 1 ? "" : "s",
+                (long long)m.dropped_first_graph, (long long)m.dropped_last_graph);
+    }
+    fprintf(stderr, "%s\n", cap ? "; raise OPSCOPE_MAX_MB to keep them" : "");
+}
+
+/* Signal watcher: the handler only posts a semaphore; the watcher thread exports (which
+ * may allocate) and then re-raises the signal with the disposition it had before us. */
+static sem_t g_sig_sem;
+static _Atomic int g_sig_pending;
+/* The signals that end a program by default and that a person or a supervisor sends to
+ * stop it, and SIGPIPE (a peer that went away kills a program that left it at its default:
+ * ggml-rpc-server when a client disconnects while it answers): the profile is written first,
+ * then the process dies by the signal. (Not SIGKILL: it cannot be caught.) */
+static const int k_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+#define N_SIGS (sizeof k_sigs / sizeof k_sigs[0])
+static struct sigaction g_old_sa[N_SIGS];
+static pthread_once_t g_watch_once = PTHREAD_ONCE_INIT;
+static _Atomic bool g_watching;
+
+static void on_signal(int sig) {
+    if (!atomic_load(&g_watching)) {
+        /* No watcher yet (nothing recorded): behave as if we were never here. */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&g_sig_pending, &expected, sig)) {
+        sem_post(&g_sig_sem);
+    }
+}
+
+static sem_t g_done_sem;
+
+static uint64_t cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Until a signal (or the _exit hook) posts: a checkpoint each period, when the profile is a
+ * JSON file. */
+static void wait_checkpointing(void) {
+    bool ckpt = g_ckpt_ms > 0 && g_cfg.dest == OPSCOPE_CAP_DEST_JSON && g_cfg.path[0];
+    for (;;) {
+        if (!ckpt) {
+            if (sem_wait(&g_sig_sem) == 0) return;
+            continue; /* EINTR */
+        }
+        uint64_t period = (uint64_t)g_ckpt_ms * 1000000u;
+        if (period < 20 * g_ckpt_cost_ns) period = 20 * g_ckpt_cost_ns;
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        uint64_t ns = (uint64_t)until.tv_nsec + period;
+        until.tv_sec += (time_t)(ns / 1000000000u);
+        until.tv_nsec = (long)(ns % 1000000000u);
+        if (sem_timedwait(&g_sig_sem, &until) == 0) return;
+        if (errno == ETIMEDOUT) {
+            uint64_t t0 = cpu_ns();
+            export_as(END_CHECKPOINT, 0);
+            g_ckpt_cost_ns = cpu_ns() - t0; /* CPU time: what the program loses, not the wait for a core */
+        } else if (errno != EINTR) {
+            ckpt = false; /* cannot time the wait: signals only, as without checkpoints */
+        }
+    }
+}
+
+static void *watcher(void *arg) {
+    (void)arg;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    wait_checkpointing();
+    int sig = atomic_load(&g_sig_pending);
+    export_as(sig == -1 ? END_EXIT : END_SIGNAL, sig);
+    if (sig == -1) { /* _exit hook: the caller waits for us, then exits */
+        sem_post(&g_done_sem);
+        return NULL;
+    }
+    for (size_t i = 0; i < N_SIGS; i++) {
+        if (k_sigs[i] == sig) {
+            sigaction(sig, &g_old_sa[i], NULL);
+        }
+    }
+    kill(getpid(), sig);
+    return NULL;
+}
+
+void opscope_cap_life_exit_hook(void) {
+    /* _exit skips atexit: programs call it from their own SIGINT handlers (llama-completion
+     * does). The export runs on the watcher thread, which holds none of the caller's locks;
+     * we wait at most 10 s for it, so an exit is never held up for long. */
+    if (g_child_of_fork || !atomic_load(&g_watching)) {
+        return;
+    }
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&g_sig_pending, &expected, -1)) {
+        return;
+    }
+    sem_post(&g_sig_sem);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    while (sem_timedwait(&g_done_sem, &until) != 0 && errno == EINTR) {
+    }
+}
+
+static void start_watcher(void) {
+    if (sem_init(&g_sig_sem, 0, 0) != 0 || sem_init(&g_done_sem, 0, 0) != 0) {
+        return;
+    }
+    pthread_t th;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&at, 256 * 1024);
+    if (pthread_create(&th, &at, watcher, NULL) == 0) {
+        atomic_store(&g_watching, true);
+    }
+    pthread_attr_destroy(&at);
+}
+
+static void first_capture(void) {
+    /* Only for programs that load ggml after start-up (claim_at_load found no ggml): the
+     * claim then comes late, and a child started before this point may own PATH too. */
+    if (opscope_cap_env_mode && !g_not_owner && !getenv("OPSCOPE_OWNER_PID")) {
+        if (claim_exclusive()) {
+            char me[32];
+            snprintf(me, sizeof me, "%ld", (long)getpid());
+            setenv("OPSCOPE_OWNER_PID", me, 1);
+        } else {
+            g_not_owner = true;
+            opscope_cap_config_child(&g_cfg, (long)getpid());
+        }
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    g_rec_start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (opscope_cap_env_mode) {
+        rec_note("recording", NULL, NULL);
+    }
+    start_watcher();
+}
+
+void opscope_cap_life_started(void) {
+    if (!g_child_of_fork) {
+        pthread_once(&g_watch_once, first_capture);
+    }
+}
+
+static void install_signal(int sig, struct sigaction *old) {
+    struct sigaction cur;
+    if (sigaction(sig, NULL, &cur) != 0 || cur.sa_handler != SIG_DFL ||
+        (cur.sa_flags & SA_SIGINFO)) {
+        return; /* the program (or its parent) chose something: leave it alone */
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(sig, &sa, old);
+}
+
+void opscope_cap_life_unrecorded(void) {
+    if (!g_child_of_fork || g_cfg.dest == OPSCOPE_CAP_DEST_NONE || atomic_exchange(&g_fork_noted, true)) {
+        return;
+    }
+    char why[112];
+    snprintf(why, sizeof why, "it is a child of pid %ld made by fork without exec (only exec'd processes are)",
+             g_fork_parent);
+    if (!rec_note("unrecorded", NULL, why)) {
+        fprintf(stderr, "opscope: pid %ld computes ggml graphs that are not profiled (%s)\n", (long)getpid(),
+                why);
+    }
+}
+
+static void at_fork_child(void) {
+    /* The child of a plain fork: its copy of the records belongs to the parent's profile.
+     * Capture stays off here (ggml's OpenMP pool does not survive a fork anyway; a child
+     * that computes is said, opscope_cap_life_unrecorded); an exec re-initialises with
+     * OPSCOPE_OWNER_PID set. */
+    g_child_of_fork = true;
+    g_fork_parent = (long)getppid();
+    atomic_store(&opscope_cap_on, false);
+    atomic_store(&g_watching, false);
+    pthread_mutex_init(&g_export_lock, NULL);
+}
+
+/* Who owns PATH, decided at load time: before main (one thread, so setenv races with no
+ * reader) and so before the program can start any child. A process that has ggml loaded
+ * when the library initialises and finds no owner in its environment claims PATH by
+ * exporting OPSCOPE_OWNER_PID=its pid; every ggml process it starts later (fork+exec,
+ * posix_spawn, system) inherits that and writes PATH.PID, whichever computes first. A
+ * process without ggml (a shell started by `opscope record -- sh -c ...`) never claims, so
+ * the first ggml program below it does. The fork handler is installed here too, so that the
+ * child of a plain fork made before the first intercepted call also stays silent. */
+__attribute__((constructor)) static void claim_at_load(void) {
+    const char *v = getenv("GGML_PROFILE");
+    if (!v) {
+        return;
+    }
+    opscope_cap_config cfg;
+    opscope_cap_config_parse(v, &cfg);
+    if (cfg.dest != OPSCOPE_CAP_DEST_JSON && cfg.dest != OPSCOPE_CAP_DEST_TEXT) {
+        return; /* console output: no file to own */
+    }
+    /* ggml_init is ggml's, never ours: found only when libggml-base is loaded. */
+    if (!dlsym(RTLD_DEFAULT, "ggml_init")) {
+        return;
+    }
+    g_atfork_set = pthread_atfork(NULL, NULL, at_fork_child) == 0;
+    load_rec_dir();
+    const char *owner = getenv("OPSCOPE_OWNER_PID");
+    if (!owner || !*owner) {
+        if (claim_exclusive()) {
+            char me[32];
+            snprintf(me, sizeof me, "%ld", (long)getpid());
+            setenv("OPSCOPE_OWNER_PID", me, 1);
+        } else {
+            g_not_owner = true; /* an earlier program of this record run has PATH */
+        }
+    }
+}
+
+/* Says at once, not after the run, when PATH's folder cannot take the profile (missing, not
+ * writable): the program runs on, and the writes try again (the folder may come later). */
+static void check_path(void) {
+    if ((g_cfg.dest != OPSCOPE_CAP_DEST_JSON && g_cfg.dest != OPSCOPE_CAP_DEST_TEXT) || !g_cfg.path[0]) {
+        return;
+    }
+    char dir[sizeof g_cfg.path];
+    snprintf(dir, sizeof dir, "%s", g_cfg.path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) {
+        snprintf(dir, sizeof dir, ".");
+    } else {
+        slash[slash == dir] = '\0'; /* "/x.json": the root */
+    }
+    if (access(dir, W_OK | X_OK) == 0) {
+        return;
+    }
+    fprintf(stderr, "opscope: cannot write the profile to %s: %s: %s (checked at start; the program runs on "
+                    "and the profile is written if that becomes possible)\n", g_cfg.path, dir, strerror(errno));
+    g_path_warned = true;
+}
+
+static void at_exit_export(void) {
+    opscope_cap_life_export(true);
+}
+
+static void init_once(void) {
+    const char *v = getenv("GGML_PROFILE");
+    opscope_cap_config_parse(v, &g_cfg);
+    /* `opscope record --format` may force the format whatever the file name says. */
+    const char *fmt = getenv("OPSCOPE_FORMAT");
+    if (fmt && (g_cfg.dest == OPSCOPE_CAP_DEST_JSON || g_cfg.dest == OPSCOPE_CAP_DEST_TEXT)) {
+        if (strcmp(fmt, "txt") == 0) {
+            g_cfg.dest = OPSCOPE_CAP_DEST_TEXT;
+        } else if (strcmp(fmt, "json") == 0) {
+            g_cfg.dest = OPSCOPE_CAP_DEST_JSON;
+        }
+    }
+    const char *ck = getenv("OPSCOPE_CHECKPOINT_MS");
+    if (ck && *ck) {
+        char *end = NULL;
+        long x = strtol(ck, &end, 10);
+        if (end && *end == '\0' && x >= 0) {
+            g_ckpt_ms = x;
+        }
+    }
+    const char *stats = getenv("OPSCOPE_STATS");
+    g_stats = stats && strcmp(stats, "1") == 0;
+    opscope_cap_clock_init(getenv("OPSCOPE_CLOCK"));
+    opscope_cap_meta_init();
+    const char *mb = getenv("OPSCOPE_MAX_MB");
+    uint64_t limit = 512;
+    if (mb && *mb) {
+        char *end = NULL;
+        unsigned long long x = strtoull(mb, &end, 10);
+        if (end && *end == '\0' && x > 0) {
+            limit = x;
+        }
+    }
+    opscope_cap_buf_set_limit(limit << 20);
+    if (!g_atfork_set) {
+        pthread_atfork(NULL, NULL, at_fork_child);
+    }
+    if (g_cfg.dest == OPSCOPE_CAP_DEST_NONE || g_child_of_fork) {
+        return; /* a plain fork child: the parent's profile only */
+    }
+    /* Exec'd children inherit LD_PRELOAD and GGML_PROFILE: never clobber the parent's file.
+     * The owner of PATH claimed it at load time (claim_at_load) or, where ggml came later,
+     * at its first compute (first_capture); a process that finds another owner in its
+     * environment writes PATH.PID. */
+    load_rec_dir();
+    char me[32];
+    snprintf(me, sizeof me, "%ld", (long)getpid());
+    const char *owner = getenv("OPSCOPE_OWNER_PID");
+    if ((owner && *owner && strcmp(owner, me) != 0) || g_not_owner) {
+        opscope_cap_config_child(&g_cfg, (long)getpid());
+    }
+    opscope_cap_env_mode = true;
+    check_path();
+    atexit(at_exit_export);
+    for (size_t i = 0; i < N_SIGS; i++) {
+        install_signal(k_sigs[i], &g_old_sa[i]);
+    }
+    if (!atomic_load(&g_disabled)) {
+        atomic_store(&opscope_cap_on, true);
+    }
+}
+
+bool opscope_cap_life_init(void) {
+    pthread_once(&g_once, init_once);
+    return atomic_load_explicit(&opscope_cap_on, memory_order_relaxed);
+}
+
+void opscope_cap_life_enable_api(void) {
+    opscope_cap_life_init();
+    if (!atomic_load(&g_disabled) && !g_child_of_fork) {
+        atomic_store(&opscope_cap_on, true);
+    }
+}
+
+void opscope_cap_life_disable(const char *why) {
+    bool was = atomic_exchange(&g_disabled, true);
+    atomic_store(&opscope_cap_on, false);
+    if (!was) {
+        fprintf(stderr, "opscope: %s; profiling off\n", why);
+        rec_note("off", NULL, why);
+    }
+}
+
+static void print_stats(void) {
+    opscope_cap_counters *c = &opscope_cap_stats;
+    double npt = opscope_cap_ns_per_tick();
+    uint64_t recs = atomic_load(&c->records), cbs = atomic_load(&c->callbacks);
+    uint64_t gt = atomic_load(&c->graph_ticks), ot = atomic_load(&c->op_ticks);
+    fprintf(stderr,
+            "opscope: stats: graphs=%llu records=%llu dropped=%llu callbacks=%llu "
+            "graph_ms=%.3f op_ms=%.3f op/graph=%.4f walk_ns_per_record=%.1f "
+            "inexact_graphs=%llu nofusion_graphs=%llu split_only=%llu planned_graphs=%llu descs=%llu gpu_lost=%llu buffer_mb=%.1f clock=%s\n",
+            (unsigned long long)atomic_load(&c->graphs), (unsigned long long)recs,
+            (unsigned long long)opscope_cap_buf_dropped(), (unsigned long long)cbs,
+            (double)gt * npt / 1e6, (double)ot * npt / 1e6, gt ? (double)ot / (double)gt : 0.0,
+            recs ? (double)atomic_load(&c->walk_ticks) * npt / (double)recs : 0.0,
+            (unsigned long long)atomic_load(&c->inexact_graphs),
+            (unsigned long long)atomic_load(&c->nofusion_graphs),
+            (unsigned long long)atomic_load(&c->split_only),
+            (unsigned long long)atomic_load(&c->planned_graphs),
+            (unsigned long long)atomic_load(&c->descs),
+            (unsigned long long)atomic_load(&c->gpu_lost),
+            (double)opscope_cap_buf_bytes() / 1048576.0,
+            opscope_cap_clock_use_tsc ? "tsc" : "monotonic");
+}
+
+static const char *sig_name(int sig) {
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGPIPE: return "SIGPIPE";
+    default: return NULL;
+    }
+}
+
+/* A final write (exit, signal) waits for a checkpoint in progress, at most 30 s, rather
+ * than leave the file saying the program still ran. */
+static bool lock_export(bool final) {
+    if (!final) {
+        return pthread_mutex_trylock(&g_export_lock) == 0;
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30;
+    int rc;
+    while ((rc = pthread_mutex_timedlock(&g_export_lock, &until)) == EINTR) {
+    }
+    return rc == 0;
+}
+
+void opscope_cap_life_export(bool at_exit) {
+    export_as(at_exit ? END_EXIT : END_CHECKPOINT, 0);
+}
+
+static void export_as(end_kind kind, int sig) {
+    bool at_exit = kind != END_CHECKPOINT;
+    if (g_child_of_fork || g_cfg.dest == OPSCOPE_CAP_DEST_NONE) {
+        return;
+    }
+    if (!at_exit && (g_cfg.dest == OPSCOPE_CAP_DEST_STDOUT || g_cfg.dest == OPSCOPE_CAP_DEST_STDERR)) {
+        return;
+    }
+    if (!lock_export(at_exit)) {
+        return; /* an export is running (two schedulers freed), or one hangs */
+    }
+    uint64_t n = atomic_load(&opscope_cap_stats.records) + opscope_cap_buf_dropped();
+    if (n > 0 && (n != g_exported_records || (at_exit && g_last_was_ckpt))) {
+        g_exported_records = n;
+        FILE *fp = g_cfg.dest == OPSCOPE_CAP_DEST_STDERR ? stderr : stdout;
+        const char *path = g_cfg.path[0] ? g_cfg.path : NULL;
+        opscope_cap_written wi;
+        opscope_cap_meta_set_end(kind == END_EXIT ? "exit" : kind == END_SIGNAL ? "signal" : "checkpoint",
+                                 kind == END_SIGNAL ? sig_name(sig) : NULL);
+        rec_note("exporting", NULL, NULL);
+        int rc = opscope_cap_write_info(g_cfg.dest, path, fp, -2, &wi);
+        if (rc == 0) {
+            g_written_once = true;
+            g_last_was_ckpt = !at_exit;
+        } else {
+            g_exported_records = UINT64_MAX; /* the next trigger tries again */
+        }
+        bool noted = rec_note(rc != 0 ? "failed" : at_exit ? "written" : "checkpoint", &wi, NULL);
+        g_note_ok = noted;
+        if (rc != 0 && !noted && !g_path_warned) {
+            fprintf(stderr, "opscope: cannot write %s: %s\n", path ? path : "the profile", wi.error);
+            g_path_warned = true; /* once: a checkpoint tries again every period */
+        }
+        const char *glog = getenv("OPSCOPE_GRAPH_LOG");
+        if (glog && *glog) {
+            opscope_cap_write_graphs(glog);
+        }
+    }
+    if (at_exit && n > 0 && !g_note_ok) {
+        warn_drops();
+    }
+    if (at_exit && g_stats && n > 0) {
+        print_stats();
+        g_stats = false;
+    }
+    pthread_mutex_unlock(&g_export_lock);
+}

@@ -1,0 +1,98 @@
+/* cap_meta.c - the profile's "capture" facts (see cap_meta.h). */
+#include "capture/store/cap_meta.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static opscope_capture_info g_info;
+static bool g_have_ref, g_filled;
+static int64_t g_offset;
+static uint64_t g_start;
+static char g_host[256], g_program[256], g_boot[64];
+
+static uint64_t ns_of(clockid_t id) {
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void opscope_cap_meta_init(void) {
+    if (g_have_ref) {
+        return;
+    }
+    /* The realtime read bracketed by two monotonic ones; the tightest of 5 tries. */
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 5; i++) {
+        uint64_t a = ns_of(CLOCK_MONOTONIC), r = ns_of(CLOCK_REALTIME), b = ns_of(CLOCK_MONOTONIC);
+        if (b - a < best) {
+            best = b - a;
+            g_offset = (int64_t)(r - (a + (b - a) / 2));
+            g_start = a;
+        }
+    }
+    g_have_ref = true;
+}
+
+static void read_line(const char *path, char *buf, size_t size) {
+    FILE *f = fopen(path, "r");
+    buf[0] = '\0';
+    if (!f) {
+        return;
+    }
+    if (fgets(buf, (int)size, f)) {
+        buf[strcspn(buf, "\n")] = '\0';
+    }
+    fclose(f);
+}
+
+const opscope_capture_info *opscope_cap_meta_get(void) {
+    if (g_filled) {
+        return &g_info;
+    }
+    g_filled = true;
+    opscope_capture_info *c = &g_info;
+    c->clock = "CLOCK_MONOTONIC";
+    if (gethostname(g_host, sizeof g_host - 1) == 0 && g_host[0]) {
+        c->host = g_host;
+    }
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        const char *base = strrchr(exe, '/');
+        base = base ? base + 1 : exe;
+        size_t len = strlen(base);
+        len = len < sizeof g_program - 1 ? len : sizeof g_program - 1;
+        memcpy(g_program, base, len);
+        g_program[len] = '\0';
+        c->program = g_program;
+    }
+    read_line("/proc/sys/kernel/random/boot_id", g_boot, sizeof g_boot);
+    if (g_boot[0]) {
+        c->boot_id = g_boot;
+    }
+    c->pid = (int64_t)getpid();
+    c->has |= OPSCOPE_CAPTURE_HAS_PID;
+    struct stat st;
+    if (stat("/proc/self/ns/time", &st) == 0) {
+        c->time_ns = (uint64_t)st.st_ino;
+        c->has |= OPSCOPE_CAPTURE_HAS_TIME_NS;
+    }
+    if (g_have_ref) {
+        c->realtime_offset_ns = g_offset;
+        c->start_ns = g_start;
+        c->has |= OPSCOPE_CAPTURE_HAS_REALTIME | OPSCOPE_CAPTURE_HAS_START;
+    }
+    return c;
+}
+
+void opscope_cap_meta_set_end(const char *how, const char *sig) {
+    opscope_cap_meta_get();
+    g_info.end = how;
+    g_info.end_signal = sig;
+    g_info.end_ns = ns_of(CLOCK_MONOTONIC);
+}

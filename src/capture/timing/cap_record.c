@@ -1,0 +1,310 @@
+/*
+ * cap_record.c - building capture records from ggml tensors: the shared description of an
+ * op (written once while its fields stay the same), the 80-byte event of each timed step,
+ * the record of a split without per-op timing, and the GRAPH record of each compute.
+ */
+#include "capture/timing/cap_record.h"
+
+#include "capture/store/cap_buf.h"
+#include "capture/store/cap_clock.h"
+#include "capture/store/cap_counters.h"
+#include "capture/resolve/cap_resolve.h"
+#include "opscope.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int count_src(const struct ggml_tensor *t) {
+    int n = 0;
+    for (int s = 0; s < GGML_MAX_SRC && s < OPSCOPE_MAX_SRC; s++) {
+        if (t->src[s]) {
+            n = s + 1;
+        }
+    }
+    return n;
+}
+
+static void fill_op(opscope_cap_rec *r, const struct ggml_tensor *t) {
+    r->kind = OPSCOPE_CAP_KIND_OP;
+    r->op = (int16_t)t->op;
+    r->sub_kind = OPSCOPE_CAP_SUB_NONE;
+    r->sub_op = 0;
+    if (t->op == GGML_OP_UNARY) {
+        r->sub_kind = OPSCOPE_CAP_SUB_UNARY;
+        r->sub_op = (int16_t)t->op_params[0];
+    } else if (t->op == GGML_OP_GLU) {
+        r->sub_kind = OPSCOPE_CAP_SUB_GLU;
+        r->sub_op = (int16_t)t->op_params[0];
+    }
+    r->api = -1;
+    r->out_type = (int32_t)t->type;
+    memcpy(r->ne, t->ne, sizeof r->ne);
+    memcpy(r->op_params, t->op_params, sizeof r->op_params);
+    memcpy(r->name, t->name, OPSCOPE_CAP_NAME);
+    r->name[OPSCOPE_CAP_NAME - 1] = '\0';
+    for (int s = 0; s < r->n_src; s++) {
+        const struct ggml_tensor *x = t->src[s];
+        if (x) {
+            memcpy(r->src[s].ne, x->ne, sizeof r->src[s].ne);
+            memcpy(r->src[s].nb, x->nb, sizeof r->src[s].nb);
+            r->src[s].type = (int32_t)x->type;
+        } else {
+            memset(&r->src[s], 0, sizeof r->src[s]);
+            r->src[s].type = -1;
+        }
+        r->src[s].pad_ = 0;
+    }
+}
+
+/* ---- shared descriptions ---- */
+
+/* Per-thread direct-mapped cache: tensor -> the DESC record last written for it. A hit needs
+ * every described field to be unchanged, so a reused tensor with new shapes gets a new one. */
+#define DESC_SLOTS 4096
+typedef struct desc_slot {
+    const struct ggml_tensor *t;
+    const opscope_cap_rec *d;
+} desc_slot;
+static _Thread_local desc_slot *t_desc;
+static _Thread_local unsigned t_desc_gen;
+
+static bool desc_matches(const opscope_cap_rec *d, const struct ggml_tensor *t, int n_src) {
+    if (d->op != (int16_t)t->op || d->out_type != (int32_t)t->type || d->n_src != n_src ||
+        memcmp(d->ne, t->ne, sizeof d->ne) != 0 ||
+        memcmp(d->op_params, t->op_params, sizeof d->op_params) != 0 ||
+        strncmp(d->name, t->name, OPSCOPE_CAP_NAME - 1) != 0) {
+        return false;
+    }
+    for (int s = 0; s < n_src; s++) {
+        const struct ggml_tensor *x = t->src[s];
+        if (!x) {
+            if (d->src[s].type != -1) return false;
+            continue;
+        }
+        if (d->src[s].type != (int32_t)x->type || memcmp(d->src[s].ne, x->ne, sizeof x->ne) != 0 ||
+            memcmp(d->src[s].nb, x->nb, sizeof x->nb) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t) {
+    unsigned gen = opscope_cap_buf_generation();
+    if (!t_desc || t_desc_gen != gen) {
+        if (!t_desc) {
+            t_desc = calloc(DESC_SLOTS, sizeof *t_desc);
+            if (!t_desc) {
+                return NULL;
+            }
+        } else {
+            memset(t_desc, 0, DESC_SLOTS * sizeof *t_desc);
+        }
+        t_desc_gen = gen;
+    }
+    int n_src = count_src(t);
+    desc_slot *slot = &t_desc[(((uintptr_t)t) >> 4) * 2654435761u % DESC_SLOTS];
+    if (slot->t == t && desc_matches(slot->d, t, n_src)) {
+        return slot->d;
+    }
+    opscope_cap_rec *r = opscope_cap_buf_alloc((unsigned)n_src);
+    if (!r) {
+        return NULL;
+    }
+    fill_op(r, t);
+    r->kind = OPSCOPE_CAP_KIND_DESC;
+    r->n_fused = 1;
+    r->flags = 0;
+    r->backend = -1;
+    r->sched = -1;
+    r->thread = 0;
+    r->split = -1;
+    r->node = -1;
+    r->graph = -1;
+    r->t0 = r->t1 = 0;
+    r->bytes = opscope_cap_out_bytes(t); /* what a one-node step of it writes */
+    opscope_cap_buf_commit(r);
+    atomic_fetch_add_explicit(&opscope_cap_stats.descs, 1, memory_order_relaxed);
+    slot->t = t;
+    slot->d = r;
+    return r;
+}
+
+void opscope_cap_desc_free(void) {
+    free(t_desc);
+    t_desc = NULL;
+}
+
+size_t opscope_cap_out_bytes(const struct ggml_tensor *t) {
+    size_t n = opscope_cap_ggml.nbytes(t);
+    const struct ggml_tensor *rows = t->src[0];
+    if (t->op != GGML_OP_SET_ROWS || !rows || t->ne[1] <= 0 || t->ne[2] <= 0 || t->ne[3] <= 0) {
+        return n;
+    }
+    /* ggml_nbytes is one row plus (ne[i] - 1) * nb[i] per higher dim: take the row back out */
+    size_t span = 0;
+    for (int i = 1; i < GGML_MAX_DIMS; i++) {
+        span += (size_t)(t->ne[i] - 1) * t->nb[i];
+    }
+    if (span >= n) {
+        return n;
+    }
+    size_t row = n - span;
+    size_t set = (size_t)(rows->ne[1] > 0 ? rows->ne[1] : 1) * (size_t)(rows->ne[2] > 0 ? rows->ne[2] : 1) *
+                 (size_t)(rows->ne[3] > 0 ? rows->ne[3] : 1);
+    return row * set < n ? row * set : n;
+}
+
+#define EVENT_BYTES ((sizeof(opscope_cap_event) + 7u) & ~(size_t)7u)
+_Static_assert(EVENT_BYTES == sizeof(opscope_cap_event), "events are copied whole");
+_Static_assert(sizeof(opscope_cap_graph) % 8 == 0, "records are 8-aligned");
+
+/* The parts of a step's event that depend only on the graph (not on this compute). */
+bool opscope_cap_event_make(struct ggml_tensor *const *nodes, const opscope_cap_step *s, opscope_cap_event *e) {
+    const struct ggml_tensor *t = nodes[s->first];
+    const opscope_cap_rec *d = opscope_cap_desc_for(t);
+    if (!d) {
+        return false;
+    }
+    memset(e, 0, sizeof *e);
+    e->size = (uint16_t)EVENT_BYTES;
+    e->kind = OPSCOPE_CAP_KIND_EVENT;
+    e->n_fused = (uint8_t)s->n;
+    e->fused[0] = (int16_t)t->op;
+    for (int f = 1; f < OPSCOPE_CAP_MAX_FUSED && f < s->n; f++) {
+        e->fused[f] = (int16_t)nodes[s->first + f]->op;
+    }
+    e->node = s->first;
+    e->bytes = s->n > 1 ? opscope_cap_out_bytes(nodes[s->first + s->n - 1]) : d->bytes;
+    e->desc = d;
+    return true;
+}
+
+int opscope_cap_event_put_all(const opscope_cap_event *tmpl, const opscope_cap_step *steps, int n,
+                              uint8_t flags, int bi, int sched, int tid, int64_t gid, int split) {
+    enum { BATCH = 512 }; /* 40 KiB at a time */
+    int written = 0;
+    for (int k = 0; k < n;) {
+        int m = n - k < BATCH ? n - k : BATCH;
+        opscope_cap_event *e = opscope_cap_buf_alloc_bytes((size_t)m * EVENT_BYTES);
+        if (!e) {
+            opscope_cap_buf_note_dropped((uint64_t)m);
+            k += m;
+            continue;
+        }
+        for (int j = 0; j < m; j++, k++) {
+            memcpy(&e[j], &tmpl[k], sizeof e[j]);
+            e[j].flags = flags;
+            e[j].backend = (int16_t)bi;
+            e[j].sched = (int16_t)sched;
+            e[j].thread = (int16_t)tid;
+            e[j].split = split;
+            e[j].graph = gid;
+            e[j].t0 = steps[k].t0;
+            e[j].t1 = steps[k].t1;
+        }
+        opscope_cap_buf_commit_bytes((size_t)m * EVENT_BYTES);
+        written += m;
+    }
+    return written;
+}
+
+bool opscope_cap_emit_event(struct ggml_cgraph *g, const opscope_cap_step *s, uint8_t flags, int bi,
+                            int sched, int tid, int64_t gid, int split) {
+    struct ggml_tensor *nodes[OPSCOPE_CAP_MAX_FUSED];
+    for (int f = 0; f < s->n && f < OPSCOPE_CAP_MAX_FUSED; f++) {
+        nodes[f] = opscope_cap_ggml.graph_node(g, s->first + f);
+    }
+    opscope_cap_step one = *s;
+    one.first = 0;
+    opscope_cap_event e;
+    if (!opscope_cap_event_make(nodes, &one, &e)) {
+        opscope_cap_buf_note_dropped(1); /* no room for its description */
+        return false;
+    }
+    e.node = s->first;
+    return opscope_cap_event_put_all(&e, s, 1, flags, bi, sched, tid, gid, split) == 1;
+}
+
+/* The GRAPH record of the current compute, written once the capture's own work is done so it
+ * can say how long that took (t2). */
+static _Thread_local struct {
+    int steps, attr;
+    bool set;
+    uint64_t tail;
+} t_pending;
+
+void opscope_cap_graph_rec_add(int steps, int attr, uint64_t tail) {
+    t_pending.tail = tail;
+    t_pending.steps = steps;
+    t_pending.attr = attr;
+    t_pending.set = true;
+}
+
+void opscope_cap_graph_rec_write(int bi, int sched, int64_t gid, int split, int n_nodes, uint64_t t0,
+                                 uint64_t t1, uint64_t t2) {
+    if (!t_pending.set) {
+        return;
+    }
+    t_pending.set = false;
+    opscope_cap_graph *r = opscope_cap_buf_alloc_bytes(sizeof *r);
+    if (!r) {
+        return; /* the graph log misses a line; no record of the profile is lost */
+    }
+    memset(r, 0, sizeof *r);
+    r->size = (uint16_t)sizeof *r;
+    r->kind = OPSCOPE_CAP_KIND_GRAPH;
+    r->attr = (uint8_t)t_pending.attr;
+    r->backend = (int16_t)bi;
+    r->sched = (int16_t)sched;
+    r->thread = (int16_t)opscope_cap_buf_thread_id();
+    r->split = split;
+    r->n_nodes = n_nodes;
+    r->n_steps = t_pending.steps;
+    r->graph = gid;
+    r->t0 = t0;
+    r->t1 = t1;
+    r->t_done = t2;
+    r->tail = t_pending.tail;
+    opscope_cap_buf_commit_bytes(sizeof *r);
+}
+
+/* A backend without per-op timing: one record for the whole graph (split). */
+void opscope_cap_emit_split(struct ggml_cgraph *g, int n, int bi, int sched, int64_t gid, int split,
+                            uint64_t t0, uint64_t t1) {
+    int computed = 0, first = -1;
+    for (int i = 0; i < n; i++) {
+        const struct ggml_tensor *t = opscope_cap_ggml.graph_node(g, i);
+        if (!opscope_cap_op_is_empty(t->op) && (t->flags & GGML_TENSOR_FLAG_COMPUTE)) {
+            computed++;
+            if (first < 0) first = i;
+        }
+    }
+    if (first < 0) {
+        return;
+    }
+    const struct ggml_tensor *t = opscope_cap_ggml.graph_node(g, first);
+    opscope_cap_rec *r = opscope_cap_buf_alloc(0);
+    if (r) {
+        fill_op(r, t);
+        r->n_fused = (uint8_t)(computed > 255 ? 255 : computed);
+        r->flags = OPSCOPE_CAP_F_SPLIT_ONLY;
+        r->backend = (int16_t)bi;
+        r->sched = (int16_t)sched;
+        r->thread = (int16_t)opscope_cap_buf_thread_id();
+        r->split = split;
+        r->node = first;
+        r->graph = gid;
+        r->t0 = t0;
+        r->t1 = t1;
+        r->bytes = 0;
+        opscope_cap_buf_commit(r);
+        atomic_fetch_add_explicit(&opscope_cap_stats.records, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&opscope_cap_stats.op_ticks, t1 - t0, memory_order_relaxed);
+    } else {
+        opscope_cap_buf_note_dropped(1);
+    }
+    opscope_cap_graph_rec_add(1, OPSCOPE_CAP_ATTR_EXACT, 0);
+    atomic_fetch_add_explicit(&opscope_cap_stats.split_only, 1, memory_order_relaxed);
+}
