@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Sampled device timing (the default) against --gpu-timing all, on Vulkan (mesa lavapipe):
 
-    t_vulkan_sampled.py bench MODEL | server MODEL
+    t_vulkan_sampled.py bench MODEL | server MODEL | server_all MODEL
 
 - bench: `llama-bench -p 16 -n 32 -r 2 -ngl 99`, once under `opscope record` (default: sampled)
   and once under `opscope record --gpu-timing all`;
-- server: llama-server -ngl 99 with 2 slots and 4 requests, under `opscope record` (default).
+- server: llama-server -ngl 99 with 2 slots and 4 requests, under `opscope record` (default);
+  server_all: the same under `opscope record --gpu-timing all` (every compute timed, no weights).
 Checks, against nodecount's list of computed nodes per call (an independent shim):
 - every Vulkan graph compute is in the profile, device-timed or not: the computes counted
   equal nodecount's calls (and, for bench, the all-mode run's);
@@ -19,11 +20,14 @@ Checks, against nodecount's list of computed nodes per call (an independent shim
   processes on a loaded CPU device: a coarse check that the scaling is right, not a timing);
 - the markers: the console report and the text report have the "Sampled device timing
   (estimates)" section with "est." rows, the JSON summary's Vulkan op groups carry
-  device_timed_computes <= computes and estimated_total_ns; the all-mode outputs have none.
+  device_timed_computes <= computes and estimated_total_ns; the all-mode outputs have none;
+  bench: `opscope diff` of the two runs (text, JSON, HTML) and `opscope view` of the default
+  one carry the device-timed counts and estimates, summing to the records' duration x weight.
 """
 import collections
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -131,6 +135,36 @@ def reports(prof, label, sampled, est=None):
                   and not marked, f"{label}: no sampling markers when every compute was timed")
 
 
+def markers(d, full, sampled, est, n_timed, n_computes):
+    """The diff (text, JSON, HTML) and the viewer of the sampled run say how many computes were
+    device-timed and give the estimates: their sums equal the records' (duration x weight)."""
+    dj, dt, dh, vh = (f"{d}/{n}" for n in ("diff.json", "diff.txt", "diff.html", "view.html"))
+    r = subprocess.run([OPSCOPE, "diff", full, sampled, "--json", dj, "--text", dt, "--html", dh, "--min-share", "0",
+                        "-q"], capture_output=True, text=True)
+    doc = json.load(open(dj)) if r.returncode == 0 else {}
+    gs = [g for g in doc.get("groups", []) if "new_device_timed_computes" in g]
+    # every weighted record (ops as in EST, and the copies that followed a timed compute)
+    total = sum(r["duration_ns"] * r["weight"] for r in e2e.load_checked(sampled)["records"] if "weight" in r)
+    e2e.check(total >= sum(est.values()) > 0, f"the weighted records' estimate {total} covers the ops' {sum(est.values())}")
+    e2e.check(gs and sum(g["new_estimated_total_ns"] for g in gs) == total
+              and all(0 < g["new_device_timed_computes"] <= n_timed and g["new_computes"] <= n_computes for g in gs)
+              and not any("base_device_timed_computes" in g for g in doc["groups"]),
+              f"diff all -> default: {len(gs)} groups carry NEW's device-timed computes (<= {n_timed}) of <= "
+              f"{n_computes} and estimates summing to the records' {total} ns; BASE (all) none")
+    text = open(dt).read() if os.path.exists(dt) else ""
+    page = open(dh, encoding="utf-8").read() if os.path.exists(dh) else ""
+    e2e.check("Sampled device timing (estimates)" in text and "[sampled: see estimates]" in text and " est." in text,
+              "diff --text: the estimates section and the marked rows")
+    e2e.check("new_device_timed_computes" in page and "device-timed " in page, "diff --html: the estimates and their tag")
+    r = subprocess.run([OPSCOPE, "view", sampled, "-o", vh, "-q"], capture_output=True, text=True)
+    page = open(vh, encoding="utf-8").read() if r.returncode == 0 else ""
+    m = re.search(r'<script type="application/json" id="opscope-data">(.*?)</script>', page, re.S)
+    sm = json.loads(m.group(1)).get("sampled", []) if m else []
+    e2e.check(sm and sum(x["est_ns"] for x in sm) == total and all(0 < x["timed"] <= n_timed for x in sm)
+              and "device-timed " in page,
+              f"view: per op the device-timed computes and estimates ({len(sm)} ops, summing to the records')")
+
+
 if what == "bench":
     cmd = ["llama-bench", "-m", m, "-p", "16", "-n", "32", "-t", "2", "-r", "2", "-ngl", "99", "-o", "json"]
     res = {}
@@ -171,14 +205,16 @@ if what == "bench":
              str({n: round(est_t[n] / tot_a[n], 2) for n in tot_a if tot_a[n]}))
     reports(f"{d}/sampled.json", f"{model} default", True, est_t)
     reports(f"{d}/all.json", f"{model} all", False)
+    markers(d, f"{d}/all.json", f"{d}/sampled.json", est_t, len(timed), len(by_s))
 
-elif what == "server":
+elif what in ("server", "server_all"):
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
     log = open(f"{d}/server.log", "wb")
-    srv = subprocess.Popen(record("server", None, ["llama-server", "-m", m, "--parallel", "2", "-c", "1024", "-t", "2",
+    mode = "all" if what == "server_all" else None
+    srv = subprocess.Popen(record("server", mode, ["llama-server", "-m", m, "--parallel", "2", "-c", "1024", "-t", "2",
                                                     "-ngl", "99", "--host", "127.0.0.1", "--port", str(port),
                                                     "--no-warmup", "--no-webui"]),
                            env=rec_env("server"), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -222,8 +258,16 @@ elif what == "server":
     e2e.check(len(answers) == 4 and all(a.get("tokens_predicted") == 16 for a in answers.values()),
               f"4 requests answered with 16 tokens each ({[a.get('tokens_predicted', a.get('error')) for a in answers.values()]})")
     p = e2e.load_checked(f"{d}/server.json")
-    check_sampled(p, f"{d}/nodes-server.txt", "llama-server default")
-    reports(f"{d}/server.json", "llama-server default", True)
+    if mode:
+        by, calls = vulkan_computes(p, f"{d}/nodes-server.txt")
+        e2e.check(len(by) == len(calls) >= 8 and all(r.get("time_source", "").startswith("device") and "weight" not in r
+                                                     for rs in by.values() for r in rs),
+                  f"llama-server all: every one of {len(by)} Vulkan computes (nodecount {len(calls)}) device-timed, "
+                  f"no weights")
+        reports(f"{d}/server.json", "llama-server all", False)
+    else:
+        check_sampled(p, f"{d}/nodes-server.txt", "llama-server default")
+        reports(f"{d}/server.json", "llama-server default", True)
 else:
     e2e.skip(f"unknown case {what}")
 e2e.finish()
