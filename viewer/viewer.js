@@ -91,6 +91,24 @@
     }
   }
   const nRows = rowLane.length;
+  // A trace's CPU side (D.cpu, docs/viewer.md): slices of cpu_ops and runtime calls in rows
+  // by thread and nesting depth, each row sorted by start; steps; GPU busy per device.
+  const C = D.cpu || null;
+  const cpuRows = []; // {thread, depth, off, cnt, maxDur}
+  let cpuStart = null, cpuDur = null, cpuMin = 0, cpuMax = 0;
+  const cpuThreads = [];
+  if (C) {
+    cpuStart = Float64Array.from(C.start); cpuDur = Float64Array.from(C.dur);
+    for (let i = 0; i < cpuStart.length; i++) {
+      const r = cpuRows[cpuRows.length - 1];
+      if (!r || r.thread !== C.thread[i] || r.depth !== C.depth[i]) {
+        cpuRows.push({ thread: C.thread[i], depth: C.depth[i], off: i, cnt: 1, maxDur: cpuDur[i] });
+        if (cpuThreads[cpuThreads.length - 1] !== C.thread[i]) cpuThreads.push(C.thread[i]);
+      } else { r.cnt++; if (cpuDur[i] > r.maxDur) r.maxDur = cpuDur[i]; }
+      cpuMin = Math.min(cpuMin, cpuStart[i]); cpuMax = Math.max(cpuMax, cpuStart[i] + cpuDur[i]);
+    }
+    for (const st of C.steps) { cpuMin = Math.min(cpuMin, st[1]); cpuMax = Math.max(cpuMax, st[1] + st[2]); }
+  }
   // The encoded columns (and the page's copy of them) are no longer needed: let them go.
   D.recs = null;
   D.sigs = null;
@@ -227,14 +245,28 @@
     }
     return false;
   }
+  const cpuLaneY = new Map(); // thread -> y of its lane; a row's y: lane y + depth rows
+  const cpuDepth = new Map();
+  const cpuLaneH = (t) => cpuDepth.get(t) * ROW_H + LANE_PAD;
+  let cpuH = 0;
   function layoutLanes() {
+    cpuLaneY.clear();
+    let y = AXIS_H;
+    for (const t of cpuThreads) {
+      cpuLaneY.set(t, y);
+      let depth = 0;
+      for (const r of cpuRows) if (r.thread === t) depth = Math.max(depth, r.depth + 1);
+      cpuDepth.set(t, depth);
+      y += depth * ROW_H + LANE_PAD;
+    }
+    cpuH = y - AXIS_H;
     shownLanes = [];
     for (let l = 0; l < lanes.length; l++) {
       const prev = shownLanes[shownLanes.length - 1];
       if (!perSplit && prev && prev.backend === lanes[l].backend && prev.copy === lanes[l].copy) prev.members.push(l);
       else shownLanes.push({ backend: lanes[l].backend, copy: lanes[l].copy, members: [l] });
     }
-    contentH = AXIS_H;
+    contentH = AXIS_H + cpuH;
     for (const d of shownLanes) {
       const subs = []; // per sub-row, the data rows in it (never two that overlap in time)
       for (const l of d.members) {
@@ -325,7 +357,7 @@
   // ---------------------------------------------------------------------------------------
   // View state, search and selection
 
-  const full0 = 0, full1 = Math.max(tEnd, 1);
+  const full0 = Math.min(0, cpuMin), full1 = Math.max(tEnd, cpuMax, 1);
   let v0 = full0, v1 = full1;
   const minSpan = 50; // ns
   function clampView() {
@@ -387,6 +419,14 @@
     ctx.textBaseline = 'middle';
     for (let k = 0; k < labels.length; k += 4) {
       const x = labels[k], y = labels[k + 1], w = labels[k + 2], o = labels[k + 3];
+      if (o < 0) { // a CPU slice (-1 - index)
+        const text = C.names[C.name[-1 - o]], tw = ctx.measureText(text).width;
+        const n = tw > w - 6 ? Math.floor((w - 12) / (tw / text.length)) : text.length;
+        if (n < 2) continue;
+        ctx.fillStyle = theme.fg;
+        ctx.fillText(n < text.length ? text.slice(0, n) + '\u2026' : text, LABEL_W + Math.max(x, 0) + 3, y + h / 2 + 0.5);
+        continue;
+      }
       if (opTextW[o] < 0) opTextW[o] = ctx.measureText(opLabel[o]).width;
       let text = opLabel[o];
       if (opTextW[o] > w - 6) {
@@ -441,6 +481,64 @@
     }
   }
 
+  // CPU slices: colour by name (cpu_ops) from a small palette, runtime calls in one colour;
+  // the same level-of-detail walk as drawRow (a run of sub-pixel slices is one pixel column).
+  const CPU_HUES = 12;
+  const cpuBuckets = Array.from({ length: CPU_HUES + 2 }, () => []);
+  const cpuHue = (i) => C.kind[i] === 1 ? CPU_HUES : C.name[i] % CPU_HUES;
+  function cpuRowY(r) { return cpuLaneY.get(r.thread) + LANE_PAD / 2 + r.depth * ROW_H; }
+  function drawCpu(top) {
+    const W = plotW(), scale = W / (v1 - v0);
+    for (const r of cpuRows) {
+      const y = cpuRowY(r) - top + 1;
+      if (y + ROW_H < AXIS_H || y > cssH) continue;
+      const off = r.off, end = off + r.cnt;
+      let i = lowerBound(cpuStart, off, end, v0 - r.maxDur);
+      while (i < end) {
+        const st = cpuStart[i];
+        if (st > v1) break;
+        const e = st + cpuDur[i];
+        if (e < v0) { i++; continue; }
+        const x0 = (st - v0) * scale, x1 = (e - v0) * scale;
+        if (x1 - x0 >= 1) {
+          const a = Math.max(x0, -2), b = Math.min(x1, W + 2);
+          cpuBuckets[cpuHue(i)].push(a, y, b - a >= 3 ? b - a - 1 : b - a);
+          if (b - a >= 36) labels.push(a, y, b - a, -1 - i);
+          i++;
+          continue;
+        }
+        const px = Math.floor(x0), tNext = v0 + (px + 1) / scale;
+        cpuBuckets[cpuHue(i)].push(px, y, 1);
+        const j = lowerBound(cpuStart, i + 1, end, tNext);
+        i = j > i ? j : i + 1;
+      }
+    }
+    for (let k = 0; k < cpuBuckets.length; k++) {
+      const b = cpuBuckets[k];
+      if (!b.length) continue;
+      ctx.fillStyle = k === CPU_HUES ? theme.accent : 'hsl(' + (k * 30 + 15) + ',35%,' + (dark ? '45%)' : '70%)');
+      for (let q = 0; q < b.length; q += 3) ctx.fillRect(LABEL_W + b[q], b[q + 1], b[q + 2], ROW_H - 2);
+      b.length = 0;
+    }
+  }
+  // Profiler steps: a line at each step's start (and the last one's end), named on the axis.
+  function drawSteps() {
+    if (!C || !C.steps.length) return;
+    const W = plotW(), scale = W / (v1 - v0);
+    ctx.fillStyle = theme.fg;
+    ctx.font = LABEL_FONT;
+    const last = C.steps[C.steps.length - 1];
+    const marks = C.steps.map((st) => [st[1], 'step ' + st[0]]).concat([[last[1] + last[2], '']]);
+    for (const [t, name] of marks) {
+      const x = LABEL_W + (t - v0) * scale;
+      if (x < LABEL_W || x > cssW) continue;
+      ctx.globalAlpha = 0.6;
+      for (let y = AXIS_H; y < cssH; y += 6) ctx.fillRect(x, y, 1, 3); // dashed
+      ctx.globalAlpha = 1;
+      if (name) ctx.fillText(name, x + 3, AXIS_H + 8);
+    }
+  }
+
   function niceStep(span, px) {
     const raw = span * 90 / Math.max(px, 1);
     const p = Math.pow(10, Math.floor(Math.log10(raw)));
@@ -465,6 +563,7 @@
       ctx.fillStyle = d % 2 ? theme['lane-b'] : theme['lane-a'];
       ctx.fillRect(0, y, cssW, h);
     }
+    for (const [t, y0] of cpuLaneY) { ctx.fillStyle = theme['lane-b']; ctx.fillRect(0, y0 - top, cssW, cpuLaneH(t)); }
     // records
     ctx.save();
     ctx.beginPath(); ctx.rect(LABEL_W, AXIS_H, W, cssH - AXIS_H); ctx.clip();
@@ -474,7 +573,9 @@
       drawRow(r, y + 1);
     }
     flushBuckets(ROW_H - 2);
+    if (C) drawCpu(top);
     drawLabels(ROW_H - 2);
+    drawSteps();
     // selected record outline and labels inside wide records
     if (selRec >= 0) {
       const r = recRow(selRec), y = rowY[r] - top;
@@ -501,6 +602,14 @@
       if (groupStart(d)) { ctx.fillStyle = theme.accent; ctx.fillRect(0, y, cssW, 2); ctx.fillStyle = theme.fg; }
       ctx.fillStyle = theme.line; ctx.fillRect(0, y + h - 1, cssW, 1); ctx.fillStyle = theme.fg;
     }
+    for (const [t, y0] of cpuLaneY) {
+      const y = y0 - top, h = cpuLaneH(t);
+      if (y + h < AXIS_H || y > cssH) continue;
+      ctx.fillStyle = theme.fg;
+      ctx.fillText('CPU thread ' + t, 6, y + Math.min(h, ROW_H + LANE_PAD) / 2);
+      ctx.fillStyle = theme.line; ctx.fillRect(0, y + h - 1, cssW, 1);
+    }
+    if (cpuH) { ctx.fillStyle = theme.accent; ctx.fillRect(0, AXIS_H + cpuH - top - 1, cssW, 2); }
     // axis
     ctx.fillStyle = theme.panel; ctx.fillRect(0, 0, cssW, AXIS_H);
     ctx.fillStyle = theme.line; ctx.fillRect(0, AXIS_H - 1, cssW, 1);
@@ -545,7 +654,7 @@
       const band = bandOf[rowLane[r]] * W, end = rowOff[r] + rowCnt[r];
       for (let i = rowOff[r]; i < end; i++) {
         const d = rDur[i];
-        let c = Math.floor(rStart[i] * scale);
+        let c = Math.floor((rStart[i] - full0) * scale);
         if (c >= W) c = W - 1;
         busy[band + c] += d;
         if (d > best[band + c]) { best[band + c] = d; bestOp[band + c] = sigOp[rSig[i]]; }
@@ -597,6 +706,13 @@
     const y = cy + scrollTop;
     const W = plotW(), scale = W / (v1 - v0), t = v0 + (cx - LABEL_W) / scale, tol = 3 / scale;
     let best = -1, bestDist = Infinity;
+    for (const cr of cpuRows) { // a CPU slice: -2 - its index
+      if (!(y >= cpuRowY(cr) && y < cpuRowY(cr) + ROW_H)) continue;
+      const end = cr.off + cr.cnt;
+      for (let j = lowerBound(cpuStart, cr.off, end, t - tol - cr.maxDur); j < end && cpuStart[j] <= t + tol; j++)
+        if (cpuStart[j] + cpuDur[j] >= t - tol) return -2 - j;
+      return -1;
+    }
     for (let r = 0; r < nRows; r++) { // collapsed splits: several rows share one y
       if (!(y >= rowY[r] && y < rowY[r] + ROW_H)) continue;
       const b = pickInRow(r, t, tol);
@@ -654,6 +770,18 @@
     if (str(sTensor[s])) line(tip, 'Tensor', str(sTensor[s]));
     if (str(sCat[s])) line(tip, 'Category', str(sCat[s]));
     if (str(sKernel[s])) line(tip, 'Kernels', str(sKernel[s]) + (sNKernels[s] > 1 ? '  (' + sNKernels[s] + ' dispatches)' : ''));
+    placeTip(mx, my);
+  }
+  function showCpuTip(j, mx, my) {
+    tip.replaceChildren();
+    const h = document.createElement('div');
+    h.className = 'tname';
+    h.textContent = C.names[C.name[j]];
+    tip.appendChild(h);
+    line(tip, 'Kind', C.kind[j] === 1 ? 'runtime call' : 'CPU op');
+    line(tip, 'Duration', fmtDur(cpuDur[j]));
+    line(tip, 'Start', fmtNs(cpuStart[j]) + ' after first record');
+    line(tip, 'Lane', 'CPU thread ' + C.thread[j] + ', depth ' + C.depth[j]);
     placeTip(mx, my);
   }
   function hideTip() { tip.hidden = true; }
@@ -736,7 +864,9 @@
     const lab = laneAtLabel(e.clientX - rect.left, e.clientY - rect.top);
     if (lab >= 0) { showLaneTip(lab, e.clientX, e.clientY); return; }
     const i = pick(e.clientX - rect.left, e.clientY - rect.top);
-    if (i >= 0) showTip(i, e.clientX, e.clientY); else hideTip();
+    if (i >= 0) showTip(i, e.clientX, e.clientY);
+    else if (i <= -2) showCpuTip(-2 - i, e.clientX, e.clientY);
+    else hideTip();
   });
   window.addEventListener('mouseup', (e) => {
     if (!drag) return;
@@ -1134,6 +1264,15 @@
       (sampledOf.size ? ' \u00b7 sampled device timing: ops timed in some computes, totals over all marked est.' : '');
   }
   renderSummary();
+  // The CPU side in one line: GPU busy per device over the profiler steps' window.
+  if (C) {
+    const parts = [cpuThreads.length + ' CPU threads', fmtCount(C.kind.filter((k) => k === 0).length) + ' CPU ops',
+      fmtCount(C.kind.filter((k) => k === 1).length) + ' runtime calls', C.steps.length + ' profiler steps'];
+    const busy = C.busy.map((b) => backendName(b[0]) + ' ' + (b[1] + b[2] ? (100 * b[1] / (b[1] + b[2])).toFixed(1) : '0.0') + '%');
+    if (busy.length) parts.push('GPU busy' + (C.window[1] ? ' over ' + fmtNs(C.window[1]) : '') + ': ' + busy.join(', '));
+    $('cpuside').textContent = parts.join(' \u00b7 ');
+    $('cpuside').hidden = false;
+  }
   // The Splits button, where some backend has several splits: collapsed <-> a lane per split.
   const splitsBtn = $('splits');
   function setSplits(on) {
@@ -1170,6 +1309,15 @@
   window.opscope = {
     perf, N, lanes: lanes.length, rows: nRows,
     shownLanes: () => shownLanes.length,
+    // the CPU side: lanes (threads), slices, steps; the busy line's text
+    cpu: () => ({ threads: cpuThreads.length, slices: cpuStart ? cpuStart.length : 0, steps: C ? C.steps.length : 0,
+      laneY: [...cpuLaneY.values()], rows: cpuRows.map((r) => ({ thread: r.thread, depth: r.depth, y: cpuRowY(r), n: r.cnt })),
+      busy: C ? C.busy : [], text: $('cpuside').textContent }),
+    // css-pixel box of CPU slice J (index in the page's cpu columns)
+    cpuKind: (j) => C.kind[j],
+    cpuBox: (j) => { const r = cpuRows.find((q) => j >= q.off && j < q.off + q.cnt), W = plotW(), sc = W / (v1 - v0);
+      if (!r) return null;
+      return { x0: LABEL_W + (cpuStart[j] - v0) * sc, x1: LABEL_W + (cpuStart[j] + cpuDur[j] - v0) * sc, y: cpuRowY(r) - scrollTop + ROW_H / 2 }; },
     setSplits: (on) => { setSplits(!!on); draw(); },
     view: () => ({ t0: v0, t1: v1, full0, full1 }),
     setView: (a, b) => { v0 = a; v1 = b; clampView(); draw(); return lastDrawMs; },

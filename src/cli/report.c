@@ -32,6 +32,7 @@
 
 static bool g_chrome_splits; /* --chrome-splits */
 static opscope_chrome_t *g_chrome; /* the --chrome-trace exporter: a trace's runtime calls */
+static opscope_html_sink_t *g_html; /* the --html-viewer sink: a trace's CPU lanes */
 
 typedef struct report_args {
     const char *input;
@@ -268,12 +269,18 @@ static int html_finish(exporter *e, const opscope_stats_t *stats, opscope_error 
     (void)stats;
     opscope_html_sink_t *h = e->impl;
     e->impl = NULL; /* finish frees it, on success and on failure */
+    g_html = NULL;
+    if (opscope_html_sink_add_kineto(h, opscope_kineto_session_get(g_kineto))) {
+        opscope_html_sink_abort(h);
+        return set_nomem(err), -1;
+    }
     return opscope_html_sink_finish(h, err);
 }
 static void html_release(exporter *e, bool discard) {
     (void)discard;
     opscope_html_sink_abort(e->impl); /* NULL after finish: a no-op */
     e->impl = NULL;
+    g_html = NULL;
 }
 
 /* Returns 0, -1 with ERR filled, or 1 when this build has no viewer. */
@@ -285,6 +292,7 @@ static int open_html(exporter *e, size_t max_records, const char *source, opscop
     opscope_html_sink_t *h = opscope_html_sink_new(e->path, source, max_records, err);
     if (!h) return -1;
     opscope_html_sink_set_peak(h, g_peak);
+    g_html = h;
     e->impl = h;
     e->sink = opscope_html_sink(h);
     e->finish = html_finish;
@@ -462,6 +470,7 @@ int opscope_cli_report(int argc, char **argv) {
         /* a filter keeps no record of a trace (no graph ids): no trace analysis of it either */
         ro.kineto = filtered ? NULL : opscope_kineto_session_collector(g_kineto);
         if (g_chrome && ro.kineto) ro.kineto = opscope_chrome_kineto_tee(g_chrome, ro.kineto);
+        if (g_html && ro.kineto) ro.kineto = opscope_html_sink_kineto_tee(g_html, ro.kineto);
         int rrc = opscope_progress_read(a.input, OPSCOPE_FORMAT_AUTO, &sink, &ro, &err);
         if (rrc == 0 && opscope_kineto_session_end(g_kineto) != 0) {
             opscope_kineto_session_free(g_kineto);

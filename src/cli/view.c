@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "cli/select.h"
 #include "export/html.h"
+#include "export/kineto_report.h"
 #include "cli/progress.h"
 #include "read/readers.h"
 
@@ -145,7 +146,15 @@ int opscope_cli_view(int argc, char **argv) {
         sel.filter.next = sink;
         sink = opscope_graph_filter_sink(&sel.filter);
     }
-    int rrc = opscope_progress_read(input, a.format, &sink, NULL, &err); /* a progress line for big files */
+    /* a trace's CPU lanes, steps and busy fractions (a filter keeps no trace analysis) */
+    opscope_kineto_session *ks = opscope_cli_select_any(&a.select) ? NULL : opscope_kineto_session_begin();
+    opscope_read_options ro = {0};
+    ro.kineto = opscope_html_sink_kineto_tee(h, opscope_kineto_session_collector(ks));
+    int rrc = opscope_progress_read(input, a.format, &sink, &ro, &err); /* a progress line for big files */
+    if (rrc == 0 && ks && opscope_kineto_session_end(ks) == 0 &&
+        opscope_html_sink_add_kineto(h, opscope_kineto_session_get(ks)) != 0)
+        rrc = -1, err.code = OPSCOPE_ERROR_NOMEM, err.msg = "out of memory";
+    opscope_kineto_session_free(ks);
     if (rrc != 0) {
         opscope_html_sink_abort(h);
         goto fail;

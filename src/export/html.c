@@ -52,6 +52,7 @@ struct opscope_html_sink {
     uint64_t total_records, dropped_records;
     opscope_html_sampled *sampled; /* sampled device timing per op (few: ops, not records) */
     size_t n_sampled, cap_sampled, last_sampled;
+    opscope_html_cpu_t *cpu; /* a trace's CPU side (opscope_html_sink_kineto_tee), or NULL */
     char shape_buf[2048];
 };
 
@@ -140,6 +141,7 @@ void opscope_html_sink_abort(opscope_html_sink_t *h) {
     free(h->lane);
     free(h->backends);
     free(h->sampled);
+    opscope_html_cpu_free(h->cpu);
     free(h);
 }
 
@@ -442,6 +444,18 @@ void opscope_html_sink_set_peak(opscope_html_sink_t *h, const opscope_peak *peak
     if (peak) h->peak = *peak;
 }
 
+opscope_kineto_collector *opscope_html_sink_kineto_tee(opscope_html_sink_t *h,
+                                                       opscope_kineto_collector *next) {
+    if (!next) return NULL;
+    if (!h->cpu && !(h->cpu = opscope_html_cpu_new())) return next; /* no memory: no CPU lanes */
+    return opscope_html_cpu_tee(h->cpu, next);
+}
+
+int opscope_html_sink_add_kineto(opscope_html_sink_t *h, const opscope_kineto_t *k) {
+    if (!k || !h->cpu) return 0;
+    return opscope_html_cpu_add_kineto(h->cpu, k);
+}
+
 opscope_sink opscope_html_sink(opscope_html_sink_t *h) {
     opscope_sink s = {h, on_meta, on_backend, on_record, NULL};
     return s;
@@ -472,6 +486,7 @@ static void fill_data(const opscope_html_sink_t *h, opscope_html_data *out) {
         .peak = h->has_peak ? &h->peak : NULL,
         .sampled = h->sampled,
         .n_sampled = h->n_sampled,
+        .cpu = h->cpu,
     };
     data.sigs = h->sigs;
     data.lanes = h->lanes;

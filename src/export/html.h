@@ -16,6 +16,7 @@
 #define OPSCOPE_HTML_H
 
 #include "opscope.h"
+#include "analyze/kineto.h"
 #include "analyze/roofline.h"
 #include "util/out.h"
 
@@ -37,6 +38,14 @@ opscope_html_sink_t *opscope_html_sink_new(const char *out_path, const char *sou
 /* The opscope_sink view of H (for opscope_read_file or opscope_profile_replay). H must
  * outlive every use of the returned struct. */
 opscope_sink opscope_html_sink(opscope_html_sink_t *h);
+
+/* A Kineto trace's CPU lanes: read through the returned collector (it passes every event on
+ * to NEXT, the analysis, and keeps the runtime calls; NULL for a NULL NEXT), then hand the
+ * finished analysis K to add_kineto (cpu_op slices, profiler steps, GPU busy per device).
+ * Without them the page has no CPU side. add_kineto returns 0, or -1 when out of memory. */
+opscope_kineto_collector *opscope_html_sink_kineto_tee(opscope_html_sink_t *h,
+                                                       opscope_kineto_collector *next);
+int opscope_html_sink_add_kineto(opscope_html_sink_t *h, const opscope_kineto_t *k);
 
 /* The peaks the page's roofline chart draws (copied; NULL: a chart without roofs). */
 void opscope_html_sink_set_peak(opscope_html_sink_t *h, const opscope_peak *peak);

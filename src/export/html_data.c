@@ -415,7 +415,9 @@ static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_en
     out_base64(w, &recs[1]);
     opscope_out_str(w, ",\"dur\":");
     out_base64(w, &recs[2]);
-    opscope_out_str(w, "}}");
+    opscope_out_char(w, '}');
+    opscope_html_cpu_write(w, d->cpu, t0);
+    opscope_out_char(w, '}');
 }
 
 typedef struct viewer_page {

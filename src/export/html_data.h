@@ -10,6 +10,7 @@
 
 #include "opscope.h"
 #include "analyze/roofline.h"
+#include "export/html_cpu.h"
 #include "model/strtab.h"
 #include "util/out.h"
 
@@ -58,6 +59,7 @@ typedef struct opscope_html_data {
     int32_t version;
     uint64_t total_records, dropped_records;
     const opscope_peak *peak; /* measured peaks for the roofline chart, or NULL */
+    opscope_html_cpu_t *cpu;  /* a trace's CPU side, or NULL */
     const opscope_html_sampled *sampled; /* every record's, before any stride */
     size_t n_sampled;
 } opscope_html_data;
