@@ -35,6 +35,7 @@ add_library(opscope_gpu_map STATIC
 target_include_directories(opscope_gpu_map PUBLIC ${CMAKE_SOURCE_DIR}/src)
 target_compile_options(opscope_gpu_map PRIVATE -fvisibility=hidden)
 set_target_properties(opscope_gpu_map PROPERTIES POSITION_INDEPENDENT_CODE ON)
+target_link_libraries(opscope_gpu_map PUBLIC opscope_core) # ggml's op names (model/ggml_vocab.h)
 
 # The CUPTI source's pure parts (record layouts by version, API roles and kernel names, the
 # launch tracker): no CUDA needed, unit-tested everywhere; cap_cupti.c loads libcupti.

@@ -101,12 +101,6 @@ VOCAB_MAX_FILES = 3
 VOCAB_NOT_OPS = {
     ("capture/store/cap_convert.c", "SUB"): "the placeholder name of an unknown sub-op (SUB_7)",
 }
-# pending (issue 24): these still name ops by string and move to the enum
-VOCAB_PENDING = {
-    "capture/resolve/cap_resolve.c": "pending: the layout check compares ggml's names with the table",
-    "capture/gpu/gpu_map.c": "pending: copies by enum",
-    "capture/gpu/gpu_rules.c": "pending: kernel rules by enum",
-}
 LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 VOCAB_LITERAL = re.compile(r"^[A-Z0-9_]+(?:[|+:][A-Z0-9_]+)*$")
 
@@ -226,7 +220,7 @@ def check_vocab(src):
         bad = 1
         print(f"vocabulary: no op in {VOCAB_TABLE}")
     for rel, where in sorted(found.items()):
-        if rel not in VOCAB_FILES and rel not in VOCAB_PENDING:
+        if rel not in VOCAB_FILES:
             bad = 1
             more = f" (+{len(where) - 4} more)" if len(where) > 4 else ""
             print(f"vocabulary: {rel} spells ggml op names (use model/ggml_vocab.h): "

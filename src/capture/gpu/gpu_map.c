@@ -35,28 +35,12 @@ typedef struct item_class {
     bool known;
 } item_class;
 
-/* Whether the '|'-list OPS names node N ("OP" or "OP:SUB"). */
-static bool ops_has(const char *ops, const opscope_gpu_node *n) {
-    size_t lop = strlen(n->op);
-    const char *p = ops;
-    while (*p) {
-        const char *e = strchr(p, '|');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        const char *colon = memchr(p, ':', len);
-        size_t lname = colon ? (size_t)(colon - p) : len;
-        if (lname == lop && strncmp(p, n->op, lop) == 0) {
-            if (!colon) {
-                return true;
-            }
-            size_t lsub = len - lname - 1;
-            if (n->sub && strlen(n->sub) == lsub && strncmp(colon + 1, n->sub, lsub) == 0) {
-                return true;
-            }
+/* Whether rule R names the op of node N (names compared: a node carries ggml's name). */
+static bool ops_has(const opscope_gpu_rule *r, const opscope_gpu_node *n) {
+    for (int i = 0; i < OPSCOPE_GPU_RULE_OPS && r->ops[i] != OPSCOPE_GGML_OP_NONE; i++) {
+        if (opscope_ggml_op_is(n->op, r->ops[i])) {
+            return true;
         }
-        if (!e) {
-            break;
-        }
-        p = e + 1;
     }
     return false;
 }
@@ -66,14 +50,16 @@ static bool item_implements(const item_class *c, const opscope_gpu_node *n) {
         return false;
     }
     if (c->rule) {
-        return ops_has(c->rule->ops, n);
+        return ops_has(c->rule, n);
     }
     return strcmp(c->generic, n->op) == 0 || (n->sub && strcmp(c->generic, n->sub) == 0);
 }
 
 static bool is_copy_op(const opscope_gpu_node *n) {
-    return !n->empty && (strcmp(n->op, "CPY") == 0 || strcmp(n->op, "CONT") == 0 ||
-                         strcmp(n->op, "DUP") == 0 || strcmp(n->op, "SET") == 0);
+    return !n->empty && (opscope_ggml_op_is(n->op, OPSCOPE_GGML_OP_CPY) ||
+                         opscope_ggml_op_is(n->op, OPSCOPE_GGML_OP_CONT) ||
+                         opscope_ggml_op_is(n->op, OPSCOPE_GGML_OP_DUP) ||
+                         opscope_ggml_op_is(n->op, OPSCOPE_GGML_OP_SET));
 }
 
 /* Distinct op and function names of the graph (pointer-deduplicated first: ggml's names are
@@ -287,7 +273,7 @@ int opscope_gpu_map(const opscope_gpu_rules *rules, const opscope_gpu_node *node
             /* a kernel that names no node near, or a copy kernel (staging a source), is a
              * helper when a kernel just after it is the next node's */
             bool later = false;
-            bool may_help = j < 0 || (c->rule && strncmp(c->rule->ops, "CPY", 3) == 0);
+            bool may_help = j < 0 || (c->rule && c->rule->ops[0] == OPSCOPE_GGML_OP_CPY);
             for (int l = k + 1; may_help && l < n_items && l <= k + MAP_LOOK && !later && nx < n_nodes; l++) {
                 later = item_implements(&cls[l], &nodes[nx]);
             }

@@ -20,6 +20,7 @@
 #define OPSCOPE_GPU_MAP_H
 
 #include "capture/gpu/gpu_source.h"
+#include "model/ggml_vocab.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,12 +31,15 @@ typedef enum opscope_gpu_role {
     OPSCOPE_GPU_ROLE_POST,     /* a helper of the main kernel before it (split-k reduce) */
 } opscope_gpu_role;
 
+/* The most ops one rule names. */
+#define OPSCOPE_GPU_RULE_OPS 5
+
 /* A backend's naming rule: kernels whose name starts with PREFIX (followed by '_', a digit or
- * the end) implement one of OPS, a '|'-separated list of ggml op names; "UNARY:SILU" also
- * names the function. */
+ * the end) implement one of OPS, ggml op values (model/ggml_vocab.h), the unused ones 0
+ * (OPSCOPE_GGML_OP_NONE, which computes nothing, so no kernel implements it). */
 typedef struct opscope_gpu_rule {
     const char *prefix;
-    const char *ops;
+    opscope_ggml_op ops[OPSCOPE_GPU_RULE_OPS];
     opscope_gpu_role role;
 } opscope_gpu_rule;
 

@@ -9,58 +9,60 @@
 #include <string.h>
 
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define O(NAME) OPSCOPE_GGML_OP_##NAME /* an op of model/ggml_ops.def */
+#define END OPSCOPE_GGML_OP_COUNT     /* ends a sequence of ops */
 
 /* ggml-vulkan's pipeline names (ggml_vk_create_pipeline's name argument, which
  * GGML_VK_DEBUG_MARKERS passes to vkSetDebugUtilsObjectNameEXT). */
 static const opscope_gpu_rule vk_rules[] = {
     /* matrix products: mul_mat_vec_*, matmul_*, their _id variants for MoE */
-    {"mul_mat", "MUL_MAT", OPSCOPE_GPU_ROLE_MAIN},
-    {"matmul", "MUL_MAT", OPSCOPE_GPU_ROLE_MAIN},
-    {"mul_mat_vec_id", "MUL_MAT_ID", OPSCOPE_GPU_ROLE_MAIN},
-    {"mul_mat_id", "MUL_MAT_ID", OPSCOPE_GPU_ROLE_MAIN},
-    {"matmul_id", "MUL_MAT_ID", OPSCOPE_GPU_ROLE_MAIN},
+    {"mul_mat", {O(MUL_MAT)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"matmul", {O(MUL_MAT)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"mul_mat_vec_id", {O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"mul_mat_id", {O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"matmul_id", {O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_MAIN},
     /* helpers of a matrix product: src1 quantized to q8_1 before it, split-k partial sums
      * reduced after it, the flash-attention split-k reduction and mask preparation */
-    {"quantize_q8_1", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_PRE},
-    {"split_k_reduce", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_POST},
-    {"fa_split_k_reduce", "FLASH_ATTN_EXT", OPSCOPE_GPU_ROLE_POST},
-    {"fa_mask_opt", "FLASH_ATTN_EXT", OPSCOPE_GPU_ROLE_PRE},
-    {"fa_sparse_compact", "FLASH_ATTN_EXT", OPSCOPE_GPU_ROLE_PRE},
-    {"flash_attn", "FLASH_ATTN_EXT", OPSCOPE_GPU_ROLE_MAIN},
+    {"quantize_q8_1", {O(MUL_MAT), O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_PRE},
+    {"split_k_reduce", {O(MUL_MAT), O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_POST},
+    {"fa_split_k_reduce", {O(FLASH_ATTN_EXT)}, OPSCOPE_GPU_ROLE_POST},
+    {"fa_mask_opt", {O(FLASH_ATTN_EXT)}, OPSCOPE_GPU_ROLE_PRE},
+    {"fa_sparse_compact", {O(FLASH_ATTN_EXT)}, OPSCOPE_GPU_ROLE_PRE},
+    {"flash_attn", {O(FLASH_ATTN_EXT)}, OPSCOPE_GPU_ROLE_MAIN},
     /* copies: one family of shaders for CPY, CONT and DUP */
-    {"cpy", "CPY|CONT|DUP", OPSCOPE_GPU_ROLE_MAIN},
-    {"contig_cpy", "CPY|CONT|DUP", OPSCOPE_GPU_ROLE_MAIN},
-    {"cpy_transpose", "CPY|CONT|DUP", OPSCOPE_GPU_ROLE_MAIN},
+    {"cpy", {O(CPY), O(CONT), O(DUP)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"contig_cpy", {O(CPY), O(CONT), O(DUP)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"cpy_transpose", {O(CPY), O(CONT), O(DUP)}, OPSCOPE_GPU_ROLE_MAIN},
     /* fused kernels, named after their first op */
-    {"rms_norm_mul", "RMS_NORM", OPSCOPE_GPU_ROLE_MAIN},
-    {"multi_add", "ADD", OPSCOPE_GPU_ROLE_MAIN},
-    {"add_rms", "ADD", OPSCOPE_GPU_ROLE_MAIN},
-    {"topk_moe", "SOFT_MAX|ARGSORT|TOP_K", OPSCOPE_GPU_ROLE_MAIN},
-    {"rope", "ROPE", OPSCOPE_GPU_ROLE_MAIN},
-    {"soft_max", "SOFT_MAX", OPSCOPE_GPU_ROLE_MAIN},
-    {"soft_max_back", "SOFT_MAX_BACK", OPSCOPE_GPU_ROLE_MAIN},
-    {"argsort", "ARGSORT", OPSCOPE_GPU_ROLE_MAIN},
-    {"add_id", "ADD_ID", OPSCOPE_GPU_ROLE_MAIN},
-    {"get_rows_back", "GET_ROWS_BACK", OPSCOPE_GPU_ROLE_MAIN},
-    {"rms_norm_back", "RMS_NORM_BACK", OPSCOPE_GPU_ROLE_MAIN},
-    {"diag_mask_inf", "DIAG_MASK_INF", OPSCOPE_GPU_ROLE_MAIN},
+    {"rms_norm_mul", {O(RMS_NORM)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"multi_add", {O(ADD)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"add_rms", {O(ADD)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"topk_moe", {O(SOFT_MAX), O(ARGSORT), O(TOP_K)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"rope", {O(ROPE)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"soft_max", {O(SOFT_MAX)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"soft_max_back", {O(SOFT_MAX_BACK)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"argsort", {O(ARGSORT)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"add_id", {O(ADD_ID)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"get_rows_back", {O(GET_ROWS_BACK)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"rms_norm_back", {O(RMS_NORM_BACK)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"diag_mask_inf", {O(DIAG_MASK_INF)}, OPSCOPE_GPU_ROLE_MAIN},
 };
 
-/* Whether the non-empty ops of G are exactly SEQ (NULL-terminated) from its first node on. */
-static bool ops_are(const opscope_gpu_node *nodes, const opscope_gpu_group *g, const char *const *seq) {
+/* Whether the non-empty ops of G are exactly SEQ (END-terminated) from its first node on. */
+static bool ops_are(const opscope_gpu_node *nodes, const opscope_gpu_group *g, const opscope_ggml_op *seq) {
     int k = 0;
     for (int i = g->first; i <= g->last; i++) {
-        if (!seq[k] || strcmp(nodes[i].op, seq[k]) != 0) {
+        if (seq[k] == END || !opscope_ggml_op_is(nodes[i].op, seq[k])) {
             return false;
         }
         k++;
     }
-    return seq[k] == NULL;
+    return seq[k] == END;
 }
 
-static bool has_op(const opscope_gpu_node *nodes, const opscope_gpu_group *g, const char *op) {
+static bool has_op(const opscope_gpu_node *nodes, const opscope_gpu_group *g, opscope_ggml_op op) {
     for (int i = g->first; i <= g->last; i++) {
-        if (strcmp(nodes[i].op, op) == 0) {
+        if (opscope_ggml_op_is(nodes[i].op, op)) {
             return true;
         }
     }
@@ -74,35 +76,36 @@ static const char *vk_group_name(const opscope_gpu_node *nodes, const opscope_gp
     int n = g->last - g->first + 1;
     bool all_add = n >= 2;
     for (int i = g->first; i <= g->last && all_add; i++) {
-        all_add = strcmp(nodes[i].op, "ADD") == 0;
+        all_add = opscope_ggml_op_is(nodes[i].op, O(ADD));
     }
     if (all_add) {
         return "MULTI_ADD";
     }
-    if (n >= 5 && has_op(nodes, g, "ARGSORT") && has_op(nodes, g, "GET_ROWS")) {
+    if (n >= 5 && has_op(nodes, g, O(ARGSORT)) && has_op(nodes, g, O(GET_ROWS))) {
         /* the five top-k MoE routing patterns, by how they start */
-        if (strcmp(f->op, "ARGSORT") == 0) return "TOPK_MOE_LATE_SOFTMAX";
-        if (strcmp(f->op, "SOFT_MAX") == 0) {
-            return has_op(nodes, g, "SUM_ROWS") ? "TOPK_MOE_EARLY_SOFTMAX_NORM" : "TOPK_MOE_EARLY_SOFTMAX";
+        if (opscope_ggml_op_is(f->op, O(ARGSORT))) return "TOPK_MOE_LATE_SOFTMAX";
+        if (opscope_ggml_op_is(f->op, O(SOFT_MAX))) {
+            return has_op(nodes, g, O(SUM_ROWS)) ? "TOPK_MOE_EARLY_SOFTMAX_NORM" : "TOPK_MOE_EARLY_SOFTMAX";
         }
         if (f->sub && strcmp(f->sub, "SIGMOID") == 0) return "TOPK_MOE_SIGMOID_NORM_BIAS";
         if (f->sub) return "TOPK_MOE_SQRT_SOFTPLUS_NORM_BIAS";
     }
-    static const char *const unary_mul[] = {"UNARY", "MUL", NULL};
+    static const opscope_ggml_op unary_mul[] = {O(UNARY), O(MUL), END};
     if (ops_are(nodes, g, unary_mul) && f->sub) {
         if (strcmp(f->sub, "GELU") == 0) return "GELU_MUL";
         if (strcmp(f->sub, "SIGMOID") == 0) return "SIGMOID_MUL";
         if (strcmp(f->sub, "SILU") == 0) return "SILU_MUL";
         return "SOFTPLUS_MUL";
     }
-    static const char *const ssm_bias[] = {"SSM_CONV", "ADD", "UNARY", NULL};
-    static const char *const ssm[] = {"SSM_CONV", "UNARY", NULL};
+    static const opscope_ggml_op ssm_bias[] = {O(SSM_CONV), O(ADD), O(UNARY), END};
+    static const opscope_ggml_op ssm[] = {O(SSM_CONV), O(UNARY), END};
     if (ops_are(nodes, g, ssm_bias)) return "SSM_CONV_BIAS_SILU";
     if (ops_are(nodes, g, ssm)) return "SSM_CONV_SILU";
-    static const char *const snake[] = {"MUL", "SIN", "SQR", "MUL", "ADD", NULL};
+    static const opscope_ggml_op snake[] = {O(MUL), O(SIN), O(SQR), O(MUL), O(ADD), END};
     if (ops_are(nodes, g, snake)) return "SNAKE";
-    if (strcmp(f->op, "GET_ROWS") == 0 && has_op(nodes, g, "TOP_K")) return "TOPK_QSA";
-    if (strcmp(f->op, "SCALE") == 0 && n == 4 && strstr(nodes[g->last].op, "HC_POST")) return "HC_POST_GATE";
+    if (opscope_ggml_op_is(f->op, O(GET_ROWS)) && has_op(nodes, g, O(TOP_K))) return "TOPK_QSA";
+    if (opscope_ggml_op_is(f->op, O(SCALE)) && n == 4 && opscope_ggml_op_is(nodes[g->last].op, O(DSV4_HC_POST)))
+        return "HC_POST_GATE";
     return NULL;
 }
 
@@ -114,52 +117,52 @@ static const opscope_gpu_rules vk = {vk_rules, N_OF(vk_rules), vk_group_name, NU
  * libggml-cuda.so (tests/capture_unit/data/ggml_cuda_kernels.tsv). */
 static const opscope_gpu_rule cuda_rules[] = {
     /* matrix products: vector (mmvq, mmvf), quantized tiles (mmq), float tiles (mmf) */
-    {"mul_mat_vec_q", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_MAIN},
-    {"mul_mat_vec_q_moe", "MUL_MAT_ID", OPSCOPE_GPU_ROLE_MAIN},
-    {"mul_mat_vec_f", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_MAIN},
-    {"mul_mat_q", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_MAIN},
-    {"mul_mat_f", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_MAIN},
+    {"mul_mat_vec_q", {O(MUL_MAT), O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"mul_mat_vec_q_moe", {O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"mul_mat_vec_f", {O(MUL_MAT), O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"mul_mat_q", {O(MUL_MAT), O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"mul_mat_f", {O(MUL_MAT), O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_MAIN},
     /* cuBLAS and its helpers: src0 dequantized, src1 converted, batch pointers */
-    {"nvjet", "MUL_MAT|MUL_MAT_ID|OUT_PROD", OPSCOPE_GPU_ROLE_MAIN},
-    {"cutlass", "MUL_MAT|MUL_MAT_ID|OUT_PROD", OPSCOPE_GPU_ROLE_MAIN},
-    {"sm90_xmma", "MUL_MAT|MUL_MAT_ID|OUT_PROD", OPSCOPE_GPU_ROLE_MAIN},
-    {"sm80_xmma", "MUL_MAT|MUL_MAT_ID|OUT_PROD", OPSCOPE_GPU_ROLE_MAIN},
-    {"ampere", "MUL_MAT|MUL_MAT_ID|OUT_PROD", OPSCOPE_GPU_ROLE_MAIN},
-    {"gemv", "MUL_MAT|MUL_MAT_ID|OUT_PROD", OPSCOPE_GPU_ROLE_MAIN},
-    {"gemmsn", "MUL_MAT|MUL_MAT_ID|OUT_PROD", OPSCOPE_GPU_ROLE_MAIN},
-    {"dequantize_block", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_PRE},
-    {"convert_unary", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_PRE},
-    {"k_compute_batched_ptrs", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_PRE},
+    {"nvjet", {O(MUL_MAT), O(MUL_MAT_ID), O(OUT_PROD)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"cutlass", {O(MUL_MAT), O(MUL_MAT_ID), O(OUT_PROD)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"sm90_xmma", {O(MUL_MAT), O(MUL_MAT_ID), O(OUT_PROD)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"sm80_xmma", {O(MUL_MAT), O(MUL_MAT_ID), O(OUT_PROD)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"ampere", {O(MUL_MAT), O(MUL_MAT_ID), O(OUT_PROD)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"gemv", {O(MUL_MAT), O(MUL_MAT_ID), O(OUT_PROD)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"gemmsn", {O(MUL_MAT), O(MUL_MAT_ID), O(OUT_PROD)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"dequantize_block", {O(MUL_MAT), O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_PRE},
+    {"convert_unary", {O(MUL_MAT), O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_PRE},
+    {"k_compute_batched_ptrs", {O(MUL_MAT), O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_PRE},
     /* helpers: src1 to q8_1 before the product, expert ids sorted before MUL_MAT_ID, the
      * stream-k partial tiles summed after it */
-    {"quantize_q8_1", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_PRE},
-    {"quantize_mmq", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_PRE},
-    {"mm_ids_helper", "MUL_MAT_ID", OPSCOPE_GPU_ROLE_PRE},
-    {"mul_mat_q_stream_k_fixup", "MUL_MAT|MUL_MAT_ID", OPSCOPE_GPU_ROLE_POST},
+    {"quantize_q8_1", {O(MUL_MAT), O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_PRE},
+    {"quantize_mmq", {O(MUL_MAT), O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_PRE},
+    {"mm_ids_helper", {O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_PRE},
+    {"mul_mat_q_stream_k_fixup", {O(MUL_MAT), O(MUL_MAT_ID)}, OPSCOPE_GPU_ROLE_POST},
     /* flash attention: the kernel, its mask scan before, the stream-k fixup and the
      * combination of partial results after */
-    {"flash_attn_ext", "FLASH_ATTN_EXT", OPSCOPE_GPU_ROLE_MAIN},
-    {"flash_attn_tile", "FLASH_ATTN_EXT", OPSCOPE_GPU_ROLE_MAIN},
-    {"flash_attn_mask_to_kv_max", "FLASH_ATTN_EXT", OPSCOPE_GPU_ROLE_PRE},
-    {"flash_attn_stream_k_fixup", "FLASH_ATTN_EXT", OPSCOPE_GPU_ROLE_POST},
-    {"flash_attn_combine_results", "FLASH_ATTN_EXT", OPSCOPE_GPU_ROLE_POST},
+    {"flash_attn_ext", {O(FLASH_ATTN_EXT)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"flash_attn_tile", {O(FLASH_ATTN_EXT)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"flash_attn_mask_to_kv_max", {O(FLASH_ATTN_EXT)}, OPSCOPE_GPU_ROLE_PRE},
+    {"flash_attn_stream_k_fixup", {O(FLASH_ATTN_EXT)}, OPSCOPE_GPU_ROLE_POST},
+    {"flash_attn_combine_results", {O(FLASH_ATTN_EXT)}, OPSCOPE_GPU_ROLE_POST},
     /* element-wise families: the op is a template argument */
-    {"k_bin_bcast", "ADD|SUB|MUL|DIV|REPEAT", OPSCOPE_GPU_ROLE_MAIN},
-    {"unary_op_kernel", "UNARY", OPSCOPE_GPU_ROLE_MAIN},
-    {"unary_gated_op_kernel", "GLU", OPSCOPE_GPU_ROLE_MAIN},
-    {"swiglu_oai_kernel", "GLU", OPSCOPE_GPU_ROLE_MAIN},
-    {"op_clamp_kernel", "CLAMP", OPSCOPE_GPU_ROLE_MAIN},
+    {"k_bin_bcast", {O(ADD), O(SUB), O(MUL), O(DIV), O(REPEAT)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"unary_op_kernel", {O(UNARY)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"unary_gated_op_kernel", {O(GLU)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"swiglu_oai_kernel", {O(GLU)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"op_clamp_kernel", {O(CLAMP)}, OPSCOPE_GPU_ROLE_MAIN},
     /* fused kernels, named after their first op (RMS_NORM+MUL(+ADD), RMS_NORM+MUL+ROPE...) */
-    {"rms_norm_f32", "RMS_NORM", OPSCOPE_GPU_ROLE_MAIN},
-    {"rms_norm_mul_rope_f32", "RMS_NORM", OPSCOPE_GPU_ROLE_MAIN},
-    {"topk_moe_cuda", "SOFT_MAX|ARGSORT|TOP_K", OPSCOPE_GPU_ROLE_MAIN},
-    {"k_get_rows", "GET_ROWS", OPSCOPE_GPU_ROLE_MAIN},
-    {"k_set_rows", "SET_ROWS", OPSCOPE_GPU_ROLE_MAIN},
-    {"k_argsort_f32_i32", "ARGSORT", OPSCOPE_GPU_ROLE_MAIN},
-    {"cpy", "CPY|CONT|DUP", OPSCOPE_GPU_ROLE_MAIN},
-    {"rope", "ROPE", OPSCOPE_GPU_ROLE_MAIN},
-    {"soft_max", "SOFT_MAX", OPSCOPE_GPU_ROLE_MAIN},
-    {"reduce_rows_f32", "SUM_ROWS|MEAN", OPSCOPE_GPU_ROLE_MAIN},
+    {"rms_norm_f32", {O(RMS_NORM)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"rms_norm_mul_rope_f32", {O(RMS_NORM)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"topk_moe_cuda", {O(SOFT_MAX), O(ARGSORT), O(TOP_K)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"k_get_rows", {O(GET_ROWS)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"k_set_rows", {O(SET_ROWS)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"k_argsort_f32_i32", {O(ARGSORT)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"cpy", {O(CPY), O(CONT), O(DUP)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"rope", {O(ROPE)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"soft_max", {O(SOFT_MAX)}, OPSCOPE_GPU_ROLE_MAIN},
+    {"reduce_rows_f32", {O(SUM_ROWS), O(MEAN)}, OPSCOPE_GPU_ROLE_MAIN},
 };
 
 /* Template argument ARG (0-based, top level) of a demangled NAME is "true". */
@@ -183,13 +186,13 @@ static bool targ_true(const char *name, int arg) {
     return false;
 }
 
-/* Whether the non-empty nodes after J are exactly the ops of SEQ (NULL-terminated); *LAST: the
+/* Whether the non-empty nodes after J are exactly the ops of SEQ (END-terminated); *LAST: the
  * last of them. */
-static bool followed_by(const opscope_gpu_node *nodes, int n_nodes, int j, const char *const *seq, int *last) {
+static bool followed_by(const opscope_gpu_node *nodes, int n_nodes, int j, const opscope_ggml_op *seq, int *last) {
     int i = j + 1;
-    for (int k = 0; seq[k]; k++, i++) {
+    for (int k = 0; seq[k] != END; k++, i++) {
         while (i < n_nodes && nodes[i].empty) i++;
-        if (i >= n_nodes || strcmp(nodes[i].op, seq[k]) != 0) {
+        if (i >= n_nodes || !opscope_ggml_op_is(nodes[i].op, seq[k])) {
             return false;
         }
         *last = i;
@@ -205,9 +208,9 @@ static int cuda_fused_after(const char *name, const opscope_gpu_node *nodes, int
     if (!((q && targ_true(name, 2)) || (f && targ_true(name, 4)))) {
         return j;
     }
-    static const char *const pats[][5] = {
-        {"ADD", "MUL_MAT", "ADD", "GLU", NULL}, {"ADD_ID", "MUL_MAT_ID", "ADD_ID", "GLU", NULL},
-        {"MUL_MAT", "GLU", NULL}, {"MUL_MAT_ID", "GLU", NULL}, {"ADD", NULL}, {"ADD_ID", NULL},
+    static const opscope_ggml_op pats[][5] = {
+        {O(ADD), O(MUL_MAT), O(ADD), O(GLU), END}, {O(ADD_ID), O(MUL_MAT_ID), O(ADD_ID), O(GLU), END},
+        {O(MUL_MAT), O(GLU), END}, {O(MUL_MAT_ID), O(GLU), END}, {O(ADD), END}, {O(ADD_ID), END},
     };
     for (size_t p = 0; p < sizeof pats / sizeof pats[0]; p++) {
         int last = j;

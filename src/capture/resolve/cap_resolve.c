@@ -12,6 +12,7 @@
 #include "capture/life/cap_life.h"
 #include "capture/resolve/cap_sym.h"
 #include "capture/store/cap_tables.h"
+#include "model/ggml_vocab.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -51,10 +52,10 @@ static const char *layout_problem(void) {
     } else if (m->op != GGML_OP_MUL_MAT || m->src[0] != a || m->src[1] != b || m->ne[0] != 5 ||
                m->ne[1] != 7) {
         why = "ggml_tensor op/src fields moved";
-    } else if (strcmp(opscope_cap_ggml.op_name(GGML_OP_MUL_MAT), "MUL_MAT") != 0 ||
-               strcmp(opscope_cap_ggml.op_name(GGML_OP_RMS_NORM), "RMS_NORM") != 0 ||
-               strcmp(opscope_cap_ggml.op_name(GGML_OP_MUL), "MUL") != 0 ||
-               strcmp(opscope_cap_ggml.op_name(GGML_OP_GLU), "GLU") != 0) {
+    } else if (!opscope_ggml_op_is(opscope_cap_ggml.op_name(GGML_OP_MUL_MAT), OPSCOPE_GGML_OP_MUL_MAT) ||
+               !opscope_ggml_op_is(opscope_cap_ggml.op_name(GGML_OP_RMS_NORM), OPSCOPE_GGML_OP_RMS_NORM) ||
+               !opscope_ggml_op_is(opscope_cap_ggml.op_name(GGML_OP_MUL), OPSCOPE_GGML_OP_MUL) ||
+               !opscope_ggml_op_is(opscope_cap_ggml.op_name(GGML_OP_GLU), OPSCOPE_GGML_OP_GLU)) {
         why = "ggml_op numbering differs";
     } else if (u->op != GGML_OP_UNARY || u->op_params[0] != GGML_UNARY_OP_SILU ||
                strcmp(opscope_cap_ggml.unary_op_name(GGML_UNARY_OP_SILU), "SILU") != 0) {
