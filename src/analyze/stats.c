@@ -1,5 +1,6 @@
 /* stats.c - streaming aggregation: groups, per-shape groups, backends, top records. */
 #include "analyze/stats.h"
+#include "analyze/fused_name.h"
 #include "analyze/op_cost.h"
 #include "model/ggml_vocab.h"
 #include "util/hash.h"
@@ -227,7 +228,12 @@ static long find_group(opscope_stats_t *s, const opscope_record *rec, const char
         sub_id = id + 1;
     }
     if (rec->extra) {
-        if (!(extra = intern(s, rec->extra, &id))) return -1;
+        /* one vocabulary across backends, as diff's: Vulkan's "RMS_NORM_MUL" is "RMS_NORM+MUL" */
+        char fbuf[256];
+        const char *ex = rec->type == OPSCOPE_RECORD_OP
+                             ? opscope_fused_name_canonical(rec->extra, rec->n_fused, fbuf, sizeof fbuf)
+                             : rec->extra;
+        if (!(extra = intern(s, ex, &id))) return -1;
         extra_id = id + 1;
     }
     uint64_t h = opscope_hash_bytes(rname, nlen) ^

@@ -2,6 +2,7 @@
 #include "export/html.h"
 
 #include "export/html_data.h"
+#include "analyze/fused_name.h"
 #include "util/out.h"
 #include "util/hash.h"
 #include "util/vec.h"
@@ -411,7 +412,8 @@ static int on_record(void *ud, const opscope_record *rec) {
     s.type = rec->type == OPSCOPE_RECORD_COPY ? 1u : 0u;
     s.name = str_id0(h, rec->name ? rec->name : "");
     s.sub_op = str_id0(h, opscope_record_sub_op(rec, NULL)); /* as the report names it */
-    s.extra = str_id0(h, rec->extra);
+    char fbuf[256]; /* fused names as the report and diff name them (RMS_NORM_MUL: RMS_NORM+MUL) */
+    s.extra = str_id0(h, s.type ? rec->extra : opscope_fused_name_canonical(rec->extra, rec->n_fused, fbuf, sizeof fbuf));
     s.tensor = str_id0(h, rec->tensor_name);
     s.category = str_id0(h, rec->category);
     s.kernel = str_id0(h, (rec->has & OPSCOPE_HAS_KERNEL) ? rec->kernel : NULL);

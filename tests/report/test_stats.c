@@ -364,4 +364,37 @@ static int test_busy_trace_meta(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_sampled), TEST(test_groups), TEST(test_busy_overlap), TEST(test_busy_streams), TEST(test_busy_window), TEST(test_busy_trace_meta), TEST(test_by_shape), TEST(test_bounded), TEST(test_empty))
+/* One fused-name vocabulary in the report, as in diff (issue 25): a Vulkan record names its
+ * fused group as ggml-vulkan's perf logger does ("RMS_NORM_MUL", "MULTI_ADD"); the report
+ * shows it as the CPU backend's records name the same group ("RMS_NORM [fused:
+ * RMS_NORM+MUL]", as in real CPU profiles), so both backends' rows read alike. A copy's
+ * extra (the call that made it) and a note are left as they are. */
+static int test_fused_vocabulary(void) {
+    opscope_stats_opts o = {.top_kernels = 3};
+    opscope_stats_t *s = opscope_stats_new(&o);
+    ASSERT_NOT_NULL(s);
+    opscope_record cpu = rec(OPSCOPE_RECORD_OP, "RMS_NORM", 0, 1000, 10, 80, 5);
+    cpu.extra = "RMS_NORM+MUL";
+    cpu.n_fused = 2;
+    opscope_record vk = rec(OPSCOPE_RECORD_OP, "RMS_NORM", 1, 2000, 10, 80, 5);
+    vk.extra = "RMS_NORM_MUL";
+    vk.n_fused = 2;
+    opscope_record madd = rec(OPSCOPE_RECORD_OP, "ADD", 1, 3000, 10, 80, 5);
+    madd.extra = "MULTI_ADD";
+    madd.n_fused = 3;
+    opscope_record note = rec(OPSCOPE_RECORD_OP, "GRAPH_SPLIT", 1, 4000, 10, 80, 5);
+    note.extra = "81 nodes, no per-op timing";
+    note.n_fused = 81;
+    opscope_record *all[] = {&cpu, &vk, &madd, &note};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) ASSERT_EQ_INT(opscope_stats_add(s, all[i]), 0);
+    ASSERT_EQ_INT(opscope_stats_finish(s), 0);
+    ASSERT_NOT_NULL(find(s, "RMS_NORM [fused: RMS_NORM+MUL]", 0, OPSCOPE_RECORD_OP));
+    ASSERT_NOT_NULL(find(s, "RMS_NORM [fused: RMS_NORM+MUL]", 1, OPSCOPE_RECORD_OP));
+    ASSERT_NOT_NULL(find(s, "ADD [fused: ADD+ADD+ADD]", 1, OPSCOPE_RECORD_OP));
+    ASSERT_NOT_NULL(find(s, "GRAPH_SPLIT [fused: 81 nodes, no per-op timing]", 1, OPSCOPE_RECORD_OP));
+    opscope_stats_free(s);
+    return 0;
+}
+
+TEST_MAIN(TEST(test_sampled), TEST(test_groups), TEST(test_busy_overlap), TEST(test_busy_streams), TEST(test_busy_window), TEST(test_busy_trace_meta), TEST(test_by_shape), TEST(test_bounded), TEST(test_empty),
+          TEST(test_fused_vocabulary))

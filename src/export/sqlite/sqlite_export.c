@@ -2,6 +2,7 @@
  * and the export's life cycle (see sqlite_export.h, sqlite_int.h, docs/formats.md). */
 #include "export/sqlite/sqlite_export.h"
 
+#include "analyze/fused_name.h"
 #include "analyze/graphs.h"
 #include "analyze/shape_fmt.h"
 #include "export/sqlite/sqlite_int.h"
@@ -305,13 +306,16 @@ static int on_record(void *ud, const opscope_record *r) {
     uint64_t flops = opscope_record_flops(r);
     int64_t sid = shape_id(x, b, r);
     if (sid < 0) return nomem(x);
-    opscope_op_display(x->op, sizeof x->op, r->type, r->name, sub, r->extra);
+    char fbuf[256]; /* fused names in the report's vocabulary (diff's): RMS_NORM_MUL is RMS_NORM+MUL */
+    const char *fused = r->type == OPSCOPE_RECORD_OP ? opscope_fused_name_canonical(r->extra, r->n_fused, fbuf, sizeof fbuf)
+                                                     : r->extra;
+    opscope_op_display(x->op, sizeof x->op, r->type, r->name, sub, fused);
     sq_rec *q = &b->recs[b->n_recs];
     bool oom = false;
     q->type = (uint8_t)r->type;
     q->name = opscope_sq_str(b, r->name, &oom);
     q->sub_op = opscope_sq_str(b, sub, &oom);
-    q->extra = opscope_sq_str(b, r->extra, &oom);
+    q->extra = opscope_sq_str(b, fused, &oom);
     q->op = opscope_sq_str(b, x->op, &oom);
     q->tensor = opscope_sq_str(b, r->tensor_name, &oom);
     q->category = opscope_sq_str(b, r->category, &oom);
