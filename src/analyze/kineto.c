@@ -41,6 +41,7 @@ typedef struct gpu_t {
     uint32_t cpu_dims;     /* that call's input dims text id, or NO_NAME */
     uint32_t layer;        /* layer ordinal, or NO_NAME */
     uint8_t kind, kcat, phase;
+    uint32_t step;         /* the profiler step around its launch (sorted index), or NO_NAME */
 } gpu_t;
 
 typedef struct q_t {       /* an enclosure query: which interval of THREAD contains T */
@@ -846,6 +847,63 @@ static void layers_by_attention(opscope_kineto_t *k) {
     if (r->n_layers) r->layer_method = 2;
 }
 
+/* The index of the profiler step (k->steps, sorted) whose window holds T, or NO_NAME. */
+static uint32_t step_at(const opscope_kineto_t *k, int64_t t) {
+    size_t lo = 0, hi = k->steps.n;
+    while (lo < hi) { /* the last step starting at or before T */
+        size_t mid = lo + (hi - lo) / 2;
+        if ((int64_t)k->steps.v[mid].start_ns <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    if (!lo) return NO_NAME;
+    const opscope_kineto_step *st = &k->steps.v[lo - 1];
+    return t <= (int64_t)(st->start_ns + st->dur_ns) ? (uint32_t)(lo - 1) : NO_NAME;
+}
+
+/*
+ * Layer ordinals folded over repeated passes: the layers found (numbered in time order) are
+ * cut into runs of one profiler step and one phase, and each run numbers its layers from 0;
+ * backward runs from the last (the backward pass visits layer 11 first). A 12-layer model
+ * trained for 3 steps has layers 0-11, each with its forward and backward kernels of every
+ * step, not 72. The first kernel of a layer gives its step and phase.
+ */
+static int layers_fold(opscope_kineto_t *k) {
+    size_t nl = (size_t)k->res.n_layers, ng = k->gpu.n;
+    uint32_t *step = malloc(nl * sizeof *step), *fold = malloc(nl * sizeof *fold);
+    uint8_t *phase = malloc(nl), *seen = calloc(nl, 1);
+    int rc = -1;
+    if (!step || !fold || !phase || !seen) goto out;
+    for (size_t i = 0; i < ng; i++) {
+        const gpu_t *g = &k->gpu.v[i];
+        if (g->layer == NO_NAME || g->layer >= nl || seen[g->layer]) continue;
+        seen[g->layer] = 1;
+        step[g->layer] = g->step;
+        phase[g->layer] = g->phase;
+    }
+    for (size_t a = 0; a < nl;) {
+        size_t b = a;
+        while (b < nl && seen[b] == seen[a] && step[b] == step[a] && phase[b] == phase[a]) b++;
+        for (size_t x = a; x < b; x++)
+            fold[x] = (uint32_t)(phase[a] == OPSCOPE_KINETO_PHASE_BACKWARD ? b - 1 - x : x - a);
+        a = b;
+    }
+    uint32_t most = 0;
+    for (size_t i = 0; i < ng; i++) {
+        gpu_t *g = &k->gpu.v[i];
+        if (g->layer == NO_NAME || g->layer >= nl) continue;
+        g->layer = fold[g->layer];
+        if (g->layer + 1 > most) most = g->layer + 1;
+    }
+    k->res.n_layers_folded = most;
+    rc = 0;
+out:
+    free(step);
+    free(fold);
+    free(phase);
+    free(seen);
+    return rc;
+}
+
 /* Per GPU activity, the training phase of the innermost backward op or optimizer step
  * around its launch (LAUNCH_T on thread LAUNCH_THR, UINT64_MAX: unknown), NO_NAME when none.
  * Q: scratch for one query per activity. NULL when the trace marks no training phase (or
@@ -1017,6 +1075,8 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
         q_sort(q, ng);
         if (sweep(k->gann.v, k->gann.n, q, ng, gph_of, NULL)) goto done;
     }
+    sort_checked(k->steps.v, k->steps.n, sizeof *k->steps.v, step_cmp);
+    for (size_t i = 0; i < ng; i++) k->gpu.v[i].step = step_at(k, launch_t[i]);
     /* training: the innermost backward op or optimizer step around the launch, else forward */
     uint32_t *tr_of = train_phases(k, launch_t, launch_thr, q);
     if (k->train.n && !tr_of) goto done;
@@ -1051,6 +1111,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
     if (streams_finish(k)) goto done;
     if (cpu_side_finish(k)) goto done;
     if (!r->n_layers) layers_by_attention(k);
+    if (r->n_layers && layers_fold(k)) goto done;
     rc = 0;
 done:
     free(xm.key);

@@ -126,6 +126,7 @@ typedef struct opscope_kineto_results {
     /* layers */
     int layer_method;          /* 0 none, 1 correlation groups (CUDA graphs), 2 attention-anchored */
     uint64_t n_layers, layer_kernels, layer_ns;
+    uint64_t n_layers_folded;  /* distinct ordinals once repeated passes are folded (gpu_info.layer) */
     uint64_t layer_min_ns, layer_max_ns;
     /* streams, gaps */
     opscope_kineto_stream *streams; size_t n_streams;
@@ -182,7 +183,7 @@ typedef struct opscope_kineto_gpu_info {
                            when linked by id); 0 when none. Equal ids: the same call */
     uint32_t cpu_dims;  /* name id of that call's input dims text (linked by enclosure, traces
                            with record_shapes), UINT32_MAX when none */
-    uint32_t layer;     /* layer ordinal (results' layer method), UINT32_MAX when in none */
+    uint32_t layer;     /* layer ordinal (results' layer method), folded over steps and passes (from 0 in each step's forward, from the last in its backward), UINT32_MAX when in none */
     int phase;          /* OPSCOPE_KINETO_PHASE_* */
 } opscope_kineto_gpu_info;
 

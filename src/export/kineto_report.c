@@ -258,7 +258,7 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
         ms(w, r->layer_min_ns, 0);
         opscope_out_str(w, ", max ");
         ms(w, r->layer_max_ns, 0);
-        opscope_out_str(w, ")\n");
+        opscope_out_printf(w, "); %" PRIu64 " once steps and passes fold (--by layer)\n", r->n_layers_folded);
     }
 
     cpu_side_text(w, r);
@@ -486,6 +486,7 @@ void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *
     ju(w, "ns", r->layer_ns);
     ju(w, "min_ns", r->n_layers ? r->layer_min_ns : 0);
     ju(w, "max_ns", r->n_layers ? r->layer_max_ns : 0);
+    ju(w, "folded", r->n_layers_folded);
     opscope_out_char(w, '}');
 
     opscope_out_str(w, ",\n\"streams\":[");

@@ -950,6 +950,7 @@ def kineto_layers_phases():
                                                      ("execute_context_0(0)_generation_1(1)", "decode", 2),
                                                      ("execute_context_0(0)_generation_1(1)", "decode", 2))):
             a0 = t
+            layer = -1  # layers fold over steps: each forward pass counts from layer 0
             for li in range(layers):
                 layer += 1
                 for kname, op, attn, gemm in names:
@@ -1191,6 +1192,80 @@ def training_phases(path):
     return out
 
 
+def kineto_training_layers():
+    """Layers fold over steps and passes: an eager trace written here of 2 training steps of a
+    3-layer model (forward: attention then GEMM per layer; backward, under autograd ops, from
+    the last layer: GEMM then attention; one optimizer kernel) gives --by layer 3 layers, not
+    12. Attention-anchored layers run from one attention kernel to the next; a step's forward
+    ones count from 0, its backward ones from the last."""
+    ev, t, corr, kern = [], 1000.0, 1, []  # kern: (segment in its step, phase, dur ns)
+
+    def launch(op, kname, dur, thread, ann_phase):
+        nonlocal t, corr
+        ev.append({"ph": "X", "cat": "cpu_op", "name": op, "pid": 1, "tid": thread, "ts": t, "dur": 4,
+                   "args": {"External id": corr}})
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": thread,
+                   "ts": t + 1, "dur": 1, "args": {"correlation": corr}})
+        ev.append({"ph": "X", "cat": "kernel", "name": kname, "pid": 0, "tid": 7, "ts": t + 2, "dur": dur,
+                   "args": {"correlation": corr, "External id": corr}})
+        kern.append((kname, ann_phase, dur * 1000))
+        corr += 1
+        t += 20
+    for step in range(2):
+        s0 = t
+        for layer in range(3):
+            launch("aten::_flash_attention_forward", "flash_fwd_kernel", 8 + layer, 10, "forward")
+            launch("aten::mm", "ampere_sgemm_128x64_nn", 5, 10, "forward")
+        b0 = t
+        for layer in (2, 1, 0):
+            launch("aten::mm", "ampere_sgemm_64x32_tn", 6, 11, "backward")
+            launch("aten::_flash_attention_backward", "flash_bwd_kernel", 9 + layer, 11, "backward")
+        ev.append({"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: MmBackward0",
+                   "pid": 1, "tid": 11, "ts": b0 - 1, "dur": t - b0 + 1})
+        o0 = t
+        launch("aten::_foreach_add_", "multi_tensor_apply_kernel", 3, 10, "optimizer")
+        ev.append({"ph": "X", "cat": "user_annotation", "name": "Optimizer.step#SGD.step", "pid": 1, "tid": 10,
+                   "ts": o0 - 1, "dur": t - o0 + 1})
+        ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % step, "pid": 1, "tid": 10,
+                   "ts": s0 - 2, "dur": t - s0 + 3})
+        t += 50
+    pth = os.path.join(WORK, "training-layers.json")
+    json.dump({"schemaVersion": 1, "traceEvents": ev}, open(pth, "w"))
+    # Python's layers: segments from each attention kernel to the next; per step, forward
+    # segments (by their first kernel's phase) 0, 1, 2, backward ones numbered from the last
+    want, per_step, n_found = {}, len(kern) // 2, 0
+    for st in range(2):
+        ks = kern[st * per_step:(st + 1) * per_step]
+        segs = []
+        for kname, ph, d in ks:
+            if "flash" in kname:
+                segs.append([ph, []])
+            if segs:
+                segs[-1][1].append((ph, d))
+        segs = [x for x in segs if any(d == 5000 or d == 6000 for _, d in x[1])]  # a layer holds a GEMM
+        n_found += len(segs)
+        fw = [x for x in segs if x[0] == "forward"]
+        bw = [x for x in segs if x[0] == "backward"]
+        for i, sg in enumerate(fw):
+            for ph, d in sg[1]:
+                want.setdefault(("layer %d" % i, ph), []).append(d)
+        for i, sg in enumerate(bw):
+            for ph, d in sg[1]:
+                want.setdefault(("layer %d" % (len(bw) - 1 - i), ph), []).append(d)
+    doc, _ = diff_json(pth, pth, ["--by", "layer,phase", "--min-share", "0"])
+    got = {(g["key"]["layer"], g["key"]["phase"]): (g["base_count"], g["base_total_ns"])
+           for g in doc["groups"] if g["key"]["layer"] != "(no layer)"}
+    exp = {k: (len(v), sum(v)) for k, v in want.items()}
+    layers = {k[0] for k in got}
+    check(got == exp and layers == {"layer 0", "layer 1", "layer 2"},
+          "training layers folded: opscope %s, python %s" % (sorted(got.items()), sorted(exp.items())))
+    rj = os.path.join(WORK, "training-layers.report.json")
+    subprocess.run([OPSCOPE, "report", "-q", "--json", rj, pth], check=True)
+    ly = json.load(open(rj))["summary"]["kineto"]["layers"]
+    check((ly["count"], ly["folded"]) == (n_found, 3), "report's layers: %s, python %d passes" % (ly, n_found))
+    print("ok    2 training steps of a 3-layer model: 3 layers (folded from %d), as Python numbers them" % n_found)
+
+
 def kineto_fusion_credit():
     """A CPU op whose kernels were renamed (fp32 sgemm -> bf16 nvjet) and lost a small split-K
     reduction on some calls: the fusion line credits the reduction kernels' own time, not the
@@ -1251,6 +1326,7 @@ def main():
     kineto_pairs(data, src)
     kineto_layers_phases()
     kineto_fusion_credit()
+    kineto_training_layers()
     kineto_bar(data, src)
     bad_inputs(base, new)
     outputs(os.path.join(data, "ggml", "cpu-f32-t2.json.gz"),
