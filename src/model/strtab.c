@@ -1,5 +1,6 @@
-/* strtab.c - string interning with an open-addressing hash table and a chunked arena. */
+/* strtab.c - string interning with the hash index (util/hindex.h) and a chunked arena. */
 #include "model/strtab.h"
+#include "util/hindex.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,27 +13,31 @@ typedef struct arena_chunk {
     char data[];
 } arena_chunk;
 
-typedef struct slot {
-    uint64_t hash;
-    uint32_t id; /* id + 1; 0 = empty */
-    uint32_t len;
-} slot;
-
 struct opscope_strtab {
-    slot *slots;
-    size_t mask;
+    opscope_hindex index; /* hash of the bytes -> id */
     uint32_t count;
     const char **by_id;
+    uint32_t *len_of; /* per id: its length */
     size_t by_id_cap;
     arena_chunk *chunks;
 };
 
+/* The key of a lookup: bytes and their length (strings may hold NUL bytes). */
+typedef struct key {
+    const char *s;
+    size_t len;
+} key;
+
+static bool key_eq(const void *ctx, uint32_t id, const void *k) {
+    const opscope_strtab_t *t = ctx;
+    const key *q = k;
+    return t->len_of[id] == q->len && memcmp(t->by_id[id], q->s, q->len) == 0;
+}
+
 opscope_strtab_t *opscope_strtab_new(void) {
     opscope_strtab_t *t = calloc(1, sizeof *t);
     if (!t) return NULL;
-    t->mask = 63;
-    t->slots = calloc(t->mask + 1, sizeof *t->slots);
-    if (!t->slots) {
+    if (opscope_hindex_init(&t->index, 48)) {
         free(t);
         return NULL;
     }
@@ -47,8 +52,9 @@ void opscope_strtab_free(opscope_strtab_t *t) {
         free(c);
         c = n;
     }
-    free(t->slots);
+    opscope_hindex_free(&t->index);
     free(t->by_id);
+    free(t->len_of);
     free(t);
 }
 
@@ -68,37 +74,14 @@ static char *arena_alloc(opscope_strtab_t *t, size_t n) {
     return p;
 }
 
-static int grow(opscope_strtab_t *t) {
-    size_t ncap = (t->mask + 1) * 2;
-    slot *ns = calloc(ncap, sizeof *ns);
-    if (!ns) return -1;
-    for (size_t i = 0; i <= t->mask; i++) {
-        if (!t->slots[i].id) continue;
-        size_t j = t->slots[i].hash & (ncap - 1);
-        while (ns[j].id) j = (j + 1) & (ncap - 1);
-        ns[j] = t->slots[i];
-    }
-    free(t->slots);
-    t->slots = ns;
-    t->mask = ncap - 1;
-    return 0;
-}
-
 const char *opscope_strtab_intern(opscope_strtab_t *t, const char *s, size_t len, uint32_t *id) {
     if (len > UINT32_MAX - 1) return NULL;
-    if ((size_t)(t->count + 1) * 4 > (t->mask + 1) * 3 && grow(t) != 0) return NULL;
     uint64_t h = opscope_hash_bytes(s, len);
-    size_t j = h & t->mask;
-    while (t->slots[j].id) {
-        slot *sl = &t->slots[j];
-        if (sl->hash == h && sl->len == len) {
-            const char *cand = t->by_id[sl->id - 1];
-            if (memcmp(cand, s, len) == 0) {
-                if (id) *id = sl->id - 1;
-                return cand;
-            }
-        }
-        j = (j + 1) & t->mask;
+    key k = {s, len};
+    uint32_t found = opscope_hindex_find(&t->index, h, &k, key_eq, t);
+    if (found != OPSCOPE_HINDEX_NONE) {
+        if (id) *id = found;
+        return t->by_id[found];
     }
     if (t->count == UINT32_MAX - 1) return NULL;
     if (t->count >= t->by_id_cap) {
@@ -106,15 +89,17 @@ const char *opscope_strtab_intern(opscope_strtab_t *t, const char *s, size_t len
         const char **nb = realloc(t->by_id, nc * sizeof *nb);
         if (!nb) return NULL;
         t->by_id = nb;
+        uint32_t *nl = realloc(t->len_of, nc * sizeof *nl);
+        if (!nl) return NULL;
+        t->len_of = nl;
         t->by_id_cap = nc;
     }
     char *copy = arena_alloc(t, len + 1);
     if (!copy) return NULL;
     memcpy(copy, s, len);
     copy[len] = '\0';
-    t->slots[j].hash = h;
-    t->slots[j].len = (uint32_t)len;
-    t->slots[j].id = t->count + 1;
+    if (opscope_hindex_add(&t->index, h, t->count)) return NULL; /* the copy stays in the arena */
+    t->len_of[t->count] = (uint32_t)len;
     t->by_id[t->count] = copy;
     if (id) *id = t->count;
     t->count++;
