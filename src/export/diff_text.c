@@ -320,7 +320,8 @@ static bool kernel_listed(const opscope_diff_kernel *ks, size_t n, const char *n
 }
 
 /* A work pair (traces, --by op) whose sides ran different kernels: one line per side under
- * its row with the kernels it used, longest first, and their share of the side's time. */
+ * its row with the kernels it used, longest first (a short form with its full name's tag, as
+ * in the reports), and their share of the side's time. */
 static void pair_kernels(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff_row *r,
                          bool console) {
     const opscope_diff_kernel *kb, *kn;
@@ -337,11 +338,14 @@ static void pair_kernels(opscope_out_t *w, const opscope_diff_t *d, const opscop
         opscope_out_printf(w, "%*s%s kernels:", 16, "", sd ? "NEW " : "BASE");
         size_t show = console && n[sd] > 3 ? 3 : n[sd];
         for (size_t i = 0; i < show; i++) {
-            size_t len = strlen(ks[sd][i].name) + 16;
+            size_t len = strlen(ks[sd][i].name) + 32;
             char *sh = malloc(len);
-            if (sh && opscope_kernel_name_short(sh, len, ks[sd][i].name) >= len) {
+            size_t sl = sh ? opscope_kernel_name_short(sh, len, ks[sd][i].name) : len;
+            if (sl >= len - 16) {
                 free(sh);
                 sh = NULL;
+            } else if (strcmp(sh, ks[sd][i].name)) { /* a short form may stand for several */
+                opscope_name_tag(sh + sl, len - sl, ks[sd][i].name, 0);
             }
             opscope_out_str(w, i ? ", " : " ");
             if (console) put_cut(w, sh ? sh : ks[sd][i].name, 48);

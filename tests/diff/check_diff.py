@@ -1155,6 +1155,12 @@ def kineto_bar(data, src):
     check(len(tagged) >= 5 and tagged <= set(legend),
           "diff's tagged kernels %d, %s not in the reports' legends" % (len(tagged), sorted(tagged - set(legend))[:3]))
     print("ok    %d kernels sharing a short form: one tag each in the diff and the reports" % len(tagged))
+    # the kernels under a pair carry the same tags
+    lines = [l for l in out.splitlines() if " kernels: " in l]
+    sub = {m for l in lines for m in re.findall(r"#([0-9a-f]{4})\b", l)}
+    rep = {x.rsplit("#", 1)[1] for x in legend}
+    check(len(sub & rep) >= 3 and (sub & set(x.rsplit("#", 1)[1] for x in tagged)) <= rep,
+          "tags under pairs: %d, %d also in the reports' legends" % (len(sub), len(sub & rep)))
 
 
 def training_phases(path):
