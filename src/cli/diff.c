@@ -13,6 +13,7 @@
 #include "util/out.h"
 #include "cli/progress.h"
 #include "model/strtab.h"
+#include "analyze/session.h"
 #include "analyze/tee.h"
 
 #include <errno.h>
@@ -270,118 +271,130 @@ static int read_input(const char *path, input *in, bool first, const opscope_cli
     return 0;
 }
 
-int opscope_cli_diff(int argc, char **argv) {
-    diff_args a;
-    int rc = parse_args(argc, argv, &a);
-    if (rc >= 0) return rc;
+/* The outputs A asks for, opened before any reading (an unwritable path fails first), in the
+ * order they commit; the console last, unless quiet or an output goes to stdout. Each writes
+ * V at finish. Returns 0, or -1 with ERR filled. */
+static int add_outputs(opscope_session_t *s, const diff_args *a, const opscope_diff_view *v,
+                       opscope_error *err) {
+    const struct {
+        const char *path;
+        opscope_diff_out_kind kind;
+    } want[] = {{a->json, OPSCOPE_DIFF_OUT_JSON}, {a->text, OPSCOPE_DIFF_OUT_TEXT},
+                {a->html, OPSCOPE_DIFF_OUT_HTML}};
+    bool taken = false;
+    opscope_output o;
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        if (!want[i].path) continue;
+        taken |= !strcmp(want[i].path, "-");
+        opscope_out_t *w = opscope_out_open(want[i].path, err);
+        if (!w || opscope_output_diff(&o, w, want[i].kind, v, err)) return -1;
+        o.path = want[i].path;
+        if (opscope_session_add(s, &o)) return set_nomem(err), -1;
+    }
+    if (a->quiet || taken) return 0;
+    opscope_out_t *con = opscope_out_from_file(stdout, err);
+    if (!con) return 0; /* no summary, as before any output */
+    if (opscope_output_diff(&o, con, OPSCOPE_DIFF_OUT_CONSOLE, v, err)) return -1;
+    return opscope_session_add(s, &o) ? (set_nomem(err), -1) : 0;
+}
 
-    opscope_error err;
-    memset(&err, 0, sizeof err);
-    int status = OPSCOPE_EXIT_INPUT;
-    input in[2];
-    memset(in, 0, sizeof in);
-    opscope_out_t *json_out = NULL, *text_out = NULL, *html_out = NULL;
-    opscope_diff_t *d = NULL;
-
-    /* Outputs are opened first: an unwritable path fails before any reading. */
-    if (a.json && !(json_out = opscope_out_open(a.json, &err))) goto fail_err;
-    if (a.text && !(text_out = opscope_out_open(a.text, &err))) goto fail_err;
-    if (a.html && !(html_out = opscope_out_open(a.html, &err))) goto fail_err;
-
-    const char *const *paths[2] = {a.in, a.in + a.n_in[0]};
+/* Reads each side's runs into IN (PATHS[s], A->n_in[s] of them). Returns 0, or -1 with ERR
+ * filled. */
+static int read_sides(const diff_args *a, input in[2], const char *const *paths[2],
+                      opscope_error *err) {
     for (int s = 0; s < 2; s++) {
-        in[s].side = opscope_diff_side_new(a.keys);
+        in[s].side = opscope_diff_side_new(a->keys);
         in[s].names = opscope_strtab_new();
         /* the trace analysis holds one trace: several runs are compared by their kernels */
-        bool one = a.n_in[s] == 1;
+        bool one = a->n_in[s] == 1;
         in[s].kin = in[s].names && one ? opscope_kineto_new(in[s].names) : NULL;
-        if (a.html)
-            in[s].html = opscope_html_sink_new("-", paths[s][0], a.html_max_records, &err);
-        if (!in[s].side || !in[s].names || (one && !in[s].kin) || (a.html && !in[s].html)) {
-            set_nomem(&err);
-            goto fail_err;
-        }
+        if (a->html)
+            in[s].html = opscope_html_sink_new("-", paths[s][0], a->html_max_records, err);
+        if (!in[s].side || !in[s].names || (one && !in[s].kin) || (a->html && !in[s].html))
+            return set_nomem(err), -1;
         if (in[s].kin) opscope_kineto_keep_dims(in[s].kin); /* work pairs: CPU ops with their dims */
         opscope_diff_side_set_kineto(in[s].side, in[s].kin);
-        for (size_t r = 0; r < a.n_in[s]; r++)
-            if (read_input(paths[s][r], &in[s], r == 0, &a.select, &err)) goto fail_err;
+        for (size_t r = 0; r < a->n_in[s]; r++)
+            if (read_input(paths[s][r], &in[s], r == 0, &a->select, err)) return -1;
     }
-    /* The key's default and the backend merge depend on what was read. */
-    unsigned keys = a.keys ? a.keys : OPSCOPE_DIFF_KEY_OP;
-    bool merge = a.merge_backends || !opscope_diff_sides_share_backend(in[0].side, in[1].side);
-    for (int s = 0; s < 2; s++)
-        if (opscope_diff_side_finish(in[s].side, merge)) {
-            set_nomem(&err);
-            goto fail_err;
-        }
-    if (opscope_diff_sides_pair(in[0].side, in[1].side)) {
-        set_nomem(&err);
-        goto fail_err;
-    }
-    opscope_diff_opts o = {.keys = keys, .norm = a.norm, .alpha = a.alpha,
-                           .min_share = a.min_share, .fail_pct = a.fail_pct,
-                           .merged_backends = merge, .by = a.by};
-    const char *why = NULL;
-    d = opscope_diff_new(in[0].side, in[1].side, &o, &why);
-    if (!d) {
-        if (why) {
-            fprintf(stderr, "opscope diff: %s\n", why);
-            goto fail;
-        }
-        set_nomem(&err);
-        goto fail_err;
-    }
+    return 0;
+}
 
-    opscope_diff_report_opts ro = {.base_path = paths[0][0], .new_path = paths[1][0],
-                                   .top = a.top};
+/* The diff of the two sides read into IN, with V's report options. NULL: *WHY says why, or
+ * memory ran out (*WHY NULL). */
+static opscope_diff_t *compute(const diff_args *a, input in[2], const char *const *paths[2],
+                               opscope_diff_view *v, const char **why) {
+    /* the key's default and the backend merge depend on what was read */
+    unsigned keys = a->keys ? a->keys : OPSCOPE_DIFF_KEY_OP;
+    bool merge = a->merge_backends || !opscope_diff_sides_share_backend(in[0].side, in[1].side);
+    *why = NULL;
+    for (int s = 0; s < 2; s++)
+        if (opscope_diff_side_finish(in[s].side, merge)) return NULL;
+    if (opscope_diff_sides_pair(in[0].side, in[1].side)) return NULL;
+    opscope_diff_opts o = {.keys = keys, .norm = a->norm, .alpha = a->alpha,
+                           .min_share = a->min_share, .fail_pct = a->fail_pct,
+                           .merged_backends = merge, .by = a->by};
+    opscope_diff_report_opts ro = {.base_path = paths[0][0], .new_path = paths[1][0], .top = a->top};
     for (int s = 0; s < 2; s++) {
         ro.paths[s] = paths[s];
-        ro.n_paths[s] = a.n_in[s];
+        ro.n_paths[s] = a->n_in[s];
+        v->html[s] = in[s].html;
     }
-    if (opscope_cli_select_any(&a.select)) {
+    if (opscope_cli_select_any(&a->select)) {
         ro.filter = in[0].sel.desc;
         for (int s = 0; s < 2; s++) {
             ro.filter_kept[s] = in[s].kept;
             ro.filter_records[s] = in[s].kept + in[s].dropped;
         }
     }
-    if (json_out) opscope_diff_write_json(json_out, d, &ro);
-    if (text_out) opscope_diff_write_text(text_out, d, &ro);
-    if (html_out && opscope_diff_write_html(html_out, d, in[0].html, in[1].html, &ro, &err))
-        goto fail_err;
-    opscope_out_t **outs[] = {&json_out, &text_out, &html_out};
-    const char *out_paths[] = {a.json, a.text, a.html}, *out_kinds[] = {"json", "text", "html"};
-    status = OPSCOPE_EXIT_OK;
-    for (int i = 0; i < 3; i++) {
-        if (*outs[i] && opscope_out_commit(*outs[i], &err)) {
-            print_error(&err);
-            status = OPSCOPE_EXIT_INPUT;
-        } else if (*outs[i]) {
-            opscope_cli_wrote("diff", out_paths[i], out_kinds[i], a.quiet);
-        }
-        *outs[i] = NULL;
-    }
-    bool stdout_taken = (a.json && !strcmp(a.json, "-")) || (a.text && !strcmp(a.text, "-")) ||
-                        (a.html && !strcmp(a.html, "-"));
-    if (!a.quiet && !stdout_taken) {
-        opscope_out_t *con = opscope_out_from_file(stdout, &err);
-        if (con) {
-            opscope_diff_write_console(con, d, &ro);
-            if (opscope_out_commit(con, &err)) status = OPSCOPE_EXIT_INPUT;
-        }
-    }
-    if (status == OPSCOPE_EXIT_OK && opscope_diff_failed(d)) status = OPSCOPE_EXIT_REGRESSION;
-    opscope_diff_free(d);
-    for (int s = 0; s < 2; s++) input_free(&in[s]);
-    return status;
+    v->ro = ro;
+    return opscope_diff_new(in[0].side, in[1].side, &o, why);
+}
 
+/* After each commit: the file it wrote, or why not (the console says nothing). */
+static void on_done(void *ud, const opscope_output *o, const opscope_error *err) {
+    const diff_args *a = ud;
+    if (err && o->path) print_error(err);
+    else if (!err && o->path) opscope_cli_wrote("diff", o->path, o->name + 2, a->quiet);
+}
+
+int opscope_cli_diff(int argc, char **argv) {
+    diff_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0) return rc;
+    opscope_error err;
+    memset(&err, 0, sizeof err);
+    int status = OPSCOPE_EXIT_INPUT;
+    input in[2];
+    memset(in, 0, sizeof in);
+    opscope_diff_t *d = NULL;
+    opscope_diff_view v;
+    memset(&v, 0, sizeof v);
+    /* a session of outputs only: each side's analysis is its diff side */
+    opscope_session_opts so = {0};
+    opscope_session_t *s = opscope_session_new(&so);
+    const char *const *paths[2] = {a.in, a.in + a.n_in[0]};
+    const char *why = NULL;
+    if (!s) set_nomem(&err);
+    if (!s || add_outputs(s, &a, &v, &err) || read_sides(&a, in, paths, &err)) goto fail_err;
+    d = compute(&a, in, paths, &v, &why);
+    if (!d && why) {
+        fprintf(stderr, "opscope diff: %s\n", why);
+        goto fail;
+    }
+    if (!d) set_nomem(&err);
+    v.d = d;
+    if (!d || opscope_session_finish(s, &err)) goto fail_err;
+    status = opscope_session_commit(s, on_done, &a) ? OPSCOPE_EXIT_INPUT : OPSCOPE_EXIT_OK;
+    if (status == OPSCOPE_EXIT_OK && opscope_diff_failed(d)) status = OPSCOPE_EXIT_REGRESSION;
+    goto done;
 fail_err:
     print_error(&err);
 fail:
-    opscope_out_abort(json_out);
-    opscope_out_abort(text_out);
-    opscope_out_abort(html_out);
+    status = OPSCOPE_EXIT_INPUT;
+done:
+    opscope_session_free(s);
     opscope_diff_free(d);
-    for (int s = 0; s < 2; s++) input_free(&in[s]);
-    return OPSCOPE_EXIT_INPUT;
+    for (int i = 0; i < 2; i++) input_free(&in[i]);
+    return status;
 }

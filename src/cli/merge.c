@@ -13,11 +13,9 @@
 #include "export/sections.h"
 #include "analyze/clock_align.h"
 #include "analyze/rpc_calls.h"
-#include "analyze/stats.h"
-#include "analyze/tee.h"
+#include "analyze/session.h"
 #include "cli/cli.h"
-#include "analyze/graphs.h"
-#include "export/json_export.h"
+#include "export/outputs.h"
 #include "export/merge_json.h"
 #include "util/out.h"
 #include "util/sort.h"
@@ -413,66 +411,43 @@ static opscope_merge_process process_of(const input *x, size_t i) {
     return p;
 }
 
-static int write_merged(input *in, size_t n, const char *output, opscope_rpc_t *rpc, opscope_error *err) {
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++) total += opscope_profile_n_records(in[i].p);
-    ref *refs = malloc((total ? total : 1) * sizeof *refs);
-    opscope_merge_process *procs = malloc(n * sizeof *procs);
-    if (!refs || !procs) {
-        free(refs);
-        free(procs);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) procs[i] = process_of(&in[i], i);
+/* Every input's records as (start on the client's clock, input, index), sorted; *TOTAL their
+ * count. NULL when out of memory. */
+static ref *merged_order(const input *in, size_t n, size_t *total) {
+    *total = 0;
+    for (size_t i = 0; i < n; i++) *total += opscope_profile_n_records(in[i].p);
+    ref *refs = malloc((*total ? *total : 1) * sizeof *refs);
+    if (!refs) return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         size_t m = opscope_profile_n_records(in[i].p);
         for (size_t j = 0; j < m; j++)
             refs[k++] = (ref){shift(opscope_profile_record(in[i].p, j)->start_ns, in[i].offset_ns), (uint32_t)i, (uint32_t)j};
     }
-    opscope_sort(refs, total, sizeof *refs, cmp_ref);
-    opscope_stats_opts so = {0};
-    so.top_kernels = 20;
-    opscope_stats_t *st = opscope_stats_new(&so);
-    opscope_out_t *w = st ? opscope_out_open(output, err) : NULL;
-    opscope_json_export_t *jx = w ? opscope_json_export_new(w) : NULL;
-    if (!jx) {
-        if (w) opscope_out_abort(w);
-        opscope_stats_free(st);
-        free(refs);
-        free(procs);
-        return -1;
-    }
-    opscope_merge_processes mc = {procs, n};
-    opscope_json_export_set_top_extra(jx, opscope_merge_write_member, &mc);
-    opscope_json_export_set_rpc(jx, rpc);
-    opscope_graphs_t *graphs = opscope_graphs_new(); /* NULL (no memory): no graphs_by_batch */
-    opscope_json_export_set_graphs(jx, graphs);
-    opscope_tee t;
-    opscope_tee_init(&t);
-    opscope_tee_add(&t, opscope_stats_sink(st));
-    opscope_tee_add(&t, opscope_json_export_sink(jx));
-    opscope_tee_add(&t, opscope_rpc_sink(rpc));
-    if (graphs) opscope_tee_add(&t, opscope_graphs_sink(graphs));
-    opscope_sink s = opscope_tee_sink(&t);
-    int rc = 0;
+    opscope_sort(refs, *total, sizeof *refs, cmp_ref);
+    return refs;
+}
+
+/* The merged stream into S: one meta, every input's backends renumbered, the records in REFS'
+ * order on the client's clock. Returns 0, or -1 when a sink stopped. */
+static int feed_merged(const input *in, size_t n, const ref *refs, size_t total, const opscope_sink *s) {
     opscope_meta meta = {0};
     meta.profiler = "opscope";
     meta.version = 3;
     meta.total_records = total;
     meta.capture = opscope_profile_meta(in[0].p)->capture;
     for (size_t i = 0; i < n; i++) meta.dropped_records += opscope_profile_meta(in[i].p)->dropped_records;
-    if (s.on_meta(s.ud, &meta)) rc = -1;
-    for (size_t i = 0; i < n && !rc; i++) {
+    if (s->on_meta(s->ud, &meta)) return -1;
+    for (size_t i = 0; i < n; i++) {
         size_t nb = opscope_profile_n_backends(in[i].p);
-        for (size_t j = 0; j < nb && !rc; j++) {
+        for (size_t j = 0; j < nb; j++) {
             opscope_backend b = *opscope_profile_backend(in[i].p, j);
             b.id += in[i].id_base;
             b.process = in[i].label;
-            if (s.on_backend(s.ud, &b)) rc = -1;
+            if (s->on_backend(s->ud, &b)) return -1;
         }
     }
-    for (size_t q = 0; q < total && !rc; q++) {
+    for (size_t q = 0; q < total; q++) {
         const input *x = &in[refs[q].in];
         opscope_record r = *opscope_profile_record(x->p, refs[q].idx);
         r.start_ns = refs[q].start;
@@ -482,20 +457,52 @@ static int write_merged(input *in, size_t n, const char *output, opscope_rpc_t *
         }
         r.backend_id += x->id_base;
         if (r.has & OPSCOPE_HAS_GRAPH) r.graph_id += x->graph_base;
-        if (s.on_record(s.ud, &r)) rc = -1;
+        if (s->on_record(s->ud, &r)) return -1;
     }
+    return s->on_end ? s->on_end(s->ud) : 0;
+}
+
+/* The commit's error into UD (an opscope_error). */
+static void merged_done(void *ud, const opscope_output *o, const opscope_error *err) {
+    (void)o;
+    if (err) *(opscope_error *)ud = *err;
+}
+
+static void print_alignment(const input *x);
+
+/* Streams the merged inputs through a session (analyze/session.h: the stats, the graphs, the
+ * RPC calls) into its one output, the JSON export with the "merge" member; unless QUIET (or
+ * OUTPUT is stdout), then says how each server was aligned and prints the RPC tables.
+ * Returns 0, or -1 with ERR filled (code OPSCOPE_OK: out of memory). */
+static int write_merged(input *in, size_t n, const char *output, bool quiet, opscope_error *err) {
+    size_t total;
+    ref *refs = merged_order(in, n, &total);
+    opscope_merge_process *procs = malloc(n * sizeof *procs);
+    opscope_session_opts so = {.stats = {.top_kernels = 20}, .graphs = true, .rpc = true};
+    opscope_session_t *s = refs && procs ? opscope_session_new(&so) : NULL;
+    opscope_out_t *w = s ? opscope_out_open(output, err) : NULL;
+    opscope_merge_processes mc = {procs, n};
+    opscope_json_output_opts jo = {.top_extra = opscope_merge_write_member, .top_ud = &mc};
+    opscope_output o;
+    int rc = !w || opscope_output_json(&o, w, &jo, err) || opscope_session_add(s, &o) ? -1 : 0;
+    if (!rc) {
+        for (size_t i = 0; i < n; i++) procs[i] = process_of(&in[i], i);
+        opscope_sink sink = opscope_session_sink(s);
+        rc = feed_merged(in, n, refs, total, &sink);
+    }
+    if (!rc) rc = opscope_session_finish(s, err);
+    if (!rc) rc = opscope_session_commit(s, merged_done, err);
+    if (!rc && !quiet && strcmp(output, "-")) {
+        for (size_t f = 1; f < n; f++) print_alignment(&in[f]);
+        opscope_out_t *con = opscope_out_from_file(stdout, NULL);
+        if (con && opscope_session_rpc(s)) opscope_rpc_write_text(con, opscope_session_rpc(s), 10);
+        if (con) opscope_out_commit(con, NULL);
+        printf("wrote %s\n", output);
+    }
+    opscope_session_free(s);
     free(refs);
-    if (!rc && s.on_end) rc = s.on_end(s.ud);
-    if (!rc) rc = opscope_json_export_finish(jx, st);
-    opscope_json_export_free(jx);
-    opscope_graphs_free(graphs);
-    opscope_stats_free(st);
     free(procs);
-    if (rc) {
-        opscope_out_abort(w);
-        return -1;
-    }
-    return opscope_out_commit(w, err);
+    return rc;
 }
 
 /* ---- the command ------------------------------------------------------------------------- */
@@ -533,7 +540,6 @@ int opscope_cli_merge(int argc, char **argv) {
     size_t nf = 0, nl = 0, no = 0;
     int rc = OPSCOPE_EXIT_USAGE;
     input *in = NULL;
-    opscope_rpc_t *rpc = NULL;
     if (!files || !labels || !offsets) {
         fprintf(stderr, "opscope merge: out of memory\n");
         rc = OPSCOPE_EXIT_INPUT;
@@ -577,9 +583,8 @@ int opscope_cli_merge(int argc, char **argv) {
         if (!found) { rc = usage_error("--label names a file that is not an input", labels[i].val); goto out; }
     }
     in = calloc(nf, sizeof *in);
-    rpc = opscope_rpc_new();
     rc = OPSCOPE_EXIT_INPUT;
-    if (!in || !rpc) { fprintf(stderr, "opscope merge: out of memory\n"); goto out; }
+    if (!in) { fprintf(stderr, "opscope merge: out of memory\n"); goto out; }
     for (size_t f = 0; f < nf; f++) {
         input *x = &in[f];
         x->path = files[f];
@@ -676,21 +681,12 @@ int opscope_cli_merge(int argc, char **argv) {
     }
     opscope_error err;
     memset(&err, 0, sizeof err);
-    if (write_merged(in, nf, output, rpc, &err) != 0) {
+    if (write_merged(in, nf, output, quiet, &err) != 0) {
         char msg[768];
         if (err.code == OPSCOPE_OK) err.code = OPSCOPE_ERROR_NOMEM, err.msg = "out of memory";
         opscope_error_format(&err, msg, sizeof msg);
         fprintf(stderr, "opscope merge: cannot write %s: %s\n", output, msg);
         goto out;
-    }
-    if (!quiet && strcmp(output, "-")) {
-        for (size_t f = 1; f < nf; f++) print_alignment(&in[f]);
-        opscope_out_t *w = opscope_out_from_file(stdout, NULL);
-        if (w) {
-            opscope_rpc_write_text(w, rpc, 10);
-            opscope_out_commit(w, NULL);
-        }
-        printf("wrote %s\n", output);
     }
     rc = OPSCOPE_EXIT_OK;
 out:
@@ -699,7 +695,6 @@ out:
     if (in)
         for (size_t f = 0; f < nf; f++) opscope_profile_free(in[f].p);
     free(in);
-    opscope_rpc_free(rpc);
     free(files);
     free(labels);
     free(offsets);

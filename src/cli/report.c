@@ -3,41 +3,25 @@
  * the statistics and every requested export at once; outputs are written to temporary
  * files and renamed only when the whole input was read, so a bad input leaves no file.
  */
-#include "export/sections.h"
-#include "export/chrome.h"
+#include "analyze/session.h"
 #include "cli/args.h"
 #include "cli/cli.h"
-#include "cli/select.h"
-#include "export/html.h"
-#include "export/json_export.h"
-#include "export/kineto_report.h"
-#include "export/ops_export.h"
-#include "util/out.h"
 #include "cli/progress.h"
-#include "read/readers.h"
+#include "cli/select.h"
+#include "export/outputs.h"
 #include "export/sqlite/sqlite_export.h"
-#include "analyze/stats.h"
-#include "analyze/tee.h"
-#include "analyze/graphs.h"
-#include "analyze/rpc_calls.h"
-#include "export/text.h"
+#include "util/out.h"
 
-#include <errno.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static bool g_chrome_splits; /* --chrome-splits */
-static opscope_chrome_t *g_chrome; /* the --chrome-trace exporter: a trace's runtime calls */
-static opscope_html_sink_t *g_html; /* the --html-viewer sink: a trace's CPU lanes */
-
 typedef struct report_args {
     const char *input;
     size_t top_ops, top_kernels, html_max_records;
-    bool top_ops_set, inefficiency, by_shape, quiet;
+    bool top_ops_set, inefficiency, by_shape, quiet, chrome_splits;
     const char *chrome, *json, *text, *html, *sqlite, *peak, *export_ops;
     opscope_cli_select select; /* --batch, --graphs */
 } report_args;
@@ -130,7 +114,7 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
                                val);
         break;
     case OPT_CHROME: a->chrome = val; break;
-    case OPT_CHROME_SPLITS: g_chrome_splits = true; break;
+    case OPT_CHROME_SPLITS: a->chrome_splits = true; break;
     case OPT_HTML: a->html = val; break;
     case OPT_HTML_MAX:
         if (!opscope_cli_parse_count(val, &a->html_max_records))
@@ -171,136 +155,7 @@ static int parse_args(int argc, char **argv, report_args *a) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Exports. Each one is a sink fed during the read plus a finish step after it. An export owns
- * either an opscope_out_t (committed by the driver) or, like the HTML viewer, its own file.  */
-
-typedef struct exporter {
-    const char *flag, *path;
-    opscope_out_t *out;  /* NULL when the export writes its own file */
-    void *impl;
-    opscope_sink sink;
-    /* Writes the trailer (or the whole file). Returns 0, or -1 with ERR filled. */
-    int (*finish)(struct exporter *e, const opscope_stats_t *stats, opscope_error *err);
-    /* Frees IMPL; DISCARD: the read failed, write nothing. */
-    void (*release)(struct exporter *e, bool discard);
-} exporter;
-
-#define MAX_EXPORTS 6
-
-static void set_nomem(opscope_error *err) {
-    memset(err, 0, sizeof *err);
-    err->code = OPSCOPE_ERROR_NOMEM;
-    err->msg = "out of memory";
-}
-
-/* The Kineto analysis of this run (filled during the read when the input is a trace). */
-static opscope_kineto_session *g_kineto;
-
-static int chrome_finish(exporter *e, const opscope_stats_t *stats, opscope_error *err) {
-    (void)stats;
-    /* a trace keeps its CPU side (cpu_op slices, profiler steps) beside the GPU records */
-    if (opscope_chrome_add_kineto_cpu(e->impl, opscope_kineto_session_get(g_kineto)) ||
-        opscope_chrome_finish(e->impl))
-        return set_nomem(err), -1;
-    return 0;
-}
-static void chrome_release(exporter *e, bool discard) {
-    (void)discard;
-    opscope_chrome_free(e->impl);
-    g_chrome = NULL;
-}
-
-static opscope_rpc_t *g_rpc; /* the RPC calls of a merged profile (opscope merge) */
-static opscope_graphs_t *g_graphs; /* per graph aggregates and their groups by batch */
-
-static void json_kineto(opscope_out_t *w, void *ud) {
-    (void)ud;
-    opscope_kineto_session_write_json(w, g_kineto);
-}
-
-static int json_finish(exporter *e, const opscope_stats_t *stats, opscope_error *err) {
-    opscope_json_export_set_summary_extra(e->impl, json_kineto, NULL);
-    if (opscope_json_export_finish(e->impl, stats)) return set_nomem(err), -1;
-    return 0;
-}
-static void json_release(exporter *e, bool discard) {
-    (void)discard;
-    opscope_json_export_free(e->impl);
-}
-
-/* Opens E->path as an opscope_out_t. Returns 0 or -1 with ERR filled. */
-static int open_out(exporter *e, opscope_error *err) {
-    e->out = opscope_out_open(e->path, err);
-    return e->out ? 0 : -1;
-}
-
-static int open_chrome(exporter *e, opscope_error *err) {
-    if (open_out(e, err)) return -1;
-    opscope_chrome_t *c = opscope_chrome_new(e->out);
-    if (!c) return set_nomem(err), -1;
-    opscope_chrome_set_splits(c, g_chrome_splits);
-    g_chrome = c;
-    e->impl = c;
-    e->sink = opscope_chrome_sink(c);
-    e->finish = chrome_finish;
-    e->release = chrome_release;
-    return 0;
-}
-
-/* The peaks of --peak (NULL: none). */
-static const opscope_peak *g_peak;
-
-static int open_json(exporter *e, opscope_error *err) {
-    if (open_out(e, err)) return -1;
-    opscope_json_export_t *x = opscope_json_export_new(e->out);
-    if (!x) return set_nomem(err), -1;
-    opscope_json_export_set_peak(x, g_peak);
-    opscope_json_export_set_rpc(x, g_rpc);
-    opscope_json_export_set_graphs(x, g_graphs);
-    e->impl = x;
-    e->sink = opscope_json_export_sink(x);
-    e->finish = json_finish;
-    e->release = json_release;
-    return 0;
-}
-
-/* --html-viewer: the viewer sink (src/export/html.h) writes its own file at finish. */
-static int html_finish(exporter *e, const opscope_stats_t *stats, opscope_error *err) {
-    (void)stats;
-    opscope_html_sink_t *h = e->impl;
-    e->impl = NULL; /* finish frees it, on success and on failure */
-    g_html = NULL;
-    if (opscope_html_sink_add_kineto(h, opscope_kineto_session_get(g_kineto))) {
-        opscope_html_sink_abort(h);
-        return set_nomem(err), -1;
-    }
-    return opscope_html_sink_finish(h, err);
-}
-static void html_release(exporter *e, bool discard) {
-    (void)discard;
-    opscope_html_sink_abort(e->impl); /* NULL after finish: a no-op */
-    e->impl = NULL;
-    g_html = NULL;
-}
-
-/* Returns 0, -1 with ERR filled, or 1 when this build has no viewer. */
-static int open_html(exporter *e, size_t max_records, const char *source, opscope_error *err) {
-    /* The sink creates its file at the end; find an unwritable path before reading. */
-    opscope_out_t *probe = opscope_out_open(e->path, err);
-    if (!probe) return -1;
-    opscope_out_abort(probe);
-    opscope_html_sink_t *h = opscope_html_sink_new(e->path, source, max_records, err);
-    if (!h) return -1;
-    opscope_html_sink_set_peak(h, g_peak);
-    g_html = h;
-    e->impl = h;
-    e->sink = opscope_html_sink(h);
-    e->finish = html_finish;
-    e->release = html_release;
-    return 0;
-}
-
-/* ------------------------------------------------------------------------------------------ */
+/* The run: one session (analyze/session.h) with the outputs asked for (export/outputs.h).    */
 
 static void print_error(const opscope_error *err) {
     char line[512];
@@ -308,322 +163,126 @@ static void print_error(const opscope_error *err) {
     fprintf(stderr, "%s\n", line);
 }
 
-/* Format-specific sections printed after the summary (the Kineto analysis adds its own). */
+/* Opens PATH and hands it to the output MAKE builds; STDOUT_TAKEN notes "-". */
+static int add_written(opscope_session_t *s, const char *path, bool *stdout_taken,
+                       int (*make)(opscope_output *, opscope_out_t *, const void *, opscope_error *),
+                       const void *cfg, opscope_error *err) {
+    if (!strcmp(path, "-")) *stdout_taken = true;
+    opscope_out_t *w = opscope_out_open(path, err);
+    opscope_output o;
+    if (!w || make(&o, w, cfg, err)) return -1;
+    o.path = path;
+    return opscope_session_add(s, &o);
+}
 
-static void format_sections(opscope_out_t *w, const opscope_stats_t *stats) {
-    (void)stats;
-    opscope_kineto_session_write(w, g_kineto);
+static int make_chrome(opscope_output *o, opscope_out_t *w, const void *cfg, opscope_error *err) {
+    return opscope_output_chrome(o, w, *(const bool *)cfg, err);
+}
+static int make_json(opscope_output *o, opscope_out_t *w, const void *cfg, opscope_error *err) {
+    return opscope_output_json(o, w, cfg, err);
+}
+static int make_text(opscope_output *o, opscope_out_t *w, const void *cfg, opscope_error *err) {
+    return opscope_output_summary(o, w, OPSCOPE_SUMMARY_TEXT, cfg, 100, err);
+}
+
+/* Every output A asks for, in the order they finish and commit: the database first (its
+ * commit, indices and views, is the likeliest to fail), the console last. Opened before the
+ * read: an unwritable path fails first. Returns 0, or -1 with ERR filled. */
+static int add_outputs(opscope_session_t *s, const report_args *a, const opscope_report_opts *ro,
+                       opscope_error *err) {
+    bool taken = false;
+    opscope_json_output_opts jo = {.peak = ro->peak, .kineto = true};
+    opscope_output o;
+    if (a->sqlite && (opscope_output_sqlite(&o, a->sqlite, a->input, err) || opscope_session_add(s, &o)))
+        return -1;
+    if ((a->chrome && add_written(s, a->chrome, &taken, make_chrome, &a->chrome_splits, err)) ||
+        (a->json && add_written(s, a->json, &taken, make_json, &jo, err)))
+        return -1;
+    if (a->html) {
+        taken |= !strcmp(a->html, "-");
+        if (opscope_output_html(&o, a->html, a->input, a->html_max_records, ro->peak, err) ||
+            opscope_session_add(s, &o))
+            return -1;
+    }
+    if (a->text && add_written(s, a->text, &taken, make_text, ro, err)) return -1;
+    if (a->export_ops) {
+        taken |= !strcmp(a->export_ops, "-");
+        if (opscope_output_ops(&o, a->export_ops, a->input, err) || opscope_session_add(s, &o))
+            return -1;
+    }
+    if (a->quiet || taken) return 0;
+    opscope_out_t *con = opscope_out_from_file(stdout, err);
+    if (!con) return 0; /* no summary, as before any output */
+    if (opscope_output_summary(&o, con, OPSCOPE_SUMMARY_CONSOLE, ro, 10, err)) return -1;
+    return opscope_session_add(s, &o);
+}
+
+/* After each commit: the file it wrote, or why not (the console says nothing). */
+static void on_done(void *ud, const opscope_output *o, const opscope_error *err) {
+    const report_args *a = ud;
+    if (err && o->path) print_error(err);
+    else if (!err && o->say) o->say(o->impl, "report", a->quiet);
+    else if (!err && o->path) opscope_cli_wrote("report", o->path, o->name + 2, a->quiet);
+}
+
+/* Reads A's input into S, finishes and commits. Returns the exit status. */
+static int run(opscope_session_t *s, const report_args *a, opscope_cli_selection *sel) {
+    opscope_error err;
+    memset(&err, 0, sizeof err);
+    opscope_sink sink = opscope_session_sink(s);
+    opscope_read_options ro = {0};
+    opscope_session_read_options(s, &ro);
+    if (opscope_progress_read(a->input, OPSCOPE_FORMAT_AUTO, &sink, &ro, &err) != 0) {
+        /* a sink stopped the read: the output says why, else memory ran out */
+        if (err.code == OPSCOPE_ERROR_ABORTED) opscope_session_stopped(s, &err);
+        print_error(&err);
+        return OPSCOPE_EXIT_INPUT;
+    }
+    if (sel) opscope_cli_select_note("report", &a->select, a->input, sel);
+    if (opscope_session_finish(s, &err)) {
+        const opscope_output *o = opscope_session_failed(s);
+        if (o && !strcmp(o->name, "--export-ops"))
+            fprintf(stderr, "opscope report: --export-ops: %s: %s\n", a->input, err.msg);
+        else
+            print_error(&err);
+        return OPSCOPE_EXIT_INPUT;
+    }
+    return opscope_session_commit(s, on_done, (void *)a) ? OPSCOPE_EXIT_INPUT : OPSCOPE_EXIT_OK;
 }
 
 int opscope_cli_report(int argc, char **argv) {
     report_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0) return rc;
-
-    exporter ex[MAX_EXPORTS];
-    int n_ex = 0;
-    memset(ex, 0, sizeof ex);
+    /* the peaks first: a bad peak file fails before the profile is read */
+    opscope_peak peak;
+    if (a.peak && (rc = opscope_cli_load_peak("report", a.peak, &peak)) >= 0) return rc;
+    opscope_report_opts ro = {.source = a.input, .top_ops = a.top_ops, .top_kernels = a.top_kernels,
+                              .inefficiency = a.inefficiency, .by_shape = a.by_shape,
+                              .peak = a.peak ? &peak : NULL};
     opscope_error err;
     memset(&err, 0, sizeof err);
-    opscope_stats_t *stats = NULL;
-    opscope_sqlite_export_t *sq = NULL;
-    opscope_ops_export_t *ops = NULL;
-    opscope_out_t *ops_out = NULL, *ops_tsv = NULL;
-    bool stdout_taken = false;
-    int status = OPSCOPE_EXIT_INPUT;
-
-    /* The peaks first: a bad peak file fails before the profile is read. */
-    opscope_peak peak;
-    g_peak = NULL;
-    if (a.peak) {
-        int prc = opscope_cli_load_peak("report", a.peak, &peak);
-        if (prc >= 0) return prc;
-        g_peak = &peak;
-    }
-
-    opscope_stats_opts so = {0};
-    so.top_kernels = a.top_kernels ? a.top_kernels : 5;
-    so.by_shape = a.by_shape;
-    stats = opscope_stats_new(&so);
-    if (!stats) {
-        set_nomem(&err);
-        print_error(&err);
-        return OPSCOPE_EXIT_INPUT;
-    }
-
     /* --batch: the batch of every graph first, from a pass of its own over the input */
     opscope_cli_selection sel;
+    int status = OPSCOPE_EXIT_INPUT;
     if (opscope_cli_select_open(&a.select, a.input, &sel, &err)) {
         print_error(&err);
         opscope_cli_select_close(&sel);
-        opscope_stats_free(stats);
-        return OPSCOPE_EXIT_INPUT;
+        return status;
     }
     bool filtered = opscope_cli_select_any(&a.select);
-
-    /* one RPC analysis for the text, JSON and SQLite outputs; NULL (no memory): no RPC section */
-    g_rpc = opscope_rpc_new();
-    /* NULL (no memory): no graphs section */
-    g_graphs = opscope_graphs_new();
-
-    struct {
-        const char *flag, *path;
-        int (*open)(exporter *, opscope_error *);
-    } wanted[] = {{"--chrome-trace", a.chrome, open_chrome}, {"--json", a.json, open_json}};
-    for (size_t i = 0; i < sizeof wanted / sizeof *wanted; i++) {
-        if (!wanted[i].path) continue;
-        exporter *e = &ex[n_ex];
-        e->flag = wanted[i].flag;
-        e->path = wanted[i].path;
-        if (!strcmp(e->path, "-")) stdout_taken = true;
-        if (wanted[i].open(e, &err)) {
-            n_ex++;
-            print_error(&err);
-            goto fail;
-        }
-        n_ex++;
-    }
-    if (a.html) {
-        exporter *e = &ex[n_ex];
-        e->flag = "--html-viewer";
-        e->path = a.html;
-        if (!strcmp(a.html, "-")) stdout_taken = true;
-        int h = open_html(e, a.html_max_records, a.input, &err);
-        if (h > 0) {
-            fprintf(stderr, "opscope report: --html-viewer: HTML viewer not built into this "
-                            "opscope\n");
-            status = OPSCOPE_EXIT_USAGE;
-            goto fail;
-        }
-        n_ex++;
-        if (h < 0) {
-            print_error(&err);
-            goto fail;
-        }
-    }
-    if (a.sqlite) {
-        sq = opscope_sqlite_export_new(a.sqlite, a.input, &err);
-        if (!sq) {
-            print_error(&err);
-            goto fail;
-        }
-        opscope_sqlite_export_set_rpc(sq, g_rpc);
-    }
-    if (a.export_ops) {
-        if (!strcmp(a.export_ops, "-")) stdout_taken = true;
-        ops = opscope_ops_export_new();
-        if (!ops) {
-            set_nomem(&err);
-            print_error(&err);
-            goto fail;
-        }
-        ops_out = opscope_out_open(a.export_ops, &err);
-        if (!ops_out) {
-            print_error(&err);
-            goto fail;
-        }
-        if (strcmp(a.export_ops, "-")) {
-            size_t n = strlen(a.export_ops);
-            char *tsv = malloc(n + 5);
-            if (!tsv) {
-                set_nomem(&err);
-                print_error(&err);
-                goto fail;
-            }
-            memcpy(tsv, a.export_ops, n);
-            memcpy(tsv + n, ".tsv", 5);
-            ops_tsv = opscope_out_open(tsv, &err);
-            free(tsv);
-            if (!ops_tsv) {
-                print_error(&err);
-                goto fail;
-            }
-        }
-    }
-    opscope_out_t *text_out = NULL;
-    if (a.text) {
-        if (!strcmp(a.text, "-")) stdout_taken = true;
-        text_out = opscope_out_open(a.text, &err);
-        if (!text_out) {
-            print_error(&err);
-            goto fail;
-        }
-    }
-
-    {
-        opscope_tee tee;
-        opscope_tee_init(&tee);
-        opscope_tee_add(&tee, opscope_stats_sink(stats));
-        for (int i = 0; i < n_ex; i++) opscope_tee_add(&tee, ex[i].sink);
-        if (sq) opscope_tee_add(&tee, opscope_sqlite_export_sink(sq));
-        if (ops) opscope_tee_add(&tee, opscope_ops_export_sink(ops));
-        if (g_rpc) opscope_tee_add(&tee, opscope_rpc_sink(g_rpc));
-        if (g_graphs) opscope_tee_add(&tee, opscope_graphs_sink(g_graphs));
-        opscope_sink sink = opscope_tee_sink(&tee);
-        if (filtered) {
-            sel.filter.next = sink;
-            sink = opscope_graph_filter_sink(&sel.filter);
-        }
-        g_kineto = opscope_kineto_session_begin(); /* NULL (no memory): no Kineto section */
-        if (sq) opscope_kineto_session_keep_links(g_kineto);
-        opscope_read_options ro = {0};
-        /* a filter keeps no record of a trace (no graph ids): no trace analysis of it either */
-        ro.kineto = filtered ? NULL : opscope_kineto_session_collector(g_kineto);
-        if (g_chrome && ro.kineto) ro.kineto = opscope_chrome_kineto_tee(g_chrome, ro.kineto);
-        if (g_html && ro.kineto) ro.kineto = opscope_html_sink_kineto_tee(g_html, ro.kineto);
-        int rrc = opscope_progress_read(a.input, OPSCOPE_FORMAT_AUTO, &sink, &ro, &err);
-        if (rrc == 0 && opscope_kineto_session_end(g_kineto) != 0) {
-            opscope_kineto_session_free(g_kineto);
-            g_kineto = NULL;
-        }
-        if (rrc != 0) {
-            /* a sink stopped the read: the database says why, else memory ran out */
-            if (err.code == OPSCOPE_ERROR_ABORTED && sq && opscope_sqlite_export_error(sq)->code)
-                err = *opscope_sqlite_export_error(sq);
-            else if (err.code == OPSCOPE_ERROR_ABORTED) set_nomem(&err);
-            print_error(&err);
-            opscope_out_abort(text_out);
-            goto fail;
-        }
-    }
-    if (opscope_stats_finish(stats)) {
-        set_nomem(&err);
+    opscope_session_opts so = {.stats = {.top_kernels = a.top_kernels ? a.top_kernels : 5,
+                                         .by_shape = a.by_shape},
+                               .graphs = true, .rpc = true, .kineto = true,
+                               .filter = filtered ? &sel.filter : NULL, .filter_desc = sel.desc};
+    opscope_session_t *s = opscope_session_new(&so);
+    if (!s || add_outputs(s, &a, &ro, &err)) {
+        if (!s) err = (opscope_error){.code = OPSCOPE_ERROR_NOMEM, .msg = "out of memory"};
         print_error(&err);
-        opscope_out_abort(text_out);
-        goto fail;
+    } else {
+        status = run(s, &a, filtered ? &sel : NULL);
     }
-
-    opscope_report_opts ro = {0};
-    ro.source = a.input;
-    ro.top_ops = a.top_ops;
-    ro.top_kernels = a.top_kernels;
-    ro.inefficiency = a.inefficiency;
-    ro.by_shape = a.by_shape;
-    ro.peak = g_peak;
-    ro.graphs = g_graphs;
-    if (filtered) {
-        ro.filter = sel.desc;
-        ro.filter_kept = sel.filter.kept;
-        ro.filter_records = sel.filter.kept + sel.filter.dropped;
-        opscope_cli_select_note("report", &a.select, a.input, &sel);
-    }
-
-    if (ops) {
-        if (opscope_ops_export_finish(ops, &err)) {
-            fprintf(stderr, "opscope report: --export-ops: %s: %s\n", a.input, err.msg);
-            opscope_out_abort(text_out);
-            goto fail;
-        }
-        opscope_ops_export_write(ops, ops_out);
-        if (ops_tsv) opscope_ops_export_write_tsv(ops, ops_tsv);
-    }
-
-    /* Finish every export; any failure aborts them all. */
-    for (int i = 0; i < n_ex; i++) {
-        if (ex[i].finish(&ex[i], stats, &err)) {
-            print_error(&err);
-            opscope_out_abort(text_out);
-            goto fail;
-        }
-    }
-    if (text_out) {
-        opscope_text_write(text_out, stats, &ro);
-        format_sections(text_out, stats);
-        if (g_rpc) opscope_rpc_write_text(text_out, g_rpc, 100);
-    }
-    /* The database first: its finish (indices, views, rename) is the likeliest to fail. */
-    if (sq) {
-        int src = opscope_sqlite_export_kineto(sq, opscope_kineto_session_get(g_kineto), &err);
-        if (src) {
-            opscope_sqlite_export_abort(sq);
-        } else {
-            src = opscope_sqlite_export_finish(sq, &err);
-        }
-        sq = NULL;
-        if (src) {
-            print_error(&err);
-            opscope_out_abort(text_out);
-            goto fail;
-        }
-        opscope_cli_wrote("report", a.sqlite, "sqlite", a.quiet);
-    }
-    status = OPSCOPE_EXIT_OK;
-    for (int i = 0; i < n_ex; i++) {
-        if (ex[i].out && opscope_out_commit(ex[i].out, &err)) {
-            print_error(&err);
-            status = OPSCOPE_EXIT_INPUT;
-        } else {
-            opscope_cli_wrote("report", ex[i].path, ex[i].flag + 2, a.quiet);
-        }
-        ex[i].out = NULL;
-        ex[i].release(&ex[i], false);
-        ex[i].release = NULL;
-    }
-    if (text_out && opscope_out_commit(text_out, &err)) {
-        print_error(&err);
-        status = OPSCOPE_EXIT_INPUT;
-    } else if (text_out) {
-        opscope_cli_wrote("report", a.text, "text", a.quiet);
-    }
-    if (ops) {
-        int orc = opscope_out_commit(ops_out, &err);
-        ops_out = NULL;
-        if (orc) print_error(&err);
-        if (ops_tsv && opscope_out_commit(ops_tsv, &err)) {
-            print_error(&err);
-            orc = -1;
-        }
-        ops_tsv = NULL;
-        if (orc) {
-            status = OPSCOPE_EXIT_INPUT;
-        } else {
-            opscope_ops_export_print_notes(ops, stderr, "opscope report: --export-ops: ");
-            fprintf(stderr, "opscope report: --export-ops: %zu unique ops from %" PRIu64 " of %" PRIu64
-                            " op records written to %s%s%s",
-                    opscope_ops_export_n_lines(ops), opscope_ops_export_records_exported(ops),
-                    opscope_ops_export_records(ops), a.export_ops,
-                    strcmp(a.export_ops, "-") ? "; counts and times in " : "",
-                    strcmp(a.export_ops, "-") ? a.export_ops : "");
-            fputs(strcmp(a.export_ops, "-") ? ".tsv\n" : "\n", stderr);
-        }
-        opscope_ops_export_free(ops);
-        ops = NULL;
-    }
-    if (!a.quiet && !stdout_taken) {
-        opscope_out_t *con = opscope_out_from_file(stdout, &err);
-        if (con) {
-            opscope_console_write(con, stats, &ro);
-            format_sections(con, stats);
-            if (g_rpc) opscope_rpc_write_text(con, g_rpc, 10);
-            if (opscope_out_commit(con, &err)) status = OPSCOPE_EXIT_INPUT;
-        }
-    }
-    opscope_stats_free(stats);
-    opscope_kineto_session_free(g_kineto);
-    g_kineto = NULL;
-    opscope_rpc_free(g_rpc);
-    g_rpc = NULL;
-    opscope_graphs_free(g_graphs);
-    g_graphs = NULL;
-    opscope_cli_select_close(&sel);
-    return status;
-
-fail:
-    opscope_sqlite_export_abort(sq);
-    opscope_out_abort(ops_out);
-    opscope_out_abort(ops_tsv);
-    opscope_ops_export_free(ops);
-    for (int i = 0; i < n_ex; i++) {
-        opscope_out_abort(ex[i].out);
-        if (ex[i].release) ex[i].release(&ex[i], true);
-    }
-    opscope_stats_free(stats);
-    opscope_kineto_session_free(g_kineto);
-    g_kineto = NULL;
-    opscope_rpc_free(g_rpc);
-    g_rpc = NULL;
-    opscope_graphs_free(g_graphs);
-    g_graphs = NULL;
+    opscope_session_free(s);
     opscope_cli_select_close(&sel);
     return status;
 }

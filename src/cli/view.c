@@ -7,7 +7,7 @@
 #include "cli/cli.h"
 #include "cli/select.h"
 #include "export/html.h"
-#include "export/kineto_report.h"
+#include "model/strtab.h"
 #include "cli/progress.h"
 #include "read/readers.h"
 
@@ -147,14 +147,15 @@ int opscope_cli_view(int argc, char **argv) {
         sink = opscope_graph_filter_sink(&sel.filter);
     }
     /* a trace's CPU lanes, steps and busy fractions (a filter keeps no trace analysis) */
-    opscope_kineto_session *ks = opscope_cli_select_any(&a.select) ? NULL : opscope_kineto_session_begin();
+    opscope_strtab_t *kn = opscope_cli_select_any(&a.select) ? NULL : opscope_strtab_new();
+    opscope_kineto_t *k = kn ? opscope_kineto_new(kn) : NULL; /* NULL (no memory): no CPU side */
     opscope_read_options ro = {0};
-    ro.kineto = opscope_html_sink_kineto_tee(h, opscope_kineto_session_collector(ks));
+    ro.kineto = opscope_html_sink_kineto_tee(h, k ? opscope_kineto_collector_of(k) : NULL);
     int rrc = opscope_progress_read(input, a.format, &sink, &ro, &err); /* a progress line for big files */
-    if (rrc == 0 && ks && opscope_kineto_session_end(ks) == 0 &&
-        opscope_html_sink_add_kineto(h, opscope_kineto_session_get(ks)) != 0)
+    if (rrc == 0 && k && opscope_kineto_finish(k) == 0 && opscope_html_sink_add_kineto(h, k) != 0)
         rrc = -1, err.code = OPSCOPE_ERROR_NOMEM, err.msg = "out of memory";
-    opscope_kineto_session_free(ks);
+    opscope_kineto_free(k);
+    opscope_strtab_free(kn);
     if (rrc != 0) {
         opscope_html_sink_abort(h);
         goto fail;

@@ -8,6 +8,7 @@
 #define OPSCOPE_DIFF_REPORT_H
 
 #include "analyze/diff.h"
+#include "analyze/session.h"
 #include "export/html.h"
 #include "util/out.h"
 
@@ -52,5 +53,25 @@ bool opscope_diff_row_sampled(const opscope_diff_row *r);
 
 /* "12.345 ms", "+1.20 us", "950 ns" (SIGN: always a sign). */
 size_t opscope_fmt_time(char *buf, size_t size, double ns, bool sign);
+
+/* The diff's outputs as session outputs (analyze/session.h): each writes V at finish, so the
+ * command fills V (borrowed) after both reads and before opscope_session_finish. */
+typedef struct opscope_diff_view {
+    const opscope_diff_t *d;
+    opscope_diff_report_opts ro;
+    opscope_html_sink_t *html[2]; /* the timelines of the HTML page (fed during the reads) */
+} opscope_diff_view;
+
+typedef enum opscope_diff_out_kind {
+    OPSCOPE_DIFF_OUT_JSON,
+    OPSCOPE_DIFF_OUT_TEXT,
+    OPSCOPE_DIFF_OUT_HTML,
+    OPSCOPE_DIFF_OUT_CONSOLE,
+} opscope_diff_out_kind;
+
+/* Fills *O with the output KIND writing through W (taken over, aborted on failure). Returns 0,
+ * or -1 with ERR filled (out of memory). */
+int opscope_output_diff(opscope_output *o, opscope_out_t *w, opscope_diff_out_kind kind,
+                        const opscope_diff_view *v, opscope_error *err);
 
 #endif /* OPSCOPE_DIFF_REPORT_H */

@@ -5,58 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct opscope_kineto_session {
-    opscope_strtab_t *names;
-    opscope_kineto_t *k;
-    int finished;
-};
-
-opscope_kineto_session *opscope_kineto_session_begin(void) {
-    opscope_kineto_session *s = calloc(1, sizeof *s);
-    if (!s) return NULL;
-    s->names = opscope_strtab_new();
-    s->k = s->names ? opscope_kineto_new(s->names) : NULL;
-    if (!s->k) {
-        opscope_kineto_session_free(s);
-        return NULL;
-    }
-    return s;
-}
-
-opscope_kineto_collector *opscope_kineto_session_collector(opscope_kineto_session *s) {
-    return s ? opscope_kineto_collector_of(s->k) : NULL;
-}
-
-int opscope_kineto_session_end(opscope_kineto_session *s) {
-    if (!s) return 0;
-    if (s->finished) return 0;
-    s->finished = 1;
-    return opscope_kineto_finish(s->k);
-}
-
-void opscope_kineto_session_write(opscope_out_t *w, const opscope_kineto_session *s) {
-    if (s && s->finished) opscope_kineto_report_write(w, s->k);
-}
-
-void opscope_kineto_session_write_json(opscope_out_t *w, const opscope_kineto_session *s) {
-    if (s && s->finished) opscope_kineto_report_write_json(w, s->k);
-}
-
-void opscope_kineto_session_keep_links(opscope_kineto_session *s) {
-    if (s) opscope_kineto_keep_links(s->k);
-}
-
-const opscope_kineto_t *opscope_kineto_session_get(const opscope_kineto_session *s) {
-    return s && s->finished ? s->k : NULL;
-}
-
-void opscope_kineto_session_free(opscope_kineto_session *s) {
-    if (!s) return;
-    opscope_kineto_free(s->k);
-    opscope_strtab_free(s->names);
-    free(s);
-}
-
 /* NS as milliseconds with 3 decimals, right-aligned in WIDTH. */
 static void ms(opscope_out_t *w, uint64_t ns, int width) {
     char b[40];

@@ -1,6 +1,7 @@
 /* Unit tests: kernel category rules, and reader/analysis behaviour on small inline traces. */
 #include "read/kernel_rules.h"
 #include "analyze/kineto.h"
+#include "analyze/session.h"
 #include "read/readers.h"
 #include "export/kineto_report.h"
 #include "util/out.h"
@@ -250,24 +251,26 @@ static int test_session(void) {
     memset(&c, 0, sizeof c);
     opscope_sink s = {&c, NULL, on_be, on_rec, on_end};
     opscope_error err;
-    opscope_kineto_session *ks = opscope_kineto_session_begin();
+    opscope_session_opts so = {.kineto = true};
+    opscope_session_t *ks = opscope_session_new(&so);
     ASSERT_NOT_NULL(ks);
     opscope_read_options o = {0};
-    o.kineto = opscope_kineto_session_collector(ks);
+    opscope_session_read_options(ks, &o);
     ASSERT_NOT_NULL(o.kineto);
     ASSERT_EQ_INT(opscope_read_buffer_opts(t, strlen(t), "s.json", OPSCOPE_FORMAT_AUTO, &s, &o, &err), 0);
     ASSERT_EQ_INT(c.n, 1);
     /* a second read without the option (a thread-local collector would take this one too) */
     ASSERT_EQ_INT(opscope_read_buffer(t, strlen(t), "s2.json", OPSCOPE_FORMAT_AUTO, &s, &err), 0);
     ASSERT_EQ_INT(c.n, 2);
-    ASSERT_EQ_INT(opscope_kineto_session_end(ks), 0);
+    ASSERT_EQ_INT(opscope_session_finish(ks, &err), 0);
+    ASSERT_NOT_NULL(opscope_session_kineto(ks));
     ASSERT_EQ_U64(o.kineto->info->n_kernels, 1);
     const char *path = "kineto_section.txt";
     opscope_out_t *w = opscope_out_open(path, &err);
     ASSERT_NOT_NULL(w);
-    opscope_kineto_session_write(w, ks);
+    opscope_kineto_report_write(w, opscope_session_kineto(ks));
     ASSERT_EQ_INT(opscope_out_commit(w, &err), 0);
-    opscope_kineto_session_free(ks);
+    opscope_session_free(ks);
     FILE *f = fopen(path, "rb");
     ASSERT_NOT_NULL(f);
     char buf[8192];

@@ -1,17 +1,15 @@
 /* cap_write.c - profile writers (see cap_write.h). */
 #include "capture/life/cap_write.h"
 
-#include "analyze/graphs.h"
-#include "analyze/stats.h"
-#include "analyze/tee.h"
+#include "analyze/session.h"
 #include "capture/store/cap_buf.h"
 #include "capture/store/cap_clock.h"
 #include "capture/store/cap_replay.h"
 #include "export/graph_log.h"
-#include "export/json_export.h"
-#include "export/text.h"
+#include "export/outputs.h"
 #include "util/out.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 /* ---- writing ---- */
@@ -34,8 +32,37 @@ static int write_failed(opscope_cap_written *info, const char *path, const opsco
     return -1;
 }
 
+/* The commit's failure, kept for write_failed. */
+typedef struct commit_err {
+    bool failed;
+    opscope_error err;
+} commit_err;
+
+static void on_commit(void *ud, const opscope_output *o, const opscope_error *err) {
+    (void)o;
+    commit_err *ce = ud;
+    if (err) {
+        ce->failed = true;
+        ce->err = *err;
+    }
+}
+
 int opscope_cap_write(opscope_cap_dest dest, const char *path, FILE *fp, int sched) {
     return opscope_cap_write_info(dest, path, fp, sched, NULL);
+}
+
+/* The one output DEST asks for, writing through W (taken over). Returns 0 or -1. */
+static int add_output(opscope_session_t *s, opscope_cap_dest dest, opscope_out_t *w) {
+    opscope_error err = {0};
+    opscope_output o;
+    opscope_json_output_opts jo = {0};
+    opscope_report_opts ro = {.source = "opscope capture"};
+    int rc = dest == OPSCOPE_CAP_DEST_JSON
+                 ? opscope_output_json(&o, w, &jo, &err)
+                 : opscope_output_summary(&o, w, dest == OPSCOPE_CAP_DEST_TEXT ? OPSCOPE_SUMMARY_TEXT
+                                                                              : OPSCOPE_SUMMARY_CONSOLE,
+                                          &ro, 0, &err);
+    return rc ? -1 : opscope_session_add(s, &o);
 }
 
 int opscope_cap_write_info(opscope_cap_dest dest, const char *path, FILE *fp, int sched,
@@ -44,10 +71,10 @@ int opscope_cap_write_info(opscope_cap_dest dest, const char *path, FILE *fp, in
         info->records = 0;
         info->error[0] = '\0';
     }
-    opscope_stats_opts so = {0};
-    so.top_kernels = 20;
-    opscope_stats_t *st = opscope_stats_new(&so);
-    if (!st) {
+    /* the report's session (analyze/session.h): the stats, the graphs and one output */
+    opscope_session_opts so = {.stats = {.top_kernels = 20}, .graphs = true};
+    opscope_session_t *s = opscope_session_new(&so);
+    if (!s) {
         return write_failed(info, path, NULL);
     }
     opscope_error err = {0};
@@ -59,58 +86,27 @@ int opscope_cap_write_info(opscope_cap_dest dest, const char *path, FILE *fp, in
         w = opscope_out_from_file(fp, &err);
     }
     if (!w) {
-        opscope_stats_free(st);
+        opscope_session_free(s);
         return write_failed(info, path, &err);
     }
-    int rc = 0;
-    opscope_json_export_t *jx = NULL;
-    opscope_graphs_t *graphs = opscope_graphs_new(); /* NULL (no memory): no graphs section */
-    opscope_tee t;
-    opscope_tee_init(&t);
-    opscope_tee_add(&t, opscope_stats_sink(st)); /* the stats first: the JSON export reads them */
-    if (graphs) {
-        opscope_tee_add(&t, opscope_graphs_sink(graphs));
-    }
-    if (dest == OPSCOPE_CAP_DEST_JSON) {
-        jx = opscope_json_export_new(w);
-        if (!jx) {
-            rc = -1;
-        } else {
-            opscope_json_export_set_graphs(jx, graphs);
-            opscope_tee_add(&t, opscope_json_export_sink(jx));
-        }
-    }
-    opscope_sink s = opscope_tee_sink(&t);
+    int rc = add_output(s, dest, w);
+    opscope_sink sink = opscope_session_sink(s);
     if (rc == 0) {
-        rc = opscope_cap_replay(sched, &s);
+        rc = opscope_cap_replay(sched, &sink);
     }
     if (rc == 0) {
-        rc = opscope_stats_finish(st);
+        rc = opscope_session_finish(s, &err);
     }
-    if (rc == 0) {
-        opscope_report_opts ro = {0};
-        ro.source = "opscope capture";
-        ro.graphs = graphs;
-        if (dest == OPSCOPE_CAP_DEST_JSON) {
-            rc = opscope_json_export_finish(jx, st);
-        } else if (dest == OPSCOPE_CAP_DEST_TEXT) {
-            opscope_text_write(w, st, &ro);
-        } else {
-            opscope_console_write(w, st, &ro);
-        }
-    }
-    if (jx) {
-        opscope_json_export_free(jx);
-    }
-    uint64_t n_records = opscope_stats_totals(st)->n_records;
-    opscope_stats_free(st);
-    opscope_graphs_free(graphs);
+    uint64_t n_records = opscope_stats_totals(opscope_session_stats(s))->n_records;
     if (rc != 0) {
-        opscope_out_abort(w);
+        opscope_session_free(s);
         return write_failed(info, path, NULL);
     }
-    if (opscope_out_commit(w, &err) != 0) {
-        return write_failed(info, path, &err);
+    commit_err ce = {0};
+    opscope_session_commit(s, on_commit, &ce);
+    opscope_session_free(s);
+    if (ce.failed) {
+        return write_failed(info, path, &ce.err);
     }
     if (info) {
         info->records = n_records;

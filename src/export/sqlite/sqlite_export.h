@@ -18,6 +18,7 @@
 
 #include "analyze/kineto.h"
 #include "analyze/rpc_calls.h"
+#include "analyze/session.h"
 #include "opscope.h"
 
 typedef struct opscope_sqlite_export opscope_sqlite_export_t;
@@ -52,5 +53,11 @@ int opscope_sqlite_export_finish(opscope_sqlite_export_t *x, opscope_error *err)
 
 /* Discards everything: closes and removes the temporary file, frees X. NULL is a no-op. */
 void opscope_sqlite_export_abort(opscope_sqlite_export_t *x);
+
+/* The database as a session output (export/outputs.h): the RPC tables and the Kineto links
+ * from the session's analyses; its commit writes the indices and views and renames the file
+ * (the commit likeliest to fail: add it first). 0, or -1 with ERR filled. */
+int opscope_output_sqlite(opscope_output *o, const char *path, const char *source,
+                          opscope_error *err);
 
 #endif /* OPSCOPE_SQLITE_EXPORT_H */

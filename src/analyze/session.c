@@ -1,0 +1,168 @@
+/* session.c - one run's analyses and outputs (see session.h). */
+#include "analyze/session.h"
+
+#include "analyze/tee.h"
+#include "model/strtab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { OUT_OPEN, OUT_DONE }; /* an output not yet released, or released */
+
+struct opscope_session {
+    opscope_session_opts opts;
+    opscope_stats_t *stats;
+    opscope_graphs_t *graphs;
+    opscope_rpc_t *rpc;
+    opscope_strtab_t *kineto_names;
+    opscope_kineto_t *kineto;
+    bool kineto_done;          /* finished: the analysis may be read */
+    opscope_output out[OPSCOPE_SESSION_MAX];
+    int state[OPSCOPE_SESSION_MAX];
+    int n_out;
+    int failed;                /* the output whose finish failed, -1: none */
+    opscope_tee tee;
+};
+
+opscope_session_t *opscope_session_new(const opscope_session_opts *opts) {
+    opscope_session_t *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->opts = *opts;
+    s->failed = -1;
+    s->stats = opscope_stats_new(&opts->stats);
+    if (!s->stats) {
+        free(s);
+        return NULL;
+    }
+    /* NULL on no memory: the output simply has no such section */
+    if (opts->graphs) s->graphs = opscope_graphs_new();
+    if (opts->rpc) s->rpc = opscope_rpc_new();
+    if (opts->kineto) {
+        s->kineto_names = opscope_strtab_new();
+        s->kineto = s->kineto_names ? opscope_kineto_new(s->kineto_names) : NULL;
+    }
+    return s;
+}
+
+static void release(opscope_session_t *s, int i, bool discard) {
+    if (s->state[i] == OUT_DONE) return;
+    s->state[i] = OUT_DONE;
+    if (s->out[i].release) s->out[i].release(s->out[i].impl, discard);
+}
+
+void opscope_session_free(opscope_session_t *s) {
+    if (!s) return;
+    for (int i = 0; i < s->n_out; i++) release(s, i, true);
+    opscope_stats_free(s->stats);
+    opscope_graphs_free(s->graphs);
+    opscope_rpc_free(s->rpc);
+    opscope_kineto_free(s->kineto);
+    opscope_strtab_free(s->kineto_names);
+    free(s);
+}
+
+int opscope_session_add(opscope_session_t *s, const opscope_output *o) {
+    if (s->n_out >= OPSCOPE_SESSION_MAX) {
+        if (o->release) o->release(o->impl, true);
+        return -1;
+    }
+    s->out[s->n_out] = *o;
+    s->state[s->n_out++] = OUT_OPEN;
+    return 0;
+}
+
+opscope_sink opscope_session_sink(opscope_session_t *s) {
+    opscope_tee_init(&s->tee);
+    opscope_tee_add(&s->tee, opscope_stats_sink(s->stats));
+    /* the tee holds OPSCOPE_TEE_MAX: the stats, the outputs, the RPC calls and the graphs */
+    for (int i = 0; i < s->n_out; i++) {
+        opscope_tee_add(&s->tee, s->out[i].sink);
+        if (s->out[i].kineto_links && s->kineto) opscope_kineto_keep_links(s->kineto);
+    }
+    if (s->rpc) opscope_tee_add(&s->tee, opscope_rpc_sink(s->rpc));
+    if (s->graphs) opscope_tee_add(&s->tee, opscope_graphs_sink(s->graphs));
+    opscope_sink sink = opscope_tee_sink(&s->tee);
+    if (s->opts.filter) {
+        s->opts.filter->next = sink;
+        sink = opscope_graph_filter_sink(s->opts.filter);
+    }
+    return sink;
+}
+
+void opscope_session_read_options(opscope_session_t *s, opscope_read_options *ro) {
+    opscope_kineto_collector *c = s->opts.filter ? NULL : opscope_kineto_collector_of(s->kineto);
+    for (int i = 0; i < s->n_out && c; i++)
+        if (s->out[i].collector) c = s->out[i].collector(s->out[i].impl, c);
+    ro->kineto = c;
+}
+
+static void set_nomem(opscope_error *err) {
+    memset(err, 0, sizeof *err);
+    err->code = OPSCOPE_ERROR_NOMEM;
+    err->msg = "out of memory";
+}
+
+void opscope_session_stopped(const opscope_session_t *s, opscope_error *err) {
+    for (int i = 0; i < s->n_out; i++) {
+        const opscope_error *why = s->out[i].stopped ? s->out[i].stopped(s->out[i].impl) : NULL;
+        if (why && why->code) {
+            *err = *why;
+            return;
+        }
+    }
+    set_nomem(err);
+}
+
+int opscope_session_finish(opscope_session_t *s, opscope_error *err) {
+    /* a trace analysis that ran out of memory is left out, as if the input had none */
+    if (s->kineto && opscope_kineto_finish(s->kineto) != 0) {
+        opscope_kineto_free(s->kineto);
+        s->kineto = NULL;
+    }
+    s->kineto_done = s->kineto != NULL;
+    if (opscope_stats_finish(s->stats)) {
+        set_nomem(err);
+        return -1;
+    }
+    for (int i = 0; i < s->n_out; i++) {
+        if (s->out[i].finish && s->out[i].finish(s->out[i].impl, s, err)) {
+            s->failed = i;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+const opscope_output *opscope_session_failed(const opscope_session_t *s) {
+    return s->failed >= 0 ? &s->out[s->failed] : NULL;
+}
+
+int opscope_session_commit(opscope_session_t *s, opscope_session_done_fn done, void *ud) {
+    int rc = 0;
+    for (int i = 0; i < s->n_out; i++) {
+        opscope_error err;
+        memset(&err, 0, sizeof err);
+        int c = s->out[i].commit ? s->out[i].commit(s->out[i].impl, &err) : 0;
+        if (c) rc = -1;
+        if (done) done(ud, &s->out[i], c ? &err : NULL);
+        release(s, i, c != 0);
+    }
+    return rc;
+}
+
+opscope_stats_t *opscope_session_stats(const opscope_session_t *s) { return s->stats; }
+opscope_graphs_t *opscope_session_graphs(const opscope_session_t *s) { return s->graphs; }
+opscope_rpc_t *opscope_session_rpc(const opscope_session_t *s) { return s->rpc; }
+
+const opscope_kineto_t *opscope_session_kineto(const opscope_session_t *s) {
+    return s->kineto_done ? s->kineto : NULL;
+}
+
+opscope_session_filtered opscope_session_filter(const opscope_session_t *s) {
+    opscope_session_filtered f = {0};
+    if (!s->opts.filter) return f;
+    f.desc = s->opts.filter_desc;
+    f.kept = s->opts.filter->kept;
+    f.records = s->opts.filter->kept + s->opts.filter->dropped;
+    return f;
+}

@@ -1,0 +1,218 @@
+/* outputs.c - the formats as session outputs (see outputs.h). */
+#include "export/outputs.h"
+
+#include "export/chrome.h"
+#include "export/html.h"
+#include "export/json_export.h"
+#include "export/kineto_report.h"
+#include "export/sections.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int nomem(opscope_error *err) {
+    memset(err, 0, sizeof *err);
+    err->code = OPSCOPE_ERROR_NOMEM;
+    err->msg = "out of memory";
+    return -1;
+}
+
+/* An output that writes through one opscope_out_t: its format's handle beside it. */
+typedef struct written {
+    opscope_out_t *w;
+    void *x;
+    opscope_summary_kind kind;
+    opscope_report_opts ro;
+    size_t rpc_rows;
+    bool kineto;
+} written;
+
+static written *written_new(opscope_out_t *w, opscope_error *err) {
+    written *p = calloc(1, sizeof *p);
+    if (!p) {
+        opscope_out_abort(w);
+        nomem(err);
+        return NULL;
+    }
+    p->w = w;
+    return p;
+}
+
+static int written_commit(void *impl, opscope_error *err) {
+    written *p = impl;
+    opscope_out_t *w = p->w;
+    p->w = NULL;
+    return opscope_out_commit(w, err);
+}
+
+/* ---- console and text ---- */
+
+static int summary_finish(void *impl, opscope_session_t *s, opscope_error *err) {
+    (void)err;
+    written *p = impl;
+    opscope_report_opts ro = p->ro;
+    ro.graphs = opscope_session_graphs(s);
+    opscope_session_filtered f = opscope_session_filter(s);
+    if (f.desc) {
+        ro.filter = f.desc;
+        ro.filter_kept = f.kept;
+        ro.filter_records = f.records;
+    }
+    if (p->kind == OPSCOPE_SUMMARY_TEXT) opscope_text_write(p->w, opscope_session_stats(s), &ro);
+    else opscope_console_write(p->w, opscope_session_stats(s), &ro);
+    const opscope_kineto_t *k = opscope_session_kineto(s);
+    if (k) opscope_kineto_report_write(p->w, k);
+    opscope_rpc_t *rpc = opscope_session_rpc(s);
+    if (rpc && p->rpc_rows) opscope_rpc_write_text(p->w, rpc, p->rpc_rows);
+    return 0;
+}
+
+static void summary_release(void *impl, bool discard) {
+    written *p = impl;
+    (void)discard;
+    opscope_out_abort(p->w);
+    free(p);
+}
+
+int opscope_output_summary(opscope_output *o, opscope_out_t *w, opscope_summary_kind kind,
+                           const opscope_report_opts *opts, size_t rpc_rows, opscope_error *err) {
+    written *p = written_new(w, err);
+    if (!p) return -1;
+    p->kind = kind;
+    p->ro = *opts;
+    p->rpc_rows = rpc_rows;
+    *o = (opscope_output){.name = kind == OPSCOPE_SUMMARY_TEXT ? "--text" : "console",
+                          .impl = p, .finish = summary_finish, .commit = written_commit,
+                          .release = summary_release};
+    return 0;
+}
+
+/* ---- JSON ---- */
+
+static void json_kineto(opscope_out_t *w, void *ud) {
+    opscope_kineto_report_write_json(w, ud);
+}
+
+static int json_finish(void *impl, opscope_session_t *s, opscope_error *err) {
+    written *p = impl;
+    const opscope_kineto_t *k = opscope_session_kineto(s);
+    if (p->kineto && k) opscope_json_export_set_summary_extra(p->x, json_kineto, (void *)k);
+    opscope_json_export_set_rpc(p->x, opscope_session_rpc(s));
+    opscope_json_export_set_graphs(p->x, opscope_session_graphs(s));
+    return opscope_json_export_finish(p->x, opscope_session_stats(s)) ? nomem(err) : 0;
+}
+
+static void json_release(void *impl, bool discard) {
+    written *p = impl;
+    (void)discard;
+    opscope_json_export_free(p->x);
+    opscope_out_abort(p->w);
+    free(p);
+}
+
+int opscope_output_json(opscope_output *o, opscope_out_t *w, const opscope_json_output_opts *opts,
+                        opscope_error *err) {
+    written *p = written_new(w, err);
+    if (!p) return -1;
+    opscope_json_export_t *x = opscope_json_export_new(w);
+    if (!x) {
+        opscope_out_abort(w);
+        free(p);
+        return nomem(err);
+    }
+    opscope_json_export_set_peak(x, opts->peak);
+    if (opts->top_extra) opscope_json_export_set_top_extra(x, opts->top_extra, opts->top_ud);
+    p->x = x;
+    p->kineto = opts->kineto;
+    *o = (opscope_output){.name = "--json", .impl = p, .sink = opscope_json_export_sink(x),
+                          .finish = json_finish, .commit = written_commit,
+                          .release = json_release};
+    return 0;
+}
+
+/* ---- Chrome trace ---- */
+
+static int chrome_finish(void *impl, opscope_session_t *s, opscope_error *err) {
+    written *p = impl;
+    /* a trace keeps its CPU side (cpu_op slices, profiler steps) beside the GPU records */
+    if (opscope_chrome_add_kineto_cpu(p->x, opscope_session_kineto(s)) || opscope_chrome_finish(p->x))
+        return nomem(err);
+    return 0;
+}
+
+/* A trace's runtime calls and launch flows, seen on their way to the analysis. */
+static opscope_kineto_collector *chrome_collector(void *impl, opscope_kineto_collector *next) {
+    return opscope_chrome_kineto_tee(((written *)impl)->x, next);
+}
+
+static void chrome_release(void *impl, bool discard) {
+    written *p = impl;
+    (void)discard;
+    opscope_chrome_free(p->x);
+    opscope_out_abort(p->w);
+    free(p);
+}
+
+int opscope_output_chrome(opscope_output *o, opscope_out_t *w, bool splits, opscope_error *err) {
+    written *p = written_new(w, err);
+    if (!p) return -1;
+    opscope_chrome_t *c = opscope_chrome_new(w);
+    if (!c) {
+        opscope_out_abort(w);
+        free(p);
+        return nomem(err);
+    }
+    opscope_chrome_set_splits(c, splits);
+    p->x = c;
+    *o = (opscope_output){.name = "--chrome-trace", .impl = p, .sink = opscope_chrome_sink(c),
+                          .finish = chrome_finish, .commit = written_commit,
+                          .release = chrome_release, .collector = chrome_collector};
+    return 0;
+}
+
+/* ---- HTML viewer: the sink writes its own file at finish ---- */
+
+typedef struct html_output {
+    opscope_html_sink_t *h; /* NULL once finished (finish frees it either way) */
+} html_output;
+
+/* A trace's CPU lanes from the analysis, then the page (finish frees the sink either way). */
+static int html_finish(void *impl, opscope_session_t *s, opscope_error *err) {
+    html_output *p = impl;
+    if (opscope_html_sink_add_kineto(p->h, opscope_session_kineto(s))) return nomem(err);
+    opscope_html_sink_t *h = p->h;
+    p->h = NULL;
+    return opscope_html_sink_finish(h, err);
+}
+
+/* A trace's runtime calls, seen on their way to the analysis. */
+static opscope_kineto_collector *html_collector(void *impl, opscope_kineto_collector *next) {
+    return opscope_html_sink_kineto_tee(((html_output *)impl)->h, next);
+}
+
+static void html_release(void *impl, bool discard) {
+    html_output *p = impl;
+    (void)discard;
+    opscope_html_sink_abort(p->h);
+    free(p);
+}
+
+int opscope_output_html(opscope_output *o, const char *path, const char *source, size_t max_records,
+                        const opscope_peak *peak, opscope_error *err) {
+    /* the sink creates its file at the end: find an unwritable path before reading */
+    opscope_out_t *probe = opscope_out_open(path, err);
+    if (!probe) return -1;
+    opscope_out_abort(probe);
+    html_output *p = calloc(1, sizeof *p);
+    if (!p) return nomem(err);
+    p->h = opscope_html_sink_new(path, source, max_records, err);
+    if (!p->h) {
+        free(p);
+        return -1;
+    }
+    opscope_html_sink_set_peak(p->h, peak);
+    *o = (opscope_output){.name = "--html-viewer", .path = path, .impl = p,
+                          .sink = opscope_html_sink(p->h), .finish = html_finish,
+                          .release = html_release, .collector = html_collector};
+    return 0;
+}
