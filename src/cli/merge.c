@@ -532,62 +532,84 @@ static void print_alignment(const input *x) {
     printf(")\n");
 }
 
-int opscope_cli_merge(int argc, char **argv) {
-    const char *output = NULL;
-    bool quiet = false;
-    const char **files = calloc((size_t)argc, sizeof *files);
-    opt_kv *labels = calloc((size_t)argc, sizeof *labels), *offsets = calloc((size_t)argc, sizeof *offsets);
-    size_t nf = 0, nl = 0, no = 0;
-    int rc = OPSCOPE_EXIT_USAGE;
-    input *in = NULL;
-    if (!files || !labels || !offsets) {
+/* The command line: inputs, labels and offsets as given. */
+typedef struct merge_args {
+    const char *output;
+    bool quiet;
+    const char **files;
+    opt_kv *labels, *offsets;
+    size_t nf, nl, no;
+} merge_args;
+
+static void merge_args_free(merge_args *m) {
+    for (size_t i = 0; i < m->nl; i++) free((char *)m->labels[i].key);
+    for (size_t i = 0; i < m->no; i++) free((char *)m->offsets[i].key);
+    free(m->files);
+    free(m->labels);
+    free(m->offsets);
+}
+
+/* --label and --offset (A) with its value V into M. Returns -1, or the exit status. */
+static int take_kv(merge_args *m, const char *a, const char *v) {
+    bool lab = !strcmp(a, "--label");
+    opt_kv *kv = lab ? &m->labels[m->nl] : &m->offsets[m->no];
+    if (!split_kv(v, kv)) return usage_error(lab ? "--label needs NAME=FILE" : "--offset needs LABEL=NS", v);
+    int64_t tmp;
+    if (!lab && !parse_i64(kv->val, &tmp)) {
+        free((char *)kv->key);
+        return usage_error("--offset needs an integer number of ns", v);
+    }
+    if (lab) m->nl++;
+    else m->no++;
+    return -1;
+}
+
+/* Returns -1 when M is ready, else the exit status (after the usage or help). */
+static int parse_merge_args(int argc, char **argv, merge_args *m) {
+    memset(m, 0, sizeof *m);
+    m->files = calloc((size_t)argc, sizeof *m->files);
+    m->labels = calloc((size_t)argc, sizeof *m->labels);
+    m->offsets = calloc((size_t)argc, sizeof *m->offsets);
+    if (!m->files || !m->labels || !m->offsets) {
         fprintf(stderr, "opscope merge: out of memory\n");
-        rc = OPSCOPE_EXIT_INPUT;
-        goto out;
+        return OPSCOPE_EXIT_INPUT;
     }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int st = -1;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            rc = OPSCOPE_EXIT_OK;
-            goto out;
+            return OPSCOPE_EXIT_OK;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (++i >= argc) { rc = usage_error("missing value after", a); goto out; }
-            output = argv[i];
+            if (++i >= argc) return usage_error("missing value after", a);
+            m->output = argv[i];
         } else if (!strcmp(a, "--label") || !strcmp(a, "--offset")) {
-            if (++i >= argc) { rc = usage_error("missing value after", a); goto out; }
-            bool lab = !strcmp(a, "--label");
-            opt_kv *kv = lab ? &labels[nl] : &offsets[no];
-            if (!split_kv(argv[i], kv)) { rc = usage_error(lab ? "--label needs NAME=FILE" : "--offset needs LABEL=NS", argv[i]); goto out; }
-            int64_t tmp;
-            if (!lab && !parse_i64(kv->val, &tmp)) {
-                free((char *)kv->key);
-                rc = usage_error("--offset needs an integer number of ns", argv[i]);
-                goto out;
-            }
-            if (lab) nl++; else no++;
+            if (++i >= argc) return usage_error("missing value after", a);
+            st = take_kv(m, a, argv[i]);
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            quiet = true;
+            m->quiet = true;
         } else if (a[0] == '-' && a[1]) {
-            rc = usage_error("unknown option", a);
-            goto out;
+            st = usage_error("unknown option", a);
         } else {
-            files[nf++] = a;
+            m->files[m->nf++] = a;
         }
+        if (st >= 0) return st;
     }
-    if (nf < 2) { rc = usage_error("need a CLIENT profile and at least one SERVER profile", NULL); goto out; }
-    if (!output) { rc = usage_error("missing -o OUT", NULL); goto out; }
-    for (size_t i = 0; i < nl; i++) {
+    if (m->nf < 2) return usage_error("need a CLIENT profile and at least one SERVER profile", NULL);
+    if (!m->output) return usage_error("missing -o OUT", NULL);
+    for (size_t i = 0; i < m->nl; i++) {
         bool found = false;
-        for (size_t f = 0; f < nf; f++) found |= !strcmp(files[f], labels[i].val);
-        if (!found) { rc = usage_error("--label names a file that is not an input", labels[i].val); goto out; }
+        for (size_t f = 0; f < m->nf; f++) found |= !strcmp(m->files[f], m->labels[i].val);
+        if (!found) return usage_error("--label names a file that is not an input", m->labels[i].val);
     }
-    in = calloc(nf, sizeof *in);
-    rc = OPSCOPE_EXIT_INPUT;
-    if (!in) { fprintf(stderr, "opscope merge: out of memory\n"); goto out; }
-    for (size_t f = 0; f < nf; f++) {
+    return -1;
+}
+
+/* Reads every input of M into IN, each labelled. Returns 0, or -1 after a message. */
+static int read_inputs(const merge_args *m, input *in) {
+    for (size_t f = 0; f < m->nf; f++) {
         input *x = &in[f];
-        x->path = files[f];
+        x->path = m->files[f];
         x->p = opscope_profile_new();
         opscope_error err;
         memset(&err, 0, sizeof err);
@@ -597,13 +619,17 @@ int opscope_cli_merge(int argc, char **argv) {
             if (!x->p) err.code = OPSCOPE_ERROR_NOMEM, err.msg = "out of memory";
             opscope_error_format(&err, msg, sizeof msg);
             fprintf(stderr, "opscope merge: %s\n", msg);
-            goto out;
+            return -1;
         }
         default_label(x);
-        for (size_t i = 0; i < nl; i++)
-            if (!strcmp(labels[i].val, x->path)) snprintf(x->label, sizeof x->label, "%s", labels[i].key);
+        for (size_t i = 0; i < m->nl; i++)
+            if (!strcmp(m->labels[i].val, x->path)) snprintf(x->label, sizeof x->label, "%s", m->labels[i].key);
     }
-    /* labels stay unique: a repeated one gets its pid, else its position */
+    return 0;
+}
+
+/* Labels stay unique: a repeated one gets its pid, else its position. */
+static void unique_labels(input *in, size_t nf) {
     for (size_t f = 1; f < nf; f++) {
         for (size_t g = 0; g < f; g++) {
             if (strcmp(in[f].label, in[g].label)) continue;
@@ -619,28 +645,39 @@ int opscope_cli_merge(int argc, char **argv) {
             g = (size_t)-1; /* check again from the start */
         }
     }
-    for (size_t i = 0; i < no; i++) {
+}
+
+/* --offset: each names a server by label or path. Returns -1, or the exit status. */
+static int given_offsets(const merge_args *m, input *in) {
+    for (size_t i = 0; i < m->no; i++) {
         bool found = false;
-        for (size_t f = 1; f < nf; f++)
-            if (!strcmp(offsets[i].key, in[f].label) || !strcmp(offsets[i].key, in[f].path)) {
+        for (size_t f = 1; f < m->nf; f++)
+            if (!strcmp(m->offsets[i].key, in[f].label) || !strcmp(m->offsets[i].key, in[f].path)) {
                 int64_t v = 0;
-                parse_i64(offsets[i].val, &v);
+                parse_i64(m->offsets[i].val, &v);
                 in[f].offset_ns = v;
                 in[f].given_offset = true;
                 found = true;
             }
         if (!found) {
-            fprintf(stderr, "opscope merge: --offset names no server: %s (labels:", offsets[i].key);
-            for (size_t f = 1; f < nf; f++) fprintf(stderr, " %s", in[f].label);
+            fprintf(stderr, "opscope merge: --offset names no server: %s (labels:", m->offsets[i].key);
+            for (size_t f = 1; f < m->nf; f++) fprintf(stderr, " %s", in[f].label);
             fprintf(stderr, ")\n");
-            rc = OPSCOPE_EXIT_USAGE;
-            goto out;
+            return OPSCOPE_EXIT_USAGE;
         }
     }
+    return -1;
+}
+
+/* Each server's offset: given, the same clock, or estimated. Returns 0, or -1 after a message. */
+static int align_servers(input *in, size_t nf) {
     in[0].method = "client";
     for (size_t f = 1; f < nf; f++) {
         input *x = &in[f];
-        if (estimate(&in[0], x)) { fprintf(stderr, "opscope merge: out of memory\n"); goto out; }
+        if (estimate(&in[0], x)) {
+            fprintf(stderr, "opscope merge: out of memory\n");
+            return -1;
+        }
         if (x->given_offset) {
             x->method = "given";
         } else if (same_clock(in[0].p, x->p)) {
@@ -655,10 +692,14 @@ int opscope_cli_merge(int argc, char **argv) {
                     "tensor sets matches an RPC request in %s (was it recorded in the same run?);\n"
                     "give its clock offset with --offset '%s=NS'\n",
                     x->path, x->label, in[0].path, x->label);
-            goto out;
+            return -1;
         }
     }
-    /* renumbering: backends after the previous inputs' largest id, graph ids likewise */
+    return 0;
+}
+
+/* Backends after the previous inputs' largest id, graph ids likewise. */
+static void renumber(input *in, size_t nf) {
     int32_t next_id = 0;
     int64_t next_graph = 0;
     for (size_t f = 0; f < nf; f++) {
@@ -679,24 +720,42 @@ int opscope_cli_merge(int argc, char **argv) {
         next_id = in[f].id_base + max_id + 1;
         next_graph = in[f].graph_base + max_graph + 1;
     }
+}
+
+int opscope_cli_merge(int argc, char **argv) {
+    merge_args m;
+    int rc = parse_merge_args(argc, argv, &m);
+    input *in = NULL;
+    if (rc >= 0) goto out;
+    rc = OPSCOPE_EXIT_INPUT;
+    in = calloc(m.nf, sizeof *in);
+    if (!in) {
+        fprintf(stderr, "opscope merge: out of memory\n");
+        goto out;
+    }
+    if (read_inputs(&m, in)) goto out;
+    unique_labels(in, m.nf);
+    int st = given_offsets(&m, in);
+    if (st >= 0) {
+        rc = st;
+        goto out;
+    }
+    if (align_servers(in, m.nf)) goto out;
+    renumber(in, m.nf);
     opscope_error err;
     memset(&err, 0, sizeof err);
-    if (write_merged(in, nf, output, quiet, &err) != 0) {
+    if (write_merged(in, m.nf, m.output, m.quiet, &err) != 0) {
         char msg[768];
         if (err.code == OPSCOPE_OK) err.code = OPSCOPE_ERROR_NOMEM, err.msg = "out of memory";
         opscope_error_format(&err, msg, sizeof msg);
-        fprintf(stderr, "opscope merge: cannot write %s: %s\n", output, msg);
+        fprintf(stderr, "opscope merge: cannot write %s: %s\n", m.output, msg);
         goto out;
     }
     rc = OPSCOPE_EXIT_OK;
 out:
-    for (size_t i = 0; i < nl; i++) free((char *)labels[i].key);
-    for (size_t i = 0; i < no; i++) free((char *)offsets[i].key);
     if (in)
-        for (size_t f = 0; f < nf; f++) opscope_profile_free(in[f].p);
+        for (size_t f = 0; f < m.nf; f++) opscope_profile_free(in[f].p);
     free(in);
-    free(files);
-    free(labels);
-    free(offsets);
+    merge_args_free(&m);
     return rc;
 }

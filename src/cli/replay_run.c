@@ -168,7 +168,7 @@ static int next_line(line_reader *r, char **line, double timeout_s) {
 static const char *expected_op(const opscope_ops_line *l) { return l->sub_op ? l->sub_op : l->op; }
 
 int replay_run_backend(const char *tbo, const char *mode, const char *dir,
-                       const opscope_ops_export_t *x, const char *backend, replay_result *res,
+                       const opscope_ops_export_t *x, const char *backend, opscope_replay_result *res,
                        double timeout_s, bool progress) {
     size_t n = opscope_ops_export_n_lines(x);
     size_t start = 0, got_any = 0;
@@ -226,24 +226,24 @@ int replay_run_backend(const char *tbo, const char *mode, const char *dir,
             char *end;
             long idx = strtol(name + 1, &end, 10);
             if (*end != '_' || idx < (long)start || idx >= (long)n) continue;
-            replay_result *o = &res[idx];
+            opscope_replay_result *o = &res[idx];
             const opscope_ops_line *l = opscope_ops_export_line(x, (size_t)idx);
             got_any++;
             done++;
             if (idx > last) last = idx;
             if (strcmp(r.op, expected_op(l))) {
-                o->status = REPLAY_MISMATCH;
+                o->status = OPSCOPE_REPLAY_MISMATCH;
                 snprintf(o->note, sizeof o->note, "test-backend-ops built %s, not %s", r.op,
                          expected_op(l));
             } else if (!r.supported) {
-                o->status = REPLAY_UNSUPPORTED;
+                o->status = OPSCOPE_REPLAY_UNSUPPORTED;
                 snprintf(o->note, sizeof o->note, "not supported on %s", backend);
             } else if (!strcmp(mode, "perf") ? r.n_runs > 0 : r.passed) {
-                o->status = REPLAY_OK;
+                o->status = OPSCOPE_REPLAY_OK;
                 o->time_us = r.time_us;
                 o->n_runs = r.n_runs;
             } else {
-                o->status = REPLAY_FAILED;
+                o->status = OPSCOPE_REPLAY_FAILED;
                 snprintf(o->note, sizeof o->note, "%s", r.error[0] ? r.error : "failed");
             }
             if (progress)
@@ -261,7 +261,7 @@ int replay_run_backend(const char *tbo, const char *mode, const char *dir,
         size_t bad = last >= (long)start ? (size_t)last + 1 : start;
         char why[120];
         last_line(errpath, why, sizeof why);
-        res[bad].status = REPLAY_FAILED;
+        res[bad].status = OPSCOPE_REPLAY_FAILED;
         if (timed_out)
             snprintf(res[bad].note, sizeof res[bad].note,
                      "test-backend-ops gave no result for %.0f s (--timeout): killed", timeout_s);
@@ -285,7 +285,7 @@ int replay_run_backend(const char *tbo, const char *mode, const char *dir,
         return -1;
     }
     for (size_t i = 0; i < n; i++)
-        if (res[i].status == REPLAY_NONE)
+        if (res[i].status == OPSCOPE_REPLAY_NONE)
             snprintf(res[i].note, sizeof res[i].note, "no result%s%s",
                      stdout_last[0] ? "; test-backend-ops printed: " : "", stdout_last);
     return 0;

@@ -15,24 +15,10 @@
 #define OPSCOPE_REPLAY_RUN_H
 
 #include "export/ops_export.h"
+#include "export/replay_out.h" /* opscope_replay_result */
 
 #include <stdbool.h>
 #include <stdint.h>
-
-typedef enum replay_status {
-    REPLAY_NONE = 0,     /* no result line */
-    REPLAY_OK,           /* timed */
-    REPLAY_UNSUPPORTED,  /* the backend does not support the op */
-    REPLAY_FAILED,       /* test-backend-ops crashed or failed on this line */
-    REPLAY_MISMATCH,     /* test-backend-ops built another op: a different ggml op enum */
-} replay_status;
-
-typedef struct replay_result {
-    replay_status status;
-    double time_us;    /* per call, REPLAY_OK */
-    int64_t n_runs;
-    char note[240];    /* why there is no time; the op built for a mismatch */
-} replay_result;
 
 /* The test-backend-ops to run: GIVEN when not NULL (must be executable), else the first
  * `test-backend-ops` in PATH, else Debian's /usr/libexec/<multiarch>/llama.cpp-tests/ and
@@ -47,7 +33,7 @@ bool replay_find_tbo(const char *given, char *buf, size_t size);
  * after a crash. PROGRESS: one updating line on stderr. Returns 0, or -1 when test-backend-ops
  * ran nothing at all on BACKEND (no such device; the reason printed on stderr). */
 int replay_run_backend(const char *tbo, const char *mode, const char *dir,
-                       const opscope_ops_export_t *x, const char *backend, replay_result *res,
+                       const opscope_ops_export_t *x, const char *backend, opscope_replay_result *res,
                        double timeout_s, bool progress);
 
 #endif /* OPSCOPE_REPLAY_RUN_H */

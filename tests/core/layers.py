@@ -81,8 +81,6 @@ WRITERS = re.compile(r"^opscope_out_(write|str|char|u64|i64|fixed|double|ns_as_u
 FORMAT_EXCEPTIONS = {
     "capture/life/cap_life.c": "the status files an `opscope record` run reads back (a protocol "
                           "between the capture and the CLI, not an output)",
-    # pending (issue 24): these writers move to export/
-    "cli/replay.c": "pending: the replay outputs move to export/",
 }
 
 # the multipliers of fmix64, splitmix64 and the golden ratio, FNV-1a's basis and prime
