@@ -132,10 +132,16 @@ static bool find_lib(char *out, size_t size) {
     return false;
 }
 
-int opscope_cli_record(int argc, char **argv) {
-    const char *output = NULL;
-    const char *format = "json";
-    const char *gpu_timing = NULL;
+/* What the command line asks for. */
+typedef struct record_args {
+    const char *output, *format, *gpu_timing;
+    int cmd; /* argv index of the command */
+    bool summary;
+} record_args;
+
+/* Returns -1 when R is ready, else the exit status (after the usage or help). */
+static int parse_record_args(int argc, char **argv, record_args *r) {
+    *r = (record_args){.format = "json"};
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -150,20 +156,20 @@ int opscope_cli_record(int argc, char **argv) {
                 fprintf(stderr, "opscope record: %s needs a file name\n", a);
                 return OPSCOPE_EXIT_USAGE;
             }
-            output = argv[++i];
+            r->output = argv[++i];
         } else if (!strcmp(a, "--format")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "opscope record: --format needs json, txt or summary\n");
                 return OPSCOPE_EXIT_USAGE;
             }
-            format = argv[++i];
-            if (strcmp(format, "json") && strcmp(format, "txt") && strcmp(format, "summary")) {
-                fprintf(stderr, "opscope record: unknown format '%s' (json, txt, summary)\n", format);
+            r->format = argv[++i];
+            if (strcmp(r->format, "json") && strcmp(r->format, "txt") && strcmp(r->format, "summary")) {
+                fprintf(stderr, "opscope record: unknown format '%s' (json, txt, summary)\n", r->format);
                 return OPSCOPE_EXIT_USAGE;
             }
         } else if (!strcmp(a, "--gpu-timing")) {
-            gpu_timing = i + 1 < argc ? argv[++i] : "";
-            if (strcmp(gpu_timing, "all") && strcmp(gpu_timing, "sampled")) {
+            r->gpu_timing = i + 1 < argc ? argv[++i] : "";
+            if (strcmp(r->gpu_timing, "all") && strcmp(r->gpu_timing, "sampled")) {
                 fprintf(stderr, "opscope record: --gpu-timing needs all or sampled\n");
                 return OPSCOPE_EXIT_USAGE;
             }
@@ -179,82 +185,105 @@ int opscope_cli_record(int argc, char **argv) {
         usage(stderr);
         return OPSCOPE_EXIT_USAGE;
     }
-    bool summary = !strcmp(format, "summary");
-    if (summary && output) {
+    r->cmd = i;
+    r->summary = !strcmp(r->format, "summary");
+    if (r->summary && r->output) {
         fprintf(stderr, "opscope record: --format summary writes no file; drop -o\n");
         return OPSCOPE_EXIT_USAGE;
     }
-    char lib[PATH_MAX];
-    if (!find_lib(lib, sizeof lib)) {
+    return -1;
+}
+
+/* No capture library: says why and where one is. Returns the exit status. */
+static int no_lib(void) {
 #ifdef OPSCOPE_NO_CAPTURE_LIB
-        if (!getenv("OPSCOPE_LIB")) {
-            fprintf(stderr, "opscope record: this opscope has no capture library (%s): ggml's headers (ggml.h, "
-                            "ggml-backend.h: Debian's libggml-dev) were not found when it was configured. Build it "
-                            "where ggml is installed, or record in the Debian root that `make demo` made, where it "
-                            "is built: scripts/in-root.sh 'opscope record -o p.json -- llama-completion -m "
-                            "/host-cwd/MODEL.gguf -p Hello -n 32' (this folder is /host-cwd there); or set "
-                            "OPSCOPE_LIB to a library built elsewhere\n", LIB_NAME);
-            return OPSCOPE_EXIT_USAGE;
-        }
-#endif
-        fprintf(stderr, "opscope record: cannot find %s (set OPSCOPE_LIB to its path)\n", LIB_NAME);
+    if (!getenv("OPSCOPE_LIB")) {
+        fprintf(stderr, "opscope record: this opscope has no capture library (%s): ggml's headers (ggml.h, "
+                        "ggml-backend.h: Debian's libggml-dev) were not found when it was configured. Build it "
+                        "where ggml is installed, or record in the Debian root that `make demo` made, where it "
+                        "is built: scripts/in-root.sh 'opscope record -o p.json -- llama-completion -m "
+                        "/host-cwd/MODEL.gguf -p Hello -n 32' (this folder is /host-cwd there); or set "
+                        "OPSCOPE_LIB to a library built elsewhere\n", LIB_NAME);
         return OPSCOPE_EXIT_USAGE;
     }
+#endif
+    fprintf(stderr, "opscope record: cannot find %s (set OPSCOPE_LIB to its path)\n", LIB_NAME);
+    return OPSCOPE_EXIT_USAGE;
+}
 
-    /* The output path, absolute (the command may change directory). */
-    char outpath[PATH_MAX + 8];
-    if (!summary) {
-        if (!output) {
-            output = !strcmp(format, "txt") ? "profile.txt" : "profile.json";
-        }
-        if (output[0] == '/') {
-            snprintf(outpath, sizeof outpath, "%s", output);
-        } else {
-            char cwd[PATH_MAX];
-            if (!getcwd(cwd, sizeof cwd)) {
-                fprintf(stderr, "opscope record: cannot read the current directory\n");
-                return OPSCOPE_EXIT_USAGE;
-            }
-            int m = snprintf(outpath, sizeof outpath, "%s/%s", cwd, output);
-            if (m < 0 || (size_t)m >= sizeof outpath) {
-                fprintf(stderr, "opscope record: output path too long\n");
-                return OPSCOPE_EXIT_USAGE;
-            }
-        }
+/* R's output (its default by format), absolute into OUT (the command may change directory).
+ * Returns 0, or -1 after a message. */
+static int output_path(record_args *r, char *out, size_t size) {
+    if (!r->output) r->output = !strcmp(r->format, "txt") ? "profile.txt" : "profile.json";
+    if (r->output[0] == '/') {
+        snprintf(out, size, "%s", r->output);
+        return 0;
     }
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) {
+        fprintf(stderr, "opscope record: cannot read the current directory\n");
+        return -1;
+    }
+    int m = snprintf(out, size, "%s/%s", cwd, r->output);
+    if (m < 0 || (size_t)m >= size) {
+        fprintf(stderr, "opscope record: output path too long\n");
+        return -1;
+    }
+    return 0;
+}
 
-    if (!summary && (!output_writable(outpath) || opscope_rec_lock(outpath, sizeof outpath) != 0)) {
-        return OPSCOPE_EXIT_INPUT;
-    }
-    opscope_rec_session_t *session = opscope_rec_session_new(summary ? NULL : outpath);
-    if (!session) {
-        opscope_rec_unlock();
-        return OPSCOPE_EXIT_INPUT;
-    }
-
+/* The command's environment: the library preloaded (first: its definitions must win over
+ * ggml's), where and how the capture writes, the run directory. Returns 0, or -1 (no memory). */
+static int capture_env(const char *lib, const record_args *r, const char *outpath, const char *run_dir) {
     const char *old = getenv("LD_PRELOAD");
     size_t len = strlen(lib) + (old ? strlen(old) : 0) + 2;
     char *preload = malloc(len);
     if (!preload) {
         fprintf(stderr, "opscope record: out of memory\n");
+        return -1;
+    }
+    snprintf(preload, len, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+    setenv("LD_PRELOAD", preload, 1);
+    free(preload);
+    setenv("GGML_PROFILE", r->summary ? "stderr" : outpath, 1);
+    setenv("OPSCOPE_FORMAT", r->format, 1);
+    if (r->gpu_timing) {
+        setenv("OPSCOPE_GPU_TIMING", r->gpu_timing, 1);
+    }
+    setenv("OPSCOPE_RECORD_DIR", run_dir, 1);
+    unsetenv("OPSCOPE_OWNER_PID"); /* the command owns the output, not an outer recording */
+    return 0;
+}
+
+int opscope_cli_record(int argc, char **argv) {
+    record_args r;
+    int st = parse_record_args(argc, argv, &r);
+    if (st >= 0) {
+        return st;
+    }
+    char lib[PATH_MAX];
+    if (!find_lib(lib, sizeof lib)) {
+        return no_lib();
+    }
+    char outpath[PATH_MAX + 8];
+    if (!r.summary && output_path(&r, outpath, sizeof outpath) != 0) {
+        return OPSCOPE_EXIT_USAGE;
+    }
+    if (!r.summary && (!output_writable(outpath) || opscope_rec_lock(outpath, sizeof outpath) != 0)) {
+        return OPSCOPE_EXIT_INPUT;
+    }
+    opscope_rec_session_t *session = opscope_rec_session_new(r.summary ? NULL : outpath);
+    if (!session) {
+        opscope_rec_unlock();
+        return OPSCOPE_EXIT_INPUT;
+    }
+    if (capture_env(lib, &r, outpath, opscope_rec_session_dir(session)) != 0) {
         opscope_rec_session_free(session);
         opscope_rec_unlock();
         return OPSCOPE_EXIT_USAGE;
     }
-    /* ours first: its definitions must win over ggml's */
-    snprintf(preload, len, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
-    setenv("LD_PRELOAD", preload, 1);
-    free(preload);
-    setenv("GGML_PROFILE", summary ? "stderr" : outpath, 1);
-    setenv("OPSCOPE_FORMAT", format, 1);
-    if (gpu_timing) {
-        setenv("OPSCOPE_GPU_TIMING", gpu_timing, 1);
-    }
-    setenv("OPSCOPE_RECORD_DIR", opscope_rec_session_dir(session), 1);
-    unsetenv("OPSCOPE_OWNER_PID"); /* the command owns the output, not an outer recording */
-
     opscope_rec_child child;
-    if (opscope_rec_exec_start(argv + i, &child) != 0) {
+    if (opscope_rec_exec_start(argv + r.cmd, &child) != 0) {
         opscope_rec_session_free(session);
         opscope_rec_unlock();
         return opscope_rec_exec_failed_status(&child);
