@@ -167,115 +167,144 @@ static int next_line(line_reader *r, char **line, double timeout_s) {
 /* The op test-backend-ops names (ggml_op_desc): the unary/GLU function for those ops. */
 static const char *expected_op(const opscope_ops_line *l) { return l->sub_op ? l->sub_op : l->op; }
 
+/* Starts TBO on FILE for BACKEND, stdout into a pipe, stderr appended to ERRPATH. Returns the
+ * pipe's read end (*PID the process), or -1 after a message. */
+static int spawn_tbo(const char *tbo, const char *mode, const char *file, const char *backend,
+                     const char *errpath, pid_t *pid) {
+    int pfd[2];
+    if (pipe(pfd)) return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+    posix_spawn_file_actions_addclose(&fa, pfd[0]);
+    posix_spawn_file_actions_addclose(&fa, pfd[1]);
+    posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    char *argv[] = {(char *)tbo, (char *)mode, "--test-file", (char *)file, "-b", (char *)backend,
+                    "--output", "sql", NULL};
+    int src = posix_spawn(pid, tbo, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(pfd[1]);
+    if (src) {
+        close(pfd[0]);
+        fprintf(stderr, "opscope replay: cannot run %s: %s\n", tbo, strerror(src));
+        return -1;
+    }
+    return pfd[0];
+}
+
+/* One result R of line L into O. */
+static void take_result(const opscope_tbo_result *r, const opscope_ops_line *l, const char *mode,
+                        const char *backend, opscope_replay_result *o) {
+    if (strcmp(r->op, expected_op(l))) {
+        o->status = OPSCOPE_REPLAY_MISMATCH;
+        snprintf(o->note, sizeof o->note, "test-backend-ops built %s, not %s", r->op, expected_op(l));
+    } else if (!r->supported) {
+        o->status = OPSCOPE_REPLAY_UNSUPPORTED;
+        snprintf(o->note, sizeof o->note, "not supported on %s", backend);
+    } else if (!strcmp(mode, "perf") ? r->n_runs > 0 : r->passed) {
+        o->status = OPSCOPE_REPLAY_OK;
+        o->time_us = r->time_us;
+        o->n_runs = r->n_runs;
+    } else {
+        o->status = OPSCOPE_REPLAY_FAILED;
+        snprintf(o->note, sizeof o->note, "%s", r->error[0] ? r->error : "failed");
+    }
+}
+
+/* One run's state: the lines from START, the highest with a result, what else it printed. */
+typedef struct tbo_run {
+    size_t start, n, got_any;
+    long last;
+    bool timed_out;
+    char stdout_last[160];
+} tbo_run;
+
+/* Reads the run's output from FD into RES until it ends (killed when it hangs). */
+static void read_results(tbo_run *run, int fd, pid_t pid, const opscope_ops_export_t *x, const char *mode,
+                         const char *backend, opscope_replay_result *res, double timeout_s, bool progress) {
+    line_reader rd = {.fd = fd};
+    char *line = NULL;
+    int got_line;
+    while ((got_line = next_line(&rd, &line, timeout_s)) != 0) {
+        if (got_line < 0) {
+            /* a hung test: no output for the whole time (or a broken pipe) */
+            run->timed_out = errno == ETIMEDOUT;
+            kill(pid, SIGKILL);
+            break;
+        }
+        size_t len = strlen(line);
+        while (len && line[len - 1] == '\r') line[--len] = '\0';
+        opscope_tbo_result r;
+        char name[80];
+        if (opscope_tbo_parse_sql_line(line, &r) != 0) {
+            if (len && strncmp(line, "CREATE", 6) && strncmp(line, "  ", 2) && line[0] != ')')
+                snprintf(run->stdout_last, sizeof run->stdout_last, "%s", line);
+            continue;
+        }
+        if (!opscope_tbo_var(r.params, "name", name, sizeof name) || name[0] != 'L') continue;
+        char *end;
+        long idx = strtol(name + 1, &end, 10);
+        if (*end != '_' || idx < (long)run->start || idx >= (long)run->n) continue;
+        run->got_any++;
+        if (idx > run->last) run->last = idx;
+        take_result(&r, opscope_ops_export_line(x, (size_t)idx), mode, backend, &res[idx]);
+        if (progress)
+            fprintf(stderr, "\ropscope replay: %s: %zu/%zu ops", backend,
+                    (size_t)run->last + 1 < run->n ? (size_t)run->last + 1 : run->n, run->n);
+    }
+    free(rd.buf);
+}
+
+/* The run ended early with status ST: the line after its last result is marked failed, with
+ * why (ERRPATH's last line). Returns where the next run starts. */
+static size_t mark_death(const tbo_run *run, int st, const char *errpath, double timeout_s,
+                         opscope_replay_result *res) {
+    size_t bad = run->last >= (long)run->start ? (size_t)run->last + 1 : run->start;
+    char why[120];
+    last_line(errpath, why, sizeof why);
+    res[bad].status = OPSCOPE_REPLAY_FAILED;
+    if (run->timed_out)
+        snprintf(res[bad].note, sizeof res[bad].note,
+                 "test-backend-ops gave no result for %.0f s (--timeout): killed", timeout_s);
+    else if (WIFSIGNALED(st))
+        snprintf(res[bad].note, sizeof res[bad].note, "test-backend-ops died (signal %d): %s",
+                 WTERMSIG(st), why);
+    else
+        snprintf(res[bad].note, sizeof res[bad].note, "test-backend-ops exited with status %d: %s",
+                 WEXITSTATUS(st), why);
+    return bad + 1;
+}
+
 int replay_run_backend(const char *tbo, const char *mode, const char *dir,
                        const opscope_ops_export_t *x, const char *backend, opscope_replay_result *res,
                        double timeout_s, bool progress) {
-    size_t n = opscope_ops_export_n_lines(x);
-    size_t start = 0, got_any = 0;
-    char file[4096], errpath[4096], stdout_last[160] = "";
+    tbo_run run = {.n = opscope_ops_export_n_lines(x)};
+    char file[4096], errpath[4096];
     snprintf(errpath, sizeof errpath, "%s/stderr-%s.txt", dir, backend);
-    while (start < n) {
-        snprintf(file, sizeof file, "%s/ops-%s-%zu.txt", dir, backend, start);
-        if (write_file(file, x, start)) {
+    while (run.start < run.n) {
+        snprintf(file, sizeof file, "%s/ops-%s-%zu.txt", dir, backend, run.start);
+        if (write_file(file, x, run.start)) {
             fprintf(stderr, "opscope replay: cannot write %s: %s\n", file, strerror(errno));
             return -1;
         }
-        int pfd[2];
-        if (pipe(pfd)) return -1;
-        posix_spawn_file_actions_t fa;
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-        posix_spawn_file_actions_addclose(&fa, pfd[0]);
-        posix_spawn_file_actions_addclose(&fa, pfd[1]);
-        posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_CREAT | O_APPEND, 0600);
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-        char *argv[] = {(char *)tbo, (char *)mode, "--test-file", file, "-b", (char *)backend,
-                        "--output", "sql", NULL};
         pid_t pid;
-        int src = posix_spawn(&pid, tbo, &fa, NULL, argv, environ);
-        posix_spawn_file_actions_destroy(&fa);
-        close(pfd[1]);
-        if (src) {
-            close(pfd[0]);
-            fprintf(stderr, "opscope replay: cannot run %s: %s\n", tbo, strerror(src));
-            return -1;
-        }
-        line_reader rd = {.fd = pfd[0]};
-        char *line = NULL;
-        int got_line;
-        bool timed_out = false;
-        long last = -1; /* highest line index with a result in this run */
-        size_t done = 0;
-        while ((got_line = next_line(&rd, &line, timeout_s)) != 0) {
-            if (got_line < 0) {
-                /* a hung test: no output for the whole time (or a broken pipe) */
-                timed_out = errno == ETIMEDOUT;
-                kill(pid, SIGKILL);
-                break;
-            }
-            size_t len = strlen(line);
-            while (len && line[len - 1] == '\r') line[--len] = '\0';
-            opscope_tbo_result r;
-            char name[80];
-            if (opscope_tbo_parse_sql_line(line, &r) != 0) {
-                if (len && strncmp(line, "CREATE", 6) && strncmp(line, "  ", 2) && line[0] != ')')
-                    snprintf(stdout_last, sizeof stdout_last, "%s", line);
-                continue;
-            }
-            if (!opscope_tbo_var(r.params, "name", name, sizeof name) || name[0] != 'L') continue;
-            char *end;
-            long idx = strtol(name + 1, &end, 10);
-            if (*end != '_' || idx < (long)start || idx >= (long)n) continue;
-            opscope_replay_result *o = &res[idx];
-            const opscope_ops_line *l = opscope_ops_export_line(x, (size_t)idx);
-            got_any++;
-            done++;
-            if (idx > last) last = idx;
-            if (strcmp(r.op, expected_op(l))) {
-                o->status = OPSCOPE_REPLAY_MISMATCH;
-                snprintf(o->note, sizeof o->note, "test-backend-ops built %s, not %s", r.op,
-                         expected_op(l));
-            } else if (!r.supported) {
-                o->status = OPSCOPE_REPLAY_UNSUPPORTED;
-                snprintf(o->note, sizeof o->note, "not supported on %s", backend);
-            } else if (!strcmp(mode, "perf") ? r.n_runs > 0 : r.passed) {
-                o->status = OPSCOPE_REPLAY_OK;
-                o->time_us = r.time_us;
-                o->n_runs = r.n_runs;
-            } else {
-                o->status = OPSCOPE_REPLAY_FAILED;
-                snprintf(o->note, sizeof o->note, "%s", r.error[0] ? r.error : "failed");
-            }
-            if (progress)
-                fprintf(stderr, "\ropscope replay: %s: %zu/%zu ops", backend,
-                        (size_t)last + 1 < n ? (size_t)last + 1 : n, n);
-        }
-        free(rd.buf);
-        close(pfd[0]);
+        int fd = spawn_tbo(tbo, mode, file, backend, errpath, &pid);
+        if (fd < 0) return -1;
+        run.last = -1; /* highest line index with a result in this run */
+        run.timed_out = false;
+        read_results(&run, fd, pid, x, mode, backend, res, timeout_s, progress);
+        close(fd);
         int st = 0;
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
         }
         bool clean = WIFEXITED(st) && (WEXITSTATUS(st) == 0 || !strcmp(mode, "test"));
-        if (clean || (size_t)(last + 1) >= n) break;
+        if (clean || (size_t)(run.last + 1) >= run.n) break;
         /* it died on the line after the last result: mark it, go on after it */
-        size_t bad = last >= (long)start ? (size_t)last + 1 : start;
-        char why[120];
-        last_line(errpath, why, sizeof why);
-        res[bad].status = OPSCOPE_REPLAY_FAILED;
-        if (timed_out)
-            snprintf(res[bad].note, sizeof res[bad].note,
-                     "test-backend-ops gave no result for %.0f s (--timeout): killed", timeout_s);
-        else if (WIFSIGNALED(st))
-            snprintf(res[bad].note, sizeof res[bad].note, "test-backend-ops died (signal %d): %s",
-                     WTERMSIG(st), why);
-        else
-            snprintf(res[bad].note, sizeof res[bad].note,
-                     "test-backend-ops exited with status %d: %s", WEXITSTATUS(st), why);
-        (void)done;
-        start = bad + 1;
+        run.start = mark_death(&run, st, errpath, timeout_s, res);
     }
     if (progress) fputc('\n', stderr);
-    if (!got_any && n) {
+    if (!run.got_any && run.n) {
         char why[160];
         last_line(errpath, why, sizeof why);
         fprintf(stderr, "opscope replay: test-backend-ops gave no result on backend '%s' (no "
@@ -284,9 +313,9 @@ int replay_run_backend(const char *tbo, const char *mode, const char *dir,
                 backend, why[0] ? "; its last message: " : "", why);
         return -1;
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < run.n; i++)
         if (res[i].status == OPSCOPE_REPLAY_NONE)
             snprintf(res[i].note, sizeof res[i].note, "no result%s%s",
-                     stdout_last[0] ? "; test-backend-ops printed: " : "", stdout_last);
+                     run.stdout_last[0] ? "; test-backend-ops printed: " : "", run.stdout_last);
     return 0;
 }
