@@ -84,12 +84,8 @@ static void cpu_side_text(opscope_out_t *w, const opscope_kineto_results *r) {
                                       "CPU runs ops)" : "");
 }
 
-void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
-    const opscope_kineto_info *in = opscope_kineto_get_info(k);
-    const opscope_kineto_results *r = opscope_kineto_get_results(k);
-    const opscope_strtab_t *names = opscope_kineto_names(k);
-    if (!in->is_kineto && !r->kernels && !in->n_cpu_ops) return;
-
+/* The trace's platform, devices, event counts and input quirks. */
+static void header_text(opscope_out_t *w, const opscope_kineto_info *in) {
     opscope_out_printf(w, "\nKineto trace (PyTorch profiler, schema %d)\n", in->schema_version);
     opscope_out_printf(w, "  platform: %s (%s)", opscope_kineto_platform_name(in->platform),
                        in->platform_hint[0] ? in->platform_hint : "no evidence");
@@ -116,11 +112,10 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
                            " unclosed B; displayTimeUnit \"%s\" (ts read as microseconds)\n",
                            in->n_old_categories, in->n_string_ids, in->n_unmatched_end,
                            in->n_unclosed_begin, in->display_time_unit);
+}
 
-    if (!r->kernels && !r->memcpy_n && !r->memset_n) {
-        opscope_out_str(w, "  no GPU activity in this trace (CPU-only profile)\n");
-        return;
-    }
+/* Kernels per category, memcpy and memset. */
+static void categories_text(opscope_out_t *w, const opscope_kineto_results *r) {
     opscope_out_str(w, "\nGPU kernel categories\n  category              kernels     time ms   share\n");
     for (int c = 0; c < OPSCOPE_KCAT_COUNT; c++) {
         if (!r->cat_count[c]) continue;
@@ -137,43 +132,47 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
     opscope_out_printf(w, " ms, %.1f MB), memset %" PRIu64 " (", (double)r->memcpy_bytes / 1e6, r->memset_n);
     ms(w, r->memset_ns, 0);
     opscope_out_str(w, " ms)\n");
+}
 
-    if (r->kernels) {
-        opscope_out_printf(w, "\nKernel launch links (%" PRIu64 " kernels)\n", r->kernels);
-        opscope_out_printf(w, "  runtime call (correlation)  %8" PRIu64 " ", r->link_runtime);
-        pct(w, r->link_runtime, r->kernels);
-        opscope_out_printf(w, "\n  CPU op                      %8" PRIu64 " ", r->link_cpu);
-        pct(w, r->link_cpu, r->kernels);
-        opscope_out_printf(w, "  (%" PRIu64 " enclosing the launch, %" PRIu64 " by External id)\n",
-                           r->link_cpu_enclose, r->link_cpu_ext);
-        opscope_out_printf(w, "  python function only        %8" PRIu64 " ", r->link_python);
-        pct(w, r->link_python, r->kernels);
-        opscope_out_printf(w, "\n  unlinked                    %8" PRIu64 " ", r->link_none);
-        pct(w, r->link_none, r->kernels);
-        opscope_out_str(w, "\n\n  Top CPU ops by GPU kernel time\n       time ms  kernels   share  CPU op\n");
-        for (size_t i = 0; i < r->n_top_cpu_ops; i++) {
-            const opscope_kineto_agg *a = &r->top_cpu_ops[i];
+/* How kernels link to their launch and CPU op; the top CPU ops and python functions. */
+static void links_text(opscope_out_t *w, const opscope_kineto_results *r, const opscope_strtab_t *names) {
+    opscope_out_printf(w, "\nKernel launch links (%" PRIu64 " kernels)\n", r->kernels);
+    opscope_out_printf(w, "  runtime call (correlation)  %8" PRIu64 " ", r->link_runtime);
+    pct(w, r->link_runtime, r->kernels);
+    opscope_out_printf(w, "\n  CPU op                      %8" PRIu64 " ", r->link_cpu);
+    pct(w, r->link_cpu, r->kernels);
+    opscope_out_printf(w, "  (%" PRIu64 " enclosing the launch, %" PRIu64 " by External id)\n",
+                       r->link_cpu_enclose, r->link_cpu_ext);
+    opscope_out_printf(w, "  python function only        %8" PRIu64 " ", r->link_python);
+    pct(w, r->link_python, r->kernels);
+    opscope_out_printf(w, "\n  unlinked                    %8" PRIu64 " ", r->link_none);
+    pct(w, r->link_none, r->kernels);
+    opscope_out_str(w, "\n\n  Top CPU ops by GPU kernel time\n       time ms  kernels   share  CPU op\n");
+    for (size_t i = 0; i < r->n_top_cpu_ops; i++) {
+        const opscope_kineto_agg *a = &r->top_cpu_ops[i];
+        opscope_out_str(w, "  ");
+        ms(w, a->ns, 12);
+        opscope_out_printf(w, " %8" PRIu64 " ", a->count);
+        pct(w, a->ns, r->kernel_ns);
+        opscope_out_str(w, "  ");
+        name_cut(w, a->name_id == UINT32_MAX ? "(no CPU op)" : opscope_strtab_get(names, a->name_id), 90);
+        opscope_out_char(w, '\n');
+    }
+    if (r->n_top_python) {
+        opscope_out_str(w, "\n  Top python functions (kernels without a CPU op)\n");
+        for (size_t i = 0; i < r->n_top_python; i++) {
+            const opscope_kineto_agg *a = &r->top_python[i];
             opscope_out_str(w, "  ");
             ms(w, a->ns, 12);
-            opscope_out_printf(w, " %8" PRIu64 " ", a->count);
-            pct(w, a->ns, r->kernel_ns);
-            opscope_out_str(w, "  ");
-            name_cut(w, a->name_id == UINT32_MAX ? "(no CPU op)" : opscope_strtab_get(names, a->name_id), 90);
+            opscope_out_printf(w, " %8" PRIu64 "  ", a->count);
+            name_cut(w, opscope_strtab_get(names, a->name_id), 90);
             opscope_out_char(w, '\n');
         }
-        if (r->n_top_python) {
-            opscope_out_str(w, "\n  Top python functions (kernels without a CPU op)\n");
-            for (size_t i = 0; i < r->n_top_python; i++) {
-                const opscope_kineto_agg *a = &r->top_python[i];
-                opscope_out_str(w, "  ");
-                ms(w, a->ns, 12);
-                opscope_out_printf(w, " %8" PRIu64 "  ", a->count);
-                name_cut(w, opscope_strtab_get(names, a->name_id), 90);
-                opscope_out_char(w, '\n');
-            }
-        }
     }
+}
 
+/* Prefill/decode phases from the trace's annotations. */
+static void phases_text(opscope_out_t *w, const opscope_kineto_results *r) {
     bool training = r->phase[OPSCOPE_KINETO_PHASE_FORWARD].kernels ||
                     r->phase[OPSCOPE_KINETO_PHASE_BACKWARD].kernels ||
                     r->phase[OPSCOPE_KINETO_PHASE_OPTIMIZER].kernels;
@@ -195,7 +194,9 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
             opscope_out_str(w, ")\n");
         }
     }
+}
 
+static void layers_text(opscope_out_t *w, const opscope_kineto_results *r) {
     if (r->n_layers) {
         opscope_out_printf(w, "\nLayers: %" PRIu64 " (%s); %.1f kernels and ", r->n_layers,
                            r->layer_method == 1 ? "launches of >= 70 kernels with attention and GEMM"
@@ -208,9 +209,10 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
         ms(w, r->layer_max_ns, 0);
         opscope_out_printf(w, "); %" PRIu64 " once steps and passes fold (--by layer)\n", r->n_layers_folded);
     }
+}
 
-    cpu_side_text(w, r);
-
+/* Busy and idle time per GPU stream, the largest idle gaps. */
+static void streams_text(opscope_out_t *w, const opscope_kineto_results *r) {
     uint64_t t0 = UINT64_MAX;
     for (size_t i = 0; i < r->n_streams; i++)
         if (r->streams[i].first_ns < t0) t0 = r->streams[i].first_ns;
@@ -241,6 +243,23 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
             opscope_out_char(w, '\n');
         }
     }
+}
+
+void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
+    const opscope_kineto_info *in = opscope_kineto_get_info(k);
+    const opscope_kineto_results *r = opscope_kineto_get_results(k);
+    if (!in->is_kineto && !r->kernels && !in->n_cpu_ops) return;
+    header_text(w, in);
+    if (!r->kernels && !r->memcpy_n && !r->memset_n) {
+        opscope_out_str(w, "  no GPU activity in this trace (CPU-only profile)\n");
+        return;
+    }
+    categories_text(w, r);
+    if (r->kernels) links_text(w, r, opscope_kineto_names(k));
+    phases_text(w, r);
+    layers_text(w, r);
+    cpu_side_text(w, r);
+    streams_text(w, r);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -307,13 +326,8 @@ static void jtop(opscope_out_t *w, const char *key, const opscope_kineto_agg *a,
     opscope_out_char(w, ']');
 }
 
-void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *k) {
-    const opscope_kineto_info *in = opscope_kineto_get_info(k);
-    const opscope_kineto_results *r = opscope_kineto_get_results(k);
-    const opscope_strtab_t *names = opscope_kineto_names(k);
-    if (!in->is_kineto && !r->kernels && !in->n_cpu_ops) return; /* as the text section */
-
-    opscope_out_str(w, ",\n\"kineto\":{");
+/* The trace's header members: schema, platform, rank, devices, event counts. */
+static void info_json(opscope_out_t *w, const opscope_kineto_info *in) {
     jkey(w, "schema_version", true);
     opscope_out_i64(w, in->schema_version);
     jkey(w, "platform", false);
@@ -368,7 +382,10 @@ void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *
     ju(w, "string_ids", in->n_string_ids);
     ju(w, "float_ts", in->n_float_ts);
     opscope_out_char(w, '}');
+}
 
+/* GPU totals, kernel categories and launch links. */
+static void gpu_json(opscope_out_t *w, const opscope_kineto_results *r, const opscope_strtab_t *names) {
     opscope_out_str(w, ",\n\"gpu\":{");
     jkey(w, "kernels", true);
     opscope_out_u64(w, r->kernels);
@@ -403,7 +420,9 @@ void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *
     jtop(w, "top_cpu_ops", r->top_cpu_ops, r->n_top_cpu_ops, names);
     jtop(w, "top_python", r->top_python, r->n_top_python, names);
     opscope_out_char(w, '}');
+}
 
+static void phases_layers_json(opscope_out_t *w, const opscope_kineto_results *r) {
     opscope_out_str(w, ",\n\"phases\":{");
     jkey(w, "annotations", true);
     opscope_out_u64(w, r->n_phase_annotations);
@@ -436,7 +455,9 @@ void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *
     ju(w, "max_ns", r->n_layers ? r->layer_max_ns : 0);
     ju(w, "folded", r->n_layers_folded);
     opscope_out_char(w, '}');
+}
 
+static void streams_json(opscope_out_t *w, const opscope_kineto_results *r) {
     opscope_out_str(w, ",\n\"streams\":[");
     for (size_t i = 0; i < r->n_streams; i++) {
         const opscope_kineto_stream *st = &r->streams[i];
@@ -456,8 +477,9 @@ void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *
         ju(w, "overlapped", st->overlapped);
         opscope_out_char(w, '}');
     }
-    opscope_out_str(w, "],\n");
-    opscope_kineto_write_cpu_side(w, r);
+}
+
+static void gaps_json(opscope_out_t *w, const opscope_kineto_results *r) {
     opscope_out_str(w, ",\n\"idle_gaps\":[");
     for (size_t i = 0; i < r->n_gaps; i++) {
         const opscope_kineto_gap *g = &r->gaps[i];
@@ -469,5 +491,19 @@ void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *
         ju(w, "len_ns", g->len_ns);
         opscope_out_char(w, '}');
     }
+}
+
+void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *k) {
+    const opscope_kineto_info *in = opscope_kineto_get_info(k);
+    const opscope_kineto_results *r = opscope_kineto_get_results(k);
+    if (!in->is_kineto && !r->kernels && !in->n_cpu_ops) return; /* as the text section */
+    opscope_out_str(w, ",\n\"kineto\":{");
+    info_json(w, in);
+    gpu_json(w, r, opscope_kineto_names(k));
+    phases_layers_json(w, r);
+    streams_json(w, r);
+    opscope_out_str(w, "],\n");
+    opscope_kineto_write_cpu_side(w, r);
+    gaps_json(w, r);
     opscope_out_str(w, "]}");
 }
