@@ -284,7 +284,9 @@
       contentH += d.h;
     }
   }
+  perf.lanes = performance.now();
   layoutLanes();
+  perf.lanes = performance.now() - perf.lanes; // the collapsed splits' overlap checks
   // A merged profile (opscope merge): backends carry their process; lanes come grouped by
   // backend id, so one process's lanes are together, headed by its name.
   const processOf = (id) => { const b = backendById.get(id); return b && b.process ? b.process : ''; };
