@@ -125,9 +125,10 @@ static void compute(opscope_cap_walk *w, fixture *f, int sched, uint64_t base, i
     for (int k = 0; k < 4; k++) v[k] = base + k_ts[k];
     walk_set(w, ts, bar, f->n + 1, v, 4);
     /* a scheduler's split graph lasts (its plan may be cached); a lone compute's does not */
-    opscope_cap_cpu_emit(w, &w->st, f->g, f->n, 0, sched, gid, sched >= 0 ? 0 : -1, base, base + 1100, false,
-                         sched >= 0);
-    opscope_cap_graph_rec_write(0, sched, gid, sched >= 0 ? 0 : -1, f->n, base, base + 1100, base + 1200);
+    opscope_cap_compute c = {.g = f->g, .n = f->n, .bi = 0, .sched = sched, .gid = gid, .split = sched >= 0 ? 0 : -1,
+                             .t0 = base, .t1 = base + 1100};
+    opscope_cap_cpu_emit(w, &w->st, &c, sched >= 0);
+    opscope_cap_graph_rec_write(&c, base + 1200);
 }
 
 static int test_full_walk_events(void) {
@@ -208,8 +209,9 @@ static int test_lost_steps_counted_once(void) {
     uint64_t ts[16], bar[16], v[8];
     for (int k = 0; k < 8; k++) v[k] = 1000 + 100 * (uint64_t)k;
     walk_set(&w, ts, bar, n + 1, v, 8);
-    opscope_cap_cpu_emit(&w, &w.st, g, n, 0, -1, 1, -1, 900, 1800, false, false);
-    opscope_cap_graph_rec_write(0, -1, 1, -1, n, 900, 1800, 1900);
+    opscope_cap_compute c = {.g = g, .n = n, .bi = 0, .sched = -1, .gid = 1, .split = -1, .t0 = 900, .t1 = 1800};
+    opscope_cap_cpu_emit(&w, &w.st, &c, false);
+    opscope_cap_graph_rec_write(&c, 1900);
     ASSERT_EQ_U64(opscope_cap_buf_dropped() - before, 8);
     opscope_cap_buf_reset_all();
     opscope_cap_buf_set_limit(512ull << 20);

@@ -112,7 +112,8 @@ static int test_fused_event(void) {
     ASSERT_EQ_INT(e.desc->op, GGML_OP_RMS_NORM);
     /* written with this compute's fields, it replays as one record */
     opscope_cap_step timed = {0, 2, 5000, 5400};
-    ASSERT_EQ_INT(opscope_cap_event_put_all(&e, &timed, 1, 0, 0, 2, 3, 42, 1), 1);
+    opscope_cap_compute c = {.bi = 0, .sched = 2, .gid = 42, .split = 1};
+    ASSERT_EQ_INT(opscope_cap_event_put_all(&e, &timed, 1, 0, &c, 3), 1);
     int kinds[8] = {0};
     opscope_cap_buf_foreach(count_kind, kinds);
     ASSERT_EQ_INT(kinds[OPSCOPE_CAP_KIND_EVENT], 1);
@@ -149,8 +150,9 @@ static int test_split_record(void) {
     int n = ggml_graph_n_nodes(g);
     ASSERT_EQ_INT(n, 4);
     for (int i = 0; i < n; i++) ggml_graph_node(g, i)->flags |= GGML_TENSOR_FLAG_COMPUTE;
-    opscope_cap_emit_split(g, n, 0, -1, 9, 2, 7000, 9000);
-    opscope_cap_graph_rec_write(0, -1, 9, 2, n, 7000, 9000, 9100);
+    opscope_cap_compute c = {.g = g, .n = n, .bi = 0, .sched = -1, .gid = 9, .split = 2, .t0 = 7000, .t1 = 9000};
+    opscope_cap_emit_split(&c);
+    opscope_cap_graph_rec_write(&c, 9100);
     one o = {0};
     opscope_sink sink = {&o, NULL, NULL, one_rec, NULL};
     ASSERT_EQ_INT(opscope_cap_replay(-2, &sink), 0);
@@ -170,8 +172,10 @@ static int test_split_record(void) {
 static int test_graph_log_line(void) {
     opscope_cap_buf_reset_all();
     opscope_cap_graph_rec_add(12, OPSCOPE_CAP_ATTR_NOFUSION, 250);
-    opscope_cap_graph_rec_write(3, 1, 77, 4, 20, 100000, 160000, 175000);
-    opscope_cap_graph_rec_write(3, 1, 78, 4, 20, 200000, 260000, 275000); /* nothing pending */
+    opscope_cap_compute c = {.n = 20, .bi = 3, .sched = 1, .gid = 77, .split = 4, .t0 = 100000, .t1 = 160000};
+    opscope_cap_graph_rec_write(&c, 175000);
+    c.gid = 78, c.t0 = 200000, c.t1 = 260000;
+    opscope_cap_graph_rec_write(&c, 275000); /* nothing pending */
     char path[] = "/tmp/opscope-graphlog-XXXXXX";
     int fd = mkstemp(path);
     ASSERT_TRUE(fd >= 0);

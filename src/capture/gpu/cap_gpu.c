@@ -321,8 +321,9 @@ uint64_t opscope_cap_gpu_current(void) {
     return t_scope;
 }
 
-bool opscope_cap_gpu_graph(uint64_t scope, struct ggml_cgraph *g, int n, int bi, int sched, int64_t gid, int split,
-                           uint64_t t0, uint64_t t1) {
+bool opscope_cap_gpu_graph(uint64_t scope, const opscope_cap_compute *c) {
+    struct ggml_cgraph *g = c->g;
+    int n = c->n;
     const opscope_gpu_source *src = atomic_load_explicit(&g_src, memory_order_acquire);
     if (!src || scope == 0 || scope == OPSCOPE_GPU_SCOPE_UNTIMED) {
         return false;
@@ -355,7 +356,7 @@ bool opscope_cap_gpu_graph(uint64_t scope, struct ggml_cgraph *g, int n, int bi,
         nodes = NULL;
         n = 0;
     }
-    gpu_pend half = {.bi = bi, .sched = sched, .split = split, .gid = gid, .t0 = t0, .t1 = t1, .n_nodes = n,
+    gpu_pend half = {.bi = c->bi, .sched = c->sched, .split = c->split, .gid = c->gid, .t0 = c->t0, .t1 = c->t1, .n_nodes = n,
                      .nodes = nodes,
                      .weight = g_sample.cfg.mode == OPSCOPE_GPU_TIMING_ALL ? 0 : t_weight ? t_weight : 1};
     return describe(scope, &half, (int64_t)expected) && ok;

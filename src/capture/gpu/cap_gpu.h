@@ -6,6 +6,7 @@
 #define OPSCOPE_CAP_GPU_H
 
 #include "capture/gpu/gpu_source.h"
+#include "capture/timing/cap_compute.h"
 #include "ggml.h"
 
 #include <stdbool.h>
@@ -28,12 +29,11 @@ void opscope_cap_gpu_close(uint64_t prev);
 /* This thread's open scope, 0 none. */
 uint64_t opscope_cap_gpu_current(void);
 
-/* The compute of scope SCOPE is over: describes graph G's N nodes (valid only during this
+/* The compute C of scope SCOPE is over: describes its graph's nodes (valid only during this
  * call) and ends the scope. Returns false when the source recorded nothing under it (the
  * caller then writes the host-timed split record); true when the device times will become
- * the compute's records, now or when they arrive. T0, T1: the compute's host ticks. */
-bool opscope_cap_gpu_graph(uint64_t scope, struct ggml_cgraph *g, int n, int bi, int sched, int64_t gid, int split,
-                           uint64_t t0, uint64_t t1);
+ * the compute's records, now or when they arrive. */
+bool opscope_cap_gpu_graph(uint64_t scope, const opscope_cap_compute *c);
 
 /* A split of BACKEND was timed on the host as a whole: one warning for the process when it is
  * a Vulkan backend (the layer did not load, or timed nothing). */

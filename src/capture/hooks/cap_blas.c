@@ -98,14 +98,14 @@ OPSCOPE_EXPORT void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, 
 }
 
 /* Records of one BLAS graph: nodes matched to the sgemm calls they made. */
-bool opscope_cap_blas_emit(opscope_cap_walk *w, const opscope_cap_stream *st, struct ggml_cgraph *g, int n,
-                           int bi, int sched, int64_t gid, int split, uint64_t t0, uint64_t t1) {
+bool opscope_cap_blas_emit(opscope_cap_walk *w, const opscope_cap_stream *st, const opscope_cap_compute *c) {
+    const int n = c->n;
     int32_t *calls = malloc((size_t)n * sizeof *calls);
     if (!calls) {
         return false;
     }
     for (int i = 0; i < n; i++) {
-        const struct ggml_tensor *t = opscope_cap_ggml.graph_node(g, i);
+        const struct ggml_tensor *t = opscope_cap_ggml.graph_node(c->g, i);
         calls[i] = 0;
         if (!(t->flags & GGML_TENSOR_FLAG_COMPUTE)) {
             continue;
@@ -119,9 +119,9 @@ bool opscope_cap_blas_emit(opscope_cap_walk *w, const opscope_cap_stream *st, st
     int n_ts = st->n < st->cap ? st->n : st->cap;
     int n_steps = 0;
     int attr = st->n > st->cap ? OPSCOPE_CAP_ATTR_INEXACT
-                               : opscope_cap_attribute_calls(calls, n, st->ts, n_ts, t0, w->steps, &n_steps);
+                               : opscope_cap_attribute_calls(calls, n, st->ts, n_ts, c->t0, w->steps, &n_steps);
     free(calls);
-    opscope_cap_close_last(w->steps, n_steps, attr, t1);
+    opscope_cap_close_last(w->steps, n_steps, attr, c->t1);
     if (attr != OPSCOPE_CAP_ATTR_EXACT) {
         atomic_fetch_add_explicit(&opscope_cap_stats.inexact_graphs, 1, memory_order_relaxed);
         return false;
@@ -131,7 +131,7 @@ bool opscope_cap_blas_emit(opscope_cap_walk *w, const opscope_cap_stream *st, st
     int written = 0;
     for (int k = 0; k < n_steps; k++) {
         const opscope_cap_step *s = &w->steps[k];
-        if (opscope_cap_emit_event(g, s, 0, bi, sched, tid, gid, split)) {
+        if (opscope_cap_emit_event(c, s, 0, tid)) {
             op_ticks += s->t1 - s->t0;
             written++;
         }

@@ -14,9 +14,8 @@
 
 /* While set (non-NULL), cblas_sgemm calls on this thread append their end tick to ST. */
 void opscope_cap_blas_watch(opscope_cap_stream *st);
-/* Records of one BLAS graph from the call ends in ST (W: scratch); false when the calls did
- * not match the graph. */
-bool opscope_cap_blas_emit(opscope_cap_walk *w, const opscope_cap_stream *st, struct ggml_cgraph *g, int n,
-                           int bi, int sched, int64_t gid, int split, uint64_t t0, uint64_t t1);
+/* Records of the BLAS compute C from the call ends in ST (W: scratch); false when the calls
+ * did not match the graph. */
+bool opscope_cap_blas_emit(opscope_cap_walk *w, const opscope_cap_stream *st, const opscope_cap_compute *c);
 
 #endif

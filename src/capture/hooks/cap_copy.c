@@ -21,10 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A COPY record, or with AS_DESC its description for a device-timed record (cap_gpu.c; not a
+/* A COPY record of T, made from T0 to T1 in the context AT (its backend, scheduler, graph id
+ * and split), or with AS_DESC its description for a device-timed record (cap_gpu.c; not a
  * record of the profile itself, so not counted as one when lost). */
-static opscope_cap_rec *emit_copy_at(opscope_cap_copy_api api, int dir, int bi, const struct ggml_tensor *t,
-                                     uint64_t bytes, uint64_t t0, uint64_t t1, int sched, int split, int64_t gid,
+static opscope_cap_rec *emit_copy_at(opscope_cap_copy_api api, int dir, const opscope_cap_compute *at,
+                                     const struct ggml_tensor *t, uint64_t bytes, uint64_t t0, uint64_t t1,
                                      bool as_desc) {
     opscope_cap_rec *r = opscope_cap_buf_alloc(1);
     if (!r) {
@@ -40,12 +41,12 @@ static opscope_cap_rec *emit_copy_at(opscope_cap_copy_api api, int dir, int bi, 
     r->api = (int16_t)api;
     r->n_fused = 1;
     r->flags = 0;
-    r->backend = (int16_t)bi;
-    r->sched = (int16_t)sched;
+    r->backend = (int16_t)at->bi;
+    r->sched = (int16_t)at->sched;
     r->thread = (int16_t)opscope_cap_buf_thread_id();
-    r->split = split;
+    r->split = at->split;
     r->node = -1;
-    r->graph = gid;
+    r->graph = at->gid;
     r->t0 = t0;
     r->t1 = t1;
     r->bytes = bytes;
@@ -73,18 +74,20 @@ static void emit_copy(opscope_cap_copy_api api, int dir, int bi, const struct gg
     if (in) {
         note_dst(t); /* a scheduler input copy made through an interposed call */
     }
-    int sched = in ? opscope_cap_t.sched_id : -1, split = in ? opscope_cap_t.split : -1;
-    int64_t gid = in ? opscope_cap_t.graph_id : -1;
+    opscope_cap_compute at = {.bi = bi,
+                              .sched = in ? opscope_cap_t.sched_id : -1,
+                              .split = in ? opscope_cap_t.split : -1,
+                              .gid = in ? opscope_cap_t.graph_id : -1};
     /* device transfers recorded by the call (a GPU source saw them): the record waits for
      * their device times (cap_gpu.c); the description is written now, while T is valid */
     uint64_t n_dev = scope ? opscope_cap_gpu_end(scope) : 0;
     if (n_dev) {
-        opscope_cap_rec *desc = emit_copy_at(api, dir, bi, t, bytes, t0, t1, sched, split, gid, true);
+        opscope_cap_rec *desc = emit_copy_at(api, dir, &at, t, bytes, t0, t1, true);
         if (desc && opscope_cap_gpu_copy(scope, n_dev, desc, t0, t1)) {
             return;
         }
     }
-    emit_copy_at(api, dir, bi, t, bytes, t0, t1, sched, split, gid, false);
+    emit_copy_at(api, dir, &at, t, bytes, t0, t1, false);
 }
 
 static bool is_host(ggml_backend_buffer_t b) {
@@ -483,12 +486,13 @@ static const struct ggml_tensor *find_source(const char *x, size_t xlen) {
     return NULL;
 }
 
-void opscope_cap_copy_infer(struct ggml_cgraph *g, int bi, int sched, int64_t gid, int split, uint64_t t0) {
-    const opscope_cap_backend *be = bi >= 0 ? opscope_cap_backend_at(bi) : NULL;
-    if (!g || !be || gid < 0) {
+void opscope_cap_copy_infer(const opscope_cap_compute *at) {
+    struct ggml_cgraph *g = at->g;
+    const opscope_cap_backend *be = at->bi >= 0 ? opscope_cap_backend_at(at->bi) : NULL;
+    if (!g || !be || at->gid < 0) {
         return;
     }
-    seen_begin(gid);
+    seen_begin(at->gid);
     copy_seen *c = &t_seen;
     /* the split graphs outlive the call only without an eval callback (else: stack views) */
     bool keep = opscope_cap_t.in_sched && !opscope_cap_t.no_defer && !opscope_cap_t.in_user_cb;
@@ -510,7 +514,8 @@ void opscope_cap_copy_infer(struct ggml_cgraph *g, int bi, int sched, int64_t gi
                 }
                 const struct ggml_tensor *from = keep ? find_source(x, xlen) : NULL;
                 int dir = from ? direction(is_host(from->buffer), is_host(s->buffer)) : -1;
-                emit_copy_at(OPSCOPE_CAP_API_CPY_TENSOR_ASYNC, dir, bi, s, opscope_cap_ggml.nbytes(s), t0, t0, sched, split, gid, false);
+                emit_copy_at(OPSCOPE_CAP_API_CPY_TENSOR_ASYNC, dir, at, s, opscope_cap_ggml.nbytes(s), at->t0, at->t0,
+                             false);
             }
         }
     }

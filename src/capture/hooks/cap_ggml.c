@@ -64,23 +64,23 @@ static bool reserve_ts(opscope_cap_walk *w, int n) {
 }
 
 static void emit_pending(opscope_cap_walk *w, const opscope_cap_pend *p) {
-    if (p->split >= 0) {
-        opscope_cap_copy_infer(p->g, p->bi, p->sched, p->gid, p->split, p->t0); /* cpy_tensor_async */
+    const opscope_cap_compute *c = &p->c;
+    if (c->split >= 0) {
+        opscope_cap_copy_infer(c); /* cpy_tensor_async */
     }
     opscope_cap_stream st = {w->pool + p->off, w->bar_pool + p->off, p->n_ts, p->cap, -1, NULL, NULL};
     if (p->kind == OPSCOPE_CAP_PEND_CPU) {
-        opscope_cap_hooks_emit_cpu(w, &st, p->g, p->n, p->bi, p->sched, p->gid, p->split, p->t0, p->t1, p->aborted);
+        opscope_cap_hooks_emit_cpu(w, &st, c);
     } else if (p->kind == OPSCOPE_CAP_PEND_BLAS) {
-        if (!opscope_cap_blas_emit(w, &st, p->g, p->n, p->bi, p->sched, p->gid, p->split, p->t0, p->t1)) {
-            opscope_cap_emit_split(p->g, p->n, p->bi, p->sched, p->gid, p->split, p->t0, p->t1);
+        if (!opscope_cap_blas_emit(w, &st, c)) {
+            opscope_cap_emit_split(c);
         }
     } else if (p->scope == OPSCOPE_GPU_SCOPE_UNTIMED) {
         /* not sampled for device timing: the split's host time, as without a source */
-        opscope_cap_emit_split(p->g, p->n, p->bi, p->sched, p->gid, p->split, p->t0, p->t1);
-    } else if (!p->scope ||
-               !opscope_cap_gpu_graph(p->scope, p->g, p->n, p->bi, p->sched, p->gid, p->split, p->t0, p->t1)) {
-        opscope_cap_emit_split(p->g, p->n, p->bi, p->sched, p->gid, p->split, p->t0, p->t1);
-        const opscope_cap_backend *be = p->bi >= 0 ? opscope_cap_backend_at(p->bi) : NULL;
+        opscope_cap_emit_split(c);
+    } else if (!p->scope || !opscope_cap_gpu_graph(p->scope, c)) {
+        opscope_cap_emit_split(c);
+        const opscope_cap_backend *be = c->bi >= 0 ? opscope_cap_backend_at(c->bi) : NULL;
         /* Records full (the memory cap): the graph could not be described, which says nothing
          * of the device timing; the drop warning tells the truth (OPSCOPE_MAX_MB=1 with
          * Vulkan said "timed none of its work" over 2494 device-timed records). */
@@ -89,7 +89,7 @@ static void emit_pending(opscope_cap_walk *w, const opscope_cap_pend *p) {
         }
     }
     uint64_t t2 = opscope_cap_now();
-    opscope_cap_graph_rec_write(p->bi, p->sched, p->gid, p->split, p->n, p->t0, p->t1, t2);
+    opscope_cap_graph_rec_write(c, t2);
 }
 
 /* Builds the records of every compute deferred during this scheduler compute. */
@@ -151,8 +151,11 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
         opscope_cap_hooks_steps_end(backend, be);
     }
     opscope_cap_blas_watch(NULL);
-    opscope_cap_pend p = {g, per_op ? OPSCOPE_CAP_PEND_CPU : blas ? OPSCOPE_CAP_PEND_BLAS : OPSCOPE_CAP_PEND_SPLIT, n, bi, sched, split,
-              w->st.n, w->st.cap, st == GGML_STATUS_ABORTED, gid, w->pool_used, t0, t1, scope};
+    opscope_cap_pend p = {
+        .c = {.g = g, .n = n, .bi = bi, .sched = sched, .gid = gid, .split = split, .t0 = t0, .t1 = t1,
+              .aborted = st == GGML_STATUS_ABORTED},
+        .kind = per_op ? OPSCOPE_CAP_PEND_CPU : blas ? OPSCOPE_CAP_PEND_BLAS : OPSCOPE_CAP_PEND_SPLIT,
+        .n_ts = w->st.n, .cap = w->st.cap, .off = w->pool_used, .scope = scope};
     if (!per_op && !blas) {
         p.n_ts = p.cap = 0;
     }

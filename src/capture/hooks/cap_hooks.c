@@ -102,9 +102,8 @@ bool opscope_cap_hooks_lasting(void) {
     return opscope_cap_t.in_sched && !opscope_cap_t.no_defer && !opscope_cap_t.in_user_cb;
 }
 
-void opscope_cap_hooks_emit_cpu(opscope_cap_walk *w, const opscope_cap_stream *st, struct ggml_cgraph *g, int n,
-                                int bi, int sched, int64_t gid, int split, uint64_t t0, uint64_t t1, bool aborted) {
-    opscope_cap_cpu_emit(w, st, g, n, bi, sched, gid, split, t0, t1, aborted, opscope_cap_hooks_lasting());
+void opscope_cap_hooks_emit_cpu(opscope_cap_walk *w, const opscope_cap_stream *st, const opscope_cap_compute *c) {
+    opscope_cap_cpu_emit(w, st, c, opscope_cap_hooks_lasting());
     atomic_fetch_add_explicit(&opscope_cap_stats.callbacks, (uint64_t)st->n, memory_order_relaxed);
 }
 

@@ -52,9 +52,8 @@ void opscope_cap_hooks_steps_end(ggml_backend_t backend, const opscope_cap_backe
  * its step plan may be cached by address: inside a scheduler compute, outside a program's
  * eval callback, and without one set (its split graphs are views on the scheduler's stack). */
 bool opscope_cap_hooks_lasting(void);
-/* Records of CPU graph G from the steps in ST (cap_cpu.h), its callbacks counted. */
-void opscope_cap_hooks_emit_cpu(opscope_cap_walk *w, const opscope_cap_stream *st, struct ggml_cgraph *g, int n,
-                                int bi, int sched, int64_t gid, int split, uint64_t t0, uint64_t t1, bool aborted);
+/* Records of CPU compute C from the steps in ST (cap_cpu.h), its callbacks counted. */
+void opscope_cap_hooks_emit_cpu(opscope_cap_walk *w, const opscope_cap_stream *st, const opscope_cap_compute *c);
 /* A backend compute from tick T0 to T1 was recorded; the capture then worked from tick A to
  * now building its records (OPSCOPE_STATS). */
 void opscope_cap_hooks_count(uint64_t t0, uint64_t t1);

@@ -286,43 +286,48 @@ static uint64_t run_start(const scratch *s, const run *r) {
     return s->asks[r->i1 - 1];
 }
 
-/* Records of run R (run slot K) of G; SPLIT is its split index (-1 outside a scheduler). */
-static void emit_run(scratch *s, const run *r, int k, int split, struct ggml_cgraph *g, int n_all, int sched,
-                     int64_t gid, uint64_t a, uint64_t b, const uint64_t *ts, int n_ts, bool aborted) {
-    struct ggml_cgraph *rg = r->i0 == 0 && r->i1 == n_all ? g : run_graph(s, k, g, r->i0, r->i1);
-    if (!rg) {
+/* Records of run R (run slot K) of the compute RC: its whole graph (rc.g, rc.n nodes), with
+ * the run's split index (-1 outside a scheduler), ticks and abort; the step timestamps TS. */
+static void emit_run(scratch *s, const run *r, int k, opscope_cap_compute rc, const uint64_t *ts, int n_ts) {
+    rc.g = r->i0 == 0 && r->i1 == rc.n ? rc.g : run_graph(s, k, rc.g, r->i0, r->i1);
+    if (!rc.g) {
         return;
     }
-    int n = r->i1 - r->i0;
-    int bi = s->bi[r->sb];
+    rc.n = r->i1 - r->i0;
+    rc.bi = s->bi[r->sb];
     if (s->per_op[r->sb]) {
         const opscope_cap_stream *all = &s->s[r->sb];
         opscope_cap_stream st = {(uint64_t *)ts, all->bar + (ts - all->ts), n_ts, n_ts, -1, NULL, NULL};
-        opscope_cap_hooks_emit_cpu(s->w, &st, rg, n, bi, sched, gid, split, a, b, aborted);
+        opscope_cap_hooks_emit_cpu(s->w, &st, &rc);
     } else {
-        opscope_cap_emit_split(rg, n, bi, sched, gid, split, a, b);
+        opscope_cap_emit_split(&rc);
     }
-    opscope_cap_graph_rec_write(bi, sched, gid, split, n, a, b, opscope_cap_now());
-    opscope_cap_hooks_count(a, b);
+    opscope_cap_graph_rec_write(&rc, opscope_cap_now());
+    opscope_cap_hooks_count(rc.t0, rc.t1);
 }
 
-static void emit_compute(scratch *s, ggml_backend_sched_t sched, struct ggml_cgraph *g, int n, int nb,
-                         int sid, int64_t gid, uint64_t t0, uint64_t t1, enum ggml_status st, bool dated) {
+/* The records of scheduler compute C (its graph, scheduler entry, graph id, ticks; NB
+ * backends) that returned ST. */
+static void emit_compute(scratch *s, ggml_backend_sched_t sched, int nb, const opscope_cap_compute *c,
+                         enum ggml_status st, bool dated) {
     if (st != GGML_STATUS_SUCCESS && st != GGML_STATUS_ABORTED) {
         return; /* nothing ran (allocation failed) or a backend failed: no reliable steps */
     }
-    int nr = build_runs(s, sched, g, n, nb);
+    int n = c->n;
+    int nr = build_runs(s, sched, c->g, n, nb);
     if (nr <= 0) {
         return;
     }
-    bool aborted = st == GGML_STATUS_ABORTED;
+    bool aborted = c->aborted;
     int nts[MAX_SB] = {0}; /* timestamps of each stream taken so far */
     for (int b = 0; b < nb; b++) {
         nts[b] = s->s[b].n < s->s[b].cap ? s->s[b].n : s->s[b].cap;
     }
     if (nr == 1) {
         const run *r = &s->runs[0];
-        emit_run(s, r, 0, 0, g, n, sid, gid, t0, t1, s->s[r->sb].ts, nts[r->sb], aborted);
+        opscope_cap_compute one = *c;
+        one.split = 0;
+        emit_run(s, r, 0, one, s->s[r->sb].ts, nts[r->sb]);
         return;
     }
     /* several runs: dated by the questions of our eval callback, one per node in order */
@@ -338,7 +343,7 @@ static void emit_compute(scratch *s, ggml_backend_sched_t sched, struct ggml_cgr
             break; /* never started (an earlier split aborted) */
         }
         bool last = k + 1 == nr || s->runs[k + 1].i1 > s->n_asks;
-        uint64_t a = k == 0 ? t0 : run_start(s, r);
+        uint64_t a = k == 0 ? c->t0 : run_start(s, r);
         uint64_t next = last ? UINT64_MAX : s->asks[s->runs[k + 1].i0];
         int b = r->sb;
         int first = used[b], cnt = 0;
@@ -350,8 +355,12 @@ static void emit_compute(scratch *s, ggml_backend_sched_t sched, struct ggml_cgr
          * run's last step then holds its final thread barrier, another backend's record its
          * device work (ggml synchronizes the backend after the split while our eval callback
          * is set); either holds the next split's input copies, which happen in between. */
-        uint64_t end = last ? t1 : next;
-        emit_run(s, r, k, k, g, n, sid, gid, a, end, s->s[b].ts + first, cnt, aborted && last);
+        opscope_cap_compute part = *c;
+        part.split = k;
+        part.t0 = a;
+        part.t1 = last ? c->t1 : next;
+        part.aborted = aborted && last;
+        emit_run(s, r, k, part, s->s[b].ts + first, cnt);
         if (last) {
             break;
         }
@@ -409,7 +418,9 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
     }
     opscope_cap_t.depth++;
     uint64_t a = opscope_cap_now();
-    emit_compute(s, sched, g, n, nb, sid, gid, t0, t1, st, dated);
+    opscope_cap_compute c = {.g = g, .n = n, .bi = -1, .sched = sid, .gid = gid, .split = -1, .t0 = t0, .t1 = t1,
+                             .aborted = st == GGML_STATUS_ABORTED};
+    emit_compute(s, sched, nb, &c, st, dated);
     opscope_cap_drops_check(gid, d0);
     opscope_cap_hooks_count_work(a);
     opscope_cap_t.depth--;
@@ -461,7 +472,9 @@ static enum ggml_status direct_compute(ggml_backend_t backend, struct ggml_cgrap
         uint64_t a = opscope_cap_now();
         run r = {0, n, 0};
         int n_ts = s->s[0].n < s->s[0].cap ? s->s[0].n : s->s[0].cap;
-        emit_run(s, &r, 0, -1, g, n, -1, gid, t0, t1, s->s[0].ts, n_ts, st == GGML_STATUS_ABORTED);
+        opscope_cap_compute c = {.g = g, .n = n, .bi = bi, .sched = -1, .gid = gid, .split = -1, .t0 = t0, .t1 = t1,
+                                 .aborted = st == GGML_STATUS_ABORTED};
+        emit_run(s, &r, 0, c, s->s[0].ts, n_ts);
         opscope_cap_drops_check(gid, d0);
         opscope_cap_hooks_count_work(a);
     }

@@ -285,7 +285,7 @@ static bool plan_pages(opscope_cap_plan *p, const opscope_cap_event *ev, int n_s
 /* Emits the steps of a compute from the graph's NODES, with their templates made into EV.
  * Returns whether every template was made. */
 static bool emit_all(struct ggml_tensor *const *nodes, const opscope_cap_step *steps, int n_steps,
-                     opscope_cap_event *ev, uint8_t flags, int bi, int sched, int64_t gid, int split) {
+                     opscope_cap_event *ev, uint8_t flags, const opscope_cap_compute *c) {
     int made = 0;
     for (int k = 0; k < n_steps; k++) {
         if (!opscope_cap_event_make(nodes, &steps[k], &ev[made])) {
@@ -293,8 +293,7 @@ static bool emit_all(struct ggml_tensor *const *nodes, const opscope_cap_step *s
         }
         made++;
     }
-    int written = opscope_cap_event_put_all(ev, steps, made, flags, bi, sched,
-                                            opscope_cap_buf_thread_id(), gid, split);
+    int written = opscope_cap_event_put_all(ev, steps, made, flags, c, opscope_cap_buf_thread_id());
     if (made < n_steps) { /* put_all counted its own losses; these steps never got that far */
         opscope_cap_buf_note_dropped((uint64_t)(n_steps - made));
     }
@@ -308,18 +307,18 @@ static bool emit_all(struct ggml_tensor *const *nodes, const opscope_cap_step *s
 }
 
 /* The cached path: true when PLAN's steps matched the callbacks and the records are out. */
-static bool emit_planned(opscope_cap_walk *w, const opscope_cap_stream *st, const opscope_cap_plan *p, int bi,
-                         int sched, int64_t gid, int split, uint64_t t0, uint64_t t1, bool aborted) {
+static bool emit_planned(opscope_cap_walk *w, const opscope_cap_stream *st, const opscope_cap_plan *p,
+                         const opscope_cap_compute *cc) {
     int n_ts = st->n < st->cap ? st->n : st->cap;
-    if (aborted || st->n != p->n_steps) {
+    if (cc->aborted || st->n != p->n_steps) {
         return false;
     }
     int n_steps = 0;
-    int attr = opscope_cap_attribute(p->rules, p->n, st->ts, n_ts, t0, false, w->steps, &n_steps);
+    int attr = opscope_cap_attribute(p->rules, p->n, st->ts, n_ts, cc->t0, false, w->steps, &n_steps);
     if (attr != OPSCOPE_CAP_ATTR_EXACT || n_steps != p->n_steps) {
         return false;
     }
-    uint64_t tail = opscope_cap_close_steps(w->steps, n_steps, attr, st->bar, n_ts, t1);
+    uint64_t tail = opscope_cap_close_steps(w->steps, n_steps, attr, st->bar, n_ts, cc->t1);
     int tid = opscope_cap_buf_thread_id();
     int written = 0;
     for (int pg = 0, k = 0; pg < p->n_pages; pg++) {
@@ -334,14 +333,14 @@ static bool emit_planned(opscope_cap_walk *w, const opscope_cap_stream *st, cons
         c->size = (uint16_t)size;
         c->kind = OPSCOPE_CAP_KIND_CALL;
         c->flags = 0;
-        c->backend = (int16_t)bi;
-        c->sched = (int16_t)sched;
+        c->backend = (int16_t)cc->bi;
+        c->sched = (int16_t)cc->sched;
         c->thread = (int16_t)tid;
         c->pad_ = 0;
-        c->split = split;
+        c->split = cc->split;
         c->n = page->n;
         c->pad2_ = 0;
-        c->graph = gid;
+        c->graph = cc->gid;
         c->page = page;
         for (int j = 0; j < page->n; j++, k++) {
             c->t[2 * j] = w->steps[k].t0;
@@ -362,14 +361,15 @@ static bool emit_planned(opscope_cap_walk *w, const opscope_cap_stream *st, cons
 }
 
 /* Records of one CPU graph from the step timestamps. */
-void opscope_cap_cpu_emit(opscope_cap_walk *w, const opscope_cap_stream *st, struct ggml_cgraph *g, int n,
-                          int bi, int sched, int64_t gid, int split, uint64_t t0, uint64_t t1, bool aborted,
+void opscope_cap_cpu_emit(opscope_cap_walk *w, const opscope_cap_stream *st, const opscope_cap_compute *cc,
                           bool lasting) {
+    struct ggml_cgraph *g = cc->g;
+    const int n = cc->n, sched = cc->sched;
     bool cacheable = plan_cacheable(sched) && lasting;
     opscope_cap_plan *seen = NULL;
     if (cacheable) {
         opscope_cap_plan *p = plan_find(w, g, sched, n);
-        if (p && p->made && emit_planned(w, st, p, bi, sched, gid, split, t0, t1, aborted)) {
+        if (p && p->made && emit_planned(w, st, p, cc)) {
             return;
         }
         seen = p && !p->made ? p : NULL;
@@ -403,8 +403,8 @@ void opscope_cap_cpu_emit(opscope_cap_walk *w, const opscope_cap_stream *st, str
     }
     int n_ts = st->n < st->cap ? st->n : st->cap;
     int n_steps = 0;
-    int attr = opscope_cap_attribute(w->nodes, n, st->ts, n_ts, t0, aborted, w->steps, &n_steps);
-    uint64_t tail = opscope_cap_close_steps(w->steps, n_steps, attr, st->bar, n_ts, t1);
+    int attr = opscope_cap_attribute(w->nodes, n, st->ts, n_ts, cc->t0, cc->aborted, w->steps, &n_steps);
+    uint64_t tail = opscope_cap_close_steps(w->steps, n_steps, attr, st->bar, n_ts, cc->t1);
     if (attr == OPSCOPE_CAP_ATTR_INEXACT) {
         atomic_fetch_add_explicit(&opscope_cap_stats.inexact_graphs, 1, memory_order_relaxed);
     } else if (attr == OPSCOPE_CAP_ATTR_NOFUSION) {
@@ -419,7 +419,7 @@ void opscope_cap_cpu_emit(opscope_cap_walk *w, const opscope_cap_stream *st, str
             plan_note_seen(w, g, sched, n);
         }
     }
-    bool kept = emit_all(nodes, w->steps, n_steps, w->ev, flags, bi, sched, gid, split);
+    bool kept = emit_all(nodes, w->steps, n_steps, w->ev, flags, cc);
     opscope_cap_graph_rec_add(n_steps, attr, tail);
     if (p && kept && st->n == n_steps && plan_pages(p, w->ev, n_steps)) {
         memcpy(p->node, nodes, (size_t)n * sizeof *p->node);

@@ -13,13 +13,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Records of CPU graph G (N nodes; backend index BI, scheduler SCHED, graph id GID, split
- * SPLIT, computed from tick T0 to T1) from the step timestamps in ST, with W's arrays as
- * scratch. LASTING: G is a scheduler's split graph that lives until the scheduler splits
+/* Records of the CPU compute C from the step timestamps in ST, with W's arrays as scratch.
+ * LASTING: C's graph is a scheduler's split graph that lives until the scheduler splits
  * again, so its step plan may be cached by its address (not a graph computed from a program's
  * eval callback, nor a view on the scheduler's stack). */
-void opscope_cap_cpu_emit(opscope_cap_walk *w, const opscope_cap_stream *st, struct ggml_cgraph *g, int n,
-                          int bi, int sched, int64_t gid, int split, uint64_t t0, uint64_t t1, bool aborted,
+void opscope_cap_cpu_emit(opscope_cap_walk *w, const opscope_cap_stream *st, const opscope_cap_compute *c,
                           bool lasting);
 /* Drops every cached plan of W (and frees them with FREE_ALL). */
 void opscope_cap_cpu_plans_clear(opscope_cap_walk *w, bool free_all);

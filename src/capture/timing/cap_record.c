@@ -182,8 +182,12 @@ bool opscope_cap_event_make(struct ggml_tensor *const *nodes, const opscope_cap_
 }
 
 int opscope_cap_event_put_all(const opscope_cap_event *tmpl, const opscope_cap_step *steps, int n,
-                              uint8_t flags, int bi, int sched, int tid, int64_t gid, int split) {
+                              uint8_t flags, const opscope_cap_compute *c, int tid) {
     enum { BATCH = 512 }; /* 40 KiB at a time */
+    /* locals: the events written below could alias *c for all the compiler knows */
+    const int16_t bi = (int16_t)c->bi, sched = (int16_t)c->sched;
+    const int split = c->split;
+    const int64_t gid = c->gid;
     int written = 0;
     for (int k = 0; k < n;) {
         int m = n - k < BATCH ? n - k : BATCH;
@@ -196,8 +200,8 @@ int opscope_cap_event_put_all(const opscope_cap_event *tmpl, const opscope_cap_s
         for (int j = 0; j < m; j++, k++) {
             memcpy(&e[j], &tmpl[k], sizeof e[j]);
             e[j].flags = flags;
-            e[j].backend = (int16_t)bi;
-            e[j].sched = (int16_t)sched;
+            e[j].backend = bi;
+            e[j].sched = sched;
             e[j].thread = (int16_t)tid;
             e[j].split = split;
             e[j].graph = gid;
@@ -210,11 +214,10 @@ int opscope_cap_event_put_all(const opscope_cap_event *tmpl, const opscope_cap_s
     return written;
 }
 
-bool opscope_cap_emit_event(struct ggml_cgraph *g, const opscope_cap_step *s, uint8_t flags, int bi,
-                            int sched, int tid, int64_t gid, int split) {
+bool opscope_cap_emit_event(const opscope_cap_compute *c, const opscope_cap_step *s, uint8_t flags, int tid) {
     struct ggml_tensor *nodes[OPSCOPE_CAP_MAX_FUSED];
     for (int f = 0; f < s->n && f < OPSCOPE_CAP_MAX_FUSED; f++) {
-        nodes[f] = opscope_cap_ggml.graph_node(g, s->first + f);
+        nodes[f] = opscope_cap_ggml.graph_node(c->g, s->first + f);
     }
     opscope_cap_step one = *s;
     one.first = 0;
@@ -224,7 +227,7 @@ bool opscope_cap_emit_event(struct ggml_cgraph *g, const opscope_cap_step *s, ui
         return false;
     }
     e.node = s->first;
-    return opscope_cap_event_put_all(&e, s, 1, flags, bi, sched, tid, gid, split) == 1;
+    return opscope_cap_event_put_all(&e, s, 1, flags, c, tid) == 1;
 }
 
 /* The GRAPH record of the current compute, written once the capture's own work is done so it
@@ -242,8 +245,7 @@ void opscope_cap_graph_rec_add(int steps, int attr, uint64_t tail) {
     t_pending.set = true;
 }
 
-void opscope_cap_graph_rec_write(int bi, int sched, int64_t gid, int split, int n_nodes, uint64_t t0,
-                                 uint64_t t1, uint64_t t2) {
+void opscope_cap_graph_rec_write(const opscope_cap_compute *c, uint64_t t2) {
     if (!t_pending.set) {
         return;
     }
@@ -256,26 +258,25 @@ void opscope_cap_graph_rec_write(int bi, int sched, int64_t gid, int split, int 
     r->size = (uint16_t)sizeof *r;
     r->kind = OPSCOPE_CAP_KIND_GRAPH;
     r->attr = (uint8_t)t_pending.attr;
-    r->backend = (int16_t)bi;
-    r->sched = (int16_t)sched;
+    r->backend = (int16_t)c->bi;
+    r->sched = (int16_t)c->sched;
     r->thread = (int16_t)opscope_cap_buf_thread_id();
-    r->split = split;
-    r->n_nodes = n_nodes;
+    r->split = c->split;
+    r->n_nodes = c->n;
     r->n_steps = t_pending.steps;
-    r->graph = gid;
-    r->t0 = t0;
-    r->t1 = t1;
+    r->graph = c->gid;
+    r->t0 = c->t0;
+    r->t1 = c->t1;
     r->t_done = t2;
     r->tail = t_pending.tail;
     opscope_cap_buf_commit_bytes(sizeof *r);
 }
 
 /* A backend without per-op timing: one record for the whole graph (split). */
-void opscope_cap_emit_split(struct ggml_cgraph *g, int n, int bi, int sched, int64_t gid, int split,
-                            uint64_t t0, uint64_t t1) {
+void opscope_cap_emit_split(const opscope_cap_compute *c) {
     int computed = 0, first = -1;
-    for (int i = 0; i < n; i++) {
-        const struct ggml_tensor *t = opscope_cap_ggml.graph_node(g, i);
+    for (int i = 0; i < c->n; i++) {
+        const struct ggml_tensor *t = opscope_cap_ggml.graph_node(c->g, i);
         if (!opscope_cap_op_is_empty(t->op) && (t->flags & GGML_TENSOR_FLAG_COMPUTE)) {
             computed++;
             if (first < 0) first = i;
@@ -284,24 +285,24 @@ void opscope_cap_emit_split(struct ggml_cgraph *g, int n, int bi, int sched, int
     if (first < 0) {
         return;
     }
-    const struct ggml_tensor *t = opscope_cap_ggml.graph_node(g, first);
+    const struct ggml_tensor *t = opscope_cap_ggml.graph_node(c->g, first);
     opscope_cap_rec *r = opscope_cap_buf_alloc(0);
     if (r) {
         fill_op(r, t);
         r->n_fused = (uint8_t)(computed > 255 ? 255 : computed);
         r->flags = OPSCOPE_CAP_F_SPLIT_ONLY;
-        r->backend = (int16_t)bi;
-        r->sched = (int16_t)sched;
+        r->backend = (int16_t)c->bi;
+        r->sched = (int16_t)c->sched;
         r->thread = (int16_t)opscope_cap_buf_thread_id();
-        r->split = split;
+        r->split = c->split;
         r->node = first;
-        r->graph = gid;
-        r->t0 = t0;
-        r->t1 = t1;
+        r->graph = c->gid;
+        r->t0 = c->t0;
+        r->t1 = c->t1;
         r->bytes = 0;
         opscope_cap_buf_commit(r);
         atomic_fetch_add_explicit(&opscope_cap_stats.records, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&opscope_cap_stats.op_ticks, t1 - t0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&opscope_cap_stats.op_ticks, c->t1 - c->t0, memory_order_relaxed);
     } else {
         opscope_cap_buf_note_dropped(1);
     }

@@ -7,6 +7,7 @@
 #define OPSCOPE_CAP_RECORD_H
 
 #include "capture/timing/cap_attr.h"
+#include "capture/timing/cap_compute.h"
 #include "capture/store/cap_buf.h"
 
 #include "ggml.h"
@@ -27,21 +28,19 @@ const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t);
 /* The parts of step S's event that depend only on the graph whose node pointers are NODES
  * (description, node, fused ops, bytes) into *E. False when the record buffer is full. */
 bool opscope_cap_event_make(struct ggml_tensor *const *nodes, const opscope_cap_step *s, opscope_cap_event *e);
-/* Appends the N events TMPL[k] timed by STEPS[k] in one go. Returns how many were written. */
+/* Appends the N events TMPL[k] of compute C (its backend, scheduler, graph id and split),
+ * timed by STEPS[k], in one go; TID: this thread's id. Returns how many were written. */
 int opscope_cap_event_put_all(const opscope_cap_event *tmpl, const opscope_cap_step *steps, int n,
-                              uint8_t flags, int bi, int sched, int tid, int64_t gid, int split);
-/* One timed step S of graph G. Returns false when dropped. */
-bool opscope_cap_emit_event(struct ggml_cgraph *g, const opscope_cap_step *s, uint8_t flags, int bi,
-                            int sched, int tid, int64_t gid, int split);
-/* One record for a whole split (backends without per-op timing). */
-void opscope_cap_emit_split(struct ggml_cgraph *g, int n, int bi, int sched, int64_t gid, int split,
-                            uint64_t t0, uint64_t t1);
+                              uint8_t flags, const opscope_cap_compute *c, int tid);
+/* One timed step S of compute C's graph. Returns false when dropped. */
+bool opscope_cap_emit_event(const opscope_cap_compute *c, const opscope_cap_step *s, uint8_t flags, int tid);
+/* One record for the whole of compute C (backends without per-op timing). */
+void opscope_cap_emit_split(const opscope_cap_compute *c);
 /* The GRAPH record of a compute: _add notes its outcome (TAIL: ticks after the last step that
  * are no node's), _write writes it once the capture's own work is done (T2), so it can say
  * how long that took. */
 void opscope_cap_graph_rec_add(int steps, int attr, uint64_t tail);
-void opscope_cap_graph_rec_write(int bi, int sched, int64_t gid, int split, int n_nodes, uint64_t t0,
-                                 uint64_t t1, uint64_t t2);
+void opscope_cap_graph_rec_write(const opscope_cap_compute *c, uint64_t t2);
 /* Frees this thread's description cache. */
 void opscope_cap_desc_free(void);
 

@@ -9,6 +9,7 @@
 #define OPSCOPE_CAP_WALK_H
 
 #include "capture/timing/cap_attr.h"
+#include "capture/timing/cap_compute.h"
 #include "capture/store/cap_buf.h"
 #include "capture/store/cap_clock.h"
 #include "capture/resolve/cap_resolve.h"
@@ -42,12 +43,9 @@ static inline void opscope_cap_stream_barrier(opscope_cap_stream *s) {
  * work is never inside a backend's graph compute. */
 enum { OPSCOPE_CAP_PEND_CPU, OPSCOPE_CAP_PEND_BLAS, OPSCOPE_CAP_PEND_SPLIT };
 typedef struct opscope_cap_pend {
-    struct ggml_cgraph *g;
-    int kind, n, bi, sched, split, n_ts, cap;
-    bool aborted;
-    int64_t gid;
+    opscope_cap_compute c;
+    int kind, n_ts, cap; /* n_ts step timestamps (room for CAP) at OFF in the walk's pools */
     size_t off;
-    uint64_t t0, t1;
     uint64_t scope; /* the GPU source's scope of this compute (cap_gpu.h), 0 none */
 } opscope_cap_pend;
 
