@@ -25,54 +25,89 @@
 _Atomic bool opscope_cap_on;
 bool opscope_cap_env_mode;
 
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-static opscope_cap_config g_cfg;
-static _Atomic bool g_disabled;
-static pthread_mutex_t g_export_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t g_exported_records = UINT64_MAX; /* records at the last export */
-static bool g_stats;
-static bool g_child_of_fork;
-static long g_fork_parent;
-static _Atomic bool g_fork_noted;
-static bool g_atfork_set;
-static bool g_warned_drops;
-/* Checkpoints: while the program runs the watcher rewrites the JSON profile every
- * OPSCOPE_CHECKPOINT_MS (default 1000; 0: never), so a crash or SIGKILL loses only what came
- * after the last one. The period stretches to 20 times the last write's CPU time, so the
- * writes take at most about 5% of one core however big the profile grows. */
-static long g_ckpt_ms = 1000;
-static uint64_t g_ckpt_cost_ns;
-static bool g_last_was_ckpt; /* the file's last write is a checkpoint: the final one must come */
-static bool g_path_warned;   /* PATH's trouble was said (at start or at a write): once is enough */
+/* The signals that end a program by default and that a person or a supervisor sends to
+ * stop it, and SIGPIPE (a peer that went away kills a program that left it at its default:
+ * ggml-rpc-server when a client disconnects while it answers): the profile is written first,
+ * then the process dies by the signal. (Not SIGKILL: it cannot be caught.) */
+static const int k_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+#define N_SIGS (sizeof k_sigs / sizeof k_sigs[0])
+
+/* The capture's life, in one place. Threading contract, by group:
+ *   start   written before main (claim_at_load: one thread), in init_once, or in
+ *           first_capture before the watcher starts (each under its pthread_once); read-only
+ *           after, from any thread
+ *   fork    written in a fork child by at_fork_child (the only thread there), read after
+ *   export  read and written under export_lock only (export_as), but path_warned, also set
+ *           at start-up before any export, and ckpt_cost_ns, the watcher thread's own
+ *   watch   atomics, and semaphores made before `watching` is set: any thread, and the
+ *           signal handler (an atomic compare-exchange and sem_post, async-signal-safe)
+ * Checkpoints: while the program runs the watcher rewrites the JSON profile every ckpt_ms
+ * (OPSCOPE_CHECKPOINT_MS, default 1000; 0: never), so a crash or SIGKILL loses only what
+ * came after the last one. The period stretches to 20 times the last write's CPU time, so
+ * the writes take at most about 5% of one core however big the profile grows.
+ * Inside `opscope record` (OPSCOPE_RECORD_DIR, a directory the command made for this run):
+ * PATH goes to the first ggml process that claims it (creating DIR/owner), so programs run
+ * one after another never overwrite each other's profile; every profiling process keeps a
+ * status file DIR/PID (cap_life.h) from which record says where each profile went. */
+typedef struct cap_life {
+    /* start */
+    pthread_once_t once;       /* init_once */
+    opscope_cap_config cfg;    /* GGML_PROFILE, OPSCOPE_FORMAT; PATH.PID for a non-owner */
+    long ckpt_ms;
+    bool atfork_set;           /* at_fork_child installed before main */
+    char rec_dir[1024];        /* OPSCOPE_RECORD_DIR, "" outside a record run */
+    bool not_owner;            /* another process of this run owns PATH: write PATH.PID */
+    uint64_t rec_start_ns;     /* CLOCK_MONOTONIC at the first compute */
+    struct sigaction old_sa[N_SIGS]; /* what the program had before our handlers */
+    pthread_once_t watch_once; /* first_capture */
+    /* fork */
+    bool child_of_fork;
+    long fork_parent;
+    /* export */
+    pthread_mutex_t export_lock;
+    uint64_t exported_records; /* records at the last export, UINT64_MAX: try again */
+    bool stats;                /* OPSCOPE_STATS, until printed */
+    bool warned_drops;
+    bool last_was_ckpt;        /* the file's last write is a checkpoint: the final one must come */
+    bool path_warned;          /* PATH's trouble was said (at start or at a write): once is enough */
+    bool written_once;         /* an export of ours reached its file */
+    bool note_ok;              /* the last export's outcome is in DIR/PID: record will say it */
+    uint64_t ckpt_cost_ns;     /* the last checkpoint's CPU time */
+    /* watch */
+    _Atomic bool disabled;
+    _Atomic bool fork_noted;
+    _Atomic bool watching;     /* the watcher thread runs */
+    _Atomic int sig_pending;   /* the signal to export for, -1 the _exit hook, 0 none */
+    sem_t sig_sem;             /* posted by the handler and the _exit hook */
+    sem_t done_sem;            /* posted by the watcher when the _exit hook's export is done */
+} cap_life;
+
+static cap_life g_life = {
+    .once = PTHREAD_ONCE_INIT,
+    .ckpt_ms = 1000,
+    .watch_once = PTHREAD_ONCE_INIT,
+    .export_lock = PTHREAD_MUTEX_INITIALIZER,
+    .exported_records = UINT64_MAX,
+};
 
 typedef enum end_kind { END_CHECKPOINT, END_EXIT, END_SIGNAL } end_kind;
 static void export_as(end_kind kind, int sig);
 
-/* Inside `opscope record` (OPSCOPE_RECORD_DIR, a directory the command made for this run):
- * PATH goes to the first ggml process that claims it (creating DIR/owner), so programs run
- * one after another never overwrite each other's profile; every profiling process keeps a
- * status file DIR/PID (cap_life.h) from which record says where each profile went. */
-static char g_rec_dir[1024];
-static bool g_not_owner;      /* another process of this run owns PATH: write PATH.PID */
-static bool g_written_once;   /* an export of ours reached its file */
-static bool g_note_ok;        /* the last export's outcome is in DIR/PID: record will say it */
-static uint64_t g_rec_start_ns;
-
 static void load_rec_dir(void) {
     const char *d = getenv("OPSCOPE_RECORD_DIR");
-    if (d && *d && !g_rec_dir[0] && strlen(d) < sizeof g_rec_dir) {
-        memcpy(g_rec_dir, d, strlen(d) + 1);
+    if (d && *d && !g_life.rec_dir[0] && strlen(d) < sizeof g_life.rec_dir) {
+        memcpy(g_life.rec_dir, d, strlen(d) + 1);
     }
 }
 
 /* True when this process may own PATH: outside a record run always (the environment rule
  * decides), inside one only if it is the first to create DIR/owner. */
 static bool claim_exclusive(void) {
-    if (!g_rec_dir[0]) {
+    if (!g_life.rec_dir[0]) {
         return true;
     }
-    char p[sizeof g_rec_dir + 8];
-    snprintf(p, sizeof p, "%s/owner", g_rec_dir);
+    char p[sizeof g_life.rec_dir + 8];
+    snprintf(p, sizeof p, "%s/owner", g_life.rec_dir);
     int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) {
         return false; /* taken, or the run is over (its directory gone): never overwrite PATH */
@@ -92,11 +127,11 @@ static bool claim_exclusive(void) {
 static bool rec_note(const char *state, const opscope_cap_written *wi, const char *error) {
     bool unrecorded = !strcmp(state, "unrecorded");
     load_rec_dir(); /* "off" may come before init */
-    if (!g_rec_dir[0] || (g_child_of_fork && !unrecorded)) {
+    if (!g_life.rec_dir[0] || (g_life.child_of_fork && !unrecorded)) {
         return false;
     }
-    char p[sizeof g_rec_dir + 32];
-    snprintf(p, sizeof p, "%s/%ld", g_rec_dir, (long)getpid());
+    char p[sizeof g_life.rec_dir + 32];
+    snprintf(p, sizeof p, "%s/%ld", g_life.rec_dir, (long)getpid());
     opscope_error err = {0};
     opscope_out_t *w = opscope_out_open(p, &err);
     if (!w) {
@@ -111,13 +146,13 @@ static bool rec_note(const char *state, const opscope_cap_written *wi, const cha
     if (!unrecorded) {
         opscope_cap_drops_meta(&m); /* a fork child's counters are its parent's */
     }
-    const char *where = g_cfg.dest == OPSCOPE_CAP_DEST_STDERR ? "stderr"
-                      : g_cfg.dest == OPSCOPE_CAP_DEST_STDOUT ? "stdout" : g_cfg.path;
+    const char *where = g_life.cfg.dest == OPSCOPE_CAP_DEST_STDERR ? "stderr"
+                      : g_life.cfg.dest == OPSCOPE_CAP_DEST_STDOUT ? "stdout" : g_life.cfg.path;
     opscope_out_printf(w, "pid=%ld\nprogram=%s\nstate=%s\npath=%s\nstart_ns=%llu\nrecords=%llu\n"
                           "written_before=%d\ndropped=%llu\ndropped_graphs=%llu\ndropped_first=%lld\n"
                           "dropped_last=%lld\ncap_mb=%llu\ncause=%s\n",
-                       (long)getpid(), prog, state, where, (unsigned long long)g_rec_start_ns,
-                       (unsigned long long)(wi ? wi->records : 0), g_written_once ? 1 : 0,
+                       (long)getpid(), prog, state, where, (unsigned long long)g_life.rec_start_ns,
+                       (unsigned long long)(wi ? wi->records : 0), g_life.written_once ? 1 : 0,
                        (unsigned long long)m.dropped_records, (unsigned long long)m.dropped_graphs,
                        (long long)m.dropped_first_graph, (long long)m.dropped_last_graph,
                        (unsigned long long)m.capture_cap_mb,
@@ -138,10 +173,10 @@ static bool rec_note(const char *state, const opscope_cap_written *wi, const cha
 static void warn_drops(void) {
     opscope_meta m = {0};
     opscope_cap_drops_meta(&m);
-    if (!m.dropped_records || g_warned_drops) {
+    if (!m.dropped_records || g_life.warned_drops) {
         return;
     }
-    g_warned_drops = true;
+    g_life.warned_drops = true;
     bool cap = m.dropped_cause == OPSCOPE_DROP_CAP;
     fprintf(stderr, "opscope: %llu records dropped (", (unsigned long long)m.dropped_records);
     if (cap) {
@@ -160,32 +195,20 @@ static void warn_drops(void) {
 
 /* Signal watcher: the handler only posts a semaphore; the watcher thread exports (which
  * may allocate) and then re-raises the signal with the disposition it had before us. */
-static sem_t g_sig_sem;
-static _Atomic int g_sig_pending;
-/* The signals that end a program by default and that a person or a supervisor sends to
- * stop it, and SIGPIPE (a peer that went away kills a program that left it at its default:
- * ggml-rpc-server when a client disconnects while it answers): the profile is written first,
- * then the process dies by the signal. (Not SIGKILL: it cannot be caught.) */
-static const int k_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
-#define N_SIGS (sizeof k_sigs / sizeof k_sigs[0])
-static struct sigaction g_old_sa[N_SIGS];
-static pthread_once_t g_watch_once = PTHREAD_ONCE_INIT;
-static _Atomic bool g_watching;
 
 static void on_signal(int sig) {
-    if (!atomic_load(&g_watching)) {
+    if (!atomic_load(&g_life.watching)) {
         /* No watcher yet (nothing recorded): behave as if we were never here. */
         signal(sig, SIG_DFL);
         raise(sig);
         return;
     }
     int expected = 0;
-    if (atomic_compare_exchange_strong(&g_sig_pending, &expected, sig)) {
-        sem_post(&g_sig_sem);
+    if (atomic_compare_exchange_strong(&g_life.sig_pending, &expected, sig)) {
+        sem_post(&g_life.sig_sem);
     }
 }
 
-static sem_t g_done_sem;
 
 static uint64_t cpu_ns(void) {
     struct timespec ts;
@@ -196,24 +219,24 @@ static uint64_t cpu_ns(void) {
 /* Until a signal (or the _exit hook) posts: a checkpoint each period, when the profile is a
  * JSON file. */
 static void wait_checkpointing(void) {
-    bool ckpt = g_ckpt_ms > 0 && g_cfg.dest == OPSCOPE_CAP_DEST_JSON && g_cfg.path[0];
+    bool ckpt = g_life.ckpt_ms > 0 && g_life.cfg.dest == OPSCOPE_CAP_DEST_JSON && g_life.cfg.path[0];
     for (;;) {
         if (!ckpt) {
-            if (sem_wait(&g_sig_sem) == 0) return;
+            if (sem_wait(&g_life.sig_sem) == 0) return;
             continue; /* EINTR */
         }
-        uint64_t period = (uint64_t)g_ckpt_ms * 1000000u;
-        if (period < 20 * g_ckpt_cost_ns) period = 20 * g_ckpt_cost_ns;
+        uint64_t period = (uint64_t)g_life.ckpt_ms * 1000000u;
+        if (period < 20 * g_life.ckpt_cost_ns) period = 20 * g_life.ckpt_cost_ns;
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         uint64_t ns = (uint64_t)until.tv_nsec + period;
         until.tv_sec += (time_t)(ns / 1000000000u);
         until.tv_nsec = (long)(ns % 1000000000u);
-        if (sem_timedwait(&g_sig_sem, &until) == 0) return;
+        if (sem_timedwait(&g_life.sig_sem, &until) == 0) return;
         if (errno == ETIMEDOUT) {
             uint64_t t0 = cpu_ns();
             export_as(END_CHECKPOINT, 0);
-            g_ckpt_cost_ns = cpu_ns() - t0; /* CPU time: what the program loses, not the wait for a core */
+            g_life.ckpt_cost_ns = cpu_ns() - t0; /* CPU time: what the program loses, not the wait for a core */
         } else if (errno != EINTR) {
             ckpt = false; /* cannot time the wait: signals only, as without checkpoints */
         }
@@ -226,15 +249,15 @@ static void *watcher(void *arg) {
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
     wait_checkpointing();
-    int sig = atomic_load(&g_sig_pending);
+    int sig = atomic_load(&g_life.sig_pending);
     export_as(sig == -1 ? END_EXIT : END_SIGNAL, sig);
     if (sig == -1) { /* _exit hook: the caller waits for us, then exits */
-        sem_post(&g_done_sem);
+        sem_post(&g_life.done_sem);
         return NULL;
     }
     for (size_t i = 0; i < N_SIGS; i++) {
         if (k_sigs[i] == sig) {
-            sigaction(sig, &g_old_sa[i], NULL);
+            sigaction(sig, &g_life.old_sa[i], NULL);
         }
     }
     kill(getpid(), sig);
@@ -245,23 +268,23 @@ void opscope_cap_life_exit_hook(void) {
     /* _exit skips atexit: programs call it from their own SIGINT handlers (llama-completion
      * does). The export runs on the watcher thread, which holds none of the caller's locks;
      * we wait at most 10 s for it, so an exit is never held up for long. */
-    if (g_child_of_fork || !atomic_load(&g_watching)) {
+    if (g_life.child_of_fork || !atomic_load(&g_life.watching)) {
         return;
     }
     int expected = 0;
-    if (!atomic_compare_exchange_strong(&g_sig_pending, &expected, -1)) {
+    if (!atomic_compare_exchange_strong(&g_life.sig_pending, &expected, -1)) {
         return;
     }
-    sem_post(&g_sig_sem);
+    sem_post(&g_life.sig_sem);
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 10;
-    while (sem_timedwait(&g_done_sem, &until) != 0 && errno == EINTR) {
+    while (sem_timedwait(&g_life.done_sem, &until) != 0 && errno == EINTR) {
     }
 }
 
 static void start_watcher(void) {
-    if (sem_init(&g_sig_sem, 0, 0) != 0 || sem_init(&g_done_sem, 0, 0) != 0) {
+    if (sem_init(&g_life.sig_sem, 0, 0) != 0 || sem_init(&g_life.done_sem, 0, 0) != 0) {
         return;
     }
     pthread_t th;
@@ -270,7 +293,7 @@ static void start_watcher(void) {
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&at, 256 * 1024);
     if (pthread_create(&th, &at, watcher, NULL) == 0) {
-        atomic_store(&g_watching, true);
+        atomic_store(&g_life.watching, true);
     }
     pthread_attr_destroy(&at);
 }
@@ -278,19 +301,19 @@ static void start_watcher(void) {
 static void first_capture(void) {
     /* Only for programs that load ggml after start-up (claim_at_load found no ggml): the
      * claim then comes late, and a child started before this point may own PATH too. */
-    if (opscope_cap_env_mode && !g_not_owner && !getenv("OPSCOPE_OWNER_PID")) {
+    if (opscope_cap_env_mode && !g_life.not_owner && !getenv("OPSCOPE_OWNER_PID")) {
         if (claim_exclusive()) {
             char me[32];
             snprintf(me, sizeof me, "%ld", (long)getpid());
             setenv("OPSCOPE_OWNER_PID", me, 1);
         } else {
-            g_not_owner = true;
-            opscope_cap_config_child(&g_cfg, (long)getpid());
+            g_life.not_owner = true;
+            opscope_cap_config_child(&g_life.cfg, (long)getpid());
         }
     }
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    g_rec_start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    g_life.rec_start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     if (opscope_cap_env_mode) {
         rec_note("recording", NULL, NULL);
     }
@@ -298,8 +321,8 @@ static void first_capture(void) {
 }
 
 void opscope_cap_life_started(void) {
-    if (!g_child_of_fork) {
-        pthread_once(&g_watch_once, first_capture);
+    if (!g_life.child_of_fork) {
+        pthread_once(&g_life.watch_once, first_capture);
     }
 }
 
@@ -318,12 +341,12 @@ static void install_signal(int sig, struct sigaction *old) {
 }
 
 void opscope_cap_life_unrecorded(void) {
-    if (!g_child_of_fork || g_cfg.dest == OPSCOPE_CAP_DEST_NONE || atomic_exchange(&g_fork_noted, true)) {
+    if (!g_life.child_of_fork || g_life.cfg.dest == OPSCOPE_CAP_DEST_NONE || atomic_exchange(&g_life.fork_noted, true)) {
         return;
     }
     char why[112];
     snprintf(why, sizeof why, "it is a child of pid %ld made by fork without exec (only exec'd processes are)",
-             g_fork_parent);
+             g_life.fork_parent);
     if (!rec_note("unrecorded", NULL, why)) {
         fprintf(stderr, "opscope: pid %ld computes ggml graphs that are not profiled (%s)\n", (long)getpid(),
                 why);
@@ -335,11 +358,11 @@ static void at_fork_child(void) {
      * Capture stays off here (ggml's OpenMP pool does not survive a fork anyway; a child
      * that computes is said, opscope_cap_life_unrecorded); an exec re-initialises with
      * OPSCOPE_OWNER_PID set. */
-    g_child_of_fork = true;
-    g_fork_parent = (long)getppid();
+    g_life.child_of_fork = true;
+    g_life.fork_parent = (long)getppid();
     atomic_store(&opscope_cap_on, false);
-    atomic_store(&g_watching, false);
-    pthread_mutex_init(&g_export_lock, NULL);
+    atomic_store(&g_life.watching, false);
+    pthread_mutex_init(&g_life.export_lock, NULL);
 }
 
 /* Who owns PATH, decided at load time: before main (one thread, so setenv races with no
@@ -364,7 +387,7 @@ __attribute__((constructor)) static void claim_at_load(void) {
     if (!dlsym(RTLD_DEFAULT, "ggml_init")) {
         return;
     }
-    g_atfork_set = pthread_atfork(NULL, NULL, at_fork_child) == 0;
+    g_life.atfork_set = pthread_atfork(NULL, NULL, at_fork_child) == 0;
     load_rec_dir();
     const char *owner = getenv("OPSCOPE_OWNER_PID");
     if (!owner || !*owner) {
@@ -373,7 +396,7 @@ __attribute__((constructor)) static void claim_at_load(void) {
             snprintf(me, sizeof me, "%ld", (long)getpid());
             setenv("OPSCOPE_OWNER_PID", me, 1);
         } else {
-            g_not_owner = true; /* an earlier program of this record run has PATH */
+            g_life.not_owner = true; /* an earlier program of this record run has PATH */
         }
     }
 }
@@ -381,11 +404,11 @@ __attribute__((constructor)) static void claim_at_load(void) {
 /* Says at once, not after the run, when PATH's folder cannot take the profile (missing, not
  * writable): the program runs on, and the writes try again (the folder may come later). */
 static void check_path(void) {
-    if ((g_cfg.dest != OPSCOPE_CAP_DEST_JSON && g_cfg.dest != OPSCOPE_CAP_DEST_TEXT) || !g_cfg.path[0]) {
+    if ((g_life.cfg.dest != OPSCOPE_CAP_DEST_JSON && g_life.cfg.dest != OPSCOPE_CAP_DEST_TEXT) || !g_life.cfg.path[0]) {
         return;
     }
-    char dir[sizeof g_cfg.path];
-    snprintf(dir, sizeof dir, "%s", g_cfg.path);
+    char dir[sizeof g_life.cfg.path];
+    snprintf(dir, sizeof dir, "%s", g_life.cfg.path);
     char *slash = strrchr(dir, '/');
     if (!slash) {
         snprintf(dir, sizeof dir, ".");
@@ -396,8 +419,8 @@ static void check_path(void) {
         return;
     }
     fprintf(stderr, "opscope: cannot write the profile to %s: %s: %s (checked at start; the program runs on "
-                    "and the profile is written if that becomes possible)\n", g_cfg.path, dir, strerror(errno));
-    g_path_warned = true;
+                    "and the profile is written if that becomes possible)\n", g_life.cfg.path, dir, strerror(errno));
+    g_life.path_warned = true;
 }
 
 static void at_exit_export(void) {
@@ -406,14 +429,14 @@ static void at_exit_export(void) {
 
 static void init_once(void) {
     const char *v = getenv("GGML_PROFILE");
-    opscope_cap_config_parse(v, &g_cfg);
+    opscope_cap_config_parse(v, &g_life.cfg);
     /* `opscope record --format` may force the format whatever the file name says. */
     const char *fmt = getenv("OPSCOPE_FORMAT");
-    if (fmt && (g_cfg.dest == OPSCOPE_CAP_DEST_JSON || g_cfg.dest == OPSCOPE_CAP_DEST_TEXT)) {
+    if (fmt && (g_life.cfg.dest == OPSCOPE_CAP_DEST_JSON || g_life.cfg.dest == OPSCOPE_CAP_DEST_TEXT)) {
         if (strcmp(fmt, "txt") == 0) {
-            g_cfg.dest = OPSCOPE_CAP_DEST_TEXT;
+            g_life.cfg.dest = OPSCOPE_CAP_DEST_TEXT;
         } else if (strcmp(fmt, "json") == 0) {
-            g_cfg.dest = OPSCOPE_CAP_DEST_JSON;
+            g_life.cfg.dest = OPSCOPE_CAP_DEST_JSON;
         }
     }
     const char *ck = getenv("OPSCOPE_CHECKPOINT_MS");
@@ -421,11 +444,11 @@ static void init_once(void) {
         char *end = NULL;
         long x = strtol(ck, &end, 10);
         if (end && *end == '\0' && x >= 0) {
-            g_ckpt_ms = x;
+            g_life.ckpt_ms = x;
         }
     }
     const char *stats = getenv("OPSCOPE_STATS");
-    g_stats = stats && strcmp(stats, "1") == 0;
+    g_life.stats = stats && strcmp(stats, "1") == 0;
     opscope_cap_clock_init(getenv("OPSCOPE_CLOCK"));
     opscope_cap_meta_init();
     const char *mb = getenv("OPSCOPE_MAX_MB");
@@ -438,10 +461,10 @@ static void init_once(void) {
         }
     }
     opscope_cap_buf_set_limit(limit << 20);
-    if (!g_atfork_set) {
+    if (!g_life.atfork_set) {
         pthread_atfork(NULL, NULL, at_fork_child);
     }
-    if (g_cfg.dest == OPSCOPE_CAP_DEST_NONE || g_child_of_fork) {
+    if (g_life.cfg.dest == OPSCOPE_CAP_DEST_NONE || g_life.child_of_fork) {
         return; /* a plain fork child: the parent's profile only */
     }
     /* Exec'd children inherit LD_PRELOAD and GGML_PROFILE: never clobber the parent's file.
@@ -452,34 +475,34 @@ static void init_once(void) {
     char me[32];
     snprintf(me, sizeof me, "%ld", (long)getpid());
     const char *owner = getenv("OPSCOPE_OWNER_PID");
-    if ((owner && *owner && strcmp(owner, me) != 0) || g_not_owner) {
-        opscope_cap_config_child(&g_cfg, (long)getpid());
+    if ((owner && *owner && strcmp(owner, me) != 0) || g_life.not_owner) {
+        opscope_cap_config_child(&g_life.cfg, (long)getpid());
     }
     opscope_cap_env_mode = true;
     check_path();
     atexit(at_exit_export);
     for (size_t i = 0; i < N_SIGS; i++) {
-        install_signal(k_sigs[i], &g_old_sa[i]);
+        install_signal(k_sigs[i], &g_life.old_sa[i]);
     }
-    if (!atomic_load(&g_disabled)) {
+    if (!atomic_load(&g_life.disabled)) {
         atomic_store(&opscope_cap_on, true);
     }
 }
 
 bool opscope_cap_life_init(void) {
-    pthread_once(&g_once, init_once);
+    pthread_once(&g_life.once, init_once);
     return atomic_load_explicit(&opscope_cap_on, memory_order_relaxed);
 }
 
 void opscope_cap_life_enable_api(void) {
     opscope_cap_life_init();
-    if (!atomic_load(&g_disabled) && !g_child_of_fork) {
+    if (!atomic_load(&g_life.disabled) && !g_life.child_of_fork) {
         atomic_store(&opscope_cap_on, true);
     }
 }
 
 void opscope_cap_life_disable(const char *why) {
-    bool was = atomic_exchange(&g_disabled, true);
+    bool was = atomic_exchange(&g_life.disabled, true);
     atomic_store(&opscope_cap_on, false);
     if (!was) {
         fprintf(stderr, "opscope: %s; profiling off\n", why);
@@ -525,13 +548,13 @@ static const char *sig_name(int sig) {
  * than leave the file saying the program still ran. */
 static bool lock_export(bool final) {
     if (!final) {
-        return pthread_mutex_trylock(&g_export_lock) == 0;
+        return pthread_mutex_trylock(&g_life.export_lock) == 0;
     }
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 30;
     int rc;
-    while ((rc = pthread_mutex_timedlock(&g_export_lock, &until)) == EINTR) {
+    while ((rc = pthread_mutex_timedlock(&g_life.export_lock, &until)) == EINTR) {
     }
     return rc == 0;
 }
@@ -542,48 +565,48 @@ void opscope_cap_life_export(bool at_exit) {
 
 static void export_as(end_kind kind, int sig) {
     bool at_exit = kind != END_CHECKPOINT;
-    if (g_child_of_fork || g_cfg.dest == OPSCOPE_CAP_DEST_NONE) {
+    if (g_life.child_of_fork || g_life.cfg.dest == OPSCOPE_CAP_DEST_NONE) {
         return;
     }
-    if (!at_exit && (g_cfg.dest == OPSCOPE_CAP_DEST_STDOUT || g_cfg.dest == OPSCOPE_CAP_DEST_STDERR)) {
+    if (!at_exit && (g_life.cfg.dest == OPSCOPE_CAP_DEST_STDOUT || g_life.cfg.dest == OPSCOPE_CAP_DEST_STDERR)) {
         return;
     }
     if (!lock_export(at_exit)) {
         return; /* an export is running (two schedulers freed), or one hangs */
     }
     uint64_t n = atomic_load(&opscope_cap_stats.records) + opscope_cap_buf_dropped();
-    if (n > 0 && (n != g_exported_records || (at_exit && g_last_was_ckpt))) {
-        g_exported_records = n;
-        FILE *fp = g_cfg.dest == OPSCOPE_CAP_DEST_STDERR ? stderr : stdout;
-        const char *path = g_cfg.path[0] ? g_cfg.path : NULL;
+    if (n > 0 && (n != g_life.exported_records || (at_exit && g_life.last_was_ckpt))) {
+        g_life.exported_records = n;
+        FILE *fp = g_life.cfg.dest == OPSCOPE_CAP_DEST_STDERR ? stderr : stdout;
+        const char *path = g_life.cfg.path[0] ? g_life.cfg.path : NULL;
         opscope_cap_written wi;
         opscope_cap_meta_set_end(kind == END_EXIT ? "exit" : kind == END_SIGNAL ? "signal" : "checkpoint",
                                  kind == END_SIGNAL ? sig_name(sig) : NULL);
         rec_note("exporting", NULL, NULL);
-        int rc = opscope_cap_write_info(g_cfg.dest, path, fp, -2, &wi);
+        int rc = opscope_cap_write_info(g_life.cfg.dest, path, fp, -2, &wi);
         if (rc == 0) {
-            g_written_once = true;
-            g_last_was_ckpt = !at_exit;
+            g_life.written_once = true;
+            g_life.last_was_ckpt = !at_exit;
         } else {
-            g_exported_records = UINT64_MAX; /* the next trigger tries again */
+            g_life.exported_records = UINT64_MAX; /* the next trigger tries again */
         }
         bool noted = rec_note(rc != 0 ? "failed" : at_exit ? "written" : "checkpoint", &wi, NULL);
-        g_note_ok = noted;
-        if (rc != 0 && !noted && !g_path_warned) {
+        g_life.note_ok = noted;
+        if (rc != 0 && !noted && !g_life.path_warned) {
             fprintf(stderr, "opscope: cannot write %s: %s\n", path ? path : "the profile", wi.error);
-            g_path_warned = true; /* once: a checkpoint tries again every period */
+            g_life.path_warned = true; /* once: a checkpoint tries again every period */
         }
         const char *glog = getenv("OPSCOPE_GRAPH_LOG");
         if (glog && *glog) {
             opscope_cap_write_graphs(glog);
         }
     }
-    if (at_exit && n > 0 && !g_note_ok) {
+    if (at_exit && n > 0 && !g_life.note_ok) {
         warn_drops();
     }
-    if (at_exit && g_stats && n > 0) {
+    if (at_exit && g_life.stats && n > 0) {
         print_stats();
-        g_stats = false;
+        g_life.stats = false;
     }
-    pthread_mutex_unlock(&g_export_lock);
+    pthread_mutex_unlock(&g_life.export_lock);
 }

@@ -27,43 +27,53 @@ typedef struct tbuf {
     int thread_id;
 } tbuf;
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* buffer list only */
-static tbuf *_Atomic g_bufs;
-static _Atomic uint64_t g_bytes;
-static _Atomic uint64_t g_dropped;
-static _Atomic bool g_drop_oom; /* a chunk could not be mapped below the cap */
-static _Thread_local uint64_t t_dropped; /* this thread's drops: which graph lost records */
-static _Atomic int g_next_thread = 1;
-static uint64_t g_limit = 512ull << 20;
-static _Thread_local tbuf *t_buf;
-static _Thread_local int t_thread_id;
-/* Bumped by reset_all so threads drop their (freed) buffer pointers. */
-static _Atomic unsigned g_generation;
-static _Thread_local unsigned t_generation;
+/* The process's record store. Threading contract: `lock` guards the list's changes (a new
+ * buffer, reset_all); readers walk `bufs` lock-free (a buffer is published whole by a
+ * release store and never freed while the process can still export); the counters are
+ * atomics any thread updates; `limit` is set at start-up (cap_life.c's init) before any
+ * record, then only read. */
+static struct {
+    pthread_mutex_t lock; /* buffer list only */
+    tbuf *_Atomic bufs;
+    _Atomic uint64_t bytes;
+    _Atomic uint64_t dropped;
+    _Atomic bool drop_oom; /* a chunk could not be mapped below the cap */
+    _Atomic int next_thread;
+    uint64_t limit;
+    _Atomic unsigned generation; /* bumped by reset_all so threads drop their (freed) buffers */
+} g_store = {.lock = PTHREAD_MUTEX_INITIALIZER, .next_thread = 1, .limit = 512ull << 20};
+
+/* This thread's part: its own only (initial-exec TLS, 24 bytes; area.cmake). */
+static _Thread_local struct {
+    tbuf *buf;
+    uint64_t dropped;    /* this thread's drops: which graph lost records */
+    int thread_id;
+    unsigned generation; /* g_store.generation when buf was taken */
+} t_store;
 
 void opscope_cap_buf_set_limit(uint64_t bytes) {
-    g_limit = bytes < CHUNK_BYTES ? CHUNK_BYTES : bytes;
+    g_store.limit = bytes < CHUNK_BYTES ? CHUNK_BYTES : bytes;
 }
 
 int opscope_cap_buf_thread_id(void) {
-    if (t_thread_id == 0) {
-        t_thread_id = atomic_fetch_add(&g_next_thread, 1);
+    if (t_store.thread_id == 0) {
+        t_store.thread_id = atomic_fetch_add(&g_store.next_thread, 1);
     }
-    return t_thread_id;
+    return t_store.thread_id;
 }
 
 static chunk *chunk_new(void) {
-    uint64_t total = atomic_fetch_add(&g_bytes, CHUNK_BYTES) + CHUNK_BYTES;
-    if (total > g_limit) {
-        atomic_fetch_sub(&g_bytes, CHUNK_BYTES);
+    uint64_t total = atomic_fetch_add(&g_store.bytes, CHUNK_BYTES) + CHUNK_BYTES;
+    if (total > g_store.limit) {
+        atomic_fetch_sub(&g_store.bytes, CHUNK_BYTES);
         return NULL;
     }
     void *m = mmap(NULL, CHUNK_MAP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
                    -1, 0);
     chunk *c = m == MAP_FAILED ? NULL : m;
     if (!c) {
-        atomic_fetch_sub(&g_bytes, CHUNK_BYTES);
-        atomic_store_explicit(&g_drop_oom, true, memory_order_relaxed);
+        atomic_fetch_sub(&g_store.bytes, CHUNK_BYTES);
+        atomic_store_explicit(&g_store.drop_oom, true, memory_order_relaxed);
         return NULL;
     }
     atomic_init(&c->next, NULL);
@@ -72,21 +82,21 @@ static chunk *chunk_new(void) {
 }
 
 static tbuf *my_buf(void) {
-    unsigned gen = atomic_load_explicit(&g_generation, memory_order_acquire);
-    if (t_buf && t_generation == gen) {
-        return t_buf;
+    unsigned gen = atomic_load_explicit(&g_store.generation, memory_order_acquire);
+    if (t_store.buf && t_store.generation == gen) {
+        return t_store.buf;
     }
     tbuf *b = calloc(1, sizeof *b);
     if (!b) {
         return NULL;
     }
     b->thread_id = opscope_cap_buf_thread_id();
-    pthread_mutex_lock(&g_lock);
-    b->next_buf = atomic_load(&g_bufs);
-    atomic_store_explicit(&g_bufs, b, memory_order_release);
-    pthread_mutex_unlock(&g_lock);
-    t_buf = b;
-    t_generation = gen;
+    pthread_mutex_lock(&g_store.lock);
+    b->next_buf = atomic_load(&g_store.bufs);
+    atomic_store_explicit(&g_store.bufs, b, memory_order_release);
+    pthread_mutex_unlock(&g_store.lock);
+    t_store.buf = b;
+    t_store.generation = gen;
     return b;
 }
 
@@ -105,7 +115,7 @@ void opscope_cap_buf_commit(opscope_cap_rec *r) {
 }
 
 unsigned opscope_cap_buf_generation(void) {
-    return atomic_load_explicit(&g_generation, memory_order_acquire);
+    return atomic_load_explicit(&g_store.generation, memory_order_acquire);
 }
 
 void *opscope_cap_buf_alloc_bytes(size_t need) {
@@ -122,9 +132,9 @@ void *opscope_cap_buf_alloc_bytes(size_t need) {
         if (c) {
             atomic_store_explicit(&c->next, n, memory_order_release);
         } else {
-            pthread_mutex_lock(&g_lock); /* head is read by exporters */
+            pthread_mutex_lock(&g_store.lock); /* head is read by exporters */
             b->head = n;
-            pthread_mutex_unlock(&g_lock);
+            pthread_mutex_unlock(&g_store.lock);
         }
         b->tail = n;
         c = n;
@@ -133,41 +143,41 @@ void *opscope_cap_buf_alloc_bytes(size_t need) {
 }
 
 void opscope_cap_buf_commit_bytes(size_t size) {
-    chunk *c = t_buf->tail;
+    chunk *c = t_store.buf->tail;
     atomic_store_explicit(&c->used, atomic_load_explicit(&c->used, memory_order_relaxed) + size,
                           memory_order_release);
 }
 
 void opscope_cap_buf_note_dropped(uint64_t n) {
-    atomic_fetch_add_explicit(&g_dropped, n, memory_order_relaxed);
-    t_dropped += n;
+    atomic_fetch_add_explicit(&g_store.dropped, n, memory_order_relaxed);
+    t_store.dropped += n;
 }
 
 uint64_t opscope_cap_buf_dropped_here(void) {
-    return t_dropped;
+    return t_store.dropped;
 }
 
 bool opscope_cap_buf_drop_oom(void) {
-    return atomic_load_explicit(&g_drop_oom, memory_order_relaxed);
+    return atomic_load_explicit(&g_store.drop_oom, memory_order_relaxed);
 }
 
 uint64_t opscope_cap_buf_limit(void) {
-    return g_limit;
+    return g_store.limit;
 }
 
 uint64_t opscope_cap_buf_dropped(void) {
-    return atomic_load(&g_dropped);
+    return atomic_load(&g_store.dropped);
 }
 
 uint64_t opscope_cap_buf_bytes(void) {
-    return atomic_load(&g_bytes);
+    return atomic_load(&g_store.bytes);
 }
 
 int opscope_cap_buf_foreach(int (*fn)(void *ud, const opscope_cap_rec *r), void *ud) {
-    for (tbuf *b = atomic_load_explicit(&g_bufs, memory_order_acquire); b; b = b->next_buf) {
-        pthread_mutex_lock(&g_lock);
+    for (tbuf *b = atomic_load_explicit(&g_store.bufs, memory_order_acquire); b; b = b->next_buf) {
+        pthread_mutex_lock(&g_store.lock);
         chunk *c = b->head;
-        pthread_mutex_unlock(&g_lock);
+        pthread_mutex_unlock(&g_store.lock);
         while (c) {
             /* next before used: a chunk with a successor is final, and its fill level read
              * after that is complete, so each thread's records come as a gap-free prefix */
@@ -188,10 +198,10 @@ int opscope_cap_buf_foreach(int (*fn)(void *ud, const opscope_cap_rec *r), void 
 }
 
 void opscope_cap_buf_reset_all(void) {
-    pthread_mutex_lock(&g_lock);
-    tbuf *b = atomic_exchange(&g_bufs, NULL);
-    atomic_fetch_add_explicit(&g_generation, 1, memory_order_release);
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_lock(&g_store.lock);
+    tbuf *b = atomic_exchange(&g_store.bufs, NULL);
+    atomic_fetch_add_explicit(&g_store.generation, 1, memory_order_release);
+    pthread_mutex_unlock(&g_store.lock);
     while (b) {
         tbuf *nb = b->next_buf;
         chunk *c = b->head;
@@ -203,9 +213,9 @@ void opscope_cap_buf_reset_all(void) {
         free(b);
         b = nb;
     }
-    atomic_store(&g_bytes, 0);
-    atomic_store(&g_dropped, 0);
-    atomic_store(&g_drop_oom, false);
-    t_dropped = 0;
-    t_buf = NULL;
+    atomic_store(&g_store.bytes, 0);
+    atomic_store(&g_store.dropped, 0);
+    atomic_store(&g_store.drop_oom, false);
+    t_store.dropped = 0;
+    t_store.buf = NULL;
 }

@@ -8,11 +8,16 @@
 #include <time.h>
 #include <unistd.h>
 
-static opscope_capture_info g_info;
-static bool g_have_ref, g_filled;
-static int64_t g_offset;
-static uint64_t g_start;
-static char g_host[256], g_program[256], g_boot[64];
+/* The facts and the strings they point into. Threading contract (cap_meta.h): the clock
+ * reference is written once at start-up (init, under the capture's init once), the rest by the
+ * exporting thread under the export lock (get, set_end); nothing else writes. */
+static struct {
+    opscope_capture_info info;
+    bool have_ref, filled;
+    int64_t offset; /* CLOCK_REALTIME - CLOCK_MONOTONIC at start-up */
+    uint64_t start; /* CLOCK_MONOTONIC then */
+    char host[256], program[256], boot[64];
+} g_meta;
 
 static uint64_t ns_of(clockid_t id) {
     struct timespec ts;
@@ -21,7 +26,7 @@ static uint64_t ns_of(clockid_t id) {
 }
 
 void opscope_cap_meta_init(void) {
-    if (g_have_ref) {
+    if (g_meta.have_ref) {
         return;
     }
     /* The realtime read bracketed by two monotonic ones; the tightest of 5 tries. */
@@ -30,11 +35,11 @@ void opscope_cap_meta_init(void) {
         uint64_t a = ns_of(CLOCK_MONOTONIC), r = ns_of(CLOCK_REALTIME), b = ns_of(CLOCK_MONOTONIC);
         if (b - a < best) {
             best = b - a;
-            g_offset = (int64_t)(r - (a + (b - a) / 2));
-            g_start = a;
+            g_meta.offset = (int64_t)(r - (a + (b - a) / 2));
+            g_meta.start = a;
         }
     }
-    g_have_ref = true;
+    g_meta.have_ref = true;
 }
 
 static void read_line(const char *path, char *buf, size_t size) {
@@ -50,14 +55,14 @@ static void read_line(const char *path, char *buf, size_t size) {
 }
 
 const opscope_capture_info *opscope_cap_meta_get(void) {
-    if (g_filled) {
-        return &g_info;
+    if (g_meta.filled) {
+        return &g_meta.info;
     }
-    g_filled = true;
-    opscope_capture_info *c = &g_info;
+    g_meta.filled = true;
+    opscope_capture_info *c = &g_meta.info;
     c->clock = "CLOCK_MONOTONIC";
-    if (gethostname(g_host, sizeof g_host - 1) == 0 && g_host[0]) {
-        c->host = g_host;
+    if (gethostname(g_meta.host, sizeof g_meta.host - 1) == 0 && g_meta.host[0]) {
+        c->host = g_meta.host;
     }
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -66,14 +71,14 @@ const opscope_capture_info *opscope_cap_meta_get(void) {
         const char *base = strrchr(exe, '/');
         base = base ? base + 1 : exe;
         size_t len = strlen(base);
-        len = len < sizeof g_program - 1 ? len : sizeof g_program - 1;
-        memcpy(g_program, base, len);
-        g_program[len] = '\0';
-        c->program = g_program;
+        len = len < sizeof g_meta.program - 1 ? len : sizeof g_meta.program - 1;
+        memcpy(g_meta.program, base, len);
+        g_meta.program[len] = '\0';
+        c->program = g_meta.program;
     }
-    read_line("/proc/sys/kernel/random/boot_id", g_boot, sizeof g_boot);
-    if (g_boot[0]) {
-        c->boot_id = g_boot;
+    read_line("/proc/sys/kernel/random/boot_id", g_meta.boot, sizeof g_meta.boot);
+    if (g_meta.boot[0]) {
+        c->boot_id = g_meta.boot;
     }
     c->pid = (int64_t)getpid();
     c->has |= OPSCOPE_CAPTURE_HAS_PID;
@@ -82,9 +87,9 @@ const opscope_capture_info *opscope_cap_meta_get(void) {
         c->time_ns = (uint64_t)st.st_ino;
         c->has |= OPSCOPE_CAPTURE_HAS_TIME_NS;
     }
-    if (g_have_ref) {
-        c->realtime_offset_ns = g_offset;
-        c->start_ns = g_start;
+    if (g_meta.have_ref) {
+        c->realtime_offset_ns = g_meta.offset;
+        c->start_ns = g_meta.start;
         c->has |= OPSCOPE_CAPTURE_HAS_REALTIME | OPSCOPE_CAPTURE_HAS_START;
     }
     return c;
@@ -92,7 +97,7 @@ const opscope_capture_info *opscope_cap_meta_get(void) {
 
 void opscope_cap_meta_set_end(const char *how, const char *sig) {
     opscope_cap_meta_get();
-    g_info.end = how;
-    g_info.end_signal = sig;
-    g_info.end_ns = ns_of(CLOCK_MONOTONIC);
+    g_meta.info.end = how;
+    g_meta.info.end_signal = sig;
+    g_meta.info.end_ns = ns_of(CLOCK_MONOTONIC);
 }
