@@ -378,7 +378,11 @@ static void table(opscope_out_t *w, const opscope_diff_t *d, size_t limit, bool 
     }
     for (size_t i = 0; i < nr && (!limit || shown < limit); i++) {
         const opscope_diff_row *r = opscope_diff_row_get(d, i);
-        if (!all && !r->shown) continue;
+        if (!all && !r->shown) { /* its slot may take a later row's label */
+            free(labels[i]);
+            labels[i] = NULL;
+            continue;
+        }
         char *lb = labels[i];
         labels[i] = NULL;
         rows[shown] = r;
