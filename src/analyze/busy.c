@@ -30,13 +30,43 @@ void opscope_busy_keep_all(opscope_busy *b) {
     b->keep_all = true;
 }
 
+/* The intervals kept before sealing: a small window while the input has come in time order
+ * (nothing to merge out of order, so keeping more only costs memory), the full one once any
+ * interval came out of order. */
+static size_t window(const opscope_busy *b) {
+    return b->n_unsorted ? OPSCOPE_BUSY_WINDOW : OPSCOPE_BUSY_WINDOW_ORDERED;
+}
+
 /* Folds the oldest intervals into sealed_ns, keeping half a window (IV sorted, disjoint). */
 static void seal(opscope_busy *b) {
-    size_t k = b->n - OPSCOPE_BUSY_WINDOW / 2;
+    size_t k = b->n - window(b) / 2;
     for (size_t i = 0; i < k; i++) b->sealed_ns += b->iv[i].end - b->iv[i].start;
     b->watermark = b->iv[k - 1].end;
     memmove(b->iv, b->iv + k, (b->n - k) * sizeof *b->iv);
     b->n -= k;
+}
+
+/* Frees a slot: merges, seals the oldest half of a full window, or grows. The ordered window is
+ * allocated whole on first use (below malloc's mmap threshold), so time-ordered input never
+ * reallocates. */
+static int make_room(opscope_busy *b) {
+    if (!b->keep_all && b->cap == 0) {
+        b->iv = malloc(OPSCOPE_BUSY_WINDOW_ORDERED * sizeof *b->iv);
+        if (!b->iv) return -1;
+        b->cap = OPSCOPE_BUSY_WINDOW_ORDERED;
+        return 0;
+    }
+    compact(b);
+    if (!b->keep_all && b->n >= window(b)) seal(b);
+    /* grow unless merging (or sealing) freed at least half */
+    if (b->cap == 0 || b->n * 2 > b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 64;
+        opscope_busy_iv *nv = realloc(b->iv, nc * sizeof *nv);
+        if (!nv) return -1;
+        b->iv = nv;
+        b->cap = nc;
+    }
+    return 0;
 }
 
 int opscope_busy_add(opscope_busy *b, uint64_t start, uint64_t end) {
@@ -54,18 +84,7 @@ int opscope_busy_add(opscope_busy *b, uint64_t start, uint64_t end) {
             return 0;
         }
     }
-    if (b->n == b->cap) {
-        compact(b);
-        if (!b->keep_all && b->n >= OPSCOPE_BUSY_WINDOW) seal(b);
-        /* grow unless merging (or sealing) freed at least half */
-        if (b->cap == 0 || b->n * 2 > b->cap) {
-            size_t nc = b->cap ? b->cap * 2 : 64;
-            opscope_busy_iv *nv = realloc(b->iv, nc * sizeof *nv);
-            if (!nv) return -1;
-            b->iv = nv;
-            b->cap = nc;
-        }
-    }
+    if (b->n == b->cap && make_room(b)) return -1;
     if (b->n && start < b->iv[b->n - 1].start) {
         b->unsorted = true;
         b->n_unsorted++;

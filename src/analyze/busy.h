@@ -6,13 +6,15 @@
  * disjoint intervals seen so far: in-order input extends or appends the last one (O(1));
  * out-of-order input is appended and the whole set is sorted and merged when it fills.
  *
- * Memory. By default the set is a window of OPSCOPE_BUSY_WINDOW intervals: when it is full,
- * the oldest half is sealed into a sum, so a long time-ordered input (a capture: records come
- * sorted by start) costs 1 MiB at most and no sort. An interval that starts before the sealed
- * part's end is then late: its part after that end is still merged exactly, the part before is
- * not (counted in n_late, so a report can say the union is approximate). Inputs grouped by
- * stream (Kineto and Chrome traces, where a whole stream may come before an earlier one) keep
- * every interval (opscope_busy_keep_all): 16 bytes per gap of the union, exact in any order.
+ * Memory. By default the set is a window of intervals: when it is full, the oldest half is
+ * sealed into a sum. While every interval has come in time order (a capture: records come
+ * sorted by start) the window is OPSCOPE_BUSY_WINDOW_ORDERED intervals, 64 KiB allocated once:
+ * no growth, no sort. After the first out-of-order interval it widens to OPSCOPE_BUSY_WINDOW
+ * (1 MiB). An interval that starts before the sealed part's end is late: its part after that
+ * end is still merged exactly, the part before is not (counted in n_late, so a report can say
+ * the union is approximate). Inputs grouped by stream (Kineto and Chrome traces, where a whole
+ * stream may come before an earlier one) keep every interval (opscope_busy_keep_all): 16
+ * bytes per gap of the union, exact in any order.
  *
  * Ownership: the caller owns the struct (zero-initialised = empty); opscope_busy_free
  * releases its array. Thread safety: none.
@@ -29,6 +31,7 @@ typedef struct opscope_busy_iv {
 } opscope_busy_iv;
 
 #define OPSCOPE_BUSY_WINDOW 65536
+#define OPSCOPE_BUSY_WINDOW_ORDERED 4096
 
 typedef struct opscope_busy {
     opscope_busy_iv *iv;
