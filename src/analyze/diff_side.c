@@ -1331,6 +1331,29 @@ static opscope_diff_group *new_final(opscope_diff_side_t *s, hindex *fx, const c
 /* Builds the final groups from the atoms, merged by canonical key; OTHER (NULL: none) is the
  * other side's fine keys and LUMPED the coarse keys kept whole on both sides (work pairs).
  * Replaces earlier finals. */
+/* Folds group I of S into its final group F: counts, extremes, moments, noise, per-run totals. */
+static void final_add(opscope_diff_side_t *s, opscope_diff_group *f, size_t i) {
+    const dgroup *g = &s->groups[i];
+    if (!f->count || g->min_ns < f->min_ns) f->min_ns = g->min_ns;
+    if (g->max_ns > f->max_ns) f->max_ns = g->max_ns;
+    f->count += g->count;
+    f->total_ns += g->total_ns;
+    f->calls += g->calls;
+    f->est_ns += g->est_ns;
+    if (g->timed > f->timed_computes) f->timed_computes = g->timed;
+    if (g->sampled > f->sampled_computes) f->sampled_computes = g->sampled;
+    opscope_moments_merge(&f->m, &g->m);
+    atom_noise(f, g);
+    if (!s->final_runs) return;
+    size_t inputs = s->totals.inputs;
+    uint64_t *fr = s->final_runs + (size_t)(f - s->final) * inputs;
+    for (size_t r = 0; r < inputs; r++) {
+        uint64_t now = i < s->run_snap_n[r] ? s->run_snap[r][i] : g->total_ns;
+        uint64_t before = r && i < s->run_snap_n[r - 1] ? s->run_snap[r - 1][i] : 0;
+        fr[r] += now - before;
+    }
+}
+
 static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fine_set *lumped) {
     bool merge_backends = s->merge_backends;
     const opscope_diff_totals *t = &s->totals;
@@ -1454,24 +1477,7 @@ static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fin
             if (opscope_vec_reserve((void **)&atoms, &cap_atoms, n_atoms + 1, sizeof *atoms, 64)) goto out;
             atoms[n_atoms++] = (katom){(size_t)(f - s->final), k->op, g->count, g->total_ns};
         }
-        if (!f->count || g->min_ns < f->min_ns) f->min_ns = g->min_ns;
-        if (g->max_ns > f->max_ns) f->max_ns = g->max_ns;
-        f->count += g->count;
-        f->total_ns += g->total_ns;
-        f->calls += g->calls;
-        f->est_ns += g->est_ns;
-        if (g->timed > f->timed_computes) f->timed_computes = g->timed;
-        if (g->sampled > f->sampled_computes) f->sampled_computes = g->sampled;
-        opscope_moments_merge(&f->m, &g->m);
-        atom_noise(f, g);
-        if (s->final_runs) {
-            uint64_t *fr = s->final_runs + (size_t)(f - s->final) * t->inputs;
-            for (size_t r = 0; r < t->inputs; r++) {
-                uint64_t now = i < s->run_snap_n[r] ? s->run_snap[r][i] : g->total_ns;
-                uint64_t before = r && i < s->run_snap_n[r - 1] ? s->run_snap[r - 1][i] : 0;
-                fr[r] += now - before;
-            }
-        }
+        final_add(s, f, i);
     }
     for (size_t i = 0; s->final_runs && i < s->n_final; i++)
         s->final[i].run_ns = s->final_runs + i * t->inputs;

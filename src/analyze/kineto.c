@@ -928,125 +928,162 @@ static uint32_t *train_phases(opscope_kineto_t *k, const int64_t *launch_t, cons
     return out;
 }
 
-int opscope_kineto_finish(opscope_kineto_t *k) {
-    opscope_kineto_results *r = &k->res;
-    size_t ng = k->gpu.n;
-    size_t n_names = opscope_strtab_count(k->names);
-    int rc = -1;
-    uint32_t *cpu_of = NULL, *cpu_idx = NULL, *py_of = NULL, *ph_of = NULL, *gph_of = NULL;
-    q_t *q = NULL;
-    uint64_t *cnt = NULL, *nsum = NULL;
-    int64_t *launch_t = NULL;
-    uint64_t *launch_thr = NULL;
-    opscope_kineto_link *lk = NULL;
-    xmap xm = {0};
+/* The finish's per-GPU-activity scratch, indexed like k->gpu. */
+typedef struct fin_t {
+    uint32_t *cpu_of, *cpu_idx, *py_of, *ph_of, *gph_of;
+    q_t *q;
+    size_t nq;              /* queries in q from step 1 (activities with a launching call) */
+    int64_t *launch_t;      /* launching call's start, else the activity's own */
+    uint64_t *launch_thr;   /* launching call's thread, UINT64_MAX: none */
+    opscope_kineto_link *lk; /* k->links while it is being filled, NULL when not kept */
+    xmap xm;
+} fin_t;
 
-    if (ng >= UINT32_MAX) goto done; /* query indices are 32-bit */
-    cpu_of = malloc((ng ? ng : 1) * sizeof *cpu_of);
-    cpu_idx = calloc(ng ? ng : 1, sizeof *cpu_idx);
-    py_of = malloc((ng ? ng : 1) * sizeof *py_of);
-    ph_of = malloc((ng ? ng : 1) * sizeof *ph_of);
-    gph_of = malloc((ng ? ng : 1) * sizeof *gph_of);
-    q = malloc((ng ? ng : 1) * sizeof *q);
-    launch_t = malloc((ng ? ng : 1) * sizeof *launch_t);
-    launch_thr = malloc((ng ? ng : 1) * sizeof *launch_thr);
-    if (!cpu_of || !cpu_idx || !py_of || !ph_of || !gph_of || !q || !launch_t || !launch_thr)
-        goto done;
+static void fin_free(fin_t *f) {
+    free(f->xm.key);
+    free(f->xm.val);
+    free(f->q);
+    free(f->cpu_of);
+    free(f->cpu_idx);
+    free(f->py_of);
+    free(f->ph_of);
+    free(f->gph_of);
+    free(f->launch_t);
+    free(f->launch_thr);
+}
+
+static int fin_alloc(opscope_kineto_t *k, fin_t *f) {
+    size_t ng = k->gpu.n, n = ng ? ng : 1;
+    if (ng >= UINT32_MAX) return -1; /* query indices are 32-bit */
+    f->cpu_of = malloc(n * sizeof *f->cpu_of);
+    f->cpu_idx = calloc(n, sizeof *f->cpu_idx);
+    f->py_of = malloc(n * sizeof *f->py_of);
+    f->ph_of = malloc(n * sizeof *f->ph_of);
+    f->gph_of = malloc(n * sizeof *f->gph_of);
+    f->q = malloc(n * sizeof *f->q);
+    f->launch_t = malloc(n * sizeof *f->launch_t);
+    f->launch_thr = malloc(n * sizeof *f->launch_thr);
+    if (!f->cpu_of || !f->cpu_idx || !f->py_of || !f->ph_of || !f->gph_of || !f->q || !f->launch_t ||
+        !f->launch_thr)
+        return -1;
     /* per GPU activity while computing (kernels only are kept, compacted at the end) */
     if (k->keep_links) {
         free(k->links);
         k->links = NULL;
         k->n_links = 0;
-        lk = calloc(ng ? ng : 1, sizeof *lk);
-        if (!lk || k->gpu_rec.n != ng) goto done;
-        k->links = lk; /* freed with the collector whatever happens below */
-    }
-
-    /* 1. kernel -> launching call by correlation id (a runtime event before a flow start).
-     * Memcpys and memsets are linked the same way (for the diff's attribution), but every
-     * count of the report is over kernels. */
-    sort_checked(k->rt.v, k->rt.n, sizeof *k->rt.v, rt_cmp);
-    size_t nq = 0;
-    for (size_t i = 0; i < ng; i++) {
-        const gpu_t *g = &k->gpu.v[i];
-        cpu_of[i] = py_of[i] = ph_of[i] = gph_of[i] = NO_NAME;
-        launch_t[i] = g->start;
-        launch_thr[i] = UINT64_MAX;
-        if (lk) lk[i] = (opscope_kineto_link){.record = k->gpu_rec.v[i], .corr = g->corr, .launch_ns = -1,
-                                              .launch_name = NO_NAME, .cpu_op = NO_NAME, .python = NO_NAME};
-        if (g->corr < 0) continue;
-        size_t lo = 0, hi = k->rt.n;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (k->rt.v[mid].corr < g->corr) lo = mid + 1;
-            else hi = mid;
+        f->lk = calloc(n, sizeof *f->lk);
+        if (!f->lk || k->gpu_rec.n != ng) {
+            free(f->lk);
+            f->lk = NULL;
+            return -1;
         }
+        k->links = f->lk; /* freed with the collector whatever happens below */
+    }
+    return 0;
+}
+
+/* Index in k->rt (sorted by corr) of the runtime call with correlation id CORR, k->rt.n if none. */
+static size_t rt_find(const opscope_kineto_t *k, int64_t corr) {
+    size_t lo = 0, hi = k->rt.n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (k->rt.v[mid].corr < corr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* 1. kernel -> launching call by correlation id (a runtime event before a flow start).
+ * Memcpys and memsets are linked the same way (for the diff's attribution), but every
+ * count of the report is over kernels. */
+static void fin_link_runtime(opscope_kineto_t *k, fin_t *f) {
+    opscope_kineto_results *r = &k->res;
+    sort_checked(k->rt.v, k->rt.n, sizeof *k->rt.v, rt_cmp);
+    f->nq = 0;
+    for (size_t i = 0; i < k->gpu.n; i++) {
+        const gpu_t *g = &k->gpu.v[i];
+        f->cpu_of[i] = f->py_of[i] = f->ph_of[i] = f->gph_of[i] = NO_NAME;
+        f->launch_t[i] = g->start;
+        f->launch_thr[i] = UINT64_MAX;
+        if (f->lk)
+            f->lk[i] = (opscope_kineto_link){.record = k->gpu_rec.v[i], .corr = g->corr, .launch_ns = -1,
+                                             .launch_name = NO_NAME, .cpu_op = NO_NAME, .python = NO_NAME};
+        if (g->corr < 0) continue;
+        size_t lo = rt_find(k, g->corr);
         if (lo < k->rt.n && k->rt.v[lo].corr == g->corr) {
             if (g->kind == OPSCOPE_KINETO_KERNEL) r->link_runtime++;
-            launch_t[i] = k->rt.v[lo].ts;
-            launch_thr[i] = k->rt.v[lo].thread;
-            if (lk) {
-                lk[i].launch_ns = k->rt.v[lo].ts;
-                lk[i].launch_name = k->rt.v[lo].name != NAME31 ? k->rt.v[lo].name : NO_NAME;
+            f->launch_t[i] = k->rt.v[lo].ts;
+            f->launch_thr[i] = k->rt.v[lo].thread;
+            if (f->lk) {
+                f->lk[i].launch_ns = k->rt.v[lo].ts;
+                f->lk[i].launch_name = k->rt.v[lo].name != NAME31 ? k->rt.v[lo].name : NO_NAME;
             }
-            q[nq++] = (q_t){.t = launch_t[i], .thread = (uint32_t)launch_thr[i], .idx = (uint32_t)i};
+            f->q[f->nq++] = (q_t){.t = f->launch_t[i], .thread = (uint32_t)f->launch_thr[i], .idx = (uint32_t)i};
         }
     }
+}
 
-    /* External id -> CPU op name, built while cpu_ext is still parallel to cpu */
-    if (xmap_init(&xm, k->cpu.n)) goto done;
+/* 2. innermost CPU op enclosing the launching call on its thread; 4. python frames enclosing
+ * it, for kernels still without a CPU op. The External id map is built first, while cpu_ext
+ * is still parallel to cpu (the sort below reorders cpu). */
+static int fin_enclose(opscope_kineto_t *k, fin_t *f) {
+    if (xmap_init(&f->xm, k->cpu.n)) return -1;
     for (size_t i = 0; i < k->cpu.n; i++)
-        if (k->cpu_ext.v[i] >= 0) xmap_put(&xm, k->cpu_ext.v[i], k->cpu.v[i].name);
-
-    /* 2. innermost CPU op enclosing the launching call on its thread */
+        if (k->cpu_ext.v[i] >= 0) xmap_put(&f->xm, k->cpu_ext.v[i], k->cpu.v[i].name);
     iv_sort(k->cpu.v, k->cpu.n);
-    q_sort(q, nq);
-    if (sweep(k->cpu.v, k->cpu.n, q, nq, cpu_of, cpu_idx)) goto done;
-    /* 4. python frames enclosing the launching call, for kernels still without a CPU op */
+    q_sort(f->q, f->nq);
+    if (sweep(k->cpu.v, k->cpu.n, f->q, f->nq, f->cpu_of, f->cpu_idx)) return -1;
     if (k->py.n) {
         iv_sort(k->py.v, k->py.n);
-        if (sweep(k->py.v, k->py.n, q, nq, py_of, NULL)) goto done;
+        if (sweep(k->py.v, k->py.n, f->q, f->nq, f->py_of, NULL)) return -1;
     }
+    return 0;
+}
 
-    cnt = calloc(n_names + 1, sizeof *cnt);
-    nsum = calloc(n_names + 1, sizeof *nsum);
+/* Activity I's CPU op: the enclosing one, else (3.) the op of the External id of the launching
+ * call, then of the activity itself. Sets g->cpu_call and the link's kind; NO_NAME when none. */
+static uint32_t fin_cpu_op(opscope_kineto_t *k, fin_t *f, size_t i) {
+    opscope_kineto_results *r = &k->res;
+    gpu_t *g = &k->gpu.v[i];
+    int is_kernel = g->kind == OPSCOPE_KINETO_KERNEL;
+    uint32_t op = f->cpu_of[i];
+    /* A call is told apart by its interval (enclosure) or its External id's slot. */
+    if (op != NO_NAME) {
+        if (is_kernel) r->link_cpu_enclose++;
+        if (f->lk) f->lk[i].cpu_link = OPSCOPE_KINETO_CPU_LINK_ENCLOSING;
+        g->cpu_call = f->cpu_idx[i] & 0x7fffffffu;
+        g->cpu_dims = k->cpu.v[f->cpu_idx[i] - 1].dims;
+        return op;
+    }
+    size_t xslot = 0;
+    if (f->launch_thr[i] != UINT64_MAX) op = xmap_get(&f->xm, k->rt.v[rt_find(k, g->corr)].ext, &xslot);
+    if (op == NO_NAME) op = xmap_get(&f->xm, g->ext, &xslot);
+    if (op != NO_NAME) {
+        if (is_kernel) r->link_cpu_ext++;
+        f->cpu_of[i] = op;
+        if (f->lk) f->lk[i].cpu_link = OPSCOPE_KINETO_CPU_LINK_EXTERNAL_ID;
+        g->cpu_call = 0x80000000u | (uint32_t)(xslot & 0x7fffffffu);
+    }
+    return op;
+}
+
+/* Every activity's CPU op, and the top CPU ops and python frames by kernel time. */
+static int fin_cpu_ops(opscope_kineto_t *k, fin_t *f) {
+    opscope_kineto_results *r = &k->res;
+    size_t ng = k->gpu.n, n_names = opscope_strtab_count(k->names);
+    int rc = -1;
+    uint64_t *cnt = calloc(n_names + 1, sizeof *cnt), *nsum = calloc(n_names + 1, sizeof *nsum);
     if (!cnt || !nsum) goto done;
     for (size_t i = 0; i < ng; i++) {
         gpu_t *g = &k->gpu.v[i];
-        int is_kernel = g->kind == OPSCOPE_KINETO_KERNEL;
-        uint32_t op = cpu_of[i];
-        /* A call is told apart by its interval (enclosure) or its External id's slot. */
-        if (op != NO_NAME) {
-            if (is_kernel) r->link_cpu_enclose++;
-            if (lk) lk[i].cpu_link = OPSCOPE_KINETO_CPU_LINK_ENCLOSING;
-            g->cpu_call = cpu_idx[i] & 0x7fffffffu;
-            g->cpu_dims = k->cpu.v[cpu_idx[i] - 1].dims;
-        } else {
-            /* 3. External id of the launching call, then of the kernel itself */
-            size_t lo = 0, hi = k->rt.n, xslot = 0;
-            if (launch_thr[i] != UINT64_MAX) {
-                while (lo < hi) {
-                    size_t mid = lo + (hi - lo) / 2;
-                    if (k->rt.v[mid].corr < g->corr) lo = mid + 1;
-                    else hi = mid;
-                }
-                op = xmap_get(&xm, k->rt.v[lo].ext, &xslot);
-            }
-            if (op == NO_NAME) op = xmap_get(&xm, g->ext, &xslot);
-            if (op != NO_NAME) {
-                if (is_kernel) r->link_cpu_ext++;
-                cpu_of[i] = op;
-                if (lk) lk[i].cpu_link = OPSCOPE_KINETO_CPU_LINK_EXTERNAL_ID;
-                g->cpu_call = 0x80000000u | (uint32_t)(xslot & 0x7fffffffu);
-            }
-        }
+        uint32_t op = fin_cpu_op(k, f, i);
         g->cpu_op = op;
-        if (!is_kernel) continue;
+        if (g->kind != OPSCOPE_KINETO_KERNEL) continue;
         size_t slot = op == NO_NAME ? n_names : op;
         cnt[slot]++;
         nsum[slot] += (uint64_t)g->dur;
         if (op == NO_NAME) {
-            if (py_of[i] != NO_NAME) r->link_python++;
+            if (f->py_of[i] != NO_NAME) r->link_python++;
             else r->link_none++;
         }
     }
@@ -1055,77 +1092,81 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
     memset(cnt, 0, (n_names + 1) * sizeof *cnt);
     memset(nsum, 0, (n_names + 1) * sizeof *nsum);
     for (size_t i = 0; i < ng; i++) {
-        if (k->gpu.v[i].kind != OPSCOPE_KINETO_KERNEL || cpu_of[i] != NO_NAME) continue;
-        if (py_of[i] == NO_NAME) continue;
-        cnt[py_of[i]]++;
-        nsum[py_of[i]] += (uint64_t)k->gpu.v[i].dur;
+        if (k->gpu.v[i].kind != OPSCOPE_KINETO_KERNEL || f->cpu_of[i] != NO_NAME) continue;
+        if (f->py_of[i] == NO_NAME) continue;
+        cnt[f->py_of[i]]++;
+        nsum[f->py_of[i]] += (uint64_t)k->gpu.v[i].dur;
     }
     if (top_of(cnt, nsum, n_names, &r->top_python, &r->n_top_python)) goto done;
     if (r->n_top_python && r->top_python[0].name_id == NO_NAME) r->n_top_python = 0;
+    rc = 0;
+done:
+    free(cnt);
+    free(nsum);
+    return rc;
+}
 
-    /* 5. phases: a GPU annotation around the kernel, else a CPU annotation around its launch */
+/* 5. phases: a GPU annotation around the kernel, else a CPU annotation around its launch, else
+ * (training) the innermost backward op or optimizer step around the launch, else forward. */
+static int fin_phases(opscope_kineto_t *k, fin_t *f) {
+    opscope_kineto_results *r = &k->res;
+    size_t ng = k->gpu.n;
+    q_t *q = f->q;
     if (k->ann.n || k->gann.n) {
-        for (size_t i = 0; i < ng; i++) q[i] = (q_t){.t = launch_t[i], .thread = 0, .idx = (uint32_t)i};
+        for (size_t i = 0; i < ng; i++) q[i] = (q_t){.t = f->launch_t[i], .thread = 0, .idx = (uint32_t)i};
         iv_sort(k->ann.v, k->ann.n);
         q_sort(q, ng);
-        if (sweep(k->ann.v, k->ann.n, q, ng, ph_of, NULL)) goto done;
+        if (sweep(k->ann.v, k->ann.n, q, ng, f->ph_of, NULL)) return -1;
         for (size_t i = 0; i < ng; i++)
             q[i] = (q_t){.t = k->gpu.v[i].start, .thread = (uint32_t)k->gpu.v[i].device, .idx = (uint32_t)i};
         iv_sort(k->gann.v, k->gann.n);
         q_sort(q, ng);
-        if (sweep(k->gann.v, k->gann.n, q, ng, gph_of, NULL)) goto done;
+        if (sweep(k->gann.v, k->gann.n, q, ng, f->gph_of, NULL)) return -1;
     }
     sort_checked(k->steps.v, k->steps.n, sizeof *k->steps.v, step_cmp);
-    for (size_t i = 0; i < ng; i++) k->gpu.v[i].step = step_at(k, launch_t[i]);
-    /* training: the innermost backward op or optimizer step around the launch, else forward */
-    uint32_t *tr_of = train_phases(k, launch_t, launch_thr, q);
-    if (k->train.n && !tr_of) goto done;
+    for (size_t i = 0; i < ng; i++) k->gpu.v[i].step = step_at(k, f->launch_t[i]);
+    uint32_t *tr_of = train_phases(k, f->launch_t, f->launch_thr, q);
+    if (k->train.n && !tr_of) return -1;
     for (size_t i = 0; i < ng; i++) {
         gpu_t *g = &k->gpu.v[i];
-        uint32_t ph = gph_of[i] != NO_NAME ? gph_of[i] : ph_of[i];
+        uint32_t ph = f->gph_of[i] != NO_NAME ? f->gph_of[i] : f->ph_of[i];
         if (ph == NO_NAME && tr_of) ph = tr_of[i] != NO_NAME ? tr_of[i] : OPSCOPE_KINETO_PHASE_FORWARD;
         if (ph == NO_NAME) ph = OPSCOPE_KINETO_PHASE_NONE;
         g->phase = (uint8_t)ph;
         if (g->kind != OPSCOPE_KINETO_KERNEL) continue;
-        if (lk) {
-            lk[i].cpu_op = cpu_of[i];
-            lk[i].python = cpu_of[i] == NO_NAME ? py_of[i] : NO_NAME;
-            lk[i].phase = (uint8_t)ph;
+        if (f->lk) {
+            f->lk[i].cpu_op = f->cpu_of[i];
+            f->lk[i].python = f->cpu_of[i] == NO_NAME ? f->py_of[i] : NO_NAME;
+            f->lk[i].phase = (uint8_t)ph;
         }
         opscope_kineto_phase_stats *ps = &r->phase[ph];
         ps->kernels++;
         ps->ns += (uint64_t)g->dur;
         ps->cat_ns[g->kcat] += (uint64_t)g->dur;
     }
-
     free(tr_of);
-    if (lk) { /* kernels only, in input order */
+    return 0;
+}
+
+int opscope_kineto_finish(opscope_kineto_t *k) {
+    fin_t f = {0};
+    int rc = -1;
+    if (fin_alloc(k, &f)) goto done;
+    fin_link_runtime(k, &f);
+    if (fin_enclose(k, &f) || fin_cpu_ops(k, &f) || fin_phases(k, &f)) goto done;
+    if (f.lk) { /* kernels only, in input order */
         size_t m = 0;
-        for (size_t i = 0; i < ng; i++)
-            if (k->gpu.v[i].kind == OPSCOPE_KINETO_KERNEL) lk[m++] = lk[i];
+        for (size_t i = 0; i < k->gpu.n; i++)
+            if (k->gpu.v[i].kind == OPSCOPE_KINETO_KERNEL) f.lk[m++] = f.lk[i];
         k->n_links = m;
     }
-
     /* 6. layers, 7. streams (this sorts gpu by time: keep it last) */
-    if (layers_finish(k)) goto done;
-    if (streams_finish(k)) goto done;
-    if (cpu_side_finish(k)) goto done;
-    if (!r->n_layers) layers_by_attention(k);
-    if (r->n_layers && layers_fold(k)) goto done;
+    if (layers_finish(k) || streams_finish(k) || cpu_side_finish(k)) goto done;
+    if (!k->res.n_layers) layers_by_attention(k);
+    if (k->res.n_layers && layers_fold(k)) goto done;
     rc = 0;
 done:
-    free(xm.key);
-    free(xm.val);
-    free(q);
-    free(cnt);
-    free(nsum);
-    free(cpu_of);
-    free(cpu_idx);
-    free(py_of);
-    free(ph_of);
-    free(gph_of);
-    free(launch_t);
-    free(launch_thr);
+    fin_free(&f);
     return rc;
 }
 
