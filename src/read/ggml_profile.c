@@ -322,192 +322,219 @@ static enum rk gp_record_key(const char *k, size_t n) {
     return RK_UNKNOWN;
 }
 
-/* One record object; the OBJ_BEGIN token was just read. */
-static int gp_record(gp *g, const opscope_json_token *open) {
+/* A record being read: the record and what decides its shapes and names at its end. */
+typedef struct gp_rec {
     opscope_record r;
-    opscope_record_init(&r);
-    r.name = "unknown";
-    int64_t ne_old[OPSCOPE_MAX_DIMS] = {0, 0, 0, 0};
-    int64_t ne_out[OPSCOPE_MAX_DIMS] = {0, 0, 0, 0};
-    int have_ne = 0, have_src0 = 0, have_v3_src = 0, have_n_src = 0, n_src_arr = 0;
-    int have_host_start = 0, have_host_end = 0;
-    int32_t n_src = 0;
-    const char *sub_str = NULL, *sub_name = NULL; /* "sub_op" as a string, "sub_op_name" */
-    opscope_json_token t, v;
-    for (;;) {
-        if (gp_member(g, &t, &v)) return GP_FAIL;
-        if (t.type == OPSCOPE_JSON_OBJ_END) break;
-        enum rk key = gp_record_key(t.str, t.len);
-        int rc = 0;
-        int64_t x;
-        switch (key) {
-        case RK_TYPE:
-            rc = gp_int(g, &v, 0, 1, &x);
-            if (rc > 0) r.type = (opscope_record_type)x;
-            break;
-        case RK_NAME: rc = gp_string(g, &v, &g->name, &r.name); break;
-        case RK_BACKEND_ID: rc = gp_i32(g, &v, &r.backend_id); break;
-        case RK_SPLIT_ID: rc = gp_i32(g, &v, &r.split_id); break;
-        case RK_START_NS: rc = gp_u64(g, &v, &r.start_ns); break;
-        case RK_DURATION_NS: rc = gp_u64(g, &v, &r.duration_ns); break;
-        case RK_BYTES: rc = gp_u64(g, &v, &r.bytes); break;
-        case RK_EXTRA: rc = gp_string(g, &v, &g->extra, &r.extra); break;
-        case RK_NE_SRC0:
-        case RK_NE_SRC1:
-        case RK_NE_SRC2: {
-            int s = key - RK_NE_SRC0;
-            memset(r.ne_src[s], 0, sizeof r.ne_src[s]);
-            rc = gp_ne(g, &v, r.ne_src[s]);
-            if (key == RK_NE_SRC0) have_src0 = 1;
-            break;
+    int64_t ne_old[OPSCOPE_MAX_DIMS];
+    int64_t ne_out[OPSCOPE_MAX_DIMS];
+    int have_ne, have_src0, have_v3_src, have_n_src, n_src_arr;
+    int have_host_start, have_host_end;
+    int32_t n_src;
+    const char *sub_str, *sub_name; /* "sub_op" as a string, "sub_op_name" */
+} gp_rec;
+
+/* The fields after sub_op in rk's order; returns what the gp_ getter returned. */
+static int gp_record_field2(gp *g, gp_rec *rs, enum rk key, const opscope_json_token *vp) {
+    opscope_json_token v = *vp;
+    int rc = 0;
+    int64_t x;
+    switch (key) {
+    case RK_SUB_OP_NAME: rc = gp_string(g, &v, &g->sub_name, &rs->sub_name); break;
+    case RK_GRAPH_ID:
+        rc = gp_int(g, &v, INT64_MIN, INT64_MAX, &rs->r.graph_id);
+        if (rc > 0) rs->r.has |= OPSCOPE_HAS_GRAPH;
+        break;
+    case RK_NODE_INDEX:
+        rc = gp_i32(g, &v, &rs->r.node_index);
+        if (rc > 0) rs->r.has |= OPSCOPE_HAS_NODE;
+        break;
+    case RK_N_FUSED:
+        rc = gp_int(g, &v, 1, INT32_MAX, &x);
+        if (rc > 0) rs->r.n_fused = (int32_t)x;
+        break;
+    case RK_THREAD_ID:
+        rc = gp_i32(g, &v, &rs->r.thread_id);
+        if (rc > 0) rs->r.has |= OPSCOPE_HAS_THREAD;
+        break;
+    case RK_HOST_START_NS:
+        rc = gp_u64(g, &v, &rs->r.host_start_ns);
+        if (rc > 0) rs->have_host_start = 1;
+        break;
+    case RK_HOST_END_NS:
+        rc = gp_u64(g, &v, &rs->r.host_end_ns);
+        if (rc > 0) rs->have_host_end = 1;
+        break;
+    case RK_FLOPS:
+        rc = gp_u64(g, &v, &rs->r.flops);
+        if (rc > 0) rs->r.has |= OPSCOPE_HAS_FLOPS;
+        break;
+    case RK_CATEGORY: rc = gp_string(g, &v, &g->category, &rs->r.category); break;
+    case RK_KERNEL:
+        rc = gp_string(g, &v, &g->kernel, &rs->r.kernel);
+        if (rc > 0) rs->r.has |= OPSCOPE_HAS_KERNEL;
+        break;
+    case RK_WEIGHT:
+        rc = gp_int(g, &v, 1, UINT32_MAX, &x);
+        if (rc > 0) {
+            rs->r.weight = (uint32_t)x;
+            rs->r.has |= OPSCOPE_HAS_WEIGHT;
         }
-        case RK_NE:
-            memset(ne_old, 0, sizeof ne_old);
-            rc = gp_ne(g, &v, ne_old);
-            memcpy(ne_out, ne_old, sizeof ne_out);
-            have_ne = 1;
-            break;
-        case RK_N_SRC:
-            rc = gp_int(g, &v, 0, OPSCOPE_MAX_SRC, &x);
-            if (rc > 0) {
-                n_src = (int32_t)x;
-                have_n_src = 1;
-            }
-            break;
-        case RK_NE_SRC:
-            memset(r.ne_src, 0, sizeof r.ne_src);
-            rc = gp_shapes(g, &v, 0, r.ne_src);
-            if (rc >= 0) {
-                n_src_arr = rc;
-                have_v3_src = 1;
-            }
-            break;
-        case RK_NB_SRC:
-            memset(r.nb_src, 0, sizeof r.nb_src);
-            rc = gp_shapes(g, &v, 1, r.nb_src);
-            if (rc > 0 || v.type == OPSCOPE_JSON_ARR_BEGIN) r.has |= OPSCOPE_HAS_STRIDES;
-            break;
-        case RK_TYPE_SRC:
-            for (int s = 0; s < OPSCOPE_MAX_SRC; s++) r.type_src[s] = -1;
-            rc = gp_int_array(g, &v, OPSCOPE_MAX_SRC, INT32_MIN, INT32_MAX, TOO_MANY_SRC,
-                              r.type_src, st_i32);
-            if (v.type == OPSCOPE_JSON_ARR_BEGIN) r.has |= OPSCOPE_HAS_SRC_TYPES;
-            break;
-        case RK_TENSOR_NAME: rc = gp_string(g, &v, &g->tensor, &r.tensor_name); break;
-        case RK_OUT_TYPE:
-            rc = gp_i32(g, &v, &r.out_type);
-            if (rc > 0) r.has |= OPSCOPE_HAS_OUT;
-            break;
-        case RK_OP_PARAMS:
-            memset(r.op_params, 0, sizeof r.op_params);
-            rc = gp_int_array(g, &v, OPSCOPE_MAX_OP_PARAMS, INT32_MIN, UINT32_MAX,
-                              "more than 16 op_params", r.op_params, st_u32_as_i32);
-            if (v.type == OPSCOPE_JSON_ARR_BEGIN) r.has |= OPSCOPE_HAS_OP_PARAMS;
-            break;
-        case RK_SUB_OP:
-            /* the seed's v3 files and opscope's: ggml's enum value, -1 for none; opscope's
-             * older files: the name */
-            if (v.type == OPSCOPE_JSON_STRING || v.type == OPSCOPE_JSON_NULL) {
-                rc = gp_string(g, &v, &g->sub_op, &sub_str);
-                break;
-            }
-            if (v.type != OPSCOPE_JSON_NUMBER) {
-                rc = gp_fail(g, OPSCOPE_ERROR_SCHEMA, "expected an integer or a string", &v);
-                break;
-            }
-            rc = gp_int(g, &v, -1, INT32_MAX, &x);
-            r.has &= ~(uint32_t)OPSCOPE_HAS_SUB_OP;
-            if (rc > 0 && x >= 0) {
-                r.sub_op_value = (int32_t)x;
-                r.has |= OPSCOPE_HAS_SUB_OP;
-            }
-            break;
-        case RK_SUB_OP_NAME: rc = gp_string(g, &v, &g->sub_name, &sub_name); break;
-        case RK_GRAPH_ID:
-            rc = gp_int(g, &v, INT64_MIN, INT64_MAX, &r.graph_id);
-            if (rc > 0) r.has |= OPSCOPE_HAS_GRAPH;
-            break;
-        case RK_NODE_INDEX:
-            rc = gp_i32(g, &v, &r.node_index);
-            if (rc > 0) r.has |= OPSCOPE_HAS_NODE;
-            break;
-        case RK_N_FUSED:
-            rc = gp_int(g, &v, 1, INT32_MAX, &x);
-            if (rc > 0) r.n_fused = (int32_t)x;
-            break;
-        case RK_THREAD_ID:
-            rc = gp_i32(g, &v, &r.thread_id);
-            if (rc > 0) r.has |= OPSCOPE_HAS_THREAD;
-            break;
-        case RK_HOST_START_NS:
-            rc = gp_u64(g, &v, &r.host_start_ns);
-            if (rc > 0) have_host_start = 1;
-            break;
-        case RK_HOST_END_NS:
-            rc = gp_u64(g, &v, &r.host_end_ns);
-            if (rc > 0) have_host_end = 1;
-            break;
-        case RK_FLOPS:
-            rc = gp_u64(g, &v, &r.flops);
-            if (rc > 0) r.has |= OPSCOPE_HAS_FLOPS;
-            break;
-        case RK_CATEGORY: rc = gp_string(g, &v, &g->category, &r.category); break;
-        case RK_KERNEL:
-            rc = gp_string(g, &v, &g->kernel, &r.kernel);
-            if (rc > 0) r.has |= OPSCOPE_HAS_KERNEL;
-            break;
-        case RK_WEIGHT:
-            rc = gp_int(g, &v, 1, UINT32_MAX, &x);
-            if (rc > 0) {
-                r.weight = (uint32_t)x;
-                r.has |= OPSCOPE_HAS_WEIGHT;
-            }
-            break;
-        case RK_N_KERNELS:
-            rc = gp_int(g, &v, 0, INT32_MAX, &x);
-            if (rc > 0) {
-                r.n_kernels = (int32_t)x;
-                r.has |= OPSCOPE_HAS_KERNEL;
-            }
-            break;
-        case RK_TIME_SOURCE: {
-            const char *ts = NULL;
-            rc = gp_string(g, &v, &g->tsrc, &ts);
-            if (rc > 0 && ts && strncmp(ts, "device", 6) == 0) {
-                r.has |= OPSCOPE_HAS_DEVICE_TIME;
-                if (strcmp(ts, "device_aligned") == 0) r.has |= OPSCOPE_HAS_CLOCK_ALIGNED;
-            }
-            break;
+        break;
+    case RK_N_KERNELS:
+        rc = gp_int(g, &v, 0, INT32_MAX, &x);
+        if (rc > 0) {
+            rs->r.n_kernels = (int32_t)x;
+            rs->r.has |= OPSCOPE_HAS_KERNEL;
         }
-        case RK_UNKNOWN:
-            rc = opscope_json_skip(g->j, &v);
-            break;
+        break;
+    case RK_TIME_SOURCE: {
+        const char *ts = NULL;
+        rc = gp_string(g, &v, &g->tsrc, &ts);
+        if (rc > 0 && ts && strncmp(ts, "device", 6) == 0) {
+            rs->r.has |= OPSCOPE_HAS_DEVICE_TIME;
+            if (strcmp(ts, "device_aligned") == 0) rs->r.has |= OPSCOPE_HAS_CLOCK_ALIGNED;
         }
-        if (rc < 0) return GP_FAIL;
+        break;
     }
+    default:
+        rc = opscope_json_skip(g->j, &v);
+        break;
+    }
+    return rc;
+}
+
+/* One member's value into RS (the identity, time, shape and type fields; the rest in field2). */
+static int gp_record_field(gp *g, gp_rec *rs, enum rk key, const opscope_json_token *vp) {
+    opscope_json_token v = *vp;
+    int rc = 0;
+    int64_t x;
+    switch (key) {
+    case RK_TYPE:
+        rc = gp_int(g, &v, 0, 1, &x);
+        if (rc > 0) rs->r.type = (opscope_record_type)x;
+        break;
+    case RK_NAME: rc = gp_string(g, &v, &g->name, &rs->r.name); break;
+    case RK_BACKEND_ID: rc = gp_i32(g, &v, &rs->r.backend_id); break;
+    case RK_SPLIT_ID: rc = gp_i32(g, &v, &rs->r.split_id); break;
+    case RK_START_NS: rc = gp_u64(g, &v, &rs->r.start_ns); break;
+    case RK_DURATION_NS: rc = gp_u64(g, &v, &rs->r.duration_ns); break;
+    case RK_BYTES: rc = gp_u64(g, &v, &rs->r.bytes); break;
+    case RK_EXTRA: rc = gp_string(g, &v, &g->extra, &rs->r.extra); break;
+    case RK_NE_SRC0:
+    case RK_NE_SRC1:
+    case RK_NE_SRC2: {
+        int s = key - RK_NE_SRC0;
+        memset(rs->r.ne_src[s], 0, sizeof rs->r.ne_src[s]);
+        rc = gp_ne(g, &v, rs->r.ne_src[s]);
+        if (key == RK_NE_SRC0) rs->have_src0 = 1;
+        break;
+    }
+    case RK_NE:
+        memset(rs->ne_old, 0, sizeof rs->ne_old);
+        rc = gp_ne(g, &v, rs->ne_old);
+        memcpy(rs->ne_out, rs->ne_old, sizeof rs->ne_out);
+        rs->have_ne = 1;
+        break;
+    case RK_N_SRC:
+        rc = gp_int(g, &v, 0, OPSCOPE_MAX_SRC, &x);
+        if (rc > 0) {
+            rs->n_src = (int32_t)x;
+            rs->have_n_src = 1;
+        }
+        break;
+    case RK_NE_SRC:
+        memset(rs->r.ne_src, 0, sizeof rs->r.ne_src);
+        rc = gp_shapes(g, &v, 0, rs->r.ne_src);
+        if (rc >= 0) {
+            rs->n_src_arr = rc;
+            rs->have_v3_src = 1;
+        }
+        break;
+    case RK_NB_SRC:
+        memset(rs->r.nb_src, 0, sizeof rs->r.nb_src);
+        rc = gp_shapes(g, &v, 1, rs->r.nb_src);
+        if (rc > 0 || v.type == OPSCOPE_JSON_ARR_BEGIN) rs->r.has |= OPSCOPE_HAS_STRIDES;
+        break;
+    case RK_TYPE_SRC:
+        for (int s = 0; s < OPSCOPE_MAX_SRC; s++) rs->r.type_src[s] = -1;
+        rc = gp_int_array(g, &v, OPSCOPE_MAX_SRC, INT32_MIN, INT32_MAX, TOO_MANY_SRC,
+                          rs->r.type_src, st_i32);
+        if (v.type == OPSCOPE_JSON_ARR_BEGIN) rs->r.has |= OPSCOPE_HAS_SRC_TYPES;
+        break;
+    case RK_TENSOR_NAME: rc = gp_string(g, &v, &g->tensor, &rs->r.tensor_name); break;
+    case RK_OUT_TYPE:
+        rc = gp_i32(g, &v, &rs->r.out_type);
+        if (rc > 0) rs->r.has |= OPSCOPE_HAS_OUT;
+        break;
+    case RK_OP_PARAMS:
+        memset(rs->r.op_params, 0, sizeof rs->r.op_params);
+        rc = gp_int_array(g, &v, OPSCOPE_MAX_OP_PARAMS, INT32_MIN, UINT32_MAX,
+                          "more than 16 op_params", rs->r.op_params, st_u32_as_i32);
+        if (v.type == OPSCOPE_JSON_ARR_BEGIN) rs->r.has |= OPSCOPE_HAS_OP_PARAMS;
+        break;
+    case RK_SUB_OP:
+        /* the seed's v3 files and opscope's: ggml's enum value, -1 for none; opscope's
+         * older files: the name */
+        if (v.type == OPSCOPE_JSON_STRING || v.type == OPSCOPE_JSON_NULL) {
+            rc = gp_string(g, &v, &g->sub_op, &rs->sub_str);
+            break;
+        }
+        if (v.type != OPSCOPE_JSON_NUMBER) {
+            rc = gp_fail(g, OPSCOPE_ERROR_SCHEMA, "expected an integer or a string", &v);
+            break;
+        }
+        rc = gp_int(g, &v, -1, INT32_MAX, &x);
+        rs->r.has &= ~(uint32_t)OPSCOPE_HAS_SUB_OP;
+        if (rc > 0 && x >= 0) {
+            rs->r.sub_op_value = (int32_t)x;
+            rs->r.has |= OPSCOPE_HAS_SUB_OP;
+        }
+        break;
+    default:
+        return gp_record_field2(g, rs, key, vp);
+    }
+    return rc;
+}
+
+/* What needs the whole record: the shapes' version rule, host time, the sub-op's name. */
+static void gp_record_finish(gp_rec *rs) {
     /*
      * "ne": in version 3 (a record with n_src or ne_src) the output shape; in old version-2
      * files the shape of src0, used only when ne_src0 is absent (the seed tool's rule).
      */
-    if (have_v3_src || have_n_src) {
-        r.n_src = have_n_src ? n_src : n_src_arr;
-        if (have_ne) {
-            memcpy(r.ne, ne_out, sizeof r.ne);
-            r.has |= OPSCOPE_HAS_OUT;
+    if (rs->have_v3_src || rs->have_n_src) {
+        rs->r.n_src = rs->have_n_src ? rs->n_src : rs->n_src_arr;
+        if (rs->have_ne) {
+            memcpy(rs->r.ne, rs->ne_out, sizeof rs->r.ne);
+            rs->r.has |= OPSCOPE_HAS_OUT;
         }
     } else {
-        r.n_src = 3;
-        if (have_ne && !have_src0) memcpy(r.ne_src[0], ne_old, sizeof ne_old);
+        rs->r.n_src = 3;
+        if (rs->have_ne && !rs->have_src0) memcpy(rs->r.ne_src[0], rs->ne_old, sizeof rs->ne_old);
     }
-    if (have_host_start && have_host_end) r.has |= OPSCOPE_HAS_HOST_TIME;
+    if (rs->have_host_start && rs->have_host_end) rs->r.has |= OPSCOPE_HAS_HOST_TIME;
     /* the name: opscope's own field, else "sub_op" as a string, else the value's name (the
      * op's name may come after the value, so only now) */
-    r.sub_op = sub_name ? sub_name : sub_str;
-    if (!r.sub_op && (r.has & OPSCOPE_HAS_SUB_OP))
-        r.sub_op = opscope_sub_op_name(r.name, r.sub_op_value);
+    rs->r.sub_op = rs->sub_name ? rs->sub_name : rs->sub_str;
+    if (!rs->r.sub_op && (rs->r.has & OPSCOPE_HAS_SUB_OP))
+        rs->r.sub_op = opscope_sub_op_name(rs->r.name, rs->r.sub_op_value);
+}
+
+/* One record object; the OBJ_BEGIN token was just read. */
+static int gp_record(gp *g, const opscope_json_token *open) {
+    gp_rec s = {0};
+    opscope_record_init(&s.r);
+    s.r.name = "unknown";
+    opscope_json_token t, v;
+    for (;;) {
+        if (gp_member(g, &t, &v)) return GP_FAIL;
+        if (t.type == OPSCOPE_JSON_OBJ_END) break;
+        if (gp_record_field(g, &s, gp_record_key(t.str, t.len), &v) < 0) return GP_FAIL;
+    }
+    gp_record_finish(&s);
     g->n_records++;
-    g->sum_ns += r.duration_ns;
-    if (g->sink->on_record && g->sink->on_record(g->sink->ud, &r))
+    g->sum_ns += s.r.duration_ns;
+    if (g->sink->on_record && g->sink->on_record(g->sink->ud, &s.r))
         return opscope_json_fail(g->j, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader",
                                  open->pos);
     return 0;
