@@ -7,9 +7,12 @@ never from opscope's own code.
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.request
 
 SKIP = 77
 MODELS = os.environ.get("OPSCOPE_MODELS", "/models")
@@ -506,3 +509,54 @@ def perf_logger_blocks(text):
                 c[0] += int(mm.group(2))
                 c[1] += float(mm.group(3))
     return blocks
+
+
+def server_completions(cmd_for, env, log_path, batches, n_predict):
+    """Runs llama-server as CMD_FOR(port) on a free local port (output to LOG_PATH), waits for
+    /health, sends the requests of each batch in BATCHES at once ("Request i: hello", N_PREDICT
+    greedy tokens), then stops it with SIGTERM. Returns {i: the reply's JSON or {"error": ...}}."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    log = open(log_path, "wb")
+    srv = subprocess.Popen(cmd_for(port), env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    answers = {}
+
+    def ask(i):
+        body = json.dumps({"prompt": f"Request {i}: hello", "n_predict": n_predict, "temperature": 0,
+                           "ignore_eos": True}).encode()
+        req = urllib.request.Request(base + "/completion", body, {"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=300) as r:
+                answers[i] = json.loads(r.read())
+        except OSError as ex:
+            answers[i] = {"error": str(ex)}
+
+    try:
+        for _ in range(1200):
+            if srv.poll() is not None:
+                break
+            try:
+                with urllib.request.urlopen(base + "/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.25)
+        for batch in batches:
+            th = [threading.Thread(target=ask, args=(i,)) for i in batch]
+            for t in th:
+                t.start()
+            for t in th:
+                t.join()
+    finally:
+        if srv.poll() is None:
+            srv.send_signal(signal.SIGTERM)
+            try:
+                srv.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                srv.kill()
+                srv.wait()
+        log.close()
+    return answers

@@ -28,13 +28,8 @@ import collections
 import json
 import os
 import re
-import signal
-import socket
 import subprocess
 import sys
-import threading
-import time
-import urllib.request
 
 import e2e
 
@@ -215,53 +210,12 @@ if what == "bench":
     markers(d, f"{d}/all.json", f"{d}/sampled.json", est_t, len(timed), len(by_s))
 
 elif what in ("server", "server_all"):
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    log = open(f"{d}/server.log", "wb")
     mode = "all" if what == "server_all" else None
-    srv = subprocess.Popen(record("server", mode, ["llama-server", "-m", m, "--parallel", "2", "-c", "1024", "-t", "2",
-                                                    "-ngl", "99", "--host", "127.0.0.1", "--port", str(port),
-                                                    "--no-warmup", "--no-webui"]),
-                           env=rec_env("server"), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    answers = {}
-    try:
-        for _ in range(1200):
-            if srv.poll() is not None:
-                break
-            try:
-                with urllib.request.urlopen(base + "/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.25)
-
-        def ask(i):
-            body = json.dumps({"prompt": f"Request {i}: hello", "n_predict": 16, "temperature": 0,
-                               "ignore_eos": True}).encode()
-            req = urllib.request.Request(base + "/completion", body, {"Content-Type": "application/json"})
-            try:
-                with urllib.request.urlopen(req, timeout=300) as r:
-                    answers[i] = json.loads(r.read())
-            except OSError as ex:
-                answers[i] = {"error": str(ex)}
-
-        for pair in ((0, 1), (2, 3)):
-            th = [threading.Thread(target=ask, args=(i,)) for i in pair]
-            for t in th:
-                t.start()
-            for t in th:
-                t.join()
-    finally:
-        if srv.poll() is None:
-            srv.send_signal(signal.SIGTERM)
-            try:
-                srv.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                srv.kill()
-                srv.wait()
+    answers = e2e.server_completions(
+        lambda port: record("server", mode, ["llama-server", "-m", m, "--parallel", "2", "-c", "1024", "-t", "2",
+                                             "-ngl", "99", "--host", "127.0.0.1", "--port", str(port),
+                                             "--no-warmup", "--no-webui"]),
+        rec_env("server"), f"{d}/server.log", ((0, 1), (2, 3)), 16)
     e2e.check(len(answers) == 4 and all(a.get("tokens_predicted") == 16 for a in answers.values()),
               f"4 requests answered with 16 tokens each ({[a.get('tokens_predicted', a.get('error')) for a in answers.values()]})")
     p = e2e.load_checked(f"{d}/server.json")

@@ -16,13 +16,8 @@
 """
 import json
 import re
-import signal
-import socket
 import subprocess
 import sys
-import threading
-import time
-import urllib.request
 
 import e2e
 
@@ -59,50 +54,10 @@ if what == "bench":
 
 elif what == "server":
     m = e2e.model("tiny-dense-f32")
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    log = open(f"{d}/server.log", "wb")
-    srv = subprocess.Popen(["llama-server", "-m", m, "--parallel", "4", "-c", "2048", "-t", "2", "-ngl", "99",
-                            "--host", "127.0.0.1", "--port", str(port), "--no-warmup", "--no-webui"],
-                           env=capture_env(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    answers = {}
-    try:
-        for _ in range(1200):
-            if srv.poll() is not None:
-                break
-            try:
-                with urllib.request.urlopen(base + "/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.25)
-
-        def ask(i):
-            body = json.dumps({"prompt": f"Request {i}: hello", "n_predict": 8, "temperature": 0,
-                               "ignore_eos": True}).encode()
-            req = urllib.request.Request(base + "/completion", body, {"Content-Type": "application/json"})
-            try:
-                with urllib.request.urlopen(req, timeout=300) as r:
-                    answers[i] = json.loads(r.read())
-            except OSError as ex:
-                answers[i] = {"error": str(ex)}
-
-        th = [threading.Thread(target=ask, args=(i,)) for i in range(4)]
-        for t in th:
-            t.start()
-        for t in th:
-            t.join()
-    finally:
-        if srv.poll() is None:
-            srv.send_signal(signal.SIGTERM)
-            try:
-                srv.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                srv.kill()
-                srv.wait()
+    answers = e2e.server_completions(
+        lambda port: ["llama-server", "-m", m, "--parallel", "4", "-c", "2048", "-t", "2", "-ngl", "99",
+                      "--host", "127.0.0.1", "--port", str(port), "--no-warmup", "--no-webui"],
+        capture_env(), f"{d}/server.log", (range(4),), 8)
     slots = {a.get("id_slot") for a in answers.values()}
     e2e.check(len(answers) == 4 and all(a.get("tokens_predicted") == 8 for a in answers.values()),
               f"4 concurrent requests answered with 8 tokens each ({[a.get('tokens_predicted', a.get('error')) for a in answers.values()]})")
