@@ -582,7 +582,12 @@ static void export_as(end_kind kind, int sig) {
         opscope_cap_written wi;
         opscope_cap_meta_set_end(kind == END_EXIT ? "exit" : kind == END_SIGNAL ? "signal" : "checkpoint",
                                  kind == END_SIGNAL ? sig_name(sig) : NULL);
-        rec_note("exporting", NULL, NULL);
+        if (at_exit) {
+            /* a checkpoint leaves the status at its last one: the file at the path stays that
+             * one until the new write replaces it, so a SIGKILL during the write is still a
+             * death after a checkpoint, not a lost profile */
+            rec_note("exporting", NULL, NULL);
+        }
         int rc = opscope_cap_write_info(g_life.cfg.dest, path, fp, -2, &wi);
         if (rc == 0) {
             g_life.written_once = true;

@@ -19,8 +19,8 @@
  *                       process to create DIR/owner (holding its pid) owns PATH, the others
  *                       write PATH.PID, so sequential programs keep their profiles too. Each
  *                       profiling process keeps DIR/PID, key=value lines replaced atomically:
- *                       pid, program, state (recording | exporting | checkpoint (a write
- *                       while it runs; not final) | written | failed | off |
+ *                       pid, program, state (recording | exporting (the final write) |
+ *                       checkpoint (the last write while it runs; not final) | written | failed | off |
  *                       unrecorded: a plain fork child that computes),
  *                       path (or stderr/stdout), start_ns (CLOCK_MONOTONIC at its first
  *                       compute), records (written by the last export), written_before,
