@@ -4,6 +4,7 @@
 #include "analyze/op_cost.h"
 #include "model/ggml_vocab.h"
 #include "util/hash.h"
+#include "util/hindex.h"
 #include "analyze/shape_fmt.h"
 #include "model/strtab.h"
 #include "util/sort.h"
@@ -13,17 +14,11 @@
 
 #define DEFAULT_MAX_SHAPE_GROUPS 65536
 
-typedef struct group_slot {
-    uint64_t hash;
-    uint32_t idx; /* index + 1; 0 = empty */
-} group_slot;
-
-/* Open-addressing index over an array of opscope_op_stats. */
+/* An array of opscope_op_stats with its hash index (util/hindex.h). */
 typedef struct group_table {
-    group_slot *slots;
-    size_t mask, n;
+    opscope_hindex ix;
     opscope_op_stats *items;
-    size_t cap;
+    size_t n, cap;
     /* per item: the key it was inserted with */
     uint32_t *key_group; /* by-shape table: the parent group; plain table: unused */
 } group_table;
@@ -39,6 +34,7 @@ struct opscope_stats {
     group_table groups;
     uint32_t *group_name_id, *group_sub_id, *group_extra_id; /* per group: name length, ids */
     int16_t *group_op; /* per group: its ggml op value (-1: none), looked up once */
+    size_t cap_group_ids; /* of the four arrays above */
     group_table shapes;
     opscope_backend_stats *backends;
     size_t n_backends, cap_backends, last_backend;
@@ -79,35 +75,17 @@ size_t opscope_op_display(char *buf, size_t size, opscope_record_type type, cons
 
 static int table_init(group_table *t) {
     memset(t, 0, sizeof *t);
-    t->mask = 255;
-    t->slots = calloc(t->mask + 1, sizeof *t->slots);
-    return t->slots ? 0 : -1;
+    return opscope_hindex_init(&t->ix, 192); /* 256 slots */
 }
 
 static void table_free(group_table *t) {
-    free(t->slots);
+    opscope_hindex_free(&t->ix);
     free(t->items);
     free(t->key_group);
 }
 
-static int table_grow(group_table *t) {
-    size_t ncap = (t->mask + 1) * 2;
-    group_slot *ns = calloc(ncap, sizeof *ns);
-    if (!ns) return -1;
-    for (size_t i = 0; i <= t->mask; i++) {
-        if (!t->slots[i].idx) continue;
-        size_t j = t->slots[i].hash & (ncap - 1);
-        while (ns[j].idx) j = (j + 1) & (ncap - 1);
-        ns[j] = t->slots[i];
-    }
-    free(t->slots);
-    t->slots = ns;
-    t->mask = ncap - 1;
-    return 0;
-}
-
-/* Appends a zeroed item; returns its index or -1. */
-static long table_push(group_table *t, size_t slot, uint64_t hash) {
+/* Appends a zeroed item indexed under HASH; returns its index or -1 (nothing added). */
+static long table_push(group_table *t, uint64_t hash) {
     if (t->n == t->cap) {
         size_t nc = t->cap ? t->cap * 2 : 64;
         opscope_op_stats *ni = realloc(t->items, nc * sizeof *ni);
@@ -118,9 +96,8 @@ static long table_push(group_table *t, size_t slot, uint64_t hash) {
         t->key_group = nk;
         t->cap = nc;
     }
+    if (t->n >= OPSCOPE_HINDEX_NONE || opscope_hindex_add(&t->ix, hash, (uint32_t)t->n)) return -1;
     memset(&t->items[t->n], 0, sizeof t->items[t->n]);
-    t->slots[slot].hash = hash;
-    t->slots[slot].idx = (uint32_t)(t->n + 1);
     return (long)t->n++;
 }
 
@@ -216,6 +193,41 @@ static void add_traffic(opscope_op_stats *g, const opscope_traffic *tr) {
     if (tr->flags & OPSCOPE_TRAFFIC_UPPER_BOUND) g->n_traffic_upper++;
 }
 
+/* A group's key as the record gives it: the name in place, the rest as ids. */
+typedef struct group_key {
+    const char *name;
+    size_t nlen;
+    uint32_t sub_id, extra_id;
+    int32_t backend_id;
+    opscope_record_type type;
+} group_key;
+
+static bool group_eq(const void *ctx, uint32_t i, const void *key) {
+    const opscope_stats_t *s = ctx;
+    const group_key *k = key;
+    const opscope_op_stats *g = &s->groups.items[i];
+    return s->group_name_id[i] == k->nlen && s->group_sub_id[i] == k->sub_id &&
+           s->group_extra_id[i] == k->extra_id && g->backend_id == k->backend_id &&
+           g->type == k->type && memcmp(g->name, k->name, k->nlen) == 0;
+}
+
+/* Room for N groups in the per-group arrays (name length, ids, op). 0 or -1. */
+static int group_ids_reserve(opscope_stats_t *s, size_t n) {
+    if (n <= s->cap_group_ids) return 0;
+    size_t nc = s->cap_group_ids ? s->cap_group_ids * 2 : 64;
+    uint32_t *a = realloc(s->group_name_id, nc * sizeof *a);
+    if (a) s->group_name_id = a;
+    uint32_t *b = realloc(s->group_sub_id, nc * sizeof *b);
+    if (b) s->group_sub_id = b;
+    uint32_t *c = realloc(s->group_extra_id, nc * sizeof *c);
+    if (c) s->group_extra_id = c;
+    int16_t *o = realloc(s->group_op, nc * sizeof *o);
+    if (o) s->group_op = o;
+    if (!a || !b || !c || !o) return -1;
+    s->cap_group_ids = nc;
+    return 0;
+}
+
 static long find_group(opscope_stats_t *s, const opscope_record *rec, const char *sub_op) {
     /* The name is hashed and compared in place (no interning on the hot path); only sub-op
      * and fused names, rare, go through the string table first. */
@@ -240,44 +252,14 @@ static long find_group(opscope_stats_t *s, const opscope_record *rec, const char
                  opscope_mix64((uint64_t)sub_id << 32 ^ extra_id ^
                        (uint64_t)(uint32_t)rec->backend_id << 16 ^ (uint64_t)rec->type << 62);
     group_table *t = &s->groups;
-    size_t j = h & t->mask;
-    while (t->slots[j].idx) {
-        if (t->slots[j].hash == h) {
-            size_t i = t->slots[j].idx - 1;
-            const opscope_op_stats *g = &t->items[i];
-            if (s->group_name_id[i] == nlen && s->group_sub_id[i] == sub_id &&
-                s->group_extra_id[i] == extra_id && g->backend_id == rec->backend_id &&
-                g->type == rec->type && memcmp(g->name, rname, nlen) == 0)
-                return (long)i;
-        }
-        j = (j + 1) & t->mask;
-    }
+    group_key k = {rname, nlen, sub_id, extra_id, rec->backend_id, rec->type};
+    uint32_t found = opscope_hindex_find(&t->ix, h, &k, group_eq, s);
+    if (found != OPSCOPE_HINDEX_NONE) return (long)found;
     /* New group. */
     const char *name = opscope_strtab_intern(s->strings, rname, nlen, NULL);
-    if (!name || nlen > UINT32_MAX) return -1;
-    if ((t->n + 1) * 4 > (t->mask + 1) * 3) {
-        if (table_grow(t)) return -1;
-        j = h & t->mask;
-        while (t->slots[j].idx) j = (j + 1) & t->mask;
-    }
-    size_t old_cap = t->cap;
-    long i = table_push(t, j, h);
+    if (!name || nlen > UINT32_MAX || group_ids_reserve(s, t->n + 1)) return -1;
+    long i = table_push(t, h);
     if (i < 0) return -1;
-    if (t->cap != old_cap) {
-        uint32_t *a = realloc(s->group_name_id, t->cap * sizeof *a);
-        if (a) s->group_name_id = a;
-        uint32_t *b = realloc(s->group_sub_id, t->cap * sizeof *b);
-        if (b) s->group_sub_id = b;
-        uint32_t *c = realloc(s->group_extra_id, t->cap * sizeof *c);
-        if (c) s->group_extra_id = c;
-        int16_t *o = realloc(s->group_op, t->cap * sizeof *o);
-        if (o) s->group_op = o;
-        if (!a || !b || !c || !o) {
-            t->n--;
-            t->slots[j].idx = 0;
-            return -1;
-        }
-    }
     s->group_name_id[i] = (uint32_t)nlen;
     s->group_sub_id[i] = sub_id;
     s->group_extra_id[i] = extra_id;
@@ -318,11 +300,21 @@ static uint64_t shape_hash(const opscope_record *r, int n, uint32_t group) {
     return opscope_mix64(h);
 }
 
-static bool shape_key_eq(const opscope_shape *a, const opscope_record *r, int n) {
-    if (a->n_src != n) return false;
-    for (int i = 0; i < n; i++) {
-        if (memcmp(a->ne_src[i], r->ne_src[i], sizeof a->ne_src[i]) != 0) return false;
-        if (a->type_src[i] != r->type_src[i]) return false;
+/* A per-shape key: the record's sources under its group. */
+typedef struct shape_key {
+    const opscope_record *rec;
+    int n;
+    uint32_t group;
+} shape_key;
+
+static bool shape_eq(const void *ctx, uint32_t i, const void *key) {
+    const group_table *t = ctx;
+    const shape_key *k = key;
+    const opscope_shape *a = &t->items[i].shape;
+    if (t->key_group[i] != k->group || a->n_src != k->n) return false;
+    for (int j = 0; j < k->n; j++) {
+        if (memcmp(a->ne_src[j], k->rec->ne_src[j], sizeof a->ne_src[j]) != 0) return false;
+        if (a->type_src[j] != k->rec->type_src[j]) return false;
     }
     return true;
 }
@@ -332,28 +324,18 @@ static int add_by_shape(opscope_stats_t *s, uint32_t group, const opscope_record
     int n = rec_n_src(rec);
     uint64_t h = shape_hash(rec, n, group);
     group_table *t = &s->shapes;
-    size_t j = h & t->mask;
-    while (t->slots[j].idx) {
-        if (t->slots[j].hash == h) {
-            size_t i = t->slots[j].idx - 1;
-            if (t->key_group[i] == group && shape_key_eq(&t->items[i].shape, rec, n)) {
-                accumulate(&t->items[i], rec, flops, false);
-                add_traffic(&t->items[i], tr);
-                return 0;
-            }
-        }
-        j = (j + 1) & t->mask;
+    shape_key k = {rec, n, group};
+    uint32_t found = opscope_hindex_find(&t->ix, h, &k, shape_eq, t);
+    if (found != OPSCOPE_HINDEX_NONE) {
+        accumulate(&t->items[found], rec, flops, false);
+        add_traffic(&t->items[found], tr);
+        return 0;
     }
     if (t->n >= s->opts.max_shape_groups) {
         s->totals.shape_groups_dropped++;
         return 0;
     }
-    if ((t->n + 1) * 4 > (t->mask + 1) * 3) {
-        if (table_grow(t)) return -1;
-        j = h & t->mask;
-        while (t->slots[j].idx) j = (j + 1) & t->mask;
-    }
-    long i = table_push(t, j, h);
+    long i = table_push(t, h);
     if (i < 0) return -1;
     const opscope_op_stats *g = &s->groups.items[group];
     opscope_op_stats *e = &t->items[i];
