@@ -4,32 +4,36 @@
 
 #include "util/sort.h"
 #include "util/hash.h"
+#include "util/hindex.h"
+#include "util/vec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct graph_ent {
-    opscope_graph_stats s;
-    bool used;
-} graph_ent;
-
 struct opscope_graphs {
-    graph_ent *tab;           /* open addressing on the id's hash */
-    size_t mask, n, last;
-    opscope_graph_stats *sorted; /* after finish: by id */
+    OPSCOPE_VEC(opscope_graph_stats) ents; /* in order of first record */
+    opscope_hindex ix;                     /* the id's hash -> ents */
+    size_t last;                           /* the entry of the last record */
+    opscope_graph_stats *sorted;           /* after finish: by id */
     opscope_graph_batch *batches;
     size_t n_sorted, n_batches;
     bool finished;
 };
 
 opscope_graphs_t *opscope_graphs_new(void) {
-    return calloc(1, sizeof(opscope_graphs_t));
+    opscope_graphs_t *g = calloc(1, sizeof(opscope_graphs_t));
+    if (g && opscope_hindex_init(&g->ix, 128)) {
+        free(g);
+        return NULL;
+    }
+    return g;
 }
 
 void opscope_graphs_free(opscope_graphs_t *g) {
     if (!g) return;
-    free(g->tab);
+    free(g->ents.v);
+    opscope_hindex_free(&g->ix);
     free(g->sorted);
     free(g->batches);
     free(g);
@@ -52,39 +56,32 @@ static opscope_graph_phase phase_of(const opscope_graph_stats *s) {
     return t > 1 ? OPSCOPE_GRAPH_PHASE_PREFILL : t == 1 ? OPSCOPE_GRAPH_PHASE_DECODE : OPSCOPE_GRAPH_PHASE_NONE;
 }
 
-static graph_ent *get(opscope_graphs_t *g, int64_t id) {
-    if (g->tab && g->tab[g->last].used && g->tab[g->last].s.id == id) return &g->tab[g->last];
-    if (!g->tab || (g->n + 1) * 2 > g->mask + 1) {
-        size_t cap = g->tab ? (g->mask + 1) * 2 : 256;
-        graph_ent *nt = calloc(cap, sizeof *nt);
-        if (!nt) return NULL;
-        for (size_t i = 0; g->tab && i <= g->mask; i++) {
-            if (!g->tab[i].used) continue;
-            size_t h = opscope_mix64((uint64_t)g->tab[i].s.id) & (cap - 1);
-            while (nt[h].used) h = (h + 1) & (cap - 1);
-            nt[h] = g->tab[i];
+static bool id_eq(const void *ctx, uint32_t i, const void *key) {
+    return ((const opscope_graphs_t *)ctx)->ents.v[i].id == *(const int64_t *)key;
+}
+
+static opscope_graph_stats *get(opscope_graphs_t *g, int64_t id) {
+    if (g->last < g->ents.n && g->ents.v[g->last].id == id) return &g->ents.v[g->last];
+    uint64_t h = opscope_mix64((uint64_t)id);
+    uint32_t i = opscope_hindex_find(&g->ix, h, &id, id_eq, g);
+    if (i == OPSCOPE_HINDEX_NONE) {
+        opscope_graph_stats s = {.id = id, .start_ns = UINT64_MAX};
+        i = (uint32_t)g->ents.n;
+        if (i == OPSCOPE_HINDEX_NONE || OPSCOPE_VEC_PUSH(g->ents, s)) return NULL;
+        if (opscope_hindex_add(&g->ix, h, i)) {
+            g->ents.n--;
+            return NULL;
         }
-        free(g->tab);
-        g->tab = nt;
-        g->mask = cap - 1;
-        g->last = 0;
     }
-    size_t h = opscope_mix64((uint64_t)id) & g->mask;
-    while (g->tab[h].used && g->tab[h].s.id != id) h = (h + 1) & g->mask;
-    if (!g->tab[h].used) {
-        g->tab[h] = (graph_ent){.s = {.id = id, .start_ns = UINT64_MAX}, .used = true};
-        g->n++;
-    }
-    g->last = h;
-    return &g->tab[h];
+    g->last = i;
+    return &g->ents.v[i];
 }
 
 int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *r, uint64_t flops) {
     if (!(r->has & OPSCOPE_HAS_GRAPH)) return 0;
-    graph_ent *e = get(g, r->graph_id);
-    if (!e) return -1;
+    opscope_graph_stats *s = get(g, r->graph_id);
+    if (!s) return -1;
     g->finished = false;
-    opscope_graph_stats *s = &e->s;
     uint64_t end = r->start_ns + r->duration_ns;
     s->n++;
     if (r->type == OPSCOPE_RECORD_COPY) {
@@ -159,23 +156,22 @@ int opscope_graphs_finish(opscope_graphs_t *g) {
     g->sorted = NULL;
     g->batches = NULL;
     g->n_sorted = g->n_batches = 0;
-    if (!g->n) {
+    if (!g->ents.n) {
         g->finished = true;
         return 0;
     }
-    g->sorted = malloc(g->n * sizeof *g->sorted);
-    const opscope_graph_stats **order = malloc(g->n * sizeof *order);
-    uint64_t *tmp = malloc(2 * g->n * sizeof *tmp);
-    g->batches = malloc(g->n * sizeof *g->batches);
+    g->sorted = malloc(g->ents.n * sizeof *g->sorted);
+    const opscope_graph_stats **order = malloc(g->ents.n * sizeof *order);
+    uint64_t *tmp = malloc(2 * g->ents.n * sizeof *tmp);
+    g->batches = malloc(g->ents.n * sizeof *g->batches);
     if (!g->sorted || !order || !g->batches || !tmp) {
         free(order);
         free(tmp);
         return -1;
     }
-    for (size_t i = 0; g->tab && i <= g->mask; i++) {
-        if (!g->tab[i].used) continue;
-        g->sorted[g->n_sorted] = g->tab[i].s;
-        g->sorted[g->n_sorted].phase = phase_of(&g->tab[i].s);
+    for (size_t i = 0; i < g->ents.n; i++) {
+        g->sorted[g->n_sorted] = g->ents.v[i];
+        g->sorted[g->n_sorted].phase = phase_of(&g->ents.v[i]);
         g->n_sorted++;
     }
     opscope_sort(g->sorted, g->n_sorted, sizeof *g->sorted, by_id);
@@ -184,7 +180,7 @@ int opscope_graphs_finish(opscope_graphs_t *g) {
     for (size_t i = 0; i < g->n_sorted;) {
         size_t j = i;
         opscope_graph_batch b = {.batch = order[i]->batch, .phase = order[i]->phase, .first_graph = order[i]->id};
-        uint64_t *ops = tmp, *walls = tmp + g->n;
+        uint64_t *ops = tmp, *walls = tmp + g->ents.n;
         for (; j < g->n_sorted && order[j]->batch == b.batch && order[j]->phase == b.phase; j++) {
             const opscope_graph_stats *s = order[j];
             uint64_t wall = s->end_ns - s->start_ns;
