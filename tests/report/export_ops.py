@@ -122,8 +122,8 @@ check(not [f for f in os.listdir(WORK) if ".tmp." in f], "no temporary file left
 # replay against a scripted test-backend-ops
 fake = os.path.join(WORK, "test-backend-ops")
 with open(fake, "w") as f:
-    f.write('''#!/usr/bin/env python3
-import sys
+    # this interpreter, not `env python3`: a pyenv shim there costs seconds per start under load
+    f.write(f'#!{sys.executable}\n' + '''import sys
 a = sys.argv
 path, backend = a[a.index("--test-file") + 1], a[a.index("-b") + 1]
 cols = "test_time, build_commit, backend_name, op_name, op_params, test_mode, supported, passed, error_message, time_us, flops, bandwidth_gb_s, memory_kb, n_runs, device_description, backend_reg_name"
@@ -190,8 +190,9 @@ r = subprocess.run([OPSCOPE, "replay", pp, "--test-backend-ops", fake, "-b", "No
 check(r.returncode == 2 and "gave no result on backend 'NoSuch'" in r.stderr, f"an unknown backend fails clearly ({r.returncode}: {r.stderr.strip()})")
 # a test-backend-ops that hangs on one op: killed after --timeout, that op failed, the rest run.
 # --timeout also bounds a healthy run's start: the fake's second run prints nothing before it
-# ends (a pipe is block-buffered), so Python's start and the run must fit in it. 20 s: a bare
-# python3 start took 6 s at load 14 on the 2-core CI machine (2 s failed there under -j2).
+# ends (a pipe is block-buffered), so Python's start and the run must fit in it. 20 s: on the
+# 2-core CI machine at load 10-14 `python3 -c pass` took 0.4-0.7 s, 6-13 s through a pyenv shim
+# (2 s failed there under -j2).
 import time  # noqa: E402
 rj2 = os.path.join(WORK, "replay-hang.json")
 t0 = time.monotonic()
