@@ -75,11 +75,14 @@ signal.signal(signal.SIGINT, lambda *a: sys.exit(130))
 signal.signal(signal.SIGABRT, lambda *a: sys.exit(3))
 print("ready", flush=True)
 time.sleep(10)'
+# Python's start can take seconds on a loaded machine (13 s through a pyenv shim at load 10): a
+# signal sent before it handles SIGINT finds the shell of the shim ignoring it. Up to 120 s.
+wait_ready() { for _ in $(seq 1 2400); do grep -q ready ready.txt 2>/dev/null && break; sleep 0.05; done; }
 bg_sigint() { # the command line of a background job, SIGINT sent once it is ready
     rm -f ready.txt
     "$@" > ready.txt 2>>bg.err &
     local pid=$! t0
-    for _ in $(seq 1 100); do grep -q ready ready.txt 2>/dev/null && break; sleep 0.05; done
+    wait_ready
     t0=$(date +%s%N)
     kill -INT $pid
     wait $pid
@@ -98,17 +101,18 @@ rm -f ready.txt
 OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -- env -u LD_PRELOAD python3 -c "$HANDLER" \
     > ready.txt 2>/dev/null &
 pid=$!
-for _ in $(seq 1 100); do grep -q ready ready.txt 2>/dev/null && break; sleep 0.05; done
+wait_ready
 kill -ABRT $pid
 wait $pid
 check "SIGABRT to record is passed on to the command" 3 $?
 # Two records of one output at once keep both profiles: the later one writes the first free
 # name beside it (never an earlier run's file) and says so before its command runs.
-rm -f same*.json
+rm -f same*.json release # the first record holds the output until the test creates release
 OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o same.json -- \
-    env -u LD_PRELOAD sh -c 'sleep 2; echo first > "$GGML_PROFILE"' 2>/dev/null &
+    env -u LD_PRELOAD sh -c 'i=0; while [ ! -e release ] && [ $i -lt 2400 ]; do sleep 0.05; i=$((i+1)); done
+                            echo first > "$GGML_PROFILE"' 2>/dev/null &
 pid=$!
-for _ in $(seq 1 200); do grep -qx "$pid" .same.json.opscope-lock 2>/dev/null && break; sleep 0.05; done
+for _ in $(seq 1 2400); do grep -qx "$pid" .same.json.opscope-lock 2>/dev/null && break; sleep 0.05; done
 OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o same.json -- \
     env -u LD_PRELOAD sh -c 'echo second > "$GGML_PROFILE"' 2>"$WORK/err.txt"
 check "a second record of the same output runs its command" 0 $?
@@ -119,6 +123,7 @@ OPSCOPE_LIB="$WORK/libopscope-ggml.so" LD_PRELOAD= "$OPSCOPE" record -o same.jso
     env -u LD_PRELOAD sh -c 'echo third > "$GGML_PROFILE"' 2>"$WORK/err.txt"
 grep -q "this one writes $WORK/same-3.json" "$WORK/err.txt"
 check "a third one, while same-2.json is on disk, writes same-3.json" 0 $?
+touch release
 wait $pid
 check "the first record goes on" 0 $?
 check "every record kept its profile" "first second third" \
