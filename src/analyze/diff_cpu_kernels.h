@@ -6,6 +6,8 @@
 #ifndef OPSCOPE_ANALYZE_DIFF_CPU_KERNELS_H
 #define OPSCOPE_ANALYZE_DIFF_CPU_KERNELS_H
 
+#include "util/hindex.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,8 +20,7 @@ typedef struct opscope_diff_cpuk_ent {
 typedef struct opscope_diff_cpuk {
     opscope_diff_cpuk_ent *v;
     size_t n, cap;
-    uint32_t *slots; /* open addressing: index + 1, 0 = empty */
-    size_t mask;
+    opscope_hindex ix; /* (op, name) -> v; made by the first add */
 } opscope_diff_cpuk;
 
 /* Adds one kernel of DUR_NS ns named NAME (of category CAT) to CPU op OP. Returns 0, or -1 when out of memory
