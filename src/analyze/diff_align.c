@@ -3,6 +3,7 @@
  * fusion differences and regressions (definitions: docs/diff.md).
  */
 #include "util/hash.h"
+#include "util/hindex.h"
 #include "analyze/diff.h"
 #include "model/ggml_vocab.h"
 #include "model/strtab.h"
@@ -358,6 +359,38 @@ static opscope_diff_noise noise_kind(const opscope_diff_t *d) {
     return OPSCOPE_DIFF_NOISE_CALLS;
 }
 
+static bool base_key_eq(const void *ctx, uint32_t i, const void *key) {
+    return !strcmp(opscope_diff_side_group(ctx, i)->key, key);
+}
+
+/* D's rows: each group of NEWER with the base group of its key, then the base groups left.
+ * 0, or -1 when out of memory. */
+static int align_rows(opscope_diff_t *d, const opscope_diff_side_t *base,
+                      const opscope_diff_side_t *newer) {
+    size_t nb = opscope_diff_side_n_groups(base), nn = opscope_diff_side_n_groups(newer);
+    opscope_hindex ix; /* base groups by key */
+    bool *matched = calloc(nb + 1, sizeof *matched);
+    int rc = opscope_hindex_init(&ix, nb);
+    for (size_t i = 0; !rc && i < nb; i++) {
+        const char *k = opscope_diff_side_group(base, i)->key;
+        rc = i >= OPSCOPE_HINDEX_NONE || opscope_hindex_add(&ix, opscope_hash_bytes(k, strlen(k)), (uint32_t)i);
+    }
+    for (size_t i = 0; !rc && matched && i < nn; i++) {
+        const opscope_diff_group *g = opscope_diff_side_group(newer, i);
+        uint32_t bi = opscope_hindex_find(&ix, opscope_hash_bytes(g->key, strlen(g->key)), g->key,
+                                          base_key_eq, base);
+        if (bi != OPSCOPE_HINDEX_NONE) matched[bi] = true;
+        opscope_diff_row *r = &d->rows[d->n_rows++];
+        r->base = bi != OPSCOPE_HINDEX_NONE ? opscope_diff_side_group(base, bi) : NULL;
+        r->newg = g;
+    }
+    for (size_t i = 0; !rc && matched && i < nb; i++)
+        if (!matched[i]) d->rows[d->n_rows++].base = opscope_diff_side_group(base, i);
+    opscope_hindex_free(&ix);
+    free(matched);
+    return rc || !matched ? -1 : 0;
+}
+
 opscope_diff_t *opscope_diff_new(const opscope_diff_side_t *base, const opscope_diff_side_t *newer,
                                  const opscope_diff_opts *opts, const char **errmsg) {
     if (errmsg) *errmsg = NULL;
@@ -397,43 +430,10 @@ opscope_diff_t *opscope_diff_new(const opscope_diff_side_t *base, const opscope_
 
     size_t nb = opscope_diff_side_n_groups(base), nn = opscope_diff_side_n_groups(newer);
     d->rows = calloc(nb + nn + 1, sizeof *d->rows);
-    size_t cap = 16;
-    while (cap < nb * 2 + 2) cap *= 2;
-    uint32_t *ix = calloc(cap, sizeof *ix); /* base group index + 1 by key hash */
-    bool *matched = calloc(nb + 1, sizeof *matched);
-    if (!d->rows || !ix || !matched) {
-        free(ix);
-        free(matched);
+    if (!d->rows || align_rows(d, base, newer)) {
         opscope_diff_free(d);
         return NULL;
     }
-    for (size_t i = 0; i < nb; i++) {
-        const char *k = opscope_diff_side_group(base, i)->key;
-        size_t j = opscope_hash_bytes(k, strlen(k)) & (cap - 1);
-        while (ix[j]) j = (j + 1) & (cap - 1);
-        ix[j] = (uint32_t)i + 1;
-    }
-    for (size_t i = 0; i < nn; i++) {
-        const opscope_diff_group *g = opscope_diff_side_group(newer, i);
-        size_t j = opscope_hash_bytes(g->key, strlen(g->key)) & (cap - 1);
-        const opscope_diff_group *b = NULL;
-        while (ix[j]) {
-            const opscope_diff_group *c = opscope_diff_side_group(base, ix[j] - 1);
-            if (!strcmp(c->key, g->key)) {
-                b = c;
-                matched[ix[j] - 1] = true;
-                break;
-            }
-            j = (j + 1) & (cap - 1);
-        }
-        opscope_diff_row *r = &d->rows[d->n_rows++];
-        r->base = b;
-        r->newg = g;
-    }
-    for (size_t i = 0; i < nb; i++)
-        if (!matched[i]) d->rows[d->n_rows++].base = opscope_diff_side_group(base, i);
-    free(ix);
-    free(matched);
 
     opscope_diff_summary *sm = &d->sum;
     size_t n_checks = 0;
