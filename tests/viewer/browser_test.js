@@ -416,7 +416,12 @@ function pixel(img, x, y) {
   v = await page.evaluate(() => opscope.view());
   check(v.t0 === 100000 && v.t1 === 150000, 'URL fragment sets the view', v);
   await page.keyboard.press('w');
-  await page.waitForTimeout(500);
+  // written a frame and a 300 ms timer after the change: waited for (a fixed 500 ms was too
+  // short for a loaded machine), the check below says what it found
+  await page.waitForFunction(() => {
+    const w = opscope.view();
+    return location.hash === '#t=' + Math.round(w.t0) + ',' + Math.round(w.t1);
+  }, null, { timeout: 30000 }).catch(() => {});
   const hash = await page.evaluate(() => location.hash);
   v = await page.evaluate(() => opscope.view());
   check(hash === '#t=' + Math.round(v.t0) + ',' + Math.round(v.t1), 'the view is written back to the fragment', { hash, v });
