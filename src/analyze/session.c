@@ -29,8 +29,8 @@ opscope_session_t *opscope_session_new(const opscope_session_opts *opts) {
     if (!s) return NULL;
     s->opts = *opts;
     s->failed = -1;
-    s->stats = opscope_stats_new(&opts->stats);
-    if (!s->stats) {
+    s->stats = opts->no_stats ? NULL : opscope_stats_new(&opts->stats);
+    if (!s->stats && !opts->no_stats) {
         free(s);
         return NULL;
     }
@@ -73,7 +73,7 @@ int opscope_session_add(opscope_session_t *s, const opscope_output *o) {
 
 opscope_sink opscope_session_sink(opscope_session_t *s) {
     opscope_tee_init(&s->tee);
-    opscope_tee_add(&s->tee, opscope_stats_sink(s->stats));
+    if (s->stats) opscope_tee_add(&s->tee, opscope_stats_sink(s->stats));
     /* the tee holds OPSCOPE_TEE_MAX: the stats, the outputs, the RPC calls and the graphs */
     for (int i = 0; i < s->n_out; i++) {
         opscope_tee_add(&s->tee, s->out[i].sink);
@@ -120,7 +120,7 @@ int opscope_session_finish(opscope_session_t *s, opscope_error *err) {
         s->kineto = NULL;
     }
     s->kineto_done = s->kineto != NULL;
-    if (opscope_stats_finish(s->stats)) {
+    if (s->stats && opscope_stats_finish(s->stats)) {
         set_nomem(err);
         return -1;
     }

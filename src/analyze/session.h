@@ -61,6 +61,7 @@ typedef struct opscope_output {
 
 typedef struct opscope_session_opts {
     opscope_stats_opts stats;
+    bool no_stats;   /* no output reads the stats (view): the records skip them */
     bool graphs;     /* per-graph aggregates and their batches (NULL analysis on no memory) */
     bool rpc;        /* the RPC calls (merge, report) */
     bool kineto;     /* a trace's analysis: CPU ops, links, phases (report) */
@@ -68,8 +69,8 @@ typedef struct opscope_session_opts {
     const char *filter_desc;      /* "batch 1": for the outputs' headers (borrowed) */
 } opscope_session_opts;
 
-/* Returns a new session, or NULL when out of memory (the stats could not be made; the other
- * analyses are simply absent then). OPTS is copied. */
+/* Returns a new session, or NULL when out of memory (the stats, unless NO_STATS, could not
+ * be made; the other analyses are simply absent then). OPTS is copied. */
 opscope_session_t *opscope_session_new(const opscope_session_opts *opts);
 
 /* Aborts and releases every output not committed, frees the analyses. NULL is a no-op. */
@@ -104,7 +105,8 @@ typedef void (*opscope_session_done_fn)(void *ud, const opscope_output *o, const
  * DONE (may be NULL) for each, and releases them. Returns 0, or -1 when one failed. */
 int opscope_session_commit(opscope_session_t *s, opscope_session_done_fn done, void *ud);
 
-/* The analyses (borrowed; NULL when not asked for or out of memory). Finished after
+/* The analyses (borrowed; NULL when not asked for or out of memory; the stats are NULL
+ * only under NO_STATS). Finished after
  * opscope_session_finish; the Kineto analysis is NULL until then and for non-trace input. */
 opscope_stats_t *opscope_session_stats(const opscope_session_t *s);
 opscope_graphs_t *opscope_session_graphs(const opscope_session_t *s);

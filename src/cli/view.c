@@ -1,14 +1,14 @@
 /*
- * view.c - `opscope view PROFILE [-o OUT.html] [--max-records N] [--format F]`: streams a
- * profile into the HTML viewer sink and writes one self-contained HTML file (temp file +
- * rename, so a bad input leaves nothing behind).
+ * view.c - `opscope view PROFILE [-o OUT.html] [--max-records N] [--format F]`: a session
+ * (analyze/session.h) with one output, the HTML viewer (export/outputs.h), that writes one
+ * self-contained HTML file (temp file + rename, so a bad input leaves nothing behind).
  */
+#include "analyze/session.h"
 #include "cli/args.h"
 #include "cli/cli.h"
-#include "cli/select.h"
-#include "export/html.h"
-#include "model/strtab.h"
 #include "cli/progress.h"
+#include "cli/select.h"
+#include "export/outputs.h"
 #include "read/readers.h"
 
 #include <stdbool.h>
@@ -56,7 +56,9 @@ static const opscope_cli_opt view_opts[] = {
 
 typedef struct view_args {
     const char *input, *output, *peak;
+    char *def; /* the default output's path (owned) */
     size_t max_records;
+    bool quiet;
     opscope_format format;
     opscope_cli_select select;
 } view_args;
@@ -98,82 +100,100 @@ static char *default_output(const char *in) {
     return out;
 }
 
-int opscope_cli_view(int argc, char **argv) {
-    view_args a;
-    memset(&a, 0, sizeof a);
-    a.format = OPSCOPE_FORMAT_AUTO;
-    opscope_cli_parser p = {.cmd = "view", .usage = usage, OPSCOPE_CLI_OPTS(view_opts), .inputs = &a.input,
+/* Returns -1 on success, else the exit status. A->output is the page's path after it
+ * (A->def: the default one, freed by the caller). */
+static int parse_args(int argc, char **argv, view_args *a) {
+    memset(a, 0, sizeof *a);
+    a->format = OPSCOPE_FORMAT_AUTO;
+    opscope_cli_parser p = {.cmd = "view", .usage = usage, OPSCOPE_CLI_OPTS(view_opts), .inputs = &a->input,
                             .max_inputs = 1, .argc = argc, .argv = argv};
-    int st = opscope_cli_parse(&p, on_option, &a);
+    int st = opscope_cli_parse(&p, on_option, a);
     if (st >= 0) return st;
-    if (!a.input) return usage_error("missing PROFILE");
-    st = opscope_cli_select_check("view", &a.select, &a.input, 1);
+    a->quiet = p.quiet;
+    if (!a->input) return usage_error("missing PROFILE");
+    st = opscope_cli_select_check("view", &a->select, &a->input, 1);
     if (st >= 0) return st;
-    const char *input = a.input, *output = a.output, *peak_arg = a.peak;
-    opscope_peak peak;
-    if (peak_arg) {
-        int prc = opscope_cli_load_peak("view", peak_arg, &peak);
-        if (prc >= 0) return prc;
-    }
-    char *def = NULL;
-    if (!output) {
-        if (!strcmp(input, "-")) return usage_error("-o is required when reading stdin");
-        def = default_output(input);
-        if (!def) {
+    if (!a->output) {
+        if (!strcmp(a->input, "-")) return usage_error("-o is required when reading stdin");
+        a->output = a->def = default_output(a->input);
+        if (!a->def) {
             fprintf(stderr, "opscope view: out of memory\n");
             return OPSCOPE_EXIT_INPUT;
         }
-        output = def;
     }
-    st = opscope_cli_check_not_input("view", &output, 1, &input, 1);
+    return opscope_cli_check_not_input("view", &a->output, 1, &a->input, 1);
+}
+
+typedef struct view_done {
+    const view_args *a;
+    opscope_error *err; /* a failed commit's reason */
+} view_done;
+
+/* After the page's commit: why it failed, else its name, the command's result, said also
+ * when stderr is no terminal. */
+static void on_done(void *ud, const opscope_output *o, const opscope_error *err) {
+    view_done *d = ud;
+    const view_args *a = d->a;
+    if (err) *d->err = *err;
+    if (err || a->quiet || !strcmp(a->output, "-")) return;
+    uint64_t seen, kept;
+    opscope_output_html_counts(o, &seen, &kept);
+    fprintf(stderr, "opscope view: wrote %s (%llu of %llu records); open it in a browser\n",
+            a->output, (unsigned long long)kept, (unsigned long long)seen);
+}
+
+/* Reads A's input into S (a progress line for big files), finishes and commits. Returns 0,
+ * or -1 with ERR filled. */
+static int run(opscope_session_t *s, const view_args *a, opscope_cli_selection *sel, opscope_error *err) {
+    opscope_sink sink = opscope_session_sink(s);
+    opscope_read_options ro = {0};
+    opscope_session_read_options(s, &ro);
+    if (opscope_progress_read(a->input, a->format, &sink, &ro, err) != 0) {
+        if (err->code == OPSCOPE_ERROR_ABORTED) opscope_session_stopped(s, err);
+        return -1;
+    }
+    opscope_cli_select_note("view", &a->select, a->input, sel);
+    if (opscope_session_finish(s, err)) return -1;
+    view_done d = {a, err};
+    return opscope_session_commit(s, on_done, &d);
+}
+
+/* One session: the HTML output alone, no stats; a trace's analysis for its CPU side (none
+ * under a filter: a trace has no graph ids). */
+int opscope_cli_view(int argc, char **argv) {
+    view_args a;
+    int st = parse_args(argc, argv, &a);
     if (st >= 0) {
-        free(def);
+        free(a.def);
         return st;
     }
-
+    opscope_peak peak;
+    if (a.peak && (st = opscope_cli_load_peak("view", a.peak, &peak)) >= 0) {
+        free(a.def);
+        return st;
+    }
     opscope_error err;
     memset(&err, 0, sizeof err);
-    char msg[768];
     opscope_cli_selection sel;
-    opscope_html_sink_t *h = NULL;
+    opscope_session_t *s = NULL;
     int rc = OPSCOPE_EXIT_INPUT;
-    if (opscope_cli_select_open(&a.select, input, &sel, &err)) goto fail;
-    h = opscope_html_sink_new(output, input, a.max_records, &err);
-    if (!h) goto fail;
-    opscope_html_sink_set_peak(h, peak_arg ? &peak : NULL);
-    opscope_sink sink = opscope_html_sink(h);
-    if (opscope_cli_select_any(&a.select)) {
-        sel.filter.next = sink;
-        sink = opscope_graph_filter_sink(&sel.filter);
+    if (!opscope_cli_select_open(&a.select, a.input, &sel, &err)) {
+        bool filtered = opscope_cli_select_any(&a.select);
+        opscope_session_opts so = {.no_stats = true, .kineto = !filtered,
+                                   .filter = filtered ? &sel.filter : NULL, .filter_desc = sel.desc};
+        opscope_output o;
+        if (!(s = opscope_session_new(&so))) err = (opscope_error){.code = OPSCOPE_ERROR_NOMEM, .msg = "out of memory"};
+        else if (!opscope_output_html(&o, a.output, a.input, a.max_records, a.peak ? &peak : NULL, &err) &&
+                 !opscope_session_add(s, &o) && !run(s, &a, &sel, &err))
+            rc = OPSCOPE_EXIT_OK;
     }
-    /* a trace's CPU lanes, steps and busy fractions (a filter keeps no trace analysis) */
-    opscope_strtab_t *kn = opscope_cli_select_any(&a.select) ? NULL : opscope_strtab_new();
-    opscope_kineto_t *k = kn ? opscope_kineto_new(kn) : NULL; /* NULL (no memory): no CPU side */
-    opscope_read_options ro = {0};
-    ro.kineto = opscope_html_sink_kineto_tee(h, k ? opscope_kineto_collector_of(k) : NULL);
-    int rrc = opscope_progress_read(input, a.format, &sink, &ro, &err); /* a progress line for big files */
-    if (rrc == 0 && k && opscope_kineto_finish(k) == 0 && opscope_html_sink_add_kineto(h, k) != 0)
-        rrc = -1, err.code = OPSCOPE_ERROR_NOMEM, err.msg = "out of memory";
-    opscope_kineto_free(k);
-    opscope_strtab_free(kn);
-    if (rrc != 0) {
-        opscope_html_sink_abort(h);
-        goto fail;
+    if (rc != OPSCOPE_EXIT_OK) {
+        char msg[768];
+        opscope_error_format(&err, msg, sizeof msg);
+        fprintf(stderr, "opscope view: %s\n", msg);
     }
-    opscope_cli_select_note("view", &a.select, input, &sel);
-    uint64_t seen = opscope_html_sink_seen(h), kept = opscope_html_sink_kept(h);
-    if (opscope_html_sink_finish(h, &err) != 0) goto fail;
-    /* said also when stderr is no terminal: the page's name is the command's result */
-    if (!p.quiet && strcmp(output, "-"))
-        fprintf(stderr, "opscope view: wrote %s (%llu of %llu records); open it in a browser\n",
-                output, (unsigned long long)kept, (unsigned long long)seen);
-    free(def);
+    opscope_session_free(s);
     opscope_cli_select_close(&sel);
-    return OPSCOPE_EXIT_OK;
-fail:
-    opscope_error_format(&err, msg, sizeof msg);
-    fprintf(stderr, "opscope view: %s\n", msg);
-    free(def);
-    opscope_cli_select_close(&sel);
+    free(a.def);
     return rc;
 }

@@ -495,7 +495,8 @@ static void fill_data(const opscope_html_sink_t *h, opscope_html_data *out) {
     *out = data;
 }
 
-int opscope_html_sink_finish(opscope_html_sink_t *h, opscope_error *err) {
+/* Writes H's page: to W when given, else its own file (temp + rename); frees H. */
+static int finish_page(opscope_html_sink_t *h, opscope_out_t *w, opscope_error *err) {
     if (h->failed) {
         opscope_html_sink_abort(h);
         if (err) {
@@ -507,9 +508,17 @@ int opscope_html_sink_finish(opscope_html_sink_t *h, opscope_error *err) {
     }
     opscope_html_data data;
     fill_data(h, &data);
-    int rc = opscope_html_write(&data, err);
+    int rc = w ? opscope_html_write_page(w, &data, err) : opscope_html_write(&data, err);
     opscope_html_sink_abort(h);
     return rc;
+}
+
+int opscope_html_sink_finish(opscope_html_sink_t *h, opscope_error *err) {
+    return finish_page(h, NULL, err);
+}
+
+int opscope_html_sink_finish_to(opscope_html_sink_t *h, opscope_out_t *w, opscope_error *err) {
+    return finish_page(h, w, err);
 }
 
 int opscope_html_sink_write_data(opscope_html_sink_t *h, opscope_out_t *w, opscope_error *err) {

@@ -54,6 +54,8 @@ void opscope_html_sink_set_peak(opscope_html_sink_t *h, const opscope_peak *peak
  * (then no file is left behind). */
 int opscope_html_sink_finish(opscope_html_sink_t *h, opscope_error *err);
 
+/* The same into W, opened by the caller before the read, who commits or aborts it. */
+int opscope_html_sink_finish_to(opscope_html_sink_t *h, opscope_out_t *w, opscope_error *err);
 /* Writes H's data object (the JSON of docs/viewer.md, "Data format") to W, for a page that
  * embeds several timelines (`opscope diff --html`). H stays alive; end it with abort.
  * Returns 0, or -1 with ERR filled. */

@@ -277,21 +277,30 @@ done:
     return rc;
 }
 
+/* The page of D and E into W. Returns 0, or -1 with ERR filled when W failed. */
+static int write_encoded(opscope_out_t *w, const opscope_html_data *d, const html_enc *e, opscope_error *err) {
+    out_template(w, d, e);
+    if (!opscope_out_failed(w)) return 0;
+    set_err(err, OPSCOPE_ERROR_IO, "write failed");
+    if (err) snprintf(err->file, sizeof err->file, "%s", d->out_path);
+    return -1;
+}
+
 int opscope_html_write(const opscope_html_data *d, opscope_error *err) {
     html_enc e;
     if (html_encode(d, &e, err)) return -1;
     int rc = -1;
     opscope_out_t *w = opscope_out_open(d->out_path, err);
-    if (w) {
-        out_template(w, d, &e);
-        if (opscope_out_failed(w)) {
-            opscope_out_abort(w);
-            set_err(err, OPSCOPE_ERROR_IO, "write failed");
-            if (err) snprintf(err->file, sizeof err->file, "%s", d->out_path);
-        } else {
-            rc = opscope_out_commit(w, err);
-        }
-    }
+    if (w && write_encoded(w, d, &e, err)) opscope_out_abort(w);
+    else if (w) rc = opscope_out_commit(w, err);
+    enc_free(&e);
+    return rc;
+}
+
+int opscope_html_write_page(opscope_out_t *w, const opscope_html_data *d, opscope_error *err) {
+    html_enc e;
+    if (html_encode(d, &e, err)) return -1;
+    int rc = write_encoded(w, d, &e, err);
     enc_free(&e);
     return rc;
 }

@@ -67,6 +67,10 @@ typedef struct opscope_html_data {
 /* Writes DATA->out_path (temp file + rename). Returns 0, or -1 with ERR filled. */
 int opscope_html_write(const opscope_html_data *data, opscope_error *err);
 
+/* Writes the page to W, which the caller commits or aborts. Returns 0, or -1 with ERR
+ * filled (DATA->out_path names the file in it). */
+int opscope_html_write_page(opscope_out_t *w, const opscope_html_data *data, opscope_error *err);
+
 /* Writes only the data object (no template) to W. Returns 0, or -1 with ERR filled. */
 int opscope_html_write_data(opscope_out_t *w, const opscope_html_data *data, opscope_error *err);
 

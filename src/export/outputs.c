@@ -170,10 +170,12 @@ int opscope_output_chrome(opscope_output *o, opscope_out_t *w, bool splits, opsc
     return 0;
 }
 
-/* ---- HTML viewer: the sink writes its own file at finish ---- */
+/* ---- HTML viewer ---- */
 
 typedef struct html_output {
     opscope_html_sink_t *h; /* NULL once finished (finish frees it either way) */
+    opscope_out_t *w;       /* the page, open from before the read */
+    uint64_t seen, kept;    /* the sink's counts, kept for the command's line */
 } html_output;
 
 /* A trace's CPU lanes from the analysis, then the page (finish frees the sink either way). */
@@ -182,7 +184,16 @@ static int html_finish(void *impl, opscope_session_t *s, opscope_error *err) {
     if (opscope_html_sink_add_kineto(p->h, opscope_session_kineto(s))) return nomem(err);
     opscope_html_sink_t *h = p->h;
     p->h = NULL;
-    return opscope_html_sink_finish(h, err);
+    p->seen = opscope_html_sink_seen(h);
+    p->kept = opscope_html_sink_kept(h);
+    return opscope_html_sink_finish_to(h, p->w, err);
+}
+
+static int html_commit(void *impl, opscope_error *err) {
+    html_output *p = impl;
+    opscope_out_t *w = p->w;
+    p->w = NULL;
+    return opscope_out_commit(w, err);
 }
 
 /* A trace's runtime calls, seen on their way to the analysis. */
@@ -194,25 +205,36 @@ static void html_release(void *impl, bool discard) {
     html_output *p = impl;
     (void)discard;
     opscope_html_sink_abort(p->h);
+    opscope_out_abort(p->w);
     free(p);
 }
 
 int opscope_output_html(opscope_output *o, const char *path, const char *source, size_t max_records,
                         const opscope_peak *peak, opscope_error *err) {
-    /* the sink creates its file at the end: find an unwritable path before reading */
-    opscope_out_t *probe = opscope_out_open(path, err);
-    if (!probe) return -1;
-    opscope_out_abort(probe);
+    /* opened now: an unwritable path fails before reading */
+    opscope_out_t *w = opscope_out_open(path, err);
+    if (!w) return -1;
     html_output *p = calloc(1, sizeof *p);
-    if (!p) return nomem(err);
+    if (!p) {
+        opscope_out_abort(w);
+        return nomem(err);
+    }
+    p->w = w;
     p->h = opscope_html_sink_new(path, source, max_records, err);
     if (!p->h) {
-        free(p);
+        html_release(p, true);
         return -1;
     }
     opscope_html_sink_set_peak(p->h, peak);
     *o = (opscope_output){.name = "--html-viewer", .path = path, .impl = p,
                           .sink = opscope_html_sink(p->h), .finish = html_finish,
-                          .release = html_release, .collector = html_collector};
+                          .commit = html_commit, .release = html_release,
+                          .collector = html_collector};
     return 0;
+}
+
+void opscope_output_html_counts(const opscope_output *o, uint64_t *seen, uint64_t *kept) {
+    const html_output *p = o->impl;
+    *seen = p->seen;
+    *kept = p->kept;
 }

@@ -41,9 +41,13 @@ int opscope_output_json(opscope_output *o, opscope_out_t *w, const opscope_json_
  * scheduler split instead of one per backend. */
 int opscope_output_chrome(opscope_output *o, opscope_out_t *w, bool splits, opscope_error *err);
 
-/* The HTML viewer: writes PATH itself at finish (PATH is checked writable here). */
+/* The HTML viewer into PATH: opened here (an unwritable path fails before the read), the
+ * page written at finish, renamed into place at commit. */
 int opscope_output_html(opscope_output *o, const char *path, const char *source, size_t max_records,
                         const opscope_peak *peak, opscope_error *err);
+/* The records the HTML output O saw and kept in its page, once finished (for the command's
+ * line, in its done callback: O is released after it). */
+void opscope_output_html_counts(const opscope_output *o, uint64_t *seen, uint64_t *kept);
 
 /* The unique graph ops for test-backend-ops into PATH, their counts and times into
  * PATH.tsv (none for stdout); SOURCE names the input in its messages. */

@@ -209,5 +209,34 @@ static int test_full(void) {
     return 0;
 }
 
+static int count_record(void *ud, const opscope_record *r) {
+    (void)r;
+    ((fake *)ud)->seen++;
+    return 0;
+}
+
+/* view's session: no stats, the output still sees every record and finishes */
+static int test_no_stats(void) {
+    opscope_session_opts so = {.no_stats = true};
+    opscope_session_t *s = opscope_session_new(&so);
+    ASSERT_NOT_NULL(s);
+    ASSERT_NULL(opscope_session_stats(s));
+    char log[16] = "";
+    fake f = {.id = 'a', .log = log};
+    opscope_output o = fake_output(&f);
+    o.sink.on_record = count_record;
+    o.finish = NULL;
+    ASSERT_EQ_INT(opscope_session_add(s, &o), 0);
+    opscope_sink sink = opscope_session_sink(s);
+    ASSERT_EQ_INT(feed(&sink), 0);
+    ASSERT_EQ_U64(f.seen, 3);
+    opscope_error err = {0};
+    ASSERT_EQ_INT(opscope_session_finish(s, &err), 0);
+    ASSERT_EQ_INT(opscope_session_commit(s, NULL, NULL), 0);
+    opscope_session_free(s);
+    ASSERT_EQ_STR(log, "acar");
+    return 0;
+}
+
 TEST_MAIN(TEST(test_order), TEST(test_finish_fails), TEST(test_commit_fails), TEST(test_stopped),
-          TEST(test_full))
+          TEST(test_full), TEST(test_no_stats))
