@@ -2,6 +2,7 @@
 #include "analyze/stats.h"
 #include "analyze/fused_name.h"
 #include "analyze/op_cost.h"
+#include "analyze/rpc_cover.h"
 #include "model/ggml_vocab.h"
 #include "util/hash.h"
 #include "util/hindex.h"
@@ -47,6 +48,7 @@ struct opscope_stats {
     opscope_totals totals;
     opscope_meta meta;
     bool busy_keep_all; /* a trace: streams come one after another (busy.h) */
+    opscope_rpc_cover cover; /* a merged RPC profile: client time its servers cover */
     bool finished;
     /* results */
     const opscope_op_stats **sorted_ops, **sorted_shapes, **ineff;
@@ -319,14 +321,16 @@ static bool shape_eq(const void *ctx, uint32_t i, const void *key) {
     return true;
 }
 
+/* Adds REC to its shape group; *AT: that group's index, -1 when the cap left it out. */
 static int add_by_shape(opscope_stats_t *s, uint32_t group, const opscope_record *rec,
-                        uint64_t flops, const opscope_traffic *tr) {
+                        uint64_t flops, const opscope_traffic *tr, long *at) {
     int n = rec_n_src(rec);
     uint64_t h = shape_hash(rec, n, group);
     group_table *t = &s->shapes;
     shape_key k = {rec, n, group};
     uint32_t found = opscope_hindex_find(&t->ix, h, &k, shape_eq, t);
     if (found != OPSCOPE_HINDEX_NONE) {
+        *at = (long)found;
         accumulate(&t->items[found], rec, flops, false);
         add_traffic(&t->items[found], tr);
         return 0;
@@ -337,6 +341,7 @@ static int add_by_shape(opscope_stats_t *s, uint32_t group, const opscope_record
     }
     long i = table_push(t, h);
     if (i < 0) return -1;
+    *at = i;
     const opscope_op_stats *g = &s->groups.items[group];
     opscope_op_stats *e = &t->items[i];
     t->key_group[i] = group;
@@ -458,6 +463,15 @@ static int add_top(opscope_stats_t *s, const opscope_record *rec, const char *su
     return 0;
 }
 
+static void cover_credit(void *ud, const opscope_rpc_cover_ref *ref, uint64_t ns) {
+    opscope_stats_t *s = ud;
+    s->groups.items[ref->group].rpc_covered_ns += ns;
+    if (ref->shape >= 0) s->shapes.items[ref->shape].rpc_covered_ns += ns;
+    opscope_backend_stats *b = backend_slot(s, ref->backend_id); /* present: the record's */
+    if (b) b->rpc_covered_ns += ns;
+    s->totals.rpc_covered_ns += ns;
+}
+
 int opscope_stats_add(opscope_stats_t *s, const opscope_record *rec) {
     const char *sub_op = opscope_sub_op_of(rec);
     long gi = find_group(s, rec, sub_op);
@@ -468,10 +482,16 @@ int opscope_stats_add(opscope_stats_t *s, const opscope_record *rec) {
     opscope_op_traffic(rec, op, &tr);
     accumulate(&s->groups.items[gi], rec, flops, true);
     add_traffic(&s->groups.items[gi], &tr);
-    if (s->opts.by_shape && add_by_shape(s, (uint32_t)gi, rec, flops, &tr)) return -1;
+    long si = -1;
+    if (s->opts.by_shape && add_by_shape(s, (uint32_t)gi, rec, flops, &tr, &si)) return -1;
 
     opscope_backend_stats *b = backend_slot(s, rec->backend_id);
     if (!b) return -1;
+    if (s->cover.client) {
+        opscope_rpc_cover_ref ref = {gi, si, rec->backend_id};
+        opscope_rpc_cover_add(&s->cover, opscope_rpc_cover_role(&s->cover, b->name, b->process),
+                              rec->start_ns, rec->start_ns + rec->duration_ns, &ref, cover_credit, s);
+    }
     uint64_t start = rec->start_ns, end = rec->start_ns + rec->duration_ns;
     bool first_b = b->n_ops + b->n_copies == 0;
     if (first_b || start < b->first_start_ns) b->first_start_ns = start;
@@ -519,6 +539,7 @@ int opscope_stats_add_backend(opscope_stats_t *s, const opscope_backend *be) {
     b->process = process;
     b->device_type = be->device_type;
     b->described = true;
+    opscope_rpc_cover_backend(&s->cover, name, process);
     return 0;
 }
 
@@ -552,7 +573,9 @@ opscope_sink opscope_stats_sink(opscope_stats_t *s) {
 static int cmp_by_total(const void *pa, const void *pb) {
     const opscope_op_stats *a = *(const opscope_op_stats *const *)pa;
     const opscope_op_stats *b = *(const opscope_op_stats *const *)pb;
-    if (a->total_ns != b->total_ns) return a->total_ns > b->total_ns ? -1 : 1;
+    /* by the time %Time counts (a merged RPC profile's covered client time left out) */
+    uint64_t ta = a->total_ns - a->rpc_covered_ns, tb = b->total_ns - b->rpc_covered_ns;
+    if (ta != tb) return ta > tb ? -1 : 1;
     if (a->count != b->count) return a->count > b->count ? -1 : 1;
     int c = strcmp(a->display, b->display);
     if (c) return c;
@@ -613,6 +636,7 @@ static void merge_group(opscope_op_stats *d, const opscope_op_stats *g) {
     d->timed_computes += g->timed_computes;
     d->sampled_computes += g->sampled_computes;
     d->est_ns += g->est_ns;
+    d->rpc_covered_ns += g->rpc_covered_ns;
 }
 
 /* Names and sub-ops are interned: equal strings are equal pointers. */
@@ -695,6 +719,7 @@ static int merge_devices(opscope_stats_t *s) {
             m->overlap_ns += b->overlap_ns;
             m->n_unsorted += b->n_unsorted;
             m->op_traffic += b->op_traffic;
+            m->rpc_covered_ns += b->rpc_covered_ns;
         }
         dv->n_ids++;
     }
@@ -711,8 +736,19 @@ static int merge_devices(opscope_stats_t *s) {
     return 0;
 }
 
+/* Records out of start order: the covered figures would be partial, so none (rpc_cover.h). */
+static void drop_rpc_cover(opscope_stats_t *s) {
+    if (!s->cover.unsorted || s->totals.rpc_cover_unsorted) return;
+    s->totals.rpc_cover_unsorted = true;
+    s->totals.rpc_covered_ns = 0;
+    for (size_t i = 0; i < s->groups.n; i++) s->groups.items[i].rpc_covered_ns = 0;
+    for (size_t i = 0; i < s->shapes.n; i++) s->shapes.items[i].rpc_covered_ns = 0;
+    for (size_t i = 0; i < s->n_backends; i++) s->backends[i].rpc_covered_ns = 0;
+}
+
 int opscope_stats_finish(opscope_stats_t *s) {
     if (s->finished) return 0;
+    drop_rpc_cover(s);
     for (size_t i = 0; i < s->n_backends; i++) {
         opscope_backend_stats *b = &s->backends[i];
         b->busy_ns = opscope_busy_total(&b->busy);

@@ -65,6 +65,10 @@ typedef struct opscope_op_stats {
      * weights), and the estimated total over all of those (sum of duration x weight). All 0
      * when every compute was timed. */
     uint64_t timed_computes, sampled_computes, est_ns;
+    /* A merged RPC profile: the part of total_ns (client records on an RPC backend) during
+     * which a server's records run, counted as the server's (analyze/rpc_cover.h); %Time
+     * counts total_ns - rpc_covered_ns. 0 elsewhere. */
+    uint64_t rpc_covered_ns;
     int64_t last_graph_;  /* internal: the compute counted last */
     int32_t last_split_;
 } opscope_op_stats;
@@ -86,6 +90,7 @@ typedef struct opscope_backend_stats {
     uint64_t busy_ns, overlap_ns, n_unsorted;  /* after opscope_stats_finish */
     opscope_busy busy;                         /* the union so far (internal) */
     uint64_t op_traffic;  /* memory traffic of its OPs whose traffic is known */
+    uint64_t rpc_covered_ns; /* of its records, covered by a server's (opscope_op_stats) */
 } opscope_backend_stats;
 
 /*
@@ -110,7 +115,19 @@ typedef struct opscope_totals {
     uint64_t first_start_ns, last_end_ns; /* wall span of all records */
     uint64_t shape_groups_dropped;        /* records not grouped by shape (cap reached) */
     uint64_t traffic_bytes;               /* OP memory traffic, where known */
+    /* A merged RPC profile: the client's RPC time that its servers' records cover (the
+     * groups' rpc_covered_ns summed); %Time's denominator is opscope_totals_counted_ns. 0
+     * when there is none, or when the records came out of start order (rpc_cover_unsorted:
+     * not computed). */
+    uint64_t rpc_covered_ns;
+    bool rpc_cover_unsorted;
 } opscope_totals;
+
+/* The time %Time divides by: each instant once per machine (total_ns less the client's RPC
+ * time its servers' records cover). */
+static inline uint64_t opscope_totals_counted_ns(const opscope_totals *t) {
+    return t->total_ns - t->rpc_covered_ns;
+}
 
 /* Returns a new aggregator, or NULL when out of memory. OPTS may be NULL (defaults). */
 opscope_stats_t *opscope_stats_new(const opscope_stats_opts *opts);
@@ -130,7 +147,8 @@ int opscope_stats_finish(opscope_stats_t *s);
 const opscope_totals *opscope_stats_totals(const opscope_stats_t *s);
 const opscope_meta *opscope_stats_meta(const opscope_stats_t *s);
 
-/* Groups by total time, descending (ties: more calls first, then display name). */
+/* Groups by total time less rpc_covered_ns (the time %Time counts), descending (ties: more calls
+ * first, then display name). */
 size_t opscope_stats_n_ops(const opscope_stats_t *s);
 const opscope_op_stats *opscope_stats_op(const opscope_stats_t *s, size_t i);
 

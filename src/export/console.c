@@ -21,6 +21,7 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
     if (t->n_records)
         opscope_out_printf(w, " Wall span:     %.2f ms\n",
                            (double)(t->last_end_ns - t->first_start_ns) / 1e6);
+    opscope_text_rpc_covered(w, t, 16);
     opscope_out_printf(w, " Unique ops:    %zu\n", opscope_stats_n_ops(s));
     if (o->filter)
         opscope_out_printf(w, " Filter:        %s: %llu of %llu records kept\n", o->filter,

@@ -441,6 +441,10 @@ static void backend_members(opscope_out_t *w, const opscope_backend_stats *b, co
     opscope_out_u64(w, b->first_start_ns);
     KEY(w, "last_end_ns");
     opscope_out_u64(w, b->last_end_ns);
+    if (b->rpc_covered_ns) {
+        KEY(w, "rpc_covered_ns");
+        opscope_out_u64(w, b->rpc_covered_ns);
+    }
 }
 
 /* "sub_op" as in the records (ggml's enum value, -1 for none) and its name beside it. */
@@ -477,7 +481,11 @@ static void op_obj(opscope_out_t *w, const opscope_op_stats *g, uint64_t total_n
     KEY(w, "avg_ns");
     opscope_out_double(w, ratio(g->total_ns, g->count));
     KEY(w, "pct_time");
-    opscope_out_double(w, 100.0 * ratio(g->total_ns, total_ns));
+    opscope_out_double(w, 100.0 * ratio(g->total_ns - g->rpc_covered_ns, total_ns));
+    if (g->rpc_covered_ns) {
+        KEY(w, "rpc_covered_ns");
+        opscope_out_u64(w, g->rpc_covered_ns);
+    }
     KEY(w, "bytes");
     opscope_out_u64(w, g->bytes);
     KEY(w, "bandwidth_gbps");
@@ -545,21 +553,27 @@ static void summary_members(opscope_out_t *w, const opscope_stats_t *s, const op
     opscope_out_u64(w, opscope_stats_n_ops(s));
     KEY(w, "shape_groups_dropped");
     opscope_out_u64(w, t->shape_groups_dropped);
+    if (t->rpc_covered_ns) {
+        KEY(w, "rpc_covered_ns");
+        opscope_out_u64(w, t->rpc_covered_ns);
+        KEY(w, "counted_ns");
+        opscope_out_u64(w, opscope_totals_counted_ns(t));
+    }
+    if (t->rpc_cover_unsorted) opscope_out_str(w, ",\"rpc_cover_unsorted\":true");
 
     if (peak) {
         opscope_out_str(w, ",\n\"peak\":");
         opscope_peak_write_json(w, peak);
     }
-    op_list(w, "ops", opscope_stats_n_ops(s), opscope_stats_op, s, t->total_ns, peak);
+    uint64_t counted = opscope_totals_counted_ns(t); /* pct_time's denominator */
+    op_list(w, "ops", opscope_stats_n_ops(s), opscope_stats_op, s, counted, peak);
     if (opscope_stats_n_shapes(s))
-        op_list(w, "by_shape", opscope_stats_n_shapes(s), opscope_stats_shape, s, t->total_ns,
-                peak);
+        op_list(w, "by_shape", opscope_stats_n_shapes(s), opscope_stats_shape, s, counted, peak);
     op_list(w, "inefficiency", opscope_stats_n_inefficient(s), opscope_stats_inefficient, s,
-            t->total_ns, peak);
-    op_list(w, "copies", opscope_stats_n_copy_dirs(s), opscope_stats_copy_dir, s, t->total_ns,
+            counted, peak);
+    op_list(w, "copies", opscope_stats_n_copy_dirs(s), opscope_stats_copy_dir, s, counted, peak);
+    op_list(w, "copy_calls", opscope_stats_n_copy_calls(s), opscope_stats_copy_call, s, counted,
             peak);
-    op_list(w, "copy_calls", opscope_stats_n_copy_calls(s), opscope_stats_copy_call, s,
-            t->total_ns, peak);
 
     opscope_out_str(w, ",\n\"backends\":[");
     for (size_t i = 0; i < opscope_stats_n_backends(s); i++) {

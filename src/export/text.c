@@ -183,7 +183,8 @@ void opscope_text_op_table_peak(opscope_out_t *w, const opscope_stats_t *s, size
         any_upper |= roof_cells(s, g, peak, tr, sizeof tr, ai, sizeof ai, bd, sizeof bd, pc,
                                 sizeof pc);
         opscope_out_printf(w, " %6.1f%% %8llu %11.3f %10.2f %10.2f %10.2f %12s %9s %13s %7s",
-                           pct(g->total_ns, t->total_ns), (unsigned long long)g->count,
+                           pct(g->total_ns - g->rpc_covered_ns, opscope_totals_counted_ns(t)),
+                           (unsigned long long)g->count,
                            (double)g->total_ns / 1e6, avg, (double)g->min_ns / 1e3,
                            (double)g->max_ns / 1e3, bw, gf, tr, ai);
         if (peak) opscope_out_printf(w, " %-8s %6s", bd, pc);
@@ -241,7 +242,7 @@ void opscope_text_backends(opscope_out_t *w, const opscope_stats_t *s) {
             opscope_out_char(w, '\n');
         uint64_t ns = b->op_ns + b->copy_ns;
         opscope_out_printf(w, "   total  %12.3f ms (%5.1f%%)  %llu records\n", (double)ns / 1e6,
-                           pct(ns, t->total_ns),
+                           pct(ns - b->rpc_covered_ns, opscope_totals_counted_ns(t)),
                            (unsigned long long)(b->n_ops + b->n_copies));
         opscope_fmt_bandwidth(bw, sizeof bw, b->op_bytes, b->op_ns);
         opscope_out_printf(w, "   ops    %12.3f ms  %10llu calls  %s%s", (double)b->op_ns / 1e6,
@@ -391,6 +392,20 @@ void opscope_text_dropped(opscope_out_t *w, const opscope_meta *m, int indent) {
                            indent, "");
 }
 
+void opscope_text_rpc_covered(opscope_out_t *w, const opscope_totals *t, int indent) {
+    if (t->rpc_cover_unsorted)
+        opscope_out_printf(w, " %-*s records out of start order: the client's RPC time that the\n"
+                              "%*sservers' records cover was not computed; %%Time counts it twice\n",
+                           indent - 2, "RPC wait:", indent, "");
+    if (!t->rpc_covered_ns) return;
+    opscope_out_printf(w, " %-*s %.3f ms of the client's RPC records: waiting on RPC server "
+                          "(covered by server records)\n"
+                          "%*scounted once, as the server's: %%Time is of %.3f ms (each instant "
+                          "once per machine)\n",
+                       indent - 2, "RPC wait:", (double)t->rpc_covered_ns / 1e6, indent, "",
+                       (double)opscope_totals_counted_ns(t) / 1e6);
+}
+
 void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
                         const opscope_report_opts *o) {
     opscope_name_labels_t *labels = opscope_name_labels_new(s); /* NULL: full names */
@@ -410,6 +425,7 @@ void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
     if (t->n_records)
         opscope_out_printf(w, " Wall span:      %.3f ms\n",
                            (double)(t->last_end_ns - t->first_start_ns) / 1e6);
+    opscope_text_rpc_covered(w, t, 17);
     if (t->flops)
         opscope_out_printf(w, " FLOPs:          %.3f GFLOP (%.1f GFLOP/s over op time)\n",
                            (double)t->flops / 1e9,

@@ -69,6 +69,10 @@ const char *opscope_device_type_name(opscope_device_type t);
 /* The "Dropped:" lines (records the capture could not keep, why, which graphs lost records,
  * how to keep them), values at column INDENT. Nothing when M dropped nothing. */
 void opscope_text_dropped(opscope_out_t *w, const opscope_meta *m, int indent);
+/* A merged RPC profile: the client's RPC time its servers' records cover, which %Time counts
+ * once (analyze/rpc_cover.h), or that it could not be computed; nothing otherwise. Values
+ * start at column INDENT. */
+void opscope_text_rpc_covered(opscope_out_t *w, const opscope_totals *t, int indent);
 /* Sampled device timing (sampled_text.c): per op group, computes timed of all and the
  * estimated totals, LIMIT rows (0: 25). Writes nothing when every compute was timed. */
 void opscope_text_sampled(opscope_out_t *w, const opscope_stats_t *s, size_t limit);

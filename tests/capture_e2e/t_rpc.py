@@ -260,9 +260,45 @@ def check_report(merged, labels):
                   sv["compute_ns"] + sv["other_ns"] == sv["call_ns"],
                   f"JSON rpc server {lab}: {len(mine)} calls and their span as computed here, every graph inside "
                   f"({ {k: sv[k] for k in ('calls', 'call_ns', 'compute_ns', 'graphs', 'graphs_inside')} if sv else None})")
+    check_time(json.load(open(merged)), json.load(open(merged + ".report.json"))["summary"], r.stdout)
     e2e.check(len(rpc["calls"]) == sum(len(v) for v in calls.values()) and
               sorted((c["start_ns"], c["end_ns"]) for c in rpc["calls"]) == sorted(x for v in calls.values() for x in v),
               f"JSON rpc calls: every call, with the bounds computed here ({len(rpc['calls'])})")
+
+
+def check_time(m, summ, console):
+    """%Time counts each instant once per machine: the client's RPC records' overlap with the
+    union of the server records' intervals, computed here, is the summary's rpc_covered_ns
+    and is left out of pct_time (docs/metrics.md, "Merged RPC time")."""
+    be = {b["id"]: b for b in m["backends"]}
+    client = m["merge"]["processes"][0]["label"]
+    union = []
+    for a, e in sorted((r["start_ns"], r["start_ns"] + r["duration_ns"]) for r in m["records"]
+                       if be[r["backend_id"]].get("process") != client):
+        if union and a <= union[-1][1]:
+            union[-1][1] = max(union[-1][1], e)
+        else:
+            union.append([a, e])
+    starts = [u[0] for u in union]
+    cov = 0
+    for r in m["records"]:
+        b = be[r["backend_id"]]
+        if b.get("process") != client or not b["name"].startswith("RPC"):
+            continue
+        a, e = r["start_ns"], r["start_ns"] + r["duration_ns"]
+        k = max(0, bisect.bisect_right(starts, a) - 1)
+        while k < len(union) and union[k][0] < e:
+            cov += max(0, min(e, union[k][1]) - max(a, union[k][0]))
+            k += 1
+    all_ns = sum(r["duration_ns"] for r in m["records"])
+    pct = sum(g["pct_time"] for g in summ["ops"])
+    e2e.check(cov > 0 and summ.get("rpc_covered_ns") == cov and abs(pct - 100) < 1e-6 and
+              summ.get("counted_ns") == all_ns - cov,
+              f"%Time counts the client's RPC time under the server's records once: covered {cov} ns computed "
+              f"here, {summ.get('rpc_covered_ns')} in the summary; pct_time sums to {pct:.4f}")
+    e2e.check(f"{cov / 1e6:.3f} ms of the client's RPC records: waiting on RPC server" in console,
+              "the console's header says how much of the client's RPC time the server's records cover")
+    e2e.note(f"figure: client RPC time covered by server records {cov / 1e6:.3f} ms of {all_ns / 1e6:.3f} ms")
 
 
 def check_capture_meta(prof, program):
