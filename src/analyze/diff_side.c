@@ -11,6 +11,7 @@
 #include "util/vec.h"
 #include "analyze/fused_name.h"
 #include "util/hash.h"
+#include "util/hindex.h"
 #include "analyze/op_category.h"
 #include "analyze/shape_fmt.h"
 #include "analyze/stats.h"
@@ -36,54 +37,6 @@
 #define MAX_INPUTS 256                 /* runs (input files) per side with per-run totals */
 #define MAX_GSTRATA 64                 /* graph sizes (tokens) with their own per-graph stratum */
 #define NO_GRAPH INT64_MIN
-
-/* ---------------------------------------------------------------------------------------- */
-/* Open addressing over items stored elsewhere: (hash, index + 1) slots.                    */
-
-typedef struct slot {
-    uint64_t hash;
-    uint32_t idx; /* index + 1; 0 = empty */
-} slot;
-
-typedef struct hindex {
-    slot *slots;
-    size_t mask, n;
-} hindex;
-
-static int hindex_init(hindex *h) {
-    h->mask = 255;
-    h->n = 0;
-    h->slots = calloc(h->mask + 1, sizeof *h->slots);
-    return h->slots ? 0 : -1;
-}
-
-/* Makes room for one more entry. Returns 0 or -1. */
-static int hindex_reserve(hindex *h) {
-    if ((h->n + 1) * 4 <= (h->mask + 1) * 3) return 0;
-    size_t ncap = (h->mask + 1) * 2;
-    slot *ns = calloc(ncap, sizeof *ns);
-    if (!ns) return -1;
-    for (size_t i = 0; i <= h->mask; i++) {
-        if (!h->slots[i].idx) continue;
-        size_t j = h->slots[i].hash & (ncap - 1);
-        while (ns[j].idx) j = (j + 1) & (ncap - 1);
-        ns[j] = h->slots[i];
-    }
-    free(h->slots);
-    h->slots = ns;
-    h->mask = ncap - 1;
-    return 0;
-}
-
-/* Inserts (HASH, IDX) in the first empty slot of its chain (call hindex_reserve first). */
-static void hindex_put(hindex *h, uint64_t hash, uint32_t idx) {
-    size_t j = hash & h->mask;
-    while (h->slots[j].idx) j = (j + 1) & h->mask;
-    h->slots[j].hash = hash;
-    h->slots[j].idx = idx + 1;
-    h->n++;
-}
-
 
 /* ---------------------------------------------------------------------------------------- */
 
@@ -170,7 +123,7 @@ typedef struct bname {
 typedef struct keyset {
     dkey *v;
     size_t n, cap;
-    hindex ix;
+    opscope_hindex ix;
 } keyset;
 
 struct opscope_diff_side {
@@ -180,16 +133,16 @@ struct opscope_diff_side {
     /* op identities */
     dop *ops;
     size_t n_ops, cap_ops;
-    hindex op_ix;
+    opscope_hindex op_ix;
     uint32_t flash_cat_prefill, flash_cat_decode; /* category ids + 1 of FLASH_ATTN_EXT */
     /* shapes (--by shape) */
     opscope_shape *shapes;
     size_t n_shapes, cap_shapes;
-    hindex shape_ix;
+    opscope_hindex shape_ix;
     /* groups */
     dgroup *groups;
     size_t n_groups, cap_groups;
-    hindex group_ix;
+    opscope_hindex group_ix;
     /* backends */
     bname *described;
     size_t n_described, cap_described;
@@ -211,7 +164,7 @@ struct opscope_diff_side {
     size_t n_lanes;
     run_ent *runs;
     size_t n_runs, cap_runs;
-    hindex run_ix;
+    opscope_hindex run_ix;
     /* Kineto: the record waiting to learn whether it was a GPU activity */
     bool defer;
     bool pend_valid;
@@ -250,6 +203,9 @@ struct opscope_diff_side {
 
 /* ---------------------------------------------------------------------------------------- */
 
+/* An index of 256 slots to start (util/hindex.h). */
+static int ix_init(opscope_hindex *h) { return opscope_hindex_init(h, 192); }
+
 opscope_diff_side_t *opscope_diff_side_new(unsigned keys) {
     opscope_diff_side_t *s = calloc(1, sizeof *s);
     if (!s) return NULL;
@@ -257,8 +213,8 @@ opscope_diff_side_t *opscope_diff_side_new(unsigned keys) {
     s->strings = opscope_strtab_new();
     s->last_backend = INT32_MIN;
     s->totals.profiler = "";
-    if (!s->strings || hindex_init(&s->op_ix) || hindex_init(&s->shape_ix) ||
-        hindex_init(&s->group_ix) || hindex_init(&s->run_ix) || hindex_init(&s->partials.ix)) {
+    if (!s->strings || ix_init(&s->op_ix) || ix_init(&s->shape_ix) || ix_init(&s->group_ix) ||
+        ix_init(&s->run_ix) || ix_init(&s->partials.ix)) {
         opscope_diff_side_free(s);
         return NULL;
     }
@@ -269,18 +225,18 @@ void opscope_diff_side_free(opscope_diff_side_t *s) {
     if (!s) return;
     opscope_strtab_free(s->strings);
     free(s->ops);
-    free(s->op_ix.slots);
+    opscope_hindex_free(&s->op_ix);
     free(s->shapes);
-    free(s->shape_ix.slots);
+    opscope_hindex_free(&s->shape_ix);
     free(s->groups);
-    free(s->group_ix.slots);
+    opscope_hindex_free(&s->group_ix);
     free(s->described);
     free(s->seen_backends);
     free(s->pending);
     free(s->runs);
-    free(s->run_ix.slots);
+    opscope_hindex_free(&s->run_ix);
     free(s->partials.v);
-    free(s->partials.ix.slots);
+    opscope_hindex_free(&s->partials.ix);
     free(s->gpu_partial);
     free(s->final);
     free(s->final_runs);
@@ -316,6 +272,21 @@ static uint32_t intern_id(opscope_diff_side_t *s, const char *str, size_t len) {
 /* ---------------------------------------------------------------------------------------- */
 /* Op identities.                                                                             */
 
+/* An op identity as the record gives it: the name in place, the rest as ids. */
+typedef struct op_key {
+    const char *name;
+    size_t nlen;
+    uint32_t sub_id, extra_id, in_cat_id;
+    opscope_record_type type;
+} op_key;
+
+static bool op_eq(const void *ctx, uint32_t i, const void *key) {
+    const dop *o = &((const opscope_diff_side_t *)ctx)->ops[i];
+    const op_key *k = key;
+    return o->name_len == k->nlen && o->sub_id == k->sub_id && o->extra_id == k->extra_id &&
+           o->in_cat_id == k->in_cat_id && o->type == k->type && memcmp(o->name, k->name, k->nlen) == 0;
+}
+
 /* Returns the op index of REC, or -1 when out of memory. */
 static long op_find(opscope_diff_side_t *s, const opscope_record *rec) {
     const char *rname = rec->name ? rec->name : "";
@@ -339,18 +310,10 @@ static long op_find(opscope_diff_side_t *s, const opscope_record *rec) {
     uint64_t h = opscope_hash_bytes(rname, nlen) ^
                  opscope_mix64((uint64_t)sub_id << 32 ^ extra_id ^ (uint64_t)in_cat_id << 16 ^
                        (uint64_t)rec->type << 62);
-    size_t j = h & s->op_ix.mask;
-    while (s->op_ix.slots[j].idx) {
-        if (s->op_ix.slots[j].hash == h) {
-            const dop *o = &s->ops[s->op_ix.slots[j].idx - 1];
-            if (o->name_len == nlen && o->sub_id == sub_id && o->extra_id == extra_id &&
-                o->in_cat_id == in_cat_id && o->type == rec->type &&
-                memcmp(o->name, rname, nlen) == 0)
-                return (long)s->op_ix.slots[j].idx - 1;
-        }
-        j = (j + 1) & s->op_ix.mask;
-    }
-    if (nlen > UINT32_MAX || hindex_reserve(&s->op_ix) ||
+    op_key k = {rname, nlen, sub_id, extra_id, in_cat_id, rec->type};
+    uint32_t found = opscope_hindex_find(&s->op_ix, h, &k, op_eq, s);
+    if (found != OPSCOPE_HINDEX_NONE) return (long)found;
+    if (nlen > UINT32_MAX || s->n_ops >= OPSCOPE_HINDEX_NONE ||
         opscope_vec_reserve((void **)&s->ops, &s->cap_ops, s->n_ops + 1, sizeof *s->ops, 64))
         return -1;
     dop *o = &s->ops[s->n_ops];
@@ -373,7 +336,7 @@ static long op_find(opscope_diff_side_t *s, const opscope_record *rec) {
     if ((id = intern_id(s, cat, strlen(cat))) == NONE32) return -1;
     o->cat_id = id + 1;
     o->cat = opscope_strtab_get(s->strings, id);
-    hindex_put(&s->op_ix, h, (uint32_t)s->n_ops);
+    if (opscope_hindex_add(&s->op_ix, h, (uint32_t)s->n_ops)) return -1;
     return (long)s->n_ops++;
 }
 
@@ -384,6 +347,22 @@ static int rec_n_src(const opscope_record *r) {
     return r->n_src < 0 ? 0 : r->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : r->n_src;
 }
 
+typedef struct shape_key {
+    const opscope_record *rec;
+    int n;
+} shape_key;
+
+static bool shape_eq(const void *ctx, uint32_t i, const void *key) {
+    const opscope_shape *sh = &((const opscope_diff_side_t *)ctx)->shapes[i];
+    const shape_key *k = key;
+    if (sh->n_src != k->n) return false;
+    for (int j = 0; j < k->n; j++)
+        if (memcmp(sh->ne_src[j], k->rec->ne_src[j], sizeof sh->ne_src[j]) ||
+            sh->type_src[j] != k->rec->type_src[j])
+            return false;
+    return true;
+}
+
 static uint32_t shape_find(opscope_diff_side_t *s, const opscope_record *r) {
     int n = rec_n_src(r);
     uint64_t h = OPSCOPE_FNV_BASIS ^ (uint64_t)n;
@@ -392,28 +371,18 @@ static uint32_t shape_find(opscope_diff_side_t *s, const opscope_record *r) {
         h = opscope_hash_word(h, (uint64_t)(uint32_t)r->type_src[i]);
     }
     h = opscope_mix64(h);
-    size_t j = h & s->shape_ix.mask;
-    while (s->shape_ix.slots[j].idx) {
-        if (s->shape_ix.slots[j].hash == h) {
-            const opscope_shape *sh = &s->shapes[s->shape_ix.slots[j].idx - 1];
-            bool eq = sh->n_src == n;
-            for (int i = 0; eq && i < n; i++)
-                eq = !memcmp(sh->ne_src[i], r->ne_src[i], sizeof sh->ne_src[i]) &&
-                     sh->type_src[i] == r->type_src[i];
-            if (eq) return s->shape_ix.slots[j].idx - 1;
-        }
-        j = (j + 1) & s->shape_ix.mask;
-    }
+    shape_key k = {r, n};
+    uint32_t found = opscope_hindex_find(&s->shape_ix, h, &k, shape_eq, s);
+    if (found != OPSCOPE_HINDEX_NONE) return found;
     if (s->n_shapes >= MAX_SHAPES) return SHAPE_OTHER;
-    if (hindex_reserve(&s->shape_ix) ||
-        opscope_vec_reserve((void **)&s->shapes, &s->cap_shapes, s->n_shapes + 1, sizeof *s->shapes, 64)) {
+    if (opscope_vec_reserve((void **)&s->shapes, &s->cap_shapes, s->n_shapes + 1, sizeof *s->shapes, 64) ||
+        opscope_hindex_add(&s->shape_ix, h, (uint32_t)s->n_shapes)) {
         s->failed = true;
         return NONE32;
     }
     opscope_shape *sh = &s->shapes[s->n_shapes];
     opscope_shape_of_record(sh, r);
     sh->has_out = false; /* the key is the sources; the output follows from them */
-    hindex_put(&s->shape_ix, h, (uint32_t)s->n_shapes);
     return (uint32_t)s->n_shapes++;
 }
 
@@ -434,22 +403,22 @@ static bool key_eq(const dkey *a, const dkey *b) {
            a->work == b->work;
 }
 
+static bool group_eq(const void *ctx, uint32_t i, const void *key) {
+    return key_eq(&((const opscope_diff_side_t *)ctx)->groups[i].key, key);
+}
+
 static long group_find(opscope_diff_side_t *s, const dkey *k) {
     uint64_t h = key_hash(k);
-    size_t j = h & s->group_ix.mask;
-    while (s->group_ix.slots[j].idx) {
-        if (s->group_ix.slots[j].hash == h && key_eq(&s->groups[s->group_ix.slots[j].idx - 1].key, k))
-            return (long)s->group_ix.slots[j].idx - 1;
-        j = (j + 1) & s->group_ix.mask;
-    }
-    if (hindex_reserve(&s->group_ix) ||
-        opscope_vec_reserve((void **)&s->groups, &s->cap_groups, s->n_groups + 1, sizeof *s->groups, 64))
+    uint32_t found = opscope_hindex_find(&s->group_ix, h, k, group_eq, s);
+    if (found != OPSCOPE_HINDEX_NONE) return (long)found;
+    if (s->n_groups >= OPSCOPE_HINDEX_NONE ||
+        opscope_vec_reserve((void **)&s->groups, &s->cap_groups, s->n_groups + 1, sizeof *s->groups, 64) ||
+        opscope_hindex_add(&s->group_ix, h, (uint32_t)s->n_groups))
         return -1;
     dgroup *g = &s->groups[s->n_groups];
     memset(g, 0, sizeof *g);
     g->key = *k;
     g->g_cur = NO_GRAPH;
-    hindex_put(&s->group_ix, h, (uint32_t)s->n_groups);
     return (long)s->n_groups++;
 }
 
@@ -618,17 +587,21 @@ static uint64_t run_hash(const uint32_t *ids, uint32_t n) {
     return h;
 }
 
+typedef struct run_key {
+    const uint32_t *ids;
+    uint32_t n;
+} run_key;
+
+static bool run_eq(const void *ctx, uint32_t i, const void *key) {
+    const run_ent *r = &((const opscope_diff_side_t *)ctx)->runs[i];
+    const run_key *k = key;
+    return r->n == k->n && !memcmp(r->ids, k->ids, k->n * sizeof *k->ids);
+}
+
 static long run_find(const opscope_diff_side_t *s, const uint32_t *ids, uint32_t n, uint64_t h) {
-    size_t j = h & s->run_ix.mask;
-    while (s->run_ix.slots[j].idx) {
-        if (s->run_ix.slots[j].hash == h) {
-            const run_ent *r = &s->runs[s->run_ix.slots[j].idx - 1];
-            if (r->n == n && !memcmp(r->ids, ids, n * sizeof *ids))
-                return (long)s->run_ix.slots[j].idx - 1;
-        }
-        j = (j + 1) & s->run_ix.mask;
-    }
-    return -1;
+    run_key k = {ids, n};
+    uint32_t found = opscope_hindex_find(&s->run_ix, h, &k, run_eq, s);
+    return found == OPSCOPE_HINDEX_NONE ? -1 : (long)found;
 }
 
 static int runs_add(opscope_diff_side_t *s, const opscope_record *rec, const dop *o) {
@@ -671,14 +644,13 @@ static int runs_add(opscope_diff_side_t *s, const opscope_record *rec, const dop
                 s->totals.runs_dropped++;
                 continue;
             }
-            if (hindex_reserve(&s->run_ix) ||
-                opscope_vec_reserve((void **)&s->runs, &s->cap_runs, s->n_runs + 1, sizeof *s->runs, 64))
+            if (opscope_vec_reserve((void **)&s->runs, &s->cap_runs, s->n_runs + 1, sizeof *s->runs, 64) ||
+                opscope_hindex_add(&s->run_ix, h, (uint32_t)s->n_runs))
                 return -1;
             run_ent *r = &s->runs[s->n_runs];
             memset(r, 0, sizeof *r);
             r->n = len;
             memcpy(r->ids, ids, len * sizeof *ids);
-            hindex_put(&s->run_ix, h, (uint32_t)s->n_runs);
             ri = (long)s->n_runs++;
         }
         s->runs[ri].count++;
@@ -690,18 +662,19 @@ static int runs_add(opscope_diff_side_t *s, const opscope_record *rec, const dop
 /* ---------------------------------------------------------------------------------------- */
 /* Kineto: a trace record waits for the next one to learn whether it was a GPU activity.    */
 
+static bool keyset_eq(const void *ctx, uint32_t i, const void *key) {
+    return key_eq(&((const keyset *)ctx)->v[i], key);
+}
+
 static long keyset_find(keyset *ks, const dkey *k) {
     uint64_t h = key_hash(k);
-    size_t j = h & ks->ix.mask;
-    while (ks->ix.slots[j].idx) {
-        if (ks->ix.slots[j].hash == h && key_eq(&ks->v[ks->ix.slots[j].idx - 1], k))
-            return (long)ks->ix.slots[j].idx - 1;
-        j = (j + 1) & ks->ix.mask;
-    }
-    if (hindex_reserve(&ks->ix) || opscope_vec_reserve((void **)&ks->v, &ks->cap, ks->n + 1, sizeof *ks->v, 64))
+    uint32_t found = opscope_hindex_find(&ks->ix, h, k, keyset_eq, ks);
+    if (found != OPSCOPE_HINDEX_NONE) return (long)found;
+    if (ks->n >= OPSCOPE_HINDEX_NONE ||
+        opscope_vec_reserve((void **)&ks->v, &ks->cap, ks->n + 1, sizeof *ks->v, 64) ||
+        opscope_hindex_add(&ks->ix, h, (uint32_t)ks->n))
         return -1;
     ks->v[ks->n] = *k;
-    hindex_put(&ks->ix, h, (uint32_t)ks->n);
     return (long)ks->n++;
 }
 
@@ -933,30 +906,34 @@ const char *opscope_diff_side_backend_name(const opscope_diff_side_t *s, size_t 
 
 /* A set of 64-bit values (distinct CPU op calls). */
 typedef struct u64set {
-    uint64_t *v;
-    size_t mask, n;
+    OPSCOPE_VEC(uint64_t) v;
+    opscope_hindex ix;
 } u64set;
 
-static int u64set_init(u64set *x, size_t n) {
-    size_t cap = 64;
-    while (cap < n * 2 + 2) cap *= 2;
-    x->v = malloc(cap * sizeof *x->v);
-    x->mask = cap - 1;
-    x->n = 0;
-    if (!x->v) return -1;
-    memset(x->v, 0xff, cap * sizeof *x->v);
-    return 0;
+/* Grown as values come: distinct calls are often far fewer than activities. */
+static int u64set_init(u64set *x) {
+    memset(x, 0, sizeof *x);
+    return ix_init(&x->ix);
 }
 
-/* Adds V (not UINT64_MAX); returns 1 when new, 0 when present. Sized by init: never full. */
+static void u64set_free(u64set *x) {
+    free(x->v.v);
+    opscope_hindex_free(&x->ix);
+}
+
+static bool u64_eq(const void *ctx, uint32_t i, const void *key) {
+    return ((const u64set *)ctx)->v.v[i] == *(const uint64_t *)key;
+}
+
+/* Adds V; returns 1 when new, 0 when present, -1 when out of memory. */
 static int u64set_add(u64set *x, uint64_t v) {
-    size_t j = opscope_mix64(v) & x->mask;
-    while (x->v[j] != UINT64_MAX) {
-        if (x->v[j] == v) return 0;
-        j = (j + 1) & x->mask;
+    uint64_t h = opscope_mix64(v);
+    if (opscope_hindex_find(&x->ix, h, &v, u64_eq, x) != OPSCOPE_HINDEX_NONE) return 0;
+    if (x->v.n >= OPSCOPE_HINDEX_NONE || OPSCOPE_VEC_PUSH(x->v, v)) return -1;
+    if (opscope_hindex_add(&x->ix, h, (uint32_t)(x->v.n - 1))) {
+        x->v.n--;
+        return -1;
     }
-    x->v[j] = v;
-    x->n++;
     return 1;
 }
 
@@ -1016,11 +993,12 @@ static int attribute_kineto(opscope_diff_side_t *s) {
     uint32_t nn = opscope_strtab_count(names);
     int rc = -1;
     uint32_t *sid = malloc((nn ? nn : 1) * sizeof *sid); /* collector name id -> ours */
-    u64set calls = {0}, op_calls = {0};
+    u64set calls, op_calls;
     keyset reduced = {0};
     work_cache wc = {NONE32, NONE32, NONE32};
     opscope_diff_cpuk ck = {0};
-    if (!sid || u64set_init(&calls, ng) || u64set_init(&op_calls, ng) || hindex_init(&reduced.ix))
+    int rc_calls = u64set_init(&calls), rc_op_calls = u64set_init(&op_calls);
+    if (!sid || rc_calls || rc_op_calls || ix_init(&reduced.ix))
         goto done;
     for (uint32_t i = 0; i < nn; i++) sid[i] = NONE32;
     /* CPU op summary (fusion differences): kernels, distinct calls, time per CPU op */
@@ -1051,8 +1029,9 @@ static int attribute_kineto(opscope_diff_side_t *s) {
                 c->total_ns += (uint64_t)g.dur_ns;
                 if (opscope_diff_cpuk_add(&ck, cpu_slot[g.cpu_op], g.name_id, (int)g.kcat, (uint64_t)g.dur_ns))
                     goto fail_cpu;
-                if (g.cpu_call && u64set_add(&op_calls, (uint64_t)g.cpu_op << 32 | g.cpu_call))
-                    c->calls++;
+                int nc = g.cpu_call ? u64set_add(&op_calls, (uint64_t)g.cpu_op << 32 | g.cpu_call) : 0;
+                if (nc < 0) goto fail_cpu;
+                c->calls += (uint64_t)nc;
             }
         }
         if (!s->defer || g.seq >= s->n_gpu_partial || s->gpu_partial[g.seq] == NONE32) continue;
@@ -1080,7 +1059,9 @@ static int attribute_kineto(opscope_diff_side_t *s) {
             }
             long ri = keyset_find(&reduced, &rk);
             if (ri < 0) goto fail_cpu;
-            new_call = u64set_add(&calls, (uint64_t)ri << 32 | g.cpu_call);
+            int nc = u64set_add(&calls, (uint64_t)ri << 32 | g.cpu_call);
+            if (nc < 0) goto fail_cpu;
+            new_call = nc;
         }
         if (new_call) dg->calls++;
     }
@@ -1095,10 +1076,10 @@ fail_cpu:
     free(cpu_slot);
 done:
     free(sid);
-    free(calls.v);
-    free(op_calls.v);
+    u64set_free(&calls);
+    u64set_free(&op_calls);
     free(reduced.v);
-    free(reduced.ix.slots);
+    opscope_hindex_free(&reduced.ix);
     return rc;
 }
 
@@ -1272,14 +1253,15 @@ int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
 struct fine_set {
     const char **v;
     size_t n;
-    hindex ix;
+    opscope_hindex ix;
 };
 
+static bool fine_eq(const void *ctx, uint32_t i, const void *key) {
+    return !strcmp(((const fine_set *)ctx)->v[i], key);
+}
+
 static bool fine_has(const fine_set *fs, const char *key, size_t len) {
-    uint64_t h = opscope_hash_bytes(key, len);
-    for (size_t j = h & fs->ix.mask; fs->ix.slots[j].idx; j = (j + 1) & fs->ix.mask)
-        if (fs->ix.slots[j].hash == h && !strcmp(fs->v[fs->ix.slots[j].idx - 1], key)) return true;
-    return false;
+    return opscope_hindex_find(&fs->ix, opscope_hash_bytes(key, len), key, fine_eq, fs) != OPSCOPE_HINDEX_NONE;
 }
 
 /* The canonical key of COMP into KEY. */
@@ -1301,9 +1283,13 @@ static const char *coarse_label(opscope_diff_side_t *s, const char *fine) {
     return c ? c : fine;
 }
 
+static bool final_eq(const void *ctx, uint32_t i, const void *key) {
+    return !strcmp(((const opscope_diff_side_t *)ctx)->final[i].key, key);
+}
+
 /* A new final group of canonical KEY (hash H) and components COMP, indexed in FX; NAME is
  * scratch. NULL when out of memory. */
-static opscope_diff_group *new_final(opscope_diff_side_t *s, hindex *fx, const char *const comp[7],
+static opscope_diff_group *new_final(opscope_diff_side_t *s, opscope_hindex *fx, const char *const comp[7],
                                      const sbuf *key, sbuf *name, uint64_t h) {
     opscope_diff_group *f = &s->final[s->n_final];
     f->key = opscope_strtab_intern(s->strings, key->p, key->n, NULL);
@@ -1333,8 +1319,9 @@ static opscope_diff_group *new_final(opscope_diff_side_t *s, hindex *fx, const c
         if (comp[c] && !(*dst[c] = opscope_strtab_intern(s->strings, comp[c], strlen(comp[c]), NULL)))
             return NULL;
     f->name = name->failed ? NULL : opscope_strtab_intern(s->strings, name->p, name->n, NULL);
-    if (!f->key || !f->name || hindex_reserve(fx)) return NULL;
-    hindex_put(fx, h, (uint32_t)s->n_final);
+    if (!f->key || !f->name || s->n_final >= OPSCOPE_HINDEX_NONE ||
+        opscope_hindex_add(fx, h, (uint32_t)s->n_final))
+        return NULL;
     s->n_final++;
     return f;
 }
@@ -1384,13 +1371,16 @@ static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fin
     bool per_backend = !merge_backends &&
                        (keys & (OPSCOPE_DIFF_KEY_OP | OPSCOPE_DIFF_KEY_KERNEL | OPSCOPE_DIFF_KEY_SHAPE));
     s->final = calloc(s->n_groups ? s->n_groups : 1, sizeof *s->final);
-    hindex fx;
-    if (!s->final || hindex_init(&fx)) return -1;
+    opscope_hindex fx = {0};
+    if (!s->final || ix_init(&fx)) {
+        opscope_hindex_free(&fx);
+        return -1;
+    }
     /* per-run totals, unless the trace analysis attributed records after the runs ended */
     bool per_run = t->inputs >= 2 && t->inputs <= MAX_INPUTS && !s->attributed;
     if (per_run && !(s->final_runs = calloc((s->n_groups ? s->n_groups : 1) * t->inputs,
                                             sizeof *s->final_runs))) {
-        free(fx.slots);
+        opscope_hindex_free(&fx);
         return -1;
     }
     int rc = -1;
@@ -1467,15 +1457,8 @@ static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fin
             goto out;
         }
         uint64_t h = opscope_hash_bytes(key.p, key.n);
-        size_t j = h & fx.mask;
-        opscope_diff_group *f = NULL;
-        while (fx.slots[j].idx) {
-            if (fx.slots[j].hash == h && !strcmp(s->final[fx.slots[j].idx - 1].key, key.p)) {
-                f = &s->final[fx.slots[j].idx - 1];
-                break;
-            }
-            j = (j + 1) & fx.mask;
-        }
+        uint32_t fi = opscope_hindex_find(&fx, h, key.p, final_eq, s);
+        opscope_diff_group *f = fi != OPSCOPE_HINDEX_NONE ? &s->final[fi] : NULL;
         if (!f) {
             f = new_final(s, &fx, comp, &key, &name, h);
             if (!f) {
@@ -1496,7 +1479,7 @@ static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fin
     rc = 0;
 out:
     free(atoms);
-    free(fx.slots);
+    opscope_hindex_free(&fx);
     free(key.p);
     free(name.p);
     return rc;
@@ -1526,23 +1509,23 @@ size_t opscope_diff_side_n_cpu_ops(const opscope_diff_side_t *s) { return s->n_c
 
 static int fine_set_of(const opscope_diff_side_t *s, fine_set *fs) {
     memset(fs, 0, sizeof *fs);
-    if (hindex_init(&fs->ix) || !(fs->v = malloc((s->n_final ? s->n_final : 1) * sizeof *fs->v)))
+    if (ix_init(&fs->ix) || !(fs->v = malloc((s->n_final ? s->n_final : 1) * sizeof *fs->v)))
         return -1;
     for (size_t i = 0; i < s->n_final; i++) {
-        if (hindex_reserve(&fs->ix)) return -1;
-        fs->v[fs->n] = s->final[i].key;
-        hindex_put(&fs->ix, opscope_hash_bytes(s->final[i].key, strlen(s->final[i].key)), (uint32_t)fs->n);
-        fs->n++;
+        if (fs->n >= OPSCOPE_HINDEX_NONE ||
+            opscope_hindex_add(&fs->ix, opscope_hash_bytes(s->final[i].key, strlen(s->final[i].key)), (uint32_t)fs->n))
+            return -1;
+        fs->v[fs->n++] = s->final[i].key;
     }
     return 0;
 }
 
 static int set_add(fine_set *fs, size_t *cap, const char *key) {
     if (fine_has(fs, key, strlen(key))) return 0;
-    if (hindex_reserve(&fs->ix) || opscope_vec_reserve((void **)&fs->v, cap, fs->n + 1, sizeof *fs->v, 64)) return -1;
-    fs->v[fs->n] = key;
-    hindex_put(&fs->ix, opscope_hash_bytes(key, strlen(key)), (uint32_t)fs->n);
-    fs->n++;
+    if (fs->n >= OPSCOPE_HINDEX_NONE || opscope_vec_reserve((void **)&fs->v, cap, fs->n + 1, sizeof *fs->v, 64) ||
+        opscope_hindex_add(&fs->ix, opscope_hash_bytes(key, strlen(key)), (uint32_t)fs->n))
+        return -1;
+    fs->v[fs->n++] = key;
     return 0;
 }
 
@@ -1581,7 +1564,7 @@ int opscope_diff_sides_pair(opscope_diff_side_t *a, opscope_diff_side_t *b) {
     size_t cra = 0, crb = 0, cl = 0;
     int rc = -1;
     if (fine_set_of(a, &fa) | fine_set_of(b, &fb)) goto out;
-    if (hindex_init(&ra.ix) || hindex_init(&rb.ix) || hindex_init(&lumped.ix)) goto out;
+    if (ix_init(&ra.ix) || ix_init(&rb.ix) || ix_init(&lumped.ix)) goto out;
     if (remainder_of(a, &fb, &ra, &cra) || remainder_of(b, &fa, &rb, &crb)) goto out;
     for (int side = 0; side < 2; side++) {
         const fine_set *x = side ? &rb : &ra, *y = side ? &ra : &rb;
@@ -1592,15 +1575,15 @@ int opscope_diff_sides_pair(opscope_diff_side_t *a, opscope_diff_side_t *b) {
     rc = 0;
 out:
     free(fa.v);
-    free(fa.ix.slots);
+    opscope_hindex_free(&fa.ix);
     free(fb.v);
-    free(fb.ix.slots);
+    opscope_hindex_free(&fb.ix);
     free(ra.v);
-    free(ra.ix.slots);
+    opscope_hindex_free(&ra.ix);
     free(rb.v);
-    free(rb.ix.slots);
+    opscope_hindex_free(&rb.ix);
     free(lumped.v);
-    free(lumped.ix.slots);
+    opscope_hindex_free(&lumped.ix);
     return rc;
 }
 
