@@ -29,7 +29,7 @@ ROOMS = {
 # file -> why it still has one (to be converted; issue 24)
 PENDING = {
     "model/ggml_vocab.c": "the op-name lookup: a static table built once from the X-macro "
-                          "list; issue 24, outside analyze/ (hindex-b's part)",
+                          "list; issue 24, outside analyze/: being converted or justified",
     "export/html.c": "issue 24, outside analyze/: being converted",
     "export/chrome_lanes.c": "issue 24, outside analyze/: being converted",
     "export/sqlite/sqlite_export.c": "issue 24, outside analyze/: being converted",
