@@ -2,12 +2,14 @@
  * replay.c - `opscope replay PROFILE [-b BACKEND]...`: a profile's unique graph ops re-run in
  * isolation by test-backend-ops on each backend, joined back to what the model spent on them.
  *
- * The ops are exported as for `report --export-ops`, test-backend-ops runs the file once per
- * backend (replay_run.c), and each row (a line and the backend it ran on in the model) gets
+ * One session (analyze/session.h, as report's) reads the profile into replay's outputs
+ * (export/replay_out.h): the ops are exported as for `report --export-ops`, at the session's
+ * finish test-backend-ops runs the file once per backend (replay_run.c), and each row (a line and the backend it ran on in the model) gets
  * its count, in-model time per call and isolated time per call on every backend. The
  * projection of a backend is the sum of count x isolated time; rows whose in-model time is
  * more than --flag times away from the isolated time on the same backend are flagged.
  */
+#include "analyze/session.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
@@ -170,45 +172,6 @@ static int nomem(void) {
     return OPSCOPE_EXIT_INPUT;
 }
 
-/* Reads A's profile (the graph computes --batch/--graphs choose) into X, the unique ops.
- * Returns -1, or the exit status after a message. */
-static int read_ops(const replay_args *a, opscope_ops_export_t *x) {
-    opscope_error err;
-    memset(&err, 0, sizeof err);
-    opscope_cli_selection sel;
-    memset(&sel, 0, sizeof sel);
-    opscope_sink sink = opscope_ops_export_sink(x);
-    int st = OPSCOPE_EXIT_INPUT;
-    if (opscope_cli_select_open(&a->select, a->input, &sel, &err)) {
-        print_error(&err);
-        goto done;
-    }
-    if (opscope_cli_select_any(&a->select)) {
-        sel.filter.next = sink;
-        sink = opscope_graph_filter_sink(&sel.filter);
-    }
-    if (opscope_progress_read(a->input, OPSCOPE_FORMAT_AUTO, &sink, NULL, &err)) {
-        if (err.code == OPSCOPE_ERROR_ABORTED) st = nomem();
-        else print_error(&err);
-        goto done;
-    }
-    opscope_cli_select_note("replay", &a->select, a->input, &sel);
-    if (opscope_ops_export_finish(x, &err)) {
-        fprintf(stderr, "opscope replay: %s: %s\n", a->input, err.msg);
-        goto done;
-    }
-    opscope_ops_export_print_notes(x, stderr, "opscope replay: ");
-    if (!opscope_ops_export_n_lines(x)) {
-        fprintf(stderr, "opscope replay: %s: no op of the profile can be rebuilt (see above)\n",
-                a->input);
-        goto done;
-    }
-    st = -1;
-done:
-    opscope_cli_select_close(&sel);
-    return st;
-}
-
 /* R's rows (each use of each line), longest in the model first, and its backends: A's, else
  * those the ops ran on. Returns -1, or the exit status after a message. */
 static int build_rows(opscope_replay_table *r, const replay_args *a) {
@@ -285,26 +248,87 @@ static int run_backends(opscope_replay_table *r, const replay_args *a, const cha
     return n_ran;
 }
 
-/* Writes and commits the --json and --export-ops outputs (each set to NULL). Returns 0, or -1
- * after a message. */
-static int commit_outputs(const opscope_replay_table *r, const char *tbo, opscope_out_t **json,
-                          opscope_out_t **keep) {
+/* ------------------------------------------------------------------------------------------ */
+/* The run: one session (analyze/session.h) with replay's outputs (export/replay_out.h).      */
+
+typedef struct replay_ctx {
+    const replay_args *a;
+    const char *tbo;
+    int status; /* -1 until the runs, then the exit status (the outputs still written) */
+} replay_ctx;
+
+/* The session's replay hook, after the read (R->x finished): the notes, the rows and
+ * test-backend-ops on every backend. Returns 0, or -1 after a message, C's status set. */
+static int run_table(void *ud, opscope_replay_table *r, opscope_error *err) {
+    replay_ctx *c = ud;
+    *err = (opscope_error){.code = OPSCOPE_ERROR_ABORTED, .msg = "replay stopped"}; /* said */
+    opscope_ops_export_print_notes(r->x, stderr, "opscope replay: ");
+    c->status = OPSCOPE_EXIT_INPUT;
+    if (!opscope_ops_export_n_lines(r->x)) {
+        fprintf(stderr, "opscope replay: %s: no op of the profile can be rebuilt (see above)\n",
+                c->a->input);
+        return -1;
+    }
+    int st = build_rows(r, c->a);
+    if (st >= 0) {
+        c->status = st;
+        return -1;
+    }
+    int n_ran = run_backends(r, c->a, c->tbo);
+    if (n_ran <= 0) return -1;
+    c->status = n_ran == r->n_b ? OPSCOPE_EXIT_OK : OPSCOPE_EXIT_INPUT;
+    return 0;
+}
+
+/* Replay's outputs in S, opened before the read (an unwritable path fails before minutes of
+ * runs): the ops, runs and console table, then --json, then --export-ops. Returns 0, or -1
+ * with ERR filled. */
+static int add_outputs(opscope_session_t *s, replay_ctx *c, opscope_replay_table *r,
+                       opscope_ops_export_t *x, opscope_error *err) {
+    const replay_args *a = c->a;
+    bool json_stdout = a->json && !strcmp(a->json, "-");
+    opscope_replay_output_opts ro = {.ops = x, .table = r, .run = run_table, .run_ud = c,
+                                     .console = a->quiet || json_stdout ? NULL : stdout};
+    opscope_output o;
+    if (opscope_output_replay(&o, &ro, err) || opscope_session_add(s, &o)) return -1;
+    opscope_out_t *w;
+    if (a->json && (!(w = opscope_out_open(a->json, err)) ||
+                    opscope_output_replay_json(&o, w, r, c->tbo, err) || opscope_session_add(s, &o)))
+        return -1;
+    if (a->export_ops && (!(w = opscope_out_open(a->export_ops, err)) ||
+                          opscope_output_replay_ops(&o, w, r, err) || opscope_session_add(s, &o)))
+        return -1;
+    return 0;
+}
+
+/* A failed commit says why. */
+static void on_done(void *ud, const opscope_output *o, const opscope_error *err) {
+    (void)ud;
+    (void)o;
+    if (err) print_error(err);
+}
+
+/* Reads C's profile into S, finishes (the runs) and commits. Returns the exit status. */
+static int run(opscope_session_t *s, replay_ctx *c, opscope_cli_selection *sel) {
+    const replay_args *a = c->a;
     opscope_error err;
     memset(&err, 0, sizeof err);
-    opscope_out_t *j = *json, *k = *keep;
-    *json = *keep = NULL;
-    if (j) opscope_replay_write_json(j, r, tbo);
-    if (j && opscope_out_commit(j, &err)) {
-        opscope_out_abort(k);
+    opscope_sink sink = opscope_session_sink(s);
+    opscope_read_options ro = {0};
+    opscope_session_read_options(s, &ro);
+    if (opscope_progress_read(a->input, OPSCOPE_FORMAT_AUTO, &sink, &ro, &err)) {
+        if (err.code == OPSCOPE_ERROR_ABORTED) return nomem();
         print_error(&err);
-        return -1;
+        return OPSCOPE_EXIT_INPUT;
     }
-    if (k) opscope_ops_export_write(r->x, k);
-    if (k && opscope_out_commit(k, &err)) {
-        print_error(&err);
-        return -1;
+    opscope_cli_select_note("replay", &a->select, a->input, sel);
+    if (opscope_session_finish(s, &err)) {
+        if (c->status >= 0) return c->status; /* the runs said why */
+        fprintf(stderr, "opscope replay: %s: %s\n", a->input, err.msg);
+        return OPSCOPE_EXIT_INPUT;
     }
-    return 0;
+    if (opscope_session_commit(s, on_done, NULL)) return OPSCOPE_EXIT_INPUT;
+    return c->status;
 }
 
 int opscope_cli_replay(int argc, char **argv) {
@@ -313,33 +337,29 @@ int opscope_cli_replay(int argc, char **argv) {
     if (rc >= 0) return rc;
     char tbo[4096];
     if (!replay_find_tbo(a.tbo, tbo, sizeof tbo)) return OPSCOPE_EXIT_INPUT;
-    int status = OPSCOPE_EXIT_INPUT;
+    replay_ctx c = {.a = &a, .tbo = tbo, .status = -1};
+    opscope_replay_table r = {.input = a.input, .mode = a.mode, .flag = a.flag};
+    opscope_ops_export_t *x = opscope_ops_export_new();
+    if (!x) return nomem();
+    r.x = x;
     opscope_error err;
     memset(&err, 0, sizeof err);
-    opscope_replay_table r = {.input = a.input, .mode = a.mode, .flag = a.flag};
-    opscope_out_t *json = NULL, *keep = NULL;
-    opscope_ops_export_t *x = opscope_ops_export_new();
-    r.x = x;
-    int st = x ? read_ops(&a, x) : nomem();
-    if (st < 0) st = build_rows(&r, &a);
-    if (st >= 0) {
-        status = st;
-        goto done;
-    }
-    /* outputs opened first: an unwritable path fails before minutes of runs */
-    if ((a.json && !(json = opscope_out_open(a.json, &err))) ||
-        (a.export_ops && !(keep = opscope_out_open(a.export_ops, &err)))) {
+    opscope_cli_selection sel;
+    opscope_session_t *s = NULL;
+    int status = OPSCOPE_EXIT_INPUT;
+    if (!opscope_cli_select_open(&a.select, a.input, &sel, &err)) {
+        bool filtered = opscope_cli_select_any(&a.select);
+        opscope_session_opts so = {.no_stats = true, .filter = filtered ? &sel.filter : NULL,
+                                   .filter_desc = sel.desc};
+        s = opscope_session_new(&so);
+        if (!s) status = nomem();
+        else if (add_outputs(s, &c, &r, x, &err)) print_error(&err);
+        else status = run(s, &c, &sel);
+    } else {
         print_error(&err);
-        goto done;
     }
-    int n_ran = run_backends(&r, &a, tbo);
-    if (n_ran <= 0) goto done;
-    if (!a.quiet && !(json && !strcmp(a.json, "-"))) opscope_replay_write_console(stdout, &r);
-    if (commit_outputs(&r, tbo, &json, &keep)) goto done;
-    status = n_ran == r.n_b ? OPSCOPE_EXIT_OK : OPSCOPE_EXIT_INPUT;
-done:
-    opscope_out_abort(json);
-    opscope_out_abort(keep);
+    opscope_session_free(s);
+    opscope_cli_select_close(&sel);
     for (int b = 0; b < MAX_BACKENDS; b++) free(r.res[b]);
     free(r.rows);
     opscope_ops_export_free(x);

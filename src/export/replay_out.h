@@ -2,7 +2,8 @@
  * replay_out.h - the outputs of `opscope replay` (internal): the console table and the JSON
  * document (docs/replay.md) of a finished replay: each unique graph op of a profile (its
  * uses: the backend and fused group its records ran as) against test-backend-ops' isolated
- * time per call on each backend, with the projection of the model per backend.
+ * time per call on each backend, with the projection of the model per backend; and the
+ * three as outputs of the command's session (analyze/session.h, replay_output.c).
  *
  * The command (src/cli/replay.c) runs test-backend-ops and fills an opscope_replay_table;
  * these only read it. Ownership: everything in the table is borrowed. Thread safety: none
@@ -11,6 +12,7 @@
 #ifndef OPSCOPE_REPLAY_OUT_H
 #define OPSCOPE_REPLAY_OUT_H
 
+#include "analyze/session.h"
 #include "export/ops_export.h"
 #include "util/out.h"
 
@@ -63,5 +65,26 @@ void opscope_replay_write_console(FILE *f, const opscope_replay_table *r);
 
 /* The JSON document; TBO names the test-backend-ops that ran. */
 void opscope_replay_write_json(opscope_out_t *w, const opscope_replay_table *r, const char *tbo);
+
+/* The session's replay output: its sink collects the unique ops into OPS; its finish
+ * finishes them, calls RUN (the command: test-backend-ops on every backend, filling TABLE,
+ * whose x is OPS; returns 0, or -1 with ERR filled: the command stops, every output
+ * aborted) and writes the console table to CONSOLE (NULL: none). Pointers are borrowed. */
+typedef struct opscope_replay_output_opts {
+    opscope_ops_export_t *ops;
+    opscope_replay_table *table;
+    int (*run)(void *ud, opscope_replay_table *table, opscope_error *err);
+    void *run_ud;
+    FILE *console;
+} opscope_replay_output_opts;
+int opscope_output_replay(opscope_output *o, const opscope_replay_output_opts *opts, opscope_error *err);
+
+/* The JSON document (TBO: the test-backend-ops that ran) and the exported graph-op file of
+ * R into W, written at finish (after the replay output's, added before them), renamed at
+ * commit. They take W over, on failure too. Return 0, or -1 with ERR filled. */
+int opscope_output_replay_json(opscope_output *o, opscope_out_t *w, const opscope_replay_table *r,
+                               const char *tbo, opscope_error *err);
+int opscope_output_replay_ops(opscope_output *o, opscope_out_t *w, const opscope_replay_table *r,
+                              opscope_error *err);
 
 #endif /* OPSCOPE_REPLAY_OUT_H */
