@@ -1,6 +1,8 @@
 /* kineto_read.c - Kineto / Chrome Trace Event JSON -> opscope records (see kineto_read.h). */
 #include "read/kineto_read.h"
 #include "util/hash.h"
+#include "util/hindex.h"
+#include "util/vec.h"
 
 #include "read/kernel_rules.h"
 #include "model/strtab.h"
@@ -53,13 +55,13 @@ typedef struct kev {
                            UINT32_MAX when absent or all scalars */
 } kev;
 
-typedef struct thr_ent { uint64_t a, b; uint32_t v; int used; } thr_ent;
+typedef struct thr_ent { uint64_t pid, tid; } thr_ent;
 
 typedef struct be_frame { kev ev; } be_frame;
 
 typedef struct be_stack { be_frame *v; size_t n, cap; } be_stack;
 
-typedef struct pid_ent { uint64_t key; int32_t backend; uint32_t pname; int emitted, used; } pid_ent;
+typedef struct pid_ent { uint64_t key; int32_t backend; uint32_t pname; int emitted; } pid_ent;
 
 typedef struct kr {
     opscope_json_t *j;
@@ -81,11 +83,11 @@ typedef struct kr {
 
     uint8_t *catcache; size_t catcap; /* per name id: kernel category + 1 */
 
-    thr_ent *thr; size_t thr_mask, thr_n; /* (pid, tid) -> dense thread index */
+    OPSCOPE_VEC(thr_ent) thr; opscope_hindex thr_index; /* (pid, tid) -> dense thread index */
     uint64_t last_pid, last_tid; int64_t last_thr; /* one-entry cache: runs of one thread */
     be_stack *stacks; size_t n_stacks;     /* per dense thread index */
 
-    pid_ent *pids; size_t pid_mask, pid_n; /* pid -> backend/process name */
+    OPSCOPE_VEC(pid_ent) pids; opscope_hindex pid_index; /* pid -> backend/process name */
     int32_t next_str_backend;
 
     /* devices already announced as backends */
@@ -297,58 +299,47 @@ static uint64_t mix(uint64_t a, uint64_t b) {
     return opscope_mix64(opscope_hash_word(OPSCOPE_FNV_BASIS ^ a, b));
 }
 
+static bool thr_eq(const void *ctx, uint32_t id, const void *key) {
+    const thr_ent *e = &((const kr *)ctx)->thr.v[id], *k = key;
+    return e->pid == k->pid && e->tid == k->tid;
+}
+
 /* Dense index of the thread (PID, TID); -1 when out of memory. */
 static int64_t thread_of(kr *s, uint64_t pid, uint64_t tid) {
     if (s->last_thr >= 0 && pid == s->last_pid && tid == s->last_tid) return s->last_thr;
-    if (s->thr_n * 2 >= s->thr_mask) {
-        size_t ncap = s->thr ? (s->thr_mask + 1) * 2 : 256;
-        thr_ent *nt = calloc(ncap, sizeof *nt);
-        if (!nt) return -1;
-        for (size_t i = 0; s->thr && i <= s->thr_mask; i++) {
-            if (!s->thr[i].used) continue;
-            size_t h = mix(s->thr[i].a, s->thr[i].b) & (ncap - 1);
-            while (nt[h].used) h = (h + 1) & (ncap - 1);
-            nt[h] = s->thr[i];
+    thr_ent key = {pid, tid};
+    uint64_t h = mix(pid, tid);
+    uint32_t id = opscope_hindex_find(&s->thr_index, h, &key, thr_eq, s);
+    if (id == OPSCOPE_HINDEX_NONE) {
+        id = (uint32_t)s->thr.n;
+        if (OPSCOPE_VEC_PUSH(s->thr, key)) return -1;
+        if (opscope_hindex_add(&s->thr_index, h, id)) {
+            s->thr.n--;
+            return -1;
         }
-        free(s->thr);
-        s->thr = nt;
-        s->thr_mask = ncap - 1;
     }
-    size_t h = mix(pid, tid) & s->thr_mask;
-    while (s->thr[h].used) {
-        if (s->thr[h].a == pid && s->thr[h].b == tid) break;
-        h = (h + 1) & s->thr_mask;
-    }
-    if (!s->thr[h].used) s->thr[h] = (thr_ent){pid, tid, (uint32_t)s->thr_n++, 1};
     s->last_pid = pid;
     s->last_tid = tid;
-    s->last_thr = s->thr[h].v;
+    s->last_thr = id;
     return s->last_thr;
 }
 
+static bool pid_eq(const void *ctx, uint32_t id, const void *key) {
+    return ((const kr *)ctx)->pids.v[id].key == *(const uint64_t *)key;
+}
+
+/* The entry of pid KEY, added when new; NULL when out of memory. Valid until the next call. */
 static pid_ent *pid_get(kr *s, uint64_t key) {
-    if (s->pid_n * 2 >= s->pid_mask) {
-        size_t ncap = s->pids ? (s->pid_mask + 1) * 2 : 64;
-        pid_ent *np = calloc(ncap, sizeof *np);
-        if (!np) return NULL;
-        for (size_t i = 0; s->pids && i <= s->pid_mask; i++) {
-            if (!s->pids[i].used) continue;
-            size_t h = mix(s->pids[i].key, 1) & (ncap - 1);
-            while (np[h].used) h = (h + 1) & (ncap - 1);
-            np[h] = s->pids[i];
-        }
-        free(s->pids);
-        s->pids = np;
-        s->pid_mask = ncap - 1;
+    uint64_t h = mix(key, 1);
+    uint32_t id = opscope_hindex_find(&s->pid_index, h, &key, pid_eq, s);
+    if (id != OPSCOPE_HINDEX_NONE) return &s->pids.v[id];
+    id = (uint32_t)s->pids.n;
+    if (OPSCOPE_VEC_PUSH(s->pids, ((pid_ent){key, -1, UINT32_MAX, 0}))) return NULL;
+    if (opscope_hindex_add(&s->pid_index, h, id)) {
+        s->pids.n--;
+        return NULL;
     }
-    size_t h = mix(key, 1) & s->pid_mask;
-    while (s->pids[h].used) {
-        if (s->pids[h].key == key) return &s->pids[h];
-        h = (h + 1) & s->pid_mask;
-    }
-    s->pids[h] = (pid_ent){key, -1, UINT32_MAX, 0, 1};
-    s->pid_n++;
-    return &s->pids[h];
+    return &s->pids.v[id];
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1129,7 +1120,7 @@ int opscope_kineto_read_json(opscope_json_t *j, opscope_format format, const ops
     s.last_thr = -1;
     s.announced_platform = OPSCOPE_KINETO_PLATFORM_UNKNOWN;
     int rc = -1;
-    if (!s.names) {
+    if (!s.names || opscope_hindex_init(&s.thr_index, 64) || opscope_hindex_init(&s.pid_index, 16)) {
         kr_fail(&s, OPSCOPE_ERROR_NOMEM, "out of memory");
         goto out;
     }
@@ -1157,8 +1148,10 @@ out:
     free(s.abuf);
     free(s.dbuf);
     free(s.catcache);
-    free(s.thr);
-    free(s.pids);
+    free(s.thr.v);
+    opscope_hindex_free(&s.thr_index);
+    free(s.pids.v);
+    opscope_hindex_free(&s.pid_index);
     for (size_t i = 0; i < s.n_stacks; i++) free(s.stacks[i].v);
     free(s.stacks);
     if (s.own_names) opscope_strtab_free(s.names);
