@@ -3,6 +3,7 @@
 #include "analyze/busy.h"
 #include "util/vec.h"
 #include "util/hash.h"
+#include "util/hindex.h"
 #include "util/sort.h"
 
 #include <stdlib.h>
@@ -505,44 +506,51 @@ static int sweep(const iv_t *iv, size_t niv, const q_t *q, size_t nq, uint32_t *
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* An int64 -> uint32 open-addressing map (External id -> CPU op name).                       */
+/* External id -> CPU op name: the names in a vector, a hash index over them. The hash of an
+ * id is opscope_mix64 of it, a bijection, so an equal hash is an equal id: the index's slots
+ * are the keys and the entries keep only the names (a trace has ~1e5 CPU ops). */
 
 typedef struct xmap {
-    int64_t *key;
-    uint32_t *val;
-    size_t mask;
+    OPSCOPE_VEC(uint32_t) val;
+    opscope_hindex index;
 } xmap;
 
 static int xmap_init(xmap *m, size_t n) {
-    size_t cap = 16;
-    while (cap < n * 2) cap *= 2;
-    m->key = malloc(cap * sizeof *m->key);
-    m->val = malloc(cap * sizeof *m->val);
-    m->mask = cap - 1;
-    if (!m->key || !m->val) return -1;
-    for (size_t i = 0; i < cap; i++) m->key[i] = -1;
-    return 0;
+    return opscope_hindex_init(&m->index, n) ||
+           opscope_vec_reserve((void **)&m->val.v, &m->val.cap, n, sizeof *m->val.v, 16) ? -1 : 0;
 }
 
-static void xmap_put(xmap *m, int64_t key, uint32_t val) {
-    size_t h = opscope_mix64((uint64_t)key) & m->mask;
-    while (m->key[h] != -1 && m->key[h] != key) h = (h + 1) & m->mask;
-    m->key[h] = key;
-    m->val[h] = val;
+static void xmap_free(xmap *m) {
+    free(m->val.v);
+    opscope_hindex_free(&m->index);
 }
 
-/* The value of KEY, or NO_NAME; *SLOT (may be NULL) gets the key's slot, which identifies it. */
+static bool xmap_eq(const void *ctx, uint32_t id, const void *key) {
+    (void)ctx, (void)id, (void)key;
+    return true; /* the hashes matched: the ids are equal */
+}
+
+/* KEY's value becomes VAL (the last put wins). 0, or -1 when out of memory. */
+static int xmap_put(xmap *m, int64_t key, uint32_t val) {
+    uint64_t h = opscope_mix64((uint64_t)key);
+    uint32_t id = opscope_hindex_find(&m->index, h, NULL, xmap_eq, NULL);
+    if (id != OPSCOPE_HINDEX_NONE) {
+        m->val.v[id] = val;
+        return 0;
+    }
+    if (OPSCOPE_VEC_PUSH(m->val, val)) return -1;
+    if (!opscope_hindex_add(&m->index, h, (uint32_t)(m->val.n - 1))) return 0;
+    m->val.n--;
+    return -1;
+}
+
+/* The value of KEY, or NO_NAME; *SLOT (may be NULL) gets the key's entry, which identifies it. */
 static uint32_t xmap_get(const xmap *m, int64_t key, size_t *slot) {
     if (key < 0) return NO_NAME;
-    size_t h = opscope_mix64((uint64_t)key) & m->mask;
-    while (m->key[h] != -1) {
-        if (m->key[h] == key) {
-            if (slot) *slot = h;
-            return m->val[h];
-        }
-        h = (h + 1) & m->mask;
-    }
-    return NO_NAME;
+    uint32_t id = opscope_hindex_find(&m->index, opscope_mix64((uint64_t)key), NULL, xmap_eq, NULL);
+    if (id == OPSCOPE_HINDEX_NONE) return NO_NAME;
+    if (slot) *slot = id;
+    return m->val.v[id];
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -940,8 +948,7 @@ typedef struct fin_t {
 } fin_t;
 
 static void fin_free(fin_t *f) {
-    free(f->xm.key);
-    free(f->xm.val);
+    xmap_free(&f->xm);
     free(f->q);
     free(f->cpu_of);
     free(f->cpu_idx);
@@ -1029,7 +1036,7 @@ static void fin_link_runtime(opscope_kineto_t *k, fin_t *f) {
 static int fin_enclose(opscope_kineto_t *k, fin_t *f) {
     if (xmap_init(&f->xm, k->cpu.n)) return -1;
     for (size_t i = 0; i < k->cpu.n; i++)
-        if (k->cpu_ext.v[i] >= 0) xmap_put(&f->xm, k->cpu_ext.v[i], k->cpu.v[i].name);
+        if (k->cpu_ext.v[i] >= 0 && xmap_put(&f->xm, k->cpu_ext.v[i], k->cpu.v[i].name)) return -1;
     iv_sort(k->cpu.v, k->cpu.n);
     q_sort(f->q, f->nq);
     if (sweep(k->cpu.v, k->cpu.n, f->q, f->nq, f->cpu_of, f->cpu_idx)) return -1;
