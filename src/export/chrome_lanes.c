@@ -1,6 +1,8 @@
 /* chrome_lanes.c - per-track lane assignment without moving events in time. */
 #include "export/chrome_lanes.h"
 #include "util/hash.h"
+#include "util/hindex.h"
+#include "util/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,22 +24,28 @@ struct opscope_lanes {
     size_t last; /* index of the last track used + 1 (0 = none): records come in runs */
     opscope_lane_info *infos;
     size_t n_infos, cap_infos;
-    /* hash index over tracks (open addressing, index + 1) */
-    uint32_t *slots;
-    size_t mask;
+    opscope_hindex index; /* (backend, split, kind) -> track */
 };
+
+typedef struct track_key {
+    int32_t b, s, k;
+} track_key;
 
 static uint64_t key_hash(int32_t b, int32_t s, int32_t k) {
     uint64_t h = ((uint64_t)(uint32_t)b << 32 | (uint32_t)s) ^ ((uint64_t)(uint32_t)k << 17);
     return opscope_mix64(h);
 }
 
+static bool track_eq(const void *ctx, uint32_t id, const void *key) {
+    const track *t = &((const opscope_lanes_t *)ctx)->tracks[id];
+    const track_key *q = key;
+    return t->backend_id == q->b && t->split_id == q->s && t->kind == q->k;
+}
+
 opscope_lanes_t *opscope_lanes_new(void) {
     opscope_lanes_t *l = calloc(1, sizeof *l);
     if (!l) return NULL;
-    l->mask = 63;
-    l->slots = calloc(l->mask + 1, sizeof *l->slots);
-    if (!l->slots) {
+    if (opscope_hindex_init(&l->index, 32)) {
         free(l);
         return NULL;
     }
@@ -49,24 +57,8 @@ void opscope_lanes_free(opscope_lanes_t *l) {
     for (size_t i = 0; i < l->n_tracks; i++) free(l->tracks[i].lanes);
     free(l->tracks);
     free(l->infos);
-    free(l->slots);
+    opscope_hindex_free(&l->index);
     free(l);
-}
-
-static int rehash(opscope_lanes_t *l) {
-    size_t ncap = (l->mask + 1) * 2;
-    uint32_t *ns = calloc(ncap, sizeof *ns);
-    if (!ns) return -1;
-    for (size_t i = 0; i < l->n_tracks; i++) {
-        const track *t = &l->tracks[i];
-        size_t j = key_hash(t->backend_id, t->split_id, t->kind) & (ncap - 1);
-        while (ns[j]) j = (j + 1) & (ncap - 1);
-        ns[j] = (uint32_t)(i + 1);
-    }
-    free(l->slots);
-    l->slots = ns;
-    l->mask = ncap - 1;
-    return 0;
 }
 
 static track *find_track(opscope_lanes_t *l, int32_t b, int32_t s, int32_t k) {
@@ -74,34 +66,22 @@ static track *find_track(opscope_lanes_t *l, int32_t b, int32_t s, int32_t k) {
         track *t = &l->tracks[l->last - 1];
         if (t->backend_id == b && t->split_id == s && t->kind == k) return t;
     }
-    size_t j = key_hash(b, s, k) & l->mask;
-    while (l->slots[j]) {
-        track *t = &l->tracks[l->slots[j] - 1];
-        if (t->backend_id == b && t->split_id == s && t->kind == k) {
-            l->last = l->slots[j];
-            return t;
-        }
-        j = (j + 1) & l->mask;
+    track_key key = {b, s, k};
+    uint64_t h = key_hash(b, s, k);
+    uint32_t id = opscope_hindex_find(&l->index, h, &key, track_eq, l);
+    if (id != OPSCOPE_HINDEX_NONE) {
+        l->last = (size_t)id + 1;
+        return &l->tracks[id];
     }
-    if ((l->n_tracks + 1) * 2 > l->mask + 1) {
-        if (rehash(l)) return NULL;
-        j = key_hash(b, s, k) & l->mask;
-        while (l->slots[j]) j = (j + 1) & l->mask;
-    }
-    if (l->n_tracks == l->cap_tracks) {
-        size_t nc = l->cap_tracks ? l->cap_tracks * 2 : 16;
-        track *nt = realloc(l->tracks, nc * sizeof *nt);
-        if (!nt) return NULL;
-        l->tracks = nt;
-        l->cap_tracks = nc;
-    }
+    if (opscope_vec_reserve((void **)&l->tracks, &l->cap_tracks, l->n_tracks + 1, sizeof *l->tracks, 16) ||
+        opscope_hindex_add(&l->index, h, (uint32_t)l->n_tracks))
+        return NULL;
     track *t = &l->tracks[l->n_tracks];
     memset(t, 0, sizeof *t);
     t->backend_id = b;
     t->split_id = s;
     t->kind = k;
-    l->slots[j] = (uint32_t)(++l->n_tracks);
-    l->last = l->n_tracks;
+    l->last = ++l->n_tracks;
     return t;
 }
 
@@ -123,13 +103,8 @@ uint32_t opscope_lanes_assign(opscope_lanes_t *l, int32_t backend_id, int32_t sp
         t->lanes = nl;
         t->cap_lanes = nc;
     }
-    if (l->n_infos == l->cap_infos) {
-        size_t nc = l->cap_infos ? l->cap_infos * 2 : 16;
-        opscope_lane_info *ni = realloc(l->infos, nc * sizeof *ni);
-        if (!ni) return 0;
-        l->infos = ni;
-        l->cap_infos = nc;
-    }
+    if (opscope_vec_reserve((void **)&l->infos, &l->cap_infos, l->n_infos + 1, sizeof *l->infos, 16))
+        return 0;
     uint32_t tid = (uint32_t)(l->n_infos + 1);
     opscope_lane_info *info = &l->infos[l->n_infos++];
     info->backend_id = backend_id;
