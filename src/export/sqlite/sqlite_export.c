@@ -9,6 +9,8 @@
 #include "analyze/stats.h"
 #include "model/strtab.h"
 #include "util/hash.h"
+#include "util/hindex.h"
+#include "util/vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,10 +27,9 @@
 #define MAX_SHAPE_BYTES ((size_t)256 << 20)
 
 typedef struct shape_ent {
-    uint64_t hash;
     size_t off;   /* key bytes in the arena */
     uint32_t len;
-    int64_t id;   /* 0: empty slot */
+    int64_t id;   /* the row */
 } shape_ent;
 
 struct opscope_sqlite_export {
@@ -39,8 +40,8 @@ struct opscope_sqlite_export {
     opscope_meta meta;
     char *profiler;
     opscope_graphs_t *graphs;
-    shape_ent *sh;                 /* open addressing on the key's hash */
-    size_t sh_mask, sh_n;
+    OPSCOPE_VEC(shape_ent) sh;     /* the distinct shapes kept */
+    opscope_hindex sh_index;       /* their keys' hashes -> sh */
     unsigned char *arena;          /* the keys */
     size_t arena_len, arena_cap;
     int64_t n_shapes;
@@ -239,46 +240,27 @@ static int64_t shape_new(opscope_sqlite_export_t *x, sq_batch *b, const opscope_
     return ++x->n_shapes;
 }
 
+static bool shape_eq(const void *ctx, uint32_t id, const void *key) {
+    const opscope_sqlite_export_t *x = ctx;
+    const shape_ent *e = &x->sh.v[id];
+    return e->len == *(const size_t *)key && !memcmp(x->arena + e->off, x->key, e->len);
+}
+
 static int64_t shape_id(opscope_sqlite_export_t *x, sq_batch *b, const opscope_record *r) {
     size_t len = shape_key(x, r);
     uint64_t h = opscope_hash_bytes(x->key, len);
-    if (!x->sh) {
-        x->sh = calloc(1024, sizeof *x->sh);
-        if (!x->sh) return -1;
-        x->sh_mask = 1023;
-    }
-    size_t i = h & x->sh_mask;
-    for (; x->sh[i].id; i = (i + 1) & x->sh_mask)
-        if (x->sh[i].hash == h && x->sh[i].len == len && !memcmp(x->arena + x->sh[i].off, x->key, len))
-            return x->sh[i].id;
-    if (x->sh_n >= MAX_SHAPES || x->arena_len + len > MAX_SHAPE_BYTES) return shape_new(x, b, r);
-    if (x->arena_len + len > x->arena_cap) {
-        size_t cap = x->arena_cap ? x->arena_cap * 2 : 65536;
-        while (cap < x->arena_len + len) cap *= 2;
-        unsigned char *a = realloc(x->arena, cap);
-        if (!a) return -1;
-        x->arena = a;
-        x->arena_cap = cap;
-    }
+    if (!x->sh_index.slots && opscope_hindex_init(&x->sh_index, 512)) return -1;
+    uint32_t found = opscope_hindex_find(&x->sh_index, h, &len, shape_eq, x);
+    if (found != OPSCOPE_HINDEX_NONE) return x->sh.v[found].id;
+    if (x->sh.n >= MAX_SHAPES || x->arena_len + len > MAX_SHAPE_BYTES) return shape_new(x, b, r);
+    if (opscope_vec_reserve((void **)&x->arena, &x->arena_cap, x->arena_len + len, 1, 65536) ||
+        opscope_vec_reserve((void **)&x->sh.v, &x->sh.cap, x->sh.n + 1, sizeof *x->sh.v, 1024))
+        return -1;
     int64_t id = shape_new(x, b, r);
-    if (id < 0) return -1;
+    if (id < 0 || opscope_hindex_add(&x->sh_index, h, (uint32_t)x->sh.n)) return -1;
     memcpy(x->arena + x->arena_len, x->key, len);
-    x->sh[i] = (shape_ent){.hash = h, .off = x->arena_len, .len = (uint32_t)len, .id = id};
+    x->sh.v[x->sh.n++] = (shape_ent){.off = x->arena_len, .len = (uint32_t)len, .id = id};
     x->arena_len += len;
-    if (++x->sh_n * 2 > x->sh_mask + 1) { /* grow: rehash every entry */
-        size_t cap = (x->sh_mask + 1) * 2;
-        shape_ent *ns = calloc(cap, sizeof *ns);
-        if (!ns) return -1;
-        for (size_t k = 0; k <= x->sh_mask; k++) {
-            if (!x->sh[k].id) continue;
-            size_t j = x->sh[k].hash & (cap - 1);
-            while (ns[j].id) j = (j + 1) & (cap - 1);
-            ns[j] = x->sh[k];
-        }
-        free(x->sh);
-        x->sh = ns;
-        x->sh_mask = cap - 1;
-    }
     return id;
 }
 
@@ -410,7 +392,8 @@ static void release(opscope_sqlite_export_t *x, bool remove_tmp) {
     free(x->source);
     free(x->profiler);
     opscope_graphs_free(x->graphs);
-    free(x->sh);
+    free(x->sh.v);
+    opscope_hindex_free(&x->sh_index);
     free(x->arena);
     free(x);
 }
