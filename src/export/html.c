@@ -5,6 +5,7 @@
 #include "analyze/fused_name.h"
 #include "util/out.h"
 #include "util/hash.h"
+#include "util/hindex.h"
 #include "util/vec.h"
 #include "model/strtab.h"
 
@@ -13,14 +14,6 @@
 
 typedef opscope_html_sig html_sig;
 typedef opscope_html_lane html_lane;
-
-/* Open addressing u64 -> u32 map (keys hashed by the caller). */
-typedef struct html_map {
-    uint64_t *keys;
-    uint32_t *vals; /* UINT32_MAX = empty */
-    size_t cap;     /* power of two */
-    size_t n;
-} html_map;
 
 struct opscope_html_sink {
     opscope_peak peak;
@@ -34,11 +27,11 @@ struct opscope_html_sink {
     opscope_strtab_t *strings;
     html_sig *sigs;
     size_t n_sigs, cap_sigs;
-    html_map sig_map; /* hash of a sig -> sig id (collisions resolved by comparing sigs) */
+    opscope_hindex sig_map; /* a sig's bytes -> sig id */
 
     html_lane *lanes;
     size_t n_lanes, cap_lanes;
-    html_map lane_map;
+    opscope_hindex lane_map; /* (backend, copy, split) -> lane id */
 
     uint64_t *start, *dur;
     uint32_t *sig, *lane;
@@ -61,46 +54,6 @@ struct opscope_html_sink {
 
 /* ---------------------------------------------------------------------------------------- */
 
-static int map_init(html_map *m) {
-    m->cap = 64;
-    m->n = 0;
-    m->keys = malloc(m->cap * sizeof *m->keys);
-    m->vals = malloc(m->cap * sizeof *m->vals);
-    if (!m->keys || !m->vals) return -1;
-    memset(m->vals, 0xff, m->cap * sizeof *m->vals);
-    return 0;
-}
-
-static void map_free(html_map *m) {
-    free(m->keys);
-    free(m->vals);
-}
-
-static int map_grow(html_map *m) {
-    size_t nc = m->cap * 2;
-    uint64_t *nk = malloc(nc * sizeof *nk);
-    uint32_t *nv = malloc(nc * sizeof *nv);
-    if (!nk || !nv) {
-        free(nk);
-        free(nv);
-        return -1;
-    }
-    memset(nv, 0xff, nc * sizeof *nv);
-    for (size_t i = 0; i < m->cap; i++) {
-        if (m->vals[i] == UINT32_MAX) continue;
-        size_t j = (size_t)opscope_mix64(m->keys[i]) & (nc - 1); /* as lookups probe */
-        while (nv[j] != UINT32_MAX) j = (j + 1) & (nc - 1);
-        nk[j] = m->keys[i];
-        nv[j] = m->vals[i];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = nk;
-    m->vals = nv;
-    m->cap = nc;
-    return 0;
-}
-
 /* ---------------------------------------------------------------------------------------- */
 
 opscope_html_sink_t *opscope_html_sink_new(const char *out_path, const char *source_name,
@@ -113,8 +66,8 @@ opscope_html_sink_t *opscope_html_sink_new(const char *out_path, const char *sou
     h->max_records = max_records;
     h->stride = 1;
     h->profiler = "";
-    if (!h->out_path || !h->source_name || !h->strings || map_init(&h->sig_map) ||
-        map_init(&h->lane_map))
+    if (!h->out_path || !h->source_name || !h->strings || opscope_hindex_init(&h->sig_map, 48) ||
+        opscope_hindex_init(&h->lane_map, 48))
         goto nomem;
     return h;
 nomem:
@@ -133,9 +86,9 @@ void opscope_html_sink_abort(opscope_html_sink_t *h) {
     free(h->source_name);
     opscope_strtab_free(h->strings);
     free(h->sigs);
-    map_free(&h->sig_map);
+    opscope_hindex_free(&h->sig_map);
     free(h->lanes);
-    map_free(&h->lane_map);
+    opscope_hindex_free(&h->lane_map);
     free(h->start);
     free(h->dur);
     free(h->sig);
@@ -282,57 +235,45 @@ static size_t format_shape(opscope_html_sink_t *h, const opscope_record *rec) {
     return (size_t)(p - h->shape_buf);
 }
 
+static uint64_t lane_key(int32_t backend, uint32_t is_copy, int32_t split) {
+    return ((uint64_t)(uint32_t)backend << 33) ^ ((uint64_t)is_copy << 32) ^ (uint32_t)split;
+}
+
+static bool lane_eq(const void *ctx, uint32_t id, const void *key) {
+    const html_lane *l = &((const opscope_html_sink_t *)ctx)->lanes[id];
+    return lane_key(l->backend, l->is_copy, l->split) == *(const uint64_t *)key;
+}
+
 static int lane_id(opscope_html_sink_t *h, int32_t backend, uint32_t is_copy, int32_t split,
                    uint32_t *out) {
-    uint64_t key = ((uint64_t)(uint32_t)backend << 33) ^ ((uint64_t)is_copy << 32) ^ (uint32_t)split;
-    html_map *m = &h->lane_map;
-    size_t j = (size_t)opscope_mix64(key) & (m->cap - 1);
-    while (m->vals[j] != UINT32_MAX) {
-        if (m->keys[j] == key) {
-            *out = m->vals[j];
-            return 0;
-        }
-        j = (j + 1) & (m->cap - 1);
+    uint64_t key = lane_key(backend, is_copy, split), hash = opscope_mix64(key);
+    html_lane lane = {backend, split, is_copy};
+    uint32_t id = opscope_hindex_find(&h->lane_map, hash, &key, lane_eq, h);
+    if (id == OPSCOPE_HINDEX_NONE) {
+        id = (uint32_t)h->n_lanes;
+        if (opscope_vec_reserve((void **)&h->lanes, &h->cap_lanes, h->n_lanes + 1, sizeof *h->lanes, 16) ||
+            opscope_hindex_add(&h->lane_map, hash, id))
+            return -1;
+        h->lanes[h->n_lanes++] = lane;
     }
-    if (h->n_lanes == h->cap_lanes) {
-        size_t nc = h->cap_lanes ? h->cap_lanes * 2 : 16;
-        html_lane *nl = realloc(h->lanes, nc * sizeof *nl);
-        if (!nl) return -1;
-        h->lanes = nl;
-        h->cap_lanes = nc;
-    }
-    uint32_t id = (uint32_t)h->n_lanes;
-    h->lanes[h->n_lanes++] = (html_lane){backend, split, is_copy};
-    m->keys[j] = key;
-    m->vals[j] = id;
-    if (++m->n * 2 > m->cap && map_grow(m)) return -1;
     *out = id;
     return 0;
 }
 
+static bool sig_eq(const void *ctx, uint32_t id, const void *key) {
+    return !memcmp(&((const opscope_html_sink_t *)ctx)->sigs[id], key, sizeof(html_sig));
+}
+
 static int sig_id(opscope_html_sink_t *h, const html_sig *s, uint32_t *out) {
-    uint64_t key = opscope_hash_bytes(s, sizeof *s);
-    html_map *m = &h->sig_map;
-    size_t j = (size_t)opscope_mix64(key) & (m->cap - 1);
-    while (m->vals[j] != UINT32_MAX) {
-        if (m->keys[j] == key && !memcmp(&h->sigs[m->vals[j]], s, sizeof *s)) {
-            *out = m->vals[j];
-            return 0;
-        }
-        j = (j + 1) & (m->cap - 1);
+    uint64_t hash = opscope_hash_bytes(s, sizeof *s);
+    uint32_t id = opscope_hindex_find(&h->sig_map, hash, s, sig_eq, h);
+    if (id == OPSCOPE_HINDEX_NONE) {
+        id = (uint32_t)h->n_sigs;
+        if (opscope_vec_reserve((void **)&h->sigs, &h->cap_sigs, h->n_sigs + 1, sizeof *h->sigs, 256) ||
+            opscope_hindex_add(&h->sig_map, hash, id))
+            return -1;
+        h->sigs[h->n_sigs++] = *s;
     }
-    if (h->n_sigs == h->cap_sigs) {
-        size_t nc = h->cap_sigs ? h->cap_sigs * 2 : 256;
-        html_sig *ns = realloc(h->sigs, nc * sizeof *ns);
-        if (!ns) return -1;
-        h->sigs = ns;
-        h->cap_sigs = nc;
-    }
-    uint32_t id = (uint32_t)h->n_sigs;
-    h->sigs[h->n_sigs++] = *s;
-    m->keys[j] = key;
-    m->vals[j] = id;
-    if (++m->n * 2 > m->cap && map_grow(m)) return -1;
     *out = id;
     return 0;
 }
