@@ -4,7 +4,7 @@
  * The tables are X-macro files in ggml's own style: model/ggml_ops.def (ops with their kernel
  * category, FLOPs formula and traffic rule), model/ggml_types.def (type names and block
  * sizes), model/ggml_sub_ops.def (UNARY and GLU functions). A ggml bump edits those files
- * only. Code names an op by its enum value (OPSCOPE_GGML_OP_MUL_MAT) and finds a record's op
+ * only; sub-ops too are named by their enum (OPSCOPE_GGML_UNARY_OP_SILU). Code names an op by its enum value (OPSCOPE_GGML_OP_MUL_MAT) and finds a record's op
  * with opscope_ggml_op_value(name); a layer that needs a trait (analyze: categories, FLOPs,
  * traffic) expands the .def itself into its own array, indexed by the enum.
  * Every function is pure and thread-safe; strings returned are static.
@@ -79,5 +79,34 @@ bool opscope_ggml_op_is_view(int op);
 
 /* Whether op OP takes a sub-op (UNARY, GLU: ggml keeps its function in op_params[0]). */
 bool opscope_ggml_op_has_sub_op(int op);
+
+/* ggml's enum ggml_unary_op and enum ggml_glu_op (model/ggml_sub_ops.def): the same values. */
+typedef enum opscope_ggml_unary_op {
+#define GGML_UNARY_OP(NAME) OPSCOPE_GGML_UNARY_OP_##NAME,
+#define GGML_GLU_OP(NAME)
+#include "model/ggml_sub_ops.def"
+#undef GGML_UNARY_OP
+#undef GGML_GLU_OP
+    OPSCOPE_GGML_UNARY_OP_COUNT
+} opscope_ggml_unary_op;
+
+typedef enum opscope_ggml_glu_op {
+#define GGML_UNARY_OP(NAME)
+#define GGML_GLU_OP(NAME) OPSCOPE_GGML_GLU_OP_##NAME,
+#include "model/ggml_sub_ops.def"
+#undef GGML_UNARY_OP
+#undef GGML_GLU_OP
+    OPSCOPE_GGML_GLU_OP_COUNT
+} opscope_ggml_glu_op;
+
+/* The sub-op names by value (OPSCOPE_GGML_UNARY_OP_COUNT, OPSCOPE_GGML_GLU_OP_COUNT). */
+extern const char *const opscope_ggml_unary_op_names[];
+extern const char *const opscope_ggml_glu_op_names[];
+
+/* Whether NAME (NULL: no) is UNARY's function OP, as opscope_ggml_op_is. */
+static inline bool opscope_ggml_unary_op_is(const char *name, opscope_ggml_unary_op op) {
+    const char *n = opscope_ggml_unary_op_names[op];
+    return name && name[0] == n[0] && !strcmp(name, n);
+}
 
 #endif /* OPSCOPE_MODEL_GGML_VOCAB_H */

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-static const char *const unary_names[] = {
+const char *const opscope_ggml_unary_op_names[] = {
 #define GGML_UNARY_OP(NAME) #NAME,
 #define GGML_GLU_OP(NAME)
 #include "model/ggml_sub_ops.def"
@@ -14,7 +14,7 @@ static const char *const unary_names[] = {
 #undef GGML_GLU_OP
 };
 
-static const char *const glu_names[] = {
+const char *const opscope_ggml_glu_op_names[] = {
 #define GGML_UNARY_OP(NAME)
 #define GGML_GLU_OP(NAME) #NAME,
 #include "model/ggml_sub_ops.def"
@@ -26,12 +26,12 @@ static const char *const glu_names[] = {
 static const char *const *table_of(const char *op, size_t *n) {
     int v = opscope_ggml_op_value(op);
     if (v == OPSCOPE_GGML_OP_UNARY) {
-        *n = sizeof unary_names / sizeof *unary_names;
-        return unary_names;
+        *n = OPSCOPE_GGML_UNARY_OP_COUNT;
+        return opscope_ggml_unary_op_names;
     }
     if (v == OPSCOPE_GGML_OP_GLU) {
-        *n = sizeof glu_names / sizeof *glu_names;
-        return glu_names;
+        *n = OPSCOPE_GGML_GLU_OP_COUNT;
+        return opscope_ggml_glu_op_names;
     }
     return NULL;
 }

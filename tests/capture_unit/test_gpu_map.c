@@ -210,6 +210,30 @@ static int test_fusion_and_longest_prefix(void) {
     return 0;
 }
 
+/* ggml-vulkan names a fused UNARY+MUL and the sigmoid top-k MoE routing after the UNARY's
+ * function (its fusion_string); any other function gets the remaining name. */
+static int test_sub_op_fusion_names(void) {
+    static const char *const subs[] = {"SILU", "GELU", "SIGMOID", "SOFTPLUS", "GELU_QUICK"};
+    static const char *const want[] = {"SILU_MUL", "GELU_MUL", "SIGMOID_MUL", "SOFTPLUS_MUL", "SOFTPLUS_MUL"};
+    const opscope_gpu_rules *r = opscope_gpu_rules_for("vulkan");
+    char buf[64];
+    for (int i = 0; i < 5; i++) {
+        opscope_gpu_node nodes[] = {{"UNARY", "u", subs[i], false}, N("MUL", "m")};
+        opscope_gpu_group g = {.first = 0, .last = 1, .main = 0};
+        opscope_gpu_group_name(r, nodes, &g, buf, sizeof buf);
+        ASSERT_EQ_STR(buf, want[i]);
+    }
+    opscope_gpu_node moe[] = {{"UNARY", "s", "SIGMOID", false}, N("ADD", "b"), N("ARGSORT", "a"),
+                              N("VIEW", "v"), N("GET_ROWS", "w")};
+    opscope_gpu_group g = {.first = 0, .last = 4, .main = 2};
+    opscope_gpu_group_name(r, moe, &g, buf, sizeof buf);
+    ASSERT_EQ_STR(buf, "TOPK_MOE_SIGMOID_NORM_BIAS");
+    moe[0].sub = "SOFTPLUS";
+    opscope_gpu_group_name(r, moe, &g, buf, sizeof buf);
+    ASSERT_EQ_STR(buf, "TOPK_MOE_SQRT_SOFTPLUS_NORM_BIAS");
+    return 0;
+}
+
 /* Nodes sharing one label text (test-backend-ops repeats a node) are told apart by the
  * label's openings; a node whose label opens again (its recording went on in a new command
  * buffer) stays one group. */
@@ -258,4 +282,4 @@ static int test_split_shared(void) {
 
 TEST_MAIN(TEST(test_split_shared), TEST(test_dense_labels), TEST(test_dense_names_only), TEST(test_moe_labels), TEST(test_moe_names_only),
           TEST(test_helpers), TEST(test_fusion_and_longest_prefix), TEST(test_label_openings),
-          TEST(test_unknown_names))
+          TEST(test_unknown_names), TEST(test_sub_op_fusion_names))

@@ -20,7 +20,9 @@ One node per folder of src/ (src/export/sqlite is export, src/capture/gpu is cap
             '|', '+' or ':' ("MUL_MAT", "CPY|CONT", "RMS_NORM+MUL", "UNARY:SILU"; a name less
             its trailing digits, "MAP_CUSTOM", counts too): at most 3 files spell them, the
             table among them; everything else uses the enum (model/ggml_vocab.h). Prose that
-            mentions an op ("the widest MUL_MAT's rows") is not vocabulary
+            mentions an op ("the widest MUL_MAT's rows") is not vocabulary. The sub-op names
+            of model/ggml_sub_ops.def (UNARY's and GLU's functions: "SILU", "UNARY:SILU")
+            count the same way: code names them by their enum (OPSCOPE_GGML_UNARY_OP_SILU)
 Each edge must be allowed by LAYERS (a folder uses only those below it); the folder graph
 must have no circle; only export/ writes a format. The few file-level exceptions are named
 in EXCEPTIONS with the reason. Prints each violation with the files and symbols behind it,
@@ -91,6 +93,7 @@ HASH_HOME = "util/hash.h"
 
 # ggml's vocabulary: the files that may spell op names (the bar: at most 3, the table first)
 VOCAB_TABLE = "model/ggml_ops.def"
+VOCAB_SUB_TABLE = "model/ggml_sub_ops.def"
 VOCAB_FILES = {
     VOCAB_TABLE: "ggml's enum ggml_op with each op's category, FLOPs and traffic rule",
 }
@@ -194,7 +197,9 @@ def vocab_spellings(src):
     """{file: [line: literal]} of the op-name literals in src/ (ops read from VOCAB_TABLE)."""
     table = open(os.path.join(src, VOCAB_TABLE), encoding="utf-8").read()
     ops = set(re.findall(r"^GGML_OP\(([A-Z0-9_]+),", table, re.M))
-    is_op = lambda w: w in ops or (w + "1") in ops
+    sub_table = open(os.path.join(src, VOCAB_SUB_TABLE), encoding="utf-8").read()
+    subs = set(re.findall(r"^GGML_(?:UNARY|GLU)_OP\(([A-Z0-9_]+)\)", sub_table, re.M))
+    is_op = lambda w: w in ops or (w + "1") in ops or w in subs
     found = {VOCAB_TABLE: [f"{len(ops)} ops"]} if ops else {}
     for root, _, files in os.walk(src):
         for f in sorted(files):
@@ -221,7 +226,7 @@ def check_vocab(src):
         if rel not in VOCAB_FILES:
             bad = 1
             more = f" (+{len(where) - 4} more)" if len(where) > 4 else ""
-            print(f"vocabulary: {rel} spells ggml op names (use model/ggml_vocab.h): "
+            print(f"vocabulary: {rel} spells ggml op or sub-op names (use model/ggml_vocab.h): "
                   f"{'; '.join(where[:4])}{more}")
     if len(VOCAB_FILES) > VOCAB_MAX_FILES:
         bad = 1

@@ -96,6 +96,27 @@ static int test_types_and_sub_ops(void) {
     return 0;
 }
 
+static int test_sub_op_enums(void) {
+    /* enum ggml_unary_op / ggml_glu_op of ggml 0.27's ggml.h */
+    ASSERT_EQ_INT(OPSCOPE_GGML_UNARY_OP_SIGMOID, 7);
+    ASSERT_EQ_INT(OPSCOPE_GGML_UNARY_OP_GELU, 8);
+    ASSERT_EQ_INT(OPSCOPE_GGML_UNARY_OP_SILU, 10);
+    ASSERT_EQ_INT(OPSCOPE_GGML_UNARY_OP_SOFTPLUS, 15);
+    ASSERT_EQ_INT(OPSCOPE_GGML_UNARY_OP_COUNT, 22);
+    ASSERT_EQ_INT(OPSCOPE_GGML_GLU_OP_SWIGLU, 2);
+    ASSERT_EQ_INT(OPSCOPE_GGML_GLU_OP_COUNT, 7);
+    ASSERT_EQ_STR(opscope_ggml_unary_op_names[OPSCOPE_GGML_UNARY_OP_TRUNC], "TRUNC");
+    ASSERT_EQ_STR(opscope_ggml_glu_op_names[OPSCOPE_GGML_GLU_OP_SWIGLU_CLAMP], "SWIGLU_CLAMP");
+    ASSERT_TRUE(opscope_ggml_unary_op_is("SILU", OPSCOPE_GGML_UNARY_OP_SILU));
+    ASSERT_TRUE(!opscope_ggml_unary_op_is("GELU_QUICK", OPSCOPE_GGML_UNARY_OP_GELU));
+    ASSERT_TRUE(!opscope_ggml_unary_op_is("GELU", OPSCOPE_GGML_UNARY_OP_GELU_QUICK));
+    ASSERT_TRUE(!opscope_ggml_unary_op_is("silu", OPSCOPE_GGML_UNARY_OP_SILU));
+    ASSERT_TRUE(!opscope_ggml_unary_op_is(NULL, OPSCOPE_GGML_UNARY_OP_SILU));
+    for (int v = 0; v < OPSCOPE_GGML_UNARY_OP_COUNT; v++)
+        ASSERT_EQ_STR(opscope_sub_op_name("UNARY", v), opscope_ggml_unary_op_names[v]);
+    return 0;
+}
+
 static void *lookup_all(void *arg) {
     int *bad = arg;
     for (int v = 0; v < opscope_ggml_op_count(); v++)
@@ -116,4 +137,5 @@ static int test_first_use_from_threads(void) {
 }
 
 TEST_MAIN(TEST(test_first_use_from_threads), TEST(test_values_are_ggml_enum), TEST(test_every_name_round_trips),
-          TEST(test_not_ops), TEST(test_parts_of_names), TEST(test_traits), TEST(test_types_and_sub_ops))
+          TEST(test_not_ops), TEST(test_parts_of_names), TEST(test_traits), TEST(test_types_and_sub_ops),
+          TEST(test_sub_op_enums))

@@ -11,6 +11,7 @@
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define O(NAME) OPSCOPE_GGML_OP_##NAME /* an op of model/ggml_ops.def */
 #define END OPSCOPE_GGML_OP_COUNT     /* ends a sequence of ops */
+#define U(NAME) OPSCOPE_GGML_UNARY_OP_##NAME /* a function of UNARY (model/ggml_sub_ops.def) */
 
 /* ggml-vulkan's pipeline names (ggml_vk_create_pipeline's name argument, which
  * GGML_VK_DEBUG_MARKERS passes to vkSetDebugUtilsObjectNameEXT). */
@@ -87,14 +88,14 @@ static const char *vk_group_name(const opscope_gpu_node *nodes, const opscope_gp
         if (opscope_ggml_op_is(f->op, O(SOFT_MAX))) {
             return has_op(nodes, g, O(SUM_ROWS)) ? "TOPK_MOE_EARLY_SOFTMAX_NORM" : "TOPK_MOE_EARLY_SOFTMAX";
         }
-        if (f->sub && strcmp(f->sub, "SIGMOID") == 0) return "TOPK_MOE_SIGMOID_NORM_BIAS";
+        if (opscope_ggml_unary_op_is(f->sub, U(SIGMOID))) return "TOPK_MOE_SIGMOID_NORM_BIAS";
         if (f->sub) return "TOPK_MOE_SQRT_SOFTPLUS_NORM_BIAS";
     }
     static const opscope_ggml_op unary_mul[] = {O(UNARY), O(MUL), END};
     if (ops_are(nodes, g, unary_mul) && f->sub) {
-        if (strcmp(f->sub, "GELU") == 0) return "GELU_MUL";
-        if (strcmp(f->sub, "SIGMOID") == 0) return "SIGMOID_MUL";
-        if (strcmp(f->sub, "SILU") == 0) return "SILU_MUL";
+        if (opscope_ggml_unary_op_is(f->sub, U(GELU))) return "GELU_MUL";
+        if (opscope_ggml_unary_op_is(f->sub, U(SIGMOID))) return "SIGMOID_MUL";
+        if (opscope_ggml_unary_op_is(f->sub, U(SILU))) return "SILU_MUL";
         return "SOFTPLUS_MUL";
     }
     static const opscope_ggml_op ssm_bias[] = {O(SSM_CONV), O(ADD), O(UNARY), END};

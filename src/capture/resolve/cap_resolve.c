@@ -58,7 +58,8 @@ static const char *layout_problem(void) {
                !opscope_ggml_op_is(opscope_cap_ggml.op_name(GGML_OP_GLU), OPSCOPE_GGML_OP_GLU)) {
         why = "ggml_op numbering differs";
     } else if (u->op != GGML_OP_UNARY || u->op_params[0] != GGML_UNARY_OP_SILU ||
-               strcmp(opscope_cap_ggml.unary_op_name(GGML_UNARY_OP_SILU), "SILU") != 0) {
+               !opscope_ggml_unary_op_is(opscope_cap_ggml.unary_op_name(GGML_UNARY_OP_SILU),
+                                         OPSCOPE_GGML_UNARY_OP_SILU)) {
         why = "ggml unary op numbering differs";
     }
     opscope_cap_ggml.free(ctx);
