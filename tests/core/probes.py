@@ -30,11 +30,6 @@ ROOMS = {
 PENDING = {
     "model/ggml_vocab.c": "the op-name lookup: a static table built once from the X-macro "
                           "list; issue 24, outside analyze/: being converted or justified",
-    "export/html.c": "issue 24, outside analyze/: being converted",
-    "export/chrome_lanes.c": "issue 24, outside analyze/: being converted",
-    "export/sqlite/sqlite_export.c": "issue 24, outside analyze/: being converted",
-    "read/kineto_read.c": "issue 24, outside analyze/: being converted",
-    "analyze/kineto.c": "issue 24, the Kineto analysis: being converted",
 }
 
 STEP = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*\(\s*\1\s*\+\s*1\s*\)\s*&")
