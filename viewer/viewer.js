@@ -154,10 +154,41 @@
     if (d < sigMin[s]) sigMin[s] = d;
     if (d > sigMax[s]) sigMax[s] = d;
   }
-  const opTotal = new Float64Array(nOp), opCount = new Float64Array(nOp);
-  let grandTotal = 0;
+  // A merged RPC profile counts each instant once per machine (docs/metrics.md, "Merged RPC
+  // time"): the part of the client's RPC records under the server records' union is the
+  // server's; %Time leaves it out of the client's rows and of the denominator.
+  const sigCovered = new Float64Array(nSig);
+  let rpcCovered = 0;
+  {
+    let client = null;
+    for (const b of D.backends) if (b.process && (b.name || '').startsWith('RPC')) client = b.process;
+    const srv = [], cli = [];
+    for (let i = 0; client !== null && i < N; i++) {
+      const b = backendById.get(sBackend[rSig[i]]);
+      if (!b || !b.process) continue;
+      if (b.process !== client) srv.push(i);
+      else if ((b.name || '').startsWith('RPC')) cli.push(i);
+    }
+    srv.sort((a, b) => rStart[a] - rStart[b]);
+    const u0 = [], u1 = [];
+    for (const i of srv) {
+      const a = rStart[i], e = a + rDur[i], n = u1.length;
+      if (n && a <= u1[n - 1]) { if (e > u1[n - 1]) u1[n - 1] = e; } else { u0.push(a); u1.push(e); }
+    }
+    for (const i of cli) {
+      const a = rStart[i], e = a + rDur[i];
+      let lo = 0, hi = u0.length; // first union interval ending after a
+      while (lo < hi) { const m = (lo + hi) >> 1; if (u1[m] <= a) lo = m + 1; else hi = m; }
+      let c = 0;
+      for (let k = lo; k < u0.length && u0[k] < e; k++) c += Math.min(e, u1[k]) - Math.max(a, u0[k]);
+      sigCovered[rSig[i]] += c; rpcCovered += c;
+    }
+  }
+  const opTotal = new Float64Array(nOp), opCount = new Float64Array(nOp), opCovered = new Float64Array(nOp);
+  let grandTotal = -rpcCovered; // the time %Time counts
   for (let s = 0; s < nSig; s++) {
     opTotal[sigOp[s]] += sigTotal[s]; opCount[sigOp[s]] += sigCount[s]; grandTotal += sigTotal[s];
+    opCovered[sigOp[s]] += sigCovered[s];
   }
   const opRank = Array.from({ length: nOp }, (_, i) => i).sort((a, b) => opTotal[b] - opTotal[a]);
   {
@@ -1154,7 +1185,7 @@
       const sw = document.createElement('span');
       sw.className = 'sw'; sw.style.background = opColor[o];
       it.appendChild(sw);
-      it.appendChild(document.createTextNode(opShort[o] + ' ' + (grandTotal ? (100 * opTotal[o] / grandTotal).toFixed(1) : '0') + '%'));
+      it.appendChild(document.createTextNode(opShort[o] + ' ' + (grandTotal ? (100 * (opTotal[o] - opCovered[o]) / grandTotal).toFixed(1) : '0') + '%'));
       it.title = opLabel[o] + ': ' + fmtCount(opCount[o]) + ' calls';
       it.addEventListener('click', () => { histOp = o; drawHist(); });
       box.appendChild(it);
@@ -1173,14 +1204,14 @@
     sh.push(s);
   }
   function agg(sigs) {
-    let c = 0, t = 0, mn = Infinity, mx = 0, by = 0, fl = 0, tr = 0, tk = 0, up = false;
+    let c = 0, t = 0, cv = 0, mn = Infinity, mx = 0, by = 0, fl = 0, tr = 0, tk = 0, up = false;
     for (const s of sigs) {
-      c += sigCount[s]; t += sigTotal[s]; by += sBytes[s] * sigCount[s]; fl += sFlops[s] * sigCount[s];
+      c += sigCount[s]; t += sigTotal[s]; cv += sigCovered[s]; by += sBytes[s] * sigCount[s]; fl += sFlops[s] * sigCount[s];
       if (sTraffic[s]) { tr += (sTraffic[s] - 1) * sigCount[s]; tk++; if (sTUpper[s]) up = true; }
       if (sigMin[s] < mn) mn = sigMin[s];
       if (sigMax[s] > mx) mx = sigMax[s];
     }
-    return { c, t, mn, mx, by, fl, tr, tk, up };
+    return { c, t, cv, mn, mx, by, fl, tr, tk, up };
   }
   const expanded = new Set();
   function statRow(cls, label, a, key, twisty) {
@@ -1194,7 +1225,7 @@
     }
     td0.appendChild(document.createTextNode(label));
     tr.appendChild(td0);
-    const vals = [grandTotal ? (100 * a.t / grandTotal).toFixed(2) + '%' : '-', fmtCount(a.c), fmtDur(a.t),
+    const vals = [grandTotal ? (100 * (a.t - a.cv) / grandTotal).toFixed(2) + '%' : '-', fmtCount(a.c), fmtDur(a.t),
       fmtDur(a.c ? a.t / a.c : 0), fmtDur(a.mn === Infinity ? 0 : a.mn), fmtDur(a.mx),
       fmtRate(a.t ? a.by / a.t : 0, 'GB/s'), fmtRate(a.t ? a.fl / a.t : 0, 'GFLOP/s'),
       a.tk ? (a.up ? '\u2264 ' : '') + fmtRate(a.t ? a.tr / a.t : 0, 'GB/s') : '-',
@@ -1263,6 +1294,8 @@
       (D.seen > N ? ' (every ' + D.stride + '-th of ' + fmtCount(D.seen) + ')' : '') +
       ' \u00b7 ' + shownLanes.length + ' lanes \u00b7 span ' + fmtNs(full1 - full0) +
       (D.dropped ? ' \u00b7 ' + fmtCount(D.dropped) + ' dropped by the capture' : '') +
+      (rpcCovered ? ' \u00b7 RPC wait: ' + fmtDur(rpcCovered) + ' of the client\'s RPC records: waiting on RPC server ' +
+        '(covered by server records), counted once, as the server\'s' : '') +
       (sampledOf.size ? ' \u00b7 sampled device timing: ops timed in some computes, totals over all marked est.' : '');
   }
   renderSummary();
