@@ -511,10 +511,13 @@ def perf_logger_blocks(text):
     return blocks
 
 
-def server_completions(cmd_for, env, log_path, batches, n_predict):
+def server_completions(cmd_for, env, log_path, batches, n_predict, body_for=None, status=None, stop_timeout=60):
     """Runs llama-server as CMD_FOR(port) on a free local port (output to LOG_PATH), waits for
     /health, sends the requests of each batch in BATCHES at once ("Request i: hello", N_PREDICT
-    greedy tokens), then stops it with SIGTERM. Returns {i: the reply's JSON or {"error": ...}}."""
+    greedy tokens, or BODY_FOR(i) when given: request i's JSON body), then stops it with SIGTERM
+    (killed when it has not ended STOP_TIMEOUT s later). Returns {i: the reply's JSON or
+    {"error": ...}}; STATUS, a dict when given, receives "healthy" (whether /health answered)
+    and "rc" (the server's exit status, None when it had to be killed)."""
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
@@ -523,11 +526,14 @@ def server_completions(cmd_for, env, log_path, batches, n_predict):
     srv = subprocess.Popen(cmd_for(port), env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     answers = {}
+    status = {} if status is None else status
+    status.update(healthy=False, rc=None)
 
-    def ask(i):
-        body = json.dumps({"prompt": f"Request {i}: hello", "n_predict": n_predict, "temperature": 0,
-                           "ignore_eos": True}).encode()
-        req = urllib.request.Request(base + "/completion", body, {"Content-Type": "application/json"})
+    def ask(i, start):
+        b = body_for(i) if body_for else {"prompt": f"Request {i}: hello", "n_predict": n_predict, "temperature": 0,
+                                          "ignore_eos": True}
+        req = urllib.request.Request(base + "/completion", json.dumps(b).encode(), {"Content-Type": "application/json"})
+        start.wait()  # the batch's requests leave together
         try:
             with urllib.request.urlopen(req, timeout=300) as r:
                 answers[i] = json.loads(r.read())
@@ -541,11 +547,13 @@ def server_completions(cmd_for, env, log_path, batches, n_predict):
             try:
                 with urllib.request.urlopen(base + "/health", timeout=2) as r:
                     if r.status == 200:
+                        status["healthy"] = True
                         break
             except OSError:
                 time.sleep(0.25)
-        for batch in batches:
-            th = [threading.Thread(target=ask, args=(i,)) for i in batch]
+        for batch in batches if status["healthy"] else []:
+            start = threading.Barrier(len(batch))
+            th = [threading.Thread(target=ask, args=(i, start)) for i in batch]
             for t in th:
                 t.start()
             for t in th:
@@ -554,9 +562,11 @@ def server_completions(cmd_for, env, log_path, batches, n_predict):
         if srv.poll() is None:
             srv.send_signal(signal.SIGTERM)
             try:
-                srv.wait(timeout=60)
+                status["rc"] = srv.wait(timeout=stop_timeout)
             except subprocess.TimeoutExpired:
                 srv.kill()
                 srv.wait()
+        else:
+            status["rc"] = srv.returncode
         log.close()
     return answers

@@ -7,15 +7,7 @@ record is whole, and the tokens in the profile's graphs add up to the tokens the
 evaluated for the four requests (so every slot's work is in the profile).
 usage (inside the root): t_server.py [--no-preload]
 """
-import json
-import os
-import signal
-import socket
-import subprocess
 import sys
-import threading
-import time
-import urllib.request
 
 import e2e
 
@@ -27,75 +19,28 @@ d = e2e.outdir("server" if preload else "server-plain")
 nc = e2e.nodecount_lib(d)
 prof = f"{d}/profile.json"
 
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-port = s.getsockname()[1]
-s.close()
 env = e2e.env_for([nc, e2e.PRELOAD] if preload else [nc], profile=prof if preload else None,
                   counts=f"{d}/counts.txt")
-log = open(f"{d}/server.log", "wb")
-srv = subprocess.Popen(["llama-server", "-m", m, "--parallel", "4", "-c", "4096", "-t", "2",
-                        "--host", "127.0.0.1", "--port", str(port), "--no-warmup", "--threads-http", "4",
-                        "--no-webui"], env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-base = f"http://127.0.0.1:{port}"
 
 
-def stop():
-    if srv.poll() is None:
-        srv.send_signal(signal.SIGTERM)
-        try:
-            srv.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            srv.kill()
-            srv.wait()
-            return None
-    return srv.returncode
+def body(i):
+    return {"prompt": f"Client {i} asks: " + "why " * (3 + i), "n_predict": 16 + 4 * i, "temperature": 0, "seed": i,
+            "cache_prompt": False}
 
 
-try:
-    ready = False
-    for _ in range(600):
-        if srv.poll() is not None:
-            break
-        try:
-            with urllib.request.urlopen(base + "/health", timeout=2) as r:
-                ready = r.status == 200
-        except OSError:
-            pass
-        if ready:
-            break
-        time.sleep(0.1)
-    if not e2e.check(ready, "llama-server becomes healthy"):
-        stop()
-        e2e.finish()
-
-    results = [None] * 4
-    start = threading.Barrier(4)
-
-    def client(i):
-        body = json.dumps({"prompt": f"Client {i} asks: " + "why " * (3 + i), "n_predict": 16 + 4 * i,
-                           "temperature": 0, "seed": i, "cache_prompt": False}).encode()
-        req = urllib.request.Request(base + "/completion", data=body, headers={"Content-Type": "application/json"})
-        start.wait()
-        try:
-            with urllib.request.urlopen(req, timeout=120) as r:
-                results[i] = json.load(r)
-        except OSError as ex:
-            results[i] = {"error": str(ex)}
-
-    ts = [threading.Thread(target=client, args=(i,)) for i in range(4)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join(timeout=180)
-    ok = [r for r in results if r and "content" in r]
-    e2e.check(len(ok) == 4, f"4 concurrent clients answered ({len(ok)})")
-    slots = {r.get("id_slot") for r in ok}
-    e2e.check(len(slots) == 4, f"the requests ran on 4 different slots ({sorted(map(str, slots))})")
-finally:
-    rc = stop()
+status = {}
+answers = e2e.server_completions(
+    lambda port: ["llama-server", "-m", m, "--parallel", "4", "-c", "4096", "-t", "2", "--host", "127.0.0.1",
+                  "--port", str(port), "--no-warmup", "--threads-http", "4", "--no-webui"],
+    env, f"{d}/server.log", (range(4),), None, body_for=body, status=status, stop_timeout=30)
+if not e2e.check(status["healthy"], "llama-server becomes healthy"):
+    e2e.finish()
+ok = [r for r in answers.values() if "content" in r]
+e2e.check(len(ok) == 4, f"4 concurrent clients answered ({len(ok)})")
+slots = {r.get("id_slot") for r in ok}
+e2e.check(len(slots) == 4, f"the requests ran on 4 different slots ({sorted(map(str, slots))})")
+rc = status["rc"]
 e2e.check(rc is not None, f"llama-server stops within 30 s of SIGTERM (exit {rc})")
-log.close()
 
 counts = e2e.read_counts(f"{d}/counts.txt")
 # Tokens the server evaluated: each request's prompt plus its generated tokens but the last.
