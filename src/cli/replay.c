@@ -216,9 +216,12 @@ static void remove_dir(const char *dir) {
 /* Runs TBO on every backend of R, in a temporary folder. Returns the backends that ran, or
  * -1 after a message. */
 static int run_backends(opscope_replay_table *r, const replay_args *a, const char *tbo) {
-    char dir[] = "/tmp/opscope-replay-XXXXXX";
-    if (!mkdtemp(dir)) {
-        fprintf(stderr, "opscope replay: cannot make a temporary folder: %s\n", strerror(errno));
+    const char *tmp = getenv("TMPDIR"); /* as mkstemp(3)'s users do: a job's own scratch place */
+    char dir[4096];
+    if ((size_t)snprintf(dir, sizeof dir, "%s/opscope-replay-XXXXXX", tmp && *tmp ? tmp : "/tmp") >= sizeof dir ||
+        !mkdtemp(dir)) {
+        fprintf(stderr, "opscope replay: cannot make a temporary folder in %s: %s\n", tmp && *tmp ? tmp : "/tmp",
+                strerror(errno));
         return -1;
     }
     size_t n_lines = opscope_ops_export_n_lines(r->x);

@@ -121,11 +121,14 @@ check(not [f for f in os.listdir(WORK) if ".tmp." in f], "no temporary file left
 
 # replay against a scripted test-backend-ops
 fake = os.path.join(WORK, "test-backend-ops")
+if os.path.exists(os.path.join(WORK, "tbo-files.txt")):
+    os.remove(os.path.join(WORK, "tbo-files.txt"))
 with open(fake, "w") as f:
     # this interpreter, not `env python3`: a pyenv shim there costs seconds per start under load
-    f.write(f'#!{sys.executable}\n' + '''import sys
+    f.write(f'#!{sys.executable}\n' + f'SEEN = {os.path.join(WORK, "tbo-files.txt")!r}\n' + '''import sys
 a = sys.argv
 path, backend = a[a.index("--test-file") + 1], a[a.index("-b") + 1]
+open(SEEN, "a").write(path + "\\n")
 cols = "test_time, build_commit, backend_name, op_name, op_params, test_mode, supported, passed, error_message, time_us, flops, bandwidth_gb_s, memory_kb, n_runs, device_description, backend_reg_name"
 OPS = {"25": "RMS_NORM", "29": "MUL_MAT", "100": "SWIGLU"}
 print("CREATE TABLE IF NOT EXISTS test_backend_ops (")
@@ -153,7 +156,12 @@ for ln in open(path):
 ''')
 os.chmod(fake, 0o755)
 rj = os.path.join(WORK, "replay.json")
-tmp_before = {f for f in os.listdir("/tmp") if f.startswith("opscope-replay-")}
+# replay's scratch folders go to TMPDIR: this test's own, so another replay running at the
+# same moment (a parallel test, another checkout) is not counted as one left behind
+TMPD = os.path.join(WORK, "tmp")
+os.makedirs(TMPD, exist_ok=True)
+os.environ["TMPDIR"] = TMPD
+tmp_before = {f for f in os.listdir(TMPD) if f.startswith("opscope-replay-")}
 r = subprocess.run([OPSCOPE, "replay", pp, "--test-backend-ops", fake, "--json", rj],
                    capture_output=True, text=True)
 check(r.returncode == 0, f"replay exits 0 ({r.returncode}: {r.stderr[-300:]})")
@@ -230,6 +238,9 @@ r = subprocess.run([OPSCOPE, "replay", "-", "--test-backend-ops", fake, "--batch
                    text=True, input="{}")
 check(r.returncode == 1 and "not stdin" in r.stderr, f"replay - --batch 1: exit 1 ({r.stderr.strip()[:120]})")
 
-tmp_after = {f for f in os.listdir("/tmp") if f.startswith("opscope-replay-")}
+tmp_after = {f for f in os.listdir(TMPD) if f.startswith("opscope-replay-")}
 check(not (tmp_after - tmp_before), f"the temporary folders are removed ({tmp_after - tmp_before})")
+seen = open(os.path.join(WORK, "tbo-files.txt")).read().split()
+check(seen and all(x.startswith(TMPD + "/opscope-replay-") for x in seen),
+      f"replay's op files are in TMPDIR ({len(seen)} runs: {sorted(set(os.path.dirname(x) for x in seen))[:3]})")
 sys.exit(done("export ops"))
