@@ -9,7 +9,7 @@
 #include "analyze/diff.h"
 #include "analyze/diff_cpu_kernels.h"
 #include "util/vec.h"
-#include "analyze/fused_name.h"
+#include "analyze/derived.h"
 #include "util/hash.h"
 #include "util/hindex.h"
 #include "analyze/op_category.h"
@@ -291,14 +291,15 @@ static bool op_eq(const void *ctx, uint32_t i, const void *key) {
 static long op_find(opscope_diff_side_t *s, const opscope_record *rec) {
     const char *rname = rec->name ? rec->name : "";
     size_t nlen = strlen(rname);
-    const char *sub = opscope_sub_op_of(rec);
+    opscope_derived d; /* the names as the report's (derived.h) */
+    opscope_derived_init(&d, rec);
+    const char *sub = opscope_derived_sub_op(&d, NULL);
     uint32_t sub_id = 0, extra_id = 0, in_cat_id = 0, id;
     if (sub) {
         if ((id = intern_id(s, sub, strlen(sub))) == NONE32) return -1;
         sub_id = id + 1;
     }
-    char fbuf[256]; /* Vulkan's "RMS_NORM_MUL" is the CPU's "RMS_NORM+MUL" */
-    const char *extra = opscope_fused_name_canonical(rec->extra, rec->n_fused, fbuf, sizeof fbuf);
+    const char *extra = opscope_derived_fused(&d); /* Vulkan's "RMS_NORM_MUL" is "RMS_NORM+MUL" */
     if (extra) {
         if ((id = intern_id(s, extra, strlen(extra))) == NONE32) return -1;
         extra_id = id + 1;

@@ -73,10 +73,10 @@ int opscope_session_add(opscope_session_t *s, const opscope_output *o) {
 
 opscope_sink opscope_session_sink(opscope_session_t *s) {
     opscope_tee_init(&s->tee);
-    if (s->stats) opscope_tee_add(&s->tee, opscope_stats_sink(s->stats));
+    if (s->stats) opscope_tee_add_derived(&s->tee, opscope_stats_sink(s->stats), opscope_stats_add_derived);
     /* the tee holds OPSCOPE_TEE_MAX: the stats, the outputs, the RPC calls and the graphs */
     for (int i = 0; i < s->n_out; i++) {
-        opscope_tee_add(&s->tee, s->out[i].sink);
+        opscope_tee_add_derived(&s->tee, s->out[i].sink, s->out[i].on_derived);
         if (s->out[i].kineto_links && s->kineto) opscope_kineto_keep_links(s->kineto);
     }
     if (s->rpc) opscope_tee_add(&s->tee, opscope_rpc_sink(s->rpc));

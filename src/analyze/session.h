@@ -15,7 +15,9 @@
  *   opscope_session_free(s);                       aborts whatever was not committed
  *
  * An output's sink sees every record after the analyses' sinks, so nothing depends on the
- * order in which outputs are added except the order of their finish and commit steps.
+ * order in which outputs are added except the order of their finish and commit steps. A
+ * record's derived values (FLOPs, traffic, fused and display names: analyze/derived.h) are
+ * computed once, by the stats or the first output that asks, and shared with the others.
  *
  * Ownership: the session owns its analyses and, from opscope_session_add on, each output
  * (exactly one of commit or abort, then release). It borrows the filter.
@@ -42,6 +44,9 @@ typedef struct opscope_output {
     const char *path; /* the file it writes ("-": stdout; NULL: none) */
     void *impl;
     opscope_sink sink;  /* its ud is IMPL's; callbacks may be NULL (fed nothing) */
+    /* Called instead of sink.on_record (with sink.ud) when not NULL: the record with its
+     * derived values (analyze/derived.h), made once per record for the stats and every output */
+    opscope_derived_fn on_derived;
     bool kineto_links;  /* needs every kernel's links (opscope_kineto_links) */
     /* After the read and the analyses: writes what the session computed (may be NULL).
      * Returns 0, or -1 with ERR filled. */

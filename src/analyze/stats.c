@@ -230,7 +230,7 @@ static int group_ids_reserve(opscope_stats_t *s, size_t n) {
     return 0;
 }
 
-static long find_group(opscope_stats_t *s, const opscope_record *rec, const char *sub_op) {
+static long find_group(opscope_stats_t *s, const opscope_record *rec, const char *sub_op, const char *fused) {
     /* The name is hashed and compared in place (no interning on the hot path); only sub-op
      * and fused names, rare, go through the string table first. */
     uint32_t sub_id = 0, extra_id = 0, id;
@@ -241,13 +241,8 @@ static long find_group(opscope_stats_t *s, const opscope_record *rec, const char
         if (!(sub = intern(s, sub_op, &id))) return -1;
         sub_id = id + 1;
     }
-    if (rec->extra) {
-        /* one vocabulary across backends, as diff's: Vulkan's "RMS_NORM_MUL" is "RMS_NORM+MUL" */
-        char fbuf[256];
-        const char *ex = rec->type == OPSCOPE_RECORD_OP
-                             ? opscope_fused_name_canonical(rec->extra, rec->n_fused, fbuf, sizeof fbuf)
-                             : rec->extra;
-        if (!(extra = intern(s, ex, &id))) return -1;
+    if (fused) { /* one vocabulary across backends, as diff's (opscope_derived_fused) */
+        if (!(extra = intern(s, fused, &id))) return -1;
         extra_id = id + 1;
     }
     uint64_t h = opscope_hash_bytes(rname, nlen) ^
@@ -473,13 +468,23 @@ static void cover_credit(void *ud, const opscope_rpc_cover_ref *ref, uint64_t ns
 }
 
 int opscope_stats_add(opscope_stats_t *s, const opscope_record *rec) {
-    const char *sub_op = opscope_sub_op_of(rec);
-    long gi = find_group(s, rec, sub_op);
+    opscope_derived d;
+    opscope_derived_init(&d, rec);
+    return opscope_stats_add_derived(s, rec, &d);
+}
+
+int opscope_stats_add_derived(void *ud, const opscope_record *rec, opscope_derived *d) {
+    opscope_stats_t *s = ud;
+    opscope_derived_need(d, OPSCOPE_DERIVED_SUB_OP | OPSCOPE_DERIVED_FUSED);
+    const char *sub_op = d->sub_op;
+    long gi = find_group(s, rec, sub_op, d->fused);
     if (gi < 0) return -1;
-    int op = s->group_op[gi]; /* the group's name is the record's: no lookup per record */
-    uint64_t flops = opscope_op_flops(rec, op);
-    opscope_traffic tr;
-    opscope_op_traffic(rec, op, &tr);
+    /* the group's name is the record's: no lookup per record */
+    if (!(d->have & OPSCOPE_DERIVED_OP)) opscope_derived_set_op(d, s->group_op[gi]);
+    d->display = s->groups.items[gi].display;
+    opscope_derived_need(d, OPSCOPE_DERIVED_FLOPS | OPSCOPE_DERIVED_TRAFFIC);
+    uint64_t flops = d->flops;
+    const opscope_traffic tr = d->traffic;
     accumulate(&s->groups.items[gi], rec, flops, true);
     add_traffic(&s->groups.items[gi], &tr);
     long si = -1;

@@ -22,6 +22,7 @@
 #ifndef OPSCOPE_STATS_H
 #define OPSCOPE_STATS_H
 
+#include "analyze/derived.h"
 #include "opscope.h"
 #include "analyze/busy.h"
 
@@ -135,6 +136,9 @@ void opscope_stats_free(opscope_stats_t *s);
 
 /* Adds one record. Returns 0, or -1 when out of memory. */
 int opscope_stats_add(opscope_stats_t *s, const opscope_record *rec);
+/* The same through the record's derived values (an opscope_derived_fn, UD the stats): the
+ * stats fill in its op from their group (no lookup) and its display. */
+int opscope_stats_add_derived(void *ud, const opscope_record *rec, opscope_derived *d);
 int opscope_stats_add_backend(opscope_stats_t *s, const opscope_backend *b);
 int opscope_stats_set_meta(opscope_stats_t *s, const opscope_meta *m);
 

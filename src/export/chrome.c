@@ -112,7 +112,7 @@ static void tensor_value(json_fmt *f, const int64_t ne[OPSCOPE_MAX_DIMS], int32_
     jf_char(f, '"');
 }
 
-static int on_record(void *ud, const opscope_record *r) {
+int opscope_chrome_sink_derived(void *ud, const opscope_record *r, opscope_derived *d) {
     opscope_chrome_t *c = ud;
     long pi = proc_of(c, r->backend_id);
     if (pi < 0) return c->oom = true, -1;
@@ -128,7 +128,7 @@ static int on_record(void *ud, const opscope_record *r) {
     json_fmt f;
     jf_init(&f, c->out);
     if (c->n_events++) jf_char(&f, ',');
-    const char *sub = opscope_sub_op_of(r);
+    const char *sub = opscope_derived_sub_op(d, NULL);
     if (copy)
         jf_lit(&f, "\n{\"ph\":\"X\",\"cat\":\"copy\",\"name\":");
     else
@@ -182,7 +182,7 @@ static int on_record(void *ud, const opscope_record *r) {
     /* Backend and split are the event's process and thread: not repeated here. */
     jf_lit(&f, "\"bytes\":");
     jf_u64(&f, r->bytes);
-    uint64_t flops = opscope_record_flops(r);
+    uint64_t flops = opscope_derived_flops(d);
     if (flops) {
         jf_key(&f, "flops");
         jf_u64(&f, flops);
@@ -335,6 +335,12 @@ int opscope_chrome_finish(opscope_chrome_t *c) {
     }
     opscope_out_str(w, "\n]}\n");
     return c->oom ? -1 : 0;
+}
+
+static int on_record(void *ud, const opscope_record *r) {
+    opscope_derived d;
+    opscope_derived_init(&d, r);
+    return opscope_chrome_sink_derived(ud, r, &d);
 }
 
 opscope_sink opscope_chrome_sink(opscope_chrome_t *c) {

@@ -17,6 +17,7 @@
 #define OPSCOPE_CHROME_H
 
 #include "opscope.h"
+#include "analyze/derived.h"
 #include "analyze/kineto.h"
 #include "util/out.h"
 
@@ -29,6 +30,8 @@ opscope_chrome_t *opscope_chrome_new(opscope_out_t *out);
 void opscope_chrome_free(opscope_chrome_t *c);
 
 opscope_sink opscope_chrome_sink(opscope_chrome_t *c);
+/* Its on_record with the record's derived values (analyze/derived.h; UD is C), for a session. */
+int opscope_chrome_sink_derived(void *ud, const opscope_record *rec, opscope_derived *d);
 
 /* PER_SPLIT true: a thread per scheduler split of a ggml profile (false, the default: one
  * per backend). Call before the first record. */

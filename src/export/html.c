@@ -312,8 +312,8 @@ static int grow_records(opscope_html_sink_t *h) {
 
 /* A device-timed record of a sampled compute (OPSCOPE_HAS_WEIGHT): counted for its op from
  * every record, before any stride, so the viewer's counts and estimates cover the profile. */
-static void sampled_add(opscope_html_sink_t *h, const opscope_record *rec) {
-    uint32_t name = str_id0(h, rec->name ? rec->name : ""), sub = str_id0(h, opscope_record_sub_op(rec, NULL));
+static void sampled_add(opscope_html_sink_t *h, const opscope_record *rec, opscope_derived *d) {
+    uint32_t name = str_id0(h, rec->name ? rec->name : ""), sub = str_id0(h, opscope_derived_sub_op(d, NULL));
     size_t i = h->last_sampled;
     if (i >= h->n_sampled || h->sampled[i].name != name || h->sampled[i].sub_op != sub) {
         for (i = 0; i < h->n_sampled && (h->sampled[i].name != name || h->sampled[i].sub_op != sub); i++) {
@@ -337,9 +337,9 @@ static void sampled_add(opscope_html_sink_t *h, const opscope_record *rec) {
     }
 }
 
-static int on_record(void *ud, const opscope_record *rec) {
+int opscope_html_sink_derived(void *ud, const opscope_record *rec, opscope_derived *d) {
     opscope_html_sink_t *h = ud;
-    if (rec->has & OPSCOPE_HAS_WEIGHT) sampled_add(h, rec);
+    if (rec->has & OPSCOPE_HAS_WEIGHT) sampled_add(h, rec, d);
     uint64_t idx = h->seen++;
     if (idx % h->stride) return 0;
     if (h->max_records && h->n == h->max_records) {
@@ -352,9 +352,8 @@ static int on_record(void *ud, const opscope_record *rec) {
     memset(&s, 0, sizeof s); /* padding too: sigs are hashed and compared as bytes */
     s.type = rec->type == OPSCOPE_RECORD_COPY ? 1u : 0u;
     s.name = str_id0(h, rec->name ? rec->name : "");
-    s.sub_op = str_id0(h, opscope_record_sub_op(rec, NULL)); /* as the report names it */
-    char fbuf[256]; /* fused names as the report and diff name them (RMS_NORM_MUL: RMS_NORM+MUL) */
-    s.extra = str_id0(h, s.type ? rec->extra : opscope_fused_name_canonical(rec->extra, rec->n_fused, fbuf, sizeof fbuf));
+    s.sub_op = str_id0(h, opscope_derived_sub_op(d, NULL)); /* as the report names it */
+    s.extra = str_id0(h, opscope_derived_fused(d)); /* RMS_NORM_MUL: RMS_NORM+MUL, as the report */
     s.tensor = str_id0(h, rec->tensor_name);
     s.category = str_id0(h, rec->category);
     s.kernel = str_id0(h, (rec->has & OPSCOPE_HAS_KERNEL) ? rec->kernel : NULL);
@@ -365,11 +364,11 @@ static int on_record(void *ud, const opscope_record *rec) {
     s.node = (rec->has & OPSCOPE_HAS_NODE) ? rec->node_index : -1;
     s.n_fused = rec->n_fused;
     s.bytes = rec->bytes;
-    s.flops = opscope_record_flops(rec);
-    opscope_traffic tr;
-    uint64_t tb = opscope_record_traffic(rec, &tr);
-    if (tr.flags & OPSCOPE_TRAFFIC_KNOWN) s.traffic = tb == UINT64_MAX ? tb : tb + 1;
-    s.traffic_upper = (tr.flags & OPSCOPE_TRAFFIC_UPPER_BOUND) != 0;
+    s.flops = opscope_derived_flops(d);
+    uint64_t tb;
+    const opscope_traffic *tr = opscope_derived_traffic(d, &tb);
+    if (tr->flags & OPSCOPE_TRAFFIC_KNOWN) s.traffic = tb == UINT64_MAX ? tb : tb + 1;
+    s.traffic_upper = (tr->flags & OPSCOPE_TRAFFIC_UPPER_BOUND) != 0;
     if (h->failed) return 1;
     uint32_t sid, lid;
     if (sig_id(h, &s, &sid) || lane_id(h, backend, s.type, rec->split_id, &lid))
@@ -397,6 +396,12 @@ opscope_kineto_collector *opscope_html_sink_kineto_tee(opscope_html_sink_t *h,
 int opscope_html_sink_add_kineto(opscope_html_sink_t *h, const opscope_kineto_t *k) {
     if (!k || !h->cpu) return 0;
     return opscope_html_cpu_add_kineto(h->cpu, k);
+}
+
+static int on_record(void *ud, const opscope_record *rec) {
+    opscope_derived d;
+    opscope_derived_init(&d, rec);
+    return opscope_html_sink_derived(ud, rec, &d);
 }
 
 opscope_sink opscope_html_sink(opscope_html_sink_t *h) {

@@ -17,6 +17,7 @@
 
 #include "opscope.h"
 #include "analyze/kineto.h"
+#include "analyze/derived.h"
 #include "analyze/roofline.h"
 #include "util/out.h"
 
@@ -38,6 +39,8 @@ opscope_html_sink_t *opscope_html_sink_new(const char *out_path, const char *sou
 /* The opscope_sink view of H (for opscope_read_file or opscope_profile_replay). H must
  * outlive every use of the returned struct. */
 opscope_sink opscope_html_sink(opscope_html_sink_t *h);
+/* Its on_record with the record's derived values (analyze/derived.h; UD is H), for a session. */
+int opscope_html_sink_derived(void *ud, const opscope_record *rec, opscope_derived *d);
 
 /* A Kineto trace's CPU lanes: read through the returned collector (it passes every event on
  * to NEXT, the analysis, and keeps the runtime calls; NULL for a NULL NEXT), then hand the

@@ -165,6 +165,7 @@ int opscope_output_chrome(opscope_output *o, opscope_out_t *w, bool splits, opsc
     opscope_chrome_set_splits(c, splits);
     p->x = c;
     *o = (opscope_output){.name = "--chrome-trace", .impl = p, .sink = opscope_chrome_sink(c),
+                          .on_derived = opscope_chrome_sink_derived,
                           .finish = chrome_finish, .commit = written_commit,
                           .release = chrome_release, .collector = chrome_collector};
     return 0;
@@ -227,8 +228,8 @@ int opscope_output_html(opscope_output *o, const char *path, const char *source,
     }
     opscope_html_sink_set_peak(p->h, peak);
     *o = (opscope_output){.name = "--html-viewer", .path = path, .impl = p,
-                          .sink = opscope_html_sink(p->h), .finish = html_finish,
-                          .commit = html_commit, .release = html_release,
+                          .sink = opscope_html_sink(p->h), .on_derived = opscope_html_sink_derived,
+                          .finish = html_finish, .commit = html_commit, .release = html_release,
                           .collector = html_collector};
     return 0;
 }

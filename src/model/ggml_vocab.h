@@ -12,6 +12,8 @@
 #ifndef OPSCOPE_MODEL_GGML_VOCAB_H
 #define OPSCOPE_MODEL_GGML_VOCAB_H
 
+#include "opscope.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,6 +55,15 @@ int opscope_ggml_op_value(const char *name);
 
 /* The same for the LEN bytes at NAME (a part of a longer string: a fused group's name). */
 int opscope_ggml_op_value_n(const char *name, size_t len);
+
+/* opscope_record_sub_op (opscope.h) for a record whose op value OP (-1: none) is known: no
+ * lookup. opscope_record_sub_op_needs_op: whether REC's sub-op depends on its op at all (when
+ * not, the sub-op is NULL, value -1, whatever the op). */
+const char *opscope_record_sub_op_as(const opscope_record *rec, int op, int32_t *value);
+static inline bool opscope_record_sub_op_needs_op(const opscope_record *rec) {
+    if (rec->has & OPSCOPE_HAS_SUB_OP) return !rec->sub_op && rec->sub_op_value >= 0; /* -1: none */
+    return rec->sub_op || ((rec->has & OPSCOPE_HAS_OP_PARAMS) && rec->type == OPSCOPE_RECORD_OP);
+}
 
 /* The number of ops in the table (GGML_OP_COUNT of the ggml it was taken from). */
 int opscope_ggml_op_count(void);

@@ -279,26 +279,24 @@ static int submit(opscope_sqlite_export_t *x) {
     return -1;
 }
 
-static int on_record(void *ud, const opscope_record *r) {
+int opscope_sqlite_export_derived(void *ud, const opscope_record *r, opscope_derived *d) {
     opscope_sqlite_export_t *x = ud;
     if (x->err.code != OPSCOPE_OK) return -1;
     sq_batch *b = opscope_sq_writer_current(&x->w);
     int32_t sub_value;
-    const char *sub = opscope_record_sub_op(r, &sub_value);
-    uint64_t flops = opscope_record_flops(r);
+    const char *sub = opscope_derived_sub_op(d, &sub_value);
+    uint64_t flops = opscope_derived_flops(d);
     int64_t sid = shape_id(x, b, r);
     if (sid < 0) return nomem(x);
-    char fbuf[256]; /* fused names in the report's vocabulary (diff's): RMS_NORM_MUL is RMS_NORM+MUL */
-    const char *fused = r->type == OPSCOPE_RECORD_OP ? opscope_fused_name_canonical(r->extra, r->n_fused, fbuf, sizeof fbuf)
-                                                     : r->extra;
-    opscope_op_display(x->op, sizeof x->op, r->type, r->name, sub, fused);
+    const char *fused = opscope_derived_fused(d); /* the report's vocabulary: RMS_NORM+MUL */
+    const char *op = opscope_derived_display(d, x->op, sizeof x->op);
     sq_rec *q = &b->recs[b->n_recs];
     bool oom = false;
     q->type = (uint8_t)r->type;
     q->name = opscope_sq_str(b, r->name, &oom);
     q->sub_op = opscope_sq_str(b, sub, &oom);
     q->extra = opscope_sq_str(b, fused, &oom);
-    q->op = opscope_sq_str(b, x->op, &oom);
+    q->op = opscope_sq_str(b, op, &oom);
     q->tensor = opscope_sq_str(b, r->tensor_name, &oom);
     q->category = opscope_sq_str(b, r->category, &oom);
     if (oom) return nomem(x);
@@ -368,6 +366,12 @@ static int on_meta(void *ud, const opscope_meta *m) {
 
 void opscope_sqlite_export_set_rpc(opscope_sqlite_export_t *x, opscope_rpc_t *rpc) {
     x->rpc = rpc;
+}
+
+static int on_record(void *ud, const opscope_record *r) {
+    opscope_derived d;
+    opscope_derived_init(&d, r);
+    return opscope_sqlite_export_derived(ud, r, &d);
 }
 
 opscope_sink opscope_sqlite_export_sink(opscope_sqlite_export_t *x) {

@@ -16,6 +16,7 @@
 #ifndef OPSCOPE_SQLITE_EXPORT_H
 #define OPSCOPE_SQLITE_EXPORT_H
 
+#include "analyze/derived.h"
 #include "analyze/kineto.h"
 #include "analyze/rpc_calls.h"
 #include "analyze/session.h"
@@ -32,6 +33,8 @@ opscope_sqlite_export_t *opscope_sqlite_export_new(const char *path, const char 
 /* The sink to feed while reading. A callback returns non-zero after a database failure
  * (opscope_sqlite_export_error then says what failed). */
 opscope_sink opscope_sqlite_export_sink(opscope_sqlite_export_t *x);
+/* Its on_record with the record's derived values (analyze/derived.h; UD is X), for a session. */
+int opscope_sqlite_export_derived(void *ud, const opscope_record *r, opscope_derived *d);
 
 /* The RPC analysis (analyze/rpc_calls.h) written to the rpc_servers and rpc_calls tables: fed
  * by the caller from the same read, finished here at the latest. Borrowed until finish or

@@ -49,7 +49,8 @@ int opscope_output_sqlite(opscope_output *o, const char *path, const char *sourc
         return -1;
     }
     *o = (opscope_output){.name = "--sqlite", .path = path, .impl = p,
-                          .sink = opscope_sqlite_export_sink(p->x), .kineto_links = true,
+                          .sink = opscope_sqlite_export_sink(p->x),
+                          .on_derived = opscope_sqlite_export_derived, .kineto_links = true,
                           .finish = sqlite_finish, .commit = sqlite_commit, .release = sqlite_release,
                           .stopped = sqlite_stopped};
     return 0;
