@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Not util/hindex.h: handles are deleted (vkDestroy*), which it cannot do, and the layer's
+ * tables are fixed-size arrays it is given; the layer takes header-only util/hash.h only. */
 typedef struct vkl_map {
     uint64_t *keys; /* CAP slots, 0 = empty */
     uint64_t *vals;

@@ -27,6 +27,8 @@ typedef struct scope_ent {
     bool unknown;
 } scope_ent;
 
+/* Fixed-size and lossy (emptied when half full), filled under the lock on CUPTI's callback
+ * threads: no allocation there, so not util/hindex.h, which grows. */
 typedef struct node_map {
     struct {
         uint64_t id; /* 0: free */

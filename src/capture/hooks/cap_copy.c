@@ -333,6 +333,8 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_2d_async(ggml_backend_t backend, con
 #define SEEN_MAX (1u << 16)
 #define SEEN_GRAPHS 256
 
+/* Its own table, not util/hindex.h: emptied per graph compute by a generation bump (O(1)
+ * inside the host's compute), which an index over a caller's array cannot do. */
 typedef struct copy_seen {
     const void **key;
     uint32_t *gen;

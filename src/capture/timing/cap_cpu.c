@@ -21,6 +21,8 @@
  * the callback count check then catches). Only those candidates are counted, by comparing
  * source pointers: no source tensor is read, so the walk does not touch memory the compute
  * pushed out of the caches. */
+/* Its own table, not util/hindex.h: scratch of the walk inside the host's compute, refilled
+ * per graph in place (keys and counts side by side, no entry array, no allocation once warm). */
 static int32_t *use_find(opscope_cap_walk *w, const void *key) {
     uint32_t h = (uint32_t)(((uintptr_t)key >> 4) * 2654435761u) & (uint32_t)(w->ucap - 1);
     while (w->uk[h]) {
