@@ -202,7 +202,7 @@ static void jf_ne_arrays(json_fmt *f, const int64_t (*ne)[OPSCOPE_MAX_DIMS], int
     jf_char(f, ']');
 }
 
-static int on_record(void *ud, const opscope_record *r) {
+int opscope_json_export_derived(void *ud, const opscope_record *r, opscope_derived *dv) {
     opscope_json_export_t *x = ud;
     header(x);
     json_fmt f;
@@ -278,7 +278,7 @@ static int on_record(void *ud, const opscope_record *r) {
         /* the seed's v3 layout: ggml's enum value (-1 for none, e.g. a trace's copy
          * direction); the name beside it in a field of opscope's own */
         int32_t sv;
-        const char *sn = opscope_record_sub_op(r, &sv);
+        const char *sn = opscope_derived_sub_op(dv, &sv);
         jf_key(&f, "sub_op");
         jf_i64(&f, sv);
         if (sn) {
@@ -705,6 +705,12 @@ int opscope_json_export_finish(opscope_json_export_t *x, const opscope_stats_t *
     }
     opscope_out_str(w, "}\n");
     return x->oom ? -1 : 0;
+}
+
+static int on_record(void *ud, const opscope_record *r) {
+    opscope_derived d;
+    opscope_derived_init(&d, r);
+    return opscope_json_export_derived(ud, r, &d);
 }
 
 opscope_sink opscope_json_export_sink(opscope_json_export_t *x) {

@@ -17,6 +17,7 @@
 
 #include "opscope.h"
 #include "util/out.h"
+#include "analyze/derived.h"
 #include "analyze/roofline.h"
 #include "analyze/rpc_calls.h"
 #include "analyze/stats.h"
@@ -29,6 +30,8 @@ opscope_json_export_t *opscope_json_export_new(opscope_out_t *out);
 void opscope_json_export_free(opscope_json_export_t *x);
 
 opscope_sink opscope_json_export_sink(opscope_json_export_t *x);
+/* Its on_record with the record's derived values (analyze/derived.h; UD is X), for a session. */
+int opscope_json_export_derived(void *ud, const opscope_record *r, opscope_derived *d);
 
 /* Adds members to the summary: FN(W, UD), called at finish after the summary's own members
  * and before its closing brace, writes `,"key":value` pairs (the Kineto section). FN may be

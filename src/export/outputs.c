@@ -125,6 +125,7 @@ int opscope_output_json(opscope_output *o, opscope_out_t *w, const opscope_json_
     p->x = x;
     p->kineto = opts->kineto;
     *o = (opscope_output){.name = "--json", .impl = p, .sink = opscope_json_export_sink(x),
+                          .on_derived = opscope_json_export_derived,
                           .finish = json_finish, .commit = written_commit,
                           .release = json_release};
     return 0;
