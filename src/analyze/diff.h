@@ -198,8 +198,11 @@ typedef struct opscope_diff_opts {
     const char *by;        /* the keys as the user ordered them ("phase,op"); NULL: canonical */
 } opscope_diff_opts;
 
-/* True when the two sides' records share a backend name (else op keys merge backends). */
+/* True when the two sides' records share a backend name. */
 bool opscope_diff_sides_share_backend(const opscope_diff_side_t *a, const opscope_diff_side_t *b);
+/* True when the two sides' records name the same set of backends (else op keys merge
+ * backends: a CPU run against one that also used Vulkan0 would align nothing of Vulkan0). */
+bool opscope_diff_sides_same_backends(const opscope_diff_side_t *a, const opscope_diff_side_t *b);
 
 typedef enum opscope_diff_status {
     OPSCOPE_DIFF_BOTH = 0,

@@ -506,6 +506,21 @@ bool opscope_diff_sides_share_backend(const opscope_diff_side_t *a, const opscop
     return false;
 }
 
+/* Every backend name of A is one of B's. */
+static bool backends_within(const opscope_diff_side_t *a, const opscope_diff_side_t *b) {
+    for (size_t i = 0; i < opscope_diff_side_n_backend_names(a); i++) {
+        bool found = false;
+        for (size_t j = 0; j < opscope_diff_side_n_backend_names(b) && !found; j++)
+            found = !strcmp(opscope_diff_side_backend_name(a, i), opscope_diff_side_backend_name(b, j));
+        if (!found) return false;
+    }
+    return true;
+}
+
+bool opscope_diff_sides_same_backends(const opscope_diff_side_t *a, const opscope_diff_side_t *b) {
+    return backends_within(a, b) && backends_within(b, a);
+}
+
 const opscope_diff_opts *opscope_diff_get_opts(const opscope_diff_t *d) { return &d->opts; }
 const opscope_diff_side_t *opscope_diff_base(const opscope_diff_t *d) { return d->side[0]; }
 const opscope_diff_side_t *opscope_diff_newer(const opscope_diff_t *d) { return d->side[1]; }

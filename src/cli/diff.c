@@ -54,7 +54,7 @@ static void usage(FILE *f) {
           "                           launched the kernels), kernel, shape, category,\n"
           "                           cpu-op, layer, phase\n"
           "  --merge-backends         op/kernel/shape over all backends (automatic when the\n"
-          "                           runs share no backend name)\n"
+          "                           runs' backend names differ)\n"
           "  --per UNIT               auto (default), none, graph, token or iteration: compare\n"
           "                           runs of different length per unit (auto: the finest unit\n"
           "                           both runs have, when they differ in it)\n"
@@ -326,7 +326,7 @@ static opscope_diff_t *compute(const diff_args *a, input in[2], const char *cons
                                opscope_diff_view *v, const char **why) {
     /* the key's default and the backend merge depend on what was read */
     unsigned keys = a->keys ? a->keys : OPSCOPE_DIFF_KEY_OP;
-    bool merge = a->merge_backends || !opscope_diff_sides_share_backend(in[0].side, in[1].side);
+    bool merge = a->merge_backends || !opscope_diff_sides_same_backends(in[0].side, in[1].side);
     *why = NULL;
     for (int s = 0; s < 2; s++)
         if (opscope_diff_side_finish(in[s].side, merge)) return NULL;

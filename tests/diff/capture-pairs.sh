@@ -9,7 +9,10 @@
 #   cpu-q4_0-t2  the q4_0 model, 2 threads           (f32 against q4_0)
 #   cpu-f32-nofuse-t2  GGML_CPU_DISABLE_FUSION=1     (RMS_NORM+MUL fused against separate)
 #   cpu-f32-n4   f32, 2 threads, 4 tokens            (a shorter run: per-token comparison)
-#   vk-f32-n4    all layers on Vulkan (lavapipe), 4 tokens (CPU against Vulkan)
+#   vk-f32-n4    all layers on Vulkan (lavapipe), 4 tokens (CPU against Vulkan): its Vulkan
+#                computes are one GRAPH_SPLIT each (no per-op device timing)
+#   vk-ops-f32-n4  the same command with per-op device timing (the Vulkan layer; the default
+#                sampled timing), so its fused groups (RMS_NORM_MUL) meet the CPU's
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=$here/data/ggml
@@ -33,6 +36,7 @@ run cpu-f32-n4 -m "$M/tiny-dense-f32.gguf" -n 4 -t 2
 # the first Vulkan run compiles pipelines; the second one is the fixture
 GGML_VK_VISIBLE_DEVICES=0 run vk-warm -m "$M/tiny-dense-f32.gguf" -n 1 -t 2 -ngl 99
 GGML_VK_VISIBLE_DEVICES=0 run vk-f32-n4 -m "$M/tiny-dense-f32.gguf" -n 4 -t 2 -ngl 99
+GGML_VK_VISIBLE_DEVICES=0 run vk-ops-f32-n4 -m "$M/tiny-dense-f32.gguf" -n 4 -t 2 -ngl 99
 '
 rm -f vk-warm.json
 for f in *.json; do gzip -9n < "$f" > "$out/$f.gz"; done

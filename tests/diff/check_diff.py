@@ -610,7 +610,7 @@ def check_totals(label, doc, b, n, units=(1, 1)):
 def ggml_pairs(data):
     g = lambda n: os.path.join(data, "ggml", n + ".json.gz")
     runs = {n: GgmlRun(g(n)) for n in ("cpu-f32-t2", "cpu-f32-t1", "cpu-q4_0-t2", "cpu-f32-nofuse-t2",
-                                       "cpu-f32-n4", "vk-f32-n4")}
+                                       "cpu-f32-n4", "vk-f32-n4", "vk-ops-f32-n4")}
     r = runs["cpu-f32-t2"]
     check(r.graphs == 16 and r.tokens == 30 + 15 and r.prefill == 1 and r.decode == 15,
           "the reference capture has 16 graphs, 45 tokens (%d, %d)" % (r.graphs, r.tokens))
@@ -624,9 +624,9 @@ def ggml_pairs(data):
     for bn, nn, keys in pairs:
         b, n = runs[bn], runs[nn]
         ks = set(keys)
-        # backends are merged when the runs share no backend name
-        share = {b.bname(x) for x in b.recs} & {n.bname(x) for x in n.recs}
-        merged = not share
+        # backends are merged when the runs' backend names differ (a CPU run against one that
+        # also used Vulkan0: per backend, every Vulkan0 row would be "only in NEW")
+        merged = {b.bname(x) for x in b.recs} != {n.bname(x) for x in n.recs}
         doc, _ = diff_json(g(bn), g(nn), ["--by", ",".join(keys), "--min-share", "0"])
         if doc is None:
             continue
@@ -645,6 +645,15 @@ def ggml_pairs(data):
         check(doc["merged_backends"] == merged, "%s/%s: backends merged %s" % (bn, nn, merged))
         compare("%s vs %s by %s" % (bn, nn, ",".join(keys)), doc, b.groups(ks, merged), n.groups(ks, merged), units)
         check_totals("%s vs %s" % (bn, nn), doc, b, n, units)
+
+    # CPU against Vulkan with the defaults (issue 25): the fused group aligns, one vocabulary
+    doc, _ = diff_json(g("cpu-f32-n4"), g("vk-ops-f32-n4"), ["--min-share", "0"])
+    fr = [r for r in (doc["groups"] if doc else []) if "RMS_NORM+MUL" in r["key"].get("op", "")]
+    want = (sum(x.get("extra") == "RMS_NORM+MUL" for x in runs["cpu-f32-n4"].recs),
+            sum(x.get("extra") in ("RMS_NORM+MUL", "RMS_NORM_MUL") for x in runs["vk-ops-f32-n4"].recs))
+    check(doc is not None and doc["merged_backends"] and len(fr) == 1 and fr[0]["status"] == "both" and
+          (fr[0]["base_count"], fr[0]["new_count"]) == want,
+          "cpu-f32-n4 vs vk-ops-f32-n4 (defaults): RMS_NORM+MUL in both, %s calls (%s)" % (want, fr))
 
     # fusion: RMS_NORM+MUL fused on one side, separate records on the other
     doc, _ = diff_json(g("cpu-f32-t2"), g("cpu-f32-nofuse-t2"))
