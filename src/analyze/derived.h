@@ -16,7 +16,7 @@
 #define OPSCOPE_DERIVED_H
 
 #include "analyze/fused_name.h"
-#include "analyze/op_cost.h"
+#include "model/op_cost.h"
 #include "model/ggml_vocab.h"
 #include "opscope.h"
 

@@ -1,7 +1,7 @@
 /* stats.c - streaming aggregation: groups, per-shape groups, backends, top records. */
 #include "analyze/stats.h"
 #include "analyze/fused_name.h"
-#include "analyze/op_cost.h"
+#include "model/op_cost.h"
 #include "analyze/rpc_cover.h"
 #include "model/ggml_vocab.h"
 #include "util/hash.h"

@@ -27,7 +27,7 @@ typedef enum opscope_ggml_op {
     OPSCOPE_GGML_OP_COUNT
 } opscope_ggml_op;
 
-/* FLOPs formulas (analyze/flops.c): the FLOPS column of ggml_ops.def. */
+/* FLOPs formulas (model/flops.c): the FLOPS column of ggml_ops.def. */
 typedef enum opscope_ggml_flops {
     OPSCOPE_GGML_FLOPS_NONE, /* not counted (elementwise work, softmax, copies...) */
     OPSCOPE_GGML_FLOPS_MUL_MAT,
@@ -40,7 +40,7 @@ typedef enum opscope_ggml_flops {
     OPSCOPE_GGML_FLOPS_OUT_PROD,
 } opscope_ggml_flops;
 
-/* Memory-traffic rules (analyze/traffic.c): the TRAFFIC column of ggml_ops.def. */
+/* Memory-traffic rules (model/traffic.c): the TRAFFIC column of ggml_ops.def. */
 typedef enum opscope_ggml_traffic {
     OPSCOPE_GGML_TRAFFIC_SRCS,       /* every source read whole, the output written */
     OPSCOPE_GGML_TRAFFIC_VIEW,       /* computes nothing: no data moves */

@@ -6,7 +6,7 @@
  * once, plus the output written. Nothing is guessed: a record without ggml types or shapes
  * has an unknown traffic.
  */
-#include "analyze/op_cost.h"
+#include "model/op_cost.h"
 #include "model/ggml_vocab.h"
 #include "opscope.h"
 

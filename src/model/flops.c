@@ -4,7 +4,7 @@
  * Formulas (docs/metrics.md explains each): one multiply-add counts as 2 FLOPs; softmax,
  * scaling and masking are not counted. Shapes are ggml ne[] order (ne[0] innermost).
  */
-#include "analyze/op_cost.h"
+#include "model/op_cost.h"
 #include "model/ggml_vocab.h"
 #include "opscope.h"
 
