@@ -81,10 +81,11 @@ FORMAT_EXCEPTIONS = {
                           "between the capture and the CLI, not an output)",
 }
 
-# the multipliers of fmix64, splitmix64 and the golden ratio, FNV-1a's basis and prime
+# the multipliers of fmix64, splitmix64 and the golden ratio (64 and 32 bits: Knuth's
+# multiplicative hash), FNV-1a's basis and prime
 HASH_CONSTANTS = re.compile(r"(?i)0x(ff51afd7ed558ccd|c4ceb9fe1a85ec53|bf58476d1ce4e5b9|94d049bb133111eb|"
-                            r"9e3779b97f4a7c15|cbf29ce484222325|100000001b3)|\b(14695981039346656037|"
-                            r"1099511628211)\b")
+                            r"9e3779b97f4a7c15|9e3779b1|9e3779b9|cbf29ce484222325|100000001b3)\b|"
+                            r"\b(14695981039346656037|1099511628211|2654435761|2654435769)u?\b")
 HASH_HOME = "util/hash.h"
 
 # ggml's vocabulary: the files that may spell op names (the bar: at most 3, the table first)

@@ -10,6 +10,7 @@
 #include "capture/timing/cap_record.h"
 #include "capture/resolve/cap_resolve.h"
 #include "capture/store/cap_tables.h"
+#include "util/hash.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -24,7 +25,7 @@
 /* Its own table, not util/hindex.h: scratch of the walk inside the host's compute, refilled
  * per graph in place (keys and counts side by side, no entry array, no allocation once warm). */
 static int32_t *use_find(opscope_cap_walk *w, const void *key) {
-    uint32_t h = (uint32_t)(((uintptr_t)key >> 4) * 2654435761u) & (uint32_t)(w->ucap - 1);
+    uint32_t h = (uint32_t)opscope_mix64((uintptr_t)key) & (uint32_t)(w->ucap - 1);
     while (w->uk[h]) {
         if (w->uk[h] == key) {
             return &w->uv[h];
@@ -54,7 +55,7 @@ static bool count_uses(opscope_cap_walk *w, struct ggml_tensor *const *nodes, in
     memset(w->uv, 0, (size_t)w->ucap * sizeof *w->uv);
     for (int c = 0; c < n_cand; c++) {
         const void *key = nodes[cand[c]];
-        uint32_t h = (uint32_t)(((uintptr_t)key >> 4) * 2654435761u) & (uint32_t)(w->ucap - 1);
+        uint32_t h = (uint32_t)opscope_mix64((uintptr_t)key) & (uint32_t)(w->ucap - 1);
         while (w->uk[h] && w->uk[h] != key) {
             h = (h + 1) & (uint32_t)(w->ucap - 1);
         }
@@ -142,7 +143,7 @@ void opscope_cap_cpu_sched_changed(int sched) {
 }
 
 static unsigned sched_gen(int sched) {
-    unsigned g = atomic_load_explicit(&g_all_gen, memory_order_acquire) * 2654435761u;
+    unsigned g = (unsigned)opscope_mix64(atomic_load_explicit(&g_all_gen, memory_order_acquire));
     return g + atomic_load_explicit(&g_sched_gen[sched], memory_order_acquire);
 }
 

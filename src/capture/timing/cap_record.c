@@ -10,6 +10,7 @@
 #include "capture/store/cap_counters.h"
 #include "capture/resolve/cap_resolve.h"
 #include "opscope.h"
+#include "util/hash.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -104,7 +105,7 @@ const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t) {
         t_desc_gen = gen;
     }
     int n_src = count_src(t);
-    desc_slot *slot = &t_desc[(((uintptr_t)t) >> 4) * 2654435761u % DESC_SLOTS];
+    desc_slot *slot = &t_desc[opscope_mix64((uintptr_t)t) % DESC_SLOTS];
     if (slot->t == t && desc_matches(slot->d, t, n_src)) {
         return slot->d;
     }
