@@ -106,6 +106,10 @@ static int sink_record(void *ud, const opscope_record *r) {
     return opscope_graphs_add(ud, r, 0);
 }
 
+int opscope_graphs_add_derived(void *ud, const opscope_record *rec, opscope_derived *d) {
+    return opscope_graphs_add(ud, rec, opscope_derived_flops(d));
+}
+
 static int sink_end(void *ud) {
     return opscope_graphs_finish(ud);
 }

@@ -19,6 +19,7 @@
 #ifndef OPSCOPE_GRAPHS_H
 #define OPSCOPE_GRAPHS_H
 
+#include "analyze/derived.h"
 #include "opscope.h"
 
 #include <stdbool.h>
@@ -61,9 +62,11 @@ void opscope_graphs_free(opscope_graphs_t *g);
 /* Adds one record (no-op without a graph id). FLOPS: the record's FLOPs as the caller counts
  * them (opscope_record_flops). Returns 0, or -1 when out of memory. */
 int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *rec, uint64_t flops);
-/* A sink feeding G; on_end finishes it. It counts no FLOPs (the graphs' flops stay 0): the
- * groups by batch need none, and deriving them again cost 2% of a report's time. */
+/* A sink feeding G; on_end finishes it. It counts no FLOPs (the graphs' flops stay 0);
+ * opscope_graphs_add_derived (UD is G), the session's, counts the record's derived FLOPs,
+ * which the stats computed already. */
 opscope_sink opscope_graphs_sink(opscope_graphs_t *g);
+int opscope_graphs_add_derived(void *ud, const opscope_record *rec, opscope_derived *d);
 
 /* Sorts the graphs by id, gives each its phase and groups them by batch and phase (idempotent until the next add). 0, or -1
  * when out of memory. */

@@ -80,7 +80,7 @@ opscope_sink opscope_session_sink(opscope_session_t *s) {
         if (s->out[i].kineto_links && s->kineto) opscope_kineto_keep_links(s->kineto);
     }
     if (s->rpc) opscope_tee_add(&s->tee, opscope_rpc_sink(s->rpc));
-    if (s->graphs) opscope_tee_add(&s->tee, opscope_graphs_sink(s->graphs));
+    if (s->graphs) opscope_tee_add_derived(&s->tee, opscope_graphs_sink(s->graphs), opscope_graphs_add_derived);
     opscope_sink sink = opscope_tee_sink(&s->tee);
     if (s->opts.filter) {
         s->opts.filter->next = sink;

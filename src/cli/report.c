@@ -193,7 +193,7 @@ static int add_outputs(opscope_session_t *s, const report_args *a, const opscope
     bool taken = false;
     opscope_json_output_opts jo = {.peak = ro->peak, .kineto = true};
     opscope_output o;
-    if (a->sqlite && (opscope_output_sqlite(&o, a->sqlite, a->input, err) || opscope_session_add(s, &o)))
+    if (a->sqlite && (opscope_output_sqlite(&o, a->sqlite, a->input, opscope_session_graphs(s), err) || opscope_session_add(s, &o)))
         return -1;
     if ((a->chrome && add_written(s, a->chrome, &taken, make_chrome, &a->chrome_splits, err)) ||
         (a->json && add_written(s, a->json, &taken, make_json, &jo, err)))

@@ -40,6 +40,7 @@ struct opscope_sqlite_export {
     opscope_meta meta;
     char *profiler;
     opscope_graphs_t *graphs;
+    bool own_graphs; /* false: the session's (opscope_output_sqlite), fed by the session */
     OPSCOPE_VEC(shape_ent) sh;     /* the distinct shapes kept */
     opscope_hindex sh_index;       /* their keys' hashes -> sh */
     unsigned char *arena;          /* the keys */
@@ -317,7 +318,7 @@ int opscope_sqlite_export_derived(void *ud, const opscope_record *r, opscope_der
     q->shape_id = sid;
     b->n_recs++;
     x->n++;
-    if (opscope_graphs_add(x->graphs, r, flops)) return nomem(x);
+    if (x->own_graphs && opscope_graphs_add(x->graphs, r, flops)) return nomem(x);
     return b->n_recs == SQ_BATCH_RECS ? submit(x) : 0;
 }
 
@@ -364,6 +365,13 @@ static int on_meta(void *ud, const opscope_meta *m) {
     return 0;
 }
 
+void opscope_sqlite_export_use_graphs(opscope_sqlite_export_t *x, opscope_graphs_t *g) {
+    if (!g) return;
+    if (x->own_graphs) opscope_graphs_free(x->graphs);
+    x->graphs = g;
+    x->own_graphs = false;
+}
+
 void opscope_sqlite_export_set_rpc(opscope_sqlite_export_t *x, opscope_rpc_t *rpc) {
     x->rpc = rpc;
 }
@@ -395,7 +403,7 @@ static void release(opscope_sqlite_export_t *x, bool remove_tmp) {
     free(x->tmp);
     free(x->source);
     free(x->profiler);
-    opscope_graphs_free(x->graphs);
+    if (x->own_graphs) opscope_graphs_free(x->graphs);
     free(x->sh.v);
     opscope_hindex_free(&x->sh_index);
     free(x->arena);
@@ -415,6 +423,7 @@ opscope_sqlite_export_t *opscope_sqlite_export_new(const char *path, const char 
         x->tmp = malloc(n + 16);
         x->source = source ? strdup(source) : NULL;
         x->graphs = opscope_graphs_new();
+        x->own_graphs = true;
     }
     if (!x || !x->path || !x->tmp || (source && !x->source) || !x->graphs) {
         set_err(err, path, OPSCOPE_ERROR_NOMEM, "out of memory", ENOMEM);

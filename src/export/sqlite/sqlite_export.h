@@ -41,6 +41,11 @@ int opscope_sqlite_export_derived(void *ud, const opscope_record *r, opscope_der
  * abort; NULL (the default): those tables stay empty. */
 void opscope_sqlite_export_set_rpc(opscope_sqlite_export_t *x, opscope_rpc_t *rpc);
 
+/* The graphs table from G (borrowed: fed by its owner, the session, with the records' FLOPs;
+ * it must outlive the finish) instead of X's own aggregate. NULL: X keeps its own. Call before
+ * the first record. */
+void opscope_sqlite_export_use_graphs(opscope_sqlite_export_t *x, opscope_graphs_t *g);
+
 /* The first failure of a sink callback (code OPSCOPE_OK when none). */
 const opscope_error *opscope_sqlite_export_error(const opscope_sqlite_export_t *x);
 
@@ -58,9 +63,11 @@ int opscope_sqlite_export_finish(opscope_sqlite_export_t *x, opscope_error *err)
 void opscope_sqlite_export_abort(opscope_sqlite_export_t *x);
 
 /* The database as a session output (export/outputs.h): the RPC tables and the Kineto links
- * from the session's analyses; its commit writes the indices and views and renames the file
- * (the commit likeliest to fail: add it first). 0, or -1 with ERR filled. */
+ * from the session's analyses, the graphs table from GRAPHS (borrowed, the session's: it
+ * must outlive the output's finish; NULL: the output aggregates its own); its commit writes
+ * the indices and views and renames the file (the commit likeliest to fail: add it first).
+ * 0, or -1 with ERR filled. */
 int opscope_output_sqlite(opscope_output *o, const char *path, const char *source,
-                          opscope_error *err);
+                          opscope_graphs_t *graphs, opscope_error *err);
 
 #endif /* OPSCOPE_SQLITE_EXPORT_H */

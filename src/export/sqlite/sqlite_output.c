@@ -36,7 +36,7 @@ static const opscope_error *sqlite_stopped(const void *impl) {
 }
 
 int opscope_output_sqlite(opscope_output *o, const char *path, const char *source,
-                          opscope_error *err) {
+                          opscope_graphs_t *graphs, opscope_error *err) {
     sqlite_output *p = calloc(1, sizeof *p);
     if (!p) {
         err->code = OPSCOPE_ERROR_NOMEM;
@@ -48,6 +48,7 @@ int opscope_output_sqlite(opscope_output *o, const char *path, const char *sourc
         free(p);
         return -1;
     }
+    opscope_sqlite_export_use_graphs(p->x, graphs);
     *o = (opscope_output){.name = "--sqlite", .path = path, .impl = p,
                           .sink = opscope_sqlite_export_sink(p->x),
                           .on_derived = opscope_sqlite_export_derived, .kineto_links = true,
