@@ -339,54 +339,53 @@ typedef struct gp_rec {
 } gp_rec;
 
 /* The fields after sub_op in rk's order; returns what the gp_ getter returned. */
-static int gp_record_field2(gp *g, gp_rec *rs, enum rk key, const opscope_json_token *vp) {
-    opscope_json_token v = *vp;
+static int gp_record_field2(gp *g, gp_rec *rs, enum rk key, opscope_json_token *v) {
     int rc = 0;
     int64_t x;
     switch (key) {
-    case RK_SUB_OP_NAME: rc = gp_string(g, &v, &g->sub_name, &rs->e.sub_name); break;
+    case RK_SUB_OP_NAME: rc = gp_string(g, v, &g->sub_name, &rs->e.sub_name); break;
     case RK_GRAPH_ID:
-        rc = gp_int(g, &v, INT64_MIN, INT64_MAX, &rs->r.graph_id);
+        rc = gp_int(g, v, INT64_MIN, INT64_MAX, &rs->r.graph_id);
         if (rc > 0) rs->r.has |= OPSCOPE_HAS_GRAPH;
         break;
     case RK_NODE_INDEX:
-        rc = gp_i32(g, &v, &rs->r.node_index);
+        rc = gp_i32(g, v, &rs->r.node_index);
         if (rc > 0) rs->r.has |= OPSCOPE_HAS_NODE;
         break;
     case RK_N_FUSED:
-        rc = gp_int(g, &v, 1, INT32_MAX, &x);
+        rc = gp_int(g, v, 1, INT32_MAX, &x);
         if (rc > 0) rs->r.n_fused = (int32_t)x;
         break;
     case RK_THREAD_ID:
-        rc = gp_i32(g, &v, &rs->r.thread_id);
+        rc = gp_i32(g, v, &rs->r.thread_id);
         if (rc > 0) rs->r.has |= OPSCOPE_HAS_THREAD;
         break;
     case RK_HOST_START_NS:
-        rc = gp_u64(g, &v, &rs->r.host_start_ns);
+        rc = gp_u64(g, v, &rs->r.host_start_ns);
         if (rc > 0) rs->e.have_host_start = 1;
         break;
     case RK_HOST_END_NS:
-        rc = gp_u64(g, &v, &rs->r.host_end_ns);
+        rc = gp_u64(g, v, &rs->r.host_end_ns);
         if (rc > 0) rs->e.have_host_end = 1;
         break;
     case RK_FLOPS:
-        rc = gp_u64(g, &v, &rs->r.flops);
+        rc = gp_u64(g, v, &rs->r.flops);
         if (rc > 0) rs->r.has |= OPSCOPE_HAS_FLOPS;
         break;
-    case RK_CATEGORY: rc = gp_string(g, &v, &g->category, &rs->r.category); break;
+    case RK_CATEGORY: rc = gp_string(g, v, &g->category, &rs->r.category); break;
     case RK_KERNEL:
-        rc = gp_string(g, &v, &g->kernel, &rs->r.kernel);
+        rc = gp_string(g, v, &g->kernel, &rs->r.kernel);
         if (rc > 0) rs->r.has |= OPSCOPE_HAS_KERNEL;
         break;
     case RK_WEIGHT:
-        rc = gp_int(g, &v, 1, UINT32_MAX, &x);
+        rc = gp_int(g, v, 1, UINT32_MAX, &x);
         if (rc > 0) {
             rs->r.weight = (uint32_t)x;
             rs->r.has |= OPSCOPE_HAS_WEIGHT;
         }
         break;
     case RK_N_KERNELS:
-        rc = gp_int(g, &v, 0, INT32_MAX, &x);
+        rc = gp_int(g, v, 0, INT32_MAX, &x);
         if (rc > 0) {
             rs->r.n_kernels = (int32_t)x;
             rs->r.has |= OPSCOPE_HAS_KERNEL;
@@ -394,7 +393,7 @@ static int gp_record_field2(gp *g, gp_rec *rs, enum rk key, const opscope_json_t
         break;
     case RK_TIME_SOURCE: {
         const char *ts = NULL;
-        rc = gp_string(g, &v, &g->tsrc, &ts);
+        rc = gp_string(g, v, &g->tsrc, &ts);
         if (rc > 0 && ts && strncmp(ts, "device", 6) == 0) {
             rs->r.has |= OPSCOPE_HAS_DEVICE_TIME;
             if (strcmp(ts, "device_aligned") == 0) rs->r.has |= OPSCOPE_HAS_CLOCK_ALIGNED;
@@ -402,46 +401,45 @@ static int gp_record_field2(gp *g, gp_rec *rs, enum rk key, const opscope_json_t
         break;
     }
     default:
-        rc = opscope_json_skip(g->j, &v);
+        rc = opscope_json_skip(g->j, v);
         break;
     }
     return rc;
 }
 
 /* One member's value into RS (the identity, time, shape and type fields; the rest in field2). */
-static int gp_record_field(gp *g, gp_rec *rs, enum rk key, const opscope_json_token *vp) {
-    opscope_json_token v = *vp;
+static int gp_record_field(gp *g, gp_rec *rs, enum rk key, opscope_json_token *v) {
     int rc = 0;
     int64_t x;
     switch (key) {
     case RK_TYPE:
-        rc = gp_int(g, &v, 0, 1, &x);
+        rc = gp_int(g, v, 0, 1, &x);
         if (rc > 0) rs->r.type = (opscope_record_type)x;
         break;
-    case RK_NAME: rc = gp_string(g, &v, &g->name, &rs->r.name); break;
-    case RK_BACKEND_ID: rc = gp_i32(g, &v, &rs->r.backend_id); break;
-    case RK_SPLIT_ID: rc = gp_i32(g, &v, &rs->r.split_id); break;
-    case RK_START_NS: rc = gp_u64(g, &v, &rs->r.start_ns); break;
-    case RK_DURATION_NS: rc = gp_u64(g, &v, &rs->r.duration_ns); break;
-    case RK_BYTES: rc = gp_u64(g, &v, &rs->r.bytes); break;
-    case RK_EXTRA: rc = gp_string(g, &v, &g->extra, &rs->r.extra); break;
+    case RK_NAME: rc = gp_string(g, v, &g->name, &rs->r.name); break;
+    case RK_BACKEND_ID: rc = gp_i32(g, v, &rs->r.backend_id); break;
+    case RK_SPLIT_ID: rc = gp_i32(g, v, &rs->r.split_id); break;
+    case RK_START_NS: rc = gp_u64(g, v, &rs->r.start_ns); break;
+    case RK_DURATION_NS: rc = gp_u64(g, v, &rs->r.duration_ns); break;
+    case RK_BYTES: rc = gp_u64(g, v, &rs->r.bytes); break;
+    case RK_EXTRA: rc = gp_string(g, v, &g->extra, &rs->r.extra); break;
     case RK_NE_SRC0:
     case RK_NE_SRC1:
     case RK_NE_SRC2: {
         int s = key - RK_NE_SRC0;
         memset(rs->r.ne_src[s], 0, sizeof rs->r.ne_src[s]);
-        rc = gp_ne(g, &v, rs->r.ne_src[s]);
+        rc = gp_ne(g, v, rs->r.ne_src[s]);
         if (key == RK_NE_SRC0) rs->e.have_src0 = 1;
         break;
     }
     case RK_NE:
         memset(rs->e.ne_old, 0, sizeof rs->e.ne_old);
-        rc = gp_ne(g, &v, rs->e.ne_old);
+        rc = gp_ne(g, v, rs->e.ne_old);
         memcpy(rs->e.ne_out, rs->e.ne_old, sizeof rs->e.ne_out);
         rs->e.have_ne = 1;
         break;
     case RK_N_SRC:
-        rc = gp_int(g, &v, 0, OPSCOPE_MAX_SRC, &x);
+        rc = gp_int(g, v, 0, OPSCOPE_MAX_SRC, &x);
         if (rc > 0) {
             rs->e.n_src = (int32_t)x;
             rs->e.have_n_src = 1;
@@ -449,7 +447,7 @@ static int gp_record_field(gp *g, gp_rec *rs, enum rk key, const opscope_json_to
         break;
     case RK_NE_SRC:
         memset(rs->r.ne_src, 0, sizeof rs->r.ne_src);
-        rc = gp_shapes(g, &v, 0, rs->r.ne_src);
+        rc = gp_shapes(g, v, 0, rs->r.ne_src);
         if (rc >= 0) {
             rs->e.n_src_arr = rc;
             rs->e.have_v3_src = 1;
@@ -457,38 +455,38 @@ static int gp_record_field(gp *g, gp_rec *rs, enum rk key, const opscope_json_to
         break;
     case RK_NB_SRC:
         memset(rs->r.nb_src, 0, sizeof rs->r.nb_src);
-        rc = gp_shapes(g, &v, 1, rs->r.nb_src);
-        if (rc > 0 || v.type == OPSCOPE_JSON_ARR_BEGIN) rs->r.has |= OPSCOPE_HAS_STRIDES;
+        rc = gp_shapes(g, v, 1, rs->r.nb_src);
+        if (rc > 0 || v->type == OPSCOPE_JSON_ARR_BEGIN) rs->r.has |= OPSCOPE_HAS_STRIDES;
         break;
     case RK_TYPE_SRC:
         for (int s = 0; s < OPSCOPE_MAX_SRC; s++) rs->r.type_src[s] = -1;
-        rc = gp_int_array(g, &v, OPSCOPE_MAX_SRC, INT32_MIN, INT32_MAX, TOO_MANY_SRC,
+        rc = gp_int_array(g, v, OPSCOPE_MAX_SRC, INT32_MIN, INT32_MAX, TOO_MANY_SRC,
                           rs->r.type_src, st_i32);
-        if (v.type == OPSCOPE_JSON_ARR_BEGIN) rs->r.has |= OPSCOPE_HAS_SRC_TYPES;
+        if (v->type == OPSCOPE_JSON_ARR_BEGIN) rs->r.has |= OPSCOPE_HAS_SRC_TYPES;
         break;
-    case RK_TENSOR_NAME: rc = gp_string(g, &v, &g->tensor, &rs->r.tensor_name); break;
+    case RK_TENSOR_NAME: rc = gp_string(g, v, &g->tensor, &rs->r.tensor_name); break;
     case RK_OUT_TYPE:
-        rc = gp_i32(g, &v, &rs->r.out_type);
+        rc = gp_i32(g, v, &rs->r.out_type);
         if (rc > 0) rs->r.has |= OPSCOPE_HAS_OUT;
         break;
     case RK_OP_PARAMS:
         memset(rs->r.op_params, 0, sizeof rs->r.op_params);
-        rc = gp_int_array(g, &v, OPSCOPE_MAX_OP_PARAMS, INT32_MIN, UINT32_MAX,
+        rc = gp_int_array(g, v, OPSCOPE_MAX_OP_PARAMS, INT32_MIN, UINT32_MAX,
                           "more than 16 op_params", rs->r.op_params, st_u32_as_i32);
-        if (v.type == OPSCOPE_JSON_ARR_BEGIN) rs->r.has |= OPSCOPE_HAS_OP_PARAMS;
+        if (v->type == OPSCOPE_JSON_ARR_BEGIN) rs->r.has |= OPSCOPE_HAS_OP_PARAMS;
         break;
     case RK_SUB_OP:
         /* the seed's v3 files and opscope's: ggml's enum value, -1 for none; opscope's
          * older files: the name */
-        if (v.type == OPSCOPE_JSON_STRING || v.type == OPSCOPE_JSON_NULL) {
-            rc = gp_string(g, &v, &g->sub_op, &rs->e.sub_str);
+        if (v->type == OPSCOPE_JSON_STRING || v->type == OPSCOPE_JSON_NULL) {
+            rc = gp_string(g, v, &g->sub_op, &rs->e.sub_str);
             break;
         }
-        if (v.type != OPSCOPE_JSON_NUMBER) {
-            rc = gp_fail(g, OPSCOPE_ERROR_SCHEMA, "expected an integer or a string", &v);
+        if (v->type != OPSCOPE_JSON_NUMBER) {
+            rc = gp_fail(g, OPSCOPE_ERROR_SCHEMA, "expected an integer or a string", v);
             break;
         }
-        rc = gp_int(g, &v, -1, INT32_MAX, &x);
+        rc = gp_int(g, v, -1, INT32_MAX, &x);
         rs->r.has &= ~(uint32_t)OPSCOPE_HAS_SUB_OP;
         if (rc > 0 && x >= 0) {
             rs->r.sub_op_value = (int32_t)x;
@@ -496,7 +494,7 @@ static int gp_record_field(gp *g, gp_rec *rs, enum rk key, const opscope_json_to
         }
         break;
     default:
-        return gp_record_field2(g, rs, key, vp);
+        return gp_record_field2(g, rs, key, v);
     }
     return rc;
 }
