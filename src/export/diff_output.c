@@ -25,10 +25,7 @@ static int diff_finish(void *impl, opscope_session_t *s, opscope_error *err) {
 }
 
 static int diff_commit(void *impl, opscope_error *err) {
-    diff_output *p = impl;
-    opscope_out_t *w = p->w;
-    p->w = NULL;
-    return opscope_out_commit(w, err);
+    return opscope_out_commit_take(&((diff_output *)impl)->w, err);
 }
 
 static void diff_release(void *impl, bool discard) {

@@ -25,15 +25,13 @@ static int ops_finish(void *impl, opscope_session_t *s, opscope_error *err) {
 /* The test file, then its side table; a failure of the first does not stop the second. */
 static int ops_commit(void *impl, opscope_error *err) {
     ops_output *p = impl;
-    int rc = opscope_out_commit(p->w, err);
-    p->w = NULL;
+    int rc = opscope_out_commit_take(&p->w, err);
     if (p->tsv) {
         opscope_error terr = {0};
-        if (opscope_out_commit(p->tsv, &terr) && !rc) {
+        if (opscope_out_commit_take(&p->tsv, &terr) && !rc) {
             *err = terr;
             rc = -1;
         }
-        p->tsv = NULL;
     }
     return rc;
 }

@@ -39,10 +39,7 @@ static written *written_new(opscope_out_t *w, opscope_error *err) {
 }
 
 static int written_commit(void *impl, opscope_error *err) {
-    written *p = impl;
-    opscope_out_t *w = p->w;
-    p->w = NULL;
-    return opscope_out_commit(w, err);
+    return opscope_out_commit_take(&((written *)impl)->w, err);
 }
 
 /* ---- console and text ---- */
@@ -192,10 +189,7 @@ static int html_finish(void *impl, opscope_session_t *s, opscope_error *err) {
 }
 
 static int html_commit(void *impl, opscope_error *err) {
-    html_output *p = impl;
-    opscope_out_t *w = p->w;
-    p->w = NULL;
-    return opscope_out_commit(w, err);
+    return opscope_out_commit_take(&((html_output *)impl)->w, err);
 }
 
 /* A trace's runtime calls, seen on their way to the analysis. */

@@ -57,10 +57,7 @@ static int file_finish(void *impl, opscope_session_t *s, opscope_error *err) {
 }
 
 static int file_commit(void *impl, opscope_error *err) {
-    replay_file *p = impl;
-    opscope_out_t *w = p->w;
-    p->w = NULL;
-    return opscope_out_commit(w, err);
+    return opscope_out_commit_take(&((replay_file *)impl)->w, err);
 }
 
 static void file_release(void *impl, bool discard) {

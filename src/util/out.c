@@ -421,6 +421,12 @@ int opscope_out_commit(opscope_out_t *w, opscope_error *err) {
     return 0;
 }
 
+int opscope_out_commit_take(opscope_out_t **w, opscope_error *err) {
+    opscope_out_t *x = *w;
+    *w = NULL;
+    return opscope_out_commit(x, err);
+}
+
 void opscope_out_abort(opscope_out_t *w) {
     if (!w) return;
     if (w->owns_fd) {

@@ -27,6 +27,10 @@ opscope_out_t *opscope_out_from_file(FILE *fp, opscope_error *err);
 /* Flushes, fsyncs nothing, closes and renames into place. Frees W. Returns 0 or -1. */
 int opscope_out_commit(opscope_out_t *w, opscope_error *err);
 
+/* opscope_out_commit of *W, with *W set to NULL first: an output's commit step, after
+ * which its release may call opscope_out_abort(*W) unconditionally (a no-op then). */
+int opscope_out_commit_take(opscope_out_t **w, opscope_error *err);
+
 /* Discards everything written and removes the temporary file. Frees W. NULL is a no-op. */
 void opscope_out_abort(opscope_out_t *w);
 
