@@ -18,7 +18,8 @@ ROOT=${OPSCOPE_ROOT:-/var/cache/opscope/forky-root}
 STAMP="$ROOT/.opscope-root-ready"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
-# Packages: ggml + llama.cpp (with ggml-rpc-server, in tools-extra) + whisper.cpp from Debian, lavapipe, gguf writer, and what building
+# Packages: ggml + llama.cpp (with ggml-rpc-server, in tools-extra) + whisper.cpp from Debian, lavapipe, gguf writer,
+# python3-torch (real torch.profiler / Kineto traces, CPU-only, for the trace tests), and what building
 # opscope and running its tests inside the root needs. Changing this list re-runs apt only.
 PKGS=(libggml0 libggml-dev libggml0-backend-blas libggml0-backend-vulkan libggml0-backend-rpc
       libllama0 libllama-dev llama.cpp-tools llama.cpp-tools-extra llama.cpp-examples llama.cpp-tests
@@ -26,7 +27,8 @@ PKGS=(libggml0 libggml-dev libggml0-backend-blas libggml0-backend-vulkan libggml
       python3-gguf python3-numpy mesa-vulkan-drivers
       libvulkan-dev vulkan-tools
       gcc libc6-dev make cmake zlib1g-dev pkgconf python3 procps time
-      libsqlite3-dev help2man dpkg-dev file)
+      libsqlite3-dev help2man dpkg-dev file
+      python3-torch)
 WANT=$(printf '%s\n' "${PKGS[@]}" | sha256sum | cut -c1-16)
 
 log() { [ -t 2 ] && echo "forky-root: $*" >&2 || true; }
