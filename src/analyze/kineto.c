@@ -1,6 +1,6 @@
 /* kineto.c - Kineto trace analysis: links, phases, layers, stream breakdown (see kineto.h). */
 #include "analyze/kineto.h"
-#include "analyze/busy.h"
+#include "analyze/busy_runs.h"
 #include "util/vec.h"
 #include "util/hash.h"
 #include "util/hindex.h"
@@ -673,6 +673,13 @@ static int streams_finish(opscope_kineto_t *k) {
     return 0;
 }
 
+/* opscope_busy_get_fn over the GPU activities (UD: gpu_t[]). */
+static void gpu_iv(const void *ud, size_t i, int64_t *start, int64_t *end) {
+    const gpu_t *g = (const gpu_t *)ud + i;
+    *start = g->start;
+    *end = g->start + g->dur;
+}
+
 static int step_cmp(const void *pa, const void *pb) {
     const opscope_kineto_step *a = pa, *b = pb;
     return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
@@ -710,26 +717,29 @@ static int cpu_side_finish(opscope_kineto_t *k) {
         if (!i || g[i].device != g[i - 1].device) nd++;
     r->devices = calloc(nd ? nd : 1, sizeof *r->devices);
     if (!r->devices) return -1;
+    /* each device's streams are runs sorted by start (streams_finish): their exact union */
+    opscope_busy_run *runs = malloc((r->n_streams ? r->n_streams : 1) * sizeof *runs);
+    if (!runs) return -1;
     uint64_t gpu_busy_max = 0;
     for (size_t i = 0; i < n;) {
-        opscope_busy b = {0};
-        size_t j = i;
-        for (; j < n && g[j].device == g[i].device; j++) {
-            int64_t a = g[j].start > ws ? g[j].start : ws, e = g[j].start + g[j].dur;
-            if (e > we) e = we;
-            if (e > a && opscope_busy_add(&b, (uint64_t)a, (uint64_t)e)) {
-                opscope_busy_free(&b);
-                return -1;
+        size_t j = i, nr = 0;
+        for (; j < n && g[j].device == g[i].device; j++)
+            if (j == i || g[j].stream != g[j - 1].stream) {
+                if (nr) runs[nr - 1].end = j;
+                runs[nr++] = (opscope_busy_run){j, n};
             }
-        }
+        runs[nr - 1].end = j;
         opscope_kineto_device_busy *d = &r->devices[r->n_devices++];
         d->device = g[i].device;
-        d->busy_ns = opscope_busy_total(&b);
+        if (opscope_busy_runs_total(runs, nr, gpu_iv, g, ws, we, &d->busy_ns)) {
+            free(runs);
+            return -1;
+        }
         d->idle_ns = r->window_ns - d->busy_ns;
         if (d->busy_ns > gpu_busy_max) gpu_busy_max = d->busy_ns;
-        opscope_busy_free(&b);
         i = j;
     }
+    free(runs);
     /* top-level CPU op time: CPU ops are sorted by thread, then start (outer ops first) */
     const iv_t *c = k->cpu.v;
     for (size_t i = 0; i < k->cpu.n;) {
