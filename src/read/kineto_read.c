@@ -100,6 +100,7 @@ typedef struct kr {
     uint64_t n_emitted; /* records handed to the sink so far (ordinals for the links) */
     int want_links;     /* the collector keeps links: runtime call names are interned too */
     int want_dims;      /* the collector keeps CPU ops' input dims (the diff's work pairs) */
+    int in_events;      /* the events array began: input ending after this is a trace cut short */
 } kr;
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1025,6 +1026,7 @@ static int parse_top_object(kr *s) {
         else if (KEY(&t, "cupti_version")) s->cupti_key = in->is_kineto = 1;
         if (next(s, &t)) return -1;
         if (which == 1 && t.type == OPSCOPE_JSON_ARR_BEGIN) {
+            s->in_events = 1;
             if (parse_events(s)) return -1;
         } else if (which == 2 && t.type == OPSCOPE_JSON_ARR_BEGIN) {
             in->is_kineto = 1;
@@ -1069,6 +1071,18 @@ static int parse_top_object(kr *s) {
     }
 }
 
+/* A trace cut short (a crash while writing, a copy interrupted) inside its events: what was
+ * read stands, as for a ggml profile; STATUS (may be NULL) says where it ended. */
+static int kineto_cut_short(kr *s, opscope_read_status *status) {
+    if (!s->in_events || !opscope_json_ended_early(s->j)) return 0;
+    if (status) {
+        memset(status, 0, sizeof *status);
+        status->truncated_at = opscope_json_error(s->j)->pos;
+        status->records = s->n_emitted;
+    }
+    return 1;
+}
+
 static int finish(kr *s) {
     opscope_kineto_info *in = s->info;
     for (size_t i = 0; i < s->n_stacks; i++) in->n_unclosed_begin += s->stacks[i].n;
@@ -1099,6 +1113,12 @@ static int finish(kr *s) {
 
 int opscope_kineto_read_json(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
                              opscope_kineto_collector *an, opscope_error *err) {
+    return opscope_kineto_read_json_status(j, format, sink, an, NULL, err);
+}
+
+int opscope_kineto_read_json_status(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
+                                    opscope_kineto_collector *an, opscope_read_status *status,
+                                    opscope_error *err) {
     kr s;
     memset(&s, 0, sizeof s);
     s.j = j;
@@ -1129,6 +1149,7 @@ int opscope_kineto_read_json(opscope_json_t *j, opscope_format format, const ops
     if (t.type == OPSCOPE_JSON_OBJ_BEGIN) {
         if (parse_top_object(&s)) goto out;
     } else if (t.type == OPSCOPE_JSON_ARR_BEGIN) {
+        s.in_events = 1;
         if (parse_events(&s)) goto out;
     } else {
         opscope_json_fail(j, OPSCOPE_ERROR_SCHEMA,
@@ -1143,6 +1164,8 @@ int opscope_kineto_read_json(opscope_json_t *j, opscope_format format, const ops
     }
     rc = finish(&s);
 out:
+    if (rc && kineto_cut_short(&s, status)) rc = finish(&s);
+    else if (!rc && status) memset(status, 0, sizeof *status);
     free(s.nbuf);
     free(s.cbuf);
     free(s.abuf);

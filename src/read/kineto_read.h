@@ -26,6 +26,7 @@
 
 #include "read/json.h"
 #include "read/kineto_event.h"
+#include "read/readers.h"
 #include "opscope.h"
 
 /*
@@ -38,5 +39,13 @@
  */
 int opscope_kineto_read_json(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
                              opscope_kineto_collector *an, opscope_error *err);
+
+/* As opscope_kineto_read_json, with STATUS (may be NULL) filled on success: a trace cut short
+ * inside its events (a crash while writing, a copy interrupted) is read up to its last
+ * complete event and succeeds, with status->truncated_at the byte where the input ended and
+ * status->records the records delivered (the CLI's one warning, cli/partial.c). */
+int opscope_kineto_read_json_status(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
+                                    opscope_kineto_collector *an, opscope_read_status *status,
+                                    opscope_error *err);
 
 #endif /* OPSCOPE_KINETO_READ_H */

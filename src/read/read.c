@@ -139,7 +139,7 @@ int opscope_read_json_stream(opscope_json_t *j, opscope_format format, const ops
         return opscope_ggml_read_json(j, sink, status, err);
     case OPSCOPE_FORMAT_KINETO:
     case OPSCOPE_FORMAT_CHROME:
-        return opscope_kineto_read_json(j, format, sink, kineto, err);
+        return opscope_kineto_read_json_status(j, format, sink, kineto, status, err);
     case OPSCOPE_FORMAT_AUTO:
         break;
     }

@@ -23,7 +23,8 @@
 /*
  * What a read found about the profile's completeness, for the CLI's one warning: the input
  * cut short (meta.truncated_at) and how the profiled program ended (capture "end"). Strings
- * are copied (cut to fit). Filled by the ggml reader only; zero when the file does not say.
+ * are copied (cut to fit). Filled by the ggml reader; the Kineto reader fills truncated_at and
+ * records (kineto_read.h); zero when the file does not say.
  */
 typedef struct opscope_read_status {
     uint64_t truncated_at; /* > 0: the input ended at this byte inside the profile */
@@ -70,7 +71,7 @@ typedef struct opscope_read_options {
      * size). NULL: none. Called on the reading thread. */
     void (*on_progress)(void *progress_ud, uint64_t bytes_in);
     void *progress_ud;
-    /* Filled for a ggml profile (see opscope_read_status). NULL: not wanted. */
+    /* Filled for a ggml profile or a trace (see opscope_read_status). NULL: not wanted. */
     opscope_read_status *status;
 } opscope_read_options;
 

@@ -19,7 +19,7 @@ collector passed as an option).
 Then: the same results for a plain (uncompressed) copy, a gzip copy (file and stdin) and a
 shuffled copy of a trace; a generic Chrome
 trace (array form, B/E pairs, string pids, float and string ts, displayTimeUnit "ns");
-truncated traces exit with status 2 and a position.
+traces cut before their events exit with status 2 and a position (cut inside: check_cut.py).
 """
 import bisect
 import decimal
@@ -664,20 +664,21 @@ def main():
             check([(s["device"], s["stream"], s["activities"], s["span_ns"], s["busy_ns"]) for s in st]
                   == [(0, 7, 9, 237000, 105000)], f"layers trace: json streams {st}")
 
-    # truncated and broken traces: exit status 2, one line naming file and position
+    # a trace cut before its events began: exit status 2, one line naming file and position
+    # (one cut inside its events is read up to its last complete event: check_cut.py)
     raw = open(plain, "rb").read()
-    for cut, what in ((len(raw) // 2, "truncated"), (len(raw) - 3, "truncated end")):
-        tp = os.path.join(work, "truncated.json")
-        with open(tp, "wb") as f:
-            f.write(raw[:cut])
-        for cmd in ([dump, tp], [opscope, "report", tp] if opscope else None):
-            if not cmd:
-                continue
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            err = p.stderr.strip()
-            check(p.returncode == 2, f"{what} via {os.path.basename(cmd[0])}: exit {p.returncode}")
-            check("truncated.json" in err and ("byte" in err or ":" in err.split("truncated.json", 1)[1]),
-                  f"{what} via {os.path.basename(cmd[0])}: message lacks a position: {err!r}")
+    cut = raw.index(b'"traceEvents"') + len(b'"traceEvents"') + 1
+    tp = os.path.join(work, "truncated.json")
+    with open(tp, "wb") as f:
+        f.write(raw[:cut])
+    for cmd in ([dump, tp], [opscope, "report", tp] if opscope else None):
+        if not cmd:
+            continue
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        err = p.stderr.strip()
+        check(p.returncode == 2, f"truncated before the events via {os.path.basename(cmd[0])}: exit {p.returncode}")
+        check("truncated.json" in err and ("byte" in err or ":" in err.split("truncated.json", 1)[1]),
+              f"truncated via {os.path.basename(cmd[0])}: message lacks a position: {err!r}")
     bad = os.path.join(work, "badts.json")
     with open(bad, "w") as f:
         f.write('{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, '

@@ -183,7 +183,21 @@ static int test_errors(void) {
     col c;
     opscope_error err;
     memset(&err, 0, sizeof err);
-    ASSERT_EQ_INT(read_str("{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1", OPSCOPE_FORMAT_KINETO, &c, NULL, &err), -1);
+    /* cut short inside the events: read up to the last complete one, the byte in the status */
+    const char *cut = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,"
+                      "\"ts\":1,\"dur\":2},{\"ph\":\"X\",\"ts\":1";
+    opscope_read_status st;
+    memset(&c, 0, sizeof c);
+    opscope_sink cs = {&c, NULL, on_be, on_rec, on_end};
+    opscope_read_options o = {0};
+    o.status = &st;
+    ASSERT_EQ_INT(opscope_read_buffer_opts(cut, strlen(cut), "t.json", OPSCOPE_FORMAT_KINETO, &cs, &o, &err), 0);
+    ASSERT_EQ_U64(st.truncated_at, strlen(cut));
+    ASSERT_EQ_U64(st.records, 1);
+    ASSERT_EQ_INT(c.n, 1);
+    ASSERT_EQ_INT(c.ended, 1);
+    /* malformed (not cut short) stays an error */
+    ASSERT_EQ_INT(read_str("{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1}}", OPSCOPE_FORMAT_KINETO, &c, NULL, &err), -1);
     ASSERT_EQ_INT(err.code, OPSCOPE_ERROR_SYNTAX);
     ASSERT_EQ_STR(err.file, "t.json");
     ASSERT_EQ_INT(read_str("{\"traceEvents\":[{\"ph\":\"X\",\"ts\":true}]}", OPSCOPE_FORMAT_KINETO, &c, NULL, &err), -1);
