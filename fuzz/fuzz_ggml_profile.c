@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     opscope_json_t *j = opscope_json_new(tj_read, &src, NULL, 0, "fuzz");
     if (!j) return 0;
     opscope_error err2;
-    int rc2 = opscope_ggml_read_json(j, &sink2, &err2);
+    int rc2 = opscope_ggml_read_json(j, &sink2, NULL, &err2);
     opscope_json_free(j);
     if (rc2 != rc || c2.records != c.records || c2.backends != c.backends || c2.sum != c.sum) abort();
     if (rc && (err2.code != err.code || err2.pos != err.pos)) abort();
