@@ -15,6 +15,7 @@
 #include "model/strtab.h"
 #include "analyze/session.h"
 #include "analyze/tee.h"
+#include "cli/diff_kind.h"
 
 #include <errno.h>
 #include <math.h>
@@ -228,6 +229,7 @@ typedef struct input {
     opscope_html_sink_t *html;
     opscope_cli_selection sel; /* --batch, --graphs: of the run being read */
     uint64_t kept, dropped;    /* the filter's counts over the side's runs */
+    opscope_diff_kind kind;    /* ggml profile or trace, per run (a mix is refused) */
 } input;
 
 static void input_free(input *in) {
@@ -248,6 +250,8 @@ static int read_input(const char *path, input *in, bool first, const opscope_cli
     opscope_tee tee;
     opscope_tee_init(&tee);
     opscope_tee_add(&tee, opscope_diff_side_sink(in->side));
+    in->kind.reading = path;
+    opscope_tee_add(&tee, opscope_diff_kind_sink(&in->kind));
     if (in->html && first) opscope_tee_add(&tee, opscope_html_sink(in->html));
     opscope_sink sink = opscope_tee_sink(&tee);
     if (opscope_cli_select_any(sel)) {
@@ -377,6 +381,12 @@ int opscope_cli_diff(int argc, char **argv) {
     const char *why = NULL;
     if (!s) set_nomem(&err);
     if (!s || add_outputs(s, &a, &v, &err) || read_sides(&a, in, paths, &err)) goto fail_err;
+    char refusal[1024];
+    why = opscope_diff_kind_refusal(&in[0].kind, &in[1].kind, refusal, sizeof refusal);
+    if (why) {
+        fprintf(stderr, "opscope diff: %s\n", why);
+        goto fail;
+    }
     d = compute(&a, in, paths, &v, &why);
     if (!d && why) {
         fprintf(stderr, "opscope diff: %s\n", why);
