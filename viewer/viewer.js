@@ -519,6 +519,8 @@
   const CPU_HUES = 12;
   const cpuBuckets = Array.from({ length: CPU_HUES + 2 }, () => []);
   const cpuHue = (i) => C.kind[i] === 1 ? CPU_HUES : C.name[i] % CPU_HUES;
+  // C.kind: 0 cpu_op, 1 runtime call, 2 user annotation (record_function, ProfilerStep#), 3 Python
+  const CPU_KIND = ['CPU op', 'runtime call', 'annotation', 'Python function'];
   function cpuRowY(r) { return cpuLaneY.get(r.thread) + LANE_PAD / 2 + r.depth * ROW_H; }
   function drawCpu(top) {
     const W = plotW(), scale = W / (v1 - v0);
@@ -654,7 +656,7 @@
       ctx.fillText(fmtNs(t0), x + 3, AXIS_H / 2);
     }
     ctx.fillStyle = theme.panel; ctx.fillRect(0, 0, LABEL_W, AXIS_H);
-    ctx.fillStyle = theme.muted; ctx.fillText('time since first record', 6, AXIS_H / 2);
+    ctx.fillStyle = theme.muted; ctx.fillText(nRows ? 'time since first record' : 'time since first CPU slice', 6, AXIS_H / 2);
     drawMinimapView();
     $('view').textContent = 'View ' + fmtNs(v0) + ' \u2013 ' + fmtNs(v1) + '  (span ' + fmtNs(v1 - v0) + ')';
     lastDrawMs = performance.now() - t;
@@ -811,9 +813,9 @@
     h.className = 'tname';
     h.textContent = C.names[C.name[j]];
     tip.appendChild(h);
-    line(tip, 'Kind', C.kind[j] === 1 ? 'runtime call' : 'CPU op');
+    line(tip, 'Kind', CPU_KIND[C.kind[j]] || 'CPU op');
     line(tip, 'Duration', fmtDur(cpuDur[j]));
-    line(tip, 'Start', fmtNs(cpuStart[j]) + ' after first record');
+    line(tip, 'Start', fmtNs(cpuStart[j]) + (nRows ? ' after first record' : ' after the first slice'));
     line(tip, 'Lane', 'CPU thread ' + C.thread[j] + ', depth ' + C.depth[j]);
     placeTip(mx, my);
   }
@@ -1303,6 +1305,9 @@
   if (C) {
     const parts = [cpuThreads.length + ' CPU threads', fmtCount(C.kind.filter((k) => k === 0).length) + ' CPU ops',
       fmtCount(C.kind.filter((k) => k === 1).length) + ' runtime calls', C.steps.length + ' profiler steps'];
+    const nAnn = C.kind.filter((k) => k === 2).length, nPy = C.kind.filter((k) => k === 3).length;
+    if (nAnn) parts.splice(3, 0, fmtCount(nAnn) + ' annotations');
+    if (nPy) parts.splice(3, 0, fmtCount(nPy) + ' Python functions');
     const busy = C.busy.map((b) => backendName(b[0]) + ' ' + (b[1] + b[2] ? (100 * b[1] / (b[1] + b[2])).toFixed(1) : '0.0') + '%');
     if (busy.length) parts.push('GPU busy' + (C.window[1] ? ' over ' + fmtNs(C.window[1]) : '') + ': ' + busy.join(', '));
     $('cpuside').textContent = parts.join(' \u00b7 ');

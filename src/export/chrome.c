@@ -34,6 +34,7 @@ void opscope_chrome_free(opscope_chrome_t *c) {
     }
     free(c->procs);
     free(c->launches.v);
+    free(c->marks.v);
     free(c->acts.v);
     free(c->places.v);
     opscope_lanes_free(c->lanes);

@@ -1,5 +1,6 @@
 /* chrome_cpu.c - a Kineto trace's CPU side in the Chrome export: cpu_op slices, runtime
- * calls, launch flows (CPU call -> GPU activity) and profiler steps. */
+ * calls, user annotations, Python functions, launch flows (CPU call -> GPU activity) and
+ * profiler steps. */
 #include "export/chrome_int.h"
 #include "util/sort.h"
 
@@ -19,6 +20,15 @@ static int tee_add(void *ud, const opscope_kineto_event *ev) {
                            ev->kind == OPSCOPE_KINETO_RUNTIME ? ev->name_id : UINT32_MAX};
         if (ev->kind == OPSCOPE_KINETO_RUNTIME && l.name == UINT32_MAX) l.name = UINT32_MAX - 1;
         return OPSCOPE_VEC_PUSH(c->launches, l);
+    }
+    case OPSCOPE_KINETO_ANNOTATION:
+    case OPSCOPE_KINETO_PYTHON: {
+        const char *nm = ev->name_id != UINT32_MAX ? opscope_strtab_get(c->next->names, ev->name_id) : NULL;
+        if (!nm || (ev->kind == OPSCOPE_KINETO_ANNOTATION && !strncmp(nm, "ProfilerStep#", 13)))
+            return 0; /* the steps have their own lane */
+        chrome_mark m = {ev->start_ns, ev->dur_ns > 0 ? ev->dur_ns : 0, (uint32_t)ev->thread, ev->name_id,
+                         ev->kind == OPSCOPE_KINETO_PYTHON};
+        return OPSCOPE_VEC_PUSH(c->marks, m);
     }
     case OPSCOPE_KINETO_KERNEL:
     case OPSCOPE_KINETO_MEMCPY:
@@ -126,7 +136,7 @@ static void write_flows(opscope_chrome_t *c) {
 int opscope_chrome_add_kineto_cpu(opscope_chrome_t *c, const opscope_kineto_t *k) {
     size_t n = k ? opscope_kineto_n_cpu_ops(k) : 0;
     const opscope_kineto_results *r = k ? opscope_kineto_get_results(k) : NULL;
-    if (!n && (!r || !r->n_steps) && !c->launches.n) return 0;
+    if (!n && (!r || !r->n_steps) && !c->launches.n && !c->marks.n) return 0;
     opscope_chrome_start(c);
     const opscope_strtab_t *names = k ? opscope_kineto_names(k) : NULL;
     c->cpu_pid = (long)c->n_procs; /* after the backends' processes */
@@ -141,6 +151,11 @@ int opscope_chrome_add_kineto_cpu(opscope_chrome_t *c, const opscope_kineto_t *k
         if (l->name == UINT32_MAX) continue; /* a flow start: drawn as a flow below */
         const char *nm = names && l->name < UINT32_MAX - 1 ? opscope_strtab_get(names, l->name) : NULL;
         cpu_slice(c, "runtime", nm ? nm : "(runtime call)", l->thread, l->start, l->dur);
+    }
+    for (size_t i = 0; i < c->marks.n; i++) { /* annotations, Python functions: nested by the viewer */
+        const chrome_mark *m = &c->marks.v[i];
+        cpu_slice(c, m->python ? "python_function" : "user_annotation", opscope_strtab_get(names, m->name),
+                  m->thread, m->start, m->dur);
     }
     opscope_out_t *w = c->out;
     for (size_t i = 0; r && i < r->n_steps; i++) { /* tid 0: the profiler steps */

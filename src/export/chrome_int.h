@@ -1,7 +1,7 @@
 /*
  * chrome_int.h - the Chrome exporter's state, shared by chrome.c (the GPU/ggml records and
- * the metadata) and chrome_cpu.c (a trace's CPU side: cpu_op slices, runtime calls, launch
- * flows, profiler steps). Internal to src/export; thread safety: none.
+ * the metadata) and chrome_cpu.c (a trace's CPU side: cpu_op slices, runtime calls, user
+ * annotations, Python functions, launch flows, profiler steps). Internal to src/export; thread safety: none.
  */
 #ifndef OPSCOPE_CHROME_INT_H
 #define OPSCOPE_CHROME_INT_H
@@ -27,6 +27,13 @@ typedef struct chrome_launch {
     int64_t start, dur, corr;
     uint32_t thread, name;
 } chrome_launch;
+
+/* A user annotation (record_function range) or Python function slice of a trace. */
+typedef struct chrome_mark {
+    int64_t start, dur;
+    uint32_t thread, name;
+    bool python;
+} chrome_mark;
 
 /* A GPU activity with a correlation id, and the record the reader emitted for it. */
 typedef struct chrome_gpu_act {
@@ -57,6 +64,7 @@ struct opscope_chrome {
     bool teed;
     OPSCOPE_VEC(chrome_launch) launches;
     OPSCOPE_VEC(chrome_gpu_act) acts;
+    OPSCOPE_VEC(chrome_mark) marks;   /* annotations (but the steps) and Python functions */
     OPSCOPE_VEC(chrome_place) places; /* per record, while teed */
 };
 

@@ -1,5 +1,5 @@
-/* html_cpu.c - a trace's CPU side for the viewer page: slices by thread and depth, steps,
- * device busy fractions. */
+/* html_cpu.c - a trace's CPU side for the viewer page: slices (CPU ops, runtime calls, user
+ * annotations, Python functions) by thread and depth, steps, device busy fractions. */
 #include "export/html_cpu.h"
 #include "model/strtab.h"
 #include "util/sort.h"
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SLICE_CPU_OP = 0, SLICE_RUNTIME = 1 };
+enum { SLICE_CPU_OP = 0, SLICE_RUNTIME = 1, SLICE_ANNOTATION = 2, SLICE_PYTHON = 3 };
 
 typedef struct slice {
     int64_t start, dur;
@@ -54,9 +54,13 @@ static int push(opscope_html_cpu_t *c, const char *name, uint32_t thread, uint32
 static int tee_add(void *ud, const opscope_kineto_event *ev) {
     opscope_html_cpu_t *c = ud;
     if (c->next->add(c->next->ud, ev)) return -1;
-    if (ev->kind != OPSCOPE_KINETO_RUNTIME) return 0;
+    uint32_t kind = ev->kind == OPSCOPE_KINETO_RUNTIME ? SLICE_RUNTIME
+                    : ev->kind == OPSCOPE_KINETO_ANNOTATION ? SLICE_ANNOTATION
+                    : ev->kind == OPSCOPE_KINETO_PYTHON ? SLICE_PYTHON : UINT32_MAX;
+    if (kind == UINT32_MAX) return 0;
     const char *nm = ev->name_id != UINT32_MAX ? opscope_strtab_get(c->next->names, ev->name_id) : NULL;
-    return push(c, nm ? nm : "(runtime call)", (uint32_t)ev->thread, SLICE_RUNTIME, ev->start_ns, ev->dur_ns);
+    return push(c, nm ? nm : kind == SLICE_RUNTIME ? "(runtime call)" : "", (uint32_t)ev->thread, kind,
+                ev->start_ns, ev->dur_ns);
 }
 
 opscope_kineto_collector *opscope_html_cpu_tee(opscope_html_cpu_t *c, opscope_kineto_collector *next) {
@@ -89,6 +93,17 @@ int opscope_html_cpu_add_kineto(opscope_html_cpu_t *c, const opscope_kineto_t *k
         c->window_ns = r->window_ns;
     }
     return 0;
+}
+
+int opscope_html_cpu_first(const opscope_html_cpu_t *c, int64_t *first) {
+    if (!c || (!c->sl.n && !c->steps.n)) return 0;
+    int64_t t = INT64_MAX;
+    for (size_t i = 0; i < c->sl.n; i++)
+        if (c->sl.v[i].start < t) t = c->sl.v[i].start;
+    for (size_t i = 0; i < c->steps.n; i++)
+        if ((int64_t)c->steps.v[i].start_ns < t) t = (int64_t)c->steps.v[i].start_ns;
+    *first = t;
+    return 1;
 }
 
 /* By thread, start, longer first (an enclosing slice before what it holds), CPU op before

@@ -175,6 +175,10 @@ static int html_encode(const opscope_html_data *d, html_enc *enc, opscope_error 
         keys[i] = (rec_key){d->start[i], d->dur[i], lane_rank[d->lane[i]], (uint32_t)i};
         if (d->start[i] < t0) t0 = d->start[i];
     }
+    /* no records (a CPU-only trace): times count from the CPU side's first slice, so the
+     * page spans the trace, not the clock's origin */
+    int64_t cpu_first;
+    if (!n && opscope_html_cpu_first(d->cpu, &cpu_first) && cpu_first > 0) t0 = (uint64_t)cpu_first;
     opscope_sort(keys, n, sizeof *keys, cmp_key);
 
     /* Greedy rows: the first row free at the record's start; past the cap, the row that
