@@ -531,19 +531,22 @@ def main():
                     jdoc = json.load(f)
                 summ = jdoc["summary"]
                 check_json_top(os.path.basename(t), jdoc, t)
-            # the Chrome export keeps the CPU side: every cpu_op slice, the profiler steps
+            # the Chrome export keeps the CPU side: every cpu_op slice, annotation (the profiler
+            # steps among them) and Python function
             cp = os.path.abspath(os.path.basename(t).removesuffix(".gz") + ".chrome.json")
             p = subprocess.run([opscope, "report", "-q", "--chrome-trace", cp, t], capture_output=True, text=True)
             if check(p.returncode == 0, f"{t}: opscope report --chrome-trace exit {p.returncode}"):
                 with open(cp) as f:
                     ce = json.load(f)["traceEvents"]
                 sl = list(slices(load(t)))
+                # (user annotations: the steps and every other one; Python functions)
                 want = (sum(1 for e in sl if e.get("cat") in CPU_OP),
-                        sum(1 for e in sl if e.get("cat") == "user_annotation" and
-                            str(e.get("name", "")).startswith("ProfilerStep#")))
+                        sum(1 for e in sl if e.get("cat") == "user_annotation"),
+                        sum(1 for e in sl if e.get("cat") == "python_function"))
                 got = (sum(1 for e in ce if e.get("cat") == "cpu_op"),
-                       sum(1 for e in ce if e.get("cat") == "user_annotation"))
-                check(got == want, f"{t}: chrome export cpu_op slices and steps {got} != input's {want}")
+                       sum(1 for e in ce if e.get("cat") == "user_annotation"),
+                       sum(1 for e in ce if e.get("cat") == "python_function"))
+                check(got == want, f"{t}: chrome export cpu_op slices, annotations, python functions {got} != input's {want}")
                 ops_in = sorted((ns(e.get("ts")), str(e.get("name"))) for e in sl if e.get("cat") in CPU_OP)
                 ops_out = sorted((ns(e.get("ts")), e.get("name")) for e in ce if e.get("cat") == "cpu_op")
                 check(ops_in == ops_out, f"{t}: chrome export cpu_op names/starts differ from the input's")
