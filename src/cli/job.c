@@ -1,0 +1,261 @@
+/*
+ * job.c - `opscope report DIR` and `opscope report A B C...`: a distributed job, one trace per
+ * rank. The traces are read in parallel (one thread per core, one rank's analysis per thread at a
+ * time: memory is bounded per rank, the summaries that stay are small), then combined
+ * (analyze/job.c) and written (export/job_report.c). See docs/job.md.
+ */
+#include "cli/job.h"
+
+#include "analyze/job.h"
+#include "analyze/job_rank.h"
+#include "cli/cli.h"
+#include "export/job_report.h"
+#include "read/readers.h"
+#include "util/out.h"
+#include "util/sort.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+bool opscope_cli_job_is_dir(const char *path) {
+    struct stat st;
+    return strcmp(path, "-") && !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* One trace of the job and what its read left. */
+typedef struct job_slot {
+    char *path;
+    opscope_job_rank_summary sum;
+    opscope_error err;
+    int failed;                          /* 0 ok, 1 bad input, 2 out of memory */
+} job_slot;
+
+typedef struct job_pool {
+    job_slot *slots;
+    size_t n;
+    atomic_size_t next;
+} job_pool;
+
+static bool is_trace_name(const char *name) {
+    size_t n = strlen(name);
+    return (n > 5 && !strcmp(name + n - 5, ".json")) || (n > 8 && !strcmp(name + n - 8, ".json.gz"));
+}
+
+static int by_path(const void *a, const void *b) {
+    return strcmp(((const job_slot *)a)->path, ((const job_slot *)b)->path);
+}
+
+static int add_slot(job_slot **v, size_t *n, size_t *cap, const char *dir, const char *name) {
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 16;
+        job_slot *nv = realloc(*v, nc * sizeof *nv);
+        if (!nv) return -1;
+        *v = nv;
+        *cap = nc;
+    }
+    size_t len = (dir ? strlen(dir) + 1 : 0) + strlen(name) + 1;
+    char *p = malloc(len);
+    if (!p) return -1;
+    if (dir) snprintf(p, len, "%s/%s", dir, name);
+    else snprintf(p, len, "%s", name);
+    memset(&(*v)[*n], 0, sizeof **v);
+    (*v)[(*n)++].path = p;
+    return 0;
+}
+
+/* The traces of a folder: its *.json and *.json.gz files, by name. Returns the count added, or
+ * -1 (message printed). */
+static long add_dir(job_slot **v, size_t *n, size_t *cap, const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "opscope report: %s: cannot open the folder\n", dir);
+        return -1;
+    }
+    size_t first = *n;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || !is_trace_name(e->d_name)) continue;
+        if (add_slot(v, n, cap, dir, e->d_name)) {
+            closedir(d);
+            fprintf(stderr, "opscope report: out of memory\n");
+            return -1;
+        }
+    }
+    closedir(d);
+    opscope_sort(*v + first, *n - first, sizeof **v, by_path);
+    return (long)(*n - first);
+}
+
+/* Reads one trace into SLOT: its own analysis, freed before the next trace is taken. */
+static void read_one(job_slot *slot) {
+    opscope_job_rank_t *r = opscope_job_rank_new(NULL);
+    if (!r) {
+        slot->failed = 2;
+        return;
+    }
+    opscope_sink sink;
+    memset(&sink, 0, sizeof sink);
+    opscope_read_options ro = {.kineto = opscope_job_rank_collector(r)};
+    if (opscope_read_file_opts(slot->path, OPSCOPE_FORMAT_AUTO, &sink, &ro, &slot->err)) slot->failed = 1;
+    else if (opscope_job_rank_finish(r, &slot->sum)) slot->failed = 2;
+    opscope_job_rank_free(r);
+}
+
+static void *worker(void *ud) {
+    job_pool *p = ud;
+    for (;;) {
+        size_t i = atomic_fetch_add(&p->next, 1);
+        if (i >= p->n) return NULL;
+        read_one(&p->slots[i]);
+    }
+}
+
+/* Reads every slot on THREADS threads (the calling one among them). */
+static void read_all(job_pool *p, int threads) {
+    pthread_t tid[64];
+    int started = 0;
+    for (int t = 1; t < threads && t < 64; t++)
+        if (!pthread_create(&tid[started], NULL, worker, p)) started++;
+    worker(p);
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Any failed read: its message; returns the exit status, or -1 when all were read. */
+static int check_reads(const job_pool *p) {
+    int st = -1;
+    for (size_t i = 0; i < p->n; i++) {
+        if (!p->slots[i].failed) continue;
+        if (p->slots[i].failed == 2) {
+            fprintf(stderr, "opscope report: %s: out of memory\n", p->slots[i].path);
+        } else {
+            char line[512];
+            opscope_error_format(&p->slots[i].err, line, sizeof line);
+            fprintf(stderr, "%s\n", line);
+        }
+        st = OPSCOPE_EXIT_INPUT;
+    }
+    return st;
+}
+
+/* Ranks: distributedInfo, else the file name, else the order given; a rank claimed twice is
+ * said once. */
+static void resolve_ranks(job_pool *p, opscope_job_row *rows) {
+    for (size_t i = 0; i < p->n; i++) {
+        opscope_job_rank_summary *s = &p->slots[i].sum;
+        if (s->rank < 0) s->rank = opscope_job_rank_from_name(p->slots[i].path);
+        if (s->rank < 0) s->rank = (int64_t)i;
+        rows[i] = (opscope_job_row){.path = p->slots[i].path, .s = s};
+    }
+    for (size_t i = 0; i < p->n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (p->slots[i].sum.rank == p->slots[j].sum.rank) {
+                fprintf(stderr, "opscope report: warning: %s and %s are both rank %lld\n",
+                        p->slots[j].path, p->slots[i].path, (long long)p->slots[i].sum.rank);
+                break;
+            }
+}
+
+/* Combines the read ranks and writes the outputs. Returns the exit status. */
+static int write_job(job_pool *p, const opscope_cli_job_opts *o, opscope_out_t *json,
+                     const opscope_job_read_info *ri) {
+    opscope_job_row *rows = calloc(p->n, sizeof *rows);
+    opscope_job job;
+    if (!rows || opscope_job_analyze(&job, (resolve_ranks(p, rows), rows), p->n)) {
+        free(rows);
+        opscope_out_abort(json);
+        fprintf(stderr, "opscope report: out of memory\n");
+        return OPSCOPE_EXIT_INPUT;
+    }
+    int st = OPSCOPE_EXIT_OK;
+    opscope_error err;
+    memset(&err, 0, sizeof err);
+    if (json) {
+        opscope_job_report_json(json, &job, ri);
+        if (opscope_out_commit_take(&json, &err)) {
+            char line[512];
+            opscope_error_format(&err, line, sizeof line);
+            fprintf(stderr, "%s\n", line);
+            st = OPSCOPE_EXIT_INPUT;
+        } else if (!o->quiet && strcmp(o->json, "-")) {
+            fprintf(stderr, "opscope report: wrote %s (JSON)\n", o->json);
+        }
+    }
+    if (!o->quiet && (!o->json || strcmp(o->json, "-"))) {
+        opscope_out_t *con = opscope_out_from_file(stdout, &err);
+        if (con) {
+            opscope_job_report_console(con, &job, ri);
+            opscope_out_commit(con, &err);
+        }
+    }
+    opscope_job_free(&job);
+    free(rows);
+    return st;
+}
+
+static int gather(const opscope_cli_job_opts *o, job_pool *p) {
+    size_t cap = 0;
+    for (int i = 0; i < o->n_inputs; i++) {
+        const char *in = o->inputs[i];
+        if (opscope_cli_job_is_dir(in)) {
+            long k = add_dir(&p->slots, &p->n, &cap, in);
+            if (k < 0) return OPSCOPE_EXIT_INPUT;
+            if (!k) fprintf(stderr, "opscope report: warning: %s holds no *.json or *.json.gz trace\n", in);
+        } else if (add_slot(&p->slots, &p->n, &cap, NULL, in)) {
+            fprintf(stderr, "opscope report: out of memory\n");
+            return OPSCOPE_EXIT_INPUT;
+        }
+    }
+    if (!p->n) {
+        fprintf(stderr, "opscope report: no trace to read\n");
+        return OPSCOPE_EXIT_INPUT;
+    }
+    return -1;
+}
+
+int opscope_cli_job(const opscope_cli_job_opts *o) {
+    job_pool p;
+    memset(&p, 0, sizeof p);
+    opscope_error err;
+    memset(&err, 0, sizeof err);
+    opscope_out_t *json = NULL;
+    int st = gather(o, &p);
+    if (st < 0 && o->json && !(json = opscope_out_open(o->json, &err))) {
+        char line[512];
+        opscope_error_format(&err, line, sizeof line);
+        fprintf(stderr, "%s\n", line);
+        st = OPSCOPE_EXIT_INPUT;
+    }
+    if (st < 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        int threads = o->threads > 0 ? o->threads : cores > 0 ? (int)cores : 1;
+        if ((size_t)threads > p.n) threads = (int)p.n;
+        double t0 = now_s();
+        read_all(&p, threads);
+        opscope_job_read_info ri = {.threads = threads, .wall_s = now_s() - t0};
+        st = check_reads(&p);
+        if (st < 0) {
+            st = write_job(&p, o, json, &ri);
+            json = NULL;
+        }
+    }
+    if (json) opscope_out_abort(json);
+    for (size_t i = 0; i < p.n; i++) {
+        opscope_job_rank_summary_free(&p.slots[i].sum);
+        free(p.slots[i].path);
+    }
+    free(p.slots);
+    return st;
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""`opscope report` of a job from the command line: a folder and a list give the same job, one
+thread and several give the same figures, ranks come from distributedInfo else the file name,
+options that do not apply are usage errors, and a bad trace fails the job with no JSON left.
+
+  t_job_cli.py OPSCOPE TRACES_DIR   (TRACES_DIR: tests/job/traces, HTA's two ranks)
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+FAILS = []
+
+
+def check(cond, what):
+    print("ok  " if cond else "FAIL", what)
+    if not cond:
+        FAILS.append(what)
+
+
+def run(*args):
+    return subprocess.run([OPSCOPE, "report", *args], capture_output=True, text=True)
+
+
+def job_json(*args):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "j.json")
+        p = run(*args, "--json", out, "-q")
+        if p.returncode:
+            print(p.stderr)
+            return None
+        with open(out) as f:
+            j = json.load(f)["summary"]["job"]
+        j.pop("read_threads")
+        for r in j["ranks"]:
+            r["trace"] = os.path.basename(r["trace"])
+        return j
+
+
+def tiny_trace(path, start):
+    """A trace with no distributedInfo: two kernels and their launches."""
+    ev = []
+    for i in range(2):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                   "ts": start + 10 * i, "dur": 2, "args": {"correlation": i + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "gemm_kernel", "pid": 0, "tid": 7,
+                   "ts": start + 10 * i + 5, "dur": 4, "args": {"correlation": i + 1}})
+    with open(path, "w") as f:
+        json.dump({"schemaVersion": 1, "traceEvents": ev}, f)
+
+
+def main():
+    global OPSCOPE
+    OPSCOPE, traces = sys.argv[1], sys.argv[2]
+    files = sorted(os.path.join(traces, f) for f in os.listdir(traces) if f.endswith(".json.gz"))
+    by_dir, by_list = job_json(traces), job_json(*files)
+    check(by_dir is not None and by_dir == by_list, "a folder and its list of traces give the same job")
+    check(by_dir == job_json(traces, "--threads", "1"), "--threads 1 gives the same figures")
+    check([r["rank"] for r in by_dir["ranks"]] == [0, 1], "ranks 0 and 1 from distributedInfo")
+    p = run(traces)
+    check(p.returncode == 0 and p.stdout.startswith("Job: 2 ranks"), "console starts with the job line")
+    check(p.stdout.find("Bound by:") < p.stdout.find("Per rank"), "what bounds the job comes before the tables")
+    with tempfile.TemporaryDirectory() as tmp:
+        tiny_trace(os.path.join(tmp, "worker-5.json"), 1000)
+        tiny_trace(os.path.join(tmp, "worker-2.json"), 1003)
+        with open(os.path.join(tmp, "notes.txt"), "w") as f:
+            f.write("not a trace\n")
+        j = job_json(tmp)
+        check(j is not None and [r["rank"] for r in j["ranks"]] == [2, 5], "ranks from file names, *.txt skipped")
+        check(j is not None and j["ranks"][0]["launch_delay_p50_ns"] == 5000, "tiny trace launch delay 5 us")
+        for args, what in (([tmp, "--chrome-trace", os.path.join(tmp, "x.json")], "--chrome-trace"),
+                           ([files[0], "-"], "stdin as a rank"),
+                           ([files[0], "--threads", "2"], "--threads with one trace"),
+                           ([tmp, "--threads", "0"], "--threads 0")):
+            check(run(*args).returncode == 1, "usage error: " + what)
+        with open(os.path.join(tmp, "rank-9.json"), "w") as f:
+            f.write('{"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1,')
+        out = os.path.join(tmp, "out.json")
+        p = run(tmp, "--json", out)
+        check(p.returncode == 2 and "rank-9.json" in p.stderr, "a bad trace: exit 2 naming it")
+        check(not os.path.exists(out), "no JSON left behind")
+        empty = os.path.join(tmp, "empty")
+        os.mkdir(empty)
+        check(run(empty).returncode == 2, "an empty folder: exit 2")
+    check("--threads N " in run("--help").stdout, "--help lists --threads")
+    print("%d failed" % len(FAILS) if FAILS else "all passed")
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
