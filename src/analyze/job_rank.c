@@ -192,15 +192,6 @@ void opscope_job_rank_free(opscope_job_rank_t *r) {
     free(r);
 }
 
-void opscope_job_rank_summary_free(opscope_job_rank_summary *s) {
-    if (!s) return;
-    free(s->steps);
-    free(s->streams);
-    s->steps = NULL;
-    s->streams = NULL;
-    s->n_steps = s->n_streams = 0;
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* The rank's figures.                                                                        */
 

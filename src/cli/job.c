@@ -10,6 +10,7 @@
 #include "analyze/job_rank.h"
 #include "cli/cli.h"
 #include "export/job_report.h"
+#include "read/job_summary.h"
 #include "read/readers.h"
 #include "util/out.h"
 #include "util/sort.h"
@@ -29,10 +30,11 @@ bool opscope_cli_job_is_dir(const char *path) {
     return strcmp(path, "-") && !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
-/* One trace of the job and what its read left. */
+/* One input of the job (a trace: one rank; a job summary: its ranks) and what its read left. */
 typedef struct job_slot {
     char *path;
-    opscope_job_rank_summary sum;
+    opscope_job_summary_rank *ranks;     /* trace NULL: the slot's path */
+    size_t n_ranks;
     opscope_error err;
     int failed;                          /* 0 ok, 1 bad input, 2 out of memory */
 } job_slot;
@@ -70,7 +72,7 @@ static int add_slot(job_slot **v, size_t *n, size_t *cap, const char *dir, const
     return 0;
 }
 
-/* The traces of a folder: its *.json and *.json.gz files, by name. Returns the count added, or
+/* The inputs of a folder: its *.json and *.json.gz files (traces, job summaries), by name. Returns the count added, or
  * -1 (message printed). */
 static long add_dir(job_slot **v, size_t *n, size_t *cap, const char *dir) {
     DIR *d = opendir(dir);
@@ -93,18 +95,35 @@ static long add_dir(job_slot **v, size_t *n, size_t *cap, const char *dir) {
     return (long)(*n - first);
 }
 
-/* Reads one trace into SLOT: its own analysis, freed before the next trace is taken. */
+bool opscope_cli_job_is_summary(const char *path) {
+    char head[32];
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
+    if (!f) return false;
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return opscope_job_summary_sniff(head, n);
+}
+
+/* Reads one input into SLOT: a job summary's ranks, or a trace through its own analysis, freed
+ * before the next input is taken. */
 static void read_one(job_slot *slot) {
+    if (opscope_cli_job_is_summary(slot->path)) {
+        if (opscope_job_summary_read(slot->path, &slot->ranks, &slot->n_ranks, &slot->err)) slot->failed = 1;
+        return;
+    }
     opscope_job_rank_t *r = opscope_job_rank_new(NULL);
-    if (!r) {
+    slot->ranks = calloc(1, sizeof *slot->ranks);
+    if (!r || !slot->ranks) {
+        opscope_job_rank_free(r);
         slot->failed = 2;
         return;
     }
+    slot->n_ranks = 1;
     opscope_sink sink;
     memset(&sink, 0, sizeof sink);
     opscope_read_options ro = {.kineto = opscope_job_rank_collector(r)};
     if (opscope_read_file_opts(slot->path, OPSCOPE_FORMAT_AUTO, &sink, &ro, &slot->err)) slot->failed = 1;
-    else if (opscope_job_rank_finish(r, &slot->sum)) slot->failed = 2;
+    else if (opscope_job_rank_finish(r, &slot->ranks[0].sum)) slot->failed = 2;
     opscope_job_rank_free(r);
 }
 
@@ -150,30 +169,36 @@ static int check_reads(const job_pool *p) {
     return st;
 }
 
-/* Ranks: distributedInfo, else the file name, else the order given; a rank claimed twice is
- * said once. */
-static void resolve_ranks(job_pool *p, opscope_job_row *rows) {
-    for (size_t i = 0; i < p->n; i++) {
-        opscope_job_rank_summary *s = &p->slots[i].sum;
-        if (s->rank < 0) s->rank = opscope_job_rank_from_name(p->slots[i].path);
-        if (s->rank < 0) s->rank = (int64_t)i;
-        rows[i] = (opscope_job_row){.path = p->slots[i].path, .s = s};
-    }
+/* Every rank of every slot into ROWS (room for them all); returns the count. Ranks:
+ * distributedInfo, else the file name, else the order given; a rank claimed twice is said. */
+static size_t resolve_ranks(job_pool *p, opscope_job_row *rows) {
+    size_t m = 0;
     for (size_t i = 0; i < p->n; i++)
+        for (size_t k = 0; k < p->slots[i].n_ranks; k++) {
+            opscope_job_summary_rank *r = &p->slots[i].ranks[k];
+            const char *path = r->trace ? r->trace : p->slots[i].path;
+            if (r->sum.rank < 0) r->sum.rank = opscope_job_rank_from_name(path);
+            if (r->sum.rank < 0) r->sum.rank = (int64_t)m;
+            rows[m++] = (opscope_job_row){.path = path, .s = &r->sum};
+        }
+    for (size_t i = 0; i < m; i++)
         for (size_t j = 0; j < i; j++)
-            if (p->slots[i].sum.rank == p->slots[j].sum.rank) {
-                fprintf(stderr, "opscope report: warning: %s and %s are both rank %lld\n",
-                        p->slots[j].path, p->slots[i].path, (long long)p->slots[i].sum.rank);
+            if (rows[i].s->rank == rows[j].s->rank) {
+                fprintf(stderr, "opscope report: warning: %s and %s are both rank %lld\n", rows[j].path,
+                        rows[i].path, (long long)rows[i].s->rank);
                 break;
             }
+    return m;
 }
 
 /* Combines the read ranks and writes the outputs. Returns the exit status. */
 static int write_job(job_pool *p, const opscope_cli_job_opts *o, opscope_out_t *json,
                      const opscope_job_read_info *ri) {
-    opscope_job_row *rows = calloc(p->n, sizeof *rows);
+    size_t n = 0;
+    for (size_t i = 0; i < p->n; i++) n += p->slots[i].n_ranks;
+    opscope_job_row *rows = calloc(n ? n : 1, sizeof *rows);
     opscope_job job;
-    if (!rows || opscope_job_analyze(&job, (resolve_ranks(p, rows), rows), p->n)) {
+    if (!rows || opscope_job_analyze(&job, rows, resolve_ranks(p, rows))) {
         free(rows);
         opscope_out_abort(json);
         fprintf(stderr, "opscope report: out of memory\n");
@@ -253,7 +278,11 @@ int opscope_cli_job(const opscope_cli_job_opts *o) {
     }
     if (json) opscope_out_abort(json);
     for (size_t i = 0; i < p.n; i++) {
-        opscope_job_rank_summary_free(&p.slots[i].sum);
+        for (size_t k = 0; k < p.slots[i].n_ranks; k++) {
+            opscope_job_rank_summary_free(&p.slots[i].ranks[k].sum);
+            free(p.slots[i].ranks[k].trace);
+        }
+        free(p.slots[i].ranks);
         free(p.slots[i].path);
     }
     free(p.slots);

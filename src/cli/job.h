@@ -18,6 +18,9 @@ typedef struct opscope_cli_job_opts {
 /* True when PATH names a folder (a job's traces). */
 bool opscope_cli_job_is_dir(const char *path);
 
+/* True when PATH is a job summary (`report --json` of a job): it joins a job as its ranks. */
+bool opscope_cli_job_is_summary(const char *path);
+
 /* Reads the job's traces in parallel, combines and writes them. Returns the exit status. */
 int opscope_cli_job(const opscope_cli_job_opts *o);
 

@@ -25,7 +25,7 @@ typedef struct report_args {
     const char *input;
     const char **inputs; /* every operand: several, or a folder, make a job (cli/job.c) */
     int n_inputs, threads;
-    bool threads_set;
+    bool threads_set, job;
     size_t top_ops, top_kernels, html_max_records;
     bool top_ops_set, inefficiency, by_shape, quiet, chrome_splits;
     const char *chrome, *json, *text, *html, *sqlite, *peak, *export_ops;
@@ -34,14 +34,15 @@ typedef struct report_args {
 
 static void usage(FILE *f) {
     fputs("usage: opscope report PROFILE [options]\n"
-          "       opscope report DIR | TRACE TRACE... [--json FILE] [--threads N] [-q]\n"
+          "       opscope report DIR | TRACE|SUMMARY... [--job] [--json FILE] [--threads N] [-q]\n"
           "\n"
           "Summarise a ggml profile (JSON versions 2 and 3), a PyTorch/Kineto or Chrome trace\n"
           "('.gz' is read directly, '-' reads stdin) and export it.\n"
           "Every export is written in the same pass over the input.\n"
           "A folder (its *.json and *.json.gz) or several traces are a distributed job, one\n"
           "trace per rank, read in parallel: what bounds the job, then per rank, per step,\n"
-          "launch and stream tables (docs/job.md).\n"
+          "launch and stream tables (docs/job.md). Job summaries (a job's --json) join as\n"
+          "their ranks: summaries made where the traces are combine into the same job.\n"
           "\n"
           "Options:\n"
           "  --top-ops N            list the N most time-consuming operations (default 50)\n"
@@ -72,6 +73,8 @@ static void usage(FILE *f) {
           "  --graphs N|A-B|A-      only the graph computes with those graph ids\n"
           "                         (--batch and --graphs filter every output)\n"
           "  --threads N            a job: read N traces at once (default: one per core)\n"
+          "  --job                  one trace is a job too (its --json: a rank summary that\n"
+          "                         'opscope report' of summaries combines into the job)\n"
           "  -q, --quiet            no summary on stdout\n"
           "  -h, --help             this help\n"
           "  --version              print the version\n"
@@ -86,7 +89,7 @@ static void usage(FILE *f) {
 enum {
     OPT_TOP_OPS, OPT_TOP_KERNELS, OPT_CHROME, OPT_HTML, OPT_HTML_MAX, OPT_JSON, OPT_TEXT,
     OPT_SQLITE, OPT_PEAK, OPT_EXPORT_OPS, OPT_INEFFICIENCY, OPT_BY_SHAPE, OPT_BATCH, OPT_GRAPHS,
-    OPT_CHROME_SPLITS, OPT_THREADS
+    OPT_CHROME_SPLITS, OPT_THREADS, OPT_JOB
 };
 
 static const opscope_cli_opt report_opts[] = {
@@ -106,6 +109,7 @@ static const opscope_cli_opt report_opts[] = {
     {"--batch", NULL, OPT_BATCH, true},
     {"--graphs", NULL, OPT_GRAPHS, true},
     {"--threads", NULL, OPT_THREADS, true},
+    {"--job", NULL, OPT_JOB, false},
 };
 
 /* One option of the command line into the report_args (CTX). Returns -1, or the exit status. */
@@ -145,6 +149,7 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
     case OPT_BY_SHAPE: a->by_shape = true; break;
     case OPT_BATCH:
     case OPT_GRAPHS: return opscope_cli_select_option("report", &a->select, o->name, val);
+    case OPT_JOB: a->job = true; break;
     case OPT_THREADS: {
         size_t t;
         if (!opscope_cli_parse_count(val, &t) || t == 0 || t > 64)
@@ -155,6 +160,11 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
     }
     }
     return -1;
+}
+
+/* Several inputs, a folder, a job summary or --job: a job (cli/job.c). */
+static bool is_job(const report_args *a) {
+    return a->job || a->n_inputs > 1 || opscope_cli_job_is_dir(a->input) || opscope_cli_job_is_summary(a->input);
 }
 
 /* A job (several traces, or a folder) takes --json, --threads and -q only. Returns -1 when A is
@@ -183,7 +193,7 @@ static int parse_args(int argc, char **argv, report_args *a) {
     a->n_inputs = p.n_inputs;
     a->input = p.n_inputs ? a->inputs[0] : NULL;
     if (!a->input) return usage_error("missing PROFILE");
-    if (a->n_inputs > 1 || opscope_cli_job_is_dir(a->input)) return check_job_args(a);
+    if (is_job(a)) return check_job_args(a);
     if (a->threads_set) return usage_error("--threads: only for a job (a folder or several traces)");
     int sst = opscope_cli_select_check("report", &a->select, &a->input, 1);
     if (sst >= 0) return sst;
@@ -338,7 +348,7 @@ int opscope_cli_report(int argc, char **argv) {
     a.inputs = malloc(REPORT_MAX_INPUTS * sizeof *a.inputs);
     if (!a.inputs) return OPSCOPE_EXIT_INPUT;
     int rc = parse_args(argc, argv, &a);
-    if (rc < 0 && (a.n_inputs > 1 || opscope_cli_job_is_dir(a.input))) rc = run_job(&a);
+    if (rc < 0 && is_job(&a)) rc = run_job(&a);
     if (rc >= 0) {
         free(a.inputs);
         return rc;

@@ -216,7 +216,8 @@ static void json_streams(opscope_out_t *w, const opscope_job_rank_summary *s) {
         kv_i(w, "kernel_wait_ns", t->kernel_wait_ns, true);
         kv_i(w, "other_wait_ns", t->other_wait_ns, true);
         kv_i(w, "queue_max", t->queue_max, true);
-        kv_d(w, "queue_mean", t->queue_mean);
+        opscope_out_str(w, ",\"queue_mean\":"); /* round trip: summaries combine exactly */
+        opscope_out_double(w, t->queue_mean);
         kv_i(w, "queue_at_max_ns", t->queue_at_max_ns, true);
         opscope_out_char(w, '}');
     }
@@ -254,6 +255,11 @@ static void json_rank(opscope_out_t *w, const opscope_job_row *r) {
     opscope_out_str(w, ",\"trace\":");
     opscope_out_json_str(w, r->path);
     opscope_out_str(w, s->gpu ? ",\"measured_on\":\"gpu\"" : ",\"measured_on\":\"cpu\"");
+    kv_i(w, "world_size", s->world_size, true);
+    opscope_out_str(w, ",\"backend\":");
+    opscope_out_json_str(w, s->backend);
+    kv_i(w, "gpu_activities", (int64_t)s->gpu_activities, true);
+    kv_i(w, "cpu_ops", (int64_t)s->cpu_ops, true);
     kv_i(w, "steps_count", (int64_t)s->n_steps, true);
     kv_i(w, "step_median_ns", s->step_median_ns, true);
     kv_i(w, "span_ns", s->span_ns, true);

@@ -86,6 +86,26 @@ def main():
         os.mkdir(empty)
         check(run(empty).returncode == 2, "an empty folder: exit 2")
     check("--threads N " in run("--help").stdout, "--help lists --threads")
+    # summaries made one rank at a time (--job) combine into the job the traces make together
+    kt = os.path.join(os.path.dirname(os.path.abspath(traces)), "..", "kineto", "traces")
+    gpu = files + [os.path.join(kt, f) for f in ("a100_ddp_train_rank0.json.gz", "amd_mi250_minitoy_train.json.gz")]
+    with tempfile.TemporaryDirectory() as tmp:
+        sums = []
+        for i, f in enumerate(gpu):
+            out = os.path.join(tmp, "s%d.json" % i)
+            p = run(f, "--job", "--json", out, "-q")
+            check(p.returncode == 0, "--job --json of %s" % os.path.basename(f))
+            sums.append(out)
+        whole, parts = job_json(*gpu), job_json(*sums)
+        check(whole is not None and whole == parts, "per-rank summaries combine into the same JSON")
+        mixed = job_json(sums[0], *gpu[1:])
+        check(mixed == whole, "a summary and traces mixed: the same job")
+        a, b = run(*gpu), run(*sums)
+        check(a.stdout.split("\n", 1)[1] == b.stdout.split("\n", 1)[1], "the same console tables")
+        with open(sums[1], "r+") as f:
+            f.truncate(100)
+        p = run(sums[0], sums[1])
+        check(p.returncode == 2 and "s1.json" in p.stderr, "a broken summary: exit 2 naming it")
     print("%d failed" % len(FAILS) if FAILS else "all passed")
     return 1 if FAILS else 0
 
