@@ -80,7 +80,8 @@ static double median_dbl(double *v, size_t n) {
 
 static int by_rank(const void *a, const void *b) {
     const opscope_job_row *x = a, *y = b;
-    return (x->s->rank > y->s->rank) - (x->s->rank < y->s->rank);
+    if (x->s->rank != y->s->rank) return x->s->rank < y->s->rank ? -1 : 1;
+    return strcmp(x->path, y->path); /* a rank claimed twice: a stable order */
 }
 
 /* The value a rank is compared on for cause C. */

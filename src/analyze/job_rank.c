@@ -166,6 +166,10 @@ opscope_job_rank_t *opscope_job_rank_new(const opscope_job_rank_opts *opts) {
     return r;
 }
 
+uint64_t opscope_job_rank_events(const opscope_job_rank_t *r) {
+    return r->info.n_events;
+}
+
 opscope_kineto_collector *opscope_job_rank_collector(opscope_job_rank_t *r) {
     return &r->col;
 }

@@ -38,6 +38,9 @@ void opscope_job_rank_free(opscope_job_rank_t *r);
  * lives. */
 opscope_kineto_collector *opscope_job_rank_collector(opscope_job_rank_t *r);
 
+/* How many trace events the read handed over (0: the input was no Kineto or Chrome trace). */
+uint64_t opscope_job_rank_events(const opscope_job_rank_t *r);
+
 /* Computes the rank's figures into OUT (zeroed first). Returns 0, or -1 when out of memory
  * (OUT then holds nothing to free). Frees R's intervals as it goes. */
 int opscope_job_rank_finish(opscope_job_rank_t *r, opscope_job_rank_summary *out);

@@ -36,13 +36,14 @@ typedef struct job_slot {
     opscope_job_summary_rank *ranks;     /* trace NULL: the slot's path */
     size_t n_ranks;
     opscope_error err;
-    int failed;                          /* 0 ok, 1 bad input, 2 out of memory */
+    int failed;                          /* 0 ok, 1 bad input, 2 out of memory, 3 not a trace */
 } job_slot;
 
 typedef struct job_pool {
     job_slot *slots;
     size_t n;
-    atomic_size_t next;
+    atomic_size_t next, done;
+    bool progress;                       /* stderr is a terminal: say how many were read */
 } job_pool;
 
 static bool is_trace_name(const char *name) {
@@ -123,6 +124,7 @@ static void read_one(job_slot *slot) {
     memset(&sink, 0, sizeof sink);
     opscope_read_options ro = {.kineto = opscope_job_rank_collector(r)};
     if (opscope_read_file_opts(slot->path, OPSCOPE_FORMAT_AUTO, &sink, &ro, &slot->err)) slot->failed = 1;
+    else if (!opscope_job_rank_events(r)) slot->failed = 3; /* a ggml profile, say */
     else if (opscope_job_rank_finish(r, &slot->ranks[0].sum)) slot->failed = 2;
     opscope_job_rank_free(r);
 }
@@ -133,6 +135,8 @@ static void *worker(void *ud) {
         size_t i = atomic_fetch_add(&p->next, 1);
         if (i >= p->n) return NULL;
         read_one(&p->slots[i]);
+        size_t d = atomic_fetch_add(&p->done, 1) + 1;
+        if (p->progress) fprintf(stderr, "\ropscope report: read %zu of %zu%s", d, p->n, d == p->n ? "\n" : "");
     }
 }
 
@@ -159,6 +163,9 @@ static int check_reads(const job_pool *p) {
         if (!p->slots[i].failed) continue;
         if (p->slots[i].failed == 2) {
             fprintf(stderr, "opscope report: %s: out of memory\n", p->slots[i].path);
+        } else if (p->slots[i].failed == 3) {
+            fprintf(stderr, "opscope report: %s: no trace events: a job's ranks are PyTorch "
+                            "profiler (Kineto) traces or job summaries\n", p->slots[i].path);
         } else {
             char line[512];
             opscope_error_format(&p->slots[i].err, line, sizeof line);
@@ -268,6 +275,7 @@ int opscope_cli_job(const opscope_cli_job_opts *o) {
         int threads = o->threads > 0 ? o->threads : cores > 0 ? (int)cores : 1;
         if ((size_t)threads > p.n) threads = (int)p.n;
         double t0 = now_s();
+        p.progress = p.n > 1 && isatty(STDERR_FILENO);
         read_all(&p, threads);
         opscope_job_read_info ri = {.threads = threads, .wall_s = now_s() - t0};
         st = check_reads(&p);

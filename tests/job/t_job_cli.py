@@ -82,6 +82,11 @@ def main():
         p = run(tmp, "--json", out)
         check(p.returncode == 2 and "rank-9.json" in p.stderr, "a bad trace: exit 2 naming it")
         check(not os.path.exists(out), "no JSON left behind")
+        os.remove(os.path.join(tmp, "rank-9.json"))
+        with open(os.path.join(tmp, "ggml.json"), "w") as f:
+            f.write('{"profiler": "ggml", "version": 2, "backends": [], "records": []}')
+        p = run(tmp)
+        check(p.returncode == 2 and "ggml.json: no trace events" in p.stderr, "a ggml profile in a job: exit 2")
         empty = os.path.join(tmp, "empty")
         os.mkdir(empty)
         check(run(empty).returncode == 2, "an empty folder: exit 2")
