@@ -205,6 +205,54 @@ static void find_bound(opscope_job *job) {
         }
 }
 
+static int64_t annot_time(const opscope_job_annot *a, bool gpu) {
+    return gpu ? a->gpu_ns : a->cpu_ns;
+}
+
+static int by_max(const void *a, const void *b) {
+    const opscope_job_annot_row *x = a, *y = b;
+    if (x->max_ns != y->max_ns) return x->max_ns < y->max_ns ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+/* The annotation names of every rank's top list, each over the ranks listing it. V: room for
+ * N values. */
+static int find_annots(opscope_job *job, int64_t *v) {
+    size_t cap = 0;
+    for (size_t i = 0; i < job->n; i++) cap += (size_t)job->rows[i].s->n_annots;
+    job->annots = calloc(cap ? cap : 1, sizeof *job->annots);
+    if (!job->annots) return -1;
+    for (size_t i = 0; i < job->n; i++) {
+        const opscope_job_rank_summary *s = job->rows[i].s;
+        for (int k = 0; k < s->n_annots; k++) {
+            const char *name = s->annots[k].name;
+            size_t a = 0;
+            while (a < job->n_annots && strcmp(job->annots[a].name, name)) a++;
+            if (a < job->n_annots) continue; /* counted when first seen */
+            opscope_job_annot_row *row = &job->annots[job->n_annots++];
+            row->name = name;
+            row->max_ns = -1;
+            for (size_t r = i; r < job->n; r++) {
+                const opscope_job_rank_summary *t = job->rows[r].s;
+                for (int q = 0; q < t->n_annots; q++) {
+                    if (strcmp(t->annots[q].name, name)) continue;
+                    int64_t ns = annot_time(&t->annots[q], t->gpu);
+                    v[row->ranks++] = ns;
+                    row->kernels += t->annots[q].kernels;
+                    if (ns > row->max_ns) {
+                        row->max_ns = ns;
+                        row->max_rank = t->rank;
+                    }
+                    break;
+                }
+            }
+            row->median_ns = median_i64(v, row->ranks);
+        }
+    }
+    opscope_sort(job->annots, job->n_annots, sizeof *job->annots, by_max);
+    return 0;
+}
+
 int opscope_job_analyze(opscope_job *job, opscope_job_row *rows, size_t n) {
     memset(job, 0, sizeof *job);
     job->n = n;
@@ -229,6 +277,7 @@ int opscope_job_analyze(opscope_job *job, opscope_job_row *rows, size_t n) {
     }
     int rc = find_stragglers(job, v);
     if (!rc) find_bound(job);
+    if (!rc) rc = find_annots(job, v);
     free(v);
     free(d);
     return rc;
@@ -237,6 +286,9 @@ int opscope_job_analyze(opscope_job *job, opscope_job_row *rows, size_t n) {
 void opscope_job_free(opscope_job *job) {
     if (!job) return;
     free(job->stragglers);
+    free(job->annots);
+    job->annots = NULL;
+    job->n_annots = 0;
     job->stragglers = NULL;
     job->n_stragglers = 0;
 }

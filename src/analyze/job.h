@@ -40,6 +40,15 @@ typedef struct opscope_job_straggler {
     int64_t excess_ns;                   /* the cause's time over the other ranks' median */
 } opscope_job_straggler;
 
+/* One annotation name over the ranks that list it (each rank's top ranges, job_annot.h). */
+typedef struct opscope_job_annot_row {
+    const char *name;                    /* in a rank's summary */
+    size_t ranks;                        /* ranks listing it */
+    uint64_t kernels;                    /* over those ranks */
+    int64_t median_ns, max_ns;           /* its time (GPU, or CPU for CPU ranks) over those ranks */
+    int64_t max_rank;
+} opscope_job_annot_row;
+
 typedef struct opscope_job {
     size_t n;
     opscope_job_row *rows;
@@ -53,6 +62,8 @@ typedef struct opscope_job {
     size_t bound_row;
     const char *bound_resource;          /* static: "input", "compute", "communication"... */
     int64_t slowest_step_num, slowest_step_rank, slowest_step_ns;
+    size_t n_annots;
+    opscope_job_annot_row *annots;       /* by max_ns, largest first */
 } opscope_job;
 
 /* The rank a trace's file name gives (the last number after "rank", else the last number of the

@@ -19,8 +19,7 @@ static int by_corr(const void *a, const void *b) {
     return (x->s > y->s) - (x->s < y->s);
 }
 
-/* The earliest call of correlation CORR in CALLS (sorted by_corr), or NULL. */
-static const opscope_job_call *find_call(const opscope_job_call *c, size_t n, int64_t corr) {
+const opscope_job_call *opscope_job_call_find(const opscope_job_call *c, size_t n, int64_t corr) {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -252,7 +251,7 @@ int opscope_job_gpu_measure(const opscope_job_gpu_in *in, opscope_job_rank_summa
     }
     for (size_t i = 0; i < n; i++) {
         const opscope_job_call *c =
-            in->acts[i].corr >= 0 ? find_call(in->calls, in->n_calls, in->acts[i].corr) : NULL;
+            in->acts[i].corr >= 0 ? opscope_job_call_find(in->calls, in->n_calls, in->acts[i].corr) : NULL;
         launch[i] = c ? c->s : NO_LAUNCH;
         cpu[i] = c ? c->dur : 0;
     }

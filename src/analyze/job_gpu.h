@@ -27,7 +27,12 @@ typedef struct opscope_job_act {
 /* One runtime call with a correlation id (cudaLaunchKernel, cudaMemcpyAsync...). */
 typedef struct opscope_job_call {
     int64_t corr, s, dur;
+    uint64_t thread;                      /* the CPU thread that made it */
 } opscope_job_call;
+
+/* The earliest call of correlation CORR in C[0..N) sorted by correlation (as
+ * opscope_job_gpu_measure leaves them), or NULL. */
+const opscope_job_call *opscope_job_call_find(const opscope_job_call *c, size_t n, int64_t corr);
 
 typedef struct opscope_job_gpu_in {
     opscope_job_act *acts;

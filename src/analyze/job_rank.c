@@ -5,6 +5,7 @@
  */
 #include "analyze/job_rank.h"
 
+#include "analyze/job_annot.h"
 #include "analyze/job_gpu.h"
 #include "analyze/job_iv.h"
 #include "model/strtab.h"
@@ -36,6 +37,7 @@ struct opscope_job_rank {
     OPSCOPE_VEC(opscope_job_call) calls;
     OPSCOPE_VEC(cpu_iv) cpu;
     OPSCOPE_VEC(step_ev) steps;
+    OPSCOPE_VEC(opscope_job_range) ranges; /* user annotations but the steps */
     OPSCOPE_VEC(uint8_t) name_kind;
     OPSCOPE_VEC(uint8_t) gpu_cls;   /* per name id: 1 + OPSCOPE_JOB_CLS_*, 0 not looked at */
     uint64_t cpu_ops;
@@ -124,6 +126,11 @@ static int add_cpu(opscope_job_rank_t *r, const opscope_kineto_event *ev) {
                       .dur = ev->dur_ns};
         return OPSCOPE_VEC_PUSH(r->steps, st);
     }
+    if (ev->kind == OPSCOPE_KINETO_ANNOTATION) {
+        opscope_job_range g = {.thread = ev->thread, .s = ev->start_ns, .e = ev->start_ns + ev->dur_ns,
+                               .name = ev->name_id};
+        if (ev->name_id != UINT32_MAX && OPSCOPE_VEC_PUSH(r->ranges, g)) return -1;
+    }
     uint8_t cls;
     if (k == NAME_COMM) cls = OPSCOPE_JOB_CLS_COMM;
     else if (k == NAME_INPUT) cls = OPSCOPE_JOB_CLS_INPUT;
@@ -141,7 +148,7 @@ static int collect(void *ud, const opscope_kineto_event *ev) {
     case OPSCOPE_KINETO_MEMSET: return add_gpu(r, ev);
     case OPSCOPE_KINETO_RUNTIME: {
         if (ev->corr < 0) return 0;
-        opscope_job_call c = {.corr = ev->corr, .s = ev->start_ns, .dur = ev->dur_ns};
+        opscope_job_call c = {.corr = ev->corr, .s = ev->start_ns, .dur = ev->dur_ns, .thread = ev->thread};
         return OPSCOPE_VEC_PUSH(r->calls, c);
     }
     case OPSCOPE_KINETO_CPU_OP: r->cpu_ops++; return add_cpu(r, ev);
@@ -179,6 +186,8 @@ static void free_events(opscope_job_rank_t *r) {
     free(r->calls.v);
     free(r->cpu.v);
     free(r->steps.v);
+    free(r->ranges.v);
+    memset(&r->ranges, 0, sizeof r->ranges);
     free(r->name_kind.v);
     free(r->gpu_cls.v);
     memset(&r->gpu_cls, 0, sizeof r->gpu_cls);
@@ -394,6 +403,12 @@ int opscope_job_rank_finish(opscope_job_rank_t *r, opscope_job_rank_summary *out
                                  .delay_cutoff_ns = r->opts.delay_cutoff_ns,
                                  .cpu_cutoff_ns = r->opts.cpu_cutoff_ns};
         rc = opscope_job_gpu_measure(&in, out);
+    }
+    if (!rc) {
+        opscope_job_annot_in ai = {.ranges = r->ranges.v, .n_ranges = r->ranges.n, .acts = r->acts.v,
+                                   .n_acts = r->acts.n, .calls = r->calls.v, .n_calls = r->calls.n,
+                                   .names = r->names};
+        rc = opscope_job_annot_measure(&ai, out);
     }
     free_events(r);
     if (rc) opscope_job_rank_summary_free(out);

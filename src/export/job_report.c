@@ -158,12 +158,26 @@ static void write_streams(opscope_out_t *w, const opscope_job *job) {
     }
 }
 
+static void write_annots(opscope_out_t *w, const opscope_job *job) {
+    if (!job->n_annots) return;
+    opscope_out_printf(w, "\nTime per annotation (record_function ranges, nested; %s time, each rank's top %d)\n",
+                       job->gpu ? "GPU kernel" : "CPU", OPSCOPE_JOB_ANNOTS);
+    opscope_out_printf(w, "%10s %10s %6s %9s %8s  %s\n", "median ms", "max ms", "rank", "kernels", "ranks",
+                       "annotation");
+    for (size_t i = 0; i < job->n_annots && i < 15; i++) {
+        const opscope_job_annot_row *a = &job->annots[i];
+        opscope_out_printf(w, "%10.2f %10.2f %6lld %9llu %8zu  %.70s\n", ms(a->median_ns), ms(a->max_ns),
+                           (long long)a->max_rank, (unsigned long long)a->kernels, a->ranks, a->name);
+    }
+}
+
 void opscope_job_report_console(opscope_out_t *w, const opscope_job *job,
                                 const opscope_job_read_info *ri) {
     if (!job->n) return;
     write_answer(w, job, ri);
     write_ranks(w, job);
     write_steps(w, job);
+    write_annots(w, job);
     if (job->gpu) {
         write_launches(w, job);
         write_streams(w, job);
@@ -248,6 +262,22 @@ static void json_launch(opscope_out_t *w, const opscope_job_launch *l) {
     opscope_out_str(w, "]}");
 }
 
+static void json_annots(opscope_out_t *w, const opscope_job_rank_summary *s) {
+    opscope_out_str(w, ",\"annotations\":[");
+    for (int k = 0; k < s->n_annots; k++) {
+        const opscope_job_annot *a = &s->annots[k];
+        opscope_out_str(w, k ? ",{\"name\":" : "{\"name\":");
+        opscope_out_json_str(w, a->name);
+        kv_i(w, "count", (int64_t)a->count, true);
+        kv_i(w, "kernels", (int64_t)a->kernels, true);
+        kv_i(w, "cpu_ns", a->cpu_ns, true);
+        kv_i(w, "gpu_ns", a->gpu_ns, true);
+        kv_i(w, "self_gpu_ns", a->self_gpu_ns, true);
+        opscope_out_char(w, '}');
+    }
+    opscope_out_char(w, ']');
+}
+
 static void json_rank(opscope_out_t *w, const opscope_job_row *r) {
     const opscope_job_rank_summary *s = r->s;
     opscope_out_str(w, "{");
@@ -282,6 +312,7 @@ static void json_rank(opscope_out_t *w, const opscope_job_row *r) {
     json_steps(w, s);
     json_streams(w, s);
     json_launch(w, &s->launch);
+    json_annots(w, s);
     opscope_out_char(w, '}');
 }
 

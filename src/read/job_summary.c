@@ -70,6 +70,12 @@ static const js_field OUTLIER_FIELDS[] = {
     F(opscope_job_outlier, "max_delay_ns", max_delay_ns, 'i'),
 };
 
+static const js_field ANNOT_FIELDS[] = {
+    F(opscope_job_annot, "count", count, 'u'), F(opscope_job_annot, "kernels", kernels, 'u'),
+    F(opscope_job_annot, "cpu_ns", cpu_ns, 'i'), F(opscope_job_annot, "gpu_ns", gpu_ns, 'i'),
+    F(opscope_job_annot, "self_gpu_ns", self_gpu_ns, 'i'),
+};
+
 static const js_field RANK_FIELDS[] = {
     F(opscope_job_rank_summary, "rank", rank, 'i'), F(opscope_job_rank_summary, "world_size", world_size, 'i'),
     F(opscope_job_rank_summary, "gpu_activities", gpu_activities, 'u'),
@@ -146,12 +152,15 @@ static int read_arr(opscope_json_t *j, const opscope_json_token *val, void **v, 
                                                    : fail(j, &t, "job summary: expected an object");
 }
 
-static int outlier_name(opscope_json_t *j, const opscope_json_token *key, const opscope_json_token *val,
-                        void *ctx) {
+/* The "name" member of an outlier or an annotation (both start with char name[160]). */
+static int elem_name(opscope_json_t *j, const opscope_json_token *key, const opscope_json_token *val,
+                     void *ctx) {
     if (strcmp(key->str, "name")) return 0;
     if (val->type != OPSCOPE_JSON_STRING) return fail(j, val, "job summary: expected a string");
-    opscope_job_outlier *o = ctx;
-    snprintf(o->name, sizeof o->name, "%s", val->str);
+    _Static_assert(offsetof(opscope_job_outlier, name) == 0 && offsetof(opscope_job_annot, name) == 0 &&
+                       sizeof ((opscope_job_outlier *)0)->name == sizeof ((opscope_job_annot *)0)->name,
+                   "name first, of one size");
+    snprintf((char *)ctx, sizeof ((opscope_job_outlier *)0)->name, "%s", val->str);
     return 1;
 }
 
@@ -162,7 +171,7 @@ static int launch_outliers(opscope_json_t *j, const opscope_json_token *key, con
     void *v = NULL;
     size_t n = 0;
     int rc = read_arr(j, val, &v, &n, sizeof *l->outliers, OPSCOPE_JOB_OUTLIERS, OUTLIER_FIELDS,
-                      sizeof OUTLIER_FIELDS / sizeof *OUTLIER_FIELDS, outlier_name);
+                      sizeof OUTLIER_FIELDS / sizeof *OUTLIER_FIELDS, elem_name);
     if (!rc) memcpy(l->outliers, v, n * sizeof *l->outliers);
     l->n_outliers = (int)n;
     free(v);
@@ -194,6 +203,16 @@ static int rank_special(opscope_json_t *j, const opscope_json_token *key, const 
     if (!strcmp(k, "streams"))
         return read_arr(j, val, (void **)&s->streams, &s->n_streams, sizeof *s->streams, SIZE_MAX / 2,
                         STREAM_FIELDS, sizeof STREAM_FIELDS / sizeof *STREAM_FIELDS, NULL) ? -1 : 1;
+    if (!strcmp(k, "annotations")) {
+        void *v = NULL;
+        size_t n = 0;
+        int rc = read_arr(j, val, &v, &n, sizeof *s->annots, OPSCOPE_JOB_ANNOTS, ANNOT_FIELDS,
+                          sizeof ANNOT_FIELDS / sizeof *ANNOT_FIELDS, elem_name);
+        if (!rc) memcpy(s->annots, v, n * sizeof *s->annots);
+        s->n_annots = (int)n;
+        free(v);
+        return rc ? -1 : 1;
+    }
     if (!strcmp(k, "launch")) {
         if (val->type != OPSCOPE_JSON_OBJ_BEGIN) return fail(j, val, "job summary: expected an object");
         return read_obj(j, &s->launch, LAUNCH_FIELDS, sizeof LAUNCH_FIELDS / sizeof *LAUNCH_FIELDS,

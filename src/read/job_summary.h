@@ -55,6 +55,17 @@ typedef struct opscope_job_launch {
     opscope_job_outlier outliers[OPSCOPE_JOB_OUTLIERS]; /* most delay outliers first */
 } opscope_job_launch;
 
+/* Time per user annotation (record_function ranges, nested: a kernel counts in every range
+ * around its launch on the launching thread, and in the innermost one as its self time). */
+typedef struct opscope_job_annot {
+    char name[160];                       /* cut to fit */
+    uint64_t count, kernels;              /* ranges of that name; GPU activities launched in them */
+    int64_t cpu_ns;                       /* sum of the ranges' durations */
+    int64_t gpu_ns, self_gpu_ns;          /* the activities' durations, inclusive and innermost */
+} opscope_job_annot;
+
+#define OPSCOPE_JOB_ANNOTS 10
+
 /* What the job keeps of one rank once its trace was read. */
 typedef struct opscope_job_rank_summary {
     int64_t rank, world_size;             /* distributedInfo (-1 when absent) */
@@ -70,6 +81,8 @@ typedef struct opscope_job_rank_summary {
     size_t n_streams;
     opscope_job_stream *streams;
     opscope_job_launch launch;
+    int n_annots;                         /* by gpu_ns (GPU rank) or cpu_ns, largest first */
+    opscope_job_annot annots[OPSCOPE_JOB_ANNOTS];
 } opscope_job_rank_summary;
 
 void opscope_job_rank_summary_free(opscope_job_rank_summary *s);

@@ -122,7 +122,7 @@ def gpu_events(d):
     return out
 
 
-def calls(d):
+def calls(d, with_thread=False):
     c = {}
     for e in events(d):
         cat = e.get("cat", "")
@@ -133,8 +133,38 @@ def calls(d):
             continue
         s = ns(e["ts"])
         if int(corr) not in c or s < c[int(corr)][0]:
-            c[int(corr)] = (s, ns(e.get("dur", 0)))
+            c[int(corr)] = (s, ns(e.get("dur", 0))) + (((e.get("pid"), e.get("tid")),) if with_thread else ())
     return c
+
+
+def expect_annots(d):
+    """Per user annotation name (ProfilerStep#N left out): ranges, their summed duration, and the
+    GPU activities launched (call start) inside each range on the same thread: inclusive time,
+    and self time for the innermost range (latest start, then the shortest)."""
+    ranges = {}
+    for e in events(d):
+        if e.get("cat") != "user_annotation" or e.get("ph") != "X" or str(e.get("name", "")).startswith("ProfilerStep#"):
+            continue
+        s = ns(e["ts"])
+        ranges.setdefault((e.get("pid"), e.get("tid")), []).append((s, s + ns(e.get("dur", 0)), e["name"]))
+    agg = {}
+    for rs in ranges.values():
+        for s, en, name in rs:
+            a = agg.setdefault(name, dict(count=0, kernels=0, cpu_ns=0, gpu_ns=0, self_gpu_ns=0))
+            a["count"] += 1
+            a["cpu_ns"] += en - s
+    c = calls(d, with_thread=True)
+    for x in gpu_events(d):
+        if x["corr"] < 0 or x["corr"] not in c:
+            continue
+        t, _, th = c[x["corr"]]
+        around = [r for r in ranges.get(th, []) if r[0] <= t < r[1]]
+        for r in around:
+            agg[r[2]]["gpu_ns"] += x["e"] - x["s"]
+            agg[r[2]]["kernels"] += 1
+        if around:
+            agg[max(around, key=lambda r: (r[0], -r[1]))[2]]["self_gpu_ns"] += x["e"] - x["s"]
+    return agg
 
 
 def steps_of(d):
@@ -263,6 +293,17 @@ def check_gpu(opscope, traces):
         print("%s launches %d, delay p50 %d ns, p99 %d ns, cpu p50 %d ns" % (
             label, launch["launches"], launch["delay_p50_ns"], launch["delay_p99_ns"], launch["cpu_p50_ns"]))
         check(row["launch_delay_p50_ns"] == launch["delay_p50_ns"], "%s launch_delay_p50_ns" % label)
+        annots = expect_annots(d)
+        top = sorted(annots, key=lambda n: (-annots[n]["gpu_ns"], n))[:10]
+        check([a["name"] for a in row["annotations"]] == [n[:159] for n in top],
+              "%s annotation names: %s vs %s" % (label, [a["name"] for a in row["annotations"]], top))
+        for a in row["annotations"]:
+            want = annots.get(a["name"], {})
+            for k, v in want.items():
+                check(a[k] == v, "%s annotation %s %s: opscope %s, python %s" % (label, a["name"], k, a[k], v))
+        if row["annotations"]:
+            a = row["annotations"][0]
+            print("%s top annotation %s: %d kernels, GPU %d ns (self %d ns)" % (label, a["name"], a["kernels"], a["gpu_ns"], a["self_gpu_ns"]))
         got_streams = {(s["device"], s["stream"]): s for s in row["streams"]}
         check(set(got_streams) == set(streams), "%s streams %s vs %s" % (label, sorted(got_streams), sorted(streams)))
         for key, want in streams.items():
@@ -322,6 +363,11 @@ def check_cpu(opscope, folder, rank, cause):
         check(row["rank"] == d["distributedInfo"]["rank"], "%s: distributedInfo says %s" % (label, d["distributedInfo"]["rank"]))
         compare_shares(row, exp, label)
         check(row["input_ns"] == exp["input"], "%s input_ns %s vs %s" % (label, row["input_ns"], exp["input"]))
+        annots = expect_annots(d)
+        top = sorted(annots, key=lambda n: (-annots[n]["cpu_ns"], n))[:10]
+        check([a["name"] for a in row["annotations"]] == top, "%s annotations %s" % (label, top))
+        for a in row["annotations"]:
+            check(all(a[k] == v for k, v in annots.get(a["name"], {}).items()), "%s annotation %s" % (label, a["name"]))
         comm[row["rank"]] = exp["comm"]
     # the straggler: least communication (the others wait for it), and its cause
     st = job["stragglers"]
