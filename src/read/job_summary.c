@@ -281,6 +281,15 @@ int opscope_job_summary_read(const char *path, opscope_job_summary_rank **out, s
     *out = NULL;
     *n = 0;
     if (slurp(path, &buf, &size, err)) return -1;
+    int rc = opscope_job_summary_read_buffer(buf, size, path, out, n, err);
+    free(buf);
+    return rc;
+}
+
+int opscope_job_summary_read_buffer(const void *buf, size_t size, const char *path,
+                                    opscope_job_summary_rank **out, size_t *n, opscope_error *err) {
+    *out = NULL;
+    *n = 0;
     opscope_json_t *j = opscope_json_new(NULL, NULL, buf, size, path);
     js_ctx c = {0};
     opscope_json_token t;
@@ -300,7 +309,6 @@ int opscope_job_summary_read(const char *path, opscope_job_summary_rank **out, s
     }
     if (rc && j) *err = *opscope_json_error(j);
     opscope_json_free(j);
-    free(buf);
     if (rc) {
         for (size_t i = 0; i < c.n; i++) {
             opscope_job_rank_summary_free(&c.v[i].sum);

@@ -105,4 +105,8 @@ typedef struct opscope_job_summary_rank {
 int opscope_job_summary_read(const char *path, opscope_job_summary_rank **out, size_t *n,
                              opscope_error *err);
 
+/* The same over the memory DATA[0..SIZE); NAME names it in errors. */
+int opscope_job_summary_read_buffer(const void *data, size_t size, const char *name,
+                                    opscope_job_summary_rank **out, size_t *n, opscope_error *err);
+
 #endif /* OPSCOPE_JOB_SUMMARY_H */

@@ -7,6 +7,7 @@
 #include "analyze/job_iv.h"
 #include "analyze/job_rank.h"
 #include "model/strtab.h"
+#include "read/job_summary.h"
 #include "test.h"
 
 static int test_iv(void) {
@@ -128,4 +129,49 @@ static int test_straggler(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_iv), TEST(test_rank_names), TEST(test_gpu_rank), TEST(test_straggler))
+/* data/tiny_summary.json: `report data/tiny_rank.json --job --json` of a trace with a GEMM
+ * [1005, 1009) us on stream 7 and an NCCL kernel [1015, 1019) us on stream 8, launched at
+ * 1000 and 1010 us inside an annotation "fwd" [999, 1019) us. */
+static int test_summary_read(void) {
+    opscope_job_summary_rank *r = NULL;
+    size_t n = 0;
+    opscope_error err;
+    memset(&err, 0, sizeof err);
+    ASSERT_EQ_INT(opscope_job_summary_read(OPSCOPE_JOB_DATA "/tiny_summary.json", &r, &n, &err), 0);
+    ASSERT_EQ_INT(n, 1);
+    const opscope_job_rank_summary *s = &r[0].sum;
+    ASSERT_EQ_INT(s->rank, 5);
+    ASSERT_EQ_INT(s->world_size, 8);
+    ASSERT_EQ_STR(s->backend, "nccl");
+    ASSERT_TRUE(s->gpu);
+    ASSERT_EQ_INT(s->span_ns, 14000);
+    ASSERT_EQ_INT(s->busy_ns, 8000);
+    ASSERT_EQ_INT(s->compute_ns, 4000);
+    ASSERT_EQ_INT(s->comm_ns, 4000);
+    ASSERT_EQ_INT(s->overlap_ns, 0);
+    ASSERT_EQ_INT(s->n_steps, 1);
+    ASSERT_EQ_INT(s->steps[0].num, 3);
+    ASSERT_EQ_INT(s->n_streams, 2);
+    ASSERT_EQ_INT(s->launch.launches, 2);
+    ASSERT_EQ_INT(s->launch.delay_p50_ns, 5000);
+    ASSERT_EQ_INT(s->n_annots, 1);
+    ASSERT_EQ_STR(s->annots[0].name, "fwd");
+    ASSERT_EQ_INT(s->annots[0].kernels, 2);
+    ASSERT_EQ_INT(s->annots[0].gpu_ns, 8000);
+    ASSERT_EQ_INT(s->annots[0].cpu_ns, 20000);
+    ASSERT_CONTAINS(r[0].trace, "tiny_rank.json");
+    opscope_job_rank_summary_free(&r[0].sum);
+    free(r[0].trace);
+    free(r);
+    /* not a summary: an error with its position */
+    static const char bad[] = "{\"summary\":{\"job\":{\"ranks\":[{\"rank\":\"x\"}]}}}";
+    ASSERT_EQ_INT(opscope_job_summary_read_buffer(bad, sizeof bad - 1, "bad", &r, &n, &err), -1);
+    ASSERT_EQ_INT(err.code, OPSCOPE_ERROR_SCHEMA);
+    ASSERT_EQ_INT(err.pos, 36); /* the "x" */
+    ASSERT_TRUE(opscope_job_summary_sniff(bad, sizeof bad - 1));
+    ASSERT_TRUE(!opscope_job_summary_sniff("{\"summary\":{}", 13));
+    return 0;
+}
+
+TEST_MAIN(TEST(test_iv), TEST(test_rank_names), TEST(test_gpu_rank), TEST(test_straggler),
+          TEST(test_summary_read))
