@@ -172,7 +172,7 @@ static int launch_outliers(opscope_json_t *j, const opscope_json_token *key, con
     size_t n = 0;
     int rc = read_arr(j, val, &v, &n, sizeof *l->outliers, OPSCOPE_JOB_OUTLIERS, OUTLIER_FIELDS,
                       sizeof OUTLIER_FIELDS / sizeof *OUTLIER_FIELDS, elem_name);
-    if (!rc) memcpy(l->outliers, v, n * sizeof *l->outliers);
+    if (!rc && n) memcpy(l->outliers, v, n * sizeof *l->outliers);
     l->n_outliers = (int)n;
     free(v);
     return rc ? -1 : 1;
@@ -208,7 +208,7 @@ static int rank_special(opscope_json_t *j, const opscope_json_token *key, const 
         size_t n = 0;
         int rc = read_arr(j, val, &v, &n, sizeof *s->annots, OPSCOPE_JOB_ANNOTS, ANNOT_FIELDS,
                           sizeof ANNOT_FIELDS / sizeof *ANNOT_FIELDS, elem_name);
-        if (!rc) memcpy(s->annots, v, n * sizeof *s->annots);
+        if (!rc && n) memcpy(s->annots, v, n * sizeof *s->annots);
         s->n_annots = (int)n;
         free(v);
         return rc ? -1 : 1;
