@@ -78,7 +78,7 @@ static int add_slot(job_slot **v, size_t *n, size_t *cap, const char *dir, const
 static long add_dir(job_slot **v, size_t *n, size_t *cap, const char *dir) {
     DIR *d = opendir(dir);
     if (!d) {
-        fprintf(stderr, "opscope report: %s: cannot open the folder\n", dir);
+        fprintf(stderr, "opscope: %s: cannot open the folder\n", dir);
         return -1;
     }
     size_t first = *n;
@@ -87,7 +87,7 @@ static long add_dir(job_slot **v, size_t *n, size_t *cap, const char *dir) {
         if (e->d_name[0] == '.' || !is_trace_name(e->d_name)) continue;
         if (add_slot(v, n, cap, dir, e->d_name)) {
             closedir(d);
-            fprintf(stderr, "opscope report: out of memory\n");
+            fprintf(stderr, "opscope: out of memory\n");
             return -1;
         }
     }
@@ -136,7 +136,7 @@ static void *worker(void *ud) {
         if (i >= p->n) return NULL;
         read_one(&p->slots[i]);
         size_t d = atomic_fetch_add(&p->done, 1) + 1;
-        if (p->progress) fprintf(stderr, "\ropscope report: read %zu of %zu%s", d, p->n, d == p->n ? "\n" : "");
+        if (p->progress) fprintf(stderr, "\ropscope: read %zu of %zu%s", d, p->n, d == p->n ? "\n" : "");
     }
 }
 
@@ -162,9 +162,9 @@ static int check_reads(const job_pool *p) {
     for (size_t i = 0; i < p->n; i++) {
         if (!p->slots[i].failed) continue;
         if (p->slots[i].failed == 2) {
-            fprintf(stderr, "opscope report: %s: out of memory\n", p->slots[i].path);
+            fprintf(stderr, "opscope: %s: out of memory\n", p->slots[i].path);
         } else if (p->slots[i].failed == 3) {
-            fprintf(stderr, "opscope report: %s: no trace events: a job's ranks are PyTorch "
+            fprintf(stderr, "opscope: %s: no trace events: a job's ranks are PyTorch "
                             "profiler (Kineto) traces or job summaries\n", p->slots[i].path);
         } else {
             char line[512];
@@ -191,31 +191,104 @@ static size_t resolve_ranks(job_pool *p, opscope_job_row *rows) {
     for (size_t i = 0; i < m; i++)
         for (size_t j = 0; j < i; j++)
             if (rows[i].s->rank == rows[j].s->rank) {
-                fprintf(stderr, "opscope report: warning: %s and %s are both rank %lld\n", rows[j].path,
+                fprintf(stderr, "opscope: warning: %s and %s are both rank %lld\n", rows[j].path,
                         rows[i].path, (long long)rows[i].s->rank);
                 break;
             }
     return m;
 }
 
-/* Combines the read ranks and writes the outputs. Returns the exit status. */
-static int write_job(job_pool *p, const opscope_cli_job_opts *o, opscope_out_t *json,
-                     const opscope_job_read_info *ri) {
-    size_t n = 0;
-    for (size_t i = 0; i < p->n; i++) n += p->slots[i].n_ranks;
-    opscope_job_row *rows = calloc(n ? n : 1, sizeof *rows);
+struct opscope_cli_job_set {
+    job_pool p;
+    opscope_job_row *rows;
     opscope_job job;
-    if (!rows || opscope_job_analyze(&job, rows, resolve_ranks(p, rows))) {
-        free(rows);
-        opscope_out_abort(json);
-        fprintf(stderr, "opscope report: out of memory\n");
+    opscope_job_read_info ri;
+    bool analyzed;
+};
+
+static int gather(const char *const *inputs, int n, job_pool *p) {
+    size_t cap = 0;
+    for (int i = 0; i < n; i++) {
+        if (opscope_cli_job_is_dir(inputs[i])) {
+            long k = add_dir(&p->slots, &p->n, &cap, inputs[i]);
+            if (k < 0) return OPSCOPE_EXIT_INPUT;
+            if (!k) fprintf(stderr, "opscope: warning: %s holds no *.json or *.json.gz trace\n", inputs[i]);
+        } else if (add_slot(&p->slots, &p->n, &cap, NULL, inputs[i])) {
+            fprintf(stderr, "opscope: out of memory\n");
+            return OPSCOPE_EXIT_INPUT;
+        }
+    }
+    if (!p->n) {
+        fprintf(stderr, "opscope: no trace to read\n");
         return OPSCOPE_EXIT_INPUT;
     }
+    return -1;
+}
+
+void opscope_cli_job_set_free(opscope_cli_job_set *s) {
+    if (!s) return;
+    if (s->analyzed) opscope_job_free(&s->job);
+    free(s->rows);
+    for (size_t i = 0; i < s->p.n; i++) {
+        for (size_t k = 0; k < s->p.slots[i].n_ranks; k++) {
+            opscope_job_rank_summary_free(&s->p.slots[i].ranks[k].sum);
+            free(s->p.slots[i].ranks[k].trace);
+        }
+        free(s->p.slots[i].ranks);
+        free(s->p.slots[i].path);
+    }
+    free(s->p.slots);
+    free(s);
+}
+
+int opscope_cli_job_load(const char *const *inputs, int n, int threads, opscope_cli_job_set **out) {
+    *out = NULL;
+    opscope_cli_job_set *s = calloc(1, sizeof *s);
+    if (!s) return OPSCOPE_EXIT_INPUT;
+    int st = gather(inputs, n, &s->p);
+    if (st < 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        int t = threads > 0 ? threads : cores > 0 ? (int)cores : 1;
+        if ((size_t)t > s->p.n) t = (int)s->p.n;
+        double t0 = now_s();
+        s->p.progress = s->p.n > 1 && isatty(STDERR_FILENO);
+        read_all(&s->p, t);
+        s->ri = (opscope_job_read_info){.threads = t, .wall_s = now_s() - t0};
+        st = check_reads(&s->p);
+    }
+    if (st < 0) {
+        size_t m = 0;
+        for (size_t i = 0; i < s->p.n; i++) m += s->p.slots[i].n_ranks;
+        s->rows = calloc(m ? m : 1, sizeof *s->rows);
+        if (!s->rows || opscope_job_analyze(&s->job, s->rows, resolve_ranks(&s->p, s->rows))) {
+            fprintf(stderr, "opscope: out of memory\n");
+            st = OPSCOPE_EXIT_INPUT;
+        } else {
+            s->analyzed = true;
+        }
+    }
+    if (st >= 0) {
+        opscope_cli_job_set_free(s);
+        return st;
+    }
+    *out = s;
+    return -1;
+}
+
+const opscope_job *opscope_cli_job_of(const opscope_cli_job_set *s, opscope_job_read_info *ri) {
+    if (ri) *ri = s->ri;
+    return &s->job;
+}
+
+/* Writes JOB's JSON into JSON (taken: committed or aborted) and the console report. Returns the
+ * exit status. */
+static int write_job(const opscope_job *job, const opscope_job_read_info *ri, const opscope_cli_job_opts *o,
+                     opscope_out_t *json) {
     int st = OPSCOPE_EXIT_OK;
     opscope_error err;
     memset(&err, 0, sizeof err);
     if (json) {
-        opscope_job_report_json(json, &job, ri);
+        opscope_job_report_json(json, job, ri);
         if (opscope_out_commit_take(&json, &err)) {
             char line[512];
             opscope_error_format(&err, line, sizeof line);
@@ -228,71 +301,32 @@ static int write_job(job_pool *p, const opscope_cli_job_opts *o, opscope_out_t *
     if (!o->quiet && (!o->json || strcmp(o->json, "-"))) {
         opscope_out_t *con = opscope_out_from_file(stdout, &err);
         if (con) {
-            opscope_job_report_console(con, &job, ri);
+            opscope_job_report_console(con, job, ri);
             opscope_out_commit(con, &err);
         }
     }
-    opscope_job_free(&job);
-    free(rows);
     return st;
 }
 
-static int gather(const opscope_cli_job_opts *o, job_pool *p) {
-    size_t cap = 0;
-    for (int i = 0; i < o->n_inputs; i++) {
-        const char *in = o->inputs[i];
-        if (opscope_cli_job_is_dir(in)) {
-            long k = add_dir(&p->slots, &p->n, &cap, in);
-            if (k < 0) return OPSCOPE_EXIT_INPUT;
-            if (!k) fprintf(stderr, "opscope report: warning: %s holds no *.json or *.json.gz trace\n", in);
-        } else if (add_slot(&p->slots, &p->n, &cap, NULL, in)) {
-            fprintf(stderr, "opscope report: out of memory\n");
-            return OPSCOPE_EXIT_INPUT;
-        }
-    }
-    if (!p->n) {
-        fprintf(stderr, "opscope report: no trace to read\n");
-        return OPSCOPE_EXIT_INPUT;
-    }
-    return -1;
-}
-
 int opscope_cli_job(const opscope_cli_job_opts *o) {
-    job_pool p;
-    memset(&p, 0, sizeof p);
     opscope_error err;
     memset(&err, 0, sizeof err);
     opscope_out_t *json = NULL;
-    int st = gather(o, &p);
-    if (st < 0 && o->json && !(json = opscope_out_open(o->json, &err))) {
+    if (o->json && !(json = opscope_out_open(o->json, &err))) {
         char line[512];
         opscope_error_format(&err, line, sizeof line);
         fprintf(stderr, "%s\n", line);
-        st = OPSCOPE_EXIT_INPUT;
+        return OPSCOPE_EXIT_INPUT;
     }
-    if (st < 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        int threads = o->threads > 0 ? o->threads : cores > 0 ? (int)cores : 1;
-        if ((size_t)threads > p.n) threads = (int)p.n;
-        double t0 = now_s();
-        p.progress = p.n > 1 && isatty(STDERR_FILENO);
-        read_all(&p, threads);
-        opscope_job_read_info ri = {.threads = threads, .wall_s = now_s() - t0};
-        st = check_reads(&p);
-        if (st < 0) {
-            st = write_job(&p, o, json, &ri);
-            json = NULL;
-        }
+    opscope_cli_job_set *s;
+    int st = opscope_cli_job_load(o->inputs, o->n_inputs, o->threads, &s);
+    if (st >= 0) {
+        opscope_out_abort(json);
+        return st;
     }
-    if (json) opscope_out_abort(json);
-    for (size_t i = 0; i < p.n; i++) {
-        for (size_t k = 0; k < p.slots[i].n_ranks; k++) {
-            opscope_job_rank_summary_free(&p.slots[i].ranks[k].sum);
-            free(p.slots[i].ranks[k].trace);
-        }
-        free(p.slots[i].ranks);
-        free(p.slots[i].path);
-    }
-    free(p.slots);
+    opscope_job_read_info ri;
+    const opscope_job *job = opscope_cli_job_of(s, &ri);
+    st = write_job(job, &ri, o, json);
+    opscope_cli_job_set_free(s);
     return st;
 }

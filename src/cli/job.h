@@ -5,6 +5,8 @@
 #ifndef OPSCOPE_CLI_JOB_H
 #define OPSCOPE_CLI_JOB_H
 
+#include "export/job_report.h"
+
 #include <stdbool.h>
 
 typedef struct opscope_cli_job_opts {
@@ -23,5 +25,18 @@ bool opscope_cli_job_is_summary(const char *path);
 
 /* Reads the job's traces in parallel, combines and writes them. Returns the exit status. */
 int opscope_cli_job(const opscope_cli_job_opts *o);
+
+/* A job read and analysed (analyze/job.h), for report and diff. */
+typedef struct opscope_cli_job_set opscope_cli_job_set;
+
+/* Reads INPUTS[0..N) (traces, job summaries, folders of them) on THREADS threads (0: one per
+ * core) and analyses the job into *OUT. Returns -1 with *OUT set, else the exit status (the
+ * reason on stderr, *OUT NULL). */
+int opscope_cli_job_load(const char *const *inputs, int n, int threads, opscope_cli_job_set **out);
+
+/* The job of S (valid while S lives); RI (may be NULL) gets how it was read. */
+const opscope_job *opscope_cli_job_of(const opscope_cli_job_set *s, opscope_job_read_info *ri);
+
+void opscope_cli_job_set_free(opscope_cli_job_set *s);
 
 #endif /* OPSCOPE_CLI_JOB_H */
