@@ -39,4 +39,11 @@ const opscope_job *opscope_cli_job_of(const opscope_cli_job_set *s, opscope_job_
 
 void opscope_cli_job_set_free(opscope_cli_job_set *s);
 
+/* `diff BASE NEW` of two jobs: true when each is a folder or a job summary (cli/job_diff.c). */
+bool opscope_cli_job_diff_wanted(const char *base, const char *next);
+
+/* Reads both jobs and writes them side by side (console unless QUIET; JSON to JSON, may be
+ * NULL). Returns the exit status. */
+int opscope_cli_job_diff(const char *base, const char *next, const char *json, bool quiet);
+
 #endif /* OPSCOPE_CLI_JOB_H */

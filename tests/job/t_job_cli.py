@@ -111,6 +111,25 @@ def main():
             f.truncate(100)
         p = run(sums[0], sums[1])
         check(p.returncode == 2 and "s1.json" in p.stderr, "a broken summary: exit 2 naming it")
+    # diff of two jobs: ranks matched by number, each side's figures as its own report gives them
+    with tempfile.TemporaryDirectory() as tmp:
+        one = os.path.join(tmp, "one")
+        os.mkdir(one)
+        p = run(files[1], "--job", "--json", os.path.join(one, "rank1.json"), "-q")
+        out = os.path.join(tmp, "d.json")
+        p = subprocess.run([OPSCOPE, "diff", traces, one, "--json", out], capture_output=True, text=True)
+        check(p.returncode == 0 and p.stdout.startswith("Job diff:"), "diff DIR_A DIR_B: exit %d" % p.returncode)
+        with open(out) as f:
+            d = json.load(f)["job_diff"]
+        whole = {r["rank"]: r for r in by_dir["ranks"]}
+        check([r["rank"] for r in d["ranks"]] == [0, 1], "diff: ranks 0 and 1")
+        check(d["ranks"][0]["new"] is None and d["ranks"][0]["base"]["step_median_ns"] == whole[0]["step_median_ns"],
+              "diff: rank 0 only in BASE, its step as the job's")
+        check(d["ranks"][1]["new"]["overlap_pct"] == whole[1]["overlap_pct"] == d["ranks"][1]["base"]["overlap_pct"],
+              "diff: rank 1 the same on both sides")
+        check(d["base"]["median_step_ns"] == by_dir["median_step_ns"], "diff: BASE's median step")
+        p = subprocess.run([OPSCOPE, "diff", traces, one, "--text", os.path.join(tmp, "t.txt")], capture_output=True)
+        check(p.returncode == 1, "diff of jobs with --text: usage error")
     print("%d failed" % len(FAILS) if FAILS else "all passed")
     return 1 if FAILS else 0
 
