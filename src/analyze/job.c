@@ -215,30 +215,41 @@ static int by_max(const void *a, const void *b) {
     return strcmp(x->name, y->name);
 }
 
-/* The annotation names of every rank's top list, each over the ranks listing it. V: room for
- * N values. */
-static int find_annots(opscope_job *job, int64_t *v) {
+/* A rank's top list: its annotations (MODULES false) or its modules. */
+static const opscope_job_annot *top_of(const opscope_job_rank_summary *s, bool modules, int *n) {
+    *n = modules ? s->n_modules : s->n_annots;
+    return modules ? s->modules : s->annots;
+}
+
+/* The names of every rank's top list (annotations, or MODULES), each over the ranks listing it,
+ * into *OUT. V: room for N values. */
+static int find_annots(opscope_job *job, int64_t *v, bool modules, opscope_job_annot_row **out, size_t *n_out) {
     size_t cap = 0;
-    for (size_t i = 0; i < job->n; i++) cap += (size_t)job->rows[i].s->n_annots;
-    job->annots = calloc(cap ? cap : 1, sizeof *job->annots);
-    if (!job->annots) return -1;
+    int nt;
+    for (size_t i = 0; i < job->n; i++) cap += (size_t)(top_of(job->rows[i].s, modules, &nt), nt);
+    opscope_job_annot_row *rows = calloc(cap ? cap : 1, sizeof *rows);
+    if (!rows) return -1;
+    *out = rows;
+    size_t nr = 0;
     for (size_t i = 0; i < job->n; i++) {
-        const opscope_job_rank_summary *s = job->rows[i].s;
-        for (int k = 0; k < s->n_annots; k++) {
-            const char *name = s->annots[k].name;
+        const opscope_job_annot *top = top_of(job->rows[i].s, modules, &nt);
+        for (int k = 0; k < nt; k++) {
+            const char *name = top[k].name;
             size_t a = 0;
-            while (a < job->n_annots && strcmp(job->annots[a].name, name)) a++;
-            if (a < job->n_annots) continue; /* counted when first seen */
-            opscope_job_annot_row *row = &job->annots[job->n_annots++];
+            while (a < nr && strcmp(rows[a].name, name)) a++;
+            if (a < nr) continue; /* counted when first seen */
+            opscope_job_annot_row *row = &rows[nr++];
             row->name = name;
             row->max_ns = -1;
             for (size_t r = i; r < job->n; r++) {
                 const opscope_job_rank_summary *t = job->rows[r].s;
-                for (int q = 0; q < t->n_annots; q++) {
-                    if (strcmp(t->annots[q].name, name)) continue;
-                    int64_t ns = annot_time(&t->annots[q], t->gpu);
+                int nq;
+                const opscope_job_annot *tq = top_of(t, modules, &nq);
+                for (int q = 0; q < nq; q++) {
+                    if (strcmp(tq[q].name, name)) continue;
+                    int64_t ns = annot_time(&tq[q], t->gpu);
                     v[row->ranks++] = ns;
-                    row->kernels += t->annots[q].kernels;
+                    row->kernels += tq[q].kernels;
                     if (ns > row->max_ns) {
                         row->max_ns = ns;
                         row->max_rank = t->rank;
@@ -249,7 +260,8 @@ static int find_annots(opscope_job *job, int64_t *v) {
             row->median_ns = median_i64(v, row->ranks);
         }
     }
-    opscope_sort(job->annots, job->n_annots, sizeof *job->annots, by_max);
+    opscope_sort(rows, nr, sizeof *rows, by_max);
+    *n_out = nr;
     return 0;
 }
 
@@ -277,7 +289,8 @@ int opscope_job_analyze(opscope_job *job, opscope_job_row *rows, size_t n) {
     }
     int rc = find_stragglers(job, v);
     if (!rc) find_bound(job);
-    if (!rc) rc = find_annots(job, v);
+    if (!rc) rc = find_annots(job, v, false, &job->annots, &job->n_annots);
+    if (!rc) rc = find_annots(job, v, true, &job->modules, &job->n_modules);
     free(v);
     free(d);
     return rc;
@@ -287,8 +300,9 @@ void opscope_job_free(opscope_job *job) {
     if (!job) return;
     free(job->stragglers);
     free(job->annots);
-    job->annots = NULL;
-    job->n_annots = 0;
+    free(job->modules);
+    job->annots = job->modules = NULL;
+    job->n_annots = job->n_modules = 0;
     job->stragglers = NULL;
     job->n_stragglers = 0;
 }

@@ -62,8 +62,9 @@ typedef struct opscope_job {
     size_t bound_row;
     const char *bound_resource;          /* static: "input", "compute", "communication"... */
     int64_t slowest_step_num, slowest_step_rank, slowest_step_ns;
-    size_t n_annots;
+    size_t n_annots, n_modules;
     opscope_job_annot_row *annots;       /* by max_ns, largest first */
+    opscope_job_annot_row *modules;      /* the same over "nn.Module: X" python frames */
 } opscope_job;
 
 /* The rank a trace's file name gives (the last number after "rank", else the last number of the

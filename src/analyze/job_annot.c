@@ -79,9 +79,9 @@ static bool ahead(const opscope_job_annot *x, const opscope_job_annot *y, bool g
     return a != b ? a > b : strcmp(x->name, y->name) < 0;
 }
 
-/* Keeps the OPSCOPE_JOB_ANNOTS largest names of A (N names) in OUT. */
-static void keep_top(const agg *a, size_t n, const opscope_strtab_t *names, bool gpu,
-                     opscope_job_rank_summary *out) {
+/* Keeps the OPSCOPE_JOB_ANNOTS largest names of A (N names) in OUT[0..*NO). */
+static void keep_top(const agg *a, size_t n, const opscope_strtab_t *names, bool gpu, opscope_job_annot *out,
+                     int *no) {
     for (uint32_t id = 0; id < n; id++) {
         if (!a[id].count) continue;
         opscope_job_annot x = {.count = a[id].count, .kernels = a[id].kernels, .cpu_ns = a[id].cpu_ns,
@@ -89,20 +89,20 @@ static void keep_top(const agg *a, size_t n, const opscope_strtab_t *names, bool
         const char *s = opscope_strtab_get(names, id);
         snprintf(x.name, sizeof x.name, "%s", s ? s : "?");
         int i;
-        if (out->n_annots < OPSCOPE_JOB_ANNOTS) i = out->n_annots++;
-        else if (ahead(&x, &out->annots[OPSCOPE_JOB_ANNOTS - 1], gpu)) i = OPSCOPE_JOB_ANNOTS - 1;
+        if (*no < OPSCOPE_JOB_ANNOTS) i = (*no)++;
+        else if (ahead(&x, &out[OPSCOPE_JOB_ANNOTS - 1], gpu)) i = OPSCOPE_JOB_ANNOTS - 1;
         else continue;
-        out->annots[i] = x;
-        for (; i > 0 && ahead(&out->annots[i], &out->annots[i - 1], gpu); i--) {
-            opscope_job_annot t = out->annots[i - 1];
-            out->annots[i - 1] = out->annots[i];
-            out->annots[i] = t;
+        out[i] = x;
+        for (; i > 0 && ahead(&out[i], &out[i - 1], gpu); i--) {
+            opscope_job_annot t = out[i - 1];
+            out[i - 1] = out[i];
+            out[i] = t;
         }
     }
 }
 
-int opscope_job_annot_measure(const opscope_job_annot_in *in, opscope_job_rank_summary *out) {
-    out->n_annots = 0;
+int opscope_job_annot_measure(const opscope_job_annot_in *in, opscope_job_annot *out, int *n_out) {
+    *n_out = 0;
     size_t nn = 0, np = 0;
     for (size_t i = 0; i < in->n_ranges; i++)
         if (in->ranges[i].name + (size_t)1 > nn) nn = in->ranges[i].name + (size_t)1;
@@ -132,7 +132,7 @@ int opscope_job_annot_measure(const opscope_job_annot_in *in, opscope_job_rank_s
         i = j;
         k = k2;
     }
-    keep_top(a, nn, in->names, in->n_acts > 0, out);
+    keep_top(a, nn, in->names, in->n_acts > 0, out, n_out);
     free(a);
     free(stack);
     free(p);

@@ -27,8 +27,8 @@ typedef struct opscope_job_annot_in {
     const opscope_strtab_t *names;
 } opscope_job_annot_in;
 
-/* Fills OUT->annots: the names with the most GPU time (or, with no GPU activity, CPU time).
- * Returns 0, or -1 when out of memory (OUT->n_annots then 0). */
-int opscope_job_annot_measure(const opscope_job_annot_in *in, opscope_job_rank_summary *out);
+/* Fills OUT[0..*N_OUT) (room for OPSCOPE_JOB_ANNOTS): the names with the most GPU time (or,
+ * with no GPU activity, CPU time). Returns 0, or -1 when out of memory (*N_OUT then 0). */
+int opscope_job_annot_measure(const opscope_job_annot_in *in, opscope_job_annot *out, int *n_out);
 
 #endif /* OPSCOPE_JOB_ANNOT_H */

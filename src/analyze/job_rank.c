@@ -16,7 +16,7 @@
 #include <string.h>
 
 /* What a CPU-side name is, cached per name id (0: not looked at yet). */
-enum { NAME_UNSEEN = 0, NAME_PLAIN, NAME_COMM, NAME_INPUT, NAME_STEP };
+enum { NAME_UNSEEN = 0, NAME_PLAIN, NAME_COMM, NAME_INPUT, NAME_STEP, NAME_MODULE };
 
 typedef struct cpu_iv {
     uint64_t thread;
@@ -38,6 +38,7 @@ struct opscope_job_rank {
     OPSCOPE_VEC(cpu_iv) cpu;
     OPSCOPE_VEC(step_ev) steps;
     OPSCOPE_VEC(opscope_job_range) ranges; /* user annotations but the steps */
+    OPSCOPE_VEC(opscope_job_range) modules; /* "nn.Module: X" python frames (with_stack) */
     OPSCOPE_VEC(uint8_t) name_kind;
     OPSCOPE_VEC(uint8_t) gpu_cls;   /* per name id: 1 + OPSCOPE_JOB_CLS_*, 0 not looked at */
     uint64_t cpu_ops;
@@ -68,6 +69,7 @@ static int name_kind(opscope_job_rank_t *r, uint32_t id) {
              has_prefix(s, "record_param_comms"))
         k = NAME_COMM;
     else if (has_prefix(s, "enumerate(DataLoader)")) k = NAME_INPUT;
+    else if (has_prefix(s, "nn.Module: ")) k = NAME_MODULE;
     r->name_kind.v[id] = (uint8_t)k;
     return k;
 }
@@ -153,6 +155,13 @@ static int collect(void *ud, const opscope_kineto_event *ev) {
     }
     case OPSCOPE_KINETO_CPU_OP: r->cpu_ops++; return add_cpu(r, ev);
     case OPSCOPE_KINETO_ANNOTATION: return add_cpu(r, ev);
+    case OPSCOPE_KINETO_PYTHON: {
+        int k = name_kind(r, ev->name_id);
+        if (k != NAME_MODULE) return k < 0 ? -1 : 0;
+        opscope_job_range g = {.thread = ev->thread, .s = ev->start_ns, .e = ev->start_ns + ev->dur_ns,
+                               .name = ev->name_id};
+        return OPSCOPE_VEC_PUSH(r->modules, g);
+    }
     default: return 0;
     }
 }
@@ -188,6 +197,8 @@ static void free_events(opscope_job_rank_t *r) {
     free(r->steps.v);
     free(r->ranges.v);
     memset(&r->ranges, 0, sizeof r->ranges);
+    free(r->modules.v);
+    memset(&r->modules, 0, sizeof r->modules);
     free(r->name_kind.v);
     free(r->gpu_cls.v);
     memset(&r->gpu_cls, 0, sizeof r->gpu_cls);
@@ -408,7 +419,10 @@ int opscope_job_rank_finish(opscope_job_rank_t *r, opscope_job_rank_summary *out
         opscope_job_annot_in ai = {.ranges = r->ranges.v, .n_ranges = r->ranges.n, .acts = r->acts.v,
                                    .n_acts = r->acts.n, .calls = r->calls.v, .n_calls = r->calls.n,
                                    .names = r->names};
-        rc = opscope_job_annot_measure(&ai, out);
+        rc = opscope_job_annot_measure(&ai, out->annots, &out->n_annots);
+        ai.ranges = r->modules.v;
+        ai.n_ranges = r->modules.n;
+        if (!rc) rc = opscope_job_annot_measure(&ai, out->modules, &out->n_modules);
     }
     free_events(r);
     if (rc) opscope_job_rank_summary_free(out);

@@ -158,14 +158,15 @@ static void write_streams(opscope_out_t *w, const opscope_job *job) {
     }
 }
 
-static void write_annots(opscope_out_t *w, const opscope_job *job) {
-    if (!job->n_annots) return;
-    opscope_out_printf(w, "\nTime per annotation (record_function ranges, nested; %s time, each rank's top %d)\n",
+static void write_annots(opscope_out_t *w, const opscope_job *job, const opscope_job_annot_row *rows, size_t n,
+                         const char *what) {
+    if (!n) return;
+    opscope_out_printf(w, "\nTime per %s (nested; %s time, each rank's top %d)\n", what,
                        job->gpu ? "GPU kernel" : "CPU", OPSCOPE_JOB_ANNOTS);
     opscope_out_printf(w, "%10s %10s %6s %9s %8s  %s\n", "median ms", "max ms", "rank", "kernels", "ranks",
-                       "annotation");
-    for (size_t i = 0; i < job->n_annots && i < 15; i++) {
-        const opscope_job_annot_row *a = &job->annots[i];
+                       "name");
+    for (size_t i = 0; i < n && i < 15; i++) {
+        const opscope_job_annot_row *a = &rows[i];
         opscope_out_printf(w, "%10.2f %10.2f %6lld %9llu %8zu  %.70s\n", ms(a->median_ns), ms(a->max_ns),
                            (long long)a->max_rank, (unsigned long long)a->kernels, a->ranks, a->name);
     }
@@ -177,7 +178,8 @@ void opscope_job_report_console(opscope_out_t *w, const opscope_job *job,
     write_answer(w, job, ri);
     write_ranks(w, job);
     write_steps(w, job);
-    write_annots(w, job);
+    write_annots(w, job, job->annots, job->n_annots, "annotation (record_function ranges)");
+    write_annots(w, job, job->modules, job->n_modules, "module (nn.Module python frames)");
     if (job->gpu) {
         write_launches(w, job);
         write_streams(w, job);
@@ -262,10 +264,10 @@ static void json_launch(opscope_out_t *w, const opscope_job_launch *l) {
     opscope_out_str(w, "]}");
 }
 
-static void json_annots(opscope_out_t *w, const opscope_job_rank_summary *s) {
-    opscope_out_str(w, ",\"annotations\":[");
-    for (int k = 0; k < s->n_annots; k++) {
-        const opscope_job_annot *a = &s->annots[k];
+static void json_annots(opscope_out_t *w, const char *key, const opscope_job_annot *v, int n) {
+    opscope_out_printf(w, ",\"%s\":[", key);
+    for (int k = 0; k < n; k++) {
+        const opscope_job_annot *a = &v[k];
         opscope_out_str(w, k ? ",{\"name\":" : "{\"name\":");
         opscope_out_json_str(w, a->name);
         kv_i(w, "count", (int64_t)a->count, true);
@@ -312,7 +314,8 @@ static void json_rank(opscope_out_t *w, const opscope_job_row *r) {
     json_steps(w, s);
     json_streams(w, s);
     json_launch(w, &s->launch);
-    json_annots(w, s);
+    json_annots(w, "annotations", s->annots, s->n_annots);
+    json_annots(w, "modules", s->modules, s->n_modules);
     opscope_out_char(w, '}');
 }
 

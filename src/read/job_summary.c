@@ -203,13 +203,14 @@ static int rank_special(opscope_json_t *j, const opscope_json_token *key, const 
     if (!strcmp(k, "streams"))
         return read_arr(j, val, (void **)&s->streams, &s->n_streams, sizeof *s->streams, SIZE_MAX / 2,
                         STREAM_FIELDS, sizeof STREAM_FIELDS / sizeof *STREAM_FIELDS, NULL) ? -1 : 1;
-    if (!strcmp(k, "annotations")) {
+    if (!strcmp(k, "annotations") || !strcmp(k, "modules")) {
+        bool mod = k[0] == 'm';
         void *v = NULL;
         size_t n = 0;
         int rc = read_arr(j, val, &v, &n, sizeof *s->annots, OPSCOPE_JOB_ANNOTS, ANNOT_FIELDS,
                           sizeof ANNOT_FIELDS / sizeof *ANNOT_FIELDS, elem_name);
-        if (!rc && n) memcpy(s->annots, v, n * sizeof *s->annots);
-        s->n_annots = (int)n;
+        if (!rc && n) memcpy(mod ? s->modules : s->annots, v, n * sizeof *s->annots);
+        *(mod ? &s->n_modules : &s->n_annots) = (int)n;
         free(v);
         return rc ? -1 : 1;
     }

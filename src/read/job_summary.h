@@ -83,6 +83,8 @@ typedef struct opscope_job_rank_summary {
     opscope_job_launch launch;
     int n_annots;                         /* by gpu_ns (GPU rank) or cpu_ns, largest first */
     opscope_job_annot annots[OPSCOPE_JOB_ANNOTS];
+    int n_modules;                        /* the same over "nn.Module: X" python frames */
+    opscope_job_annot modules[OPSCOPE_JOB_ANNOTS];
 } opscope_job_rank_summary;
 
 void opscope_job_rank_summary_free(opscope_job_rank_summary *s);

@@ -137,13 +137,19 @@ def calls(d, with_thread=False):
     return c
 
 
-def expect_annots(d):
-    """Per user annotation name (ProfilerStep#N left out): ranges, their summed duration, and the
-    GPU activities launched (call start) inside each range on the same thread: inclusive time,
-    and self time for the innermost range (latest start, then the shortest)."""
+def expect_annots(d, modules=False):
+    """Per user annotation name (ProfilerStep#N left out; or, MODULES, per "nn.Module: X" python
+    frame): ranges, their summed duration, and the GPU activities launched (call start) inside
+    each range on the same thread: inclusive time, and self time for the innermost range (latest
+    start, then the shortest)."""
     ranges = {}
     for e in events(d):
-        if e.get("cat") != "user_annotation" or e.get("ph") != "X" or str(e.get("name", "")).startswith("ProfilerStep#"):
+        name = str(e.get("name", ""))
+        if e.get("ph") != "X":
+            continue
+        if modules and (e.get("cat") != "python_function" or not name.startswith("nn.Module: ")):
+            continue
+        if not modules and (e.get("cat") != "user_annotation" or name.startswith("ProfilerStep#")):
             continue
         s = ns(e["ts"])
         ranges.setdefault((e.get("pid"), e.get("tid")), []).append((s, s + ns(e.get("dur", 0)), e["name"]))
@@ -293,6 +299,9 @@ def check_gpu(opscope, traces):
         print("%s launches %d, delay p50 %d ns, p99 %d ns, cpu p50 %d ns" % (
             label, launch["launches"], launch["delay_p50_ns"], launch["delay_p99_ns"], launch["cpu_p50_ns"]))
         check(row["launch_delay_p50_ns"] == launch["delay_p50_ns"], "%s launch_delay_p50_ns" % label)
+        mods = expect_annots(d, True)
+        check([a["name"] for a in row["modules"]] == sorted(mods, key=lambda n: (-mods[n]["gpu_ns"], n))[:10],
+              "%s modules" % label)
         annots = expect_annots(d)
         top = sorted(annots, key=lambda n: (-annots[n]["gpu_ns"], n))[:10]
         check([a["name"] for a in row["annotations"]] == [n[:159] for n in top],
@@ -363,11 +372,15 @@ def check_cpu(opscope, folder, rank, cause):
         check(row["rank"] == d["distributedInfo"]["rank"], "%s: distributedInfo says %s" % (label, d["distributedInfo"]["rank"]))
         compare_shares(row, exp, label)
         check(row["input_ns"] == exp["input"], "%s input_ns %s vs %s" % (label, row["input_ns"], exp["input"]))
-        annots = expect_annots(d)
-        top = sorted(annots, key=lambda n: (-annots[n]["cpu_ns"], n))[:10]
-        check([a["name"] for a in row["annotations"]] == top, "%s annotations %s" % (label, top))
-        for a in row["annotations"]:
-            check(all(a[k] == v for k, v in annots.get(a["name"], {}).items()), "%s annotation %s" % (label, a["name"]))
+        for key, mods in (("annotations", False), ("modules", True)):
+            annots = expect_annots(d, mods)
+            top = sorted(annots, key=lambda n: (-annots[n]["cpu_ns"], n))[:10]
+            check([a["name"] for a in row[key]] == top, "%s %s %s" % (label, key, top))
+            for a in row[key]:
+                check(all(a[k] == v for k, v in annots.get(a["name"], {}).items()), "%s %s %s" % (label, key, a["name"]))
+            if mods:
+                check(len(top) > 0, "%s: module frames (with_stack)" % label)
+                print("%s modules: %s" % (label, ", ".join("%s %d ns" % (a["name"], a["cpu_ns"]) for a in row[key][:3])))
         comm[row["rank"]] = exp["comm"]
     # the straggler: least communication (the others wait for it), and its cause
     st = job["stragglers"]

@@ -66,7 +66,8 @@ def worker(rank, world, args, store):
 
     path = os.path.join(args.out, "rank-%d.json" % rank)
     # one warm-up step, then STEPS steps recorded as ProfilerStep#N
-    with profile(activities=[ProfilerActivity.CPU],
+    # with_stack: python frames, "nn.Module: Net_0" among them (time per module)
+    with profile(activities=[ProfilerActivity.CPU], with_stack=True,
                  schedule=schedule(wait=0, warmup=1, active=args.steps, repeat=1),
                  on_trace_ready=lambda p: p.export_chrome_trace(path)) as prof:
         for _ in range(args.steps + 1):
