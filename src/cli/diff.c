@@ -5,6 +5,7 @@
  */
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/job.h"
 #include "cli/select.h"
 #include "analyze/diff.h"
 #include "export/diff_report.h"
@@ -43,6 +44,8 @@ typedef struct diff_args {
 static void usage(FILE *f) {
     fputs("usage: opscope diff BASE NEW [options]\n"
           "       opscope diff BASE1 BASE2... -- NEW1 NEW2... [options]\n"
+          "       opscope diff JOB_DIR_A JOB_DIR_B [--json FILE] [-q]   (two distributed jobs:\n"
+          "       folders of traces or job summaries, rank by rank; docs/job.md)\n"
           "\n"
           "Compare two profiles or traces (ggml profiles v2/v3, Kineto, Chrome; '.gz' read\n"
           "directly; '-' reads one of them from stdin): groups aligned by a key, sorted by the\n"
@@ -366,6 +369,10 @@ int opscope_cli_diff(int argc, char **argv) {
     diff_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0) return rc;
+    if (a.n_in[0] == 1 && a.n_in[1] == 1 && opscope_cli_job_diff_wanted(a.in[0], a.in[1])) {
+        if (a.text || a.html) return usage_error("%s: not for two jobs (only --json)", a.text ? "--text" : "--html");
+        return opscope_cli_job_diff(a.in[0], a.in[1], a.json, a.quiet);
+    }
     opscope_error err;
     memset(&err, 0, sizeof err);
     int status = OPSCOPE_EXIT_INPUT;

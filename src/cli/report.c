@@ -6,6 +6,7 @@
 #include "analyze/session.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/job.h"
 #include "cli/progress.h"
 #include "cli/select.h"
 #include "export/outputs.h"
@@ -18,8 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#define REPORT_MAX_INPUTS 65536
+
 typedef struct report_args {
     const char *input;
+    const char **inputs; /* every operand: several, or a folder, make a job (cli/job.c) */
+    int n_inputs, threads;
+    bool threads_set, job;
     size_t top_ops, top_kernels, html_max_records;
     bool top_ops_set, inefficiency, by_shape, quiet, chrome_splits;
     const char *chrome, *json, *text, *html, *sqlite, *peak, *export_ops;
@@ -28,10 +34,15 @@ typedef struct report_args {
 
 static void usage(FILE *f) {
     fputs("usage: opscope report PROFILE [options]\n"
+          "       opscope report DIR | TRACE|SUMMARY... [--job] [--json FILE] [--threads N] [-q]\n"
           "\n"
           "Summarise a ggml profile (JSON versions 2 and 3), a PyTorch/Kineto or Chrome trace\n"
           "('.gz' is read directly, '-' reads stdin) and export it.\n"
           "Every export is written in the same pass over the input.\n"
+          "A folder (its *.json and *.json.gz) or several traces are a distributed job, one\n"
+          "trace per rank, read in parallel: what bounds the job, then per rank, per step,\n"
+          "launch and stream tables (docs/job.md). Job summaries (a job's --json) join as\n"
+          "their ranks: summaries made where the traces are combine into the same job.\n"
           "\n"
           "Options:\n"
           "  --top-ops N            list the N most time-consuming operations (default 50)\n"
@@ -61,6 +72,9 @@ static void usage(FILE *f) {
           "                         slots decoding together too) or the prompts\n"
           "  --graphs N|A-B|A-      only the graph computes with those graph ids\n"
           "                         (--batch and --graphs filter every output)\n"
+          "  --threads N            a job: read N traces at once (default: one per core)\n"
+          "  --job                  one trace is a job too (its --json: a rank summary that\n"
+          "                         'opscope report' of summaries combines into the job)\n"
           "  -q, --quiet            no summary on stdout\n"
           "  -h, --help             this help\n"
           "  --version              print the version\n"
@@ -75,7 +89,7 @@ static void usage(FILE *f) {
 enum {
     OPT_TOP_OPS, OPT_TOP_KERNELS, OPT_CHROME, OPT_HTML, OPT_HTML_MAX, OPT_JSON, OPT_TEXT,
     OPT_SQLITE, OPT_PEAK, OPT_EXPORT_OPS, OPT_INEFFICIENCY, OPT_BY_SHAPE, OPT_BATCH, OPT_GRAPHS,
-    OPT_CHROME_SPLITS
+    OPT_CHROME_SPLITS, OPT_THREADS, OPT_JOB
 };
 
 static const opscope_cli_opt report_opts[] = {
@@ -94,6 +108,8 @@ static const opscope_cli_opt report_opts[] = {
     {"--by-shape", NULL, OPT_BY_SHAPE, false},
     {"--batch", NULL, OPT_BATCH, true},
     {"--graphs", NULL, OPT_GRAPHS, true},
+    {"--threads", NULL, OPT_THREADS, true},
+    {"--job", NULL, OPT_JOB, false},
 };
 
 /* One option of the command line into the report_args (CTX). Returns -1, or the exit status. */
@@ -133,19 +149,52 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
     case OPT_BY_SHAPE: a->by_shape = true; break;
     case OPT_BATCH:
     case OPT_GRAPHS: return opscope_cli_select_option("report", &a->select, o->name, val);
+    case OPT_JOB: a->job = true; break;
+    case OPT_THREADS: {
+        size_t t;
+        if (!opscope_cli_parse_count(val, &t) || t == 0 || t > 64)
+            return usage_error("--threads: expected an integer in 1..64, got '%s'", val);
+        a->threads = (int)t;
+        a->threads_set = true;
+        break;
     }
+    }
+    return -1;
+}
+
+/* Several inputs, a folder, a job summary or --job: a job (cli/job.c). */
+static bool is_job(const report_args *a) {
+    return a->job || a->n_inputs > 1 || opscope_cli_job_is_dir(a->input) || opscope_cli_job_is_summary(a->input);
+}
+
+/* A job (several traces, or a folder) takes --json, --threads and -q only. Returns -1 when A is
+ * one, else the exit status of the usage error. */
+static int check_job_args(const report_args *a) {
+    const char *other = a->chrome ? "--chrome-trace" : a->html ? "--html-viewer" : a->text ? "--text"
+                        : a->sqlite ? "--sqlite" : a->peak ? "--peak" : a->export_ops ? "--export-ops"
+                        : a->inefficiency ? "--inefficiency" : a->by_shape ? "--by-shape"
+                        : opscope_cli_select_any(&a->select) ? "--batch/--graphs" : NULL;
+    if (other) return usage_error("%s: not for a job (a folder or several traces)", other);
+    for (int i = 0; i < a->n_inputs; i++)
+        if (!strcmp(a->inputs[i], "-")) return usage_error("'-' (stdin) cannot be one rank of a job");
     return -1;
 }
 
 /* Returns -1 on success, else the exit status. */
 static int parse_args(int argc, char **argv, report_args *a) {
+    const char **inputs = a->inputs;
     memset(a, 0, sizeof *a);
+    a->inputs = inputs;
     opscope_cli_parser p = {.cmd = "report", .usage = usage, .version = true, OPSCOPE_CLI_OPTS(report_opts),
-                            .inputs = &a->input, .max_inputs = 1, .argc = argc, .argv = argv};
+                            .inputs = a->inputs, .max_inputs = REPORT_MAX_INPUTS, .argc = argc, .argv = argv};
     int st = opscope_cli_parse(&p, on_option, a);
     if (st >= 0) return st;
     a->quiet = p.quiet;
+    a->n_inputs = p.n_inputs;
+    a->input = p.n_inputs ? a->inputs[0] : NULL;
     if (!a->input) return usage_error("missing PROFILE");
+    if (is_job(a)) return check_job_args(a);
+    if (a->threads_set) return usage_error("--threads: only for a job (a folder or several traces)");
     int sst = opscope_cli_select_check("report", &a->select, &a->input, 1);
     if (sst >= 0) return sst;
     const char *outs[] = {a->chrome, a->json, a->text, a->html, a->sqlite, a->export_ops};
@@ -250,10 +299,17 @@ static int run(opscope_session_t *s, const report_args *a, opscope_cli_selection
     return opscope_session_commit(s, on_done, (void *)a) ? OPSCOPE_EXIT_INPUT : OPSCOPE_EXIT_OK;
 }
 
-int opscope_cli_report(int argc, char **argv) {
-    report_args a;
-    int rc = parse_args(argc, argv, &a);
-    if (rc >= 0) return rc;
+/* A folder or several traces: the job's own run (cli/job.c). */
+static int run_job(const report_args *a) {
+    opscope_cli_job_opts jo = {.inputs = a->inputs, .n_inputs = a->n_inputs, .json = a->json,
+                               .threads = a->threads, .quiet = a->quiet};
+    return opscope_cli_job(&jo);
+}
+
+/* One profile or trace: the session of the outputs asked for. */
+static int report_one(report_args *ap) {
+    report_args a = *ap;
+    int rc;
     /* the peaks first: a bad peak file fails before the profile is read */
     opscope_peak peak;
     if (a.peak && (rc = opscope_cli_load_peak("report", a.peak, &peak)) >= 0) return rc;
@@ -285,4 +341,19 @@ int opscope_cli_report(int argc, char **argv) {
     opscope_session_free(s);
     opscope_cli_select_close(&sel);
     return status;
+}
+
+int opscope_cli_report(int argc, char **argv) {
+    report_args a;
+    a.inputs = malloc(REPORT_MAX_INPUTS * sizeof *a.inputs);
+    if (!a.inputs) return OPSCOPE_EXIT_INPUT;
+    int rc = parse_args(argc, argv, &a);
+    if (rc < 0 && is_job(&a)) rc = run_job(&a);
+    if (rc >= 0) {
+        free(a.inputs);
+        return rc;
+    }
+    rc = report_one(&a);
+    free(a.inputs);
+    return rc;
 }

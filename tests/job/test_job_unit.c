@@ -1,0 +1,177 @@
+/*
+ * test_job_unit.c - the job's pieces on hand-made inputs, expected values worked out by hand:
+ * interval arithmetic, ranks from file names, one GPU rank fed through its collector (shares,
+ * overlap, idle split, queue, launch delays) and the straggler and its cause.
+ */
+#include "analyze/job.h"
+#include "analyze/job_iv.h"
+#include "analyze/job_rank.h"
+#include "model/strtab.h"
+#include "read/job_summary.h"
+#include "test.h"
+
+static int test_iv(void) {
+    opscope_job_iv v[] = {{10, 20}, {0, 5}, {15, 30}, {40, 40}, {30, 35}};
+    size_t n = opscope_job_iv_merge(v, 5);
+    ASSERT_EQ_INT(n, 2); /* [0,5) [10,35): touching ones merge, empty one dropped */
+    ASSERT_EQ_INT(v[1].s, 10);
+    ASSERT_EQ_INT(v[1].e, 35);
+    ASSERT_EQ_INT(opscope_job_iv_len(v, n), 30);
+    ASSERT_EQ_INT(opscope_job_iv_len_in(v, n, 3, 12), 4);
+    opscope_job_iv b[] = {{4, 11}, {20, 22}, {34, 50}};
+    ASSERT_EQ_INT(opscope_job_iv_inter_len(v, n, b, 3), 1 + 1 + 2 + 1);
+    ASSERT_EQ_INT(opscope_job_iv_inter_len_in(v, n, b, 3, 0, 21), 1 + 1 + 1);
+    opscope_job_iv out[5];
+    size_t m = opscope_job_iv_sub(v, n, b, 3, out);
+    ASSERT_EQ_INT(m, 3); /* [0,4) [11,20) [22,34) */
+    ASSERT_EQ_INT(out[0].e, 4);
+    ASSERT_EQ_INT(out[1].s, 11);
+    ASSERT_EQ_INT(out[1].e, 20);
+    ASSERT_EQ_INT(out[2].s, 22);
+    ASSERT_EQ_INT(out[2].e, 34);
+    return 0;
+}
+
+static int test_rank_names(void) {
+    ASSERT_EQ_INT(opscope_job_rank_from_name("rank-3.json"), 3);
+    ASSERT_EQ_INT(opscope_job_rank_from_name("d/sampled_rank-1.json.gz"), 1);
+    ASSERT_EQ_INT(opscope_job_rank_from_name("host7_RANK_12.pt.trace.json"), 12);
+    ASSERT_EQ_INT(opscope_job_rank_from_name("worker7.pt.trace.json"), 7);
+    ASSERT_EQ_INT(opscope_job_rank_from_name("rank9/trace.json"), -1);
+    return 0;
+}
+
+static int feed(opscope_kineto_collector *c, opscope_kineto_kind k, const char *name, int64_t stream,
+                int64_t s, int64_t d, int64_t corr) {
+    uint32_t id = UINT32_MAX;
+    if (name) opscope_strtab_intern(c->names, name, strlen(name), &id);
+    opscope_kineto_event ev = {.kind = k, .name_id = id, .kcat = OPSCOPE_KCAT_OTHER, .device = 0,
+                               .stream = stream, .start_ns = s, .dur_ns = d, .corr = corr, .ext = -1};
+    if (name && strstr(name, "nccl")) ev.kcat = OPSCOPE_KCAT_COMM;
+    return c->add(c->ud, &ev);
+}
+
+/* compute [0,100) and memcpy [200,250) on stream 7, an NCCL kernel [50,150) on stream 13;
+ * their calls start at -20, 40 and 160 and last 5, 3 and 2 ns. */
+static int test_gpu_rank(void) {
+    opscope_job_rank_t *r = opscope_job_rank_new(NULL);
+    ASSERT_NOT_NULL(r);
+    opscope_kineto_collector *c = opscope_job_rank_collector(r);
+    ASSERT_EQ_INT(feed(c, OPSCOPE_KINETO_RUNTIME, NULL, 0, -20, 5, 1), 0);
+    ASSERT_EQ_INT(feed(c, OPSCOPE_KINETO_RUNTIME, NULL, 0, 40, 3, 2), 0);
+    ASSERT_EQ_INT(feed(c, OPSCOPE_KINETO_RUNTIME, NULL, 0, 160, 2, 3), 0);
+    ASSERT_EQ_INT(feed(c, OPSCOPE_KINETO_ANNOTATION, "ProfilerStep#4", 0, 0, 120, -1), 0);
+    ASSERT_EQ_INT(feed(c, OPSCOPE_KINETO_KERNEL, "gemm", 7, 0, 100, 1), 0);
+    ASSERT_EQ_INT(feed(c, OPSCOPE_KINETO_KERNEL, "ncclKernel_AllReduce", 13, 50, 100, 2), 0);
+    ASSERT_EQ_INT(feed(c, OPSCOPE_KINETO_MEMCPY, "Memcpy HtoD", 7, 200, 50, 3), 0);
+    opscope_job_rank_summary s;
+    ASSERT_EQ_INT(opscope_job_rank_finish(r, &s), 0);
+    opscope_job_rank_free(r);
+    ASSERT_TRUE(s.gpu);
+    ASSERT_EQ_INT(s.span_ns, 250);
+    ASSERT_EQ_INT(s.busy_ns, 200);
+    ASSERT_EQ_INT(s.idle_ns, 50);
+    ASSERT_EQ_INT(s.compute_ns, 100);
+    ASSERT_EQ_INT(s.comm_ns, 100);
+    ASSERT_EQ_INT(s.memory_ns, 50);
+    ASSERT_EQ_INT(s.overlap_ns, 50);
+    ASSERT_EQ_INT(s.n_steps, 1);
+    ASSERT_EQ_INT(s.steps[0].num, 4);
+    ASSERT_EQ_INT(s.steps[0].busy_ns, 120);
+    ASSERT_EQ_INT(s.steps[0].overlap_ns, 50);
+    ASSERT_EQ_INT(s.n_streams, 2);
+    const opscope_job_stream *st = &s.streams[0];
+    ASSERT_EQ_INT(st->stream, 7);
+    ASSERT_EQ_INT(st->idle_ns, 100);
+    ASSERT_EQ_INT(st->host_wait_ns, 60); /* [100,160): the memcpy not launched yet */
+    ASSERT_EQ_INT(st->kernel_wait_ns, 40);
+    ASSERT_EQ_INT(st->queue_max, 1);
+    ASSERT_EQ_INT(st->queue_at_max_ns, 120 + 90);
+    ASSERT_NEAR(st->queue_mean, 210.0 / 270.0, 1e-9);
+    ASSERT_EQ_INT(s.launch.launches, 3);
+    ASSERT_EQ_INT(s.launch.delay_p50_ns, 20); /* delays 10, 20, 40 */
+    ASSERT_EQ_INT(s.launch.delay_max_ns, 40);
+    ASSERT_EQ_INT(s.launch.cpu_p50_ns, 3);
+    opscope_job_rank_summary_free(&s);
+    return 0;
+}
+
+static int test_straggler(void) {
+    opscope_job_rank_summary s[3];
+    memset(s, 0, sizeof s);
+    opscope_job_row rows[3];
+    int64_t comm[] = {100, 10, 100}, input[] = {0, 80, 0};
+    for (int i = 0; i < 3; i++) {
+        s[i].rank = 2 - i; /* given out of order */
+        s[i].span_ns = 200;
+        s[i].compute_ns = 50;
+        s[i].comm_ns = comm[i];
+        s[i].input_ns = input[i];
+        s[i].busy_ns = 50 + comm[i] + input[i];
+        rows[i] = (opscope_job_row){.path = "t", .s = &s[i]};
+    }
+    opscope_job job;
+    ASSERT_EQ_INT(opscope_job_analyze(&job, rows, 3), 0);
+    ASSERT_EQ_INT(job.rows[0].s->rank, 0);
+    ASSERT_EQ_INT(job.median_comm_ns, 100);
+    ASSERT_EQ_INT(job.n_stragglers, 1);
+    ASSERT_EQ_INT(job.stragglers[0].rank, 1);
+    ASSERT_EQ_INT(job.stragglers[0].wait_ns, 90);
+    ASSERT_EQ_STR(opscope_job_cause_name(job.stragglers[0].cause), "input");
+    ASSERT_EQ_INT(job.stragglers[0].excess_ns, 80);
+    ASSERT_EQ_INT(job.rows[job.bound_row].s->rank, 1);
+    opscope_job_free(&job);
+    /* all alike: nobody is waited for */
+    s[1].comm_ns = 100;
+    ASSERT_EQ_INT(opscope_job_analyze(&job, rows, 3), 0);
+    ASSERT_EQ_INT(job.n_stragglers, 0);
+    opscope_job_free(&job);
+    return 0;
+}
+
+/* data/tiny_summary.json: `report data/tiny_rank.json --job --json` of a trace with a GEMM
+ * [1005, 1009) us on stream 7 and an NCCL kernel [1015, 1019) us on stream 8, launched at
+ * 1000 and 1010 us inside an annotation "fwd" [999, 1019) us. */
+static int test_summary_read(void) {
+    opscope_job_summary_rank *r = NULL;
+    size_t n = 0;
+    opscope_error err;
+    memset(&err, 0, sizeof err);
+    ASSERT_EQ_INT(opscope_job_summary_read(OPSCOPE_JOB_DATA "/tiny_summary.json", &r, &n, &err), 0);
+    ASSERT_EQ_INT(n, 1);
+    const opscope_job_rank_summary *s = &r[0].sum;
+    ASSERT_EQ_INT(s->rank, 5);
+    ASSERT_EQ_INT(s->world_size, 8);
+    ASSERT_EQ_STR(s->backend, "nccl");
+    ASSERT_TRUE(s->gpu);
+    ASSERT_EQ_INT(s->span_ns, 14000);
+    ASSERT_EQ_INT(s->busy_ns, 8000);
+    ASSERT_EQ_INT(s->compute_ns, 4000);
+    ASSERT_EQ_INT(s->comm_ns, 4000);
+    ASSERT_EQ_INT(s->overlap_ns, 0);
+    ASSERT_EQ_INT(s->n_steps, 1);
+    ASSERT_EQ_INT(s->steps[0].num, 3);
+    ASSERT_EQ_INT(s->n_streams, 2);
+    ASSERT_EQ_INT(s->launch.launches, 2);
+    ASSERT_EQ_INT(s->launch.delay_p50_ns, 5000);
+    ASSERT_EQ_INT(s->n_annots, 1);
+    ASSERT_EQ_STR(s->annots[0].name, "fwd");
+    ASSERT_EQ_INT(s->annots[0].kernels, 2);
+    ASSERT_EQ_INT(s->annots[0].gpu_ns, 8000);
+    ASSERT_EQ_INT(s->annots[0].cpu_ns, 20000);
+    ASSERT_CONTAINS(r[0].trace, "tiny_rank.json");
+    opscope_job_rank_summary_free(&r[0].sum);
+    free(r[0].trace);
+    free(r);
+    /* not a summary: an error with its position */
+    static const char bad[] = "{\"summary\":{\"job\":{\"ranks\":[{\"rank\":\"x\"}]}}}";
+    ASSERT_EQ_INT(opscope_job_summary_read_buffer(bad, sizeof bad - 1, "bad", &r, &n, &err), -1);
+    ASSERT_EQ_INT(err.code, OPSCOPE_ERROR_SCHEMA);
+    ASSERT_EQ_INT(err.pos, 36); /* the "x" */
+    ASSERT_TRUE(opscope_job_summary_sniff(bad, sizeof bad - 1));
+    ASSERT_TRUE(!opscope_job_summary_sniff("{\"summary\":{}", 13));
+    return 0;
+}
+
+TEST_MAIN(TEST(test_iv), TEST(test_rank_names), TEST(test_gpu_rank), TEST(test_straggler),
+          TEST(test_summary_read))
