@@ -781,12 +781,20 @@ int opscope_ggml_read_json(opscope_json_t *j, const opscope_sink *sink, opscope_
     g.sink = sink ? sink : &none;
     g.meta.profiler = "";
     int rc = gp_top(&g);
-    if (rc && g.opened && opscope_json_ended_early(j)) {
+    const char *why = NULL;
+    if (rc && g.opened && opscope_json_ended_early(j) && g.n_records == 0) {
+        /* Cut short before its first complete record: nothing stands, so say it (exit 2)
+         * rather than report an empty profile. */
+        why = "the profile ends (cut short) before its first complete record: nothing to read";
+    } else if (rc && g.opened && opscope_json_ended_early(j)) {
         /* Cut short (a crash while writing, a copy interrupted): what was read stands. */
         g.meta.truncated_at = opscope_json_error(j)->pos;
         rc = gp_finish(&g, g.meta.truncated_at);
     }
-    if (rc && err) *err = *opscope_json_error(j);
+    if (rc && err) {
+        *err = *opscope_json_error(j);
+        if (why) err->msg = why;
+    }
     if (!rc && status) gp_status(&g, status);
     gp_str *strs[] = {&g.name, &g.extra, &g.sub_op, &g.sub_name, &g.tensor, &g.category, &g.kernel, &g.tsrc,
                       &g.bname, &g.bdev, &g.bproc, &g.profiler, &g.c_host, &g.c_program,
