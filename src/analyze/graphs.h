@@ -39,6 +39,13 @@ typedef struct opscope_graph_stats {
     int64_t id;
     uint64_t n, n_ops, n_copies;
     uint64_t start_ns, end_ns;  /* span of its records */
+    /* Its wall: the union of its records' [start, end) (docs/metrics.md, "Graphs by batch"):
+     * a pipelined graph is not charged for its neighbours' work inside its span. Exact when
+     * a graph's records arrive in start order (the capture's, opscope's own files); a record
+     * that starts before the interval being merged is merged into it. */
+    uint64_t wall_ns;
+    uint64_t cur_start, cur_end; /* the interval being merged (internal) */
+    uint64_t backend_mask;      /* bit min(backend_id, 63) of each of its records' backends */
     uint64_t op_ns, copy_ns, bytes, flops;
     int64_t batch;              /* 0: no matrix product */
     int64_t queries;            /* attention's queries per sequence (the largest); 0: none */
@@ -50,7 +57,8 @@ typedef struct opscope_graph_batch {
     int64_t batch;
     opscope_graph_phase phase;
     uint64_t graphs, records, n_ops;
-    uint64_t op_ns, copy_ns, wall_ns;   /* summed over its graphs (wall: each graph's span) */
+    uint64_t op_ns, copy_ns, wall_ns;   /* summed over its graphs (wall: each graph's union) */
+    uint64_t span_ns;                   /* summed over its graphs: first start to last end */
     uint64_t median_op_ns, median_wall_ns; /* per graph */
     int64_t first_graph;        /* lowest graph id of the group */
 } opscope_graph_batch;

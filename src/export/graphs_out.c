@@ -23,7 +23,8 @@ void opscope_graphs_write_text(opscope_out_t *w, const opscope_graphs_t *g, size
     }
     if (nb > n)
         opscope_out_printf(w, " ... %zu more batch sizes (--json FILE lists all)\n", nb - n);
-    opscope_out_str(w, " (per graph: medians; wall: first record's start to last record's end; rows/s: batch x graphs / wall;\n"
+    opscope_out_str(w, " (per graph: medians; wall: the union of the graph's own records' spans, so a pipelined graph is\n"
+                       "  not charged for its neighbours' work; rows/s: batch x graphs / wall;\n"
                        "  phase: decode when the attention has 1 query per sequence, however many sequences)\n");
 }
 
@@ -39,9 +40,9 @@ void opscope_graphs_write_json(opscope_out_t *w, const opscope_graphs_t *g) {
         opscope_out_str(w, opscope_graph_phase_name(b->phase));
         opscope_out_char(w, '"');
         static const char *const names[] = {"graphs", "records", "ops", "op_ns", "copy_ns", "wall_ns",
-                                            "median_op_ns", "median_wall_ns"};
+                                            "median_op_ns", "median_wall_ns", "span_ns"};
         const uint64_t v[] = {b->graphs, b->records, b->n_ops, b->op_ns, b->copy_ns, b->wall_ns,
-                              b->median_op_ns, b->median_wall_ns};
+                              b->median_op_ns, b->median_wall_ns, b->span_ns};
         for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
             opscope_out_str(w, ",\"");
             opscope_out_str(w, names[k]);

@@ -54,6 +54,20 @@ def graphs_of(recs):
     return g
 
 
+def union_ns(rs):
+    """The length of the union of the records' [start, end) intervals (issue 32: a graph's
+    wall is its own work, not its span)."""
+    total, cur_s, cur_e = 0, None, None
+    for s, e in sorted((r["start_ns"], r["start_ns"] + r["duration_ns"]) for r in rs):
+        if cur_e is None or s > cur_e:
+            if cur_e is not None:
+                total += cur_e - cur_s
+            cur_s, cur_e = s, e
+        else:
+            cur_e = max(cur_e, e)
+    return total + (cur_e - cur_s if cur_e is not None else 0)
+
+
 def expected_groups(recs):
     by = {}
     for gid, rs in graphs_of(recs).items():
@@ -61,9 +75,11 @@ def expected_groups(recs):
         ph = phase_of(rs)
         op = sum(r["duration_ns"] for r in rs if r.get("type", 0) == 0)
         cp = sum(r["duration_ns"] for r in rs if r.get("type", 0) == 1)
-        wall = max(r["start_ns"] + r["duration_ns"] for r in rs) - min(r["start_ns"] for r in rs)
+        span = max(r["start_ns"] + r["duration_ns"] for r in rs) - min(r["start_ns"] for r in rs)
+        wall = union_ns(rs)
         e = by.setdefault((b, ph), {"batch": b, "phase": ph, "graphs": 0, "records": 0, "ops": 0, "op_ns": 0, "copy_ns": 0,
-                              "wall_ns": 0, "first_graph": gid, "_op": [], "_wall": []})
+                              "wall_ns": 0, "first_graph": gid, "_op": [], "_wall": [], "span_ns": 0})
+        e["span_ns"] += span
         e["graphs"] += 1
         e["records"] += len(rs)
         e["ops"] += sum(1 for r in rs if r.get("type", 0) == 0)
