@@ -27,11 +27,13 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
         opscope_out_printf(w, " Filter:        %s: %llu of %llu records kept\n", o->filter,
                            (unsigned long long)o->filter_kept, (unsigned long long)o->filter_records);
     opscope_text_dropped(w, opscope_stats_meta(s), 16);
+    opscope_run_write_head(w, s);
     opscope_out_str(w, "================================================================================\n\n");
     if (!t->n_records) {
         opscope_out_str(w, " No profiling data.\n\n");
         return;
     }
+    if (opscope_run_write_tests_text(w, s, o->graphs)) opscope_out_str(w, " (tests: out of memory)\n");
     opscope_name_labels_t *labels = opscope_name_labels_new(s); /* NULL: full names */
     size_t limit = o->top_ops ? o->top_ops : 50;
     opscope_text_op_table_peak(w, s, opscope_stats_n_ops(s), opscope_stats_op, limit, false, labels,
