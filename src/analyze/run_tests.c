@@ -132,21 +132,35 @@ static bool on_test(const opscope_run_test *t, int32_t backend) {
     return (t->backend_mask >> b) & 1u;
 }
 
+/* The groups are by time already; one op on several of the test's backends (CPU and BLAS)
+ * is one entry, its times summed. Up to KEEP distinct names are merged. */
+enum { KEEP = 64 };
+
+static int by_total(const void *a, const void *b) {
+    const opscope_run_test_op *x = a, *y = b;
+    return x->total_ns > y->total_ns ? -1 : x->total_ns < y->total_ns;
+}
+
 size_t opscope_run_test_top_ops(const opscope_stats_t *s, const opscope_run_test *t,
                                 opscope_run_test_op *out, size_t max) {
+    opscope_run_test_op acc[KEEP];
     uint64_t all = 0;
     size_t k = 0, n = opscope_stats_n_ops(s);
     for (size_t i = 0; i < n; i++) {
         const opscope_op_stats *o = opscope_stats_op(s, i);
         if (o->type != OPSCOPE_RECORD_OP || !on_test(t, o->backend_id)) continue;
         all += o->total_ns;
-        if (k < max) {
-            out[k].display = o->display;
-            out[k].total_ns = o->total_ns;
-            k++;
-        }
+        size_t j = 0;
+        while (j < k && strcmp(acc[j].display, o->display) != 0) j++;
+        if (j < k) acc[j].total_ns += o->total_ns;
+        else if (k < KEEP) acc[k++] = (opscope_run_test_op){o->display, o->total_ns, 0};
     }
-    for (size_t i = 0; i < k; i++) out[i].share = all ? (double)out[i].total_ns / (double)all : 0;
+    qsort(acc, k, sizeof *acc, by_total);
+    if (k > max) k = max;
+    for (size_t i = 0; i < k; i++) {
+        out[i] = acc[i];
+        out[i].share = all ? (double)acc[i].total_ns / (double)all : 0;
+    }
     return k;
 }
 
