@@ -7,7 +7,8 @@
   and the device-record checks of e2e.check_device_records (coverage against nodecount's node
   lists, timeline, union vs device span);
 - server: llama-server -ngl 99 with 4 slots and 4 concurrent clients, stopped by SIGTERM: every
-  request answered, the same device-record checks;
+  request answered, the same device-record checks, and each graph's wall (report --sqlite's
+  graphs table) within 1.1x the union of its own records' spans computed here (issue 32);
 - backend_ops: test-backend-ops perf -b Vulkan0 on an ADD case: the same case as without the
   capture, at least as many device-timed ADD records of its shape as the runs it counted, each
   with ggml-vulkan's add kernel, and the device-record checks;
@@ -64,6 +65,7 @@ elif what == "server":
     e2e.check(len(slots) == 4, f"in 4 distinct slots ({slots})")
     p = e2e.load_checked(prof)
     e2e.check_device_records(p, f"{d}/nodes.txt", f"{d}/gpu.tsv", "llama-server", min_graphs=4)
+    e2e.check_graph_walls(p, prof, "llama-server")
 
 elif what == "backend_ops":
     # one small case: test-backend-ops' perf cases are sized for real GPUs (its MUL_MAT ones take

@@ -140,6 +140,30 @@ for line in (" Command:       " + " ".join(argv),
     check(line in head, "first screen has %r" % line)
 check(" pp16 " in text and " tg3 " in text and "--- Tests" in text, "the console's tests table names pp16 and tg3")
 
+# diff --by test: NEW is BASE on a clock running at half speed (every time doubled), so every
+# repetition takes twice as long: t/s halves
+new_recs = [dict(r, start_ns=2 * r["start_ns"], duration_ns=2 * r["duration_ns"]) for r in recs]
+new_caps = dict(capture, contexts=[dict(c, reps_ns=[2 * x for x in c["reps_ns"]], end_ns=2 * c["end_ns"])
+                                   for c in capture["contexts"]])
+new_src = os.path.join(work, "bench_new.json")
+json.dump(dict(prof, records=new_recs, capture=new_caps), open(new_src, "w"))
+dj = os.path.join(work, "diff.json")
+p = run([opscope, "diff", src, new_src, "--by", "test", "--json", dj, "-q"])
+check(p.returncode == 0, "diff --by test exits 0 (%s)" % p.stderr.decode().strip())
+rows = json.load(open(dj)).get("tests", []) if p.returncode == 0 else []
+check([(r["model"], r["n_prompt"], r["n_gen"]) for r in rows] == [("a.gguf", 16, 0), ("a.gguf", 0, 3)],
+      "diff tests paired by model file, n_prompt, n_gen: %r" % rows)
+check(all(abs(r["new"]["avg_ts"] - w["avg_ts"] / 2) < 1e-6 * w["avg_ts"] and abs(r["ts_change"] + 0.5) < 1e-9
+          for r, w in zip(rows, want)), "NEW t/s is half of BASE's: %r" % [(r["base"]["avg_ts"], r["new"]["avg_ts"]) for r in rows])
+p = run([opscope, "diff", src, new_src, "--by", "test"])
+out = p.stdout.decode()
+check(p.returncode == 0 and "--- Tests" in out and "-50.0%" in out and "Delta%" not in out,
+      "diff --by test prints the tests alone, -50.0%% each")
+plain = os.path.join(work, "plain.json")
+json.dump(dict(prof, capture={"program": "x"}), open(plain, "w"))
+p = run([opscope, "diff", src, plain, "--by", "test"])
+check(p.returncode == 2 and b"no llama-bench tests" in p.stderr, "diff --by test without tests: exit %d" % p.returncode)
+
 # malformed run members: exit 2 with a position, nothing written
 for name, bad in (("argv_not_strings", {"argv": [1, 2]}), ("models_not_array", {"models": {"path": "x"}}),
                   ("context_reps", {"contexts": [{"model": 0, "reps_ns": ["x"]}]}),
