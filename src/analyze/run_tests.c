@@ -190,10 +190,39 @@ static void blas_mul_mat(const opscope_stats_t *s, opscope_run_note *n) {
     n->share = all ? (double)n->ns / (double)all : 0;
 }
 
-size_t opscope_run_notes(const opscope_stats_t *s, opscope_run_note *out, size_t max) {
+/* The longest op group with at least 10% of the op time below 10% of its roofline. */
+static bool below_peak(const opscope_stats_t *s, const opscope_peak *peak, opscope_run_note *n) {
+    uint64_t all = opscope_stats_totals(s)->op_ns;
+    for (size_t i = 0; peak && all && i < opscope_stats_n_ops(s); i++) {
+        const opscope_op_stats *o = opscope_stats_op(s, i);
+        if (o->type != OPSCOPE_RECORD_OP) continue;
+        if ((double)o->total_ns < 0.1 * (double)all) break; /* by time: the rest are smaller */
+        const opscope_backend_stats *be = NULL;
+        for (size_t b = 0; b < opscope_stats_n_backends(s) && !be; b++)
+            if (opscope_stats_backend(s, b)->backend_id == o->backend_id) be = opscope_stats_backend(s, b);
+        opscope_roof r;
+        if (!be || !opscope_roofline_applies(be) ||
+            opscope_roofline_of(peak, o, be, &r) == OPSCOPE_BOUND_UNKNOWN || r.pct >= 10.0)
+            continue;
+        n->group = o;
+        n->roof = r;
+        n->ns = o->total_ns;
+        n->share = (double)o->total_ns / (double)all;
+        return true;
+    }
+    return false;
+}
+
+size_t opscope_run_notes(const opscope_stats_t *s, const opscope_peak *peak, opscope_run_note *out,
+                         size_t max) {
     const opscope_run_info *run = opscope_stats_run(s);
     size_t k = 0;
-    if (!run) return 0;
+    if (k < max) {
+        memset(&out[k], 0, sizeof out[k]);
+        out[k].kind = OPSCOPE_RUN_NOTE_BELOW_PEAK;
+        if (below_peak(s, peak, &out[k])) k++;
+    }
+    if (!run) return k;
     if (k < max && run->blas && !strcmp(run->blas, "reference")) {
         memset(&out[k], 0, sizeof out[k]);
         out[k].kind = OPSCOPE_RUN_NOTE_REFERENCE_BLAS;

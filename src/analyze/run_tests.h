@@ -18,6 +18,7 @@
 #define OPSCOPE_RUN_TESTS_H
 
 #include "analyze/graphs.h"
+#include "analyze/roofline.h"
 #include "analyze/stats.h"
 #include "opscope.h"
 
@@ -61,6 +62,7 @@ bool opscope_run_tests_share_backends(const opscope_run_test *tests, size_t n);
 typedef enum opscope_run_note_kind {
     OPSCOPE_RUN_NOTE_REFERENCE_BLAS, /* the BLAS backend's library is netlib's reference BLAS */
     OPSCOPE_RUN_NOTE_FEW_THREADS,    /* a llama context ran fewer CPU threads than CPUs online */
+    OPSCOPE_RUN_NOTE_BELOW_PEAK,     /* a large op group far below its roofline (with peaks) */
 } opscope_run_note_kind;
 
 typedef struct opscope_run_note {
@@ -71,10 +73,15 @@ typedef struct opscope_run_note {
     double share;
     /* FEW_THREADS: the fewest threads a context had, the CPUs online */
     uint32_t threads, cores;
+    /* BELOW_PEAK: the group (the longest of those with at least 10% of the op time whose
+     * roofline position is below 10%) and its position; share as above */
+    const opscope_op_stats *group;
+    opscope_roof roof;
 } opscope_run_note;
 
-/* The slow setups of S's run (opscope_stats_run; none without one), up to MAX into OUT;
- * returns how many. */
-size_t opscope_run_notes(const opscope_stats_t *s, opscope_run_note *out, size_t max);
+/* The slow setups seen in S, up to MAX into OUT; returns how many. Reference BLAS and few
+ * threads need S's run (opscope_stats_run); below-peak needs PEAK (NULL: not judged). */
+size_t opscope_run_notes(const opscope_stats_t *s, const opscope_peak *peak, opscope_run_note *out,
+                         size_t max);
 
 #endif /* OPSCOPE_RUN_TESTS_H */

@@ -62,15 +62,26 @@ static void write_note_text(opscope_out_t *w, const opscope_run_note *n, const o
             opscope_out_str(w, " (no MUL_MAT ran on the BLAS backend here)");
         opscope_out_printf(w, "; OpenBLAS or BLIS is many times faster (%s)\n",
                            run->blas_path ? run->blas_path : "libblas.so.3");
+    } else if (n->kind == OPSCOPE_RUN_NOTE_BELOW_PEAK) {
+        opscope_out_printf(w, " Slow setup:    %s on backend %d (%.1f%% of op time) runs at %.1f%% of its roofline "
+                              "(%.2f GFLOP/s of %.2f attainable, %s-bound)\n",
+                           n->group->display, (int)n->group->backend_id, 100.0 * n->share, n->roof.pct,
+                           n->roof.gflops, n->roof.roof_gflops, opscope_bound_name(&n->roof));
     } else if (n->kind == OPSCOPE_RUN_NOTE_FEW_THREADS) {
         opscope_out_printf(w, " Slow setup:    a llama context ran %u CPU threads on %u CPUs online\n",
                            n->threads, n->cores);
     }
 }
 
-void opscope_run_write_head(opscope_out_t *w, const opscope_stats_t *s) {
+void opscope_run_write_head(opscope_out_t *w, const opscope_stats_t *s, const opscope_peak *peak) {
     const opscope_run_info *run = opscope_stats_run(s);
-    if (!run) return;
+    static const opscope_run_info none;
+    opscope_run_note notes[4];
+    size_t nn = opscope_run_notes(s, peak, notes, 4);
+    if (!run) {
+        for (size_t i = 0; i < nn; i++) write_note_text(w, &notes[i], &none);
+        return;
+    }
     if (run->n_argv) {
         opscope_out_str(w, " Command:      ");
         size_t len = 0;
@@ -92,8 +103,6 @@ void opscope_run_write_head(opscope_out_t *w, const opscope_stats_t *s) {
             opscope_out_printf(w, ", %d thread%s", (int)run->blas_threads, run->blas_threads == 1 ? "" : "s");
         opscope_out_char(w, '\n');
     }
-    opscope_run_note notes[4];
-    size_t nn = opscope_run_notes(s, notes, 4);
     for (size_t i = 0; i < nn; i++) write_note_text(w, &notes[i], run);
 }
 
@@ -191,7 +200,8 @@ static void write_test_json(opscope_out_t *w, const opscope_stats_t *s, const op
     opscope_out_str(w, "]}");
 }
 
-int opscope_run_write_json(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g) {
+int opscope_run_write_json(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g,
+                           const opscope_peak *peak) {
     opscope_run_test *tests;
     size_t n;
     if (opscope_run_tests(opscope_stats_run(s), g, &tests, &n)) return -1;
@@ -205,7 +215,7 @@ int opscope_run_write_json(opscope_out_t *w, const opscope_stats_t *s, const ops
     }
     free(tests);
     opscope_run_note notes[4];
-    size_t nn = opscope_run_notes(s, notes, 4);
+    size_t nn = opscope_run_notes(s, peak, notes, 4);
     if (!nn) return 0;
     opscope_out_str(w, ",\n\"notes\":[");
     for (size_t i = 0; i < nn; i++) {
@@ -217,6 +227,14 @@ int opscope_run_write_json(opscope_out_t *w, const opscope_stats_t *s, const ops
             opscope_out_str(w, ",\"mul_mat_ns\":");
             opscope_out_u64(w, x->ns);
             opscope_out_printf(w, ",\"share\":%.17g}", x->share);
+        } else if (x->kind == OPSCOPE_RUN_NOTE_BELOW_PEAK) {
+            opscope_out_str(w, "{\"kind\":\"below_peak\",\"op\":");
+            opscope_out_json_str(w, x->group->display);
+            opscope_out_printf(w, ",\"backend_id\":%d,\"share\":%.17g,\"roofline_pct\":%.17g,\"gflops\":%.17g,"
+                                  "\"roof_gflops\":%.17g,\"bound\":",
+                               (int)x->group->backend_id, x->share, x->roof.pct, x->roof.gflops, x->roof.roof_gflops);
+            opscope_out_json_str(w, opscope_bound_name(&x->roof));
+            opscope_out_char(w, '}');
         } else {
             opscope_out_printf(w, "{\"kind\":\"few_threads\",\"threads\":%u,\"cores\":%u}", x->threads, x->cores);
         }

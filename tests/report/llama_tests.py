@@ -140,6 +140,24 @@ for line in (" Command:       " + " ".join(argv),
     check(line in head, "first screen has %r" % line)
 check(" pp16 " in text and " tg3 " in text and "--- Tests" in text, "the console's tests table names pp16 and tg3")
 
+# a backend far below its measured peak (report --peak): the longest op group with at least 10%
+# of the op time, here CPU#2's MUL_MAT (7 products of [64, 64] x [64, 1]: 2 x 64 x 64 FLOPs each)
+peak = os.path.join(work, "peak.json")
+json.dump({"format": "opscope-peak", "version": 1, "cpu": "Test CPU", "host": "testhost", "isa": "avx2",
+           "threads": 2, "measured_unix": 1700000000, "memory": {"all_gbps": 1e6, "one_gbps": 1e6},
+           "cache": {"all_gbps": 1e6, "one_gbps": 1e6}, "flops": {"all_gflops": 1e6, "one_gflops": 1e6}},
+          open(peak, "w"))
+op = os.path.join(work, "peak.out.json")
+p = run([opscope, "report", src, "--peak", peak, "--json", op])
+mm2 = [r for r in recs if r["backend_id"] == 2 and r["name"] == "MUL_MAT"]
+mm2_ns = sum(r["duration_ns"] for r in mm2)
+bp = [n for n in json.load(open(op))["summary"].get("notes", []) if n["kind"] == "below_peak"] if p.returncode == 0 else []
+check(len(bp) == 1 and bp[0]["op"] == "MUL_MAT" and bp[0]["backend_id"] == 2 and
+      abs(bp[0]["share"] - mm2_ns / all_ns) < 1e-12 and abs(bp[0]["gflops"] - len(mm2) * 2 * 64 * 64 / mm2_ns) < 1e-9
+      and bp[0]["roofline_pct"] < 10, "below_peak note: %r" % bp)
+check("Slow setup:    MUL_MAT on backend 2 (%.1f%% of op time)" % (100.0 * mm2_ns / all_ns) in p.stdout.decode(),
+      "the first screen says the below-peak group")
+
 # diff --by test: NEW is BASE on a clock running at half speed (every time doubled), so every
 # repetition takes twice as long: t/s halves
 new_recs = [dict(r, start_ns=2 * r["start_ns"], duration_ns=2 * r["duration_ns"]) for r in recs]
