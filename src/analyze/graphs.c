@@ -212,6 +212,16 @@ int opscope_graphs_finish(opscope_graphs_t *g) {
         }
         b.median_op_ns = median(ops, j - i);
         b.median_wall_ns = median(walls, j - i);
+        for (size_t k = i; k < j; k++) { /* each graph of the group against its median */
+            uint64_t wall = order[k]->wall_ns;
+            if (wall <= OPSCOPE_GRAPHS_OUTLIER_X * b.median_wall_ns) continue;
+            b.n_outliers++;
+            b.outlier_wall_ns += wall;
+            if (wall > b.max_outlier_wall_ns) {
+                b.max_outlier_wall_ns = wall;
+                b.max_outlier_graph = order[k]->id;
+            }
+        }
         g->batches[g->n_batches++] = b;
         i = j;
     }

@@ -61,7 +61,15 @@ typedef struct opscope_graph_batch {
     uint64_t span_ns;                   /* summed over its graphs: first start to last end */
     uint64_t median_op_ns, median_wall_ns; /* per graph */
     int64_t first_graph;        /* lowest graph id of the group */
+    /* Outliers: graphs whose wall is over 10x the group's median wall (a warm-up: the first
+     * compute of a topology, shader or pipeline creation, first touches; or a stall). Their
+     * number, summed wall, and the longest one's id and wall. */
+    uint64_t n_outliers, outlier_wall_ns, max_outlier_wall_ns;
+    int64_t max_outlier_graph;
 } opscope_graph_batch;
+
+/* A graph is an outlier of its group when its wall exceeds this many times the median. */
+#define OPSCOPE_GRAPHS_OUTLIER_X 10
 
 /* NULL when out of memory. */
 opscope_graphs_t *opscope_graphs_new(void);

@@ -89,11 +89,18 @@ def expected_groups(recs):
         e["first_graph"] = min(e["first_graph"], gid)
         e["_op"].append(op)
         e["_wall"].append(wall)
+        e.setdefault("_wg", []).append((wall, gid))
     out = []
     for e in by.values():
         for k, m in (("_op", "median_op_ns"), ("_wall", "median_wall_ns")):
             v = sorted(e.pop(k))
             e[m] = v[(len(v) - 1) // 2]
+        # outliers: graphs whose wall is over 10x the group's median (issue 32)
+        out_g = [(w, g) for w, g in e.pop("_wg") if w > 10 * e["median_wall_ns"]]
+        if out_g:
+            top = max(out_g, key=lambda x: (x[0], -x[1]))
+            e.update({"outliers": len(out_g), "outlier_wall_ns": sum(w for w, _ in out_g),
+                      "max_outlier_graph": top[1], "max_outlier_wall_ns": top[0]})
         out.append(e)
     return sorted(out, key=lambda e: (-e["op_ns"], e["batch"], PHASE_ORDER[e["phase"]]))
 
@@ -231,4 +238,18 @@ for args, what in ((["--batch", "x"], "expected N, A-B or A-"), (["--batch", "5-
 r = run([opscope, "report", "-", "--batch", "1"], input=b"{}")
 check(r.returncode == 1 and b"not stdin" in r.stderr, f"report - --batch 1: exit 1 ({r.stderr.strip()[:120]})")
 
+# outliers (issue 32): a Vulkan run whose first graphs compiled pipelines; every group's
+# outlier fields against the groups computed here from the records
+vk = os.path.join(data, "ggml", "vk-f32-n4.json.gz")
+out = os.path.join(work, "vk-outliers.json")
+r = report(vk, "-q", "--json", out)
+if check(r.returncode == 0, f"vk-f32-n4: report --json exits 0 ({r.stderr.strip()[:200]})"):
+    got = json.load(open(out))["summary"]["graphs_by_batch"]
+    want = expected_groups(records_of(vk))
+    fields = ("batch", "phase", "outliers", "outlier_wall_ns", "max_outlier_graph", "max_outlier_wall_ns")
+    pick = lambda gs: [{k: g.get(k) for k in fields} for g in gs]  # noqa: E731
+    check(pick(got) == pick(want) and any(g.get("outliers") for g in want),
+          f"vk-f32-n4: the outliers of each group equal those computed from the records ({pick(got)})")
+    r = report(vk)
+    check("outliers (wall > 10x the group's median" in r.stdout, "vk-f32-n4: the console flags them")
 sys.exit(done("graph_batch"))
