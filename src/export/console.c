@@ -18,6 +18,11 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
     opscope_out_printf(w, " Total time:    %.2f ms (ops %.2f ms, copies %.2f ms)\n",
                        (double)t->total_ns / 1e6, (double)t->op_ns / 1e6,
                        (double)t->copy_ns / 1e6);
+    bool sampled = false;
+    for (size_t i = 0; i < opscope_stats_n_ops(s) && !sampled; i++) sampled = opscope_stats_op(s, i)->timed_computes > 0;
+    if (sampled) /* the totals above hold the device-timed computes only, as measured */
+        opscope_out_str(w, "                (sampled device timing: the GPU groups count their timed computes only;\n"
+                           "                 estimates over all computes in \"Sampled device timing (estimates)\")\n");
     if (t->n_records)
         opscope_out_printf(w, " Wall span:     %.2f ms\n",
                            (double)(t->last_end_ns - t->first_start_ns) / 1e6);

@@ -52,6 +52,15 @@ if what == "bench":
               f"the same tests and repetitions with the capture ({tests(out1)})")
     p = e2e.load_checked(prof)
     e2e.check_device_records(p, f"{d}/nodes.txt", f"{d}/gpu.tsv", "llama-bench", min_graphs=30)
+    # its tests (issue 32): llama-bench's own, and its tokens/s within 10% (device-timed graphs)
+    summary = e2e.report_summary(prof, "llama-bench -ngl 99: opscope report --json")
+    own = json.loads(out1) if rc1 == 0 else []
+    got = [(t["model"], t["n_prompt"], t["n_gen"], "Vulkan0" in t["backend"]) for t in (summary or {}).get("tests", [])]
+    e2e.check(got == [(o["model_filename"], o["n_prompt"], o["n_gen"], True) for o in own],
+              f"llama-bench -ngl 99: the report's tests are llama-bench's, on Vulkan0 ({got})")
+    ratios = [t["avg_ts"] / o["avg_ts"] for t, o in zip((summary or {}).get("tests", []), own)]
+    e2e.check(len(ratios) == 2 and all(0.9 <= r <= 1.1 for r in ratios),
+              f"llama-bench -ngl 99: tokens/s within 10% of its avg_ts (ratios {ratios})")
 
 elif what == "server":
     m = e2e.model("tiny-dense-f32")
