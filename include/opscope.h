@@ -188,6 +188,43 @@ OPSCOPE_API const char *opscope_sub_op_name(const char *op, int32_t value);
 OPSCOPE_API int32_t opscope_sub_op_value(const char *op, const char *name);
 
 /*
+ * What ran (opscope's capture writes it inside "capture"; docs/formats.md, "capture"): the
+ * command line, the model files the program opened (their GGUF headers as the capture read
+ * them), the llama contexts it made (a llama-bench test each), the BLAS library loaded.
+ * Strings are NULL and numbers 0 (file_type, model: -1) when unknown. Arrays may be empty.
+ */
+typedef struct opscope_run_model {
+    const char *path;         /* as the program named it */
+    uint64_t size_bytes;      /* the file's size */
+    const char *architecture; /* general.architecture */
+    const char *name;         /* general.name */
+    uint64_t n_params;        /* the tensors' elements, summed */
+    int32_t file_type;        /* general.file_type (llama_ftype: 0 F32, 1 F16, 7 Q8_0, 2 Q4_0...) */
+} opscope_run_model;
+
+/* One llama context, seen when the program freed it (llama_free). */
+typedef struct opscope_run_context {
+    int32_t model;            /* index into models, -1: unknown */
+    uint32_t n_ctx, n_batch, n_ubatch, n_threads;
+    uint64_t end_ns;          /* the capture's clock at llama_free */
+    size_t n_reps;            /* llama_memory_clear calls while it lived: each starts a */
+    const uint64_t *reps_ns;  /* repetition in llama-bench; their times */
+} opscope_run_context;
+
+typedef struct opscope_run_info {
+    size_t n_argv;
+    const char *const *argv;  /* /proc/self/cmdline, argv[0] first */
+    size_t n_models;
+    const opscope_run_model *models;
+    size_t n_contexts;
+    const opscope_run_context *contexts;
+    const char *blas;         /* "reference" (netlib), "OpenBLAS", "BLIS", "MKL", "other"; NULL: none */
+    const char *blas_path;    /* the library's file, symbolic links resolved */
+    int32_t blas_threads;     /* its threads (0: unknown; reference BLAS: 1) */
+    int32_t cpu_cores;        /* CPUs online (0: unknown) */
+} opscope_run_info;
+
+/*
  * Where and on which clock a capture ran (opscope's capture writes it; docs/formats.md,
  * "capture"). opscope merge uses it to tell whether two profiles share a clock. Strings are
  * NULL when unknown; numbers 0 unless the matching has_ bit says otherwise.
@@ -210,6 +247,7 @@ typedef struct opscope_capture_info {
     const char *end_signal;   /* "SIGTERM"...: the signal of a "signal", "killed" or "crash" end */
     uint64_t end_ns;          /* the clock at this write (0: unknown) */
     uint64_t died_ns;         /* the clock when record saw the process die (0: unknown) */
+    const opscope_run_info *run; /* what ran; NULL when the profile does not say */
 } opscope_capture_info;
 
 enum {

@@ -99,6 +99,16 @@ int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *r, uint64_t fl
     s->flops += flops;
     if (r->start_ns < s->start_ns) s->start_ns = r->start_ns;
     if (end > s->end_ns) s->end_ns = end;
+    s->backend_mask |= 1ull << (r->backend_id < 0 ? 63 : r->backend_id > 63 ? 63 : r->backend_id);
+    if (s->cur_end == 0 && s->cur_start == 0) {
+        s->cur_start = r->start_ns, s->cur_end = end;
+    } else if (r->start_ns > s->cur_end) { /* a gap: the merged interval is done */
+        s->wall_ns += s->cur_end - s->cur_start;
+        s->cur_start = r->start_ns, s->cur_end = end;
+    } else {
+        if (r->start_ns < s->cur_start) s->cur_start = r->start_ns;
+        if (end > s->cur_end) s->cur_end = end;
+    }
     return 0;
 }
 
@@ -176,6 +186,8 @@ int opscope_graphs_finish(opscope_graphs_t *g) {
     for (size_t i = 0; i < g->ents.n; i++) {
         g->sorted[g->n_sorted] = g->ents.v[i];
         g->sorted[g->n_sorted].phase = phase_of(&g->ents.v[i]);
+        /* the wall so far plus the interval still open (the entry itself stays open for more) */
+        g->sorted[g->n_sorted].wall_ns += g->ents.v[i].cur_end - g->ents.v[i].cur_start;
         g->n_sorted++;
     }
     opscope_sort(g->sorted, g->n_sorted, sizeof *g->sorted, by_id);
@@ -187,7 +199,8 @@ int opscope_graphs_finish(opscope_graphs_t *g) {
         uint64_t *ops = tmp, *walls = tmp + g->ents.n;
         for (; j < g->n_sorted && order[j]->batch == b.batch && order[j]->phase == b.phase; j++) {
             const opscope_graph_stats *s = order[j];
-            uint64_t wall = s->end_ns - s->start_ns;
+            uint64_t wall = s->wall_ns;
+            b.span_ns += s->end_ns - s->start_ns;
             ops[j - i] = s->op_ns;
             walls[j - i] = wall;
             b.graphs++;
@@ -199,6 +212,16 @@ int opscope_graphs_finish(opscope_graphs_t *g) {
         }
         b.median_op_ns = median(ops, j - i);
         b.median_wall_ns = median(walls, j - i);
+        for (size_t k = i; k < j; k++) { /* each graph of the group against its median */
+            uint64_t wall = order[k]->wall_ns;
+            if (wall <= OPSCOPE_GRAPHS_OUTLIER_X * b.median_wall_ns) continue;
+            b.n_outliers++;
+            b.outlier_wall_ns += wall;
+            if (wall > b.max_outlier_wall_ns) {
+                b.max_outlier_wall_ns = wall;
+                b.max_outlier_graph = order[k]->id;
+            }
+        }
         g->batches[g->n_batches++] = b;
         i = j;
     }

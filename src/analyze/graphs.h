@@ -39,6 +39,13 @@ typedef struct opscope_graph_stats {
     int64_t id;
     uint64_t n, n_ops, n_copies;
     uint64_t start_ns, end_ns;  /* span of its records */
+    /* Its wall: the union of its records' [start, end) (docs/metrics.md, "Graphs by batch"):
+     * a pipelined graph is not charged for its neighbours' work inside its span. Exact when
+     * a graph's records arrive in start order (the capture's, opscope's own files); a record
+     * that starts before the interval being merged is merged into it. */
+    uint64_t wall_ns;
+    uint64_t cur_start, cur_end; /* the interval being merged (internal) */
+    uint64_t backend_mask;      /* bit min(backend_id, 63) of each of its records' backends */
     uint64_t op_ns, copy_ns, bytes, flops;
     int64_t batch;              /* 0: no matrix product */
     int64_t queries;            /* attention's queries per sequence (the largest); 0: none */
@@ -50,10 +57,19 @@ typedef struct opscope_graph_batch {
     int64_t batch;
     opscope_graph_phase phase;
     uint64_t graphs, records, n_ops;
-    uint64_t op_ns, copy_ns, wall_ns;   /* summed over its graphs (wall: each graph's span) */
+    uint64_t op_ns, copy_ns, wall_ns;   /* summed over its graphs (wall: each graph's union) */
+    uint64_t span_ns;                   /* summed over its graphs: first start to last end */
     uint64_t median_op_ns, median_wall_ns; /* per graph */
     int64_t first_graph;        /* lowest graph id of the group */
+    /* Outliers: graphs whose wall is over 10x the group's median wall (a warm-up: the first
+     * compute of a topology, shader or pipeline creation, first touches; or a stall). Their
+     * number, summed wall, and the longest one's id and wall. */
+    uint64_t n_outliers, outlier_wall_ns, max_outlier_wall_ns;
+    int64_t max_outlier_graph;
 } opscope_graph_batch;
+
+/* A graph is an outlier of its group when its wall exceeds this many times the median. */
+#define OPSCOPE_GRAPHS_OUTLIER_X 10
 
 /* NULL when out of memory. */
 opscope_graphs_t *opscope_graphs_new(void);

@@ -8,6 +8,7 @@
 #include "util/hindex.h"
 #include "analyze/shape_fmt.h"
 #include "model/strtab.h"
+#include "model/run_info.h"
 #include "util/sort.h"
 
 #include <stdlib.h>
@@ -46,7 +47,8 @@ struct opscope_stats {
     size_t n_top, cap_top; /* grows up to opts.top_kernels as records arrive */
     uint64_t seq;
     opscope_totals totals;
-    opscope_meta meta;
+    opscope_meta meta;  /* its capture is NULL: read's, gone after the read */
+    opscope_run_t *run; /* the meta's capture.run, copied */
     bool busy_keep_all; /* a trace: streams come one after another (busy.h) */
     opscope_rpc_cover cover; /* a merged RPC profile: client time its servers cover */
     bool finished;
@@ -130,6 +132,7 @@ static void free_record_strings(opscope_record *r) {
 void opscope_stats_free(opscope_stats_t *s) {
     if (!s) return;
     opscope_strtab_free(s->strings);
+    opscope_run_free(s->run);
     table_free(&s->groups);
     table_free(&s->shapes);
     free(s->group_name_id);
@@ -553,6 +556,13 @@ int opscope_stats_set_meta(opscope_stats_t *s, const opscope_meta *m) {
     if (!p) return -1;
     s->meta = *m;
     s->meta.profiler = p;
+    s->meta.capture = NULL;
+    if (m->capture && m->capture->run) {
+        int failed = 0;
+        opscope_run_free(s->run);
+        s->run = opscope_run_copy(m->capture->run, &failed);
+        if (failed) return -1;
+    }
     /* the trace readers announce themselves before their first record */
     if (strcmp(p, "kineto") == 0 || strcmp(p, "chrome") == 0) {
         s->busy_keep_all = true;
@@ -841,6 +851,8 @@ int opscope_stats_finish(opscope_stats_t *s) {
 
 const opscope_totals *opscope_stats_totals(const opscope_stats_t *s) { return &s->totals; }
 const opscope_meta *opscope_stats_meta(const opscope_stats_t *s) { return &s->meta; }
+
+const opscope_run_info *opscope_stats_run(const opscope_stats_t *s) { return opscope_run_view(s->run); }
 
 size_t opscope_stats_n_ops(const opscope_stats_t *s) { return s->finished ? s->groups.n : 0; }
 const opscope_op_stats *opscope_stats_op(const opscope_stats_t *s, size_t i) {

@@ -150,6 +150,8 @@ int opscope_stats_finish(opscope_stats_t *s);
 
 const opscope_totals *opscope_stats_totals(const opscope_stats_t *s);
 const opscope_meta *opscope_stats_meta(const opscope_stats_t *s);
+/* What ran, from the input's capture.run (owned by S; NULL when the input does not say). */
+const opscope_run_info *opscope_stats_run(const opscope_stats_t *s);
 
 /* Groups by total time less rpc_covered_ns (the time %Time counts), descending (ties: more calls
  * first, then display name). */

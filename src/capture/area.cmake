@@ -17,6 +17,8 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/store/cap_replay.c
   ${OPSCOPE_CAPTURE_DIR}/life/cap_write.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_meta.c
+  ${OPSCOPE_CAPTURE_DIR}/store/cap_run.c
+  ${OPSCOPE_CAPTURE_DIR}/store/cap_gguf.c
   ${OPSCOPE_CAPTURE_DIR}/life/cap_life.c)
 target_compile_definitions(opscope_capture_core PRIVATE _GNU_SOURCE)
 # initial-exec TLS: the general-dynamic model would cost a __tls_get_addr call per
@@ -73,6 +75,7 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
     ${OPSCOPE_CAPTURE_DIR}/timing/cap_record.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_copy.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_sync.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_llama.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_api.c
     ${OPSCOPE_CAPTURE_DIR}/gpu/cap_gpu.c
     ${OPSCOPE_CAPTURE_DIR}/gpu/cap_cupti.c)

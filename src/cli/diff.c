@@ -17,6 +17,9 @@
 #include "analyze/session.h"
 #include "analyze/tee.h"
 #include "cli/diff_kind.h"
+#include "analyze/graphs.h"
+#include "analyze/run_tests.h"
+#include "model/run_info.h"
 
 #include <errno.h>
 #include <math.h>
@@ -35,7 +38,7 @@ typedef struct diff_args {
     const char *by; /* --by as given */
     const char *json, *text, *html;
     size_t top, html_max_records;
-    bool html_max_set, quiet, merge_backends;
+    bool html_max_set, quiet, merge_backends, tests_only;
     double min_share, fail_pct, alpha;
     opscope_diff_norm norm;
     opscope_cli_select select; /* --batch, --graphs */
@@ -125,9 +128,14 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
     const char *val = o->val, *bad = NULL;
     switch (o->id) {
     case OPT_BY:
+        if (!strcmp(val, "test")) { /* llama-bench's tests side by side, alone */
+            a->tests_only = true;
+            a->by = val;
+            break;
+        }
         if (opscope_diff_keys_parse(val, &a->keys, &bad))
             return usage_error("--by: unknown key '%.*s' (op, kernel, shape, category, "
-                               "cpu-op, layer, phase)",
+                               "cpu-op, layer, phase; or test alone)",
                                (int)strcspn(bad, ","), bad);
         a->by = val;
         break;
@@ -233,7 +241,22 @@ typedef struct input {
     opscope_cli_selection sel; /* --batch, --graphs: of the run being read */
     uint64_t kept, dropped;    /* the filter's counts over the side's runs */
     opscope_diff_kind kind;    /* ggml profile or trace, per run (a mix is refused) */
+    opscope_graphs_t *graphs;  /* the first run's graphs and what ran: its llama-bench tests */
+    opscope_run_t *run;
+    opscope_run_test *tests;
+    size_t n_tests;
 } input;
+
+/* The first run's capture.run, copied (the reader's is gone after the read). */
+static int catch_meta(void *ud, const opscope_meta *m) {
+    input *in = ud;
+    if (m->capture && m->capture->run && !in->run) {
+        int failed = 0;
+        in->run = opscope_run_copy(m->capture->run, &failed);
+        if (failed) return -1;
+    }
+    return 0;
+}
 
 static void input_free(input *in) {
     opscope_diff_side_free(in->side);
@@ -241,6 +264,9 @@ static void input_free(input *in) {
     opscope_strtab_free(in->names);
     opscope_html_sink_abort(in->html);
     opscope_cli_select_close(&in->sel);
+    opscope_graphs_free(in->graphs);
+    opscope_run_free(in->run);
+    free(in->tests);
 }
 
 /* Reads PATH, one run of IN's side (the FIRST one feeds its timeline), only the graph
@@ -256,6 +282,11 @@ static int read_input(const char *path, input *in, bool first, const opscope_cli
     in->kind.reading = path;
     opscope_tee_add(&tee, opscope_diff_kind_sink(&in->kind));
     if (in->html && first) opscope_tee_add(&tee, opscope_html_sink(in->html));
+    if (first && in->graphs) {
+        opscope_tee_add(&tee, opscope_graphs_sink(in->graphs));
+        opscope_sink meta = {in, catch_meta, NULL, NULL, NULL};
+        opscope_tee_add(&tee, meta);
+    }
     opscope_sink sink = opscope_tee_sink(&tee);
     if (opscope_cli_select_any(sel)) {
         in->sel.filter.next = sink;
@@ -320,9 +351,21 @@ static int read_sides(const diff_args *a, input in[2], const char *const *paths[
         if (!in[s].side || !in[s].names || (one && !in[s].kin) || (a->html && !in[s].html))
             return set_nomem(err), -1;
         if (in[s].kin) opscope_kineto_keep_dims(in[s].kin); /* work pairs: CPU ops with their dims */
+        if (!(in[s].graphs = opscope_graphs_new())) return set_nomem(err), -1;
         opscope_diff_side_set_kineto(in[s].side, in[s].kin);
         for (size_t r = 0; r < a->n_in[s]; r++)
             if (read_input(paths[s][r], &in[s], r == 0, &a->select, err)) return -1;
+        if (opscope_graphs_finish(in[s].graphs) ||
+            opscope_run_tests(opscope_run_view(in[s].run), in[s].graphs, &in[s].tests, &in[s].n_tests))
+            return set_nomem(err), -1;
+        if (a->tests_only && !in[s].n_tests) {
+            memset(err, 0, sizeof *err);
+            err->code = OPSCOPE_ERROR_USAGE; /* no position: the whole profile lacks them */
+            err->msg = "--by test: no llama-bench tests in this profile (its capture says no "
+                       "llama contexts with a warm-up and repetitions)";
+            snprintf(err->file, sizeof err->file, "%s", paths[s][0]);
+            return -1;
+        }
     }
     return 0;
 }
@@ -341,10 +384,13 @@ static opscope_diff_t *compute(const diff_args *a, input in[2], const char *cons
     opscope_diff_opts o = {.keys = keys, .norm = a->norm, .alpha = a->alpha,
                            .min_share = a->min_share, .fail_pct = a->fail_pct,
                            .merged_backends = merge, .by = a->by};
-    opscope_diff_report_opts ro = {.base_path = paths[0][0], .new_path = paths[1][0], .top = a->top};
+    opscope_diff_report_opts ro = {.base_path = paths[0][0], .new_path = paths[1][0], .top = a->top,
+                                   .tests_only = a->tests_only};
     for (int s = 0; s < 2; s++) {
         ro.paths[s] = paths[s];
         ro.n_paths[s] = a->n_in[s];
+        ro.tests[s] = in[s].tests;
+        ro.n_tests[s] = in[s].n_tests;
         v->html[s] = in[s].html;
     }
     if (opscope_cli_select_any(&a->select)) {

@@ -18,6 +18,11 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
     opscope_out_printf(w, " Total time:    %.2f ms (ops %.2f ms, copies %.2f ms)\n",
                        (double)t->total_ns / 1e6, (double)t->op_ns / 1e6,
                        (double)t->copy_ns / 1e6);
+    bool sampled = false;
+    for (size_t i = 0; i < opscope_stats_n_ops(s) && !sampled; i++) sampled = opscope_stats_op(s, i)->timed_computes > 0;
+    if (sampled) /* the totals above hold the device-timed computes only, as measured */
+        opscope_out_str(w, "                (sampled device timing: the GPU groups count their timed computes only;\n"
+                           "                 estimates over all computes in \"Sampled device timing (estimates)\")\n");
     if (t->n_records)
         opscope_out_printf(w, " Wall span:     %.2f ms\n",
                            (double)(t->last_end_ns - t->first_start_ns) / 1e6);
@@ -27,11 +32,13 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
         opscope_out_printf(w, " Filter:        %s: %llu of %llu records kept\n", o->filter,
                            (unsigned long long)o->filter_kept, (unsigned long long)o->filter_records);
     opscope_text_dropped(w, opscope_stats_meta(s), 16);
+    opscope_run_write_head(w, s, o->peak);
     opscope_out_str(w, "================================================================================\n\n");
     if (!t->n_records) {
         opscope_out_str(w, " No profiling data.\n\n");
         return;
     }
+    if (opscope_run_write_tests_text(w, s, o->graphs)) opscope_out_str(w, " (tests: out of memory)\n");
     opscope_name_labels_t *labels = opscope_name_labels_new(s); /* NULL: full names */
     size_t limit = o->top_ops ? o->top_ops : 50;
     opscope_text_op_table_peak(w, s, opscope_stats_n_ops(s), opscope_stats_op, limit, false, labels,

@@ -243,5 +243,7 @@ void opscope_diff_write_json(opscope_out_t *w, const opscope_diff_t *d,
         if (f->kernel) key_str(w, "kernel", f->kernel, false);
         opscope_out_char(w, '}');
     }
-    opscope_out_str(w, "]}\n");
+    opscope_out_str(w, "]");
+    opscope_diff_tests_write_json(w, o);
+    opscope_out_str(w, "}\n");
 }

@@ -21,7 +21,17 @@ typedef struct opscope_diff_report_opts {
     size_t top;                       /* console rows (0: 30); the text report lists all */
     const char *filter;               /* "batch 1": both inputs were filtered (diff --batch) */
     uint64_t filter_kept[2], filter_records[2]; /* records kept of those read, per side */
+    /* llama-bench tests per side (analyze/run_tests.h; borrowed, may be empty): the Tests
+     * section pairs them (diff_tests.c); TESTS_ONLY (--by test): that section alone. */
+    const struct opscope_run_test *tests[2];
+    size_t n_tests[2];
+    bool tests_only;
 } opscope_diff_report_opts;
+
+/* The Tests section (text, console) and the "tests" member (JSON, after a comma), when both
+ * sides have tests; nothing otherwise. */
+void opscope_diff_tests_write_text(opscope_out_t *w, const opscope_diff_report_opts *o);
+void opscope_diff_tests_write_json(opscope_out_t *w, const opscope_diff_report_opts *o);
 
 /* Console summary: header, totals, the TOP largest deltas among the shown rows (short
  * kernel names), fusion differences, the regression check when asked. */

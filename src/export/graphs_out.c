@@ -23,7 +23,19 @@ void opscope_graphs_write_text(opscope_out_t *w, const opscope_graphs_t *g, size
     }
     if (nb > n)
         opscope_out_printf(w, " ... %zu more batch sizes (--json FILE lists all)\n", nb - n);
-    opscope_out_str(w, " (per graph: medians; wall: first record's start to last record's end; rows/s: batch x graphs / wall;\n"
+    for (size_t i = 0; i < nb; i++) {
+        const opscope_graph_batch *b = opscope_graphs_batch_at(g, i);
+        if (!b->n_outliers) continue;
+        opscope_out_printf(w, " outliers (wall > %dx the group's median; a warm-up or a stall): batch %lld %s: "
+                              "%llu graph%s, %.3f ms; longest graph %lld, %.3f ms = %.0fx the median\n",
+                           OPSCOPE_GRAPHS_OUTLIER_X, (long long)b->batch, opscope_graph_phase_name(b->phase),
+                           (unsigned long long)b->n_outliers, b->n_outliers == 1 ? "" : "s",
+                           (double)b->outlier_wall_ns / 1e6, (long long)b->max_outlier_graph,
+                           (double)b->max_outlier_wall_ns / 1e6,
+                           b->median_wall_ns ? (double)b->max_outlier_wall_ns / (double)b->median_wall_ns : 0.0);
+    }
+    opscope_out_str(w, " (per graph: medians; wall: the union of the graph's own records' spans, so a pipelined graph is\n"
+                       "  not charged for its neighbours' work; rows/s: batch x graphs / wall;\n"
                        "  phase: decode when the attention has 1 query per sequence, however many sequences)\n");
 }
 
@@ -39,14 +51,24 @@ void opscope_graphs_write_json(opscope_out_t *w, const opscope_graphs_t *g) {
         opscope_out_str(w, opscope_graph_phase_name(b->phase));
         opscope_out_char(w, '"');
         static const char *const names[] = {"graphs", "records", "ops", "op_ns", "copy_ns", "wall_ns",
-                                            "median_op_ns", "median_wall_ns"};
+                                            "median_op_ns", "median_wall_ns", "span_ns"};
         const uint64_t v[] = {b->graphs, b->records, b->n_ops, b->op_ns, b->copy_ns, b->wall_ns,
-                              b->median_op_ns, b->median_wall_ns};
+                              b->median_op_ns, b->median_wall_ns, b->span_ns};
         for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
             opscope_out_str(w, ",\"");
             opscope_out_str(w, names[k]);
             opscope_out_str(w, "\":");
             opscope_out_u64(w, v[k]);
+        }
+        if (b->n_outliers) {
+            opscope_out_str(w, ",\"outliers\":");
+            opscope_out_u64(w, b->n_outliers);
+            opscope_out_str(w, ",\"outlier_wall_ns\":");
+            opscope_out_u64(w, b->outlier_wall_ns);
+            opscope_out_str(w, ",\"max_outlier_graph\":");
+            opscope_out_i64(w, b->max_outlier_graph);
+            opscope_out_str(w, ",\"max_outlier_wall_ns\":");
+            opscope_out_u64(w, b->max_outlier_wall_ns);
         }
         opscope_out_str(w, ",\"first_graph\":");
         opscope_out_i64(w, b->first_graph);

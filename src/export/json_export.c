@@ -2,6 +2,7 @@
 #include "export/json_export.h"
 #include "export/sections.h"
 #include "export/json_fmt.h"
+#include "model/run_info.h"
 #include "analyze/graphs.h"
 #include "analyze/rpc_calls.h"
 #include "analyze/shape_fmt.h"
@@ -27,6 +28,7 @@ struct opscope_json_export {
     const char *profiler; /* the header's: "ggml" (this layout), or a trace's profiler */
     bool has_capture;
     opscope_capture_info capture; /* strings owned */
+    opscope_run_t *run;           /* capture.run's copy */
     void (*top_extra)(opscope_out_t *w, void *ud);
     void *top_ud;
     void (*summary_extra)(opscope_out_t *w, void *ud);
@@ -70,6 +72,12 @@ static void free_capture(opscope_capture_info *c) {
     memset(c, 0, sizeof *c);
 }
 
+static void free_run(opscope_json_export_t *x) {
+    opscope_run_free(x->run);
+    x->run = NULL;
+    x->capture.run = NULL;
+}
+
 opscope_json_export_t *opscope_json_export_new(opscope_out_t *out) {
     opscope_json_export_t *x = calloc(1, sizeof *x);
     if (!x) return NULL;
@@ -86,6 +94,7 @@ void opscope_json_export_free(opscope_json_export_t *x) {
     }
     free(x->backends);
     free_capture(&x->capture);
+    free_run(x);
     free(x);
 }
 
@@ -147,6 +156,7 @@ static int on_meta(void *ud, const opscope_meta *m) {
     x->drops.capture = NULL;
     if (m->capture) {
         free_capture(&x->capture);
+        free_run(x);
         const opscope_capture_info *c = m->capture;
         x->capture = *c;
         x->capture.host = c->host ? strdup(c->host) : NULL;
@@ -155,7 +165,11 @@ static int on_meta(void *ud, const opscope_meta *m) {
         x->capture.boot_id = c->boot_id ? strdup(c->boot_id) : NULL;
         x->capture.end = c->end ? strdup(c->end) : NULL;
         x->capture.end_signal = c->end_signal ? strdup(c->end_signal) : NULL;
+        int run_failed = 0;
+        x->run = opscope_run_copy(c->run, &run_failed);
+        x->capture.run = opscope_run_view(x->run);
         x->has_capture = true;
+        if (run_failed) return x->oom = true, -1;
         if ((c->host && !x->capture.host) || (c->program && !x->capture.program) ||
             (c->clock && !x->capture.clock) || (c->boot_id && !x->capture.boot_id) ||
             (c->end && !x->capture.end) || (c->end_signal && !x->capture.end_signal))
@@ -700,6 +714,7 @@ int opscope_json_export_finish(opscope_json_export_t *x, const opscope_stats_t *
         if (x->rpc && opscope_rpc_finish(x->rpc)) x->oom = true;
         else if (x->rpc) opscope_rpc_write_json(w, x->rpc);
         opscope_graphs_write_json(w, x->graphs);
+        if (opscope_run_write_json(w, stats, x->graphs, x->peak)) x->oom = true;
         if (x->summary_extra) x->summary_extra(w, x->summary_ud);
         opscope_out_char(w, '}');
     }

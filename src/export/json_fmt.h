@@ -10,6 +10,7 @@
 #ifndef OPSCOPE_JSON_FMT_H
 #define OPSCOPE_JSON_FMT_H
 
+#include "export/run_fmt.h"
 #include "util/out.h"
 
 #include <string.h>
@@ -234,7 +235,9 @@ static inline void opscope_json_write_capture_members(opscope_out_t *w, const op
             opscope_out_u64(w, c->died_ns);
         }
         opscope_out_char(w, '}');
+        sep = ",";
     }
+    opscope_json_write_run_members(w, c->run, &sep);
 }
 
 #endif /* OPSCOPE_JSON_FMT_H */

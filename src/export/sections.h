@@ -11,7 +11,20 @@
 #include "analyze/graphs.h"
 #include "analyze/roofline.h"
 #include "analyze/rpc_calls.h"
+#include "analyze/stats.h"
 #include "util/out.h"
+
+/* What ran (run_out.c; docs/metrics.md, "What ran"): the command, the models, the BLAS and
+ * the slow setups, one line each, for the summary's header (S's run; PEAK, may be NULL, for
+ * the below-peak setup). */
+void opscope_run_write_head(opscope_out_t *w, const opscope_stats_t *s, const opscope_peak *peak);
+/* The tests table of a llama-bench run (llama-bench's columns, tokens/s, warm-up, top ops);
+ * nothing when the run has no tests. Returns -1 when out of memory. */
+int opscope_run_write_tests_text(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g);
+/* The summary's "tests" and "notes" members (each after a comma; none when empty). -1: out
+ * of memory. */
+int opscope_run_write_json(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g,
+                           const opscope_peak *peak);
 
 /* The table of "Graphs by batch" as text, without its title: the first MAX_ROWS groups;
  * nothing without graphs. G finished. */

@@ -1,6 +1,7 @@
 /* profile.c - in-memory profile: backends, records, meta; strings interned. */
 #include "opscope.h"
 #include "model/strtab.h"
+#include "model/run_info.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@ struct opscope_profile {
     size_t n_backends, cap_backends;
     opscope_meta meta;
     opscope_capture_info capture; /* meta.capture points here when set */
+    opscope_run_t *run;           /* capture.run's copy */
 };
 
 opscope_profile_t *opscope_profile_new(void) {
@@ -30,6 +32,7 @@ opscope_profile_t *opscope_profile_new(void) {
 void opscope_profile_free(opscope_profile_t *p) {
     if (!p) return;
     opscope_strtab_free(p->strings);
+    opscope_run_free(p->run);
     free(p->records);
     free(p->backends);
     free(p);
@@ -100,6 +103,9 @@ int opscope_profile_set_meta(opscope_profile_t *p, const opscope_meta *meta) {
         c.boot_id = intern(p, c.boot_id, &failed);
         c.end = intern(p, c.end, &failed);
         c.end_signal = intern(p, c.end_signal, &failed);
+        opscope_run_free(p->run);
+        p->run = opscope_run_copy(c.run, &failed);
+        c.run = opscope_run_view(p->run);
         p->capture = c;
         copy.capture = &p->capture;
     }

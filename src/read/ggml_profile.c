@@ -7,6 +7,7 @@
  * skipped (and validated by the parser). A value of the wrong type or range stops the reader
  * with an error at that value's position.
  */
+#include "read/run_read.h"
 #include "read/readers.h"
 
 #include <stdlib.h>
@@ -26,6 +27,7 @@ typedef struct gp {
     gp_str profiler;
     gp_str c_host, c_program, c_clock, c_boot, c_end, c_sig; /* "capture" strings */
     opscope_capture_info capture;
+    opscope_run_t *run; /* capture's run members (read/run_read.c) */
     opscope_meta meta;
     int has_total_records, has_total_ns;
     int opened; /* the top-level object began: a cut after this is a truncated profile */
@@ -626,6 +628,7 @@ static int gp_capture(gp *g, const opscope_json_token *open) {
         int key = KEY_IS("host") ? 1 : KEY_IS("program") ? 2 : KEY_IS("clock") ? 3
                 : KEY_IS("boot_id") ? 4 : KEY_IS("pid") ? 5 : KEY_IS("time_ns") ? 6
                 : KEY_IS("realtime_offset_ns") ? 7 : KEY_IS("start_ns") ? 8 : KEY_IS("end") ? 9 : 0;
+        int run_key = key ? 0 : opscope_read_run_key(k, n);
         if (gp_next(g, &v)) return GP_FAIL;
         int rc;
         int64_t x;
@@ -651,11 +654,14 @@ static int gp_capture(gp *g, const opscope_json_token *open) {
             if (rc > 0) c->has |= OPSCOPE_CAPTURE_HAS_START;
         } else if (key == 9) {
             rc = gp_capture_end(g, &v);
+        } else if (run_key) {
+            rc = opscope_read_run_member(g->j, run_key, &v, &g->run);
         } else {
             rc = opscope_json_skip(g->j, &v);
         }
         if (rc < 0) return GP_FAIL;
     }
+    c->run = opscope_run_view(g->run);
     g->meta.capture = c;
     return 0;
 }
@@ -781,16 +787,25 @@ int opscope_ggml_read_json(opscope_json_t *j, const opscope_sink *sink, opscope_
     g.sink = sink ? sink : &none;
     g.meta.profiler = "";
     int rc = gp_top(&g);
-    if (rc && g.opened && opscope_json_ended_early(j)) {
+    const char *why = NULL;
+    if (rc && g.opened && opscope_json_ended_early(j) && g.n_records == 0) {
+        /* Cut short before its first complete record: nothing stands, so say it (exit 2)
+         * rather than report an empty profile. */
+        why = "the profile ends (cut short) before its first complete record: nothing to read";
+    } else if (rc && g.opened && opscope_json_ended_early(j)) {
         /* Cut short (a crash while writing, a copy interrupted): what was read stands. */
         g.meta.truncated_at = opscope_json_error(j)->pos;
         rc = gp_finish(&g, g.meta.truncated_at);
     }
-    if (rc && err) *err = *opscope_json_error(j);
+    if (rc && err) {
+        *err = *opscope_json_error(j);
+        if (why) err->msg = why;
+    }
     if (!rc && status) gp_status(&g, status);
     gp_str *strs[] = {&g.name, &g.extra, &g.sub_op, &g.sub_name, &g.tensor, &g.category, &g.kernel, &g.tsrc,
                       &g.bname, &g.bdev, &g.bproc, &g.profiler, &g.c_host, &g.c_program,
                       &g.c_clock, &g.c_boot, &g.c_end, &g.c_sig};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) free(strs[i]->s);
+    opscope_run_free(g.run);
     return rc ? -1 : 0;
 }

@@ -286,6 +286,14 @@ static int rd_run(rd_src *s, const char *name, opscope_format format, const opsc
 
 static const opscope_read_options no_options;
 
+/* What a directory given as input is: the one place that decides it (a directory of traces
+ * may become readable as one job later). */
+static int rd_directory(const char *path, opscope_error *err) {
+    set_err(err, OPSCOPE_ERROR_IO, path,
+            "is a directory; opscope reads one profile or trace file: give a file inside it", 0);
+    return -1;
+}
+
 int opscope_read_buffer_opts(const void *data, size_t size, const char *name,
                              opscope_format format, const opscope_sink *sink,
                              const opscope_read_options *opts, opscope_error *err) {
@@ -323,8 +331,7 @@ int opscope_read_file_opts(const char *path, opscope_format format, const opscop
     int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         close(fd);
-        set_err(err, OPSCOPE_ERROR_IO, path, "is a directory", EISDIR);
-        return -1;
+        return rd_directory(path, err);
     }
     unsigned char magic[2] = {0, 0};
     int gz = !regular;

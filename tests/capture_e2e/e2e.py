@@ -570,3 +570,48 @@ def server_completions(cmd_for, env, log_path, batches, n_predict, body_for=None
             status["rc"] = srv.returncode
         log.close()
     return answers
+
+
+def union_ns(intervals):
+    """The length of the union of [start, end) INTERVALS."""
+    total, cs, ce = 0, None, None
+    for s, e in sorted(intervals):
+        if ce is None or s > ce:
+            total += (ce - cs) if ce is not None else 0
+            cs, ce = s, e
+        else:
+            ce = max(ce, e)
+    return total + ((ce - cs) if ce is not None else 0)
+
+
+def check_graph_walls(prof, profile_path, label):
+    """Per graph, the report's wall (report --sqlite's graphs.wall_ns) within 1.1x of the union
+    of the graph's own records' spans, computed here (issue 32: pipelined graphs on an
+    asynchronous backend are not charged for their neighbours); notes the largest span/union
+    (what the wall was before)."""
+    if not OPSCOPE:
+        return
+    import sqlite3
+    db = profile_path + ".db"
+    if os.path.exists(db):
+        os.unlink(db)
+    r = subprocess.run([OPSCOPE, "report", profile_path, "-q", "--sqlite", db], capture_output=True, text=True,
+                       errors="replace", timeout=300)
+    if not check(r.returncode == 0, f"{label}: report --sqlite exits 0 ({r.stderr.strip()[:200]})"):
+        return
+    spans = {}
+    for rec in prof.get("records", []):
+        if "graph_id" in rec:
+            spans.setdefault(rec["graph_id"], []).append((rec["start_ns"], rec["start_ns"] + rec["duration_ns"]))
+    walls = dict(sqlite3.connect(db).execute("SELECT graph_id, wall_ns FROM graphs"))
+    bad, worst = [], (1.0, None)
+    for g, iv in spans.items():
+        u = union_ns(iv)
+        span = max(e for _, e in iv) - min(s for s, _ in iv)
+        if u and span / u > worst[0]:
+            worst = (span / u, g)
+        if not (u * 0.999 <= walls.get(g, -1) <= 1.1 * u):
+            bad.append((g, walls.get(g), u))
+    note(f"note  {label}: largest first-start-to-last-end span / union of a graph: {worst[0]:.2f} (graph {worst[1]})")
+    check(not bad and len(walls) == len(spans),
+          f"{label}: every graph's wall within 1.1x the union of its records ({len(spans)} graphs; bad {bad[:5]})")

@@ -7,7 +7,8 @@
   and the device-record checks of e2e.check_device_records (coverage against nodecount's node
   lists, timeline, union vs device span);
 - server: llama-server -ngl 99 with 4 slots and 4 concurrent clients, stopped by SIGTERM: every
-  request answered, the same device-record checks;
+  request answered, the same device-record checks, and each graph's wall (report --sqlite's
+  graphs table) within 1.1x the union of its own records' spans computed here (issue 32);
 - backend_ops: test-backend-ops perf -b Vulkan0 on an ADD case: the same case as without the
   capture, at least as many device-timed ADD records of its shape as the runs it counted, each
   with ggml-vulkan's add kernel, and the device-record checks;
@@ -51,6 +52,15 @@ if what == "bench":
               f"the same tests and repetitions with the capture ({tests(out1)})")
     p = e2e.load_checked(prof)
     e2e.check_device_records(p, f"{d}/nodes.txt", f"{d}/gpu.tsv", "llama-bench", min_graphs=30)
+    # its tests (issue 32): llama-bench's own, and its tokens/s within 10% (device-timed graphs)
+    summary = e2e.report_summary(prof, "llama-bench -ngl 99: opscope report --json")
+    own = json.loads(out1) if rc1 == 0 else []
+    got = [(t["model"], t["n_prompt"], t["n_gen"], "Vulkan0" in t["backend"]) for t in (summary or {}).get("tests", [])]
+    e2e.check(got == [(o["model_filename"], o["n_prompt"], o["n_gen"], True) for o in own],
+              f"llama-bench -ngl 99: the report's tests are llama-bench's, on Vulkan0 ({got})")
+    ratios = [t["avg_ts"] / o["avg_ts"] for t, o in zip((summary or {}).get("tests", []), own)]
+    e2e.check(len(ratios) == 2 and all(0.9 <= r <= 1.1 for r in ratios),
+              f"llama-bench -ngl 99: tokens/s within 10% of its avg_ts (ratios {ratios})")
 
 elif what == "server":
     m = e2e.model("tiny-dense-f32")
@@ -64,6 +74,7 @@ elif what == "server":
     e2e.check(len(slots) == 4, f"in 4 distinct slots ({slots})")
     p = e2e.load_checked(prof)
     e2e.check_device_records(p, f"{d}/nodes.txt", f"{d}/gpu.tsv", "llama-server", min_graphs=4)
+    e2e.check_graph_walls(p, prof, "llama-server")
 
 elif what == "backend_ops":
     # one small case: test-backend-ops' perf cases are sized for real GPUs (its MUL_MAT ones take

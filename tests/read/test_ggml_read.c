@@ -293,6 +293,11 @@ static int test_foreign(void) {
         {"================\n Profiling Summary: t1.json\n", "opscope's own text report"},
         {"opscope diff\n  BASE a.json\n", "opscope's own text report"},
         {"\x7f" "ELF\x02\x01", "an executable"},
+        /* llama-bench's outputs and another tool's array of objects (issue 32) */
+        {"[\n  {\n    \"build_commit\": \"x\",\n    \"n_prompt\": 16\n  }\n]\n", "llama-bench's results (-o json)"},
+        {"{\"build_commit\": \"x\", \"n_prompt\": 16}\n{\"build_commit\": \"x\"}\n", "llama-bench's results (-o jsonl)"},
+        {"CREATE TABLE IF NOT EXISTS test (\n  build_commit TEXT\n);\n", "llama-bench's results (-o sql)"},
+        {"[{\"id\":1},{\"id\":2}]", "a JSON array of objects that are not trace events"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ASSERT_EQ_INT(read_doc(cases[i].doc, OPSCOPE_FORMAT_AUTO), -1);
@@ -338,6 +343,9 @@ static int test_truncated(void) {
         ASSERT_EQ_U64(opscope_profile_meta(g_prof)->total_ns, want[c] == 2 ? 12 : 7);
         ASSERT_EQ_STR(g_log.order, want[c] == 2 ? "BRRME" : "BRME");
     }
+    /* cut short before any complete record: nothing stands (issue 32) */
+    ASSERT_READ_ERR("{\"backends\":[],\"records\":[{\"name\":\"A", OPSCOPE_ERROR_SYNTAX, 1, 37,
+                    "cut short) before its first complete record");
     ASSERT_READ_ERR("{\"records\":[{\"type\":0},x", OPSCOPE_ERROR_SYNTAX, 1, 24, "expected a value");
     ASSERT_READ_ERR("{\"records\":[{\"name\":5}", OPSCOPE_ERROR_SCHEMA, 1, 21, "expected a string");
     ASSERT_EQ_INT(read_doc("[1,2", OPSCOPE_FORMAT_GGML), -1); /* not a profile: no cut of one */

@@ -495,6 +495,19 @@ def bad_inputs(opscope, work):
         "bad_escape": good.replace('"ADD"', '"A\\qD"'),
         "record_not_object": '{"profiler":"ggml","version":2,"records":[5]}',
         "backends_not_array": good.replace('"backends":[]', '"backends":{"x":1}'),
+        # cut short before its first complete record: nothing to report (issue 32)
+        "cut_before_first_record": good[: len(good) // 2],
+        # llama-bench's own outputs (-o json, jsonl, sql, csv, md; their first lines as
+        # llama-bench writes them) and another tool's JSON are named (issue 32)
+        "llama_bench_json": '[\n  {\n    "build_commit": "unknown",\n    "build_number": 0,\n'
+                            '    "model_filename": "/models/a.gguf",\n    "n_prompt": 16,\n'
+                            '    "avg_ts": 10.5\n  }\n]\n',
+        "llama_bench_jsonl": '{"build_commit": "unknown", "build_number": 0, "n_prompt": 16}\n'
+                             '{"build_commit": "unknown", "build_number": 0, "n_prompt": 0}\n',
+        "llama_bench_sql": 'CREATE TABLE IF NOT EXISTS test (\n  build_commit TEXT,\n  build_number INTEGER\n);\n',
+        "llama_bench_csv": 'build_commit,build_number,cpu_info\n"unknown","0","x"\n',
+        "llama_bench_md": '| model | size | params | backend | threads | test | t/s |\n',
+        "other_json_array": '[{"id": 1, "value": 2}, {"id": 2}]',
     }
     for name, content in cases.items():
         src = os.path.join(work, "bad_%s.json" % name)
@@ -513,8 +526,18 @@ def bad_inputs(opscope, work):
               "bad input %s: no position in %r" % (name, lines[0]))
         check(os.listdir(outdir) == [], "bad input %s: left files %r" % (name, os.listdir(outdir)))
         check(p.stdout == b"", "bad input %s: printed a summary" % name)
+        if name.startswith("llama_bench"):
+            fmt = name.split("_")[-1]
+            check("llama-bench's results (-o %s)" % fmt in lines[0], "bad input %s: named (%r)" % (name, lines[0]))
+        if name == "cut_before_first_record":
+            check("before its first complete record" in lines[0], "bad input %s: said (%r)" % (name, lines[0]))
+    # a directory: one line that says so once, exit 2
+    p = run([opscope, "report", work])
+    err = p.stderr.decode()
+    check(p.returncode == 2 and err.count("\n") == 1 and err.count("directory") == 1 and "Is a directory" not in err,
+          "a directory: exit %d, %r" % (p.returncode, err))
     # a profile cut short is read up to its cut: exit 0, one warning, the records before it
-    for name, content, n in (("truncated", good[: len(good) // 2], 0), ("truncated_end", good[:-1], 1)):
+    for name, content, n in (("truncated_end", good[:-1], 1),):
         src = os.path.join(work, "cut_%s.json" % name)
         with open(src, "w") as f:
             f.write(content)

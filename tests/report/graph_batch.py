@@ -54,6 +54,20 @@ def graphs_of(recs):
     return g
 
 
+def union_ns(rs):
+    """The length of the union of the records' [start, end) intervals (issue 32: a graph's
+    wall is its own work, not its span)."""
+    total, cur_s, cur_e = 0, None, None
+    for s, e in sorted((r["start_ns"], r["start_ns"] + r["duration_ns"]) for r in rs):
+        if cur_e is None or s > cur_e:
+            if cur_e is not None:
+                total += cur_e - cur_s
+            cur_s, cur_e = s, e
+        else:
+            cur_e = max(cur_e, e)
+    return total + (cur_e - cur_s if cur_e is not None else 0)
+
+
 def expected_groups(recs):
     by = {}
     for gid, rs in graphs_of(recs).items():
@@ -61,9 +75,11 @@ def expected_groups(recs):
         ph = phase_of(rs)
         op = sum(r["duration_ns"] for r in rs if r.get("type", 0) == 0)
         cp = sum(r["duration_ns"] for r in rs if r.get("type", 0) == 1)
-        wall = max(r["start_ns"] + r["duration_ns"] for r in rs) - min(r["start_ns"] for r in rs)
+        span = max(r["start_ns"] + r["duration_ns"] for r in rs) - min(r["start_ns"] for r in rs)
+        wall = union_ns(rs)
         e = by.setdefault((b, ph), {"batch": b, "phase": ph, "graphs": 0, "records": 0, "ops": 0, "op_ns": 0, "copy_ns": 0,
-                              "wall_ns": 0, "first_graph": gid, "_op": [], "_wall": []})
+                              "wall_ns": 0, "first_graph": gid, "_op": [], "_wall": [], "span_ns": 0})
+        e["span_ns"] += span
         e["graphs"] += 1
         e["records"] += len(rs)
         e["ops"] += sum(1 for r in rs if r.get("type", 0) == 0)
@@ -73,11 +89,18 @@ def expected_groups(recs):
         e["first_graph"] = min(e["first_graph"], gid)
         e["_op"].append(op)
         e["_wall"].append(wall)
+        e.setdefault("_wg", []).append((wall, gid))
     out = []
     for e in by.values():
         for k, m in (("_op", "median_op_ns"), ("_wall", "median_wall_ns")):
             v = sorted(e.pop(k))
             e[m] = v[(len(v) - 1) // 2]
+        # outliers: graphs whose wall is over 10x the group's median (issue 32)
+        out_g = [(w, g) for w, g in e.pop("_wg") if w > 10 * e["median_wall_ns"]]
+        if out_g:
+            top = max(out_g, key=lambda x: (x[0], -x[1]))
+            e.update({"outliers": len(out_g), "outlier_wall_ns": sum(w for w, _ in out_g),
+                      "max_outlier_graph": top[1], "max_outlier_wall_ns": top[0]})
         out.append(e)
     return sorted(out, key=lambda e: (-e["op_ns"], e["batch"], PHASE_ORDER[e["phase"]]))
 
@@ -215,4 +238,18 @@ for args, what in ((["--batch", "x"], "expected N, A-B or A-"), (["--batch", "5-
 r = run([opscope, "report", "-", "--batch", "1"], input=b"{}")
 check(r.returncode == 1 and b"not stdin" in r.stderr, f"report - --batch 1: exit 1 ({r.stderr.strip()[:120]})")
 
+# outliers (issue 32): a Vulkan run whose first graphs compiled pipelines; every group's
+# outlier fields against the groups computed here from the records
+vk = os.path.join(data, "ggml", "vk-f32-n4.json.gz")
+out = os.path.join(work, "vk-outliers.json")
+r = report(vk, "-q", "--json", out)
+if check(r.returncode == 0, f"vk-f32-n4: report --json exits 0 ({r.stderr.strip()[:200]})"):
+    got = json.load(open(out))["summary"]["graphs_by_batch"]
+    want = expected_groups(records_of(vk))
+    fields = ("batch", "phase", "outliers", "outlier_wall_ns", "max_outlier_graph", "max_outlier_wall_ns")
+    pick = lambda gs: [{k: g.get(k) for k in fields} for g in gs]  # noqa: E731
+    check(pick(got) == pick(want) and any(g.get("outliers") for g in want),
+          f"vk-f32-n4: the outliers of each group equal those computed from the records ({pick(got)})")
+    r = report(vk)
+    check("outliers (wall > 10x the group's median" in r.stdout, "vk-f32-n4: the console flags them")
 sys.exit(done("graph_batch"))

@@ -57,7 +57,8 @@ static int test_record_batch(void) {
  * Graph 10: no matrix product: batch 0.                 ops 5, wall 5
  * A record without a graph id: not counted.
  * Batch 12: graphs 5 and 9: op 430, wall 450, medians (lower middle of 2) op 30, wall 30.
- * Batch 1: op 210, wall 215, median op 70, wall 70. Batch 0: op 5.
+ * Batch 1: op 210, wall 210 (graph 7's 5 ns gap between its records is not its work: the
+ * union of its records, 90 of its 95 ns span), span 215, median op 70, wall 70. Batch 0: op 5.
  * By op time: 12, 1, 0.
  */
 /* The records above into RS (room for 16); returns how many (13). */
@@ -129,7 +130,9 @@ static int test_graphs_and_batches(void) {
     ASSERT_EQ_INT((int)b->batch, 1);
     ASSERT_EQ_U64(b->graphs, 3);
     ASSERT_EQ_U64(b->op_ns, 210);
-    ASSERT_EQ_U64(b->wall_ns, 215);
+    ASSERT_EQ_U64(b->wall_ns, 210);
+    ASSERT_EQ_U64(b->span_ns, 215);
+    ASSERT_EQ_U64(opscope_graphs_find(g, 7)->wall_ns, 90);
     ASSERT_EQ_U64(b->median_op_ns, 70);
     ASSERT_EQ_U64(b->median_wall_ns, 70);
     ASSERT_EQ_INT((int)b->first_graph, 6);

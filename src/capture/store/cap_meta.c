@@ -1,5 +1,6 @@
 /* cap_meta.c - the profile's "capture" facts (see cap_meta.h). */
 #include "capture/store/cap_meta.h"
+#include "capture/store/cap_run.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -56,6 +57,7 @@ static void read_line(const char *path, char *buf, size_t size) {
 
 const opscope_capture_info *opscope_cap_meta_get(void) {
     if (g_meta.filled) {
+        g_meta.info.run = opscope_cap_run_get(); /* contexts and models come and go */
         return &g_meta.info;
     }
     g_meta.filled = true;
@@ -92,6 +94,7 @@ const opscope_capture_info *opscope_cap_meta_get(void) {
         c->start_ns = g_meta.start;
         c->has |= OPSCOPE_CAPTURE_HAS_REALTIME | OPSCOPE_CAPTURE_HAS_START;
     }
+    c->run = opscope_cap_run_get();
     return c;
 }
 

@@ -525,7 +525,7 @@ static int write_graphs(opscope_sqlite_export_t *x) {
         bind_u64(s, 4, g->n_copies);
         bind_u64(s, 5, g->start_ns);
         bind_u64(s, 6, g->end_ns);
-        bind_u64(s, 7, g->end_ns - g->start_ns);
+        bind_u64(s, 7, g->wall_ns); /* the union of its records, as graphs_by_batch */
         bind_u64(s, 8, g->op_ns);
         bind_u64(s, 9, g->copy_ns);
         bind_u64(s, 10, g->bytes);
