@@ -34,6 +34,7 @@ struct opscope_cpu_ops {
     OPSCOPE_VEC(int64_t) tids;     /* per thread index: pid, tid */
     OPSCOPE_VEC(opscope_cpu_step) steps; /* the ProfilerStep#N slices, as they come */
     bool training;                 /* a backward op or an optimizer range came */
+    bool stopped;                  /* opscope_cpu_ops_stop: nothing kept */
     uint32_t step_name;            /* "ProfilerStep*" id, NONE until seen */
     opscope_cpu_ops_results res;
 };
@@ -76,7 +77,7 @@ const char *opscope_cpu_kind_name(int kind) {
 }
 
 const char *opscope_cpu_ops_label(const opscope_cpu_ops_t *c, uint32_t name) {
-    if (name != NONE && name == c->step_name) return "ProfilerStep*";
+    if (name != NONE && name < c->cls.n && c->cls.v[name] == CLS_STEP) return "ProfilerStep*";
     const char *s = name != NONE ? opscope_strtab_get(c->names, name) : NULL;
     return s ? s : "";
 }
@@ -131,7 +132,19 @@ static int cls_of(opscope_cpu_ops_t *c, uint32_t id, int kind) {
     return c->cls.v[id];
 }
 
+void opscope_cpu_ops_stop(opscope_cpu_ops_t *c) {
+    c->stopped = true;
+    free(c->sl.v);
+    free(c->steps.v);
+    c->sl.v = NULL;
+    c->steps.v = NULL;
+    c->sl.n = c->sl.cap = c->steps.n = c->steps.cap = 0;
+    c->res.dropped = 0;
+    c->training = false;
+}
+
 int opscope_cpu_ops_add(opscope_cpu_ops_t *c, const opscope_kineto_event *ev) {
+    if (c->stopped) return 0;
     uint8_t kind;
     switch (ev->kind) {
     case OPSCOPE_KINETO_CPU_OP: kind = OPSCOPE_CPU_KIND_OP; break;
@@ -194,101 +207,161 @@ static inline int sl_cmp(const cslice *a, const cslice *b) {
 
 static int sl_qcmp(const void *a, const void *b) { return sl_cmp(a, b); }
 
-/* Sorts one thread's slices V[0, N) with TMP (N slices) as scratch: a natural merge sort, since
- * Kineto writes each category of a thread in time order (a few sorted runs: cpu_op, runtime,
- * user_annotation...); many runs (unordered input) go to opscope_sort. 0, or -1 out of memory. */
-static int sort_thread(cslice *v, cslice *tmp, size_t n) {
-    OPSCOPE_VEC(size_t) b = {0};
-    int rc = -1;
-    if (OPSCOPE_VEC_PUSH(b, 0)) goto done;
-    for (size_t i = 1; i < n; i++)
-        if (sl_cmp(&v[i - 1], &v[i]) > 0 && OPSCOPE_VEC_PUSH(b, i)) goto done;
-    if (OPSCOPE_VEC_PUSH(b, n)) goto done;
-    if (b.n > 2 && b.n > n / 16) {
-        opscope_sort(v, n, sizeof *v, sl_qcmp);
-    } else if (b.n > 2) {
-        cslice *src = v, *dst = tmp;
-        while (b.n > 2) {
-            size_t nb = 0;
-            for (size_t r = 0; r + 1 < b.n; r += 2) {
-                size_t lo = b.v[r], mid = b.v[r + 1], hi = r + 2 < b.n ? b.v[r + 2] : mid;
-                size_t i = lo, j = mid, o = lo;
-                while (i < mid && j < hi) dst[o++] = sl_cmp(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
-                while (i < mid) dst[o++] = src[i++];
-                while (j < hi) dst[o++] = src[j++];
-                b.v[nb++] = lo;
-            }
-            b.v[nb++] = n;
-            b.n = nb;
-            cslice *t = src;
-            src = dst;
-            dst = t;
-        }
-        if (src != v) memcpy(v, src, n * sizeof *v);
-    }
-    rc = 0;
-done:
-    free(b.v);
-    return rc;
+static void rec_of(opscope_cpu_op_rec *r, const cslice *s) {
+    *r = (opscope_cpu_op_rec){.start_ns = s->start, .end_ns = s->end, .thread = SL_THREAD(s), .name = s->name,
+                              .dims = s->dims, .types = s->types, .parent = NONE, .kind = (uint8_t)SL_KIND(s)};
 }
 
-/* A counting sort on the dense thread index (stable), then each thread's slices in order. */
-static int sort_slices(opscope_cpu_ops_t *c) {
+#define MAX_RUNS 4096 /* sorted runs overlapping in time merged at once; more: a comparison sort */
+
+typedef struct run {
+    size_t lo, hi; /* [lo, hi) of the thread's slices, sorted */
+} run;
+
+/* Runs by their first slice (CTX: the slices). */
+static int run_cmp(const void *pa, const void *pb, void *ctx) {
+    const run *a = pa, *b = pb;
+    const cslice *v = ctx;
+    int c = sl_cmp(&v[a->lo], &v[b->lo]);
+    return c ? c : (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+/* Whether run A's head comes before run B's (ties: the earlier run, so the merge is stable). */
+static inline bool head_less(const cslice *v, const run *a, const run *b) {
+    int c = sl_cmp(&v[a->lo], &v[b->lo]);
+    return c < 0 || (c == 0 && a->lo < b->lo);
+}
+
+static void heap_down(const cslice *v, run *h, size_t k, size_t i) {
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < k && head_less(v, &h[l], &h[m])) m = l;
+        if (l + 1 < k && head_less(v, &h[l + 1], &h[m])) m = l + 1;
+        if (m == i) return;
+        run t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+/* Merges runs R[0, K) of V into OUT: a binary heap of the runs by their heads (K compares
+ * per slice would dominate with the tens of runs of a long capture). */
+static void merge_runs(const cslice *v, run *r, size_t k, opscope_cpu_op_rec *out) {
+    for (size_t i = k / 2; i-- > 0;) heap_down(v, r, k, i);
+    while (k) {
+        rec_of(out++, &v[r[0].lo++]);
+        if (r[0].lo == r[0].hi) r[0] = r[--k];
+        heap_down(v, r, k, 0);
+    }
+}
+
+/* One thread's slices V[0, N) (input order) as records in OUT, sorted. Kineto writes each
+ * category of a thread in time order, so a thread is a few sorted runs (cpu_op, runtime,
+ * user_annotation...), and a file made of several captures repeats them later in time: the
+ * runs, ordered by their first slice, fall into groups that overlap in time, each merged in
+ * one pass; a group of more than MAX_RUNS runs (unordered input) sends the thread to
+ * opscope_sort. 0, or -1 when out of memory. */
+static int thread_records(cslice *v, size_t n, opscope_cpu_op_rec *out) {
+    OPSCOPE_VEC(run) r = {0};
+    size_t lo = 0;
+    for (size_t i = 1; i <= n; i++)
+        if (i == n || sl_cmp(&v[i - 1], &v[i]) > 0) {
+            if (OPSCOPE_VEC_PUSH(r, ((run){lo, i}))) return -1;
+            lo = i;
+        }
+    opscope_sort_r(r.v, r.n, sizeof *r.v, run_cmp, v);
+    bool sorted = true;
+    for (size_t g = 0; g < r.n && sorted;) { /* groups of runs that overlap in time */
+        size_t h = g + 1, last = r.v[g].hi - 1;
+        while (h < r.n && sl_cmp(&v[r.v[h].lo], &v[last]) < 0) {
+            if (sl_cmp(&v[r.v[h].hi - 1], &v[last]) > 0) last = r.v[h].hi - 1;
+            h++;
+        }
+        sorted = h - g <= MAX_RUNS;
+        g = h;
+    }
+    if (!sorted) {
+        opscope_sort(v, n, sizeof *v, sl_qcmp);
+        for (size_t i = 0; i < n; i++) rec_of(&out[i], &v[i]);
+        free(r.v);
+        return 0;
+    }
+    for (size_t g = 0; g < r.n;) {
+        size_t h = g + 1, last = r.v[g].hi - 1, at = 0;
+        while (h < r.n && sl_cmp(&v[r.v[h].lo], &v[last]) < 0) {
+            if (sl_cmp(&v[r.v[h].hi - 1], &v[last]) > 0) last = r.v[h].hi - 1;
+            h++;
+        }
+        for (size_t i = g; i < h; i++) at += r.v[i].hi - r.v[i].lo;
+        merge_runs(v, r.v + g, h - g, out);
+        out += at;
+        g = h;
+    }
+    free(r.v);
+    return 0;
+}
+
+/* The records, by thread (a counting sort on the dense thread index, stable) and in each
+ * thread by start, longest first. The slices are freed. */
+static int sort_records(opscope_cpu_ops_t *c) {
     size_t n = c->sl.n;
     uint32_t max_thr = 0;
     for (size_t i = 0; i < n; i++)
         if (SL_THREAD(&c->sl.v[i]) > max_thr) max_thr = SL_THREAD(&c->sl.v[i]);
     size_t *at = calloc((size_t)max_thr + 2, sizeof *at);
-    cslice *out = malloc((n ? n : 1) * sizeof *out);
-    if (!at || !out) {
+    cslice *by = malloc((n ? n : 1) * sizeof *by);
+    if (!at || !by) {
         free(at);
-        free(out);
+        free(by);
         return -1;
     }
     for (size_t i = 0; i < n; i++) at[SL_THREAD(&c->sl.v[i]) + 1]++;
     for (size_t t = 0; t <= max_thr; t++) at[t + 1] += at[t];
-    for (size_t i = 0; i < n; i++) out[at[SL_THREAD(&c->sl.v[i])]++] = c->sl.v[i];
+    for (size_t i = 0; i < n; i++) by[at[SL_THREAD(&c->sl.v[i])]++] = c->sl.v[i];
     free(at);
-    cslice *tmp = c->sl.v; /* the scratch of the merges */
-    c->sl.v = out;
-    c->sl.cap = n ? n : 1;
-    int rc = 0;
-    for (size_t i = 0; i < n && !rc;) {
+    free(c->sl.v);
+    c->sl.v = NULL;
+    c->sl.n = c->sl.cap = 0;
+    opscope_cpu_op_rec *r = malloc((n ? n : 1) * sizeof *r);
+    if (!r) {
+        free(by);
+        return -1;
+    }
+    for (size_t i = 0; i < n;) {
         size_t j = i + 1;
-        while (j < n && SL_THREAD(&out[j]) == SL_THREAD(&out[i])) j++;
-        rc = sort_thread(out + i, tmp + i, j - i);
+        while (j < n && SL_THREAD(&by[j]) == SL_THREAD(&by[i])) j++;
+        if (thread_records(by + i, j - i, r + i)) {
+            free(by);
+            free(r);
+            return -1;
+        }
         i = j;
     }
-    free(tmp);
-    return rc;
+    free(by);
+    c->res.recs = r;
+    c->res.n_recs = n;
+    return 0;
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Nesting: the records of the sorted slices, parents by torch's stack per thread, then one  */
-/* pass that folds torch's duplicate nodes, compacts and takes each child's time out of its  */
-/* parent's self time.                                                                       */
+/* Nesting: parents by torch's stack per thread, then one pass that folds torch's duplicate  */
+/* nodes, compacts and takes each child's time out of its parent's self time.                */
 
 static bool is_async(const opscope_cpu_ops_t *c, uint32_t name) { return c->cls.v[name] == CLS_ASYNC; }
 
-/* Records from the sorted slices; per thread a record is a child of the innermost open one
- * that holds it whole (one that ends beyond it is no child), as torch's stack. While nesting,
- * a record's step field counts its children. */
-static int records_nest(opscope_cpu_ops_t *c, uint32_t *stack) {
-    size_t n = c->sl.n;
-    opscope_cpu_op_rec *r = malloc((n ? n : 1) * sizeof *r);
-    if (!r) return -1;
-    const cslice *sl = c->sl.v;
-    size_t top = 0;
+/* Per thread, a record is a child of the innermost open one that holds it whole (one that
+ * ends beyond it is no child), as torch's stack. While nesting, a record's step field counts
+ * its children. */
+static void records_nest(opscope_cpu_ops_t *c, uint32_t *stack) {
+    opscope_cpu_op_rec *r = c->res.recs;
+    size_t n = c->res.n_recs, top = 0;
     for (size_t x = 0; x < n; x++) {
-        const cslice *s = &sl[x];
-        if (x && SL_THREAD(s) != SL_THREAD(&sl[x - 1])) top = 0;
-        r[x] = (opscope_cpu_op_rec){.start_ns = s->start, .end_ns = s->end, .thread = SL_THREAD(s),
-                                    .name = s->name, .dims = s->dims, .types = s->types, .parent = NONE,
-                                    .kind = (uint8_t)SL_KIND(s)};
-        if (is_async(c, s->name)) continue; /* neither parent nor child */
+        if (x && r[x].thread != r[x - 1].thread) top = 0;
+        if (is_async(c, r[x].name)) continue; /* neither parent nor child */
         while (top) {
             opscope_cpu_op_rec *p = &r[stack[top - 1]];
-            if (s->start >= p->end_ns || s->end > p->end_ns) {
+            if (r[x].start_ns >= p->end_ns || r[x].end_ns > p->end_ns) {
                 top--;
                 continue;
             }
@@ -298,12 +371,6 @@ static int records_nest(opscope_cpu_ops_t *c, uint32_t *stack) {
         }
         stack[top++] = (uint32_t)x;
     }
-    free(c->sl.v);
-    c->sl.v = NULL;
-    c->sl.n = c->sl.cap = 0;
-    c->res.recs = r;
-    c->res.n_recs = n;
-    return 0;
 }
 
 /* torch's _remove_dup_nodes: a record with its parent's name that is the parent's only child
@@ -427,17 +494,6 @@ static int step_cmp(const void *pa, const void *pb) {
     return (a->end_ns > b->end_ns) - (a->end_ns < b->end_ns);
 }
 
-/* The step (sorted by start) whose interval holds T, or NONE. */
-static uint32_t step_at(const opscope_cpu_step *st, size_t n, int64_t t) {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (st[mid].start_ns <= t) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo && t < st[lo - 1].end_ns ? (uint32_t)(lo - 1) : NONE;
-}
-
 /* Self times final (clamped), totals, threads, phases, the step of each record and the groups
  * by name and shape. */
 static int records_sum(opscope_cpu_ops_t *c, gtab *bys) {
@@ -448,6 +504,7 @@ static int records_sum(opscope_cpu_ops_t *c, gtab *bys) {
     res->threads = calloc(nt ? nt : 1, sizeof *res->threads);
     if (!res->threads) return -1;
     opscope_cpu_op_group *last = NULL;
+    size_t cur = 0;
     for (size_t i = 0; i < res->n_recs; i++) {
         opscope_cpu_op_rec *r = &res->recs[i];
         if ((int64_t)r->self_ns < 0) r->self_ns = 0;
@@ -465,7 +522,10 @@ static int records_sum(opscope_cpu_ops_t *c, gtab *bys) {
         t->top_level += r->parent == NONE;
         t->self_ns += r->self_ns;
         if (r->end_ns > t->last_ns) t->last_ns = r->end_ns;
-        r->step = res->n_steps ? step_at(res->steps, res->n_steps, r->start_ns) : NONE;
+        /* a thread's records come by start: its step found by a cursor, not a search */
+        if (!i || r->thread != res->recs[i - 1].thread) cur = 0;
+        while (cur < res->n_steps && res->steps[cur].start_ns <= r->start_ns) cur++;
+        r->step = cur && r->start_ns < res->steps[cur - 1].end_ns ? (uint32_t)(cur - 1) : NONE;
         if (r->step != NONE && c->cls.v[r->name] != CLS_STEP) {
             res->steps[r->step].records++;
             res->steps[r->step].self_ns += r->self_ns;
@@ -565,11 +625,12 @@ int opscope_cpu_ops_finish(opscope_cpu_ops_t *c) {
     res->n_steps = c->steps.n;
     c->steps.v = NULL;
     c->steps.n = c->steps.cap = 0;
-    if (sort_slices(c)) return -1;
-    uint32_t *tmp = malloc((c->sl.n ? c->sl.n : 1) * sizeof *tmp);
+    if (sort_records(c)) return -1;
+    uint32_t *tmp = malloc((c->res.n_recs ? c->res.n_recs : 1) * sizeof *tmp);
     gtab bys = {0};
     int rc = -1;
-    if (!tmp || records_nest(c, tmp)) goto done;
+    if (!tmp) goto done;
+    records_nest(c, tmp);
     records_fold(c, tmp);
     if (opscope_hindex_init(&bys.ix, 256) || records_sum(c, &bys) || groups_by_name(c, &bys) || steps_top(c))
         goto done;

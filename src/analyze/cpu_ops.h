@@ -119,6 +119,10 @@ void opscope_cpu_ops_free(opscope_cpu_ops_t *c);
  * with a name); other kinds are ignored. 0, or -1 when out of memory. */
 int opscope_cpu_ops_add(opscope_cpu_ops_t *c, const opscope_kineto_event *ev);
 
+/* Forgets every slice kept and keeps no more (a consumer that wants the records of CPU-only
+ * traces only, once GPU activity shows up). Finish then gives no record. */
+void opscope_cpu_ops_stop(opscope_cpu_ops_t *c);
+
 /* Credits the group of CPU op NAME with one kernel of DUR_NS (call before finish). */
 int opscope_cpu_ops_add_gpu(opscope_cpu_ops_t *c, uint32_t name, uint64_t dur_ns);
 
@@ -128,7 +132,8 @@ int opscope_cpu_ops_finish(opscope_cpu_ops_t *c);
 /* Valid after finish, until free. */
 const opscope_cpu_ops_results *opscope_cpu_ops_results_get(const opscope_cpu_ops_t *c);
 
-/* The label of group G's name ("ProfilerStep*" for the steps), from the string table. */
+/* The label of a group's or record's NAME: "ProfilerStep*" for every step (as key_averages),
+ * else the name from the string table. */
 const char *opscope_cpu_ops_label(const opscope_cpu_ops_t *c, uint32_t name);
 
 const char *opscope_cpu_phase_name(int phase);

@@ -70,6 +70,7 @@ struct opscope_kineto {
     opscope_kineto_collector coll; /* what the reader sees of this collector */
     opscope_kineto_link *links; size_t n_links;
     opscope_cpu_ops_t *cpu_ops;    /* every CPU slice as a record (analyze/cpu_ops.c) */
+    bool cpu_ops_cpu_only;         /* drop them at the first GPU activity */
     opscope_kineto_results res;
 };
 
@@ -128,6 +129,7 @@ void opscope_kineto_keep_links(opscope_kineto_t *k) {
     k->keep_links = 1;
     k->coll.want_links = 1;
 }
+void opscope_kineto_cpu_ops_without_gpu_only(opscope_kineto_t *k) { k->cpu_ops_cpu_only = true; }
 int opscope_kineto_wants_links(const opscope_kineto_t *k) { return k && k->keep_links; }
 const opscope_kineto_link *opscope_kineto_links(const opscope_kineto_t *k, size_t *n) {
     *n = k->n_links;
@@ -225,6 +227,7 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     case OPSCOPE_KINETO_MEMCPY:
     case OPSCOPE_KINETO_MEMSET: {
         if (k->gpu.n >= UINT32_MAX) return -1; /* activity numbers are 32-bit */
+        if (!k->gpu.n && k->cpu_ops_cpu_only) opscope_cpu_ops_stop(k->cpu_ops);
         gpu_t g = {.start = ev->start_ns, .dur = ev->dur_ns > 0 ? ev->dur_ns : 0, .corr = ev->corr,
                    .ext = ev->ext, .device = (int32_t)ev->device, .stream = (int32_t)ev->stream,
                    .name = ev->name_id, .seq = (uint32_t)k->gpu.n, .cpu_op = NO_NAME, .cpu_dims = NO_NAME,

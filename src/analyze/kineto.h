@@ -47,6 +47,10 @@ void opscope_kineto_keep_links(opscope_kineto_t *k);
 /* Keeps CPU ops' input dims (the diff's work pairs: opscope_kineto_gpu_info.cpu_dims); call
  * before the first event. The report does not need them and skips their parse. */
 void opscope_kineto_keep_dims(opscope_kineto_t *k);
+/* CPU-op records (opscope_kineto_cpu_ops) only for a trace without GPU activity: they are
+ * dropped at its first GPU activity (the diff, which compares kernels when there are any).
+ * Call before the first event. */
+void opscope_kineto_cpu_ops_without_gpu_only(opscope_kineto_t *k);
 /* Whether links are kept (the reader then also interns runtime call names). */
 int opscope_kineto_wants_links(const opscope_kineto_t *k);
 

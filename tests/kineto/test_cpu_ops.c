@@ -104,6 +104,39 @@ static int test_nesting(void) {
     return 0;
 }
 
+static int test_order(void) {
+    /* the slices of test_nesting in reverse order (children first, as an op ends before its
+     * parent), mm shortened to [16,30) (slices with one interval are ordered by kind and name,
+     * not by the file); the same records */
+    const char *t =
+        "{\"schemaVersion\":1,\"traceEvents\":["
+        X("cpu_op", "aten::other_thread", 2, 5, 20, "") ","
+        X("user_annotation", "gloo:all_reduce", 1, 20, 70, "") ","
+        X("cpu_op", "aten::overlap", 1, 50, 20, "") ","
+        X("cpu_op", "aten::mm", 1, 16, 14, "") ","
+        X("cpu_op", "aten::addmm", 1, 15, 15, "") ","
+        X("cpu_op", "aten::addmm", 1, 12, 28, "") ","
+        X("cpu_op", "aten::linear", 1, 10, 40, "") ","
+        X("user_annotation", "forward", 1, 10, 50, "") ","
+        X("user_annotation", "ProfilerStep#7", 1, 0, 100, "")
+        "]}";
+    opscope_kineto_t *k;
+    opscope_strtab_t *names;
+    ASSERT_EQ_INT(read_trace(t, &k, &names), 0);
+    const opscope_cpu_ops_results *r = opscope_cpu_ops_results_get(opscope_kineto_cpu_ops(k));
+    ASSERT_EQ_U64(r->n_recs, 8);
+    ASSERT_EQ_U64(group(k, "aten::addmm")->self_ns, 14000); /* 28 - mm's 14 */
+    ASSERT_EQ_U64(group(k, "aten::linear")->self_ns, 12000);
+    ASSERT_EQ_U64(group(k, "forward")->self_ns, 10000);
+    ASSERT_EQ_U64(group(k, "ProfilerStep*")->self_ns, 30000);
+    for (size_t i = 1; i < r->n_recs; i++) /* by thread, then start */
+        ASSERT_TRUE(r->recs[i - 1].thread < r->recs[i].thread ||
+                    (r->recs[i - 1].thread == r->recs[i].thread && r->recs[i - 1].start_ns <= r->recs[i].start_ns));
+    opscope_kineto_free(k);
+    opscope_strtab_free(names);
+    return 0;
+}
+
 static int test_training_phases(void) {
     /* step [0,100): data [0,10), forward op [10,30), backward [30,70) with an op inside,
      * Optimizer.step [70,90) with an op inside; the step's own 10 us has no phase */
@@ -155,4 +188,4 @@ static int test_legacy(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_nesting), TEST(test_training_phases), TEST(test_legacy))
+TEST_MAIN(TEST(test_nesting), TEST(test_order), TEST(test_training_phases), TEST(test_legacy))
