@@ -22,6 +22,11 @@ typedef struct cslice {
 #define SL_THREAD(s) ((s)->thread & THR_MASK)
 #define SL_KIND(s) ((s)->thread >> 30)
 
+/* A thread's slices in input order: the first and last, linked through next[]. */
+typedef struct tlist {
+    uint32_t head, last, n;
+} tlist;
+
 /* Per name id: what the name says (0 unknown, else 1 + class). */
 enum { CLS_PLAIN = 1, CLS_DROP, CLS_STEP, CLS_BACKWARD, CLS_OPTIMIZER, CLS_DATA, CLS_FORWARD, CLS_ASYNC };
 
@@ -32,6 +37,8 @@ struct opscope_cpu_ops {
     OPSCOPE_VEC(uint64_t) gpu_ns;  /* per name id: kernels' time linked to it */
     OPSCOPE_VEC(uint64_t) gpu_n;
     OPSCOPE_VEC(int64_t) tids;     /* per thread index: pid, tid */
+    OPSCOPE_VEC(tlist) tl;         /* per thread index: its slices, linked through next */
+    OPSCOPE_VEC(uint32_t) next;    /* per slice: the thread's next slice, NONE at its end */
     OPSCOPE_VEC(opscope_cpu_step) steps; /* the ProfilerStep#N slices, as they come */
     bool training;                 /* a backward op or an optimizer range came */
     bool stopped;                  /* opscope_cpu_ops_stop: nothing kept */
@@ -55,6 +62,8 @@ void opscope_cpu_ops_free(opscope_cpu_ops_t *c) {
     free(c->gpu_ns.v);
     free(c->gpu_n.v);
     free(c->tids.v);
+    free(c->tl.v);
+    free(c->next.v);
     free(c->steps.v);
     free(c->res.recs);
     free(c->res.by_name);
@@ -134,6 +143,11 @@ static int cls_of(opscope_cpu_ops_t *c, uint32_t id, int kind) {
 
 void opscope_cpu_ops_stop(opscope_cpu_ops_t *c) {
     c->stopped = true;
+    free(c->next.v);
+    free(c->tl.v);
+    c->next.v = NULL;
+    c->tl.v = NULL;
+    c->next.n = c->next.cap = c->tl.n = c->tl.cap = 0;
     free(c->sl.v);
     free(c->steps.v);
     c->sl.v = NULL;
@@ -160,11 +174,14 @@ int opscope_cpu_ops_add(opscope_cpu_ops_t *c, const opscope_kineto_event *ev) {
         c->res.dropped++;
         return 0;
     }
-    size_t th2 = 2 * (size_t)ev->thread;
-    while (c->tids.n <= th2 + 1)
-        if (OPSCOPE_VEC_PUSH(c->tids, -1)) return -1;
-    c->tids.v[th2] = ev->device;
-    c->tids.v[th2 + 1] = ev->stream;
+    size_t th = (size_t)ev->thread;
+    while (c->tl.n <= th) {
+        if (OPSCOPE_VEC_PUSH(c->tl, ((tlist){NONE, NONE, 0})) || OPSCOPE_VEC_PUSH(c->tids, -1) ||
+            OPSCOPE_VEC_PUSH(c->tids, -1))
+            return -1;
+    }
+    c->tids.v[2 * th] = ev->device;
+    c->tids.v[2 * th + 1] = ev->stream;
     cslice s = {.start = ev->start_ns, .end = ev->start_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0),
                 .thread = (uint32_t)ev->thread | (uint32_t)kind << 30, .name = ev->name_id,
                 .dims = ev->dims_id, .types = ev->types_id};
@@ -174,7 +191,14 @@ int opscope_cpu_ops_add(opscope_cpu_ops_t *c, const opscope_kineto_event *ev) {
         opscope_cpu_step st = {.name = ev->name_id, .start_ns = s.start, .end_ns = s.end, .top_group = NONE};
         if (OPSCOPE_VEC_PUSH(c->steps, st)) return -1;
     }
-    return OPSCOPE_VEC_PUSH(c->sl, s);
+    if (OPSCOPE_VEC_PUSH(c->next, NONE) || OPSCOPE_VEC_PUSH(c->sl, s)) return -1;
+    tlist *t = &c->tl.v[th];
+    uint32_t id = (uint32_t)(c->sl.n - 1);
+    if (t->last != NONE) c->next.v[t->last] = id;
+    else t->head = id;
+    t->last = id;
+    t->n++;
+    return 0;
 }
 
 int opscope_cpu_ops_add_gpu(opscope_cpu_ops_t *c, uint32_t name, uint64_t dur_ns) {
@@ -205,7 +229,6 @@ static inline int sl_cmp(const cslice *a, const cslice *b) {
     return (a->name > b->name) - (a->name < b->name);
 }
 
-static int sl_qcmp(const void *a, const void *b) { return sl_cmp(a, b); }
 
 static void rec_of(opscope_cpu_op_rec *r, const cslice *s) {
     *r = (opscope_cpu_op_rec){.start_ns = s->start, .end_ns = s->end, .thread = SL_THREAD(s), .name = s->name,
@@ -215,21 +238,22 @@ static void rec_of(opscope_cpu_op_rec *r, const cslice *s) {
 #define MAX_RUNS 4096 /* sorted runs overlapping in time merged at once; more: a comparison sort */
 
 typedef struct run {
-    size_t lo, hi; /* [lo, hi) of the thread's slices, sorted */
+    uint32_t at, last; /* the run's head (advancing as it merges) and last slice */
+    size_t left;       /* slices not merged yet */
 } run;
 
 /* Runs by their first slice (CTX: the slices). */
 static int run_cmp(const void *pa, const void *pb, void *ctx) {
     const run *a = pa, *b = pb;
     const cslice *v = ctx;
-    int c = sl_cmp(&v[a->lo], &v[b->lo]);
-    return c ? c : (a->lo > b->lo) - (a->lo < b->lo);
+    int c = sl_cmp(&v[a->at], &v[b->at]);
+    return c ? c : (a->at > b->at) - (a->at < b->at);
 }
 
-/* Whether run A's head comes before run B's (ties: the earlier run, so the merge is stable). */
+/* Whether run A's head comes before run B's (ties: the earlier slice, so the merge is stable). */
 static inline bool head_less(const cslice *v, const run *a, const run *b) {
-    int c = sl_cmp(&v[a->lo], &v[b->lo]);
-    return c < 0 || (c == 0 && a->lo < b->lo);
+    int c = sl_cmp(&v[a->at], &v[b->at]);
+    return c < 0 || (c == 0 && a->at < b->at);
 }
 
 static void heap_down(const cslice *v, run *h, size_t k, size_t i) {
@@ -245,100 +269,100 @@ static void heap_down(const cslice *v, run *h, size_t k, size_t i) {
     }
 }
 
-/* Merges runs R[0, K) of V into OUT: a binary heap of the runs by their heads (K compares
- * per slice would dominate with the tens of runs of a long capture). */
-static void merge_runs(const cslice *v, run *r, size_t k, opscope_cpu_op_rec *out) {
+/* Merges runs R[0, K) of V (linked through NEXT) into OUT: a binary heap of the runs by their
+ * heads (K compares per slice would dominate with the tens of runs of a long capture). */
+static void merge_runs(const cslice *v, const uint32_t *next, run *r, size_t k, opscope_cpu_op_rec *out) {
     for (size_t i = k / 2; i-- > 0;) heap_down(v, r, k, i);
     while (k) {
-        rec_of(out++, &v[r[0].lo++]);
-        if (r[0].lo == r[0].hi) r[0] = r[--k];
+        rec_of(out++, &v[r[0].at]);
+        if (--r[0].left) r[0].at = next[r[0].at];
+        else r[0] = r[--k];
         heap_down(v, r, k, 0);
     }
 }
 
-/* One thread's slices V[0, N) (input order) as records in OUT, sorted. Kineto writes each
- * category of a thread in time order, so a thread is a few sorted runs (cpu_op, runtime,
- * user_annotation...), and a file made of several captures repeats them later in time: the
- * runs, ordered by their first slice, fall into groups that overlap in time, each merged in
- * one pass; a group of more than MAX_RUNS runs (unordered input) sends the thread to
- * opscope_sort. 0, or -1 when out of memory. */
-static int thread_records(cslice *v, size_t n, opscope_cpu_op_rec *out) {
+static int slice_qcmp(const void *a, const void *b) { return sl_cmp(a, b); }
+
+/* One thread's slices (T: linked through NEXT, in input order) as records in OUT, sorted.
+ * Kineto writes each category of a thread in time order, so a thread is a few sorted runs
+ * (cpu_op, runtime, user_annotation...), and a file made of several captures repeats them
+ * later in time: the runs, ordered by their first slice, fall into groups that overlap in
+ * time, each merged in one pass; a group of more than MAX_RUNS runs (unordered input) sends
+ * the thread to opscope_sort. 0, or -1 when out of memory. */
+static int thread_records(const cslice *v, const uint32_t *next, const tlist *t, opscope_cpu_op_rec *out) {
     OPSCOPE_VEC(run) r = {0};
-    size_t lo = 0;
-    for (size_t i = 1; i <= n; i++)
-        if (i == n || sl_cmp(&v[i - 1], &v[i]) > 0) {
-            if (OPSCOPE_VEC_PUSH(r, ((run){lo, i}))) return -1;
-            lo = i;
+    run cur = {t->head, t->head, 1};
+    for (uint32_t i = t->head; next[i] != NONE; i = next[i]) {
+        if (sl_cmp(&v[i], &v[next[i]]) > 0) {
+            if (OPSCOPE_VEC_PUSH(r, cur)) return -1;
+            cur = (run){next[i], next[i], 0};
         }
-    opscope_sort_r(r.v, r.n, sizeof *r.v, run_cmp, v);
-    bool sorted = true;
-    for (size_t g = 0; g < r.n && sorted;) { /* groups of runs that overlap in time */
-        size_t h = g + 1, last = r.v[g].hi - 1;
-        while (h < r.n && sl_cmp(&v[r.v[h].lo], &v[last]) < 0) {
-            if (sl_cmp(&v[r.v[h].hi - 1], &v[last]) > 0) last = r.v[h].hi - 1;
+        cur.last = next[i];
+        cur.left++;
+    }
+    if (OPSCOPE_VEC_PUSH(r, cur)) return -1;
+    opscope_sort_r(r.v, r.n, sizeof *r.v, run_cmp, (void *)v);
+    bool merge = true;
+    for (size_t g = 0; g < r.n && merge;) { /* groups of runs that overlap in time */
+        size_t h = g + 1;
+        uint32_t last = r.v[g].last;
+        while (h < r.n && sl_cmp(&v[r.v[h].at], &v[last]) < 0) {
+            if (sl_cmp(&v[r.v[h].last], &v[last]) > 0) last = r.v[h].last;
             h++;
         }
-        sorted = h - g <= MAX_RUNS;
+        merge = h - g <= MAX_RUNS;
         g = h;
     }
-    if (!sorted) {
-        opscope_sort(v, n, sizeof *v, sl_qcmp);
-        for (size_t i = 0; i < n; i++) rec_of(&out[i], &v[i]);
+    if (!merge) {
+        cslice *tmp = malloc(t->n * sizeof *tmp);
+        if (!tmp) {
+            free(r.v);
+            return -1;
+        }
+        size_t j = 0;
+        for (uint32_t i = t->head; i != NONE; i = next[i]) tmp[j++] = v[i];
+        opscope_sort(tmp, j, sizeof *tmp, slice_qcmp);
+        for (size_t x = 0; x < j; x++) rec_of(&out[x], &tmp[x]);
+        free(tmp);
         free(r.v);
         return 0;
     }
     for (size_t g = 0; g < r.n;) {
-        size_t h = g + 1, last = r.v[g].hi - 1, at = 0;
-        while (h < r.n && sl_cmp(&v[r.v[h].lo], &v[last]) < 0) {
-            if (sl_cmp(&v[r.v[h].hi - 1], &v[last]) > 0) last = r.v[h].hi - 1;
+        size_t h = g + 1, n = r.v[g].left;
+        uint32_t last = r.v[g].last;
+        while (h < r.n && sl_cmp(&v[r.v[h].at], &v[last]) < 0) {
+            if (sl_cmp(&v[r.v[h].last], &v[last]) > 0) last = r.v[h].last;
+            n += r.v[h].left;
             h++;
         }
-        for (size_t i = g; i < h; i++) at += r.v[i].hi - r.v[i].lo;
-        merge_runs(v, r.v + g, h - g, out);
-        out += at;
+        merge_runs(v, next, r.v + g, h - g, out);
+        out += n;
         g = h;
     }
     free(r.v);
     return 0;
 }
 
-/* The records, by thread (a counting sort on the dense thread index, stable) and in each
- * thread by start, longest first. The slices are freed. */
+/* The records, by thread index and in each thread by start, longest first, straight from the
+ * slices (no copy of them: each thread's are linked as they came). The slices are freed. */
 static int sort_records(opscope_cpu_ops_t *c) {
     size_t n = c->sl.n;
-    uint32_t max_thr = 0;
-    for (size_t i = 0; i < n; i++)
-        if (SL_THREAD(&c->sl.v[i]) > max_thr) max_thr = SL_THREAD(&c->sl.v[i]);
-    size_t *at = calloc((size_t)max_thr + 2, sizeof *at);
-    cslice *by = malloc((n ? n : 1) * sizeof *by);
-    if (!at || !by) {
-        free(at);
-        free(by);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) at[SL_THREAD(&c->sl.v[i]) + 1]++;
-    for (size_t t = 0; t <= max_thr; t++) at[t + 1] += at[t];
-    for (size_t i = 0; i < n; i++) by[at[SL_THREAD(&c->sl.v[i])]++] = c->sl.v[i];
-    free(at);
-    free(c->sl.v);
-    c->sl.v = NULL;
-    c->sl.n = c->sl.cap = 0;
     opscope_cpu_op_rec *r = malloc((n ? n : 1) * sizeof *r);
-    if (!r) {
-        free(by);
-        return -1;
-    }
-    for (size_t i = 0; i < n;) {
-        size_t j = i + 1;
-        while (j < n && SL_THREAD(&by[j]) == SL_THREAD(&by[i])) j++;
-        if (thread_records(by + i, j - i, r + i)) {
-            free(by);
+    if (!r) return -1;
+    size_t at = 0;
+    for (size_t t = 0; t < c->tl.n; t++) {
+        if (!c->tl.v[t].n) continue;
+        if (thread_records(c->sl.v, c->next.v, &c->tl.v[t], r + at)) {
             free(r);
             return -1;
         }
-        i = j;
+        at += c->tl.v[t].n;
     }
-    free(by);
+    free(c->sl.v);
+    free(c->next.v);
+    c->sl.v = NULL;
+    c->next.v = NULL;
+    c->sl.n = c->sl.cap = c->next.n = c->next.cap = 0;
     c->res.recs = r;
     c->res.n_recs = n;
     return 0;
@@ -503,7 +527,9 @@ static int records_sum(opscope_cpu_ops_t *c, gtab *bys) {
         if (!i || res->recs[i].thread != res->recs[i - 1].thread) nt++;
     res->threads = calloc(nt ? nt : 1, sizeof *res->threads);
     if (!res->threads) return -1;
-    opscope_cpu_op_group *last = NULL;
+    uint32_t *hint = malloc((c->cls.n ? c->cls.n : 1) * sizeof *hint); /* per name: a group */
+    if (!hint) return -1;
+    for (size_t i = 0; i < c->cls.n; i++) hint[i] = NONE;
     size_t cur = 0;
     for (size_t i = 0; i < res->n_recs; i++) {
         opscope_cpu_op_rec *r = &res->recs[i];
@@ -530,14 +556,22 @@ static int records_sum(opscope_cpu_ops_t *c, gtab *bys) {
             res->steps[r->step].records++;
             res->steps[r->step].self_ns += r->self_ns;
         }
+        /* the group: the last one of this name when its shape is the same (an op's calls
+         * mostly repeat their shapes), else through the table */
         gkey k = {group_name(c, r->name), r->dims, r->types};
-        if (!last || last->name != k.name || last->dims != k.dims || last->types != k.types) {
-            last = g_find(bys, k, r->kind);
-            if (!last) return -1;
+        uint32_t gi = hint[k.name];
+        if (gi == NONE || bys->v[gi].dims != k.dims || bys->v[gi].types != k.types) {
+            const opscope_cpu_op_group *g = g_find(bys, k, r->kind);
+            if (!g) goto fail;
+            gi = hint[k.name] = (uint32_t)(g - bys->v);
         }
-        g_add(last, r);
+        g_add(&bys->v[gi], r);
     }
+    free(hint);
     return 0;
+fail:
+    free(hint);
+    return -1;
 }
 
 /* By name from the groups by name and shape: its shape is the one with the most self time. */

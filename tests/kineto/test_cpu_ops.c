@@ -8,6 +8,8 @@
 #include "model/strtab.h"
 #include "test.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int nop_rec(void *ud, const opscope_record *r) {
@@ -137,6 +139,38 @@ static int test_order(void) {
     return 0;
 }
 
+static int test_many_runs(void) {
+    /* 5,000 sorted runs that interleave (starts j, j + 5000 for each j): more than the merge
+     * takes at once, so the thread goes to a comparison sort; and 3,000 runs in reverse
+     * order that do not interleave on a second thread (merged run by run) */
+    size_t cap = 1 << 20, n = 0;
+    char *t = malloc(cap);
+    ASSERT_NOT_NULL(t);
+    n += (size_t)snprintf(t + n, cap - n, "{\"schemaVersion\":1,\"traceEvents\":[");
+    for (int j = 0; j < 5000; j++)
+        n += (size_t)snprintf(t + n, cap - n,
+                              "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":0.5},"
+                              "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":0.5}",
+                              j ? "," : "", j, j + 5000);
+    for (int j = 3000; j-- > 0;)
+        n += (size_t)snprintf(t + n, cap - n,
+                              ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"pid\":1,\"tid\":2,\"ts\":%d,\"dur\":0.5}", j);
+    snprintf(t + n, cap - n, "]}");
+    opscope_kineto_t *k;
+    opscope_strtab_t *names;
+    ASSERT_EQ_INT(read_trace(t, &k, &names), 0);
+    free(t);
+    const opscope_cpu_ops_results *r = opscope_cpu_ops_results_get(opscope_kineto_cpu_ops(k));
+    ASSERT_EQ_U64(r->n_recs, 13000);
+    for (size_t i = 1; i < r->n_recs; i++)
+        ASSERT_TRUE(r->recs[i - 1].thread < r->recs[i].thread ||
+                    (r->recs[i - 1].thread == r->recs[i].thread && r->recs[i - 1].start_ns < r->recs[i].start_ns));
+    ASSERT_EQ_U64(r->self_ns, 13000 * 500); /* nothing nests: every slice is its own time */
+    opscope_kineto_free(k);
+    opscope_strtab_free(names);
+    return 0;
+}
+
 static int test_training_phases(void) {
     /* step [0,100): data [0,10), forward op [10,30), backward [30,70) with an op inside,
      * Optimizer.step [70,90) with an op inside; the step's own 10 us has no phase */
@@ -188,4 +222,4 @@ static int test_legacy(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_nesting), TEST(test_order), TEST(test_training_phases), TEST(test_legacy))
+TEST_MAIN(TEST(test_nesting), TEST(test_order), TEST(test_many_runs), TEST(test_training_phases), TEST(test_legacy))
