@@ -120,6 +120,8 @@ def main():
     train(outdir, "b32", 32, False)
     train(outdir, "bf16", 8, True)
     dist.destroy_process_group()
+    if os.path.exists(store):
+        os.remove(store)
     for p in sys.argv[2:]:
         shipped_ka(p, outdir)
     print("torch", torch.__version__, "traces in", outdir)
