@@ -8,6 +8,7 @@
  */
 #include "analyze/diff.h"
 #include "analyze/diff_cpu_kernels.h"
+#include "analyze/cpu_ops.h"
 #include "util/vec.h"
 #include "analyze/derived.h"
 #include "util/hash.h"
@@ -26,6 +27,7 @@
 #define NONE32 UINT32_MAX
 #define CPU_FROM_OP (UINT32_MAX - 1) /* ggml records: the node's op stands for the CPU op */
 #define PHASE_UNKNOWN 255             /* the graph's first MUL_MAT has not come yet */
+#define PHASE_DATA 254                /* CPU-op records: data loading (no kernel phase) */
 #define MAX_RUN 8
 #define MAX_RUNS 65536
 #define MAX_PENDING 65536
@@ -199,6 +201,9 @@ struct opscope_diff_side {
     size_t *kernel_at;            /* per final group: its first entry in kernels (n_final + 1) */
     bool merge_backends;
     bool failed, attributed;
+    /* a CPU-only trace's CPU-op record being added (add_cpu_records): its key parts */
+    bool feed;
+    uint32_t feed_cpu, feed_work, feed_phase;
 };
 
 /* ---------------------------------------------------------------------------------------- */
@@ -815,6 +820,12 @@ static int side_record(void *ud, const opscope_record *rec) {
             k.cat = id + 1;
         }
     }
+    if (s->feed) { /* a CPU-op record (add_cpu_records): it is its own CPU op */
+        if (keys & OPSCOPE_DIFF_KEY_CPU_OP) k.cpu = s->feed_cpu;
+        if (keys & OPSCOPE_DIFF_KEY_PHASE) k.phase = s->feed_phase;
+        if (work_pairs(s)) k.work = s->feed_work + 1;
+        return add(s, &k, d, NO_GRAPH, ws);
+    }
     if (rec->category && s->defer) { /* CPU op, layer and phase come from the trace analysis */
         s->pend_key = k;
         s->pend_dur = d;
@@ -1137,6 +1148,7 @@ static const char *phase_text(uint32_t p) {
     case OPSCOPE_KINETO_PHASE_FORWARD: return "forward";
     case OPSCOPE_KINETO_PHASE_BACKWARD: return "backward";
     case OPSCOPE_KINETO_PHASE_OPTIMIZER: return "optimizer";
+    case PHASE_DATA: return "data_loading";
     default: return "none";
     }
 }
@@ -1198,6 +1210,56 @@ static int group_kernels(opscope_diff_side_t *s, katom *a, size_t n) {
     return 0;
 }
 
+/* The CPU-op phase as the diff's phase key (none, forward, backward, optimizer; data loading
+ * has no kernel phase of its own and is named apart). */
+static uint32_t cpu_phase_key(int p) {
+    switch (p) {
+    case OPSCOPE_CPU_PHASE_FORWARD: return OPSCOPE_KINETO_PHASE_FORWARD;
+    case OPSCOPE_CPU_PHASE_BACKWARD: return OPSCOPE_KINETO_PHASE_BACKWARD;
+    case OPSCOPE_CPU_PHASE_OPTIMIZER: return OPSCOPE_KINETO_PHASE_OPTIMIZER;
+    case OPSCOPE_CPU_PHASE_DATA: return PHASE_DATA;
+    default: return OPSCOPE_KINETO_PHASE_NONE;
+    }
+}
+
+/* A trace without GPU activity: its CPU-op records (analyze/cpu_ops.h) are the side's records,
+ * each with its self time (so the side's total counts every instant of a thread once), on
+ * one backend "CPU", grouped as kernels are: by the op and its input dims (work pairs), by
+ * name, category (cpu_op, user_annotation...), CPU op, phase. The noise model is the same:
+ * per-call durations of each atom. Returns 0, or -1 when out of memory. */
+static int add_cpu_records(opscope_diff_side_t *s) {
+    const opscope_cpu_ops_t *c = opscope_kineto_cpu_ops(s->kin);
+    const opscope_cpu_ops_results *r = opscope_cpu_ops_results_get(c);
+    if (!r->n_recs || opscope_kineto_n_gpu(s->kin)) return 0;
+    const opscope_strtab_t *names = opscope_kineto_names(s->kin);
+    opscope_backend b = {0, "CPU", "CPU", OPSCOPE_DEVICE_CPU, NULL};
+    if (side_backend(s, &b)) return -1;
+    work_cache wc = {NONE32, NONE32, NONE32};
+    bool defer = s->defer;
+    s->defer = false;
+    s->feed = true;
+    int rc = 0;
+    opscope_record rec;
+    for (size_t i = 0; i < r->n_recs && !rc; i++) {
+        const opscope_cpu_op_rec *x = &r->recs[i];
+        const char *label = opscope_cpu_ops_label(c, x->name);
+        opscope_record_init(&rec);
+        rec.type = OPSCOPE_RECORD_OP;
+        rec.name = label;
+        rec.category = opscope_cpu_kind_name(x->kind);
+        rec.backend_id = 0;
+        rec.start_ns = (uint64_t)x->start_ns;
+        rec.duration_ns = x->self_ns;
+        s->feed_cpu = intern_id(s, label, strlen(label));
+        s->feed_work = s->feed_cpu != NONE32 ? work_id(s, &wc, s->feed_cpu, x->dims, names) : NONE32;
+        s->feed_phase = cpu_phase_key(x->phase);
+        rc = s->feed_work == NONE32 || side_record(s, &rec) ? -1 : 0;
+    }
+    s->feed = false;
+    s->defer = defer;
+    return rc;
+}
+
 typedef struct fine_set fine_set;
 static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fine_set *lumped);
 
@@ -1207,6 +1269,7 @@ int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
     if (s->kin) {
         s->totals.iterations = opscope_kineto_get_results(s->kin)->n_iterations;
         if (opscope_kineto_n_gpu(s->kin) && attribute_kineto(s)) return -1;
+        if (add_cpu_records(s)) return -1;
         s->attributed = s->defer && opscope_kineto_n_gpu(s->kin);
     }
     opscope_diff_totals *t = &s->totals;

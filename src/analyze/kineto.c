@@ -1,6 +1,8 @@
 /* kineto.c - Kineto trace analysis: links, phases, layers, stream breakdown (see kineto.h). */
 #include "analyze/kineto.h"
 #include "analyze/busy_runs.h"
+#include "analyze/busy.h"
+#include "analyze/cpu_ops.h"
 #include "util/vec.h"
 #include "util/hash.h"
 #include "util/hindex.h"
@@ -68,6 +70,8 @@ struct opscope_kineto {
     int keep_links;
     opscope_kineto_collector coll; /* what the reader sees of this collector */
     opscope_kineto_link *links; size_t n_links;
+    opscope_cpu_ops_t *cpu_ops;    /* every CPU slice as a record (analyze/cpu_ops.c) */
+    bool cpu_ops_cpu_only;         /* drop them at the first GPU activity */
     opscope_kineto_results res;
 };
 
@@ -89,6 +93,11 @@ opscope_kineto_t *opscope_kineto_new(opscope_strtab_t *names) {
     k->coll.add = collector_add;
     k->coll.info = &k->info;
     k->coll.names = names;
+    k->cpu_ops = opscope_cpu_ops_new(names);
+    if (!k->cpu_ops) {
+        free(k);
+        return NULL;
+    }
     return k;
 }
 
@@ -111,6 +120,7 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     free(k->res.steps);
     free(k->res.devices);
     free(k->steps.v);
+    opscope_cpu_ops_free(k->cpu_ops);
     free(k);
 }
 
@@ -120,6 +130,7 @@ void opscope_kineto_keep_links(opscope_kineto_t *k) {
     k->keep_links = 1;
     k->coll.want_links = 1;
 }
+void opscope_kineto_cpu_ops_without_gpu_only(opscope_kineto_t *k) { k->cpu_ops_cpu_only = true; }
 int opscope_kineto_wants_links(const opscope_kineto_t *k) { return k && k->keep_links; }
 const opscope_kineto_link *opscope_kineto_links(const opscope_kineto_t *k, size_t *n) {
     *n = k->n_links;
@@ -211,11 +222,13 @@ static int train_phase(opscope_kineto_t *k, uint32_t id, int annotation) {
 
 int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     int64_t end = ev->start_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
+    if (opscope_cpu_ops_add(k->cpu_ops, ev)) return -1;
     switch (ev->kind) {
     case OPSCOPE_KINETO_KERNEL:
     case OPSCOPE_KINETO_MEMCPY:
     case OPSCOPE_KINETO_MEMSET: {
         if (k->gpu.n >= UINT32_MAX) return -1; /* activity numbers are 32-bit */
+        if (!k->gpu.n && k->cpu_ops_cpu_only) opscope_cpu_ops_stop(k->cpu_ops);
         gpu_t g = {.start = ev->start_ns, .dur = ev->dur_ns > 0 ? ev->dur_ns : 0, .corr = ev->corr,
                    .ext = ev->ext, .device = (int32_t)ev->device, .stream = (int32_t)ev->stream,
                    .name = ev->name_id, .seq = (uint32_t)k->gpu.n, .cpu_op = NO_NAME, .cpu_dims = NO_NAME,
@@ -708,6 +721,12 @@ static int cpu_side_finish(opscope_kineto_t *k) {
             if (g[i].start < ws) ws = g[i].start;
             if (g[i].start + g[i].dur > we) we = g[i].start + g[i].dur;
         }
+    } else if (k->cpu.n) { /* a CPU-only trace without steps: its CPU ops' span */
+        ws = k->cpu.v[0].start;
+        for (size_t i = 0; i < k->cpu.n; i++) {
+            if (k->cpu.v[i].start < ws) ws = k->cpu.v[i].start;
+            if (k->cpu.v[i].end > we) we = k->cpu.v[i].end;
+        }
     }
     if (we < ws) we = ws;
     r->window_start_ns = (uint64_t)ws;
@@ -763,6 +782,7 @@ static int cpu_side_finish(opscope_kineto_t *k) {
     }
     r->cpu_bound = r->window_ns && r->n_devices && 2 * gpu_busy_max < r->window_ns &&
                    2 * r->cpu_top_ns > r->window_ns;
+    if (!n && k->cpu.n) r->cpu_bound = true; /* a CPU-only job: its CPU is all it runs on */
     return 0;
 }
 
@@ -1181,6 +1201,13 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
     if (layers_finish(k) || streams_finish(k) || cpu_side_finish(k)) goto done;
     if (!k->res.n_layers) layers_by_attention(k);
     if (k->res.n_layers && layers_fold(k)) goto done;
+    /* the CPU-op records, with the GPU time of the kernels each CPU op launched */
+    for (size_t i = 0; i < k->gpu.n; i++) {
+        const gpu_t *g = &k->gpu.v[i];
+        if (g->kind == OPSCOPE_KINETO_KERNEL && opscope_cpu_ops_add_gpu(k->cpu_ops, g->cpu_op, (uint64_t)g->dur))
+            goto done;
+    }
+    if (opscope_cpu_ops_finish(k->cpu_ops)) goto done;
     rc = 0;
 done:
     fin_free(&f);
@@ -1209,6 +1236,8 @@ void opscope_kineto_gpu_get(const opscope_kineto_t *k, size_t i, opscope_kineto_
 }
 
 size_t opscope_kineto_n_cpu_ops(const opscope_kineto_t *k) { return k->cpu.n; }
+
+const opscope_cpu_ops_t *opscope_kineto_cpu_ops(const opscope_kineto_t *k) { return k->cpu_ops; }
 
 void opscope_kineto_cpu_op_get(const opscope_kineto_t *k, size_t i, opscope_kineto_cpu_op *out) {
     const iv_t *c = &k->cpu.v[i];

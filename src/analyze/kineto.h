@@ -47,6 +47,10 @@ void opscope_kineto_keep_links(opscope_kineto_t *k);
 /* Keeps CPU ops' input dims (the diff's work pairs: opscope_kineto_gpu_info.cpu_dims); call
  * before the first event. The report does not need them and skips their parse. */
 void opscope_kineto_keep_dims(opscope_kineto_t *k);
+/* CPU-op records (opscope_kineto_cpu_ops) only for a trace without GPU activity: they are
+ * dropped at its first GPU activity (the diff, which compares kernels when there are any).
+ * Call before the first event. */
+void opscope_kineto_cpu_ops_without_gpu_only(opscope_kineto_t *k);
 /* Whether links are kept (the reader then also interns runtime call names). */
 int opscope_kineto_wants_links(const opscope_kineto_t *k);
 
@@ -138,7 +142,8 @@ typedef struct opscope_kineto_results {
     opscope_kineto_device_busy *devices; size_t n_devices; /* GPU busy/idle, by device id */
     uint64_t cpu_top_ns;       /* top-level CPU op time in the window: per thread the union of
                                   its cpu_op slices (nested ops count once), the busiest thread */
-    bool cpu_bound;            /* the busiest GPU idles over half the window while the busiest
+    bool cpu_bound;            /* a trace without GPU activity but with CPU ops; else the busiest
+                                  GPU idles over half the window while the busiest
                                   CPU thread runs ops over half of it */
 } opscope_kineto_results;
 
@@ -199,6 +204,11 @@ typedef struct opscope_kineto_cpu_op {
 } opscope_kineto_cpu_op;
 size_t opscope_kineto_n_cpu_ops(const opscope_kineto_t *k);
 void opscope_kineto_cpu_op_get(const opscope_kineto_t *k, size_t i, opscope_kineto_cpu_op *out);
+
+/* Every CPU slice of the trace as a record, nested per thread, with its self time, and their
+ * groups (analyze/cpu_ops.h); after finish. */
+typedef struct opscope_cpu_ops opscope_cpu_ops_t;
+const opscope_cpu_ops_t *opscope_kineto_cpu_ops(const opscope_kineto_t *k);
 
 /* The string table (for name ids in results). */
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k);

@@ -40,6 +40,8 @@ opscope_session_t *opscope_session_new(const opscope_session_opts *opts) {
     if (opts->kineto) {
         s->kineto_names = opscope_strtab_new();
         s->kineto = s->kineto_names ? opscope_kineto_new(s->kineto_names) : NULL;
+        /* the CPU-op records carry their input shapes and dtypes (analyze/cpu_ops.h) */
+        if (s->kineto) opscope_kineto_keep_dims(s->kineto);
     }
     return s;
 }

@@ -350,7 +350,11 @@ static int read_sides(const diff_args *a, input in[2], const char *const *paths[
             in[s].html = opscope_html_sink_new("-", paths[s][0], a->html_max_records, err);
         if (!in[s].side || !in[s].names || (one && !in[s].kin) || (a->html && !in[s].html))
             return set_nomem(err), -1;
-        if (in[s].kin) opscope_kineto_keep_dims(in[s].kin); /* work pairs: CPU ops with their dims */
+        if (in[s].kin) {
+            opscope_kineto_keep_dims(in[s].kin); /* work pairs: CPU ops with their dims */
+            /* CPU-op records are compared for CPU-only traces; with kernels, kernels are */
+            opscope_kineto_cpu_ops_without_gpu_only(in[s].kin);
+        }
         if (!(in[s].graphs = opscope_graphs_new())) return set_nomem(err), -1;
         opscope_diff_side_set_kineto(in[s].side, in[s].kin);
         for (size_t r = 0; r < a->n_in[s]; r++)

@@ -198,10 +198,14 @@ static void cpu_side_rows(opscope_out_t *w, const opscope_diff_t *d) {
         opscope_fmt_time(c, sizeof c, v[0][1] - v[0][0], true);
         opscope_out_printf(w, "  %-12s %14s %14s %14s %8.3fx\n", "Step (median)", a, b, c, v[0][1] / v[0][0]);
     }
-    opscope_out_printf(w, "  %-12s %13.1f%% %13.1f%% %+13.1f%%\n", "GPU idle", v[1][0], v[1][1], v[1][1] - v[1][0]);
+    bool gpu = r[0]->n_devices || r[1]->n_devices;
+    if (gpu) /* a CPU-only run has no GPU to idle */
+        opscope_out_printf(w, "  %-12s %13.1f%% %13.1f%% %+13.1f%%\n", "GPU idle", v[1][0], v[1][1], v[1][1] - v[1][0]);
     opscope_out_printf(w, "  %-12s %13.1f%% %13.1f%% %+13.1f%%  (top-level CPU op time of the window)\n",
                        "CPU ops", v[2][0], v[2][1], v[2][1] - v[2][0]);
-    if (r[0]->cpu_bound || r[1]->cpu_bound)
+    if (!gpu)
+        opscope_out_str(w, "  Both runs are CPU-only (no GPU activity): the groups are their CPU ops, by self time.\n");
+    else if (r[0]->cpu_bound || r[1]->cpu_bound)
         opscope_out_printf(w, "  %s CPU-bound: its GPU idles over half the time while the CPU runs ops.\n",
                            r[0]->cpu_bound && r[1]->cpu_bound ? "Both runs are" : r[0]->cpu_bound ? "BASE is" : "NEW is");
 }

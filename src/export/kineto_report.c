@@ -1,5 +1,6 @@
 /* kineto_report.c - plain-text Kineto section (see kineto_report.h). */
 #include "export/kineto_report.h"
+#include "export/cpu_ops_report.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -57,7 +58,7 @@ static void devices(opscope_out_t *w, const opscope_kineto_info *in) {
 /* Steps, GPU busy/idle per device and top-level CPU time over the window; CPU-bound or not. */
 static void cpu_side_text(opscope_out_t *w, const opscope_kineto_results *r) {
     if (!r->window_ns) return;
-    opscope_out_printf(w, "\nCPU side (%s: ", r->n_steps ? "the profiler steps" : "the GPU span");
+    opscope_out_printf(w, "\nCPU side (%s: ", r->n_steps ? "the profiler steps" : r->n_devices ? "the GPU span" : "the CPU ops' span");
     ms(w, r->window_ns, 0);
     opscope_out_str(w, " ms)\n");
     if (r->n_steps) {
@@ -80,8 +81,10 @@ static void cpu_side_text(opscope_out_t *w, const opscope_kineto_results *r) {
     ms(w, r->cpu_top_ns, 0);
     opscope_out_printf(w, " ms (%.1f%% of the window, busiest thread)%s\n",
                        100.0 * (double)r->cpu_top_ns / (double)r->window_ns,
-                       r->cpu_bound ? ": CPU-bound (the GPU idles over half the time while the "
-                                      "CPU runs ops)" : "");
+                       !r->cpu_bound ? ""
+                       : r->n_devices ? ": CPU-bound (the GPU idles over half the time while the "
+                                        "CPU runs ops)"
+                                      : ": CPU-bound (no GPU activity: a CPU-only job)");
 }
 
 /* The trace's platform, devices, event counts and input quirks. */
@@ -252,6 +255,7 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
     header_text(w, in);
     if (!r->kernels && !r->memcpy_n && !r->memset_n) {
         opscope_out_str(w, "  no GPU activity in this trace (CPU-only profile)\n");
+        cpu_side_text(w, r);
         return;
     }
     categories_text(w, r);
@@ -505,5 +509,7 @@ void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *
     opscope_out_str(w, "],\n");
     opscope_kineto_write_cpu_side(w, r);
     gaps_json(w, r);
-    opscope_out_str(w, "]}");
+    opscope_out_str(w, "]");
+    opscope_cpu_ops_report_write_json(w, k);
+    opscope_out_str(w, "}");
 }

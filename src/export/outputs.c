@@ -5,8 +5,10 @@
 #include "export/html.h"
 #include "export/json_export.h"
 #include "export/kineto_report.h"
+#include "export/cpu_ops_report.h"
 #include "export/sections.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,10 +57,20 @@ static int summary_finish(void *impl, opscope_session_t *s, opscope_error *err) 
         ro.filter_kept = f.kept;
         ro.filter_records = f.records;
     }
-    if (p->kind == OPSCOPE_SUMMARY_TEXT) opscope_text_write(p->w, opscope_session_stats(s), &ro);
-    else opscope_console_write(p->w, opscope_session_stats(s), &ro);
     const opscope_kineto_t *k = opscope_session_kineto(s);
+    /* a CPU-only trace leads with its CPU ops; the console leaves out the empty record
+     * summary (the text report keeps every section) */
+    const opscope_stats_t *st = opscope_session_stats(s);
+    bool cpu_first = k && opscope_cpu_ops_report_cpu_only(k) && (!st || !opscope_stats_totals(st)->n_records);
+    size_t cpu_top = p->kind == OPSCOPE_SUMMARY_TEXT ? SIZE_MAX : ro.top_ops;
+    if (cpu_first) {
+        opscope_out_printf(p->w, "opscope report: %s (CPU-only PyTorch profiler trace)\n", ro.source ? ro.source : "-");
+        opscope_cpu_ops_report_write(p->w, k, cpu_top, ro.by_shape);
+    }
+    if (p->kind == OPSCOPE_SUMMARY_TEXT) opscope_text_write(p->w, st, &ro);
+    else if (!cpu_first) opscope_console_write(p->w, st, &ro);
     if (k) opscope_kineto_report_write(p->w, k);
+    if (k && !cpu_first) opscope_cpu_ops_report_write(p->w, k, cpu_top, ro.by_shape);
     opscope_rpc_t *rpc = opscope_session_rpc(s);
     if (rpc && p->rpc_rows) opscope_rpc_write_text(p->w, rpc, p->rpc_rows);
     return 0;

@@ -80,22 +80,27 @@ typedef struct opscope_kineto_event {
     uint32_t name_id;          /* id in the collector's string table */
     opscope_kernel_category kcat; /* GPU activities */
     uint64_t thread;           /* (pid, tid) key of the CPU thread; stream key for GPU */
-    int64_t device, stream;    /* GPU activities: pid and tid */
+    int64_t device, stream;    /* pid and tid (GPU activities: device and stream) */
     int64_t start_ns, dur_ns;
     int64_t corr;              /* args.correlation (or flow id), -1 when absent */
     int64_t ext;               /* args["External id"], -1 when absent */
     uint64_t bytes;
     uint64_t record;           /* GPU activities: ordinal (0-based) of the record the reader
                                   emitted for it, UINT64_MAX when none (links only) */
-    uint32_t dims_id;          /* CPU ops: args["Input Dims"] as text, "[4096,768]x[768,50257]"
-                                  (scalars left out), name id; UINT32_MAX when none */
+    uint32_t dims_id;          /* CPU ops and annotations: args["Input Dims"] as text,
+                                  "[4096,768]x[768,50257]" (scalars left out), name id;
+                                  UINT32_MAX when none */
+    uint32_t types_id;         /* CPU ops and annotations: args["Input type"] as text,
+                                  "float,c10::BFloat16" ("" entries left out), name id;
+                                  UINT32_MAX when none (read with want_dims only) */
 } opscope_kineto_event;
 
 /*
  * A consumer of the reader's events. ADD keeps what EV's kind needs (0, or -1 when out of
  * memory); INFO is filled in place by the reader; NAMES gives the events' name ids;
- * WANT_LINKS non-zero asks the reader to intern runtime call names too (kernel links);
- * WANT_DIMS to read CPU ops' args["Input Dims"] (else their dims_id is UINT32_MAX).
+ * runtime call names are always interned (they are CPU-op records, analyze/cpu_ops.h);
+ * WANT_LINKS non-zero asks for the kernel links' extras; WANT_DIMS to read CPU ops' and
+ * annotations' args["Input Dims"] and ["Input type"] (else dims_id, types_id are UINT32_MAX).
  */
 typedef struct opscope_kineto_collector {
     void *ud;

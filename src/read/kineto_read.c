@@ -53,6 +53,7 @@ typedef struct kev {
     int has_args_name;
     uint32_t dims_id;   /* args["Input Dims"] as text ("[4096,768]x[768,50257]"), interned;
                            UINT32_MAX when absent or all scalars */
+    uint32_t types_id;  /* args["Input type"] as text ("float,float"), interned; or UINT32_MAX */
 } kev;
 
 typedef struct thr_ent { uint64_t pid, tid; } thr_ent;
@@ -517,13 +518,12 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
         if (th < 0) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         ke.thread = (uint64_t)th;
         ke.device = e->pid.i;
-        if (e->cat != KC_RUNTIME || s->want_links) {
-            ke.name_id = e->name_id != UINT32_MAX ? e->name_id : intern_name(s, name, name_len);
-            if (ke.name_id == UINT32_MAX) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
-        } else {
-            ke.name_id = UINT32_MAX; /* runtime names are only needed for the links */
-        }
-        ke.dims_id = e->cat == KC_CPU_OP ? e->dims_id : UINT32_MAX;
+        ke.stream = e->tid.i; /* the thread's own id (-1 for a string tid) */
+        /* every CPU slice is a CPU-op record (analyze/cpu_ops.h): runtime calls too */
+        ke.name_id = e->name_id != UINT32_MAX ? e->name_id : intern_name(s, name, name_len);
+        if (ke.name_id == UINT32_MAX) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+        ke.dims_id = e->cat == KC_CPU_OP || e->cat == KC_ANNOT ? e->dims_id : UINT32_MAX;
+        ke.types_id = e->cat == KC_CPU_OP || e->cat == KC_ANNOT ? e->types_id : UINT32_MAX;
         ke.kind = e->cat == KC_CPU_OP ? OPSCOPE_KINETO_CPU_OP
                   : e->cat == KC_PYTHON ? OPSCOPE_KINETO_PYTHON
                   : e->cat == KC_ANNOT ? OPSCOPE_KINETO_ANNOTATION
@@ -655,6 +655,27 @@ nomem:
     return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
 }
 
+/* args["Input type"] (after its '['): one string per input ("float", "c10::BFloat16", ""
+ * for a non-tensor), written joined by ',' with empty ones left out; into E->types_id. */
+static int parse_types(kr *s, kev *e) {
+    opscope_json_token t;
+    s->dlen = 0;
+    for (;;) {
+        if (next(s, &t)) return -1;
+        if (t.type == OPSCOPE_JSON_ARR_END) break;
+        if (t.type == OPSCOPE_JSON_OBJ_BEGIN || t.type == OPSCOPE_JSON_ARR_BEGIN) {
+            if (skip(s, &t)) return -1;
+            continue;
+        }
+        if (t.type != OPSCOPE_JSON_STRING || !t.len || s->dlen >= DIMS_MAX) continue;
+        if ((s->dlen && dims_put(s, ",", 1)) || dims_put(s, t.str, t.len))
+            return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+    }
+    if (!s->dlen || !s->an) return 0;
+    e->types_id = intern_name(s, s->dbuf, s->dlen);
+    return e->types_id == UINT32_MAX ? kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory") : 0;
+}
+
 static int parse_args(kr *s, kev *e) {
     opscope_json_token t;
     for (;;) {
@@ -674,7 +695,10 @@ static int parse_args(kr *s, kev *e) {
             else if (KEY(&t, "stream")) which = 6;
             break;
         case 9: if (KEY(&t, "direction")) which = 1; break;
-        case 10: if (KEY(&t, "Input Dims")) which = 9; break;
+        case 10:
+            if (KEY(&t, "Input Dims")) which = 9;
+            else if (KEY(&t, "Input type")) which = 10;
+            break;
         case 11:
             if (KEY(&t, "correlation")) which = 7;
             else if (KEY(&t, "External id") || KEY(&t, "external id")) which = 8;
@@ -684,6 +708,10 @@ static int parse_args(kr *s, kev *e) {
         if (next(s, &t)) return -1;
         if (which == 9 && t.type == OPSCOPE_JSON_ARR_BEGIN && s->want_dims) {
             if (parse_dims(s, e)) return -1;
+            continue;
+        }
+        if (which == 10 && t.type == OPSCOPE_JSON_ARR_BEGIN && s->want_dims) {
+            if (parse_types(s, e)) return -1;
             continue;
         }
         if (t.type == OPSCOPE_JSON_OBJ_BEGIN || t.type == OPSCOPE_JSON_ARR_BEGIN) {
@@ -731,6 +759,7 @@ static void kev_reset(kev *e) {
     memset(e, 0, sizeof *e);
     e->name_id = UINT32_MAX;
     e->dims_id = UINT32_MAX;
+    e->types_id = UINT32_MAX;
     e->id = e->corr = e->ext = e->bytes = e->device = e->stream = -1;
 }
 
@@ -847,10 +876,19 @@ static int on_metadata(kr *s, kev *e) {
     return 0;
 }
 
+/* torch's legacy profiler (EventList.export_chrome_trace: the autograd profiler's events, or
+ * a torch before Kineto) writes CPU ops without a category on the string pid "CPU functions":
+ * they are CPU ops (nested per thread), not generic slices summed whole. */
+static int legacy_cpu(kr *s, const idv *pid) {
+    const char *p = opscope_strtab_get(s->names, (uint32_t)(pid->key & ~STR_KEY));
+    return p && !strcmp(p, "CPU functions");
+}
+
 static int on_event(kr *s, kev *e) {
     opscope_kineto_info *in = s->info;
     in->n_events++;
     if (e->frac_ts) in->n_float_ts++;
+    if (e->cat == KC_NONE && e->pid.is_str && legacy_cpu(s, &e->pid)) e->cat = KC_CPU_OP;
     if (e->cat != KC_UNKNOWN && e->cat != KC_NONE) in->is_kineto = 1;
     switch (e->ph) {
     case 'X': return slice(s, e, s->nbuf, e->name_len);
