@@ -156,8 +156,21 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* A lone directory none of whose files was read as a trace or summary (a folder of ggml
+ * profiles, say): one line for it rather than one per file. Returns true when said. */
+static bool say_no_job(const job_pool *p, const char *const *inputs, int n) {
+    if (n != 1 || !opscope_cli_job_is_dir(inputs[0])) return false;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->slots[i].failed != 1 && p->slots[i].failed != 3) return false;
+    fprintf(stderr, "opscope: %s: a directory is read as a distributed job, and none of its %zu "
+                    "files is a PyTorch profiler (Kineto) trace or job summary; for one ggml "
+                    "profile, give its file\n", inputs[0], p->n);
+    return true;
+}
+
 /* Any failed read: its message; returns the exit status, or -1 when all were read. */
-static int check_reads(const job_pool *p) {
+static int check_reads(const job_pool *p, const char *const *inputs, int n) {
+    if (p->n && say_no_job(p, inputs, n)) return OPSCOPE_EXIT_INPUT;
     int st = -1;
     for (size_t i = 0; i < p->n; i++) {
         if (!p->slots[i].failed) continue;
@@ -254,7 +267,7 @@ int opscope_cli_job_load(const char *const *inputs, int n, int threads, opscope_
         s->p.progress = s->p.n > 1 && isatty(STDERR_FILENO);
         read_all(&s->p, t);
         s->ri = (opscope_job_read_info){.threads = t, .wall_s = now_s() - t0};
-        st = check_reads(&s->p);
+        st = check_reads(&s->p, inputs, n);
     }
     if (st < 0) {
         size_t m = 0;

@@ -416,11 +416,14 @@ static int test_detection(void) {
     ASSERT_EQ_INT(opscope_detect_format(t2, cut, 0, NULL), OPSCOPE_FORMAT_AUTO);
     ASSERT_EQ_INT(opscope_detect_format(t2, cut, 1, NULL), OPSCOPE_FORMAT_CHROME);
     ASSERT_EQ_INT(opscope_detect_format(t2, strlen(t2), 1, NULL), OPSCOPE_FORMAT_KINETO);
-    /* and a read of the truncated trace fails in the trace reader, at the end of the input */
+    /* a read of the truncated trace is read up to its last complete event (issue 30), as a
+       ggml profile cut short is; one cut before its events began fails at the end of the input */
     opscope_error te;
-    ASSERT_EQ_INT(opscope_read_buffer(t1, strlen(t1), "t.json", OPSCOPE_FORMAT_AUTO, NULL, &te), -1);
+    ASSERT_EQ_INT(opscope_read_buffer(t1, strlen(t1), "t.json", OPSCOPE_FORMAT_AUTO, NULL, &te), 0);
+    const char *t0 = "{\"schemaVersion\":1,\"traceEvents\"";
+    ASSERT_EQ_INT(opscope_read_buffer(t0, strlen(t0), "t.json", OPSCOPE_FORMAT_KINETO, NULL, &te), -1);
     ASSERT_EQ_INT(te.code, OPSCOPE_ERROR_SYNTAX);
-    ASSERT_EQ_U64(te.pos, strlen(t1));
+    ASSERT_EQ_U64(te.pos, strlen(t0));
     /* a Chrome-looking object reaches the trace reader (it yields its slices as records) */
     ASSERT_EQ_INT(read_doc("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"k\",\"cat\":\"c\",\"pid\":1,\"tid\":2,\"ts\":1.5,\"dur\":2}]}",
                            OPSCOPE_FORMAT_AUTO), 0);

@@ -531,8 +531,14 @@ def bad_inputs(opscope, work):
             check("llama-bench's results (-o %s)" % fmt in lines[0], "bad input %s: named (%r)" % (name, lines[0]))
         if name == "cut_before_first_record":
             check("before its first complete record" in lines[0], "bad input %s: said (%r)" % (name, lines[0]))
-    # a directory: one line that says so once, exit 2
-    p = run([opscope, "report", work])
+    # a directory is a distributed job (issue 31); one of ggml profiles only: one line that says
+    # so once, exit 2
+    gdir = os.path.join(work, "ggml_dir")
+    os.makedirs(gdir, exist_ok=True)
+    for i in range(3):
+        with open(os.path.join(gdir, "p%d.json" % i), "w") as f:
+            f.write(good)
+    p = run([opscope, "report", gdir])
     err = p.stderr.decode()
     check(p.returncode == 2 and err.count("\n") == 1 and err.count("directory") == 1 and "Is a directory" not in err,
           "a directory: exit %d, %r" % (p.returncode, err))
