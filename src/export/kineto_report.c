@@ -1,6 +1,8 @@
 /* kineto_report.c - plain-text Kineto section (see kineto_report.h). */
 #include "export/kineto_report.h"
 
+#include "export/critical_path_out.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,7 +495,7 @@ static void gaps_json(opscope_out_t *w, const opscope_kineto_results *r) {
     }
 }
 
-void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *k) {
+void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *k, const opscope_cpath_t *cp) {
     const opscope_kineto_info *in = opscope_kineto_get_info(k);
     const opscope_kineto_results *r = opscope_kineto_get_results(k);
     if (!in->is_kineto && !r->kernels && !in->n_cpu_ops) return; /* as the text section */
@@ -505,5 +507,7 @@ void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *
     opscope_out_str(w, "],\n");
     opscope_kineto_write_cpu_side(w, r);
     gaps_json(w, r);
-    opscope_out_str(w, "]}");
+    opscope_out_str(w, "]");
+    opscope_critical_path_write_json(w, cp);
+    opscope_out_str(w, "}");
 }
