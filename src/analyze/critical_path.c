@@ -14,12 +14,21 @@ enum { RT_NONE = 0, RT_CALL, RT_BLOCKING }; /* a CPU event: op, runtime call, bl
 enum { SY_CONTEXT = 0, SY_STREAM, SY_EVENT, SY_WAIT, SY_OTHER };
 enum { E_CPU = 0, E_DEP, E_BLOCK, E_GPU, E_LAUNCH, E_LAUNCH0, E_QUEUE, E_SYNC };
 
-typedef struct cpu_ev { int64_t start, end, corr; uint32_t thread; uint8_t rt; } cpu_ev;
+typedef struct cpu_ev {
+    int64_t start, end, corr;
+    uint32_t thread;        /* the chain it is in (the backward thread merged into the forward's) */
+    uint32_t lane;          /* its own thread */
+    uint8_t rt;
+} cpu_ev;
+
+/* The one thread whose CPU ops or annotations have a name with "forward" (or "autograd"):
+ * HTA chains the backward pass's thread into the forward's. */
+typedef struct only_thread { uint32_t thread; uint8_t seen, many; } only_thread;
 typedef struct gpu_ev {
     int64_t start, end, corr, launch; /* launch: start of its runtime call, INT64_MIN none */
-    int64_t device, stream;
-    uint64_t lane;
+    uint64_t lane;                     /* device << 32 | stream */
     int64_t rt;                        /* index of its runtime call in cpu (sorted), -1 none */
+    int64_t prev;                      /* the activity launched before it on its stream, -1 */
     uint8_t comm;
 } gpu_ev;
 typedef struct sync_ev { int64_t corr, wait_corr, device, stream, wait_stream, rt; uint8_t kind; } sync_ev;
@@ -31,6 +40,8 @@ struct opscope_cpath {
     OPSCOPE_VEC(gpu_ev) gpu;
     OPSCOPE_VEC(sync_ev) sync;
     OPSCOPE_VEC(uint8_t) name_rt;  /* per name id: 0 unknown, 1 + RT_* class */
+    OPSCOPE_VEC(uint8_t) name_pass; /* per name id: 0 unknown, 1 + (1: "forward", 2: "autograd") */
+    only_thread fwd, bwd;
     corr_ix *rt_by_corr; size_t n_rt;
     int prepared;
     opscope_critical_path *steps; size_t n_steps; /* opscope_cpath_run_steps */
@@ -72,6 +83,29 @@ static int runtime_class(opscope_cpath_t *c, uint32_t id, uint8_t *out) {
     return 0;
 }
 
+static void only_see(only_thread *o, uint32_t thread) {
+    if (!o->seen) *o = (only_thread){thread, 1, 0};
+    else if (o->thread != thread) o->many = 1;
+}
+
+/* Notes the thread of an op or annotation named "...forward..." or "...autograd...". */
+static int note_pass(opscope_cpath_t *c, uint32_t id, uint32_t thread) {
+    if (id == UINT32_MAX) return 0;
+    if (id >= c->name_pass.n) {
+        if (opscope_vec_reserve((void **)&c->name_pass.v, &c->name_pass.cap, (size_t)id + 1, 1, 256)) return -1;
+        memset(c->name_pass.v + c->name_pass.n, 0, (size_t)id + 1 - c->name_pass.n);
+        c->name_pass.n = (size_t)id + 1;
+    }
+    if (!c->name_pass.v[id]) {
+        const char *n = opscope_strtab_get(c->coll.names, id);
+        c->name_pass.v[id] = (uint8_t)(1 + (n && strstr(n, "forward") ? 1 : 0) + (n && strstr(n, "autograd") ? 2 : 0));
+    }
+    uint8_t f = (uint8_t)(c->name_pass.v[id] - 1);
+    if (f & 1) only_see(&c->fwd, thread);
+    if (f & 2) only_see(&c->bwd, thread);
+    return 0;
+}
+
 static uint64_t lane_of(int64_t device, int64_t stream) {
     return ((uint64_t)(uint32_t)device << 32) | (uint32_t)stream;
 }
@@ -83,16 +117,18 @@ static int keep(opscope_cpath_t *c, const opscope_kineto_event *ev) {
     case OPSCOPE_KINETO_RUNTIME: {
         if (ev->dur_ns <= 0) return 0; /* HTA leaves zero-length CPU events out */
         cpu_ev e = {ev->start_ns, end, ev->kind == OPSCOPE_KINETO_RUNTIME ? ev->corr : -1,
-                    (uint32_t)ev->thread, RT_NONE};
+                    (uint32_t)ev->thread, (uint32_t)ev->thread, RT_NONE};
         if (ev->kind == OPSCOPE_KINETO_RUNTIME && runtime_class(c, ev->name_id, &e.rt)) return -1;
+        if (ev->kind == OPSCOPE_KINETO_CPU_OP && note_pass(c, ev->name_id, e.thread)) return -1;
         return OPSCOPE_VEC_PUSH(c->cpu, e);
     }
+    case OPSCOPE_KINETO_ANNOTATION: return note_pass(c, ev->name_id, (uint32_t)ev->thread);
     case OPSCOPE_KINETO_KERNEL:
     case OPSCOPE_KINETO_MEMCPY:
     case OPSCOPE_KINETO_MEMSET: {
         if (ev->corr < 0) return 0;
-        gpu_ev g = {ev->start_ns, end, ev->corr, INT64_MIN, ev->device, ev->stream,
-                    lane_of(ev->device, ev->stream), -1, ev->kcat == OPSCOPE_KCAT_COMM};
+        gpu_ev g = {ev->start_ns, end, ev->corr, INT64_MIN, lane_of(ev->device, ev->stream), -1, -1,
+                    ev->kcat == OPSCOPE_KCAT_COMM};
         return OPSCOPE_VEC_PUSH(c->gpu, g);
     }
     case OPSCOPE_KINETO_SYNC: {
@@ -128,6 +164,7 @@ void opscope_cpath_free(opscope_cpath_t *c) {
     free(c->gpu.v);
     free(c->sync.v);
     free(c->name_rt.v);
+    free(c->name_pass.v);
     free(c->rt_by_corr);
     free(c->steps);
     free(c->hops);
@@ -179,9 +216,35 @@ static int cmp_sync_rt(const void *pa, const void *pb) {
     return (a->rt > b->rt) - (a->rt < b->rt);
 }
 
+static int cmp_lane(const void *pa, const void *pb, void *ctx) {
+    const gpu_ev *v = ctx;
+    uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
+    if (v[ia].lane != v[ib].lane) return v[ia].lane < v[ib].lane ? -1 : 1;
+    return (ia > ib) - (ia < ib); /* launch order: the array's */
+}
+
+/* Each activity's predecessor on its stream over the whole trace: whether the stream was
+ * empty when it was launched does not depend on the window (HTA's queue length is the full
+ * trace's too). */
+static int link_lanes(opscope_cpath_t *c) {
+    uint32_t *ix = malloc((c->gpu.n ? c->gpu.n : 1) * sizeof *ix);
+    if (!ix) return -1;
+    for (size_t i = 0; i < c->gpu.n; i++) ix[i] = (uint32_t)i;
+    opscope_sort_r(ix, c->gpu.n, sizeof *ix, cmp_lane, c->gpu.v);
+    for (size_t i = 1; i < c->gpu.n; i++)
+        if (c->gpu.v[ix[i]].lane == c->gpu.v[ix[i - 1]].lane) c->gpu.v[ix[i]].prev = ix[i - 1];
+    free(ix);
+    return 0;
+}
+
 static int prepare(opscope_cpath_t *c) {
     if (c->prepared) return 0;
-    opscope_sort(c->cpu.v, c->cpu.n, sizeof *c->cpu.v, cmp_cpu);
+    if (c->fwd.seen && c->bwd.seen && !c->fwd.many && !c->bwd.many && c->fwd.thread != c->bwd.thread)
+        for (size_t i = 0; i < c->cpu.n; i++)
+            if (c->cpu.v[i].thread == c->bwd.thread) c->cpu.v[i].thread = c->fwd.thread;
+    size_t unsorted = 0; /* traces mostly come in time order: no sort then */
+    for (size_t i = 1; i < c->cpu.n && !unsorted; i++) unsorted = cmp_cpu(&c->cpu.v[i - 1], &c->cpu.v[i]) > 0;
+    if (unsorted) opscope_sort(c->cpu.v, c->cpu.n, sizeof *c->cpu.v, cmp_cpu);
     size_t n = 0;
     for (size_t i = 0; i < c->cpu.n; i++) n += c->cpu.v[i].corr >= 0;
     c->rt_by_corr = malloc((n ? n : 1) * sizeof *c->rt_by_corr);
@@ -195,6 +258,7 @@ static int prepare(opscope_cpath_t *c) {
         g->launch = g->rt >= 0 ? c->cpu.v[g->rt].start : INT64_MIN;
     }
     opscope_sort(c->gpu.v, c->gpu.n, sizeof *c->gpu.v, cmp_gpu_launch);
+    if (link_lanes(c)) return -1;
     for (size_t i = 0; i < c->sync.n; i++) c->sync.v[i].rt = rt_of(c, c->sync.v[i].corr);
     opscope_sort(c->sync.v, c->sync.n, sizeof *c->sync.v, cmp_sync_rt);
     c->prepared = 1;
@@ -353,7 +417,9 @@ static int kernel_edges(graph *g, size_t j) {
     int has_rt = in_cpu(g, k->rt);
     int64_t launch = has_rt ? g->c->cpu.v[k->rt].start : INT64_MIN;
     int launched = 0;
-    if (has_rt && (!l || g->ts[l->node] < launch) && sync_end < launch) {
+    /* queued behind an activity launched before the window: neither edge, as HTA */
+    int queued = k->prev >= 0 && !in_gpu(g, k->prev) && g->c->gpu.v[k->prev].end >= launch;
+    if (has_rt && !queued && (!l || g->ts[l->node] < launch) && sync_end < launch) {
         if (add_edge(g, cpu_node(g, (size_t)k->rt, 0), s, E_LAUNCH)) return -1;
         launched = 1;
     } else if (l && g->ts[s] - g->ts[l->node] < 1500000 && sync_end < g->ts[l->node]) {
@@ -406,12 +472,12 @@ static int part_of(const graph *g, const edge *e) {
 static opscope_cpath_lane lane_at(const graph *g, uint32_t node) {
     opscope_cpath_lane l = {0, 0, -1, -1, -1, 0};
     if (node < 2 * g->nc) {
-        l.thread = g->c->cpu.v[g->c0 + node / 2].thread;
+        l.thread = g->c->cpu.v[g->c0 + node / 2].lane;
     } else {
         const gpu_ev *k = &g->c->gpu.v[g->g0 + (node - 2 * g->nc) / 2];
         l.gpu = 1;
-        l.device = k->device;
-        l.stream = k->stream;
+        l.device = (int32_t)(uint32_t)(k->lane >> 32);
+        l.stream = (int32_t)(uint32_t)k->lane;
         l.corr = k->corr;
         l.act_start = k->start;
     }
@@ -535,10 +601,12 @@ int opscope_critical_path_compute(opscope_cpath_t *c, int64_t start_ns, int64_t 
         opscope_cpath_lane a = lane_at(&g, e->src), b = lane_at(&g, e->dst);
         if (!hops || (a.gpu == b.gpu && a.thread == b.thread && a.device == b.device && a.stream == b.stream))
             continue;
-        opscope_cpath_hop *h = realloc(*hops, (*n_hops + 1) * sizeof **hops);
-        if (!h) goto out;
-        *hops = h;
-        h[(*n_hops)++] = (opscope_cpath_hop){g.ts[e->src], g.ts[e->dst], a, b, (uint8_t)part};
+        if (!(*n_hops & (*n_hops - 1))) { /* 0, 1, 2, 4...: room doubles */
+            opscope_cpath_hop *h = realloc(*hops, (*n_hops ? 2 * *n_hops : 16) * sizeof **hops);
+            if (!h) goto out;
+            *hops = h;
+        }
+        (*hops)[(*n_hops)++] = (opscope_cpath_hop){g.ts[e->src], g.ts[e->dst], a, b, (uint8_t)part};
     }
     out->gpu_ns = out->kernel_ns + out->comm_ns;
     rc = 0;
