@@ -560,6 +560,9 @@ static int build(graph *g, int64_t ws, int64_t we, size_t *s0, size_t *ns) {
         g->ts[2 * g->nc + 2 * j + 1] = c->gpu.v[g->g0 + j].end;
         g->sync_src[j] = -1;
     }
+    /* room for the usual edges at once: 2 per CPU event, 4 per GPU activity */
+    if (opscope_vec_reserve((void **)&g->e.v, &g->e.cap, 2 * g->nc + 4 * g->ng + 2 * *ns + 16, sizeof *g->e.v, 64))
+        return -1;
     if (cpu_edges(g)) return -1;
     return gpu_edges(g, *s0, *ns);
 }
