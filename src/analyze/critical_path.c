@@ -16,9 +16,8 @@ enum { E_CPU = 0, E_DEP, E_BLOCK, E_GPU, E_LAUNCH, E_LAUNCH0, E_QUEUE, E_SYNC };
 
 typedef struct cpu_ev {
     int64_t start, end, corr;
-    uint32_t thread;        /* the chain it is in (the backward thread merged into the forward's) */
-    uint32_t lane;          /* its own thread */
-    uint8_t rt;
+    uint32_t thread : 30;   /* its thread (the reader's dense index) */
+    uint32_t rt : 2;        /* RT_* */
 } cpu_ev;
 
 /* The one thread whose CPU ops or annotations have a name with "forward" (or "autograd"):
@@ -42,6 +41,7 @@ struct opscope_cpath {
     OPSCOPE_VEC(uint8_t) name_rt;  /* per name id: 0 unknown, 1 + RT_* class */
     OPSCOPE_VEC(uint8_t) name_pass; /* per name id: 0 unknown, 1 + (1: "forward", 2: "autograd") */
     only_thread fwd, bwd;
+    int merge_bwd;                 /* the backward thread's events chain into the forward's */
     corr_ix *rt_by_corr; size_t n_rt;
     int prepared;
     opscope_critical_path *steps; size_t n_steps; /* opscope_cpath_run_steps */
@@ -116,9 +116,10 @@ static int keep(opscope_cpath_t *c, const opscope_kineto_event *ev) {
     case OPSCOPE_KINETO_CPU_OP:
     case OPSCOPE_KINETO_RUNTIME: {
         if (ev->dur_ns <= 0) return 0; /* HTA leaves zero-length CPU events out */
+        uint8_t rt = RT_NONE;
+        if (ev->kind == OPSCOPE_KINETO_RUNTIME && runtime_class(c, ev->name_id, &rt)) return -1;
         cpu_ev e = {ev->start_ns, end, ev->kind == OPSCOPE_KINETO_RUNTIME ? ev->corr : -1,
-                    (uint32_t)ev->thread, (uint32_t)ev->thread, RT_NONE};
-        if (ev->kind == OPSCOPE_KINETO_RUNTIME && runtime_class(c, ev->name_id, &e.rt)) return -1;
+                    (uint32_t)ev->thread & 0x3fffffffu, rt};
         if (ev->kind == OPSCOPE_KINETO_CPU_OP && note_pass(c, ev->name_id, e.thread)) return -1;
         return OPSCOPE_VEC_PUSH(c->cpu, e);
     }
@@ -239,25 +240,22 @@ static int link_lanes(opscope_cpath_t *c) {
 
 static int prepare(opscope_cpath_t *c) {
     if (c->prepared) return 0;
-    if (c->fwd.seen && c->bwd.seen && !c->fwd.many && !c->bwd.many && c->fwd.thread != c->bwd.thread)
-        for (size_t i = 0; i < c->cpu.n; i++)
-            if (c->cpu.v[i].thread == c->bwd.thread) c->cpu.v[i].thread = c->fwd.thread;
-    size_t unsorted = 0; /* traces mostly come in time order: no sort then */
-    for (size_t i = 1; i < c->cpu.n && !unsorted; i++) unsorted = cmp_cpu(&c->cpu.v[i - 1], &c->cpu.v[i]) > 0;
-    if (unsorted) opscope_sort(c->cpu.v, c->cpu.n, sizeof *c->cpu.v, cmp_cpu);
+    c->merge_bwd = c->fwd.seen && c->bwd.seen && !c->fwd.many && !c->bwd.many && c->fwd.thread != c->bwd.thread;
+    /* traces come nearly in time order: their runs are merged */
+    opscope_sort_runs(c->cpu.v, c->cpu.n, sizeof *c->cpu.v, cmp_cpu);
     size_t n = 0;
     for (size_t i = 0; i < c->cpu.n; i++) n += c->cpu.v[i].corr >= 0;
     c->rt_by_corr = malloc((n ? n : 1) * sizeof *c->rt_by_corr);
     if (!c->rt_by_corr) return -1;
     for (size_t i = 0; i < c->cpu.n; i++)
         if (c->cpu.v[i].corr >= 0) c->rt_by_corr[c->n_rt++] = (corr_ix){c->cpu.v[i].corr, (int64_t)i};
-    opscope_sort(c->rt_by_corr, c->n_rt, sizeof *c->rt_by_corr, cmp_corr);
+    opscope_sort_runs(c->rt_by_corr, c->n_rt, sizeof *c->rt_by_corr, cmp_corr);
     for (size_t i = 0; i < c->gpu.n; i++) {
         gpu_ev *g = &c->gpu.v[i];
         g->rt = rt_of(c, g->corr);
         g->launch = g->rt >= 0 ? c->cpu.v[g->rt].start : INT64_MIN;
     }
-    opscope_sort(c->gpu.v, c->gpu.n, sizeof *c->gpu.v, cmp_gpu_launch);
+    opscope_sort_runs(c->gpu.v, c->gpu.n, sizeof *c->gpu.v, cmp_gpu_launch);
     if (link_lanes(c)) return -1;
     for (size_t i = 0; i < c->sync.n; i++) c->sync.v[i].rt = rt_of(c, c->sync.v[i].corr);
     opscope_sort(c->sync.v, c->sync.n, sizeof *c->sync.v, cmp_sync_rt);
@@ -305,30 +303,33 @@ static int add_edge(graph *g, uint32_t src, uint32_t dst, uint8_t type) {
     return OPSCOPE_VEC_PUSH(g->e, e);
 }
 
-static int cmp_thread(const void *pa, const void *pb, void *ctx) {
-    const cpu_ev *v = ctx;
-    const cpu_ev *a = &v[*(const uint32_t *)pa], *b = &v[*(const uint32_t *)pb];
-    if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
-    return (*(const uint32_t *)pa > *(const uint32_t *)pb) - (*(const uint32_t *)pa < *(const uint32_t *)pb);
-}
-
 /* Per thread, the call stack's order: enter (parent start or previous sibling's end ->
  * start), exit (last node -> end). Consecutive top-level events: a zero-weight dependency;
  * the inside of a blocking call: zero weight (waiting, not working). */
+static uint32_t chain_of(const opscope_cpath_t *c, uint32_t thread) {
+    return c->merge_bwd && thread == c->bwd.thread ? c->fwd.thread : thread;
+}
+
 static int cpu_edges(graph *g) {
     const cpu_ev *v = g->c->cpu.v;
     uint32_t *ord = malloc((g->nc ? g->nc : 1) * sizeof *ord), *stack = malloc((g->nc ? g->nc : 1) * sizeof *stack);
+    uint32_t max_th = 0, *at = NULL;
     int rc = -1;
     if (!ord || !stack) goto out;
-    for (size_t i = 0; i < g->nc; i++) ord[i] = (uint32_t)(g->c0 + i);
-    opscope_sort_r(ord, g->nc, sizeof *ord, cmp_thread, (void *)v); /* start order kept per thread */
+    for (size_t i = 0; i < g->nc; i++) max_th = v[g->c0 + i].thread > max_th ? v[g->c0 + i].thread : max_th;
+    if (g->c->merge_bwd && g->c->fwd.thread > max_th) max_th = g->c->fwd.thread;
+    at = calloc((size_t)max_th + 2, sizeof *at); /* by thread (dense ids), start order kept */
+    if (!at) goto out;
+    for (size_t i = 0; i < g->nc; i++) at[chain_of(g->c, v[g->c0 + i].thread) + 1]++;
+    for (uint32_t t = 0; t <= max_th; t++) at[t + 1] += at[t];
+    for (size_t i = 0; i < g->nc; i++) ord[at[chain_of(g->c, v[g->c0 + i].thread)]++] = (uint32_t)(g->c0 + i);
     size_t i = 0;
     while (i < g->nc) {
-        uint32_t th = v[ord[i]].thread;
+        uint32_t th = chain_of(g->c, v[ord[i]].thread);
         size_t depth = 0;
         int64_t last = -1;
         for (; i <= g->nc; i++) {
-            int more = i < g->nc && v[ord[i]].thread == th;
+            int more = i < g->nc && chain_of(g->c, v[ord[i]].thread) == th;
             while (depth && (!more || v[stack[depth - 1]].end <= v[ord[i]].start)) {
                 uint32_t x = stack[--depth];
                 if (last >= 0 && add_edge(g, (uint32_t)last, cpu_node(g, x, 1), v[x].rt == RT_BLOCKING ? E_BLOCK : E_CPU))
@@ -345,6 +346,7 @@ static int cpu_edges(graph *g) {
 out:
     free(ord);
     free(stack);
+    free(at);
     return rc;
 }
 
@@ -472,7 +474,7 @@ static int part_of(const graph *g, const edge *e) {
 static opscope_cpath_lane lane_at(const graph *g, uint32_t node) {
     opscope_cpath_lane l = {0, 0, -1, -1, -1, 0};
     if (node < 2 * g->nc) {
-        l.thread = g->c->cpu.v[g->c0 + node / 2].lane;
+        l.thread = g->c->cpu.v[g->c0 + node / 2].thread;
     } else {
         const gpu_ev *k = &g->c->gpu.v[g->g0 + (node - 2 * g->nc) / 2];
         l.gpu = 1;
