@@ -95,7 +95,7 @@ opscope_sink opscope_session_sink(opscope_session_t *s) {
 
 void opscope_session_read_options(opscope_session_t *s, opscope_read_options *ro) {
     opscope_kineto_collector *c = s->opts.filter ? NULL : opscope_kineto_collector_of(s->kineto);
-    if (c && !s->cpath) s->cpath = opscope_cpath_new(c); /* NULL on no memory: no path */
+    if (c && !s->cpath && s->opts.critical_path) s->cpath = opscope_cpath_new(c); /* NULL: no path */
     if (c && s->cpath) c = opscope_cpath_collector(s->cpath);
     for (int i = 0; i < s->n_out && c; i++)
         if (s->out[i].collector) c = s->out[i].collector(s->out[i].impl, c);
