@@ -301,6 +301,7 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
                    .name = ev->kind == OPSCOPE_KINETO_RUNTIME && ev->name_id < NAME31 ? ev->name_id : NAME31};
         return OPSCOPE_VEC_PUSH(k->rt, rt);
     }
+    case OPSCOPE_KINETO_SYNC: return 0; /* the critical path's (analyze/critical_path.c) */
     }
     return 0;
 }

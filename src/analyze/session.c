@@ -1,6 +1,8 @@
 /* session.c - one run's analyses and outputs (see session.h). */
 #include "analyze/session.h"
 
+#include "analyze/critical_path.h"
+
 #include "analyze/tee.h"
 #include "model/strtab.h"
 
@@ -16,6 +18,7 @@ struct opscope_session {
     opscope_rpc_t *rpc;
     opscope_strtab_t *kineto_names;
     opscope_kineto_t *kineto;
+    opscope_cpath_t *cpath;    /* in front of the trace analysis: the critical path */
     bool kineto_done;          /* finished: the analysis may be read */
     opscope_output out[OPSCOPE_SESSION_MAX];
     int state[OPSCOPE_SESSION_MAX];
@@ -58,6 +61,7 @@ void opscope_session_free(opscope_session_t *s) {
     opscope_stats_free(s->stats);
     opscope_graphs_free(s->graphs);
     opscope_rpc_free(s->rpc);
+    opscope_cpath_free(s->cpath);
     opscope_kineto_free(s->kineto);
     opscope_strtab_free(s->kineto_names);
     free(s);
@@ -93,6 +97,8 @@ opscope_sink opscope_session_sink(opscope_session_t *s) {
 
 void opscope_session_read_options(opscope_session_t *s, opscope_read_options *ro) {
     opscope_kineto_collector *c = s->opts.filter ? NULL : opscope_kineto_collector_of(s->kineto);
+    if (c && !s->cpath && s->opts.critical_path) s->cpath = opscope_cpath_new(c); /* NULL: no path */
+    if (c && s->cpath) c = opscope_cpath_collector(s->cpath);
     for (int i = 0; i < s->n_out && c; i++)
         if (s->out[i].collector) c = s->out[i].collector(s->out[i].impl, c);
     ro->kineto = c;
@@ -122,6 +128,12 @@ int opscope_session_finish(opscope_session_t *s, opscope_error *err) {
         s->kineto = NULL;
     }
     s->kineto_done = s->kineto != NULL;
+    /* a trace read: the critical path of each step (left out when out of memory) */
+    if (s->cpath && (!s->kineto || !opscope_cpath_has_events(s->cpath) ||
+                     opscope_cpath_run_steps(s->cpath, opscope_kineto_get_results(s->kineto)))) {
+        opscope_cpath_free(s->cpath);
+        s->cpath = NULL;
+    }
     if (s->stats && opscope_stats_finish(s->stats)) {
         set_nomem(err);
         return -1;
@@ -167,4 +179,8 @@ opscope_session_filtered opscope_session_filter(const opscope_session_t *s) {
     f.kept = s->opts.filter->kept;
     f.records = s->opts.filter->kept + s->opts.filter->dropped;
     return f;
+}
+
+const opscope_cpath_t *opscope_session_cpath(const opscope_session_t *s) {
+    return s->kineto_done ? s->cpath : NULL;
 }

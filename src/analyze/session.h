@@ -70,6 +70,7 @@ typedef struct opscope_session_opts {
     bool graphs;     /* per-graph aggregates and their batches (NULL analysis on no memory) */
     bool rpc;        /* the RPC calls (merge, report) */
     bool kineto;     /* a trace's analysis: CPU ops, links, phases (report) */
+    bool critical_path; /* with kineto: each step's critical path (report; view skips it) */
     opscope_graph_filter *filter; /* borrowed; NULL: every record (its next is set here) */
     const char *filter_desc;      /* "batch 1": for the outputs' headers (borrowed) */
 } opscope_session_opts;
@@ -117,6 +118,10 @@ opscope_stats_t *opscope_session_stats(const opscope_session_t *s);
 opscope_graphs_t *opscope_session_graphs(const opscope_session_t *s);
 opscope_rpc_t *opscope_session_rpc(const opscope_session_t *s);
 const opscope_kineto_t *opscope_session_kineto(const opscope_session_t *s);
+/* The critical path of each step of a trace (analyze/critical_path.h), after finish; NULL
+ * for non-trace input, a trace without CPU or GPU events, or out of memory. */
+typedef struct opscope_cpath opscope_cpath_t;
+const opscope_cpath_t *opscope_session_cpath(const opscope_session_t *s);
 
 /* The filter's description and counts (desc NULL: no filter). */
 typedef struct opscope_session_filtered {

@@ -330,7 +330,7 @@ static int report_one(report_args *ap) {
     bool filtered = opscope_cli_select_any(&a.select);
     opscope_session_opts so = {.stats = {.top_kernels = a.top_kernels ? a.top_kernels : 5,
                                          .by_shape = a.by_shape},
-                               .graphs = true, .rpc = true, .kineto = true,
+                               .graphs = true, .rpc = true, .kineto = true, .critical_path = true,
                                .filter = filtered ? &sel.filter : NULL, .filter_desc = sel.desc};
     opscope_session_t *s = opscope_session_new(&so);
     if (!s || add_outputs(s, &a, &ro, &err)) {

@@ -52,6 +52,12 @@ opscope_kineto_collector *opscope_chrome_kineto_tee(opscope_chrome_t *c,
  * 0, or -1 when out of memory. */
 int opscope_chrome_add_kineto_cpu(opscope_chrome_t *c, const opscope_kineto_t *k);
 
+/* The critical path's hops between lanes (analyze/critical_path.h) as flows of category
+ * "critical_path" (name "critical_path_<part>": launch, wait, queue...), after
+ * opscope_chrome_add_kineto_cpu of a teed trace. CP may be NULL. Returns 0. */
+typedef struct opscope_cpath opscope_cpath_t;
+int opscope_chrome_add_critical_path(opscope_chrome_t *c, const opscope_cpath_t *cp);
+
 /* Writes the metadata events and closes the JSON. Returns 0, or -1 when out of memory
  * (write errors surface in opscope_out_commit). */
 int opscope_chrome_finish(opscope_chrome_t *c);

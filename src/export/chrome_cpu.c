@@ -2,6 +2,8 @@
  * calls, user annotations, Python functions, launch flows (CPU call -> GPU activity) and
  * profiler steps. */
 #include "export/chrome_int.h"
+
+#include "analyze/critical_path.h"
 #include "util/sort.h"
 
 #include <string.h>
@@ -173,5 +175,70 @@ int opscope_chrome_add_kineto_cpu(opscope_chrome_t *c, const opscope_kineto_t *k
     opscope_sort_r(c->launches.v, c->launches.n, sizeof *c->launches.v, launch_cmp, NULL);
     if (c->n_events) write_flows(c);
     c->has_cpu = true;
+    return 0;
+}
+
+static int act_cmp(const void *pa, const void *pb, void *ctx) {
+    (void)ctx;
+    const chrome_gpu_act *a = pa, *b = pb;
+    if (a->corr != b->corr) return a->corr < b->corr ? -1 : 1;
+    return (a->start > b->start) - (a->start < b->start);
+}
+
+/* Where the GPU activity of L went (its correlation and start), or false. */
+static bool gpu_place(const opscope_chrome_t *c, const opscope_cpath_lane *l, chrome_place *out) {
+    size_t lo = 0, hi = c->acts.n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        const chrome_gpu_act *a = &c->acts.v[m];
+        if (a->corr < l->corr || (a->corr == l->corr && a->start < l->act_start)) lo = m + 1;
+        else hi = m;
+    }
+    if (lo >= c->acts.n || c->acts.v[lo].corr != l->corr || c->acts.v[lo].start != l->act_start ||
+        c->acts.v[lo].record >= c->places.n)
+        return false;
+    *out = c->places.v[c->acts.v[lo].record];
+    return true;
+}
+
+static bool place_of(const opscope_chrome_t *c, const opscope_cpath_lane *l, chrome_place *out) {
+    if (l->gpu) return gpu_place(c, l, out);
+    *out = (chrome_place){(uint32_t)c->cpu_pid, l->thread + 1};
+    return true;
+}
+
+static void flow_end(opscope_chrome_t *c, const char *ph, const char *part, uint64_t id, chrome_place p, int64_t ts) {
+    opscope_out_t *w = c->out;
+    opscope_out_str(w, ",\n{\"ph\":\"");
+    opscope_out_str(w, ph);
+    opscope_out_str(w, "\",\"cat\":\"critical_path\",\"name\":\"critical_path_");
+    opscope_out_str(w, part);
+    opscope_out_str(w, "\",\"id\":");
+    opscope_out_u64(w, id);
+    opscope_out_str(w, ",\"pid\":");
+    opscope_out_u64(w, p.pid);
+    opscope_out_str(w, ",\"tid\":");
+    opscope_out_u64(w, p.tid);
+    opscope_out_str(w, ",\"ts\":");
+    opscope_out_ns_as_us(w, ns_of(ts));
+    opscope_out_str(w, "}");
+    c->n_events++;
+}
+
+int opscope_chrome_add_critical_path(opscope_chrome_t *c, const opscope_cpath_t *cp) {
+    size_t n;
+    const opscope_cpath_hop *h = opscope_cpath_hops(cp, &n);
+    if (!n || !c->has_cpu || !c->n_events) return 0;
+    opscope_sort_r(c->acts.v, c->acts.n, sizeof *c->acts.v, act_cmp, NULL); /* the launch flows are written */
+    uint64_t id = 1u << 30; /* apart from the launch flows' ids */
+    for (size_t i = 0; i < n; i++) {
+        chrome_place a, b;
+        if (!place_of(c, &h[i].src, &a) || !place_of(c, &h[i].dst, &b)) continue;
+        const char *part = opscope_cpath_part_name(h[i].part);
+        flow_end(c, "s", part, ++id, a, h[i].src_ns);
+        flow_end(c, "f\",\"bp\":\"e", part, id, b, h[i].dst_ns);
+        if (!h[i].src.gpu && h[i].src.thread + 1 > c->cpu_threads) c->cpu_threads = h[i].src.thread + 1;
+        if (!h[i].dst.gpu && h[i].dst.thread + 1 > c->cpu_threads) c->cpu_threads = h[i].dst.thread + 1;
+    }
     return 0;
 }

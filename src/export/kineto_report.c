@@ -2,6 +2,8 @@
 #include "export/kineto_report.h"
 #include "export/cpu_ops_report.h"
 
+#include "export/critical_path_out.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -497,7 +499,7 @@ static void gaps_json(opscope_out_t *w, const opscope_kineto_results *r) {
     }
 }
 
-void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *k) {
+void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *k, const opscope_cpath_t *cp) {
     const opscope_kineto_info *in = opscope_kineto_get_info(k);
     const opscope_kineto_results *r = opscope_kineto_get_results(k);
     if (!in->is_kineto && !r->kernels && !in->n_cpu_ops) return; /* as the text section */
@@ -511,5 +513,6 @@ void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *
     gaps_json(w, r);
     opscope_out_str(w, "]");
     opscope_cpu_ops_report_write_json(w, k);
+    opscope_critical_path_write_json(w, cp);
     opscope_out_str(w, "}");
 }

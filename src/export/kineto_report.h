@@ -11,14 +11,16 @@
 #ifndef OPSCOPE_KINETO_REPORT_H
 #define OPSCOPE_KINETO_REPORT_H
 
+#include "analyze/critical_path.h"
 #include "analyze/kineto.h"
 #include "util/out.h"
 
 void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k);
 
 /* The same analysis as a JSON member `,\n"kineto":{...}` (keys: docs/kineto.md, "JSON"),
- * written into an open object; nothing for a trace without Kineto content. */
-void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *k);
+ * written into an open object; nothing for a trace without Kineto content. CP (may be NULL)
+ * adds its "critical_path" member (docs/critical_path.md). */
+void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *k, const opscope_cpath_t *cp);
 
 /* The CPU side of finished results R as JSON members (no leading comma): "steps" (number,
  * start_ns, dur_ns), "window_start_ns", "window_ns", "gpu_busy" (device, busy_ns, idle_ns),

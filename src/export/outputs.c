@@ -2,6 +2,7 @@
 #include "export/outputs.h"
 
 #include "export/chrome.h"
+#include "export/critical_path_out.h"
 #include "export/html.h"
 #include "export/json_export.h"
 #include "export/kineto_report.h"
@@ -71,6 +72,7 @@ static int summary_finish(void *impl, opscope_session_t *s, opscope_error *err) 
     else if (!cpu_first) opscope_console_write(p->w, st, &ro);
     if (k) opscope_kineto_report_write(p->w, k);
     if (k && !cpu_first) opscope_cpu_ops_report_write(p->w, k, cpu_top, ro.by_shape);
+    if (k) opscope_critical_path_write_text(p->w, opscope_session_cpath(s));
     opscope_rpc_t *rpc = opscope_session_rpc(s);
     if (rpc && p->rpc_rows) opscope_rpc_write_text(p->w, rpc, p->rpc_rows);
     return 0;
@@ -99,13 +101,14 @@ int opscope_output_summary(opscope_output *o, opscope_out_t *w, opscope_summary_
 /* ---- JSON ---- */
 
 static void json_kineto(opscope_out_t *w, void *ud) {
-    opscope_kineto_report_write_json(w, ud);
+    const opscope_session_t *s = ud;
+    opscope_kineto_report_write_json(w, opscope_session_kineto(s), opscope_session_cpath(s));
 }
 
 static int json_finish(void *impl, opscope_session_t *s, opscope_error *err) {
     written *p = impl;
     const opscope_kineto_t *k = opscope_session_kineto(s);
-    if (p->kineto && k) opscope_json_export_set_summary_extra(p->x, json_kineto, (void *)k);
+    if (p->kineto && k) opscope_json_export_set_summary_extra(p->x, json_kineto, s);
     opscope_json_export_set_rpc(p->x, opscope_session_rpc(s));
     opscope_json_export_set_graphs(p->x, opscope_session_graphs(s));
     return opscope_json_export_finish(p->x, opscope_session_stats(s)) ? nomem(err) : 0;
@@ -145,7 +148,8 @@ int opscope_output_json(opscope_output *o, opscope_out_t *w, const opscope_json_
 static int chrome_finish(void *impl, opscope_session_t *s, opscope_error *err) {
     written *p = impl;
     /* a trace keeps its CPU side (cpu_op slices, profiler steps) beside the GPU records */
-    if (opscope_chrome_add_kineto_cpu(p->x, opscope_session_kineto(s)) || opscope_chrome_finish(p->x))
+    if (opscope_chrome_add_kineto_cpu(p->x, opscope_session_kineto(s)) ||
+        opscope_chrome_add_critical_path(p->x, opscope_session_cpath(s)) || opscope_chrome_finish(p->x))
         return nomem(err);
     return 0;
 }

@@ -73,6 +73,9 @@ typedef enum opscope_kineto_kind {
     OPSCOPE_KINETO_ANNOTATION,     /* user_annotation (CPU side) */
     OPSCOPE_KINETO_GPU_ANNOTATION, /* gpu_user_annotation (device side) */
     OPSCOPE_KINETO_FLOW_START,     /* ph "s" of ac2g / async_gpu: id = correlation */
+    OPSCOPE_KINETO_SYNC,           /* cuda_sync ("Context Sync", "Stream Sync", "Event Sync",
+                                      "Stream Wait Event"): device = pid, stream = args.stream,
+                                      corr = the runtime call's correlation */
 } opscope_kineto_kind;
 
 typedef struct opscope_kineto_event {
@@ -87,6 +90,9 @@ typedef struct opscope_kineto_event {
     uint64_t bytes;
     uint64_t record;           /* GPU activities: ordinal (0-based) of the record the reader
                                   emitted for it, UINT64_MAX when none (links only) */
+    int64_t wait_stream;       /* SYNC: args.wait_on_stream (stream of the waited event), -1 */
+    int64_t wait_corr;         /* SYNC: args.wait_on_cuda_event_record_corr_id (the
+                                  cudaEventRecord call's correlation), -1 when absent */
     uint32_t dims_id;          /* CPU ops and annotations: args["Input Dims"] as text,
                                   "[4096,768]x[768,50257]" (scalars left out), name id;
                                   UINT32_MAX when none */

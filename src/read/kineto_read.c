@@ -28,6 +28,7 @@ typedef enum kcat {
     KC_ANNOT,
     KC_GPU_ANNOT,
     KC_FLOW,     /* ac2g, async_gpu: flow links launch -> kernel */
+    KC_SYNC,     /* cuda_sync: a synchronization the runtime recorded (critical path) */
     KC_KNOWN,    /* other Kineto categories (Trace, cuda_sync, fwdbwd...): ignored */
     KC_UNKNOWN,  /* not a Kineto category: a generic Chrome slice */
 } kcat;
@@ -49,6 +50,7 @@ typedef struct kev {
     int64_t ts, dur;
     int64_t id;         /* flow id, -1 */
     int64_t corr, ext, bytes, device, stream;
+    int64_t wait_stream, wait_corr; /* cuda_sync: args wait_on_stream, wait_on_cuda_event_record_corr_id */
     char dir[8];        /* copy direction "HtoD"... from args.kind / args.direction */
     int has_args_name;
     uint32_t dims_id;   /* args["Input Dims"] as text ("[4096,768]x[768,50257]"), interned;
@@ -151,7 +153,7 @@ static kcat cat_of(const char *s, size_t n, int *old) {
         C("cpu_op", KC_CPU_OP);
         C("cuda_runtime", KC_RUNTIME);
         C("cuda_driver", KC_RUNTIME);
-        C("cuda_sync", KC_KNOWN);
+        C("cuda_sync", KC_SYNC);
         C("cuda_profiler_range", KC_KNOWN);
         break;
     case 'g':
@@ -561,7 +563,23 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
         s->n_emitted++;
         return 0;
     }
-    default: /* other Kineto categories (Trace, cuda_sync...): counted, ignored */
+    case KC_SYNC: { /* counted with the ignored categories; handed over for the critical path */
+        in->n_other++;
+        if (!s->an) return 0;
+        uint32_t id = e->name_id != UINT32_MAX ? e->name_id : intern_name(s, name, name_len);
+        if (id == UINT32_MAX) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+        ke.kind = OPSCOPE_KINETO_SYNC;
+        ke.name_id = id;
+        ke.device = e->pid.is_str ? -1 : e->pid.i;
+        ke.stream = e->stream;
+        ke.wait_stream = e->wait_stream;
+        ke.wait_corr = e->wait_corr;
+        ke.record = UINT64_MAX;
+        ke.dims_id = UINT32_MAX;
+        if (s->an->add(s->an->ud, &ke)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+        return 0;
+    }
+    default: /* other Kineto categories (Trace, cuda_profiler_range...): counted, ignored */
         in->n_other++;
         return 0;
     }
@@ -699,6 +717,8 @@ static int parse_args(kr *s, kev *e) {
             if (KEY(&t, "Input Dims")) which = 9;
             else if (KEY(&t, "Input type")) which = 10;
             break;
+        case 14: if (KEY(&t, "wait_on_stream")) which = 11; break;
+        case 33: if (KEY(&t, "wait_on_cuda_event_record_corr_id")) which = 12; break;
         case 11:
             if (KEY(&t, "correlation")) which = 7;
             else if (KEY(&t, "External id") || KEY(&t, "external id")) which = 8;
@@ -750,6 +770,8 @@ static int parse_args(kr *s, kev *e) {
         case 6: e->stream = int_of(&t); break;
         case 7: e->corr = int_of(&t); break;
         case 8: e->ext = int_of(&t); break;
+        case 11: e->wait_stream = int_of(&t); break;
+        case 12: e->wait_corr = int_of(&t); break;
         default: break;
         }
     }
@@ -761,6 +783,7 @@ static void kev_reset(kev *e) {
     e->dims_id = UINT32_MAX;
     e->types_id = UINT32_MAX;
     e->id = e->corr = e->ext = e->bytes = e->device = e->stream = -1;
+    e->wait_stream = e->wait_corr = -1;
 }
 
 static int parse_event(kr *s, kev *e) {

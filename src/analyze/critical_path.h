@@ -1,0 +1,103 @@
+/*
+ * critical_path.h - the critical path of each profiler step of a Kineto trace (internal).
+ *
+ * A collector (read/kineto_event.h) put in front of the trace analysis keeps, per event, what
+ * the path needs: CPU ops and runtime calls (thread, start, end, correlation, whether the call
+ * blocks on the GPU), GPU activities (stream, start, end, correlation, communication or not)
+ * and the runtime's cuda_sync events. opscope_critical_path_compute then builds, for one
+ * window, the graph HTA's critical path analysis describes (docs/critical_path.md): a start
+ * and an end node per event; per CPU thread the call-stack order of ops and runtime calls;
+ * per stream the kernel order (kernel-kernel delay) or, when the stream was empty at the
+ * launch, the launch delay; GPU -> CPU edges of device, stream and event synchronizations;
+ * GPU -> GPU edges of cudaStreamWaitEvent. It takes the longest path with HTA's weights
+ * (zero for dependencies, synchronizations and the inside of blocking calls) and splits the
+ * window along it: CPU, launch delay, kernel, communication, kernel-kernel (queue), wait
+ * (time the path spends inside synchronizations) and idle (what the path does not cover), so
+ * the parts sum to the window.
+ *
+ * Memory: about 40 bytes per kept event during the read; a window's graph (4 nodes' and 4
+ * edges' worth per event in it) only while it is computed. Ownership: the collector owns
+ * what it keeps and borrows NEXT and its names. Thread safety: none.
+ */
+#ifndef OPSCOPE_CRITICAL_PATH_H
+#define OPSCOPE_CRITICAL_PATH_H
+
+#include "read/kineto_event.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct opscope_cpath opscope_cpath_t;
+
+/* The breakdown of one window's critical path, in ns. The parts sum to LENGTH_NS. */
+typedef struct opscope_critical_path {
+    int64_t step;         /* the profiler step's number N (ProfilerStep#N), -1: no step */
+    int64_t start_ns;     /* the window's start */
+    uint64_t window_ns;   /* the window asked for (the step) */
+    uint64_t length_ns;   /* start to the later of the window's end and the path's end (GPU
+                             work launched in the step may finish after it) */
+    uint64_t cpu_ns;      /* CPU ops and runtime calls on the path */
+    uint64_t launch_ns;   /* kernel launch delay: runtime call start -> kernel start */
+    uint64_t kernel_ns;   /* GPU compute (kernels, memcpy, memset) */
+    uint64_t comm_ns;     /* GPU communication kernels (NCCL / RCCL) */
+    uint64_t queue_ns;    /* kernel-kernel delay on a stream */
+    uint64_t wait_ns;     /* inside blocking calls and synchronization edges */
+    uint64_t idle_ns;     /* not covered by the path: between top-level ops, before, after */
+    uint64_t gpu_ns;      /* kernel_ns + comm_ns */
+    uint64_t n_edges;     /* edges on the path */
+    uint64_t n_events;    /* CPU and GPU events in the window's graph */
+} opscope_critical_path;
+
+/* One edge of a computed path between two lanes (for flows): a CPU thread (the reader's dense
+ * thread index) or a GPU stream. */
+typedef enum opscope_cpath_part {
+    OPSCOPE_CPATH_CPU = 0, OPSCOPE_CPATH_LAUNCH, OPSCOPE_CPATH_KERNEL, OPSCOPE_CPATH_COMM,
+    OPSCOPE_CPATH_QUEUE, OPSCOPE_CPATH_WAIT, OPSCOPE_CPATH_IDLE, OPSCOPE_CPATH_PART_COUNT
+} opscope_cpath_part;
+
+typedef struct opscope_cpath_lane {
+    int32_t gpu;          /* 0: CPU thread THREAD; 1: DEVICE, STREAM */
+    uint32_t thread;
+    int64_t device, stream;
+    int64_t corr, act_start; /* GPU: the activity's correlation id and start (identify it) */
+} opscope_cpath_lane;
+
+typedef struct opscope_cpath_hop {
+    int64_t src_ns, dst_ns;
+    opscope_cpath_lane src, dst;
+    uint8_t part;         /* opscope_cpath_part the edge's time counts as */
+} opscope_cpath_hop;
+
+/* A new collector that keeps what the path needs and hands every event on to NEXT (borrowed,
+ * may be NULL: nothing is handed on). NULL when out of memory. */
+opscope_cpath_t *opscope_cpath_new(opscope_kineto_collector *next);
+void opscope_cpath_free(opscope_cpath_t *c);
+/* C as the reader's collector (owned by C). */
+opscope_kineto_collector *opscope_cpath_collector(opscope_cpath_t *c);
+/* Whether the read kept anything to build a path from (CPU ops or GPU activities). */
+int opscope_cpath_has_events(const opscope_cpath_t *c);
+
+/*
+ * The critical path of the window [START_NS, END_NS): CPU ops and runtime calls that start in
+ * it, GPU activities launched by a runtime call in it, synchronizations of those calls. Fills
+ * OUT; with HOPS not NULL, appends the path's edges that change lane to *HOPS (*N_HOPS
+ * elements, realloc'ed; the caller frees). Callable per window, any number of times, after
+ * the read. Returns 0, or -1 when out of memory.
+ */
+int opscope_critical_path_compute(opscope_cpath_t *c, int64_t start_ns, int64_t end_ns,
+                                  opscope_critical_path *out, opscope_cpath_hop **hops, size_t *n_hops);
+
+/*
+ * The critical path of every profiler step of R (the trace analysis' results, after its
+ * finish), else of R's window (one result, step -1), kept in C with the hops of all of them.
+ * Returns 0, or -1 when out of memory (nothing kept).
+ */
+struct opscope_kineto_results;
+int opscope_cpath_run_steps(opscope_cpath_t *c, const struct opscope_kineto_results *r);
+const opscope_critical_path *opscope_cpath_steps(const opscope_cpath_t *c, size_t *n);
+const opscope_cpath_hop *opscope_cpath_hops(const opscope_cpath_t *c, size_t *n);
+
+/* Its name ("cpu", "launch", "kernel", "comm", "queue", "wait", "idle"). */
+const char *opscope_cpath_part_name(int part);
+
+#endif /* OPSCOPE_CRITICAL_PATH_H */
