@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -330,6 +331,33 @@ static void not_owner_path(void) {
     }
 }
 
+/* Under an address-space limit (ulimit -v) the capture's growth while the program runs (its
+ * writer thread's malloc arena, reserved whole by glibc at its first checkpoint, and the
+ * record buffers) may be what the program then lacks for its own threads: said once, at the
+ * first compute, when less than that is left. */
+#define CAP_AS_GROWTH_MB 80
+static void check_address_space(void) {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) {
+        return;
+    }
+    char buf[64] = {0};
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0) {
+        close(fd);
+    }
+    uint64_t used = n > 0 ? strtoull(buf, NULL, 10) * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+    uint64_t left = rl.rlim_cur > used ? (uint64_t)rl.rlim_cur - used : 0;
+    if (!used || left >= (uint64_t)CAP_AS_GROWTH_MB << 20) {
+        return;
+    }
+    fprintf(stderr, "opscope: only %llu MiB of address space is left under the limit (ulimit -v %llu): the capture "
+                    "may take up to %d MiB more as the program runs, and the program may then fail to start "
+                    "threads; raise the limit by that much, or set MALLOC_ARENA_MAX=1\n",
+            (unsigned long long)(left >> 20), (unsigned long long)(rl.rlim_cur >> 10), CAP_AS_GROWTH_MB);
+}
+
 static void first_capture(void) {
     /* Only for programs that load ggml after start-up (claim_at_load found no ggml): the
      * claim then comes late, and a child started before this point may own PATH too. */
@@ -349,6 +377,7 @@ static void first_capture(void) {
     if (opscope_cap_env_mode) {
         rec_note("recording", NULL, NULL);
     }
+    check_address_space();
     start_watcher();
 }
 
