@@ -41,6 +41,8 @@ static void usage(FILE *f) {
           "                      ggml writes FILE; every other one (children, programs run one\n"
           "                      after another by a script) writes FILE.PID. record lists each\n"
           "                      profile with its program and pid on stderr\n"
+          "                      FILE may be a FIFO, a pipe or a device (-o >(gzip > p.json.gz),\n"
+          "                      -o /dev/stdout > f): written once, at the end, through it\n"
           "  --format F          json (default; opscope report reads it), txt (plain-text\n"
           "                      report) or summary (console summary on stderr, no file)\n"
           "  --gpu-timing M      sampled (default): per graph, its first computes and then one\n"
