@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define OUT_BUF_SIZE (1u << 20)
 
@@ -33,6 +34,7 @@ struct opscope_out {
     const char *why;   /* the failed write's reason, static; NULL: "write failed" */
     int wait_ms;       /* opscope_out_opts.stream_wait_ms */
     bool sock, pipe;   /* a socket (send), a pipe or FIFO (SIGPIPE held off when waiting) */
+    z_stream *z;       /* a file named *.gz: gzip-compressed as it is written */
     size_t len;
     uint64_t total;
     char buf[OUT_BUF_SIZE];
@@ -95,6 +97,49 @@ static int create_tmp(const char *path, char *tmp, size_t size) {
     }
     errno = EEXIST;
     return -1;
+}
+
+/* ---- gzip by name: every reader reads .gz (read/read.c), so `-o p.json.gz` is a profile ---- */
+
+static bool ends_gz(const char *path) {
+    size_t n = strlen(path);
+    return n > 3 && !strcmp(path + n - 3, ".gz");
+}
+
+static int gz_start(opscope_out_t *w) {
+    w->z = calloc(1, sizeof *w->z);
+    /* 15 + 16: a gzip header; level 1: the capture writes inside a running program */
+    if (!w->z || deflateInit2(w->z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(w->z);
+        w->z = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void write_all(opscope_out_t *w, const char *p, size_t left);
+
+/* Compresses LEN bytes at P (FLUSH: Z_NO_FLUSH, or Z_FINISH at commit) and writes the result. */
+static void gz_write(opscope_out_t *w, const char *p, size_t len, int flush) {
+    unsigned char chunk[64 * 1024];
+    w->z->next_in = (unsigned char *)(uintptr_t)p;
+    w->z->avail_in = (uInt)len;
+    int rc;
+    do {
+        w->z->next_out = chunk;
+        w->z->avail_out = sizeof chunk;
+        rc = deflate(w->z, flush);
+        size_t have = sizeof chunk - w->z->avail_out;
+        if (have) write_all(w, (const char *)chunk, have);
+    } while (!w->failed && (w->z->avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END)) && rc != Z_STREAM_ERROR);
+}
+
+static void gz_end(opscope_out_t *w) {
+    if (w->z) {
+        deflateEnd(w->z);
+        free(w->z);
+        w->z = NULL;
+    }
 }
 
 /* W onto stream PATH (out_path.c); frees W on failure. */
@@ -213,6 +258,11 @@ opscope_out_t *opscope_out_open_opts(const char *path, const opscope_out_opts *o
     }
     if (keep) (void)fchmod(w->fd, st.st_mode & 07777);
     w->owns_fd = true;
+    if (ends_gz(w->path) && gz_start(w) != 0) {
+        set_io_error(err, path, "out of memory", ENOMEM);
+        opscope_out_abort(w);
+        return NULL;
+    }
     return w;
 }
 
@@ -289,7 +339,11 @@ static void flush_buf(opscope_out_t *w) {
         pthread_sigmask(SIG_BLOCK, &only_pipe, &old);
         was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
     }
-    write_all(w, w->buf, w->len);
+    if (w->z) {
+        gz_write(w, w->buf, w->len, Z_NO_FLUSH);
+    } else {
+        write_all(w, w->buf, w->len);
+    }
     if (hold) {
         if (!was_pending && w->err_no == EPIPE) {
             struct timespec zero = {0, 0};
@@ -494,6 +548,7 @@ void opscope_out_printf(opscope_out_t *w, const char *fmt, ...) {
 }
 
 static void out_free(opscope_out_t *w) {
+    gz_end(w);
     free(w->name);
     free(w->path);
     free(w->tmp);
@@ -502,6 +557,9 @@ static void out_free(opscope_out_t *w) {
 
 int opscope_out_commit(opscope_out_t *w, opscope_error *err) {
     flush_buf(w);
+    if (w->z && !w->failed) {
+        gz_write(w, "", 0, Z_FINISH);
+    }
     if (w->fp && !w->failed && fflush(w->fp) != 0) {
         w->failed = true;
         w->err_no = errno;

@@ -7,7 +7,8 @@
  * a pipe, FIFO, socket, character device, or an open descriptor named /dev/stdout, /dev/fd/N,
  * /proc/self/fd/N) is written through, never renamed over: a descriptor is written through
  * itself (so `-o /dev/stdout > f` appends to f after the program's own output, at its
- * offset), a FIFO or device through a descriptor of its own. Formatting helpers append to a
+ * offset), a FIFO or device through a descriptor of its own. A file named *.gz is written
+ * gzip-compressed (zlib, level 1; every reader reads gzip). Formatting helpers append to a
  * large buffer and flush with write(2), so exporters can emit hundreds of MB/s.
  *
  * Ownership: the caller owns the opscope_out_t and must end it with commit or abort exactly

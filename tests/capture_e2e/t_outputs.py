@@ -131,6 +131,17 @@ time.sleep(0.3)
 one_profile(gzip.open(f"{d}/subst.json.gz").read(), "-o >(gzip > f.gz)")
 
 
+# -o p.json.gz: a file, gzip by name, atomically (checkpoints too)
+rc, out, err, _ = timed(REC + ["-o", f"{d}/named.json.gz", "--"] + SIMPLE, ENV)
+e2e.check(rc == plain_rc and out == plain_out, f"-o p.json.gz: exit {rc} and stdout as plain")
+try:
+    one_profile(gzip.open(f"{d}/named.json.gz").read(), "-o p.json.gz (gzip by name)")
+except OSError as ex:
+    e2e.check(False, f"-o p.json.gz is gzip ({ex})")
+rc, out, err, _ = timed([e2e.OPSCOPE, "report", f"{d}/named.json.gz"], ENV)
+e2e.check(rc == 0 and b"Total records" in out, f"opscope report reads p.json.gz (exit {rc})")
+
+
 def split_stdout(data, what):
     """DATA = the program's own stdout, then the profile: checks the first is the plain run's."""
     e2e.check(data.startswith(plain_out), f"{what}: the program's own output is kept, first ({len(plain_out)} bytes)")

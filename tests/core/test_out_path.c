@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static double now_s(void) {
     struct timespec ts;
@@ -195,4 +196,35 @@ static int test_socket_and_dir(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_kinds), TEST(test_descriptor_file), TEST(test_fifo), TEST(test_socket_and_dir))
+/* A file named *.gz is gzip (read back by zlib's own reader), atomically like any file. */
+static int test_gzip_by_name(void) {
+    const char *path = "op_out.json.gz";
+    unlink(path);
+    opscope_error err = {0};
+    opscope_out_t *w = opscope_out_open(path, &err);
+    ASSERT_NOT_NULL(w);
+    opscope_out_str(w, "{\"records\":[");
+    for (int i = 0; i < 200000; i++) { /* several buffers' worth: 2.2 MB before compression */
+        if (i) opscope_out_char(w, ',');
+        opscope_out_u64(w, 1000000000u + (uint64_t)i);
+    }
+    opscope_out_str(w, "]}");
+    ASSERT_TRUE(access(path, F_OK) != 0); /* nothing before the commit */
+    ASSERT_EQ_INT(opscope_out_commit(w, &err), 0);
+    gzFile g = gzopen(path, "rb");
+    ASSERT_NOT_NULL(g);
+    static char got[3 << 20];
+    int n = gzread(g, got, sizeof got - 1);
+    gzclose(g);
+    ASSERT_EQ_INT(n, 12 + 200000 * 10 + 199999 + 2);
+    got[n] = 0;
+    ASSERT_TRUE(!strncmp(got, "{\"records\":[1000000000,1000000001,", 34));
+    ASSERT_EQ_STR(got + n - 13, ",1000199999]}");
+    struct stat st;
+    ASSERT_EQ_INT(stat(path, &st), 0);
+    ASSERT_TRUE(st.st_size < n / 4); /* compressed */
+    unlink(path);
+    return 0;
+}
+
+TEST_MAIN(TEST(test_kinds), TEST(test_gzip_by_name), TEST(test_descriptor_file), TEST(test_fifo), TEST(test_socket_and_dir))
