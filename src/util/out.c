@@ -258,7 +258,7 @@ opscope_out_t *opscope_out_open_opts(const char *path, const opscope_out_opts *o
     }
     if (keep) (void)fchmod(w->fd, st.st_mode & 07777);
     w->owns_fd = true;
-    if (ends_gz(w->path) && gz_start(w) != 0) {
+    if (ends_gz(path) && gz_start(w) != 0) {
         set_io_error(err, path, "out of memory", ENOMEM);
         opscope_out_abort(w);
         return NULL;
