@@ -35,6 +35,7 @@ struct opscope_out {
     int wait_ms;       /* opscope_out_opts.stream_wait_ms */
     bool sock, pipe;   /* a socket (send), a pipe or FIFO (SIGPIPE held off when waiting) */
     z_stream *z;       /* a file named *.gz: gzip-compressed as it is written */
+    FILE *std;         /* stdout or stderr, locked while its descriptor takes the document */
     size_t len;
     uint64_t total;
     char buf[OUT_BUF_SIZE];
@@ -159,13 +160,21 @@ static opscope_out_t *open_stream(opscope_out_t *w, const char *path, const opsc
     w->sock = s.sock;
     w->pipe = s.pipe;
     w->owns_fd = true;
-    /* the program's own buffered output to that descriptor comes first (never waited for:
-     * a thread that holds stdout's lock may be blocked on it) */
+    /* The program's own buffered output to that descriptor comes first, and none of its
+     * threads writes through stdio into the middle of the document (llama.cpp's logger
+     * thread prints while the program exits: seen cutting a profile at a 64 KiB pipe write):
+     * its FILE stays locked until commit or abort. Tried for at most 100 ms, never waited
+     * for: a thread holding it may itself be blocked on a full pipe. */
     int n = opscope_out_path_fd(path);
     FILE *std = n == 1 ? stdout : n == 2 ? stderr : NULL;
-    if (std && ftrylockfile(std) == 0) {
-        fflush_unlocked(std);
-        funlockfile(std);
+    for (int i = 0; std && i < 100; i++) {
+        if (ftrylockfile(std) == 0) {
+            fflush_unlocked(std);
+            w->std = std;
+            break;
+        }
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
     }
     return w;
 }
@@ -549,6 +558,9 @@ void opscope_out_printf(opscope_out_t *w, const char *fmt, ...) {
 
 static void out_free(opscope_out_t *w) {
     gz_end(w);
+    if (w->std) {
+        funlockfile(w->std);
+    }
     free(w->name);
     free(w->path);
     free(w->tmp);

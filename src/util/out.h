@@ -7,12 +7,14 @@
  * a pipe, FIFO, socket, character device, or an open descriptor named /dev/stdout, /dev/fd/N,
  * /proc/self/fd/N) is written through, never renamed over: a descriptor is written through
  * itself (so `-o /dev/stdout > f` appends to f after the program's own output, at its
- * offset), a FIFO or device through a descriptor of its own. A file named *.gz is written
+ * offset, with stdout's (stderr's) FILE locked from open to commit so that no other thread
+ * of the program prints into the middle of it), a FIFO or device through a descriptor of
+ * its own. A file named *.gz is written
  * gzip-compressed (zlib, level 1; every reader reads gzip). Formatting helpers append to a
  * large buffer and flush with write(2), so exporters can emit hundreds of MB/s.
  *
  * Ownership: the caller owns the opscope_out_t and must end it with commit or abort exactly
- * once. Thread safety: one writer per thread.
+ * once, on the thread that opened it. Thread safety: one writer per thread.
  */
 #ifndef OPSCOPE_OUT_H
 #define OPSCOPE_OUT_H

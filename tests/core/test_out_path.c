@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,4 +228,63 @@ static int test_gzip_by_name(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_kinds), TEST(test_gzip_by_name), TEST(test_descriptor_file), TEST(test_fifo), TEST(test_socket_and_dir))
+/* Another thread printing to stdout while /dev/stdout takes a document (llama.cpp's logger
+ * at exit): none of its lines lands inside the document, all of them land in the file. */
+static void *printer(void *arg) {
+    (void)arg;
+    for (int i = 0; i < 300; i++) {
+        fputs("X-line\n", stdout);
+        fflush(stdout);
+        struct timespec t = {0, 200000};
+        nanosleep(&t, NULL);
+    }
+    return NULL;
+}
+
+static int test_stdout_not_interleaved(void) {
+    const char *path = "op_std.txt";
+    fflush(stdout);
+    int saved = dup(1);
+    int f = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ASSERT_TRUE(saved >= 0 && f >= 0);
+    dup2(f, 1);
+    close(f);
+    pthread_t th;
+    pthread_create(&th, NULL, printer, NULL);
+    struct timespec t = {0, 5000000};
+    nanosleep(&t, NULL); /* the printer runs */
+    opscope_error err = {0};
+    opscope_out_opts o = {.stream_wait_ms = 1000};
+    opscope_out_t *w = opscope_out_open_opts("/dev/stdout", &o, &err);
+    int ok = w != NULL;
+    if (w) {
+        opscope_out_str(w, "<<");
+        for (int i = 0; i < 400000; i++) { /* 4 MB: several write(2) calls, over some ms */
+            opscope_out_str(w, "0123456789");
+        }
+        opscope_out_str(w, ">>");
+        ok = opscope_out_commit(w, &err) == 0;
+    }
+    pthread_join(th, NULL);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    ASSERT_TRUE(ok);
+    size_t len = 0;
+    char *s = test_slurp(path, &len);
+    ASSERT_NOT_NULL(s);
+    char *a = strstr(s, "<<"), *b = strstr(s, ">>");
+    ASSERT_TRUE(a && b && b > a);
+    ASSERT_EQ_U64((uint64_t)(b - a), 4000002);
+    size_t lines = 0;
+    for (char *p = s; (p = strstr(p, "X-line\n")); p++) {
+        ASSERT_TRUE(p < a || p > b);
+        lines++;
+    }
+    ASSERT_EQ_U64(lines, 300);
+    free(s);
+    unlink(path);
+    return 0;
+}
+
+TEST_MAIN(TEST(test_kinds), TEST(test_stdout_not_interleaved), TEST(test_gzip_by_name), TEST(test_descriptor_file), TEST(test_fifo), TEST(test_socket_and_dir))
