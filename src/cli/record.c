@@ -41,6 +41,8 @@ static void usage(FILE *f) {
           "                      ggml writes FILE; every other one (children, programs run one\n"
           "                      after another by a script) writes FILE.PID. record lists each\n"
           "                      profile with its program and pid on stderr\n"
+          "                      FILE may be a FIFO, a pipe or a device (-o >(gzip > p.json.gz),\n"
+          "                      -o /dev/stdout > f): written once, at the end, through it\n"
           "  --format F          json (default; opscope report reads it), txt (plain-text\n"
           "                      report) or summary (console summary on stderr, no file)\n"
           "  --gpu-timing M      sampled (default): per graph, its first computes and then one\n"
@@ -77,22 +79,17 @@ static bool is_file(const char *p) {
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Whether PATH can be written (a temporary file beside it is made and removed): a run that
- * cannot keep its profile is refused before it starts. */
+/* Whether PATH can be written (util/out.h's check: a file by a temporary file made and
+ * removed beside it; a FIFO, pipe or device never opened, or its reader would see its end):
+ * a run that cannot keep its profile is refused before it starts. */
 static bool output_writable(const char *path) {
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "opscope record: cannot write %s: it is a directory\n", path);
-        return false;
-    }
     opscope_error err = {0};
-    opscope_out_t *w = opscope_out_open(path, &err);
-    if (!w) {
+    if (opscope_out_check(path, &err) != 0) {
+        bool own = err.errno_value == EISDIR || err.errno_value == EBADF;
         fprintf(stderr, "opscope record: cannot write %s: %s\n", path,
-                err.errno_value ? strerror(err.errno_value) : err.msg);
+                own || !err.errno_value ? err.msg : strerror(err.errno_value));
         return false;
     }
-    opscope_out_abort(w);
     return true;
 }
 
@@ -269,7 +266,9 @@ int opscope_cli_record(int argc, char **argv) {
     if (!r.summary && output_path(&r, outpath, sizeof outpath) != 0) {
         return OPSCOPE_EXIT_USAGE;
     }
-    if (!r.summary && (!output_writable(outpath) || opscope_rec_lock(outpath, sizeof outpath) != 0)) {
+    /* a stream (a FIFO, a pipe, /dev/stdout) has no name beside it to lock or take instead */
+    bool stream = !r.summary && opscope_out_path_kind(outpath) == OPSCOPE_OUT_KIND_STREAM;
+    if (!r.summary && (!output_writable(outpath) || (!stream && opscope_rec_lock(outpath, sizeof outpath) != 0))) {
         return OPSCOPE_EXIT_INPUT;
     }
     opscope_rec_session_t *session = opscope_rec_session_new(r.summary ? NULL : outpath);

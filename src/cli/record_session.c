@@ -8,6 +8,7 @@
  */
 #include "cli/record.h"
 #include "export/end_patch.h"
+#include "util/out.h"
 #include "util/sort.h"
 
 #include <dirent.h>
@@ -28,6 +29,7 @@ typedef struct proc_status {
     char program[64];
     char state[16];
     char path[PATH_MAX + 32];
+    char instead_of[PATH_MAX + 32]; /* the stream PATH that failed; path is where it went */
     char error[400];
     unsigned long long start_ns, records, dropped, dropped_graphs, cap_mb;
     long long dropped_first, dropped_last;
@@ -104,6 +106,7 @@ static void parse_status(FILE *f, proc_status *p) {
         STR("program", program);
         STR("state", state);
         STR("path", path);
+        STR("instead_of", instead_of);
         STR("error", error);
         STR("cause", cause);
         NUM("start_ns", start_ns);
@@ -234,8 +237,8 @@ static long owner_pid(const opscope_rec_session_t *s) {
  * nothing, or the one that claimed it is gone without a profile), the earliest profile
  * written becomes PATH. */
 static void adopt(opscope_rec_session_t *s) {
-    if (!s->outpath[0]) {
-        return;
+    if (!s->outpath[0] || opscope_out_path_kind(s->outpath) == OPSCOPE_OUT_KIND_STREAM) {
+        return; /* nothing is ever renamed over a stream (/dev/stdout would be replaced) */
     }
     proc_status *first = NULL;
     for (size_t i = 0; i < s->n; i++) {
@@ -284,9 +287,28 @@ static bool on_console(const proc_status *p) {
     return !strcmp(p->path, "stderr") || !strcmp(p->path, "stdout");
 }
 
+/* Why PATH, a file a process wrote during the run, is not there now ("" when it is), so a
+ * message never points at a profile that was removed (`rm -rf` of its folder mid-run). */
+static const char *gone(const char *path) {
+    struct stat st;
+    if (stat(path, &st) == 0 || opscope_out_path_kind(path) == OPSCOPE_OUT_KIND_STREAM) {
+        return "";
+    }
+    char dir[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        slash[slash == dir] = '\0';
+    }
+    return slash && stat(dir, &st) != 0 ? "its folder was removed during the run" : "it was removed during the run";
+}
+
 /* Files named PATH.PID written during the run by no process with a status (one that could
  * not reach the run directory): listed so that none goes unmentioned. */
 static void other_files(const opscope_rec_session_t *s) {
+    if (opscope_out_path_kind(s->outpath) == OPSCOPE_OUT_KIND_STREAM) {
+        return; /* no process writes PATH.PID beside a stream */
+    }
     char dir[PATH_MAX + 8];
     snprintf(dir, sizeof dir, "%s", s->outpath);
     char *slash = strrchr(dir, '/');
@@ -331,8 +353,14 @@ static void say_checkpoint(const proc_status *p, const opscope_rec_child *cmd, u
     } else {
         snprintf(what, sizeof what, "ended without exiting (killed by SIGKILL, a crash, or a signal it did not handle)");
     }
-    if (how && !on_console(p)) {
+    const char *why_gone = on_console(p) ? "" : gone(p->path);
+    if (how && !on_console(p) && !*why_gone) {
         opscope_end_patch(p->path, how, sig, died_ns);
+    }
+    if (*why_gone) {
+        fprintf(stderr, "opscope record: %s (pid %ld) %s; its profile is lost: its last checkpoint, %s, is not "
+                        "there (%s)\n", p->program, p->pid, what, p->path, why_gone);
+        return;
     }
     fprintf(stderr, "opscope record: %s (pid %ld) %s; its profile %s holds the %llu records of its last "
                     "checkpoint; later ones are missing\n",
@@ -417,9 +445,17 @@ int opscope_rec_session_report(opscope_rec_session_t *s, const opscope_rec_child
     for (size_t i = 0; i < s->n; i++) {
         const proc_status *p = &s->procs[i];
         bool is_alive = alive(p->pid);
+        const char *why_gone = on_console(p) ? "" : gone(p->path);
         if (!strcmp(p->state, "written")) {
             profiles++;
-            if (!on_console(p)) {
+            if (p->instead_of[0]) {
+                fprintf(stderr, "opscope record: warning: cannot write the profile of %s (pid %ld) to %s: %s; it was "
+                                "written to %s instead (%llu records)\n", p->program, p->pid, p->instead_of,
+                        p->error, p->path, p->records);
+            } else if (*why_gone) {
+                fprintf(stderr, "opscope record: the profile of %s (pid %ld) was written to %s, but it is not there "
+                                "now (%s)\n", p->program, p->pid, p->path, why_gone);
+            } else if (!on_console(p)) {
                 fprintf(stderr, "opscope record: profile written to %s (%s, pid %ld, %llu records)\n", p->path,
                         p->program, p->pid, p->records);
             }
@@ -429,8 +465,13 @@ int opscope_rec_session_report(opscope_rec_session_t *s, const opscope_rec_child
             }
         } else if (!strcmp(p->state, "failed")) {
             failed++;
+            char earlier[96] = "";
+            if (p->written_before) {
+                snprintf(earlier, sizeof earlier, " (%s%s)", *why_gone ? "no earlier profile is left: " :
+                         "an earlier, partial profile is there", why_gone);
+            }
             fprintf(stderr, "opscope record: cannot write the profile of %s (pid %ld) to %s: %s%s\n", p->program,
-                    p->pid, p->path, p->error, p->written_before ? " (an earlier, partial profile is there)" : "");
+                    p->pid, p->path, p->error, earlier);
         } else if (!strcmp(p->state, "off")) {
             fprintf(stderr, "opscope record: profiling was off in %s (pid %ld): %s\n", p->program, p->pid, p->error);
         } else if (!strcmp(p->state, "unrecorded")) {
@@ -446,7 +487,7 @@ int opscope_rec_session_report(opscope_rec_session_t *s, const opscope_rec_child
             fprintf(stderr, "opscope record: %s (pid %ld) ran ggml graphs but its profile is lost: it ended "
                             "without exiting (killed by SIGKILL, a crash, or a signal it did not handle)%s\n",
                     p->program, p->pid,
-                    p->written_before ? "; an earlier, partial profile is at its path" : "");
+                    p->written_before && !*why_gone ? "; an earlier, partial profile is at its path" : "");
         }
         if (p->dropped && strcmp(p->state, "off") && strcmp(p->state, "unrecorded")) {
             say_drops(p);

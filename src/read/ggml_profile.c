@@ -32,6 +32,7 @@ typedef struct gp {
     int has_total_records, has_total_ns;
     int opened; /* the top-level object began: a cut after this is a truncated profile */
     uint64_t n_records, sum_ns;
+    uint64_t weighted_ns; /* the durations times their weights: at most OPSCOPE_READ_MAX_TOTAL_NS */
 } gp;
 
 enum { GP_FAIL = -1 };
@@ -422,7 +423,11 @@ static int gp_record_field(gp *g, gp_rec *rs, enum rk key, opscope_json_token *v
     case RK_BACKEND_ID: rc = gp_i32(g, v, &rs->r.backend_id); break;
     case RK_SPLIT_ID: rc = gp_i32(g, v, &rs->r.split_id); break;
     case RK_START_NS: rc = gp_u64(g, v, &rs->r.start_ns); break;
-    case RK_DURATION_NS: rc = gp_u64(g, v, &rs->r.duration_ns); break;
+    case RK_DURATION_NS:
+        rc = gp_u64(g, v, &rs->r.duration_ns);
+        if (rc > 0 && rs->r.duration_ns > OPSCOPE_READ_MAX_DURATION_NS)
+            return gp_fail(g, OPSCOPE_ERROR_RANGE, "duration_ns is beyond any real run (more than a year)", v);
+        break;
     case RK_BYTES: rc = gp_u64(g, v, &rs->r.bytes); break;
     case RK_EXTRA: rc = gp_string(g, v, &g->extra, &rs->r.extra); break;
     case RK_NE_SRC0:
@@ -525,6 +530,21 @@ static void gp_record_finish(gp_rec *rs) {
         rs->r.sub_op = opscope_sub_op_name(rs->r.name, rs->r.sub_op_value);
 }
 
+/* The sums of a profile never wrap (readers.h): a record standing for more than a year (its
+ * duration times its weight), or one past the profile's total, is refused at its opening
+ * brace. */
+static int gp_record_bounds(gp *g, const opscope_record *r, const opscope_json_token *open) {
+    uint64_t wt = r->weight > 1 ? r->weight : 1;
+    if (r->duration_ns > OPSCOPE_READ_MAX_DURATION_NS / wt)
+        return gp_fail(g, OPSCOPE_ERROR_RANGE,
+                       "duration_ns times weight is beyond any real run (more than a year)", open);
+    g->weighted_ns += r->duration_ns * wt;
+    if (g->weighted_ns > OPSCOPE_READ_MAX_TOTAL_NS)
+        return gp_fail(g, OPSCOPE_ERROR_RANGE,
+                       "the records' durations add up to more than 2^58 ns (9 years): beyond any real run", open);
+    return 0;
+}
+
 /* One record object; the OBJ_BEGIN token was just read. */
 static int gp_record(gp *g, const opscope_json_token *open) {
     gp_rec s;
@@ -538,6 +558,7 @@ static int gp_record(gp *g, const opscope_json_token *open) {
         if (gp_record_field(g, &s, gp_record_key(t.str, t.len), &v) < 0) return GP_FAIL;
     }
     gp_record_finish(&s);
+    if (gp_record_bounds(g, &s.r, open)) return GP_FAIL;
     g->n_records++;
     g->sum_ns += s.r.duration_ns;
     if (g->sink->on_record && g->sink->on_record(g->sink->ud, &s.r))

@@ -5,6 +5,7 @@
 #include "util/vec.h"
 
 #include "read/kernel_rules.h"
+#include "read/readers.h"
 #include "model/strtab.h"
 
 #include <errno.h>
@@ -101,6 +102,7 @@ typedef struct kr {
 
     opscope_record rec;
     uint64_t n_emitted; /* records handed to the sink so far (ordinals for the links) */
+    uint64_t total_dur; /* the slices' durations: at most OPSCOPE_READ_MAX_TOTAL_NS (readers.h) */
     int want_links;     /* the collector keeps links: runtime call names are interned too */
     int want_dims;      /* the collector keeps CPU ops' input dims (the diff's work pairs) */
     int in_events;      /* the events array began: input ending after this is a trace cut short */
@@ -453,6 +455,13 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
     opscope_kineto_info *in = s->info;
     if (e->old_cat) in->n_old_categories++;
     int64_t ts = e->has_ts ? e->ts : 0, dur = e->has_dur && e->dur > 0 ? e->dur : 0;
+    /* the analysis' sums never wrap (readers.h) */
+    if ((uint64_t)dur > OPSCOPE_READ_MAX_DURATION_NS)
+        return kr_fail(s, OPSCOPE_ERROR_RANGE, "an event's \"dur\" is beyond any real run (more than a year)");
+    s->total_dur += (uint64_t)dur;
+    if (s->total_dur > OPSCOPE_READ_MAX_TOTAL_NS)
+        return kr_fail(s, OPSCOPE_ERROR_RANGE,
+                       "the events' durations add up to more than 2^58 ns (9 years): beyond any real run");
     opscope_kineto_event ke = {0};
     ke.corr = e->corr;
     ke.ext = e->ext;

@@ -16,6 +16,18 @@
 #include "opscope.h"
 
 /*
+ * Durations beyond any real run are refused by every reader, as bad input (exit 2, with the
+ * position): a record (an event) lasting more than a year, counted with its weight (a
+ * sampled record stands for WEIGHT computes), and a profile whose records add up to more
+ * than 2^58 ns (9.1 years: 1000 hours on 80 lanes at once). Every aggregate downstream
+ * (stats, graphs, diff sides, Kineto analysis, estimates) sums part of one or two inputs'
+ * durations, or counts one at most 64 times (an event in each of its ancestors), so no
+ * 64-bit sum can wrap: the bound is checked once, where the numbers come in.
+ */
+#define OPSCOPE_READ_MAX_DURATION_NS 31557600000000000ull /* 365.25 days */
+#define OPSCOPE_READ_MAX_TOTAL_NS (1ull << 58)
+
+/*
  * The ggml profiler JSON reader (versions 2 and 3 and opscope's own additions; the field list
  * and defaults are in docs/formats.md). Records are delivered as soon as their object closes;
  * meta once, after the top-level object closed, then on_end.

@@ -1,8 +1,13 @@
 /* out.c - buffered, atomic-rename output. See out.h. */
 #include "util/out.h"
+#include "util/out_path.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define OUT_BUF_SIZE (1u << 20)
 
@@ -22,8 +28,14 @@ struct opscope_out {
     bool failed;
     int err_no;
     FILE *fp;          /* for opscope_out_from_file: flushed before our own writes */
-    char *path;        /* final path, NULL for stdout / FILE * */
+    char *path;        /* final path, NULL for stdout / FILE * / a stream */
     char *tmp;         /* temporary path */
+    char *name;        /* a stream's path, for its errors */
+    const char *why;   /* the failed write's reason, static; NULL: "write failed" */
+    int wait_ms;       /* opscope_out_opts.stream_wait_ms */
+    bool sock, pipe;   /* a socket (send), a pipe or FIFO (SIGPIPE held off when waiting) */
+    z_stream *z;       /* a file named *.gz: gzip-compressed as it is written */
+    FILE *std;         /* stdout or stderr, locked while its descriptor takes the document */
     size_t len;
     uint64_t total;
     char buf[OUT_BUF_SIZE];
@@ -88,7 +100,118 @@ static int create_tmp(const char *path, char *tmp, size_t size) {
     return -1;
 }
 
+/* ---- gzip by name: every reader reads .gz (read/read.c), so `-o p.json.gz` is a profile ---- */
+
+static bool ends_gz(const char *path) {
+    size_t n = strlen(path);
+    return n > 3 && !strcmp(path + n - 3, ".gz");
+}
+
+static int gz_start(opscope_out_t *w) {
+    w->z = calloc(1, sizeof *w->z);
+    /* 15 + 16: a gzip header; level 1: the capture writes inside a running program */
+    if (!w->z || deflateInit2(w->z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(w->z);
+        w->z = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void write_all(opscope_out_t *w, const char *p, size_t left);
+
+/* Compresses LEN bytes at P (FLUSH: Z_NO_FLUSH, or Z_FINISH at commit) and writes the result. */
+static void gz_write(opscope_out_t *w, const char *p, size_t len, int flush) {
+    unsigned char chunk[64 * 1024];
+    w->z->next_in = (unsigned char *)(uintptr_t)p;
+    w->z->avail_in = (uInt)len;
+    int rc;
+    do {
+        w->z->next_out = chunk;
+        w->z->avail_out = sizeof chunk;
+        rc = deflate(w->z, flush);
+        size_t have = sizeof chunk - w->z->avail_out;
+        if (have) write_all(w, (const char *)chunk, have);
+    } while (!w->failed && (w->z->avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END)) && rc != Z_STREAM_ERROR);
+}
+
+static void gz_end(opscope_out_t *w) {
+    if (w->z) {
+        deflateEnd(w->z);
+        free(w->z);
+        w->z = NULL;
+    }
+}
+
+/* W onto stream PATH (out_path.c); frees W on failure. */
+static opscope_out_t *open_stream(opscope_out_t *w, const char *path, const opscope_out_opts *opts,
+                                  opscope_error *err) {
+    w->wait_ms = opts && opts->stream_wait_ms > 0 ? opts->stream_wait_ms : 0;
+    opscope_out_stream s;
+    const char *why = NULL;
+    w->name = strdup(path);
+    if (!w->name || opscope_out_stream_open(path, w->wait_ms, &s, &why) != 0) {
+        set_io_error(err, path, w->name ? why : "out of memory", w->name ? errno : ENOMEM);
+        free(w->name);
+        free(w);
+        return NULL;
+    }
+    w->fd = s.fd;
+    w->sock = s.sock;
+    w->pipe = s.pipe;
+    w->owns_fd = true;
+    /* The program's own buffered output to that descriptor comes first, and none of its
+     * threads writes through stdio into the middle of the document (llama.cpp's logger
+     * thread prints while the program exits: seen cutting a profile at a 64 KiB pipe write):
+     * its FILE stays locked until commit or abort. Tried for at most 100 ms, never waited
+     * for: a thread holding it may itself be blocked on a full pipe. */
+    int n = opscope_out_path_fd(path);
+    FILE *std = n == 1 ? stdout : n == 2 ? stderr : NULL;
+    for (int i = 0; std && i < 100; i++) {
+        if (ftrylockfile(std) == 0) {
+            fflush_unlocked(std);
+            w->std = std;
+            break;
+        }
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    return w;
+}
+
 opscope_out_t *opscope_out_open(const char *path, opscope_error *err) {
+    return opscope_out_open_opts(path, NULL, err);
+}
+
+int opscope_out_check(const char *path, opscope_error *err) {
+    opscope_out_kind kind = opscope_out_path_kind(path);
+    if (kind == OPSCOPE_OUT_KIND_DIR) {
+        set_io_error(err, path, "it is a directory", EISDIR);
+        return -1;
+    }
+    if (kind == OPSCOPE_OUT_KIND_STREAM) {
+        int n = opscope_out_path_fd(path);
+        int fl = n >= 0 ? fcntl(n, F_GETFL) : 0;
+        if (n >= 0 && (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)) {
+            set_io_error(err, path, fl < 0 ? "the descriptor it names is not open"
+                                           : "the descriptor it names is open for reading only", EBADF);
+            return -1;
+        }
+        if (n < 0 && access(path, W_OK) != 0) {
+            set_io_error(err, path, "cannot write to it", errno);
+            return -1;
+        }
+        return 0;
+    }
+    opscope_out_t *w = opscope_out_open(path, err);
+    if (!w) {
+        return -1;
+    }
+    opscope_out_abort(w);
+    return 0;
+}
+
+opscope_out_t *opscope_out_open_opts(const char *path, const opscope_out_opts *opts, opscope_error *err) {
     opscope_out_t *w = calloc(1, sizeof *w);
     if (!w) {
         set_io_error(err, path, "out of memory", ENOMEM);
@@ -101,17 +224,16 @@ opscope_out_t *opscope_out_open(const char *path, opscope_error *err) {
         return w;
     }
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-        /* A device or FIFO (/dev/null, /dev/stdout, a pipe): write through it. Renaming a
-         * temporary file over it would replace the node itself. */
-        w->fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (w->fd < 0) {
-            set_io_error(err, path, "cannot open output", errno);
-            free(w);
-            return NULL;
-        }
-        w->owns_fd = true;
-        return w;
+    opscope_out_kind kind = opscope_out_path_kind(path);
+    if (kind == OPSCOPE_OUT_KIND_DIR) {
+        set_io_error(err, path, "it is a directory", EISDIR);
+        free(w);
+        return NULL;
+    }
+    if (kind == OPSCOPE_OUT_KIND_STREAM) {
+        /* Written through: renaming a temporary file over it would replace the node itself
+         * (or, behind /dev/stdout, the program's own output file). */
+        return open_stream(w, path, opts, err);
     }
     /* A symlink stays one: the file it points to is replaced (temporary file beside it). */
     char *target = resolve_link(path);
@@ -145,6 +267,11 @@ opscope_out_t *opscope_out_open(const char *path, opscope_error *err) {
     }
     if (keep) (void)fchmod(w->fd, st.st_mode & 07777);
     w->owns_fd = true;
+    if (ends_gz(path) && gz_start(w) != 0) {
+        set_io_error(err, path, "out of memory", ENOMEM);
+        opscope_out_abort(w);
+        return NULL;
+    }
     return w;
 }
 
@@ -164,6 +291,39 @@ opscope_out_t *opscope_out_from_file(FILE *fp, opscope_error *err) {
     return w;
 }
 
+static void fail(opscope_out_t *w, int e, const char *why) {
+    w->failed = true;
+    w->err_no = e;
+    w->why = why;
+}
+
+/* Writes LEN bytes at P to W's descriptor; a stream writer that waits gives up when its
+ * reader takes nothing for wait_ms. */
+static void write_all(opscope_out_t *w, const char *p, size_t left) {
+    while (left > 0) {
+        ssize_t k = w->sock ? send(w->fd, p, left, MSG_NOSIGNAL | (w->wait_ms > 0 ? MSG_DONTWAIT : 0))
+                            : write(w->fd, p, left);
+        if (k < 0 && errno == EINTR) {
+            continue;
+        }
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && w->wait_ms > 0) {
+            struct pollfd pf = {.fd = w->fd, .events = POLLOUT};
+            int r = poll(&pf, 1, w->wait_ms);
+            if (r != 0) {
+                continue; /* ready, or an error the next write says */
+            }
+            fail(w, ETIMEDOUT, "its reader took nothing for the whole wait");
+            return;
+        }
+        if (k < 0) {
+            fail(w, errno, errno == EPIPE ? "its reader went away" : NULL);
+            return;
+        }
+        p += k;
+        left -= (size_t)k;
+    }
+}
+
 static void flush_buf(opscope_out_t *w) {
     if (w->failed || w->len == 0) {
         w->len = 0;
@@ -177,18 +337,29 @@ static void flush_buf(opscope_out_t *w) {
         w->len = 0;
         return;
     }
-    const char *p = w->buf;
-    size_t left = w->len;
-    while (left > 0) {
-        ssize_t k = write(w->fd, p, left);
-        if (k < 0) {
-            if (errno == EINTR) continue;
-            w->failed = true;
-            w->err_no = errno;
-            break;
+    /* A pipe's reader gone raises SIGPIPE in the writing thread: held off (and taken back
+     * when it was ours) where the writer waits for its reader, a capture in a host program. */
+    bool hold = w->pipe && w->wait_ms > 0;
+    sigset_t only_pipe, old, pending;
+    bool was_pending = false;
+    if (hold) {
+        sigemptyset(&only_pipe);
+        sigaddset(&only_pipe, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &only_pipe, &old);
+        was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+    }
+    if (w->z) {
+        gz_write(w, w->buf, w->len, Z_NO_FLUSH);
+    } else {
+        write_all(w, w->buf, w->len);
+    }
+    if (hold) {
+        if (!was_pending && w->err_no == EPIPE) {
+            struct timespec zero = {0, 0};
+            while (sigtimedwait(&only_pipe, NULL, &zero) < 0 && errno == EINTR) {
+            }
         }
-        p += k;
-        left -= (size_t)k;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
     w->len = 0;
 }
@@ -386,6 +557,11 @@ void opscope_out_printf(opscope_out_t *w, const char *fmt, ...) {
 }
 
 static void out_free(opscope_out_t *w) {
+    gz_end(w);
+    if (w->std) {
+        funlockfile(w->std);
+    }
+    free(w->name);
     free(w->path);
     free(w->tmp);
     free(w);
@@ -393,6 +569,9 @@ static void out_free(opscope_out_t *w) {
 
 int opscope_out_commit(opscope_out_t *w, opscope_error *err) {
     flush_buf(w);
+    if (w->z && !w->failed) {
+        gz_write(w, "", 0, Z_FINISH);
+    }
     if (w->fp && !w->failed && fflush(w->fp) != 0) {
         w->failed = true;
         w->err_no = errno;
@@ -405,7 +584,8 @@ int opscope_out_commit(opscope_out_t *w, opscope_error *err) {
         w->owns_fd = false;
     }
     if (w->failed) {
-        set_io_error(err, w->path ? w->path : "-", "write failed", w->err_no);
+        set_io_error(err, w->path ? w->path : w->name ? w->name : "-", w->why ? w->why : "write failed",
+                     w->err_no);
         if (w->tmp) unlink(w->tmp);
         out_free(w);
         return -1;

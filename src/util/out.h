@@ -3,11 +3,18 @@
  *
  * opscope_out_open writes to "PATH.tmp.XXXXXX" beside PATH and opscope_out_commit renames it
  * over PATH only when every write succeeded; opscope_out_abort (or a failed commit) removes
- * the temporary file. PATH "-" writes to stdout (no rename). Formatting helpers append to a
+ * the temporary file. PATH "-" writes to stdout (no rename). A stream (opscope_out_path_kind:
+ * a pipe, FIFO, socket, character device, or an open descriptor named /dev/stdout, /dev/fd/N,
+ * /proc/self/fd/N) is written through, never renamed over: a descriptor is written through
+ * itself (so `-o /dev/stdout > f` appends to f after the program's own output, at its
+ * offset, with stdout's (stderr's) FILE locked from open to commit so that no other thread
+ * of the program prints into the middle of it), a FIFO or device through a descriptor of
+ * its own. A file named *.gz is written
+ * gzip-compressed (zlib, level 1; every reader reads gzip). Formatting helpers append to a
  * large buffer and flush with write(2), so exporters can emit hundreds of MB/s.
  *
  * Ownership: the caller owns the opscope_out_t and must end it with commit or abort exactly
- * once. Thread safety: one writer per thread.
+ * once, on the thread that opened it. Thread safety: one writer per thread.
  */
 #ifndef OPSCOPE_OUT_H
 #define OPSCOPE_OUT_H
@@ -18,8 +25,39 @@
 
 typedef struct opscope_out opscope_out_t;
 
+/* What an output path is, which decides how it is written. */
+typedef enum opscope_out_kind {
+    OPSCOPE_OUT_KIND_FILE,   /* a regular file, a name not yet there, or a symlink to either:
+                                temporary file + rename */
+    OPSCOPE_OUT_KIND_STREAM, /* a pipe, FIFO, socket, character device, or an open descriptor
+                                (/dev/std*, /dev/fd/N, /proc/self/fd/N, links to them): written
+                                through, once; never renamed over, never opened to probe it */
+    OPSCOPE_OUT_KIND_DIR,    /* a directory: cannot be written */
+} opscope_out_kind;
+
+/* PATH's kind, from its name and what is there now (NULL or "-": a stream). Opens nothing. */
+opscope_out_kind opscope_out_path_kind(const char *path);
+
+/* How opscope_out_open_opts treats a stream. */
+typedef struct opscope_out_opts {
+    /* > 0: never block for longer than this without progress: a FIFO with no reader, a pipe
+     * or socket whose reader stops reading; the write then fails ("no reader ...") and
+     * SIGPIPE is never raised (a capture inside a host program). 0: block as write(2) does
+     * (the commands: `report -o FIFO` waits for its reader, `| head` ends them as usual). */
+    int stream_wait_ms;
+} opscope_out_opts;
+
 /* Opens PATH for writing (see above). Returns NULL and fills ERR on failure. */
 opscope_out_t *opscope_out_open(const char *path, opscope_error *err);
+
+/* opscope_out_open with OPTS (NULL: all zero). */
+opscope_out_t *opscope_out_open_opts(const char *path, const opscope_out_opts *opts, opscope_error *err);
+
+/* Whether PATH can be written, without a trace and without opening a stream (a FIFO's
+ * reader would see its end): a file by making and removing a temporary file beside it, a
+ * descriptor by its open mode, a FIFO, socket or device by its permissions. Returns 0, or -1
+ * with ERR filled (msg "it is a directory", "not open for writing", ...). */
+int opscope_out_check(const char *path, opscope_error *err);
 
 /* A writer onto an already open FILE * (not closed, not renamed; commit flushes). */
 opscope_out_t *opscope_out_from_file(FILE *fp, opscope_error *err);

@@ -24,8 +24,10 @@
 #include "util/hash.h"
 #include "util/sort.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -804,7 +806,7 @@ void opscope_cap_gpu_note_untimed(const char *backend) {
  * library's constructors ran: so a program started with only LD_PRELOAD and GGML_PROFILE
  * gets the layer too. VK_LOADER_LAYERS_ENABLE only enables a layer that is found (a missing
  * manifest cannot make instance creation fail); GGML_VK_DEBUG_MARKERS makes ggml-vulkan name
- * its pipelines. OPSCOPE_VK_LAYER=0 turns this off. */
+ * its pipelines. OPSCOPE_VK_LAYER=0 turns this off, =1 on where vulkan_possible says no. */
 
 static void append_env(const char *name, const char *value, char sep) {
     const char *old = getenv(name);
@@ -824,10 +826,35 @@ static void append_env(const char *name, const char *value, char sep) {
     }
 }
 
+/* Whether ggml can run work on Vulkan here: GGML_VK_VISIBLE_DEVICES set (which also shows
+ * CPU devices, lavapipe), or a GPU's device node. Where it cannot, the layer is left out: the
+ * loader would still load it for the instance ggml-vulkan makes to list devices, and its
+ * address space is what a CPU run under `ulimit -v` lacks (issue 33). */
+static bool vulkan_possible(void) {
+    if (getenv("GGML_VK_VISIBLE_DEVICES")) {
+        return true;
+    }
+    static const char *const nodes[] = {"/dev/nvidia0", "/dev/kfd", "/dev/dxg"};
+    for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
+        if (access(nodes[i], F_OK) == 0) {
+            return true;
+        }
+    }
+    DIR *d = opendir("/dev/dri");
+    bool found = false;
+    for (struct dirent *e; d && !found && (e = readdir(d));) {
+        found = strncmp(e->d_name, "renderD", 7) == 0;
+    }
+    if (d) {
+        closedir(d);
+    }
+    return found;
+}
+
 __attribute__((constructor)) static void enable_vulkan_layer(void) {
     const char *prof = getenv("GGML_PROFILE");
     const char *off = getenv("OPSCOPE_VK_LAYER");
-    if (!prof || (off && strcmp(off, "0") == 0)) {
+    if (!prof || (off && strcmp(off, "0") == 0) || (!(off && strcmp(off, "1") == 0) && !vulkan_possible())) {
         return;
     }
     Dl_info info;

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +46,12 @@ static const int k_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
  * (OPSCOPE_CHECKPOINT_MS, default 1000; 0: never), so a crash or SIGKILL loses only what
  * came after the last one. The period stretches to 20 times the last write's CPU time, so
  * the writes take at most about 5% of one core however big the profile grows.
+ * A stream output (util/out.h: a FIFO, a pipe, /dev/stdout, a socket, a device) is written
+ * once, at the end, never at a checkpoint (a reader would get one document per checkpoint),
+ * bounded (cap_write.h: a reader absent or stalled fails the write, the program never
+ * waits for it); when that write fails, the profile goes to a file elsewhere, said. A
+ * process that does not own a stream PATH writes such a file too (never PATH.PID beside
+ * /dev/fd/63).
  * Inside `opscope record` (OPSCOPE_RECORD_DIR, a directory the command made for this run):
  * PATH goes to the first ggml process that claims it (creating DIR/owner), so programs run
  * one after another never overwrite each other's profile; every profiling process keeps a
@@ -57,6 +64,7 @@ typedef struct cap_life {
     bool atfork_set;           /* at_fork_child installed before main */
     char rec_dir[1024];        /* OPSCOPE_RECORD_DIR, "" outside a record run */
     bool not_owner;            /* another process of this run owns PATH: write PATH.PID */
+    bool stream;               /* PATH is a stream (util/out.h): written once, at the end */
     uint64_t rec_start_ns;     /* CLOCK_MONOTONIC at the first compute */
     struct sigaction old_sa[N_SIGS]; /* what the program had before our handlers */
     pthread_once_t watch_once; /* first_capture */
@@ -72,6 +80,8 @@ typedef struct cap_life {
     bool path_warned;          /* PATH's trouble was said (at start or at a write): once is enough */
     bool written_once;         /* an export of ours reached its file */
     bool note_ok;              /* the last export's outcome is in DIR/PID: record will say it */
+    bool stream_tried;         /* the one write to a stream PATH was made: never a second */
+    char instead[1100];        /* where the profile went when the stream PATH failed, "" none */
     uint64_t ckpt_cost_ns;     /* the last checkpoint's CPU time */
     /* watch */
     _Atomic bool disabled;
@@ -147,7 +157,11 @@ static bool rec_note(const char *state, const opscope_cap_written *wi, const cha
         opscope_cap_drops_meta(&m); /* a fork child's counters are its parent's */
     }
     const char *where = g_life.cfg.dest == OPSCOPE_CAP_DEST_STDERR ? "stderr"
-                      : g_life.cfg.dest == OPSCOPE_CAP_DEST_STDOUT ? "stdout" : g_life.cfg.path;
+                      : g_life.cfg.dest == OPSCOPE_CAP_DEST_STDOUT ? "stdout"
+                      : g_life.instead[0]                          ? g_life.instead : g_life.cfg.path;
+    if (g_life.instead[0]) {
+        opscope_out_printf(w, "instead_of=%s\n", g_life.cfg.path);
+    }
     opscope_out_printf(w, "pid=%ld\nprogram=%s\nstate=%s\npath=%s\nstart_ns=%llu\nrecords=%llu\n"
                           "written_before=%d\ndropped=%llu\ndropped_graphs=%llu\ndropped_first=%lld\n"
                           "dropped_last=%lld\ncap_mb=%llu\ncause=%s\n",
@@ -219,7 +233,8 @@ static uint64_t cpu_ns(void) {
 /* Until a signal (or the _exit hook) posts: a checkpoint each period, when the profile is a
  * JSON file. */
 static void wait_checkpointing(void) {
-    bool ckpt = g_life.ckpt_ms > 0 && g_life.cfg.dest == OPSCOPE_CAP_DEST_JSON && g_life.cfg.path[0];
+    bool ckpt = g_life.ckpt_ms > 0 && g_life.cfg.dest == OPSCOPE_CAP_DEST_JSON && g_life.cfg.path[0] &&
+                !g_life.stream;
     for (;;) {
         if (!ckpt) {
             if (sem_wait(&g_life.sig_sem) == 0) return;
@@ -298,6 +313,51 @@ static void start_watcher(void) {
     pthread_attr_destroy(&at);
 }
 
+/* A file for the profile when the stream PATH cannot take it: $TMPDIR (absolute) or /tmp,
+ * named by pid, into OUT. */
+static void elsewhere(char *out, size_t size) {
+    const char *t = getenv("TMPDIR");
+    snprintf(out, size, "%s/opscope-profile.%ld.%s", t && t[0] == '/' ? t : "/tmp", (long)getpid(),
+             g_life.cfg.dest == OPSCOPE_CAP_DEST_TEXT ? "txt" : "json");
+}
+
+/* This process does not own PATH: PATH.PID, or, beside a stream, a file elsewhere. */
+static void not_owner_path(void) {
+    if (g_life.stream) {
+        g_life.stream = false;
+        elsewhere(g_life.cfg.path, sizeof g_life.cfg.path);
+    } else {
+        opscope_cap_config_child(&g_life.cfg, (long)getpid());
+    }
+}
+
+/* Under an address-space limit (ulimit -v) the capture's growth while the program runs (its
+ * writer thread's malloc arena, reserved whole by glibc at its first checkpoint, and the
+ * record buffers) may be what the program then lacks for its own threads: said once, at the
+ * first compute, when less than that is left. */
+#define CAP_AS_GROWTH_MB 80
+static void check_address_space(void) {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) {
+        return;
+    }
+    char buf[64] = {0};
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0) {
+        close(fd);
+    }
+    uint64_t used = n > 0 ? strtoull(buf, NULL, 10) * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+    uint64_t left = rl.rlim_cur > used ? (uint64_t)rl.rlim_cur - used : 0;
+    if (!used || left >= (uint64_t)CAP_AS_GROWTH_MB << 20) {
+        return;
+    }
+    fprintf(stderr, "opscope: only %llu MiB of address space is left under the limit (ulimit -v %llu): the capture "
+                    "may take up to %d MiB more as the program runs, and the program may then fail to start "
+                    "threads; raise the limit by that much, or set MALLOC_ARENA_MAX=1\n",
+            (unsigned long long)(left >> 20), (unsigned long long)(rl.rlim_cur >> 10), CAP_AS_GROWTH_MB);
+}
+
 static void first_capture(void) {
     /* Only for programs that load ggml after start-up (claim_at_load found no ggml): the
      * claim then comes late, and a child started before this point may own PATH too. */
@@ -308,7 +368,7 @@ static void first_capture(void) {
             setenv("OPSCOPE_OWNER_PID", me, 1);
         } else {
             g_life.not_owner = true;
-            opscope_cap_config_child(&g_life.cfg, (long)getpid());
+            not_owner_path();
         }
     }
     struct timespec ts;
@@ -317,6 +377,7 @@ static void first_capture(void) {
     if (opscope_cap_env_mode) {
         rec_note("recording", NULL, NULL);
     }
+    check_address_space();
     start_watcher();
 }
 
@@ -404,8 +465,9 @@ __attribute__((constructor)) static void claim_at_load(void) {
 /* Says at once, not after the run, when PATH's folder cannot take the profile (missing, not
  * writable): the program runs on, and the writes try again (the folder may come later). */
 static void check_path(void) {
-    if ((g_life.cfg.dest != OPSCOPE_CAP_DEST_JSON && g_life.cfg.dest != OPSCOPE_CAP_DEST_TEXT) || !g_life.cfg.path[0]) {
-        return;
+    if ((g_life.cfg.dest != OPSCOPE_CAP_DEST_JSON && g_life.cfg.dest != OPSCOPE_CAP_DEST_TEXT) || !g_life.cfg.path[0] ||
+        g_life.stream) {
+        return; /* a stream is never opened before its one write: a FIFO's reader would see its end */
     }
     char dir[sizeof g_life.cfg.path];
     snprintf(dir, sizeof dir, "%s", g_life.cfg.path);
@@ -475,8 +537,9 @@ static void init_once(void) {
     char me[32];
     snprintf(me, sizeof me, "%ld", (long)getpid());
     const char *owner = getenv("OPSCOPE_OWNER_PID");
+    g_life.stream = g_life.cfg.path[0] && opscope_out_path_kind(g_life.cfg.path) == OPSCOPE_OUT_KIND_STREAM;
     if ((owner && *owner && strcmp(owner, me) != 0) || g_life.not_owner) {
-        opscope_cap_config_child(&g_life.cfg, (long)getpid());
+        not_owner_path();
     }
     opscope_cap_env_mode = true;
     check_path();
@@ -563,12 +626,37 @@ void opscope_cap_life_export(bool at_exit) {
     export_as(at_exit ? END_EXIT : END_CHECKPOINT, 0);
 }
 
+/* The stream PATH failed (WI says why): the profile goes to a file elsewhere, said on
+ * stderr outside a record run (record says it from the status file). Returns 0 when written
+ * there; WI then holds that write's records and keeps the stream's error. */
+static int write_elsewhere(opscope_cap_written *wi) {
+    char why[sizeof wi->error];
+    snprintf(why, sizeof why, "%s", wi->error);
+    elsewhere(g_life.instead, sizeof g_life.instead);
+    if (opscope_cap_write_info(g_life.cfg.dest, g_life.instead, NULL, -2, wi) != 0) {
+        g_life.instead[0] = '\0';
+        return -1;
+    }
+    snprintf(wi->error, sizeof wi->error, "%s", why);
+    if (!g_life.rec_dir[0]) {
+        fprintf(stderr, "opscope: cannot write the profile to %s: %s; it is in %s instead\n", g_life.cfg.path, why,
+                g_life.instead);
+    }
+    return 0;
+}
+
 static void export_as(end_kind kind, int sig) {
     bool at_exit = kind != END_CHECKPOINT;
     if (g_life.child_of_fork || g_life.cfg.dest == OPSCOPE_CAP_DEST_NONE) {
         return;
     }
     if (!at_exit && (g_life.cfg.dest == OPSCOPE_CAP_DEST_STDOUT || g_life.cfg.dest == OPSCOPE_CAP_DEST_STDERR)) {
+        return;
+    }
+    /* a stream: once, at the end (also when it became one after start) */
+    const char *path = g_life.cfg.path[0] ? g_life.cfg.path : NULL;
+    bool stream = path && (g_life.stream || opscope_out_path_kind(path) == OPSCOPE_OUT_KIND_STREAM);
+    if (stream && (!at_exit || g_life.stream_tried)) {
         return;
     }
     if (!lock_export(at_exit)) {
@@ -578,7 +666,6 @@ static void export_as(end_kind kind, int sig) {
     if (n > 0 && (n != g_life.exported_records || (at_exit && g_life.last_was_ckpt))) {
         g_life.exported_records = n;
         FILE *fp = g_life.cfg.dest == OPSCOPE_CAP_DEST_STDERR ? stderr : stdout;
-        const char *path = g_life.cfg.path[0] ? g_life.cfg.path : NULL;
         opscope_cap_written wi;
         opscope_cap_meta_set_end(kind == END_EXIT ? "exit" : kind == END_SIGNAL ? "signal" : "checkpoint",
                                  kind == END_SIGNAL ? sig_name(sig) : NULL);
@@ -589,6 +676,10 @@ static void export_as(end_kind kind, int sig) {
             rec_note("exporting", NULL, NULL);
         }
         int rc = opscope_cap_write_info(g_life.cfg.dest, path, fp, -2, &wi);
+        g_life.stream_tried = stream;
+        if (rc != 0 && stream) {
+            rc = write_elsewhere(&wi);
+        }
         if (rc == 0) {
             g_life.written_once = true;
             g_life.last_was_ckpt = !at_exit;
@@ -602,7 +693,7 @@ static void export_as(end_kind kind, int sig) {
             g_life.path_warned = true; /* once: a checkpoint tries again every period */
         }
         const char *glog = getenv("OPSCOPE_GRAPH_LOG");
-        if (glog && *glog) {
+        if (glog && *glog && (at_exit || opscope_out_path_kind(glog) != OPSCOPE_OUT_KIND_STREAM)) {
             opscope_cap_write_graphs(glog);
         }
     }

@@ -14,6 +14,10 @@
 
 /* ---- writing ---- */
 
+/* A stream output (a FIFO, a pipe, /dev/stdout) never holds the program: a reader absent or
+ * stalled for this long fails the write, which the caller then says. */
+static const opscope_out_opts k_stream_wait = {.stream_wait_ms = OPSCOPE_CAP_STREAM_WAIT_MS};
+
 /* Says why PATH was not written: into INFO when given, else one line on stderr. */
 static int write_failed(opscope_cap_written *info, const char *path, const opscope_error *err) {
     char why[288];
@@ -80,7 +84,7 @@ int opscope_cap_write_info(opscope_cap_dest dest, const char *path, FILE *fp, in
     opscope_error err = {0};
     opscope_out_t *w = NULL;
     if (path) {
-        w = opscope_out_open(path, &err);
+        w = opscope_out_open_opts(path, &k_stream_wait, &err);
     } else {
         fflush(fp);
         w = opscope_out_from_file(fp, &err);
@@ -140,7 +144,7 @@ static int graph_line(void *ud, const opscope_cap_rec *rec) {
 
 int opscope_cap_write_graphs(const char *path) {
     opscope_error err = {0};
-    graph_log g = {opscope_out_open(path, &err)};
+    graph_log g = {opscope_out_open_opts(path, &k_stream_wait, &err)};
     if (!g.w) {
         fprintf(stderr, "opscope: cannot write %s\n", path);
         return -1;

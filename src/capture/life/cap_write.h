@@ -10,8 +10,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* How long a write to a stream output (FIFO, pipe, socket, /dev/stdout: util/out.h) waits
+ * for a reader that takes nothing, in ms, before it fails. */
+#define OPSCOPE_CAP_STREAM_WAIT_MS 5000
+
 /* Writes what DEST asks (console summary / text / JSON) for SCHED (-2 = all) to PATH
- * (temporary file + rename) or, when PATH is NULL, to FP (not closed).
+ * (temporary file + rename; a stream written through, bounded as above) or, when PATH is
+ * NULL, to FP (not closed).
  * Returns 0 or -1 with one line on stderr. */
 int opscope_cap_write(opscope_cap_dest dest, const char *path, FILE *fp, int sched);
 
