@@ -7,6 +7,11 @@
 #include <stdatomic.h>
 
 static _Atomic uint64_t g_drop_graphs;
+static uint64_t g_cap_mb; /* set at start-up when the cap is the record log's (cap_log.h) */
+
+void opscope_cap_drops_set_cap_mb(uint64_t mb) {
+    g_cap_mb = mb;
+}
 static _Atomic int64_t g_drop_first = INT64_MAX, g_drop_last = -1;
 
 void opscope_cap_drops_check(int64_t gid, uint64_t before) {
@@ -33,7 +38,7 @@ void opscope_cap_drops_meta(opscope_meta *meta) {
     /* device work a GPU source could not time is missing from the profile too */
     uint64_t buf = opscope_cap_buf_dropped(), lost = atomic_load(&opscope_cap_stats.gpu_lost);
     meta->dropped_records = buf + lost;
-    meta->capture_cap_mb = opscope_cap_buf_limit() >> 20;
+    meta->capture_cap_mb = g_cap_mb ? g_cap_mb : opscope_cap_buf_limit() >> 20;
     if (!meta->dropped_records) {
         return;
     }

@@ -262,7 +262,7 @@ static bool plan_pages(opscope_cap_plan *p, const opscope_cap_event *ev, int n_s
     for (int k = 0; k < n_steps; k += OPSCOPE_CAP_PAGE_STEPS) {
         int m = n_steps - k < OPSCOPE_CAP_PAGE_STEPS ? n_steps - k : OPSCOPE_CAP_PAGE_STEPS;
         size_t size = opscope_cap_page_size(m);
-        opscope_cap_plan_page *page = opscope_cap_buf_alloc_bytes(size);
+        opscope_cap_plan_page *page = opscope_cap_buf_keep_bytes(size); /* calls point at it */
         if (!page) {
             return false;
         }
@@ -279,7 +279,7 @@ static bool plan_pages(opscope_cap_plan *p, const opscope_cap_event *ev, int n_s
             t->n_fused = e->n_fused;
             memcpy(t->fused, e->fused, sizeof t->fused);
         }
-        opscope_cap_buf_commit_bytes(size);
+        opscope_cap_buf_keep_commit(size);
         p->pages[p->n_pages++] = page;
     }
     return true;

@@ -109,7 +109,7 @@ const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t) {
     if (slot->t == t && desc_matches(slot->d, t, n_src)) {
         return slot->d;
     }
-    opscope_cap_rec *r = opscope_cap_buf_alloc((unsigned)n_src);
+    opscope_cap_rec *r = opscope_cap_buf_keep_rec((unsigned)n_src); /* events point at it */
     if (!r) {
         return NULL;
     }
@@ -125,7 +125,7 @@ const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t) {
     r->graph = -1;
     r->t0 = r->t1 = 0;
     r->bytes = opscope_cap_out_bytes(t); /* what a one-node step of it writes */
-    opscope_cap_buf_commit(r);
+    opscope_cap_buf_keep_commit(r->size);
     atomic_fetch_add_explicit(&opscope_cap_stats.descs, 1, memory_order_relaxed);
     slot->t = t;
     slot->d = r;
