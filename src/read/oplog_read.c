@@ -121,7 +121,7 @@ static int read_drops(olr *r, opscope_oplog_cur *c) {
     r->meta.dropped_last_graph = opscope_oplog_get_i(c);
     r->meta.capture_cap_mb = opscope_oplog_get_u(c);
     uint64_t cause = opscope_oplog_get_u(c);
-    r->meta.dropped_cause = cause <= OPSCOPE_DROP_DEVICE ? (opscope_drop_cause)cause : OPSCOPE_DROP_UNKNOWN;
+    r->meta.dropped_cause = cause <= OPSCOPE_DROP_LOG_CAP ? (opscope_drop_cause)cause : OPSCOPE_DROP_UNKNOWN;
     return c->bad ? -1 : 0;
 }
 

@@ -102,7 +102,9 @@ if os.path.exists(k) and os.path.exists(simple_path):
 # ---- 2. drops ----
 c = f"{d}/c.json"
 counts = f"{d}/counts-drops.txt"
-env = dict(ENV, OPSCOPE_MAX_MB="1", LD_PRELOAD=nc, OPSCOPE_TEST_NODECOUNT=counts)
+# the memory path (records kept in memory: OPSCOPE_STREAM=0, as for a FIFO); the record log's
+# own cap on disk is tests/capture_unit/test_cap_log.c's
+env = dict(ENV, OPSCOPE_MAX_MB="1", OPSCOPE_STREAM="0", LD_PRELOAD=nc, OPSCOPE_TEST_NODECOUNT=counts)
 cmd = LONG[:6] + ["600"] + LONG[7:]
 rc, out, err = record(["-o", c], cmd, env=env)
 e2e.check(rc == 0, f"drops: llama-completion -n 600 under a 1 MiB cap exits 0 (rc {rc})")
@@ -131,7 +133,8 @@ e2e.check(rep.returncode == 0 and re.search(rf"Dropped: +{dropped} records: the 
           f"drops: the default report summary shows the drops and the graphs "
           f"({[ln for ln in rep.stdout.splitlines() if 'ropped' in ln or 'graphs' in ln]})")
 # Without record, the library says it itself at exit.
-rc, _, err = e2e.run(cmd, e2e.env_for([e2e.PRELOAD], profile=f"{d}/c-plain.json", extra={"OPSCOPE_MAX_MB": "1"}))
+rc, _, err = e2e.run(cmd, e2e.env_for([e2e.PRELOAD], profile=f"{d}/c-plain.json",
+                                    extra={"OPSCOPE_MAX_MB": "1", "OPSCOPE_STREAM": "0"}))
 e2e.check(rc == 0 and re.search(r"opscope: \d+ records dropped \(memory cap reached: OPSCOPE_MAX_MB=1\); \d+ graphs "
                                 r"between ids \d+ and \d+ lost records; raise OPSCOPE_MAX_MB to keep them", err) is not None,
           f"drops: with GGML_PROFILE alone the library says them on stderr ({err.strip()[-250:]!r})")

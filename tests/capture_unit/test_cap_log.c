@@ -7,6 +7,7 @@
 #include "capture/store/cap_buf.h"
 #include "capture/store/cap_clock.h"
 #include "capture/store/cap_convert.h"
+#include "capture/store/cap_drops.h"
 #include "capture/store/cap_log.h"
 #include "capture/store/cap_tables.h"
 #include "export/end_patch.h"
@@ -291,6 +292,52 @@ static int test_log_end_patch(void) {
     return 0;
 }
 
+typedef struct dropmeta { opscope_meta m; uint64_t records; } dropmeta;
+static int d_meta(void *ud, const opscope_meta *m) {
+    ((dropmeta *)ud)->m = *m;
+    return 0;
+}
+static int d_record(void *ud, const opscope_record *r) {
+    (void)r;
+    ((dropmeta *)ud)->records++;
+    return 0;
+}
+
+/* OPSCOPE_MAX_MB bounds the log: the flush that would pass the cap and every later one are
+ * dropped, counted, with their graphs, and said as the log's cap (not memory). */
+static int test_log_cap_drops_and_says_so(void) {
+    opscope_cap_buf_reset_all();
+    setup_names();
+    opscope_cap_log_start(g_path, 4096);
+    opscope_cap_drops_set_cap_mb(7); /* what the profile states as the cap */
+    char why[128];
+    uint64_t t = 100;
+    for (int i = 0; i < 10; i++, t += 10) put_op(1, i, OP_ADD, t, t + 5, 4);
+    ASSERT_EQ_INT(opscope_cap_log_flush("checkpoint", NULL, why, sizeof why), 0);
+    ASSERT_EQ_U64(opscope_cap_log_records(), 10);
+    for (int i = 0; i < 1000; i++, t += 10) put_op(2 + i / 100, i % 100, OP_ADD, t, t + 5, 4); /* graphs 2-11 */
+    ASSERT_EQ_INT(opscope_cap_log_flush("checkpoint", NULL, why, sizeof why), 0);
+    for (int i = 0; i < 3; i++, t += 10) put_op(12, i, OP_ADD, t, t + 5, 4); /* would fit: dropped too */
+    ASSERT_EQ_INT(opscope_cap_log_flush("exit", NULL, why, sizeof why), 0);
+    ASSERT_EQ_U64(opscope_cap_log_records(), 10);
+    ASSERT_LE_U64(opscope_cap_log_bytes(), 4096);
+    ASSERT_EQ_U64(opscope_cap_buf_dropped(), 1003);
+    dropmeta dm;
+    memset(&dm, 0, sizeof dm);
+    opscope_sink sink = {&dm, d_meta, NULL, d_record, NULL};
+    opscope_error err;
+    ASSERT_EQ_INT(opscope_read_file(g_path, OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
+    ASSERT_EQ_U64(dm.records, 10);
+    ASSERT_EQ_U64(dm.m.dropped_records, 1003);
+    ASSERT_EQ_INT(dm.m.dropped_cause, OPSCOPE_DROP_LOG_CAP);
+    ASSERT_EQ_U64(dm.m.dropped_graphs, 11);
+    ASSERT_EQ_INT(dm.m.dropped_first_graph, 2);
+    ASSERT_EQ_INT(dm.m.dropped_last_graph, 12);
+    ASSERT_EQ_U64(dm.m.capture_cap_mb, 7);
+    unlink(g_path);
+    return 0;
+}
+
 static int setup(void) {
     opscope_cap_clock_init("monotonic");
     return 0;
@@ -298,4 +345,4 @@ static int setup(void) {
 
 TEST_MAIN(TEST(setup), TEST(test_log_roundtrip_merged_by_start), TEST(test_log_memory_stays_a_window),
           TEST(test_log_cut_at_every_byte), TEST(test_log_checksum_mismatch_ends_it),
-          TEST(test_log_end_patch))
+          TEST(test_log_end_patch), TEST(test_log_cap_drops_and_says_so))

@@ -164,6 +164,7 @@ static bool rec_note(const char *state, const opscope_cap_written *wi, const cha
                        (long long)m.dropped_first_graph, (long long)m.dropped_last_graph,
                        (unsigned long long)m.capture_cap_mb,
                        m.dropped_cause == OPSCOPE_DROP_OUT_OF_MEMORY ? "out of memory"
+                       : m.dropped_cause == OPSCOPE_DROP_LOG_CAP     ? "log cap"
                        : m.dropped_cause == OPSCOPE_DROP_CAP         ? "memory cap"
                        : m.dropped_cause == OPSCOPE_DROP_DEVICE      ? "device timing lost" : "");
     const char *e = error ? error : wi ? wi->error : "";
@@ -184,11 +185,11 @@ static void warn_drops(void) {
         return;
     }
     g_life.warned_drops = true;
-    bool cap = m.dropped_cause == OPSCOPE_DROP_CAP;
+    bool cap = m.dropped_cause == OPSCOPE_DROP_CAP || m.dropped_cause == OPSCOPE_DROP_LOG_CAP;
     fprintf(stderr, "opscope: %llu records dropped (", (unsigned long long)m.dropped_records);
-    if (cap && g_life.stream) {
-        fprintf(stderr, "the record log's size cap on disk reached: OPSCOPE_MAX_MB=%llu, or its writer fell "
-                        "behind)", (unsigned long long)m.capture_cap_mb);
+    if (m.dropped_cause == OPSCOPE_DROP_LOG_CAP) {
+        fprintf(stderr, "the record log's size cap on disk reached: OPSCOPE_MAX_MB=%llu)",
+                (unsigned long long)m.capture_cap_mb);
     } else if (cap) {
         fprintf(stderr, "memory cap reached: OPSCOPE_MAX_MB=%llu)", (unsigned long long)m.capture_cap_mb);
     } else {

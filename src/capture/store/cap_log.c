@@ -42,6 +42,7 @@ static struct {
     uint64_t flush_seq;
     int backends_written;
     uint64_t drops_written;  /* dropped records the last DROPS chunk said */
+    bool full;               /* the cap was reached: every later record is dropped too */
     opscope_hindex index;
     OPSCOPE_VEC(tmpl_ent) tmpls;
     OPSCOPE_VEC(uint32_t) defined; /* templates this flush defines */
@@ -57,6 +58,7 @@ void opscope_cap_log_start(const char *path, uint64_t max_bytes) {
     g_log.size = g_log.records = g_log.last_bytes = 0;
     g_log.backends_written = 0;
     g_log.drops_written = 0;
+    g_log.full = false;
     snprintf(g_log.path, sizeof g_log.path, "%s", path);
     g_log.max_bytes = max_bytes;
     g_log.g.sched = -2;
@@ -311,6 +313,38 @@ static int put_end(const char *how, const char *sig) {
     return e ? -1 : put_chunk(OPSCOPE_OPLOG_END, b);
 }
 
+static int by_id(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The graphs this flush's records belonged to, as the drop ledger's (cap_drops.h). */
+static void note_graphs(void) {
+    opscope_cap_gather *g = &g_log.g;
+    int64_t *ids = malloc(g->n * sizeof *ids);
+    if (!ids) {
+        return;
+    }
+    size_t n = 0;
+    opscope_record rec;
+    opscope_cap_strbuf sb;
+    for (size_t i = 0; i < g->n; i++) {
+        opscope_cap_convert_any(g->v[i].r, g->v[i].step, &rec, &sb);
+        if (rec.has & OPSCOPE_HAS_GRAPH) {
+            ids[n++] = rec.graph_id;
+        }
+    }
+    qsort(ids, n, sizeof *ids, by_id);
+    uint64_t distinct = 0;
+    for (size_t i = 0; i < n; i++) {
+        distinct += i == 0 || ids[i] != ids[i - 1];
+    }
+    if (n) {
+        opscope_cap_drops_log_full(ids[0], ids[n - 1], distinct);
+    }
+    free(ids);
+}
+
 /* This flush's records are lost (cap, write error): counted as drops. */
 static void lose(uint64_t n) {
     if (n) {
@@ -348,8 +382,10 @@ int opscope_cap_log_flush(const char *how, const char *sig, char *why, size_t wh
         lose(n);
         n = 0;
         set_why(why, why_size, "out of memory", 0);
-    } else if (n && g_log.max_bytes && g_log.size + g_log.out.n > g_log.max_bytes) {
+    } else if (n && (g_log.full || (g_log.max_bytes && g_log.size + g_log.out.n > g_log.max_bytes))) {
         g_log.out.n = before_records; /* the cap: OPSCOPE_MAX_MB bounds the log on disk */
+        g_log.full = true;             /* and what comes later is dropped too: one gap, at the end */
+        note_graphs();
         lose(n);
         n = 0;
     }
