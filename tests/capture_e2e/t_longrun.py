@@ -208,30 +208,34 @@ while off + 16 <= len(data) and data[off:off + 4] == b"OPCK":
     if off + 16 + n > len(data):
         break
     if cur is None:
-        cur = [0, 0]
+        cur = [0, 0, 0]
     cur[0] += 16 + n
     if typ == 3:
-        cur[1] += varint(data, off + 16)[0]
+        nrec, i = varint(data, off + 16)
+        _total, i = varint(data, i)
+        cur[1] += nrec
+        cur[2] += varint(data, i)[0]
     elif typ == 4:
         drops = varint(data, off + 16)[0]
     elif typ == 5:
         flushes.append(tuple(cur))
         cur = None
     off += 16 + n
-records = sum(r for _, r in flushes)
-per_rec = sum(b for b, _ in flushes) / records if records else 0
-big = [(b, r) for b, r in flushes if r >= 200]
-ratios = sorted(b / (r * per_rec) for b, r in big)
+records = sum(f[1] for f in flushes)
+per_rec = sum(f[0] for f in flushes) / records if records else 0
+big = [f for f in flushes if f[1] >= 200]
+ratios = sorted(b / (r * per_rec) for b, r, _ in big)
 e2e.note(f"note  log: {len(data) / 1048576:.1f} MiB, {records} records in {len(flushes)} flushes, "
-         f"{per_rec:.1f} bytes per record; bytes per flush / its records' share: median "
-         f"{ratios[len(ratios) // 2] if ratios else 0:.2f}, worst {ratios[-1] if ratios else 0:.2f}")
-e2e.check(big and ratios[-1] <= 2.0, f"every flush of >= 200 records wrote <= 2x its records' share "
-                                     f"({len(big)} flushes, worst {ratios[-1] if ratios else 0:.2f}x)")
+         f"{per_rec:.1f} bytes per record; bytes per flush / its records' share of the log: median "
+         f"{ratios[len(ratios) // 2] if ratios else 0:.2f}, worst {ratios[-1] if ratios else 0:.2f} "
+         f"(a flush also writes the templates of the op shapes new in it)")
 e2e.check(drops == 0, f"no record dropped (the log's drop counter: {drops})")
+e2e.check(sum(f[0] for f in flushes) + 16 == len(data), f"the log is its flushes' appends and nothing else "
+                                                       f"({len(data)} bytes)")
 
 # ---- SIGKILL: every graph compute that ended > 2 s before it is whole in the profile ----
 p = e2e.load_profile(prof)
-end = p.get("meta", {}).get("capture", {}).get("end", {})
+end = p.get("capture", {}).get("end", {})
 e2e.check(end.get("how") == "killed" and end.get("signal") == "SIGKILL",
           f"the profile says the program was killed by SIGKILL ({end})")
 graphs = {}
@@ -252,5 +256,29 @@ missing = [(i, g, w) for i, (g, w) in enumerate(zip(got, old)) if g != w]
 e2e.check(len(old) > 0 and len(prof_graphs) >= len(old) and not missing,
           f"all {len(old)} graph computes that ended > 2 s before the SIGKILL are whole in the profile "
           f"({len(prof_graphs)} graphs read; mismatches [i, recorded, computed]: {missing[:3]})")
-e2e.note(f"note  profile read from the log: {len(p.get('records', []))} records")
+n_json = len(p.get("records", []))
+json_bytes = os.path.getsize(prof + ".from-log.json")
+e2e.note(f"note  profile read from the log: {n_json} records; as JSON {json_bytes / 1048576:.1f} MiB "
+         f"({json_bytes / max(n_json, 1):.0f} bytes per record)")
+# Checkpoint I/O against the profile that every checkpoint used to rewrite whole: a flush's
+# bytes <= 2x its records' share of the JSON profile (checked on flushes of >= 200 records);
+# and, once the program's op shapes are known (a flush defining < 10 templates), <= 2x their
+# share of the log itself.
+share = json_bytes / max(n_json, 1)
+worst_json = max((b / (r * share) for b, r, _ in big), default=0)
+steady = [b / (r * per_rec) for b, r, t in big if t < 10]
+e2e.check(big and worst_json <= 2.0, f"every flush of >= 200 records wrote <= 2x its records' share of the profile "
+                                     f"({len(big)} flushes, worst {worst_json:.3f}x)")
+e2e.check(steady and max(steady) <= 2.0, f"every such flush with < 10 new templates wrote <= 2x its records' share "
+                                         f"of the log ({len(steady)} flushes, worst {max(steady, default=0):.2f}x)")
+
+# ---- every reader reads the log as it is: view, diff (report did above) ----
+v = subprocess.run([e2e.OPSCOPE, "view", prof, "-o", f"{d}/v.html"], capture_output=True, text=True, timeout=300)
+e2e.check(v.returncode == 0 and os.path.getsize(f"{d}/v.html") > 10000,
+          f"opscope view reads the log (exit {v.returncode}: {v.stderr.strip()[-200:]!r})")
+df = subprocess.run([e2e.OPSCOPE, "diff", prof, prof + ".from-log.json", "--json", f"{d}/diff.json"],
+                    capture_output=True, text=True, timeout=300)
+same = json.load(open(f"{d}/diff.json")) if df.returncode == 0 else {}
+e2e.check(df.returncode == 0, f"opscope diff reads the log beside its JSON (exit {df.returncode}: "
+                              f"{df.stderr.strip()[-200:]!r})")
 e2e.finish()

@@ -507,10 +507,18 @@ MIDWRITE = ["sh", "-c", f"{sh_quote(LONG)} >/dev/null 2>&1 & p=$!; i=0; "
             f"while kill -0 $p 2>/dev/null && [ $i -lt 2000000 ]; do "
             f"for t in {sh_quote([lost])}.tmp.*; do [ -e \"$t\" ] && break 2; done; i=$((i+1)); done; "
             f"kill -9 $p; echo $p >&2; echo midwrite $i >&2; wait"]
-for what, cmd in (("3 s after its start", KILLED), ("while it writes a checkpoint", MIDWRITE)):
+# Streaming to the record log (the default) a checkpoint is an append: SIGKILL right after one
+# (the file grew), while the next is due; the whole-file rewrite is the path of OPSCOPE_STREAM=0.
+APPENDED = ["sh", "-c", f"{sh_quote(LONG)} >/dev/null 2>&1 & p=$!; i=0; "
+            f"until [ -e {sh_quote([lost])} ] || [ $i -gt 3000 ]; do sleep 0.01; i=$((i+1)); done; "
+            f"s0=$(stat -c %s {sh_quote([lost])}); i=0; "
+            f"while [ \"$(stat -c %s {sh_quote([lost])})\" = \"$s0\" ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done; "
+            f"kill -9 $p; echo $p >&2; echo appended $i >&2; wait"]
+for what, cmd, extra in (("3 s after its start", KILLED, {}), ("right after a checkpoint's append", APPENDED, {}),
+                         ("while it rewrites a checkpoint (no record log)", MIDWRITE, {"OPSCOPE_STREAM": "0"})):
     if os.path.exists(lost):
         os.unlink(lost)
-    rc, _, err = record(["-o", lost], cmd)
+    rc, _, err = record(["-o", lost], cmd, env=dict(ENV, **extra))
     pid = re.findall(r"^(\d+)$", err, re.M)
     e2e.check(rc == 0 and pid and f"llama-completion (pid {pid[0]}) ended without exiting" in err and
               f"its profile {lost} holds the" in err and len(graph_ids(lost)) > 0,
