@@ -3,7 +3,7 @@
 # clients, 1 thread) under `opscope record` beside a plain one under the same load, for
 # SECONDS (default 600); prints the RSS table every 10 s (plain, captured, the record log's
 # size, requests answered), the bytes each checkpoint appended against its records' share,
-# drops, and whether a SIGKILL at a random moment of the last third left every graph compute
+# drops, and whether a SIGKILL at a random moment after SECONDS (within 20 s) left every graph compute
 # older than 2 s whole in the profile, read straight from the log. Needs root (the forky root).
 # usage: bench/capture/longrun.sh [SECONDS] [CLIENTS]
 set -euo pipefail
