@@ -13,6 +13,7 @@
 #include "export/end_patch.h"
 #include "read/readers.h"
 #include "test.h"
+#include "util/oplog.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -292,6 +293,49 @@ static int test_log_end_patch(void) {
     return 0;
 }
 
+/* Damage that passes the checksum (a writer's bug, a forged file): every byte of every chunk
+ * set to 0x00, 0xff and flipped in its top bit, the chunk's checksum made again. The reader
+ * must succeed or fail cleanly (status 0 or -1, an error message), never read outside the
+ * file nor deliver more records than the log holds. */
+static int test_log_damage_inside_chunks(void) {
+    if (write_two_flushes()) return 1;
+    size_t n = 0;
+    char *data = test_slurp(g_path, &n);
+    ASSERT_NOT_NULL(data);
+    size_t ends[64], rec[8], n_rec;
+    size_t k = chunk_ends((unsigned char *)data, n, ends, 64, rec, &n_rec);
+    unsigned char *copy = malloc(n);
+    ASSERT_NOT_NULL(copy);
+    int failed = 0, ok = 0;
+    for (size_t c = 0; c < k; c++) {
+        size_t start = c ? ends[c - 1] : 16;
+        for (size_t at = start + 16; at < ends[c]; at++) {
+            for (int v = 0; v < 3; v++) {
+                memcpy(copy, data, n);
+                copy[at] = v == 0 ? 0x00 : v == 1 ? 0xff : (unsigned char)(copy[at] ^ 0x80);
+                uint32_t len = (uint32_t)(ends[c] - start - 16), type = le32(copy + start + 4);
+                opscope_oplog_chunk_head(copy + start, type, copy + start + 16, len);
+                count cnt = {0, 0};
+                opscope_sink sink = {&cnt, cnt_meta, NULL, cnt_record, NULL};
+                opscope_error err;
+                int rc = opscope_read_buffer(copy, n, "damaged", OPSCOPE_FORMAT_AUTO, &sink, &err);
+                ASSERT_TRUE(rc == 0 || rc == -1);
+                if (rc == 0) {
+                    ok++;
+                    ASSERT_LE_U64(cnt.records, 5);
+                } else {
+                    failed++;
+                    ASSERT_NOT_NULL(err.msg);
+                }
+            }
+        }
+    }
+    ASSERT_TRUE(failed > 0 && ok > 0); /* some damage is caught, some is a plausible log */
+    free(copy);
+    free(data);
+    return 0;
+}
+
 typedef struct dropmeta { opscope_meta m; uint64_t records; } dropmeta;
 static int d_meta(void *ud, const opscope_meta *m) {
     ((dropmeta *)ud)->m = *m;
@@ -345,4 +389,5 @@ static int setup(void) {
 
 TEST_MAIN(TEST(setup), TEST(test_log_roundtrip_merged_by_start), TEST(test_log_memory_stays_a_window),
           TEST(test_log_cut_at_every_byte), TEST(test_log_checksum_mismatch_ends_it),
-          TEST(test_log_end_patch), TEST(test_log_cap_drops_and_says_so))
+          TEST(test_log_end_patch), TEST(test_log_damage_inside_chunks),
+          TEST(test_log_cap_drops_and_says_so))
