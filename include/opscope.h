@@ -262,6 +262,7 @@ typedef enum opscope_drop_cause {
     OPSCOPE_DROP_CAP,           /* the memory cap (OPSCOPE_MAX_MB) was reached */
     OPSCOPE_DROP_OUT_OF_MEMORY, /* memory could not be had below the cap */
     OPSCOPE_DROP_DEVICE,        /* device work a GPU timing source could not time */
+    OPSCOPE_DROP_LOG_CAP,       /* the record log's size cap on disk (OPSCOPE_MAX_MB) was reached */
 } opscope_drop_cause;
 
 /* Profile-level facts. Strings borrowed as for records. */

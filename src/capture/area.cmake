@@ -15,6 +15,7 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/store/cap_convert.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_drops.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_replay.c
+  ${OPSCOPE_CAPTURE_DIR}/store/cap_log.c
   ${OPSCOPE_CAPTURE_DIR}/life/cap_write.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_meta.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_run.c

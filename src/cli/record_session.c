@@ -265,6 +265,8 @@ static void say_drops(const proc_status *p) {
     bool cap = !strcmp(p->cause, "memory cap");
     if (cap) {
         fprintf(stderr, "the capture's memory cap was reached (OPSCOPE_MAX_MB=%llu)", p->cap_mb);
+    } else if (!strcmp(p->cause, "log cap")) {
+        fprintf(stderr, "the record log's size cap on disk was reached (OPSCOPE_MAX_MB=%llu)", p->cap_mb);
     } else if (!strcmp(p->cause, "out of memory")) {
         fprintf(stderr, "the capture ran out of memory");
     } else {

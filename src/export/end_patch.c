@@ -2,6 +2,7 @@
  * end_patch.c - rewrites a checkpoint profile's capture "end" (see end_patch.h).
  */
 #include "export/end_patch.h"
+#include "util/oplog.h"
 #include "util/out.h"
 
 #include <fcntl.h>
@@ -9,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char NEEDLE[] = "\"end\":{\"how\":\"checkpoint\"";
@@ -51,10 +54,69 @@ static bool copy_range(int fd, opscope_out_t *w, char *buf, long long from, long
     return true;
 }
 
+/* A record log (util/oplog.h): its last END chunk must say "checkpoint"; a chunk that
+ * says HOW is appended after the last whole chunk (a write the death cut is cut off first).
+ * The log stays a log: every chunk before is untouched. */
+static int patch_log(int fd, const char *how, const char *sig, unsigned long long died_ns) {
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size < (off_t)OPSCOPE_OPLOG_HEAD) {
+        return -1;
+    }
+    size_t size = (size_t)st.st_size;
+    unsigned char *d = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (d == MAP_FAILED) {
+        return -1;
+    }
+    size_t off = OPSCOPE_OPLOG_HEAD, next;
+    uint64_t at_ns = 0;
+    bool ckpt = false;
+    uint32_t type, len;
+    const unsigned char *p;
+    while ((next = opscope_oplog_chunk_at(d, size, off, &type, &p, &len)) != 0) {
+        if (type == OPSCOPE_OPLOG_END) {
+            opscope_oplog_cur c = {p, p + len, false};
+            size_t n;
+            const char *h = opscope_oplog_get_str(&c, &n);
+            (void)opscope_oplog_get_str(&c, &n);
+            at_ns = opscope_oplog_get_u(&c);
+            ckpt = !c.bad && h && strcmp(h, "checkpoint") == 0;
+        }
+        off = next;
+    }
+    munmap(d, size);
+    opscope_oplog_buf b = {0};
+    int e = opscope_oplog_put_str(&b, how) | opscope_oplog_put_str(&b, sig) | opscope_oplog_put_u(&b, at_ns) |
+            opscope_oplog_put_u(&b, died_ns);
+    unsigned char head[OPSCOPE_OPLOG_CHUNK_HEAD];
+    int rc = -1;
+    if (ckpt && !e && ftruncate(fd, (off_t)off) == 0) {
+        opscope_oplog_chunk_head(head, OPSCOPE_OPLOG_END, b.v, (uint32_t)b.n);
+        rc = pwrite(fd, head, sizeof head, (off_t)off) == (ssize_t)sizeof head &&
+                     pwrite(fd, b.v, b.n, (off_t)(off + sizeof head)) == (ssize_t)b.n
+                 ? 0 : -1;
+        if (rc) {
+            (void)ftruncate(fd, (off_t)off); /* no half chunk left behind */
+        }
+    }
+    free(b.v);
+    return rc;
+}
+
 int opscope_end_patch(const char *path, const char *how, const char *sig, unsigned long long died_ns) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         return -1;
+    }
+    unsigned char magic[OPSCOPE_OPLOG_HEAD];
+    if (pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic && opscope_oplog_is_log(magic, sizeof magic)) {
+        close(fd);
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd < 0) {
+            return -1;
+        }
+        int rc = patch_log(fd, how, sig, died_ns);
+        close(fd);
+        return rc;
     }
     char *buf = malloc(CHUNK + NEEDLE_LEN);
     long long at = buf ? find_last(fd, buf) : -1;

@@ -695,6 +695,7 @@ int opscope_json_export_finish(opscope_json_export_t *x, const opscope_stats_t *
             opscope_out_str(w, ",\"dropped_cause\":");
             opscope_out_str(w, d->dropped_cause == OPSCOPE_DROP_CAP             ? "\"memory cap\""
                                : d->dropped_cause == OPSCOPE_DROP_OUT_OF_MEMORY ? "\"out of memory\""
+                               : d->dropped_cause == OPSCOPE_DROP_LOG_CAP       ? "\"log cap\""
                                                                                 : "\"device timing lost\"");
         }
     }

@@ -368,6 +368,9 @@ void opscope_text_dropped(opscope_out_t *w, const opscope_meta *m, int indent) {
         opscope_out_str(w, ": the capture ran out of memory");
     else if (m->dropped_cause == OPSCOPE_DROP_DEVICE)
         opscope_out_str(w, ": device work a GPU timing source could not time");
+    else if (m->dropped_cause == OPSCOPE_DROP_LOG_CAP)
+        opscope_out_printf(w, ": the record log's size cap on disk was reached (OPSCOPE_MAX_MB=%llu)",
+                           (unsigned long long)m->capture_cap_mb);
     else
         opscope_out_str(w, " (capture memory cap)");
     opscope_out_char(w, '\n');
@@ -389,6 +392,9 @@ void opscope_text_dropped(opscope_out_t *w, const opscope_meta *m, int indent) {
     }
     if (m->dropped_cause == OPSCOPE_DROP_CAP || m->dropped_cause == OPSCOPE_DROP_UNKNOWN)
         opscope_out_printf(w, "%*sraise OPSCOPE_MAX_MB (MiB, default 512) to keep every record\n",
+                           indent, "");
+    else if (m->dropped_cause == OPSCOPE_DROP_LOG_CAP)
+        opscope_out_printf(w, "%*sraise OPSCOPE_MAX_MB (MiB of disk, default 4096) to keep every record\n",
                            indent, "");
 }
 

@@ -759,6 +759,7 @@ static int gp_top(gp *g) {
                 g->meta.dropped_cause = v.len == 10 && !memcmp(v.str, "memory cap", 10) ? OPSCOPE_DROP_CAP
                                       : v.len == 13 && !memcmp(v.str, "out of memory", 13) ? OPSCOPE_DROP_OUT_OF_MEMORY
                                       : v.len == 18 && !memcmp(v.str, "device timing lost", 18) ? OPSCOPE_DROP_DEVICE
+                                      : v.len == 7 && !memcmp(v.str, "log cap", 7) ? OPSCOPE_DROP_LOG_CAP
                                       : OPSCOPE_DROP_UNKNOWN;
         } else {
             rc = opscope_json_skip(g->j, &v);

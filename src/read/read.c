@@ -10,12 +10,14 @@
 #include "read/readers.h"
 #include "read/kineto_read.h"
 #include "read/sniff.h"
+#include "util/oplog.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -297,6 +299,10 @@ static int rd_directory(const char *path, opscope_error *err) {
 int opscope_read_buffer_opts(const void *data, size_t size, const char *name,
                              opscope_format format, const opscope_sink *sink,
                              const opscope_read_options *opts, opscope_error *err) {
+    if ((format == OPSCOPE_FORMAT_AUTO || format == OPSCOPE_FORMAT_GGML) && data &&
+        opscope_oplog_is_log(data, size)) {
+        return opscope_oplog_read(data, size, name ? name : "<buffer>", sink, opts ? opts->status : NULL, err);
+    }
     rd_src s = {.fd = -1, .mem = data, .mem_size = data ? size : 0,
                 .opts = opts ? opts : &no_options};
     int rc = rd_run(&s, name ? name : "<buffer>", format, sink, err);
@@ -312,6 +318,23 @@ int opscope_read_buffer(const void *data, size_t size, const char *name, opscope
 int opscope_read_file(const char *path, opscope_format format, const opscope_sink *sink,
                       opscope_error *err) {
     return opscope_read_file_opts(path, format, sink, NULL, err);
+}
+
+/* A record log (a capture's, streamed while it ran): mapped, and read in place. */
+static int read_log(int fd, size_t size, const char *path, const opscope_sink *sink,
+                    const opscope_read_options *opts, opscope_error *err) {
+    void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) {
+        set_err(err, OPSCOPE_ERROR_IO, path, "cannot map the record log", errno);
+        return -1;
+    }
+#ifdef MADV_SEQUENTIAL
+    (void)madvise(m, size, MADV_SEQUENTIAL);
+#endif
+    int rc = opscope_oplog_read(m, size, path, sink, opts ? opts->status : NULL, err);
+    if (opts && opts->on_progress) opts->on_progress(opts->progress_ud, size);
+    munmap(m, size);
+    return rc;
 }
 
 int opscope_read_file_opts(const char *path, opscope_format format, const opscope_sink *sink,
@@ -333,11 +356,17 @@ int opscope_read_file_opts(const char *path, opscope_format format, const opscop
         close(fd);
         return rd_directory(path, err);
     }
-    unsigned char magic[2] = {0, 0};
+    unsigned char magic[OPSCOPE_OPLOG_HEAD] = {0};
     int gz = !regular;
     if (regular) {
-        ssize_t m = pread(fd, magic, 2, 0);
-        gz = m == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+        ssize_t m = pread(fd, magic, sizeof magic, 0);
+        gz = m >= 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+        if ((format == OPSCOPE_FORMAT_AUTO || format == OPSCOPE_FORMAT_GGML) && m == (ssize_t)sizeof magic &&
+            opscope_oplog_is_log(magic, sizeof magic)) {
+            int rc = read_log(fd, (size_t)st.st_size, path, sink, opts, err);
+            close(fd);
+            return rc;
+        }
     }
     if (gz) {
         /* gzdopen takes the descriptor; zlib reads plain (non-gzip) input transparently */

@@ -54,6 +54,18 @@ int opscope_ggml_read_json(opscope_json_t *j, const opscope_sink *sink, opscope_
                            opscope_error *err);
 
 /*
+ * The record log a capture streams (docs/formats.md, "The record log"): the SIZE bytes at DATA
+ * (NAME for errors). Its chunks are read up to the first that is not whole (a write a crash
+ * cut: meta.truncated_at is then that chunk's offset, and the read succeeds); meta (totals
+ * of the chunks read), the backends, then the records merged by start across the chunks
+ * (the order the capture's JSON profile has), then on_end. Strings handed to the sink point
+ * into DATA. STATUS as for opscope_ggml_read_json. Memory: one entry per chunk and per record
+ * template, never per record.
+ */
+int opscope_oplog_read(const void *data, size_t size, const char *name, const opscope_sink *sink,
+                       opscope_read_status *status, opscope_error *err);
+
+/*
  * The format of a JSON document from its first SIZE bytes, without reading further: a ggml
  * profile is an object with "records", "backends" or "profiler":"ggml"/"opscope"; a Kineto
  * trace an object with "schemaVersion", "deviceProperties" or "distributedInfo", or whose

@@ -189,7 +189,25 @@ def read_counts(path):
     return [(k, *agg[k]) for k in order]
 
 
+LOG_MAGIC = b"\x89OPSLOG\n"
+
+
+def is_record_log(path):
+    """True when PATH is a record log (a capture streams one while the program runs: a killed
+    run leaves it; docs/formats.md, "The record log")."""
+    with open(path, "rb") as f:
+        return f.read(8) == LOG_MAGIC
+
+
 def load_profile(path):
+    """The JSON profile at PATH; a record log is read by `opscope report --json` (the log's
+    reader), which writes the same JSON profile the capture writes at a normal end."""
+    if is_record_log(path):
+        out = path + ".from-log.json"
+        r = subprocess.run([OPSCOPE, "report", "-q", path, "--json", out], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise ValueError(f"opscope report --json of the record log: exit {r.returncode}: {r.stderr.strip()}")
+        path = out
     with open(path) as f:
         return json.load(f)
 

@@ -102,7 +102,9 @@ if os.path.exists(k) and os.path.exists(simple_path):
 # ---- 2. drops ----
 c = f"{d}/c.json"
 counts = f"{d}/counts-drops.txt"
-env = dict(ENV, OPSCOPE_MAX_MB="1", LD_PRELOAD=nc, OPSCOPE_TEST_NODECOUNT=counts)
+# the memory path (records kept in memory: OPSCOPE_STREAM=0, as for a FIFO); the record log's
+# own cap on disk is tests/capture_unit/test_cap_log.c's
+env = dict(ENV, OPSCOPE_MAX_MB="1", OPSCOPE_STREAM="0", LD_PRELOAD=nc, OPSCOPE_TEST_NODECOUNT=counts)
 cmd = LONG[:6] + ["600"] + LONG[7:]
 rc, out, err = record(["-o", c], cmd, env=env)
 e2e.check(rc == 0, f"drops: llama-completion -n 600 under a 1 MiB cap exits 0 (rc {rc})")
@@ -131,7 +133,8 @@ e2e.check(rep.returncode == 0 and re.search(rf"Dropped: +{dropped} records: the 
           f"drops: the default report summary shows the drops and the graphs "
           f"({[ln for ln in rep.stdout.splitlines() if 'ropped' in ln or 'graphs' in ln]})")
 # Without record, the library says it itself at exit.
-rc, _, err = e2e.run(cmd, e2e.env_for([e2e.PRELOAD], profile=f"{d}/c-plain.json", extra={"OPSCOPE_MAX_MB": "1"}))
+rc, _, err = e2e.run(cmd, e2e.env_for([e2e.PRELOAD], profile=f"{d}/c-plain.json",
+                                    extra={"OPSCOPE_MAX_MB": "1", "OPSCOPE_STREAM": "0"}))
 e2e.check(rc == 0 and re.search(r"opscope: \d+ records dropped \(memory cap reached: OPSCOPE_MAX_MB=1\); \d+ graphs "
                                 r"between ids \d+ and \d+ lost records; raise OPSCOPE_MAX_MB to keep them", err) is not None,
           f"drops: with GGML_PROFILE alone the library says them on stderr ({err.strip()[-250:]!r})")
@@ -504,10 +507,18 @@ MIDWRITE = ["sh", "-c", f"{sh_quote(LONG)} >/dev/null 2>&1 & p=$!; i=0; "
             f"while kill -0 $p 2>/dev/null && [ $i -lt 2000000 ]; do "
             f"for t in {sh_quote([lost])}.tmp.*; do [ -e \"$t\" ] && break 2; done; i=$((i+1)); done; "
             f"kill -9 $p; echo $p >&2; echo midwrite $i >&2; wait"]
-for what, cmd in (("3 s after its start", KILLED), ("while it writes a checkpoint", MIDWRITE)):
+# Streaming to the record log (the default) a checkpoint is an append: SIGKILL right after one
+# (the file grew), while the next is due; the whole-file rewrite is the path of OPSCOPE_STREAM=0.
+APPENDED = ["sh", "-c", f"{sh_quote(LONG)} >/dev/null 2>&1 & p=$!; i=0; "
+            f"until [ -e {sh_quote([lost])} ] || [ $i -gt 3000 ]; do sleep 0.01; i=$((i+1)); done; "
+            f"s0=$(stat -c %s {sh_quote([lost])}); i=0; "
+            f"while [ \"$(stat -c %s {sh_quote([lost])})\" = \"$s0\" ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done; "
+            f"kill -9 $p; echo $p >&2; echo appended $i >&2; wait"]
+for what, cmd, extra in (("3 s after its start", KILLED, {}), ("right after a checkpoint's append", APPENDED, {}),
+                         ("while it rewrites a checkpoint (no record log)", MIDWRITE, {"OPSCOPE_STREAM": "0"})):
     if os.path.exists(lost):
         os.unlink(lost)
-    rc, _, err = record(["-o", lost], cmd)
+    rc, _, err = record(["-o", lost], cmd, env=dict(ENV, **extra))
     pid = re.findall(r"^(\d+)$", err, re.M)
     e2e.check(rc == 0 and pid and f"llama-completion (pid {pid[0]}) ended without exiting" in err and
               f"its profile {lost} holds the" in err and len(graph_ids(lost)) > 0,

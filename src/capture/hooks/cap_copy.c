@@ -27,7 +27,8 @@
 static opscope_cap_rec *emit_copy_at(opscope_cap_copy_api api, int dir, const opscope_cap_compute *at,
                                      const struct ggml_tensor *t, uint64_t bytes, uint64_t t0, uint64_t t1,
                                      bool as_desc) {
-    opscope_cap_rec *r = opscope_cap_buf_alloc(1);
+    /* a description is pointed at by device-timed records: the kept chain */
+    opscope_cap_rec *r = as_desc ? opscope_cap_buf_keep_rec(1) : opscope_cap_buf_alloc(1);
     if (!r) {
         if (!as_desc) {
             opscope_cap_buf_note_dropped(1);
@@ -59,7 +60,11 @@ static opscope_cap_rec *emit_copy_at(opscope_cap_copy_api api, int dir, const op
     memcpy(r->src[0].nb, t->nb, sizeof r->src[0].nb);
     r->src[0].type = (int32_t)t->type;
     r->src[0].pad_ = 0;
-    opscope_cap_buf_commit(r);
+    if (as_desc) {
+        opscope_cap_buf_keep_commit(r->size);
+    } else {
+        opscope_cap_buf_commit(r);
+    }
     if (!as_desc) {
         atomic_fetch_add_explicit(&opscope_cap_stats.records, 1, memory_order_relaxed);
     }

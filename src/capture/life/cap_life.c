@@ -7,6 +7,7 @@
 #include "capture/store/cap_counters.h"
 #include "capture/store/cap_meta.h"
 #include "capture/store/cap_drops.h"
+#include "capture/store/cap_log.h"
 #include "capture/life/cap_write.h"
 #include "util/out.h"
 
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,10 +44,13 @@ static const int k_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
  *           at start-up before any export, and ckpt_cost_ns, the watcher thread's own
  *   watch   atomics, and semaphores made before `watching` is set: any thread, and the
  *           signal handler (an atomic compare-exchange and sem_post, async-signal-safe)
- * Checkpoints: while the program runs the watcher rewrites the JSON profile every ckpt_ms
- * (OPSCOPE_CHECKPOINT_MS, default 1000; 0: never), so a crash or SIGKILL loses only what
- * came after the last one. The period stretches to 20 times the last write's CPU time, so
- * the writes take at most about 5% of one core however big the profile grows.
+ * Checkpoints: while the program runs the watcher appends what is new to the record log at
+ * PATH every ckpt_ms (OPSCOPE_CHECKPOINT_MS, default 1000; 0: never; cap_log.h), so a crash
+ * or SIGKILL loses only what came after the last one, and the buffers are freed as they are
+ * written; at the end the profile (JSON or text) is made from the log and replaces it. With
+ * OPSCOPE_STREAM=0 or OPSCOPE_GRAPH_LOG, records stay in memory and a checkpoint rewrites
+ * the whole JSON profile. The period stretches to 20 times the
+ * last write's CPU time, so the writes take at most about 5% of one core.
  * A stream output (util/out.h: a FIFO, a pipe, /dev/stdout, a socket, a device) is written
  * once, at the end, never at a checkpoint (a reader would get one document per checkpoint),
  * bounded (cap_write.h: a reader absent or stalled fails the write, the program never
@@ -61,6 +66,8 @@ typedef struct cap_life {
     pthread_once_t once;       /* init_once */
     opscope_cap_config cfg;    /* GGML_PROFILE, OPSCOPE_FORMAT; PATH.PID for a non-owner */
     long ckpt_ms;
+    bool log_on;               /* records stream to a record log at PATH (cap_log.h) */
+    uint64_t log_max;          /* its cap in bytes (OPSCOPE_MAX_MB) */
     bool atfork_set;           /* at_fork_child installed before main */
     char rec_dir[1024];        /* OPSCOPE_RECORD_DIR, "" outside a record run */
     bool not_owner;            /* another process of this run owns PATH: write PATH.PID */
@@ -171,6 +178,7 @@ static bool rec_note(const char *state, const opscope_cap_written *wi, const cha
                        (long long)m.dropped_first_graph, (long long)m.dropped_last_graph,
                        (unsigned long long)m.capture_cap_mb,
                        m.dropped_cause == OPSCOPE_DROP_OUT_OF_MEMORY ? "out of memory"
+                       : m.dropped_cause == OPSCOPE_DROP_LOG_CAP     ? "log cap"
                        : m.dropped_cause == OPSCOPE_DROP_CAP         ? "memory cap"
                        : m.dropped_cause == OPSCOPE_DROP_DEVICE      ? "device timing lost" : "");
     const char *e = error ? error : wi ? wi->error : "";
@@ -191,9 +199,12 @@ static void warn_drops(void) {
         return;
     }
     g_life.warned_drops = true;
-    bool cap = m.dropped_cause == OPSCOPE_DROP_CAP;
+    bool cap = m.dropped_cause == OPSCOPE_DROP_CAP || m.dropped_cause == OPSCOPE_DROP_LOG_CAP;
     fprintf(stderr, "opscope: %llu records dropped (", (unsigned long long)m.dropped_records);
-    if (cap) {
+    if (m.dropped_cause == OPSCOPE_DROP_LOG_CAP) {
+        fprintf(stderr, "the record log's size cap on disk reached: OPSCOPE_MAX_MB=%llu)",
+                (unsigned long long)m.capture_cap_mb);
+    } else if (cap) {
         fprintf(stderr, "memory cap reached: OPSCOPE_MAX_MB=%llu)", (unsigned long long)m.capture_cap_mb);
     } else {
         fprintf(stderr, "%s)", m.dropped_cause == OPSCOPE_DROP_OUT_OF_MEMORY ? "out of memory"
@@ -233,8 +244,8 @@ static uint64_t cpu_ns(void) {
 /* Until a signal (or the _exit hook) posts: a checkpoint each period, when the profile is a
  * JSON file. */
 static void wait_checkpointing(void) {
-    bool ckpt = g_life.ckpt_ms > 0 && g_life.cfg.dest == OPSCOPE_CAP_DEST_JSON && g_life.cfg.path[0] &&
-                !g_life.stream;
+    bool ckpt = g_life.ckpt_ms > 0 && g_life.cfg.path[0] && !g_life.stream &&
+                (g_life.cfg.dest == OPSCOPE_CAP_DEST_JSON || g_life.log_on);
     for (;;) {
         if (!ckpt) {
             if (sem_wait(&g_life.sig_sem) == 0) return;
@@ -485,6 +496,28 @@ static void check_path(void) {
     g_life.path_warned = true;
 }
 
+/* Streams to a record log when PATH is a regular file or absent (the log is made beside
+ * it and renamed over it) and no OPSCOPE_GRAPH_LOG asks for every compute at the end: the buffers then hold a window of records (STREAM_WINDOW) and
+ * OPSCOPE_MAX_MB (MB; 0: unset) caps the log on disk, default STREAM_DISK_MB. Elsewhere
+ * the buffers hold every record, capped by OPSCOPE_MAX_MB in memory (default 512). */
+#define STREAM_WINDOW (256ull << 20)
+#define STREAM_DISK_MB 4096ull
+static void choose_log(uint64_t mb) {
+    const char *env = getenv("OPSCOPE_STREAM"), *glog = getenv("OPSCOPE_GRAPH_LOG");
+    struct stat st;
+    bool file = (g_life.cfg.dest == OPSCOPE_CAP_DEST_JSON || g_life.cfg.dest == OPSCOPE_CAP_DEST_TEXT) &&
+                g_life.cfg.path[0] && (stat(g_life.cfg.path, &st) != 0 ? errno == ENOENT : S_ISREG(st.st_mode));
+    /* the graph log (a diagnostic) lists every compute at the end: those records must stay */
+    g_life.log_on = file && !(env && strcmp(env, "0") == 0) && !(glog && *glog);
+    if (!g_life.log_on) {
+        opscope_cap_buf_set_limit((mb ? mb : 512) << 20);
+        return;
+    }
+    g_life.log_max = (mb ? mb : STREAM_DISK_MB) << 20;
+    opscope_cap_buf_set_limit(STREAM_WINDOW);
+    opscope_cap_drops_set_cap_mb(mb ? mb : STREAM_DISK_MB);
+}
+
 static void at_exit_export(void) {
     opscope_cap_life_export(true);
 }
@@ -522,7 +555,7 @@ static void init_once(void) {
             limit = x;
         }
     }
-    opscope_cap_buf_set_limit(limit << 20);
+    choose_log(mb && *mb ? limit : 0);
     if (!g_life.atfork_set) {
         pthread_atfork(NULL, NULL, at_fork_child);
     }
@@ -622,6 +655,36 @@ static bool lock_export(bool final) {
     return rc == 0;
 }
 
+/* A checkpoint appends what is new to the record log at PATH; the final export appends the
+ * rest, then makes the profile from the log, which it replaces (a failed write leaves the
+ * log, readable by every reader, and says so). */
+static int log_export(end_kind kind, int sig, const char *path, opscope_cap_written *wi) {
+    if (!opscope_cap_log_on()) {
+        opscope_cap_log_start(path, g_life.log_max); /* PATH is final by now (first_capture) */
+    }
+    const char *how = kind == END_EXIT ? "exit" : kind == END_SIGNAL ? "signal" : "checkpoint";
+    wi->records = 0;
+    wi->error[0] = '\0';
+    int frc = opscope_cap_log_flush(how, kind == END_SIGNAL ? sig_name(sig) : NULL, wi->error, sizeof wi->error);
+    if (kind == END_CHECKPOINT) {
+        wi->records = opscope_cap_log_records();
+        return frc;
+    }
+    if (frc != 0 && !opscope_cap_log_exists()) {
+        /* the log could never be made: every record is still in memory */
+        return opscope_cap_write_info(g_life.cfg.dest, path, NULL, -2, wi);
+    }
+    int rc = opscope_cap_write_info(g_life.cfg.dest, path, NULL, -2, wi);
+    if (rc == 0) {
+        opscope_cap_log_close();
+        return frc;
+    }
+    size_t len = strlen(wi->error);
+    snprintf(wi->error + len, sizeof wi->error - len, " (the record log there holds %llu records)",
+             (unsigned long long)opscope_cap_log_records());
+    return rc;
+}
+
 void opscope_cap_life_export(bool at_exit) {
     export_as(at_exit ? END_EXIT : END_CHECKPOINT, 0);
 }
@@ -675,10 +738,15 @@ static void export_as(end_kind kind, int sig) {
              * death after a checkpoint, not a lost profile */
             rec_note("exporting", NULL, NULL);
         }
-        int rc = opscope_cap_write_info(g_life.cfg.dest, path, fp, -2, &wi);
-        g_life.stream_tried = stream;
-        if (rc != 0 && stream) {
-            rc = write_elsewhere(&wi);
+        int rc;
+        if (g_life.log_on && path && !stream) {
+            rc = log_export(kind, sig, path, &wi);
+        } else {
+            rc = opscope_cap_write_info(g_life.cfg.dest, path, fp, -2, &wi);
+            g_life.stream_tried = stream;
+            if (rc != 0 && stream) {
+                rc = write_elsewhere(&wi);
+            }
         }
         if (rc == 0) {
             g_life.written_once = true;

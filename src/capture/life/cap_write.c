@@ -4,13 +4,16 @@
 #include "analyze/session.h"
 #include "capture/store/cap_buf.h"
 #include "capture/store/cap_clock.h"
+#include "capture/store/cap_log.h"
 #include "capture/store/cap_replay.h"
 #include "export/graph_log.h"
 #include "export/outputs.h"
+#include "read/readers.h"
 #include "util/out.h"
 
 #include <stdbool.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* ---- writing ---- */
 
@@ -69,6 +72,21 @@ static int add_output(opscope_session_t *s, opscope_cap_dest dest, opscope_out_t
     return rc ? -1 : opscope_session_add(s, &o);
 }
 
+/* The records streamed to the log (cap_log.h), read back through the log's reader: the
+ * buffers hold only what the last flush had not taken. */
+static int replay_log(const opscope_sink *sink) {
+    int fd = opscope_cap_log_fd();
+    size_t size = (size_t)opscope_cap_log_bytes();
+    void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) {
+        return -1;
+    }
+    opscope_error err = {0};
+    int rc = opscope_oplog_read(m, size, "the record log", sink, NULL, &err);
+    munmap(m, size);
+    return rc;
+}
+
 int opscope_cap_write_info(opscope_cap_dest dest, const char *path, FILE *fp, int sched,
                            opscope_cap_written *info) {
     if (info) {
@@ -96,7 +114,7 @@ int opscope_cap_write_info(opscope_cap_dest dest, const char *path, FILE *fp, in
     int rc = add_output(s, dest, w);
     opscope_sink sink = opscope_session_sink(s);
     if (rc == 0) {
-        rc = opscope_cap_replay(sched, &sink);
+        rc = sched == -2 && opscope_cap_log_exists() ? replay_log(&sink) : opscope_cap_replay(sched, &sink);
     }
     if (rc == 0) {
         rc = opscope_session_finish(s, &err);

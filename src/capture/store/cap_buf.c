@@ -18,22 +18,36 @@ typedef struct chunk {
     unsigned char data[];
 } chunk;
 
-/* One per thread that ever recorded; linked into a global list, never freed while the
- * process can still export (a thread's records outlive it). */
-typedef struct tbuf {
+/* A chain of chunks: the owner appends at tail; head is where readers start. */
+typedef struct chain {
     chunk *head;
     chunk *tail;
+} chain;
+
+/* One per thread that ever recorded; linked into a global list, never freed while the
+ * process can still export (a thread's records outlive it). Two chains: `rec` holds the
+ * records of the profile (and graph records), which a streaming export takes and frees
+ * (opscope_cap_buf_take_new, _release_taken); `keep` holds what records point at
+ * (descriptions, plan pages), kept as long as the process records. The taker's cursor
+ * (`took`, `took_off`; `seen*` for a take in progress) is the exporting thread's alone. */
+typedef struct tbuf {
+    chain rec;
+    chain keep;
     struct tbuf *next_buf;
     int thread_id;
+    chunk *took;        /* first chunk not wholly taken (NULL: rec.head) */
+    size_t took_off;    /* bytes of it taken */
+    chunk *seen;        /* where the take in progress stopped */
+    size_t seen_off;
 } tbuf;
 
 /* The process's record store. Threading contract: `lock` guards the list's changes (a new
- * buffer, reset_all); readers walk `bufs` lock-free (a buffer is published whole by a
- * release store and never freed while the process can still export); the counters are
- * atomics any thread updates; `limit` is set at start-up (cap_life.c's init) before any
- * record, then only read. */
+ * buffer, reset_all) and each chain's head; readers walk `bufs` lock-free (a buffer is
+ * published whole by a release store and never freed while the process can still export);
+ * the counters are atomics any thread updates; `limit` is set at start-up (cap_life.c's
+ * init) before any record, then only read. */
 static struct {
-    pthread_mutex_t lock; /* buffer list only */
+    pthread_mutex_t lock; /* buffer list and chain heads */
     tbuf *_Atomic bufs;
     _Atomic uint64_t bytes;
     _Atomic uint64_t dropped;
@@ -118,12 +132,8 @@ unsigned opscope_cap_buf_generation(void) {
     return atomic_load_explicit(&g_store.generation, memory_order_acquire);
 }
 
-void *opscope_cap_buf_alloc_bytes(size_t need) {
-    tbuf *b = my_buf();
-    if (!b) {
-        return NULL;
-    }
-    chunk *c = b->tail;
+static void *chain_alloc(tbuf *b, chain *ch, size_t need) {
+    chunk *c = ch->tail;
     if (!c || atomic_load_explicit(&c->used, memory_order_relaxed) + need > CHUNK_BYTES) {
         chunk *n = chunk_new();
         if (!n) {
@@ -133,19 +143,48 @@ void *opscope_cap_buf_alloc_bytes(size_t need) {
             atomic_store_explicit(&c->next, n, memory_order_release);
         } else {
             pthread_mutex_lock(&g_store.lock); /* head is read by exporters */
-            b->head = n;
+            ch->head = n;
             pthread_mutex_unlock(&g_store.lock);
         }
-        b->tail = n;
+        ch->tail = n;
         c = n;
     }
+    (void)b;
     return c->data + atomic_load_explicit(&c->used, memory_order_relaxed);
 }
 
-void opscope_cap_buf_commit_bytes(size_t size) {
-    chunk *c = t_store.buf->tail;
+static void chain_commit(chain *ch, size_t size) {
+    chunk *c = ch->tail;
     atomic_store_explicit(&c->used, atomic_load_explicit(&c->used, memory_order_relaxed) + size,
                           memory_order_release);
+}
+
+void *opscope_cap_buf_alloc_bytes(size_t need) {
+    tbuf *b = my_buf();
+    return b ? chain_alloc(b, &b->rec, need) : NULL;
+}
+
+void opscope_cap_buf_commit_bytes(size_t size) {
+    chain_commit(&t_store.buf->rec, size);
+}
+
+void *opscope_cap_buf_keep_bytes(size_t need) {
+    tbuf *b = my_buf();
+    return b ? chain_alloc(b, &b->keep, need) : NULL;
+}
+
+void opscope_cap_buf_keep_commit(size_t size) {
+    chain_commit(&t_store.buf->keep, size);
+}
+
+opscope_cap_rec *opscope_cap_buf_keep_rec(unsigned n_src) {
+    size_t need = opscope_cap_rec_size(n_src);
+    opscope_cap_rec *r = opscope_cap_buf_keep_bytes(need);
+    if (r) {
+        r->size = (uint16_t)need;
+        r->n_src = (uint8_t)n_src;
+    }
+    return r;
 }
 
 void opscope_cap_buf_note_dropped(uint64_t n) {
@@ -173,28 +212,98 @@ uint64_t opscope_cap_buf_bytes(void) {
     return atomic_load(&g_store.bytes);
 }
 
+/* Calls FN for the committed records of the chain from chunk C, byte OFF on; stores where it
+ * stopped in *END_C / *END_OFF (when given). */
+static int chain_walk(chunk *c, size_t off, int (*fn)(void *ud, const opscope_cap_rec *r), void *ud,
+                      chunk **end_c, size_t *end_off) {
+    while (c) {
+        /* next before used: a chunk with a successor is final, and its fill level read
+         * after that is complete, so each thread's records come as a gap-free prefix */
+        chunk *next = atomic_load_explicit(&c->next, memory_order_acquire);
+        size_t used = atomic_load_explicit(&c->used, memory_order_acquire);
+        for (; off < used;) {
+            const opscope_cap_rec *r = (const opscope_cap_rec *)(c->data + off);
+            int rc = fn(ud, r);
+            if (rc) {
+                return rc;
+            }
+            off += r->size;
+        }
+        if (end_c) {
+            *end_c = c;
+            *end_off = off;
+        }
+        if (!next) {
+            break;
+        }
+        c = next;
+        off = 0;
+    }
+    return 0;
+}
+
 int opscope_cap_buf_foreach(int (*fn)(void *ud, const opscope_cap_rec *r), void *ud) {
     for (tbuf *b = atomic_load_explicit(&g_store.bufs, memory_order_acquire); b; b = b->next_buf) {
         pthread_mutex_lock(&g_store.lock);
-        chunk *c = b->head;
+        chunk *c = b->rec.head, *k = b->keep.head;
         pthread_mutex_unlock(&g_store.lock);
-        while (c) {
-            /* next before used: a chunk with a successor is final, and its fill level read
-             * after that is complete, so each thread's records come as a gap-free prefix */
-            chunk *next = atomic_load_explicit(&c->next, memory_order_acquire);
-            size_t used = atomic_load_explicit(&c->used, memory_order_acquire);
-            for (size_t off = 0; off < used;) {
-                const opscope_cap_rec *r = (const opscope_cap_rec *)(c->data + off);
-                int rc = fn(ud, r);
-                if (rc) {
-                    return rc;
-                }
-                off += r->size;
-            }
-            c = next;
+        int rc = chain_walk(k, 0, fn, ud, NULL, NULL);
+        if (!rc) {
+            rc = chain_walk(b->took ? b->took : c, b->took ? b->took_off : 0, fn, ud, NULL, NULL);
+        }
+        if (rc) {
+            return rc;
         }
     }
     return 0;
+}
+
+int opscope_cap_buf_take_new(int (*fn)(void *ud, const opscope_cap_rec *r), void *ud) {
+    for (tbuf *b = atomic_load_explicit(&g_store.bufs, memory_order_acquire); b; b = b->next_buf) {
+        pthread_mutex_lock(&g_store.lock);
+        chunk *c = b->took ? b->took : b->rec.head;
+        pthread_mutex_unlock(&g_store.lock);
+        b->seen = c;
+        b->seen_off = b->took ? b->took_off : 0;
+        int rc = chain_walk(c, b->seen_off, fn, ud, &b->seen, &b->seen_off);
+        if (rc) {
+            b->seen = b->took; /* nothing taken */
+            b->seen_off = b->took_off;
+            return rc;
+        }
+    }
+    return 0;
+}
+
+void opscope_cap_buf_release_taken(void) {
+    for (tbuf *b = atomic_load_explicit(&g_store.bufs, memory_order_acquire); b; b = b->next_buf) {
+        if (!b->seen) {
+            continue;
+        }
+        /* chunks before the one the take stopped in are wholly taken and final: unmap them
+         * (the owner thread only ever touches its tail, which is never among them) */
+        pthread_mutex_lock(&g_store.lock);
+        chunk *c = b->rec.head;
+        while (c && c != b->seen) {
+            chunk *nc = atomic_load_explicit(&c->next, memory_order_acquire);
+            munmap(c, CHUNK_MAP);
+            atomic_fetch_sub(&g_store.bytes, CHUNK_BYTES);
+            c = nc;
+        }
+        b->rec.head = c;
+        pthread_mutex_unlock(&g_store.lock);
+        b->took = b->seen;
+        b->took_off = b->seen_off;
+        b->seen = NULL;
+    }
+}
+
+static void chain_free(chunk *c) {
+    while (c) {
+        chunk *nc = atomic_load(&c->next);
+        munmap(c, CHUNK_MAP);
+        c = nc;
+    }
 }
 
 void opscope_cap_buf_reset_all(void) {
@@ -204,12 +313,8 @@ void opscope_cap_buf_reset_all(void) {
     pthread_mutex_unlock(&g_store.lock);
     while (b) {
         tbuf *nb = b->next_buf;
-        chunk *c = b->head;
-        while (c) {
-            chunk *nc = atomic_load(&c->next);
-            munmap(c, CHUNK_MAP);
-            c = nc;
-        }
+        chain_free(b->rec.head);
+        chain_free(b->keep.head);
         free(b);
         b = nb;
     }

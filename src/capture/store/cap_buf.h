@@ -6,14 +6,17 @@
  * resolved here: ops are enum values, backends are indices into cap_tables.c's table, so a
  * record never points into ggml memory (tensors may be freed before export).
  *
- * Storage: each thread appends to its own chain of 1 MiB chunks (no lock, no malloc per
- * record; each chunk is one anonymous mmap, faulted in whole). A chunk's fill level is
- * published with a release store so an exporter on another thread reads only complete
- * records. Every chunk ever mapped is counted against one process-wide cap
- * (opscope_cap_buf_set_limit); past it, allocations fail and the writers count the profile
- * records they lose (opscope_cap_buf_note_dropped). Chunks are freed only by
- * opscope_cap_buf_reset_all (after fork, in the child) or never: a thread that exits leaves
- * its records for the export.
+ * Storage: each thread appends to its own chains of 1 MiB chunks (no lock, no malloc per
+ * record; each chunk is one anonymous mmap, faulted in whole): records of the profile to one,
+ * what they point at (descriptions, plan pages: opscope_cap_buf_keep_*) to the other. A
+ * chunk's fill level is published with a release store so an exporter on another thread
+ * reads only complete records. Every chunk mapped and not yet freed is counted against one
+ * process-wide cap (opscope_cap_buf_set_limit); past it, allocations fail and the writers
+ * count the profile records they lose (opscope_cap_buf_note_dropped). A streaming export
+ * (cap_log.c) takes the records committed since its last take and then frees the record
+ * chunks it took wholly (opscope_cap_buf_take_new, _release_taken), so memory stays a window;
+ * otherwise chunks are freed only by opscope_cap_buf_reset_all (after fork, in the child):
+ * a thread that exits leaves its records for the export.
  * Thread safety: alloc/commit from the owning thread only; iterate from any thread.
  */
 #ifndef OPSCOPE_CAP_BUF_H
@@ -249,6 +252,14 @@ static inline size_t opscope_cap_call_size(int n) {
 void *opscope_cap_buf_alloc_bytes(size_t size);
 void opscope_cap_buf_commit_bytes(size_t size);
 
+/* The same for what records point at (DESC records, PLAN pages): a chain never freed while
+ * the process records, so the pointers of records, plans and caches stay valid after a
+ * streaming export freed the records. Commit with opscope_cap_buf_keep_commit. */
+void *opscope_cap_buf_keep_bytes(size_t size);
+void opscope_cap_buf_keep_commit(size_t size);
+/* A record with N_SRC sources in the kept chain (size and n_src set), or NULL. */
+opscope_cap_rec *opscope_cap_buf_keep_rec(unsigned n_src);
+
 /* Bumped by opscope_cap_buf_reset_all: caches of record pointers must check it. */
 unsigned opscope_cap_buf_generation(void);
 
@@ -289,10 +300,20 @@ uint64_t opscope_cap_buf_limit(void);
 /* Bytes of chunks allocated so far. */
 uint64_t opscope_cap_buf_bytes(void);
 
-/* Calls FN for every committed record of every thread (any thread may be writing
- * concurrently: only records committed before the call's start of each chunk are seen).
+/* Calls FN for every committed record of every thread not yet taken (any thread may be
+ * writing concurrently: only records committed before the call's start of each chunk are
+ * seen), the kept chain's first.
  * Stops when FN returns non-zero and returns that value. */
 int opscope_cap_buf_foreach(int (*fn)(void *ud, const opscope_cap_rec *r), void *ud);
+
+/* Calls FN for every record of the profile chains committed since the last
+ * opscope_cap_buf_release_taken (records of the kept chain are not visited: what the records
+ * point at stays readable). Stops when FN returns non-zero and returns that value (then
+ * nothing counts as taken). Only the exporting thread, one take at a time. */
+int opscope_cap_buf_take_new(int (*fn)(void *ud, const opscope_cap_rec *r), void *ud);
+/* Marks what the last take visited as taken and frees the chunks wholly taken (their
+ * records must no longer be needed). Only the exporting thread. */
+void opscope_cap_buf_release_taken(void);
 
 /* Forgets every record and frees every chunk. Only when no other thread can append (in a
  * fork child, or in tests). */

@@ -21,6 +21,14 @@ typedef struct opscope_cap_drops {
 } opscope_cap_drops;
 void opscope_cap_drops_get(opscope_cap_drops *out);
 
+/* The cap a profile states (capture_cap_mb), when it is not the buffers' but the record
+ * log's size on disk (cap_log.h). Call at start-up, before any record. */
+void opscope_cap_drops_set_cap_mb(uint64_t mb);
+
+/* The record log dropped a flush's records at its cap: GRAPHS graphs between ids FIRST and
+ * LAST lost records (the records themselves are counted by opscope_cap_buf_note_dropped). */
+void opscope_cap_drops_log_full(int64_t first, int64_t last, uint64_t graphs);
+
 /* Fills META's drop fields: records dropped (the buffers' and the device items a GPU source
  * lost), the graphs that lost records, the cap in MiB, the cause. */
 void opscope_cap_drops_meta(opscope_meta *meta);

@@ -14,23 +14,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-typedef struct gather_ent {
-    uint64_t t0, t1;
-    const opscope_cap_rec *r; /* an OP/COPY record, an opscope_cap_event or opscope_cap_call */
-    int32_t step;             /* a call's step */
-} gather_ent;
-
-typedef struct gather {
-    gather_ent *v;
-    size_t n, cap;
-    int sched;
-    bool oom;
-} gather;
-
-static bool gather_push(gather *g, uint64_t t0, uint64_t t1, const opscope_cap_rec *r, int32_t step) {
+static bool gather_push(opscope_cap_gather *g, uint64_t t0, uint64_t t1, const opscope_cap_rec *r, int32_t step) {
     if (g->n == g->cap) {
         size_t nc = g->cap ? g->cap * 2 : 4096;
-        gather_ent *nv = realloc(g->v, nc * sizeof *nv);
+        opscope_cap_gather_ent *nv = realloc(g->v, nc * sizeof *nv);
         if (!nv) {
             g->oom = true;
             return false;
@@ -46,15 +33,15 @@ static bool gather_push(gather *g, uint64_t t0, uint64_t t1, const opscope_cap_r
     return true;
 }
 
-static bool sched_wanted(const gather *g, int sched, uint64_t t0) {
+static bool sched_wanted(const opscope_cap_gather *g, int sched, uint64_t t0) {
     if (g->sched >= 0 && sched != g->sched) {
         return false;
     }
     return !(sched >= 0 && sched < OPSCOPE_CAP_MAX_SCHEDS && t0 < opscope_cap_sched_reset_tick(sched));
 }
 
-static int gather_one(void *ud, const opscope_cap_rec *r) {
-    gather *g = ud;
+int opscope_cap_gather_one(void *ud, const opscope_cap_rec *r) {
+    opscope_cap_gather *g = ud;
     int sched;
     uint64_t t0, t1;
     if (r->kind == OPSCOPE_CAP_KIND_CALL) {
@@ -91,24 +78,28 @@ static int gather_one(void *ud, const opscope_cap_rec *r) {
 }
 
 static int by_start(const void *a, const void *b) {
-    const gather_ent *x = a, *y = b;
+    const opscope_cap_gather_ent *x = a, *y = b;
     if (x->t0 != y->t0) {
         return x->t0 < y->t0 ? -1 : 1;
     }
     return x->t1 < y->t1 ? -1 : x->t1 > y->t1;
 }
 
+void opscope_cap_gather_sort(opscope_cap_gather *g) {
+    if (g->n > 1) {
+        opscope_sort(g->v, g->n, sizeof *g->v, by_start);
+    }
+}
+
 int opscope_cap_replay(int sched, const opscope_sink *sink) {
-    gather g = {0};
+    opscope_cap_gather g = {0};
     g.sched = sched;
-    opscope_cap_buf_foreach(gather_one, &g);
+    opscope_cap_buf_foreach(opscope_cap_gather_one, &g);
     if (g.oom) {
         free(g.v);
         return -1;
     }
-    if (g.n > 1) {
-        opscope_sort(g.v, g.n, sizeof *g.v, by_start);
-    }
+    opscope_cap_gather_sort(&g);
     opscope_cap_clock_calibrate();
 
     int rc = 0;

@@ -247,6 +247,66 @@ static opscope_cap_plan *plan_slot(opscope_cap_plan *p, int n) {
     return p;
 }
 
+/* Per-thread direct-mapped cache: a page's content hash -> a page written before with that
+ * content. Pages are kept for the whole run (cap_buf.h) and a server re-plans the same graph
+ * whenever its scheduler splits again (every batch): an equal page is shared instead of
+ * written again, so pages stop growing once the program's graphs are seen. */
+#define PAGE_SLOTS 1024
+typedef struct page_slot {
+    uint64_t hash;
+    const opscope_cap_plan_page *page;
+} page_slot;
+static _Thread_local page_slot *t_pages;
+static _Thread_local unsigned t_pages_gen;
+
+static uint64_t page_hash(const opscope_cap_event *ev, int m) {
+    uint64_t h = opscope_hash_word(OPSCOPE_FNV_BASIS, (uint64_t)m);
+    for (int j = 0; j < m; j++) {
+        const opscope_cap_event *e = &ev[j];
+        h = opscope_hash_word(h, (uintptr_t)e->desc);
+        h = opscope_hash_word(h, e->bytes);
+        h = opscope_hash_word(h, (uint64_t)(uint32_t)e->node << 8 | e->n_fused);
+        uint64_t f;
+        memcpy(&f, e->fused, sizeof f);
+        h = opscope_hash_word(h, f);
+    }
+    return opscope_mix64(h);
+}
+
+static bool page_equal(const opscope_cap_plan_page *pg, const opscope_cap_event *ev, int m) {
+    if (pg->n != m) {
+        return false;
+    }
+    for (int j = 0; j < m; j++) {
+        const opscope_cap_tmpl *t = &pg->step[j];
+        const opscope_cap_event *e = &ev[j];
+        if (t->desc != e->desc || t->bytes != e->bytes || t->node != e->node || t->n_fused != e->n_fused ||
+            memcmp(t->fused, e->fused, sizeof t->fused) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The slot of a page of the M steps EV (NULL without a cache); a page written before with that
+ * content is in (*slot)->page when page_equal says so. */
+static page_slot *page_cached(const opscope_cap_event *ev, int m, uint64_t *hash) {
+    unsigned gen = opscope_cap_buf_generation();
+    if (!t_pages || t_pages_gen != gen) {
+        if (!t_pages) {
+            t_pages = calloc(PAGE_SLOTS, sizeof *t_pages);
+            if (!t_pages) {
+                return NULL;
+            }
+        } else {
+            memset(t_pages, 0, PAGE_SLOTS * sizeof *t_pages);
+        }
+        t_pages_gen = gen;
+    }
+    *hash = page_hash(ev, m);
+    return &t_pages[*hash % PAGE_SLOTS];
+}
+
 /* Writes the N_STEPS templates EV into the record buffer as P's plan pages. */
 static bool plan_pages(opscope_cap_plan *p, const opscope_cap_event *ev, int n_steps) {
     int n_pages = (n_steps + OPSCOPE_CAP_PAGE_STEPS - 1) / OPSCOPE_CAP_PAGE_STEPS;
@@ -261,8 +321,14 @@ static bool plan_pages(opscope_cap_plan *p, const opscope_cap_event *ev, int n_s
     p->n_pages = 0;
     for (int k = 0; k < n_steps; k += OPSCOPE_CAP_PAGE_STEPS) {
         int m = n_steps - k < OPSCOPE_CAP_PAGE_STEPS ? n_steps - k : OPSCOPE_CAP_PAGE_STEPS;
+        uint64_t hash = 0;
+        page_slot *slot = page_cached(&ev[k], m, &hash);
+        if (slot && slot->page && slot->hash == hash && page_equal(slot->page, &ev[k], m)) {
+            p->pages[p->n_pages++] = slot->page; /* the same steps: the same page */
+            continue;
+        }
         size_t size = opscope_cap_page_size(m);
-        opscope_cap_plan_page *page = opscope_cap_buf_alloc_bytes(size);
+        opscope_cap_plan_page *page = opscope_cap_buf_keep_bytes(size); /* calls point at it */
         if (!page) {
             return false;
         }
@@ -279,8 +345,12 @@ static bool plan_pages(opscope_cap_plan *p, const opscope_cap_event *ev, int n_s
             t->n_fused = e->n_fused;
             memcpy(t->fused, e->fused, sizeof t->fused);
         }
-        opscope_cap_buf_commit_bytes(size);
+        opscope_cap_buf_keep_commit(size);
         p->pages[p->n_pages++] = page;
+        if (slot) {
+            slot->hash = hash;
+            slot->page = page;
+        }
     }
     return true;
 }

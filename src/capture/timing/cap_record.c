@@ -60,9 +60,12 @@ static void fill_op(opscope_cap_rec *r, const struct ggml_tensor *t) {
 
 /* ---- shared descriptions ---- */
 
-/* Per-thread direct-mapped cache: tensor -> the DESC record last written for it. A hit needs
- * every described field to be unchanged, so a reused tensor with new shapes gets a new one. */
-#define DESC_SLOTS 4096
+/* Per-thread direct-mapped cache: (tensor, its shapes) -> the DESC record written for it. A
+ * hit needs every described field to be unchanged. The shapes are in the key so a tensor
+ * whose shapes alternate (a server's batches of 1, 2, 3... tokens) finds each shape's
+ * description again instead of writing a new one at every change: descriptions are kept for
+ * the whole run (cap_buf.h), so they must stop growing once the program's shapes are seen. */
+#define DESC_SLOTS 16384
 typedef struct desc_slot {
     const struct ggml_tensor *t;
     const opscope_cap_rec *d;
@@ -105,11 +108,20 @@ const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t) {
         t_desc_gen = gen;
     }
     int n_src = count_src(t);
-    desc_slot *slot = &t_desc[opscope_mix64((uintptr_t)t) % DESC_SLOTS];
+    uint64_t key = opscope_hash_word(OPSCOPE_FNV_BASIS, (uintptr_t)t);
+    for (int d = 0; d < 4; d++) {
+        key = opscope_hash_word(key, (uint64_t)t->ne[d]);
+    }
+    for (int s = 0; s < 2 && s < n_src; s++) {
+        for (int d = 0; t->src[s] && d < 4; d++) {
+            key = opscope_hash_word(key, (uint64_t)t->src[s]->ne[d]);
+        }
+    }
+    desc_slot *slot = &t_desc[opscope_mix64(key) % DESC_SLOTS];
     if (slot->t == t && desc_matches(slot->d, t, n_src)) {
         return slot->d;
     }
-    opscope_cap_rec *r = opscope_cap_buf_alloc((unsigned)n_src);
+    opscope_cap_rec *r = opscope_cap_buf_keep_rec((unsigned)n_src); /* events point at it */
     if (!r) {
         return NULL;
     }
@@ -125,7 +137,7 @@ const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t) {
     r->graph = -1;
     r->t0 = r->t1 = 0;
     r->bytes = opscope_cap_out_bytes(t); /* what a one-node step of it writes */
-    opscope_cap_buf_commit(r);
+    opscope_cap_buf_keep_commit(r->size);
     atomic_fetch_add_explicit(&opscope_cap_stats.descs, 1, memory_order_relaxed);
     slot->t = t;
     slot->d = r;

@@ -1,0 +1,142 @@
+/* oplog_rec.c - templates and instances of the record log (see oplog_rec.h). */
+#include "model/oplog_rec.h"
+
+#include <string.h>
+
+/* Fields in this order; a source's fields only for the N_SRC sources. */
+int opscope_oplog_put_tmpl(opscope_oplog_buf *b, const opscope_record *r) {
+    int e = 0;
+    e |= opscope_oplog_put_u(b, (uint64_t)r->type);
+    e |= opscope_oplog_put_u(b, r->has);
+    e |= opscope_oplog_put_str(b, r->name);
+    e |= opscope_oplog_put_str(b, r->sub_op);
+    e |= opscope_oplog_put_i(b, r->sub_op_value);
+    e |= opscope_oplog_put_str(b, r->extra);
+    e |= opscope_oplog_put_str(b, r->tensor_name);
+    e |= opscope_oplog_put_str(b, r->category);
+    e |= opscope_oplog_put_str(b, r->kernel);
+    e |= opscope_oplog_put_i(b, r->n_kernels);
+    e |= opscope_oplog_put_u(b, r->weight);
+    e |= opscope_oplog_put_i(b, r->backend_id);
+    e |= opscope_oplog_put_i(b, r->split_id);
+    e |= opscope_oplog_put_i(b, r->node_index);
+    e |= opscope_oplog_put_i(b, r->n_fused);
+    e |= opscope_oplog_put_i(b, r->thread_id);
+    e |= opscope_oplog_put_u(b, r->bytes);
+    e |= opscope_oplog_put_u(b, r->flops);
+    e |= opscope_oplog_put_i(b, r->out_type);
+    for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) e |= opscope_oplog_put_i(b, r->ne[d]);
+    int n_src = r->n_src < 0 ? 0 : r->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : r->n_src;
+    e |= opscope_oplog_put_u(b, (uint64_t)n_src);
+    for (int s = 0; s < n_src; s++) {
+        for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) e |= opscope_oplog_put_i(b, r->ne_src[s][d]);
+        for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) e |= opscope_oplog_put_u(b, r->nb_src[s][d]);
+        e |= opscope_oplog_put_i(b, r->type_src[s]);
+    }
+    for (int k = 0; k < OPSCOPE_MAX_OP_PARAMS; k++) e |= opscope_oplog_put_i(b, r->op_params[k]);
+    return e ? -1 : 0;
+}
+
+static const char *get_str(opscope_oplog_cur *c) {
+    size_t n;
+    return opscope_oplog_get_str(c, &n);
+}
+
+static int32_t get_i32(opscope_oplog_cur *c) {
+    int64_t v = opscope_oplog_get_i(c);
+    if (v < INT32_MIN || v > INT32_MAX) c->bad = true;
+    return (int32_t)v;
+}
+
+int opscope_oplog_get_tmpl(opscope_oplog_cur *c, opscope_record *r) {
+    opscope_record_init(r);
+    uint64_t type = opscope_oplog_get_u(c);
+    r->type = type == OPSCOPE_RECORD_COPY ? OPSCOPE_RECORD_COPY : OPSCOPE_RECORD_OP;
+    r->has = (uint32_t)opscope_oplog_get_u(c);
+    r->name = get_str(c);
+    r->sub_op = get_str(c);
+    r->sub_op_value = get_i32(c);
+    r->extra = get_str(c);
+    r->tensor_name = get_str(c);
+    r->category = get_str(c);
+    r->kernel = get_str(c);
+    r->n_kernels = get_i32(c);
+    r->weight = (uint32_t)opscope_oplog_get_u(c);
+    r->backend_id = get_i32(c);
+    r->split_id = get_i32(c);
+    r->node_index = get_i32(c);
+    r->n_fused = get_i32(c);
+    r->thread_id = get_i32(c);
+    r->bytes = opscope_oplog_get_u(c);
+    r->flops = opscope_oplog_get_u(c);
+    r->out_type = get_i32(c);
+    for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) r->ne[d] = opscope_oplog_get_i(c);
+    uint64_t n_src = opscope_oplog_get_u(c);
+    if (n_src > OPSCOPE_MAX_SRC) return -1;
+    r->n_src = (int32_t)n_src;
+    for (int s = 0; s < r->n_src; s++) {
+        for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) r->ne_src[s][d] = opscope_oplog_get_i(c);
+        for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) r->nb_src[s][d] = opscope_oplog_get_u(c);
+        r->type_src[s] = get_i32(c);
+    }
+    for (int k = 0; k < OPSCOPE_MAX_OP_PARAMS; k++) r->op_params[k] = get_i32(c);
+    if (!r->name || r->n_fused < 1 || type > OPSCOPE_RECORD_COPY) c->bad = true;
+    return c->bad ? -1 : 0;
+}
+
+/* A record the common way: start and host start at the key, host end at the key's end. */
+static bool plain(const opscope_oplog_inst *i) {
+    uint64_t dur = i->key_end > i->key ? i->key_end - i->key : 0;
+    return i->start_ns == i->key && i->host_start_ns == i->key && i->duration_ns == dur &&
+           i->host_end_ns == i->key + dur;
+}
+
+int opscope_oplog_put_inst(opscope_oplog_buf *b, opscope_oplog_state *st, const opscope_oplog_inst *i,
+                           bool has_graph) {
+    bool ext = !plain(i);
+    int e = opscope_oplog_put_u(b, (uint64_t)i->tmpl << 1 | ext);
+    e |= opscope_oplog_put_i(b, (int64_t)(i->key - st->key));
+    e |= opscope_oplog_put_i(b, (int64_t)(i->key_end - i->key));
+    st->key = i->key;
+    if (has_graph) {
+        e |= opscope_oplog_put_i(b, i->graph - st->graph);
+        st->graph = i->graph;
+    }
+    if (ext) {
+        e |= opscope_oplog_put_i(b, (int64_t)(i->start_ns - i->key));
+        e |= opscope_oplog_put_u(b, i->duration_ns);
+        e |= opscope_oplog_put_i(b, (int64_t)(i->host_start_ns - i->key));
+        e |= opscope_oplog_put_i(b, (int64_t)(i->host_end_ns - i->key));
+    }
+    return e ? -1 : 0;
+}
+
+uint32_t opscope_oplog_get_inst_tmpl(opscope_oplog_cur *c, bool *ext) {
+    uint64_t v = opscope_oplog_get_u(c);
+    *ext = v & 1;
+    if ((v >> 1) > UINT32_MAX) c->bad = true;
+    return (uint32_t)(v >> 1);
+}
+
+void opscope_oplog_get_inst_rest(opscope_oplog_cur *c, opscope_oplog_state *st, bool ext, bool has_graph,
+                                 opscope_oplog_inst *i) {
+    i->key = st->key + (uint64_t)opscope_oplog_get_i(c);
+    i->key_end = i->key + (uint64_t)opscope_oplog_get_i(c);
+    st->key = i->key;
+    i->graph = 0;
+    if (has_graph) {
+        i->graph = st->graph + opscope_oplog_get_i(c);
+        st->graph = i->graph;
+    }
+    if (ext) {
+        i->start_ns = i->key + (uint64_t)opscope_oplog_get_i(c);
+        i->duration_ns = opscope_oplog_get_u(c);
+        i->host_start_ns = i->key + (uint64_t)opscope_oplog_get_i(c);
+        i->host_end_ns = i->key + (uint64_t)opscope_oplog_get_i(c);
+    } else {
+        uint64_t dur = i->key_end > i->key ? i->key_end - i->key : 0;
+        i->start_ns = i->host_start_ns = i->key;
+        i->duration_ns = dur;
+        i->host_end_ns = i->key + dur;
+    }
+}

@@ -1,0 +1,290 @@
+/* oplog_read.c - the record log's reader (see readers.h, opscope_oplog_read). */
+#include "read/readers.h"
+
+#include "model/oplog_rec.h"
+#include "util/oplog.h"
+#include "util/vec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tmpl_ref {
+    const unsigned char *p, *end; /* its bytes (to the end of its chunk's payload) */
+    uint32_t has;
+} tmpl_ref;
+
+/* One RECORDS chunk being merged: its instances, the one in front decoded. */
+typedef struct run {
+    opscope_oplog_cur c;
+    opscope_oplog_state st;
+    uint64_t left;
+    opscope_oplog_inst front;
+    uint32_t index; /* the chunk's order in the file: ties keep file order */
+} run;
+
+typedef struct olr {
+    const unsigned char *data;
+    size_t size;
+    const char *name;
+    const opscope_sink *sink;
+    opscope_error *err;
+    OPSCOPE_VEC(tmpl_ref) tmpls;
+    OPSCOPE_VEC(run) runs;
+    OPSCOPE_VEC(opscope_backend) backends;
+    OPSCOPE_VEC(uint32_t) heap;
+    opscope_meta meta;
+    opscope_capture_info cap;
+    bool has_cap, has_end;
+    uint64_t delivered;
+} olr;
+
+static int fail(olr *r, opscope_error_code code, const char *msg, const unsigned char *at) {
+    if (r->err) {
+        memset(r->err, 0, sizeof *r->err);
+        r->err->code = code;
+        r->err->msg = msg;
+        r->err->pos = at ? (uint64_t)(at - r->data) : 0;
+        snprintf(r->err->file, sizeof r->err->file, "%s", r->name);
+    }
+    return -1;
+}
+
+static const char *str(opscope_oplog_cur *c) {
+    size_t n;
+    return opscope_oplog_get_str(c, &n);
+}
+
+static int read_meta(olr *r, opscope_oplog_cur *c) {
+    opscope_capture_info *k = &r->cap;
+    const char *end = k->end, *sig = k->end_signal;
+    uint64_t end_ns = k->end_ns, died = k->died_ns;
+    memset(k, 0, sizeof *k);
+    k->host = str(c);
+    k->program = str(c);
+    k->clock = str(c);
+    k->boot_id = str(c);
+    k->pid = opscope_oplog_get_i(c);
+    k->time_ns = opscope_oplog_get_u(c);
+    k->realtime_offset_ns = opscope_oplog_get_i(c);
+    k->start_ns = opscope_oplog_get_u(c);
+    k->has = (uint32_t)opscope_oplog_get_u(c);
+    k->end = end;
+    k->end_signal = sig;
+    k->end_ns = end_ns;
+    k->died_ns = died;
+    r->has_cap = true;
+    return c->bad ? -1 : 0;
+}
+
+static int read_backend(olr *r, opscope_oplog_cur *c) {
+    opscope_backend b = {0};
+    uint64_t id = opscope_oplog_get_u(c);
+    b.name = str(c);
+    b.device = str(c);
+    b.device_type = (opscope_device_type)opscope_oplog_get_u(c);
+    if (c->bad || id > INT32_MAX || !b.name) return -1;
+    b.id = (int32_t)id;
+    return OPSCOPE_VEC_PUSH(r->backends, b);
+}
+
+/* A RECORDS chunk: its templates are noted, its instances become a run. */
+static int read_records(olr *r, opscope_oplog_cur *c, const unsigned char *at) {
+    uint64_t n = opscope_oplog_get_u(c), total = opscope_oplog_get_u(c), n_tmpl = opscope_oplog_get_u(c);
+    opscope_record scratch;
+    for (uint64_t k = 0; k < n_tmpl && !c->bad; k++) {
+        uint64_t id = opscope_oplog_get_u(c);
+        const unsigned char *p = c->p;
+        if (id >= UINT32_MAX || opscope_oplog_get_tmpl(c, &scratch)) {
+            return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged record template in the record log", p);
+        }
+        if (id >= r->tmpls.n) {
+            if (opscope_vec_reserve((void **)&r->tmpls.v, &r->tmpls.cap, (size_t)id + 1, sizeof *r->tmpls.v, 256))
+                return fail(r, OPSCOPE_ERROR_NOMEM, "out of memory", at);
+            memset(r->tmpls.v + r->tmpls.n, 0, ((size_t)id + 1 - r->tmpls.n) * sizeof *r->tmpls.v);
+            r->tmpls.n = (size_t)id + 1;
+        }
+        r->tmpls.v[id] = (tmpl_ref){p, c->end, scratch.has};
+    }
+    if (c->bad) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged records chunk in the record log", at);
+    r->meta.total_records += n;
+    r->meta.total_ns += total;
+    if (n == 0) return 0;
+    run ru = {.c = *c, .left = n, .index = (uint32_t)r->runs.n};
+    return OPSCOPE_VEC_PUSH(r->runs, ru) ? fail(r, OPSCOPE_ERROR_NOMEM, "out of memory", at) : 0;
+}
+
+static int read_drops(olr *r, opscope_oplog_cur *c) {
+    r->meta.dropped_records = opscope_oplog_get_u(c);
+    r->meta.dropped_graphs = opscope_oplog_get_u(c);
+    r->meta.dropped_first_graph = opscope_oplog_get_i(c);
+    r->meta.dropped_last_graph = opscope_oplog_get_i(c);
+    r->meta.capture_cap_mb = opscope_oplog_get_u(c);
+    uint64_t cause = opscope_oplog_get_u(c);
+    r->meta.dropped_cause = cause <= OPSCOPE_DROP_LOG_CAP ? (opscope_drop_cause)cause : OPSCOPE_DROP_UNKNOWN;
+    return c->bad ? -1 : 0;
+}
+
+static int read_end(olr *r, opscope_oplog_cur *c) {
+    r->cap.end = str(c);
+    r->cap.end_signal = str(c);
+    r->cap.end_ns = opscope_oplog_get_u(c);
+    r->cap.died_ns = opscope_oplog_get_u(c);
+    r->has_end = true;
+    return c->bad || !r->cap.end ? -1 : 0;
+}
+
+/* Every chunk up to the first that is not whole (the end, or a write a crash cut). */
+static int scan(olr *r) {
+    size_t off = OPSCOPE_OPLOG_HEAD;
+    for (;;) {
+        uint32_t type, len;
+        const unsigned char *p;
+        size_t next = opscope_oplog_chunk_at(r->data, r->size, off, &type, &p, &len);
+        if (!next) break;
+        opscope_oplog_cur c = {p, p + len, false};
+        int rc = 0;
+        switch (type) {
+        case OPSCOPE_OPLOG_META: rc = read_meta(r, &c); break;
+        case OPSCOPE_OPLOG_BACKEND: rc = read_backend(r, &c); break;
+        case OPSCOPE_OPLOG_RECORDS:
+            if (read_records(r, &c, r->data + off)) return -1;
+            break;
+        case OPSCOPE_OPLOG_DROPS: rc = read_drops(r, &c); break;
+        case OPSCOPE_OPLOG_END: rc = read_end(r, &c); break;
+        default: break; /* a chunk of a later version: skipped */
+        }
+        if (rc) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged chunk in the record log", r->data + off);
+        off = next;
+    }
+    if (off < r->size) r->meta.truncated_at = off;
+    return 0;
+}
+
+/* Decodes RU's next instance into front. */
+static int run_next(olr *r, run *ru) {
+    bool ext;
+    const unsigned char *at = ru->c.p;
+    uint32_t id = opscope_oplog_get_inst_tmpl(&ru->c, &ext);
+    if (ru->c.bad || id >= r->tmpls.n || !r->tmpls.v[id].p)
+        return fail(r, OPSCOPE_ERROR_SCHEMA, "record of an undefined template in the record log", at);
+    opscope_oplog_get_inst_rest(&ru->c, &ru->st, ext, (r->tmpls.v[id].has & OPSCOPE_HAS_GRAPH) != 0,
+                                &ru->front);
+    ru->front.tmpl = id;
+    if (ru->c.bad) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged record in the record log", at);
+    ru->left--;
+    return 0;
+}
+
+static bool before(const olr *r, uint32_t a, uint32_t b) {
+    const run *x = &r->runs.v[a], *y = &r->runs.v[b];
+    if (x->front.key != y->front.key) return x->front.key < y->front.key;
+    if (x->front.key_end != y->front.key_end) return x->front.key_end < y->front.key_end;
+    return x->index < y->index;
+}
+
+static void sift_down(olr *r, size_t i) {
+    size_t n = r->heap.n;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && before(r, r->heap.v[l], r->heap.v[m])) m = l;
+        if (l + 1 < n && before(r, r->heap.v[l + 1], r->heap.v[m])) m = l + 1;
+        if (m == i) return;
+        uint32_t t = r->heap.v[i];
+        r->heap.v[i] = r->heap.v[m];
+        r->heap.v[m] = t;
+        i = m;
+    }
+}
+
+static int emit(olr *r, const run *ru) {
+    opscope_record rec;
+    const tmpl_ref *t = &r->tmpls.v[ru->front.tmpl];
+    opscope_oplog_cur c = {t->p, t->end, false};
+    if (opscope_oplog_get_tmpl(&c, &rec)) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged record template", t->p);
+    const opscope_oplog_inst *in = &ru->front;
+    if (rec.has & OPSCOPE_HAS_GRAPH) rec.graph_id = in->graph;
+    rec.start_ns = in->start_ns;
+    rec.duration_ns = in->duration_ns;
+    rec.host_start_ns = in->host_start_ns;
+    rec.host_end_ns = in->host_end_ns;
+    r->delivered++;
+    if (r->sink->on_record && r->sink->on_record(r->sink->ud, &rec))
+        return fail(r, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader", r->data);
+    return 0;
+}
+
+/* The runs merged by start (each run is sorted: the capture sorted each flush). */
+static int merge(olr *r) {
+    if (opscope_vec_reserve((void **)&r->heap.v, &r->heap.cap, r->runs.n, sizeof *r->heap.v, 16))
+        return fail(r, OPSCOPE_ERROR_NOMEM, "out of memory", r->data);
+    for (size_t i = 0; i < r->runs.n; i++) {
+        if (run_next(r, &r->runs.v[i])) return -1;
+        r->heap.v[r->heap.n++] = (uint32_t)i;
+    }
+    for (size_t i = r->heap.n / 2; i-- > 0;) sift_down(r, i);
+    while (r->heap.n) {
+        run *ru = &r->runs.v[r->heap.v[0]];
+        if (emit(r, ru)) return -1;
+        if (ru->left) {
+            if (run_next(r, ru)) return -1;
+        } else {
+            r->heap.v[0] = r->heap.v[--r->heap.n];
+        }
+        sift_down(r, 0);
+    }
+    return 0;
+}
+
+static void copy_str(char *dst, size_t size, const char *s) {
+    snprintf(dst, size, "%s", s ? s : "");
+}
+
+static int deliver(olr *r) {
+    const opscope_sink *s = r->sink;
+    r->meta.profiler = "opscope";
+    r->meta.version = 3;
+    r->meta.capture = r->has_cap ? &r->cap : NULL;
+    if (s->on_meta && s->on_meta(s->ud, &r->meta))
+        return fail(r, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader", r->data);
+    for (size_t i = 0; i < r->backends.n; i++) {
+        if (s->on_backend && s->on_backend(s->ud, &r->backends.v[i]))
+            return fail(r, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader", r->data);
+    }
+    if (merge(r)) return -1;
+    if (s->on_end && s->on_end(s->ud))
+        return fail(r, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader", r->data);
+    return 0;
+}
+
+int opscope_oplog_read(const void *data, size_t size, const char *name, const opscope_sink *sink,
+                       opscope_read_status *status, opscope_error *err) {
+    static const opscope_sink none = {0};
+    olr r;
+    memset(&r, 0, sizeof r);
+    r.data = data;
+    r.size = size;
+    r.name = name ? name : "";
+    r.sink = sink ? sink : &none;
+    r.err = err;
+    int rc = opscope_oplog_is_log(data, size) ? 0 : fail(&r, OPSCOPE_ERROR_FORMAT, "not a record log", data);
+    if (rc == 0) rc = scan(&r);
+    if (rc == 0) rc = deliver(&r);
+    if (rc == 0 && status) {
+        memset(status, 0, sizeof *status);
+        status->truncated_at = r.meta.truncated_at;
+        status->records = r.delivered;
+        if (r.has_cap) {
+            copy_str(status->program, sizeof status->program, r.cap.program);
+            copy_str(status->end, sizeof status->end, r.cap.end);
+            copy_str(status->end_signal, sizeof status->end_signal, r.cap.end_signal);
+            status->end_ns = r.cap.end_ns;
+            status->died_ns = r.cap.died_ns;
+        }
+    }
+    free(r.tmpls.v);
+    free(r.runs.v);
+    free(r.backends.v);
+    free(r.heap.v);
+    return rc;
+}

@@ -1,0 +1,393 @@
+/* Tests of the record log (capture/store/cap_log.c writing, read/oplog_read.c reading,
+ * util/oplog.c framing): records flushed in several chunks come back merged by start with
+ * every field; the buffers' memory stays a window across flushes; a log cut at every byte
+ * reads as the chunks wholly before the cut (a chunk written partially is absent); a chunk
+ * whose checksum does not hold ends the log there. Expected values come from the records the
+ * test made and from the file's framing walked here by hand (16-byte chunk headers). */
+#include "capture/store/cap_buf.h"
+#include "capture/store/cap_clock.h"
+#include "capture/store/cap_convert.h"
+#include "capture/store/cap_drops.h"
+#include "capture/store/cap_log.h"
+#include "capture/store/cap_tables.h"
+#include "export/end_patch.h"
+#include "read/readers.h"
+#include "test.h"
+#include "util/oplog.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { OP_ADD = 2, OP_MUL_MAT = 29 };
+
+/* One OP record on the calling thread's buffer: node NODE of graph GRAPH from T0 to T1. */
+static void put_op(int64_t graph, int node, int op, uint64_t t0, uint64_t t1, int64_t rows) {
+    opscope_cap_rec *r = opscope_cap_buf_alloc(1);
+    memset(r, 0, opscope_cap_rec_size(1));
+    r->size = (uint16_t)opscope_cap_rec_size(1);
+    r->n_src = 1;
+    r->kind = OPSCOPE_CAP_KIND_OP;
+    r->op = (int16_t)op;
+    r->n_fused = 1;
+    r->backend = 0;
+    r->sched = -1;
+    r->thread = 1;
+    r->node = node;
+    r->graph = graph;
+    r->t0 = t0;
+    r->t1 = t1;
+    r->bytes = (uint64_t)rows * 16;
+    r->ne[0] = 4;
+    r->ne[1] = rows;
+    r->ne[2] = r->ne[3] = 1;
+    r->src[0].ne[0] = 4;
+    r->src[0].ne[1] = rows;
+    r->src[0].nb[0] = 4;
+    snprintf(r->name, sizeof r->name, "t-%d", node);
+    opscope_cap_buf_commit(r);
+}
+
+static void setup_names(void) {
+    opscope_cap_names_set(OPSCOPE_CAP_NAMES_OP, OP_ADD, "ADD");
+    opscope_cap_names_set(OPSCOPE_CAP_NAMES_OP, OP_MUL_MAT, "MUL_MAT");
+    if (opscope_cap_backend_count() == 0) {
+        opscope_cap_backend e = {.key = (void *)0x1000, .name = "CPU", .device = "Fake CPU",
+                                 .device_type = OPSCOPE_DEVICE_CPU};
+        opscope_cap_backend_add(&e);
+    }
+}
+
+typedef struct got {
+    uint64_t start[64], dur[64];
+    int64_t graph[64], rows[64];
+    int node[64];
+    char name[64][16], tensor[64][16];
+    int n, backends;
+    uint64_t total_records;
+    char end[16];
+} got;
+
+static int g_meta(void *ud, const opscope_meta *m) {
+    got *g = ud;
+    g->total_records = m->total_records;
+    snprintf(g->end, sizeof g->end, "%s", m->capture && m->capture->end ? m->capture->end : "");
+    return 0;
+}
+static int g_backend(void *ud, const opscope_backend *b) {
+    ((got *)ud)->backends += b->name && strcmp(b->name, "CPU") == 0;
+    return 0;
+}
+static int g_record(void *ud, const opscope_record *r) {
+    got *g = ud;
+    if (g->n >= 64) return 1;
+    int i = g->n++;
+    g->start[i] = r->start_ns;
+    g->dur[i] = r->duration_ns;
+    g->graph[i] = r->graph_id;
+    g->node[i] = r->node_index;
+    g->rows[i] = r->ne_src[0][1];
+    snprintf(g->name[i], 16, "%s", r->name);
+    snprintf(g->tensor[i], 16, "%s", r->tensor_name ? r->tensor_name : "");
+    return 0;
+}
+
+static char g_path[256];
+
+/* Two flushes: the second holds a record that started before the first flush's last ones
+ * (a long compute committed late), so the reader must merge, not concatenate. */
+static int write_two_flushes(void) {
+    opscope_cap_buf_reset_all();
+    setup_names();
+    snprintf(g_path, sizeof g_path, "/tmp/opscope-caplog-%ld.log", (long)getpid());
+    unlink(g_path);
+    opscope_cap_log_start(g_path, 0);
+    put_op(7, 0, OP_MUL_MAT, 1000, 1500, 8);
+    put_op(7, 1, OP_ADD, 1500, 1600, 8);
+    put_op(8, 0, OP_MUL_MAT, 3000, 3400, 8); /* same template as the first, other graph */
+    char why[128];
+    ASSERT_EQ_INT(opscope_cap_log_flush("checkpoint", NULL, why, sizeof why), 0);
+    ASSERT_EQ_U64(opscope_cap_log_records(), 3);
+    put_op(9, 2, OP_ADD, 2000, 2100, 16); /* started before the flush's last record */
+    put_op(9, 3, OP_MUL_MAT, 4000, 4900, 16);
+    ASSERT_EQ_INT(opscope_cap_log_flush("exit", NULL, why, sizeof why), 0);
+    ASSERT_EQ_U64(opscope_cap_log_records(), 5);
+    return 0;
+}
+
+static int test_log_roundtrip_merged_by_start(void) {
+    if (write_two_flushes()) return 1;
+    got g;
+    memset(&g, 0, sizeof g);
+    opscope_sink sink = {&g, g_meta, g_backend, g_record, NULL};
+    opscope_error err;
+    ASSERT_EQ_INT(opscope_read_file(g_path, OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
+    ASSERT_EQ_INT(g.n, 5);
+    ASSERT_EQ_U64(g.total_records, 5);
+    ASSERT_EQ_INT(g.backends, 1);
+    ASSERT_EQ_STR(g.end, "exit");
+    /* monotonic clock: a tick is a nanosecond, so the starts are the ticks put above */
+    const uint64_t want_start[5] = {1000, 1500, 2000, 3000, 4000};
+    const uint64_t want_dur[5] = {500, 100, 100, 400, 900};
+    const int64_t want_graph[5] = {7, 7, 9, 8, 9};
+    const int want_node[5] = {0, 1, 2, 0, 3};
+    const char *want_name[5] = {"MUL_MAT", "ADD", "ADD", "MUL_MAT", "MUL_MAT"};
+    const int64_t want_rows[5] = {8, 8, 16, 8, 16};
+    for (int i = 0; i < 5; i++) {
+        ASSERT_EQ_U64(g.start[i], want_start[i]);
+        ASSERT_EQ_U64(g.dur[i], want_dur[i]);
+        ASSERT_EQ_INT(g.graph[i], want_graph[i]);
+        ASSERT_EQ_INT(g.node[i], want_node[i]);
+        ASSERT_EQ_STR(g.name[i], want_name[i]);
+        ASSERT_EQ_INT(g.rows[i], want_rows[i]);
+    }
+    ASSERT_EQ_STR(g.tensor[4], "t-3");
+    return 0;
+}
+
+/* The buffers hold a window: after each flush only the chunks being filled stay mapped. */
+static int test_log_memory_stays_a_window(void) {
+    opscope_cap_buf_reset_all();
+    setup_names();
+    opscope_cap_log_start(g_path, 0);
+    uint64_t t = 1000, peak = 0;
+    char why[128];
+    for (int flush = 0; flush < 12; flush++) {
+        for (int i = 0; i < 6000; i++, t += 10) { /* about 2.7 MiB of records per flush */
+            put_op(flush, i % 50, OP_ADD, t, t + 5, 4);
+        }
+        ASSERT_EQ_INT(opscope_cap_log_flush("checkpoint", NULL, why, sizeof why), 0);
+        uint64_t b = opscope_cap_buf_bytes();
+        peak = b > peak ? b : peak;
+    }
+    ASSERT_EQ_U64(opscope_cap_log_records(), 72000);
+    ASSERT_EQ_U64(opscope_cap_buf_dropped(), 0);
+    /* one record chunk being filled (the kept chain is empty here) */
+    ASSERT_LE_U64(peak, 1u << 20);
+    /* 50 nodes x 1 shape = 50 templates: the log grows by the instances, a few bytes each */
+    ASSERT_LE_U64(opscope_cap_log_bytes(), 72000u * 12);
+    return 0;
+}
+
+/* The chunk boundaries of the file, walked here from the framing's definition: 16-byte file
+ * header, then chunks of a 16-byte header whose bytes 8..11 are the payload length (LE). */
+static uint32_t le32(const unsigned char *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Chunk ends into ENDS; the ends of the chunks of type 3 (records) into REC (in order). */
+static size_t chunk_ends(const unsigned char *d, size_t n, size_t *ends, size_t max, size_t *rec, size_t *n_rec) {
+    size_t off = 16, k = 0;
+    *n_rec = 0;
+    while (off + 16 <= n && k < max) {
+        uint32_t type = le32(d + off + 4), len = le32(d + off + 8);
+        off += 16 + len;
+        ends[k++] = off;
+        if (type == 3) rec[(*n_rec)++] = off;
+    }
+    return k;
+}
+
+typedef struct count { uint64_t records, truncated_at; } count;
+static int cnt_record(void *ud, const opscope_record *r) {
+    (void)r;
+    ((count *)ud)->records++;
+    return 0;
+}
+static int cnt_meta(void *ud, const opscope_meta *m) {
+    ((count *)ud)->truncated_at = m->truncated_at;
+    return 0;
+}
+
+static int test_log_cut_at_every_byte(void) {
+    if (write_two_flushes()) return 1;
+    size_t n = 0;
+    char *data = test_slurp(g_path, &n);
+    ASSERT_NOT_NULL(data);
+    size_t ends[64], rec[8], n_rec;
+    size_t k = chunk_ends((unsigned char *)data, n, ends, 64, rec, &n_rec);
+    ASSERT_EQ_U64(ends[k - 1], n);
+    ASSERT_EQ_U64(n_rec, 2); /* two flushes: 3 records, then 2 */
+    for (size_t cut = 0; cut <= n; cut++) {
+        count c = {0, 0};
+        opscope_sink sink = {&c, cnt_meta, NULL, cnt_record, NULL};
+        opscope_error err;
+        int rc = opscope_read_buffer(data, cut, "cut", OPSCOPE_FORMAT_AUTO, &sink, &err);
+        if (cut < 16) {
+            ASSERT_EQ_INT(rc, -1); /* no file header: not a log, and no JSON either */
+            continue;
+        }
+        ASSERT_EQ_INT(rc, 0);
+        /* whole chunks before the cut */
+        size_t last_end = 16;
+        for (size_t i = 0; i < k; i++) {
+            if (ends[i] <= cut) last_end = ends[i];
+        }
+        uint64_t want = (cut >= rec[0] ? 3 : 0) + (cut >= rec[1] ? 2 : 0);
+        ASSERT_EQ_U64(c.records, want);
+        ASSERT_EQ_U64(c.truncated_at, cut == last_end ? 0 : last_end);
+    }
+    free(data);
+    return 0;
+}
+
+/* A byte changed inside the second records chunk: the log ends before that chunk. */
+static int test_log_checksum_mismatch_ends_it(void) {
+    if (write_two_flushes()) return 1;
+    size_t n = 0;
+    char *data = test_slurp(g_path, &n);
+    ASSERT_NOT_NULL(data);
+    size_t ends[64], rec[8], n_rec;
+    chunk_ends((unsigned char *)data, n, ends, 64, rec, &n_rec);
+    size_t start = 0; /* the second records chunk's start: the end of the chunk before it */
+    for (size_t i = 0; ends[i] < rec[1]; i++) start = ends[i];
+    data[rec[1] - 1] ^= 0x40; /* its last payload byte */
+    count c = {0, 0};
+    opscope_sink sink = {&c, cnt_meta, NULL, cnt_record, NULL};
+    opscope_error err;
+    ASSERT_EQ_INT(opscope_read_buffer(data, n, "flipped", OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
+    ASSERT_EQ_U64(c.records, 3);
+    ASSERT_EQ_U64(c.truncated_at, start);
+    /* a damaged length is caught too (the checksum covers it) */
+    data[rec[1] - 1] ^= 0x40;
+    data[start + 8] ^= 0x01;
+    c.records = 0;
+    ASSERT_EQ_INT(opscope_read_buffer(data, n, "flipped", OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
+    ASSERT_EQ_U64(c.records, 3);
+    ASSERT_EQ_U64(c.truncated_at, start);
+    free(data);
+    unlink(g_path);
+    return 0;
+}
+
+/* A killed run's log (its last END says checkpoint, a chunk cut by the death at its end):
+ * `opscope record`'s end patch appends how it died after the last whole chunk. */
+static int test_log_end_patch(void) {
+    opscope_cap_buf_reset_all();
+    setup_names();
+    opscope_cap_log_start(g_path, 0);
+    put_op(1, 0, OP_ADD, 100, 200, 4);
+    char why[128];
+    ASSERT_EQ_INT(opscope_cap_log_flush("checkpoint", NULL, why, sizeof why), 0);
+    opscope_cap_log_close();
+    FILE *f = fopen(g_path, "ab"); /* half a chunk: the death cut a write */
+    ASSERT_NOT_NULL(f);
+    fwrite("OPCK\3\0\0\0\200\0", 1, 10, f);
+    fclose(f);
+    ASSERT_EQ_INT(opscope_end_patch(g_path, "killed", "SIGKILL", 999), 0);
+    got g;
+    memset(&g, 0, sizeof g);
+    opscope_sink sink = {&g, g_meta, g_backend, g_record, NULL};
+    opscope_read_status st;
+    opscope_read_options o = {.status = &st};
+    opscope_error err;
+    ASSERT_EQ_INT(opscope_read_file_opts(g_path, OPSCOPE_FORMAT_AUTO, &sink, &o, &err), 0);
+    ASSERT_EQ_INT(g.n, 1);
+    ASSERT_EQ_STR(g.end, "killed");
+    ASSERT_EQ_STR(st.end_signal, "SIGKILL");
+    ASSERT_EQ_U64(st.died_ns, 999);
+    ASSERT_EQ_U64(st.truncated_at, 0); /* the cut chunk is gone */
+    /* a second patch finds no checkpoint end: the log is left alone */
+    ASSERT_EQ_INT(opscope_end_patch(g_path, "crash", "SIGSEGV", 1), -1);
+    unlink(g_path);
+    return 0;
+}
+
+/* Damage that passes the checksum (a writer's bug, a forged file): every byte of every chunk
+ * set to 0x00, 0xff and flipped in its top bit, the chunk's checksum made again. The reader
+ * must succeed or fail cleanly (status 0 or -1, an error message), never read outside the
+ * file nor deliver more records than the log holds. */
+static int test_log_damage_inside_chunks(void) {
+    if (write_two_flushes()) return 1;
+    size_t n = 0;
+    char *data = test_slurp(g_path, &n);
+    ASSERT_NOT_NULL(data);
+    size_t ends[64], rec[8], n_rec;
+    size_t k = chunk_ends((unsigned char *)data, n, ends, 64, rec, &n_rec);
+    unsigned char *copy = malloc(n);
+    ASSERT_NOT_NULL(copy);
+    int failed = 0, ok = 0;
+    for (size_t c = 0; c < k; c++) {
+        size_t start = c ? ends[c - 1] : 16;
+        for (size_t at = start + 16; at < ends[c]; at++) {
+            for (int v = 0; v < 3; v++) {
+                memcpy(copy, data, n);
+                copy[at] = v == 0 ? 0x00 : v == 1 ? 0xff : (unsigned char)(copy[at] ^ 0x80);
+                uint32_t len = (uint32_t)(ends[c] - start - 16), type = le32(copy + start + 4);
+                opscope_oplog_chunk_head(copy + start, type, copy + start + 16, len);
+                count cnt = {0, 0};
+                opscope_sink sink = {&cnt, cnt_meta, NULL, cnt_record, NULL};
+                opscope_error err;
+                int rc = opscope_read_buffer(copy, n, "damaged", OPSCOPE_FORMAT_AUTO, &sink, &err);
+                ASSERT_TRUE(rc == 0 || rc == -1);
+                if (rc == 0) {
+                    ok++;
+                    ASSERT_LE_U64(cnt.records, 5);
+                } else {
+                    failed++;
+                    ASSERT_NOT_NULL(err.msg);
+                }
+            }
+        }
+    }
+    ASSERT_TRUE(failed > 0 && ok > 0); /* some damage is caught, some is a plausible log */
+    free(copy);
+    free(data);
+    return 0;
+}
+
+typedef struct dropmeta { opscope_meta m; uint64_t records; } dropmeta;
+static int d_meta(void *ud, const opscope_meta *m) {
+    ((dropmeta *)ud)->m = *m;
+    return 0;
+}
+static int d_record(void *ud, const opscope_record *r) {
+    (void)r;
+    ((dropmeta *)ud)->records++;
+    return 0;
+}
+
+/* OPSCOPE_MAX_MB bounds the log: the flush that would pass the cap and every later one are
+ * dropped, counted, with their graphs, and said as the log's cap (not memory). */
+static int test_log_cap_drops_and_says_so(void) {
+    opscope_cap_buf_reset_all();
+    setup_names();
+    opscope_cap_log_start(g_path, 4096);
+    opscope_cap_drops_set_cap_mb(7); /* what the profile states as the cap */
+    char why[128];
+    uint64_t t = 100;
+    for (int i = 0; i < 10; i++, t += 10) put_op(1, i, OP_ADD, t, t + 5, 4);
+    ASSERT_EQ_INT(opscope_cap_log_flush("checkpoint", NULL, why, sizeof why), 0);
+    ASSERT_EQ_U64(opscope_cap_log_records(), 10);
+    for (int i = 0; i < 1000; i++, t += 10) put_op(2 + i / 100, i % 100, OP_ADD, t, t + 5, 4); /* graphs 2-11 */
+    ASSERT_EQ_INT(opscope_cap_log_flush("checkpoint", NULL, why, sizeof why), 0);
+    for (int i = 0; i < 3; i++, t += 10) put_op(12, i, OP_ADD, t, t + 5, 4); /* would fit: dropped too */
+    ASSERT_EQ_INT(opscope_cap_log_flush("exit", NULL, why, sizeof why), 0);
+    ASSERT_EQ_U64(opscope_cap_log_records(), 10);
+    ASSERT_LE_U64(opscope_cap_log_bytes(), 4096);
+    ASSERT_EQ_U64(opscope_cap_buf_dropped(), 1003);
+    dropmeta dm;
+    memset(&dm, 0, sizeof dm);
+    opscope_sink sink = {&dm, d_meta, NULL, d_record, NULL};
+    opscope_error err;
+    ASSERT_EQ_INT(opscope_read_file(g_path, OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
+    ASSERT_EQ_U64(dm.records, 10);
+    ASSERT_EQ_U64(dm.m.dropped_records, 1003);
+    ASSERT_EQ_INT(dm.m.dropped_cause, OPSCOPE_DROP_LOG_CAP);
+    ASSERT_EQ_U64(dm.m.dropped_graphs, 11);
+    ASSERT_EQ_INT(dm.m.dropped_first_graph, 2);
+    ASSERT_EQ_INT(dm.m.dropped_last_graph, 12);
+    ASSERT_EQ_U64(dm.m.capture_cap_mb, 7);
+    unlink(g_path);
+    return 0;
+}
+
+static int setup(void) {
+    opscope_cap_clock_init("monotonic");
+    return 0;
+}
+
+TEST_MAIN(TEST(setup), TEST(test_log_roundtrip_merged_by_start), TEST(test_log_memory_stays_a_window),
+          TEST(test_log_cut_at_every_byte), TEST(test_log_checksum_mismatch_ends_it),
+          TEST(test_log_end_patch), TEST(test_log_damage_inside_chunks),
+          TEST(test_log_cap_drops_and_says_so))
