@@ -69,6 +69,7 @@ struct opscope_kineto {
     opscope_kineto_collector coll; /* what the reader sees of this collector */
     opscope_kineto_link *links; size_t n_links;
     opscope_kineto_results res;
+    opscope_colls_t *colls;        /* collectives with their args (collectives.h), or NULL */
 };
 
 static int collector_add(void *ud, const opscope_kineto_event *ev) {
@@ -111,6 +112,7 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     free(k->res.steps);
     free(k->res.devices);
     free(k->steps.v);
+    opscope_colls_free(k->colls);
     free(k);
 }
 
@@ -126,6 +128,7 @@ const opscope_kineto_link *opscope_kineto_links(const opscope_kineto_t *k, size_
     return k->links;
 }
 const opscope_kineto_info *opscope_kineto_get_info(const opscope_kineto_t *k) { return &k->info; }
+const opscope_colls_t *opscope_kineto_colls(const opscope_kineto_t *k) { return k->colls; }
 const opscope_kineto_results *opscope_kineto_get_results(const opscope_kineto_t *k) { return &k->res; }
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k) { return k->names; }
 opscope_strtab_t *opscope_kineto_names_mut(opscope_kineto_t *k) { return k->names; }
@@ -210,6 +213,7 @@ static int train_phase(opscope_kineto_t *k, uint32_t id, int annotation) {
 }
 
 int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
+    if (ev->comm && ((!k->colls && !(k->colls = opscope_colls_new())) || opscope_colls_add(k->colls, ev))) return -1;
     int64_t end = ev->start_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
     switch (ev->kind) {
     case OPSCOPE_KINETO_KERNEL:

@@ -75,6 +75,14 @@ typedef enum opscope_kineto_kind {
     OPSCOPE_KINETO_FLOW_START,     /* ph "s" of ac2g / async_gpu: id = correlation */
 } opscope_kineto_kind;
 
+/* A collective's arguments (record_param_comms ops and NCCL kernels of PyTorch >= 2.1:
+ * args "Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype",
+ * "Process Group Name"); read by read/kineto_comm.c. Strings cut to fit, "" when absent. */
+typedef struct opscope_kineto_comm {
+    char coll[32], dtype[16], pg[32];
+    int64_t in_nelems, out_nelems, group_size; /* -1 when absent */
+} opscope_kineto_comm;
+
 typedef struct opscope_kineto_event {
     opscope_kineto_kind kind;
     uint32_t name_id;          /* id in the collector's string table */
@@ -89,6 +97,8 @@ typedef struct opscope_kineto_event {
                                   emitted for it, UINT64_MAX when none (links only) */
     uint32_t dims_id;          /* CPU ops: args["Input Dims"] as text, "[4096,768]x[768,50257]"
                                   (scalars left out), name id; UINT32_MAX when none */
+    const opscope_kineto_comm *comm; /* kernels and CPU ops with a "Collective name" arg, else
+                                  NULL; valid during ADD only */
 } opscope_kineto_event;
 
 /*

@@ -5,6 +5,7 @@
 #include "util/vec.h"
 
 #include "read/kernel_rules.h"
+#include "read/kineto_comm.h"
 #include "model/strtab.h"
 
 #include <errno.h>
@@ -53,6 +54,7 @@ typedef struct kev {
     int has_args_name;
     uint32_t dims_id;   /* args["Input Dims"] as text ("[4096,768]x[768,50257]"), interned;
                            UINT32_MAX when absent or all scalars */
+    opscope_kineto_comm comm; /* a collective's args (kineto_comm.h) */
 } kev;
 
 typedef struct thr_ent { uint64_t pid, tid; } thr_ent;
@@ -494,6 +496,7 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
             ke.device = dev;
             ke.stream = stream;
             ke.bytes = e->bytes > 0 ? (uint64_t)e->bytes : 0;
+            ke.comm = opscope_kineto_comm_seen(&e->comm) ? &e->comm : NULL;
             if (s->an->add(s->an->ud, &ke)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         }
         return 0;
@@ -524,6 +527,7 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
             ke.name_id = UINT32_MAX; /* runtime names are only needed for the links */
         }
         ke.dims_id = e->cat == KC_CPU_OP ? e->dims_id : UINT32_MAX;
+        ke.comm = e->cat == KC_CPU_OP && opscope_kineto_comm_seen(&e->comm) ? &e->comm : NULL;
         ke.kind = e->cat == KC_CPU_OP ? OPSCOPE_KINETO_CPU_OP
                   : e->cat == KC_PYTHON ? OPSCOPE_KINETO_PYTHON
                   : e->cat == KC_ANNOT ? OPSCOPE_KINETO_ANNOTATION
@@ -661,7 +665,7 @@ static int parse_args(kr *s, kev *e) {
         if (next(s, &t)) return -1;
         if (t.type == OPSCOPE_JSON_OBJ_END) return 0;
         /* t is a KEY: decide by it, then read the value */
-        int which = 0;
+        int which = 0, comm = opscope_kineto_comm_key(t.str, t.len);
         switch (t.len) {
         case 4:
             if (KEY(&t, "kind")) which = 1;
@@ -690,6 +694,7 @@ static int parse_args(kr *s, kev *e) {
             if (skip(s, &t)) return -1;
             continue;
         }
+        if (comm) opscope_kineto_comm_set(&e->comm, comm, &t);
         switch (which) {
         case 1:
             if (t.type == OPSCOPE_JSON_STRING) {
@@ -731,6 +736,7 @@ static void kev_reset(kev *e) {
     memset(e, 0, sizeof *e);
     e->name_id = UINT32_MAX;
     e->dims_id = UINT32_MAX;
+    opscope_kineto_comm_reset(&e->comm);
     e->id = e->corr = e->ext = e->bytes = e->device = e->stream = -1;
 }
 

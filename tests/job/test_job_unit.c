@@ -3,6 +3,7 @@
  * interval arithmetic, ranks from file names, one GPU rank fed through its collector (shares,
  * overlap, idle split, queue, launch delays) and the straggler and its cause.
  */
+#include "analyze/collectives.h"
 #include "analyze/job.h"
 #include "analyze/job_iv.h"
 #include "analyze/job_rank.h"
@@ -173,5 +174,74 @@ static int test_summary_read(void) {
     return 0;
 }
 
+/* NCCL collectives: types, dtype sizes, nccl-tests' bus factors, a trace's rows, a job's skew
+ * (expected values worked by hand from PERFORMANCE.md's definitions). */
+static int test_colls(void) {
+    char t[24];
+    static const char *const names[][2] = {{"_allgather_base", "allgather"}, {"all_to_all", "alltoall"},
+                                           {"reduce_scatter_tensor_coalesced", "reducescatter"},
+                                           {"allreduce_coalesced", "allreduce"}, {"reduce", "reduce"},
+                                           {"broadcast", "broadcast"}, {"send", "send"}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        opscope_colls_type(names[i][0], t, sizeof t);
+        ASSERT_EQ_STR(t, names[i][1]);
+    }
+    ASSERT_EQ_INT(opscope_colls_dtype_size("BFloat16"), 2);
+    ASSERT_EQ_INT(opscope_colls_dtype_size("Float8_e4m3fn"), 1);
+    ASSERT_EQ_INT(opscope_colls_dtype_size("Weird"), 0);
+    ASSERT_EQ_U64(opscope_colls_bus_bytes("allreduce", 1000, 4), 1500);   /* 2(n-1)/n */
+    ASSERT_EQ_U64(opscope_colls_bus_bytes("allgather", 1000, 4), 750);    /* (n-1)/n */
+    ASSERT_EQ_U64(opscope_colls_bus_bytes("reducescatter", 1001, 4), 750); /* rounded down */
+    ASSERT_EQ_U64(opscope_colls_bus_bytes("alltoall", 1000, 8), 875);
+    ASSERT_EQ_U64(opscope_colls_bus_bytes("broadcast", 1000, 4), 1000);
+    ASSERT_EQ_U64(opscope_colls_bus_bytes("allreduce", 1000, 1), 0);      /* nothing crosses */
+    /* a trace's rows: the kernels' when any kernel has the args */
+    opscope_colls_t *c = opscope_colls_new();
+    ASSERT_NOT_NULL(c);
+    opscope_kineto_comm m = {.coll = "allreduce", .dtype = "Float", .in_nelems = 1024, .out_nelems = 1024,
+                             .group_size = 4};
+    opscope_kineto_event ev = {.kind = OPSCOPE_KINETO_CPU_OP, .dur_ns = 50000, .comm = &m};
+    ASSERT_EQ_INT(opscope_colls_add(c, &ev), 0);
+    ev.kind = OPSCOPE_KINETO_KERNEL;
+    ev.dur_ns = 2048;
+    ASSERT_EQ_INT(opscope_colls_add(c, &ev), 0);
+    ASSERT_EQ_INT(opscope_colls_add(c, &ev), 0);
+    size_t n;
+    bool on_k;
+    const opscope_job_coll *v = opscope_colls_rows(c, &n, &on_k);
+    ASSERT_TRUE(on_k);
+    ASSERT_EQ_INT(n, 1);
+    ASSERT_EQ_INT(v[0].bucket, 12); /* 4096 bytes */
+    ASSERT_EQ_U64(v[0].count, 2);
+    ASSERT_EQ_U64(v[0].bytes, 8192);
+    ASSERT_EQ_U64(v[0].bus_bytes, 12288);
+    ASSERT_EQ_INT(v[0].time_ns, 4096);
+    ASSERT_NEAR(opscope_colls_gbps(v[0].bus_bytes, v[0].time_ns), 3.0, 1e-12);
+    opscope_colls_free(c);
+    /* a job: bus bandwidths 6, 3 and 4 GB/s: median 4, skew (6 - 3) / 4 = 75%, slowest rank 1 */
+    opscope_job_coll rows[3] = {{.type = "allreduce", .bucket = 21, .count = 2, .bytes = 4000000, .bus_bytes = 6000000,
+                                 .time_ns = 1000000},
+                                {.type = "allreduce", .bucket = 21, .count = 2, .bytes = 4000000, .bus_bytes = 6000000,
+                                 .time_ns = 2000000},
+                                {.type = "allreduce", .bucket = 21, .count = 2, .bytes = 4000000, .bus_bytes = 6000000,
+                                 .time_ns = 1500000}};
+    opscope_job_rank_summary sums[3] = {{.rank = 0, .n_colls = 1, .colls = &rows[0], .colls_on_kernels = true},
+                                        {.rank = 1, .n_colls = 1, .colls = &rows[1], .colls_on_kernels = true},
+                                        {.rank = 2, .n_colls = 1, .colls = &rows[2], .colls_on_kernels = true}};
+    const opscope_job_rank_summary *ps[3] = {&sums[0], &sums[1], &sums[2]};
+    opscope_job_colls jc;
+    ASSERT_EQ_INT(opscope_job_colls_analyze(&jc, ps, 3), 0);
+    ASSERT_EQ_INT(jc.n_types, 1);
+    ASSERT_EQ_INT(jc.n_buckets, 1);
+    ASSERT_EQ_U64(jc.types[0].tot.count, 6);
+    ASSERT_EQ_INT(jc.types[0].tot.time_ns, 4500000);
+    ASSERT_NEAR(jc.types[0].busbw_median_gbps, 4.0, 1e-12);
+    ASSERT_NEAR(jc.types[0].skew_pct, 75.0, 1e-9);
+    ASSERT_EQ_INT(jc.types[0].slowest_rank, 1);
+    ASSERT_NEAR(jc.types[0].busbw_gbps, 18.0 / 4.5, 1e-12);
+    opscope_job_colls_free(&jc);
+    return 0;
+}
+
 TEST_MAIN(TEST(test_iv), TEST(test_rank_names), TEST(test_gpu_rank), TEST(test_straggler),
-          TEST(test_summary_read))
+          TEST(test_summary_read), TEST(test_colls))
