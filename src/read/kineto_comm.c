@@ -9,12 +9,11 @@
 
 enum { COMM_COLL = 1, COMM_IN, COMM_OUT, COMM_GROUP, COMM_DTYPE, COMM_PG };
 
-int opscope_kineto_comm_key(const char *key, size_t len) {
+int opscope_kineto_comm_key_of(const char *key, size_t len) {
     static const struct { const char *k; int which; } keys[] = {
         {"Collective name", COMM_COLL}, {"In msg nelems", COMM_IN}, {"Out msg nelems", COMM_OUT},
         {"Group size", COMM_GROUP},     {"dtype", COMM_DTYPE},      {"Process Group Name", COMM_PG},
     };
-    if (len != 5 && len != 10 && len != 13 && len != 14 && len != 15 && len != 18) return 0; /* fast path */
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (strlen(keys[i].k) == len && !memcmp(keys[i].k, key, len)) return keys[i].which;
     return 0;

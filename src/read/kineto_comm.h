@@ -12,8 +12,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* A collective's args key: its code (> 0), or 0 for any other key. */
-int opscope_kineto_comm_key(const char *key, size_t len);
+int opscope_kineto_comm_key_of(const char *key, size_t len);
+
+/* A collective's args key: its code (> 0), or 0 for any other key (inline: the reader asks for
+ * every args key, and most have another length). */
+static inline int opscope_kineto_comm_key(const char *key, size_t len) {
+    if (len != 5 && len != 10 && len != 13 && len != 14 && len != 15 && len != 18) return 0;
+    return opscope_kineto_comm_key_of(key, len);
+}
 
 /* Keeps VAL, the value of the key coded WHICH, in C (strings cut to fit, other types ignored). */
 void opscope_kineto_comm_set(opscope_kineto_comm *c, int which, const opscope_json_token *val);

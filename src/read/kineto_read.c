@@ -54,7 +54,6 @@ typedef struct kev {
     int has_args_name;
     uint32_t dims_id;   /* args["Input Dims"] as text ("[4096,768]x[768,50257]"), interned;
                            UINT32_MAX when absent or all scalars */
-    opscope_kineto_comm comm; /* a collective's args (kineto_comm.h) */
 } kev;
 
 typedef struct thr_ent { uint64_t pid, tid; } thr_ent;
@@ -102,6 +101,7 @@ typedef struct kr {
     uint64_t n_emitted; /* records handed to the sink so far (ordinals for the links) */
     int want_links;     /* the collector keeps links: runtime call names are interned too */
     int want_dims;      /* the collector keeps CPU ops' input dims (the diff's work pairs) */
+    opscope_kineto_comm comm; /* the X event being read: a collective's args (kineto_comm.h) */
     int in_events;      /* the events array began: input ending after this is a trace cut short */
 } kr;
 
@@ -496,7 +496,7 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
             ke.device = dev;
             ke.stream = stream;
             ke.bytes = e->bytes > 0 ? (uint64_t)e->bytes : 0;
-            ke.comm = opscope_kineto_comm_seen(&e->comm) ? &e->comm : NULL;
+            ke.comm = opscope_kineto_comm_seen(&s->comm) ? &s->comm : NULL;
             if (s->an->add(s->an->ud, &ke)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         }
         return 0;
@@ -527,7 +527,7 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
             ke.name_id = UINT32_MAX; /* runtime names are only needed for the links */
         }
         ke.dims_id = e->cat == KC_CPU_OP ? e->dims_id : UINT32_MAX;
-        ke.comm = e->cat == KC_CPU_OP && opscope_kineto_comm_seen(&e->comm) ? &e->comm : NULL;
+        ke.comm = e->cat == KC_CPU_OP && opscope_kineto_comm_seen(&s->comm) ? &s->comm : NULL;
         ke.kind = e->cat == KC_CPU_OP ? OPSCOPE_KINETO_CPU_OP
                   : e->cat == KC_PYTHON ? OPSCOPE_KINETO_PYTHON
                   : e->cat == KC_ANNOT ? OPSCOPE_KINETO_ANNOTATION
@@ -694,7 +694,7 @@ static int parse_args(kr *s, kev *e) {
             if (skip(s, &t)) return -1;
             continue;
         }
-        if (comm) opscope_kineto_comm_set(&e->comm, comm, &t);
+        if (comm) opscope_kineto_comm_set(&s->comm, comm, &t);
         switch (which) {
         case 1:
             if (t.type == OPSCOPE_JSON_STRING) {
@@ -736,13 +736,13 @@ static void kev_reset(kev *e) {
     memset(e, 0, sizeof *e);
     e->name_id = UINT32_MAX;
     e->dims_id = UINT32_MAX;
-    opscope_kineto_comm_reset(&e->comm);
     e->id = e->corr = e->ext = e->bytes = e->device = e->stream = -1;
 }
 
 static int parse_event(kr *s, kev *e) {
     opscope_json_token t;
     kev_reset(e);
+    opscope_kineto_comm_reset(&s->comm);
     s->cat_len = 0;
     int has_cat = 0;
     for (;;) {
