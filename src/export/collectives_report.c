@@ -72,8 +72,9 @@ static void row_json(opscope_out_t *w, const opscope_job_coll *r, bool bucket) {
     opscope_out_str(w, "{\"type\":");
     opscope_out_json_str(w, r->type);
     if (bucket) {
+        bool ok = r->bucket >= 0 && r->bucket < 64; /* always, for rows made or read back */
         opscope_out_printf(w, ",\"bucket\":%lld,\"min_bytes\":%llu,\"max_bytes\":%llu", (long long)r->bucket,
-                           r->bucket < 0 ? 0ull : 1ull << r->bucket, r->bucket < 0 ? 0ull : (2ull << r->bucket) - 1);
+                           ok ? 1ull << r->bucket : 0ull, !ok ? 0ull : r->bucket == 63 ? ~0ull : (2ull << r->bucket) - 1);
     }
     opscope_out_printf(w, ",\"group_size\":%lld,\"count\":%llu,\"bytes\":%llu,\"bus_bytes\":%llu,\"time_ns\":%lld",
                        (long long)r->group_size, (unsigned long long)r->count, (unsigned long long)r->bytes,

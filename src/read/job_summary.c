@@ -232,9 +232,15 @@ static int rank_special(opscope_json_t *j, const opscope_json_token *key, const 
         free(v);
         return rc ? -1 : 1;
     }
-    if (!strcmp(k, "collectives"))
-        return read_arr(j, val, (void **)&s->colls, &s->n_colls, sizeof *s->colls, 4096, COLL_FIELDS,
-                        sizeof COLL_FIELDS / sizeof *COLL_FIELDS, coll_type) ? -1 : 1;
+    if (!strcmp(k, "collectives")) {
+        if (read_arr(j, val, (void **)&s->colls, &s->n_colls, sizeof *s->colls, 4096, COLL_FIELDS,
+                     sizeof COLL_FIELDS / sizeof *COLL_FIELDS, coll_type))
+            return -1;
+        for (size_t i = 0; i < s->n_colls; i++) /* a bucket is a power of two of a 64-bit size */
+            if (s->colls[i].bucket < -1 || s->colls[i].bucket > 63)
+                return fail(j, val, "job summary: collectives bucket out of range (-1..63)");
+        return 1;
+    }
     if (!strcmp(k, "launch")) {
         if (val->type != OPSCOPE_JSON_OBJ_BEGIN) return fail(j, val, "job summary: expected an object");
         return read_obj(j, &s->launch, LAUNCH_FIELDS, sizeof LAUNCH_FIELDS / sizeof *LAUNCH_FIELDS,

@@ -132,7 +132,8 @@ static int test_straggler(void) {
 
 /* data/tiny_summary.json: `report data/tiny_rank.json --job --json` of a trace with a GEMM
  * [1005, 1009) us on stream 7 and an NCCL kernel [1015, 1019) us on stream 8, launched at
- * 1000 and 1010 us inside an annotation "fwd" [999, 1019) us. */
+ * 1000 and 1010 us inside an annotation "fwd" [999, 1019) us; the NCCL kernel has its
+ * collective args (an allreduce of 1024 Float over 8 ranks). */
 static int test_summary_read(void) {
     opscope_job_summary_rank *r = NULL;
     size_t n = 0;
@@ -161,6 +162,15 @@ static int test_summary_read(void) {
     ASSERT_EQ_INT(s->annots[0].gpu_ns, 8000);
     ASSERT_EQ_INT(s->annots[0].cpu_ns, 20000);
     ASSERT_CONTAINS(r[0].trace, "tiny_rank.json");
+    /* its NCCL kernel: allreduce of 1024 Float over 8 ranks, 4 us: 4096 bytes, x 2 * 7 / 8 */
+    ASSERT_TRUE(r[0].sum.colls_on_kernels);
+    ASSERT_EQ_INT(r[0].sum.n_colls, 1);
+    ASSERT_EQ_STR(r[0].sum.colls[0].type, "allreduce");
+    ASSERT_EQ_INT(r[0].sum.colls[0].bucket, 12);
+    ASSERT_EQ_U64(r[0].sum.colls[0].bytes, 4096);
+    ASSERT_EQ_U64(r[0].sum.colls[0].bus_bytes, 7168);
+    ASSERT_EQ_INT(r[0].sum.colls[0].time_ns, 4000);
+    ASSERT_EQ_INT(r[0].sum.colls[0].group_size, 8);
     opscope_job_rank_summary_free(&r[0].sum);
     free(r[0].trace);
     free(r);
@@ -170,6 +180,9 @@ static int test_summary_read(void) {
     ASSERT_EQ_INT(err.code, OPSCOPE_ERROR_SCHEMA);
     ASSERT_EQ_INT(err.pos, 36); /* the "x" */
     ASSERT_TRUE(opscope_job_summary_sniff(bad, sizeof bad - 1));
+    static const char badb[] = "{\"summary\":{\"job\":{\"ranks\":[{\"collectives\":[{\"bucket\":64}]}]}}}";
+    ASSERT_EQ_INT(opscope_job_summary_read_buffer(badb, sizeof badb - 1, "badb", &r, &n, &err), -1);
+    ASSERT_CONTAINS(err.msg, "bucket out of range");
     ASSERT_TRUE(!opscope_job_summary_sniff("{\"summary\":{}", 13));
     return 0;
 }
