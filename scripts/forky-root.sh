@@ -19,7 +19,8 @@ STAMP="$ROOT/.opscope-root-ready"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 # Packages: ggml + llama.cpp (with ggml-rpc-server, in tools-extra) + whisper.cpp from Debian, lavapipe, gguf writer,
-# python3-torch (real torch.profiler / Kineto traces, CPU-only, for the trace tests), and what building
+# python3-torch (real torch.profiler / Kineto traces, CPU-only, for the trace tests), python3-distributed
+# (Dask: the job tests map opscope over the ranks on its workers), and what building
 # opscope and running its tests inside the root needs. Changing this list re-runs apt only.
 PKGS=(libggml0 libggml-dev libggml0-backend-blas libggml0-backend-vulkan libggml0-backend-rpc
       libllama0 libllama-dev llama.cpp-tools llama.cpp-tools-extra llama.cpp-examples llama.cpp-tests
@@ -28,7 +29,7 @@ PKGS=(libggml0 libggml-dev libggml0-backend-blas libggml0-backend-vulkan libggml
       libvulkan-dev vulkan-tools
       gcc libc6-dev make cmake zlib1g-dev pkgconf python3 procps time
       libsqlite3-dev help2man dpkg-dev file
-      python3-torch)
+      python3-torch python3-distributed)
 WANT=$(printf '%s\n' "${PKGS[@]}" | sha256sum | cut -c1-16)
 
 log() { [ -t 2 ] && echo "forky-root: $*" >&2 || true; }

@@ -265,6 +265,16 @@ static int find_annots(opscope_job *job, int64_t *v, bool modules, opscope_job_a
     return 0;
 }
 
+/* The collectives over the ranks (job_coll.h), from the rows' summaries. */
+static int find_colls(opscope_job *job) {
+    const opscope_job_rank_summary **s = malloc((job->n ? job->n : 1) * sizeof *s);
+    if (!s) return -1;
+    for (size_t i = 0; i < job->n; i++) s[i] = job->rows[i].s;
+    int rc = opscope_job_colls_analyze(&job->colls, s, job->n);
+    free(s);
+    return rc;
+}
+
 int opscope_job_analyze(opscope_job *job, opscope_job_row *rows, size_t n) {
     memset(job, 0, sizeof *job);
     job->n = n;
@@ -291,6 +301,7 @@ int opscope_job_analyze(opscope_job *job, opscope_job_row *rows, size_t n) {
     if (!rc) find_bound(job);
     if (!rc) rc = find_annots(job, v, false, &job->annots, &job->n_annots);
     if (!rc) rc = find_annots(job, v, true, &job->modules, &job->n_modules);
+    if (!rc) rc = find_colls(job);
     free(v);
     free(d);
     return rc;
@@ -301,6 +312,7 @@ void opscope_job_free(opscope_job *job) {
     free(job->stragglers);
     free(job->annots);
     free(job->modules);
+    opscope_job_colls_free(&job->colls);
     job->annots = job->modules = NULL;
     job->n_annots = job->n_modules = 0;
     job->stragglers = NULL;

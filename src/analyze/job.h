@@ -11,6 +11,7 @@
 #ifndef OPSCOPE_JOB_H
 #define OPSCOPE_JOB_H
 
+#include "analyze/job_coll.h"
 #include "analyze/job_rank.h"
 
 #include <stddef.h>
@@ -65,6 +66,7 @@ typedef struct opscope_job {
     size_t n_annots, n_modules;
     opscope_job_annot_row *annots;       /* by max_ns, largest first */
     opscope_job_annot_row *modules;      /* the same over "nn.Module: X" python frames */
+    opscope_job_colls colls;             /* collectives per type, bucket and rank (job_coll.h) */
 } opscope_job;
 
 /* The rank a trace's file name gives (the last number after "rank", else the last number of the

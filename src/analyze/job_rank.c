@@ -5,6 +5,7 @@
  */
 #include "analyze/job_rank.h"
 
+#include "analyze/collectives.h"
 #include "analyze/job_annot.h"
 #include "analyze/job_gpu.h"
 #include "analyze/job_iv.h"
@@ -43,6 +44,7 @@ struct opscope_job_rank {
     OPSCOPE_VEC(uint8_t) gpu_cls;   /* per name id: 1 + OPSCOPE_JOB_CLS_*, 0 not looked at */
     uint64_t cpu_ops;
     bool gpu_seen;
+    opscope_colls_t *colls;         /* collectives with their args, or NULL */
 };
 
 static bool has_prefix(const char *s, const char *p) {
@@ -144,6 +146,7 @@ static int add_cpu(opscope_job_rank_t *r, const opscope_kineto_event *ev) {
 
 static int collect(void *ud, const opscope_kineto_event *ev) {
     opscope_job_rank_t *r = ud;
+    if (ev->comm && ((!r->colls && !(r->colls = opscope_colls_new())) || opscope_colls_add(r->colls, ev))) return -1;
     switch (ev->kind) {
     case OPSCOPE_KINETO_KERNEL:
     case OPSCOPE_KINETO_MEMCPY:
@@ -212,6 +215,7 @@ static void free_events(opscope_job_rank_t *r) {
 void opscope_job_rank_free(opscope_job_rank_t *r) {
     if (!r) return;
     free_events(r);
+    opscope_colls_free(r->colls);
     opscope_strtab_free(r->names);
     free(r);
 }
@@ -424,6 +428,7 @@ int opscope_job_rank_finish(opscope_job_rank_t *r, opscope_job_rank_summary *out
         ai.n_ranges = r->modules.n;
         if (!rc) rc = opscope_job_annot_measure(&ai, out->modules, &out->n_modules);
     }
+    if (!rc) rc = opscope_colls_copy(r->colls, &out->colls, &out->n_colls, &out->colls_on_kernels);
     free_events(r);
     if (rc) opscope_job_rank_summary_free(out);
     return rc;

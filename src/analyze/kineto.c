@@ -73,6 +73,7 @@ struct opscope_kineto {
     opscope_cpu_ops_t *cpu_ops;    /* every CPU slice as a record (analyze/cpu_ops.c) */
     bool cpu_ops_cpu_only;         /* drop them at the first GPU activity */
     opscope_kineto_results res;
+    opscope_colls_t *colls;        /* collectives with their args (collectives.h), or NULL */
 };
 
 static int collector_add(void *ud, const opscope_kineto_event *ev) {
@@ -121,6 +122,7 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     free(k->res.devices);
     free(k->steps.v);
     opscope_cpu_ops_free(k->cpu_ops);
+    opscope_colls_free(k->colls);
     free(k);
 }
 
@@ -137,6 +139,7 @@ const opscope_kineto_link *opscope_kineto_links(const opscope_kineto_t *k, size_
     return k->links;
 }
 const opscope_kineto_info *opscope_kineto_get_info(const opscope_kineto_t *k) { return &k->info; }
+const opscope_colls_t *opscope_kineto_colls(const opscope_kineto_t *k) { return k->colls; }
 const opscope_kineto_results *opscope_kineto_get_results(const opscope_kineto_t *k) { return &k->res; }
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k) { return k->names; }
 opscope_strtab_t *opscope_kineto_names_mut(opscope_kineto_t *k) { return k->names; }
@@ -221,6 +224,7 @@ static int train_phase(opscope_kineto_t *k, uint32_t id, int annotation) {
 }
 
 int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
+    if (ev->comm && ((!k->colls && !(k->colls = opscope_colls_new())) || opscope_colls_add(k->colls, ev))) return -1;
     int64_t end = ev->start_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
     if (opscope_cpu_ops_add(k->cpu_ops, ev)) return -1;
     switch (ev->kind) {

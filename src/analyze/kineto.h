@@ -24,6 +24,7 @@
 #ifndef OPSCOPE_KINETO_H
 #define OPSCOPE_KINETO_H
 
+#include "analyze/collectives.h"
 #include "model/strtab.h"
 #include "read/kernel_rules.h"
 #include "read/kineto_event.h"
@@ -59,6 +60,9 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev);
 
 /* K as the reader's collector (read/kineto_event.h), owned by K; NULL for a NULL K. */
 opscope_kineto_collector *opscope_kineto_collector_of(opscope_kineto_t *k);
+
+/* The trace's collectives (collectives.h), NULL when none had their args. */
+const opscope_colls_t *opscope_kineto_colls(const opscope_kineto_t *k);
 
 /* Computes every result below; call once after the last event. 0, or -1 out of memory. */
 int opscope_kineto_finish(opscope_kineto_t *k);

@@ -4,6 +4,7 @@
 #include "export/job_report.h"
 
 #include "analyze/kernel_name.h"
+#include "export/collectives_report.h"
 
 #include <string.h>
 
@@ -180,6 +181,7 @@ void opscope_job_report_console(opscope_out_t *w, const opscope_job *job,
     write_steps(w, job);
     write_annots(w, job, job->annots, job->n_annots, "annotation (record_function ranges)");
     write_annots(w, job, job->modules, job->n_modules, "module (nn.Module python frames)");
+    opscope_job_colls_console(w, &job->colls);
     if (job->gpu) {
         write_launches(w, job);
         write_streams(w, job);
@@ -316,6 +318,7 @@ static void json_rank(opscope_out_t *w, const opscope_job_row *r) {
     json_launch(w, &s->launch);
     json_annots(w, "annotations", s->annots, s->n_annots);
     json_annots(w, "modules", s->modules, s->n_modules);
+    opscope_colls_report_rank_json(w, s);
     opscope_out_char(w, '}');
 }
 
@@ -349,5 +352,7 @@ void opscope_job_report_json(opscope_out_t *w, const opscope_job *job,
         kv_i(w, "excess_ns", st->excess_ns, true);
         opscope_out_char(w, '}');
     }
-    opscope_out_str(w, "]}}}\n");
+    opscope_out_char(w, ']');
+    opscope_job_colls_json(w, &job->colls);
+    opscope_out_str(w, "}}}\n");
 }

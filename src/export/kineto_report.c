@@ -3,6 +3,7 @@
 #include "export/cpu_ops_report.h"
 
 #include "export/critical_path_out.h"
+#include "export/collectives_report.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -255,6 +256,7 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
     const opscope_kineto_results *r = opscope_kineto_get_results(k);
     if (!in->is_kineto && !r->kernels && !in->n_cpu_ops) return;
     header_text(w, in);
+    opscope_colls_report_console(w, opscope_kineto_colls(k));
     if (!r->kernels && !r->memcpy_n && !r->memset_n) {
         opscope_out_str(w, "  no GPU activity in this trace (CPU-only profile)\n");
         cpu_side_text(w, r);
@@ -505,6 +507,7 @@ void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *
     if (!in->is_kineto && !r->kernels && !in->n_cpu_ops) return; /* as the text section */
     opscope_out_str(w, ",\n\"kineto\":{");
     info_json(w, in);
+    opscope_colls_report_json(w, opscope_kineto_colls(k));
     gpu_json(w, r, opscope_kineto_names(k));
     phases_layers_json(w, r);
     streams_json(w, r);

@@ -19,9 +19,11 @@ void opscope_job_rank_summary_free(opscope_job_rank_summary *s) {
     if (!s) return;
     free(s->steps);
     free(s->streams);
+    free(s->colls);
     s->steps = NULL;
     s->streams = NULL;
-    s->n_steps = s->n_streams = 0;
+    s->colls = NULL;
+    s->n_steps = s->n_streams = s->n_colls = 0;
 }
 
 bool opscope_job_summary_sniff(const void *prefix, size_t size) {
@@ -74,6 +76,12 @@ static const js_field ANNOT_FIELDS[] = {
     F(opscope_job_annot, "count", count, 'u'), F(opscope_job_annot, "kernels", kernels, 'u'),
     F(opscope_job_annot, "cpu_ns", cpu_ns, 'i'), F(opscope_job_annot, "gpu_ns", gpu_ns, 'i'),
     F(opscope_job_annot, "self_gpu_ns", self_gpu_ns, 'i'),
+};
+
+static const js_field COLL_FIELDS[] = {
+    F(opscope_job_coll, "bucket", bucket, 'i'), F(opscope_job_coll, "group_size", group_size, 'i'),
+    F(opscope_job_coll, "count", count, 'u'), F(opscope_job_coll, "bytes", bytes, 'u'),
+    F(opscope_job_coll, "bus_bytes", bus_bytes, 'u'), F(opscope_job_coll, "time_ns", time_ns, 'i'),
 };
 
 static const js_field RANK_FIELDS[] = {
@@ -178,15 +186,25 @@ static int launch_outliers(opscope_json_t *j, const opscope_json_token *key, con
     return rc ? -1 : 1;
 }
 
+/* The "type" member of a collectives row. */
+static int coll_type(opscope_json_t *j, const opscope_json_token *key, const opscope_json_token *val, void *ctx) {
+    if (strcmp(key->str, "type")) return 0;
+    if (val->type != OPSCOPE_JSON_STRING) return fail(j, val, "job summary: expected a string");
+    snprintf(((opscope_job_coll *)ctx)->type, sizeof ((opscope_job_coll *)0)->type, "%s", val->str);
+    return 1;
+}
+
 /* The nested members of a rank (CTX: its opscope_job_summary_rank). */
 static int rank_special(opscope_json_t *j, const opscope_json_token *key, const opscope_json_token *val,
                         void *ctx) {
     opscope_job_summary_rank *r = ctx;
     opscope_job_rank_summary *s = &r->sum;
     const char *k = key->str;
-    if (!strcmp(k, "trace") || !strcmp(k, "backend") || !strcmp(k, "measured_on")) {
+    if (!strcmp(k, "trace") || !strcmp(k, "backend") || !strcmp(k, "measured_on") || !strcmp(k, "collectives_on")) {
         if (val->type != OPSCOPE_JSON_STRING) return fail(j, val, "job summary: expected a string");
-        if (!strcmp(k, "backend")) {
+        if (!strcmp(k, "collectives_on")) {
+            s->colls_on_kernels = !strcmp(val->str, "kernels");
+        } else if (!strcmp(k, "backend")) {
             snprintf(s->backend, sizeof s->backend, "%s", val->str);
         } else if (!strcmp(k, "measured_on")) {
             s->gpu = !strcmp(val->str, "gpu");
@@ -213,6 +231,15 @@ static int rank_special(opscope_json_t *j, const opscope_json_token *key, const 
         *(mod ? &s->n_modules : &s->n_annots) = (int)n;
         free(v);
         return rc ? -1 : 1;
+    }
+    if (!strcmp(k, "collectives")) {
+        if (read_arr(j, val, (void **)&s->colls, &s->n_colls, sizeof *s->colls, 4096, COLL_FIELDS,
+                     sizeof COLL_FIELDS / sizeof *COLL_FIELDS, coll_type))
+            return -1;
+        for (size_t i = 0; i < s->n_colls; i++) /* a bucket is a power of two of a 64-bit size */
+            if (s->colls[i].bucket < -1 || s->colls[i].bucket > 63)
+                return fail(j, val, "job summary: collectives bucket out of range (-1..63)");
+        return 1;
     }
     if (!strcmp(k, "launch")) {
         if (val->type != OPSCOPE_JSON_OBJ_BEGIN) return fail(j, val, "job summary: expected an object");

@@ -4,7 +4,7 @@
  * `report --json` file of a job (summary.job.ranks[]), so summaries made where the traces are
  * combine exactly into the job they would have made together (docs/job.md).
  *
- * Ownership: a summary owns its steps and streams arrays (opscope_job_rank_summary_free; NULL
+ * Ownership: a summary owns its steps, streams and colls arrays (opscope_job_rank_summary_free; NULL
  * is fine); opscope_job_summary_read hands the caller its summaries and trace names.
  * Thread safety: independent calls may run concurrently.
  */
@@ -66,6 +66,17 @@ typedef struct opscope_job_annot {
 
 #define OPSCOPE_JOB_ANNOTS 10
 
+/* One collective type and message size bucket of a rank: collectives with their args
+ * (analyze/collectives.h; docs/job.md, "NCCL collectives"). Message size S = max(In, Out msg
+ * nelems) x the dtype's size; bus bytes = S x NCCL's bus factor for the type and group size. */
+typedef struct opscope_job_coll {
+    char type[24];                        /* allreduce, allgather, reducescatter, alltoall... */
+    int64_t bucket;                       /* floor(log2(S)) of its messages; -1: S = 0 or unknown */
+    int64_t group_size;                   /* the largest "Group size" seen */
+    uint64_t count, bytes, bus_bytes;     /* collectives; sum of S; sum of bus bytes */
+    int64_t time_ns;                      /* sum of their durations */
+} opscope_job_coll;
+
 /* What the job keeps of one rank once its trace was read. */
 typedef struct opscope_job_rank_summary {
     int64_t rank, world_size;             /* distributedInfo (-1 when absent) */
@@ -85,6 +96,9 @@ typedef struct opscope_job_rank_summary {
     opscope_job_annot annots[OPSCOPE_JOB_ANNOTS];
     int n_modules;                        /* the same over "nn.Module: X" python frames */
     opscope_job_annot modules[OPSCOPE_JOB_ANNOTS];
+    bool colls_on_kernels;                /* collectives timed on their kernels (else CPU ops) */
+    size_t n_colls;
+    opscope_job_coll *colls;              /* by type, then bucket */
 } opscope_job_rank_summary;
 
 void opscope_job_rank_summary_free(opscope_job_rank_summary *s);

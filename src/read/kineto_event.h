@@ -78,6 +78,14 @@ typedef enum opscope_kineto_kind {
                                       corr = the runtime call's correlation */
 } opscope_kineto_kind;
 
+/* A collective's arguments (record_param_comms ops and NCCL kernels of PyTorch >= 2.1:
+ * args "Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype",
+ * "Process Group Name"); read by read/kineto_comm.c. Strings cut to fit, "" when absent. */
+typedef struct opscope_kineto_comm {
+    char coll[32], dtype[16], pg[32];
+    int64_t in_nelems, out_nelems, group_size; /* -1 when absent */
+} opscope_kineto_comm;
+
 typedef struct opscope_kineto_event {
     opscope_kineto_kind kind;
     uint32_t name_id;          /* id in the collector's string table */
@@ -99,6 +107,8 @@ typedef struct opscope_kineto_event {
     uint32_t types_id;         /* CPU ops and annotations: args["Input type"] as text,
                                   "float,c10::BFloat16" ("" entries left out), name id;
                                   UINT32_MAX when none (read with want_dims only) */
+    const opscope_kineto_comm *comm; /* kernels and CPU ops with a "Collective name" arg, else
+                                  NULL; valid during ADD only */
 } opscope_kineto_event;
 
 /*

@@ -6,6 +6,7 @@
 
 #include "read/kernel_rules.h"
 #include "read/readers.h"
+#include "read/kineto_comm.h"
 #include "model/strtab.h"
 
 #include <errno.h>
@@ -105,6 +106,7 @@ typedef struct kr {
     uint64_t total_dur; /* the slices' durations: at most OPSCOPE_READ_MAX_TOTAL_NS (readers.h) */
     int want_links;     /* the collector keeps links: runtime call names are interned too */
     int want_dims;      /* the collector keeps CPU ops' input dims (the diff's work pairs) */
+    opscope_kineto_comm comm; /* the X event being read: a collective's args (kineto_comm.h) */
     int in_events;      /* the events array began: input ending after this is a trace cut short */
 } kr;
 
@@ -506,6 +508,7 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
             ke.device = dev;
             ke.stream = stream;
             ke.bytes = e->bytes > 0 ? (uint64_t)e->bytes : 0;
+            ke.comm = opscope_kineto_comm_seen(&s->comm) ? &s->comm : NULL;
             if (s->an->add(s->an->ud, &ke)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         }
         return 0;
@@ -535,6 +538,7 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
         if (ke.name_id == UINT32_MAX) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         ke.dims_id = e->cat == KC_CPU_OP || e->cat == KC_ANNOT ? e->dims_id : UINT32_MAX;
         ke.types_id = e->cat == KC_CPU_OP || e->cat == KC_ANNOT ? e->types_id : UINT32_MAX;
+        ke.comm = e->cat == KC_CPU_OP && opscope_kineto_comm_seen(&s->comm) ? &s->comm : NULL;
         ke.kind = e->cat == KC_CPU_OP ? OPSCOPE_KINETO_CPU_OP
                   : e->cat == KC_PYTHON ? OPSCOPE_KINETO_PYTHON
                   : e->cat == KC_ANNOT ? OPSCOPE_KINETO_ANNOTATION
@@ -709,7 +713,7 @@ static int parse_args(kr *s, kev *e) {
         if (next(s, &t)) return -1;
         if (t.type == OPSCOPE_JSON_OBJ_END) return 0;
         /* t is a KEY: decide by it, then read the value */
-        int which = 0;
+        int which = 0, comm = opscope_kineto_comm_key(t.str, t.len);
         switch (t.len) {
         case 4:
             if (KEY(&t, "kind")) which = 1;
@@ -747,6 +751,7 @@ static int parse_args(kr *s, kev *e) {
             if (skip(s, &t)) return -1;
             continue;
         }
+        if (comm) opscope_kineto_comm_set(&s->comm, comm, &t);
         switch (which) {
         case 1:
             if (t.type == OPSCOPE_JSON_STRING) {
@@ -798,6 +803,7 @@ static void kev_reset(kev *e) {
 static int parse_event(kr *s, kev *e) {
     opscope_json_token t;
     kev_reset(e);
+    opscope_kineto_comm_reset(&s->comm);
     s->cat_len = 0;
     int has_cat = 0;
     for (;;) {

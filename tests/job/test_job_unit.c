@@ -3,6 +3,7 @@
  * interval arithmetic, ranks from file names, one GPU rank fed through its collector (shares,
  * overlap, idle split, queue, launch delays) and the straggler and its cause.
  */
+#include "analyze/collectives.h"
 #include "analyze/job.h"
 #include "analyze/job_iv.h"
 #include "analyze/job_rank.h"
@@ -131,7 +132,8 @@ static int test_straggler(void) {
 
 /* data/tiny_summary.json: `report data/tiny_rank.json --job --json` of a trace with a GEMM
  * [1005, 1009) us on stream 7 and an NCCL kernel [1015, 1019) us on stream 8, launched at
- * 1000 and 1010 us inside an annotation "fwd" [999, 1019) us. */
+ * 1000 and 1010 us inside an annotation "fwd" [999, 1019) us; the NCCL kernel has its
+ * collective args (an allreduce of 1024 Float over 8 ranks). */
 static int test_summary_read(void) {
     opscope_job_summary_rank *r = NULL;
     size_t n = 0;
@@ -160,6 +162,15 @@ static int test_summary_read(void) {
     ASSERT_EQ_INT(s->annots[0].gpu_ns, 8000);
     ASSERT_EQ_INT(s->annots[0].cpu_ns, 20000);
     ASSERT_CONTAINS(r[0].trace, "tiny_rank.json");
+    /* its NCCL kernel: allreduce of 1024 Float over 8 ranks, 4 us: 4096 bytes, x 2 * 7 / 8 */
+    ASSERT_TRUE(r[0].sum.colls_on_kernels);
+    ASSERT_EQ_INT(r[0].sum.n_colls, 1);
+    ASSERT_EQ_STR(r[0].sum.colls[0].type, "allreduce");
+    ASSERT_EQ_INT(r[0].sum.colls[0].bucket, 12);
+    ASSERT_EQ_U64(r[0].sum.colls[0].bytes, 4096);
+    ASSERT_EQ_U64(r[0].sum.colls[0].bus_bytes, 7168);
+    ASSERT_EQ_INT(r[0].sum.colls[0].time_ns, 4000);
+    ASSERT_EQ_INT(r[0].sum.colls[0].group_size, 8);
     opscope_job_rank_summary_free(&r[0].sum);
     free(r[0].trace);
     free(r);
@@ -169,9 +180,81 @@ static int test_summary_read(void) {
     ASSERT_EQ_INT(err.code, OPSCOPE_ERROR_SCHEMA);
     ASSERT_EQ_INT(err.pos, 36); /* the "x" */
     ASSERT_TRUE(opscope_job_summary_sniff(bad, sizeof bad - 1));
+    static const char badb[] = "{\"summary\":{\"job\":{\"ranks\":[{\"collectives\":[{\"bucket\":64}]}]}}}";
+    ASSERT_EQ_INT(opscope_job_summary_read_buffer(badb, sizeof badb - 1, "badb", &r, &n, &err), -1);
+    ASSERT_CONTAINS(err.msg, "bucket out of range");
     ASSERT_TRUE(!opscope_job_summary_sniff("{\"summary\":{}", 13));
     return 0;
 }
 
+/* NCCL collectives: types, dtype sizes, nccl-tests' bus factors, a trace's rows, a job's skew
+ * (expected values worked by hand from PERFORMANCE.md's definitions). */
+static int test_colls(void) {
+    char t[24];
+    static const char *const names[][2] = {{"_allgather_base", "allgather"}, {"all_to_all", "alltoall"},
+                                           {"reduce_scatter_tensor_coalesced", "reducescatter"},
+                                           {"allreduce_coalesced", "allreduce"}, {"reduce", "reduce"},
+                                           {"broadcast", "broadcast"}, {"send", "send"}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        opscope_colls_type(names[i][0], t, sizeof t);
+        ASSERT_EQ_STR(t, names[i][1]);
+    }
+    ASSERT_EQ_INT(opscope_colls_dtype_size("BFloat16"), 2);
+    ASSERT_EQ_INT(opscope_colls_dtype_size("Float8_e4m3fn"), 1);
+    ASSERT_EQ_INT(opscope_colls_dtype_size("Weird"), 0);
+    ASSERT_EQ_U64(opscope_colls_bus_bytes("allreduce", 1000, 4), 1500);   /* 2(n-1)/n */
+    ASSERT_EQ_U64(opscope_colls_bus_bytes("allgather", 1000, 4), 750);    /* (n-1)/n */
+    ASSERT_EQ_U64(opscope_colls_bus_bytes("reducescatter", 1001, 4), 750); /* rounded down */
+    ASSERT_EQ_U64(opscope_colls_bus_bytes("alltoall", 1000, 8), 875);
+    ASSERT_EQ_U64(opscope_colls_bus_bytes("broadcast", 1000, 4), 1000);
+    ASSERT_EQ_U64(opscope_colls_bus_bytes("allreduce", 1000, 1), 0);      /* nothing crosses */
+    /* a trace's rows: the kernels' when any kernel has the args */
+    opscope_colls_t *c = opscope_colls_new();
+    ASSERT_NOT_NULL(c);
+    opscope_kineto_comm m = {.coll = "allreduce", .dtype = "Float", .in_nelems = 1024, .out_nelems = 1024,
+                             .group_size = 4};
+    opscope_kineto_event ev = {.kind = OPSCOPE_KINETO_CPU_OP, .dur_ns = 50000, .comm = &m};
+    ASSERT_EQ_INT(opscope_colls_add(c, &ev), 0);
+    ev.kind = OPSCOPE_KINETO_KERNEL;
+    ev.dur_ns = 2048;
+    ASSERT_EQ_INT(opscope_colls_add(c, &ev), 0);
+    ASSERT_EQ_INT(opscope_colls_add(c, &ev), 0);
+    size_t n;
+    bool on_k;
+    const opscope_job_coll *v = opscope_colls_rows(c, &n, &on_k);
+    ASSERT_TRUE(on_k);
+    ASSERT_EQ_INT(n, 1);
+    ASSERT_EQ_INT(v[0].bucket, 12); /* 4096 bytes */
+    ASSERT_EQ_U64(v[0].count, 2);
+    ASSERT_EQ_U64(v[0].bytes, 8192);
+    ASSERT_EQ_U64(v[0].bus_bytes, 12288);
+    ASSERT_EQ_INT(v[0].time_ns, 4096);
+    ASSERT_NEAR(opscope_colls_gbps(v[0].bus_bytes, v[0].time_ns), 3.0, 1e-12);
+    opscope_colls_free(c);
+    /* a job: bus bandwidths 6, 3 and 4 GB/s: median 4, skew (6 - 3) / 4 = 75%, slowest rank 1 */
+    opscope_job_coll rows[3] = {{.type = "allreduce", .bucket = 21, .count = 2, .bytes = 4000000, .bus_bytes = 6000000,
+                                 .time_ns = 1000000},
+                                {.type = "allreduce", .bucket = 21, .count = 2, .bytes = 4000000, .bus_bytes = 6000000,
+                                 .time_ns = 2000000},
+                                {.type = "allreduce", .bucket = 21, .count = 2, .bytes = 4000000, .bus_bytes = 6000000,
+                                 .time_ns = 1500000}};
+    opscope_job_rank_summary sums[3] = {{.rank = 0, .n_colls = 1, .colls = &rows[0], .colls_on_kernels = true},
+                                        {.rank = 1, .n_colls = 1, .colls = &rows[1], .colls_on_kernels = true},
+                                        {.rank = 2, .n_colls = 1, .colls = &rows[2], .colls_on_kernels = true}};
+    const opscope_job_rank_summary *ps[3] = {&sums[0], &sums[1], &sums[2]};
+    opscope_job_colls jc;
+    ASSERT_EQ_INT(opscope_job_colls_analyze(&jc, ps, 3), 0);
+    ASSERT_EQ_INT(jc.n_types, 1);
+    ASSERT_EQ_INT(jc.n_buckets, 1);
+    ASSERT_EQ_U64(jc.types[0].tot.count, 6);
+    ASSERT_EQ_INT(jc.types[0].tot.time_ns, 4500000);
+    ASSERT_NEAR(jc.types[0].busbw_median_gbps, 4.0, 1e-12);
+    ASSERT_NEAR(jc.types[0].skew_pct, 75.0, 1e-9);
+    ASSERT_EQ_INT(jc.types[0].slowest_rank, 1);
+    ASSERT_NEAR(jc.types[0].busbw_gbps, 18.0 / 4.5, 1e-12);
+    opscope_job_colls_free(&jc);
+    return 0;
+}
+
 TEST_MAIN(TEST(test_iv), TEST(test_rank_names), TEST(test_gpu_rank), TEST(test_straggler),
-          TEST(test_summary_read))
+          TEST(test_summary_read), TEST(test_colls))

@@ -1,0 +1,52 @@
+/*
+ * job_coll.h - a job's collectives (internal): each rank's collectives rows
+ * (read/job_summary.h's opscope_job_coll, analyze/collectives.h) put together per collective
+ * type, per size bucket and per rank, with the skew of the bus bandwidth across the ranks
+ * (docs/job.md, "NCCL collectives").
+ *
+ * Ownership: opscope_job_colls_analyze fills a caller's opscope_job_colls, which owns its arrays
+ * (opscope_job_colls_free; NULL is fine). Thread safety: independent calls are independent.
+ */
+#ifndef OPSCOPE_JOB_COLL_H
+#define OPSCOPE_JOB_COLL_H
+
+#include "read/job_summary.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One rank's total of one collective type. */
+typedef struct opscope_job_coll_rank {
+    int64_t rank;
+    uint64_t count, bytes, bus_bytes;
+    int64_t time_ns;
+    double algbw_gbps, busbw_gbps;        /* bytes / time_ns, bus_bytes / time_ns */
+} opscope_job_coll_rank;
+
+/* One collective type over the job. */
+typedef struct opscope_job_coll_type {
+    opscope_job_coll tot;                 /* summed over the ranks (bucket -1) */
+    double algbw_gbps, busbw_gbps;        /* of the sums */
+    size_t n_ranks;
+    opscope_job_coll_rank *ranks;         /* the ranks with this type, in the rows' order */
+    double busbw_min_gbps, busbw_median_gbps, busbw_max_gbps; /* over those ranks */
+    double skew_pct;                      /* (max - min) / median, in % (0 when median is 0) */
+    int64_t slowest_rank;                 /* the rank of the lowest bus bandwidth */
+} opscope_job_coll_type;
+
+typedef struct opscope_job_colls {
+    bool on_kernels;                      /* some rank's collectives were timed on kernels */
+    size_t n_types;
+    opscope_job_coll_type *types;         /* by type name */
+    size_t n_buckets;
+    opscope_job_coll *buckets;            /* summed over the ranks, by type then bucket */
+} opscope_job_colls;
+
+/* Fills OUT from the summaries RANKS[0..N) (in the job's row order). Returns 0, or -1 when out
+ * of memory (OUT then holds nothing to free). */
+int opscope_job_colls_analyze(opscope_job_colls *out, const opscope_job_rank_summary *const *ranks, size_t n);
+
+void opscope_job_colls_free(opscope_job_colls *c);
+
+#endif /* OPSCOPE_JOB_COLL_H */

@@ -1,0 +1,48 @@
+/*
+ * kineto_comm.c - a Kineto event's collective arguments (kineto_comm.h; docs/job.md,
+ * "NCCL collectives").
+ */
+#include "read/kineto_comm.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { COMM_COLL = 1, COMM_IN, COMM_OUT, COMM_GROUP, COMM_DTYPE, COMM_PG };
+
+int opscope_kineto_comm_key_of(const char *key, size_t len) {
+    static const struct { const char *k; int which; } keys[] = {
+        {"Collective name", COMM_COLL}, {"In msg nelems", COMM_IN}, {"Out msg nelems", COMM_OUT},
+        {"Group size", COMM_GROUP},     {"dtype", COMM_DTYPE},      {"Process Group Name", COMM_PG},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (strlen(keys[i].k) == len && !memcmp(keys[i].k, key, len)) return keys[i].which;
+    return 0;
+}
+
+static void set_str(char *dst, size_t size, const opscope_json_token *t) {
+    if (t->type != OPSCOPE_JSON_STRING) return;
+    snprintf(dst, size, "%.*s", (int)(t->len < size ? t->len : size - 1), t->str);
+}
+
+static void set_int(int64_t *dst, const opscope_json_token *t) {
+    if (t->type == OPSCOPE_JSON_NUMBER && t->is_int && t->i >= 0) *dst = t->i;
+}
+
+void opscope_kineto_comm_set(opscope_kineto_comm *c, int which, const opscope_json_token *val) {
+    switch (which) {
+    case COMM_COLL: set_str(c->coll, sizeof c->coll, val); break;
+    case COMM_DTYPE: set_str(c->dtype, sizeof c->dtype, val); break;
+    case COMM_PG: set_str(c->pg, sizeof c->pg, val); break;
+    case COMM_IN: set_int(&c->in_nelems, val); break;
+    case COMM_OUT: set_int(&c->out_nelems, val); break;
+    case COMM_GROUP: set_int(&c->group_size, val); break;
+    default: break;
+    }
+}
+
+void opscope_kineto_comm_reset(opscope_kineto_comm *c) {
+    c->coll[0] = c->dtype[0] = c->pg[0] = '\0';
+    c->in_nelems = c->out_nelems = c->group_size = -1;
+}
+
+bool opscope_kineto_comm_seen(const opscope_kineto_comm *c) { return c->coll[0] != '\0'; }

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""NCCL collectives (issue 31, item 6) against an independent computation from the raw traces.
+
+  check_coll.py OPSCOPE TRACE...
+
+For each trace, `opscope report TRACE --json` (summary.kineto.collectives) must equal what this
+script computes from the trace's JSON: every kernel with a "Collective name" arg (else every
+record_param_comms CPU op with one), its message size S = max(In msg nelems, Out msg nelems) x
+the dtype's size, bus bytes = S x nccl-tests' bus factor (PERFORMANCE.md: allreduce 2(n-1)/n;
+allgather, reduce_scatter, all_to_all (n-1)/n; the rest 1), per type and per power-of-two size
+bucket, time = the events' durations. Then the traces as one job (summary.job.collectives: per
+type, per rank, skew, buckets), also through per-rank summaries (`--job --json`, then
+`report summaries/`). With --derived, a second rank is added: a copy of the first trace as rank
+1 whose collective kernels last twice as long (its bus bandwidth halves: the skew is known).
+"""
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from decimal import ROUND_HALF_UP, Decimal
+
+FAILS = []
+DTYPE = {"Float": 4, "Double": 8, "Half": 2, "BFloat16": 2, "Int": 4, "Long": 8, "Short": 2, "Char": 1,
+         "Byte": 1, "Bool": 1, "ComplexFloat": 8, "ComplexDouble": 16}
+
+
+def check(cond, what):
+    print("ok  " if cond else "FAIL", what)
+    if not cond:
+        FAILS.append(what)
+
+
+def load(path):
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        return json.load(f, parse_float=Decimal)
+
+
+def ns(v):
+    d = Decimal(str(v)) * 1000
+    return int(d.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def kind(name):
+    n = name.lstrip("_").replace("_", "")
+    for k in ("allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "barrier"):
+        if k in n:
+            return k
+    return "reduce" if n.startswith("reduce") else name.lstrip("_")
+
+
+def bus(k, s, n):
+    if k == "allreduce":
+        return s * 2 * (n - 1) // n if n > 1 else 0
+    if k in ("allgather", "reducescatter", "alltoall"):
+        return s * (n - 1) // n if n > 1 else 0
+    return s
+
+
+def expect(d):
+    """{(type, bucket): [count, bytes, bus_bytes, time_ns, group]} and where they were timed."""
+    ev = [e for e in d.get("traceEvents", []) if isinstance(e, dict) and e.get("ph") == "X"
+          and "Collective name" in (e.get("args") or {})]
+    kern = [e for e in ev if e.get("cat") == "kernel"]
+    use = kern or [e for e in ev if e.get("cat") == "cpu_op"]
+    rows = {}
+    for e in use:
+        a = e["args"]
+        k = kind(a["Collective name"])
+        s = max(int(a.get("In msg nelems", -1)), int(a.get("Out msg nelems", -1)), 0) * DTYPE.get(a.get("dtype"), 0)
+        n = int(a.get("Group size", 0))
+        r = rows.setdefault((k, s.bit_length() - 1), [0, 0, 0, 0, 0])
+        r[0] += 1
+        r[1] += s
+        r[2] += bus(k, s, n)
+        r[3] += ns(e.get("dur", 0))
+        r[4] = max(r[4], n)
+    return rows, ("kernels" if kern else "cpu_ops") if use else "none"
+
+
+def by_type(rows):
+    t = {}
+    for (k, _), r in rows.items():
+        x = t.setdefault(k, [0, 0, 0, 0, 0])
+        for i in range(4):
+            x[i] += r[i]
+        x[4] = max(x[4], r[4])
+    return t
+
+
+def gbps(b, t):
+    return b / t if t > 0 else 0.0
+
+
+def same_row(got, r, label):
+    ok = (got["count"], got["bytes"], got["bus_bytes"], got["time_ns"], got["group_size"]) == tuple(r)
+    ok = ok and abs(got["algbw_gbps"] - gbps(r[1], r[3])) < 1e-4 and abs(got["busbw_gbps"] - gbps(r[2], r[3])) < 1e-4
+    check(ok, "%s: count %d, %d bytes, %d bus bytes, %d ns, group %d: algbw %.4f busbw %.4f GB/s (opscope: %s)"
+          % (label, r[0], r[1], r[2], r[3], r[4], gbps(r[1], r[3]), gbps(r[2], r[3]),
+             {k: got[k] for k in ("count", "bytes", "bus_bytes", "time_ns", "group_size", "algbw_gbps", "busbw_gbps")}))
+
+
+def check_section(c, rows, on, label):
+    check(c["on"] == on, "%s: timed on %s (opscope: %s)" % (label, on, c["on"]))
+    t = by_type(rows)
+    check([x["type"] for x in c["types"]] == sorted(t), "%s: types %s (opscope: %s)"
+          % (label, sorted(t), [x["type"] for x in c["types"]]))
+    for x in c["types"]:
+        if x["type"] in t:
+            same_row(x, t[x["type"]], "%s %s" % (label, x["type"]))
+    keys = sorted(rows)
+    check([(x["type"], x["bucket"]) for x in c["buckets"]] == keys, "%s: buckets %s" % (label, keys))
+    for x in c["buckets"]:
+        key = (x["type"], x["bucket"])
+        if key in rows:
+            check(x["min_bytes"] <= rows[key][1] // rows[key][0] <= x["max_bytes"] or rows[key][1] == 0,
+                  "%s %s bucket %d holds its mean size" % (label, key[0], key[1]))
+            same_row(x, rows[key], "%s %s bucket %d" % (label, key[0], key[1]))
+
+
+def report(*args):
+    p = subprocess.run([OPSCOPE, "report", *args, "--json", "-", "-q"], capture_output=True, text=True)
+    check(p.returncode == 0, "report %s exits 0 (%s)" % (" ".join(args), p.stderr.strip()[-300:]))
+    return json.loads(p.stdout)["summary"] if p.returncode == 0 else {}
+
+
+def median(v):
+    v = sorted(v)
+    m = len(v)
+    return v[m // 2] if m % 2 else (v[m // 2 - 1] + v[m // 2]) / 2
+
+
+def check_job(job, traces, label):
+    per = {}
+    on = "none"
+    for path in traces:
+        d = load(path)
+        rank = int((d.get("distributedInfo") or {}).get("rank", -1))
+        rows, o = expect(d)
+        per[rank] = rows
+        if o == "kernels" or (o == "cpu_ops" and on == "none"):
+            on = o
+    tot = {}
+    for rows in per.values():
+        for key, r in rows.items():
+            x = tot.setdefault(key, [0, 0, 0, 0, 0])
+            for i in range(4):
+                x[i] += r[i]
+            x[4] = max(x[4], r[4])
+    c = job["collectives"]
+    check_section(c, tot, on, label)
+    for x in c["types"]:
+        ranks = {}
+        for rank, rows in sorted(per.items()):
+            t = by_type(rows).get(x["type"])
+            if t:
+                ranks[rank] = t
+        bws = {r: gbps(t[2], t[3]) for r, t in ranks.items()}
+        got = {r["rank"]: r for r in x["ranks"]}
+        check(sorted(got) == sorted(ranks), "%s %s: ranks %s" % (label, x["type"], sorted(ranks)))
+        for r, t in ranks.items():
+            g = got.get(r, {})
+            check((g.get("count"), g.get("bytes"), g.get("bus_bytes"), g.get("time_ns")) == tuple(t[:4])
+                  and abs(g.get("busbw_gbps", -1) - bws[r]) < 1e-4,
+                  "%s %s rank %d: %d x, %d ns, busbw %.4f GB/s" % (label, x["type"], r, t[0], t[3], bws[r]))
+        mn, mx, md = min(bws.values()), max(bws.values()), median(bws.values())
+        skew = (mx - mn) / md * 100 if md > 0 else 0
+        slowest = min(bws, key=lambda r: (bws[r], list(bws).index(r)))
+        check(abs(x["busbw_min_gbps"] - mn) < 1e-4 and abs(x["busbw_max_gbps"] - mx) < 1e-4
+              and abs(x["busbw_median_gbps"] - md) < 1e-4 and abs(x["busbw_skew_pct"] - skew) < 1e-3
+              and x["slowest_rank"] == slowest,
+              "%s %s: busbw min %.4f median %.4f max %.4f GB/s, skew %.3f%%, slowest rank %d"
+              % (label, x["type"], mn, md, mx, skew, slowest))
+
+
+def derived_rank(src, tmp):
+    """A copy of SRC as rank 1 whose collective kernels last twice as long."""
+    d = load(src)
+    d.setdefault("distributedInfo", {})["rank"] = 1
+    for e in d.get("traceEvents", []):
+        if isinstance(e, dict) and e.get("cat") == "kernel" and "Collective name" in (e.get("args") or {}):
+            e["dur"] = Decimal(str(e["dur"])) * 2
+    path = os.path.join(tmp, "derived_rank-1.json")
+    with open(path, "w") as f:
+        json.dump(d, f, default=lambda v: float(v) if isinstance(v, Decimal) else str(v))
+    return path
+
+
+def main():
+    global OPSCOPE
+    args = sys.argv[1:]
+    derived = "--derived" in args
+    args = [a for a in args if a != "--derived"]
+    OPSCOPE, traces = args[0], args[1:]
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in traces:
+            rows, on = expect(load(path))
+            s = report(path)
+            if s:
+                check_section(s["kineto"]["collectives"], rows, on, os.path.basename(path))
+        if derived:
+            traces = traces + [derived_rank(traces[0], tmp)]
+        job = report(*traces).get("job")
+        if job:
+            check_job(job, traces, "job")
+        summ = os.path.join(tmp, "summaries")
+        os.mkdir(summ)
+        for i, path in enumerate(traces):
+            p = subprocess.run([OPSCOPE, "report", path, "--job", "--json", os.path.join(summ, "r%d.json" % i), "-q"],
+                               capture_output=True, text=True)
+            check(p.returncode == 0, "summary of %s (%s)" % (path, p.stderr.strip()[-200:]))
+        back = report(summ).get("job")
+        if job and back:
+            check(back["collectives"] == job["collectives"], "summaries/ give the same collectives as the traces")
+    print("%d failure(s)" % len(FAILS))
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
