@@ -14,8 +14,10 @@ if not e2e.OPSCOPE:
     e2e.skip("the opscope CLI is not built in the root")
 m = e2e.model("tiny-dense-f32")
 d = e2e.outdir("vulkan_drops")
+# the memory path (OPSCOPE_STREAM=0): a full record buffer; with the record log (the default
+# for a file) OPSCOPE_MAX_MB caps the log on disk, which 400 tokens (~0.3 MB) never reach
 env = e2e.env_for([], extra={"OPSCOPE_LIB": e2e.PRELOAD, "GGML_VK_VISIBLE_DEVICES": "0", "LP_NUM_THREADS": "2",
-                             "OPSCOPE_MAX_MB": "1"})
+                             "OPSCOPE_MAX_MB": "1", "OPSCOPE_STREAM": "0"})
 path = f"{d}/vk.json"
 rc, _, err = e2e.run([e2e.OPSCOPE, "record", "-o", path, "--", "llama-completion", "-m", m, "-p", "Hello", "-n", "400",
                       "-no-cnv", "--ignore-eos", "-t", "2", "--no-warmup", "-ngl", "99"], env, timeout=540)
