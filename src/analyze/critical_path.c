@@ -5,6 +5,7 @@
 #include "analyze/kineto.h"
 
 #include "util/sort.h"
+#include "util/sort_runs.h"
 #include "util/vec.h"
 
 #include <stdlib.h>
@@ -202,6 +203,22 @@ static int cmp_gpu_launch(const void *pa, const void *pb) {
     return (a->start > b->start) - (a->start < b->start);
 }
 
+static inline int less_cpu(const cpu_ev *a, const cpu_ev *b) {
+    if (a->start != b->start) return a->start < b->start;
+    if (a->end != b->end) return a->end > b->end;
+    return a->rt < b->rt;
+}
+static inline int less_corr(const corr_ix *a, const corr_ix *b) {
+    return a->corr != b->corr ? a->corr < b->corr : a->idx < b->idx;
+}
+static inline int less_gpu_launch(const gpu_ev *a, const gpu_ev *b) {
+    return a->launch != b->launch ? a->launch < b->launch : a->start < b->start;
+}
+/* the comparisons inlined: these sorts are most of prepare's time on a large trace */
+OPSCOPE_SORT_RUNS_DEFINE(sort_cpu, cpu_ev, less_cpu, cmp_cpu)
+OPSCOPE_SORT_RUNS_DEFINE(sort_corr, corr_ix, less_corr, cmp_corr)
+OPSCOPE_SORT_RUNS_DEFINE(sort_gpu, gpu_ev, less_gpu_launch, cmp_gpu_launch)
+
 static int64_t rt_of(const opscope_cpath_t *c, int64_t corr) {
     size_t lo = 0, hi = c->n_rt;
     while (lo < hi) {
@@ -224,15 +241,33 @@ static int cmp_lane(const void *pa, const void *pb, void *ctx) {
     return (ia > ib) - (ia < ib); /* launch order: the array's */
 }
 
+typedef struct lane_prev { uint64_t lane; int64_t last; } lane_prev;
+
 /* Each activity's predecessor on its stream over the whole trace: whether the stream was
  * empty when it was launched does not depend on the window (HTA's queue length is the full
  * trace's too). */
 static int link_lanes(opscope_cpath_t *c) {
+    enum { FEW = 64 }; /* streams in a trace are few: the last activity per stream in one pass */
+    lane_prev few[FEW];
+    size_t nl = 0, i = 0;
+    for (; i < c->gpu.n; i++) {
+        gpu_ev *g = &c->gpu.v[i];
+        size_t l = 0;
+        while (l < nl && few[l].lane != g->lane) l++;
+        if (l == nl) {
+            if (nl == FEW) break;
+            few[nl++] = (lane_prev){g->lane, -1};
+        }
+        g->prev = few[l].last;
+        few[l].last = (int64_t)i;
+    }
+    if (i == c->gpu.n) return 0;
+    for (i = 0; i < c->gpu.n; i++) c->gpu.v[i].prev = -1; /* many streams: by a sort */
     uint32_t *ix = malloc((c->gpu.n ? c->gpu.n : 1) * sizeof *ix);
     if (!ix) return -1;
-    for (size_t i = 0; i < c->gpu.n; i++) ix[i] = (uint32_t)i;
+    for (i = 0; i < c->gpu.n; i++) ix[i] = (uint32_t)i;
     opscope_sort_r(ix, c->gpu.n, sizeof *ix, cmp_lane, c->gpu.v);
-    for (size_t i = 1; i < c->gpu.n; i++)
+    for (i = 1; i < c->gpu.n; i++)
         if (c->gpu.v[ix[i]].lane == c->gpu.v[ix[i - 1]].lane) c->gpu.v[ix[i]].prev = ix[i - 1];
     free(ix);
     return 0;
@@ -242,20 +277,20 @@ static int prepare(opscope_cpath_t *c) {
     if (c->prepared) return 0;
     c->merge_bwd = c->fwd.seen && c->bwd.seen && !c->fwd.many && !c->bwd.many && c->fwd.thread != c->bwd.thread;
     /* traces come nearly in time order: their runs are merged */
-    opscope_sort_runs(c->cpu.v, c->cpu.n, sizeof *c->cpu.v, cmp_cpu);
+    sort_cpu(c->cpu.v, c->cpu.n);
     size_t n = 0;
     for (size_t i = 0; i < c->cpu.n; i++) n += c->cpu.v[i].corr >= 0;
     c->rt_by_corr = malloc((n ? n : 1) * sizeof *c->rt_by_corr);
     if (!c->rt_by_corr) return -1;
     for (size_t i = 0; i < c->cpu.n; i++)
         if (c->cpu.v[i].corr >= 0) c->rt_by_corr[c->n_rt++] = (corr_ix){c->cpu.v[i].corr, (int64_t)i};
-    opscope_sort_runs(c->rt_by_corr, c->n_rt, sizeof *c->rt_by_corr, cmp_corr);
+    sort_corr(c->rt_by_corr, c->n_rt);
     for (size_t i = 0; i < c->gpu.n; i++) {
         gpu_ev *g = &c->gpu.v[i];
         g->rt = rt_of(c, g->corr);
         g->launch = g->rt >= 0 ? c->cpu.v[g->rt].start : INT64_MIN;
     }
-    opscope_sort_runs(c->gpu.v, c->gpu.n, sizeof *c->gpu.v, cmp_gpu_launch);
+    sort_gpu(c->gpu.v, c->gpu.n);
     if (link_lanes(c)) return -1;
     for (size_t i = 0; i < c->sync.n; i++) c->sync.v[i].rt = rt_of(c, c->sync.v[i].corr);
     opscope_sort(c->sync.v, c->sync.n, sizeof *c->sync.v, cmp_sync_rt);
@@ -603,8 +638,12 @@ int opscope_critical_path_compute(opscope_cpath_t *c, int64_t start_ns, int64_t 
         const edge *e = &g.e.v[path[i]];
         int part = part_of(&g, e);
         add_part(out, part, (uint64_t)(g.ts[e->dst] - g.ts[e->src]));
+        if (!hops) continue;
+        if (e->src < 2 * g.nc && e->dst < 2 * g.nc &&
+            c->cpu.v[g.c0 + e->src / 2].thread == c->cpu.v[g.c0 + e->dst / 2].thread)
+            continue; /* most of a path: along one thread, no hop */
         opscope_cpath_lane a = lane_at(&g, e->src), b = lane_at(&g, e->dst);
-        if (!hops || (a.gpu == b.gpu && a.thread == b.thread && a.device == b.device && a.stream == b.stream))
+        if ( (a.gpu == b.gpu && a.thread == b.thread && a.device == b.device && a.stream == b.stream))
             continue;
         if (!(*n_hops & (*n_hops - 1))) { /* 0, 1, 2, 4...: room doubles */
             opscope_cpath_hop *h = realloc(*hops, (*n_hops ? 2 * *n_hops : 16) * sizeof **hops);

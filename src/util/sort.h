@@ -21,9 +21,7 @@ static inline void opscope_sort(void *base, size_t n, size_t size, int (*cmp)(co
 void opscope_sort_r(void *base, size_t n, size_t size,
                     int (*cmp)(const void *, const void *, void *), void *ctx);
 
-/* opscope_sort for input that is nearly sorted already (a trace's events in file order): the
- * ascending runs are merged, O(n log runs) with a temporary copy; many runs, or no memory for
- * the copy, fall back to qsort. Not stable. */
-void opscope_sort_runs(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+/* For input that is nearly sorted already (a trace's events in file order), see sort_runs.h:
+ * the ascending runs merged, with the comparison inlined for one element type. */
 
 #endif /* OPSCOPE_UTIL_SORT_H */
