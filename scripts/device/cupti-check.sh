@@ -7,7 +7,7 @@
 #                                                       timeout 600; writes $OUT)
 #
 # Steps (each logged to $OUT/NN-step.log, with its seconds in $OUT/steps.tsv):
-#   1 offsets   scripts/device/cupti-offsets.c against NVIDIA's real CUPTI headers and the
+#   1 offsets   tests/cupti_abi/abi_check.c against NVIDIA's real CUPTI headers and the
 #               loaded libcupti: any mismatch stops the check (no figure is trusted)
 #   2 llama     llama.cpp (the release node-llama-cpp pins) with -DGGML_CUDA=ON, sm_90 only,
 #               flash attention kernels off unless CUPTI_CHECK_FA=1: llama-bench and
@@ -72,8 +72,9 @@ offsets() {
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
     nvcc --version | tail -2
     cc -std=c11 -O1 -Wall -D_GNU_SOURCE -I"$CUPTI_INC" -I"$CUDA_HOME/include" -I"$REPO/src" \
-        "$REPO/scripts/device/cupti-offsets.c" "$REPO/src/capture/gpu/cupti_rec.c" "$REPO/src/capture/gpu/cupti_names.c" \
-        -L"$CUPTI_LIBDIR" -lcupti -Wl,-rpath,"$CUPTI_LIBDIR" -o "$WORK/cupti-offsets" && "$WORK/cupti-offsets"
+        -I"$REPO/tests/capture_cupti" "$REPO/tests/cupti_abi/abi_check.c" "$REPO/src/capture/gpu/cupti_rec.c" \
+        "$REPO/src/capture/gpu/cupti_names.c" -L"$CUPTI_LIBDIR" -lcupti -Wl,-rpath,"$CUPTI_LIBDIR" \
+        -o "$WORK/abi_check" && "$WORK/abi_check"
 }
 
 llama() {
