@@ -93,9 +93,10 @@ prebuilt() {
     rm -rf "$WORK/pre" && mkdir -p "$WORK/pre" && xz -dc "$PRE" | tar -x -C "$WORK/pre" || return 1
     cat "$WORK/pre/BUILD"
     grep -q '^cuda ON' "$WORK/pre/BUILD" || { echo "the prebuilt llama.cpp is CPU-only: building"; return 1; }
-    export LD_LIBRARY_PATH=$WORK/pre/bin:$CUDA_HOME/lib64:$CUDA_HOME/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    "$WORK/pre/bin/llama-bench" --list-devices 2>&1 | tee "$WORK/pre/devices.txt"
+    local lp=$WORK/pre/bin:$CUDA_HOME/lib64:$CUDA_HOME/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    LD_LIBRARY_PATH=$lp "$WORK/pre/bin/llama-bench" --list-devices 2>&1 | tee "$WORK/pre/devices.txt"
     grep -q CUDA0 "$WORK/pre/devices.txt" || { echo "the prebuilt llama-bench sees no CUDA0 here: building"; return 1; }
+    export LD_LIBRARY_PATH=$lp # the toolkit's libcudart/libcublas beside the prebuilt libraries
 }
 
 llama() {

@@ -13,7 +13,7 @@
 #   scripts/device/cupti-prebuild.sh DEST
 # Knobs: CUDA_HOME (default: the newest /usr/local/cuda-*), JOBS (2), CUPTI_CHECK_FA (OFF),
 # CUPTI_PREPARE_CUDA=OFF (CPU-only: checks this script and the packaging faster; the
-# tarball says so and cupti-check.sh does not use it; 16 min here at load 14), NICE (0; 19 starved at load 11 here).
+# tarball says so and cupti-check.sh does not use it; 35 min here at load 10-14), NICE (0; 19 starved at load 11 here).
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 set -euo pipefail
 DEST=${1:?usage: cupti-prebuild.sh DEST}

@@ -46,7 +46,11 @@ S=$OUT/checks.md
     echo "# GPU checks (issue 29)"
     echo
     echo '```'
-    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 || echo "no nvidia-smi"
+    if command -v nvidia-smi > /dev/null; then
+        nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
+    else
+        echo "no nvidia-smi"
+    fi
     nvcc --version 2>/dev/null | tail -1 || echo "no nvcc"
     echo "$(nproc) cores; opscope $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')"
     echo '```'
