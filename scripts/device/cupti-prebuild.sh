@@ -7,8 +7,9 @@
 #   bin/       llama-bench, llama-completion, llama-quantize and their shared libraries
 #   opscope/   libopscope-ggml.so, nodecount.so
 #   BUILD      toolkit, flags, commit, seconds per stage (cupti-check.sh shows it)
-# The build tree stays in DEST/../cupti-build-ON (-OFF for CPU-only; not carried): a second run
-# resumes it.
+# The build tree stays in /var/cache/opscope/cupti-build-ON (-OFF for CPU-only; outside the
+# checkout, never carried; OPSCOPE_CUPTI_BUILD sets the prefix): a later run, from any checkout
+# on this machine, resumes it where it stopped (one run at a time: flock).
 #
 #   scripts/device/cupti-prebuild.sh DEST
 # Knobs: CUDA_HOME (default: the newest /usr/local/cuda-*), JOBS (2), CUPTI_CHECK_FA (OFF),
@@ -18,7 +19,7 @@ if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then sed -n '2,16p' "$0" | sed 's
 set -euo pipefail
 DEST=${1:?usage: cupti-prebuild.sh DEST}
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD_DIR=$(dirname "$DEST")/cupti-build-${CUPTI_PREPARE_CUDA:-ON}
+BUILD_DIR=${OPSCOPE_CUPTI_BUILD:-/var/cache/opscope/cupti-build}-${CUPTI_PREPARE_CUDA:-ON}
 JOBS=${JOBS:-2}
 CUDA=${CUPTI_PREPARE_CUDA:-ON}
 FA=${CUPTI_CHECK_FA:-OFF}
@@ -36,6 +37,8 @@ else
     TOOLKIT="none (CUPTI_PREPARE_CUDA=OFF: CPU-only, not for the device)"
 fi
 mkdir -p "$BUILD_DIR"
+exec 9> "$BUILD_DIR.lock"
+flock 9
 : > "$BUILD_DIR/stages"
 src=$BUILD_DIR/llama
 if [ ! -f "$src/.from" ] || ! cmp -s "$src/.from" "$DEST/SOURCE"; then
