@@ -2,17 +2,22 @@
 # The CUPTI source's device check (issue 21's bar), for ONE call of the GPU machine (an H100,
 # CUDA 13 with nvcc, CMake, ninja, 16 cores, no internet). Runs THERE, in the checkout:
 #
-#   here:   scripts/device/cupti-prepare.sh            (puts .device/cupti/llama-src.tar.xz)
+#   here:   scripts/device/cupti-prepare.sh --build    (puts .device/cupti/llama-src.tar.xz and
+#                                                       prebuilt.tar.xz: llama.cpp with ggml-cuda
+#                                                       and opscope, built here)
 #   there:  bash scripts/device/cupti-check.sh         (device call: carry [".device/cupti"],
 #                                                       timeout 600; writes $OUT)
 #
 # Steps (each logged to $OUT/NN-step.log, with its seconds in $OUT/steps.tsv):
-#   1 offsets   scripts/device/cupti-offsets.c against NVIDIA's real CUPTI headers and the
+#   1 offsets   tests/cupti_abi/abi_check.c against NVIDIA's real CUPTI headers and the
 #               loaded libcupti: any mismatch stops the check (no figure is trusted)
-#   2 llama     llama.cpp (the release node-llama-cpp pins) with -DGGML_CUDA=ON, sm_90 only,
-#               flash attention kernels off unless CUPTI_CHECK_FA=1: llama-bench and
-#               llama-completion
-#   3 opscope   libopscope-ggml.so against that ggml (and the nodecount shim of the e2e tests)
+#   2 llama     the prebuilt llama.cpp when .device/cupti/prebuilt.tar.xz is there, is a CUDA
+#               build and its llama-bench lists a CUDA0 device here (seconds); else (the
+#               fallback, or CUPTI_CHECK_BUILD=1) llama.cpp (the release node-llama-cpp pins)
+#               built here with -DGGML_CUDA=ON, sm_90 only, flash attention kernels off unless
+#               CUPTI_CHECK_FA=1: llama-bench and llama-completion
+#   3 opscope   the prebuilt libopscope-ggml.so and nodecount.so with a prebuilt llama.cpp,
+#               else built here against that ggml
 #   4 model     a random-weight 1B-class q4_0 model (16 layers, 2048, 8192;
 #               scripts/device/cupti_model.py, standard library only)
 #   5 measure   scripts/device/cupti_measure.py: coverage with CUDA graphs on and off, nothing
@@ -72,11 +77,34 @@ offsets() {
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
     nvcc --version | tail -2
     cc -std=c11 -O1 -Wall -D_GNU_SOURCE -I"$CUPTI_INC" -I"$CUDA_HOME/include" -I"$REPO/src" \
-        "$REPO/scripts/device/cupti-offsets.c" "$REPO/src/capture/gpu/cupti_rec.c" "$REPO/src/capture/gpu/cupti_names.c" \
-        -L"$CUPTI_LIBDIR" -lcupti -Wl,-rpath,"$CUPTI_LIBDIR" -o "$WORK/cupti-offsets" && "$WORK/cupti-offsets"
+        -I"$REPO/tests/capture_cupti" "$REPO/tests/cupti_abi/abi_check.c" "$REPO/src/capture/gpu/cupti_rec.c" \
+        "$REPO/src/capture/gpu/cupti_names.c" -L"$CUPTI_LIBDIR" -lcupti -Wl,-rpath,"$CUPTI_LIBDIR" \
+        -o "$WORK/abi_check" && "$WORK/abi_check"
+}
+
+PRE=$REPO/.device/cupti/prebuilt.tar.xz
+PREBUILT=0
+LLAMA_BIN=$WORK/llama/build/bin
+
+# The tarball cupti-prepare.sh --build made, unpacked; true when its llama-bench runs here and
+# sees the GPU (a newer glibc or another CUDA there than here fails this: then build).
+prebuilt() {
+    [ "${CUPTI_CHECK_BUILD:-0}" != 1 ] && [ -f "$PRE" ] || { echo "no prebuilt llama.cpp (or CUPTI_CHECK_BUILD=1)"; return 1; }
+    rm -rf "$WORK/pre" && mkdir -p "$WORK/pre" && xz -dc "$PRE" | tar -x -C "$WORK/pre" || return 1
+    cat "$WORK/pre/BUILD"
+    grep -q '^cuda ON' "$WORK/pre/BUILD" || { echo "the prebuilt llama.cpp is CPU-only: building"; return 1; }
+    local lp=$WORK/pre/bin:$CUDA_HOME/lib64:$CUDA_HOME/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    LD_LIBRARY_PATH=$lp "$WORK/pre/bin/llama-bench" --list-devices 2>&1 | tee "$WORK/pre/devices.txt"
+    grep -q CUDA0 "$WORK/pre/devices.txt" || { echo "the prebuilt llama-bench sees no CUDA0 here: building"; return 1; }
+    export LD_LIBRARY_PATH=$lp # the toolkit's libcudart/libcublas beside the prebuilt libraries
 }
 
 llama() {
+    if prebuilt; then
+        PREBUILT=1
+        LLAMA_BIN=$WORK/pre/bin
+        return 0
+    fi
     [ "${CUPTI_CHECK_SKIP_BUILD:-0}" = 1 ] && [ -x "$WORK/llama/build/bin/llama-bench" ] && return 0
     rm -rf "$WORK/llama" && mkdir -p "$WORK/llama"
     tar -xJf "$REPO/.device/cupti/llama-src.tar.xz" -C "$WORK/llama" --strip-components=1 || return 1
@@ -90,6 +118,11 @@ llama() {
 }
 
 opscope() {
+    if [ $PREBUILT = 1 ]; then
+        cp "$WORK/pre/opscope/nodecount.so" "$WORK/nodecount.so"
+        ls -l "$WORK/pre/opscope/libopscope-ggml.so"
+        return 0
+    fi
     local inc=$WORK/llama/ggml/include lib=$WORK/llama/build/bin
     cmake -S "$REPO" -B "$WORK/opscope" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF \
         -DOPSCOPE_WERROR=OFF -DOPSCOPE_GGML_INCLUDE_DIR="$inc" -DCMAKE_LIBRARY_PATH="$lib" &&
@@ -104,8 +137,9 @@ model() {
 
 measure() {
     local so
-    so=$(find "$WORK/opscope" -name 'libopscope-ggml.so' | head -1)
-    python3 "$REPO/scripts/device/cupti_measure.py" --bin "$WORK/llama/build/bin" --model "$WORK/m1b-q4_0.gguf" \
+    so=$(find "$WORK/pre/opscope" "$WORK/opscope" -name 'libopscope-ggml.so' 2> /dev/null | head -1)
+    [ $PREBUILT = 1 ] && so=$WORK/pre/opscope/libopscope-ggml.so
+    python3 "$REPO/scripts/device/cupti_measure.py" --bin "$LLAMA_BIN" --model "$WORK/m1b-q4_0.gguf" \
         --preload "$so" --nodecount "$WORK/nodecount.so" --cupti "$CUPTI_SO" --out "$OUT"
 }
 

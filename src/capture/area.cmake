@@ -44,6 +44,7 @@ target_link_libraries(opscope_gpu_map PUBLIC opscope_core) # ggml's op names (mo
 # launch tracker): no CUDA needed, unit-tested everywhere; cap_cupti.c loads libcupti.
 add_library(opscope_cupti STATIC
   ${OPSCOPE_CAPTURE_DIR}/gpu/cupti_rec.c
+  ${OPSCOPE_CAPTURE_DIR}/gpu/cupti_clock.c
   ${OPSCOPE_CAPTURE_DIR}/gpu/cupti_names.c
   ${OPSCOPE_CAPTURE_DIR}/gpu/cupti_track.c)
 target_include_directories(opscope_cupti PUBLIC ${CMAKE_SOURCE_DIR}/src)

@@ -13,8 +13,12 @@
  *
  * Scenarios, from the environment:
  *   FAKE_CUPTI_VERSION=N       cuptiGetVersion (default 130001, CUDA 13.0)
- *   FAKE_CUPTI_REFUSE=1        cuptiSubscribe fails (another subscriber holds CUPTI)
+ *   FAKE_CUPTI_REFUSE=1|N      cuptiSubscribe fails with 39 (another subscriber holds CUPTI), or N
  *   FAKE_CUPTI_NO_TSCB=1       no timestamp callback: the source calibrates (device clock 5 s ahead)
+ *   FAKE_CUPTI_ZERO_TS=1       CUDA 12.6U2-13.0's bug: with the timestamp callback registered,
+ *                              kernel records carry zero timestamps
+ *   FAKE_CUPTI_RAW_TS=1        kernel records stamped with the fake's own clock (5 s ahead)
+ *                              although the callback was registered (out of range)
  *   FAKE_CUPTI_PER_BUFFER=N    records per buffer (default 4096): records split across buffers
  *   FAKE_CUPTI_REVERSE=1       each flush completes its buffers last first, records reversed
  *   FAKE_CUPTI_DROP=N          the first flush loses its last N records, reported as dropped
@@ -27,73 +31,11 @@
 #include <string.h>
 #include <time.h>
 
-typedef void (*cb_fn)(void *ud, int domain, uint32_t cbid, const void *cbdata);
-typedef void (*req_fn)(uint8_t **buffer, size_t *size, size_t *max_records);
-typedef void (*done_fn)(void *ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid);
-typedef uint64_t (*ts_fn)(void);
-
-/* NVIDIA's documented layouts (CUpti_CallbackData, CUpti_ResourceData, CUpti_GraphData, the
- * kernel, memcpy and memset records), up to the last field used. */
-typedef struct {
-    uint32_t site;
-    const char *function_name;
-    const void *function_params;
-    void *return_value;
-    const char *symbol_name;
-    void *context;
-    uint32_t context_uid;
-    uint64_t *correlation_data;
-    uint32_t correlation_id;
-} cb_data;
-typedef struct {
-    void *context;
-    void *stream;
-    void *descriptor;
-} res_data;
-typedef struct {
-    void *graph, *original_graph, *node, *original_node;
-    uint32_t node_type;
-    void *dependency;
-    void *graph_exec;
-} graph_data;
-typedef struct {
-    uint32_t kind;
-    uint8_t cache_config, shared_config;
-    uint16_t registers;
-    uint32_t pgc_req, pgc_exec;
-    uint64_t start, end, completed;
-    uint32_t device, context, stream;
-    int32_t grid[3], block[3], static_shared, dynamic_shared;
-    uint32_t local_per_thread, local_total, correlation_id;
-    int64_t grid_id;
-    const char *name;
-    void *reserved0;
-    uint64_t queued, submitted;
-    uint8_t launch_type, carveout_flag, carveout, padding;
-    uint32_t shared_executed;
-    uint64_t graph_node_id;
-    uint32_t shmem_limit, graph_id;
-    void *access_policy;
-    uint8_t tail[64]; /* the fields after graphId, unused */
-} rec_kernel;
-typedef struct {
-    uint32_t kind, value;
-    uint64_t bytes, start, end;
-    uint32_t device, context, stream, correlation_id;
-    uint16_t flags, memory_kind;
-    uint32_t pad;
-    void *reserved0;
-    uint64_t graph_node_id;
-    uint32_t graph_id, tail[5];
-} rec_memset;
-
-enum { KIND_MEMSET = 2, KIND_CONC_KERNEL = 10, DOM_DRIVER = 1, DOM_RUNTIME = 2, DOM_RESOURCE = 3 };
-enum { RT_LAUNCH = 1, RT_GRAPH_LAUNCH = 2, RT_MEMSET = 3, RT_SYNC = 4, RT_BEGIN_CAPTURE = 5, RT_END_CAPTURE = 6,
-       DRV_LAUNCH = 7, DRV_GRAPH = 8, DRV_MEMSET = 9 };
+#include "fake_cupti_abi.h"
 
 typedef struct node {
     uint64_t id;
-    uint32_t type; /* 0 kernel, 2 memset */
+    uint32_t type; /* NODE_KERNEL, NODE_MEMSET */
     const char *name;
     uint64_t dur, bytes;
 } node;
@@ -144,8 +86,9 @@ int cuptiGetVersion(uint32_t *v) {
 }
 
 int cuptiSubscribe(void **sub, cb_fn cb, void *ud) {
-    if (env_int("FAKE_CUPTI_REFUSE", 0)) {
-        return 39; /* CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED */
+    int refuse = env_int("FAKE_CUPTI_REFUSE", 0);
+    if (refuse) {
+        return refuse == 1 ? ERR_MULTIPLE_SUBSCRIBERS : refuse;
     }
     g_cb = cb;
     g_ud = ud;
@@ -161,7 +104,7 @@ int cuptiUnsubscribe(void *sub) {
 
 int cuptiEnableCallback(uint32_t enable, void *sub, int domain, uint32_t cbid) {
     (void)sub;
-    if (domain < 1 || domain > 3 || cbid >= 64) return 1;
+    if (domain < 1 || domain > 3 || cbid >= 64) return ERR_INVALID_PARAMETER;
     g_enabled[domain][cbid] = enable != 0;
     return 0;
 }
@@ -177,11 +120,18 @@ int cuptiGetCallbackName(int domain, uint32_t cbid, const char **name) {
     if (domain == DOM_RUNTIME && cbid < sizeof rt / sizeof rt[0]) n = rt[cbid];
     if (domain == DOM_DRIVER && cbid < sizeof drv / sizeof drv[0]) n = drv[cbid];
     *name = n;
-    return n ? 0 : 1;
+    return n ? 0 : ERR_INVALID_PARAMETER;
+}
+
+int cuptiGetResultString(int result, const char **str) {
+    static char buf[64];
+    snprintf(buf, sizeof buf, "FAKE_RESULT_%d", result);
+    *str = buf;
+    return 0;
 }
 
 int cuptiActivityEnable(int kind) {
-    return kind == 3 ? 1 : 0; /* KIND_KERNEL would serialise: the source must not ask */
+    return kind == KIND_KERNEL ? ERR_NOT_SUPPORTED : 0; /* it would serialise: the source must not ask */
 }
 
 int cuptiActivityDisable(int kind) {
@@ -196,7 +146,7 @@ int cuptiActivityRegisterCallbacks(req_fn req, done_fn done) {
 }
 
 int cuptiActivityRegisterTimestampCallback(ts_fn fn) {
-    if (env_int("FAKE_CUPTI_NO_TSCB", 0)) return 17; /* CUPTI_ERROR_NOT_SUPPORTED */
+    if (env_int("FAKE_CUPTI_NO_TSCB", 0)) return ERR_NOT_SUPPORTED;
     g_ts = fn;
     return 0;
 }
@@ -222,7 +172,7 @@ static size_t rec_size(const void *r) {
 
 int cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, void **record) {
     uint8_t *p = *record ? (uint8_t *)*record + rec_size(*record) : buffer;
-    if (p >= buffer + valid) return 12; /* CUPTI_ERROR_MAX_LIMIT_REACHED */
+    if (p >= buffer + valid) return ERR_MAX_LIMIT_REACHED;
     *record = p;
     return 0;
 }
@@ -296,7 +246,7 @@ static void run_on_device(uint64_t *start, uint64_t *end, uint64_t dur) {
 
 static void queue_item(const node *n, uint32_t corr, uint64_t graph_node) {
     if (g_n_pending >= 8192) cuptiActivityFlushAll(0);
-    if (n->type == 2) {
+    if (n->type == NODE_MEMSET) {
         rec_memset *s = &g_pending[g_n_pending++].s;
         memset(s, 0, sizeof *s);
         s->kind = KIND_MEMSET;
@@ -314,6 +264,12 @@ static void queue_item(const node *n, uint32_t corr, uint64_t graph_node) {
         k->correlation_id = corr;
         k->graph_node_id = graph_node;
         run_on_device(&k->start, &k->end, n->dur);
+        if (g_ts && env_int("FAKE_CUPTI_ZERO_TS", 0)) {
+            k->start = k->end = 0;
+        } else if (g_ts && env_int("FAKE_CUPTI_RAW_TS", 0)) {
+            k->start += 5000000000ull; /* the fake's own clock, as without the callback */
+            k->end += 5000000000ull;
+        }
     }
 }
 
@@ -327,7 +283,7 @@ static void launch(uint32_t rt_cbid, uint32_t drv_cbid, const node *what) {
         *n = *what;
         n->id = g_next_node++;
         graph_data gd = {.graph = g_capturing, .node = n, .node_type = n->type};
-        resource(13, &gd); /* GRAPHNODE_CREATED */
+        resource(CBID_GRAPHNODE_CREATED, &gd);
     } else {
         queue_item(what, inner, 0);
     }
@@ -345,12 +301,12 @@ void fake_cuda_graph_launch(void *exec);
 void fake_cuda_graph_destroy(void *g);
 
 void fake_cuda_launch(const char *mangled, uint64_t dur_ns) {
-    node n = {.type = 0, .name = mangled, .dur = dur_ns};
+    node n = {.type = NODE_KERNEL, .name = mangled, .dur = dur_ns};
     launch(RT_LAUNCH, DRV_LAUNCH, &n);
 }
 
 void fake_cuda_memset(uint64_t bytes, uint64_t dur_ns) {
-    node n = {.type = 2, .name = NULL, .dur = dur_ns, .bytes = bytes};
+    node n = {.type = NODE_MEMSET, .name = NULL, .dur = dur_ns, .bytes = bytes};
     launch(RT_MEMSET, DRV_MEMSET, &n);
 }
 
@@ -380,10 +336,10 @@ void *fake_cuda_instantiate(void *gv) {
         exec->nodes[i].id = g_next_node++;
         graph_data gd = {.graph = exec, .node = &exec->nodes[i], .original_node = &g->nodes[i],
                          .node_type = g->nodes[i].type};
-        resource(20, &gd); /* GRAPHNODE_CLONED */
+        resource(CBID_GRAPHNODE_CLONED, &gd);
     }
     graph_data gd = {.graph = g, .graph_exec = exec};
-    resource(18, &gd); /* GRAPHEXEC_CREATED */
+    resource(CBID_GRAPHEXEC_CREATED, &gd);
     return exec;
 }
 
@@ -403,9 +359,7 @@ void fake_cuda_graph_destroy(void *g) {
 void fake_cuda_graph_launch(void *ev) {
     graph *e = ev;
     uint32_t corr = g_corr++, inner = g_corr++;
-    struct {
-        void *exec, *stream;
-    } params = {ev, NULL};
+    graph_launch_params params = {ev, NULL};
     api(DOM_RUNTIME, RT_GRAPH_LAUNCH, 0, corr, &params);
     api(DOM_DRIVER, DRV_GRAPH, 0, inner, &params);
     for (int i = 0; i < e->n; i++) {

@@ -10,6 +10,7 @@
  * then replay, an exec updated in place, records out of order, nested runtime/driver calls.
  */
 #include "capture/gpu/cupti_abi.h"
+#include "capture/gpu/cupti_clock.h"
 #include "capture/gpu/cupti_names.h"
 #include "capture/gpu/cupti_rec.h"
 #include "capture/gpu/cupti_track.h"
@@ -74,6 +75,88 @@ static int test_versions(void) {
     ASSERT_NULL(opscope_cupti_layout_for(18));      /* CUDA 11.8: never checked */
     ASSERT_NULL(opscope_cupti_layout_for(29));
     ASSERT_NULL(opscope_cupti_layout_for(130100));  /* CUDA 13.1: not yet checked */
+    return 0;
+}
+
+/* Names and the timestamp-callback verdict, from NVIDIA's cupti_version.h list and the CUDA
+ * 13.1 release notes (the zero-timestamp bug of 12.6 Update 2 to 13.0). */
+static int test_version_names(void) {
+    char b[96];
+    opscope_cupti_version_name(22, b, sizeof b);
+    ASSERT_EQ_STR(b, "CUDA 12.4 (CUPTI API version 22)");
+    opscope_cupti_version_name(28, b, sizeof b);
+    ASSERT_EQ_STR(b, "CUDA 12.9 Update 1 (CUPTI API version 28)");
+    opscope_cupti_version_name(130001, b, sizeof b);
+    ASSERT_EQ_STR(b, "CUDA 13.0 Update 1 (CUPTI API version 130001)");
+    opscope_cupti_version_name(130100, b, sizeof b);
+    ASSERT_EQ_STR(b, "CUDA 13.1 (CUPTI API version 130100)");
+    opscope_cupti_version_name(25, b, sizeof b);
+    ASSERT_EQ_STR(b, "CUPTI API version 25");
+    opscope_cupti_version_name(130001, b, 9);
+    ASSERT_EQ_STR(b, "CUDA 13.");
+    ASSERT_TRUE(opscope_cupti_timestamp_callback_ok(19));  /* 12.0 */
+    ASSERT_TRUE(opscope_cupti_timestamp_callback_ok(23));  /* 12.5 */
+    ASSERT_TRUE(!opscope_cupti_timestamp_callback_ok(24)); /* 12.6: Update 2 shares its version */
+    ASSERT_TRUE(!opscope_cupti_timestamp_callback_ok(28));
+    ASSERT_TRUE(!opscope_cupti_timestamp_callback_ok(130000));
+    ASSERT_TRUE(!opscope_cupti_timestamp_callback_ok(130001));
+    ASSERT_TRUE(opscope_cupti_timestamp_callback_ok(130100)); /* fixed in 13.1 */
+    return 0;
+}
+
+/* The clock: session began at 100 s (CLOCK_MONOTONIC); CUPTI's own clock (CLOCK_REALTIME) is
+ * 1.7e9 s ahead, so calibrated = -1.7e18 ns. */
+static int test_clock(void) {
+    const uint64_t s = 1000000000ull, begin = 100 * s, now = 160 * s;
+    const int64_t cal = -1700000000ll * 1000000000ll;
+    const uint64_t real = (uint64_t)(150 * (int64_t)s - cal); /* 150 s on CUPTI's own clock */
+    opscope_cupti_clock c;
+    uint64_t t0, t1;
+    /* calibrated: CUPTI's stamps plus the offset */
+    opscope_cupti_clock_init(&c, begin, cal, false);
+    ASSERT_TRUE(opscope_cupti_clock_map(&c, real, real + 500, now, &t0, &t1));
+    ASSERT_EQ_U64(t0, 150 * s);
+    ASSERT_EQ_U64(t1, 150 * s + 500);
+    /* a re-measured offset (CLOCK_REALTIME stepped by 2 ms) is used at once */
+    opscope_cupti_clock_calibrated(&c, cal - 2000000);
+    ASSERT_TRUE(opscope_cupti_clock_map(&c, real, real + 500, now, &t0, &t1));
+    ASSERT_EQ_U64(t0, 150 * s - 2000000);
+    /* zero (the 12.6U2-13.0 bug, or CUPTI could not time it), one zero, reversed: untimed, counted */
+    ASSERT_TRUE(!opscope_cupti_clock_map(&c, 0, 0, now, &t0, &t1));
+    ASSERT_EQ_U64(t0, 0);
+    ASSERT_EQ_U64(t1, 0);
+    ASSERT_TRUE(!opscope_cupti_clock_map(&c, 0, real, now, &t0, &t1));
+    ASSERT_TRUE(!opscope_cupti_clock_map(&c, real + 10, real, now, &t0, &t1));
+    ASSERT_EQ_U64(atomic_load(&c.bad), 3);
+    /* out of range with the calibration and no callback to blame: untimed */
+    ASSERT_TRUE(!opscope_cupti_clock_map(&c, 150 * s, 150 * s + 5, now, &t0, &t1));
+    ASSERT_EQ_U64(atomic_load(&c.bad), 4);
+    /* the callback: stamps already on CLOCK_MONOTONIC, offset 0 */
+    opscope_cupti_clock_init(&c, begin, cal, true);
+    ASSERT_TRUE(opscope_cupti_clock_map(&c, 120 * s, 120 * s + 7, now, &t0, &t1));
+    ASSERT_EQ_U64(t0, 120 * s);
+    ASSERT_EQ_U64(t1, 120 * s + 7);
+    /* within the slack of the session's ends: still in range */
+    ASSERT_TRUE(opscope_cupti_clock_map(&c, begin - s / 2, begin, now, &t0, &t1));
+    ASSERT_TRUE(opscope_cupti_clock_map(&c, now, now + s / 2, now, &t0, &t1));
+    /* a re-measure does not move the callback's offset */
+    opscope_cupti_clock_calibrated(&c, cal);
+    ASSERT_TRUE(opscope_cupti_clock_map(&c, 120 * s, 120 * s + 7, now, &t0, &t1));
+    ASSERT_EQ_U64(t0, 120 * s);
+    ASSERT_EQ_U64(atomic_load(&c.fallback), 0);
+    /* a record stamped with CUPTI's own clock despite the callback takes the calibration */
+    ASSERT_TRUE(opscope_cupti_clock_map(&c, real, real + 500, now, &t0, &t1));
+    ASSERT_EQ_U64(t0, 150 * s);
+    ASSERT_EQ_U64(t1, 150 * s + 500);
+    ASSERT_EQ_U64(atomic_load(&c.fallback), 1);
+    /* and the next one stamped through the callback is still read as such */
+    ASSERT_TRUE(opscope_cupti_clock_map(&c, 121 * s, 121 * s + 9, now, &t0, &t1));
+    ASSERT_EQ_U64(t0, 121 * s);
+    ASSERT_EQ_U64(atomic_load(&c.bad), 0);
+    /* in range with neither offset (in the future): untimed */
+    ASSERT_TRUE(!opscope_cupti_clock_map(&c, 170 * s, 171 * s, now, &t0, &t1));
+    ASSERT_EQ_U64(atomic_load(&c.bad), 1);
+    ASSERT_EQ_U64(atomic_load(&c.fallback), 1);
     return 0;
 }
 
@@ -447,6 +530,6 @@ static int test_track_then_map(void) {
     return check_layer(items, ni);
 }
 
-TEST_MAIN(TEST(test_versions), TEST(test_records_cuda12), TEST(test_records_cuda13), TEST(test_api_roles),
+TEST_MAIN(TEST(test_versions), TEST(test_version_names), TEST(test_clock), TEST(test_records_cuda12), TEST(test_records_cuda13), TEST(test_api_roles),
           TEST(test_kernel_names), TEST(test_cuda_rules_layer), TEST(test_track_eager), TEST(test_track_graph),
           TEST(test_track_then_map))

@@ -5,17 +5,21 @@
  * Started by the first compute of a CUDA backend (cap_ggml.c), before it runs. Opt-in (OPSCOPE_CUPTI=1) until the device check (scripts/device/cupti-check.sh)
  * has passed on a real GPU; OPSCOPE_CUPTI=0 keeps it off without a word. No link-time CUDA:
  * libcupti is dlopen'ed (OPSCOPE_CUPTI_LIB, beside the program's libcudart, CUDA's usual
- * places), its version must be one whose record layout was checked (cupti_rec.c), and a
- * refused subscription (nsys or ncu already hold CUPTI) leaves it off. Each of these says one
- * line, and the CUDA splits stay host-timed records.
+ * places), its version must be one whose record layout was checked (cupti_rec.c: CUDA 12.0
+ * to 13.0; 13.1's CUpti_ActivityKernel11 is refused, naming the version), and a refused
+ * subscription leaves it off, saying why from the error (another subscriber such as nsys or
+ * ncu, no CUDA driver in the process, CUPTI not initialised, unknown) with CUPTI's own
+ * cuptiGetResultString. Each of these says one line, and the CUDA splits stay host-timed.
  *
  * Callbacks on the launch APIs (runtime and driver, picked by name through
  * cuptiGetCallbackName) give each launch its scope and places (cupti_track.c); resource
  * callbacks follow CUDA graphs from stream capture to instantiation. Records come from the
  * Activity API (CONCURRENT_KERNEL, MEMCPY, MEMSET) in buffers CUPTI completes on its own
  * thread, flushed every 100 ms, before the last scheduler's export and at exit; they are put
- * on CLOCK_MONOTONIC (a timestamp callback, else an offset measured against
- * cuptiGetTimestamp) and delivered to cap_gpu.c, which maps them to graph nodes with the
+ * on CLOCK_MONOTONIC by cupti_clock.c (a timestamp callback where the version's is trusted,
+ * else an offset measured against cuptiGetTimestamp, re-measured per buffer and the fallback
+ * of a record the callback missed; one with a zero timestamp stays untimed)
+ * and delivered to cap_gpu.c, which maps them to graph nodes with the
  * "cuda" rules. Records CUPTI drops are counted as lost device items.
  * Thread safety: callbacks run on the program's threads and CUPTI's; state is the tracker's
  * (one mutex) and a few atomics.
@@ -25,6 +29,7 @@
 #include "capture/store/cap_clock.h"
 #include "capture/gpu/cap_gpu.h"
 #include "capture/gpu/cupti_abi.h"
+#include "capture/gpu/cupti_clock.h"
 #include "capture/gpu/cupti_names.h"
 #include "capture/gpu/cupti_rec.h"
 #include "capture/gpu/cupti_track.h"
@@ -41,7 +46,7 @@
 
 _Static_assert(OPSCOPE_CUPTI_SCOPE_UNTIMED == OPSCOPE_GPU_SCOPE_UNTIMED, "the tracker's untimed scope is the ABI's");
 
-#define MAX_CBID 2048          /* callback ids probed per API domain */
+#define MAX_CBID OPSCOPE_CUPTI_MAX_CBID /* callback ids probed per API domain */
 #define BUF_SIZE (1u << 20)    /* one activity buffer */
 #define MAX_BUFS 32            /* buffers CUPTI may hold at once: past it, it drops (counted) */
 #define FLUSH_MS 100
@@ -56,7 +61,8 @@ static opscope_cupti_track_t *g_track;
 static const opscope_gpu_host *g_host;
 static opscope_cupti_demangle_fn g_demangle;
 static uint8_t g_role[2][MAX_CBID]; /* [domain - 1][cbid]: opscope_cupti_role */
-static _Atomic int64_t g_offset;     /* CLOCK_MONOTONIC ns minus CUPTI's ns */
+static opscope_cupti_clock g_clock;  /* CUPTI's timestamps to CLOCK_MONOTONIC */
+static bool g_callback;              /* the timestamp callback is registered */
 static _Atomic int g_bufs;
 static _Atomic bool g_live;
 
@@ -126,6 +132,7 @@ static bool resolve(void *h) {
               SYM(get_timestamp, "cuptiGetTimestamp") && SYM(get_graph_node_id, "cuptiGetGraphNodeId");
     SYM(flush_period, "cuptiActivityFlushPeriod");
     SYM(register_timestamp, "cuptiActivityRegisterTimestampCallback");
+    SYM(get_result_string, "cuptiGetResultString");
     return ok;
 }
 
@@ -135,22 +142,22 @@ static uint64_t mono_ns(void) {
     return opscope_cap_mono_ns();
 }
 
-/* The offset from CUPTI's clock to CLOCK_MONOTONIC: the tightest of a few bracketed reads. */
-static void calibrate(void) {
+/* The offset from CUPTI's clock to CLOCK_MONOTONIC: the tightest of a few bracketed reads.
+ * False when cuptiGetTimestamp fails. */
+static bool calibrate(int64_t *off) {
     uint64_t best = UINT64_MAX;
-    int64_t off = 0;
     for (int i = 0; i < 8; i++) {
         uint64_t a = mono_ns(), c = 0, b;
         if (g_api.get_timestamp(&c) != OPSCOPE_CUPTI_SUCCESS) {
-            return;
+            return false;
         }
         b = mono_ns();
         if (b - a < best) {
             best = b - a;
-            off = (int64_t)(a + (b - a) / 2) - (int64_t)c;
+            *off = (int64_t)(a + (b - a) / 2) - (int64_t)c;
         }
     }
-    atomic_store(&g_offset, off);
+    return true;
 }
 
 /* ---- callbacks ---- */
@@ -218,7 +225,8 @@ static void on_api(int domain, uint32_t cbid, const void *cbdata) {
     if (enter) {
         if (t_depth++ == 0) {
             const void *params = ptr_at(cbdata, OPSCOPE_CUPTI_CBDATA_FUNCTION_PARAMS);
-            const void *exec = role == OPSCOPE_CUPTI_ROLE_GRAPH && params ? ptr_at(params, 0) : NULL;
+            const void *exec =
+                role == OPSCOPE_CUPTI_ROLE_GRAPH && params ? ptr_at(params, OPSCOPE_CUPTI_GRAPH_LAUNCH_EXEC) : NULL;
             t_outer_corr = corr;
             t_outer_scope = t_capturing ? 0 : g_host->scope();
             t_node_created = false;
@@ -302,10 +310,10 @@ static const char *kernel_name(const char *mangled) {
 
 static const char *copy_name(uint8_t kind) {
     switch (kind) {
-    case 1: return "memcpy HtoD";
-    case 2: return "memcpy DtoH";
-    case 8: return "memcpy DtoD";
-    case 10: return "memcpy PtoP";
+    case OPSCOPE_CUPTI_MEMCPY_KIND_HTOD: return "memcpy HtoD";
+    case OPSCOPE_CUPTI_MEMCPY_KIND_DTOH: return "memcpy DtoH";
+    case OPSCOPE_CUPTI_MEMCPY_KIND_DTOD: return "memcpy DtoD";
+    case OPSCOPE_CUPTI_MEMCPY_KIND_PTOP: return "memcpy PtoP";
     default: return "memcpy";
     }
 }
@@ -332,7 +340,7 @@ static void batch_add(batch *b, uint64_t scope, const opscope_gpu_item *it) {
     b->it[b->n++] = *it;
 }
 
-static void take_record(batch *b, const opscope_cupti_rec *r, int64_t off) {
+static void take_record(batch *b, const opscope_cupti_rec *r, uint64_t now) {
     uint64_t scope;
     uint32_t seq;
     opscope_cupti_track_place(g_track, r->corr, r->graph_node, &scope, &seq);
@@ -340,15 +348,12 @@ static void take_record(batch *b, const opscope_cupti_rec *r, int64_t off) {
         return; /* a compute the capture did not sample: CUPTI reports it anyway, we drop it */
     }
     opscope_gpu_item it = {0};
-    it.t0 = (uint64_t)((int64_t)r->start + off);
-    it.t1 = (uint64_t)((int64_t)r->end + off);
+    if (!opscope_cupti_clock_map(&g_clock, r->start, r->end, now, &it.t0, &it.t1)) {
+        it.flags = OPSCOPE_GPU_F_DROPPED; /* in its place, untimed */
+    }
     it.bytes = r->bytes;
     it.seq = seq;
     it.queue = (uint16_t)r->stream;
-    if (r->start == 0 && r->end == 0) {
-        it.flags = OPSCOPE_GPU_F_DROPPED;
-        it.t0 = it.t1 = 0;
-    }
     if (r->kind == OPSCOPE_CUPTI_REC_KERNEL) {
         it.kind = OPSCOPE_GPU_ITEM_DISPATCH;
         it.name = kernel_name(r->name);
@@ -365,13 +370,17 @@ static void take_record(batch *b, const opscope_cupti_rec *r, int64_t off) {
 static void buffer_completed(void *ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid) {
     (void)size;
     if (atomic_load(&g_live) && buffer && valid) {
-        int64_t off = atomic_load_explicit(&g_offset, memory_order_relaxed);
+        int64_t off;
+        if (!g_callback && calibrate(&off)) {
+            opscope_cupti_clock_calibrated(&g_clock, off); /* CUPTI's clock is CLOCK_REALTIME: it may step */
+        }
+        uint64_t now = mono_ns();
         batch b = {0};
         void *rec = NULL;
         while (g_api.get_next_record(buffer, valid, &rec) == OPSCOPE_CUPTI_SUCCESS) {
             opscope_cupti_rec r;
             if (opscope_cupti_rec_read(g_layout, rec, &r)) {
-                take_record(&b, &r, off);
+                take_record(&b, &r, now);
             }
         }
         batch_flush(&b);
@@ -437,7 +446,17 @@ static bool enable_launches(int domain) {
     return found > 0;
 }
 
-static bool enable_all(void) {
+/* The clock: the timestamp callback where VERSION's is trusted, the offset measured before it
+ * either way (the fallback of a record stamped with CUPTI's own clock all the same). */
+static void start_clock(uint32_t version) {
+    int64_t off = 0;
+    calibrate(&off);
+    g_callback = opscope_cupti_timestamp_callback_ok(version) && g_api.register_timestamp &&
+                 g_api.register_timestamp(mono_ns) == OPSCOPE_CUPTI_SUCCESS;
+    opscope_cupti_clock_init(&g_clock, mono_ns(), off, g_callback);
+}
+
+static bool enable_all(uint32_t version) {
     static const uint32_t res[] = {OPSCOPE_CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
                                    OPSCOPE_CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
                                    OPSCOPE_CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED};
@@ -446,10 +465,8 @@ static bool enable_all(void) {
         ok = g_api.enable_callback(1, g_sub, OPSCOPE_CUPTI_DOMAIN_RESOURCE, res[i]) == OPSCOPE_CUPTI_SUCCESS;
     }
     ok = ok && g_api.register_callbacks(buffer_requested, buffer_completed) == OPSCOPE_CUPTI_SUCCESS;
-    if (ok && g_api.register_timestamp && g_api.register_timestamp(mono_ns) == OPSCOPE_CUPTI_SUCCESS) {
-        atomic_store(&g_offset, 0);
-    } else {
-        calibrate();
+    if (ok) {
+        start_clock(version);
     }
     ok = ok && g_api.activity_enable(OPSCOPE_CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == OPSCOPE_CUPTI_SUCCESS &&
          g_api.activity_enable(OPSCOPE_CUPTI_ACTIVITY_KIND_MEMCPY) == OPSCOPE_CUPTI_SUCCESS &&
@@ -465,6 +482,27 @@ static void stop(void) {
     g_api.unsubscribe(g_sub);
 }
 
+/* Why cuptiSubscribe answered RC, in MSG: CUPTI's own words (cuptiGetResultString) and what
+ * they mean here. */
+static const char *refused(opscope_cupti_result rc, char *msg, size_t size) {
+    const char *str = NULL;
+    if (!g_api.get_result_string || g_api.get_result_string(rc, &str) != OPSCOPE_CUPTI_SUCCESS || !str) {
+        str = "no result string";
+    }
+    /* a CUDA program has the driver loaded by its first compute; without it CUPTI answers 15
+     * (CUDA 12.4) or 999 (13.0) */
+    void *drv = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    const char *why = rc == OPSCOPE_CUPTI_ERROR_MULTIPLE_SUBSCRIBERS ? "another subscriber holds CUPTI (nsys, ncu or another tool)"
+                      : !drv                                          ? "no CUDA driver in this process"
+                      : rc == OPSCOPE_CUPTI_ERROR_NOT_INITIALIZED     ? "CUPTI is not initialised"
+                                                                      : "cause unknown";
+    if (drv) {
+        dlclose(drv);
+    }
+    snprintf(msg, size, "CUPTI refused the subscription (error %d, \"%s\": %s)", rc, str, why);
+    return msg;
+}
+
 /* Returns the warning to print, NULL when the source runs. */
 static const char *start(char *msg, size_t size) {
     void *h = open_cupti();
@@ -477,7 +515,10 @@ static const char *start(char *msg, size_t size) {
     }
     g_layout = opscope_cupti_layout_for(version);
     if (!g_layout) {
-        snprintf(msg, size, "CUPTI API version %u was never checked (records unreadable)", version);
+        char name[96];
+        opscope_cupti_version_name(version, name, sizeof name);
+        snprintf(msg, size, "the CUPTI of %s was never checked against NVIDIA's headers (%s)", name,
+                 version >= 130100 ? "its kernel records are CUpti_ActivityKernel11 or later" : "records unreadable");
         return msg;
     }
     g_track = opscope_cupti_track_new();
@@ -487,8 +528,7 @@ static const char *start(char *msg, size_t size) {
     }
     opscope_cupti_result rc = g_api.subscribe(&g_sub, on_callback, NULL);
     if (rc != OPSCOPE_CUPTI_SUCCESS) {
-        snprintf(msg, size, "CUPTI refused the subscription (error %d: another profiler, nsys or ncu, holds it)", rc);
-        return msg;
+        return refused(rc, msg, size);
     }
     g_host = opscope_gpu_attach(&g_source);
     if (!g_host) {
@@ -496,7 +536,7 @@ static const char *start(char *msg, size_t size) {
         return "another GPU source is attached, or the capture is not recording";
     }
     atomic_store(&g_live, true);
-    if (!enable_all()) {
+    if (!enable_all(version)) {
         stop();
         return "CUPTI refused its callbacks or activity kinds";
     }
@@ -528,7 +568,7 @@ void opscope_cap_cupti_start(const char *backend) {
                         "(OPSCOPE_CUPTI=1); its splits are timed on the host\n", backend);
         return;
     }
-    char msg[256];
+    char msg[320];
     const char *why = start(msg, sizeof msg);
     if (why) {
         fprintf(stderr, "opscope: %s: no per-op CUDA timing: %s; its splits are timed on the host\n", backend, why);

@@ -637,7 +637,7 @@ static void emit_ready(gpu_pend *p) {
         ng = opscope_gpu_map(g_rules, gn, n, p->items, ni, groups, ni + 1);
     }
     int thread = opscope_cap_buf_thread_id();
-    uint64_t dropped = 0;
+    uint64_t dropped = 0, untimed = 0;
     /* the host side of a compute runs from its call until the host saw its work done (a fence
      * wait returned): asynchronous backends return from the call long before */
     uint64_t host1 = host_end(p);
@@ -653,7 +653,7 @@ static void emit_ready(gpu_pend *p) {
         uint64_t s = sp[k], e = sp[ng + k];
         bool aligned = al[k];
         if (e == 0) {
-            dropped++;
+            untimed++; /* none of its items has a time: device timing lost, not the memory cap */
             continue;
         }
         opscope_cap_gpu r = {0};
@@ -694,6 +694,9 @@ static void emit_ready(gpu_pend *p) {
     }
     if (ng < 0) {
         atomic_fetch_add_explicit(&opscope_cap_stats.gpu_lost, (uint64_t)ni, memory_order_relaxed);
+    }
+    if (untimed) {
+        atomic_fetch_add_explicit(&opscope_cap_stats.gpu_lost, untimed, memory_order_relaxed);
     }
     if (dropped) {
         opscope_cap_buf_note_dropped(dropped);

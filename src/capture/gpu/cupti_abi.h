@@ -7,8 +7,9 @@
  *
  * Only what the source reads is declared. Records are read at byte offsets from a layout
  * chosen by cuptiGetVersion() (cupti_rec.c), never through a struct, so an unchecked CUPTI
- * version is refused instead of misread. scripts/device/cupti-offsets.c checks every offset
- * and enum value below against the real headers on a machine that has them.
+ * version is refused instead of misread. tests/cupti_abi/abi_check.c checks every offset,
+ * size, enum value and function type below against NVIDIA's real headers (the CUDA toolkit's
+ * and Debian's libcupti-dev) in `make test`.
  */
 #ifndef OPSCOPE_CUPTI_ABI_H
 #define OPSCOPE_CUPTI_ABI_H
@@ -19,6 +20,14 @@
 typedef int opscope_cupti_result;             /* CUptiResult */
 #define OPSCOPE_CUPTI_SUCCESS 0
 #define OPSCOPE_CUPTI_ERROR_MAX_LIMIT_REACHED 12 /* no more records in the buffer */
+#define OPSCOPE_CUPTI_ERROR_NOT_INITIALIZED 15   /* e.g. no CUDA driver (CUPTI 12.4) */
+#define OPSCOPE_CUPTI_ERROR_NOT_SUPPORTED 27
+#define OPSCOPE_CUPTI_ERROR_MULTIPLE_SUBSCRIBERS 39 /* another subscriber (nsys, ncu) holds CUPTI */
+#define OPSCOPE_CUPTI_ERROR_UNKNOWN 999          /* e.g. no CUDA driver (CUPTI 13.0) */
+
+/* Callback ids the source probes per API domain: every id of the runtime, driver and resource
+ * domains lies below it (the ABI check compares NVIDIA's *_CBID_SIZE). */
+#define OPSCOPE_CUPTI_MAX_CBID 2048
 
 typedef struct opscope_cupti_subscriber *opscope_cupti_subscriber_t; /* CUpti_SubscriberHandle */
 
@@ -45,6 +54,14 @@ enum {
     OPSCOPE_CUPTI_ACTIVITY_KIND_MEMSET = 2,
     OPSCOPE_CUPTI_ACTIVITY_KIND_KERNEL = 3, /* never enabled: it serialises kernels */
     OPSCOPE_CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL = 10,
+};
+
+/* CUpti_ActivityMemcpyKind: the copy kinds named in the profile (copyKind is one byte) */
+enum {
+    OPSCOPE_CUPTI_MEMCPY_KIND_HTOD = 1,
+    OPSCOPE_CUPTI_MEMCPY_KIND_DTOH = 2,
+    OPSCOPE_CUPTI_MEMCPY_KIND_DTOD = 8,
+    OPSCOPE_CUPTI_MEMCPY_KIND_PTOP = 10,
 };
 
 /* CUgraphNodeType: the node kinds that produce device records */
@@ -75,7 +92,12 @@ enum {
     OPSCOPE_CUPTI_GRAPHDATA_GRAPH_EXEC = 48,    /* CUgraphExec (GRAPHEXEC_CREATED) */
 };
 
-/* The functions, as dlsym finds them in libcupti.so. */
+/* The parameters of cudaGraphLaunch and cuGraphLaunch (plain and _ptsz) begin with the
+ * executable graph: the source reads the first pointer of CUpti_CallbackData.functionParams. */
+enum { OPSCOPE_CUPTI_GRAPH_LAUNCH_EXEC = 0 };
+
+/* The functions, as dlsym finds them in libcupti.so. Each is call-compatible with NVIDIA's
+ * declaration (same parameter sizes and classes; enums passed as int, handles as pointers). */
 typedef void (*opscope_cupti_callback_fn)(void *userdata, int domain, uint32_t cbid, const void *cbdata);
 typedef void (*opscope_cupti_buffer_requested_fn)(uint8_t **buffer, size_t *size, size_t *max_records);
 typedef void (*opscope_cupti_buffer_completed_fn)(void *ctx, uint32_t stream, uint8_t *buffer, size_t size,
@@ -100,6 +122,7 @@ typedef struct opscope_cupti_api {
     /* optional (NULL when the library lacks them) */
     opscope_cupti_result (*flush_period)(uint32_t ms);
     opscope_cupti_result (*register_timestamp)(opscope_cupti_timestamp_fn fn);
+    opscope_cupti_result (*get_result_string)(opscope_cupti_result rc, const char **str);
 } opscope_cupti_api;
 
 #endif

@@ -5,13 +5,15 @@
  * CUpti_ActivityKernel5 (CUDA 11.0) keeps the same prefix up to graphId, so CUDA 12's
  * CUpti_ActivityKernel9 and CUDA 13.0's CUpti_ActivityKernel10 read alike; memcpy records
  * (CUpti_ActivityMemcpy5/6) and memset records (CUpti_ActivityMemset4) likewise. What a later
- * version changes is unknown until checked (scripts/device/cupti-offsets.c on a machine with
- * the headers), so only these versions are accepted.
+ * version changes is unknown until checked (tests/cupti_abi against NVIDIA's headers, in
+ * `make test`), so only these versions are accepted: CUDA 13.1's CUpti_ActivityKernel11 is
+ * refused until its headers are checked.
  */
 #include "capture/gpu/cupti_rec.h"
 
 #include "capture/gpu/cupti_abi.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -38,6 +40,31 @@ const opscope_cupti_layout *opscope_cupti_layout_for(uint32_t version) {
         }
     }
     return NULL;
+}
+
+void opscope_cupti_version_name(uint32_t version, char *out, size_t size) {
+    /* the API versions of CUDA 12 (NVIDIA's cupti_version.h lists them); from 13.0 it reads xxyyzz */
+    static const char *const cuda12[] = {"12.0", "12.2", "12.3", "12.4", "12.5", "12.6", NULL, "12.8", "12.9",
+                                         "12.9 Update 1"};
+    if (size == 0) {
+        return;
+    }
+    if (version >= 130000) {
+        unsigned update = version % 100;
+        char up[32] = "";
+        if (update) {
+            snprintf(up, sizeof up, " Update %u", update);
+        }
+        snprintf(out, size, "CUDA %u.%u%s (CUPTI API version %u)", version / 10000, version / 100 % 100, up, version);
+    } else if (version >= 19 && version <= 28 && cuda12[version - 19]) {
+        snprintf(out, size, "CUDA %s (CUPTI API version %u)", cuda12[version - 19], version);
+    } else {
+        snprintf(out, size, "CUPTI API version %u", version);
+    }
+}
+
+bool opscope_cupti_timestamp_callback_ok(uint32_t version) {
+    return version < 24 || version >= 130100;
 }
 
 static uint64_t u64_at(const void *r, size_t off) {

@@ -27,6 +27,17 @@ typedef struct opscope_cupti_layout {
 /* The layout for VERSION, or NULL when it was never checked. Thread safety: reentrant. */
 const opscope_cupti_layout *opscope_cupti_layout_for(uint32_t version);
 
+/* VERSION (a cuptiGetVersion() answer) as people know it, into OUT (always terminated):
+ * "CUDA 12.4 (CUPTI API version 22)", "CUDA 13.1 (CUPTI API version 130100)",
+ * "CUPTI API version 25" when the toolkit is unknown. Thread safety: reentrant. */
+void opscope_cupti_version_name(uint32_t version, char *out, size_t size);
+
+/* Whether the kernel records of VERSION may be timed through
+ * cuptiActivityRegisterTimestampCallback. False from CUDA 12.6 (API version 24: its updates
+ * share it, and Update 2 brought the bug) to 13.0: kernel timestamps come back zero with the
+ * callback (fixed in 13.1, NVIDIA's release notes). Thread safety: reentrant. */
+bool opscope_cupti_timestamp_callback_ok(uint32_t version);
+
 typedef enum opscope_cupti_rec_kind {
     OPSCOPE_CUPTI_REC_OTHER = 0,
     OPSCOPE_CUPTI_REC_KERNEL,
