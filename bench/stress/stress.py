@@ -168,8 +168,11 @@ def run_setup(name, prog, mode, kind, perturb):
         i = out.find(b'{"profiler"')
         if i >= 0:
             try:
-                _, j = json.JSONDecoder().raw_decode(out[i:].decode("utf-8"))
-                end = i + len(out[i:].decode("utf-8")[:j].encode("utf-8"))
+                # the program's own bytes after the document need not be UTF-8 (a random
+                # model's tokens): decode them losslessly, the document itself is UTF-8
+                rest = out[i:].decode("utf-8", "surrogateescape")
+                _, j = json.JSONDecoder().raw_decode(rest)
+                end = i + len(rest[:j].encode("utf-8", "surrogateescape"))
                 end += out[end:end + 1] == b"\n"  # the document's own last newline
                 profile_part, own = out[i:end], out[:i] + out[end:]
             except (ValueError, UnicodeDecodeError):
