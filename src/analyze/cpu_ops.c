@@ -271,10 +271,10 @@ static void heap_down(const cslice *v, run *h, size_t k, size_t i) {
 
 /* Merges runs R[0, K) of V (linked through NEXT) into OUT: a binary heap of the runs by their
  * heads (K compares per slice would dominate with the tens of runs of a long capture). */
-static void merge_runs(const cslice *v, const uint32_t *next, run *r, size_t k, opscope_cpu_op_rec *out) {
+static void merge_runs(const cslice *v, const uint32_t *next, run *r, size_t k, cslice *out) {
     for (size_t i = k / 2; i-- > 0;) heap_down(v, r, k, i);
     while (k) {
-        rec_of(out++, &v[r[0].at]);
+        *out++ = v[r[0].at];
         if (--r[0].left) r[0].at = next[r[0].at];
         else r[0] = r[--k];
         heap_down(v, r, k, 0);
@@ -283,13 +283,13 @@ static void merge_runs(const cslice *v, const uint32_t *next, run *r, size_t k, 
 
 static int slice_qcmp(const void *a, const void *b) { return sl_cmp(a, b); }
 
-/* One thread's slices (T: linked through NEXT, in input order) as records in OUT, sorted.
+/* One thread's slices (T: linked through NEXT, in input order) into OUT, sorted.
  * Kineto writes each category of a thread in time order, so a thread is a few sorted runs
  * (cpu_op, runtime, user_annotation...), and a file made of several captures repeats them
  * later in time: the runs, ordered by their first slice, fall into groups that overlap in
  * time, each merged in one pass; a group of more than MAX_RUNS runs (unordered input) sends
  * the thread to opscope_sort. 0, or -1 when out of memory. */
-static int thread_records(const cslice *v, const uint32_t *next, const tlist *t, opscope_cpu_op_rec *out) {
+static int thread_records(const cslice *v, const uint32_t *next, const tlist *t, cslice *out) {
     OPSCOPE_VEC(run) r = {0};
     run cur = {t->head, t->head, 1};
     for (uint32_t i = t->head; next[i] != NONE; i = next[i]) {
@@ -314,16 +314,9 @@ static int thread_records(const cslice *v, const uint32_t *next, const tlist *t,
         g = h;
     }
     if (!merge) {
-        cslice *tmp = malloc(t->n * sizeof *tmp);
-        if (!tmp) {
-            free(r.v);
-            return -1;
-        }
         size_t j = 0;
-        for (uint32_t i = t->head; i != NONE; i = next[i]) tmp[j++] = v[i];
-        opscope_sort(tmp, j, sizeof *tmp, slice_qcmp);
-        for (size_t x = 0; x < j; x++) rec_of(&out[x], &tmp[x]);
-        free(tmp);
+        for (uint32_t i = t->head; i != NONE; i = next[i]) out[j++] = v[i];
+        opscope_sort(out, j, sizeof *out, slice_qcmp);
         free(r.v);
         return 0;
     }
@@ -343,17 +336,20 @@ static int thread_records(const cslice *v, const uint32_t *next, const tlist *t,
     return 0;
 }
 
-/* The records, by thread index and in each thread by start, longest first, straight from the
- * slices (no copy of them: each thread's are linked as they came). The slices are freed. */
+/* The records, by thread index and in each thread by start, longest first: the slices sorted
+ * into a second array (each thread's are linked as they came), the slices freed, then that
+ * array grown in place into the records, from the end (a record is larger than a slice, so
+ * record i covers only slices at i and after, already turned). The slices and the records
+ * never live at once: with millions of CPU ops they are the report's peak memory. */
 static int sort_records(opscope_cpu_ops_t *c) {
     size_t n = c->sl.n;
-    opscope_cpu_op_rec *r = malloc((n ? n : 1) * sizeof *r);
-    if (!r) return -1;
+    cslice *o = malloc((n ? n : 1) * sizeof *o);
+    if (!o) return -1;
     size_t at = 0;
     for (size_t t = 0; t < c->tl.n; t++) {
         if (!c->tl.v[t].n) continue;
-        if (thread_records(c->sl.v, c->next.v, &c->tl.v[t], r + at)) {
-            free(r);
+        if (thread_records(c->sl.v, c->next.v, &c->tl.v[t], o + at)) {
+            free(o);
             return -1;
         }
         at += c->tl.v[t].n;
@@ -363,6 +359,17 @@ static int sort_records(opscope_cpu_ops_t *c) {
     c->sl.v = NULL;
     c->next.v = NULL;
     c->sl.n = c->sl.cap = c->next.n = c->next.cap = 0;
+    opscope_cpu_op_rec *r = realloc(o, (n ? n : 1) * sizeof *r);
+    if (!r) {
+        free(o);
+        return -1;
+    }
+    _Static_assert(sizeof(opscope_cpu_op_rec) >= sizeof(cslice), "records grow in place");
+    for (size_t i = n; i-- > 0;) {
+        cslice s;
+        memcpy(&s, (const char *)r + i * sizeof s, sizeof s);
+        rec_of(&r[i], &s);
+    }
     c->res.recs = r;
     c->res.n_recs = n;
     return 0;

@@ -84,6 +84,7 @@ typedef struct kr {
     char *cbuf; size_t ccap;   /* event cat (generic slices) */
     char *abuf; size_t acap;   /* args.name (metadata) */
     char *dbuf; size_t dcap, dlen; /* args["Input Dims"] as text */
+    uint32_t last_id[2]; size_t last_len[2]; /* the last dims / types interned: ops repeat them */
     size_t cat_len, aname_len;
 
     uint8_t *catcache; size_t catcap; /* per name id: kernel category + 1 */
@@ -628,6 +629,27 @@ static int dims_put(kr *s, const char *str, size_t n) {
     return 0;
 }
 
+/* One byte: no call while the buffer has room (most of a dims string is brackets and commas). */
+static inline int dims_putc(kr *s, char ch) {
+    if (s->dlen + 5 > s->dcap) return dims_put(s, &ch, 1);
+    s->dbuf[s->dlen++] = ch;
+    s->dbuf[s->dlen] = '\0';
+    return 0;
+}
+
+/* The id of the text in dbuf (WHICH: 0 dims, 1 types); the last one's id again without a
+ * look-up when the text repeats. UINT32_MAX when out of memory. */
+static uint32_t dims_intern(kr *s, int which) {
+    uint32_t id = s->last_id[which];
+    if (id != UINT32_MAX && s->last_len[which] == s->dlen &&
+        !memcmp(opscope_strtab_get(s->names, id), s->dbuf, s->dlen))
+        return id;
+    id = intern_name(s, s->dbuf, s->dlen);
+    s->last_id[which] = id;
+    s->last_len[which] = s->dlen;
+    return id;
+}
+
 /* args["Input Dims"] (after its '['): one entry per input, a list of ints for a tensor, a
  * list of lists for a tensor list, [] for a scalar or None. Written as the tensors' dims
  * joined by 'x' ("[4096,768]x[768,50257]"), scalars left out; interned into E->dims_id. */
@@ -645,12 +667,12 @@ static int parse_dims(kr *s, kev *e) {
         case OPSCOPE_JSON_ARR_BEGIN:
             if (depth == 1) {
                 item_start = s->dlen;
-                if (top_items && room && dims_put(s, "x", 1)) goto nomem;
+                if (top_items && room && dims_putc(s, 'x')) goto nomem;
             } else if (room && s->dbuf && s->dlen && s->dbuf[s->dlen - 1] != '[' &&
-                       s->dbuf[s->dlen - 1] != 'x' && dims_put(s, ",", 1)) {
+                       s->dbuf[s->dlen - 1] != 'x' && dims_putc(s, ',')) {
                 goto nomem;
             }
-            if (room && dims_put(s, "[", 1)) goto nomem;
+            if (room && dims_putc(s, '[')) goto nomem;
             depth++;
             break;
         case OPSCOPE_JSON_ARR_END:
@@ -659,7 +681,7 @@ static int parse_dims(kr *s, kev *e) {
                 s->dlen = item_start; /* a scalar: left out */
                 if (s->dbuf) s->dbuf[s->dlen] = '\0';
             } else if (depth >= 1) {
-                if (room && dims_put(s, "]", 1)) goto nomem;
+                if (room && dims_putc(s, ']')) goto nomem;
                 if (depth == 1) top_items++;
             }
             break;
@@ -669,9 +691,9 @@ static int parse_dims(kr *s, kev *e) {
         default:
             if (room) {
                 if (s->dlen && s->dbuf[s->dlen - 1] != '[' && s->dbuf[s->dlen - 1] != 'x' &&
-                    dims_put(s, ",", 1))
+                    dims_putc(s, ','))
                     goto nomem;
-                if (t.type == OPSCOPE_JSON_NUMBER ? dims_put(s, t.str, t.len) : dims_put(s, "?", 1))
+                if (t.type == OPSCOPE_JSON_NUMBER ? dims_put(s, t.str, t.len) : dims_putc(s, '?'))
                     goto nomem;
             }
             break;
@@ -679,7 +701,7 @@ static int parse_dims(kr *s, kev *e) {
     }
     if (!s->dlen || !s->an) return 0;
     if (cut && dims_put(s, "...", 3)) goto nomem;
-    e->dims_id = intern_name(s, s->dbuf, s->dlen);
+    e->dims_id = dims_intern(s, 0);
     if (e->dims_id == UINT32_MAX) goto nomem;
     return 0;
 nomem:
@@ -699,11 +721,11 @@ static int parse_types(kr *s, kev *e) {
             continue;
         }
         if (t.type != OPSCOPE_JSON_STRING || !t.len || s->dlen >= DIMS_MAX) continue;
-        if ((s->dlen && dims_put(s, ",", 1)) || dims_put(s, t.str, t.len))
+        if ((s->dlen && dims_putc(s, ',')) || dims_put(s, t.str, t.len))
             return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
     }
     if (!s->dlen || !s->an) return 0;
-    e->types_id = intern_name(s, s->dbuf, s->dlen);
+    e->types_id = dims_intern(s, 1);
     return e->types_id == UINT32_MAX ? kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory") : 0;
 }
 
@@ -1202,6 +1224,7 @@ int opscope_kineto_read_json_status(opscope_json_t *j, opscope_format format, co
     s.an = an;
     s.want_links = an && an->want_links;
     s.want_dims = an && an->want_dims;
+    s.last_id[0] = s.last_id[1] = UINT32_MAX;
     s.err = err;
     s.chrome = format == OPSCOPE_FORMAT_CHROME;
     s.info = an ? an->info : &s.own_info;
