@@ -95,6 +95,8 @@
       if (r && r.phase === ph) { r.end = Math.max(r.end, e); r.n++; r.last = i; }
       else t.phaseRuns.push({ phase: ph, start: t.gStart[i], end: e, n: 1, first: i, last: i });
     }
+    t.runStart = Float64Array.from(t.phaseRuns, (r) => r.start);
+    t.runMaxDur = t.phaseRuns.reduce((m, r) => Math.max(m, r.end - r.start), 0);
     const bk = new Map();
     for (const b of D.backends) bk.set(b.id, b);
     t.backendName = (id) => { const b = bk.get(id); return b && b.name ? b.name : 'backend ' + id; };
@@ -341,13 +343,11 @@
     ctx.beginPath(); ctx.rect(LABEL_W, AXIS_H, W, t.top - AXIS_H); ctx.clip();
     ctx.fillStyle = theme.panel; ctx.fillRect(LABEL_W, AXIS_H, W, t.top - AXIS_H);
     ctx.font = '10px system-ui, sans-serif';
-    for (const r of t.phaseRuns) {
-      if (r.end < v0 || r.start > v1) continue;
-      const [x, w] = spanX(r.start, r.end);
+    eachRun(t, (r, x, w) => {
       ctx.fillStyle = phaseColor(r.phase, false);
       ctx.fillRect(LABEL_W + x, y0, w >= 3 ? w - 1 : w, BAND_H - 1);
       ctx.fillStyle = theme.fg; bandText(ctx, phaseLabel(r), x, w, y0 + BAND_H / 2);
-    }
+    });
     let lastPx = -Infinity;
     for (let i = lowerBound(t.gStart, 0, t.nG, v0 - t.gMaxDur); i < t.nG && t.gStart[i] <= v1; i++) {
       const e = t.gStart[i] + t.gDur[i];
@@ -362,21 +362,32 @@
     ctx.restore();
     ctx.font = '11px system-ui, sans-serif';
   }
-  function drawPhaseTint(t) {
-    const ctx = t.ctx, H = t.cssH;
-    ctx.globalAlpha = dark ? 0.12 : 0.22;
-    for (const r of t.phaseRuns) {
-      if (r.end < v0 || r.start > v1 || PHASE_HUE[r.phase] === undefined) continue;
+  // T's phase runs in view, in start order, at most one per pixel column: FN(run, x, w, k).
+  function eachRun(t, fn) {
+    let lastPx = -Infinity;
+    for (let k = lowerBound(t.runStart, 0, t.phaseRuns.length, v0 - t.runMaxDur); k < t.phaseRuns.length && t.runStart[k] <= v1; k++) {
+      const r = t.phaseRuns[k];
+      if (r.end < v0) continue;
       const [x, w] = spanX(r.start, r.end);
+      if (w < 1.5 && Math.floor(x) === lastPx) continue;
+      lastPx = Math.floor(x);
+      fn(r, x, w, k);
+    }
+  }
+  function drawPhaseTint(t) {
+    const ctx = t.ctx, H = t.cssH, lines = [];
+    ctx.globalAlpha = dark ? 0.12 : 0.22;
+    eachRun(t, (r, x, w, k) => {
+      if (k > 0 && (!lines.length || x - lines[lines.length - 1] >= 8)) lines.push(x); // not denser than 8 px
+      if (PHASE_HUE[r.phase] === undefined || w < 2) return; // a tint narrower than 2 px tells nothing
       ctx.fillStyle = phaseColor(r.phase, true);
       ctx.fillRect(LABEL_W + x, t.top, w, H - t.top);
-    }
+    });
     ctx.globalAlpha = 0.7;
-    ctx.fillStyle = theme.muted;
-    for (let k = 1; k < t.phaseRuns.length; k++) {
-      const x = LABEL_W + spanX(t.phaseRuns[k].start, t.phaseRuns[k].start)[0];
-      for (let y = t.top; y < H; y += 6) ctx.fillRect(x, y, 1, 3);
-    }
+    ctx.strokeStyle = theme.muted; ctx.lineWidth = 1; ctx.setLineDash([3, 3]);
+    ctx.beginPath(); // one dashed path for all the lines
+    for (const x of lines) { ctx.moveTo(LABEL_W + Math.round(x) + 0.5, t.top); ctx.lineTo(LABEL_W + Math.round(x) + 0.5, H); }
+    ctx.stroke(); ctx.setLineDash([]);
     ctx.globalAlpha = 1;
   }
 

@@ -124,6 +124,8 @@
     if (r && r.phase === ph) { r.end = Math.max(r.end, e); r.n++; r.last = i; r.batch += G.batch[i]; }
     else phaseRuns.push({ phase: ph, start: gStart[i], end: e, n: 1, first: i, last: i, batch: G.batch[i] });
   }
+  const runStart = Float64Array.from(phaseRuns, (r) => r.start);
+  const runMaxDur = phaseRuns.reduce((m, r) => Math.max(m, r.end - r.start), 0);
   // The encoded columns (and the page's copy of them) are no longer needed: let them go.
   D.recs = null;
   D.sigs = null;
@@ -624,13 +626,11 @@
     ctx.beginPath(); ctx.rect(LABEL_W, AXIS_H, W, BANDS_H); ctx.clip();
     ctx.fillStyle = theme.panel; ctx.fillRect(LABEL_W, AXIS_H, W, BANDS_H);
     ctx.font = '10px system-ui, sans-serif'; ctx.textBaseline = 'middle';
-    for (const r of phaseRuns) {
-      if (r.end < v0 || r.start > v1) continue;
-      const [x, w] = spanX(r.start, r.end);
+    eachRun((r, x, w) => {
       ctx.fillStyle = phaseColor(r.phase, false);
       ctx.fillRect(LABEL_W + x, y0, w >= 3 ? w - 1 : w, BAND_H - 1);
       ctx.fillStyle = theme.fg; bandText(phaseLabel(r), x, w, y0 + BAND_H / 2);
-    }
+    });
     let lastPx = -Infinity;
     for (let i = lowerBound(gStart, 0, nG, v0 - gMaxDur); i < nG && gStart[i] <= v1; i++) {
       const e = gStart[i] + gDur[i];
@@ -645,21 +645,32 @@
     ctx.restore();
   }
   // A light tint of each phase over the lanes, and a line where one phase gives way to another.
-  function drawPhaseTint() {
-    if (phaseRuns.length < 1) return;
-    ctx.globalAlpha = dark ? 0.12 : 0.22;
-    for (const r of phaseRuns) {
-      if (r.end < v0 || r.start > v1 || PHASE_HUE[r.phase] === undefined) continue;
+  // The phase runs in view, in start order, at most one per pixel column: FN(run, x, w, k).
+  function eachRun(fn) {
+    let lastPx = -Infinity;
+    for (let k = lowerBound(runStart, 0, phaseRuns.length, v0 - runMaxDur); k < phaseRuns.length && runStart[k] <= v1; k++) {
+      const r = phaseRuns[k];
+      if (r.end < v0) continue;
       const [x, w] = spanX(r.start, r.end);
+      if (w < 1.5 && Math.floor(x) === lastPx) continue;
+      lastPx = Math.floor(x);
+      fn(r, x, w, k);
+    }
+  }
+  function drawPhaseTint() {
+    const lines = [];
+    ctx.globalAlpha = dark ? 0.12 : 0.22;
+    eachRun((r, x, w, k) => {
+      if (k > 0 && (!lines.length || x - lines[lines.length - 1] >= 8)) lines.push(x); // not denser than 8 px
+      if (PHASE_HUE[r.phase] === undefined || w < 2) return; // a tint narrower than 2 px tells nothing
       ctx.fillStyle = phaseColor(r.phase, true);
       ctx.fillRect(LABEL_W + x, TOP, w, cssH - TOP);
-    }
+    });
     ctx.globalAlpha = 0.7;
-    ctx.fillStyle = theme.muted;
-    for (let k = 1; k < phaseRuns.length; k++) {
-      const x = LABEL_W + spanX(phaseRuns[k].start, phaseRuns[k].start)[0];
-      for (let y = TOP; y < cssH; y += 6) ctx.fillRect(x, y, 1, 3); // dashed
-    }
+    ctx.strokeStyle = theme.muted; ctx.lineWidth = 1; ctx.setLineDash([3, 3]);
+    ctx.beginPath(); // one dashed path for all the lines
+    for (const x of lines) { ctx.moveTo(LABEL_W + Math.round(x) + 0.5, TOP); ctx.lineTo(LABEL_W + Math.round(x) + 0.5, cssH); }
+    ctx.stroke(); ctx.setLineDash([]);
     ctx.globalAlpha = 1;
   }
   // the band under canvas css (CX, CY): {phase: run index} or {graph: compute index}, or null
