@@ -397,7 +397,7 @@
     dpr = window.devicePixelRatio || 1;
     cssW = Math.max(300, wrap.clientWidth);
     const want = Math.min(contentH, Math.max(160, Math.round(window.innerHeight * 0.58)));
-    wrap.style.height = want + 'px';
+    wrap.style.height = want + 1 + 'px'; // and its 1 px bottom border (box-sizing: border-box): no lane cut
     cssH = want;
     space.style.height = contentH + 'px';
     tl.style.height = cssH + 'px';

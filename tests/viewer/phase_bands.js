@@ -93,6 +93,10 @@ async function bandPixels(page, canvasId, bands, y) {
     await page.mouse.move(0, 0);
     const lanesV = await page.evaluate(() => window.opscope.shownLanes());
     check(lanesV === X[0].backend_lanes.length, 'viewer: one lane per backend and kind (' + lanesV + ')');
+    const VL = await page.evaluate(() => ({ top: opscope.layout.TOP, y: opscope.layout.laneY, h: opscope.layout.laneH,
+      view: document.getElementById('tlwrap').clientHeight }));
+    check(VL.y[0] >= VL.top && VL.y.every((y, k) => y + VL.h[k] <= VL.view), 'viewer: every lane below the bands and in view (' +
+      VL.y.length + ' lanes, ' + VL.view + ' px)', VL);
     await page.screenshot({ path: path.join(outDir, 'viewer.png') });
 
     // ---- the diff page
