@@ -229,6 +229,63 @@ elif what in ("server", "server_all"):
     else:
         check_sampled(p, f"{d}/nodes-server.txt", "llama-server default")
         reports(f"{d}/server.json", "llama-server default", True)
+elif what == "tokens":
+    # the same workload in both modes: 4 clients at once on 4 slots, 16 tokens each
+    groups, llama, profs = {}, {}, {}
+    for tag, mode in (("tok-sampled", None), ("tok-all", "all")):
+        answers = e2e.server_completions(
+            lambda port: record(tag, mode, ["llama-server", "-m", m, "--parallel", "4", "-c", "2048", "-t", "2",
+                                            "-ngl", "99", "--host", "127.0.0.1", "--port", str(port),
+                                            "--no-warmup", "--no-webui"]),
+            rec_env(tag), f"{d}/{tag}.log", ((0, 1, 2, 3),), 16)
+        e2e.check(len(answers) == 4 and all(a.get("tokens_predicted") == 16 for a in answers.values()),
+                  f"{tag}: 4 requests answered with 16 tokens each")
+        t = [a.get("timings", {}) for a in answers.values()]
+        # llama-server's own counts: the prompt tokens it evaluated, and the tokens it fed back
+        # to decode (each predicted token but the last: the first comes from the prompt's logits)
+        llama[tag] = (sum(x.get("prompt_n", 0) for x in t), sum(x.get("predicted_n", 0) - 1 for x in t))
+        profs[tag] = e2e.load_checked(f"{d}/{tag}.json")
+        s = e2e.report_summary(f"{d}/{tag}.json", f"{tag}: opscope report --json") or {}
+        gs = s.get("graphs_by_batch", [])
+        groups[tag] = {ph: sum(g["batch"] * g["graphs"] for g in gs if g["phase"] == ph)
+                       for ph in ("prefill", "decode")}
+        groups[tag]["none graphs"] = sum(g["graphs"] for g in gs if g["phase"] == "none")
+        e2e.note(f"note  {tag}: graphs_by_batch tokens {groups[tag]}; llama-server prompt/decoded {llama[tag]}; "
+                 f"groups {[(g['batch'], g['phase'], g['graphs']) for g in gs]}")
+        e2e.check_graph_walls(profs[tag], f"{d}/{tag}.json", f"{tag}")
+        if mode is None:
+            marked = [g for g in gs if "estimated_op_ns" in g]
+            e2e.check(marked and sum(g["sampled_out_graphs"] for g in marked) > 0
+                      and all(g["device_timed_graphs"] + g["sampled_out_graphs"] >= 1 for g in marked),
+                      f"{tag}: graphs_by_batch marks the sampled groups ({len(marked)} of {len(gs)}: device-timed "
+                      f"and sampled-out graphs, estimated_op_ns)")
+            want = sum(r["duration_ns"] * r.get("weight", 1) for r in profs[tag]["records"]
+                       if r["type"] == 0 and "graph_id" in r and not r.get("sampled_out"))
+            e2e.check(sum(g["estimated_op_ns"] for g in marked) + sum(g["op_ns"] for g in gs if g not in marked) == want,
+                      f"{tag}: the groups' estimated op time == the graphs' op records' duration x weight, "
+                      f"sampled-out splits 0 ({want} ns)")
+            e2e.check(s.get("estimated_total_ns") == sum(r["duration_ns"] * r.get("weight", 1)
+                                                         for r in profs[tag]["records"] if not r.get("sampled_out"))
+                      and s.get("sampled_out_records", 0) > 0,
+                      f"{tag}: the summary's estimated_total_ns == sum of duration x weight without the sampled-out "
+                      f"splits ({s.get('estimated_total_ns')}; {s.get('sampled_out_records')} sampled out)")
+            r = subprocess.run([OPSCOPE, "report", f"{d}/{tag}.json"], capture_output=True, text=True, errors="replace")
+            tot = re.search(r"^ Total time: +([0-9.]+) ms measured ", r.stdout, re.M)
+            est = re.search(r"^ Estimated: +([0-9.]+) ms est\. over all computes", r.stdout, re.M)
+            e2e.check(tot and est and abs(float(tot.group(1)) - s["total_ns"] / 1e6) < 0.01
+                      and abs(float(est.group(1)) - s["estimated_total_ns"] / 1e6) < 0.01,
+                      f"{tag}: the console's Total time is marked measured, the estimate beside it "
+                      f"({tot and tot.group(0)!r}, {est and est.group(0)!r})")
+        else:
+            e2e.check("estimated_total_ns" not in s and not any("estimated_op_ns" in g for g in gs),
+                      f"{tag}: no estimates when every compute was timed")
+    a, b = groups["tok-sampled"], groups["tok-all"]
+    e2e.check(a == b, f"token counts per phase equal in the default (sampled) and --gpu-timing all: {a} vs {b}")
+    for tag in groups:
+        g = groups[tag]
+        e2e.check(g["none graphs"] == 0 and g["prefill"] + g["decode"] == sum(llama[tag]),
+                  f"{tag}: graphs_by_batch's tokens {g['prefill']} + {g['decode']} == llama-server's prompt + decoded "
+                  f"tokens {llama[tag]}; no graph without a phase")
 else:
     e2e.skip(f"unknown case {what}")
 e2e.finish()
