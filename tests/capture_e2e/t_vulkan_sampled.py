@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sampled device timing (the default) against --gpu-timing all, on Vulkan (mesa lavapipe):
 
-    t_vulkan_sampled.py bench MODEL | server MODEL | server_all MODEL
+    t_vulkan_sampled.py bench MODEL | server MODEL | server_all MODEL | tokens MODEL
 
 - bench: `llama-bench -p 16 -n 32 -r 2 -ngl 99`, once under `opscope record` (default: sampled)
   and once under `opscope record --gpu-timing all`;
@@ -18,6 +18,13 @@ Checks, against nodecount's list of computed nodes per call (an independent shim
   topology's last timed one are in no weight: at most 63 of them per topology);
 - the estimated total per op name (duration x weight) within 50% of the all-mode total (two
   processes on a loaded CPU device: a coarse check that the scaling is right, not a timing);
+- an untimed split is marked `sampled_out` with its nodes' `batch` and `queries` (issue 32);
+- tokens: llama-server with 4 clients at once on 4 slots, once in each mode: the token counts
+  per phase of graphs_by_batch (batch x graphs) equal in both modes and, summed, to
+  llama-server's own (prompt_n, and predicted_n - 1 tokens fed back to decode per request); no
+  graph without a phase; per graph, the wall within 1.1x the union of its records; the
+  default run's estimates marked (graphs_by_batch, JSON totals, the console's Total time
+  measured with Estimated beside it);
 - the markers: the console report and the text report have the "Sampled device timing
   (estimates)" section with "est." rows, the JSON summary's Vulkan op groups carry
   device_timed_computes <= computes and estimated_total_ns; the all-mode outputs have none;
@@ -30,6 +37,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import e2e
 
@@ -83,6 +91,10 @@ def check_sampled(p, nodes_path, label):
     e2e.check(len(timed) + len(untimed) == len(keys), f"{label}: each compute device-timed or host-timed whole "
               f"({len(timed)} + {len(untimed)} of {len(keys)})")
     e2e.check(untimed and len(timed) >= 3, f"{label}: sampled: {len(timed)} computes device-timed, {len(untimed)} not")
+    # an untimed split is marked and keeps its nodes' batch and queries (issue 32)
+    e2e.check(all(r.get("sampled_out") is True and r.get("batch", 0) >= 1 and "queries" in r
+                  for k in untimed for r in by[k]),
+              f"{label}: every untimed GRAPH_SPLIT is marked sampled_out and carries its nodes' batch and queries")
     bad = []
     for k, want in zip(keys, calls):
         if k not in timed:
@@ -230,29 +242,70 @@ elif what in ("server", "server_all"):
         check_sampled(p, f"{d}/nodes-server.txt", "llama-server default")
         reports(f"{d}/server.json", "llama-server default", True)
 elif what == "tokens":
-    # the same workload in both modes: 4 clients at once on 4 slots, 16 tokens each
-    groups, llama, profs = {}, {}, {}
+    # the same workload in both modes: 4 clients at once on 4 slots, 48 tokens each (enough
+    # decode steps for sampling to leave several untimed)
+    N_PREDICT = 48
+    groups, llama, profs, truth, per_graph = {}, {}, {}, {}, {}
     for tag, mode in (("tok-sampled", None), ("tok-all", "all")):
+        sent = []
+
+        def body(i):
+            sent.append(time.clock_gettime_ns(time.CLOCK_MONOTONIC))  # the profile's clock
+            return {"prompt": f"Request {i}: hello", "n_predict": N_PREDICT, "temperature": 0, "ignore_eos": True}
+
+        env = rec_env(tag)
+        env["OPSCOPE_TEST_NODECOUNT"] = f"{d}/count-{tag}.txt"
+        env["OPSCOPE_TEST_NODEPHASE"] = f"{d}/phase-{tag}.txt"
         answers = e2e.server_completions(
             lambda port: record(tag, mode, ["llama-server", "-m", m, "--parallel", "4", "-c", "2048", "-t", "2",
                                             "-ngl", "99", "--host", "127.0.0.1", "--port", str(port),
                                             "--no-warmup", "--no-webui"]),
-            rec_env(tag), f"{d}/{tag}.log", ((0, 1, 2, 3),), 16)
-        e2e.check(len(answers) == 4 and all(a.get("tokens_predicted") == 16 for a in answers.values()),
-                  f"{tag}: 4 requests answered with 16 tokens each")
+            env, f"{d}/{tag}.log", ((0, 1, 2, 3),), N_PREDICT, body_for=body)
+        e2e.check(len(answers) == 4 and all(a.get("tokens_predicted") == N_PREDICT for a in answers.values()),
+                  f"{tag}: 4 requests answered with {N_PREDICT} tokens each")
         t = [a.get("timings", {}) for a in answers.values()]
         # llama-server's own counts: the prompt tokens it evaluated, and the tokens it fed back
         # to decode (each predicted token but the last: the first comes from the prompt's logits)
-        llama[tag] = (sum(x.get("prompt_n", 0) for x in t), sum(x.get("predicted_n", 0) - 1 for x in t))
+        llama[tag] = sum(x.get("prompt_n", 0) for x in t) + sum(x.get("predicted_n", 0) - 1 for x in t)
+        # nodecount's truth per scheduler compute (a graph, in order), read from the graph on
+        # the host whether or not opscope timed it: its rows (widest MUL_MAT's src1 ne[1]) and
+        # attention queries per sequence over its splits, the phase by the documented rule
+        # (queries 1: decode, more: prefill; no attention: the rows), and when it started
+        rows, qs, start = collections.defaultdict(int), collections.defaultdict(int), {}
+        for line in open(f"{d}/phase-{tag}.txt"):
+            _seq, sched, _be, r, q = line.split()
+            if int(sched) >= 0:
+                rows[int(sched)] = max(rows[int(sched)], int(r))
+                qs[int(sched)] = max(qs[int(sched)], int(q))
+        for line in open(f"{d}/count-{tag}.txt"):
+            _seq, sched, _be, _n, _c, _tok, t0, _t1 = line.split()
+            if int(sched) >= 0:
+                start.setdefault(int(sched), int(t0))
+
+        def phase(k):
+            x = qs[k] or rows[k]
+            return "prefill" if x > 1 else "decode" if x == 1 else "none"
+        truth[tag] = [(rows[k], phase(k)) for k in sorted(rows)]
+        before = sum(rows[k] for k in rows if start[k] < min(sent or [0]))
+        want_ph = {ph: sum(r for r, p in truth[tag] if p == ph) for ph in ("prefill", "decode", "none")}
         profs[tag] = e2e.load_checked(f"{d}/{tag}.json")
         s = e2e.report_summary(f"{d}/{tag}.json", f"{tag}: opscope report --json") or {}
         gs = s.get("graphs_by_batch", [])
         groups[tag] = {ph: sum(g["batch"] * g["graphs"] for g in gs if g["phase"] == ph)
-                       for ph in ("prefill", "decode")}
-        groups[tag]["none graphs"] = sum(g["graphs"] for g in gs if g["phase"] == "none")
-        e2e.note(f"note  {tag}: graphs_by_batch tokens {groups[tag]}; llama-server prompt/decoded {llama[tag]}; "
-                 f"groups {[(g['batch'], g['phase'], g['graphs']) for g in gs]}")
+                       for ph in ("prefill", "decode", "none")}
+        e2e.note(f"note  {tag}: graphs_by_batch tokens {groups[tag]}; llama-server's prompt + decoded {llama[tag]}, "
+                 f"{before} before the first request (start-up); groups "
+                 f"{[(g['batch'], g['phase'], g['graphs']) for g in gs]}")
         e2e.check_graph_walls(profs[tag], f"{d}/{tag}.json", f"{tag}")
+        import sqlite3
+        per_graph[tag] = list(sqlite3.connect(f"{d}/{tag}.json.db").execute(
+            "SELECT batch, phase FROM graphs ORDER BY graph_id"))
+        e2e.check([tuple(x) for x in per_graph[tag]] == truth[tag] and want_ph["none"] == 0,
+                  f"{tag}: per graph, batch and phase equal nodecount's of that scheduler compute, none without a "
+                  f"phase ({len(truth[tag])} graphs; opscope {per_graph[tag][:5]}..., nodecount {truth[tag][:5]}...)")
+        e2e.check(groups[tag] == want_ph and sum(want_ph.values()) == llama[tag] + before,
+                  f"{tag}: graphs_by_batch's tokens per phase {groups[tag]} == nodecount's {want_ph}, in all "
+                  f"llama-server's {llama[tag]} + {before} of its start-up")
         if mode is None:
             marked = [g for g in gs if "estimated_op_ns" in g]
             e2e.check(marked and sum(g["sampled_out_graphs"] for g in marked) > 0
@@ -280,12 +333,19 @@ elif what == "tokens":
             e2e.check("estimated_total_ns" not in s and not any("estimated_op_ns" in g for g in gs),
                       f"{tag}: no estimates when every compute was timed")
     a, b = groups["tok-sampled"], groups["tok-all"]
-    e2e.check(a == b, f"token counts per phase equal in the default (sampled) and --gpu-timing all: {a} vs {b}")
-    for tag in groups:
-        g = groups[tag]
-        e2e.check(g["none graphs"] == 0 and g["prefill"] + g["decode"] == sum(llama[tag]),
-                  f"{tag}: graphs_by_batch's tokens {g['prefill']} + {g['decode']} == llama-server's prompt + decoded "
-                  f"tokens {llama[tag]}; no graph without a phase")
+    e2e.check(a["prefill"] + a["decode"] == b["prefill"] + b["decode"] and a["none"] == b["none"] == 0,
+              f"tokens equal in the default (sampled) and --gpu-timing all: {a} vs {b}")
+    # per phase too, where llama-server batched the two runs alike (it batches requests as they
+    # arrive: a request that comes a moment later starts in a batch of its own)
+    if [r for r, _ in truth["tok-sampled"]] == [r for r, _ in truth["tok-all"]]:
+        e2e.check(a == b and per_graph["tok-sampled"] == per_graph["tok-all"],
+                  f"the server batched both runs alike ({len(truth['tok-all'])} graphs, rows "
+                  f"{[r for r, _ in truth['tok-all']][:5]}...): per graph the same batch and phase, "
+                  f"per phase the same tokens ({a} vs {b})")
+    else:
+        e2e.note(f"note  the server batched the runs differently (nodecount's rows: "
+                 f"{[r for r, _ in truth['tok-sampled']]} vs {[r for r, _ in truth['tok-all']]}): per phase each "
+                 f"run checked against its own graphs above")
 else:
     e2e.skip(f"unknown case {what}")
 e2e.finish()
