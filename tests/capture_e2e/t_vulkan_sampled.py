@@ -335,6 +335,17 @@ elif what == "tokens":
     a, b = groups["tok-sampled"], groups["tok-all"]
     e2e.check(a["prefill"] + a["decode"] == b["prefill"] + b["decode"] and a["none"] == b["none"] == 0,
               f"tokens equal in the default (sampled) and --gpu-timing all: {a} vs {b}")
+    # diff normalises per token: both sides now count the same tokens and phases
+    dj = f"{d}/tok-diff.json"
+    r = subprocess.run([OPSCOPE, "diff", f"{d}/tok-all.json", f"{d}/tok-sampled.json", "--json", dj, "-q"],
+                       capture_output=True, text=True, errors="replace")
+    doc = json.load(open(dj)) if r.returncode == 0 and os.path.exists(dj) else {}
+    sides = [doc.get(k, {}) for k in ("base", "new")]
+    want = [(sum(x for x, _ in truth[t]), sum(1 for _, p in truth[t] if p == "prefill"),
+             sum(1 for _, p in truth[t] if p == "decode")) for t in ("tok-all", "tok-sampled")]
+    got = [(x.get("tokens"), x.get("prefill_graphs"), x.get("decode_graphs")) for x in sides]
+    e2e.check(got == want, f"diff all -> default: each side's tokens, prefill and decode graphs == nodecount's "
+                           f"({got} vs {want})")
     # per phase too, where llama-server batched the two runs alike (it batches requests as they
     # arrive: a request that comes a moment later starts in a batch of its own)
     if [r for r, _ in truth["tok-sampled"]] == [r for r, _ in truth["tok-all"]]:
