@@ -21,9 +21,8 @@
 
 enum { OP_ADD = 2, OP_MUL_MAT = 29 };
 
-/* One OP record on the calling thread's buffer, not yet committed: node NODE of graph GRAPH
- * from T0 to T1. */
-static opscope_cap_rec *new_op(int64_t graph, int node, int op, uint64_t t0, uint64_t t1, int64_t rows) {
+/* One OP record on the calling thread's buffer: node NODE of graph GRAPH from T0 to T1. */
+static void put_op(int64_t graph, int node, int op, uint64_t t0, uint64_t t1, int64_t rows) {
     opscope_cap_rec *r = opscope_cap_buf_alloc(1);
     memset(r, 0, opscope_cap_rec_size(1));
     r->size = (uint16_t)opscope_cap_rec_size(1);
@@ -46,12 +45,7 @@ static opscope_cap_rec *new_op(int64_t graph, int node, int op, uint64_t t0, uin
     r->src[0].ne[1] = rows;
     r->src[0].nb[0] = 4;
     snprintf(r->name, sizeof r->name, "t-%d", node);
-    return r;
-}
-
-/* The same, committed. */
-static void put_op(int64_t graph, int node, int op, uint64_t t0, uint64_t t1, int64_t rows) {
-    opscope_cap_buf_commit(new_op(graph, node, op, t0, t1, rows));
+    opscope_cap_buf_commit(r);
 }
 
 static void setup_names(void) {
@@ -66,8 +60,7 @@ static void setup_names(void) {
 
 typedef struct got {
     uint64_t start[64], dur[64];
-    int64_t graph[64], rows[64], batch[64], queries[64];
-    uint32_t has[64];
+    int64_t graph[64], rows[64];
     int node[64];
     char name[64][16], tensor[64][16];
     int n, backends;
@@ -94,9 +87,6 @@ static int g_record(void *ud, const opscope_record *r) {
     g->graph[i] = r->graph_id;
     g->node[i] = r->node_index;
     g->rows[i] = r->ne_src[0][1];
-    g->batch[i] = r->batch;
-    g->queries[i] = r->queries;
-    g->has[i] = r->has;
     snprintf(g->name[i], 16, "%s", r->name);
     snprintf(g->tensor[i], 16, "%s", r->tensor_name ? r->tensor_name : "");
     return 0;
@@ -397,48 +387,7 @@ static int setup(void) {
     return 0;
 }
 
-/* A whole split's record (GRAPH_SPLIT) keeps the batch and queries its nodes had and whether
- * sampling left it untimed, through the log's templates: a sampled-out split of batch 7,
- * queries 7, then a plain one of batch 1, queries 1 (another template), then an op without. */
-static int test_log_split_batch(void) {
-    opscope_cap_buf_reset_all();
-    setup_names();
-    snprintf(g_path, sizeof g_path, "/tmp/opscope-caplog-split-%ld.log", (long)getpid());
-    unlink(g_path);
-    opscope_cap_log_start(g_path, 0);
-    const int32_t batch[2] = {7, 1};
-    for (int k = 0; k < 2; k++) {
-        opscope_cap_rec *r = new_op(20 + k, 0, OP_ADD, 1000 + 1000 * (uint64_t)k, 1500 + 1000 * (uint64_t)k, 3);
-        r->flags = (uint8_t)(OPSCOPE_CAP_F_SPLIT_ONLY | (k == 0 ? OPSCOPE_CAP_F_SAMPLED_OUT : 0));
-        r->n_fused = 40;
-        r->batch = batch[k];
-        r->queries = batch[k];
-        opscope_cap_buf_commit(r);
-    }
-    put_op(22, 0, OP_MUL_MAT, 3000, 3100, 5);
-    char why[128];
-    ASSERT_EQ_INT(opscope_cap_log_flush("exit", NULL, why, sizeof why), 0);
-    got g;
-    memset(&g, 0, sizeof g);
-    opscope_sink sink = {&g, g_meta, g_backend, g_record, NULL};
-    opscope_error err;
-    ASSERT_EQ_INT(opscope_read_file(g_path, OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
-    ASSERT_EQ_INT(g.n, 3);
-    ASSERT_EQ_STR(g.name[0], "GRAPH_SPLIT");
-    ASSERT_EQ_INT(g.batch[0], 7);
-    ASSERT_EQ_INT(g.queries[0], 7);
-    ASSERT_TRUE((g.has[0] & OPSCOPE_HAS_BATCH) && (g.has[0] & OPSCOPE_HAS_SAMPLED_OUT));
-    ASSERT_EQ_INT(g.batch[1], 1);
-    ASSERT_EQ_INT(g.queries[1], 1);
-    ASSERT_TRUE((g.has[1] & OPSCOPE_HAS_BATCH) && !(g.has[1] & OPSCOPE_HAS_SAMPLED_OUT));
-    ASSERT_EQ_STR(g.name[2], "MUL_MAT");
-    ASSERT_TRUE(!(g.has[2] & (OPSCOPE_HAS_BATCH | OPSCOPE_HAS_SAMPLED_OUT)));
-    ASSERT_EQ_INT(g.rows[2], 5);
-    unlink(g_path);
-    return 0;
-}
-
 TEST_MAIN(TEST(setup), TEST(test_log_roundtrip_merged_by_start), TEST(test_log_memory_stays_a_window),
           TEST(test_log_cut_at_every_byte), TEST(test_log_checksum_mismatch_ends_it),
           TEST(test_log_end_patch), TEST(test_log_damage_inside_chunks),
-          TEST(test_log_cap_drops_and_says_so), TEST(test_log_split_batch))
+          TEST(test_log_cap_drops_and_says_so))
