@@ -1,5 +1,6 @@
 /* cap_decodes.c - the llama_decode calls (see cap_decodes.h). */
 #include "capture/store/cap_decodes.h"
+#include "model/oplog_dec.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -212,20 +213,41 @@ void opscope_cap_decode_ctx_freed(const void *ctx) {
     pthread_mutex_unlock(&g_dec.lock);
 }
 
+/* Call K as the profile's (its parts in the table). Locked. */
+static opscope_run_decode as_decode(const call *k) {
+    return (opscope_run_decode){.start_ns = k->start_ns, .end_ns = k->end_ns, .graph = k->graph,
+                                .n_graphs = k->n_graphs, .n_tokens = k->n_tokens,
+                                .n_outputs = k->n_outputs, .context = k->context, .ret = k->ret,
+                                .n_seqs = k->n_parts, .seqs = g_dec.parts + k->part0};
+}
+
 int opscope_cap_decodes_add(opscope_run_t *r) {
     if (pthread_mutex_trylock(&g_dec.lock) != 0) return 0; /* a note interrupted: left out */
     int rc = 0;
     for (uint32_t i = 0; g_dec.calls && i < g_dec.n_calls && !rc; i++) {
-        const call *k = &g_dec.calls[i];
-        opscope_run_decode d = {.start_ns = k->start_ns, .end_ns = k->end_ns, .graph = k->graph,
-                                .n_graphs = k->n_graphs, .n_tokens = k->n_tokens,
-                                .n_outputs = k->n_outputs, .context = k->context, .ret = k->ret,
-                                .n_seqs = k->n_parts, .seqs = g_dec.parts + k->part0};
+        opscope_run_decode d = as_decode(&g_dec.calls[i]);
         rc = opscope_run_add_decode(r, &d);
     }
     opscope_run_set_decodes_lost(r, g_dec.lost);
     pthread_mutex_unlock(&g_dec.lock);
     return rc;
+}
+
+int opscope_cap_decodes_put(opscope_oplog_buf *b, uint32_t *next) {
+    if (pthread_mutex_trylock(&g_dec.lock) != 0) return 0;
+    int n = 0;
+    if (*next < g_dec.n_calls) {
+        n = (int)(g_dec.n_calls - *next);
+        bool e = opscope_oplog_put_u(b, g_dec.lost) | opscope_oplog_put_u(b, (uint64_t)n);
+        for (uint32_t i = *next; i < g_dec.n_calls && !e; i++) {
+            opscope_run_decode d = as_decode(&g_dec.calls[i]);
+            e = opscope_oplog_put_decode(b, &d) != 0;
+        }
+        if (e) n = -1;
+        else *next = g_dec.n_calls;
+    }
+    pthread_mutex_unlock(&g_dec.lock);
+    return n;
 }
 
 void opscope_cap_decodes_reset(void) {

@@ -21,6 +21,7 @@
 #define OPSCOPE_CAP_DECODES_H
 
 #include "model/run_info.h"
+#include "util/oplog.h"
 
 #include <stdint.h>
 
@@ -53,6 +54,12 @@ void opscope_cap_decode_ctx_freed(const void *ctx);
 /* Adds the calls noted so far, and the count of those lost, to R. Returns 0 or -1 (out of
  * memory). */
 int opscope_cap_decodes_add(opscope_run_t *r);
+
+/* The calls from *NEXT on (those a DECODES chunk of the record log has not taken yet),
+ * appended to B as the chunk's payload (model/oplog_dec.h); *NEXT then points past them.
+ * Returns how many calls, 0 when none are new or the table is busy (a note interrupted:
+ * they wait for the next chunk), -1 when out of memory (*NEXT unchanged). */
+int opscope_cap_decodes_put(opscope_oplog_buf *b, uint32_t *next);
 
 /* Forgets everything (tests). */
 void opscope_cap_decodes_reset(void);
