@@ -8,7 +8,7 @@
 enum { MAX_ROWS = 32 };
 
 static void write_totals_text(opscope_out_t *w, const opscope_run_decode_totals *t) {
-    opscope_out_printf(w, " llama_decode:  %llu calls", (unsigned long long)t->calls);
+    opscope_out_printf(w, " Batches:       %llu calls", (unsigned long long)t->calls);
     if (t->failed) opscope_out_printf(w, " (%llu returned an error)", (unsigned long long)t->failed);
     opscope_out_printf(w, ", %llu tokens, %llu outputs; their %llu graphs computed %llu rows\n",
                        (unsigned long long)t->tokens, (unsigned long long)t->outputs,

@@ -129,9 +129,9 @@ check(len(got) == len(want) and all(abs(r[k] - w[k]) <= 1e-9 * max(1, w[k]) for 
                                     for k in ("prompt_ts", "gen_ts")),
       "tokens/s: %r == %r" % ([(r["prompt_ts"], r["gen_ts"]) for r in got], [(w["prompt_ts"], w["gen_ts"]) for w in want]))
 # the console: the totals line and one row per request
-check(" llama_decode:  7 calls (1 returned an error), %d tokens, %d outputs; their %d graphs computed %d rows"
+check(" Batches:       7 calls (1 returned an error), %d tokens, %d outputs; their %d graphs computed %d rows"
       % (want_tot["tokens"], want_tot["outputs"], want_tot["graphs"], want_tot["graph_tokens"]) in text,
-      "the console's llama_decode line")
+      "the console's Batches line")
 check("computed other than their tokens' rows" not in text and
       "(1 graphs computed inside the calls are not in the profile)" in text, "the console says the missing graph")
 lines = text.splitlines()
