@@ -150,6 +150,29 @@ json.dump(dict(prof, capture={"program": "x"}), open(plain, "w"))
 p = run([opscope, "report", plain])
 check(p.returncode == 0 and b"--- Requests" not in p.stdout, "no decodes, no Requests section")
 
+# diff --by request: NEW is BASE on a clock running at half speed (every time doubled): every
+# request pairs with itself (same prompt and sampled tokens) and its tokens/s halve
+new = dict(prof, records=[dict(r, start_ns=2 * r["start_ns"], duration_ns=2 * r["duration_ns"]) for r in recs],
+           capture=dict(capture, decodes=[dict(d, start_ns=2 * d["start_ns"], end_ns=2 * d["end_ns"]) for d in decodes]))
+new_src = os.path.join(work, "server_new.json")
+json.dump(new, open(new_src, "w"))
+dj = os.path.join(work, "diff.json")
+p = run([opscope, "diff", src, new_src, "--by", "request", "--json", dj, "-q"])
+check(p.returncode == 0, "diff --by request exits 0 (%s)" % p.stderr.decode().strip())
+rows = json.load(open(dj)).get("requests", []) if p.returncode == 0 else []
+check([(r["n_prompt"], r["n_outputs"], r["base"]["request"], r["new"]["request"]) for r in rows] ==
+      [(w["n_prompt"], w["n_outputs"], w["request"], w["request"]) for w in want],
+      "diff requests paired by prompt and sampled tokens: %r" % [(r["n_prompt"], r["n_outputs"]) for r in rows])
+check(all(abs(r["new"]["gen_ts"] - w["gen_ts"] / 2) <= 1e-6 * w["gen_ts"] and abs(r["gen_ts_change"] + 0.5) < 1e-9 and
+          abs(r["prompt_ts_change"] + 0.5) < 1e-9 for r, w in zip(rows, want)),
+      "NEW tokens/s are half of BASE's: %r" % [(r["base"]["gen_ts"], r["new"]["gen_ts"]) for r in rows])
+p = run([opscope, "diff", src, new_src, "--by", "request"])
+out = p.stdout.decode()
+check(p.returncode == 0 and "--- Requests" in out and out.count("-50.0%") == len(want) and "Delta%" not in out,
+      "diff --by request prints the requests alone, -50.0%% each")
+p = run([opscope, "diff", src, plain, "--by", "request"])
+check(p.returncode == 2 and b"no llama requests" in p.stderr, "diff --by request without requests: exit %d" % p.returncode)
+
 # malformed decodes: exit 2 with a position, nothing written
 for name, bad in (("not_array", {"decodes": {"start_ns": 1}}),
                   ("seq_tokens_negative", {"decodes": [dict(decodes[0], seqs=[seq(0, 0, -1, 0, 0)])]}),
