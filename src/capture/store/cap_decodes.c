@@ -43,8 +43,10 @@ static struct {
     call *calls;
     opscope_run_seq *parts;
     ctx_state *ctxs;
-    seq_scan *scan;
+    seq_scan *scan;   /* all clear between calls */
     int16_t *part_of; /* a sequence's part in the current call, -1: none yet */
+    int16_t *present; /* the current call's sequences, in order of first sight */
+    int n_present;
     uint32_t n_calls, n_parts, n_ctx_numbers, next_request;
     uint64_t lost;
     bool failed;
@@ -58,12 +60,14 @@ static bool tables(void) {
     g_dec.ctxs = calloc(MAX_CTX, sizeof *g_dec.ctxs);
     g_dec.scan = calloc(OPSCOPE_CAP_MAX_SEQ, sizeof *g_dec.scan);
     g_dec.part_of = malloc(OPSCOPE_CAP_MAX_SEQ * sizeof *g_dec.part_of);
-    if (g_dec.calls && g_dec.parts && g_dec.ctxs && g_dec.scan && g_dec.part_of) return true;
+    g_dec.present = malloc(OPSCOPE_CAP_MAX_SEQ * sizeof *g_dec.present);
+    if (g_dec.calls && g_dec.parts && g_dec.ctxs && g_dec.scan && g_dec.part_of && g_dec.present) return true;
     free(g_dec.calls);
     free(g_dec.parts);
     free(g_dec.ctxs);
     free(g_dec.scan);
     free(g_dec.part_of);
+    free(g_dec.present);
     g_dec.calls = NULL;
     g_dec.failed = true;
     return false;
@@ -101,24 +105,27 @@ static bool output_at(const opscope_cap_batch *b, int32_t i) {
 }
 
 /* First pass: which sequences the batch has, their lowest position, whether a token asks no
- * output; then which start a new request. */
+ * output; then which start a new request. Only the batch's sequences are visited (a
+ * generation step of a few slots costs a few entries, not the 256). */
 static void scan_batch(const ctx_state *c, const opscope_cap_batch *b) {
-    memset(g_dec.scan, 0, OPSCOPE_CAP_MAX_SEQ * sizeof *g_dec.scan);
+    g_dec.n_present = 0;
     for (int32_t i = 0; i < b->n_tokens; i++) {
-        for (int32_t j = 0, n = n_seq_at(b, i); j < n; j++) {
+        for (int32_t j = 0, n = n_seq_at(b, i); j < n && j < OPSCOPE_CAP_MAX_SEQ; j++) {
             int32_t s = seq_at(b, i, j);
             if (s < 0 || s >= OPSCOPE_CAP_MAX_SEQ) continue;
             seq_scan *q = &g_dec.scan[s];
             int32_t p = b->pos ? b->pos[i] : INT32_MAX;
             if (!q->present || p < q->min_pos) q->min_pos = p;
+            if (!q->present) g_dec.present[g_dec.n_present++] = (int16_t)s;
             q->present = true;
             if (!output_at(b, i)) q->asks_none = true;
         }
     }
-    for (int s = 0; s < OPSCOPE_CAP_MAX_SEQ; s++) {
+    for (int k = 0; k < g_dec.n_present; k++) {
+        int s = g_dec.present[k];
         seq_scan *q = &g_dec.scan[s];
         const seq_state *st = &c->seqs[s];
-        if (!q->present) continue;
+        g_dec.part_of[s] = -1;
         q->new_request = !st->seen || (b->pos && q->min_pos <= st->prompt_pos) ||
                          (st->generating && q->asks_none);
     }
@@ -156,13 +163,12 @@ static bool count_token(ctx_state *c, call *k, int32_t s, int32_t pos, bool out)
 /* Second pass: the call's parts, in order of each sequence's first token. Returns false when
  * the parts table filled up (the call's parts are then taken back). */
 static bool count_batch(ctx_state *c, call *k, const opscope_cap_batch *b) {
-    for (int s = 0; s < OPSCOPE_CAP_MAX_SEQ; s++) g_dec.part_of[s] = -1;
     for (int32_t i = 0; i < b->n_tokens; i++) {
         bool out = output_at(b, i);
         k->n_outputs += out;
         /* llama's own default position: the sequence's next; a prompt position stays unknown */
         int32_t pos = b->pos ? b->pos[i] : INT32_MIN;
-        for (int32_t j = 0, n = n_seq_at(b, i); j < n; j++) {
+        for (int32_t j = 0, n = n_seq_at(b, i); j < n && j < OPSCOPE_CAP_MAX_SEQ; j++) {
             int32_t s = seq_at(b, i, j);
             if (s < 0 || s >= OPSCOPE_CAP_MAX_SEQ) continue;
             if (!count_token(c, k, s, pos, out)) {
@@ -193,6 +199,7 @@ void opscope_cap_decode_note(const void *ctx, const void *mem, const opscope_cap
     if (c && ret == 0 && b->n_tokens > 0) {
         scan_batch(c, b);
         if (!count_batch(c, k, b)) g_dec.lost++; /* kept without its parts */
+        for (int i = 0; i < g_dec.n_present; i++) g_dec.scan[g_dec.present[i]] = (seq_scan){0};
     }
     g_dec.n_calls++;
     pthread_mutex_unlock(&g_dec.lock);
