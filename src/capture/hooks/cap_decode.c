@@ -28,7 +28,10 @@
 
 struct llama_context;
 
+struct llama_memory_i;
+
 OPSCOPE_EXPORT int32_t llama_decode(struct llama_context *ctx, opscope_llama_batch_arg batch);
+OPSCOPE_EXPORT void llama_memory_clear(struct llama_memory_i *mem, bool data); /* cap_llama.c's */
 
 typedef int32_t (*decode_fn)(struct llama_context *, opscope_llama_batch_arg);
 typedef void *(*get_memory_fn)(const struct llama_context *);
@@ -50,7 +53,8 @@ static bool disable(const char *why) {
 static bool readable(void) {
     int s = atomic_load(&g_state);
     if (s) return s > 0;
-    int next = opscope_cap_llama_getter("llama_memory_clear") ? 1 : -1;
+    /* libllama's own llama_memory_clear: a plain look-up would find ours (cap_llama.c) */
+    int next = opscope_cap_llama_real("llama_memory_clear", (const void *)llama_memory_clear) ? 1 : -1;
     int expect = 0;
     if (atomic_compare_exchange_strong(&g_state, &expect, next) && next < 0)
         fprintf(stderr, "opscope: llama_decode: libllama predates llama_memory_clear, its llama_batch "
