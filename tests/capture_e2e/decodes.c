@@ -5,8 +5,12 @@
  * 5: llama_batch_get_one of 3 tokens (llama's defaults: sequence 0, positions from the
  *    memory, the last token's output): a new prompt after a kept conversation;
  * 6: after llama_memory_clear, llama_batch_get_one of 4 tokens: a new request.
- * Prints each output's argmax (the same with and without the capture). n_ubatch 8: a call's
- * tokens run in several micro-batches. */
+ * Then the extended batch API (llama_batch_ext, llama_process), after another clear:
+ * 7: sequence 0's prompt of 5 tokens whose first 3 are sequence 1's too (llama_batch_ext_add_seq),
+ *    and sequence 1's own 2 tokens after them, an output at each one's end;
+ * 8: (the batch cleared) both generate one token.
+ * Prints each llama_decode output's argmax (the same with and without the capture). n_ubatch
+ * 8: a call's tokens run in several micro-batches. */
 #include <llama.h>
 #include <stdio.h>
 
@@ -37,6 +41,7 @@ int main(int argc, char **argv) {
     cp.n_batch = 64;
     cp.n_ubatch = 8;
     cp.n_seq_max = 2;
+    cp.kv_unified = true; /* a token shared by two sequences (call 7) needs it */
     cp.n_threads = cp.n_threads_batch = 2;
     struct llama_context *c = llama_init_from_model(m, cp);
     if (!c) return 1;
@@ -62,6 +67,29 @@ int main(int argc, char **argv) {
     llama_memory_clear(llama_get_memory(c), true);
     if (llama_decode(c, llama_batch_get_one(more, 4))) return 1;
     printf("%d\n", argmax(c, -1, nv));
+    llama_memory_clear(llama_get_memory(c), true);
+    struct llama_batch_ext *x = llama_batch_ext_init(c);
+    if (!x) return 1;
+    for (llama_pos p = 0; p < 5; p++) {
+        int32_t i = llama_batch_ext_add_token(x, 0, 50 + p);
+        if (i < 0 || !llama_batch_ext_set_pos(x, i, &p)) return 1;
+        if (p < 3 && !llama_batch_ext_add_seq(x, i, 1)) return 1;
+        if (p == 4 && !llama_batch_ext_set_output_logits(x, i, true)) return 1;
+    }
+    for (llama_pos p = 3; p < 5; p++) {
+        int32_t i = llama_batch_ext_add_token(x, 1, 60 + p);
+        if (i < 0 || !llama_batch_ext_set_pos(x, i, &p)) return 1;
+        if (p == 4 && !llama_batch_ext_set_output_logits(x, i, true)) return 1;
+    }
+    if (llama_process(c, LLAMA_PROCESS_TYPE_DECODE, x)) return 1;
+    llama_batch_ext_clear(x);
+    for (llama_seq_id s = 0; s < 2; s++) {
+        llama_pos p = 5;
+        int32_t i = llama_batch_ext_add_token(x, s, 70 + s);
+        if (i < 0 || !llama_batch_ext_set_pos(x, i, &p) || !llama_batch_ext_set_output_logits(x, i, true)) return 1;
+    }
+    if (llama_process(c, LLAMA_PROCESS_TYPE_DECODE, x)) return 1;
+    llama_batch_ext_free(x);
     llama_batch_free(b);
     llama_free(c);
     llama_model_free(m);

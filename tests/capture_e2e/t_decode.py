@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """llama_decode's own batches (issue 32): decodes.c, a program that calls llama_decode with
-llama_batch_init batches and llama_batch_get_one (its constants are the expected figures),
-under the capture library and without it.
+llama_batch_init batches and llama_batch_get_one, then llama_process with a llama_batch_ext
+(a token shared by two sequences through llama_batch_ext_add_seq, a cleared batch reused;
+its constants are the expected figures), under the capture library and without it.
 
 Checks: its output (each output's argmax) is the same with the capture as without; 6 calls in
 capture.decodes with the tokens, outputs and per-sequence parts the program submitted, the
@@ -27,7 +28,8 @@ e2e.check(out0 == out1 and out0.count(b"\n") == 6, f"its output is the same with
 e2e.check("llama_decode" not in err1, "no warning from the llama_decode hook")
 p = e2e.load_checked(prof)
 dec = p.get("capture", {}).get("decodes", [])
-e2e.check(len(dec) == 6 and all(x["ret"] == 0 for x in dec), f"6 llama_decode calls, each decoded ({len(dec)})")
+e2e.check(len(dec) == 8 and all(x["ret"] == 0 for x in dec),
+          f"6 llama_decode and 2 llama_process calls, each decoded ({len(dec)})")
 
 
 def parts(x):
@@ -36,7 +38,8 @@ def parts(x):
 
 want = [(17, 2, [(0, 0, 12, 12, 1), (1, 1, 5, 5, 1)])] + \
        [(2, 2, [(0, 0, 1, 0, 1), (1, 1, 1, 0, 1)])] * 3 + \
-       [(3, 1, [(0, 2, 3, 3, 1)]), (4, 1, [(0, 3, 4, 4, 1)])]
+       [(3, 1, [(0, 2, 3, 3, 1)]), (4, 1, [(0, 3, 4, 4, 1)])] + \
+       [(7, 2, [(0, 4, 5, 5, 1), (1, 5, 5, 5, 1)]), (2, 2, [(0, 4, 1, 0, 1), (1, 5, 1, 0, 1)])]
 got = [(x["tokens"], x["outputs"], parts(x)) for x in dec]
 e2e.check(got == want, f"the calls' tokens, outputs and sequences (seq, request, tokens, prompt, outputs): {got}")
 rows = {}
@@ -51,6 +54,7 @@ e2e.check(all(sum(r or 0 for r in rs) == x["tokens"] for rs, x in zip(per_call, 
 summ = e2e.report_summary(prof, "opscope report --json")
 if summ is not None:
     got = [(r["seq"], r["n_prompt"], r["n_gen"], r["n_outputs"], r["decodes"]) for r in summ.get("requests", [])]
-    e2e.check(got == [(0, 12, 3, 4, 4), (1, 5, 3, 4, 4), (0, 3, 0, 1, 1), (0, 4, 0, 1, 1)],
+    e2e.check(got == [(0, 12, 3, 4, 4), (1, 5, 3, 4, 4), (0, 3, 0, 1, 1), (0, 4, 0, 1, 1), (0, 5, 1, 2, 2),
+                      (1, 5, 1, 2, 2)],
               f"summary.requests (seq, prompt, generated, sampled, calls): {got}")
 e2e.finish()
