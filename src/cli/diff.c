@@ -18,6 +18,7 @@
 #include "analyze/tee.h"
 #include "cli/diff_kind.h"
 #include "analyze/graphs.h"
+#include "analyze/run_requests.h"
 #include "analyze/run_tests.h"
 #include "model/run_info.h"
 
@@ -38,7 +39,7 @@ typedef struct diff_args {
     const char *by; /* --by as given */
     const char *json, *text, *html;
     size_t top, html_max_records;
-    bool html_max_set, quiet, merge_backends, tests_only;
+    bool html_max_set, quiet, merge_backends, tests_only, requests_only;
     double min_share, fail_pct, alpha;
     opscope_diff_norm norm;
     opscope_cli_select select; /* --batch, --graphs */
@@ -59,7 +60,8 @@ static void usage(FILE *f) {
           "Options:\n"
           "  --by KEY[,KEY...]        op (default; on traces the CPU op and input dims that\n"
           "                           launched the kernels), kernel, shape, category,\n"
-          "                           cpu-op, layer, phase\n"
+          "                           cpu-op, layer, phase; or test (llama-bench's tests)\n"
+          "                           or request (llama requests) alone, side by side\n"
           "  --merge-backends         op/kernel/shape over all backends (automatic when the\n"
           "                           runs' backend names differ)\n"
           "  --per UNIT               auto (default), none, graph, token or iteration: compare\n"
@@ -133,9 +135,14 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
             a->by = val;
             break;
         }
+        if (!strcmp(val, "request")) { /* llama requests side by side, alone */
+            a->requests_only = true;
+            a->by = val;
+            break;
+        }
         if (opscope_diff_keys_parse(val, &a->keys, &bad))
             return usage_error("--by: unknown key '%.*s' (op, kernel, shape, category, "
-                               "cpu-op, layer, phase; or test alone)",
+                               "cpu-op, layer, phase; or test or request alone)",
                                (int)strcspn(bad, ","), bad);
         a->by = val;
         break;
@@ -245,6 +252,8 @@ typedef struct input {
     opscope_run_t *run;
     opscope_run_test *tests;
     size_t n_tests;
+    opscope_run_request *requests;
+    size_t n_requests;
 } input;
 
 /* The first run's capture.run, copied (the reader's is gone after the read). */
@@ -267,6 +276,7 @@ static void input_free(input *in) {
     opscope_graphs_free(in->graphs);
     opscope_run_free(in->run);
     free(in->tests);
+    free(in->requests);
 }
 
 /* Reads PATH, one run of IN's side (the FIRST one feeds its timeline), only the graph
@@ -360,8 +370,17 @@ static int read_sides(const diff_args *a, input in[2], const char *const *paths[
         for (size_t r = 0; r < a->n_in[s]; r++)
             if (read_input(paths[s][r], &in[s], r == 0, &a->select, err)) return -1;
         if (opscope_graphs_finish(in[s].graphs) ||
-            opscope_run_tests(opscope_run_view(in[s].run), in[s].graphs, &in[s].tests, &in[s].n_tests))
+            opscope_run_tests(opscope_run_view(in[s].run), in[s].graphs, &in[s].tests, &in[s].n_tests) ||
+            opscope_run_requests(opscope_run_view(in[s].run), in[s].graphs, &in[s].requests, &in[s].n_requests, NULL))
             return set_nomem(err), -1;
+        if (a->requests_only && !in[s].n_requests) {
+            memset(err, 0, sizeof *err);
+            err->code = OPSCOPE_ERROR_USAGE; /* no position: the whole profile lacks them */
+            err->msg = "--by request: no llama requests in this profile (its capture saw no "
+                       "libllama batches)";
+            snprintf(err->file, sizeof err->file, "%s", paths[s][0]);
+            return -1;
+        }
         if (a->tests_only && !in[s].n_tests) {
             memset(err, 0, sizeof *err);
             err->code = OPSCOPE_ERROR_USAGE; /* no position: the whole profile lacks them */
@@ -389,12 +408,14 @@ static opscope_diff_t *compute(const diff_args *a, input in[2], const char *cons
                            .min_share = a->min_share, .fail_pct = a->fail_pct,
                            .merged_backends = merge, .by = a->by};
     opscope_diff_report_opts ro = {.base_path = paths[0][0], .new_path = paths[1][0], .top = a->top,
-                                   .tests_only = a->tests_only};
+                                   .tests_only = a->tests_only, .requests_only = a->requests_only};
     for (int s = 0; s < 2; s++) {
         ro.paths[s] = paths[s];
         ro.n_paths[s] = a->n_in[s];
         ro.tests[s] = in[s].tests;
         ro.n_tests[s] = in[s].n_tests;
+        ro.requests[s] = in[s].requests;
+        ro.n_requests[s] = in[s].n_requests;
         v->html[s] = in[s].html;
     }
     if (opscope_cli_select_any(&a->select)) {

@@ -1,7 +1,9 @@
 /* oplog_read.c - the record log's reader (see readers.h, opscope_oplog_read). */
 #include "read/readers.h"
 
+#include "model/oplog_dec.h"
 #include "model/oplog_rec.h"
+#include "model/run_info.h"
 #include "util/oplog.h"
 #include "util/vec.h"
 
@@ -35,6 +37,8 @@ typedef struct olr {
     OPSCOPE_VEC(uint32_t) heap;
     opscope_meta meta;
     opscope_capture_info cap;
+    opscope_run_t *run;     /* libllama's batches from DECODES chunks (NULL: none) */
+    opscope_run_seq *seqs;  /* a call's sequences while it is read */
     bool has_cap, has_end;
     uint64_t delivered;
 } olr;
@@ -134,6 +138,20 @@ static int read_end(olr *r, opscope_oplog_cur *c) {
     return c->bad || !r->cap.end ? -1 : 0;
 }
 
+static int read_decodes(olr *r, opscope_oplog_cur *c) {
+    if (!r->run && !(r->run = opscope_run_new())) return -2;
+    if (!r->seqs && !(r->seqs = malloc(OPSCOPE_OPLOG_DEC_MAX_SEQS * sizeof *r->seqs))) return -2;
+    uint64_t lost = opscope_oplog_get_u(c), n = opscope_oplog_get_u(c);
+    if (c->bad) return -1;
+    opscope_run_set_decodes_lost(r->run, lost);
+    for (uint64_t i = 0; i < n; i++) {
+        opscope_run_decode d;
+        if (opscope_oplog_get_decode(c, &d, r->seqs)) return -1;
+        if (opscope_run_add_decode(r->run, &d)) return -2;
+    }
+    return 0;
+}
+
 /* Every chunk up to the first that is not whole (the end, or a write a crash cut). */
 static int scan(olr *r) {
     size_t off = OPSCOPE_OPLOG_HEAD;
@@ -152,8 +170,10 @@ static int scan(olr *r) {
             break;
         case OPSCOPE_OPLOG_DROPS: rc = read_drops(r, &c); break;
         case OPSCOPE_OPLOG_END: rc = read_end(r, &c); break;
+        case OPSCOPE_OPLOG_DECODES: rc = read_decodes(r, &c); break;
         default: break; /* a chunk of a later version: skipped */
         }
+        if (rc == -2) return fail(r, OPSCOPE_ERROR_NOMEM, "out of memory", r->data + off);
         if (rc) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged chunk in the record log", r->data + off);
         off = next;
     }
@@ -244,6 +264,7 @@ static int deliver(olr *r) {
     const opscope_sink *s = r->sink;
     r->meta.profiler = "opscope";
     r->meta.version = 3;
+    if (r->has_cap && r->run) r->cap.run = opscope_run_view(r->run);
     r->meta.capture = r->has_cap ? &r->cap : NULL;
     if (s->on_meta && s->on_meta(s->ud, &r->meta))
         return fail(r, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader", r->data);
@@ -286,5 +307,7 @@ int opscope_oplog_read(const void *data, size_t size, const char *name, const op
     free(r.runs.v);
     free(r.backends.v);
     free(r.heap.v);
+    opscope_run_free(r.run);
+    free(r.seqs);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include "capture/store/cap_buf.h"
 #include "capture/store/cap_clock.h"
 #include "capture/store/cap_convert.h"
+#include "capture/store/cap_decodes.h"
 #include "capture/store/cap_drops.h"
 #include "capture/store/cap_log.h"
 #include "capture/store/cap_tables.h"
@@ -387,7 +388,77 @@ static int setup(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(setup), TEST(test_log_roundtrip_merged_by_start), TEST(test_log_memory_stays_a_window),
+/* libllama's batches travel in DECODES chunks: each flush takes those noted since the last,
+ * and a reader of the log (a run killed before its end) gets every one flushed, with their
+ * sequences; a log cut inside the second chunk keeps the first's. */
+typedef struct got_dec {
+    size_t n;
+    uint32_t tokens[8], seq_tokens[8], request[8];
+    uint64_t lost;
+} got_dec;
+
+static int dec_meta(void *ud, const opscope_meta *m) {
+    got_dec *g = ud;
+    const opscope_run_info *run = m->capture ? m->capture->run : NULL;
+    g->n = run ? run->n_decodes : 0;
+    g->lost = run ? run->decodes_lost : 0;
+    for (size_t i = 0; i < g->n && i < 8; i++) {
+        g->tokens[i] = run->decodes[i].n_tokens;
+        g->seq_tokens[i] = run->decodes[i].n_seqs ? run->decodes[i].seqs[0].n_tokens : 0;
+        g->request[i] = run->decodes[i].n_seqs ? run->decodes[i].seqs[0].request : 99;
+    }
+    return 0;
+}
+
+static int test_log_decodes(void) {
+    opscope_cap_buf_reset_all();
+    opscope_cap_decodes_reset();
+    setup_names();
+    snprintf(g_path, sizeof g_path, "/tmp/opscope-caplog-dec-%ld.log", (long)getpid());
+    unlink(g_path);
+    opscope_cap_log_start(g_path, 0);
+    static const int ctx = 1, mem = 2;
+    int32_t seq0 = 0, *seq_ptr[3] = {&seq0, &seq0, &seq0}, n_seq[3] = {1, 1, 1}, pos[3] = {0, 1, 2};
+    int8_t out[3] = {0, 0, 1};
+    opscope_cap_batch prompt = {.n_tokens = 3, .pos = pos, .n_seq_id = n_seq, .seq_id = seq_ptr, .logits = out};
+    opscope_cap_decode_note(&ctx, &mem, &prompt, 100, 200, 0, 1, 0);
+    put_op(0, 0, OP_ADD, 110, 190, 3);
+    char why[128];
+    ASSERT_EQ_INT(opscope_cap_log_flush("checkpoint", NULL, why, sizeof why), 0);
+    uint64_t first_end = opscope_cap_log_bytes();
+    int32_t pos3 = 3;
+    int8_t out1 = 1;
+    opscope_cap_batch gen = {.n_tokens = 1, .pos = &pos3, .n_seq_id = n_seq, .seq_id = seq_ptr, .logits = &out1};
+    opscope_cap_decode_note(&ctx, &mem, &gen, 300, 400, 1, 2, 0);
+    opscope_cap_decode_note(&ctx, &mem, &prompt, 500, 600, 2, 3, 0); /* positions back to 0: a new request */
+    put_op(1, 0, OP_ADD, 310, 390, 1);
+    ASSERT_EQ_INT(opscope_cap_log_flush("checkpoint", NULL, why, sizeof why), 0);
+    got_dec g;
+    memset(&g, 0, sizeof g);
+    opscope_sink sink = {&g, dec_meta, NULL, NULL, NULL};
+    opscope_error err;
+    ASSERT_EQ_INT(opscope_read_file(g_path, OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
+    ASSERT_EQ_U64(g.n, 3);
+    ASSERT_EQ_U64(g.lost, 0);
+    const uint32_t want_tokens[3] = {3, 1, 3}, want_request[3] = {0, 0, 1};
+    for (int i = 0; i < 3; i++) {
+        ASSERT_EQ_INT(g.tokens[i], want_tokens[i]);
+        ASSERT_EQ_INT(g.seq_tokens[i], want_tokens[i]);
+        ASSERT_EQ_INT(g.request[i], want_request[i]);
+    }
+    /* cut inside the second flush: the first call alone */
+    ASSERT_EQ_INT(truncate(g_path, (off_t)first_end + 20), 0);
+    memset(&g, 0, sizeof g);
+    ASSERT_EQ_INT(opscope_read_file(g_path, OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
+    ASSERT_EQ_U64(g.n, 1);
+    ASSERT_EQ_INT(g.tokens[0], 3);
+    opscope_cap_log_close();
+    opscope_cap_decodes_reset();
+    unlink(g_path);
+    return 0;
+}
+
+TEST_MAIN(TEST(setup), TEST(test_log_decodes), TEST(test_log_roundtrip_merged_by_start), TEST(test_log_memory_stays_a_window),
           TEST(test_log_cut_at_every_byte), TEST(test_log_checksum_mismatch_ends_it),
           TEST(test_log_end_patch), TEST(test_log_damage_inside_chunks),
           TEST(test_log_cap_drops_and_says_so))
