@@ -2,6 +2,8 @@
 #include "read/readers.h"
 
 #include "model/oplog_rec.h"
+#include "model/oplog_run.h"
+#include "model/run_info.h"
 #include "util/oplog.h"
 #include "util/vec.h"
 
@@ -35,6 +37,7 @@ typedef struct olr {
     OPSCOPE_VEC(uint32_t) heap;
     opscope_meta meta;
     opscope_capture_info cap;
+    opscope_run_t *run; /* the last RUN chunk's (NULL: none) */
     bool has_cap, has_end;
     uint64_t delivered;
 } olr;
@@ -95,7 +98,10 @@ static int read_records(olr *r, opscope_oplog_cur *c, const unsigned char *at) {
     for (uint64_t k = 0; k < n_tmpl && !c->bad; k++) {
         uint64_t id = opscope_oplog_get_u(c);
         const unsigned char *p = c->p;
-        if (id >= UINT32_MAX || opscope_oplog_get_tmpl(c, &scratch)) {
+        /* the writer numbers templates densely: an id past those defined so far plus one per
+         * byte left is damage (and would make the table huge) */
+        if (id >= UINT32_MAX || id > r->tmpls.n + (uint64_t)(c->end - c->p) ||
+            opscope_oplog_get_tmpl(c, &scratch)) {
             return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged record template in the record log", p);
         }
         if (id >= r->tmpls.n) {
@@ -125,6 +131,20 @@ static int read_drops(olr *r, opscope_oplog_cur *c) {
     return c->bad ? -1 : 0;
 }
 
+/* What ran: the last RUN chunk counts (the capture appends one when it changed). */
+/* 0, -1 (damage) or -2 (out of memory). */
+static int read_run(olr *r, opscope_oplog_cur *c) {
+    opscope_run_t *got = opscope_run_new();
+    int rc = got ? opscope_oplog_get_run(c, got) : -2;
+    if (rc) {
+        opscope_run_free(got);
+        return rc;
+    }
+    opscope_run_free(r->run);
+    r->run = got;
+    return 0;
+}
+
 static int read_end(olr *r, opscope_oplog_cur *c) {
     r->cap.end = str(c);
     r->cap.end_signal = str(c);
@@ -152,6 +172,10 @@ static int scan(olr *r) {
             break;
         case OPSCOPE_OPLOG_DROPS: rc = read_drops(r, &c); break;
         case OPSCOPE_OPLOG_END: rc = read_end(r, &c); break;
+        case OPSCOPE_OPLOG_RUN:
+            rc = read_run(r, &c);
+            if (rc == -2) return fail(r, OPSCOPE_ERROR_NOMEM, "out of memory", r->data + off);
+            break;
         default: break; /* a chunk of a later version: skipped */
         }
         if (rc) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged chunk in the record log", r->data + off);
@@ -244,6 +268,7 @@ static int deliver(olr *r) {
     const opscope_sink *s = r->sink;
     r->meta.profiler = "opscope";
     r->meta.version = 3;
+    r->cap.run = opscope_run_view(r->run);
     r->meta.capture = r->has_cap ? &r->cap : NULL;
     if (s->on_meta && s->on_meta(s->ud, &r->meta))
         return fail(r, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader", r->data);
@@ -286,5 +311,6 @@ int opscope_oplog_read(const void *data, size_t size, const char *name, const op
     free(r.runs.v);
     free(r.backends.v);
     free(r.heap.v);
+    opscope_run_free(r.run);
     return rc;
 }
