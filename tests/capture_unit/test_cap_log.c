@@ -16,6 +16,7 @@
 #include "export/end_patch.h"
 #include "read/readers.h"
 #include "test.h"
+#include "model/oplog_rec.h"
 #include "util/oplog.h"
 
 #include <stdlib.h>
@@ -460,6 +461,32 @@ static int test_log_run_chunk(void) {
     return 0;
 }
 
+/* A template numbered far past those defined (damage: the writer numbers them densely) is
+ * refused, not a table of that many entries made. */
+static int test_log_template_id_far_out(void) {
+    opscope_oplog_buf pay = {0}, log = {0};
+    opscope_record rec;
+    opscope_record_init(&rec);
+    rec.name = "ADD";
+    rec.n_fused = 1;
+    ASSERT_EQ_INT(opscope_oplog_put_u(&pay, 0) | opscope_oplog_put_u(&pay, 0) | opscope_oplog_put_u(&pay, 1) |
+                      opscope_oplog_put_u(&pay, 100000000) | opscope_oplog_put_tmpl(&pay, &rec),
+                  0);
+    log.v = malloc(OPSCOPE_OPLOG_HEAD + OPSCOPE_OPLOG_CHUNK_HEAD + pay.n);
+    ASSERT_NOT_NULL(log.v);
+    opscope_oplog_file_head(log.v);
+    opscope_oplog_chunk_head(log.v + OPSCOPE_OPLOG_HEAD, OPSCOPE_OPLOG_RECORDS, pay.v, (uint32_t)pay.n);
+    memcpy(log.v + OPSCOPE_OPLOG_HEAD + OPSCOPE_OPLOG_CHUNK_HEAD, pay.v, pay.n);
+    opscope_error err;
+    size_t n = OPSCOPE_OPLOG_HEAD + OPSCOPE_OPLOG_CHUNK_HEAD + pay.n;
+    ASSERT_EQ_INT(opscope_read_buffer(log.v, n, "far", OPSCOPE_FORMAT_AUTO, NULL, &err), -1);
+    /* at the template: after three counts (a byte each) and the id (4 bytes: 10^8 < 2^28) */
+    ASSERT_EQ_U64(err.pos, OPSCOPE_OPLOG_HEAD + OPSCOPE_OPLOG_CHUNK_HEAD + 3 + 4);
+    free(pay.v);
+    free(log.v);
+    return 0;
+}
+
 static int setup(void) {
     opscope_cap_clock_init("monotonic");
     return 0;
@@ -468,4 +495,5 @@ static int setup(void) {
 TEST_MAIN(TEST(setup), TEST(test_log_roundtrip_merged_by_start), TEST(test_log_memory_stays_a_window),
           TEST(test_log_cut_at_every_byte), TEST(test_log_checksum_mismatch_ends_it),
           TEST(test_log_end_patch), TEST(test_log_damage_inside_chunks),
-          TEST(test_log_cap_drops_and_says_so), TEST(test_log_run_chunk))
+          TEST(test_log_cap_drops_and_says_so), TEST(test_log_run_chunk),
+          TEST(test_log_template_id_far_out))
