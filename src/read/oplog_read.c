@@ -131,8 +131,8 @@ static int read_drops(olr *r, opscope_oplog_cur *c) {
     return c->bad ? -1 : 0;
 }
 
-/* What ran: the last RUN chunk counts (the capture appends one when it changed). */
-/* 0, -1 (damage) or -2 (out of memory). */
+/* What ran: the last RUN chunk counts (the capture appends one when it changed). Returns 0,
+ * -1 (damage) or -2 (out of memory). */
 static int read_run(olr *r, opscope_oplog_cur *c) {
     opscope_run_t *got = opscope_run_new();
     int rc = got ? opscope_oplog_get_run(c, got) : -2;
