@@ -47,12 +47,17 @@ struct opscope_html_sink {
     opscope_html_sampled *sampled; /* sampled device timing per op (few: ops, not records) */
     size_t n_sampled, cap_sampled, last_sampled;
     opscope_html_cpu_t *cpu; /* a trace's CPU side (opscope_html_sink_kineto_tee), or NULL */
+    const opscope_cpath_t *cpath; /* its critical path (borrowed until finish), or NULL */
     char shape_buf[2048];
 };
 
 #define HTML_SAMPLED_MAX 4096 /* ops with weights kept; more is no profile the capture writes */
 
 /* ---------------------------------------------------------------------------------------- */
+
+void opscope_html_sink_set_cpath(opscope_html_sink_t *h, const opscope_cpath_t *cp) {
+    h->cpath = cp;
+}
 
 /* ---------------------------------------------------------------------------------------- */
 
@@ -435,6 +440,7 @@ static void fill_data(const opscope_html_sink_t *h, opscope_html_data *out) {
         .sampled = h->sampled,
         .n_sampled = h->n_sampled,
         .cpu = h->cpu,
+        .cpath = h->cpath,
     };
     data.sigs = h->sigs;
     data.lanes = h->lanes;
