@@ -1546,6 +1546,11 @@
     else parts.push('Bound by: ' + b.resource + ' (the median rank\'s largest share); rank ' + b.rank + ' slowest');
     if (b.slowest_step >= 0) parts.push('slowest step: ProfilerStep#' + b.slowest_step + ' on rank ' + b.slowest_step_rank + ', ' + ms(b.slowest_step_ns));
     if (JOB.stragglers.length) parts.push('stragglers: ' + JOB.stragglers.map((s) => 'rank ' + s.rank + ' (' + s.cause + ')').join(', '));
+    // the collective whose late rank makes the others wait longest (the first on ties), as the console's first screen
+    const skew = ((JOB.collectives && JOB.collectives.types) || []).filter((t) => t.late_wait_ns > 0)
+      .sort((a, b) => b.late_wait_ns - a.late_wait_ns)[0];
+    if (skew) parts.push('collective skew: ' + skew.type + ' ' + skew.busbw_skew_pct.toFixed(1) + '%, rank ' + skew.late_rank +
+      ' late, the others wait ' + ms(skew.late_wait_ns));
     $('jobline').textContent = JOB.ranks_count + ' ranks \u00b7 ' + parts.join(' \u00b7 ');
     $('jobline').hidden = false;
     const body = $('jobbody'), pc = (x) => x.toFixed(1) + '%';

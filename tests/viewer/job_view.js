@@ -115,6 +115,15 @@ async function checkJob(context, dir, want) {
   const strag = new Set(job.stragglers.map((s) => String(s.rank)));
   check(P.table.every((row) => (row.cls === 'straggler') === strag.has(row.cells[0])),
     `${name}: the report's stragglers' rows marked (${[...strag].join(',') || 'none'})`, P.table.map((r) => r.cls));
+  const skews = ((job.collectives && job.collectives.types) || []).filter((t) => t.late_wait_ns > 0);
+  if (skews.length) {
+    const w = skews.reduce((a, b) => (b.late_wait_ns > a.late_wait_ns ? b : a));
+    const text = 'collective skew: ' + w.type + ' ' + w.busbw_skew_pct.toFixed(1) + '%, rank ' + w.late_rank + ' late, the others wait ' +
+      (w.late_wait_ns / 1e6).toFixed(1) + ' ms';
+    check(P.line.includes(text), `${name}: the first line names the collective skew of report --json: ${text}`, P.line);
+  } else {
+    check(!P.line.includes('collective skew'), `${name}: no collective skew named (none in report --json)`, P.line);
+  }
   if (want) {
     check(P.line.includes('Bound by: rank ' + want.rank + ', ' + want.cause),
       `${name}: the first line names the slow rank ${want.rank} and its cause (${want.cause})`, P.line);
@@ -159,8 +168,24 @@ async function checkJob(context, dir, want) {
   await page.close();
 }
 
+// --ddp TRACE: a job made here of TRACE as rank 0 and a copy as rank 1 whose collective kernels
+// (args "Collective name") last twice as long, so its collectives are skewed (as tests/job/check_coll.py)
+function ddpJob(trace) {
+  const dir = path.join(outDir, 'ddp_pair');
+  fs.mkdirSync(dir, { recursive: true });
+  const doc = JSON.parse(zlib.gunzipSync(fs.readFileSync(trace)).toString('utf8'));
+  doc.distributedInfo = Object.assign({}, doc.distributedInfo, { rank: 0 });
+  fs.writeFileSync(path.join(dir, 'rank-0.json'), JSON.stringify(doc));
+  doc.distributedInfo.rank = 1;
+  for (const e of doc.traceEvents) if (e && e.cat === 'kernel' && e.args && 'Collective name' in e.args) e.dur *= 2;
+  fs.writeFileSync(path.join(dir, 'rank-1.json'), JSON.stringify(doc));
+  return dir;
+}
+
 (async () => {
   const { context, close } = await launch();
+  const ddp = jobs.indexOf('--ddp');
+  if (ddp >= 0) jobs.splice(ddp, 2, ddpJob(jobs[ddp + 1]));
   for (const arg of jobs) {
     const [dir, rank, cause] = arg.split(':');
     await checkJob(context, dir, rank !== undefined ? { rank: Number(rank), cause } : null);
