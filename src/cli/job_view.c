@@ -53,6 +53,7 @@ typedef struct job_page_ctx {
     const opscope_job *job;
     opscope_job_read_info ri;
     uint64_t kept;                       /* records in the page */
+    const opscope_job_row *failed;       /* the rank whose timeline could not be written */
 } job_page_ctx;
 
 /* Reads ROW's trace into its block of the page W. Returns 0, or -1 with ERR filled. */
@@ -88,7 +89,10 @@ static int write_rank(opscope_out_t *w, const opscope_job_row *row, job_page_ctx
 static int write_data(opscope_out_t *w, void *ctx, opscope_error *err) {
     job_page_ctx *c = ctx;
     for (size_t i = 0; i < c->job->n; i++)
-        if (write_rank(w, &c->job->rows[i], c, err)) return -1;
+        if (write_rank(w, &c->job->rows[i], c, err)) {
+            c->failed = &c->job->rows[i];
+            return -1;
+        }
     opscope_job_html_job(w, c->job, &c->ri);
     return 0;
 }
@@ -115,7 +119,10 @@ int opscope_cli_job_view(const opscope_cli_job_view_opts *o) {
         opscope_out_abort(w);
         char line[512];
         opscope_error_format(&err, line, sizeof line);
-        fprintf(stderr, "opscope view: %s\n", line);
+        if (c.failed) /* a job summary names its trace: it must be readable here */
+            fprintf(stderr, "opscope view: rank %lld's timeline: %s\n", (long long)c.failed->s->rank, line);
+        else
+            fprintf(stderr, "opscope view: %s\n", line);
         st = OPSCOPE_EXIT_INPUT;
     } else {
         if (!o->quiet && strcmp(o->output, "-"))

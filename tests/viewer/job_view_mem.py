@@ -80,6 +80,24 @@ if os.path.exists(out):
 p = subprocess.run([opscope, "view", bad, "-o", out], capture_output=True, text=True)
 check(p.returncode == 2 and "rank-1.json" in p.stderr and not os.path.exists(out),
       "a broken trace: exit 2, named, no page left", (p.returncode, p.stderr))
+# a job summary joins with its trace (the path it names), which must be readable here
+sj = os.path.join(work, "sumjob")
+os.makedirs(sj, exist_ok=True)
+for f in os.listdir(sj):
+    os.remove(os.path.join(sj, f))
+subprocess.run([opscope, "report", trace, "--job", "--json", os.path.join(sj, "rank-0.json"), "-q"], check=True)
+os.symlink(trace, os.path.join(sj, "rank-1.json.gz"))
+out = os.path.join(work, "sumjob.html")
+p = subprocess.run([opscope, "view", sj, "-o", out, "-q"], capture_output=True, text=True)
+blocks = len(re.findall(r'class="opscope-rank"', open(out).read())) if p.returncode == 0 else -1
+check(blocks == 2, "a summary whose trace is here: its timeline read from that trace", (p.returncode, p.stderr, blocks))
+txt = open(os.path.join(sj, "rank-0.json")).read().replace(trace, "/nonexistent/rank-0.json.gz")
+open(os.path.join(sj, "rank-0.json"), "w").write(txt)
+os.remove(out)
+p = subprocess.run([opscope, "view", sj, "-o", out], capture_output=True, text=True)
+check(p.returncode == 2 and "rank 0's timeline" in p.stderr and "/nonexistent/rank-0.json.gz" in p.stderr
+      and not os.path.exists(out), "a summary whose trace is gone: exit 2, the rank and path named, no page",
+      (p.returncode, p.stderr))
 p = subprocess.run([opscope, "view", d], capture_output=True, text=True)
 check(p.returncode == 0 and os.path.exists(d + ".html"), "view DIR writes DIR.html by default", p.stderr)
 print("%d check(s) failed" % failures if failures else "job view memory and CLI: all checks passed")
