@@ -73,9 +73,9 @@
     for (const b of blocks) {
       const d = b.d, shift = Number(BigInt(d.t0) - t0), strOff = J.strings.length;
       const label = 'rank ' + b.rank;
-      const g = { rank: b.rank, label, threads: [], backends: new Set(), source: d.source };
+      const g = { rank: b.rank, label, threads: [], backends: new Set() };
       J.groups.push(g);
-      J.source = J.source || d.source; J.profiler = J.profiler || d.profiler;
+      J.profiler = J.profiler || d.profiler;
       J.seen += d.seen; J.kept += d.kept; J.total_records += d.total_records; J.dropped += d.dropped;
       J.stride = Math.max(J.stride, d.stride);
       for (const x of d.strings) J.strings.push(x);
