@@ -68,6 +68,9 @@ p = subprocess.run([opscope, "view", trace, trace], capture_output=True, text=Tr
 check(p.returncode == 1 and "-o is required" in p.stderr, "several traces without -o: usage error", p.stderr)
 p = subprocess.run([opscope, "view", d, "--peak", "cache", "-o", lst], capture_output=True, text=True)
 check(p.returncode == 1 and "not for a job" in p.stderr, "--peak with a job: usage error", p.stderr)
+p = subprocess.run([opscope, "report", d, "--html-viewer", lst], capture_output=True, text=True)
+check(p.returncode == 1 and "'opscope view' of the same inputs" in p.stderr,
+      "report DIR --html-viewer: a usage error that points to view", p.stderr)
 bad = os.path.join(work, "bad")
 os.makedirs(bad, exist_ok=True)
 for f in os.listdir(bad):
