@@ -46,12 +46,13 @@ typedef struct opscope_cli_job_view_opts {
     int n_inputs;
     const char *output;                  /* the page ("-": stdout) */
     size_t max_records;                  /* per rank; 0: every record */
-    int threads;                         /* traces read at once for the table; 0: one per core */
+    int threads;                         /* traces read at once; 0: one per core */
     bool quiet;
 } opscope_cli_job_view_opts;
 
 /* Reads the job as report does (in parallel: the per-rank table), then each rank's trace
- * again, one at a time, into its block of the page. Returns the exit status. */
+ * again, in parallel too, into its block of the page (one rank in memory per thread). Returns
+ * the exit status. */
 int opscope_cli_job_view(const opscope_cli_job_view_opts *o);
 
 /* `diff BASE NEW` of two jobs: true when each is a folder or a job summary (cli/job_diff.c). */

@@ -2,9 +2,11 @@
  * job_view.c - `opscope view DIR` and `opscope view A B C...`: a distributed job in the HTML
  * viewer. The job is read as `report` reads it (cli/job.c: every trace in parallel, only the
  * ranks' summaries kept), which gives the ranks (distributedInfo, else the file name) and the
- * per-rank table; then each rank's trace is read again, one at a time, through a session with
- * the viewer's sink (its records, CPU side and critical path), written into the page as its
- * own block and freed before the next: memory is one rank's. See docs/viewer.md, "A job".
+ * per-rank table; then each rank's trace is read again, on as many threads, through a session
+ * with the viewer's sink (its records, CPU side and critical path), its block written to a
+ * temporary file of its own (tmpfile: deleted when closed, whatever happens) and the rank freed
+ * before the thread takes the next: memory is one rank's per thread. The page is then written
+ * with the blocks copied in rank order. See docs/viewer.md, "A job".
  */
 #include "analyze/session.h"
 #include "cli/cli.h"
@@ -14,9 +16,12 @@
 #include "read/readers.h"
 #include "util/out.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* One rank's block as a session output: its sink buffers the trace, its finish writes the block. */
 typedef struct rank_block {
@@ -52,16 +57,23 @@ typedef struct job_page_ctx {
     const opscope_cli_job_view_opts *o;
     const opscope_job *job;
     opscope_job_read_info ri;
-    uint64_t kept;                       /* records in the page */
+    int threads;                         /* ranks' timelines read at once */
+    /* per row: its block (an unlinked temporary file, tmpfile), records, error */
+    FILE **block;
+    uint64_t *kept;
+    opscope_error *err;
+    atomic_size_t next;
     const opscope_job_row *failed;       /* the rank whose timeline could not be written */
 } job_page_ctx;
 
-/* Reads ROW's trace into its block of the page W. Returns 0, or -1 with ERR filled. */
-static int write_rank(opscope_out_t *w, const opscope_job_row *row, job_page_ctx *c, opscope_error *err) {
+/* Reads ROW's trace into its block, written to W. KEPT gets its records. Returns 0, or -1
+ * with ERR filled. */
+static int write_rank(opscope_out_t *w, const opscope_job_row *row, const opscope_cli_job_view_opts *o,
+                      uint64_t *kept, opscope_error *err) {
     rank_block b = {.page = w, .rank = row->s->rank};
     opscope_session_opts so = {.no_stats = true, .kineto = true, .critical_path = true};
     opscope_session_t *s = opscope_session_new(&so);
-    if (!s || !(b.h = opscope_html_sink_new(c->o->output, row->path, c->o->max_records, err))) {
+    if (!s || !(b.h = opscope_html_sink_new(o->output, row->path, o->max_records, err))) {
         opscope_session_free(s);
         *err = (opscope_error){.code = OPSCOPE_ERROR_NOMEM, .msg = "out of memory"};
         return -1;
@@ -78,23 +90,96 @@ static int write_rank(opscope_out_t *w, const opscope_job_row *row, job_page_ctx
             !opscope_session_finish(s, err) && !opscope_session_commit(s, NULL, NULL))
             rc = 0;
     } else {
-        block_release(&b, true);
         *err = (opscope_error){.code = OPSCOPE_ERROR_NOMEM, .msg = "out of memory"};
     }
-    c->kept += b.kept;
+    *kept = b.kept;
     opscope_session_free(s);
     return rc;
 }
 
+/* A worker: takes the next rank, writes its block into a temporary file of its own (deleted
+ * when closed), frees the rank, takes the next. */
+static void *block_worker(void *ud) {
+    job_page_ctx *c = ud;
+    for (;;) {
+        size_t i = atomic_fetch_add(&c->next, 1);
+        if (i >= c->job->n) return NULL;
+        FILE *f = tmpfile();
+        opscope_out_t *w = f ? opscope_out_from_file(f, &c->err[i]) : NULL;
+        if (!w) {
+            if (f) fclose(f);
+            c->err[i] = (opscope_error){.code = OPSCOPE_ERROR_IO, .msg = "cannot make a temporary file"};
+            continue;
+        }
+        int rc = write_rank(w, &c->job->rows[i], c->o, &c->kept[i], &c->err[i]);
+        if (rc) opscope_out_abort(w);
+        if (rc || opscope_out_commit(w, &c->err[i]) || fflush(f)) {
+            if (!c->err[i].msg) c->err[i] = (opscope_error){.code = OPSCOPE_ERROR_IO, .msg = "temporary file"};
+            fclose(f);
+            continue;
+        }
+        c->block[i] = f;
+    }
+}
+
+/* Copies F (rewound) into W and closes it. Returns 0, or -1 on a read error. */
+static int copy_block(opscope_out_t *w, FILE *f) {
+    char buf[1 << 16];
+    size_t n;
+    rewind(f);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) opscope_out_write(w, buf, n);
+    int rc = ferror(f) ? -1 : 0;
+    fclose(f);
+    return rc;
+}
+
+/* The page's data: every rank's block, in rank order, then the job. */
 static int write_data(opscope_out_t *w, void *ctx, opscope_error *err) {
     job_page_ctx *c = ctx;
-    for (size_t i = 0; i < c->job->n; i++)
-        if (write_rank(w, &c->job->rows[i], c, err)) {
+    pthread_t tid[64];
+    int started = 0;
+    for (int t = 1; t < c->threads && t < 64; t++)
+        if (!pthread_create(&tid[started], NULL, block_worker, c)) started++;
+    block_worker(c);
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    for (size_t i = 0; i < c->job->n; i++) {
+        if (!c->block[i]) {
+            *err = c->err[i];
             c->failed = &c->job->rows[i];
             return -1;
         }
+        FILE *f = c->block[i];
+        c->block[i] = NULL;
+        if (copy_block(w, f)) {
+            *err = (opscope_error){.code = OPSCOPE_ERROR_IO, .msg = "cannot read a temporary file back"};
+            return -1;
+        }
+    }
     opscope_job_html_job(w, c->job, &c->ri);
     return 0;
+}
+
+/* The context's per-rank arrays (NULL members when out of memory); freed by page_free. */
+static int page_init(job_page_ctx *c, const opscope_cli_job_view_opts *o, const opscope_cli_job_set *set) {
+    c->o = o;
+    c->job = opscope_cli_job_of(set, &c->ri);
+    size_t n = c->job->n ? c->job->n : 1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    c->threads = o->threads > 0 ? o->threads : cores > 0 ? (int)cores : 1;
+    if ((size_t)c->threads > c->job->n) c->threads = (int)c->job->n;
+    atomic_init(&c->next, 0);
+    c->block = calloc(n, sizeof *c->block);
+    c->kept = calloc(n, sizeof *c->kept);
+    c->err = calloc(n, sizeof *c->err);
+    return c->block && c->kept && c->err ? 0 : -1;
+}
+
+static void page_free(job_page_ctx *c) {
+    for (size_t i = 0; c->block && i < c->job->n; i++)
+        if (c->block[i]) fclose(c->block[i]);
+    free(c->block);
+    free(c->kept);
+    free(c->err);
 }
 
 int opscope_cli_job_view(const opscope_cli_job_view_opts *o) {
@@ -113,9 +198,13 @@ int opscope_cli_job_view(const opscope_cli_job_view_opts *o) {
         opscope_out_abort(w);
         return st;
     }
-    job_page_ctx c = {.o = o};
-    c.job = opscope_cli_job_of(set, &c.ri);
-    if (opscope_job_html_write(w, write_data, &c, &err) || opscope_out_commit_take(&w, &err)) {
+    job_page_ctx c;
+    memset(&c, 0, sizeof c);
+    if (page_init(&c, o, set)) {
+        err = (opscope_error){.code = OPSCOPE_ERROR_NOMEM, .msg = "out of memory"};
+    }
+    if (!c.block || !c.kept || !c.err || opscope_job_html_write(w, write_data, &c, &err) ||
+        opscope_out_commit_take(&w, &err)) {
         opscope_out_abort(w);
         char line[512];
         opscope_error_format(&err, line, sizeof line);
@@ -125,11 +214,14 @@ int opscope_cli_job_view(const opscope_cli_job_view_opts *o) {
             fprintf(stderr, "opscope view: %s\n", line);
         st = OPSCOPE_EXIT_INPUT;
     } else {
+        uint64_t kept = 0;
+        for (size_t i = 0; i < c.job->n; i++) kept += c.kept[i];
         if (!o->quiet && strcmp(o->output, "-"))
             fprintf(stderr, "opscope view: wrote %s (%zu ranks, %llu records); open it in a browser\n", o->output,
-                    c.job->n, (unsigned long long)c.kept);
+                    c.job->n, (unsigned long long)kept);
         st = OPSCOPE_EXIT_OK;
     }
+    page_free(&c);
     opscope_cli_job_set_free(set);
     return st;
 }

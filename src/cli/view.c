@@ -39,8 +39,8 @@ static void usage(FILE *f) {
           "                        rows: 1 = llama.cpp's generation steps; decode|prefill: by\n"
           "                        phase); reads PROFILE twice\n"
           "  --graphs N|A-B|A-     only the graph computes with those graph ids\n"
-          "  --threads N           a job: read N traces at once for its table (default: one\n"
-          "                        per core); the timelines are read one after the other\n"
+          "  --threads N           a job: read N traces at once (default: one per core;\n"
+          "                        memory: one rank per thread)\n"
           "  -h, --help            this help\n"
           "\n"
           "Exit status: 0 ok, 1 usage error, 2 bad input or failed output.\n",

@@ -56,6 +56,11 @@ check(blocks == 8, "the 8-rank page holds 8 rank blocks", blocks)
 check(sizes[8] > 3.5 * sizes[2], "the 8-rank page holds about 4 times the 2-rank page's data", sizes)
 check(peaks[8] <= peaks[2] * 1.10 + 4096,
       "peak RSS does not grow with the ranks: 8 ranks %d KiB, 2 ranks %d KiB" % (peaks[8], peaks[2]), peaks)
+# several threads: the same page (but read_threads)
+par = os.path.join(work, "ranks8_t3.html")
+subprocess.run([opscope, "view", job(8), "-o", par, "-q", "--threads", "3"], check=True, capture_output=True)
+norm = lambda p: re.sub(r'"read_threads":\d+', "", open(p).read())
+check(norm(par) == norm(pages[8]), "3 threads write the page 1 thread writes (ranks in order)")
 # a list of traces: the same page as the folder
 d = os.path.join(work, "ranks2")
 lst = os.path.join(work, "list2.html")
