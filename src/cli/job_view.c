@@ -122,17 +122,6 @@ static void *block_worker(void *ud) {
     }
 }
 
-/* Copies F (rewound) into W and closes it. Returns 0, or -1 on a read error. */
-static int copy_block(opscope_out_t *w, FILE *f) {
-    char buf[1 << 16];
-    size_t n;
-    rewind(f);
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) opscope_out_write(w, buf, n);
-    int rc = ferror(f) ? -1 : 0;
-    fclose(f);
-    return rc;
-}
-
 /* The page's data: every rank's block, in rank order, then the job. */
 static int write_data(opscope_out_t *w, void *ctx, opscope_error *err) {
     job_page_ctx *c = ctx;
@@ -150,7 +139,7 @@ static int write_data(opscope_out_t *w, void *ctx, opscope_error *err) {
         }
         FILE *f = c->block[i];
         c->block[i] = NULL;
-        if (copy_block(w, f)) {
+        if (opscope_job_html_copy_block(w, f)) {
             *err = (opscope_error){.code = OPSCOPE_ERROR_IO, .msg = "cannot read a temporary file back"};
             return -1;
         }

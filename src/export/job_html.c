@@ -43,6 +43,16 @@ int opscope_job_html_rank(opscope_out_t *w, opscope_html_sink_t *h, int64_t rank
     return 0;
 }
 
+int opscope_job_html_copy_block(opscope_out_t *w, FILE *f) {
+    char buf[1 << 16];
+    size_t n;
+    rewind(f);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) opscope_out_write(w, buf, n);
+    int rc = ferror(f) ? -1 : 0;
+    fclose(f);
+    return rc;
+}
+
 void opscope_job_html_job(opscope_out_t *w, const opscope_job *job, const opscope_job_read_info *ri) {
     opscope_out_str(w, "\n<script type=\"application/json\" id=\"opscope-job\">");
     opscope_job_report_json(w, job, ri);
