@@ -1530,7 +1530,7 @@
     const nAnn = C.kind.filter((k) => k === 2).length, nPy = C.kind.filter((k) => k === 3).length;
     if (nAnn) parts.splice(3, 0, fmtCount(nAnn) + ' annotations');
     if (nPy) parts.splice(3, 0, fmtCount(nPy) + ' Python functions');
-    const busy = C.busy.map((b) => backendName(b[0]) + ' ' + (b[1] + b[2] ? (100 * b[1] / (b[1] + b[2])).toFixed(1) : '0.0') + '%');
+    const busy = C.busy.map((b) => (processOf(b[0]) ? processOf(b[0]) + ' ' : '') + backendName(b[0]) + ' ' + (b[1] + b[2] ? (100 * b[1] / (b[1] + b[2])).toFixed(1) : '0.0') + '%');
     if (busy.length) parts.push('GPU busy' + (C.window[1] ? ' over ' + fmtNs(C.window[1]) : '') + ': ' + busy.join(', '));
     $('cpuside').textContent = parts.join(' \u00b7 ');
     $('cpuside').hidden = false;

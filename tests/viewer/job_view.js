@@ -75,7 +75,7 @@ async function checkJob(context, dir, want) {
     groups: opscope.groups(), cpu: opscope.cpuLabels(), lanes: opscope.laneLabels(), N: opscope.N,
     steps: opscope.jobSteps(), rows: opscope.cpu().rows, L: { LABEL_W: opscope.layout.LABEL_W, ROW_H: opscope.layout.ROW_H,
       AXIS_H: opscope.layout.AXIS_H },
-    line: document.getElementById('jobline').textContent,
+    line: document.getElementById('jobline').textContent, cpuside: document.getElementById('cpuside').textContent,
     table: [...document.querySelectorAll('#jobbody tr')].map((tr) => ({ cls: tr.className,
       cells: [...tr.children].map((td) => td.textContent) })),
   }));
@@ -92,6 +92,9 @@ async function checkJob(context, dir, want) {
     check(cpu.every((c) => groupOf(c.y) === k) && gpu.every((l) => groupOf(l.y) === k),
       `${name}: rank ${t.rank}: its lanes lie inside its group`, { cpu: cpu.map((c) => c.y), gpu: gpu.map((l) => l.y), groups: P.groups });
   });
+  const gpuRanks = traces.filter((t) => t.acts).map((t) => t.rank);
+  check(gpuRanks.every((r) => P.cpuside.includes('rank ' + r + ' CUDA')),
+    `${name}: each GPU rank's busy share is named with its rank`, P.cpuside);
   const acts = traces.reduce((s, t) => s + t.acts, 0);
   check(P.N === acts, `${name}: every GPU activity of every rank in the page (${acts})`, P.N);
   // alignment: each step where its trace puts it, from the job's first time (the traces' clock)
