@@ -175,6 +175,9 @@ static int check_job_args(const report_args *a) {
                         : a->sqlite ? "--sqlite" : a->peak ? "--peak" : a->export_ops ? "--export-ops"
                         : a->inefficiency ? "--inefficiency" : a->by_shape ? "--by-shape"
                         : opscope_cli_select_any(&a->select) ? "--batch/--graphs" : NULL;
+    if (a->html && !a->chrome)
+        return usage_error("--html-viewer: not for a job (a folder or several traces); 'opscope view' of the "
+                           "same inputs opens the job in the viewer");
     if (other) return usage_error("%s: not for a job (a folder or several traces)", other);
     for (int i = 0; i < a->n_inputs; i++)
         if (!strcmp(a->inputs[i], "-")) return usage_error("'-' (stdin) cannot be one rank of a job");
