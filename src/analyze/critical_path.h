@@ -82,7 +82,7 @@ int opscope_cpath_has_events(const opscope_cpath_t *c);
  * it, GPU activities launched by a runtime call in it, synchronizations of those calls. Fills
  * OUT; with HOPS not NULL, appends the path's edges that change lane to *HOPS (*N_HOPS
  * elements, realloc'ed; the caller frees). Callable per window, any number of times, after
- * the read. Returns 0, or -1 when out of memory.
+ * the read and until opscope_cpath_release_events. Returns 0, or -1 when out of memory.
  */
 int opscope_critical_path_compute(opscope_cpath_t *c, int64_t start_ns, int64_t end_ns,
                                   opscope_critical_path *out, opscope_cpath_hop **hops, size_t *n_hops);
