@@ -6,6 +6,7 @@
 #include "analyze/session.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/heap.h"
 #include "cli/job.h"
 #include "cli/progress.h"
 #include "cli/select.h"
@@ -292,6 +293,7 @@ static int run(opscope_session_t *s, const report_args *a, opscope_cli_selection
         return OPSCOPE_EXIT_INPUT;
     }
     if (sel) opscope_cli_select_note("report", &a->select, a->input, sel);
+    opscope_cli_heap_keep_freed(); /* the finish's scratch reuses freed pages (cli/heap.h) */
     if (opscope_session_finish(s, &err)) {
         const opscope_output *o = opscope_session_failed(s);
         if (o && !strcmp(o->name, "--export-ops"))
