@@ -9,7 +9,8 @@
 #   BUILD      toolkit, flags, commit, seconds per stage (cupti-check.sh shows it)
 # The build tree stays in /var/cache/opscope/cupti-build-ON (-OFF for CPU-only; outside the
 # checkout, never carried; OPSCOPE_CUPTI_BUILD sets the prefix): a later run, from any checkout
-# on this machine, resumes it where it stopped (one run at a time: flock).
+# on this machine, resumes it where it stopped (one run at a time: flock); opscope's build in
+# it is one per checkout (opscope-KEY, KEY a hash of the checkout's path).
 #
 #   scripts/device/cupti-prebuild.sh DEST
 # Knobs: CUDA_HOME (default: the newest /usr/local/cuda-*), JOBS (2), CUPTI_CHECK_FA (OFF),
@@ -61,11 +62,13 @@ log "building llama-bench, llama-completion, llama-quantize with $JOBS jobs (log
 stage llama
 bin=$src/build/bin
 log "building libopscope-ggml.so against that ggml"
-cmake -S "$REPO" -B "$BUILD_DIR/opscope" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF \
+# one opscope build per checkout (CMake ties a build folder to one source folder)
+OB=$BUILD_DIR/opscope-$(printf '%s' "$(cd "$REPO" && pwd -P)" | sha256sum | cut -c1-12)
+cmake -S "$REPO" -B "$OB" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF \
     -DOPSCOPE_WERROR=OFF -DOPSCOPE_GGML_INCLUDE_DIR="$src/ggml/include" -DCMAKE_LIBRARY_PATH="$bin" \
-    > "$BUILD_DIR/opscope.log" 2>&1 && "${N[@]}" ninja -C "$BUILD_DIR/opscope" -j "$JOBS" opscope-ggml >> "$BUILD_DIR/opscope.log" 2>&1 ||
-    { tail -30 "$BUILD_DIR/opscope.log" >&2; exit 1; }
-so=$(find "$BUILD_DIR/opscope" -name 'libopscope-ggml.so' | head -1)
+    > "$OB.log" 2>&1 && "${N[@]}" ninja -C "$OB" -j "$JOBS" opscope-ggml >> "$OB.log" 2>&1 ||
+    { tail -30 "$OB.log" >&2; exit 1; }
+so=$(find "$OB" -name 'libopscope-ggml.so' | head -1)
 stage opscope
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT

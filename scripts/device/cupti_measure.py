@@ -32,6 +32,9 @@ A.add_argument("--backend", default="CUDA", help="backend name prefix (default C
 A.add_argument("--extra-env", action="append", default=[], help="NAME=VALUE for every run")
 A.add_argument("--pp", default="512")
 A.add_argument("--tg", default="128")
+# the caller's time limit (gpu-checks.sh): llama-bench rounds that would end past it are not
+# started, so the summary is written with the rounds done instead of being lost to a kill
+A.add_argument("--deadline", type=float, default=0, help="epoch seconds; 0: none")
 args = A.parse_args()
 OUT = args.out
 results, checks = {}, []
@@ -151,9 +154,15 @@ def bench():
     cmd = [f"{args.bin}/llama-bench", "-m", args.model, "-ngl", "99", "-p", args.pp, "-n", args.tg, "-r", "3", "-o", "json"]
     configs = [("plain", {}), ("captured", captured({}, "bench")), ("captured-all", captured({"OPSCOPE_GPU_TIMING": "all"}, "bench-all"))]
     ts = collections.defaultdict(list)
+    longest, done = 0.0, 0
     for rnd in range(args.rounds):
         for name, extra in configs[rnd % 3:] + configs[:rnd % 3]:
+            if args.deadline and time.time() + 1.5 * longest > args.deadline:
+                print(f"   deadline: llama-bench stopped after {done} runs", flush=True)
+                return {f"{n} {t}": statistics.median(v) for (n, t), v in ts.items()}, done
+            t0 = time.time()
             r = run(cmd, base_env(extra), f"bench-{name}-{rnd}")
+            longest, done = max(longest, time.time() - t0), done + 1
             if r.returncode != 0:
                 check(False, f"llama-bench {name} round {rnd} exits 0")
                 continue
@@ -161,7 +170,7 @@ def bench():
                 test = "pp" if row.get("n_prompt") else "tg"
                 ts[(name, test)].append(row["avg_ts"])
     med = {f"{n} {t}": statistics.median(v) for (n, t), v in ts.items()}
-    return med
+    return med, done
 
 
 os.makedirs(OUT, exist_ok=True)
@@ -178,7 +187,8 @@ for n in sorted(set(on["median_ns"]) | set(off["median_ns"])):
     acc[n] = (a, b, a / b if a and b else None)
 worst = [(n, round(r, 3)) for n, (_a, _b, r) in acc.items() if r is None or abs(r - 1) > 0.15]
 check(not worst, f"per group, median per decode graph with graphs on within 15% of off (outside: {worst})")
-med = bench()
+med, bench_runs = bench()
+check(bench_runs == 3 * args.rounds, f"llama-bench: {bench_runs} of {3 * args.rounds} runs in the time given")
 tg = med.get("captured tg", 0) / med.get("plain tg", 1)
 pp = med.get("captured pp", 0) / med.get("plain pp", 1)
 check(tg >= 0.95, f"tg{args.tg} captured/plain {tg:.3f} >= 0.95")
