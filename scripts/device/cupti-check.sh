@@ -36,6 +36,7 @@
 # and libopscope-ggml.so need resolves (the toolkit's, and CUDA's stub libcuda.so.1 for the
 # driver) and that llama-bench --help and llama-completion --help run with every symbol bound
 # (LD_BIND_NOW=1); 5 only compiles cupti_measure.py and runs its --help. Never the fallback build.
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$REPO/out-cupti}

@@ -35,6 +35,8 @@ A.add_argument("--tg", default="128")
 # the caller's time limit (gpu-checks.sh): llama-bench rounds that would end past it are not
 # started, so the summary is written with the rounds done instead of being lost to a kill
 A.add_argument("--deadline", type=float, default=0, help="epoch seconds; 0: none")
+# one run's limit: a hang (a driver or CUPTI stuck) fails that run, and the summary still comes
+A.add_argument("--run-timeout", type=float, default=90, help="seconds per program run (90)")
 args = A.parse_args()
 OUT = args.out
 results, checks = {}, []
@@ -65,9 +67,9 @@ def captured(extra, tag):
 def run(cmd, env, tag):
     t = time.time()
     try:
-        r = subprocess.run(cmd, env=env, capture_output=True, timeout=300)
+        r = subprocess.run(cmd, env=env, capture_output=True, timeout=args.run_timeout)
     except subprocess.TimeoutExpired:
-        r = subprocess.CompletedProcess(cmd, 124, b"", b"timed out after 300 s")
+        r = subprocess.CompletedProcess(cmd, 124, b"", f"timed out after {args.run_timeout:.0f} s".encode())
     open(f"{OUT}/{tag}.err", "wb").write(r.stderr)
     print(f"   {tag}: rc {r.returncode}, {time.time() - t:.1f} s", flush=True)
     return r
@@ -87,6 +89,17 @@ def union(recs):
 
 
 def completion(plain_out, mode, extra):
+    """One captured llama-completion; its checks. A run whose files are missing or unreadable
+    fails one check and gives empty figures, so the summary is still written."""
+    try:
+        return completion_checks(plain_out, mode, extra)
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        check(False, f"{mode}: profile, node lists and GPU log readable ({type(e).__name__}: {e})")
+        return {"records": 0, "graphs": 0, "decode_graphs": 0, "kernels": 0, "median_ns": {}, "groups": (),
+                "union_over_sum": 0}
+
+
+def completion_checks(plain_out, mode, extra):
     tag = f"completion-{mode}"
     e = captured(dict(extra, OPSCOPE_GPU_TIMING="all", LD_PRELOAD=f"{args.nodecount}:{args.preload}",
                       OPSCOPE_TEST_NODECOUNT=f"{OUT}/counts-{mode}.txt", OPSCOPE_TEST_NODELIST=f"{OUT}/nodes-{mode}.txt",

@@ -16,7 +16,7 @@
 # files the device tool would bring back). Exit status: 0 when both parts exited 0.
 #
 #   scripts/device/gpu-checks-dry.sh
-if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 [ "$(id -u)" -eq 0 ] || { echo "gpu-checks-dry: needs root (the forky root)" >&2; exit 1; }

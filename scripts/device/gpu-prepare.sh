@@ -15,7 +15,7 @@
 #    of the checkout, plus .device/cupti and .dev; fails past 60 MiB (the limit is 64 MiB).
 # 4. With --dry: scripts/device/gpu-checks-dry.sh (the whole call, here, without a GPU).
 # Then prints the device call to make. Knobs: JOBS (2) and NICE for the CUDA build.
-if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 [ "$(id -u)" -eq 0 ] || { echo "gpu-prepare: needs root (the forky root)" >&2; exit 1; }
