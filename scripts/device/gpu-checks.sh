@@ -59,8 +59,9 @@
 # Knobs: PARTS ("cuda vulkan"), LIMIT (420), CUDA_LIMIT (200), VK_RESERVE (100), ROUNDS (2),
 # MODELS (m1bq), EXTRA_CFGS ("" here; gpu-timing.sh's), DRY=1 (here, no GPU: cupti-check.sh's
 # CUPTI_CHECK_DRY; gpu-checks-dry.sh sets it). A part whose carry (.device/cupti, .dev) is
-# missing is skipped with a line saying so.
-if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then sed -n '2,62p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+# missing is skipped with a line saying so. Exit status 0 when every part asked for ran and
+# exited 0 (cupti-check.sh exits 1 on a failed check; gpu-timing.sh's bars are its BAR lines).
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then sed -n '2,63p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 set -u
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 : "${OUT:?OUT must be set (the device tool sets it)}"
@@ -167,3 +168,5 @@ fi
 [ -d "$RAW/vulkan" ] && tar -C "$RAW" -cf - vulkan | xz -T0 -6 > "$OUT/vulkan.tar.xz"
 { echo; echo "total $(el) s of $LIMIT"; echo '```'; cat "$OUT/timing.tsv"; echo '```'; } >> "$S"
 cat "$S"
+# 0 when every part asked for ran and exited 0 (a skipped part, a stopped one or a failed check: 1)
+! cut -f2 "$OUT/timing.tsv" | grep -qvx 0

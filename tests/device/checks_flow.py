@@ -88,7 +88,7 @@ def members(path):
 # 1. both parts
 d = scratch()
 r, out, secs = run(d, LIMIT=300, CUDA_LIMIT=60, VK_RESERVE=20)
-check(r.returncode == 0, "gpu-checks.sh exits 0", r.returncode, 0)
+check(r.returncode == 0, "gpu-checks.sh exits 0 when both parts exit 0", r.returncode, 0)
 md = open(f"{out}/checks.md").read()
 for line in ("BAR ok   graphs: every computed node in exactly one OP record", "BAR FAIL tg128 captured/plain 0.900 >= 0.95",
              "BAR ok   m1bq: default tg 99.0% of plain", "BAR FAIL per op name, default within 10% of all"):
@@ -118,6 +118,7 @@ r, out, secs = run(d, LIMIT=200, CUDA_LIMIT=3, VK_RESERVE=20, FAKE_SLEEP=30)
 tim = dict(ln.split("\t")[:2] for ln in open(f"{out}/timing.tsv").read().split("\n") if ln)
 check(tim.get("cuda") == "124", "CUDA past CUDA_LIMIT: exit 124", tim.get("cuda"), "124")
 check(tim.get("vulkan") == "0", "Vulkan runs after a stopped CUDA part", tim.get("vulkan"), "0")
+check(r.returncode == 1, "gpu-checks.sh exits 1 after a stopped part", r.returncode, 1)
 check(secs < 3 + 5 + 20, "the call ends within CUDA_LIMIT + grace + the rest", round(secs, 1), "< 28")
 pid = int(open(f"{d}/raw/cuda/grandchild.pid").read())
 
@@ -140,6 +141,7 @@ shutil.rmtree(out)
 d = scratch(with_vk=False)
 r, out, secs = run(d, PARTS="vulkan", LIMIT=200, VK_RESERVE=20)
 md = open(f"{out}/checks.md").read()
+check(r.returncode == 1, "gpu-checks.sh exits 1 when a part is skipped", r.returncode, 1)
 check("## CUDA" not in md and "no .dev carried: Vulkan skipped" in md, "PARTS=vulkan without .dev: no CUDA, Vulkan skipped",
       md[-300:], "skipped")
 check(sorted(os.listdir(out)) == ["checks.md", "timing.tsv"], "$OUT: checks.md and timing.tsv only", sorted(os.listdir(out)),
