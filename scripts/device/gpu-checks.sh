@@ -114,6 +114,8 @@ case " $PARTS " in *" cuda "*)
     if [ -f "$REPO/.device/cupti/llama-src.tar.xz" ]; then
         C=$RAW/cuda
         mkdir -p "$C"
+        [ -f "$REPO/.device/cupti/prebuilt.tar.xz" ] ||
+            echo "NO prebuilt.tar.xz carried: cupti-check.sh builds llama.cpp here, which CUDA_LIMIT ($CUDA_LIMIT s) will likely cut (run scripts/device/gpu-prepare.sh first)" | tee -a "$S"
         t=$(date +%s)
         lim=$((CUDA_LIMIT < LIMIT - $(el) ? CUDA_LIMIT : LIMIT - $(el)))
         OUT=$C CUPTI_CHECK_DEADLINE=$((t + lim - 5)) CUPTI_CHECK_DRY=${DRY:-0} \
