@@ -130,7 +130,10 @@ stub_driver() {
 resolves() {
     local f bad=0
     for f in "$@"; do
-        if ldd "$f" | grep 'not found'; then echo "UNRESOLVED in $f"; bad=1; fi
+        [ -e "$f" ] || continue # a pattern that matched nothing
+        if ! ldd "$f" > "$WORK/ldd.txt" 2>&1 || grep 'not found' "$WORK/ldd.txt"; then
+            echo "UNRESOLVED in $f"; cat "$WORK/ldd.txt"; bad=1
+        fi
     done
     return $bad
 }
@@ -145,7 +148,7 @@ prebuilt() {
     if [ "$DRY" = 1 ]; then
         lp=$lp:$(stub_driver) || return 1
         echo "LD_LIBRARY_PATH=$lp"
-        LD_LIBRARY_PATH=$lp resolves "$WORK/pre"/bin/llama-* "$WORK/pre"/bin/lib*.so "$WORK/pre"/opscope/*.so || return 1
+        LD_LIBRARY_PATH=$lp resolves "$WORK/pre"/bin/llama-* "$WORK/pre"/bin/lib*.so* "$WORK/pre"/opscope/*.so || return 1
         local p
         for p in llama-bench llama-completion; do
             LD_LIBRARY_PATH=$lp LD_BIND_NOW=1 "$WORK/pre/bin/$p" --help > "$WORK/pre/$p.help" 2>&1 ||
