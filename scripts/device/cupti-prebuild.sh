@@ -51,7 +51,14 @@ stage unpack
 flags=(-DCMAKE_BUILD_TYPE=Release -DGGML_CUDA="$CUDA" -DGGML_NATIVE=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF
        -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF
        -DLLAMA_BUILD_HTML=OFF -DBUILD_SHARED_LIBS=ON -DCMAKE_BUILD_RPATH_USE_ORIGIN=ON)
-[ "$CUDA" = ON ] && flags+=(-DCMAKE_CUDA_ARCHITECTURES=90-real -DGGML_CUDA_FA="$FA" -DCMAKE_CUDA_COMPILER="$CUDA_HOME/bin/nvcc")
+if [ "$CUDA" = ON ]; then
+    # no driver here: the programs link against CUDA's stub libcuda.so, as libcuda.so.1, for
+    # the link only (-rpath-link: nothing of it is recorded; the device's driver is loaded there)
+    stubs=$(ls -d "$CUDA_HOME"/lib64/stubs "$CUDA_HOME"/targets/x86_64-linux/lib/stubs 2> /dev/null | head -1)
+    mkdir -p "$BUILD_DIR/stub" && ln -sfn "$stubs/libcuda.so" "$BUILD_DIR/stub/libcuda.so.1"
+    flags+=(-DCMAKE_CUDA_ARCHITECTURES=90-real -DGGML_CUDA_FA="$FA" -DCMAKE_CUDA_COMPILER="$CUDA_HOME/bin/nvcc"
+            -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$BUILD_DIR/stub")
+fi
 log "configuring llama.cpp (ggml-cuda $CUDA, sm_90, FA $FA; $TOOLKIT)"
 cmake -S "$src" -B "$src/build" -G Ninja "${flags[@]}" > "$BUILD_DIR/configure.log" 2>&1 ||
     { tail -30 "$BUILD_DIR/configure.log" >&2; exit 1; }
