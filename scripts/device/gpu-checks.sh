@@ -13,24 +13,27 @@
 #        command:   bash scripts/device/gpu-checks.sh
 #        carry:     [".device/cupti", ".dev"]
 #        timeout_s: 480
-#    then `give_back` unless you rerun at once. A retry of one part after a fix (about 6 device
-#    minutes are left after the first call): command `PARTS=cuda LIMIT=240 bash
-#    scripts/device/gpu-checks.sh` (or PARTS=vulkan), same carry, timeout_s 300.
+#    then `give_back` unless you rerun at once. A retry of one part after a fix (about 5.7
+#    device minutes are left after the first call; a start takes ~1.5): command
+#    `PARTS=cuda LIMIT=180 CUDA_LIMIT=170 bash scripts/device/gpu-checks.sh` (or PARTS=vulkan
+#    LIMIT=180), same carry, timeout_s 220.
 #
 # Time plan (seconds; caps enforced here, expectations for an H100 from the runs' sizes):
 #   machine start + transfer (outside the command)             60-120
 #   CUDA, capped at CUDA_LIMIT (200):
-#     01 offsets   ABI check compiled and run                  3-5
-#     02 llama     prebuilt.tar.xz unpacked, CUDA0 listed       5-10
+#     01 offsets   ABI check compiled and run                  1-5     (here: 0-1)
+#     02 llama     prebuilt.tar.xz unpacked, CUDA0 listed       3-10    (here: 3, 15 MiB)
 #     03 opscope   the prebuilt capture library                 0
-#     04 model     1B q4_0 written (548 MB, standard library)   5-15
+#     04 model     1B q4_0 written (548 MB, standard library)   3-15    (here: 3-15)
 #     05 measure   3 llama-completion -n 64, then up to 9 llama-bench -p 512 -n 128 -r 3;
 #                  no run started that would end past the cap  60-150
 #   Vulkan, what is left of LIMIT (420):
-#     unpack .dev, device listed, tiny model, the 1B q4_0 shared with CUDA    10-20
+#     unpack .dev, device listed, tiny model, the 1B q4_0 shared with CUDA    5-20 (here: 1-7)
 #     rounds: 2 x 4 configs of llama-bench -p 0 -n 128 -r 3, BUDGET = left - VK_RESERVE  40-150
 #     per op: 3 llama-completion -n 64 (VK_RESERVE 100 s is kept for them)  20-60
-#   this command ends by LIMIT + ~15 s; timeout_s 480 leaves 45 s over that.
+#   this command ends by LIMIT + ~15 s; timeout_s 480 leaves 45 s over that. The dry run
+#   here (gpu-checks-dry.sh, 2 cores, lavapipe, tiny model) took 6 s for CUDA, 25-115 s for
+#   Vulkan; the carry is 47.1 MiB of 64 (checkout 8.0, .device/cupti 19.1, .dev 20.0).
 #   Device time: ~1.5 min start + <= 7.3 min command + 0.5 min warm = 9.3 of 15 min, leaving
 #   ~5.7 min: more than the 4 min a machine needs to start, for one retry of one part.
 #
@@ -61,7 +64,7 @@
 # CUPTI_CHECK_DRY; gpu-checks-dry.sh sets it). A part whose carry (.device/cupti, .dev) is
 # missing is skipped with a line saying so. Exit status 0 when every part asked for ran and
 # exited 0 (cupti-check.sh exits 1 on a failed check; gpu-timing.sh's bars are its BAR lines).
-if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then sed -n '2,63p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then sed -n '2,66p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 set -u
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 : "${OUT:?OUT must be set (the device tool sets it)}"
