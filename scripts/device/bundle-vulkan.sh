@@ -17,8 +17,14 @@ OUT=$REPO/.dev
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
 grep -qx '/.dev/' "$REPO/.git/info/exclude" 2>/dev/null || echo '/.dev/' >> "$(git -C "$REPO" rev-parse --git-common-dir)/info/exclude"
-# build and install opscope inside the root (the build the tests use)
-"$REPO/scripts/in-root.sh" 'rm -rf /opt/opscope && cmake --install "$OPSCOPE_BUILD" --prefix /opt/opscope > /dev/null'
+# build and install opscope inside the root (the build the tests use). in-root.sh builds only the
+# CLI and the capture libraries; the install also copies what `all` makes (the static archive,
+# the man pages), so those targets are built first, where this build has them.
+"$REPO/scripts/in-root.sh" 'set -e; help=$(cmake --build "$OPSCOPE_BUILD" --target help)
+for t in opscope-ggml-static opscope-man; do
+    case "$help" in *" $t"*) cmake --build "$OPSCOPE_BUILD" -j 2 --target "$t" > /dev/null ;; esac
+done
+rm -rf /opt/opscope && cmake --install "$OPSCOPE_BUILD" --prefix /opt/opscope > /dev/null'
 [ -x "$ROOT/opt/opscope/bin/opscope" ] || { echo "bundle-vulkan: opscope did not install in the root" >&2; exit 1; }
 L=/usr/lib/x86_64-linux-gnu
 WANT="/usr/bin/llama-bench /usr/bin/llama-completion /usr/bin/llama-quantize /opt/opscope/bin/opscope

@@ -29,6 +29,14 @@
 #   --nodecount NODECOUNT.so --cupti none --out OUT --backend Vulkan --rounds 1 --pp 32 --tg 8'
 # OUT defaults to ./out-cupti when unset. CUPTI_CHECK_SKIP_BUILD=1 reuses the builds in
 # $WORK (default /tmp/cupti-check) from an earlier call on the same warm machine.
+# CUPTI_CHECK_DEADLINE (epoch seconds, set by gpu-checks.sh): step 5 starts no llama-bench run
+# that would end past it, so its summary is written with the runs done.
+# CUPTI_CHECK_DRY=1: the dry run HERE, without a GPU (scripts/device/gpu-checks-dry.sh): steps
+# 1 and 4 as on the device; 2 unpacks the prebuilt llama.cpp and checks that every library it
+# and libopscope-ggml.so need resolves (the toolkit's, and CUDA's stub libcuda.so.1 for the
+# driver) and that llama-bench --help and llama-completion --help run with every symbol bound
+# (LD_BIND_NOW=1); 5 only compiles cupti_measure.py and runs its --help. Never the fallback build.
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$REPO/out-cupti}
@@ -55,8 +63,13 @@ step() { # step NN NAME COMMAND...: runs it, logs it, stops the check when it fa
 }
 
 # CUDA's headers and libcupti: the toolkit's, else the nvidia-cuda-cupti Python package's.
+DRY=${CUPTI_CHECK_DRY:-0}
+
 find_cupti() {
-    CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc)")")}
+    if [ -z "${CUDA_HOME:-}" ]; then
+        if command -v nvcc > /dev/null; then CUDA_HOME=$(dirname "$(dirname "$(command -v nvcc)")")
+        else CUDA_HOME=$(ls -d /usr/local/cuda /usr/local/cuda-* 2> /dev/null | sort -V | tail -1); fi
+    fi
     for d in "$CUDA_HOME/extras/CUPTI" "$CUDA_HOME/targets/x86_64-linux" "$CUDA_HOME"; do
         if [ -f "$d/include/cupti.h" ]; then CUPTI_INC=$d/include; break; fi
     done
@@ -75,7 +88,7 @@ find_cupti() {
 
 offsets() {
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
-    nvcc --version | tail -2
+    "$CUDA_HOME/bin/nvcc" --version | tail -2
     cc -std=c11 -O1 -Wall -D_GNU_SOURCE -I"$CUPTI_INC" -I"$CUDA_HOME/include" -I"$REPO/src" \
         -I"$REPO/tests/capture_cupti" "$REPO/tests/cupti_abi/abi_check.c" "$REPO/src/capture/gpu/cupti_rec.c" \
         "$REPO/src/capture/gpu/cupti_names.c" -L"$CUPTI_LIBDIR" -lcupti -Wl,-rpath,"$CUPTI_LIBDIR" \
@@ -88,12 +101,64 @@ LLAMA_BIN=$WORK/llama/build/bin
 
 # The tarball cupti-prepare.sh --build made, unpacked; true when its llama-bench runs here and
 # sees the GPU (a newer glibc or another CUDA there than here fails this: then build).
+# Where libcudart.so.13 and libcublas(Lt).so.13 are: the toolkit's, else a Python package's
+# (nvidia-cublas / nvidia-cuda-runtime wheels, as the device's PyTorch has them).
+cuda_libpath() {
+    local d p=
+    for d in "$CUDA_HOME/lib64" "$CUDA_HOME/targets/x86_64-linux/lib"; do
+        [ -d "$d" ] && p=$p${p:+:}$d
+    done
+    if ! ls "$CUDA_HOME"/lib64/libcublasLt.so.* "$CUDA_HOME"/targets/x86_64-linux/lib/libcublasLt.so.* > /dev/null 2>&1; then
+        for d in $(find /usr /opt \( -name 'libcublasLt.so.*' -o -name 'libcudart.so.*' \) -path '*nvidia*' \
+                   -printf '%h\n' 2> /dev/null | sort -u); do
+            p=$p${p:+:}$d
+        done
+    fi
+    echo "$p"
+}
+
+# The dry run's stand-in for the driver: CUDA's stub libcuda.so as libcuda.so.1 (every call
+# answers "stub library", so ggml-cuda finds no device and the programs still run)
+stub_driver() {
+    local s
+    s=$(ls "$CUDA_HOME"/lib64/stubs/libcuda.so "$CUDA_HOME"/targets/x86_64-linux/lib/stubs/libcuda.so 2> /dev/null | head -1)
+    [ -n "$s" ] || { echo "no stubs/libcuda.so in $CUDA_HOME"; return 1; }
+    mkdir -p "$WORK/stub" && ln -sfn "$s" "$WORK/stub/libcuda.so.1" && echo "$WORK/stub"
+}
+
+# every library FILES need resolves with LD_LIBRARY_PATH as it is (ldd's "not found": none)
+resolves() {
+    local f bad=0
+    for f in "$@"; do
+        [ -e "$f" ] || continue # a pattern that matched nothing
+        if ! ldd "$f" > "$WORK/ldd.txt" 2>&1 || grep 'not found' "$WORK/ldd.txt"; then
+            echo "UNRESOLVED in $f"; cat "$WORK/ldd.txt"; bad=1
+        fi
+    done
+    return $bad
+}
+
 prebuilt() {
     [ "${CUPTI_CHECK_BUILD:-0}" != 1 ] && [ -f "$PRE" ] || { echo "no prebuilt llama.cpp (or CUPTI_CHECK_BUILD=1)"; return 1; }
     rm -rf "$WORK/pre" && mkdir -p "$WORK/pre" && xz -dc "$PRE" | tar -x -C "$WORK/pre" || return 1
     cat "$WORK/pre/BUILD"
     grep -q '^cuda ON' "$WORK/pre/BUILD" || { echo "the prebuilt llama.cpp is CPU-only: building"; return 1; }
-    local lp=$WORK/pre/bin:$CUDA_HOME/lib64:$CUDA_HOME/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    local lp
+    lp=$WORK/pre/bin:$(cuda_libpath)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    if [ "$DRY" = 1 ]; then
+        lp=$lp:$(stub_driver) || return 1
+        echo "LD_LIBRARY_PATH=$lp"
+        LD_LIBRARY_PATH=$lp resolves "$WORK/pre"/bin/llama-* "$WORK/pre"/bin/lib*.so* "$WORK/pre"/opscope/*.so || return 1
+        local p
+        for p in llama-bench llama-completion; do
+            LD_LIBRARY_PATH=$lp LD_BIND_NOW=1 "$WORK/pre/bin/$p" --help > "$WORK/pre/$p.help" 2>&1 ||
+                { tail -5 "$WORK/pre/$p.help"; echo "$p --help failed"; return 1; }
+            echo "$p --help: exit 0, $(wc -l < "$WORK/pre/$p.help") lines, every symbol bound"
+        done
+        LD_LIBRARY_PATH=$lp "$WORK/pre/bin/llama-bench" --list-devices 2>&1 | tail -3
+        export LD_LIBRARY_PATH=$lp
+        return 0
+    fi
     LD_LIBRARY_PATH=$lp "$WORK/pre/bin/llama-bench" --list-devices 2>&1 | tee "$WORK/pre/devices.txt"
     grep -q CUDA0 "$WORK/pre/devices.txt" || { echo "the prebuilt llama-bench sees no CUDA0 here: building"; return 1; }
     export LD_LIBRARY_PATH=$lp # the toolkit's libcudart/libcublas beside the prebuilt libraries
@@ -105,6 +170,7 @@ llama() {
         LLAMA_BIN=$WORK/pre/bin
         return 0
     fi
+    [ "$DRY" = 1 ] && { echo "dry run: no fallback build"; return 1; }
     [ "${CUPTI_CHECK_SKIP_BUILD:-0}" = 1 ] && [ -x "$WORK/llama/build/bin/llama-bench" ] && return 0
     rm -rf "$WORK/llama" && mkdir -p "$WORK/llama"
     tar -xJf "$REPO/.device/cupti/llama-src.tar.xz" -C "$WORK/llama" --strip-components=1 || return 1
@@ -136,11 +202,19 @@ model() {
 }
 
 measure() {
+    if [ "$DRY" = 1 ]; then
+        python3 -m py_compile "$REPO/scripts/device/cupti_measure.py" &&
+            python3 "$REPO/scripts/device/cupti_measure.py" --help | head -3 &&
+            { echo "# CUPTI device check: DRY RUN (no GPU; steps 1-4 ran, step 5 only compiled)"; echo; echo '```';
+              cat "$OUT/steps.tsv"; echo '```'; } > "$OUT/cupti-summary.md"
+        return
+    fi
     local so
     so=$(find "$WORK/pre/opscope" "$WORK/opscope" -name 'libopscope-ggml.so' 2> /dev/null | head -1)
     [ $PREBUILT = 1 ] && so=$WORK/pre/opscope/libopscope-ggml.so
     python3 "$REPO/scripts/device/cupti_measure.py" --bin "$LLAMA_BIN" --model "$WORK/m1b-q4_0.gguf" \
-        --preload "$so" --nodecount "$WORK/nodecount.so" --cupti "$CUPTI_SO" --out "$OUT"
+        --preload "$so" --nodecount "$WORK/nodecount.so" --cupti "$CUPTI_SO" --out "$OUT" \
+        --deadline "${CUPTI_CHECK_DEADLINE:-0}"
 }
 
 find_cupti > "$OUT/00-find.log" 2>&1 || { cat "$OUT/00-find.log" >&2; echo "cupti-check: no CUPTI headers/library found" >&2;

@@ -9,7 +9,8 @@
 #   BUILD      toolkit, flags, commit, seconds per stage (cupti-check.sh shows it)
 # The build tree stays in /var/cache/opscope/cupti-build-ON (-OFF for CPU-only; outside the
 # checkout, never carried; OPSCOPE_CUPTI_BUILD sets the prefix): a later run, from any checkout
-# on this machine, resumes it where it stopped (one run at a time: flock).
+# on this machine, resumes it where it stopped (one run at a time: flock); opscope's build in
+# it is one per checkout (opscope-KEY, KEY a hash of the checkout's path).
 #
 #   scripts/device/cupti-prebuild.sh DEST
 # Knobs: CUDA_HOME (default: the newest /usr/local/cuda-*), JOBS (2), CUPTI_CHECK_FA (OFF),
@@ -50,7 +51,14 @@ stage unpack
 flags=(-DCMAKE_BUILD_TYPE=Release -DGGML_CUDA="$CUDA" -DGGML_NATIVE=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF
        -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF
        -DLLAMA_BUILD_HTML=OFF -DBUILD_SHARED_LIBS=ON -DCMAKE_BUILD_RPATH_USE_ORIGIN=ON)
-[ "$CUDA" = ON ] && flags+=(-DCMAKE_CUDA_ARCHITECTURES=90-real -DGGML_CUDA_FA="$FA" -DCMAKE_CUDA_COMPILER="$CUDA_HOME/bin/nvcc")
+if [ "$CUDA" = ON ]; then
+    # no driver here: the programs link against CUDA's stub libcuda.so, as libcuda.so.1, for
+    # the link only (-rpath-link: nothing of it is recorded; the device's driver is loaded there)
+    stubs=$(ls -d "$CUDA_HOME"/lib64/stubs "$CUDA_HOME"/targets/x86_64-linux/lib/stubs 2> /dev/null | head -1)
+    mkdir -p "$BUILD_DIR/stub" && ln -sfn "$stubs/libcuda.so" "$BUILD_DIR/stub/libcuda.so.1"
+    flags+=(-DCMAKE_CUDA_ARCHITECTURES=90-real -DGGML_CUDA_FA="$FA" -DCMAKE_CUDA_COMPILER="$CUDA_HOME/bin/nvcc"
+            -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$BUILD_DIR/stub")
+fi
 log "configuring llama.cpp (ggml-cuda $CUDA, sm_90, FA $FA; $TOOLKIT)"
 cmake -S "$src" -B "$src/build" -G Ninja "${flags[@]}" > "$BUILD_DIR/configure.log" 2>&1 ||
     { tail -30 "$BUILD_DIR/configure.log" >&2; exit 1; }
@@ -61,11 +69,13 @@ log "building llama-bench, llama-completion, llama-quantize with $JOBS jobs (log
 stage llama
 bin=$src/build/bin
 log "building libopscope-ggml.so against that ggml"
-cmake -S "$REPO" -B "$BUILD_DIR/opscope" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF \
+# one opscope build per checkout (CMake ties a build folder to one source folder)
+OB=$BUILD_DIR/opscope-$(printf '%s' "$(cd "$REPO" && pwd -P)" | sha256sum | cut -c1-12)
+cmake -S "$REPO" -B "$OB" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF \
     -DOPSCOPE_WERROR=OFF -DOPSCOPE_GGML_INCLUDE_DIR="$src/ggml/include" -DCMAKE_LIBRARY_PATH="$bin" \
-    > "$BUILD_DIR/opscope.log" 2>&1 && "${N[@]}" ninja -C "$BUILD_DIR/opscope" -j "$JOBS" opscope-ggml >> "$BUILD_DIR/opscope.log" 2>&1 ||
-    { tail -30 "$BUILD_DIR/opscope.log" >&2; exit 1; }
-so=$(find "$BUILD_DIR/opscope" -name 'libopscope-ggml.so' | head -1)
+    > "$OB.log" 2>&1 && "${N[@]}" ninja -C "$OB" -j "$JOBS" opscope-ggml >> "$OB.log" 2>&1 ||
+    { tail -30 "$OB.log" >&2; exit 1; }
+so=$(find "$OB" -name 'libopscope-ggml.so' | head -1)
 stage opscope
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT

@@ -32,6 +32,11 @@ A.add_argument("--backend", default="CUDA", help="backend name prefix (default C
 A.add_argument("--extra-env", action="append", default=[], help="NAME=VALUE for every run")
 A.add_argument("--pp", default="512")
 A.add_argument("--tg", default="128")
+# the caller's time limit (gpu-checks.sh): llama-bench rounds that would end past it are not
+# started, so the summary is written with the rounds done instead of being lost to a kill
+A.add_argument("--deadline", type=float, default=0, help="epoch seconds; 0: none")
+# one run's limit: a hang (a driver or CUPTI stuck) fails that run, and the summary still comes
+A.add_argument("--run-timeout", type=float, default=90, help="seconds per program run (90)")
 args = A.parse_args()
 OUT = args.out
 results, checks = {}, []
@@ -62,9 +67,9 @@ def captured(extra, tag):
 def run(cmd, env, tag):
     t = time.time()
     try:
-        r = subprocess.run(cmd, env=env, capture_output=True, timeout=300)
+        r = subprocess.run(cmd, env=env, capture_output=True, timeout=args.run_timeout)
     except subprocess.TimeoutExpired:
-        r = subprocess.CompletedProcess(cmd, 124, b"", b"timed out after 300 s")
+        r = subprocess.CompletedProcess(cmd, 124, b"", f"timed out after {args.run_timeout:.0f} s".encode())
     open(f"{OUT}/{tag}.err", "wb").write(r.stderr)
     print(f"   {tag}: rc {r.returncode}, {time.time() - t:.1f} s", flush=True)
     return r
@@ -84,6 +89,17 @@ def union(recs):
 
 
 def completion(plain_out, mode, extra):
+    """One captured llama-completion; its checks. A run whose files are missing or unreadable
+    fails one check and gives empty figures, so the summary is still written."""
+    try:
+        return completion_checks(plain_out, mode, extra)
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        check(False, f"{mode}: profile, node lists and GPU log readable ({type(e).__name__}: {e})")
+        return {"records": 0, "graphs": 0, "decode_graphs": 0, "kernels": 0, "median_ns": {}, "groups": (),
+                "union_over_sum": 0}
+
+
+def completion_checks(plain_out, mode, extra):
     tag = f"completion-{mode}"
     e = captured(dict(extra, OPSCOPE_GPU_TIMING="all", LD_PRELOAD=f"{args.nodecount}:{args.preload}",
                       OPSCOPE_TEST_NODECOUNT=f"{OUT}/counts-{mode}.txt", OPSCOPE_TEST_NODELIST=f"{OUT}/nodes-{mode}.txt",
@@ -151,9 +167,15 @@ def bench():
     cmd = [f"{args.bin}/llama-bench", "-m", args.model, "-ngl", "99", "-p", args.pp, "-n", args.tg, "-r", "3", "-o", "json"]
     configs = [("plain", {}), ("captured", captured({}, "bench")), ("captured-all", captured({"OPSCOPE_GPU_TIMING": "all"}, "bench-all"))]
     ts = collections.defaultdict(list)
+    longest, done = 0.0, 0
     for rnd in range(args.rounds):
         for name, extra in configs[rnd % 3:] + configs[:rnd % 3]:
+            if args.deadline and time.time() + 1.5 * longest > args.deadline:
+                print(f"   deadline: llama-bench stopped after {done} runs", flush=True)
+                return {f"{n} {t}": statistics.median(v) for (n, t), v in ts.items()}, done
+            t0 = time.time()
             r = run(cmd, base_env(extra), f"bench-{name}-{rnd}")
+            longest, done = max(longest, time.time() - t0), done + 1
             if r.returncode != 0:
                 check(False, f"llama-bench {name} round {rnd} exits 0")
                 continue
@@ -161,7 +183,7 @@ def bench():
                 test = "pp" if row.get("n_prompt") else "tg"
                 ts[(name, test)].append(row["avg_ts"])
     med = {f"{n} {t}": statistics.median(v) for (n, t), v in ts.items()}
-    return med
+    return med, done
 
 
 os.makedirs(OUT, exist_ok=True)
@@ -178,7 +200,8 @@ for n in sorted(set(on["median_ns"]) | set(off["median_ns"])):
     acc[n] = (a, b, a / b if a and b else None)
 worst = [(n, round(r, 3)) for n, (_a, _b, r) in acc.items() if r is None or abs(r - 1) > 0.15]
 check(not worst, f"per group, median per decode graph with graphs on within 15% of off (outside: {worst})")
-med = bench()
+med, bench_runs = bench()
+check(bench_runs == 3 * args.rounds, f"llama-bench: {bench_runs} of {3 * args.rounds} runs in the time given")
 tg = med.get("captured tg", 0) / med.get("plain tg", 1)
 pp = med.get("captured pp", 0) / med.get("plain pp", 1)
 check(tg >= 0.95, f"tg{args.tg} captured/plain {tg:.3f} >= 0.95")

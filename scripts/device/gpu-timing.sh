@@ -10,7 +10,7 @@
 # Writes $OUT/table.md (medians and ratios), $OUT/log.txt and the raw runs ($OUT/runs.tar.xz).
 # Bars (issue 22): default >= 95% of plain; all within 5% of the perf logger per name.
 # Knobs: ROUNDS (4), MODELS ("m1bq tiny"), BUDGET (seconds for the rounds, 420), ACC_MODEL (the
-# per-op model, m1bq), EXTRA_CFGS ("all_group all_shared": --gpu-timing all with OPSCOPE_VK_GROUP=1,
+# per-op model, m1bq), M1BQ (an existing 1B q4_0 to use as m1bq), EXTRA_CFGS ("all_group all_shared": --gpu-timing all with OPSCOPE_VK_GROUP=1,
 # and with OPSCOPE_VK_SHARE_BOUNDS=1, the cheaper full timing whose figures set the defaults;
 # "" leaves them out). Dry run on another Vulkan device (scripts/device/gpu-timing-dry.sh:
 # lavapipe in a scratch copy of the forky root): ICD (the driver's manifest) and EXTRA_LP
@@ -46,13 +46,16 @@ E=(env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root VK_DRIVER_FILES=$ICD GGM
 $RUN "$D/usr/bin/llama-bench" --list-devices 2>&1 | tail -3
 "${E[@]}" $RUN "$D/usr/bin/llama-bench" --list-devices 2>&1 | grep -q Vulkan0 || { echo "NO VULKAN DEVICE"; exit 3; }
 echo "== models ($(el) s)"
-NEED="tiny-f32"
-case " $MODELS $ACC_MODEL " in *" m1bq "*) NEED="$NEED m1b-f32" ;; esac
-PYTHONPATH=$REPO/.dev python3 scripts/device/gen-models.py "$M" $NEED || exit 3
+PYTHONPATH=$REPO/.dev python3 scripts/device/gen-models.py "$M" tiny-f32 || exit 3
 cp "$M/tiny-f32.gguf" "$M/tiny.gguf"
-[ -f "$M/m1bq.gguf" ] || [ ! -f "$M/m1b-f32.gguf" ] ||
-    "${E[@]}" $RUN "$D/usr/bin/llama-quantize" "$M/m1b-f32.gguf" "$M/m1bq.gguf" q4_0 > "$W/quant.log" 2>&1
-ls -la "$M"
+# the 1B q4_0: the CUDA check's (M1BQ, gpu-checks.sh passes it), else written the same way
+# (cupti_model.py: q4_0 directly, a few seconds; no 4 GB f32 model to quantize)
+case " $MODELS $ACC_MODEL " in
+    *" m1bq "*)
+        if [ -n "${M1BQ:-}" ] && [ -f "$M1BQ" ]; then ln -sfn "$M1BQ" "$M/m1bq.gguf"
+        else python3 scripts/device/cupti_model.py "$M/m1bq.gguf" || exit 3; fi ;;
+esac
+ls -laL "$M"
 echo "== decode tokens/s ($(el) s)"
 LB=(-p 0 -n 128 -r 3 -ngl 99 -t 8 -o json)
 run_cfg() { # CFG MODEL ROUND

@@ -85,3 +85,33 @@ print("|---|---|---|---|---|---|")
 for n in sorted(set(ma) | set(mp), key=lambda n: -mp.get(n, ma.get(n, 0))):
     a, p, d = ma.get(n, 0.0), mp.get(n, 0.0), md.get(n, 0.0)
     print(f"| {n} | {a:.1f} | {p:.1f} | {a / p if p else float('nan'):.3f} | {d:.1f} | {d / a if a else float('nan'):.3f} |")
+
+# Issue 29's Vulkan bars, one line each (BAR ok / BAR FAIL), from the figures above.
+print()
+
+
+def bar(ok, what):
+    print(f"BAR {'ok' if ok else 'FAIL'} {what}")
+
+
+for model in sorted({m for m, _ in runs}):
+    plain, dflt, al, plog = (runs.get((model, c), {}) for c in ("plain", "default", "all", "perflog"))
+    med = {k: statistics.median(v.values()) if v else 0.0 for k, v in
+           (("plain", plain), ("default", dflt), ("all", al), ("perflog", plog))}
+    if med["plain"] and med["default"]:
+        r = med["default"] / med["plain"]
+        bar(r >= 0.95, f"{model}: default tg {med['default']:.1f} = {r * 100:.1f}% of plain {med['plain']:.1f} (>= 95%)")
+    if med["all"] and med["perflog"]:
+        r = med["all"] / med["perflog"]
+        bar(r >= 0.95, f"{model}: --gpu-timing all tg {med['all']:.1f} = {r * 100:.1f}% of GGML_VK_PERF_LOGGER's "
+                       f"{med['perflog']:.1f} (>= 95%: costs no more than the perf logger)")
+names = [n for n in ma if n != "(total)" and ma[n] > 0]
+if names and def_g:
+    off = [(n, round(md.get(n, 0.0) / ma[n], 3)) for n in names if abs(md.get(n, 0.0) / ma[n] - 1) > 0.10]
+    bar(not off, f"per op name, default within 10% of all: {len(names) - len(off)} of {len(names)} names"
+                 + (f" (outside: {off[:8]})" if off else ""))
+else:
+    bar(False, "per op name, default within 10% of all: no device-timed decode graphs to compare")
+if names and pl:
+    off = [n for n in names if not mp.get(n) or abs(ma[n] / mp[n] - 1) > 0.05]
+    print(f"info: per op name, all within 5% of the perf logger: {len(names) - len(off)} of {len(names)} names")
