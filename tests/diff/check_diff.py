@@ -528,11 +528,14 @@ def run(args, stdin=None, expect=0):
     return p
 
 
-def diff_json(base, new, extra=(), stdin=None, expect=0):
+def diff_json(base, new, extra=(), stdin=None, expect=0, warmup=True):
+    """WARMUP: compare every record (--include-warmup), as the sums computed here do; the
+    steady state alone has its own checks (warmup_apart)."""
     out = os.path.join(WORK, "d.json")
     if os.path.exists(out):
         os.remove(out)
-    p = run([base, new, "--json", out, "-q"] + list(extra), stdin=stdin, expect=expect)
+    p = run([base, new, "--json", out, "-q"] + (["--include-warmup"] if warmup else []) + list(extra),
+            stdin=stdin, expect=expect)
     if not os.path.exists(out):
         check(False, "no JSON for %s %s %s" % (base, new, extra))
         return None, p
@@ -787,7 +790,7 @@ def synthetic():
     run(runs_b + ["--", *runs_b, "--fail-on-regression", "0", "-q"], expect=0)
     run([base, base, "--fail-on-regression", "0", "-q"], expect=0)
     out = os.path.join(WORK, "d.json")
-    run(runs_b + ["--", *runs_s, "--fail-on-regression", "10", "--json", out, "-q"], expect=3)
+    run(runs_b + ["--", *runs_s, "--fail-on-regression", "10", "--json", out, "-q", "--include-warmup"], expect=3)
     doc = json.load(open(out))
     check(doc["failed"] and doc["totals"]["total_regression"] and doc["summary"]["regressions"] == 2 and
           doc["noise"]["test"] == "welch_t_runs" and doc["base"]["runs"] == 3 and
