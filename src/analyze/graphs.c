@@ -1,5 +1,6 @@
 /* graphs.c - per graph aggregates and their groups by batch (graphs.h). */
 #include "analyze/graphs.h"
+#include "analyze/warm_ops.h"
 #include "model/ggml_vocab.h"
 
 #include "util/sort.h"
@@ -22,6 +23,8 @@ struct opscope_graphs {
     bool weighted;                         /* a record with a sampling weight was seen */
     uint64_t load_records, load_ns;        /* before the first graph's first record */
     OPSCOPE_VEC(uint8_t) split_only;       /* per entry: a GRAPH_SPLIT record (untimed) */
+    opscope_warm_ops_t *ops;               /* the op groups' warm-up (session's records) */
+    bool ops_failed;
 };
 
 opscope_graphs_t *opscope_graphs_new(void) {
@@ -37,6 +40,7 @@ void opscope_graphs_free(opscope_graphs_t *g) {
     if (!g) return;
     free(g->ents.v);
     free(g->split_only.v);
+    opscope_warm_ops_free(g->ops);
     opscope_hindex_free(&g->ix);
     free(g->sorted);
     free(g->batches);
@@ -92,8 +96,7 @@ static opscope_graph_stats *get(opscope_graphs_t *g, int64_t id) {
     return &g->ents.v[i];
 }
 
-/* A record's part of its graph's topology (graphs.h): its name and backend, hashed. */
-static uint64_t topo_of(const opscope_record *r) {
+uint64_t opscope_record_topo(const opscope_record *r) {
     const char *n = r->name ? r->name : "";
     return opscope_mix64(opscope_hash_bytes(n, strlen(n)) ^ (uint64_t)(uint32_t)r->backend_id << 1);
 }
@@ -111,7 +114,7 @@ int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *r, uint64_t fl
     if (!s) return -1;
     g->finished = false;
     if (r->type == OPSCOPE_RECORD_OP) {
-        s->topo += topo_of(r);
+        s->topo += opscope_record_topo(r);
         if (r->name && !strcmp(r->name, "GRAPH_SPLIT")) g->split_only.v[s - g->ents.v] = 1;
     }
     uint64_t end = r->start_ns + r->duration_ns;
@@ -149,7 +152,18 @@ static int sink_record(void *ud, const opscope_record *r) {
 }
 
 int opscope_graphs_add_derived(void *ud, const opscope_record *rec, opscope_derived *d) {
+    opscope_graphs_t *g = ud;
+    if (!g->ops && !g->ops_failed) g->ops_failed = !(g->ops = opscope_warm_ops_new());
+    if (g->ops && opscope_warm_ops_add(g->ops, rec, d)) { /* the marks only: the graphs go on */
+        opscope_warm_ops_free(g->ops);
+        g->ops = NULL;
+        g->ops_failed = true;
+    }
     return opscope_graphs_add(ud, rec, opscope_derived_flops(d));
+}
+
+const opscope_warm_ops_t *opscope_graphs_warm_ops(const opscope_graphs_t *g) {
+    return g ? g->ops : NULL;
 }
 
 static int sink_end(void *ud) {
@@ -241,6 +255,7 @@ static void mark_stalls(opscope_graphs_t *g, const opscope_graph_stats **order, 
 
 int opscope_graphs_finish(opscope_graphs_t *g) {
     if (g->finished) return 0;
+    if (g->ops) opscope_warm_ops_finish(g->ops);
     free(g->sorted);
     free(g->batches);
     g->sorted = NULL;

@@ -124,6 +124,16 @@ const opscope_graph_batch *opscope_graphs_batch_at(const opscope_graphs_t *g, si
  * compute (weight uploads, repacks at load). Counted as they are added. */
 void opscope_graphs_load(const opscope_graphs_t *g, uint64_t *records, uint64_t *ns);
 
+/* A record's part of its graph's topology (opscope_graph_stats.topo): its name and backend,
+ * hashed. Pure. */
+uint64_t opscope_record_topo(const opscope_record *rec);
+
+/* The op groups' warm-up and load (analyze/warm_ops.h), fed by opscope_graphs_add_derived
+ * (the session's, after the stats set each record's display); NULL without, or when out of
+ * memory. Valid after finish. */
+struct opscope_warm_ops;
+const struct opscope_warm_ops *opscope_graphs_warm_ops(const opscope_graphs_t *g);
+
 /* The record's batch as defined above (0 when it is no matrix product). Pure. */
 int64_t opscope_record_batch(const opscope_record *rec);
 

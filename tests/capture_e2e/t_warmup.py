@@ -99,8 +99,17 @@ for name, prof in profs.items():
     e2e.check(w.get("warmup_ids") == want[:64] and want[0] == first,
               f"{name}: the warm-up graphs are the first compute of each topology {want} ({w.get('warmup_ids')})")
     grp = [x for x in s.get("graphs_by_batch", []) if x["first_graph"] == first]
-    e2e.check(len(grp) == 1 and grp[0]["warmup_graphs"] >= 1,
+    e2e.check(len(grp) == 1 and grp[0].get("warmup_graphs", 0) >= 1,
               f"{name}: graphs_by_batch's group of graph {first} counts it as warm-up ({grp})")
+    ops = s.get("ops", [])
+    marks = (sum(o.get("warmup_count", 0) for o in ops), sum(o.get("warmup_ns", 0) for o in ops))
+    wrecs = [r for gid in want for r in g[gid]]
+    for r in e2e.load_profile(prof)["records"]:
+        if "graph_id" in r:
+            break
+        wrecs.append(r)
+    e2e.check(marks == (len(wrecs), sum(r["duration_ns"] for r in wrecs)),
+              f"{name}: the op table's warm-up marks add up to the warm-up graphs' and the load's records ({marks})")
     first_wall[name] = union_ns(g[first])
     e2e.note(f"{name}: first compute (graph {first}) {first_wall[name] / 1e6:.1f} ms; warm-up "
              f"{w.get('warmup_graphs')} graphs {w.get('warmup_wall_ns', 0) / 1e6:.1f} ms, steady "

@@ -121,6 +121,23 @@ def expected_warmup(recs):
     return out
 
 
+def check_op_marks(name, summary, recs):
+    """The op table's warm-up marks (warmup_count, warmup_ns) add up to the records of the
+    warm-up graphs and the load, as found here; none exceeds its op's own count and time."""
+    warm, graphs = warm_of(recs), graphs_of(recs)
+    w = [r for gid in graphs if warm[gid] == "warmup" for r in graphs[gid]]
+    for r in recs:
+        if "graph_id" in r:
+            break
+        w.append(r)
+    ops = summary["ops"]
+    got = (sum(o.get("warmup_count", 0) for o in ops), sum(o.get("warmup_ns", 0) for o in ops))
+    want = (len(w), sum(r["duration_ns"] for r in w))
+    check(got == want and all(o.get("warmup_count", 0) <= o["count"] and o.get("warmup_ns", 0) <= o["total_ns"]
+                              for o in ops),
+          f"{name}: the op table's warm-up marks add up to the warm-up graphs' and the load's records {want} ({got})")
+
+
 def expected_groups(recs):
     by = {}
     warm = warm_of(recs)
@@ -179,6 +196,7 @@ for path in profiles:
     check(got == want, f"{name}: graphs_by_batch equals the groups computed from the records "
                        f"({[(g['batch'], g['phase'], g['graphs']) for g in want]})")
     check({g["phase"] for g in want} >= {"prefill", "decode"}, f"{name}: it has prefill and decode graphs")
+    check_op_marks(name, load(out)["summary"], recs)
     got_w, want_w = load(out)["summary"].get("warmup"), expected_warmup(recs)
     check(got_w == want_w and want_w["warmup_ids"] == [min(graphs_of(recs))],
           f"{name}: the warm-up (the first graph, the one topology's first compute), outliers and load "
@@ -321,6 +339,7 @@ for nm in ("vk-f32-n4", "vk-ops-f32-n4"):
     out = os.path.join(work, nm + "-warm.json")
     r = report(vp, "-q", "--json", out)
     if check(r.returncode == 0, f"{nm}: report --json exits 0"):
+        check_op_marks(nm, json.load(open(out))["summary"], records_of(vp))
         got_w, want_w = json.load(open(out))["summary"].get("warmup"), expected_warmup(records_of(vp))
         check(got_w == want_w and want_w["warmup_ids"] and want_w["warmup_ids"][0] == 0,
               f"{nm}: warm-up graphs {want_w['warmup_ids']}, load and outliers equal those computed from the "
