@@ -44,7 +44,7 @@ def capture(name, cache):
 
 profs = {}
 for i in (1, 2):
-    cache = f"{d}/cache-{i}"
+    cache = f"{d}-caches/cache-{i}"  # beside the output folder, which e2e.outdir empties of files only
     shutil.rmtree(cache, ignore_errors=True)
     os.makedirs(cache)
     profs[f"cold{i}"] = capture(f"cold{i}", cache)   # an empty cache: every pipeline compiled
