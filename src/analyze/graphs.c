@@ -96,12 +96,17 @@ static opscope_graph_stats *get(opscope_graphs_t *g, int64_t id) {
     return &g->ents.v[i];
 }
 
-uint64_t opscope_record_topo(const opscope_record *r) {
-    const char *n = r->name ? r->name : "";
-    return opscope_mix64(opscope_hash_bytes(n, strlen(n)) ^ (uint64_t)(uint32_t)r->backend_id << 1);
+uint64_t opscope_record_topo(const opscope_record *r, int op) {
+    uint64_t id = op;
+    if (op < 0) { /* not a ggml op: its name, hashed (never a small number) */
+        const char *n = r->name ? r->name : "";
+        id = opscope_hash_bytes(n, strlen(n)) | 1ull << 63;
+    }
+    return opscope_mix64(id ^ (uint64_t)(uint32_t)r->backend_id << 40);
 }
 
-int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *r, uint64_t flops) {
+/* TOPO: the record's part of the topology (opscope_record_topo; 0 for a copy). */
+static int add(opscope_graphs_t *g, const opscope_record *r, uint64_t flops, uint64_t topo) {
     if (r->has & OPSCOPE_HAS_WEIGHT) g->weighted = true;
     if (!(r->has & OPSCOPE_HAS_GRAPH)) {
         if (!g->ents.n) { /* before any graph compute: loading the model */
@@ -114,8 +119,8 @@ int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *r, uint64_t fl
     if (!s) return -1;
     g->finished = false;
     if (r->type == OPSCOPE_RECORD_OP) {
-        s->topo += opscope_record_topo(r);
-        if (r->name && !strcmp(r->name, "GRAPH_SPLIT")) g->split_only.v[s - g->ents.v] = 1;
+        s->topo += topo;
+        if (r->name && r->name[0] == 'G' && !strcmp(r->name, "GRAPH_SPLIT")) g->split_only.v[s - g->ents.v] = 1;
     }
     uint64_t end = r->start_ns + r->duration_ns;
     s->n++;
@@ -147,19 +152,26 @@ int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *r, uint64_t fl
     return 0;
 }
 
+int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *r, uint64_t flops) {
+    return add(g, r, flops, r->type == OPSCOPE_RECORD_OP ? opscope_record_topo(r, -1) : 0);
+}
+
 static int sink_record(void *ud, const opscope_record *r) {
     return opscope_graphs_add(ud, r, 0);
 }
 
 int opscope_graphs_add_derived(void *ud, const opscope_record *rec, opscope_derived *d) {
     opscope_graphs_t *g = ud;
+    /* the op as the stats found it: no hash of the name (the same partition as by name) */
+    uint64_t topo = rec->type == OPSCOPE_RECORD_OP && (rec->has & OPSCOPE_HAS_GRAPH)
+                        ? opscope_record_topo(rec, opscope_derived_op(d)) : 0;
     if (!g->ops && !g->ops_failed) g->ops_failed = !(g->ops = opscope_warm_ops_new());
-    if (g->ops && opscope_warm_ops_add(g->ops, rec, d)) { /* the marks only: the graphs go on */
+    if (g->ops && opscope_warm_ops_add(g->ops, rec, d, topo)) { /* the marks only: the graphs go on */
         opscope_warm_ops_free(g->ops);
         g->ops = NULL;
         g->ops_failed = true;
     }
-    return opscope_graphs_add(ud, rec, opscope_derived_flops(d));
+    return add(g, rec, opscope_derived_flops(d), topo);
 }
 
 const opscope_warm_ops_t *opscope_graphs_warm_ops(const opscope_graphs_t *g) {

@@ -125,8 +125,10 @@ const opscope_graph_batch *opscope_graphs_batch_at(const opscope_graphs_t *g, si
 void opscope_graphs_load(const opscope_graphs_t *g, uint64_t *records, uint64_t *ns);
 
 /* A record's part of its graph's topology (opscope_graph_stats.topo): its name and backend,
- * hashed. Pure. */
-uint64_t opscope_record_topo(const opscope_record *rec);
+ * hashed. OP: its ggml op (model/ggml_vocab.h) when the caller knows it, which stands for the
+ * name (no hash of it), else -1. Within one graphs object either way gives the same
+ * topologies; the values differ between the two. Pure. */
+uint64_t opscope_record_topo(const opscope_record *rec, int op);
 
 /* The op groups' warm-up and load (analyze/warm_ops.h), fed by opscope_graphs_add_derived
  * (the session's, after the stats set each record's display); NULL without, or when out of

@@ -18,9 +18,11 @@ typedef struct key {
     uint64_t count, ns; /* in warm-ups and the load */
 } key;
 
-typedef struct part {
-    uint32_t k;
-    uint64_t count, ns;
+typedef struct part { /* a record of an open graph */
+    const char *display;
+    int32_t backend;
+    opscope_record_type type;
+    uint64_t ns;
 } part;
 
 typedef struct open_graph {
@@ -89,7 +91,7 @@ static long key_find(opscope_warm_ops_t *w, const char *display, int32_t backend
 }
 
 /* A closed graph: a warm-up when its topology is new (an untimed compute of a sampled run
- * never is); its parts go to their keys then. */
+ * never is); its records go to their groups then. */
 static int close_graph(opscope_warm_ops_t *w, open_graph *g) {
     if (!g->used) return 0;
     g->used = false;
@@ -98,8 +100,11 @@ static int close_graph(opscope_warm_ops_t *w, open_graph *g) {
         if (w->seen.v[i] == g->topo) return 0;
     if (OPSCOPE_VEC_PUSH(w->seen, g->topo)) return -1;
     for (size_t i = 0; i < g->parts.n; i++) {
-        w->keys.v[g->parts.v[i].k].count += g->parts.v[i].count;
-        w->keys.v[g->parts.v[i].k].ns += g->parts.v[i].ns;
+        const part *p = &g->parts.v[i];
+        long k = key_find(w, p->display, p->backend, p->type);
+        if (k < 0) return -1;
+        w->keys.v[k].count++;
+        w->keys.v[k].ns += p->ns;
     }
     return 0;
 }
@@ -121,14 +126,15 @@ static open_graph *graph_of(opscope_warm_ops_t *w, int64_t id) {
     return g;
 }
 
-int opscope_warm_ops_add(opscope_warm_ops_t *w, const opscope_record *rec, const opscope_derived *d) {
+int opscope_warm_ops_add(opscope_warm_ops_t *w, const opscope_record *rec, const opscope_derived *d,
+                         uint64_t topo) {
     if (rec->has & OPSCOPE_HAS_WEIGHT) w->weighted = true;
     if (!d->display) return 0;
     bool graph = (rec->has & OPSCOPE_HAS_GRAPH) != 0;
     if (!graph && w->any_graph) return 0; /* between computes: neither warm-up nor load */
-    long k = key_find(w, d->display, rec->backend_id, rec->type);
-    if (k < 0) return -1;
     if (!graph) { /* the load */
+        long k = key_find(w, d->display, rec->backend_id, rec->type);
+        if (k < 0) return -1;
         w->keys.v[k].count++;
         w->keys.v[k].ns += rec->duration_ns;
         return 0;
@@ -137,16 +143,10 @@ int opscope_warm_ops_add(opscope_warm_ops_t *w, const opscope_record *rec, const
     open_graph *g = graph_of(w, rec->graph_id);
     if (!g) return -1;
     if (rec->type == OPSCOPE_RECORD_OP) {
-        g->topo += opscope_record_topo(rec);
-        if (rec->name && !strcmp(rec->name, "GRAPH_SPLIT")) g->split = true;
+        g->topo += topo;
+        if (rec->name && rec->name[0] == 'G' && !strcmp(rec->name, "GRAPH_SPLIT")) g->split = true;
     }
-    for (size_t i = g->parts.n; i-- > 0;) /* a graph's few ops come again and again */
-        if (g->parts.v[i].k == (uint32_t)k) {
-            g->parts.v[i].count++;
-            g->parts.v[i].ns += rec->duration_ns;
-            return 0;
-        }
-    part p = {(uint32_t)k, 1, rec->duration_ns};
+    part p = {d->display, rec->backend_id, rec->type, rec->duration_ns};
     return OPSCOPE_VEC_PUSH(g->parts, p) ? -1 : 0;
 }
 

@@ -10,7 +10,8 @@
  * The same graphs as graphs.c's when ids rise with time (the capture's). Records before the
  * first graph's are the load. Outliers are not counted: their median is known at the end only.
  *
- * Memory: per op group 32 bytes, per open graph its op groups. Ownership: the object owns its
+ * Memory: per op group 40 bytes, per open graph 24 bytes per record (a record is only
+ * looked up in the groups' table when its graph closes as a warm-up). Ownership: the object owns its
  * tables; group keys borrow DISPLAY strings, which must outlive it (the stats' own, set on the
  * derived values by the session's stats before this sees a record). Thread safety: none.
  */
@@ -30,8 +31,10 @@ opscope_warm_ops_t *opscope_warm_ops_new(void);
 void opscope_warm_ops_free(opscope_warm_ops_t *w);
 
 /* One record with its derived values (D's display must be set; without one the record is not
- * counted). Returns 0, or -1 when out of memory. */
-int opscope_warm_ops_add(opscope_warm_ops_t *w, const opscope_record *rec, const opscope_derived *d);
+ * counted) and TOPO, its part of its graph's topology (opscope_record_topo; any value for a
+ * copy). Returns 0, or -1 when out of memory. */
+int opscope_warm_ops_add(opscope_warm_ops_t *w, const opscope_record *rec, const opscope_derived *d,
+                         uint64_t topo);
 /* Closes every open graph (after the read; records may come again after it). */
 void opscope_warm_ops_finish(opscope_warm_ops_t *w);
 
