@@ -120,6 +120,10 @@ enum {
                                            * calibrated clock: good durations, rough starts */
     OPSCOPE_HAS_SUB_OP = 1u << 12,    /* sub_op_value */
     OPSCOPE_HAS_WEIGHT = 1u << 13,    /* weight (sampled device timing) */
+    OPSCOPE_HAS_BATCH = 1u << 14,     /* batch, queries (a record of a whole split) */
+    OPSCOPE_HAS_SAMPLED_OUT = 1u << 15, /* a whole split that sampled device timing left
+                                         * untimed: host time only; its device work is in
+                                         * the timed computes' weights, estimates count it 0 */
 };
 
 /*
@@ -145,6 +149,11 @@ typedef struct opscope_record {
                                * computes this device-timed record stands for (its own and the
                                * untimed ones of the same graph before it, >= 1): estimates
                                * of the whole run multiply by it. Unset: 1, every compute timed */
+    int64_t batch;            /* OPSCOPE_HAS_BATCH: a record standing for a whole split
+                               * (GRAPH_SPLIT): the batch of its nodes as the host knew them,
+                               * the widest MUL_MAT's src1 ne[1] (MUL_MAT_ID's ne[2]), 0: none */
+    int64_t queries;          /* OPSCOPE_HAS_BATCH: its attention's queries per sequence (the
+                               * largest FLASH_ATTN_EXT src0 ne[1]), 0: none */
     int32_t backend_id;
     int32_t split_id;         /* scheduler split; the stream for GPU traces */
     int64_t graph_id;         /* OPSCOPE_HAS_GRAPH */

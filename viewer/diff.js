@@ -83,10 +83,25 @@
       }
     }
     t.nRows = t.rowLane.length;
+    // Graph computes and their phase runs (D.graphs: analyze/graphs.c's phase per compute, in
+    // start order); a phase band is a run of consecutive computes of one phase.
+    const G = D.graphs || null;
+    t.G = G; t.nG = G ? G.id.length : 0; t.gMaxDur = 0; t.phaseRuns = [];
+    t.gStart = new Float64Array(t.nG); t.gDur = new Float64Array(t.nG);
+    for (let i = 0; i < t.nG; i++) {
+      t.gStart[i] = G.start[i]; t.gDur[i] = G.dur[i];
+      if (t.gDur[i] > t.gMaxDur) t.gMaxDur = t.gDur[i];
+      const ph = G.phases[G.phase[i]], e = t.gStart[i] + t.gDur[i], r = t.phaseRuns[t.phaseRuns.length - 1];
+      if (r && r.phase === ph) { r.end = Math.max(r.end, e); r.n++; r.last = i; }
+      else t.phaseRuns.push({ phase: ph, start: t.gStart[i], end: e, n: 1, first: i, last: i });
+    }
+    t.runStart = Float64Array.from(t.phaseRuns, (r) => r.start);
+    t.runMaxDur = t.phaseRuns.reduce((m, r) => Math.max(m, r.end - r.start), 0);
     const bk = new Map();
     for (const b of D.backends) bk.set(b.id, b);
     t.backendName = (id) => { const b = bk.get(id); return b && b.name ? b.name : 'backend ' + id; };
-    t.splitWord = /^(ggml|opscope)/.test(D.profiler || 'ggml') || !D.profiler ? ' \u00b7 split ' : ' \u00b7 stream ';
+    t.isGgml = /^(ggml|opscope)/.test(D.profiler || 'ggml') || !D.profiler;
+    t.splitWord = t.isGgml ? ' \u00b7 split ' : ' \u00b7 stream ';
     // per signature: the op label (colour) and the group label of `opscope diff`'s op key
     t.sigLabel = []; t.sigGroup = [];
     for (let s = 0; s < nSig; s++) {
@@ -180,33 +195,74 @@
   // ---------------------------------------------------------------------------------------
   // Timelines
 
-  const LABEL_W = 180, AXIS_H = 22, ROW_H = 16, LANE_PAD = 6, MAX_H = 360;
+  const LABEL_W = 180, AXIS_H = 22, ROW_H = 16, LANE_PAD = 6, MAX_H = 600;
+  // Under the axis, when a run has graph computes: a row of phase bands and a row of compute
+  // bands (the viewer's), fixed while the lanes scroll; the lanes start at t.top.
+  const BAND_H = 16;
   const full1 = Math.max(T[0].tEnd, T[1].tEnd, 1);
   let v0 = 0, v1 = full1, dpr = 1, cssW = 800;
   let filter = '', selRow = -1;
-  for (const t of T) {
-    t.laneY = new Float64Array(t.lanes.length); t.rowY = new Float64Array(t.nRows);
-    let y = AXIS_H;
-    for (let l = 0; l < t.lanes.length; l++) {
-      t.laneY[l] = y;
-      const nr = Math.max(1, t.lanes[l].rows.length);
-      for (let k = 0; k < t.lanes[l].rows.length; k++) t.rowY[t.lanes[l].row0 + k] = y + LANE_PAD / 2 + k * ROW_H;
-      t.lanes[l].h = nr * ROW_H + LANE_PAD;
-      y += t.lanes[l].h;
+  // Lanes: a ggml scheduler's splits take turns on their backend, so by default each backend
+  // has one lane for its ops (another for its copies), the splits' rows stacked into sub-rows
+  // only where they overlap in time, and the canvas is as tall as its lanes: every lane in
+  // view. The Splits button gives each split its lane (the canvas then scrolls past MAX_H).
+  // A trace's streams run at once: a lane each, always.
+  let perSplit = false;
+  function rowsOverlap(t, a, b) { // rows sorted by start: one merge pass
+    let i = t.rowOff[a], j = t.rowOff[b];
+    const ie = i + t.rowCnt[a], je = j + t.rowCnt[b];
+    while (i < ie && j < je) {
+      if (t.rStart[i] + t.rDur[i] <= t.rStart[j]) i++;
+      else if (t.rStart[j] + t.rDur[j] <= t.rStart[i]) j++;
+      else return true;
     }
-    t.contentH = y; t.scroll = 0;
-    t.sigMatch = new Uint8Array(t.nSig).fill(1);
+    return false;
   }
+  function layoutLanes(t) {
+    t.top = AXIS_H + (t.nG ? 2 * BAND_H + 3 : 0);
+    t.shown = [];
+    for (let l = 0; l < t.lanes.length; l++) {
+      const prev = t.shown[t.shown.length - 1];
+      if (t.isGgml && !perSplit && prev && prev.backend === t.lanes[l].backend && prev.copy === t.lanes[l].copy) prev.members.push(l);
+      else t.shown.push({ backend: t.lanes[l].backend, copy: t.lanes[l].copy, members: [l] });
+    }
+    t.rowY = new Float64Array(t.nRows);
+    let y = t.top;
+    for (const d of t.shown) {
+      const subs = [];
+      for (const l of d.members)
+        for (let k = 0; k < t.lanes[l].rows.length; k++) {
+          const r = t.lanes[l].row0 + k;
+          let s = d.members.length === 1 ? k : 0;
+          while (s < subs.length && subs[s].some((q) => rowsOverlap(t, q, r))) s++;
+          while (subs.length <= s) subs.push([]);
+          subs[s].push(r);
+          t.rowY[r] = y + LANE_PAD / 2 + s * ROW_H;
+        }
+      d.y = y;
+      d.h = Math.max(1, subs.length) * ROW_H + LANE_PAD;
+      y += d.h;
+    }
+    t.contentH = y;
+    t.scroll = 0;
+  }
+  for (const t of T) { layoutLanes(t); t.sigMatch = new Uint8Array(t.nSig).fill(1); }
   const canv = [$('tlbase'), $('tlnew')];
   T[0].cv = canv[0]; T[1].cv = canv[1];
   for (const t of T) t.ctx = t.cv.getContext('2d', { alpha: false });
   const laneLabel = (t, l) => t.backendName(t.lanes[l].backend) + (t.lanes[l].copy ? ' copies' : '') + t.splitWord + t.lanes[l].split;
+  function shownLabel(t, d) {
+    const sl = t.shown[d], m = sl.members;
+    if (m.length === 1 && (perSplit || !t.isGgml)) return laneLabel(t, m[0]);
+    return t.backendName(sl.backend) + (sl.copy ? ' copies' : '') + (m.length > 1 ? ' \u00b7 ' + m.length + ' splits' : '');
+  }
 
   function resize() {
     dpr = window.devicePixelRatio || 1;
     cssW = Math.max(300, document.body.clientWidth);
     for (const t of T) {
-      t.cssH = Math.min(t.contentH, MAX_H);
+      t.cssH = perSplit ? Math.min(t.contentH, MAX_H) : t.contentH;
+      t.scroll = Math.max(0, Math.min(t.scroll, t.contentH - t.cssH));
       t.cv.style.height = t.cssH + 'px';
       t.cv.width = Math.round(cssW * dpr); t.cv.height = Math.round(t.cssH * dpr);
     }
@@ -257,23 +313,102 @@
     return true;
   }
 
+  // Phase and compute bands, as the viewer draws them (viewer.js, drawBands).
+  const PHASE_HUE = { prefill: 28, decode: 212 };
+  function phaseColor(ph, light) {
+    const h = PHASE_HUE[ph];
+    if (h === undefined) return dark ? (light ? '#666' : '#555') : (light ? '#ddd' : '#c8c8c8');
+    return 'hsl(' + h + ',' + (dark ? '45%,' + (light ? '40%)' : '33%)') : '70%,' + (light ? '84%)' : '76%)'));
+  }
+  const phaseLabel = (r) => r.phase + ' \u00b7 ' + r.n + (r.n === 1 ? ' compute' : ' computes');
+  const graphLabel = (t, i) => 'graph ' + t.G.id[i] + ' \u00b7 batch ' + t.G.batch[i];
+  function spanX(s, e) {
+    const sc = plotW() / (v1 - v0), x0 = (s - v0) * sc, x1 = (e - v0) * sc;
+    return [x0, Math.max(x1 - x0, 1)];
+  }
+  function bandText(ctx, text, x, w, y) {
+    const a = Math.max(x, 0), room = Math.min(x + w, plotW()) - a - 6;
+    if (room < 14) return;
+    let s = text;
+    if (ctx.measureText(s).width > room) {
+      const n = Math.floor(room / (ctx.measureText(s).width / s.length)) - 1;
+      if (n < 2) return;
+      s = s.slice(0, n) + '\u2026';
+    }
+    ctx.fillText(s, LABEL_W + a + 3, y);
+  }
+  function drawBands(t) {
+    const ctx = t.ctx, W = plotW(), y0 = AXIS_H + 1, y1 = AXIS_H + 2 + BAND_H;
+    ctx.save();
+    ctx.beginPath(); ctx.rect(LABEL_W, AXIS_H, W, t.top - AXIS_H); ctx.clip();
+    ctx.fillStyle = theme.panel; ctx.fillRect(LABEL_W, AXIS_H, W, t.top - AXIS_H);
+    ctx.font = '10px system-ui, sans-serif';
+    eachRun(t, (r, x, w) => {
+      ctx.fillStyle = phaseColor(r.phase, false);
+      ctx.fillRect(LABEL_W + x, y0, w >= 3 ? w - 1 : w, BAND_H - 1);
+      ctx.fillStyle = theme.fg; bandText(ctx, phaseLabel(r), x, w, y0 + BAND_H / 2);
+    });
+    let lastPx = -Infinity;
+    for (let i = lowerBound(t.gStart, 0, t.nG, v0 - t.gMaxDur); i < t.nG && t.gStart[i] <= v1; i++) {
+      const e = t.gStart[i] + t.gDur[i];
+      if (e < v0) continue;
+      const [x, w] = spanX(t.gStart[i], e);
+      if (w < 1.5 && Math.floor(x) === lastPx) continue;
+      lastPx = Math.floor(x);
+      ctx.fillStyle = phaseColor(t.G.phases[t.G.phase[i]], i % 2 === 1);
+      ctx.fillRect(LABEL_W + x, y1, w >= 3 ? w - 1 : w, BAND_H - 1);
+      if (w >= 40) { ctx.fillStyle = theme.fg; bandText(ctx, graphLabel(t, i), x, w, y1 + BAND_H / 2); }
+    }
+    ctx.restore();
+    ctx.font = '11px system-ui, sans-serif';
+  }
+  // T's phase runs in view, in start order, at most one per pixel column: FN(run, x, w, k).
+  function eachRun(t, fn) {
+    let lastPx = -Infinity;
+    for (let k = lowerBound(t.runStart, 0, t.phaseRuns.length, v0 - t.runMaxDur); k < t.phaseRuns.length && t.runStart[k] <= v1; k++) {
+      const r = t.phaseRuns[k];
+      if (r.end < v0) continue;
+      const [x, w] = spanX(r.start, r.end);
+      if (w < 1.5 && Math.floor(x) === lastPx) continue;
+      lastPx = Math.floor(x);
+      fn(r, x, w, k);
+    }
+  }
+  function drawPhaseTint(t) {
+    const ctx = t.ctx, H = t.cssH, lines = [];
+    ctx.globalAlpha = dark ? 0.12 : 0.22;
+    eachRun(t, (r, x, w, k) => {
+      if (k > 0 && (!lines.length || x - lines[lines.length - 1] >= 8)) lines.push(x); // not denser than 8 px
+      if (PHASE_HUE[r.phase] === undefined || w < 2) return; // a tint narrower than 2 px tells nothing
+      ctx.fillStyle = phaseColor(r.phase, true);
+      ctx.fillRect(LABEL_W + x, t.top, w, H - t.top);
+    });
+    ctx.globalAlpha = 0.7;
+    ctx.strokeStyle = theme.muted; ctx.lineWidth = 1; ctx.setLineDash([3, 3]);
+    ctx.beginPath(); // one dashed path for all the lines
+    for (const x of lines) { ctx.moveTo(LABEL_W + Math.round(x) + 0.5, t.top); ctx.lineTo(LABEL_W + Math.round(x) + 0.5, H); }
+    ctx.stroke(); ctx.setLineDash([]);
+    ctx.globalAlpha = 1;
+  }
+
   function drawOne(t) {
     const ctx = t.ctx, W = plotW(), scale = W / (v1 - v0), H = t.cssH;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = theme.bg; ctx.fillRect(0, 0, cssW, H);
     ctx.font = '11px system-ui, sans-serif'; ctx.textBaseline = 'middle';
-    for (let l = 0; l < t.lanes.length; l++) {
-      const y = t.laneY[l] - t.scroll;
-      if (y + t.lanes[l].h < AXIS_H || y > H) continue;
-      ctx.fillStyle = l % 2 ? theme['lane-b'] : theme['lane-a'];
-      ctx.fillRect(0, y, cssW, t.lanes[l].h);
+    for (let d = 0; d < t.shown.length; d++) {
+      const y = t.shown[d].y - t.scroll;
+      if (y + t.shown[d].h < t.top || y > H) continue;
+      ctx.fillStyle = d % 2 ? theme['lane-b'] : theme['lane-a'];
+      ctx.fillRect(0, y, cssW, t.shown[d].h);
     }
     ctx.save();
-    ctx.beginPath(); ctx.rect(LABEL_W, AXIS_H, W, H - AXIS_H); ctx.clip();
+    ctx.beginPath(); ctx.rect(LABEL_W, t.top, W, H - t.top); ctx.clip();
+    drawPhaseTint(t);
     let lastColor = null;
     for (let r = 0; r < t.nRows; r++) {
       const y = t.rowY[r] - t.scroll + 1;
-      if (y + ROW_H < AXIS_H || y > H) continue;
+      if (y + ROW_H < t.top || y > H) continue;
       const off = t.rowOff[r], end = off + t.rowCnt[r];
       let i;
       if (t.rowOverlap[r]) i = lowerBound(t.rStart, off, end, v0 - t.rowMaxDur[r]);
@@ -305,14 +440,21 @@
       }
     }
     ctx.restore();
+    if (t.nG) drawBands(t);
     ctx.fillStyle = theme.panel; ctx.fillRect(0, AXIS_H, LABEL_W, H - AXIS_H);
-    for (let l = 0; l < t.lanes.length; l++) {
-      const y = t.laneY[l] - t.scroll;
-      if (y + t.lanes[l].h < AXIS_H || y > H) continue;
-      ctx.save(); ctx.beginPath(); ctx.rect(0, Math.max(y, AXIS_H), LABEL_W - 4, t.lanes[l].h); ctx.clip();
-      ctx.fillStyle = theme.fg; ctx.fillText(laneLabel(t, l), 6, y + Math.min(t.lanes[l].h, ROW_H + LANE_PAD) / 2);
+    if (t.nG) {
+      ctx.fillStyle = theme.fg;
+      ctx.fillText('phases', 6, AXIS_H + 1 + BAND_H / 2);
+      ctx.fillText('graph computes (' + fmtN(t.nG) + ')', 6, AXIS_H + 2 + BAND_H * 1.5);
+      ctx.fillStyle = theme.line; ctx.fillRect(0, t.top - 1, cssW, 1);
+    }
+    for (let d = 0; d < t.shown.length; d++) {
+      const y = t.shown[d].y - t.scroll, h = t.shown[d].h;
+      if (y + h < t.top || y > H) continue;
+      ctx.save(); ctx.beginPath(); ctx.rect(0, Math.max(y, t.top), LABEL_W - 4, h); ctx.clip();
+      ctx.fillStyle = theme.fg; ctx.fillText(shownLabel(t, d), 6, y + Math.min(h, ROW_H + LANE_PAD) / 2);
       ctx.restore();
-      ctx.fillStyle = theme.line; ctx.fillRect(0, y + t.lanes[l].h - 1, cssW, 1);
+      ctx.fillStyle = theme.line; ctx.fillRect(0, y + h - 1, cssW, 1);
     }
     ctx.fillStyle = theme.panel; ctx.fillRect(0, 0, cssW, AXIS_H);
     const raw = (v1 - v0) * 90 / Math.max(W, 1), p = Math.pow(10, Math.floor(Math.log10(raw)));
@@ -352,21 +494,52 @@
 
   const tip = $('tip');
   function pick(t, cx, cy) {
-    if (cx < LABEL_W || cy < AXIS_H) return -1;
+    if (cx < LABEL_W || cy < t.top) return -1;
     const y = cy + t.scroll;
-    let r = -1;
-    for (let k = 0; k < t.nRows; k++) if (y >= t.rowY[k] && y < t.rowY[k] + ROW_H) { r = k; break; }
-    if (r < 0) return -1;
     const scale = plotW() / (v1 - v0), x = v0 + (cx - LABEL_W) / scale, tol = 3 / scale;
-    const off = t.rowOff[r], end = off + t.rowCnt[r];
     let best = -1, bestD = Infinity;
-    const hi = lowerBound(t.rStart, off, end, x + tol);
-    const lo = t.rowOverlap[r] ? lowerBound(t.rStart, off, end, x - tol - t.rowMaxDur[r]) : Math.max(off, hi - 2);
-    for (let j = hi - 1; j >= lo; j--) {
-      const s = t.rStart[j], e = s + t.rDur[j], d = x < s ? s - x : x > e ? x - e : 0;
-      if (d <= tol && d < bestD) { best = j; bestD = d; }
+    for (let r = 0; r < t.nRows; r++) { // collapsed splits: several rows share one y
+      if (!(y >= t.rowY[r] && y < t.rowY[r] + ROW_H)) continue;
+      const off = t.rowOff[r], end = off + t.rowCnt[r];
+      const hi = lowerBound(t.rStart, off, end, x + tol);
+      const lo = t.rowOverlap[r] ? lowerBound(t.rStart, off, end, x - tol - t.rowMaxDur[r]) : Math.max(off, hi - 2);
+      for (let j = hi - 1; j >= lo; j--) {
+        const s = t.rStart[j], e = s + t.rDur[j], d = x < s ? s - x : x > e ? x - e : 0;
+        if (d <= tol && d < bestD) { best = j; bestD = d; }
+      }
     }
     return best;
+  }
+  // the band under canvas css (CX, CY) of run T: {phase: run index} or {graph: index}, or null
+  function bandAt(t, cx, cy) {
+    if (!t.nG || cx < LABEL_W || cy < AXIS_H || cy >= t.top) return null;
+    const sc = plotW() / (v1 - v0), x = v0 + (cx - LABEL_W) / sc, tol = 2 / sc;
+    if (cy < AXIS_H + 1 + BAND_H) {
+      for (let k = 0; k < t.phaseRuns.length; k++) if (x >= t.phaseRuns[k].start - tol && x <= t.phaseRuns[k].end + tol) return { phase: k };
+      return null;
+    }
+    let best = -1;
+    for (let i = lowerBound(t.gStart, 0, t.nG, x - tol - t.gMaxDur); i < t.nG && t.gStart[i] <= x + tol; i++)
+      if (t.gStart[i] + t.gDur[i] >= x - tol && (best < 0 || t.gDur[i] < t.gDur[best])) best = i;
+    return best >= 0 ? { graph: best } : null;
+  }
+  function showBandTip(t, b, mx, my, which) {
+    tip.replaceChildren();
+    const h = document.createElement('div'); h.className = 'tname'; tip.appendChild(h);
+    tipLine('Run', which);
+    if (b.phase !== undefined) {
+      const r = t.phaseRuns[b.phase];
+      h.textContent = r.phase;
+      tipLine('Computes', fmtN(r.n) + '  (graph ' + t.G.id[r.first] + (r.n > 1 ? ' \u2013 ' + t.G.id[r.last] : '') + ')');
+      tipLine('Span', fmtT(r.end - r.start) + '  (' + fmtT(r.start) + ' \u2013 ' + fmtT(r.end) + ')');
+    } else {
+      const i = b.graph;
+      h.textContent = 'graph ' + t.G.id[i];
+      tipLine('Phase', t.G.phases[t.G.phase[i]]);
+      tipLine('Batch', String(t.G.batch[i]));
+      tipLine('Span', fmtT(t.gDur[i]) + '  (' + fmtT(t.gStart[i]) + ' \u2013 ' + fmtT(t.gStart[i] + t.gDur[i]) + ')');
+    }
+    placeTip(mx, my);
   }
   function tipLine(k, v) {
     const d = document.createElement('div'), ks = document.createElement('span');
@@ -386,6 +559,9 @@
     if (t.str(t.sShape[s])) tipLine('Shape', t.str(t.sShape[s]));
     if (t.str(t.sTensor[s])) tipLine('Tensor', t.str(t.sTensor[s]));
     if (t.str(t.sCat[s])) tipLine('Category', t.str(t.sCat[s]));
+    placeTip(mx, my);
+  }
+  function placeTip(mx, my) {
     tip.hidden = false;
     let x = mx + 14, y = my + 14;
     if (x + tip.offsetWidth > window.innerWidth - 4) x = Math.max(4, mx - tip.offsetWidth - 14);
@@ -411,6 +587,8 @@
     cv.addEventListener('mousemove', (e) => {
       const rc = cv.getBoundingClientRect();
       if (drag) return;
+      const b = bandAt(t, e.clientX - rc.left, e.clientY - rc.top);
+      if (b) { showBandTip(t, b, e.clientX, e.clientY, idx ? 'NEW' : 'BASE'); return; }
       const i = pick(t, e.clientX - rc.left, e.clientY - rc.top);
       if (i >= 0) showTip(t, i, e.clientX, e.clientY, idx ? 'NEW' : 'BASE'); else tip.hidden = true;
     });
@@ -537,6 +715,20 @@
     }
   }
 
+  // The Splits button, where a run's backend has several splits: a lane per split, or one per backend.
+  const splitsBtn = $('splits');
+  function setSplits(on) {
+    perSplit = on;
+    for (const t of T) layoutLanes(t);
+    resize(); schedule();
+    splitsBtn.textContent = perSplit ? 'Collapse splits' : 'Expand splits';
+    splitsBtn.setAttribute('aria-pressed', String(perSplit));
+  }
+  if (T.some((t) => t.shown.some((d) => d.members.length > 1))) {
+    splitsBtn.hidden = false;
+    splitsBtn.addEventListener('click', () => setSplits(!perSplit));
+  }
+
   resize();
   updateMatch();
   renderTable();
@@ -544,5 +736,16 @@
   draw();
   // For tests: what the page decoded.
   window.opscopeDiff = { kept: [T[0].rSig.length, T[1].rSig.length], groups: rows.length,
-    rowsShown: () => body.children.length, select, drawCount: () => drawCount };
+    rowsShown: () => body.children.length, select, drawCount: () => drawCount,
+    setSplits: (on) => { setSplits(!!on); draw(); },
+    // per run: the shown lanes (label, backend, copy, splits, top and height in canvas css px,
+    // scroll applied) and the canvas's css height and page box
+    lanes: () => T.map((t) => { const r = t.cv.getBoundingClientRect();
+      return { canvas: { top: r.top + window.scrollY, height: t.cssH, contentH: t.contentH, top0: t.top },
+        lanes: t.shown.map((d, k) => ({ label: shownLabel(t, k), backend: t.backendName(d.backend), copy: d.copy,
+          splits: d.members.map((l) => t.lanes[l].split), y: d.y - t.scroll, h: d.h })) }; }),
+    // per run: its phase bands (ns after the run's first record) and compute count
+    bands: () => T.map((t) => ({ graphs: t.nG, phases: t.phaseRuns.map((r) => { const [x, w] = spanX(r.start, r.end);
+      return { phase: r.phase, label: phaseLabel(r), start: r.start, end: r.end, n: r.n, x0: LABEL_W + x, x1: LABEL_W + x + w }; }) })),
+  };
 })();

@@ -109,6 +109,23 @@
     }
     for (const st of C.steps) { cpuMin = Math.min(cpuMin, st[1]); cpuMax = Math.max(cpuMax, st[1] + st[2]); }
   }
+  // Graph computes (D.graphs, docs/viewer.md): each compute's span and phase as the report's
+  // "Graphs by batch" and diff's `--by phase` give it (src/analyze/graphs.c), in start order.
+  // A phase band is a run of consecutive computes of one phase: prefill, then decode, ...
+  const G = D.graphs || null;
+  const nG = G ? G.id.length : 0;
+  const gStart = new Float64Array(nG), gDur = new Float64Array(nG);
+  let gMaxDur = 0;
+  const phaseRuns = []; // {phase, start, end, n, first, last, batch}
+  for (let i = 0; i < nG; i++) {
+    gStart[i] = G.start[i]; gDur[i] = G.dur[i];
+    if (gDur[i] > gMaxDur) gMaxDur = gDur[i];
+    const ph = G.phases[G.phase[i]], e = gStart[i] + gDur[i], r = phaseRuns[phaseRuns.length - 1];
+    if (r && r.phase === ph) { r.end = Math.max(r.end, e); r.n++; r.last = i; r.batch += G.batch[i]; }
+    else phaseRuns.push({ phase: ph, start: gStart[i], end: e, n: 1, first: i, last: i, batch: G.batch[i] });
+  }
+  const runStart = Float64Array.from(phaseRuns, (r) => r.start);
+  const runMaxDur = phaseRuns.reduce((m, r) => Math.max(m, r.end - r.start), 0);
   // The encoded columns (and the page's copy of them) are no longer needed: let them go.
   D.recs = null;
   D.sigs = null;
@@ -255,6 +272,9 @@
   // between LABEL_MIN and LABEL_MAX_FRAC of the window; longer labels are cut in the middle.
   const LABEL_MIN = 180, LABEL_MAX = 420, LABEL_MAX_FRAC = 0.35, LABEL_FONT = '11px system-ui, sans-serif';
   const AXIS_H = 22, ROW_H = 16, LANE_PAD = 6;
+  // Under the axis, when the profile has graph computes: a row of phase bands and a row of
+  // compute bands, fixed while the lanes scroll; the lanes start at TOP.
+  const BAND_H = 16, BANDS_H = nG ? 2 * BAND_H + 3 : 0, TOP = AXIS_H + BANDS_H;
   let LABEL_W = LABEL_MIN;
   // ggml profiles have scheduler splits; foreign traces (Kineto, Chrome) have streams.
   const isGgml = /^(ggml|opscope)/.test(D.profiler || 'ggml') || !D.profiler;
@@ -265,7 +285,7 @@
   // trace's streams run at once: a lane each. Data lanes come grouped by backend, then copy.
   let perSplit = !isGgml, shownLanes = [];
   const rowY = new Float64Array(nRows);
-  let contentH = AXIS_H;
+  let contentH = TOP;
   function rowsOverlap(a, b) { // rows sorted by start: one merge pass
     let i = rowOff[a], j = rowOff[b];
     const ie = i + rowCnt[a], je = j + rowCnt[b];
@@ -282,7 +302,7 @@
   let cpuH = 0;
   function layoutLanes() {
     cpuLaneY.clear();
-    let y = AXIS_H;
+    let y = TOP;
     for (const t of cpuThreads) {
       cpuLaneY.set(t, y);
       let depth = 0;
@@ -290,14 +310,14 @@
       cpuDepth.set(t, depth);
       y += depth * ROW_H + LANE_PAD;
     }
-    cpuH = y - AXIS_H;
+    cpuH = y - TOP;
     shownLanes = [];
     for (let l = 0; l < lanes.length; l++) {
       const prev = shownLanes[shownLanes.length - 1];
       if (!perSplit && prev && prev.backend === lanes[l].backend && prev.copy === lanes[l].copy) prev.members.push(l);
       else shownLanes.push({ backend: lanes[l].backend, copy: lanes[l].copy, members: [l] });
     }
-    contentH = AXIS_H + cpuH;
+    contentH = TOP + cpuH;
     for (const d of shownLanes) {
       const subs = []; // per sub-row, the data rows in it (never two that overlap in time)
       for (const l of d.members) {
@@ -377,7 +397,7 @@
     dpr = window.devicePixelRatio || 1;
     cssW = Math.max(300, wrap.clientWidth);
     const want = Math.min(contentH, Math.max(160, Math.round(window.innerHeight * 0.58)));
-    wrap.style.height = want + 'px';
+    wrap.style.height = want + 1 + 'px'; // and its 1 px bottom border (box-sizing: border-box): no lane cut
     cssH = want;
     space.style.height = contentH + 'px';
     tl.style.height = cssH + 'px';
@@ -526,7 +546,7 @@
     const W = plotW(), scale = W / (v1 - v0);
     for (const r of cpuRows) {
       const y = cpuRowY(r) - top + 1;
-      if (y + ROW_H < AXIS_H || y > cssH) continue;
+      if (y + ROW_H < TOP || y > cssH) continue;
       const off = r.off, end = off + r.cnt;
       let i = lowerBound(cpuStart, off, end, v0 - r.maxDur);
       while (i < end) {
@@ -574,6 +594,120 @@
     }
   }
 
+  // Phase and compute bands. Colours by phase; a compute's band alternates two shades so
+  // neighbours stay apart; a band wide enough carries its label, cut to fit.
+  const PHASE_HUE = { prefill: 28, decode: 212 };
+  function phaseColor(ph, light) {
+    const h = PHASE_HUE[ph];
+    if (h === undefined) return dark ? (light ? '#666' : '#555') : (light ? '#ddd' : '#c8c8c8');
+    return 'hsl(' + h + ',' + (dark ? '45%,' + (light ? '40%)' : '33%)') : '70%,' + (light ? '84%)' : '76%)'));
+  }
+  const phaseLabel = (r) => r.phase + ' \u00b7 ' + r.n + (r.n === 1 ? ' compute' : ' computes');
+  const graphLabel = (i) => 'graph ' + G.id[i] + ' \u00b7 batch ' + G.batch[i];
+  function bandText(text, x, w, y) {
+    const a = Math.max(x, 0), room = Math.min(x + w, plotW()) - a - 6;
+    if (room < 14) return;
+    let t = text;
+    if (ctx.measureText(t).width > room) {
+      const n = Math.floor(room / (ctx.measureText(t).width / t.length)) - 1;
+      if (n < 2) return;
+      t = t.slice(0, n) + '\u2026';
+    }
+    ctx.fillText(t, LABEL_W + a + 3, y);
+  }
+  // the x extent (plot coordinates) of [s, e): at least a pixel wide
+  function spanX(s, e) {
+    const sc = plotW() / (v1 - v0), x0 = (s - v0) * sc, x1 = (e - v0) * sc;
+    return [x0, Math.max(x1 - x0, 1)];
+  }
+  function drawBands() {
+    const W = plotW(), y0 = AXIS_H + 1, y1 = AXIS_H + 2 + BAND_H;
+    ctx.save();
+    ctx.beginPath(); ctx.rect(LABEL_W, AXIS_H, W, BANDS_H); ctx.clip();
+    ctx.fillStyle = theme.panel; ctx.fillRect(LABEL_W, AXIS_H, W, BANDS_H);
+    ctx.font = '10px system-ui, sans-serif'; ctx.textBaseline = 'middle';
+    eachRun((r, x, w) => {
+      ctx.fillStyle = phaseColor(r.phase, false);
+      ctx.fillRect(LABEL_W + x, y0, w >= 3 ? w - 1 : w, BAND_H - 1);
+      ctx.fillStyle = theme.fg; bandText(phaseLabel(r), x, w, y0 + BAND_H / 2);
+    });
+    let lastPx = -Infinity;
+    for (let i = lowerBound(gStart, 0, nG, v0 - gMaxDur); i < nG && gStart[i] <= v1; i++) {
+      const e = gStart[i] + gDur[i];
+      if (e < v0) continue;
+      const [x, w] = spanX(gStart[i], e);
+      if (w < 1.5 && Math.floor(x) === lastPx) continue; // one pixel column per run of tiny computes
+      lastPx = Math.floor(x);
+      ctx.fillStyle = phaseColor(G.phases[G.phase[i]], i % 2 === 1);
+      ctx.fillRect(LABEL_W + x, y1, w >= 3 ? w - 1 : w, BAND_H - 1);
+      if (w >= 40) { ctx.fillStyle = theme.fg; bandText(graphLabel(i), x, w, y1 + BAND_H / 2); }
+    }
+    ctx.restore();
+  }
+  // A light tint of each phase over the lanes, and a line where one phase gives way to another.
+  // The phase runs in view, in start order, at most one per pixel column: FN(run, x, w, k).
+  function eachRun(fn) {
+    let lastPx = -Infinity;
+    for (let k = lowerBound(runStart, 0, phaseRuns.length, v0 - runMaxDur); k < phaseRuns.length && runStart[k] <= v1; k++) {
+      const r = phaseRuns[k];
+      if (r.end < v0) continue;
+      const [x, w] = spanX(r.start, r.end);
+      if (w < 1.5 && Math.floor(x) === lastPx) continue;
+      lastPx = Math.floor(x);
+      fn(r, x, w, k);
+    }
+  }
+  function drawPhaseTint() {
+    const lines = [];
+    ctx.globalAlpha = dark ? 0.12 : 0.22;
+    eachRun((r, x, w, k) => {
+      if (k > 0 && (!lines.length || x - lines[lines.length - 1] >= 8)) lines.push(x); // not denser than 8 px
+      if (PHASE_HUE[r.phase] === undefined || w < 2) return; // a tint narrower than 2 px tells nothing
+      ctx.fillStyle = phaseColor(r.phase, true);
+      ctx.fillRect(LABEL_W + x, TOP, w, cssH - TOP);
+    });
+    ctx.globalAlpha = 0.7;
+    ctx.strokeStyle = theme.muted; ctx.lineWidth = 1; ctx.setLineDash([3, 3]);
+    ctx.beginPath(); // one dashed path for all the lines
+    for (const x of lines) { ctx.moveTo(LABEL_W + Math.round(x) + 0.5, TOP); ctx.lineTo(LABEL_W + Math.round(x) + 0.5, cssH); }
+    ctx.stroke(); ctx.setLineDash([]);
+    ctx.globalAlpha = 1;
+  }
+  // the band under canvas css (CX, CY): {phase: run index} or {graph: compute index}, or null
+  function bandAt(cx, cy) {
+    if (!nG || cx < LABEL_W || cy < AXIS_H || cy >= TOP) return null;
+    const sc = plotW() / (v1 - v0), t = v0 + (cx - LABEL_W) / sc, tol = 2 / sc;
+    if (cy < AXIS_H + 1 + BAND_H) {
+      for (let k = 0; k < phaseRuns.length; k++) if (t >= phaseRuns[k].start - tol && t <= phaseRuns[k].end + tol) return { phase: k };
+      return null;
+    }
+    let best = -1;
+    for (let i = lowerBound(gStart, 0, nG, t - tol - gMaxDur); i < nG && gStart[i] <= t + tol; i++)
+      if (gStart[i] + gDur[i] >= t - tol && (best < 0 || gDur[i] < gDur[best])) best = i;
+    return best >= 0 ? { graph: best } : null;
+  }
+  function showBandTip(b, mx, my) {
+    tip.replaceChildren();
+    const h = document.createElement('div');
+    h.className = 'tname';
+    if (b.phase !== undefined) {
+      const r = phaseRuns[b.phase];
+      h.textContent = r.phase;
+      tip.appendChild(h);
+      line(tip, 'Computes', fmtCount(r.n) + '  (graph ' + G.id[r.first] + (r.n > 1 ? ' \u2013 ' + G.id[r.last] : '') + ')');
+      line(tip, 'Span', fmtDur(r.end - r.start) + '  (' + fmtNs(r.start) + ' \u2013 ' + fmtNs(r.end) + ')');
+      line(tip, 'Batch rows', fmtCount(r.batch) + '  (widest MUL_MAT per compute, summed: tokens in llama.cpp)');
+    } else {
+      const i = b.graph;
+      h.textContent = 'graph ' + G.id[i];
+      tip.appendChild(h);
+      line(tip, 'Phase', G.phases[G.phase[i]]);
+      line(tip, 'Batch', String(G.batch[i]));
+      line(tip, 'Span', fmtDur(gDur[i]) + '  (' + fmtNs(gStart[i]) + ' \u2013 ' + fmtNs(gStart[i] + gDur[i]) + ')');
+    }
+    placeTip(mx, my);
+  }
+
   function niceStep(span, px) {
     const raw = span * 90 / Math.max(px, 1);
     const p = Math.pow(10, Math.floor(Math.log10(raw)));
@@ -594,17 +728,18 @@
     // lane backgrounds
     for (let d = 0; d < shownLanes.length; d++) {
       const y = shownLanes[d].y - top, h = shownLanes[d].h;
-      if (y + h < AXIS_H || y > cssH) continue;
+      if (y + h < TOP || y > cssH) continue;
       ctx.fillStyle = d % 2 ? theme['lane-b'] : theme['lane-a'];
       ctx.fillRect(0, y, cssW, h);
     }
     for (const [t, y0] of cpuLaneY) { ctx.fillStyle = theme['lane-b']; ctx.fillRect(0, y0 - top, cssW, cpuLaneH(t)); }
     // records
     ctx.save();
-    ctx.beginPath(); ctx.rect(LABEL_W, AXIS_H, W, cssH - AXIS_H); ctx.clip();
+    ctx.beginPath(); ctx.rect(LABEL_W, TOP, W, cssH - TOP); ctx.clip();
+    drawPhaseTint();
     for (let r = 0; r < nRows; r++) {
       const y = rowY[r] - top;
-      if (y + ROW_H < AXIS_H || y > cssH) continue;
+      if (y + ROW_H < TOP || y > cssH) continue;
       drawRow(r, y + 1);
     }
     flushBuckets(ROW_H - 2);
@@ -624,14 +759,20 @@
       ctx.fillRect(Math.min(band[0], band[1]), AXIS_H, Math.abs(band[1] - band[0]), cssH - AXIS_H);
     }
     ctx.restore();
+    if (nG) drawBands();
     // labels column
     ctx.fillStyle = theme.panel;
     ctx.fillRect(0, AXIS_H, LABEL_W, cssH - AXIS_H);
     ctx.fillStyle = theme.fg;
+    if (nG) {
+      ctx.fillText('phases', 6, AXIS_H + 1 + BAND_H / 2);
+      ctx.fillText('graph computes (' + fmtCount(nG) + ')', 6, AXIS_H + 2 + BAND_H * 1.5);
+      ctx.fillStyle = theme.line; ctx.fillRect(0, TOP - 1, cssW, 1); ctx.fillStyle = theme.fg;
+    }
     for (let d = 0; d < shownLanes.length; d++) {
       const y = shownLanes[d].y - top, h = shownLanes[d].h;
-      if (y + h < AXIS_H || y > cssH) continue;
-      ctx.save(); ctx.beginPath(); ctx.rect(0, Math.max(y, AXIS_H), LABEL_W - 4, h); ctx.clip();
+      if (y + h < TOP || y > cssH) continue;
+      ctx.save(); ctx.beginPath(); ctx.rect(0, Math.max(y, TOP), LABEL_W - 4, h); ctx.clip();
       ctx.fillText(shown[d], 6, y + Math.min(h, ROW_H + LANE_PAD) / 2);
       ctx.restore();
       if (groupStart(d)) { ctx.fillStyle = theme.accent; ctx.fillRect(0, y, cssW, 2); ctx.fillStyle = theme.fg; }
@@ -639,12 +780,12 @@
     }
     for (const [t, y0] of cpuLaneY) {
       const y = y0 - top, h = cpuLaneH(t);
-      if (y + h < AXIS_H || y > cssH) continue;
+      if (y + h < TOP || y > cssH) continue;
       ctx.fillStyle = theme.fg;
       ctx.fillText('CPU thread ' + t, 6, y + Math.min(h, ROW_H + LANE_PAD) / 2);
       ctx.fillStyle = theme.line; ctx.fillRect(0, y + h - 1, cssW, 1);
     }
-    if (cpuH) { ctx.fillStyle = theme.accent; ctx.fillRect(0, AXIS_H + cpuH - top - 1, cssW, 2); }
+    if (cpuH) { ctx.fillStyle = theme.accent; ctx.fillRect(0, TOP + cpuH - top - 1, cssW, 2); }
     // axis
     ctx.fillStyle = theme.panel; ctx.fillRect(0, 0, cssW, AXIS_H);
     ctx.fillStyle = theme.line; ctx.fillRect(0, AXIS_H - 1, cssW, 1);
@@ -737,7 +878,7 @@
   function recRow(i) { return rowOfRec(i); }
 
   function pick(cx, cy) { // canvas css coordinates -> record index or -1
-    if (cx < LABEL_W || cy < AXIS_H) return -1;
+    if (cx < LABEL_W || cy < TOP) return -1;
     const y = cy + scrollTop;
     const W = plotW(), scale = W / (v1 - v0), t = v0 + (cx - LABEL_W) / scale, tol = 3 / scale;
     let best = -1, bestDist = Infinity;
@@ -830,7 +971,7 @@
   }
   // the lane whose label is at canvas css (CX, CY), or -1
   function laneAtLabel(cx, cy) {
-    if (cx < 0 || cx >= LABEL_W || cy < AXIS_H) return -1;
+    if (cx < 0 || cx >= LABEL_W || cy < TOP) return -1;
     const y = cy + scrollTop;
     for (let d = 0; d < shownLanes.length; d++) if (y >= shownLanes[d].y && y < shownLanes[d].y + shownLanes[d].h) return d;
     return -1;
@@ -898,6 +1039,8 @@
     if (e.target !== tl) { hideTip(); return; }
     const lab = laneAtLabel(e.clientX - rect.left, e.clientY - rect.top);
     if (lab >= 0) { showLaneTip(lab, e.clientX, e.clientY); return; }
+    const bnd = bandAt(e.clientX - rect.left, e.clientY - rect.top);
+    if (bnd) { showBandTip(bnd, e.clientX, e.clientY); return; }
     const i = pick(e.clientX - rect.left, e.clientY - rect.top);
     if (i >= 0) showTip(i, e.clientX, e.clientY);
     else if (i <= -2) showCpuTip(-2 - i, e.clientX, e.clientY);
@@ -1390,7 +1533,7 @@
       return out;
     },
     // the shown lanes' tops and heights at the time of the call (they change with setSplits)
-    layout: { get LABEL_W() { return LABEL_W; }, AXIS_H, ROW_H, get laneY() { return shownLanes.map((d) => d.y); },
+    layout: { get LABEL_W() { return LABEL_W; }, AXIS_H, TOP, BAND_H, ROW_H, get laneY() { return shownLanes.map((d) => d.y); },
       get laneH() { return shownLanes.map((d) => d.h); } },
     // per lane: its whole label, the label as drawn, and their widths against the column's
     laneLabels: () => {
@@ -1399,6 +1542,17 @@
         fullW: ctx.measureText(laneLabel(d)).width, column: LABEL_W, y: sl.y, h: sl.h }));
     },
     shortNames: Object.values(D.short || {}),
+    // the phase bands (ns after t0) with their labels, and where the view puts them (css px)
+    bands: () => ({
+      phases: phaseRuns.map((r) => { const [x, w] = spanX(r.start, r.end);
+        return { phase: r.phase, label: phaseLabel(r), start: r.start, end: r.end, n: r.n, first: G.id[r.first], last: G.id[r.last],
+          x0: LABEL_W + x, x1: LABEL_W + x + w, y: AXIS_H + 1 + BAND_H / 2 }; }),
+      graphs: Array.from({ length: nG }, (_, i) => ({ id: G.id[i], phase: G.phases[G.phase[i]], batch: G.batch[i],
+        start: gStart[i], end: gStart[i] + gDur[i], label: graphLabel(i) })),
+      graphY: AXIS_H + 2 + BAND_H * 1.5,
+    }),
+    // the tooltip's text at canvas css (X, Y), as hovering shows it (empty when none)
+    tipAt: (x, y) => { const b = bandAt(x, y); if (!b) return ''; showBandTip(b, 0, 0); const t = tip.textContent; hideTip(); return t; },
     // roofline dots: label, backend, intensity, GFLOP/s, canvas position and radius, bound
     roofPoints: () => roofPts.map((g) => ({ op: opLabel[g.op], backend: g.backend, ai: g.ai, gflops: g.gf,
       x: g.x, y: g.y, r: g.r, roof: roofOf(g) })),

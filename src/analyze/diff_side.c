@@ -549,8 +549,7 @@ static int graph_switch(opscope_diff_side_t *s, int64_t id) {
 }
 
 /* The graph's first MUL_MAT: its rows are the graph's tokens (all sequences together). */
-static void graph_tokens_found(opscope_diff_side_t *s, const opscope_record *rec) {
-    int64_t t = rec->ne_src[1][1];
+static void graph_tokens_found(opscope_diff_side_t *s, int64_t t) {
     if (t < 1) t = 1;
     ring_ent *e = ring_find(s, s->g_id);
     if (!e || e->tokens) return;
@@ -782,13 +781,18 @@ static int side_record(void *ud, const opscope_record *rec) {
     bool graph = (rec->has & OPSCOPE_HAS_GRAPH) && !rec->category;
     if (graph && (!s->g_valid || rec->graph_id != s->g_id) && graph_switch(s, rec->graph_id))
         return -1;
-    if (graph && o->is_mul_mat && rec->n_src >= 2) graph_tokens_found(s, rec);
-    if (graph && s->g_phase == PHASE_UNKNOWN && o->is_flash && rec->n_src >= 1) {
+    if (graph && o->is_mul_mat && rec->n_src >= 2) graph_tokens_found(s, rec->ne_src[1][1]);
+    /* a whole split (a compute sampled out of device timing): its nodes' batch and queries as
+     * the host knew them, so tokens and phases are the same in every timing mode */
+    bool split = graph && (rec->has & OPSCOPE_HAS_BATCH);
+    if (split && rec->batch > 0) graph_tokens_found(s, rec->batch);
+    bool flash = o->is_flash && rec->n_src >= 1;
+    int64_t queries = flash ? rec->ne_src[0][1] : split ? rec->queries : 0;
+    if (graph && s->g_phase == PHASE_UNKNOWN && (flash || queries > 0)) {
         /* the attention's queries per sequence (ne[1]; sequences in ne[3]): one is a decode
          * step, however many sequences a server decodes at once. Pending records get the
          * phase before this record is added. */
-        if (graph_phase_set(s, rec->ne_src[0][1] > 1 ? OPSCOPE_KINETO_PHASE_PREFILL
-                                                      : OPSCOPE_KINETO_PHASE_DECODE))
+        if (graph_phase_set(s, queries > 1 ? OPSCOPE_KINETO_PHASE_PREFILL : OPSCOPE_KINETO_PHASE_DECODE))
             return -1;
     }
     if (graph && rec->type == OPSCOPE_RECORD_OP && runs_add(s, rec, o)) return -1;

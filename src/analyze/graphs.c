@@ -49,7 +49,9 @@ void opscope_graphs_free(opscope_graphs_t *g) {
 
 int64_t opscope_record_batch(const opscope_record *r) {
     /* compares, not a lookup: this runs for every record of a report */
-    if (r->type != OPSCOPE_RECORD_OP || r->n_src < 2) return 0;
+    if (r->type != OPSCOPE_RECORD_OP) return 0;
+    if (r->has & OPSCOPE_HAS_BATCH) return r->batch; /* a whole split: its nodes' batch */
+    if (r->n_src < 2) return 0;
     if (opscope_ggml_op_is(r->name, OPSCOPE_GGML_OP_MUL_MAT)) return r->ne_src[1][1];
     if (opscope_ggml_op_is(r->name, OPSCOPE_GGML_OP_MUL_MAT_ID)) return r->ne_src[1][2];
     return 0;
@@ -134,6 +136,17 @@ static int add(opscope_graphs_t *g, const opscope_record *r, uint64_t flops, uin
         if (b > s->batch) s->batch = b;
         if (r->n_src >= 1 && r->ne_src[0][1] > s->queries && opscope_ggml_op_is(r->name, OPSCOPE_GGML_OP_FLASH_ATTN_EXT))
             s->queries = r->ne_src[0][1];
+        if ((r->has & OPSCOPE_HAS_BATCH) && r->queries > s->queries) s->queries = r->queries;
+        /* sampled device timing: the estimate counts a timed record for the computes it
+         * stands for, a sampled-out split not at all (the weights hold its device work) */
+        if (r->has & OPSCOPE_HAS_WEIGHT) {
+            s->device_timed = true;
+            s->est_op_ns += r->duration_ns * (r->weight ? r->weight : 1);
+        } else if (r->has & OPSCOPE_HAS_SAMPLED_OUT) {
+            s->sampled_out = true;
+        } else {
+            s->est_op_ns += r->duration_ns;
+        }
     }
     s->bytes += r->bytes;
     s->flops += flops;
@@ -318,6 +331,9 @@ int opscope_graphs_finish(opscope_graphs_t *g) {
                 b.warmup_op_ns += s->op_ns;
                 b.warmup_wall_ns += wall;
             }
+            b.est_op_ns += s->est_op_ns;
+            b.device_timed_graphs += s->device_timed;
+            b.sampled_out_graphs += s->sampled_out;
         }
         b.median_op_ns = median(ops, j - i);
         b.median_wall_ns = median(walls, j - i);

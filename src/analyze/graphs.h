@@ -11,6 +11,9 @@
  * tokens per sequence; sequences in ne[3]) are 1 is a decode step however many sequences a
  * server decodes at once (batch 4 for 4 slots), more is a prompt; a graph without attention
  * is decode at batch 1, prefill above, none without a matrix product (diff's rule).
+ * A record of a whole split (OPSCOPE_HAS_BATCH: GRAPH_SPLIT, e.g. a compute that sampled device
+ * timing left untimed) brings its nodes' batch and queries as the host knew them, so a graph
+ * has the same batch and phase whether or not its device work was timed.
  *
  * Memory: 300-500 bytes per graph id (hash table entries of 96 bytes, a quarter to half full,
  * and a sorted copy from finish on); ids mostly arrive in runs, looked up by hash. Ownership: results are owned by the object and valid until it is freed or fed again.
@@ -62,6 +65,11 @@ typedef struct opscope_graph_stats {
     uint64_t op_ns, copy_ns, bytes, flops;
     int64_t batch;              /* 0: no matrix product */
     int64_t queries;            /* attention's queries per sequence (the largest); 0: none */
+    /* Sampled device timing (docs/metrics.md, "Graphs by batch"): some of its records are
+     * device-timed with a weight / a split of it was sampled out (host time only); the op
+     * time estimated over all computes (weighted records x weight, sampled-out splits 0). */
+    bool device_timed, sampled_out;
+    uint64_t est_op_ns;
     opscope_graph_phase phase;  /* after finish */
     /* Its topology: the multiset of its OP records' (name, backend), as a sum of their hashes
      * (record order does not matter; shapes do not, so a growing KV cache or another prompt
@@ -79,6 +87,10 @@ typedef struct opscope_graph_batch {
     uint64_t span_ns;                   /* summed over its graphs: first start to last end */
     uint64_t median_op_ns, median_wall_ns; /* per graph */
     int64_t first_graph;        /* lowest graph id of the group */
+    /* Sampled device timing: graphs with device-timed (weighted) records, graphs with a
+     * sampled-out split, and the op time estimated over all computes (op_ns stays measured).
+     * Both counts 0: every compute timed, est_op_ns == op_ns. */
+    uint64_t device_timed_graphs, sampled_out_graphs, est_op_ns;
     /* Outliers: graphs whose wall is over 10x the group's median wall (a warm-up: the first
      * compute of a topology, shader or pipeline creation, first touches; or a stall). Their
      * number, summed wall, and the longest one's id and wall. */

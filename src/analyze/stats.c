@@ -181,6 +181,9 @@ static void accumulate(opscope_op_stats *g, const opscope_record *rec, uint64_t 
             g->last_graph_ = rec->graph_id;
             g->last_split_ = rec->split_id;
         }
+    } else if (rec->has & OPSCOPE_HAS_SAMPLED_OUT) {
+        g->n_sampled_out++;
+        g->sampled_out_ns += d;
     }
     g->count++;
     g->total_ns += d;
@@ -509,6 +512,16 @@ int opscope_stats_add_derived(void *ud, const opscope_record *rec, opscope_deriv
     if (t->n_records == 0 || end > t->last_end_ns) t->last_end_ns = end;
     t->n_records++;
     t->total_ns += rec->duration_ns;
+    uint64_t est = rec->duration_ns; /* the record's share of the estimate over all computes */
+    if (rec->has & OPSCOPE_HAS_WEIGHT) {
+        t->n_weighted++;
+        est *= rec->weight ? rec->weight : 1;
+    } else if (rec->has & OPSCOPE_HAS_SAMPLED_OUT) {
+        t->n_sampled_out++;
+        est = 0;
+    }
+    t->est_total_ns += est;
+    *(rec->type == OPSCOPE_RECORD_COPY ? &t->est_copy_ns : &t->est_op_ns) += est;
     t->bytes += rec->bytes;
     t->flops += flops;
     if (rec->type == OPSCOPE_RECORD_COPY) {
@@ -651,6 +664,8 @@ static void merge_group(opscope_op_stats *d, const opscope_op_stats *g) {
     d->timed_computes += g->timed_computes;
     d->sampled_computes += g->sampled_computes;
     d->est_ns += g->est_ns;
+    d->n_sampled_out += g->n_sampled_out;
+    d->sampled_out_ns += g->sampled_out_ns;
     d->rpc_covered_ns += g->rpc_covered_ns;
 }
 

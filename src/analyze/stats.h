@@ -66,6 +66,9 @@ typedef struct opscope_op_stats {
      * weights), and the estimated total over all of those (sum of duration x weight). All 0
      * when every compute was timed. */
     uint64_t timed_computes, sampled_computes, est_ns;
+    /* Its records that sampling left untimed on the device (OPSCOPE_HAS_SAMPLED_OUT: host-timed
+     * GRAPH_SPLITs) and their summed duration: measured, but no part of an estimate. */
+    uint64_t n_sampled_out, sampled_out_ns;
     /* A merged RPC profile: the part of total_ns (client records on an RPC backend) during
      * which a server's records run, counted as the server's (analyze/rpc_cover.h); %Time
      * counts total_ns - rpc_covered_ns. 0 elsewhere. */
@@ -122,7 +125,18 @@ typedef struct opscope_totals {
      * not computed). */
     uint64_t rpc_covered_ns;
     bool rpc_cover_unsorted;
+    /* Sampled device timing (records with OPSCOPE_HAS_WEIGHT or _SAMPLED_OUT): the records
+     * weighted and sampled out, and the totals estimated over all computes (a weighted record
+     * counts duration x weight, a sampled-out split 0, any other its duration); total_ns,
+     * op_ns and copy_ns stay the measured sums. Counts 0: every compute timed. */
+    uint64_t n_weighted, n_sampled_out;
+    uint64_t est_total_ns, est_op_ns, est_copy_ns;
 } opscope_totals;
+
+/* True when T's records came from sampled device timing: its totals are measured-only. */
+static inline bool opscope_totals_sampled(const opscope_totals *t) {
+    return t->n_weighted || t->n_sampled_out;
+}
 
 /* The time %Time divides by: each instant once per machine (total_ns less the client's RPC
  * time its servers' records cover). */

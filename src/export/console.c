@@ -15,14 +15,17 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
     opscope_out_printf(w, " Total records: %llu (%llu ops, %llu copies)\n",
                        (unsigned long long)t->n_records, (unsigned long long)t->n_ops,
                        (unsigned long long)t->n_copies);
-    opscope_out_printf(w, " Total time:    %.2f ms (ops %.2f ms, copies %.2f ms)\n",
-                       (double)t->total_ns / 1e6, (double)t->op_ns / 1e6,
+    bool sampled = opscope_totals_sampled(t); /* the sums hold the device-timed computes only */
+    opscope_out_printf(w, " Total time:    %.2f ms%s (ops %.2f ms, copies %.2f ms)\n",
+                       (double)t->total_ns / 1e6, sampled ? " measured" : "", (double)t->op_ns / 1e6,
                        (double)t->copy_ns / 1e6);
-    bool sampled = false;
-    for (size_t i = 0; i < opscope_stats_n_ops(s) && !sampled; i++) sampled = opscope_stats_op(s, i)->timed_computes > 0;
-    if (sampled) /* the totals above hold the device-timed computes only, as measured */
-        opscope_out_str(w, "                (sampled device timing: the GPU groups count their timed computes only;\n"
-                           "                 estimates over all computes in \"Sampled device timing (estimates)\")\n");
+    if (sampled) {
+        opscope_out_printf(w, " Estimated:     %.2f ms est. over all computes (ops %.2f ms, copies %.2f ms)\n",
+                           (double)t->est_total_ns / 1e6, (double)t->est_op_ns / 1e6, (double)t->est_copy_ns / 1e6);
+        opscope_out_str(w, "                (sampled device timing: measured = the device-timed computes and the\n"
+                           "                 others' host time; est. = timed records x their weights; per op in\n"
+                           "                 \"Sampled device timing (estimates)\")\n");
+    }
     if (t->n_records)
         opscope_out_printf(w, " Wall span:     %.2f ms\n",
                            (double)(t->last_end_ns - t->first_start_ns) / 1e6);

@@ -91,6 +91,20 @@ void opscope_graphs_write_text(opscope_out_t *w, const opscope_graphs_t *g, size
                            b->median_wall_ns ? (double)b->max_outlier_wall_ns / (double)b->median_wall_ns : 0.0);
     }
     warm_text(w, g);
+    uint64_t timed = 0, out = 0, op = 0, est = 0, graphs = 0;
+    for (size_t i = 0; i < nb; i++) {
+        const opscope_graph_batch *b = opscope_graphs_batch_at(g, i);
+        timed += b->device_timed_graphs;
+        out += b->sampled_out_graphs;
+        op += b->op_ns;
+        est += b->est_op_ns;
+        graphs += b->graphs;
+    }
+    if (timed || out) /* sampled device timing: the op times above are the measured ones */
+        opscope_out_printf(w, " sampled device timing: op time measured (%llu of %llu graphs device-timed, %llu with a "
+                              "split sampled out: host time only): %.3f ms; estimated over all computes: %.3f ms est.\n",
+                           (unsigned long long)timed, (unsigned long long)graphs, (unsigned long long)out,
+                           (double)op / 1e6, (double)est / 1e6);
     opscope_out_str(w, " (per graph: medians; wall: the union of the graph's own records' spans, so a pipelined graph is\n"
                        "  not charged for its neighbours' work; rows/s: batch x graphs / wall;\n"
                        "  phase: decode when the attention has 1 query per sequence, however many sequences)\n");
@@ -129,6 +143,14 @@ void opscope_graphs_write_json(opscope_out_t *w, const opscope_graphs_t *g) {
         }
         opscope_out_printf(w, ",\"warmup_graphs\":%" PRIu64 ",\"warmup_op_ns\":%" PRIu64 ",\"warmup_wall_ns\":%" PRIu64,
                            b->warmup_graphs, b->warmup_op_ns, b->warmup_wall_ns);
+        if (b->device_timed_graphs || b->sampled_out_graphs) { /* op_ns is measured, this an estimate */
+            opscope_out_str(w, ",\"device_timed_graphs\":");
+            opscope_out_u64(w, b->device_timed_graphs);
+            opscope_out_str(w, ",\"sampled_out_graphs\":");
+            opscope_out_u64(w, b->sampled_out_graphs);
+            opscope_out_str(w, ",\"estimated_op_ns\":");
+            opscope_out_u64(w, b->est_op_ns);
+        }
         opscope_out_str(w, ",\"first_graph\":");
         opscope_out_i64(w, b->first_graph);
         opscope_out_char(w, '}');

@@ -2,6 +2,7 @@
 #include "export/html.h"
 
 #include "export/html_data.h"
+#include "export/html_graphs.h"
 #include "analyze/fused_name.h"
 #include "util/out.h"
 #include "util/hash.h"
@@ -47,6 +48,7 @@ struct opscope_html_sink {
     opscope_html_sampled *sampled; /* sampled device timing per op (few: ops, not records) */
     size_t n_sampled, cap_sampled, last_sampled;
     opscope_html_cpu_t *cpu; /* a trace's CPU side (opscope_html_sink_kineto_tee), or NULL */
+    opscope_html_graphs_t *graphs; /* the graph computes, from every record */
     char shape_buf[2048];
 };
 
@@ -63,10 +65,11 @@ opscope_html_sink_t *opscope_html_sink_new(const char *out_path, const char *sou
     h->out_path = strdup(out_path ? out_path : "-");
     h->source_name = strdup(source_name ? source_name : "");
     h->strings = opscope_strtab_new();
+    h->graphs = opscope_html_graphs_new();
     h->max_records = max_records;
     h->stride = 1;
     h->profiler = "";
-    if (!h->out_path || !h->source_name || !h->strings || opscope_hindex_init(&h->sig_map, 48) ||
+    if (!h->out_path || !h->source_name || !h->strings || !h->graphs || opscope_hindex_init(&h->sig_map, 48) ||
         opscope_hindex_init(&h->lane_map, 48))
         goto nomem;
     return h;
@@ -96,6 +99,7 @@ void opscope_html_sink_abort(opscope_html_sink_t *h) {
     free(h->backends);
     free(h->sampled);
     opscope_html_cpu_free(h->cpu);
+    opscope_html_graphs_free(h->graphs);
     free(h);
 }
 
@@ -340,6 +344,7 @@ static void sampled_add(opscope_html_sink_t *h, const opscope_record *rec, opsco
 int opscope_html_sink_derived(void *ud, const opscope_record *rec, opscope_derived *d) {
     opscope_html_sink_t *h = ud;
     if (rec->has & OPSCOPE_HAS_WEIGHT) sampled_add(h, rec, d);
+    if ((rec->has & OPSCOPE_HAS_GRAPH) && opscope_html_graphs_add(h->graphs, rec)) return h->failed = 1;
     uint64_t idx = h->seen++;
     if (idx % h->stride) return 0;
     if (h->max_records && h->n == h->max_records) {
@@ -435,6 +440,7 @@ static void fill_data(const opscope_html_sink_t *h, opscope_html_data *out) {
         .sampled = h->sampled,
         .n_sampled = h->n_sampled,
         .cpu = h->cpu,
+        .graphs = h->graphs,
     };
     data.sigs = h->sigs;
     data.lanes = h->lanes;
@@ -443,7 +449,7 @@ static void fill_data(const opscope_html_sink_t *h, opscope_html_data *out) {
 
 /* Writes H's page: to W when given, else its own file (temp + rename); frees H. */
 static int finish_page(opscope_html_sink_t *h, opscope_out_t *w, opscope_error *err) {
-    if (h->failed) {
+    if (h->failed || opscope_html_graphs_finish(h->graphs)) {
         opscope_html_sink_abort(h);
         if (err) {
             memset(err, 0, sizeof *err);
@@ -468,7 +474,7 @@ int opscope_html_sink_finish_to(opscope_html_sink_t *h, opscope_out_t *w, opscop
 }
 
 int opscope_html_sink_write_data(opscope_html_sink_t *h, opscope_out_t *w, opscope_error *err) {
-    if (h->failed) {
+    if (h->failed || opscope_html_graphs_finish(h->graphs)) {
         if (err) {
             memset(err, 0, sizeof *err);
             err->code = OPSCOPE_ERROR_NOMEM;

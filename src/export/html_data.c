@@ -430,6 +430,7 @@ static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_en
     out_base64(w, &recs[2]);
     opscope_out_char(w, '}');
     opscope_html_cpu_write(w, d->cpu, t0);
+    opscope_html_graphs_write(w, d->graphs, t0);
     opscope_out_char(w, '}');
 }
 

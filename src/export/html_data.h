@@ -11,6 +11,7 @@
 #include "opscope.h"
 #include "analyze/roofline.h"
 #include "export/html_cpu.h"
+#include "export/html_graphs.h"
 #include "model/strtab.h"
 #include "util/out.h"
 
@@ -60,6 +61,7 @@ typedef struct opscope_html_data {
     uint64_t total_records, dropped_records;
     const opscope_peak *peak; /* measured peaks for the roofline chart, or NULL */
     opscope_html_cpu_t *cpu;  /* a trace's CPU side, or NULL */
+    const opscope_html_graphs_t *graphs; /* the graph computes (finished), or NULL */
     const opscope_html_sampled *sampled; /* every record's, before any stride */
     size_t n_sampled;
 } opscope_html_data;

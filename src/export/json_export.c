@@ -341,6 +341,16 @@ int opscope_json_export_derived(void *ud, const opscope_record *r, opscope_deriv
         jf_key(&f, "weight");
         jf_u64(&f, r->weight);
     }
+    if (r->has & OPSCOPE_HAS_BATCH) {
+        jf_key(&f, "batch");
+        jf_i64(&f, r->batch);
+        jf_key(&f, "queries");
+        jf_i64(&f, r->queries);
+    }
+    if (r->has & OPSCOPE_HAS_SAMPLED_OUT) {
+        jf_key(&f, "sampled_out");
+        jf_mem(&f, "true", 4);
+    }
     if (r->has & OPSCOPE_HAS_DEVICE_TIME) {
         jf_key(&f, "time_source");
         jf_str(&f, (r->has & OPSCOPE_HAS_CLOCK_ALIGNED) ? "device_aligned" : "device");
@@ -519,6 +529,13 @@ static void op_obj(opscope_out_t *w, const opscope_op_stats *g, uint64_t total_n
         opscope_out_u64(w, g->sampled_computes);
         KEY(w, "estimated_total_ns");
         opscope_out_u64(w, g->est_ns);
+    } else if (g->n_sampled_out) {
+        /* host time of computes sampled out of device timing: measured, no part of the
+         * estimate (the timed computes' weights hold their device work) */
+        KEY(w, "sampled_out_records");
+        opscope_out_u64(w, g->n_sampled_out);
+        KEY(w, "estimated_total_ns");
+        opscope_out_u64(w, g->total_ns - g->sampled_out_ns);
     }
     uint64_t wc, wns;
     if (opscope_warm_ops_get(warm, g->display, g->backend_id, g->type, &wc, &wns)) {
@@ -585,6 +602,18 @@ static void summary_members(opscope_out_t *w, const opscope_stats_t *s, const op
         opscope_out_u64(w, opscope_totals_counted_ns(t));
     }
     if (t->rpc_cover_unsorted) opscope_out_str(w, ",\"rpc_cover_unsorted\":true");
+    if (opscope_totals_sampled(t)) { /* total_ns, op_ns, copy_ns above: measured only */
+        KEY(w, "weighted_records");
+        opscope_out_u64(w, t->n_weighted);
+        KEY(w, "sampled_out_records");
+        opscope_out_u64(w, t->n_sampled_out);
+        KEY(w, "estimated_total_ns");
+        opscope_out_u64(w, t->est_total_ns);
+        KEY(w, "estimated_op_ns");
+        opscope_out_u64(w, t->est_op_ns);
+        KEY(w, "estimated_copy_ns");
+        opscope_out_u64(w, t->est_copy_ns);
+    }
 
     if (peak) {
         opscope_out_str(w, ",\n\"peak\":");

@@ -419,8 +419,12 @@ void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
     const opscope_meta *m = opscope_stats_meta(s);
     opscope_out_printf(w, "%s\n Profiling Summary%s%s\n%s\n", RULE, o && o->source ? ": " : "",
                        o && o->source ? o->source : "", RULE);
-    opscope_out_printf(w, " Total time:     %.3f ms (sum of record durations)\n",
-                       (double)t->total_ns / 1e6);
+    bool sampled = opscope_totals_sampled(t);
+    opscope_out_printf(w, " Total time:     %.3f ms (sum of record durations%s)\n",
+                       (double)t->total_ns / 1e6, sampled ? ", measured: sampled device timing" : "");
+    if (sampled)
+        opscope_out_printf(w, " Estimated:      %.3f ms est. over all computes (ops %.3f ms, copies %.3f ms)\n",
+                           (double)t->est_total_ns / 1e6, (double)t->est_op_ns / 1e6, (double)t->est_copy_ns / 1e6);
     opscope_out_printf(w, " Records:        %llu (%llu ops, %llu copies)\n",
                        (unsigned long long)t->n_records, (unsigned long long)t->n_ops,
                        (unsigned long long)t->n_copies);

@@ -34,6 +34,10 @@ int opscope_oplog_put_tmpl(opscope_oplog_buf *b, const opscope_record *r) {
         e |= opscope_oplog_put_i(b, r->type_src[s]);
     }
     for (int k = 0; k < OPSCOPE_MAX_OP_PARAMS; k++) e |= opscope_oplog_put_i(b, r->op_params[k]);
+    if (r->has & OPSCOPE_HAS_BATCH) { /* after every older field: an older log has none */
+        e |= opscope_oplog_put_i(b, r->batch);
+        e |= opscope_oplog_put_i(b, r->queries);
+    }
     return e ? -1 : 0;
 }
 
@@ -80,6 +84,11 @@ int opscope_oplog_get_tmpl(opscope_oplog_cur *c, opscope_record *r) {
         r->type_src[s] = get_i32(c);
     }
     for (int k = 0; k < OPSCOPE_MAX_OP_PARAMS; k++) r->op_params[k] = get_i32(c);
+    if (r->has & OPSCOPE_HAS_BATCH) {
+        r->batch = opscope_oplog_get_i(c);
+        r->queries = opscope_oplog_get_i(c);
+        if (r->batch < 0 || r->queries < 0) c->bad = true;
+    }
     if (!r->name || r->n_fused < 1 || type > OPSCOPE_RECORD_COPY) c->bad = true;
     return c->bad ? -1 : 0;
 }

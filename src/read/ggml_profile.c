@@ -251,7 +251,7 @@ enum rk {
     RK_EXTRA, RK_NE_SRC0, RK_NE_SRC1, RK_NE_SRC2, RK_NE, RK_N_SRC, RK_NE_SRC, RK_NB_SRC,
     RK_TYPE_SRC, RK_TENSOR_NAME, RK_OUT_TYPE, RK_OP_PARAMS, RK_SUB_OP, RK_SUB_OP_NAME, RK_GRAPH_ID,
     RK_NODE_INDEX, RK_N_FUSED, RK_THREAD_ID, RK_HOST_START_NS, RK_HOST_END_NS, RK_FLOPS,
-    RK_CATEGORY, RK_KERNEL, RK_N_KERNELS, RK_TIME_SOURCE, RK_WEIGHT,
+    RK_CATEGORY, RK_KERNEL, RK_N_KERNELS, RK_TIME_SOURCE, RK_WEIGHT, RK_BATCH, RK_QUERIES, RK_SAMPLED_OUT,
 };
 
 #define KEY_IS(lit) (n == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
@@ -261,6 +261,7 @@ static enum rk gp_record_key(const char *k, size_t n) {
     case 'b':
         if (KEY_IS("bytes")) return RK_BYTES;
         if (KEY_IS("backend_id")) return RK_BACKEND_ID;
+        if (KEY_IS("batch")) return RK_BATCH;
         break;
     case 'c':
         if (KEY_IS("category")) return RK_CATEGORY;
@@ -300,6 +301,9 @@ static enum rk gp_record_key(const char *k, size_t n) {
         if (KEY_IS("out_type")) return RK_OUT_TYPE;
         if (KEY_IS("op_params")) return RK_OP_PARAMS;
         break;
+    case 'q':
+        if (KEY_IS("queries")) return RK_QUERIES;
+        break;
     case 'k':
         if (KEY_IS("kernel")) return RK_KERNEL;
         break;
@@ -308,6 +312,7 @@ static enum rk gp_record_key(const char *k, size_t n) {
         if (KEY_IS("split_id")) return RK_SPLIT_ID;
         if (KEY_IS("sub_op")) return RK_SUB_OP;
         if (KEY_IS("sub_op_name")) return RK_SUB_OP_NAME;
+        if (KEY_IS("sampled_out")) return RK_SAMPLED_OUT;
         break;
     case 't':
         if (KEY_IS("time_source")) return RK_TIME_SOURCE;
@@ -385,6 +390,21 @@ static int gp_record_field2(gp *g, gp_rec *rs, enum rk key, opscope_json_token *
         if (rc > 0) {
             rs->r.weight = (uint32_t)x;
             rs->r.has |= OPSCOPE_HAS_WEIGHT;
+        }
+        break;
+    case RK_BATCH:
+    case RK_QUERIES:
+        rc = gp_int(g, v, 0, INT64_MAX, &x);
+        if (rc > 0) {
+            *(key == RK_BATCH ? &rs->r.batch : &rs->r.queries) = x;
+            rs->r.has |= OPSCOPE_HAS_BATCH;
+        }
+        break;
+    case RK_SAMPLED_OUT:
+        if (v->type == OPSCOPE_JSON_TRUE) {
+            rs->r.has |= OPSCOPE_HAS_SAMPLED_OUT;
+        } else if (v->type != OPSCOPE_JSON_FALSE && v->type != OPSCOPE_JSON_NULL) {
+            rc = gp_fail(g, OPSCOPE_ERROR_SCHEMA, "expected true or false", v);
         }
         break;
     case RK_N_KERNELS:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sampled device timing (the default) against --gpu-timing all, on Vulkan (mesa lavapipe):
 
-    t_vulkan_sampled.py bench MODEL | server MODEL | server_all MODEL
+    t_vulkan_sampled.py bench MODEL | server MODEL | server_all MODEL | tokens MODEL
 
 - bench: `llama-bench -p 16 -n 32 -r 2 -ngl 99`, once under `opscope record` (default: sampled)
   and once under `opscope record --gpu-timing all`;
@@ -18,6 +18,13 @@ Checks, against nodecount's list of computed nodes per call (an independent shim
   topology's last timed one are in no weight: at most 63 of them per topology);
 - the estimated total per op name (duration x weight) within 50% of the all-mode total (two
   processes on a loaded CPU device: a coarse check that the scaling is right, not a timing);
+- an untimed split is marked `sampled_out` with its nodes' `batch` and `queries` (issue 32);
+- tokens: llama-server with 4 clients at once on 4 slots, once in each mode: the token counts
+  per phase of graphs_by_batch (batch x graphs) equal in both modes and, summed, to
+  llama-server's own (prompt_n, and predicted_n - 1 tokens fed back to decode per request); no
+  graph without a phase; per graph, the wall within 1.1x the union of its records; the
+  default run's estimates marked (graphs_by_batch, JSON totals, the console's Total time
+  measured with Estimated beside it);
 - the markers: the console report and the text report have the "Sampled device timing
   (estimates)" section with "est." rows, the JSON summary's Vulkan op groups carry
   device_timed_computes <= computes and estimated_total_ns; the all-mode outputs have none;
@@ -30,6 +37,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import e2e
 
@@ -83,6 +91,10 @@ def check_sampled(p, nodes_path, label):
     e2e.check(len(timed) + len(untimed) == len(keys), f"{label}: each compute device-timed or host-timed whole "
               f"({len(timed)} + {len(untimed)} of {len(keys)})")
     e2e.check(untimed and len(timed) >= 3, f"{label}: sampled: {len(timed)} computes device-timed, {len(untimed)} not")
+    # an untimed split is marked and keeps its nodes' batch and queries (issue 32)
+    e2e.check(all(r.get("sampled_out") is True and r.get("batch", 0) >= 1 and "queries" in r
+                  for k in untimed for r in by[k]),
+              f"{label}: every untimed GRAPH_SPLIT is marked sampled_out and carries its nodes' batch and queries")
     bad = []
     for k, want in zip(keys, calls):
         if k not in timed:
@@ -230,6 +242,122 @@ elif what in ("server", "server_all"):
     else:
         check_sampled(p, f"{d}/nodes-server.txt", "llama-server default")
         reports(f"{d}/server.json", "llama-server default", True)
+elif what == "tokens":
+    # the same workload in both modes: 4 clients at once on 4 slots, 48 tokens each (enough
+    # decode steps for sampling to leave several untimed)
+    N_PREDICT = 48
+    groups, llama, profs, truth, per_graph = {}, {}, {}, {}, {}
+    for tag, mode in (("tok-sampled", None), ("tok-all", "all")):
+        sent = []
+
+        def body(i):
+            sent.append(time.clock_gettime_ns(time.CLOCK_MONOTONIC))  # the profile's clock
+            return {"prompt": f"Request {i}: hello", "n_predict": N_PREDICT, "temperature": 0, "ignore_eos": True}
+
+        env = rec_env(tag)
+        env["OPSCOPE_TEST_NODECOUNT"] = f"{d}/count-{tag}.txt"
+        env["OPSCOPE_TEST_NODEPHASE"] = f"{d}/phase-{tag}.txt"
+        answers = e2e.server_completions(
+            lambda port: record(tag, mode, ["llama-server", "-m", m, "--parallel", "4", "-c", "2048", "-t", "2",
+                                            "-ngl", "99", "--host", "127.0.0.1", "--port", str(port),
+                                            "--no-warmup", "--no-webui"]),
+            env, f"{d}/{tag}.log", ((0, 1, 2, 3),), N_PREDICT, body_for=body)
+        e2e.check(len(answers) == 4 and all(a.get("tokens_predicted") == N_PREDICT for a in answers.values()),
+                  f"{tag}: 4 requests answered with {N_PREDICT} tokens each")
+        t = [a.get("timings", {}) for a in answers.values()]
+        # llama-server's own counts: the prompt tokens it evaluated, and the tokens it fed back
+        # to decode (each predicted token but the last: the first comes from the prompt's logits)
+        llama[tag] = sum(x.get("prompt_n", 0) for x in t) + sum(x.get("predicted_n", 0) - 1 for x in t)
+        # nodecount's truth per scheduler compute (a graph, in order), read from the graph on
+        # the host whether or not opscope timed it: its rows (widest MUL_MAT's src1 ne[1]) and
+        # attention queries per sequence over its splits, the phase by the documented rule
+        # (queries 1: decode, more: prefill; no attention: the rows), and when it started
+        rows, qs, start = collections.defaultdict(int), collections.defaultdict(int), {}
+        for line in open(f"{d}/phase-{tag}.txt"):
+            _seq, sched, _be, r, q = line.split()
+            if int(sched) >= 0:
+                rows[int(sched)] = max(rows[int(sched)], int(r))
+                qs[int(sched)] = max(qs[int(sched)], int(q))
+        for line in open(f"{d}/count-{tag}.txt"):
+            _seq, sched, _be, _n, _c, _tok, t0, _t1 = line.split()
+            if int(sched) >= 0:
+                start.setdefault(int(sched), int(t0))
+
+        def phase(k):
+            x = qs[k] or rows[k]
+            return "prefill" if x > 1 else "decode" if x == 1 else "none"
+        truth[tag] = [(rows[k], phase(k)) for k in sorted(rows)]
+        before = sum(rows[k] for k in rows if start[k] < min(sent or [0]))
+        want_ph = {ph: sum(r for r, p in truth[tag] if p == ph) for ph in ("prefill", "decode", "none")}
+        profs[tag] = e2e.load_checked(f"{d}/{tag}.json")
+        s = e2e.report_summary(f"{d}/{tag}.json", f"{tag}: opscope report --json") or {}
+        gs = s.get("graphs_by_batch", [])
+        groups[tag] = {ph: sum(g["batch"] * g["graphs"] for g in gs if g["phase"] == ph)
+                       for ph in ("prefill", "decode", "none")}
+        e2e.note(f"note  {tag}: graphs_by_batch tokens {groups[tag]}; llama-server's prompt + decoded {llama[tag]}, "
+                 f"{before} before the first request (start-up); groups "
+                 f"{[(g['batch'], g['phase'], g['graphs']) for g in gs]}")
+        e2e.check_graph_walls(profs[tag], f"{d}/{tag}.json", f"{tag}")
+        import sqlite3
+        per_graph[tag] = list(sqlite3.connect(f"{d}/{tag}.json.db").execute(
+            "SELECT batch, phase FROM graphs ORDER BY graph_id"))
+        e2e.check([tuple(x) for x in per_graph[tag]] == truth[tag] and want_ph["none"] == 0,
+                  f"{tag}: per graph, batch and phase equal nodecount's of that scheduler compute, none without a "
+                  f"phase ({len(truth[tag])} graphs; opscope {per_graph[tag][:5]}..., nodecount {truth[tag][:5]}...)")
+        e2e.check(groups[tag] == want_ph and sum(want_ph.values()) == llama[tag] + before,
+                  f"{tag}: graphs_by_batch's tokens per phase {groups[tag]} == nodecount's {want_ph}, in all "
+                  f"llama-server's {llama[tag]} + {before} of its start-up")
+        if mode is None:
+            marked = [g for g in gs if "estimated_op_ns" in g]
+            e2e.check(marked and sum(g["sampled_out_graphs"] for g in marked) > 0
+                      and all(g["device_timed_graphs"] + g["sampled_out_graphs"] >= 1 for g in marked),
+                      f"{tag}: graphs_by_batch marks the sampled groups ({len(marked)} of {len(gs)}: device-timed "
+                      f"and sampled-out graphs, estimated_op_ns)")
+            want = sum(r["duration_ns"] * r.get("weight", 1) for r in profs[tag]["records"]
+                       if r["type"] == 0 and "graph_id" in r and not r.get("sampled_out"))
+            e2e.check(sum(g["estimated_op_ns"] for g in marked) + sum(g["op_ns"] for g in gs if g not in marked) == want,
+                      f"{tag}: the groups' estimated op time == the graphs' op records' duration x weight, "
+                      f"sampled-out splits 0 ({want} ns)")
+            e2e.check(s.get("estimated_total_ns") == sum(r["duration_ns"] * r.get("weight", 1)
+                                                         for r in profs[tag]["records"] if not r.get("sampled_out"))
+                      and s.get("sampled_out_records", 0) > 0,
+                      f"{tag}: the summary's estimated_total_ns == sum of duration x weight without the sampled-out "
+                      f"splits ({s.get('estimated_total_ns')}; {s.get('sampled_out_records')} sampled out)")
+            r = subprocess.run([OPSCOPE, "report", f"{d}/{tag}.json"], capture_output=True, text=True, errors="replace")
+            tot = re.search(r"^ Total time: +([0-9.]+) ms measured ", r.stdout, re.M)
+            est = re.search(r"^ Estimated: +([0-9.]+) ms est\. over all computes", r.stdout, re.M)
+            e2e.check(tot and est and abs(float(tot.group(1)) - s["total_ns"] / 1e6) < 0.01
+                      and abs(float(est.group(1)) - s["estimated_total_ns"] / 1e6) < 0.01,
+                      f"{tag}: the console's Total time is marked measured, the estimate beside it "
+                      f"({tot and tot.group(0)!r}, {est and est.group(0)!r})")
+        else:
+            e2e.check("estimated_total_ns" not in s and not any("estimated_op_ns" in g for g in gs),
+                      f"{tag}: no estimates when every compute was timed")
+    a, b = groups["tok-sampled"], groups["tok-all"]
+    e2e.check(a["prefill"] + a["decode"] == b["prefill"] + b["decode"] and a["none"] == b["none"] == 0,
+              f"tokens equal in the default (sampled) and --gpu-timing all: {a} vs {b}")
+    # diff normalises per token: both sides now count the same tokens and phases
+    dj = f"{d}/tok-diff.json"
+    r = subprocess.run([OPSCOPE, "diff", f"{d}/tok-all.json", f"{d}/tok-sampled.json", "--json", dj, "-q"],
+                       capture_output=True, text=True, errors="replace")
+    doc = json.load(open(dj)) if r.returncode == 0 and os.path.exists(dj) else {}
+    sides = [doc.get(k, {}) for k in ("base", "new")]
+    want = [(sum(x for x, _ in truth[t]), sum(1 for _, p in truth[t] if p == "prefill"),
+             sum(1 for _, p in truth[t] if p == "decode")) for t in ("tok-all", "tok-sampled")]
+    got = [(x.get("tokens"), x.get("prefill_graphs"), x.get("decode_graphs")) for x in sides]
+    e2e.check(got == want, f"diff all -> default: each side's tokens, prefill and decode graphs == nodecount's "
+                           f"({got} vs {want})")
+    # per phase too, where llama-server batched the two runs alike (it batches requests as they
+    # arrive: a request that comes a moment later starts in a batch of its own)
+    if [r for r, _ in truth["tok-sampled"]] == [r for r, _ in truth["tok-all"]]:
+        e2e.check(a == b and per_graph["tok-sampled"] == per_graph["tok-all"],
+                  f"the server batched both runs alike ({len(truth['tok-all'])} graphs, rows "
+                  f"{[r for r, _ in truth['tok-all']][:5]}...): per graph the same batch and phase, "
+                  f"per phase the same tokens ({a} vs {b})")
+    else:
+        e2e.note(f"note  the server batched the runs differently (nodecount's rows: "
+                 f"{[r for r, _ in truth['tok-sampled']]} vs {[r for r, _ in truth['tok-all']]}): per phase each "
+                 f"run checked against its own graphs above")
 else:
     e2e.skip(f"unknown case {what}")
 e2e.finish()

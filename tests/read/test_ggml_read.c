@@ -248,6 +248,26 @@ static int test_sub_op_forms(void) {
         ASSERT_TRUE(strchr(g_log.order, 'E') == NULL);                                      \
     } while (0)
 
+/* A whole split's batch and queries, and the sampled-out mark (docs/formats.md). */
+static int test_split_batch(void) {
+    ASSERT_EQ_INT(read_doc("{\"records\":[{\"name\":\"GRAPH_SPLIT\",\"batch\":12,\"queries\":3,"
+                           "\"sampled_out\":true},{\"name\":\"GRAPH_SPLIT\",\"batch\":0,\"sampled_out\":false},"
+                           "{\"name\":\"ADD\"}]}",
+                           OPSCOPE_FORMAT_AUTO), 0);
+    const opscope_record *r = opscope_profile_record(g_prof, 0);
+    ASSERT_EQ_INT((int)r->batch, 12);
+    ASSERT_EQ_INT((int)r->queries, 3);
+    ASSERT_EQ_INT((int)(r->has & (OPSCOPE_HAS_BATCH | OPSCOPE_HAS_SAMPLED_OUT)),
+                  (int)(OPSCOPE_HAS_BATCH | OPSCOPE_HAS_SAMPLED_OUT));
+    r = opscope_profile_record(g_prof, 1);
+    ASSERT_EQ_INT((int)(r->has & (OPSCOPE_HAS_BATCH | OPSCOPE_HAS_SAMPLED_OUT)), (int)OPSCOPE_HAS_BATCH);
+    ASSERT_EQ_INT((int)r->queries, 0);
+    ASSERT_TRUE(!(opscope_profile_record(g_prof, 2)->has & (OPSCOPE_HAS_BATCH | OPSCOPE_HAS_SAMPLED_OUT)));
+    ASSERT_READ_ERR("{\"records\":[{\"batch\":-1}]}", OPSCOPE_ERROR_RANGE, 1, 22, "non-negative");
+    ASSERT_READ_ERR("{\"records\":[{\"sampled_out\":1}]}", OPSCOPE_ERROR_SCHEMA, 1, 28, "true or false");
+    return 0;
+}
+
 static int test_errors(void) {
     ASSERT_READ_ERR("{\"records\":[{\"type\":0,\n  \"duration_ns\":-5}]}", OPSCOPE_ERROR_RANGE, 2, 17,
                     "non-negative");
@@ -656,7 +676,7 @@ static int test_chunked_reads(void) {
 
 int main(void) {
     static const test_case cases[] = {TEST(test_v2), TEST(test_old_ne_and_defaults),
-                                      TEST(test_v3_and_opscope_fields), TEST(test_weight), TEST(test_sub_op_forms), TEST(test_errors), TEST(test_foreign), TEST(test_truncated),
+                                      TEST(test_v3_and_opscope_fields), TEST(test_weight), TEST(test_split_batch), TEST(test_sub_op_forms), TEST(test_errors), TEST(test_foreign), TEST(test_truncated),
                                       TEST(test_sink_abort), TEST(test_detection),
                                       TEST(test_files_gzip_stdin), TEST(test_big_stream),
                                       TEST(test_chunked_reads), TEST(test_progress_option)};

@@ -348,5 +348,58 @@ static int test_phase_per_sequence(void) {
     return 0;
 }
 
+/* Sampled device timing, the same two computes both ways. Graph 1 timed: MUL_MAT [64,4]
+ * weight 3 (90 ns) and FLASH_ATTN_EXT with 1 query per sequence (30 ns, weight 3); graph 2
+ * sampled out: one GRAPH_SPLIT (host 500 ns) whose nodes' batch 4 and queries 1 the host
+ * knew; graph 3 the same with batch 7, queries 7. Graphs 1 and 2: batch 4 decode (as if both
+ * were timed), estimate 90x3 + 30x3 = 360, graph 2's 500 ns measured only; graph 3: batch 7
+ * prefill, estimate 0 (its device work is in another compute's weight). */
+static int test_sampled_out_split(void) {
+    opscope_graphs_t *g = opscope_graphs_new();
+    ASSERT_NOT_NULL(g);
+    opscope_record m = matmul("MUL_MAT", 1, 0, 90, 4, 1), f = rec("FLASH_ATTN_EXT", 1, 100, 30);
+    f.n_src = 1;
+    f.ne_src[0][1] = 1;
+    f.ne_src[0][3] = 4;
+    opscope_record *timed[2] = {&m, &f};
+    for (int i = 0; i < 2; i++) {
+        timed[i]->weight = 3;
+        timed[i]->has |= OPSCOPE_HAS_WEIGHT;
+        ASSERT_EQ_INT(opscope_graphs_add(g, timed[i], 0), 0);
+    }
+    const int64_t batch[2] = {4, 7};
+    for (int k = 0; k < 2; k++) {
+        opscope_record sp = rec("GRAPH_SPLIT", 2 + k, 1000 + 1000 * (uint64_t)k, 500);
+        sp.n_src = 1; /* the first node's (RMS_NORM [64,4]): no matrix product */
+        sp.ne_src[0][1] = 3;
+        sp.batch = batch[k];
+        sp.queries = batch[k] == 4 ? 1 : 7;
+        sp.has |= OPSCOPE_HAS_BATCH | OPSCOPE_HAS_SAMPLED_OUT;
+        ASSERT_EQ_INT((int)opscope_record_batch(&sp), (int)batch[k]);
+        ASSERT_EQ_INT(opscope_graphs_add(g, &sp, 0), 0);
+    }
+    ASSERT_EQ_INT(opscope_graphs_finish(g), 0);
+    ASSERT_EQ_INT((int)opscope_graphs_find(g, 2)->phase, (int)OPSCOPE_GRAPH_PHASE_DECODE);
+    ASSERT_EQ_INT((int)opscope_graphs_find(g, 3)->phase, (int)OPSCOPE_GRAPH_PHASE_PREFILL);
+    ASSERT_EQ_INT((int)opscope_graphs_n_batches(g), 2);
+    const opscope_graph_batch *b = opscope_graphs_batch_at(g, 0); /* by op time: 620 then 500 */
+    ASSERT_EQ_INT((int)b->batch, 4);
+    ASSERT_EQ_INT((int)b->phase, (int)OPSCOPE_GRAPH_PHASE_DECODE);
+    ASSERT_EQ_U64(b->graphs, 2);
+    ASSERT_EQ_U64(b->op_ns, 620);
+    ASSERT_EQ_U64(b->est_op_ns, 360);
+    ASSERT_EQ_U64(b->device_timed_graphs, 1);
+    ASSERT_EQ_U64(b->sampled_out_graphs, 1);
+    b = opscope_graphs_batch_at(g, 1);
+    ASSERT_EQ_INT((int)b->batch, 7);
+    ASSERT_EQ_INT((int)b->phase, (int)OPSCOPE_GRAPH_PHASE_PREFILL);
+    ASSERT_EQ_U64(b->op_ns, 500);
+    ASSERT_EQ_U64(b->est_op_ns, 0);
+    ASSERT_EQ_U64(b->device_timed_graphs, 0);
+    ASSERT_EQ_U64(b->sampled_out_graphs, 1);
+    opscope_graphs_free(g);
+    return 0;
+}
+
 TEST_MAIN(TEST(test_record_batch), TEST(test_range_parse), TEST(test_filter), TEST(test_graphs_and_batches), TEST(test_many_graphs), TEST(test_empty),
-          TEST(test_phase_per_sequence))
+          TEST(test_phase_per_sequence), TEST(test_sampled_out_split))

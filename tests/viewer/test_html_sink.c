@@ -1,5 +1,7 @@
-/* test_html_sink.c - the HTML viewer sink: safety of the data block, decimation, errors. */
+/* test_html_sink.c - the HTML viewer sink: safety of the data block, decimation, graph
+ * computes, errors. */
 #include "export/html.h"
+#include "model/ggml_vocab.h"
 #include "opscope.h"
 #include "test.h"
 
@@ -72,6 +74,43 @@ static int test_decimation(void) {
     return 0;
 }
 
+/* The graph computes of the data: every record counted, those the stride drops too, so each
+ * compute keeps its whole span and the phase of its matrix product. 4 graphs of 50 records
+ * (start 10 i, 5 ns each): graph 0's first record a MUL_MAT of 7 rows (prefill), graphs 1
+ * and 2's of 1 row (decode: records 50 and 100, which stride 8 drops), graph 3 none. */
+static int test_graphs(void) {
+    opscope_error err;
+    opscope_html_sink_t *h = opscope_html_sink_new("html_sink_graphs.html", NULL, 40, &err);
+    ASSERT_NOT_NULL(h);
+    opscope_sink s = opscope_html_sink(h);
+    for (int i = 0; i < 200; i++) {
+        bool mm = i % 50 == 0 && i < 150;
+        opscope_record r = rec(mm ? opscope_ggml_op_name(OPSCOPE_GGML_OP_MUL_MAT) : "A", (uint64_t)i * 10, 5);
+        r.graph_id = i / 50;
+        r.has |= OPSCOPE_HAS_GRAPH;
+        if (mm) {
+            r.n_src = 2;
+            r.ne_src[1][0] = 64;
+            r.ne_src[1][1] = i == 0 ? 7 : 1;
+        }
+        ASSERT_EQ_INT(s.on_record(s.ud, &r), 0);
+    }
+    ASSERT_EQ_U64(opscope_html_sink_kept(h), 25); /* stride 8 */
+    ASSERT_EQ_INT(opscope_html_sink_finish(h, &err), 0);
+    char *html = test_slurp("html_sink_graphs.html", NULL);
+    ASSERT_NOT_NULL(html);
+    char *g = strstr(html, ",\"graphs\":");
+    ASSERT_NOT_NULL(g);
+    char *end = strchr(g, '}');
+    ASSERT_NOT_NULL(end);
+    end[1] = 0;
+    ASSERT_EQ_STR(g, ",\"graphs\":{\"phases\":[\"none\",\"prefill\",\"decode\"],\"id\":[0,1,2,3],"
+                     "\"start\":[0,500,1000,1500],\"dur\":[495,495,495,495],\"phase\":[1,2,2,0],\"batch\":[7,1,1,0]}");
+    free(html);
+    unlink("html_sink_graphs.html");
+    return 0;
+}
+
 static int test_empty_profile(void) {
     opscope_error err;
     opscope_html_sink_t *h = opscope_html_sink_new("html_sink_empty.html", "empty", 0, &err);
@@ -81,6 +120,7 @@ static int test_empty_profile(void) {
     ASSERT_NOT_NULL(html);
     ASSERT_CONTAINS(html, "\"kept\":0");
     ASSERT_CONTAINS(html, "\"lanes\":[]");
+    ASSERT_EQ_INT(count(html, "\"graphs\""), 0); /* no graph ids: no graphs member */
     free(html);
     unlink("html_sink_empty.html");
     return 0;
@@ -101,5 +141,5 @@ static int test_unwritable_leaves_nothing(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_injection_is_data), TEST(test_decimation), TEST(test_empty_profile),
+TEST_MAIN(TEST(test_injection_is_data), TEST(test_decimation), TEST(test_graphs), TEST(test_empty_profile),
           TEST(test_unwritable_leaves_nothing))

@@ -73,13 +73,14 @@ static void emit_pending(opscope_cap_walk *w, const opscope_cap_pend *p) {
         opscope_cap_hooks_emit_cpu(w, &st, c);
     } else if (p->kind == OPSCOPE_CAP_PEND_BLAS) {
         if (!opscope_cap_blas_emit(w, &st, c)) {
-            opscope_cap_emit_split(c);
+            opscope_cap_emit_split(c, 0);
         }
     } else if (p->scope == OPSCOPE_GPU_SCOPE_UNTIMED) {
-        /* not sampled for device timing: the split's host time, as without a source */
-        opscope_cap_emit_split(c);
+        /* not sampled for device timing: the split's host time, marked so that estimates
+         * leave it to the timed computes' weights */
+        opscope_cap_emit_split(c, OPSCOPE_CAP_F_SAMPLED_OUT);
     } else if (!p->scope || !opscope_cap_gpu_graph(p->scope, c)) {
-        opscope_cap_emit_split(c);
+        opscope_cap_emit_split(c, 0);
         const opscope_cap_backend *be = c->bi >= 0 ? opscope_cap_backend_at(c->bi) : NULL;
         /* Records full (the memory cap): the graph could not be described, which says nothing
          * of the device timing; the drop warning tells the truth (OPSCOPE_MAX_MB=1 with

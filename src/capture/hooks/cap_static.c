@@ -300,7 +300,7 @@ static void emit_run(scratch *s, const run *r, int k, opscope_cap_compute rc, co
         opscope_cap_stream st = {(uint64_t *)ts, all->bar + (ts - all->ts), n_ts, n_ts, -1, NULL, NULL};
         opscope_cap_hooks_emit_cpu(s->w, &st, &rc);
     } else {
-        opscope_cap_emit_split(&rc);
+        opscope_cap_emit_split(&rc, 0);
     }
     opscope_cap_graph_rec_write(&rc, opscope_cap_now());
     opscope_cap_hooks_count(rc.t0, rc.t1);

@@ -82,6 +82,7 @@ enum {
     OPSCOPE_CAP_F_INEXACT = 1u << 1,    /* callback count did not match the graph walk */
     OPSCOPE_CAP_F_ALIGNED = 1u << 2,    /* device times aligned at submit, not calibrated */
     OPSCOPE_CAP_F_SYNC = 1u << 3,       /* with SPLIT_ONLY: a wait in ggml_backend_synchronize */
+    OPSCOPE_CAP_F_SAMPLED_OUT = 1u << 4, /* with SPLIT_ONLY: device timing sampled it out */
 };
 
 typedef struct opscope_cap_src {
@@ -109,6 +110,9 @@ typedef struct opscope_cap_rec {
     int32_t split;
     int32_t node;
     int32_t out_type;
+    /* SPLIT_ONLY: its computed nodes' batch and attention queries (opscope_record's batch,
+     * queries), known on the host whether or not the device work was timed */
+    int32_t batch, queries;
     int64_t graph;
     uint64_t t0, t1;      /* ticks (cap_clock.h) */
     uint64_t bytes;

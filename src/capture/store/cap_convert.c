@@ -116,6 +116,10 @@ void opscope_cap_convert_parts(const opscope_cap_rec *r, const opscope_cap_src *
             o->name = "GRAPH_SPLIT";
             snprintf(buf->extra, sizeof buf->extra, "%d nodes, no per-op timing", r->n_fused);
             o->extra = buf->extra;
+            o->batch = r->batch;
+            o->queries = r->queries;
+            o->has |= OPSCOPE_HAS_BATCH;
+            if (r->flags & OPSCOPE_CAP_F_SAMPLED_OUT) o->has |= OPSCOPE_HAS_SAMPLED_OUT;
         } else if (r->n_fused > 1) {
             size_t off = 0;
             buf->extra[0] = '\0';

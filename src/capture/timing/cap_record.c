@@ -285,14 +285,32 @@ void opscope_cap_graph_rec_write(const opscope_cap_compute *c, uint64_t t2) {
     opscope_cap_buf_commit_bytes(sizeof *r);
 }
 
-/* A backend without per-op timing: one record for the whole graph (split). */
-void opscope_cap_emit_split(const opscope_cap_compute *c) {
+static int32_t clamp32(int64_t v) {
+    return v < 0 ? 0 : v > INT32_MAX ? INT32_MAX : (int32_t)v;
+}
+
+/* The batch and attention queries node T adds to its split's (analyze/graphs.h's rule, applied
+ * on the host: the same whether or not the device work is timed). */
+static void note_batch(const struct ggml_tensor *t, int32_t *batch, int32_t *queries) {
+    int64_t b = 0, q = 0;
+    if (t->op == GGML_OP_MUL_MAT && t->src[0] && t->src[1]) b = t->src[1]->ne[1];
+    if (t->op == GGML_OP_MUL_MAT_ID && t->src[0] && t->src[1]) b = t->src[1]->ne[2];
+    if (t->op == GGML_OP_FLASH_ATTN_EXT && t->src[0]) q = t->src[0]->ne[1];
+    if (clamp32(b) > *batch) *batch = clamp32(b);
+    if (clamp32(q) > *queries) *queries = clamp32(q);
+}
+
+/* A backend without per-op timing, or a compute sampled out of device timing (FLAGS:
+ * OPSCOPE_CAP_F_SAMPLED_OUT): one record for the whole graph (split). */
+void opscope_cap_emit_split(const opscope_cap_compute *c, uint8_t flags) {
     int computed = 0, first = -1;
+    int32_t batch = 0, queries = 0;
     for (int i = 0; i < c->n; i++) {
         const struct ggml_tensor *t = opscope_cap_ggml.graph_node(c->g, i);
         if (!opscope_cap_op_is_empty(t->op) && (t->flags & GGML_TENSOR_FLAG_COMPUTE)) {
             computed++;
             if (first < 0) first = i;
+            note_batch(t, &batch, &queries);
         }
     }
     if (first < 0) {
@@ -303,7 +321,9 @@ void opscope_cap_emit_split(const opscope_cap_compute *c) {
     if (r) {
         fill_op(r, t);
         r->n_fused = (uint8_t)(computed > 255 ? 255 : computed);
-        r->flags = OPSCOPE_CAP_F_SPLIT_ONLY;
+        r->flags = (uint8_t)(OPSCOPE_CAP_F_SPLIT_ONLY | flags);
+        r->batch = batch;
+        r->queries = queries;
         r->backend = (int16_t)c->bi;
         r->sched = (int16_t)c->sched;
         r->thread = (int16_t)opscope_cap_buf_thread_id();

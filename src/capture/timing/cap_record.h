@@ -34,8 +34,10 @@ int opscope_cap_event_put_all(const opscope_cap_event *tmpl, const opscope_cap_s
                               uint8_t flags, const opscope_cap_compute *c, int tid);
 /* One timed step S of compute C's graph. Returns false when dropped. */
 bool opscope_cap_emit_event(const opscope_cap_compute *c, const opscope_cap_step *s, uint8_t flags, int tid);
-/* One record for the whole of compute C (backends without per-op timing). */
-void opscope_cap_emit_split(const opscope_cap_compute *c);
+/* One record for the whole of compute C (backends without per-op timing; FLAGS:
+ * OPSCOPE_CAP_F_SAMPLED_OUT for a compute that sampled device timing left untimed, else 0),
+ * with the batch and attention queries of its computed nodes. */
+void opscope_cap_emit_split(const opscope_cap_compute *c, uint8_t flags);
 /* The GRAPH record of a compute: _add notes its outcome (TAIL: ticks after the last step that
  * are no node's), _write writes it once the capture's own work is done (T2), so it can say
  * how long that took. */
