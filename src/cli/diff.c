@@ -347,20 +347,55 @@ static bool chosen(const void *ctx, const opscope_graph_stats *s) {
 
 /* Warm-up apart: a first pass over PATH finds its warm-up and outlier graphs (graphs.h), and
  * how many steady ones SEL's --batch and --graphs keep. Returns 0, or -1 with ERR filled. */
+/* The first pass's sink: the graphs, stopped at a trace's first record (a trace has no graph
+ * computes: the pass would read it for nothing). */
+typedef struct apart_pass {
+    opscope_graphs_t *g;
+    bool trace;
+} apart_pass;
+
+static int apart_meta(void *ud, const opscope_meta *m) {
+    apart_pass *p = ud; /* the trace readers say what they read first */
+    if (m->profiler && (!strcmp(m->profiler, "kineto") || !strcmp(m->profiler, "chrome"))) {
+        p->trace = true;
+        return -1;
+    }
+    return 0;
+}
+
+static int apart_record(void *ud, const opscope_record *r) {
+    apart_pass *p = ud;
+    if (r->category) {
+        p->trace = true;
+        return -1;
+    }
+    return opscope_graphs_add(p->g, r, 0);
+}
+
 static int find_apart(const char *path, const opscope_cli_select *sel, opscope_warm_apart *out,
                       opscope_error *err) {
+    opscope_format fmt = opscope_detect_file_format(path);
+    if (fmt == OPSCOPE_FORMAT_KINETO || fmt == OPSCOPE_FORMAT_CHROME) { /* no graph computes */
+        memset(out, 0, sizeof *out);
+        return 0;
+    }
     opscope_graph_filter f;
     opscope_cli_select_filter_init(sel, &f);
-    opscope_graphs_t *g = opscope_graphs_new();
-    if (!g) return set_nomem(err), -1;
-    opscope_sink is = opscope_graphs_sink(g);
+    apart_pass p = {opscope_graphs_new(), false};
+    if (!p.g) return set_nomem(err), -1;
+    opscope_sink is = {&p, apart_meta, NULL, apart_record, NULL};
     int rc = opscope_progress_read(path, OPSCOPE_FORMAT_AUTO, &is, NULL, err);
-    if (rc && err->code == OPSCOPE_ERROR_ABORTED) set_nomem(err); /* it stops for memory only */
-    if (!rc && (opscope_graphs_finish(g) || opscope_warm_apart_from(out, g, chosen, &f))) {
+    if (rc && p.trace) { /* no warm-up to find: all steady */
+        memset(out, 0, sizeof *out);
+        memset(err, 0, sizeof *err);
+        rc = 0;
+    } else if (rc && err->code == OPSCOPE_ERROR_ABORTED) {
+        set_nomem(err); /* the graphs stop for memory only */
+    } else if (!rc && (opscope_graphs_finish(p.g) || opscope_warm_apart_from(out, p.g, chosen, &f))) {
         set_nomem(err);
         rc = -1;
     }
-    opscope_graphs_free(g);
+    opscope_graphs_free(p.g);
     return rc ? -1 : 0;
 }
 
@@ -486,6 +521,12 @@ static opscope_diff_t *compute(const diff_args *a, input in[2], const char *cons
     ro.apart.on = a->select.steady && !no_steady;
     ro.apart.stdin_read = a->apart_stdin;
     ro.apart.no_steady = no_steady;
+    bool graphs = false; /* any input with graph computes (first pass) */
+    for (int s = 0; s < 2; s++)
+        for (size_t r = 0; in[s].apart && r < a->n_in[s]; r++)
+            graphs |= in[s].apart[r].graphs[0] + in[s].apart[r].graphs[1] + in[s].apart[r].graphs[2] > 0;
+    ro.apart.no_graphs = a->select.steady && !graphs;
+    ro.apart.on &= !ro.apart.no_graphs;
     for (int s = 0; s < 2; s++)
         for (int k = 0; k < 3; k++) {
             ro.apart.graphs[s][k] = in[s].apart_graphs[k];

@@ -21,6 +21,7 @@ typedef struct opscope_diff_apart {
     bool on;                 /* set apart (no --include-warmup, no input read from stdin) */
     bool stdin_read;         /* not set apart because an input is stdin (read once) */
     const char *no_steady;   /* not set apart: this input has no steady graph compute */
+    bool no_graphs;          /* no input has graph computes (traces, old profiles): no note */
     uint64_t graphs[2][3], records[2][3], ns[2][3]; /* per side (0 BASE, 1 NEW) */
 } opscope_diff_apart;
 

@@ -18,6 +18,7 @@ static void side_text(opscope_out_t *w, const opscope_diff_apart *a, int s) {
 }
 
 void opscope_diff_apart_write_text(opscope_out_t *w, const opscope_diff_apart *a) {
+    if (a->no_graphs) return;
     if (a->stdin_read) {
         opscope_out_str(w, "  Warm-up not set apart: an input is read from stdin, once (warm-up is found in a first pass)\n");
         return;

@@ -13,7 +13,8 @@ Checks:
 - `diff COLD WARM` and `diff WARM COLD` exit 0 under --fail-on-regression 10, and so does
   `diff WARM1 WARM2 -- COLD1 COLD2`;
 - without the exclusion (--include-warmup: every record compared, as before issue 32) the
-  same gate exits 3, on the two runs a side or on one: the test can fail.
+  cold side's compared total is over 10x the warm one's (its warm-up), under 3x with it apart;
+  with opscope before issue 32 this test fails (no warm-up labels, no exclusion).
 """
 import collections
 import json
@@ -134,8 +135,21 @@ r = gate(P["warm1"], P["cold1"])
 e2e.check(r.returncode == 0, f"diff warm1 cold1: exit 0 ({r.returncode}; {r.stdout[-600:]})")
 r = gate(P["warm1"], P["warm2"], "--", P["cold1"], P["cold2"])
 e2e.check(r.returncode == 0, f"diff warm1 warm2 -- cold1 cold2: exit 0 ({r.returncode}; {r.stdout[-600:]})")
-inc1 = gate(P["warm1"], P["cold1"], "--include-warmup").returncode
-inc2 = gate(P["warm1"], P["warm2"], "--", P["cold1"], P["cold2"], "--include-warmup").returncode
-e2e.check(3 in (inc1, inc2), f"with the warm-up compared (--include-warmup) the gate flags it: exit {inc1} on one "
-                             f"run a side, {inc2} on two")
+# Without the exclusion (--include-warmup: every record, as before issue 32) the statistics are
+# the warm-up's: the cold side's total is many times the warm one's, where the steady states
+# are alike. Whether the gate then fails depends on how far apart the two cold runs are (two
+# runs a side give the t-test one degree of freedom): exit 3 in 2 of 3 trials here, so it is
+# printed, not asserted.
+ratio = {}
+for flag in ("", "--include-warmup"):
+    out = f"{d}/gate{flag}.json"
+    r = subprocess.run([e2e.OPSCOPE, "diff", P["warm1"], P["warm2"], "--", P["cold1"], P["cold2"], "--json", out, "-q",
+                        "--fail-on-regression", "10"] + ([flag] if flag else []), capture_output=True, text=True)
+    t = json.load(open(out))["totals"]["total"] if os.path.exists(out) else {"base_ns": 0, "new_ns": 0}
+    ratio[flag] = t["new_ns"] / t["base_ns"] if t["base_ns"] else 0
+    e2e.note(f"diff warm1 warm2 -- cold1 cold2 {flag or '(warm-up apart)'}: total {t['base_ns'] / 1e6:.1f} ms -> "
+             f"{t['new_ns'] / 1e6:.1f} ms ({ratio[flag]:.2f}x), exit {r.returncode}")
+e2e.check(ratio["--include-warmup"] > 10 and 0 < ratio[""] < 3,
+          f"the warm-up dominates the compared totals only when included: cold/warm {ratio['--include-warmup']:.1f}x "
+          f"with it, {ratio['']:.2f}x apart")
 e2e.finish()
