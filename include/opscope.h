@@ -220,6 +220,29 @@ typedef struct opscope_run_context {
     const uint64_t *reps_ns;  /* repetition in llama-bench; their times */
 } opscope_run_context;
 
+/* One sequence of a llama_decode call (docs/formats.md, "decodes"): its tokens in the batch
+ * (a token of several sequences counts for each), those of its prompt (the tokens up to and
+ * including the request's first output; the rest were generated), and its outputs (tokens
+ * whose logits were asked for: one sampled token each). */
+typedef struct opscope_run_seq {
+    int32_t seq;              /* llama_seq_id (llama-server: the slot) */
+    uint32_t request;         /* the request this part belongs to (a sequence's run of tokens
+                                 from a new prompt: its positions restarted or it was removed) */
+    uint32_t n_tokens, n_prompt, n_outputs;
+} opscope_run_seq;
+
+/* One llama_decode call (libllama's own batch, read by the capture's hook). */
+typedef struct opscope_run_decode {
+    uint64_t start_ns, end_ns;  /* the capture's clock around the call */
+    int64_t graph;              /* the first graph id computed inside the call */
+    uint32_t n_graphs;          /* graph ids [graph, graph + n_graphs) started inside it */
+    uint32_t n_tokens, n_outputs;
+    int32_t context;            /* the llama context (numbered as first seen), -1: unknown */
+    int32_t ret;                /* llama_decode's result (0: decoded) */
+    size_t n_seqs;
+    const opscope_run_seq *seqs;
+} opscope_run_decode;
+
 typedef struct opscope_run_info {
     size_t n_argv;
     const char *const *argv;  /* /proc/self/cmdline, argv[0] first */
@@ -231,6 +254,9 @@ typedef struct opscope_run_info {
     const char *blas_path;    /* the library's file, symbolic links resolved */
     int32_t blas_threads;     /* its threads (0: unknown; reference BLAS: 1) */
     int32_t cpu_cores;        /* CPUs online (0: unknown) */
+    size_t n_decodes;         /* llama_decode calls, in call order (empty without libllama) */
+    const opscope_run_decode *decodes;
+    uint64_t decodes_lost;    /* calls the capture's bounded table had no room for */
 } opscope_run_info;
 
 /*

@@ -21,7 +21,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # Packages: ggml + llama.cpp (with ggml-rpc-server, in tools-extra) + whisper.cpp from Debian, lavapipe, gguf writer,
 # python3-torch (real torch.profiler / Kineto traces, CPU-only, for the trace tests), python3-distributed
 # (Dask: the job tests map opscope over the ranks on its workers), and what building
-# opscope and running its tests inside the root needs. Changing this list re-runs apt only.
+# opscope and running its tests inside the root needs. libopenblas0-pthread: OpenBLAS beside netlib's
+# reference BLAS; the root's libblas.so.3 alternative stays the reference one (Debian's default
+# without OpenBLAS: what the BLAS tests expect), a test selects OpenBLAS with LD_LIBRARY_PATH.
+# Changing this list re-runs apt only.
 PKGS=(libggml0 libggml-dev libggml0-backend-blas libggml0-backend-vulkan libggml0-backend-rpc
       libllama0 libllama-dev llama.cpp-tools llama.cpp-tools-extra llama.cpp-examples llama.cpp-tests
       whisper.cpp-tools
@@ -29,7 +32,8 @@ PKGS=(libggml0 libggml-dev libggml0-backend-blas libggml0-backend-vulkan libggml
       libvulkan-dev vulkan-tools
       gcc libc6-dev make cmake zlib1g-dev pkgconf python3 procps time
       libsqlite3-dev help2man dpkg-dev file
-      python3-torch python3-distributed)
+      python3-torch python3-distributed
+      libblas3 libopenblas0-pthread)
 WANT=$(printf '%s\n' "${PKGS[@]}" | sha256sum | cut -c1-16)
 
 log() { [ -t 2 ] && echo "forky-root: $*" >&2 || true; }
@@ -104,8 +108,15 @@ log "installing ${#PKGS[@]} packages"
 # Three tries: a mirror hiccup must not fail a CI run.
 for try in 1 2 3; do
     if in_ns chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-        bash -c 'apt-get -qq -o Acquire::Check-Valid-Until=false -o Acquire::Retries=3 update &&
-                 apt-get install -y -qq -o Acquire::Retries=3 --no-install-recommends "$@" && apt-get clean' \
+        bash -c 'pin_blas() {
+                     # the reference BLAS, set by hand: OpenBLAS installed later does not take over
+                     local a=libblas.so.3-x86_64-linux-gnu r=/usr/lib/x86_64-linux-gnu/blas/libblas.so.3
+                     [ ! -e "$r" ] || update-alternatives --set "$a" "$r" >/dev/null
+                 }
+                 pin_blas &&
+                 apt-get -qq -o Acquire::Check-Valid-Until=false -o Acquire::Retries=3 update &&
+                 apt-get install -y -qq -o Acquire::Retries=3 --no-install-recommends "$@" && apt-get clean &&
+                 pin_blas' \
         _ "${PKGS[@]}" > "$ROOT.apt.log" 2>&1; then
         break
     fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (cmake --preset fuzz: clang, ASan+UBSan) and runs each one for
 # FUZZ_SECONDS (default 300) in one process (one worker), from seed corpora made of the JSONTestSuite cases,
-# the reader test inputs, the job seeds (tests/job/data) and the first kilobytes of the Kineto test traces. Crashes land in build-fuzz/crashes/.
+# the reader test inputs (a record log among them), the job seeds (tests/job/data) and the first kilobytes of the Kineto test traces. Crashes land in build-fuzz/crashes/.
 #   FUZZ_SECONDS=600 FUZZ_TARGETS="fuzz_json" scripts/fuzz.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +18,7 @@ for t in $TARGETS; do
   corpus="$BUILD/corpus/$t"
   mkdir -p "$corpus" "$BUILD/crashes/$t"
   cp -n tests/read/jsontestsuite/test_parsing/*.json "$corpus/" 2>/dev/null || true
-  for f in tests/read/data/*.json tests/job/data/*.json; do [ -f "$f" ] && cp -n "$f" "$corpus/"; done
+  for f in tests/read/data/*.json tests/read/data/*.oplog tests/job/data/*.json; do [ -f "$f" ] && cp -n "$f" "$corpus/"; done
   for f in tests/kineto/traces/*.json.gz; do
     { gzip -dc "$f" || true; } | head -c 4096 > "$corpus/kineto_$(basename "$f" .gz)"
   done

@@ -12,7 +12,8 @@
 (function () {
   const perf = { start: performance.now() };
   const $ = (id) => document.getElementById(id);
-  const D = JSON.parse($('opscope-data').textContent);
+  const JOB = $('opscope-job') ? JSON.parse($('opscope-job').textContent).summary.job : null;
+  const D = $('opscope-data') ? JSON.parse($('opscope-data').textContent) : jobData();
   perf.parse = performance.now() - perf.start;
 
   // ---------------------------------------------------------------------------------------
@@ -44,10 +45,116 @@
     for (let i = 0; i < a.length; i++) { const v = a[i]; out[i] = (v % 2) ? -(v + 1) / 2 : v / 2; }
     return out;
   }
+  // A job's page (`opscope view DIR`, docs/viewer.md "A job"): one data block per rank
+  // (script.opscope-rank, data-rank) and the job's summary (#opscope-job). The blocks are
+  // joined into one data object: string, signature, backend and CPU thread ids offset per
+  // rank, every time moved onto the earliest block's t0 (the traces' shared clock, as the
+  // report reads it), and each rank's lanes kept together as a group (D.groups).
+  function jobData() {
+    const els = [...document.querySelectorAll('script.opscope-rank')];
+    const blocks = els.map((el) => ({ rank: Number(el.dataset.rank), d: JSON.parse(el.textContent) }));
+    let t0 = null;
+    for (const b of blocks) if (t0 === null || BigInt(b.d.t0) < t0) t0 = BigInt(b.d.t0);
+    const J = { format: 'opscope-viewer', v: 1, decoded: true, job: true, source: '', profiler: '', version: 0,
+      seen: 0, kept: 0, stride: 1, total_records: 0, dropped: 0, t0: String(t0 === null ? 0 : t0), strings: [],
+      short: {}, backends: [], sampled: [], lanes: [], groups: [] };
+    const COLS = ['name', 'sub_op', 'extra', 'tensor', 'shape', 'category', 'type', 'backend', 'node', 'fused',
+      'bytes', 'flops', 'kernel', 'n_kernels', 'traffic', 'tupper'];
+    const STR = new Set(['name', 'sub_op', 'extra', 'tensor', 'shape', 'category', 'kernel']);
+    let nSigs = 0, nRecs = 0;
+    for (const b of blocks) { nSigs += b.d.sigs.n; nRecs += b.d.kept; }
+    const sigs = {};
+    for (const k of COLS) sigs[k] = new Float64Array(nSigs);
+    const recs = { sig: new Uint32Array(nRecs), start: new Float64Array(nRecs), dur: new Float64Array(nRecs) };
+    const cpu = { names: [], thread: [], depth: [], kind: [], name: [], start: [], dur: [], steps: [],
+      window: [0, 0], busy: [], threadLabel: {} };
+    const cpath = { parts: null, steps: [], hops: [] };
+    let sigOff = 0, recOff = 0, nextBackend = 0, nextThread = 0, hasCpu = false, w0 = Infinity, w1 = -Infinity;
+    for (const b of blocks) {
+      const d = b.d, shift = Number(BigInt(d.t0) - t0), strOff = J.strings.length;
+      const label = 'rank ' + b.rank;
+      const g = { rank: b.rank, label, threads: [], backends: new Set() };
+      J.groups.push(g);
+      J.profiler = J.profiler || d.profiler;
+      J.seen += d.seen; J.kept += d.kept; J.total_records += d.total_records; J.dropped += d.dropped;
+      J.stride = Math.max(J.stride, d.stride);
+      for (const x of d.strings) J.strings.push(x);
+      for (const [id, sh] of Object.entries(d.short || {})) J.short[Number(id) + strOff] = sh;
+      for (const x of d.sampled || []) J.sampled.push(x);
+      const bmap = new Map(); // the block's backend id -> the page's
+      for (const be of d.backends) {
+        const id = nextBackend++;
+        bmap.set(be.id, id);
+        g.backends.add(id);
+        J.backends.push(Object.assign({}, be, { id, process: label }));
+      }
+      const mapBackend = (id) => { if (!bmap.has(id)) { const n = nextBackend++; bmap.set(id, n); g.backends.add(n);
+        J.backends.push({ id: n, name: 'device ' + id, process: label }); } return bmap.get(id); };
+      const n = d.sigs.n;
+      for (const k of COLS) {
+        const col = d.sigs[k] ? varints(d.sigs[k], new Float64Array(n)) : new Float64Array(n);
+        const out = sigs[k];
+        for (let i = 0; i < n; i++) {
+          let v = col[i];
+          if (STR.has(k) && v) v += strOff;
+          if (k === 'backend') { // zigzag: decoded, mapped, encoded again (ids >= 0)
+            const id = (v % 2) ? -(v + 1) / 2 : v / 2;
+            v = 2 * mapBackend(id);
+          }
+          out[sigOff + i] = v;
+        }
+      }
+      const rs = varints(d.recs.sig, new Uint32Array(d.kept));
+      const rt = varints(d.recs.start, new Float64Array(d.kept));
+      const rd = varints(d.recs.dur, new Float64Array(d.kept));
+      for (let i = 0; i < d.kept; i++) {
+        recs.sig[recOff + i] = rs[i] + sigOff; recs.start[recOff + i] = rt[i]; recs.dur[recOff + i] = rd[i];
+      }
+      let off = recOff; // the first record of each row counts from t0: from the page's
+      for (const ln of d.lanes) {
+        for (const c of ln.rows) { if (c) recs.start[off] += shift; off += c; }
+        J.lanes.push(Object.assign({}, ln, { backend: mapBackend(ln.backend) }));
+      }
+      const C = d.cpu, tmap = new Map();
+      const mapThread = (t) => { if (!tmap.has(t)) { const n = nextThread++; tmap.set(t, n); g.threads.push(n);
+        cpu.threadLabel[n] = label + ' \u00b7 CPU thread ' + t; } return tmap.get(t); };
+      if (C) {
+        hasCpu = true;
+        const nameOff = cpu.names.length;
+        for (const x of C.names) cpu.names.push(x);
+        for (let i = 0; i < C.start.length; i++) {
+          cpu.thread.push(mapThread(C.thread[i])); cpu.depth.push(C.depth[i]); cpu.kind.push(C.kind[i]);
+          cpu.name.push(C.name[i] + nameOff); cpu.start.push(C.start[i] + shift); cpu.dur.push(C.dur[i]);
+        }
+        for (const st of C.steps) cpu.steps.push([st[0], st[1] + shift, st[2], b.rank]);
+        if (C.window[1]) { w0 = Math.min(w0, C.window[0] + shift); w1 = Math.max(w1, C.window[0] + shift + C.window[1]); }
+        for (const x of C.busy) cpu.busy.push([mapBackend(x[0]), x[1], x[2]]);
+      }
+      if (d.cpath) {
+        cpath.parts = d.cpath.parts;
+        for (const st of d.cpath.steps) cpath.steps.push([st[0], st[1] + shift].concat(st.slice(2), [b.rank]));
+        const end = (e) => e[0] ? [1, mapBackend(e[1]), e[2], e[3] + shift] : [0, mapThread(e[1])];
+        for (const h of d.cpath.hops) cpath.hops.push([h[0] + shift, h[1] + shift, h[2], end(h[3]), end(h[4])]);
+      }
+      sigOff += n; recOff += d.kept;
+    }
+    J.sigs = Object.assign({ n: nSigs }, sigs);
+    J.recs = recs;
+    if (hasCpu) {
+      cpu.steps.sort((a, b) => a[1] - b[1]);
+      if (w1 > w0) cpu.window = [w0, w1 - w0];
+      J.cpu = cpu;
+    }
+    if (cpath.parts) J.cpath = cpath;
+    J.source = blocks.length + ' ranks';
+    return J;
+  }
+
 
   const S = D.strings;
   const nSig = D.sigs.n;
-  const sigCol = (k) => varints(D.sigs[k], new Float64Array(nSig));
+  // a job's page has its ranks' columns decoded and joined already (jobData)
+  const sigCol = (k) => D.decoded ? D.sigs[k] : varints(D.sigs[k], new Float64Array(nSig));
   const sName = sigCol('name'), sSub = sigCol('sub_op'), sExtra = sigCol('extra');
   const sTensor = sigCol('tensor'), sShape = sigCol('shape'), sCat = sigCol('category');
   const sType = sigCol('type'), sBackend = zigzag(sigCol('backend'));
@@ -62,9 +169,9 @@
   const str = (id) => (id ? S[id - 1] : null); // 0 = none, else string index + 1
 
   const N = D.kept;
-  const rSig = varints(D.recs.sig, new Uint32Array(N));
-  const rStart = varints(D.recs.start, new Float64Array(N));
-  const rDur = varints(D.recs.dur, new Float64Array(N));
+  const rSig = D.decoded ? D.recs.sig : varints(D.recs.sig, new Uint32Array(N));
+  const rStart = D.decoded ? D.recs.start : varints(D.recs.start, new Float64Array(N));
+  const rDur = D.decoded ? D.recs.dur : varints(D.recs.dur, new Float64Array(N));
 
   // Rows: records of a lane split into non-overlapping rows, contiguous, sorted by start.
   const lanes = D.lanes;
@@ -129,7 +236,7 @@
   // The encoded columns (and the page's copy of them) are no longer needed: let them go.
   D.recs = null;
   D.sigs = null;
-  $('opscope-data').textContent = '';
+  for (const el of document.querySelectorAll('#opscope-data, script.opscope-rank')) el.textContent = '';
   perf.decode = performance.now() - perf.start - perf.parse;
 
   // ---------------------------------------------------------------------------------------
@@ -300,40 +407,57 @@
   const cpuDepth = new Map();
   const cpuLaneH = (t) => cpuDepth.get(t) * ROW_H + LANE_PAD;
   let cpuH = 0;
+  // A job's page: one group per rank, its CPU threads then its devices' lanes, a line above
+  // each (groupTops); any other page: one group, the CPU threads above every data lane.
+  const groups = D.groups || null;
+  let groupTops = [];
+  const cpuThreadLabel = (t) => (C && C.threadLabel && C.threadLabel[t]) || 'CPU thread ' + t;
+  function placeThread(t) {
+    cpuLaneY.set(t, contentH);
+    let depth = 0;
+    for (const r of cpuRows) if (r.thread === t) depth = Math.max(depth, r.depth + 1);
+    cpuDepth.set(t, depth);
+    contentH += depth * ROW_H + LANE_PAD;
+  }
   function layoutLanes() {
     cpuLaneY.clear();
-    let y = TOP;
-    for (const t of cpuThreads) {
-      cpuLaneY.set(t, y);
-      let depth = 0;
-      for (const r of cpuRows) if (r.thread === t) depth = Math.max(depth, r.depth + 1);
-      cpuDepth.set(t, depth);
-      y += depth * ROW_H + LANE_PAD;
-    }
-    cpuH = y - TOP;
     shownLanes = [];
     for (let l = 0; l < lanes.length; l++) {
       const prev = shownLanes[shownLanes.length - 1];
       if (!perSplit && prev && prev.backend === lanes[l].backend && prev.copy === lanes[l].copy) prev.members.push(l);
       else shownLanes.push({ backend: lanes[l].backend, copy: lanes[l].copy, members: [l] });
     }
-    contentH = TOP + cpuH;
-    for (const d of shownLanes) {
-      const subs = []; // per sub-row, the data rows in it (never two that overlap in time)
-      for (const l of d.members) {
-        for (let k = 0; k < lanes[l].rows.length; k++) {
-          const r = lanes[l].row0 + k;
-          let s = d.members.length === 1 ? k : 0;
-          while (s < subs.length && subs[s].some((q) => rowsOverlap(q, r))) s++;
-          while (subs.length <= s) subs.push([]);
-          subs[s].push(r);
-          rowY[r] = contentH + LANE_PAD / 2 + s * ROW_H;
-        }
-      }
-      d.y = contentH;
-      d.h = Math.max(1, subs.length) * ROW_H + LANE_PAD;
-      contentH += d.h;
+    contentH = TOP;
+    groupTops = [];
+    if (!groups) {
+      for (const t of cpuThreads) placeThread(t);
+      cpuH = contentH - TOP;
+      for (const d of shownLanes) placeLane(d);
+      return;
     }
+    cpuH = 0;
+    const hasThread = new Set(cpuThreads);
+    for (const g of groups) {
+      groupTops.push({ y: contentH, label: g.label });
+      for (const t of g.threads) if (hasThread.has(t)) placeThread(t);
+      for (const d of shownLanes) if (g.backends.has(d.backend)) placeLane(d);
+    }
+  }
+  function placeLane(d) {
+    const subs = []; // per sub-row, the data rows in it (never two that overlap in time)
+    for (const l of d.members) {
+      for (let k = 0; k < lanes[l].rows.length; k++) {
+        const r = lanes[l].row0 + k;
+        let s = d.members.length === 1 ? k : 0;
+        while (s < subs.length && subs[s].some((q) => rowsOverlap(q, r))) s++;
+        while (subs.length <= s) subs.push([]);
+        subs[s].push(r);
+        rowY[r] = contentH + LANE_PAD / 2 + s * ROW_H;
+      }
+    }
+    d.y = contentH;
+    d.h = Math.max(1, subs.length) * ROW_H + LANE_PAD;
+    contentH += d.h;
   }
   perf.lanes = performance.now();
   layoutLanes();
@@ -380,17 +504,21 @@
     return fitMiddle(full, maxW, measure);
   }
   let shown = []; // per lane, the label as drawn at the current column width
+  const cpuShown = new Map(); // per CPU thread, likewise
   function layoutLabels() {
     ctx.font = LABEL_FONT;
     const measure = (t) => ctx.measureText(t).width;
     let widest = 0;
     for (let d = 0; d < shownLanes.length; d++) widest = Math.max(widest, measure(laneLabel(d)));
+    for (const t of cpuThreads) widest = Math.max(widest, measure(cpuThreadLabel(t)));
     const cap = Math.max(LABEL_MIN, Math.min(LABEL_MAX, Math.floor(cssW * LABEL_MAX_FRAC)));
     LABEL_W = Math.min(cap, Math.max(LABEL_MIN, Math.ceil(widest) + 14));
     shown = shownLanes.map((_, d) => shownLabel(d, LABEL_W - 10, measure));
+    cpuShown.clear();
+    for (const t of cpuThreads) cpuShown.set(t, fitMiddle(cpuThreadLabel(t), LABEL_W - 10, measure));
   }
   // the first lane of each process group (a thicker line above it)
-  const groupStart = (d) => d > 0 && processOf(shownLanes[d].backend) !== processOf(shownLanes[d - 1].backend);
+  const groupStart = (d) => !groups && d > 0 && processOf(shownLanes[d].backend) !== processOf(shownLanes[d - 1].backend);
 
   let dpr = 1, cssW = 800, cssH = 300;
   function resize() {
@@ -584,13 +712,14 @@
     ctx.font = LABEL_FONT;
     const last = C.steps[C.steps.length - 1];
     const marks = C.steps.map((st) => [st[1], 'step ' + st[0]]).concat([[last[1] + last[2], '']]);
+    let lastText = -Infinity; // a job's ranks step at about the same times: one name per place
     for (const [t, name] of marks) {
       const x = LABEL_W + (t - v0) * scale;
       if (x < LABEL_W || x > cssW) continue;
       ctx.globalAlpha = 0.6;
       for (let y = AXIS_H; y < cssH; y += 6) ctx.fillRect(x, y, 1, 3); // dashed
       ctx.globalAlpha = 1;
-      if (name) ctx.fillText(name, x + 3, AXIS_H + 8);
+      if (name && x - lastText > 50) { ctx.fillText(name, x + 3, AXIS_H + 8); lastText = x; }
     }
   }
 
@@ -715,6 +844,93 @@
     return 10 * p;
   }
 
+  // ---------------------------------------------------------------------------------------
+  // The critical path (D.cpath: docs/critical_path.md, docs/viewer.md): each hop of the path
+  // between a CPU thread and a GPU stream is an arrow from where it leaves a lane to where it
+  // enters the next, coloured by the part its time counts as; between two hops on one lane the
+  // path runs along that lane (a segment). Drawn while the Critical path button is pressed.
+  const CP = D.cpath && D.cpath.hops && D.cpath.hops.length ? D.cpath : null;
+  const CP_COLOR = { cpu: '#d73a49', launch: '#e36209', kernel: '#28a745', comm: '#8a63d2', queue: '#b08800',
+    wait: '#0366d6', idle: '#6a737d' };
+  const cpPart = (p) => (CP && CP.parts[p]) || 'cpu';
+  let cpathOn = false, cpDrawn = { arrows: 0, segments: 0, boxes: [] };
+  // an end of a hop: a CPU thread ([0, thread]) or the GPU activity ([1, device, stream, start]);
+  // its row: the thread's first, or the data row holding the activity (else the lane's first)
+  function cpRowOf(e) {
+    if (!e[0]) return { cpu: e[1] };
+    let any = -1;
+    for (let l = 0; l < lanes.length; l++) {
+      if (backendOfLane(l) !== e[1] || lanes[l].split !== e[2]) continue;
+      for (let k = 0; k < lanes[l].rows.length; k++) {
+        const r = lanes[l].row0 + k;
+        if (any < 0) any = r;
+        const i = lowerBound(rStart, rowOff[r], rowOff[r] + rowCnt[r], e[3]);
+        if (i < rowOff[r] + rowCnt[r] && rStart[i] === e[3]) return { row: r };
+      }
+    }
+    return any >= 0 ? { row: any } : null;
+  }
+  function backendOfLane(l) { return lanes[l].backend; }
+  const cpEnds = CP ? CP.hops.map((h) => [cpRowOf(h[3]), cpRowOf(h[4])]) : [];
+  // segments: from a hop's arrival to the next hop's departure on the same lane, within a step
+  const cpSegs = [];
+  if (CP) {
+    const starts = CP.steps.map((s) => s[1]).sort((a, b) => a - b);
+    for (let i = 0; i + 1 < CP.hops.length; i++) {
+      const a = CP.hops[i], b = CP.hops[i + 1];
+      if (b[0] < a[1] || a[4][0] !== b[3][0] || a[4][1] !== b[3][1] || (a[4][0] && a[4][2] !== b[3][2])) continue;
+      const k = lowerBound(starts, 0, starts.length, a[1] + 1);
+      if (k < starts.length && starts[k] <= b[0]) continue; // a new step began: another path
+      cpSegs.push([a[1], b[0], cpEnds[i][1]]);
+    }
+  }
+  function cpY(end) {
+    if (!end) return null;
+    if (end.cpu !== undefined) { const y = cpuLaneY.get(end.cpu); return y === undefined ? null : y + LANE_PAD / 2 + ROW_H / 2; }
+    return rowY[end.row] + ROW_H / 2;
+  }
+  function drawCpath(top) {
+    cpDrawn = { arrows: 0, segments: 0, boxes: [] };
+    if (!CP || !cpathOn) return;
+    const W = plotW(), sc = W / (v1 - v0), X = (t) => LABEL_W + (t - v0) * sc;
+    ctx.save();
+    ctx.beginPath(); ctx.rect(LABEL_W, AXIS_H, W, cssH - AXIS_H); ctx.clip();
+    ctx.globalAlpha = 0.55; ctx.lineWidth = 5; ctx.strokeStyle = CP_COLOR.cpu;
+    for (const [t0, t1, end] of cpSegs) {
+      const y = cpY(end);
+      if (y === null || t1 < v0 || t0 > v1) continue;
+      ctx.beginPath(); ctx.moveTo(X(t0), y - top); ctx.lineTo(Math.max(X(t1), X(t0) + 1), y - top); ctx.stroke();
+      cpDrawn.segments++;
+    }
+    ctx.globalAlpha = 1; ctx.lineWidth = 2;
+    for (let i = 0; i < CP.hops.length; i++) {
+      const h = CP.hops[i], ya = cpY(cpEnds[i][0]), yb = cpY(cpEnds[i][1]);
+      if (ya === null || yb === null || Math.max(h[0], h[1]) < v0 || Math.min(h[0], h[1]) > v1) continue;
+      const x0 = X(h[0]), y0 = ya - top, x1 = X(h[1]), y1 = yb - top;
+      ctx.strokeStyle = ctx.fillStyle = CP_COLOR[cpPart(h[2])] || CP_COLOR.cpu;
+      ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.stroke();
+      const ang = Math.atan2(y1 - y0, x1 - x0); // the head at the hop's end
+      ctx.beginPath(); ctx.moveTo(x1, y1);
+      ctx.lineTo(x1 - 8 * Math.cos(ang - 0.4), y1 - 8 * Math.sin(ang - 0.4));
+      ctx.lineTo(x1 - 8 * Math.cos(ang + 0.4), y1 - 8 * Math.sin(ang + 0.4));
+      ctx.closePath(); ctx.fill();
+      cpDrawn.arrows++;
+      cpDrawn.boxes.push({ x0, y0, x1, y1, part: cpPart(h[2]), from: h[3][0] ? 'gpu' : 'cpu', to: h[4][0] ? 'gpu' : 'cpu' });
+    }
+    ctx.restore();
+  }
+  // the line under the view: each step's path (the first few), its length and its parts
+  function cpathText() {
+    const pct = (x, l) => (l ? (100 * x / l).toFixed(1) : '0.0') + '%';
+    const steps = CP.steps.slice(0, 4).map((s) => {
+      const parts = CP.parts.map((p, k) => [p, s[3 + k]]).filter((x) => x[1] > 0).sort((a, b) => b[1] - a[1]);
+      return (s.length > 11 ? 'rank ' + s[11] + ' ' : '') + (s[0] >= 0 ? 'step ' + s[0] : 'trace') + ' ' +
+        fmtNs(s[2]) + ': ' + parts.map((x) => x[0] + ' ' + pct(x[1], s[2])).join(', ') + ', bound by ' + CP.parts[s[10]];
+    });
+    return 'Critical path (' + CP.hops.length + ' hops between lanes, ' + cpSegs.length + ' segments along one): ' +
+      steps.join(' \u00b7 ') + (CP.steps.length > 4 ? ' \u00b7 ' + (CP.steps.length - 4) + ' more steps' : '');
+  }
+
   let lastDrawMs = 0, drawCount = 0;
   function draw() {
     const t = performance.now();
@@ -746,6 +962,7 @@
     if (C) drawCpu(top);
     drawLabels(ROW_H - 2);
     drawSteps();
+    drawCpath(top);
     // selected record outline and labels inside wide records
     if (selRec >= 0) {
       const r = recRow(selRec), y = rowY[r] - top;
@@ -782,10 +999,15 @@
       const y = y0 - top, h = cpuLaneH(t);
       if (y + h < TOP || y > cssH) continue;
       ctx.fillStyle = theme.fg;
-      ctx.fillText('CPU thread ' + t, 6, y + Math.min(h, ROW_H + LANE_PAD) / 2);
+      ctx.fillText(cpuShown.get(t) || cpuThreadLabel(t), 6, y + Math.min(h, ROW_H + LANE_PAD) / 2);
       ctx.fillStyle = theme.line; ctx.fillRect(0, y + h - 1, cssW, 1);
     }
     if (cpuH) { ctx.fillStyle = theme.accent; ctx.fillRect(0, TOP + cpuH - top - 1, cssW, 2); }
+    for (const g of groupTops) { // a job's ranks: a line above each
+      const y = g.y - top;
+      if (y < TOP - 2 || y > cssH) continue;
+      ctx.fillStyle = theme.accent; ctx.fillRect(0, y, cssW, 2);
+    }
     // axis
     ctx.fillStyle = theme.panel; ctx.fillRect(0, 0, cssW, AXIS_H);
     ctx.fillStyle = theme.line; ctx.fillRect(0, AXIS_H - 1, cssW, 1);
@@ -957,7 +1179,7 @@
     line(tip, 'Kind', CPU_KIND[C.kind[j]] || 'CPU op');
     line(tip, 'Duration', fmtDur(cpuDur[j]));
     line(tip, 'Start', fmtNs(cpuStart[j]) + (nRows ? ' after first record' : ' after the first slice'));
-    line(tip, 'Lane', 'CPU thread ' + C.thread[j] + ', depth ' + C.depth[j]);
+    line(tip, 'Lane', cpuThreadLabel(C.thread[j]) + ', depth ' + C.depth[j]);
     placeTip(mx, my);
   }
   function hideTip() { tip.hidden = true; }
@@ -1451,10 +1673,59 @@
     const nAnn = C.kind.filter((k) => k === 2).length, nPy = C.kind.filter((k) => k === 3).length;
     if (nAnn) parts.splice(3, 0, fmtCount(nAnn) + ' annotations');
     if (nPy) parts.splice(3, 0, fmtCount(nPy) + ' Python functions');
-    const busy = C.busy.map((b) => backendName(b[0]) + ' ' + (b[1] + b[2] ? (100 * b[1] / (b[1] + b[2])).toFixed(1) : '0.0') + '%');
+    const busy = C.busy.map((b) => (processOf(b[0]) ? processOf(b[0]) + ' ' : '') + backendName(b[0]) + ' ' + (b[1] + b[2] ? (100 * b[1] / (b[1] + b[2])).toFixed(1) : '0.0') + '%');
     if (busy.length) parts.push('GPU busy' + (C.window[1] ? ' over ' + fmtNs(C.window[1]) : '') + ': ' + busy.join(', '));
     $('cpuside').textContent = parts.join(' \u00b7 ');
     $('cpuside').hidden = false;
+  }
+  // A job's page: what bounds the job (one line above the timeline) and the per-rank table
+  // (summary.job of `report --json`, docs/job.md); a rank's row scrolls to its lanes.
+  if (JOB) {
+    const ms = (ns) => (ns / 1e6).toFixed(1) + ' ms';
+    const strag = new Map(JOB.stragglers.map((s) => [s.rank, s]));
+    const b = JOB.bound, parts = [];
+    const s0 = JOB.stragglers[0];
+    if (s0) parts.push('Bound by: rank ' + s0.rank + ', ' + s0.cause + ' (others wait ' + ms(s0.wait_ns) + ')');
+    else parts.push('Bound by: ' + b.resource + ' (the median rank\'s largest share); rank ' + b.rank + ' slowest');
+    if (b.slowest_step >= 0) parts.push('slowest step: ProfilerStep#' + b.slowest_step + ' on rank ' + b.slowest_step_rank + ', ' + ms(b.slowest_step_ns));
+    if (JOB.stragglers.length) parts.push('stragglers: ' + JOB.stragglers.map((s) => 'rank ' + s.rank + ' (' + s.cause + ')').join(', '));
+    // the collective whose late rank makes the others wait longest (the first on ties), as the console's first screen
+    const skew = ((JOB.collectives && JOB.collectives.types) || []).filter((t) => t.late_wait_ns > 0)
+      .sort((a, b) => b.late_wait_ns - a.late_wait_ns)[0];
+    if (skew) parts.push('collective skew: ' + skew.type + ' ' + skew.busbw_skew_pct.toFixed(1) + '%, rank ' + skew.late_rank +
+      ' late, the others wait ' + ms(skew.late_wait_ns));
+    $('jobline').textContent = JOB.ranks_count + ' ranks \u00b7 ' + parts.join(' \u00b7 ');
+    $('jobline').hidden = false;
+    const body = $('jobbody'), pc = (x) => x.toFixed(1) + '%';
+    for (const r of JOB.ranks) {
+      const tr = document.createElement('tr');
+      const st = strag.get(r.rank);
+      if (st) tr.className = 'straggler';
+      const cells = [String(r.rank), String(r.steps_count), r.steps_count ? ms(r.step_median_ns) : '-',
+        (Math.abs(r.step_dev_pct) < 0.05 ? '0.0' : (r.step_dev_pct > 0 ? '+' : '') + r.step_dev_pct.toFixed(1)) + '%', pc(r.idle_pct), pc(r.compute_pct),
+        pc(r.non_compute_pct), pc(r.overlap_pct), r.measured_on === 'gpu' ? (r.launch_delay_p50_ns / 1e3).toFixed(1) + ' \u00b5s' : '-',
+        st ? st.cause + ', others wait ' + ms(st.wait_ns) : '', r.trace];
+      for (const c of cells) { const td = document.createElement('td'); td.textContent = c; tr.appendChild(td); }
+      tr.addEventListener('click', () => {
+        const g = groups ? groupTops[groups.findIndex((x) => x.rank === r.rank)] : null;
+        if (g) { wrap.scrollTop = g.y - TOP; wrap.scrollIntoView({ block: 'nearest' }); }
+      });
+      body.appendChild(tr);
+    }
+    $('jobbox').hidden = false;
+  }
+  // The Critical path button, where the page has a path (a Kineto trace's steps)
+  const cpBtn = $('cpathbtn');
+  function setCpath(on) {
+    cpathOn = !!on && !!CP;
+    cpBtn.setAttribute('aria-pressed', String(cpathOn));
+    $('cpathline').hidden = !cpathOn;
+    if (cpathOn) $('cpathline').textContent = cpathText();
+    schedule();
+  }
+  if (CP) {
+    cpBtn.hidden = false;
+    cpBtn.addEventListener('click', () => setCpath(!cpathOn));
   }
   // The Splits button, where some backend has several splits: collapsed <-> a lane per split.
   const splitsBtn = $('splits');
@@ -1502,6 +1773,16 @@
       if (!r) return null;
       return { x0: LABEL_W + (cpuStart[j] - v0) * sc, x1: LABEL_W + (cpuStart[j] + cpuDur[j] - v0) * sc, y: cpuRowY(r) - scrollTop + ROW_H / 2 }; },
     setSplits: (on) => { setSplits(!!on); draw(); },
+    // the critical path: hops and segments in the data, and those drawn by the last draw
+    setCpath: (on) => { setCpath(on); draw(); },
+    cpath: () => ({ parts: CP ? CP.parts : [], hops: CP ? CP.hops.length : 0, segments: cpSegs.length, steps: CP ? CP.steps.length : 0,
+      drawnArrows: cpDrawn.arrows, drawnSegments: cpDrawn.segments, arrows: cpDrawn.boxes,
+      text: $('cpathline').textContent }),
+    // a job's page: its rank groups (label, top y in content px) and the lanes' labels
+    cpathHops: () => (CP ? CP.hops : []),
+    groups: () => groupTops.map((g) => ({ label: g.label, y: g.y })),
+    jobSteps: () => (C ? C.steps : []),
+    cpuLabels: () => cpuThreads.map((t) => ({ thread: t, label: cpuThreadLabel(t), y: cpuLaneY.get(t) })),
     view: () => ({ t0: v0, t1: v1, full0, full1 }),
     setView: (a, b) => { v0 = a; v1 = b; clampView(); draw(); return lastDrawMs; },
     redraw: () => { draw(); return lastDrawMs; },

@@ -15,11 +15,14 @@ enum { RT_NONE = 0, RT_CALL, RT_BLOCKING }; /* a CPU event: op, runtime call, bl
 enum { SY_CONTEXT = 0, SY_STREAM, SY_EVENT, SY_WAIT, SY_OTHER };
 enum { E_CPU = 0, E_DEP, E_BLOCK, E_GPU, E_LAUNCH, E_LAUNCH0, E_QUEUE, E_SYNC };
 
-typedef struct cpu_ev {
-    int64_t start, end, corr;
+typedef struct cpu_ev {     /* 24 bytes: there is one per CPU op and runtime call */
+    int64_t start, end;
     uint32_t thread : 30;   /* its thread (the reader's dense index) */
     uint32_t rt : 2;        /* RT_* */
+    uint32_t corr_at;       /* a runtime call's correlation id in rt_corr, NO_CORR none */
 } cpu_ev;
+
+#define NO_CORR UINT32_MAX
 
 /* The one thread whose CPU ops or annotations have a name with "forward" (or "autograd"):
  * HTA chains the backward pass's thread into the forward's. */
@@ -34,9 +37,16 @@ typedef struct gpu_ev {
 typedef struct sync_ev { int64_t corr, wait_corr, device, stream, wait_stream, rt; uint8_t kind; } sync_ev;
 typedef struct corr_ix { int64_t corr; int64_t idx; } corr_ix;
 
+/* One window's working arrays, kept from window to window: a trace has a window per step, and
+ * fresh arrays each time cost their page faults again (most of the path's faults, measured). */
+enum { SC_TS, SC_SYNC_SRC, SC_ORD, SC_STACK, SC_AT, SC_ITEMS, SC_OFF, SC_ADJ, SC_INDEG, SC_QUEUE,
+       SC_DIST, SC_PRED, SC_EDGES, SC_LAST, SC_COUNT };
+typedef struct cp_scratch { void *p[SC_COUNT]; size_t cap[SC_COUNT]; } cp_scratch;
+
 struct opscope_cpath {
     opscope_kineto_collector coll, *next;
     OPSCOPE_VEC(cpu_ev) cpu;
+    OPSCOPE_VEC(int64_t) rt_corr;  /* runtime calls' correlation ids, until prepare */
     OPSCOPE_VEC(gpu_ev) gpu;
     OPSCOPE_VEC(sync_ev) sync;
     OPSCOPE_VEC(uint8_t) name_rt;  /* per name id: 0 unknown, 1 + RT_* class */
@@ -47,6 +57,7 @@ struct opscope_cpath {
     int prepared;
     opscope_critical_path *steps; size_t n_steps; /* opscope_cpath_run_steps */
     opscope_cpath_hop *hops; size_t n_hops;
+    cp_scratch sc;
 };
 
 /* ---- collecting ---- */
@@ -119,8 +130,11 @@ static int keep(opscope_cpath_t *c, const opscope_kineto_event *ev) {
         if (ev->dur_ns <= 0) return 0; /* HTA leaves zero-length CPU events out */
         uint8_t rt = RT_NONE;
         if (ev->kind == OPSCOPE_KINETO_RUNTIME && runtime_class(c, ev->name_id, &rt)) return -1;
-        cpu_ev e = {ev->start_ns, end, ev->kind == OPSCOPE_KINETO_RUNTIME ? ev->corr : -1,
-                    (uint32_t)ev->thread & 0x3fffffffu, rt};
+        cpu_ev e = {ev->start_ns, end, (uint32_t)ev->thread & 0x3fffffffu, rt, NO_CORR};
+        if (ev->kind == OPSCOPE_KINETO_RUNTIME && ev->corr >= 0) {
+            if (c->rt_corr.n >= NO_CORR || OPSCOPE_VEC_PUSH(c->rt_corr, ev->corr)) return -1;
+            e.corr_at = (uint32_t)(c->rt_corr.n - 1);
+        }
         if (ev->kind == OPSCOPE_KINETO_CPU_OP && note_pass(c, ev->name_id, e.thread)) return -1;
         return OPSCOPE_VEC_PUSH(c->cpu, e);
     }
@@ -163,6 +177,7 @@ opscope_cpath_t *opscope_cpath_new(opscope_kineto_collector *next) {
 void opscope_cpath_free(opscope_cpath_t *c) {
     if (!c) return;
     free(c->cpu.v);
+    free(c->rt_corr.v);
     free(c->gpu.v);
     free(c->sync.v);
     free(c->name_rt.v);
@@ -170,6 +185,7 @@ void opscope_cpath_free(opscope_cpath_t *c) {
     free(c->rt_by_corr);
     free(c->steps);
     free(c->hops);
+    for (int i = 0; i < SC_COUNT; i++) free(c->sc.p[i]);
     free(c);
 }
 
@@ -279,11 +295,14 @@ static int prepare(opscope_cpath_t *c) {
     /* traces come nearly in time order: their runs are merged */
     sort_cpu(c->cpu.v, c->cpu.n);
     size_t n = 0;
-    for (size_t i = 0; i < c->cpu.n; i++) n += c->cpu.v[i].corr >= 0;
+    for (size_t i = 0; i < c->cpu.n; i++) n += c->cpu.v[i].corr_at != NO_CORR;
     c->rt_by_corr = malloc((n ? n : 1) * sizeof *c->rt_by_corr);
     if (!c->rt_by_corr) return -1;
     for (size_t i = 0; i < c->cpu.n; i++)
-        if (c->cpu.v[i].corr >= 0) c->rt_by_corr[c->n_rt++] = (corr_ix){c->cpu.v[i].corr, (int64_t)i};
+        if (c->cpu.v[i].corr_at != NO_CORR)
+            c->rt_by_corr[c->n_rt++] = (corr_ix){c->rt_corr.v[c->cpu.v[i].corr_at], (int64_t)i};
+    free(c->rt_corr.v);
+    memset(&c->rt_corr, 0, sizeof c->rt_corr);
     sort_corr(c->rt_by_corr, c->n_rt);
     for (size_t i = 0; i < c->gpu.n; i++) {
         gpu_ev *g = &c->gpu.v[i];
@@ -312,11 +331,29 @@ static int prepare(opscope_cpath_t *c) {
 
 /* ---- one window's graph ---- */
 
+/* Scratch SLOT with room for BYTES (its old contents are not kept); NULL when out of memory. */
+static void *sc_get(cp_scratch *sc, int slot, size_t bytes) {
+    if (bytes > sc->cap[slot] || !sc->p[slot]) {
+        size_t want = bytes + bytes / 4 + 64;
+        free(sc->p[slot]);
+        sc->p[slot] = malloc(want);
+        sc->cap[slot] = sc->p[slot] ? want : 0;
+    }
+    return sc->p[slot];
+}
+
+static void *sc_zero(cp_scratch *sc, int slot, size_t bytes) {
+    void *p = sc_get(sc, slot, bytes);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
+
 typedef struct edge { uint32_t src, dst; uint8_t type; } edge;
 typedef struct lane_last { uint64_t lane; uint32_t node; } lane_last;
 
 typedef struct graph {
     const opscope_cpath_t *c;
+    cp_scratch *sc;             /* the arrays below live there */
     size_t c0, nc, g0, ng;      /* CPU events [c0, c0+nc), GPU activities [g0, g0+ng) */
     int64_t *ts;                /* per node */
     OPSCOPE_VEC(edge) e;
@@ -347,13 +384,13 @@ static uint32_t chain_of(const opscope_cpath_t *c, uint32_t thread) {
 
 static int cpu_edges(graph *g) {
     const cpu_ev *v = g->c->cpu.v;
-    uint32_t *ord = malloc((g->nc ? g->nc : 1) * sizeof *ord), *stack = malloc((g->nc ? g->nc : 1) * sizeof *stack);
+    uint32_t *ord = sc_get(g->sc, SC_ORD, g->nc * sizeof *ord), *stack = sc_get(g->sc, SC_STACK, g->nc * sizeof *stack);
     uint32_t max_th = 0, *at = NULL;
     int rc = -1;
     if (!ord || !stack) goto out;
     for (size_t i = 0; i < g->nc; i++) max_th = v[g->c0 + i].thread > max_th ? v[g->c0 + i].thread : max_th;
     if (g->c->merge_bwd && g->c->fwd.thread > max_th) max_th = g->c->fwd.thread;
-    at = calloc((size_t)max_th + 2, sizeof *at); /* by thread (dense ids), start order kept */
+    at = sc_zero(g->sc, SC_AT, ((size_t)max_th + 2) * sizeof *at); /* by thread (dense ids), start order kept */
     if (!at) goto out;
     for (size_t i = 0; i < g->nc; i++) at[chain_of(g->c, v[g->c0 + i].thread) + 1]++;
     for (uint32_t t = 0; t <= max_th; t++) at[t + 1] += at[t];
@@ -379,9 +416,6 @@ static int cpu_edges(graph *g) {
     }
     rc = 0;
 out:
-    free(ord);
-    free(stack);
-    free(at);
     return rc;
 }
 
@@ -473,7 +507,7 @@ static int kernel_edges(graph *g, size_t j) {
 
 static int gpu_edges(graph *g, size_t s0, size_t ns) {
     const opscope_cpath_t *c = g->c;
-    item *it = malloc((g->ng + ns + 1) * sizeof *it);
+    item *it = sc_get(g->sc, SC_ITEMS, (g->ng + ns + 1) * sizeof *it);
     if (!it) return -1;
     size_t n = 0;
     for (size_t j = g->g0; j < g->g0 + g->ng; j++) it[n++] = (item){c->gpu.v[j].start, (int64_t)j, 0};
@@ -482,7 +516,6 @@ static int gpu_edges(graph *g, size_t s0, size_t ns) {
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++)
         rc = it[i].is_sync ? sync_edges(g, &c->sync.v[it[i].idx]) : kernel_edges(g, (size_t)it[i].idx);
-    free(it);
     return rc;
 }
 
@@ -525,10 +558,11 @@ static opscope_cpath_lane lane_at(const graph *g, uint32_t node) {
  * the edge it came by; then the path back from the farthest node. */
 static int longest(graph *g, size_t n_nodes, uint32_t **path_edges, size_t *n_path) {
     size_t ne = g->e.n;
-    uint32_t *off = calloc(n_nodes + 1, sizeof *off), *adj = malloc((ne ? ne : 1) * sizeof *adj);
-    uint32_t *indeg = calloc(n_nodes ? n_nodes : 1, sizeof *indeg), *queue = malloc((n_nodes ? n_nodes : 1) * sizeof *queue);
-    uint64_t *dist = calloc(n_nodes ? n_nodes : 1, sizeof *dist);
-    uint32_t *pred = malloc((n_nodes ? n_nodes : 1) * sizeof *pred);
+    cp_scratch *sc = g->sc;
+    uint32_t *off = sc_zero(sc, SC_OFF, (n_nodes + 1) * sizeof *off), *adj = sc_get(sc, SC_ADJ, ne * sizeof *adj);
+    uint32_t *indeg = sc_zero(sc, SC_INDEG, n_nodes * sizeof *indeg), *queue = sc_get(sc, SC_QUEUE, n_nodes * sizeof *queue);
+    uint64_t *dist = sc_zero(sc, SC_DIST, n_nodes * sizeof *dist);
+    uint32_t *pred = sc_get(sc, SC_PRED, n_nodes * sizeof *pred);
     int rc = -1;
     if (!off || !adj || !indeg || !queue || !dist || !pred) goto out;
     for (size_t i = 0; i < ne; i++) off[g->e.v[i].src + 1]++;
@@ -563,12 +597,6 @@ static int longest(graph *g, size_t n_nodes, uint32_t **path_edges, size_t *n_pa
     for (uint32_t v = best; v != UINT32_MAX && pred[v] != UINT32_MAX; v = g->e.v[pred[v]].src) (*path_edges)[--n] = pred[v];
     rc = 0;
 out:
-    free(off);
-    free(adj);
-    free(indeg);
-    free(queue);
-    free(dist);
-    free(pred);
     return rc;
 }
 
@@ -585,8 +613,8 @@ static int build(graph *g, int64_t ws, int64_t we, size_t *s0, size_t *ns) {
     g->ng = g1 - g->g0;
     *ns = s1 - *s0;
     size_t n_nodes = 2 * (g->nc + g->ng);
-    g->ts = malloc((n_nodes ? n_nodes : 1) * sizeof *g->ts);
-    g->sync_src = malloc((g->ng ? g->ng : 1) * sizeof *g->sync_src);
+    g->ts = sc_get(g->sc, SC_TS, n_nodes * sizeof *g->ts);
+    g->sync_src = sc_get(g->sc, SC_SYNC_SRC, g->ng * sizeof *g->sync_src);
     if (!g->ts || !g->sync_src) return -1;
     for (size_t i = 0; i < g->nc; i++) {
         g->ts[2 * i] = c->cpu.v[g->c0 + i].start;
@@ -618,7 +646,11 @@ int opscope_critical_path_compute(opscope_cpath_t *c, int64_t start_ns, int64_t 
     out->start_ns = start_ns;
     out->window_ns = out->length_ns = (uint64_t)(end_ns - start_ns);
     if (prepare(c)) return -1;
-    graph g = {.c = c};
+    graph g = {.c = c, .sc = &c->sc};
+    g.e.v = c->sc.p[SC_EDGES]; /* the edge and stream vectors keep their room too */
+    g.e.cap = c->sc.cap[SC_EDGES];
+    g.last.v = c->sc.p[SC_LAST];
+    g.last.cap = c->sc.cap[SC_LAST];
     uint32_t *path = NULL;
     size_t s0 = 0, ns = 0, np = 0;
     int rc = -1;
@@ -655,10 +687,10 @@ int opscope_critical_path_compute(opscope_cpath_t *c, int64_t start_ns, int64_t 
     out->gpu_ns = out->kernel_ns + out->comm_ns;
     rc = 0;
 out:
-    free(g.ts);
-    free(g.sync_src);
-    free(g.e.v);
-    free(g.last.v);
+    c->sc.p[SC_EDGES] = g.e.v; /* capacities in elements for these two */
+    c->sc.cap[SC_EDGES] = g.e.cap;
+    c->sc.p[SC_LAST] = g.last.v;
+    c->sc.cap[SC_LAST] = g.last.cap;
     free(path);
     return rc;
 }
@@ -686,6 +718,26 @@ int opscope_cpath_run_steps(opscope_cpath_t *c, const struct opscope_kineto_resu
     }
     c->n_steps = n;
     return 0;
+}
+
+void opscope_cpath_release_events(opscope_cpath_t *c) {
+    if (!c) return;
+    free(c->cpu.v);
+    free(c->rt_corr.v);
+    free(c->gpu.v);
+    free(c->sync.v);
+    free(c->rt_by_corr);
+    memset(&c->cpu, 0, sizeof c->cpu);
+    memset(&c->rt_corr, 0, sizeof c->rt_corr);
+    memset(&c->gpu, 0, sizeof c->gpu);
+    memset(&c->sync, 0, sizeof c->sync);
+    c->rt_by_corr = NULL;
+    c->n_rt = 0;
+    for (int i = 0; i < SC_COUNT; i++) {
+        free(c->sc.p[i]);
+        c->sc.p[i] = NULL;
+        c->sc.cap[i] = 0;
+    }
 }
 
 const opscope_critical_path *opscope_cpath_steps(const opscope_cpath_t *c, size_t *n) {

@@ -82,7 +82,7 @@ int opscope_cpath_has_events(const opscope_cpath_t *c);
  * it, GPU activities launched by a runtime call in it, synchronizations of those calls. Fills
  * OUT; with HOPS not NULL, appends the path's edges that change lane to *HOPS (*N_HOPS
  * elements, realloc'ed; the caller frees). Callable per window, any number of times, after
- * the read. Returns 0, or -1 when out of memory.
+ * the read and until opscope_cpath_release_events. Returns 0, or -1 when out of memory.
  */
 int opscope_critical_path_compute(opscope_cpath_t *c, int64_t start_ns, int64_t end_ns,
                                   opscope_critical_path *out, opscope_cpath_hop **hops, size_t *n_hops);
@@ -95,6 +95,9 @@ int opscope_critical_path_compute(opscope_cpath_t *c, int64_t start_ns, int64_t 
 struct opscope_kineto_results;
 int opscope_cpath_run_steps(opscope_cpath_t *c, const struct opscope_kineto_results *r);
 const opscope_critical_path *opscope_cpath_steps(const opscope_cpath_t *c, size_t *n);
+/* Frees the events the read kept (no more windows can be computed; the steps and hops of
+ * opscope_cpath_run_steps stay). */
+void opscope_cpath_release_events(opscope_cpath_t *c);
 const opscope_cpath_hop *opscope_cpath_hops(const opscope_cpath_t *c, size_t *n);
 
 /* Its name ("cpu", "launch", "kernel", "comm", "queue", "wait", "idle"). */

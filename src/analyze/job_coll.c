@@ -22,6 +22,21 @@ static int cmp_dbl(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* T's median time over its ranks (D: room for them) and what the median rank waits for the
+ * late one. */
+static void late_wait(opscope_job_coll_type *t, double *d) {
+    size_t m = t->n_ranks;
+    int64_t late = 0;
+    for (size_t i = 0; i < m; i++) {
+        d[i] = (double)t->ranks[i].time_ns;
+        if (t->ranks[i].rank == t->late_rank) late = t->ranks[i].time_ns;
+    }
+    opscope_sort(d, m, sizeof *d, cmp_dbl);
+    double med = !m ? 0 : m % 2 ? d[m / 2] : (d[m / 2 - 1] + d[m / 2]) / 2;
+    t->median_time_ns = (int64_t)med;
+    t->late_wait_ns = m > 1 && t->median_time_ns > late ? t->median_time_ns - late : 0;
+}
+
 /* The ranks' figures of type T, their spread and slowest rank. */
 static int fill_type(opscope_job_coll_type *t, const opscope_job_rank_summary *const *ranks, size_t n, double *d) {
     t->algbw_gbps = opscope_colls_gbps(t->tot.bytes, t->tot.time_ns);
@@ -44,7 +59,10 @@ static int fill_type(opscope_job_coll_type *t, const opscope_job_rank_summary *c
             t->busbw_min_gbps = r.busbw_gbps;
             t->slowest_rank = r.rank;
         }
-        if (!t->n_ranks || r.busbw_gbps > t->busbw_max_gbps) t->busbw_max_gbps = r.busbw_gbps;
+        if (!t->n_ranks || r.busbw_gbps > t->busbw_max_gbps) {
+            t->busbw_max_gbps = r.busbw_gbps;
+            t->late_rank = r.rank;
+        }
         d[t->n_ranks] = r.busbw_gbps;
         t->ranks[t->n_ranks++] = r;
     }
@@ -52,7 +70,16 @@ static int fill_type(opscope_job_coll_type *t, const opscope_job_rank_summary *c
     opscope_sort(d, m, sizeof *d, cmp_dbl);
     t->busbw_median_gbps = !m ? 0 : m % 2 ? d[m / 2] : (d[m / 2 - 1] + d[m / 2]) / 2;
     t->skew_pct = t->busbw_median_gbps > 0 ? (t->busbw_max_gbps - t->busbw_min_gbps) / t->busbw_median_gbps * 100 : 0;
+    late_wait(t, d);
     return 0;
+}
+
+const opscope_job_coll_type *opscope_job_colls_worst_skew(const opscope_job_colls *c) {
+    const opscope_job_coll_type *best = NULL;
+    for (size_t i = 0; i < c->n_types; i++)
+        if (c->types[i].late_wait_ns > 0 && (!best || c->types[i].late_wait_ns > best->late_wait_ns))
+            best = &c->types[i];
+    return best;
 }
 
 int opscope_job_colls_analyze(opscope_job_colls *out, const opscope_job_rank_summary *const *ranks, size_t n) {

@@ -33,6 +33,12 @@ typedef struct opscope_job_coll_type {
     double busbw_min_gbps, busbw_median_gbps, busbw_max_gbps; /* over those ranks */
     double skew_pct;                      /* (max - min) / median, in % (0 when median is 0) */
     int64_t slowest_rank;                 /* the rank of the lowest bus bandwidth */
+    /* The rank the others wait for: every rank waits in a collective for the last to arrive,
+     * so the late rank's collectives are the shortest (the highest bus bandwidth; the first
+     * in row order on ties). LATE_WAIT_NS: the median rank's time in this type minus the late
+     * rank's (0 when not above): what a typical rank waits for it. */
+    int64_t late_rank;
+    int64_t median_time_ns, late_wait_ns;
 } opscope_job_coll_type;
 
 typedef struct opscope_job_colls {
@@ -48,5 +54,9 @@ typedef struct opscope_job_colls {
 int opscope_job_colls_analyze(opscope_job_colls *out, const opscope_job_rank_summary *const *ranks, size_t n);
 
 void opscope_job_colls_free(opscope_job_colls *c);
+
+/* The type whose late rank makes the others wait longest (largest late_wait_ns, the first on
+ * ties), or NULL when no type has a wait (one rank, or none late). */
+const opscope_job_coll_type *opscope_job_colls_worst_skew(const opscope_job_colls *c);
 
 #endif /* OPSCOPE_JOB_COLL_H */

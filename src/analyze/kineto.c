@@ -72,6 +72,8 @@ struct opscope_kineto {
     opscope_kineto_link *links; size_t n_links;
     opscope_cpu_ops_t *cpu_ops;    /* every CPU slice as a record (analyze/cpu_ops.c) */
     bool cpu_ops_cpu_only;         /* drop them at the first GPU activity */
+    opscope_kineto_steps_fn on_steps; /* opscope_kineto_on_steps */
+    void *on_steps_ud;
     opscope_kineto_results res;
     opscope_colls_t *colls;        /* collectives with their args (collectives.h), or NULL */
 };
@@ -133,6 +135,10 @@ void opscope_kineto_keep_links(opscope_kineto_t *k) {
     k->coll.want_links = 1;
 }
 void opscope_kineto_cpu_ops_without_gpu_only(opscope_kineto_t *k) { k->cpu_ops_cpu_only = true; }
+void opscope_kineto_on_steps(opscope_kineto_t *k, opscope_kineto_steps_fn fn, void *ud) {
+    k->on_steps = fn;
+    k->on_steps_ud = ud;
+}
 int opscope_kineto_wants_links(const opscope_kineto_t *k) { return k && k->keep_links; }
 const opscope_kineto_link *opscope_kineto_links(const opscope_kineto_t *k, size_t *n) {
     *n = k->n_links;
@@ -1206,6 +1212,11 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
     if (layers_finish(k) || streams_finish(k) || cpu_side_finish(k)) goto done;
     if (!k->res.n_layers) layers_by_attention(k);
     if (k->res.n_layers && layers_fold(k)) goto done;
+    /* the per-activity scratch and whatever waits for the steps (the critical path) are done
+     * before the CPU-op records are made: not alive with them at the report's peak */
+    fin_free(&f);
+    memset(&f, 0, sizeof f);
+    if (k->on_steps) (void)k->on_steps(k->on_steps_ud, &k->res);
     /* the CPU-op records, with the GPU time of the kernels each CPU op launched */
     for (size_t i = 0; i < k->gpu.n; i++) {
         const gpu_t *g = &k->gpu.v[i];

@@ -67,6 +67,14 @@ const opscope_colls_t *opscope_kineto_colls(const opscope_kineto_t *k);
 /* Computes every result below; call once after the last event. 0, or -1 out of memory. */
 int opscope_kineto_finish(opscope_kineto_t *k);
 
+/* FN(UD, R) is called once by opscope_kineto_finish as soon as the steps and the window of R
+ * are final, before the CPU-op records are made: what FN frees then is not alive with them
+ * (the critical path's events: analyze/session.c). FN's non-zero return is its own failure,
+ * the analysis goes on. Set before the finish; FN NULL: none. */
+struct opscope_kineto_results;
+typedef int (*opscope_kineto_steps_fn)(void *ud, const struct opscope_kineto_results *r);
+void opscope_kineto_on_steps(opscope_kineto_t *k, opscope_kineto_steps_fn fn, void *ud);
+
 /* ---- results (valid after finish, until free) ---- */
 
 typedef struct opscope_kineto_agg {

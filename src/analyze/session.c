@@ -19,6 +19,7 @@ struct opscope_session {
     opscope_strtab_t *kineto_names;
     opscope_kineto_t *kineto;
     opscope_cpath_t *cpath;    /* in front of the trace analysis: the critical path */
+    bool cpath_done;           /* its steps computed (cpath_steps) */
     bool kineto_done;          /* finished: the analysis may be read */
     opscope_output out[OPSCOPE_SESSION_MAX];
     int state[OPSCOPE_SESSION_MAX];
@@ -95,9 +96,21 @@ opscope_sink opscope_session_sink(opscope_session_t *s) {
     return sink;
 }
 
+/* The critical path of each step, as soon as the trace analysis knows its steps; then its
+ * events are freed, before the CPU-op records are made (the report's peak memory). */
+static int cpath_steps(void *ud, const struct opscope_kineto_results *r) {
+    opscope_session_t *s = ud;
+    s->cpath_done = opscope_cpath_has_events(s->cpath) && !opscope_cpath_run_steps(s->cpath, r);
+    opscope_cpath_release_events(s->cpath);
+    return s->cpath_done ? 0 : -1;
+}
+
 void opscope_session_read_options(opscope_session_t *s, opscope_read_options *ro) {
     opscope_kineto_collector *c = s->opts.filter ? NULL : opscope_kineto_collector_of(s->kineto);
-    if (c && !s->cpath && s->opts.critical_path) s->cpath = opscope_cpath_new(c); /* NULL: no path */
+    if (c && !s->cpath && s->opts.critical_path) {
+        s->cpath = opscope_cpath_new(c); /* NULL: no path */
+        if (s->cpath) opscope_kineto_on_steps(s->kineto, cpath_steps, s);
+    }
     if (c && s->cpath) c = opscope_cpath_collector(s->cpath);
     for (int i = 0; i < s->n_out && c; i++)
         if (s->out[i].collector) c = s->out[i].collector(s->out[i].impl, c);
@@ -129,8 +142,7 @@ int opscope_session_finish(opscope_session_t *s, opscope_error *err) {
     }
     s->kineto_done = s->kineto != NULL;
     /* a trace read: the critical path of each step (left out when out of memory) */
-    if (s->cpath && (!s->kineto || !opscope_cpath_has_events(s->cpath) ||
-                     opscope_cpath_run_steps(s->cpath, opscope_kineto_get_results(s->kineto)))) {
+    if (s->cpath && (!s->kineto || !s->cpath_done)) {
         opscope_cpath_free(s->cpath);
         s->cpath = NULL;
     }

@@ -70,7 +70,7 @@ typedef struct opscope_session_opts {
     bool graphs;     /* per-graph aggregates and their batches (NULL analysis on no memory) */
     bool rpc;        /* the RPC calls (merge, report) */
     bool kineto;     /* a trace's analysis: CPU ops, links, phases (report) */
-    bool critical_path; /* with kineto: each step's critical path (report; view skips it) */
+    bool critical_path; /* with kineto: each step's critical path (report; view draws it) */
     opscope_graph_filter *filter; /* borrowed; NULL: every record (its next is set here) */
     const char *filter_desc;      /* "batch 1": for the outputs' headers (borrowed) */
 } opscope_session_opts;

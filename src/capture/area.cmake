@@ -20,6 +20,7 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/store/cap_meta.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_run.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_gguf.c
+  ${OPSCOPE_CAPTURE_DIR}/store/cap_decodes.c
   ${OPSCOPE_CAPTURE_DIR}/life/cap_life.c)
 target_compile_definitions(opscope_capture_core PRIVATE _GNU_SOURCE)
 # initial-exec TLS: the general-dynamic model would cost a __tls_get_addr call per
@@ -78,6 +79,9 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_copy.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_sync.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_llama.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_decode.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_decode_abi.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_batch_ext.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_api.c
     ${OPSCOPE_CAPTURE_DIR}/gpu/cap_gpu.c
     ${OPSCOPE_CAPTURE_DIR}/gpu/cap_cupti.c)

@@ -19,6 +19,7 @@
 #include "cli/diff_kind.h"
 #include "analyze/graphs.h"
 #include "analyze/warm_apart.h"
+#include "analyze/run_requests.h"
 #include "analyze/run_tests.h"
 #include "model/run_info.h"
 
@@ -39,7 +40,7 @@ typedef struct diff_args {
     const char *by; /* --by as given */
     const char *json, *text, *html;
     size_t top, html_max_records;
-    bool html_max_set, quiet, merge_backends, tests_only;
+    bool html_max_set, quiet, merge_backends, tests_only, requests_only;
     bool include_warmup, apart_stdin; /* --include-warmup; an input is stdin (read once) */
     double min_share, fail_pct, alpha;
     opscope_diff_norm norm;
@@ -61,7 +62,8 @@ static void usage(FILE *f) {
           "Options:\n"
           "  --by KEY[,KEY...]        op (default; on traces the CPU op and input dims that\n"
           "                           launched the kernels), kernel, shape, category,\n"
-          "                           cpu-op, layer, phase\n"
+          "                           cpu-op, layer, phase; or test (llama-bench's tests)\n"
+          "                           or request (llama requests) alone, side by side\n"
           "  --merge-backends         op/kernel/shape over all backends (automatic when the\n"
           "                           runs' backend names differ)\n"
           "  --per UNIT               auto (default), none, graph, token or iteration: compare\n"
@@ -140,9 +142,14 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
             a->by = val;
             break;
         }
+        if (!strcmp(val, "request")) { /* llama requests side by side, alone */
+            a->requests_only = true;
+            a->by = val;
+            break;
+        }
         if (opscope_diff_keys_parse(val, &a->keys, &bad))
             return usage_error("--by: unknown key '%.*s' (op, kernel, shape, category, "
-                               "cpu-op, layer, phase; or test alone)",
+                               "cpu-op, layer, phase; or test or request alone)",
                                (int)strcspn(bad, ","), bad);
         a->by = val;
         break;
@@ -257,6 +264,8 @@ typedef struct input {
     size_t n_tests;
     opscope_warm_apart *apart; /* per run: its warm-up and outlier graphs (first pass) */
     uint64_t apart_graphs[3], apart_records[3], apart_ns[3]; /* left out, over the runs */
+    opscope_run_request *requests;
+    size_t n_requests;
 } input;
 
 /* The first run's capture.run, copied (the reader's is gone after the read). */
@@ -281,6 +290,7 @@ static void input_free(input *in) {
     free(in->tests);
     for (size_t r = 0; in->apart && r < DIFF_MAX_INPUTS; r++) opscope_warm_apart_free(&in->apart[r]);
     free(in->apart);
+    free(in->requests);
 }
 
 /* Reads PATH, one run of IN's side (the FIRST one feeds its timeline), only the graph
@@ -474,8 +484,17 @@ static int read_sides(const diff_args *a, input in[2], const char *const *paths[
             if (read_input(paths[s][r], &in[s], r == 0, &sel, in[s].apart ? &in[s].apart[r] : NULL, err))
                 return -1;
         if (opscope_graphs_finish(in[s].graphs) ||
-            opscope_run_tests(opscope_run_view(in[s].run), in[s].graphs, &in[s].tests, &in[s].n_tests))
+            opscope_run_tests(opscope_run_view(in[s].run), in[s].graphs, &in[s].tests, &in[s].n_tests) ||
+            opscope_run_requests(opscope_run_view(in[s].run), in[s].graphs, &in[s].requests, &in[s].n_requests, NULL))
             return set_nomem(err), -1;
+        if (a->requests_only && !in[s].n_requests) {
+            memset(err, 0, sizeof *err);
+            err->code = OPSCOPE_ERROR_USAGE; /* no position: the whole profile lacks them */
+            err->msg = "--by request: no llama requests in this profile (its capture saw no "
+                       "libllama batches)";
+            snprintf(err->file, sizeof err->file, "%s", paths[s][0]);
+            return -1;
+        }
         if (a->tests_only && !in[s].n_tests) {
             memset(err, 0, sizeof *err);
             err->code = OPSCOPE_ERROR_USAGE; /* no position: the whole profile lacks them */
@@ -503,12 +522,14 @@ static opscope_diff_t *compute(const diff_args *a, input in[2], const char *cons
                            .min_share = a->min_share, .fail_pct = a->fail_pct,
                            .merged_backends = merge, .by = a->by};
     opscope_diff_report_opts ro = {.base_path = paths[0][0], .new_path = paths[1][0], .top = a->top,
-                                   .tests_only = a->tests_only};
+                                   .tests_only = a->tests_only, .requests_only = a->requests_only};
     for (int s = 0; s < 2; s++) {
         ro.paths[s] = paths[s];
         ro.n_paths[s] = a->n_in[s];
         ro.tests[s] = in[s].tests;
         ro.n_tests[s] = in[s].n_tests;
+        ro.requests[s] = in[s].requests;
+        ro.n_requests[s] = in[s].n_requests;
         v->html[s] = in[s].html;
     }
     if (opscope_cli_select_any(&a->select)) {

@@ -8,6 +8,7 @@
 #include "export/job_report.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct opscope_cli_job_opts {
     const char *const *inputs;           /* traces and folders of traces, as given */
@@ -38,6 +39,21 @@ int opscope_cli_job_load(const char *const *inputs, int n, int threads, opscope_
 const opscope_job *opscope_cli_job_of(const opscope_cli_job_set *s, opscope_job_read_info *ri);
 
 void opscope_cli_job_set_free(opscope_cli_job_set *s);
+
+/* `opscope view DIR | TRACE...`: the job's page (cli/job_view.c). */
+typedef struct opscope_cli_job_view_opts {
+    const char *const *inputs;           /* traces and folders of traces, as given */
+    int n_inputs;
+    const char *output;                  /* the page ("-": stdout) */
+    size_t max_records;                  /* per rank; 0: every record */
+    int threads;                         /* traces read at once; 0: one per core */
+    bool quiet;
+} opscope_cli_job_view_opts;
+
+/* Reads the job as report does (in parallel: the per-rank table), then each rank's trace
+ * again, in parallel too, into its block of the page (one rank in memory per thread). Returns
+ * the exit status. */
+int opscope_cli_job_view(const opscope_cli_job_view_opts *o);
 
 /* `diff BASE NEW` of two jobs: true when each is a folder or a job summary (cli/job_diff.c). */
 bool opscope_cli_job_diff_wanted(const char *base, const char *next);

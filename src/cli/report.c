@@ -6,6 +6,7 @@
 #include "analyze/session.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/heap.h"
 #include "cli/job.h"
 #include "cli/progress.h"
 #include "cli/select.h"
@@ -175,6 +176,9 @@ static int check_job_args(const report_args *a) {
                         : a->sqlite ? "--sqlite" : a->peak ? "--peak" : a->export_ops ? "--export-ops"
                         : a->inefficiency ? "--inefficiency" : a->by_shape ? "--by-shape"
                         : opscope_cli_select_any(&a->select) ? "--batch/--graphs" : NULL;
+    if (a->html && !a->chrome)
+        return usage_error("--html-viewer: not for a job (a folder or several traces); 'opscope view' of the "
+                           "same inputs opens the job in the viewer");
     if (other) return usage_error("%s: not for a job (a folder or several traces)", other);
     for (int i = 0; i < a->n_inputs; i++)
         if (!strcmp(a->inputs[i], "-")) return usage_error("'-' (stdin) cannot be one rank of a job");
@@ -289,6 +293,7 @@ static int run(opscope_session_t *s, const report_args *a, opscope_cli_selection
         return OPSCOPE_EXIT_INPUT;
     }
     if (sel) opscope_cli_select_note("report", &a->select, a->input, sel);
+    opscope_cli_heap_keep_freed(); /* the finish's scratch reuses freed pages (cli/heap.h) */
     if (opscope_session_finish(s, &err)) {
         const opscope_output *o = opscope_session_failed(s);
         if (o && !strcmp(o->name, "--export-ops"))

@@ -6,6 +6,7 @@
 #include "analyze/session.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/job.h"
 #include "cli/progress.h"
 #include "cli/select.h"
 #include "export/outputs.h"
@@ -19,14 +20,18 @@
 
 static void usage(FILE *f) {
     fputs("usage: opscope view PROFILE [-o OUT.html] [--max-records N] [--format F]\n"
+          "       opscope view DIR | TRACE... [-o OUT.html] [--max-records N] [--threads N]\n"
           "\n"
           "Write a self-contained HTML timeline of PROFILE ('-' reads stdin): one file, no\n"
-          "network access, opens from file:// in any current browser.\n"
+          "network access, opens from file:// in any current browser. A folder of traces or\n"
+          "several traces are a distributed job: one group of lanes per rank on the traces'\n"
+          "shared clock, with the job's per-rank table and stragglers (docs/viewer.md).\n"
           "\n"
           "Options:\n"
           "  -o, --output FILE     where to write (default: PROFILE with its extension replaced\n"
           "                        by .html; required when reading stdin; '-' = stdout)\n"
-          "  --max-records N       keep at most N evenly spaced records (0 = all, the default)\n"
+          "  --max-records N       keep at most N evenly spaced records (0 = all, the default;\n"
+          "                        a job: per rank)\n"
           "  --format F            auto (default), ggml, kineto or chrome\n"
           "  --peak FILE|cache     draw the roofs of measured peaks in the roofline chart (a\n"
           "                        file of 'opscope peak --json', or 'cache': this machine's)\n"
@@ -34,6 +39,8 @@ static void usage(FILE *f) {
           "                        rows: 1 = llama.cpp's generation steps; decode|prefill: by\n"
           "                        phase); reads PROFILE twice\n"
           "  --graphs N|A-B|A-     only the graph computes with those graph ids\n"
+          "  --threads N           a job: read N traces at once (default: one per core;\n"
+          "                        memory: one rank per thread)\n"
           "  -h, --help            this help\n"
           "\n"
           "Exit status: 0 ok, 1 usage error, 2 bad input or failed output.\n",
@@ -42,7 +49,7 @@ static void usage(FILE *f) {
 
 #define usage_error(...) opscope_cli_usage_error("view", __VA_ARGS__)
 
-enum { OPT_OUTPUT, OPT_MAX_RECORDS, OPT_PEAK, OPT_FORMAT, OPT_BATCH, OPT_GRAPHS };
+enum { OPT_OUTPUT, OPT_MAX_RECORDS, OPT_PEAK, OPT_FORMAT, OPT_BATCH, OPT_GRAPHS, OPT_THREADS };
 
 static const opscope_cli_opt view_opts[] = {
     {"--output", "-o", OPT_OUTPUT, true},
@@ -52,10 +59,17 @@ static const opscope_cli_opt view_opts[] = {
     {"--format", NULL, OPT_FORMAT, true},
     {"--batch", NULL, OPT_BATCH, true},
     {"--graphs", NULL, OPT_GRAPHS, true},
+    {"--threads", NULL, OPT_THREADS, true},
 };
+
+#define VIEW_MAX_INPUTS 65536
 
 typedef struct view_args {
     const char *input, *output, *peak;
+    const char **inputs; /* every operand: several, or a folder, make a job (cli/job_view.c) */
+    int n_inputs;
+    bool format_set;
+    int threads;                         /* --threads N (a job); 0: one per core */
     char *def; /* the default output's path (owned) */
     size_t max_records;
     bool quiet;
@@ -73,7 +87,15 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
             return usage_error("%s: expected a non-negative integer, got '%s'", o->name, val);
         break;
     case OPT_PEAK: a->peak = val; break;
+    case OPT_THREADS: {
+        size_t t;
+        if (!opscope_cli_parse_count(val, &t) || t == 0 || t > 64)
+            return usage_error("--threads: expected an integer in 1..64, got '%s'", val);
+        a->threads = (int)t;
+        break;
+    }
     case OPT_FORMAT:
+        a->format_set = true;
         if (!strcmp(val, "auto")) a->format = OPSCOPE_FORMAT_AUTO;
         else if (!strcmp(val, "ggml")) a->format = OPSCOPE_FORMAT_GGML;
         else if (!strcmp(val, "kineto")) a->format = OPSCOPE_FORMAT_KINETO;
@@ -100,17 +122,55 @@ static char *default_output(const char *in) {
     return out;
 }
 
+/* DIR (trailing slashes dropped) + ".html". Caller frees. */
+static char *dir_output(const char *dir) {
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/') n--;
+    char *out = malloc(n + 6);
+    if (out) snprintf(out, n + 6, "%.*s.html", (int)n, dir);
+    return out;
+}
+
+/* A job (several traces, or a folder): -o (required for a list), --max-records and -q only.
+ * Returns -1 when valid, else the exit status of the usage error. */
+static int check_job_args(view_args *a) {
+    const char *other = a->peak ? "--peak" : a->format_set ? "--format"
+                        : opscope_cli_select_any(&a->select) ? "--batch/--graphs" : NULL;
+    if (other) return usage_error("%s: not for a job (a folder or several traces)", other);
+    for (int i = 0; i < a->n_inputs; i++)
+        if (!strcmp(a->inputs[i], "-")) return usage_error("'-' (stdin) cannot be one rank of a job");
+    if (!a->output && a->n_inputs > 1) return usage_error("-o is required for several traces");
+    if (!a->output) {
+        a->output = a->def = dir_output(a->input);
+        if (!a->def) {
+            fprintf(stderr, "opscope view: out of memory\n");
+            return OPSCOPE_EXIT_INPUT;
+        }
+    }
+    return opscope_cli_check_not_input("view", &a->output, 1, a->inputs, (size_t)a->n_inputs);
+}
+
+static bool is_job(const view_args *a) {
+    return a->n_inputs > 1 || opscope_cli_job_is_dir(a->input);
+}
+
 /* Returns -1 on success, else the exit status. A->output is the page's path after it
  * (A->def: the default one, freed by the caller). */
 static int parse_args(int argc, char **argv, view_args *a) {
+    const char **inputs = a->inputs;
     memset(a, 0, sizeof *a);
+    a->inputs = inputs;
     a->format = OPSCOPE_FORMAT_AUTO;
-    opscope_cli_parser p = {.cmd = "view", .usage = usage, OPSCOPE_CLI_OPTS(view_opts), .inputs = &a->input,
-                            .max_inputs = 1, .argc = argc, .argv = argv};
+    opscope_cli_parser p = {.cmd = "view", .usage = usage, OPSCOPE_CLI_OPTS(view_opts), .inputs = a->inputs,
+                            .max_inputs = VIEW_MAX_INPUTS, .argc = argc, .argv = argv};
     int st = opscope_cli_parse(&p, on_option, a);
     if (st >= 0) return st;
     a->quiet = p.quiet;
+    a->n_inputs = p.n_inputs;
+    a->input = p.n_inputs ? a->inputs[0] : NULL;
     if (!a->input) return usage_error("missing PROFILE");
+    if (is_job(a)) return check_job_args(a);
+    if (a->threads) return usage_error("--threads: only for a job (a folder or several traces)");
     st = opscope_cli_select_check("view", &a->select, &a->input, 1);
     if (st >= 0) return st;
     if (!a->output) {
@@ -160,18 +220,29 @@ static int run(opscope_session_t *s, const view_args *a, opscope_cli_selection *
 
 /* One session: the HTML output alone, no stats; a trace's analysis for its CPU side (none
  * under a filter: a trace has no graph ids). */
+static int view_one(view_args *a);
+
 int opscope_cli_view(int argc, char **argv) {
-    view_args a;
+    view_args a = {.inputs = malloc(VIEW_MAX_INPUTS * sizeof(const char *))};
+    if (!a.inputs) return OPSCOPE_EXIT_INPUT;
     int st = parse_args(argc, argv, &a);
-    if (st >= 0) {
-        free(a.def);
-        return st;
+    if (st < 0 && is_job(&a)) {
+        opscope_cli_job_view_opts jo = {.inputs = a.inputs, .n_inputs = a.n_inputs, .output = a.output,
+                                        .max_records = a.max_records, .threads = a.threads, .quiet = a.quiet};
+        st = opscope_cli_job_view(&jo);
+    } else if (st < 0) {
+        st = view_one(&a);
     }
+    free(a.def);
+    free(a.inputs);
+    return st;
+}
+
+static int view_one(view_args *ap) {
+    view_args a = *ap;
+    int st;
     opscope_peak peak;
-    if (a.peak && (st = opscope_cli_load_peak("view", a.peak, &peak)) >= 0) {
-        free(a.def);
-        return st;
-    }
+    if (a.peak && (st = opscope_cli_load_peak("view", a.peak, &peak)) >= 0) return st;
     opscope_error err;
     memset(&err, 0, sizeof err);
     opscope_cli_selection sel;
@@ -179,7 +250,7 @@ int opscope_cli_view(int argc, char **argv) {
     int rc = OPSCOPE_EXIT_INPUT;
     if (!opscope_cli_select_open(&a.select, a.input, &sel, &err)) {
         bool filtered = opscope_cli_select_any(&a.select);
-        opscope_session_opts so = {.no_stats = true, .kineto = !filtered,
+        opscope_session_opts so = {.no_stats = true, .kineto = !filtered, .critical_path = !filtered,
                                    .filter = filtered ? &sel.filter : NULL, .filter_desc = sel.desc};
         opscope_output o;
         if (!(s = opscope_session_new(&so))) err = (opscope_error){.code = OPSCOPE_ERROR_NOMEM, .msg = "out of memory"};
@@ -194,6 +265,5 @@ int opscope_cli_view(int argc, char **argv) {
     }
     opscope_session_free(s);
     opscope_cli_select_close(&sel);
-    free(a.def);
     return rc;
 }

@@ -167,7 +167,10 @@ void opscope_job_colls_json(opscope_out_t *w, const opscope_job_colls *c) {
         kd(w, "busbw_median_gbps", t->busbw_median_gbps);
         kd(w, "busbw_max_gbps", t->busbw_max_gbps);
         kd(w, "busbw_skew_pct", t->skew_pct);
-        opscope_out_printf(w, ",\"slowest_rank\":%lld,\"ranks\":[", (long long)t->slowest_rank);
+        opscope_out_printf(w, ",\"slowest_rank\":%lld,\"late_rank\":%lld,\"median_time_ns\":%lld,\"late_wait_ns\":%lld",
+                           (long long)t->slowest_rank, (long long)t->late_rank, (long long)t->median_time_ns,
+                           (long long)t->late_wait_ns);
+        opscope_out_str(w, ",\"ranks\":[");
         for (size_t r = 0; r < t->n_ranks; r++) {
             const opscope_job_coll_rank *x = &t->ranks[r];
             opscope_out_printf(w, "%s{\"rank\":%lld,\"count\":%llu,\"bytes\":%llu,\"bus_bytes\":%llu,\"time_ns\":%lld",

@@ -108,6 +108,9 @@ void opscope_critical_path_write_json(opscope_out_t *w, const opscope_cpath_t *c
     total(v, n, &t);
     opscope_out_str(w, ",\n\"critical_path\":{");
     members(w, &t);
+    size_t n_hops;
+    opscope_cpath_hops(cp, &n_hops); /* the path's hops between lanes: flows in Chrome, arrows in the viewer */
+    ju(w, "hops", n_hops);
     opscope_out_str(w, ",\"steps\":[");
     for (size_t i = 0; i < n; i++) {
         opscope_out_printf(w, "%s\n{\"step\":%" PRId64 ",", i ? "," : "", v[i].step);

@@ -246,5 +246,6 @@ void opscope_diff_write_json(opscope_out_t *w, const opscope_diff_t *d,
     }
     opscope_out_str(w, "]");
     opscope_diff_tests_write_json(w, o);
+    opscope_diff_requests_write_json(w, o);
     opscope_out_str(w, "}\n");
 }

@@ -42,12 +42,21 @@ typedef struct opscope_diff_report_opts {
     const struct opscope_run_test *tests[2];
     size_t n_tests[2];
     bool tests_only;
+    /* llama requests per side (analyze/run_requests.h; borrowed, may be empty): the Requests
+     * section pairs them (diff_requests.c); REQUESTS_ONLY (--by request): that section alone. */
+    const struct opscope_run_request *requests[2];
+    size_t n_requests[2];
+    bool requests_only;
 } opscope_diff_report_opts;
 
 /* The Tests section (text, console) and the "tests" member (JSON, after a comma), when both
  * sides have tests; nothing otherwise. */
 void opscope_diff_tests_write_text(opscope_out_t *w, const opscope_diff_report_opts *o);
 void opscope_diff_tests_write_json(opscope_out_t *w, const opscope_diff_report_opts *o);
+/* The Requests section and the "requests" member (JSON, after a comma), when both sides have
+ * requests; nothing otherwise. */
+void opscope_diff_requests_write_text(opscope_out_t *w, const opscope_diff_report_opts *o);
+void opscope_diff_requests_write_json(opscope_out_t *w, const opscope_diff_report_opts *o);
 
 /* Console summary: header, totals, the TOP largest deltas among the shown rows (short
  * kernel names), fusion differences, the regression check when asked. */

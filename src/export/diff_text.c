@@ -522,7 +522,8 @@ void opscope_diff_write_console(opscope_out_t *w, const opscope_diff_t *d,
                                 const opscope_diff_report_opts *o) {
     header(w, d, o);
     opscope_diff_tests_write_text(w, o);
-    if (o->tests_only) return;
+    opscope_diff_requests_write_text(w, o);
+    if (o->tests_only || o->requests_only) return;
     table(w, d, o->top ? o->top : CONSOLE_TOP, false, true);
     opscope_diff_write_sampled(w, d, o->top ? o->top : CONSOLE_TOP, false);
     fusions(w, d, 10, true);
@@ -533,7 +534,8 @@ void opscope_diff_write_text(opscope_out_t *w, const opscope_diff_t *d,
                              const opscope_diff_report_opts *o) {
     header(w, d, o);
     opscope_diff_tests_write_text(w, o);
-    if (o->tests_only) return;
+    opscope_diff_requests_write_text(w, o);
+    if (o->tests_only || o->requests_only) return;
     table(w, d, 0, true, false);
     opscope_diff_write_sampled(w, d, 0, true);
     fusions(w, d, 0, false);

@@ -49,12 +49,17 @@ struct opscope_html_sink {
     size_t n_sampled, cap_sampled, last_sampled;
     opscope_html_cpu_t *cpu; /* a trace's CPU side (opscope_html_sink_kineto_tee), or NULL */
     opscope_html_graphs_t *graphs; /* the graph computes, from every record */
+    const opscope_cpath_t *cpath; /* its critical path (borrowed until finish), or NULL */
     char shape_buf[2048];
 };
 
 #define HTML_SAMPLED_MAX 4096 /* ops with weights kept; more is no profile the capture writes */
 
 /* ---------------------------------------------------------------------------------------- */
+
+void opscope_html_sink_set_cpath(opscope_html_sink_t *h, const opscope_cpath_t *cp) {
+    h->cpath = cp;
+}
 
 /* ---------------------------------------------------------------------------------------- */
 
@@ -441,6 +446,7 @@ static void fill_data(const opscope_html_sink_t *h, opscope_html_data *out) {
         .n_sampled = h->n_sampled,
         .cpu = h->cpu,
         .graphs = h->graphs,
+        .cpath = h->cpath,
     };
     data.sigs = h->sigs;
     data.lanes = h->lanes;

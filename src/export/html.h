@@ -17,6 +17,7 @@
 
 #include "opscope.h"
 #include "analyze/kineto.h"
+#include "analyze/critical_path.h"
 #include "analyze/derived.h"
 #include "analyze/roofline.h"
 #include "util/out.h"
@@ -49,6 +50,10 @@ int opscope_html_sink_derived(void *ud, const opscope_record *rec, opscope_deriv
 opscope_kineto_collector *opscope_html_sink_kineto_tee(opscope_html_sink_t *h,
                                                        opscope_kineto_collector *next);
 int opscope_html_sink_add_kineto(opscope_html_sink_t *h, const opscope_kineto_t *k);
+
+/* The trace's critical path (analyze/critical_path.h; borrowed: it must live until the page
+ * is written; NULL: none), drawn by the viewer's Critical path button. */
+void opscope_html_sink_set_cpath(opscope_html_sink_t *h, const opscope_cpath_t *cp);
 
 /* The peaks the page's roofline chart draws (copied; NULL: a chart without roofs). */
 void opscope_html_sink_set_peak(opscope_html_sink_t *h, const opscope_peak *peak);

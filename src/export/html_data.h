@@ -9,6 +9,7 @@
 #define OPSCOPE_HTML_DATA_H
 
 #include "opscope.h"
+#include "analyze/critical_path.h"
 #include "analyze/roofline.h"
 #include "export/html_cpu.h"
 #include "export/html_graphs.h"
@@ -62,6 +63,7 @@ typedef struct opscope_html_data {
     const opscope_peak *peak; /* measured peaks for the roofline chart, or NULL */
     opscope_html_cpu_t *cpu;  /* a trace's CPU side, or NULL */
     const opscope_html_graphs_t *graphs; /* the graph computes (finished), or NULL */
+    const opscope_cpath_t *cpath; /* its critical path, or NULL */
     const opscope_html_sampled *sampled; /* every record's, before any stride */
     size_t n_sampled;
 } opscope_html_data;

@@ -21,6 +21,22 @@ static const char *cause_text(opscope_job_cause c) {
     }
 }
 
+/* The collective whose late rank makes the others wait longest: which, who, how long. */
+static void write_skew(opscope_out_t *w, const opscope_job *job) {
+    const opscope_job_coll_type *t = opscope_job_colls_worst_skew(&job->colls);
+    if (!t) return;
+    uint64_t calls = 0;
+    int64_t late_ns = t->median_time_ns - t->late_wait_ns;
+    for (size_t i = 0; i < t->n_ranks; i++)
+        if (t->ranks[i].rank == t->late_rank) calls = t->ranks[i].count;
+    opscope_out_printf(w, "Collective skew: %s, bus bandwidth %.2f-%.2f GB/s over %zu ranks (skew %.1f%%); "
+                          "rank %lld is late:\n          the others wait for it, its %llu %s calls take %.1f ms "
+                          "against the median rank's %.1f ms (%.1f ms of waiting, %.2f ms per call)\n",
+                       t->tot.type, t->busbw_min_gbps, t->busbw_max_gbps, t->n_ranks, t->skew_pct,
+                       (long long)t->late_rank, (unsigned long long)calls, t->tot.type, ms(late_ns),
+                       ms(t->median_time_ns), ms(t->late_wait_ns), calls ? ms(t->late_wait_ns) / (double)calls : 0.0);
+}
+
 /* The first screen: what bounds the job. */
 static void write_answer(opscope_out_t *w, const opscope_job *job, const opscope_job_read_info *ri) {
     const opscope_job_rank_summary *r0 = job->rows[0].s;
@@ -63,6 +79,7 @@ static void write_answer(opscope_out_t *w, const opscope_job *job, const opscope
                            ms(st->wait_ns));
     }
     if (job->n_stragglers) opscope_out_char(w, '\n');
+    write_skew(w, job);
 }
 
 static void write_ranks(opscope_out_t *w, const opscope_job *job) {

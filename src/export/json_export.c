@@ -756,6 +756,7 @@ int opscope_json_export_finish(opscope_json_export_t *x, const opscope_stats_t *
         else if (x->rpc) opscope_rpc_write_json(w, x->rpc);
         opscope_graphs_write_json(w, x->graphs);
         if (opscope_run_write_json(w, stats, x->graphs, x->peak)) x->oom = true;
+        if (opscope_req_write_json(w, stats, x->graphs)) x->oom = true;
         if (x->summary_extra) x->summary_extra(w, x->summary_ud);
         opscope_out_char(w, '}');
     }

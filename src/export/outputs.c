@@ -197,6 +197,7 @@ typedef struct html_output {
 static int html_finish(void *impl, opscope_session_t *s, opscope_error *err) {
     html_output *p = impl;
     if (opscope_html_sink_add_kineto(p->h, opscope_session_kineto(s))) return nomem(err);
+    opscope_html_sink_set_cpath(p->h, opscope_session_cpath(s));
     opscope_html_sink_t *h = p->h;
     p->h = NULL;
     p->seen = opscope_html_sink_seen(h);

@@ -1,6 +1,6 @@
 /*
  * run_fmt.h - the "capture" object's run members (docs/formats.md, "capture"): argv, models,
- * contexts, blas, cpu_cores; written by every writer of that object through
+ * contexts, blas, cpu_cores, decodes; written by every writer of that object through
  * opscope_json_write_capture_members (json_fmt.h). Header-only, as json_fmt.h.
  */
 #ifndef OPSCOPE_RUN_FMT_H
@@ -49,6 +49,41 @@ static inline void opscope_json_write_run_context(opscope_out_t *w, const opscop
     opscope_out_str(w, "]}");
 }
 
+static inline void opscope_json_write_run_decode(opscope_out_t *w, const opscope_run_decode *d) {
+    opscope_out_str(w, "{\"start_ns\":");
+    opscope_out_u64(w, d->start_ns);
+    opscope_out_str(w, ",\"end_ns\":");
+    opscope_out_u64(w, d->end_ns);
+    opscope_out_str(w, ",\"graph\":");
+    opscope_out_i64(w, d->graph);
+    opscope_out_str(w, ",\"graphs\":");
+    opscope_out_u64(w, d->n_graphs);
+    opscope_out_str(w, ",\"tokens\":");
+    opscope_out_u64(w, d->n_tokens);
+    opscope_out_str(w, ",\"outputs\":");
+    opscope_out_u64(w, d->n_outputs);
+    opscope_out_str(w, ",\"context\":");
+    opscope_out_i64(w, d->context);
+    opscope_out_str(w, ",\"ret\":");
+    opscope_out_i64(w, d->ret);
+    opscope_out_str(w, ",\"seqs\":[");
+    for (size_t i = 0; i < d->n_seqs; i++) {
+        const opscope_run_seq *q = &d->seqs[i];
+        opscope_out_str(w, i ? ",{\"seq\":" : "{\"seq\":");
+        opscope_out_i64(w, q->seq);
+        opscope_out_str(w, ",\"request\":");
+        opscope_out_u64(w, q->request);
+        opscope_out_str(w, ",\"tokens\":");
+        opscope_out_u64(w, q->n_tokens);
+        opscope_out_str(w, ",\"prompt\":");
+        opscope_out_u64(w, q->n_prompt);
+        opscope_out_str(w, ",\"outputs\":");
+        opscope_out_u64(w, q->n_outputs);
+        opscope_out_char(w, '}');
+    }
+    opscope_out_str(w, "]}");
+}
+
 /* R's members after *SEP (R may be NULL: nothing). */
 static inline void opscope_json_write_run_members(opscope_out_t *w, const opscope_run_info *r,
                                                   const char **sep) {
@@ -91,6 +126,19 @@ static inline void opscope_json_write_run_members(opscope_out_t *w, const opscop
     if (r->cpu_cores) {
         opscope_json_write_key(w, sep, "cpu_cores");
         opscope_out_i64(w, r->cpu_cores);
+    }
+    if (r->n_decodes) {
+        opscope_json_write_key(w, sep, "decodes");
+        opscope_out_char(w, '[');
+        for (size_t i = 0; i < r->n_decodes; i++) {
+            opscope_out_str(w, i ? ",\n" : "\n");
+            opscope_json_write_run_decode(w, &r->decodes[i]);
+        }
+        opscope_out_char(w, ']');
+    }
+    if (r->decodes_lost) {
+        opscope_json_write_key(w, sep, "decodes_lost");
+        opscope_out_u64(w, r->decodes_lost);
     }
 }
 

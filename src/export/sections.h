@@ -26,6 +26,13 @@ int opscope_run_write_tests_text(opscope_out_t *w, const opscope_stats_t *s, con
 int opscope_run_write_json(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g,
                            const opscope_peak *peak);
 
+/* A llama.cpp run's requests (req_out.c; docs/metrics.md, "Requests"): the llama_decode
+ * totals and one row per request (the first 32); nothing without decodes. -1: out of memory. */
+int opscope_req_write_text(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g);
+/* The summary's "decodes" (totals) and "requests" (every request) members, each after a
+ * comma; none without decodes. -1: out of memory. */
+int opscope_req_write_json(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g);
+
 /* The table of "Graphs by batch" as text, without its title: the first MAX_ROWS groups;
  * nothing without graphs. G finished. */
 void opscope_graphs_write_text(opscope_out_t *w, const opscope_graphs_t *g, size_t max_rows);

@@ -16,6 +16,11 @@ struct opscope_run {
     size_t n_contexts, cap_contexts;
     uint64_t *reps;
     size_t n_reps, cap_reps;
+    opscope_run_decode *decodes;
+    size_t *seq_at; /* each decode's first part in seqs (pointers are set by the view) */
+    size_t n_decodes, cap_decodes;
+    opscope_run_seq *seqs;
+    size_t n_seqs, cap_seqs;
     opscope_run_info view;
 };
 
@@ -56,6 +61,9 @@ void opscope_run_free(opscope_run_t *r) {
     free(r->contexts);
     free(r->rep_at);
     free(r->reps);
+    free(r->decodes);
+    free(r->seq_at);
+    free(r->seqs);
     free(r);
 }
 
@@ -105,6 +113,34 @@ int opscope_run_add_context(opscope_run_t *r, const opscope_run_context *c) {
     return 0;
 }
 
+int opscope_run_add_decode(opscope_run_t *r, const opscope_run_decode *d) {
+    if (!r) return 0;
+    size_t cap_at = r->cap_decodes;
+    if (grow(&r->decodes, r->n_decodes, &r->cap_decodes, sizeof *r->decodes)) return -1;
+    if (r->cap_decodes != cap_at) {
+        size_t *p = realloc(r->seq_at, r->cap_decodes * sizeof *p);
+        if (!p) return -1;
+        r->seq_at = p;
+    }
+    size_t first = r->n_seqs;
+    for (size_t i = 0; i < d->n_seqs; i++) {
+        if (grow(&r->seqs, r->n_seqs, &r->cap_seqs, sizeof *r->seqs)) {
+            r->n_seqs = first;
+            return -1;
+        }
+        r->seqs[r->n_seqs++] = d->seqs[i];
+    }
+    r->seq_at[r->n_decodes] = first;
+    r->decodes[r->n_decodes] = *d;
+    r->decodes[r->n_decodes].seqs = NULL;
+    r->n_decodes++;
+    return 0;
+}
+
+void opscope_run_set_decodes_lost(opscope_run_t *r, uint64_t lost) {
+    if (r) r->view.decodes_lost = lost;
+}
+
 int opscope_run_set_blas(opscope_run_t *r, const char *name, const char *path, int32_t threads) {
     if (!r) return 0;
     int failed = 0;
@@ -124,6 +160,10 @@ const opscope_run_info *opscope_run_view(opscope_run_t *r) {
     if (!r) return NULL;
     for (size_t i = 0; i < r->n_contexts; i++)
         r->contexts[i].reps_ns = r->contexts[i].n_reps ? r->reps + r->rep_at[i] : NULL;
+    for (size_t i = 0; i < r->n_decodes; i++)
+        r->decodes[i].seqs = r->decodes[i].n_seqs ? r->seqs + r->seq_at[i] : NULL;
+    r->view.n_decodes = r->n_decodes;
+    r->view.decodes = r->decodes;
     r->view.n_argv = r->n_argv;
     r->view.argv = r->argv;
     r->view.n_models = r->n_models;
@@ -143,6 +183,9 @@ opscope_run_t *opscope_run_copy(const opscope_run_info *src, int *failed) {
         bad = opscope_run_add_model(r, &src->models[i]) != 0;
     for (size_t i = 0; !bad && i < src->n_contexts; i++)
         bad = opscope_run_add_context(r, &src->contexts[i]) != 0;
+    for (size_t i = 0; !bad && i < src->n_decodes; i++)
+        bad = opscope_run_add_decode(r, &src->decodes[i]) != 0;
+    opscope_run_set_decodes_lost(r, src->decodes_lost);
     if (!bad) bad = opscope_run_set_blas(r, src->blas, src->blas_path, src->blas_threads) != 0;
     opscope_run_set_cores(r, src->cpu_cores);
     if (bad) {

@@ -10,13 +10,19 @@
 enum { COMM_COLL = 1, COMM_IN, COMM_OUT, COMM_GROUP, COMM_DTYPE, COMM_PG };
 
 int opscope_kineto_comm_key_of(const char *key, size_t len) {
-    static const struct { const char *k; int which; } keys[] = {
-        {"Collective name", COMM_COLL}, {"In msg nelems", COMM_IN}, {"Out msg nelems", COMM_OUT},
-        {"Group size", COMM_GROUP},     {"dtype", COMM_DTYPE},      {"Process Group Name", COMM_PG},
-    };
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        if (strlen(keys[i].k) == len && !memcmp(keys[i].k, key, len)) return keys[i].which;
-    return 0;
+    /* one comparison per key: the reader asks for every args key of every event */
+    const char *k;
+    int which;
+    switch (len) {
+    case 15: k = "Collective name", which = COMM_COLL; break;
+    case 13: k = "In msg nelems", which = COMM_IN; break;
+    case 14: k = "Out msg nelems", which = COMM_OUT; break;
+    case 10: k = "Group size", which = COMM_GROUP; break;
+    case 5: k = "dtype", which = COMM_DTYPE; break;
+    case 18: k = "Process Group Name", which = COMM_PG; break;
+    default: return 0;
+    }
+    return memcmp(k, key, len) ? 0 : which;
 }
 
 static void set_str(char *dst, size_t size, const opscope_json_token *t) {

@@ -1,7 +1,10 @@
 /* oplog_read.c - the record log's reader (see readers.h, opscope_oplog_read). */
 #include "read/readers.h"
 
+#include "model/oplog_dec.h"
 #include "model/oplog_rec.h"
+#include "model/oplog_run.h"
+#include "model/run_info.h"
 #include "util/oplog.h"
 #include "util/vec.h"
 
@@ -35,6 +38,9 @@ typedef struct olr {
     OPSCOPE_VEC(uint32_t) heap;
     opscope_meta meta;
     opscope_capture_info cap;
+    opscope_run_t *run;     /* the last RUN chunk's (NULL: none) */
+    opscope_run_t *dec;     /* libllama's batches from DECODES chunks (NULL: none) */
+    opscope_run_seq *seqs;  /* a call's sequences while it is read */
     bool has_cap, has_end;
     uint64_t delivered;
 } olr;
@@ -95,7 +101,10 @@ static int read_records(olr *r, opscope_oplog_cur *c, const unsigned char *at) {
     for (uint64_t k = 0; k < n_tmpl && !c->bad; k++) {
         uint64_t id = opscope_oplog_get_u(c);
         const unsigned char *p = c->p;
-        if (id >= UINT32_MAX || opscope_oplog_get_tmpl(c, &scratch)) {
+        /* the writer numbers templates densely: an id past those defined so far plus one per
+         * byte left is damage (and would make the table huge) */
+        if (id >= UINT32_MAX || id > r->tmpls.n + (uint64_t)(c->end - c->p) ||
+            opscope_oplog_get_tmpl(c, &scratch)) {
             return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged record template in the record log", p);
         }
         if (id >= r->tmpls.n) {
@@ -125,6 +134,20 @@ static int read_drops(olr *r, opscope_oplog_cur *c) {
     return c->bad ? -1 : 0;
 }
 
+/* What ran: the last RUN chunk counts (the capture appends one when it changed). Returns 0,
+ * -1 (damage) or -2 (out of memory). */
+static int read_run(olr *r, opscope_oplog_cur *c) {
+    opscope_run_t *got = opscope_run_new();
+    int rc = got ? opscope_oplog_get_run(c, got) : -2;
+    if (rc) {
+        opscope_run_free(got);
+        return rc;
+    }
+    opscope_run_free(r->run);
+    r->run = got;
+    return 0;
+}
+
 static int read_end(olr *r, opscope_oplog_cur *c) {
     r->cap.end = str(c);
     r->cap.end_signal = str(c);
@@ -132,6 +155,39 @@ static int read_end(olr *r, opscope_oplog_cur *c) {
     r->cap.died_ns = opscope_oplog_get_u(c);
     r->has_end = true;
     return c->bad || !r->cap.end ? -1 : 0;
+}
+
+static int read_decodes(olr *r, opscope_oplog_cur *c) {
+    if (!r->dec && !(r->dec = opscope_run_new())) return -2;
+    if (!r->seqs && !(r->seqs = malloc(OPSCOPE_OPLOG_DEC_MAX_SEQS * sizeof *r->seqs))) return -2;
+    uint64_t lost = opscope_oplog_get_u(c), n = opscope_oplog_get_u(c);
+    if (c->bad) return -1;
+    opscope_run_set_decodes_lost(r->dec, lost);
+    for (uint64_t i = 0; i < n; i++) {
+        opscope_run_decode d;
+        if (opscope_oplog_get_decode(c, &d, r->seqs)) return -1;
+        if (opscope_run_add_decode(r->dec, &d)) return -2;
+    }
+    return 0;
+}
+
+/* The DECODES chunks' calls join what the last RUN chunk says (a RUN chunk replaces the run
+ * before it, the calls accumulate over chunks). Returns 0 or -1 (out of memory). */
+static int take_decodes(olr *r) {
+    if (!r->dec) return 0;
+    if (!r->run) {
+        r->run = r->dec;
+        r->dec = NULL;
+        return 0;
+    }
+    const opscope_run_info *d = opscope_run_view(r->dec);
+    for (size_t i = 0; i < d->n_decodes; i++) {
+        if (opscope_run_add_decode(r->run, &d->decodes[i])) return -1;
+    }
+    opscope_run_set_decodes_lost(r->run, d->decodes_lost);
+    opscope_run_free(r->dec);
+    r->dec = NULL;
+    return 0;
 }
 
 /* Every chunk up to the first that is not whole (the end, or a write a crash cut). */
@@ -152,8 +208,11 @@ static int scan(olr *r) {
             break;
         case OPSCOPE_OPLOG_DROPS: rc = read_drops(r, &c); break;
         case OPSCOPE_OPLOG_END: rc = read_end(r, &c); break;
+        case OPSCOPE_OPLOG_DECODES: rc = read_decodes(r, &c); break;
+        case OPSCOPE_OPLOG_RUN: rc = read_run(r, &c); break;
         default: break; /* a chunk of a later version: skipped */
         }
+        if (rc == -2) return fail(r, OPSCOPE_ERROR_NOMEM, "out of memory", r->data + off);
         if (rc) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged chunk in the record log", r->data + off);
         off = next;
     }
@@ -244,6 +303,8 @@ static int deliver(olr *r) {
     const opscope_sink *s = r->sink;
     r->meta.profiler = "opscope";
     r->meta.version = 3;
+    if (r->has_cap && take_decodes(r)) return fail(r, OPSCOPE_ERROR_NOMEM, "out of memory", r->data);
+    if (r->has_cap) r->cap.run = opscope_run_view(r->run);
     r->meta.capture = r->has_cap ? &r->cap : NULL;
     if (s->on_meta && s->on_meta(s->ud, &r->meta))
         return fail(r, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader", r->data);
@@ -286,5 +347,8 @@ int opscope_oplog_read(const void *data, size_t size, const char *name, const op
     free(r.runs.v);
     free(r.backends.v);
     free(r.heap.v);
+    opscope_run_free(r.run);
+    opscope_run_free(r.dec);
+    free(r.seqs);
     return rc;
 }

@@ -1,5 +1,6 @@
 /* run_read.c - the run members of "capture" (see run_read.h). */
 #include "read/run_read.h"
+#include "read/decode_read.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -189,7 +190,8 @@ static int read_blas(opscope_json_t *j, const opscope_json_token *open, opscope_
 
 int opscope_read_run_key(const char *k, size_t n) {
     return KEY_IS("argv") ? 1 : KEY_IS("models") ? 2 : KEY_IS("contexts") ? 3
-         : KEY_IS("blas") ? 4 : KEY_IS("cpu_cores") ? 5 : 0;
+         : KEY_IS("blas") ? 4 : KEY_IS("cpu_cores") ? 5 : KEY_IS("decodes") ? 6
+         : KEY_IS("decodes_lost") ? 7 : 0;
 }
 
 int opscope_read_run_member(opscope_json_t *j, int key, const opscope_json_token *val,
@@ -203,7 +205,12 @@ int opscope_read_run_member(opscope_json_t *j, int key, const opscope_json_token
     else if (key == 2) rc = read_list(j, val, r, "\"models\" must be an array of objects", read_model);
     else if (key == 3) rc = read_list(j, val, r, "\"contexts\" must be an array of objects", read_context);
     else if (key == 4) rc = read_blas(j, val, r);
-    else {
+    else if (key == 6) rc = opscope_read_run_decodes(j, val, r);
+    else if (key == 7) {
+        uint64_t lost = 0;
+        rc = get_u64(j, val, &lost);
+        opscope_run_set_decodes_lost(r, lost);
+    } else {
         int32_t cores = 0;
         rc = get_i32(j, val, &cores);
         opscope_run_set_cores(r, cores);

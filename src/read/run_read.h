@@ -1,6 +1,6 @@
 /*
  * run_read.h - the run members of a profile's "capture" object (argv, models, contexts, blas,
- * cpu_cores; docs/formats.md) read into an opscope_run_t (internal). Thread safety: none.
+ * cpu_cores, decodes, decodes_lost; docs/formats.md) read into an opscope_run_t (internal). Thread safety: none.
  */
 #ifndef OPSCOPE_RUN_READ_H
 #define OPSCOPE_RUN_READ_H

@@ -35,6 +35,8 @@ enum {
     OPSCOPE_OPLOG_RECORDS = 3, /* new record templates, then records sorted by start */
     OPSCOPE_OPLOG_DROPS = 4,   /* the drop counters so far (the last one counts) */
     OPSCOPE_OPLOG_END = 5,     /* how the program ended (the last one counts) */
+    OPSCOPE_OPLOG_RUN = 6,     /* what ran: command line, models, contexts, BLAS (the last counts) */
+    OPSCOPE_OPLOG_DECODES = 7, /* libllama's batches since the last chunk (model/oplog_dec.h) */
 };
 
 /* Bytes under construction (a chunk's payload). */

@@ -529,13 +529,15 @@ def perf_logger_blocks(text):
     return blocks
 
 
-def server_completions(cmd_for, env, log_path, batches, n_predict, body_for=None, status=None, stop_timeout=60):
+def server_completions(cmd_for, env, log_path, batches, n_predict, body_for=None, status=None, stop_timeout=60,
+                       stop_signal=signal.SIGTERM, stop_after=0):
     """Runs llama-server as CMD_FOR(port) on a free local port (output to LOG_PATH), waits for
     /health, sends the requests of each batch in BATCHES at once ("Request i: hello", N_PREDICT
-    greedy tokens, or BODY_FOR(i) when given: request i's JSON body), then stops it with SIGTERM
-    (killed when it has not ended STOP_TIMEOUT s later). Returns {i: the reply's JSON or
-    {"error": ...}}; STATUS, a dict when given, receives "healthy" (whether /health answered)
-    and "rc" (the server's exit status, None when it had to be killed)."""
+    greedy tokens, or BODY_FOR(i) when given: request i's JSON body), then, STOP_AFTER seconds
+    later, stops it with STOP_SIGNAL (SIGTERM; killed when it has not ended STOP_TIMEOUT s
+    later). Returns {i: the reply's JSON or {"error": ...}}; STATUS, a dict when given, receives
+    "healthy" (whether /health answered) and "rc" (the server's exit status, None when it had
+    to be killed)."""
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
@@ -577,8 +579,9 @@ def server_completions(cmd_for, env, log_path, batches, n_predict, body_for=None
             for t in th:
                 t.join()
     finally:
+        time.sleep(stop_after)
         if srv.poll() is None:
-            srv.send_signal(signal.SIGTERM)
+            srv.send_signal(stop_signal)
             try:
                 status["rc"] = srv.wait(timeout=stop_timeout)
             except subprocess.TimeoutExpired:

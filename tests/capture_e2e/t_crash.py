@@ -9,6 +9,9 @@ every record of the graphs it has (the decode graphs all have the op count of a 
 Through record, the profile also says how the program died (capture.end, from the wait
 status), and record says it. A normal end says "exit" and reports without a warning.
 GGML_PROFILE in a folder that does not exist is said at start, not after the run.
+A killed run's profile is its record log, read directly: it still says what ran (the log's RUN
+chunk), capture.argv equal to the command line and capture.models the model file with the
+architecture of its GGUF header (python3-gguf's reader).
 """
 import json
 import os
@@ -27,6 +30,15 @@ d = e2e.outdir("crash")
 LONG = ["llama-completion", "-m", m, "-p", "Hello", "-n", "100000", "-no-cnv", "--ignore-eos", "-t", "2",
         "--no-warmup"]
 ENV = e2e.env_for([], extra={"OPSCOPE_LIB": e2e.PRELOAD})
+
+
+def gguf_arch(path):
+    import gguf
+    field = gguf.GGUFReader(path).fields["general.architecture"]
+    return bytes(field.parts[field.data[0]]).decode()
+
+
+ARCH = gguf_arch(m)
 
 
 def run_and_kill(cmd, env, sig, wait_s=2.5):
@@ -95,7 +107,12 @@ for sig in (signal.SIGSEGV, signal.SIGKILL):
         e2e.check(len(counts) >= 3 and set(counts.values()) == per_graph and
                   sorted(counts) == list(range(1, max(counts) + 1)),
                   f"{label}: graphs 1-{max(counts) if counts else None} all there, each with the ops of a decode graph")
-        end = p.get("capture", {}).get("end", {})
+        cap = p.get("capture", {})
+        ran = (cap.get("argv"), [(x.get("path"), x.get("architecture")) for x in cap.get("models", [])])
+        e2e.check(e2e.is_record_log(path) and ran == (LONG, [(m, ARCH)]),
+                  f"{label}: its record log says what ran: the command line and the model's architecture "
+                  f"({ran} vs {(LONG, [(m, ARCH)])})")
+        end = cap.get("end", {})
         if how == "preload":
             e2e.check(end.get("how") == "checkpoint", f"{label}: the profile says it is a checkpoint ({end})")
         else:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What ran (issue 32), against the programs' own accounts and an independent GGUF reader.
 
-usage (inside the root): t_llama_run.py bench|completion
+usage (inside the root): t_llama_run.py bench|completion|openblas
 
 bench: llama-bench with two models, -p 16 -n 16 -r 2 -o json, under `opscope record`:
   `report --json` has one test per llama-bench test (4), each with its model path and
@@ -11,6 +11,11 @@ bench: llama-bench with two models, -p 16 -n 16 -r 2 -o json, under `opscope rec
 completion: llama-completion's profile has its command line, and per model file the
   architecture, file type, parameter count (python3-gguf's GGUFReader: the tensors' elements
   summed) and size (os.stat) of the GGUF file.
+openblas: llama-completion on the BLAS backend with Debian's OpenBLAS selected for this run
+  alone (LD_LIBRARY_PATH to its libblas.so.3 folder; ldd says the BLAS backend then resolves
+  there, the root's alternative stays netlib's) and OPENBLAS_NUM_THREADS=2, a 48-word prompt
+  so the prefill's MUL_MATs run on BLAS: the first screen names OpenBLAS, the library ldd
+  found and 2 threads, and has no reference-BLAS warning.
 """
 import json
 import os
@@ -108,5 +113,48 @@ def completion():
     e2e.check(f"{m}: {arch}," in first_screen(text), "the first screen names the model and its architecture")
 
 
-bench() if mode == "bench" else completion()
+def openblas():
+    lib = "/usr/lib/x86_64-linux-gnu"
+    folder = f"{lib}/openblas-pthread"
+    if not os.path.exists(f"{folder}/libblas.so.3"):
+        e2e.skip("Debian's libopenblas0-pthread is not in the root (scripts/forky-root.sh installs it)")
+    backend = next((f"{r}/{f}" for r, _, fs in os.walk(f"{lib}/ggml") for f in fs if f.startswith("libggml-blas")),
+                   None)
+    if not e2e.check(backend is not None, "Debian's ggml BLAS backend is in the root"):
+        return
+    extra = {"OPSCOPE_LIB": e2e.PRELOAD, "LD_LIBRARY_PATH": folder, "OPENBLAS_NUM_THREADS": "2"}
+    env = e2e.env_for([], extra=extra)
+    # what the dynamic linker resolves, told by ldd (not by opscope): OpenBLAS with the path set,
+    # netlib's reference without it (the root's alternative is left alone)
+    deps = subprocess.run(["ldd", backend], env=env, capture_output=True, text=True).stdout
+    plain = subprocess.run(["ldd", backend], env=e2e.env_for([]), capture_output=True, text=True).stdout
+    libopenblas = next((ln.split("=>")[1].split("(")[0].strip() for ln in deps.splitlines()
+                        if "libopenblas.so" in ln and "=>" in ln), "")
+    e2e.check(libopenblas.startswith(folder) and "openblas" not in plain,
+              f"ldd: the backend loads {libopenblas or 'no OpenBLAS'} with the path, the reference BLAS without")
+    d = e2e.outdir("llama-run-openblas")
+    prof = f"{d}/openblas.json"
+    # a prompt of 48 words: ggml-blas takes MUL_MATs of 32 rows or more, so the prefill runs there
+    cmd = ["llama-completion", "-m", e2e.model("tiny-dense-f32"), "-p", " ".join(["Hello"] * 48), "-n", "4",
+           "--temp", "0", "-t", "2", "-no-cnv", "--no-warmup"]
+    rc, _, err = e2e.run([e2e.OPSCOPE, "record", "-o", prof, "--"] + cmd, env)
+    if not e2e.check(rc == 0, f"opscope record -- llama-completion with OpenBLAS exits 0 ({rc}; {err[-300:]!r})"):
+        return
+    text, rep = report(prof, f"{d}/report.json")
+    blas = rep.get("capture", {}).get("blas", {})
+    real = os.path.realpath(libopenblas) if libopenblas else None
+    e2e.check(blas.get("name") == "OpenBLAS" and blas.get("path") == real and blas.get("threads") == 2,
+              f"capture.blas is OpenBLAS at ldd's library ({real}) with OPENBLAS_NUM_THREADS's 2 threads ({blas})")
+    p = e2e.load_profile(prof)
+    blas_ids = [b.get("id") for b in p.get("backends", []) if b.get("name") == "BLAS"]
+    on_blas = sum(1 for r in p.get("records", []) if r.get("name") == "MUL_MAT" and r.get("backend_id") in blas_ids)
+    e2e.check(on_blas > 0, f"the prefill's MUL_MATs ran on the BLAS backend ({on_blas} records)")
+    head = first_screen(text)
+    e2e.check(f"BLAS:          OpenBLAS, {real}, 2 threads" in head,
+              f"the first screen names OpenBLAS, its library and its 2 threads:\n{head}")
+    e2e.check("reference" not in head and "Slow setup:    the BLAS" not in head,
+              "the first screen has no reference-BLAS warning")
+
+
+{"bench": bench, "completion": completion, "openblas": openblas}[mode]()
 e2e.finish()

@@ -3,16 +3,21 @@
  * every field; the buffers' memory stays a window across flushes; a log cut at every byte
  * reads as the chunks wholly before the cut (a chunk written partially is absent); a chunk
  * whose checksum does not hold ends the log there. Expected values come from the records the
- * test made and from the file's framing walked here by hand (16-byte chunk headers). */
+ * test made and from the file's framing walked here by hand (16-byte chunk headers). What ran
+ * (RUN chunks) comes back as the last one written: the command line against /proc/self/cmdline
+ * read here, a llama context noted between flushes, one chunk per change. */
 #include "capture/store/cap_buf.h"
 #include "capture/store/cap_clock.h"
 #include "capture/store/cap_convert.h"
+#include "capture/store/cap_decodes.h"
 #include "capture/store/cap_drops.h"
 #include "capture/store/cap_log.h"
+#include "capture/store/cap_run.h"
 #include "capture/store/cap_tables.h"
 #include "export/end_patch.h"
 #include "read/readers.h"
 #include "test.h"
+#include "model/oplog_rec.h"
 #include "util/oplog.h"
 
 #include <stdlib.h>
@@ -382,12 +387,184 @@ static int test_log_cap_drops_and_says_so(void) {
     return 0;
 }
 
+typedef struct runseen {
+    size_t n_argv, n_contexts;
+    char argv0[256];
+    uint32_t n_ctx;
+} runseen;
+static int r_meta(void *ud, const opscope_meta *m) {
+    runseen *r = ud;
+    const opscope_run_info *run = m->capture ? m->capture->run : NULL;
+    if (!run) return 0;
+    r->n_argv = run->n_argv;
+    snprintf(r->argv0, sizeof r->argv0, "%s", run->n_argv ? run->argv[0] : "");
+    r->n_contexts = run->n_contexts;
+    r->n_ctx = run->n_contexts ? run->contexts[0].n_ctx : 0;
+    return 0;
+}
+
+/* The offsets where chunks of TYPE end. */
+static size_t ends_of_type(const unsigned char *d, size_t n, uint32_t want, size_t *ends, size_t max) {
+    size_t off = 16, k = 0;
+    while (off + 16 <= n && k < max) {
+        uint32_t type = le32(d + off + 4), len = le32(d + off + 8);
+        off += 16 + len;
+        if (type == want) ends[k++] = off;
+    }
+    return k;
+}
+
+static int read_run_of(const char *data, size_t n, runseen *r) {
+    memset(r, 0, sizeof *r);
+    opscope_sink sink = {r, r_meta, NULL, NULL, NULL};
+    opscope_error err;
+    return opscope_read_buffer(data, n, "run", OPSCOPE_FORMAT_AUTO, &sink, &err);
+}
+
+/* What ran reaches the log when it changes, so a killed run's log says it: the command line
+ * (this test's, as /proc/self/cmdline has it), then a llama context freed between flushes. */
+static int test_log_run_chunk(void) {
+    char cmd[4096] = {0}; /* /proc files say size 0: read, not slurped */
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    ASSERT_NOT_NULL(f);
+    size_t n_cmd = fread(cmd, 1, sizeof cmd - 1, f);
+    fclose(f);
+    size_t want_argv = 0;
+    for (size_t i = 0; i < n_cmd; i++) want_argv += cmd[i] == 0;
+    opscope_cap_buf_reset_all();
+    setup_names();
+    opscope_cap_log_start(g_path, 0);
+    char why[128];
+    put_op(1, 0, OP_ADD, 100, 200, 4);
+    ASSERT_EQ_INT(opscope_cap_log_flush("checkpoint", NULL, why, sizeof why), 0);
+    opscope_cap_run_context_freed((void *)0x10, 512, 64, 32, 2);
+    put_op(2, 0, OP_ADD, 300, 400, 4);
+    ASSERT_EQ_INT(opscope_cap_log_flush("checkpoint", NULL, why, sizeof why), 0);
+    put_op(3, 0, OP_ADD, 500, 600, 4); /* nothing new ran: no RUN chunk */
+    ASSERT_EQ_INT(opscope_cap_log_flush("checkpoint", NULL, why, sizeof why), 0);
+    size_t n = 0;
+    char *data = test_slurp(g_path, &n);
+    ASSERT_NOT_NULL(data);
+    size_t ends[8];
+    ASSERT_EQ_U64(ends_of_type((unsigned char *)data, n, 6, ends, 8), 2);
+    runseen r;
+    ASSERT_EQ_INT(read_run_of(data, n, &r), 0);
+    ASSERT_EQ_U64(r.n_argv, want_argv);
+    ASSERT_EQ_STR(r.argv0, cmd);
+    ASSERT_EQ_U64(r.n_contexts, 1);
+    ASSERT_EQ_INT(r.n_ctx, 512);
+    /* the second RUN chunk cut: the first one counts */
+    ASSERT_EQ_INT(read_run_of(data, ends[1] - 1, &r), 0);
+    ASSERT_EQ_U64(r.n_argv, want_argv);
+    ASSERT_EQ_U64(r.n_contexts, 0);
+    free(data);
+    unlink(g_path);
+    return 0;
+}
+
+/* A template numbered far past those defined (damage: the writer numbers them densely) is
+ * refused, not a table of that many entries made. */
+static int test_log_template_id_far_out(void) {
+    opscope_oplog_buf pay = {0}, log = {0};
+    opscope_record rec;
+    opscope_record_init(&rec);
+    rec.name = "ADD";
+    rec.n_fused = 1;
+    ASSERT_EQ_INT(opscope_oplog_put_u(&pay, 0) | opscope_oplog_put_u(&pay, 0) | opscope_oplog_put_u(&pay, 1) |
+                      opscope_oplog_put_u(&pay, 100000000) | opscope_oplog_put_tmpl(&pay, &rec),
+                  0);
+    log.v = malloc(OPSCOPE_OPLOG_HEAD + OPSCOPE_OPLOG_CHUNK_HEAD + pay.n);
+    ASSERT_NOT_NULL(log.v);
+    opscope_oplog_file_head(log.v);
+    opscope_oplog_chunk_head(log.v + OPSCOPE_OPLOG_HEAD, OPSCOPE_OPLOG_RECORDS, pay.v, (uint32_t)pay.n);
+    memcpy(log.v + OPSCOPE_OPLOG_HEAD + OPSCOPE_OPLOG_CHUNK_HEAD, pay.v, pay.n);
+    opscope_error err;
+    size_t n = OPSCOPE_OPLOG_HEAD + OPSCOPE_OPLOG_CHUNK_HEAD + pay.n;
+    ASSERT_EQ_INT(opscope_read_buffer(log.v, n, "far", OPSCOPE_FORMAT_AUTO, NULL, &err), -1);
+    /* at the template: after three counts (a byte each) and the id (4 bytes: 10^8 < 2^28) */
+    ASSERT_EQ_U64(err.pos, OPSCOPE_OPLOG_HEAD + OPSCOPE_OPLOG_CHUNK_HEAD + 3 + 4);
+    free(pay.v);
+    free(log.v);
+    return 0;
+}
+
 static int setup(void) {
     opscope_cap_clock_init("monotonic");
     return 0;
 }
 
-TEST_MAIN(TEST(setup), TEST(test_log_roundtrip_merged_by_start), TEST(test_log_memory_stays_a_window),
+/* libllama's batches travel in DECODES chunks: each flush takes those noted since the last,
+ * and a reader of the log (a run killed before its end) gets every one flushed, with their
+ * sequences; a log cut inside the second chunk keeps the first's. */
+typedef struct got_dec {
+    size_t n;
+    uint32_t tokens[8], seq_tokens[8], request[8];
+    uint64_t lost;
+} got_dec;
+
+static int dec_meta(void *ud, const opscope_meta *m) {
+    got_dec *g = ud;
+    const opscope_run_info *run = m->capture ? m->capture->run : NULL;
+    g->n = run ? run->n_decodes : 0;
+    g->lost = run ? run->decodes_lost : 0;
+    for (size_t i = 0; i < g->n && i < 8; i++) {
+        g->tokens[i] = run->decodes[i].n_tokens;
+        g->seq_tokens[i] = run->decodes[i].n_seqs ? run->decodes[i].seqs[0].n_tokens : 0;
+        g->request[i] = run->decodes[i].n_seqs ? run->decodes[i].seqs[0].request : 99;
+    }
+    return 0;
+}
+
+static int test_log_decodes(void) {
+    opscope_cap_buf_reset_all();
+    opscope_cap_decodes_reset();
+    setup_names();
+    snprintf(g_path, sizeof g_path, "/tmp/opscope-caplog-dec-%ld.log", (long)getpid());
+    unlink(g_path);
+    opscope_cap_log_start(g_path, 0);
+    static const int ctx = 1, mem = 2;
+    int32_t seq0 = 0, *seq_ptr[3] = {&seq0, &seq0, &seq0}, n_seq[3] = {1, 1, 1}, pos[3] = {0, 1, 2};
+    int8_t out[3] = {0, 0, 1};
+    opscope_cap_batch prompt = {.n_tokens = 3, .pos = pos, .n_seq_id = n_seq, .seq_id = seq_ptr, .logits = out};
+    opscope_cap_decode_note(&ctx, &mem, &prompt, 100, 200, 0, 1, 0);
+    put_op(0, 0, OP_ADD, 110, 190, 3);
+    char why[128];
+    ASSERT_EQ_INT(opscope_cap_log_flush("checkpoint", NULL, why, sizeof why), 0);
+    uint64_t first_end = opscope_cap_log_bytes();
+    int32_t pos3 = 3;
+    int8_t out1 = 1;
+    opscope_cap_batch gen = {.n_tokens = 1, .pos = &pos3, .n_seq_id = n_seq, .seq_id = seq_ptr, .logits = &out1};
+    opscope_cap_decode_note(&ctx, &mem, &gen, 300, 400, 1, 2, 0);
+    opscope_cap_decode_note(&ctx, &mem, &prompt, 500, 600, 2, 3, 0); /* positions back to 0: a new request */
+    put_op(1, 0, OP_ADD, 310, 390, 1);
+    ASSERT_EQ_INT(opscope_cap_log_flush("checkpoint", NULL, why, sizeof why), 0);
+    got_dec g;
+    memset(&g, 0, sizeof g);
+    opscope_sink sink = {&g, dec_meta, NULL, NULL, NULL};
+    opscope_error err;
+    ASSERT_EQ_INT(opscope_read_file(g_path, OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
+    ASSERT_EQ_U64(g.n, 3);
+    ASSERT_EQ_U64(g.lost, 0);
+    const uint32_t want_tokens[3] = {3, 1, 3}, want_request[3] = {0, 0, 1};
+    for (int i = 0; i < 3; i++) {
+        ASSERT_EQ_INT(g.tokens[i], want_tokens[i]);
+        ASSERT_EQ_INT(g.seq_tokens[i], want_tokens[i]);
+        ASSERT_EQ_INT(g.request[i], want_request[i]);
+    }
+    /* cut inside the second flush: the first call alone */
+    ASSERT_EQ_INT(truncate(g_path, (off_t)first_end + 20), 0);
+    memset(&g, 0, sizeof g);
+    ASSERT_EQ_INT(opscope_read_file(g_path, OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
+    ASSERT_EQ_U64(g.n, 1);
+    ASSERT_EQ_INT(g.tokens[0], 3);
+    opscope_cap_log_close();
+    opscope_cap_decodes_reset();
+    unlink(g_path);
+    return 0;
+}
+
+TEST_MAIN(TEST(setup), TEST(test_log_decodes), TEST(test_log_roundtrip_merged_by_start), TEST(test_log_memory_stays_a_window),
           TEST(test_log_cut_at_every_byte), TEST(test_log_checksum_mismatch_ends_it),
           TEST(test_log_end_patch), TEST(test_log_damage_inside_chunks),
-          TEST(test_log_cap_drops_and_says_so))
+          TEST(test_log_cap_drops_and_says_so), TEST(test_log_run_chunk),
+          TEST(test_log_template_id_far_out))

@@ -132,6 +132,7 @@ def median(v):
 
 
 def check_job(job, traces, label):
+    skews = {}
     per = {}
     on = "none"
     for path in traces:
@@ -172,6 +173,35 @@ def check_job(job, traces, label):
               and x["slowest_rank"] == slowest,
               "%s %s: busbw min %.4f median %.4f max %.4f GB/s, skew %.3f%%, slowest rank %d"
               % (label, x["type"], mn, md, mx, skew, slowest))
+        # the late rank: the others wait for the last to arrive, whose collectives are the shortest
+        # (the highest bus bandwidth); the median rank's time minus its time is their wait
+        late = max(bws, key=lambda r: (bws[r], -list(bws).index(r)))
+        med_t = int(median([t[3] for t in ranks.values()]))
+        wait = med_t - ranks[late][3] if len(ranks) > 1 and med_t > ranks[late][3] else 0
+        skews[x["type"]] = (wait, late, ranks[late][0], ranks[late][3], med_t, mn, mx, len(ranks), skew)
+        check(x.get("late_rank") == late and x.get("median_time_ns") == med_t and x.get("late_wait_ns") == wait,
+              "%s %s: late rank %d, median time %d ns, the others wait %d ns" % (label, x["type"], late, med_t, wait))
+    return skews
+
+
+def check_first_screen(traces, skews, label):
+    """The console's first screen (before the first table) names the collective skew: the type
+    whose late rank makes the others wait longest, that rank, the wait; none without one."""
+    p = subprocess.run([OPSCOPE, "report", *traces], capture_output=True, text=True)
+    first = p.stdout.split("\n\n")[0]
+    worst = None
+    for typ in sorted(skews):
+        if skews[typ][0] > 0 and (worst is None or skews[typ][0] > skews[worst][0]):
+            worst = typ
+    if worst is None:
+        check(p.returncode == 0 and "Collective skew" not in first, "%s: no collective skew on the first screen" % label)
+        return
+    wait, late, calls, late_t, med_t, mn, mx, n, skew = skews[worst]
+    want = ("Collective skew: %s, bus bandwidth %.2f-%.2f GB/s over %d ranks (skew %.1f%%); rank %d is late:\n"
+            "          the others wait for it, its %d %s calls take %.1f ms against the median rank's %.1f ms "
+            "(%.1f ms of waiting, %.2f ms per call)" % (worst, mn, mx, n, skew, late, calls, worst, late_t / 1e6,
+                                                        med_t / 1e6, wait / 1e6, wait / 1e6 / calls))
+    check(p.returncode == 0 and want in first, "%s: the first screen names the skew: %s" % (label, want.replace("\n", " ")))
 
 
 def derived_rank(src, tmp):
@@ -203,7 +233,7 @@ def main():
             traces = traces + [derived_rank(traces[0], tmp)]
         job = report(*traces).get("job")
         if job:
-            check_job(job, traces, "job")
+            check_first_screen(traces, check_job(job, traces, "job"), "job")
         summ = os.path.join(tmp, "summaries")
         os.mkdir(summ)
         for i, path in enumerate(traces):

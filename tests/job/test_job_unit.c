@@ -252,6 +252,16 @@ static int test_colls(void) {
     ASSERT_NEAR(jc.types[0].skew_pct, 75.0, 1e-9);
     ASSERT_EQ_INT(jc.types[0].slowest_rank, 1);
     ASSERT_NEAR(jc.types[0].busbw_gbps, 18.0 / 4.5, 1e-12);
+    /* the late rank: the shortest collectives (rank 0, 1 ms); the median rank's 1.5 ms: 0.5 ms of waiting */
+    ASSERT_EQ_INT(jc.types[0].late_rank, 0);
+    ASSERT_EQ_INT(jc.types[0].median_time_ns, 1500000);
+    ASSERT_EQ_INT(jc.types[0].late_wait_ns, 500000);
+    ASSERT_TRUE(opscope_job_colls_worst_skew(&jc) == &jc.types[0]);
+    opscope_job_colls_free(&jc);
+    /* one rank: no one waits, no skew to name */
+    ASSERT_EQ_INT(opscope_job_colls_analyze(&jc, ps, 1), 0);
+    ASSERT_EQ_INT(jc.types[0].late_wait_ns, 0);
+    ASSERT_TRUE(opscope_job_colls_worst_skew(&jc) == NULL);
     opscope_job_colls_free(&jc);
     return 0;
 }

@@ -14,70 +14,16 @@ Two traces made here join them, with more than 4,096 activities on each of sever
 of a device interleaved in time (the shape a windowed union got wrong): one without steps,
 one with steps that clip it. The table printed is the "busy figures" of docs/kineto.md.
 """
-import decimal
-import gzip
 import json
 import os
 import random
 import subprocess
 import sys
 
-D = decimal.Decimal
+from trace_ref import clip, load_trace, ns, slices, union_len, window
+
 GPU = {"kernel", "Kernel", "mtia_ccp_events", "gpu_memset", "Memset", "gpu_memcpy", "Memcpy"}
 failures = []
-
-
-def ns(v):
-    """Microseconds (int, Decimal or numeric string) -> integer ns, half away from zero."""
-    if v is None:
-        return 0
-    return int((D(str(v)) * 1000).quantize(D(1), rounding=decimal.ROUND_HALF_UP))
-
-
-def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    try:
-        with opener(path, "rt", encoding="utf-8") as f:
-            d = json.load(f, parse_float=D)
-    except (OSError, ValueError, UnicodeDecodeError, ArithmeticError, RecursionError):
-        return None
-    if isinstance(d, dict) and isinstance(d.get("traceEvents"), list):
-        return d["traceEvents"]
-    if isinstance(d, list) and d and all(isinstance(e, dict) and "ph" in e for e in d):
-        return d
-    return None
-
-
-def slices(events):
-    """X events, plus B/E pairs matched per (pid, tid) as the Trace Event format defines."""
-    stacks = {}
-    for e in events:
-        if not isinstance(e, dict):
-            continue
-        ph = e.get("ph")
-        if ph == "X":
-            yield e
-        elif ph == "B" and "ts" in e:
-            stacks.setdefault((e.get("pid"), e.get("tid")), []).append(e)
-        elif ph == "E":
-            st = stacks.get((e.get("pid"), e.get("tid")))
-            if st:
-                b = dict(st.pop())
-                if "ts" in e:
-                    b["dur"] = D(str(e["ts"])) - D(str(b["ts"]))
-                yield b
-
-
-def union_len(iv):
-    t, cs, ce = 0, None, None
-    for a, b in sorted(iv):
-        if ce is None or a > ce:
-            if ce is not None:
-                t += ce - cs
-            cs, ce = a, b
-        else:
-            ce = max(ce, b)
-    return t + (ce - cs if ce is not None else 0)
 
 
 def python_busy(events):
@@ -93,15 +39,8 @@ def python_busy(events):
             gpu.setdefault(e["pid"], []).append((a, b))
             k = (e["pid"], e.get("tid"))
             per_stream[k] = per_stream.get(k, 0) + 1
-    if steps:
-        ws, we = min(a for a, _ in steps), max(b for _, b in steps)
-    elif gpu:
-        ws = min(a for v in gpu.values() for a, _ in v)
-        we = max(b for v in gpu.values() for _, b in v)
-    else:
-        ws = we = 0
-    clip = lambda v: [(max(a, ws), min(b, we)) for a, b in v if min(b, we) > max(a, ws)]
-    return {d: union_len(clip(v)) for d, v in gpu.items()}, max(per_stream.values() or [0])
+    ws, we = window(steps, gpu)
+    return {d: union_len(clip(v, ws, we)) for d, v in gpu.items()}, max(per_stream.values() or [0])
 
 
 def made_trace(path, with_steps, seed):
@@ -147,7 +86,7 @@ def main():
     n_traces, most = 0, 0
     print(f"{'trace':58} {'dev':>4} {'opscope busy ns':>16} {'python union ns':>16} {'diff':>8}")
     for p in sorted(paths):
-        ev = load(p)
+        ev = load_trace(p)
         if ev is None:
             continue
         want, per_stream = python_busy(ev)

@@ -12,33 +12,17 @@ complete events before the cut, decoding them one by one with Python's json (no 
 A cut before the events array began (after a key that says it is a trace) stays an error
 (exit 2, a position).
 """
-import decimal
 import gzip
 import json
 import os
 import subprocess
 import sys
 
-D = decimal.Decimal
+from trace_ref import D, check, failures, ns
+
 KERNEL = {"kernel", "Kernel", "mtia_ccp_events"}
 MEMCPY = {"gpu_memcpy", "Memcpy"}
 MEMSET = {"gpu_memset", "Memset"}
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    return cond
-
-
-def ns(v):
-    if v is None:
-        return 0
-    return int((D(str(v)) * 1000).quantize(D(1), rounding=decimal.ROUND_HALF_UP))
-
-
 def complete_events(text):
     """The events of TEXT's traceEvents array that are complete (decoded one at a time)."""
     dec = json.JSONDecoder(parse_float=D)

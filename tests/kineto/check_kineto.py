@@ -22,7 +22,6 @@ trace (array form, B/E pairs, string pids, float and string ts, displayTimeUnit 
 traces cut before their events exit with status 2 and a position (cut inside: check_cut.py).
 """
 import bisect
-import decimal
 import glob
 import gzip
 import json
@@ -32,7 +31,8 @@ import re
 import subprocess
 import sys
 
-D = decimal.Decimal
+from trace_ref import D, check, clip, failures, load, ns, slices, union_len, window
+
 GPU_OP = {"kernel", "Kernel", "mtia_ccp_events", "gpu_memset", "Memset"}
 GPU_COPY = {"gpu_memcpy", "Memcpy"}
 KERNEL = {"kernel", "Kernel", "mtia_ccp_events"}
@@ -40,24 +40,6 @@ RUNTIME = {"cuda_runtime", "cuda_driver", "Runtime", "Driver", "mtia_runtime",
            "mtia_cmd_runtime", "privateuse1_runtime", "privateuse1_driver", "xpu_runtime"}
 FLOW = {"ac2g", "async_gpu", "async_cpu_to_gpu"}
 CPU_OP = {"cpu_op", "Operator"}
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    return cond
-
-
-def ns(v):
-    """Microseconds (int, Decimal or numeric string) -> integer ns, half away from zero."""
-    if v is None:
-        return 0
-    d = D(str(v)) * 1000
-    return int(d.quantize(D(1), rounding=decimal.ROUND_HALF_UP))
-
 
 def as_int(v):
     if isinstance(v, bool):
@@ -77,33 +59,6 @@ def as_int(v):
 
 def clean(s):
     return s.replace("\t", " ").replace("\n", " ")
-
-
-def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        d = json.load(f, parse_float=D)
-    return d["traceEvents"] if isinstance(d, dict) else d
-
-
-def slices(events):
-    """X events, plus B/E pairs matched per (pid, tid) as the Trace Event format defines."""
-    stacks = {}
-    for e in events:
-        if not isinstance(e, dict):
-            continue
-        ph = e.get("ph")
-        if ph == "X":
-            yield e
-        elif ph == "B" and "ts" in e:
-            stacks.setdefault((e.get("pid"), e.get("tid")), []).append(e)
-        elif ph == "E":
-            st = stacks.get((e.get("pid"), e.get("tid")))
-            if st:
-                b = dict(st.pop())
-                if "ts" in e:
-                    b["dur"] = D(str(e["ts"])) - D(str(b["ts"]))
-                yield b
 
 
 def expected(path, chrome=False):
@@ -228,17 +183,7 @@ def device_busy(path):
         if e.get("cat") in GPU_OP and isinstance(e.get("pid"), int):
             a = ns(e.get("ts"))
             iv.setdefault(e["pid"], []).append((a, a + max(ns(e.get("dur")), 0)))
-    res = {}
-    for pid, l in iv.items():
-        l.sort()
-        busy, (cs, ce) = 0, l[0]
-        for a, b in l[1:]:
-            if a > ce:
-                busy, cs, ce = busy + ce - cs, a, b
-            else:
-                ce = max(ce, b)
-        res[pid] = busy + ce - cs
-    return res
+    return {pid: union_len(l) for pid, l in iv.items()}
 
 
 EVENT_BUCKETS = ("kernels", "memcpy", "memset", "cpu_ops", "runtime", "python", "annotations",
@@ -259,19 +204,6 @@ def check_json_top(label, doc, path):
     check({k: got.get(k) for k in want} == want, f"{label}: json backend busy {got} != python union {want}")
 
 
-def union_len(iv):
-    iv = sorted(iv)
-    t, cs, ce = 0, None, None
-    for a, b in iv:
-        if ce is None or a > ce:
-            if ce is not None:
-                t += ce - cs
-            cs, ce = a, b
-        else:
-            ce = max(ce, b)
-    return t + (ce - cs if ce is not None else 0)
-
-
 def cpu_side(path):
     """Profiler steps, the window (steps' span, else the GPU span), GPU busy per device over
     it (kernels, memcpys, memsets), top-level CPU op time of the busiest thread, CPU-bound."""
@@ -288,16 +220,9 @@ def cpu_side(path):
         elif cat in CPU_OP:
             cpu.setdefault((e.get("pid"), e.get("tid")), []).append((a, b))
     steps.sort()
-    if steps:
-        ws, we = steps[0][0], max(a + d for a, d, _ in steps)
-    elif gpu:
-        ws = min(a for v in gpu.values() for a, _ in v)
-        we = max(b for v in gpu.values() for _, b in v)
-    else:
-        ws = we = 0
-    clip = lambda v: [(max(a, ws), min(b, we)) for a, b in v if min(b, we) > max(a, ws)]
-    busy = {d: union_len(clip(v)) for d, v in gpu.items()}
-    top = max([union_len(clip(v)) for v in cpu.values()] or [0])
+    ws, we = window([(a, a + d) for a, d, _ in steps], gpu)
+    busy = {d: union_len(clip(v, ws, we)) for d, v in gpu.items()}
+    top = max([union_len(clip(v, ws, we)) for v in cpu.values()] or [0])
     w = we - ws
     bound = bool(w and busy and 2 * max(busy.values()) < w and 2 * top > w)
     return steps, ws, w, busy, top, bound

@@ -4,6 +4,8 @@
 #include "test.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Parses S completely; returns the error (static storage) or NULL when accepted. */
@@ -106,6 +108,52 @@ static int test_numbers(void) {
             ASSERT_EQ_INT(opscope_json_next(j, &t), OPSCOPE_JSON_EOF);
             opscope_json_free(j);
         }
+    }
+    return 0;
+}
+
+/* Decimals as Kineto writes them (timestamps with 3 decimals) and the edges of the parser's
+ * exact fast path (19 significant digits, mantissa 2^53, exponents +-22 and beyond): every value
+ * bit for bit equal to the C library's strtod on the same text, signs of zero included. */
+static const uint64_t POW10_T[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
+static int test_decimals_exact(void) {
+    static const char *edges[] = {
+        "9007199254740992.0", "9007199254740993.0", "9007199254740993", "0.9007199254740993",
+        "1e22", "1e23", "1.5e-22", "1.5e-23", "123456789012345678.9", "1234567890123456789.0",
+        "0.0000000000000000000000001", "0.000", "-0.0", "-0.0e5", "4.9e-324", "2.2250738585072011e-308",
+        "1.7976931348623157e308", "00000000000000000000000000001.5", "0.1e1", "1700000000123.456",
+        "-1700000000123.4565", "3.14159265358979323846", "1E+22", "1e-22", "12.5E-3"};
+    size_t nedge = sizeof edges / sizeof edges[0];
+    uint64_t x = 88172645463325252ull; /* xorshift: reproducible */
+    for (size_t k = 0; k < nedge + 20000; k++) {
+        char num[48];
+        if (k < nedge) {
+            snprintf(num, sizeof num, "%s", edges[k]);
+            if (num[0] == '0' && num[1] == '0') continue; /* not JSON: leading zeros */
+        } else {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            unsigned ip = (unsigned)(x % 10000000ull), fd = (unsigned)(x >> 40) % 8;
+            int e = (int)((x >> 50) % 61) - 30;
+            uint64_t fr = (x >> 8) % 100000000ull;
+            int n = snprintf(num, sizeof num, "%s%u", (x >> 63) ? "-" : "", (x >> 20) % 3 ? ip : ip * 1000003u);
+            if (fd) n += snprintf(num + n, sizeof num - (size_t)n, ".%0*llu", (int)fd,
+                                  (unsigned long long)(fr % POW10_T[fd]));
+            if ((x >> 33) % 4 == 0) snprintf(num + n, sizeof num - (size_t)n, "e%d", e);
+            if (!strpbrk(num, ".e")) continue;
+        }
+        char doc[64];
+        snprintf(doc, sizeof doc, "[%s]", num);
+        opscope_json_t *j = opscope_json_new(NULL, NULL, doc, strlen(doc), "d");
+        opscope_json_token t;
+        ASSERT_EQ_INT(opscope_json_next(j, &t), OPSCOPE_JSON_ARR_BEGIN);
+        ASSERT_EQ_INT(opscope_json_next(j, &t), OPSCOPE_JSON_NUMBER);
+        double want = strtod(num, NULL);
+        if (memcmp(&t.d, &want, sizeof want) != 0) {
+            fprintf(stderr, "  %s: parser %.17g, strtod %.17g\n", num, t.d, want);
+            ASSERT_TRUE(0);
+        }
+        opscope_json_free(j);
     }
     return 0;
 }
@@ -319,6 +367,6 @@ static int test_read_error(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_error_positions), TEST(test_depth_limit), TEST(test_numbers),
+TEST_MAIN(TEST(test_error_positions), TEST(test_depth_limit), TEST(test_numbers), TEST(test_decimals_exact),
           TEST(test_strings), TEST(test_skip_and_depth), TEST(test_big_tokens),
           TEST(test_read_error), TEST(test_int_array), TEST(test_next_member))

@@ -22,6 +22,10 @@ int64_t opscope_cap_hooks_graph_id(void) {
     return atomic_fetch_add(&g_graph_ids, 1);
 }
 
+int64_t opscope_cap_hooks_graph_next(void) {
+    return atomic_load(&g_graph_ids);
+}
+
 static _Thread_local opscope_cap_walk t_walk;
 static _Thread_local bool t_walk_kept;
 

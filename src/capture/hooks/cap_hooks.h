@@ -24,6 +24,8 @@
 
 /* A new graph id (one per scheduler compute, or per backend compute outside a scheduler). */
 int64_t opscope_cap_hooks_graph_id(void);
+/* The id the next graph will get (llama_decode's hook: the graphs computed inside a call). */
+int64_t opscope_cap_hooks_graph_next(void);
 
 /* This thread's walk scratch with room for a graph of N nodes, released (with its plan cache
  * and description cache) when the thread exits. NULL: out of memory. Per thread. */

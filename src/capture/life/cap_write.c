@@ -5,7 +5,6 @@
 #include "capture/store/cap_buf.h"
 #include "capture/store/cap_clock.h"
 #include "capture/store/cap_log.h"
-#include "capture/store/cap_meta.h"
 #include "capture/store/cap_replay.h"
 #include "export/graph_log.h"
 #include "export/outputs.h"
@@ -73,33 +72,9 @@ static int add_output(opscope_session_t *s, opscope_cap_dest dest, opscope_out_t
     return rc ? -1 : opscope_session_add(s, &o);
 }
 
-/* The log's meta with the live process's capture object: the log holds what it knew at its
- * start, the process also what ran since (capture.run: command line, models, contexts) and
- * how it ends. */
-static int live_meta(void *ud, const opscope_meta *meta) {
-    const opscope_sink *next = ud;
-    opscope_meta m = *meta;
-    m.capture = opscope_cap_meta_get();
-    return next->on_meta ? next->on_meta(next->ud, &m) : 0;
-}
-
-static int fwd_backend(void *ud, const opscope_backend *b) {
-    const opscope_sink *next = ud;
-    return next->on_backend ? next->on_backend(next->ud, b) : 0;
-}
-
-static int fwd_record(void *ud, const opscope_record *r) {
-    const opscope_sink *next = ud;
-    return next->on_record ? next->on_record(next->ud, r) : 0;
-}
-
-static int fwd_end(void *ud) {
-    const opscope_sink *next = ud;
-    return next->on_end ? next->on_end(next->ud) : 0;
-}
-
 /* The records streamed to the log (cap_log.h), read back through the log's reader: the
- * buffers hold only what the last flush had not taken. */
+ * buffers hold only what the last flush had not taken. The log's last RUN and END chunks say
+ * what ran and how it ended (the flush before this write appended them). */
 static int replay_log(const opscope_sink *sink) {
     int fd = opscope_cap_log_fd();
     size_t size = (size_t)opscope_cap_log_bytes();
@@ -108,8 +83,7 @@ static int replay_log(const opscope_sink *sink) {
         return -1;
     }
     opscope_error err = {0};
-    opscope_sink live = {(void *)sink, live_meta, fwd_backend, fwd_record, fwd_end};
-    int rc = opscope_oplog_read(m, size, "the record log", &live, NULL, &err);
+    int rc = opscope_oplog_read(m, size, "the record log", sink, NULL, &err);
     munmap(m, size);
     return rc;
 }

@@ -4,11 +4,14 @@
 #include "capture/store/cap_buf.h"
 #include "capture/store/cap_clock.h"
 #include "capture/store/cap_convert.h"
+#include "capture/store/cap_decodes.h"
 #include "capture/store/cap_drops.h"
 #include "capture/store/cap_meta.h"
 #include "capture/store/cap_replay.h"
+#include "capture/store/cap_run.h"
 #include "capture/store/cap_tables.h"
 #include "model/oplog_rec.h"
+#include "model/oplog_run.h"
 #include "util/hash.h"
 #include "util/hindex.h"
 #include "util/oplog.h"
@@ -42,6 +45,9 @@ static struct {
     uint64_t flush_seq;
     int backends_written;
     uint64_t drops_written;  /* dropped records the last DROPS chunk said */
+    uint32_t decodes_next;   /* libllama's batches: the first not in a DECODES chunk yet */
+    uint64_t run_hash;       /* the last RUN chunk that reached the file (0: none) */
+    uint64_t run_pending;    /* the one this flush appends (0: none) */
     bool full;               /* the cap was reached: every later record is dropped too */
     opscope_hindex index;
     OPSCOPE_VEC(tmpl_ent) tmpls;
@@ -58,6 +64,8 @@ void opscope_cap_log_start(const char *path, uint64_t max_bytes) {
     g_log.size = g_log.records = g_log.last_bytes = 0;
     g_log.backends_written = 0;
     g_log.drops_written = 0;
+    g_log.decodes_next = 0;
+    g_log.run_hash = g_log.run_pending = 0;
     g_log.full = false;
     snprintf(g_log.path, sizeof g_log.path, "%s", path);
     g_log.max_bytes = max_bytes;
@@ -305,6 +313,43 @@ static int put_drops(void) {
     return 0;
 }
 
+/* libllama's batches since the last DECODES chunk (cap_decodes.h), as one chunk. Returns 0
+ * (also when none are new) or -1; *NEXT0 receives the cursor before, to take back. */
+static int put_decodes(uint32_t *next0) {
+    opscope_oplog_buf *b = &g_log.one;
+    b->n = 0;
+    *next0 = g_log.decodes_next;
+    int n = opscope_cap_decodes_put(b, &g_log.decodes_next);
+    if (n <= 0) {
+        return n;
+    }
+    if (put_chunk(OPSCOPE_OPLOG_DECODES, b)) {
+        g_log.decodes_next = *next0;
+        return -1;
+    }
+    return 0;
+}
+
+/* What ran (cap_run.h), when it changed since the last RUN chunk that reached the file: a
+ * killed run's log then says its command line, models and llama contexts. */
+static int put_run(void) {
+    const opscope_run_info *run = opscope_cap_run_get();
+    if (!run) {
+        return 0; /* the tables are busy: the next flush says it */
+    }
+    opscope_oplog_buf *b = &g_log.one;
+    b->n = 0;
+    if (opscope_oplog_put_run(b, run)) {
+        return -1;
+    }
+    uint64_t h = opscope_hash_bytes(b->v, b->n) | 1;
+    if (h == g_log.run_hash || b->n > OPSCOPE_OPLOG_MAX_CHUNK || put_chunk(OPSCOPE_OPLOG_RUN, b)) {
+        return 0;
+    }
+    g_log.run_pending = h;
+    return 0;
+}
+
 static int put_end(const char *how, const char *sig) {
     opscope_oplog_buf *b = &g_log.one;
     b->n = 0;
@@ -390,17 +435,25 @@ int opscope_cap_log_flush(const char *how, const char *sig, char *why, size_t wh
         n = 0;
     }
     opscope_cap_buf_release_taken(); /* taken: in g_log.out, or counted as dropped */
+    uint32_t decodes0;
+    put_decodes(&decodes0); /* out of memory: they wait for the next flush */
     put_drops();
+    g_log.run_pending = 0;
+    put_run();
     put_end(how, sig);
     int e = 0;
     uint64_t size0 = g_log.size;
     if (append(g_log.out.v, g_log.out.n, &e)) {
         lose(n);
         g_log.drops_written = UINT64_MAX;
+        g_log.decodes_next = decodes0; /* written again by the next flush */
         set_why(why, why_size, "cannot write the record log", e);
         return -1;
     }
     g_log.backends_written = nb_after;
+    if (g_log.run_pending) {
+        g_log.run_hash = g_log.run_pending;
+    }
     for (size_t k = 0; k < g_log.defined.n; k++) {
         g_log.tmpls.v[g_log.defined.v[k]].written = true;
     }

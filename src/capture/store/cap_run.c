@@ -1,6 +1,7 @@
 /* cap_run.c - what ran (see cap_run.h). */
 #include "capture/store/cap_run.h"
 #include "capture/store/cap_clock.h"
+#include "capture/store/cap_decodes.h"
 #include "capture/store/cap_gguf.h"
 #include "model/run_info.h"
 
@@ -229,7 +230,7 @@ static int build(opscope_run_t *r) {
         if (opscope_run_add_arg(r, g_run.cmdline + at, len)) return -1;
         at += len + 1;
     }
-    if (add_models(r) || add_contexts(r)) return -1;
+    if (add_models(r) || add_contexts(r) || opscope_cap_decodes_add(r)) return -1;
     blas_seen b = {0};
     dl_iterate_phdr(on_object, &b);
     if (b.name && opscope_run_set_blas(r, b.name, b.path, blas_threads(&b))) return -1;

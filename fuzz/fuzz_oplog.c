@@ -1,0 +1,113 @@
+/*
+ * fuzz_oplog.c - libFuzzer target for the record log's reader (read/oplog_read.c: a killed
+ * run's profile). A chunk with a bad checksum ends a log, so mutated bytes would rarely get
+ * past the framing: an input that is a log (its 16-byte header first) is read as it is, then
+ * again with every chunk's header made whole (the type and length it says, the length cut to
+ * the bytes left, the checksum computed), so the chunks' payloads (META, BACKEND, RECORDS,
+ * DROPS, END, RUN) reach their decoders; any other input is read after a log header. The sink
+ * touches every string it gets (records, backends, what ran). The reader must succeed or fail
+ * with a message, deliver one end on success, never more records than it counted.
+ */
+#include "opscope.h"
+#include "read/readers.h"
+#include "util/oplog.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct counts {
+    uint64_t records, said, ends, bytes;
+} counts;
+
+static size_t len0(const char *s) {
+    return s ? strlen(s) : 0;
+}
+
+static void touch_run(counts *c, const opscope_run_info *r) {
+    for (size_t i = 0; i < r->n_argv; i++) c->bytes += len0(r->argv[i]);
+    for (size_t i = 0; i < r->n_models; i++)
+        c->bytes += len0(r->models[i].path) + len0(r->models[i].architecture) + len0(r->models[i].name);
+    for (size_t i = 0; i < r->n_contexts; i++)
+        for (size_t k = 0; k < r->contexts[i].n_reps; k++) c->bytes += r->contexts[i].reps_ns[k] & 1;
+    c->bytes += len0(r->blas) + len0(r->blas_path);
+}
+
+static int on_meta(void *ud, const opscope_meta *m) {
+    counts *c = ud;
+    c->said = m->total_records;
+    const opscope_capture_info *k = m->capture;
+    if (k) {
+        c->bytes += len0(k->host) + len0(k->program) + len0(k->clock) + len0(k->boot_id) + len0(k->end) +
+                    len0(k->end_signal);
+        if (k->run) touch_run(c, k->run);
+    }
+    return 0;
+}
+
+static int on_backend(void *ud, const opscope_backend *b) {
+    ((counts *)ud)->bytes += len0(b->name) + len0(b->device);
+    return 0;
+}
+
+static int on_record(void *ud, const opscope_record *r) {
+    counts *c = ud;
+    c->records++;
+    c->bytes += len0(r->name) + len0(r->sub_op) + len0(r->extra) + len0(r->tensor_name) + len0(r->category) +
+                len0(r->kernel);
+    if (r->n_src < 0 || r->n_src > OPSCOPE_MAX_SRC) abort();
+    return 0;
+}
+
+static int on_end(void *ud) {
+    ((counts *)ud)->ends++;
+    return 0;
+}
+
+static void read_one(const uint8_t *data, size_t size) {
+    counts c = {0};
+    opscope_sink sink = {&c, on_meta, on_backend, on_record, on_end};
+    opscope_error err;
+    opscope_read_status st;
+    int rc = opscope_oplog_read(data, size, "fuzz", &sink, &st, &err);
+    if (rc != 0 && rc != -1) abort();
+    if (rc == 0 && (c.ends != 1 || c.records > c.said || st.records != c.records)) abort();
+    if (rc != 0 && (c.ends != 0 || !err.msg)) abort();
+}
+
+/* DATA with every chunk header made whole (its own type and length, the checksum computed). */
+static uint8_t *reframe(const uint8_t *data, size_t size) {
+    uint8_t *out = malloc(size);
+    if (!out) return NULL;
+    memcpy(out, data, size);
+    size_t off = OPSCOPE_OPLOG_HEAD;
+    while (off + OPSCOPE_OPLOG_CHUNK_HEAD <= size) {
+        uint8_t *h = out + off;
+        uint32_t type = (uint32_t)h[4] | (uint32_t)h[5] << 8 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 24;
+        uint32_t len = (uint32_t)h[8] | (uint32_t)h[9] << 8 | (uint32_t)h[10] << 16 | (uint32_t)h[11] << 24;
+        size_t left = size - off - OPSCOPE_OPLOG_CHUNK_HEAD;
+        if (len > left) len = (uint32_t)left;
+        opscope_oplog_chunk_head(h, type, h + OPSCOPE_OPLOG_CHUNK_HEAD, len);
+        off += OPSCOPE_OPLOG_CHUNK_HEAD + len;
+    }
+    return out;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (opscope_oplog_is_log(data, size)) {
+        read_one(data, size);
+        uint8_t *whole = reframe(data, size);
+        if (whole) read_one(whole, size);
+        free(whole);
+        return 0;
+    }
+    uint8_t *log = malloc(size + OPSCOPE_OPLOG_HEAD);
+    if (!log) return 0;
+    opscope_oplog_file_head(log);
+    if (size) memcpy(log + OPSCOPE_OPLOG_HEAD, data, size);
+    read_one(log, size + OPSCOPE_OPLOG_HEAD);
+    free(log);
+    return 0;
+}

@@ -1,0 +1,266 @@
+/* cap_decodes.c - the llama_decode calls (see cap_decodes.h). */
+#include "capture/store/cap_decodes.h"
+#include "model/oplog_dec.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_CALLS = 65536, MAX_PARTS = 131072, MAX_CTX = 8 };
+
+typedef struct call {
+    uint64_t start_ns, end_ns;
+    int64_t graph;
+    uint32_t n_graphs, n_tokens, n_outputs, part0, n_parts;
+    int32_t context, ret;
+} call;
+
+/* A sequence's state: its current request, the position of its prompt's last token so far,
+ * whether the request has had an output (then it generates), whether it was seen. */
+typedef struct seq_state {
+    uint32_t request;
+    int32_t prompt_pos;
+    bool generating, seen;
+} seq_state;
+
+typedef struct ctx_state {
+    const void *ctx, *mem;
+    int32_t number; /* the context's number in the profile: first seen order */
+    seq_state seqs[OPSCOPE_CAP_MAX_SEQ];
+} ctx_state;
+
+/* A call's sequence while it is read: its part, and the first pass's findings. */
+typedef struct seq_scan {
+    int32_t min_pos;
+    bool present, asks_none, new_request;
+} seq_scan;
+
+/* Threading contract: everything under `lock`; the tables are allocated once, at the first
+ * call, and kept to the end (a late export may read them). */
+static struct {
+    pthread_mutex_t lock;
+    call *calls;
+    opscope_run_seq *parts;
+    ctx_state *ctxs;
+    seq_scan *scan;   /* all clear between calls */
+    int16_t *part_of; /* a sequence's part in the current call, -1: none yet */
+    int16_t *present; /* the current call's sequences, in order of first sight */
+    int n_present;
+    uint32_t n_calls, n_parts, n_ctx_numbers, next_request;
+    uint64_t lost;
+    bool failed;
+} g_dec = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static bool tables(void) {
+    if (g_dec.calls) return true;
+    if (g_dec.failed) return false;
+    g_dec.calls = calloc(MAX_CALLS, sizeof *g_dec.calls);
+    g_dec.parts = calloc(MAX_PARTS, sizeof *g_dec.parts);
+    g_dec.ctxs = calloc(MAX_CTX, sizeof *g_dec.ctxs);
+    g_dec.scan = calloc(OPSCOPE_CAP_MAX_SEQ, sizeof *g_dec.scan);
+    g_dec.part_of = malloc(OPSCOPE_CAP_MAX_SEQ * sizeof *g_dec.part_of);
+    g_dec.present = malloc(OPSCOPE_CAP_MAX_SEQ * sizeof *g_dec.present);
+    if (g_dec.calls && g_dec.parts && g_dec.ctxs && g_dec.scan && g_dec.part_of && g_dec.present) return true;
+    free(g_dec.calls);
+    free(g_dec.parts);
+    free(g_dec.ctxs);
+    free(g_dec.scan);
+    free(g_dec.part_of);
+    free(g_dec.present);
+    g_dec.calls = NULL;
+    g_dec.failed = true;
+    return false;
+}
+
+/* CTX's state (made on first sight; NULL when MAX_CTX live contexts are tracked). Locked. */
+static ctx_state *ctx_of(const void *ctx, const void *mem) {
+    ctx_state *free_slot = NULL;
+    for (int i = 0; i < MAX_CTX; i++) {
+        ctx_state *c = &g_dec.ctxs[i];
+        if (c->ctx == ctx) {
+            c->mem = mem;
+            return c;
+        }
+        if (!c->ctx && !free_slot) free_slot = c;
+    }
+    if (!free_slot) return NULL;
+    memset(free_slot, 0, sizeof *free_slot);
+    free_slot->ctx = ctx;
+    free_slot->mem = mem;
+    free_slot->number = (int32_t)g_dec.n_ctx_numbers++;
+    return free_slot;
+}
+
+static int32_t seq_at(const opscope_cap_batch *b, int32_t i, int32_t j) {
+    return b->seq_id ? b->seq_id[i][j] : 0;
+}
+
+static int32_t n_seq_at(const opscope_cap_batch *b, int32_t i) {
+    return b->n_seq_id ? b->n_seq_id[i] : 1;
+}
+
+static bool output_at(const opscope_cap_batch *b, int32_t i) {
+    return b->logits ? b->logits[i] != 0 : i == b->n_tokens - 1;
+}
+
+/* First pass: which sequences the batch has, their lowest position, whether a token asks no
+ * output; then which start a new request. Only the batch's sequences are visited (a
+ * generation step of a few slots costs a few entries, not the 256). */
+static void scan_batch(const ctx_state *c, const opscope_cap_batch *b) {
+    g_dec.n_present = 0;
+    for (int32_t i = 0; i < b->n_tokens; i++) {
+        for (int32_t j = 0, n = n_seq_at(b, i); j < n && j < OPSCOPE_CAP_MAX_SEQ; j++) {
+            int32_t s = seq_at(b, i, j);
+            if (s < 0 || s >= OPSCOPE_CAP_MAX_SEQ) continue;
+            seq_scan *q = &g_dec.scan[s];
+            int32_t p = b->pos ? b->pos[i] : INT32_MAX;
+            if (!q->present || p < q->min_pos) q->min_pos = p;
+            if (!q->present) g_dec.present[g_dec.n_present++] = (int16_t)s;
+            q->present = true;
+            if (!output_at(b, i)) q->asks_none = true;
+        }
+    }
+    for (int k = 0; k < g_dec.n_present; k++) {
+        int s = g_dec.present[k];
+        seq_scan *q = &g_dec.scan[s];
+        const seq_state *st = &c->seqs[s];
+        g_dec.part_of[s] = -1;
+        q->new_request = !st->seen || (b->pos && q->min_pos <= st->prompt_pos) ||
+                         (st->generating && q->asks_none);
+    }
+}
+
+/* Adds sequence S's token at position POS (OUT: it asks an output) to the call's parts.
+ * Returns false when the parts table is full. */
+static bool count_token(ctx_state *c, call *k, int32_t s, int32_t pos, bool out) {
+    if (g_dec.part_of[s] < 0) {
+        if (g_dec.n_parts == MAX_PARTS) return false;
+        seq_state *st = &c->seqs[s];
+        if (g_dec.scan[s].new_request) {
+            st->request = g_dec.next_request++;
+            st->prompt_pos = -1;
+            st->generating = false;
+            st->seen = true;
+        }
+        g_dec.part_of[s] = (int16_t)k->n_parts++;
+        g_dec.parts[g_dec.n_parts++] = (opscope_run_seq){.seq = s, .request = st->request};
+    }
+    opscope_run_seq *q = &g_dec.parts[k->part0 + (uint32_t)g_dec.part_of[s]];
+    seq_state *st = &c->seqs[s];
+    q->n_tokens++;
+    if (!st->generating) {
+        q->n_prompt++;
+        if (pos > st->prompt_pos) st->prompt_pos = pos;
+    }
+    if (out) {
+        q->n_outputs++;
+        st->generating = true;
+    }
+    return true;
+}
+
+/* Second pass: the call's parts, in order of each sequence's first token. Returns false when
+ * the parts table filled up (the call's parts are then taken back). */
+static bool count_batch(ctx_state *c, call *k, const opscope_cap_batch *b) {
+    for (int32_t i = 0; i < b->n_tokens; i++) {
+        bool out = output_at(b, i);
+        k->n_outputs += out;
+        /* llama's own default position: the sequence's next; a prompt position stays unknown */
+        int32_t pos = b->pos ? b->pos[i] : INT32_MIN;
+        for (int32_t j = 0, n = n_seq_at(b, i); j < n && j < OPSCOPE_CAP_MAX_SEQ; j++) {
+            int32_t s = seq_at(b, i, j);
+            if (s < 0 || s >= OPSCOPE_CAP_MAX_SEQ) continue;
+            if (!count_token(c, k, s, pos, out)) {
+                g_dec.n_parts = k->part0;
+                k->n_parts = 0;
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+void opscope_cap_decode_note(const void *ctx, const void *mem, const opscope_cap_batch *b,
+                             uint64_t start_ns, uint64_t end_ns, int64_t graph0, int64_t graph1,
+                             int32_t ret) {
+    pthread_mutex_lock(&g_dec.lock);
+    if (!tables() || g_dec.n_calls == MAX_CALLS) {
+        g_dec.lost++;
+        pthread_mutex_unlock(&g_dec.lock);
+        return;
+    }
+    ctx_state *c = ctx_of(ctx, mem);
+    call *k = &g_dec.calls[g_dec.n_calls];
+    *k = (call){.start_ns = start_ns, .end_ns = end_ns, .graph = graph0,
+                .n_graphs = graph1 > graph0 && graph1 - graph0 <= UINT32_MAX ? (uint32_t)(graph1 - graph0) : 0,
+                .n_tokens = b->n_tokens > 0 ? (uint32_t)b->n_tokens : 0, .part0 = g_dec.n_parts,
+                .context = c ? c->number : -1, .ret = ret};
+    if (c && ret == 0 && b->n_tokens > 0) {
+        scan_batch(c, b);
+        if (!count_batch(c, k, b)) g_dec.lost++; /* kept without its parts */
+        for (int i = 0; i < g_dec.n_present; i++) g_dec.scan[g_dec.present[i]] = (seq_scan){0};
+    }
+    g_dec.n_calls++;
+    pthread_mutex_unlock(&g_dec.lock);
+}
+
+void opscope_cap_decode_cleared(const void *mem) {
+    pthread_mutex_lock(&g_dec.lock);
+    for (int i = 0; g_dec.ctxs && mem && i < MAX_CTX; i++)
+        if (g_dec.ctxs[i].ctx && g_dec.ctxs[i].mem == mem)
+            for (int s = 0; s < OPSCOPE_CAP_MAX_SEQ; s++) g_dec.ctxs[i].seqs[s].seen = false;
+    pthread_mutex_unlock(&g_dec.lock);
+}
+
+void opscope_cap_decode_ctx_freed(const void *ctx) {
+    pthread_mutex_lock(&g_dec.lock);
+    for (int i = 0; g_dec.ctxs && ctx && i < MAX_CTX; i++)
+        if (g_dec.ctxs[i].ctx == ctx) g_dec.ctxs[i].ctx = NULL;
+    pthread_mutex_unlock(&g_dec.lock);
+}
+
+/* Call K as the profile's (its parts in the table). Locked. */
+static opscope_run_decode as_decode(const call *k) {
+    return (opscope_run_decode){.start_ns = k->start_ns, .end_ns = k->end_ns, .graph = k->graph,
+                                .n_graphs = k->n_graphs, .n_tokens = k->n_tokens,
+                                .n_outputs = k->n_outputs, .context = k->context, .ret = k->ret,
+                                .n_seqs = k->n_parts, .seqs = g_dec.parts + k->part0};
+}
+
+int opscope_cap_decodes_add(opscope_run_t *r) {
+    if (pthread_mutex_trylock(&g_dec.lock) != 0) return 0; /* a note interrupted: left out */
+    int rc = 0;
+    for (uint32_t i = 0; g_dec.calls && i < g_dec.n_calls && !rc; i++) {
+        opscope_run_decode d = as_decode(&g_dec.calls[i]);
+        rc = opscope_run_add_decode(r, &d);
+    }
+    opscope_run_set_decodes_lost(r, g_dec.lost);
+    pthread_mutex_unlock(&g_dec.lock);
+    return rc;
+}
+
+int opscope_cap_decodes_put(opscope_oplog_buf *b, uint32_t *next) {
+    if (pthread_mutex_trylock(&g_dec.lock) != 0) return 0;
+    int n = 0;
+    if (*next < g_dec.n_calls) {
+        n = (int)(g_dec.n_calls - *next);
+        bool e = opscope_oplog_put_u(b, g_dec.lost) | opscope_oplog_put_u(b, (uint64_t)n);
+        for (uint32_t i = *next; i < g_dec.n_calls && !e; i++) {
+            opscope_run_decode d = as_decode(&g_dec.calls[i]);
+            e = opscope_oplog_put_decode(b, &d) != 0;
+        }
+        if (e) n = -1;
+        else *next = g_dec.n_calls;
+    }
+    pthread_mutex_unlock(&g_dec.lock);
+    return n;
+}
+
+void opscope_cap_decodes_reset(void) {
+    pthread_mutex_lock(&g_dec.lock);
+    g_dec.n_calls = g_dec.n_parts = g_dec.n_ctx_numbers = g_dec.next_request = 0;
+    g_dec.lost = 0;
+    if (g_dec.ctxs) memset(g_dec.ctxs, 0, MAX_CTX * sizeof *g_dec.ctxs);
+    pthread_mutex_unlock(&g_dec.lock);
+}

@@ -1,0 +1,67 @@
+/*
+ * cap_decodes.h - the llama_decode calls of a llama.cpp program, for capture.run.decodes
+ * (internal; docs/capture.md, "Requests"): per call its times on the capture's clock, the
+ * graph ids computed inside it, and per sequence its tokens, the prompt's among them and its
+ * outputs, each sequence's tokens numbered into requests. The hook (hooks/cap_decode.c) reads
+ * libllama's batch into an opscope_cap_batch; nothing here knows libllama's structs.
+ *
+ * Requests: a sequence of a context starts a new request when the context's memory is
+ * cleared, when a token's position goes back to or before the current request's last prompt
+ * position (a new prompt, with or without a cached prefix), or when a sequence that has
+ * produced an output gets a token that asks for none (a new prompt after a kept
+ * conversation). A request's tokens up to and including its first output are its prompt;
+ * those after it were generated (sampled from its outputs).
+ *
+ * Memory: fixed tables allocated at the first call (65536 calls, 131072 sequence parts,
+ * 8 contexts of 256 sequences); calls that do not fit are counted, never allocated.
+ * Thread safety: every function takes one mutex (decodes are milliseconds apart, never inside
+ * a compute); opscope_cap_decodes_add runs under opscope_cap_run_get, on the exporting thread.
+ */
+#ifndef OPSCOPE_CAP_DECODES_H
+#define OPSCOPE_CAP_DECODES_H
+
+#include "model/run_info.h"
+#include "util/oplog.h"
+
+#include <stdint.h>
+
+/* llama's batch as the hook read it (llama.h's llama_batch: the arrays are the caller's, read
+ * during the note only). NULL arrays mean llama's defaults: positions from the memory, one
+ * sequence (0) per token, an output for the last token only. */
+typedef struct opscope_cap_batch {
+    int32_t n_tokens;
+    const int32_t *pos;
+    const int32_t *n_seq_id;
+    int32_t *const *seq_id;
+    const int8_t *logits;
+} opscope_cap_batch;
+
+/* The most sequence ids a batch may name (llama.h's LLAMA_MAX_SEQ in 0.7.0); tokens of other
+ * ids are counted in the call but in no sequence. */
+#define OPSCOPE_CAP_MAX_SEQ 256
+
+/* A llama_decode call on context CTX (whose memory is MEM; both keys only) with batch B ran
+ * from START_NS to END_NS, started graph ids [GRAPH0, GRAPH1), and returned RET (0: decoded;
+ * otherwise its tokens start no request and move no sequence on). */
+void opscope_cap_decode_note(const void *ctx, const void *mem, const opscope_cap_batch *b,
+                             uint64_t start_ns, uint64_t end_ns, int64_t graph0, int64_t graph1,
+                             int32_t ret);
+/* llama_memory_clear(MEM): its context's sequences start new requests. */
+void opscope_cap_decode_cleared(const void *mem);
+/* llama_free(CTX): its state is forgotten (the pointer may come back as another context). */
+void opscope_cap_decode_ctx_freed(const void *ctx);
+
+/* Adds the calls noted so far, and the count of those lost, to R. Returns 0 or -1 (out of
+ * memory). */
+int opscope_cap_decodes_add(opscope_run_t *r);
+
+/* The calls from *NEXT on (those a DECODES chunk of the record log has not taken yet),
+ * appended to B as the chunk's payload (model/oplog_dec.h); *NEXT then points past them.
+ * Returns how many calls, 0 when none are new or the table is busy (a note interrupted:
+ * they wait for the next chunk), -1 when out of memory (*NEXT unchanged). */
+int opscope_cap_decodes_put(opscope_oplog_buf *b, uint32_t *next);
+
+/* Forgets everything (tests). */
+void opscope_cap_decodes_reset(void);
+
+#endif /* OPSCOPE_CAP_DECODES_H */

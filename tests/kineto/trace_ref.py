@@ -1,0 +1,102 @@
+"""The Kineto checks' own reading of a trace, with the standard library alone (json with
+Decimal numbers, no opscope code): the reference that check_kineto.py, check_busy.py and
+check_cut.py hold opscope's figures against.
+
+  ns(v)           microseconds (int, Decimal or numeric string) -> integer ns, half away from zero
+  load(path)      a trace's events (plain or .gz; an object's traceEvents or a list); raises
+  load_trace(p)   the same, or None when P is not a trace (not JSON, no events)
+  slices(events)  X events, plus B/E pairs matched per (pid, tid)
+  union_len(iv)   the length of the union of (start, end) intervals
+  window(steps, gpu) the analysis window: the ProfilerStep# annotations' span, else the GPU
+                  activities' span ({device: [(a, b)]}); (0, 0) when neither
+  clip(iv, ws, we) the intervals cut to the window, empty ones dropped
+  check(cond, what) a check: a failure is printed and kept in `failures` (the script's exit)
+"""
+import decimal
+import gzip
+import json
+
+D = decimal.Decimal
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+    return cond
+
+
+def ns(v):
+    """Microseconds (int, Decimal or numeric string) -> integer ns, half away from zero."""
+    if v is None:
+        return 0
+    return int((D(str(v)) * 1000).quantize(D(1), rounding=decimal.ROUND_HALF_UP))
+
+
+def _read(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return json.load(f, parse_float=D)
+
+
+def load(path):
+    d = _read(path)
+    return d["traceEvents"] if isinstance(d, dict) else d
+
+
+def load_trace(path):
+    try:
+        d = _read(path)
+    except (OSError, ValueError, UnicodeDecodeError, ArithmeticError, RecursionError):
+        return None
+    if isinstance(d, dict) and isinstance(d.get("traceEvents"), list):
+        return d["traceEvents"]
+    if isinstance(d, list) and d and all(isinstance(e, dict) and "ph" in e for e in d):
+        return d
+    return None
+
+
+def slices(events):
+    """X events, plus B/E pairs matched per (pid, tid) as the Trace Event format defines."""
+    stacks = {}
+    for e in events:
+        if not isinstance(e, dict):
+            continue
+        ph = e.get("ph")
+        if ph == "X":
+            yield e
+        elif ph == "B" and "ts" in e:
+            stacks.setdefault((e.get("pid"), e.get("tid")), []).append(e)
+        elif ph == "E":
+            st = stacks.get((e.get("pid"), e.get("tid")))
+            if st:
+                b = dict(st.pop())
+                if "ts" in e:
+                    b["dur"] = D(str(e["ts"])) - D(str(b["ts"]))
+                yield b
+
+
+def union_len(iv):
+    t, cs, ce = 0, None, None
+    for a, b in sorted(iv):
+        if ce is None or a > ce:
+            if ce is not None:
+                t += ce - cs
+            cs, ce = a, b
+        else:
+            ce = max(ce, b)
+    return t + (ce - cs if ce is not None else 0)
+
+
+def window(steps, gpu):
+    """STEPS: (start, end) of the ProfilerStep# annotations; GPU: {device: [(start, end)]}."""
+    if steps:
+        return min(a for a, _ in steps), max(b for _, b in steps)
+    if gpu:
+        return min(a for v in gpu.values() for a, _ in v), max(b for v in gpu.values() for _, b in v)
+    return 0, 0
+
+
+def clip(iv, ws, we):
+    return [(max(a, ws), min(b, we)) for a, b in iv if min(b, we) > max(a, ws)]
