@@ -40,21 +40,40 @@ static bool in(const opscope_range *r, int64_t v) {
     return v >= r->lo && v <= r->hi;
 }
 
+bool opscope_graph_filter_chooses(const opscope_graph_filter *f, const opscope_graph_stats *g) {
+    return (!f->by_graph || in(&f->graphs, g->id)) && (!f->by_batch || in(&f->batch, g->batch)) &&
+           (!f->by_phase || g->phase == f->phase);
+}
+
 static bool graph_ok(opscope_graph_filter *f, int64_t id) {
+    f->last_warm = OPSCOPE_GRAPH_STEADY;
     if (f->by_graph && !in(&f->graphs, id)) return false;
     if (f->by_batch || f->by_phase) {
         const opscope_graph_stats *g = f->index ? opscope_graphs_find(f->index, id) : NULL;
-        if (!g || (f->by_batch && !in(&f->batch, g->batch)) || (f->by_phase && g->phase != f->phase)) return false;
+        if (!g || !opscope_graph_filter_chooses(f, g)) return false;
     }
+    if (f->steady) f->last_warm = opscope_warm_apart_find(f->apart, id);
     return true;
 }
 
 static bool keeps(opscope_graph_filter *f, const opscope_record *r) {
-    if (!(r->has & OPSCOPE_HAS_GRAPH)) return false;
+    if (!(r->has & OPSCOPE_HAS_GRAPH)) {
+        if (f->by_graph || f->by_batch || f->by_phase || !f->steady) return false;
+        if (f->seen_graph) return true;
+        f->apart_n[OPSCOPE_GRAPH_STEADY]++; /* load: before the first graph compute */
+        f->apart_ns[OPSCOPE_GRAPH_STEADY] += r->duration_ns;
+        return false;
+    }
+    f->seen_graph = true;
     if (!f->have_last || f->last_id != r->graph_id) { /* records of a graph come in runs */
         f->last_ok = graph_ok(f, r->graph_id);
         f->last_id = r->graph_id;
         f->have_last = true;
+    }
+    if (f->last_ok && f->last_warm != OPSCOPE_GRAPH_STEADY) {
+        f->apart_n[f->last_warm]++;
+        f->apart_ns[f->last_warm] += r->duration_ns;
+        return false;
     }
     return f->last_ok;
 }

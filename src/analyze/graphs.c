@@ -1,5 +1,6 @@
 /* graphs.c - per graph aggregates and their groups by batch (graphs.h). */
 #include "analyze/graphs.h"
+#include "analyze/warm_ops.h"
 #include "model/ggml_vocab.h"
 
 #include "util/sort.h"
@@ -19,6 +20,11 @@ struct opscope_graphs {
     opscope_graph_batch *batches;
     size_t n_sorted, n_batches;
     bool finished;
+    bool weighted;                         /* a record with a sampling weight was seen */
+    uint64_t load_records, load_ns;        /* before the first graph's first record */
+    OPSCOPE_VEC(uint8_t) split_only;       /* per entry: a GRAPH_SPLIT record (untimed) */
+    opscope_warm_ops_t *ops;               /* the op groups' warm-up (session's records) */
+    bool ops_failed;
 };
 
 opscope_graphs_t *opscope_graphs_new(void) {
@@ -33,6 +39,8 @@ opscope_graphs_t *opscope_graphs_new(void) {
 void opscope_graphs_free(opscope_graphs_t *g) {
     if (!g) return;
     free(g->ents.v);
+    free(g->split_only.v);
+    opscope_warm_ops_free(g->ops);
     opscope_hindex_free(&g->ix);
     free(g->sorted);
     free(g->batches);
@@ -47,6 +55,15 @@ int64_t opscope_record_batch(const opscope_record *r) {
     if (opscope_ggml_op_is(r->name, OPSCOPE_GGML_OP_MUL_MAT)) return r->ne_src[1][1];
     if (opscope_ggml_op_is(r->name, OPSCOPE_GGML_OP_MUL_MAT_ID)) return r->ne_src[1][2];
     return 0;
+}
+
+const char *opscope_graph_warm_name(opscope_graph_warm w) {
+    return w == OPSCOPE_GRAPH_WARMUP ? "warm-up" : w == OPSCOPE_GRAPH_OUTLIER ? "outlier" : "steady";
+}
+
+void opscope_graphs_load(const opscope_graphs_t *g, uint64_t *records, uint64_t *ns) {
+    *records = g->load_records;
+    *ns = g->load_ns;
 }
 
 const char *opscope_graph_phase_name(opscope_graph_phase p) {
@@ -69,9 +86,11 @@ static opscope_graph_stats *get(opscope_graphs_t *g, int64_t id) {
     if (i == OPSCOPE_HINDEX_NONE) {
         opscope_graph_stats s = {.id = id, .start_ns = UINT64_MAX};
         i = (uint32_t)g->ents.n;
+        uint8_t no = 0;
         if (i == OPSCOPE_HINDEX_NONE || OPSCOPE_VEC_PUSH(g->ents, s)) return NULL;
-        if (opscope_hindex_add(&g->ix, h, i)) {
+        if (OPSCOPE_VEC_PUSH(g->split_only, no) || opscope_hindex_add(&g->ix, h, i)) {
             g->ents.n--;
+            g->split_only.n = g->ents.n;
             return NULL;
         }
     }
@@ -79,11 +98,32 @@ static opscope_graph_stats *get(opscope_graphs_t *g, int64_t id) {
     return &g->ents.v[i];
 }
 
-int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *r, uint64_t flops) {
-    if (!(r->has & OPSCOPE_HAS_GRAPH)) return 0;
+uint64_t opscope_record_topo(const opscope_record *r, int op) {
+    uint64_t id = op;
+    if (op < 0) { /* not a ggml op: its name, hashed (never a small number) */
+        const char *n = r->name ? r->name : "";
+        id = opscope_hash_bytes(n, strlen(n)) | 1ull << 63;
+    }
+    return opscope_mix64(id ^ (uint64_t)(uint32_t)r->backend_id << 40);
+}
+
+/* TOPO: the record's part of the topology (opscope_record_topo; 0 for a copy). */
+static int add(opscope_graphs_t *g, const opscope_record *r, uint64_t flops, uint64_t topo) {
+    if (r->has & OPSCOPE_HAS_WEIGHT) g->weighted = true;
+    if (!(r->has & OPSCOPE_HAS_GRAPH)) {
+        if (!g->ents.n) { /* before any graph compute: loading the model */
+            g->load_records++;
+            g->load_ns += r->duration_ns;
+        }
+        return 0;
+    }
     opscope_graph_stats *s = get(g, r->graph_id);
     if (!s) return -1;
     g->finished = false;
+    if (r->type == OPSCOPE_RECORD_OP) {
+        s->topo += topo;
+        if (r->name && r->name[0] == 'G' && !strcmp(r->name, "GRAPH_SPLIT")) g->split_only.v[s - g->ents.v] = 1;
+    }
     uint64_t end = r->start_ns + r->duration_ns;
     s->n++;
     if (r->type == OPSCOPE_RECORD_COPY) {
@@ -125,12 +165,30 @@ int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *r, uint64_t fl
     return 0;
 }
 
+int opscope_graphs_add(opscope_graphs_t *g, const opscope_record *r, uint64_t flops) {
+    return add(g, r, flops, r->type == OPSCOPE_RECORD_OP ? opscope_record_topo(r, -1) : 0);
+}
+
 static int sink_record(void *ud, const opscope_record *r) {
     return opscope_graphs_add(ud, r, 0);
 }
 
 int opscope_graphs_add_derived(void *ud, const opscope_record *rec, opscope_derived *d) {
-    return opscope_graphs_add(ud, rec, opscope_derived_flops(d));
+    opscope_graphs_t *g = ud;
+    /* the op as the stats found it: no hash of the name (the same partition as by name) */
+    uint64_t topo = rec->type == OPSCOPE_RECORD_OP && (rec->has & OPSCOPE_HAS_GRAPH)
+                        ? opscope_record_topo(rec, opscope_derived_op(d)) : 0;
+    if (!g->ops && !g->ops_failed) g->ops_failed = !(g->ops = opscope_warm_ops_new());
+    if (g->ops && opscope_warm_ops_add(g->ops, rec, d, topo)) { /* the marks only: the graphs go on */
+        opscope_warm_ops_free(g->ops);
+        g->ops = NULL;
+        g->ops_failed = true;
+    }
+    return add(g, rec, opscope_derived_flops(d), topo);
+}
+
+const opscope_warm_ops_t *opscope_graphs_warm_ops(const opscope_graphs_t *g) {
+    return g ? g->ops : NULL;
 }
 
 static int sink_end(void *ud) {
@@ -176,8 +234,53 @@ static uint64_t median(uint64_t *v, size_t n) {
     return v[(n - 1) / 2];
 }
 
+static int by_topo(const void *a, const void *b) {
+    const opscope_graph_stats *x = *(const opscope_graph_stats *const *)a;
+    const opscope_graph_stats *y = *(const opscope_graph_stats *const *)b;
+    if (x->topo != y->topo) return x->topo < y->topo ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The first compute (lowest id) of each topology is a warm-up. In a sampled run, a compute
+ * with an untimed split (GRAPH_SPLIT) is never one: the capture times the first computes of
+ * each topology, so an untimed one is only another topology by its records. Marks the
+ * entries; ORDER: room for a pointer per entry. */
+static void mark_warmups(opscope_graphs_t *g, const opscope_graph_stats **order) {
+    for (size_t i = 0; i < g->ents.n; i++) order[i] = &g->ents.v[i];
+    opscope_sort(order, g->ents.n, sizeof *order, by_topo);
+    bool have = false;
+    uint64_t last = 0;
+    for (size_t i = 0; i < g->ents.n; i++) {
+        size_t at = (size_t)(order[i] - g->ents.v);
+        opscope_graph_stats *e = &g->ents.v[at];
+        e->warm = OPSCOPE_GRAPH_STEADY;
+        if (g->weighted && g->split_only.v[at]) continue;
+        if (!have || e->topo != last) e->warm = OPSCOPE_GRAPH_WARMUP;
+        have = true;
+        last = e->topo;
+    }
+}
+
+/* The steady graphs of one batch group (ORDER, N of them, pointing into g->sorted) whose wall
+ * is over OPSCOPE_GRAPHS_OUTLIER_X times the group's MEDIAN become outliers, when they are
+ * rare (a quarter of the group's steady graphs at most): stalls. More is a noisy run, whose
+ * spread is its own, so they stay steady (the report flags them all the same). */
+static void mark_stalls(opscope_graphs_t *g, const opscope_graph_stats **order, size_t n, uint64_t median) {
+    size_t steady = 0, over = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (order[k]->warm != OPSCOPE_GRAPH_STEADY) continue;
+        steady++;
+        over += order[k]->wall_ns > OPSCOPE_GRAPHS_OUTLIER_X * median;
+    }
+    if (!over || over * OPSCOPE_GRAPHS_STALLS_MAX > steady) return;
+    for (size_t k = 0; k < n; k++)
+        if (order[k]->warm == OPSCOPE_GRAPH_STEADY && order[k]->wall_ns > OPSCOPE_GRAPHS_OUTLIER_X * median)
+            g->sorted[order[k] - g->sorted].warm = OPSCOPE_GRAPH_OUTLIER;
+}
+
 int opscope_graphs_finish(opscope_graphs_t *g) {
     if (g->finished) return 0;
+    if (g->ops) opscope_warm_ops_finish(g->ops);
     free(g->sorted);
     free(g->batches);
     g->sorted = NULL;
@@ -196,6 +299,7 @@ int opscope_graphs_finish(opscope_graphs_t *g) {
         free(tmp);
         return -1;
     }
+    mark_warmups(g, order);
     for (size_t i = 0; i < g->ents.n; i++) {
         g->sorted[g->n_sorted] = g->ents.v[i];
         g->sorted[g->n_sorted].phase = phase_of(&g->ents.v[i]);
@@ -222,12 +326,18 @@ int opscope_graphs_finish(opscope_graphs_t *g) {
             b.op_ns += s->op_ns;
             b.copy_ns += s->copy_ns;
             b.wall_ns += wall;
+            if (s->warm == OPSCOPE_GRAPH_WARMUP) {
+                b.warmup_graphs++;
+                b.warmup_op_ns += s->op_ns;
+                b.warmup_wall_ns += wall;
+            }
             b.est_op_ns += s->est_op_ns;
             b.device_timed_graphs += s->device_timed;
             b.sampled_out_graphs += s->sampled_out;
         }
         b.median_op_ns = median(ops, j - i);
         b.median_wall_ns = median(walls, j - i);
+        mark_stalls(g, order + i, j - i, b.median_wall_ns);
         for (size_t k = i; k < j; k++) { /* each graph of the group against its median */
             uint64_t wall = order[k]->wall_ns;
             if (wall <= OPSCOPE_GRAPHS_OUTLIER_X * b.median_wall_ns) continue;

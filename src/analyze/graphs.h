@@ -38,6 +38,19 @@ typedef enum opscope_graph_phase {
 /* "none", "prefill", "decode". */
 const char *opscope_graph_phase_name(opscope_graph_phase p);
 
+/* Warm-up apart (docs/metrics.md, "Warm-up"): what a graph compute is to the steady state. */
+typedef enum opscope_graph_warm {
+    OPSCOPE_GRAPH_STEADY = 0,
+    OPSCOPE_GRAPH_WARMUP,  /* the first compute of its topology: shader and pipeline creation,
+                              the scheduler's allocation, first touches, lazy weight repacks */
+    OPSCOPE_GRAPH_OUTLIER, /* not a warm-up, but its wall is over OPSCOPE_GRAPHS_OUTLIER_X times
+                              its batch group's median, and such graphs are rare in the group
+                              (OPSCOPE_GRAPHS_STALLS_MAX): a stall */
+} opscope_graph_warm;
+
+/* "steady", "warm-up", "outlier". */
+const char *opscope_graph_warm_name(opscope_graph_warm w);
+
 typedef struct opscope_graph_stats {
     int64_t id;
     uint64_t n, n_ops, n_copies;
@@ -58,6 +71,11 @@ typedef struct opscope_graph_stats {
     bool device_timed, sampled_out;
     uint64_t est_op_ns;
     opscope_graph_phase phase;  /* after finish */
+    /* Its topology: the multiset of its OP records' (name, backend), as a sum of their hashes
+     * (record order does not matter; shapes do not, so a growing KV cache or another prompt
+     * length is the same topology). */
+    uint64_t topo;
+    opscope_graph_warm warm;    /* after finish */
 } opscope_graph_stats;
 
 /* The graphs of one batch and phase. */
@@ -78,10 +96,15 @@ typedef struct opscope_graph_batch {
      * number, summed wall, and the longest one's id and wall. */
     uint64_t n_outliers, outlier_wall_ns, max_outlier_wall_ns;
     int64_t max_outlier_graph;
+    /* Of its graphs, the warm-ups (OPSCOPE_GRAPH_WARMUP): their number, op and wall time. */
+    uint64_t warmup_graphs, warmup_op_ns, warmup_wall_ns;
 } opscope_graph_batch;
 
 /* A graph is an outlier of its group when its wall exceeds this many times the median. */
 #define OPSCOPE_GRAPHS_OUTLIER_X 10
+/* ...and it is a stall (OPSCOPE_GRAPH_OUTLIER) when at most one steady graph of the group in
+ * this many is one. */
+#define OPSCOPE_GRAPHS_STALLS_MAX 4
 
 /* NULL when out of memory. */
 opscope_graphs_t *opscope_graphs_new(void);
@@ -108,6 +131,22 @@ const opscope_graph_stats *opscope_graphs_find(const opscope_graphs_t *g, int64_
 /* The batch groups, by op time, descending (ties: the smaller batch, then phase, first). */
 size_t opscope_graphs_n_batches(const opscope_graphs_t *g);
 const opscope_graph_batch *opscope_graphs_batch_at(const opscope_graphs_t *g, size_t i);
+
+/* Load: the records without a graph id that came before the first record of a graph
+ * compute (weight uploads, repacks at load). Counted as they are added. */
+void opscope_graphs_load(const opscope_graphs_t *g, uint64_t *records, uint64_t *ns);
+
+/* A record's part of its graph's topology (opscope_graph_stats.topo): its name and backend,
+ * hashed. OP: its ggml op (model/ggml_vocab.h) when the caller knows it, which stands for the
+ * name (no hash of it), else -1. Within one graphs object either way gives the same
+ * topologies; the values differ between the two. Pure. */
+uint64_t opscope_record_topo(const opscope_record *rec, int op);
+
+/* The op groups' warm-up and load (analyze/warm_ops.h), fed by opscope_graphs_add_derived
+ * (the session's, after the stats set each record's display); NULL without, or when out of
+ * memory. Valid after finish. */
+struct opscope_warm_ops;
+const struct opscope_warm_ops *opscope_graphs_warm_ops(const opscope_graphs_t *g);
 
 /* The record's batch as defined above (0 when it is no matrix product). Pure. */
 int64_t opscope_record_batch(const opscope_record *rec);

@@ -18,6 +18,7 @@
 #include "analyze/tee.h"
 #include "cli/diff_kind.h"
 #include "analyze/graphs.h"
+#include "analyze/warm_apart.h"
 #include "analyze/run_requests.h"
 #include "analyze/run_tests.h"
 #include "model/run_info.h"
@@ -40,6 +41,7 @@ typedef struct diff_args {
     const char *json, *text, *html;
     size_t top, html_max_records;
     bool html_max_set, quiet, merge_backends, tests_only, requests_only;
+    bool include_warmup, apart_stdin; /* --include-warmup; an input is stdin (read once) */
     double min_share, fail_pct, alpha;
     opscope_diff_norm norm;
     opscope_cli_select select; /* --batch, --graphs */
@@ -71,6 +73,10 @@ static void usage(FILE *f) {
           "                           widest MUL_MAT's rows: 1 = llama.cpp's generation\n"
           "                           steps; decode|prefill: by phase); reads each input twice\n"
           "  --graphs N|A-B|A-        only the graph computes with those ids on both sides\n"
+          "  --include-warmup         compare the warm-up too: by default the first compute of\n"
+          "                           each graph topology, graphs over 10x their batch's median\n"
+          "                           wall and the records before the first compute (load) are\n"
+          "                           left out, found in a first pass over each input\n"
           "  --top N                  console rows (default 30)\n"
           "  --min-share PCT          leave out groups under PCT% of the time on both sides\n"
           "                           (default 0.5; also the floor of the regression check)\n"
@@ -105,7 +111,7 @@ static bool parse_pct(const char *s, double lo, double hi, double *out) {
 
 enum {
     OPT_BY, OPT_JSON, OPT_TEXT, OPT_HTML, OPT_TOP, OPT_MIN_SHARE, OPT_FAIL, OPT_PER, OPT_ALPHA,
-    OPT_HTML_MAX, OPT_MERGE_BACKENDS, OPT_BATCH, OPT_GRAPHS
+    OPT_HTML_MAX, OPT_MERGE_BACKENDS, OPT_BATCH, OPT_GRAPHS, OPT_WARMUP
 };
 
 static const opscope_cli_opt diff_opts[] = {
@@ -122,6 +128,7 @@ static const opscope_cli_opt diff_opts[] = {
     {"--merge-backends", NULL, OPT_MERGE_BACKENDS, false},
     {"--batch", NULL, OPT_BATCH, true},
     {"--graphs", NULL, OPT_GRAPHS, true},
+    {"--include-warmup", NULL, OPT_WARMUP, false},
 };
 
 /* One option of the command line into the diff_args (CTX). Returns -1, or the exit status. */
@@ -181,6 +188,7 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
             return usage_error("--html-max-records: expected an integer, got '%s'", val);
         break;
     case OPT_MERGE_BACKENDS: a->merge_backends = true; break;
+    case OPT_WARMUP: a->include_warmup = true; break;
     case OPT_BATCH:
     case OPT_GRAPHS: return opscope_cli_select_option("diff", &a->select, o->name, val);
     }
@@ -215,6 +223,8 @@ static int parse_args(int argc, char **argv, diff_args *a) {
     int n_stdin = 0;
     for (int i = 0; i < n; i++) n_stdin += !strcmp(a->in[i], "-");
     if (n_stdin > 1) return usage_error("only one input can be read from stdin");
+    a->select.steady = !a->include_warmup && !n_stdin; /* found in a first pass */
+    a->apart_stdin = !a->include_warmup && n_stdin;
     st = opscope_cli_select_check("diff", &a->select, a->in, n);
     if (st >= 0) return st;
     const char *outs[] = {a->json, a->text, a->html};
@@ -252,6 +262,8 @@ typedef struct input {
     opscope_run_t *run;
     opscope_run_test *tests;
     size_t n_tests;
+    opscope_warm_apart *apart; /* per run: its warm-up and outlier graphs (first pass) */
+    uint64_t apart_graphs[3], apart_records[3], apart_ns[3]; /* left out, over the runs */
     opscope_run_request *requests;
     size_t n_requests;
 } input;
@@ -276,31 +288,46 @@ static void input_free(input *in) {
     opscope_graphs_free(in->graphs);
     opscope_run_free(in->run);
     free(in->tests);
+    for (size_t r = 0; in->apart && r < DIFF_MAX_INPUTS; r++) opscope_warm_apart_free(&in->apart[r]);
+    free(in->apart);
     free(in->requests);
 }
 
 /* Reads PATH, one run of IN's side (the FIRST one feeds its timeline), only the graph
- * computes SEL chooses. Returns 0, or -1 with ERR filled. */
-static int read_input(const char *path, input *in, bool first, const opscope_cli_select *sel,
-                      opscope_error *err) {
+ * computes SEL chooses; with SEL's steady state, without APART's graphs and the load (the
+ * graphs, for llama-bench's tests, still see them unless --batch or --graphs filter too). Returns 0, or -1 with ERR filled. */
+static int read_input(const char *path, input *in, bool first, const opscope_cli_select *sel_in,
+                      const opscope_warm_apart *apart, opscope_error *err) {
+    opscope_cli_select one = *sel_in;
+    const opscope_cli_select *sel = &one;
+    /* no graph computes (a trace): no warm-up to find, no load before them */
+    if (!apart || !(apart->graphs[0] + apart->graphs[1] + apart->graphs[2])) one.steady = false;
     opscope_cli_select_close(&in->sel);
     memset(&in->sel, 0, sizeof in->sel);
     if (opscope_cli_select_open(sel, path, &in->sel, err)) return -1;
-    opscope_tee tee;
+    in->sel.filter.apart = apart;
+    bool filtered = opscope_cli_select_filters(sel), only_steady = filtered && !opscope_cli_select_any(sel);
+    opscope_tee tee, outer;
     opscope_tee_init(&tee);
+    opscope_tee_init(&outer);
+    opscope_tee *whole = only_steady ? &outer : &tee; /* what sees the warm-up too */
     opscope_tee_add(&tee, opscope_diff_side_sink(in->side));
     in->kind.reading = path;
     opscope_tee_add(&tee, opscope_diff_kind_sink(&in->kind));
-    if (in->html && first) opscope_tee_add(&tee, opscope_html_sink(in->html));
+    if (in->html && first) opscope_tee_add(&tee, opscope_html_sink(in->html)); /* what is compared */
     if (first && in->graphs) {
-        opscope_tee_add(&tee, opscope_graphs_sink(in->graphs));
+        opscope_tee_add(whole, opscope_graphs_sink(in->graphs));
         opscope_sink meta = {in, catch_meta, NULL, NULL, NULL};
-        opscope_tee_add(&tee, meta);
+        opscope_tee_add(whole, meta);
     }
     opscope_sink sink = opscope_tee_sink(&tee);
-    if (opscope_cli_select_any(sel)) {
+    if (filtered) {
         in->sel.filter.next = sink;
         sink = opscope_graph_filter_sink(&in->sel.filter);
+    }
+    if (only_steady) {
+        opscope_tee_add(&outer, sink);
+        sink = opscope_tee_sink(&outer);
     }
     opscope_read_options ro = {0};
     ro.kineto = opscope_kineto_collector_of(in->kin); /* filled by Kineto and Chrome input only */
@@ -316,6 +343,88 @@ static int read_input(const char *path, input *in, bool first, const opscope_cli
     opscope_cli_select_note("diff", sel, path, &in->sel);
     in->kept += in->sel.filter.kept;
     in->dropped += in->sel.filter.dropped;
+    for (int k = 0; k < 3; k++) {
+        in->apart_records[k] += in->sel.filter.apart_n[k];
+        in->apart_ns[k] += in->sel.filter.apart_ns[k];
+        if (k && sel->steady && apart) in->apart_graphs[k] += apart->graphs[k];
+    }
+    return 0;
+}
+
+static bool chosen(const void *ctx, const opscope_graph_stats *s) {
+    return opscope_graph_filter_chooses(ctx, s);
+}
+
+/* Warm-up apart: a first pass over PATH finds its warm-up and outlier graphs (graphs.h), and
+ * how many steady ones SEL's --batch and --graphs keep. Returns 0, or -1 with ERR filled. */
+/* The first pass's sink: the graphs, stopped at a trace's first record (a trace has no graph
+ * computes: the pass would read it for nothing). */
+typedef struct apart_pass {
+    opscope_graphs_t *g;
+    bool trace;
+} apart_pass;
+
+static int apart_meta(void *ud, const opscope_meta *m) {
+    apart_pass *p = ud; /* the trace readers say what they read first */
+    if (m->profiler && (!strcmp(m->profiler, "kineto") || !strcmp(m->profiler, "chrome"))) {
+        p->trace = true;
+        return -1;
+    }
+    return 0;
+}
+
+static int apart_record(void *ud, const opscope_record *r) {
+    apart_pass *p = ud;
+    if (r->category) {
+        p->trace = true;
+        return -1;
+    }
+    return opscope_graphs_add(p->g, r, 0);
+}
+
+static int find_apart(const char *path, const opscope_cli_select *sel, opscope_warm_apart *out,
+                      opscope_error *err) {
+    opscope_format fmt = opscope_detect_file_format(path);
+    if (fmt == OPSCOPE_FORMAT_KINETO || fmt == OPSCOPE_FORMAT_CHROME) { /* no graph computes */
+        memset(out, 0, sizeof *out);
+        return 0;
+    }
+    opscope_graph_filter f;
+    opscope_cli_select_filter_init(sel, &f);
+    apart_pass p = {opscope_graphs_new(), false};
+    if (!p.g) return set_nomem(err), -1;
+    opscope_sink is = {&p, apart_meta, NULL, apart_record, NULL};
+    int rc = opscope_progress_read(path, OPSCOPE_FORMAT_AUTO, &is, NULL, err);
+    if (rc && p.trace) { /* no warm-up to find: all steady */
+        memset(out, 0, sizeof *out);
+        memset(err, 0, sizeof *err);
+        rc = 0;
+    } else if (rc && err->code == OPSCOPE_ERROR_ABORTED) {
+        set_nomem(err); /* the graphs stop for memory only */
+    } else if (!rc && (opscope_graphs_finish(p.g) || opscope_warm_apart_from(out, p.g, chosen, &f))) {
+        set_nomem(err);
+        rc = -1;
+    }
+    opscope_graphs_free(p.g);
+    return rc ? -1 : 0;
+}
+
+/* The first passes of every input (PATHS, N_IN per side) into IN[s].apart; the steady state
+ * is compared only when every input with graph computes has a steady one among those --batch
+ * and --graphs choose, else *NO_STEADY names the first input without. Returns 0, or -1 with ERR filled. */
+static int find_aparts(const diff_args *a, input in[2], const char *const *paths[2],
+                       const char **no_steady, opscope_error *err) {
+    *no_steady = NULL;
+    for (int s = 0; s < 2; s++) {
+        in[s].apart = calloc(DIFF_MAX_INPUTS, sizeof *in[s].apart);
+        if (!in[s].apart) return set_nomem(err), -1;
+        for (size_t r = 0; r < a->n_in[s]; r++) {
+            opscope_warm_apart *w = &in[s].apart[r];
+            if (find_apart(paths[s][r], &a->select, w, err)) return -1;
+            uint64_t all = w->graphs[0] + w->graphs[1] + w->graphs[2];
+            if (all && !w->chosen_steady && !*no_steady) *no_steady = paths[s][r];
+        }
+    }
     return 0;
 }
 
@@ -349,7 +458,11 @@ static int add_outputs(opscope_session_t *s, const diff_args *a, const opscope_d
 /* Reads each side's runs into IN (PATHS[s], A->n_in[s] of them). Returns 0, or -1 with ERR
  * filled. */
 static int read_sides(const diff_args *a, input in[2], const char *const *paths[2],
-                      opscope_error *err) {
+                      const char **no_steady, opscope_error *err) {
+    opscope_cli_select sel = a->select;
+    *no_steady = NULL;
+    if (sel.steady && find_aparts(a, in, paths, no_steady, err)) return -1;
+    if (*no_steady) sel.steady = false;
     for (int s = 0; s < 2; s++) {
         in[s].side = opscope_diff_side_new(a->keys);
         in[s].names = opscope_strtab_new();
@@ -368,7 +481,8 @@ static int read_sides(const diff_args *a, input in[2], const char *const *paths[
         if (!(in[s].graphs = opscope_graphs_new())) return set_nomem(err), -1;
         opscope_diff_side_set_kineto(in[s].side, in[s].kin);
         for (size_t r = 0; r < a->n_in[s]; r++)
-            if (read_input(paths[s][r], &in[s], r == 0, &a->select, err)) return -1;
+            if (read_input(paths[s][r], &in[s], r == 0, &sel, in[s].apart ? &in[s].apart[r] : NULL, err))
+                return -1;
         if (opscope_graphs_finish(in[s].graphs) ||
             opscope_run_tests(opscope_run_view(in[s].run), in[s].graphs, &in[s].tests, &in[s].n_tests) ||
             opscope_run_requests(opscope_run_view(in[s].run), in[s].graphs, &in[s].requests, &in[s].n_requests, NULL))
@@ -396,7 +510,7 @@ static int read_sides(const diff_args *a, input in[2], const char *const *paths[
 /* The diff of the two sides read into IN, with V's report options. NULL: *WHY says why, or
  * memory ran out (*WHY NULL). */
 static opscope_diff_t *compute(const diff_args *a, input in[2], const char *const *paths[2],
-                               opscope_diff_view *v, const char **why) {
+                               const char *no_steady, opscope_diff_view *v, const char **why) {
     /* the key's default and the backend merge depend on what was read */
     unsigned keys = a->keys ? a->keys : OPSCOPE_DIFF_KEY_OP;
     bool merge = a->merge_backends || !opscope_diff_sides_same_backends(in[0].side, in[1].side);
@@ -425,6 +539,21 @@ static opscope_diff_t *compute(const diff_args *a, input in[2], const char *cons
             ro.filter_records[s] = in[s].kept + in[s].dropped;
         }
     }
+    ro.apart.on = a->select.steady && !no_steady;
+    ro.apart.stdin_read = a->apart_stdin;
+    ro.apart.no_steady = no_steady;
+    bool graphs = false; /* any input with graph computes (first pass) */
+    for (int s = 0; s < 2; s++)
+        for (size_t r = 0; in[s].apart && r < a->n_in[s]; r++)
+            graphs |= in[s].apart[r].graphs[0] + in[s].apart[r].graphs[1] + in[s].apart[r].graphs[2] > 0;
+    ro.apart.no_graphs = a->select.steady && !graphs;
+    ro.apart.on &= !ro.apart.no_graphs;
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 3; k++) {
+            ro.apart.graphs[s][k] = in[s].apart_graphs[k];
+            ro.apart.records[s][k] = in[s].apart_records[k];
+            ro.apart.ns[s][k] = in[s].apart_ns[k];
+        }
     v->ro = ro;
     return opscope_diff_new(in[0].side, in[1].side, &o, why);
 }
@@ -456,16 +585,16 @@ int opscope_cli_diff(int argc, char **argv) {
     opscope_session_opts so = {0};
     opscope_session_t *s = opscope_session_new(&so);
     const char *const *paths[2] = {a.in, a.in + a.n_in[0]};
-    const char *why = NULL;
+    const char *why = NULL, *no_steady = NULL;
     if (!s) set_nomem(&err);
-    if (!s || add_outputs(s, &a, &v, &err) || read_sides(&a, in, paths, &err)) goto fail_err;
+    if (!s || add_outputs(s, &a, &v, &err) || read_sides(&a, in, paths, &no_steady, &err)) goto fail_err;
     char refusal[1024];
     why = opscope_diff_kind_refusal(&in[0].kind, &in[1].kind, refusal, sizeof refusal);
     if (why) {
         fprintf(stderr, "opscope diff: %s\n", why);
         goto fail;
     }
-    d = compute(&a, in, paths, &v, &why);
+    d = compute(&a, in, paths, no_steady, &v, &why);
     if (!d && why) {
         fprintf(stderr, "opscope diff: %s\n", why);
         goto fail;

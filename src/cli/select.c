@@ -33,15 +33,21 @@ int opscope_cli_select_check(const char *cmd, const opscope_cli_select *s, const
     return -1;
 }
 
+void opscope_cli_select_filter_init(const opscope_cli_select *s, opscope_graph_filter *f) {
+    memset(f, 0, sizeof *f);
+    f->by_graph = s->graphs_spec != NULL;
+    f->by_batch = s->batch_spec != NULL && !s->by_phase;
+    f->by_phase = s->batch_spec != NULL && s->by_phase;
+    f->phase = s->phase;
+    f->graphs = s->graphs;
+    f->batch = s->batch;
+    f->steady = s->steady;
+}
+
 int opscope_cli_select_open(const opscope_cli_select *s, const char *path, opscope_cli_selection *sel,
                             opscope_error *err) {
     memset(sel, 0, sizeof *sel);
-    sel->filter.by_graph = s->graphs_spec != NULL;
-    sel->filter.by_batch = s->batch_spec != NULL && !s->by_phase;
-    sel->filter.by_phase = s->batch_spec != NULL && s->by_phase;
-    sel->filter.phase = s->phase;
-    sel->filter.graphs = s->graphs;
-    sel->filter.batch = s->batch;
+    opscope_cli_select_filter_init(s, &sel->filter);
     snprintf(sel->desc, sizeof sel->desc, "%s%s%s%s%s", s->batch_spec ? "batch " : "",
              s->batch_spec ? s->batch_spec : "", s->batch_spec && s->graphs_spec ? ", " : "",
              s->graphs_spec ? "graph ids " : "", s->graphs_spec ? s->graphs_spec : "");

@@ -21,6 +21,8 @@ typedef struct opscope_cli_select {
     opscope_range batch, graphs;
     bool by_phase;                        /* --batch decode|prefill: a phase, not a range */
     opscope_graph_phase phase;
+    bool steady;                          /* diff: warm-up, outliers and load left out (the
+                                             filter's apart list is the command's to set) */
 } opscope_cli_select;
 
 /* One input's filter and the graph index of its first pass. */
@@ -30,7 +32,12 @@ typedef struct opscope_cli_selection {
     char desc[160];          /* "batch 1, graph ids 3-": for the outputs' headers */
 } opscope_cli_selection;
 
-/* True when S asks for a filter. */
+/* True when S asks for a filter: --batch, --graphs or the steady state. */
+static inline bool opscope_cli_select_filters(const opscope_cli_select *s) {
+    return s->batch_spec || s->graphs_spec || s->steady;
+}
+
+/* True when S asks for --batch or --graphs. */
 static inline bool opscope_cli_select_any(const opscope_cli_select *s) {
     return s->batch_spec || s->graphs_spec;
 }
@@ -42,6 +49,9 @@ int opscope_cli_select_option(const char *cmd, opscope_cli_select *s, const char
 /* After the operands: --batch reads each input twice, so none may be stdin. Returns -1 or the
  * exit status (usage error). */
 int opscope_cli_select_check(const char *cmd, const opscope_cli_select *s, const char *const *inputs, int n);
+
+/* F's choice of graphs as S asks (graph ids, batch, phase, steady), nothing else set. */
+void opscope_cli_select_filter_init(const opscope_cli_select *s, opscope_graph_filter *f);
 
 /* Prepares SEL for reading PATH under S (a first pass over PATH with --batch, with progress
  * on a terminal). Returns 0, or -1 with ERR filled (the file named). SEL is ready for

@@ -168,6 +168,7 @@ void opscope_diff_write_json(opscope_out_t *w, const opscope_diff_t *d,
         key_u64(w, "new_records", o->filter_records[1]);
         opscope_out_char(w, '}');
     }
+    opscope_diff_apart_write_json(w, &o->apart);
     opscope_out_str(w, ",\n\"base\":");
     side(w, o->base_path, opscope_diff_base(d), opscope_diff_units(d, 0));
     opscope_out_str(w, ",\n\"new\":");

@@ -14,6 +14,21 @@
 
 #include <stdbool.h>
 
+/* Warm-up apart (docs/diff.md): what each side's reads left out of the statistics, by
+ * opscope_graph_warm (analyze/graphs.h): [OPSCOPE_GRAPH_STEADY] is the load (records before
+ * the first graph compute), then the warm-up and the outlier graphs. */
+typedef struct opscope_diff_apart {
+    bool on;                 /* set apart (no --include-warmup, no input read from stdin) */
+    bool stdin_read;         /* not set apart because an input is stdin (read once) */
+    const char *no_steady;   /* not set apart: this input has no steady graph compute */
+    bool no_graphs;          /* no input has graph computes (traces, old profiles): no note */
+    uint64_t graphs[2][3], records[2][3], ns[2][3]; /* per side (0 BASE, 1 NEW) */
+} opscope_diff_apart;
+
+/* The note on them: one line (console, text) or the "warmup" member (JSON, after a comma). */
+void opscope_diff_apart_write_text(opscope_out_t *w, const opscope_diff_apart *a);
+void opscope_diff_apart_write_json(opscope_out_t *w, const opscope_diff_apart *a);
+
 typedef struct opscope_diff_report_opts {
     const char *base_path, *new_path; /* input names for the header (the first run's) */
     const char *const *paths[2];      /* every run's name per side (NULL: the above only) */
@@ -21,6 +36,7 @@ typedef struct opscope_diff_report_opts {
     size_t top;                       /* console rows (0: 30); the text report lists all */
     const char *filter;               /* "batch 1": both inputs were filtered (diff --batch) */
     uint64_t filter_kept[2], filter_records[2]; /* records kept of those read, per side */
+    opscope_diff_apart apart;         /* warm-up, outliers and load left out */
     /* llama-bench tests per side (analyze/run_tests.h; borrowed, may be empty): the Tests
      * section pairs them (diff_tests.c); TESTS_ONLY (--by test): that section alone. */
     const struct opscope_run_test *tests[2];

@@ -242,6 +242,7 @@ static void header(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff
         opscope_out_printf(w, "  Filter: %s (BASE %" PRIu64 " of %" PRIu64 " records kept, NEW %" PRIu64
                               " of %" PRIu64 ")\n", o->filter, o->filter_kept[0], o->filter_records[0],
                            o->filter_kept[1], o->filter_records[1]);
+    if (!opscope_diff_side_totals(opscope_diff_base(d))->trace) opscope_diff_apart_write_text(w, &o->apart);
     const opscope_diff_opts *op = opscope_diff_get_opts(d);
     char keys[128];
     opscope_diff_keys_name(op->keys, keys, sizeof keys);

@@ -1,7 +1,63 @@
 /* graphs_out.c - the "Graphs by batch" section as text and as JSON (sections.h). */
 #include "export/sections.h"
 
+#include <inttypes.h>
 #include <stdio.h>
+
+#define WARM_LIST_MAX 64 /* graph ids listed per kind in the JSON */
+
+/* The warm-up line under the table: how many graphs, their time, the first ids. */
+static void warm_text(opscope_out_t *w, const opscope_graphs_t *g) {
+    uint64_t n[3] = {0}, op[3] = {0}, wall[3] = {0}, load_n, load_ns;
+    size_t total = opscope_graphs_n(g);
+    for (size_t i = 0; i < total; i++) {
+        const opscope_graph_stats *s = opscope_graphs_at(g, i);
+        n[s->warm]++;
+        op[s->warm] += s->op_ns;
+        wall[s->warm] += s->wall_ns;
+    }
+    opscope_graphs_load(g, &load_n, &load_ns);
+    if (!n[OPSCOPE_GRAPH_WARMUP] && !load_n) return;
+    opscope_out_printf(w, " warm-up (the first compute of each graph topology; diff leaves it out): %" PRIu64
+                          " graph%s, %.3f ms of ops, %.3f ms wall; graphs",
+                       n[OPSCOPE_GRAPH_WARMUP], n[OPSCOPE_GRAPH_WARMUP] == 1 ? "" : "s",
+                       (double)op[OPSCOPE_GRAPH_WARMUP] / 1e6, (double)wall[OPSCOPE_GRAPH_WARMUP] / 1e6);
+    size_t shown = 0;
+    for (size_t i = 0; i < total && shown < 8; i++) {
+        const opscope_graph_stats *s = opscope_graphs_at(g, i);
+        if (s->warm != OPSCOPE_GRAPH_WARMUP) continue;
+        opscope_out_printf(w, "%s %lld (%lld %s)", shown++ ? "," : "", (long long)s->id, (long long)s->batch,
+                           opscope_graph_phase_name(s->phase));
+    }
+    if (n[OPSCOPE_GRAPH_WARMUP] > shown) opscope_out_str(w, ", ...");
+    opscope_out_printf(w, "\n load (records before the first graph compute): %" PRIu64 " records, %.3f ms; "
+                          "steady state: %" PRIu64 " graphs, %.3f ms of ops\n",
+                       load_n, (double)load_ns / 1e6, n[OPSCOPE_GRAPH_STEADY], (double)op[OPSCOPE_GRAPH_STEADY] / 1e6);
+}
+
+/* The "warmup" member: the load, and per kind the graphs' number, time and first ids. */
+static void warm_json(opscope_out_t *w, const opscope_graphs_t *g) {
+    uint64_t load_n, load_ns;
+    opscope_graphs_load(g, &load_n, &load_ns);
+    opscope_out_printf(w, ",\n\"warmup\":{\"load_records\":%" PRIu64 ",\"load_ns\":%" PRIu64, load_n, load_ns);
+    static const char *const kind[3] = {"steady", "warmup", "outlier"};
+    size_t total = opscope_graphs_n(g);
+    for (int k = 0; k < 3; k++) {
+        uint64_t n = 0, op = 0, wall = 0;
+        opscope_out_printf(w, ",\"%s_ids\":[", kind[k]);
+        for (size_t i = 0; i < total; i++) {
+            const opscope_graph_stats *s = opscope_graphs_at(g, i);
+            if ((int)s->warm != k) continue;
+            if (k && n < WARM_LIST_MAX) opscope_out_printf(w, "%s%lld", n ? "," : "", (long long)s->id);
+            n++;
+            op += s->op_ns;
+            wall += s->wall_ns;
+        }
+        opscope_out_printf(w, "],\"%s_graphs\":%" PRIu64 ",\"%s_op_ns\":%" PRIu64 ",\"%s_wall_ns\":%" PRIu64,
+                           kind[k], n, kind[k], op, kind[k], wall);
+    }
+    opscope_out_char(w, '}');
+}
 
 void opscope_graphs_write_text(opscope_out_t *w, const opscope_graphs_t *g, size_t max_rows) {
     size_t nb = g ? opscope_graphs_n_batches(g) : 0;
@@ -34,6 +90,7 @@ void opscope_graphs_write_text(opscope_out_t *w, const opscope_graphs_t *g, size
                            (double)b->max_outlier_wall_ns / 1e6,
                            b->median_wall_ns ? (double)b->max_outlier_wall_ns / (double)b->median_wall_ns : 0.0);
     }
+    warm_text(w, g);
     uint64_t timed = 0, out = 0, op = 0, est = 0, graphs = 0;
     for (size_t i = 0; i < nb; i++) {
         const opscope_graph_batch *b = opscope_graphs_batch_at(g, i);
@@ -84,6 +141,8 @@ void opscope_graphs_write_json(opscope_out_t *w, const opscope_graphs_t *g) {
             opscope_out_str(w, ",\"max_outlier_wall_ns\":");
             opscope_out_u64(w, b->max_outlier_wall_ns);
         }
+        opscope_out_printf(w, ",\"warmup_graphs\":%" PRIu64 ",\"warmup_op_ns\":%" PRIu64 ",\"warmup_wall_ns\":%" PRIu64,
+                           b->warmup_graphs, b->warmup_op_ns, b->warmup_wall_ns);
         if (b->device_timed_graphs || b->sampled_out_graphs) { /* op_ns is measured, this an estimate */
             opscope_out_str(w, ",\"device_timed_graphs\":");
             opscope_out_u64(w, b->device_timed_graphs);
@@ -97,4 +156,5 @@ void opscope_graphs_write_json(opscope_out_t *w, const opscope_graphs_t *g) {
         opscope_out_char(w, '}');
     }
     opscope_out_char(w, ']');
+    warm_json(w, g);
 }

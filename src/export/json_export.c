@@ -4,6 +4,7 @@
 #include "export/json_fmt.h"
 #include "model/run_info.h"
 #include "analyze/graphs.h"
+#include "analyze/warm_ops.h"
 #include "analyze/rpc_calls.h"
 #include "analyze/shape_fmt.h"
 
@@ -479,8 +480,9 @@ static void sub_op_members(opscope_out_t *w, int32_t value, const char *name) {
     opscope_out_json_str(w, name);
 }
 
+/* WARM (NULL: none): the op table's warm-up marks (analyze/warm_ops.h, docs/metrics.md). */
 static void op_obj(opscope_out_t *w, const opscope_op_stats *g, uint64_t total_ns,
-                   const opscope_stats_t *s, const opscope_peak *peak) {
+                   const opscope_stats_t *s, const opscope_peak *peak, const opscope_warm_ops_t *warm) {
     opscope_out_str(w, "{\"name\":");
     opscope_out_json_str(w, g->name);
     sub_op_members(w, opscope_sub_op_value(g->name, g->sub_op), g->sub_op);
@@ -535,6 +537,13 @@ static void op_obj(opscope_out_t *w, const opscope_op_stats *g, uint64_t total_n
         KEY(w, "estimated_total_ns");
         opscope_out_u64(w, g->total_ns - g->sampled_out_ns);
     }
+    uint64_t wc, wns;
+    if (opscope_warm_ops_get(warm, g->display, g->backend_id, g->type, &wc, &wns)) {
+        KEY(w, "warmup_count"); /* of count: calls in warm-up computes and the load */
+        opscope_out_u64(w, wc);
+        KEY(w, "warmup_ns");
+        opscope_out_u64(w, wns);
+    }
     KEY(w, "shape");
     shape_obj(w, &g->shape);
     opscope_out_char(w, '}');
@@ -542,19 +551,21 @@ static void op_obj(opscope_out_t *w, const opscope_op_stats *g, uint64_t total_n
 
 static void op_list(opscope_out_t *w, const char *name, size_t n,
                     const opscope_op_stats *(*get)(const opscope_stats_t *, size_t),
-                    const opscope_stats_t *s, uint64_t total_ns, const opscope_peak *peak) {
+                    const opscope_stats_t *s, uint64_t total_ns, const opscope_peak *peak,
+                    const opscope_warm_ops_t *warm) {
     opscope_out_str(w, ",\n\"");
     opscope_out_str(w, name);
     opscope_out_str(w, "\":[");
     for (size_t i = 0; i < n; i++) {
         opscope_out_str(w, i ? ",\n" : "\n");
-        op_obj(w, get(s, i), total_ns, s, peak);
+        op_obj(w, get(s, i), total_ns, s, peak, warm);
     }
     opscope_out_char(w, ']');
 }
 
 /* The summary object without its closing brace. */
-static void summary_members(opscope_out_t *w, const opscope_stats_t *s, const opscope_peak *peak) {
+static void summary_members(opscope_out_t *w, const opscope_stats_t *s, const opscope_peak *peak,
+                            const opscope_warm_ops_t *warm) {
     const opscope_totals *t = opscope_stats_totals(s);
     opscope_out_str(w, "{\"n_records\":");
     opscope_out_u64(w, t->n_records);
@@ -609,14 +620,14 @@ static void summary_members(opscope_out_t *w, const opscope_stats_t *s, const op
         opscope_peak_write_json(w, peak);
     }
     uint64_t counted = opscope_totals_counted_ns(t); /* pct_time's denominator */
-    op_list(w, "ops", opscope_stats_n_ops(s), opscope_stats_op, s, counted, peak);
+    op_list(w, "ops", opscope_stats_n_ops(s), opscope_stats_op, s, counted, peak, warm);
     if (opscope_stats_n_shapes(s))
-        op_list(w, "by_shape", opscope_stats_n_shapes(s), opscope_stats_shape, s, counted, peak);
+        op_list(w, "by_shape", opscope_stats_n_shapes(s), opscope_stats_shape, s, counted, peak, NULL);
     op_list(w, "inefficiency", opscope_stats_n_inefficient(s), opscope_stats_inefficient, s,
-            counted, peak);
-    op_list(w, "copies", opscope_stats_n_copy_dirs(s), opscope_stats_copy_dir, s, counted, peak);
+            counted, peak, NULL);
+    op_list(w, "copies", opscope_stats_n_copy_dirs(s), opscope_stats_copy_dir, s, counted, peak, NULL);
     op_list(w, "copy_calls", opscope_stats_n_copy_calls(s), opscope_stats_copy_call, s, counted,
-            peak);
+            peak, NULL);
 
     opscope_out_str(w, ",\n\"backends\":[");
     for (size_t i = 0; i < opscope_stats_n_backends(s); i++) {
@@ -694,7 +705,7 @@ static void summary_members(opscope_out_t *w, const opscope_stats_t *s, const op
 }
 
 void opscope_json_write_summary(opscope_out_t *w, const opscope_stats_t *s) {
-    summary_members(w, s, NULL);
+    summary_members(w, s, NULL, NULL);
     opscope_out_char(w, '}');
 }
 
@@ -740,7 +751,7 @@ int opscope_json_export_finish(opscope_json_export_t *x, const opscope_stats_t *
     if (x->top_extra) x->top_extra(w, x->top_ud);
     if (stats) {
         opscope_out_str(w, ",\n\"summary\":");
-        summary_members(w, stats, x->peak);
+        summary_members(w, stats, x->peak, opscope_graphs_warm_ops(x->graphs));
         if (x->rpc && opscope_rpc_finish(x->rpc)) x->oom = true;
         else if (x->rpc) opscope_rpc_write_json(w, x->rpc);
         opscope_graphs_write_json(w, x->graphs);

@@ -389,3 +389,15 @@ int opscope_read_file_opts(const char *path, opscope_format format, const opscop
     free(s.pre);
     return rc;
 }
+
+opscope_format opscope_detect_file_format(const char *path) {
+    enum { PREFIX = 65536 };
+    if (!path || !strcmp(path, "-")) return OPSCOPE_FORMAT_AUTO;
+    gzFile f = gzopen(path, "rb");
+    char *buf = f ? malloc(PREFIX) : NULL;
+    int n = buf ? gzread(f, buf, PREFIX) : -1;
+    if (f) gzclose(f);
+    opscope_format fmt = n > 0 ? opscope_detect_format(buf, (size_t)n, n < PREFIX, NULL) : OPSCOPE_FORMAT_AUTO;
+    free(buf);
+    return fmt;
+}

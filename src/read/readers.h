@@ -81,6 +81,11 @@ int opscope_oplog_read(const void *data, size_t size, const char *name, const op
 opscope_format opscope_detect_format(const void *prefix, size_t size, int complete,
                                      int *saw_events);
 
+/* The format of the file at PATH (gzip or plain) from its first 64 KiB, as
+ * opscope_detect_format; OPSCOPE_FORMAT_AUTO when that does not decide, for stdin ("-") and
+ * when it cannot be read (the read that follows says why). Thread safe. */
+opscope_format opscope_detect_file_format(const char *path);
+
 /*
  * What a read can do beyond the public API, for `opscope report` and `opscope view`. A zeroed
  * struct (or a NULL pointer) asks for nothing: a plain opscope_read_file.

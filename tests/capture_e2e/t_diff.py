@@ -55,7 +55,9 @@ def diff(a, b, *extra):
     out = f"{d}/diff.json"
     if os.path.exists(out):
         os.unlink(out)
-    p = subprocess.run([e2e.OPSCOPE, "diff", a, b, "--json", out, "--min-share", "0", "-q"] + list(extra),
+    # every record, as the sums here (the steady state alone: t_warmup.py, tests/diff)
+    p = subprocess.run([e2e.OPSCOPE, "diff", a, b, "--json", out, "--min-share", "0", "-q", "--include-warmup"] +
+                       list(extra),
                        capture_output=True, text=True)
     return p.returncode, (json.load(open(out)) if os.path.exists(out) else None), p.stderr
 

@@ -153,8 +153,9 @@ def markers(d, full, sampled, est, n_timed, n_computes):
     """The diff (text, JSON, HTML) and the viewer of the sampled run say how many computes were
     device-timed and give the estimates: their sums equal the records' (duration x weight)."""
     dj, dt, dh, vh = (f"{d}/{n}" for n in ("diff.json", "diff.txt", "diff.html", "view.html"))
+    # every compute (--include-warmup): the estimates below are over the whole run
     r = subprocess.run([OPSCOPE, "diff", full, sampled, "--json", dj, "--text", dt, "--html", dh, "--min-share", "0",
-                        "-q"], capture_output=True, text=True)
+                        "-q", "--include-warmup"], capture_output=True, text=True)
     doc = json.load(open(dj)) if r.returncode == 0 else {}
     gs = [g for g in doc.get("groups", []) if "new_device_timed_computes" in g]
     # every weighted record (ops as in EST, and the copies that followed a timed compute)

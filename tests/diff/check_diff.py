@@ -113,10 +113,11 @@ def layer_of(name):
 class GgmlRun:
     """Everything the diff needs from one ggml profile, per record in file order."""
 
-    def __init__(self, path):
+    def __init__(self, path, keep=None):
+        """KEEP: a function of the records giving those to keep (all when None)."""
         p = load(path)
         self.backends = {b["id"]: b.get("name", "unknown") for b in p.get("backends", [])}
-        self.recs = p["records"]
+        self.recs = keep(p["records"]) if keep else p["records"]
         self.graphs, self.tokens, self.prefill, self.decode = 0, 0, 0, 0
         gq, gtok, seen = {}, {}, []
         for r in self.recs:  # a graph's tokens: its first MUL_MAT; its phase: its attention's
@@ -528,11 +529,14 @@ def run(args, stdin=None, expect=0):
     return p
 
 
-def diff_json(base, new, extra=(), stdin=None, expect=0):
+def diff_json(base, new, extra=(), stdin=None, expect=0, warmup=True):
+    """WARMUP: compare every record (--include-warmup), as the sums computed here do; the
+    steady state alone has its own checks (warmup_apart)."""
     out = os.path.join(WORK, "d.json")
     if os.path.exists(out):
         os.remove(out)
-    p = run([base, new, "--json", out, "-q"] + list(extra), stdin=stdin, expect=expect)
+    p = run([base, new, "--json", out, "-q"] + (["--include-warmup"] if warmup else []) + list(extra),
+            stdin=stdin, expect=expect)
     if not os.path.exists(out):
         check(False, "no JSON for %s %s %s" % (base, new, extra))
         return None, p
@@ -677,6 +681,116 @@ def ggml_pairs(data):
     return runs
 
 
+def warm_classes(recs):
+    """Warm-up apart (issue 32), computed here from the records: graph id -> 'warmup' (the
+    lowest id of each topology, the multiset of its op records' name and backend; with weights,
+    a graph with a GRAPH_SPLIT record never is), 'outlier' (a steady graph over 10x its (batch,
+    phase) group's median wall, when at most a quarter of the group's steady graphs are) or
+    'steady'; and the load: the records before the first record with a graph id."""
+    graphs = {}
+    for r in recs:
+        if "graph_id" in r:
+            graphs.setdefault(r["graph_id"], []).append(r)
+    weighted = any("weight" in r for r in recs)
+    cls, seen = {}, set()
+    for gid in sorted(graphs):
+        rs = graphs[gid]
+        topo = {}
+        for r in rs:
+            if r.get("type", 0) == 0:
+                topo[(r["name"], r["backend_id"])] = topo.get((r["name"], r["backend_id"]), 0) + 1
+        t = frozenset(topo.items())
+        untimed = weighted and any(r.get("type", 0) == 0 and r["name"] == "GRAPH_SPLIT" for r in rs)
+        cls[gid] = "warmup" if not untimed and t not in seen else "steady"
+        if not untimed:
+            seen.add(t)
+
+    def wall(rs):
+        total, cs, ce = 0, None, None
+        for a, b in sorted((int(r["start_ns"]), int(r["start_ns"]) + int(r["duration_ns"])) for r in rs):
+            if ce is None or a > ce:
+                total += (ce - cs) if ce is not None else 0
+                cs, ce = a, b
+            else:
+                ce = max(ce, b)
+        return total + ((ce - cs) if ce is not None else 0)
+
+    def batch(rs):
+        b = 0
+        for r in rs:
+            if r.get("type", 0) == 0 and r.get("n_src", 0) >= 2 and r["name"] in ("MUL_MAT", "MUL_MAT_ID"):
+                b = max(b, r["ne_src"][1][1 if r["name"] == "MUL_MAT" else 2])
+        q = max([r["ne_src"][0][1] for r in rs if r.get("type", 0) == 0 and r["name"] == "FLASH_ATTN_EXT"
+                 and r.get("n_src", 0) >= 1] or [0])
+        t = q or b
+        return b, "prefill" if t > 1 else "decode" if t == 1 else "none"
+
+    groups = {}
+    for gid, rs in graphs.items():
+        groups.setdefault(batch(rs), []).append(gid)
+    for ids in groups.values():
+        walls = {i: wall(graphs[i]) for i in ids}
+        med = sorted(walls.values())[(len(ids) - 1) // 2]
+        steady = [i for i in ids if cls[i] == "steady"]
+        over = [i for i in steady if walls[i] > 10 * med]
+        if over and 4 * len(over) <= len(steady):
+            for i in over:
+                cls[i] = "outlier"
+    load_n = 0
+    while load_n < len(recs) and "graph_id" not in recs[load_n]:
+        load_n += 1
+    return cls, load_n
+
+
+def warmup_apart(data):
+    """diff's default leaves the warm-up, the outliers and the load out: its groups equal
+    Python's sums over the other records (written to a profile of their own and read by the
+    same GgmlRun as every pair above), and its 'warmup' member counts what was left out."""
+    g = lambda d, n: os.path.join(data, d, n + ".json.gz")
+    cases = [(("ggml", "cpu-f32-t1"), ("ggml", "cpu-f32-t2"), "op"), (("ggml", "cpu-f32-n4"), ("ggml", "vk-f32-n4"), "op"),
+             (("noise-loaded", "same-1"), ("noise-loaded", "same-4"), "category")]
+    outliers_seen = 0
+    for (db, nb), (dn, nn), key in cases:
+        runs, want_apart = [], []
+        for d, n in ((db, nb), (dn, nn)):
+            p = load(g(d, n))
+            recs = p["records"]
+            cls, load_n = warm_classes(recs)
+            keep = lambda rs, cls=cls, load_n=load_n: [r for i, r in enumerate(rs) if i >= load_n and  # noqa: E731
+                                                        cls.get(r.get("graph_id"), "steady") == "steady"]
+            part = {k: [r for r in recs if "graph_id" in r and cls[r["graph_id"]] == k] for k in ("warmup", "outlier")}
+            part["load"] = recs[:load_n]
+            want_apart.append({**{k + "_records": len(v) for k, v in part.items()},
+                               **{k + "_ns": sum(int(r["duration_ns"]) for r in v) for k, v in part.items()},
+                               "warmup_graphs": sum(c == "warmup" for c in cls.values()),
+                               "outlier_graphs": sum(c == "outlier" for c in cls.values()), "load_graphs": 0})
+            outliers_seen += want_apart[-1]["outlier_graphs"]
+            runs.append(GgmlRun(g(d, n), keep))
+        b, n = runs
+        label = "warm-up apart: %s vs %s" % (nb, nn)
+        doc, _ = diff_json(g(db, nb), g(dn, nn), ["--min-share", "0", "--by", key], warmup=False)
+        if doc is None:
+            continue
+        merged = {b.bname(x) for x in b.recs} != {n.bname(x) for x in n.recs}
+        units = (b.tokens, n.tokens) if b.tokens and n.tokens and b.tokens != n.tokens else (1, 1)
+        if not (b.tokens and n.tokens) and b.graphs and n.graphs and b.graphs != n.graphs:
+            units = (b.graphs, n.graphs)
+        w = doc.get("warmup", {})
+        check(w.get("apart") is True and w.get("base") == want_apart[0] and w.get("new") == want_apart[1],
+              "%s: what was left out %s == python %s" % (label, w, want_apart))
+        check(doc["base"]["graphs"] == b.graphs and doc["new"]["graphs"] == n.graphs and
+              doc["base"]["tokens"] == b.tokens and doc["new"]["tokens"] == n.tokens,
+              "%s: the steady graphs and tokens (%d, %d)" % (label, b.graphs, n.graphs))
+        compare(label, doc, b.groups({key}, merged), n.groups({key}, merged), units)
+        check_totals(label, doc, b, n, units)
+        print("ok    %s: the steady state's groups (left out: %s / %s)" % (label, want_apart[0], want_apart[1]))
+    check(outliers_seen > 0, "the cases hold an outlier graph left out (%d)" % outliers_seen)
+    # --include-warmup: every record, the member says so
+    doc, _ = diff_json(g("ggml", "cpu-f32-t1"), g("ggml", "cpu-f32-t2"))
+    check(doc and doc["warmup"]["apart"] is False and doc["base"]["records"] == len(load(g("ggml", "cpu-f32-t1"))["records"]),
+          "--include-warmup: every record compared")
+
+
 def noise_runs(data):
     """Real captures (capture-noise.sh). On the idle machine (noise/): no pair of the ten
     identical runs fails the check, every pair of a run and one with 3x wider feed-forward
@@ -787,7 +901,7 @@ def synthetic():
     run(runs_b + ["--", *runs_b, "--fail-on-regression", "0", "-q"], expect=0)
     run([base, base, "--fail-on-regression", "0", "-q"], expect=0)
     out = os.path.join(WORK, "d.json")
-    run(runs_b + ["--", *runs_s, "--fail-on-regression", "10", "--json", out, "-q"], expect=3)
+    run(runs_b + ["--", *runs_s, "--fail-on-regression", "10", "--json", out, "-q", "--include-warmup"], expect=3)
     doc = json.load(open(out))
     check(doc["failed"] and doc["totals"]["total_regression"] and doc["summary"]["regressions"] == 2 and
           doc["noise"]["test"] == "welch_t_runs" and doc["base"]["runs"] == 3 and
@@ -1354,6 +1468,7 @@ def main():
     doc_table(src)
     base, new = synthetic()
     ggml_pairs(data)
+    warmup_apart(data)
     noise_runs(data)
     kineto_pairs(data, src)
     kineto_layers_phases()

@@ -3,6 +3,7 @@
 filters of report, diff and view on real capture profiles (tests/diff/data/ggml: llama-completion on a tiny model, a
 30-token prompt then 15 generation steps, and then 3), against the same
 figures computed here from the records with Python's json module."""
+import collections
 import gzip
 import json
 import os
@@ -68,8 +69,78 @@ def union_ns(rs):
     return total + (cur_e - cur_s if cur_e is not None else 0)
 
 
+def topology(rs):
+    """A graph's topology (issue 32, warm-up): the multiset of its op records' (name, backend)."""
+    return frozenset(collections.Counter((r["name"], r["backend_id"]) for r in rs if r.get("type", 0) == 0).items())
+
+
+def warm_of(recs):
+    """graph id -> "warmup" | "outlier" | "steady", by the documented rule, computed here: the
+    lowest id of each topology is the warm-up (in a run with weights, a graph with a GRAPH_SPLIT
+    record never is); a steady graph whose wall is over 10x its (batch, phase) group's median
+    is an outlier when at most a quarter of the group's steady graphs are."""
+    graphs = graphs_of(recs)
+    weighted = any("weight" in r for r in recs)
+    warm, seen = {}, set()
+    for gid in sorted(graphs):
+        rs = graphs[gid]
+        t = topology(rs)
+        untimed = weighted and any(r["name"] == "GRAPH_SPLIT" and r.get("type", 0) == 0 for r in rs)
+        warm[gid] = "warmup" if not untimed and t not in seen else "steady"
+        if not untimed:
+            seen.add(t)
+    groups = collections.defaultdict(list)
+    for gid, rs in graphs.items():
+        groups[(max(batch_of(r) for r in rs), phase_of(rs))].append(gid)
+    for ids in groups.values():
+        walls = sorted(union_ns(graphs[i]) for i in ids)
+        med = walls[(len(walls) - 1) // 2]
+        steady = [i for i in ids if warm[i] == "steady"]
+        over = [i for i in steady if union_ns(graphs[i]) > 10 * med]
+        if over and 4 * len(over) <= len(steady):
+            for i in over:
+                warm[i] = "outlier"
+    return warm
+
+
+def expected_warmup(recs):
+    """The summary's "warmup" member, computed here."""
+    graphs, warm = graphs_of(recs), warm_of(recs)
+    load = []
+    for r in recs:
+        if "graph_id" in r:
+            break
+        load.append(r)
+    out = {"load_records": len(load), "load_ns": sum(r["duration_ns"] for r in load)}
+    for k in ("steady", "warmup", "outlier"):
+        ids = sorted(i for i in graphs if warm[i] == k)
+        out[k + "_ids"] = ids[:64] if k != "steady" else []
+        out[k + "_graphs"] = len(ids)
+        out[k + "_op_ns"] = sum(r["duration_ns"] for i in ids for r in graphs[i] if r.get("type", 0) == 0)
+        out[k + "_wall_ns"] = sum(union_ns(graphs[i]) for i in ids)
+    return out
+
+
+def check_op_marks(name, summary, recs):
+    """The op table's warm-up marks (warmup_count, warmup_ns) add up to the records of the
+    warm-up graphs and the load, as found here; none exceeds its op's own count and time."""
+    warm, graphs = warm_of(recs), graphs_of(recs)
+    w = [r for gid in graphs if warm[gid] == "warmup" for r in graphs[gid]]
+    for r in recs:
+        if "graph_id" in r:
+            break
+        w.append(r)
+    ops = summary["ops"]
+    got = (sum(o.get("warmup_count", 0) for o in ops), sum(o.get("warmup_ns", 0) for o in ops))
+    want = (len(w), sum(r["duration_ns"] for r in w))
+    check(got == want and all(o.get("warmup_count", 0) <= o["count"] and o.get("warmup_ns", 0) <= o["total_ns"]
+                              for o in ops),
+          f"{name}: the op table's warm-up marks add up to the warm-up graphs' and the load's records {want} ({got})")
+
+
 def expected_groups(recs):
     by = {}
+    warm = warm_of(recs)
     for gid, rs in graphs_of(recs).items():
         b = max(batch_of(r) for r in rs)
         ph = phase_of(rs)
@@ -87,6 +158,10 @@ def expected_groups(recs):
         e["copy_ns"] += cp
         e["wall_ns"] += wall
         e["first_graph"] = min(e["first_graph"], gid)
+        w = warm[gid] == "warmup"
+        e["warmup_graphs"] = e.get("warmup_graphs", 0) + w
+        e["warmup_op_ns"] = e.get("warmup_op_ns", 0) + op * w
+        e["warmup_wall_ns"] = e.get("warmup_wall_ns", 0) + wall * w
         e["_op"].append(op)
         e["_wall"].append(wall)
         e.setdefault("_wg", []).append((wall, gid))
@@ -121,6 +196,11 @@ for path in profiles:
     check(got == want, f"{name}: graphs_by_batch equals the groups computed from the records "
                        f"({[(g['batch'], g['phase'], g['graphs']) for g in want]})")
     check({g["phase"] for g in want} >= {"prefill", "decode"}, f"{name}: it has prefill and decode graphs")
+    check_op_marks(name, load(out)["summary"], recs)
+    got_w, want_w = load(out)["summary"].get("warmup"), expected_warmup(recs)
+    check(got_w == want_w and want_w["warmup_ids"] == [min(graphs_of(recs))],
+          f"{name}: the warm-up (the first graph, the one topology's first compute), outliers and load "
+          f"equal those computed from the records ({got_w} vs {want_w})")
 
     # --batch decode / prefill: the graphs of that phase, whatever their batch
     for ph in ("decode", "prefill"):
@@ -252,4 +332,16 @@ if check(r.returncode == 0, f"vk-f32-n4: report --json exits 0 ({r.stderr.strip(
           f"vk-f32-n4: the outliers of each group equal those computed from the records ({pick(got)})")
     r = report(vk)
     check("outliers (wall > 10x the group's median" in r.stdout, "vk-f32-n4: the console flags them")
+# warm-up (issue 32): Vulkan runs whose first computes created pipelines (GRAPH_SPLIT records
+# alone, and per-op device records): the first compute of each topology is the warm-up
+for nm in ("vk-f32-n4", "vk-ops-f32-n4"):
+    vp = os.path.join(data, "ggml", nm + ".json.gz")
+    out = os.path.join(work, nm + "-warm.json")
+    r = report(vp, "-q", "--json", out)
+    if check(r.returncode == 0, f"{nm}: report --json exits 0"):
+        check_op_marks(nm, json.load(open(out))["summary"], records_of(vp))
+        got_w, want_w = json.load(open(out))["summary"].get("warmup"), expected_warmup(records_of(vp))
+        check(got_w == want_w and want_w["warmup_ids"] and want_w["warmup_ids"][0] == 0,
+              f"{nm}: warm-up graphs {want_w['warmup_ids']}, load and outliers equal those computed from the "
+              f"records ({got_w})")
 sys.exit(done("graph_batch"))
