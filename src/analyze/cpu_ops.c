@@ -141,6 +141,15 @@ static int cls_of(opscope_cpu_ops_t *c, uint32_t id, int kind) {
     return c->cls.v[id];
 }
 
+size_t opscope_cpu_ops_n_slices(const opscope_cpu_ops_t *c) { return c->sl.n; }
+
+void opscope_cpu_ops_slice_get(const opscope_cpu_ops_t *c, size_t i, opscope_cpu_slice *out) {
+    const cslice *s = &c->sl.v[i];
+    *out = (opscope_cpu_slice){s->start, s->end, SL_THREAD(s), s->name, (uint8_t)SL_KIND(s)};
+}
+
+bool opscope_cpu_ops_stopped(const opscope_cpu_ops_t *c) { return c->stopped; }
+
 void opscope_cpu_ops_stop(opscope_cpu_ops_t *c) {
     c->stopped = true;
     free(c->next.v);
