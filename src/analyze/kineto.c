@@ -1242,6 +1242,11 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
      * before the CPU-op records are made: not alive with them at the report's peak */
     fin_free(&f);
     memset(&f, 0, sizeof f);
+    /* the runtime calls and python frames served the links above only */
+    free(k->rt.v);
+    free(k->py.v);
+    memset(&k->rt, 0, sizeof k->rt);
+    memset(&k->py, 0, sizeof k->py);
     if (k->on_steps) (void)k->on_steps(k->on_steps_ud, &k->res);
     /* the CPU-op records, with the GPU time of the kernels each CPU op launched */
     for (size_t i = 0; i < k->gpu.n; i++) {
