@@ -119,6 +119,19 @@ void opscope_cpu_ops_free(opscope_cpu_ops_t *c);
  * with a name); other kinds are ignored. 0, or -1 when out of memory. */
 int opscope_cpu_ops_add(opscope_cpu_ops_t *c, const opscope_kineto_event *ev);
 
+/* The slices kept so far, in input order (until finish; a reader of the same read, such as
+ * the critical path, takes its CPU events from them instead of keeping its own copy). */
+typedef struct opscope_cpu_slice {
+    int64_t start_ns, end_ns;    /* end: start + the duration when positive, else start */
+    uint32_t thread;             /* the reader's dense thread index */
+    uint32_t name;               /* name id */
+    uint8_t kind;                /* opscope_cpu_kind */
+} opscope_cpu_slice;
+size_t opscope_cpu_ops_n_slices(const opscope_cpu_ops_t *c);
+void opscope_cpu_ops_slice_get(const opscope_cpu_ops_t *c, size_t i, opscope_cpu_slice *out);
+/* Whether opscope_cpu_ops_stop was called (its slices are gone). */
+bool opscope_cpu_ops_stopped(const opscope_cpu_ops_t *c);
+
 /* Forgets every slice kept and keeps no more (a consumer that wants the records of CPU-only
  * traces only, once GPU activity shows up). Finish then gives no record. */
 void opscope_cpu_ops_stop(opscope_cpu_ops_t *c);

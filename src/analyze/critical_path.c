@@ -2,6 +2,7 @@
  * breakdown (critical_path.h, docs/critical_path.md). */
 #include "analyze/critical_path.h"
 
+#include "analyze/cpu_ops.h"
 #include "analyze/kineto.h"
 
 #include "util/sort.h"
@@ -24,6 +25,10 @@ typedef struct cpu_ev {     /* 24 bytes: there is one per CPU op and runtime cal
 
 #define NO_CORR UINT32_MAX
 
+/* A CPU event the CPU-op slices do not have (no name, a name they leave out, ...): kept here
+ * with the number of slices before it, so that the events keep their input order. */
+typedef struct cpu_extra { cpu_ev e; size_t at; } cpu_extra;
+
 /* The one thread whose CPU ops or annotations have a name with "forward" (or "autograd"):
  * HTA chains the backward pass's thread into the forward's. */
 typedef struct only_thread { uint32_t thread; uint8_t seen, many; } only_thread;
@@ -45,8 +50,11 @@ typedef struct cp_scratch { void *p[SC_COUNT]; size_t cap[SC_COUNT]; } cp_scratc
 
 struct opscope_cpath {
     opscope_kineto_collector coll, *next;
-    OPSCOPE_VEC(cpu_ev) cpu;
-    OPSCOPE_VEC(int64_t) rt_corr;  /* runtime calls' correlation ids, until prepare */
+    OPSCOPE_VEC(cpu_ev) cpu;       /* made at prepare from the CPU-op slices and extra */
+    OPSCOPE_VEC(int64_t) rt_corr;  /* every runtime call's correlation id (or -1), in input order, until prepare */
+    OPSCOPE_VEC(cpu_extra) extra;  /* the events the slices lack, see cpu_extra */
+    const opscope_cpu_ops_t *ops;  /* the read's CPU-op slices (opscope_cpath_share) */
+    size_t n_shared;               /* CPU events left in ops' slices */
     OPSCOPE_VEC(gpu_ev) gpu;
     OPSCOPE_VEC(sync_ev) sync;
     OPSCOPE_VEC(uint8_t) name_rt;  /* per name id: 0 unknown, 1 + RT_* class */
@@ -122,7 +130,7 @@ static uint64_t lane_of(int64_t device, int64_t stream) {
     return ((uint64_t)(uint32_t)device << 32) | (uint32_t)stream;
 }
 
-static int keep(opscope_cpath_t *c, const opscope_kineto_event *ev) {
+static int keep(opscope_cpath_t *c, const opscope_kineto_event *ev, int shared) {
     int64_t end = ev->start_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
     switch (ev->kind) {
     case OPSCOPE_KINETO_CPU_OP:
@@ -131,12 +139,17 @@ static int keep(opscope_cpath_t *c, const opscope_kineto_event *ev) {
         uint8_t rt = RT_NONE;
         if (ev->kind == OPSCOPE_KINETO_RUNTIME && runtime_class(c, ev->name_id, &rt)) return -1;
         cpu_ev e = {ev->start_ns, end, (uint32_t)ev->thread & 0x3fffffffu, rt, NO_CORR};
-        if (ev->kind == OPSCOPE_KINETO_RUNTIME && ev->corr >= 0) {
-            if (c->rt_corr.n >= NO_CORR || OPSCOPE_VEC_PUSH(c->rt_corr, ev->corr)) return -1;
-            e.corr_at = (uint32_t)(c->rt_corr.n - 1);
+        if (ev->kind == OPSCOPE_KINETO_RUNTIME) { /* -1 too: prepare counts them in order */
+            if (c->rt_corr.n >= NO_CORR || OPSCOPE_VEC_PUSH(c->rt_corr, ev->corr >= 0 ? ev->corr : -1)) return -1;
         }
         if (ev->kind == OPSCOPE_KINETO_CPU_OP && note_pass(c, ev->name_id, e.thread)) return -1;
-        return OPSCOPE_VEC_PUSH(c->cpu, e);
+        if (shared) {
+            c->n_shared++;
+            return 0;
+        }
+        cpu_extra x = {e, c->ops ? opscope_cpu_ops_n_slices(c->ops) : 0};
+        x.e.corr_at = ev->kind == OPSCOPE_KINETO_RUNTIME; /* until make_cpu: a runtime call */
+        return OPSCOPE_VEC_PUSH(c->extra, x);
     }
     case OPSCOPE_KINETO_ANNOTATION: return note_pass(c, ev->name_id, (uint32_t)ev->thread);
     case OPSCOPE_KINETO_KERNEL:
@@ -159,8 +172,10 @@ static int keep(opscope_cpath_t *c, const opscope_kineto_event *ev) {
 
 static int cp_add(void *ud, const opscope_kineto_event *ev) {
     opscope_cpath_t *c = ud;
+    size_t n0 = c->ops ? opscope_cpu_ops_n_slices(c->ops) : 0;
     if (c->next && c->next->add(c->next->ud, ev)) return -1;
-    return keep(c, ev);
+    /* the CPU-op slices kept it (their count grew by one): the event is theirs */
+    return keep(c, ev, c->ops && opscope_cpu_ops_n_slices(c->ops) == n0 + 1);
 }
 
 opscope_cpath_t *opscope_cpath_new(opscope_kineto_collector *next) {
@@ -178,6 +193,7 @@ void opscope_cpath_free(opscope_cpath_t *c) {
     if (!c) return;
     free(c->cpu.v);
     free(c->rt_corr.v);
+    free(c->extra.v);
     free(c->gpu.v);
     free(c->sync.v);
     free(c->name_rt.v);
@@ -191,7 +207,13 @@ void opscope_cpath_free(opscope_cpath_t *c) {
 
 opscope_kineto_collector *opscope_cpath_collector(opscope_cpath_t *c) { return c ? &c->coll : NULL; }
 
-int opscope_cpath_has_events(const opscope_cpath_t *c) { return c && (c->cpu.n || c->gpu.n); }
+void opscope_cpath_share(opscope_cpath_t *c, const opscope_cpu_ops_t *ops) {
+    if (c && !c->n_shared && !c->extra.n) c->ops = ops;
+}
+
+int opscope_cpath_has_events(const opscope_cpath_t *c) {
+    return c && (c->cpu.n || c->n_shared || c->extra.n || c->gpu.n);
+}
 
 const char *opscope_cpath_part_name(int part) {
     static const char *const n[] = {"cpu", "launch", "kernel", "comm", "queue", "wait", "idle"};
@@ -289,8 +311,49 @@ static int link_lanes(opscope_cpath_t *c) {
     return 0;
 }
 
+/* Appends E, one of N at most (a runtime call takes the next correlation id of rt_corr, at
+ * *RT). -1 when the counts disagree (never, as the read kept them). */
+static int put_cpu(opscope_cpath_t *c, size_t n, cpu_ev e, int runtime, size_t *rt) {
+    if (c->cpu.n >= n || (runtime && *rt >= c->rt_corr.n)) return -1;
+    e.corr_at = NO_CORR;
+    if (runtime) {
+        if (c->rt_corr.v[*rt] >= 0) e.corr_at = (uint32_t)*rt;
+        ++*rt;
+    }
+    c->cpu.v[c->cpu.n++] = e;
+    return 0;
+}
+
+/* The CPU events in input order: the shared CPU-op slices (ops and runtime calls of positive
+ * length) with the extra ones between them where they came. */
+static int make_cpu(opscope_cpath_t *c) {
+    if (c->cpu.n || (!c->n_shared && !c->extra.n)) return 0;
+    if (c->n_shared && (!c->ops || opscope_cpu_ops_stopped(c->ops))) return -1; /* slices gone */
+    size_t n = c->n_shared + c->extra.n, rt = 0, x = 0;
+    if (opscope_vec_reserve((void **)&c->cpu.v, &c->cpu.cap, n, sizeof *c->cpu.v, 16)) return -1;
+    size_t ns = c->n_shared ? opscope_cpu_ops_n_slices(c->ops) : 0;
+    for (size_t i = 0; i < ns; i++) {
+        for (; x < c->extra.n && c->extra.v[x].at <= i; x++)
+            if (put_cpu(c, n, c->extra.v[x].e, c->extra.v[x].e.corr_at == 1, &rt)) return -1;
+        opscope_cpu_slice s;
+        opscope_cpu_ops_slice_get(c->ops, i, &s);
+        if ((s.kind != OPSCOPE_CPU_KIND_OP && s.kind != OPSCOPE_CPU_KIND_RUNTIME) || s.end_ns <= s.start_ns)
+            continue;
+        uint8_t rc = RT_NONE;
+        if (s.kind == OPSCOPE_CPU_KIND_RUNTIME && runtime_class(c, s.name, &rc)) return -1;
+        cpu_ev e = {s.start_ns, s.end_ns, s.thread, rc, NO_CORR};
+        if (put_cpu(c, n, e, s.kind == OPSCOPE_CPU_KIND_RUNTIME, &rt)) return -1;
+    }
+    for (; x < c->extra.n; x++)
+        if (put_cpu(c, n, c->extra.v[x].e, c->extra.v[x].e.corr_at == 1, &rt)) return -1;
+    free(c->extra.v);
+    memset(&c->extra, 0, sizeof c->extra);
+    return c->cpu.n == n && rt == c->rt_corr.n ? 0 : -1;
+}
+
 static int prepare(opscope_cpath_t *c) {
     if (c->prepared) return 0;
+    if (make_cpu(c)) return -1;
     c->merge_bwd = c->fwd.seen && c->bwd.seen && !c->fwd.many && !c->bwd.many && c->fwd.thread != c->bwd.thread;
     /* traces come nearly in time order: their runs are merged */
     sort_cpu(c->cpu.v, c->cpu.n);
@@ -724,9 +787,12 @@ void opscope_cpath_release_events(opscope_cpath_t *c) {
     if (!c) return;
     free(c->cpu.v);
     free(c->rt_corr.v);
+    free(c->extra.v);
     free(c->gpu.v);
     free(c->sync.v);
     free(c->rt_by_corr);
+    memset(&c->extra, 0, sizeof c->extra);
+    c->n_shared = 0;
     memset(&c->cpu, 0, sizeof c->cpu);
     memset(&c->rt_corr, 0, sizeof c->rt_corr);
     memset(&c->gpu, 0, sizeof c->gpu);

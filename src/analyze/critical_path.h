@@ -95,6 +95,12 @@ int opscope_critical_path_compute(opscope_cpath_t *c, int64_t start_ns, int64_t 
 struct opscope_kineto_results;
 int opscope_cpath_run_steps(opscope_cpath_t *c, const struct opscope_kineto_results *r);
 const opscope_critical_path *opscope_cpath_steps(const opscope_cpath_t *c, size_t *n);
+/* Takes the CPU ops and runtime calls from OPS's slices (the same read's CPU-op analysis, fed
+ * by the collector after C's; borrowed until opscope_cpath_release_events) instead of keeping
+ * a copy: call before the read. OPS must not be stopped (opscope_cpu_ops_stop: the path is
+ * then left out). */
+struct opscope_cpu_ops;
+void opscope_cpath_share(opscope_cpath_t *c, const struct opscope_cpu_ops *ops);
 /* Frees the events the read kept (no more windows can be computed; the steps and hops of
  * opscope_cpath_run_steps stay). */
 void opscope_cpath_release_events(opscope_cpath_t *c);

@@ -110,6 +110,7 @@ void opscope_session_read_options(opscope_session_t *s, opscope_read_options *ro
     if (c && !s->cpath && s->opts.critical_path) {
         s->cpath = opscope_cpath_new(c); /* NULL: no path */
         if (s->cpath) opscope_kineto_on_steps(s->kineto, cpath_steps, s);
+        opscope_cpath_share(s->cpath, opscope_kineto_cpu_ops(s->kineto)); /* one copy of the CPU side */
     }
     if (c && s->cpath) c = opscope_cpath_collector(s->cpath);
     for (int i = 0; i < s->n_out && c; i++)
