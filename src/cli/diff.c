@@ -314,7 +314,9 @@ static int read_input(const char *path, input *in, bool first, const opscope_cli
     opscope_tee_add(&tee, opscope_diff_side_sink(in->side));
     in->kind.reading = path;
     opscope_tee_add(&tee, opscope_diff_kind_sink(&in->kind));
-    if (in->html && first) opscope_tee_add(&tee, opscope_html_sink(in->html)); /* what is compared */
+    /* the page's timeline: the whole run, warm-up and load included (only --batch and --graphs
+     * narrow it); its tables are the comparison's */
+    if (in->html && first) opscope_tee_add(whole, opscope_html_sink(in->html));
     if (first && in->graphs) {
         opscope_tee_add(whole, opscope_graphs_sink(in->graphs));
         opscope_sink meta = {in, catch_meta, NULL, NULL, NULL};
