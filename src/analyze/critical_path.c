@@ -191,17 +191,11 @@ opscope_cpath_t *opscope_cpath_new(opscope_kineto_collector *next) {
 
 void opscope_cpath_free(opscope_cpath_t *c) {
     if (!c) return;
-    free(c->cpu.v);
-    free(c->rt_corr.v);
-    free(c->extra.v);
-    free(c->gpu.v);
-    free(c->sync.v);
+    opscope_cpath_release_events(c); /* the events and the walk's scratch */
     free(c->name_rt.v);
     free(c->name_pass.v);
-    free(c->rt_by_corr);
     free(c->steps);
     free(c->hops);
-    for (int i = 0; i < SC_COUNT; i++) free(c->sc.p[i]);
     free(c);
 }
 

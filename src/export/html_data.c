@@ -436,14 +436,7 @@ static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_en
     opscope_out_char(w, '}');
 }
 
-typedef struct viewer_page {
-    const opscope_html_data *d;
-    const html_enc *e;
-} viewer_page;
-
-static int fill(opscope_out_t *w, const char *name, size_t len, void *ctx, opscope_error *err) {
-    (void)err;
-    const viewer_page *pg = ctx;
+int opscope_html_viewer_asset(opscope_out_t *w, const char *name, size_t len) {
     if (opscope_html_marker_is(name, len, "CSS")) {
         opscope_out_str(w, "<style>\n");
         opscope_out_write(w, opscope_viewer_css, opscope_viewer_css_len);
@@ -452,6 +445,22 @@ static int fill(opscope_out_t *w, const char *name, size_t len, void *ctx, opsco
         opscope_html_write_csp(w, opscope_viewer_js_sha256);
     } else if (opscope_html_marker_is(name, len, "JS")) {
         opscope_html_write_script(w, opscope_viewer_js, opscope_viewer_js_len);
+    } else {
+        return 1;
+    }
+    return 0;
+}
+
+typedef struct viewer_page {
+    const opscope_html_data *d;
+    const html_enc *e;
+} viewer_page;
+
+static int fill(opscope_out_t *w, const char *name, size_t len, void *ctx, opscope_error *err) {
+    (void)err;
+    const viewer_page *pg = ctx;
+    if (opscope_html_viewer_asset(w, name, len) == 0) {
+        return 0;
     } else if (opscope_html_marker_is(name, len, "DATA")) {
         /* JSON, not script: the browser never runs it; json_str escapes '<' so the
          * element cannot be closed by data. */

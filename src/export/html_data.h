@@ -71,6 +71,11 @@ typedef struct opscope_html_data {
 /* Writes DATA->out_path (temp file + rename). Returns 0, or -1 with ERR filled. */
 int opscope_html_write(const opscope_html_data *data, opscope_error *err);
 
+/* The viewer page's shared pieces for template marker NAME (NAME_LEN bytes): its stylesheet
+ * (CSS), its CSP and its one script (JS), as every viewer page (one profile's, a job's) has
+ * them. Returns 0 when written, 1 when NAME is none of them. */
+int opscope_html_viewer_asset(opscope_out_t *w, const char *name, size_t name_len);
+
 /* Writes the page to W, which the caller commits or aborts. Returns 0, or -1 with ERR
  * filled (DATA->out_path names the file in it). */
 int opscope_html_write_page(opscope_out_t *w, const opscope_html_data *data, opscope_error *err);

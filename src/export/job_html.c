@@ -3,6 +3,7 @@
  * close a <script> element; the script runs under a CSP that admits only its own hash. */
 #include "export/job_html.h"
 
+#include "export/html_data.h"
 #include "export/html_template.h"
 
 #include <inttypes.h>
@@ -14,14 +15,8 @@ typedef struct job_page {
 
 static int fill(opscope_out_t *w, const char *name, size_t len, void *ctx, opscope_error *err) {
     const job_page *pg = ctx;
-    if (opscope_html_marker_is(name, len, "CSS")) {
-        opscope_out_str(w, "<style>\n");
-        opscope_out_write(w, opscope_viewer_css, opscope_viewer_css_len);
-        opscope_out_str(w, "</style>");
-    } else if (opscope_html_marker_is(name, len, "CSP")) {
-        opscope_html_write_csp(w, opscope_viewer_js_sha256);
-    } else if (opscope_html_marker_is(name, len, "JS")) {
-        opscope_html_write_script(w, opscope_viewer_js, opscope_viewer_js_len);
+    if (opscope_html_viewer_asset(w, name, len) == 0) {
+        return 0;
     } else if (opscope_html_marker_is(name, len, "DATA")) {
         return pg->data(w, pg->ctx, err) ? -1 : 0;
     } else {
