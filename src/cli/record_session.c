@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,6 +370,36 @@ static void say_checkpoint(const proc_status *p, const opscope_rec_child *cmd, u
             p->program, p->pid, what, p->path, p->records);
 }
 
+/* A profile at a path counted for one process: its records, when the file is that process's. */
+typedef struct own_count {
+    long pid;
+    bool mine;
+    unsigned long long records;
+} own_count;
+
+static int own_meta(void *ud, const opscope_meta *m) {
+    own_count *c = ud;
+    c->mine = m->capture && m->capture->pid == c->pid;
+    return c->mine ? 0 : 1; /* another process's (an earlier run's): stop */
+}
+
+static int own_record(void *ud, const opscope_record *r) {
+    (void)r;
+    ((own_count *)ud)->records++;
+    return 0;
+}
+
+/* The records at PATH when the file there is PID's own profile: a record log grows by appends
+ * and the status says "checkpoint" only after one, so a SIGKILL between the two leaves a
+ * status that never said so over a log that holds records. 0 when none or not PID's. */
+static unsigned long long own_records(const char *path, long pid) {
+    own_count c = {pid, false, 0};
+    opscope_sink sink = {&c, own_meta, NULL, own_record, NULL};
+    opscope_error err = {0};
+    (void)opscope_read_file(path, OPSCOPE_FORMAT_AUTO, &sink, &err); /* cut short: what is whole */
+    return c.mine ? c.records : 0;
+}
+
 /* Whether process PID carries VAR (NAME=VALUE, NUL-terminated) in its environment. */
 static bool has_env(long pid, const char *var, size_t len) {
     char p[64];
@@ -448,6 +479,7 @@ int opscope_rec_session_report(opscope_rec_session_t *s, const opscope_rec_child
         const proc_status *p = &s->procs[i];
         bool is_alive = alive(p->pid);
         const char *why_gone = on_console(p) ? "" : gone(p->path);
+        unsigned long long own = 0;
         if (!strcmp(p->state, "written")) {
             profiles++;
             if (p->instead_of[0]) {
@@ -485,6 +517,11 @@ int opscope_rec_session_report(opscope_rec_session_t *s, const opscope_rec_child
         } else if (is_alive) {
             fprintf(stderr, "opscope record: %s (pid %ld) is still %s; its profile will go to %s\n", p->program,
                     p->pid, !strcmp(p->state, "exporting") ? "writing its profile" : "running", p->path);
+        } else if (!on_console(p) && !*why_gone && (own = own_records(p->path, p->pid)) > 0) {
+            proc_status q = *p;
+            q.records = own;
+            profiles++;
+            say_checkpoint(&q, cmd, died_ns);
         } else {
             fprintf(stderr, "opscope record: %s (pid %ld) ran ggml graphs but its profile is lost: it ended "
                             "without exiting (killed by SIGKILL, a crash, or a signal it did not handle)%s\n",

@@ -336,9 +336,11 @@ elif what == "tokens":
     a, b = groups["tok-sampled"], groups["tok-all"]
     e2e.check(a["prefill"] + a["decode"] == b["prefill"] + b["decode"] and a["none"] == b["none"] == 0,
               f"tokens equal in the default (sampled) and --gpu-timing all: {a} vs {b}")
-    # diff normalises per token: both sides now count the same tokens and phases
+    # diff normalises per token: both sides now count the same tokens and phases (every compute,
+    # --include-warmup: nodecount's truth counts the warm-up computes too)
     dj = f"{d}/tok-diff.json"
-    r = subprocess.run([OPSCOPE, "diff", f"{d}/tok-all.json", f"{d}/tok-sampled.json", "--json", dj, "-q"],
+    r = subprocess.run([OPSCOPE, "diff", f"{d}/tok-all.json", f"{d}/tok-sampled.json", "--json", dj, "-q",
+                        "--include-warmup"],
                        capture_output=True, text=True, errors="replace")
     doc = json.load(open(dj)) if r.returncode == 0 and os.path.exists(dj) else {}
     sides = [doc.get(k, {}) for k in ("base", "new")]

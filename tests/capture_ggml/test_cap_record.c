@@ -151,7 +151,7 @@ static int test_split_record(void) {
     ASSERT_EQ_INT(n, 4);
     for (int i = 0; i < n; i++) ggml_graph_node(g, i)->flags |= GGML_TENSOR_FLAG_COMPUTE;
     opscope_cap_compute c = {.g = g, .n = n, .bi = 0, .sched = -1, .gid = 9, .split = 2, .t0 = 7000, .t1 = 9000};
-    opscope_cap_emit_split(&c);
+    opscope_cap_emit_split(&c, 0);
     opscope_cap_graph_rec_write(&c, 9100);
     one o = {0};
     opscope_sink sink = {&o, NULL, NULL, one_rec, NULL};
