@@ -31,18 +31,7 @@ die() { echo "cupti-headers: $*" >&2; exit 1; }
 
 [ -f "$STAMP" ] && { echo "$DIR"; exit 0; }
 
-mirror() {
-    if [ -n "${OPSCOPE_MIRROR:-}" ]; then echo "$OPSCOPE_MIRROR"; return; fi
-    local u=""
-    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-        u=$(awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources)
-    fi
-    if [ -z "$u" ] && [ -f /etc/apt/sources.list ]; then
-        u=$(awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' /etc/apt/sources.list)
-    fi
-    [ -n "$u" ] || die "no package mirror in the host's apt configuration; set OPSCOPE_MIRROR"
-    echo "$u"
-}
+. "$(dirname "$0")/apt-mirror.sh"
 
 command -v apt-get > /dev/null && command -v dpkg-deb > /dev/null || die "needs apt-get and dpkg-deb (Debian)"
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -55,7 +44,8 @@ flock 9
 WORK=$(mktemp -d "$DIR.work.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/state/lists/partial" "$WORK/cache/archives/partial" "$WORK/deb" "$WORK/root"
-echo "deb [signed-by=$KEYRING] $(mirror) $SUITE main contrib non-free" > "$WORK/sources.list"
+M=$(opscope_apt_mirror cupti-headers)
+echo "deb [signed-by=$KEYRING] $M $SUITE main contrib non-free" > "$WORK/sources.list"
 APT=(-o Dir::Etc::SourceList="$WORK/sources.list" -o Dir::Etc::SourceParts=/nonexistent
      -o Dir::Etc::Preferences=/nonexistent -o Dir::Etc::PreferencesParts=/nonexistent
      -o Dir::State="$WORK/state" -o Dir::Cache="$WORK/cache" -o APT::Architecture=amd64

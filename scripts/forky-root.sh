@@ -51,18 +51,7 @@ for tool in debootstrap unshare chroot flock; do
     }
 done
 
-mirror() {
-    if [ -n "${OPSCOPE_MIRROR:-}" ]; then echo "$OPSCOPE_MIRROR"; return; fi
-    local u=""
-    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-        u=$(awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources)
-    fi
-    if [ -z "$u" ] && [ -f /etc/apt/sources.list ]; then
-        u=$(awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' /etc/apt/sources.list)
-    fi
-    [ -n "$u" ] || die "no package mirror in the host's apt configuration; set OPSCOPE_MIRROR"
-    echo "$u"
-}
+. "$(dirname "$0")/apt-mirror.sh"
 
 # Runs "$@" in a private mount namespace with proc and /dev mounted in the root; the mounts vanish
 # with the namespace.
@@ -86,7 +75,7 @@ if [ ! -f "$STAMP" ]; then
     # A root without stamp is half-made: start again. Refuse if anything is mounted below it.
     if grep -q " $ROOT/" /proc/self/mounts; then die "$ROOT has mounts below it; unmount them first"; fi
     rm -rf "$ROOT"
-    M=$(mirror)
+    M=$(opscope_apt_mirror forky-root)
     log "debootstrap forky into $ROOT (about a minute)"
     # debootstrap mounts proc/sys itself; the namespace keeps those mounts off the host.
     for try in 1 2 3; do
