@@ -22,6 +22,9 @@ int opscope_kineto_comm_key_of(const char *key, size_t len) {
     case 18: k = "Process Group Name", which = COMM_PG; break;
     default: return 0;
     }
+    /* first and last bytes before the call: "Input Dims" and "Concrete Inputs" share the
+     * lengths of "Group size" and "Collective name" and come with every CPU op */
+    if (key[0] != k[0] || key[len - 1] != k[len - 1]) return 0;
     return memcmp(k, key, len) ? 0 : which;
 }
 
