@@ -911,6 +911,61 @@ int opscope_json_int_array(opscope_json_t *j, int64_t *out, int max) {
     return n;
 }
 
+int opscope_json_raw_array(opscope_json_t *j, const char **text, size_t *len) {
+    if (j->state != ST_ARR_FIRST) return -1;
+    const unsigned char *b = j->buf;
+    size_t i = j->pos, start = j->pos;
+    int depth = 1, limit = JSON_MAX_DEPTH - j->depth + 1; /* what the tokenizer would refuse */
+    bool first = true;                                     /* right after '[': ']' may come */
+    for (;;) {
+        while (WS_NO_NL[b[i]]) i++;
+        if (first && b[i] == ']') { /* an empty array closed */
+            i++;
+            if (--depth == 0) break;
+        } else if (b[i] == '[') { /* a value: an array, an integer or a plain string */
+            if (++depth > limit) return -1;
+            i++;
+            first = true;
+            continue;
+        } else if (b[i] == '"') {
+            i++;
+            while (b[i] >= 0x20 && b[i] < 0x7f && b[i] != '"' && b[i] != '\\') i++;
+            if (b[i] != '"') return -1; /* an escape, a control or non-ASCII byte, or the end */
+            i++;
+        } else {
+            size_t d = i + (b[i] == '-');
+            if (b[d] == '0') {
+                d++;
+            } else if (b[d] >= '1' && b[d] <= '9') {
+                while (b[d] >= '0' && b[d] <= '9') d++;
+            } else {
+                return -1;
+            }
+            i = d; /* a fraction or an exponent: refused below, as any other byte */
+        }
+        /* after a value or a closed array: ',' and the next value, or ']' */
+        for (;;) {
+            while (WS_NO_NL[b[i]]) i++;
+            if (b[i] == ',') {
+                i++;
+                first = false;
+                break;
+            }
+            if (b[i] != ']') return -1;
+            i++;
+            if (--depth == 0) break;
+        }
+        if (!depth) break;
+    }
+    /* the sentinel 0 after the buffered bytes stopped every loop above: all of it was read */
+    *text = (const char *)b + start;
+    *len = i - start;
+    j->pos = i;
+    j->depth--;
+    j->state = ST_AFTER;
+    return 0;
+}
+
 opscope_json_tok opscope_json_next_member(opscope_json_t *j, opscope_json_token *key,
                                           opscope_json_token *val) {
     int c;

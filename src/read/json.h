@@ -90,6 +90,17 @@ opscope_json_tok opscope_json_next_member(opscope_json_t *j, opscope_json_token 
 int opscope_json_int_array(opscope_json_t *j, int64_t *out, int max);
 
 /*
+ * Fast path for small nested arrays (shapes, type lists): call right after ARR_BEGIN was
+ * returned. When the rest of the array is already buffered and holds only arrays, integers
+ * (no fraction or exponent) and strings of printable ASCII without escapes, separated by ','
+ * and spaces (no newline), consumes through the closing ']' (as if its ARR_END had been
+ * returned), sets *TEXT and *LEN to those bytes as written (from after the '[' through the
+ * ']'; valid until the next call on J) and returns 0. Otherwise returns -1 and consumes
+ * nothing: read the elements with opscope_json_next, which also reports any error.
+ */
+int opscope_json_raw_array(opscope_json_t *j, const char **text, size_t *len);
+
+/*
  * Skips the value whose first token was just returned (a no-op for scalars; for OBJ_BEGIN
  * or ARR_BEGIN consumes through the matching end). Validates what it skips.
  * Returns 0, or -1 on error.

@@ -650,57 +650,104 @@ static uint32_t dims_intern(kr *s, int which) {
     return id;
 }
 
+/* The tokens of a raw array's text (opscope_json_raw_array: integers, plain strings, no
+ * escapes), as the tokenizer gives them: commas and spaces passed over. */
+typedef struct rawlex {
+    const char *p, *end;
+} rawlex;
+
+static opscope_json_tok raw_next(rawlex *x, const char **str, size_t *len) {
+    while (x->p < x->end && (*x->p == ' ' || *x->p == '\t' || *x->p == '\r' || *x->p == ',')) x->p++;
+    if (x->p >= x->end) return OPSCOPE_JSON_ERROR; /* not reached: the text ends with its ']' */
+    const char *a = x->p++;
+    switch (*a) {
+    case '[': return OPSCOPE_JSON_ARR_BEGIN;
+    case ']': return OPSCOPE_JSON_ARR_END;
+    case '"':
+        while (x->p < x->end && *x->p != '"') x->p++;
+        *str = a + 1;
+        *len = (size_t)(x->p - a - 1);
+        x->p++;
+        return OPSCOPE_JSON_STRING;
+    default:
+        while (x->p < x->end && *x->p >= '0' && *x->p <= '9') x->p++;
+        *str = a;
+        *len = (size_t)(x->p - a);
+        return OPSCOPE_JSON_NUMBER;
+    }
+}
+
+/* Input dims being written: where parse_dims is in the array. */
+typedef struct dims_at {
+    int depth, top_items;
+    size_t item_start;
+    bool cut;
+} dims_at;
+
+/* One token of args["Input Dims"] into dbuf (see parse_dims). 0, or -1 when out of memory. */
+static int dims_token(kr *s, dims_at *d, opscope_json_tok type, const char *str, size_t len) {
+    bool room = s->dlen < DIMS_MAX;
+    if (!room) d->cut = true;
+    switch (type) {
+    case OPSCOPE_JSON_ARR_BEGIN:
+        if (d->depth == 1) {
+            d->item_start = s->dlen;
+            if (d->top_items && room && dims_putc(s, 'x')) return -1;
+        } else if (room && s->dbuf && s->dlen && s->dbuf[s->dlen - 1] != '[' && s->dbuf[s->dlen - 1] != 'x' &&
+                   dims_putc(s, ',')) {
+            return -1;
+        }
+        if (room && dims_putc(s, '[')) return -1;
+        d->depth++;
+        return 0;
+    case OPSCOPE_JSON_ARR_END:
+        d->depth--;
+        if (d->depth == 1 && room && s->dlen >= 1 && s->dbuf[s->dlen - 1] == '[') {
+            s->dlen = d->item_start; /* a scalar: left out */
+            if (s->dbuf) s->dbuf[s->dlen] = '\0';
+        } else if (d->depth >= 1) {
+            if (room && dims_putc(s, ']')) return -1;
+            if (d->depth == 1) d->top_items++;
+        }
+        return 0;
+    case OPSCOPE_JSON_OBJ_BEGIN: return 0; /* the caller skips it */
+    default:
+        if (!room) return 0;
+        if (s->dlen && s->dbuf[s->dlen - 1] != '[' && s->dbuf[s->dlen - 1] != 'x' && dims_putc(s, ','))
+            return -1;
+        return type == OPSCOPE_JSON_NUMBER ? dims_put(s, str, len) : dims_putc(s, '?');
+    }
+}
+
 /* args["Input Dims"] (after its '['): one entry per input, a list of ints for a tensor, a
  * list of lists for a tensor list, [] for a scalar or None. Written as the tensors' dims
- * joined by 'x' ("[4096,768]x[768,50257]"), scalars left out; interned into E->dims_id. */
+ * joined by 'x' ("[4096,768]x[768,50257]"), scalars left out; interned into E->dims_id.
+ * Mostly read from the array's raw text (no token per number: a CPU op's shapes were 3% of
+ * a report), else token by token; the same text either way. */
 static int parse_dims(kr *s, kev *e) {
-    opscope_json_token t;
-    int depth = 1, top_items = 0;
-    size_t item_start = 0;
-    bool cut = false;
+    dims_at d = {.depth = 1};
     s->dlen = 0;
-    while (depth > 0) {
-        if (next(s, &t)) return -1;
-        bool room = s->dlen < DIMS_MAX;
-        if (!room && !cut) cut = true;
-        switch (t.type) {
-        case OPSCOPE_JSON_ARR_BEGIN:
-            if (depth == 1) {
-                item_start = s->dlen;
-                if (top_items && room && dims_putc(s, 'x')) goto nomem;
-            } else if (room && s->dbuf && s->dlen && s->dbuf[s->dlen - 1] != '[' &&
-                       s->dbuf[s->dlen - 1] != 'x' && dims_putc(s, ',')) {
-                goto nomem;
-            }
-            if (room && dims_putc(s, '[')) goto nomem;
-            depth++;
-            break;
-        case OPSCOPE_JSON_ARR_END:
-            depth--;
-            if (depth == 1 && room && s->dlen >= 1 && s->dbuf[s->dlen - 1] == '[') {
-                s->dlen = item_start; /* a scalar: left out */
-                if (s->dbuf) s->dbuf[s->dlen] = '\0';
-            } else if (depth >= 1) {
-                if (room && dims_putc(s, ']')) goto nomem;
-                if (depth == 1) top_items++;
-            }
-            break;
-        case OPSCOPE_JSON_OBJ_BEGIN:
-            if (skip(s, &t)) return -1;
-            break;
-        default:
-            if (room) {
-                if (s->dlen && s->dbuf[s->dlen - 1] != '[' && s->dbuf[s->dlen - 1] != 'x' &&
-                    dims_putc(s, ','))
-                    goto nomem;
-                if (t.type == OPSCOPE_JSON_NUMBER ? dims_put(s, t.str, t.len) : dims_putc(s, '?'))
-                    goto nomem;
-            }
-            break;
+    const char *raw;
+    size_t raw_len;
+    if (!opscope_json_raw_array(s->j, &raw, &raw_len)) {
+        rawlex x = {raw, raw + raw_len};
+        while (d.depth > 0) {
+            const char *str = NULL;
+            size_t len = 0;
+            opscope_json_tok type = raw_next(&x, &str, &len);
+            if (type == OPSCOPE_JSON_ERROR) break;
+            if (dims_token(s, &d, type, str, len)) goto nomem;
+        }
+    } else {
+        opscope_json_token t;
+        while (d.depth > 0) {
+            if (next(s, &t)) return -1;
+            if (dims_token(s, &d, t.type, t.str, t.len)) goto nomem;
+            if (t.type == OPSCOPE_JSON_OBJ_BEGIN && skip(s, &t)) return -1;
         }
     }
     if (!s->dlen || !s->an) return 0;
-    if (cut && dims_put(s, "...", 3)) goto nomem;
+    if (d.cut && dims_put(s, "...", 3)) goto nomem;
     e->dims_id = dims_intern(s, 0);
     if (e->dims_id == UINT32_MAX) goto nomem;
     return 0;
@@ -708,21 +755,42 @@ nomem:
     return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
 }
 
+/* One string of args["Input type"] into dbuf. 0, or -1 when out of memory. */
+static int types_put(kr *s, const char *str, size_t len) {
+    if (!len || s->dlen >= DIMS_MAX) return 0;
+    return (s->dlen && dims_putc(s, ',')) || dims_put(s, str, len) ? -1 : 0;
+}
+
 /* args["Input type"] (after its '['): one string per input ("float", "c10::BFloat16", ""
- * for a non-tensor), written joined by ',' with empty ones left out; into E->types_id. */
+ * for a non-tensor), written joined by ',' with empty ones left out, nested values passed
+ * over; into E->types_id. From the raw text when it can be (parse_dims). */
 static int parse_types(kr *s, kev *e) {
-    opscope_json_token t;
     s->dlen = 0;
-    for (;;) {
-        if (next(s, &t)) return -1;
-        if (t.type == OPSCOPE_JSON_ARR_END) break;
-        if (t.type == OPSCOPE_JSON_OBJ_BEGIN || t.type == OPSCOPE_JSON_ARR_BEGIN) {
-            if (skip(s, &t)) return -1;
-            continue;
+    const char *raw;
+    size_t raw_len;
+    if (!opscope_json_raw_array(s->j, &raw, &raw_len)) {
+        rawlex x = {raw, raw + raw_len};
+        for (int depth = 1; depth > 0;) {
+            const char *str = NULL;
+            size_t len = 0;
+            opscope_json_tok type = raw_next(&x, &str, &len);
+            if (type == OPSCOPE_JSON_ERROR) break;
+            depth += type == OPSCOPE_JSON_ARR_BEGIN ? 1 : type == OPSCOPE_JSON_ARR_END ? -1 : 0;
+            if (depth == 1 && type == OPSCOPE_JSON_STRING && types_put(s, str, len))
+                return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         }
-        if (t.type != OPSCOPE_JSON_STRING || !t.len || s->dlen >= DIMS_MAX) continue;
-        if ((s->dlen && dims_putc(s, ',')) || dims_put(s, t.str, t.len))
-            return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+    } else {
+        opscope_json_token t;
+        for (;;) {
+            if (next(s, &t)) return -1;
+            if (t.type == OPSCOPE_JSON_ARR_END) break;
+            if (t.type == OPSCOPE_JSON_OBJ_BEGIN || t.type == OPSCOPE_JSON_ARR_BEGIN) {
+                if (skip(s, &t)) return -1;
+                continue;
+            }
+            if (t.type == OPSCOPE_JSON_STRING && types_put(s, t.str, t.len))
+                return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+        }
     }
     if (!s->dlen || !s->an) return 0;
     e->types_id = dims_intern(s, 1);

@@ -106,6 +106,42 @@ static int test_nesting(void) {
     return 0;
 }
 
+/* Input dims and types written three ways (compact: read from the array's text; with a
+ * newline, an escape or a fraction: token by token) are the same shape: one group. */
+static int test_dims_any_layout(void) {
+    const char *t =
+        "{\"schemaVersion\":1,\"traceEvents\":["
+        X("cpu_op", "aten::x", 1, 0, 10,
+          "\"Input Dims\":[[8,64],[],[[1,2],[3]]],\"Input type\":[\"float\",\"\",\"c10::BFloat16\"]") ","
+        X("cpu_op", "aten::x", 1, 20, 10,
+          "\"Input Dims\":[[8, 64],\n [], [[1, 2], [3]]],\"Input type\":[\"fl\\u006fat\", \"\", \"c10::BFloat16\"]") ","
+        X("cpu_op", "aten::x", 1, 40, 10,
+          "\"Input Dims\": [ [8,64] , [ ] , [[1,2],[3]] ],\"Input type\":[\"float\",\"\",\"c10::BFloat16\",[\"n\"]]") ","
+        X("cpu_op", "aten::x", 1, 60, 10, "\"Input Dims\":[[8,64],[],[[1,2],[3.5]]]")
+        "]}";
+    opscope_kineto_t *k;
+    opscope_strtab_t *names;
+    ASSERT_EQ_INT(read_trace(t, &k, &names), 0);
+    const opscope_cpu_ops_results *r = opscope_cpu_ops_results_get(opscope_kineto_cpu_ops(k));
+    size_t shapes = 0;
+    for (size_t i = 0; i < r->n_by_shape; i++) {
+        const opscope_cpu_op_group *g = &r->by_shape[i];
+        const char *dims = opscope_strtab_get(names, g->dims);
+        if (g->count == 3) {
+            ASSERT_EQ_STR(dims, "[8,64]x[[1,2],[3]]");
+            ASSERT_EQ_STR(opscope_strtab_get(names, g->types), "float,c10::BFloat16");
+        } else {
+            ASSERT_EQ_U64(g->count, 1);
+            ASSERT_EQ_STR(dims, "[8,64]x[[1,2],[3.5]]");
+        }
+        shapes++;
+    }
+    ASSERT_EQ_U64(shapes, 2);
+    opscope_kineto_free(k);
+    opscope_strtab_free(names);
+    return 0;
+}
+
 static int test_order(void) {
     /* the slices of test_nesting in reverse order (children first, as an op ends before its
      * parent), mm shortened to [16,30) (slices with one interval are ordered by kind and name,
@@ -222,4 +258,4 @@ static int test_legacy(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_nesting), TEST(test_order), TEST(test_many_runs), TEST(test_training_phases), TEST(test_legacy))
+TEST_MAIN(TEST(test_nesting), TEST(test_dims_any_layout), TEST(test_order), TEST(test_many_runs), TEST(test_training_phases), TEST(test_legacy))

@@ -313,6 +313,119 @@ static int test_int_array(void) {
     return 0;
 }
 
+/* The tokens of DOC after its first two ARR_BEGINs, as "type@pos" text: with RAW, after
+ * opscope_json_raw_array took (or declined) the inner array. *TAKEN: whether it took it. */
+static void raw_tokens(const char *doc, int raw, size_t chunk, tj_text *out, int *taken) {
+    tj_src src = {(const unsigned char *)doc, strlen(doc), 0, chunk};
+    opscope_json_t *j = chunk ? opscope_json_new(tj_read, &src, NULL, 0, "r")
+                              : opscope_json_new(NULL, NULL, doc, strlen(doc), "r");
+    opscope_json_token t;
+    opscope_json_next(j, &t);
+    opscope_json_next(j, &t);
+    *taken = 0;
+    if (raw) {
+        const char *text;
+        size_t len;
+        if (!opscope_json_raw_array(j, &text, &len)) {
+            *taken = 1;
+            tj_put(out, "raw ", 4);
+        }
+    }
+    opscope_json_tok k;
+    while ((k = opscope_json_next(j, &t)) != OPSCOPE_JSON_EOF && k != OPSCOPE_JSON_ERROR) {
+        char line[64];
+        snprintf(line, sizeof line, "%d@%llu/%d ", (int)k, (unsigned long long)t.pos, t.depth);
+        if (!*taken || k != OPSCOPE_JSON_ARR_END || t.depth != 1) tj_put(out, line, strlen(line));
+    }
+    tj_put(out, k == OPSCOPE_JSON_EOF ? "eof" : "err", 3);
+    opscope_json_free(j);
+}
+
+/* The nested-array fast path: its text as written when everything is plain, declined
+ * (nothing consumed) otherwise; what follows reads the same either way. */
+static int test_raw_array(void) {
+    static const struct {
+        const char *doc;
+        const char *want; /* the text, or NULL = declined */
+    } cases[] = {
+        {"[[[8, 512], [512,512], []],7]", "[8, 512], [512,512], []]"},
+        {"[[],7]", "]"},
+        {"[[ \"float\", \"\", \"c10::BFloat16\" ],7]", " \"float\", \"\", \"c10::BFloat16\" ]"},
+        {"[[[[1,2],[3]], -4, 0],7]", "[[1,2],[3]], -4, 0]"},
+        {"[[[]],7]", "[]]"},
+        {"[[1.5],7]", NULL},
+        {"[[1e3],7]", NULL},
+        {"[[01],7]", NULL},
+        {"[[1,],7]", NULL},
+        {"[[[1,]],7]", NULL},
+        {"[[,1],7]", NULL},
+        {"[[1 2],7]", NULL},
+        {"[[[1],\n[2]],7]", NULL},
+        {"[[\"a\\\"b\"],7]", NULL},
+        {"[[\"a\\\\\"],7]", NULL},
+        {"[[\"\xC3\xA9\"],7]", NULL},
+        {"[[true],7]", NULL},
+        {"[[{\"a\":1}],7]", NULL},
+        {"[[[1,2]", NULL},
+        {"[[[1,2]]", "[1,2]]"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const char *doc = cases[c].doc;
+        opscope_json_t *j = opscope_json_new(NULL, NULL, doc, strlen(doc), "a");
+        opscope_json_token t;
+        const char *text = NULL;
+        size_t len = 0;
+        ASSERT_EQ_INT(opscope_json_raw_array(j, &text, &len), -1); /* not after ARR_BEGIN */
+        opscope_json_next(j, &t);
+        opscope_json_next(j, &t);
+        int rc = opscope_json_raw_array(j, &text, &len);
+        ASSERT_EQ_INT(rc, cases[c].want ? 0 : -1);
+        if (cases[c].want) {
+            ASSERT_EQ_INT(len, strlen(cases[c].want));
+            ASSERT_TRUE(!memcmp(text, cases[c].want, len));
+        }
+        opscope_json_free(j);
+        /* the same tokens after it as after the tokenizer's ARR_END (or instead of it) */
+        for (size_t chunk = 0; chunk < 2; chunk++) {
+            tj_text a = {0}, b = {0};
+            int taken_a, taken_b;
+            raw_tokens(doc, 1, chunk, &a, &taken_a);
+            raw_tokens(doc, 0, chunk, &b, &taken_b);
+            ASSERT_EQ_INT(taken_a, chunk ? 0 : cases[c].want != NULL); /* one byte a read: never buffered */
+            const char *as = taken_a ? a.s + 4 : a.s;
+            /* B with the inner array's tokens left out, when A took it */
+            if (taken_a) {
+                const char *end = strstr(b.s, "5@"); /* its closing ARR_END at depth 1 */
+                while (end && !strstr(end, "/1 ")) end = strstr(end + 1, "5@");
+                ASSERT_TRUE(end != NULL);
+                const char *rest = strchr(strstr(end, "/1 "), ' ') + 1;
+                ASSERT_EQ_STR(as, rest);
+            } else {
+                ASSERT_EQ_STR(as, b.s);
+            }
+            free(a.s);
+            free(b.s);
+        }
+    }
+    /* deeper than the tokenizer allows: declined, and the tokenizer says why */
+    size_t deep = 1100;
+    char *doc = malloc(2 * deep + 8);
+    ASSERT_TRUE(doc != NULL);
+    size_t n = 0;
+    for (size_t i = 0; i < deep; i++) doc[n++] = '[';
+    for (size_t i = 0; i < deep; i++) doc[n++] = ']';
+    doc[n] = 0;
+    opscope_json_t *j = opscope_json_new(NULL, NULL, doc, n, "d");
+    opscope_json_token t;
+    opscope_json_next(j, &t);
+    const char *text;
+    size_t len;
+    ASSERT_EQ_INT(opscope_json_raw_array(j, &text, &len), -1);
+    opscope_json_free(j);
+    free(doc);
+    return 0;
+}
+
 /* Members in one call give the same keys and values as two opscope_json_next calls, also
  * when every read returns one byte (the key must survive the refills of its value). */
 static int test_next_member(void) {
@@ -369,4 +482,5 @@ static int test_read_error(void) {
 
 TEST_MAIN(TEST(test_error_positions), TEST(test_depth_limit), TEST(test_numbers), TEST(test_decimals_exact),
           TEST(test_strings), TEST(test_skip_and_depth), TEST(test_big_tokens),
-          TEST(test_read_error), TEST(test_int_array), TEST(test_next_member))
+          TEST(test_read_error), TEST(test_int_array), TEST(test_raw_array),
+          TEST(test_next_member))
