@@ -64,6 +64,9 @@ struct opscope_cpath {
     corr_ix *rt_by_corr; size_t n_rt;
     int prepared;
     opscope_critical_path *steps; size_t n_steps; /* opscope_cpath_run_steps */
+    char *win_name;                /* opscope_cpath_set_window: the annotation, NULL: steps */
+    int64_t win_instance;          /* its instance, -1: every one */
+    OPSCOPE_VEC(int64_t) wins;     /* the annotation's instances: start, end pairs */
     opscope_cpath_hop *hops; size_t n_hops;
     cp_scratch sc;
 };
@@ -108,8 +111,9 @@ static void only_see(only_thread *o, uint32_t thread) {
     else if (o->thread != thread) o->many = 1;
 }
 
-/* Notes the thread of an op or annotation named "...forward..." or "...autograd...". */
-static int note_pass(opscope_cpath_t *c, uint32_t id, uint32_t thread) {
+/* Notes the thread of an op or annotation named "...forward..." or "...autograd...", and
+ * keeps the interval of one named as the windows' annotation (END: its end). */
+static int note_pass(opscope_cpath_t *c, uint32_t id, uint32_t thread, int64_t start, int64_t end) {
     if (id == UINT32_MAX) return 0;
     if (id >= c->name_pass.n) {
         if (opscope_vec_reserve((void **)&c->name_pass.v, &c->name_pass.cap, (size_t)id + 1, 1, 256)) return -1;
@@ -118,11 +122,13 @@ static int note_pass(opscope_cpath_t *c, uint32_t id, uint32_t thread) {
     }
     if (!c->name_pass.v[id]) {
         const char *n = opscope_strtab_get(c->coll.names, id);
-        c->name_pass.v[id] = (uint8_t)(1 + (n && strstr(n, "forward") ? 1 : 0) + (n && strstr(n, "autograd") ? 2 : 0));
+        c->name_pass.v[id] = (uint8_t)(1 + (n && strstr(n, "forward") ? 1 : 0) + (n && strstr(n, "autograd") ? 2 : 0) +
+                                       (n && c->win_name && !strcmp(n, c->win_name) ? 4 : 0));
     }
     uint8_t f = (uint8_t)(c->name_pass.v[id] - 1);
     if (f & 1) only_see(&c->fwd, thread);
     if (f & 2) only_see(&c->bwd, thread);
+    if ((f & 4) && (OPSCOPE_VEC_PUSH(c->wins, start) || OPSCOPE_VEC_PUSH(c->wins, end))) return -1;
     return 0;
 }
 
@@ -142,7 +148,7 @@ static int keep(opscope_cpath_t *c, const opscope_kineto_event *ev, int shared) 
         if (ev->kind == OPSCOPE_KINETO_RUNTIME) { /* -1 too: prepare counts them in order */
             if (c->rt_corr.n >= NO_CORR || OPSCOPE_VEC_PUSH(c->rt_corr, ev->corr >= 0 ? ev->corr : -1)) return -1;
         }
-        if (ev->kind == OPSCOPE_KINETO_CPU_OP && note_pass(c, ev->name_id, e.thread)) return -1;
+        if (ev->kind == OPSCOPE_KINETO_CPU_OP && note_pass(c, ev->name_id, e.thread, ev->start_ns, end)) return -1;
         if (shared) {
             c->n_shared++;
             return 0;
@@ -151,7 +157,7 @@ static int keep(opscope_cpath_t *c, const opscope_kineto_event *ev, int shared) 
         x.e.corr_at = ev->kind == OPSCOPE_KINETO_RUNTIME; /* until make_cpu: a runtime call */
         return OPSCOPE_VEC_PUSH(c->extra, x);
     }
-    case OPSCOPE_KINETO_ANNOTATION: return note_pass(c, ev->name_id, (uint32_t)ev->thread);
+    case OPSCOPE_KINETO_ANNOTATION: return note_pass(c, ev->name_id, (uint32_t)ev->thread, ev->start_ns, end);
     case OPSCOPE_KINETO_KERNEL:
     case OPSCOPE_KINETO_MEMCPY:
     case OPSCOPE_KINETO_MEMSET: {
@@ -196,8 +202,26 @@ void opscope_cpath_free(opscope_cpath_t *c) {
     free(c->name_pass.v);
     free(c->steps);
     free(c->hops);
+    free(c->win_name);
+    free(c->wins.v);
     free(c);
 }
+
+int opscope_cpath_set_window(opscope_cpath_t *c, const char *name, int64_t instance) {
+    free(c->win_name);
+    c->win_name = NULL;
+    c->win_instance = instance < 0 ? -1 : instance;
+    if (!name) return 0;
+    size_t n = strlen(name) + 1;
+    c->win_name = malloc(n);
+    if (!c->win_name) return -1;
+    memcpy(c->win_name, name, n);
+    return 0;
+}
+
+const char *opscope_cpath_window_name(const opscope_cpath_t *c) { return c ? c->win_name : NULL; }
+
+size_t opscope_cpath_window_count(const opscope_cpath_t *c) { return c ? c->wins.n / 2 : 0; }
 
 opscope_kineto_collector *opscope_cpath_collector(opscope_cpath_t *c) { return c ? &c->coll : NULL; }
 
@@ -752,18 +776,38 @@ out:
     return rc;
 }
 
+/* The annotation's instances (start, end pairs) by start, longest first. */
+static int win_cmp(const void *pa, const void *pb) {
+    const int64_t *a = pa, *b = pb;
+    if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
+    return (a[1] < b[1]) - (a[1] > b[1]);
+}
+
 int opscope_cpath_run_steps(opscope_cpath_t *c, const struct opscope_kineto_results *r) {
-    size_t n = r->n_steps ? r->n_steps : 1;
+    size_t n = r->n_steps ? r->n_steps : 1, first = 0, nw = c->wins.n / 2;
+    if (c->win_name) { /* the annotation's instances: every one, or the one asked for */
+        opscope_sort(c->wins.v, nw, 2 * sizeof *c->wins.v, win_cmp);
+        first = c->win_instance < 0 ? 0 : (size_t)c->win_instance;
+        n = c->win_instance < 0 ? nw : first < nw ? 1 : 0;
+    }
     free(c->steps);
     free(c->hops);
     c->hops = NULL;
     c->n_hops = c->n_steps = 0;
-    c->steps = calloc(n, sizeof *c->steps);
+    c->steps = calloc(n ? n : 1, sizeof *c->steps);
     if (!c->steps) return -1;
     for (size_t i = 0; i < n; i++) {
-        int64_t s = r->n_steps ? (int64_t)r->steps[i].start_ns : (int64_t)r->window_start_ns;
-        int64_t d = r->n_steps ? (int64_t)r->steps[i].dur_ns : (int64_t)r->window_ns;
-        if (opscope_critical_path_compute(c, s, s + d, &c->steps[i], &c->hops, &c->n_hops)) {
+        int64_t s, e, step;
+        if (c->win_name) {
+            s = c->wins.v[2 * (first + i)];
+            e = c->wins.v[2 * (first + i) + 1];
+            step = (int64_t)(first + i);
+        } else {
+            s = r->n_steps ? (int64_t)r->steps[i].start_ns : (int64_t)r->window_start_ns;
+            e = s + (r->n_steps ? (int64_t)r->steps[i].dur_ns : (int64_t)r->window_ns);
+            step = r->n_steps ? r->steps[i].number : -1;
+        }
+        if (opscope_critical_path_compute(c, s, e, &c->steps[i], &c->hops, &c->n_hops)) {
             free(c->steps);
             free(c->hops);
             c->steps = NULL;
@@ -771,7 +815,7 @@ int opscope_cpath_run_steps(opscope_cpath_t *c, const struct opscope_kineto_resu
             c->n_hops = 0;
             return -1;
         }
-        c->steps[i].step = r->n_steps ? r->steps[i].number : -1;
+        c->steps[i].step = step;
     }
     c->n_steps = n;
     return 0;

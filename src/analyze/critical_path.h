@@ -95,6 +95,19 @@ int opscope_critical_path_compute(opscope_cpath_t *c, int64_t start_ns, int64_t 
 struct opscope_kineto_results;
 int opscope_cpath_run_steps(opscope_cpath_t *c, const struct opscope_kineto_results *r);
 const opscope_critical_path *opscope_cpath_steps(const opscope_cpath_t *c, size_t *n);
+/*
+ * The windows: the instances of the CPU annotation or op NAME (a record_function range,
+ * matched by its whole name) instead of the profiler steps, as HTA's critical path takes an
+ * annotation and an instance: instance INSTANCE (0-based, by start), or every instance when
+ * INSTANCE < 0. opscope_cpath_run_steps then keeps one result per window, its step field the
+ * instance (none when the trace has no such instance). Call before the read; NAME is copied
+ * (NULL: the profiler steps again). Returns 0, or -1 when out of memory.
+ */
+int opscope_cpath_set_window(opscope_cpath_t *c, const char *name, int64_t instance);
+/* The annotation of opscope_cpath_set_window, NULL for the profiler steps (or C NULL). */
+const char *opscope_cpath_window_name(const opscope_cpath_t *c);
+/* How many instances of it the read saw (0 for C NULL). */
+size_t opscope_cpath_window_count(const opscope_cpath_t *c);
 /* Takes the CPU ops and runtime calls from OPS's slices (the same read's CPU-op analysis, fed
  * by the collector after C's; borrowed until opscope_cpath_release_events) instead of keeping
  * a copy: call before the read. OPS must not be stopped (opscope_cpu_ops_stop: the path is

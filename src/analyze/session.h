@@ -71,6 +71,9 @@ typedef struct opscope_session_opts {
     bool rpc;        /* the RPC calls (merge, report) */
     bool kineto;     /* a trace's analysis: CPU ops, links, phases (report) */
     bool critical_path; /* with kineto: each step's critical path (report; view draws it) */
+    const char *cpath_annotation; /* the path's windows: this annotation's instances instead of
+                                     the steps (opscope_cpath_set_window; borrowed), or NULL */
+    int64_t cpath_instance;       /* with it: the instance, -1 every one */
     opscope_graph_filter *filter; /* borrowed; NULL: every record (its next is set here) */
     const char *filter_desc;      /* "batch 1": for the outputs' headers (borrowed) */
 } opscope_session_opts;

@@ -61,16 +61,24 @@ void opscope_critical_path_write_text(opscope_out_t *w, const opscope_cpath_t *c
     size_t n;
     const opscope_critical_path *v = opscope_cpath_steps(cp, &n);
     if (!v || !n) return;
-    opscope_out_str(w, "\nCritical path (HTA's graph: CPU ops, launches, kernels, syncs; % of the step)\n");
-    opscope_out_str(w, "  step        length ms     cpu launch kernel   comm  queue   wait   idle  bound by\n");
+    const char *ann = opscope_cpath_window_name(cp);
+    if (ann) {
+        opscope_out_printf(w, "\nCritical path of the annotation '%.200s', %zu instance%s (HTA's graph: CPU ops, "
+                              "launches, kernels, syncs; %% of the window)\n", ann, opscope_cpath_window_count(cp),
+                           opscope_cpath_window_count(cp) == 1 ? "" : "s");
+        opscope_out_str(w, "  instance    length ms     cpu launch kernel   comm  queue   wait   idle  bound by\n");
+    } else {
+        opscope_out_str(w, "\nCritical path (HTA's graph: CPU ops, launches, kernels, syncs; % of the step)\n");
+        opscope_out_str(w, "  step        length ms     cpu launch kernel   comm  queue   wait   idle  bound by\n");
+    }
     size_t shown = n <= 12 ? n : 10;
     for (size_t i = 0; i < shown; i++) {
         char label[32];
-        if (v[i].step >= 0) snprintf(label, sizeof label, "#%" PRId64, v[i].step);
+        if (v[i].step >= 0) snprintf(label, sizeof label, ann ? "%" PRId64 : "#%" PRId64, v[i].step);
         else snprintf(label, sizeof label, "window");
         row(w, label, &v[i]);
     }
-    if (shown < n) opscope_out_printf(w, "  ... %zu more steps\n", n - shown);
+    if (shown < n) opscope_out_printf(w, "  ... %zu more %s\n", n - shown, ann ? "instances" : "steps");
     if (n > 1) {
         opscope_critical_path t;
         total(v, n, &t);
@@ -108,12 +116,18 @@ void opscope_critical_path_write_json(opscope_out_t *w, const opscope_cpath_t *c
     total(v, n, &t);
     opscope_out_str(w, ",\n\"critical_path\":{");
     members(w, &t);
+    const char *ann = opscope_cpath_window_name(cp);
+    if (ann) { /* the windows are the instances of an annotation, not the steps */
+        opscope_out_str(w, ",\"annotation\":");
+        opscope_out_json_str(w, ann);
+        ju(w, "instances", opscope_cpath_window_count(cp));
+    }
     size_t n_hops;
     opscope_cpath_hops(cp, &n_hops); /* the path's hops between lanes: flows in Chrome, arrows in the viewer */
     ju(w, "hops", n_hops);
     opscope_out_str(w, ",\"steps\":[");
     for (size_t i = 0; i < n; i++) {
-        opscope_out_printf(w, "%s\n{\"step\":%" PRId64 ",", i ? "," : "", v[i].step);
+        opscope_out_printf(w, "%s\n{\"%s\":%" PRId64 ",", i ? "," : "", ann ? "instance" : "step", v[i].step);
         members(w, &v[i]);
         opscope_out_char(w, '}');
     }

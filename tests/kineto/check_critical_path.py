@@ -19,8 +19,12 @@ Each window is found here from the JSON alone, as HTA picks it: instance I of th
     trace has fractional microseconds or HTA's cross-thread runtime-lock edges differ);
   - `opscope report --json`: summary.kineto.critical_path per step, parts summing to length;
   - `opscope report --chrome-trace`: critical_path flows, each "s" with its "f", forward in time;
-  - the AMD (HIP) trace and a cudaGraphLaunch trace: the path exists and its kernels count.
+  - the AMD (HIP) trace and a cudaGraphLaunch trace: the path exists and its kernels count;
+  - `opscope report --critical-path-annotation NAME [--critical-path-instance I]`: HTA's windows
+    from the command line give HTA's figures; without an instance, one path per instance; a
+    missing annotation or instance is exit 2, an instance alone a usage error.
 """
+import decimal
 import gzip
 import json
 import os
@@ -113,6 +117,52 @@ def hta_part(tool, tdir, cdir):
               f"{name}: CPU-bound {mine:.1f}% of the path's work, HTA {100.0 * cpu / work:.1f}%")
 
 
+def cli_window_part(opscope, tdir, cdir):
+    """`report --critical-path-annotation NAME --critical-path-instance I`: HTA's windows from the
+    command line, each equal to HTA's figures; every instance without -instance; clear errors."""
+    for rel, ann, inst, (cpu, gpu, launch, kk), tol in HTA:
+        if not ann:
+            continue
+        path = rel.replace("T/", tdir + "/").replace("C/", cdir + "/")
+        name = os.path.basename(path)
+        ev = events(path)
+        x = sorted((e for e in ev if e.get("ph") == "X" and ann in str(e.get("name", ""))
+                    and e.get("cat") == "user_annotation"), key=lambda e: float(e["ts"]))
+        full = x[inst]["name"]  # HTA's instance; the command line takes the whole name
+        same = [e for e in x if e["name"] == full]
+        idx = same.index(x[inst])
+        p = subprocess.run([opscope, "report", path, "--critical-path-annotation", full,
+                            "--critical-path-instance", str(idx), "--json", "-"], capture_output=True, text=True)
+        cp = json.loads(p.stdout)["summary"]["kineto"].get("critical_path", {}) if p.returncode == 0 else {}
+        st = cp.get("steps", [{}])[0]
+        got = (st.get("cpu_ns"), st.get("kernel_ns", 0) + st.get("comm_ns", 0), st.get("launch_ns"), st.get("queue_ns"))
+        want = tuple(v * 1000 for v in (cpu, gpu, launch, kk))
+        work = cpu + gpu + launch + kk
+        ok = None not in got and all(abs(g - w) <= tol * work * 1000 for g, w in zip(got, want))
+        check(p.returncode == 0 and ok and st.get("instance") == idx and cp.get("annotation") == full
+              and cp.get("instances") == len(same),
+              f"{name}: report --critical-path-annotation '{full[:40]}' --critical-path-instance {idx}: "
+              f"{got} vs HTA's {want}, {cp.get('instances')} instances (trace: {len(same)})")
+        p = subprocess.run([opscope, "report", path, "--critical-path-annotation", full, "--json", "-"],
+                           capture_output=True, text=True)
+        cp = json.loads(p.stdout)["summary"]["kineto"].get("critical_path", {}) if p.returncode == 0 else {}
+        starts = [s.get("start_ns") for s in cp.get("steps", [])]
+        exact = [int(decimal.Decimal(str(e["ts"])) * 1000) for e in same]  # no float rounding at 1.7e18 ns
+        check(p.returncode == 0 and starts == exact,
+              f"{name}: without an instance, one path per instance of it, by start ({len(starts)} of {len(same)})")
+        p = subprocess.run([opscope, "report", path, "--critical-path-annotation", full,
+                            "--critical-path-instance", str(len(same)), "-q"], capture_output=True, text=True)
+        check(p.returncode == 2 and f"it has {len(same)}" in p.stderr,
+              f"{name}: an instance past the last: exit {p.returncode}, {p.stderr.strip()[-60:]!r}")
+    p = subprocess.run([opscope, "report", tdir + "/a100_alexnet_fwd.json.gz", "--critical-path-annotation",
+                        "no such range", "-q"], capture_output=True, text=True)
+    check(p.returncode == 2 and "no CPU annotation or op named 'no such range'" in p.stderr,
+          f"an annotation the trace lacks: exit {p.returncode}")
+    p = subprocess.run([opscope, "report", tdir + "/a100_alexnet_fwd.json.gz", "--critical-path-instance", "1"],
+                       capture_output=True, text=True)
+    check(p.returncode == 1, f"--critical-path-instance alone is a usage error (exit {p.returncode})")
+
+
 def report_part(opscope, tdir, cdir, work):
     os.makedirs(work, exist_ok=True)
     for path in (tdir + "/a100_alexnet_fwd.json.gz", tdir + "/amd_mi250_minitoy_train.json.gz",
@@ -161,6 +211,7 @@ def report_part(opscope, tdir, cdir, work):
 def main():
     tool, opscope, tdir, cdir, work = sys.argv[1:6]
     hta_part(tool, tdir, cdir)
+    cli_window_part(opscope, tdir, cdir)
     report_part(opscope, tdir, cdir, work)
     if failures:
         print(f"{len(failures)} failure(s)")
