@@ -9,7 +9,8 @@
  *           slots tens of ms), the log then read back and its calls counted;
  *   no log: the same stream with no checkpoint (a stream output): the table's bound.
  * Prints, every tenth of the stream: calls noted, calls held, the table's bytes, the process's
- * RSS (VmRSS), and the median checkpoint time over the last tenth; then the cost of gathering
+ * RSS (VmRSS), and the median checkpoint time over the last tenth; the peak RSS of reading
+ * the log back (VmHWM: the profile's run holds every call); then the cost of gathering
  * what ran for the RUN chunk (without the calls) against gathering it with a full table (what
  * each checkpoint paid before the calls left the RUN chunk's gathering).
  * Run: decode_mem [CALLS] [FLUSH]
@@ -20,6 +21,7 @@
 #include "capture/store/cap_run.h"
 #include "read/readers.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,12 +48,14 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static double rss_mb(void) {
+/* The process's VmRSS (or, PEAK, VmHWM) in MiB. */
+static double status_mb(bool peak) {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
     double kb = 0;
+    const char *key = peak ? "VmHWM:" : "VmRSS:";
     while (f && fgets(line, sizeof line, f)) {
-        if (strncmp(line, "VmRSS:", 6) == 0) kb = atof(line + 6);
+        if (strncmp(line, key, 6) == 0) kb = atof(line + 6);
     }
     if (f) fclose(f);
     return kb / 1024.0;
@@ -111,7 +115,7 @@ static void stream(long calls, long flush, const char *log_path) {
                 med = ft[nf / 2];
                 nf = 0;
             }
-            printf("%10ld %10u %12llu %9.1f %14.1f\n", c + 1, h.calls, (unsigned long long)h.bytes, rss_mb(), med);
+            printf("%10ld %10u %12llu %9.1f %14.1f\n", c + 1, h.calls, (unsigned long long)h.bytes, status_mb(false), med);
         }
     }
     free(ft);
@@ -158,7 +162,8 @@ int main(int argc, char **argv) {
     opscope_sink sink = {&n, count_meta, NULL, NULL, NULL};
     opscope_error err;
     if (opscope_read_file(path, OPSCOPE_FORMAT_AUTO, &sink, &err)) fprintf(stderr, "cannot read the log\n");
-    printf("read back from the log: %zu calls\n", n);
+    printf("read back from the log: %zu calls; peak RSS %.1f MiB (the reader holds every call: what the "
+           "capture's final write does, in the host, at exit)\n", n, status_mb(true));
     unlink(path);
     printf("== no record log\n");
     stream(calls, 0, NULL);

@@ -9,6 +9,7 @@
 #include "capture/store/cap_clock.h"
 #include "capture/store/cap_decodes.h"
 #include "capture/store/cap_log.h"
+#include "model/run_info.h"
 #include "read/readers.h"
 #include "test.h"
 
@@ -279,6 +280,51 @@ static int test_release_keeps_the_newer(void) {
     return 0;
 }
 
+/* The log's reader joins the DECODES chunks' calls to the last RUN chunk's run by handing
+ * the arrays over (no second copy of a long run's calls); a run that has calls already gets
+ * the others appended. Each call's sequences must follow it either way. */
+static int add_calls(opscope_run_t *r, int first, int n) {
+    for (int i = first; i < first + n; i++) {
+        opscope_run_seq q[2] = {{.seq = 0, .request = (uint32_t)i, .n_tokens = (uint32_t)i + 1},
+                                {.seq = 1, .request = (uint32_t)i + 100, .n_tokens = 7}};
+        opscope_run_decode d = {.graph = i, .n_tokens = (uint32_t)i + 8, .n_seqs = 2, .seqs = q};
+        if (opscope_run_add_decode(r, &d)) return -1;
+    }
+    return 0;
+}
+
+static int test_run_move_decodes(void) {
+    opscope_run_t *dst = opscope_run_new(), *a = opscope_run_new(), *b = opscope_run_new();
+    ASSERT_TRUE(dst && a && b);
+    ASSERT_EQ_INT(opscope_run_add_arg(dst, "prog", 4), 0);
+    ASSERT_EQ_INT(add_calls(a, 0, 3), 0);
+    opscope_run_set_decodes_lost(a, 4);
+    ASSERT_EQ_INT(add_calls(b, 3, 2), 0);
+    opscope_run_set_decodes_lost(b, 9);
+    ASSERT_EQ_INT(opscope_run_move_decodes(dst, a), 0); /* handed over */
+    ASSERT_EQ_U64(opscope_run_view(a)->n_decodes, 0);
+    ASSERT_EQ_INT(opscope_run_move_decodes(dst, b), 0); /* appended */
+    ASSERT_EQ_U64(opscope_run_view(b)->n_decodes, 0);
+    const opscope_run_info *v = opscope_run_view(dst);
+    ASSERT_EQ_U64(v->n_argv, 1);
+    ASSERT_EQ_U64(v->n_decodes, 5);
+    ASSERT_EQ_U64(v->decodes_lost, 9);
+    for (int i = 0; i < 5; i++) {
+        ASSERT_EQ_U64(v->decodes[i].graph, i);
+        ASSERT_EQ_U64(v->decodes[i].n_tokens, i + 8);
+        ASSERT_EQ_U64(v->decodes[i].n_seqs, 2);
+        ASSERT_EQ_U64(v->decodes[i].seqs[0].request, i);
+        ASSERT_EQ_U64(v->decodes[i].seqs[0].n_tokens, i + 1);
+        ASSERT_EQ_U64(v->decodes[i].seqs[1].request, i + 100);
+    }
+    ASSERT_EQ_INT(add_calls(a, 5, 1), 0); /* the emptied one is still usable */
+    ASSERT_EQ_U64(opscope_run_view(a)->decodes[0].seqs[0].request, 5);
+    opscope_run_free(a);
+    opscope_run_free(b);
+    opscope_run_free(dst);
+    return 0;
+}
+
 /* No log: the table grows to its bounds (65536 calls, 131072 parts) and counts the rest, as
  * before: with 4 parts a call the parts fill at 131072 / 4 = 32768 calls; the calls after
  * that are kept without their parts (counted lost), and those past 65536 are not kept. */
@@ -294,11 +340,17 @@ static int test_no_log_keeps_the_bound(void) {
     ASSERT_EQ_U64(h.parts, 131072);
     ASSERT_EQ_U64(h.lost, (65536 - 32768) + 100);
     ASSERT_EQ_U64(opscope_cap_decodes_lost(), (65536 - 32768) + 100);
-    ASSERT_LE_U64(h.bytes, 8u << 20); /* about 5 MB (docs/capture.md) */
+    ASSERT_LE_U64(h.bytes, 8u << 20); /* 6 MiB (docs/capture.md) */
+    char line[320];
+    ASSERT_TRUE(opscope_cap_decodes_lost_line(line, sizeof line, false) > 0);
+    ASSERT_CONTAINS(line, "opscope: 32868 llama_decode calls not recorded whole");
+    ASSERT_CONTAINS(line, "no record log takes them");
+    opscope_cap_decodes_reset();
+    ASSERT_EQ_U64(opscope_cap_decodes_lost_line(line, sizeof line, false), 0); /* none lost: nothing said */
     opscope_cap_decodes_reset();
     return 0;
 }
 
 TEST_MAIN(TEST(test_long_run_through_the_log), TEST(test_failed_write_keeps_the_calls),
-          TEST(test_release_keeps_the_newer),
+          TEST(test_release_keeps_the_newer), TEST(test_run_move_decodes),
           TEST(test_no_log_keeps_the_bound))

@@ -224,17 +224,12 @@ static void warn_drops(void) {
  * (the profile says them too: capture.run.decodes_lost, the requests' summary). With the
  * record log only a stall of its checkpoints loses any (docs/capture.md, "Requests"). */
 static void warn_decodes(bool log) {
-    uint64_t lost = opscope_cap_decodes_lost();
-    if (!lost || g_life.warned_decodes) {
+    char line[320];
+    if (g_life.warned_decodes || !opscope_cap_decodes_lost_line(line, sizeof line, log)) {
         return;
     }
     g_life.warned_decodes = true;
-    fprintf(stderr,
-            "opscope: %llu llama_decode call%s not recorded whole: the capture's table (65536 calls, 131072 sequence parts) was full (%s); "
-            "the requests they carried are incomplete in the profile\n",
-            (unsigned long long)lost, lost == 1 ? "" : "s",
-            log ? "the record log's checkpoints did not take them in time"
-                : "no record log takes them: a stream output, OPSCOPE_STREAM=0 or OPSCOPE_GRAPH_LOG");
+    fprintf(stderr, "%s\n", line);
 }
 
 /* Signal watcher: the handler only posts a semaphore; the watcher thread exports (which

@@ -3,6 +3,7 @@
 #include "model/oplog_dec.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,6 +331,18 @@ uint64_t opscope_cap_decodes_lost(void) {
     uint64_t n = g_dec.lost;
     pthread_mutex_unlock(&g_dec.lock);
     return n;
+}
+
+size_t opscope_cap_decodes_lost_line(char *buf, size_t size, bool log) {
+    uint64_t lost = opscope_cap_decodes_lost();
+    if (!lost || !size) return 0;
+    int n = snprintf(buf, size,
+                     "opscope: %llu llama_decode call%s not recorded whole: the capture's table (%d calls, %d "
+                     "sequence parts) was full (%s); the requests they carried are incomplete in the profile",
+                     (unsigned long long)lost, lost == 1 ? "" : "s", MAX_CALLS, MAX_PARTS,
+                     log ? "the record log's checkpoints did not take them in time"
+                         : "no record log takes them: a stream output, OPSCOPE_STREAM=0 or OPSCOPE_GRAPH_LOG");
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
 
 void opscope_cap_decodes_usage(opscope_cap_decodes_held *h) {

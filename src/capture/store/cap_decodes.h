@@ -29,6 +29,8 @@
 #include "model/run_info.h"
 #include "util/oplog.h"
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* llama's batch as the hook read it (llama.h's llama_batch: the arrays are the caller's, read
@@ -75,6 +77,11 @@ void opscope_cap_decodes_release(uint64_t upto);
 
 /* Calls counted but not kept so far (0 when the table is busy). */
 uint64_t opscope_cap_decodes_lost(void);
+
+/* The line said once on stderr at exit when calls were lost (no newline), into BUF (SIZE
+ * bytes, cut to fit); LOG: the record log was on (then only its checkpoints falling behind
+ * lose calls). Returns its length, 0 when none were lost (BUF untouched). */
+size_t opscope_cap_decodes_lost_line(char *buf, size_t size, bool log);
 
 /* What the table holds now (tests and benchmarks). */
 typedef struct opscope_cap_decodes_held {
