@@ -285,21 +285,25 @@ int opscope_cap_decodes_add(opscope_run_t *r) {
     return rc;
 }
 
-int opscope_cap_decodes_put(opscope_oplog_buf *b, uint64_t *next) {
+int opscope_cap_decodes_put(opscope_oplog_buf *b, opscope_cap_decodes_cursor *cur) {
     if (pthread_mutex_trylock(&g_dec.lock) != 0) return 0;
     int n = 0;
     uint64_t end = g_dec.base + g_dec.n_calls;
     /* a cursor before the table: those calls went in an earlier log (a log started again) */
-    uint64_t from = *next > g_dec.base ? *next : g_dec.base;
-    if (from < end) {
-        n = (int)(end - from);
+    uint64_t from = cur->next > g_dec.base ? cur->next : g_dec.base;
+    if (from < end || g_dec.lost != cur->lost) {
+        n = from < end ? (int)(end - from) : 0;
         bool e = opscope_oplog_put_u(b, g_dec.lost) | opscope_oplog_put_u(b, (uint64_t)n);
         for (uint32_t i = (uint32_t)(from - g_dec.base); i < g_dec.n_calls && !e; i++) {
             opscope_run_decode d = as_decode(&g_dec.calls[i]);
             e = opscope_oplog_put_decode(b, &d) != 0;
         }
-        if (e) n = -1;
-        else *next = end;
+        if (e) {
+            n = -1;
+        } else {
+            cur->next = end > cur->next ? end : cur->next;
+            cur->lost = g_dec.lost;
+        }
     }
     pthread_mutex_unlock(&g_dec.lock);
     return n;

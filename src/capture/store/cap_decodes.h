@@ -63,12 +63,19 @@ void opscope_cap_decode_ctx_freed(const void *ctx);
  * memory). */
 int opscope_cap_decodes_add(opscope_run_t *r);
 
-/* The calls from number *NEXT on (calls are numbered in the order noted, from 0: those a
- * DECODES chunk of the record log has not taken yet), appended to B as the chunk's payload
- * (model/oplog_dec.h); *NEXT then points past them. Returns how many calls, 0 when none are
- * new or the table is busy (a note interrupted: they wait for the next chunk), -1 when out of
- * memory (*NEXT unchanged). Calls released before *NEXT are skipped. */
-int opscope_cap_decodes_put(opscope_oplog_buf *b, uint64_t *next);
+/* Where the record log's DECODES chunks stand: the number of the first call not in one yet
+ * (calls are numbered in the order noted, from 0), and the lost count the last one said. */
+typedef struct opscope_cap_decodes_cursor {
+    uint64_t next, lost;
+} opscope_cap_decodes_cursor;
+
+/* The calls from number CUR->next on, appended to B as a DECODES chunk's payload
+ * (model/oplog_dec.h), also with none when the lost count changed (a table that could never
+ * be allocated); *CUR then points past them. Returns how many calls (0 also for a chunk of
+ * the lost count alone: B's length says whether there is one), 0 with B untouched when
+ * nothing is new or the table is busy (a note interrupted: they wait for the next chunk), -1
+ * when out of memory (*CUR unchanged). Calls released before CUR->next are skipped. */
+int opscope_cap_decodes_put(opscope_oplog_buf *b, opscope_cap_decodes_cursor *cur);
 
 /* The calls numbered before UPTO reached the record log's file: they leave the table (their
  * requests' numbering goes on from the per-sequence state). Does nothing when the table is
