@@ -3,8 +3,8 @@
 #include "model/oplog_dec.h"
 
 #include <pthread.h>
-#include <stdio.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -16,8 +16,8 @@
  * log is written): it starts at 1024 calls (2048 sequence parts) and doubles up to 65536
  * calls (131072 parts); a call past that is counted (lost), never allocated. Each flush of
  * the log writes the calls noted since the last as a DECODES chunk and then releases them
- * (opscope_cap_decodes_release), so with the log memory stays at the first size however long
- * the run. The per-context state that numbers requests (8 contexts of 256 sequences) is kept
+ * (opscope_cap_decodes_release), so with the log the table holds one checkpoint's calls
+ * however long the run. The per-context state that numbers requests (8 contexts of 256 sequences) is kept
  * to the end. Thread safety: every function takes one mutex (decodes are milliseconds apart,
  * never inside a compute); the exporting thread's functions only try it (a write from a signal
  * that interrupted a note leaves the calls for the next one); opscope_cap_decodes_add runs
@@ -90,7 +90,7 @@ uint64_t opscope_cap_decodes_lost(void);
  * lose calls). Returns its length, 0 when none were lost (BUF untouched). */
 size_t opscope_cap_decodes_lost_line(char *buf, size_t size, bool log);
 
-/* What the table holds now (tests and benchmarks). */
+/* What the table holds now (tests and benchmarks; waits for the mutex). */
 typedef struct opscope_cap_decodes_held {
     uint32_t calls, parts;         /* held: not yet released */
     uint32_t cap_calls, cap_parts; /* allocated */
