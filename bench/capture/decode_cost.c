@@ -3,7 +3,8 @@
  * note of a llama_decode / llama_process call (store/cap_decodes.c: the scan of the batch,
  * its sequences, the request rules), for a 512-token prompt batch and for a generation step
  * of 4 slots. Prints the median over ROUNDS rounds of the time per call and per token. The
- * table is reset between rounds (it holds 65536 calls). Run: decode_cost [ROUNDS]
+ * calls are released between rounds, as a checkpoint of the record log releases those it
+ * wrote (the table then stays warm at one round's size). Run: decode_cost [ROUNDS]
  */
 #include "capture/store/cap_decodes.h"
 
@@ -32,8 +33,9 @@ static int8_t out[N];
 static double measure(opscope_cap_batch *b, int rounds, int step) {
     double *t = malloc((size_t)rounds * sizeof *t);
     static const int ctx = 1, mem = 2;
+    opscope_cap_decodes_reset();
     for (int r = 0; r < rounds; r++) {
-        opscope_cap_decodes_reset();
+        opscope_cap_decodes_release(UINT64_MAX);
         double t0 = now_ns();
         for (int c = 0; c < CALLS; c++) {
             for (int i = 0; i < b->n_tokens && step; i++) pos[i] += step;
@@ -41,6 +43,7 @@ static double measure(opscope_cap_batch *b, int rounds, int step) {
         }
         t[r] = (now_ns() - t0) / CALLS;
     }
+    opscope_cap_decodes_reset();
     qsort(t, (size_t)rounds, sizeof *t, cmp_double);
     double m = t[rounds / 2];
     free(t);

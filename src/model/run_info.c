@@ -137,6 +137,36 @@ int opscope_run_add_decode(opscope_run_t *r, const opscope_run_decode *d) {
     return 0;
 }
 
+int opscope_run_move_decodes(opscope_run_t *dst, opscope_run_t *src) {
+    if (!dst || !src) return 0;
+    if (dst->n_decodes) {
+        for (size_t i = 0; i < src->n_decodes; i++) {
+            opscope_run_decode d = src->decodes[i];
+            d.seqs = d.n_seqs ? src->seqs + src->seq_at[i] : NULL;
+            if (opscope_run_add_decode(dst, &d)) return -1;
+        }
+    } else { /* the arrays change hands: no second copy of a long run's calls */
+        opscope_run_decode *dv = dst->decodes;
+        size_t *sa = dst->seq_at, cd = dst->cap_decodes, cs = dst->cap_seqs;
+        opscope_run_seq *sv = dst->seqs;
+        dst->decodes = src->decodes;
+        dst->seq_at = src->seq_at;
+        dst->n_decodes = src->n_decodes;
+        dst->cap_decodes = src->cap_decodes;
+        dst->seqs = src->seqs;
+        dst->n_seqs = src->n_seqs;
+        dst->cap_seqs = src->cap_seqs;
+        src->decodes = dv;
+        src->seq_at = sa;
+        src->cap_decodes = cd;
+        src->seqs = sv;
+        src->cap_seqs = cs;
+    }
+    src->n_decodes = src->n_seqs = 0;
+    dst->view.decodes_lost = src->view.decodes_lost;
+    return 0;
+}
+
 void opscope_run_set_decodes_lost(opscope_run_t *r, uint64_t lost) {
     if (r) r->view.decodes_lost = lost;
 }

@@ -24,6 +24,10 @@ int opscope_run_add_context(opscope_run_t *r, const opscope_run_context *c);
 int opscope_run_add_decode(opscope_run_t *r, const opscope_run_decode *d); /* its seqs copied */
 int opscope_run_set_blas(opscope_run_t *r, const char *name, const char *path, int32_t threads);
 void opscope_run_set_decodes_lost(opscope_run_t *r, uint64_t lost);
+/* SRC's calls and their lost count go to DST (after its own calls), SRC keeping none: its
+ * arrays change hands when DST has no calls (a long run's calls are not copied), else they
+ * are copied. Returns 0, or -1 when out of memory (DST may then hold some of them). */
+int opscope_run_move_decodes(opscope_run_t *dst, opscope_run_t *src);
 void opscope_run_set_cores(opscope_run_t *r, int32_t cores);
 
 /* The run as the public struct; NULL for a NULL object. */

@@ -180,11 +180,7 @@ static int take_decodes(olr *r) {
         r->dec = NULL;
         return 0;
     }
-    const opscope_run_info *d = opscope_run_view(r->dec);
-    for (size_t i = 0; i < d->n_decodes; i++) {
-        if (opscope_run_add_decode(r->run, &d->decodes[i])) return -1;
-    }
-    opscope_run_set_decodes_lost(r->run, d->decodes_lost);
+    if (opscope_run_move_decodes(r->run, r->dec)) return -1;
     opscope_run_free(r->dec);
     r->dec = NULL;
     return 0;

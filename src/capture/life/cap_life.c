@@ -5,6 +5,7 @@
 #include "capture/store/cap_clock.h"
 #include "capture/life/cap_config.h"
 #include "capture/store/cap_counters.h"
+#include "capture/store/cap_decodes.h"
 #include "capture/store/cap_meta.h"
 #include "capture/store/cap_drops.h"
 #include "capture/store/cap_log.h"
@@ -83,6 +84,7 @@ typedef struct cap_life {
     uint64_t exported_records; /* records at the last export, UINT64_MAX: try again */
     bool stats;                /* OPSCOPE_STATS, until printed */
     bool warned_drops;
+    bool warned_decodes;       /* llama_decode calls lost were said */
     bool last_was_ckpt;        /* the file's last write is a checkpoint: the final one must come */
     bool path_warned;          /* PATH's trouble was said (at start or at a write): once is enough */
     bool written_once;         /* an export of ours reached its file */
@@ -216,6 +218,18 @@ static void warn_drops(void) {
                 (long long)m.dropped_first_graph, (long long)m.dropped_last_graph);
     }
     fprintf(stderr, "%s\n", cap ? "; raise OPSCOPE_MAX_MB to keep them" : "");
+}
+
+/* llama_decode calls the capture's table had no room for are said once on stderr at exit
+ * (the profile says them too: capture.run.decodes_lost, the requests' summary). With the
+ * record log only a stall of its checkpoints loses any (docs/capture.md, "Requests"). */
+static void warn_decodes(bool log) {
+    char line[320];
+    if (g_life.warned_decodes || !opscope_cap_decodes_lost_line(line, sizeof line, log)) {
+        return;
+    }
+    g_life.warned_decodes = true;
+    fprintf(stderr, "%s\n", line);
 }
 
 /* Signal watcher: the handler only posts a semaphore; the watcher thread exports (which
@@ -767,6 +781,9 @@ static void export_as(end_kind kind, int sig) {
     }
     if (at_exit && n > 0 && !g_life.note_ok) {
         warn_drops();
+    }
+    if (at_exit) {
+        warn_decodes(g_life.log_on && path && !stream);
     }
     if (at_exit && g_life.stats && n > 0) {
         print_stats();

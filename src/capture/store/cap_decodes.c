@@ -4,10 +4,14 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_CALLS = 65536, MAX_PARTS = 131072, MAX_CTX = 8 };
+/* The table's bounds: it starts at FIRST_CALLS calls (and twice as many parts) and doubles
+ * up to MAX_CALLS / MAX_PARTS when calls are noted faster than the record log takes them (or
+ * when no log takes them). */
+enum { MAX_CALLS = 65536, MAX_PARTS = 131072, MAX_CTX = 8, FIRST_CALLS = 1024 };
 
 typedef struct call {
     uint64_t start_ns, end_ns;
@@ -36,32 +40,27 @@ typedef struct seq_scan {
     bool present, asks_none, new_request;
 } seq_scan;
 
-/* Threading contract: everything under `lock`; the tables are allocated once, at the first
- * call, and kept to the end (a late export may read them). */
+/* Threading contract: everything under `lock`. The calls held are those from number `base`
+ * on (every call noted has a number: its order); the ones before were written to the record
+ * log and released (opscope_cap_decodes_release). The tables grow under the lock, on the
+ * noting thread; the contexts and scratch are allocated once, at the first call. */
 static struct {
     pthread_mutex_t lock;
     call *calls;
     opscope_run_seq *parts;
+    uint32_t cap_calls, cap_parts;
     ctx_state *ctxs;
     seq_scan *scan;   /* all clear between calls */
     int16_t *part_of; /* a sequence's part in the current call, -1: none yet */
     int16_t *present; /* the current call's sequences, in order of first sight */
     int n_present;
+    uint64_t base; /* the number of the first call held */
     uint32_t n_calls, n_parts, n_ctx_numbers, next_request;
     uint64_t lost;
     bool failed;
 } g_dec = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static bool tables(void) {
-    if (g_dec.calls) return true;
-    if (g_dec.failed) return false;
-    g_dec.calls = calloc(MAX_CALLS, sizeof *g_dec.calls);
-    g_dec.parts = calloc(MAX_PARTS, sizeof *g_dec.parts);
-    g_dec.ctxs = calloc(MAX_CTX, sizeof *g_dec.ctxs);
-    g_dec.scan = calloc(OPSCOPE_CAP_MAX_SEQ, sizeof *g_dec.scan);
-    g_dec.part_of = malloc(OPSCOPE_CAP_MAX_SEQ * sizeof *g_dec.part_of);
-    g_dec.present = malloc(OPSCOPE_CAP_MAX_SEQ * sizeof *g_dec.present);
-    if (g_dec.calls && g_dec.parts && g_dec.ctxs && g_dec.scan && g_dec.part_of && g_dec.present) return true;
+static void free_tables(void) {
     free(g_dec.calls);
     free(g_dec.parts);
     free(g_dec.ctxs);
@@ -69,8 +68,54 @@ static bool tables(void) {
     free(g_dec.part_of);
     free(g_dec.present);
     g_dec.calls = NULL;
+    g_dec.parts = NULL;
+    g_dec.ctxs = NULL;
+    g_dec.scan = NULL;
+    g_dec.part_of = g_dec.present = NULL;
+    g_dec.cap_calls = g_dec.cap_parts = 0;
+}
+
+static bool tables(void) {
+    if (g_dec.calls) return true;
+    if (g_dec.failed) return false;
+    g_dec.calls = calloc(FIRST_CALLS, sizeof *g_dec.calls);
+    g_dec.parts = calloc(2 * FIRST_CALLS, sizeof *g_dec.parts);
+    g_dec.ctxs = calloc(MAX_CTX, sizeof *g_dec.ctxs);
+    g_dec.scan = calloc(OPSCOPE_CAP_MAX_SEQ, sizeof *g_dec.scan);
+    g_dec.part_of = malloc(OPSCOPE_CAP_MAX_SEQ * sizeof *g_dec.part_of);
+    g_dec.present = malloc(OPSCOPE_CAP_MAX_SEQ * sizeof *g_dec.present);
+    if (g_dec.calls && g_dec.parts && g_dec.ctxs && g_dec.scan && g_dec.part_of && g_dec.present) {
+        g_dec.cap_calls = FIRST_CALLS;
+        g_dec.cap_parts = 2 * FIRST_CALLS;
+        return true;
+    }
+    free_tables();
     g_dec.failed = true;
     return false;
+}
+
+/* Room for one more call (doubling the table up to MAX_CALLS). Locked. */
+static bool room_for_call(void) {
+    if (g_dec.n_calls < g_dec.cap_calls) return true;
+    if (g_dec.cap_calls >= MAX_CALLS) return false;
+    uint32_t nc = g_dec.cap_calls * 2 < MAX_CALLS ? g_dec.cap_calls * 2 : MAX_CALLS;
+    call *p = realloc(g_dec.calls, nc * sizeof *p);
+    if (!p) return false;
+    g_dec.calls = p;
+    g_dec.cap_calls = nc;
+    return true;
+}
+
+/* Room for one more sequence part (doubling up to MAX_PARTS). Locked. */
+static bool room_for_part(void) {
+    if (g_dec.n_parts < g_dec.cap_parts) return true;
+    if (g_dec.cap_parts >= MAX_PARTS) return false;
+    uint32_t nc = g_dec.cap_parts * 2 < MAX_PARTS ? g_dec.cap_parts * 2 : MAX_PARTS;
+    opscope_run_seq *p = realloc(g_dec.parts, nc * sizeof *p);
+    if (!p) return false;
+    g_dec.parts = p;
+    g_dec.cap_parts = nc;
+    return true;
 }
 
 /* CTX's state (made on first sight; NULL when MAX_CTX live contexts are tracked). Locked. */
@@ -135,7 +180,7 @@ static void scan_batch(const ctx_state *c, const opscope_cap_batch *b) {
  * Returns false when the parts table is full. */
 static bool count_token(ctx_state *c, call *k, int32_t s, int32_t pos, bool out) {
     if (g_dec.part_of[s] < 0) {
-        if (g_dec.n_parts == MAX_PARTS) return false;
+        if (!room_for_part()) return false;
         seq_state *st = &c->seqs[s];
         if (g_dec.scan[s].new_request) {
             st->request = g_dec.next_request++;
@@ -185,7 +230,7 @@ void opscope_cap_decode_note(const void *ctx, const void *mem, const opscope_cap
                              uint64_t start_ns, uint64_t end_ns, int64_t graph0, int64_t graph1,
                              int32_t ret) {
     pthread_mutex_lock(&g_dec.lock);
-    if (!tables() || g_dec.n_calls == MAX_CALLS) {
+    if (!tables() || !room_for_call()) {
         g_dec.lost++;
         pthread_mutex_unlock(&g_dec.lock);
         return;
@@ -240,27 +285,85 @@ int opscope_cap_decodes_add(opscope_run_t *r) {
     return rc;
 }
 
-int opscope_cap_decodes_put(opscope_oplog_buf *b, uint32_t *next) {
+int opscope_cap_decodes_put(opscope_oplog_buf *b, opscope_cap_decodes_cursor *cur) {
     if (pthread_mutex_trylock(&g_dec.lock) != 0) return 0;
     int n = 0;
-    if (*next < g_dec.n_calls) {
-        n = (int)(g_dec.n_calls - *next);
+    uint64_t end = g_dec.base + g_dec.n_calls;
+    /* a cursor before the table: those calls went in an earlier log (a log started again) */
+    uint64_t from = cur->next > g_dec.base ? cur->next : g_dec.base;
+    if (from < end || g_dec.lost != cur->lost) {
+        n = from < end ? (int)(end - from) : 0;
         bool e = opscope_oplog_put_u(b, g_dec.lost) | opscope_oplog_put_u(b, (uint64_t)n);
-        for (uint32_t i = *next; i < g_dec.n_calls && !e; i++) {
+        for (uint32_t i = (uint32_t)(from - g_dec.base); i < g_dec.n_calls && !e; i++) {
             opscope_run_decode d = as_decode(&g_dec.calls[i]);
             e = opscope_oplog_put_decode(b, &d) != 0;
         }
-        if (e) n = -1;
-        else *next = g_dec.n_calls;
+        if (e) {
+            n = -1;
+        } else {
+            cur->next = end > cur->next ? end : cur->next;
+            cur->lost = g_dec.lost;
+        }
     }
     pthread_mutex_unlock(&g_dec.lock);
     return n;
 }
 
+void opscope_cap_decodes_release(uint64_t upto) {
+    if (pthread_mutex_trylock(&g_dec.lock) != 0) return; /* the next flush releases them */
+    if (upto > g_dec.base) {
+        uint32_t k = upto - g_dec.base < g_dec.n_calls ? (uint32_t)(upto - g_dec.base) : g_dec.n_calls;
+        uint32_t keep = g_dec.n_calls - k;
+        /* those noted since the chunk (few: a flush puts and releases together) move to the front */
+        uint32_t p0 = keep ? g_dec.calls[k].part0 : g_dec.n_parts;
+        if (keep) {
+            memmove(g_dec.calls, g_dec.calls + k, keep * sizeof *g_dec.calls);
+            for (uint32_t i = 0; i < keep; i++) g_dec.calls[i].part0 -= p0;
+        }
+        if (g_dec.n_parts > p0) {
+            memmove(g_dec.parts, g_dec.parts + p0, (g_dec.n_parts - p0) * sizeof *g_dec.parts);
+        }
+        g_dec.n_parts -= p0;
+        g_dec.n_calls = keep;
+        g_dec.base += k;
+    }
+    pthread_mutex_unlock(&g_dec.lock);
+}
+
+uint64_t opscope_cap_decodes_lost(void) {
+    if (pthread_mutex_trylock(&g_dec.lock) != 0) return 0; /* a note interrupted: said later */
+    uint64_t n = g_dec.lost;
+    pthread_mutex_unlock(&g_dec.lock);
+    return n;
+}
+
+size_t opscope_cap_decodes_lost_line(char *buf, size_t size, bool log) {
+    uint64_t lost = opscope_cap_decodes_lost();
+    if (!lost || !size) return 0;
+    int n = snprintf(buf, size,
+                     "opscope: %llu llama_decode call%s not recorded whole: the capture's table (%d calls, %d "
+                     "sequence parts) was full (%s); the requests they carried are incomplete in the profile",
+                     (unsigned long long)lost, lost == 1 ? "" : "s", MAX_CALLS, MAX_PARTS,
+                     log ? "the record log's checkpoints did not take them in time"
+                         : "no record log takes them: a stream output, OPSCOPE_STREAM=0 or OPSCOPE_GRAPH_LOG");
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
+void opscope_cap_decodes_usage(opscope_cap_decodes_held *h) {
+    pthread_mutex_lock(&g_dec.lock);
+    *h = (opscope_cap_decodes_held){.calls = g_dec.n_calls, .parts = g_dec.n_parts,
+                                    .cap_calls = g_dec.cap_calls, .cap_parts = g_dec.cap_parts,
+                                    .noted = g_dec.base + g_dec.n_calls, .lost = g_dec.lost,
+                                    .bytes = (uint64_t)g_dec.cap_calls * sizeof(call) +
+                                             (uint64_t)g_dec.cap_parts * sizeof(opscope_run_seq)};
+    pthread_mutex_unlock(&g_dec.lock);
+}
+
 void opscope_cap_decodes_reset(void) {
     pthread_mutex_lock(&g_dec.lock);
     g_dec.n_calls = g_dec.n_parts = g_dec.n_ctx_numbers = g_dec.next_request = 0;
-    g_dec.lost = 0;
-    if (g_dec.ctxs) memset(g_dec.ctxs, 0, MAX_CTX * sizeof *g_dec.ctxs);
+    g_dec.base = g_dec.lost = 0;
+    free_tables(); /* the next call starts from the first size again */
+    g_dec.failed = false;
     pthread_mutex_unlock(&g_dec.lock);
 }

@@ -45,7 +45,7 @@ static struct {
     uint64_t flush_seq;
     int backends_written;
     uint64_t drops_written;  /* dropped records the last DROPS chunk said */
-    uint32_t decodes_next;   /* libllama's batches: the first not in a DECODES chunk yet */
+    opscope_cap_decodes_cursor decodes; /* libllama's batches: where the DECODES chunks stand */
     uint64_t run_hash;       /* the last RUN chunk that reached the file (0: none) */
     uint64_t run_pending;    /* the one this flush appends (0: none) */
     bool full;               /* the cap was reached: every later record is dropped too */
@@ -64,7 +64,7 @@ void opscope_cap_log_start(const char *path, uint64_t max_bytes) {
     g_log.size = g_log.records = g_log.last_bytes = 0;
     g_log.backends_written = 0;
     g_log.drops_written = 0;
-    g_log.decodes_next = 0;
+    g_log.decodes = (opscope_cap_decodes_cursor){0};
     g_log.run_hash = g_log.run_pending = 0;
     g_log.full = false;
     snprintf(g_log.path, sizeof g_log.path, "%s", path);
@@ -119,7 +119,7 @@ static int put_chunk(uint32_t type, const opscope_oplog_buf *p) {
 }
 
 static int put_meta(void) {
-    const opscope_capture_info *c = opscope_cap_meta_get();
+    const opscope_capture_info *c = opscope_cap_meta_facts();
     opscope_oplog_buf *b = &g_log.one;
     b->n = 0;
     int e = opscope_oplog_put_str(b, c->host) | opscope_oplog_put_str(b, c->program) |
@@ -314,17 +314,17 @@ static int put_drops(void) {
 }
 
 /* libllama's batches since the last DECODES chunk (cap_decodes.h), as one chunk. Returns 0
- * (also when none are new) or -1; *NEXT0 receives the cursor before, to take back. */
-static int put_decodes(uint32_t *next0) {
+ * (also when none are new) or -1; *AT0 receives the cursor before, to take back. */
+static int put_decodes(opscope_cap_decodes_cursor *at0) {
     opscope_oplog_buf *b = &g_log.one;
     b->n = 0;
-    *next0 = g_log.decodes_next;
-    int n = opscope_cap_decodes_put(b, &g_log.decodes_next);
-    if (n <= 0) {
-        return n;
+    *at0 = g_log.decodes;
+    int n = opscope_cap_decodes_put(b, &g_log.decodes);
+    if (n < 0 || b->n == 0) {
+        return n < 0 ? -1 : 0;
     }
     if (put_chunk(OPSCOPE_OPLOG_DECODES, b)) {
-        g_log.decodes_next = *next0;
+        g_log.decodes = *at0;
         return -1;
     }
     return 0;
@@ -333,7 +333,7 @@ static int put_decodes(uint32_t *next0) {
 /* What ran (cap_run.h), when it changed since the last RUN chunk that reached the file: a
  * killed run's log then says its command line, models and llama contexts. */
 static int put_run(void) {
-    const opscope_run_info *run = opscope_cap_run_get();
+    const opscope_run_info *run = opscope_cap_run_get_base(); /* no calls: they go in DECODES */
     if (!run) {
         return 0; /* the tables are busy: the next flush says it */
     }
@@ -435,7 +435,7 @@ int opscope_cap_log_flush(const char *how, const char *sig, char *why, size_t wh
         n = 0;
     }
     opscope_cap_buf_release_taken(); /* taken: in g_log.out, or counted as dropped */
-    uint32_t decodes0;
+    opscope_cap_decodes_cursor decodes0;
     put_decodes(&decodes0); /* out of memory: they wait for the next flush */
     put_drops();
     g_log.run_pending = 0;
@@ -446,11 +446,12 @@ int opscope_cap_log_flush(const char *how, const char *sig, char *why, size_t wh
     if (append(g_log.out.v, g_log.out.n, &e)) {
         lose(n);
         g_log.drops_written = UINT64_MAX;
-        g_log.decodes_next = decodes0; /* written again by the next flush */
+        g_log.decodes = decodes0; /* written again by the next flush */
         set_why(why, why_size, "cannot write the record log", e);
         return -1;
     }
     g_log.backends_written = nb_after;
+    opscope_cap_decodes_release(g_log.decodes.next); /* in the file: memory holds only what is not */
     if (g_log.run_pending) {
         g_log.run_hash = g_log.run_pending;
     }

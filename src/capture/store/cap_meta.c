@@ -56,8 +56,13 @@ static void read_line(const char *path, char *buf, size_t size) {
 }
 
 const opscope_capture_info *opscope_cap_meta_get(void) {
+    opscope_cap_meta_facts();
+    g_meta.info.run = opscope_cap_run_get(); /* contexts, models and batches come and go */
+    return &g_meta.info;
+}
+
+const opscope_capture_info *opscope_cap_meta_facts(void) {
     if (g_meta.filled) {
-        g_meta.info.run = opscope_cap_run_get(); /* contexts and models come and go */
         return &g_meta.info;
     }
     g_meta.filled = true;
@@ -94,12 +99,11 @@ const opscope_capture_info *opscope_cap_meta_get(void) {
         c->start_ns = g_meta.start;
         c->has |= OPSCOPE_CAPTURE_HAS_REALTIME | OPSCOPE_CAPTURE_HAS_START;
     }
-    c->run = opscope_cap_run_get();
     return c;
 }
 
 void opscope_cap_meta_set_end(const char *how, const char *sig) {
-    opscope_cap_meta_get();
+    opscope_cap_meta_facts(); /* what ran is gathered by the write that needs it */
     g_meta.info.end = how;
     g_meta.info.end_signal = sig;
     g_meta.info.end_ns = ns_of(CLOCK_MONOTONIC);

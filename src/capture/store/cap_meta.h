@@ -13,8 +13,13 @@
 /* Takes the clock reference. Cheap (a few clock reads); no allocation. */
 void opscope_cap_meta_init(void);
 
-/* The capture's facts, filled on first use (static storage; never NULL). */
+/* The capture's facts, filled on first use, with what ran gathered now (cap_run.h, with the
+ * llama_decode calls the table holds: a profile written from memory). Static storage; never
+ * NULL. */
 const opscope_capture_info *opscope_cap_meta_get(void);
+/* The same facts without gathering what ran (run: as the last get left it): the record log's
+ * META chunk, whose run travels in RUN and DECODES chunks. */
+const opscope_capture_info *opscope_cap_meta_facts(void);
 
 /* What the next write says about the program's end (capture.end): HOW ("exit", "signal",
  * "checkpoint"; static strings), SIG (a static "SIGTERM" or NULL) and the clock now.

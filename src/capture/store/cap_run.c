@@ -223,14 +223,14 @@ static int add_contexts(opscope_run_t *r) {
     return 0;
 }
 
-static int build(opscope_run_t *r) {
+static int build(opscope_run_t *r, bool decodes) {
     read_cmdline();
     for (size_t at = 0; at < g_run.cmdline_len;) {
         size_t len = strnlen(g_run.cmdline + at, g_run.cmdline_len - at);
         if (opscope_run_add_arg(r, g_run.cmdline + at, len)) return -1;
         at += len + 1;
     }
-    if (add_models(r) || add_contexts(r) || opscope_cap_decodes_add(r)) return -1;
+    if (add_models(r) || add_contexts(r) || (decodes && opscope_cap_decodes_add(r))) return -1;
     blas_seen b = {0};
     dl_iterate_phdr(on_object, &b);
     if (b.name && opscope_run_set_blas(r, b.name, b.path, blas_threads(&b))) return -1;
@@ -239,14 +239,22 @@ static int build(opscope_run_t *r) {
     return 0;
 }
 
-const opscope_run_info *opscope_cap_run_get(void) {
+static const opscope_run_info *get(bool decodes) {
     if (pthread_mutex_trylock(&g_run.lock) != 0) return NULL;
     opscope_run_free(g_run.built);
     g_run.built = opscope_run_new();
-    if (g_run.built && build(g_run.built)) {
+    if (g_run.built && build(g_run.built, decodes)) {
         opscope_run_free(g_run.built);
         g_run.built = NULL;
     }
     pthread_mutex_unlock(&g_run.lock);
     return opscope_run_view(g_run.built);
+}
+
+const opscope_run_info *opscope_cap_run_get(void) {
+    return get(true);
+}
+
+const opscope_run_info *opscope_cap_run_get_base(void) {
+    return get(false);
 }

@@ -27,5 +27,8 @@ void opscope_cap_run_model_freed(const void *model);
 /* What ran, for the next profile (static storage, valid until the next call; NULL when
  * nothing can be said or the tables are busy). Exporting thread only. */
 const opscope_run_info *opscope_cap_run_get(void);
+/* The same without the llama_decode calls (cap_decodes.h): the record log's RUN chunk, whose
+ * hash then costs the same however many calls the run made (they travel in DECODES chunks). */
+const opscope_run_info *opscope_cap_run_get_base(void);
 
 #endif /* OPSCOPE_CAP_RUN_H */
