@@ -24,6 +24,8 @@ int opscope_run_add_context(opscope_run_t *r, const opscope_run_context *c);
 int opscope_run_add_decode(opscope_run_t *r, const opscope_run_decode *d); /* its seqs copied */
 int opscope_run_set_blas(opscope_run_t *r, const char *name, const char *path, int32_t threads);
 void opscope_run_set_decodes_lost(opscope_run_t *r, uint64_t lost);
+/* Marks call I (an index into decodes; past them: nothing) wiped. */
+void opscope_run_set_decode_wiped(opscope_run_t *r, size_t i);
 void opscope_run_set_cores(opscope_run_t *r, int32_t cores);
 
 /* The run as the public struct; NULL for a NULL object. */
