@@ -241,6 +241,9 @@ typedef struct opscope_run_decode {
     int32_t ret;                /* llama_decode's result (0: decoded) */
     size_t n_seqs;
     const opscope_run_seq *seqs;
+    uint8_t wiped;              /* 1: the context's memory was wiped (llama_memory_clear with its
+                                   data) since the context's previous call: llama.cpp's warm-ups
+                                   end so; llama-bench's repetitions clear without data */
 } opscope_run_decode;
 
 typedef struct opscope_run_info {

@@ -233,6 +233,22 @@
   }
   const runStart = Float64Array.from(phaseRuns, (r) => r.start);
   const runMaxDur = phaseRuns.reduce((m, r) => Math.max(m, r.end - r.start), 0);
+  // llama.cpp's requests (D.requests, docs/viewer.md): per request its span, its prompt phase
+  // (to the end of the call that gave its first output) and its generation; a row per slot
+  // (context, seq), at most REQ_ROWS_MAX (more slots share rows); warm-ups on their slot's row.
+  const RQ = D.requests || null;
+  const nR = RQ ? RQ.request.length : 0;
+  const REQ_ROW_H = 13, REQ_ROWS_MAX = 8;
+  const reqSlots = [], reqRow = new Int32Array(nR);
+  {
+    const seen = new Map();
+    for (let i = 0; i < nR; i++) {
+      const key = RQ.context[i] + ':' + RQ.seq[i];
+      if (!seen.has(key)) { seen.set(key, reqSlots.length); reqSlots.push({ context: RQ.context[i], seq: RQ.seq[i] }); }
+      reqRow[i] = seen.get(key) % REQ_ROWS_MAX;
+    }
+  }
+  const nReqRows = Math.min(reqSlots.length, REQ_ROWS_MAX), nClients = nR ? RQ.warmup.filter((w) => !w).length : 0;
   // The encoded columns (and the page's copy of them) are no longer needed: let them go.
   D.recs = null;
   D.sigs = null;
@@ -381,7 +397,8 @@
   const AXIS_H = 22, ROW_H = 16, LANE_PAD = 6;
   // Under the axis, when the profile has graph computes: a row of phase bands and a row of
   // compute bands, fixed while the lanes scroll; the lanes start at TOP.
-  const BAND_H = 16, BANDS_H = nG ? 2 * BAND_H + 3 : 0, TOP = AXIS_H + BANDS_H;
+  const BAND_H = 16, BANDS_H = nG ? 2 * BAND_H + 3 : 0, REQS_H = nR ? nReqRows * REQ_ROW_H + 2 : 0;
+  const TOP = AXIS_H + BANDS_H + REQS_H;
   let LABEL_W = LABEL_MIN;
   // ggml profiles have scheduler splits; foreign traces (Kineto, Chrome) have streams.
   const isGgml = /^(ggml|opscope)/.test(D.profiler || 'ggml') || !D.profiler;
@@ -773,6 +790,30 @@
     }
     ctx.restore();
   }
+  // The requests' rows: the prompt in the prefill colour, the generation in the decode colour
+  // (a warm-up's in the colour of no phase), labelled when wide enough.
+  const reqY = (i) => AXIS_H + BANDS_H + 1 + reqRow[i] * REQ_ROW_H;
+  const reqLabel = (i) => (RQ.warmup[i] ? 'warm-up ' : 'request ') + RQ.request[i] + ' \u00b7 ' +
+    RQ.n_prompt[i] + ' prompt + ' + RQ.n_gen[i] + ' generated';
+  function drawRequests() {
+    const W = plotW(), yTop = AXIS_H + BANDS_H;
+    ctx.save();
+    ctx.beginPath(); ctx.rect(LABEL_W, yTop, W, REQS_H); ctx.clip();
+    ctx.fillStyle = theme.panel; ctx.fillRect(LABEL_W, yTop, W, REQS_H);
+    ctx.font = '10px system-ui, sans-serif'; ctx.textBaseline = 'middle';
+    for (let i = 0; i < nR; i++) {
+      if (RQ.end[i] < v0 || RQ.start[i] > v1) continue;
+      const y = reqY(i), warm = RQ.warmup[i] === 1;
+      const [x, w] = spanX(RQ.start[i], RQ.end[i]);
+      const [xp, wp] = spanX(RQ.start[i], RQ.prompt_end[i]);
+      ctx.fillStyle = phaseColor(warm ? 'none' : 'decode', false);
+      ctx.fillRect(LABEL_W + x, y, w >= 3 ? w - 1 : w, REQ_ROW_H - 2);
+      ctx.fillStyle = phaseColor(warm ? 'none' : 'prefill', false);
+      ctx.fillRect(LABEL_W + xp, y, Math.min(wp, w >= 3 ? w - 1 : w), REQ_ROW_H - 2);
+      if (w >= 40) { ctx.fillStyle = theme.fg; bandText(reqLabel(i), x, w, y + (REQ_ROW_H - 2) / 2); }
+    }
+    ctx.restore();
+  }
   // A light tint of each phase over the lanes, and a line where one phase gives way to another.
   // The phase runs in view, in start order, at most one per pixel column: FN(run, x, w, k).
   function eachRun(fn) {
@@ -804,8 +845,16 @@
   }
   // the band under canvas css (CX, CY): {phase: run index} or {graph: compute index}, or null
   function bandAt(cx, cy) {
-    if (!nG || cx < LABEL_W || cy < AXIS_H || cy >= TOP) return null;
+    if ((!nG && !nR) || cx < LABEL_W || cy < AXIS_H || cy >= TOP) return null;
     const sc = plotW() / (v1 - v0), t = v0 + (cx - LABEL_W) / sc, tol = 2 / sc;
+    if (cy >= AXIS_H + BANDS_H) { // the requests' rows: the shortest request under the pointer
+      const row = Math.floor((cy - AXIS_H - BANDS_H - 1) / REQ_ROW_H);
+      let best = -1;
+      for (let i = 0; i < nR; i++)
+        if (reqRow[i] === row && t >= RQ.start[i] - tol && t <= RQ.end[i] + tol &&
+          (best < 0 || RQ.end[i] - RQ.start[i] < RQ.end[best] - RQ.start[best])) best = i;
+      return best >= 0 ? { req: best } : null;
+    }
     if (cy < AXIS_H + 1 + BAND_H) {
       for (let k = 0; k < phaseRuns.length; k++) if (t >= phaseRuns[k].start - tol && t <= phaseRuns[k].end + tol) return { phase: k };
       return null;
@@ -819,7 +868,17 @@
     tip.replaceChildren();
     const h = document.createElement('div');
     h.className = 'tname';
-    if (b.phase !== undefined) {
+    if (b.req !== undefined) {
+      const i = b.req, pe = RQ.prompt_end[i];
+      h.textContent = RQ.warmup[i] ? 'warm-up ' + RQ.request[i] + ' (llama.cpp\u2019s empty run before serving, not a request)'
+        : 'request ' + RQ.request[i];
+      tip.appendChild(h);
+      line(tip, 'Slot', 'context ' + RQ.context[i] + ' \u00b7 seq ' + RQ.seq[i]);
+      line(tip, 'Prompt', fmtCount(RQ.n_prompt[i]) + ' tokens in ' + fmtDur(pe - RQ.start[i]));
+      line(tip, 'Generated', fmtCount(RQ.n_gen[i]) + ' tokens in ' + fmtDur(RQ.end[i] - pe));
+      line(tip, 'Calls', fmtCount(RQ.decodes[i]) + ' llama_decode');
+      line(tip, 'Span', fmtDur(RQ.end[i] - RQ.start[i]) + '  (' + fmtNs(RQ.start[i]) + ' \u2013 ' + fmtNs(RQ.end[i]) + ')');
+    } else if (b.phase !== undefined) {
       const r = phaseRuns[b.phase];
       h.textContent = r.phase;
       tip.appendChild(h);
@@ -977,6 +1036,7 @@
     }
     ctx.restore();
     if (nG) drawBands();
+    if (nR) drawRequests();
     // labels column
     ctx.fillStyle = theme.panel;
     ctx.fillRect(0, AXIS_H, LABEL_W, cssH - AXIS_H);
@@ -984,6 +1044,11 @@
     if (nG) {
       ctx.fillText('phases', 6, AXIS_H + 1 + BAND_H / 2);
       ctx.fillText('graph computes (' + fmtCount(nG) + ')', 6, AXIS_H + 2 + BAND_H * 1.5);
+      ctx.fillStyle = theme.line; ctx.fillRect(0, TOP - 1, cssW, 1); ctx.fillStyle = theme.fg;
+    }
+    if (nR) {
+      ctx.fillText('requests (' + fmtCount(nClients) + (nR > nClients ? ', ' + (nR - nClients) + ' warm-up' : '') + ')',
+        6, AXIS_H + BANDS_H + 1 + REQ_ROW_H / 2);
       ctx.fillStyle = theme.line; ctx.fillRect(0, TOP - 1, cssW, 1); ctx.fillStyle = theme.fg;
     }
     for (let d = 0; d < shownLanes.length; d++) {
@@ -1833,6 +1898,13 @@
       graphY: AXIS_H + 2 + BAND_H * 1.5,
     }),
     // the tooltip's text at canvas css (X, Y), as hovering shows it (empty when none)
+    // llama.cpp's requests (ns after t0) and where the view puts them (css px): whole span,
+    // prompt phase end, row centre
+    requests: () => Array.from({ length: nR }, (_, i) => { const [x, w] = spanX(RQ.start[i], RQ.end[i]);
+      const [xp, wp] = spanX(RQ.start[i], RQ.prompt_end[i]);
+      return { request: RQ.request[i], context: RQ.context[i], seq: RQ.seq[i], warmup: RQ.warmup[i] === 1,
+        start: RQ.start[i], promptEnd: RQ.prompt_end[i], end: RQ.end[i], nPrompt: RQ.n_prompt[i], nGen: RQ.n_gen[i],
+        label: reqLabel(i), x0: LABEL_W + x, xp: LABEL_W + xp + wp, x1: LABEL_W + x + w, y: reqY(i) + (REQ_ROW_H - 2) / 2 }; }),
     tipAt: (x, y) => { const b = bandAt(x, y); if (!b) return ''; showBandTip(b, 0, 0); const t = tip.textContent; hideTip(); return t; },
     // roofline dots: label, backend, intensity, GFLOP/s, canvas position and radius, bound
     roofPoints: () => roofPts.map((g) => ({ op: opLabel[g.op], backend: g.backend, ai: g.ai, gflops: g.gf,

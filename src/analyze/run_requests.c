@@ -42,14 +42,15 @@ static void graphs_of(const opscope_run_decode *d, const opscope_graphs_t *g, ca
 }
 
 /* Adds part P of call D (graphs C) to request R (its calls come in call order). */
-static void add_part(opscope_run_request *r, const opscope_run_decode *d, const opscope_run_seq *q,
-                     const call_graphs *c) {
+static void add_part(opscope_run_request *r, uint32_t at, const opscope_run_decode *d,
+                     const opscope_run_seq *q, const call_graphs *c) {
     if (!r->decodes) {
         r->context = d->context;
         r->seq = q->seq;
         r->start_ns = d->start_ns;
     }
     r->decodes++;
+    r->last_decode = at;
     r->graphs += c->graphs;
     if (c->part_tokens)
         r->op_ns += (uint64_t)((double)c->op_ns * (double)q->n_tokens / (double)c->part_tokens + 0.5);
@@ -65,6 +66,37 @@ static void rates(opscope_run_request *r) {
         r->prompt_ts = (double)r->n_prompt * 1e9 / (double)(r->first_output_ns - r->start_ns);
     if (r->n_gen && r->end_ns > r->first_output_ns)
         r->gen_ts = (double)r->n_gen * 1e9 / (double)(r->end_ns - r->first_output_ns);
+}
+
+/* Marks the warm-ups among REQS (see run_requests.h): per call, whether its context's next
+ * call is marked wiped, found walking the calls backwards. 0, or -1 out of memory. */
+static int mark_warmups(const opscope_run_info *run, opscope_run_request *reqs, size_t nr,
+                        opscope_run_decode_totals *t) {
+    size_t nd = run ? run->n_decodes : 0;
+    int32_t nctx = 0;
+    for (size_t i = 0; i < nd; i++)
+        if (run->decodes[i].context >= nctx) nctx = run->decodes[i].context + 1;
+    /* per context: whether its call seen last (walking back) is wiped; slot 0 for unknown */
+    uint8_t *next_wiped = calloc((size_t)nctx + 1, 1), *wiped_after = malloc(nd ? nd : 1);
+    if (!next_wiped || !wiped_after) {
+        free(next_wiped);
+        free(wiped_after);
+        return -1;
+    }
+    for (size_t i = nd; i-- > 0;) {
+        const opscope_run_decode *d = &run->decodes[i];
+        size_t c = d->context >= 0 ? (size_t)d->context + 1 : 0;
+        wiped_after[i] = next_wiped[c];
+        next_wiped[c] = d->wiped;
+    }
+    for (size_t k = 0; k < nr; k++) {
+        opscope_run_request *r = &reqs[k];
+        r->warmup = r->decodes && !r->n_gen && r->context >= 0 && wiped_after[r->last_decode];
+        t->warmups += r->warmup;
+    }
+    free(next_wiped);
+    free(wiped_after);
+    return 0;
 }
 
 int opscope_run_requests(const opscope_run_info *run, const opscope_graphs_t *g,
@@ -107,7 +139,13 @@ int opscope_run_requests(const opscope_run_info *run, const opscope_graphs_t *g,
     }
     for (size_t i = 0, k = (size_t)-1; i < np; i++) {
         if (!i || parts[i].request != parts[i - 1].request) reqs[++k].request = parts[i].request;
-        add_part(&reqs[k], &run->decodes[parts[i].decode], parts[i].q, &calls[parts[i].decode]);
+        add_part(&reqs[k], parts[i].decode, &run->decodes[parts[i].decode], parts[i].q, &calls[parts[i].decode]);
+    }
+    if (mark_warmups(run, reqs, nr, &t)) {
+        free(reqs);
+        free(parts);
+        free(calls);
+        return -1;
     }
     for (size_t k = 0; k < nr; k++) rates(&reqs[k]);
     free(parts);
@@ -116,4 +154,18 @@ int opscope_run_requests(const opscope_run_info *run, const opscope_graphs_t *g,
     *out = reqs;
     *n = nr;
     return 0;
+}
+
+size_t opscope_run_requests_clients_first(opscope_run_request *r, size_t n) {
+    size_t k = 0; /* r[0..k) are clients; r[k..i) warm-ups (few: a copy per client after one) */
+    for (size_t i = 0; i < n; i++) {
+        if (r[i].warmup) continue;
+        if (i != k) {
+            opscope_run_request c = r[i];
+            memmove(&r[k + 1], &r[k], (i - k) * sizeof *r);
+            r[k] = c;
+        }
+        k++;
+    }
+    return k;
 }

@@ -11,6 +11,10 @@
  * tokens). Prompt tokens/s: its prompt tokens over the time from the start of its first call
  * to the end of the call that gave its first output; generation tokens/s: its generated
  * tokens over the time from there to the end of its last call.
+ * A warm-up is a request that generated nothing and whose context's memory was wiped before
+ * the context's next call (that call is marked wiped: llama_memory_clear with its data):
+ * llama.cpp's empty runs before serving (common_init_from_params', llama-server's own); a
+ * client's conversation generates, and llama-bench's repetitions clear without data.
  * Ownership: results are the caller's (free with free()). Thread safety: pure.
  */
 #ifndef OPSCOPE_RUN_REQUESTS_H
@@ -18,6 +22,8 @@
 
 #include "analyze/graphs.h"
 #include "opscope.h"
+
+#include <stdbool.h>
 
 typedef struct opscope_run_request {
     uint32_t request;
@@ -27,6 +33,8 @@ typedef struct opscope_run_request {
     uint64_t op_ns;             /* its share of those graphs' op time */
     uint64_t start_ns, first_output_ns, end_ns;
     double prompt_ts, gen_ts;   /* 0 when not defined (no output yet, nothing generated) */
+    uint32_t last_decode;       /* its last call (an index into decodes) */
+    bool warmup;                /* llama.cpp's warm-up (above), not a client's request */
 } opscope_run_request;
 
 /* The calls and the graphs they computed, summed (the check that every token is in a graph). */
@@ -38,6 +46,7 @@ typedef struct opscope_run_decode_totals {
     uint64_t graph_tokens;      /* the batch (rows) of those graphs, summed */
     uint64_t mismatched;        /* decoded calls whose graphs' rows differ from their tokens */
     uint64_t lost;              /* calls the capture had no room for */
+    uint64_t warmups;           /* requests that are warm-ups */
 } opscope_run_decode_totals;
 
 /* The requests of RUN (NULL: none) over G's graphs (finished; NULL: none linked), ordered by
@@ -45,5 +54,9 @@ typedef struct opscope_run_decode_totals {
  * totals. Returns 0, or -1 when out of memory. */
 int opscope_run_requests(const opscope_run_info *run, const opscope_graphs_t *g,
                          opscope_run_request **out, size_t *n, opscope_run_decode_totals *tot);
+
+/* Moves the client requests of R (N of them, from opscope_run_requests) ahead of the
+ * warm-ups, each part in request order, and returns how many are clients. */
+size_t opscope_run_requests_clients_first(opscope_run_request *r, size_t n);
 
 #endif /* OPSCOPE_RUN_REQUESTS_H */

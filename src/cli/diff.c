@@ -489,6 +489,8 @@ static int read_sides(const diff_args *a, input in[2], const char *const *paths[
             opscope_run_tests(opscope_run_view(in[s].run), in[s].graphs, &in[s].tests, &in[s].n_tests) ||
             opscope_run_requests(opscope_run_view(in[s].run), in[s].graphs, &in[s].requests, &in[s].n_requests, NULL))
             return set_nomem(err), -1;
+        /* llama.cpp's warm-ups are no client's requests: left out of the pairing */
+        in[s].n_requests = opscope_run_requests_clients_first(in[s].requests, in[s].n_requests);
         if (a->requests_only && !in[s].n_requests) {
             memset(err, 0, sizeof *err);
             err->code = OPSCOPE_ERROR_USAGE; /* no position: the whole profile lacks them */

@@ -37,6 +37,7 @@ void opscope_chrome_free(opscope_chrome_t *c) {
     free(c->marks.v);
     free(c->acts.v);
     free(c->places.v);
+    free(c->reqs);
     opscope_lanes_free(c->lanes);
     free(c);
 }
@@ -71,7 +72,7 @@ static int on_meta(void *ud, const opscope_meta *m) {
     opscope_chrome_t *c = ud;
     if (m->profiler && (!strcmp(m->profiler, "kineto") || !strcmp(m->profiler, "chrome")))
         c->track_word = "stream", c->is_trace = true;
-    return 0;
+    return opscope_chrome_take_requests(c, m->capture ? m->capture->run : NULL);
 }
 
 void opscope_chrome_set_splits(opscope_chrome_t *c, bool per_split) { c->per_split = per_split; }
@@ -334,6 +335,8 @@ int opscope_chrome_finish(opscope_chrome_t *c) {
             opscope_out_printf(w, "\"name\":\"thread %u\"}}", (unsigned)t);
         }
     }
+    /* after the backends' processes and a trace's CPU process */
+    opscope_chrome_write_requests(c, c->has_cpu ? c->cpu_pid + 1 : (long)c->n_procs);
     opscope_out_str(w, "\n]}\n");
     return c->oom ? -1 : 0;
 }

@@ -66,11 +66,19 @@ struct opscope_chrome {
     OPSCOPE_VEC(chrome_gpu_act) acts;
     OPSCOPE_VEC(chrome_mark) marks;   /* annotations (but the steps) and Python functions */
     OPSCOPE_VEC(chrome_place) places; /* per record, while teed */
+    struct opscope_run_request *reqs; /* a llama.cpp run's requests (chrome_req.c), owned */
+    size_t n_reqs;
 };
 
 /* Starts the JSON document once. */
 void opscope_chrome_start(opscope_chrome_t *c);
 /* Writes the separator and the start of a metadata event WHAT of PID (and TID >= 0). */
 void opscope_chrome_meta_event(opscope_chrome_t *c, const char *what, long pid, long tid);
+
+/* chrome_req.c: the requests of RUN (NULL: none) kept for the export, from the profile's
+ * metadata; 0, or -1 out of memory (c->oom set). */
+int opscope_chrome_take_requests(opscope_chrome_t *c, const opscope_run_info *run);
+/* Writes the kept requests as process PID (nothing when none). */
+void opscope_chrome_write_requests(opscope_chrome_t *c, long pid);
 
 #endif /* OPSCOPE_CHROME_INT_H */

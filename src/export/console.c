@@ -42,7 +42,7 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
         return;
     }
     if (opscope_run_write_tests_text(w, s, o->graphs)) opscope_out_str(w, " (tests: out of memory)\n");
-    if (opscope_req_write_text(w, s, o->graphs)) opscope_out_str(w, " (requests: out of memory)\n");
+    if (opscope_req_write_text(w, s, o->graphs, 32)) opscope_out_str(w, " (requests: out of memory)\n");
     opscope_name_labels_t *labels = opscope_name_labels_new(s); /* NULL: full names */
     size_t limit = o->top_ops ? o->top_ops : 50;
     opscope_text_op_table_peak(w, s, opscope_stats_n_ops(s), opscope_stats_op, limit, false, labels,

@@ -3,6 +3,7 @@
 
 #include "export/html_data.h"
 #include "export/html_graphs.h"
+#include "export/html_requests.h"
 #include "analyze/fused_name.h"
 #include "util/out.h"
 #include "util/hash.h"
@@ -49,6 +50,8 @@ struct opscope_html_sink {
     size_t n_sampled, cap_sampled, last_sampled;
     opscope_html_cpu_t *cpu; /* a trace's CPU side (opscope_html_sink_kineto_tee), or NULL */
     opscope_html_graphs_t *graphs; /* the graph computes, from every record */
+    opscope_run_request *reqs;     /* a llama.cpp run's requests (html_requests.h), owned */
+    size_t n_reqs;
     const opscope_cpath_t *cpath; /* its critical path (borrowed until finish), or NULL */
     char shape_buf[2048];
 };
@@ -105,6 +108,7 @@ void opscope_html_sink_abort(opscope_html_sink_t *h) {
     free(h->sampled);
     opscope_html_cpu_free(h->cpu);
     opscope_html_graphs_free(h->graphs);
+    free(h->reqs);
     free(h);
 }
 
@@ -134,6 +138,8 @@ static int on_meta(void *ud, const opscope_meta *m) {
     h->version = m->version;
     h->total_records = m->total_records;
     h->dropped_records = m->dropped_records;
+    free(h->reqs);
+    if (opscope_html_requests_take(m->capture ? m->capture->run : NULL, &h->reqs, &h->n_reqs)) return h->failed = 1;
     return 0;
 }
 
@@ -447,6 +453,8 @@ static void fill_data(const opscope_html_sink_t *h, opscope_html_data *out) {
         .cpu = h->cpu,
         .graphs = h->graphs,
         .cpath = h->cpath,
+        .reqs = h->reqs,
+        .n_reqs = h->n_reqs,
     };
     data.sigs = h->sigs;
     data.lanes = h->lanes;

@@ -1,6 +1,7 @@
 /* html_data.c - lane/row layout and the HTML file: template + JSON data block. */
 #include "export/html_data.h"
 #include "export/html_cpath.h"
+#include "export/html_requests.h"
 #include "export/sections.h"
 #include "analyze/kernel_name.h"
 #include "export/json_fmt.h"
@@ -432,6 +433,7 @@ static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_en
     opscope_out_char(w, '}');
     opscope_html_cpu_write(w, d->cpu, t0);
     opscope_html_graphs_write(w, d->graphs, t0);
+    opscope_html_requests_write(w, d->reqs, d->n_reqs, t0);
     opscope_html_cpath_write(w, d->cpath, t0);
     opscope_out_char(w, '}');
 }

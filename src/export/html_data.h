@@ -66,6 +66,8 @@ typedef struct opscope_html_data {
     const opscope_cpath_t *cpath; /* its critical path, or NULL */
     const opscope_html_sampled *sampled; /* every record's, before any stride */
     size_t n_sampled;
+    const struct opscope_run_request *reqs; /* a llama.cpp run's requests (html_requests.h) */
+    size_t n_reqs;
 } opscope_html_data;
 
 /* Writes DATA->out_path (temp file + rename). Returns 0, or -1 with ERR filled. */

@@ -4,9 +4,6 @@
 
 #include <stdlib.h>
 
-/* Rows of the console table; the JSON has every request. */
-enum { MAX_ROWS = 32 };
-
 static void write_totals_text(opscope_out_t *w, const opscope_run_decode_totals *t) {
     opscope_out_printf(w, " Batches:       %llu calls", (unsigned long long)t->calls);
     if (t->failed) opscope_out_printf(w, " (%llu returned an error)", (unsigned long long)t->failed);
@@ -23,18 +20,32 @@ static void write_totals_text(opscope_out_t *w, const opscope_run_decode_totals 
         opscope_out_printf(w, " (%llu calls past the capture's table are not counted)\n", (unsigned long long)t->lost);
 }
 
-int opscope_req_write_text(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g) {
+/* The warm-ups (after the clients, see opscope_run_requests_clients_first): one line. */
+static void write_warmups_text(opscope_out_t *w, const opscope_run_request *r, size_t n) {
+    if (!n) return;
+    uint64_t tokens = 0, ns = 0;
+    for (size_t i = 0; i < n; i++) tokens += r[i].n_prompt, ns += r[i].end_ns - r[i].start_ns;
+    opscope_out_printf(w, " Warm-up:       %zu request%s before serving (%llu tokens, %.3f ms; llama.cpp's empty"
+                          " runs, their memory wiped after): not counted below\n",
+                       n, n == 1 ? "" : "s", (unsigned long long)tokens, (double)ns / 1e6);
+}
+
+int opscope_req_write_text(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g,
+                           size_t max_rows) {
     opscope_run_request *reqs;
     size_t n;
     opscope_run_decode_totals t;
     const opscope_run_info *run = opscope_stats_run(s);
     if (!run || !run->n_decodes) return 0;
     if (opscope_run_requests(run, g, &reqs, &n, &t)) return -1;
+    size_t nall = n;
+    n = opscope_run_requests_clients_first(reqs, nall);
     opscope_out_str(w, "\n --- Requests (libllama's own batches: a sequence's tokens from a new prompt) ---\n");
     write_totals_text(w, &t);
+    write_warmups_text(w, reqs + n, nall - n);
     if (n)
         opscope_out_str(w, " request  ctx  seq   prompt  generated  sampled  calls  graphs       op ms  prompt t/s     gen t/s\n");
-    for (size_t i = 0; i < n && i < MAX_ROWS; i++) {
+    for (size_t i = 0; i < n && i < max_rows; i++) {
         const opscope_run_request *r = &reqs[i];
         opscope_out_printf(w, " %7u %4d %4d %8llu %10llu %8llu %6llu %7llu %11.3f %11.2f %11.2f\n", r->request,
                            (int)r->context, (int)r->seq, (unsigned long long)r->n_prompt,
@@ -42,7 +53,7 @@ int opscope_req_write_text(opscope_out_t *w, const opscope_stats_t *s, const ops
                            (unsigned long long)r->decodes, (unsigned long long)r->graphs,
                            (double)r->op_ns / 1e6, r->prompt_ts, r->gen_ts);
     }
-    if (n > MAX_ROWS) opscope_out_printf(w, " ... %zu more requests (every one in --json)\n", n - MAX_ROWS);
+    if (n > max_rows) opscope_out_printf(w, " ... %zu more requests (every one in --json and --text)\n", n - max_rows);
     if (n)
         opscope_out_str(w, " (generated: tokens decoded after the first output; sampled: outputs, one token each;"
                            " op ms: the calls' graphs' op time shared by tokens)\n");
@@ -58,7 +69,9 @@ static void write_request_json(opscope_out_t *w, const opscope_run_request *r) {
                           r->start_ns, r->first_output_ns, r->end_ns};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         opscope_out_printf(w, ",\"%s\":%llu", k[i], (unsigned long long)v[i]);
-    opscope_out_printf(w, ",\"prompt_ts\":%.17g,\"gen_ts\":%.17g}", r->prompt_ts, r->gen_ts);
+    opscope_out_printf(w, ",\"prompt_ts\":%.17g,\"gen_ts\":%.17g", r->prompt_ts, r->gen_ts);
+    if (r->warmup) opscope_out_str(w, ",\"warmup\":true");
+    opscope_out_char(w, '}');
 }
 
 int opscope_req_write_json(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g) {
@@ -68,16 +81,24 @@ int opscope_req_write_json(opscope_out_t *w, const opscope_stats_t *s, const ops
     const opscope_run_info *run = opscope_stats_run(s);
     if (!run || !run->n_decodes) return 0;
     if (opscope_run_requests(run, g, &reqs, &n, &t)) return -1;
+    size_t nall = n;
+    n = opscope_run_requests_clients_first(reqs, nall);
     const char *const k[] = {"calls", "failed", "tokens", "outputs", "graphs", "missing_graphs",
-                             "graph_tokens", "mismatched", "lost"};
+                             "graph_tokens", "mismatched", "lost", "warmups"};
     const uint64_t v[] = {t.calls, t.failed, t.tokens, t.outputs, t.graphs, t.missing_graphs,
-                          t.graph_tokens, t.mismatched, t.lost};
+                          t.graph_tokens, t.mismatched, t.lost, t.warmups};
     opscope_out_str(w, ",\n\"decodes\":{");
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         opscope_out_printf(w, "%s\"%s\":%llu", i ? "," : "", k[i], (unsigned long long)v[i]);
     opscope_out_str(w, "},\n\"requests\":[");
     for (size_t i = 0; i < n; i++) {
         if (i) opscope_out_str(w, ",\n");
+        write_request_json(w, &reqs[i]);
+    }
+    /* llama.cpp's warm-ups apart: not client requests */
+    opscope_out_str(w, "],\n\"warmup_requests\":[");
+    for (size_t i = n; i < nall; i++) {
+        if (i > n) opscope_out_str(w, ",\n");
         write_request_json(w, &reqs[i]);
     }
     opscope_out_char(w, ']');

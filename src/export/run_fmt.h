@@ -66,6 +66,7 @@ static inline void opscope_json_write_run_decode(opscope_out_t *w, const opscope
     opscope_out_i64(w, d->context);
     opscope_out_str(w, ",\"ret\":");
     opscope_out_i64(w, d->ret);
+    if (d->wiped) opscope_out_str(w, ",\"wiped\":1");
     opscope_out_str(w, ",\"seqs\":[");
     for (size_t i = 0; i < d->n_seqs; i++) {
         const opscope_run_seq *q = &d->seqs[i];

@@ -27,10 +27,12 @@ int opscope_run_write_json(opscope_out_t *w, const opscope_stats_t *s, const ops
                            const opscope_peak *peak);
 
 /* A llama.cpp run's requests (req_out.c; docs/metrics.md, "Requests"): the llama_decode
- * totals and one row per request (the first 32); nothing without decodes. -1: out of memory. */
-int opscope_req_write_text(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g);
-/* The summary's "decodes" (totals) and "requests" (every request) members, each after a
- * comma; none without decodes. -1: out of memory. */
+ * totals, llama.cpp's warm-ups in one line, and one row per client request (the first MAX_ROWS);
+ * nothing without decodes. G may be NULL. -1: out of memory. */
+int opscope_req_write_text(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g,
+                           size_t max_rows);
+/* The summary's "decodes" (totals), "requests" (every client request) and "warmup_requests"
+ * members, each after a comma; none without decodes. -1: out of memory. */
 int opscope_req_write_json(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g);
 
 /* The table of "Graphs by batch" as text, without its title: the first MAX_ROWS groups;

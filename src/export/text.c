@@ -467,6 +467,9 @@ void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
         opscope_out_printf(w, "\n%s\n " OPSCOPE_GRAPHS_TITLE "\n%s\n", RULE, RULE);
         opscope_graphs_write_text(w, o->graphs, SIZE_MAX);
     }
+    /* llama-server's requests: every one (the console shows the first 32) */
+    if (opscope_req_write_text(w, s, o ? o->graphs : NULL, SIZE_MAX))
+        opscope_out_str(w, " (requests: out of memory)\n");
 
     opscope_out_printf(w, "\n%s\n Operations\n%s\n", RULE, RULE);
     const opscope_peak *peak = o ? o->peak : NULL;

@@ -38,6 +38,7 @@ int opscope_oplog_get_decode(opscope_oplog_cur *c, opscope_run_decode *d, opscop
     d->n_outputs = get_u32(c);
     d->context = get_i32(c);
     d->ret = get_i32(c);
+    d->wiped = 0; /* from the chunk's end (oplog_dec.h) */
     uint64_t n = opscope_oplog_get_u(c);
     if (c->bad || n > OPSCOPE_OPLOG_DEC_MAX_SEQS || d->end_ns < d->start_ns) return -1;
     for (uint64_t i = 0; i < n; i++) {

@@ -4,7 +4,9 @@
  * before its end keeps its requests up to its last checkpoint. Payload: the calls lost so far
  * (u), the number of calls (u), then per call start_ns, end_ns (u), graph (i), graphs, tokens,
  * outputs (u), context, ret (i), its sequences' count (u) and per sequence seq (i), request,
- * tokens, prompt, outputs (u). Thread safety: pure.
+ * tokens, prompt, outputs (u); after the calls, the count of those marked wiped (u) and their
+ * indices in the chunk (u each): a chunk that ends before them (written before the mark) has
+ * none, and a reader that predates them ignores them. Thread safety: pure.
  */
 #ifndef OPSCOPE_OPLOG_DEC_H
 #define OPSCOPE_OPLOG_DEC_H

@@ -167,6 +167,10 @@ int opscope_run_move_decodes(opscope_run_t *dst, opscope_run_t *src) {
     return 0;
 }
 
+void opscope_run_set_decode_wiped(opscope_run_t *r, size_t i) {
+    if (r && i < r->n_decodes) r->decodes[i].wiped = 1;
+}
+
 void opscope_run_set_decodes_lost(opscope_run_t *r, uint64_t lost) {
     if (r) r->view.decodes_lost = lost;
 }

@@ -28,6 +28,8 @@ void opscope_run_set_decodes_lost(opscope_run_t *r, uint64_t lost);
  * arrays change hands when DST has no calls (a long run's calls are not copied), else they
  * are copied. Returns 0, or -1 when out of memory (DST may then hold some of them). */
 int opscope_run_move_decodes(opscope_run_t *dst, opscope_run_t *src);
+/* Marks call I (an index into decodes; past them: nothing) wiped. */
+void opscope_run_set_decode_wiped(opscope_run_t *r, size_t i);
 void opscope_run_set_cores(opscope_run_t *r, int32_t cores);
 
 /* The run as the public struct; NULL for a NULL object. */

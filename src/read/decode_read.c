@@ -60,11 +60,11 @@ static int read_seqs(opscope_json_t *j, const opscope_json_token *open, opscope_
     }
 }
 
-/* One call's scalar member KEY (1..8) from V into D. */
+/* One call's scalar member KEY (1..8, 10) from V into D. */
 static int set_scalar(opscope_json_t *j, int key, const opscope_json_token *v, opscope_run_decode *d) {
-    static const int64_t lo[9] = {0, 0, 0, INT64_MIN, 0, 0, 0, INT32_MIN, INT32_MIN};
-    static const int64_t hi[9] = {0, INT64_MAX, INT64_MAX, INT64_MAX, UINT32_MAX, UINT32_MAX,
-                                  UINT32_MAX, INT32_MAX, INT32_MAX};
+    static const int64_t lo[11] = {0, 0, 0, INT64_MIN, 0, 0, 0, INT32_MIN, INT32_MIN, 0, 0};
+    static const int64_t hi[11] = {0, INT64_MAX, INT64_MAX, INT64_MAX, UINT32_MAX, UINT32_MAX,
+                                   UINT32_MAX, INT32_MAX, INT32_MAX, 0, 1};
     int64_t x = 0;
     if (get_int(j, v, lo[key], hi[key], &x)) return -1;
     switch (key) {
@@ -75,6 +75,7 @@ static int set_scalar(opscope_json_t *j, int key, const opscope_json_token *v, o
     case 5: d->n_tokens = (uint32_t)x; break;
     case 6: d->n_outputs = (uint32_t)x; break;
     case 7: d->context = (int32_t)x; break;
+    case 10: d->wiped = (uint8_t)x; break;
     default: d->ret = (int32_t)x; break;
     }
     return 0;
@@ -92,7 +93,8 @@ static int read_decode(opscope_json_t *j, const opscope_json_token *open, opscop
         size_t n = t.len;
         int key = KEY_IS("start_ns") ? 1 : KEY_IS("end_ns") ? 2 : KEY_IS("graph") ? 3
                 : KEY_IS("graphs") ? 4 : KEY_IS("tokens") ? 5 : KEY_IS("outputs") ? 6
-                : KEY_IS("context") ? 7 : KEY_IS("ret") ? 8 : KEY_IS("seqs") ? 9 : 0;
+                : KEY_IS("context") ? 7 : KEY_IS("ret") ? 8 : KEY_IS("seqs") ? 9
+                : KEY_IS("wiped") ? 10 : 0;
         if (opscope_json_next(j, &v) == OPSCOPE_JSON_ERROR) return -1;
         int rc = key == 9 ? read_seqs(j, &v, seqs, &d.n_seqs)
                : key ? set_scalar(j, key, &v, &d) : opscope_json_skip(j, &v);

@@ -168,7 +168,15 @@ static int read_decodes(olr *r, opscope_oplog_cur *c) {
         if (opscope_oplog_get_decode(c, &d, r->seqs)) return -1;
         if (opscope_run_add_decode(r->dec, &d)) return -2;
     }
-    return 0;
+    if (c->p == c->end) return 0; /* written before the wiped marks */
+    size_t first = opscope_run_view(r->dec)->n_decodes - (size_t)n;
+    uint64_t marks = opscope_oplog_get_u(c);
+    for (uint64_t i = 0; i < marks && !c->bad; i++) {
+        uint64_t k = opscope_oplog_get_u(c);
+        if (k >= n) return -1;
+        opscope_run_set_decode_wiped(r->dec, first + (size_t)k);
+    }
+    return c->bad ? -1 : 0;
 }
 
 /* The DECODES chunks' calls join what the last RUN chunk says (a RUN chunk replaces the run

@@ -6,8 +6,11 @@ its constants are the expected figures), under the capture library and without i
 
 Checks: its output (each output's argmax) is the same with the capture as without; 6 calls in
 capture.decodes with the tokens, outputs and per-sequence parts the program submitted, the
-requests numbered by the documented rules (docs/capture.md, "Requests"); each call's graphs
-(by id) evaluated its tokens, the 17-token call in several micro-batches (n_ubatch 8).
+requests numbered by the documented rules (docs/capture.md, "Requests"); the two calls after
+llama_memory_clear(mem, true) marked wiped, so the two prompt-only requests before those wipes
+are warm-ups by the documented rule (docs/metrics.md, "Requests"), in warmup_requests and not
+in requests; each call's graphs (by id) evaluated its tokens, the 17-token call in several
+micro-batches (n_ubatch 8).
 usage (inside the root): t_decode.py
 """
 import subprocess
@@ -42,6 +45,8 @@ want = [(17, 2, [(0, 0, 12, 12, 1), (1, 1, 5, 5, 1)])] + \
        [(7, 2, [(0, 4, 5, 5, 1), (1, 5, 5, 5, 1)]), (2, 2, [(0, 4, 1, 0, 1), (1, 5, 1, 0, 1)])]
 got = [(x["tokens"], x["outputs"], parts(x)) for x in dec]
 e2e.check(got == want, f"the calls' tokens, outputs and sequences (seq, request, tokens, prompt, outputs): {got}")
+wiped = [i for i, x in enumerate(dec) if x.get("wiped")]
+e2e.check(wiped == [5, 6], f"the calls after the two llama_memory_clear(mem, true) are marked wiped: {wiped}")
 rows = {}
 for gid, recs in e2e.graphs_of(p):
     for r in sorted(recs, key=lambda r: r.get("node_index", 0)):
@@ -54,7 +59,9 @@ e2e.check(all(sum(r or 0 for r in rs) == x["tokens"] for rs, x in zip(per_call, 
 summ = e2e.report_summary(prof, "opscope report --json")
 if summ is not None:
     got = [(r["seq"], r["n_prompt"], r["n_gen"], r["n_outputs"], r["decodes"]) for r in summ.get("requests", [])]
-    e2e.check(got == [(0, 12, 3, 4, 4), (1, 5, 3, 4, 4), (0, 3, 0, 1, 1), (0, 4, 0, 1, 1), (0, 5, 1, 2, 2),
-                      (1, 5, 1, 2, 2)],
+    e2e.check(got == [(0, 12, 3, 4, 4), (1, 5, 3, 4, 4), (0, 5, 1, 2, 2), (1, 5, 1, 2, 2)],
               f"summary.requests (seq, prompt, generated, sampled, calls): {got}")
+    warm = [(r["request"], r["seq"], r["n_prompt"], r["n_gen"]) for r in summ.get("warmup_requests", [])]
+    e2e.check(warm == [(2, 0, 3, 0), (3, 0, 4, 0)],
+              f"summary.warmup_requests: the prompt-only requests before a wipe (request, seq, prompt, generated): {warm}")
 e2e.finish()

@@ -9,7 +9,15 @@ Checks, against what llama-server itself returns for each request (`timings.prom
 - per slot, the request's prompt tokens equal prompt_n and its sampled tokens (outputs) equal
   predicted_n; its generated tokens (decoded after the first output) are predicted_n - 1;
 - `opscope report --json`: summary.decodes and summary.requests[] say the same, and the
-  console's Requests table has one row per request.
+  console's Requests table has one row per request;
+- llama.cpp's warm-ups (the empty runs before serving: common_init_from_params' and the
+  server's own, each followed by a wipe of the memory) are apart: summary.requests has exactly
+  the 4 client requests, summary.warmup_requests the rest of the capture's numbered requests,
+  each of which generated nothing;
+- `--chrome-trace`: one "request" slice per client request and one "warmup" slice per warm-up,
+  with the request's id, seq, n_prompt and n_gen in args and its start and end to the ns equal
+  to its first call's start and last call's end, computed here from capture.decodes;
+- `--text`: the same Requests table, one row per client request.
 With --kill the server is killed with SIGKILL 2 s after the answers (checkpoints every 200 ms):
 the record log it leaves has the same requests (DECODES chunks), read by `opscope report`.
 usage (inside the root): t_requests.py [--kill]
@@ -123,9 +131,57 @@ if summ is not None:
                   f"slot {slot}: generation {gts:.3f} tokens/s, the server's predicted_per_second {pps:.3f} "
                   f"(prompt {r.get('prompt_ts', 0):.2f} tokens/s, the server's prompt_per_second "
                   f"{t.get('prompt_per_second', 0):.2f})")
-    op_sum = sum(r["op_ns"] for r in sr)
+    warm = summ.get("warmup_requests", [])
+    numbered = {q["request"] for x in decodes for q in x["seqs"]}
+    e2e.check(len(sr) == len(ok) and len(warm) >= 1 and len(sr) + len(warm) == len(numbered) and
+              all(w.get("n_gen") == 0 and w.get("warmup") is True for w in warm) and
+              summ.get("decodes", {}).get("warmups") == len(warm),
+              f"summary.requests has the {len(ok)} client requests ({len(sr)}), warmup_requests the "
+              f"{len(numbered) - len(ok)} others the capture numbered ({len(warm)}: "
+              + ", ".join(f"request {w.get('request')}: {w.get('n_prompt')} prompt tokens, {w.get('n_gen')} generated"
+                          for w in warm) + ")")
+    e2e.check(any(x.get("wiped") == 1 for x in decodes),
+              f"capture.decodes marks the calls after a wipe ({sum(x.get('wiped', 0) for x in decodes)})")
+    # each request's span from the calls, computed here: first call's start, last call's end
+    span = {}
+    for x in decodes:
+        if x["ret"] != 0:
+            continue
+        for q in x["seqs"]:
+            s = span.setdefault(q["request"], [x["start_ns"], x["end_ns"], q["seq"], 0, 0])
+            s[1] = max(s[1], x["end_ns"])
+            s[3] += q["prompt"]
+            s[4] += q["tokens"] - q["prompt"]
+    chrome = f"{d}/chrome.json"
+    cr = subprocess.run([e2e.OPSCOPE, "report", prof, "--chrome-trace", chrome], capture_output=True, text=True)
+    ev = json.load(open(chrome))["traceEvents"] if cr.returncode == 0 else []
+
+    def ns(us):  # the export's microseconds, 3 decimals: back to exact ns
+        return int(round(float(us) * 1000))
+
+    for cat, want in (("request", sr), ("warmup", warm)):
+        sl = sorted((e for e in ev if e.get("ph") == "X" and e.get("cat") == cat), key=lambda e: e["args"]["request"])
+        got = [(e["args"]["request"], e["args"]["seq"], e["args"]["n_prompt"], e["args"]["n_gen"], ns(e["ts"]),
+                ns(e["ts"]) + ns(e["dur"])) for e in sl]
+        exp = [(r["request"], span[r["request"]][2], span[r["request"]][3], span[r["request"]][4],
+                span[r["request"]][0], span[r["request"]][1]) for r in sorted(want, key=lambda r: r["request"])]
+        e2e.check(cr.returncode == 0 and got == exp and len({e["pid"] for e in sl}) <= 1,
+                  f"--chrome-trace: {len(got)} {cat} slices on their own track equal the requests "
+                  f"(id, seq, n_prompt, n_gen, start and end ns from capture.decodes): {got[:2]} vs {exp[:2]}")
+    text = f"{d}/report.txt"
+    tr = subprocess.run([e2e.OPSCOPE, "report", prof, "--text", text], capture_output=True, text=True)
+    tl = open(text).read().splitlines() if tr.returncode == 0 else []
+    at = [i for i, l in enumerate(tl) if l.startswith(" request  ctx")]
+    rows = []
+    for l in tl[at[0] + 1:] if at else []:
+        if not l.strip() or not l.split()[0].isdigit():
+            break
+        rows.append(int(l.split()[0]))
+    e2e.check(rows == [r["request"] for r in sr] and any(l.startswith(" Warm-up:") for l in tl),
+              f"--text has the Requests table, one row per client request ({rows}), and the warm-up line")
+    op_sum = sum(r["op_ns"] for r in sr) + sum(r["op_ns"] for r in warm)
     graph_op = sum(b["op_ns"] for b in summ.get("graphs_by_batch", []))
-    e2e.check(abs(op_sum - graph_op) <= len(sr) + sum(x["graphs"] for x in decodes),
+    e2e.check(abs(op_sum - graph_op) <= len(sr) + len(warm) + sum(x["graphs"] for x in decodes),
               f"the requests' op time adds up to the graphs' op time ({op_sum} vs {graph_op} ns)")
     con = subprocess.run([e2e.OPSCOPE, "report", prof], capture_output=True, text=True, errors="replace")
     lines = con.stdout.splitlines()

@@ -64,9 +64,10 @@ static int test_requests(void) {
     /* 6: sequence 1 generates (still request 2: the failed call's position 0 was not taken);
      * sequence 300 is out of range: in the call, in no sequence */
     opscope_cap_decode_note(&A, &MA, make(&t, 2, (int[]){1, 300}, (int[]){4, 0}, (int[]){1, 1}), 1000, 1100, 5, 6, 0);
-    /* 7: the memory is cleared; llama's defaults (no positions, sequence 0, the last token's
-     * output): a new request of 2 prompt tokens */
-    opscope_cap_decode_cleared(&MA);
+    /* 7: the memory is cleared with its data (llama.cpp's warm-up); llama's defaults (no
+     * positions, sequence 0, the last token's output): a new request of 2 prompt tokens, the
+     * call marked wiped */
+    opscope_cap_decode_cleared(&MA, true);
     opscope_cap_batch dflt = {.n_tokens = 2};
     opscope_cap_decode_note(&A, &MA, &dflt, 1200, 1300, 6, 7, 0);
     /* 8: another context numbers its own sequences */
@@ -100,6 +101,7 @@ static int test_requests(void) {
     ASSERT_EQ_INT(d[6].n_outputs, 1);
     SEQ_IS(d[6].seqs[0], 0, 4, 2, 2, 1);
     ASSERT_EQ_INT(d[6].context, 0);
+    for (int i = 0; i < 8; i++) ASSERT_EQ_INT(d[i].wiped, i == 6);
     ASSERT_EQ_INT(d[7].context, 1);
     SEQ_IS(d[7].seqs[0], 0, 5, 1, 1, 1);
     ASSERT_EQ_U64(d[7].start_ns, 1400);
@@ -112,6 +114,7 @@ static int test_freed_context(void) {
     opscope_cap_decodes_reset();
     tbatch t;
     opscope_cap_decode_note(&A, &MA, make(&t, 1, (int[]){0}, (int[]){0}, (int[]){1}), 1, 2, 0, 1, 0);
+    opscope_cap_decode_cleared(&MA, false); /* llama-bench's repetitions: no wipe */
     opscope_cap_decode_ctx_freed(&A);
     /* the same pointer again: a new context, its sequence 0 a new request */
     opscope_cap_decode_note(&A, &MA, make(&t, 1, (int[]){0}, (int[]){1}, (int[]){1}), 3, 4, 1, 2, 0);
@@ -121,6 +124,7 @@ static int test_freed_context(void) {
     ASSERT_EQ_U64(v->n_decodes, 2);
     ASSERT_EQ_INT(v->decodes[1].context, 1);
     SEQ_IS(v->decodes[1].seqs[0], 0, 1, 1, 1, 1);
+    ASSERT_EQ_INT(v->decodes[1].wiped, 0);
     opscope_run_free(r);
     return 0;
 }

@@ -498,7 +498,7 @@ static int setup(void) {
  * sequences; a log cut inside the second chunk keeps the first's. */
 typedef struct got_dec {
     size_t n;
-    uint32_t tokens[8], seq_tokens[8], request[8];
+    uint32_t tokens[8], seq_tokens[8], request[8], wiped[8];
     uint64_t lost;
 } got_dec;
 
@@ -511,6 +511,7 @@ static int dec_meta(void *ud, const opscope_meta *m) {
         g->tokens[i] = run->decodes[i].n_tokens;
         g->seq_tokens[i] = run->decodes[i].n_seqs ? run->decodes[i].seqs[0].n_tokens : 0;
         g->request[i] = run->decodes[i].n_seqs ? run->decodes[i].seqs[0].request : 99;
+        g->wiped[i] = run->decodes[i].wiped;
     }
     return 0;
 }
@@ -535,6 +536,7 @@ static int test_log_decodes(void) {
     int8_t out1 = 1;
     opscope_cap_batch gen = {.n_tokens = 1, .pos = &pos3, .n_seq_id = n_seq, .seq_id = seq_ptr, .logits = &out1};
     opscope_cap_decode_note(&ctx, &mem, &gen, 300, 400, 1, 2, 0);
+    opscope_cap_decode_cleared(&mem, true); /* a wipe: the next call is marked */
     opscope_cap_decode_note(&ctx, &mem, &prompt, 500, 600, 2, 3, 0); /* positions back to 0: a new request */
     put_op(1, 0, OP_ADD, 310, 390, 1);
     ASSERT_EQ_INT(opscope_cap_log_flush("checkpoint", NULL, why, sizeof why), 0);
@@ -550,6 +552,7 @@ static int test_log_decodes(void) {
         ASSERT_EQ_INT(g.tokens[i], want_tokens[i]);
         ASSERT_EQ_INT(g.seq_tokens[i], want_tokens[i]);
         ASSERT_EQ_INT(g.request[i], want_request[i]);
+        ASSERT_EQ_INT(g.wiped[i], i == 2);
     }
     /* cut inside the second flush: the first call alone */
     ASSERT_EQ_INT(truncate(g_path, (off_t)first_end + 20), 0);

@@ -4,7 +4,13 @@ profile whose capture.run.decodes are llama_decode calls of three slots (prompts
 and over two, a call of several micro-batches, a call that failed, a graph the profile lacks,
 a slot reused by a new request) through `opscope report`: summary.decodes and summary.requests
 against the documented rules (docs/metrics.md, "Requests") computed here, the console's table,
-capture.run.decodes kept by --json, and malformed decodes as bad input (exit 2, a position)."""
+capture.run.decodes kept by --json, and malformed decodes as bad input (exit 2, a position).
+Warm-ups: a second profile whose calls are llama.cpp's start-up pattern (a 2-token prompt-only
+call, then the next call marked wiped) with look-alikes that must stay requests (a prompt-only
+request followed by an unmarked call, one whose wipe is another context's, one that generated
+before its wipe) and a prompt-only request of another slot right before a wipe (a warm-up by
+the rule): exactly those two in warmup_requests, the console and --text say them in one
+Warm-up line, and the Chrome export puts them on the warm-up thread."""
 import json
 import os
 import sys
@@ -72,7 +78,7 @@ json.dump(prof, open(src, "w"))
 def expected():
     """The documented rules, computed here."""
     tot = {"calls": len(decodes), "failed": 0, "tokens": 0, "outputs": 0, "graphs": 0, "missing_graphs": 0,
-           "graph_tokens": 0, "mismatched": 0, "lost": 0}
+           "graph_tokens": 0, "mismatched": 0, "lost": 0, "warmups": 0}  # no call is marked wiped
     reqs = {}
     for d in decodes:
         ids = range(d["graph"], d["graph"] + d["graphs"])
@@ -186,4 +192,51 @@ for name, bad in (("not_array", {"decodes": {"start_ns": 1}}),
     p = run([opscope, "report", path, "--json", o, "-q"])
     err = p.stderr.decode()
     check(p.returncode == 2 and ":1:" in err and not os.path.exists(o), "%s: exit %d, %r" % (name, p.returncode, err.strip()))
+# warm-ups: context 0's request 0 (2 tokens, prompt only) then a wiped call: a warm-up;
+# request 1 generated before the wipe at 6000, request 2 (prompt only) is followed by an
+# unmarked call, request 3 (prompt only, context 1) by context 0's wipe only: requests;
+# request 4 (prompt only, slot 1) is right before context 0's wipe: a warm-up by the rule
+wd = [
+    {"start_ns": 900, "end_ns": 1500, "graph": 0, "graphs": 1, "tokens": 2, "outputs": 1, "context": 0, "ret": 0,
+     "seqs": [seq(0, 0, 2, 2, 1)]},
+    {"start_ns": 2000, "end_ns": 2300, "graph": 1, "graphs": 1, "tokens": 2, "outputs": 1, "context": 0, "ret": 0,
+     "wiped": 1, "seqs": [seq(0, 1, 2, 2, 1)]},
+    {"start_ns": 3000, "end_ns": 3700, "graph": 2, "graphs": 2, "tokens": 5, "outputs": 1, "context": 0, "ret": 0,
+     "seqs": [seq(0, 1, 1, 0, 1), seq(1, 2, 4, 4, 1)]},
+    {"start_ns": 4000, "end_ns": 4100, "graph": 4, "graphs": 0, "tokens": 3, "outputs": 1, "context": 1, "ret": 0,
+     "seqs": [seq(0, 3, 3, 3, 1)]},
+    {"start_ns": 5000, "end_ns": 5300, "graph": 4, "graphs": 1, "tokens": 2, "outputs": 2, "context": 0, "ret": 0,
+     "seqs": [seq(0, 1, 1, 0, 1), seq(1, 4, 1, 1, 1)]},
+    {"start_ns": 6000, "end_ns": 6250, "graph": 5, "graphs": 1, "tokens": 1, "outputs": 1, "context": 0, "ret": 0,
+     "wiped": 1, "seqs": [seq(0, 5, 1, 1, 1)]},
+    {"start_ns": 7000, "end_ns": 7300, "graph": 6, "graphs": 1, "tokens": 1, "outputs": 1, "context": 1, "ret": 0,
+     "seqs": [seq(0, 6, 1, 1, 1)]},
+]
+wprof = dict(prof, capture=dict(capture, decodes=wd))
+wsrc = os.path.join(work, "warm.json")
+json.dump(wprof, open(wsrc, "w"))
+wout, wtext, wchrome = (os.path.join(work, "warm." + e) for e in ("out.json", "txt", "chrome.json"))
+p = run([opscope, "report", wsrc, "--json", wout, "--text", wtext, "--chrome-trace", wchrome])
+check(p.returncode == 0, "warm-ups: report exits 0 (%s)" % p.stderr.decode().strip()[-200:])
+ws = json.load(open(wout))["summary"] if p.returncode == 0 else {}
+reqs_got = [r["request"] for r in ws.get("requests", [])]
+warm_got = [(r["request"], r.get("warmup")) for r in ws.get("warmup_requests", [])]
+# requests 5 and 6 generated nothing but no call of their context follows them
+check(reqs_got == [1, 2, 3, 5, 6] and warm_got == [(0, True), (4, True)] and ws.get("decodes", {}).get("warmups") == 2,
+      "warm-ups: requests %r, warmup_requests %r (want [1, 2, 3, 5, 6] and 0, 4)" % (reqs_got, warm_got))
+con = p.stdout.decode()
+txt = open(wtext).read() if p.returncode == 0 else ""
+for who, t in (("console", con), ("--text", txt)):
+    rows = []
+    for l in t.split(" request  ctx")[-1].splitlines()[1:]:
+        if not l.strip() or not l.split()[0].isdigit():
+            break
+        rows.append(l.split()[0])
+    check(" Warm-up:       2 requests before serving (3 tokens," in t and rows == ["1", "2", "3", "5", "6"],
+          "warm-ups: the %s says them in one line and lists the 5 requests (%r)" % (who, rows))
+ev = json.load(open(wchrome))["traceEvents"] if p.returncode == 0 else []
+sl = {(e["cat"], e["args"]["request"], e["tid"]) for e in ev if e.get("cat") in ("request", "warmup")}
+check({(c, r) for c, r, _ in sl} == {("warmup", 0), ("warmup", 4)} | {("request", r) for r in (1, 2, 3, 5, 6)} and
+      {t for c, _, t in sl if c == "warmup"} == {1} and all(t > 1 for c, _, t in sl if c == "request"),
+      "warm-ups: the Chrome export's slices, warm-ups on thread 1: %r" % sorted(sl))
 sys.exit(done("llama requests"))

@@ -110,6 +110,6 @@ typedef void (*clear_fn)(struct llama_memory_i *, bool);
 void llama_memory_clear(struct llama_memory_i *mem, bool data) {
     OPSCOPE_CAP_LLAMA_REAL(g_clear, clear_fn, "llama_memory_clear", llama_memory_clear)
     opscope_cap_run_clear();
-    opscope_cap_decode_cleared(mem);
+    opscope_cap_decode_cleared(mem, data);
     if (fn_) fn_(mem, data);
 }

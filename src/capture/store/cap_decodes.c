@@ -18,6 +18,7 @@ typedef struct call {
     int64_t graph;
     uint32_t n_graphs, n_tokens, n_outputs, part0, n_parts;
     int32_t context, ret;
+    bool wiped;
 } call;
 
 /* A sequence's state: its current request, the position of its prompt's last token so far,
@@ -31,6 +32,7 @@ typedef struct seq_state {
 typedef struct ctx_state {
     const void *ctx, *mem;
     int32_t number; /* the context's number in the profile: first seen order */
+    bool wiped;     /* its memory was cleared with its data since its last call */
     seq_state seqs[OPSCOPE_CAP_MAX_SEQ];
 } ctx_state;
 
@@ -240,7 +242,8 @@ void opscope_cap_decode_note(const void *ctx, const void *mem, const opscope_cap
     *k = (call){.start_ns = start_ns, .end_ns = end_ns, .graph = graph0,
                 .n_graphs = graph1 > graph0 && graph1 - graph0 <= UINT32_MAX ? (uint32_t)(graph1 - graph0) : 0,
                 .n_tokens = b->n_tokens > 0 ? (uint32_t)b->n_tokens : 0, .part0 = g_dec.n_parts,
-                .context = c ? c->number : -1, .ret = ret};
+                .context = c ? c->number : -1, .ret = ret, .wiped = c && c->wiped};
+    if (c) c->wiped = false;
     if (c && ret == 0 && b->n_tokens > 0) {
         scan_batch(c, b);
         if (!count_batch(c, k, b)) g_dec.lost++; /* kept without its parts */
@@ -250,11 +253,13 @@ void opscope_cap_decode_note(const void *ctx, const void *mem, const opscope_cap
     pthread_mutex_unlock(&g_dec.lock);
 }
 
-void opscope_cap_decode_cleared(const void *mem) {
+void opscope_cap_decode_cleared(const void *mem, bool data) {
     pthread_mutex_lock(&g_dec.lock);
     for (int i = 0; g_dec.ctxs && mem && i < MAX_CTX; i++)
-        if (g_dec.ctxs[i].ctx && g_dec.ctxs[i].mem == mem)
+        if (g_dec.ctxs[i].ctx && g_dec.ctxs[i].mem == mem) {
             for (int s = 0; s < OPSCOPE_CAP_MAX_SEQ; s++) g_dec.ctxs[i].seqs[s].seen = false;
+            if (data) g_dec.ctxs[i].wiped = true;
+        }
     pthread_mutex_unlock(&g_dec.lock);
 }
 
@@ -270,7 +275,8 @@ static opscope_run_decode as_decode(const call *k) {
     return (opscope_run_decode){.start_ns = k->start_ns, .end_ns = k->end_ns, .graph = k->graph,
                                 .n_graphs = k->n_graphs, .n_tokens = k->n_tokens,
                                 .n_outputs = k->n_outputs, .context = k->context, .ret = k->ret,
-                                .n_seqs = k->n_parts, .seqs = g_dec.parts + k->part0};
+                                .n_seqs = k->n_parts, .seqs = g_dec.parts + k->part0,
+                                .wiped = k->wiped};
 }
 
 int opscope_cap_decodes_add(opscope_run_t *r) {
@@ -294,10 +300,17 @@ int opscope_cap_decodes_put(opscope_oplog_buf *b, opscope_cap_decodes_cursor *cu
     if (from < end || g_dec.lost != cur->lost) {
         n = from < end ? (int)(end - from) : 0;
         bool e = opscope_oplog_put_u(b, g_dec.lost) | opscope_oplog_put_u(b, (uint64_t)n);
-        for (uint32_t i = (uint32_t)(from - g_dec.base); i < g_dec.n_calls && !e; i++) {
+        uint32_t first = (uint32_t)(from - g_dec.base);
+        uint64_t wiped = 0;
+        for (uint32_t i = first; i < g_dec.n_calls && !e; i++) {
             opscope_run_decode d = as_decode(&g_dec.calls[i]);
             e = opscope_oplog_put_decode(b, &d) != 0;
+            wiped += d.wiped;
         }
+        /* the calls after a wipe, at the chunk's end (model/oplog_dec.h) */
+        e = e || opscope_oplog_put_u(b, wiped);
+        for (uint32_t i = first; i < g_dec.n_calls && wiped && !e; i++)
+            if (g_dec.calls[i].wiped) e = opscope_oplog_put_u(b, i - first) != 0;
         if (e) {
             n = -1;
         } else {

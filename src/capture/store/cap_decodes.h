@@ -54,8 +54,9 @@ typedef struct opscope_cap_batch {
 void opscope_cap_decode_note(const void *ctx, const void *mem, const opscope_cap_batch *b,
                              uint64_t start_ns, uint64_t end_ns, int64_t graph0, int64_t graph1,
                              int32_t ret);
-/* llama_memory_clear(MEM): its context's sequences start new requests. */
-void opscope_cap_decode_cleared(const void *mem);
+/* llama_memory_clear(MEM, DATA): its context's sequences start new requests; with DATA the
+ * context's next call is marked wiped (opscope_run_decode). */
+void opscope_cap_decode_cleared(const void *mem, bool data);
 /* llama_free(CTX): its state is forgotten (the pointer may come back as another context). */
 void opscope_cap_decode_ctx_freed(const void *ctx);
 
