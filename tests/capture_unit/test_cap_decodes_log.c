@@ -348,6 +348,7 @@ static int test_no_log_keeps_the_bound(void) {
     opscope_oplog_cur c = {b.v, b.v + b.n, false};
     ASSERT_EQ_U64(opscope_oplog_get_u(&c), 32868); /* the lost count */
     ASSERT_EQ_U64(opscope_oplog_get_u(&c), 0);     /* no call */
+    ASSERT_EQ_U64(opscope_oplog_get_u(&c), 0);     /* none of them wiped */
     ASSERT_TRUE(!c.bad && c.p == c.end);
     ASSERT_EQ_U64(cur.lost, 32868);
     size_t len = b.n;
