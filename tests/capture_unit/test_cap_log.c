@@ -14,6 +14,7 @@
 #include "capture/store/cap_log.h"
 #include "capture/store/cap_run.h"
 #include "capture/store/cap_tables.h"
+#include "cap_fixture.h"
 #include "export/end_patch.h"
 #include "read/readers.h"
 #include "test.h"
@@ -24,43 +25,9 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OP_ADD = 2, OP_MUL_MAT = 29 };
-
 /* One OP record on the calling thread's buffer: node NODE of graph GRAPH from T0 to T1. */
 static void put_op(int64_t graph, int node, int op, uint64_t t0, uint64_t t1, int64_t rows) {
-    opscope_cap_rec *r = opscope_cap_buf_alloc(1);
-    memset(r, 0, opscope_cap_rec_size(1));
-    r->size = (uint16_t)opscope_cap_rec_size(1);
-    r->n_src = 1;
-    r->kind = OPSCOPE_CAP_KIND_OP;
-    r->op = (int16_t)op;
-    r->n_fused = 1;
-    r->backend = 0;
-    r->sched = -1;
-    r->thread = 1;
-    r->node = node;
-    r->graph = graph;
-    r->t0 = t0;
-    r->t1 = t1;
-    r->bytes = (uint64_t)rows * 16;
-    r->ne[0] = 4;
-    r->ne[1] = rows;
-    r->ne[2] = r->ne[3] = 1;
-    r->src[0].ne[0] = 4;
-    r->src[0].ne[1] = rows;
-    r->src[0].nb[0] = 4;
-    snprintf(r->name, sizeof r->name, "t-%d", node);
-    opscope_cap_buf_commit(r);
-}
-
-static void setup_names(void) {
-    opscope_cap_names_set(OPSCOPE_CAP_NAMES_OP, OP_ADD, "ADD");
-    opscope_cap_names_set(OPSCOPE_CAP_NAMES_OP, OP_MUL_MAT, "MUL_MAT");
-    if (opscope_cap_backend_count() == 0) {
-        opscope_cap_backend e = {.key = (void *)0x1000, .name = "CPU", .device = "Fake CPU",
-                                 .device_type = OPSCOPE_DEVICE_CPU};
-        opscope_cap_backend_add(&e);
-    }
+    opscope_cap_buf_commit(fixture_op(graph, node, op, t0, t1, rows));
 }
 
 typedef struct got {
@@ -103,7 +70,7 @@ static char g_path[256];
  * (a long compute committed late), so the reader must merge, not concatenate. */
 static int write_two_flushes(void) {
     opscope_cap_buf_reset_all();
-    setup_names();
+    fixture_names();
     snprintf(g_path, sizeof g_path, "/tmp/opscope-caplog-%ld.log", (long)getpid());
     unlink(g_path);
     opscope_cap_log_start(g_path, 0);
@@ -153,7 +120,7 @@ static int test_log_roundtrip_merged_by_start(void) {
 /* The buffers hold a window: after each flush only the chunks being filled stay mapped. */
 static int test_log_memory_stays_a_window(void) {
     opscope_cap_buf_reset_all();
-    setup_names();
+    fixture_names();
     opscope_cap_log_start(g_path, 0);
     uint64_t t = 1000, peak = 0;
     char why[128];
@@ -269,7 +236,7 @@ static int test_log_checksum_mismatch_ends_it(void) {
  * `opscope record`'s end patch appends how it died after the last whole chunk. */
 static int test_log_end_patch(void) {
     opscope_cap_buf_reset_all();
-    setup_names();
+    fixture_names();
     opscope_cap_log_start(g_path, 0);
     put_op(1, 0, OP_ADD, 100, 200, 4);
     char why[128];
@@ -356,7 +323,7 @@ static int d_record(void *ud, const opscope_record *r) {
  * dropped, counted, with their graphs, and said as the log's cap (not memory). */
 static int test_log_cap_drops_and_says_so(void) {
     opscope_cap_buf_reset_all();
-    setup_names();
+    fixture_names();
     opscope_cap_log_start(g_path, 4096);
     opscope_cap_drops_set_cap_mb(7); /* what the profile states as the cap */
     char why[128];
@@ -432,7 +399,7 @@ static int test_log_run_chunk(void) {
     size_t want_argv = 0;
     for (size_t i = 0; i < n_cmd; i++) want_argv += cmd[i] == 0;
     opscope_cap_buf_reset_all();
-    setup_names();
+    fixture_names();
     opscope_cap_log_start(g_path, 0);
     char why[128];
     put_op(1, 0, OP_ADD, 100, 200, 4);
@@ -518,7 +485,7 @@ static int dec_meta(void *ud, const opscope_meta *m) {
 static int test_log_decodes(void) {
     opscope_cap_buf_reset_all();
     opscope_cap_decodes_reset();
-    setup_names();
+    fixture_names();
     snprintf(g_path, sizeof g_path, "/tmp/opscope-caplog-dec-%ld.log", (long)getpid());
     unlink(g_path);
     opscope_cap_log_start(g_path, 0);
