@@ -26,21 +26,19 @@ typedef struct decode_in {
     opscope_run_seq *seqs; /* MAX_SEQS */
 } decode_in;
 
-static int read_seqs(opscope_json_t *j, const opscope_json_token *open, void *obj) {
+static int read_seq(opscope_json_t *j, const opscope_json_token *open, void *obj) {
     decode_in *in = obj;
-    if (open->type != OPSCOPE_JSON_ARR_BEGIN) return fail(j, "\"seqs\" must be an array of objects", open);
-    opscope_json_token t;
-    for (;;) {
-        if (opscope_json_next(j, &t) == OPSCOPE_JSON_ERROR) return -1;
-        if (t.type == OPSCOPE_JSON_ARR_END) return 0;
-        if (in->d.n_seqs == MAX_SEQS) return fail(j, "a decode has more than 256 sequences", &t);
-        opscope_run_seq *q = &in->seqs[in->d.n_seqs];
-        memset(q, 0, sizeof *q);
-        if (opscope_members_read(j, &t, "a decode's sequence must be an object", SEQ,
-                                 sizeof SEQ / sizeof SEQ[0], q))
-            return -1;
-        in->d.n_seqs++;
-    }
+    if (in->d.n_seqs == MAX_SEQS) return fail(j, "a decode has more than 256 sequences", open);
+    opscope_run_seq *q = &in->seqs[in->d.n_seqs];
+    memset(q, 0, sizeof *q);
+    if (opscope_members_read(j, open, "a decode's sequence must be an object", SEQ, sizeof SEQ / sizeof SEQ[0], q))
+        return -1;
+    in->d.n_seqs++;
+    return 0;
+}
+
+static int read_seqs(opscope_json_t *j, const opscope_json_token *open, void *obj) {
+    return opscope_elements_read(j, open, "\"seqs\" must be an array of objects", read_seq, obj);
 }
 
 static const opscope_member DECODE[] = {
@@ -55,34 +53,28 @@ static const opscope_member DECODE[] = {
     OPSCOPE_MEMBER_ROW_CALL("seqs", read_seqs),
 };
 
-static int read_decode(opscope_json_t *j, const opscope_json_token *open, opscope_run_t *r,
-                       opscope_run_seq *seqs) {
-    decode_in in = {.d = {.context = -1}, .seqs = seqs};
+/* The calls' reading: where they go, and the one buffer each call's sequences are read into. */
+typedef struct decodes_in {
+    opscope_run_t *r;
+    opscope_run_seq *seqs; /* MAX_SEQS */
+} decodes_in;
+
+static int read_decode(opscope_json_t *j, const opscope_json_token *open, void *obj) {
+    decodes_in *all = obj;
+    decode_in in = {.d = {.context = -1}, .seqs = all->seqs};
     if (opscope_members_read(j, open, "a decode must be an object", DECODE, sizeof DECODE / sizeof DECODE[0], &in))
         return -1;
     if (in.d.end_ns < in.d.start_ns) return fail(j, "a decode ends before it starts", open);
-    in.d.seqs = seqs;
-    return opscope_run_add_decode(r, &in.d)
+    in.d.seqs = all->seqs;
+    return opscope_run_add_decode(all->r, &in.d)
                ? opscope_json_fail(j, OPSCOPE_ERROR_NOMEM, "out of memory", open->pos) : 0;
 }
 
 int opscope_read_run_decodes(opscope_json_t *j, const opscope_json_token *open, opscope_run_t *r) {
     if (open->type != OPSCOPE_JSON_ARR_BEGIN) return fail(j, "\"decodes\" must be an array of objects", open);
-    opscope_run_seq *seqs = malloc(MAX_SEQS * sizeof *seqs);
-    if (!seqs) return opscope_json_fail(j, OPSCOPE_ERROR_NOMEM, "out of memory", open->pos);
-    opscope_json_token t;
-    int rc = 0;
-    for (;;) {
-        if (opscope_json_next(j, &t) == OPSCOPE_JSON_ERROR) {
-            rc = -1;
-            break;
-        }
-        if (t.type == OPSCOPE_JSON_ARR_END) break;
-        if (read_decode(j, &t, r, seqs)) {
-            rc = -1;
-            break;
-        }
-    }
-    free(seqs);
+    decodes_in all = {r, malloc(MAX_SEQS * sizeof *all.seqs)};
+    if (!all.seqs) return opscope_json_fail(j, OPSCOPE_ERROR_NOMEM, "out of memory", open->pos);
+    int rc = opscope_elements_read(j, open, "", read_decode, &all);
+    free(all.seqs);
     return rc;
 }

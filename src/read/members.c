@@ -1,4 +1,4 @@
-/* members.c - a JSON object's members read by a table (see members.h). */
+/* members.c - a JSON object's members read by a table, an array's by a function (see members.h). */
 #include "read/members.h"
 
 #include <string.h>
@@ -55,5 +55,16 @@ int opscope_members_read(opscope_json_t *j, const opscope_json_token *open, cons
         const opscope_member *m = find(ms, n, t.str, t.len); /* before the key's string dies */
         if (opscope_json_next(j, &v) == OPSCOPE_JSON_ERROR) return -1;
         if (m ? opscope_member_read(j, m, &v, obj) : opscope_json_skip(j, &v)) return -1;
+    }
+}
+
+int opscope_elements_read(opscope_json_t *j, const opscope_json_token *open, const char *what,
+                          opscope_member_fn each, void *obj) {
+    if (open->type != OPSCOPE_JSON_ARR_BEGIN) return fail(j, what, open);
+    opscope_json_token t;
+    for (;;) {
+        if (opscope_json_next(j, &t) == OPSCOPE_JSON_ERROR) return -1;
+        if (t.type == OPSCOPE_JSON_ARR_END) return 0;
+        if (each(j, &t, obj)) return -1;
     }
 }

@@ -2,7 +2,7 @@
  * members.h - a JSON object's members read by a table (internal): each member names its key,
  * how its value is checked and where it goes in the struct being filled, so that a reader of
  * a small object (a model, a context, a llama_decode call) states its members instead of
- * looping over tokens. Errors are set on the parser with the value's byte offset.
+ * looping over tokens; and an array's elements, each read by a function. Errors are set on the parser with the value's byte offset.
  * Thread safety: none (one parser per thread); the tables are constant.
  */
 #ifndef OPSCOPE_READ_MEMBERS_H
@@ -57,5 +57,11 @@ int opscope_member_read(opscope_json_t *j, const opscope_member *m, const opscop
  * read again), any other skipped. Returns 0, or -1 with the error set on J. */
 int opscope_members_read(opscope_json_t *j, const opscope_json_token *open, const char *what,
                          const opscope_member *ms, size_t n, void *obj);
+
+/* Reads the array that begins with OPEN (else a schema error WHAT at its offset) through its
+ * closing bracket: EACH(J, the element's first token, OBJ) reads each element, in order.
+ * Returns 0, or -1 with the error set on J (EACH's, which ends the reading). */
+int opscope_elements_read(opscope_json_t *j, const opscope_json_token *open, const char *what,
+                          opscope_member_fn each, void *obj);
 
 #endif /* OPSCOPE_READ_MEMBERS_H */

@@ -16,15 +16,9 @@ static int nomem(opscope_json_t *j, const opscope_json_token *t) {
 
 #define KEY_IS(lit) (n == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
 
-static int read_argv(opscope_json_t *j, const opscope_json_token *open, opscope_run_t *r) {
-    if (open->type != OPSCOPE_JSON_ARR_BEGIN) return fail(j, "\"argv\" must be an array of strings", open);
-    opscope_json_token t;
-    for (;;) {
-        if (opscope_json_next(j, &t) == OPSCOPE_JSON_ERROR) return -1;
-        if (t.type == OPSCOPE_JSON_ARR_END) return 0;
-        if (t.type != OPSCOPE_JSON_STRING) return fail(j, "\"argv\" must be an array of strings", &t);
-        if (opscope_run_add_arg(r, t.str, t.len)) return nomem(j, &t);
-    }
+static int read_arg(opscope_json_t *j, const opscope_json_token *t, void *r) {
+    if (t->type != OPSCOPE_JSON_STRING) return fail(j, "\"argv\" must be an array of strings", t);
+    return opscope_run_add_arg(r, t->str, t->len) ? nomem(j, t) : 0;
 }
 
 /* A model being read, with copies of its strings (token strings die at the next token). */
@@ -42,7 +36,7 @@ static const opscope_member MODEL[] = {
     OPSCOPE_MEMBER_ROW_INT_NULL("file_type", model_in, m.file_type, INT32_MIN, INT32_MAX),
 };
 
-static int read_model(opscope_json_t *j, const opscope_json_token *open, opscope_run_t *r) {
+static int read_model(opscope_json_t *j, const opscope_json_token *open, void *r) {
     if (open->type != OPSCOPE_JSON_OBJ_BEGIN) return fail(j, "a model must be an object", open);
     model_in *in = malloc(sizeof *in);
     if (!in) return nomem(j, open);
@@ -65,17 +59,16 @@ typedef struct context_in {
     uint64_t *reps; /* MAX_REPS */
 } context_in;
 
-static int read_reps(opscope_json_t *j, const opscope_json_token *open, void *obj) {
+static int read_rep(opscope_json_t *j, const opscope_json_token *t, void *obj) {
     context_in *in = obj;
-    if (open->type != OPSCOPE_JSON_ARR_BEGIN) return fail(j, "\"reps_ns\" must be an array of integers", open);
-    opscope_json_token t;
-    for (;;) {
-        if (opscope_json_next(j, &t) == OPSCOPE_JSON_ERROR) return -1;
-        if (t.type == OPSCOPE_JSON_ARR_END) return 0;
-        uint64_t x = 0;
-        if (opscope_member_read(j, &U64, &t, &x)) return -1;
-        if (in->c.n_reps < MAX_REPS) in->reps[in->c.n_reps++] = x;
-    }
+    uint64_t x = 0;
+    if (opscope_member_read(j, &U64, t, &x)) return -1;
+    if (in->c.n_reps < MAX_REPS) in->reps[in->c.n_reps++] = x;
+    return 0;
+}
+
+static int read_reps(opscope_json_t *j, const opscope_json_token *open, void *obj) {
+    return opscope_elements_read(j, open, "\"reps_ns\" must be an array of integers", read_rep, obj);
 }
 
 static const opscope_member CONTEXT[] = {
@@ -88,7 +81,7 @@ static const opscope_member CONTEXT[] = {
     OPSCOPE_MEMBER_ROW_CALL("reps_ns", read_reps),
 };
 
-static int read_context(opscope_json_t *j, const opscope_json_token *open, opscope_run_t *r) {
+static int read_context(opscope_json_t *j, const opscope_json_token *open, void *r) {
     if (open->type != OPSCOPE_JSON_OBJ_BEGIN) return fail(j, "a context must be an object", open);
     context_in in = {.c = {.model = -1}, .reps = malloc(MAX_REPS * sizeof *in.reps)};
     if (!in.reps) return nomem(j, open);
@@ -97,18 +90,6 @@ static int read_context(opscope_json_t *j, const opscope_json_token *open, opsco
     if (!rc && opscope_run_add_context(r, &in.c)) rc = nomem(j, open);
     free(in.reps);
     return rc;
-}
-
-/* An array of objects, each read by EACH. */
-static int read_list(opscope_json_t *j, const opscope_json_token *open, opscope_run_t *r,
-                     const char *what, int (*each)(opscope_json_t *, const opscope_json_token *, opscope_run_t *)) {
-    if (open->type != OPSCOPE_JSON_ARR_BEGIN) return fail(j, what, open);
-    opscope_json_token t;
-    for (;;) {
-        if (opscope_json_next(j, &t) == OPSCOPE_JSON_ERROR) return -1;
-        if (t.type == OPSCOPE_JSON_ARR_END) return 0;
-        if (each(j, &t, r)) return -1;
-    }
 }
 
 /* The BLAS library being read, with copies of its strings. */
@@ -144,9 +125,9 @@ int opscope_read_run_member(opscope_json_t *j, int key, const opscope_json_token
     if (!*run && !(*run = opscope_run_new())) return nomem(j, val);
     opscope_run_t *r = *run;
     int rc;
-    if (key == 1) rc = read_argv(j, val, r);
-    else if (key == 2) rc = read_list(j, val, r, "\"models\" must be an array of objects", read_model);
-    else if (key == 3) rc = read_list(j, val, r, "\"contexts\" must be an array of objects", read_context);
+    if (key == 1) rc = opscope_elements_read(j, val, "\"argv\" must be an array of strings", read_arg, r);
+    else if (key == 2) rc = opscope_elements_read(j, val, "\"models\" must be an array of objects", read_model, r);
+    else if (key == 3) rc = opscope_elements_read(j, val, "\"contexts\" must be an array of objects", read_context, r);
     else if (key == 4) rc = read_blas(j, val, r);
     else if (key == 6) rc = opscope_read_run_decodes(j, val, r);
     else if (key == 7) {
