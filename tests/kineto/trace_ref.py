@@ -6,7 +6,7 @@ check_cut.py hold opscope's figures against.
   load(path)      a trace's events (plain or .gz; an object's traceEvents or a list); raises
   load_trace(p)   the same, or None when P is not a trace (not JSON, no events)
   slices(events)  X events, plus B/E pairs matched per (pid, tid)
-  union_len(iv)   the length of the union of (start, end) intervals
+  union_len(iv)   the length of the union of (start, end) intervals (tests/lib/intervals.py)
   window(steps, gpu) the analysis window: the ProfilerStep# annotations' span, else the GPU
                   activities' span ({device: [(a, b)]}); (0, 0) when neither
   clip(iv, ws, we) the intervals cut to the window, empty ones dropped
@@ -15,16 +15,14 @@ check_cut.py hold opscope's figures against.
 import decimal
 import gzip
 import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from checklist import check, failures  # noqa: E402,F401  (the checks take them from here)
+from intervals import union_len  # noqa: E402,F401
 
 D = decimal.Decimal
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    return cond
 
 
 def ns(v):
@@ -75,18 +73,6 @@ def slices(events):
                 if "ts" in e:
                     b["dur"] = D(str(e["ts"])) - D(str(b["ts"]))
                 yield b
-
-
-def union_len(iv):
-    t, cs, ce = 0, None, None
-    for a, b in sorted(iv):
-        if ce is None or a > ce:
-            if ce is not None:
-                t += ce - cs
-            cs, ce = a, b
-        else:
-            ce = max(ce, b)
-    return t + (ce - cs if ce is not None else 0)
 
 
 def window(steps, gpu):
