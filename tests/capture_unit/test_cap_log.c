@@ -160,6 +160,22 @@ static size_t chunk_ends(const unsigned char *d, size_t n, size_t *ends, size_t 
     return k;
 }
 
+/* The two-flush log (write_two_flushes) read whole (DATA[0..N), the caller frees it), its K
+ * chunks' ends and the ends of its N_REC records chunks. */
+typedef struct chunked_log {
+    char *data;
+    size_t n, k, n_rec, ends[64], rec[8];
+} chunked_log;
+
+static int read_two_flushes(chunked_log *l) {
+    if (write_two_flushes()) return 1;
+    l->n = 0;
+    l->data = test_slurp(g_path, &l->n);
+    ASSERT_NOT_NULL(l->data);
+    l->k = chunk_ends((unsigned char *)l->data, l->n, l->ends, 64, l->rec, &l->n_rec);
+    return 0;
+}
+
 typedef struct count { uint64_t records, truncated_at; } count;
 static int cnt_record(void *ud, const opscope_record *r) {
     (void)r;
@@ -172,19 +188,15 @@ static int cnt_meta(void *ud, const opscope_meta *m) {
 }
 
 static int test_log_cut_at_every_byte(void) {
-    if (write_two_flushes()) return 1;
-    size_t n = 0;
-    char *data = test_slurp(g_path, &n);
-    ASSERT_NOT_NULL(data);
-    size_t ends[64], rec[8], n_rec;
-    size_t k = chunk_ends((unsigned char *)data, n, ends, 64, rec, &n_rec);
-    ASSERT_EQ_U64(ends[k - 1], n);
-    ASSERT_EQ_U64(n_rec, 2); /* two flushes: 3 records, then 2 */
-    for (size_t cut = 0; cut <= n; cut++) {
+    chunked_log l;
+    if (read_two_flushes(&l)) return 1;
+    ASSERT_EQ_U64(l.ends[l.k - 1], l.n);
+    ASSERT_EQ_U64(l.n_rec, 2); /* two flushes: 3 records, then 2 */
+    for (size_t cut = 0; cut <= l.n; cut++) {
         count c = {0, 0};
         opscope_sink sink = {&c, cnt_meta, NULL, cnt_record, NULL};
         opscope_error err;
-        int rc = opscope_read_buffer(data, cut, "cut", OPSCOPE_FORMAT_AUTO, &sink, &err);
+        int rc = opscope_read_buffer(l.data, cut, "cut", OPSCOPE_FORMAT_AUTO, &sink, &err);
         if (cut < 16) {
             ASSERT_EQ_INT(rc, -1); /* no file header: not a log, and no JSON either */
             continue;
@@ -192,42 +204,38 @@ static int test_log_cut_at_every_byte(void) {
         ASSERT_EQ_INT(rc, 0);
         /* whole chunks before the cut */
         size_t last_end = 16;
-        for (size_t i = 0; i < k; i++) {
-            if (ends[i] <= cut) last_end = ends[i];
+        for (size_t i = 0; i < l.k; i++) {
+            if (l.ends[i] <= cut) last_end = l.ends[i];
         }
-        uint64_t want = (cut >= rec[0] ? 3 : 0) + (cut >= rec[1] ? 2 : 0);
+        uint64_t want = (cut >= l.rec[0] ? 3 : 0) + (cut >= l.rec[1] ? 2 : 0);
         ASSERT_EQ_U64(c.records, want);
         ASSERT_EQ_U64(c.truncated_at, cut == last_end ? 0 : last_end);
     }
-    free(data);
+    free(l.data);
     return 0;
 }
 
 /* A byte changed inside the second records chunk: the log ends before that chunk. */
 static int test_log_checksum_mismatch_ends_it(void) {
-    if (write_two_flushes()) return 1;
-    size_t n = 0;
-    char *data = test_slurp(g_path, &n);
-    ASSERT_NOT_NULL(data);
-    size_t ends[64], rec[8], n_rec;
-    chunk_ends((unsigned char *)data, n, ends, 64, rec, &n_rec);
+    chunked_log l;
+    if (read_two_flushes(&l)) return 1;
     size_t start = 0; /* the second records chunk's start: the end of the chunk before it */
-    for (size_t i = 0; ends[i] < rec[1]; i++) start = ends[i];
-    data[rec[1] - 1] ^= 0x40; /* its last payload byte */
+    for (size_t i = 0; l.ends[i] < l.rec[1]; i++) start = l.ends[i];
+    l.data[l.rec[1] - 1] ^= 0x40; /* its last payload byte */
     count c = {0, 0};
     opscope_sink sink = {&c, cnt_meta, NULL, cnt_record, NULL};
     opscope_error err;
-    ASSERT_EQ_INT(opscope_read_buffer(data, n, "flipped", OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
+    ASSERT_EQ_INT(opscope_read_buffer(l.data, l.n, "flipped", OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
     ASSERT_EQ_U64(c.records, 3);
     ASSERT_EQ_U64(c.truncated_at, start);
     /* a damaged length is caught too (the checksum covers it) */
-    data[rec[1] - 1] ^= 0x40;
-    data[start + 8] ^= 0x01;
+    l.data[l.rec[1] - 1] ^= 0x40;
+    l.data[start + 8] ^= 0x01;
     c.records = 0;
-    ASSERT_EQ_INT(opscope_read_buffer(data, n, "flipped", OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
+    ASSERT_EQ_INT(opscope_read_buffer(l.data, l.n, "flipped", OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
     ASSERT_EQ_U64(c.records, 3);
     ASSERT_EQ_U64(c.truncated_at, start);
-    free(data);
+    free(l.data);
     unlink(g_path);
     return 0;
 }
@@ -270,27 +278,23 @@ static int test_log_end_patch(void) {
  * must succeed or fail cleanly (status 0 or -1, an error message), never read outside the
  * file nor deliver more records than the log holds. */
 static int test_log_damage_inside_chunks(void) {
-    if (write_two_flushes()) return 1;
-    size_t n = 0;
-    char *data = test_slurp(g_path, &n);
-    ASSERT_NOT_NULL(data);
-    size_t ends[64], rec[8], n_rec;
-    size_t k = chunk_ends((unsigned char *)data, n, ends, 64, rec, &n_rec);
-    unsigned char *copy = malloc(n);
+    chunked_log l;
+    if (read_two_flushes(&l)) return 1;
+    unsigned char *copy = malloc(l.n);
     ASSERT_NOT_NULL(copy);
     int failed = 0, ok = 0;
-    for (size_t c = 0; c < k; c++) {
-        size_t start = c ? ends[c - 1] : 16;
-        for (size_t at = start + 16; at < ends[c]; at++) {
+    for (size_t c = 0; c < l.k; c++) {
+        size_t start = c ? l.ends[c - 1] : 16;
+        for (size_t at = start + 16; at < l.ends[c]; at++) {
             for (int v = 0; v < 3; v++) {
-                memcpy(copy, data, n);
+                memcpy(copy, l.data, l.n);
                 copy[at] = v == 0 ? 0x00 : v == 1 ? 0xff : (unsigned char)(copy[at] ^ 0x80);
-                uint32_t len = (uint32_t)(ends[c] - start - 16), type = le32(copy + start + 4);
+                uint32_t len = (uint32_t)(l.ends[c] - start - 16), type = le32(copy + start + 4);
                 opscope_oplog_chunk_head(copy + start, type, copy + start + 16, len);
                 count cnt = {0, 0};
                 opscope_sink sink = {&cnt, cnt_meta, NULL, cnt_record, NULL};
                 opscope_error err;
-                int rc = opscope_read_buffer(copy, n, "damaged", OPSCOPE_FORMAT_AUTO, &sink, &err);
+                int rc = opscope_read_buffer(copy, l.n, "damaged", OPSCOPE_FORMAT_AUTO, &sink, &err);
                 ASSERT_TRUE(rc == 0 || rc == -1);
                 if (rc == 0) {
                     ok++;
@@ -304,7 +308,7 @@ static int test_log_damage_inside_chunks(void) {
     }
     ASSERT_TRUE(failed > 0 && ok > 0); /* some damage is caught, some is a plausible log */
     free(copy);
-    free(data);
+    free(l.data);
     return 0;
 }
 
