@@ -1,6 +1,7 @@
 /* run_read.c - the run members of "capture" (see run_read.h). */
 #include "read/run_read.h"
 #include "read/decode_read.h"
+#include "read/members.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,179 +14,102 @@ static int nomem(opscope_json_t *j, const opscope_json_token *t) {
     return opscope_json_fail(j, OPSCOPE_ERROR_NOMEM, "out of memory", t->pos);
 }
 
-/* A non-negative integer (null: left as is). */
-static int get_u64(opscope_json_t *j, const opscope_json_token *t, uint64_t *out) {
-    if (t->type == OPSCOPE_JSON_NULL) return 0;
-    if (t->type != OPSCOPE_JSON_NUMBER || !t->is_int || t->i < 0)
-        return fail(j, "expected a non-negative integer", t);
-    *out = (uint64_t)t->i;
-    return 0;
-}
-
-static int get_u32(opscope_json_t *j, const opscope_json_token *t, uint32_t *out) {
-    uint64_t v = *out;
-    if (get_u64(j, t, &v)) return -1;
-    if (v > UINT32_MAX) return opscope_json_fail(j, OPSCOPE_ERROR_RANGE, "number out of range for this field", t->pos);
-    *out = (uint32_t)v;
-    return 0;
-}
-
-static int get_i32(opscope_json_t *j, const opscope_json_token *t, int32_t *out) {
-    if (t->type == OPSCOPE_JSON_NULL) return 0;
-    if (t->type != OPSCOPE_JSON_NUMBER || !t->is_int) return fail(j, "expected an integer", t);
-    if (t->i < INT32_MIN || t->i > INT32_MAX)
-        return opscope_json_fail(j, OPSCOPE_ERROR_RANGE, "number out of range for this field", t->pos);
-    *out = (int32_t)t->i;
-    return 0;
-}
-
 #define KEY_IS(lit) (n == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
 
-static int read_argv(opscope_json_t *j, const opscope_json_token *open, opscope_run_t *r) {
-    if (open->type != OPSCOPE_JSON_ARR_BEGIN) return fail(j, "\"argv\" must be an array of strings", open);
-    opscope_json_token t;
-    for (;;) {
-        if (opscope_json_next(j, &t) == OPSCOPE_JSON_ERROR) return -1;
-        if (t.type == OPSCOPE_JSON_ARR_END) return 0;
-        if (t.type != OPSCOPE_JSON_STRING) return fail(j, "\"argv\" must be an array of strings", &t);
-        if (opscope_run_add_arg(r, t.str, t.len)) return nomem(j, &t);
-    }
+static int read_arg(opscope_json_t *j, const opscope_json_token *t, void *r) {
+    if (t->type != OPSCOPE_JSON_STRING) return fail(j, "\"argv\" must be an array of strings", t);
+    return opscope_run_add_arg(r, t->str, t->len) ? nomem(j, t) : 0;
 }
 
-/* Copies of a model's strings while its object is read (token strings die at the next one). */
-typedef struct model_strs {
+/* A model being read, with copies of its strings (token strings die at the next token). */
+typedef struct model_in {
+    opscope_run_model m;
     char path[4096], arch[128], name[256];
-} model_strs;
+} model_in;
 
-static int get_str(opscope_json_t *j, const opscope_json_token *t, char *buf, size_t size,
-                   const char **out) {
-    if (t->type == OPSCOPE_JSON_NULL) return 0;
-    if (t->type != OPSCOPE_JSON_STRING) return fail(j, "expected a string", t);
-    size_t n = t->len < size - 1 ? t->len : size - 1;
-    memcpy(buf, t->str, n);
-    buf[n] = 0;
-    *out = buf;
-    return 0;
-}
+static const opscope_member MODEL[] = {
+    OPSCOPE_MEMBER_ROW_STR_NULL("path", model_in, m.path, path),
+    OPSCOPE_MEMBER_ROW_UINT_NULL("size", model_in, m.size_bytes, INT64_MAX),
+    OPSCOPE_MEMBER_ROW_STR_NULL("architecture", model_in, m.architecture, arch),
+    OPSCOPE_MEMBER_ROW_STR_NULL("name", model_in, m.name, name),
+    OPSCOPE_MEMBER_ROW_UINT_NULL("n_params", model_in, m.n_params, INT64_MAX),
+    OPSCOPE_MEMBER_ROW_INT_NULL("file_type", model_in, m.file_type, INT32_MIN, INT32_MAX),
+};
 
-static int read_model_in(opscope_json_t *j, opscope_run_t *r, model_strs *s,
-                         const opscope_json_token *open);
-
-static int read_model(opscope_json_t *j, const opscope_json_token *open, opscope_run_t *r) {
+static int read_model(opscope_json_t *j, const opscope_json_token *open, void *r) {
     if (open->type != OPSCOPE_JSON_OBJ_BEGIN) return fail(j, "a model must be an object", open);
-    model_strs *s = malloc(sizeof *s);
-    if (!s) return nomem(j, open);
-    int rc = read_model_in(j, r, s, open);
-    free(s);
+    model_in *in = malloc(sizeof *in);
+    if (!in) return nomem(j, open);
+    in->m = (opscope_run_model){.file_type = -1};
+    int rc = opscope_members_read(j, open, "", MODEL, sizeof MODEL / sizeof MODEL[0], in);
+    if (!rc && opscope_run_add_model(r, &in->m)) rc = nomem(j, open);
+    free(in);
     return rc;
-}
-
-static int read_model_in(opscope_json_t *j, opscope_run_t *r, model_strs *s,
-                         const opscope_json_token *open) {
-    opscope_run_model m = {.file_type = -1};
-    opscope_json_token t, v;
-    for (;;) {
-        if (opscope_json_next(j, &t) == OPSCOPE_JSON_ERROR) return -1;
-        if (t.type == OPSCOPE_JSON_OBJ_END) break;
-        const char *k = t.str;
-        size_t n = t.len;
-        int key = KEY_IS("path") ? 1 : KEY_IS("size") ? 2 : KEY_IS("architecture") ? 3
-                : KEY_IS("name") ? 4 : KEY_IS("n_params") ? 5 : KEY_IS("file_type") ? 6 : 0;
-        if (opscope_json_next(j, &v) == OPSCOPE_JSON_ERROR) return -1;
-        int rc = key == 1   ? get_str(j, &v, s->path, sizeof s->path, &m.path)
-                 : key == 2 ? get_u64(j, &v, &m.size_bytes)
-                 : key == 3 ? get_str(j, &v, s->arch, sizeof s->arch, &m.architecture)
-                 : key == 4 ? get_str(j, &v, s->name, sizeof s->name, &m.name)
-                 : key == 5 ? get_u64(j, &v, &m.n_params)
-                 : key == 6 ? get_i32(j, &v, &m.file_type)
-                            : opscope_json_skip(j, &v);
-        if (rc < 0) return -1;
-    }
-    return opscope_run_add_model(r, &m) ? nomem(j, open) : 0;
 }
 
 enum { MAX_REPS = 4096 }; /* llama-bench's -r: a context's repetitions kept */
 
-static int read_context_in(opscope_json_t *j, opscope_run_t *r, uint64_t *reps,
-                           const opscope_json_token *open);
+/* Lone values: a uint64_t (a non-negative integer) or an int32_t, each or null (left as is). */
+static const opscope_member U64 = {"", OPSCOPE_MEMBER_UINT_NULL, 0, sizeof(uint64_t), 0, INT64_MAX, 0, NULL};
+static const opscope_member I32 = {"", OPSCOPE_MEMBER_INT_NULL, 0, sizeof(int32_t), INT32_MIN, INT32_MAX, 0, NULL};
 
-static int read_context(opscope_json_t *j, const opscope_json_token *open, opscope_run_t *r) {
+/* A context being read, with the buffer its repetitions go to. */
+typedef struct context_in {
+    opscope_run_context c;
+    uint64_t *reps; /* MAX_REPS */
+} context_in;
+
+static int read_rep(opscope_json_t *j, const opscope_json_token *t, void *obj) {
+    context_in *in = obj;
+    uint64_t x = 0;
+    if (opscope_member_read(j, &U64, t, &x)) return -1;
+    if (in->c.n_reps < MAX_REPS) in->reps[in->c.n_reps++] = x;
+    return 0;
+}
+
+static int read_reps(opscope_json_t *j, const opscope_json_token *open, void *obj) {
+    return opscope_elements_read(j, open, "\"reps_ns\" must be an array of integers", read_rep, obj);
+}
+
+static const opscope_member CONTEXT[] = {
+    OPSCOPE_MEMBER_ROW_INT_NULL("model", context_in, c.model, INT32_MIN, INT32_MAX),
+    OPSCOPE_MEMBER_ROW_UINT_NULL("n_ctx", context_in, c.n_ctx, UINT32_MAX),
+    OPSCOPE_MEMBER_ROW_UINT_NULL("n_batch", context_in, c.n_batch, UINT32_MAX),
+    OPSCOPE_MEMBER_ROW_UINT_NULL("n_ubatch", context_in, c.n_ubatch, UINT32_MAX),
+    OPSCOPE_MEMBER_ROW_UINT_NULL("n_threads", context_in, c.n_threads, UINT32_MAX),
+    OPSCOPE_MEMBER_ROW_UINT_NULL("end_ns", context_in, c.end_ns, INT64_MAX),
+    OPSCOPE_MEMBER_ROW_CALL("reps_ns", read_reps),
+};
+
+static int read_context(opscope_json_t *j, const opscope_json_token *open, void *r) {
     if (open->type != OPSCOPE_JSON_OBJ_BEGIN) return fail(j, "a context must be an object", open);
-    uint64_t *reps = malloc(MAX_REPS * sizeof *reps);
-    if (!reps) return nomem(j, open);
-    int rc = read_context_in(j, r, reps, open);
-    free(reps);
+    context_in in = {.c = {.model = -1}, .reps = malloc(MAX_REPS * sizeof *in.reps)};
+    if (!in.reps) return nomem(j, open);
+    int rc = opscope_members_read(j, open, "", CONTEXT, sizeof CONTEXT / sizeof CONTEXT[0], &in);
+    in.c.reps_ns = in.reps;
+    if (!rc && opscope_run_add_context(r, &in.c)) rc = nomem(j, open);
+    free(in.reps);
     return rc;
 }
 
-static int read_context_in(opscope_json_t *j, opscope_run_t *r, uint64_t *reps,
-                           const opscope_json_token *open) {
-    opscope_run_context c = {.model = -1};
-    opscope_json_token t, v;
-    for (;;) {
-        if (opscope_json_next(j, &t) == OPSCOPE_JSON_ERROR) return -1;
-        if (t.type == OPSCOPE_JSON_OBJ_END) break;
-        const char *k = t.str;
-        size_t n = t.len;
-        int key = KEY_IS("model") ? 1 : KEY_IS("n_ctx") ? 2 : KEY_IS("n_batch") ? 3
-                : KEY_IS("n_ubatch") ? 4 : KEY_IS("n_threads") ? 5 : KEY_IS("end_ns") ? 6
-                : KEY_IS("reps_ns") ? 7 : 0;
-        if (opscope_json_next(j, &v) == OPSCOPE_JSON_ERROR) return -1;
-        int rc = 0;
-        if (key == 1) rc = get_i32(j, &v, &c.model);
-        else if (key == 2) rc = get_u32(j, &v, &c.n_ctx);
-        else if (key == 3) rc = get_u32(j, &v, &c.n_batch);
-        else if (key == 4) rc = get_u32(j, &v, &c.n_ubatch);
-        else if (key == 5) rc = get_u32(j, &v, &c.n_threads);
-        else if (key == 6) rc = get_u64(j, &v, &c.end_ns);
-        else if (key == 7) {
-            if (v.type != OPSCOPE_JSON_ARR_BEGIN) return fail(j, "\"reps_ns\" must be an array of integers", &v);
-            for (;;) {
-                if (opscope_json_next(j, &t) == OPSCOPE_JSON_ERROR) return -1;
-                if (t.type == OPSCOPE_JSON_ARR_END) break;
-                uint64_t x = 0;
-                if (get_u64(j, &t, &x)) return -1;
-                if (c.n_reps < MAX_REPS) reps[c.n_reps++] = x;
-            }
-        } else rc = opscope_json_skip(j, &v);
-        if (rc < 0) return -1;
-    }
-    c.reps_ns = reps;
-    return opscope_run_add_context(r, &c) ? nomem(j, open) : 0;
-}
+/* The BLAS library being read, with copies of its strings. */
+typedef struct blas_in {
+    const char *name, *path;
+    int32_t threads;
+    char name_buf[64], path_buf[4096];
+} blas_in;
 
-/* An array of objects, each read by EACH. */
-static int read_list(opscope_json_t *j, const opscope_json_token *open, opscope_run_t *r,
-                     const char *what, int (*each)(opscope_json_t *, const opscope_json_token *, opscope_run_t *)) {
-    if (open->type != OPSCOPE_JSON_ARR_BEGIN) return fail(j, what, open);
-    opscope_json_token t;
-    for (;;) {
-        if (opscope_json_next(j, &t) == OPSCOPE_JSON_ERROR) return -1;
-        if (t.type == OPSCOPE_JSON_ARR_END) return 0;
-        if (each(j, &t, r)) return -1;
-    }
-}
+static const opscope_member BLAS[] = {
+    OPSCOPE_MEMBER_ROW_STR_NULL("name", blas_in, name, name_buf),
+    OPSCOPE_MEMBER_ROW_STR_NULL("path", blas_in, path, path_buf),
+    OPSCOPE_MEMBER_ROW_INT_NULL("threads", blas_in, threads, INT32_MIN, INT32_MAX),
+};
 
 static int read_blas(opscope_json_t *j, const opscope_json_token *open, opscope_run_t *r) {
-    if (open->type != OPSCOPE_JSON_OBJ_BEGIN) return fail(j, "\"blas\" must be an object", open);
-    char name[64], path[4096];
-    const char *nm = NULL, *pa = NULL;
-    int32_t threads = 0;
-    opscope_json_token t, v;
-    for (;;) {
-        if (opscope_json_next(j, &t) == OPSCOPE_JSON_ERROR) return -1;
-        if (t.type == OPSCOPE_JSON_OBJ_END) break;
-        const char *k = t.str;
-        size_t n = t.len;
-        int key = KEY_IS("name") ? 1 : KEY_IS("path") ? 2 : KEY_IS("threads") ? 3 : 0;
-        if (opscope_json_next(j, &v) == OPSCOPE_JSON_ERROR) return -1;
-        int rc = key == 1   ? get_str(j, &v, name, sizeof name, &nm)
-                 : key == 2 ? get_str(j, &v, path, sizeof path, &pa)
-                 : key == 3 ? get_i32(j, &v, &threads)
-                            : opscope_json_skip(j, &v);
-        if (rc < 0) return -1;
-    }
-    return opscope_run_set_blas(r, nm, pa, threads) ? nomem(j, open) : 0;
+    blas_in in = {.name = NULL};
+    if (opscope_members_read(j, open, "\"blas\" must be an object", BLAS, sizeof BLAS / sizeof BLAS[0], &in))
+        return -1;
+    return opscope_run_set_blas(r, in.name, in.path, in.threads) ? nomem(j, open) : 0;
 }
 
 int opscope_read_run_key(const char *k, size_t n) {
@@ -201,18 +125,18 @@ int opscope_read_run_member(opscope_json_t *j, int key, const opscope_json_token
     if (!*run && !(*run = opscope_run_new())) return nomem(j, val);
     opscope_run_t *r = *run;
     int rc;
-    if (key == 1) rc = read_argv(j, val, r);
-    else if (key == 2) rc = read_list(j, val, r, "\"models\" must be an array of objects", read_model);
-    else if (key == 3) rc = read_list(j, val, r, "\"contexts\" must be an array of objects", read_context);
+    if (key == 1) rc = opscope_elements_read(j, val, "\"argv\" must be an array of strings", read_arg, r);
+    else if (key == 2) rc = opscope_elements_read(j, val, "\"models\" must be an array of objects", read_model, r);
+    else if (key == 3) rc = opscope_elements_read(j, val, "\"contexts\" must be an array of objects", read_context, r);
     else if (key == 4) rc = read_blas(j, val, r);
     else if (key == 6) rc = opscope_read_run_decodes(j, val, r);
     else if (key == 7) {
         uint64_t lost = 0;
-        rc = get_u64(j, val, &lost);
+        rc = opscope_member_read(j, &U64, val, &lost);
         opscope_run_set_decodes_lost(r, lost);
     } else {
         int32_t cores = 0;
-        rc = get_i32(j, val, &cores);
+        rc = opscope_member_read(j, &I32, val, &cores);
         opscope_run_set_cores(r, cores);
     }
     return rc < 0 ? -1 : 1;

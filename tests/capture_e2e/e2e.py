@@ -14,6 +14,9 @@ import threading
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from intervals import records_union, union_len  # noqa: E402
+
 SKIP = 77
 MODELS = os.environ.get("OPSCOPE_MODELS", "/models")
 PRELOAD = os.environ.get("OPSCOPE_PRELOAD", "")
@@ -431,19 +434,6 @@ def check_graphs(prof, counts, label, tol=0.05, min_wall_ns=0, timing=True, retr
           f" graphs (worst [graph, sum_ns, wall_ns]: {sorted(bad_time, key=lambda x: -abs(x[1] - x[2]) / x[2])[:3]})")
 
 
-def _union(rs):
-    tot, cs, ce = 0, None, None
-    for r in sorted(rs, key=lambda r: r["start_ns"]):
-        a, b = r["start_ns"], r["start_ns"] + r["duration_ns"]
-        if cs is None or a > ce:
-            if cs is not None:
-                tot += ce - cs
-            cs, ce = a, b
-        else:
-            ce = max(ce, b)
-    return tot + (ce - cs if cs is not None else 0)
-
-
 def check_device_records(p, nodes_path, gpu_log, label, prefix="Vulkan", min_graphs=1):
     """The device-timed records of backends named PREFIX* in profile P, against nodecount's list
     of computed nodes (OPSCOPE_TEST_NODELIST) and the raw device spans (OPSCOPE_GPU_LOG):
@@ -497,7 +487,7 @@ def check_device_records(p, nodes_path, gpu_log, label, prefix="Vulkan", min_gra
             continue
         gid, split, _bi, _n, _batches, span, _first, _last = line.split()
         spans[(int(gid), int(split))] = int(span)
-    ratios = [(k, _union(by_graph[k]) / spans[k]) for k in keys if spans.get(k)]
+    ratios = [(k, records_union(by_graph[k]) / spans[k]) for k in keys if spans.get(k)]
     off = [(k, round(x, 3)) for k, x in ratios if abs(x - 1) > 0.05]
     check(ratios and len(ratios) == len(keys) and not off,
           f"{label}: per graph, {prefix} op time (union) within 5% of the device span ({len(ratios)} graphs; "
@@ -593,18 +583,6 @@ def server_completions(cmd_for, env, log_path, batches, n_predict, body_for=None
     return answers
 
 
-def union_ns(intervals):
-    """The length of the union of [start, end) INTERVALS."""
-    total, cs, ce = 0, None, None
-    for s, e in sorted(intervals):
-        if ce is None or s > ce:
-            total += (ce - cs) if ce is not None else 0
-            cs, ce = s, e
-        else:
-            ce = max(ce, e)
-    return total + ((ce - cs) if ce is not None else 0)
-
-
 def check_graph_walls(prof, profile_path, label):
     """Per graph, the report's wall (report --sqlite's graphs.wall_ns) within 1.1x of the union
     of the graph's own records' spans, computed here (issue 32: pipelined graphs on an
@@ -627,7 +605,7 @@ def check_graph_walls(prof, profile_path, label):
     walls = dict(sqlite3.connect(db).execute("SELECT graph_id, wall_ns FROM graphs"))
     bad, worst = [], (1.0, None)
     for g, iv in spans.items():
-        u = union_ns(iv)
+        u = union_len(iv)
         span = max(e for _, e in iv) - min(s for s, _ in iv)
         if u and span / u > worst[0]:
             worst = (span / u, g)

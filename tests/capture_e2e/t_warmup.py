@@ -78,17 +78,6 @@ def warmups(prof):
     return out
 
 
-def union_ns(rs):
-    total, cs, ce = 0, None, None
-    for s, e in sorted((r["start_ns"], r["start_ns"] + r["duration_ns"]) for r in rs):
-        if ce is None or s > ce:
-            total += (ce - cs) if ce is not None else 0
-            cs, ce = s, e
-        else:
-            ce = max(ce, e)
-    return total + ((ce - cs) if ce is not None else 0)
-
-
 first_wall, steady_op = {}, {}
 for name, prof in profs.items():
     out = f"{d}/{name}.report.json"
@@ -114,7 +103,7 @@ for name, prof in profs.items():
         wrecs.append(r)
     e2e.check(marks == (len(wrecs), sum(r["duration_ns"] for r in wrecs)),
               f"{name}: the op table's warm-up marks add up to the warm-up graphs' and the load's records ({marks})")
-    first_wall[name] = union_ns(g[first])
+    first_wall[name] = e2e.records_union(g[first])
     steady_op[name] = w.get("steady_op_ns", 0)
     e2e.note(f"{name}: first compute (graph {first}) {first_wall[name] / 1e6:.1f} ms; warm-up "
              f"{w.get('warmup_graphs')} graphs {w.get('warmup_wall_ns', 0) / 1e6:.1f} ms, steady "

@@ -14,6 +14,7 @@
 #include "capture/store/cap_log.h"
 #include "capture/store/cap_run.h"
 #include "capture/store/cap_tables.h"
+#include "cap_fixture.h"
 #include "export/end_patch.h"
 #include "read/readers.h"
 #include "test.h"
@@ -24,43 +25,9 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OP_ADD = 2, OP_MUL_MAT = 29 };
-
 /* One OP record on the calling thread's buffer: node NODE of graph GRAPH from T0 to T1. */
 static void put_op(int64_t graph, int node, int op, uint64_t t0, uint64_t t1, int64_t rows) {
-    opscope_cap_rec *r = opscope_cap_buf_alloc(1);
-    memset(r, 0, opscope_cap_rec_size(1));
-    r->size = (uint16_t)opscope_cap_rec_size(1);
-    r->n_src = 1;
-    r->kind = OPSCOPE_CAP_KIND_OP;
-    r->op = (int16_t)op;
-    r->n_fused = 1;
-    r->backend = 0;
-    r->sched = -1;
-    r->thread = 1;
-    r->node = node;
-    r->graph = graph;
-    r->t0 = t0;
-    r->t1 = t1;
-    r->bytes = (uint64_t)rows * 16;
-    r->ne[0] = 4;
-    r->ne[1] = rows;
-    r->ne[2] = r->ne[3] = 1;
-    r->src[0].ne[0] = 4;
-    r->src[0].ne[1] = rows;
-    r->src[0].nb[0] = 4;
-    snprintf(r->name, sizeof r->name, "t-%d", node);
-    opscope_cap_buf_commit(r);
-}
-
-static void setup_names(void) {
-    opscope_cap_names_set(OPSCOPE_CAP_NAMES_OP, OP_ADD, "ADD");
-    opscope_cap_names_set(OPSCOPE_CAP_NAMES_OP, OP_MUL_MAT, "MUL_MAT");
-    if (opscope_cap_backend_count() == 0) {
-        opscope_cap_backend e = {.key = (void *)0x1000, .name = "CPU", .device = "Fake CPU",
-                                 .device_type = OPSCOPE_DEVICE_CPU};
-        opscope_cap_backend_add(&e);
-    }
+    opscope_cap_buf_commit(fixture_op(graph, node, op, t0, t1, rows));
 }
 
 typedef struct got {
@@ -103,7 +70,7 @@ static char g_path[256];
  * (a long compute committed late), so the reader must merge, not concatenate. */
 static int write_two_flushes(void) {
     opscope_cap_buf_reset_all();
-    setup_names();
+    fixture_names();
     snprintf(g_path, sizeof g_path, "/tmp/opscope-caplog-%ld.log", (long)getpid());
     unlink(g_path);
     opscope_cap_log_start(g_path, 0);
@@ -153,7 +120,7 @@ static int test_log_roundtrip_merged_by_start(void) {
 /* The buffers hold a window: after each flush only the chunks being filled stay mapped. */
 static int test_log_memory_stays_a_window(void) {
     opscope_cap_buf_reset_all();
-    setup_names();
+    fixture_names();
     opscope_cap_log_start(g_path, 0);
     uint64_t t = 1000, peak = 0;
     char why[128];
@@ -193,6 +160,22 @@ static size_t chunk_ends(const unsigned char *d, size_t n, size_t *ends, size_t 
     return k;
 }
 
+/* The two-flush log (write_two_flushes) read whole (DATA[0..N), the caller frees it), its K
+ * chunks' ends and the ends of its N_REC records chunks. */
+typedef struct chunked_log {
+    char *data;
+    size_t n, k, n_rec, ends[64], rec[8];
+} chunked_log;
+
+static int read_two_flushes(chunked_log *l) {
+    if (write_two_flushes()) return 1;
+    l->n = 0;
+    l->data = test_slurp(g_path, &l->n);
+    ASSERT_NOT_NULL(l->data);
+    l->k = chunk_ends((unsigned char *)l->data, l->n, l->ends, 64, l->rec, &l->n_rec);
+    return 0;
+}
+
 typedef struct count { uint64_t records, truncated_at; } count;
 static int cnt_record(void *ud, const opscope_record *r) {
     (void)r;
@@ -205,19 +188,15 @@ static int cnt_meta(void *ud, const opscope_meta *m) {
 }
 
 static int test_log_cut_at_every_byte(void) {
-    if (write_two_flushes()) return 1;
-    size_t n = 0;
-    char *data = test_slurp(g_path, &n);
-    ASSERT_NOT_NULL(data);
-    size_t ends[64], rec[8], n_rec;
-    size_t k = chunk_ends((unsigned char *)data, n, ends, 64, rec, &n_rec);
-    ASSERT_EQ_U64(ends[k - 1], n);
-    ASSERT_EQ_U64(n_rec, 2); /* two flushes: 3 records, then 2 */
-    for (size_t cut = 0; cut <= n; cut++) {
+    chunked_log l;
+    if (read_two_flushes(&l)) return 1;
+    ASSERT_EQ_U64(l.ends[l.k - 1], l.n);
+    ASSERT_EQ_U64(l.n_rec, 2); /* two flushes: 3 records, then 2 */
+    for (size_t cut = 0; cut <= l.n; cut++) {
         count c = {0, 0};
         opscope_sink sink = {&c, cnt_meta, NULL, cnt_record, NULL};
         opscope_error err;
-        int rc = opscope_read_buffer(data, cut, "cut", OPSCOPE_FORMAT_AUTO, &sink, &err);
+        int rc = opscope_read_buffer(l.data, cut, "cut", OPSCOPE_FORMAT_AUTO, &sink, &err);
         if (cut < 16) {
             ASSERT_EQ_INT(rc, -1); /* no file header: not a log, and no JSON either */
             continue;
@@ -225,42 +204,38 @@ static int test_log_cut_at_every_byte(void) {
         ASSERT_EQ_INT(rc, 0);
         /* whole chunks before the cut */
         size_t last_end = 16;
-        for (size_t i = 0; i < k; i++) {
-            if (ends[i] <= cut) last_end = ends[i];
+        for (size_t i = 0; i < l.k; i++) {
+            if (l.ends[i] <= cut) last_end = l.ends[i];
         }
-        uint64_t want = (cut >= rec[0] ? 3 : 0) + (cut >= rec[1] ? 2 : 0);
+        uint64_t want = (cut >= l.rec[0] ? 3 : 0) + (cut >= l.rec[1] ? 2 : 0);
         ASSERT_EQ_U64(c.records, want);
         ASSERT_EQ_U64(c.truncated_at, cut == last_end ? 0 : last_end);
     }
-    free(data);
+    free(l.data);
     return 0;
 }
 
 /* A byte changed inside the second records chunk: the log ends before that chunk. */
 static int test_log_checksum_mismatch_ends_it(void) {
-    if (write_two_flushes()) return 1;
-    size_t n = 0;
-    char *data = test_slurp(g_path, &n);
-    ASSERT_NOT_NULL(data);
-    size_t ends[64], rec[8], n_rec;
-    chunk_ends((unsigned char *)data, n, ends, 64, rec, &n_rec);
+    chunked_log l;
+    if (read_two_flushes(&l)) return 1;
     size_t start = 0; /* the second records chunk's start: the end of the chunk before it */
-    for (size_t i = 0; ends[i] < rec[1]; i++) start = ends[i];
-    data[rec[1] - 1] ^= 0x40; /* its last payload byte */
+    for (size_t i = 0; l.ends[i] < l.rec[1]; i++) start = l.ends[i];
+    l.data[l.rec[1] - 1] ^= 0x40; /* its last payload byte */
     count c = {0, 0};
     opscope_sink sink = {&c, cnt_meta, NULL, cnt_record, NULL};
     opscope_error err;
-    ASSERT_EQ_INT(opscope_read_buffer(data, n, "flipped", OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
+    ASSERT_EQ_INT(opscope_read_buffer(l.data, l.n, "flipped", OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
     ASSERT_EQ_U64(c.records, 3);
     ASSERT_EQ_U64(c.truncated_at, start);
     /* a damaged length is caught too (the checksum covers it) */
-    data[rec[1] - 1] ^= 0x40;
-    data[start + 8] ^= 0x01;
+    l.data[l.rec[1] - 1] ^= 0x40;
+    l.data[start + 8] ^= 0x01;
     c.records = 0;
-    ASSERT_EQ_INT(opscope_read_buffer(data, n, "flipped", OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
+    ASSERT_EQ_INT(opscope_read_buffer(l.data, l.n, "flipped", OPSCOPE_FORMAT_AUTO, &sink, &err), 0);
     ASSERT_EQ_U64(c.records, 3);
     ASSERT_EQ_U64(c.truncated_at, start);
-    free(data);
+    free(l.data);
     unlink(g_path);
     return 0;
 }
@@ -269,7 +244,7 @@ static int test_log_checksum_mismatch_ends_it(void) {
  * `opscope record`'s end patch appends how it died after the last whole chunk. */
 static int test_log_end_patch(void) {
     opscope_cap_buf_reset_all();
-    setup_names();
+    fixture_names();
     opscope_cap_log_start(g_path, 0);
     put_op(1, 0, OP_ADD, 100, 200, 4);
     char why[128];
@@ -303,27 +278,23 @@ static int test_log_end_patch(void) {
  * must succeed or fail cleanly (status 0 or -1, an error message), never read outside the
  * file nor deliver more records than the log holds. */
 static int test_log_damage_inside_chunks(void) {
-    if (write_two_flushes()) return 1;
-    size_t n = 0;
-    char *data = test_slurp(g_path, &n);
-    ASSERT_NOT_NULL(data);
-    size_t ends[64], rec[8], n_rec;
-    size_t k = chunk_ends((unsigned char *)data, n, ends, 64, rec, &n_rec);
-    unsigned char *copy = malloc(n);
+    chunked_log l;
+    if (read_two_flushes(&l)) return 1;
+    unsigned char *copy = malloc(l.n);
     ASSERT_NOT_NULL(copy);
     int failed = 0, ok = 0;
-    for (size_t c = 0; c < k; c++) {
-        size_t start = c ? ends[c - 1] : 16;
-        for (size_t at = start + 16; at < ends[c]; at++) {
+    for (size_t c = 0; c < l.k; c++) {
+        size_t start = c ? l.ends[c - 1] : 16;
+        for (size_t at = start + 16; at < l.ends[c]; at++) {
             for (int v = 0; v < 3; v++) {
-                memcpy(copy, data, n);
+                memcpy(copy, l.data, l.n);
                 copy[at] = v == 0 ? 0x00 : v == 1 ? 0xff : (unsigned char)(copy[at] ^ 0x80);
-                uint32_t len = (uint32_t)(ends[c] - start - 16), type = le32(copy + start + 4);
+                uint32_t len = (uint32_t)(l.ends[c] - start - 16), type = le32(copy + start + 4);
                 opscope_oplog_chunk_head(copy + start, type, copy + start + 16, len);
                 count cnt = {0, 0};
                 opscope_sink sink = {&cnt, cnt_meta, NULL, cnt_record, NULL};
                 opscope_error err;
-                int rc = opscope_read_buffer(copy, n, "damaged", OPSCOPE_FORMAT_AUTO, &sink, &err);
+                int rc = opscope_read_buffer(copy, l.n, "damaged", OPSCOPE_FORMAT_AUTO, &sink, &err);
                 ASSERT_TRUE(rc == 0 || rc == -1);
                 if (rc == 0) {
                     ok++;
@@ -337,7 +308,7 @@ static int test_log_damage_inside_chunks(void) {
     }
     ASSERT_TRUE(failed > 0 && ok > 0); /* some damage is caught, some is a plausible log */
     free(copy);
-    free(data);
+    free(l.data);
     return 0;
 }
 
@@ -356,7 +327,7 @@ static int d_record(void *ud, const opscope_record *r) {
  * dropped, counted, with their graphs, and said as the log's cap (not memory). */
 static int test_log_cap_drops_and_says_so(void) {
     opscope_cap_buf_reset_all();
-    setup_names();
+    fixture_names();
     opscope_cap_log_start(g_path, 4096);
     opscope_cap_drops_set_cap_mb(7); /* what the profile states as the cap */
     char why[128];
@@ -432,7 +403,7 @@ static int test_log_run_chunk(void) {
     size_t want_argv = 0;
     for (size_t i = 0; i < n_cmd; i++) want_argv += cmd[i] == 0;
     opscope_cap_buf_reset_all();
-    setup_names();
+    fixture_names();
     opscope_cap_log_start(g_path, 0);
     char why[128];
     put_op(1, 0, OP_ADD, 100, 200, 4);
@@ -519,7 +490,7 @@ static int dec_meta(void *ud, const opscope_meta *m) {
 static int test_log_decodes(void) {
     opscope_cap_buf_reset_all();
     opscope_cap_decodes_reset();
-    setup_names();
+    fixture_names();
     snprintf(g_path, sizeof g_path, "/tmp/opscope-caplog-dec-%ld.log", (long)getpid());
     unlink(g_path);
     opscope_cap_log_start(g_path, 0);

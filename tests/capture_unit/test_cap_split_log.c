@@ -7,35 +7,13 @@
 #include "capture/store/cap_convert.h"
 #include "capture/store/cap_log.h"
 #include "capture/store/cap_tables.h"
+#include "cap_fixture.h"
 #include "read/readers.h"
 #include "test.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-enum { OP_ADD = 2, OP_MUL_MAT = 29 };
-
-/* An OP record of node 0 of graph GRAPH from T0 to T1, one source of ROWS rows, uncommitted. */
-static opscope_cap_rec *new_op(int64_t graph, int op, uint64_t t0, uint64_t t1, int64_t rows) {
-    opscope_cap_rec *r = opscope_cap_buf_alloc(1);
-    if (!r) return NULL;
-    memset(r, 0, opscope_cap_rec_size(1));
-    r->size = (uint16_t)opscope_cap_rec_size(1);
-    r->n_src = 1;
-    r->kind = OPSCOPE_CAP_KIND_OP;
-    r->op = (int16_t)op;
-    r->n_fused = 1;
-    r->sched = -1;
-    r->thread = 1;
-    r->graph = graph;
-    r->t0 = t0;
-    r->t1 = t1;
-    r->ne[0] = r->src[0].ne[0] = 4;
-    r->ne[1] = r->src[0].ne[1] = rows;
-    r->src[0].nb[0] = 4;
-    return r;
-}
 
 typedef struct got {
     int n;
@@ -61,20 +39,14 @@ static int g_record(void *ud, const opscope_record *r) {
 static int test_split_batch_through_the_log(void) {
     opscope_cap_clock_init("monotonic");
     opscope_cap_buf_reset_all();
-    opscope_cap_names_set(OPSCOPE_CAP_NAMES_OP, OP_ADD, "ADD");
-    opscope_cap_names_set(OPSCOPE_CAP_NAMES_OP, OP_MUL_MAT, "MUL_MAT");
-    if (opscope_cap_backend_count() == 0) {
-        opscope_cap_backend e = {.key = (void *)0x1000, .name = "CPU", .device = "Fake CPU",
-                                 .device_type = OPSCOPE_DEVICE_CPU};
-        opscope_cap_backend_add(&e);
-    }
+    fixture_names();
     char path[256];
     snprintf(path, sizeof path, "/tmp/opscope-caplog-split-%ld.log", (long)getpid());
     unlink(path);
     opscope_cap_log_start(path, 0);
     const int32_t batch[2] = {7, 1};
     for (int k = 0; k < 2; k++) {
-        opscope_cap_rec *r = new_op(20 + k, OP_ADD, 1000 + 1000 * (uint64_t)k, 1500 + 1000 * (uint64_t)k, 3);
+        opscope_cap_rec *r = fixture_op(20 + k, 0, OP_ADD, 1000 + 1000 * (uint64_t)k, 1500 + 1000 * (uint64_t)k, 3);
         ASSERT_NOT_NULL(r);
         r->flags = (uint8_t)(OPSCOPE_CAP_F_SPLIT_ONLY | (k == 0 ? OPSCOPE_CAP_F_SAMPLED_OUT : 0));
         r->n_fused = 40;
@@ -82,7 +54,7 @@ static int test_split_batch_through_the_log(void) {
         r->queries = batch[k];
         opscope_cap_buf_commit(r);
     }
-    opscope_cap_rec *m = new_op(22, OP_MUL_MAT, 3000, 3100, 5);
+    opscope_cap_rec *m = fixture_op(22, 0, OP_MUL_MAT, 3000, 3100, 5);
     ASSERT_NOT_NULL(m);
     opscope_cap_buf_commit(m);
     char why[128];

@@ -30,22 +30,9 @@ import subprocess
 import sys
 
 D = decimal.Decimal
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    return cond
-
-
-def load(path):
-    with open(path, "rb") as f:
-        raw = f.read()
-    if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
-    return json.loads(raw, parse_float=D)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from checklist import check, failures  # noqa: E402
+from json_ref import load_json as load  # noqa: E402
 
 
 # ------------------------------------------------------------------------------------------

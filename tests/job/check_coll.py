@@ -13,13 +13,15 @@ type, per rank, skew, buckets), also through per-rank summaries (`--job --json`,
 `report summaries/`). With --derived, a second rank is added: a copy of the first trace as rank
 1 whose collective kernels last twice as long (its bus bandwidth halves: the skew is known).
 """
-import gzip
 import json
 import os
 import subprocess
 import sys
 import tempfile
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from json_ref import load_json as load, us_to_ns as ns  # noqa: E402
 
 FAILS = []
 DTYPE = {"Float": 4, "Double": 8, "Half": 2, "BFloat16": 2, "Int": 4, "Long": 8, "Short": 2, "Char": 1,
@@ -30,16 +32,6 @@ def check(cond, what):
     print("ok  " if cond else "FAIL", what)
     if not cond:
         FAILS.append(what)
-
-
-def load(path):
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        return json.load(f, parse_float=Decimal)
-
-
-def ns(v):
-    d = Decimal(str(v)) * 1000
-    return int(d.quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
 def kind(name):

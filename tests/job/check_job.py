@@ -10,14 +10,15 @@ Every rank's busy, idle, compute, non-compute, communication and overlap must eq
 computation here to 0.1 percentage points (and the nanoseconds exactly); launch delay and CPU
 launch percentiles, queue lengths and the idle split exactly.
 """
-import gzip
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
-from decimal import ROUND_HALF_UP, Decimal
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from json_ref import load_json as load, us_to_ns as ns  # noqa: E402
 
 FAILS = []
 
@@ -26,20 +27,6 @@ def check(cond, what):
     if not cond:
         FAILS.append(what)
         print("FAIL:", what)
-
-
-def load(path):
-    with open(path, "rb") as f:
-        head = f.read(2)
-    opener = gzip.open if head == b"\x1f\x8b" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return json.load(f, parse_float=Decimal)
-
-
-def ns(v):
-    """Microseconds (as written) to integer nanoseconds, half away from zero."""
-    d = Decimal(str(v)) * 1000
-    return int(d.quantize(Decimal(1), rounding=ROUND_HALF_UP)) if d >= 0 else -int((-d).quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
 def union(ivs):

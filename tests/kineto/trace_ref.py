@@ -3,51 +3,37 @@ Decimal numbers, no opscope code): the reference that check_kineto.py, check_bus
 check_cut.py hold opscope's figures against.
 
   ns(v)           microseconds (int, Decimal or numeric string) -> integer ns, half away from zero
+                  (tests/lib/json_ref.py, as the JSON reading)
   load(path)      a trace's events (plain or .gz; an object's traceEvents or a list); raises
   load_trace(p)   the same, or None when P is not a trace (not JSON, no events)
   slices(events)  X events, plus B/E pairs matched per (pid, tid)
-  union_len(iv)   the length of the union of (start, end) intervals
+  union_len(iv)   the length of the union of (start, end) intervals (tests/lib/intervals.py)
   window(steps, gpu) the analysis window: the ProfilerStep# annotations' span, else the GPU
                   activities' span ({device: [(a, b)]}); (0, 0) when neither
   clip(iv, ws, we) the intervals cut to the window, empty ones dropped
   check(cond, what) a check: a failure is printed and kept in `failures` (the script's exit)
+                  (tests/lib/checklist.py)
 """
 import decimal
-import gzip
-import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from checklist import check, failures  # noqa: E402,F401  (the checks take them from here)
+from intervals import union_len  # noqa: E402,F401
+from json_ref import load_json, us_to_ns as ns  # noqa: E402,F401
 
 D = decimal.Decimal
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    return cond
-
-
-def ns(v):
-    """Microseconds (int, Decimal or numeric string) -> integer ns, half away from zero."""
-    if v is None:
-        return 0
-    return int((D(str(v)) * 1000).quantize(D(1), rounding=decimal.ROUND_HALF_UP))
-
-
-def _read(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return json.load(f, parse_float=D)
 
 
 def load(path):
-    d = _read(path)
+    d = load_json(path)
     return d["traceEvents"] if isinstance(d, dict) else d
 
 
 def load_trace(path):
     try:
-        d = _read(path)
+        d = load_json(path)
     except (OSError, ValueError, UnicodeDecodeError, ArithmeticError, RecursionError):
         return None
     if isinstance(d, dict) and isinstance(d.get("traceEvents"), list):
@@ -75,18 +61,6 @@ def slices(events):
                 if "ts" in e:
                     b["dur"] = D(str(e["ts"])) - D(str(b["ts"]))
                 yield b
-
-
-def union_len(iv):
-    t, cs, ce = 0, None, None
-    for a, b in sorted(iv):
-        if ce is None or a > ce:
-            if ce is not None:
-                t += ce - cs
-            cs, ce = a, b
-        else:
-            ce = max(ce, b)
-    return t + (ce - cs if ce is not None else 0)
 
 
 def window(steps, gpu):

@@ -11,7 +11,9 @@ import sqlite3
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from checks import check, done, load, run  # noqa: E402
+from intervals import records_union  # noqa: E402
 
 opscope, work = sys.argv[1], sys.argv[2]
 os.makedirs(work, exist_ok=True)
@@ -55,20 +57,6 @@ def graphs_of(recs):
     return g
 
 
-def union_ns(rs):
-    """The length of the union of the records' [start, end) intervals (issue 32: a graph's
-    wall is its own work, not its span)."""
-    total, cur_s, cur_e = 0, None, None
-    for s, e in sorted((r["start_ns"], r["start_ns"] + r["duration_ns"]) for r in rs):
-        if cur_e is None or s > cur_e:
-            if cur_e is not None:
-                total += cur_e - cur_s
-            cur_s, cur_e = s, e
-        else:
-            cur_e = max(cur_e, e)
-    return total + (cur_e - cur_s if cur_e is not None else 0)
-
-
 def topology(rs):
     """A graph's topology (issue 32, warm-up): the multiset of its op records' (name, backend)."""
     return frozenset(collections.Counter((r["name"], r["backend_id"]) for r in rs if r.get("type", 0) == 0).items())
@@ -93,10 +81,10 @@ def warm_of(recs):
     for gid, rs in graphs.items():
         groups[(max(batch_of(r) for r in rs), phase_of(rs))].append(gid)
     for ids in groups.values():
-        walls = sorted(union_ns(graphs[i]) for i in ids)
+        walls = sorted(records_union(graphs[i]) for i in ids)
         med = walls[(len(walls) - 1) // 2]
         steady = [i for i in ids if warm[i] == "steady"]
-        over = [i for i in steady if union_ns(graphs[i]) > 10 * med]
+        over = [i for i in steady if records_union(graphs[i]) > 10 * med]
         if over and 4 * len(over) <= len(steady):
             for i in over:
                 warm[i] = "outlier"
@@ -117,7 +105,7 @@ def expected_warmup(recs):
         out[k + "_ids"] = ids[:64] if k != "steady" else []
         out[k + "_graphs"] = len(ids)
         out[k + "_op_ns"] = sum(r["duration_ns"] for i in ids for r in graphs[i] if r.get("type", 0) == 0)
-        out[k + "_wall_ns"] = sum(union_ns(graphs[i]) for i in ids)
+        out[k + "_wall_ns"] = sum(records_union(graphs[i]) for i in ids)
     return out
 
 
@@ -147,7 +135,7 @@ def expected_groups(recs):
         op = sum(r["duration_ns"] for r in rs if r.get("type", 0) == 0)
         cp = sum(r["duration_ns"] for r in rs if r.get("type", 0) == 1)
         span = max(r["start_ns"] + r["duration_ns"] for r in rs) - min(r["start_ns"] for r in rs)
-        wall = union_ns(rs)
+        wall = records_union(rs)
         e = by.setdefault((b, ph), {"batch": b, "phase": ph, "graphs": 0, "records": 0, "ops": 0, "op_ns": 0, "copy_ns": 0,
                               "wall_ns": 0, "first_graph": gid, "_op": [], "_wall": [], "span_ns": 0})
         e["span_ns"] += span

@@ -26,7 +26,9 @@ import sqlite3
 import subprocess
 import sys
 
-from checks import check, done, load
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from checks import check, done, load  # noqa: E402
+from intervals import union_len  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -286,17 +288,8 @@ def main():
             "FROM graphs")}
         check(got == graphs, f"capture profile: graphs table equals the input's per-graph sums and batches ({len(got)})")
         check(sorted({g[8] for g in graphs.values()}) == [1, 7], "capture profile: the graphs have batches 1 and 7")
-        def union(iv):
-            total, cs, ce = 0, None, None
-            for s, e in sorted(iv):
-                if ce is None or s > ce:
-                    total += (ce - cs) if ce is not None else 0
-                    cs, ce = s, e
-                else:
-                    ce = max(ce, e)
-            return total + ((ce - cs) if ce is not None else 0)
         walls = dict(db.execute("SELECT graph_id, wall_ns FROM graphs"))
-        want_walls = {g: union(iv) for g, iv in spans.items()}
+        want_walls = {g: union_len(iv) for g, iv in spans.items()}
         check(walls == want_walls, "capture profile: graphs wall_ns = the union of each graph's records' spans")
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
         check(meta.get("profiler") == "opscope" and meta.get("format_version") == 3 and

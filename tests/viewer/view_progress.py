@@ -26,14 +26,8 @@ import subprocess
 import sys
 import time
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    return cond
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from checklist import check, failures  # noqa: E402
 
 
 TIMEOUT = 120  # seconds for one command
