@@ -130,6 +130,14 @@ static int add_cpu(opscope_job_rank_t *r, const opscope_kineto_event *ev) {
                       .dur = ev->dur_ns};
         return OPSCOPE_VEC_PUSH(r->steps, st);
     }
+    if (k == NAME_COMM && ev->kind == OPSCOPE_KINETO_ANNOTATION) {
+        /* gloo's own annotation of a collective runs on its thread from the call to the
+         * peers' answer: its time is what this rank waits (torch writes no sizes for gloo) */
+        const char *s = opscope_strtab_get(r->names, ev->name_id);
+        if (s && has_prefix(s, "gloo:") &&
+            ((!r->colls && !(r->colls = opscope_colls_new())) || opscope_colls_add_span(r->colls, s, ev->dur_ns)))
+            return -1;
+    }
     if (ev->kind == OPSCOPE_KINETO_ANNOTATION) {
         opscope_job_range g = {.thread = ev->thread, .s = ev->start_ns, .e = ev->start_ns + ev->dur_ns,
                                .name = ev->name_id};
@@ -428,7 +436,8 @@ int opscope_job_rank_finish(opscope_job_rank_t *r, opscope_job_rank_summary *out
         ai.n_ranges = r->modules.n;
         if (!rc) rc = opscope_job_annot_measure(&ai, out->modules, &out->n_modules);
     }
-    if (!rc) rc = opscope_colls_copy(r->colls, &out->colls, &out->n_colls, &out->colls_on_kernels);
+    if (!rc) rc = opscope_colls_copy(r->colls, &out->colls, &out->n_colls, &out->colls_on_kernels,
+                                     &out->colls_unsized);
     free_events(r);
     if (rc) opscope_job_rank_summary_free(out);
     return rc;
