@@ -32,8 +32,11 @@ typedef struct step_ev {
 struct opscope_job_rank {
     opscope_job_rank_opts opts;
     opscope_kineto_info info;
-    opscope_strtab_t *names;
+    const opscope_kineto_info *infop;  /* &info, or the teed collector's (what the reader fills) */
+    opscope_strtab_t *own_names;
+    opscope_strtab_t *names;           /* own_names, or the teed collector's */
     opscope_kineto_collector col;
+    opscope_kineto_collector tee, *next; /* opscope_job_rank_tee */
     OPSCOPE_VEC(opscope_job_act) acts;
     OPSCOPE_VEC(opscope_job_call) calls;
     OPSCOPE_VEC(cpu_iv) cpu;
@@ -180,7 +183,7 @@ static int collect(void *ud, const opscope_kineto_event *ev) {
 opscope_job_rank_t *opscope_job_rank_new(const opscope_job_rank_opts *opts) {
     opscope_job_rank_t *r = calloc(1, sizeof *r);
     if (!r) return NULL;
-    r->names = opscope_strtab_new();
+    r->names = r->own_names = opscope_strtab_new();
     if (!r->names) {
         free(r);
         return NULL;
@@ -189,16 +192,34 @@ opscope_job_rank_t *opscope_job_rank_new(const opscope_job_rank_opts *opts) {
     if (r->opts.delay_cutoff_ns <= 0) r->opts.delay_cutoff_ns = 100000;
     if (r->opts.cpu_cutoff_ns <= 0) r->opts.cpu_cutoff_ns = 50000;
     r->info.rank = r->info.world_size = -1;
+    r->infop = &r->info;
     r->col = (opscope_kineto_collector){.ud = r, .add = collect, .info = &r->info, .names = r->names};
     return r;
 }
 
 uint64_t opscope_job_rank_events(const opscope_job_rank_t *r) {
-    return r->info.n_events;
+    return r->infop->n_events;
 }
 
 opscope_kineto_collector *opscope_job_rank_collector(opscope_job_rank_t *r) {
     return &r->col;
+}
+
+static int tee_add(void *ud, const opscope_kineto_event *ev) {
+    opscope_job_rank_t *r = ud;
+    if (r->next->add(r->next->ud, ev)) return -1;
+    return collect(r, ev);
+}
+
+opscope_kineto_collector *opscope_job_rank_tee(opscope_job_rank_t *r, opscope_kineto_collector *next) {
+    if (!next || !next->names || !next->info) return NULL;
+    r->next = next;
+    r->names = next->names;
+    r->infop = next->info;
+    r->tee = *next;
+    r->tee.ud = r;
+    r->tee.add = tee_add;
+    return &r->tee;
 }
 
 static void free_events(opscope_job_rank_t *r) {
@@ -224,7 +245,7 @@ void opscope_job_rank_free(opscope_job_rank_t *r) {
     if (!r) return;
     free_events(r);
     opscope_colls_free(r->colls);
-    opscope_strtab_free(r->names);
+    opscope_strtab_free(r->own_names);
     free(r);
 }
 
@@ -397,9 +418,9 @@ static int fill_steps(opscope_job_rank_t *r, const sets *z, opscope_job_rank_sum
 
 int opscope_job_rank_finish(opscope_job_rank_t *r, opscope_job_rank_summary *out) {
     memset(out, 0, sizeof *out);
-    out->rank = r->info.rank;
-    out->world_size = r->info.world_size;
-    memcpy(out->backend, r->info.dist_backend, sizeof out->backend);
+    out->rank = r->infop->rank;
+    out->world_size = r->infop->world_size;
+    memcpy(out->backend, r->infop->dist_backend, sizeof out->backend);
     out->backend[sizeof out->backend - 1] = '\0';
     out->gpu = r->acts.n > 0;
     out->gpu_activities = r->acts.n;
