@@ -1757,8 +1757,10 @@
     // the collective whose late rank makes the others wait longest (the first on ties), as the console's first screen
     const skew = ((JOB.collectives && JOB.collectives.types) || []).filter((t) => t.late_wait_ns > 0)
       .sort((a, b) => b.late_wait_ns - a.late_wait_ns)[0];
-    if (skew) parts.push('collective skew: ' + skew.type + ' ' + skew.busbw_skew_pct.toFixed(1) + '%, rank ' + skew.late_rank +
-      ' late, the others wait ' + ms(skew.late_wait_ns));
+    // gloo's collectives have no sizes: their skew is of the ranks' times (docs/job.md)
+    const timed = JOB.collectives && JOB.collectives.on === 'annotations';
+    if (skew) parts.push('collective skew: ' + skew.type + ' ' + (timed ? skew.time_skew_pct : skew.busbw_skew_pct).toFixed(1) +
+      '%' + (timed ? ' of time (no sizes in the trace)' : '') + ', rank ' + skew.late_rank + ' late, the others wait ' + ms(skew.late_wait_ns));
     $('jobline').textContent = JOB.ranks_count + ' ranks \u00b7 ' + parts.join(' \u00b7 ');
     $('jobline').hidden = false;
     const body = $('jobbody'), pc = (x) => x.toFixed(1) + '%';

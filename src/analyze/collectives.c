@@ -12,6 +12,7 @@
 struct opscope_colls {
     OPSCOPE_VEC(opscope_job_coll) kern; /* timed on kernels */
     OPSCOPE_VEC(opscope_job_coll) cpu;  /* timed on record_param_comms CPU ops */
+    OPSCOPE_VEC(opscope_job_coll) span; /* timed on gloo's own annotations, no sizes */
 };
 
 opscope_colls_t *opscope_colls_new(void) { return calloc(1, sizeof(opscope_colls_t)); }
@@ -20,6 +21,7 @@ void opscope_colls_free(opscope_colls_t *c) {
     if (!c) return;
     free(c->kern.v);
     free(c->cpu.v);
+    free(c->span.v);
     free(c);
 }
 
@@ -116,14 +118,28 @@ int opscope_colls_add(opscope_colls_t *c, const opscope_kineto_event *ev) {
     return opscope_colls_merge(*v, n, *cap, &row, true);
 }
 
+int opscope_colls_add_span(opscope_colls_t *c, const char *name, int64_t dur_ns) {
+    opscope_job_coll row = {.count = 1, .bucket = -1, .time_ns = dur_ns > 0 ? dur_ns : 0};
+    opscope_colls_type(!strncmp(name, "gloo:", 5) ? name + 5 : name, row.type, sizeof row.type);
+    if (opscope_vec_reserve((void **)&c->span.v, &c->span.cap, c->span.n + 1, sizeof *c->span.v, 8)) return -1;
+    return opscope_colls_merge(c->span.v, &c->span.n, c->span.cap, &row, true);
+}
+
+bool opscope_colls_unsized(const opscope_colls_t *c) { return c && !c->kern.n && !c->cpu.n && c->span.n; }
+
 const opscope_job_coll *opscope_colls_rows(const opscope_colls_t *c, size_t *n, bool *on_kernels) {
     *on_kernels = c && c->kern.n;
+    if (opscope_colls_unsized(c)) {
+        *n = c->span.n;
+        return c->span.v;
+    }
     *n = !c ? 0 : *on_kernels ? c->kern.n : c->cpu.n;
     return !c ? NULL : *on_kernels ? c->kern.v : c->cpu.v;
 }
 
-int opscope_colls_copy(const opscope_colls_t *c, opscope_job_coll **out, size_t *n, bool *on_kernels) {
+int opscope_colls_copy(const opscope_colls_t *c, opscope_job_coll **out, size_t *n, bool *on_kernels, bool *unsized) {
     const opscope_job_coll *v = opscope_colls_rows(c, n, on_kernels);
+    *unsized = opscope_colls_unsized(c);
     *out = NULL;
     if (!*n) return 0;
     if (!(*out = malloc(*n * sizeof **out))) return -1;

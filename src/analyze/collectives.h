@@ -31,12 +31,21 @@ void opscope_colls_free(opscope_colls_t *c);
  * Returns 0, or -1 when out of memory. */
 int opscope_colls_add(opscope_colls_t *c, const opscope_kineto_event *ev);
 
+/* Counts a collective's own CPU annotation NAME ("gloo:all_reduce": gloo writes no sizes) of
+ * DUR_NS as a row without size (bytes 0, bucket -1, group 0): its time only. Used when the trace
+ * has no collective with args. Returns 0, or -1 when out of memory. */
+int opscope_colls_add_span(opscope_colls_t *c, const char *name, int64_t dur_ns);
+
+/* True when C's rows are annotations' (no collective with args was added); false for NULL. */
+bool opscope_colls_unsized(const opscope_colls_t *c);
+
 /* The rows (by type, then bucket; valid until the next add or free): the kernels' when any
- * kernel had the args (*ON_KERNELS true), else the CPU ops'. */
+ * kernel had the args (*ON_KERNELS true), else the CPU ops', else the annotations' (unsized). */
 const opscope_job_coll *opscope_colls_rows(const opscope_colls_t *c, size_t *n, bool *on_kernels);
 
-/* A malloc'd copy of the rows into *OUT (NULL when none). Returns 0, or -1 out of memory. */
-int opscope_colls_copy(const opscope_colls_t *c, opscope_job_coll **out, size_t *n, bool *on_kernels);
+/* A malloc'd copy of the rows into *OUT (NULL when none), *UNSIZED as opscope_colls_unsized.
+ * Returns 0, or -1 out of memory. */
+int opscope_colls_copy(const opscope_colls_t *c, opscope_job_coll **out, size_t *n, bool *on_kernels, bool *unsized);
 
 /* Adds ROW into the rows V[0..*N) (capacity CAP) by (type, bucket) when BY_BUCKET, else by
  * type alone (the bucket then -1); keeps V sorted. Returns 0, or -1 when V is full. */

@@ -34,14 +34,19 @@ static void late_wait(opscope_job_coll_type *t, double *d) {
     opscope_sort(d, m, sizeof *d, cmp_dbl);
     double med = !m ? 0 : m % 2 ? d[m / 2] : (d[m / 2 - 1] + d[m / 2]) / 2;
     t->median_time_ns = (int64_t)med;
+    t->time_min_ns = m ? (int64_t)d[0] : 0;
+    t->time_max_ns = m ? (int64_t)d[m - 1] : 0;
+    t->time_skew_pct = med > 0 ? (double)(t->time_max_ns - t->time_min_ns) / med * 100 : 0;
     t->late_wait_ns = m > 1 && t->median_time_ns > late ? t->median_time_ns - late : 0;
 }
 
-/* The ranks' figures of type T, their spread and slowest rank. */
-static int fill_type(opscope_job_coll_type *t, const opscope_job_rank_summary *const *ranks, size_t n, double *d) {
+/* The ranks' figures of type T, their spread and slowest rank; by time alone when UNSIZED. */
+static int fill_type(opscope_job_coll_type *t, const opscope_job_rank_summary *const *ranks, size_t n, double *d,
+                     bool unsized) {
     t->algbw_gbps = opscope_colls_gbps(t->tot.bytes, t->tot.time_ns);
     t->busbw_gbps = opscope_colls_gbps(t->tot.bus_bytes, t->tot.time_ns);
     if (!(t->ranks = calloc(n ? n : 1, sizeof *t->ranks))) return -1;
+    size_t late = 0, slow = 0; /* unsized: the rows of the late and slowest ranks */
     for (size_t i = 0; i < n; i++) {
         opscope_job_coll_rank r = {.rank = ranks[i]->rank};
         for (size_t k = 0; k < ranks[i]->n_colls; k++) {
@@ -55,11 +60,21 @@ static int fill_type(opscope_job_coll_type *t, const opscope_job_rank_summary *c
         if (!r.count) continue;
         r.algbw_gbps = opscope_colls_gbps(r.bytes, r.time_ns);
         r.busbw_gbps = opscope_colls_gbps(r.bus_bytes, r.time_ns);
-        if (!t->n_ranks || r.busbw_gbps < t->busbw_min_gbps) {
+        if (unsized) {
+            /* no bandwidth: the late rank spends the least time, the slowest the most */
+            if (!t->n_ranks || r.time_ns < t->ranks[late].time_ns) {
+                late = t->n_ranks;
+                t->late_rank = r.rank;
+            }
+            if (!t->n_ranks || r.time_ns > t->ranks[slow].time_ns) {
+                slow = t->n_ranks;
+                t->slowest_rank = r.rank;
+            }
+        } else if (!t->n_ranks || r.busbw_gbps < t->busbw_min_gbps) {
             t->busbw_min_gbps = r.busbw_gbps;
             t->slowest_rank = r.rank;
         }
-        if (!t->n_ranks || r.busbw_gbps > t->busbw_max_gbps) {
+        if (!unsized && (!t->n_ranks || r.busbw_gbps > t->busbw_max_gbps)) {
             t->busbw_max_gbps = r.busbw_gbps;
             t->late_rank = r.rank;
         }
@@ -85,11 +100,16 @@ const opscope_job_coll_type *opscope_job_colls_worst_skew(const opscope_job_coll
 int opscope_job_colls_analyze(opscope_job_colls *out, const opscope_job_rank_summary *const *ranks, size_t n) {
     memset(out, 0, sizeof *out);
     size_t cap = 0;
+    out->unsized = true;
     for (size_t i = 0; i < n; i++) {
         cap += ranks[i]->n_colls;
         out->on_kernels |= ranks[i]->colls_on_kernels;
+        if (ranks[i]->n_colls && !ranks[i]->colls_unsized) out->unsized = false;
     }
-    if (!cap) return 0;
+    if (!cap) {
+        out->unsized = false;
+        return 0;
+    }
     opscope_job_coll *types = calloc(cap, sizeof *types);
     double *d = calloc(n ? n : 1, sizeof *d);
     out->buckets = calloc(cap, sizeof *out->buckets);
@@ -98,13 +118,13 @@ int opscope_job_colls_analyze(opscope_job_colls *out, const opscope_job_rank_sum
     for (size_t i = 0; !rc && i < n; i++)
         for (size_t k = 0; k < ranks[i]->n_colls; k++) {
             opscope_colls_merge(types, &nt, cap, &ranks[i]->colls[k], false);
-            opscope_colls_merge(out->buckets, &out->n_buckets, cap, &ranks[i]->colls[k], true);
+            if (!out->unsized) opscope_colls_merge(out->buckets, &out->n_buckets, cap, &ranks[i]->colls[k], true);
         }
     if (!rc && !(out->types = calloc(nt, sizeof *out->types))) rc = -1;
     for (size_t i = 0; !rc && i < nt; i++) {
         out->types[i].tot = types[i];
         out->n_types = i + 1;
-        rc = fill_type(&out->types[i], ranks, n, d);
+        rc = fill_type(&out->types[i], ranks, n, d, out->unsized);
     }
     free(types);
     free(d);

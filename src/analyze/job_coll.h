@@ -39,10 +39,16 @@ typedef struct opscope_job_coll_type {
      * rank's (0 when not above): what a typical rank waits for it. */
     int64_t late_rank;
     int64_t median_time_ns, late_wait_ns;
+    /* The ranks' times in this type: shortest, longest, (max - min) / median time in %. Unsized
+     * collectives (opscope_job_colls.unsized) have no bandwidth: their late rank is the one
+     * with the shortest time (the first in row order on ties), the slowest the longest. */
+    int64_t time_min_ns, time_max_ns;
+    double time_skew_pct;
 } opscope_job_coll_type;
 
 typedef struct opscope_job_colls {
     bool on_kernels;                      /* some rank's collectives were timed on kernels */
+    bool unsized;                         /* every rank's were gloo's annotations: no sizes, no buckets */
     size_t n_types;
     opscope_job_coll_type *types;         /* by type name */
     size_t n_buckets;

@@ -32,8 +32,11 @@ typedef struct step_ev {
 struct opscope_job_rank {
     opscope_job_rank_opts opts;
     opscope_kineto_info info;
-    opscope_strtab_t *names;
+    const opscope_kineto_info *infop;  /* &info, or the teed collector's (what the reader fills) */
+    opscope_strtab_t *own_names;
+    opscope_strtab_t *names;           /* own_names, or the teed collector's */
     opscope_kineto_collector col;
+    opscope_kineto_collector tee, *next; /* opscope_job_rank_tee */
     OPSCOPE_VEC(opscope_job_act) acts;
     OPSCOPE_VEC(opscope_job_call) calls;
     OPSCOPE_VEC(cpu_iv) cpu;
@@ -130,6 +133,14 @@ static int add_cpu(opscope_job_rank_t *r, const opscope_kineto_event *ev) {
                       .dur = ev->dur_ns};
         return OPSCOPE_VEC_PUSH(r->steps, st);
     }
+    if (k == NAME_COMM && ev->kind == OPSCOPE_KINETO_ANNOTATION) {
+        /* gloo's own annotation of a collective runs on its thread from the call to the
+         * peers' answer: its time is what this rank waits (torch writes no sizes for gloo) */
+        const char *s = opscope_strtab_get(r->names, ev->name_id);
+        if (s && has_prefix(s, "gloo:") &&
+            ((!r->colls && !(r->colls = opscope_colls_new())) || opscope_colls_add_span(r->colls, s, ev->dur_ns)))
+            return -1;
+    }
     if (ev->kind == OPSCOPE_KINETO_ANNOTATION) {
         opscope_job_range g = {.thread = ev->thread, .s = ev->start_ns, .e = ev->start_ns + ev->dur_ns,
                                .name = ev->name_id};
@@ -172,7 +183,7 @@ static int collect(void *ud, const opscope_kineto_event *ev) {
 opscope_job_rank_t *opscope_job_rank_new(const opscope_job_rank_opts *opts) {
     opscope_job_rank_t *r = calloc(1, sizeof *r);
     if (!r) return NULL;
-    r->names = opscope_strtab_new();
+    r->names = r->own_names = opscope_strtab_new();
     if (!r->names) {
         free(r);
         return NULL;
@@ -181,16 +192,34 @@ opscope_job_rank_t *opscope_job_rank_new(const opscope_job_rank_opts *opts) {
     if (r->opts.delay_cutoff_ns <= 0) r->opts.delay_cutoff_ns = 100000;
     if (r->opts.cpu_cutoff_ns <= 0) r->opts.cpu_cutoff_ns = 50000;
     r->info.rank = r->info.world_size = -1;
+    r->infop = &r->info;
     r->col = (opscope_kineto_collector){.ud = r, .add = collect, .info = &r->info, .names = r->names};
     return r;
 }
 
 uint64_t opscope_job_rank_events(const opscope_job_rank_t *r) {
-    return r->info.n_events;
+    return r->infop->n_events;
 }
 
 opscope_kineto_collector *opscope_job_rank_collector(opscope_job_rank_t *r) {
     return &r->col;
+}
+
+static int tee_add(void *ud, const opscope_kineto_event *ev) {
+    opscope_job_rank_t *r = ud;
+    if (r->next->add(r->next->ud, ev)) return -1;
+    return collect(r, ev);
+}
+
+opscope_kineto_collector *opscope_job_rank_tee(opscope_job_rank_t *r, opscope_kineto_collector *next) {
+    if (!next || !next->names || !next->info) return NULL;
+    r->next = next;
+    r->names = next->names;
+    r->infop = next->info;
+    r->tee = *next;
+    r->tee.ud = r;
+    r->tee.add = tee_add;
+    return &r->tee;
 }
 
 static void free_events(opscope_job_rank_t *r) {
@@ -216,7 +245,7 @@ void opscope_job_rank_free(opscope_job_rank_t *r) {
     if (!r) return;
     free_events(r);
     opscope_colls_free(r->colls);
-    opscope_strtab_free(r->names);
+    opscope_strtab_free(r->own_names);
     free(r);
 }
 
@@ -389,9 +418,9 @@ static int fill_steps(opscope_job_rank_t *r, const sets *z, opscope_job_rank_sum
 
 int opscope_job_rank_finish(opscope_job_rank_t *r, opscope_job_rank_summary *out) {
     memset(out, 0, sizeof *out);
-    out->rank = r->info.rank;
-    out->world_size = r->info.world_size;
-    memcpy(out->backend, r->info.dist_backend, sizeof out->backend);
+    out->rank = r->infop->rank;
+    out->world_size = r->infop->world_size;
+    memcpy(out->backend, r->infop->dist_backend, sizeof out->backend);
     out->backend[sizeof out->backend - 1] = '\0';
     out->gpu = r->acts.n > 0;
     out->gpu_activities = r->acts.n;
@@ -428,7 +457,8 @@ int opscope_job_rank_finish(opscope_job_rank_t *r, opscope_job_rank_summary *out
         ai.n_ranges = r->modules.n;
         if (!rc) rc = opscope_job_annot_measure(&ai, out->modules, &out->n_modules);
     }
-    if (!rc) rc = opscope_colls_copy(r->colls, &out->colls, &out->n_colls, &out->colls_on_kernels);
+    if (!rc) rc = opscope_colls_copy(r->colls, &out->colls, &out->n_colls, &out->colls_on_kernels,
+                                     &out->colls_unsized);
     free_events(r);
     if (rc) opscope_job_rank_summary_free(out);
     return rc;

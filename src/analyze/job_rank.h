@@ -38,6 +38,12 @@ void opscope_job_rank_free(opscope_job_rank_t *r);
  * lives. */
 opscope_kineto_collector *opscope_job_rank_collector(opscope_job_rank_t *r);
 
+/* The collector that hands each event to NEXT, then to R: one read feeds both (`opscope view`
+ * of a job: the page's analysis and the rank's figures). R then reads names through NEXT's
+ * string table and the trace's facts (rank, counts) from NEXT's info, which must outlive
+ * opscope_job_rank_finish. Valid while R lives; NULL when NEXT (or its names or info) is NULL. */
+opscope_kineto_collector *opscope_job_rank_tee(opscope_job_rank_t *r, opscope_kineto_collector *next);
+
 /* How many trace events the read handed over (0: the input was no Kineto or Chrome trace). */
 uint64_t opscope_job_rank_events(const opscope_job_rank_t *r);
 

@@ -37,11 +37,14 @@ typedef struct job_slot {
     size_t n_ranks;
     opscope_error err;
     int failed;                          /* 0 ok, 1 bad input, 2 out of memory, 3 not a trace */
+    bool trace;                          /* read as a trace (else a job summary) */
+    void *user;                          /* what the reader's hook left (view: the rank's block) */
 } job_slot;
 
 typedef struct job_pool {
     job_slot *slots;
     size_t n;
+    const opscope_cli_job_reader *rd;    /* how traces are read; NULL: for their figures only */
     atomic_size_t next, done;
     bool progress;                       /* stderr is a terminal: say how many were read */
 } job_pool;
@@ -107,9 +110,19 @@ bool opscope_cli_job_is_summary(const char *path) {
 
 /* Reads one input into SLOT: a job summary's ranks, or a trace through its own analysis, freed
  * before the next input is taken. */
-static void read_one(job_slot *slot) {
+static void read_one(job_slot *slot, const opscope_cli_job_reader *rd) {
     if (opscope_cli_job_is_summary(slot->path)) {
         if (opscope_job_summary_read(slot->path, &slot->ranks, &slot->n_ranks, &slot->err)) slot->failed = 1;
+        return;
+    }
+    slot->trace = true;
+    if (rd) {
+        if (!(slot->ranks = calloc(1, sizeof *slot->ranks))) {
+            slot->failed = 2;
+            return;
+        }
+        slot->n_ranks = 1;
+        slot->failed = rd->read(rd->ud, slot->path, &slot->ranks[0].sum, &slot->user, &slot->err);
         return;
     }
     opscope_job_rank_t *r = opscope_job_rank_new(NULL);
@@ -134,7 +147,7 @@ static void *worker(void *ud) {
     for (;;) {
         size_t i = atomic_fetch_add(&p->next, 1);
         if (i >= p->n) return NULL;
-        read_one(&p->slots[i]);
+        read_one(&p->slots[i], p->rd);
         size_t d = atomic_fetch_add(&p->done, 1) + 1;
         if (p->progress) fprintf(stderr, "\ropscope: read %zu of %zu%s", d, p->n, d == p->n ? "\n" : "");
     }
@@ -249,15 +262,22 @@ void opscope_cli_job_set_free(opscope_cli_job_set *s) {
         }
         free(s->p.slots[i].ranks);
         free(s->p.slots[i].path);
+        if (s->p.slots[i].user && s->p.rd && s->p.rd->drop) s->p.rd->drop(s->p.slots[i].user);
     }
     free(s->p.slots);
     free(s);
 }
 
 int opscope_cli_job_load(const char *const *inputs, int n, int threads, opscope_cli_job_set **out) {
+    return opscope_cli_job_load_with(inputs, n, threads, NULL, out);
+}
+
+int opscope_cli_job_load_with(const char *const *inputs, int n, int threads, const opscope_cli_job_reader *rd,
+                              opscope_cli_job_set **out) {
     *out = NULL;
     opscope_cli_job_set *s = calloc(1, sizeof *s);
     if (!s) return OPSCOPE_EXIT_INPUT;
+    s->p.rd = rd;
     int st = gather(inputs, n, &s->p);
     if (st < 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -286,6 +306,28 @@ int opscope_cli_job_load(const char *const *inputs, int n, int threads, opscope_
     }
     *out = s;
     return -1;
+}
+
+void *opscope_cli_job_row_user(const opscope_cli_job_set *s, const opscope_job_row *row, bool *trace) {
+    for (size_t i = 0; i < s->p.n; i++)
+        for (size_t k = 0; k < s->p.slots[i].n_ranks; k++)
+            if (&s->p.slots[i].ranks[k].sum == row->s) {
+                *trace = s->p.slots[i].trace;
+                return s->p.slots[i].user;
+            }
+    *trace = false;
+    return NULL;
+}
+
+void *opscope_cli_job_row_take(opscope_cli_job_set *s, const opscope_job_row *row) {
+    for (size_t i = 0; i < s->p.n; i++)
+        for (size_t k = 0; k < s->p.slots[i].n_ranks; k++)
+            if (&s->p.slots[i].ranks[k].sum == row->s) {
+                void *u = s->p.slots[i].user;
+                s->p.slots[i].user = NULL;
+                return u;
+            }
+    return NULL;
 }
 
 const opscope_job *opscope_cli_job_of(const opscope_cli_job_set *s, opscope_job_read_info *ri) {

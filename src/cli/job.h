@@ -35,6 +35,29 @@ typedef struct opscope_cli_job_set opscope_cli_job_set;
  * reason on stderr, *OUT NULL). */
 int opscope_cli_job_load(const char *const *inputs, int n, int threads, opscope_cli_job_set **out);
 
+/* How a trace of the job is read when more than its figures is wanted (`view`: its page block
+ * in the same read). READ reads PATH (a trace, never a job summary) into the rank's summary SUM
+ * (analyze/job_rank.h's opscope_job_rank_finish) and may leave a pointer in *USER; it returns
+ * 0, or 1 (bad input, ERR filled), 2 (out of memory) or 3 (no trace events). It is called on
+ * the load's threads, one trace per call. DROP (may be NULL) frees a USER the caller did not
+ * take (opscope_cli_job_row_take) when the set is freed or the load fails. */
+typedef struct opscope_cli_job_reader {
+    int (*read)(void *ud, const char *path, opscope_job_rank_summary *sum, void **user, opscope_error *err);
+    void (*drop)(void *user);
+    void *ud;
+} opscope_cli_job_reader;
+
+/* opscope_cli_job_load, each trace read by RD (must outlive the set; NULL: as load does). */
+int opscope_cli_job_load_with(const char *const *inputs, int n, int threads, const opscope_cli_job_reader *rd,
+                              opscope_cli_job_set **out);
+
+/* What RD's read left for the input ROW (a row of S's job) came from (NULL: none, or already
+ * taken); *TRACE: true when that input was a trace read by RD (else a job summary). */
+void *opscope_cli_job_row_user(const opscope_cli_job_set *s, const opscope_job_row *row, bool *trace);
+
+/* The same, taken: S no longer drops it. */
+void *opscope_cli_job_row_take(opscope_cli_job_set *s, const opscope_job_row *row);
+
 /* The job of S (valid while S lives); RI (may be NULL) gets how it was read. */
 const opscope_job *opscope_cli_job_of(const opscope_cli_job_set *s, opscope_job_read_info *ri);
 
@@ -50,9 +73,9 @@ typedef struct opscope_cli_job_view_opts {
     bool quiet;
 } opscope_cli_job_view_opts;
 
-/* Reads the job as report does (in parallel: the per-rank table), then each rank's trace
- * again, in parallel too, into its block of the page (one rank in memory per thread). Returns
- * the exit status. */
+/* Reads the job as report does, in parallel, each trace once: the per-rank table and the
+ * rank's block of the page from the same read (one rank in memory per thread); a job summary's
+ * ranks then get their traces read for their blocks. Returns the exit status. */
 int opscope_cli_job_view(const opscope_cli_job_view_opts *o);
 
 /* `diff BASE NEW` of two jobs: true when each is a folder or a job summary (cli/job_diff.c). */

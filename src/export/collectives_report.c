@@ -110,7 +110,7 @@ void opscope_colls_report_json(opscope_out_t *w, const opscope_colls_t *c) {
 
 void opscope_colls_report_rank_json(opscope_out_t *w, const opscope_job_rank_summary *s) {
     opscope_out_str(w, ",\"collectives_on\":");
-    opscope_out_json_str(w, s->n_colls ? on_text(s->colls_on_kernels) : "none");
+    opscope_out_json_str(w, !s->n_colls ? "none" : s->colls_unsized ? "annotations" : on_text(s->colls_on_kernels));
     opscope_out_str(w, ",\"collectives\":[");
     for (size_t i = 0; i < s->n_colls; i++) {
         const opscope_job_coll *r = &s->colls[i];
@@ -124,8 +124,30 @@ void opscope_colls_report_rank_json(opscope_out_t *w, const opscope_job_rank_sum
     opscope_out_char(w, ']');
 }
 
+/* Collectives with no sizes (gloo's annotations): counts and times per rank, no bandwidth. */
+static void unsized_console(opscope_out_t *w, const opscope_job_colls *c) {
+    opscope_out_printf(w, "\nCollectives (timed on gloo's annotations, gloo:all_reduce...: the trace has no sizes, "
+                          "so no bandwidth; skew = (max - min) / median time)\n");
+    opscope_out_printf(w, "  %-14s %6s %7s %10s %10s %10s %8s %6s %8s\n", "collective", "ranks", "count", "min ms",
+                       "median ms", "max ms", "skew %", "late", "slowest");
+    for (size_t i = 0; i < c->n_types; i++) {
+        const opscope_job_coll_type *t = &c->types[i];
+        opscope_out_printf(w, "  %-14s %6zu %7llu %10.3f %10.3f %10.3f %8.1f %6lld %8lld\n", t->tot.type, t->n_ranks,
+                           (unsigned long long)t->tot.count, (double)t->time_min_ns / 1e6,
+                           (double)t->median_time_ns / 1e6, (double)t->time_max_ns / 1e6, t->time_skew_pct,
+                           (long long)t->late_rank, (long long)t->slowest_rank);
+        for (size_t r = 0; r < t->n_ranks && r < 16; r++)
+            opscope_out_printf(w, "    rank %-6lld %7llu x %10.3f ms\n", (long long)t->ranks[r].rank,
+                               (unsigned long long)t->ranks[r].count, (double)t->ranks[r].time_ns / 1e6);
+    }
+}
+
 void opscope_job_colls_console(opscope_out_t *w, const opscope_job_colls *c) {
     if (!c->n_types) return;
+    if (c->unsized) {
+        unsized_console(w, c);
+        return;
+    }
     opscope_out_printf(w, "\nCollectives (timed on their %s; message size from In/Out msg nelems x dtype; "
                           "busbw: nccl-tests' bus factor)\n", c->on_kernels ? "kernels" : "record_param_comms CPU ops");
     head_console(w);
@@ -156,7 +178,7 @@ static void kd(opscope_out_t *w, const char *k, double v) {
 
 void opscope_job_colls_json(opscope_out_t *w, const opscope_job_colls *c) {
     opscope_out_str(w, ",\"collectives\":{\"on\":");
-    opscope_out_json_str(w, c->n_types ? on_text(c->on_kernels) : "none");
+    opscope_out_json_str(w, !c->n_types ? "none" : c->unsized ? "annotations" : on_text(c->on_kernels));
     opscope_out_str(w, ",\"types\":[");
     for (size_t i = 0; i < c->n_types; i++) {
         const opscope_job_coll_type *t = &c->types[i];
@@ -170,6 +192,9 @@ void opscope_job_colls_json(opscope_out_t *w, const opscope_job_colls *c) {
         opscope_out_printf(w, ",\"slowest_rank\":%lld,\"late_rank\":%lld,\"median_time_ns\":%lld,\"late_wait_ns\":%lld",
                            (long long)t->slowest_rank, (long long)t->late_rank, (long long)t->median_time_ns,
                            (long long)t->late_wait_ns);
+        opscope_out_printf(w, ",\"time_min_ns\":%lld,\"time_max_ns\":%lld", (long long)t->time_min_ns,
+                           (long long)t->time_max_ns);
+        kd(w, "time_skew_pct", t->time_skew_pct);
         opscope_out_str(w, ",\"ranks\":[");
         for (size_t r = 0; r < t->n_ranks; r++) {
             const opscope_job_coll_rank *x = &t->ranks[r];

@@ -30,21 +30,20 @@ int opscope_job_html_write(opscope_out_t *w, opscope_job_html_data_fn data, void
     return opscope_html_template_write(w, opscope_viewer_html, opscope_viewer_html_len, fill, &pg, err);
 }
 
-int opscope_job_html_rank(opscope_out_t *w, opscope_html_sink_t *h, int64_t rank, opscope_error *err) {
-    opscope_out_printf(w, "\n<script type=\"application/json\" class=\"opscope-rank\" data-rank=\"%" PRId64 "\">",
-                       rank);
-    if (opscope_html_sink_write_data(h, w, err)) return -1;
-    opscope_out_str(w, "</script>");
-    return 0;
+int opscope_job_html_rank_data(opscope_out_t *w, opscope_html_sink_t *h, opscope_error *err) {
+    return opscope_html_sink_write_data(h, w, err) ? -1 : 0;
 }
 
-int opscope_job_html_copy_block(opscope_out_t *w, FILE *f) {
+int opscope_job_html_copy_block(opscope_out_t *w, int64_t rank, FILE *f) {
     char buf[1 << 16];
     size_t n;
+    opscope_out_printf(w, "\n<script type=\"application/json\" class=\"opscope-rank\" data-rank=\"%" PRId64 "\">",
+                       rank);
     rewind(f);
     while ((n = fread(buf, 1, sizeof buf, f)) > 0) opscope_out_write(w, buf, n);
     int rc = ferror(f) ? -1 : 0;
     fclose(f);
+    opscope_out_str(w, "</script>");
     return rc;
 }
 

@@ -29,11 +29,19 @@ static void write_skew(opscope_out_t *w, const opscope_job *job) {
     int64_t late_ns = t->median_time_ns - t->late_wait_ns;
     for (size_t i = 0; i < t->n_ranks; i++)
         if (t->ranks[i].rank == t->late_rank) calls = t->ranks[i].count;
-    opscope_out_printf(w, "Collective skew: %s, bus bandwidth %.2f-%.2f GB/s over %zu ranks (skew %.1f%%); "
-                          "rank %lld is late:\n          the others wait for it, its %llu %s calls take %.1f ms "
+    if (job->colls.unsized)
+        opscope_out_printf(w, "Collective skew: %s, time per rank %.1f-%.1f ms over %zu ranks (skew %.1f%%; the trace has "
+                              "no sizes, so no bandwidth); rank %lld is late:\n",
+                           t->tot.type, ms(t->time_min_ns), ms(t->time_max_ns), t->n_ranks, t->time_skew_pct,
+                           (long long)t->late_rank);
+    else
+        opscope_out_printf(w, "Collective skew: %s, bus bandwidth %.2f-%.2f GB/s over %zu ranks (skew %.1f%%); "
+                              "rank %lld is late:\n",
+                           t->tot.type, t->busbw_min_gbps, t->busbw_max_gbps, t->n_ranks, t->skew_pct,
+                           (long long)t->late_rank);
+    opscope_out_printf(w, "          the others wait for it, its %llu %s calls take %.1f ms "
                           "against the median rank's %.1f ms (%.1f ms of waiting, %.2f ms per call)\n",
-                       t->tot.type, t->busbw_min_gbps, t->busbw_max_gbps, t->n_ranks, t->skew_pct,
-                       (long long)t->late_rank, (unsigned long long)calls, t->tot.type, ms(late_ns),
+                       (unsigned long long)calls, t->tot.type, ms(late_ns),
                        ms(t->median_time_ns), ms(t->late_wait_ns), calls ? ms(t->late_wait_ns) / (double)calls : 0.0);
 }
 

@@ -204,6 +204,7 @@ static int rank_special(opscope_json_t *j, const opscope_json_token *key, const 
         if (val->type != OPSCOPE_JSON_STRING) return fail(j, val, "job summary: expected a string");
         if (!strcmp(k, "collectives_on")) {
             s->colls_on_kernels = !strcmp(val->str, "kernels");
+            s->colls_unsized = !strcmp(val->str, "annotations");
         } else if (!strcmp(k, "backend")) {
             snprintf(s->backend, sizeof s->backend, "%s", val->str);
         } else if (!strcmp(k, "measured_on")) {

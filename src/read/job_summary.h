@@ -97,6 +97,7 @@ typedef struct opscope_job_rank_summary {
     int n_modules;                        /* the same over "nn.Module: X" python frames */
     opscope_job_annot modules[OPSCOPE_JOB_ANNOTS];
     bool colls_on_kernels;                /* collectives timed on their kernels (else CPU ops) */
+    bool colls_unsized;                   /* timed on gloo's annotations: no sizes (bytes 0) */
     size_t n_colls;
     opscope_job_coll *colls;              /* by type, then bucket */
 } opscope_job_rank_summary;

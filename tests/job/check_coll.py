@@ -12,6 +12,12 @@ bucket, time = the events' durations. Then the traces as one job (summary.job.co
 type, per rank, skew, buckets), also through per-rank summaries (`--job --json`, then
 `report summaries/`). With --derived, a second rank is added: a copy of the first trace as rank
 1 whose collective kernels last twice as long (its bus bandwidth halves: the skew is known).
+
+A job whose traces have no collective with args (gloo: Debian's torch writes no sizes) is
+timed on gloo's own annotations (user_annotation "gloo:all_reduce"...): per type and rank the
+count and summed duration; the late rank is the one with the least time (each rank waits in a
+collective for the last to arrive), its wait the median rank's time minus its own. With
+--late-rank N, the type with the longest wait must name rank N (the job's slow rank).
 """
 import json
 import os
@@ -69,6 +75,19 @@ def expect(d):
         r[3] += ns(e.get("dur", 0))
         r[4] = max(r[4], n)
     return rows, ("kernels" if kern else "cpu_ops") if use else "none"
+
+
+def expect_spans(d):
+    """Without any collective with args (gloo: torch writes no sizes): gloo's own annotations
+    (user_annotation "gloo:all_reduce"...) per type, {(type, -1): [count, 0, 0, time_ns, 0]}."""
+    rows = {}
+    for e in d.get("traceEvents", []):
+        if (isinstance(e, dict) and e.get("ph") == "X" and e.get("cat") == "user_annotation"
+                and str(e.get("name", "")).startswith("gloo:")):
+            r = rows.setdefault((kind(e["name"][5:]), -1), [0, 0, 0, 0, 0])
+            r[0] += 1
+            r[3] += ns(e.get("dur", 0))
+    return rows
 
 
 def by_type(rows):
@@ -131,9 +150,13 @@ def check_job(job, traces, label):
         d = load(path)
         rank = int((d.get("distributedInfo") or {}).get("rank", -1))
         rows, o = expect(d)
+        if not rows:
+            rows = expect_spans(d)
+            o = "annotations" if rows else "none"
         per[rank] = rows
-        if o == "kernels" or (o == "cpu_ops" and on == "none"):
+        if o == "kernels" or (o in ("cpu_ops", "annotations") and on in ("none", "annotations")):
             on = o
+    unsized = on == "annotations"
     tot = {}
     for rows in per.values():
         for key, r in rows.items():
@@ -142,7 +165,16 @@ def check_job(job, traces, label):
                 x[i] += r[i]
             x[4] = max(x[4], r[4])
     c = job["collectives"]
-    check_section(c, tot, on, label)
+    if not unsized:
+        check_section(c, tot, on, label)
+    else:  # gloo's annotations: no sizes, types only, no buckets
+        check(c["on"] == on, "%s: timed on %s (opscope: %s)" % (label, on, c["on"]))
+        t = by_type(tot)
+        check([x["type"] for x in c["types"]] == sorted(t) and c["buckets"] == [],
+              "%s: unsized types %s, no buckets (opscope: %s)" % (label, sorted(t), [x["type"] for x in c["types"]]))
+        for x in c["types"]:
+            if x["type"] in t:
+                same_row(x, t[x["type"]], "%s %s" % (label, x["type"]))
     for x in c["types"]:
         ranks = {}
         for rank, rows in sorted(per.items()):
@@ -157,6 +189,9 @@ def check_job(job, traces, label):
             check((g.get("count"), g.get("bytes"), g.get("bus_bytes"), g.get("time_ns")) == tuple(t[:4])
                   and abs(g.get("busbw_gbps", -1) - bws[r]) < 1e-4,
                   "%s %s rank %d: %d x, %d ns, busbw %.4f GB/s" % (label, x["type"], r, t[0], t[3], bws[r]))
+        if unsized:
+            skews[x["type"]] = check_unsized(x, ranks, label)
+            continue
         mn, mx, md = min(bws.values()), max(bws.values()), median(bws.values())
         skew = (mx - mn) / md * 100 if md > 0 else 0
         slowest = min(bws, key=lambda r: (bws[r], list(bws).index(r)))
@@ -176,6 +211,26 @@ def check_job(job, traces, label):
     return skews
 
 
+def check_unsized(x, ranks, label):
+    """A type timed on gloo's annotations: no bandwidth; each rank waits in the collective for
+    the last to arrive, so the late rank spends the least time in it (the first in rank order on
+    ties), the slowest the most; the median rank's time minus the late rank's is the wait."""
+    times = {r: t[3] for r, t in ranks.items()}
+    order = list(times)
+    late = min(times, key=lambda r: (times[r], order.index(r)))
+    slowest = max(times, key=lambda r: (times[r], -order.index(r)))
+    med_t = int(median(times.values()))
+    wait = med_t - times[late] if len(times) > 1 and med_t > times[late] else 0
+    mn, mx = min(times.values()), max(times.values())
+    skew = (mx - mn) / median(times.values()) * 100 if median(times.values()) > 0 else 0
+    check(x.get("late_rank") == late and x.get("slowest_rank") == slowest and x.get("median_time_ns") == med_t
+          and x.get("late_wait_ns") == wait and x.get("time_min_ns") == mn and x.get("time_max_ns") == mx
+          and abs(x.get("time_skew_pct", -1) - skew) < 1e-3 and x.get("busbw_max_gbps") == 0,
+          "%s %s (no sizes): times %s ns; late rank %d, slowest %d, median %d ns, the others wait %d ns, skew %.3f%%"
+          % (label, x["type"], times, late, slowest, med_t, wait, skew))
+    return (wait, late, ranks[late][0], times[late], med_t, mn, mx, len(ranks), skew, True)
+
+
 def check_first_screen(traces, skews, label):
     """The console's first screen (before the first table) names the collective skew: the type
     whose late rank makes the others wait longest, that rank, the wait; none without one."""
@@ -188,7 +243,16 @@ def check_first_screen(traces, skews, label):
     if worst is None:
         check(p.returncode == 0 and "Collective skew" not in first, "%s: no collective skew on the first screen" % label)
         return
-    wait, late, calls, late_t, med_t, mn, mx, n, skew = skews[worst]
+    wait, late, calls, late_t, med_t, mn, mx, n, skew = skews[worst][:9]
+    if len(skews[worst]) > 9:  # unsized: the ranks' times, no bandwidth
+        want = ("Collective skew: %s, time per rank %.1f-%.1f ms over %d ranks (skew %.1f%%; the trace has no sizes, "
+                "so no bandwidth); rank %d is late:\n"
+                "          the others wait for it, its %d %s calls take %.1f ms against the median rank's %.1f ms "
+                "(%.1f ms of waiting, %.2f ms per call)" % (worst, mn / 1e6, mx / 1e6, n, skew, late, calls, worst,
+                                                            late_t / 1e6, med_t / 1e6, wait / 1e6, wait / 1e6 / calls))
+        check(p.returncode == 0 and want in first, "%s: the first screen names the skew: %s"
+              % (label, want.replace("\n", " ")))
+        return
     want = ("Collective skew: %s, bus bandwidth %.2f-%.2f GB/s over %d ranks (skew %.1f%%); rank %d is late:\n"
             "          the others wait for it, its %d %s calls take %.1f ms against the median rank's %.1f ms "
             "(%.1f ms of waiting, %.2f ms per call)" % (worst, mn, mx, n, skew, late, calls, worst, late_t / 1e6,
@@ -214,6 +278,11 @@ def main():
     args = sys.argv[1:]
     derived = "--derived" in args
     args = [a for a in args if a != "--derived"]
+    late_want = None
+    if "--late-rank" in args:  # the job's deliberately slow rank: the one the others wait for
+        i = args.index("--late-rank")
+        late_want = int(args[i + 1])
+        del args[i:i + 2]
     OPSCOPE, traces = args[0], args[1:]
     with tempfile.TemporaryDirectory() as tmp:
         for path in traces:
@@ -225,7 +294,13 @@ def main():
             traces = traces + [derived_rank(traces[0], tmp)]
         job = report(*traces).get("job")
         if job:
-            check_first_screen(traces, check_job(job, traces, "job"), "job")
+            skews = check_job(job, traces, "job")
+            check_first_screen(traces, skews, "job")
+            if late_want is not None:
+                worst = max(sorted(skews), key=lambda t: skews[t][0]) if skews else None
+                check(worst is not None and skews[worst][1] == late_want,
+                      "job: the worst collective skew's late rank is the slow rank %d (%s)"
+                      % (late_want, worst and skews[worst][:2]))
         summ = os.path.join(tmp, "summaries")
         os.mkdir(summ)
         for i, path in enumerate(traces):

@@ -266,5 +266,59 @@ static int test_colls(void) {
     return 0;
 }
 
+/* gloo's collectives: annotations without sizes, timed only; the late rank spends the least time */
+static int test_colls_unsized(void) {
+    opscope_colls_t *c = opscope_colls_new();
+    ASSERT_TRUE(c != NULL);
+    ASSERT_EQ_INT(opscope_colls_add_span(c, "gloo:all_reduce", 3000), 0);
+    ASSERT_EQ_INT(opscope_colls_add_span(c, "gloo:all_reduce", 5000), 0);
+    ASSERT_EQ_INT(opscope_colls_add_span(c, "gloo:broadcast", 700), 0);
+    ASSERT_TRUE(opscope_colls_unsized(c));
+    size_t n;
+    bool on_k;
+    const opscope_job_coll *v = opscope_colls_rows(c, &n, &on_k);
+    ASSERT_EQ_INT(n, 2);
+    ASSERT_EQ_STR(v[0].type, "allreduce");
+    ASSERT_EQ_U64(v[0].count, 2);
+    ASSERT_EQ_U64(v[0].bytes, 0);
+    ASSERT_EQ_INT(v[0].bucket, -1);
+    ASSERT_EQ_INT(v[0].time_ns, 8000);
+    ASSERT_EQ_STR(v[1].type, "broadcast");
+    /* a collective with args outranks the annotations */
+    opscope_kineto_comm m = {.coll = "allreduce", .in_nelems = 4, .out_nelems = 4, .dtype = "Float", .group_size = 2};
+    opscope_kineto_event ev = {.kind = OPSCOPE_KINETO_CPU_OP, .dur_ns = 100, .comm = &m};
+    ASSERT_EQ_INT(opscope_colls_add(c, &ev), 0);
+    ASSERT_TRUE(!opscope_colls_unsized(c));
+    v = opscope_colls_rows(c, &n, &on_k);
+    ASSERT_EQ_INT(n, 1);
+    ASSERT_EQ_U64(v[0].bytes, 16);
+    opscope_colls_free(c);
+    /* a job of times 10, 2 and 6 ms: late rank 1 (2 ms), slowest rank 0, median 6 ms, wait 4 ms,
+     * time skew (10 - 2) / 6 = 133.3%; no bandwidth, no buckets */
+    opscope_job_coll rows[3] = {{.type = "allreduce", .bucket = -1, .count = 3, .time_ns = 10000000},
+                                {.type = "allreduce", .bucket = -1, .count = 3, .time_ns = 2000000},
+                                {.type = "allreduce", .bucket = -1, .count = 3, .time_ns = 6000000}};
+    opscope_job_rank_summary sums[3] = {{.rank = 0, .n_colls = 1, .colls = &rows[0], .colls_unsized = true},
+                                        {.rank = 1, .n_colls = 1, .colls = &rows[1], .colls_unsized = true},
+                                        {.rank = 2, .n_colls = 1, .colls = &rows[2], .colls_unsized = true}};
+    const opscope_job_rank_summary *ps[3] = {&sums[0], &sums[1], &sums[2]};
+    opscope_job_colls jc;
+    ASSERT_EQ_INT(opscope_job_colls_analyze(&jc, ps, 3), 0);
+    ASSERT_TRUE(jc.unsized);
+    ASSERT_EQ_INT(jc.n_types, 1);
+    ASSERT_EQ_INT(jc.n_buckets, 0);
+    ASSERT_EQ_INT(jc.types[0].late_rank, 1);
+    ASSERT_EQ_INT(jc.types[0].slowest_rank, 0);
+    ASSERT_EQ_INT(jc.types[0].median_time_ns, 6000000);
+    ASSERT_EQ_INT(jc.types[0].late_wait_ns, 4000000);
+    ASSERT_EQ_INT(jc.types[0].time_min_ns, 2000000);
+    ASSERT_EQ_INT(jc.types[0].time_max_ns, 10000000);
+    ASSERT_NEAR(jc.types[0].time_skew_pct, 800.0 / 6.0, 1e-9);
+    ASSERT_NEAR(jc.types[0].busbw_max_gbps, 0.0, 0.0);
+    opscope_job_colls_free(&jc);
+    return 0;
+}
+
 TEST_MAIN(TEST(test_iv), TEST(test_rank_names), TEST(test_gpu_rank), TEST(test_straggler),
-          TEST(test_summary_read), TEST(test_colls))
+          TEST(test_summary_read), TEST(test_colls),
+          TEST(test_colls_unsized))
