@@ -1,0 +1,35 @@
+/*
+ * rec_fifo.h - records held back in arrival order, each a copy of the struct and of its
+ * strings, until the one who holds them lets them go (internal; warm_defer.h holds a graph
+ * compute's records until it knows whether the compute was a warm-up).
+ *
+ * Memory: per record sizeof(opscope_record) (about 1 KB) and its strings; the caller bounds
+ * it by opscope_rec_fifo_bytes. Ownership: the FIFO owns its copies; a record from
+ * opscope_rec_fifo_head is valid until the next push or pop. Thread safety: none.
+ */
+#ifndef OPSCOPE_REC_FIFO_H
+#define OPSCOPE_REC_FIFO_H
+
+#include "opscope.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct opscope_rec_fifo {
+    unsigned char *buf;
+    size_t head, tail, cap; /* live bytes: [head, tail) */
+    size_t n;               /* records held */
+} opscope_rec_fifo;
+
+/* Zero-initialised is empty. */
+void opscope_rec_fifo_free(opscope_rec_fifo *f);
+/* Appends a copy of REC. 0, or -1 when out of memory (nothing appended). */
+int opscope_rec_fifo_push(opscope_rec_fifo *f, const opscope_record *rec);
+/* The oldest record (its strings in the FIFO), or NULL when empty. */
+const opscope_record *opscope_rec_fifo_head(opscope_rec_fifo *f);
+/* Drops the oldest record (no-op when empty). */
+void opscope_rec_fifo_pop(opscope_rec_fifo *f);
+/* Bytes the held records take. */
+static inline size_t opscope_rec_fifo_bytes(const opscope_rec_fifo *f) { return f->tail - f->head; }
+
+#endif /* OPSCOPE_REC_FIFO_H */
