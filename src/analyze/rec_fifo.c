@@ -34,7 +34,7 @@ void opscope_rec_fifo_free(opscope_rec_fifo *f) {
 
 /* The head's string fields back to offsets (the buffer is about to move). */
 static void unfix(opscope_rec_fifo *f) {
-    if (f->head == f->tail) return;
+    if (!f->n) return;
     entry *e = (entry *)(f->buf + f->head);
     if (!e->fixed) return;
     opscope_record *r = REC_AT(e);
@@ -43,6 +43,37 @@ static void unfix(opscope_rec_fifo *f) {
         *p = *p ? (const char *)(uintptr_t)(*p - (const char *)e + 1) : NULL;
     }
     e->fixed = false;
+}
+
+/* Room for NEED more bytes at the tail (wrapping, else a bigger buffer, straight): the
+ * offset where they go, or SIZE_MAX when out of memory. */
+static size_t room(opscope_rec_fifo *f, size_t need) {
+    if (f->wrapped) {
+        if (f->tail + need <= f->head) return f->tail;
+    } else if (f->tail + need <= f->cap) {
+        return f->tail;
+    } else if (f->n && need <= f->head) {
+        f->end = f->tail;
+        f->wrapped = true;
+        return f->tail = 0;
+    }
+    size_t live = opscope_rec_fifo_bytes(f), cap = f->cap ? f->cap : 1u << 16;
+    while (cap < live + need) cap *= 2;
+    unsigned char *b = malloc(cap);
+    if (!b) return SIZE_MAX;
+    unfix(f);
+    if (f->wrapped) {
+        memcpy(b, f->buf + f->head, f->end - f->head);
+        memcpy(b + (f->end - f->head), f->buf, f->tail);
+    } else if (live) {
+        memcpy(b, f->buf + f->head, live);
+    }
+    free(f->buf);
+    f->buf = b;
+    f->cap = cap;
+    f->head = 0;
+    f->wrapped = false;
+    return f->tail = live;
 }
 
 int opscope_rec_fifo_push(opscope_rec_fifo *f, const opscope_record *rec) {
@@ -54,22 +85,9 @@ int opscope_rec_fifo_push(opscope_rec_fifo *f, const opscope_record *rec) {
         need += len[i];
     }
     need = (need + 7) & ~(size_t)7;
-    if (f->head == f->tail) f->head = f->tail = 0;
-    if (f->tail + need > f->cap) unfix(f);
-    if (f->tail + need > f->cap && f->head >= f->tail - f->head) { /* more dead than live: move */
-        memmove(f->buf, f->buf + f->head, f->tail - f->head);
-        f->tail -= f->head;
-        f->head = 0;
-    }
-    if (f->tail + need > f->cap) {
-        size_t cap = f->cap ? f->cap : 1u << 16;
-        while (cap < f->tail + need) cap *= 2;
-        unsigned char *b = realloc(f->buf, cap);
-        if (!b) return -1;
-        f->buf = b;
-        f->cap = cap;
-    }
-    entry *e = (entry *)(f->buf + f->tail);
+    size_t at = room(f, need);
+    if (at == SIZE_MAX) return -1;
+    entry *e = (entry *)(f->buf + at);
     e->size = need;
     e->fixed = false;
     opscope_record *r = REC_AT(e);
@@ -85,16 +103,16 @@ int opscope_rec_fifo_push(opscope_rec_fifo *f, const opscope_record *rec) {
         *p = (const char *)(uintptr_t)(off + 1);
         off += len[i];
     }
-    f->tail += need;
+    f->tail = at + need;
     f->n++;
     return 0;
 }
 
 const opscope_record *opscope_rec_fifo_head(opscope_rec_fifo *f) {
-    if (f->head == f->tail) return NULL;
+    if (!f->n) return NULL;
     entry *e = (entry *)(f->buf + f->head);
     opscope_record *r = REC_AT(e);
-    if (!e->fixed) { /* offsets to pointers: the buffer no longer moves under this entry */
+    if (!e->fixed) { /* offsets to pointers: the buffer does not move until the next push */
         for (int i = 0; i < N_STR; i++) {
             const char **p = str_field(r, i);
             uintptr_t off = (uintptr_t)*p;
@@ -106,9 +124,15 @@ const opscope_record *opscope_rec_fifo_head(opscope_rec_fifo *f) {
 }
 
 void opscope_rec_fifo_pop(opscope_rec_fifo *f) {
-    if (f->head == f->tail) return;
-    entry *e = (entry *)(f->buf + f->head);
-    f->head += e->size;
+    if (!f->n) return;
+    f->head += ((entry *)(f->buf + f->head))->size;
     f->n--;
-    if (f->head == f->tail) f->head = f->tail = 0;
+    if (f->wrapped && f->head == f->end) {
+        f->head = 0;
+        f->wrapped = false;
+    }
+    if (!f->n) {
+        f->head = f->tail = 0;
+        f->wrapped = false;
+    }
 }

@@ -15,10 +15,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* A ring of bytes: live entries in [head, tail), or when wrapped in [head, end) then
+ * [0, tail); it grows (and is made straight) only when full, so a steady flow of records
+ * reuses the same, warm, memory. */
 typedef struct opscope_rec_fifo {
     unsigned char *buf;
-    size_t head, tail, cap; /* live bytes: [head, tail) */
-    size_t n;               /* records held */
+    size_t head, tail, end, cap;
+    bool wrapped;
+    size_t n; /* records held */
 } opscope_rec_fifo;
 
 /* Zero-initialised is empty. */
@@ -30,6 +34,8 @@ const opscope_record *opscope_rec_fifo_head(opscope_rec_fifo *f);
 /* Drops the oldest record (no-op when empty). */
 void opscope_rec_fifo_pop(opscope_rec_fifo *f);
 /* Bytes the held records take. */
-static inline size_t opscope_rec_fifo_bytes(const opscope_rec_fifo *f) { return f->tail - f->head; }
+static inline size_t opscope_rec_fifo_bytes(const opscope_rec_fifo *f) {
+    return f->wrapped ? f->end - f->head + f->tail : f->tail - f->head;
+}
 
 #endif /* OPSCOPE_REC_FIFO_H */
