@@ -16,8 +16,7 @@
 
 typedef struct open_graph {
     int64_t id;
-    uint64_t topo;
-    bool split_only, used;
+    bool used;
 } open_graph;
 
 typedef struct decided {
@@ -34,14 +33,15 @@ struct opscope_warm_defer {
     opscope_sink steady, plain;
     size_t max_bytes;
     opscope_rec_fifo fifo;
-    opscope_graphs_t *graphs; /* the exact ones, for the check */
+    opscope_graphs_t *graphs; /* the exact ones, for the check, and the rule's inputs */
+    bool own_graphs;          /* fed here (else by the caller, before each record comes) */
     open_graph ring[RING];
     size_t ring_pos;
     OPSCOPE_VEC(decided) dec;
     opscope_hindex dec_ix;
     OPSCOPE_VEC(topo_first) topos;
     opscope_hindex topo_ix;
-    bool weighted, seen_graph, plain_mode, trace, failed;
+    bool seen_graph, plain_mode, trace, failed;
     /* the graph of the last record in and of the last one out, looked up once per run */
     bool have_in, have_out, out_decided;
     int64_t in_id, out_id;
@@ -61,14 +61,17 @@ static const decided *dec_find(const opscope_warm_defer_t *w, int64_t id) {
     return i == OPSCOPE_HINDEX_NONE ? NULL : &w->dec.v[i];
 }
 
-opscope_warm_defer_t *opscope_warm_defer_new(opscope_sink steady, opscope_sink plain, size_t max_bytes) {
+opscope_warm_defer_t *opscope_warm_defer_new(opscope_sink steady, opscope_sink plain, size_t max_bytes,
+                                             opscope_graphs_t *graphs) {
     opscope_warm_defer_t *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->steady = steady;
     w->plain = plain;
     w->max_bytes = max_bytes;
+    w->graphs = graphs;
+    w->own_graphs = !graphs;
     if (opscope_hindex_init(&w->dec_ix, 1024) || opscope_hindex_init(&w->topo_ix, 16) ||
-        !(w->graphs = opscope_graphs_new())) {
+        (!w->graphs && !(w->graphs = opscope_graphs_new()))) {
         opscope_warm_defer_free(w);
         return NULL;
     }
@@ -78,7 +81,7 @@ opscope_warm_defer_t *opscope_warm_defer_new(opscope_sink steady, opscope_sink p
 void opscope_warm_defer_free(opscope_warm_defer_t *w) {
     if (!w) return;
     opscope_rec_fifo_free(&w->fifo);
-    opscope_graphs_free(w->graphs);
+    if (w->own_graphs) opscope_graphs_free(w->graphs);
     free(w->dec.v);
     opscope_hindex_free(&w->dec_ix);
     free(w->topos.v);
@@ -89,11 +92,14 @@ void opscope_warm_defer_free(opscope_warm_defer_t *w) {
 /* Graph E's verdict, by graphs.c's rule over the graphs decided so far. 0, or -1 (memory). */
 static int decide(opscope_warm_defer_t *w, open_graph *e) {
     opscope_graph_warm v = OPSCOPE_GRAPH_STEADY;
-    if (!(w->weighted && e->split_only)) {
-        uint64_t h = opscope_mix64(e->topo);
-        uint32_t i = opscope_hindex_find(&w->topo_ix, h, &e->topo, topo_eq, w);
+    uint64_t topo = 0;
+    bool split_only = false, weighted = false;
+    opscope_graphs_peek(w->graphs, e->id, &topo, &split_only, &weighted); /* its records so far */
+    if (!(weighted && split_only)) {
+        uint64_t h = opscope_mix64(topo);
+        uint32_t i = opscope_hindex_find(&w->topo_ix, h, &topo, topo_eq, w);
         if (i == OPSCOPE_HINDEX_NONE) {
-            topo_first t = {e->topo, e->id};
+            topo_first t = {topo, e->id};
             if (OPSCOPE_VEC_PUSH(w->topos, t) || opscope_hindex_add(&w->topo_ix, h, (uint32_t)(w->topos.n - 1)))
                 return -1;
             v = OPSCOPE_GRAPH_WARMUP;
@@ -185,7 +191,7 @@ static int on_record(void *ud, const opscope_record *r) {
         if (go_plain(w)) return -1;
         return w->plain.on_record ? w->plain.on_record(w->plain.ud, r) : 0;
     }
-    if (opscope_graphs_add(w->graphs, r, 0)) return -1;
+    if (w->own_graphs && opscope_graphs_add(w->graphs, r, 0)) return -1;
     if (w->failed) return 0;
     bool graph = r->has & OPSCOPE_HAS_GRAPH;
     if (w->plain_mode) {
@@ -195,17 +201,11 @@ static int on_record(void *ud, const opscope_record *r) {
         }
         return w->plain.on_record ? w->plain.on_record(w->plain.ud, r) : 0;
     }
-    if (r->has & OPSCOPE_HAS_WEIGHT) w->weighted = true;
     bool ready = w->seen_graph; /* a record without a graph after the first graph's: passes */
     if (graph) {
         w->seen_graph = true;
         if ((!w->have_in || w->in_id != r->graph_id) && graph_in(w, r->graph_id)) return -1;
-        open_graph *e = w->in_open;
-        ready = !e;
-        if (e && r->type == OPSCOPE_RECORD_OP) {
-            e->topo += opscope_record_topo(r, -1);
-            if (r->name && r->name[0] == 'G' && !strcmp(r->name, "GRAPH_SPLIT")) e->split_only = true;
-        }
+        ready = !w->in_open;
     }
     if (ready && !w->fifo.n) return w->steady.on_record ? w->steady.on_record(w->steady.ud, r) : 0;
     if (opscope_rec_fifo_push(&w->fifo, r) || release(w)) return -1;

@@ -9,8 +9,8 @@
  * then the oldest held one's), a warm-up when no graph decided before it had its topology
  * (opscope_record_topo; in a run with weights, a graph with a GRAPH_SPLIT record never is).
  * Outliers (their median is known at the end only) are not predicted: every other graph is
- * steady. The same pass feeds the input's graphs (graphs.h) as the two-pass way's first pass
- * did, and opscope_warm_defer_check compares every graph's verdict with the exact one: when
+ * steady. The topologies are the input's graphs' (graphs.h), fed in the same pass as the
+ * two-pass way's first pass fed them, and opscope_warm_defer_check compares every graph's verdict with the exact one: when
  * all agree, what the filter passed is what the two-pass read passes (the same records in the
  * same order); else (a stall, records of graphs interleaved past the ring, a lower id after a
  * higher one of its topology) the caller reads the input again with the exact list.
@@ -20,7 +20,7 @@
  * it is a trace (Kineto, Chrome), or whose first record has a kernel category.
  *
  * Memory: the held records (rec_fifo.h), at most MAX_BYTES past one record; per graph 32
- * bytes (its verdict) and the graphs' own 300-500 bytes. Ownership: the object owns its
+ * bytes (its verdict) and the graphs' own 300-500 bytes (when its own). Ownership: the object owns its
  * tables and borrows the two sinks. Thread safety: none.
  */
 #ifndef OPSCOPE_WARM_DEFER_H
@@ -36,8 +36,12 @@
 typedef struct opscope_warm_defer opscope_warm_defer_t;
 
 /* STEADY: the filter's sink (its warm_of set to opscope_warm_defer_verdict with this object);
- * PLAIN: where records go when the input has no graph computes. NULL when out of memory. */
-opscope_warm_defer_t *opscope_warm_defer_new(opscope_sink steady, opscope_sink plain, size_t max_bytes);
+ * PLAIN: where records go when the input has no graph computes. GRAPHS (borrowed; NULL: the
+ * object makes and feeds its own): a graphs object the caller feeds every record of the
+ * input with opscope_graphs_add (flops 0) before this sink sees it, which the rule and the
+ * check then read (diff's first run already builds one). NULL when out of memory. */
+opscope_warm_defer_t *opscope_warm_defer_new(opscope_sink steady, opscope_sink plain, size_t max_bytes,
+                                             opscope_graphs_t *graphs);
 void opscope_warm_defer_free(opscope_warm_defer_t *w);
 
 /* The sink to read the input into (on_end lets every held record go). */

@@ -79,7 +79,7 @@ static void usage(FILE *f) {
           "  --include-warmup         compare the warm-up too: by default the first compute of\n"
           "                           each graph topology, graphs over 10x their batch's median\n"
           "                           wall and the records before the first compute (load) are\n"
-          "                           left out, found in a first pass over each input\n"
+          "                           left out, found while each input is read\n"
           "  --top N                  console rows (default 30)\n"
           "  --min-share PCT          leave out groups under PCT% of the time on both sides\n"
           "                           (default 0.5; also the floor of the regression check)\n"
@@ -345,7 +345,9 @@ static int read_input(const char *path, input *in, bool first, const opscope_cli
     opscope_warm_defer_free(in->defer);
     in->defer = NULL;
     if (found) { /* held back until decided, then the filter; PLAIN: no graph computes */
-        if (!(in->defer = opscope_warm_defer_new(sink, opscope_tee_sink(&tee), DIFF_HOLD_BYTES)))
+        /* the first run's graphs (fed before the defer, in OUTER) are the rule's */
+        opscope_graphs_t *g = first && only_steady ? in->graphs : NULL;
+        if (!(in->defer = opscope_warm_defer_new(sink, opscope_tee_sink(&tee), DIFF_HOLD_BYTES, g)))
             return set_nomem(err), -1;
         in->sel.filter.warm_of = opscope_warm_defer_verdict;
         in->sel.filter.warm_ctx = in->defer;

@@ -77,7 +77,7 @@ static int run_defer(const stream *s, size_t max_bytes, seen *out, bool *held, o
     memset(&f, 0, sizeof f);
     f.steady = true;
     f.next = got;
-    opscope_warm_defer_t *w = opscope_warm_defer_new(opscope_graph_filter_sink(&f), plain, max_bytes);
+    opscope_warm_defer_t *w = opscope_warm_defer_new(opscope_graph_filter_sink(&f), plain, max_bytes, NULL);
     if (!w) return -1;
     f.warm_of = opscope_warm_defer_verdict;
     f.warm_ctx = w;
