@@ -128,17 +128,20 @@ static int go_plain(opscope_warm_defer_t *w) {
 
 /* Lets the held records whose graph is decided go, in order, up to the first that is not. */
 static int release(opscope_warm_defer_t *w) {
-    for (const opscope_record *r; (r = opscope_rec_fifo_head(&w->fifo)); opscope_rec_fifo_pop(&w->fifo)) {
-        if (r->has & OPSCOPE_HAS_GRAPH) {
-            if (!w->have_out || w->out_id != r->graph_id) {
+    bool has;
+    int64_t id;
+    for (; opscope_rec_fifo_head_graph(&w->fifo, &has, &id); opscope_rec_fifo_pop(&w->fifo)) {
+        if (has) {
+            if (!w->have_out || w->out_id != id) {
                 w->have_out = true;
-                w->out_id = r->graph_id;
-                w->out_decided = dec_find(w, r->graph_id) != NULL;
+                w->out_id = id;
+                w->out_decided = dec_find(w, id) != NULL;
             }
             if (!w->out_decided) break;
         } else if (!w->seen_graph) {
             break; /* the load, or a profile without graph ids: not known yet */
         }
+        const opscope_record *r = opscope_rec_fifo_head(&w->fifo);
         if (w->steady.on_record && w->steady.on_record(w->steady.ud, r)) return -1;
     }
     return 0;
@@ -147,12 +150,14 @@ static int release(opscope_warm_defer_t *w) {
 /* Over the bound: the oldest held record's graph is decided now (or, before any graph, the
  * input is taken to have none). */
 static int bound(opscope_warm_defer_t *w) {
+    bool has;
+    int64_t id;
     while (opscope_rec_fifo_bytes(&w->fifo) > w->max_bytes) {
         if (!w->seen_graph) return go_plain(w);
-        const opscope_record *r = opscope_rec_fifo_head(&w->fifo);
+        opscope_rec_fifo_head_graph(&w->fifo, &has, &id);
         open_graph *e = NULL;
         for (size_t i = 0; i < RING && !e; i++)
-            if (w->ring[i].used && w->ring[i].id == r->graph_id) e = &w->ring[i];
+            if (w->ring[i].used && w->ring[i].id == id) e = &w->ring[i];
         if (!e || decide(w, e)) return -1; /* a held graph record's graph is open */
         if (release(w)) return -1;
     }

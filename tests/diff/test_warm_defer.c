@@ -3,14 +3,17 @@
  * streams made by hand: which records reach the steady-state filter and in what order, the
  * hand-counted answer (the load and the first compute of each topology left out), the same
  * as the two-pass way (graphs, then the filter with the list), and the check that refuses
- * a guess the end proves wrong (a stall, decisions forced by the byte bound).
+ * a guess the end proves wrong (a stall, decisions forced by the byte bound); the held
+ * copies (analyze/rec_fifo.h) equal to what was pushed, through wrap-arounds.
  */
 #include "analyze/graph_filter.h"
 #include "analyze/graphs.h"
+#include "analyze/rec_fifo.h"
 #include "analyze/warm_apart.h"
 #include "analyze/warm_defer.h"
 #include "test.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,5 +220,49 @@ static int test_no_graphs(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_contiguous), TEST(test_interleaved), TEST(test_stall_refused),
+/* Records out of the FIFO equal what went in: every field, strings by value, through many
+ * wrap-arounds of its ring, compact (unused sources as init leaves them) or whole. */
+static int test_fifo_round_trip(void) {
+    static opscope_record in[64];
+    static char names[64][40];
+    opscope_rec_fifo f;
+    memset(&f, 0, sizeof f);
+    size_t pushed = 0, popped = 0;
+    for (int round = 0; round < 2000; round++) {
+        size_t k = pushed % 64;
+        opscope_record *r = &in[k];
+        opscope_record_init(r);
+        snprintf(names[k], sizeof names[k], "op_%zu_%.*s", pushed, (int)(pushed % 23), "xxxxxxxxxxxxxxxxxxxxxxxxx");
+        r->name = names[k];
+        r->tensor_name = pushed % 3 ? "blk.3.attn" : NULL;
+        r->n_src = (int32_t)(pushed % 4);
+        for (int j = 0; j < r->n_src; j++) r->ne_src[j][1] = (int64_t)(pushed + (size_t)j);
+        if (pushed % 5 == 0) r->ne_src[8][2] = 99; /* not init's: kept whole */
+        r->graph_id = (int64_t)pushed;
+        r->op_params[15] = (int32_t)pushed;
+        ASSERT_EQ_INT(opscope_rec_fifo_push(&f, r), 0);
+        pushed++;
+        /* keep 0..40 held: the ring wraps */
+        while (f.n > (size_t)(round % 41)) {
+            const opscope_record *o = opscope_rec_fifo_head(&f);
+            const opscope_record *w = &in[popped % 64];
+            ASSERT_EQ_STR(o->name, w->name);
+            ASSERT_TRUE((o->tensor_name == NULL) == (w->tensor_name == NULL));
+            if (w->tensor_name) ASSERT_EQ_STR(o->tensor_name, w->tensor_name);
+            ASSERT_EQ_INT(memcmp(o->ne_src, w->ne_src, sizeof o->ne_src), 0);
+            ASSERT_EQ_INT(memcmp(o->nb_src, w->nb_src, sizeof o->nb_src), 0);
+            ASSERT_EQ_INT(memcmp(o->type_src, w->type_src, sizeof o->type_src), 0);
+            ASSERT_EQ_INT(memcmp(o->op_params, w->op_params, sizeof o->op_params), 0);
+            ASSERT_EQ_INT(o->n_src, w->n_src);
+            ASSERT_EQ_U64((uint64_t)o->graph_id, (uint64_t)w->graph_id);
+            opscope_rec_fifo_pop(&f);
+            popped++;
+        }
+    }
+    ASSERT_TRUE(pushed - popped == f.n);
+    opscope_rec_fifo_free(&f);
+    return 0;
+}
+
+TEST_MAIN(TEST(test_fifo_round_trip), TEST(test_contiguous), TEST(test_interleaved), TEST(test_stall_refused),
           TEST(test_bound_forces_guesses), TEST(test_no_graphs))
