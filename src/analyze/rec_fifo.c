@@ -78,6 +78,7 @@ int opscope_rec_fifo_push(opscope_rec_fifo *f, const opscope_record *rec) {
     if (!f->blank_set) {
         opscope_record_init(&f->blank);
         f->blank_set = true;
+        f->out_rows = -1;
     }
     int n = rec->n_src;
     bool whole = n < 0 || n > OPSCOPE_MAX_SRC || !rest_blank(rec, &f->blank, n);
@@ -145,9 +146,18 @@ const opscope_record *opscope_rec_fifo_head(opscope_rec_fifo *f) {
     opscope_record *r = &f->out;
     if (e->whole) {
         memcpy(r, p, sizeof *r);
+        f->out_rows = -1;
     } else {
         size_t rows = (size_t)e->n_src;
-        memcpy(r, &f->blank, sizeof *r);
+        if (f->out_rows < 0) { /* OUT's sources back to BLANK's: all, or the last one's extra */
+            memcpy(r, &f->blank, sizeof *r);
+        } else if ((size_t)f->out_rows > rows) {
+            size_t k = (size_t)f->out_rows - rows;
+            memcpy(r->ne_src[rows], f->blank.ne_src[rows], k * sizeof r->ne_src[0]);
+            memcpy(r->nb_src[rows], f->blank.nb_src[rows], k * sizeof r->nb_src[0]);
+            memcpy(r->type_src + rows, f->blank.type_src + rows, k * sizeof r->type_src[0]);
+        }
+        f->out_rows = (int)rows;
         memcpy(r, p, HEAD_LEN);
         const unsigned char *q = p + HEAD_LEN;
         memcpy(r->ne_src, q, rows * sizeof r->ne_src[0]);

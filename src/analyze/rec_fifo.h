@@ -27,6 +27,7 @@ typedef struct opscope_rec_fifo {
     size_t n; /* records held */
     opscope_record out, blank; /* the head handed out; an initialised record (blank_set) */
     bool blank_set;
+    int out_rows; /* sources of OUT that may differ from BLANK's (-1: any field) */
 } opscope_rec_fifo;
 
 /* Zero-initialised is empty. */
