@@ -3,8 +3,10 @@
 # report/gen_profile, seeds 1 and 2: the same llama-like run with different timings). Prints
 # one line per case: median MB/s of both inputs together over RUNS runs, wall and CPU time,
 # and the median peak RSS (/usr/bin/time -v). The bar (issue 10): >= 300 MB/s combined on two
-# 400 MB inputs, peak RSS under 64 MB. The profiles are generated in TMPDIR and deleted
-# afterwards unless BASE and NEW name existing files.
+# 400 MB inputs, peak RSS under 64 MB. Each input is read once, warm-up apart included
+# (docs/diff.md): the --include-warmup case shows what finding the warm-up costs. The
+# profiles are generated in TMPDIR and deleted afterwards unless BASE and NEW name existing
+# files.
 #
 # usage: bench/diff/run.sh [BUILD]    env: SIZE (per input, default 400M), VERSION (2 or 3,
 #                                     default 3: tensor names for --by layer), RUNS (3),
@@ -34,6 +36,10 @@ cat "$base" "$new" > /dev/null  # warm the page cache: measure parsing, not the 
 # diff exits 3 when it finds a regression (--fail-on-regression): a result, not a failure
 OK_STATUS=3 LABEL_WIDTH=34
 run_case "diff (by op, console)"          "$OPSCOPE" diff "$base" "$new"
+# warm-up apart (the default) is found while each input is read: against --include-warmup,
+# which finds none, it costs the held records' copies; BASE against itself is the same work
+run_case "diff --include-warmup"          "$OPSCOPE" diff "$base" "$new" --include-warmup
+run_case "diff BASE BASE"                 "$OPSCOPE" diff "$base" "$base"
 run_case "diff --json --text"             "$OPSCOPE" diff "$base" "$new" -q --json "$work/out.json" --text "$work/out.txt"
 run_case "diff --by shape"                "$OPSCOPE" diff "$base" "$new" -q --by shape --json "$work/out.json"
 run_case "diff --by layer,phase,category" "$OPSCOPE" diff "$base" "$new" -q --by layer,phase,category --json "$work/out.json"

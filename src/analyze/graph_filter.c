@@ -52,7 +52,7 @@ static bool graph_ok(opscope_graph_filter *f, int64_t id) {
         const opscope_graph_stats *g = f->index ? opscope_graphs_find(f->index, id) : NULL;
         if (!g || !opscope_graph_filter_chooses(f, g)) return false;
     }
-    if (f->steady) f->last_warm = opscope_warm_apart_find(f->apart, id);
+    if (f->steady) f->last_warm = f->warm_of ? f->warm_of(f->warm_ctx, id) : opscope_warm_apart_find(f->apart, id);
     return true;
 }
 

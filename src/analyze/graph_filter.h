@@ -10,7 +10,8 @@
  * STEADY (diff's default, docs/diff.md "Warm-up apart") drops the records of the warm-up and
  * outlier graphs APART lists (warm_apart.h, a first pass) and the load (records without a
  * graph id before the first graph's first record); alone, it lets the other records without
- * a graph id pass.
+ * a graph id pass. WARM_OF, when set, stands for APART: the verdict of a graph decided in the
+ * same pass (warm_defer.h), asked once per run of its records.
  *
  * Ownership: the filter borrows INDEX and the next sink. Thread safety: none.
  */
@@ -38,6 +39,8 @@ typedef struct opscope_graph_filter {
     opscope_graph_phase phase;     /* with by_phase: graphs of this phase (graphs.h) */
     const opscope_graphs_t *index; /* finished; needed with by_batch and by_phase */
     const opscope_warm_apart *apart; /* with steady (NULL: every graph steady) */
+    opscope_graph_warm (*warm_of)(const void *ctx, int64_t id); /* with steady: instead of apart */
+    const void *warm_ctx;
     opscope_sink next;
     uint64_t kept, dropped;        /* records (out) */
     /* with STEADY (out): what it dropped as load, warm-up and outlier graphs (indexed by

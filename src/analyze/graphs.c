@@ -187,6 +187,17 @@ int opscope_graphs_add_derived(void *ud, const opscope_record *rec, opscope_deri
     return add(g, rec, opscope_derived_flops(d), topo);
 }
 
+bool opscope_graphs_peek(const opscope_graphs_t *g, int64_t id, uint64_t *topo, bool *split_only, bool *weighted) {
+    *weighted = g->weighted;
+    uint32_t i = g->last < g->ents.n && g->ents.v[g->last].id == id
+                     ? (uint32_t)g->last
+                     : opscope_hindex_find(&g->ix, opscope_mix64((uint64_t)id), &id, id_eq, g);
+    if (i == OPSCOPE_HINDEX_NONE) return false;
+    *topo = g->ents.v[i].topo;
+    *split_only = g->split_only.v[i];
+    return true;
+}
+
 const opscope_warm_ops_t *opscope_graphs_warm_ops(const opscope_graphs_t *g) {
     return g ? g->ops : NULL;
 }

@@ -142,6 +142,12 @@ void opscope_graphs_load(const opscope_graphs_t *g, uint64_t *records, uint64_t 
  * topologies; the values differ between the two. Pure. */
 uint64_t opscope_record_topo(const opscope_record *rec, int op);
 
+/* While records are added (before finish too): graph ID's topology so far and whether it
+ * has a GRAPH_SPLIT record, and whether a record with a sampling weight came (*WEIGHTED),
+ * the inputs of the warm-up rule (warm_defer.h decides with them as it reads). False when
+ * ID has no record. */
+bool opscope_graphs_peek(const opscope_graphs_t *g, int64_t id, uint64_t *topo, bool *split_only, bool *weighted);
+
 /* The op groups' warm-up and load (analyze/warm_ops.h), fed by opscope_graphs_add_derived
  * (the session's, after the stats set each record's display); NULL without, or when out of
  * memory. Valid after finish. */

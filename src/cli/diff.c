@@ -19,6 +19,7 @@
 #include "cli/diff_kind.h"
 #include "analyze/graphs.h"
 #include "analyze/warm_apart.h"
+#include "analyze/warm_defer.h"
 #include "analyze/run_requests.h"
 #include "analyze/run_tests.h"
 #include "model/run_info.h"
@@ -32,6 +33,8 @@
 
 #define DIFF_HTML_MAX_RECORDS 500000
 #define DIFF_MAX_INPUTS 64
+/* Records held back while a graph compute's warm-up is decided (warm_defer.h). */
+#define DIFF_HOLD_BYTES (32u << 20)
 
 typedef struct diff_args {
     const char *in[DIFF_MAX_INPUTS];
@@ -76,7 +79,7 @@ static void usage(FILE *f) {
           "  --include-warmup         compare the warm-up too: by default the first compute of\n"
           "                           each graph topology, graphs over 10x their batch's median\n"
           "                           wall and the records before the first compute (load) are\n"
-          "                           left out, found in a first pass over each input\n"
+          "                           left out, found while each input is read\n"
           "  --top N                  console rows (default 30)\n"
           "  --min-share PCT          leave out groups under PCT% of the time on both sides\n"
           "                           (default 0.5; also the floor of the regression check)\n"
@@ -262,10 +265,11 @@ typedef struct input {
     opscope_run_t *run;
     opscope_run_test *tests;
     size_t n_tests;
-    opscope_warm_apart *apart; /* per run: its warm-up and outlier graphs (first pass) */
+    opscope_warm_apart *apart; /* per run: its warm-up and outlier graphs (found while read) */
     uint64_t apart_graphs[3], apart_records[3], apart_ns[3]; /* left out, over the runs */
     opscope_run_request *requests;
     size_t n_requests;
+    opscope_warm_defer_t *defer; /* the run being read, when its warm-up is found in the read */
 } input;
 
 /* The first run's capture.run, copied (the reader's is gone after the read). */
@@ -280,6 +284,7 @@ static int catch_meta(void *ud, const opscope_meta *m) {
 }
 
 static void input_free(input *in) {
+    opscope_warm_defer_free(in->defer);
     opscope_diff_side_free(in->side);
     opscope_kineto_free(in->kin);
     opscope_strtab_free(in->names);
@@ -295,13 +300,23 @@ static void input_free(input *in) {
 
 /* Reads PATH, one run of IN's side (the FIRST one feeds its timeline), only the graph
  * computes SEL chooses; with SEL's steady state, without APART's graphs and the load (the
- * graphs, for llama-bench's tests, still see them unless --batch or --graphs filter too). Returns 0, or -1 with ERR filled. */
+ * graphs, for llama-bench's tests, still see them unless --batch or --graphs filter too).
+ * FOUND (steady state without --batch and --graphs only): APART is not known yet, but found
+ * in this read (warm_defer.h) into *FOUND, and *HELD cleared when the read must be redone
+ * with it. Returns 0, or -1 with ERR filled. */
 static int read_input(const char *path, input *in, bool first, const opscope_cli_select *sel_in,
-                      const opscope_warm_apart *apart, opscope_error *err) {
+                      const opscope_warm_apart *apart, opscope_warm_apart *found, bool *held,
+                      opscope_error *err) {
     opscope_cli_select one = *sel_in;
     const opscope_cli_select *sel = &one;
+    if (found) {
+        memset(found, 0, sizeof *found);
+        opscope_format fmt = opscope_detect_file_format(path);
+        if (fmt == OPSCOPE_FORMAT_KINETO || fmt == OPSCOPE_FORMAT_CHROME) found = NULL; /* zeros */
+        apart = found;
+    }
     /* no graph computes (a trace): no warm-up to find, no load before them */
-    if (!apart || !(apart->graphs[0] + apart->graphs[1] + apart->graphs[2])) one.steady = false;
+    if (!found && (!apart || !(apart->graphs[0] + apart->graphs[1] + apart->graphs[2]))) one.steady = false;
     opscope_cli_select_close(&in->sel);
     memset(&in->sel, 0, sizeof in->sel);
     if (opscope_cli_select_open(sel, path, &in->sel, err)) return -1;
@@ -327,6 +342,17 @@ static int read_input(const char *path, input *in, bool first, const opscope_cli
         in->sel.filter.next = sink;
         sink = opscope_graph_filter_sink(&in->sel.filter);
     }
+    opscope_warm_defer_free(in->defer);
+    in->defer = NULL;
+    if (found) { /* held back until decided, then the filter; PLAIN: no graph computes */
+        /* the first run's graphs (fed before the defer, in OUTER) are the rule's */
+        opscope_graphs_t *g = first && only_steady ? in->graphs : NULL;
+        if (!(in->defer = opscope_warm_defer_new(sink, opscope_tee_sink(&tee), DIFF_HOLD_BYTES, g)))
+            return set_nomem(err), -1;
+        in->sel.filter.warm_of = opscope_warm_defer_verdict;
+        in->sel.filter.warm_ctx = in->defer;
+        sink = opscope_warm_defer_sink(in->defer);
+    }
     if (only_steady) {
         opscope_tee_add(&outer, sink);
         sink = opscope_tee_sink(&outer);
@@ -341,6 +367,11 @@ static int read_input(const char *path, input *in, bool first, const opscope_cli
     if (in->kin && opscope_kineto_finish(in->kin)) {
         set_nomem(err);
         return -1;
+    }
+    if (in->defer) {
+        bool ok = false;
+        if (opscope_warm_defer_check(in->defer, found, &ok)) return set_nomem(err), -1;
+        *held &= ok;
     }
     opscope_cli_select_note("diff", sel, path, &in->sel);
     in->kept += in->sel.filter.kept;
@@ -457,56 +488,110 @@ static int add_outputs(opscope_session_t *s, const diff_args *a, const opscope_d
     return opscope_session_add(s, &o) ? (set_nomem(err), -1) : 0;
 }
 
-/* Reads each side's runs into IN (PATHS[s], A->n_in[s] of them). Returns 0, or -1 with ERR
- * filled. */
+/* Reads side IN's runs (PATHS, N of them) under SEL; ONCE: each run's warm-up found in its
+ * read (read_input's FOUND into IN->apart, *HELD cleared when a read must be redone). Returns
+ * 0, or -1 with ERR filled. */
+static int read_side(const diff_args *a, input *in, const char *const *paths, size_t n,
+                     const opscope_cli_select *sel, bool once, bool *held, opscope_error *err) {
+    in->side = opscope_diff_side_new(a->keys);
+    in->names = opscope_strtab_new();
+    /* the trace analysis holds one trace: several runs are compared by their kernels */
+    bool one = n == 1;
+    in->kin = in->names && one ? opscope_kineto_new(in->names) : NULL;
+    if (a->html) in->html = opscope_html_sink_new("-", paths[0], a->html_max_records, err);
+    if (!in->side || !in->names || (one && !in->kin) || (a->html && !in->html)) return set_nomem(err), -1;
+    if (in->kin) {
+        opscope_kineto_keep_dims(in->kin); /* work pairs: CPU ops with their dims */
+        /* CPU-op records are compared for CPU-only traces; with kernels, kernels are */
+        opscope_kineto_cpu_ops_without_gpu_only(in->kin);
+    }
+    if (!(in->graphs = opscope_graphs_new())) return set_nomem(err), -1;
+    opscope_diff_side_set_kineto(in->side, in->kin);
+    for (size_t r = 0; r < n; r++) {
+        opscope_warm_apart *w = in->apart ? &in->apart[r] : NULL;
+        if (read_input(paths[r], in, r == 0, sel, once ? NULL : w, once ? w : NULL, held, err)) return -1;
+    }
+    opscope_warm_defer_free(in->defer); /* the last run's: its verdicts are no longer asked */
+    in->defer = NULL;
+    return 0;
+}
+
+/* IN emptied for another read, its runs' warm-up lists kept. */
+static void input_reset(input *in) {
+    opscope_warm_apart *apart = in->apart;
+    in->apart = NULL;
+    input_free(in);
+    memset(in, 0, sizeof *in);
+    in->apart = apart;
+}
+
+/* After side S's read (IN, its first run PATHS[0]): its graphs finished, its llama-bench tests
+ * and requests, and the error of a --by test / request without them. Returns 0, or -1 with
+ * ERR filled. */
+static int finish_side(const diff_args *a, input *in, const char *const *paths, opscope_error *err) {
+    if (opscope_graphs_finish(in->graphs) ||
+        opscope_run_tests(opscope_run_view(in->run), in->graphs, &in->tests, &in->n_tests) ||
+        opscope_run_requests(opscope_run_view(in->run), in->graphs, &in->requests, &in->n_requests, NULL))
+        return set_nomem(err), -1;
+    /* llama.cpp's warm-ups are no client's requests: left out of the pairing */
+    in->n_requests = opscope_run_requests_clients_first(in->requests, in->n_requests);
+    if (a->requests_only && !in->n_requests) {
+        memset(err, 0, sizeof *err);
+        err->code = OPSCOPE_ERROR_USAGE; /* no position: the whole profile lacks them */
+        err->msg = "--by request: no llama requests in this profile (its capture saw no "
+                   "libllama batches)";
+        snprintf(err->file, sizeof err->file, "%s", paths[0]);
+        return -1;
+    }
+    if (a->tests_only && !in->n_tests) {
+        memset(err, 0, sizeof *err);
+        err->code = OPSCOPE_ERROR_USAGE; /* no position: the whole profile lacks them */
+        err->msg = "--by test: no llama-bench tests in this profile (its capture says no "
+                   "llama contexts with a warm-up and repetitions)";
+        snprintf(err->file, sizeof err->file, "%s", paths[0]);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads each side's runs into IN (PATHS[s], A->n_in[s] of them). With the steady state alone
+ * (no --batch, --graphs), each input is read once and its warm-up found in that read; read
+ * again, with the lists then known, only when a guess made while reading failed (a stall, far
+ * interleaved graphs) or an input has no steady graph. Returns 0, or -1 with ERR filled. */
 static int read_sides(const diff_args *a, input in[2], const char *const *paths[2],
                       const char **no_steady, opscope_error *err) {
     opscope_cli_select sel = a->select;
     *no_steady = NULL;
-    if (sel.steady && find_aparts(a, in, paths, no_steady, err)) return -1;
+    bool once = sel.steady && !opscope_cli_select_any(&sel), held = true;
+    if (once) {
+        for (int s = 0; s < 2; s++)
+            if (!(in[s].apart = calloc(DIFF_MAX_INPUTS, sizeof *in[s].apart))) return set_nomem(err), -1;
+    } else if (sel.steady && find_aparts(a, in, paths, no_steady, err)) {
+        return -1;
+    }
     if (*no_steady) sel.steady = false;
-    for (int s = 0; s < 2; s++) {
-        in[s].side = opscope_diff_side_new(a->keys);
-        in[s].names = opscope_strtab_new();
-        /* the trace analysis holds one trace: several runs are compared by their kernels */
-        bool one = a->n_in[s] == 1;
-        in[s].kin = in[s].names && one ? opscope_kineto_new(in[s].names) : NULL;
-        if (a->html)
-            in[s].html = opscope_html_sink_new("-", paths[s][0], a->html_max_records, err);
-        if (!in[s].side || !in[s].names || (one && !in[s].kin) || (a->html && !in[s].html))
-            return set_nomem(err), -1;
-        if (in[s].kin) {
-            opscope_kineto_keep_dims(in[s].kin); /* work pairs: CPU ops with their dims */
-            /* CPU-op records are compared for CPU-only traces; with kernels, kernels are */
-            opscope_kineto_cpu_ops_without_gpu_only(in[s].kin);
-        }
-        if (!(in[s].graphs = opscope_graphs_new())) return set_nomem(err), -1;
-        opscope_diff_side_set_kineto(in[s].side, in[s].kin);
-        for (size_t r = 0; r < a->n_in[s]; r++)
-            if (read_input(paths[s][r], &in[s], r == 0, &sel, in[s].apart ? &in[s].apart[r] : NULL, err))
-                return -1;
-        if (opscope_graphs_finish(in[s].graphs) ||
-            opscope_run_tests(opscope_run_view(in[s].run), in[s].graphs, &in[s].tests, &in[s].n_tests) ||
-            opscope_run_requests(opscope_run_view(in[s].run), in[s].graphs, &in[s].requests, &in[s].n_requests, NULL))
-            return set_nomem(err), -1;
-        /* llama.cpp's warm-ups are no client's requests: left out of the pairing */
-        in[s].n_requests = opscope_run_requests_clients_first(in[s].requests, in[s].n_requests);
-        if (a->requests_only && !in[s].n_requests) {
-            memset(err, 0, sizeof *err);
-            err->code = OPSCOPE_ERROR_USAGE; /* no position: the whole profile lacks them */
-            err->msg = "--by request: no llama requests in this profile (its capture saw no "
-                       "libllama batches)";
-            snprintf(err->file, sizeof err->file, "%s", paths[s][0]);
+    for (int s = 0; s < 2; s++) /* without ONCE each side is done before the next is read */
+        if (read_side(a, &in[s], paths[s], a->n_in[s], &sel, once, &held, err) ||
+            (!once && finish_side(a, &in[s], paths[s], err)))
             return -1;
-        }
-        if (a->tests_only && !in[s].n_tests) {
-            memset(err, 0, sizeof *err);
-            err->code = OPSCOPE_ERROR_USAGE; /* no position: the whole profile lacks them */
-            err->msg = "--by test: no llama-bench tests in this profile (its capture says no "
-                       "llama contexts with a warm-up and repetitions)";
-            snprintf(err->file, sizeof err->file, "%s", paths[s][0]);
-            return -1;
-        }
+    if (once) {
+        for (int s = 0; s < 2; s++)
+            for (size_t r = 0; r < a->n_in[s]; r++) {
+                const opscope_warm_apart *w = &in[s].apart[r];
+                uint64_t all = w->graphs[0] + w->graphs[1] + w->graphs[2];
+                if (all && !w->chosen_steady && !*no_steady) *no_steady = paths[s][r];
+            }
+        if (*no_steady) sel.steady = false;
+        if (!held || *no_steady)
+            for (int s = 0; s < 2; s++) {
+                input_reset(&in[s]);
+                if (read_side(a, &in[s], paths[s], a->n_in[s], &sel, false, &held, err) ||
+                    finish_side(a, &in[s], paths[s], err))
+                    return -1;
+            }
+        else
+            for (int s = 0; s < 2; s++)
+                if (finish_side(a, &in[s], paths[s], err)) return -1;
     }
     return 0;
 }
