@@ -13,20 +13,11 @@
 #include "ggml-backend.h"
 #include "ggml.h"
 
+#include "bench_time.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv) {
     int n_nodes = argc > 1 ? atoi(argv[1]) : 2000;
@@ -71,14 +62,14 @@ int main(int argc, char **argv) {
     double *times = malloc(sizeof(double) * (size_t)reps);
     if (!times) return 1;
     for (int r = 0; r < reps; r++) {
-        double t0 = now_s();
+        double t0 = (bench_now_ns() * 1e-9);
         COMPUTE();
-        double dt = now_s() - t0;
+        double dt = (bench_now_ns() * 1e-9) - t0;
         times[r] = dt;
         sum += dt;
         if (dt < best) best = dt;
     }
-    qsort(times, (size_t)reps, sizeof *times, cmp_double);
+    qsort(times, (size_t)reps, sizeof *times, bench_cmp_double);
     double median = times[reps / 2];
     free(times);
     float out[16];

@@ -8,20 +8,11 @@
  */
 #include "capture/store/cap_decodes.h"
 
+#include "bench_time.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static double now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 enum { N = 512, CALLS = 8192 };
 
@@ -36,15 +27,15 @@ static double measure(opscope_cap_batch *b, int rounds, int step) {
     opscope_cap_decodes_reset();
     for (int r = 0; r < rounds; r++) {
         opscope_cap_decodes_release(UINT64_MAX);
-        double t0 = now_ns();
+        double t0 = bench_now_ns();
         for (int c = 0; c < CALLS; c++) {
             for (int i = 0; i < b->n_tokens && step; i++) pos[i] += step;
             opscope_cap_decode_note(&ctx, &mem, b, 0, 1, c, c + 1, 0);
         }
-        t[r] = (now_ns() - t0) / CALLS;
+        t[r] = (bench_now_ns() - t0) / CALLS;
     }
     opscope_cap_decodes_reset();
-    qsort(t, (size_t)rounds, sizeof *t, cmp_double);
+    qsort(t, (size_t)rounds, sizeof *t, bench_cmp_double);
     double m = t[rounds / 2];
     free(t);
     return m;

@@ -21,6 +21,8 @@
 #include "capture/store/cap_run.h"
 #include "read/readers.h"
 
+#include "bench_time.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,17 +38,6 @@ static struct {
     int prompt, gen, done;
 } slot[SLOTS];
 static uint32_t rng = 12345;
-
-static double now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* The process's VmRSS (or, PEAK, VmHWM) in MiB. */
 static double status_mb(bool peak) {
@@ -102,16 +93,16 @@ static void stream(long calls, long flush, const char *log_path) {
         opscope_cap_decode_note(&ctx, &mem, &b, (uint64_t)c * 1000, (uint64_t)c * 1000 + 500, c, c + 1, 0);
         if (log_path && (c + 1) % flush == 0) {
             char why[128];
-            double t0 = now_ns();
+            double t0 = bench_now_ns();
             if (opscope_cap_log_flush("checkpoint", NULL, why, sizeof why)) fprintf(stderr, "flush: %s\n", why);
-            ft[nf++] = (now_ns() - t0) / 1e3;
+            ft[nf++] = (bench_now_ns() - t0) / 1e3;
         }
         if ((c + 1) % tenth == 0) {
             opscope_cap_decodes_held h;
             opscope_cap_decodes_usage(&h);
             double med = 0;
             if (nf) {
-                qsort(ft, (size_t)nf, sizeof *ft, cmp_double);
+                qsort(ft, (size_t)nf, sizeof *ft, bench_cmp_double);
                 med = ft[nf / 2];
                 nf = 0;
             }
@@ -135,11 +126,11 @@ static int count_meta(void *ud, const opscope_meta *m) {
 static double gather_ns(const opscope_run_info *(*get)(void), int rounds) {
     double t[31];
     for (int r = 0; r < rounds; r++) {
-        double t0 = now_ns();
+        double t0 = bench_now_ns();
         (void)get();
-        t[r] = now_ns() - t0;
+        t[r] = bench_now_ns() - t0;
     }
-    qsort(t, (size_t)rounds, sizeof *t, cmp_double);
+    qsort(t, (size_t)rounds, sizeof *t, bench_cmp_double);
     return t[rounds / 2];
 }
 

@@ -22,22 +22,13 @@
 #include "ggml-backend.h"
 #include "ggml.h"
 
+#include "bench_time.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static int parse_type(const char *s, enum ggml_type *t) {
     static const struct { const char *name; enum ggml_type type; } types[] = {
@@ -139,13 +130,13 @@ int main(int argc, char **argv) {
         return 1;
     }
     int done = 0;
-    double start = now_us();
-    while (done < MAX_REPS && (done < reps || now_us() - start < 1e6)) {
-        double t0 = now_us();
+    double start = (bench_now_ns() * 1e-3);
+    while (done < MAX_REPS && (done < reps || (bench_now_ns() * 1e-3) - start < 1e6)) {
+        double t0 = (bench_now_ns() * 1e-3);
         ggml_backend_graph_compute(be, g);
-        per[done++] = (now_us() - t0) / nodes;
+        per[done++] = ((bench_now_ns() * 1e-3) - t0) / nodes;
     }
-    qsort(per, (size_t)done, sizeof *per, cmp_double);
+    qsort(per, (size_t)done, sizeof *per, bench_cmp_double);
     printf("type=%s m=%lld n=%lld k=%lld threads=%d nodes=%d footprint_mib=%.0f reps=%d us_per_call=%.3f min=%.3f\n",
            argv[1], (long long)m, (long long)n, (long long)k, threads, nodes,
            (double)wbytes * nodes / 1048576.0, done, per[done / 2], per[0]);
