@@ -85,6 +85,16 @@ static void one_test(const opscope_run_info *run, size_t ci, const opscope_graph
     }
 }
 
+/* Whether a call in (FROM, TO] followed a clear of the memory with its data (llama.cpp's
+ * warm-ups end so; llama-bench's repetitions clear without it). *AT: the calls' cursor (calls
+ * come in call order, the contexts in the order they were freed). */
+static bool wiped_in(const opscope_run_info *run, size_t *at, uint64_t from, uint64_t to) {
+    while (*at < run->n_decodes && run->decodes[*at].start_ns <= from) (*at)++;
+    for (size_t i = *at; i < run->n_decodes && run->decodes[i].start_ns <= to; i++)
+        if (run->decodes[i].wiped) return true;
+    return false;
+}
+
 int opscope_run_tests(const opscope_run_info *run, const opscope_graphs_t *g,
                       opscope_run_test **out, size_t *n) {
     *out = NULL;
@@ -104,15 +114,18 @@ int opscope_run_tests(const opscope_run_info *run, const opscope_graphs_t *g,
     }
     for (size_t i = 0; i < ng; i++) list[i] = opscope_graphs_at(g, i);
     qsort(list, ng, sizeof *list, by_start);
-    size_t nt = 0, gi = 0;
+    size_t nt = 0, gi = 0, di = 0;
     uint64_t from = 0;
     for (size_t ci = 0; ci < run->n_contexts; ci++) {
         const opscope_run_context *c = &run->contexts[ci];
         while (gi < ng && list[gi]->start_ns <= from) gi++;
         size_t g0 = gi;
         while (gi < ng && list[gi]->start_ns <= c->end_ns) gi++;
+        uint64_t prev = from;
         if (c->end_ns > from) from = c->end_ns;
         if (c->n_reps < 2) continue; /* no llama-bench test: no warm-up and repetitions */
+        /* its clears wiped the data: a server's or a program's warm-ups, not repetitions */
+        if (wiped_in(run, &di, prev, c->end_ns)) continue;
         one_test(run, ci, list + g0, gi - g0, &tests[nt], reps);
         if (tests[nt].n_reps) nt++;
     }

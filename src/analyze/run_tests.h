@@ -36,7 +36,9 @@ typedef struct opscope_run_test {
 } opscope_run_test;
 
 /* The tests of RUN (NULL: none) over G's graphs (finished): *OUT (malloc'd, NULL when none)
- * and *N. A context with fewer than 2 clears is no llama-bench test and is left out.
+ * and *N. A context with fewer than 2 clears is no llama-bench test and is left out, and so is
+ * one during whose life a call followed a clear that wiped the data (llama-bench's clears keep
+ * it; llama.cpp's warm-ups, llama-server's among them, wipe it: opscope_run_decode.wiped).
  * Returns 0, or -1 when out of memory. */
 int opscope_run_tests(const opscope_run_info *run, const opscope_graphs_t *g,
                       opscope_run_test **out, size_t *n);

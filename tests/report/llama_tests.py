@@ -113,6 +113,24 @@ check([{k: t[k] for k in keys} for t in tests] == [{k: w[k] for k in keys} for w
 check(len(tests) == 2 and all(abs(t["avg_ts"] - w["avg_ts"]) < 1e-6 * w["avg_ts"] and
                               abs(t["stddev_ts"] - w["stddev_ts"]) < 1e-6 * w["stddev_ts"] for t, w in zip(tests, want)),
       "tokens/s: %r == %r" % ([(t["avg_ts"], t["stddev_ts"]) for t in tests], [(w["avg_ts"], w["stddev_ts"]) for w in want]))
+# a server's context (llama-server: its warm-ups clear the memory with the data, the calls
+# after them marked wiped) is no llama-bench test even with 2 clears or more; plain calls
+# (context 0's) change nothing
+def call(start, wiped):
+    d = {"start_ns": start, "end_ns": start + 40, "graph": 0, "graphs": 1, "tokens": 2, "outputs": 1,
+         "context": 0, "ret": 0, "seqs": [{"seq": 0, "request": 1, "tokens": 2, "prompt": 2, "outputs": 1}]}
+    if wiped:
+        d["wiped"] = 1
+    return d
+
+
+srv = os.path.join(work, "server.json")
+json.dump(dict(prof, capture=dict(capture, decodes=[call(1050, False), call(11050, True)])), open(srv, "w"))
+srv_out = os.path.join(work, "server.out.json")
+p = run([opscope, "report", srv, "--json", srv_out, "-q"])
+srv_tests = json.load(open(srv_out))["summary"].get("tests", []) if p.returncode == 0 else []
+check([(t["n_prompt"], t["n_gen"]) for t in srv_tests] == [(want[0]["n_prompt"], want[0]["n_gen"])],
+      "a context whose clears wiped the data is no test (left: %r)" % [(t["n_prompt"], t["n_gen"]) for t in srv_tests])
 # top ops per test: every op on the test's backends (warm-up included), one entry per name
 for t, bes in zip(tests, ({0, 1}, {2})):
     by = {}
