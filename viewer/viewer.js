@@ -983,11 +983,12 @@
     const pct = (x, l) => (l ? (100 * x / l).toFixed(1) : '0.0') + '%';
     const steps = CP.steps.slice(0, 4).map((s) => {
       const parts = CP.parts.map((p, k) => [p, s[3 + k]]).filter((x) => x[1] > 0).sort((a, b) => b[1] - a[1]);
-      return (s.length > 11 ? 'rank ' + s[11] + ' ' : '') + (s[0] >= 0 ? 'step ' + s[0] : 'trace') + ' ' +
+      return (s.length > 11 ? 'rank ' + s[11] + ' ' : '') + (s[0] < 0 ? 'trace' : (CP.annotation ? 'instance ' : 'step ') + s[0]) + ' ' +
         fmtNs(s[2]) + ': ' + parts.map((x) => x[0] + ' ' + pct(x[1], s[2])).join(', ') + ', bound by ' + CP.parts[s[10]];
     });
-    return 'Critical path (' + CP.hops.length + ' hops between lanes, ' + cpSegs.length + ' segments along one): ' +
-      steps.join(' \u00b7 ') + (CP.steps.length > 4 ? ' \u00b7 ' + (CP.steps.length - 4) + ' more steps' : '');
+    return 'Critical path' + (CP.annotation ? ' of ' + CP.annotation : '') + ' (' + CP.hops.length + ' hops between lanes, ' +
+      cpSegs.length + ' segments along one): ' + steps.join(' \u00b7 ') +
+      (CP.steps.length > 4 ? ' \u00b7 ' + (CP.steps.length - 4) + (CP.annotation ? ' more instances' : ' more steps') : '');
   }
 
   let lastDrawMs = 0, drawCount = 0;

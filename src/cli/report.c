@@ -3,10 +3,10 @@
  * the statistics and every requested export at once; outputs are written to temporary
  * files and renamed only when the whole input was read, so a bad input leaves no file.
  */
-#include "analyze/critical_path.h"
 #include "analyze/session.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/cpath_window.h"
 #include "cli/heap.h"
 #include "cli/job.h"
 #include "cli/progress.h"
@@ -15,7 +15,6 @@
 #include "export/sqlite/sqlite_export.h"
 #include "util/out.h"
 
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,9 +31,7 @@ typedef struct report_args {
     size_t top_ops, top_kernels, html_max_records;
     bool top_ops_set, inefficiency, by_shape, quiet, chrome_splits;
     const char *chrome, *json, *text, *html, *sqlite, *peak, *export_ops;
-    const char *cpath_annotation; /* --critical-path-annotation */
-    int64_t cpath_instance;       /* --critical-path-instance, -1: every one */
-    bool cpath_instance_set;
+    opscope_cli_cpath_window cpath; /* --critical-path-annotation, --critical-path-instance */
     opscope_cli_select select; /* --batch, --graphs */
 } report_args;
 
@@ -79,12 +76,7 @@ static void usage(FILE *f) {
           "                         slots decoding together too) or the prompts\n"
           "  --graphs N|A-B|A-      only the graph computes with those graph ids\n"
           "                         (--batch and --graphs filter every output)\n"
-          "  --critical-path-annotation NAME\n"
-          "                         a trace's critical path over each instance of the\n"
-          "                         annotation NAME (a record_function range or op, its\n"
-          "                         whole name) instead of each profiler step, as HTA's\n"
-          "  --critical-path-instance I\n"
-          "                         only instance I of it (0 = the first by start)\n"
+          OPSCOPE_CLI_CPATH_WINDOW_HELP
           "  --threads N            a job: read N traces at once (default: one per core)\n"
           "  --job                  one trace is a job too (its --json: a rank summary that\n"
           "                         'opscope report' of summaries combines into the job)\n"
@@ -166,17 +158,7 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
     case OPT_GRAPHS: return opscope_cli_select_option("report", &a->select, o->name, val);
     case OPT_JOB: a->job = true; break;
     case OPT_CPATH_ANN:
-        if (!*val) return usage_error("--critical-path-annotation: expected an annotation's name");
-        a->cpath_annotation = val;
-        break;
-    case OPT_CPATH_INST: {
-        size_t i;
-        if (!opscope_cli_parse_count(val, &i) || i > INT32_MAX)
-            return usage_error("--critical-path-instance: expected an integer >= 0, got '%s'", val);
-        a->cpath_instance = (int64_t)i;
-        a->cpath_instance_set = true;
-        break;
-    }
+    case OPT_CPATH_INST: return opscope_cli_cpath_window_option("report", &a->cpath, o->name, val);
     case OPT_THREADS: {
         size_t t;
         if (!opscope_cli_parse_count(val, &t) || t == 0 || t > 64)
@@ -201,7 +183,7 @@ static int check_job_args(const report_args *a) {
                         : a->sqlite ? "--sqlite" : a->peak ? "--peak" : a->export_ops ? "--export-ops"
                         : a->inefficiency ? "--inefficiency" : a->by_shape ? "--by-shape"
                         : opscope_cli_select_any(&a->select) ? "--batch/--graphs"
-                        : a->cpath_annotation ? "--critical-path-annotation" : NULL;
+                        : a->cpath.annotation ? "--critical-path-annotation" : NULL;
     if (a->html && !a->chrome)
         return usage_error("--html-viewer: not for a job (a folder or several traces); 'opscope view' of the "
                            "same inputs opens the job in the viewer");
@@ -226,9 +208,8 @@ static int parse_args(int argc, char **argv, report_args *a) {
     if (!a->input) return usage_error("missing PROFILE");
     if (is_job(a)) return check_job_args(a);
     if (a->threads_set) return usage_error("--threads: only for a job (a folder or several traces)");
-    if (a->cpath_instance_set && !a->cpath_annotation)
-        return usage_error("--critical-path-instance: with --critical-path-annotation only");
-    if (!a->cpath_instance_set) a->cpath_instance = -1;
+    int cst = opscope_cli_cpath_window_check("report", &a->cpath);
+    if (cst >= 0) return cst;
     int sst = opscope_cli_select_check("report", &a->select, &a->input, 1);
     if (sst >= 0) return sst;
     const char *outs[] = {a->chrome, a->json, a->text, a->html, a->sqlite, a->export_ops};
@@ -308,21 +289,6 @@ static void on_done(void *ud, const opscope_output *o, const opscope_error *err)
     else if (!err && o->path) opscope_cli_wrote("report", o->path, o->name + 2, a->quiet);
 }
 
-/* With --critical-path-annotation: whether the trace lacks the window asked for (said on stderr:
- * no output is written then). */
-static bool cpath_missing(const opscope_session_t *s, const report_args *a) {
-    const opscope_cpath_t *cp = opscope_session_cpath(s);
-    size_t n = 0, have = opscope_cpath_window_count(cp);
-    if (cp && opscope_cpath_steps(cp, &n) && n) return false;
-    if (!have)
-        fprintf(stderr, "opscope report: %s: no CPU annotation or op named '%s' (--critical-path-annotation)\n",
-                a->input, a->cpath_annotation);
-    else
-        fprintf(stderr, "opscope report: %s: no instance %" PRId64 " of '%s': it has %zu (0 to %zu)\n", a->input,
-                a->cpath_instance, a->cpath_annotation, have, have - 1);
-    return true;
-}
-
 /* Reads A's input into S, finishes and commits. Returns the exit status. */
 static int run(opscope_session_t *s, const report_args *a, opscope_cli_selection *sel) {
     opscope_error err;
@@ -346,7 +312,7 @@ static int run(opscope_session_t *s, const report_args *a, opscope_cli_selection
             print_error(&err);
         return OPSCOPE_EXIT_INPUT;
     }
-    if (a->cpath_annotation && cpath_missing(s, a)) return OPSCOPE_EXIT_INPUT;
+    if (opscope_cli_cpath_window_missing("report", a->input, &a->cpath, s)) return OPSCOPE_EXIT_INPUT;
     return opscope_session_commit(s, on_done, (void *)a) ? OPSCOPE_EXIT_INPUT : OPSCOPE_EXIT_OK;
 }
 
@@ -381,7 +347,7 @@ static int report_one(report_args *ap) {
     opscope_session_opts so = {.stats = {.top_kernels = a.top_kernels ? a.top_kernels : 5,
                                          .by_shape = a.by_shape},
                                .graphs = true, .rpc = true, .kineto = true, .critical_path = true,
-                               .cpath_annotation = a.cpath_annotation, .cpath_instance = a.cpath_instance,
+                               .cpath_annotation = a.cpath.annotation, .cpath_instance = a.cpath.instance,
                                .filter = filtered ? &sel.filter : NULL, .filter_desc = sel.desc};
     opscope_session_t *s = opscope_session_new(&so);
     if (!s || add_outputs(s, &a, &ro, &err)) {

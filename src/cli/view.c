@@ -6,6 +6,7 @@
 #include "analyze/session.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/cpath_window.h"
 #include "cli/job.h"
 #include "cli/progress.h"
 #include "cli/select.h"
@@ -39,6 +40,7 @@ static void usage(FILE *f) {
           "                        rows: 1 = llama.cpp's generation steps; decode|prefill: by\n"
           "                        phase); reads PROFILE twice\n"
           "  --graphs N|A-B|A-     only the graph computes with those graph ids\n"
+          OPSCOPE_CLI_CPATH_WINDOW_HELP
           "  --threads N           a job: read N traces at once (default: one per core;\n"
           "                        memory: one rank per thread)\n"
           "  -h, --help            this help\n"
@@ -49,7 +51,7 @@ static void usage(FILE *f) {
 
 #define usage_error(...) opscope_cli_usage_error("view", __VA_ARGS__)
 
-enum { OPT_OUTPUT, OPT_MAX_RECORDS, OPT_PEAK, OPT_FORMAT, OPT_BATCH, OPT_GRAPHS, OPT_THREADS };
+enum { OPT_OUTPUT, OPT_MAX_RECORDS, OPT_PEAK, OPT_FORMAT, OPT_BATCH, OPT_GRAPHS, OPT_THREADS, OPT_CPATH };
 
 static const opscope_cli_opt view_opts[] = {
     {"--output", "-o", OPT_OUTPUT, true},
@@ -60,6 +62,8 @@ static const opscope_cli_opt view_opts[] = {
     {"--batch", NULL, OPT_BATCH, true},
     {"--graphs", NULL, OPT_GRAPHS, true},
     {"--threads", NULL, OPT_THREADS, true},
+    {"--critical-path-annotation", NULL, OPT_CPATH, true},
+    {"--critical-path-instance", NULL, OPT_CPATH, true},
 };
 
 #define VIEW_MAX_INPUTS 65536
@@ -75,6 +79,7 @@ typedef struct view_args {
     bool quiet;
     opscope_format format;
     opscope_cli_select select;
+    opscope_cli_cpath_window cpath;      /* --critical-path-annotation, --critical-path-instance */
 } view_args;
 
 static int on_option(void *ctx, const opscope_cli_arg *o) {
@@ -104,6 +109,7 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
         break;
     case OPT_BATCH:
     case OPT_GRAPHS: return opscope_cli_select_option("view", &a->select, o->name, val);
+    case OPT_CPATH: return opscope_cli_cpath_window_option("view", &a->cpath, o->name, val);
     }
     return -1;
 }
@@ -135,7 +141,8 @@ static char *dir_output(const char *dir) {
  * Returns -1 when valid, else the exit status of the usage error. */
 static int check_job_args(view_args *a) {
     const char *other = a->peak ? "--peak" : a->format_set ? "--format"
-                        : opscope_cli_select_any(&a->select) ? "--batch/--graphs" : NULL;
+                        : opscope_cli_select_any(&a->select) ? "--batch/--graphs"
+                        : a->cpath.annotation || a->cpath.instance_set ? "--critical-path-annotation" : NULL;
     if (other) return usage_error("%s: not for a job (a folder or several traces)", other);
     for (int i = 0; i < a->n_inputs; i++)
         if (!strcmp(a->inputs[i], "-")) return usage_error("'-' (stdin) cannot be one rank of a job");
@@ -171,6 +178,10 @@ static int parse_args(int argc, char **argv, view_args *a) {
     if (!a->input) return usage_error("missing PROFILE");
     if (is_job(a)) return check_job_args(a);
     if (a->threads) return usage_error("--threads: only for a job (a folder or several traces)");
+    st = opscope_cli_cpath_window_check("view", &a->cpath);
+    if (st >= 0) return st;
+    if (a->cpath.annotation && opscope_cli_select_any(&a->select))
+        return usage_error("--critical-path-annotation: not with --batch/--graphs (a trace's option)");
     st = opscope_cli_select_check("view", &a->select, &a->input, 1);
     if (st >= 0) return st;
     if (!a->output) {
@@ -203,7 +214,8 @@ static void on_done(void *ud, const opscope_output *o, const opscope_error *err)
 }
 
 /* Reads A's input into S (a progress line for big files), finishes and commits. Returns 0,
- * or -1 with ERR filled. */
+ * -1 with ERR filled, or -2 when the critical path's window asked for is not in the trace
+ * (said on stderr; no page). */
 static int run(opscope_session_t *s, const view_args *a, opscope_cli_selection *sel, opscope_error *err) {
     opscope_sink sink = opscope_session_sink(s);
     opscope_read_options ro = {0};
@@ -214,6 +226,7 @@ static int run(opscope_session_t *s, const view_args *a, opscope_cli_selection *
     }
     opscope_cli_select_note("view", &a->select, a->input, sel);
     if (opscope_session_finish(s, err)) return -1;
+    if (opscope_cli_cpath_window_missing("view", a->input, &a->cpath, s)) return -2; /* said: no page */
     view_done d = {a, err};
     return opscope_session_commit(s, on_done, &d);
 }
@@ -248,17 +261,22 @@ static int view_one(view_args *ap) {
     opscope_cli_selection sel;
     opscope_session_t *s = NULL;
     int rc = OPSCOPE_EXIT_INPUT;
+    bool said = false; /* the reason is on stderr already */
     if (!opscope_cli_select_open(&a.select, a.input, &sel, &err)) {
         bool filtered = opscope_cli_select_any(&a.select);
         opscope_session_opts so = {.no_stats = true, .kineto = !filtered, .critical_path = !filtered,
+                                   .cpath_annotation = a.cpath.annotation, .cpath_instance = a.cpath.instance,
                                    .filter = filtered ? &sel.filter : NULL, .filter_desc = sel.desc};
         opscope_output o;
+        int r = -1;
         if (!(s = opscope_session_new(&so))) err = (opscope_error){.code = OPSCOPE_ERROR_NOMEM, .msg = "out of memory"};
         else if (!opscope_output_html(&o, a.output, a.input, a.max_records, a.peak ? &peak : NULL, &err) &&
-                 !opscope_session_add(s, &o) && !run(s, &a, &sel, &err))
-            rc = OPSCOPE_EXIT_OK;
+                 !opscope_session_add(s, &o))
+            r = run(s, &a, &sel, &err);
+        if (!r) rc = OPSCOPE_EXIT_OK;
+        said = r == -2;
     }
-    if (rc != OPSCOPE_EXIT_OK) {
+    if (rc != OPSCOPE_EXIT_OK && !said) {
         char msg[768];
         opscope_error_format(&err, msg, sizeof msg);
         fprintf(stderr, "opscope view: %s\n", msg);

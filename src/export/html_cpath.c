@@ -17,10 +17,17 @@ void opscope_html_cpath_write(opscope_out_t *w, const opscope_cpath_t *cp, uint6
     const opscope_critical_path *s = opscope_cpath_steps(cp, &ns);
     const opscope_cpath_hop *h = opscope_cpath_hops(cp, &nh);
     if (!s || !ns) return;
-    opscope_out_str(w, ",\"cpath\":{\"parts\":[");
+    opscope_out_str(w, ",\"cpath\":{");
+    const char *ann = opscope_cpath_window_name(cp);
+    if (ann) { /* the windows are this annotation's instances (step: the instance) */
+        opscope_out_str(w, "\"annotation\":");
+        opscope_out_json_str(w, ann);
+        opscope_out_char(w, ',');
+    }
+    opscope_out_str(w, "\"parts\":[");
     for (int p = 0; p < OPSCOPE_CPATH_PART_COUNT; p++)
         opscope_out_printf(w, "%s\"%s\"", p ? "," : "", opscope_cpath_part_name(p));
-    /* per step: number (-1: the trace's window), start, length, the parts' ns in "parts" order, bound */
+    /* per step: number (-1: the trace's window; with an annotation, its instance), start, length, the parts' ns in "parts" order, bound */
     opscope_out_str(w, "],\"steps\":[");
     for (size_t i = 0; i < ns; i++) {
         const opscope_critical_path *p = &s[i];

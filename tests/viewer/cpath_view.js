@@ -1,4 +1,4 @@
-// cpath_view.js OPSCOPE OUTDIR TRACE... [--job DIR]
+// cpath_view.js OPSCOPE OUTDIR TRACE... [--job DIR] [--annotated TRACE NAME INSTANCE]
 // The critical path drawn by the viewer (issue 31 item 4), in Debian's headless chromium, on
 // HTA's critical-path test traces (alexnet, simple_add, cuda_event_sync) and a job's page.
 // Per trace: `opscope report --json` says how many hops the path makes between lanes
@@ -7,7 +7,9 @@
 // arrow per hop (as many as the JSON's and the Chrome export's), each from a CPU lane or GPU
 // lane to one, as its kind says; every launch arrow runs from a runtime call's start to a GPU
 // activity's start, both read here from the trace; the arrows change the screenshot's pixels.
-// A job's page draws the sum of its ranks' hops.
+// A job's page draws the sum of its ranks' hops. With --annotated, the page of
+// `view --critical-path-annotation NAME --critical-path-instance I` draws the hops of
+// `report` with the same options, one window, and its line names the annotation's instance.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -18,8 +20,12 @@ const { decodePng } = require('./png');
 
 const args = process.argv.slice(2);
 const [opscope, outDir] = args;
-const traces = [], jobs = [];
-for (let i = 2; i < args.length; i++) (args[i] === '--job' ? jobs : traces).push(args[i] === '--job' ? args[++i] : args[i]);
+const traces = [], jobs = [], annotated = [];
+for (let i = 2; i < args.length; i++) {
+  if (args[i] === '--job') jobs.push(args[++i]);
+  else if (args[i] === '--annotated') { annotated.push(args.slice(i + 1, i + 4)); i += 3; }
+  else traces.push(args[i]);
+}
 fs.mkdirSync(outDir, { recursive: true });
 
 let failures = 0;
@@ -28,9 +34,9 @@ function check(cond, what, detail) {
   else { failures++; console.log('FAIL ' + what + (detail !== undefined ? ': ' + JSON.stringify(detail) : '')); }
 }
 
-function reportOf(t, name) {
+function reportOf(t, name, extra) {
   const js = path.join(outDir, name + '.json'), ct = path.join(outDir, name + '.chrome.json');
-  execFileSync(opscope, ['report', t, '-q', '--json', js, '--chrome-trace', ct]);
+  execFileSync(opscope, ['report', t, '-q', '--json', js, '--chrome-trace', ct].concat(extra || []));
   const cp = JSON.parse(fs.readFileSync(js, 'utf8')).summary.kineto.critical_path;
   const doc = JSON.parse(fs.readFileSync(ct, 'utf8'));
   const flows = (doc.traceEvents || doc).filter((e) => e.cat === 'critical_path' && e.ph === 's').length;
@@ -131,10 +137,27 @@ async function checkJob(context, dir) {
   await page.close();
 }
 
+async function checkAnnotated(context, [t, ann, inst]) {
+  const name = path.basename(t).replace(/\.json(\.gz)?$/, '') + '-annotated';
+  const opts = ['--critical-path-annotation', ann, '--critical-path-instance', inst];
+  const rep = reportOf(t, name, opts);
+  const html = path.join(outDir, name + '.html');
+  execFileSync(opscope, ['view', t, '-o', html, '-q'].concat(opts));
+  const { page, errors } = await openPage(context, html);
+  const P = await page.evaluate(() => { opscope.setCpath(true); return opscope.cpath(); });
+  check(rep.steps === 1 && P.steps === 1 && P.hops === rep.hops && P.drawnArrows === rep.hops,
+    `${name}: instance ${inst} of the annotation: ${rep.hops} arrows, one window, as report with the same options`, P);
+  check(P.text.startsWith('Critical path of ' + ann + ' (') && P.text.includes(': instance ' + inst + ' '),
+    `${name}: the path's line names the annotation and its instance`, P.text);
+  check(errors.length === 0, `${name}: no page errors`, errors);
+  await page.close();
+}
+
 (async () => {
   const { context, close } = await launch();
   for (const t of traces) await checkTrace(context, t);
   for (const d of jobs) await checkJob(context, d);
+  for (const a of annotated) await checkAnnotated(context, a);
   await close();
   console.log(failures ? failures + ' check(s) failed' : 'critical path in the viewer: all checks passed');
   process.exit(failures ? 1 : 0);
