@@ -30,16 +30,25 @@ static void write_warmups_text(opscope_out_t *w, const opscope_run_request *r, s
                        n, n == 1 ? "" : "s", (unsigned long long)tokens, (double)ns / 1e6);
 }
 
+/* The run's requests (S's run over G's graphs), the clients' first: *N of them, then the
+ * warm-ups up to *NALL. 1 when the run has no llama_decode calls (nothing to write), 0, or -1
+ * when out of memory. *REQS is the caller's to free. */
+static int client_requests(const opscope_stats_t *s, const opscope_graphs_t *g, opscope_run_request **reqs,
+                           size_t *n, size_t *nall, opscope_run_decode_totals *t) {
+    const opscope_run_info *run = opscope_stats_run(s);
+    if (!run || !run->n_decodes) return 1;
+    if (opscope_run_requests(run, g, reqs, nall, t)) return -1;
+    *n = opscope_run_requests_clients_first(*reqs, *nall);
+    return 0;
+}
+
 int opscope_req_write_text(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g,
                            size_t max_rows) {
     opscope_run_request *reqs;
-    size_t n;
+    size_t n, nall;
     opscope_run_decode_totals t;
-    const opscope_run_info *run = opscope_stats_run(s);
-    if (!run || !run->n_decodes) return 0;
-    if (opscope_run_requests(run, g, &reqs, &n, &t)) return -1;
-    size_t nall = n;
-    n = opscope_run_requests_clients_first(reqs, nall);
+    int rc = client_requests(s, g, &reqs, &n, &nall, &t);
+    if (rc) return rc < 0 ? -1 : 0;
     opscope_out_str(w, "\n --- Requests (libllama's own batches: a sequence's tokens from a new prompt) ---\n");
     write_totals_text(w, &t);
     write_warmups_text(w, reqs + n, nall - n);
@@ -76,13 +85,10 @@ static void write_request_json(opscope_out_t *w, const opscope_run_request *r) {
 
 int opscope_req_write_json(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g) {
     opscope_run_request *reqs;
-    size_t n;
+    size_t n, nall;
     opscope_run_decode_totals t;
-    const opscope_run_info *run = opscope_stats_run(s);
-    if (!run || !run->n_decodes) return 0;
-    if (opscope_run_requests(run, g, &reqs, &n, &t)) return -1;
-    size_t nall = n;
-    n = opscope_run_requests_clients_first(reqs, nall);
+    int rc = client_requests(s, g, &reqs, &n, &nall, &t);
+    if (rc) return rc < 0 ? -1 : 0;
     const char *const k[] = {"calls", "failed", "tokens", "outputs", "graphs", "missing_graphs",
                              "graph_tokens", "mismatched", "lost", "warmups"};
     const uint64_t v[] = {t.calls, t.failed, t.tokens, t.outputs, t.graphs, t.missing_graphs,
