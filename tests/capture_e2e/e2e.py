@@ -260,6 +260,18 @@ def graphs_of(prof):
     return sorted(g.items(), key=lambda kv: (kv[0] is None, kv[0] if kv[0] is not None else 0))
 
 
+def tokens_per_graph(prof):
+    """{graph_id: rows of its first RMS_NORM record by node index}: the tokens a llama graph
+    evaluated (the first layer's norm has a row per token)."""
+    rows = {}
+    for gid, recs in graphs_of(prof):
+        for r in sorted(recs, key=lambda r: r.get("node_index", 0)):
+            if r["name"] == "RMS_NORM" and "ne" in r:
+                rows[gid] = r["ne"][1]
+                break
+    return rows
+
+
 def covered(recs):
     """Nodes covered by a graph's OP records (a fused record covers n_fused nodes)."""
     return sum(int(r.get("n_fused", 1)) for r in recs)

@@ -47,12 +47,7 @@ got = [(x["tokens"], x["outputs"], parts(x)) for x in dec]
 e2e.check(got == want, f"the calls' tokens, outputs and sequences (seq, request, tokens, prompt, outputs): {got}")
 wiped = [i for i, x in enumerate(dec) if x.get("wiped")]
 e2e.check(wiped == [5, 6], f"the calls after the two llama_memory_clear(mem, true) are marked wiped: {wiped}")
-rows = {}
-for gid, recs in e2e.graphs_of(p):
-    for r in sorted(recs, key=lambda r: r.get("node_index", 0)):
-        if r["name"] == "RMS_NORM" and "ne" in r:
-            rows[gid] = r["ne"][1]
-            break
+rows = e2e.tokens_per_graph(p)
 per_call = [[rows.get(g) for g in range(x["graph"], x["graph"] + x["graphs"])] for x in dec]
 e2e.check(all(sum(r or 0 for r in rs) == x["tokens"] for rs, x in zip(per_call, dec)) and len(per_call[0]) >= 3,
           f"each call's graphs evaluated its tokens, the first in micro-batches of at most 8: {per_call}")

@@ -77,12 +77,7 @@ e2e.check(dec_tokens == nc_tokens,
           f"the calls' tokens ({dec_tokens}) equal the tokens of the graphs nodecount saw ({nc_tokens}, {len(counts)} graphs)")
 
 # Each call's graphs by id: the first layer's RMS_NORM rows are the tokens a graph evaluated.
-rows = {}
-for gid, recs in e2e.graphs_of(p):
-    for r in sorted(recs, key=lambda r: r.get("node_index", 0)):
-        if r["name"] == "RMS_NORM" and "ne" in r:
-            rows[gid] = r["ne"][1]
-            break
+rows = e2e.tokens_per_graph(p)
 bad = [x for x in decodes if x["ret"] == 0 and
        sum(rows.get(g, 0) for g in range(x["graph"], x["graph"] + x["graphs"])) != x["tokens"]]
 e2e.check(not bad, f"every call's graphs (by id) evaluated its tokens ({len(decodes)} calls; {bad[:2]})")

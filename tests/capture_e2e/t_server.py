@@ -56,14 +56,6 @@ p = e2e.load_checked(prof, "written on SIGTERM and valid JSON")
 e2e.check_graphs(p, counts, "server", timing=False)
 graphs = e2e.graphs_of(p)
 
-def graph_tokens(recs):
-    # The first layer's RMS_NORM output is [n_embd, n_tokens]: the tokens this graph evaluated.
-    for r in sorted(recs, key=lambda r: r.get("node_index", 0)):
-        if r["name"] == "RMS_NORM" and "ne" in r:
-            return r["ne"][1]
-    return 0
-
-
 # Not torn: within a graph's split every node appears once, and the records never overlap in time.
 splits = {}
 for r in e2e.op_records(p):
@@ -74,7 +66,8 @@ for k, rs in splits.items():
     rs = sorted(rs, key=lambda r: r["start_ns"])
     over += [k for x, y in zip(rs, rs[1:]) if y["start_ns"] < x["start_ns"] + x["duration_ns"]]
 e2e.check(not dup and not over, f"{len(splits)} graph splits: no node twice ({dup[:3]}), no overlapping records ({over[:3]})")
-got = [graph_tokens(rs) for _, rs in graphs]
+tokens = e2e.tokens_per_graph(p)  # the first layer's RMS_NORM rows: the tokens a graph evaluated
+got = [tokens.get(gid, 0) for gid, _ in graphs]
 e2e.check(got == [c[3] for c in counts], f"every graph's token count matches nodecount's ({sum(got)} tokens in all)")
 e2e.check_report(prof, ["MUL_MAT"])
 

@@ -112,7 +112,7 @@ def check_sampled(p, nodes_path, label):
     # the first three computes of the run's first topology (the first compute's node list) are timed
     first = [k for k, c in zip(keys, calls) if c == calls[0]][:3]
     e2e.check(all(k in timed for k in first), f"{label}: the first 3 computes of the first graph are timed ({first})")
-    return by, timed
+    return by, timed, calls
 
 
 def reports(prof, label, sampled, est=None):
@@ -193,7 +193,7 @@ if what == "bench":
             res[tag] = None
     e2e.check(res["sampled"] == res["all"] == [(16, 0, 2), (0, 32, 2)], f"the same tests in both modes ({res})")
     ps, pa = e2e.load_checked(f"{d}/sampled.json"), e2e.load_checked(f"{d}/all.json")
-    by_s, timed = check_sampled(ps, f"{d}/nodes-sampled.txt", f"{model} default")
+    by_s, timed, calls_s = check_sampled(ps, f"{d}/nodes-sampled.txt", f"{model} default")
     by_a, calls_a = vulkan_computes(pa, f"{d}/nodes-all.txt")
     e2e.check(len(by_s) == len(by_a) == len(calls_a),
               f"graph computes equal: default {len(by_s)}, all {len(by_a)} (nodecount {len(calls_a)})")
@@ -215,7 +215,7 @@ if what == "bench":
     # What no weight covers: per topology (nodecount's node list of a call), the untimed computes
     # after its last timed one (at most 63). The all run's computes are the same calls in the
     # same order (checked), so their records say how many of each name such a compute has.
-    calls_s = [frozenset(c) for c in vulkan_computes(ps, f"{d}/nodes-sampled.txt")[1]]
+    calls_s = [frozenset(c) for c in calls_s]
     keys_s, keys_a = sorted(by_s), sorted(by_a)
     same = calls_s == [frozenset(c) for c in calls_a] and len(keys_s) == len(keys_a) == len(calls_s)
     e2e.check(same, "both runs computed the same node lists in the same order")
