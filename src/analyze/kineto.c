@@ -661,6 +661,15 @@ static int sweep(const iv_t *iv, const ivview *w, const q_t *q, size_t nq, uint3
     return 0;
 }
 
+/* SWEEP over V's N intervals in a view of its own, made and freed here (the CPU ops keep
+ * theirs: k->cpu_view). 0, or -1 when out of memory. */
+static int sweep_once(iv_t *v, size_t n, const q_t *q, size_t nq, uint32_t *out) {
+    ivview w = {0};
+    int rc = iv_order(v, n, &w) || sweep(v, &w, q, nq, out, NULL) ? -1 : 0;
+    ivview_free(&w);
+    return rc;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* External id -> CPU op name: the names in a vector, a hash index over them. The hash of an
  * id is opscope_mix64 of it, a bijection, so an equal hash is an equal id: the index's slots
@@ -1100,14 +1109,11 @@ static uint32_t *train_phases(opscope_kineto_t *k, const int64_t *launch_t, cons
         if (launch_thr[i] != UINT64_MAX)
             q[nq++] = (q_t){.t = launch_t[i], .thread = (uint32_t)launch_thr[i], .idx = (uint32_t)i};
     }
-    ivview w = {0};
     q_sort(q, nq);
-    if (iv_order(k->train.v, k->train.n, &w) || sweep(k->train.v, &w, q, nq, out, NULL)) {
-        ivview_free(&w);
+    if (sweep_once(k->train.v, k->train.n, q, nq, out)) {
         free(out);
         return NULL;
     }
-    ivview_free(&w);
     return out;
 }
 
@@ -1219,13 +1225,7 @@ static int fin_enclose(opscope_kineto_t *k, fin_t *f) {
     if (iv_order(k->cpu.v, k->cpu.n, &k->cpu_view) ||
         sweep(k->cpu.v, &k->cpu_view, f->q, f->nq, f->cpu_of, f->cpu_idx))
         return -1;
-    if (k->py.n) {
-        ivview w = {0};
-        int rc = iv_order(k->py.v, k->py.n, &w) || sweep(k->py.v, &w, f->q, f->nq, f->py_of, NULL) ? -1 : 0;
-        ivview_free(&w);
-        if (rc) return -1;
-    }
-    return 0;
+    return k->py.n ? sweep_once(k->py.v, k->py.n, f->q, f->nq, f->py_of) : 0;
 }
 
 /* Activity I's CPU op: the enclosing one, else (3.) the op of the External id of the launching
@@ -1302,17 +1302,12 @@ static int fin_phases(opscope_kineto_t *k, fin_t *f) {
     q_t *q = f->q;
     if (k->ann.n || k->gann.n) {
         for (size_t i = 0; i < ng; i++) q[i] = (q_t){.t = f->launch_t[i], .thread = 0, .idx = (uint32_t)i};
-        ivview w = {0};
         q_sort(q, ng);
-        int rc = iv_order(k->ann.v, k->ann.n, &w) || sweep(k->ann.v, &w, q, ng, f->ph_of, NULL) ? -1 : 0;
-        ivview_free(&w);
-        if (rc) return -1;
+        if (sweep_once(k->ann.v, k->ann.n, q, ng, f->ph_of)) return -1;
         for (size_t i = 0; i < ng; i++)
             q[i] = (q_t){.t = k->gpu.v[i].start, .thread = (uint32_t)k->gpu.v[i].device, .idx = (uint32_t)i};
         q_sort(q, ng);
-        rc = iv_order(k->gann.v, k->gann.n, &w) || sweep(k->gann.v, &w, q, ng, f->gph_of, NULL) ? -1 : 0;
-        ivview_free(&w);
-        if (rc) return -1;
+        if (sweep_once(k->gann.v, k->gann.n, q, ng, f->gph_of)) return -1;
     }
     sort_checked(k->steps.v, k->steps.n, sizeof *k->steps.v, step_cmp);
     for (size_t i = 0; i < ng; i++) k->gpu.v[i].step = step_at(k, f->launch_t[i]);
