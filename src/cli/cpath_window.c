@@ -1,7 +1,7 @@
 /* cpath_window.c - the critical path's window options (cpath_window.h). */
 #include "cli/cpath_window.h"
 
-#include "analyze/critical_path.h"
+#include "analyze/kineto/critical_path.h"
 #include "cli/args.h"
 
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /*
  * cpath_window.h - the --critical-path-annotation and --critical-path-instance options of
  * `opscope report` and `opscope view`: which windows a trace's critical path is computed over
- * (analyze/critical_path.h, opscope_cpath_set_window), with the same messages in both.
+ * (analyze/kineto/critical_path.h, opscope_cpath_set_window), with the same messages in both.
  *
  * Usage: opscope_cli_cpath_window_option for each option, opscope_cli_cpath_window_check once
  * the operands are known, the annotation and instance into opscope_session_opts, then
@@ -10,7 +10,7 @@
 #ifndef OPSCOPE_CLI_CPATH_WINDOW_H
 #define OPSCOPE_CLI_CPATH_WINDOW_H
 
-#include "analyze/session.h"
+#include "analyze/session/session.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -2,14 +2,14 @@
  * job.c - `opscope report DIR` and `opscope report A B C...`: a distributed job, one trace per
  * rank. The traces are read in parallel (one thread per core, one rank's analysis per thread at a
  * time: memory is bounded per rank, the summaries that stay are small), then combined
- * (analyze/job.c) and written (export/job_report.c). See docs/job.md.
+ * (analyze/job/job.c) and written (export/job/job_report.c). See docs/job.md.
  */
 #include "cli/job.h"
 
-#include "analyze/job.h"
-#include "analyze/job_rank.h"
+#include "analyze/job/job.h"
+#include "analyze/job/job_rank.h"
 #include "cli/cli.h"
-#include "export/job_report.h"
+#include "export/job/job_report.h"
 #include "read/job_summary.h"
 #include "read/readers.h"
 #include "util/out.h"

@@ -1,12 +1,12 @@
 /*
  * job_diff.c - `opscope diff DIR_A DIR_B`: two distributed jobs (folders of traces, or job
  * summaries), each read as `opscope report DIR` reads it (cli/job.c), side by side
- * (export/job_diff.c). See docs/job.md.
+ * (export/job/job_diff.c). See docs/job.md.
  */
 #include "cli/job.h"
 
 #include "cli/cli.h"
-#include "export/job_diff.h"
+#include "export/job/job_diff.h"
 #include "util/out.h"
 
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * job_view.c - `opscope view DIR` and `opscope view A B C...`: a distributed job in the HTML
  * viewer. The job is read as `report` reads it (cli/job.c: every trace in parallel, one rank
  * per thread at a time), each trace once: its read feeds both the rank's figures
- * (analyze/job_rank.h, teed into the read) and a session with the viewer's sink (its records,
+ * (analyze/job/job_rank.h, teed into the read) and a session with the viewer's sink (its records,
  * CPU side and critical path), whose block body goes to a temporary file of its own (tmpfile:
  * deleted when closed, whatever happens) before the rank is freed and the thread takes the
  * next: memory is one rank's per thread. A job summary's rank has no trace read yet: its trace
@@ -10,12 +10,12 @@
  * then written with the blocks copied in rank order (a rank is known once every input was
  * read). See docs/viewer.md, "A job".
  */
-#include "analyze/job_rank.h"
-#include "analyze/session.h"
+#include "analyze/job/job_rank.h"
+#include "analyze/session/session.h"
 #include "cli/cli.h"
 #include "cli/job.h"
-#include "export/html.h"
-#include "export/job_html.h"
+#include "export/html/html.h"
+#include "export/job/job_html.h"
 #include "read/readers.h"
 #include "util/out.h"
 

@@ -2,7 +2,7 @@
  * merge.c - `opscope merge CLIENT SERVER... -o OUT`: the profiles of a ggml RPC client and of
  * the ggml-rpc-server processes it used, on the client's clock, in one profile.
  *
- * Each server's clock offset comes from the profiles alone (analyze/clock_align.h): the
+ * Each server's clock offset comes from the profiles alone (analyze/rpc/clock_align.h): the
  * client's RPC requests (graph computes, each ended by the synchronize that waited for it,
  * and tensor sets) matched to the server's by order and size. Profiles whose capture metadata
  * shows one clock (same boot, same time namespace) need no offset; --offset overrides.
@@ -10,13 +10,13 @@
  * output is a version-3 ggml profile (report, view, diff and the Chrome export read it) with
  * a top-level "merge" member saying how each process was placed (docs/formats.md).
  */
-#include "export/sections.h"
-#include "analyze/clock_align.h"
-#include "analyze/rpc_calls.h"
-#include "analyze/session.h"
+#include "export/sections/sections.h"
+#include "analyze/rpc/clock_align.h"
+#include "analyze/rpc/rpc_calls.h"
+#include "analyze/session/session.h"
 #include "cli/cli.h"
-#include "export/outputs.h"
-#include "export/merge_json.h"
+#include "export/outputs/outputs.h"
+#include "export/json/merge_json.h"
 #include "util/out.h"
 #include "util/sort.h"
 
@@ -470,7 +470,7 @@ static void merged_done(void *ud, const opscope_output *o, const opscope_error *
 
 static void print_alignment(const input *x);
 
-/* Streams the merged inputs through a session (analyze/session.h: the stats, the graphs, the
+/* Streams the merged inputs through a session (analyze/session/session.h: the stats, the graphs, the
  * RPC calls) into its one output, the JSON export with the "merge" member; unless QUIET (or
  * OUTPUT is stdout), then says how each server was aligned and prints the RPC tables.
  * Returns 0, or -1 with ERR filled (code OPSCOPE_OK: out of memory). */

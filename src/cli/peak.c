@@ -1,11 +1,11 @@
 /*
  * peak.c - `opscope peak [--json FILE]`: measures this machine's memory bandwidth and FLOP
  * rate (peak_measure.c), prints them, and caches them for `opscope report --peak cache`
- * (analyze/roofline.h: where the cache lives). The cache and --json are written through a
+ * (analyze/ggml/roofline.h: where the cache lives). The cache and --json are written through a
  * temporary file and a rename, so a failure leaves no partial file.
  */
-#include "export/sections.h"
-#include "analyze/roofline.h"
+#include "export/sections/sections.h"
+#include "analyze/ggml/roofline.h"
 #include "cli/cli.h"
 #include "cli/peak_measure.h"
 #include "util/out.h"

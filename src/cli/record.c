@@ -14,7 +14,10 @@
  * 126 / 127 when CMD cannot be run / is not found; 1 for usage errors.
  */
 #include "cli/cli.h"
-#include "cli/record.h"
+#include "cli/record_end.h"
+#include "cli/record_exec.h"
+#include "cli/record_lock.h"
+#include "cli/record_session.h"
 #include "util/out.h"
 
 #include <errno.h>

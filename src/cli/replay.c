@@ -2,21 +2,21 @@
  * replay.c - `opscope replay PROFILE [-b BACKEND]...`: a profile's unique graph ops re-run in
  * isolation by test-backend-ops on each backend, joined back to what the model spent on them.
  *
- * One session (analyze/session.h, as report's) reads the profile into replay's outputs
- * (export/replay_out.h): the ops are exported as for `report --export-ops`, at the session's
+ * One session (analyze/session/session.h, as report's) reads the profile into replay's outputs
+ * (export/replay/replay_out.h): the ops are exported as for `report --export-ops`, at the session's
  * finish test-backend-ops runs the file once per backend (replay_run.c), and each row (a line and the backend it ran on in the model) gets
  * its count, in-model time per call and isolated time per call on every backend. The
  * projection of a backend is the sum of count x isolated time; rows whose in-model time is
  * more than --flag times away from the isolated time on the same backend are flagged.
  */
-#include "analyze/session.h"
+#include "analyze/session/session.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "cli/select.h"
 #include "cli/replay_run.h"
-#include "export/ops_export.h"
-#include "export/replay_out.h"
+#include "export/replay/ops_export.h"
+#include "export/replay/replay_out.h"
 #include "util/out.h"
 #include "util/sort.h"
 
@@ -252,7 +252,7 @@ static int run_backends(opscope_replay_table *r, const replay_args *a, const cha
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* The run: one session (analyze/session.h) with replay's outputs (export/replay_out.h).      */
+/* The run: one session (analyze/session/session.h) with replay's outputs (export/replay/replay_out.h).      */
 
 typedef struct replay_ctx {
     const replay_args *a;

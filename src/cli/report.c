@@ -3,7 +3,7 @@
  * the statistics and every requested export at once; outputs are written to temporary
  * files and renamed only when the whole input was read, so a bad input leaves no file.
  */
-#include "analyze/session.h"
+#include "analyze/session/session.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cpath_window.h"
@@ -11,7 +11,7 @@
 #include "cli/job.h"
 #include "cli/progress.h"
 #include "cli/select.h"
-#include "export/outputs.h"
+#include "export/outputs/outputs.h"
 #include "export/sqlite/sqlite_export.h"
 #include "util/out.h"
 
@@ -219,7 +219,7 @@ static int parse_args(int argc, char **argv, report_args *a) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* The run: one session (analyze/session.h) with the outputs asked for (export/outputs.h).    */
+/* The run: one session (analyze/session/session.h) with the outputs asked for (export/outputs/outputs.h).    */
 
 static void print_error(const opscope_error *err) {
     char line[512];

@@ -1,6 +1,6 @@
 /*
  * select.h - the --batch and --graphs options of `opscope report` and `opscope diff`: which
- * graph computes of an input are read (analyze/graph_filter.h), with the same messages in
+ * graph computes of an input are read (analyze/ggml/graph_filter.h), with the same messages in
  * both commands.
  *
  * Usage: opscope_cli_select_option for each option, opscope_cli_select_check once the operands
@@ -11,8 +11,8 @@
 #ifndef OPSCOPE_CLI_SELECT_H
 #define OPSCOPE_CLI_SELECT_H
 
-#include "analyze/graph_filter.h"
-#include "analyze/graphs.h"
+#include "analyze/ggml/graph_filter.h"
+#include "analyze/ggml/graphs.h"
 
 #include <stdbool.h>
 

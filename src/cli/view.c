@@ -1,16 +1,16 @@
 /*
  * view.c - `opscope view PROFILE [-o OUT.html] [--max-records N] [--format F]`: a session
- * (analyze/session.h) with one output, the HTML viewer (export/outputs.h), that writes one
+ * (analyze/session/session.h) with one output, the HTML viewer (export/outputs/outputs.h), that writes one
  * self-contained HTML file (temp file + rename, so a bad input leaves nothing behind).
  */
-#include "analyze/session.h"
+#include "analyze/session/session.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cpath_window.h"
 #include "cli/job.h"
 #include "cli/progress.h"
 #include "cli/select.h"
-#include "export/outputs.h"
+#include "export/outputs/outputs.h"
 #include "read/readers.h"
 
 #include <stdbool.h>

@@ -534,7 +534,7 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
         ke.thread = (uint64_t)th;
         ke.device = e->pid.i;
         ke.stream = e->tid.i; /* the thread's own id (-1 for a string tid) */
-        /* every CPU slice is a CPU-op record (analyze/cpu_ops.h): runtime calls too */
+        /* every CPU slice is a CPU-op record (analyze/kineto/cpu_ops.h): runtime calls too */
         ke.name_id = e->name_id != UINT32_MAX ? e->name_id : intern_name(s, name, name_len);
         if (ke.name_id == UINT32_MAX) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         ke.dims_id = e->cat == KC_CPU_OP || e->cat == KC_ANNOT ? e->dims_id : UINT32_MAX;

@@ -793,8 +793,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_DestroyPipeline(VkDevice dev, VkPipeline p
 /* Called by vkl_done.c at submit, under g_vkl.mu: CB's items and slab references move to
  * the batch (the recording keeps its own slab references until it is reset). */
 int vkl_cb_take(VkCommandBuffer h, vkl_cmd **cmds, int *n_cmds, int *cap_cmds, int **slabs, int *n_slabs,
-                int *cap_slabs);
-int vkl_cb_take(VkCommandBuffer h, vkl_cmd **cmds, int *n_cmds, int *cap_cmds, int **slabs, int *n_slabs,
                 int *cap_slabs) {
     vkl_cb *cb = cb_of(h);
     if (!cb || cb->n_cmds == 0) {

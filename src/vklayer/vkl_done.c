@@ -14,9 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int vkl_cb_take(VkCommandBuffer h, vkl_cmd **cmds, int *n_cmds, int *cap_cmds, int **slabs, int *n_slabs,
-                int *cap_slabs);
-
 #define RECALIBRATE_NS 100000000ull
 
 void vkl_clock_refresh(vkl_device *d, bool force) {

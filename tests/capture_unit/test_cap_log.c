@@ -15,7 +15,7 @@
 #include "capture/store/cap_run.h"
 #include "capture/store/cap_tables.h"
 #include "cap_fixture.h"
-#include "export/end_patch.h"
+#include "export/capture/end_patch.h"
 #include "read/readers.h"
 #include "test.h"
 #include "model/oplog_rec.h"

@@ -5,11 +5,11 @@
  * names, a graph's phase and tokens from its first MUL_MAT, records held until then, runs of
  * consecutive records, fused names).
  */
-#include "analyze/diff.h"
-#include "analyze/fused_name.h"
-#include "analyze/op_category.h"
+#include "analyze/diff/diff.h"
+#include "analyze/record/fused_name.h"
+#include "analyze/record/op_category.h"
 #include "test.h"
-#include "analyze/welch.h"
+#include "analyze/diff/welch.h"
 
 #include <math.h>
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The critical path (analyze/critical_path.c) against HTA's own figures and independent sums.
+"""The critical path (analyze/kineto/critical_path.c) against HTA's own figures and independent sums.
 
 Usage: check_critical_path.py CPATH_DUMP OPSCOPE TRACES_DIR CP_DIR WORK_DIR
 

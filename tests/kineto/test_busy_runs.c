@@ -1,9 +1,9 @@
 /*
- * test_busy_runs.c - the union of start-sorted runs (analyze/busy_runs.c) against hand-counted
+ * test_busy_runs.c - the union of start-sorted runs (analyze/intervals/busy_runs.c) against hand-counted
  * cases (overlap across runs, touching and empty intervals, clipping, empty runs) and against a
  * bitmap of every nanosecond for random runs with more than 4,096 intervals each.
  */
-#include "analyze/busy_runs.h"
+#include "analyze/intervals/busy_runs.h"
 #include "test.h"
 
 #include <stdlib.h>

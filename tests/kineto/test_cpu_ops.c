@@ -1,9 +1,9 @@
-/* Unit tests of the CPU-op records (analyze/cpu_ops.c) on small inline traces: nesting as
+/* Unit tests of the CPU-op records (analyze/kineto/cpu_ops.c) on small inline traces: nesting as
  * torch computes it, torch's duplicate folding and filtered names, async gloo ranges, the
  * legacy profiler's format, steps, threads and phases. Expected figures are worked out by
  * hand from the intervals below (microseconds in the trace, ns in the results). */
-#include "analyze/cpu_ops.h"
-#include "analyze/kineto.h"
+#include "analyze/kineto/cpu_ops.h"
+#include "analyze/kineto/kineto.h"
 #include "read/readers.h"
 #include "model/strtab.h"
 #include "test.h"

@@ -1,9 +1,9 @@
 /* Unit tests: kernel category rules, and reader/analysis behaviour on small inline traces. */
 #include "read/kernel_rules.h"
-#include "analyze/kineto.h"
-#include "analyze/session.h"
+#include "analyze/kineto/kineto.h"
+#include "analyze/session/session.h"
 #include "read/readers.h"
-#include "export/kineto_report.h"
+#include "export/kineto/kineto_report.h"
 #include "util/out.h"
 #include "model/strtab.h"
 #include "test.h"

@@ -1,6 +1,6 @@
 /* Clock offset estimation on synthetic request intervals: the true offset is set by the
  * test, the events are built from it with random latencies, and the estimator must bound it. */
-#include "analyze/clock_align.h"
+#include "analyze/rpc/clock_align.h"
 #include "test.h"
 
 /* xorshift: reproducible, no libc rand state */

@@ -1,7 +1,7 @@
-/* test_graphs.c - per graph aggregates and the groups by batch (analyze/graphs.h) against
+/* test_graphs.c - per graph aggregates and the groups by batch (analyze/ggml/graphs.h) against
  * figures worked out by hand below. */
-#include "analyze/graph_filter.h"
-#include "analyze/graphs.h"
+#include "analyze/ggml/graph_filter.h"
+#include "analyze/ggml/graphs.h"
 #include "opscope.h"
 #include "test.h"
 

@@ -1,10 +1,10 @@
-/* test_kernel_name.c - short forms of long C++ kernel names (analyze/kernel_name.h) and the
- * unique table labels built from them (export/name_labels.h). The names are real kernel names
+/* test_kernel_name.c - short forms of long C++ kernel names (analyze/record/kernel_name.h) and the
+ * unique table labels built from them (export/fmt/name_labels.h). The names are real kernel names
  * from the Kineto traces in tests/kineto/traces (a100_*, amd_mi250_*, recsys_sampled_*); each
  * expected short form is written here by hand from the rules in kernel_name.h. */
-#include "analyze/kernel_name.h"
-#include "export/name_labels.h"
-#include "analyze/stats.h"
+#include "analyze/record/kernel_name.h"
+#include "export/fmt/name_labels.h"
+#include "analyze/ggml/stats.h"
 #include "test.h"
 
 #include <stdlib.h>

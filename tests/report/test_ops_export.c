@@ -2,7 +2,7 @@
  * (worked out by hand from ggml's layout: upstream's export-graph-ops writes op, type, ne, 16
  * op params, then per source type, ne and nb in bytes, then a name), every skip reason, the
  * grouping and order of the exporter, and the refusal of traces. */
-#include "export/ops_export.h"
+#include "export/replay/ops_export.h"
 #include "test.h"
 
 #include <inttypes.h>

@@ -1,8 +1,8 @@
 /* test_stats.c - streaming aggregation: groups, representative shapes, top records,
  * inefficiency, copies by direction, per-shape groups, backends. */
 #include "opscope.h"
-#include "analyze/stats.h"
-#include "analyze/busy.h"
+#include "analyze/ggml/stats.h"
+#include "analyze/intervals/busy.h"
 #include "test.h"
 
 #include <stdlib.h>

@@ -289,7 +289,7 @@ static int32_t clamp32(int64_t v) {
     return v < 0 ? 0 : v > INT32_MAX ? INT32_MAX : (int32_t)v;
 }
 
-/* The batch and attention queries node T adds to its split's (analyze/graphs.h's rule, applied
+/* The batch and attention queries node T adds to its split's (analyze/ggml/graphs.h's rule, applied
  * on the host: the same whether or not the device work is timed). */
 static void note_batch(const struct ggml_tensor *t, int32_t *batch, int32_t *queries) {
     int64_t b = 0, q = 0;

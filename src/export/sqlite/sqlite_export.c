@@ -2,11 +2,11 @@
  * and the export's life cycle (see sqlite_export.h, sqlite_int.h, docs/formats.md). */
 #include "export/sqlite/sqlite_export.h"
 
-#include "analyze/fused_name.h"
-#include "analyze/graphs.h"
-#include "analyze/shape_fmt.h"
+#include "analyze/record/fused_name.h"
+#include "analyze/ggml/graphs.h"
+#include "analyze/record/shape_fmt.h"
 #include "export/sqlite/sqlite_int.h"
-#include "analyze/stats.h"
+#include "analyze/ggml/stats.h"
 #include "model/strtab.h"
 #include "util/hash.h"
 #include "util/hindex.h"

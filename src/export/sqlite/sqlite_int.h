@@ -16,7 +16,7 @@
 #ifndef OPSCOPE_SQLITE_INT_H
 #define OPSCOPE_SQLITE_INT_H
 
-#include "analyze/rpc_calls.h"
+#include "analyze/rpc/rpc_calls.h"
 #include "opscope.h"
 
 #include <pthread.h>

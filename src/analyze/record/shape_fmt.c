@@ -1,0 +1,126 @@
+/* shape_fmt.c - shape and unit text for reports. */
+#include "analyze/record/shape_fmt.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A bounded appender: keeps the buffer NUL-terminated and counts what fit. */
+typedef struct sbuf {
+    char *p;
+    size_t size, len;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(sbuf *b, const char *fmt, ...) {
+    if (b->size == 0 || b->len + 1 >= b->size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->p + b->len, b->size - b->len, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    b->len += (size_t)n;
+    if (b->len >= b->size) b->len = b->size - 1;
+}
+
+/* Dimensions shown: those > 0 (v2 files pad with 0), without trailing 1s past the first
+ * (ggml fills unused dims with 1): [4096, 4096, 1, 1] -> [4096, 4096]. */
+static int shown_dims(const int64_t ne[OPSCOPE_MAX_DIMS]) {
+    int n = OPSCOPE_MAX_DIMS;
+    while (n > 1 && (ne[n - 1] <= 1)) n--;
+    return n;
+}
+
+static void sb_ne(sbuf *b, const int64_t ne[OPSCOPE_MAX_DIMS]) {
+    int any = 0;
+    int nd = shown_dims(ne);
+    for (int d = 0; d < nd; d++) {
+        if (ne[d] <= 0) continue;
+        sb_add(b, "%s%lld", any ? ", " : "[", (long long)ne[d]);
+        any = 1;
+    }
+    if (any) sb_add(b, "]");
+}
+
+static int has_dims(const int64_t ne[OPSCOPE_MAX_DIMS]) {
+    for (int d = 0; d < OPSCOPE_MAX_DIMS; d++)
+        if (ne[d] > 0) return 1;
+    return 0;
+}
+
+size_t opscope_fmt_ne(char *buf, size_t size, const int64_t ne[OPSCOPE_MAX_DIMS]) {
+    sbuf b = {buf, size, 0};
+    if (size) buf[0] = '\0';
+    sb_ne(&b, ne);
+    return b.len;
+}
+
+size_t opscope_fmt_src_shapes(char *buf, size_t size, const opscope_shape *sh) {
+    sbuf b = {buf, size, 0};
+    if (size) buf[0] = '\0';
+    int first = 1;
+    for (int i = 0; i < sh->n_src; i++) {
+        if (!has_dims(sh->ne_src[i])) continue;
+        if (!first) sb_add(&b, " x ");
+        sb_ne(&b, sh->ne_src[i]);
+        first = 0;
+    }
+    return b.len;
+}
+
+size_t opscope_fmt_sources(char *buf, size_t size, const opscope_shape *sh) {
+    sbuf b = {buf, size, 0};
+    if (size) buf[0] = '\0';
+    int first = 1;
+    for (int i = 0; i < sh->n_src; i++) {
+        if (!has_dims(sh->ne_src[i])) continue;
+        sb_add(&b, "%ssrc%d ", first ? "" : ", ", i);
+        sb_ne(&b, sh->ne_src[i]);
+        if (sh->type_src[i] >= 0) sb_add(&b, " %s", opscope_ggml_type_name(sh->type_src[i]));
+        first = 0;
+    }
+    if (sh->has_out && has_dims(sh->ne)) {
+        sb_add(&b, "%s-> ", first ? "" : " ");
+        sb_ne(&b, sh->ne);
+        if (sh->out_type >= 0) sb_add(&b, " %s", opscope_ggml_type_name(sh->out_type));
+    }
+    return b.len;
+}
+
+void opscope_shape_of_record(opscope_shape *sh, const opscope_record *rec) {
+    int n = rec->n_src < 0 ? 0 : rec->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : rec->n_src;
+    memset(sh, 0, sizeof *sh);
+    sh->n_src = n;
+    memcpy(sh->ne_src, rec->ne_src, (size_t)n * sizeof rec->ne_src[0]);
+    for (int i = 0; i < OPSCOPE_MAX_SRC; i++) sh->type_src[i] = i < n ? rec->type_src[i] : -1;
+    sh->has_out = (rec->has & OPSCOPE_HAS_OUT) != 0;
+    sh->out_type = sh->has_out ? rec->out_type : -1;
+    if (sh->has_out) memcpy(sh->ne, rec->ne, sizeof sh->ne);
+}
+
+size_t opscope_fmt_bandwidth(char *buf, size_t size, uint64_t bytes, uint64_t ns) {
+    if (size) buf[0] = '\0';
+    if (!bytes || !ns) return 0;
+    double gbs = (double)bytes / (double)ns; /* bytes per ns == GB/s */
+    int n;
+    if (gbs >= 1000.0)
+        n = snprintf(buf, size, "%.2f TB/s", gbs / 1000.0);
+    else if (gbs >= 0.01)
+        n = snprintf(buf, size, "%.2f GB/s", gbs);
+    else
+        n = snprintf(buf, size, "%.2f MB/s", gbs * 1000.0);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+size_t opscope_fmt_bytes(char *buf, size_t size, uint64_t bytes) {
+    static const char *const unit[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1000.0 && u < 6) {
+        v /= 1000.0;
+        u++;
+    }
+    int n = u ? snprintf(buf, size, "%.1f %s", v, unit[u])
+              : snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+    return n < 0 ? 0 : (size_t)n;
+}
