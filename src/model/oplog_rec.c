@@ -41,39 +41,28 @@ int opscope_oplog_put_tmpl(opscope_oplog_buf *b, const opscope_record *r) {
     return e ? -1 : 0;
 }
 
-static const char *get_str(opscope_oplog_cur *c) {
-    size_t n;
-    return opscope_oplog_get_str(c, &n);
-}
-
-static int32_t get_i32(opscope_oplog_cur *c) {
-    int64_t v = opscope_oplog_get_i(c);
-    if (v < INT32_MIN || v > INT32_MAX) c->bad = true;
-    return (int32_t)v;
-}
-
 int opscope_oplog_get_tmpl(opscope_oplog_cur *c, opscope_record *r) {
     opscope_record_init(r);
     uint64_t type = opscope_oplog_get_u(c);
     r->type = type == OPSCOPE_RECORD_COPY ? OPSCOPE_RECORD_COPY : OPSCOPE_RECORD_OP;
     r->has = (uint32_t)opscope_oplog_get_u(c);
-    r->name = get_str(c);
-    r->sub_op = get_str(c);
-    r->sub_op_value = get_i32(c);
-    r->extra = get_str(c);
-    r->tensor_name = get_str(c);
-    r->category = get_str(c);
-    r->kernel = get_str(c);
-    r->n_kernels = get_i32(c);
+    r->name = opscope_oplog_get_cstr(c);
+    r->sub_op = opscope_oplog_get_cstr(c);
+    r->sub_op_value = opscope_oplog_get_i32(c);
+    r->extra = opscope_oplog_get_cstr(c);
+    r->tensor_name = opscope_oplog_get_cstr(c);
+    r->category = opscope_oplog_get_cstr(c);
+    r->kernel = opscope_oplog_get_cstr(c);
+    r->n_kernels = opscope_oplog_get_i32(c);
     r->weight = (uint32_t)opscope_oplog_get_u(c);
-    r->backend_id = get_i32(c);
-    r->split_id = get_i32(c);
-    r->node_index = get_i32(c);
-    r->n_fused = get_i32(c);
-    r->thread_id = get_i32(c);
+    r->backend_id = opscope_oplog_get_i32(c);
+    r->split_id = opscope_oplog_get_i32(c);
+    r->node_index = opscope_oplog_get_i32(c);
+    r->n_fused = opscope_oplog_get_i32(c);
+    r->thread_id = opscope_oplog_get_i32(c);
     r->bytes = opscope_oplog_get_u(c);
     r->flops = opscope_oplog_get_u(c);
-    r->out_type = get_i32(c);
+    r->out_type = opscope_oplog_get_i32(c);
     for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) r->ne[d] = opscope_oplog_get_i(c);
     uint64_t n_src = opscope_oplog_get_u(c);
     if (n_src > OPSCOPE_MAX_SRC) return -1;
@@ -81,9 +70,9 @@ int opscope_oplog_get_tmpl(opscope_oplog_cur *c, opscope_record *r) {
     for (int s = 0; s < r->n_src; s++) {
         for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) r->ne_src[s][d] = opscope_oplog_get_i(c);
         for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) r->nb_src[s][d] = opscope_oplog_get_u(c);
-        r->type_src[s] = get_i32(c);
+        r->type_src[s] = opscope_oplog_get_i32(c);
     }
-    for (int k = 0; k < OPSCOPE_MAX_OP_PARAMS; k++) r->op_params[k] = get_i32(c);
+    for (int k = 0; k < OPSCOPE_MAX_OP_PARAMS; k++) r->op_params[k] = opscope_oplog_get_i32(c);
     if (r->has & OPSCOPE_HAS_BATCH) {
         r->batch = opscope_oplog_get_i(c);
         r->queries = opscope_oplog_get_i(c);
