@@ -596,7 +596,7 @@ static int test_progress_option(void) {
         len += (size_t)sprintf(doc + len, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op%zu\","
                                "\"pid\":1,\"tid\":1,\"ts\":%zu,\"dur\":1}", i ? "," : "", i * 7919 % 100003, i);
     len += (size_t)sprintf(doc + len, "]}");
-    ASSERT_TRUE(len > (5u << 20));
+    ASSERT_GT_U64(len, 5u << 20);
     int wrote = write_file("prog.json", doc, 0) | write_file("prog.json.gz", doc, 1);
     ASSERT_EQ_INT(wrote, 0);
     const char *paths[] = {"prog.json", "prog.json.gz"};
@@ -613,7 +613,7 @@ static int test_progress_option(void) {
         ASSERT_EQ_U64(counts[1], 0);
         ASSERT_EQ_INT(l.backwards, 0);
         ASSERT_EQ_U64(l.last, (uint64_t)file_size(paths[i]));
-        ASSERT_TRUE(l.calls >= (i ? 1 : 5)); /* the plain file in 1 MiB reads */
+        ASSERT_GE_U64(l.calls, i ? 1 : 5); /* the plain file in 1 MiB reads */
     }
     prog_log l = {0};
     opscope_read_options o = {0};
@@ -659,7 +659,7 @@ static int test_chunked_reads(void) {
         opscope_sink s = {want, NULL, render_backend, render_record, NULL};
         opscope_error e;
         ASSERT_EQ_INT(opscope_read_buffer(docs[d], strlen(docs[d]), "m", OPSCOPE_FORMAT_GGML, &s, &e), 0);
-        ASSERT_TRUE(strlen(want) > 20);
+        ASSERT_GT_U64(strlen(want), 20);
         static const size_t chunks[] = {1, 2, 3, 7};
         for (size_t c = 0; c < 4; c++) {
             got[0] = 0;

@@ -285,8 +285,14 @@ static int test_filter(void) {
         for (int i = 0; i < c.records; i++) {
             int64_t id = c.graphs[i];
             int64_t batch = id == 5 || id == 9 ? 12 : id == 10 ? 0 : 1;
-            if (cases[k].by_graph) ASSERT_TRUE(id >= cases[k].graphs.lo && id <= cases[k].graphs.hi);
-            if (cases[k].by_batch) ASSERT_TRUE(batch >= cases[k].batch.lo && batch <= cases[k].batch.hi);
+            if (cases[k].by_graph) {
+                ASSERT_GE_INT(id, cases[k].graphs.lo);
+                ASSERT_LE_INT(id, cases[k].graphs.hi);
+            }
+            if (cases[k].by_batch) {
+                ASSERT_GE_INT(batch, cases[k].batch.lo);
+                ASSERT_LE_INT(batch, cases[k].batch.hi);
+            }
         }
     }
     opscope_graphs_free(idx);

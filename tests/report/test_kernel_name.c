@@ -81,7 +81,7 @@ static int test_real_names(void) {
         size_t n = opscope_kernel_name_short(buf, sizeof buf, real[i].full);
         ASSERT_EQ_STR(buf, real[i].want);
         ASSERT_EQ_U64(n, strlen(real[i].want));
-        ASSERT_TRUE(n < strlen(real[i].full));
+        ASSERT_LT_U64(n, strlen(real[i].full));
     }
     return 0;
 }
