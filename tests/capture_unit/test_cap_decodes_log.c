@@ -162,7 +162,7 @@ static int test_long_run_through_the_log(void) {
     ASSERT_EQ_U64(cap_first, 1024);
     ASSERT_EQ_U64(cap_max, 1024);
     ASSERT_EQ_U64(held_max, 2048);
-    ASSERT_GT_U64(g_want.n_req, 65536); /* more requests, too, than the old table had calls */
+    ASSERT_GT_U64(g_want.n_req, 65536); /* and more requests than a table of 65536 could hold */
     got g = {0};
     opscope_sink sink = {&g, on_meta, NULL, NULL, NULL};
     opscope_error err;

@@ -1,5 +1,5 @@
 /* Tests of util/out.h's path kinds: streams written through, never renamed over, never
- * opened by the check, and never blocking a writer that waits (issue 33). */
+ * opened by the check, and never blocking a writer that waits. */
 #include "opscope.h"
 #include "util/out.h"
 #include "test.h"

@@ -299,7 +299,7 @@ static int test_filter(void) {
     return 0;
 }
 
-/* llama-server decoding 4 sequences at once (issue 25): its graphs multiply 4 rows, but the
+/* llama-server decoding 4 sequences at once: its graphs multiply 4 rows, but the
  * attention's queries are 1 token in each of 4 sequences (src0 ne [32, 1, 8, 4], as captured):
  * decode steps, not prompts. Graph 0: a 104-token prompt over 4 sequences (26 queries each),
  * prefill. Graphs 1, 2: batch 4, decode. Graph 3: no attention, 1 row: decode; graph 4: no

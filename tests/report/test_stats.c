@@ -364,7 +364,7 @@ static int test_busy_trace_meta(void) {
     return 0;
 }
 
-/* One fused-name vocabulary in the report, as in diff (issue 25): a Vulkan record names its
+/* One fused-name vocabulary in the report, as in diff: a Vulkan record names its
  * fused group as ggml-vulkan's perf logger does ("RMS_NORM_MUL", "MULTI_ADD"); the report
  * shows it as the CPU backend's records name the same group ("RMS_NORM [fused:
  * RMS_NORM+MUL]", as in real CPU profiles), so both backends' rows read alike. A copy's
