@@ -120,7 +120,8 @@ static bool find_lib(char *out, size_t size) {
 #ifndef OPSCOPE_REL_LIBDIR
 #define OPSCOPE_REL_LIBDIR "../lib"
 #endif
-    static const char *const rel[] = {"", "/" OPSCOPE_REL_LIBDIR, "/../lib", "/../lib/opscope"};
+    /* parenthesised: the concatenation is meant (clang's -Wstring-concatenation) */
+    static const char *const rel[] = {"", ("/" OPSCOPE_REL_LIBDIR), "/../lib", "/../lib/opscope"};
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         char cand[PATH_MAX + 64];
         snprintf(cand, sizeof cand, "%s%s/%s", exe, rel[i], LIB_NAME);

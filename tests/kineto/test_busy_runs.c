@@ -63,7 +63,7 @@ static int test_random(void) {
         all += bit[x];
         in += bit[x] && x >= lo && x < hi;
     }
-    ASSERT_TRUE(v[RUNS * PER - 1].e < SPAN);
+    ASSERT_LT_INT(v[RUNS * PER - 1].e, SPAN);
     ASSERT_EQ_U64(total(v, runs, RUNS, INT64_MIN, INT64_MAX), all);
     ASSERT_EQ_U64(total(v, runs, RUNS, lo, hi), in);
     free(v);

@@ -35,7 +35,7 @@ static int test_rules(void) {
     ASSERT_EQ_STR(cat("void (anonymous namespace)::softmax_warp_forward<float>"), "reduce");
     ASSERT_EQ_STR(cat("void convert_fp8_kernel"), "other"); /* "conv" alone must not mean GEMM */
     ASSERT_EQ_STR(cat("some_custom_kernel"), "other");
-    ASSERT_TRUE(opscope_kernel_rule_count() > 50);
+    ASSERT_GT_U64(opscope_kernel_rule_count(), 50);
     return 0;
 }
 

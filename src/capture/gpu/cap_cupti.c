@@ -460,7 +460,10 @@ static bool enable_all(uint32_t version) {
     static const uint32_t res[] = {OPSCOPE_CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
                                    OPSCOPE_CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
                                    OPSCOPE_CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED};
-    bool ok = enable_launches(OPSCOPE_CUPTI_DOMAIN_RUNTIME_API) | enable_launches(OPSCOPE_CUPTI_DOMAIN_DRIVER_API);
+    /* both domains asked, whatever the first answers (so no || between the calls) */
+    bool runtime = enable_launches(OPSCOPE_CUPTI_DOMAIN_RUNTIME_API);
+    bool driver = enable_launches(OPSCOPE_CUPTI_DOMAIN_DRIVER_API);
+    bool ok = runtime || driver;
     for (int i = 0; i < 3 && ok; i++) {
         ok = g_api.enable_callback(1, g_sub, OPSCOPE_CUPTI_DOMAIN_RESOURCE, res[i]) == OPSCOPE_CUPTI_SUCCESS;
     }
