@@ -8,6 +8,7 @@
 #include "cli/job.h"
 #include "cli/select.h"
 #include "analyze/diff/diff.h"
+#include "analyze/diff/diff_apart.h"
 #include "export/diff/diff_report.h"
 #include "export/html/html.h"
 #include "read/readers.h"
@@ -384,76 +385,20 @@ static int read_input(const char *path, input *in, bool first, const opscope_cli
     return 0;
 }
 
-static bool chosen(const void *ctx, const opscope_graph_stats *s) {
-    return opscope_graph_filter_chooses(ctx, s);
-}
-
-/* Warm-up apart: a first pass over PATH finds its warm-up and outlier graphs (graphs.h), and
- * how many steady ones SEL's --batch and --graphs keep. Returns 0, or -1 with ERR filled. */
-/* The first pass's sink: the graphs, stopped at a trace's first record (a trace has no graph
- * computes: the pass would read it for nothing). */
-typedef struct apart_pass {
-    opscope_graphs_t *g;
-    bool trace;
-} apart_pass;
-
-static int apart_meta(void *ud, const opscope_meta *m) {
-    apart_pass *p = ud; /* the trace readers say what they read first */
-    if (m->profiler && (!strcmp(m->profiler, "kineto") || !strcmp(m->profiler, "chrome"))) {
-        p->trace = true;
-        return -1;
-    }
-    return 0;
-}
-
-static int apart_record(void *ud, const opscope_record *r) {
-    apart_pass *p = ud;
-    if (r->category) {
-        p->trace = true;
-        return -1;
-    }
-    return opscope_graphs_add(p->g, r, 0);
-}
-
-static int find_apart(const char *path, const opscope_cli_select *sel, opscope_warm_apart *out,
-                      opscope_error *err) {
-    opscope_format fmt = opscope_detect_file_format(path);
-    if (fmt == OPSCOPE_FORMAT_KINETO || fmt == OPSCOPE_FORMAT_CHROME) { /* no graph computes */
-        memset(out, 0, sizeof *out);
-        return 0;
-    }
-    opscope_graph_filter f;
-    opscope_cli_select_filter_init(sel, &f);
-    apart_pass p = {opscope_graphs_new(), false};
-    if (!p.g) return set_nomem(err), -1;
-    opscope_sink is = {&p, apart_meta, NULL, apart_record, NULL};
-    int rc = opscope_progress_read(path, OPSCOPE_FORMAT_AUTO, &is, NULL, err);
-    if (rc && p.trace) { /* no warm-up to find: all steady */
-        memset(out, 0, sizeof *out);
-        memset(err, 0, sizeof *err);
-        rc = 0;
-    } else if (rc && err->code == OPSCOPE_ERROR_ABORTED) {
-        set_nomem(err); /* the graphs stop for memory only */
-    } else if (!rc && (opscope_graphs_finish(p.g) || opscope_warm_apart_from(out, p.g, chosen, &f))) {
-        set_nomem(err);
-        rc = -1;
-    }
-    opscope_graphs_free(p.g);
-    return rc ? -1 : 0;
-}
-
 /* The first passes of every input (PATHS, N_IN per side) into IN[s].apart; the steady state
  * is compared only when every input with graph computes has a steady one among those --batch
  * and --graphs choose, else *NO_STEADY names the first input without. Returns 0, or -1 with ERR filled. */
 static int find_aparts(const diff_args *a, input in[2], const char *const *paths[2],
                        const char **no_steady, opscope_error *err) {
     *no_steady = NULL;
+    opscope_graph_filter f; /* what --batch and --graphs choose, for chosen_steady */
+    opscope_cli_select_filter_init(&a->select, &f);
     for (int s = 0; s < 2; s++) {
         in[s].apart = calloc(DIFF_MAX_INPUTS, sizeof *in[s].apart);
         if (!in[s].apart) return set_nomem(err), -1;
         for (size_t r = 0; r < a->n_in[s]; r++) {
             opscope_warm_apart *w = &in[s].apart[r];
-            if (find_apart(paths[s][r], &a->select, w, err)) return -1;
+            if (opscope_diff_apart_find(paths[s][r], &f, opscope_progress_read, w, err)) return -1;
             uint64_t all = w->graphs[0] + w->graphs[1] + w->graphs[2];
             if (all && !w->chosen_steady && !*no_steady) *no_steady = paths[s][r];
         }

@@ -7,7 +7,9 @@
  * 4-byte key per GPU activity of a Kineto trace when the key needs the trace analysis.
  */
 #include "analyze/diff/diff.h"
-#include "analyze/diff/diff_cpu_kernels.h"
+#include "analyze/diff/diff_attrib.h"
+#include "analyze/diff/diff_label.h"
+#include "analyze/diff/diff_side_state.h"
 #include "analyze/kineto/cpu_ops.h"
 #include "util/vec.h"
 #include "analyze/record/derived.h"
@@ -18,198 +20,19 @@
 #include "analyze/ggml/stats.h"
 #include "model/ggml_vocab.h"
 #include "model/strtab.h"
-#include "util/sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NONE32 UINT32_MAX
-#define CPU_FROM_OP (UINT32_MAX - 1) /* ggml records: the node's op stands for the CPU op */
 #define PHASE_UNKNOWN 255             /* the graph's first MUL_MAT has not come yet */
-#define PHASE_DATA 254                /* CPU-op records: data loading (no kernel phase) */
-#define MAX_RUN 8
 #define MAX_RUNS 65536
 #define MAX_PENDING 65536
 #define MAX_SHAPES 65536
-#define GRAPH_RING 64
 #define MAX_ATOMS 262144               /* groups of op, backend, shape and key parts */
-#define SHAPE_OTHER (UINT32_MAX - 2)   /* shapes past MAX_SHAPES, or past MAX_ATOMS */
-#define MAX_LANES 64
-#define MAX_INPUTS 256                 /* runs (input files) per side with per-run totals */
-#define MAX_GSTRATA 64                 /* graph sizes (tokens) with their own per-graph stratum */
-#define NO_GRAPH INT64_MIN
 
 /* ---------------------------------------------------------------------------------------- */
-
-/* An op identity: what `--by op` groups (before the backend). */
-typedef struct dop {
-    const char *name, *sub, *extra, *cat;
-    uint32_t name_len, name_id, sub_id, extra_id, in_cat_id, cat_id; /* ids + 1; 0 = none */
-    opscope_record_type type;
-    bool cat_per_record; /* FLASH_ATTN_EXT without an input category: prefill or decode */
-    bool is_mul_mat, is_flash;
-    int32_t n_fused;
-    uint64_t count, total_ns;
-} dop;
-
-/* A group of the key. Unused parts hold NONE32 / INT32_MIN so that the struct compares as
- * bytes (it is zeroed before being filled). */
-typedef struct dkey {
-    uint32_t op, shape, cat, cpu, layer, phase;
-    int32_t backend;
-    uint32_t work; /* traces, --by op: what launched the work (CPU op and input dims) id + 1 */
-} dkey;
-
-typedef struct dgroup {
-    dkey key;
-    uint64_t count, total_ns, min_ns, max_ns, calls;
-    opscope_moments m;
-    /* the atom's time per graph compute: the sum of the current graph, then its moments */
-    int64_t g_cur;
-    uint64_t g_sum;
-    opscope_moments gm;
-    /* sampled device timing: computes timed, the computes they stand for, sum of d x weight
-     * (d alone for records without one), and the compute counted last */
-    uint64_t timed, sampled, est_ns;
-    int64_t w_graph;
-    int32_t w_split;
-} dgroup;
-
-/* What a record adds besides its duration: its split and sampling weight (0: none). */
-typedef struct wsample {
-    int32_t split;
-    uint32_t weight;
-} wsample;
-
-typedef struct pend {
-    dkey key;
-    uint64_t dur;
-    wsample ws;
-} pend;
-
-/* Per-graph totals of graphs of one size (tokens): the spread of a whole graph's time. */
-typedef struct gstratum {
-    uint64_t tokens;
-    opscope_moments m;
-} gstratum;
-
-typedef struct run_ent {
-    uint32_t n;
-    uint32_t ids[MAX_RUN];
-    uint64_t count, total_ns;
-} run_ent;
-
-typedef struct lane {
-    int32_t backend, split, thread;
-    int64_t graph;
-    uint32_t n;
-    uint32_t ids[MAX_RUN];
-    uint64_t dur[MAX_RUN];
-} lane;
-
-typedef struct ring_ent {
-    int64_t id;
-    uint8_t phase;
-    uint8_t used;
-    uint64_t tokens; /* 0: not known */
-    uint64_t sum;    /* the graph's time so far */
-} ring_ent;
-
-typedef struct bname {
-    int32_t id;
-    const char *name;
-} bname;
-
-/* A set of keys with dense indexes. */
-typedef struct keyset {
-    dkey *v;
-    size_t n, cap;
-    opscope_hindex ix;
-} keyset;
-
-struct opscope_diff_side {
-    unsigned keys;
-    opscope_strtab_t *strings;
-    const opscope_kineto_t *kin;
-    /* op identities */
-    dop *ops;
-    size_t n_ops, cap_ops;
-    opscope_hindex op_ix;
-    uint32_t flash_cat_prefill, flash_cat_decode; /* category ids + 1 of FLASH_ATTN_EXT */
-    /* shapes (--by shape) */
-    opscope_shape *shapes;
-    size_t n_shapes, cap_shapes;
-    opscope_hindex shape_ix;
-    /* groups */
-    dgroup *groups;
-    size_t n_groups, cap_groups;
-    opscope_hindex group_ix;
-    /* backends */
-    bname *described;
-    size_t n_described, cap_described;
-    int32_t *seen_backends;
-    size_t n_seen_backends, cap_seen_backends;
-    int32_t last_backend;
-    /* graphs */
-    bool g_valid, g_new;
-    int64_t g_id;
-    ring_ent *g_ent;
-    uint8_t g_phase;
-    uint32_t g_layer;
-    ring_ent ring[GRAPH_RING];
-    size_t ring_pos;
-    pend *pending;
-    size_t n_pending, cap_pending;
-    /* runs of consecutive records */
-    lane lanes[MAX_LANES];
-    size_t n_lanes;
-    run_ent *runs;
-    size_t n_runs, cap_runs;
-    opscope_hindex run_ix;
-    /* Kineto: the record waiting to learn whether it was a GPU activity */
-    bool defer;
-    bool pend_valid;
-    dkey pend_key;
-    uint64_t pend_dur;
-    size_t pend_n;
-    struct keyset partials;
-    uint32_t *gpu_partial; /* per GPU activity (by seq): index into partials */
-    size_t n_gpu_partial, cap_gpu_partial;
-    /* per-graph totals, by graph size */
-    gstratum gstrata[MAX_GSTRATA + 1]; /* the last one: every other size */
-    size_t n_gstrata;
-    /* runs: each input file read into this side; per run the atoms' cumulative totals */
-    uint64_t *run_snap[MAX_INPUTS];
-    size_t run_snap_n[MAX_INPUTS];
-    uint64_t run_graphs[MAX_INPUTS], run_tokens[MAX_INPUTS], run_wall[MAX_INPUTS];
-    uint64_t run_total[MAX_INPUTS];
-    uint64_t run_first, run_last, run_records;
-    /* results */
-    opscope_diff_totals totals;
-    uint64_t *final_runs; /* n_final x totals.inputs per-run totals */
-    bool finished;
-    opscope_diff_group *final;
-    size_t n_final;
-    opscope_diff_fused *fused;
-    size_t n_fused;
-    opscope_diff_cpu_op *cpu_ops;
-    size_t n_cpu_ops;
-    opscope_diff_kernel *cpu_kern; /* the kernels of every CPU op, by op */
-    opscope_diff_kernel *kernels; /* work pairs: the kernels of each group, by group */
-    size_t n_kernels;
-    size_t *kernel_at;            /* per final group: its first entry in kernels (n_final + 1) */
-    bool merge_backends;
-    bool failed, attributed;
-    /* a CPU-only trace's CPU-op record being added (add_cpu_records): its key parts */
-    bool feed;
-    uint32_t feed_cpu, feed_work, feed_phase;
-};
-
-/* ---------------------------------------------------------------------------------------- */
-
-/* An index of 256 slots to start (util/hindex.h). */
-static int ix_init(opscope_hindex *h) { return opscope_hindex_init(h, 192); }
+/* The side.                                                                                */
 
 opscope_diff_side_t *opscope_diff_side_new(unsigned keys) {
     opscope_diff_side_t *s = calloc(1, sizeof *s);
@@ -218,8 +41,9 @@ opscope_diff_side_t *opscope_diff_side_new(unsigned keys) {
     s->strings = opscope_strtab_new();
     s->last_backend = INT32_MIN;
     s->totals.profiler = "";
-    if (!s->strings || ix_init(&s->op_ix) || ix_init(&s->shape_ix) || ix_init(&s->group_ix) ||
-        ix_init(&s->run_ix) || ix_init(&s->partials.ix)) {
+    if (!s->strings || opscope_diff_ix_init(&s->op_ix) || opscope_diff_ix_init(&s->shape_ix) ||
+        opscope_diff_ix_init(&s->group_ix) || opscope_diff_ix_init(&s->run_ix) ||
+        opscope_diff_ix_init(&s->partials.ix)) {
         opscope_diff_side_free(s);
         return NULL;
     }
@@ -254,25 +78,13 @@ void opscope_diff_side_free(opscope_diff_side_t *s) {
     free(s);
 }
 
-/* Traces grouped by op pair their GPU work by what launched it, not by kernel names; by
- * shape too, on the launching call's input dims, exactly (no fallback to the CPU op). */
-static bool work_pairs(const opscope_diff_side_t *s) {
-    return (s->keys & (OPSCOPE_DIFF_KEY_OP | OPSCOPE_DIFF_KEY_SHAPE)) && !(s->keys & OPSCOPE_DIFF_KEY_KERNEL);
-}
-
 void opscope_diff_side_set_kineto(opscope_diff_side_t *s, const opscope_kineto_t *k) {
     s->kin = k;
-    s->defer = k && (work_pairs(s) || (s->keys & (OPSCOPE_DIFF_KEY_CPU_OP | OPSCOPE_DIFF_KEY_LAYER |
-                                                  OPSCOPE_DIFF_KEY_PHASE)));
+    s->defer = k && (opscope_diff_side_work_pairs(s) ||
+                     (s->keys & (OPSCOPE_DIFF_KEY_CPU_OP | OPSCOPE_DIFF_KEY_LAYER | OPSCOPE_DIFF_KEY_PHASE)));
 }
 
 const opscope_kineto_t *opscope_diff_side_kineto(const opscope_diff_side_t *s) { return s->kin; }
-
-static uint32_t intern_id(opscope_diff_side_t *s, const char *str, size_t len) {
-    uint32_t id;
-    if (!opscope_strtab_intern(s->strings, str, len, &id)) return NONE32;
-    return id;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Op identities.                                                                             */
@@ -301,16 +113,16 @@ static long op_find(opscope_diff_side_t *s, const opscope_record *rec) {
     const char *sub = opscope_derived_sub_op(&d, NULL);
     uint32_t sub_id = 0, extra_id = 0, in_cat_id = 0, id;
     if (sub) {
-        if ((id = intern_id(s, sub, strlen(sub))) == NONE32) return -1;
+        if ((id = opscope_diff_side_intern(s, sub, strlen(sub))) == NONE32) return -1;
         sub_id = id + 1;
     }
     const char *extra = opscope_derived_fused(&d); /* Vulkan's "RMS_NORM_MUL" is "RMS_NORM+MUL" */
     if (extra) {
-        if ((id = intern_id(s, extra, strlen(extra))) == NONE32) return -1;
+        if ((id = opscope_diff_side_intern(s, extra, strlen(extra))) == NONE32) return -1;
         extra_id = id + 1;
     }
     if (rec->category) {
-        if ((id = intern_id(s, rec->category, strlen(rec->category))) == NONE32) return -1;
+        if ((id = opscope_diff_side_intern(s, rec->category, strlen(rec->category))) == NONE32) return -1;
         in_cat_id = id + 1;
     }
     uint64_t h = opscope_hash_bytes(rname, nlen) ^
@@ -339,7 +151,7 @@ static long op_find(opscope_diff_side_t *s, const opscope_record *rec) {
     o->is_flash = rec->type == OPSCOPE_RECORD_OP && opscope_ggml_op_is(rname, OPSCOPE_GGML_OP_FLASH_ATTN_EXT);
     o->cat_per_record = !rec->category && o->is_flash;
     const char *cat = opscope_record_category(rec);
-    if ((id = intern_id(s, cat, strlen(cat))) == NONE32) return -1;
+    if ((id = opscope_diff_side_intern(s, cat, strlen(cat))) == NONE32) return -1;
     o->cat_id = id + 1;
     o->cat = opscope_strtab_get(s->strings, id);
     if (opscope_hindex_add(&s->op_ix, h, (uint32_t)s->n_ops)) return -1;
@@ -395,53 +207,12 @@ static uint32_t shape_find(opscope_diff_side_t *s, const opscope_record *r) {
 /* ---------------------------------------------------------------------------------------- */
 /* Groups.                                                                                    */
 
-/* One multiply per word and one final mix: this runs for every record. */
-static uint64_t key_hash(const dkey *k) {
-    uint64_t h = opscope_hash_word(OPSCOPE_FNV_BASIS, (uint64_t)k->op << 32 | k->shape);
-    h = opscope_hash_word(h, (uint64_t)k->cat << 32 | k->cpu);
-    h = opscope_hash_word(h, (uint64_t)k->layer << 32 | k->phase);
-    return opscope_mix64(h ^ ((uint64_t)k->work << 32 | (uint32_t)k->backend));
-}
-
-static bool key_eq(const dkey *a, const dkey *b) {
-    return a->op == b->op && a->shape == b->shape && a->backend == b->backend &&
-           a->cat == b->cat && a->cpu == b->cpu && a->layer == b->layer && a->phase == b->phase &&
-           a->work == b->work;
-}
-
-static bool group_eq(const void *ctx, uint32_t i, const void *key) {
-    return key_eq(&((const opscope_diff_side_t *)ctx)->groups[i].key, key);
-}
-
-static long group_find(opscope_diff_side_t *s, const dkey *k) {
-    uint64_t h = key_hash(k);
-    uint32_t found = opscope_hindex_find(&s->group_ix, h, k, group_eq, s);
-    if (found != OPSCOPE_HINDEX_NONE) return (long)found;
-    if (s->n_groups >= OPSCOPE_HINDEX_NONE ||
-        opscope_vec_reserve((void **)&s->groups, &s->cap_groups, s->n_groups + 1, sizeof *s->groups, 64) ||
-        opscope_hindex_add(&s->group_ix, h, (uint32_t)s->n_groups))
-        return -1;
-    dgroup *g = &s->groups[s->n_groups];
-    memset(g, 0, sizeof *g);
-    g->key = *k;
-    g->g_cur = NO_GRAPH;
-    return (long)s->n_groups++;
-}
-
 /* The atom's per-graph sum of GRAPH ends: one sample of its time per graph compute. */
 static void group_graph_flush(dgroup *g) {
     if (g->g_cur == NO_GRAPH) return;
     opscope_moments_add(&g->gm, g->g_sum);
     g->g_cur = NO_GRAPH;
     g->g_sum = 0;
-}
-
-static void group_acc(dgroup *g, uint64_t d) {
-    if (!g->count || d < g->min_ns) g->min_ns = d;
-    if (d > g->max_ns) g->max_ns = d;
-    g->count++;
-    g->total_ns += d;
-    opscope_moments_add(&g->m, d);
 }
 
 /* Sampling: a record stands for WS.weight computes (1 when it has no weight). Computes are
@@ -461,10 +232,10 @@ static void group_weight(dgroup *g, uint64_t d, int64_t graph, wsample ws) {
 /* Adds a record's duration: each record is one call of its group, in graph compute GRAPH
  * (NO_GRAPH: none). */
 static int add(opscope_diff_side_t *s, const dkey *k, uint64_t d, int64_t graph, wsample ws) {
-    long gi = group_find(s, k);
+    long gi = opscope_diff_group_find(s, k);
     if (gi < 0) return -1;
     dgroup *g = &s->groups[gi];
-    group_acc(g, d);
+    opscope_diff_group_acc(g, d);
     group_weight(g, d, graph, ws);
     g->calls++;
     if (graph != NO_GRAPH) {
@@ -667,23 +438,9 @@ static int runs_add(opscope_diff_side_t *s, const opscope_record *rec, const dop
 /* ---------------------------------------------------------------------------------------- */
 /* Kineto: a trace record waits for the next one to learn whether it was a GPU activity.    */
 
-static bool keyset_eq(const void *ctx, uint32_t i, const void *key) {
-    return key_eq(&((const keyset *)ctx)->v[i], key);
+static long partial_find(opscope_diff_side_t *s, const dkey *k) {
+    return opscope_diff_keyset_find(&s->partials, k);
 }
-
-static long keyset_find(keyset *ks, const dkey *k) {
-    uint64_t h = key_hash(k);
-    uint32_t found = opscope_hindex_find(&ks->ix, h, k, keyset_eq, ks);
-    if (found != OPSCOPE_HINDEX_NONE) return (long)found;
-    if (ks->n >= OPSCOPE_HINDEX_NONE ||
-        opscope_vec_reserve((void **)&ks->v, &ks->cap, ks->n + 1, sizeof *ks->v, 64) ||
-        opscope_hindex_add(&ks->ix, h, (uint32_t)ks->n))
-        return -1;
-    ks->v[ks->n] = *k;
-    return (long)ks->n++;
-}
-
-static long partial_find(opscope_diff_side_t *s, const dkey *k) { return keyset_find(&s->partials, k); }
 
 /* The collector's activity count grew since the pending record came: it was activity
  * PEND_N, attributed at finish; else it is added now without attribution. */
@@ -819,7 +576,7 @@ static int side_record(void *ud, const opscope_record *rec) {
         k.cat = o->cat_id;
         if (o->cat_per_record) {
             const char *c = opscope_record_category(rec);
-            uint32_t id = intern_id(s, c, strlen(c));
+            uint32_t id = opscope_diff_side_intern(s, c, strlen(c));
             if (id == NONE32) return -1;
             k.cat = id + 1;
         }
@@ -827,7 +584,7 @@ static int side_record(void *ud, const opscope_record *rec) {
     if (s->feed) { /* a CPU-op record (add_cpu_records): it is its own CPU op */
         if (keys & OPSCOPE_DIFF_KEY_CPU_OP) k.cpu = s->feed_cpu;
         if (keys & OPSCOPE_DIFF_KEY_PHASE) k.phase = s->feed_phase;
-        if (work_pairs(s)) k.work = s->feed_work + 1;
+        if (opscope_diff_side_work_pairs(s)) k.work = s->feed_work + 1;
         return add(s, &k, d, NO_GRAPH, ws);
     }
     if (rec->category && s->defer) { /* CPU op, layer and phase come from the trace analysis */
@@ -901,261 +658,7 @@ opscope_sink opscope_diff_side_sink(opscope_diff_side_t *s) {
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Finish: Kineto attribution, then groups with their strings, merged by canonical key.      */
-
-static const char *backend_name(opscope_diff_side_t *s, int32_t id) {
-    for (size_t i = 0; i < s->n_described; i++)
-        if (s->described[i].id == id && s->described[i].name[0]) return s->described[i].name;
-    char b[32];
-    snprintf(b, sizeof b, "backend %d", (int)id);
-    return opscope_strtab_intern(s->strings, b, strlen(b), NULL);
-}
-
-size_t opscope_diff_side_n_backend_names(const opscope_diff_side_t *s) {
-    return s->n_seen_backends;
-}
-
-const char *opscope_diff_side_backend_name(const opscope_diff_side_t *s, size_t i) {
-    if (i >= s->n_seen_backends) return NULL;
-    return backend_name((opscope_diff_side_t *)s, s->seen_backends[i]);
-}
-
-/* A set of 64-bit values (distinct CPU op calls). */
-typedef struct u64set {
-    OPSCOPE_VEC(uint64_t) v;
-    opscope_hindex ix;
-} u64set;
-
-/* Grown as values come: distinct calls are often far fewer than activities. */
-static int u64set_init(u64set *x) {
-    memset(x, 0, sizeof *x);
-    return ix_init(&x->ix);
-}
-
-static void u64set_free(u64set *x) {
-    free(x->v.v);
-    opscope_hindex_free(&x->ix);
-}
-
-static bool u64_eq(const void *ctx, uint32_t i, const void *key) {
-    return ((const u64set *)ctx)->v.v[i] == *(const uint64_t *)key;
-}
-
-/* Adds V; returns 1 when new, 0 when present, -1 when out of memory. */
-static int u64set_add(u64set *x, uint64_t v) {
-    uint64_t h = opscope_mix64(v);
-    if (opscope_hindex_find(&x->ix, h, &v, u64_eq, x) != OPSCOPE_HINDEX_NONE) return 0;
-    if (x->v.n >= OPSCOPE_HINDEX_NONE || OPSCOPE_VEC_PUSH(x->v, v)) return -1;
-    if (opscope_hindex_add(&x->ix, h, (uint32_t)(x->v.n - 1))) {
-        x->v.n--;
-        return -1;
-    }
-    return 1;
-}
-
-/* The last (CPU op, input dims) pair and its label id: calls of one op come in runs. */
-typedef struct work_cache {
-    uint32_t cpu, dims, id;
-} work_cache;
-
-/* The work label "aten::mm [4096,768]x[768,50257]" (the CPU op alone without dims), in our
- * strings. NONE32 when out of memory. */
-static uint32_t work_id(opscope_diff_side_t *s, work_cache *c, uint32_t cpu_sid, uint32_t dims,
-                        const opscope_strtab_t *names) {
-    if (c->id != NONE32 && c->cpu == cpu_sid && c->dims == dims) return c->id;
-    const char *op = opscope_strtab_get(s->strings, cpu_sid);
-    const char *d = dims != NONE32 ? opscope_strtab_get(names, dims) : NULL;
-    uint32_t id;
-    if (!d || !*d) {
-        id = cpu_sid;
-    } else {
-        size_t n = strlen(op), m = strlen(d);
-        char *buf = malloc(n + m + 2);
-        if (!buf) return NONE32;
-        memcpy(buf, op, n);
-        buf[n] = ' ';
-        memcpy(buf + n + 1, d, m + 1);
-        id = intern_id(s, buf, n + m + 1);
-        free(buf);
-    }
-    *c = (work_cache){cpu_sid, dims, id};
-    return id;
-}
-
-/* Hands each of the N CPU ops of CPU its kernels by name from the tally CK (names from the
- * trace's table NAMES, interned in the side's strings). Returns 0 or -1. */
-static int cpu_kernels(opscope_diff_side_t *s, opscope_diff_cpu_op *cpu, size_t n,
-                       opscope_diff_cpuk *ck, const opscope_strtab_t *names) {
-    opscope_diff_cpuk_sort(ck);
-    s->cpu_kern = malloc((ck->n ? ck->n : 1) * sizeof *s->cpu_kern);
-    if (!s->cpu_kern) return -1;
-    for (size_t i = 0; i < ck->n; i++) {
-        const opscope_diff_cpuk_ent *e = &ck->v[i];
-        const char *nm = opscope_strtab_get(names, e->name);
-        uint32_t id = intern_id(s, nm, strlen(nm));
-        if (id == NONE32 || e->op >= n) return -1;
-        s->cpu_kern[i] = (opscope_diff_kernel){opscope_strtab_get(s->strings, id), OPSCOPE_RECORD_OP,
-                                               e->count, e->total_ns, e->cat};
-        if (!cpu[e->op].n_kern) cpu[e->op].kern = &s->cpu_kern[i];
-        cpu[e->op].n_kern++;
-    }
-    return 0;
-}
-
-static int attribute_kineto(opscope_diff_side_t *s) {
-    const opscope_kineto_t *k = s->kin;
-    size_t ng = opscope_kineto_n_gpu(k);
-    const opscope_strtab_t *names = opscope_kineto_names(k);
-    uint32_t nn = opscope_strtab_count(names);
-    int rc = -1;
-    uint32_t *sid = malloc((nn ? nn : 1) * sizeof *sid); /* collector name id -> ours */
-    u64set calls, op_calls;
-    keyset reduced = {0};
-    work_cache wc = {NONE32, NONE32, NONE32};
-    opscope_diff_cpuk ck = {0};
-    int rc_calls = u64set_init(&calls), rc_op_calls = u64set_init(&op_calls);
-    if (!sid || rc_calls || rc_op_calls || ix_init(&reduced.ix))
-        goto done;
-    for (uint32_t i = 0; i < nn; i++) sid[i] = NONE32;
-    /* CPU op summary (fusion differences): kernels, distinct calls, time per CPU op */
-    opscope_diff_cpu_op *cpu = NULL;
-    size_t n_cpu = 0, cap_cpu = 0;
-    uint32_t *cpu_slot = malloc((nn ? nn : 1) * sizeof *cpu_slot);
-    if (!cpu_slot) goto done;
-    for (uint32_t i = 0; i < nn; i++) cpu_slot[i] = NONE32;
-    for (size_t i = 0; i < ng; i++) {
-        opscope_kineto_gpu_info g;
-        opscope_kineto_gpu_get(k, i, &g);
-        uint32_t cpu_sid = NONE32;
-        if (g.cpu_op != NONE32 && g.cpu_op < nn) {
-            if (sid[g.cpu_op] == NONE32) {
-                const char *nm = opscope_strtab_get(names, g.cpu_op);
-                sid[g.cpu_op] = intern_id(s, nm, strlen(nm));
-                if (sid[g.cpu_op] == NONE32) goto fail_cpu;
-            }
-            cpu_sid = sid[g.cpu_op];
-            if (g.kind == OPSCOPE_KINETO_KERNEL) {
-                if (cpu_slot[g.cpu_op] == NONE32) {
-                    if (opscope_vec_reserve((void **)&cpu, &cap_cpu, n_cpu + 1, sizeof *cpu, 64)) goto fail_cpu;
-                    cpu[n_cpu] = (opscope_diff_cpu_op){opscope_strtab_get(s->strings, cpu_sid), 0, 0, 0, NULL, 0};
-                    cpu_slot[g.cpu_op] = (uint32_t)n_cpu++;
-                }
-                opscope_diff_cpu_op *c = &cpu[cpu_slot[g.cpu_op]];
-                c->kernels++;
-                c->total_ns += (uint64_t)g.dur_ns;
-                if (opscope_diff_cpuk_add(&ck, cpu_slot[g.cpu_op], g.name_id, (int)g.kcat, (uint64_t)g.dur_ns))
-                    goto fail_cpu;
-                int nc = g.cpu_call ? u64set_add(&op_calls, (uint64_t)g.cpu_op << 32 | g.cpu_call) : 0;
-                if (nc < 0) goto fail_cpu;
-                c->calls += (uint64_t)nc;
-            }
-        }
-        if (!s->defer || g.seq >= s->n_gpu_partial || s->gpu_partial[g.seq] == NONE32) continue;
-        dkey key = s->partials.v[s->gpu_partial[g.seq]];
-        if (s->keys & OPSCOPE_DIFF_KEY_CPU_OP) key.cpu = cpu_sid;
-        if (work_pairs(s) && cpu_sid != NONE32) {
-            uint32_t w = work_id(s, &wc, cpu_sid, g.cpu_dims, names);
-            if (w == NONE32) goto fail_cpu;
-            key.work = w + 1;
-        }
-        if (s->keys & OPSCOPE_DIFF_KEY_LAYER) key.layer = g.layer;
-        if (s->keys & OPSCOPE_DIFF_KEY_PHASE) key.phase = (uint32_t)g.phase;
-        long gi = group_find(s, &key);
-        if (gi < 0) goto fail_cpu;
-        dgroup *dg = &s->groups[gi];
-        group_acc(dg, (uint64_t)g.dur_ns);
-        /* distinct CPU op calls per group of the key (not per atom: a call that launched two
-         * kernels is one call); activities without a call count one each */
-        bool new_call = true;
-        if ((s->keys & OPSCOPE_DIFF_KEY_CPU_OP) && g.cpu_call) {
-            dkey rk = key;
-            if (!(s->keys & (OPSCOPE_DIFF_KEY_OP | OPSCOPE_DIFF_KEY_KERNEL | OPSCOPE_DIFF_KEY_SHAPE))) {
-                rk.op = NONE32;
-                rk.backend = INT32_MIN;
-            }
-            long ri = keyset_find(&reduced, &rk);
-            if (ri < 0) goto fail_cpu;
-            int nc = u64set_add(&calls, (uint64_t)ri << 32 | g.cpu_call);
-            if (nc < 0) goto fail_cpu;
-            new_call = nc;
-        }
-        if (new_call) dg->calls++;
-    }
-    if (cpu_kernels(s, cpu, n_cpu, &ck, names)) goto fail_cpu;
-    s->cpu_ops = cpu;
-    s->n_cpu_ops = n_cpu;
-    cpu = NULL;
-    rc = 0;
-fail_cpu:
-    opscope_diff_cpuk_free(&ck);
-    free(cpu);
-    free(cpu_slot);
-done:
-    free(sid);
-    u64set_free(&calls);
-    u64set_free(&op_calls);
-    free(reduced.v);
-    opscope_hindex_free(&reduced.ix);
-    return rc;
-}
-
-/* Adds atom G's noise to group F: the variance of its total is estimated from its per-call
- * durations and from its per-graph sums (calls of one graph are not independent: a slow
- * graph slows them all), the larger of the two counting; n_tested: the samples it rests on.
- * A single call (the prompt's one GET_ROWS, often the first touch of its table: 0.3 to
- * 1 ms between identical runs against 3 us warm) has no spread to measure; it counts as
- * uncertain as its own size (standard deviation = its duration, one degree of freedom)
- * rather than as exact, which made identical runs fail the regression check. */
-static void atom_noise(opscope_diff_group *f, const dgroup *g) {
-    if (g->m.n == 1) {
-        double x = (double)g->m.shift, v = x * x;
-        f->var_total += v;
-        f->df_den += v * v;
-        f->n_tested += 1;
-        return;
-    }
-    double vc = g->m.n >= 2 ? (double)g->m.n * opscope_moments_var(&g->m) : -1;
-    double vg = g->gm.n >= 2 ? (double)g->gm.n * opscope_moments_var(&g->gm) : -1;
-    if (vc < 0 && vg < 0) return;
-    bool graphs = vg >= vc;
-    double v = graphs ? vg : vc;
-    uint64_t n = graphs ? g->gm.n : g->m.n;
-    f->var_total += v;
-    f->df_den += v * v / (double)(n - 1);
-    f->n_tested += n;
-    if (graphs) f->n_graph_tested += n;
-}
-
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    bool failed;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *str, size_t len) {
-    if (b->failed) return;
-    if (opscope_vec_reserve((void **)&b->p, &b->cap, b->n + len + 1, 1, 64)) {
-        b->failed = true;
-        return;
-    }
-    memcpy(b->p + b->n, str, len);
-    b->n += len;
-    b->p[b->n] = '\0';
-}
-static void sb_str(sbuf *b, const char *str) { sb_put(b, str, strlen(str)); }
-
-static const char *phase_text(uint32_t p) {
-    switch (p) {
-    case OPSCOPE_KINETO_PHASE_PREFILL: return "prefill";
-    case OPSCOPE_KINETO_PHASE_DECODE: return "decode";
-    case OPSCOPE_KINETO_PHASE_MIXED: return "mixed";
-    case OPSCOPE_KINETO_PHASE_FORWARD: return "forward";
-    case OPSCOPE_KINETO_PHASE_BACKWARD: return "backward";
-    case OPSCOPE_KINETO_PHASE_OPTIMIZER: return "optimizer";
-    case PHASE_DATA: return "data_loading";
-    default: return "none";
-    }
-}
+/* Finish: the Kineto attribution (diff_attrib.c), the final groups (diff_label.c).         */
 
 /* A fused name lists ggml ops: "RMS_NORM+MUL" (not a note such as "81 nodes, ..."). */
 static bool op_list(const char *x) {
@@ -1165,53 +668,6 @@ static bool op_list(const char *x) {
         else if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) return false;
     }
     return plus;
-}
-
-/* One atom's share of a final group: its kernel (op identity) and time. */
-typedef struct katom {
-    size_t group;
-    uint32_t op;
-    uint64_t count, total_ns;
-} katom;
-
-static int katom_cmp(const void *pa, const void *pb) {
-    const katom *a = pa, *b = pb;
-    if (a->group != b->group) return a->group < b->group ? -1 : 1;
-    if (a->op != b->op) return a->op < b->op ? -1 : 1;
-    return 0;
-}
-
-static int katom_time_cmp(const void *pa, const void *pb) {
-    const katom *a = pa, *b = pb;
-    if (a->group != b->group) return a->group < b->group ? -1 : 1;
-    if (a->total_ns != b->total_ns) return a->total_ns > b->total_ns ? -1 : 1;
-    return a->op < b->op ? -1 : a->op > b->op;
-}
-
-/* Work pairs: each group's kernels (atoms of one op identity summed), longest first. */
-static int group_kernels(opscope_diff_side_t *s, katom *a, size_t n) {
-    opscope_sort(a, n, sizeof *a, katom_cmp);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (m && a[m - 1].group == a[i].group && a[m - 1].op == a[i].op) {
-            a[m - 1].count += a[i].count;
-            a[m - 1].total_ns += a[i].total_ns;
-        } else {
-            a[m++] = a[i];
-        }
-    }
-    opscope_sort(a, m, sizeof *a, katom_time_cmp);
-    s->kernels = malloc((m ? m : 1) * sizeof *s->kernels);
-    s->kernel_at = calloc(s->n_final + 1, sizeof *s->kernel_at);
-    if (!s->kernels || !s->kernel_at) return -1;
-    for (size_t i = 0; i < m; i++) {
-        const dop *o = &s->ops[a[i].op];
-        s->kernels[i] = (opscope_diff_kernel){o->name, o->type, a[i].count, a[i].total_ns, -1};
-        s->kernel_at[a[i].group + 1]++;
-    }
-    for (size_t g = 0; g < s->n_final; g++) s->kernel_at[g + 1] += s->kernel_at[g];
-    s->n_kernels = m;
-    return 0;
 }
 
 /* The CPU-op phase as the diff's phase key (none, forward, backward, optimizer; data loading
@@ -1254,8 +710,9 @@ static int add_cpu_records(opscope_diff_side_t *s) {
         rec.backend_id = 0;
         rec.start_ns = (uint64_t)x->start_ns;
         rec.duration_ns = x->self_ns;
-        s->feed_cpu = intern_id(s, label, strlen(label));
-        s->feed_work = s->feed_cpu != NONE32 ? work_id(s, &wc, s->feed_cpu, x->dims, names) : NONE32;
+        s->feed_cpu = opscope_diff_side_intern(s, label, strlen(label));
+        s->feed_work =
+            s->feed_cpu != NONE32 ? opscope_diff_work_label(s, &wc, s->feed_cpu, x->dims, names) : NONE32;
         s->feed_phase = cpu_phase_key(x->phase);
         rc = s->feed_work == NONE32 || side_record(s, &rec) ? -1 : 0;
     }
@@ -1264,15 +721,12 @@ static int add_cpu_records(opscope_diff_side_t *s) {
     return rc;
 }
 
-typedef struct fine_set fine_set;
-static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fine_set *lumped);
-
 int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
     if (s->finished) return 0;
     if (s->pend_valid && pending_resolve(s)) return -1;
     if (s->kin) {
         s->totals.iterations = opscope_kineto_get_results(s->kin)->n_iterations;
-        if (opscope_kineto_n_gpu(s->kin) && attribute_kineto(s)) return -1;
+        if (opscope_kineto_n_gpu(s->kin) && opscope_diff_attrib_kineto(s)) return -1;
         if (add_cpu_records(s)) return -1;
         s->attributed = s->defer && opscope_kineto_n_gpu(s->kin);
     }
@@ -1312,245 +766,9 @@ int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
     }
 
     s->merge_backends = merge_backends;
-    if (build_finals(s, NULL, NULL)) return -1;
+    if (opscope_diff_finals_build(s)) return -1;
     s->finished = true;
     return 0;
-}
-
-/* The fine keys of a side's groups, to look up from the other side. */
-struct fine_set {
-    const char **v;
-    size_t n;
-    opscope_hindex ix;
-};
-
-static bool fine_eq(const void *ctx, uint32_t i, const void *key) {
-    return !strcmp(((const fine_set *)ctx)->v[i], key);
-}
-
-static bool fine_has(const fine_set *fs, const char *key, size_t len) {
-    return opscope_hindex_find(&fs->ix, opscope_hash_bytes(key, len), key, fine_eq, fs) != OPSCOPE_HINDEX_NONE;
-}
-
-/* The canonical key of COMP into KEY. */
-static void canon_key(sbuf *key, const char *const comp[7]) {
-    key->n = 0;
-    for (int c = 0; c < 7; c++) {
-        if (c) sb_put(key, "\x1f", 1);
-        if (comp[c]) sb_str(key, comp[c]);
-    }
-}
-
-/* Work pairs: a label "op [dims]" whose exact form the other side lacks falls back to the
- * CPU op alone, so a call whose shapes changed (another batch, a padded vocabulary) still
- * pairs; the group then holds every shape of that op not paired exactly. */
-static const char *coarse_label(opscope_diff_side_t *s, const char *fine) {
-    const char *d = strstr(fine, " [");
-    if (!d) return fine;
-    const char *c = opscope_strtab_intern(s->strings, fine, (size_t)(d - fine), NULL);
-    return c ? c : fine;
-}
-
-static bool final_eq(const void *ctx, uint32_t i, const void *key) {
-    return !strcmp(((const opscope_diff_side_t *)ctx)->final[i].key, key);
-}
-
-/* A new final group of canonical KEY (hash H) and components COMP, indexed in FX; NAME is
- * scratch. NULL when out of memory. */
-static opscope_diff_group *new_final(opscope_diff_side_t *s, opscope_hindex *fx, const char *const comp[7],
-                                     const sbuf *key, sbuf *name, uint64_t h) {
-    opscope_diff_group *f = &s->final[s->n_final];
-    f->key = opscope_strtab_intern(s->strings, key->p, key->n, NULL);
-    /* display: phase · layer · CPU op · category · op @backend shape */
-    name->n = 0;
-    static const int order[] = {6, 5, 4, 3};
-    for (size_t c = 0; c < 4; c++) {
-        if (!comp[order[c]]) continue;
-        if (name->n) sb_str(name, " \xc2\xb7 ");
-        sb_str(name, comp[order[c]]);
-    }
-    if (comp[0]) {
-        if (name->n) sb_str(name, " \xc2\xb7 ");
-        sb_str(name, comp[0]);
-        if (comp[1]) {
-            sb_str(name, " @");
-            sb_str(name, comp[1]);
-        }
-        if (comp[2]) {
-            sb_str(name, " ");
-            sb_str(name, comp[2]);
-        }
-    }
-    if (!name->n) sb_str(name, "(all)");
-    const char **dst[7] = {&f->op, &f->backend, &f->shape, &f->category, &f->cpu_op, &f->layer, &f->phase};
-    for (int c = 0; c < 7; c++)
-        if (comp[c] && !(*dst[c] = opscope_strtab_intern(s->strings, comp[c], strlen(comp[c]), NULL)))
-            return NULL;
-    f->name = name->failed ? NULL : opscope_strtab_intern(s->strings, name->p, name->n, NULL);
-    if (!f->key || !f->name || s->n_final >= OPSCOPE_HINDEX_NONE ||
-        opscope_hindex_add(fx, h, (uint32_t)s->n_final))
-        return NULL;
-    s->n_final++;
-    return f;
-}
-
-/* Builds the final groups from the atoms, merged by canonical key; OTHER (NULL: none) is the
- * other side's fine keys and LUMPED the coarse keys kept whole on both sides (work pairs).
- * Replaces earlier finals. */
-/* Folds group I of S into its final group F: counts, extremes, moments, noise, per-run totals. */
-static void final_add(opscope_diff_side_t *s, opscope_diff_group *f, size_t i) {
-    const dgroup *g = &s->groups[i];
-    if (!f->count || g->min_ns < f->min_ns) f->min_ns = g->min_ns;
-    if (g->max_ns > f->max_ns) f->max_ns = g->max_ns;
-    f->count += g->count;
-    f->total_ns += g->total_ns;
-    f->calls += g->calls;
-    f->est_ns += g->est_ns;
-    if (g->timed > f->timed_computes) f->timed_computes = g->timed;
-    if (g->sampled > f->sampled_computes) f->sampled_computes = g->sampled;
-    opscope_moments_merge(&f->m, &g->m);
-    atom_noise(f, g);
-    if (!s->final_runs) return;
-    size_t inputs = s->totals.inputs;
-    uint64_t *fr = s->final_runs + (size_t)(f - s->final) * inputs;
-    for (size_t r = 0; r < inputs; r++) {
-        uint64_t now = i < s->run_snap_n[r] ? s->run_snap[r][i] : g->total_ns;
-        uint64_t before = r && i < s->run_snap_n[r - 1] ? s->run_snap[r - 1][i] : 0;
-        fr[r] += now - before;
-    }
-}
-
-static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fine_set *lumped) {
-    bool merge_backends = s->merge_backends;
-    const opscope_diff_totals *t = &s->totals;
-    free(s->final);
-    free(s->final_runs);
-    free(s->kernels);
-    free(s->kernel_at);
-    s->final = NULL;
-    s->final_runs = NULL;
-    s->kernels = NULL;
-    s->kernel_at = NULL;
-    s->n_final = s->n_kernels = 0;
-    unsigned keys = s->keys;
-    bool work = work_pairs(s) && s->kin;
-    katom *atoms = NULL;
-    size_t n_atoms = 0, cap_atoms = 0;
-    bool per_backend = !merge_backends &&
-                       (keys & (OPSCOPE_DIFF_KEY_OP | OPSCOPE_DIFF_KEY_KERNEL | OPSCOPE_DIFF_KEY_SHAPE));
-    s->final = calloc(s->n_groups ? s->n_groups : 1, sizeof *s->final);
-    opscope_hindex fx = {0};
-    if (!s->final || ix_init(&fx)) {
-        opscope_hindex_free(&fx);
-        return -1;
-    }
-    /* per-run totals, unless the trace analysis attributed records after the runs ended */
-    bool per_run = t->inputs >= 2 && t->inputs <= MAX_INPUTS && !s->attributed;
-    if (per_run && !(s->final_runs = calloc((s->n_groups ? s->n_groups : 1) * t->inputs,
-                                            sizeof *s->final_runs))) {
-        opscope_hindex_free(&fx);
-        return -1;
-    }
-    int rc = -1;
-    sbuf key = {0}, name = {0};
-    for (size_t i = 0; i < s->n_groups; i++) {
-        const dgroup *g = &s->groups[i];
-        const dkey *k = &g->key;
-        if (!g->count) continue;
-        const char *comp[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-        char opbuf[512], *opheap = NULL;
-        const char *opdisp = NULL;
-        if (k->op != NONE32) {
-            const dop *o = &s->ops[k->op];
-            size_t n = opscope_op_display(opbuf, sizeof opbuf, o->type, o->name, o->sub, o->extra);
-            opdisp = opbuf;
-            if (n >= sizeof opbuf) {
-                if (!(opheap = malloc(n + 1))) goto out;
-                opscope_op_display(opheap, n + 1, o->type, o->name, o->sub, o->extra);
-                opdisp = opheap;
-            }
-        }
-        if (keys & (OPSCOPE_DIFF_KEY_OP | OPSCOPE_DIFF_KEY_KERNEL | OPSCOPE_DIFF_KEY_SHAPE))
-            comp[0] = opdisp;
-        char wbuf[128];
-        bool traced = work && k->op != NONE32 && s->ops[k->op].in_cat_id;
-        if (traced && (keys & OPSCOPE_DIFF_KEY_SHAPE)) comp[2] = ""; /* no input dims */
-        if (traced) {
-            if (k->work) {
-                comp[0] = opscope_strtab_get(s->strings, k->work - 1);
-                const char *dims = (keys & OPSCOPE_DIFF_KEY_SHAPE) ? strstr(comp[0], " [") : NULL;
-                if (dims) { /* --by shape: the CPU op and its input dims, apart */
-                    free(opheap);
-                    if (!(opheap = strndup(comp[0], (size_t)(dims - comp[0])))) goto out;
-                    comp[0] = opheap;
-                    comp[2] = dims + 1;
-                }
-            } else { /* no CPU op: the kernel family, which survives vendor and dtype renames */
-                snprintf(wbuf, sizeof wbuf, "(no CPU op) %s", s->ops[k->op].cat);
-                comp[0] = wbuf;
-            }
-        }
-        if (per_backend) comp[1] = backend_name(s, k->backend);
-        char shbuf[1024];
-        if ((keys & OPSCOPE_DIFF_KEY_SHAPE) && !traced) { /* a trace's: its input dims (above) */
-            if (k->shape == SHAPE_OTHER) snprintf(shbuf, sizeof shbuf, "(other shapes)");
-            else opscope_fmt_sources(shbuf, sizeof shbuf, &s->shapes[k->shape]);
-            comp[2] = shbuf;
-        }
-        if (keys & OPSCOPE_DIFF_KEY_CATEGORY) comp[3] = opscope_strtab_get(s->strings, k->cat - 1);
-        if (keys & OPSCOPE_DIFF_KEY_CPU_OP)
-            comp[4] = k->cpu == CPU_FROM_OP ? opdisp
-                      : k->cpu == NONE32    ? "(no CPU op)"
-                                            : opscope_strtab_get(s->strings, k->cpu);
-        char lbuf[32];
-        if (keys & OPSCOPE_DIFF_KEY_LAYER) {
-            if (k->layer == NONE32) snprintf(lbuf, sizeof lbuf, "(no layer)");
-            else snprintf(lbuf, sizeof lbuf, "layer %u", (unsigned)k->layer);
-            comp[5] = lbuf;
-        }
-        if (keys & OPSCOPE_DIFF_KEY_PHASE) comp[6] = phase_text(k->phase);
-        canon_key(&key, comp);
-        if (other && work && k->work && !key.failed) {
-            bool exact = fine_has(other, key.p, key.n);
-            const char *fine = comp[0];
-            comp[0] = coarse_label(s, fine);
-            canon_key(&key, comp);
-            if (exact && !key.failed && !fine_has(lumped, key.p, key.n)) {
-                comp[0] = fine;
-                canon_key(&key, comp);
-            }
-        }
-        if (key.failed) {
-            free(opheap);
-            goto out;
-        }
-        uint64_t h = opscope_hash_bytes(key.p, key.n);
-        uint32_t fi = opscope_hindex_find(&fx, h, key.p, final_eq, s);
-        opscope_diff_group *f = fi != OPSCOPE_HINDEX_NONE ? &s->final[fi] : NULL;
-        if (!f) {
-            f = new_final(s, &fx, comp, &key, &name, h);
-            if (!f) {
-                free(opheap);
-                goto out;
-            }
-        }
-        free(opheap);
-        if (work && k->op != NONE32) {
-            if (opscope_vec_reserve((void **)&atoms, &cap_atoms, n_atoms + 1, sizeof *atoms, 64)) goto out;
-            atoms[n_atoms++] = (katom){(size_t)(f - s->final), k->op, g->count, g->total_ns};
-        }
-        final_add(s, f, i);
-    }
-    for (size_t i = 0; s->final_runs && i < s->n_final; i++)
-        s->final[i].run_ns = s->final_runs + i * t->inputs;
-    if (work && group_kernels(s, atoms, n_atoms)) goto out;
-    rc = 0;
-out:
-    free(atoms);
-    opscope_hindex_free(&fx);
-    free(key.p);
-    free(name.p);
-    return rc;
 }
 
 const opscope_diff_totals *opscope_diff_side_totals(const opscope_diff_side_t *s) {
@@ -1574,86 +792,6 @@ const opscope_diff_fused *opscope_diff_side_fused(const opscope_diff_side_t *s, 
     return i < s->n_fused ? &s->fused[i] : NULL;
 }
 size_t opscope_diff_side_n_cpu_ops(const opscope_diff_side_t *s) { return s->n_cpu_ops; }
-
-static int fine_set_of(const opscope_diff_side_t *s, fine_set *fs) {
-    memset(fs, 0, sizeof *fs);
-    if (ix_init(&fs->ix) || !(fs->v = malloc((s->n_final ? s->n_final : 1) * sizeof *fs->v)))
-        return -1;
-    for (size_t i = 0; i < s->n_final; i++) {
-        if (fs->n >= OPSCOPE_HINDEX_NONE ||
-            opscope_hindex_add(&fs->ix, opscope_hash_bytes(s->final[i].key, strlen(s->final[i].key)), (uint32_t)fs->n))
-            return -1;
-        fs->v[fs->n++] = s->final[i].key;
-    }
-    return 0;
-}
-
-static int set_add(fine_set *fs, size_t *cap, const char *key) {
-    if (fine_has(fs, key, strlen(key))) return 0;
-    if (fs->n >= OPSCOPE_HINDEX_NONE || opscope_vec_reserve((void **)&fs->v, cap, fs->n + 1, sizeof *fs->v, 64) ||
-        opscope_hindex_add(&fs->ix, opscope_hash_bytes(key, strlen(key)), (uint32_t)fs->n))
-        return -1;
-    fs->v[fs->n++] = key;
-    return 0;
-}
-
-/* The coarse form of canonical KEY (its first component cut at " [") interned in S. */
-static const char *coarse_key(opscope_diff_side_t *s, const char *key) {
-    const char *us = strchr(key, '\x1f'), *d = strstr(key, " [");
-    if (!d || (us && d > us)) return key;
-    size_t n = strlen(key), cut = (size_t)((us ? us : key + n) - d);
-    char *buf = malloc(n - cut + 1);
-    if (!buf) return NULL;
-    memcpy(buf, key, (size_t)(d - key));
-    memcpy(buf + (d - key), d + cut, n - (size_t)(d - key) - cut + 1);
-    const char *c = opscope_strtab_intern(s->strings, buf, n - cut, NULL);
-    free(buf);
-    return c;
-}
-
-/* The coarse keys of X's groups that OTHER lacks exactly, into R. */
-static int remainder_of(opscope_diff_side_t *x, const fine_set *other, fine_set *r, size_t *cap) {
-    for (size_t i = 0; i < x->n_final; i++) {
-        const char *k = x->final[i].key;
-        if (fine_has(other, k, strlen(k))) continue;
-        const char *c = coarse_key(x, k);
-        if (!c || set_add(r, cap, c)) return -1;
-    }
-    return 0;
-}
-
-int opscope_diff_sides_pair(opscope_diff_side_t *a, opscope_diff_side_t *b) {
-    if (!work_pairs(a) || !work_pairs(b) || !a->kin || !b->kin || !a->finished || !b->finished ||
-        (a->keys & OPSCOPE_DIFF_KEY_SHAPE))
-        return 0;
-    /* a CPU op with unpaired shapes on one side only is kept whole on both sides, so that
-     * every CPU op the two runs share pairs */
-    fine_set fa, fb, ra = {0}, rb = {0}, lumped = {0};
-    size_t cra = 0, crb = 0, cl = 0;
-    int rc = -1;
-    if (fine_set_of(a, &fa) | fine_set_of(b, &fb)) goto out;
-    if (ix_init(&ra.ix) || ix_init(&rb.ix) || ix_init(&lumped.ix)) goto out;
-    if (remainder_of(a, &fb, &ra, &cra) || remainder_of(b, &fa, &rb, &crb)) goto out;
-    for (int side = 0; side < 2; side++) {
-        const fine_set *x = side ? &rb : &ra, *y = side ? &ra : &rb;
-        for (size_t i = 0; i < x->n; i++)
-            if (!fine_has(y, x->v[i], strlen(x->v[i])) && set_add(&lumped, &cl, x->v[i])) goto out;
-    }
-    if (build_finals(a, &fb, &lumped) || build_finals(b, &fa, &lumped)) goto out;
-    rc = 0;
-out:
-    free(fa.v);
-    opscope_hindex_free(&fa.ix);
-    free(fb.v);
-    opscope_hindex_free(&fb.ix);
-    free(ra.v);
-    opscope_hindex_free(&ra.ix);
-    free(rb.v);
-    opscope_hindex_free(&rb.ix);
-    free(lumped.v);
-    opscope_hindex_free(&lumped.ix);
-    return rc;
-}
 
 size_t opscope_diff_side_group_kernels(const opscope_diff_side_t *s, size_t gi,
                                        const opscope_diff_kernel **out) {
@@ -1682,49 +820,4 @@ uint64_t opscope_diff_side_runs(const opscope_diff_side_t *s, const char *const 
     if (r < 0) return 0;
     if (total_ns) *total_ns = s->runs[r].total_ns;
     return s->runs[r].count;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-
-static const struct {
-    unsigned bit;
-    const char *name;
-} k_key_names[] = {
-    {OPSCOPE_DIFF_KEY_OP, "op"},           {OPSCOPE_DIFF_KEY_KERNEL, "kernel"},
-    {OPSCOPE_DIFF_KEY_SHAPE, "shape"},     {OPSCOPE_DIFF_KEY_CATEGORY, "category"},
-    {OPSCOPE_DIFF_KEY_CPU_OP, "cpu-op"},   {OPSCOPE_DIFF_KEY_LAYER, "layer"},
-    {OPSCOPE_DIFF_KEY_PHASE, "phase"},
-};
-
-int opscope_diff_keys_parse(const char *spec, unsigned *keys, const char **bad) {
-    unsigned k = 0;
-    const char *p = spec;
-    for (;;) {
-        const char *e = strchr(p, ',');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        size_t i = 0, nk = sizeof k_key_names / sizeof k_key_names[0];
-        for (; i < nk; i++)
-            if (strlen(k_key_names[i].name) == n && !memcmp(k_key_names[i].name, p, n)) break;
-        if (i == nk) {
-            if (bad) *bad = p;
-            return -1;
-        }
-        k |= k_key_names[i].bit;
-        if (!e) break;
-        p = e + 1;
-    }
-    *keys = k;
-    return 0;
-}
-
-void opscope_diff_keys_name(unsigned keys, char *buf, size_t size) {
-    size_t at = 0;
-    if (size) buf[0] = '\0';
-    for (size_t i = 0; i < sizeof k_key_names / sizeof k_key_names[0]; i++) {
-        if (!(keys & k_key_names[i].bit)) continue;
-        int n = snprintf(buf + at, size > at ? size - at : 0, "%s%s", at ? "," : "",
-                         k_key_names[i].name);
-        if (n > 0) at += (size_t)n;
-        if (at >= size) break;
-    }
 }

@@ -5,9 +5,10 @@
  * n_src/ne_src/nb_src/type_src, tensor_name, ne, out_type, op_params, sub_op), plus opscope's
  * additions per record (graph_id, node_index, n_fused, thread_id, host_start_ns,
  * host_end_ns, flops, category) and, at the end, a "summary" object with the report's
- * numbers (with the RPC servers and calls of a merged profile when the caller hands its
- * analysis over: opscope_json_export_set_rpc). Records stream through in input order; reading the file back gives the same
- * records (docs/formats.md). Fields a record does not carry are left out.
+ * numbers (json_summary.h; with the RPC servers and calls of a merged profile when the
+ * caller hands its analysis over: opscope_json_export_set_rpc). Records stream through in
+ * input order; reading the file back gives the same records (docs/formats.md). Fields a
+ * record does not carry are left out.
  *
  * Ownership: the caller owns OUT (commits or aborts it after finish) and the handle.
  * Thread safety: none.
@@ -59,8 +60,5 @@ void opscope_json_export_set_graphs(opscope_json_export_t *x, const struct opsco
 /* Closes the records and writes totals and, when STATS is not NULL (finished), the summary.
  * Returns 0, or -1 when out of memory. */
 int opscope_json_export_finish(opscope_json_export_t *x, const opscope_stats_t *stats);
-
-/* The "summary" object alone (used by finish; exposed for tests). */
-void opscope_json_write_summary(opscope_out_t *w, const opscope_stats_t *stats);
 
 #endif /* OPSCOPE_JSON_EXPORT_H */
