@@ -9,7 +9,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 int opscope_chrome_take_requests(opscope_chrome_t *c, const opscope_run_info *run) {
     free(c->reqs);
@@ -102,14 +101,14 @@ void opscope_chrome_write_requests(opscope_chrome_t *c, long pid) {
         jf_i64(&f, r->context);
         jf_lit(&f, ",\"seq\":");
         jf_i64(&f, r->seq);
-        const char *const k[] = {"n_prompt", "n_gen", "n_outputs", "decodes"};
-        const uint64_t v[] = {r->n_prompt, r->n_gen, r->n_outputs, r->decodes};
-        for (size_t j = 0; j < 4; j++) {
-            jf_lit(&f, ",\"");
-            jf_mem(&f, k[j], strlen(k[j]));
-            jf_lit(&f, "\":");
-            jf_u64(&f, v[j]);
-        }
+        jf_key(&f, "n_prompt");
+        jf_u64(&f, r->n_prompt);
+        jf_key(&f, "n_gen");
+        jf_u64(&f, r->n_gen);
+        jf_key(&f, "n_outputs");
+        jf_u64(&f, r->n_outputs);
+        jf_key(&f, "decodes");
+        jf_u64(&f, r->decodes);
         if (r->warmup) jf_lit(&f, ",\"warmup\":true");
         jf_lit(&f, "}}");
         /* the phases: the prompt up to the end of the call with the first output */

@@ -6,8 +6,8 @@
  */
 #include "export/diff/diff_report.h"
 #include "analyze/record/op_category.h"
+#include "export/fmt/json_fmt.h"
 #include "export/html/html_template.h"
-
 
 typedef struct diff_page {
     const opscope_diff_t *d;
@@ -36,17 +36,17 @@ static int fill(opscope_out_t *w, const char *name, size_t len, void *ctx, opsco
     } else if (IS("CATS")) {
         /* ggml records carry no category: the page matches them to a category row by
          * the ggml op table */
-        opscope_out_str(w, "<script type=\"application/json\" id=\"opscope-cats\">{");
+        opscope_out_str(w, "<script type=\"application/json\" id=\"opscope-cats\">");
+        opscope_jw j = opscope_jw_object(w);
         for (size_t i = 0; i < opscope_ggml_op_rule_count(); i++) {
             opscope_kernel_category c;
             const char *op;
             opscope_ggml_op_rule_get(i, &c, &op);
-            if (i) opscope_out_char(w, ',');
-            opscope_out_json_str(w, op);
-            opscope_out_char(w, ':');
+            opscope_jw_key_json(&j, op);
             opscope_out_json_str(w, opscope_kernel_category_name(c));
         }
-        opscope_out_str(w, "}</script>");
+        opscope_jw_end_obj(&j);
+        opscope_out_str(w, "</script>");
     } else if (IS("DIFF")) {
         opscope_out_str(w, "<script type=\"application/json\" id=\"opscope-diff\">");
         opscope_diff_write_json(w, pg->d, pg->o);

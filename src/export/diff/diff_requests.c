@@ -3,15 +3,16 @@
  * (docs/diff.md, "Requests"). */
 #include "analyze/ggml/run_requests.h"
 #include "export/diff/diff_report.h"
+#include "export/fmt/json_fmt.h"
 
 /* Up to 4096 requests a side are paired (more are listed alone). */
 enum { MAX_REQUESTS = 4096 };
 
-typedef void (*row_fn)(opscope_out_t *w, const opscope_run_request *b, const opscope_run_request *n, bool first);
+/* One pair's row (B or N NULL: the request of one side alone), onto CTX. */
+typedef void (*row_fn)(void *ctx, const opscope_run_request *b, const opscope_run_request *n);
 
-static void pairs(opscope_out_t *w, const opscope_diff_report_opts *o, row_fn row) {
+static void pairs(void *ctx, const opscope_diff_report_opts *o, row_fn row) {
     bool used[MAX_REQUESTS] = {false};
-    bool first = true;
     for (size_t i = 0; i < o->n_requests[0]; i++) {
         const opscope_run_request *b = &o->requests[0][i], *n = NULL;
         for (size_t j = 0; j < o->n_requests[1] && j < MAX_REQUESTS && !n; j++) {
@@ -21,14 +22,10 @@ static void pairs(opscope_out_t *w, const opscope_diff_report_opts *o, row_fn ro
                 n = c;
             }
         }
-        row(w, b, n, first);
-        first = false;
+        row(ctx, b, n);
     }
     for (size_t j = 0; j < o->n_requests[1]; j++)
-        if (j >= MAX_REQUESTS || !used[j]) {
-            row(w, NULL, &o->requests[1][j], first);
-            first = false;
-        }
+        if (j >= MAX_REQUESTS || !used[j]) row(ctx, NULL, &o->requests[1][j]);
 }
 
 static void fmt_ts(char *buf, size_t size, const opscope_run_request *r, bool gen) {
@@ -36,8 +33,8 @@ static void fmt_ts(char *buf, size_t size, const opscope_run_request *r, bool ge
     else snprintf(buf, size, "-");
 }
 
-static void text_row(opscope_out_t *w, const opscope_run_request *b, const opscope_run_request *n, bool first) {
-    (void)first;
+static void text_row(void *ctx, const opscope_run_request *b, const opscope_run_request *n) {
+    opscope_out_t *w = ctx;
     const opscope_run_request *r = b ? b : n;
     char bp[32], np[32], bg[32], ng[32], chg[32] = "", seqs[32];
     fmt_ts(bp, sizeof bp, b, false);
@@ -60,33 +57,43 @@ void opscope_diff_requests_write_text(opscope_out_t *w, const opscope_diff_repor
     pairs(w, o, text_row);
 }
 
-static void json_side(opscope_out_t *w, const char *key, const opscope_run_request *r) {
-    opscope_out_printf(w, ",\"%s\":", key);
+/* The member KEY: R's side of a pair (NULL: null). */
+static void json_side(opscope_jw *j, const char *key, const opscope_run_request *r) {
     if (!r) {
-        opscope_out_str(w, "null");
+        opscope_jw_null(j, key);
         return;
     }
-    opscope_out_printf(w, "{\"request\":%u,\"seq\":%d,\"n_gen\":%llu,\"graphs\":%llu,\"op_ns\":%llu,"
-                          "\"prompt_ts\":%.17g,\"gen_ts\":%.17g}",
-                       r->request, (int)r->seq, (unsigned long long)r->n_gen, (unsigned long long)r->graphs,
-                       (unsigned long long)r->op_ns, r->prompt_ts, r->gen_ts);
+    opscope_jw_obj(j, key);
+    opscope_jw_u64(j, "request", r->request);
+    opscope_jw_i64(j, "seq", r->seq);
+    opscope_jw_u64(j, "n_gen", r->n_gen);
+    opscope_jw_u64(j, "graphs", r->graphs);
+    opscope_jw_u64(j, "op_ns", r->op_ns);
+    opscope_jw_g17(j, "prompt_ts", r->prompt_ts);
+    opscope_jw_g17(j, "gen_ts", r->gen_ts);
+    opscope_jw_end_obj(j);
 }
 
-static void json_row(opscope_out_t *w, const opscope_run_request *b, const opscope_run_request *n, bool first) {
+/* A pair as an item of the "requests" array (CTX: its writer), a line each after the first. */
+static void json_row(void *ctx, const opscope_run_request *b, const opscope_run_request *n) {
+    opscope_jw *j = ctx;
     const opscope_run_request *r = b ? b : n;
-    opscope_out_printf(w, "%s{\"n_prompt\":%llu,\"n_outputs\":%llu", first ? "" : ",\n",
-                       (unsigned long long)r->n_prompt, (unsigned long long)r->n_outputs);
-    json_side(w, "base", b);
-    json_side(w, "new", n);
-    if (b && n && b->gen_ts > 0) opscope_out_printf(w, ",\"gen_ts_change\":%.17g", (n->gen_ts - b->gen_ts) / b->gen_ts);
-    if (b && n && b->prompt_ts > 0)
-        opscope_out_printf(w, ",\"prompt_ts_change\":%.17g", (n->prompt_ts - b->prompt_ts) / b->prompt_ts);
-    opscope_out_char(w, '}');
+    if (j->comma) opscope_jw_nl(j);
+    opscope_jw_item_obj(j);
+    opscope_jw_u64(j, "n_prompt", r->n_prompt);
+    opscope_jw_u64(j, "n_outputs", r->n_outputs);
+    json_side(j, "base", b);
+    json_side(j, "new", n);
+    if (b && n && b->gen_ts > 0) opscope_jw_g17(j, "gen_ts_change", (n->gen_ts - b->gen_ts) / b->gen_ts);
+    if (b && n && b->prompt_ts > 0) opscope_jw_g17(j, "prompt_ts_change", (n->prompt_ts - b->prompt_ts) / b->prompt_ts);
+    opscope_jw_end_obj(j);
 }
 
 void opscope_diff_requests_write_json(opscope_out_t *w, const opscope_diff_report_opts *o) {
     if (!o->n_requests[0] || !o->n_requests[1]) return;
-    opscope_out_str(w, ",\n\"requests\":[");
-    pairs(w, o, json_row);
-    opscope_out_char(w, ']');
+    opscope_jw j = opscope_jw_resume(w);
+    opscope_jw_nl(&j);
+    opscope_jw_arr(&j, "requests");
+    pairs(&j, o, json_row);
+    opscope_jw_end_arr(&j);
 }

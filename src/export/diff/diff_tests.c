@@ -1,6 +1,7 @@
 /* diff_tests.c - diff's Tests section: llama-bench tests paired by model file name, n_prompt
  * and n_gen, their tokens/s side by side (docs/diff.md, "Tests"). */
 #include "export/diff/diff_report.h"
+#include "export/fmt/json_fmt.h"
 #include "analyze/ggml/run_tests.h"
 
 #include <string.h>
@@ -19,11 +20,11 @@ static bool same_test(const opscope_run_test *a, const opscope_run_test *b) {
  * NEW tests paired. Up to 256 tests a side are paired (more are listed alone). */
 enum { MAX_TESTS = 256 };
 
-typedef void (*row_fn)(opscope_out_t *w, const opscope_run_test *b, const opscope_run_test *n, bool first);
+/* One pair's row (B or N NULL: the test of one side alone), onto CTX. */
+typedef void (*row_fn)(void *ctx, const opscope_run_test *b, const opscope_run_test *n);
 
-static void pairs(opscope_out_t *w, const opscope_diff_report_opts *o, row_fn row) {
+static void pairs(void *ctx, const opscope_diff_report_opts *o, row_fn row) {
     bool used[MAX_TESTS] = {false};
-    bool first = true;
     for (size_t i = 0; i < o->n_tests[0]; i++) {
         const opscope_run_test *b = &o->tests[0][i], *n = NULL;
         for (size_t j = 0; j < o->n_tests[1] && j < MAX_TESTS && !n; j++)
@@ -31,14 +32,10 @@ static void pairs(opscope_out_t *w, const opscope_diff_report_opts *o, row_fn ro
                 used[j] = true;
                 n = &o->tests[1][j];
             }
-        row(w, b, n, first);
-        first = false;
+        row(ctx, b, n);
     }
     for (size_t j = 0; j < o->n_tests[1]; j++)
-        if (j >= MAX_TESTS || !used[j]) {
-            row(w, NULL, &o->tests[1][j], first);
-            first = false;
-        }
+        if (j >= MAX_TESTS || !used[j]) row(ctx, NULL, &o->tests[1][j]);
 }
 
 static void test_name(const opscope_run_test *t, char *buf, size_t size) {
@@ -48,8 +45,8 @@ static void test_name(const opscope_run_test *t, char *buf, size_t size) {
     else snprintf(buf, size, "tg%lld", (long long)t->n_gen);
 }
 
-static void text_row(opscope_out_t *w, const opscope_run_test *b, const opscope_run_test *n, bool first) {
-    (void)first;
+static void text_row(void *ctx, const opscope_run_test *b, const opscope_run_test *n) {
+    opscope_out_t *w = ctx;
     const opscope_run_test *t = b ? b : n;
     char name[48], bts[32] = "-", nts[32] = "-", chg[32] = "";
     test_name(t, name, sizeof name);
@@ -66,31 +63,40 @@ void opscope_diff_tests_write_text(opscope_out_t *w, const opscope_diff_report_o
     pairs(w, o, text_row);
 }
 
-static void json_side(opscope_out_t *w, const char *key, const opscope_run_test *t) {
-    opscope_out_printf(w, ",\"%s\":", key);
+/* The member KEY: T's side of a pair (NULL: null). */
+static void json_side(opscope_jw *j, const char *key, const opscope_run_test *t) {
     if (!t) {
-        opscope_out_str(w, "null");
+        opscope_jw_null(j, key);
         return;
     }
-    opscope_out_printf(w, "{\"avg_ts\":%.17g,\"stddev_ts\":%.17g,\"reps\":%zu,\"op_ns\":%llu}", t->avg_ts,
-                       t->stddev_ts, t->n_reps, (unsigned long long)t->op_ns);
+    opscope_jw_obj(j, key);
+    opscope_jw_g17(j, "avg_ts", t->avg_ts);
+    opscope_jw_g17(j, "stddev_ts", t->stddev_ts);
+    opscope_jw_u64(j, "reps", t->n_reps);
+    opscope_jw_u64(j, "op_ns", t->op_ns);
+    opscope_jw_end_obj(j);
 }
 
-static void json_row(opscope_out_t *w, const opscope_run_test *b, const opscope_run_test *n, bool first) {
+/* A pair as an item of the "tests" array (CTX: its writer), a line each after the first. */
+static void json_row(void *ctx, const opscope_run_test *b, const opscope_run_test *n) {
+    opscope_jw *j = ctx;
     const opscope_run_test *t = b ? b : n;
-    opscope_out_str(w, first ? "{\"model\":" : ",\n{\"model\":");
-    opscope_out_json_str(w, base_name(t->model));
-    opscope_out_printf(w, ",\"n_prompt\":%lld,\"n_gen\":%lld", (long long)t->n_prompt, (long long)t->n_gen);
-    json_side(w, "base", b);
-    json_side(w, "new", n);
-    if (b && n && b->avg_ts > 0)
-        opscope_out_printf(w, ",\"ts_change\":%.17g", (n->avg_ts - b->avg_ts) / b->avg_ts);
-    opscope_out_char(w, '}');
+    if (j->comma) opscope_jw_nl(j);
+    opscope_jw_item_obj(j);
+    opscope_jw_str(j, "model", base_name(t->model));
+    opscope_jw_i64(j, "n_prompt", t->n_prompt);
+    opscope_jw_i64(j, "n_gen", t->n_gen);
+    json_side(j, "base", b);
+    json_side(j, "new", n);
+    if (b && n && b->avg_ts > 0) opscope_jw_g17(j, "ts_change", (n->avg_ts - b->avg_ts) / b->avg_ts);
+    opscope_jw_end_obj(j);
 }
 
 void opscope_diff_tests_write_json(opscope_out_t *w, const opscope_diff_report_opts *o) {
     if (!o->n_tests[0] || !o->n_tests[1]) return;
-    opscope_out_str(w, ",\n\"tests\":[");
-    pairs(w, o, json_row);
-    opscope_out_char(w, ']');
+    opscope_jw j = opscope_jw_resume(w);
+    opscope_jw_nl(&j);
+    opscope_jw_arr(&j, "tests");
+    pairs(&j, o, json_row);
+    opscope_jw_end_arr(&j);
 }

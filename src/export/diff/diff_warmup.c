@@ -2,6 +2,7 @@
  * statistics (diff_report.h; docs/diff.md, "Warm-up apart"). */
 #include "export/diff/diff_report.h"
 #include "analyze/ggml/graphs.h"
+#include "export/fmt/json_fmt.h"
 
 #include <inttypes.h>
 
@@ -42,21 +43,23 @@ void opscope_diff_apart_write_text(opscope_out_t *w, const opscope_diff_apart *a
 
 void opscope_diff_apart_write_json(opscope_out_t *w, const opscope_diff_apart *a) {
     static const char *const kind[3] = {"load", "warmup", "outlier"};
-    opscope_out_str(w, ",\"warmup\":{\"apart\":");
-    opscope_out_str(w, a->on ? "true" : "false");
-    opscope_out_str(w, ",\"stdin\":");
-    opscope_out_str(w, a->stdin_read ? "true" : "false");
-    opscope_out_str(w, ",\"no_steady\":");
-    if (a->no_steady) opscope_out_json_str(w, a->no_steady);
-    else opscope_out_str(w, "null");
+    opscope_jw j = opscope_jw_resume(w);
+    opscope_jw_obj(&j, "warmup");
+    opscope_jw_bool(&j, "apart", a->on);
+    opscope_jw_bool(&j, "stdin", a->stdin_read);
+    opscope_jw_str(&j, "no_steady", a->no_steady);
     for (int s = 0; s < 2; s++) {
-        opscope_out_str(w, s ? ",\"new\":{" : ",\"base\":{");
+        opscope_jw_obj(&j, s ? "new" : "base");
         for (int k = 0; k < 3; k++) {
-            opscope_out_printf(w, "%s\"%s_graphs\":%" PRIu64 ",\"%s_records\":%" PRIu64 ",\"%s_ns\":%" PRIu64,
-                               k ? "," : "", kind[k], a->graphs[s][k], kind[k], a->records[s][k], kind[k],
-                               a->ns[s][k]);
+            char key[32];
+            snprintf(key, sizeof key, "%s_graphs", kind[k]);
+            opscope_jw_u64(&j, key, a->graphs[s][k]);
+            snprintf(key, sizeof key, "%s_records", kind[k]);
+            opscope_jw_u64(&j, key, a->records[s][k]);
+            snprintf(key, sizeof key, "%s_ns", kind[k]);
+            opscope_jw_u64(&j, key, a->ns[s][k]);
         }
-        opscope_out_char(w, '}');
+        opscope_jw_end_obj(&j);
     }
-    opscope_out_char(w, '}');
+    opscope_jw_end_obj(&j);
 }

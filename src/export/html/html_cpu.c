@@ -1,6 +1,7 @@
 /* html_cpu.c - a trace's CPU side for the viewer page: slices (CPU ops, runtime calls, user
  * annotations, Python functions) by thread and depth, steps, device busy fractions. */
 #include "export/html/html_cpu.h"
+#include "export/fmt/json_fmt.h"
 #include "model/strtab.h"
 #include "util/sort.h"
 #include "util/vec.h"
@@ -144,67 +145,55 @@ static void nest(opscope_html_cpu_t *c) {
     opscope_sort_r(c->sl.v, c->sl.n, sizeof *c->sl.v, row_cmp, NULL);
 }
 
-static void out_rel(opscope_out_t *w, int64_t t, uint64_t t0) { opscope_out_i64(w, t - (int64_t)t0); }
-
-/* One column of the slices as a JSON array. */
-static void column(opscope_out_t *w, const char *key, const opscope_html_cpu_t *c, int which, uint64_t t0) {
-    opscope_out_str(w, key);
-    opscope_out_char(w, '[');
+/* The member KEY: one column of the slices as a JSON array. */
+static void column(opscope_jw *j, const char *key, const opscope_html_cpu_t *c, int which, uint64_t t0) {
+    opscope_jw_arr(j, key);
     for (size_t i = 0; i < c->sl.n; i++) {
         const slice *s = &c->sl.v[i];
-        if (i) opscope_out_char(w, ',');
         switch (which) {
-        case 0: opscope_out_u64(w, s->thread); break;
-        case 1: opscope_out_u64(w, s->depth); break;
-        case 2: opscope_out_u64(w, s->kind); break;
-        case 3: opscope_out_u64(w, s->name); break;
-        case 4: out_rel(w, s->start, t0); break;
-        default: opscope_out_i64(w, s->dur); break;
+        case 0: opscope_jw_item_u64(j, s->thread); break;
+        case 1: opscope_jw_item_u64(j, s->depth); break;
+        case 2: opscope_jw_item_u64(j, s->kind); break;
+        case 3: opscope_jw_item_u64(j, s->name); break;
+        case 4: opscope_jw_item_i64(j, s->start - (int64_t)t0); break;
+        default: opscope_jw_item_i64(j, s->dur); break;
         }
     }
-    opscope_out_char(w, ']');
+    opscope_jw_end_arr(j);
 }
 
 void opscope_html_cpu_write(opscope_out_t *w, opscope_html_cpu_t *c, uint64_t t0) {
     if (!c || (!c->sl.n && !c->steps.n && !c->busy.n)) return;
     nest(c);
-    opscope_out_str(w, ",\"cpu\":{\"names\":[");
-    for (uint32_t i = 0, n = opscope_strtab_count(c->names); i < n; i++) {
-        if (i) opscope_out_char(w, ',');
-        opscope_out_json_str(w, opscope_strtab_get(c->names, i));
-    }
-    opscope_out_char(w, ']');
-    column(w, ",\"thread\":", c, 0, t0);
-    column(w, ",\"depth\":", c, 1, t0);
-    column(w, ",\"kind\":", c, 2, t0);
-    column(w, ",\"name\":", c, 3, t0);
-    column(w, ",\"start\":", c, 4, t0);
-    column(w, ",\"dur\":", c, 5, t0);
-    opscope_out_str(w, ",\"steps\":[");
+    opscope_jw j = opscope_jw_resume(w);
+    opscope_jw_obj(&j, "cpu");
+    opscope_jw_arr(&j, "names");
+    for (uint32_t i = 0, n = opscope_strtab_count(c->names); i < n; i++)
+        opscope_jw_item_str(&j, opscope_strtab_get(c->names, i));
+    opscope_jw_end_arr(&j);
+    static const char *const cols[] = {"thread", "depth", "kind", "name", "start", "dur"};
+    for (int k = 0; k < 6; k++) column(&j, cols[k], c, k, t0);
+    opscope_jw_arr(&j, "steps");
     for (size_t i = 0; i < c->steps.n; i++) {
-        if (i) opscope_out_char(w, ',');
-        opscope_out_char(w, '[');
-        opscope_out_i64(w, c->steps.v[i].number);
-        opscope_out_char(w, ',');
-        out_rel(w, (int64_t)c->steps.v[i].start_ns, t0);
-        opscope_out_char(w, ',');
-        opscope_out_u64(w, c->steps.v[i].dur_ns);
-        opscope_out_char(w, ']');
+        opscope_jw_item_arr(&j);
+        opscope_jw_item_i64(&j, c->steps.v[i].number);
+        opscope_jw_item_i64(&j, (int64_t)c->steps.v[i].start_ns - (int64_t)t0);
+        opscope_jw_item_u64(&j, c->steps.v[i].dur_ns);
+        opscope_jw_end_arr(&j);
     }
-    opscope_out_str(w, "],\"window\":[");
-    out_rel(w, (int64_t)c->window_start, t0);
-    opscope_out_char(w, ',');
-    opscope_out_u64(w, c->window_ns);
-    opscope_out_str(w, "],\"busy\":[");
+    opscope_jw_end_arr(&j);
+    opscope_jw_arr(&j, "window");
+    opscope_jw_item_i64(&j, (int64_t)c->window_start - (int64_t)t0);
+    opscope_jw_item_u64(&j, c->window_ns);
+    opscope_jw_end_arr(&j);
+    opscope_jw_arr(&j, "busy");
     for (size_t i = 0; i < c->busy.n; i++) {
-        if (i) opscope_out_char(w, ',');
-        opscope_out_char(w, '[');
-        opscope_out_i64(w, c->busy.v[i].device);
-        opscope_out_char(w, ',');
-        opscope_out_u64(w, c->busy.v[i].busy_ns);
-        opscope_out_char(w, ',');
-        opscope_out_u64(w, c->busy.v[i].idle_ns);
-        opscope_out_char(w, ']');
+        opscope_jw_item_arr(&j);
+        opscope_jw_item_i64(&j, c->busy.v[i].device);
+        opscope_jw_item_u64(&j, c->busy.v[i].busy_ns);
+        opscope_jw_item_u64(&j, c->busy.v[i].idle_ns);
+        opscope_jw_end_arr(&j);
     }
-    opscope_out_str(w, "]}");
+    opscope_jw_end_arr(&j);
+    opscope_jw_end_obj(&j);
 }

@@ -10,7 +10,9 @@
 #include "util/out.h"
 #include "util/sort.h"
 
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -320,121 +322,112 @@ int opscope_html_write_data(opscope_out_t *w, const opscope_html_data *d, opscop
 
 /* ---------------------------------------------------------------------------------------- */
 
-static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_enc *e) {
-    const vbuf *cols = e->cols, *recs = e->recs;
-    const uint32_t *lane_order = e->lane_order, *row_count = e->row_count, *lane_rows = e->lane_rows;
-    const unsigned char *row_overlap = e->row_overlap;
-    uint64_t t0 = e->t0;
-    const size_t n_cols = HTML_N_COLS;
-    const char *const *col_names = k_col_names;
-    opscope_out_str(w, "{\"format\":\"opscope-viewer\",\"v\":1,\"source\":");
-    opscope_out_json_str(w, d->source_name);
-    opscope_out_str(w, ",\"profiler\":");
-    opscope_out_json_str(w, d->profiler);
-    opscope_out_str(w, ",\"version\":");
-    opscope_out_i64(w, d->version);
-    opscope_out_str(w, ",\"seen\":");
-    opscope_out_u64(w, d->seen);
-    opscope_out_str(w, ",\"kept\":");
-    opscope_out_u64(w, d->n);
-    opscope_out_str(w, ",\"stride\":");
-    opscope_out_u64(w, d->stride);
-    opscope_out_str(w, ",\"total_records\":");
-    opscope_out_u64(w, d->total_records);
-    opscope_out_str(w, ",\"dropped\":");
-    opscope_out_u64(w, d->dropped_records);
-    opscope_out_str(w, ",\"t0\":\""); /* a string: ns since an arbitrary origin exceed 2^53 */
-    opscope_out_u64(w, t0);
-    opscope_out_str(w, "\",\"strings\":[");
+/* The "short" member: short forms of long kernel names (analyze/record/kernel_name.h) for the
+ * legend, keyed by the names' ids in the signatures; the full name stays in the strings. */
+static void short_names_json(opscope_jw *j, const opscope_html_data *d) {
     uint32_t ns = opscope_strtab_count(d->strings);
-    for (uint32_t i = 0; i < ns; i++) {
-        if (i) opscope_out_char(w, ',');
-        opscope_out_json_str(w, opscope_strtab_get(d->strings, i));
-    }
-    /* Short forms of long kernel names (analyze/record/kernel_name.h) for the legend, keyed by the
-     * names' ids in the signatures; the full name stays in the strings. */
-    opscope_out_str(w, "],\"short\":{");
+    opscope_jw_obj(j, "short");
     uint8_t *done = calloc((size_t)ns + 2, 1);
-    bool first = true;
     for (size_t k = 0; done && k < d->n_sigs; k++) {
         uint32_t id = d->sigs[k].name; /* the signatures' ids are this plus one */
         if (id >= ns || done[id]) continue;
         done[id] = 1;
         const char *name = opscope_strtab_get(d->strings, id);
-        char buf[256];
+        char buf[256], key[16];
         size_t n = opscope_kernel_name_short(buf, sizeof buf, name);
         if (n >= sizeof buf || !strcmp(buf, name)) continue; /* unchanged, or still too long */
-        opscope_out_printf(w, "%s\"%u\":", first ? "" : ",", (unsigned)id + 1);
-        opscope_out_json_str(w, buf);
-        first = false;
+        snprintf(key, sizeof key, "%u", (unsigned)id + 1);
+        opscope_jw_str(j, key, buf);
     }
     free(done);
-    opscope_out_str(w, "},\"backends\":[");
+    opscope_jw_end_obj(j);
+}
+
+/* The "lanes" member: each lane's backend, copy flag, split and rows (records, overlap). */
+static void lanes_json(opscope_jw *j, const opscope_html_data *d, const html_enc *e) {
+    uint32_t row = 0;
+    opscope_jw_arr(j, "lanes");
+    for (size_t k = 0; k < d->n_lanes; k++) {
+        const opscope_html_lane *l = &d->lanes[e->lane_order[k]];
+        opscope_jw_item_obj(j);
+        opscope_jw_i64(j, "backend", l->backend);
+        opscope_jw_u64(j, "copy", l->is_copy);
+        opscope_jw_i64(j, "split", l->split);
+        opscope_jw_arr(j, "rows");
+        for (uint32_t r = 0; r < e->lane_rows[k]; r++) opscope_jw_item_u64(j, e->row_count[row + r]);
+        opscope_jw_end_arr(j);
+        opscope_jw_arr(j, "overlap");
+        for (uint32_t r = 0; r < e->lane_rows[k]; r++) opscope_jw_item_u64(j, e->row_overlap[row + r]);
+        opscope_jw_end_arr(j);
+        opscope_jw_end_obj(j);
+        row += e->lane_rows[k];
+    }
+    opscope_jw_end_arr(j);
+}
+
+static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_enc *e) {
+    char t0[24];
+    snprintf(t0, sizeof t0, "%" PRIu64, e->t0); /* a string: ns since an arbitrary origin exceed 2^53 */
+    opscope_jw j = opscope_jw_object(w);
+    opscope_jw_str(&j, "format", "opscope-viewer");
+    opscope_jw_i64(&j, "v", 1);
+    opscope_jw_str(&j, "source", d->source_name);
+    opscope_jw_str(&j, "profiler", d->profiler);
+    opscope_jw_i64(&j, "version", d->version);
+    opscope_jw_u64(&j, "seen", d->seen);
+    opscope_jw_u64(&j, "kept", d->n);
+    opscope_jw_u64(&j, "stride", d->stride);
+    opscope_jw_u64(&j, "total_records", d->total_records);
+    opscope_jw_u64(&j, "dropped", d->dropped_records);
+    opscope_jw_str(&j, "t0", t0);
+    opscope_jw_arr(&j, "strings");
+    for (uint32_t i = 0, ns = opscope_strtab_count(d->strings); i < ns; i++)
+        opscope_jw_item_str(&j, opscope_strtab_get(d->strings, i));
+    opscope_jw_end_arr(&j);
+    short_names_json(&j, d);
+    opscope_jw_arr(&j, "backends");
     for (size_t i = 0; i < d->n_backends; i++) {
         const opscope_backend *b = &d->backends[i];
-        if (i) opscope_out_char(w, ',');
+        opscope_jw_item(&j);
         opscope_json_write_backend_in(w, b->id, b->name, b->device, (int)b->device_type, b->process);
     }
-    opscope_out_str(w, "],\"sampled\":[");
+    opscope_jw_end_arr(&j);
+    opscope_jw_arr(&j, "sampled");
     for (size_t i = 0; i < d->n_sampled; i++) {
         const opscope_html_sampled *x = &d->sampled[i];
-        const char *sub = x->sub_op == UINT32_MAX ? "" : opscope_strtab_get(d->strings, x->sub_op);
-        opscope_out_str(w, i ? ",{\"name\":" : "{\"name\":");
-        opscope_out_json_str(w, x->name == UINT32_MAX ? "" : opscope_strtab_get(d->strings, x->name));
-        opscope_out_str(w, ",\"sub\":");
-        opscope_out_json_str(w, sub);
-        opscope_out_printf(w, ",\"timed\":%llu,\"computes\":%llu,\"est_ns\":%llu}", (unsigned long long)x->timed,
-                           (unsigned long long)x->computes, (unsigned long long)x->est_ns);
+        opscope_jw_item_obj(&j);
+        opscope_jw_str(&j, "name", x->name == UINT32_MAX ? "" : opscope_strtab_get(d->strings, x->name));
+        opscope_jw_str(&j, "sub", x->sub_op == UINT32_MAX ? "" : opscope_strtab_get(d->strings, x->sub_op));
+        opscope_jw_u64(&j, "timed", x->timed);
+        opscope_jw_u64(&j, "computes", x->computes);
+        opscope_jw_u64(&j, "est_ns", x->est_ns);
+        opscope_jw_end_obj(&j);
     }
-    opscope_out_str(w, "],");
+    opscope_jw_end_arr(&j);
     if (d->peak) {
-        opscope_out_str(w, "\"peak\":");
+        opscope_jw_key(&j, "peak");
         opscope_peak_write_json(w, d->peak);
-        opscope_out_char(w, ',');
     }
-    opscope_out_str(w, "\"lanes\":[");
-    uint32_t row = 0;
-    for (size_t k = 0; k < d->n_lanes; k++) {
-        const opscope_html_lane *l = &d->lanes[lane_order[k]];
-        opscope_out_str(w, k ? ",{\"backend\":" : "{\"backend\":");
-        opscope_out_i64(w, l->backend);
-        opscope_out_str(w, ",\"copy\":");
-        opscope_out_u64(w, l->is_copy);
-        opscope_out_str(w, ",\"split\":");
-        opscope_out_i64(w, l->split);
-        opscope_out_str(w, ",\"rows\":[");
-        for (uint32_t r = 0; r < lane_rows[k]; r++) {
-            if (r) opscope_out_char(w, ',');
-            opscope_out_u64(w, row_count[row + r]);
-        }
-        opscope_out_str(w, "],\"overlap\":[");
-        for (uint32_t r = 0; r < lane_rows[k]; r++) {
-            if (r) opscope_out_char(w, ',');
-            opscope_out_u64(w, row_overlap[row + r]);
-        }
-        opscope_out_str(w, "]}");
-        row += lane_rows[k];
+    lanes_json(&j, d, e);
+    opscope_jw_obj(&j, "sigs");
+    opscope_jw_u64(&j, "n", d->n_sigs);
+    for (size_t c = 0; c < HTML_N_COLS; c++) {
+        opscope_jw_key(&j, k_col_names[c]);
+        out_base64(w, &e->cols[c]);
     }
-    opscope_out_str(w, "],\"sigs\":{\"n\":");
-    opscope_out_u64(w, d->n_sigs);
-    for (size_t c = 0; c < n_cols; c++) {
-        opscope_out_str(w, ",\"");
-        opscope_out_str(w, col_names[c]);
-        opscope_out_str(w, "\":");
-        out_base64(w, &cols[c]);
+    opscope_jw_end_obj(&j);
+    static const char *const recs[] = {"sig", "start", "dur"};
+    opscope_jw_obj(&j, "recs");
+    for (int c = 0; c < 3; c++) {
+        opscope_jw_key(&j, recs[c]);
+        out_base64(w, &e->recs[c]);
     }
-    opscope_out_str(w, "},\"recs\":{\"sig\":");
-    out_base64(w, &recs[0]);
-    opscope_out_str(w, ",\"start\":");
-    out_base64(w, &recs[1]);
-    opscope_out_str(w, ",\"dur\":");
-    out_base64(w, &recs[2]);
-    opscope_out_char(w, '}');
-    opscope_html_cpu_write(w, d->cpu, t0);
-    opscope_html_graphs_write(w, d->graphs, t0);
-    opscope_html_requests_write(w, d->reqs, d->n_reqs, t0);
-    opscope_html_cpath_write(w, d->cpath, t0);
-    opscope_out_char(w, '}');
+    opscope_jw_end_obj(&j);
+    opscope_html_cpu_write(w, d->cpu, e->t0);
+    opscope_html_graphs_write(w, d->graphs, e->t0);
+    opscope_html_requests_write(w, d->reqs, d->n_reqs, e->t0);
+    opscope_html_cpath_write(w, d->cpath, e->t0);
+    opscope_jw_end_obj(&j);
 }
 
 int opscope_html_viewer_asset(opscope_out_t *w, const char *name, size_t len) {

@@ -2,6 +2,7 @@
 #include "export/html/html_graphs.h"
 
 #include "analyze/ggml/graphs.h"
+#include "export/fmt/json_fmt.h"
 #include "util/sort.h"
 
 #include <stdlib.h>
@@ -39,26 +40,20 @@ static int by_start(const void *a, const void *b) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
-static void out_rel(opscope_out_t *w, uint64_t t, uint64_t t0) {
-    opscope_out_i64(w, (int64_t)(t - t0)); /* two's complement: before T0 is negative */
-}
-
-/* One member of the graphs object: a JSON array of one field of each compute. */
-static void column(opscope_out_t *w, const char *key, const opscope_graph_stats *const *v, size_t n, int which,
+/* The member KEY of the graphs object: a JSON array of one field of each compute. */
+static void column(opscope_jw *j, const char *key, const opscope_graph_stats *const *v, size_t n, int which,
                    uint64_t t0) {
-    opscope_out_str(w, key);
-    opscope_out_char(w, '[');
+    opscope_jw_arr(j, key);
     for (size_t i = 0; i < n; i++) {
-        if (i) opscope_out_char(w, ',');
         switch (which) {
-        case 0: opscope_out_i64(w, v[i]->id); break;
-        case 1: out_rel(w, v[i]->start_ns, t0); break;
-        case 2: opscope_out_u64(w, v[i]->end_ns - v[i]->start_ns); break;
-        case 3: opscope_out_u64(w, (uint64_t)v[i]->phase); break;
-        default: opscope_out_i64(w, v[i]->batch); break;
+        case 0: opscope_jw_item_i64(j, v[i]->id); break;
+        case 1: opscope_jw_item_i64(j, (int64_t)(v[i]->start_ns - t0)); break; /* two's complement: before T0 is negative */
+        case 2: opscope_jw_item_u64(j, v[i]->end_ns - v[i]->start_ns); break;
+        case 3: opscope_jw_item_u64(j, (uint64_t)v[i]->phase); break;
+        default: opscope_jw_item_i64(j, v[i]->batch); break;
         }
     }
-    opscope_out_char(w, ']');
+    opscope_jw_end_arr(j);
 }
 
 int opscope_html_graphs_finish(opscope_html_graphs_t *h) {
@@ -77,18 +72,13 @@ int opscope_html_graphs_finish(opscope_html_graphs_t *h) {
 
 void opscope_html_graphs_write(opscope_out_t *w, const opscope_html_graphs_t *h, uint64_t t0) {
     if (!h || !h->n_order) return;
-    const opscope_graph_stats *const *v = h->order;
-    size_t n = h->n_order;
-    opscope_out_str(w, ",\"graphs\":{\"phases\":[");
-    for (int p = OPSCOPE_GRAPH_PHASE_NONE; p <= OPSCOPE_GRAPH_PHASE_DECODE; p++) {
-        if (p) opscope_out_char(w, ',');
-        opscope_out_json_str(w, opscope_graph_phase_name((opscope_graph_phase)p));
-    }
-    opscope_out_char(w, ']');
-    column(w, ",\"id\":", v, n, 0, t0);
-    column(w, ",\"start\":", v, n, 1, t0);
-    column(w, ",\"dur\":", v, n, 2, t0);
-    column(w, ",\"phase\":", v, n, 3, t0);
-    column(w, ",\"batch\":", v, n, 4, t0);
-    opscope_out_char(w, '}');
+    opscope_jw j = opscope_jw_resume(w);
+    opscope_jw_obj(&j, "graphs");
+    opscope_jw_arr(&j, "phases");
+    for (int p = OPSCOPE_GRAPH_PHASE_NONE; p <= OPSCOPE_GRAPH_PHASE_DECODE; p++)
+        opscope_jw_item_str(&j, opscope_graph_phase_name((opscope_graph_phase)p));
+    opscope_jw_end_arr(&j);
+    static const char *const cols[] = {"id", "start", "dur", "phase", "batch"};
+    for (int k = 0; k < 5; k++) column(&j, cols[k], h->order, h->n_order, k, t0);
+    opscope_jw_end_obj(&j);
 }

@@ -2,6 +2,7 @@
  * job_diff.c - two jobs side by side (job_diff.h).
  */
 #include "export/job/job_diff.h"
+#include "export/fmt/json_fmt.h"
 
 #include <string.h>
 
@@ -15,9 +16,8 @@ static int64_t step_of(const opscope_job_rank_summary *s) {
 
 /* Calls FN for every rank of either job, in rank order, with its row on each side (or NULL). */
 static void each_rank(const opscope_job *a, const opscope_job *b, void *ud,
-                      void (*fn)(void *ud, int64_t rank, const opscope_job_row *x, const opscope_job_row *y, bool first)) {
+                      void (*fn)(void *ud, int64_t rank, const opscope_job_row *x, const opscope_job_row *y)) {
     size_t i = 0, j = 0;
-    bool first = true;
     while (i < a->n || j < b->n) {
         int64_t ra = i < a->n ? a->rows[i].s->rank : INT64_MAX, rb = j < b->n ? b->rows[j].s->rank : INT64_MAX;
         int64_t r = ra < rb ? ra : rb;
@@ -25,8 +25,7 @@ static void each_rank(const opscope_job *a, const opscope_job *b, void *ud,
         /* a rank claimed twice on one side: each of its rows once */
         if (x) i++;
         if (y) j++;
-        fn(ud, r, x, y, first);
-        first = false;
+        fn(ud, r, x, y);
     }
 }
 
@@ -40,9 +39,8 @@ static void console_bound(opscope_out_t *w, const char *side, const opscope_job 
     opscope_out_char(w, '\n');
 }
 
-static void console_row(void *ud, int64_t rank, const opscope_job_row *x, const opscope_job_row *y, bool first) {
+static void console_row(void *ud, int64_t rank, const opscope_job_row *x, const opscope_job_row *y) {
     opscope_out_t *w = ud;
-    (void)first;
     opscope_out_printf(w, "%5lld", (long long)rank);
     if (x) opscope_out_printf(w, " %9.2f", ms(step_of(x->s)));
     else opscope_out_printf(w, " %9s", "-");
@@ -72,52 +70,63 @@ void opscope_job_diff_console(opscope_out_t *w, const opscope_job *base, const o
     each_rank(base, next, w, console_row);
 }
 
-static void json_side(opscope_out_t *w, const opscope_job_row *r) {
+/* The member KEY: R's side (NULL: null). */
+static void json_side(opscope_jw *j, const char *key, const opscope_job_row *r) {
     if (!r) {
-        opscope_out_str(w, "null");
+        opscope_jw_null(j, key);
         return;
     }
-    opscope_out_printf(w, "{\"trace\":");
-    opscope_out_json_str(w, r->path);
-    opscope_out_printf(w, ",\"step_median_ns\":%lld,\"launch_delay_p50_ns\":%lld", (long long)step_of(r->s),
-                       (long long)r->s->launch.delay_p50_ns);
-    const double v[] = {r->idle_pct, r->compute_pct, r->non_compute_pct, r->overlap_pct};
-    const char *k[] = {"idle_pct", "compute_pct", "non_compute_pct", "overlap_pct"};
-    for (int i = 0; i < 4; i++) {
-        opscope_out_printf(w, ",\"%s\":", k[i]);
-        opscope_out_fixed(w, v[i], 4);
-    }
-    opscope_out_char(w, '}');
+    opscope_jw_obj(j, key);
+    opscope_jw_str(j, "trace", r->path);
+    opscope_jw_i64(j, "step_median_ns", step_of(r->s));
+    opscope_jw_i64(j, "launch_delay_p50_ns", r->s->launch.delay_p50_ns);
+    opscope_jw_fixed(j, "idle_pct", r->idle_pct, 4);
+    opscope_jw_fixed(j, "compute_pct", r->compute_pct, 4);
+    opscope_jw_fixed(j, "non_compute_pct", r->non_compute_pct, 4);
+    opscope_jw_fixed(j, "overlap_pct", r->overlap_pct, 4);
+    opscope_jw_end_obj(j);
 }
 
-static void json_row(void *ud, int64_t rank, const opscope_job_row *x, const opscope_job_row *y, bool first) {
-    opscope_out_t *w = ud;
-    opscope_out_printf(w, "%s{\"rank\":%lld,\"base\":", first ? "" : ",", (long long)rank);
-    json_side(w, x);
-    opscope_out_str(w, ",\"new\":");
-    json_side(w, y);
-    opscope_out_char(w, '}');
+/* A rank as an item of the "ranks" array (UD: its writer). */
+static void json_row(void *ud, int64_t rank, const opscope_job_row *x, const opscope_job_row *y) {
+    opscope_jw *j = ud;
+    opscope_jw_item_obj(j);
+    opscope_jw_i64(j, "rank", rank);
+    json_side(j, "base", x);
+    json_side(j, "new", y);
+    opscope_jw_end_obj(j);
 }
 
-static void json_job(opscope_out_t *w, const opscope_job *j) {
-    opscope_out_printf(w, "{\"ranks_count\":%zu,\"median_step_ns\":%lld,\"bound\":{\"rank\":%lld,\"resource\":", j->n,
-                       (long long)j->median_step_ns, j->n ? (long long)j->rows[j->bound_row].s->rank : -1LL);
-    opscope_out_json_str(w, j->bound_resource ? j->bound_resource : "unknown");
-    opscope_out_str(w, "},\"stragglers\":[");
-    for (size_t i = 0; i < j->n_stragglers; i++) {
-        opscope_out_printf(w, "%s{\"rank\":%lld,\"cause\":\"%s\",\"wait_ns\":%lld}", i ? "," : "",
-                           (long long)j->stragglers[i].rank, opscope_job_cause_name(j->stragglers[i].cause),
-                           (long long)j->stragglers[i].wait_ns);
+/* The member KEY: one job's ranks, median step, bound and stragglers. */
+static void json_job(opscope_jw *j, const char *key, const opscope_job *job) {
+    opscope_jw_obj(j, key);
+    opscope_jw_u64(j, "ranks_count", job->n);
+    opscope_jw_i64(j, "median_step_ns", job->median_step_ns);
+    opscope_jw_obj(j, "bound");
+    opscope_jw_i64(j, "rank", job->n ? job->rows[job->bound_row].s->rank : -1);
+    opscope_jw_str(j, "resource", job->bound_resource ? job->bound_resource : "unknown");
+    opscope_jw_end_obj(j);
+    opscope_jw_arr(j, "stragglers");
+    for (size_t i = 0; i < job->n_stragglers; i++) {
+        opscope_jw_item_obj(j);
+        opscope_jw_i64(j, "rank", job->stragglers[i].rank);
+        opscope_jw_str(j, "cause", opscope_job_cause_name(job->stragglers[i].cause));
+        opscope_jw_i64(j, "wait_ns", job->stragglers[i].wait_ns);
+        opscope_jw_end_obj(j);
     }
-    opscope_out_str(w, "]}");
+    opscope_jw_end_arr(j);
+    opscope_jw_end_obj(j);
 }
 
 void opscope_job_diff_json(opscope_out_t *w, const opscope_job *base, const opscope_job *next) {
-    opscope_out_str(w, "{\"job_diff\":{\"base\":");
-    json_job(w, base);
-    opscope_out_str(w, ",\"new\":");
-    json_job(w, next);
-    opscope_out_str(w, ",\"ranks\":[");
-    each_rank(base, next, w, json_row);
-    opscope_out_str(w, "]}}\n");
+    opscope_jw j = opscope_jw_object(w);
+    opscope_jw_obj(&j, "job_diff");
+    json_job(&j, "base", base);
+    json_job(&j, "new", next);
+    opscope_jw_arr(&j, "ranks");
+    each_rank(base, next, &j, json_row);
+    opscope_jw_end_arr(&j);
+    opscope_jw_end_obj(&j);
+    opscope_jw_end_obj(&j);
+    opscope_out_char(w, '\n');
 }

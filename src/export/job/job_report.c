@@ -4,6 +4,7 @@
 #include "export/job/job_report.h"
 
 #include "analyze/record/kernel_name.h"
+#include "export/fmt/json_fmt.h"
 #include "export/kineto/collectives_report.h"
 
 #include <string.h>
@@ -216,168 +217,159 @@ void opscope_job_report_console(opscope_out_t *w, const opscope_job *job,
 /* ------------------------------------------------------------------------------------------ */
 /* JSON                                                                                        */
 
-static void kv_i(opscope_out_t *w, const char *k, int64_t v, bool comma) {
-    opscope_out_printf(w, "%s\"%s\":%lld", comma ? "," : "", k, (long long)v);
-}
-
-static void kv_d(opscope_out_t *w, const char *k, double v) {
-    opscope_out_printf(w, ",\"%s\":", k);
-    opscope_out_fixed(w, v, 4);
-}
-
-static void json_steps(opscope_out_t *w, const opscope_job_rank_summary *s) {
-    opscope_out_str(w, ",\"steps\":[");
+static void json_steps(opscope_jw *j, const opscope_job_rank_summary *s) {
+    opscope_jw_arr(j, "steps");
     for (size_t k = 0; k < s->n_steps; k++) {
         const opscope_job_step *t = &s->steps[k];
-        opscope_out_str(w, k ? ",{" : "{");
-        kv_i(w, "step", t->num, false);
-        kv_i(w, "start_ns", t->start_ns, true);
-        kv_i(w, "dur_ns", t->dur_ns, true);
-        kv_i(w, "busy_ns", t->busy_ns, true);
-        kv_i(w, "compute_ns", t->compute_ns, true);
-        kv_i(w, "comm_ns", t->comm_ns, true);
-        kv_i(w, "overlap_ns", t->overlap_ns, true);
-        kv_i(w, "input_ns", t->input_ns, true);
-        kv_d(w, "overlap_pct", t->comm_ns ? 100.0 * (double)t->overlap_ns / (double)t->comm_ns : 0.0);
-        opscope_out_char(w, '}');
+        opscope_jw_item_obj(j);
+        opscope_jw_i64(j, "step", t->num);
+        opscope_jw_i64(j, "start_ns", t->start_ns);
+        opscope_jw_i64(j, "dur_ns", t->dur_ns);
+        opscope_jw_i64(j, "busy_ns", t->busy_ns);
+        opscope_jw_i64(j, "compute_ns", t->compute_ns);
+        opscope_jw_i64(j, "comm_ns", t->comm_ns);
+        opscope_jw_i64(j, "overlap_ns", t->overlap_ns);
+        opscope_jw_i64(j, "input_ns", t->input_ns);
+        opscope_jw_fixed(j, "overlap_pct", t->comm_ns ? 100.0 * (double)t->overlap_ns / (double)t->comm_ns : 0.0, 4);
+        opscope_jw_end_obj(j);
     }
-    opscope_out_char(w, ']');
+    opscope_jw_end_arr(j);
 }
 
-static void json_streams(opscope_out_t *w, const opscope_job_rank_summary *s) {
-    opscope_out_str(w, ",\"streams\":[");
+static void json_streams(opscope_jw *j, const opscope_job_rank_summary *s) {
+    opscope_jw_arr(j, "streams");
     for (size_t k = 0; k < s->n_streams; k++) {
         const opscope_job_stream *t = &s->streams[k];
-        opscope_out_str(w, k ? ",{" : "{");
-        kv_i(w, "device", t->device, false);
-        kv_i(w, "stream", t->stream, true);
-        kv_i(w, "activities", (int64_t)t->activities, true);
-        kv_i(w, "span_ns", t->span_ns, true);
-        kv_i(w, "busy_ns", t->busy_ns, true);
-        kv_i(w, "idle_ns", t->idle_ns, true);
-        kv_i(w, "host_wait_ns", t->host_wait_ns, true);
-        kv_i(w, "kernel_wait_ns", t->kernel_wait_ns, true);
-        kv_i(w, "other_wait_ns", t->other_wait_ns, true);
-        kv_i(w, "queue_max", t->queue_max, true);
-        opscope_out_str(w, ",\"queue_mean\":"); /* round trip: summaries combine exactly */
-        opscope_out_double(w, t->queue_mean);
-        kv_i(w, "queue_at_max_ns", t->queue_at_max_ns, true);
-        opscope_out_char(w, '}');
+        opscope_jw_item_obj(j);
+        opscope_jw_i64(j, "device", t->device);
+        opscope_jw_i64(j, "stream", t->stream);
+        opscope_jw_i64(j, "activities", (int64_t)t->activities);
+        opscope_jw_i64(j, "span_ns", t->span_ns);
+        opscope_jw_i64(j, "busy_ns", t->busy_ns);
+        opscope_jw_i64(j, "idle_ns", t->idle_ns);
+        opscope_jw_i64(j, "host_wait_ns", t->host_wait_ns);
+        opscope_jw_i64(j, "kernel_wait_ns", t->kernel_wait_ns);
+        opscope_jw_i64(j, "other_wait_ns", t->other_wait_ns);
+        opscope_jw_i64(j, "queue_max", t->queue_max);
+        opscope_jw_double(j, "queue_mean", t->queue_mean); /* round trip: summaries combine exactly */
+        opscope_jw_i64(j, "queue_at_max_ns", t->queue_at_max_ns);
+        opscope_jw_end_obj(j);
     }
-    opscope_out_char(w, ']');
+    opscope_jw_end_arr(j);
 }
 
-static void json_launch(opscope_out_t *w, const opscope_job_launch *l) {
-    opscope_out_str(w, ",\"launch\":{");
-    kv_i(w, "launches", (int64_t)l->launches, false);
-    kv_i(w, "delay_p50_ns", l->delay_p50_ns, true);
-    kv_i(w, "delay_p90_ns", l->delay_p90_ns, true);
-    kv_i(w, "delay_p99_ns", l->delay_p99_ns, true);
-    kv_i(w, "delay_max_ns", l->delay_max_ns, true);
-    kv_i(w, "cpu_p50_ns", l->cpu_p50_ns, true);
-    kv_i(w, "cpu_p90_ns", l->cpu_p90_ns, true);
-    kv_i(w, "cpu_max_ns", l->cpu_max_ns, true);
-    kv_i(w, "delay_outliers", (int64_t)l->delay_outliers, true);
-    kv_i(w, "cpu_outliers", (int64_t)l->cpu_outliers, true);
-    opscope_out_str(w, ",\"outliers\":[");
+static void json_launch(opscope_jw *j, const opscope_job_launch *l) {
+    opscope_jw_obj(j, "launch");
+    opscope_jw_i64(j, "launches", (int64_t)l->launches);
+    opscope_jw_i64(j, "delay_p50_ns", l->delay_p50_ns);
+    opscope_jw_i64(j, "delay_p90_ns", l->delay_p90_ns);
+    opscope_jw_i64(j, "delay_p99_ns", l->delay_p99_ns);
+    opscope_jw_i64(j, "delay_max_ns", l->delay_max_ns);
+    opscope_jw_i64(j, "cpu_p50_ns", l->cpu_p50_ns);
+    opscope_jw_i64(j, "cpu_p90_ns", l->cpu_p90_ns);
+    opscope_jw_i64(j, "cpu_max_ns", l->cpu_max_ns);
+    opscope_jw_i64(j, "delay_outliers", (int64_t)l->delay_outliers);
+    opscope_jw_i64(j, "cpu_outliers", (int64_t)l->cpu_outliers);
+    opscope_jw_arr(j, "outliers");
     for (int k = 0; k < l->n_outliers; k++) {
-        opscope_out_str(w, k ? ",{\"name\":" : "{\"name\":");
-        opscope_out_json_str(w, l->outliers[k].name);
-        kv_i(w, "count", (int64_t)l->outliers[k].count, true);
-        kv_i(w, "launches", (int64_t)l->outliers[k].launches, true);
-        kv_i(w, "max_delay_ns", l->outliers[k].max_delay_ns, true);
-        opscope_out_char(w, '}');
+        opscope_jw_item_obj(j);
+        opscope_jw_str(j, "name", l->outliers[k].name);
+        opscope_jw_i64(j, "count", (int64_t)l->outliers[k].count);
+        opscope_jw_i64(j, "launches", (int64_t)l->outliers[k].launches);
+        opscope_jw_i64(j, "max_delay_ns", l->outliers[k].max_delay_ns);
+        opscope_jw_end_obj(j);
     }
-    opscope_out_str(w, "]}");
+    opscope_jw_end_arr(j);
+    opscope_jw_end_obj(j);
 }
 
-static void json_annots(opscope_out_t *w, const char *key, const opscope_job_annot *v, int n) {
-    opscope_out_printf(w, ",\"%s\":[", key);
+static void json_annots(opscope_jw *j, const char *key, const opscope_job_annot *v, int n) {
+    opscope_jw_arr(j, key);
     for (int k = 0; k < n; k++) {
         const opscope_job_annot *a = &v[k];
-        opscope_out_str(w, k ? ",{\"name\":" : "{\"name\":");
-        opscope_out_json_str(w, a->name);
-        kv_i(w, "count", (int64_t)a->count, true);
-        kv_i(w, "kernels", (int64_t)a->kernels, true);
-        kv_i(w, "cpu_ns", a->cpu_ns, true);
-        kv_i(w, "gpu_ns", a->gpu_ns, true);
-        kv_i(w, "self_gpu_ns", a->self_gpu_ns, true);
-        opscope_out_char(w, '}');
+        opscope_jw_item_obj(j);
+        opscope_jw_str(j, "name", a->name);
+        opscope_jw_i64(j, "count", (int64_t)a->count);
+        opscope_jw_i64(j, "kernels", (int64_t)a->kernels);
+        opscope_jw_i64(j, "cpu_ns", a->cpu_ns);
+        opscope_jw_i64(j, "gpu_ns", a->gpu_ns);
+        opscope_jw_i64(j, "self_gpu_ns", a->self_gpu_ns);
+        opscope_jw_end_obj(j);
     }
-    opscope_out_char(w, ']');
+    opscope_jw_end_arr(j);
 }
 
-static void json_rank(opscope_out_t *w, const opscope_job_row *r) {
+static void json_rank(opscope_jw *j, const opscope_job_row *r) {
     const opscope_job_rank_summary *s = r->s;
-    opscope_out_str(w, "{");
-    kv_i(w, "rank", s->rank, false);
-    opscope_out_str(w, ",\"trace\":");
-    opscope_out_json_str(w, r->path);
-    opscope_out_str(w, s->gpu ? ",\"measured_on\":\"gpu\"" : ",\"measured_on\":\"cpu\"");
-    kv_i(w, "world_size", s->world_size, true);
-    opscope_out_str(w, ",\"backend\":");
-    opscope_out_json_str(w, s->backend);
-    kv_i(w, "gpu_activities", (int64_t)s->gpu_activities, true);
-    kv_i(w, "cpu_ops", (int64_t)s->cpu_ops, true);
-    kv_i(w, "steps_count", (int64_t)s->n_steps, true);
-    kv_i(w, "step_median_ns", s->step_median_ns, true);
-    kv_i(w, "span_ns", s->span_ns, true);
-    kv_i(w, "busy_ns", s->busy_ns, true);
-    kv_i(w, "idle_ns", s->idle_ns, true);
-    kv_i(w, "compute_ns", s->compute_ns, true);
-    kv_i(w, "comm_ns", s->comm_ns, true);
-    kv_i(w, "memory_ns", s->memory_ns, true);
-    kv_i(w, "input_ns", s->input_ns, true);
-    kv_i(w, "overlap_ns", s->overlap_ns, true);
-    kv_d(w, "idle_pct", r->idle_pct);
-    kv_d(w, "compute_pct", r->compute_pct);
-    kv_d(w, "non_compute_pct", r->non_compute_pct);
-    kv_d(w, "overlap_pct", r->overlap_pct);
-    kv_d(w, "step_dev_pct", r->step_dev_pct);
-    kv_i(w, "launch_delay_p50_ns", s->launch.delay_p50_ns, true);
-    kv_i(w, "host_wait_ns", s->host_wait_ns, true);
-    kv_i(w, "kernel_wait_ns", s->kernel_wait_ns, true);
-    kv_i(w, "other_wait_ns", s->other_wait_ns, true);
-    json_steps(w, s);
-    json_streams(w, s);
-    json_launch(w, &s->launch);
-    json_annots(w, "annotations", s->annots, s->n_annots);
-    json_annots(w, "modules", s->modules, s->n_modules);
-    opscope_colls_report_rank_json(w, s);
-    opscope_out_char(w, '}');
+    opscope_jw_item_obj(j);
+    opscope_jw_i64(j, "rank", s->rank);
+    opscope_jw_str(j, "trace", r->path);
+    opscope_jw_str(j, "measured_on", s->gpu ? "gpu" : "cpu");
+    opscope_jw_i64(j, "world_size", s->world_size);
+    opscope_jw_str(j, "backend", s->backend);
+    opscope_jw_i64(j, "gpu_activities", (int64_t)s->gpu_activities);
+    opscope_jw_i64(j, "cpu_ops", (int64_t)s->cpu_ops);
+    opscope_jw_i64(j, "steps_count", (int64_t)s->n_steps);
+    opscope_jw_i64(j, "step_median_ns", s->step_median_ns);
+    opscope_jw_i64(j, "span_ns", s->span_ns);
+    opscope_jw_i64(j, "busy_ns", s->busy_ns);
+    opscope_jw_i64(j, "idle_ns", s->idle_ns);
+    opscope_jw_i64(j, "compute_ns", s->compute_ns);
+    opscope_jw_i64(j, "comm_ns", s->comm_ns);
+    opscope_jw_i64(j, "memory_ns", s->memory_ns);
+    opscope_jw_i64(j, "input_ns", s->input_ns);
+    opscope_jw_i64(j, "overlap_ns", s->overlap_ns);
+    opscope_jw_fixed(j, "idle_pct", r->idle_pct, 4);
+    opscope_jw_fixed(j, "compute_pct", r->compute_pct, 4);
+    opscope_jw_fixed(j, "non_compute_pct", r->non_compute_pct, 4);
+    opscope_jw_fixed(j, "overlap_pct", r->overlap_pct, 4);
+    opscope_jw_fixed(j, "step_dev_pct", r->step_dev_pct, 4);
+    opscope_jw_i64(j, "launch_delay_p50_ns", s->launch.delay_p50_ns);
+    opscope_jw_i64(j, "host_wait_ns", s->host_wait_ns);
+    opscope_jw_i64(j, "kernel_wait_ns", s->kernel_wait_ns);
+    opscope_jw_i64(j, "other_wait_ns", s->other_wait_ns);
+    json_steps(j, s);
+    json_streams(j, s);
+    json_launch(j, &s->launch);
+    json_annots(j, "annotations", s->annots, s->n_annots);
+    json_annots(j, "modules", s->modules, s->n_modules);
+    opscope_colls_report_rank_json(j->out, s);
+    opscope_jw_end_obj(j);
 }
 
 void opscope_job_report_json(opscope_out_t *w, const opscope_job *job,
                              const opscope_job_read_info *ri) {
-    opscope_out_str(w, "{\"summary\":{\"job\":{");
-    kv_i(w, "ranks_count", (int64_t)job->n, false);
-    kv_i(w, "read_threads", ri->threads, true);
-    opscope_out_str(w, job->gpu ? ",\"measured_on\":\"gpu\"" : ",\"measured_on\":\"cpu\"");
-    kv_i(w, "median_step_ns", job->median_step_ns, true);
-    opscope_out_str(w, ",\"bound\":{");
-    kv_i(w, "rank", job->n ? job->rows[job->bound_row].s->rank : -1, false);
-    opscope_out_str(w, ",\"resource\":");
-    opscope_out_json_str(w, job->bound_resource ? job->bound_resource : "unknown");
-    kv_i(w, "slowest_step", job->slowest_step_num, true);
-    kv_i(w, "slowest_step_rank", job->slowest_step_rank, true);
-    kv_i(w, "slowest_step_ns", job->slowest_step_ns, true);
-    opscope_out_str(w, "},\"ranks\":[");
-    for (size_t i = 0; i < job->n; i++) {
-        if (i) opscope_out_char(w, ',');
-        json_rank(w, &job->rows[i]);
-    }
-    opscope_out_str(w, "],\"stragglers\":[");
+    opscope_jw j = opscope_jw_object(w);
+    opscope_jw_obj(&j, "summary");
+    opscope_jw_obj(&j, "job");
+    opscope_jw_i64(&j, "ranks_count", (int64_t)job->n);
+    opscope_jw_i64(&j, "read_threads", ri->threads);
+    opscope_jw_str(&j, "measured_on", job->gpu ? "gpu" : "cpu");
+    opscope_jw_i64(&j, "median_step_ns", job->median_step_ns);
+    opscope_jw_obj(&j, "bound");
+    opscope_jw_i64(&j, "rank", job->n ? job->rows[job->bound_row].s->rank : -1);
+    opscope_jw_str(&j, "resource", job->bound_resource ? job->bound_resource : "unknown");
+    opscope_jw_i64(&j, "slowest_step", job->slowest_step_num);
+    opscope_jw_i64(&j, "slowest_step_rank", job->slowest_step_rank);
+    opscope_jw_i64(&j, "slowest_step_ns", job->slowest_step_ns);
+    opscope_jw_end_obj(&j);
+    opscope_jw_arr(&j, "ranks");
+    for (size_t i = 0; i < job->n; i++) json_rank(&j, &job->rows[i]);
+    opscope_jw_end_arr(&j);
+    opscope_jw_arr(&j, "stragglers");
     for (size_t i = 0; i < job->n_stragglers; i++) {
         const opscope_job_straggler *st = &job->stragglers[i];
-        opscope_out_str(w, i ? ",{" : "{");
-        kv_i(w, "rank", st->rank, false);
-        opscope_out_str(w, ",\"cause\":");
-        opscope_out_json_str(w, opscope_job_cause_name(st->cause));
-        kv_i(w, "wait_ns", st->wait_ns, true);
-        kv_i(w, "excess_ns", st->excess_ns, true);
-        opscope_out_char(w, '}');
+        opscope_jw_item_obj(&j);
+        opscope_jw_i64(&j, "rank", st->rank);
+        opscope_jw_str(&j, "cause", opscope_job_cause_name(st->cause));
+        opscope_jw_i64(&j, "wait_ns", st->wait_ns);
+        opscope_jw_i64(&j, "excess_ns", st->excess_ns);
+        opscope_jw_end_obj(&j);
     }
-    opscope_out_char(w, ']');
+    opscope_jw_end_arr(&j);
     opscope_job_colls_json(w, &job->colls);
-    opscope_out_str(w, "}}}\n");
+    opscope_jw_end_obj(&j);
+    opscope_jw_end_obj(&j);
+    opscope_jw_end_obj(&j);
+    opscope_out_char(w, '\n');
 }

@@ -4,55 +4,51 @@
 
 #include <stdbool.h>
 
-static void write_i64_or_null(opscope_out_t *w, int64_t v, bool null) {
-    if (null) opscope_out_str(w, "null");
-    else opscope_out_i64(w, v);
+/* The member KEY: V, or null when IS_NULL. */
+static void i64_or_null(opscope_jw *j, const char *key, int64_t v, bool is_null) {
+    if (is_null) opscope_jw_null(j, key);
+    else opscope_jw_i64(j, key, v);
 }
 
-static void write_estimate(opscope_out_t *w, const opscope_merge_process *x) {
+static void write_estimate(opscope_jw *j, const opscope_merge_process *x) {
     const opscope_align_result *r = x->estimate;
     bool no_lo = r->lo_ns == INT64_MIN;
-    opscope_out_str(w, ",\"endpoint\":");
-    opscope_out_json_str(w, x->endpoint);
-    opscope_out_str(w, ",\"estimate_ns\":");
-    opscope_out_i64(w, r->offset_ns);
-    opscope_out_str(w, ",\"bound_lo_ns\":");
-    write_i64_or_null(w, r->lo_ns, no_lo);
-    opscope_out_str(w, ",\"bound_hi_ns\":");
-    opscope_out_i64(w, r->hi_ns);
-    opscope_out_str(w, ",\"uncertainty_ns\":");
-    write_i64_or_null(w, (r->hi_ns - r->lo_ns) / 2, no_lo);
-    opscope_out_printf(w, ",\"matched\":%zu,\"used\":%zu,\"rejected\":%zu,\"waited\":%zu",
-                       r->n_matched, r->n_used, r->n_rejected, r->n_lower);
+    opscope_jw_str(j, "endpoint", x->endpoint);
+    opscope_jw_i64(j, "estimate_ns", r->offset_ns);
+    i64_or_null(j, "bound_lo_ns", r->lo_ns, no_lo);
+    opscope_jw_i64(j, "bound_hi_ns", r->hi_ns);
+    i64_or_null(j, "uncertainty_ns", (r->hi_ns - r->lo_ns) / 2, no_lo);
+    opscope_jw_u64(j, "matched", r->n_matched);
+    opscope_jw_u64(j, "used", r->n_used);
+    opscope_jw_u64(j, "rejected", r->n_rejected);
+    opscope_jw_u64(j, "waited", r->n_lower);
 }
 
 void opscope_merge_write_member(opscope_out_t *w, void *ud) {
     const opscope_merge_processes *m = ud;
-    opscope_out_str(w, ",\n\"merge\":{\"processes\":[");
+    opscope_jw j = opscope_jw_resume(w);
+    opscope_jw_nl(&j);
+    opscope_jw_obj(&j, "merge");
+    opscope_jw_arr(&j, "processes");
     for (size_t i = 0; i < m->n; i++) {
         const opscope_merge_process *x = &m->v[i];
-        opscope_out_str(w, i ? ",\n" : "\n");
-        opscope_out_str(w, "{\"label\":");
-        opscope_out_json_str(w, x->label);
-        opscope_out_str(w, ",\"file\":");
-        opscope_out_json_str(w, x->path);
-        opscope_out_str(w, ",\"role\":");
-        opscope_out_str(w, x->server ? "\"server\"" : "\"client\"");
-        opscope_out_str(w, ",\"backend_id_base\":");
-        opscope_out_i64(w, x->id_base);
-        opscope_out_str(w, ",\"graph_id_base\":");
-        opscope_out_i64(w, x->graph_base);
+        opscope_jw_nl(&j);
+        opscope_jw_item_obj(&j);
+        opscope_jw_str(&j, "label", x->label);
+        opscope_jw_str(&j, "file", x->path);
+        opscope_jw_str(&j, "role", x->server ? "server" : "client");
+        opscope_jw_i64(&j, "backend_id_base", x->id_base);
+        opscope_jw_i64(&j, "graph_id_base", x->graph_base);
         if (x->capture) {
-            opscope_out_str(w, ",\"capture\":{");
+            opscope_jw_obj(&j, "capture");
             opscope_json_write_capture_members(w, x->capture);
-            opscope_out_char(w, '}');
+            opscope_jw_end_obj(&j);
         }
-        opscope_out_str(w, ",\"offset_ns\":");
-        opscope_out_i64(w, x->offset_ns);
-        opscope_out_str(w, ",\"method\":");
-        opscope_out_json_str(w, x->method);
-        if (x->estimate) write_estimate(w, x);
-        opscope_out_char(w, '}');
+        opscope_jw_i64(&j, "offset_ns", x->offset_ns);
+        opscope_jw_str(&j, "method", x->method);
+        if (x->estimate) write_estimate(&j, x);
+        opscope_jw_end_obj(&j);
     }
-    opscope_out_str(w, "]}");
+    opscope_jw_end_arr(&j);
+    opscope_jw_end_obj(&j);
 }

@@ -2,6 +2,7 @@
  * collectives_report.c - collectives in the console and JSON (collectives_report.h).
  */
 #include "export/kineto/collectives_report.h"
+#include "export/fmt/json_fmt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,21 +69,33 @@ void opscope_colls_report_console(opscope_out_t *w, const opscope_colls_t *c) {
     free(t);
 }
 
-static void row_json(opscope_out_t *w, const opscope_job_coll *r, bool bucket) {
-    opscope_out_str(w, "{\"type\":");
-    opscope_out_json_str(w, r->type);
+/* R as an array item, open: its members, the caller's after them, then opscope_jw_end_obj. */
+static void row_json(opscope_jw *j, const opscope_job_coll *r, bool bucket) {
+    opscope_jw_item_obj(j);
+    opscope_jw_str(j, "type", r->type);
     if (bucket) {
         bool ok = r->bucket >= 0 && r->bucket < 64; /* always, for rows made or read back */
-        opscope_out_printf(w, ",\"bucket\":%lld,\"min_bytes\":%llu,\"max_bytes\":%llu", (long long)r->bucket,
-                           ok ? 1ull << r->bucket : 0ull, !ok ? 0ull : r->bucket == 63 ? ~0ull : (2ull << r->bucket) - 1);
+        opscope_jw_i64(j, "bucket", r->bucket);
+        opscope_jw_u64(j, "min_bytes", ok ? 1ull << r->bucket : 0ull);
+        opscope_jw_u64(j, "max_bytes", !ok ? 0ull : r->bucket == 63 ? ~0ull : (2ull << r->bucket) - 1);
     }
-    opscope_out_printf(w, ",\"group_size\":%lld,\"count\":%llu,\"bytes\":%llu,\"bus_bytes\":%llu,\"time_ns\":%lld",
-                       (long long)r->group_size, (unsigned long long)r->count, (unsigned long long)r->bytes,
-                       (unsigned long long)r->bus_bytes, (long long)r->time_ns);
-    opscope_out_str(w, ",\"algbw_gbps\":");
-    opscope_out_fixed(w, opscope_colls_gbps(r->bytes, r->time_ns), 4);
-    opscope_out_str(w, ",\"busbw_gbps\":");
-    opscope_out_fixed(w, opscope_colls_gbps(r->bus_bytes, r->time_ns), 4);
+    opscope_jw_i64(j, "group_size", r->group_size);
+    opscope_jw_u64(j, "count", r->count);
+    opscope_jw_u64(j, "bytes", r->bytes);
+    opscope_jw_u64(j, "bus_bytes", r->bus_bytes);
+    opscope_jw_i64(j, "time_ns", r->time_ns);
+    opscope_jw_fixed(j, "algbw_gbps", opscope_colls_gbps(r->bytes, r->time_ns), 4);
+    opscope_jw_fixed(j, "busbw_gbps", opscope_colls_gbps(r->bus_bytes, r->time_ns), 4);
+}
+
+/* The "buckets" member: rows V[0..N). */
+static void buckets_json(opscope_jw *j, const opscope_job_coll *v, size_t n) {
+    opscope_jw_arr(j, "buckets");
+    for (size_t i = 0; i < n; i++) {
+        row_json(j, &v[i], true);
+        opscope_jw_end_obj(j);
+    }
+    opscope_jw_end_arr(j);
 }
 
 void opscope_colls_report_json(opscope_out_t *w, const opscope_colls_t *c) {
@@ -90,38 +103,38 @@ void opscope_colls_report_json(opscope_out_t *w, const opscope_colls_t *c) {
     bool k;
     const opscope_job_coll *v = opscope_colls_rows(c, &n, &k);
     opscope_job_coll *t = by_type(v, n, &nt);
-    opscope_out_str(w, ",\"collectives\":{\"on\":");
-    opscope_out_json_str(w, n ? on_text(k) : "none");
-    opscope_out_str(w, ",\"types\":[");
+    opscope_jw j = opscope_jw_resume(w);
+    opscope_jw_obj(&j, "collectives");
+    opscope_jw_str(&j, "on", n ? on_text(k) : "none");
+    opscope_jw_arr(&j, "types");
     for (size_t i = 0; t && i < nt; i++) {
-        if (i) opscope_out_char(w, ',');
-        row_json(w, &t[i], false);
-        opscope_out_char(w, '}');
+        row_json(&j, &t[i], false);
+        opscope_jw_end_obj(&j);
     }
-    opscope_out_str(w, "],\"buckets\":[");
-    for (size_t i = 0; i < n; i++) {
-        if (i) opscope_out_char(w, ',');
-        row_json(w, &v[i], true);
-        opscope_out_char(w, '}');
-    }
-    opscope_out_str(w, "]}");
+    opscope_jw_end_arr(&j);
+    buckets_json(&j, v, n);
+    opscope_jw_end_obj(&j);
     free(t);
 }
 
 void opscope_colls_report_rank_json(opscope_out_t *w, const opscope_job_rank_summary *s) {
-    opscope_out_str(w, ",\"collectives_on\":");
-    opscope_out_json_str(w, !s->n_colls ? "none" : s->colls_unsized ? "annotations" : on_text(s->colls_on_kernels));
-    opscope_out_str(w, ",\"collectives\":[");
+    opscope_jw j = opscope_jw_resume(w);
+    opscope_jw_str(&j, "collectives_on",
+                   !s->n_colls ? "none" : s->colls_unsized ? "annotations" : on_text(s->colls_on_kernels));
+    opscope_jw_arr(&j, "collectives");
     for (size_t i = 0; i < s->n_colls; i++) {
         const opscope_job_coll *r = &s->colls[i];
-        opscope_out_str(w, i ? ",{\"type\":" : "{\"type\":");
-        opscope_out_json_str(w, r->type);
-        opscope_out_printf(w, ",\"bucket\":%lld,\"group_size\":%lld,\"count\":%llu,\"bytes\":%llu,\"bus_bytes\":%llu,"
-                              "\"time_ns\":%lld}",
-                           (long long)r->bucket, (long long)r->group_size, (unsigned long long)r->count,
-                           (unsigned long long)r->bytes, (unsigned long long)r->bus_bytes, (long long)r->time_ns);
+        opscope_jw_item_obj(&j);
+        opscope_jw_str(&j, "type", r->type);
+        opscope_jw_i64(&j, "bucket", r->bucket);
+        opscope_jw_i64(&j, "group_size", r->group_size);
+        opscope_jw_u64(&j, "count", r->count);
+        opscope_jw_u64(&j, "bytes", r->bytes);
+        opscope_jw_u64(&j, "bus_bytes", r->bus_bytes);
+        opscope_jw_i64(&j, "time_ns", r->time_ns);
+        opscope_jw_end_obj(&j);
     }
-    opscope_out_char(w, ']');
+    opscope_jw_end_arr(&j);
 }
 
 /* Collectives with no sizes (gloo's annotations): counts and times per rank, no bandwidth. */
@@ -171,47 +184,47 @@ void opscope_job_colls_console(opscope_out_t *w, const opscope_job_colls *c) {
     }
 }
 
-static void kd(opscope_out_t *w, const char *k, double v) {
-    opscope_out_printf(w, ",\"%s\":", k);
-    opscope_out_fixed(w, v, 4);
+/* One type's members after its row's: the spread over the ranks, then each rank's row. */
+static void type_json(opscope_jw *j, const opscope_job_coll_type *t) {
+    opscope_jw_u64(j, "ranks_count", t->n_ranks);
+    opscope_jw_fixed(j, "busbw_min_gbps", t->busbw_min_gbps, 4);
+    opscope_jw_fixed(j, "busbw_median_gbps", t->busbw_median_gbps, 4);
+    opscope_jw_fixed(j, "busbw_max_gbps", t->busbw_max_gbps, 4);
+    opscope_jw_fixed(j, "busbw_skew_pct", t->skew_pct, 4);
+    opscope_jw_i64(j, "slowest_rank", t->slowest_rank);
+    opscope_jw_i64(j, "late_rank", t->late_rank);
+    opscope_jw_i64(j, "median_time_ns", t->median_time_ns);
+    opscope_jw_i64(j, "late_wait_ns", t->late_wait_ns);
+    opscope_jw_i64(j, "time_min_ns", t->time_min_ns);
+    opscope_jw_i64(j, "time_max_ns", t->time_max_ns);
+    opscope_jw_fixed(j, "time_skew_pct", t->time_skew_pct, 4);
+    opscope_jw_arr(j, "ranks");
+    for (size_t r = 0; r < t->n_ranks; r++) {
+        const opscope_job_coll_rank *x = &t->ranks[r];
+        opscope_jw_item_obj(j);
+        opscope_jw_i64(j, "rank", x->rank);
+        opscope_jw_u64(j, "count", x->count);
+        opscope_jw_u64(j, "bytes", x->bytes);
+        opscope_jw_u64(j, "bus_bytes", x->bus_bytes);
+        opscope_jw_i64(j, "time_ns", x->time_ns);
+        opscope_jw_fixed(j, "algbw_gbps", x->algbw_gbps, 4);
+        opscope_jw_fixed(j, "busbw_gbps", x->busbw_gbps, 4);
+        opscope_jw_end_obj(j);
+    }
+    opscope_jw_end_arr(j);
 }
 
 void opscope_job_colls_json(opscope_out_t *w, const opscope_job_colls *c) {
-    opscope_out_str(w, ",\"collectives\":{\"on\":");
-    opscope_out_json_str(w, !c->n_types ? "none" : c->unsized ? "annotations" : on_text(c->on_kernels));
-    opscope_out_str(w, ",\"types\":[");
+    opscope_jw j = opscope_jw_resume(w);
+    opscope_jw_obj(&j, "collectives");
+    opscope_jw_str(&j, "on", !c->n_types ? "none" : c->unsized ? "annotations" : on_text(c->on_kernels));
+    opscope_jw_arr(&j, "types");
     for (size_t i = 0; i < c->n_types; i++) {
-        const opscope_job_coll_type *t = &c->types[i];
-        if (i) opscope_out_char(w, ',');
-        row_json(w, &t->tot, false);
-        opscope_out_printf(w, ",\"ranks_count\":%zu", t->n_ranks);
-        kd(w, "busbw_min_gbps", t->busbw_min_gbps);
-        kd(w, "busbw_median_gbps", t->busbw_median_gbps);
-        kd(w, "busbw_max_gbps", t->busbw_max_gbps);
-        kd(w, "busbw_skew_pct", t->skew_pct);
-        opscope_out_printf(w, ",\"slowest_rank\":%lld,\"late_rank\":%lld,\"median_time_ns\":%lld,\"late_wait_ns\":%lld",
-                           (long long)t->slowest_rank, (long long)t->late_rank, (long long)t->median_time_ns,
-                           (long long)t->late_wait_ns);
-        opscope_out_printf(w, ",\"time_min_ns\":%lld,\"time_max_ns\":%lld", (long long)t->time_min_ns,
-                           (long long)t->time_max_ns);
-        kd(w, "time_skew_pct", t->time_skew_pct);
-        opscope_out_str(w, ",\"ranks\":[");
-        for (size_t r = 0; r < t->n_ranks; r++) {
-            const opscope_job_coll_rank *x = &t->ranks[r];
-            opscope_out_printf(w, "%s{\"rank\":%lld,\"count\":%llu,\"bytes\":%llu,\"bus_bytes\":%llu,\"time_ns\":%lld",
-                               r ? "," : "", (long long)x->rank, (unsigned long long)x->count,
-                               (unsigned long long)x->bytes, (unsigned long long)x->bus_bytes, (long long)x->time_ns);
-            kd(w, "algbw_gbps", x->algbw_gbps);
-            kd(w, "busbw_gbps", x->busbw_gbps);
-            opscope_out_char(w, '}');
-        }
-        opscope_out_str(w, "]}");
+        row_json(&j, &c->types[i].tot, false);
+        type_json(&j, &c->types[i]);
+        opscope_jw_end_obj(&j);
     }
-    opscope_out_str(w, "],\"buckets\":[");
-    for (size_t i = 0; i < c->n_buckets; i++) {
-        if (i) opscope_out_char(w, ',');
-        row_json(w, &c->buckets[i], true);
-        opscope_out_char(w, '}');
-    }
-    opscope_out_str(w, "]}");
+    opscope_jw_end_arr(&j);
+    buckets_json(&j, c->buckets, c->n_buckets);
+    opscope_jw_end_obj(&j);
 }

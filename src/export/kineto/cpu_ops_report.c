@@ -1,6 +1,7 @@
 /* cpu_ops_report.c - the CPU-op section of a Kineto trace's report (see cpu_ops_report.h). */
 #include "export/kineto/cpu_ops_report.h"
 #include "analyze/kineto/cpu_ops.h"
+#include "export/fmt/json_fmt.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -188,88 +189,90 @@ void opscope_cpu_ops_report_write(opscope_out_t *w, const opscope_kineto_t *k, s
 /* ---------------------------------------------------------------------------------------- */
 /* JSON                                                                                       */
 
-static void ju(opscope_out_t *w, const char *key, uint64_t v) {
-    opscope_out_printf(w, ",\"%s\":", key);
-    opscope_out_u64(w, v);
+/* The string ID of NAMES, NULL for none (written null). */
+static const char *name_or_null(const opscope_strtab_t *names, uint32_t id) {
+    return id != NONE ? opscope_strtab_get(names, id) : NULL;
 }
 
-static void jname(opscope_out_t *w, const char *key, const opscope_strtab_t *names, uint32_t id) {
-    opscope_out_printf(w, ",\"%s\":", key);
-    opscope_out_json_str(w, id != NONE ? opscope_strtab_get(names, id) : NULL);
-}
-
-static void groups_json(opscope_out_t *w, const opscope_kineto_t *k, const char *key, bool by_shape) {
+static void groups_json(opscope_jw *j, const opscope_kineto_t *k, const char *key, bool by_shape) {
     const opscope_cpu_ops_t *c = opscope_kineto_cpu_ops(k);
     const opscope_cpu_ops_results *r = opscope_cpu_ops_results_get(c);
     const opscope_strtab_t *names = opscope_kineto_names(k);
     const opscope_cpu_op_group *g = by_shape ? r->by_shape : r->by_name;
     size_t n = by_shape ? r->n_by_shape : r->n_by_name;
-    opscope_out_printf(w, ",\n\"%s\":[", key);
+    opscope_jw_nl(j);
+    opscope_jw_arr(j, key);
     for (size_t i = 0; i < n; i++) {
-        opscope_out_str(w, i ? ",\n{\"name\":" : "{\"name\":");
-        opscope_out_json_str(w, opscope_cpu_ops_label(c, g[i].name));
-        opscope_out_str(w, ",\"kind\":");
-        opscope_out_json_str(w, opscope_cpu_kind_name(g[i].kind));
-        ju(w, "count", g[i].count);
-        ju(w, "self_ns", g[i].self_ns);
-        ju(w, "total_ns", g[i].total_ns);
-        ju(w, "min_ns", g[i].min_ns);
-        ju(w, "max_ns", g[i].max_ns);
+        if (i) opscope_jw_nl(j);
+        opscope_jw_item_obj(j);
+        opscope_jw_str(j, "name", opscope_cpu_ops_label(c, g[i].name));
+        opscope_jw_str(j, "kind", opscope_cpu_kind_name(g[i].kind));
+        opscope_jw_u64(j, "count", g[i].count);
+        opscope_jw_u64(j, "self_ns", g[i].self_ns);
+        opscope_jw_u64(j, "total_ns", g[i].total_ns);
+        opscope_jw_u64(j, "min_ns", g[i].min_ns);
+        opscope_jw_u64(j, "max_ns", g[i].max_ns);
         if (!by_shape) {
-            ju(w, "gpu_kernels", g[i].gpu_kernels);
-            ju(w, "gpu_ns", g[i].gpu_ns);
+            opscope_jw_u64(j, "gpu_kernels", g[i].gpu_kernels);
+            opscope_jw_u64(j, "gpu_ns", g[i].gpu_ns);
         }
-        jname(w, "dims", names, g[i].dims);
-        jname(w, "types", names, g[i].types);
-        opscope_out_char(w, '}');
+        opscope_jw_str(j, "dims", name_or_null(names, g[i].dims));
+        opscope_jw_str(j, "types", name_or_null(names, g[i].types));
+        opscope_jw_end_obj(j);
     }
-    opscope_out_char(w, ']');
+    opscope_jw_end_arr(j);
 }
 
 void opscope_cpu_ops_report_write_json(opscope_out_t *w, const opscope_kineto_t *k) {
     const opscope_cpu_ops_t *c = opscope_kineto_cpu_ops(k);
     const opscope_cpu_ops_results *r = opscope_cpu_ops_results_get(c);
     const opscope_strtab_t *names = opscope_kineto_names(k);
-    ju(w, "cpu_self_ns", r->self_ns);
-    ju(w, "cpu_records", r->n_recs);
-    ju(w, "cpu_dropped", r->dropped);
-    groups_json(w, k, "cpu_ops", false);
-    groups_json(w, k, "cpu_ops_by_shape", true);
-    opscope_out_str(w, ",\n\"cpu_threads\":[");
+    opscope_jw j = opscope_jw_resume(w);
+    opscope_jw_u64(&j, "cpu_self_ns", r->self_ns);
+    opscope_jw_u64(&j, "cpu_records", r->n_recs);
+    opscope_jw_u64(&j, "cpu_dropped", r->dropped);
+    groups_json(&j, k, "cpu_ops", false);
+    groups_json(&j, k, "cpu_ops_by_shape", true);
+    opscope_jw_nl(&j);
+    opscope_jw_arr(&j, "cpu_threads");
     for (size_t i = 0; i < r->n_threads; i++) {
         const opscope_cpu_thread *t = &r->threads[i];
-        opscope_out_str(w, i ? ",{\"pid\":" : "{\"pid\":");
-        opscope_out_i64(w, t->pid);
-        opscope_out_str(w, ",\"tid\":");
-        opscope_out_i64(w, t->tid);
-        ju(w, "records", t->records);
-        ju(w, "top_level", t->top_level);
-        ju(w, "self_ns", t->self_ns);
-        ju(w, "span_ns", (uint64_t)(t->last_ns - t->first_ns));
-        opscope_out_char(w, '}');
+        opscope_jw_item_obj(&j);
+        opscope_jw_i64(&j, "pid", t->pid);
+        opscope_jw_i64(&j, "tid", t->tid);
+        opscope_jw_u64(&j, "records", t->records);
+        opscope_jw_u64(&j, "top_level", t->top_level);
+        opscope_jw_u64(&j, "self_ns", t->self_ns);
+        opscope_jw_u64(&j, "span_ns", (uint64_t)(t->last_ns - t->first_ns));
+        opscope_jw_end_obj(&j);
     }
-    opscope_out_str(w, "],\n\"cpu_steps\":[");
+    opscope_jw_end_arr(&j);
+    opscope_jw_nl(&j);
+    opscope_jw_arr(&j, "cpu_steps");
     for (size_t i = 0; i < r->n_steps; i++) {
         const opscope_cpu_step *s = &r->steps[i];
-        opscope_out_str(w, i ? ",{" : "{");
-        opscope_out_str(w, "\"name\":");
-        opscope_out_json_str(w, opscope_strtab_get(names, s->name));
-        ju(w, "start_ns", (uint64_t)s->start_ns);
-        ju(w, "dur_ns", (uint64_t)(s->end_ns - s->start_ns));
-        ju(w, "records", s->records);
-        ju(w, "self_ns", s->self_ns);
-        opscope_out_str(w, ",\"top_op\":");
-        opscope_out_json_str(w, s->top_group != NONE ? opscope_cpu_ops_label(c, r->by_name[s->top_group].name) : NULL);
-        ju(w, "top_self_ns", s->top_self_ns);
-        opscope_out_char(w, '}');
+        opscope_jw_item_obj(&j);
+        opscope_jw_str(&j, "name", opscope_strtab_get(names, s->name));
+        opscope_jw_u64(&j, "start_ns", (uint64_t)s->start_ns);
+        opscope_jw_u64(&j, "dur_ns", (uint64_t)(s->end_ns - s->start_ns));
+        opscope_jw_u64(&j, "records", s->records);
+        opscope_jw_u64(&j, "self_ns", s->self_ns);
+        opscope_jw_str(&j, "top_op", s->top_group != NONE ? opscope_cpu_ops_label(c, r->by_name[s->top_group].name) : NULL);
+        opscope_jw_u64(&j, "top_self_ns", s->top_self_ns);
+        opscope_jw_end_obj(&j);
     }
-    opscope_out_printf(w, "],\n\"cpu_phases\":{\"training\":%s,\"list\":[", r->training ? "true" : "false");
+    opscope_jw_end_arr(&j);
+    opscope_jw_nl(&j);
+    opscope_jw_obj(&j, "cpu_phases");
+    opscope_jw_bool(&j, "training", r->training);
+    opscope_jw_arr(&j, "list");
     for (int p = 0; p < OPSCOPE_CPU_PHASE_COUNT; p++) {
-        opscope_out_str(w, p ? ",{\"phase\":" : "{\"phase\":");
-        opscope_out_json_str(w, opscope_cpu_phase_name(p));
-        ju(w, "records", r->phase[p].records);
-        ju(w, "self_ns", r->phase[p].self_ns);
-        opscope_out_char(w, '}');
+        opscope_jw_item_obj(&j);
+        opscope_jw_str(&j, "phase", opscope_cpu_phase_name(p));
+        opscope_jw_u64(&j, "records", r->phase[p].records);
+        opscope_jw_u64(&j, "self_ns", r->phase[p].self_ns);
+        opscope_jw_end_obj(&j);
     }
-    opscope_out_str(w, "]}");
+    opscope_jw_end_arr(&j);
+    opscope_jw_end_obj(&j);
 }

@@ -1,6 +1,7 @@
 /* critical_path_out.c - the critical path in the console report and the JSON summary (see
  * critical_path_out.h). */
 #include "export/kineto/critical_path_out.h"
+#include "export/fmt/json_fmt.h"
 
 #include <inttypes.h>
 
@@ -86,26 +87,22 @@ void opscope_critical_path_write_text(opscope_out_t *w, const opscope_cpath_t *c
     }
 }
 
-static void ju(opscope_out_t *w, const char *k, uint64_t v) {
-    opscope_out_printf(w, ",\"%s\":%" PRIu64, k, v);
-}
-
-static void members(opscope_out_t *w, const opscope_critical_path *p) {
-    opscope_out_printf(w, "\"start_ns\":%" PRId64, p->start_ns);
-    ju(w, "window_ns", p->window_ns);
-    ju(w, "length_ns", p->length_ns);
-    ju(w, "cpu_ns", p->cpu_ns);
-    ju(w, "launch_ns", p->launch_ns);
-    ju(w, "gpu_ns", p->gpu_ns);
-    ju(w, "kernel_ns", p->kernel_ns);
-    ju(w, "comm_ns", p->comm_ns);
-    ju(w, "queue_ns", p->queue_ns);
-    ju(w, "wait_ns", p->wait_ns);
-    ju(w, "idle_ns", p->idle_ns);
-    ju(w, "work_ns", worked(p));
-    ju(w, "edges", p->n_edges);
-    ju(w, "events", p->n_events);
-    opscope_out_printf(w, ",\"bound_by\":\"%s\"", opscope_cpath_part_name(opscope_critical_path_bound(p)));
+static void members(opscope_jw *j, const opscope_critical_path *p) {
+    opscope_jw_i64(j, "start_ns", p->start_ns);
+    opscope_jw_u64(j, "window_ns", p->window_ns);
+    opscope_jw_u64(j, "length_ns", p->length_ns);
+    opscope_jw_u64(j, "cpu_ns", p->cpu_ns);
+    opscope_jw_u64(j, "launch_ns", p->launch_ns);
+    opscope_jw_u64(j, "gpu_ns", p->gpu_ns);
+    opscope_jw_u64(j, "kernel_ns", p->kernel_ns);
+    opscope_jw_u64(j, "comm_ns", p->comm_ns);
+    opscope_jw_u64(j, "queue_ns", p->queue_ns);
+    opscope_jw_u64(j, "wait_ns", p->wait_ns);
+    opscope_jw_u64(j, "idle_ns", p->idle_ns);
+    opscope_jw_u64(j, "work_ns", worked(p));
+    opscope_jw_u64(j, "edges", p->n_edges);
+    opscope_jw_u64(j, "events", p->n_events);
+    opscope_jw_str(j, "bound_by", opscope_cpath_part_name(opscope_critical_path_bound(p)));
 }
 
 void opscope_critical_path_write_json(opscope_out_t *w, const opscope_cpath_t *cp) {
@@ -114,22 +111,26 @@ void opscope_critical_path_write_json(opscope_out_t *w, const opscope_cpath_t *c
     if (!v || !n) return;
     opscope_critical_path t;
     total(v, n, &t);
-    opscope_out_str(w, ",\n\"critical_path\":{");
-    members(w, &t);
+    opscope_jw j = opscope_jw_resume(w);
+    opscope_jw_nl(&j);
+    opscope_jw_obj(&j, "critical_path");
+    members(&j, &t);
     const char *ann = opscope_cpath_window_name(cp);
     if (ann) { /* the windows are the instances of an annotation, not the steps */
-        opscope_out_str(w, ",\"annotation\":");
-        opscope_out_json_str(w, ann);
-        ju(w, "instances", opscope_cpath_window_count(cp));
+        opscope_jw_str(&j, "annotation", ann);
+        opscope_jw_u64(&j, "instances", opscope_cpath_window_count(cp));
     }
     size_t n_hops;
     opscope_cpath_hops(cp, &n_hops); /* the path's hops between lanes: flows in Chrome, arrows in the viewer */
-    ju(w, "hops", n_hops);
-    opscope_out_str(w, ",\"steps\":[");
+    opscope_jw_u64(&j, "hops", n_hops);
+    opscope_jw_arr(&j, "steps");
     for (size_t i = 0; i < n; i++) {
-        opscope_out_printf(w, "%s\n{\"%s\":%" PRId64 ",", i ? "," : "", ann ? "instance" : "step", v[i].step);
-        members(w, &v[i]);
-        opscope_out_char(w, '}');
+        opscope_jw_nl(&j);
+        opscope_jw_item_obj(&j);
+        opscope_jw_i64(&j, ann ? "instance" : "step", v[i].step);
+        members(&j, &v[i]);
+        opscope_jw_end_obj(&j);
     }
-    opscope_out_str(w, "]}");
+    opscope_jw_end_arr(&j);
+    opscope_jw_end_obj(&j);
 }

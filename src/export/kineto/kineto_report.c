@@ -273,249 +273,222 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
 /* ---------------------------------------------------------------------------------------- */
 /* JSON                                                                                       */
 
-/* `"K":` with a comma before it unless FIRST. */
-static void jkey(opscope_out_t *w, const char *k, bool first) {
-    if (!first) opscope_out_char(w, ',');
-    opscope_out_char(w, '"');
-    opscope_out_str(w, k);
-    opscope_out_str(w, "\":");
-}
-
-static void ju(opscope_out_t *w, const char *k, uint64_t v) {
-    jkey(w, k, false);
-    opscope_out_u64(w, v);
-}
-
-static void ji(opscope_out_t *w, const char *k, int64_t v) {
-    jkey(w, k, false);
-    opscope_out_i64(w, v);
-}
-
-void opscope_kineto_write_cpu_side(opscope_out_t *w, const opscope_kineto_results *r) {
-    opscope_out_str(w, "\"steps\":[");
+void opscope_kineto_write_cpu_side(opscope_jw *j, const opscope_kineto_results *r) {
+    opscope_jw_arr(j, "steps");
     for (size_t i = 0; i < r->n_steps; i++) {
-        opscope_out_str(w, i ? ",{" : "{");
-        jkey(w, "number", true);
-        opscope_out_i64(w, r->steps[i].number);
-        ju(w, "start_ns", r->steps[i].start_ns);
-        ju(w, "dur_ns", r->steps[i].dur_ns);
-        opscope_out_char(w, '}');
+        opscope_jw_item_obj(j);
+        opscope_jw_i64(j, "number", r->steps[i].number);
+        opscope_jw_u64(j, "start_ns", r->steps[i].start_ns);
+        opscope_jw_u64(j, "dur_ns", r->steps[i].dur_ns);
+        opscope_jw_end_obj(j);
     }
-    opscope_out_char(w, ']');
-    ju(w, "window_start_ns", r->window_start_ns);
-    ju(w, "window_ns", r->window_ns);
-    opscope_out_str(w, ",\"gpu_busy\":[");
+    opscope_jw_end_arr(j);
+    opscope_jw_u64(j, "window_start_ns", r->window_start_ns);
+    opscope_jw_u64(j, "window_ns", r->window_ns);
+    opscope_jw_arr(j, "gpu_busy");
     for (size_t i = 0; i < r->n_devices; i++) {
-        opscope_out_str(w, i ? ",{" : "{");
-        jkey(w, "device", true);
-        opscope_out_i64(w, r->devices[i].device);
-        ju(w, "busy_ns", r->devices[i].busy_ns);
-        ju(w, "idle_ns", r->devices[i].idle_ns);
-        opscope_out_char(w, '}');
+        opscope_jw_item_obj(j);
+        opscope_jw_i64(j, "device", r->devices[i].device);
+        opscope_jw_u64(j, "busy_ns", r->devices[i].busy_ns);
+        opscope_jw_u64(j, "idle_ns", r->devices[i].idle_ns);
+        opscope_jw_end_obj(j);
     }
-    opscope_out_char(w, ']');
-    ju(w, "cpu_top_level_ns", r->cpu_top_ns);
-    jkey(w, "cpu_bound", false);
-    opscope_out_str(w, r->cpu_bound ? "true" : "false");
+    opscope_jw_end_arr(j);
+    opscope_jw_u64(j, "cpu_top_level_ns", r->cpu_top_ns);
+    opscope_jw_bool(j, "cpu_bound", r->cpu_bound);
 }
 
-static void jtop(opscope_out_t *w, const char *key, const opscope_kineto_agg *a, size_t n,
+static void jtop(opscope_jw *j, const char *key, const opscope_kineto_agg *a, size_t n,
                  const opscope_strtab_t *names) {
-    jkey(w, key, false);
-    opscope_out_char(w, '[');
+    opscope_jw_arr(j, key);
     for (size_t i = 0; i < n; i++) {
-        opscope_out_str(w, i ? ",{\"name\":" : "{\"name\":");
-        opscope_out_json_str(w, a[i].name_id == UINT32_MAX ? NULL
-                                                           : opscope_strtab_get(names, a[i].name_id));
-        ju(w, "kernels", a[i].count);
-        ju(w, "ns", a[i].ns);
-        opscope_out_char(w, '}');
+        opscope_jw_item_obj(j);
+        opscope_jw_str(j, "name", a[i].name_id == UINT32_MAX ? NULL : opscope_strtab_get(names, a[i].name_id));
+        opscope_jw_u64(j, "kernels", a[i].count);
+        opscope_jw_u64(j, "ns", a[i].ns);
+        opscope_jw_end_obj(j);
     }
-    opscope_out_char(w, ']');
+    opscope_jw_end_arr(j);
 }
 
 /* The trace's header members: schema, platform, rank, devices, event counts. */
-static void info_json(opscope_out_t *w, const opscope_kineto_info *in) {
-    jkey(w, "schema_version", true);
-    opscope_out_i64(w, in->schema_version);
-    jkey(w, "platform", false);
-    opscope_out_json_str(w, opscope_kineto_platform_name(in->platform));
-    jkey(w, "platform_hint", false);
-    opscope_out_json_str(w, in->platform_hint);
-    jkey(w, "display_time_unit", false);
-    opscope_out_json_str(w, in->display_time_unit);
-    ji(w, "rank", in->rank);
-    ji(w, "world_size", in->world_size);
-    jkey(w, "dist_backend", false);
-    opscope_out_json_str(w, in->dist_backend);
+static void info_json(opscope_jw *j, const opscope_kineto_info *in) {
+    opscope_jw_i64(j, "schema_version", in->schema_version);
+    opscope_jw_str(j, "platform", opscope_kineto_platform_name(in->platform));
+    opscope_jw_str(j, "platform_hint", in->platform_hint);
+    opscope_jw_str(j, "display_time_unit", in->display_time_unit);
+    opscope_jw_i64(j, "rank", in->rank);
+    opscope_jw_i64(j, "world_size", in->world_size);
+    opscope_jw_str(j, "dist_backend", in->dist_backend);
 
-    jkey(w, "devices", false);
-    opscope_out_char(w, '[');
+    opscope_jw_arr(j, "devices");
     for (int i = 0; i < in->n_devices; i++) {
         const opscope_kineto_device *d = &in->devices[i];
-        opscope_out_str(w, i ? ",\n{" : "\n{");
-        jkey(w, "id", true);
-        opscope_out_i64(w, d->id);
-        jkey(w, "name", false);
-        opscope_out_json_str(w, d->name);
-        ji(w, "total_mem", d->total_mem);
-        ji(w, "compute_major", d->compute_major);
-        ji(w, "compute_minor", d->compute_minor);
-        ji(w, "num_sms", d->num_sms);
-        ji(w, "warp_size", d->warp_size);
-        ji(w, "max_threads_per_block", d->max_threads_per_block);
-        ji(w, "shared_mem_per_block", d->shared_mem_per_block);
-        opscope_out_char(w, '}');
+        opscope_jw_nl(j);
+        opscope_jw_item_obj(j);
+        opscope_jw_i64(j, "id", d->id);
+        opscope_jw_str(j, "name", d->name);
+        opscope_jw_i64(j, "total_mem", d->total_mem);
+        opscope_jw_i64(j, "compute_major", d->compute_major);
+        opscope_jw_i64(j, "compute_minor", d->compute_minor);
+        opscope_jw_i64(j, "num_sms", d->num_sms);
+        opscope_jw_i64(j, "warp_size", d->warp_size);
+        opscope_jw_i64(j, "max_threads_per_block", d->max_threads_per_block);
+        opscope_jw_i64(j, "shared_mem_per_block", d->shared_mem_per_block);
+        opscope_jw_end_obj(j);
     }
-    opscope_out_char(w, ']');
+    opscope_jw_end_arr(j);
 
-    opscope_out_str(w, ",\n\"events\":{");
-    jkey(w, "all", true);
-    opscope_out_u64(w, in->n_events);
-    ju(w, "kernels", in->n_kernels);
-    ju(w, "memcpy", in->n_memcpy);
-    ju(w, "memset", in->n_memset);
-    ju(w, "cpu_ops", in->n_cpu_ops);
-    ju(w, "runtime", in->n_runtime);
-    ju(w, "python", in->n_python);
-    ju(w, "annotations", in->n_annotations);
-    ju(w, "gpu_annotations", in->n_gpu_annotations);
-    ju(w, "flows", in->n_flows);
-    ju(w, "metadata", in->n_metadata);
-    ju(w, "other", in->n_other);
-    ju(w, "ends", in->n_ends);
-    ju(w, "unmatched_end", in->n_unmatched_end);
-    ju(w, "unclosed_begin", in->n_unclosed_begin);
-    ju(w, "old_categories", in->n_old_categories);
-    ju(w, "string_ids", in->n_string_ids);
-    ju(w, "float_ts", in->n_float_ts);
-    opscope_out_char(w, '}');
+    opscope_jw_nl(j);
+    opscope_jw_obj(j, "events");
+    opscope_jw_u64(j, "all", in->n_events);
+    opscope_jw_u64(j, "kernels", in->n_kernels);
+    opscope_jw_u64(j, "memcpy", in->n_memcpy);
+    opscope_jw_u64(j, "memset", in->n_memset);
+    opscope_jw_u64(j, "cpu_ops", in->n_cpu_ops);
+    opscope_jw_u64(j, "runtime", in->n_runtime);
+    opscope_jw_u64(j, "python", in->n_python);
+    opscope_jw_u64(j, "annotations", in->n_annotations);
+    opscope_jw_u64(j, "gpu_annotations", in->n_gpu_annotations);
+    opscope_jw_u64(j, "flows", in->n_flows);
+    opscope_jw_u64(j, "metadata", in->n_metadata);
+    opscope_jw_u64(j, "other", in->n_other);
+    opscope_jw_u64(j, "ends", in->n_ends);
+    opscope_jw_u64(j, "unmatched_end", in->n_unmatched_end);
+    opscope_jw_u64(j, "unclosed_begin", in->n_unclosed_begin);
+    opscope_jw_u64(j, "old_categories", in->n_old_categories);
+    opscope_jw_u64(j, "string_ids", in->n_string_ids);
+    opscope_jw_u64(j, "float_ts", in->n_float_ts);
+    opscope_jw_end_obj(j);
 }
 
 /* GPU totals, kernel categories and launch links. */
-static void gpu_json(opscope_out_t *w, const opscope_kineto_results *r, const opscope_strtab_t *names) {
-    opscope_out_str(w, ",\n\"gpu\":{");
-    jkey(w, "kernels", true);
-    opscope_out_u64(w, r->kernels);
-    ju(w, "kernel_ns", r->kernel_ns);
-    ju(w, "memcpy", r->memcpy_n);
-    ju(w, "memcpy_ns", r->memcpy_ns);
-    ju(w, "memcpy_bytes", r->memcpy_bytes);
-    ju(w, "memset", r->memset_n);
-    ju(w, "memset_ns", r->memset_ns);
-    opscope_out_char(w, '}');
+static void gpu_json(opscope_jw *j, const opscope_kineto_results *r, const opscope_strtab_t *names) {
+    opscope_jw_nl(j);
+    opscope_jw_obj(j, "gpu");
+    opscope_jw_u64(j, "kernels", r->kernels);
+    opscope_jw_u64(j, "kernel_ns", r->kernel_ns);
+    opscope_jw_u64(j, "memcpy", r->memcpy_n);
+    opscope_jw_u64(j, "memcpy_ns", r->memcpy_ns);
+    opscope_jw_u64(j, "memcpy_bytes", r->memcpy_bytes);
+    opscope_jw_u64(j, "memset", r->memset_n);
+    opscope_jw_u64(j, "memset_ns", r->memset_ns);
+    opscope_jw_end_obj(j);
 
     /* Every category, in the order of the rule table, zeros included: a fixed shape. */
-    opscope_out_str(w, ",\n\"kernel_categories\":[");
+    opscope_jw_nl(j);
+    opscope_jw_arr(j, "kernel_categories");
     for (int c = 0; c < OPSCOPE_KCAT_COUNT; c++) {
-        opscope_out_str(w, c ? ",{\"category\":" : "{\"category\":");
-        opscope_out_json_str(w, opscope_kernel_category_name(c));
-        ju(w, "kernels", r->cat_count[c]);
-        ju(w, "ns", r->cat_ns[c]);
-        opscope_out_char(w, '}');
+        opscope_jw_item_obj(j);
+        opscope_jw_str(j, "category", opscope_kernel_category_name(c));
+        opscope_jw_u64(j, "kernels", r->cat_count[c]);
+        opscope_jw_u64(j, "ns", r->cat_ns[c]);
+        opscope_jw_end_obj(j);
     }
-    opscope_out_char(w, ']');
+    opscope_jw_end_arr(j);
 
-    opscope_out_str(w, ",\n\"links\":{");
-    jkey(w, "kernels", true);
-    opscope_out_u64(w, r->kernels);
-    ju(w, "runtime", r->link_runtime);
-    ju(w, "cpu_op", r->link_cpu);
-    ju(w, "cpu_op_enclosing", r->link_cpu_enclose);
-    ju(w, "cpu_op_external_id", r->link_cpu_ext);
-    ju(w, "python_only", r->link_python);
-    ju(w, "none", r->link_none);
-    jtop(w, "top_cpu_ops", r->top_cpu_ops, r->n_top_cpu_ops, names);
-    jtop(w, "top_python", r->top_python, r->n_top_python, names);
-    opscope_out_char(w, '}');
+    opscope_jw_nl(j);
+    opscope_jw_obj(j, "links");
+    opscope_jw_u64(j, "kernels", r->kernels);
+    opscope_jw_u64(j, "runtime", r->link_runtime);
+    opscope_jw_u64(j, "cpu_op", r->link_cpu);
+    opscope_jw_u64(j, "cpu_op_enclosing", r->link_cpu_enclose);
+    opscope_jw_u64(j, "cpu_op_external_id", r->link_cpu_ext);
+    opscope_jw_u64(j, "python_only", r->link_python);
+    opscope_jw_u64(j, "none", r->link_none);
+    jtop(j, "top_cpu_ops", r->top_cpu_ops, r->n_top_cpu_ops, names);
+    jtop(j, "top_python", r->top_python, r->n_top_python, names);
+    opscope_jw_end_obj(j);
 }
 
-static void phases_layers_json(opscope_out_t *w, const opscope_kineto_results *r) {
-    opscope_out_str(w, ",\n\"phases\":{");
-    jkey(w, "annotations", true);
-    opscope_out_u64(w, r->n_phase_annotations);
-    jkey(w, "list", false);
-    opscope_out_char(w, '[');
+static void phases_layers_json(opscope_jw *j, const opscope_kineto_results *r) {
+    opscope_jw_nl(j);
+    opscope_jw_obj(j, "phases");
+    opscope_jw_u64(j, "annotations", r->n_phase_annotations);
+    opscope_jw_arr(j, "list");
     for (int p = 0; p < OPSCOPE_KINETO_PHASE_COUNT; p++) {
         const opscope_kineto_phase_stats *ps = &r->phase[p];
-        opscope_out_str(w, p ? ",\n{\"phase\":" : "\n{\"phase\":");
-        opscope_out_json_str(w, opscope_kineto_phase_name(p));
-        ju(w, "kernels", ps->kernels);
-        ju(w, "ns", ps->ns);
-        jkey(w, "category_ns", false);
-        opscope_out_char(w, '{');
-        for (int c = 0; c < OPSCOPE_KCAT_COUNT; c++) {
-            jkey(w, opscope_kernel_category_name(c), c == 0);
-            opscope_out_u64(w, ps->cat_ns[c]);
-        }
-        opscope_out_str(w, "}}");
+        opscope_jw_nl(j);
+        opscope_jw_item_obj(j);
+        opscope_jw_str(j, "phase", opscope_kineto_phase_name(p));
+        opscope_jw_u64(j, "kernels", ps->kernels);
+        opscope_jw_u64(j, "ns", ps->ns);
+        opscope_jw_obj(j, "category_ns");
+        for (int c = 0; c < OPSCOPE_KCAT_COUNT; c++) opscope_jw_u64(j, opscope_kernel_category_name(c), ps->cat_ns[c]);
+        opscope_jw_end_obj(j);
+        opscope_jw_end_obj(j);
     }
-    opscope_out_str(w, "]}");
+    opscope_jw_end_arr(j);
+    opscope_jw_end_obj(j);
 
     static const char *const methods[] = {"none", "launch_groups", "attention_anchored"};
-    opscope_out_str(w, ",\n\"layers\":{");
-    jkey(w, "method", true);
-    opscope_out_json_str(w, methods[r->layer_method >= 0 && r->layer_method <= 2 ? r->layer_method : 0]);
-    ju(w, "count", r->n_layers);
-    ju(w, "kernels", r->layer_kernels);
-    ju(w, "ns", r->layer_ns);
-    ju(w, "min_ns", r->n_layers ? r->layer_min_ns : 0);
-    ju(w, "max_ns", r->n_layers ? r->layer_max_ns : 0);
-    ju(w, "folded", r->n_layers_folded);
-    opscope_out_char(w, '}');
+    opscope_jw_nl(j);
+    opscope_jw_obj(j, "layers");
+    opscope_jw_str(j, "method", methods[r->layer_method >= 0 && r->layer_method <= 2 ? r->layer_method : 0]);
+    opscope_jw_u64(j, "count", r->n_layers);
+    opscope_jw_u64(j, "kernels", r->layer_kernels);
+    opscope_jw_u64(j, "ns", r->layer_ns);
+    opscope_jw_u64(j, "min_ns", r->n_layers ? r->layer_min_ns : 0);
+    opscope_jw_u64(j, "max_ns", r->n_layers ? r->layer_max_ns : 0);
+    opscope_jw_u64(j, "folded", r->n_layers_folded);
+    opscope_jw_end_obj(j);
 }
 
-static void streams_json(opscope_out_t *w, const opscope_kineto_results *r) {
-    opscope_out_str(w, ",\n\"streams\":[");
+static void streams_json(opscope_jw *j, const opscope_kineto_results *r) {
+    opscope_jw_nl(j);
+    opscope_jw_arr(j, "streams");
     for (size_t i = 0; i < r->n_streams; i++) {
         const opscope_kineto_stream *st = &r->streams[i];
-        opscope_out_str(w, i ? ",\n{" : "\n{");
-        jkey(w, "device", true);
-        opscope_out_i64(w, st->device);
-        ji(w, "stream", st->stream);
-        ju(w, "activities", st->n);
-        ju(w, "first_ns", st->first_ns);
-        ju(w, "last_ns", st->last_ns);
-        ju(w, "span_ns", st->last_ns - st->first_ns);
-        ju(w, "busy_ns", st->busy_ns);
-        ju(w, "compute_ns", st->compute_ns);
-        ju(w, "comm_ns", st->comm_ns);
-        ju(w, "memory_ns", st->memory_ns);
-        ju(w, "idle_ns", st->idle_ns);
-        ju(w, "overlapped", st->overlapped);
-        opscope_out_char(w, '}');
+        opscope_jw_nl(j);
+        opscope_jw_item_obj(j);
+        opscope_jw_i64(j, "device", st->device);
+        opscope_jw_i64(j, "stream", st->stream);
+        opscope_jw_u64(j, "activities", st->n);
+        opscope_jw_u64(j, "first_ns", st->first_ns);
+        opscope_jw_u64(j, "last_ns", st->last_ns);
+        opscope_jw_u64(j, "span_ns", st->last_ns - st->first_ns);
+        opscope_jw_u64(j, "busy_ns", st->busy_ns);
+        opscope_jw_u64(j, "compute_ns", st->compute_ns);
+        opscope_jw_u64(j, "comm_ns", st->comm_ns);
+        opscope_jw_u64(j, "memory_ns", st->memory_ns);
+        opscope_jw_u64(j, "idle_ns", st->idle_ns);
+        opscope_jw_u64(j, "overlapped", st->overlapped);
+        opscope_jw_end_obj(j);
     }
+    opscope_jw_end_arr(j);
 }
 
-static void gaps_json(opscope_out_t *w, const opscope_kineto_results *r) {
-    opscope_out_str(w, ",\n\"idle_gaps\":[");
+static void gaps_json(opscope_jw *j, const opscope_kineto_results *r) {
+    opscope_jw_nl(j);
+    opscope_jw_arr(j, "idle_gaps");
     for (size_t i = 0; i < r->n_gaps; i++) {
         const opscope_kineto_gap *g = &r->gaps[i];
-        opscope_out_str(w, i ? ",{" : "{");
-        jkey(w, "device", true);
-        opscope_out_i64(w, g->device);
-        ji(w, "stream", g->stream);
-        ju(w, "start_ns", g->start_ns);
-        ju(w, "len_ns", g->len_ns);
-        opscope_out_char(w, '}');
+        opscope_jw_item_obj(j);
+        opscope_jw_i64(j, "device", g->device);
+        opscope_jw_i64(j, "stream", g->stream);
+        opscope_jw_u64(j, "start_ns", g->start_ns);
+        opscope_jw_u64(j, "len_ns", g->len_ns);
+        opscope_jw_end_obj(j);
     }
+    opscope_jw_end_arr(j);
 }
 
 void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *k, const opscope_cpath_t *cp) {
     const opscope_kineto_info *in = opscope_kineto_get_info(k);
     const opscope_kineto_results *r = opscope_kineto_get_results(k);
     if (!in->is_kineto && !r->kernels && !in->n_cpu_ops) return; /* as the text section */
-    opscope_out_str(w, ",\n\"kineto\":{");
-    info_json(w, in);
+    opscope_jw j = opscope_jw_resume(w);
+    opscope_jw_nl(&j);
+    opscope_jw_obj(&j, "kineto");
+    info_json(&j, in);
     opscope_colls_report_json(w, opscope_kineto_colls(k));
-    gpu_json(w, r, opscope_kineto_names(k));
-    phases_layers_json(w, r);
-    streams_json(w, r);
-    opscope_out_str(w, "],\n");
-    opscope_kineto_write_cpu_side(w, r);
-    gaps_json(w, r);
-    opscope_out_str(w, "]");
+    gpu_json(&j, r, opscope_kineto_names(k));
+    phases_layers_json(&j, r);
+    streams_json(&j, r);
+    opscope_jw_nl(&j);
+    opscope_kineto_write_cpu_side(&j, r);
+    gaps_json(&j, r);
     opscope_cpu_ops_report_write_json(w, k);
     opscope_critical_path_write_json(w, cp);
-    opscope_out_str(w, "}");
+    opscope_jw_end_obj(&j);
 }

@@ -13,6 +13,7 @@
 
 #include "analyze/kineto/critical_path.h"
 #include "analyze/kineto/kineto.h"
+#include "export/fmt/json_fmt.h"
 #include "util/out.h"
 
 void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k);
@@ -22,10 +23,11 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k);
  * adds its "critical_path" member (docs/critical_path.md). */
 void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *k, const opscope_cpath_t *cp);
 
-/* The CPU side of finished results R as JSON members (no leading comma): "steps" (number,
- * start_ns, dur_ns), "window_start_ns", "window_ns", "gpu_busy" (device, busy_ns, idle_ns),
- * "cpu_top_level_ns", "cpu_bound". Used by the report's summary and by the diff's sides. */
-void opscope_kineto_write_cpu_side(opscope_out_t *w, const opscope_kineto_results *r);
+/* The CPU side of finished results R as JSON members written through J (a comma before the
+ * first as J's state says): "steps" (number, start_ns, dur_ns), "window_start_ns",
+ * "window_ns", "gpu_busy" (device, busy_ns, idle_ns), "cpu_top_level_ns", "cpu_bound". Used
+ * by the report's summary and by the diff's sides. */
+void opscope_kineto_write_cpu_side(opscope_jw *j, const opscope_kineto_results *r);
 
 /* The analysis itself lives in a session (analyze/session/session.h: opscope_session_kineto). */
 

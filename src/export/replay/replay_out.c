@@ -1,5 +1,6 @@
 /* replay_out.c - `opscope replay`'s console table and JSON (see replay_out.h). */
 #include "export/replay/replay_out.h"
+#include "export/fmt/json_fmt.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -177,16 +178,16 @@ static const char *status_name(opscope_replay_status s) {
     return "no result";
 }
 
-/* Each backend of R as a member: VALUE(w, r, rw, backend) its value. */
-static void per_backend(opscope_out_t *w, const opscope_replay_table *r, const opscope_replay_row *rw,
+/* The member KEY: an object of each backend of R, VALUE(w, r, rw, backend) its value. */
+static void per_backend(opscope_jw *j, const char *key, const opscope_replay_table *r, const opscope_replay_row *rw,
                         void (*value)(opscope_out_t *, const opscope_replay_table *,
                                       const opscope_replay_row *, int)) {
+    opscope_jw_obj(j, key);
     for (int b = 0; b < r->n_b; b++) {
-        if (b) opscope_out_char(w, ',');
-        opscope_out_json_str(w, r->backends[b]);
-        opscope_out_char(w, ':');
-        value(w, r, rw, b);
+        opscope_jw_key_json(j, r->backends[b]);
+        value(j->out, r, rw, b);
     }
+    opscope_jw_end_obj(j);
 }
 
 static void isolated_ns(opscope_out_t *w, const opscope_replay_table *r, const opscope_replay_row *rw,
@@ -206,90 +207,85 @@ static void status_of(opscope_out_t *w, const opscope_replay_table *r, const ops
     opscope_out_json_str(w, r->failed[b] ? "no result" : status_name(r->res[b][rw->line].status));
 }
 
-/* One row's members and its closing brace. */
-static void json_row(opscope_out_t *w, const opscope_replay_table *r, const opscope_replay_row *rw) {
+/* One row as an item of the "rows" array. */
+static void json_row(opscope_jw *j, const opscope_replay_table *r, const opscope_replay_row *rw) {
     char label[160];
     op_label(rw, label, sizeof label);
-    opscope_out_printf(w, "\"line\":%zu,\"name\":", rw->line + 1);
-    opscope_out_json_str(w, label);
-    opscope_out_str(w, ",\"op\":");
-    opscope_out_json_str(w, rw->l->op);
+    opscope_jw_nl(j);
+    opscope_jw_item_obj(j);
+    opscope_jw_u64(j, "line", rw->line + 1);
+    opscope_jw_str(j, "name", label);
+    opscope_jw_str(j, "op", rw->l->op);
     /* as in the records and the report's JSON: ggml's enum value, its name beside it */
-    opscope_out_printf(w, ",\"sub_op\":%" PRId32 ",\"sub_op_name\":", rw->l->sub_op_value);
-    if (rw->l->sub_op) opscope_out_json_str(w, rw->l->sub_op);
-    else opscope_out_str(w, "null");
-    opscope_out_str(w, ",\"fused\":");
-    if (rw->u->fused) opscope_out_json_str(w, rw->u->fused);
-    else opscope_out_str(w, "null");
-    opscope_out_str(w, ",\"tensor\":");
-    opscope_out_json_str(w, rw->l->name);
-    opscope_out_str(w, ",\"shape\":");
-    opscope_out_json_str(w, rw->l->shape);
-    opscope_out_str(w, ",\"backend\":");
-    opscope_out_json_str(w, rw->u->backend);
-    opscope_out_printf(w, ",\"count\":%" PRIu64 ",\"model_total_ns\":%" PRIu64 ",\"model_avg_ns\":",
-                       rw->u->count, rw->u->total_ns);
-    json_num(w, model_avg_ns(rw));
-    opscope_out_printf(w, ",\"model_median_ns\":%" PRIu64 ",\"model_min_ns\":%" PRIu64
-                          ",\"model_max_ns\":%" PRIu64,
-                       rw->u->median_ns, rw->u->min_ns, rw->u->max_ns);
-    opscope_out_str(w, ",\"isolated_avg_ns\":{");
-    per_backend(w, r, rw, isolated_ns);
-    opscope_out_str(w, "},\"projected_ns\":{");
-    per_backend(w, r, rw, projected_ns);
-    opscope_out_str(w, "},\"status\":{");
-    per_backend(w, r, rw, status_of);
-    opscope_out_str(w, "},\"model_over_isolated\":");
+    opscope_jw_i64(j, "sub_op", rw->l->sub_op_value);
+    opscope_jw_str(j, "sub_op_name", rw->l->sub_op);
+    opscope_jw_str(j, "fused", rw->u->fused);
+    opscope_jw_str(j, "tensor", rw->l->name);
+    opscope_jw_str(j, "shape", rw->l->shape);
+    opscope_jw_str(j, "backend", rw->u->backend);
+    opscope_jw_u64(j, "count", rw->u->count);
+    opscope_jw_u64(j, "model_total_ns", rw->u->total_ns);
+    opscope_jw_key(j, "model_avg_ns");
+    json_num(j->out, model_avg_ns(rw));
+    opscope_jw_u64(j, "model_median_ns", rw->u->median_ns);
+    opscope_jw_u64(j, "model_min_ns", rw->u->min_ns);
+    opscope_jw_u64(j, "model_max_ns", rw->u->max_ns);
+    per_backend(j, "isolated_avg_ns", r, rw, isolated_ns);
+    per_backend(j, "projected_ns", r, rw, projected_ns);
+    per_backend(j, "status", r, rw, status_of);
     double fi = fidelity(r, rw);
-    if (fi > 0) opscope_out_fixed(w, fi, 4);
-    else opscope_out_str(w, "null");
-    opscope_out_str(w, ",\"flagged\":");
-    opscope_out_str(w, flagged(r, rw) ? "true" : "false");
-    opscope_out_char(w, '}');
+    if (fi > 0) opscope_jw_fixed(j, "model_over_isolated", fi, 4);
+    else opscope_jw_null(j, "model_over_isolated");
+    opscope_jw_bool(j, "flagged", flagged(r, rw));
+    opscope_jw_end_obj(j);
+}
+
+/* The "summary" member: per backend the projection and what ran. */
+static void summary_json(opscope_jw *j, const opscope_replay_table *r) {
+    opscope_jw_obj(j, "summary");
+    for (int b = 0; b < r->n_b; b++) {
+        projection p = project(r, b);
+        opscope_jw_key_json(j, r->backends[b]);
+        opscope_jw_open_obj(j);
+        opscope_jw_fixed(j, "projected_ns", p.projected_ns, 1);
+        opscope_jw_u64(j, "model_ns_of_timed_rows", p.model_ns);
+        opscope_jw_u64(j, "rows_timed", p.rows_timed);
+        opscope_jw_u64(j, "ops_timed", p.lines_timed);
+        opscope_jw_u64(j, "ops_not_supported", p.lines_unsupported);
+        opscope_jw_u64(j, "ops_failed", p.lines_failed);
+        opscope_jw_bool(j, "ran", !r->failed[b]);
+        opscope_jw_end_obj(j);
+    }
+    opscope_jw_end_obj(j);
 }
 
 void opscope_replay_write_json(opscope_out_t *w, const opscope_replay_table *r, const char *tbo) {
-    opscope_out_str(w, "{\"profile\":");
-    opscope_out_json_str(w, r->input);
-    opscope_out_str(w, ",\"test_backend_ops\":");
-    opscope_out_json_str(w, tbo);
-    opscope_out_str(w, ",\"mode\":");
-    opscope_out_json_str(w, r->mode);
-    opscope_out_str(w, ",\"flag_factor\":");
-    opscope_out_double(w, r->flag);
-    opscope_out_str(w, ",\"backends\":[");
-    for (int b = 0; b < r->n_b; b++) {
-        if (b) opscope_out_char(w, ',');
-        opscope_out_json_str(w, r->backends[b]);
-    }
-    opscope_out_str(w, "],\n\"rows\":[");
-    for (size_t i = 0; i < r->n_rows; i++) {
-        opscope_out_str(w, i ? ",\n{" : "\n{");
-        json_row(w, r, &r->rows[i]);
-    }
-    opscope_out_str(w, "],\n\"summary\":{");
-    for (int b = 0; b < r->n_b; b++) {
-        projection p = project(r, b);
-        if (b) opscope_out_char(w, ',');
-        opscope_out_json_str(w, r->backends[b]);
-        opscope_out_str(w, ":{\"projected_ns\":");
-        opscope_out_fixed(w, p.projected_ns, 1);
-        opscope_out_printf(w, ",\"model_ns_of_timed_rows\":%" PRIu64 ",\"rows_timed\":%zu,"
-                              "\"ops_timed\":%zu,\"ops_not_supported\":%zu,\"ops_failed\":%zu,"
-                              "\"ran\":%s}",
-                           p.model_ns, p.rows_timed, p.lines_timed, p.lines_unsupported,
-                           p.lines_failed, r->failed[b] ? "false" : "true");
-    }
-    opscope_out_str(w, "},\n\"skipped\":[");
+    opscope_jw j = opscope_jw_object(w);
+    opscope_jw_str(&j, "profile", r->input);
+    opscope_jw_str(&j, "test_backend_ops", tbo);
+    opscope_jw_str(&j, "mode", r->mode);
+    opscope_jw_double(&j, "flag_factor", r->flag);
+    opscope_jw_arr(&j, "backends");
+    for (int b = 0; b < r->n_b; b++) opscope_jw_item_str(&j, r->backends[b]);
+    opscope_jw_end_arr(&j);
+    opscope_jw_nl(&j);
+    opscope_jw_arr(&j, "rows");
+    for (size_t i = 0; i < r->n_rows; i++) json_row(&j, r, &r->rows[i]);
+    opscope_jw_end_arr(&j);
+    opscope_jw_nl(&j);
+    summary_json(&j, r);
+    opscope_jw_nl(&j);
+    opscope_jw_arr(&j, "skipped");
     for (size_t i = 0; i < opscope_ops_export_n_skipped(r->x); i++) {
         const opscope_ops_skip *s = opscope_ops_export_skipped(r->x, i);
-        opscope_out_str(w, i ? ",{\"what\":" : "{\"what\":");
-        opscope_out_json_str(w, s->what);
-        opscope_out_printf(w, ",\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"reason\":", s->count,
-                           s->total_ns);
-        opscope_out_json_str(w, opscope_ops_skip_reason_text(s->reason));
-        opscope_out_char(w, '}');
+        opscope_jw_item_obj(&j);
+        opscope_jw_str(&j, "what", s->what);
+        opscope_jw_u64(&j, "count", s->count);
+        opscope_jw_u64(&j, "total_ns", s->total_ns);
+        opscope_jw_str(&j, "reason", opscope_ops_skip_reason_text(s->reason));
+        opscope_jw_end_obj(&j);
     }
-    opscope_out_str(w, "]}\n");
+    opscope_jw_end_arr(&j);
+    opscope_jw_end_obj(&j);
+    opscope_out_char(w, '\n');
 }
-

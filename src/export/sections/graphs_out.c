@@ -1,5 +1,6 @@
 /* graphs_out.c - the "Graphs by batch" section as text and as JSON (sections.h). */
 #include "export/sections/sections.h"
+#include "export/fmt/json_fmt.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -36,27 +37,37 @@ static void warm_text(opscope_out_t *w, const opscope_graphs_t *g) {
 }
 
 /* The "warmup" member: the load, and per kind the graphs' number, time and first ids. */
-static void warm_json(opscope_out_t *w, const opscope_graphs_t *g) {
+static void warm_json(opscope_jw *j, const opscope_graphs_t *g) {
     uint64_t load_n, load_ns;
     opscope_graphs_load(g, &load_n, &load_ns);
-    opscope_out_printf(w, ",\n\"warmup\":{\"load_records\":%" PRIu64 ",\"load_ns\":%" PRIu64, load_n, load_ns);
+    opscope_jw_nl(j);
+    opscope_jw_obj(j, "warmup");
+    opscope_jw_u64(j, "load_records", load_n);
+    opscope_jw_u64(j, "load_ns", load_ns);
     static const char *const kind[3] = {"steady", "warmup", "outlier"};
     size_t total = opscope_graphs_n(g);
     for (int k = 0; k < 3; k++) {
         uint64_t n = 0, op = 0, wall = 0;
-        opscope_out_printf(w, ",\"%s_ids\":[", kind[k]);
+        char key[32];
+        snprintf(key, sizeof key, "%s_ids", kind[k]);
+        opscope_jw_arr(j, key);
         for (size_t i = 0; i < total; i++) {
             const opscope_graph_stats *s = opscope_graphs_at(g, i);
             if ((int)s->warm != k) continue;
-            if (k && n < WARM_LIST_MAX) opscope_out_printf(w, "%s%lld", n ? "," : "", (long long)s->id);
+            if (k && n < WARM_LIST_MAX) opscope_jw_item_i64(j, s->id);
             n++;
             op += s->op_ns;
             wall += s->wall_ns;
         }
-        opscope_out_printf(w, "],\"%s_graphs\":%" PRIu64 ",\"%s_op_ns\":%" PRIu64 ",\"%s_wall_ns\":%" PRIu64,
-                           kind[k], n, kind[k], op, kind[k], wall);
+        opscope_jw_end_arr(j);
+        snprintf(key, sizeof key, "%s_graphs", kind[k]);
+        opscope_jw_u64(j, key, n);
+        snprintf(key, sizeof key, "%s_op_ns", kind[k]);
+        opscope_jw_u64(j, key, op);
+        snprintf(key, sizeof key, "%s_wall_ns", kind[k]);
+        opscope_jw_u64(j, key, wall);
     }
-    opscope_out_char(w, '}');
+    opscope_jw_end_obj(j);
 }
 
 void opscope_graphs_write_text(opscope_out_t *w, const opscope_graphs_t *g, size_t max_rows) {
@@ -110,51 +121,41 @@ void opscope_graphs_write_text(opscope_out_t *w, const opscope_graphs_t *g, size
                        "  phase: decode when the attention has 1 query per sequence, however many sequences)\n");
 }
 
+static void batch_json(opscope_jw *j, const opscope_graph_batch *b) {
+    opscope_jw_nl(j);
+    opscope_jw_item_obj(j);
+    opscope_jw_i64(j, "batch", b->batch);
+    opscope_jw_str(j, "phase", opscope_graph_phase_name(b->phase));
+    static const char *const names[] = {"graphs", "records", "ops", "op_ns", "copy_ns", "wall_ns",
+                                        "median_op_ns", "median_wall_ns", "span_ns"};
+    const uint64_t v[] = {b->graphs, b->records, b->n_ops, b->op_ns, b->copy_ns, b->wall_ns,
+                          b->median_op_ns, b->median_wall_ns, b->span_ns};
+    for (size_t k = 0; k < sizeof v / sizeof *v; k++) opscope_jw_u64(j, names[k], v[k]);
+    if (b->n_outliers) {
+        opscope_jw_u64(j, "outliers", b->n_outliers);
+        opscope_jw_u64(j, "outlier_wall_ns", b->outlier_wall_ns);
+        opscope_jw_i64(j, "max_outlier_graph", b->max_outlier_graph);
+        opscope_jw_u64(j, "max_outlier_wall_ns", b->max_outlier_wall_ns);
+    }
+    opscope_jw_u64(j, "warmup_graphs", b->warmup_graphs);
+    opscope_jw_u64(j, "warmup_op_ns", b->warmup_op_ns);
+    opscope_jw_u64(j, "warmup_wall_ns", b->warmup_wall_ns);
+    if (b->device_timed_graphs || b->sampled_out_graphs) { /* op_ns is measured, this an estimate */
+        opscope_jw_u64(j, "device_timed_graphs", b->device_timed_graphs);
+        opscope_jw_u64(j, "sampled_out_graphs", b->sampled_out_graphs);
+        opscope_jw_u64(j, "estimated_op_ns", b->est_op_ns);
+    }
+    opscope_jw_i64(j, "first_graph", b->first_graph);
+    opscope_jw_end_obj(j);
+}
+
 void opscope_graphs_write_json(opscope_out_t *w, const opscope_graphs_t *g) {
     size_t nb = g ? opscope_graphs_n_batches(g) : 0;
     if (!nb) return;
-    opscope_out_str(w, ",\n\"graphs_by_batch\":[");
-    for (size_t i = 0; i < nb; i++) {
-        const opscope_graph_batch *b = opscope_graphs_batch_at(g, i);
-        opscope_out_str(w, i ? ",\n{\"batch\":" : "\n{\"batch\":");
-        opscope_out_i64(w, b->batch);
-        opscope_out_str(w, ",\"phase\":\"");
-        opscope_out_str(w, opscope_graph_phase_name(b->phase));
-        opscope_out_char(w, '"');
-        static const char *const names[] = {"graphs", "records", "ops", "op_ns", "copy_ns", "wall_ns",
-                                            "median_op_ns", "median_wall_ns", "span_ns"};
-        const uint64_t v[] = {b->graphs, b->records, b->n_ops, b->op_ns, b->copy_ns, b->wall_ns,
-                              b->median_op_ns, b->median_wall_ns, b->span_ns};
-        for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
-            opscope_out_str(w, ",\"");
-            opscope_out_str(w, names[k]);
-            opscope_out_str(w, "\":");
-            opscope_out_u64(w, v[k]);
-        }
-        if (b->n_outliers) {
-            opscope_out_str(w, ",\"outliers\":");
-            opscope_out_u64(w, b->n_outliers);
-            opscope_out_str(w, ",\"outlier_wall_ns\":");
-            opscope_out_u64(w, b->outlier_wall_ns);
-            opscope_out_str(w, ",\"max_outlier_graph\":");
-            opscope_out_i64(w, b->max_outlier_graph);
-            opscope_out_str(w, ",\"max_outlier_wall_ns\":");
-            opscope_out_u64(w, b->max_outlier_wall_ns);
-        }
-        opscope_out_printf(w, ",\"warmup_graphs\":%" PRIu64 ",\"warmup_op_ns\":%" PRIu64 ",\"warmup_wall_ns\":%" PRIu64,
-                           b->warmup_graphs, b->warmup_op_ns, b->warmup_wall_ns);
-        if (b->device_timed_graphs || b->sampled_out_graphs) { /* op_ns is measured, this an estimate */
-            opscope_out_str(w, ",\"device_timed_graphs\":");
-            opscope_out_u64(w, b->device_timed_graphs);
-            opscope_out_str(w, ",\"sampled_out_graphs\":");
-            opscope_out_u64(w, b->sampled_out_graphs);
-            opscope_out_str(w, ",\"estimated_op_ns\":");
-            opscope_out_u64(w, b->est_op_ns);
-        }
-        opscope_out_str(w, ",\"first_graph\":");
-        opscope_out_i64(w, b->first_graph);
-        opscope_out_char(w, '}');
-    }
-    opscope_out_char(w, ']');
-    warm_json(w, g);
+    opscope_jw j = opscope_jw_resume(w);
+    opscope_jw_nl(&j);
+    opscope_jw_arr(&j, "graphs_by_batch");
+    for (size_t i = 0; i < nb; i++) batch_json(&j, opscope_graphs_batch_at(g, i));
+    opscope_jw_end_arr(&j);
+    warm_json(&j, g);
 }

@@ -1,6 +1,7 @@
 /* req_out.c - a llama.cpp run's requests, as text and JSON (see sections.h). */
 #include "analyze/ggml/run_requests.h"
 #include "export/sections/sections.h"
+#include "export/fmt/json_fmt.h"
 
 #include <stdlib.h>
 
@@ -70,17 +71,30 @@ int opscope_req_write_text(opscope_out_t *w, const opscope_stats_t *s, const ops
     return 0;
 }
 
-static void write_request_json(opscope_out_t *w, const opscope_run_request *r) {
-    opscope_out_printf(w, "{\"request\":%u,\"context\":%d,\"seq\":%d", r->request, (int)r->context, (int)r->seq);
+static void write_request_json(opscope_jw *j, const opscope_run_request *r) {
+    opscope_jw_item_obj(j);
+    opscope_jw_u64(j, "request", r->request);
+    opscope_jw_i64(j, "context", r->context);
+    opscope_jw_i64(j, "seq", r->seq);
     const char *const k[] = {"n_prompt", "n_gen", "n_outputs", "decodes", "graphs", "op_ns",
                              "start_ns", "first_output_ns", "end_ns"};
     const uint64_t v[] = {r->n_prompt, r->n_gen, r->n_outputs, r->decodes, r->graphs, r->op_ns,
                           r->start_ns, r->first_output_ns, r->end_ns};
-    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-        opscope_out_printf(w, ",\"%s\":%llu", k[i], (unsigned long long)v[i]);
-    opscope_out_printf(w, ",\"prompt_ts\":%.17g,\"gen_ts\":%.17g", r->prompt_ts, r->gen_ts);
-    if (r->warmup) opscope_out_str(w, ",\"warmup\":true");
-    opscope_out_char(w, '}');
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) opscope_jw_u64(j, k[i], v[i]);
+    opscope_jw_g17(j, "prompt_ts", r->prompt_ts);
+    opscope_jw_g17(j, "gen_ts", r->gen_ts);
+    if (r->warmup) opscope_jw_bool(j, "warmup", true);
+    opscope_jw_end_obj(j);
+}
+
+/* The member KEY: requests R[FROM..TO), a line each after the first. */
+static void requests_json(opscope_jw *j, const char *key, const opscope_run_request *r, size_t from, size_t to) {
+    opscope_jw_arr(j, key);
+    for (size_t i = from; i < to; i++) {
+        if (i > from) opscope_jw_nl(j);
+        write_request_json(j, &r[i]);
+    }
+    opscope_jw_end_arr(j);
 }
 
 int opscope_req_write_json(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g) {
@@ -93,21 +107,16 @@ int opscope_req_write_json(opscope_out_t *w, const opscope_stats_t *s, const ops
                              "graph_tokens", "mismatched", "lost", "warmups"};
     const uint64_t v[] = {t.calls, t.failed, t.tokens, t.outputs, t.graphs, t.missing_graphs,
                           t.graph_tokens, t.mismatched, t.lost, t.warmups};
-    opscope_out_str(w, ",\n\"decodes\":{");
-    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-        opscope_out_printf(w, "%s\"%s\":%llu", i ? "," : "", k[i], (unsigned long long)v[i]);
-    opscope_out_str(w, "},\n\"requests\":[");
-    for (size_t i = 0; i < n; i++) {
-        if (i) opscope_out_str(w, ",\n");
-        write_request_json(w, &reqs[i]);
-    }
+    opscope_jw j = opscope_jw_resume(w);
+    opscope_jw_nl(&j);
+    opscope_jw_obj(&j, "decodes");
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) opscope_jw_u64(&j, k[i], v[i]);
+    opscope_jw_end_obj(&j);
+    opscope_jw_nl(&j);
+    requests_json(&j, "requests", reqs, 0, n);
     /* llama.cpp's warm-ups apart: not client requests */
-    opscope_out_str(w, "],\n\"warmup_requests\":[");
-    for (size_t i = n; i < nall; i++) {
-        if (i > n) opscope_out_str(w, ",\n");
-        write_request_json(w, &reqs[i]);
-    }
-    opscope_out_char(w, ']');
+    opscope_jw_nl(&j);
+    requests_json(&j, "warmup_requests", reqs, n, nall);
     free(reqs);
     return 0;
 }

@@ -1,46 +1,43 @@
 /* rpc_out.c - the "RPC servers" and "RPC calls" sections as text and JSON (sections.h). */
 #include "export/sections/sections.h"
-
-/* `,"NAME":VALUE` for each of N counters */
-static void json_counters(opscope_out_t *w, const char *const *names, const uint64_t *values, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        opscope_out_str(w, ",\"");
-        opscope_out_str(w, names[i]);
-        opscope_out_str(w, "\":");
-        opscope_out_u64(w, values[i]);
-    }
-}
+#include "export/fmt/json_fmt.h"
 
 void opscope_rpc_write_json(opscope_out_t *w, const opscope_rpc_t *r) {
     size_t n_servers = opscope_rpc_n_servers(r), n_calls = opscope_rpc_n_calls(r);
     if (!n_servers) return;
     uint64_t sv[OPSCOPE_RPC_SERVER_N], cv[OPSCOPE_RPC_CALL_N];
-    opscope_out_str(w, ",\n\"rpc\":{\"servers\":[");
+    opscope_jw j = opscope_jw_resume(w);
+    opscope_jw_nl(&j);
+    opscope_jw_obj(&j, "rpc");
+    opscope_jw_arr(&j, "servers");
     for (size_t s = 0; s < n_servers; s++) {
         const opscope_rpc_server *v = opscope_rpc_server_at(r, (size_t)s);
-        opscope_out_str(w, s ? ",\n{\"process\":" : "\n{\"process\":");
-        opscope_out_json_str(w, v->process);
-        opscope_out_str(w, ",\"endpoint\":");
-        opscope_out_json_str(w, v->endpoint[0] ? v->endpoint : NULL);
+        opscope_jw_nl(&j);
+        opscope_jw_item_obj(&j);
+        opscope_jw_str(&j, "process", v->process);
+        opscope_jw_str(&j, "endpoint", v->endpoint[0] ? v->endpoint : NULL);
         opscope_rpc_server_values(v, sv);
-        json_counters(w, opscope_rpc_server_names, sv, OPSCOPE_RPC_SERVER_N);
-        opscope_out_char(w, '}');
+        for (size_t i = 0; i < OPSCOPE_RPC_SERVER_N; i++) opscope_jw_u64(&j, opscope_rpc_server_names[i], sv[i]);
+        opscope_jw_end_obj(&j);
     }
-    opscope_out_str(w, "],\n\"calls\":[");
+    opscope_jw_end_arr(&j);
+    opscope_jw_nl(&j);
+    opscope_jw_arr(&j, "calls");
     for (size_t k = 0; k < n_calls; k++) {
         const opscope_rpc_call *c = opscope_rpc_call_at(r, k);
-        opscope_out_str(w, k ? ",\n{\"endpoint\":" : "\n{\"endpoint\":");
-        opscope_out_json_str(w, opscope_rpc_call_endpoint(r, k));
-        opscope_out_str(w, ",\"server\":");
-        opscope_out_json_str(w, c->server >= 0 ? opscope_rpc_server_at(r, (size_t)c->server)->process : NULL);
+        opscope_jw_nl(&j);
+        opscope_jw_item_obj(&j);
+        opscope_jw_str(&j, "endpoint", opscope_rpc_call_endpoint(r, k));
+        opscope_jw_str(&j, "server", c->server >= 0 ? opscope_rpc_server_at(r, (size_t)c->server)->process : NULL);
         opscope_rpc_call_values(c, cv);
-        json_counters(w, opscope_rpc_call_names, cv, OPSCOPE_RPC_CALL_N);
-        opscope_out_str(w, ",\"compute_start_ns\":");
-        if (c->server >= 0) opscope_out_u64(w, c->compute_start_ns);
-        else opscope_out_str(w, "null");
-        opscope_out_str(w, c->end_known ? ",\"end_known\":true}" : ",\"end_known\":false}");
+        for (size_t i = 0; i < OPSCOPE_RPC_CALL_N; i++) opscope_jw_u64(&j, opscope_rpc_call_names[i], cv[i]);
+        if (c->server >= 0) opscope_jw_u64(&j, "compute_start_ns", c->compute_start_ns);
+        else opscope_jw_null(&j, "compute_start_ns");
+        opscope_jw_bool(&j, "end_known", c->end_known);
+        opscope_jw_end_obj(&j);
     }
-    opscope_out_str(w, "]}");
+    opscope_jw_end_arr(&j);
+    opscope_jw_end_obj(&j);
 }
 
 static void ms(opscope_out_t *w, uint64_t ns) { opscope_out_printf(w, "%10.3f", (double)ns / 1e6); }

@@ -1,6 +1,7 @@
 /* run_out.c - what ran, the slow setups and a llama-bench run's tests (see sections.h). */
 #include "export/sections/sections.h"
 #include "analyze/ggml/run_tests.h"
+#include "export/fmt/json_fmt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -162,42 +163,58 @@ int opscope_run_write_tests_text(opscope_out_t *w, const opscope_stats_t *s, con
     return 0;
 }
 
-static void json_key(opscope_out_t *w, const char *k) {
-    opscope_out_char(w, '"');
-    opscope_out_str(w, k);
-    opscope_out_str(w, "\":");
-}
-
-static void write_test_json(opscope_out_t *w, const opscope_stats_t *s, const opscope_run_test *t) {
+static void write_test_json(opscope_jw *j, const opscope_stats_t *s, const opscope_run_test *t) {
     char be[64];
     backend_names(s, t, be, sizeof be);
-    opscope_out_char(w, '{');
-    json_key(w, "model");
-    if (t->model) opscope_out_json_str(w, t->model);
-    else opscope_out_str(w, "null");
+    opscope_jw_item_obj(j);
+    opscope_jw_str(j, "model", t->model);
     const char *const ik[] = {"n_prompt", "n_gen"};
     const int64_t iv[] = {t->n_prompt, t->n_gen};
-    for (int k = 0; k < 2; k++) opscope_out_char(w, ','), json_key(w, ik[k]), opscope_out_i64(w, iv[k]);
+    for (int k = 0; k < 2; k++) opscope_jw_i64(j, ik[k], iv[k]);
     const char *const uk[] = {"n_batch", "n_ubatch", "n_threads", "reps", "avg_ns", "graphs",
                               "op_ns", "warmup_graphs", "warmup_op_ns"};
     const uint64_t uv[] = {t->n_batch, t->n_ubatch, t->n_threads, t->n_reps, t->avg_ns, t->graphs,
                            t->op_ns, t->warmup_graphs, t->warmup_op_ns};
-    for (size_t k = 0; k < sizeof uv / sizeof *uv; k++)
-        opscope_out_char(w, ','), json_key(w, uk[k]), opscope_out_u64(w, uv[k]);
-    opscope_out_char(w, ',');
-    json_key(w, "backend");
-    opscope_out_json_str(w, be);
-    opscope_out_printf(w, ",\"avg_ts\":%.17g,\"stddev_ts\":%.17g,\"top_ops\":[", t->avg_ts, t->stddev_ts);
+    for (size_t k = 0; k < sizeof uv / sizeof *uv; k++) opscope_jw_u64(j, uk[k], uv[k]);
+    opscope_jw_str(j, "backend", be);
+    opscope_jw_g17(j, "avg_ts", t->avg_ts);
+    opscope_jw_g17(j, "stddev_ts", t->stddev_ts);
+    opscope_jw_arr(j, "top_ops");
     opscope_run_test_op ops[5];
     size_t k = opscope_run_test_top_ops(s, t, ops, 5);
-    for (size_t j = 0; j < k; j++) {
-        opscope_out_str(w, j ? ",{\"name\":" : "{\"name\":");
-        opscope_out_json_str(w, ops[j].display);
-        opscope_out_str(w, ",\"total_ns\":");
-        opscope_out_u64(w, ops[j].total_ns);
-        opscope_out_printf(w, ",\"share\":%.17g}", ops[j].share);
+    for (size_t i = 0; i < k; i++) {
+        opscope_jw_item_obj(j);
+        opscope_jw_str(j, "name", ops[i].display);
+        opscope_jw_u64(j, "total_ns", ops[i].total_ns);
+        opscope_jw_g17(j, "share", ops[i].share);
+        opscope_jw_end_obj(j);
     }
-    opscope_out_str(w, "]}");
+    opscope_jw_end_arr(j);
+    opscope_jw_end_obj(j);
+}
+
+static void write_note_json(opscope_jw *j, const opscope_run_note *x) {
+    opscope_jw_item_obj(j);
+    if (x->kind == OPSCOPE_RUN_NOTE_REFERENCE_BLAS) {
+        opscope_jw_str(j, "kind", "reference_blas");
+        opscope_jw_u64(j, "mul_mat_flops", x->flops);
+        opscope_jw_u64(j, "mul_mat_ns", x->ns);
+        opscope_jw_g17(j, "share", x->share);
+    } else if (x->kind == OPSCOPE_RUN_NOTE_BELOW_PEAK) {
+        opscope_jw_str(j, "kind", "below_peak");
+        opscope_jw_str(j, "op", x->group->display);
+        opscope_jw_i64(j, "backend_id", x->group->backend_id);
+        opscope_jw_g17(j, "share", x->share);
+        opscope_jw_g17(j, "roofline_pct", x->roof.pct);
+        opscope_jw_g17(j, "gflops", x->roof.gflops);
+        opscope_jw_g17(j, "roof_gflops", x->roof.roof_gflops);
+        opscope_jw_str(j, "bound", opscope_bound_name(&x->roof));
+    } else {
+        opscope_jw_str(j, "kind", "few_threads");
+        opscope_jw_u64(j, "threads", x->threads);
+        opscope_jw_u64(j, "cores", x->cores);
+    }
+    opscope_jw_end_obj(j);
 }
 
 int opscope_run_write_json(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g,
@@ -205,40 +222,23 @@ int opscope_run_write_json(opscope_out_t *w, const opscope_stats_t *s, const ops
     opscope_run_test *tests;
     size_t n;
     if (opscope_run_tests(opscope_stats_run(s), g, &tests, &n)) return -1;
+    opscope_jw j = opscope_jw_resume(w);
     if (n) {
-        opscope_out_str(w, ",\n\"tests\":[");
+        opscope_jw_nl(&j);
+        opscope_jw_arr(&j, "tests");
         for (size_t i = 0; i < n; i++) {
-            if (i) opscope_out_str(w, ",\n");
-            write_test_json(w, s, &tests[i]);
+            if (i) opscope_jw_nl(&j);
+            write_test_json(&j, s, &tests[i]);
         }
-        opscope_out_char(w, ']');
+        opscope_jw_end_arr(&j);
     }
     free(tests);
     opscope_run_note notes[4];
     size_t nn = opscope_run_notes(s, peak, notes, 4);
     if (!nn) return 0;
-    opscope_out_str(w, ",\n\"notes\":[");
-    for (size_t i = 0; i < nn; i++) {
-        const opscope_run_note *x = &notes[i];
-        if (i) opscope_out_char(w, ',');
-        if (x->kind == OPSCOPE_RUN_NOTE_REFERENCE_BLAS) {
-            opscope_out_str(w, "{\"kind\":\"reference_blas\",\"mul_mat_flops\":");
-            opscope_out_u64(w, x->flops);
-            opscope_out_str(w, ",\"mul_mat_ns\":");
-            opscope_out_u64(w, x->ns);
-            opscope_out_printf(w, ",\"share\":%.17g}", x->share);
-        } else if (x->kind == OPSCOPE_RUN_NOTE_BELOW_PEAK) {
-            opscope_out_str(w, "{\"kind\":\"below_peak\",\"op\":");
-            opscope_out_json_str(w, x->group->display);
-            opscope_out_printf(w, ",\"backend_id\":%d,\"share\":%.17g,\"roofline_pct\":%.17g,\"gflops\":%.17g,"
-                                  "\"roof_gflops\":%.17g,\"bound\":",
-                               (int)x->group->backend_id, x->share, x->roof.pct, x->roof.gflops, x->roof.roof_gflops);
-            opscope_out_json_str(w, opscope_bound_name(&x->roof));
-            opscope_out_char(w, '}');
-        } else {
-            opscope_out_printf(w, "{\"kind\":\"few_threads\",\"threads\":%u,\"cores\":%u}", x->threads, x->cores);
-        }
-    }
-    opscope_out_char(w, ']');
+    opscope_jw_nl(&j);
+    opscope_jw_arr(&j, "notes");
+    for (size_t i = 0; i < nn; i++) write_note_json(&j, &notes[i]);
+    opscope_jw_end_arr(&j);
     return 0;
 }
