@@ -134,7 +134,7 @@ static const opscope_cli_opt diff_opts[] = {
     {"--include-warmup", NULL, OPT_WARMUP, false},
 };
 
-/* One option of the command line into the diff_args (CTX). Returns -1, or the exit status. */
+/* One option of the command line into the diff_args (CTX). Returns a cli status (cli/cli.h). */
 static int on_option(void *ctx, const opscope_cli_arg *o) {
     diff_args *a = ctx;
     const char *val = o->val, *bad = NULL;
@@ -195,10 +195,10 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
     case OPT_BATCH:
     case OPT_GRAPHS: return opscope_cli_select_option("diff", &a->select, o->name, val);
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
-/* Returns -1 on success, else the exit status. */
+/* Returns a cli status (cli/cli.h): 0 when A is ready. */
 static int parse_args(int argc, char **argv, diff_args *a) {
     memset(a, 0, sizeof *a);
     a->min_share = 0.5;
@@ -209,7 +209,7 @@ static int parse_args(int argc, char **argv, diff_args *a) {
                             .inputs = a->in, .max_inputs = DIFF_MAX_INPUTS, .separator = true,
                             .argc = argc, .argv = argv};
     int st = opscope_cli_parse(&p, on_option, a);
-    if (st >= 0) return st;
+    if (st) return st;
     a->quiet = p.quiet;
     int n = p.n_inputs;
     if (p.sep < 0) {
@@ -229,10 +229,10 @@ static int parse_args(int argc, char **argv, diff_args *a) {
     a->select.steady = !a->include_warmup && !n_stdin; /* found in a first pass */
     a->apart_stdin = !a->include_warmup && n_stdin;
     st = opscope_cli_select_check("diff", &a->select, a->in, n);
-    if (st >= 0) return st;
+    if (st) return st;
     const char *outs[] = {a->json, a->text, a->html};
     st = opscope_cli_check_outputs("diff", "outputs", outs, 3);
-    if (st >= 0) return st;
+    if (st) return st;
     int to_stdout = 0;
     for (int i = 0; i < 3; i++)
         if (outs[i] && !strcmp(outs[i], "-")) to_stdout++;
@@ -657,7 +657,7 @@ static void on_done(void *ud, const opscope_output *o, const opscope_error *err)
 int opscope_cli_diff(int argc, char **argv) {
     diff_args a;
     int rc = parse_args(argc, argv, &a);
-    if (rc >= 0) return rc;
+    if (rc) return opscope_cli_exit_status(rc);
     if (a.n_in[0] == 1 && a.n_in[1] == 1 && opscope_cli_job_diff_wanted(a.in[0], a.in[1])) {
         if (a.text || a.html) return usage_error("%s: not for two jobs (only --json)", a.text ? "--text" : "--html");
         return opscope_cli_job_diff(a.in[0], a.in[1], a.json, a.quiet);

@@ -181,10 +181,11 @@ static bool say_no_job(const job_pool *p, const char *const *inputs, int n) {
     return true;
 }
 
-/* Any failed read: its message; returns the exit status, or -1 when all were read. */
+/* Any failed read: its message. Returns a cli status (cli/cli.h): 0 when all were read, else
+ * the exit status. */
 static int check_reads(const job_pool *p, const char *const *inputs, int n) {
     if (p->n && say_no_job(p, inputs, n)) return OPSCOPE_EXIT_INPUT;
-    int st = -1;
+    int st = OPSCOPE_EXIT_OK;
     for (size_t i = 0; i < p->n; i++) {
         if (!p->slots[i].failed) continue;
         if (p->slots[i].failed == 2) {
@@ -232,6 +233,8 @@ struct opscope_cli_job_set {
     bool analyzed;
 };
 
+/* The slots of INPUTS (a folder: its traces) into P. Returns a cli status (cli/cli.h): 0, or the
+ * exit status after a message. */
 static int gather(const char *const *inputs, int n, job_pool *p) {
     size_t cap = 0;
     for (int i = 0; i < n; i++) {
@@ -248,7 +251,7 @@ static int gather(const char *const *inputs, int n, job_pool *p) {
         fprintf(stderr, "opscope: no trace to read\n");
         return OPSCOPE_EXIT_INPUT;
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 void opscope_cli_job_set_free(opscope_cli_job_set *s) {
@@ -279,7 +282,7 @@ int opscope_cli_job_load_with(const char *const *inputs, int n, int threads, con
     if (!s) return OPSCOPE_EXIT_INPUT;
     s->p.rd = rd;
     int st = gather(inputs, n, &s->p);
-    if (st < 0) {
+    if (st == OPSCOPE_EXIT_OK) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         int t = threads > 0 ? threads : cores > 0 ? (int)cores : 1;
         if ((size_t)t > s->p.n) t = (int)s->p.n;
@@ -289,7 +292,7 @@ int opscope_cli_job_load_with(const char *const *inputs, int n, int threads, con
         s->ri = (opscope_job_read_info){.threads = t, .wall_s = now_s() - t0};
         st = check_reads(&s->p, inputs, n);
     }
-    if (st < 0) {
+    if (st == OPSCOPE_EXIT_OK) {
         size_t m = 0;
         for (size_t i = 0; i < s->p.n; i++) m += s->p.slots[i].n_ranks;
         s->rows = calloc(m ? m : 1, sizeof *s->rows);
@@ -300,12 +303,12 @@ int opscope_cli_job_load_with(const char *const *inputs, int n, int threads, con
             s->analyzed = true;
         }
     }
-    if (st >= 0) {
+    if (st) {
         opscope_cli_job_set_free(s);
         return st;
     }
     *out = s;
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 void *opscope_cli_job_row_user(const opscope_cli_job_set *s, const opscope_job_row *row, bool *trace) {
@@ -375,7 +378,7 @@ int opscope_cli_job(const opscope_cli_job_opts *o) {
     }
     opscope_cli_job_set *s;
     int st = opscope_cli_job_load(o->inputs, o->n_inputs, o->threads, &s);
-    if (st >= 0) {
+    if (st) {
         opscope_out_abort(json);
         return st;
     }

@@ -33,8 +33,8 @@ int opscope_cli_job_diff(const char *base, const char *next, const char *json, b
     }
     opscope_cli_job_set *a = NULL, *b = NULL;
     int st = opscope_cli_job_load(&base, 1, 0, &a);
-    if (st < 0) st = opscope_cli_job_load(&next, 1, 0, &b);
-    if (st >= 0) {
+    if (st == OPSCOPE_EXIT_OK) st = opscope_cli_job_load(&next, 1, 0, &b);
+    if (st) {
         opscope_out_abort(jw);
         opscope_cli_job_set_free(a);
         return st;

@@ -235,7 +235,7 @@ int opscope_cli_job_view(const opscope_cli_job_view_opts *o) {
     opscope_cli_job_set *set;
     opscope_cli_job_reader rd = {.read = job_read, .drop = block_drop, .ud = (void *)o};
     int st = opscope_cli_job_load_with(o->inputs, o->n_inputs, o->threads, &rd, &set);
-    if (st >= 0) {
+    if (st) {
         opscope_out_abort(w);
         return st;
     }

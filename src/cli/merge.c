@@ -549,7 +549,7 @@ static void merge_args_free(merge_args *m) {
     free(m->offsets);
 }
 
-/* --label and --offset (A) with its value V into M. Returns -1, or the exit status. */
+/* --label and --offset (A) with its value V into M. Returns a cli status (cli/cli.h). */
 static int take_kv(merge_args *m, const char *a, const char *v) {
     bool lab = !strcmp(a, "--label");
     opt_kv *kv = lab ? &m->labels[m->nl] : &m->offsets[m->no];
@@ -561,10 +561,10 @@ static int take_kv(merge_args *m, const char *a, const char *v) {
     }
     if (lab) m->nl++;
     else m->no++;
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
-/* Returns -1 when M is ready, else the exit status (after the usage or help). */
+/* Returns a cli status (cli/cli.h): 0 when M is ready, OPSCOPE_CLI_DONE after the help. */
 static int parse_merge_args(int argc, char **argv, merge_args *m) {
     memset(m, 0, sizeof *m);
     m->files = calloc((size_t)argc, sizeof *m->files);
@@ -576,10 +576,10 @@ static int parse_merge_args(int argc, char **argv, merge_args *m) {
     }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int st = -1;
+        int st = OPSCOPE_EXIT_OK;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            return OPSCOPE_EXIT_OK;
+            return OPSCOPE_CLI_DONE;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (++i >= argc) return usage_error("missing value after", a);
             m->output = argv[i];
@@ -593,7 +593,7 @@ static int parse_merge_args(int argc, char **argv, merge_args *m) {
         } else {
             m->files[m->nf++] = a;
         }
-        if (st >= 0) return st;
+        if (st) return st;
     }
     if (m->nf < 2) return usage_error("need a CLIENT profile and at least one SERVER profile", NULL);
     if (!m->output) return usage_error("missing -o OUT", NULL);
@@ -602,7 +602,7 @@ static int parse_merge_args(int argc, char **argv, merge_args *m) {
         for (size_t f = 0; f < m->nf; f++) found |= !strcmp(m->files[f], m->labels[i].val);
         if (!found) return usage_error("--label names a file that is not an input", m->labels[i].val);
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 /* Reads every input of M into IN, each labelled. Returns 0, or -1 after a message. */
@@ -647,7 +647,7 @@ static void unique_labels(input *in, size_t nf) {
     }
 }
 
-/* --offset: each names a server by label or path. Returns -1, or the exit status. */
+/* --offset: each names a server by label or path. Returns a cli status (cli/cli.h). */
 static int given_offsets(const merge_args *m, input *in) {
     for (size_t i = 0; i < m->no; i++) {
         bool found = false;
@@ -666,7 +666,7 @@ static int given_offsets(const merge_args *m, input *in) {
             return OPSCOPE_EXIT_USAGE;
         }
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 /* Each server's offset: given, the same clock, or estimated. Returns 0, or -1 after a message. */
@@ -726,7 +726,7 @@ int opscope_cli_merge(int argc, char **argv) {
     merge_args m;
     int rc = parse_merge_args(argc, argv, &m);
     input *in = NULL;
-    if (rc >= 0) goto out;
+    if (rc) goto out;
     rc = OPSCOPE_EXIT_INPUT;
     in = calloc(m.nf, sizeof *in);
     if (!in) {
@@ -736,7 +736,7 @@ int opscope_cli_merge(int argc, char **argv) {
     if (read_inputs(&m, in)) goto out;
     unique_labels(in, m.nf);
     int st = given_offsets(&m, in);
-    if (st >= 0) {
+    if (st) {
         rc = st;
         goto out;
     }
@@ -757,5 +757,5 @@ out:
         for (size_t f = 0; f < m.nf; f++) opscope_profile_free(in[f].p);
     free(in);
     merge_args_free(&m);
-    return rc;
+    return opscope_cli_exit_status(rc);
 }

@@ -231,5 +231,5 @@ int opscope_cli_load_peak(const char *cmd, const char *arg, opscope_peak *out) {
         fprintf(stderr, "opscope %s: %s\n", cmd, msg);
         return OPSCOPE_EXIT_INPUT;
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }

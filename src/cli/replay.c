@@ -94,7 +94,7 @@ static const opscope_cli_opt replay_opts[] = {
     {"--graphs", NULL, OPT_GRAPHS, true},
 };
 
-/* One option of the command line into the replay_args (CTX). Returns -1, or the exit status. */
+/* One option of the command line into the replay_args (CTX). Returns a cli status (cli/cli.h). */
 static int on_option(void *ctx, const opscope_cli_arg *o) {
     replay_args *a = ctx;
     const char *val = o->val;
@@ -132,9 +132,10 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
     case OPT_BATCH:
     case OPT_GRAPHS: return opscope_cli_select_option("replay", &a->select, o->name, val);
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
+/* Returns a cli status (cli/cli.h): 0 when A is ready. */
 static int parse_args(int argc, char **argv, replay_args *a) {
     memset(a, 0, sizeof *a);
     a->flag = 2.0;
@@ -143,14 +144,14 @@ static int parse_args(int argc, char **argv, replay_args *a) {
     opscope_cli_parser p = {.cmd = "replay", .usage = usage, .version = true, OPSCOPE_CLI_OPTS(replay_opts),
                             .inputs = &a->input, .max_inputs = 1, .argc = argc, .argv = argv};
     int st = opscope_cli_parse(&p, on_option, a);
-    if (st >= 0) return st;
+    if (st) return st;
     a->quiet = p.quiet;
     if (!a->input) return usage_error("missing PROFILE");
     st = opscope_cli_select_check("replay", &a->select, &a->input, 1);
-    if (st >= 0) return st;
+    if (st) return st;
     if (a->json && a->export_ops && !strcmp(a->json, a->export_ops) && strcmp(a->json, "-"))
         return usage_error("--json and --export-ops write the same file '%s'", a->json);
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 /* One row: a line and the (captured backend, fused group) its records ran as. */
@@ -173,7 +174,7 @@ static int nomem(void) {
 }
 
 /* R's rows (each use of each line), longest in the model first, and its backends: A's, else
- * those the ops ran on. Returns -1, or the exit status after a message. */
+ * those the ops ran on. Returns a cli status (cli/cli.h): 0, or the exit status after a message. */
 static int build_rows(opscope_replay_table *r, const replay_args *a) {
     size_t n_lines = opscope_ops_export_n_lines(r->x);
     for (size_t i = 0; i < n_lines; i++) r->n_rows += opscope_ops_export_line(r->x, i)->n_uses;
@@ -198,7 +199,7 @@ static int build_rows(opscope_replay_table *r, const replay_args *a) {
         fprintf(stderr, "opscope replay: %s names no backend; give one with -b\n", a->input);
         return OPSCOPE_EXIT_USAGE;
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 /* Removes DIR and the run's files in it (the op files, test-backend-ops' stderr). */
@@ -273,7 +274,7 @@ static int run_table(void *ud, opscope_replay_table *r, opscope_error *err) {
         return -1;
     }
     int st = build_rows(r, c->a);
-    if (st >= 0) {
+    if (st) {
         c->status = st;
         return -1;
     }
@@ -337,7 +338,7 @@ static int run(opscope_session_t *s, replay_ctx *c, opscope_cli_selection *sel) 
 int opscope_cli_replay(int argc, char **argv) {
     replay_args a;
     int rc = parse_args(argc, argv, &a);
-    if (rc >= 0) return rc;
+    if (rc) return opscope_cli_exit_status(rc);
     char tbo[4096];
     if (!replay_find_tbo(a.tbo, tbo, sizeof tbo)) return OPSCOPE_EXIT_INPUT;
     replay_ctx c = {.a = &a, .tbo = tbo, .status = -1};

@@ -119,7 +119,7 @@ static const opscope_cli_opt report_opts[] = {
     {"--critical-path-instance", NULL, OPT_CPATH_INST, true},
 };
 
-/* One option of the command line into the report_args (CTX). Returns -1, or the exit status. */
+/* One option of the command line into the report_args (CTX). Returns a cli status (cli/cli.h). */
 static int on_option(void *ctx, const opscope_cli_arg *o) {
     report_args *a = ctx;
     const char *val = o->val;
@@ -168,7 +168,7 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
         break;
     }
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 /* Several inputs, a folder, a job summary or --job: a job (cli/job.c). */
@@ -176,8 +176,8 @@ static bool is_job(const report_args *a) {
     return a->job || a->n_inputs > 1 || opscope_cli_job_is_dir(a->input) || opscope_cli_job_is_summary(a->input);
 }
 
-/* A job (several traces, or a folder) takes --json, --threads and -q only. Returns -1 when A is
- * one, else the exit status of the usage error. */
+/* A job (several traces, or a folder) takes --json, --threads and -q only. Returns a cli status
+ * (cli/cli.h): 0 when A is one, else the exit status of the usage error. */
 static int check_job_args(const report_args *a) {
     const char *other = a->chrome ? "--chrome-trace" : a->html ? "--html-viewer" : a->text ? "--text"
                         : a->sqlite ? "--sqlite" : a->peak ? "--peak" : a->export_ops ? "--export-ops"
@@ -190,10 +190,10 @@ static int check_job_args(const report_args *a) {
     if (other) return usage_error("%s: not for a job (a folder or several traces)", other);
     for (int i = 0; i < a->n_inputs; i++)
         if (!strcmp(a->inputs[i], "-")) return usage_error("'-' (stdin) cannot be one rank of a job");
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
-/* Returns -1 on success, else the exit status. */
+/* Returns a cli status (cli/cli.h): 0 when A is ready. */
 static int parse_args(int argc, char **argv, report_args *a) {
     const char **inputs = a->inputs;
     memset(a, 0, sizeof *a);
@@ -201,7 +201,7 @@ static int parse_args(int argc, char **argv, report_args *a) {
     opscope_cli_parser p = {.cmd = "report", .usage = usage, .version = true, OPSCOPE_CLI_OPTS(report_opts),
                             .inputs = a->inputs, .max_inputs = REPORT_MAX_INPUTS, .argc = argc, .argv = argv};
     int st = opscope_cli_parse(&p, on_option, a);
-    if (st >= 0) return st;
+    if (st) return st;
     a->quiet = p.quiet;
     a->n_inputs = p.n_inputs;
     a->input = p.n_inputs ? a->inputs[0] : NULL;
@@ -209,12 +209,12 @@ static int parse_args(int argc, char **argv, report_args *a) {
     if (is_job(a)) return check_job_args(a);
     if (a->threads_set) return usage_error("--threads: only for a job (a folder or several traces)");
     int cst = opscope_cli_cpath_window_check("report", &a->cpath);
-    if (cst >= 0) return cst;
+    if (cst) return cst;
     int sst = opscope_cli_select_check("report", &a->select, &a->input, 1);
-    if (sst >= 0) return sst;
+    if (sst) return sst;
     const char *outs[] = {a->chrome, a->json, a->text, a->html, a->sqlite, a->export_ops};
     int ost = opscope_cli_check_outputs("report", "exports", outs, sizeof outs / sizeof *outs);
-    if (ost >= 0) return ost;
+    if (ost) return ost;
     return opscope_cli_check_not_input("report", outs, sizeof outs / sizeof *outs, &a->input, 1);
 }
 
@@ -329,7 +329,7 @@ static int report_one(report_args *ap) {
     int rc;
     /* the peaks first: a bad peak file fails before the profile is read */
     opscope_peak peak;
-    if (a.peak && (rc = opscope_cli_load_peak("report", a.peak, &peak)) >= 0) return rc;
+    if (a.peak && (rc = opscope_cli_load_peak("report", a.peak, &peak))) return rc;
     opscope_report_opts ro = {.source = a.input, .top_ops = a.top_ops, .top_kernels = a.top_kernels,
                               .inefficiency = a.inefficiency, .by_shape = a.by_shape,
                               .peak = a.peak ? &peak : NULL};
@@ -366,12 +366,7 @@ int opscope_cli_report(int argc, char **argv) {
     a.inputs = malloc(REPORT_MAX_INPUTS * sizeof *a.inputs);
     if (!a.inputs) return OPSCOPE_EXIT_INPUT;
     int rc = parse_args(argc, argv, &a);
-    if (rc < 0 && is_job(&a)) rc = run_job(&a);
-    if (rc >= 0) {
-        free(a.inputs);
-        return rc;
-    }
-    rc = report_one(&a);
+    if (rc == OPSCOPE_EXIT_OK) rc = is_job(&a) ? run_job(&a) : report_one(&a);
     free(a.inputs);
-    return rc;
+    return opscope_cli_exit_status(rc);
 }
