@@ -22,6 +22,13 @@ int opscope_cli_usage_error(const char *cmd, const char *fmt, ...) {
     return OPSCOPE_EXIT_USAGE;
 }
 
+void opscope_cli_print_error(const char *cmd, const opscope_error *err) {
+    char line[768]; /* a 255-byte file name, the longest message and its position fit */
+    opscope_error_format(err, line, sizeof line);
+    if (cmd) fprintf(stderr, "opscope %s: %s\n", cmd, line);
+    else fprintf(stderr, "%s\n", line);
+}
+
 bool opscope_cli_parse_count(const char *s, size_t *out) {
     if (!s || !*s) return false;
     size_t v = 0;

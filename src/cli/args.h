@@ -4,6 +4,8 @@
 #ifndef OPSCOPE_CLI_ARGS_H
 #define OPSCOPE_CLI_ARGS_H
 
+#include "opscope.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -66,6 +68,10 @@ int opscope_cli_parse(opscope_cli_parser *p,
 /* Prints "opscope CMD: MESSAGE" and the hint to --help on stderr; returns OPSCOPE_EXIT_USAGE. */
 int opscope_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Prints ERR on stderr as one line, opscope_error_format's "FILE:LINE:COL: error: MSG" (or
+ * "FILE: error: MSG"), after "opscope CMD: " unless CMD is NULL. ERR is not kept. */
+void opscope_cli_print_error(const char *cmd, const opscope_error *err);
 
 /* Parses a decimal count (digits only, no sign, fits size_t) into *OUT. False otherwise, with
  * *OUT untouched. S may be NULL. */

@@ -240,12 +240,6 @@ static int parse_args(int argc, char **argv, diff_args *a) {
     return opscope_cli_check_not_input("diff", outs, 3, a->in, (size_t)n);
 }
 
-static void print_error(const opscope_error *err) {
-    char line[768];
-    opscope_error_format(err, line, sizeof line);
-    fprintf(stderr, "%s\n", line);
-}
-
 static void set_nomem(opscope_error *err) {
     memset(err, 0, sizeof *err);
     err->code = OPSCOPE_ERROR_NOMEM;
@@ -650,7 +644,7 @@ static opscope_diff_t *compute(const diff_args *a, input in[2], const char *cons
 /* After each commit: the file it wrote, or why not (the console says nothing). */
 static void on_done(void *ud, const opscope_output *o, const opscope_error *err) {
     const diff_args *a = ud;
-    if (err && o->path) print_error(err);
+    if (err && o->path) opscope_cli_print_error(NULL, err);
     else if (!err && o->path) opscope_cli_wrote("diff", o->path, o->name + 2, a->quiet);
 }
 
@@ -695,7 +689,7 @@ int opscope_cli_diff(int argc, char **argv) {
     if (status == OPSCOPE_EXIT_OK && opscope_diff_failed(d)) status = OPSCOPE_EXIT_REGRESSION;
     goto done;
 fail_err:
-    print_error(&err);
+    opscope_cli_print_error(NULL, &err);
 fail:
     status = OPSCOPE_EXIT_INPUT;
 done:

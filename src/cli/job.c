@@ -8,6 +8,7 @@
 
 #include "analyze/job/job.h"
 #include "analyze/job/job_rank.h"
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "export/job/job_report.h"
 #include "read/job_summary.h"
@@ -194,9 +195,7 @@ static int check_reads(const job_pool *p, const char *const *inputs, int n) {
             fprintf(stderr, "opscope: %s: no trace events: a job's ranks are PyTorch "
                             "profiler (Kineto) traces or job summaries\n", p->slots[i].path);
         } else {
-            char line[512];
-            opscope_error_format(&p->slots[i].err, line, sizeof line);
-            fprintf(stderr, "%s\n", line);
+            opscope_cli_print_error(NULL, &p->slots[i].err);
         }
         st = OPSCOPE_EXIT_INPUT;
     }
@@ -348,9 +347,7 @@ static int write_job(const opscope_job *job, const opscope_job_read_info *ri, co
     if (json) {
         opscope_job_report_json(json, job, ri);
         if (opscope_out_commit_take(&json, &err)) {
-            char line[512];
-            opscope_error_format(&err, line, sizeof line);
-            fprintf(stderr, "%s\n", line);
+            opscope_cli_print_error(NULL, &err);
             st = OPSCOPE_EXIT_INPUT;
         } else if (!o->quiet && strcmp(o->json, "-")) {
             fprintf(stderr, "opscope report: wrote %s (JSON)\n", o->json);
@@ -371,9 +368,7 @@ int opscope_cli_job(const opscope_cli_job_opts *o) {
     memset(&err, 0, sizeof err);
     opscope_out_t *json = NULL;
     if (o->json && !(json = opscope_out_open(o->json, &err))) {
-        char line[512];
-        opscope_error_format(&err, line, sizeof line);
-        fprintf(stderr, "%s\n", line);
+        opscope_cli_print_error(NULL, &err);
         return OPSCOPE_EXIT_INPUT;
     }
     opscope_cli_job_set *s;

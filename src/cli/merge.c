@@ -14,6 +14,7 @@
 #include "analyze/rpc/clock_align.h"
 #include "analyze/rpc/rpc_calls.h"
 #include "analyze/session/session.h"
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "export/outputs/outputs.h"
 #include "export/json/merge_json.h"
@@ -79,11 +80,7 @@ static void usage(FILE *f) {
           f);
 }
 
-static int usage_error(const char *what, const char *arg) {
-    fprintf(stderr, "opscope merge: %s%s%s\nTry 'opscope merge --help'.\n", what, arg ? ": " : "",
-            arg ? arg : "");
-    return OPSCOPE_EXIT_USAGE;
-}
+#define usage_error(...) opscope_cli_usage_error("merge", __VA_ARGS__)
 
 static bool split_kv(const char *s, opt_kv *out) {
     const char *eq = strchr(s, '=');
@@ -553,11 +550,11 @@ static void merge_args_free(merge_args *m) {
 static int take_kv(merge_args *m, const char *a, const char *v) {
     bool lab = !strcmp(a, "--label");
     opt_kv *kv = lab ? &m->labels[m->nl] : &m->offsets[m->no];
-    if (!split_kv(v, kv)) return usage_error(lab ? "--label needs NAME=FILE" : "--offset needs LABEL=NS", v);
+    if (!split_kv(v, kv)) return usage_error("%s: %s", lab ? "--label needs NAME=FILE" : "--offset needs LABEL=NS", v);
     int64_t tmp;
     if (!lab && !parse_i64(kv->val, &tmp)) {
         free((char *)kv->key);
-        return usage_error("--offset needs an integer number of ns", v);
+        return usage_error("--offset needs an integer number of ns: %s", v);
     }
     if (lab) m->nl++;
     else m->no++;
@@ -581,26 +578,26 @@ static int parse_merge_args(int argc, char **argv, merge_args *m) {
             usage(stdout);
             return OPSCOPE_CLI_DONE;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (++i >= argc) return usage_error("missing value after", a);
+            if (++i >= argc) return usage_error("missing value after: %s", a);
             m->output = argv[i];
         } else if (!strcmp(a, "--label") || !strcmp(a, "--offset")) {
-            if (++i >= argc) return usage_error("missing value after", a);
+            if (++i >= argc) return usage_error("missing value after: %s", a);
             st = take_kv(m, a, argv[i]);
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             m->quiet = true;
         } else if (a[0] == '-' && a[1]) {
-            st = usage_error("unknown option", a);
+            st = usage_error("unknown option: %s", a);
         } else {
             m->files[m->nf++] = a;
         }
         if (st) return st;
     }
-    if (m->nf < 2) return usage_error("need a CLIENT profile and at least one SERVER profile", NULL);
-    if (!m->output) return usage_error("missing -o OUT", NULL);
+    if (m->nf < 2) return usage_error("need a CLIENT profile and at least one SERVER profile");
+    if (!m->output) return usage_error("missing -o OUT");
     for (size_t i = 0; i < m->nl; i++) {
         bool found = false;
         for (size_t f = 0; f < m->nf; f++) found |= !strcmp(m->files[f], m->labels[i].val);
-        if (!found) return usage_error("--label names a file that is not an input", m->labels[i].val);
+        if (!found) return usage_error("--label names a file that is not an input: %s", m->labels[i].val);
     }
     return OPSCOPE_EXIT_OK;
 }
@@ -615,10 +612,8 @@ static int read_inputs(const merge_args *m, input *in) {
         memset(&err, 0, sizeof err);
         opscope_sink sink = opscope_profile_sink(x->p);
         if (!x->p || opscope_read_file(x->path, OPSCOPE_FORMAT_AUTO, &sink, &err) != 0) {
-            char msg[768];
             if (!x->p) err.code = OPSCOPE_ERROR_NOMEM, err.msg = "out of memory";
-            opscope_error_format(&err, msg, sizeof msg);
-            fprintf(stderr, "opscope merge: %s\n", msg);
+            opscope_cli_print_error("merge", &err);
             return -1;
         }
         default_label(x);

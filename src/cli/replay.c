@@ -162,12 +162,6 @@ static int row_cmp(const void *pa, const void *pb) {
     return a->line < b->line ? -1 : a->line > b->line;
 }
 
-static void print_error(const opscope_error *err) {
-    char line[512];
-    opscope_error_format(err, line, sizeof line);
-    fprintf(stderr, "%s\n", line);
-}
-
 static int nomem(void) {
     fprintf(stderr, "opscope replay: out of memory\n");
     return OPSCOPE_EXIT_INPUT;
@@ -309,7 +303,7 @@ static int add_outputs(opscope_session_t *s, replay_ctx *c, opscope_replay_table
 static void on_done(void *ud, const opscope_output *o, const opscope_error *err) {
     (void)ud;
     (void)o;
-    if (err) print_error(err);
+    if (err) opscope_cli_print_error(NULL, err);
 }
 
 /* Reads C's profile into S, finishes (the runs) and commits. Returns the exit status. */
@@ -322,7 +316,7 @@ static int run(opscope_session_t *s, replay_ctx *c, opscope_cli_selection *sel) 
     opscope_session_read_options(s, &ro);
     if (opscope_progress_read(a->input, OPSCOPE_FORMAT_AUTO, &sink, &ro, &err)) {
         if (err.code == OPSCOPE_ERROR_ABORTED) return nomem();
-        print_error(&err);
+        opscope_cli_print_error(NULL, &err);
         return OPSCOPE_EXIT_INPUT;
     }
     opscope_cli_select_note("replay", &a->select, a->input, sel);
@@ -357,10 +351,10 @@ int opscope_cli_replay(int argc, char **argv) {
                                    .filter_desc = sel.desc};
         s = opscope_session_new(&so);
         if (!s) status = nomem();
-        else if (add_outputs(s, &c, &r, x, &err)) print_error(&err);
+        else if (add_outputs(s, &c, &r, x, &err)) opscope_cli_print_error(NULL, &err);
         else status = run(s, &c, &sel);
     } else {
-        print_error(&err);
+        opscope_cli_print_error(NULL, &err);
     }
     opscope_session_free(s);
     opscope_cli_select_close(&sel);

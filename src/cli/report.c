@@ -221,12 +221,6 @@ static int parse_args(int argc, char **argv, report_args *a) {
 /* ------------------------------------------------------------------------------------------ */
 /* The run: one session (analyze/session/session.h) with the outputs asked for (export/outputs/outputs.h).    */
 
-static void print_error(const opscope_error *err) {
-    char line[512];
-    opscope_error_format(err, line, sizeof line);
-    fprintf(stderr, "%s\n", line);
-}
-
 /* Opens PATH and hands it to the output MAKE builds; STDOUT_TAKEN notes "-". */
 static int add_written(opscope_session_t *s, const char *path, bool *stdout_taken,
                        int (*make)(opscope_output *, opscope_out_t *, const void *, opscope_error *),
@@ -284,7 +278,7 @@ static int add_outputs(opscope_session_t *s, const report_args *a, const opscope
 /* After each commit: the file it wrote, or why not (the console says nothing). */
 static void on_done(void *ud, const opscope_output *o, const opscope_error *err) {
     const report_args *a = ud;
-    if (err && o->path) print_error(err);
+    if (err && o->path) opscope_cli_print_error(NULL, err);
     else if (!err && o->say) o->say(o->impl, "report", a->quiet);
     else if (!err && o->path) opscope_cli_wrote("report", o->path, o->name + 2, a->quiet);
 }
@@ -299,7 +293,7 @@ static int run(opscope_session_t *s, const report_args *a, opscope_cli_selection
     if (opscope_progress_read(a->input, OPSCOPE_FORMAT_AUTO, &sink, &ro, &err) != 0) {
         /* a sink stopped the read: the output says why, else memory ran out */
         if (err.code == OPSCOPE_ERROR_ABORTED) opscope_session_stopped(s, &err);
-        print_error(&err);
+        opscope_cli_print_error(NULL, &err);
         return OPSCOPE_EXIT_INPUT;
     }
     if (sel) opscope_cli_select_note("report", &a->select, a->input, sel);
@@ -309,7 +303,7 @@ static int run(opscope_session_t *s, const report_args *a, opscope_cli_selection
         if (o && !strcmp(o->name, "--export-ops"))
             fprintf(stderr, "opscope report: --export-ops: %s: %s\n", a->input, err.msg);
         else
-            print_error(&err);
+            opscope_cli_print_error(NULL, &err);
         return OPSCOPE_EXIT_INPUT;
     }
     if (opscope_cli_cpath_window_missing("report", a->input, &a->cpath, s)) return OPSCOPE_EXIT_INPUT;
@@ -339,7 +333,7 @@ static int report_one(report_args *ap) {
     opscope_cli_selection sel;
     int status = OPSCOPE_EXIT_INPUT;
     if (opscope_cli_select_open(&a.select, a.input, &sel, &err)) {
-        print_error(&err);
+        opscope_cli_print_error(NULL, &err);
         opscope_cli_select_close(&sel);
         return status;
     }
@@ -352,7 +346,7 @@ static int report_one(report_args *ap) {
     opscope_session_t *s = opscope_session_new(&so);
     if (!s || add_outputs(s, &a, &ro, &err)) {
         if (!s) err = (opscope_error){.code = OPSCOPE_ERROR_NOMEM, .msg = "out of memory"};
-        print_error(&err);
+        opscope_cli_print_error(NULL, &err);
     } else {
         status = run(s, &a, filtered ? &sel : NULL);
     }

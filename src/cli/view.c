@@ -277,11 +277,7 @@ static int view_one(view_args *ap) {
         if (!r) rc = OPSCOPE_EXIT_OK;
         said = r == -2;
     }
-    if (rc != OPSCOPE_EXIT_OK && !said) {
-        char msg[768];
-        opscope_error_format(&err, msg, sizeof msg);
-        fprintf(stderr, "opscope view: %s\n", msg);
-    }
+    if (rc != OPSCOPE_EXIT_OK && !said) opscope_cli_print_error("view", &err);
     opscope_session_free(s);
     opscope_cli_select_close(&sel);
     return rc;
