@@ -75,14 +75,14 @@ static void note_dst(const struct ggml_tensor *dst);
 
 static void emit_copy(opscope_cap_copy_api api, int dir, int bi, const struct ggml_tensor *t, uint64_t bytes,
                       uint64_t t0, uint64_t t1, uint64_t scope) {
-    bool in = opscope_cap_t.in_sched;
+    bool in = opscope_cap_thread.in_sched;
     if (in) {
         note_dst(t); /* a scheduler input copy made through an interposed call */
     }
     opscope_cap_compute at = {.bi = bi,
-                              .sched = in ? opscope_cap_t.sched_id : -1,
-                              .split = in ? opscope_cap_t.split : -1,
-                              .gid = in ? opscope_cap_t.graph_id : -1};
+                              .sched = in ? opscope_cap_thread.sched_id : -1,
+                              .split = in ? opscope_cap_thread.split : -1,
+                              .gid = in ? opscope_cap_thread.graph_id : -1};
     /* device transfers recorded by the call (a GPU source saw them): the record waits for
      * their device times (cap_gpu.c); the description is written now, while T is valid */
     uint64_t n_dev = scope ? opscope_cap_gpu_end(scope) : 0;
@@ -107,7 +107,7 @@ static int direction(bool src_host, bool dst_host) {
 }
 
 static bool copy_on(void) {
-    return opscope_cap_ggml_ready() && !opscope_cap_t.depth && opscope_cap_should_record(opscope_cap_t.in_sched ? opscope_cap_t.sched_id : -1);
+    return opscope_cap_ggml_ready() && !opscope_cap_thread.depth && opscope_cap_should_record(opscope_cap_thread.in_sched ? opscope_cap_thread.sched_id : -1);
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_copy(const struct ggml_tensor *src, struct ggml_tensor *dst) {
@@ -115,7 +115,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_copy(const struct ggml_tensor *src, stru
         if (opscope_cap_ggml.tensor_copy) opscope_cap_ggml.tensor_copy(src, dst);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     opscope_cap_ggml.tensor_copy(src, dst);
@@ -126,7 +126,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_copy(const struct ggml_tensor *src, stru
     bool sh = is_host(src->buffer), dh = is_host(dst->buffer);
     int bi = opscope_cap_backend_of_buffer(!dh ? dst->buffer : !sh ? src->buffer : dst->buffer);
     emit_copy(OPSCOPE_CAP_API_TENSOR_COPY, direction(sh, dh), bi, dst, opscope_cap_ggml.nbytes(src), t0, t1, sc);
-    opscope_cap_t.depth--;
+    opscope_cap_thread.depth--;
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_set(struct ggml_tensor *t, const void *data, size_t offset, size_t size) {
@@ -134,7 +134,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set(struct ggml_tensor *t, const void *d
         if (opscope_cap_ggml.tensor_set) opscope_cap_ggml.tensor_set(t, data, offset, size);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     opscope_cap_ggml.tensor_set(t, data, offset, size);
@@ -143,7 +143,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set(struct ggml_tensor *t, const void *d
         opscope_cap_gpu_close(sc_prev);
     }
     emit_copy(OPSCOPE_CAP_API_SET, direction(true, is_host(t->buffer)), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1, sc);
-    opscope_cap_t.depth--;
+    opscope_cap_thread.depth--;
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_get(const struct ggml_tensor *t, void *data, size_t offset, size_t size) {
@@ -151,7 +151,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get(const struct ggml_tensor *t, void *d
         if (opscope_cap_ggml.tensor_get) opscope_cap_ggml.tensor_get(t, data, offset, size);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     opscope_cap_ggml.tensor_get(t, data, offset, size);
@@ -160,7 +160,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get(const struct ggml_tensor *t, void *d
         opscope_cap_gpu_close(sc_prev);
     }
     emit_copy(OPSCOPE_CAP_API_GET, direction(is_host(t->buffer), true), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1, sc);
-    opscope_cap_t.depth--;
+    opscope_cap_thread.depth--;
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_set_async(ggml_backend_t backend, struct ggml_tensor *t,
@@ -169,7 +169,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_async(ggml_backend_t backend, struct
         if (opscope_cap_ggml.tensor_set_async) opscope_cap_ggml.tensor_set_async(backend, t, data, offset, size);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     opscope_cap_ggml.tensor_set_async(backend, t, data, offset, size);
@@ -178,7 +178,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_async(ggml_backend_t backend, struct
         opscope_cap_gpu_close(sc_prev);
     }
     emit_copy(OPSCOPE_CAP_API_SET_ASYNC, direction(true, is_host(t->buffer)), opscope_cap_backend_of(backend), t, size, t0, t1, sc);
-    opscope_cap_t.depth--;
+    opscope_cap_thread.depth--;
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_get_async(ggml_backend_t backend, const struct ggml_tensor *t,
@@ -187,7 +187,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_async(ggml_backend_t backend, const 
         if (opscope_cap_ggml.tensor_get_async) opscope_cap_ggml.tensor_get_async(backend, t, data, offset, size);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     opscope_cap_ggml.tensor_get_async(backend, t, data, offset, size);
@@ -196,7 +196,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_async(ggml_backend_t backend, const 
         opscope_cap_gpu_close(sc_prev);
     }
     emit_copy(OPSCOPE_CAP_API_GET_ASYNC, direction(is_host(t->buffer), true), opscope_cap_backend_of(backend), t, size, t0, t1, sc);
-    opscope_cap_t.depth--;
+    opscope_cap_thread.depth--;
 }
 
 /* ---- strided copies (ggml_backend_tensor_set_2d & co.): N_COPIES rows of SIZE bytes ----
@@ -256,7 +256,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_2d(struct ggml_tensor *t, const void
         set_2d(t, data, offset, size, n_copies, stride_tensor, stride_data);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     set_2d(t, data, offset, size, n_copies, stride_tensor, stride_data);
@@ -266,7 +266,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_2d(struct ggml_tensor *t, const void
     }
     emit_copy(OPSCOPE_CAP_API_SET_2D, direction(true, is_host(t->buffer)), opscope_cap_backend_of_buffer(t->buffer),
               t, size * n_copies, t0, t1, sc);
-    opscope_cap_t.depth--;
+    opscope_cap_thread.depth--;
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_get_2d(const struct ggml_tensor *t, void *data, size_t offset, size_t size,
@@ -275,7 +275,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_2d(const struct ggml_tensor *t, void
         get_2d(t, data, offset, size, n_copies, stride_tensor, stride_data);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     get_2d(t, data, offset, size, n_copies, stride_tensor, stride_data);
@@ -285,7 +285,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_2d(const struct ggml_tensor *t, void
     }
     emit_copy(OPSCOPE_CAP_API_GET_2D, direction(is_host(t->buffer), true), opscope_cap_backend_of_buffer(t->buffer),
               t, size * n_copies, t0, t1, sc);
-    opscope_cap_t.depth--;
+    opscope_cap_thread.depth--;
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_set_2d_async(ggml_backend_t backend, struct ggml_tensor *t, const void *data,
@@ -295,7 +295,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_2d_async(ggml_backend_t backend, str
         set_2d_async(backend, t, data, offset, size, n_copies, stride_tensor, stride_data);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     set_2d_async(backend, t, data, offset, size, n_copies, stride_tensor, stride_data);
@@ -305,7 +305,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_2d_async(ggml_backend_t backend, str
     }
     emit_copy(OPSCOPE_CAP_API_SET_2D_ASYNC, direction(true, is_host(t->buffer)), opscope_cap_backend_of(backend), t,
               size * n_copies, t0, t1, sc);
-    opscope_cap_t.depth--;
+    opscope_cap_thread.depth--;
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_get_2d_async(ggml_backend_t backend, const struct ggml_tensor *t, void *data,
@@ -315,7 +315,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_2d_async(ggml_backend_t backend, con
         get_2d_async(backend, t, data, offset, size, n_copies, stride_tensor, stride_data);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     get_2d_async(backend, t, data, offset, size, n_copies, stride_tensor, stride_data);
@@ -325,7 +325,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_2d_async(ggml_backend_t backend, con
     }
     emit_copy(OPSCOPE_CAP_API_GET_2D_ASYNC, direction(is_host(t->buffer), true), opscope_cap_backend_of(backend), t,
               size * n_copies, t0, t1, sc);
-    opscope_cap_t.depth--;
+    opscope_cap_thread.depth--;
 }
 
 /* ---- input copies made through cpy_tensor_async (opscope_cap_copy_infer) ----
@@ -458,7 +458,7 @@ static void seen_add(const void *p) {
 }
 
 static void note_dst(const struct ggml_tensor *dst) {
-    seen_begin(opscope_cap_t.graph_id);
+    seen_begin(opscope_cap_thread.graph_id);
     seen_add(dst);
 }
 
@@ -502,7 +502,7 @@ void opscope_cap_copy_infer(const opscope_cap_compute *at) {
     seen_begin(at->gid);
     copy_seen *c = &t_seen;
     /* the split graphs outlive the call only without an eval callback (else: stack views) */
-    bool keep = opscope_cap_t.in_sched && !opscope_cap_t.no_defer && !opscope_cap_t.in_user_cb;
+    bool keep = opscope_cap_thread.in_sched && !opscope_cap_thread.no_defer && !opscope_cap_thread.in_user_cb;
     if (be->device_type != OPSCOPE_DEVICE_CPU && be->device_type != OPSCOPE_DEVICE_ACCEL && !c->full) {
         size_t len = strlen(be->name);
         int n = opscope_cap_ggml.graph_n_nodes(g);
