@@ -99,11 +99,13 @@ static bool is_host(ggml_backend_buffer_t b) {
     return !b || opscope_cap_ggml.buffer_is_host(b);
 }
 
-static int direction(bool src_host, bool dst_host) {
-    if (src_host) {
-        return dst_host ? OPSCOPE_CAP_COPY_H2H : OPSCOPE_CAP_COPY_H2D;
+/* The direction of a copy from buffer SRC to buffer DST: each is on the host when it is a host
+ * buffer or NULL (the program's own memory, as tensor_set's source). */
+static int direction(ggml_backend_buffer_t src, ggml_backend_buffer_t dst) {
+    if (is_host(src)) {
+        return is_host(dst) ? OPSCOPE_CAP_COPY_H2H : OPSCOPE_CAP_COPY_H2D;
     }
-    return dst_host ? OPSCOPE_CAP_COPY_D2H : OPSCOPE_CAP_COPY_D2D;
+    return is_host(dst) ? OPSCOPE_CAP_COPY_D2H : OPSCOPE_CAP_COPY_D2D;
 }
 
 static bool copy_on(void) {
@@ -123,9 +125,10 @@ OPSCOPE_EXPORT void ggml_backend_tensor_copy(const struct ggml_tensor *src, stru
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    bool sh = is_host(src->buffer), dh = is_host(dst->buffer);
-    int bi = opscope_cap_backend_of_buffer(!dh ? dst->buffer : !sh ? src->buffer : dst->buffer);
-    emit_copy(OPSCOPE_CAP_API_TENSOR_COPY, direction(sh, dh), bi, dst, opscope_cap_ggml.nbytes(src), t0, t1, sc);
+    int dir = direction(src->buffer, dst->buffer);
+    /* the device's side: the destination's, unless only the source is on a device */
+    int bi = opscope_cap_backend_of_buffer(dir == OPSCOPE_CAP_COPY_D2H ? src->buffer : dst->buffer);
+    emit_copy(OPSCOPE_CAP_API_TENSOR_COPY, dir, bi, dst, opscope_cap_ggml.nbytes(src), t0, t1, sc);
     opscope_cap_thread.depth--;
 }
 
@@ -142,7 +145,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set(struct ggml_tensor *t, const void *d
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(OPSCOPE_CAP_API_SET, direction(true, is_host(t->buffer)), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1, sc);
+    emit_copy(OPSCOPE_CAP_API_SET, direction(NULL, t->buffer), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1, sc);
     opscope_cap_thread.depth--;
 }
 
@@ -159,7 +162,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get(const struct ggml_tensor *t, void *d
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(OPSCOPE_CAP_API_GET, direction(is_host(t->buffer), true), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1, sc);
+    emit_copy(OPSCOPE_CAP_API_GET, direction(t->buffer, NULL), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1, sc);
     opscope_cap_thread.depth--;
 }
 
@@ -177,7 +180,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_async(ggml_backend_t backend, struct
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(OPSCOPE_CAP_API_SET_ASYNC, direction(true, is_host(t->buffer)), opscope_cap_backend_of(backend), t, size, t0, t1, sc);
+    emit_copy(OPSCOPE_CAP_API_SET_ASYNC, direction(NULL, t->buffer), opscope_cap_backend_of(backend), t, size, t0, t1, sc);
     opscope_cap_thread.depth--;
 }
 
@@ -195,7 +198,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_async(ggml_backend_t backend, const 
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(OPSCOPE_CAP_API_GET_ASYNC, direction(is_host(t->buffer), true), opscope_cap_backend_of(backend), t, size, t0, t1, sc);
+    emit_copy(OPSCOPE_CAP_API_GET_ASYNC, direction(t->buffer, NULL), opscope_cap_backend_of(backend), t, size, t0, t1, sc);
     opscope_cap_thread.depth--;
 }
 
@@ -264,7 +267,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_2d(struct ggml_tensor *t, const void
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(OPSCOPE_CAP_API_SET_2D, direction(true, is_host(t->buffer)), opscope_cap_backend_of_buffer(t->buffer),
+    emit_copy(OPSCOPE_CAP_API_SET_2D, direction(NULL, t->buffer), opscope_cap_backend_of_buffer(t->buffer),
               t, size * n_copies, t0, t1, sc);
     opscope_cap_thread.depth--;
 }
@@ -283,7 +286,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_2d(const struct ggml_tensor *t, void
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(OPSCOPE_CAP_API_GET_2D, direction(is_host(t->buffer), true), opscope_cap_backend_of_buffer(t->buffer),
+    emit_copy(OPSCOPE_CAP_API_GET_2D, direction(t->buffer, NULL), opscope_cap_backend_of_buffer(t->buffer),
               t, size * n_copies, t0, t1, sc);
     opscope_cap_thread.depth--;
 }
@@ -303,7 +306,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_2d_async(ggml_backend_t backend, str
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(OPSCOPE_CAP_API_SET_2D_ASYNC, direction(true, is_host(t->buffer)), opscope_cap_backend_of(backend), t,
+    emit_copy(OPSCOPE_CAP_API_SET_2D_ASYNC, direction(NULL, t->buffer), opscope_cap_backend_of(backend), t,
               size * n_copies, t0, t1, sc);
     opscope_cap_thread.depth--;
 }
@@ -323,7 +326,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_2d_async(ggml_backend_t backend, con
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(OPSCOPE_CAP_API_GET_2D_ASYNC, direction(is_host(t->buffer), true), opscope_cap_backend_of(backend), t,
+    emit_copy(OPSCOPE_CAP_API_GET_2D_ASYNC, direction(t->buffer, NULL), opscope_cap_backend_of(backend), t,
               size * n_copies, t0, t1, sc);
     opscope_cap_thread.depth--;
 }
@@ -520,7 +523,7 @@ void opscope_cap_copy_infer(const opscope_cap_compute *at) {
                     return; /* cannot tell copies apart any more */
                 }
                 const struct ggml_tensor *from = keep ? find_source(x, xlen) : NULL;
-                int dir = from ? direction(is_host(from->buffer), is_host(s->buffer)) : -1;
+                int dir = from ? direction(from->buffer, s->buffer) : -1;
                 emit_copy_at(OPSCOPE_CAP_API_CPY_TENSOR_ASYNC, dir, at, s, opscope_cap_ggml.nbytes(s), at->t0, at->t0,
                              false);
             }
