@@ -31,8 +31,8 @@ int opscope_cli_job(const opscope_cli_job_opts *o);
 typedef struct opscope_cli_job_set opscope_cli_job_set;
 
 /* Reads INPUTS[0..N) (traces, job summaries, folders of them) on THREADS threads (0: one per
- * core) and analyses the job into *OUT. Returns -1 with *OUT set, else the exit status (the
- * reason on stderr, *OUT NULL). */
+ * core) and analyses the job into *OUT. Returns a cli status (cli/cli.h): 0 with *OUT set, else
+ * the exit status (the reason on stderr, *OUT NULL). */
 int opscope_cli_job_load(const char *const *inputs, int n, int threads, opscope_cli_job_set **out);
 
 /* How a trace of the job is read when more than its figures is wanted (`view`: its page block

@@ -12,6 +12,7 @@
  */
 #include "analyze/job/job_rank.h"
 #include "analyze/session/session.h"
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/job.h"
 #include "export/html/html.h"
@@ -227,15 +228,13 @@ int opscope_cli_job_view(const opscope_cli_job_view_opts *o) {
     memset(&err, 0, sizeof err);
     opscope_out_t *w = opscope_out_open(o->output, &err);
     if (!w) {
-        char line[512];
-        opscope_error_format(&err, line, sizeof line);
-        fprintf(stderr, "opscope view: %s\n", line);
+        opscope_cli_print_error("view", &err);
         return OPSCOPE_EXIT_INPUT;
     }
     opscope_cli_job_set *set;
     opscope_cli_job_reader rd = {.read = job_read, .drop = block_drop, .ud = (void *)o};
     int st = opscope_cli_job_load_with(o->inputs, o->n_inputs, o->threads, &rd, &set);
-    if (st >= 0) {
+    if (st) {
         opscope_out_abort(w);
         return st;
     }

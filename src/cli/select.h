@@ -42,12 +42,12 @@ static inline bool opscope_cli_select_any(const opscope_cli_select *s) {
     return s->batch_spec || s->graphs_spec;
 }
 
-/* Takes "--batch" or "--graphs" NAME with its value VAL into S. Returns -1, or the exit status
- * after a usage message naming CMD. */
+/* Takes "--batch" or "--graphs" NAME with its value VAL into S. Returns a cli status
+ * (cli/cli.h): 0, or the exit status after a usage message naming CMD. */
 int opscope_cli_select_option(const char *cmd, opscope_cli_select *s, const char *name, const char *val);
 
-/* After the operands: --batch reads each input twice, so none may be stdin. Returns -1 or the
- * exit status (usage error). */
+/* After the operands: --batch reads each input twice, so none may be stdin. Returns a cli
+ * status (cli/cli.h): 0, or the exit status of the usage error. */
 int opscope_cli_select_check(const char *cmd, const opscope_cli_select *s, const char *const *inputs, int n);
 
 /* F's choice of graphs as S asks (graph ids, batch, phase, steady), nothing else set. */

@@ -109,24 +109,24 @@ int opscope_oplog_put_inst(opscope_oplog_buf *b, opscope_oplog_state *st, const 
     return e ? -1 : 0;
 }
 
-uint32_t opscope_oplog_get_inst_tmpl(opscope_oplog_cur *c, bool *ext) {
+uint32_t opscope_oplog_get_inst_tmpl(opscope_oplog_cur *c, unsigned *parts) {
     uint64_t v = opscope_oplog_get_u(c);
-    *ext = v & 1;
+    *parts = v & 1 ? OPSCOPE_OPLOG_INST_EXT : 0;
     if ((v >> 1) > UINT32_MAX) c->bad = true;
     return (uint32_t)(v >> 1);
 }
 
-void opscope_oplog_get_inst_rest(opscope_oplog_cur *c, opscope_oplog_state *st, bool ext, bool has_graph,
+void opscope_oplog_get_inst_rest(opscope_oplog_cur *c, opscope_oplog_state *st, unsigned parts,
                                  opscope_oplog_inst *i) {
     i->key = st->key + (uint64_t)opscope_oplog_get_i(c);
     i->key_end = i->key + (uint64_t)opscope_oplog_get_i(c);
     st->key = i->key;
     i->graph = 0;
-    if (has_graph) {
+    if (parts & OPSCOPE_OPLOG_INST_GRAPH) {
         i->graph = st->graph + opscope_oplog_get_i(c);
         st->graph = i->graph;
     }
-    if (ext) {
+    if (parts & OPSCOPE_OPLOG_INST_EXT) {
         i->start_ns = i->key + (uint64_t)opscope_oplog_get_i(c);
         i->duration_ns = opscope_oplog_get_u(c);
         i->host_start_ns = i->key + (uint64_t)opscope_oplog_get_i(c);

@@ -226,13 +226,13 @@ static int scan(olr *r) {
 
 /* Decodes RU's next instance into front. */
 static int run_next(olr *r, run *ru) {
-    bool ext;
+    unsigned parts;
     const unsigned char *at = ru->c.p;
-    uint32_t id = opscope_oplog_get_inst_tmpl(&ru->c, &ext);
+    uint32_t id = opscope_oplog_get_inst_tmpl(&ru->c, &parts);
     if (ru->c.bad || id >= r->tmpls.n || !r->tmpls.v[id].p)
         return fail(r, OPSCOPE_ERROR_SCHEMA, "record of an undefined template in the record log", at);
-    opscope_oplog_get_inst_rest(&ru->c, &ru->st, ext, (r->tmpls.v[id].has & OPSCOPE_HAS_GRAPH) != 0,
-                                &ru->front);
+    if (r->tmpls.v[id].has & OPSCOPE_HAS_GRAPH) parts |= OPSCOPE_OPLOG_INST_GRAPH;
+    opscope_oplog_get_inst_rest(&ru->c, &ru->st, parts, &ru->front);
     ru->front.tmpl = id;
     if (ru->c.bad) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged record in the record log", at);
     ru->left--;

@@ -352,7 +352,13 @@ static void pair_kernels(opscope_out_t *w, const opscope_diff_t *d, const opscop
     }
 }
 
-static void table(opscope_out_t *w, const opscope_diff_t *d, size_t limit, bool all, bool console) {
+/* How table() writes the groups: TABLE_ALL_ROWS every row, not only those the console shows
+ * (opscope_diff_row.shown); TABLE_CONSOLE the console's form, long names cut (CONSOLE_NAME_COLS). */
+enum { TABLE_ALL_ROWS = 1 << 0, TABLE_CONSOLE = 1 << 1 };
+
+/* The groups' table, at most LIMIT rows (0: no limit), as FLAGS (TABLE_*) say. */
+static void table(opscope_out_t *w, const opscope_diff_t *d, size_t limit, unsigned flags) {
+    bool all = flags & TABLE_ALL_ROWS, console = flags & TABLE_CONSOLE;
     opscope_diff_norm n = opscope_diff_norm_used(d);
     const char *per = n == OPSCOPE_DIFF_NORM_NONE ? "" : n == OPSCOPE_DIFF_NORM_TOKEN ? "/tok"
                       : n == OPSCOPE_DIFF_NORM_GRAPH ? "/graph" : "/iter";
@@ -512,7 +518,7 @@ void opscope_diff_write_console(opscope_out_t *w, const opscope_diff_t *d,
     opscope_diff_tests_write_text(w, o);
     opscope_diff_requests_write_text(w, o);
     if (o->tests_only || o->requests_only) return;
-    table(w, d, o->top ? o->top : CONSOLE_TOP, false, true);
+    table(w, d, o->top ? o->top : CONSOLE_TOP, TABLE_CONSOLE);
     opscope_diff_write_sampled(w, d, o->top ? o->top : CONSOLE_TOP, false);
     fusions(w, d, 10, true);
     regressions(w, d);
@@ -524,7 +530,7 @@ void opscope_diff_write_text(opscope_out_t *w, const opscope_diff_t *d,
     opscope_diff_tests_write_text(w, o);
     opscope_diff_requests_write_text(w, o);
     if (o->tests_only || o->requests_only) return;
-    table(w, d, 0, true, false);
+    table(w, d, 0, TABLE_ALL_ROWS);
     opscope_diff_write_sampled(w, d, 0, true);
     fusions(w, d, 0, false);
     regressions(w, d);
