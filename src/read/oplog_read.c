@@ -5,6 +5,7 @@
 #include "model/oplog_rec.h"
 #include "model/oplog_run.h"
 #include "model/run_info.h"
+#include "util/heap.h"
 #include "util/oplog.h"
 #include "util/vec.h"
 
@@ -239,26 +240,14 @@ static int run_next(olr *r, run *ru) {
     return 0;
 }
 
-static bool before(const olr *r, uint32_t a, uint32_t b) {
-    const run *x = &r->runs.v[a], *y = &r->runs.v[b];
+/* The heap of runs (by index): by the front's key, key end, then file order. */
+static inline bool before(const olr *r, const uint32_t *a, const uint32_t *b) {
+    const run *x = &r->runs.v[*a], *y = &r->runs.v[*b];
     if (x->front.key != y->front.key) return x->front.key < y->front.key;
     if (x->front.key_end != y->front.key_end) return x->front.key_end < y->front.key_end;
     return x->index < y->index;
 }
-
-static void sift_down(olr *r, size_t i) {
-    size_t n = r->heap.n;
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        if (l < n && before(r, r->heap.v[l], r->heap.v[m])) m = l;
-        if (l + 1 < n && before(r, r->heap.v[l + 1], r->heap.v[m])) m = l + 1;
-        if (m == i) return;
-        uint32_t t = r->heap.v[i];
-        r->heap.v[i] = r->heap.v[m];
-        r->heap.v[m] = t;
-        i = m;
-    }
-}
+OPSCOPE_HEAP_DEFINE(run_heap, uint32_t, const olr *, before)
 
 static int emit(olr *r, const run *ru) {
     opscope_record rec;
@@ -285,16 +274,16 @@ static int merge(olr *r) {
         if (run_next(r, &r->runs.v[i])) return -1;
         r->heap.v[r->heap.n++] = (uint32_t)i;
     }
-    for (size_t i = r->heap.n / 2; i-- > 0;) sift_down(r, i);
+    run_heap_build(r->heap.v, r->heap.n, r);
     while (r->heap.n) {
         run *ru = &r->runs.v[r->heap.v[0]];
         if (emit(r, ru)) return -1;
         if (ru->left) {
             if (run_next(r, ru)) return -1;
+            run_heap_sift_down(r->heap.v, r->heap.n, 0, r);
         } else {
-            r->heap.v[0] = r->heap.v[--r->heap.n];
+            run_heap_pop(r->heap.v, &r->heap.n, r);
         }
-        sift_down(r, 0);
     }
     return 0;
 }

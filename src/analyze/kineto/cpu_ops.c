@@ -1,6 +1,7 @@
 /* cpu_ops.c - a Kineto trace's CPU slices as records: nesting, self time, groups (cpu_ops.h). */
 #include "analyze/kineto/cpu_ops.h"
 #include "util/hash.h"
+#include "util/heap.h"
 #include "util/hindex.h"
 #include "util/sort.h"
 #include "util/vec.h"
@@ -260,29 +261,20 @@ static inline bool head_less(const cslice *v, const run *a, const run *b) {
     int c = sl_cmp(&v[a->at], &v[b->at]);
     return c < 0 || (c == 0 && a->at < b->at);
 }
-
-static void heap_down(const cslice *v, run *h, size_t k, size_t i) {
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        if (l < k && head_less(v, &h[l], &h[m])) m = l;
-        if (l + 1 < k && head_less(v, &h[l + 1], &h[m])) m = l + 1;
-        if (m == i) return;
-        run t = h[i];
-        h[i] = h[m];
-        h[m] = t;
-        i = m;
-    }
-}
+OPSCOPE_HEAP_DEFINE(run_heap, run, const cslice *, head_less)
 
 /* Merges runs R[0, K) of V (linked through NEXT) into OUT: a binary heap of the runs by their
  * heads (K compares per slice would dominate with the tens of runs of a long capture). */
 static void merge_runs(const cslice *v, const uint32_t *next, run *r, size_t k, cslice *out) {
-    for (size_t i = k / 2; i-- > 0;) heap_down(v, r, k, i);
+    run_heap_build(r, k, v);
     while (k) {
         *out++ = v[r[0].at];
-        if (--r[0].left) r[0].at = next[r[0].at];
-        else r[0] = r[--k];
-        heap_down(v, r, k, 0);
+        if (--r[0].left) {
+            r[0].at = next[r[0].at];
+            run_heap_sift_down(r, k, 0, v);
+        } else {
+            run_heap_pop(r, &k, v);
+        }
     }
 }
 
