@@ -4,6 +4,7 @@
 #include "util/heap.h"
 #include "util/hindex.h"
 #include "util/sort.h"
+#include "util/str.h"
 #include "util/vec.h"
 
 #include <stdlib.h>
@@ -93,17 +94,6 @@ const char *opscope_cpu_ops_label(const opscope_cpu_ops_t *c, uint32_t name) {
     return s ? s : "";
 }
 
-/* Case-insensitive substring test. */
-static int has_ci(const char *s, const char *pat) {
-    size_t m = strlen(pat);
-    for (; *s; s++) {
-        size_t i = 0;
-        while (i < m && s[i] && (s[i] | 32) == pat[i]) i++;
-        if (i == m) return 1;
-    }
-    return 0;
-}
-
 /* The class of a name (torch's filtered names, the steps, phase markers). */
 static int classify(const char *nm, int kind) {
     static const char *const dropped[] = {"[memory]", "[OutOfMemory]", "profiler::_record_function_enter",
@@ -118,13 +108,15 @@ static int classify(const char *nm, int kind) {
     if (!strncmp(nm, "gloo:", 5)) return CLS_ASYNC;
     if (!strncmp(nm, "autograd::engine::evaluate_function", 35) || strstr(nm, "Backward"))
         return CLS_BACKWARD;
-    if (has_ci(nm, "dataloader") || has_ci(nm, "data_load") || has_ci(nm, "data load")) return CLS_DATA;
+    if (opscope_str_has_ci(nm, "dataloader") || opscope_str_has_ci(nm, "data_load") ||
+        opscope_str_has_ci(nm, "data load"))
+        return CLS_DATA;
     /* torch's optimizer ranges ("Optimizer.step#SGD.step"), whatever the trace's category */
     if (!strncmp(nm, "Optimizer.", 10)) return CLS_OPTIMIZER;
     if (kind == OPSCOPE_CPU_KIND_ANNOTATION) { /* record_function ranges name phases */
-        if (has_ci(nm, "optimizer")) return CLS_OPTIMIZER;
-        if (has_ci(nm, "backward")) return CLS_BACKWARD;
-        if (has_ci(nm, "forward")) return CLS_FORWARD;
+        if (opscope_str_has_ci(nm, "optimizer")) return CLS_OPTIMIZER;
+        if (opscope_str_has_ci(nm, "backward")) return CLS_BACKWARD;
+        if (opscope_str_has_ci(nm, "forward")) return CLS_FORWARD;
     }
     return CLS_PLAIN;
 }
