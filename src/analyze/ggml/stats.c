@@ -4,6 +4,7 @@
 #include "model/op_cost.h"
 #include "analyze/rpc/rpc_cover.h"
 #include "model/ggml_vocab.h"
+#include "model/record.h"
 #include "util/hash.h"
 #include "util/heap.h"
 #include "util/hindex.h"
@@ -275,10 +276,6 @@ static long find_group(opscope_stats_t *s, const opscope_record *rec, const char
     return i;
 }
 
-static int rec_n_src(const opscope_record *r) {
-    return r->n_src < 0 ? 0 : r->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : r->n_src;
-}
-
 /* Hash of the per-shape key straight from the record: one multiply per value, one final mix. */
 static uint64_t shape_hash(const opscope_record *r, int n, uint32_t group) {
     uint64_t h = OPSCOPE_FNV_BASIS ^ ((uint64_t)group << 8 | (uint64_t)n);
@@ -311,7 +308,7 @@ static bool shape_eq(const void *ctx, uint32_t i, const void *key) {
 /* Adds REC to its shape group; *AT: that group's index, -1 when the cap left it out. */
 static int add_by_shape(opscope_stats_t *s, uint32_t group, const opscope_record *rec,
                         uint64_t flops, const opscope_traffic *tr, long *at) {
-    int n = rec_n_src(rec);
+    int n = opscope_record_n_src(rec);
     uint64_t h = shape_hash(rec, n, group);
     group_table *t = &s->shapes;
     shape_key k = {rec, n, group};

@@ -1,5 +1,6 @@
 /* shape_fmt.c - shape and unit text for reports. */
 #include "analyze/record/shape_fmt.h"
+#include "model/record.h"
 #include "util/strbuf.h"
 
 #include <stdio.h>
@@ -79,7 +80,7 @@ size_t opscope_fmt_sources(char *buf, size_t size, const opscope_shape *sh) {
 }
 
 void opscope_shape_of_record(opscope_shape *sh, const opscope_record *rec) {
-    int n = rec->n_src < 0 ? 0 : rec->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : rec->n_src;
+    int n = opscope_record_n_src(rec);
     memset(sh, 0, sizeof *sh);
     sh->n_src = n;
     memcpy(sh->ne_src, rec->ne_src, (size_t)n * sizeof rec->ne_src[0]);

@@ -5,6 +5,7 @@
 
 #include "analyze/record/shape_fmt.h"
 #include "analyze/ggml/stats.h"
+#include "model/record.h"
 #include "model/strtab.h"
 #include "util/sort.h"
 
@@ -70,7 +71,7 @@ opscope_ops_skip_reason opscope_ops_format_line(const opscope_record *rec, char 
         return OPSCOPE_OPS_SKIP_CUSTOM;
     if (!(rec->has & OPSCOPE_HAS_OUT)) return OPSCOPE_OPS_SKIP_NO_OUT;
     if (!(rec->has & OPSCOPE_HAS_OP_PARAMS)) return OPSCOPE_OPS_SKIP_NO_PARAMS;
-    int n_src = rec->n_src < 0 ? 0 : rec->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : rec->n_src;
+    int n_src = opscope_record_n_src(rec);
     if (n_src && !(rec->has & OPSCOPE_HAS_SRC_TYPES)) return OPSCOPE_OPS_SKIP_NO_SRC_TYPES;
     if (!type_known(rec->out_type)) return OPSCOPE_OPS_SKIP_BAD_TYPE;
     for (int s = 0; s < n_src; s++)

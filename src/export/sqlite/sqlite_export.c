@@ -7,6 +7,7 @@
 #include "analyze/record/shape_fmt.h"
 #include "export/sqlite/sqlite_int.h"
 #include "analyze/ggml/stats.h"
+#include "model/record.h"
 #include "model/strtab.h"
 #include "util/hash.h"
 #include "util/hindex.h"
@@ -154,7 +155,7 @@ static void key_put(unsigned char **p, const void *v, size_t n) {
 /* The bytes that identify a record's shape row (everything the row holds). */
 static size_t shape_key(opscope_sqlite_export_t *x, const opscope_record *r) {
     unsigned char *p = x->key;
-    int32_t n = r->n_src < 0 ? 0 : r->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : r->n_src;
+    int32_t n = opscope_record_n_src(r);
     uint32_t has = r->has & (OPSCOPE_HAS_OUT | OPSCOPE_HAS_STRIDES | OPSCOPE_HAS_SRC_TYPES | OPSCOPE_HAS_OP_PARAMS);
     key_put(&p, &has, sizeof has);
     key_put(&p, &n, sizeof n);
