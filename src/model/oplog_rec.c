@@ -42,11 +42,6 @@ int opscope_oplog_put_tmpl(opscope_oplog_buf *b, const opscope_record *r) {
     return e ? -1 : 0;
 }
 
-static const char *get_str(opscope_oplog_cur *c) {
-    size_t n;
-    return opscope_oplog_get_str(c, &n);
-}
-
 static int32_t get_i32(opscope_oplog_cur *c) {
     int64_t v = opscope_oplog_get_i(c);
     if (v < INT32_MIN || v > INT32_MAX) c->bad = true;
@@ -58,13 +53,13 @@ int opscope_oplog_get_tmpl(opscope_oplog_cur *c, opscope_record *r) {
     uint64_t type = opscope_oplog_get_u(c);
     r->type = type == OPSCOPE_RECORD_COPY ? OPSCOPE_RECORD_COPY : OPSCOPE_RECORD_OP;
     r->has = (uint32_t)opscope_oplog_get_u(c);
-    r->name = get_str(c);
-    r->sub_op = get_str(c);
+    r->name = opscope_oplog_get_cstr(c);
+    r->sub_op = opscope_oplog_get_cstr(c);
     r->sub_op_value = get_i32(c);
-    r->extra = get_str(c);
-    r->tensor_name = get_str(c);
-    r->category = get_str(c);
-    r->kernel = get_str(c);
+    r->extra = opscope_oplog_get_cstr(c);
+    r->tensor_name = opscope_oplog_get_cstr(c);
+    r->category = opscope_oplog_get_cstr(c);
+    r->kernel = opscope_oplog_get_cstr(c);
     r->n_kernels = get_i32(c);
     r->weight = (uint32_t)opscope_oplog_get_u(c);
     r->backend_id = get_i32(c);

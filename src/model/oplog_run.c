@@ -31,11 +31,6 @@ int opscope_oplog_put_run(opscope_oplog_buf *b, const opscope_run_info *run) {
     return e ? -1 : 0;
 }
 
-static const char *get_str(opscope_oplog_cur *c) {
-    size_t n;
-    return opscope_oplog_get_str(c, &n);
-}
-
 /* A count of items of at least one byte each: never more than the bytes left (damage). */
 static uint64_t get_count(opscope_oplog_cur *c) {
     uint64_t n = opscope_oplog_get_u(c);
@@ -59,10 +54,10 @@ static int get_models(opscope_oplog_cur *c, opscope_run_t *out) {
     uint64_t n = get_count(c);
     for (uint64_t i = 0; i < n && !c->bad; i++) {
         opscope_run_model m = {0};
-        m.path = get_str(c);
+        m.path = opscope_oplog_get_cstr(c);
         m.size_bytes = opscope_oplog_get_u(c);
-        m.architecture = get_str(c);
-        m.name = get_str(c);
+        m.architecture = opscope_oplog_get_cstr(c);
+        m.name = opscope_oplog_get_cstr(c);
         m.n_params = opscope_oplog_get_u(c);
         m.file_type = get_i32(c);
         if (!c->bad && opscope_run_add_model(out, &m)) return -2;
@@ -101,7 +96,7 @@ int opscope_oplog_get_run(opscope_oplog_cur *c, opscope_run_t *out) {
     uint64_t n_ctx = rc ? 0 : get_count(c);
     for (uint64_t i = 0; i < n_ctx && rc == 0; i++) rc = get_context(c, out);
     if (rc || c->bad) return rc ? rc : -1;
-    const char *blas = get_str(c), *path = get_str(c);
+    const char *blas = opscope_oplog_get_cstr(c), *path = opscope_oplog_get_cstr(c);
     int32_t threads = get_i32(c), cores = get_i32(c);
     if (c->bad) return -1;
     if (opscope_run_set_blas(out, blas, path, threads)) return -2;

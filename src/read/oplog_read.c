@@ -57,20 +57,15 @@ static int fail(olr *r, opscope_error_code code, const char *msg, const unsigned
     return -1;
 }
 
-static const char *str(opscope_oplog_cur *c) {
-    size_t n;
-    return opscope_oplog_get_str(c, &n);
-}
-
 static int read_meta(olr *r, opscope_oplog_cur *c) {
     opscope_capture_info *k = &r->cap;
     const char *end = k->end, *sig = k->end_signal;
     uint64_t end_ns = k->end_ns, died = k->died_ns;
     memset(k, 0, sizeof *k);
-    k->host = str(c);
-    k->program = str(c);
-    k->clock = str(c);
-    k->boot_id = str(c);
+    k->host = opscope_oplog_get_cstr(c);
+    k->program = opscope_oplog_get_cstr(c);
+    k->clock = opscope_oplog_get_cstr(c);
+    k->boot_id = opscope_oplog_get_cstr(c);
     k->pid = opscope_oplog_get_i(c);
     k->time_ns = opscope_oplog_get_u(c);
     k->realtime_offset_ns = opscope_oplog_get_i(c);
@@ -87,8 +82,8 @@ static int read_meta(olr *r, opscope_oplog_cur *c) {
 static int read_backend(olr *r, opscope_oplog_cur *c) {
     opscope_backend b = {0};
     uint64_t id = opscope_oplog_get_u(c);
-    b.name = str(c);
-    b.device = str(c);
+    b.name = opscope_oplog_get_cstr(c);
+    b.device = opscope_oplog_get_cstr(c);
     b.device_type = (opscope_device_type)opscope_oplog_get_u(c);
     if (c->bad || id > INT32_MAX || !b.name) return -1;
     b.id = (int32_t)id;
@@ -150,8 +145,8 @@ static int read_run(olr *r, opscope_oplog_cur *c) {
 }
 
 static int read_end(olr *r, opscope_oplog_cur *c) {
-    r->cap.end = str(c);
-    r->cap.end_signal = str(c);
+    r->cap.end = opscope_oplog_get_cstr(c);
+    r->cap.end_signal = opscope_oplog_get_cstr(c);
     r->cap.end_ns = opscope_oplog_get_u(c);
     r->cap.died_ns = opscope_oplog_get_u(c);
     r->has_end = true;

@@ -76,5 +76,10 @@ int64_t opscope_oplog_get_i(opscope_oplog_cur *c);
 /* A string: *LEN bytes at the returned pointer, NUL-terminated in the payload; NULL for NULL
  * (or bad: a string without its NUL is damage). */
 const char *opscope_oplog_get_str(opscope_oplog_cur *c, size_t *len);
+/* opscope_oplog_get_str without the length. */
+static inline const char *opscope_oplog_get_cstr(opscope_oplog_cur *c) {
+    size_t n;
+    return opscope_oplog_get_str(c, &n);
+}
 
 #endif /* OPSCOPE_UTIL_OPLOG_H */
