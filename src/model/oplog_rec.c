@@ -1,5 +1,6 @@
 /* oplog_rec.c - templates and instances of the record log (see oplog_rec.h). */
 #include "model/oplog_rec.h"
+#include "model/record.h"
 
 #include <string.h>
 
@@ -26,7 +27,7 @@ int opscope_oplog_put_tmpl(opscope_oplog_buf *b, const opscope_record *r) {
     e |= opscope_oplog_put_u(b, r->flops);
     e |= opscope_oplog_put_i(b, r->out_type);
     for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) e |= opscope_oplog_put_i(b, r->ne[d]);
-    int n_src = r->n_src < 0 ? 0 : r->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : r->n_src;
+    int n_src = opscope_record_n_src(r);
     e |= opscope_oplog_put_u(b, (uint64_t)n_src);
     for (int s = 0; s < n_src; s++) {
         for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) e |= opscope_oplog_put_i(b, r->ne_src[s][d]);

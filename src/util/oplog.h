@@ -76,6 +76,11 @@ int64_t opscope_oplog_get_i(opscope_oplog_cur *c);
 /* A string: *LEN bytes at the returned pointer, NUL-terminated in the payload; NULL for NULL
  * (or bad: a string without its NUL is damage). */
 const char *opscope_oplog_get_str(opscope_oplog_cur *c, size_t *len);
+/* opscope_oplog_get_str without the length. */
+static inline const char *opscope_oplog_get_cstr(opscope_oplog_cur *c) {
+    size_t n;
+    return opscope_oplog_get_str(c, &n);
+}
 
 /* The checked narrowings every payload reader uses: a value out of the type's range, or a
  * count of one-byte-or-more items larger than the bytes left, is damage (`bad` set). */
@@ -95,12 +100,6 @@ static inline uint64_t opscope_oplog_get_count(opscope_oplog_cur *c) {
     uint64_t n = opscope_oplog_get_u(c);
     if (n > (uint64_t)(c->end - c->p)) c->bad = true;
     return c->bad ? 0 : n;
-}
-
-/* A string without its length (opscope_oplog_get_str). */
-static inline const char *opscope_oplog_get_cstr(opscope_oplog_cur *c) {
-    size_t n;
-    return opscope_oplog_get_str(c, &n);
 }
 
 #endif /* OPSCOPE_UTIL_OPLOG_H */

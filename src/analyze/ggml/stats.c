@@ -4,7 +4,9 @@
 #include "model/op_cost.h"
 #include "analyze/rpc/rpc_cover.h"
 #include "model/ggml_vocab.h"
+#include "model/record.h"
 #include "util/hash.h"
+#include "util/heap.h"
 #include "util/hindex.h"
 #include "analyze/record/shape_fmt.h"
 #include "model/strtab.h"
@@ -274,10 +276,6 @@ static long find_group(opscope_stats_t *s, const opscope_record *rec, const char
     return i;
 }
 
-static int rec_n_src(const opscope_record *r) {
-    return r->n_src < 0 ? 0 : r->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : r->n_src;
-}
-
 /* Hash of the per-shape key straight from the record: one multiply per value, one final mix. */
 static uint64_t shape_hash(const opscope_record *r, int n, uint32_t group) {
     uint64_t h = OPSCOPE_FNV_BASIS ^ ((uint64_t)group << 8 | (uint64_t)n);
@@ -310,7 +308,7 @@ static bool shape_eq(const void *ctx, uint32_t i, const void *key) {
 /* Adds REC to its shape group; *AT: that group's index, -1 when the cap left it out. */
 static int add_by_shape(opscope_stats_t *s, uint32_t group, const opscope_record *rec,
                         uint64_t flops, const opscope_traffic *tr, long *at) {
-    int n = rec_n_src(rec);
+    int n = opscope_record_n_src(rec);
     uint64_t h = shape_hash(rec, n, group);
     group_table *t = &s->shapes;
     shape_key k = {rec, n, group};
@@ -378,34 +376,11 @@ static char *dup_or_null(const char *str, bool *fail) {
 }
 
 /* Heap order: A must be evicted before B. */
-static bool top_worse(const top_entry *a, const top_entry *b) {
+static inline bool top_worse(const void *ctx, const top_entry *a, const top_entry *b) {
     if (a->rec.duration_ns != b->rec.duration_ns) return a->rec.duration_ns < b->rec.duration_ns;
     return a->seq > b->seq;
 }
-
-static void heap_down(top_entry *h, size_t n, size_t i) {
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        if (l < n && top_worse(&h[l], &h[m])) m = l;
-        if (l + 1 < n && top_worse(&h[l + 1], &h[m])) m = l + 1;
-        if (m == i) return;
-        top_entry tmp = h[i];
-        h[i] = h[m];
-        h[m] = tmp;
-        i = m;
-    }
-}
-
-static void heap_up(top_entry *h, size_t i) {
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!top_worse(&h[i], &h[p])) return;
-        top_entry tmp = h[i];
-        h[i] = h[p];
-        h[p] = tmp;
-        i = p;
-    }
-}
+OPSCOPE_HEAP_DEFINE(top_heap, top_entry, const void *, top_worse)
 
 static int add_top(opscope_stats_t *s, const opscope_record *rec, const char *sub_op,
                    uint64_t flops, uint64_t seq) {
@@ -440,11 +415,9 @@ static int add_top(opscope_stats_t *s, const opscope_record *rec, const char *su
     }
     if (full) {
         free_record_strings(&s->top[0].rec);
-        s->top[0] = e;
-        heap_down(s->top, s->n_top, 0);
+        top_heap_replace_top(s->top, s->n_top, &e, NULL);
     } else {
-        s->top[s->n_top] = e;
-        heap_up(s->top, s->n_top++);
+        top_heap_push(s->top, &s->n_top, &e, NULL);
     }
     return 0;
 }

@@ -1,6 +1,8 @@
 /* busy_runs.c - the union of start-sorted runs of intervals by a k-way merge (busy_runs.h). */
 #include "analyze/intervals/busy_runs.h"
+#include "util/heap.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 typedef struct cursor {
@@ -24,19 +26,11 @@ static int advance(cursor *c, opscope_busy_get_fn get, const void *ud, int64_t l
     return 0;
 }
 
-/* Restores the min-heap order (by start) from slot I down. */
-static void sift_down(cursor *h, size_t n, size_t i) {
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        if (l < n && h[l].start < h[m].start) m = l;
-        if (l + 1 < n && h[l + 1].start < h[m].start) m = l + 1;
-        if (m == i) return;
-        cursor t = h[i];
-        h[i] = h[m];
-        h[m] = t;
-        i = m;
-    }
+/* The heap of the runs' cursors: by start alone (equal starts union alike in either order). */
+static inline bool start_less(const void *ctx, const cursor *a, const cursor *b) {
+    return a->start < b->start;
 }
+OPSCOPE_HEAP_DEFINE(cursor_heap, cursor, const void *, start_less)
 
 int opscope_busy_runs_total(const opscope_busy_run *runs, size_t n_runs, opscope_busy_get_fn get,
                             const void *ud, int64_t lo, int64_t hi, uint64_t *total) {
@@ -47,7 +41,7 @@ int opscope_busy_runs_total(const opscope_busy_run *runs, size_t n_runs, opscope
         h[n] = (cursor){0, 0, runs[r].begin, runs[r].end};
         if (advance(&h[n], get, ud, lo, hi)) n++;
     }
-    for (size_t i = n / 2; i-- > 0;) sift_down(h, n, i);
+    cursor_heap_build(h, n, NULL);
     /* the merged intervals come in start order: a one-pass union */
     uint64_t t = 0;
     int64_t cs = 0, ce = 0;
@@ -62,8 +56,8 @@ int opscope_busy_runs_total(const opscope_busy_run *runs, size_t n_runs, opscope
         } else if (b > ce) {
             ce = b;
         }
-        if (!advance(&h[0], get, ud, lo, hi)) h[0] = h[--n];
-        sift_down(h, n, 0);
+        if (advance(&h[0], get, ud, lo, hi)) cursor_heap_sift_down(h, n, 0, NULL);
+        else cursor_heap_pop(h, &n, NULL);
     }
     if (open) t += (uint64_t)(ce - cs);
     free(h);

@@ -1,8 +1,10 @@
 /* cpu_ops.c - a Kineto trace's CPU slices as records: nesting, self time, groups (cpu_ops.h). */
 #include "analyze/kineto/cpu_ops.h"
 #include "util/hash.h"
+#include "util/heap.h"
 #include "util/hindex.h"
 #include "util/sort.h"
+#include "util/str.h"
 #include "util/vec.h"
 
 #include <stdlib.h>
@@ -92,17 +94,6 @@ const char *opscope_cpu_ops_label(const opscope_cpu_ops_t *c, uint32_t name) {
     return s ? s : "";
 }
 
-/* Case-insensitive substring test. */
-static int has_ci(const char *s, const char *pat) {
-    size_t m = strlen(pat);
-    for (; *s; s++) {
-        size_t i = 0;
-        while (i < m && s[i] && (s[i] | 32) == pat[i]) i++;
-        if (i == m) return 1;
-    }
-    return 0;
-}
-
 /* The class of a name (torch's filtered names, the steps, phase markers). */
 static int classify(const char *nm, int kind) {
     static const char *const dropped[] = {"[memory]", "[OutOfMemory]", "profiler::_record_function_enter",
@@ -117,13 +108,15 @@ static int classify(const char *nm, int kind) {
     if (!strncmp(nm, "gloo:", 5)) return CLS_ASYNC;
     if (!strncmp(nm, "autograd::engine::evaluate_function", 35) || strstr(nm, "Backward"))
         return CLS_BACKWARD;
-    if (has_ci(nm, "dataloader") || has_ci(nm, "data_load") || has_ci(nm, "data load")) return CLS_DATA;
+    if (opscope_str_has_ci(nm, "dataloader") || opscope_str_has_ci(nm, "data_load") ||
+        opscope_str_has_ci(nm, "data load"))
+        return CLS_DATA;
     /* torch's optimizer ranges ("Optimizer.step#SGD.step"), whatever the trace's category */
     if (!strncmp(nm, "Optimizer.", 10)) return CLS_OPTIMIZER;
     if (kind == OPSCOPE_CPU_KIND_ANNOTATION) { /* record_function ranges name phases */
-        if (has_ci(nm, "optimizer")) return CLS_OPTIMIZER;
-        if (has_ci(nm, "backward")) return CLS_BACKWARD;
-        if (has_ci(nm, "forward")) return CLS_FORWARD;
+        if (opscope_str_has_ci(nm, "optimizer")) return CLS_OPTIMIZER;
+        if (opscope_str_has_ci(nm, "backward")) return CLS_BACKWARD;
+        if (opscope_str_has_ci(nm, "forward")) return CLS_FORWARD;
     }
     return CLS_PLAIN;
 }
@@ -260,29 +253,20 @@ static inline bool head_less(const cslice *v, const run *a, const run *b) {
     int c = sl_cmp(&v[a->at], &v[b->at]);
     return c < 0 || (c == 0 && a->at < b->at);
 }
-
-static void heap_down(const cslice *v, run *h, size_t k, size_t i) {
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        if (l < k && head_less(v, &h[l], &h[m])) m = l;
-        if (l + 1 < k && head_less(v, &h[l + 1], &h[m])) m = l + 1;
-        if (m == i) return;
-        run t = h[i];
-        h[i] = h[m];
-        h[m] = t;
-        i = m;
-    }
-}
+OPSCOPE_HEAP_DEFINE(run_heap, run, const cslice *, head_less)
 
 /* Merges runs R[0, K) of V (linked through NEXT) into OUT: a binary heap of the runs by their
  * heads (K compares per slice would dominate with the tens of runs of a long capture). */
 static void merge_runs(const cslice *v, const uint32_t *next, run *r, size_t k, cslice *out) {
-    for (size_t i = k / 2; i-- > 0;) heap_down(v, r, k, i);
+    run_heap_build(r, k, v);
     while (k) {
         *out++ = v[r[0].at];
-        if (--r[0].left) r[0].at = next[r[0].at];
-        else r[0] = r[--k];
-        heap_down(v, r, k, 0);
+        if (--r[0].left) {
+            r[0].at = next[r[0].at];
+            run_heap_sift_down(r, k, 0, v);
+        } else {
+            run_heap_pop(r, &k, v);
+        }
     }
 }
 

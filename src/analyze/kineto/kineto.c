@@ -7,6 +7,7 @@
 #include "util/hash.h"
 #include "util/hindex.h"
 #include "util/sort.h"
+#include "util/str.h"
 #include "util/sort_runs.h"
 
 #include <stddef.h>
@@ -190,17 +191,6 @@ const char *opscope_kineto_phase_name(int phase) {
     return phase >= 0 && phase < OPSCOPE_KINETO_PHASE_COUNT ? n[phase] : "?";
 }
 
-/* Case-insensitive substring test on a NUL-terminated haystack. */
-static int has_ci(const char *s, const char *pat) {
-    size_t m = strlen(pat);
-    for (; *s; s++) {
-        size_t i = 0;
-        while (i < m && s[i] && (s[i] | 32) == pat[i]) i++;
-        if (i == m) return 1;
-    }
-    return 0;
-}
-
 /* Reads the number inside the parentheses after WORD ("context_1(512)" -> 1 and 512). */
 static int paren_after(const char *s, const char *word, long *count, long *inside) {
     const char *p = strstr(s, word);
@@ -226,7 +216,7 @@ static int phase_of(const char *name) {
         if (tc == 0) return OPSCOPE_KINETO_PHASE_DECODE;
         return OPSCOPE_KINETO_PHASE_MIXED;
     }
-    int pf = has_ci(name, "prefill"), dc = has_ci(name, "decode");
+    int pf = opscope_str_has_ci(name, "prefill"), dc = opscope_str_has_ci(name, "decode");
     if (pf && dc) return OPSCOPE_KINETO_PHASE_MIXED;
     if (pf) return OPSCOPE_KINETO_PHASE_PREFILL;
     if (dc) return OPSCOPE_KINETO_PHASE_DECODE;

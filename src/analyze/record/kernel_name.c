@@ -1,5 +1,6 @@
 /* kernel_name.c - short forms of C++ kernel names (see kernel_name.h). */
 #include "analyze/record/kernel_name.h"
+#include "util/strbuf.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -24,28 +25,6 @@ static size_t skip_group(const char *s, size_t i, bool *flat) {
         }
     }
     return i;
-}
-
-/* Output with a byte budget: the full length is counted, at most SIZE - 1 bytes stored, and
- * a chunk that does not fit is cut at a UTF-8 character boundary (then nothing more fits). */
-typedef struct sbuf {
-    char *buf;
-    size_t size, len, stored;
-    bool full;
-} sbuf;
-
-static void put(sbuf *b, const char *s, size_t n) {
-    if (!b->full && b->size) {
-        size_t room = b->size - 1 - b->stored, k = n;
-        if (n > room) {
-            k = room;
-            while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) k--;
-            b->full = true;
-        }
-        memcpy(b->buf + b->stored, s, k);
-        b->stored += k;
-    }
-    b->len += n;
 }
 
 static bool word_char(char c) {
@@ -142,7 +121,8 @@ static bool after_operator(const char *name, size_t i) {
 
 size_t opscope_kernel_name_short(char *buf, size_t size, const char *name) {
     static const char anon[] = "(anonymous namespace)::";
-    sbuf b = {buf, size, 0, 0, false};
+    opscope_strbuf b; /* bounded: the full length counted, a cut at a UTF-8 boundary */
+    opscope_strbuf_fixed(&b, buf, size);
     size_t i = 0, n = strlen(name);
     if (!strncmp(name, "void ", 5) && n > 5) i = 5;
     /* A return type written by std::enable_if (SFINAE) is no part of the kernel's name. */
@@ -159,7 +139,7 @@ size_t opscope_kernel_name_short(char *buf, size_t size, const char *name) {
             continue;
         }
         if (c == '(' && after_operator(name, i) && name[i + 1] == ')') {
-            put(&b, "()", 2); /* operator() is a name, not a parameter list */
+            opscope_strbuf_add(&b, "()", 2); /* operator() is a name, not a parameter list */
             i += 2;
             continue;
         }
@@ -168,27 +148,26 @@ size_t opscope_kernel_name_short(char *buf, size_t size, const char *name) {
             size_t end = skip_group(name, i, &flat);
             if (c == '(') {
                 if (end == n) break; /* the parameter list: the rest of the name */
-                put(&b, name + i, end - i); /* "(...)" inside the name: kept */
+                opscope_strbuf_add(&b, name + i, end - i); /* "(...)" inside the name: kept */
             } else if (flat && name[end - 1] == '>' &&
                        (end - i - 2 <= OPSCOPE_KERNEL_NAME_MAX_TARGS || one_word(name, i + 1, end - 1))) {
-                put(&b, name + i, end - i);
+                opscope_strbuf_add(&b, name + i, end - i);
             } else {
                 size_t hs = 0, hn = end == n ? 0 : template_hint(name, i + 1, end - 1, &hs);
-                put(&b, "<\xe2\x80\xa6", 4); /* "<…" */
+                opscope_strbuf_add(&b, "<\xe2\x80\xa6", 4); /* "<…" */
                 if (hn && hn <= OPSCOPE_KERNEL_NAME_MAX_TARGS) {
-                    put(&b, name + hs, hn);
-                    put(&b, "\xe2\x80\xa6", 3);
+                    opscope_strbuf_add(&b, name + hs, hn);
+                    opscope_strbuf_add(&b, "\xe2\x80\xa6", 3);
                 }
-                put(&b, ">", 1);
+                opscope_strbuf_add(&b, ">", 1);
             }
             i = end;
             continue;
         }
         size_t clen = 1; /* one whole UTF-8 character */
         while (i + clen < n && ((unsigned char)name[i + clen] & 0xC0) == 0x80) clen++;
-        put(&b, name + i, clen);
+        opscope_strbuf_add(&b, name + i, clen);
         i += clen;
     }
-    if (size) buf[b.stored] = '\0';
-    return b.len;
+    return opscope_strbuf_wanted(&b);
 }

@@ -1,27 +1,10 @@
 /* shape_fmt.c - shape and unit text for reports. */
 #include "analyze/record/shape_fmt.h"
+#include "model/record.h"
+#include "util/strbuf.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-/* A bounded appender: keeps the buffer NUL-terminated and counts what fit. */
-typedef struct sbuf {
-    char *p;
-    size_t size, len;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_add(sbuf *b, const char *fmt, ...) {
-    if (b->size == 0 || b->len + 1 >= b->size) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(b->p + b->len, b->size - b->len, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    b->len += (size_t)n;
-    if (b->len >= b->size) b->len = b->size - 1;
-}
 
 /* Dimensions shown: those > 0 (v2 files pad with 0), without trailing 1s past the first
  * (ggml fills unused dims with 1): [4096, 4096, 1, 1] -> [4096, 4096]. */
@@ -31,15 +14,16 @@ static int shown_dims(const int64_t ne[OPSCOPE_MAX_DIMS]) {
     return n;
 }
 
-static void sb_ne(sbuf *b, const int64_t ne[OPSCOPE_MAX_DIMS]) {
+static void sb_ne(opscope_strbuf *b, const int64_t ne[OPSCOPE_MAX_DIMS]) {
     int any = 0;
     int nd = shown_dims(ne);
     for (int d = 0; d < nd; d++) {
         if (ne[d] <= 0) continue;
-        sb_add(b, "%s%lld", any ? ", " : "[", (long long)ne[d]);
+        opscope_strbuf_add_str(b, any ? ", " : "[");
+        opscope_strbuf_add_i64(b, ne[d]);
         any = 1;
     }
-    if (any) sb_add(b, "]");
+    if (any) opscope_strbuf_add_char(b, ']');
 }
 
 static int has_dims(const int64_t ne[OPSCOPE_MAX_DIMS]) {
@@ -49,46 +33,54 @@ static int has_dims(const int64_t ne[OPSCOPE_MAX_DIMS]) {
 }
 
 size_t opscope_fmt_ne(char *buf, size_t size, const int64_t ne[OPSCOPE_MAX_DIMS]) {
-    sbuf b = {buf, size, 0};
-    if (size) buf[0] = '\0';
+    opscope_strbuf b; /* bounded: the text is ASCII, so the cuts fall at the byte */
+    opscope_strbuf_fixed(&b, buf, size);
     sb_ne(&b, ne);
-    return b.len;
+    return b.len; /* the length stored */
 }
 
 size_t opscope_fmt_src_shapes(char *buf, size_t size, const opscope_shape *sh) {
-    sbuf b = {buf, size, 0};
-    if (size) buf[0] = '\0';
+    opscope_strbuf b; /* bounded: the text is ASCII, so the cuts fall at the byte */
+    opscope_strbuf_fixed(&b, buf, size);
     int first = 1;
     for (int i = 0; i < sh->n_src; i++) {
         if (!has_dims(sh->ne_src[i])) continue;
-        if (!first) sb_add(&b, " x ");
+        if (!first) opscope_strbuf_add_str(&b, " x ");
         sb_ne(&b, sh->ne_src[i]);
         first = 0;
     }
-    return b.len;
+    return b.len; /* the length stored */
 }
 
 size_t opscope_fmt_sources(char *buf, size_t size, const opscope_shape *sh) {
-    sbuf b = {buf, size, 0};
-    if (size) buf[0] = '\0';
+    opscope_strbuf b; /* bounded: the text is ASCII, so the cuts fall at the byte */
+    opscope_strbuf_fixed(&b, buf, size);
     int first = 1;
     for (int i = 0; i < sh->n_src; i++) {
         if (!has_dims(sh->ne_src[i])) continue;
-        sb_add(&b, "%ssrc%d ", first ? "" : ", ", i);
+        opscope_strbuf_add_str(&b, first ? "src" : ", src");
+        opscope_strbuf_add_i64(&b, i);
+        opscope_strbuf_add_char(&b, ' ');
         sb_ne(&b, sh->ne_src[i]);
-        if (sh->type_src[i] >= 0) sb_add(&b, " %s", opscope_ggml_type_name(sh->type_src[i]));
+        if (sh->type_src[i] >= 0) {
+            opscope_strbuf_add_char(&b, ' ');
+            opscope_strbuf_add_str(&b, opscope_ggml_type_name(sh->type_src[i]));
+        }
         first = 0;
     }
     if (sh->has_out && has_dims(sh->ne)) {
-        sb_add(&b, "%s-> ", first ? "" : " ");
+        opscope_strbuf_add_str(&b, first ? "-> " : " -> ");
         sb_ne(&b, sh->ne);
-        if (sh->out_type >= 0) sb_add(&b, " %s", opscope_ggml_type_name(sh->out_type));
+        if (sh->out_type >= 0) {
+            opscope_strbuf_add_char(&b, ' ');
+            opscope_strbuf_add_str(&b, opscope_ggml_type_name(sh->out_type));
+        }
     }
-    return b.len;
+    return b.len; /* the length stored */
 }
 
 void opscope_shape_of_record(opscope_shape *sh, const opscope_record *rec) {
-    int n = rec->n_src < 0 ? 0 : rec->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : rec->n_src;
+    int n = opscope_record_n_src(rec);
     memset(sh, 0, sizeof *sh);
     sh->n_src = n;
     memcpy(sh->ne_src, rec->ne_src, (size_t)n * sizeof rec->ne_src[0]);

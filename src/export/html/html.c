@@ -9,6 +9,7 @@
 #include "util/hash.h"
 #include "util/hindex.h"
 #include "util/vec.h"
+#include "model/record.h"
 #include "model/strtab.h"
 
 #include <stdlib.h>
@@ -227,9 +228,7 @@ static char *put_dims(char *p, const int64_t *ne, int32_t type) {
 /* The shape text of REC into h->shape_buf (bounded: 10 sources x ~100 bytes + output). */
 static size_t format_shape(opscope_html_sink_t *h, const opscope_record *rec) {
     char *p = h->shape_buf;
-    int n_src = rec->n_src;
-    if (n_src < 0) n_src = 0;
-    if (n_src > OPSCOPE_MAX_SRC) n_src = OPSCOPE_MAX_SRC;
+    int n_src = opscope_record_n_src(rec);
     int first = 1;
     for (int s = 0; s < n_src; s++) {
         const int64_t *ne = rec->ne_src[s];

@@ -9,6 +9,7 @@
 #include "export/html/html_template.h"
 #include "util/out.h"
 #include "util/sort.h"
+#include "util/strbuf.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -42,46 +43,39 @@ static int cmp_lane(const void *a, const void *b) {
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Growable byte buffer of LEB128 varints.                                                  */
+/* LEB128 varints into a growable byte buffer (util/strbuf.h: out of memory sets `failed`). */
 
-typedef struct vbuf {
-    unsigned char *p;
-    size_t n, cap;
-    int failed;
-} vbuf;
-
-static void vb_u64(vbuf *b, uint64_t v) {
-    if (b->cap - b->n < 10) {
-        size_t nc = b->cap ? b->cap * 2 : 1024;
-        unsigned char *np = realloc(b->p, nc);
-        if (!np) {
-            b->failed = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
+static void vb_u64(opscope_strbuf *b, uint64_t v) {
+    if (v < 0x80) { /* one byte: most ids, types and small counts */
+        opscope_strbuf_add_char(b, (char)v);
+        return;
     }
+    if (opscope_strbuf_room(b, 10)) return;
+    unsigned char *p = (unsigned char *)b->s + b->len, *q = p;
     while (v >= 0x80) {
-        b->p[b->n++] = (unsigned char)(v | 0x80);
+        *q++ = (unsigned char)(v | 0x80);
         v >>= 7;
     }
-    b->p[b->n++] = (unsigned char)v;
+    *q++ = (unsigned char)v;
+    opscope_strbuf_commit(b, (size_t)(q - p));
 }
 
-static void vb_zz(vbuf *b, int64_t v) {
+static void vb_zz(opscope_strbuf *b, int64_t v) {
     vb_u64(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
 }
 
-static void vb_id(vbuf *b, uint32_t id) { vb_u64(b, id == UINT32_MAX ? 0 : (uint64_t)id + 1); }
+static void vb_id(opscope_strbuf *b, uint32_t id) { vb_u64(b, id == UINT32_MAX ? 0 : (uint64_t)id + 1); }
 
-/* Writes B as a quoted base64 string (standard alphabet, padded). */
-static void out_base64(opscope_out_t *w, const vbuf *b) {
+/* Writes the bytes of VB as a quoted base64 string (standard alphabet, padded). */
+static void out_base64(opscope_out_t *w, const opscope_strbuf *vb) {
     static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const unsigned char *p = (const unsigned char *)vb->s;
+    size_t n = vb->len;
     char chunk[4096 + 8];
     size_t c = 0, i = 0;
     opscope_out_char(w, '"');
-    for (; i + 3 <= b->n; i += 3) {
-        uint32_t v = (uint32_t)b->p[i] << 16 | (uint32_t)b->p[i + 1] << 8 | b->p[i + 2];
+    for (; i + 3 <= n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
         chunk[c++] = tab[v >> 18];
         chunk[c++] = tab[(v >> 12) & 63];
         chunk[c++] = tab[(v >> 6) & 63];
@@ -91,12 +85,12 @@ static void out_base64(opscope_out_t *w, const vbuf *b) {
             c = 0;
         }
     }
-    if (i < b->n) {
-        uint32_t v = (uint32_t)b->p[i] << 16;
-        if (i + 1 < b->n) v |= (uint32_t)b->p[i + 1] << 8;
+    if (i < n) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        if (i + 1 < n) v |= (uint32_t)p[i + 1] << 8;
         chunk[c++] = tab[v >> 18];
         chunk[c++] = tab[(v >> 12) & 63];
-        chunk[c++] = i + 1 < b->n ? tab[(v >> 6) & 63] : '=';
+        chunk[c++] = i + 1 < n ? tab[(v >> 6) & 63] : '=';
         chunk[c++] = '=';
     }
     opscope_out_write(w, chunk, c);
@@ -116,8 +110,8 @@ static void set_err(opscope_error *err, opscope_error_code code, const char *msg
 #define HTML_N_COLS 16
 
 typedef struct html_enc {
-    vbuf cols[HTML_N_COLS];
-    vbuf recs[3];
+    opscope_strbuf cols[HTML_N_COLS]; /* growable byte buffers */
+    opscope_strbuf recs[3];
     uint32_t *lane_order, *row_count, *lane_rows;
     unsigned char *row_overlap;
     uint64_t t0;
@@ -128,8 +122,8 @@ static const char *const k_col_names[HTML_N_COLS] = {
     "backend", "node", "fused", "bytes", "flops", "kernel", "n_kernels", "traffic", "tupper"};
 
 static void enc_free(html_enc *e) {
-    for (int c = 0; c < HTML_N_COLS; c++) free(e->cols[c].p);
-    for (int c = 0; c < 3; c++) free(e->recs[c].p);
+    for (int c = 0; c < HTML_N_COLS; c++) opscope_strbuf_free(&e->cols[c]);
+    for (int c = 0; c < 3; c++) opscope_strbuf_free(&e->recs[c]);
     free(e->lane_order);
     free(e->row_count);
     free(e->lane_rows);
@@ -150,7 +144,7 @@ static int html_encode(const opscope_html_data *d, html_enc *enc, opscope_error 
     unsigned char *row_overlap = NULL;
     enum { N_COLS = HTML_N_COLS };
     memset(enc, 0, sizeof *enc);
-    vbuf *cols = enc->cols, *recs = enc->recs;
+    opscope_strbuf *cols = enc->cols, *recs = enc->recs;
     size_t n = d->n, nl = d->n_lanes;
     lane_order = malloc((nl + 1) * sizeof *lane_order);
     lane_rank = malloc((nl + 1) * sizeof *lane_rank);

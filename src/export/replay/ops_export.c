@@ -1,9 +1,11 @@
 /* ops_export.c - unique graph ops of a profile as test-backend-ops --test-file lines. */
 #include "export/replay/ops_export.h"
+#include "util/strbuf.h"
 #include "util/vec.h"
 
 #include "analyze/record/shape_fmt.h"
 #include "analyze/ggml/stats.h"
+#include "model/record.h"
 #include "model/strtab.h"
 #include "util/sort.h"
 
@@ -47,24 +49,11 @@ void opscope_ops_name_token(const char *name, char *buf) {
 
 static bool type_known(int32_t t) { return t >= 0 && opscope_ggml_type_bytes(t, 1) > 0; }
 
-/* Appends " V" style numbers; the buffer is sized for the worst case (OPSCOPE_OPS_LINE_MAX). */
-typedef struct lbuf {
-    char *p;
-    size_t n, size;
-} lbuf;
-
-static void put_i64(lbuf *b, int64_t v) {
-    char tmp[24];
-    int k = 0;
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do {
-        tmp[k++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0) tmp[k++] = '-';
-    if (b->n && b->n + 1 < b->size) b->p[b->n++] = ' ';
-    while (k && b->n + 1 < b->size) b->p[b->n++] = tmp[--k];
-    b->p[b->n] = '\0';
+/* Appends " V" (no space before the first number); the buffer is sized for the worst case
+ * (OPSCOPE_OPS_LINE_MAX). */
+static void put_i64(opscope_strbuf *b, int64_t v) {
+    if (b->len) opscope_strbuf_add_char(b, ' ');
+    opscope_strbuf_add_i64(b, v);
 }
 
 opscope_ops_skip_reason opscope_ops_format_line(const opscope_record *rec, char *buf, size_t size,
@@ -82,7 +71,7 @@ opscope_ops_skip_reason opscope_ops_format_line(const opscope_record *rec, char 
         return OPSCOPE_OPS_SKIP_CUSTOM;
     if (!(rec->has & OPSCOPE_HAS_OUT)) return OPSCOPE_OPS_SKIP_NO_OUT;
     if (!(rec->has & OPSCOPE_HAS_OP_PARAMS)) return OPSCOPE_OPS_SKIP_NO_PARAMS;
-    int n_src = rec->n_src < 0 ? 0 : rec->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : rec->n_src;
+    int n_src = opscope_record_n_src(rec);
     if (n_src && !(rec->has & OPSCOPE_HAS_SRC_TYPES)) return OPSCOPE_OPS_SKIP_NO_SRC_TYPES;
     if (!type_known(rec->out_type)) return OPSCOPE_OPS_SKIP_BAD_TYPE;
     for (int s = 0; s < n_src; s++)
@@ -101,7 +90,8 @@ opscope_ops_skip_reason opscope_ops_format_line(const opscope_record *rec, char 
             return OPSCOPE_OPS_SKIP_SUB_OP;
     }
 
-    lbuf b = {buf, 0, size};
+    opscope_strbuf b;
+    opscope_strbuf_fixed(&b, buf, size);
     put_i64(&b, op);
     put_i64(&b, rec->out_type);
     for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) put_i64(&b, rec->ne[d]);
