@@ -93,34 +93,35 @@ void opscope_json_export_free(opscope_json_export_t *x) {
     free(x);
 }
 
-/* Writes the not yet written backends as a "backends" member (LEADING_COMMA before it). */
-static void write_backends(opscope_json_export_t *x, bool leading_comma) {
-    opscope_out_t *w = x->out;
+/* Writes the not yet written backends through J as a "backends" member on a line of its own
+ * (nothing when none is pending). */
+static void write_backends(opscope_json_export_t *x, opscope_jw *j) {
     size_t pending = 0;
     for (size_t i = 0; i < x->n_backends; i++) pending += !x->backends[i].written;
     if (!pending) return;
-    opscope_out_str(w, leading_comma ? ",\n\"backends\":[" : "\"backends\":[");
-    bool first = true;
+    opscope_jw_nl(j);
+    opscope_jw_arr(j, "backends");
     for (size_t i = 0; i < x->n_backends; i++) {
         saved_backend *b = &x->backends[i];
         if (b->written) continue;
         b->written = true;
-        opscope_out_str(w, first ? "\n" : ",\n");
-        first = false;
-        opscope_json_write_backend_in(w, b->id, b->name, b->device, (int)b->device_type, b->process);
+        opscope_jw_nl(j);
+        opscope_jw_item(j);
+        opscope_json_write_backend_in(j->out, b->id, b->name, b->device, (int)b->device_type, b->process);
     }
-    opscope_out_str(w, "]");
+    opscope_jw_end_arr(j);
 }
 
 static void header(opscope_json_export_t *x) {
     if (x->header_done) return;
     x->header_done = true;
-    opscope_out_str(x->out, "{\"profiler\":\"");
-    opscope_out_str(x->out, x->profiler ? x->profiler : "ggml");
-    opscope_out_str(x->out, "\",\"version\":3,\"generator\":\"opscope " OPSCOPE_VERSION_STRING "\",\n");
-    write_backends(x, false);
-    if (x->n_backends) opscope_out_str(x->out, ",\n");
-    opscope_out_str(x->out, "\"records\":[");
+    opscope_jw j = opscope_jw_object(x->out);
+    opscope_jw_str(&j, "profiler", x->profiler ? x->profiler : "ggml");
+    opscope_jw_u64(&j, "version", 3);
+    opscope_jw_str(&j, "generator", "opscope " OPSCOPE_VERSION_STRING);
+    write_backends(x, &j);
+    opscope_jw_nl(&j);
+    opscope_jw_arr(&j, "records"); /* closed by opscope_json_export_finish */
     x->records_open = true;
 }
 
@@ -341,41 +342,35 @@ int opscope_json_export_derived(void *ud, const opscope_record *r, opscope_deriv
 int opscope_json_export_finish(opscope_json_export_t *x, const opscope_stats_t *stats) {
     opscope_out_t *w = x->out;
     header(x);
-    opscope_out_str(w, "]");
+    opscope_out_char(w, ']'); /* "records" */
+    opscope_jw j = opscope_jw_resume(w);
     /* Backends described only after the first record (rare in practice). */
-    write_backends(x, true);
-    opscope_out_str(w, ",\n\"total_records\":");
-    opscope_out_u64(w, x->n_records);
-    opscope_out_str(w, ",\"total_ns\":");
-    opscope_out_u64(w, x->total_ns);
+    write_backends(x, &j);
+    opscope_jw_nl(&j);
+    opscope_jw_u64(&j, "total_records", x->n_records);
+    opscope_jw_u64(&j, "total_ns", x->total_ns);
     const opscope_meta *d = &x->drops;
     if (d->dropped_records) {
-        opscope_out_str(w, ",\"dropped_records\":");
-        opscope_out_u64(w, d->dropped_records);
+        opscope_jw_u64(&j, "dropped_records", d->dropped_records);
         if (d->dropped_graphs) {
-            opscope_out_str(w, ",\"dropped_graphs\":");
-            opscope_out_u64(w, d->dropped_graphs);
-            opscope_out_str(w, ",\"dropped_first_graph\":");
-            opscope_out_i64(w, d->dropped_first_graph);
-            opscope_out_str(w, ",\"dropped_last_graph\":");
-            opscope_out_i64(w, d->dropped_last_graph);
+            opscope_jw_u64(&j, "dropped_graphs", d->dropped_graphs);
+            opscope_jw_i64(&j, "dropped_first_graph", d->dropped_first_graph);
+            opscope_jw_i64(&j, "dropped_last_graph", d->dropped_last_graph);
         }
         if (d->dropped_cause) {
-            opscope_out_str(w, ",\"dropped_cause\":");
-            opscope_out_str(w, d->dropped_cause == OPSCOPE_DROP_CAP             ? "\"memory cap\""
-                               : d->dropped_cause == OPSCOPE_DROP_OUT_OF_MEMORY ? "\"out of memory\""
-                               : d->dropped_cause == OPSCOPE_DROP_LOG_CAP       ? "\"log cap\""
-                                                                                : "\"device timing lost\"");
+            opscope_drop_cause c = d->dropped_cause;
+            opscope_jw_str(&j, "dropped_cause", c == OPSCOPE_DROP_CAP             ? "memory cap"
+                                                : c == OPSCOPE_DROP_OUT_OF_MEMORY ? "out of memory"
+                                                : c == OPSCOPE_DROP_LOG_CAP       ? "log cap"
+                                                                                  : "device timing lost");
         }
     }
-    if (d->capture_cap_mb && d->dropped_records) {
-        opscope_out_str(w, ",\"capture_cap_mb\":");
-        opscope_out_u64(w, d->capture_cap_mb);
-    }
+    if (d->capture_cap_mb && d->dropped_records) opscope_jw_u64(&j, "capture_cap_mb", d->capture_cap_mb);
     if (x->has_capture) {
-        opscope_out_str(w, ",\n\"capture\":{");
+        opscope_jw_nl(&j);
+        opscope_jw_obj(&j, "capture");
         opscope_json_write_capture_members(w, &x->capture);
-        opscope_out_char(w, '}');
+        opscope_jw_end_obj(&j);
     }
     if (x->top_extra) x->top_extra(w, x->top_ud);
     if (stats && opscope_json_summary_write(w, stats, &x->summary)) x->oom = true;
