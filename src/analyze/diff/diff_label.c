@@ -5,6 +5,7 @@
  * fallback of two traces (opscope_diff_sides_pair); the names of the --by keys.
  */
 #include "analyze/diff/diff_label.h"
+#include "util/strbuf.h"
 #include "analyze/diff/diff_side_state.h"
 #include "analyze/record/op_display.h"
 #include "analyze/record/shape_fmt.h"
@@ -16,26 +17,6 @@
 
 /* ---------------------------------------------------------------------------------------- */
 /* Labels: the components of a key, named.                                                  */
-
-/* A string built in place (an atom's canonical key, a display name). Out of memory, it stays
- * as it was with FAILED set, and every later put is dropped. */
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    bool failed;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *str, size_t len) {
-    if (b->failed) return;
-    if (opscope_vec_reserve((void **)&b->p, &b->cap, b->n + len + 1, 1, 64)) {
-        b->failed = true;
-        return;
-    }
-    memcpy(b->p + b->n, str, len);
-    b->n += len;
-    b->p[b->n] = '\0';
-}
-static void sb_str(sbuf *b, const char *str) { sb_put(b, str, strlen(str)); }
 
 /* The phase key's name ("prefill", "forward", "data_loading"...; "none" when not known). */
 static const char *phase_text(uint32_t p) {
@@ -231,11 +212,11 @@ static bool fine_has(const fine_set *fs, const char *key, size_t len) {
 }
 
 /* The canonical key of COMP into KEY. */
-static void canon_key(sbuf *key, const char *const comp[7]) {
-    key->n = 0;
+static void canon_key(opscope_strbuf *key, const char *const comp[7]) {
+    opscope_strbuf_reset(key);
     for (int c = 0; c < 7; c++) {
-        if (c) sb_put(key, "\x1f", 1);
-        if (comp[c]) sb_str(key, comp[c]);
+        if (c) opscope_strbuf_add(key, "\x1f", 1);
+        if (comp[c]) opscope_strbuf_add_str(key, comp[c]);
     }
 }
 
@@ -256,35 +237,35 @@ static bool final_eq(const void *ctx, uint32_t i, const void *key) {
 /* A new final group of canonical KEY (hash H) and components COMP, indexed in FX; NAME is
  * scratch. NULL when out of memory. */
 static opscope_diff_group *new_final(opscope_diff_side_t *s, opscope_hindex *fx, const char *const comp[7],
-                                     const sbuf *key, sbuf *name, uint64_t h) {
+                                     const opscope_strbuf *key, opscope_strbuf *name, uint64_t h) {
     opscope_diff_group *f = &s->final[s->n_final];
-    f->key = opscope_strtab_intern(s->strings, key->p, key->n, NULL);
+    f->key = opscope_strtab_intern(s->strings, key->s, key->len, NULL);
     /* display: phase · layer · CPU op · category · op @backend shape */
-    name->n = 0;
+    opscope_strbuf_reset(name);
     static const int order[] = {6, 5, 4, 3};
     for (size_t c = 0; c < 4; c++) {
         if (!comp[order[c]]) continue;
-        if (name->n) sb_str(name, " \xc2\xb7 ");
-        sb_str(name, comp[order[c]]);
+        if (name->len) opscope_strbuf_add_str(name, " \xc2\xb7 ");
+        opscope_strbuf_add_str(name, comp[order[c]]);
     }
     if (comp[0]) {
-        if (name->n) sb_str(name, " \xc2\xb7 ");
-        sb_str(name, comp[0]);
+        if (name->len) opscope_strbuf_add_str(name, " \xc2\xb7 ");
+        opscope_strbuf_add_str(name, comp[0]);
         if (comp[1]) {
-            sb_str(name, " @");
-            sb_str(name, comp[1]);
+            opscope_strbuf_add_str(name, " @");
+            opscope_strbuf_add_str(name, comp[1]);
         }
         if (comp[2]) {
-            sb_str(name, " ");
-            sb_str(name, comp[2]);
+            opscope_strbuf_add_str(name, " ");
+            opscope_strbuf_add_str(name, comp[2]);
         }
     }
-    if (!name->n) sb_str(name, "(all)");
+    if (!name->len) opscope_strbuf_add_str(name, "(all)");
     const char **dst[7] = {&f->op, &f->backend, &f->shape, &f->category, &f->cpu_op, &f->layer, &f->phase};
     for (int c = 0; c < 7; c++)
         if (comp[c] && !(*dst[c] = opscope_strtab_intern(s->strings, comp[c], strlen(comp[c]), NULL)))
             return NULL;
-    f->name = name->failed ? NULL : opscope_strtab_intern(s->strings, name->p, name->n, NULL);
+    f->name = name->failed ? NULL : opscope_strtab_intern(s->strings, name->s, name->len, NULL);
     if (!f->key || !f->name || s->n_final >= OPSCOPE_HINDEX_NONE ||
         opscope_hindex_add(fx, h, (uint32_t)s->n_final))
         return NULL;
@@ -350,7 +331,7 @@ static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fin
         return -1;
     }
     int rc = -1;
-    sbuf key = {0}, name = {0};
+    opscope_strbuf key = OPSCOPE_STRBUF_INIT, name = OPSCOPE_STRBUF_INIT;
     for (size_t i = 0; i < s->n_groups; i++) {
         const dgroup *g = &s->groups[i];
         const dkey *k = &g->key;
@@ -409,11 +390,11 @@ static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fin
         if (keys & OPSCOPE_DIFF_KEY_PHASE) comp[6] = phase_text(k->phase);
         canon_key(&key, comp);
         if (other && work && k->work && !key.failed) {
-            bool exact = fine_has(other, key.p, key.n);
+            bool exact = fine_has(other, key.s, key.len);
             const char *fine = comp[0];
             comp[0] = coarse_label(s, fine);
             canon_key(&key, comp);
-            if (exact && !key.failed && !fine_has(lumped, key.p, key.n)) {
+            if (exact && !key.failed && !fine_has(lumped, key.s, key.len)) {
                 comp[0] = fine;
                 canon_key(&key, comp);
             }
@@ -422,8 +403,8 @@ static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fin
             free(opheap);
             goto out;
         }
-        uint64_t h = opscope_hash_bytes(key.p, key.n);
-        uint32_t fi = opscope_hindex_find(&fx, h, key.p, final_eq, s);
+        uint64_t h = opscope_hash_bytes(key.s, key.len);
+        uint32_t fi = opscope_hindex_find(&fx, h, key.s, final_eq, s);
         opscope_diff_group *f = fi != OPSCOPE_HINDEX_NONE ? &s->final[fi] : NULL;
         if (!f) {
             f = new_final(s, &fx, comp, &key, &name, h);
@@ -446,8 +427,8 @@ static int build_finals(opscope_diff_side_t *s, const fine_set *other, const fin
 out:
     free(atoms);
     opscope_hindex_free(&fx);
-    free(key.p);
-    free(name.p);
+    opscope_strbuf_free(&key);
+    opscope_strbuf_free(&name);
     return rc;
 }
 

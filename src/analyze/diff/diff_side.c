@@ -10,6 +10,7 @@
 #include "analyze/diff/diff_attrib.h"
 #include "analyze/diff/diff_label.h"
 #include "analyze/diff/diff_side_state.h"
+#include "model/record.h"
 #include "analyze/kineto/cpu_ops.h"
 #include "util/vec.h"
 #include "analyze/record/derived.h"
@@ -159,12 +160,6 @@ static long op_find(opscope_diff_side_t *s, const opscope_record *rec) {
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Shapes: the sources' dims and types (as report --by-shape).                              */
-
-static int rec_n_src(const opscope_record *r) {
-    return r->n_src < 0 ? 0 : r->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : r->n_src;
-}
-
 typedef struct shape_key {
     const opscope_record *rec;
     int n;
@@ -182,7 +177,7 @@ static bool shape_eq(const void *ctx, uint32_t i, const void *key) {
 }
 
 static uint32_t shape_find(opscope_diff_side_t *s, const opscope_record *r) {
-    int n = rec_n_src(r);
+    int n = opscope_record_n_src(r);
     uint64_t h = OPSCOPE_FNV_BASIS ^ (uint64_t)n;
     for (int i = 0; i < n; i++) {
         for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) h = opscope_hash_word(h, (uint64_t)r->ne_src[i][d]);

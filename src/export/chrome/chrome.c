@@ -4,6 +4,7 @@
 #include "export/fmt/json_fmt.h"
 #include "analyze/record/shape_fmt.h"
 #include "analyze/ggml/stats.h"
+#include "model/record.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -184,7 +185,7 @@ int opscope_chrome_sink_derived(void *ud, const opscope_record *r, opscope_deriv
         jf_key(&f, "flops");
         jf_u64(&f, flops);
     }
-    int n_src = r->n_src < 0 ? 0 : r->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : r->n_src;
+    int n_src = opscope_record_n_src(r);
     for (int i = 0; i < n_src; i++) {
         const int64_t *ne = r->ne_src[i];
         if (ne[0] <= 0 && ne[1] <= 0 && ne[2] <= 0 && ne[3] <= 0) continue;

@@ -5,6 +5,7 @@
 #include "export/fmt/json_fmt.h"
 #include "model/run_info.h"
 #include "analyze/ggml/graphs.h"
+#include "model/record.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -221,7 +222,7 @@ int opscope_json_export_derived(void *ud, const opscope_record *r, opscope_deriv
     jf_u64(&f, r->bytes);
     jf_key(&f, "extra");
     jf_str(&f, r->extra); /* null when absent, as the seed layout */
-    int n_src = r->n_src < 0 ? 0 : r->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : r->n_src;
+    int n_src = opscope_record_n_src(r);
     jf_key(&f, "n_src");
     jf_i64(&f, n_src);
     jf_key(&f, "ne_src");
