@@ -48,39 +48,46 @@ static int has_dims(const int64_t ne[OPSCOPE_MAX_DIMS]) {
     return 0;
 }
 
-size_t opscope_fmt_ne(char *buf, size_t size, const int64_t ne[OPSCOPE_MAX_DIMS]) {
-    sbuf b = {buf, size, 0};
+/* An empty appender on BUF (SIZE bytes, 0: nothing is written). */
+static sbuf sb_open(char *buf, size_t size) {
     if (size) buf[0] = '\0';
+    return (sbuf){buf, size, 0};
+}
+
+/* The sources of SH that have dimensions: "[4096, 32] x [4096]", or with LABELS (and their
+ * types) "src0 [4096, 32] q4_0, src1 [4096] f32". Returns whether any was written. */
+static int sb_sources(sbuf *b, const opscope_shape *sh, int labels) {
+    int first = 1;
+    for (int i = 0; i < sh->n_src; i++) {
+        if (!has_dims(sh->ne_src[i])) continue;
+        if (labels)
+            sb_add(b, "%ssrc%d ", first ? "" : ", ", i);
+        else if (!first)
+            sb_add(b, " x ");
+        sb_ne(b, sh->ne_src[i]);
+        if (labels && sh->type_src[i] >= 0) sb_add(b, " %s", opscope_ggml_type_name(sh->type_src[i]));
+        first = 0;
+    }
+    return !first;
+}
+
+size_t opscope_fmt_ne(char *buf, size_t size, const int64_t ne[OPSCOPE_MAX_DIMS]) {
+    sbuf b = sb_open(buf, size);
     sb_ne(&b, ne);
     return b.len;
 }
 
 size_t opscope_fmt_src_shapes(char *buf, size_t size, const opscope_shape *sh) {
-    sbuf b = {buf, size, 0};
-    if (size) buf[0] = '\0';
-    int first = 1;
-    for (int i = 0; i < sh->n_src; i++) {
-        if (!has_dims(sh->ne_src[i])) continue;
-        if (!first) sb_add(&b, " x ");
-        sb_ne(&b, sh->ne_src[i]);
-        first = 0;
-    }
+    sbuf b = sb_open(buf, size);
+    sb_sources(&b, sh, 0);
     return b.len;
 }
 
 size_t opscope_fmt_sources(char *buf, size_t size, const opscope_shape *sh) {
-    sbuf b = {buf, size, 0};
-    if (size) buf[0] = '\0';
-    int first = 1;
-    for (int i = 0; i < sh->n_src; i++) {
-        if (!has_dims(sh->ne_src[i])) continue;
-        sb_add(&b, "%ssrc%d ", first ? "" : ", ", i);
-        sb_ne(&b, sh->ne_src[i]);
-        if (sh->type_src[i] >= 0) sb_add(&b, " %s", opscope_ggml_type_name(sh->type_src[i]));
-        first = 0;
-    }
+    sbuf b = sb_open(buf, size);
+    int any = sb_sources(&b, sh, 1);
     if (sh->has_out && has_dims(sh->ne)) {
-        sb_add(&b, "%s-> ", first ? "" : " ");
+        sb_add(&b, "%s-> ", any ? " " : "");
         sb_ne(&b, sh->ne);
         if (sh->out_type >= 0) sb_add(&b, " %s", opscope_ggml_type_name(sh->out_type));
     }
