@@ -8,6 +8,7 @@
 #include "model/ggml_vocab.h"
 #include "model/strtab.h"
 #include "util/sort.h"
+#include "util/vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -131,13 +132,8 @@ static int fusion_cmp(const void *pa, const void *pb) {
 }
 
 static opscope_diff_fusion *fusion_push(opscope_diff_t *d) {
-    if (d->n_fusions == d->cap_fusions) {
-        size_t nc = d->cap_fusions ? d->cap_fusions * 2 : 16;
-        opscope_diff_fusion *n = realloc(d->fusions, nc * sizeof *n);
-        if (!n) return NULL;
-        d->fusions = n;
-        d->cap_fusions = nc;
-    }
+    if (opscope_vec_reserve((void **)&d->fusions, &d->cap_fusions, d->n_fusions + 1, sizeof *d->fusions, 16))
+        return NULL;
     opscope_diff_fusion *f = &d->fusions[d->n_fusions++];
     memset(f, 0, sizeof *f);
     return f;

@@ -32,6 +32,29 @@ static int has_dims(const int64_t ne[OPSCOPE_MAX_DIMS]) {
     return 0;
 }
 
+/* The sources of SH that have dimensions: "[4096, 32] x [4096]", or with LABELS (and their
+ * types) "src0 [4096, 32] q4_0, src1 [4096] f32". Returns whether any was written. */
+static int sb_sources(opscope_strbuf *b, const opscope_shape *sh, int labels) {
+    int first = 1;
+    for (int i = 0; i < sh->n_src; i++) {
+        if (!has_dims(sh->ne_src[i])) continue;
+        if (labels) {
+            opscope_strbuf_add_str(b, first ? "src" : ", src");
+            opscope_strbuf_add_i64(b, i);
+            opscope_strbuf_add_char(b, ' ');
+        } else if (!first) {
+            opscope_strbuf_add_str(b, " x ");
+        }
+        sb_ne(b, sh->ne_src[i]);
+        if (labels && sh->type_src[i] >= 0) {
+            opscope_strbuf_add_char(b, ' ');
+            opscope_strbuf_add_str(b, opscope_ggml_type_name(sh->type_src[i]));
+        }
+        first = 0;
+    }
+    return !first;
+}
+
 size_t opscope_fmt_ne(char *buf, size_t size, const int64_t ne[OPSCOPE_MAX_DIMS]) {
     opscope_strbuf b; /* bounded: the text is ASCII, so the cuts fall at the byte */
     opscope_strbuf_fixed(&b, buf, size);
@@ -40,43 +63,25 @@ size_t opscope_fmt_ne(char *buf, size_t size, const int64_t ne[OPSCOPE_MAX_DIMS]
 }
 
 size_t opscope_fmt_src_shapes(char *buf, size_t size, const opscope_shape *sh) {
-    opscope_strbuf b; /* bounded: the text is ASCII, so the cuts fall at the byte */
+    opscope_strbuf b;
     opscope_strbuf_fixed(&b, buf, size);
-    int first = 1;
-    for (int i = 0; i < sh->n_src; i++) {
-        if (!has_dims(sh->ne_src[i])) continue;
-        if (!first) opscope_strbuf_add_str(&b, " x ");
-        sb_ne(&b, sh->ne_src[i]);
-        first = 0;
-    }
-    return b.len; /* the length stored */
+    sb_sources(&b, sh, 0);
+    return b.len;
 }
 
 size_t opscope_fmt_sources(char *buf, size_t size, const opscope_shape *sh) {
-    opscope_strbuf b; /* bounded: the text is ASCII, so the cuts fall at the byte */
+    opscope_strbuf b;
     opscope_strbuf_fixed(&b, buf, size);
-    int first = 1;
-    for (int i = 0; i < sh->n_src; i++) {
-        if (!has_dims(sh->ne_src[i])) continue;
-        opscope_strbuf_add_str(&b, first ? "src" : ", src");
-        opscope_strbuf_add_i64(&b, i);
-        opscope_strbuf_add_char(&b, ' ');
-        sb_ne(&b, sh->ne_src[i]);
-        if (sh->type_src[i] >= 0) {
-            opscope_strbuf_add_char(&b, ' ');
-            opscope_strbuf_add_str(&b, opscope_ggml_type_name(sh->type_src[i]));
-        }
-        first = 0;
-    }
+    int any = sb_sources(&b, sh, 1);
     if (sh->has_out && has_dims(sh->ne)) {
-        opscope_strbuf_add_str(&b, first ? "-> " : " -> ");
+        opscope_strbuf_add_str(&b, any ? " -> " : "-> ");
         sb_ne(&b, sh->ne);
         if (sh->out_type >= 0) {
             opscope_strbuf_add_char(&b, ' ');
             opscope_strbuf_add_str(&b, opscope_ggml_type_name(sh->out_type));
         }
     }
-    return b.len; /* the length stored */
+    return b.len;
 }
 
 void opscope_shape_of_record(opscope_shape *sh, const opscope_record *rec) {

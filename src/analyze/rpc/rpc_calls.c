@@ -1,6 +1,8 @@
 /* rpc_calls.c - ggml RPC calls of a merged profile (see rpc_calls.h). */
 #include "analyze/rpc/rpc_calls.h"
+#include "model/backend_names.h"
 #include "util/sort.h"
+#include "util/vec.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -8,7 +10,7 @@
 
 typedef struct rb {
     int32_t id;
-    char *name, *device, *process;
+    opscope_backend_names names;
 } rb;
 
 /* What a client record on an RPC backend is to a call. */
@@ -21,10 +23,7 @@ typedef struct span {
     uint64_t t0, t1, bytes;
 } span;
 
-typedef struct vec {
-    span *v;
-    size_t n, cap;
-} vec;
+typedef OPSCOPE_VEC(span) vec;
 
 struct opscope_rpc {
     rb *be;
@@ -42,14 +41,7 @@ struct opscope_rpc {
 };
 
 static int push(opscope_rpc_t *r, vec *v, span s) {
-    if (v->n == v->cap) {
-        size_t nc = v->cap ? v->cap * 2 : 64;
-        span *n = realloc(v->v, nc * sizeof *n);
-        if (!n) return r->oom = true, -1;
-        v->v = n;
-        v->cap = nc;
-    }
-    v->v[v->n++] = s;
+    if (OPSCOPE_VEC_PUSH(*v, s)) return r->oom = true, -1;
     return 0;
 }
 
@@ -57,11 +49,7 @@ opscope_rpc_t *opscope_rpc_new(void) { return calloc(1, sizeof(opscope_rpc_t)); 
 
 void opscope_rpc_free(opscope_rpc_t *r) {
     if (!r) return;
-    for (size_t i = 0; i < r->n_be; i++) {
-        free(r->be[i].name);
-        free(r->be[i].device);
-        free(r->be[i].process);
-    }
+    for (size_t i = 0; i < r->n_be; i++) opscope_backend_names_free(&r->be[i].names);
     free(r->be);
     free(r->ev.v);
     free(r->copies.v);
@@ -82,30 +70,19 @@ static rb *find_be(const opscope_rpc_t *r, int32_t id, size_t *slot) {
     return NULL;
 }
 
-static bool is_rpc(const rb *b) { return b && strncmp(b->name, "RPC", 3) == 0; }
+static bool is_rpc(const rb *b) { return b && strncmp(b->names.name, "RPC", 3) == 0; }
 
 static int on_backend(void *ud, const opscope_backend *b) {
     opscope_rpc_t *r = ud;
     rb *e = find_be(r, b->id, NULL);
     if (!e) {
-        if (r->n_be == r->cap_be) {
-            size_t nc = r->cap_be ? r->cap_be * 2 : 8;
-            rb *n = realloc(r->be, nc * sizeof *n);
-            if (!n) return r->oom = true, -1;
-            r->be = n;
-            r->cap_be = nc;
-        }
+        if (opscope_vec_reserve((void **)&r->be, &r->cap_be, r->n_be + 1, sizeof *r->be, 8))
+            return r->oom = true, -1;
         e = &r->be[r->n_be++];
         memset(e, 0, sizeof *e);
     }
-    free(e->name);
-    free(e->device);
-    free(e->process);
     e->id = b->id;
-    e->name = strdup(b->name ? b->name : "");
-    e->device = strdup(b->device ? b->device : "");
-    e->process = b->process ? strdup(b->process) : NULL;
-    if (!e->name || !e->device || (b->process && !e->process)) return r->oom = true, -1;
+    if (opscope_backend_names_set(&e->names, b)) return r->oom = true, -1;
     if (is_rpc(e)) r->any_rpc = true;
     return 0;
 }
@@ -174,7 +151,7 @@ static int cmp_span(const void *a, const void *b) {
 
 static const char *endpoint_of(const opscope_rpc_t *r, int32_t backend) {
     const rb *b = find_be(r, backend, NULL);
-    return b ? b->device : "";
+    return b ? b->names.device : "";
 }
 
 /* How far [t0, t1] lies outside call C (0 when inside). */
@@ -199,7 +176,7 @@ int opscope_rpc_finish(opscope_rpc_t *r) {
     for (size_t i = 0; i < r->n_be; i++)
         if (is_rpc(&r->be[i])) {
             any_rpc = true;
-            if (r->be[i].process) client = r->be[i].process;
+            if (r->be[i].names.process) client = r->be[i].names.process;
         }
     for (size_t i = 0; i < r->ev.n; i++) n_splits += r->ev.v[i].kind == EV_SPLIT;
     if (!any_rpc || n_splits == 0) return 0;
@@ -259,12 +236,12 @@ int opscope_rpc_finish(opscope_rpc_t *r) {
     for (size_t g = 0; g < r->graphs.n; g++) {
         const rb *b = find_be(r, r->graphs.v[g].backend, NULL);
         graph_server[g] = -1;
-        if (!b || !b->process || is_rpc(b) || (client && !strcmp(b->process, client))) continue;
+        if (!b || !b->names.process || is_rpc(b) || (client && !strcmp(b->names.process, client))) continue;
         size_t s = 0;
-        while (s < r->n_servers && strcmp(r->servers[s].process, b->process)) s++;
+        while (s < r->n_servers && strcmp(r->servers[s].process, b->names.process)) s++;
         if (s == r->n_servers) {
             memset(&r->servers[s], 0, sizeof r->servers[s]);
-            r->servers[s].process = b->process;
+            r->servers[s].process = b->names.process;
             r->servers[s].endpoint = "";
             r->n_servers++;
         }
