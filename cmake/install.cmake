@@ -2,7 +2,7 @@
 # package (cmake/package.cmake). An installed tree is relocatable: the CLI finds the capture
 # library at its path relative to the CLI, the pkg-config files start from ${pcfiledir}, the
 # CMake package file from its own folder. Only the link-flag files name the prefix, written
-# when installing (they are plain flags for any build system). Layout: README "Install".
+# when installing (they are plain flags for any build system). Layout: docs/install.md.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -113,7 +113,7 @@ install(FILES ${_pc_files} DESTINATION ${_libdir}/pkgconfig)
 get_property(_wrap GLOBAL PROPERTY OPSCOPE_STATIC_WRAP_FLAGS)
 string(REPLACE ",--wrap=" ";-Wl,--wrap=" _wrap_list "${_wrap}")
 list(REMOVE_ITEM _wrap_list "-Wl")
-file(WRITE ${_gen}/opscope-config.cmake "# opscope's CMake package (generated; docs: README \"Install\").
+file(WRITE ${_gen}/opscope-config.cmake "# opscope's CMake package (generated; docs: docs/install.md).
 get_filename_component(_opscope_prefix \"\${CMAKE_CURRENT_LIST_DIR}/${_cmake_to_prefix}\" ABSOLUTE)
 set(_opscope_lib \"\${_opscope_prefix}/${_libdir}\")
 set(_opscope_inc \"\${_opscope_prefix}/${CMAKE_INSTALL_INCLUDEDIR}\")

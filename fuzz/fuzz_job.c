@@ -1,11 +1,11 @@
 /*
  * fuzz_job.c - libFuzzer target for a distributed job: every input is read as a Kineto trace
- * into one rank's analysis (analyze/job_rank.h) and as a job summary (read/job_summary.h); the
+ * into one rank's analysis (analyze/job/job_rank.h) and as a job summary (read/job_summary.h); the
  * ranks made are put into a job and its console report and JSON written to /dev/null.
  */
-#include "analyze/job.h"
-#include "analyze/job_rank.h"
-#include "export/job_report.h"
+#include "analyze/job/job.h"
+#include "analyze/job/job_rank.h"
+#include "export/job/job_report.h"
 #include "read/kineto_read.h"
 #include "util/out.h"
 

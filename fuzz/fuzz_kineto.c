@@ -5,9 +5,9 @@
  * section written to /dev/null. The first byte of the input picks the format order, so both
  * paths are reached with the rest of the input.
  */
-#include "analyze/kineto.h"
+#include "analyze/kineto/kineto.h"
 #include "read/kineto_read.h"
-#include "export/kineto_report.h"
+#include "export/kineto/kineto_report.h"
 #include "util/out.h"
 
 #include <stdint.h>

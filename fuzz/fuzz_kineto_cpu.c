@@ -1,12 +1,12 @@
 /*
  * fuzz_kineto_cpu.c - libFuzzer target for a trace's CPU side: the Kineto reader (format
  * detection, read status of a trace cut short) with the collector teed through the viewer's
- * CPU lanes (export/html_cpu.c), the analysis finished, every CPU op checked (a name the
+ * CPU lanes (export/html/html_cpu.c), the analysis finished, every CPU op checked (a name the
  * table holds, start <= end), then the CPU lanes and the report section written to /dev/null.
  */
-#include "analyze/kineto.h"
-#include "export/html_cpu.h"
-#include "export/kineto_report.h"
+#include "analyze/kineto/kineto.h"
+#include "export/html/html_cpu.h"
+#include "export/kineto/kineto_report.h"
 #include "model/strtab.h"
 #include "read/readers.h"
 #include "util/out.h"

@@ -40,12 +40,33 @@
             TEST_FAIL_("ASSERT_EQ_U64(%s, %s) failed: %" PRIu64 " != %" PRIu64, #a, #b, a_, b_); \
     } while (0)
 
-#define ASSERT_LE_U64(a, b)                                                                 \
+/* Ordering assertions: ASSERT_<OP>_<TYPE>(a, b) checks `a OP b` with both operands converted
+ * to TYPE first (INT: long long, U64: uint64_t, DBL: double), so pick the type of the operands:
+ * a value that can be negative (a descriptor, an index found or -1) is an INT, a size or count
+ * a U64 (as INT a count over INT64_MAX would turn negative, as U64 a -1 would pass as huge).
+ * A failure prints the relation that holds instead: "ASSERT_GT_U64(n, 30) failed: 12 <= 30". */
+#define TEST_ORDER_(T, fmt, name, op, nop, sa, sb, a, b)                                    \
     do {                                                                                    \
-        uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);                                    \
-        if (a_ > b_)                                                                        \
-            TEST_FAIL_("ASSERT_LE_U64(%s, %s) failed: %" PRIu64 " > %" PRIu64, #a, #b, a_, b_); \
+        T a_ = (T)(a), b_ = (T)(b);                                                         \
+        if (!(a_ op b_))                                                                    \
+            TEST_FAIL_(name "(%s, %s) failed: " fmt " " nop " " fmt, sa, sb, a_, b_);       \
     } while (0)
+
+#define ASSERT_GT_INT(a, b) TEST_ORDER_(long long, "%lld", "ASSERT_GT_INT", >, "<=", #a, #b, a, b)
+#define ASSERT_GE_INT(a, b) TEST_ORDER_(long long, "%lld", "ASSERT_GE_INT", >=, "<", #a, #b, a, b)
+#define ASSERT_LT_INT(a, b) TEST_ORDER_(long long, "%lld", "ASSERT_LT_INT", <, ">=", #a, #b, a, b)
+#define ASSERT_LE_INT(a, b) TEST_ORDER_(long long, "%lld", "ASSERT_LE_INT", <=, ">", #a, #b, a, b)
+
+#define ASSERT_GT_U64(a, b) TEST_ORDER_(uint64_t, "%" PRIu64, "ASSERT_GT_U64", >, "<=", #a, #b, a, b)
+#define ASSERT_GE_U64(a, b) TEST_ORDER_(uint64_t, "%" PRIu64, "ASSERT_GE_U64", >=, "<", #a, #b, a, b)
+#define ASSERT_LT_U64(a, b) TEST_ORDER_(uint64_t, "%" PRIu64, "ASSERT_LT_U64", <, ">=", #a, #b, a, b)
+#define ASSERT_LE_U64(a, b) TEST_ORDER_(uint64_t, "%" PRIu64, "ASSERT_LE_U64", <=, ">", #a, #b, a, b)
+
+/* %.17g as ASSERT_NEAR: two doubles that differ print differently. A NaN fails every one. */
+#define ASSERT_GT_DBL(a, b) TEST_ORDER_(double, "%.17g", "ASSERT_GT_DBL", >, "<=", #a, #b, a, b)
+#define ASSERT_GE_DBL(a, b) TEST_ORDER_(double, "%.17g", "ASSERT_GE_DBL", >=, "<", #a, #b, a, b)
+#define ASSERT_LT_DBL(a, b) TEST_ORDER_(double, "%.17g", "ASSERT_LT_DBL", <, ">=", #a, #b, a, b)
+#define ASSERT_LE_DBL(a, b) TEST_ORDER_(double, "%.17g", "ASSERT_LE_DBL", <=, ">", #a, #b, a, b)
 
 #define ASSERT_NE_INT(a, b)                                                                 \
     do {                                                                                    \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hours under capture, shortened to minutes (issue 33's bars): llama-server (tiny model, CLIENTS
+# Hours under capture, shortened to minutes: llama-server (tiny model, CLIENTS
 # clients, 1 thread) under `opscope record` beside a plain one under the same load, for
 # SECONDS (default 600); prints the RSS table every 10 s (plain, captured, the record log's
 # size, requests answered), the bytes each checkpoint appended against its records' share,

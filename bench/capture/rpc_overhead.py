@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Capture inside ggml-rpc-server: the client's decode tokens/s with the server profiled and
-without (issue 13's bar: within 3%).
+without (the bar: within 3%).
 
 Runs inside the forky root (bench/capture/run.sh does that). PAIRS alternating runs (order
 swapped every pair, so drift hits both sides alike): a fresh ggml-rpc-server on loopback, plain

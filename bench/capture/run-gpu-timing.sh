@@ -2,7 +2,7 @@
 # Sampled device timing on lavapipe (by hand; needs root): inside the forky test root,
 # llama-bench tg32 -ngl 99 on the tiny f32 model, plain / capture by default (sampled) /
 # capture with --gpu-timing all / GGML_VK_PERF_LOGGER, in rotated rounds (gpu_timing.py).
-# Bars (issue 22): default >= 90% of plain tokens/s (medians of >= 6 rounds); per op name the
+# Bars: default >= 90% of plain tokens/s (medians of >= 6 rounds); per op name the
 # default's per-compute medians within 10% of all's; graph-compute counts equal.
 # lavapipe's plain runs are bimodal and the machine may be shared: compare medians, rerun when
 # the per-round ratios disagree with the ratio of medians.

@@ -2,7 +2,7 @@
 # Throughput and peak memory of `opscope diff` on two large generated ggml profiles (bench/
 # report/gen_profile, seeds 1 and 2: the same llama-like run with different timings). Prints
 # one line per case: median MB/s of both inputs together over RUNS runs, wall and CPU time,
-# and the median peak RSS (/usr/bin/time -v). The bar (issue 10): >= 300 MB/s combined on two
+# and the median peak RSS (/usr/bin/time -v). The bar: >= 300 MB/s combined on two
 # 400 MB inputs, peak RSS under 64 MB. Each input is read once, warm-up apart included
 # (docs/diff.md): the --include-warmup case shows what finding the warm-up costs. The
 # profiles are generated in TMPDIR and deleted afterwards unless BASE and NEW name existing

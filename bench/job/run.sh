@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Job benchmark (issue 31): a folder of RANKS traces of SIZE_MB each (bench/kineto/make_big.py:
+# Job benchmark: a folder of RANKS traces of SIZE_MB each (bench/kineto/make_big.py:
 # the test traces' events, copied and shifted), read by `opscope report DIR` one trace after the
 # other (--threads 1) and on THREADS threads (default 2). Prints the median over RUNS runs of
 # the wall time and peak RSS (/usr/bin/time -v) of each, and the ratio parallel / one after

@@ -5,9 +5,9 @@
  *   bench_kineto full TRACE     records + collector + opscope_kineto_finish + report section
  * Prints bytes, seconds (CPU time of this process and wall) and MB/s on one line.
  */
-#include "analyze/kineto.h"
+#include "analyze/kineto/kineto.h"
 #include "read/readers.h"
-#include "export/kineto_report.h"
+#include "export/kineto/kineto_report.h"
 #include "util/out.h"
 #include "model/strtab.h"
 

@@ -3,11 +3,11 @@
  * aggregator, the Chrome trace, JSON and tee, fed from an in-memory profile. Output goes to
  * /dev/null. usage: bench_sinks [N_RECORDS]
  */
-#include "export/chrome.h"
-#include "export/json_export.h"
+#include "export/chrome/chrome.h"
+#include "export/json/json_export.h"
 #include "opscope.h"
 #include "util/out.h"
-#include "analyze/stats.h"
+#include "analyze/ggml/stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stress battery of the capture (issue 33; run by hand, needs root): inside the forky test
+# Stress battery of the capture (run by hand, needs root): inside the forky test
 # root, real llama.cpp programs under `opscope record` and GGML_PROFILE with every kind of
 # output (file, FIFO with and without a reader, >(cat), >(gzip), /dev/stdout to a file and a
 # pipe, /dev/stderr, /dev/null, a missing folder), SIGTERM mid-run, a full disk (a 48 KB

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A stress battery of the capture (issue 33): real programs, odd outputs, signals, limits.
+"""A stress battery of the capture: real programs, odd outputs, signals, limits.
 
 Runs INSIDE the forky root (bench/stress/run.sh). Each setup is a program, a way to capture
 it (`opscope record -o OUT` or `GGML_PROFILE=OUT`), an output kind and a perturbation; each

@@ -6,7 +6,7 @@
  * file (version 3 subset) for `opscope view`.
  * Durations are pseudo-random around per-op means (fixed seed), so sizes are reproducible.
  */
-#include "export/html.h"
+#include "export/html/html.h"
 #include "opscope.h"
 #include "util/out.h"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CUPTI source's device check (issue 21's bar), for ONE call of the GPU machine (an H100,
+# The CUPTI source's device check, for ONE call of the GPU machine (an H100,
 # CUDA 13 with nvcc, CMake, ninja, 16 cores, no internet). Runs THERE, in the checkout:
 #
 #   here:   scripts/device/cupti-prepare.sh --build    (puts .device/cupti/llama-src.tar.xz and

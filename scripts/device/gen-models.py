@@ -3,7 +3,7 @@
     gen-models.py DIR [NAME...]  (NAME: tiny-f32, m1b-f32; default both)
                         ->  DIR/tiny-f32.gguf  (4 layers, n_embd 256, n_ff 512: the test model)
                             DIR/m1b-f32.gguf   (16 layers, n_embd 2048, 16 heads / 4 kv, n_ff 8192:
-                                                the 1B class of issue 22; vocabulary 256 tokens)
+                                                the 1B class; vocabulary 256 tokens)
 Quantizing to q4_0 is the caller's (llama-quantize runs with forky's loader there).
 Needs numpy and gguf (PYTHONPATH=.dev for the bundled one)."""
 import importlib.util

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 29's GPU checks in ONE device call: CUDA (scripts/device/cupti-check.sh), then Vulkan
+# The GPU checks in ONE device call: CUDA (scripts/device/cupti-check.sh), then Vulkan
 # (scripts/device/gpu-timing.sh), every device second measuring, nothing built there.
 #
 # 1. HERE, as root, in the checkout the session was STARTED in (the device tool sends that one,
@@ -39,7 +39,7 @@
 #
 # Output ($OUT, comes back with the reply; paste checks.md into the issue's closing note):
 #   checks.md            the GPU, driver and CUDA, opscope's commit, seconds per part, both
-#                        summaries, and one "BAR ok|FAIL ..." line per bar of issue 29:
+#                        summaries, and one "BAR ok|FAIL ..." line per bar of the GPU checks:
 #     CUDA  "graphs: every computed node in exactly one OP record", same for "nographs"
 #                                     every node of every compute in one record, graphs on/off
 #           "...: nothing dropped (0); kernels in records N == delivered by CUPTI N"
@@ -97,7 +97,7 @@ mkdir -p "$OUT" "$RAW"
 S=$OUT/checks.md
 : > "$OUT/timing.tsv"
 {
-    echo "# GPU checks (issue 29)$([ "${DRY:-0}" = 1 ] && echo ': DRY RUN, no GPU')"
+    echo "# GPU checks$([ "${DRY:-0}" = 1 ] && echo ': DRY RUN, no GPU')"
     echo
     echo '```'
     if command -v nvidia-smi > /dev/null; then

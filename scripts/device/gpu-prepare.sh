@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one command to run HERE, as root, before the device call of issue 29's GPU checks
+# The one command to run HERE, as root, before the device call of the GPU checks
 # (scripts/device/gpu-checks.sh), in the checkout the session was STARTED in: the device tool
 # sends that checkout, also when a helper calls it from another worktree.
 #
@@ -35,5 +35,5 @@ gpu-prepare: ready ($((T1 - T0)) s CUDA prebuild, $((T2 - T1)) s Vulkan bundle).
     run  command:   bash scripts/device/gpu-checks.sh
          carry:     [".device/cupti", ".dev"]
          timeout_s: 480
-then give_back (unless rerunning at once), and paste \$OUT/checks.md into issue 29's closing note.
+then give_back (unless rerunning at once), and paste \$OUT/checks.md into the closing note of the GPU work.
 EOF

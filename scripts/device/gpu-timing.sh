@@ -8,7 +8,7 @@
 # all; GGML_VK_PERF_LOGGER=1. Then per op name, --gpu-timing all against the perf logger and
 # the default against all (medians over decode graphs, llama-completion -n 64 on the 1B q4_0).
 # Writes $OUT/table.md (medians and ratios), $OUT/log.txt and the raw runs ($OUT/runs.tar.xz).
-# Bars (issue 22): default >= 95% of plain; all within 5% of the perf logger per name.
+# Bars: default >= 95% of plain; all within 5% of the perf logger per name.
 # Knobs: ROUNDS (4), MODELS ("m1bq tiny"), BUDGET (seconds for the rounds, 420), ACC_MODEL (the
 # per-op model, m1bq), M1BQ (an existing 1B q4_0 to use as m1bq), EXTRA_CFGS ("all_group all_shared": --gpu-timing all with OPSCOPE_VK_GROUP=1,
 # and with OPSCOPE_VK_SHARE_BOUNDS=1, the cheaper full timing whose figures set the defaults;

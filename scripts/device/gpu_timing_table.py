@@ -86,7 +86,7 @@ for n in sorted(set(ma) | set(mp), key=lambda n: -mp.get(n, ma.get(n, 0))):
     a, p, d = ma.get(n, 0.0), mp.get(n, 0.0), md.get(n, 0.0)
     print(f"| {n} | {a:.1f} | {p:.1f} | {a / p if p else float('nan'):.3f} | {d:.1f} | {d / a if a else float('nan'):.3f} |")
 
-# Issue 29's Vulkan bars, one line each (BAR ok / BAR FAIL), from the figures above.
+# The Vulkan bars, one line each (BAR ok / BAR FAIL), from the figures above.
 print()
 
 

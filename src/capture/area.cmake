@@ -64,27 +64,33 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
                     OUTPUT_VARIABLE OPSCOPE_GGML_BUILD_VERSION OUTPUT_STRIP_TRAILING_WHITESPACE
                     ERROR_QUIET)
   endif()
-  add_library(opscope-ggml SHARED
-    ${OPSCOPE_CAPTURE_DIR}/resolve/cap_resolve.c
-    ${OPSCOPE_CAPTURE_DIR}/resolve/cap_sym_dl.c
-    ${OPSCOPE_CAPTURE_DIR}/resolve/cap_devices.c
-    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_ggml.c
+  # What both capture libraries build (this one and static.cmake's archive): the hooks' state,
+  # the symbol and device tables, the timing walk and its records, the API and the GPU sources.
+  # Each adds its own way into ggml (interposed here, wrapped at link time there).
+  set(OPSCOPE_CAPTURE_COMMON_SOURCES
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_hooks.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_tls.c
+    ${OPSCOPE_CAPTURE_DIR}/resolve/cap_resolve.c
+    ${OPSCOPE_CAPTURE_DIR}/resolve/cap_devices.c
     ${OPSCOPE_CAPTURE_DIR}/timing/cap_cpu.c
     ${OPSCOPE_CAPTURE_DIR}/timing/cap_walk.c
+    ${OPSCOPE_CAPTURE_DIR}/timing/cap_record.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_api.c
+    ${OPSCOPE_CAPTURE_DIR}/gpu/cap_gpu.c
+    ${OPSCOPE_CAPTURE_DIR}/gpu/cap_cupti.c)
+  # The objects' order keeps the constructors' (cap_blas.c, cap_omp.c, then cap_gpu.c).
+  add_library(opscope-ggml SHARED
+    ${OPSCOPE_CAPTURE_DIR}/resolve/cap_sym_dl.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_ggml.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_blas.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_omp.c
-    ${OPSCOPE_CAPTURE_DIR}/timing/cap_record.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_copy.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_sync.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_llama.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_decode.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_decode_abi.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_batch_ext.c
-    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_api.c
-    ${OPSCOPE_CAPTURE_DIR}/gpu/cap_gpu.c
-    ${OPSCOPE_CAPTURE_DIR}/gpu/cap_cupti.c)
+    ${OPSCOPE_CAPTURE_COMMON_SOURCES})
   target_include_directories(opscope-ggml PRIVATE ${OPSCOPE_GGML_INCLUDE_DIR} ${CMAKE_SOURCE_DIR}/src)
   target_link_libraries(opscope-ggml PRIVATE opscope_gpu_map opscope_cupti)
   target_compile_definitions(opscope-ggml PRIVATE _GNU_SOURCE)

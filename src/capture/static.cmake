@@ -36,16 +36,7 @@ add_library(opscope_static_part STATIC
   ${OPSCOPE_CAPTURE_DIR}/hooks/cap_static.c
   ${OPSCOPE_CAPTURE_DIR}/resolve/cap_static_sym.c
   ${OPSCOPE_CAPTURE_DIR}/hooks/cap_static_omp.c
-  ${OPSCOPE_CAPTURE_DIR}/hooks/cap_hooks.c
-  ${OPSCOPE_CAPTURE_DIR}/hooks/cap_tls.c
-  ${OPSCOPE_CAPTURE_DIR}/resolve/cap_resolve.c
-  ${OPSCOPE_CAPTURE_DIR}/resolve/cap_devices.c
-  ${OPSCOPE_CAPTURE_DIR}/timing/cap_cpu.c
-  ${OPSCOPE_CAPTURE_DIR}/timing/cap_walk.c
-  ${OPSCOPE_CAPTURE_DIR}/timing/cap_record.c
-  ${OPSCOPE_CAPTURE_DIR}/hooks/cap_api.c
-  ${OPSCOPE_CAPTURE_DIR}/gpu/cap_gpu.c
-  ${OPSCOPE_CAPTURE_DIR}/gpu/cap_cupti.c
+  ${OPSCOPE_CAPTURE_COMMON_SOURCES} # area.cmake's: what the shared library builds too
   $<TARGET_OBJECTS:opscope_static_copy>)
 target_compile_definitions(opscope_static_part PRIVATE _GNU_SOURCE)
 if(OPSCOPE_GGML_BUILD_VERSION)

@@ -22,6 +22,13 @@ int opscope_cli_usage_error(const char *cmd, const char *fmt, ...) {
     return OPSCOPE_EXIT_USAGE;
 }
 
+void opscope_cli_print_error(const char *cmd, const opscope_error *err) {
+    char line[768]; /* a 255-byte file name, the longest message and its position fit */
+    opscope_error_format(err, line, sizeof line);
+    if (cmd) fprintf(stderr, "opscope %s: %s\n", cmd, line);
+    else fprintf(stderr, "%s\n", line);
+}
+
 bool opscope_cli_parse_count(const char *s, size_t *out) {
     if (!s || !*s) return false;
     size_t v = 0;
@@ -42,7 +49,7 @@ int opscope_cli_check_outputs(const char *cmd, const char *noun, const char *con
             if (outs[i] && outs[j] && strcmp(outs[i], "-") && !strcmp(outs[i], outs[j]))
                 return opscope_cli_usage_error(cmd, "two %s write the same file '%s'", noun,
                                                outs[i]);
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 int opscope_cli_check_not_input(const char *cmd, const char *const *outs, size_t n,
@@ -62,7 +69,7 @@ int opscope_cli_check_not_input(const char *cmd, const char *const *outs, size_t
                                                ins[k]);
         }
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 void opscope_cli_wrote(const char *cmd, const char *path, const char *what, bool quiet) {
@@ -96,7 +103,7 @@ int opscope_cli_next(opscope_cli_parser *p, opscope_cli_arg *out) {
     }
     const char *arg;
     for (;;) {
-        if (p->next >= p->argc) return OPSCOPE_CLI_END;
+        if (p->next >= p->argc) return OPSCOPE_EXIT_OK;
         arg = p->argv[p->next++];
         if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
             p->quiet = true;
@@ -118,11 +125,11 @@ int opscope_cli_next(opscope_cli_parser *p, opscope_cli_arg *out) {
     }
     if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
         p->usage(stdout);
-        return OPSCOPE_EXIT_OK;
+        return OPSCOPE_CLI_DONE;
     }
     if (p->version && !strcmp(arg, "--version")) {
         printf("opscope %s\n", OPSCOPE_VERSION_STRING);
-        return OPSCOPE_EXIT_OK;
+        return OPSCOPE_CLI_DONE;
     }
     const char *name = NULL, *eq = NULL;
     const opscope_cli_opt *o = find(p, arg, &name, &eq);
@@ -144,6 +151,6 @@ int opscope_cli_parse(opscope_cli_parser *p,
     opscope_cli_arg o;
     int st;
     while ((st = opscope_cli_next(p, &o)) == OPSCOPE_CLI_MORE)
-        if ((st = on_option(ctx, &o)) >= 0) return st;
+        if ((st = on_option(ctx, &o)) != OPSCOPE_EXIT_OK) return st;
     return st;
 }

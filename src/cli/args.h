@@ -4,6 +4,8 @@
 #ifndef OPSCOPE_CLI_ARGS_H
 #define OPSCOPE_CLI_ARGS_H
 
+#include "opscope.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -43,19 +45,19 @@ typedef struct opscope_cli_arg {
     const char *val;
 } opscope_cli_arg;
 
-/* opscope_cli_next's returns besides an exit status (which are >= 0). */
-enum { OPSCOPE_CLI_END = -1, OPSCOPE_CLI_MORE = -2 };
+/* opscope_cli_next's return besides a cli status (cli/cli.h): an option was read. */
+enum { OPSCOPE_CLI_MORE = -2 };
 
 /* Reads up to the next option of the table, keeping -q and operands in the parser. Returns
- * OPSCOPE_CLI_MORE with *OUT filled; OPSCOPE_CLI_END when all were read; or the exit status to
- * return: 0 after --help (usage on stdout) or --version, OPSCOPE_EXIT_USAGE after an unknown
- * option, a missing or empty value, a value given to an option that takes none, or one operand
- * too many (message on stderr). Options may repeat; each is returned. */
+ * OPSCOPE_CLI_MORE with *OUT filled, else a cli status (cli/cli.h): 0 when all were read;
+ * OPSCOPE_CLI_DONE after --help (usage on stdout) or --version; OPSCOPE_EXIT_USAGE after an
+ * unknown option, a missing or empty value, a value given to an option that takes none, or one
+ * operand too many (message on stderr). Options may repeat; each is returned. */
 int opscope_cli_next(opscope_cli_parser *p, opscope_cli_arg *out);
 
-/* Reads every argument, passing each option to ON_OPTION(CTX, option), which returns -1 to go on
- * or the exit status to stop with. Returns -1 when all were read, else the exit status (of
- * opscope_cli_next or ON_OPTION). */
+/* Reads every argument, passing each option to ON_OPTION(CTX, option), which returns a cli
+ * status: 0 to go on, else the status to stop with. Returns 0 when all were read, else the cli
+ * status of opscope_cli_next or ON_OPTION that stopped the parse. */
 int opscope_cli_parse(opscope_cli_parser *p,
                       int (*on_option)(void *ctx, const opscope_cli_arg *o),
                       void *ctx);
@@ -67,20 +69,24 @@ int opscope_cli_parse(opscope_cli_parser *p,
 int opscope_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Prints ERR on stderr as one line, opscope_error_format's "FILE:LINE:COL: error: MSG" (or
+ * "FILE: error: MSG"), after "opscope CMD: " unless CMD is NULL. ERR is not kept. */
+void opscope_cli_print_error(const char *cmd, const opscope_error *err);
+
 /* Parses a decimal count (digits only, no sign, fits size_t) into *OUT. False otherwise, with
  * *OUT untouched. S may be NULL. */
 bool opscope_cli_parse_count(const char *s, size_t *out);
 
 /* Fails when two of the N output paths (NULL: not asked for; "-": stdout, may repeat) name
  * the same file: prints "opscope CMD: two NOUN write the same file 'F'" and returns
- * OPSCOPE_EXIT_USAGE; else returns -1. */
+ * OPSCOPE_EXIT_USAGE; else returns 0 (a cli status, cli/cli.h). */
 int opscope_cli_check_outputs(const char *cmd, const char *noun, const char *const *outs,
                               size_t n);
 
 /* Fails when one of the N outputs (NULL: not asked for; "-": stdout) would replace one of the
  * NIN inputs ("-": stdin): the same name, or an existing file that is the same file (device
  * and inode: another path, a link). Prints "opscope CMD: OUTPUT would overwrite the input
- * INPUT" and returns OPSCOPE_EXIT_USAGE; else returns -1. */
+ * INPUT" and returns OPSCOPE_EXIT_USAGE; else returns 0 (a cli status, cli/cli.h). */
 int opscope_cli_check_not_input(const char *cmd, const char *const *outs, size_t n,
                                 const char *const *ins, size_t nin);
 

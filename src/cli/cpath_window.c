@@ -1,8 +1,9 @@
 /* cpath_window.c - the critical path's window options (cpath_window.h). */
 #include "cli/cpath_window.h"
 
-#include "analyze/critical_path.h"
+#include "analyze/kineto/critical_path.h"
 #include "cli/args.h"
+#include "cli/cli.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,21 +14,21 @@ int opscope_cli_cpath_window_option(const char *cmd, opscope_cli_cpath_window *w
     if (!strcmp(name, "--critical-path-annotation")) {
         if (!*val) return opscope_cli_usage_error(cmd, "%s: expected an annotation's name", name);
         w->annotation = val;
-        return -1;
+        return OPSCOPE_EXIT_OK;
     }
     size_t i;
     if (!opscope_cli_parse_count(val, &i) || i > INT32_MAX)
         return opscope_cli_usage_error(cmd, "%s: expected an integer >= 0, got '%s'", name, val);
     w->instance = (int64_t)i;
     w->instance_set = true;
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 int opscope_cli_cpath_window_check(const char *cmd, opscope_cli_cpath_window *w) {
     if (w->instance_set && !w->annotation)
         return opscope_cli_usage_error(cmd, "--critical-path-instance: with --critical-path-annotation only");
     if (!w->instance_set) w->instance = -1;
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 bool opscope_cli_cpath_window_missing(const char *cmd, const char *input, const opscope_cli_cpath_window *w,

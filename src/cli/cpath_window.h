@@ -1,7 +1,7 @@
 /*
  * cpath_window.h - the --critical-path-annotation and --critical-path-instance options of
  * `opscope report` and `opscope view`: which windows a trace's critical path is computed over
- * (analyze/critical_path.h, opscope_cpath_set_window), with the same messages in both.
+ * (analyze/kineto/critical_path.h, opscope_cpath_set_window), with the same messages in both.
  *
  * Usage: opscope_cli_cpath_window_option for each option, opscope_cli_cpath_window_check once
  * the operands are known, the annotation and instance into opscope_session_opts, then
@@ -10,7 +10,7 @@
 #ifndef OPSCOPE_CLI_CPATH_WINDOW_H
 #define OPSCOPE_CLI_CPATH_WINDOW_H
 
-#include "analyze/session.h"
+#include "analyze/session/session.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,11 +31,13 @@ typedef struct opscope_cli_cpath_window {
     "                         only instance I of it (0 = the first by start)\n"
 
 /* Option NAME ("--critical-path-annotation" or "--critical-path-instance") with VAL into W.
- * Returns -1, or the exit status of a usage error (said on stderr, as CMD's). */
+ * Returns a cli status (cli/cli.h): 0, or the exit status of a usage error (said on stderr, as
+ * CMD's). */
 int opscope_cli_cpath_window_option(const char *cmd, opscope_cli_cpath_window *w, const char *name,
                                     const char *val);
 
-/* After the options: an instance needs its annotation. Returns -1, or a usage error's status. */
+/* After the options: an instance needs its annotation. Returns a cli status (cli/cli.h): 0, or
+ * a usage error's exit status. */
 int opscope_cli_cpath_window_check(const char *cmd, opscope_cli_cpath_window *w);
 
 /* After S's finish, with an annotation: whether INPUT lacks the window asked for (said on

@@ -7,21 +7,22 @@
 #include "cli/cli.h"
 #include "cli/job.h"
 #include "cli/select.h"
-#include "analyze/diff.h"
-#include "export/diff_report.h"
-#include "export/html.h"
+#include "analyze/diff/diff.h"
+#include "analyze/diff/diff_apart.h"
+#include "export/diff/diff_report.h"
+#include "export/html/html.h"
 #include "read/readers.h"
 #include "util/out.h"
 #include "cli/progress.h"
 #include "model/strtab.h"
-#include "analyze/session.h"
-#include "analyze/tee.h"
+#include "analyze/session/session.h"
+#include "analyze/session/tee.h"
 #include "cli/diff_kind.h"
-#include "analyze/graphs.h"
-#include "analyze/warm_apart.h"
-#include "analyze/warm_defer.h"
-#include "analyze/run_requests.h"
-#include "analyze/run_tests.h"
+#include "analyze/ggml/graphs.h"
+#include "analyze/ggml/warm_apart.h"
+#include "analyze/ggml/warm_defer.h"
+#include "analyze/ggml/run_requests.h"
+#include "analyze/ggml/run_tests.h"
 #include "model/run_info.h"
 
 #include <errno.h>
@@ -134,7 +135,7 @@ static const opscope_cli_opt diff_opts[] = {
     {"--include-warmup", NULL, OPT_WARMUP, false},
 };
 
-/* One option of the command line into the diff_args (CTX). Returns -1, or the exit status. */
+/* One option of the command line into the diff_args (CTX). Returns a cli status (cli/cli.h). */
 static int on_option(void *ctx, const opscope_cli_arg *o) {
     diff_args *a = ctx;
     const char *val = o->val, *bad = NULL;
@@ -195,10 +196,10 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
     case OPT_BATCH:
     case OPT_GRAPHS: return opscope_cli_select_option("diff", &a->select, o->name, val);
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
-/* Returns -1 on success, else the exit status. */
+/* Returns a cli status (cli/cli.h): 0 when A is ready. */
 static int parse_args(int argc, char **argv, diff_args *a) {
     memset(a, 0, sizeof *a);
     a->min_share = 0.5;
@@ -209,7 +210,7 @@ static int parse_args(int argc, char **argv, diff_args *a) {
                             .inputs = a->in, .max_inputs = DIFF_MAX_INPUTS, .separator = true,
                             .argc = argc, .argv = argv};
     int st = opscope_cli_parse(&p, on_option, a);
-    if (st >= 0) return st;
+    if (st) return st;
     a->quiet = p.quiet;
     int n = p.n_inputs;
     if (p.sep < 0) {
@@ -229,21 +230,15 @@ static int parse_args(int argc, char **argv, diff_args *a) {
     a->select.steady = !a->include_warmup && !n_stdin; /* found in a first pass */
     a->apart_stdin = !a->include_warmup && n_stdin;
     st = opscope_cli_select_check("diff", &a->select, a->in, n);
-    if (st >= 0) return st;
+    if (st) return st;
     const char *outs[] = {a->json, a->text, a->html};
     st = opscope_cli_check_outputs("diff", "outputs", outs, 3);
-    if (st >= 0) return st;
+    if (st) return st;
     int to_stdout = 0;
     for (int i = 0; i < 3; i++)
         if (outs[i] && !strcmp(outs[i], "-")) to_stdout++;
     if (to_stdout > 1) return usage_error("only one output can go to stdout");
     return opscope_cli_check_not_input("diff", outs, 3, a->in, (size_t)n);
-}
-
-static void print_error(const opscope_error *err) {
-    char line[768];
-    opscope_error_format(err, line, sizeof line);
-    fprintf(stderr, "%s\n", line);
 }
 
 static void set_nomem(opscope_error *err) {
@@ -298,16 +293,26 @@ static void input_free(input *in) {
     free(in->requests);
 }
 
-/* Reads PATH, one run of IN's side (the FIRST one feeds its timeline), only the graph
- * computes SEL chooses; with SEL's steady state, without APART's graphs and the load (the
- * graphs, for llama-bench's tests, still see them unless --batch or --graphs filter too).
- * FOUND (steady state without --batch and --graphs only): APART is not known yet, but found
- * in this read (warm_defer.h) into *FOUND, and *HELD cleared when the read must be redone
- * with it. Returns 0, or -1 with ERR filled. */
-static int read_input(const char *path, input *in, bool first, const opscope_cli_select *sel_in,
-                      const opscope_warm_apart *apart, opscope_warm_apart *found, bool *held,
-                      opscope_error *err) {
-    opscope_cli_select one = *sel_in;
+/* How a side's runs are read (read_side, read_input). */
+typedef struct read_plan {
+    const opscope_cli_select *sel; /* the graph computes read: --batch, --graphs, steady state */
+    bool find_apart; /* each run's warm-up and outliers found in its own read (warm_defer.h, steady
+                        state without --batch and --graphs only), else known (the side's apart
+                        list, or none) before it */
+    bool *held;      /* with FIND_APART: cleared when a read must be redone with the lists found */
+} read_plan;
+
+/* Reads PATH, run RUN of IN's side (the first one feeds its timeline), only the graph computes
+ * PLAN's selection chooses; with its steady state, without the run's warm-up and outlier graphs
+ * (IN->apart[RUN]) and the load (the graphs, for llama-bench's tests, still see them unless
+ * --batch or --graphs filter too). With PLAN's FIND_APART, IN->apart[RUN] is not known yet but
+ * found in this read. Returns 0, or -1 with ERR filled. */
+static int read_input(const char *path, input *in, size_t run, const read_plan *plan, opscope_error *err) {
+    bool first = run == 0;
+    opscope_warm_apart *own = in->apart ? &in->apart[run] : NULL;
+    const opscope_warm_apart *apart = plan->find_apart ? NULL : own;
+    opscope_warm_apart *found = plan->find_apart ? own : NULL;
+    opscope_cli_select one = *plan->sel;
     const opscope_cli_select *sel = &one;
     if (found) {
         memset(found, 0, sizeof *found);
@@ -371,7 +376,7 @@ static int read_input(const char *path, input *in, bool first, const opscope_cli
     if (in->defer) {
         bool ok = false;
         if (opscope_warm_defer_check(in->defer, found, &ok)) return set_nomem(err), -1;
-        *held &= ok;
+        *plan->held &= ok;
     }
     opscope_cli_select_note("diff", sel, path, &in->sel);
     in->kept += in->sel.filter.kept;
@@ -384,76 +389,20 @@ static int read_input(const char *path, input *in, bool first, const opscope_cli
     return 0;
 }
 
-static bool chosen(const void *ctx, const opscope_graph_stats *s) {
-    return opscope_graph_filter_chooses(ctx, s);
-}
-
-/* Warm-up apart: a first pass over PATH finds its warm-up and outlier graphs (graphs.h), and
- * how many steady ones SEL's --batch and --graphs keep. Returns 0, or -1 with ERR filled. */
-/* The first pass's sink: the graphs, stopped at a trace's first record (a trace has no graph
- * computes: the pass would read it for nothing). */
-typedef struct apart_pass {
-    opscope_graphs_t *g;
-    bool trace;
-} apart_pass;
-
-static int apart_meta(void *ud, const opscope_meta *m) {
-    apart_pass *p = ud; /* the trace readers say what they read first */
-    if (m->profiler && (!strcmp(m->profiler, "kineto") || !strcmp(m->profiler, "chrome"))) {
-        p->trace = true;
-        return -1;
-    }
-    return 0;
-}
-
-static int apart_record(void *ud, const opscope_record *r) {
-    apart_pass *p = ud;
-    if (r->category) {
-        p->trace = true;
-        return -1;
-    }
-    return opscope_graphs_add(p->g, r, 0);
-}
-
-static int find_apart(const char *path, const opscope_cli_select *sel, opscope_warm_apart *out,
-                      opscope_error *err) {
-    opscope_format fmt = opscope_detect_file_format(path);
-    if (fmt == OPSCOPE_FORMAT_KINETO || fmt == OPSCOPE_FORMAT_CHROME) { /* no graph computes */
-        memset(out, 0, sizeof *out);
-        return 0;
-    }
-    opscope_graph_filter f;
-    opscope_cli_select_filter_init(sel, &f);
-    apart_pass p = {opscope_graphs_new(), false};
-    if (!p.g) return set_nomem(err), -1;
-    opscope_sink is = {&p, apart_meta, NULL, apart_record, NULL};
-    int rc = opscope_progress_read(path, OPSCOPE_FORMAT_AUTO, &is, NULL, err);
-    if (rc && p.trace) { /* no warm-up to find: all steady */
-        memset(out, 0, sizeof *out);
-        memset(err, 0, sizeof *err);
-        rc = 0;
-    } else if (rc && err->code == OPSCOPE_ERROR_ABORTED) {
-        set_nomem(err); /* the graphs stop for memory only */
-    } else if (!rc && (opscope_graphs_finish(p.g) || opscope_warm_apart_from(out, p.g, chosen, &f))) {
-        set_nomem(err);
-        rc = -1;
-    }
-    opscope_graphs_free(p.g);
-    return rc ? -1 : 0;
-}
-
 /* The first passes of every input (PATHS, N_IN per side) into IN[s].apart; the steady state
  * is compared only when every input with graph computes has a steady one among those --batch
  * and --graphs choose, else *NO_STEADY names the first input without. Returns 0, or -1 with ERR filled. */
 static int find_aparts(const diff_args *a, input in[2], const char *const *paths[2],
                        const char **no_steady, opscope_error *err) {
     *no_steady = NULL;
+    opscope_graph_filter f; /* what --batch and --graphs choose, for chosen_steady */
+    opscope_cli_select_filter_init(&a->select, &f);
     for (int s = 0; s < 2; s++) {
         in[s].apart = calloc(DIFF_MAX_INPUTS, sizeof *in[s].apart);
         if (!in[s].apart) return set_nomem(err), -1;
         for (size_t r = 0; r < a->n_in[s]; r++) {
             opscope_warm_apart *w = &in[s].apart[r];
-            if (find_apart(paths[s][r], &a->select, w, err)) return -1;
+            if (opscope_diff_apart_find(paths[s][r], &f, opscope_progress_read, w, err)) return -1;
             uint64_t all = w->graphs[0] + w->graphs[1] + w->graphs[2];
             if (all && !w->chosen_steady && !*no_steady) *no_steady = paths[s][r];
         }
@@ -488,11 +437,10 @@ static int add_outputs(opscope_session_t *s, const diff_args *a, const opscope_d
     return opscope_session_add(s, &o) ? (set_nomem(err), -1) : 0;
 }
 
-/* Reads side IN's runs (PATHS, N of them) under SEL; ONCE: each run's warm-up found in its
- * read (read_input's FOUND into IN->apart, *HELD cleared when a read must be redone). Returns
- * 0, or -1 with ERR filled. */
+/* Reads side IN's runs (PATHS, N of them) as PLAN says (read_input). Returns 0, or -1 with ERR
+ * filled. */
 static int read_side(const diff_args *a, input *in, const char *const *paths, size_t n,
-                     const opscope_cli_select *sel, bool once, bool *held, opscope_error *err) {
+                     const read_plan *plan, opscope_error *err) {
     in->side = opscope_diff_side_new(a->keys);
     in->names = opscope_strtab_new();
     /* the trace analysis holds one trace: several runs are compared by their kernels */
@@ -507,10 +455,8 @@ static int read_side(const diff_args *a, input *in, const char *const *paths, si
     }
     if (!(in->graphs = opscope_graphs_new())) return set_nomem(err), -1;
     opscope_diff_side_set_kineto(in->side, in->kin);
-    for (size_t r = 0; r < n; r++) {
-        opscope_warm_apart *w = in->apart ? &in->apart[r] : NULL;
-        if (read_input(paths[r], in, r == 0, sel, once ? NULL : w, once ? w : NULL, held, err)) return -1;
-    }
+    for (size_t r = 0; r < n; r++)
+        if (read_input(paths[r], in, r, plan, err)) return -1;
     opscope_warm_defer_free(in->defer); /* the last run's: its verdicts are no longer asked */
     in->defer = NULL;
     return 0;
@@ -570,8 +516,9 @@ static int read_sides(const diff_args *a, input in[2], const char *const *paths[
         return -1;
     }
     if (*no_steady) sel.steady = false;
+    read_plan plan = {.sel = &sel, .find_apart = once, .held = &held};
     for (int s = 0; s < 2; s++) /* without ONCE each side is done before the next is read */
-        if (read_side(a, &in[s], paths[s], a->n_in[s], &sel, once, &held, err) ||
+        if (read_side(a, &in[s], paths[s], a->n_in[s], &plan, err) ||
             (!once && finish_side(a, &in[s], paths[s], err)))
             return -1;
     if (once) {
@@ -582,10 +529,11 @@ static int read_sides(const diff_args *a, input in[2], const char *const *paths[
                 if (all && !w->chosen_steady && !*no_steady) *no_steady = paths[s][r];
             }
         if (*no_steady) sel.steady = false;
+        plan.find_apart = false; /* the lists are known now */
         if (!held || *no_steady)
             for (int s = 0; s < 2; s++) {
                 input_reset(&in[s]);
-                if (read_side(a, &in[s], paths[s], a->n_in[s], &sel, false, &held, err) ||
+                if (read_side(a, &in[s], paths[s], a->n_in[s], &plan, err) ||
                     finish_side(a, &in[s], paths[s], err))
                     return -1;
             }
@@ -650,14 +598,14 @@ static opscope_diff_t *compute(const diff_args *a, input in[2], const char *cons
 /* After each commit: the file it wrote, or why not (the console says nothing). */
 static void on_done(void *ud, const opscope_output *o, const opscope_error *err) {
     const diff_args *a = ud;
-    if (err && o->path) print_error(err);
+    if (err && o->path) opscope_cli_print_error(NULL, err);
     else if (!err && o->path) opscope_cli_wrote("diff", o->path, o->name + 2, a->quiet);
 }
 
 int opscope_cli_diff(int argc, char **argv) {
     diff_args a;
     int rc = parse_args(argc, argv, &a);
-    if (rc >= 0) return rc;
+    if (rc) return opscope_cli_exit_status(rc);
     if (a.n_in[0] == 1 && a.n_in[1] == 1 && opscope_cli_job_diff_wanted(a.in[0], a.in[1])) {
         if (a.text || a.html) return usage_error("%s: not for two jobs (only --json)", a.text ? "--text" : "--html");
         return opscope_cli_job_diff(a.in[0], a.in[1], a.json, a.quiet);
@@ -695,7 +643,7 @@ int opscope_cli_diff(int argc, char **argv) {
     if (status == OPSCOPE_EXIT_OK && opscope_diff_failed(d)) status = OPSCOPE_EXIT_REGRESSION;
     goto done;
 fail_err:
-    print_error(&err);
+    opscope_cli_print_error(NULL, &err);
 fail:
     status = OPSCOPE_EXIT_INPUT;
 done:

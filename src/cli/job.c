@@ -2,14 +2,15 @@
  * job.c - `opscope report DIR` and `opscope report A B C...`: a distributed job, one trace per
  * rank. The traces are read in parallel (one thread per core, one rank's analysis per thread at a
  * time: memory is bounded per rank, the summaries that stay are small), then combined
- * (analyze/job.c) and written (export/job_report.c). See docs/job.md.
+ * (analyze/job/job.c) and written (export/job/job_report.c). See docs/job.md.
  */
 #include "cli/job.h"
 
-#include "analyze/job.h"
-#include "analyze/job_rank.h"
+#include "analyze/job/job.h"
+#include "analyze/job/job_rank.h"
+#include "cli/args.h"
 #include "cli/cli.h"
-#include "export/job_report.h"
+#include "export/job/job_report.h"
 #include "read/job_summary.h"
 #include "read/readers.h"
 #include "util/out.h"
@@ -181,10 +182,11 @@ static bool say_no_job(const job_pool *p, const char *const *inputs, int n) {
     return true;
 }
 
-/* Any failed read: its message; returns the exit status, or -1 when all were read. */
+/* Any failed read: its message. Returns a cli status (cli/cli.h): 0 when all were read, else
+ * the exit status. */
 static int check_reads(const job_pool *p, const char *const *inputs, int n) {
     if (p->n && say_no_job(p, inputs, n)) return OPSCOPE_EXIT_INPUT;
-    int st = -1;
+    int st = OPSCOPE_EXIT_OK;
     for (size_t i = 0; i < p->n; i++) {
         if (!p->slots[i].failed) continue;
         if (p->slots[i].failed == 2) {
@@ -193,9 +195,7 @@ static int check_reads(const job_pool *p, const char *const *inputs, int n) {
             fprintf(stderr, "opscope: %s: no trace events: a job's ranks are PyTorch "
                             "profiler (Kineto) traces or job summaries\n", p->slots[i].path);
         } else {
-            char line[512];
-            opscope_error_format(&p->slots[i].err, line, sizeof line);
-            fprintf(stderr, "%s\n", line);
+            opscope_cli_print_error(NULL, &p->slots[i].err);
         }
         st = OPSCOPE_EXIT_INPUT;
     }
@@ -232,6 +232,8 @@ struct opscope_cli_job_set {
     bool analyzed;
 };
 
+/* The slots of INPUTS (a folder: its traces) into P. Returns a cli status (cli/cli.h): 0, or the
+ * exit status after a message. */
 static int gather(const char *const *inputs, int n, job_pool *p) {
     size_t cap = 0;
     for (int i = 0; i < n; i++) {
@@ -248,7 +250,7 @@ static int gather(const char *const *inputs, int n, job_pool *p) {
         fprintf(stderr, "opscope: no trace to read\n");
         return OPSCOPE_EXIT_INPUT;
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 void opscope_cli_job_set_free(opscope_cli_job_set *s) {
@@ -279,7 +281,7 @@ int opscope_cli_job_load_with(const char *const *inputs, int n, int threads, con
     if (!s) return OPSCOPE_EXIT_INPUT;
     s->p.rd = rd;
     int st = gather(inputs, n, &s->p);
-    if (st < 0) {
+    if (st == OPSCOPE_EXIT_OK) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         int t = threads > 0 ? threads : cores > 0 ? (int)cores : 1;
         if ((size_t)t > s->p.n) t = (int)s->p.n;
@@ -289,7 +291,7 @@ int opscope_cli_job_load_with(const char *const *inputs, int n, int threads, con
         s->ri = (opscope_job_read_info){.threads = t, .wall_s = now_s() - t0};
         st = check_reads(&s->p, inputs, n);
     }
-    if (st < 0) {
+    if (st == OPSCOPE_EXIT_OK) {
         size_t m = 0;
         for (size_t i = 0; i < s->p.n; i++) m += s->p.slots[i].n_ranks;
         s->rows = calloc(m ? m : 1, sizeof *s->rows);
@@ -300,12 +302,12 @@ int opscope_cli_job_load_with(const char *const *inputs, int n, int threads, con
             s->analyzed = true;
         }
     }
-    if (st >= 0) {
+    if (st) {
         opscope_cli_job_set_free(s);
         return st;
     }
     *out = s;
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 void *opscope_cli_job_row_user(const opscope_cli_job_set *s, const opscope_job_row *row, bool *trace) {
@@ -345,9 +347,7 @@ static int write_job(const opscope_job *job, const opscope_job_read_info *ri, co
     if (json) {
         opscope_job_report_json(json, job, ri);
         if (opscope_out_commit_take(&json, &err)) {
-            char line[512];
-            opscope_error_format(&err, line, sizeof line);
-            fprintf(stderr, "%s\n", line);
+            opscope_cli_print_error(NULL, &err);
             st = OPSCOPE_EXIT_INPUT;
         } else if (!o->quiet && strcmp(o->json, "-")) {
             fprintf(stderr, "opscope report: wrote %s (JSON)\n", o->json);
@@ -368,14 +368,12 @@ int opscope_cli_job(const opscope_cli_job_opts *o) {
     memset(&err, 0, sizeof err);
     opscope_out_t *json = NULL;
     if (o->json && !(json = opscope_out_open(o->json, &err))) {
-        char line[512];
-        opscope_error_format(&err, line, sizeof line);
-        fprintf(stderr, "%s\n", line);
+        opscope_cli_print_error(NULL, &err);
         return OPSCOPE_EXIT_INPUT;
     }
     opscope_cli_job_set *s;
     int st = opscope_cli_job_load(o->inputs, o->n_inputs, o->threads, &s);
-    if (st >= 0) {
+    if (st) {
         opscope_out_abort(json);
         return st;
     }

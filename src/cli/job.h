@@ -5,7 +5,7 @@
 #ifndef OPSCOPE_CLI_JOB_H
 #define OPSCOPE_CLI_JOB_H
 
-#include "export/job_report.h"
+#include "export/job/job_report.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,17 +27,17 @@ bool opscope_cli_job_is_summary(const char *path);
 /* Reads the job's traces in parallel, combines and writes them. Returns the exit status. */
 int opscope_cli_job(const opscope_cli_job_opts *o);
 
-/* A job read and analysed (analyze/job.h), for report and diff. */
+/* A job read and analysed (analyze/job/job.h), for report and diff. */
 typedef struct opscope_cli_job_set opscope_cli_job_set;
 
 /* Reads INPUTS[0..N) (traces, job summaries, folders of them) on THREADS threads (0: one per
- * core) and analyses the job into *OUT. Returns -1 with *OUT set, else the exit status (the
- * reason on stderr, *OUT NULL). */
+ * core) and analyses the job into *OUT. Returns a cli status (cli/cli.h): 0 with *OUT set, else
+ * the exit status (the reason on stderr, *OUT NULL). */
 int opscope_cli_job_load(const char *const *inputs, int n, int threads, opscope_cli_job_set **out);
 
 /* How a trace of the job is read when more than its figures is wanted (`view`: its page block
  * in the same read). READ reads PATH (a trace, never a job summary) into the rank's summary SUM
- * (analyze/job_rank.h's opscope_job_rank_finish) and may leave a pointer in *USER; it returns
+ * (analyze/job/job_rank.h's opscope_job_rank_finish) and may leave a pointer in *USER; it returns
  * 0, or 1 (bad input, ERR filled), 2 (out of memory) or 3 (no trace events). It is called on
  * the load's threads, one trace per call. DROP (may be NULL) frees a USER the caller did not
  * take (opscope_cli_job_row_take) when the set is freed or the load fails. */

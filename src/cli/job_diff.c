@@ -1,12 +1,13 @@
 /*
  * job_diff.c - `opscope diff DIR_A DIR_B`: two distributed jobs (folders of traces, or job
  * summaries), each read as `opscope report DIR` reads it (cli/job.c), side by side
- * (export/job_diff.c). See docs/job.md.
+ * (export/job/job_diff.c). See docs/job.md.
  */
 #include "cli/job.h"
 
+#include "cli/args.h"
 #include "cli/cli.h"
-#include "export/job_diff.h"
+#include "export/job/job_diff.h"
 #include "util/out.h"
 
 #include <stdio.h>
@@ -17,24 +18,18 @@ bool opscope_cli_job_diff_wanted(const char *base, const char *next) {
            (opscope_cli_job_is_dir(next) || opscope_cli_job_is_summary(next));
 }
 
-static void print_error(const opscope_error *err) {
-    char line[512];
-    opscope_error_format(err, line, sizeof line);
-    fprintf(stderr, "%s\n", line);
-}
-
 int opscope_cli_job_diff(const char *base, const char *next, const char *json, bool quiet) {
     opscope_error err;
     memset(&err, 0, sizeof err);
     opscope_out_t *jw = NULL;
     if (json && !(jw = opscope_out_open(json, &err))) {
-        print_error(&err);
+        opscope_cli_print_error(NULL, &err);
         return OPSCOPE_EXIT_INPUT;
     }
     opscope_cli_job_set *a = NULL, *b = NULL;
     int st = opscope_cli_job_load(&base, 1, 0, &a);
-    if (st < 0) st = opscope_cli_job_load(&next, 1, 0, &b);
-    if (st >= 0) {
+    if (st == OPSCOPE_EXIT_OK) st = opscope_cli_job_load(&next, 1, 0, &b);
+    if (st) {
         opscope_out_abort(jw);
         opscope_cli_job_set_free(a);
         return st;
@@ -44,7 +39,7 @@ int opscope_cli_job_diff(const char *base, const char *next, const char *json, b
     if (jw) {
         opscope_job_diff_json(jw, ja, jb);
         if (opscope_out_commit_take(&jw, &err)) {
-            print_error(&err);
+            opscope_cli_print_error(NULL, &err);
             st = OPSCOPE_EXIT_INPUT;
         } else if (!quiet && strcmp(json, "-")) {
             fprintf(stderr, "opscope diff: wrote %s (JSON)\n", json);

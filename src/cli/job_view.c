@@ -2,7 +2,7 @@
  * job_view.c - `opscope view DIR` and `opscope view A B C...`: a distributed job in the HTML
  * viewer. The job is read as `report` reads it (cli/job.c: every trace in parallel, one rank
  * per thread at a time), each trace once: its read feeds both the rank's figures
- * (analyze/job_rank.h, teed into the read) and a session with the viewer's sink (its records,
+ * (analyze/job/job_rank.h, teed into the read) and a session with the viewer's sink (its records,
  * CPU side and critical path), whose block body goes to a temporary file of its own (tmpfile:
  * deleted when closed, whatever happens) before the rank is freed and the thread takes the
  * next: memory is one rank's per thread. A job summary's rank has no trace read yet: its trace
@@ -10,12 +10,13 @@
  * then written with the blocks copied in rank order (a rank is known once every input was
  * read). See docs/viewer.md, "A job".
  */
-#include "analyze/job_rank.h"
-#include "analyze/session.h"
+#include "analyze/job/job_rank.h"
+#include "analyze/session/session.h"
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/job.h"
-#include "export/html.h"
-#include "export/job_html.h"
+#include "export/html/html.h"
+#include "export/job/job_html.h"
 #include "read/readers.h"
 #include "util/out.h"
 
@@ -227,15 +228,13 @@ int opscope_cli_job_view(const opscope_cli_job_view_opts *o) {
     memset(&err, 0, sizeof err);
     opscope_out_t *w = opscope_out_open(o->output, &err);
     if (!w) {
-        char line[512];
-        opscope_error_format(&err, line, sizeof line);
-        fprintf(stderr, "opscope view: %s\n", line);
+        opscope_cli_print_error("view", &err);
         return OPSCOPE_EXIT_INPUT;
     }
     opscope_cli_job_set *set;
     opscope_cli_job_reader rd = {.read = job_read, .drop = block_drop, .ud = (void *)o};
     int st = opscope_cli_job_load_with(o->inputs, o->n_inputs, o->threads, &rd, &set);
-    if (st >= 0) {
+    if (st) {
         opscope_out_abort(w);
         return st;
     }

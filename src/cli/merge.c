@@ -2,7 +2,7 @@
  * merge.c - `opscope merge CLIENT SERVER... -o OUT`: the profiles of a ggml RPC client and of
  * the ggml-rpc-server processes it used, on the client's clock, in one profile.
  *
- * Each server's clock offset comes from the profiles alone (analyze/clock_align.h): the
+ * Each server's clock offset comes from the profiles alone (analyze/rpc/clock_align.h): the
  * client's RPC requests (graph computes, each ended by the synchronize that waited for it,
  * and tensor sets) matched to the server's by order and size. Profiles whose capture metadata
  * shows one clock (same boot, same time namespace) need no offset; --offset overrides.
@@ -10,13 +10,14 @@
  * output is a version-3 ggml profile (report, view, diff and the Chrome export read it) with
  * a top-level "merge" member saying how each process was placed (docs/formats.md).
  */
-#include "export/sections.h"
-#include "analyze/clock_align.h"
-#include "analyze/rpc_calls.h"
-#include "analyze/session.h"
+#include "export/sections/sections.h"
+#include "analyze/rpc/clock_align.h"
+#include "analyze/rpc/rpc_calls.h"
+#include "analyze/session/session.h"
+#include "cli/args.h"
 #include "cli/cli.h"
-#include "export/outputs.h"
-#include "export/merge_json.h"
+#include "export/outputs/outputs.h"
+#include "export/json/merge_json.h"
 #include "util/out.h"
 #include "util/sort.h"
 
@@ -79,11 +80,7 @@ static void usage(FILE *f) {
           f);
 }
 
-static int usage_error(const char *what, const char *arg) {
-    fprintf(stderr, "opscope merge: %s%s%s\nTry 'opscope merge --help'.\n", what, arg ? ": " : "",
-            arg ? arg : "");
-    return OPSCOPE_EXIT_USAGE;
-}
+#define usage_error(...) opscope_cli_usage_error("merge", __VA_ARGS__)
 
 static bool split_kv(const char *s, opt_kv *out) {
     const char *eq = strchr(s, '=');
@@ -470,7 +467,7 @@ static void merged_done(void *ud, const opscope_output *o, const opscope_error *
 
 static void print_alignment(const input *x);
 
-/* Streams the merged inputs through a session (analyze/session.h: the stats, the graphs, the
+/* Streams the merged inputs through a session (analyze/session/session.h: the stats, the graphs, the
  * RPC calls) into its one output, the JSON export with the "merge" member; unless QUIET (or
  * OUTPUT is stdout), then says how each server was aligned and prints the RPC tables.
  * Returns 0, or -1 with ERR filled (code OPSCOPE_OK: out of memory). */
@@ -549,22 +546,22 @@ static void merge_args_free(merge_args *m) {
     free(m->offsets);
 }
 
-/* --label and --offset (A) with its value V into M. Returns -1, or the exit status. */
+/* --label and --offset (A) with its value V into M. Returns a cli status (cli/cli.h). */
 static int take_kv(merge_args *m, const char *a, const char *v) {
     bool lab = !strcmp(a, "--label");
     opt_kv *kv = lab ? &m->labels[m->nl] : &m->offsets[m->no];
-    if (!split_kv(v, kv)) return usage_error(lab ? "--label needs NAME=FILE" : "--offset needs LABEL=NS", v);
+    if (!split_kv(v, kv)) return usage_error("%s: %s", lab ? "--label needs NAME=FILE" : "--offset needs LABEL=NS", v);
     int64_t tmp;
     if (!lab && !parse_i64(kv->val, &tmp)) {
         free((char *)kv->key);
-        return usage_error("--offset needs an integer number of ns", v);
+        return usage_error("--offset needs an integer number of ns: %s", v);
     }
     if (lab) m->nl++;
     else m->no++;
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
-/* Returns -1 when M is ready, else the exit status (after the usage or help). */
+/* Returns a cli status (cli/cli.h): 0 when M is ready, OPSCOPE_CLI_DONE after the help. */
 static int parse_merge_args(int argc, char **argv, merge_args *m) {
     memset(m, 0, sizeof *m);
     m->files = calloc((size_t)argc, sizeof *m->files);
@@ -576,33 +573,33 @@ static int parse_merge_args(int argc, char **argv, merge_args *m) {
     }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int st = -1;
+        int st = OPSCOPE_EXIT_OK;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            return OPSCOPE_EXIT_OK;
+            return OPSCOPE_CLI_DONE;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (++i >= argc) return usage_error("missing value after", a);
+            if (++i >= argc) return usage_error("missing value after: %s", a);
             m->output = argv[i];
         } else if (!strcmp(a, "--label") || !strcmp(a, "--offset")) {
-            if (++i >= argc) return usage_error("missing value after", a);
+            if (++i >= argc) return usage_error("missing value after: %s", a);
             st = take_kv(m, a, argv[i]);
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             m->quiet = true;
         } else if (a[0] == '-' && a[1]) {
-            st = usage_error("unknown option", a);
+            st = usage_error("unknown option: %s", a);
         } else {
             m->files[m->nf++] = a;
         }
-        if (st >= 0) return st;
+        if (st) return st;
     }
-    if (m->nf < 2) return usage_error("need a CLIENT profile and at least one SERVER profile", NULL);
-    if (!m->output) return usage_error("missing -o OUT", NULL);
+    if (m->nf < 2) return usage_error("need a CLIENT profile and at least one SERVER profile");
+    if (!m->output) return usage_error("missing -o OUT");
     for (size_t i = 0; i < m->nl; i++) {
         bool found = false;
         for (size_t f = 0; f < m->nf; f++) found |= !strcmp(m->files[f], m->labels[i].val);
-        if (!found) return usage_error("--label names a file that is not an input", m->labels[i].val);
+        if (!found) return usage_error("--label names a file that is not an input: %s", m->labels[i].val);
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 /* Reads every input of M into IN, each labelled. Returns 0, or -1 after a message. */
@@ -615,10 +612,8 @@ static int read_inputs(const merge_args *m, input *in) {
         memset(&err, 0, sizeof err);
         opscope_sink sink = opscope_profile_sink(x->p);
         if (!x->p || opscope_read_file(x->path, OPSCOPE_FORMAT_AUTO, &sink, &err) != 0) {
-            char msg[768];
             if (!x->p) err.code = OPSCOPE_ERROR_NOMEM, err.msg = "out of memory";
-            opscope_error_format(&err, msg, sizeof msg);
-            fprintf(stderr, "opscope merge: %s\n", msg);
+            opscope_cli_print_error("merge", &err);
             return -1;
         }
         default_label(x);
@@ -647,7 +642,7 @@ static void unique_labels(input *in, size_t nf) {
     }
 }
 
-/* --offset: each names a server by label or path. Returns -1, or the exit status. */
+/* --offset: each names a server by label or path. Returns a cli status (cli/cli.h). */
 static int given_offsets(const merge_args *m, input *in) {
     for (size_t i = 0; i < m->no; i++) {
         bool found = false;
@@ -666,7 +661,7 @@ static int given_offsets(const merge_args *m, input *in) {
             return OPSCOPE_EXIT_USAGE;
         }
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 /* Each server's offset: given, the same clock, or estimated. Returns 0, or -1 after a message. */
@@ -726,7 +721,7 @@ int opscope_cli_merge(int argc, char **argv) {
     merge_args m;
     int rc = parse_merge_args(argc, argv, &m);
     input *in = NULL;
-    if (rc >= 0) goto out;
+    if (rc) goto out;
     rc = OPSCOPE_EXIT_INPUT;
     in = calloc(m.nf, sizeof *in);
     if (!in) {
@@ -736,7 +731,7 @@ int opscope_cli_merge(int argc, char **argv) {
     if (read_inputs(&m, in)) goto out;
     unique_labels(in, m.nf);
     int st = given_offsets(&m, in);
-    if (st >= 0) {
+    if (st) {
         rc = st;
         goto out;
     }
@@ -757,5 +752,5 @@ out:
         for (size_t f = 0; f < m.nf; f++) opscope_profile_free(in[f].p);
     free(in);
     merge_args_free(&m);
-    return rc;
+    return opscope_cli_exit_status(rc);
 }

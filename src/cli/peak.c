@@ -1,11 +1,12 @@
 /*
  * peak.c - `opscope peak [--json FILE]`: measures this machine's memory bandwidth and FLOP
  * rate (peak_measure.c), prints them, and caches them for `opscope report --peak cache`
- * (analyze/roofline.h: where the cache lives). The cache and --json are written through a
+ * (analyze/ggml/roofline.h: where the cache lives). The cache and --json are written through a
  * temporary file and a rename, so a failure leaves no partial file.
  */
-#include "export/sections.h"
-#include "analyze/roofline.h"
+#include "export/sections/sections.h"
+#include "analyze/ggml/roofline.h"
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/peak_measure.h"
 #include "util/out.h"
@@ -46,11 +47,7 @@ static void usage(FILE *f) {
           f);
 }
 
-static int usage_error(const char *what, const char *arg) {
-    fprintf(stderr, "opscope peak: %s%s%s\nTry 'opscope peak --help'.\n", what, arg ? ": " : "",
-            arg ? arg : "");
-    return OPSCOPE_EXIT_USAGE;
-}
+#define usage_error(...) opscope_cli_usage_error("peak", __VA_ARGS__)
 
 static bool parse_size(const char *s, uint64_t *out) {
     char *end;
@@ -117,9 +114,7 @@ static int write_peak(const char *path, const opscope_peak *p) {
         opscope_peak_write_json(w, p);
         if (opscope_out_commit(w, &err) == 0) return 0;
     }
-    char msg[512];
-    opscope_error_format(&err, msg, sizeof msg);
-    fprintf(stderr, "opscope peak: %s\n", msg);
+    opscope_cli_print_error("peak", &err);
     return -1;
 }
 
@@ -143,22 +138,22 @@ int opscope_cli_peak(int argc, char **argv) {
             cache = false;
         } else if (!strcmp(a, "--json") || !strcmp(a, "--threads") || !strcmp(a, "--reps") ||
                    !strcmp(a, "--mem-size")) {
-            if (++i >= argc) return usage_error("missing value after", a);
+            if (++i >= argc) return usage_error("missing value after: %s", a);
             const char *v = argv[i];
             if (!strcmp(a, "--json")) {
-                if (!*v) return usage_error("empty value after", a);
+                if (!*v) return usage_error("empty value after: %s", a);
                 json = v;
             } else if (!strcmp(a, "--threads")) {
                 if (!parse_int(v, 1, OPSCOPE_PEAK_MAX_THREADS, &o.threads))
-                    return usage_error("--threads: expected 1..1024, got", v);
+                    return usage_error("--threads: expected 1..1024, got: %s", v);
             } else if (!strcmp(a, "--reps")) {
                 if (!parse_int(v, 1, 50, &o.reps))
-                    return usage_error("--reps: expected 1..50, got", v);
+                    return usage_error("--reps: expected 1..50, got: %s", v);
             } else if (!parse_size(v, &o.mem_bytes)) {
-                return usage_error("--mem-size: expected a size such as 512M, got", v);
+                return usage_error("--mem-size: expected a size such as 512M, got: %s", v);
             }
         } else {
-            return usage_error("unknown argument", a);
+            return usage_error("unknown argument: %s", a);
         }
     }
     show_progress = isatty(2);
@@ -226,10 +221,8 @@ int opscope_cli_load_peak(const char *cmd, const char *arg, opscope_peak *out) {
     }
     opscope_error err;
     if (opscope_peak_read(path, out, &err)) {
-        char msg[768];
-        opscope_error_format(&err, msg, sizeof msg);
-        fprintf(stderr, "opscope %s: %s\n", cmd, msg);
+        opscope_cli_print_error(cmd, &err);
         return OPSCOPE_EXIT_INPUT;
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }

@@ -14,7 +14,10 @@
  * 126 / 127 when CMD cannot be run / is not found; 1 for usage errors.
  */
 #include "cli/cli.h"
-#include "cli/record.h"
+#include "cli/record_end.h"
+#include "cli/record_exec.h"
+#include "cli/record_lock.h"
+#include "cli/record_session.h"
 #include "util/out.h"
 
 #include <errno.h>
@@ -117,7 +120,8 @@ static bool find_lib(char *out, size_t size) {
 #ifndef OPSCOPE_REL_LIBDIR
 #define OPSCOPE_REL_LIBDIR "../lib"
 #endif
-    static const char *const rel[] = {"", "/" OPSCOPE_REL_LIBDIR, "/../lib", "/../lib/opscope"};
+    /* parenthesised: the concatenation is meant (clang's -Wstring-concatenation) */
+    static const char *const rel[] = {"", ("/" OPSCOPE_REL_LIBDIR), "/../lib", "/../lib/opscope"};
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         char cand[PATH_MAX + 64];
         snprintf(cand, sizeof cand, "%s%s/%s", exe, rel[i], LIB_NAME);
@@ -136,7 +140,8 @@ typedef struct record_args {
     bool summary;
 } record_args;
 
-/* Returns -1 when R is ready, else the exit status (after the usage or help). */
+/* Returns a cli status (cli/cli.h): 0 when R is ready, OPSCOPE_CLI_DONE after the help, else
+ * the exit status after the usage error. */
 static int parse_record_args(int argc, char **argv, record_args *r) {
     *r = (record_args){.format = "json"};
     int i = 1;
@@ -147,7 +152,7 @@ static int parse_record_args(int argc, char **argv, record_args *r) {
             break;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            return OPSCOPE_EXIT_OK;
+            return OPSCOPE_CLI_DONE;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "opscope record: %s needs a file name\n", a);
@@ -188,7 +193,7 @@ static int parse_record_args(int argc, char **argv, record_args *r) {
         fprintf(stderr, "opscope record: --format summary writes no file; drop -o\n");
         return OPSCOPE_EXIT_USAGE;
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 /* No capture library: says why and where one is. Returns the exit status. */
@@ -255,8 +260,8 @@ static int capture_env(const char *lib, const record_args *r, const char *outpat
 int opscope_cli_record(int argc, char **argv) {
     record_args r;
     int st = parse_record_args(argc, argv, &r);
-    if (st >= 0) {
-        return st;
+    if (st) {
+        return opscope_cli_exit_status(st);
     }
     char lib[PATH_MAX];
     if (!find_lib(lib, sizeof lib)) {

@@ -1,9 +1,9 @@
 /*
  * record_end.c - how a recorded process ended, from its wait status (see record.h). A
  * process that dies without its final write leaves the file of its last checkpoint, whose
- * capture "end" says "checkpoint"; record_session.c has export/end_patch.c write this there.
+ * capture "end" says "checkpoint"; record_session.c has export/capture/end_patch.c write this there.
  */
-#include "cli/record.h"
+#include "cli/record_end.h"
 
 #include <signal.h>
 #include <stdbool.h>

@@ -2,21 +2,21 @@
  * replay.c - `opscope replay PROFILE [-b BACKEND]...`: a profile's unique graph ops re-run in
  * isolation by test-backend-ops on each backend, joined back to what the model spent on them.
  *
- * One session (analyze/session.h, as report's) reads the profile into replay's outputs
- * (export/replay_out.h): the ops are exported as for `report --export-ops`, at the session's
+ * One session (analyze/session/session.h, as report's) reads the profile into replay's outputs
+ * (export/replay/replay_out.h): the ops are exported as for `report --export-ops`, at the session's
  * finish test-backend-ops runs the file once per backend (replay_run.c), and each row (a line and the backend it ran on in the model) gets
  * its count, in-model time per call and isolated time per call on every backend. The
  * projection of a backend is the sum of count x isolated time; rows whose in-model time is
  * more than --flag times away from the isolated time on the same backend are flagged.
  */
-#include "analyze/session.h"
+#include "analyze/session/session.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "cli/select.h"
 #include "cli/replay_run.h"
-#include "export/ops_export.h"
-#include "export/replay_out.h"
+#include "export/replay/ops_export.h"
+#include "export/replay/replay_out.h"
 #include "util/out.h"
 #include "util/sort.h"
 
@@ -94,7 +94,7 @@ static const opscope_cli_opt replay_opts[] = {
     {"--graphs", NULL, OPT_GRAPHS, true},
 };
 
-/* One option of the command line into the replay_args (CTX). Returns -1, or the exit status. */
+/* One option of the command line into the replay_args (CTX). Returns a cli status (cli/cli.h). */
 static int on_option(void *ctx, const opscope_cli_arg *o) {
     replay_args *a = ctx;
     const char *val = o->val;
@@ -132,9 +132,10 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
     case OPT_BATCH:
     case OPT_GRAPHS: return opscope_cli_select_option("replay", &a->select, o->name, val);
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
+/* Returns a cli status (cli/cli.h): 0 when A is ready. */
 static int parse_args(int argc, char **argv, replay_args *a) {
     memset(a, 0, sizeof *a);
     a->flag = 2.0;
@@ -143,14 +144,14 @@ static int parse_args(int argc, char **argv, replay_args *a) {
     opscope_cli_parser p = {.cmd = "replay", .usage = usage, .version = true, OPSCOPE_CLI_OPTS(replay_opts),
                             .inputs = &a->input, .max_inputs = 1, .argc = argc, .argv = argv};
     int st = opscope_cli_parse(&p, on_option, a);
-    if (st >= 0) return st;
+    if (st) return st;
     a->quiet = p.quiet;
     if (!a->input) return usage_error("missing PROFILE");
     st = opscope_cli_select_check("replay", &a->select, &a->input, 1);
-    if (st >= 0) return st;
+    if (st) return st;
     if (a->json && a->export_ops && !strcmp(a->json, a->export_ops) && strcmp(a->json, "-"))
         return usage_error("--json and --export-ops write the same file '%s'", a->json);
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 /* One row: a line and the (captured backend, fused group) its records ran as. */
@@ -161,19 +162,13 @@ static int row_cmp(const void *pa, const void *pb) {
     return a->line < b->line ? -1 : a->line > b->line;
 }
 
-static void print_error(const opscope_error *err) {
-    char line[512];
-    opscope_error_format(err, line, sizeof line);
-    fprintf(stderr, "%s\n", line);
-}
-
 static int nomem(void) {
     fprintf(stderr, "opscope replay: out of memory\n");
     return OPSCOPE_EXIT_INPUT;
 }
 
 /* R's rows (each use of each line), longest in the model first, and its backends: A's, else
- * those the ops ran on. Returns -1, or the exit status after a message. */
+ * those the ops ran on. Returns a cli status (cli/cli.h): 0, or the exit status after a message. */
 static int build_rows(opscope_replay_table *r, const replay_args *a) {
     size_t n_lines = opscope_ops_export_n_lines(r->x);
     for (size_t i = 0; i < n_lines; i++) r->n_rows += opscope_ops_export_line(r->x, i)->n_uses;
@@ -198,7 +193,7 @@ static int build_rows(opscope_replay_table *r, const replay_args *a) {
         fprintf(stderr, "opscope replay: %s names no backend; give one with -b\n", a->input);
         return OPSCOPE_EXIT_USAGE;
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 /* Removes DIR and the run's files in it (the op files, test-backend-ops' stderr). */
@@ -252,7 +247,7 @@ static int run_backends(opscope_replay_table *r, const replay_args *a, const cha
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* The run: one session (analyze/session.h) with replay's outputs (export/replay_out.h).      */
+/* The run: one session (analyze/session/session.h) with replay's outputs (export/replay/replay_out.h).      */
 
 typedef struct replay_ctx {
     const replay_args *a;
@@ -273,7 +268,7 @@ static int run_table(void *ud, opscope_replay_table *r, opscope_error *err) {
         return -1;
     }
     int st = build_rows(r, c->a);
-    if (st >= 0) {
+    if (st) {
         c->status = st;
         return -1;
     }
@@ -308,7 +303,7 @@ static int add_outputs(opscope_session_t *s, replay_ctx *c, opscope_replay_table
 static void on_done(void *ud, const opscope_output *o, const opscope_error *err) {
     (void)ud;
     (void)o;
-    if (err) print_error(err);
+    if (err) opscope_cli_print_error(NULL, err);
 }
 
 /* Reads C's profile into S, finishes (the runs) and commits. Returns the exit status. */
@@ -321,7 +316,7 @@ static int run(opscope_session_t *s, replay_ctx *c, opscope_cli_selection *sel) 
     opscope_session_read_options(s, &ro);
     if (opscope_progress_read(a->input, OPSCOPE_FORMAT_AUTO, &sink, &ro, &err)) {
         if (err.code == OPSCOPE_ERROR_ABORTED) return nomem();
-        print_error(&err);
+        opscope_cli_print_error(NULL, &err);
         return OPSCOPE_EXIT_INPUT;
     }
     opscope_cli_select_note("replay", &a->select, a->input, sel);
@@ -337,7 +332,7 @@ static int run(opscope_session_t *s, replay_ctx *c, opscope_cli_selection *sel) 
 int opscope_cli_replay(int argc, char **argv) {
     replay_args a;
     int rc = parse_args(argc, argv, &a);
-    if (rc >= 0) return rc;
+    if (rc) return opscope_cli_exit_status(rc);
     char tbo[4096];
     if (!replay_find_tbo(a.tbo, tbo, sizeof tbo)) return OPSCOPE_EXIT_INPUT;
     replay_ctx c = {.a = &a, .tbo = tbo, .status = -1};
@@ -356,10 +351,10 @@ int opscope_cli_replay(int argc, char **argv) {
                                    .filter_desc = sel.desc};
         s = opscope_session_new(&so);
         if (!s) status = nomem();
-        else if (add_outputs(s, &c, &r, x, &err)) print_error(&err);
+        else if (add_outputs(s, &c, &r, x, &err)) opscope_cli_print_error(NULL, &err);
         else status = run(s, &c, &sel);
     } else {
-        print_error(&err);
+        opscope_cli_print_error(NULL, &err);
     }
     opscope_session_free(s);
     opscope_cli_select_close(&sel);

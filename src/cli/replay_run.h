@@ -14,8 +14,8 @@
 #ifndef OPSCOPE_REPLAY_RUN_H
 #define OPSCOPE_REPLAY_RUN_H
 
-#include "export/ops_export.h"
-#include "export/replay_out.h" /* opscope_replay_result */
+#include "export/replay/ops_export.h"
+#include "export/replay/replay_out.h" /* opscope_replay_result */
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
  * the statistics and every requested export at once; outputs are written to temporary
  * files and renamed only when the whole input was read, so a bad input leaves no file.
  */
-#include "analyze/session.h"
+#include "analyze/session/session.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cpath_window.h"
@@ -11,7 +11,7 @@
 #include "cli/job.h"
 #include "cli/progress.h"
 #include "cli/select.h"
-#include "export/outputs.h"
+#include "export/outputs/outputs.h"
 #include "export/sqlite/sqlite_export.h"
 #include "util/out.h"
 
@@ -119,7 +119,7 @@ static const opscope_cli_opt report_opts[] = {
     {"--critical-path-instance", NULL, OPT_CPATH_INST, true},
 };
 
-/* One option of the command line into the report_args (CTX). Returns -1, or the exit status. */
+/* One option of the command line into the report_args (CTX). Returns a cli status (cli/cli.h). */
 static int on_option(void *ctx, const opscope_cli_arg *o) {
     report_args *a = ctx;
     const char *val = o->val;
@@ -168,7 +168,7 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
         break;
     }
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 /* Several inputs, a folder, a job summary or --job: a job (cli/job.c). */
@@ -176,8 +176,8 @@ static bool is_job(const report_args *a) {
     return a->job || a->n_inputs > 1 || opscope_cli_job_is_dir(a->input) || opscope_cli_job_is_summary(a->input);
 }
 
-/* A job (several traces, or a folder) takes --json, --threads and -q only. Returns -1 when A is
- * one, else the exit status of the usage error. */
+/* A job (several traces, or a folder) takes --json, --threads and -q only. Returns a cli status
+ * (cli/cli.h): 0 when A is one, else the exit status of the usage error. */
 static int check_job_args(const report_args *a) {
     const char *other = a->chrome ? "--chrome-trace" : a->html ? "--html-viewer" : a->text ? "--text"
                         : a->sqlite ? "--sqlite" : a->peak ? "--peak" : a->export_ops ? "--export-ops"
@@ -190,10 +190,10 @@ static int check_job_args(const report_args *a) {
     if (other) return usage_error("%s: not for a job (a folder or several traces)", other);
     for (int i = 0; i < a->n_inputs; i++)
         if (!strcmp(a->inputs[i], "-")) return usage_error("'-' (stdin) cannot be one rank of a job");
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
-/* Returns -1 on success, else the exit status. */
+/* Returns a cli status (cli/cli.h): 0 when A is ready. */
 static int parse_args(int argc, char **argv, report_args *a) {
     const char **inputs = a->inputs;
     memset(a, 0, sizeof *a);
@@ -201,7 +201,7 @@ static int parse_args(int argc, char **argv, report_args *a) {
     opscope_cli_parser p = {.cmd = "report", .usage = usage, .version = true, OPSCOPE_CLI_OPTS(report_opts),
                             .inputs = a->inputs, .max_inputs = REPORT_MAX_INPUTS, .argc = argc, .argv = argv};
     int st = opscope_cli_parse(&p, on_option, a);
-    if (st >= 0) return st;
+    if (st) return st;
     a->quiet = p.quiet;
     a->n_inputs = p.n_inputs;
     a->input = p.n_inputs ? a->inputs[0] : NULL;
@@ -209,23 +209,17 @@ static int parse_args(int argc, char **argv, report_args *a) {
     if (is_job(a)) return check_job_args(a);
     if (a->threads_set) return usage_error("--threads: only for a job (a folder or several traces)");
     int cst = opscope_cli_cpath_window_check("report", &a->cpath);
-    if (cst >= 0) return cst;
+    if (cst) return cst;
     int sst = opscope_cli_select_check("report", &a->select, &a->input, 1);
-    if (sst >= 0) return sst;
+    if (sst) return sst;
     const char *outs[] = {a->chrome, a->json, a->text, a->html, a->sqlite, a->export_ops};
     int ost = opscope_cli_check_outputs("report", "exports", outs, sizeof outs / sizeof *outs);
-    if (ost >= 0) return ost;
+    if (ost) return ost;
     return opscope_cli_check_not_input("report", outs, sizeof outs / sizeof *outs, &a->input, 1);
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* The run: one session (analyze/session.h) with the outputs asked for (export/outputs.h).    */
-
-static void print_error(const opscope_error *err) {
-    char line[512];
-    opscope_error_format(err, line, sizeof line);
-    fprintf(stderr, "%s\n", line);
-}
+/* The run: one session (analyze/session/session.h) with the outputs asked for (export/outputs/outputs.h).    */
 
 /* Opens PATH and hands it to the output MAKE builds; STDOUT_TAKEN notes "-". */
 static int add_written(opscope_session_t *s, const char *path, bool *stdout_taken,
@@ -284,7 +278,7 @@ static int add_outputs(opscope_session_t *s, const report_args *a, const opscope
 /* After each commit: the file it wrote, or why not (the console says nothing). */
 static void on_done(void *ud, const opscope_output *o, const opscope_error *err) {
     const report_args *a = ud;
-    if (err && o->path) print_error(err);
+    if (err && o->path) opscope_cli_print_error(NULL, err);
     else if (!err && o->say) o->say(o->impl, "report", a->quiet);
     else if (!err && o->path) opscope_cli_wrote("report", o->path, o->name + 2, a->quiet);
 }
@@ -299,7 +293,7 @@ static int run(opscope_session_t *s, const report_args *a, opscope_cli_selection
     if (opscope_progress_read(a->input, OPSCOPE_FORMAT_AUTO, &sink, &ro, &err) != 0) {
         /* a sink stopped the read: the output says why, else memory ran out */
         if (err.code == OPSCOPE_ERROR_ABORTED) opscope_session_stopped(s, &err);
-        print_error(&err);
+        opscope_cli_print_error(NULL, &err);
         return OPSCOPE_EXIT_INPUT;
     }
     if (sel) opscope_cli_select_note("report", &a->select, a->input, sel);
@@ -309,7 +303,7 @@ static int run(opscope_session_t *s, const report_args *a, opscope_cli_selection
         if (o && !strcmp(o->name, "--export-ops"))
             fprintf(stderr, "opscope report: --export-ops: %s: %s\n", a->input, err.msg);
         else
-            print_error(&err);
+            opscope_cli_print_error(NULL, &err);
         return OPSCOPE_EXIT_INPUT;
     }
     if (opscope_cli_cpath_window_missing("report", a->input, &a->cpath, s)) return OPSCOPE_EXIT_INPUT;
@@ -329,7 +323,7 @@ static int report_one(report_args *ap) {
     int rc;
     /* the peaks first: a bad peak file fails before the profile is read */
     opscope_peak peak;
-    if (a.peak && (rc = opscope_cli_load_peak("report", a.peak, &peak)) >= 0) return rc;
+    if (a.peak && (rc = opscope_cli_load_peak("report", a.peak, &peak))) return rc;
     opscope_report_opts ro = {.source = a.input, .top_ops = a.top_ops, .top_kernels = a.top_kernels,
                               .inefficiency = a.inefficiency, .by_shape = a.by_shape,
                               .peak = a.peak ? &peak : NULL};
@@ -339,7 +333,7 @@ static int report_one(report_args *ap) {
     opscope_cli_selection sel;
     int status = OPSCOPE_EXIT_INPUT;
     if (opscope_cli_select_open(&a.select, a.input, &sel, &err)) {
-        print_error(&err);
+        opscope_cli_print_error(NULL, &err);
         opscope_cli_select_close(&sel);
         return status;
     }
@@ -352,7 +346,7 @@ static int report_one(report_args *ap) {
     opscope_session_t *s = opscope_session_new(&so);
     if (!s || add_outputs(s, &a, &ro, &err)) {
         if (!s) err = (opscope_error){.code = OPSCOPE_ERROR_NOMEM, .msg = "out of memory"};
-        print_error(&err);
+        opscope_cli_print_error(NULL, &err);
     } else {
         status = run(s, &a, filtered ? &sel : NULL);
     }
@@ -366,12 +360,7 @@ int opscope_cli_report(int argc, char **argv) {
     a.inputs = malloc(REPORT_MAX_INPUTS * sizeof *a.inputs);
     if (!a.inputs) return OPSCOPE_EXIT_INPUT;
     int rc = parse_args(argc, argv, &a);
-    if (rc < 0 && is_job(&a)) rc = run_job(&a);
-    if (rc >= 0) {
-        free(a.inputs);
-        return rc;
-    }
-    rc = report_one(&a);
+    if (rc == OPSCOPE_EXIT_OK) rc = is_job(&a) ? run_job(&a) : report_one(&a);
     free(a.inputs);
-    return rc;
+    return opscope_cli_exit_status(rc);
 }

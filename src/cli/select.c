@@ -22,7 +22,7 @@ int opscope_cli_select_option(const char *cmd, opscope_cli_select *s, const char
     }
     if (batch) s->batch_spec = val;
     else s->graphs_spec = val;
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 int opscope_cli_select_check(const char *cmd, const opscope_cli_select *s, const char *const *inputs, int n) {
@@ -30,7 +30,7 @@ int opscope_cli_select_check(const char *cmd, const opscope_cli_select *s, const
         if (inputs[i] && !strcmp(inputs[i], "-"))
             return opscope_cli_usage_error(cmd, "--batch reads each input twice: it needs files, not stdin");
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 void opscope_cli_select_filter_init(const opscope_cli_select *s, opscope_graph_filter *f) {

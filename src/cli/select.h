@@ -1,6 +1,6 @@
 /*
  * select.h - the --batch and --graphs options of `opscope report` and `opscope diff`: which
- * graph computes of an input are read (analyze/graph_filter.h), with the same messages in
+ * graph computes of an input are read (analyze/ggml/graph_filter.h), with the same messages in
  * both commands.
  *
  * Usage: opscope_cli_select_option for each option, opscope_cli_select_check once the operands
@@ -11,8 +11,8 @@
 #ifndef OPSCOPE_CLI_SELECT_H
 #define OPSCOPE_CLI_SELECT_H
 
-#include "analyze/graph_filter.h"
-#include "analyze/graphs.h"
+#include "analyze/ggml/graph_filter.h"
+#include "analyze/ggml/graphs.h"
 
 #include <stdbool.h>
 
@@ -42,12 +42,12 @@ static inline bool opscope_cli_select_any(const opscope_cli_select *s) {
     return s->batch_spec || s->graphs_spec;
 }
 
-/* Takes "--batch" or "--graphs" NAME with its value VAL into S. Returns -1, or the exit status
- * after a usage message naming CMD. */
+/* Takes "--batch" or "--graphs" NAME with its value VAL into S. Returns a cli status
+ * (cli/cli.h): 0, or the exit status after a usage message naming CMD. */
 int opscope_cli_select_option(const char *cmd, opscope_cli_select *s, const char *name, const char *val);
 
-/* After the operands: --batch reads each input twice, so none may be stdin. Returns -1 or the
- * exit status (usage error). */
+/* After the operands: --batch reads each input twice, so none may be stdin. Returns a cli
+ * status (cli/cli.h): 0, or the exit status of the usage error. */
 int opscope_cli_select_check(const char *cmd, const opscope_cli_select *s, const char *const *inputs, int n);
 
 /* F's choice of graphs as S asks (graph ids, batch, phase, steady), nothing else set. */

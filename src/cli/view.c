@@ -1,16 +1,16 @@
 /*
  * view.c - `opscope view PROFILE [-o OUT.html] [--max-records N] [--format F]`: a session
- * (analyze/session.h) with one output, the HTML viewer (export/outputs.h), that writes one
+ * (analyze/session/session.h) with one output, the HTML viewer (export/outputs/outputs.h), that writes one
  * self-contained HTML file (temp file + rename, so a bad input leaves nothing behind).
  */
-#include "analyze/session.h"
+#include "analyze/session/session.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cpath_window.h"
 #include "cli/job.h"
 #include "cli/progress.h"
 #include "cli/select.h"
-#include "export/outputs.h"
+#include "export/outputs/outputs.h"
 #include "read/readers.h"
 
 #include <stdbool.h>
@@ -82,6 +82,7 @@ typedef struct view_args {
     opscope_cli_cpath_window cpath;      /* --critical-path-annotation, --critical-path-instance */
 } view_args;
 
+/* One option of the command line into the view_args (CTX). Returns a cli status (cli/cli.h). */
 static int on_option(void *ctx, const opscope_cli_arg *o) {
     view_args *a = ctx;
     const char *val = o->val;
@@ -111,7 +112,7 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
     case OPT_GRAPHS: return opscope_cli_select_option("view", &a->select, o->name, val);
     case OPT_CPATH: return opscope_cli_cpath_window_option("view", &a->cpath, o->name, val);
     }
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 /* PROFILE.json -> PROFILE.html (a trailing .gz is dropped first). Caller frees. */
@@ -138,7 +139,7 @@ static char *dir_output(const char *dir) {
 }
 
 /* A job (several traces, or a folder): -o (required for a list), --max-records and -q only.
- * Returns -1 when valid, else the exit status of the usage error. */
+ * Returns a cli status (cli/cli.h): 0 when valid, else the exit status of the error. */
 static int check_job_args(view_args *a) {
     const char *other = a->peak ? "--peak" : a->format_set ? "--format"
                         : opscope_cli_select_any(&a->select) ? "--batch/--graphs"
@@ -161,7 +162,7 @@ static bool is_job(const view_args *a) {
     return a->n_inputs > 1 || opscope_cli_job_is_dir(a->input);
 }
 
-/* Returns -1 on success, else the exit status. A->output is the page's path after it
+/* Returns a cli status (cli/cli.h): 0 when A is ready. A->output is the page's path then
  * (A->def: the default one, freed by the caller). */
 static int parse_args(int argc, char **argv, view_args *a) {
     const char **inputs = a->inputs;
@@ -171,7 +172,7 @@ static int parse_args(int argc, char **argv, view_args *a) {
     opscope_cli_parser p = {.cmd = "view", .usage = usage, OPSCOPE_CLI_OPTS(view_opts), .inputs = a->inputs,
                             .max_inputs = VIEW_MAX_INPUTS, .argc = argc, .argv = argv};
     int st = opscope_cli_parse(&p, on_option, a);
-    if (st >= 0) return st;
+    if (st) return st;
     a->quiet = p.quiet;
     a->n_inputs = p.n_inputs;
     a->input = p.n_inputs ? a->inputs[0] : NULL;
@@ -179,11 +180,11 @@ static int parse_args(int argc, char **argv, view_args *a) {
     if (is_job(a)) return check_job_args(a);
     if (a->threads) return usage_error("--threads: only for a job (a folder or several traces)");
     st = opscope_cli_cpath_window_check("view", &a->cpath);
-    if (st >= 0) return st;
+    if (st) return st;
     if (a->cpath.annotation && opscope_cli_select_any(&a->select))
         return usage_error("--critical-path-annotation: not with --batch/--graphs (a trace's option)");
     st = opscope_cli_select_check("view", &a->select, &a->input, 1);
-    if (st >= 0) return st;
+    if (st) return st;
     if (!a->output) {
         if (!strcmp(a->input, "-")) return usage_error("-o is required when reading stdin");
         a->output = a->def = default_output(a->input);
@@ -239,23 +240,23 @@ int opscope_cli_view(int argc, char **argv) {
     view_args a = {.inputs = malloc(VIEW_MAX_INPUTS * sizeof(const char *))};
     if (!a.inputs) return OPSCOPE_EXIT_INPUT;
     int st = parse_args(argc, argv, &a);
-    if (st < 0 && is_job(&a)) {
+    if (st == OPSCOPE_EXIT_OK && is_job(&a)) {
         opscope_cli_job_view_opts jo = {.inputs = a.inputs, .n_inputs = a.n_inputs, .output = a.output,
                                         .max_records = a.max_records, .threads = a.threads, .quiet = a.quiet};
         st = opscope_cli_job_view(&jo);
-    } else if (st < 0) {
+    } else if (st == OPSCOPE_EXIT_OK) {
         st = view_one(&a);
     }
     free(a.def);
     free(a.inputs);
-    return st;
+    return opscope_cli_exit_status(st);
 }
 
 static int view_one(view_args *ap) {
     view_args a = *ap;
     int st;
     opscope_peak peak;
-    if (a.peak && (st = opscope_cli_load_peak("view", a.peak, &peak)) >= 0) return st;
+    if (a.peak && (st = opscope_cli_load_peak("view", a.peak, &peak))) return st;
     opscope_error err;
     memset(&err, 0, sizeof err);
     opscope_cli_selection sel;
@@ -276,11 +277,7 @@ static int view_one(view_args *ap) {
         if (!r) rc = OPSCOPE_EXIT_OK;
         said = r == -2;
     }
-    if (rc != OPSCOPE_EXIT_OK && !said) {
-        char msg[768];
-        opscope_error_format(&err, msg, sizeof msg);
-        fprintf(stderr, "opscope view: %s\n", msg);
-    }
+    if (rc != OPSCOPE_EXIT_OK && !said) opscope_cli_print_error("view", &err);
     opscope_session_free(s);
     opscope_cli_select_close(&sel);
     return rc;

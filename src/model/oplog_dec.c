@@ -16,37 +16,24 @@ int opscope_oplog_put_decode(opscope_oplog_buf *b, const opscope_run_decode *d) 
     return e ? -1 : 0;
 }
 
-/* A value of at most MAX, else damage. */
-static uint32_t get_u32(opscope_oplog_cur *c) {
-    uint64_t v = opscope_oplog_get_u(c);
-    if (v > UINT32_MAX) c->bad = true;
-    return (uint32_t)v;
-}
-
-static int32_t get_i32(opscope_oplog_cur *c) {
-    int64_t v = opscope_oplog_get_i(c);
-    if (v < INT32_MIN || v > INT32_MAX) c->bad = true;
-    return (int32_t)v;
-}
-
 int opscope_oplog_get_decode(opscope_oplog_cur *c, opscope_run_decode *d, opscope_run_seq *seqs) {
     d->start_ns = opscope_oplog_get_u(c);
     d->end_ns = opscope_oplog_get_u(c);
     d->graph = opscope_oplog_get_i(c);
-    d->n_graphs = get_u32(c);
-    d->n_tokens = get_u32(c);
-    d->n_outputs = get_u32(c);
-    d->context = get_i32(c);
-    d->ret = get_i32(c);
+    d->n_graphs = opscope_oplog_get_u32(c);
+    d->n_tokens = opscope_oplog_get_u32(c);
+    d->n_outputs = opscope_oplog_get_u32(c);
+    d->context = opscope_oplog_get_i32(c);
+    d->ret = opscope_oplog_get_i32(c);
     d->wiped = 0; /* from the chunk's end (oplog_dec.h) */
     uint64_t n = opscope_oplog_get_u(c);
     if (c->bad || n > OPSCOPE_OPLOG_DEC_MAX_SEQS || d->end_ns < d->start_ns) return -1;
     for (uint64_t i = 0; i < n; i++) {
-        seqs[i].seq = get_i32(c);
-        seqs[i].request = get_u32(c);
-        seqs[i].n_tokens = get_u32(c);
-        seqs[i].n_prompt = get_u32(c);
-        seqs[i].n_outputs = get_u32(c);
+        seqs[i].seq = opscope_oplog_get_i32(c);
+        seqs[i].request = opscope_oplog_get_u32(c);
+        seqs[i].n_tokens = opscope_oplog_get_u32(c);
+        seqs[i].n_prompt = opscope_oplog_get_u32(c);
+        seqs[i].n_outputs = opscope_oplog_get_u32(c);
     }
     d->n_seqs = (size_t)n;
     d->seqs = seqs;

@@ -1,5 +1,6 @@
 /* oplog_rec.c - templates and instances of the record log (see oplog_rec.h). */
 #include "model/oplog_rec.h"
+#include "model/record.h"
 
 #include <string.h>
 
@@ -26,7 +27,7 @@ int opscope_oplog_put_tmpl(opscope_oplog_buf *b, const opscope_record *r) {
     e |= opscope_oplog_put_u(b, r->flops);
     e |= opscope_oplog_put_i(b, r->out_type);
     for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) e |= opscope_oplog_put_i(b, r->ne[d]);
-    int n_src = r->n_src < 0 ? 0 : r->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : r->n_src;
+    int n_src = opscope_record_n_src(r);
     e |= opscope_oplog_put_u(b, (uint64_t)n_src);
     for (int s = 0; s < n_src; s++) {
         for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) e |= opscope_oplog_put_i(b, r->ne_src[s][d]);
@@ -41,39 +42,28 @@ int opscope_oplog_put_tmpl(opscope_oplog_buf *b, const opscope_record *r) {
     return e ? -1 : 0;
 }
 
-static const char *get_str(opscope_oplog_cur *c) {
-    size_t n;
-    return opscope_oplog_get_str(c, &n);
-}
-
-static int32_t get_i32(opscope_oplog_cur *c) {
-    int64_t v = opscope_oplog_get_i(c);
-    if (v < INT32_MIN || v > INT32_MAX) c->bad = true;
-    return (int32_t)v;
-}
-
 int opscope_oplog_get_tmpl(opscope_oplog_cur *c, opscope_record *r) {
     opscope_record_init(r);
     uint64_t type = opscope_oplog_get_u(c);
     r->type = type == OPSCOPE_RECORD_COPY ? OPSCOPE_RECORD_COPY : OPSCOPE_RECORD_OP;
     r->has = (uint32_t)opscope_oplog_get_u(c);
-    r->name = get_str(c);
-    r->sub_op = get_str(c);
-    r->sub_op_value = get_i32(c);
-    r->extra = get_str(c);
-    r->tensor_name = get_str(c);
-    r->category = get_str(c);
-    r->kernel = get_str(c);
-    r->n_kernels = get_i32(c);
+    r->name = opscope_oplog_get_cstr(c);
+    r->sub_op = opscope_oplog_get_cstr(c);
+    r->sub_op_value = opscope_oplog_get_i32(c);
+    r->extra = opscope_oplog_get_cstr(c);
+    r->tensor_name = opscope_oplog_get_cstr(c);
+    r->category = opscope_oplog_get_cstr(c);
+    r->kernel = opscope_oplog_get_cstr(c);
+    r->n_kernels = opscope_oplog_get_i32(c);
     r->weight = (uint32_t)opscope_oplog_get_u(c);
-    r->backend_id = get_i32(c);
-    r->split_id = get_i32(c);
-    r->node_index = get_i32(c);
-    r->n_fused = get_i32(c);
-    r->thread_id = get_i32(c);
+    r->backend_id = opscope_oplog_get_i32(c);
+    r->split_id = opscope_oplog_get_i32(c);
+    r->node_index = opscope_oplog_get_i32(c);
+    r->n_fused = opscope_oplog_get_i32(c);
+    r->thread_id = opscope_oplog_get_i32(c);
     r->bytes = opscope_oplog_get_u(c);
     r->flops = opscope_oplog_get_u(c);
-    r->out_type = get_i32(c);
+    r->out_type = opscope_oplog_get_i32(c);
     for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) r->ne[d] = opscope_oplog_get_i(c);
     uint64_t n_src = opscope_oplog_get_u(c);
     if (n_src > OPSCOPE_MAX_SRC) return -1;
@@ -81,9 +71,9 @@ int opscope_oplog_get_tmpl(opscope_oplog_cur *c, opscope_record *r) {
     for (int s = 0; s < r->n_src; s++) {
         for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) r->ne_src[s][d] = opscope_oplog_get_i(c);
         for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) r->nb_src[s][d] = opscope_oplog_get_u(c);
-        r->type_src[s] = get_i32(c);
+        r->type_src[s] = opscope_oplog_get_i32(c);
     }
-    for (int k = 0; k < OPSCOPE_MAX_OP_PARAMS; k++) r->op_params[k] = get_i32(c);
+    for (int k = 0; k < OPSCOPE_MAX_OP_PARAMS; k++) r->op_params[k] = opscope_oplog_get_i32(c);
     if (r->has & OPSCOPE_HAS_BATCH) {
         r->batch = opscope_oplog_get_i(c);
         r->queries = opscope_oplog_get_i(c);
@@ -120,24 +110,24 @@ int opscope_oplog_put_inst(opscope_oplog_buf *b, opscope_oplog_state *st, const 
     return e ? -1 : 0;
 }
 
-uint32_t opscope_oplog_get_inst_tmpl(opscope_oplog_cur *c, bool *ext) {
+uint32_t opscope_oplog_get_inst_tmpl(opscope_oplog_cur *c, unsigned *parts) {
     uint64_t v = opscope_oplog_get_u(c);
-    *ext = v & 1;
+    *parts = v & 1 ? OPSCOPE_OPLOG_INST_EXT : 0;
     if ((v >> 1) > UINT32_MAX) c->bad = true;
     return (uint32_t)(v >> 1);
 }
 
-void opscope_oplog_get_inst_rest(opscope_oplog_cur *c, opscope_oplog_state *st, bool ext, bool has_graph,
+void opscope_oplog_get_inst_rest(opscope_oplog_cur *c, opscope_oplog_state *st, unsigned parts,
                                  opscope_oplog_inst *i) {
     i->key = st->key + (uint64_t)opscope_oplog_get_i(c);
     i->key_end = i->key + (uint64_t)opscope_oplog_get_i(c);
     st->key = i->key;
     i->graph = 0;
-    if (has_graph) {
+    if (parts & OPSCOPE_OPLOG_INST_GRAPH) {
         i->graph = st->graph + opscope_oplog_get_i(c);
         st->graph = i->graph;
     }
-    if (ext) {
+    if (parts & OPSCOPE_OPLOG_INST_EXT) {
         i->start_ns = i->key + (uint64_t)opscope_oplog_get_i(c);
         i->duration_ns = opscope_oplog_get_u(c);
         i->host_start_ns = i->key + (uint64_t)opscope_oplog_get_i(c);

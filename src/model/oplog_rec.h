@@ -39,10 +39,20 @@ typedef struct opscope_oplog_state {
 /* Appends I (HAS_GRAPH: the template's OPSCOPE_HAS_GRAPH). 0, or -1 when out of memory. */
 int opscope_oplog_put_inst(opscope_oplog_buf *b, opscope_oplog_state *st, const opscope_oplog_inst *i,
                            bool has_graph);
-/* Reads an instance's template number (the first field): the caller looks up the template's
- * OPSCOPE_HAS_GRAPH, then calls opscope_oplog_get_inst_rest. */
-uint32_t opscope_oplog_get_inst_tmpl(opscope_oplog_cur *c, bool *ext);
-void opscope_oplog_get_inst_rest(opscope_oplog_cur *c, opscope_oplog_state *st, bool ext, bool has_graph,
+
+/* The fields of an instance after its key and end, as flags. */
+enum {
+    OPSCOPE_OPLOG_INST_EXT = 1 << 0,   /* its own start, duration and host times (else the key's) */
+    OPSCOPE_OPLOG_INST_GRAPH = 1 << 1, /* a graph id: its template has OPSCOPE_HAS_GRAPH */
+};
+
+/* Reads an instance's template number (the first field) and sets *PARTS to
+ * OPSCOPE_OPLOG_INST_EXT or 0: the caller adds OPSCOPE_OPLOG_INST_GRAPH when the template has
+ * OPSCOPE_HAS_GRAPH, then calls opscope_oplog_get_inst_rest with them. */
+uint32_t opscope_oplog_get_inst_tmpl(opscope_oplog_cur *c, unsigned *parts);
+/* Decodes the rest of the instance into I (all but its template number), the fields PARTS
+ * (OPSCOPE_OPLOG_INST_*) names, advancing ST. A damaged field sets C's bad flag. */
+void opscope_oplog_get_inst_rest(opscope_oplog_cur *c, opscope_oplog_state *st, unsigned parts,
                                  opscope_oplog_inst *i);
 
 #endif /* OPSCOPE_MODEL_OPLOG_REC_H */

@@ -31,40 +31,16 @@ int opscope_oplog_put_run(opscope_oplog_buf *b, const opscope_run_info *run) {
     return e ? -1 : 0;
 }
 
-static const char *get_str(opscope_oplog_cur *c) {
-    size_t n;
-    return opscope_oplog_get_str(c, &n);
-}
-
-/* A count of items of at least one byte each: never more than the bytes left (damage). */
-static uint64_t get_count(opscope_oplog_cur *c) {
-    uint64_t n = opscope_oplog_get_u(c);
-    if (n > (uint64_t)(c->end - c->p)) c->bad = true;
-    return c->bad ? 0 : n;
-}
-
-static int32_t get_i32(opscope_oplog_cur *c) {
-    int64_t v = opscope_oplog_get_i(c);
-    if (v < INT32_MIN || v > INT32_MAX) c->bad = true;
-    return (int32_t)v;
-}
-
-static uint32_t get_u32(opscope_oplog_cur *c) {
-    uint64_t v = opscope_oplog_get_u(c);
-    if (v > UINT32_MAX) c->bad = true;
-    return (uint32_t)v;
-}
-
 static int get_models(opscope_oplog_cur *c, opscope_run_t *out) {
-    uint64_t n = get_count(c);
+    uint64_t n = opscope_oplog_get_count(c);
     for (uint64_t i = 0; i < n && !c->bad; i++) {
         opscope_run_model m = {0};
-        m.path = get_str(c);
+        m.path = opscope_oplog_get_cstr(c);
         m.size_bytes = opscope_oplog_get_u(c);
-        m.architecture = get_str(c);
-        m.name = get_str(c);
+        m.architecture = opscope_oplog_get_cstr(c);
+        m.name = opscope_oplog_get_cstr(c);
         m.n_params = opscope_oplog_get_u(c);
-        m.file_type = get_i32(c);
+        m.file_type = opscope_oplog_get_i32(c);
         if (!c->bad && opscope_run_add_model(out, &m)) return -2;
     }
     return c->bad ? -1 : 0;
@@ -74,13 +50,13 @@ static int get_models(opscope_oplog_cur *c, opscope_run_t *out) {
  * one byte each at least), then handed to the run, which copies them. */
 static int get_context(opscope_oplog_cur *c, opscope_run_t *out) {
     opscope_run_context x = {0};
-    x.model = get_i32(c);
-    x.n_ctx = get_u32(c);
-    x.n_batch = get_u32(c);
-    x.n_ubatch = get_u32(c);
-    x.n_threads = get_u32(c);
+    x.model = opscope_oplog_get_i32(c);
+    x.n_ctx = opscope_oplog_get_u32(c);
+    x.n_batch = opscope_oplog_get_u32(c);
+    x.n_ubatch = opscope_oplog_get_u32(c);
+    x.n_threads = opscope_oplog_get_u32(c);
     x.end_ns = opscope_oplog_get_u(c);
-    x.n_reps = (size_t)get_count(c);
+    x.n_reps = (size_t)opscope_oplog_get_count(c);
     uint64_t *reps = x.n_reps ? malloc(x.n_reps * sizeof *reps) : NULL;
     if (x.n_reps && !reps) return -2;
     for (size_t k = 0; k < x.n_reps && !c->bad; k++) reps[k] = opscope_oplog_get_u(c);
@@ -91,18 +67,18 @@ static int get_context(opscope_oplog_cur *c, opscope_run_t *out) {
 }
 
 int opscope_oplog_get_run(opscope_oplog_cur *c, opscope_run_t *out) {
-    uint64_t n = get_count(c);
+    uint64_t n = opscope_oplog_get_count(c);
     for (uint64_t i = 0; i < n && !c->bad; i++) {
         size_t len;
         const char *s = opscope_oplog_get_str(c, &len);
         if (!c->bad && opscope_run_add_arg(out, s, s ? len : 0)) return -2;
     }
     int rc = c->bad ? -1 : get_models(c, out);
-    uint64_t n_ctx = rc ? 0 : get_count(c);
+    uint64_t n_ctx = rc ? 0 : opscope_oplog_get_count(c);
     for (uint64_t i = 0; i < n_ctx && rc == 0; i++) rc = get_context(c, out);
     if (rc || c->bad) return rc ? rc : -1;
-    const char *blas = get_str(c), *path = get_str(c);
-    int32_t threads = get_i32(c), cores = get_i32(c);
+    const char *blas = opscope_oplog_get_cstr(c), *path = opscope_oplog_get_cstr(c);
+    int32_t threads = opscope_oplog_get_i32(c), cores = opscope_oplog_get_i32(c);
     if (c->bad) return -1;
     if (opscope_run_set_blas(out, blas, path, threads)) return -2;
     opscope_run_set_cores(out, cores);

@@ -2,6 +2,7 @@
 #include "opscope.h"
 #include "model/strtab.h"
 #include "model/run_info.h"
+#include "util/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +41,7 @@ void opscope_profile_free(opscope_profile_t *p) {
 
 /* NULL stays NULL; anything else is interned. Sets *FAILED on allocation failure. */
 static const char *intern(opscope_profile_t *p, const char *s, int *failed) {
-    if (!s) return NULL;
-    const char *r = opscope_strtab_intern(p->strings, s, strlen(s), NULL);
-    if (!r) *failed = 1;
-    return r;
+    return opscope_strtab_dup(p->strings, s, failed);
 }
 
 int opscope_profile_add_backend(opscope_profile_t *p, const opscope_backend *b) {
@@ -59,25 +57,15 @@ int opscope_profile_add_backend(opscope_profile_t *p, const opscope_backend *b) 
             return 0;
         }
     }
-    if (p->n_backends == p->cap_backends) {
-        size_t nc = p->cap_backends ? p->cap_backends * 2 : 8;
-        opscope_backend *nb = realloc(p->backends, nc * sizeof *nb);
-        if (!nb) return -1;
-        p->backends = nb;
-        p->cap_backends = nc;
-    }
+    if (opscope_vec_reserve((void **)&p->backends, &p->cap_backends, p->n_backends + 1, sizeof *p->backends, 8))
+        return -1;
     p->backends[p->n_backends++] = copy;
     return 0;
 }
 
 int opscope_profile_add_record(opscope_profile_t *p, const opscope_record *rec) {
-    if (p->n_records == p->cap_records) {
-        size_t nc = p->cap_records ? p->cap_records * 2 : 1024;
-        opscope_record *nr = realloc(p->records, nc * sizeof *nr);
-        if (!nr) return -1;
-        p->records = nr;
-        p->cap_records = nc;
-    }
+    if (opscope_vec_reserve((void **)&p->records, &p->cap_records, p->n_records + 1, sizeof *p->records, 1024))
+        return -1;
     int failed = 0;
     opscope_record copy = *rec;
     copy.name = intern(p, rec->name ? rec->name : "", &failed);

@@ -1,9 +1,19 @@
 /* run_info.c - an owned opscope_run_info (see run_info.h). */
 #include "model/run_info.h"
 #include "model/strtab.h"
+#include "util/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Entries (contexts or decodes) that each own a slice of one shared array of parts (reps or
+ * seqs): at[i] is entry i's first part. The typed arrays of entries and parts stand beside it
+ * in opscope_run; the entries' part pointers are set by the view. */
+typedef struct parted {
+    size_t *at;
+    size_t n, cap; /* entries (and at): used, held */
+    size_t n_parts, cap_parts;
+} parted;
 
 struct opscope_run {
     opscope_strtab_t *strs;
@@ -12,34 +22,32 @@ struct opscope_run {
     opscope_run_model *models;
     size_t n_models, cap_models;
     opscope_run_context *contexts;
-    size_t *rep_at; /* each context's first rep in reps (pointers are set by the view) */
-    size_t n_contexts, cap_contexts;
     uint64_t *reps;
-    size_t n_reps, cap_reps;
+    parted ctx; /* contexts and their reps */
     opscope_run_decode *decodes;
-    size_t *seq_at; /* each decode's first part in seqs (pointers are set by the view) */
-    size_t n_decodes, cap_decodes;
     opscope_run_seq *seqs;
-    size_t n_seqs, cap_seqs;
+    parted dec; /* decodes and their seqs */
     opscope_run_info view;
 };
 
 /* Room for one more element of SIZE bytes in *ARR (N used, *CAP held). 0 or -1. */
 static int grow(void *arr, size_t n, size_t *cap, size_t size) {
-    if (n < *cap) return 0;
-    size_t nc = *cap ? *cap * 2 : 8;
-    void *p = realloc(*(void **)arr, nc * size);
-    if (!p) return -1;
-    *(void **)arr = p;
-    *cap = nc;
-    return 0;
+    return opscope_vec_reserve(arr, cap, n + 1, size, 8);
 }
 
-static const char *dup_str(opscope_run_t *r, const char *s, int *failed) {
-    if (!s) return NULL;
-    const char *c = opscope_strtab_intern(r->strs, s, strlen(s), NULL);
-    if (!c) *failed = 1;
-    return c;
+/* Appends ENTRY (SIZE bytes) to *ENTRIES and its COUNT parts of PART bytes from SRC to *PARTS,
+ * both indexed by P. Returns 0, or -1 when out of memory (nothing added). */
+static int add_parted(parted *p, void *entries, size_t size, const void *entry, void *parts, size_t part,
+                      const void *src, size_t count) {
+    size_t cap_at = p->cap;
+    if (grow(&p->at, p->n, &cap_at, sizeof *p->at) || grow(entries, p->n, &p->cap, size) ||
+        opscope_vec_reserve(parts, &p->cap_parts, p->n_parts + count, part, 8))
+        return -1;
+    memcpy(*(char **)entries + p->n * size, entry, size);
+    if (count) memcpy(*(char **)parts + p->n_parts * part, src, count * part);
+    p->at[p->n++] = p->n_parts;
+    p->n_parts += count;
+    return 0;
 }
 
 opscope_run_t *opscope_run_new(void) {
@@ -59,10 +67,10 @@ void opscope_run_free(opscope_run_t *r) {
     free(r->argv);
     free(r->models);
     free(r->contexts);
-    free(r->rep_at);
+    free(r->ctx.at);
     free(r->reps);
     free(r->decodes);
-    free(r->seq_at);
+    free(r->dec.at);
     free(r->seqs);
     free(r);
 }
@@ -81,9 +89,9 @@ int opscope_run_add_model(opscope_run_t *r, const opscope_run_model *m) {
     if (grow(&r->models, r->n_models, &r->cap_models, sizeof *r->models)) return -1;
     opscope_run_model c = *m;
     int failed = 0;
-    c.path = dup_str(r, m->path, &failed);
-    c.architecture = dup_str(r, m->architecture, &failed);
-    c.name = dup_str(r, m->name, &failed);
+    c.path = opscope_strtab_dup(r->strs, m->path, &failed);
+    c.architecture = opscope_strtab_dup(r->strs, m->architecture, &failed);
+    c.name = opscope_strtab_dup(r->strs, m->name, &failed);
     if (failed) return -1;
     r->models[r->n_models++] = c;
     return 0;
@@ -91,84 +99,44 @@ int opscope_run_add_model(opscope_run_t *r, const opscope_run_model *m) {
 
 int opscope_run_add_context(opscope_run_t *r, const opscope_run_context *c) {
     if (!r) return 0;
-    size_t cap_at = r->cap_contexts;
-    if (grow(&r->contexts, r->n_contexts, &r->cap_contexts, sizeof *r->contexts)) return -1;
-    if (r->cap_contexts != cap_at) {
-        size_t *p = realloc(r->rep_at, r->cap_contexts * sizeof *p);
-        if (!p) return -1;
-        r->rep_at = p;
-    }
-    size_t first = r->n_reps;
-    for (size_t i = 0; i < c->n_reps; i++) {
-        if (grow(&r->reps, r->n_reps, &r->cap_reps, sizeof *r->reps)) {
-            r->n_reps = first;
-            return -1;
-        }
-        r->reps[r->n_reps++] = c->reps_ns[i];
-    }
-    r->rep_at[r->n_contexts] = first;
-    r->contexts[r->n_contexts] = *c;
-    r->contexts[r->n_contexts].reps_ns = NULL;
-    r->n_contexts++;
-    return 0;
+    opscope_run_context e = *c;
+    e.reps_ns = NULL;
+    return add_parted(&r->ctx, &r->contexts, sizeof e, &e, &r->reps, sizeof *r->reps, c->reps_ns, c->n_reps);
 }
 
 int opscope_run_add_decode(opscope_run_t *r, const opscope_run_decode *d) {
     if (!r) return 0;
-    size_t cap_at = r->cap_decodes;
-    if (grow(&r->decodes, r->n_decodes, &r->cap_decodes, sizeof *r->decodes)) return -1;
-    if (r->cap_decodes != cap_at) {
-        size_t *p = realloc(r->seq_at, r->cap_decodes * sizeof *p);
-        if (!p) return -1;
-        r->seq_at = p;
-    }
-    size_t first = r->n_seqs;
-    for (size_t i = 0; i < d->n_seqs; i++) {
-        if (grow(&r->seqs, r->n_seqs, &r->cap_seqs, sizeof *r->seqs)) {
-            r->n_seqs = first;
-            return -1;
-        }
-        r->seqs[r->n_seqs++] = d->seqs[i];
-    }
-    r->seq_at[r->n_decodes] = first;
-    r->decodes[r->n_decodes] = *d;
-    r->decodes[r->n_decodes].seqs = NULL;
-    r->n_decodes++;
-    return 0;
+    opscope_run_decode e = *d;
+    e.seqs = NULL;
+    return add_parted(&r->dec, &r->decodes, sizeof e, &e, &r->seqs, sizeof *r->seqs, d->seqs, d->n_seqs);
 }
 
 int opscope_run_move_decodes(opscope_run_t *dst, opscope_run_t *src) {
     if (!dst || !src) return 0;
-    if (dst->n_decodes) {
-        for (size_t i = 0; i < src->n_decodes; i++) {
+    if (dst->dec.n) {
+        for (size_t i = 0; i < src->dec.n; i++) {
             opscope_run_decode d = src->decodes[i];
-            d.seqs = d.n_seqs ? src->seqs + src->seq_at[i] : NULL;
+            d.seqs = d.n_seqs ? src->seqs + src->dec.at[i] : NULL;
             if (opscope_run_add_decode(dst, &d)) return -1;
         }
     } else { /* the arrays change hands: no second copy of a long run's calls */
         opscope_run_decode *dv = dst->decodes;
-        size_t *sa = dst->seq_at, cd = dst->cap_decodes, cs = dst->cap_seqs;
         opscope_run_seq *sv = dst->seqs;
+        parted dp = dst->dec;
         dst->decodes = src->decodes;
-        dst->seq_at = src->seq_at;
-        dst->n_decodes = src->n_decodes;
-        dst->cap_decodes = src->cap_decodes;
         dst->seqs = src->seqs;
-        dst->n_seqs = src->n_seqs;
-        dst->cap_seqs = src->cap_seqs;
+        dst->dec = src->dec;
         src->decodes = dv;
-        src->seq_at = sa;
-        src->cap_decodes = cd;
         src->seqs = sv;
-        src->cap_seqs = cs;
+        src->dec = dp;
     }
-    src->n_decodes = src->n_seqs = 0;
+    src->dec.n = src->dec.n_parts = 0;
     dst->view.decodes_lost = src->view.decodes_lost;
     return 0;
 }
 
 void opscope_run_set_decode_wiped(opscope_run_t *r, size_t i) {
-    if (r && i < r->n_decodes) r->decodes[i].wiped = 1;
+    if (r && i < r->dec.n) r->decodes[i].wiped = 1;
 }
 
 void opscope_run_set_decodes_lost(opscope_run_t *r, uint64_t lost) {
@@ -178,7 +146,7 @@ void opscope_run_set_decodes_lost(opscope_run_t *r, uint64_t lost) {
 int opscope_run_set_blas(opscope_run_t *r, const char *name, const char *path, int32_t threads) {
     if (!r) return 0;
     int failed = 0;
-    const char *n = dup_str(r, name, &failed), *p = dup_str(r, path, &failed);
+    const char *n = opscope_strtab_dup(r->strs, name, &failed), *p = opscope_strtab_dup(r->strs, path, &failed);
     if (failed) return -1;
     r->view.blas = n;
     r->view.blas_path = p;
@@ -192,17 +160,17 @@ void opscope_run_set_cores(opscope_run_t *r, int32_t cores) {
 
 const opscope_run_info *opscope_run_view(opscope_run_t *r) {
     if (!r) return NULL;
-    for (size_t i = 0; i < r->n_contexts; i++)
-        r->contexts[i].reps_ns = r->contexts[i].n_reps ? r->reps + r->rep_at[i] : NULL;
-    for (size_t i = 0; i < r->n_decodes; i++)
-        r->decodes[i].seqs = r->decodes[i].n_seqs ? r->seqs + r->seq_at[i] : NULL;
-    r->view.n_decodes = r->n_decodes;
+    for (size_t i = 0; i < r->ctx.n; i++)
+        r->contexts[i].reps_ns = r->contexts[i].n_reps ? r->reps + r->ctx.at[i] : NULL;
+    for (size_t i = 0; i < r->dec.n; i++)
+        r->decodes[i].seqs = r->decodes[i].n_seqs ? r->seqs + r->dec.at[i] : NULL;
+    r->view.n_decodes = r->dec.n;
     r->view.decodes = r->decodes;
     r->view.n_argv = r->n_argv;
     r->view.argv = r->argv;
     r->view.n_models = r->n_models;
     r->view.models = r->models;
-    r->view.n_contexts = r->n_contexts;
+    r->view.n_contexts = r->ctx.n;
     r->view.contexts = r->contexts;
     return &r->view;
 }

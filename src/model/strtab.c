@@ -1,6 +1,7 @@
 /* strtab.c - string interning with the hash index (util/hindex.h) and a chunked arena. */
 #include "model/strtab.h"
 #include "util/hindex.h"
+#include "util/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,16 +85,10 @@ const char *opscope_strtab_intern(opscope_strtab_t *t, const char *s, size_t len
         return t->by_id[found];
     }
     if (t->count == UINT32_MAX - 1) return NULL;
-    if (t->count >= t->by_id_cap) {
-        size_t nc = t->by_id_cap ? t->by_id_cap * 2 : 64;
-        const char **nb = realloc(t->by_id, nc * sizeof *nb);
-        if (!nb) return NULL;
-        t->by_id = nb;
-        uint32_t *nl = realloc(t->len_of, nc * sizeof *nl);
-        if (!nl) return NULL;
-        t->len_of = nl;
-        t->by_id_cap = nc;
-    }
+    size_t cap_len = t->by_id_cap; /* len_of grows with by_id, to the same capacity */
+    if (opscope_vec_reserve((void **)&t->len_of, &cap_len, t->count + 1, sizeof *t->len_of, 64) ||
+        opscope_vec_reserve((void **)&t->by_id, &t->by_id_cap, t->count + 1, sizeof *t->by_id, 64))
+        return NULL;
     char *copy = arena_alloc(t, len + 1);
     if (!copy) return NULL;
     memcpy(copy, s, len);

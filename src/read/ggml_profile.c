@@ -9,23 +9,19 @@
  */
 #include "read/run_read.h"
 #include "read/readers.h"
+#include "util/strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* A growable copy of one string field (token strings die at the next token). */
-typedef struct gp_str {
-    char *s;
-    size_t cap;
-} gp_str;
-
 typedef struct gp {
     opscope_json_t *j;
     const opscope_sink *sink;
-    gp_str name, extra, sub_op, sub_name, tensor, category, kernel, tsrc; /* record strings */
-    gp_str bname, bdev, bproc;                    /* backend strings */
-    gp_str profiler;
-    gp_str c_host, c_program, c_clock, c_boot, c_end, c_sig; /* "capture" strings */
+    /* growable copies of the string fields (token strings die at the next token) */
+    opscope_strbuf name, extra, sub_op, sub_name, tensor, category, kernel, tsrc; /* record strings */
+    opscope_strbuf bname, bdev, bproc; /* backend strings */
+    opscope_strbuf profiler;
+    opscope_strbuf c_host, c_program, c_clock, c_boot, c_end, c_sig; /* "capture" strings */
     opscope_capture_info capture;
     opscope_run_t *run; /* capture's run members (read/run_read.c) */
     opscope_meta meta;
@@ -37,20 +33,11 @@ typedef struct gp {
 
 enum { GP_FAIL = -1 };
 
-static const char *gp_set(gp *g, gp_str *s, const opscope_json_token *t) {
-    if (t->len + 1 > s->cap) {
-        size_t nc = s->cap ? s->cap : 32;
-        while (nc < t->len + 1) nc *= 2;
-        char *n = realloc(s->s, nc);
-        if (!n) {
-            opscope_json_fail(g->j, OPSCOPE_ERROR_NOMEM, "out of memory", t->pos);
-            return NULL;
-        }
-        s->s = n;
-        s->cap = nc;
+static const char *gp_set(gp *g, opscope_strbuf *s, const opscope_json_token *t) {
+    if (opscope_strbuf_set(s, t->str, t->len)) {
+        opscope_json_fail(g->j, OPSCOPE_ERROR_NOMEM, "out of memory", t->pos);
+        return NULL;
     }
-    memcpy(s->s, t->str, t->len);
-    s->s[t->len] = 0;
     return s->s;
 }
 
@@ -68,7 +55,7 @@ static int gp_fail(gp *g, opscope_error_code code, const char *msg, const opscop
 }
 
 /* A string field; null means "absent" (*OUT unchanged). */
-static int gp_string(gp *g, const opscope_json_token *t, gp_str *buf, const char **out) {
+static int gp_string(gp *g, const opscope_json_token *t, opscope_strbuf *buf, const char **out) {
     if (t->type == OPSCOPE_JSON_NULL) return 0;
     if (t->type != OPSCOPE_JSON_STRING)
         return gp_fail(g, OPSCOPE_ERROR_SCHEMA, "expected a string", t);
@@ -844,10 +831,10 @@ int opscope_ggml_read_json(opscope_json_t *j, const opscope_sink *sink, opscope_
         if (why) err->msg = why;
     }
     if (!rc && status) gp_status(&g, status);
-    gp_str *strs[] = {&g.name, &g.extra, &g.sub_op, &g.sub_name, &g.tensor, &g.category, &g.kernel, &g.tsrc,
+    opscope_strbuf *strs[] = {&g.name, &g.extra, &g.sub_op, &g.sub_name, &g.tensor, &g.category, &g.kernel, &g.tsrc,
                       &g.bname, &g.bdev, &g.bproc, &g.profiler, &g.c_host, &g.c_program,
                       &g.c_clock, &g.c_boot, &g.c_end, &g.c_sig};
-    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) free(strs[i]->s);
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) opscope_strbuf_free(strs[i]);
     opscope_run_free(g.run);
     return rc ? -1 : 0;
 }

@@ -1,6 +1,6 @@
 /*
  * job_summary.h - one rank's summary in a distributed job (internal): the record the job's
- * analysis makes of a trace (analyze/job_rank.h) and the job summary reader reads back from a
+ * analysis makes of a trace (analyze/job/job_rank.h) and the job summary reader reads back from a
  * `report --json` file of a job (summary.job.ranks[]), so summaries made where the traces are
  * combine exactly into the job they would have made together (docs/job.md).
  *
@@ -67,7 +67,7 @@ typedef struct opscope_job_annot {
 #define OPSCOPE_JOB_ANNOTS 10
 
 /* One collective type and message size bucket of a rank: collectives with their args
- * (analyze/collectives.h; docs/job.md, "NCCL collectives"). Message size S = max(In, Out msg
+ * (analyze/kineto/collectives.h; docs/job.md, "NCCL collectives"). Message size S = max(In, Out msg
  * nelems) x the dtype's size; bus bytes = S x NCCL's bus factor for the type and group size. */
 typedef struct opscope_job_coll {
     char type[24];                        /* allreduce, allgather, reducescatter, alltoall... */

@@ -729,14 +729,20 @@ static opscope_json_tok json_io_error(opscope_json_token *t) {
     return OPSCOPE_JSON_ERROR;
 }
 
+/* The string at the cursor into T's str and len: the fast scan, else the full one. Returns 0,
+ * or -1 with T an error token (and the parser's error set). */
+JSON_HOT int json_string_tok(opscope_json_t *j, opscope_json_token *t) {
+    if (json_string_fast(j, &t->str, &t->len)) return 0;
+    const char *msg = NULL;
+    size_t epos = 0;
+    int r = json_scan_string(j, &t->str, &t->len, &msg, &epos);
+    if (r == -2) json_io_error(t);
+    else if (r < 0) json_fail_tok(j, t, msg, epos);
+    return r < 0 ? -1 : 0;
+}
+
 JSON_HOT opscope_json_tok json_key(opscope_json_t *j, opscope_json_token *t) {
-    if (!json_string_fast(j, &t->str, &t->len)) {
-        const char *msg = NULL;
-        size_t epos = 0;
-        int r = json_scan_string(j, &t->str, &t->len, &msg, &epos);
-        if (r == -2) return json_io_error(t);
-        if (r < 0) return json_fail_tok(j, t, msg, epos);
-    }
+    if (json_string_tok(j, t)) return OPSCOPE_JSON_ERROR;
     t->type = OPSCOPE_JSON_KEY;
     t->depth = j->depth;
     j->state = ST_COLON;
@@ -764,13 +770,7 @@ JSON_HOT opscope_json_tok json_value(opscope_json_t *j, opscope_json_token *t) {
         t->type = c == '{' ? OPSCOPE_JSON_OBJ_BEGIN : OPSCOPE_JSON_ARR_BEGIN;
         return t->type;
     case '"':
-        if (!json_string_fast(j, &t->str, &t->len)) {
-            const char *msg = NULL;
-            size_t epos = 0;
-            int r = json_scan_string(j, &t->str, &t->len, &msg, &epos);
-            if (r == -2) return json_io_error(t);
-            if (r < 0) return json_fail_tok(j, t, msg, epos);
-        }
+        if (json_string_tok(j, t)) return OPSCOPE_JSON_ERROR;
         t->type = OPSCOPE_JSON_STRING;
         break;
     case 't':

@@ -2,7 +2,7 @@
  * kineto_event.h - what the Kineto / Chrome trace reader hands to a collector of CPU-side and
  * GPU events (internal): the trace's info block, one compact event per kept event, and the
  * collector interface. The reader (read/kineto_read.c) only knows this interface; the
- * analysis behind it (analyze/kineto.h) implements it, so read/ never calls analyze/.
+ * analysis behind it (analyze/kineto/kineto.h) implements it, so read/ never calls analyze/.
  *
  * Ownership: the collector's owner keeps INFO and NAMES alive for the read. Thread safety: a
  * collector is fed by one read at a time.
@@ -114,7 +114,7 @@ typedef struct opscope_kineto_event {
 /*
  * A consumer of the reader's events. ADD keeps what EV's kind needs (0, or -1 when out of
  * memory); INFO is filled in place by the reader; NAMES gives the events' name ids;
- * runtime call names are always interned (they are CPU-op records, analyze/cpu_ops.h);
+ * runtime call names are always interned (they are CPU-op records, analyze/kineto/cpu_ops.h);
  * WANT_LINKS non-zero asks for the kernel links' extras; WANT_DIMS to read CPU ops' and
  * annotations' args["Input Dims"] and ["Input type"] (else dims_id, types_id are UINT32_MAX).
  */

@@ -2,6 +2,7 @@
 #include "read/kineto_read.h"
 #include "util/hash.h"
 #include "util/hindex.h"
+#include "util/strbuf.h"
 #include "util/vec.h"
 
 #include "read/kernel_rules.h"
@@ -80,10 +81,10 @@ typedef struct kr {
     opscope_error *err;
 
     /* scratch copies of borrowed token strings */
-    char *nbuf; size_t ncap;   /* event name */
-    char *cbuf; size_t ccap;   /* event cat (generic slices) */
-    char *abuf; size_t acap;   /* args.name (metadata) */
-    char *dbuf; size_t dcap, dlen; /* args["Input Dims"] as text */
+    opscope_strbuf name;       /* event name */
+    opscope_strbuf cat;        /* event cat (generic slices) */
+    opscope_strbuf aname;      /* args.name (metadata) */
+    opscope_strbuf dims;       /* args["Input Dims"] (or "Input type") as text */
     uint32_t last_id[2]; size_t last_len[2]; /* the last dims / types interned: ops repeat them */
     size_t cat_len, aname_len;
 
@@ -127,20 +128,6 @@ static int kr_fail(kr *s, opscope_error_code code, const char *msg) {
         }
     }
     return -1;
-}
-
-static int buf_copy(char **buf, size_t *cap, const char *s, size_t n) {
-    if (n + 1 > *cap) {
-        size_t nc = *cap ? *cap : 256;
-        while (nc < n + 1) nc *= 2;
-        char *p = realloc(*buf, nc);
-        if (!p) return -1;
-        *buf = p;
-        *cap = nc;
-    }
-    memcpy(*buf, s, n);
-    (*buf)[n] = '\0';
-    return 0;
 }
 
 static int key_is(const opscope_json_token *t, const char *lit, size_t n) {
@@ -534,7 +521,7 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
         ke.thread = (uint64_t)th;
         ke.device = e->pid.i;
         ke.stream = e->tid.i; /* the thread's own id (-1 for a string tid) */
-        /* every CPU slice is a CPU-op record (analyze/cpu_ops.h): runtime calls too */
+        /* every CPU slice is a CPU-op record (analyze/kineto/cpu_ops.h): runtime calls too */
         ke.name_id = e->name_id != UINT32_MAX ? e->name_id : intern_name(s, name, name_len);
         if (ke.name_id == UINT32_MAX) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         ke.dims_id = e->cat == KC_CPU_OP || e->cat == KC_ANNOT ? e->dims_id : UINT32_MAX;
@@ -566,7 +553,7 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
         r->type = OPSCOPE_RECORD_OP;
         r->name = opscope_strtab_get(s->names, id);
         r->sub_op = NULL;
-        r->category = e->cat == KC_UNKNOWN && s->cat_len ? s->cbuf : NULL;
+        r->category = e->cat == KC_UNKNOWN && s->cat_len ? s->cat.s : NULL;
         r->backend_id = p->backend;
         r->split_id = e->tid.is_str ? (int32_t)(e->tid.key & 0xfffffff) : (int32_t)e->tid.i;
         r->start_ns = ts > 0 ? (uint64_t)ts : 0;
@@ -614,39 +601,21 @@ static int skip(kr *s, const opscope_json_token *t) {
 
 #define DIMS_MAX 160 /* longer input dims are cut (with "...") */
 
-static int dims_put(kr *s, const char *str, size_t n) {
-    if (s->dlen + n + 4 > s->dcap) {
-        size_t nc = s->dcap ? s->dcap * 2 : 256;
-        while (nc < s->dlen + n + 4) nc *= 2;
-        char *p = realloc(s->dbuf, nc);
-        if (!p) return -1;
-        s->dbuf = p;
-        s->dcap = nc;
-    }
-    memcpy(s->dbuf + s->dlen, str, n);
-    s->dlen += n;
-    s->dbuf[s->dlen] = '\0';
-    return 0;
-}
+static int dims_put(kr *s, const char *str, size_t n) { return opscope_strbuf_add(&s->dims, str, n); }
 
-/* One byte: no call while the buffer has room (most of a dims string is brackets and commas). */
-static inline int dims_putc(kr *s, char ch) {
-    if (s->dlen + 5 > s->dcap) return dims_put(s, &ch, 1);
-    s->dbuf[s->dlen++] = ch;
-    s->dbuf[s->dlen] = '\0';
-    return 0;
-}
+/* One byte, inline (most of a dims string is brackets and commas). */
+static inline int dims_putc(kr *s, char ch) { return opscope_strbuf_add_char(&s->dims, ch); }
 
-/* The id of the text in dbuf (WHICH: 0 dims, 1 types); the last one's id again without a
+/* The id of the text in dims (WHICH: 0 dims, 1 types); the last one's id again without a
  * look-up when the text repeats. UINT32_MAX when out of memory. */
 static uint32_t dims_intern(kr *s, int which) {
     uint32_t id = s->last_id[which];
-    if (id != UINT32_MAX && s->last_len[which] == s->dlen &&
-        !memcmp(opscope_strtab_get(s->names, id), s->dbuf, s->dlen))
+    if (id != UINT32_MAX && s->last_len[which] == s->dims.len &&
+        !memcmp(opscope_strtab_get(s->names, id), s->dims.s, s->dims.len))
         return id;
-    id = intern_name(s, s->dbuf, s->dlen);
+    id = intern_name(s, s->dims.s, s->dims.len);
     s->last_id[which] = id;
-    s->last_len[which] = s->dlen;
+    s->last_len[which] = s->dims.len;
     return id;
 }
 
@@ -684,17 +653,17 @@ typedef struct dims_at {
     bool cut;
 } dims_at;
 
-/* One token of args["Input Dims"] into dbuf (see parse_dims). 0, or -1 when out of memory. */
+/* One token of args["Input Dims"] into dims (see parse_dims). 0, or -1 when out of memory. */
 static int dims_token(kr *s, dims_at *d, opscope_json_tok type, const char *str, size_t len) {
-    bool room = s->dlen < DIMS_MAX;
+    bool room = s->dims.len < DIMS_MAX;
     if (!room) d->cut = true;
     switch (type) {
     case OPSCOPE_JSON_ARR_BEGIN:
         if (d->depth == 1) {
-            d->item_start = s->dlen;
+            d->item_start = s->dims.len;
             if (d->top_items && room && dims_putc(s, 'x')) return -1;
-        } else if (room && s->dbuf && s->dlen && s->dbuf[s->dlen - 1] != '[' && s->dbuf[s->dlen - 1] != 'x' &&
-                   dims_putc(s, ',')) {
+        } else if (room && s->dims.len && s->dims.s[s->dims.len - 1] != '[' &&
+                   s->dims.s[s->dims.len - 1] != 'x' && dims_putc(s, ',')) {
             return -1;
         }
         if (room && dims_putc(s, '[')) return -1;
@@ -702,9 +671,8 @@ static int dims_token(kr *s, dims_at *d, opscope_json_tok type, const char *str,
         return 0;
     case OPSCOPE_JSON_ARR_END:
         d->depth--;
-        if (d->depth == 1 && room && s->dlen >= 1 && s->dbuf[s->dlen - 1] == '[') {
-            s->dlen = d->item_start; /* a scalar: left out */
-            if (s->dbuf) s->dbuf[s->dlen] = '\0';
+        if (d->depth == 1 && room && s->dims.len >= 1 && s->dims.s[s->dims.len - 1] == '[') {
+            opscope_strbuf_truncate(&s->dims, d->item_start); /* a scalar: left out */
         } else if (d->depth >= 1) {
             if (room && dims_putc(s, ']')) return -1;
             if (d->depth == 1) d->top_items++;
@@ -713,7 +681,8 @@ static int dims_token(kr *s, dims_at *d, opscope_json_tok type, const char *str,
     case OPSCOPE_JSON_OBJ_BEGIN: return 0; /* the caller skips it */
     default:
         if (!room) return 0;
-        if (s->dlen && s->dbuf[s->dlen - 1] != '[' && s->dbuf[s->dlen - 1] != 'x' && dims_putc(s, ','))
+        if (s->dims.len && s->dims.s[s->dims.len - 1] != '[' && s->dims.s[s->dims.len - 1] != 'x' &&
+            dims_putc(s, ','))
             return -1;
         return type == OPSCOPE_JSON_NUMBER ? dims_put(s, str, len) : dims_putc(s, '?');
     }
@@ -726,7 +695,7 @@ static int dims_token(kr *s, dims_at *d, opscope_json_tok type, const char *str,
  * a report), else token by token; the same text either way. */
 static int parse_dims(kr *s, kev *e) {
     dims_at d = {.depth = 1};
-    s->dlen = 0;
+    opscope_strbuf_reset(&s->dims);
     const char *raw;
     size_t raw_len;
     if (!opscope_json_raw_array(s->j, &raw, &raw_len)) {
@@ -746,7 +715,7 @@ static int parse_dims(kr *s, kev *e) {
             if (t.type == OPSCOPE_JSON_OBJ_BEGIN && skip(s, &t)) return -1;
         }
     }
-    if (!s->dlen || !s->an) return 0;
+    if (!s->dims.len || !s->an) return 0;
     if (d.cut && dims_put(s, "...", 3)) goto nomem;
     e->dims_id = dims_intern(s, 0);
     if (e->dims_id == UINT32_MAX) goto nomem;
@@ -755,17 +724,17 @@ nomem:
     return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
 }
 
-/* One string of args["Input type"] into dbuf. 0, or -1 when out of memory. */
+/* One string of args["Input type"] into dims. 0, or -1 when out of memory. */
 static int types_put(kr *s, const char *str, size_t len) {
-    if (!len || s->dlen >= DIMS_MAX) return 0;
-    return (s->dlen && dims_putc(s, ',')) || dims_put(s, str, len) ? -1 : 0;
+    if (!len || s->dims.len >= DIMS_MAX) return 0;
+    return (s->dims.len && dims_putc(s, ',')) || dims_put(s, str, len) ? -1 : 0;
 }
 
 /* args["Input type"] (after its '['): one string per input ("float", "c10::BFloat16", ""
  * for a non-tensor), written joined by ',' with empty ones left out, nested values passed
  * over; into E->types_id. From the raw text when it can be (parse_dims). */
 static int parse_types(kr *s, kev *e) {
-    s->dlen = 0;
+    opscope_strbuf_reset(&s->dims);
     const char *raw;
     size_t raw_len;
     if (!opscope_json_raw_array(s->j, &raw, &raw_len)) {
@@ -792,7 +761,7 @@ static int parse_types(kr *s, kev *e) {
                 return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         }
     }
-    if (!s->dlen || !s->an) return 0;
+    if (!s->dims.len || !s->an) return 0;
     e->types_id = dims_intern(s, 1);
     return e->types_id == UINT32_MAX ? kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory") : 0;
 }
@@ -859,7 +828,7 @@ static int parse_args(kr *s, kev *e) {
             break;
         case 2:
             if (t.type == OPSCOPE_JSON_STRING) {
-                if (buf_copy(&s->abuf, &s->acap, t.str, t.len)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+                if (opscope_strbuf_set(&s->aname, t.str, t.len)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
                 s->aname_len = t.len;
                 e->has_args_name = 1;
             }
@@ -957,7 +926,7 @@ static int parse_event(kr *s, kev *e) {
                 has_cat = 1;
                 e->cat = cat_of(t.str, t.len, &e->old_cat);
                 if (e->cat == KC_UNKNOWN) {
-                    if (buf_copy(&s->cbuf, &s->ccap, t.str, t.len)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+                    if (opscope_strbuf_set(&s->cat, t.str, t.len)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
                     s->cat_len = t.len;
                 }
             }
@@ -978,7 +947,7 @@ static int parse_event(kr *s, kev *e) {
         }
         case 8:
             if (t.type == OPSCOPE_JSON_STRING) {
-                if (buf_copy(&s->nbuf, &s->ncap, t.str, t.len)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+                if (opscope_strbuf_set(&s->name, t.str, t.len)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
                 e->name_len = t.len;
             }
             break;
@@ -987,7 +956,7 @@ static int parse_event(kr *s, kev *e) {
     }
     if (!has_cat) e->cat = KC_NONE;
     if (!e->name_len) {
-        if (buf_copy(&s->nbuf, &s->ncap, "", 0)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+        if (opscope_strbuf_set(&s->name, "", 0)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
     }
     return 0;
 }
@@ -995,11 +964,11 @@ static int parse_event(kr *s, kev *e) {
 static int on_metadata(kr *s, kev *e) {
     s->info->n_metadata++;
     if (!e->has_args_name) return 0;
-    if (e->name_len == 12 && !memcmp(s->nbuf, "process_name", 12)) {
+    if (e->name_len == 12 && !memcmp(s->name.s, "process_name", 12)) {
         pid_ent *p = pid_get(s, e->pid.key);
         if (!p) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
-        p->pname = intern_name(s, s->abuf, s->aname_len);
-        if (s->aname_len >= 4 && !memcmp(s->abuf, "MTIA", 4)) s->mtia_seen = 1;
+        p->pname = intern_name(s, s->aname.s, s->aname_len);
+        if (s->aname_len >= 4 && !memcmp(s->aname.s, "MTIA", 4)) s->mtia_seen = 1;
     }
     return 0;
 }
@@ -1019,7 +988,7 @@ static int on_event(kr *s, kev *e) {
     if (e->cat == KC_NONE && e->pid.is_str && legacy_cpu(s, &e->pid)) e->cat = KC_CPU_OP;
     if (e->cat != KC_UNKNOWN && e->cat != KC_NONE) in->is_kineto = 1;
     switch (e->ph) {
-    case 'X': return slice(s, e, s->nbuf, e->name_len);
+    case 'X': return slice(s, e, s->name.s, e->name_len);
     case 'B': {
         if (!e->has_ts) return in->n_other++, 0;
         int64_t th = thread_of(s, e->pid.key, e->tid.key);
@@ -1042,10 +1011,10 @@ static int on_event(kr *s, kev *e) {
             st->v = nv;
             st->cap = nc;
         }
-        e->name_id = intern_name(s, s->nbuf, e->name_len);
+        e->name_id = intern_name(s, s->name.s, e->name_len);
         if (e->name_id == UINT32_MAX) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         if (e->cat == KC_UNKNOWN) { /* keep the category text with the frame */
-            uint32_t cid = intern_name(s, s->cbuf, s->cat_len);
+            uint32_t cid = intern_name(s, s->cat.s, s->cat_len);
             e->id = cid == UINT32_MAX ? -1 : (int64_t)cid;
         }
         st->v[st->n++].ev = *e;
@@ -1070,7 +1039,7 @@ static int on_event(kr *s, kev *e) {
         const char *nm = opscope_strtab_get(s->names, b.name_id);
         if (b.cat == KC_UNKNOWN) {
             const char *c = b.id >= 0 ? opscope_strtab_get(s->names, (uint32_t)b.id) : "";
-            if (buf_copy(&s->cbuf, &s->ccap, c, strlen(c))) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+            if (opscope_strbuf_set(&s->cat, c, strlen(c))) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
             s->cat_len = strlen(c);
         }
         return slice(s, &b, nm, strlen(nm));
@@ -1333,10 +1302,10 @@ int opscope_kineto_read_json_status(opscope_json_t *j, opscope_format format, co
 out:
     if (rc && kineto_cut_short(&s, status)) rc = finish(&s);
     else if (!rc && status) memset(status, 0, sizeof *status);
-    free(s.nbuf);
-    free(s.cbuf);
-    free(s.abuf);
-    free(s.dbuf);
+    opscope_strbuf_free(&s.name);
+    opscope_strbuf_free(&s.cat);
+    opscope_strbuf_free(&s.aname);
+    opscope_strbuf_free(&s.dims);
     free(s.catcache);
     free(s.thr.v);
     opscope_hindex_free(&s.thr_index);

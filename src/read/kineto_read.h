@@ -18,7 +18,7 @@
  * decimals (Kineto writes ns as "123.456"), rounded half away from zero beyond.
  *
  * Memory: the reader keeps per-thread B/E stacks, the pid/thread tables and the interned
- * names of kernels; the collector keeps ~40 bytes per kept event (see analyze/kineto.h).
+ * names of kernels; the collector keeps ~40 bytes per kept event (see analyze/kineto/kineto.h).
  * Thread safety: independent calls may run concurrently.
  */
 #ifndef OPSCOPE_KINETO_READ_H

@@ -5,6 +5,7 @@
 #include "model/oplog_rec.h"
 #include "model/oplog_run.h"
 #include "model/run_info.h"
+#include "util/heap.h"
 #include "util/oplog.h"
 #include "util/vec.h"
 
@@ -56,20 +57,15 @@ static int fail(olr *r, opscope_error_code code, const char *msg, const unsigned
     return -1;
 }
 
-static const char *str(opscope_oplog_cur *c) {
-    size_t n;
-    return opscope_oplog_get_str(c, &n);
-}
-
 static int read_meta(olr *r, opscope_oplog_cur *c) {
     opscope_capture_info *k = &r->cap;
     const char *end = k->end, *sig = k->end_signal;
     uint64_t end_ns = k->end_ns, died = k->died_ns;
     memset(k, 0, sizeof *k);
-    k->host = str(c);
-    k->program = str(c);
-    k->clock = str(c);
-    k->boot_id = str(c);
+    k->host = opscope_oplog_get_cstr(c);
+    k->program = opscope_oplog_get_cstr(c);
+    k->clock = opscope_oplog_get_cstr(c);
+    k->boot_id = opscope_oplog_get_cstr(c);
     k->pid = opscope_oplog_get_i(c);
     k->time_ns = opscope_oplog_get_u(c);
     k->realtime_offset_ns = opscope_oplog_get_i(c);
@@ -86,8 +82,8 @@ static int read_meta(olr *r, opscope_oplog_cur *c) {
 static int read_backend(olr *r, opscope_oplog_cur *c) {
     opscope_backend b = {0};
     uint64_t id = opscope_oplog_get_u(c);
-    b.name = str(c);
-    b.device = str(c);
+    b.name = opscope_oplog_get_cstr(c);
+    b.device = opscope_oplog_get_cstr(c);
     b.device_type = (opscope_device_type)opscope_oplog_get_u(c);
     if (c->bad || id > INT32_MAX || !b.name) return -1;
     b.id = (int32_t)id;
@@ -149,8 +145,8 @@ static int read_run(olr *r, opscope_oplog_cur *c) {
 }
 
 static int read_end(olr *r, opscope_oplog_cur *c) {
-    r->cap.end = str(c);
-    r->cap.end_signal = str(c);
+    r->cap.end = opscope_oplog_get_cstr(c);
+    r->cap.end_signal = opscope_oplog_get_cstr(c);
     r->cap.end_ns = opscope_oplog_get_u(c);
     r->cap.died_ns = opscope_oplog_get_u(c);
     r->has_end = true;
@@ -226,39 +222,27 @@ static int scan(olr *r) {
 
 /* Decodes RU's next instance into front. */
 static int run_next(olr *r, run *ru) {
-    bool ext;
+    unsigned parts;
     const unsigned char *at = ru->c.p;
-    uint32_t id = opscope_oplog_get_inst_tmpl(&ru->c, &ext);
+    uint32_t id = opscope_oplog_get_inst_tmpl(&ru->c, &parts);
     if (ru->c.bad || id >= r->tmpls.n || !r->tmpls.v[id].p)
         return fail(r, OPSCOPE_ERROR_SCHEMA, "record of an undefined template in the record log", at);
-    opscope_oplog_get_inst_rest(&ru->c, &ru->st, ext, (r->tmpls.v[id].has & OPSCOPE_HAS_GRAPH) != 0,
-                                &ru->front);
+    if (r->tmpls.v[id].has & OPSCOPE_HAS_GRAPH) parts |= OPSCOPE_OPLOG_INST_GRAPH;
+    opscope_oplog_get_inst_rest(&ru->c, &ru->st, parts, &ru->front);
     ru->front.tmpl = id;
     if (ru->c.bad) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged record in the record log", at);
     ru->left--;
     return 0;
 }
 
-static bool before(const olr *r, uint32_t a, uint32_t b) {
-    const run *x = &r->runs.v[a], *y = &r->runs.v[b];
+/* The heap of runs (by index): by the front's key, key end, then file order. */
+static inline bool before(const olr *r, const uint32_t *a, const uint32_t *b) {
+    const run *x = &r->runs.v[*a], *y = &r->runs.v[*b];
     if (x->front.key != y->front.key) return x->front.key < y->front.key;
     if (x->front.key_end != y->front.key_end) return x->front.key_end < y->front.key_end;
     return x->index < y->index;
 }
-
-static void sift_down(olr *r, size_t i) {
-    size_t n = r->heap.n;
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        if (l < n && before(r, r->heap.v[l], r->heap.v[m])) m = l;
-        if (l + 1 < n && before(r, r->heap.v[l + 1], r->heap.v[m])) m = l + 1;
-        if (m == i) return;
-        uint32_t t = r->heap.v[i];
-        r->heap.v[i] = r->heap.v[m];
-        r->heap.v[m] = t;
-        i = m;
-    }
-}
+OPSCOPE_HEAP_DEFINE(run_heap, uint32_t, const olr *, before)
 
 static int emit(olr *r, const run *ru) {
     opscope_record rec;
@@ -285,16 +269,16 @@ static int merge(olr *r) {
         if (run_next(r, &r->runs.v[i])) return -1;
         r->heap.v[r->heap.n++] = (uint32_t)i;
     }
-    for (size_t i = r->heap.n / 2; i-- > 0;) sift_down(r, i);
+    run_heap_build(r->heap.v, r->heap.n, r);
     while (r->heap.n) {
         run *ru = &r->runs.v[r->heap.v[0]];
         if (emit(r, ru)) return -1;
         if (ru->left) {
             if (run_next(r, ru)) return -1;
+            run_heap_sift_down(r->heap.v, r->heap.n, 0, r);
         } else {
-            r->heap.v[0] = r->heap.v[--r->heap.n];
+            run_heap_pop(r->heap.v, &r->heap.n, r);
         }
-        sift_down(r, 0);
     }
     return 0;
 }

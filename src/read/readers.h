@@ -91,7 +91,7 @@ opscope_format opscope_detect_file_format(const char *path);
  * struct (or a NULL pointer) asks for nothing: a plain opscope_read_file.
  */
 typedef struct opscope_read_options {
-    /* Kineto or Chrome input also fills this collector (read/kineto_event.h; analyze/kineto.h's
+    /* Kineto or Chrome input also fills this collector (read/kineto_event.h; analyze/kineto/kineto.h's
      * opscope_kineto_collector_of; not finished) in the same pass as the sink. NULL: none.
      * Not touched for ggml profiles. The caller keeps ownership. */
     opscope_kineto_collector *kineto;

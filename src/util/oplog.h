@@ -76,5 +76,30 @@ int64_t opscope_oplog_get_i(opscope_oplog_cur *c);
 /* A string: *LEN bytes at the returned pointer, NUL-terminated in the payload; NULL for NULL
  * (or bad: a string without its NUL is damage). */
 const char *opscope_oplog_get_str(opscope_oplog_cur *c, size_t *len);
+/* opscope_oplog_get_str without the length. */
+static inline const char *opscope_oplog_get_cstr(opscope_oplog_cur *c) {
+    size_t n;
+    return opscope_oplog_get_str(c, &n);
+}
+
+/* The checked narrowings every payload reader uses: a value out of the type's range, or a
+ * count of one-byte-or-more items larger than the bytes left, is damage (`bad` set). */
+static inline int32_t opscope_oplog_get_i32(opscope_oplog_cur *c) {
+    int64_t v = opscope_oplog_get_i(c);
+    if (v < INT32_MIN || v > INT32_MAX) c->bad = true;
+    return (int32_t)v;
+}
+
+static inline uint32_t opscope_oplog_get_u32(opscope_oplog_cur *c) {
+    uint64_t v = opscope_oplog_get_u(c);
+    if (v > UINT32_MAX) c->bad = true;
+    return (uint32_t)v;
+}
+
+static inline uint64_t opscope_oplog_get_count(opscope_oplog_cur *c) {
+    uint64_t n = opscope_oplog_get_u(c);
+    if (n > (uint64_t)(c->end - c->p)) c->bad = true;
+    return c->bad ? 0 : n;
+}
 
 #endif /* OPSCOPE_UTIL_OPLOG_H */

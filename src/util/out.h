@@ -20,23 +20,11 @@
 #define OPSCOPE_OUT_H
 
 #include "opscope.h"
+#include "util/out_path.h"
 
 #include <stdbool.h>
 
 typedef struct opscope_out opscope_out_t;
-
-/* What an output path is, which decides how it is written. */
-typedef enum opscope_out_kind {
-    OPSCOPE_OUT_KIND_FILE,   /* a regular file, a name not yet there, or a symlink to either:
-                                temporary file + rename */
-    OPSCOPE_OUT_KIND_STREAM, /* a pipe, FIFO, socket, character device, or an open descriptor
-                                (/dev/std*, /dev/fd/N, /proc/self/fd/N, links to them): written
-                                through, once; never renamed over, never opened to probe it */
-    OPSCOPE_OUT_KIND_DIR,    /* a directory: cannot be written */
-} opscope_out_kind;
-
-/* PATH's kind, from its name and what is there now (NULL or "-": a stream). Opens nothing. */
-opscope_out_kind opscope_out_path_kind(const char *path);
 
 /* How opscope_out_open_opts treats a stream. */
 typedef struct opscope_out_opts {

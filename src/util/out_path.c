@@ -1,10 +1,10 @@
 /* out_path.c - output path kinds and stream opening (see out_path.h, out.h). */
-#include "util/out.h"
 #include "util/out_path.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>

@@ -19,5 +19,5 @@ add_custom_command(
   VERBATIM)
 add_library(opscope_viewer_embed STATIC ${OPSCOPE_VIEWER_EMBED_C})
 set_target_properties(opscope_viewer_embed PROPERTIES C_VISIBILITY_PRESET hidden) # as the core
-# The HTML exporter (src/export/html*.c) in opscope_core refers to these arrays.
+# The HTML exporter (src/export/html/) in opscope_core refers to these arrays.
 target_link_libraries(opscope_core PUBLIC opscope_viewer_embed)

@@ -14,7 +14,8 @@ if(OPSCOPE_VULKAN_INCLUDE_DIR)
     ${OPSCOPE_VKLAYER_DIR}/vkl_entry.c
     ${OPSCOPE_VKLAYER_DIR}/vkl_cmd.c
     ${OPSCOPE_VKLAYER_DIR}/vkl_done.c
-    ${OPSCOPE_VKLAYER_DIR}/vkl_names.c)
+    ${OPSCOPE_VKLAYER_DIR}/vkl_names.c
+    ${OPSCOPE_VKLAYER_DIR}/vkl_state.c)
   target_include_directories(opscope-vklayer PRIVATE ${OPSCOPE_VULKAN_INCLUDE_DIR} ${CMAKE_SOURCE_DIR}/src)
   target_compile_definitions(opscope-vklayer PRIVATE _GNU_SOURCE)
   target_compile_options(opscope-vklayer PRIVATE -fvisibility=hidden)

@@ -3,6 +3,7 @@
  *
  * The layer times, on the device, every dispatch and transfer the program records, and hands
  * the times to the capture library (src/capture/gpu/gpu_source.h):
+ *   vkl_state.c  the one state (instances, devices, batches), a handle's device, the clock
  *   vkl_entry.c  loader negotiation, instance/device creation, the dispatch tables
  *   vkl_cmd.c    command recording: timestamp queries around each dispatch and transfer
  *   vkl_done.c   submissions, completion (the program's own waits), read-back, clock
@@ -201,11 +202,13 @@ static inline void *vkl_key(const void *dispatchable) {
     return *(void *const *)dispatchable;
 }
 
-/* vkl_entry.c */
+/* vkl_state.c */
 vkl_device *vkl_device_of(const void *dispatchable); /* under g_vkl.mu or not: lock-free read */
 uint64_t vkl_now_ns(void);
 
-/* vkl_names.c (under g_vkl.mu) */
+/* vkl_names.c (under g_vkl.mu; vkl_host: once, at the first use) */
+/* Connects to the capture once (dlsym). */
+const opscope_gpu_host *vkl_host(void);
 const char *vkl_pipeline_name(VkPipeline p);
 void vkl_pipeline_set_name(VkPipeline p, const char *name);
 void vkl_pipeline_forget(VkPipeline p);
@@ -223,6 +226,9 @@ uint64_t vkl_scope_end(uint64_t scope);
 /* vkl_cmd.c */
 
 PFN_vkVoidFunction vkl_cmd_proc(const char *name);
+/* Takes the commands and slab references recorded into H, for its submit (vkl_done.c). */
+int vkl_cb_take(VkCommandBuffer h, vkl_cmd **cmds, int *n_cmds, int *cap_cmds, int **slabs, int *n_slabs,
+                int *cap_slabs);
 void vkl_cb_forget_pool(VkCommandPool pool, bool free_them);
 /* Releases a slab reference (under g_vkl.mu). */
 void vkl_slab_unref(vkl_device *d, int slab);
@@ -240,7 +246,5 @@ void vkl_done_collect_and_deliver(vkl_device *d, VkQueue q, bool all);
 void vkl_done_forget_device(vkl_device *d);
 /* Calibrates D's clock now if it has not been for a while. Under g_vkl.mu. */
 void vkl_clock_refresh(vkl_device *d, bool force);
-/* Connects to the capture once (dlsym). */
-const opscope_gpu_host *vkl_host(void);
 
 #endif

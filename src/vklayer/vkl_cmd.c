@@ -304,20 +304,31 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdBindPipeline(VkCommandBuffer h, VkPipel
     d->CmdBindPipeline(h, bp, p);
 }
 
+/* Room for NEED elements of SIZE bytes in *ARR (*CAP held): the capacity doubled from FIRST
+ * until they fit. False when out of memory (*ARR and *CAP as they were). */
+static bool room_for(void **arr, int *cap, int need, int first, size_t size) {
+    if (need <= *cap) {
+        return true;
+    }
+    int nc = *cap ? *cap : first;
+    while (nc < need) {
+        nc *= 2;
+    }
+    void *nv = realloc(*arr, (size_t)nc * size);
+    if (!nv) {
+        return false;
+    }
+    *arr = nv;
+    *cap = nc;
+    return true;
+}
+
 /* The next free query of CB's recording (a new slab, reset by a command, when the current one
  * is full): *SLAB, *Q. False when none is left. Under g_vkl.mu. */
 static bool query_take(vkl_device *d, vkl_cb *cb, VkCommandBuffer h, int *slab, int *q) {
     if (cb->cur_slab < 0 || cb->cur_q >= VKL_SLAB_Q) {
         int s = -1;
-        if (cb->n_slabs == cb->cap_slabs) {
-            int nc = cb->cap_slabs ? cb->cap_slabs * 2 : 8;
-            int *nv = realloc(cb->slabs, (size_t)nc * sizeof *nv);
-            if (nv) {
-                cb->slabs = nv;
-                cb->cap_slabs = nc;
-            }
-        }
-        if (cb->n_slabs < cb->cap_slabs) {
+        if (room_for((void **)&cb->slabs, &cb->cap_slabs, cb->n_slabs + 1, 8, sizeof *cb->slabs)) {
             s = slab_get(d);
         }
         if (s < 0) {
@@ -503,14 +514,6 @@ static bool item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
         if (!name) {
             name = cb->pipeline ? cb->pipeline : "dispatch";
         }
-        if (cb->n_cmds == cb->cap_cmds) {
-            int nc = cb->cap_cmds ? cb->cap_cmds * 2 : 64;
-            vkl_cmd *nv = realloc(cb->cmds, (size_t)nc * sizeof *nv);
-            if (nv) {
-                cb->cmds = nv;
-                cb->cap_cmds = nc;
-            }
-        }
         const char *label = NULL;
         uint32_t label_id = 0, node = 0;
         for (int l = (cb->n_labels < VKL_LABEL_DEPTH ? cb->n_labels : VKL_LABEL_DEPTH) - 1; l >= 0; l--) {
@@ -541,7 +544,7 @@ static bool item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
                 q0 = cb->pend_q;
             }
         }
-        if (s0 >= 0 && cb->n_cmds < cb->cap_cmds) {
+        if (s0 >= 0 && room_for((void **)&cb->cmds, &cb->cap_cmds, cb->n_cmds + 1, 64, sizeof *cb->cmds)) {
             uint64_t scope = host->scope();
             vkl_cmd *c = &cb->cmds[cb->n_cmds++];
             c->scope = scope;
@@ -568,63 +571,36 @@ static bool item_begin(vkl_device *d, VkCommandBuffer h, uint8_t kind, const cha
     return true;
 }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier(VkCommandBuffer h, VkPipelineStageFlags src,
-                                                        VkPipelineStageFlags dst, VkDependencyFlags dep, uint32_t nm,
-                                                        const VkMemoryBarrier *m, uint32_t nb,
-                                                        const VkBufferMemoryBarrier *b, uint32_t ni,
-                                                        const VkImageMemoryBarrier *im) {
-    vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, true);
-    d->CmdPipelineBarrier(h, src, dst, dep, nm, m, nb, b, ni, im);
-}
+/* A command that starts the next item (start_mark) and is then passed down the chain: WAITS
+ * for a barrier or an event wait. PARAMS: its parameters (the command buffer h first), ARGS
+ * their names. */
+#define MARK_CMD(NAME, WAITS, PARAMS, ARGS)               \
+    static VKAPI_ATTR void VKAPI_CALL vkl_##NAME PARAMS { \
+        vkl_device *d = vkl_device_of(h);                 \
+        start_mark(d, h, WAITS);                          \
+        d->NAME ARGS;                                     \
+    }
 
-static VKAPI_ATTR void VKAPI_CALL vkl_CmdPipelineBarrier2(VkCommandBuffer h, const VkDependencyInfo *di) {
-    vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, true);
-    d->CmdPipelineBarrier2(h, di);
-}
+MARK_CMD(CmdPipelineBarrier, true,
+         (VkCommandBuffer h, VkPipelineStageFlags src, VkPipelineStageFlags dst, VkDependencyFlags dep, uint32_t nm,
+          const VkMemoryBarrier *m, uint32_t nb, const VkBufferMemoryBarrier *b, uint32_t ni,
+          const VkImageMemoryBarrier *im),
+         (h, src, dst, dep, nm, m, nb, b, ni, im))
+MARK_CMD(CmdPipelineBarrier2, true, (VkCommandBuffer h, const VkDependencyInfo *di), (h, di))
 
 /* Event commands come after an item too (ggml's backend events): an event wait, like a
  * barrier, starts the next item. */
-static VKAPI_ATTR void VKAPI_CALL vkl_CmdSetEvent(VkCommandBuffer h, VkEvent e, VkPipelineStageFlags st) {
-    vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, false);
-    d->CmdSetEvent(h, e, st);
-}
-
-static VKAPI_ATTR void VKAPI_CALL vkl_CmdResetEvent(VkCommandBuffer h, VkEvent e, VkPipelineStageFlags st) {
-    vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, false);
-    d->CmdResetEvent(h, e, st);
-}
-
-static VKAPI_ATTR void VKAPI_CALL vkl_CmdWaitEvents(VkCommandBuffer h, uint32_t n, const VkEvent *ev,
-                                                   VkPipelineStageFlags src, VkPipelineStageFlags dst, uint32_t nm,
-                                                   const VkMemoryBarrier *m, uint32_t nb, const VkBufferMemoryBarrier *b,
-                                                   uint32_t ni, const VkImageMemoryBarrier *im) {
-    vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, true);
-    d->CmdWaitEvents(h, n, ev, src, dst, nm, m, nb, b, ni, im);
-}
-
-static VKAPI_ATTR void VKAPI_CALL vkl_CmdSetEvent2(VkCommandBuffer h, VkEvent e, const VkDependencyInfo *di) {
-    vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, false);
-    d->CmdSetEvent2(h, e, di);
-}
-
-static VKAPI_ATTR void VKAPI_CALL vkl_CmdResetEvent2(VkCommandBuffer h, VkEvent e, VkPipelineStageFlags2 st) {
-    vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, false);
-    d->CmdResetEvent2(h, e, st);
-}
-
-static VKAPI_ATTR void VKAPI_CALL vkl_CmdWaitEvents2(VkCommandBuffer h, uint32_t n, const VkEvent *ev,
-                                                    const VkDependencyInfo *di) {
-    vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, true);
-    d->CmdWaitEvents2(h, n, ev, di);
-}
+MARK_CMD(CmdSetEvent, false, (VkCommandBuffer h, VkEvent e, VkPipelineStageFlags st), (h, e, st))
+MARK_CMD(CmdResetEvent, false, (VkCommandBuffer h, VkEvent e, VkPipelineStageFlags st), (h, e, st))
+MARK_CMD(CmdWaitEvents, true,
+         (VkCommandBuffer h, uint32_t n, const VkEvent *ev, VkPipelineStageFlags src, VkPipelineStageFlags dst,
+          uint32_t nm, const VkMemoryBarrier *m, uint32_t nb, const VkBufferMemoryBarrier *b, uint32_t ni,
+          const VkImageMemoryBarrier *im),
+         (h, n, ev, src, dst, nm, m, nb, b, ni, im))
+MARK_CMD(CmdSetEvent2, false, (VkCommandBuffer h, VkEvent e, const VkDependencyInfo *di), (h, e, di))
+MARK_CMD(CmdResetEvent2, false, (VkCommandBuffer h, VkEvent e, VkPipelineStageFlags2 st), (h, e, st))
+MARK_CMD(CmdWaitEvents2, true, (VkCommandBuffer h, uint32_t n, const VkEvent *ev, const VkDependencyInfo *di),
+         (h, n, ev, di))
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdPushConstants(VkCommandBuffer h, VkPipelineLayout l, VkShaderStageFlags st,
                                                      uint32_t off, uint32_t size, const void *v) {
@@ -648,19 +624,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdBindDescriptorSets(VkCommandBuffer h, V
 
 /* The program's own timestamps (GGML_VK_PERF_LOGGER writes one after every node) are commands
  * after an item too: they start the next item, as in the program's own accounting. */
-static VKAPI_ATTR void VKAPI_CALL vkl_CmdWriteTimestamp(VkCommandBuffer h, VkPipelineStageFlagBits st, VkQueryPool qp,
-                                                      uint32_t q) {
-    vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, false);
-    d->CmdWriteTimestamp(h, st, qp, q);
-}
-
-static VKAPI_ATTR void VKAPI_CALL vkl_CmdWriteTimestamp2(VkCommandBuffer h, VkPipelineStageFlags2 st, VkQueryPool qp,
-                                                       uint32_t q) {
-    vkl_device *d = vkl_device_of(h);
-    start_mark(d, h, false);
-    d->CmdWriteTimestamp2(h, st, qp, q);
-}
+MARK_CMD(CmdWriteTimestamp, false, (VkCommandBuffer h, VkPipelineStageFlagBits st, VkQueryPool qp, uint32_t q),
+         (h, st, qp, q))
+MARK_CMD(CmdWriteTimestamp2, false, (VkCommandBuffer h, VkPipelineStageFlags2 st, VkQueryPool qp, uint32_t q),
+         (h, st, qp, q))
 
 #define TIMED(d, h, kind, name, bytes, call)                                   \
     do {                                                                       \
@@ -671,33 +638,22 @@ static VKAPI_ATTR void VKAPI_CALL vkl_CmdWriteTimestamp2(VkCommandBuffer h, VkPi
         }                                                                      \
     } while (0)
 
-static VKAPI_ATTR void VKAPI_CALL vkl_CmdDispatch(VkCommandBuffer h, uint32_t x, uint32_t y, uint32_t z) {
-    vkl_device *d = vkl_device_of(h);
-    if (!d->timing) {
-        d->CmdDispatch(h, x, y, z);
-        return;
+/* A dispatch, timed as one item when the device is timed. PARAMS and ARGS as MARK_CMD's. */
+#define DISPATCH_CMD(NAME, PARAMS, ARGS)                                   \
+    static VKAPI_ATTR void VKAPI_CALL vkl_##NAME PARAMS {                  \
+        vkl_device *d = vkl_device_of(h);                                  \
+        if (!d->timing) {                                                  \
+            d->NAME ARGS;                                                  \
+            return;                                                        \
+        }                                                                  \
+        TIMED(d, h, OPSCOPE_GPU_ITEM_DISPATCH, NULL, 0, d->NAME ARGS);     \
     }
-    TIMED(d, h, OPSCOPE_GPU_ITEM_DISPATCH, NULL, 0, d->CmdDispatch(h, x, y, z));
-}
 
-static VKAPI_ATTR void VKAPI_CALL vkl_CmdDispatchBase(VkCommandBuffer h, uint32_t bx, uint32_t by, uint32_t bz,
-                                                     uint32_t x, uint32_t y, uint32_t z) {
-    vkl_device *d = vkl_device_of(h);
-    if (!d->timing) {
-        d->CmdDispatchBase(h, bx, by, bz, x, y, z);
-        return;
-    }
-    TIMED(d, h, OPSCOPE_GPU_ITEM_DISPATCH, NULL, 0, d->CmdDispatchBase(h, bx, by, bz, x, y, z));
-}
-
-static VKAPI_ATTR void VKAPI_CALL vkl_CmdDispatchIndirect(VkCommandBuffer h, VkBuffer b, VkDeviceSize off) {
-    vkl_device *d = vkl_device_of(h);
-    if (!d->timing) {
-        d->CmdDispatchIndirect(h, b, off);
-        return;
-    }
-    TIMED(d, h, OPSCOPE_GPU_ITEM_DISPATCH, NULL, 0, d->CmdDispatchIndirect(h, b, off));
-}
+DISPATCH_CMD(CmdDispatch, (VkCommandBuffer h, uint32_t x, uint32_t y, uint32_t z), (h, x, y, z))
+DISPATCH_CMD(CmdDispatchBase,
+             (VkCommandBuffer h, uint32_t bx, uint32_t by, uint32_t bz, uint32_t x, uint32_t y, uint32_t z),
+             (h, bx, by, bz, x, y, z))
+DISPATCH_CMD(CmdDispatchIndirect, (VkCommandBuffer h, VkBuffer b, VkDeviceSize off), (h, b, off))
 
 static VKAPI_ATTR void VKAPI_CALL vkl_CmdCopyBuffer(VkCommandBuffer h, VkBuffer s, VkBuffer t, uint32_t n,
                                                    const VkBufferCopy *r) {
@@ -793,30 +749,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_DestroyPipeline(VkDevice dev, VkPipeline p
 /* Called by vkl_done.c at submit, under g_vkl.mu: CB's items and slab references move to
  * the batch (the recording keeps its own slab references until it is reset). */
 int vkl_cb_take(VkCommandBuffer h, vkl_cmd **cmds, int *n_cmds, int *cap_cmds, int **slabs, int *n_slabs,
-                int *cap_slabs);
-int vkl_cb_take(VkCommandBuffer h, vkl_cmd **cmds, int *n_cmds, int *cap_cmds, int **slabs, int *n_slabs,
                 int *cap_slabs) {
     vkl_cb *cb = cb_of(h);
     if (!cb || cb->n_cmds == 0) {
         return 0;
     }
-    if (*n_cmds + cb->n_cmds > *cap_cmds) {
-        int nc = (*n_cmds + cb->n_cmds) * 2;
-        vkl_cmd *nv = realloc(*cmds, (size_t)nc * sizeof *nv);
-        if (!nv) {
-            return -1;
-        }
-        *cmds = nv;
-        *cap_cmds = nc;
-    }
-    if (*n_slabs + cb->n_slabs > *cap_slabs) {
-        int nc = (*n_slabs + cb->n_slabs) * 2;
-        int *nv = realloc(*slabs, (size_t)nc * sizeof *nv);
-        if (!nv) {
-            return -1;
-        }
-        *slabs = nv;
-        *cap_slabs = nc;
+    if (!room_for((void **)cmds, cap_cmds, *n_cmds + cb->n_cmds, 64, sizeof **cmds) ||
+        !room_for((void **)slabs, cap_slabs, *n_slabs + cb->n_slabs, 8, sizeof **slabs)) {
+        return -1;
     }
     if (cb->submitted) {
         /* submitted again without re-recording: its scopes were delivered already */

@@ -14,9 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int vkl_cb_take(VkCommandBuffer h, vkl_cmd **cmds, int *n_cmds, int *cap_cmds, int **slabs, int *n_slabs,
-                int *cap_slabs);
-
 #define RECALIBRATE_NS 100000000ull
 
 void vkl_clock_refresh(vkl_device *d, bool force) {
@@ -340,22 +337,23 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_GetFenceStatus(VkDevice dev, VkFence f
     return r;
 }
 
-static VKAPI_ATTR VkResult VKAPI_CALL vkl_QueueWaitIdle(VkQueue q) {
-    vkl_device *d = vkl_device_of(q);
-    VkResult r = d->QueueWaitIdle(q);
+/* R, a wait for the idle queue Q (every queue of D when ALL) that D's layer passed down; its
+ * finished batches are collected when it succeeded. */
+static VkResult idle_waited(vkl_device *d, VkResult r, VkQueue q, bool all) {
     if (r == VK_SUCCESS && d->timing) {
-        vkl_done_collect_and_deliver(d, q, false);
+        vkl_done_collect_and_deliver(d, q, all);
     }
     return r;
 }
 
+static VKAPI_ATTR VkResult VKAPI_CALL vkl_QueueWaitIdle(VkQueue q) {
+    vkl_device *d = vkl_device_of(q);
+    return idle_waited(d, d->QueueWaitIdle(q), q, false);
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_DeviceWaitIdle(VkDevice dev) {
     vkl_device *d = vkl_device_of(dev);
-    VkResult r = d->DeviceWaitIdle(dev);
-    if (r == VK_SUCCESS && d->timing) {
-        vkl_done_collect_and_deliver(d, VK_NULL_HANDLE, true);
-    }
-    return r;
+    return idle_waited(d, d->DeviceWaitIdle(dev), VK_NULL_HANDLE, true);
 }
 
 PFN_vkVoidFunction vkl_done_proc(const char *name) {

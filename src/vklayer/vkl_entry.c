@@ -10,14 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-vkl_state g_vkl = {.mu = PTHREAD_MUTEX_INITIALIZER};
-
-uint64_t vkl_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static vkl_instance *instance_of(const void *h) {
     void *k = vkl_key(h);
     for (vkl_instance *i = g_vkl.instances; i; i = i->next) {
@@ -28,31 +20,14 @@ static vkl_instance *instance_of(const void *h) {
     return NULL;
 }
 
-vkl_device *vkl_device_of(const void *h) {
-    void *k = vkl_key(h);
-    for (vkl_device *d = __atomic_load_n(&g_vkl.devices, __ATOMIC_ACQUIRE); d; d = d->next) {
-        if (d->key == k) {
-            return d;
-        }
-    }
-    return NULL;
-}
-
-static VkLayerInstanceCreateInfo *instance_chain(const VkInstanceCreateInfo *ci) {
-    for (const VkBaseInStructure *p = ci->pNext; p; p = p->pNext) {
+/* The loader's link info in the pNext chain NEXT of a create info: the struct of sType TYPE
+ * (the instance's or the device's) whose function is VK_LAYER_LINK_INFO. Both layer create
+ * infos begin alike (sType, pNext, function), so either is read as the instance's. */
+static void *link_info(const void *next, VkStructureType type) {
+    for (const VkBaseInStructure *p = next; p; p = p->pNext) {
         const VkLayerInstanceCreateInfo *l = (const VkLayerInstanceCreateInfo *)p;
-        if (p->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO && l->function == VK_LAYER_LINK_INFO) {
-            return (VkLayerInstanceCreateInfo *)l;
-        }
-    }
-    return NULL;
-}
-
-static VkLayerDeviceCreateInfo *device_chain(const VkDeviceCreateInfo *ci) {
-    for (const VkBaseInStructure *p = ci->pNext; p; p = p->pNext) {
-        const VkLayerDeviceCreateInfo *l = (const VkLayerDeviceCreateInfo *)p;
-        if (p->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO && l->function == VK_LAYER_LINK_INFO) {
-            return (VkLayerDeviceCreateInfo *)l;
+        if (p->sType == type && l->function == VK_LAYER_LINK_INFO) {
+            return (void *)l;
         }
     }
     return NULL;
@@ -60,7 +35,7 @@ static VkLayerDeviceCreateInfo *device_chain(const VkDeviceCreateInfo *ci) {
 
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_CreateInstance(const VkInstanceCreateInfo *ci, const VkAllocationCallbacks *a,
                                                         VkInstance *out) {
-    VkLayerInstanceCreateInfo *chain = instance_chain(ci);
+    VkLayerInstanceCreateInfo *chain = link_info(ci->pNext, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
     if (!chain || !chain->u.pLayerInfo) {
         return VK_ERROR_INITIALIZATION_FAILED;
     }
@@ -230,7 +205,7 @@ static void load_device_fns(vkl_device *d, PFN_vkGetDeviceProcAddr gdpa, VkDevic
 
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_CreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo *ci,
                                                       const VkAllocationCallbacks *a, VkDevice *out) {
-    VkLayerDeviceCreateInfo *chain = device_chain(ci);
+    VkLayerDeviceCreateInfo *chain = link_info(ci->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
     if (!chain || !chain->u.pLayerInfo) {
         return VK_ERROR_INITIALIZATION_FAILED;
     }

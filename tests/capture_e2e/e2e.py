@@ -326,7 +326,7 @@ def report_summary(profile_path, what):
 
 
 def check_traffic(prof, profile_path):
-    """Memory traffic on a real profile (issue 14): MUL_MAT's traffic is at least the weight
+    """Memory traffic on a real profile: MUL_MAT's traffic is at least the weight
     bytes its records read (summed here from their shapes and types), and each SET_ROWS
     record's bytes are the rows it set, not the KV cache it writes into."""
     if not OPSCOPE:
@@ -597,9 +597,9 @@ def server_completions(cmd_for, env, log_path, batches, n_predict, body_for=None
 
 def check_graph_walls(prof, profile_path, label):
     """Per graph, the report's wall (report --sqlite's graphs.wall_ns) within 1.1x of the union
-    of the graph's own records' spans, computed here (issue 32: pipelined graphs on an
-    asynchronous backend are not charged for their neighbours); notes the largest span/union
-    (what the wall was before)."""
+    of the graph's own records' spans, computed here (pipelined graphs on an asynchronous
+    backend overlap, and a graph must not be charged for its neighbours); notes the largest
+    span/union (what a first-start-to-last-end wall would overstate)."""
     if not OPSCOPE:
         return
     import sqlite3

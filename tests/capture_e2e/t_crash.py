@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A profile survives the program's crash (issue 25).
+"""A profile survives the program's crash.
 
 llama-completion under the capture, killed mid-run by SIGSEGV or SIGKILL (plain preload and
 through `opscope record`): it dies exactly as it does without the capture (the same signal as

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""llama_decode's own batches (issue 32): decodes.c, a program that calls llama_decode with
+"""llama_decode's own batches: decodes.c, a program that calls llama_decode with
 llama_batch_init batches and llama_batch_get_one, then llama_process with a llama_batch_ext
 (a token shared by two sequences through llama_batch_ext_add_seq, a cleared batch reused;
 its constants are the expected figures), under the capture library and without it.

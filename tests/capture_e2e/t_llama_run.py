@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What ran (issue 32), against the programs' own accounts and an independent GGUF reader.
+"""What ran, against the programs' own accounts and an independent GGUF reader.
 
 usage (inside the root): t_llama_run.py bench|completion|openblas
 

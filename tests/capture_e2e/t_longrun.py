@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""llama-server under `opscope record` for a while, beside a plain one under the same load
-(issue 33): the capture streams its records to the record log, so
+"""llama-server under `opscope record` for a while, beside a plain one under the same load:
+the capture streams its records to the record log, so
 
   - memory stays flat: the captured server's RSS <= the plain server's + 64 MiB at every
     10 s sample (both run at once, CLIENTS clients each, a tiny model);
@@ -263,7 +263,7 @@ n_json = len(p.get("records", []))
 json_bytes = os.path.getsize(prof + ".from-log.json")
 e2e.note(f"note  profile read from the log: {n_json} records; as JSON {json_bytes / 1048576:.1f} MiB "
          f"({json_bytes / max(n_json, 1):.0f} bytes per record); log to JSON and loaded in {t_conv:.1f} s")
-# Checkpoint I/O against the profile that every checkpoint used to rewrite whole: a flush's
+# Checkpoint I/O against the profile a checkpoint would write if it rewrote it whole: a flush's
 # bytes <= 2x its records' share of the JSON profile (checked on flushes of >= 200 records);
 # and, once the program's op shapes are known (a flush defining < 10 templates), <= 2x their
 # share of the log itself.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every output path honoured, and a capture that starts under a memory limit (issue 33).
+"""Every output path honoured, and a capture that starts under a memory limit.
 
 1. Odd outputs of `opscope record -o`, with the real llama-simple: a FIFO with a reader,
    `>(cat > f)`, `>(gzip > f.gz)`, `/dev/stdout > f`, `/dev/stdout | cat`: the program's exit
@@ -206,8 +206,9 @@ def limited(kb, env, prefix=()):
     return r.returncode, r.stderr.decode("utf-8", "replace")
 
 
-# The limit: 400000 KB where plain passes under it (the issue's machine), else the least
-# limit (2 MB steps) under which plain passes here: its need depends on the cores (threads).
+# The limit: 400000 KB where plain passes under it, else the least limit (2 MB steps) under
+# which plain passes here (its need depends on the cores: threads): the capture must start
+# wherever the plain program does.
 limit = 400000
 while limited(limit, ENV)[0] != 0 and limit < 600000:
     limit += 2048

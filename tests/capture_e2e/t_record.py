@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`opscope record` loses no profile and behaves like the command it wraps (issue 16).
+"""`opscope record` loses no profile and behaves like the command it wraps.
 
 1. Programs run one after another by a script each keep their profile: the graphs across the
    files equal those of recording each program alone, and nodecount's (independent) graph

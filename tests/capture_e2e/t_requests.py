@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""llama-server's requests from its own llama_decode batches (issue 32): 4 clients at once, each
+"""llama-server's requests from its own llama_decode batches: 4 clients at once, each
 with its own prompt length and n_predict, on 4 slots, under the capture library.
 
 Checks, against what llama-server itself returns for each request (`timings.prompt_n`,

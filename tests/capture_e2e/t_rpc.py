@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ggml RPC under the capture, and `opscope merge` (issue 13).
+"""ggml RPC under the capture, and `opscope merge`.
 
 ggml-rpc-server runs in its own time namespace (`unshare --time --monotonic N`: its
 CLOCK_MONOTONIC is N s ahead, as on another machine), llama-completion uses it over loopback

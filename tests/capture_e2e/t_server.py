@@ -71,8 +71,8 @@ got = [tokens.get(gid, 0) for gid, _ in graphs]
 e2e.check(got == [c[3] for c in counts], f"every graph's token count matches nodecount's ({sum(got)} tokens in all)")
 e2e.check_report(prof, ["MUL_MAT"])
 
-# Phases per sequence (issue 25): slots decoding together are decode steps, not prompts (the
-# widest MUL_MAT alone called 31 batch-4 decode steps of 36 graphs prefill). From the server's
+# Phases per sequence: slots decoding together are decode steps, not prompts (the widest
+# MUL_MAT alone would call 31 batch-4 decode steps of 36 graphs prefill). From the server's
 # replies: the decode graphs evaluate each request's generated tokens but the last (or all of
 # them, as above), at least as many steps as the longest generation.
 summ = e2e.report_summary(prof, "opscope report --json of the server's profile") if e2e.OPSCOPE else None

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`opscope record` in a script, with the real llama-completion (issue 25).
+"""`opscope record` in a script, with the real llama-completion.
 
 1. SIGINT to a background job of a script: bash starts `prog &` with SIGINT ignored, and
    llama-completion installs its own handler again, so `kill -INT` stops it. The same script

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Messages true to what is in the file (issue 25): llama-completion on Vulkan (mesa lavapipe)
-under a 1 MiB record cap drops records; record says so, and never that the Vulkan layer
-"timed none of its work" while the profile holds device-timed Vulkan records (the full buffer
-used to be reported as untimed)."""
+"""Messages true to what is in the file: llama-completion on Vulkan (mesa lavapipe) under a
+1 MiB record cap drops records; record says so, and never that the Vulkan layer "timed none
+of its work" while the profile holds device-timed Vulkan records (a full buffer is a drop,
+which a message about untimed work would hide)."""
 import json
 import os
 

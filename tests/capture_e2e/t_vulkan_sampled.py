@@ -19,7 +19,7 @@ Checks, against nodecount's list of computed nodes per call (an independent shim
   counted here from nodecount's node lists and the all run's records of the same calls);
 - the estimated total per op name (duration x weight) within 50% of the all-mode total (two
   processes on a loaded CPU device: a coarse check that the scaling is right, not a timing);
-- an untimed split is marked `sampled_out` with its nodes' `batch` and `queries` (issue 32);
+- an untimed split is marked `sampled_out` with its nodes' `batch` and `queries`;
 - tokens: llama-server with 4 clients at once on 4 slots, once in each mode: the token counts
   per phase of graphs_by_batch (batch x graphs) equal in both modes and, summed, to
   llama-server's own (prompt_n, and predicted_n - 1 tokens fed back to decode per request); no
@@ -92,7 +92,7 @@ def check_sampled(p, nodes_path, label):
     e2e.check(len(timed) + len(untimed) == len(keys), f"{label}: each compute device-timed or host-timed whole "
               f"({len(timed)} + {len(untimed)} of {len(keys)})")
     e2e.check(untimed and len(timed) >= 3, f"{label}: sampled: {len(timed)} computes device-timed, {len(untimed)} not")
-    # an untimed split is marked and keeps its nodes' batch and queries (issue 32)
+    # an untimed split is marked and keeps its nodes' batch and queries (its tokens still count)
     e2e.check(all(r.get("sampled_out") is True and r.get("batch", 0) >= 1 and "queries" in r
                   for k in untimed for r in by[k]),
               f"{label}: every untimed GRAPH_SPLIT is marked sampled_out and carries its nodes' batch and queries")

@@ -8,7 +8,7 @@
   lists, timeline, union vs device span);
 - server: llama-server -ngl 99 with 4 slots and 4 concurrent clients, stopped by SIGTERM: every
   request answered, the same device-record checks, and each graph's wall (report --sqlite's
-  graphs table) within 1.1x the union of its own records' spans computed here (issue 32);
+  graphs table) within 1.1x the union of its own records' spans computed here;
 - backend_ops: test-backend-ops perf -b Vulkan0 on an ADD case: the same case as without the
   capture, at least as many device-timed ADD records of its shape as the runs it counted, each
   with ggml-vulkan's add kernel, and the device-record checks;
@@ -52,7 +52,7 @@ if what == "bench":
               f"the same tests and repetitions with the capture ({tests(out1)})")
     p = e2e.load_checked(prof)
     e2e.check_device_records(p, f"{d}/nodes.txt", f"{d}/gpu.tsv", "llama-bench", min_graphs=30)
-    # its tests (issue 32): llama-bench's own, and its tokens/s within 10% (device-timed graphs)
+    # its tests: llama-bench's own, and its tokens/s within 10% (device-timed graphs)
     summary = e2e.report_summary(prof, "llama-bench -ngl 99: opscope report --json")
     own = json.loads(out1) if rc1 == 0 else []
     got = [(t["model"], t["n_prompt"], t["n_gen"], "Vulkan0" in t["backend"]) for t in (summary or {}).get("tests", [])]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Warm-up apart (issue 32, item 4) on Vulkan (mesa lavapipe) with -ngl 99: the same
+"""Warm-up apart on Vulkan (mesa lavapipe) with -ngl 99: the same
 llama-completion command cold (each run with its own empty mesa shader cache,
 MESA_SHADER_CACHE_DIR, so its first computes compile every pipeline) and warm (the cache
 that cold run filled), every compute device-timed (OPSCOPE_GPU_TIMING=all).
@@ -13,9 +13,9 @@ Checks:
 - `diff WARM1 WARM2 -- COLD1 COLD2` exits 0 under --fail-on-regression 10, and so do
   `diff COLD WARM` and `diff WARM COLD` of each pair whose steady states agree within 1.3x
   (one run a side cannot tell a busier machine from slower code: docs/diff.md);
-- without the exclusion (--include-warmup: every record compared, as before issue 32) the
-  cold side's compared total is over 10x the warm one's (its warm-up), under 3x with it apart;
-  with opscope before issue 32 this test fails (no warm-up labels, no exclusion).
+- without the exclusion (--include-warmup: every record compared) the cold side's compared
+  total is over 10x the warm one's (its warm-up), under 3x with it apart: the exclusion is
+  what makes a cold run comparable, and an opscope without warm-up labels fails this test.
 """
 import collections
 import json
@@ -138,7 +138,7 @@ for a, b in (("cold1", "warm1"), ("warm1", "cold1"), ("cold2", "warm2"), ("warm2
                  f"({sa / 1e6:.1f} against {sb / 1e6:.1f} ms of ops)")
 r = gate(P["warm1"], P["warm2"], "--", P["cold1"], P["cold2"])
 e2e.check(r.returncode == 0, f"diff warm1 warm2 -- cold1 cold2: exit 0 ({r.returncode}; {r.stdout[-600:]})")
-# Without the exclusion (--include-warmup: every record, as before issue 32) the statistics are
+# Without the exclusion (--include-warmup: every record) the statistics are
 # the warm-up's: the cold side's total is many times the warm one's, where the steady states
 # are alike. Whether the gate then fails depends on how far apart the two cold runs are (two
 # runs a side give the t-test one degree of freedom): exit 3 in 2 of 3 trials here, so it is

@@ -153,7 +153,7 @@ if e2e.OPSCOPE:
     r5 = subprocess.run([e2e.OPSCOPE, "report", rec], capture_output=True, timeout=120)
     e2e.check(r5.returncode == 0, f"opscope report reads opscope record's profile (exit {r5.returncode})")
 
-# Chrome lanes by backend (issue 25: one per split gave 34, most with one bar): a compute lane
+# Chrome lanes by backend (one per split would give 34, most with one bar): a compute lane
 # per backend that computed, a copies lane per backend that copied, and no more (a backend's
 # splits take turns, so nothing overlaps); --chrome-splits gives one per split again.
 if e2e.OPSCOPE:

@@ -159,7 +159,7 @@ static int test_cached_plan_calls(void) {
     ASSERT_TRUE(fixture_make(&f));
     opscope_cap_buf_reset_all();
     int sched = opscope_cap_sched_id((void *)0x5000);
-    ASSERT_TRUE(sched >= 0);
+    ASSERT_GE_INT(sched, 0);
     opscope_cap_walk w = {0};
     ASSERT_TRUE(opscope_cap_walk_grow(&w, f.n));
     uint64_t planned = atomic_load(&opscope_cap_stats.planned_graphs);

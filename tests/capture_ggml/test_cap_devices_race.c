@@ -129,7 +129,7 @@ static int test_lookup_by_address_when_frees_tracked(void) {
     ggml_backend_t key = (ggml_backend_t)&g_backends[6];
     int before = atomic_load(&g_get_device_calls);
     int i = opscope_cap_backend_of(key);
-    ASSERT_TRUE(i >= 0);
+    ASSERT_GE_INT(i, 0);
     ASSERT_EQ_INT(opscope_cap_backend_of(key), i);
     ASSERT_EQ_INT(atomic_load(&g_get_device_calls), before + 2); /* untracked: asked each time */
     opscope_cap_backend_track_frees();
@@ -138,7 +138,7 @@ static int test_lookup_by_address_when_frees_tracked(void) {
     ASSERT_EQ_INT(atomic_load(&g_get_device_calls), before + 2);
     opscope_cap_backend_freed(key);
     int j = opscope_cap_backend_of(key);
-    ASSERT_TRUE(j > i);
+    ASSERT_GT_INT(j, i);
     ASSERT_EQ_INT(atomic_load(&g_get_device_calls), before + 3);
     ASSERT_TRUE(opscope_cap_backend_at(j)->set_abort == (void *)fake_set_abort);
     ASSERT_EQ_INT(opscope_cap_backend_of(key), j);

@@ -178,7 +178,7 @@ static int test_graph_log_line(void) {
     opscope_cap_graph_rec_write(&c, 275000); /* nothing pending */
     char path[] = "/tmp/opscope-graphlog-XXXXXX";
     int fd = mkstemp(path);
-    ASSERT_TRUE(fd >= 0);
+    ASSERT_GE_INT(fd, 0);
     close(fd);
     ASSERT_EQ_INT(opscope_cap_write_graphs(path), 0);
     char *s = test_slurp(path, NULL);

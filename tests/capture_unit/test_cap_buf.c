@@ -105,7 +105,7 @@ static int test_cap_drops_and_counts(void) {
     opscope_cap_buf_note_dropped(failed);
     opscope_cap_buf_note_dropped(3);
     ASSERT_EQ_U64(opscope_cap_buf_dropped(), failed + 3);
-    ASSERT_TRUE(opscope_cap_buf_bytes() <= (1u << 20));
+    ASSERT_LE_U64(opscope_cap_buf_bytes(), 1u << 20);
     opscope_cap_buf_reset_all();
     ASSERT_EQ_U64(opscope_cap_buf_dropped(), 0);
     opscope_cap_buf_set_limit(512ull << 20);
@@ -123,14 +123,14 @@ static void *take_id(void *arg) {
 
 static int test_thread_ids_distinct(void) {
     int a = opscope_cap_buf_thread_id();
-    ASSERT_TRUE(a > 0);
+    ASSERT_GT_INT(a, 0);
     ASSERT_EQ_INT(opscope_cap_buf_thread_id(), a);
     int ids[N_ID_THREADS][2];
     pthread_t th[N_ID_THREADS];
     for (int i = 0; i < N_ID_THREADS; i++) ASSERT_EQ_INT(pthread_create(&th[i], NULL, take_id, ids[i]), 0);
     for (int i = 0; i < N_ID_THREADS; i++) pthread_join(th[i], NULL);
     for (int i = 0; i < N_ID_THREADS; i++) {
-        ASSERT_TRUE(ids[i][0] > 0);
+        ASSERT_GT_INT(ids[i][0], 0);
         ASSERT_EQ_INT(ids[i][1], ids[i][0]);
         ASSERT_NE_INT(ids[i][0], a);
         for (int j = 0; j < i; j++) ASSERT_NE_INT(ids[i][0], ids[j][0]);

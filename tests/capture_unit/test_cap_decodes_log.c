@@ -162,7 +162,7 @@ static int test_long_run_through_the_log(void) {
     ASSERT_EQ_U64(cap_first, 1024);
     ASSERT_EQ_U64(cap_max, 1024);
     ASSERT_EQ_U64(held_max, 2048);
-    ASSERT_TRUE(g_want.n_req > 65536); /* more requests, too, than the old table had calls */
+    ASSERT_GT_U64(g_want.n_req, 65536); /* and more requests than a table of 65536 could hold */
     got g = {0};
     opscope_sink sink = {&g, on_meta, NULL, NULL, NULL};
     opscope_error err;
@@ -202,9 +202,9 @@ static int test_failed_write_keeps_the_calls(void) {
     /* the file's descriptor made read-only: the append fails */
     int fd = opscope_cap_log_fd();
     int ro = open(path, O_RDONLY | O_CLOEXEC);
-    ASSERT_TRUE(ro >= 0);
+    ASSERT_GE_INT(ro, 0);
     int saved = dup(fd);
-    ASSERT_TRUE(saved >= 0);
+    ASSERT_GE_INT(saved, 0);
     ASSERT_EQ_INT(dup2(ro, fd), fd);
     ASSERT_EQ_INT(opscope_cap_log_flush("checkpoint", NULL, why, sizeof why), -1);
     opscope_cap_decodes_held h;
@@ -356,7 +356,7 @@ static int test_no_log_keeps_the_bound(void) {
     ASSERT_EQ_U64(b.n, len); /* nothing new: no chunk */
     free(b.v);
     char line[320];
-    ASSERT_TRUE(opscope_cap_decodes_lost_line(line, sizeof line, false) > 0);
+    ASSERT_GT_U64(opscope_cap_decodes_lost_line(line, sizeof line, false), 0);
     ASSERT_CONTAINS(line, "opscope: 32868 llama_decode calls not recorded whole");
     ASSERT_CONTAINS(line, "no record log takes them");
     opscope_cap_decodes_reset();

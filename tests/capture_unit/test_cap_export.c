@@ -214,7 +214,7 @@ static int test_sched_filter_and_reset(void) {
     collect c = {0};
     opscope_sink s = {&c, NULL, NULL, c_record, NULL};
     int s1 = opscope_cap_sched_find((void *)0xB000);
-    ASSERT_TRUE(s1 >= 0);
+    ASSERT_GE_INT(s1, 0);
     ASSERT_EQ_INT(opscope_cap_replay(s1, &s), 0);
     ASSERT_EQ_INT(c.n, 1);
     ASSERT_EQ_U64(c.r[0].duration_ns, 500);
@@ -263,7 +263,7 @@ static int test_write_json_text_summary(void) {
     FILE *fp = tmpfile();
     ASSERT_NOT_NULL(fp);
     ASSERT_EQ_INT(opscope_cap_write(OPSCOPE_CAP_DEST_STDOUT, NULL, fp, -2), 0);
-    ASSERT_TRUE(ftell(fp) > 100);
+    ASSERT_GT_INT(ftell(fp), 100);
     fclose(fp);
     /* an unwritable path fails cleanly */
     ASSERT_EQ_INT(opscope_cap_write(OPSCOPE_CAP_DEST_JSON, "/nonexistent-dir/p.json", NULL, -2), -1);
@@ -501,7 +501,7 @@ static void *pub_read(void *arg) {
 }
 
 static int test_backend_entries_published_whole(void) {
-    ASSERT_TRUE(opscope_cap_backend_count() + PUB_N <= OPSCOPE_CAP_MAX_BACKENDS);
+    ASSERT_LE_INT(opscope_cap_backend_count() + PUB_N, OPSCOPE_CAP_MAX_BACKENDS);
     int bad = 0;
     pthread_t a, r;
     atomic_store(&g_pub_go, 0);
@@ -527,18 +527,18 @@ static int test_backend_address_reused(void) {
     void *key = (void *)(uintptr_t)0xa000, *cpu = (void *)(uintptr_t)0xb000, *gpu = (void *)(uintptr_t)0xc000;
     opscope_cap_backend c = {.key = key, .dev = cpu, .name = "CPU", .set_abort = (void *)(uintptr_t)0xd000};
     int ic = opscope_cap_backend_add(&c);
-    ASSERT_TRUE(ic >= 0);
+    ASSERT_GE_INT(ic, 0);
     ASSERT_EQ_INT(opscope_cap_backend_find(key, gpu), -1);
     opscope_cap_backend v = {.key = key, .dev = gpu, .name = "Vulkan0"};
     int iv = opscope_cap_backend_add(&v);
-    ASSERT_TRUE(iv > ic);
+    ASSERT_GT_INT(iv, ic);
     ASSERT_EQ_STR(opscope_cap_backend_at(iv)->name, "Vulkan0");
     ASSERT_TRUE(opscope_cap_backend_at(iv)->set_abort == NULL);
     ASSERT_EQ_INT(opscope_cap_backend_find(key, gpu), iv);
     ASSERT_EQ_INT(opscope_cap_backend_find(key, cpu), -1);
     /* and back to a CPU backend there: a third entry, not the stale first one */
     int ic2 = opscope_cap_backend_add(&c);
-    ASSERT_TRUE(ic2 > iv);
+    ASSERT_GT_INT(ic2, iv);
     ASSERT_EQ_INT(opscope_cap_backend_find(key, cpu), ic2);
     return 0;
 }
@@ -550,7 +550,7 @@ static int test_backend_freed_entry(void) {
     void *key = (void *)(uintptr_t)0xe000, *cpu = (void *)(uintptr_t)0xe100;
     opscope_cap_backend c = {.key = key, .dev = cpu, .name = "CPU", .set_abort = (void *)(uintptr_t)0xd000};
     int i1 = opscope_cap_backend_add(&c);
-    ASSERT_TRUE(i1 >= 0);
+    ASSERT_GE_INT(i1, 0);
     atomic_store(&opscope_cap_backend_at(i1)->user_cb, (void *)(uintptr_t)0x1234);
     ASSERT_EQ_INT(opscope_cap_backend_find_live(key), i1);
     ASSERT_EQ_INT(opscope_cap_backend_add(&c), i1); /* not freed: the same entry */
@@ -558,7 +558,7 @@ static int test_backend_freed_entry(void) {
     ASSERT_EQ_INT(opscope_cap_backend_find_live(key), -1);
     ASSERT_EQ_INT(opscope_cap_backend_find(key, cpu), -1);
     int i2 = opscope_cap_backend_add(&c);
-    ASSERT_TRUE(i2 > i1);
+    ASSERT_GT_INT(i2, i1);
     ASSERT_NULL(atomic_load(&opscope_cap_backend_at(i2)->user_cb));
     ASSERT_EQ_INT(opscope_cap_backend_find_live(key), i2);
     ASSERT_EQ_INT(opscope_cap_backend_find(key, cpu), i2);
@@ -580,7 +580,7 @@ static int test_clock_monotonic_identity(void) {
     /* in monotonic mode a tick is a nanosecond */
     ASSERT_EQ_U64(opscope_cap_ticks_to_ns(123456789), 123456789);
     uint64_t a = opscope_cap_now(), b = opscope_cap_now();
-    ASSERT_TRUE(b >= a);
+    ASSERT_GE_U64(b, a);
     return 0;
 }
 

@@ -1,7 +1,7 @@
 /* A whole split's record (GRAPH_SPLIT: a backend without per-op timing, or a compute that
  * sampled device timing left untimed) keeps, through the record log (capture/store/cap_log.c
  * writing, read/oplog_read.c reading), the batch and attention queries of the nodes it stands
- * for and whether sampling left it untimed (issue 32). Expected values are the ones put here. */
+ * for and whether sampling left it untimed. Expected values are the ones put here. */
 #include "capture/store/cap_buf.h"
 #include "capture/store/cap_clock.h"
 #include "capture/store/cap_convert.h"

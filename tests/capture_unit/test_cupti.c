@@ -175,7 +175,7 @@ static int check_records(uint32_t version) {
     ASSERT_EQ_INT(r.corr, 4242);
     ASSERT_EQ_U64(r.graph_node, 0x1234567890ull);
     ASSERT_EQ_STR(r.name, k.name);
-    ASSERT_TRUE(l->k_size <= sizeof k);
+    ASSERT_LE_U64(l->k_size, sizeof k);
     doc_memcpy c = {.kind = OPSCOPE_CUPTI_ACTIVITY_KIND_MEMCPY, .copy_kind = 1, .bytes = 4096, .start = 5, .end = 9,
                     .stream_id = 14, .correlation_id = 77, .runtime_correlation_id = 78, .graph_node_id = 99};
     ASSERT_TRUE(opscope_cupti_rec_read(l, &c, &r));
@@ -290,7 +290,7 @@ static int test_kernel_names(void) {
         }
         n++;
     }
-    ASSERT_TRUE(n >= 30);
+    ASSERT_GE_INT(n, 30);
     char got[64];
     opscope_cupti_kernel_name("plain_kernel", NULL, got, sizeof got);
     ASSERT_EQ_STR(got, "plain_kernel");

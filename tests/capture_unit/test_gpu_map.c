@@ -89,9 +89,10 @@ static int check_cover(const fixture *f, const opscope_gpu_group *g, int ng) {
     int item_next = 0;
     for (int k = 0; k < ng; k++) {
         ASSERT_EQ_INT(g[k].item0, item_next);
-        ASSERT_TRUE(g[k].n_items >= 1);
+        ASSERT_GE_INT(g[k].n_items, 1);
         item_next += g[k].n_items;
-        ASSERT_TRUE(g[k].first <= g[k].main && g[k].main <= g[k].last);
+        ASSERT_LE_INT(g[k].first, g[k].main);
+        ASSERT_LE_INT(g[k].main, g[k].last);
         ASSERT_TRUE(!f->nodes[g[k].main].empty);
         for (int i = g[k].first; i <= g[k].last; i++) node_hits[i]++;
     }
@@ -140,13 +141,15 @@ static int check_names(const fixture *f, const opscope_gpu_group *g, int ng) {
 static int run_fixture(const char *file, bool labels) {
     static fixture f;
     if (fixture_load(&f, file)) return 1;
-    ASSERT_TRUE(f.n_nodes > 50 && f.n_items > 30 && f.n_names > 5);
+    ASSERT_GT_INT(f.n_nodes, 50);
+    ASSERT_GT_INT(f.n_items, 30);
+    ASSERT_GT_INT(f.n_names, 5);
     if (!labels) {
         for (int k = 0; k < f.n_items; k++) f.items[k].label = NULL;
     }
     static opscope_gpu_group g[MAXN + 1];
     int ng = opscope_gpu_map(opscope_gpu_rules_for("vulkan"), f.nodes, f.n_nodes, f.items, f.n_items, g, MAXN + 1);
-    ASSERT_TRUE(ng > 0);
+    ASSERT_GT_INT(ng, 0);
     int rc = check_cover(&f, g, ng) || check_names(&f, g, ng);
     free(f.buf);
     return rc;

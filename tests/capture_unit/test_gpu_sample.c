@@ -81,11 +81,11 @@ static int test_overhead_within_budget(void) {
     int timed = run(9, n, 2000, 1500, &t, &w);
     /* the run took BASE * n plus EXTRA per timed compute: the added share is the overhead */
     double over = (double)(t - 2000ull * (uint64_t)n) / (2000.0 * n);
-    ASSERT_TRUE(over <= 0.05 + 0.005);
-    ASSERT_TRUE(timed >= n / 64);
+    ASSERT_LE_DBL(over, 0.05 + 0.005);
+    ASSERT_GE_INT(timed, n / 64);
     /* every compute up to the last timed one is represented once */
     ASSERT_LE_U64(w, (uint64_t)n);
-    ASSERT_TRUE(w + 64 > (uint64_t)n);
+    ASSERT_GT_U64(w + 64, (uint64_t)n);
     return 0;
 }
 
@@ -163,8 +163,8 @@ static int test_full_table(void) {
         timed += run(k * 7919, 1, 1000, 100, &t, &w);
     }
     /* 512 own slots timed on first sight; the rest share one entry that keeps sampling */
-    ASSERT_TRUE(timed >= OPSCOPE_GPU_SAMPLE_SLOTS);
-    ASSERT_TRUE(timed < 2000);
+    ASSERT_GE_INT(timed, OPSCOPE_GPU_SAMPLE_SLOTS);
+    ASSERT_LT_INT(timed, 2000);
     ASSERT_EQ_INT(opscope_gpu_sample_interval(&g_s, 7919), 4);
     return 0;
 }

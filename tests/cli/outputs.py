@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""outputs.py OPSCOPE DATA WORK - what the commands say about their inputs and outputs
-(issue 25): every written file named on stderr (nothing with -q), no output over an input
+"""outputs.py OPSCOPE DATA WORK - what the commands say about their inputs and outputs:
+every written file named on stderr (nothing with -q), no output over an input
 (by name or through a link), inputs that are no profile refused with what opscope reads."""
 import os
 import shutil

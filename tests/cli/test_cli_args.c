@@ -69,7 +69,7 @@ static parsed parse(bool version, int argc, char **argv) {
 static int test_values_and_inputs(void) {
     parsed r = PARSE(false, "in.json", "--json", "a.json", "-b=CPU", "--backend", "Vulkan0",
                      "--json=b.json", "-", "--flag", "-q");
-    ASSERT_EQ_INT(r.status, OPSCOPE_CLI_END);
+    ASSERT_EQ_INT(r.status, OPSCOPE_EXIT_OK);
     ASSERT_EQ_INT(r.n, 5);
     ASSERT_EQ_INT(r.args[0].id, ID_JSON);
     ASSERT_EQ_STR(r.args[0].name, "--json");
@@ -137,7 +137,7 @@ static int test_missing_and_empty_value(void) {
     ASSERT_CONTAINS(r.err, "option '--backend' needs a non-empty value");
     /* The value is taken whatever it looks like: "--json -q" writes to a file named -q. */
     r = PARSE(false, "--json", "-q");
-    ASSERT_EQ_INT(r.status, OPSCOPE_CLI_END);
+    ASSERT_EQ_INT(r.status, OPSCOPE_EXIT_OK);
     ASSERT_EQ_STR(r.args[0].val, "-q");
     ASSERT_TRUE(!r.quiet);
     return 0;
@@ -145,7 +145,7 @@ static int test_missing_and_empty_value(void) {
 
 static int test_help_and_version(void) {
     parsed r = PARSE(true, "in.json", "--help", "--bogus");
-    ASSERT_EQ_INT(r.status, OPSCOPE_EXIT_OK);
+    ASSERT_EQ_INT(r.status, OPSCOPE_CLI_DONE);
     ASSERT_EQ_STR(r.out, "usage: opscope t [options]\n");
     ASSERT_EQ_STR(r.err, "");
     /* Arguments are read in order: an error before --help is the one reported. */
@@ -153,7 +153,8 @@ static int test_help_and_version(void) {
     ASSERT_EQ_INT(r.status, OPSCOPE_EXIT_USAGE);
     ASSERT_EQ_STR(r.out, "");
     r = PARSE(true, "--version");
-    ASSERT_EQ_INT(r.status, OPSCOPE_EXIT_OK);
+    ASSERT_EQ_INT(r.status, OPSCOPE_CLI_DONE);
+    ASSERT_EQ_INT(opscope_cli_exit_status(r.status), OPSCOPE_EXIT_OK);
     ASSERT_EQ_STR(r.out, "opscope " OPSCOPE_VERSION_STRING "\n");
     return 0;
 }
@@ -177,7 +178,7 @@ static int test_parse_count(void) {
 
 static int test_check_outputs(void) {
     const char *ok[] = {"-", NULL, "-", "a.json", "b.json"};
-    ASSERT_EQ_INT(opscope_cli_check_outputs("t", "outputs", ok, 5), -1);
+    ASSERT_EQ_INT(opscope_cli_check_outputs("t", "outputs", ok, 5), OPSCOPE_EXIT_OK);
     const char *clash[] = {"a.json", NULL, "b.json", "a.json"};
     int so;
     capture(2, stderr, &so, "args_stderr.txt");
@@ -194,7 +195,7 @@ static int test_check_outputs(void) {
 static int count_flags(void *ctx, const opscope_cli_arg *o) {
     int *n = ctx;
     if (o->id == ID_FLAG && ++*n == 2) return 3;
-    return -1;
+    return OPSCOPE_EXIT_OK;
 }
 
 static int test_parse_stops_on_callback_status(void) {
@@ -209,7 +210,7 @@ static int test_parse_stops_on_callback_status(void) {
     opscope_cli_parser q = {.cmd = "t", .usage = usage, OPSCOPE_CLI_OPTS(opts), .argc = 3,
                             .argv = ok};
     n = 0;
-    ASSERT_EQ_INT(opscope_cli_parse(&q, count_flags, &n), OPSCOPE_CLI_END);
+    ASSERT_EQ_INT(opscope_cli_parse(&q, count_flags, &n), OPSCOPE_EXIT_OK);
     ASSERT_EQ_INT(n, 1);
     ASSERT_TRUE(q.quiet);
     return 0;

@@ -10,9 +10,10 @@ One node per folder of src/ (src/export/sqlite is export, src/capture/gpu is cap
             such as the Vulkan layer without Vulkan's headers, are checked by their includes)
   hashes    a hash constant (a mixer's multiplier, the FNV basis or prime) outside util/hash.h:
             the tree has one 64-bit mixer and one FNV
-  rooms     inside capture/, the same includes and symbols one node per sub-room
-            (capture/store, capture/hooks...): each edge allowed by CAPTURE_ROOMS, no circle,
-            no file outside a room
+  rooms     inside capture/, analyze/ and export/, the same includes and symbols one node
+            per room (capture/store, analyze/ggml, export/html...): each edge allowed by
+            ROOMS, no circle, no file outside a room
+  size      no folder of src/ holds more than MAX_FILES files directly
   formats   a folder other than export/ (and util/, which is the writer) that calls
             util/out.h's writers (opscope_out_str, _printf, _json_str...) writes a format
   vocabulary  ggml op names (model/ggml_ops.def's first column) spelled in a string literal
@@ -62,6 +63,45 @@ CAPTURE_ROOMS = {
     "gpu": {"timing", "resolve", "life", "store"},
     "hooks": {"gpu", "timing", "resolve", "life", "store"},
 }
+
+# analyze/'s rooms (ARCHITECTURE.md, "analyze's rooms"). From the bottom: record (a record's
+# derived values, names and shapes), intervals (unions of busy time), rpc (RPC calls, their
+# cover, clock offsets), ggml (a profile's stats, graphs, warm-up, roofline, llama runs),
+# kineto (a trace's analyses), job (several ranks), diff (two sides aligned), session (the
+# one pass that every command configures).
+ANALYZE_ROOMS = {
+    "record": set(),
+    "intervals": set(),
+    "rpc": set(),
+    "ggml": {"record", "intervals", "rpc"},
+    "kineto": {"record", "intervals"},
+    "job": {"kineto", "record", "intervals"},
+    "diff": {"ggml", "kineto", "record", "intervals", "rpc"},
+    "session": {"ggml", "kineto", "rpc", "record", "intervals"},
+}
+
+# export/'s rooms: one per format family, over the shared writers (fmt) and the analyses' own
+# sections (sections: text and JSON of graphs, requests, runs, RPC, peaks; kineto: a trace's).
+EXPORT_ROOMS = {
+    "fmt": set(),
+    "capture": {"fmt"},
+    "sections": {"fmt"},
+    "kineto": {"fmt"},
+    "console": {"sections", "kineto", "fmt"},
+    "json": {"sections", "kineto", "fmt"},
+    "chrome": {"sections", "fmt"},
+    "html": {"sections", "kineto", "fmt"},
+    "sqlite": {"sections", "fmt"},
+    "outputs": {"console", "json", "chrome", "html", "sections", "kineto", "fmt"},
+    "replay": {"outputs", "sections", "fmt"},
+    "diff": {"console", "html", "sections", "kineto", "fmt"},
+    "job": {"html", "sections", "kineto", "fmt"},
+}
+
+ROOMS = {"capture": CAPTURE_ROOMS, "analyze": ANALYZE_ROOMS, "export": EXPORT_ROOMS}
+
+# files directly in one folder of src/, at most
+MAX_FILES = 40
 
 # (file, folder used): allowed although the folder's layer does not allow it, and why.
 EXCEPTIONS = {
@@ -119,14 +159,20 @@ def allowed(rel_file, target):
 
 
 def room_of(rel):
-    """capture/store/cap_buf.c -> store; a file straight in capture/ is in no room."""
+    """capture/store/cap_buf.c -> capture/store; a file straight in capture/ is in no room."""
     parts = rel.split("/")
-    return parts[1] if len(parts) > 2 else "(no room)"
+    return f"{parts[0]}/{parts[1]}" if len(parts) > 2 else f"{parts[0]}/(no room)"
 
 
 def room_allowed(rel_file, target):
+    """TARGET (a room, capture/store) is the room of REL_FILE or one its room may use."""
     src = room_of(rel_file)
-    return target == src or target in CAPTURE_ROOMS.get(src, set())
+    top, room = src.split("/", 1)
+    return target == src or target.split("/", 1)[1] in ROOMS.get(top, {}).get(room, set())
+
+
+def room_nodes():
+    return {f"{top}/{r}" for top, rooms in ROOMS.items() for r in rooms}
 
 
 def include_edges(src):
@@ -146,8 +192,8 @@ def include_edges(src):
                 line = text.count("\n", 0, m.start()) + 1
                 why = f"{rel}:{line} {m.group(1)}/{m.group(2)}"
                 if target == folder_of(rel):
-                    if target == "capture":
-                        to = room_of(f"capture/{m.group(2)}")
+                    if target in ROOMS:
+                        to = room_of(f"{target}/{m.group(2)}")
                         if to != room_of(rel):
                             rooms.setdefault((room_of(rel), to), []).append((why, not room_allowed(rel, to)))
                     continue
@@ -159,10 +205,23 @@ def include_edges(src):
     return edges, rooms
 
 
-def loose_capture_files(src):
-    """capture/'s .c and .h files outside any room."""
-    top = os.path.join(src, "capture")
-    return sorted(f for f in os.listdir(top) if f.endswith((".c", ".h"))) if os.path.isdir(top) else []
+def loose_room_files(src):
+    """The .c and .h files of a folder with rooms that are in none (capture/x.c)."""
+    out = []
+    for name in sorted(ROOMS):
+        top = os.path.join(src, name)
+        if os.path.isdir(top):
+            out += [f"{name}/{f}" for f in sorted(os.listdir(top)) if f.endswith((".c", ".h"))]
+    return out
+
+
+def crowded_folders(src):
+    """(folder, files) of every folder of src/ with more than MAX_FILES files directly in it."""
+    out = []
+    for root, _, files in os.walk(src):
+        if len(files) > MAX_FILES:
+            out.append((os.path.relpath(root, src), len(files)))
+    return sorted(out)
 
 
 def hash_copies(src):
@@ -287,8 +346,8 @@ def symbol_edges(objs, foreign=None):
                 continue
             if d != src:
                 edges.setdefault((src, d), []).append((f"{rel}: {name}", not allowed(rel, d)))
-        if src == "capture" and not (foreign and foreign.match(name)):
-            for d in {room_of(r) for r in defs.get(name, ()) if folder_of(r) == "capture"}:
+        if src in ROOMS and not (src == "capture" and foreign and foreign.match(name)):
+            for d in {room_of(r) for r in defs.get(name, ()) if folder_of(r) == src}:
                 if d != room_of(rel):
                     rooms.setdefault((room_of(rel), d), []).append((f"{rel}: {name}",
                                                                     not room_allowed(rel, d)))
@@ -327,10 +386,16 @@ def main():
         return 2
     edges, rooms = include_edges(sys.argv[1])
     bad = report("includes", edges)
-    bad |= report("rooms: includes", rooms, CAPTURE_ROOMS)
-    for f in loose_capture_files(sys.argv[1]):
+    bad |= report("rooms: includes", rooms, room_nodes())
+    for f in loose_room_files(sys.argv[1]):
         bad = 1
-        print(f"rooms: capture/{f} is in no room (capture/store, capture/hooks...)")
+        print(f"rooms: {f} is in no room (capture/store, analyze/ggml, export/html...)")
+    crowded = crowded_folders(sys.argv[1])
+    for folder, n in crowded:
+        bad = 1
+        print(f"size: src/{folder} holds {n} files directly, the bar is {MAX_FILES}: give it rooms")
+    if not crowded:
+        print(f"size: ok (no folder of src/ holds more than {MAX_FILES} files directly)")
     copies = hash_copies(sys.argv[1])
     for c in copies:
         print(f"hashes: a hash constant outside {HASH_HOME}: {c}")
@@ -344,7 +409,7 @@ def main():
             return 1
         edges, rooms, formats = symbol_edges(objs, interposed(sys.argv[1]))
         bad |= report(f"symbols ({len(objs)} objects)", edges)
-        bad |= report("rooms: symbols", rooms, CAPTURE_ROOMS)
+        bad |= report("rooms: symbols", rooms, room_nodes())
         for rel, names in sorted(formats.items()):
             bad = 1
             print(f"formats: {rel} writes a format outside export/: {', '.join(sorted(names))}")

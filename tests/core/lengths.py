@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fails when a function of src/ is longer than its folder allows (issue 24's bar).
+"""Fails when a function of src/ is longer than its folder allows.
 
   lengths.py SRC_DIR [--list N]
 

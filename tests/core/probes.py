@@ -7,7 +7,7 @@ A probe is the step of linear probing, `J = (J + 1) & MASK`, inside a loop whose
 reads a table at J (`while (slots[J]...)`, `for (...; tab[J]...; J = (J + 1) & MASK)`): the
 mark of a hand-rolled hash table. A ring buffer's step (`pos = (pos + 1) % N`, or an `&` step
 whose loop reads no table at that index) is not one. The tree has one hash index,
-util/hindex.h (issue 24: "shared containers in util/ replacing the copies"); its home is the
+util/hindex.h (one shared container in util/, not a copy per caller); its home is the
 only place a probe belongs, except the rooms in ROOMS, and the files in PENDING until they
 are converted. The files in KEPT keep theirs, each for the reason given there (capture code
 runs inside the host program; the Vulkan layer links no util/ code). Prints each probe with
@@ -38,7 +38,7 @@ KEPT = {
                           "and three letters, which runs per record (a full-string hash costs more)",
 }
 
-# file -> why it still has one (to be converted; issue 24)
+# file -> why it still has one (to be converted to util/hindex.h)
 PENDING = {
 }
 

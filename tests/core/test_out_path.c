@@ -1,5 +1,5 @@
 /* Tests of util/out.h's path kinds: streams written through, never renamed over, never
- * opened by the check, and never blocking a writer that waits (issue 33). */
+ * opened by the check, and never blocking a writer that waits. */
 #include "opscope.h"
 #include "util/out.h"
 #include "test.h"
@@ -63,7 +63,7 @@ static int test_kinds(void) {
 static int test_descriptor_file(void) {
     const char *path = "op_prog_output.txt";
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-    ASSERT_TRUE(fd >= 0);
+    ASSERT_GE_INT(fd, 0);
     ASSERT_EQ_INT((int)write(fd, "program output\n", 15), 15);
     struct stat before, after;
     ASSERT_EQ_INT(fstat(fd, &before), 0);
@@ -109,10 +109,11 @@ static int test_fifo(void) {
     ASSERT_NULL(opscope_out_open_opts(path, &o, &err));
     double waited = now_s() - t0;
     ASSERT_EQ_STR(err.msg, "no reader opened the FIFO");
-    ASSERT_TRUE(waited >= 0.29 && waited < 2.0);
+    ASSERT_GE_DBL(waited, 0.29);
+    ASSERT_LT_DBL(waited, 2.0);
 
     int rd = open(path, O_RDONLY | O_NONBLOCK); /* a reader that never reads */
-    ASSERT_TRUE(rd >= 0);
+    ASSERT_GE_INT(rd, 0);
     opscope_out_t *w = opscope_out_open_opts(path, &o, &err);
     ASSERT_NOT_NULL(w);
     t0 = now_s();
@@ -120,7 +121,8 @@ static int test_fifo(void) {
     ASSERT_EQ_INT(opscope_out_commit(w, &err), -1);
     waited = now_s() - t0;
     ASSERT_EQ_STR(err.msg, "its reader took nothing for the whole wait");
-    ASSERT_TRUE(waited >= 0.29 && waited < 2.0);
+    ASSERT_GE_DBL(waited, 0.29);
+    ASSERT_LT_DBL(waited, 2.0);
 
     w = opscope_out_open_opts(path, &o, &err);
     ASSERT_NOT_NULL(w);
@@ -179,7 +181,7 @@ static int test_socket_and_dir(void) {
     opscope_out_t *w = opscope_out_open_opts(path, &o, &err);
     ASSERT_NOT_NULL(w);
     int c = accept(ls, NULL, NULL);
-    ASSERT_TRUE(c >= 0);
+    ASSERT_GE_INT(c, 0);
     opscope_out_str(w, "over a socket");
     ASSERT_EQ_INT(opscope_out_commit(w, &err), 0);
     char buf[64] = {0};
@@ -223,7 +225,7 @@ static int test_gzip_by_name(void) {
     ASSERT_EQ_STR(got + n - 13, ",1000199999]}");
     struct stat st;
     ASSERT_EQ_INT(stat(path, &st), 0);
-    ASSERT_TRUE(st.st_size < n / 4); /* compressed */
+    ASSERT_LT_INT(st.st_size, n / 4); /* compressed */
     unlink(path);
     return 0;
 }
@@ -246,7 +248,8 @@ static int test_stdout_not_interleaved(void) {
     fflush(stdout);
     int saved = dup(1);
     int f = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ASSERT_TRUE(saved >= 0 && f >= 0);
+    ASSERT_GE_INT(saved, 0);
+    ASSERT_GE_INT(f, 0);
     dup2(f, 1);
     close(f);
     pthread_t th;

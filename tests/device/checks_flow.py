@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""scripts/device/gpu-checks.sh, the one device call of issue 29, run here with fake parts.
+"""scripts/device/gpu-checks.sh (every GPU check in one device call: device time is scarce),
+run here with fake parts.
 
     checks_flow.py REPO_ROOT
 

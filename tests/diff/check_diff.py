@@ -637,7 +637,7 @@ def ggml_pairs(data):
         compare("%s vs %s by %s" % (bn, nn, ",".join(keys)), doc, b.groups(ks, merged), n.groups(ks, merged), units)
         check_totals("%s vs %s" % (bn, nn), doc, b, n, units)
 
-    # CPU against Vulkan with the defaults (issue 25): the fused group aligns, one vocabulary
+    # CPU against Vulkan with the defaults: the fused group aligns, one vocabulary
     doc, _ = diff_json(g("cpu-f32-n4"), g("vk-ops-f32-n4"), ["--min-share", "0"])
     fr = [r for r in (doc["groups"] if doc else []) if "RMS_NORM+MUL" in r["key"].get("op", "")]
     want = (sum(x.get("extra") == "RMS_NORM+MUL" for x in runs["cpu-f32-n4"].recs),
@@ -669,7 +669,7 @@ def ggml_pairs(data):
 
 
 def warm_classes(recs):
-    """Warm-up apart (issue 32), computed here from the records: graph id -> 'warmup' (the
+    """Warm-up apart, computed here from the records: graph id -> 'warmup' (the
     lowest id of each topology, the multiset of its op records' name and backend; with weights,
     a graph with a GRAPH_SPLIT record never is), 'outlier' (a steady graph over 10x its (batch,
     phase) group's median wall, when at most a quarter of the group's steady graphs are) or
@@ -902,7 +902,7 @@ def synthetic():
     print("ok    --fail-on-regression: 20% slower everywhere exits 3 at 10% over 3 runs a side, 0 at 25%, "
           "0 with one run a side")
 
-    # a huge delta keeps its column (issue 25: "+31797.5%" overflowed it); --by keeps its order
+    # a huge delta keeps its column ("+31797.5%" is wider than it); --by keeps its order
     huge_b, huge_n = os.path.join(WORK, "syn-huge-b.json"), os.path.join(WORK, "syn-huge-n.json")
     write_profile(huge_b, [rec("ADD", 1000, 100, 0, 0)])
     write_profile(huge_n, [rec("ADD", 318975, 100, 0, 0)])
@@ -1239,7 +1239,7 @@ def doc_table(src):
 
 
 def kineto_bar(data, src):
-    """Issue 23's bar on a real pair of different GPUs and kernel libraries (HTA's A100 and
+    """The pairing bar on a real pair of different GPUs and kernel libraries (HTA's A100 and
     V100 runs of one training step, tests/diff/data/README.md): at least 80% of BASE's GPU
     time in --by op groups with both sides, groups and totals equal to Python's own reading
     of the traces (every GPU activity's duration, summed)."""
@@ -1404,7 +1404,7 @@ def kineto_training_layers():
 def kineto_fusion_credit():
     """A CPU op whose kernels were renamed (fp32 sgemm -> bf16 nvjet) and lost a small split-K
     reduction on some calls: the fusion line credits the reduction kernels' own time, not the
-    whole speed-up of the op (issue 23: -113.8 ms credited for a kernel worth 0.23 ms)."""
+    whole speed-up of the op (which would credit -113.8 ms to a kernel worth 0.23 ms)."""
     def build(kernels):
         ev, t, corr = [], 1000.0, 1
         for call in kernels:

@@ -5,11 +5,11 @@
  * names, a graph's phase and tokens from its first MUL_MAT, records held until then, runs of
  * consecutive records, fused names).
  */
-#include "analyze/diff.h"
-#include "analyze/fused_name.h"
-#include "analyze/op_category.h"
+#include "analyze/diff/diff.h"
+#include "analyze/record/fused_name.h"
+#include "analyze/record/op_category.h"
 #include "test.h"
-#include "analyze/welch.h"
+#include "analyze/diff/welch.h"
 
 #include <math.h>
 
@@ -270,8 +270,9 @@ static int test_align(void) {
 }
 
 /* CPU and Vulkan name one fused group two ways ("RMS_NORM+MUL", ggml-vulkan's "RMS_NORM_MUL");
- * the diff aligns them as one row, and neither side is a fusion difference (issue 25: every
- * row was only in BASE or only in NEW, and the fusion section said "no run of these ops"). */
+ * the diff aligns them as one row, and neither side is a fusion difference (two spellings
+ * would leave every row only in BASE or only in NEW, and a fusion section of "no run of these
+ * ops"). */
 static int test_fused_vocabulary(void) {
     char buf[128];
     ASSERT_EQ_STR(opscope_fused_name_canonical("RMS_NORM_MUL", 2, buf, sizeof buf), "RMS_NORM+MUL");
@@ -310,7 +311,7 @@ static int test_fused_vocabulary(void) {
 
 /* llama-server decoding 4 sequences at once: the first MUL_MAT multiplies 4 rows, the
  * attention's queries are 1 token in each of 4 sequences (ne [32, 1, 8, 4], as captured):
- * a decode step (issue 25: counted as prefill). A prompt of 26 tokens in 4 sequences is
+ * a decode step (its 4 rows alone would say prefill). A prompt of 26 tokens in 4 sequences is
  * prefill; a graph without attention falls back to its MUL_MAT's rows. */
 static int test_phase_per_sequence(void) {
     opscope_diff_side_t *s = opscope_diff_side_new(OPSCOPE_DIFF_KEY_PHASE);

@@ -1,16 +1,16 @@
 /*
- * test_warm_defer.c - warm-up apart decided in the one read (analyze/warm_defer.h) on record
+ * test_warm_defer.c - warm-up apart decided in the one read (analyze/ggml/warm_defer.h) on record
  * streams made by hand: which records reach the steady-state filter and in what order, the
  * hand-counted answer (the load and the first compute of each topology left out), the same
  * as the two-pass way (graphs, then the filter with the list), and the check that refuses
  * a guess the end proves wrong (a stall, decisions forced by the byte bound); the held
- * copies (analyze/rec_fifo.h) equal to what was pushed, through wrap-arounds.
+ * copies (analyze/ggml/rec_fifo.h) equal to what was pushed, through wrap-arounds.
  */
-#include "analyze/graph_filter.h"
-#include "analyze/graphs.h"
-#include "analyze/rec_fifo.h"
-#include "analyze/warm_apart.h"
-#include "analyze/warm_defer.h"
+#include "analyze/ggml/graph_filter.h"
+#include "analyze/ggml/graphs.h"
+#include "analyze/ggml/rec_fifo.h"
+#include "analyze/ggml/warm_apart.h"
+#include "analyze/ggml/warm_defer.h"
 #include "test.h"
 
 #include <stdio.h>

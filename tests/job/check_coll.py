@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""NCCL collectives (issue 31, item 6) against an independent computation from the raw traces.
+"""NCCL collectives against an independent computation from the raw traces.
 
   check_coll.py OPSCOPE TRACE...
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Per-rank summaries made by Dask's distributed scheduler combine into the job (issue 31, item 7).
+"""Per-rank summaries made by Dask's distributed scheduler combine into the job.
 
     dask_job.py OPSCOPE TRACES_DIR SUMMARIES_DIR [--workers 4]
 

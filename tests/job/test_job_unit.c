@@ -3,10 +3,10 @@
  * interval arithmetic, ranks from file names, one GPU rank fed through its collector (shares,
  * overlap, idle split, queue, launch delays) and the straggler and its cause.
  */
-#include "analyze/collectives.h"
-#include "analyze/job.h"
-#include "analyze/job_iv.h"
-#include "analyze/job_rank.h"
+#include "analyze/kineto/collectives.h"
+#include "analyze/job/job.h"
+#include "analyze/job/job_iv.h"
+#include "analyze/job/job_rank.h"
 #include "model/strtab.h"
 #include "read/job_summary.h"
 #include "test.h"

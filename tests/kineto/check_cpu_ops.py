@@ -6,11 +6,11 @@ Usage: check_cpu_ops.py OPSCOPE DIR
 DIR holds what torch_traces.py wrote in the forky root: per run NAME.json and NAME.ka.json
 (torch's key_averages of the same run), and BASE.ka.json for the older shipped traces
 (tests/kineto/traces/BASE.json.gz). For every trace, per CPU op name of key_averages:
-count equal, self and inclusive time within 1% or 2 us a call (the bar of issue 30), and no
+count equal, self and inclusive time within 1% or 2 us a call, and no
 name on one side only. Then, on the runs: cpu_bound true, the console leads with the CPU
 section, JSON phases (backward and optimizer found from CPU ops), and `opscope diff` of two
 CPU traces pairs at least 90% of BASE's self time (the JSON's groups present on both sides).
-Prints the comparison table (the report's figures for issue 30).
+Prints the comparison table, so a run shows how close each name came.
 """
 import gzip
 import json

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The critical path (analyze/critical_path.c) against HTA's own figures and independent sums.
+"""The critical path (analyze/kineto/critical_path.c) against HTA's own figures and independent sums.
 
 Usage: check_critical_path.py CPATH_DUMP OPSCOPE TRACES_DIR CP_DIR WORK_DIR
 
@@ -8,7 +8,7 @@ HolisticTraceAnalysis at f4d0062, Debian's pandas 1.5 / networkx 2.8, with its t
 CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE=1) on the same traces and windows, summing
 get_critical_path_breakdown() by bound_by (microseconds). simple_add's shares are also the
 ones HTA publishes in examples/critical_path_analysis.ipynb (cpu_bound 99.779087%,
-gpu_compute_bound 0.210157%); alexnet's are the issue's 89.4% CPU / 10.4% GPU compute.
+gpu_compute_bound 0.210157%); alexnet's split is 89.4% CPU / 10.4% GPU compute.
 
 Each window is found here from the JSON alone, as HTA picks it: instance I of the annotation
 (by start), or for "" the span of every complete event. Checked:

@@ -7,8 +7,8 @@
  * figures and its own sums. Exit status 2 on a read error.
  * Usage: cpath_dump TRACE [START_NS END_NS]...
  */
-#include "analyze/critical_path.h"
-#include "analyze/kineto.h"
+#include "analyze/kineto/critical_path.h"
+#include "analyze/kineto/kineto.h"
 #include "read/readers.h"
 
 #include <inttypes.h>

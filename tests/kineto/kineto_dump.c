@@ -7,8 +7,8 @@
  * Usage: kineto_dump [--chrome|--report] TRACE   (--chrome: read as a Chrome trace, not
  * detected; --report: print the report's Kineto section only)
  */
-#include "analyze/kineto.h"
-#include "export/kineto_report.h"
+#include "analyze/kineto/kineto.h"
+#include "export/kineto/kineto_report.h"
 #include "util/out.h"
 #include "read/readers.h"
 #include "model/strtab.h"

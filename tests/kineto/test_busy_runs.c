@@ -1,9 +1,9 @@
 /*
- * test_busy_runs.c - the union of start-sorted runs (analyze/busy_runs.c) against hand-counted
+ * test_busy_runs.c - the union of start-sorted runs (analyze/intervals/busy_runs.c) against hand-counted
  * cases (overlap across runs, touching and empty intervals, clipping, empty runs) and against a
  * bitmap of every nanosecond for random runs with more than 4,096 intervals each.
  */
-#include "analyze/busy_runs.h"
+#include "analyze/intervals/busy_runs.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -63,7 +63,7 @@ static int test_random(void) {
         all += bit[x];
         in += bit[x] && x >= lo && x < hi;
     }
-    ASSERT_TRUE(v[RUNS * PER - 1].e < SPAN);
+    ASSERT_LT_INT(v[RUNS * PER - 1].e, SPAN);
     ASSERT_EQ_U64(total(v, runs, RUNS, INT64_MIN, INT64_MAX), all);
     ASSERT_EQ_U64(total(v, runs, RUNS, lo, hi), in);
     free(v);

@@ -1,9 +1,9 @@
-/* Unit tests of the CPU-op records (analyze/cpu_ops.c) on small inline traces: nesting as
+/* Unit tests of the CPU-op records (analyze/kineto/cpu_ops.c) on small inline traces: nesting as
  * torch computes it, torch's duplicate folding and filtered names, async gloo ranges, the
  * legacy profiler's format, steps, threads and phases. Expected figures are worked out by
  * hand from the intervals below (microseconds in the trace, ns in the results). */
-#include "analyze/cpu_ops.h"
-#include "analyze/kineto.h"
+#include "analyze/kineto/cpu_ops.h"
+#include "analyze/kineto/kineto.h"
 #include "read/readers.h"
 #include "model/strtab.h"
 #include "test.h"
@@ -167,9 +167,11 @@ static int test_order(void) {
     ASSERT_EQ_U64(group(k, "aten::linear")->self_ns, 12000);
     ASSERT_EQ_U64(group(k, "forward")->self_ns, 10000);
     ASSERT_EQ_U64(group(k, "ProfilerStep*")->self_ns, 30000);
-    for (size_t i = 1; i < r->n_recs; i++) /* by thread, then start */
-        ASSERT_TRUE(r->recs[i - 1].thread < r->recs[i].thread ||
-                    (r->recs[i - 1].thread == r->recs[i].thread && r->recs[i - 1].start_ns <= r->recs[i].start_ns));
+    for (size_t i = 1; i < r->n_recs; i++) { /* by thread, then start */
+        ASSERT_LE_U64(r->recs[i - 1].thread, r->recs[i].thread);
+        if (r->recs[i - 1].thread == r->recs[i].thread)
+            ASSERT_LE_INT(r->recs[i - 1].start_ns, r->recs[i].start_ns);
+    }
     opscope_kineto_free(k);
     opscope_strtab_free(names);
     return 0;
@@ -198,9 +200,11 @@ static int test_many_runs(void) {
     free(t);
     const opscope_cpu_ops_results *r = opscope_cpu_ops_results_get(opscope_kineto_cpu_ops(k));
     ASSERT_EQ_U64(r->n_recs, 13000);
-    for (size_t i = 1; i < r->n_recs; i++)
-        ASSERT_TRUE(r->recs[i - 1].thread < r->recs[i].thread ||
-                    (r->recs[i - 1].thread == r->recs[i].thread && r->recs[i - 1].start_ns < r->recs[i].start_ns));
+    for (size_t i = 1; i < r->n_recs; i++) { /* by thread, then start, no two starts alike */
+        ASSERT_LE_U64(r->recs[i - 1].thread, r->recs[i].thread);
+        if (r->recs[i - 1].thread == r->recs[i].thread)
+            ASSERT_LT_INT(r->recs[i - 1].start_ns, r->recs[i].start_ns);
+    }
     ASSERT_EQ_U64(r->self_ns, 13000 * 500); /* nothing nests: every slice is its own time */
     opscope_kineto_free(k);
     opscope_strtab_free(names);

@@ -1,10 +1,10 @@
 /*
- * test_critical_path - analyze/critical_path.c on hand-made events whose path and breakdown
+ * test_critical_path - analyze/kineto/critical_path.c on hand-made events whose path and breakdown
  * are worked out by hand (in the comments): a launch, a kernel and a device sync; kernels
  * queued on a stream; a cudaStreamWaitEvent between streams; a kernel queued behind work
  * launched before the window.
  */
-#include "analyze/critical_path.h"
+#include "analyze/kineto/critical_path.h"
 #include "test.h"
 
 typedef struct ev { char kind; const char *name; int64_t a, b, corr, dev, stream, wait_stream, wait_corr; } ev;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real PyTorch CPU traces for the CPU-op checks (issue 30), in the test's working directory:
+# Real PyTorch CPU traces for the CPU-op checks, in the test's working directory:
 #   torch_cpu.sh --setup           makes torch/ with Debian's python3-torch in the forky root
 #                                  (tests/kineto/torch_traces.py: traces + torch's key_averages)
 #   torch_cpu.sh --check OPSCOPE   compares opscope's CPU ops with them (check_cpu_ops.py)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""%Time of a merged RPC profile counts each instant once per machine (issue 25).
+"""%Time of a merged RPC profile counts each instant once per machine.
 
 The fixture is a real merge (tests/capture_e2e/t_rpc.py one: llama-completion -n 16 on the
 tiny model over --rpc to a profiled ggml-rpc-server, then opscope merge). The client's

@@ -1,6 +1,6 @@
 /* Clock offset estimation on synthetic request intervals: the true offset is set by the
  * test, the events are built from it with random latencies, and the estimator must bound it. */
-#include "analyze/clock_align.h"
+#include "analyze/rpc/clock_align.h"
 #include "test.h"
 
 /* xorshift: reproducible, no libc rand state */
@@ -40,7 +40,8 @@ static int test_bounds_reject_mismatch(void) {
     opscope_align_bounds(c, s, 4, &r);
     ASSERT_EQ_INT(r.n_rejected, 1);
     ASSERT_EQ_INT(r.n_used, 3);
-    ASSERT_TRUE(r.lo_ns <= 500 && 500 <= r.hi_ns);
+    ASSERT_LE_INT(r.lo_ns, 500);
+    ASSERT_GE_INT(r.hi_ns, 500);
     ASSERT_EQ_INT(r.hi_ns, 510);  /* min(520, 510, 530) */
     ASSERT_EQ_INT(r.lo_ns, 490);  /* max(490, 480, 490) */
     return 0;
@@ -83,14 +84,14 @@ static int run_case(int64_t offset, int n_tokens, int n_foreign, int drop_every)
     opscope_align_result r;
     ASSERT_EQ_INT(opscope_align_estimate(c, nc, s, ns, &r, NULL), 0);
     ASSERT_EQ_INT(r.ok, 1);
-    ASSERT_TRUE(r.lo_ns <= offset);
-    ASSERT_TRUE(offset <= r.hi_ns);
+    ASSERT_LE_INT(r.lo_ns, offset);
+    ASSERT_LE_INT(offset, r.hi_ns);
     /* the bound is as tight as the fastest latencies allow: lowest send latency 30 us and
      * answer latency 10 us give a width near 40 us after many tokens; 200 us is the bar */
     ASSERT_LE_U64((uint64_t)(r.hi_ns - r.lo_ns), 200000);
     int64_t err = r.offset_ns - offset;
     ASSERT_LE_U64((uint64_t)(err < 0 ? -err : err), 100000);
-    ASSERT_TRUE(r.n_used >= (size_t)n_tokens);
+    ASSERT_GE_U64(r.n_used, (size_t)n_tokens);
     return 0;
 }
 

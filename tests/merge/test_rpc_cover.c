@@ -1,8 +1,8 @@
-/* test_rpc_cover.c - the client RPC time a merged profile's servers cover (analyze/rpc_cover.h):
+/* test_rpc_cover.c - the client RPC time a merged profile's servers cover (analyze/rpc/rpc_cover.h):
  * roles from backends, the sweep's overlaps against unions worked out by hand, records out of
  * order, more open client records than kept. */
 #include "test.h"
-#include "analyze/rpc_cover.h"
+#include "analyze/rpc/rpc_cover.h"
 
 typedef struct credits {
     uint64_t by_group[128];

@@ -374,8 +374,8 @@ def chrome_names(opscope, work):
 
 
 def chrome_lanes(opscope, work):
-    """Lanes by backend, splits collapsed (issue 25: whisper gave 34 lanes, most with one
-    bar): a scheduler's splits alternating between two backends give one compute lane per
+    """Lanes by backend, splits collapsed (a lane per split gives whisper 34 lanes, most with
+    one bar): a scheduler's splits alternating between two backends give one compute lane per
     backend and one for copies; --chrome-splits gives one per split again."""
     recs, t = [], 1000
     for i in range(12):
@@ -495,10 +495,10 @@ def bad_inputs(opscope, work):
         "bad_escape": good.replace('"ADD"', '"A\\qD"'),
         "record_not_object": '{"profiler":"ggml","version":2,"records":[5]}',
         "backends_not_array": good.replace('"backends":[]', '"backends":{"x":1}'),
-        # cut short before its first complete record: nothing to report (issue 32)
+        # cut short before its first complete record: nothing to report
         "cut_before_first_record": good[: len(good) // 2],
         # llama-bench's own outputs (-o json, jsonl, sql, csv, md; their first lines as
-        # llama-bench writes them) and another tool's JSON are named (issue 32)
+        # llama-bench writes them) and another tool's JSON are named: the user learns what was given
         "llama_bench_json": '[\n  {\n    "build_commit": "unknown",\n    "build_number": 0,\n'
                             '    "model_filename": "/models/a.gguf",\n    "n_prompt": 16,\n'
                             '    "avg_ts": 10.5\n  }\n]\n',
@@ -531,7 +531,7 @@ def bad_inputs(opscope, work):
             check("llama-bench's results (-o %s)" % fmt in lines[0], "bad input %s: named (%r)" % (name, lines[0]))
         if name == "cut_before_first_record":
             check("before its first complete record" in lines[0], "bad input %s: said (%r)" % (name, lines[0]))
-    # a directory is a distributed job (issue 31); one of ggml profiles only: one line that says
+    # a directory is a distributed job; one of ggml profiles only: one line that says
     # so once, exit 2
     gdir = os.path.join(work, "ggml_dir")
     os.makedirs(gdir, exist_ok=True)

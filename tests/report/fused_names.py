@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """fused_names.py OPSCOPE WORKDIR - one fused-name vocabulary in report, SQLite and view, as in
-diff (issue 25): a Vulkan record names its fused group as ggml-vulkan's perf logger does
+diff: a Vulkan record names its fused group as ggml-vulkan's perf logger does
 ("RMS_NORM_MUL", "MULTI_ADD"); every output names it as the CPU backend's records name the
 same group ("RMS_NORM+MUL", as in real CPU profiles), so CPU and Vulkan rows read alike."""
 import json

@@ -58,7 +58,7 @@ def graphs_of(recs):
 
 
 def topology(rs):
-    """A graph's topology (issue 32, warm-up): the multiset of its op records' (name, backend)."""
+    """A graph's topology (warm-up's key): the multiset of its op records' (name, backend)."""
     return frozenset(collections.Counter((r["name"], r["backend_id"]) for r in rs if r.get("type", 0) == 0).items())
 
 
@@ -158,7 +158,7 @@ def expected_groups(recs):
         for k, m in (("_op", "median_op_ns"), ("_wall", "median_wall_ns")):
             v = sorted(e.pop(k))
             e[m] = v[(len(v) - 1) // 2]
-        # outliers: graphs whose wall is over 10x the group's median (issue 32)
+        # outliers: graphs whose wall is over 10x the group's median
         out_g = [(w, g) for w, g in e.pop("_wg") if w > 10 * e["median_wall_ns"]]
         if out_g:
             top = max(out_g, key=lambda x: (x[0], -x[1]))
@@ -306,7 +306,7 @@ for args, what in ((["--batch", "x"], "expected N, A-B or A-"), (["--batch", "5-
 r = run([opscope, "report", "-", "--batch", "1"], input=b"{}")
 check(r.returncode == 1 and b"not stdin" in r.stderr, f"report - --batch 1: exit 1 ({r.stderr.strip()[:120]})")
 
-# outliers (issue 32): a Vulkan run whose first graphs compiled pipelines; every group's
+# outliers: a Vulkan run whose first graphs compiled pipelines; every group's
 # outlier fields against the groups computed here from the records
 vk = os.path.join(data, "ggml", "vk-f32-n4.json.gz")
 out = os.path.join(work, "vk-outliers.json")
@@ -320,7 +320,7 @@ if check(r.returncode == 0, f"vk-f32-n4: report --json exits 0 ({r.stderr.strip(
           f"vk-f32-n4: the outliers of each group equal those computed from the records ({pick(got)})")
     r = report(vk)
     check("outliers (wall > 10x the group's median" in r.stdout, "vk-f32-n4: the console flags them")
-# warm-up (issue 32): Vulkan runs whose first computes created pipelines (GRAPH_SPLIT records
+# warm-up: Vulkan runs whose first computes created pipelines (GRAPH_SPLIT records
 # alone, and per-op device records): the first compute of each topology is the warm-up
 for nm in ("vk-f32-n4", "vk-ops-f32-n4"):
     vp = os.path.join(data, "ggml", nm + ".json.gz")

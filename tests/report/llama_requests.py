@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""llama_requests.py OPSCOPE WORKDIR - a llama-server run's requests (issue 32): a hand-written
+"""llama_requests.py OPSCOPE WORKDIR - a llama-server run's requests: a hand-written
 profile whose capture.run.decodes are llama_decode calls of three slots (prompts in one call
 and over two, a call of several micro-batches, a call that failed, a graph the profile lacks,
 a slot reused by a new request) through `opscope report`: summary.decodes and summary.requests

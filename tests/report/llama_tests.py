@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""llama_tests.py OPSCOPE WORKDIR - what ran (issue 32): a hand-written llama-bench-like
+"""llama_tests.py OPSCOPE WORKDIR - what ran: a hand-written llama-bench-like
 profile (two contexts, a warm-up and two repetitions each, a BLAS backend on netlib's
 reference BLAS, 2 threads on 4 CPUs) through `opscope report`: the capture's run members kept
 in --json, summary.tests and summary.notes against the documented rules computed here, the

@@ -131,7 +131,7 @@ def main():
             check(near(g["traffic_gbps"], want[key] / g["total_ns"]), "%r traffic_gbps" % (key,))
         else:
             check(g["intensity"] is None and g["traffic_gbps"] is None, "%r: unknown traffic given a number" % (key,))
-    # MUL_MAT reads at least its weights (the bar, on this profile)
+    # MUL_MAT reads at least its weights: no traffic figure can be below the bytes it must read
     mm = [g for g in summ["ops"] if g["name"] == "MUL_MAT" and g["backend_id"] == 0][0]
     check(mm["traffic_bytes"] >= 2 * nbytes(*MM_W), "MUL_MAT traffic below its weights")
     # SET_ROWS output bytes as recorded stay the seed's (this file says the cache size)

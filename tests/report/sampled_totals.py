@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """sampled_totals.py OPSCOPE WORKDIR - the estimates of sampled device timing marked in every
-report (issue 32): a profile written here, as the capture writes one under the default
+report: a profile written here, as the capture writes one under the default
 `--gpu-timing sampled` (device-timed records with weights, sampled-out GRAPH_SPLITs with their
 nodes' batch and queries), and the same workload as `--gpu-timing all` writes it (every compute
 timed, no weight). Checked against figures computed here from the records:

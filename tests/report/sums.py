@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Sums that cannot wrap (issue 33): durations beyond any real run are bad input.
+"""Sums that cannot wrap: durations beyond any real run are bad input.
 
   sums.py OPSCOPE WORKDIR
 

@@ -1,8 +1,8 @@
-/* test_derived.c - a record's derived values (analyze/derived.h): each equal to what the
+/* test_derived.c - a record's derived values (analyze/record/derived.h): each equal to what the
  * public functions compute on its own, and made once per record in a session, shared by the
  * stats and every output that takes them. */
-#include "analyze/derived.h"
-#include "analyze/session.h"
+#include "analyze/record/derived.h"
+#include "analyze/session/session.h"
 #include "model/ggml_vocab.h"
 #include "test.h"
 

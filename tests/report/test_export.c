@@ -1,12 +1,12 @@
 /* test_export.c - Chrome trace, JSON export and text report from an in-memory profile. */
-#include "export/chrome.h"
-#include "export/json_export.h"
+#include "export/chrome/chrome.h"
+#include "export/json/json_export.h"
 #include "opscope.h"
 #include "util/out.h"
-#include "analyze/stats.h"
-#include "analyze/tee.h"
+#include "analyze/ggml/stats.h"
+#include "analyze/session/tee.h"
 #include "test.h"
-#include "export/text.h"
+#include "export/console/text.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>

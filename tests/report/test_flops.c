@@ -1,6 +1,6 @@
 /* test_flops.c - FLOPs formulas, ggml type names and sub-op names. */
 #include "opscope.h"
-#include "analyze/stats.h"
+#include "analyze/ggml/stats.h"
 #include "test.h"
 
 static void set_src(opscope_record *r, int i, int64_t a, int64_t b, int64_t c, int64_t d) {

@@ -1,7 +1,7 @@
-/* test_graphs.c - per graph aggregates and the groups by batch (analyze/graphs.h) against
+/* test_graphs.c - per graph aggregates and the groups by batch (analyze/ggml/graphs.h) against
  * figures worked out by hand below. */
-#include "analyze/graph_filter.h"
-#include "analyze/graphs.h"
+#include "analyze/ggml/graph_filter.h"
+#include "analyze/ggml/graphs.h"
 #include "opscope.h"
 #include "test.h"
 
@@ -285,15 +285,21 @@ static int test_filter(void) {
         for (int i = 0; i < c.records; i++) {
             int64_t id = c.graphs[i];
             int64_t batch = id == 5 || id == 9 ? 12 : id == 10 ? 0 : 1;
-            if (cases[k].by_graph) ASSERT_TRUE(id >= cases[k].graphs.lo && id <= cases[k].graphs.hi);
-            if (cases[k].by_batch) ASSERT_TRUE(batch >= cases[k].batch.lo && batch <= cases[k].batch.hi);
+            if (cases[k].by_graph) {
+                ASSERT_GE_INT(id, cases[k].graphs.lo);
+                ASSERT_LE_INT(id, cases[k].graphs.hi);
+            }
+            if (cases[k].by_batch) {
+                ASSERT_GE_INT(batch, cases[k].batch.lo);
+                ASSERT_LE_INT(batch, cases[k].batch.hi);
+            }
         }
     }
     opscope_graphs_free(idx);
     return 0;
 }
 
-/* llama-server decoding 4 sequences at once (issue 25): its graphs multiply 4 rows, but the
+/* llama-server decoding 4 sequences at once: its graphs multiply 4 rows, but the
  * attention's queries are 1 token in each of 4 sequences (src0 ne [32, 1, 8, 4], as captured):
  * decode steps, not prompts. Graph 0: a 104-token prompt over 4 sequences (26 queries each),
  * prefill. Graphs 1, 2: batch 4, decode. Graph 3: no attention, 1 row: decode; graph 4: no

@@ -1,5 +1,5 @@
 /* test_lanes.c - lane assignment: no overlap on a lane, no time shift, lanes reused. */
-#include "export/chrome_lanes.h"
+#include "export/chrome/chrome_lanes.h"
 #include "test.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
-/* test_session.c - the session (analyze/session.h) over fake outputs: the order of their
+/* test_session.c - the session (analyze/session/session.h) over fake outputs: the order of their
  * steps, what a failure of one does to the others, and what each sees of the analyses. */
-#include "analyze/session.h"
+#include "analyze/session/session.h"
 #include "test.h"
 
 #include <string.h>

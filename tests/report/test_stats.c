@@ -1,8 +1,8 @@
 /* test_stats.c - streaming aggregation: groups, representative shapes, top records,
  * inefficiency, copies by direction, per-shape groups, backends. */
 #include "opscope.h"
-#include "analyze/stats.h"
-#include "analyze/busy.h"
+#include "analyze/ggml/stats.h"
+#include "analyze/intervals/busy.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -182,7 +182,7 @@ static int test_bounded(void) {
         ASSERT_EQ_INT(opscope_stats_add(s, &r), 0);
     }
     uint64_t heap1 = heap_in_use();
-    ASSERT_TRUE(heap0 > 0);
+    ASSERT_GT_U64(heap0, 0);
     ASSERT_LE_U64(heap1 > heap0 ? heap1 - heap0 : 0, 4096);
     ASSERT_EQ_INT(opscope_stats_finish(s), 0);
     ASSERT_EQ_U64(opscope_stats_n_ops(s), 60);
@@ -191,7 +191,7 @@ static int test_bounded(void) {
     ASSERT_EQ_U64(opscope_stats_totals(s)->total_ns, sum);
     ASSERT_EQ_U64(opscope_stats_top(s, 0)->duration_ns, maxd);
     for (size_t i = 1; i < opscope_stats_n_top(s); i++)
-        ASSERT_TRUE(opscope_stats_top(s, i)->duration_ns <= opscope_stats_top(s, i - 1)->duration_ns);
+        ASSERT_LE_U64(opscope_stats_top(s, i)->duration_ns, opscope_stats_top(s, i - 1)->duration_ns);
     opscope_stats_free(s);
     return 0;
 }
@@ -320,14 +320,14 @@ static int test_sampled(void) {
 static int test_busy_window(void) {
     opscope_busy b = {0};
     for (uint64_t i = 0; i < 200000; i++) ASSERT_EQ_INT(opscope_busy_add(&b, 10 * i, 10 * i + 7), 0);
-    ASSERT_TRUE(b.cap <= OPSCOPE_BUSY_WINDOW);
+    ASSERT_LE_U64(b.cap, OPSCOPE_BUSY_WINDOW);
     ASSERT_EQ_U64(b.n_late, 0);
     ASSERT_EQ_U64(opscope_busy_total(&b), 1400000);
     ASSERT_EQ_INT(opscope_busy_add(&b, 15, 17), 0);
     ASSERT_EQ_U64(b.n_late, 1);
     ASSERT_EQ_U64(opscope_busy_total(&b), 1400000);
     uint64_t w = b.watermark;
-    ASSERT_TRUE(w > 0);
+    ASSERT_GT_U64(w, 0);
     ASSERT_EQ_INT(opscope_busy_add(&b, w - 1, w + 2), 0); /* [w, w+2) lies in a gap after w */
     ASSERT_EQ_U64(b.n_late, 2);
     ASSERT_EQ_U64(opscope_busy_total(&b), 1400002);
@@ -364,7 +364,7 @@ static int test_busy_trace_meta(void) {
     return 0;
 }
 
-/* One fused-name vocabulary in the report, as in diff (issue 25): a Vulkan record names its
+/* One fused-name vocabulary in the report, as in diff: a Vulkan record names its
  * fused group as ggml-vulkan's perf logger does ("RMS_NORM_MUL", "MULTI_ADD"); the report
  * shows it as the CPU backend's records name the same group ("RMS_NORM [fused:
  * RMS_NORM+MUL]", as in real CPU profiles), so both backends' rows read alike. A copy's

@@ -52,7 +52,7 @@ function pixel(img, x, y) {
   await page.setViewportSize({ width: 1400, height: 1000 });
   await page.goto('file://' + htmlPath);
   await page.waitForFunction(() => window.opscope && window.opscope.ready, null, { timeout: 30000 });
-  // Splits collapsed by default (issue 25): Vulkan0's two splits share one lane, whose
+  // Splits collapsed by default: Vulkan0's two splits share one lane, whose
   // sub-rows hold split 1's ADDs (they overlap split 0's MUL_MATs) and the ADD that overlaps
   // them; copies and CPU keep a lane each. A record still names its split in the tooltip.
   const col = await page.evaluate(() => ({ shown: opscope.shownLanes(), labels: opscope.laneLabels().map((l) => l.full),

@@ -1,5 +1,5 @@
 // cpath_view.js OPSCOPE OUTDIR TRACE... [--job DIR] [--annotated TRACE NAME INSTANCE]
-// The critical path drawn by the viewer (issue 31 item 4), in Debian's headless chromium, on
+// The critical path drawn by the viewer, in Debian's headless chromium, on
 // HTA's critical-path test traces (alexnet, simple_add, cuda_event_sync) and a job's page.
 // Per trace: `opscope report --json` says how many hops the path makes between lanes
 // (summary.kineto.critical_path.hops) and `--chrome-trace` writes them as critical_path flows;

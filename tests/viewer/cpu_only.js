@@ -4,7 +4,7 @@
 // (`opscope report --chrome-trace`) read back, in Debian's headless chromium: the drawn span
 // equals the trace's own span (its first CPU slice's start to its last one's end, read here
 // from the trace), one CPU lane per thread with the trace's nesting depth, every CPU slice
-// and profiler step there, pixels drawn in the CPU rows of a screenshot (issue 30).
+// and profiler step there, pixels drawn in the CPU rows of a screenshot.
 'use strict';
 const fs = require('fs');
 const path = require('path');

@@ -4,7 +4,7 @@
 // function of the trace, the
 // profiler steps are marked, and the GPU busy fraction per device equals the union of the
 // device's kernels, memcpys and memsets over the steps' window, all computed here from the
-// trace itself (issue 23).
+// trace itself.
 'use strict';
 const fs = require('fs');
 const path = require('path');

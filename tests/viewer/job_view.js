@@ -1,5 +1,5 @@
 // job_view.js OPSCOPE OUTDIR DIR[:RANK:CAUSE]...
-// `opscope view DIR` (a distributed job: issue 31) in Debian's headless chromium. For each
+// `opscope view DIR` (a distributed job) in Debian's headless chromium. For each
 // folder of Kineto traces, the expected page is worked out here from the traces' JSON alone:
 // each trace's rank (distributedInfo, else the number after "rank" in its file name), its CPU
 // threads, GPU lanes (one per stream, copies apart) and activities, and its profiler steps'

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""job_view_mem.py OPSCOPE WORK TRACE - `opscope view DIR` keeps one rank in memory (issue 31).
+"""job_view_mem.py OPSCOPE WORK TRACE - `opscope view DIR` keeps one rank in memory.
 
 A job of 2 ranks and one of 8, each rank a link to TRACE (ranks from the file names), are
 viewed with --threads 1; each run's peak RSS is read from the kernel (getrusage of the child,

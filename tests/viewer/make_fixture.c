@@ -10,7 +10,7 @@
  * host name long enough that its lane labels cannot fit the label column whole.
  * Exit 0 ok, 1 usage, 2 on failure.
  */
-#include "export/html.h"
+#include "export/html/html.h"
 #include "opscope.h"
 
 #include <stdio.h>

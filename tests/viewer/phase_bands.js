@@ -1,6 +1,6 @@
 // phase_bands.js OPSCOPE PYTHON3 BASE.json.gz NEW.json.gz OUTDIR
 // A real llama.cpp run split between BLAS and the CPU (tests/viewer/data/blas-*.json.gz) in
-// Debian's headless chromium, through `opscope view` and `opscope diff --html` (issue 32):
+// Debian's headless chromium, through `opscope view` and `opscope diff --html`:
 // - the viewer and both runs of the diff page draw a phase band per run of prefill / decode
 //   computes and a band per graph compute, with the labels, spans and phases that
 //   phase_spans.py computes from the profile's records alone, painted in the phase's colour,

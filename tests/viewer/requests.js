@@ -1,7 +1,6 @@
 // requests.js OPSCOPE PROFILE.json.gz OUTDIR
 // A real llama-server run (tests/viewer/data/server-requests.json.gz: 4 clients on 4 slots,
-// after llama.cpp's two warm-up runs) in Debian's headless chromium through `opscope view`
-// (issue 32):
+// after llama.cpp's two warm-up runs) in Debian's headless chromium through `opscope view`:
 // - the page has a requests row per slot under the phase and compute bands, one bar per
 //   request with the request number, seq, prompt and generated tokens, start, end of its
 //   prompt phase and end (ns after the first record, exact) that this test computes from the

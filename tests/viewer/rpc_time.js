@@ -3,7 +3,7 @@
 // chromium: %Time counts each instant once per machine (docs/metrics.md, "Merged RPC time").
 // Computed here from the records: the union of the server records' intervals, the client RPC
 // records' overlap with it; the page's op rows show (total - covered) / (all - covered), sum
-// to 100%, and its summary names the covered time (issue 25).
+// to 100%, and its summary names the covered time.
 'use strict';
 const fs = require('fs');
 const path = require('path');

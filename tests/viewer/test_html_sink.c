@@ -1,6 +1,6 @@
 /* test_html_sink.c - the HTML viewer sink: safety of the data block, decimation, graph
  * computes, errors. */
-#include "export/html.h"
+#include "export/html/html.h"
 #include "model/ggml_vocab.h"
 #include "opscope.h"
 #include "test.h"

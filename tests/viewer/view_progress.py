@@ -150,7 +150,8 @@ def check_big(opscope, work, kind, big):
         if p is None:
             continue
         check(p.returncode == 0, f"{kind} {cmd[1]} (pipe): exit {p.returncode}")
-        # no progress on a pipe; view names the page it wrote (issue 25: it said nothing)
+        # no progress on a pipe, but view still names the page it wrote: a silent run leaves the
+        # user no page to open
         want = (b"opscope view: wrote " + html.encode() + b" (70000 of 70000 records); open it in a browser\n"
                 if cmd[1] == "view" else b"")
         check(p.stderr == want, f"{kind} {cmd[1]} (pipe): stderr {p.stderr[:200]!r}, wanted {want!r}")

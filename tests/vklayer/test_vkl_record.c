@@ -345,19 +345,19 @@ static int check_items(const taken *t, const stream_pos *p, bool ser) {
     for (int i = 0; i < t->n; i++) {
         const vkl_cmd *c = &t->cmds[i];
         int s = written_at(c->slab0, c->q0), e = written_at(c->slab1, c->q1);
-        ASSERT_TRUE(s >= 0);
-        ASSERT_TRUE(e >= 0);
+        ASSERT_GE_INT(s, 0);
+        ASSERT_GE_INT(e, 0);
         /* the end after the item's last dispatch, before the next node's setup and the end */
-        ASSERT_TRUE(e > last_disp[i]);
-        ASSERT_TRUE(e < next_cmd[i] + 1);
-        ASSERT_TRUE(e < find_nth(EV_END, 0));
+        ASSERT_GT_INT(e, last_disp[i]);
+        ASSERT_LE_INT(e, next_cmd[i]);
+        ASSERT_LT_INT(e, find_nth(EV_END, 0));
         if (ser) {
             ASSERT_EQ_INT(g_ev[e - 1].kind, EV_BARRIER);
         }
         /* the start before the item's first setup command, after the previous node's dispatch */
-        ASSERT_TRUE(s < first_setup[i]);
+        ASSERT_LT_INT(s, first_setup[i]);
         if (i > 0 && i != 2) {
-            ASSERT_TRUE(s > last_disp[i - 1]);
+            ASSERT_GT_INT(s, last_disp[i - 1]);
         }
     }
     /* B's two dispatches are one node: one start, one end */
@@ -386,7 +386,7 @@ static int test_gpu_default(void) {
     int b0 = find_nth(EV_BARRIER, 0);
     ASSERT_EQ_INT(t.cmds[1].slab0, t.cmds[0].slab1);
     ASSERT_EQ_INT(t.cmds[1].q0, t.cmds[0].q1);
-    ASSERT_TRUE(written_at(t.cmds[0].slab1, t.cmds[0].q1) < b0);
+    ASSERT_LT_INT(written_at(t.cmds[0].slab1, t.cmds[0].q1), b0);
     /* A and C (beside B, no barrier) start at a top-of-pipe timestamp of their own, which does
      * not wait: on a GPU C keeps its overlap with B */
     ASSERT_EQ_INT(g_ev[written_at(t.cmds[0].slab0, t.cmds[0].q0)].stage, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
@@ -431,7 +431,7 @@ static int test_serialize(void) {
     /* none between B's dispatches but the program's own */
     ASSERT_EQ_INT(count(EV_BARRIER, p.disp[1], p.disp[2]), 1);
     /* A ends with its node, before the program's barrier that follows */
-    ASSERT_TRUE(written_at(t.cmds[0].slab1, t.cmds[0].q1) < find_nth(EV_BARRIER, 1));
+    ASSERT_LT_INT(written_at(t.cmds[0].slab1, t.cmds[0].q1), find_nth(EV_BARRIER, 1));
     /* and each item starts where the one before ended */
     ASSERT_EQ_INT(t.cmds[1].q0, t.cmds[0].q1);
     ASSERT_EQ_INT(t.cmds[3].q0, t.cmds[2].q1);
@@ -448,7 +448,7 @@ static int test_unlabelled(void) {
     ASSERT_EQ_INT(t.n, 4);
     ASSERT_TRUE(t.cmds[1].q1 != t.cmds[2].q1 || t.cmds[1].slab1 != t.cmds[2].slab1);
     for (int i = 0; i < t.n; i++) {
-        ASSERT_TRUE(written_at(t.cmds[i].slab0, t.cmds[i].q0) >= 0);
+        ASSERT_GE_INT(written_at(t.cmds[i].slab0, t.cmds[i].q0), 0);
         /* right after its dispatch */
         ASSERT_EQ_INT(written_at(t.cmds[i].slab1, t.cmds[i].q1), find_nth(EV_DISPATCH, i) + 1);
     }
@@ -470,7 +470,7 @@ static int test_event_closes(void) {
     ASSERT_EQ_U64(t.cmds[0].bytes, 256);
     int e = written_at(t.cmds[0].slab1, t.cmds[0].q1);
     ASSERT_EQ_INT(e, find_nth(EV_COPY, 0) + 1);
-    ASSERT_TRUE(e < find_nth(EV_SET_EVENT, 0));
+    ASSERT_LT_INT(e, find_nth(EV_SET_EVENT, 0));
     free(t.cmds);
     teardown();
     return 0;
@@ -490,8 +490,8 @@ static int test_many_items(void) {
     taken t = take(cb);
     ASSERT_EQ_INT(t.n, 3 * VKL_SLAB_Q);
     for (int i = 0; i < t.n; i++) {
-        ASSERT_TRUE(written_at(t.cmds[i].slab0, t.cmds[i].q0) >= 0);
-        ASSERT_TRUE(written_at(t.cmds[i].slab1, t.cmds[i].q1) > find_nth(EV_DISPATCH, i));
+        ASSERT_GE_INT(written_at(t.cmds[i].slab0, t.cmds[i].q0), 0);
+        ASSERT_GT_INT(written_at(t.cmds[i].slab1, t.cmds[i].q1), find_nth(EV_DISPATCH, i));
     }
     ASSERT_EQ_INT(count(EV_BARRIER, 0, g_nev), 0);
     free(t.cmds);
@@ -564,8 +564,8 @@ static int test_timed_then_untimed(void) {
     ASSERT_EQ_INT(t.n, 1);
     ASSERT_EQ_U64(t.cmds[0].scope, 7);
     int e = written_at(t.cmds[0].slab1, t.cmds[0].q1);
-    ASSERT_TRUE(e >= 0);
-    ASSERT_TRUE(e < find_nth(EV_DISPATCH, 1));
+    ASSERT_GE_INT(e, 0);
+    ASSERT_LT_INT(e, find_nth(EV_DISPATCH, 1));
     ASSERT_EQ_INT(count(EV_TS, 0, g_nev), 2);
     free(t.cmds);
     teardown();
@@ -586,7 +586,8 @@ static int test_group(void) {
     ASSERT_EQ_INT(count(EV_BARRIER, 0, g_nev), 2);
     /* A: its own start and end, the end before the program's barrier */
     int a_end = written_at(t.cmds[0].slab1, t.cmds[0].q1);
-    ASSERT_TRUE(a_end > p.disp[0] && a_end < find_nth(EV_BARRIER, 0));
+    ASSERT_GT_INT(a_end, p.disp[0]);
+    ASSERT_LT_INT(a_end, find_nth(EV_BARRIER, 0));
     /* B's dispatches and C: one start (A's end) and one end */
     for (int i = 1; i < 4; i++) {
         ASSERT_EQ_INT(t.cmds[i].slab0, t.cmds[0].slab1);
@@ -595,7 +596,8 @@ static int test_group(void) {
         ASSERT_EQ_INT(t.cmds[i].q1, t.cmds[3].q1);
     }
     int g_end = written_at(t.cmds[3].slab1, t.cmds[3].q1);
-    ASSERT_TRUE(g_end > p.disp[3] && g_end < find_nth(EV_END, 0));
+    ASSERT_GT_INT(g_end, p.disp[3]);
+    ASSERT_LT_INT(g_end, find_nth(EV_END, 0));
     ASSERT_EQ_U64(g_lost, 0);
     free(t.cmds);
     teardown();

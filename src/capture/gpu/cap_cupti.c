@@ -162,44 +162,32 @@ static bool calibrate(int64_t *off) {
 
 /* ---- callbacks ---- */
 
-static void *ptr_at(const void *base, size_t off) {
-    void *p;
-    memcpy(&p, (const char *)base + off, sizeof p);
-    return p;
-}
-
-static uint32_t u32_at(const void *base, size_t off) {
-    uint32_t v;
-    memcpy(&v, (const char *)base + off, sizeof v);
-    return v;
-}
-
 static uint64_t node_id(void *node) {
     uint64_t id = 0;
     return node && g_api.get_graph_node_id(node, &id) == OPSCOPE_CUPTI_SUCCESS ? id : 0;
 }
 
 static void on_resource(uint32_t cbid, const void *cbdata) {
-    const void *gd = ptr_at(cbdata, OPSCOPE_CUPTI_RESDATA_DESCRIPTOR);
+    const void *gd = opscope_cupti_ptr_at(cbdata, OPSCOPE_CUPTI_RESDATA_DESCRIPTOR);
     if (!gd) {
         return;
     }
     switch (cbid) {
     case OPSCOPE_CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
         t_node_created = true; /* inside a launch call: it was captured, not launched */
-        opscope_cupti_track_node_created(g_track, ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_GRAPH),
-                                         node_id(ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_NODE)),
-                                         u32_at(gd, OPSCOPE_CUPTI_GRAPHDATA_NODE_TYPE));
+        opscope_cupti_track_node_created(g_track, opscope_cupti_ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_GRAPH),
+                                         node_id(opscope_cupti_ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_NODE)),
+                                         opscope_cupti_u32_at(gd, OPSCOPE_CUPTI_GRAPHDATA_NODE_TYPE));
         break;
     case OPSCOPE_CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
-        opscope_cupti_track_node_cloned(g_track, ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_GRAPH),
-                                        node_id(ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_NODE)),
-                                        node_id(ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_ORIGINAL_NODE)),
-                                        u32_at(gd, OPSCOPE_CUPTI_GRAPHDATA_NODE_TYPE));
+        opscope_cupti_track_node_cloned(g_track, opscope_cupti_ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_GRAPH),
+                                        node_id(opscope_cupti_ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_NODE)),
+                                        node_id(opscope_cupti_ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_ORIGINAL_NODE)),
+                                        opscope_cupti_u32_at(gd, OPSCOPE_CUPTI_GRAPHDATA_NODE_TYPE));
         break;
     case OPSCOPE_CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED:
-        opscope_cupti_track_exec_created(g_track, ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_GRAPH_EXEC),
-                                         ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_GRAPH));
+        opscope_cupti_track_exec_created(g_track, opscope_cupti_ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_GRAPH_EXEC),
+                                         opscope_cupti_ptr_at(gd, OPSCOPE_CUPTI_GRAPHDATA_GRAPH));
         break;
     default:
         break;
@@ -213,8 +201,8 @@ static void on_api(int domain, uint32_t cbid, const void *cbdata) {
     if (role == OPSCOPE_CUPTI_ROLE_NONE) {
         return;
     }
-    uint32_t corr = u32_at(cbdata, OPSCOPE_CUPTI_CBDATA_CORRELATION_ID);
-    bool enter = u32_at(cbdata, OPSCOPE_CUPTI_CBDATA_SITE) == OPSCOPE_CUPTI_API_ENTER;
+    uint32_t corr = opscope_cupti_u32_at(cbdata, OPSCOPE_CUPTI_CBDATA_CORRELATION_ID);
+    bool enter = opscope_cupti_u32_at(cbdata, OPSCOPE_CUPTI_CBDATA_SITE) == OPSCOPE_CUPTI_API_ENTER;
     if (role == OPSCOPE_CUPTI_ROLE_CAPTURE_BEGIN || role == OPSCOPE_CUPTI_ROLE_CAPTURE_END) {
         /* this thread's launches between the two are captured into a graph, not run */
         if (role == OPSCOPE_CUPTI_ROLE_CAPTURE_BEGIN ? !enter : enter) {
@@ -224,9 +212,10 @@ static void on_api(int domain, uint32_t cbid, const void *cbdata) {
     }
     if (enter) {
         if (t_depth++ == 0) {
-            const void *params = ptr_at(cbdata, OPSCOPE_CUPTI_CBDATA_FUNCTION_PARAMS);
-            const void *exec =
-                role == OPSCOPE_CUPTI_ROLE_GRAPH && params ? ptr_at(params, OPSCOPE_CUPTI_GRAPH_LAUNCH_EXEC) : NULL;
+            const void *params = opscope_cupti_ptr_at(cbdata, OPSCOPE_CUPTI_CBDATA_FUNCTION_PARAMS);
+            const void *exec = role == OPSCOPE_CUPTI_ROLE_GRAPH && params
+                                   ? opscope_cupti_ptr_at(params, OPSCOPE_CUPTI_GRAPH_LAUNCH_EXEC)
+                                   : NULL;
             t_outer_corr = corr;
             t_outer_scope = t_capturing ? 0 : g_host->scope();
             t_node_created = false;
@@ -460,7 +449,10 @@ static bool enable_all(uint32_t version) {
     static const uint32_t res[] = {OPSCOPE_CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
                                    OPSCOPE_CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
                                    OPSCOPE_CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED};
-    bool ok = enable_launches(OPSCOPE_CUPTI_DOMAIN_RUNTIME_API) | enable_launches(OPSCOPE_CUPTI_DOMAIN_DRIVER_API);
+    /* both domains asked, whatever the first answers (so no || between the calls) */
+    bool runtime = enable_launches(OPSCOPE_CUPTI_DOMAIN_RUNTIME_API);
+    bool driver = enable_launches(OPSCOPE_CUPTI_DOMAIN_DRIVER_API);
+    bool ok = runtime || driver;
     for (int i = 0; i < 3 && ok; i++) {
         ok = g_api.enable_callback(1, g_sub, OPSCOPE_CUPTI_DOMAIN_RESOURCE, res[i]) == OPSCOPE_CUPTI_SUCCESS;
     }

@@ -832,7 +832,7 @@ static void append_env(const char *name, const char *value, char sep) {
 /* Whether ggml can run work on Vulkan here: GGML_VK_VISIBLE_DEVICES set (which also shows
  * CPU devices, lavapipe), or a GPU's device node. Where it cannot, the layer is left out: the
  * loader would still load it for the instance ggml-vulkan makes to list devices, and its
- * address space is what a CPU run under `ulimit -v` lacks (issue 33). */
+ * address space is what a CPU run under `ulimit -v` lacks. */
 static bool vulkan_possible(void) {
     if (getenv("GGML_VK_VISIBLE_DEVICES")) {
         return true;

@@ -20,23 +20,23 @@ opscope_cupti_role opscope_cupti_api_role(const char *name) {
     if (strstr(name, "HostFunc")) {
         return OPSCOPE_CUPTI_ROLE_NONE;
     }
-    if (starts(name, "cudaStreamBeginCapture") || starts(name, "cuStreamBeginCapture")) {
-        return OPSCOPE_CUPTI_ROLE_CAPTURE_BEGIN;
-    }
-    if (starts(name, "cudaStreamEndCapture") || starts(name, "cuStreamEndCapture")) {
-        return OPSCOPE_CUPTI_ROLE_CAPTURE_END;
-    }
-    if (starts(name, "cudaGraphLaunch") || starts(name, "cuGraphLaunch")) {
-        return OPSCOPE_CUPTI_ROLE_GRAPH;
-    }
-    if (starts(name, "cudaLaunch") || starts(name, "cuLaunch")) {
-        return OPSCOPE_CUPTI_ROLE_KERNEL;
-    }
-    if (starts(name, "cudaMemcpy") || starts(name, "cuMemcpy")) {
-        return OPSCOPE_CUPTI_ROLE_COPY;
-    }
-    if (starts(name, "cudaMemset") || starts(name, "cuMemset")) {
-        return OPSCOPE_CUPTI_ROLE_FILL;
+    /* the runtime's cudaX and the driver's cuX alike, the first match in this order */
+    static const struct {
+        const char *api;
+        opscope_cupti_role role;
+    } roles[] = {
+        {"StreamBeginCapture", OPSCOPE_CUPTI_ROLE_CAPTURE_BEGIN},
+        {"StreamEndCapture", OPSCOPE_CUPTI_ROLE_CAPTURE_END},
+        {"GraphLaunch", OPSCOPE_CUPTI_ROLE_GRAPH},
+        {"Launch", OPSCOPE_CUPTI_ROLE_KERNEL},
+        {"Memcpy", OPSCOPE_CUPTI_ROLE_COPY},
+        {"Memset", OPSCOPE_CUPTI_ROLE_FILL},
+    };
+    const char *api = starts(name, "cuda") ? name + 4 : starts(name, "cu") ? name + 2 : NULL;
+    for (size_t i = 0; api && i < sizeof roles / sizeof roles[0]; i++) {
+        if (starts(api, roles[i].api)) {
+            return roles[i].role;
+        }
     }
     return OPSCOPE_CUPTI_ROLE_NONE;
 }

@@ -67,52 +67,38 @@ bool opscope_cupti_timestamp_callback_ok(uint32_t version) {
     return version < 24 || version >= 130100;
 }
 
-static uint64_t u64_at(const void *r, size_t off) {
-    uint64_t v;
-    memcpy(&v, (const char *)r + off, sizeof v);
-    return v;
-}
-
-static uint32_t u32_at(const void *r, size_t off) {
-    uint32_t v;
-    memcpy(&v, (const char *)r + off, sizeof v);
-    return v;
-}
-
 bool opscope_cupti_rec_read(const opscope_cupti_layout *l, const void *r, opscope_cupti_rec *out) {
     memset(out, 0, sizeof *out);
-    switch (u32_at(r, 0)) {
+    switch (opscope_cupti_u32_at(r, 0)) {
     case OPSCOPE_CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case OPSCOPE_CUPTI_ACTIVITY_KIND_KERNEL: {
         out->kind = OPSCOPE_CUPTI_REC_KERNEL;
-        out->start = u64_at(r, l->k_start);
-        out->end = u64_at(r, l->k_end);
-        out->stream = u32_at(r, l->k_stream);
-        out->corr = u32_at(r, l->k_corr);
-        out->graph_node = u64_at(r, l->k_graph_node);
-        const char *name;
-        memcpy(&name, (const char *)r + l->k_name, sizeof name);
-        out->name = name;
+        out->start = opscope_cupti_u64_at(r, l->k_start);
+        out->end = opscope_cupti_u64_at(r, l->k_end);
+        out->stream = opscope_cupti_u32_at(r, l->k_stream);
+        out->corr = opscope_cupti_u32_at(r, l->k_corr);
+        out->graph_node = opscope_cupti_u64_at(r, l->k_graph_node);
+        out->name = opscope_cupti_ptr_at(r, l->k_name);
         return true;
     }
     case OPSCOPE_CUPTI_ACTIVITY_KIND_MEMCPY:
         out->kind = OPSCOPE_CUPTI_REC_MEMCPY;
         out->copy_kind = *((const uint8_t *)r + l->c_kind);
-        out->bytes = u64_at(r, l->c_bytes);
-        out->start = u64_at(r, l->c_start);
-        out->end = u64_at(r, l->c_end);
-        out->stream = u32_at(r, l->c_stream);
-        out->corr = u32_at(r, l->c_corr);
-        out->graph_node = u64_at(r, l->c_graph_node);
+        out->bytes = opscope_cupti_u64_at(r, l->c_bytes);
+        out->start = opscope_cupti_u64_at(r, l->c_start);
+        out->end = opscope_cupti_u64_at(r, l->c_end);
+        out->stream = opscope_cupti_u32_at(r, l->c_stream);
+        out->corr = opscope_cupti_u32_at(r, l->c_corr);
+        out->graph_node = opscope_cupti_u64_at(r, l->c_graph_node);
         return true;
     case OPSCOPE_CUPTI_ACTIVITY_KIND_MEMSET:
         out->kind = OPSCOPE_CUPTI_REC_MEMSET;
-        out->bytes = u64_at(r, l->s_bytes);
-        out->start = u64_at(r, l->s_start);
-        out->end = u64_at(r, l->s_end);
-        out->stream = u32_at(r, l->s_stream);
-        out->corr = u32_at(r, l->s_corr);
-        out->graph_node = u64_at(r, l->s_graph_node);
+        out->bytes = opscope_cupti_u64_at(r, l->s_bytes);
+        out->start = opscope_cupti_u64_at(r, l->s_start);
+        out->end = opscope_cupti_u64_at(r, l->s_end);
+        out->stream = opscope_cupti_u32_at(r, l->s_stream);
+        out->corr = opscope_cupti_u32_at(r, l->s_corr);
+        out->graph_node = opscope_cupti_u64_at(r, l->s_graph_node);
         return true;
     default:
         return false;

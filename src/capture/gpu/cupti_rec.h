@@ -12,6 +12,27 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+/* The field of a CUPTI struct at byte offset OFF of BASE (records and callback data are read
+ * at offsets, never through a struct; unaligned reads are safe). Thread safety: reentrant. */
+static inline uint64_t opscope_cupti_u64_at(const void *base, size_t off) {
+    uint64_t v;
+    memcpy(&v, (const char *)base + off, sizeof v);
+    return v;
+}
+
+static inline uint32_t opscope_cupti_u32_at(const void *base, size_t off) {
+    uint32_t v;
+    memcpy(&v, (const char *)base + off, sizeof v);
+    return v;
+}
+
+static inline void *opscope_cupti_ptr_at(const void *base, size_t off) {
+    void *p;
+    memcpy(&p, (const char *)base + off, sizeof p);
+    return p;
+}
 
 typedef struct opscope_cupti_layout {
     uint32_t ver_lo, ver_hi; /* cuptiGetVersion() range, inclusive */

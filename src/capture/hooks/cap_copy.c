@@ -75,14 +75,14 @@ static void note_dst(const struct ggml_tensor *dst);
 
 static void emit_copy(opscope_cap_copy_api api, int dir, int bi, const struct ggml_tensor *t, uint64_t bytes,
                       uint64_t t0, uint64_t t1, uint64_t scope) {
-    bool in = opscope_cap_t.in_sched;
+    bool in = opscope_cap_thread.in_sched;
     if (in) {
         note_dst(t); /* a scheduler input copy made through an interposed call */
     }
     opscope_cap_compute at = {.bi = bi,
-                              .sched = in ? opscope_cap_t.sched_id : -1,
-                              .split = in ? opscope_cap_t.split : -1,
-                              .gid = in ? opscope_cap_t.graph_id : -1};
+                              .sched = in ? opscope_cap_thread.sched_id : -1,
+                              .split = in ? opscope_cap_thread.split : -1,
+                              .gid = in ? opscope_cap_thread.graph_id : -1};
     /* device transfers recorded by the call (a GPU source saw them): the record waits for
      * their device times (cap_gpu.c); the description is written now, while T is valid */
     uint64_t n_dev = scope ? opscope_cap_gpu_end(scope) : 0;
@@ -99,15 +99,17 @@ static bool is_host(ggml_backend_buffer_t b) {
     return !b || opscope_cap_ggml.buffer_is_host(b);
 }
 
-static int direction(bool src_host, bool dst_host) {
-    if (src_host) {
-        return dst_host ? OPSCOPE_CAP_COPY_H2H : OPSCOPE_CAP_COPY_H2D;
+/* The direction of a copy from buffer SRC to buffer DST: each is on the host when it is a host
+ * buffer or NULL (the program's own memory, as tensor_set's source). */
+static int direction(ggml_backend_buffer_t src, ggml_backend_buffer_t dst) {
+    if (is_host(src)) {
+        return is_host(dst) ? OPSCOPE_CAP_COPY_H2H : OPSCOPE_CAP_COPY_H2D;
     }
-    return dst_host ? OPSCOPE_CAP_COPY_D2H : OPSCOPE_CAP_COPY_D2D;
+    return is_host(dst) ? OPSCOPE_CAP_COPY_D2H : OPSCOPE_CAP_COPY_D2D;
 }
 
 static bool copy_on(void) {
-    return opscope_cap_ggml_ready() && !opscope_cap_t.depth && opscope_cap_should_record(opscope_cap_t.in_sched ? opscope_cap_t.sched_id : -1);
+    return opscope_cap_ggml_ready() && !opscope_cap_thread.depth && opscope_cap_should_record(opscope_cap_thread.in_sched ? opscope_cap_thread.sched_id : -1);
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_copy(const struct ggml_tensor *src, struct ggml_tensor *dst) {
@@ -115,7 +117,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_copy(const struct ggml_tensor *src, stru
         if (opscope_cap_ggml.tensor_copy) opscope_cap_ggml.tensor_copy(src, dst);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     opscope_cap_ggml.tensor_copy(src, dst);
@@ -123,10 +125,11 @@ OPSCOPE_EXPORT void ggml_backend_tensor_copy(const struct ggml_tensor *src, stru
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    bool sh = is_host(src->buffer), dh = is_host(dst->buffer);
-    int bi = opscope_cap_backend_of_buffer(!dh ? dst->buffer : !sh ? src->buffer : dst->buffer);
-    emit_copy(OPSCOPE_CAP_API_TENSOR_COPY, direction(sh, dh), bi, dst, opscope_cap_ggml.nbytes(src), t0, t1, sc);
-    opscope_cap_t.depth--;
+    int dir = direction(src->buffer, dst->buffer);
+    /* the device's side: the destination's, unless only the source is on a device */
+    int bi = opscope_cap_backend_of_buffer(dir == OPSCOPE_CAP_COPY_D2H ? src->buffer : dst->buffer);
+    emit_copy(OPSCOPE_CAP_API_TENSOR_COPY, dir, bi, dst, opscope_cap_ggml.nbytes(src), t0, t1, sc);
+    opscope_cap_thread.depth--;
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_set(struct ggml_tensor *t, const void *data, size_t offset, size_t size) {
@@ -134,7 +137,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set(struct ggml_tensor *t, const void *d
         if (opscope_cap_ggml.tensor_set) opscope_cap_ggml.tensor_set(t, data, offset, size);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     opscope_cap_ggml.tensor_set(t, data, offset, size);
@@ -142,8 +145,8 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set(struct ggml_tensor *t, const void *d
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(OPSCOPE_CAP_API_SET, direction(true, is_host(t->buffer)), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1, sc);
-    opscope_cap_t.depth--;
+    emit_copy(OPSCOPE_CAP_API_SET, direction(NULL, t->buffer), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1, sc);
+    opscope_cap_thread.depth--;
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_get(const struct ggml_tensor *t, void *data, size_t offset, size_t size) {
@@ -151,7 +154,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get(const struct ggml_tensor *t, void *d
         if (opscope_cap_ggml.tensor_get) opscope_cap_ggml.tensor_get(t, data, offset, size);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     opscope_cap_ggml.tensor_get(t, data, offset, size);
@@ -159,8 +162,8 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get(const struct ggml_tensor *t, void *d
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(OPSCOPE_CAP_API_GET, direction(is_host(t->buffer), true), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1, sc);
-    opscope_cap_t.depth--;
+    emit_copy(OPSCOPE_CAP_API_GET, direction(t->buffer, NULL), opscope_cap_backend_of_buffer(t->buffer), t, size, t0, t1, sc);
+    opscope_cap_thread.depth--;
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_set_async(ggml_backend_t backend, struct ggml_tensor *t,
@@ -169,7 +172,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_async(ggml_backend_t backend, struct
         if (opscope_cap_ggml.tensor_set_async) opscope_cap_ggml.tensor_set_async(backend, t, data, offset, size);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     opscope_cap_ggml.tensor_set_async(backend, t, data, offset, size);
@@ -177,8 +180,8 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_async(ggml_backend_t backend, struct
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(OPSCOPE_CAP_API_SET_ASYNC, direction(true, is_host(t->buffer)), opscope_cap_backend_of(backend), t, size, t0, t1, sc);
-    opscope_cap_t.depth--;
+    emit_copy(OPSCOPE_CAP_API_SET_ASYNC, direction(NULL, t->buffer), opscope_cap_backend_of(backend), t, size, t0, t1, sc);
+    opscope_cap_thread.depth--;
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_get_async(ggml_backend_t backend, const struct ggml_tensor *t,
@@ -187,7 +190,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_async(ggml_backend_t backend, const 
         if (opscope_cap_ggml.tensor_get_async) opscope_cap_ggml.tensor_get_async(backend, t, data, offset, size);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     opscope_cap_ggml.tensor_get_async(backend, t, data, offset, size);
@@ -195,8 +198,8 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_async(ggml_backend_t backend, const 
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(OPSCOPE_CAP_API_GET_ASYNC, direction(is_host(t->buffer), true), opscope_cap_backend_of(backend), t, size, t0, t1, sc);
-    opscope_cap_t.depth--;
+    emit_copy(OPSCOPE_CAP_API_GET_ASYNC, direction(t->buffer, NULL), opscope_cap_backend_of(backend), t, size, t0, t1, sc);
+    opscope_cap_thread.depth--;
 }
 
 /* ---- strided copies (ggml_backend_tensor_set_2d & co.): N_COPIES rows of SIZE bytes ----
@@ -256,7 +259,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_2d(struct ggml_tensor *t, const void
         set_2d(t, data, offset, size, n_copies, stride_tensor, stride_data);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     set_2d(t, data, offset, size, n_copies, stride_tensor, stride_data);
@@ -264,9 +267,9 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_2d(struct ggml_tensor *t, const void
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(OPSCOPE_CAP_API_SET_2D, direction(true, is_host(t->buffer)), opscope_cap_backend_of_buffer(t->buffer),
+    emit_copy(OPSCOPE_CAP_API_SET_2D, direction(NULL, t->buffer), opscope_cap_backend_of_buffer(t->buffer),
               t, size * n_copies, t0, t1, sc);
-    opscope_cap_t.depth--;
+    opscope_cap_thread.depth--;
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_get_2d(const struct ggml_tensor *t, void *data, size_t offset, size_t size,
@@ -275,7 +278,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_2d(const struct ggml_tensor *t, void
         get_2d(t, data, offset, size, n_copies, stride_tensor, stride_data);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     get_2d(t, data, offset, size, n_copies, stride_tensor, stride_data);
@@ -283,9 +286,9 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_2d(const struct ggml_tensor *t, void
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(OPSCOPE_CAP_API_GET_2D, direction(is_host(t->buffer), true), opscope_cap_backend_of_buffer(t->buffer),
+    emit_copy(OPSCOPE_CAP_API_GET_2D, direction(t->buffer, NULL), opscope_cap_backend_of_buffer(t->buffer),
               t, size * n_copies, t0, t1, sc);
-    opscope_cap_t.depth--;
+    opscope_cap_thread.depth--;
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_set_2d_async(ggml_backend_t backend, struct ggml_tensor *t, const void *data,
@@ -295,7 +298,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_2d_async(ggml_backend_t backend, str
         set_2d_async(backend, t, data, offset, size, n_copies, stride_tensor, stride_data);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     set_2d_async(backend, t, data, offset, size, n_copies, stride_tensor, stride_data);
@@ -303,9 +306,9 @@ OPSCOPE_EXPORT void ggml_backend_tensor_set_2d_async(ggml_backend_t backend, str
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(OPSCOPE_CAP_API_SET_2D_ASYNC, direction(true, is_host(t->buffer)), opscope_cap_backend_of(backend), t,
+    emit_copy(OPSCOPE_CAP_API_SET_2D_ASYNC, direction(NULL, t->buffer), opscope_cap_backend_of(backend), t,
               size * n_copies, t0, t1, sc);
-    opscope_cap_t.depth--;
+    opscope_cap_thread.depth--;
 }
 
 OPSCOPE_EXPORT void ggml_backend_tensor_get_2d_async(ggml_backend_t backend, const struct ggml_tensor *t, void *data,
@@ -315,7 +318,7 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_2d_async(ggml_backend_t backend, con
         get_2d_async(backend, t, data, offset, size, n_copies, stride_tensor, stride_data);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t sc_prev = opscope_cap_gpu_current(), sc = opscope_cap_gpu_open();
     uint64_t t0 = opscope_cap_now();
     get_2d_async(backend, t, data, offset, size, n_copies, stride_tensor, stride_data);
@@ -323,9 +326,9 @@ OPSCOPE_EXPORT void ggml_backend_tensor_get_2d_async(ggml_backend_t backend, con
     if (sc) {
         opscope_cap_gpu_close(sc_prev);
     }
-    emit_copy(OPSCOPE_CAP_API_GET_2D_ASYNC, direction(is_host(t->buffer), true), opscope_cap_backend_of(backend), t,
+    emit_copy(OPSCOPE_CAP_API_GET_2D_ASYNC, direction(t->buffer, NULL), opscope_cap_backend_of(backend), t,
               size * n_copies, t0, t1, sc);
-    opscope_cap_t.depth--;
+    opscope_cap_thread.depth--;
 }
 
 /* ---- input copies made through cpy_tensor_async (opscope_cap_copy_infer) ----
@@ -458,7 +461,7 @@ static void seen_add(const void *p) {
 }
 
 static void note_dst(const struct ggml_tensor *dst) {
-    seen_begin(opscope_cap_t.graph_id);
+    seen_begin(opscope_cap_thread.graph_id);
     seen_add(dst);
 }
 
@@ -502,7 +505,7 @@ void opscope_cap_copy_infer(const opscope_cap_compute *at) {
     seen_begin(at->gid);
     copy_seen *c = &t_seen;
     /* the split graphs outlive the call only without an eval callback (else: stack views) */
-    bool keep = opscope_cap_t.in_sched && !opscope_cap_t.no_defer && !opscope_cap_t.in_user_cb;
+    bool keep = opscope_cap_thread.in_sched && !opscope_cap_thread.no_defer && !opscope_cap_thread.in_user_cb;
     if (be->device_type != OPSCOPE_DEVICE_CPU && be->device_type != OPSCOPE_DEVICE_ACCEL && !c->full) {
         size_t len = strlen(be->name);
         int n = opscope_cap_ggml.graph_n_nodes(g);
@@ -520,7 +523,7 @@ void opscope_cap_copy_infer(const opscope_cap_compute *at) {
                     return; /* cannot tell copies apart any more */
                 }
                 const struct ggml_tensor *from = keep ? find_source(x, xlen) : NULL;
-                int dir = from ? direction(is_host(from->buffer), is_host(s->buffer)) : -1;
+                int dir = from ? direction(from->buffer, s->buffer) : -1;
                 emit_copy_at(OPSCOPE_CAP_API_CPY_TENSOR_ASYNC, dir, at, s, opscope_cap_ggml.nbytes(s), at->t0, at->t0,
                              false);
             }

@@ -110,15 +110,15 @@ static void flush_pending(void) {
 
 static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgraph *g,
                                         enum ggml_status (*fn)(ggml_backend_t, struct ggml_cgraph *)) {
-    int sched = opscope_cap_t.in_sched ? opscope_cap_t.sched_id : -1;
+    int sched = opscope_cap_thread.in_sched ? opscope_cap_thread.sched_id : -1;
     if (!opscope_cap_should_record(sched)) {
         return fn(backend, g);
     }
     opscope_cap_life_started();
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     int bi = opscope_cap_backend_of(backend);
-    int64_t gid = opscope_cap_t.in_sched ? opscope_cap_t.graph_id : opscope_cap_hooks_graph_id();
-    int split = opscope_cap_t.in_sched ? opscope_cap_t.split++ : -1;
+    int64_t gid = opscope_cap_thread.in_sched ? opscope_cap_thread.graph_id : opscope_cap_hooks_graph_id();
+    int split = opscope_cap_thread.in_sched ? opscope_cap_thread.split++ : -1;
     int n = opscope_cap_ggml.graph_n_nodes(g);
     opscope_cap_walk *w = opscope_cap_hooks_walk(0);
     opscope_cap_backend *be = bi >= 0 ? opscope_cap_backend_at(bi) : NULL;
@@ -137,7 +137,7 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
     }
     /* a backend without per-op timing of its own: a GPU source may time it on the device */
     uint64_t prev_scope = opscope_cap_gpu_current();
-    bool alone = !opscope_cap_t.in_sched && !per_op && !blas; /* no scheduler decided for it */
+    bool alone = !opscope_cap_thread.in_sched && !per_op && !blas; /* no scheduler decided for it */
     if (alone) {
         opscope_cap_gpu_decide(g, n);
     }
@@ -184,7 +184,7 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
     if (!deferred) {
         uint64_t a = opscope_cap_now(), d0 = opscope_cap_buf_dropped_here();
         emit_pending(w, &p);
-        if (!opscope_cap_t.in_sched) {
+        if (!opscope_cap_thread.in_sched) {
             opscope_cap_drops_check(gid, d0); /* in a scheduler: once for its whole compute */
         }
         opscope_cap_hooks_count_work(a);
@@ -193,21 +193,21 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
         opscope_cap_gpu_decided();
     }
     opscope_cap_hooks_count(t0, t1);
-    opscope_cap_t.depth--;
+    opscope_cap_thread.depth--;
     return st;
 }
 
 /* ---- interposed functions ---- */
 
 OPSCOPE_EXPORT enum ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, struct ggml_cgraph *g) {
-    if (!opscope_cap_ggml_ready() || opscope_cap_t.depth) {
+    if (!opscope_cap_ggml_ready() || opscope_cap_thread.depth) {
         return opscope_cap_ggml.graph_compute_async ? opscope_cap_ggml.graph_compute_async(backend, g) : GGML_STATUS_FAILED;
     }
     return capture_compute(backend, g, opscope_cap_ggml.graph_compute_async);
 }
 
 OPSCOPE_EXPORT enum ggml_status ggml_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph *g) {
-    if (!opscope_cap_ggml_ready() || opscope_cap_t.depth) {
+    if (!opscope_cap_ggml_ready() || opscope_cap_thread.depth) {
         return opscope_cap_ggml.graph_compute ? opscope_cap_ggml.graph_compute(backend, g) : GGML_STATUS_FAILED;
     }
     return capture_compute(backend, g, opscope_cap_ggml.graph_compute);
@@ -218,7 +218,7 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
     if (!fn) {
         return GGML_STATUS_FAILED;
     }
-    if (!opscope_cap_ggml_ready() || opscope_cap_t.in_sched || !atomic_load_explicit(&opscope_cap_on, memory_order_relaxed)) {
+    if (!opscope_cap_ggml_ready() || opscope_cap_thread.in_sched || !atomic_load_explicit(&opscope_cap_on, memory_order_relaxed)) {
         return fn(sched, g);
     }
     /* one-time start-up (the export watcher thread: ~0.1 ms, more on a loaded machine) here,
@@ -231,21 +231,21 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
     if (w) {
         grow_pool(w, (size_t)n_all + 64);
     }
-    opscope_cap_t.in_sched = 1;
-    opscope_cap_t.no_defer = opscope_cap_eval_has(sched);
-    opscope_cap_t.sched_id = opscope_cap_sched_id(sched);
-    opscope_cap_t.graph_id = opscope_cap_hooks_graph_id();
-    opscope_cap_t.split = 0;
+    opscope_cap_thread.in_sched = 1;
+    opscope_cap_thread.no_defer = opscope_cap_eval_has(sched);
+    opscope_cap_thread.sched_id = opscope_cap_sched_id(sched);
+    opscope_cap_thread.graph_id = opscope_cap_hooks_graph_id();
+    opscope_cap_thread.split = 0;
     uint64_t d0 = opscope_cap_buf_dropped_here(); /* its copies count too */
     opscope_cap_gpu_decide(g, n_all); /* its GPU splits and copies: device-timed or not */
     enum ggml_status st = fn(sched, g);
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     flush_pending();
     opscope_cap_gpu_decided();
-    opscope_cap_drops_check(opscope_cap_t.graph_id, d0);
-    opscope_cap_t.depth--;
-    opscope_cap_t.in_sched = 0;
-    opscope_cap_t.sched_id = -1;
+    opscope_cap_drops_check(opscope_cap_thread.graph_id, d0);
+    opscope_cap_thread.depth--;
+    opscope_cap_thread.in_sched = 0;
+    opscope_cap_thread.sched_id = -1;
     return st;
 }
 
@@ -303,9 +303,9 @@ OPSCOPE_EXPORT void ggml_backend_free(ggml_backend_t backend) {
 
 static bool eval_trampoline(struct ggml_tensor *t, bool ask, void *data) {
     opscope_cap_eval *e = data;
-    opscope_cap_t.in_user_cb++;
+    opscope_cap_thread.in_user_cb++;
     bool r = e->cb(t, ask, e->ud);
-    opscope_cap_t.in_user_cb--;
+    opscope_cap_thread.in_user_cb--;
     return r;
 }
 

@@ -103,7 +103,7 @@ void opscope_cap_hooks_steps_end(ggml_backend_t backend, const opscope_cap_backe
 /* ---- a compute ---- */
 
 bool opscope_cap_hooks_lasting(void) {
-    return opscope_cap_t.in_sched && !opscope_cap_t.no_defer && !opscope_cap_t.in_user_cb;
+    return opscope_cap_thread.in_sched && !opscope_cap_thread.no_defer && !opscope_cap_thread.in_user_cb;
 }
 
 void opscope_cap_hooks_emit_cpu(opscope_cap_walk *w, const opscope_cap_stream *st, const opscope_cap_compute *c) {

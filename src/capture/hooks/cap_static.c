@@ -219,9 +219,9 @@ static bool on_eval(struct ggml_tensor *t, bool ask, void *data) {
         s->n_asks++;
         return need;
     }
-    opscope_cap_t.in_user_cb++;
+    opscope_cap_thread.in_user_cb++;
     bool go = s->user_eval ? s->user_eval(t, false, s->user_eval_ud) : true;
-    opscope_cap_t.in_user_cb--;
+    opscope_cap_thread.in_user_cb--;
     if (!go) {
         s->asks_broken = true;
     }
@@ -371,7 +371,7 @@ static void emit_compute(scratch *s, ggml_backend_sched_t sched, int nb, const o
 
 static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cgraph *g,
                                       enum ggml_status (*fn)(ggml_backend_sched_t, struct ggml_cgraph *)) {
-    if (!opscope_cap_ggml_ready() || opscope_cap_t.in_sched || !sched || !g ||
+    if (!opscope_cap_ggml_ready() || opscope_cap_thread.in_sched || !sched || !g ||
         !atomic_load_explicit(&opscope_cap_on, memory_order_relaxed)) {
         return fn(sched, g);
     }
@@ -400,10 +400,10 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
         __real_ggml_backend_sched_set_eval_callback(sched, on_eval, s);
     }
     int64_t gid = opscope_cap_hooks_graph_id();
-    opscope_cap_t.in_sched = 1;
-    opscope_cap_t.sched_id = sid;
-    opscope_cap_t.graph_id = gid;
-    opscope_cap_t.split = 0;
+    opscope_cap_thread.in_sched = 1;
+    opscope_cap_thread.sched_id = sid;
+    opscope_cap_thread.graph_id = gid;
+    opscope_cap_thread.split = 0;
     uint64_t d0 = opscope_cap_buf_dropped_here();
     uint64_t t0 = opscope_cap_now();
     enum ggml_status st = fn(sched, g);
@@ -416,16 +416,16 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
             opscope_cap_hooks_steps_end(ggml_backend_sched_get_backend(sched, b), opscope_cap_backend_at(s->bi[b]));
         }
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t a = opscope_cap_now();
     opscope_cap_compute c = {.g = g, .n = n, .bi = -1, .sched = sid, .gid = gid, .split = -1, .t0 = t0, .t1 = t1,
                              .aborted = st == GGML_STATUS_ABORTED};
     emit_compute(s, sched, nb, &c, st, dated);
     opscope_cap_drops_check(gid, d0);
     opscope_cap_hooks_count_work(a);
-    opscope_cap_t.depth--;
-    opscope_cap_t.in_sched = 0;
-    opscope_cap_t.sched_id = -1;
+    opscope_cap_thread.depth--;
+    opscope_cap_thread.in_sched = 0;
+    opscope_cap_thread.sched_id = -1;
     return st;
 }
 
@@ -442,7 +442,7 @@ enum ggml_status __wrap_ggml_backend_sched_graph_compute_async(ggml_backend_sche
  * scheduler's own backend computes never come here. */
 static enum ggml_status direct_compute(ggml_backend_t backend, struct ggml_cgraph *g,
                                        enum ggml_status (*fn)(ggml_backend_t, struct ggml_cgraph *)) {
-    if (!opscope_cap_ggml_ready() || opscope_cap_t.in_sched || opscope_cap_t.depth || !backend || !g ||
+    if (!opscope_cap_ggml_ready() || opscope_cap_thread.in_sched || opscope_cap_thread.depth || !backend || !g ||
         !opscope_cap_should_record(-1)) {
         return fn(backend, g);
     }
@@ -461,7 +461,7 @@ static enum ggml_status direct_compute(ggml_backend_t backend, struct ggml_cgrap
     }
     int64_t gid = opscope_cap_hooks_graph_id();
     uint64_t d0 = opscope_cap_buf_dropped_here();
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t t0 = opscope_cap_now();
     enum ggml_status st = fn(backend, g);
     uint64_t t1 = opscope_cap_now();
@@ -478,7 +478,7 @@ static enum ggml_status direct_compute(ggml_backend_t backend, struct ggml_cgrap
         opscope_cap_drops_check(gid, d0);
         opscope_cap_hooks_count_work(a);
     }
-    opscope_cap_t.depth--;
+    opscope_cap_thread.depth--;
     return st;
 }
 

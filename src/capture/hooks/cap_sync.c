@@ -65,8 +65,8 @@ OPSCOPE_EXPORT void ggml_backend_synchronize(ggml_backend_t backend) {
         real_sync(backend);
         return;
     }
-    int sched = opscope_cap_t.in_sched ? opscope_cap_t.sched_id : -1;
-    if (!backend || opscope_cap_t.depth || !opscope_cap_should_record(sched)) {
+    int sched = opscope_cap_thread.in_sched ? opscope_cap_thread.sched_id : -1;
+    if (!backend || opscope_cap_thread.depth || !opscope_cap_should_record(sched)) {
         real_sync(backend);
         return;
     }
@@ -76,10 +76,10 @@ OPSCOPE_EXPORT void ggml_backend_synchronize(ggml_backend_t backend) {
         real_sync(backend);
         return;
     }
-    opscope_cap_t.depth++;
+    opscope_cap_thread.depth++;
     uint64_t t0 = opscope_cap_now();
     real_sync(backend);
     uint64_t t1 = opscope_cap_now();
     emit_wait(bi, t0, t1);
-    opscope_cap_t.depth--;
+    opscope_cap_thread.depth--;
 }

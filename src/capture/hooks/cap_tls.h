@@ -19,6 +19,7 @@ typedef struct opscope_cap_tls {
     int64_t graph_id; /* its graph id */
     int split;        /* backend computes so far in it */
 } opscope_cap_tls;
-extern _Thread_local opscope_cap_tls opscope_cap_t;
+/* The calling thread's opscope_cap_tls (a variable, one per thread: ids -1 until set). */
+extern _Thread_local opscope_cap_tls opscope_cap_thread;
 
 #endif

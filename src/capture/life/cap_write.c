@@ -1,13 +1,13 @@
 /* cap_write.c - profile writers (see cap_write.h). */
 #include "capture/life/cap_write.h"
 
-#include "analyze/session.h"
+#include "analyze/session/session.h"
 #include "capture/store/cap_buf.h"
 #include "capture/store/cap_clock.h"
 #include "capture/store/cap_log.h"
 #include "capture/store/cap_replay.h"
-#include "export/graph_log.h"
-#include "export/outputs.h"
+#include "export/capture/graph_log.h"
+#include "export/outputs/outputs.h"
 #include "read/readers.h"
 #include "util/out.h"
 
@@ -94,7 +94,7 @@ int opscope_cap_write_info(opscope_cap_dest dest, const char *path, FILE *fp, in
         info->records = 0;
         info->error[0] = '\0';
     }
-    /* the report's session (analyze/session.h): the stats, the graphs and one output */
+    /* the report's session (analyze/session/session.h): the stats, the graphs and one output */
     opscope_session_opts so = {.stats = {.top_kernels = 20}, .graphs = true};
     opscope_session_t *s = opscope_session_new(&so);
     if (!s) {

@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #define CHUNK_BYTES (1u << 20)
@@ -114,22 +115,25 @@ static tbuf *my_buf(void) {
     return b;
 }
 
-opscope_cap_rec *opscope_cap_buf_alloc(unsigned n_src) {
-    size_t need = opscope_cap_rec_size(n_src);
-    opscope_cap_rec *r = opscope_cap_buf_alloc_bytes(need);
-    if (r) {
-        r->size = (uint16_t)need;
-        r->n_src = (uint8_t)n_src;
-    }
-    return r;
-}
-
 void opscope_cap_buf_commit(opscope_cap_rec *r) {
     opscope_cap_buf_commit_bytes(r->size);
 }
 
 unsigned opscope_cap_buf_generation(void) {
     return atomic_load_explicit(&g_store.generation, memory_order_acquire);
+}
+
+void *opscope_cap_buf_cache_clear(void **table, unsigned *gen, unsigned g, size_t n, size_t size) {
+    if (!*table) {
+        *table = calloc(n, size);
+        if (!*table) {
+            return NULL;
+        }
+    } else {
+        memset(*table, 0, n * size);
+    }
+    *gen = g;
+    return *table;
 }
 
 static void *chain_alloc(tbuf *b, chain *ch, size_t need) {
@@ -177,14 +181,25 @@ void opscope_cap_buf_keep_commit(size_t size) {
     chain_commit(&t_store.buf->keep, size);
 }
 
-opscope_cap_rec *opscope_cap_buf_keep_rec(unsigned n_src) {
+/* A record of N_SRC sources in this thread's KEEP or record chain, its size and source count
+ * set; NULL when out of memory. */
+static opscope_cap_rec *rec_alloc(bool keep, unsigned n_src) {
     size_t need = opscope_cap_rec_size(n_src);
-    opscope_cap_rec *r = opscope_cap_buf_keep_bytes(need);
+    tbuf *b = my_buf();
+    opscope_cap_rec *r = b ? chain_alloc(b, keep ? &b->keep : &b->rec, need) : NULL;
     if (r) {
         r->size = (uint16_t)need;
         r->n_src = (uint8_t)n_src;
     }
     return r;
+}
+
+opscope_cap_rec *opscope_cap_buf_alloc(unsigned n_src) {
+    return rec_alloc(false, n_src);
+}
+
+opscope_cap_rec *opscope_cap_buf_keep_rec(unsigned n_src) {
+    return rec_alloc(true, n_src);
 }
 
 void opscope_cap_buf_note_dropped(uint64_t n) {

@@ -267,6 +267,19 @@ opscope_cap_rec *opscope_cap_buf_keep_rec(unsigned n_src);
 /* Bumped by opscope_cap_buf_reset_all: caches of record pointers must check it. */
 unsigned opscope_cap_buf_generation(void);
 
+/* The slow path of opscope_cap_buf_cache: *TABLE made (N zeroed entries of SIZE bytes) or
+ * zeroed, and *GEN set to G. Returns *TABLE, or NULL when out of memory. */
+void *opscope_cap_buf_cache_clear(void **table, unsigned *gen, unsigned g, size_t n, size_t size);
+
+/* A per-thread cache of record pointers, *TABLE (N entries of SIZE bytes), as it is while the
+ * buffers' generation is still *GEN (the one it was zeroed for), else made or zeroed for the
+ * current generation. NULL when out of memory. Only the thread that owns *TABLE and *GEN may
+ * call it. */
+static inline void *opscope_cap_buf_cache(void **table, unsigned *gen, size_t n, size_t size) {
+    unsigned g = opscope_cap_buf_generation();
+    return *table && *gen == g ? *table : opscope_cap_buf_cache_clear(table, gen, g, n, size);
+}
+
 /* Bytes a record with N_SRC sources takes (8-aligned). */
 static inline size_t opscope_cap_rec_size(unsigned n_src) {
     return (sizeof(opscope_cap_rec) + n_src * sizeof(opscope_cap_src) + 7u) & ~(size_t)7u;

@@ -34,6 +34,13 @@ const char *opscope_cap_names_get(int family, int index) {
 
 /* ---- conversion ---- */
 
+/* Where a record was computed (backend, scheduler, thread, split, graph): the fields every
+ * record kind carries under the same names, copied from SRC (a pointer to any kind) to the
+ * record DST. */
+#define COPY_PLACE(dst, src)                                                                 \
+    ((dst).backend = (src)->backend, (dst).sched = (src)->sched, (dst).thread = (src)->thread, \
+     (dst).split = (src)->split, (dst).graph = (src)->graph)
+
 static const char *const k_copy_names[OPSCOPE_CAP_COPY_COUNT] = {
     "copy_H2D", "copy_D2H", "copy_D2D", "copy_H2H"};
 
@@ -164,11 +171,7 @@ static void convert_step(const opscope_cap_tmpl *t, const opscope_cap_call *c, u
     head.node = t->node;
     head.bytes = t->bytes;
     head.flags = c->flags;
-    head.backend = c->backend;
-    head.sched = c->sched;
-    head.thread = c->thread;
-    head.split = c->split;
-    head.graph = c->graph;
+    COPY_PLACE(head, c);
     head.t0 = t0;
     head.t1 = t1;
     opscope_cap_convert_parts(&head, t->desc->src, o, buf);
@@ -184,11 +187,7 @@ static void convert_gpu(const opscope_cap_gpu *e, opscope_record *o, opscope_cap
         head.kind = e->desc->api >= 0 ? OPSCOPE_CAP_KIND_COPY : OPSCOPE_CAP_KIND_OP;
         head.n_fused = 1;
         head.flags = 0;
-        head.backend = e->backend;
-        head.sched = e->sched;
-        head.thread = e->thread;
-        head.split = e->split;
-        head.graph = e->graph;
+        COPY_PLACE(head, e);
         head.node = e->node;
         head.bytes = e->bytes;
         head.t0 = e->tick0;
@@ -204,11 +203,7 @@ static void convert_gpu(const opscope_cap_gpu *e, opscope_record *o, opscope_cap
         head.kind = e->copy_dir >= 0 ? OPSCOPE_CAP_KIND_COPY : OPSCOPE_CAP_KIND_OP;
         head.op = (int16_t)(e->copy_dir >= 0 ? e->copy_dir : 0);
         head.api = -1;
-        head.backend = e->backend;
-        head.sched = e->sched;
-        head.thread = e->thread;
-        head.split = e->split;
-        head.graph = e->graph;
+        COPY_PLACE(head, e);
         head.node = -1;
         head.bytes = e->bytes;
         opscope_cap_convert_parts(&head, NULL, o, buf);
@@ -257,8 +252,8 @@ void opscope_cap_convert_any(const opscope_cap_rec *r, int32_t step, opscope_rec
         const opscope_cap_event *e = (const opscope_cap_event *)r;
         opscope_cap_tmpl t = {.desc = e->desc, .bytes = e->bytes, .node = e->node, .n_fused = e->n_fused};
         memcpy(t.fused, e->fused, sizeof t.fused);
-        opscope_cap_call c = {.flags = e->flags, .backend = e->backend, .sched = e->sched,
-                              .thread = e->thread, .split = e->split, .graph = e->graph};
+        opscope_cap_call c = {.flags = e->flags};
+        COPY_PLACE(c, e);
         convert_step(&t, &c, e->t0, e->t1, o, buf);
     } else {
         opscope_cap_convert(r, o, buf);

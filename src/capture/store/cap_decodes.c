@@ -96,28 +96,25 @@ static bool tables(void) {
     return false;
 }
 
-/* Room for one more call (doubling the table up to MAX_CALLS). Locked. */
-static bool room_for_call(void) {
-    if (g_dec.n_calls < g_dec.cap_calls) return true;
-    if (g_dec.cap_calls >= MAX_CALLS) return false;
-    uint32_t nc = g_dec.cap_calls * 2 < MAX_CALLS ? g_dec.cap_calls * 2 : MAX_CALLS;
-    call *p = realloc(g_dec.calls, nc * sizeof *p);
+/* Room for one more element of SIZE bytes in *TABLE (N held of *CAP), doubling the table up
+ * to MAX elements. Locked. */
+static bool room(void **table, uint32_t n, uint32_t *cap, uint32_t max, size_t size) {
+    if (n < *cap) return true;
+    if (*cap >= max) return false;
+    uint32_t nc = *cap * 2 < max ? *cap * 2 : max;
+    void *p = realloc(*table, nc * size);
     if (!p) return false;
-    g_dec.calls = p;
-    g_dec.cap_calls = nc;
+    *table = p;
+    *cap = nc;
     return true;
 }
 
-/* Room for one more sequence part (doubling up to MAX_PARTS). Locked. */
+static bool room_for_call(void) {
+    return room((void **)&g_dec.calls, g_dec.n_calls, &g_dec.cap_calls, MAX_CALLS, sizeof *g_dec.calls);
+}
+
 static bool room_for_part(void) {
-    if (g_dec.n_parts < g_dec.cap_parts) return true;
-    if (g_dec.cap_parts >= MAX_PARTS) return false;
-    uint32_t nc = g_dec.cap_parts * 2 < MAX_PARTS ? g_dec.cap_parts * 2 : MAX_PARTS;
-    opscope_run_seq *p = realloc(g_dec.parts, nc * sizeof *p);
-    if (!p) return false;
-    g_dec.parts = p;
-    g_dec.cap_parts = nc;
-    return true;
+    return room((void **)&g_dec.parts, g_dec.n_parts, &g_dec.cap_parts, MAX_PARTS, sizeof *g_dec.parts);
 }
 
 /* CTX's state (made on first sight; NULL when MAX_CTX live contexts are tracked). Locked. */

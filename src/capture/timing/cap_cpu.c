@@ -17,6 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The parallel arrays *A and *B (entries of A_SIZE and B_SIZE bytes) grown to N entries; one
+ * grown stays so when the other fails (false: out of memory, the capacity not to be raised). */
+static bool grow_pair(void **a, size_t a_size, void **b, size_t b_size, int n) {
+    void *na = realloc(*a, (size_t)n * a_size);
+    if (na) *a = na;
+    void *nb = realloc(*b, (size_t)n * b_size);
+    if (nb) *b = nb;
+    return na && nb;
+}
+
 /* Use counts of the RMS_NORM outputs that could fuse with the MUL after them, inside this
  * graph (ggml counts them over the scheduler's whole graph; a split sees fewer uses, which
  * the callback count check then catches). Only those candidates are counted, by comparing
@@ -42,11 +52,7 @@ static bool count_uses(opscope_cap_walk *w, struct ggml_tensor *const *nodes, in
         need *= 2;
     }
     if (need > w->ucap) {
-        const void **uk = realloc(w->uk, (size_t)need * sizeof *uk);
-        if (uk) w->uk = uk;
-        int32_t *uv = realloc(w->uv, (size_t)need * sizeof *uv);
-        if (uv) w->uv = uv;
-        if (!uk || !uv) {
+        if (!grow_pair((void **)&w->uk, sizeof *w->uk, (void **)&w->uv, sizeof *w->uv, need)) {
             return false;
         }
         w->ucap = need;
@@ -214,6 +220,18 @@ static opscope_cap_plan *plan_lru(opscope_cap_walk *w) {
     return p;
 }
 
+/* Slot P as graph G of SCHED (N nodes), MADE (its steps kept) or only seen once, valid for the
+ * current generations of the scheduler and the buffers, and used now. */
+static void plan_set(opscope_cap_plan *p, struct ggml_cgraph *g, int sched, int n, bool made) {
+    p->sched = sched;
+    p->n = n;
+    p->made = made;
+    p->sched_gen = sched_gen(sched);
+    p->buf_gen = opscope_cap_buf_generation();
+    p->used = ++t_plan_clock;
+    p->g = g;
+}
+
 /* Notes that graph G of SCHED (N nodes) was walked once: a plan is made only when the same
  * graph computes again, so programs that build a new graph every time (whisper's decoder,
  * llama.cpp with graph reuse off) pay nothing for plans. */
@@ -222,24 +240,14 @@ static void plan_note_seen(opscope_cap_walk *w, struct ggml_cgraph *g, int sched
     if (!p) {
         return;
     }
-    p->sched = sched;
-    p->n = n;
-    p->made = false;
-    p->sched_gen = sched_gen(sched);
-    p->buf_gen = opscope_cap_buf_generation();
-    p->used = ++t_plan_clock;
-    p->g = g;
+    plan_set(p, g, sched, n, false);
 }
 
 /* Room in slot P for a plan of N nodes. */
 static opscope_cap_plan *plan_slot(opscope_cap_plan *p, int n) {
     p->g = NULL;
     if (n > p->cap_nodes) {
-        struct ggml_tensor **nd = realloc(p->node, (size_t)n * sizeof *nd);
-        if (nd) p->node = nd;
-        opscope_cap_node *r = realloc(p->rules, (size_t)n * sizeof *r);
-        if (r) p->rules = r;
-        if (!nd || !r) {
+        if (!grow_pair((void **)&p->node, sizeof *p->node, (void **)&p->rules, sizeof *p->rules, n)) {
             return NULL;
         }
         p->cap_nodes = n;
@@ -291,20 +299,12 @@ static bool page_equal(const opscope_cap_plan_page *pg, const opscope_cap_event 
 /* The slot of a page of the M steps EV (NULL without a cache); a page written before with that
  * content is in (*slot)->page when page_equal says so. */
 static page_slot *page_cached(const opscope_cap_event *ev, int m, uint64_t *hash) {
-    unsigned gen = opscope_cap_buf_generation();
-    if (!t_pages || t_pages_gen != gen) {
-        if (!t_pages) {
-            t_pages = calloc(PAGE_SLOTS, sizeof *t_pages);
-            if (!t_pages) {
-                return NULL;
-            }
-        } else {
-            memset(t_pages, 0, PAGE_SLOTS * sizeof *t_pages);
-        }
-        t_pages_gen = gen;
+    page_slot *cache = opscope_cap_buf_cache((void **)&t_pages, &t_pages_gen, PAGE_SLOTS, sizeof *t_pages);
+    if (!cache) {
+        return NULL;
     }
     *hash = page_hash(ev, m);
-    return &t_pages[*hash % PAGE_SLOTS];
+    return &cache[*hash % PAGE_SLOTS];
 }
 
 /* Writes the N_STEPS templates EV into the record buffer as P's plan pages. */
@@ -497,13 +497,7 @@ void opscope_cap_cpu_emit(opscope_cap_walk *w, const opscope_cap_stream *st, con
     if (p && kept && st->n == n_steps && plan_pages(p, w->ev, n_steps)) {
         memcpy(p->node, nodes, (size_t)n * sizeof *p->node);
         memcpy(p->rules, w->nodes, (size_t)n * sizeof *p->rules);
-        p->sched = sched;
-        p->n = n;
         p->n_steps = n_steps;
-        p->sched_gen = sched_gen(sched);
-        p->buf_gen = opscope_cap_buf_generation();
-        p->used = ++t_plan_clock;
-        p->made = true;
-        p->g = g;
+        plan_set(p, g, sched, n, true);
     }
 }

@@ -95,17 +95,9 @@ static bool desc_matches(const opscope_cap_rec *d, const struct ggml_tensor *t, 
 }
 
 const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t) {
-    unsigned gen = opscope_cap_buf_generation();
-    if (!t_desc || t_desc_gen != gen) {
-        if (!t_desc) {
-            t_desc = calloc(DESC_SLOTS, sizeof *t_desc);
-            if (!t_desc) {
-                return NULL;
-            }
-        } else {
-            memset(t_desc, 0, DESC_SLOTS * sizeof *t_desc);
-        }
-        t_desc_gen = gen;
+    desc_slot *cache = opscope_cap_buf_cache((void **)&t_desc, &t_desc_gen, DESC_SLOTS, sizeof *t_desc);
+    if (!cache) {
+        return NULL;
     }
     int n_src = count_src(t);
     uint64_t key = opscope_hash_word(OPSCOPE_FNV_BASIS, (uintptr_t)t);
@@ -117,7 +109,7 @@ const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t) {
             key = opscope_hash_word(key, (uint64_t)t->src[s]->ne[d]);
         }
     }
-    desc_slot *slot = &t_desc[opscope_mix64(key) % DESC_SLOTS];
+    desc_slot *slot = &cache[opscope_mix64(key) % DESC_SLOTS];
     if (slot->t == t && desc_matches(slot->d, t, n_src)) {
         return slot->d;
     }
@@ -289,7 +281,7 @@ static int32_t clamp32(int64_t v) {
     return v < 0 ? 0 : v > INT32_MAX ? INT32_MAX : (int32_t)v;
 }
 
-/* The batch and attention queries node T adds to its split's (analyze/graphs.h's rule, applied
+/* The batch and attention queries node T adds to its split's (analyze/ggml/graphs.h's rule, applied
  * on the host: the same whether or not the device work is timed). */
 static void note_batch(const struct ggml_tensor *t, int32_t *batch, int32_t *queries) {
     int64_t b = 0, q = 0;

@@ -2,14 +2,16 @@
  * and the export's life cycle (see sqlite_export.h, sqlite_int.h, docs/formats.md). */
 #include "export/sqlite/sqlite_export.h"
 
-#include "analyze/fused_name.h"
-#include "analyze/graphs.h"
-#include "analyze/shape_fmt.h"
+#include "analyze/record/fused_name.h"
+#include "analyze/ggml/graphs.h"
+#include "analyze/record/shape_fmt.h"
 #include "export/sqlite/sqlite_int.h"
-#include "analyze/stats.h"
+#include "analyze/ggml/stats.h"
+#include "model/record.h"
 #include "model/strtab.h"
 #include "util/hash.h"
 #include "util/hindex.h"
+#include "util/strbuf.h"
 #include "util/vec.h"
 
 #include <errno.h>
@@ -94,93 +96,52 @@ static void bind_str(sqlite3_stmt *s, int col, const char *v) {
     else sqlite3_bind_null(s, col);
 }
 
-/* Small appender for the JSON columns (the buffers are sized for the worst case). */
-typedef struct jbuf {
-    char *p, *end;
-} jbuf;
-
-static void j_str(jbuf *b, const char *s) {
-    size_t n = strlen(s);
-    if ((size_t)(b->end - b->p) > n) {
-        memcpy(b->p, s, n);
-        b->p += n;
-    }
-}
-
-static void j_i64(jbuf *b, int64_t v) {
-    char t[24];
-    int i = 24;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do {
-        t[--i] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0) t[--i] = '-';
-    size_t n = (size_t)(24 - i);
-    if ((size_t)(b->end - b->p) > n) {
-        memcpy(b->p, t + i, n);
-        b->p += n;
-    }
-}
-
-static void j_u64(jbuf *b, uint64_t v) {
-    char t[24];
-    int i = 24;
-    do {
-        t[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    size_t n = (size_t)(24 - i);
-    if ((size_t)(b->end - b->p) > n) {
-        memcpy(b->p, t + i, n);
-        b->p += n;
-    }
-}
-
-/* [{"type":"f32","ne":[..],"nb":[..]}, ...]: every source with its type, shape, strides. */
+/* [{"type":"f32","ne":[..],"nb":[..]}, ...]: every source with its type, shape, strides.
+ * Sized for the worst case, never cut: 10 sources of at most 201 bytes each (a 7-letter type,
+ * 8 numbers of 20 digits), 2012 bytes in all. */
 static const char *srcs_json(opscope_sqlite_export_t *x, const opscope_record *r) {
-    jbuf b = {x->srcs, x->srcs + sizeof x->srcs - 1};
-    j_str(&b, "[");
+    opscope_strbuf b;
+    opscope_strbuf_fixed(&b, x->srcs, sizeof x->srcs);
+    opscope_strbuf_add_str(&b, "[");
     for (int i = 0; i < r->n_src; i++) {
-        j_str(&b, i ? ",{\"type\":" : "{\"type\":");
+        opscope_strbuf_add_str(&b, i ? ",{\"type\":" : "{\"type\":");
         int32_t t = r->has & OPSCOPE_HAS_SRC_TYPES ? r->type_src[i] : -1;
         if (t < 0) {
-            j_str(&b, "null");
+            opscope_strbuf_add_str(&b, "null");
         } else {
-            j_str(&b, "\"");
-            j_str(&b, opscope_ggml_type_name(t));
-            j_str(&b, "\"");
+            opscope_strbuf_add_str(&b, "\"");
+            opscope_strbuf_add_str(&b, opscope_ggml_type_name(t));
+            opscope_strbuf_add_str(&b, "\"");
         }
-        j_str(&b, ",\"ne\":[");
+        opscope_strbuf_add_str(&b, ",\"ne\":[");
         for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) {
-            if (d) j_str(&b, ",");
-            j_i64(&b, r->ne_src[i][d]);
+            if (d) opscope_strbuf_add_str(&b, ",");
+            opscope_strbuf_add_i64(&b, r->ne_src[i][d]);
         }
-        j_str(&b, "]");
+        opscope_strbuf_add_str(&b, "]");
         if (r->has & OPSCOPE_HAS_STRIDES) {
-            j_str(&b, ",\"nb\":[");
+            opscope_strbuf_add_str(&b, ",\"nb\":[");
             for (int d = 0; d < OPSCOPE_MAX_DIMS; d++) {
-                if (d) j_str(&b, ",");
-                j_u64(&b, r->nb_src[i][d]);
+                if (d) opscope_strbuf_add_str(&b, ",");
+                opscope_strbuf_add_u64(&b, r->nb_src[i][d]);
             }
-            j_str(&b, "]");
+            opscope_strbuf_add_str(&b, "]");
         }
-        j_str(&b, "}");
+        opscope_strbuf_add_str(&b, "}");
     }
-    j_str(&b, "]");
-    *b.p = '\0';
+    opscope_strbuf_add_str(&b, "]");
     return x->srcs;
 }
 
 static const char *params_json(opscope_sqlite_export_t *x, const opscope_record *r) {
-    jbuf b = {x->params, x->params + sizeof x->params - 1};
-    j_str(&b, "[");
+    opscope_strbuf b; /* 16 numbers of at most 11 characters: 193 bytes at most */
+    opscope_strbuf_fixed(&b, x->params, sizeof x->params);
+    opscope_strbuf_add_str(&b, "[");
     for (int i = 0; i < OPSCOPE_MAX_OP_PARAMS; i++) {
-        if (i) j_str(&b, ",");
-        j_i64(&b, r->op_params[i]);
+        if (i) opscope_strbuf_add_str(&b, ",");
+        opscope_strbuf_add_i64(&b, r->op_params[i]);
     }
-    j_str(&b, "]");
-    *b.p = '\0';
+    opscope_strbuf_add_str(&b, "]");
     return x->params;
 }
 
@@ -194,7 +155,7 @@ static void key_put(unsigned char **p, const void *v, size_t n) {
 /* The bytes that identify a record's shape row (everything the row holds). */
 static size_t shape_key(opscope_sqlite_export_t *x, const opscope_record *r) {
     unsigned char *p = x->key;
-    int32_t n = r->n_src < 0 ? 0 : r->n_src > OPSCOPE_MAX_SRC ? OPSCOPE_MAX_SRC : r->n_src;
+    int32_t n = opscope_record_n_src(r);
     uint32_t has = r->has & (OPSCOPE_HAS_OUT | OPSCOPE_HAS_STRIDES | OPSCOPE_HAS_SRC_TYPES | OPSCOPE_HAS_OP_PARAMS);
     key_put(&p, &has, sizeof has);
     key_put(&p, &n, sizeof n);

@@ -16,10 +16,10 @@
 #ifndef OPSCOPE_SQLITE_EXPORT_H
 #define OPSCOPE_SQLITE_EXPORT_H
 
-#include "analyze/derived.h"
-#include "analyze/kineto.h"
-#include "analyze/rpc_calls.h"
-#include "analyze/session.h"
+#include "analyze/record/derived.h"
+#include "analyze/kineto/kineto.h"
+#include "analyze/rpc/rpc_calls.h"
+#include "analyze/session/session.h"
 #include "opscope.h"
 
 typedef struct opscope_sqlite_export opscope_sqlite_export_t;
@@ -33,10 +33,10 @@ opscope_sqlite_export_t *opscope_sqlite_export_new(const char *path, const char 
 /* The sink to feed while reading. A callback returns non-zero after a database failure
  * (opscope_sqlite_export_error then says what failed). */
 opscope_sink opscope_sqlite_export_sink(opscope_sqlite_export_t *x);
-/* Its on_record with the record's derived values (analyze/derived.h; UD is X), for a session. */
+/* Its on_record with the record's derived values (analyze/record/derived.h; UD is X), for a session. */
 int opscope_sqlite_export_derived(void *ud, const opscope_record *r, opscope_derived *d);
 
-/* The RPC analysis (analyze/rpc_calls.h) written to the rpc_servers and rpc_calls tables: fed
+/* The RPC analysis (analyze/rpc/rpc_calls.h) written to the rpc_servers and rpc_calls tables: fed
  * by the caller from the same read, finished here at the latest. Borrowed until finish or
  * abort; NULL (the default): those tables stay empty. */
 void opscope_sqlite_export_set_rpc(opscope_sqlite_export_t *x, opscope_rpc_t *rpc);
@@ -62,7 +62,7 @@ int opscope_sqlite_export_finish(opscope_sqlite_export_t *x, opscope_error *err)
 /* Discards everything: closes and removes the temporary file, frees X. NULL is a no-op. */
 void opscope_sqlite_export_abort(opscope_sqlite_export_t *x);
 
-/* The database as a session output (export/outputs.h): the RPC tables and the Kineto links
+/* The database as a session output (export/outputs/outputs.h): the RPC tables and the Kineto links
  * from the session's analyses, the graphs table from GRAPHS (borrowed, the session's: it
  * must outlive the output's finish; NULL: the output aggregates its own); its commit writes
  * the indices and views and renames the file (the commit likeliest to fail: add it first).

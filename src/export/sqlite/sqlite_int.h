@@ -16,8 +16,9 @@
 #ifndef OPSCOPE_SQLITE_INT_H
 #define OPSCOPE_SQLITE_INT_H
 
-#include "analyze/rpc_calls.h"
+#include "analyze/rpc/rpc_calls.h"
 #include "opscope.h"
+#include "util/strbuf.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
@@ -68,8 +69,7 @@ typedef struct sq_batch {
     size_t n_shapes, cap_shapes;
     sq_backend *backends;
     size_t n_backends, cap_backends;
-    char *arena;
-    size_t arena_len, arena_cap;
+    opscope_strbuf arena; /* the strings, each with its NUL (growable) */
 } sq_batch;
 
 /* The writer: a connection, its statements, and the queue of batches. */

@@ -1,5 +1,5 @@
 /* sqlite_rpc.c - the RPC tables of a merged profile: rpc_servers and rpc_calls, the figures
- * of the report's "RPC servers" and "RPC calls" sections (src/analyze/rpc_calls.h). */
+ * of the report's "RPC servers" and "RPC calls" sections (src/analyze/rpc/rpc_calls.h). */
 #include "export/sqlite/sqlite_int.h"
 
 static void bind_u64(sqlite3_stmt *s, int col, uint64_t v) {

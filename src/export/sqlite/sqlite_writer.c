@@ -7,24 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The arena's offsets stay below SQ_NONE: at most 2^31 bytes (the doubling's last size). */
+#define SQ_ARENA_MAX ((size_t)1 << 31)
+
 uint32_t opscope_sq_str(sq_batch *b, const char *s, bool *oom) {
     if (!s) return SQ_NONE;
-    size_t n = strlen(s) + 1;
-    if (b->arena_len + n > b->arena_cap) {
-        size_t cap = b->arena_cap ? b->arena_cap * 2 : 262144;
-        while (cap < b->arena_len + n) cap *= 2;
-        char *a = cap < SQ_NONE ? realloc(b->arena, cap) : NULL;
-        if (!a) {
-            *oom = true;
-            return SQ_NONE;
-        }
-        b->arena = a;
-        b->arena_cap = cap;
+    size_t n = strlen(s) + 1, off = b->arena.len;
+    if (n > SQ_ARENA_MAX - off || opscope_strbuf_add(&b->arena, s, n)) {
+        *oom = true;
+        return SQ_NONE;
     }
-    memcpy(b->arena + b->arena_len, s, n);
-    uint32_t off = (uint32_t)b->arena_len;
-    b->arena_len += n;
-    return off;
+    return (uint32_t)off;
 }
 
 static void bind_u64(sqlite3_stmt *s, int col, uint64_t v) {
@@ -35,7 +28,7 @@ static void bind_u64(sqlite3_stmt *s, int col, uint64_t v) {
 
 static void bind_off(sqlite3_stmt *s, int col, const sq_batch *b, uint32_t off) {
     if (off == SQ_NONE) sqlite3_bind_null(s, col);
-    else sqlite3_bind_text(s, col, b->arena + off, -1, SQLITE_STATIC);
+    else sqlite3_bind_text(s, col, b->arena.s + off, -1, SQLITE_STATIC);
 }
 
 static void bind_type(sqlite3_stmt *s, int col, int32_t type) {
@@ -196,7 +189,8 @@ int opscope_sq_writer_submit(sq_writer *w) {
         pthread_mutex_unlock(&w->mu);
         b = &w->batches[w->fill]; /* released by the writer: ours again */
     }
-    b->n_recs = b->n_shapes = b->n_backends = b->arena_len = 0;
+    b->n_recs = b->n_shapes = b->n_backends = 0;
+    opscope_strbuf_reset(&b->arena);
     pthread_mutex_lock(&w->mu); /* a plain read would race with the writer's note_failure */
     bool failed = w->failed;
     pthread_mutex_unlock(&w->mu);
@@ -227,7 +221,7 @@ void opscope_sq_writer_free(sq_writer *w) {
     for (int i = 0; i < SQ_BATCHES; i++) {
         free(w->batches[i].shapes);
         free(w->batches[i].backends);
-        free(w->batches[i].arena);
+        opscope_strbuf_free(&w->batches[i].arena);
     }
     memset(w->batches, 0, sizeof w->batches);
 }
