@@ -1,5 +1,5 @@
 /*
- * opscope diff page. Reads three JSON blocks written by src/export/diff_html.c: the two runs'
+ * opscope diff page. Reads three JSON blocks written by src/export/diff/diff_html.c: the two runs'
  * timeline data (#opscope-data-base, #opscope-data-new; the viewer's format, docs/viewer.md)
  * and the comparison (#opscope-diff; the `opscope diff --json` document, docs/diff.md).
  * Draws both timelines on one time axis (time since each run's first record, same scale,
@@ -83,7 +83,7 @@
       }
     }
     t.nRows = t.rowLane.length;
-    // Graph computes and their phase runs (D.graphs: analyze/graphs.c's phase per compute, in
+    // Graph computes and their phase runs (D.graphs: analyze/ggml/graphs.c's phase per compute, in
     // start order); a phase band is a run of consecutive computes of one phase.
     const G = D.graphs || null;
     t.G = G; t.nG = G ? G.id.length : 0; t.gMaxDur = 0; t.phaseRuns = [];

@@ -1,5 +1,5 @@
 /*
- * opscope HTML viewer. Reads the JSON block #opscope-data (written by src/export/html_data.c,
+ * opscope HTML viewer. Reads the JSON block #opscope-data (written by src/export/html/html_data.c,
  * format in docs/viewer.md), decodes its base64 varint columns into typed arrays and draws a
  * canvas timeline with level-of-detail: per row, records are sorted by start, and a run of
  * records narrower than a pixel is drawn as one pixel column found by binary search, so a
@@ -217,7 +217,7 @@
     for (const st of C.steps) { cpuMin = Math.min(cpuMin, st[1]); cpuMax = Math.max(cpuMax, st[1] + st[2]); }
   }
   // Graph computes (D.graphs, docs/viewer.md): each compute's span and phase as the report's
-  // "Graphs by batch" and diff's `--by phase` give it (src/analyze/graphs.c), in start order.
+  // "Graphs by batch" and diff's `--by phase` give it (src/analyze/ggml/graphs.c), in start order.
   // A phase band is a run of consecutive computes of one phase: prefill, then decode, ...
   const G = D.graphs || null;
   const nG = G ? G.id.length : 0;
