@@ -202,22 +202,30 @@ static void warn_drops(void) {
     }
     g_life.warned_drops = true;
     bool cap = m.dropped_cause == OPSCOPE_DROP_CAP || m.dropped_cause == OPSCOPE_DROP_LOG_CAP;
-    fprintf(stderr, "opscope: %llu records dropped (", (unsigned long long)m.dropped_records);
-    if (m.dropped_cause == OPSCOPE_DROP_LOG_CAP) {
-        fprintf(stderr, "the record log's size cap on disk reached: OPSCOPE_MAX_MB=%llu)",
-                (unsigned long long)m.capture_cap_mb);
-    } else if (cap) {
-        fprintf(stderr, "memory cap reached: OPSCOPE_MAX_MB=%llu)", (unsigned long long)m.capture_cap_mb);
-    } else {
-        fprintf(stderr, "%s)", m.dropped_cause == OPSCOPE_DROP_OUT_OF_MEMORY ? "out of memory"
-                               : "device work a GPU timing source could not time");
+    /* One line, one write: the program's own threads may be printing at exit too. */
+    char line[512];
+    size_t n = 0;
+    n += (size_t)snprintf(line + n, sizeof line - n, "opscope: %llu records dropped (",
+                          (unsigned long long)m.dropped_records);
+    if (n < sizeof line && m.dropped_cause == OPSCOPE_DROP_LOG_CAP) {
+        n += (size_t)snprintf(line + n, sizeof line - n, "the record log's size cap on disk reached: OPSCOPE_MAX_MB=%llu)",
+                              (unsigned long long)m.capture_cap_mb);
+    } else if (n < sizeof line && cap) {
+        n += (size_t)snprintf(line + n, sizeof line - n, "memory cap reached: OPSCOPE_MAX_MB=%llu)",
+                              (unsigned long long)m.capture_cap_mb);
+    } else if (n < sizeof line) {
+        n += (size_t)snprintf(line + n, sizeof line - n, "%s)",
+                              m.dropped_cause == OPSCOPE_DROP_OUT_OF_MEMORY ? "out of memory"
+                              : "device work a GPU timing source could not time");
     }
-    if (m.dropped_graphs) {
-        fprintf(stderr, "; %llu graph%s between ids %lld and %lld lost records",
-                (unsigned long long)m.dropped_graphs, m.dropped_graphs == 1 ? "" : "s",
-                (long long)m.dropped_first_graph, (long long)m.dropped_last_graph);
+    if (n < sizeof line && m.dropped_graphs) {
+        n += (size_t)snprintf(line + n, sizeof line - n, "; %llu graph%s between ids %lld and %lld lost records",
+                              (unsigned long long)m.dropped_graphs, m.dropped_graphs == 1 ? "" : "s",
+                              (long long)m.dropped_first_graph, (long long)m.dropped_last_graph);
     }
-    fprintf(stderr, "%s\n", cap ? "; raise OPSCOPE_MAX_MB to keep them" : "");
+    if (n < sizeof line)
+        snprintf(line + n, sizeof line - n, "%s\n", cap ? "; raise OPSCOPE_MAX_MB to keep them" : "");
+    fputs(line, stderr);
 }
 
 /* llama_decode calls the capture's table had no room for are said once on stderr at exit
