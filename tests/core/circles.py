@@ -19,12 +19,13 @@ make it (file -> file: the names used), or one line per folder, and exits 1 on a
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "capture_unit"))
 from cycles import cycles as scc_cycles  # noqa: E402  (one Tarjan for every check)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import layers  # noqa: E402  (one walk of the built objects, one nm reader)
 
 SKIP = {"capture"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+/[A-Za-z0-9_/]+)\.(h|def)"', re.M)
@@ -61,36 +62,14 @@ def include_graph(src):
 
 
 def objects(src, build):
-    """(object, module) of every object built from a file still in src/."""
-    base = os.path.join(build, "src", "CMakeFiles")
-    out = []
-    for target in sorted(os.listdir(base)) if os.path.isdir(base) else []:
-        tdir = os.path.join(base, target)
-        for root, _, files in os.walk(tdir):
-            for f in files:
-                if f.endswith(".c.o"):
-                    rel = os.path.relpath(os.path.join(root, f[:-2]), tdir)
-                    if top_of(rel) not in SKIP and os.path.exists(os.path.join(src, rel)):
-                        out.append((os.path.join(root, f), module_of(rel)))
-    return out
+    """(object, module) of every object built from a file still in src/ (layers.py's walk)."""
+    return [(o, module_of(rel)) for o, rel in layers.objects(src, build) if top_of(rel) not in SKIP]
 
 
 def symbol_graph(objs):
-    """{module: {module: {why}}} from the objects' symbols, within each top folder."""
-    defs, uses = {}, []
-    mod_of = dict(objs)
-    res = subprocess.run(["nm", "-P", "-A"] + [o for o, _ in objs],
-                         capture_output=True, text=True, check=True)
-    for line in res.stdout.splitlines():
-        obj, _, rest = line.partition(": ")
-        parts = rest.split()
-        if len(parts) < 2 or obj not in mod_of:
-            continue
-        name, kind = parts[:2]
-        if kind in ("U", "w", "v"):
-            uses.append((mod_of[obj], name))
-        elif kind.isupper():
-            defs.setdefault(name, set()).add(mod_of[obj])
+    """{module: {module: {why}}} from the objects' symbols (layers.py's nm), within each top
+    folder."""
+    defs, uses = layers.nm_symbols(objs)
     graph = {m: {} for _, m in objs}
     for mod, name in uses:
         where = defs.get(name, set())

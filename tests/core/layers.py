@@ -321,8 +321,9 @@ def interposed(src):
     return re.compile("^(" + "|".join(re.escape(n).replace(r"\*", ".*") for n in names) + ")$")
 
 
-def symbol_edges(objs, foreign=None):
-    """Folder edges, capture's room edges and the format writers, from the objects' symbols."""
+def nm_symbols(objs):
+    """({name: {source}} of the global definitions, [(source, name)] of the uses) of OBJS,
+    (object, source) pairs; circles.py reads the same."""
     defs, uses = {}, []
     rel_of = dict(objs)
     # one nm for every object: -A prefixes each line with "object: "
@@ -338,6 +339,12 @@ def symbol_edges(objs, foreign=None):
             uses.append((rel, name))
         elif kind.isupper():
             defs.setdefault(name, set()).add(rel)
+    return defs, uses
+
+
+def symbol_edges(objs, foreign=None):
+    """Folder edges, capture's room edges and the format writers, from the objects' symbols."""
+    defs, uses = nm_symbols(objs)
     edges, rooms, formats = {}, {}, {}
     for rel, name in uses:
         src = folder_of(rel)
