@@ -10,6 +10,7 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/store/cap_buf.c
   ${OPSCOPE_CAPTURE_DIR}/timing/cap_attr.c
   ${OPSCOPE_CAPTURE_DIR}/life/cap_config.c
+  ${OPSCOPE_CAPTURE_DIR}/life/cap_env.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_tables.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_counters.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_convert.c

@@ -33,6 +33,41 @@ static void *link_info(const void *next, VkStructureType type) {
     return NULL;
 }
 
+/* The layer's OPSCOPE_VK_* flags, read once for the process: 1, 0, or -1 unset or empty (the
+ * default). Another value is said once, through the capture's warning (stderr where no capture
+ * listens), and the default used, as the capture's own settings are (capture/life/cap_env.h,
+ * which this layer cannot link: docs/capture.md has the one table of them). */
+typedef struct vkl_flags {
+    int serialize, group, share_bounds;
+} vkl_flags;
+static vkl_flags g_flags;
+static pthread_once_t g_flags_once = PTHREAD_ONCE_INIT;
+
+static int env_flag(const char *name, const char *def_what) {
+    const char *v = getenv(name);
+    if (!v || !*v) {
+        return -1;
+    }
+    if ((v[0] == '0' || v[0] == '1') && !v[1]) {
+        return v[0] == '1';
+    }
+    char msg[400];
+    snprintf(msg, sizeof msg, "%s=%.256s is not 0 or 1; using %s", name, v, def_what);
+    const opscope_gpu_host *host = vkl_host();
+    if (host) {
+        host->warn(msg);
+    } else {
+        fprintf(stderr, "opscope: %s\n", msg);
+    }
+    return -1;
+}
+
+static void read_flags(void) {
+    g_flags.serialize = env_flag("OPSCOPE_VK_SERIALIZE", "0");
+    g_flags.group = env_flag("OPSCOPE_VK_GROUP", "0");
+    g_flags.share_bounds = env_flag("OPSCOPE_VK_SHARE_BOUNDS", "the device's default (1 on a CPU device, else 0)");
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_CreateInstance(const VkInstanceCreateInfo *ci, const VkAllocationCallbacks *a,
                                                         VkInstance *out) {
     VkLayerInstanceCreateInfo *chain = link_info(ci->pNext, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
@@ -267,10 +302,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_CreateDevice(VkPhysicalDevice pd, cons
     d->phys = pd;
     d->gdpa = gdpa;
     d->free_slab = -1;
-    const char *ser = getenv("OPSCOPE_VK_SERIALIZE");
-    d->serialize = ser && strcmp(ser, "1") == 0;
-    const char *grp = getenv("OPSCOPE_VK_GROUP");
-    d->group = grp && strcmp(grp, "1") == 0 && !d->serialize;
+    pthread_once(&g_flags_once, read_flags);
+    d->serialize = g_flags.serialize == 1;
+    d->group = g_flags.group == 1 && !d->serialize;
     load_device_fns(d, gdpa, *out, calib);
     if (host && in && d->CmdWriteTimestamp && d->CreateQueryPool && d->CmdResetQueryPool && d->GetQueryPoolResults) {
         VkPhysicalDeviceProperties props;
@@ -296,8 +330,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_CreateDevice(VkPhysicalDevice pd, cons
          * its rasterizer before any timestamp below the top of the pipe (a few percent of the
          * program's speed): end timestamps go at the top there. */
         bool cpu = props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-        const char *sb = getenv("OPSCOPE_VK_SHARE_BOUNDS");
-        d->share_bounds = sb ? strcmp(sb, "1") == 0 : cpu;
+        d->share_bounds = g_flags.share_bounds >= 0 ? g_flags.share_bounds == 1 : cpu;
         d->end_stage = cpu ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
         d->mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
         d->slabs = calloc(VKL_MAX_POOLS * VKL_POOL_SLABS, sizeof *d->slabs);

@@ -34,6 +34,7 @@
 #include "capture/gpu/cupti_rec.h"
 #include "capture/gpu/cupti_track.h"
 #include "capture/gpu/gpu_source.h"
+#include "capture/life/cap_env.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -93,7 +94,14 @@ static void *open_at(const char *dir, const char *rel) {
 static void *open_cupti(void) {
     const char *env = getenv("OPSCOPE_CUPTI_LIB");
     if (env && *env) {
-        return dlopen(env, RTLD_NOW | RTLD_LOCAL);
+        void *own = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+        if (own) {
+            return own;
+        }
+        const char *err = dlerror();
+        char why[400];
+        snprintf(why, sizeof why, "cannot be loaded (%s)", err ? err : "dlopen failed");
+        opscope_cap_env_warn("OPSCOPE_CUPTI_LIB", env, why, "the libcupti found where the default looks");
     }
     static const char *const names[] = {"libcupti.so", "libcupti.so.13", "libcupti.so.12"};
     char dir[4096] = "";
@@ -551,13 +559,14 @@ void opscope_cap_cupti_start(const char *backend) {
         return;
     }
     atomic_store_explicit(&tried, true, memory_order_relaxed);
+    /* unset: off, said (opt-in); 0: off, silently; a bad value: off, said as such */
     const char *env = getenv("OPSCOPE_CUPTI");
-    if (env && strcmp(env, "0") == 0) {
-        return;
-    }
-    if (!env || strcmp(env, "1") != 0) {
+    if (!env || !*env) {
         fprintf(stderr, "opscope: %s: per-op CUDA timing through CUPTI is opt-in until checked on a GPU "
                         "(OPSCOPE_CUPTI=1); its splits are timed on the host\n", backend);
+        return;
+    }
+    if (!opscope_cap_env_flag("OPSCOPE_CUPTI", false)) {
         return;
     }
     char msg[320];

@@ -15,6 +15,7 @@
 
 #include "capture/store/cap_clock.h"
 #include "capture/store/cap_counters.h"
+#include "capture/life/cap_env.h"
 #include "capture/life/cap_life.h"
 #include "capture/timing/cap_record.h"
 #include "capture/resolve/cap_resolve.h"
@@ -25,6 +26,7 @@
 #include "util/sort.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -232,21 +234,13 @@ static const opscope_gpu_host g_host = {OPSCOPE_GPU_ABI, host_scope, host_delive
 /* OPSCOPE_GPU_TIMING (all|sampled; `opscope record --gpu-timing`) and OPSCOPE_GPU_BUDGET (the
  * percent of compute time timing may add), read once when a source attaches. */
 static void sample_setup(void) {
+    static const char *const k_modes[] = {"sampled", "all", NULL};
     opscope_gpu_sample_config c = {.mode = OPSCOPE_GPU_TIMING_SAMPLED};
-    const char *m = getenv("OPSCOPE_GPU_TIMING");
-    if (m && *m && !opscope_gpu_timing_parse(m, &c.mode)) {
-        fprintf(stderr, "opscope: OPSCOPE_GPU_TIMING=%s is not all or sampled; sampling\n", m);
+    if (opscope_cap_env_word("OPSCOPE_GPU_TIMING", k_modes, 0, NULL) == 1) {
+        c.mode = OPSCOPE_GPU_TIMING_ALL;
     }
-    const char *b = getenv("OPSCOPE_GPU_BUDGET");
-    if (b && *b) {
-        char *end;
-        double pct = strtod(b, &end);
-        if (*end || !(pct > 0 && pct <= 100)) {
-            fprintf(stderr, "opscope: OPSCOPE_GPU_BUDGET=%s is not a percentage; 5\n", b);
-        } else {
-            c.budget = pct / 100;
-        }
-    }
+    /* 5: gpu_sample's own default budget (5 / 100 is the double 0.05 is) */
+    c.budget = opscope_cap_env_real("OPSCOPE_GPU_BUDGET", 0, 100, 5, "percent") / 100;
     opscope_gpu_sample_init(&g_sample, &c);
 }
 
@@ -543,9 +537,13 @@ static void gpu_log(const gpu_pend *p) {
     if (!tried) {
         tried = true;
         const char *path = getenv("OPSCOPE_GPU_LOG");
-        const char *it = getenv("OPSCOPE_GPU_LOG_ITEMS");
         fp = path && *path ? fopen(path, "a") : NULL;
-        items = it && strcmp(it, "1") == 0;
+        if (path && *path && !fp) {
+            char why[160];
+            snprintf(why, sizeof why, "cannot be opened (%s)", strerror(errno));
+            opscope_cap_env_warn("OPSCOPE_GPU_LOG", path, why, "no GPU log");
+        }
+        items = opscope_cap_env_flag("OPSCOPE_GPU_LOG_ITEMS", false);
     }
     if (fp && items) {
         gpu_log_items(fp, p);
@@ -855,9 +853,12 @@ static bool vulkan_possible(void) {
 }
 
 __attribute__((constructor)) static void enable_vulkan_layer(void) {
-    const char *prof = getenv("GGML_PROFILE");
-    const char *off = getenv("OPSCOPE_VK_LAYER");
-    if (!prof || (off && strcmp(off, "0") == 0) || (!(off && strcmp(off, "1") == 0) && !vulkan_possible())) {
+    if (!getenv("GGML_PROFILE")) {
+        return;
+    }
+    static const char *const k_layer[] = {"0", "1", NULL};
+    int on = opscope_cap_env_word("OPSCOPE_VK_LAYER", k_layer, -1, "the default (enabled where ggml can use Vulkan)");
+    if (on == 0 || (on != 1 && !vulkan_possible())) {
         return;
     }
     Dl_info info;

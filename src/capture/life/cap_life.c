@@ -4,6 +4,7 @@
 #include "capture/store/cap_buf.h"
 #include "capture/store/cap_clock.h"
 #include "capture/life/cap_config.h"
+#include "capture/life/cap_env.h"
 #include "capture/store/cap_counters.h"
 #include "capture/store/cap_decodes.h"
 #include "capture/store/cap_meta.h"
@@ -112,10 +113,15 @@ static cap_life g_life = {
 typedef enum end_kind { END_CHECKPOINT, END_EXIT, END_SIGNAL } end_kind;
 static void export_as(end_kind kind, int sig);
 
+/* A directory too long for rec_dir is no record run's (record makes a short one): said, and
+ * the process writes as outside one. */
 static void load_rec_dir(void) {
     const char *d = getenv("OPSCOPE_RECORD_DIR");
     if (d && *d && !g_life.rec_dir[0] && strlen(d) < sizeof g_life.rec_dir) {
         memcpy(g_life.rec_dir, d, strlen(d) + 1);
+    } else if (d && strlen(d) >= sizeof g_life.rec_dir) {
+        opscope_cap_env_warn("OPSCOPE_RECORD_DIR", d, "is longer than 1023 bytes",
+                             "none (the profile is written as outside opscope record)");
     }
 }
 
@@ -519,65 +525,77 @@ static void check_path(void) {
 }
 
 /* Streams to a record log when PATH is a regular file or absent (the log is made beside
- * it and renamed over it) and no OPSCOPE_GRAPH_LOG asks for every compute at the end: the buffers then hold a window of records (STREAM_WINDOW) and
- * OPSCOPE_MAX_MB (MB; 0: unset) caps the log on disk, default STREAM_DISK_MB. Elsewhere
- * the buffers hold every record, capped by OPSCOPE_MAX_MB in memory (default 512). */
+ * it and renamed over it), OPSCOPE_STREAM is not 0 and no OPSCOPE_GRAPH_LOG asks for every
+ * compute at the end: the buffers then hold a window of records (STREAM_WINDOW) and
+ * OPSCOPE_MAX_MB caps the log on disk, default STREAM_DISK_MB. Elsewhere the buffers hold
+ * every record, capped by OPSCOPE_MAX_MB in memory (default MEMORY_MB). A bad OPSCOPE_MAX_MB
+ * gets the default of the mode chosen. */
 #define STREAM_WINDOW (256ull << 20)
 #define STREAM_DISK_MB 4096ull
-static void choose_log(uint64_t mb) {
-    const char *env = getenv("OPSCOPE_STREAM"), *glog = getenv("OPSCOPE_GRAPH_LOG");
+#define MEMORY_MB 512ull
+#define MAX_MB_MAX 1048576ull /* 1 TiB: more than any disk or memory a capture is given */
+static void choose_log(void) {
+    bool stream = opscope_cap_env_flag("OPSCOPE_STREAM", true);
+    const char *glog = getenv("OPSCOPE_GRAPH_LOG");
     struct stat st;
     bool file = (g_life.cfg.dest == OPSCOPE_CAP_DEST_JSON || g_life.cfg.dest == OPSCOPE_CAP_DEST_TEXT) &&
                 g_life.cfg.path[0] && (stat(g_life.cfg.path, &st) != 0 ? errno == ENOENT : S_ISREG(st.st_mode));
     /* the graph log (a diagnostic) lists every compute at the end: those records must stay */
-    g_life.log_on = file && !(env && strcmp(env, "0") == 0) && !(glog && *glog);
+    g_life.log_on = file && stream && !(glog && *glog);
+    uint64_t mb = opscope_cap_env_uint("OPSCOPE_MAX_MB", 1, MAX_MB_MAX, g_life.log_on ? STREAM_DISK_MB : MEMORY_MB,
+                                       "MiB");
     if (!g_life.log_on) {
-        opscope_cap_buf_set_limit((mb ? mb : 512) << 20);
+        opscope_cap_buf_set_limit(mb << 20);
         return;
     }
-    g_life.log_max = (mb ? mb : STREAM_DISK_MB) << 20;
+    g_life.log_max = mb << 20;
     opscope_cap_buf_set_limit(STREAM_WINDOW);
-    opscope_cap_drops_set_cap_mb(mb ? mb : STREAM_DISK_MB);
+    opscope_cap_drops_set_cap_mb(mb);
 }
 
 static void at_exit_export(void) {
     opscope_cap_life_export(true);
 }
 
-static void init_once(void) {
-    const char *v = getenv("GGML_PROFILE");
-    opscope_cap_config_parse(v, &g_life.cfg);
-    /* `opscope record --format` may force the format whatever the file name says. */
-    const char *fmt = getenv("OPSCOPE_FORMAT");
-    if (fmt && (g_life.cfg.dest == OPSCOPE_CAP_DEST_JSON || g_life.cfg.dest == OPSCOPE_CAP_DEST_TEXT)) {
-        if (strcmp(fmt, "txt") == 0) {
+/* OPSCOPE_CHECKPOINT_MS's range: 0 (never) up to a day between checkpoints (a crash loses at
+ * most one period; past a day, 0 says what is meant). */
+#define CKPT_MS_MAX 86400000ull
+
+/* The settings init_once reads (cap_env.h: each checked, a bad one said with the default used).
+ * `opscope record --format` may force the format whatever the file name says (summary: the
+ * console summary, GGML_PROFILE=stderr then). OPSCOPE_CLOCK is handed on as a word of its
+ * table or not at all (the clock's own default). */
+static void read_settings(void) {
+    static const char *const k_formats[] = {"json", "txt", "summary", NULL};
+    int fmt = opscope_cap_env_word("OPSCOPE_FORMAT", k_formats, -1, "the profile's file name's format");
+    if (g_life.cfg.dest == OPSCOPE_CAP_DEST_JSON || g_life.cfg.dest == OPSCOPE_CAP_DEST_TEXT) {
+        if (fmt == 1) {
             g_life.cfg.dest = OPSCOPE_CAP_DEST_TEXT;
-        } else if (strcmp(fmt, "json") == 0) {
+        } else if (fmt == 0) {
             g_life.cfg.dest = OPSCOPE_CAP_DEST_JSON;
         }
     }
-    const char *ck = getenv("OPSCOPE_CHECKPOINT_MS");
-    if (ck && *ck) {
-        char *end = NULL;
-        long x = strtol(ck, &end, 10);
-        if (end && *end == '\0' && x >= 0) {
-            g_life.ckpt_ms = x;
-        }
+    g_life.ckpt_ms = (long)opscope_cap_env_uint("OPSCOPE_CHECKPOINT_MS", 0, CKPT_MS_MAX, 1000, "ms");
+    g_life.stats = opscope_cap_env_flag("OPSCOPE_STATS", false);
+    static const char *const k_clocks[] = {"auto", "tsc", "monotonic", NULL};
+    int clock = opscope_cap_env_word("OPSCOPE_CLOCK", k_clocks, 0, NULL);
+    opscope_cap_clock_init(k_clocks[clock]);
+    /* set by this library in the process that owns PATH: a value that is no pid is still
+     * another process's claim (never overwrite PATH), said */
+    uint64_t pid;
+    const char *owner = getenv("OPSCOPE_OWNER_PID");
+    if (owner && *owner && !opscope_cap_env_parse_uint(owner, 1, 2147483647u, &pid)) {
+        opscope_cap_env_warn("OPSCOPE_OWNER_PID", owner, "is not a process id",
+                             "it as another process's claim (this one writes PATH.PID)");
     }
-    const char *stats = getenv("OPSCOPE_STATS");
-    g_life.stats = stats && strcmp(stats, "1") == 0;
-    opscope_cap_clock_init(getenv("OPSCOPE_CLOCK"));
+}
+
+static void init_once(void) {
+    const char *v = getenv("GGML_PROFILE");
+    opscope_cap_config_parse(v, &g_life.cfg);
+    read_settings();
     opscope_cap_meta_init();
-    const char *mb = getenv("OPSCOPE_MAX_MB");
-    uint64_t limit = 512;
-    if (mb && *mb) {
-        char *end = NULL;
-        unsigned long long x = strtoull(mb, &end, 10);
-        if (end && *end == '\0' && x > 0) {
-            limit = x;
-        }
-    }
-    choose_log(mb && *mb ? limit : 0);
+    choose_log();
     if (!g_life.atfork_set) {
         pthread_atfork(NULL, NULL, at_fork_child);
     }

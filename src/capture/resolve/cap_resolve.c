@@ -9,6 +9,7 @@
 #include "capture/resolve/cap_resolve.h"
 
 #include "capture/store/cap_convert.h"
+#include "capture/life/cap_env.h"
 #include "capture/life/cap_life.h"
 #include "capture/resolve/cap_sym.h"
 #include "capture/store/cap_tables.h"
@@ -124,8 +125,8 @@ static void resolve(void) {
         }
     }
 #ifdef OPSCOPE_GGML_BUILD_VERSION
-    const char *force = getenv("OPSCOPE_FORCE");
-    if (strcmp(opscope_cap_ggml.version(), OPSCOPE_GGML_BUILD_VERSION) != 0 && !(force && strcmp(force, "1") == 0)) {
+    bool force = on && opscope_cap_env_flag("OPSCOPE_FORCE", false); /* read whenever profiling: a bad value is said */
+    if (strcmp(opscope_cap_ggml.version(), OPSCOPE_GGML_BUILD_VERSION) != 0 && !force) {
         if (on) {
             char why[160];
             snprintf(why, sizeof why, "ggml %s is not the version opscope was built for (%s; "
