@@ -38,13 +38,11 @@ BAD = [
 ]
 # read where a Vulkan device times the work (the capture's GPU source, the layer): one run on
 # lavapipe with all of them, each said once (the layer reads its flags once per process)
-BAD_VK = [
-    ("OPSCOPE_GPU_TIMING", "bogus", "is not sampled or all; using sampled"),
-    ("OPSCOPE_GPU_BUDGET", "abc", "is not a number of percent above 0 and at most 100; using 5"),
-    ("OPSCOPE_VK_GROUP", "yes", "is not 0 or 1; using 0"),
-    ("OPSCOPE_VK_SERIALIZE", "-1", "is not 0 or 1; using 0"),
-    ("OPSCOPE_VK_SHARE_BOUNDS", "2", "is not 0 or 1; using the device's default (1 on a CPU device, else 0)"),
-]
+FLAG0 = "is not 0 or 1; using 0"
+BAD_VK = {"OPSCOPE_GPU_TIMING": ("bogus", "is not sampled or all; using sampled"),
+          "OPSCOPE_GPU_BUDGET": ("abc", "is not a number of percent above 0 and at most 100; using 5"),
+          "OPSCOPE_VK_GROUP": ("yes", FLAG0), "OPSCOPE_VK_SERIALIZE": ("-1", FLAG0),
+          "OPSCOPE_VK_SHARE_BOUNDS": ("2", "is not 0 or 1; using the device's default (1 on a CPU device, else 0)")}
 # the documented values: no warning
 GOOD = [("OPSCOPE_MAX_MB", "4096"), ("OPSCOPE_CHECKPOINT_MS", "0"), ("OPSCOPE_CHECKPOINT_MS", "250"),
         ("OPSCOPE_STATS", "0"), ("OPSCOPE_STREAM", "1"), ("OPSCOPE_CLOCK", "monotonic"), ("OPSCOPE_FORMAT", "json")]
@@ -98,11 +96,11 @@ vk = {"GGML_VK_VISIBLE_DEVICES": "0"}
 VK = SIMPLE + ["-ngl", "99"]
 rc1, out1, _ = e2e.run(VK, e2e.env_for([], extra=vk), timeout=600)
 prof = os.path.join(d, "vulkan.json")
-extra = dict(vk, **{name: value for name, value, _ in BAD_VK})
+extra = dict(vk, **{name: value for name, (value, _) in BAD_VK.items()})
 rc2, out2, err2 = e2e.run(VK, e2e.env_for([e2e.PRELOAD], profile=prof, extra=extra), timeout=600)
 e2e.check(rc1 == 0 and rc2 == rc1 and out2 == out1,
           f"Vulkan: exit {rc2} and stdout ({len(out2)} bytes) those of the plain run (rc {rc1}, {len(out1)} bytes)")
-for name, value, says in BAD_VK:
+for name, (value, says) in BAD_VK.items():
     lines = [ln for ln in err2.splitlines() if f"{name}=" in ln]
     want = f"opscope: {name}={value} {says}"
     e2e.check(lines == [want], f"Vulkan: one warning line {want!r} (got {lines})")

@@ -32,24 +32,28 @@ static char g_err[4096];
     } while (0)
 
 static int test_uint_good(void) {
-    uint64_t v = 0;
-    ASSERT_TRUE(opscope_cap_env_parse_uint("512", 1, MIB_MAX, &v));
-    ASSERT_EQ_U64(v, 512);
-    ASSERT_TRUE(opscope_cap_env_parse_uint("1", 1, MIB_MAX, &v));
-    ASSERT_EQ_U64(v, 1);
-    ASSERT_TRUE(opscope_cap_env_parse_uint("1048576", 1, MIB_MAX, &v));
-    ASSERT_EQ_U64(v, 1048576);
-    /* what strtoull read before: leading blanks, a '+', leading zeros */
-    ASSERT_TRUE(opscope_cap_env_parse_uint("  42", 1, MIB_MAX, &v));
-    ASSERT_EQ_U64(v, 42);
-    ASSERT_TRUE(opscope_cap_env_parse_uint("+7", 1, MIB_MAX, &v));
-    ASSERT_EQ_U64(v, 7);
-    ASSERT_TRUE(opscope_cap_env_parse_uint("0010", 1, MIB_MAX, &v));
-    ASSERT_EQ_U64(v, 10);
-    ASSERT_TRUE(opscope_cap_env_parse_uint("0", 0, 86400000, &v));
-    ASSERT_EQ_U64(v, 0);
-    ASSERT_TRUE(opscope_cap_env_parse_uint("18446744073709551615", 0, UINT64_MAX, &v));
-    ASSERT_EQ_U64(v, UINT64_MAX);
+    static const struct {
+        const char *text;
+        uint64_t min, max, want;
+    } good[] = {
+        {"512", 1, MIB_MAX, 512},
+        {"1", 1, MIB_MAX, 1},
+        {"1048576", 1, MIB_MAX, 1048576},
+        /* what strtoull read before: leading blanks, a '+', leading zeros */
+        {"  42", 1, MIB_MAX, 42},
+        {"+7", 1, MIB_MAX, 7},
+        {"0010", 1, MIB_MAX, 10},
+        {"0", 0, 86400000, 0},
+        {"86400000", 0, 86400000, 86400000},
+        {"18446744073709551615", 0, UINT64_MAX, UINT64_MAX},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        uint64_t v = 12345;
+        if (!opscope_cap_env_parse_uint(good[i].text, good[i].min, good[i].max, &v)) {
+            TEST_FAIL_("\"%s\" refused", good[i].text);
+        }
+        ASSERT_EQ_U64(v, good[i].want);
+    }
     return 0;
 }
 
@@ -68,6 +72,10 @@ static int test_uint_bad(void) {
     uint64_t v = 0;
     ASSERT_TRUE(!opscope_cap_env_parse_uint(NULL, 0, 10, &v));
     ASSERT_TRUE(!opscope_cap_env_parse_uint("86400001", 0, 86400000, &v));
+    /* past 2^64, where a wrapped value would land in range: 2^64 + 512, 2^64, 2^65 */
+    ASSERT_TRUE(!opscope_cap_env_parse_uint("18446744073709552128", 1, MIB_MAX, &v));
+    ASSERT_TRUE(!opscope_cap_env_parse_uint("18446744073709551616", 0, UINT64_MAX, &v));
+    ASSERT_TRUE(!opscope_cap_env_parse_uint("36893488147419103744", 0, UINT64_MAX, &v));
     return 0;
 }
 
