@@ -8,27 +8,28 @@
 #include "capture/life/cap_env.h"
 #include "test.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #define MIB_MAX 1048576u
 
-/* Runs the reader call EXPR with stderr going to a file; *OUT gets what it wrote. */
+/* Runs the reader call EXPR with stderr going to an unnamed temporary file; g_err gets what
+ * it wrote. */
 static char g_err[4096];
-#define CAUGHT(expr)                                                                      \
-    do {                                                                                  \
-        fflush(stderr);                                                                   \
-        int saved_ = dup(2);                                                              \
-        int fd_ = open("cap_env_stderr.txt", O_WRONLY | O_CREAT | O_TRUNC, 0600);         \
-        dup2(fd_, 2);                                                                     \
-        close(fd_);                                                                       \
-        expr;                                                                             \
-        fflush(stderr);                                                                   \
-        dup2(saved_, 2);                                                                  \
-        close(saved_);                                                                    \
-        char *t_ = test_slurp("cap_env_stderr.txt", NULL);                                \
-        snprintf(g_err, sizeof g_err, "%s", t_ ? t_ : "(unreadable)");                    \
-        free(t_);                                                                         \
+#define CAUGHT(expr)                                                                  \
+    do {                                                                              \
+        fflush(stderr);                                                               \
+        FILE *tmp_ = tmpfile();                                                       \
+        ASSERT_NOT_NULL(tmp_);                                                        \
+        int saved_ = dup(2);                                                          \
+        dup2(fileno(tmp_), 2);                                                        \
+        expr;                                                                         \
+        fflush(stderr);                                                               \
+        dup2(saved_, 2);                                                              \
+        close(saved_);                                                                \
+        rewind(tmp_);                                                                 \
+        size_t n_ = fread(g_err, 1, sizeof g_err - 1, tmp_);                          \
+        g_err[n_] = '\0';                                                             \
+        fclose(tmp_);                                                                 \
     } while (0)
 
 static int test_uint_good(void) {

@@ -26,8 +26,8 @@
 #include "util/sort.h"
 
 #include <dirent.h>
-#include <errno.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdatomic.h>
