@@ -52,7 +52,10 @@ static int env_flag(const char *name, const char *def_what) {
         return v[0] == '1';
     }
     char msg[400];
-    snprintf(msg, sizeof msg, "%s=%.256s is not 0 or 1; using %s", name, v, def_what);
+    int n = snprintf(msg, sizeof msg, "%s=%.256s is not 0 or 1; using %s", name, v, def_what);
+    for (int i = 0; i < n && msg[i]; i++) {
+        msg[i] = (unsigned char)msg[i] < 0x20 ? '?' : msg[i]; /* one line, whatever the value holds */
+    }
     const opscope_gpu_host *host = vkl_host();
     if (host) {
         host->warn(msg);
