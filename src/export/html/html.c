@@ -308,18 +308,11 @@ static void decimate(opscope_html_sink_t *h) {
 static int grow_records(opscope_html_sink_t *h) {
     size_t nc = h->cap ? h->cap * 2 : 4096;
     if (h->max_records && nc > h->max_records) nc = h->max_records;
-    uint64_t *s = realloc(h->start, nc * sizeof *s);
-    if (!s) return -1;
-    h->start = s;
-    uint64_t *d = realloc(h->dur, nc * sizeof *d);
-    if (!d) return -1;
-    h->dur = d;
-    uint32_t *g = realloc(h->sig, nc * sizeof *g);
-    if (!g) return -1;
-    h->sig = g;
-    uint32_t *l = realloc(h->lane, nc * sizeof *l);
-    if (!l) return -1;
-    h->lane = l;
+    if (opscope_vec_resize((void **)&h->start, nc, sizeof *h->start) ||
+        opscope_vec_resize((void **)&h->dur, nc, sizeof *h->dur) ||
+        opscope_vec_resize((void **)&h->sig, nc, sizeof *h->sig) ||
+        opscope_vec_resize((void **)&h->lane, nc, sizeof *h->lane))
+        return -1;
     h->cap = nc;
     return 0;
 }
