@@ -154,3 +154,15 @@ int opscope_cli_parse(opscope_cli_parser *p,
         if ((st = on_option(ctx, &o)) != OPSCOPE_EXIT_OK) return st;
     return st;
 }
+
+int opscope_cli_parse_profile(opscope_cli_parser *p,
+                              int (*on_option)(void *ctx, const opscope_cli_arg *o),
+                              void *ctx, bool *quiet, int *n_inputs, const char **input) {
+    int st = opscope_cli_parse(p, on_option, ctx);
+    if (st) return st;
+    *quiet = p->quiet;
+    *n_inputs = p->n_inputs;
+    *input = p->n_inputs ? p->inputs[0] : NULL;
+    if (!*input) return opscope_cli_usage_error(p->cmd, "missing PROFILE");
+    return OPSCOPE_EXIT_OK;
+}

@@ -62,6 +62,13 @@ int opscope_cli_parse(opscope_cli_parser *p,
                       int (*on_option)(void *ctx, const opscope_cli_arg *o),
                       void *ctx);
 
+/* opscope_cli_parse for a command that reads a profile (or a job): then *QUIET, *N_INPUTS
+ * and *INPUT (the first operand) from P; an operand is required ("missing PROFILE"). Returns
+ * a cli status (cli/cli.h): 0 when all were read and there is an operand. */
+int opscope_cli_parse_profile(opscope_cli_parser *p,
+                              int (*on_option)(void *ctx, const opscope_cli_arg *o),
+                              void *ctx, bool *quiet, int *n_inputs, const char **input);
+
 /* The .opts and .n_opts of a parser from a static table. */
 #define OPSCOPE_CLI_OPTS(table) .opts = (table), .n_opts = sizeof(table) / sizeof *(table)
 

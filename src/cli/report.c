@@ -200,12 +200,8 @@ static int parse_args(int argc, char **argv, report_args *a) {
     a->inputs = inputs;
     opscope_cli_parser p = {.cmd = "report", .usage = usage, .version = true, OPSCOPE_CLI_OPTS(report_opts),
                             .inputs = a->inputs, .max_inputs = REPORT_MAX_INPUTS, .argc = argc, .argv = argv};
-    int st = opscope_cli_parse(&p, on_option, a);
+    int st = opscope_cli_parse_profile(&p, on_option, a, &a->quiet, &a->n_inputs, &a->input);
     if (st) return st;
-    a->quiet = p.quiet;
-    a->n_inputs = p.n_inputs;
-    a->input = p.n_inputs ? a->inputs[0] : NULL;
-    if (!a->input) return usage_error("missing PROFILE");
     if (is_job(a)) return check_job_args(a);
     if (a->threads_set) return usage_error("--threads: only for a job (a folder or several traces)");
     int cst = opscope_cli_cpath_window_check("report", &a->cpath);

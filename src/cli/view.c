@@ -171,12 +171,8 @@ static int parse_args(int argc, char **argv, view_args *a) {
     a->format = OPSCOPE_FORMAT_AUTO;
     opscope_cli_parser p = {.cmd = "view", .usage = usage, OPSCOPE_CLI_OPTS(view_opts), .inputs = a->inputs,
                             .max_inputs = VIEW_MAX_INPUTS, .argc = argc, .argv = argv};
-    int st = opscope_cli_parse(&p, on_option, a);
+    int st = opscope_cli_parse_profile(&p, on_option, a, &a->quiet, &a->n_inputs, &a->input);
     if (st) return st;
-    a->quiet = p.quiet;
-    a->n_inputs = p.n_inputs;
-    a->input = p.n_inputs ? a->inputs[0] : NULL;
-    if (!a->input) return usage_error("missing PROFILE");
     if (is_job(a)) return check_job_args(a);
     if (a->threads) return usage_error("--threads: only for a job (a folder or several traces)");
     st = opscope_cli_cpath_window_check("view", &a->cpath);

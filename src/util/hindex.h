@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/vec.h"
+
 #define OPSCOPE_HINDEX_NONE UINT32_MAX /* "no entry" */
 
 typedef struct opscope_hindex_slot {
@@ -52,5 +54,23 @@ static inline uint32_t opscope_hindex_find(const opscope_hindex *h, uint64_t has
  * (opscope_hindex_find). Grows the index when it would be over 3/4 full. 0, or -1 when out of
  * memory (nothing added; the index stays usable). */
 int opscope_hindex_add(opscope_hindex *h, uint64_t hash, uint32_t id);
+
+/* The id of the entry equal to KEY (hash HASH) in the caller's array *ITEMS of *N entries of
+ * SIZE bytes (capacity *CAP, grown as util/vec.h's opscope_vec_reserve), appended when new:
+ * then room is made for entry *N, it is indexed, *N counted and *ADDED set (the caller fills
+ * the entry; otherwise *ADDED is false). OPSCOPE_HINDEX_NONE when out of memory or full
+ * (nothing added). Inline, as opscope_hindex_find. */
+static inline uint32_t opscope_hindex_find_or_append(opscope_hindex *h, uint64_t hash, const void *key,
+                                                     opscope_hindex_eq eq, const void *ctx, void **items,
+                                                     size_t *cap, size_t *n, size_t size, bool *added) {
+    *added = false;
+    uint32_t found = opscope_hindex_find(h, hash, key, eq, ctx);
+    if (found != OPSCOPE_HINDEX_NONE) return found;
+    if (*n >= OPSCOPE_HINDEX_NONE || opscope_vec_reserve(items, cap, *n + 1, size, 64) ||
+        opscope_hindex_add(h, hash, (uint32_t)*n))
+        return OPSCOPE_HINDEX_NONE;
+    *added = true;
+    return (uint32_t)(*n)++;
+}
 
 #endif /* OPSCOPE_UTIL_HINDEX_H */

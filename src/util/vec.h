@@ -11,6 +11,17 @@
 
 #define OPSCOPE_VEC(T) struct { T *v; size_t n, cap; }
 
+/* *P reallocated to N elements of ELEM bytes: for arrays that grow together under one
+ * capacity the caller keeps. Returns 0, or -1 when out of memory or the size overflows (*P
+ * unchanged). */
+static inline int opscope_vec_resize(void **p, size_t n, size_t elem) {
+    if (elem && n > SIZE_MAX / elem) return -1;
+    void *np = realloc(*p, n * elem);
+    if (!np) return -1;
+    *p = np;
+    return 0;
+}
+
 /* Room for NEED elements of ELEM bytes in *P (capacity *CAP elements, doubled from MIN_CAP).
  * Returns 0, or -1 when out of memory or the size overflows (*P and *CAP unchanged). */
 static inline int opscope_vec_reserve(void **p, size_t *cap, size_t need, size_t elem,
@@ -21,10 +32,7 @@ static inline int opscope_vec_reserve(void **p, size_t *cap, size_t need, size_t
         if (nc > SIZE_MAX / 2) return -1;
         nc *= 2;
     }
-    if (elem && nc > SIZE_MAX / elem) return -1;
-    void *np = realloc(*p, nc * elem);
-    if (!np) return -1;
-    *p = np;
+    if (opscope_vec_resize(p, nc, elem)) return -1;
     *cap = nc;
     return 0;
 }

@@ -236,18 +236,18 @@ static inline bool opscope_diff_group_eq(const void *ctx, uint32_t i, const void
 /* The index of S's group (atom) of key K, made (zeroed, no graph) when new; -1 when out of
  * memory. Earlier group pointers are invalid after a new one. */
 static inline long opscope_diff_group_find(opscope_diff_side_t *s, const dkey *k) {
-    uint64_t h = opscope_diff_key_hash(k);
-    uint32_t found = opscope_hindex_find(&s->group_ix, h, k, opscope_diff_group_eq, s);
-    if (found != OPSCOPE_HINDEX_NONE) return (long)found;
-    if (s->n_groups >= OPSCOPE_HINDEX_NONE ||
-        opscope_vec_reserve((void **)&s->groups, &s->cap_groups, s->n_groups + 1, sizeof *s->groups, 64) ||
-        opscope_hindex_add(&s->group_ix, h, (uint32_t)s->n_groups))
-        return -1;
-    dgroup *g = &s->groups[s->n_groups];
-    memset(g, 0, sizeof *g);
-    g->key = *k;
-    g->g_cur = NO_GRAPH;
-    return (long)s->n_groups++;
+    bool added;
+    uint32_t i = opscope_hindex_find_or_append(&s->group_ix, opscope_diff_key_hash(k), k, opscope_diff_group_eq, s,
+                                               (void **)&s->groups, &s->cap_groups, &s->n_groups,
+                                               sizeof *s->groups, &added);
+    if (i == OPSCOPE_HINDEX_NONE) return -1;
+    if (added) {
+        dgroup *g = &s->groups[i];
+        memset(g, 0, sizeof *g);
+        g->key = *k;
+        g->g_cur = NO_GRAPH;
+    }
+    return (long)i;
 }
 
 /* Adds one call of D ns to G's count, total, extremes and moments. */
@@ -266,15 +266,12 @@ static inline bool opscope_diff_keyset_eq(const void *ctx, uint32_t i, const voi
 
 /* The index of key K in KS, added when new; -1 when out of memory. */
 static inline long opscope_diff_keyset_find(keyset *ks, const dkey *k) {
-    uint64_t h = opscope_diff_key_hash(k);
-    uint32_t found = opscope_hindex_find(&ks->ix, h, k, opscope_diff_keyset_eq, ks);
-    if (found != OPSCOPE_HINDEX_NONE) return (long)found;
-    if (ks->n >= OPSCOPE_HINDEX_NONE ||
-        opscope_vec_reserve((void **)&ks->v, &ks->cap, ks->n + 1, sizeof *ks->v, 64) ||
-        opscope_hindex_add(&ks->ix, h, (uint32_t)ks->n))
-        return -1;
-    ks->v[ks->n] = *k;
-    return (long)ks->n++;
+    bool added;
+    uint32_t i = opscope_hindex_find_or_append(&ks->ix, opscope_diff_key_hash(k), k, opscope_diff_keyset_eq, ks,
+                                               (void **)&ks->v, &ks->cap, &ks->n, sizeof *ks->v, &added);
+    if (i == OPSCOPE_HINDEX_NONE) return -1;
+    if (added) ks->v[i] = *k;
+    return (long)i;
 }
 
 #endif /* OPSCOPE_DIFF_SIDE_STATE_H */

@@ -79,12 +79,9 @@ static void table_free(group_table *t) {
 static long table_push(group_table *t, uint64_t hash) {
     if (t->n == t->cap) {
         size_t nc = t->cap ? t->cap * 2 : 64;
-        opscope_op_stats *ni = realloc(t->items, nc * sizeof *ni);
-        if (!ni) return -1;
-        t->items = ni;
-        uint32_t *nk = realloc(t->key_group, nc * sizeof *nk);
-        if (!nk) return -1;
-        t->key_group = nk;
+        if (opscope_vec_resize((void **)&t->items, nc, sizeof *t->items) ||
+            opscope_vec_resize((void **)&t->key_group, nc, sizeof *t->key_group))
+            return -1;
         t->cap = nc;
     }
     if (t->n >= OPSCOPE_HINDEX_NONE || opscope_hindex_add(&t->ix, hash, (uint32_t)t->n)) return -1;

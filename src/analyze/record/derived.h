@@ -60,6 +60,19 @@ static inline void opscope_derived_init(opscope_derived *d, const opscope_record
     d->display = NULL;
 }
 
+/* REC's derived values, made here, handed to FN with UD: the on_record of an output's own
+ * sink (in a session, the tee makes them once for every output). Returns FN's result. */
+static inline int opscope_derived_pass(opscope_derived_fn fn, void *ud, const opscope_record *rec) {
+    opscope_derived d;
+    opscope_derived_init(&d, rec);
+    return fn(ud, rec, &d);
+}
+
+/* Defines NAME, a static opscope_sink on_record that hands each record to FN through
+ * opscope_derived_pass. */
+#define OPSCOPE_DERIVED_ON_RECORD(name, fn) \
+    static int name(void *ud, const opscope_record *rec) { return opscope_derived_pass((fn), ud, rec); }
+
 /* For a consumer that knows the op without a lookup (the stats keep it per group). */
 static inline void opscope_derived_set_op(opscope_derived *d, int op) {
     d->op = op;

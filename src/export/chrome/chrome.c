@@ -29,11 +29,7 @@ opscope_chrome_t *opscope_chrome_new(opscope_out_t *out) {
 
 void opscope_chrome_free(opscope_chrome_t *c) {
     if (!c) return;
-    for (size_t i = 0; i < c->n_procs; i++) {
-        free(c->procs[i].name);
-        free(c->procs[i].device);
-        free(c->procs[i].process);
-    }
+    for (size_t i = 0; i < c->n_procs; i++) opscope_backend_names_free(&c->procs[i].names);
     free(c->procs);
     free(c->launches.v);
     free(c->marks.v);
@@ -86,13 +82,7 @@ static int on_backend(void *ud, const opscope_backend *b) {
     long i = proc_of(c, b->id);
     if (i < 0) return c->oom = true, -1;
     proc *p = &c->procs[i];
-    free(p->name);
-    free(p->device);
-    free(p->process);
-    p->name = strdup(b->name ? b->name : "");
-    p->device = strdup(b->device ? b->device : "");
-    p->process = b->process ? strdup(b->process) : NULL;
-    if (!p->name || !p->device || (b->process && !p->process)) return c->oom = true, -1;
+    if (opscope_backend_names_set(&p->names, b)) return c->oom = true, -1;
     p->device_type = b->device_type;
     p->described = true;
     return 0;
@@ -145,10 +135,8 @@ int opscope_chrome_sink_derived(void *ud, const opscope_record *r, opscope_deriv
         jf_str(&f, r->name);
         renamed = false;
     }
-    jf_key(&f, "pid");
-    jf_u64(&f, (uint64_t)pi);
-    jf_key(&f, "tid");
-    jf_u64(&f, tid);
+    jf_key_u64(&f, "pid", (uint64_t)pi);
+    jf_key_u64(&f, "tid", tid);
     jf_key(&f, "ts");
     jf_ns_as_us(&f, r->start_ns);
     jf_key(&f, "dur");
@@ -181,10 +169,7 @@ int opscope_chrome_sink_derived(void *ud, const opscope_record *r, opscope_deriv
     jf_lit(&f, "\"bytes\":");
     jf_u64(&f, r->bytes);
     uint64_t flops = opscope_derived_flops(d);
-    if (flops) {
-        jf_key(&f, "flops");
-        jf_u64(&f, flops);
-    }
+    if (flops) jf_key_u64(&f, "flops", flops);
     int n_src = opscope_record_n_src(r);
     for (int i = 0; i < n_src; i++) {
         const int64_t *ne = r->ne_src[i];
@@ -197,25 +182,14 @@ int opscope_chrome_sink_derived(void *ud, const opscope_record *r, opscope_deriv
         jf_key(&f, "out");
         tensor_value(&f, r->ne, r->out_type);
     }
-    if (r->tensor_name) {
-        jf_key(&f, "tensor");
-        jf_str(&f, r->tensor_name);
-    }
+    if (r->tensor_name) jf_key_str(&f, "tensor", r->tensor_name);
     if (r->has & OPSCOPE_HAS_NODE) {
-        jf_key(&f, "node");
-        jf_i64(&f, r->node_index);
-        if (r->n_fused > 1) {
-            jf_key(&f, "n_fused");
-            jf_i64(&f, r->n_fused);
-        }
+        jf_key_i64(&f, "node", r->node_index);
+        if (r->n_fused > 1) jf_key_i64(&f, "n_fused", r->n_fused);
     }
-    if (r->has & OPSCOPE_HAS_GRAPH) {
-        jf_key(&f, "graph");
-        jf_i64(&f, r->graph_id);
-    }
+    if (r->has & OPSCOPE_HAS_GRAPH) jf_key_i64(&f, "graph", r->graph_id);
     if (r->has & OPSCOPE_HAS_THREAD) {
-        jf_key(&f, "thread");
-        jf_i64(&f, r->thread_id);
+        jf_key_i64(&f, "thread", r->thread_id);
     }
     jf_lit(&f, "}}");
     jf_flush(&f);
@@ -234,17 +208,18 @@ static const char *device_type_word(opscope_device_type t) {
 /* The display name of process I (a backend, after its process in a merged profile). */
 static void proc_name(const opscope_chrome_t *c, size_t i, char *buf, size_t size) {
     const proc *p = &c->procs[i];
-    if (p->described && p->device && p->device[0] && strcmp(p->device, "unknown") != 0)
-        snprintf(buf, size, "%s: %s (%s)", device_type_word(p->device_type), p->device,
-                 p->name && p->name[0] ? p->name : "?");
-    else if (p->described && p->name && p->name[0])
-        snprintf(buf, size, "%s: %s", device_type_word(p->device_type), p->name);
+    const opscope_backend_names *n = &p->names;
+    if (p->described && n->device && n->device[0] && strcmp(n->device, "unknown") != 0)
+        snprintf(buf, size, "%s: %s (%s)", device_type_word(p->device_type), n->device,
+                 n->name && n->name[0] ? n->name : "?");
+    else if (p->described && n->name && n->name[0])
+        snprintf(buf, size, "%s: %s", device_type_word(p->device_type), n->name);
     else
         snprintf(buf, size, "Backend %d", (int)p->backend_id);
-    if (p->process) { /* a merged profile: the process first, so its backends read as a group */
+    if (n->process) { /* a merged profile: the process first, so its backends read as a group */
         char tmp[600];
         snprintf(tmp, sizeof tmp, "%s", buf);
-        snprintf(buf, size, "%.200s: %.390s", p->process, tmp);
+        snprintf(buf, size, "%.200s: %.390s", n->process, tmp);
     }
 }
 
@@ -323,13 +298,8 @@ int opscope_chrome_finish(opscope_chrome_t *c) {
     return c->oom ? -1 : 0;
 }
 
-static int on_record(void *ud, const opscope_record *r) {
-    opscope_derived d;
-    opscope_derived_init(&d, r);
-    return opscope_chrome_sink_derived(ud, r, &d);
-}
+OPSCOPE_DERIVED_ON_RECORD(on_record, opscope_chrome_sink_derived)
 
 opscope_sink opscope_chrome_sink(opscope_chrome_t *c) {
-    opscope_sink k = {c, on_meta, on_backend, on_record, NULL};
-    return k;
+    return opscope_record_sink(c, on_meta, on_backend, on_record);
 }

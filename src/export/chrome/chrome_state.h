@@ -8,6 +8,7 @@
 #define OPSCOPE_CHROME_STATE_H
 
 #include "export/chrome/chrome_lanes.h"
+#include "model/backend_names.h"
 #include "opscope.h"
 #include "read/kineto_event.h"
 #include "util/out.h"
@@ -20,8 +21,7 @@ typedef struct opscope_chrome opscope_chrome_t;
 
 typedef struct chrome_proc {
     int32_t backend_id;
-    char *name, *device;
-    char *process; /* a merged profile's process, or NULL */
+    opscope_backend_names names; /* process: a merged profile's, or NULL */
     opscope_device_type device_type;
     bool described;
     bool has_events;

@@ -133,13 +133,13 @@ static bool roof_cells(const opscope_stats_t *s, const opscope_op_stats *g,
     return upper;
 }
 
-void opscope_text_op_table_peak(opscope_out_t *w, const opscope_stats_t *s, size_t n,
-                                const opscope_op_stats *(*get)(const opscope_stats_t *, size_t),
-                                size_t limit, bool with_sources, opscope_name_labels_t *labels,
-                                const opscope_peak *peak) {
-    const opscope_totals *t = opscope_stats_totals(s);
-    size_t rows = limit && limit < n ? limit : n;
-    size_t width = 9;
+/* The rows a table of N shows under LIMIT (0: all). */
+static size_t rows_shown(size_t n, size_t limit) { return limit && limit < n ? limit : n; }
+
+/* WIDTH, widened to the columns of the widest label of the groups GET(S, 0..ROWS). */
+static size_t labels_width(size_t width, const opscope_stats_t *s, size_t rows,
+                           const opscope_op_stats *(*get)(const opscope_stats_t *, size_t),
+                           opscope_name_labels_t *labels) {
     char buf[512], *heap;
     for (size_t i = 0; i < rows; i++) {
         const char *lb = group_label(buf, sizeof buf, &heap, labels, get(s, i));
@@ -147,6 +147,17 @@ void opscope_text_op_table_peak(opscope_out_t *w, const opscope_stats_t *s, size
         if (c > width) width = c;
         free(heap);
     }
+    return width;
+}
+
+void opscope_text_op_table_peak(opscope_out_t *w, const opscope_stats_t *s, size_t n,
+                                const opscope_op_stats *(*get)(const opscope_stats_t *, size_t),
+                                size_t limit, bool with_sources, opscope_name_labels_t *labels,
+                                const opscope_peak *peak) {
+    const opscope_totals *t = opscope_stats_totals(s);
+    size_t rows = rows_shown(n, limit);
+    size_t width = labels_width(9, s, rows, get, labels);
+    char buf[512], *heap;
     /* The console keeps its columns: wider names lose their middle ("…"). The text report
      * (with sources) prints them whole. */
     if (!with_sources && width > 60) width = 60;
@@ -285,14 +296,8 @@ static void copy_row(opscope_out_t *w, const char *name, size_t width,
 void opscope_text_copies(opscope_out_t *w, const opscope_stats_t *s,
                          opscope_name_labels_t *labels) {
     size_t n = opscope_stats_n_copy_dirs(s), nc = opscope_stats_n_copy_calls(s);
-    size_t width = 28;
+    size_t width = labels_width(28, s, n, opscope_stats_copy_dir, labels);
     char buf[512], *heap;
-    for (size_t i = 0; i < n; i++) {
-        const char *lb = group_label(buf, sizeof buf, &heap, labels, opscope_stats_copy_dir(s, i));
-        size_t c = cols(lb, strlen(lb));
-        if (c > width) width = c;
-        free(heap);
-    }
     for (size_t i = 0; i < n; i++) {
         const opscope_op_stats *d = opscope_stats_copy_dir(s, i);
         copy_row(w, group_label(buf, sizeof buf, &heap, labels, d), width, d);
@@ -315,8 +320,7 @@ void opscope_text_copies(opscope_out_t *w, const opscope_stats_t *s,
 
 void opscope_text_inefficiency(opscope_out_t *w, const opscope_stats_t *s, size_t limit,
                                opscope_name_labels_t *labels) {
-    size_t n = opscope_stats_n_inefficient(s);
-    if (limit && limit < n) n = limit;
+    size_t n = rows_shown(opscope_stats_n_inefficient(s), limit);
     for (size_t i = 0; i < n; i++) {
         const opscope_op_stats *g = opscope_stats_inefficient(s, i);
         char b[32], buf[512], *heap;
@@ -334,8 +338,7 @@ void opscope_text_inefficiency(opscope_out_t *w, const opscope_stats_t *s, size_
 
 void opscope_text_top_kernels(opscope_out_t *w, const opscope_stats_t *s, size_t limit,
                               opscope_name_labels_t *labels) {
-    size_t n = opscope_stats_n_top(s);
-    if (limit && limit < n) n = limit;
+    size_t n = rows_shown(opscope_stats_n_top(s), limit);
     for (size_t i = 0; i < n; i++) {
         const opscope_record *r = opscope_stats_top(s, i);
         char buf[512], *heap, shape[1024];

@@ -14,26 +14,18 @@ static void side(opscope_jw *j, const char *key, const char *path, const opscope
     opscope_jw_str(j, "format", t->trace ? "trace" : "ggml");
     opscope_jw_str(j, "profiler", t->profiler);
     opscope_jw_i64(j, "version", t->version);
-    opscope_jw_u64(j, "records", t->n_records);
-    opscope_jw_u64(j, "ops", t->n_ops);
-    opscope_jw_u64(j, "copies", t->n_copies);
-    opscope_jw_u64(j, "graphs", t->graphs);
-    opscope_jw_u64(j, "prefill_graphs", t->prefill_graphs);
-    opscope_jw_u64(j, "decode_graphs", t->decode_graphs);
-    opscope_jw_u64(j, "tokens", t->tokens);
-    opscope_jw_u64(j, "iterations", t->iterations);
+    const opscope_jw_u64_kv counts[] = {
+        {"records", t->n_records}, {"ops", t->n_ops}, {"copies", t->n_copies}, {"graphs", t->graphs},
+        {"prefill_graphs", t->prefill_graphs}, {"decode_graphs", t->decode_graphs}, {"tokens", t->tokens},
+        {"iterations", t->iterations}};
+    opscope_jw_u64s(j, counts, sizeof counts / sizeof *counts);
     opscope_jw_double(j, "units", units);
-    opscope_jw_u64(j, "first_start_ns", t->first_start_ns);
-    opscope_jw_u64(j, "last_end_ns", t->last_end_ns);
-    opscope_jw_u64(j, "wall_ns", t->wall_ns);
-    opscope_jw_u64(j, "op_ns", t->op_ns);
-    opscope_jw_u64(j, "copy_ns", t->copy_ns);
-    opscope_jw_u64(j, "total_ns", t->total_ns);
-    opscope_jw_u64(j, "groups", opscope_diff_side_n_groups(s));
-    opscope_jw_u64(j, "phase_pending_dropped", t->phase_pending_dropped);
-    opscope_jw_u64(j, "runs_dropped", t->runs_dropped);
-    opscope_jw_u64(j, "atoms_capped", t->atoms_capped);
-    opscope_jw_u64(j, "runs", t->inputs);
+    const opscope_jw_u64_kv times[] = {
+        {"first_start_ns", t->first_start_ns}, {"last_end_ns", t->last_end_ns}, {"wall_ns", t->wall_ns},
+        {"op_ns", t->op_ns}, {"copy_ns", t->copy_ns}, {"total_ns", t->total_ns},
+        {"groups", opscope_diff_side_n_groups(s)}, {"phase_pending_dropped", t->phase_pending_dropped},
+        {"runs_dropped", t->runs_dropped}, {"atoms_capped", t->atoms_capped}, {"runs", t->inputs}};
+    opscope_jw_u64s(j, times, sizeof times / sizeof *times);
     const opscope_kineto_t *k = opscope_diff_side_kineto(s);
     if (t->trace && k) { /* per-step durations, GPU busy/idle, top-level CPU time */
         opscope_jw_obj(j, "cpu_side");
@@ -215,13 +207,11 @@ void opscope_diff_write_json(opscope_out_t *w, const opscope_diff_t *d,
     opscope_jw_end_obj(&j);
     opscope_jw_nl(&j);
     opscope_jw_obj(&j, "summary");
-    opscope_jw_u64(&j, "groups", opscope_diff_n_rows(d));
-    opscope_jw_u64(&j, "both", sm->n_both);
-    opscope_jw_u64(&j, "only_base", sm->n_only_base);
-    opscope_jw_u64(&j, "only_new", sm->n_only_new);
-    opscope_jw_u64(&j, "not_significant", sm->n_not_significant);
-    opscope_jw_u64(&j, "below_min_share", sm->n_hidden);
-    opscope_jw_u64(&j, "regressions", sm->n_regressions);
+    const opscope_jw_u64_kv summary[] = {
+        {"groups", opscope_diff_n_rows(d)}, {"both", sm->n_both}, {"only_base", sm->n_only_base},
+        {"only_new", sm->n_only_new}, {"not_significant", sm->n_not_significant},
+        {"below_min_share", sm->n_hidden}, {"regressions", sm->n_regressions}};
+    opscope_jw_u64s(&j, summary, sizeof summary / sizeof *summary);
     opscope_jw_end_obj(&j);
     opscope_jw_nl(&j);
     opscope_jw_arr(&j, "groups");

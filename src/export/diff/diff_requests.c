@@ -59,11 +59,7 @@ void opscope_diff_requests_write_text(opscope_out_t *w, const opscope_diff_repor
 
 /* The member KEY: R's side of a pair (NULL: null). */
 static void json_side(opscope_jw *j, const char *key, const opscope_run_request *r) {
-    if (!r) {
-        opscope_jw_null(j, key);
-        return;
-    }
-    opscope_jw_obj(j, key);
+    if (!opscope_jw_obj_or_null(j, key, r)) return;
     opscope_jw_u64(j, "request", r->request);
     opscope_jw_i64(j, "seq", r->seq);
     opscope_jw_u64(j, "n_gen", r->n_gen);

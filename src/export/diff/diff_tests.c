@@ -65,11 +65,7 @@ void opscope_diff_tests_write_text(opscope_out_t *w, const opscope_diff_report_o
 
 /* The member KEY: T's side of a pair (NULL: null). */
 static void json_side(opscope_jw *j, const char *key, const opscope_run_test *t) {
-    if (!t) {
-        opscope_jw_null(j, key);
-        return;
-    }
-    opscope_jw_obj(j, key);
+    if (!opscope_jw_obj_or_null(j, key, t)) return;
     opscope_jw_g17(j, "avg_ts", t->avg_ts);
     opscope_jw_g17(j, "stddev_ts", t->stddev_ts);
     opscope_jw_u64(j, "reps", t->n_reps);

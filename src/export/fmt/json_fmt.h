@@ -165,6 +165,23 @@ slow:
 /* `,"KEY":` for a literal key. */
 #define jf_key(f, lit) jf_mem((f), "," "\"" lit "\":", sizeof("," "\"" lit "\":") - 1)
 
+/* jf_key(F, LIT) and the value V: one member of an event after its first. */
+#define jf_key_i64(f, lit, v) \
+    do {                      \
+        jf_key(f, lit);       \
+        jf_i64((f), (v));     \
+    } while (0)
+#define jf_key_u64(f, lit, v) \
+    do {                      \
+        jf_key(f, lit);       \
+        jf_u64((f), (v));     \
+    } while (0)
+#define jf_key_str(f, lit, s) \
+    do {                      \
+        jf_key(f, lit);       \
+        jf_str((f), (s));     \
+    } while (0)
+
 /* "[a, b]" of NE: dims > 0 without trailing 1s after the first (as opscope_fmt_ne). */
 static inline void jf_ne_text(json_fmt *f, const int64_t *ne) {
     int nd = 4;
@@ -182,15 +199,20 @@ static inline void jf_ne_text(json_fmt *f, const int64_t *ne) {
     if (any) jf_char(f, ']');
 }
 
-/* [a,b,c,d] of N int64 values. */
-static inline void jf_i64_array(json_fmt *f, const int64_t *v, int n) {
+/* [a,b,c,d] of N integers of WIDTH bytes (8: int64_t, 4: int32_t) from V. */
+static inline void jf_int_array(json_fmt *f, const void *v, int n, size_t width) {
     jf_char(f, '[');
     for (int i = 0; i < n; i++) {
         if (i) jf_char(f, ',');
-        jf_i64(f, v[i]);
+        jf_i64(f, width == 4 ? ((const int32_t *)v)[i] : ((const int64_t *)v)[i]);
     }
     jf_char(f, ']');
 }
+
+/* [a,b,c,d] of N int64 / int32 values. */
+static inline void jf_i64_array(json_fmt *f, const int64_t *v, int n) { jf_int_array(f, v, n, 8); }
+
+static inline void jf_i32_array(json_fmt *f, const int32_t *v, int n) { jf_int_array(f, v, n, 4); }
 
 /* ---- the member writer ----------------------------------------------------------------------
  * For output written once per run (every JSON but the per-record events above): a few calls
@@ -321,17 +343,37 @@ static inline void opscope_jw_raw(opscope_jw *j, const char *key, const char *te
     opscope_out_str(j->out, text);
 }
 
-/* '{' / '[' as the value of the key just written (opscope_jw_key, opscope_jw_key_json): the
- * nested object's members or array's items follow, the first with no comma. */
-static inline void opscope_jw_open_obj(opscope_jw *j) {
-    opscope_out_char(j->out, '{');
-    j->comma = false;
+/* A run of number members from a table: each KV[i] in order, as opscope_jw_u64 /
+ * opscope_jw_i64 writes it (the same bytes as those calls one by one). N: KV's entries. */
+typedef struct opscope_jw_u64_kv {
+    const char *key;
+    uint64_t v;
+} opscope_jw_u64_kv;
+
+typedef struct opscope_jw_i64_kv {
+    const char *key;
+    int64_t v;
+} opscope_jw_i64_kv;
+
+static inline void opscope_jw_u64s(opscope_jw *j, const opscope_jw_u64_kv *kv, size_t n) {
+    for (size_t i = 0; i < n; i++) opscope_jw_u64(j, kv[i].key, kv[i].v);
 }
 
-static inline void opscope_jw_open_arr(opscope_jw *j) {
-    opscope_out_char(j->out, '[');
-    j->comma = false;
+static inline void opscope_jw_i64s(opscope_jw *j, const opscope_jw_i64_kv *kv, size_t n) {
+    for (size_t i = 0; i < n; i++) opscope_jw_i64(j, kv[i].key, kv[i].v);
 }
+
+/* BRACKET, then the comma state COMMA: a nested level opened (false) or closed (true). */
+static inline void opscope_jw_bracket(opscope_jw *j, char bracket, bool comma) {
+    opscope_out_char(j->out, bracket);
+    j->comma = comma;
+}
+
+/* '{' / '[' as the value of the key just written (opscope_jw_key, opscope_jw_key_json): the
+ * nested object's members or array's items follow, the first with no comma. */
+static inline void opscope_jw_open_obj(opscope_jw *j) { opscope_jw_bracket(j, '{', false); }
+
+static inline void opscope_jw_open_arr(opscope_jw *j) { opscope_jw_bracket(j, '[', false); }
 
 /* `"KEY":{` / `"KEY":[`: the nested object's members or array's items follow. */
 static inline void opscope_jw_obj(opscope_jw *j, const char *key) {
@@ -344,16 +386,21 @@ static inline void opscope_jw_arr(opscope_jw *j, const char *key) {
     opscope_jw_open_arr(j);
 }
 
-/* Closes the innermost object / array; what follows at the outer level takes a comma. */
-static inline void opscope_jw_end_obj(opscope_jw *j) {
-    opscope_out_char(j->out, '}');
-    j->comma = true;
+/* `"KEY":{` when P is not NULL (true: its members follow), else `"KEY":null` (false): the
+ * member of a side that may be missing. */
+static inline bool opscope_jw_obj_or_null(opscope_jw *j, const char *key, const void *p) {
+    if (!p) {
+        opscope_jw_null(j, key);
+        return false;
+    }
+    opscope_jw_obj(j, key);
+    return true;
 }
 
-static inline void opscope_jw_end_arr(opscope_jw *j) {
-    opscope_out_char(j->out, ']');
-    j->comma = true;
-}
+/* Closes the innermost object / array; what follows at the outer level takes a comma. */
+static inline void opscope_jw_end_obj(opscope_jw *j) { opscope_jw_bracket(j, '}', true); }
+
+static inline void opscope_jw_end_arr(opscope_jw *j) { opscope_jw_bracket(j, ']', true); }
 
 /* Array items: an object or array (its members follow), a number, a string (NULL: null). */
 static inline void opscope_jw_item_obj(opscope_jw *j) {
@@ -443,24 +490,22 @@ static inline void opscope_json_write_run_context(opscope_jw *j, const opscope_r
 
 static inline void opscope_json_write_run_decode(opscope_jw *j, const opscope_run_decode *d) {
     opscope_jw_item_obj(j);
-    opscope_jw_u64(j, "start_ns", d->start_ns);
-    opscope_jw_u64(j, "end_ns", d->end_ns);
+    const opscope_jw_u64_kv span[] = {{"start_ns", d->start_ns}, {"end_ns", d->end_ns}};
+    opscope_jw_u64s(j, span, sizeof span / sizeof *span);
     opscope_jw_i64(j, "graph", d->graph);
-    opscope_jw_u64(j, "graphs", d->n_graphs);
-    opscope_jw_u64(j, "tokens", d->n_tokens);
-    opscope_jw_u64(j, "outputs", d->n_outputs);
-    opscope_jw_i64(j, "context", d->context);
-    opscope_jw_i64(j, "ret", d->ret);
+    const opscope_jw_u64_kv counts[] = {{"graphs", d->n_graphs}, {"tokens", d->n_tokens}, {"outputs", d->n_outputs}};
+    opscope_jw_u64s(j, counts, sizeof counts / sizeof *counts);
+    const opscope_jw_i64_kv ids[] = {{"context", d->context}, {"ret", d->ret}};
+    opscope_jw_i64s(j, ids, sizeof ids / sizeof *ids);
     if (d->wiped) opscope_jw_u64(j, "wiped", 1);
     opscope_jw_arr(j, "seqs");
     for (size_t i = 0; i < d->n_seqs; i++) {
         const opscope_run_seq *q = &d->seqs[i];
         opscope_jw_item_obj(j);
         opscope_jw_i64(j, "seq", q->seq);
-        opscope_jw_u64(j, "request", q->request);
-        opscope_jw_u64(j, "tokens", q->n_tokens);
-        opscope_jw_u64(j, "prompt", q->n_prompt);
-        opscope_jw_u64(j, "outputs", q->n_outputs);
+        const opscope_jw_u64_kv seq[] = {{"request", q->request}, {"tokens", q->n_tokens},
+                                         {"prompt", q->n_prompt}, {"outputs", q->n_outputs}};
+        opscope_jw_u64s(j, seq, sizeof seq / sizeof *seq);
         opscope_jw_end_obj(j);
     }
     opscope_jw_end_arr(j);

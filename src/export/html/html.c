@@ -308,18 +308,11 @@ static void decimate(opscope_html_sink_t *h) {
 static int grow_records(opscope_html_sink_t *h) {
     size_t nc = h->cap ? h->cap * 2 : 4096;
     if (h->max_records && nc > h->max_records) nc = h->max_records;
-    uint64_t *s = realloc(h->start, nc * sizeof *s);
-    if (!s) return -1;
-    h->start = s;
-    uint64_t *d = realloc(h->dur, nc * sizeof *d);
-    if (!d) return -1;
-    h->dur = d;
-    uint32_t *g = realloc(h->sig, nc * sizeof *g);
-    if (!g) return -1;
-    h->sig = g;
-    uint32_t *l = realloc(h->lane, nc * sizeof *l);
-    if (!l) return -1;
-    h->lane = l;
+    if (opscope_vec_resize((void **)&h->start, nc, sizeof *h->start) ||
+        opscope_vec_resize((void **)&h->dur, nc, sizeof *h->dur) ||
+        opscope_vec_resize((void **)&h->sig, nc, sizeof *h->sig) ||
+        opscope_vec_resize((void **)&h->lane, nc, sizeof *h->lane))
+        return -1;
     h->cap = nc;
     return 0;
 }
@@ -413,15 +406,10 @@ int opscope_html_sink_add_kineto(opscope_html_sink_t *h, const opscope_kineto_t 
     return opscope_html_cpu_add_kineto(h->cpu, k);
 }
 
-static int on_record(void *ud, const opscope_record *rec) {
-    opscope_derived d;
-    opscope_derived_init(&d, rec);
-    return opscope_html_sink_derived(ud, rec, &d);
-}
+OPSCOPE_DERIVED_ON_RECORD(on_record, opscope_html_sink_derived)
 
 opscope_sink opscope_html_sink(opscope_html_sink_t *h) {
-    opscope_sink s = {h, on_meta, on_backend, on_record, NULL};
-    return s;
+    return opscope_record_sink(h, on_meta, on_backend, on_record);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -460,10 +448,9 @@ static void fill_data(const opscope_html_sink_t *h, opscope_html_data *out) {
     *out = data;
 }
 
-/* Writes H's page: to W when given, else its own file (temp + rename); frees H. */
-static int finish_page(opscope_html_sink_t *h, opscope_out_t *w, opscope_error *err) {
+/* Fills *DATA with H's page data; -1 (ERR filled when given) when buffering ran out of memory. */
+static int ready_data(opscope_html_sink_t *h, opscope_html_data *data, opscope_error *err) {
     if (h->failed || opscope_html_graphs_finish(h->graphs)) {
-        opscope_html_sink_abort(h);
         if (err) {
             memset(err, 0, sizeof *err);
             err->code = OPSCOPE_ERROR_NOMEM;
@@ -471,9 +458,15 @@ static int finish_page(opscope_html_sink_t *h, opscope_out_t *w, opscope_error *
         }
         return -1;
     }
+    fill_data(h, data);
+    return 0;
+}
+
+/* Writes H's page: to W when given, else its own file (temp + rename); frees H. */
+static int finish_page(opscope_html_sink_t *h, opscope_out_t *w, opscope_error *err) {
     opscope_html_data data;
-    fill_data(h, &data);
-    int rc = w ? opscope_html_write_page(w, &data, err) : opscope_html_write(&data, err);
+    int rc = ready_data(h, &data, err);
+    if (rc == 0) rc = w ? opscope_html_write_page(w, &data, err) : opscope_html_write(&data, err);
     opscope_html_sink_abort(h);
     return rc;
 }
@@ -487,15 +480,7 @@ int opscope_html_sink_finish_to(opscope_html_sink_t *h, opscope_out_t *w, opscop
 }
 
 int opscope_html_sink_write_data(opscope_html_sink_t *h, opscope_out_t *w, opscope_error *err) {
-    if (h->failed || opscope_html_graphs_finish(h->graphs)) {
-        if (err) {
-            memset(err, 0, sizeof *err);
-            err->code = OPSCOPE_ERROR_NOMEM;
-            err->msg = "out of memory while buffering records for the HTML viewer";
-        }
-        return -1;
-    }
     opscope_html_data data;
-    fill_data(h, &data);
+    if (ready_data(h, &data, err)) return -1;
     return opscope_html_write_data(w, &data, err);
 }

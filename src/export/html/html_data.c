@@ -368,11 +368,9 @@ static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_en
     opscope_jw_str(&j, "source", d->source_name);
     opscope_jw_str(&j, "profiler", d->profiler);
     opscope_jw_i64(&j, "version", d->version);
-    opscope_jw_u64(&j, "seen", d->seen);
-    opscope_jw_u64(&j, "kept", d->n);
-    opscope_jw_u64(&j, "stride", d->stride);
-    opscope_jw_u64(&j, "total_records", d->total_records);
-    opscope_jw_u64(&j, "dropped", d->dropped_records);
+    const opscope_jw_u64_kv records[] = {{"seen", d->seen}, {"kept", d->n}, {"stride", d->stride},
+                                         {"total_records", d->total_records}, {"dropped", d->dropped_records}};
+    opscope_jw_u64s(&j, records, sizeof records / sizeof *records);
     opscope_jw_str(&j, "t0", t0);
     opscope_jw_arr(&j, "strings");
     for (uint32_t i = 0, ns = opscope_strtab_count(d->strings); i < ns; i++)

@@ -72,11 +72,7 @@ void opscope_job_diff_console(opscope_out_t *w, const opscope_job *base, const o
 
 /* The member KEY: R's side (NULL: null). */
 static void json_side(opscope_jw *j, const char *key, const opscope_job_row *r) {
-    if (!r) {
-        opscope_jw_null(j, key);
-        return;
-    }
-    opscope_jw_obj(j, key);
+    if (!opscope_jw_obj_or_null(j, key, r)) return;
     opscope_jw_str(j, "trace", r->path);
     opscope_jw_i64(j, "step_median_ns", step_of(r->s));
     opscope_jw_i64(j, "launch_delay_p50_ns", r->s->launch.delay_p50_ns);

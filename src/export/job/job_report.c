@@ -222,14 +222,11 @@ static void json_steps(opscope_jw *j, const opscope_job_rank_summary *s) {
     for (size_t k = 0; k < s->n_steps; k++) {
         const opscope_job_step *t = &s->steps[k];
         opscope_jw_item_obj(j);
-        opscope_jw_i64(j, "step", t->num);
-        opscope_jw_i64(j, "start_ns", t->start_ns);
-        opscope_jw_i64(j, "dur_ns", t->dur_ns);
-        opscope_jw_i64(j, "busy_ns", t->busy_ns);
-        opscope_jw_i64(j, "compute_ns", t->compute_ns);
-        opscope_jw_i64(j, "comm_ns", t->comm_ns);
-        opscope_jw_i64(j, "overlap_ns", t->overlap_ns);
-        opscope_jw_i64(j, "input_ns", t->input_ns);
+        const opscope_jw_i64_kv kv[] = {{"step", t->num}, {"start_ns", t->start_ns},
+                                        {"dur_ns", t->dur_ns}, {"busy_ns", t->busy_ns},
+                                        {"compute_ns", t->compute_ns}, {"comm_ns", t->comm_ns},
+                                        {"overlap_ns", t->overlap_ns}, {"input_ns", t->input_ns}};
+        opscope_jw_i64s(j, kv, sizeof kv / sizeof *kv);
         opscope_jw_fixed(j, "overlap_pct", t->comm_ns ? 100.0 * (double)t->overlap_ns / (double)t->comm_ns : 0.0, 4);
         opscope_jw_end_obj(j);
     }
@@ -240,17 +237,14 @@ static void json_streams(opscope_jw *j, const opscope_job_rank_summary *s) {
     opscope_jw_arr(j, "streams");
     for (size_t k = 0; k < s->n_streams; k++) {
         const opscope_job_stream *t = &s->streams[k];
+        const opscope_jw_i64_kv kv[] = {
+            {"device", t->device}, {"stream", t->stream},
+            {"activities", (int64_t)t->activities}, {"span_ns", t->span_ns},
+            {"busy_ns", t->busy_ns}, {"idle_ns", t->idle_ns}, {"host_wait_ns", t->host_wait_ns},
+            {"kernel_wait_ns", t->kernel_wait_ns}, {"other_wait_ns", t->other_wait_ns},
+            {"queue_max", t->queue_max}};
         opscope_jw_item_obj(j);
-        opscope_jw_i64(j, "device", t->device);
-        opscope_jw_i64(j, "stream", t->stream);
-        opscope_jw_i64(j, "activities", (int64_t)t->activities);
-        opscope_jw_i64(j, "span_ns", t->span_ns);
-        opscope_jw_i64(j, "busy_ns", t->busy_ns);
-        opscope_jw_i64(j, "idle_ns", t->idle_ns);
-        opscope_jw_i64(j, "host_wait_ns", t->host_wait_ns);
-        opscope_jw_i64(j, "kernel_wait_ns", t->kernel_wait_ns);
-        opscope_jw_i64(j, "other_wait_ns", t->other_wait_ns);
-        opscope_jw_i64(j, "queue_max", t->queue_max);
+        opscope_jw_i64s(j, kv, sizeof kv / sizeof *kv);
         opscope_jw_double(j, "queue_mean", t->queue_mean); /* round trip: summaries combine exactly */
         opscope_jw_i64(j, "queue_at_max_ns", t->queue_at_max_ns);
         opscope_jw_end_obj(j);
@@ -260,23 +254,21 @@ static void json_streams(opscope_jw *j, const opscope_job_rank_summary *s) {
 
 static void json_launch(opscope_jw *j, const opscope_job_launch *l) {
     opscope_jw_obj(j, "launch");
-    opscope_jw_i64(j, "launches", (int64_t)l->launches);
-    opscope_jw_i64(j, "delay_p50_ns", l->delay_p50_ns);
-    opscope_jw_i64(j, "delay_p90_ns", l->delay_p90_ns);
-    opscope_jw_i64(j, "delay_p99_ns", l->delay_p99_ns);
-    opscope_jw_i64(j, "delay_max_ns", l->delay_max_ns);
-    opscope_jw_i64(j, "cpu_p50_ns", l->cpu_p50_ns);
-    opscope_jw_i64(j, "cpu_p90_ns", l->cpu_p90_ns);
-    opscope_jw_i64(j, "cpu_max_ns", l->cpu_max_ns);
-    opscope_jw_i64(j, "delay_outliers", (int64_t)l->delay_outliers);
-    opscope_jw_i64(j, "cpu_outliers", (int64_t)l->cpu_outliers);
+    const opscope_jw_i64_kv kv[] = {
+        {"launches", (int64_t)l->launches}, {"delay_p50_ns", l->delay_p50_ns},
+        {"delay_p90_ns", l->delay_p90_ns}, {"delay_p99_ns", l->delay_p99_ns},
+        {"delay_max_ns", l->delay_max_ns}, {"cpu_p50_ns", l->cpu_p50_ns},
+        {"cpu_p90_ns", l->cpu_p90_ns}, {"cpu_max_ns", l->cpu_max_ns},
+        {"delay_outliers", (int64_t)l->delay_outliers}, {"cpu_outliers", (int64_t)l->cpu_outliers}};
+    opscope_jw_i64s(j, kv, sizeof kv / sizeof *kv);
     opscope_jw_arr(j, "outliers");
     for (int k = 0; k < l->n_outliers; k++) {
         opscope_jw_item_obj(j);
         opscope_jw_str(j, "name", l->outliers[k].name);
-        opscope_jw_i64(j, "count", (int64_t)l->outliers[k].count);
-        opscope_jw_i64(j, "launches", (int64_t)l->outliers[k].launches);
-        opscope_jw_i64(j, "max_delay_ns", l->outliers[k].max_delay_ns);
+        const opscope_jw_i64_kv o[] = {{"count", (int64_t)l->outliers[k].count},
+                                       {"launches", (int64_t)l->outliers[k].launches},
+                                       {"max_delay_ns", l->outliers[k].max_delay_ns}};
+        opscope_jw_i64s(j, o, sizeof o / sizeof *o);
         opscope_jw_end_obj(j);
     }
     opscope_jw_end_arr(j);
@@ -287,13 +279,12 @@ static void json_annots(opscope_jw *j, const char *key, const opscope_job_annot 
     opscope_jw_arr(j, key);
     for (int k = 0; k < n; k++) {
         const opscope_job_annot *a = &v[k];
+        const opscope_jw_i64_kv kv[] = {{"count", (int64_t)a->count}, {"kernels", (int64_t)a->kernels},
+                                        {"cpu_ns", a->cpu_ns}, {"gpu_ns", a->gpu_ns},
+                                        {"self_gpu_ns", a->self_gpu_ns}};
         opscope_jw_item_obj(j);
         opscope_jw_str(j, "name", a->name);
-        opscope_jw_i64(j, "count", (int64_t)a->count);
-        opscope_jw_i64(j, "kernels", (int64_t)a->kernels);
-        opscope_jw_i64(j, "cpu_ns", a->cpu_ns);
-        opscope_jw_i64(j, "gpu_ns", a->gpu_ns);
-        opscope_jw_i64(j, "self_gpu_ns", a->self_gpu_ns);
+        opscope_jw_i64s(j, kv, sizeof kv / sizeof *kv);
         opscope_jw_end_obj(j);
     }
     opscope_jw_end_arr(j);
@@ -307,27 +298,21 @@ static void json_rank(opscope_jw *j, const opscope_job_row *r) {
     opscope_jw_str(j, "measured_on", s->gpu ? "gpu" : "cpu");
     opscope_jw_i64(j, "world_size", s->world_size);
     opscope_jw_str(j, "backend", s->backend);
-    opscope_jw_i64(j, "gpu_activities", (int64_t)s->gpu_activities);
-    opscope_jw_i64(j, "cpu_ops", (int64_t)s->cpu_ops);
-    opscope_jw_i64(j, "steps_count", (int64_t)s->n_steps);
-    opscope_jw_i64(j, "step_median_ns", s->step_median_ns);
-    opscope_jw_i64(j, "span_ns", s->span_ns);
-    opscope_jw_i64(j, "busy_ns", s->busy_ns);
-    opscope_jw_i64(j, "idle_ns", s->idle_ns);
-    opscope_jw_i64(j, "compute_ns", s->compute_ns);
-    opscope_jw_i64(j, "comm_ns", s->comm_ns);
-    opscope_jw_i64(j, "memory_ns", s->memory_ns);
-    opscope_jw_i64(j, "input_ns", s->input_ns);
-    opscope_jw_i64(j, "overlap_ns", s->overlap_ns);
-    opscope_jw_fixed(j, "idle_pct", r->idle_pct, 4);
-    opscope_jw_fixed(j, "compute_pct", r->compute_pct, 4);
-    opscope_jw_fixed(j, "non_compute_pct", r->non_compute_pct, 4);
-    opscope_jw_fixed(j, "overlap_pct", r->overlap_pct, 4);
-    opscope_jw_fixed(j, "step_dev_pct", r->step_dev_pct, 4);
-    opscope_jw_i64(j, "launch_delay_p50_ns", s->launch.delay_p50_ns);
-    opscope_jw_i64(j, "host_wait_ns", s->host_wait_ns);
-    opscope_jw_i64(j, "kernel_wait_ns", s->kernel_wait_ns);
-    opscope_jw_i64(j, "other_wait_ns", s->other_wait_ns);
+    const opscope_jw_i64_kv times[] = {
+        {"gpu_activities", (int64_t)s->gpu_activities}, {"cpu_ops", (int64_t)s->cpu_ops},
+        {"steps_count", (int64_t)s->n_steps}, {"step_median_ns", s->step_median_ns},
+        {"span_ns", s->span_ns}, {"busy_ns", s->busy_ns}, {"idle_ns", s->idle_ns},
+        {"compute_ns", s->compute_ns}, {"comm_ns", s->comm_ns}, {"memory_ns", s->memory_ns},
+        {"input_ns", s->input_ns}, {"overlap_ns", s->overlap_ns}};
+    opscope_jw_i64s(j, times, sizeof times / sizeof *times);
+    const char *const pct_keys[] = {"idle_pct", "compute_pct", "non_compute_pct", "overlap_pct", "step_dev_pct"};
+    const double pcts[] = {r->idle_pct, r->compute_pct, r->non_compute_pct, r->overlap_pct, r->step_dev_pct};
+    for (size_t i = 0; i < sizeof pcts / sizeof *pcts; i++) opscope_jw_fixed(j, pct_keys[i], pcts[i], 4);
+    const opscope_jw_i64_kv waits[] = {{"launch_delay_p50_ns", s->launch.delay_p50_ns},
+                                       {"host_wait_ns", s->host_wait_ns},
+                                       {"kernel_wait_ns", s->kernel_wait_ns},
+                                       {"other_wait_ns", s->other_wait_ns}};
+    opscope_jw_i64s(j, waits, sizeof waits / sizeof *waits);
     json_steps(j, s);
     json_streams(j, s);
     json_launch(j, &s->launch);
@@ -349,9 +334,10 @@ void opscope_job_report_json(opscope_out_t *w, const opscope_job *job,
     opscope_jw_obj(&j, "bound");
     opscope_jw_i64(&j, "rank", job->n ? job->rows[job->bound_row].s->rank : -1);
     opscope_jw_str(&j, "resource", job->bound_resource ? job->bound_resource : "unknown");
-    opscope_jw_i64(&j, "slowest_step", job->slowest_step_num);
-    opscope_jw_i64(&j, "slowest_step_rank", job->slowest_step_rank);
-    opscope_jw_i64(&j, "slowest_step_ns", job->slowest_step_ns);
+    const opscope_jw_i64_kv slowest[] = {{"slowest_step", job->slowest_step_num},
+                                         {"slowest_step_rank", job->slowest_step_rank},
+                                         {"slowest_step_ns", job->slowest_step_ns}};
+    opscope_jw_i64s(&j, slowest, sizeof slowest / sizeof *slowest);
     opscope_jw_end_obj(&j);
     opscope_jw_arr(&j, "ranks");
     for (size_t i = 0; i < job->n; i++) json_rank(&j, &job->rows[i]);
@@ -359,11 +345,11 @@ void opscope_job_report_json(opscope_out_t *w, const opscope_job *job,
     opscope_jw_arr(&j, "stragglers");
     for (size_t i = 0; i < job->n_stragglers; i++) {
         const opscope_job_straggler *st = &job->stragglers[i];
+        const opscope_jw_i64_kv kv[] = {{"wait_ns", st->wait_ns}, {"excess_ns", st->excess_ns}};
         opscope_jw_item_obj(&j);
         opscope_jw_i64(&j, "rank", st->rank);
         opscope_jw_str(&j, "cause", opscope_job_cause_name(st->cause));
-        opscope_jw_i64(&j, "wait_ns", st->wait_ns);
-        opscope_jw_i64(&j, "excess_ns", st->excess_ns);
+        opscope_jw_i64s(&j, kv, sizeof kv / sizeof *kv);
         opscope_jw_end_obj(&j);
     }
     opscope_jw_end_arr(&j);

@@ -3,6 +3,7 @@
 #include "export/json/json_export.h"
 #include "export/json/json_summary.h"
 #include "export/fmt/json_fmt.h"
+#include "model/backend_names.h"
 #include "model/run_info.h"
 #include "analyze/ggml/graphs.h"
 #include "model/record.h"
@@ -13,7 +14,7 @@
 
 typedef struct saved_backend {
     int32_t id;
-    char *name, *device, *process;
+    opscope_backend_names names;
     opscope_device_type device_type;
     bool written;
 } saved_backend;
@@ -83,11 +84,7 @@ opscope_json_export_t *opscope_json_export_new(opscope_out_t *out) {
 
 void opscope_json_export_free(opscope_json_export_t *x) {
     if (!x) return;
-    for (size_t i = 0; i < x->n_backends; i++) {
-        free(x->backends[i].name);
-        free(x->backends[i].device);
-        free(x->backends[i].process);
-    }
+    for (size_t i = 0; i < x->n_backends; i++) opscope_backend_names_free(&x->backends[i].names);
     free(x->backends);
     free_capture(&x->capture);
     free_run(x);
@@ -108,7 +105,8 @@ static void write_backends(opscope_json_export_t *x, opscope_jw *j) {
         b->written = true;
         opscope_jw_nl(j);
         opscope_jw_item(j);
-        opscope_json_write_backend_in(j->out, b->id, b->name, b->device, (int)b->device_type, b->process);
+        opscope_json_write_backend_in(j->out, b->id, b->names.name, b->names.device, (int)b->device_type,
+                                      b->names.process);
     }
     opscope_jw_end_arr(j);
 }
@@ -176,16 +174,9 @@ static int on_backend(void *ud, const opscope_backend *b) {
         s = &x->backends[x->n_backends++];
         memset(s, 0, sizeof *s);
     }
-    free(s->name);
-    free(s->device);
-    free(s->process);
     s->id = b->id;
-    s->name = strdup(b->name ? b->name : "");
-    s->device = strdup(b->device ? b->device : "");
-    s->process = b->process ? strdup(b->process) : NULL;
     s->device_type = b->device_type;
-    if (!s->name || !s->device || (b->process && !s->process)) return x->oom = true, -1;
-    return 0;
+    return opscope_backend_names_set(&s->names, b) ? (x->oom = true, -1) : 0;
 }
 
 static void jf_ne_arrays(json_fmt *f, const int64_t (*ne)[OPSCOPE_MAX_DIMS], int n) {
@@ -210,21 +201,14 @@ int opscope_json_export_derived(void *ud, const opscope_record *r, opscope_deriv
     jf_i64(&f, r->type);
     jf_lit(&f, ",\"name\":");
     jf_str(&f, r->name);
-    jf_key(&f, "backend_id");
-    jf_i64(&f, r->backend_id);
-    jf_key(&f, "split_id");
-    jf_i64(&f, r->split_id);
-    jf_key(&f, "start_ns");
-    jf_u64(&f, r->start_ns);
-    jf_key(&f, "duration_ns");
-    jf_u64(&f, r->duration_ns);
-    jf_key(&f, "bytes");
-    jf_u64(&f, r->bytes);
-    jf_key(&f, "extra");
-    jf_str(&f, r->extra); /* null when absent, as the seed layout */
+    jf_key_i64(&f, "backend_id", r->backend_id);
+    jf_key_i64(&f, "split_id", r->split_id);
+    jf_key_u64(&f, "start_ns", r->start_ns);
+    jf_key_u64(&f, "duration_ns", r->duration_ns);
+    jf_key_u64(&f, "bytes", r->bytes);
+    jf_key_str(&f, "extra", r->extra); /* null when absent, as the seed layout */
     int n_src = opscope_record_n_src(r);
-    jf_key(&f, "n_src");
-    jf_i64(&f, n_src);
+    jf_key_i64(&f, "n_src", n_src);
     jf_key(&f, "ne_src");
     jf_ne_arrays(&f, r->ne_src, n_src);
     if (r->has & OPSCOPE_HAS_STRIDES) {
@@ -243,97 +227,57 @@ int opscope_json_export_derived(void *ud, const opscope_record *r, opscope_deriv
     }
     if (r->has & OPSCOPE_HAS_SRC_TYPES) {
         jf_key(&f, "type_src");
-        jf_char(&f, '[');
-        for (int i = 0; i < n_src; i++) {
-            if (i) jf_char(&f, ',');
-            jf_i64(&f, r->type_src[i]);
-        }
-        jf_char(&f, ']');
+        jf_i32_array(&f, r->type_src, n_src);
     }
-    if (r->tensor_name) {
-        jf_key(&f, "tensor_name");
-        jf_str(&f, r->tensor_name);
-    }
+    if (r->tensor_name) jf_key_str(&f, "tensor_name", r->tensor_name);
     if (r->has & OPSCOPE_HAS_OUT) {
         jf_key(&f, "ne");
         jf_i64_array(&f, r->ne, OPSCOPE_MAX_DIMS);
-        jf_key(&f, "out_type");
-        jf_i64(&f, r->out_type);
+        jf_key_i64(&f, "out_type", r->out_type);
     }
     if (r->has & OPSCOPE_HAS_OP_PARAMS) {
         jf_key(&f, "op_params");
-        jf_char(&f, '[');
-        for (int i = 0; i < OPSCOPE_MAX_OP_PARAMS; i++) {
-            if (i) jf_char(&f, ',');
-            jf_i64(&f, r->op_params[i]);
-        }
-        jf_char(&f, ']');
+        jf_i32_array(&f, r->op_params, OPSCOPE_MAX_OP_PARAMS);
     }
     if (r->sub_op || (r->has & OPSCOPE_HAS_SUB_OP)) {
         /* the seed's v3 layout: ggml's enum value (-1 for none, e.g. a trace's copy
          * direction); the name beside it in a field of opscope's own */
         int32_t sv;
         const char *sn = opscope_derived_sub_op(dv, &sv);
-        jf_key(&f, "sub_op");
-        jf_i64(&f, sv);
-        if (sn) {
-            jf_key(&f, "sub_op_name");
-            jf_str(&f, sn);
-        }
+        jf_key_i64(&f, "sub_op", sv);
+        if (sn) jf_key_str(&f, "sub_op_name", sn);
     }
-    if (r->has & OPSCOPE_HAS_GRAPH) {
-        jf_key(&f, "graph_id");
-        jf_i64(&f, r->graph_id);
-    }
+    if (r->has & OPSCOPE_HAS_GRAPH) jf_key_i64(&f, "graph_id", r->graph_id);
     if (r->has & OPSCOPE_HAS_NODE) {
-        jf_key(&f, "node_index");
-        jf_i64(&f, r->node_index);
+        jf_key_i64(&f, "node_index", r->node_index);
     }
-    if (r->n_fused > 1) {
-        jf_key(&f, "n_fused");
-        jf_i64(&f, r->n_fused);
-    }
+    if (r->n_fused > 1) jf_key_i64(&f, "n_fused", r->n_fused);
     if (r->has & OPSCOPE_HAS_THREAD) {
-        jf_key(&f, "thread_id");
-        jf_i64(&f, r->thread_id);
+        jf_key_i64(&f, "thread_id", r->thread_id);
     }
     if (r->has & OPSCOPE_HAS_HOST_TIME) {
-        jf_key(&f, "host_start_ns");
-        jf_u64(&f, r->host_start_ns);
-        jf_key(&f, "host_end_ns");
-        jf_u64(&f, r->host_end_ns);
+        jf_key_u64(&f, "host_start_ns", r->host_start_ns);
+        jf_key_u64(&f, "host_end_ns", r->host_end_ns);
     }
-    if (r->has & OPSCOPE_HAS_FLOPS) {
-        jf_key(&f, "flops");
-        jf_u64(&f, r->flops);
-    }
+    if (r->has & OPSCOPE_HAS_FLOPS) jf_key_u64(&f, "flops", r->flops);
     if (r->category) {
-        jf_key(&f, "category");
-        jf_str(&f, r->category);
+        jf_key_str(&f, "category", r->category);
     }
     if (r->has & OPSCOPE_HAS_KERNEL) {
-        jf_key(&f, "kernel");
-        jf_str(&f, r->kernel ? r->kernel : "");
-        jf_key(&f, "n_kernels");
-        jf_i64(&f, r->n_kernels);
+        jf_key_str(&f, "kernel", r->kernel ? r->kernel : "");
+        jf_key_i64(&f, "n_kernels", r->n_kernels);
     }
-    if (r->has & OPSCOPE_HAS_WEIGHT) {
-        jf_key(&f, "weight");
-        jf_u64(&f, r->weight);
-    }
+    if (r->has & OPSCOPE_HAS_WEIGHT) jf_key_u64(&f, "weight", r->weight);
     if (r->has & OPSCOPE_HAS_BATCH) {
-        jf_key(&f, "batch");
-        jf_i64(&f, r->batch);
-        jf_key(&f, "queries");
-        jf_i64(&f, r->queries);
+        jf_key_i64(&f, "batch", r->batch);
+        jf_key_i64(&f, "queries", r->queries);
     }
     if (r->has & OPSCOPE_HAS_SAMPLED_OUT) {
         jf_key(&f, "sampled_out");
         jf_mem(&f, "true", 4);
     }
     if (r->has & OPSCOPE_HAS_DEVICE_TIME) {
-        jf_key(&f, "time_source");
-        jf_str(&f, (r->has & OPSCOPE_HAS_CLOCK_ALIGNED) ? "device_aligned" : "device");
+        jf_key_str(&f, "time_source", (r->has & OPSCOPE_HAS_CLOCK_ALIGNED) ? "device_aligned" : "device");
     }
     jf_char(&f, '}');
     jf_flush(&f);
@@ -379,14 +323,9 @@ int opscope_json_export_finish(opscope_json_export_t *x, const opscope_stats_t *
     return x->oom ? -1 : 0;
 }
 
-static int on_record(void *ud, const opscope_record *r) {
-    opscope_derived d;
-    opscope_derived_init(&d, r);
-    return opscope_json_export_derived(ud, r, &d);
-}
+OPSCOPE_DERIVED_ON_RECORD(on_record, opscope_json_export_derived)
 
 opscope_sink opscope_json_export_sink(opscope_json_export_t *x) {
-    opscope_sink k = {x, on_meta, on_backend, on_record, NULL};
-    return k;
+    return opscope_record_sink(x, on_meta, on_backend, on_record);
 }
 

@@ -69,6 +69,19 @@ void opscope_colls_report_console(opscope_out_t *w, const opscope_colls_t *c) {
     free(t);
 }
 
+/* The members "count", "bytes", "bus_bytes" and "time_ns" of a row, a rank's row. */
+static void sizes_json(opscope_jw *j, uint64_t count, uint64_t bytes, uint64_t bus_bytes, int64_t time_ns) {
+    const opscope_jw_u64_kv kv[] = {{"count", count}, {"bytes", bytes}, {"bus_bytes", bus_bytes}};
+    opscope_jw_u64s(j, kv, sizeof kv / sizeof *kv);
+    opscope_jw_i64(j, "time_ns", time_ns);
+}
+
+/* The members "algbw_gbps" and "busbw_gbps". */
+static void bandwidth_json(opscope_jw *j, double algbw_gbps, double busbw_gbps) {
+    opscope_jw_fixed(j, "algbw_gbps", algbw_gbps, 4);
+    opscope_jw_fixed(j, "busbw_gbps", busbw_gbps, 4);
+}
+
 /* R as an array item, open: its members, the caller's after them, then opscope_jw_end_obj. */
 static void row_json(opscope_jw *j, const opscope_job_coll *r, bool bucket) {
     opscope_jw_item_obj(j);
@@ -80,12 +93,8 @@ static void row_json(opscope_jw *j, const opscope_job_coll *r, bool bucket) {
         opscope_jw_u64(j, "max_bytes", !ok ? 0ull : r->bucket == 63 ? ~0ull : (2ull << r->bucket) - 1);
     }
     opscope_jw_i64(j, "group_size", r->group_size);
-    opscope_jw_u64(j, "count", r->count);
-    opscope_jw_u64(j, "bytes", r->bytes);
-    opscope_jw_u64(j, "bus_bytes", r->bus_bytes);
-    opscope_jw_i64(j, "time_ns", r->time_ns);
-    opscope_jw_fixed(j, "algbw_gbps", opscope_colls_gbps(r->bytes, r->time_ns), 4);
-    opscope_jw_fixed(j, "busbw_gbps", opscope_colls_gbps(r->bus_bytes, r->time_ns), 4);
+    sizes_json(j, r->count, r->bytes, r->bus_bytes, r->time_ns);
+    bandwidth_json(j, opscope_colls_gbps(r->bytes, r->time_ns), opscope_colls_gbps(r->bus_bytes, r->time_ns));
 }
 
 /* The "buckets" member: rows V[0..N). */
@@ -128,10 +137,7 @@ void opscope_colls_report_rank_json(opscope_out_t *w, const opscope_job_rank_sum
         opscope_jw_str(&j, "type", r->type);
         opscope_jw_i64(&j, "bucket", r->bucket);
         opscope_jw_i64(&j, "group_size", r->group_size);
-        opscope_jw_u64(&j, "count", r->count);
-        opscope_jw_u64(&j, "bytes", r->bytes);
-        opscope_jw_u64(&j, "bus_bytes", r->bus_bytes);
-        opscope_jw_i64(&j, "time_ns", r->time_ns);
+        sizes_json(&j, r->count, r->bytes, r->bus_bytes, r->time_ns);
         opscope_jw_end_obj(&j);
     }
     opscope_jw_end_arr(&j);
@@ -187,28 +193,21 @@ void opscope_job_colls_console(opscope_out_t *w, const opscope_job_colls *c) {
 /* One type's members after its row's: the spread over the ranks, then each rank's row. */
 static void type_json(opscope_jw *j, const opscope_job_coll_type *t) {
     opscope_jw_u64(j, "ranks_count", t->n_ranks);
-    opscope_jw_fixed(j, "busbw_min_gbps", t->busbw_min_gbps, 4);
-    opscope_jw_fixed(j, "busbw_median_gbps", t->busbw_median_gbps, 4);
-    opscope_jw_fixed(j, "busbw_max_gbps", t->busbw_max_gbps, 4);
-    opscope_jw_fixed(j, "busbw_skew_pct", t->skew_pct, 4);
-    opscope_jw_i64(j, "slowest_rank", t->slowest_rank);
-    opscope_jw_i64(j, "late_rank", t->late_rank);
-    opscope_jw_i64(j, "median_time_ns", t->median_time_ns);
-    opscope_jw_i64(j, "late_wait_ns", t->late_wait_ns);
-    opscope_jw_i64(j, "time_min_ns", t->time_min_ns);
-    opscope_jw_i64(j, "time_max_ns", t->time_max_ns);
+    const char *const bw_keys[] = {"busbw_min_gbps", "busbw_median_gbps", "busbw_max_gbps", "busbw_skew_pct"};
+    const double bw[] = {t->busbw_min_gbps, t->busbw_median_gbps, t->busbw_max_gbps, t->skew_pct};
+    for (size_t i = 0; i < sizeof bw / sizeof *bw; i++) opscope_jw_fixed(j, bw_keys[i], bw[i], 4);
+    const opscope_jw_i64_kv kv[] = {{"slowest_rank", t->slowest_rank}, {"late_rank", t->late_rank},
+                                    {"median_time_ns", t->median_time_ns}, {"late_wait_ns", t->late_wait_ns},
+                                    {"time_min_ns", t->time_min_ns}, {"time_max_ns", t->time_max_ns}};
+    opscope_jw_i64s(j, kv, sizeof kv / sizeof *kv);
     opscope_jw_fixed(j, "time_skew_pct", t->time_skew_pct, 4);
     opscope_jw_arr(j, "ranks");
     for (size_t r = 0; r < t->n_ranks; r++) {
         const opscope_job_coll_rank *x = &t->ranks[r];
         opscope_jw_item_obj(j);
         opscope_jw_i64(j, "rank", x->rank);
-        opscope_jw_u64(j, "count", x->count);
-        opscope_jw_u64(j, "bytes", x->bytes);
-        opscope_jw_u64(j, "bus_bytes", x->bus_bytes);
-        opscope_jw_i64(j, "time_ns", x->time_ns);
-        opscope_jw_fixed(j, "algbw_gbps", x->algbw_gbps, 4);
-        opscope_jw_fixed(j, "busbw_gbps", x->busbw_gbps, 4);
+        sizes_json(j, x->count, x->bytes, x->bus_bytes, x->time_ns);
+        bandwidth_json(j, x->algbw_gbps, x->busbw_gbps);
         opscope_jw_end_obj(j);
     }
     opscope_jw_end_arr(j);

@@ -237,13 +237,12 @@ void opscope_cpu_ops_report_write_json(opscope_out_t *w, const opscope_kineto_t 
     opscope_jw_arr(&j, "cpu_threads");
     for (size_t i = 0; i < r->n_threads; i++) {
         const opscope_cpu_thread *t = &r->threads[i];
+        const opscope_jw_u64_kv kv[] = {{"records", t->records}, {"top_level", t->top_level},
+                                        {"self_ns", t->self_ns}, {"span_ns", (uint64_t)(t->last_ns - t->first_ns)}};
         opscope_jw_item_obj(&j);
         opscope_jw_i64(&j, "pid", t->pid);
         opscope_jw_i64(&j, "tid", t->tid);
-        opscope_jw_u64(&j, "records", t->records);
-        opscope_jw_u64(&j, "top_level", t->top_level);
-        opscope_jw_u64(&j, "self_ns", t->self_ns);
-        opscope_jw_u64(&j, "span_ns", (uint64_t)(t->last_ns - t->first_ns));
+        opscope_jw_u64s(&j, kv, sizeof kv / sizeof *kv);
         opscope_jw_end_obj(&j);
     }
     opscope_jw_end_arr(&j);

@@ -89,19 +89,13 @@ void opscope_critical_path_write_text(opscope_out_t *w, const opscope_cpath_t *c
 
 static void members(opscope_jw *j, const opscope_critical_path *p) {
     opscope_jw_i64(j, "start_ns", p->start_ns);
-    opscope_jw_u64(j, "window_ns", p->window_ns);
-    opscope_jw_u64(j, "length_ns", p->length_ns);
-    opscope_jw_u64(j, "cpu_ns", p->cpu_ns);
-    opscope_jw_u64(j, "launch_ns", p->launch_ns);
-    opscope_jw_u64(j, "gpu_ns", p->gpu_ns);
-    opscope_jw_u64(j, "kernel_ns", p->kernel_ns);
-    opscope_jw_u64(j, "comm_ns", p->comm_ns);
-    opscope_jw_u64(j, "queue_ns", p->queue_ns);
-    opscope_jw_u64(j, "wait_ns", p->wait_ns);
-    opscope_jw_u64(j, "idle_ns", p->idle_ns);
-    opscope_jw_u64(j, "work_ns", worked(p));
-    opscope_jw_u64(j, "edges", p->n_edges);
-    opscope_jw_u64(j, "events", p->n_events);
+    const opscope_jw_u64_kv kv[] = {
+        {"window_ns", p->window_ns}, {"length_ns", p->length_ns}, {"cpu_ns", p->cpu_ns},
+        {"launch_ns", p->launch_ns}, {"gpu_ns", p->gpu_ns}, {"kernel_ns", p->kernel_ns},
+        {"comm_ns", p->comm_ns}, {"queue_ns", p->queue_ns}, {"wait_ns", p->wait_ns},
+        {"idle_ns", p->idle_ns}, {"work_ns", worked(p)}, {"edges", p->n_edges},
+        {"events", p->n_events}};
+    opscope_jw_u64s(j, kv, sizeof kv / sizeof *kv);
     opscope_jw_str(j, "bound_by", opscope_cpath_part_name(opscope_critical_path_bound(p)));
 }
 

@@ -140,6 +140,20 @@ static void categories_text(opscope_out_t *w, const opscope_kineto_results *r) {
     opscope_out_str(w, " ms)\n");
 }
 
+/* A row of a top list: time, kernels, the share of KERNEL_NS when SHARE (the CPU ops), NAME. */
+static void top_row(opscope_out_t *w, const opscope_kineto_agg *a, const char *name, uint64_t kernel_ns, bool share) {
+    opscope_out_str(w, "  ");
+    ms(w, a->ns, 12);
+    opscope_out_printf(w, " %8" PRIu64 " ", a->count);
+    if (share) {
+        pct(w, a->ns, kernel_ns);
+        opscope_out_char(w, ' ');
+    }
+    opscope_out_char(w, ' ');
+    name_cut(w, name, 90);
+    opscope_out_char(w, '\n');
+}
+
 /* How kernels link to their launch and CPU op; the top CPU ops and python functions. */
 static void links_text(opscope_out_t *w, const opscope_kineto_results *r, const opscope_strtab_t *names) {
     opscope_out_printf(w, "\nKernel launch links (%" PRIu64 " kernels)\n", r->kernels);
@@ -156,24 +170,13 @@ static void links_text(opscope_out_t *w, const opscope_kineto_results *r, const 
     opscope_out_str(w, "\n\n  Top CPU ops by GPU kernel time\n       time ms  kernels   share  CPU op\n");
     for (size_t i = 0; i < r->n_top_cpu_ops; i++) {
         const opscope_kineto_agg *a = &r->top_cpu_ops[i];
-        opscope_out_str(w, "  ");
-        ms(w, a->ns, 12);
-        opscope_out_printf(w, " %8" PRIu64 " ", a->count);
-        pct(w, a->ns, r->kernel_ns);
-        opscope_out_str(w, "  ");
-        name_cut(w, a->name_id == UINT32_MAX ? "(no CPU op)" : opscope_strtab_get(names, a->name_id), 90);
-        opscope_out_char(w, '\n');
+        top_row(w, a, a->name_id == UINT32_MAX ? "(no CPU op)" : opscope_strtab_get(names, a->name_id), r->kernel_ns,
+                true);
     }
     if (r->n_top_python) {
         opscope_out_str(w, "\n  Top python functions (kernels without a CPU op)\n");
-        for (size_t i = 0; i < r->n_top_python; i++) {
-            const opscope_kineto_agg *a = &r->top_python[i];
-            opscope_out_str(w, "  ");
-            ms(w, a->ns, 12);
-            opscope_out_printf(w, " %8" PRIu64 "  ", a->count);
-            name_cut(w, opscope_strtab_get(names, a->name_id), 90);
-            opscope_out_char(w, '\n');
-        }
+        for (size_t i = 0; i < r->n_top_python; i++)
+            top_row(w, &r->top_python[i], opscope_strtab_get(names, r->top_python[i].name_id), 0, false);
     }
 }
 
@@ -273,41 +276,48 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
 /* ---------------------------------------------------------------------------------------- */
 /* JSON                                                                                       */
 
+/* An array item {ID_KEY: ID, then KV's members}: a step, a device's busy time, a gap. */
+static void item_id_u64s(opscope_jw *j, const char *id_key, int64_t id, const opscope_jw_u64_kv *kv, size_t n) {
+    opscope_jw_item_obj(j);
+    opscope_jw_i64(j, id_key, id);
+    opscope_jw_u64s(j, kv, n);
+    opscope_jw_end_obj(j);
+}
+
 void opscope_kineto_write_cpu_side(opscope_jw *j, const opscope_kineto_results *r) {
     opscope_jw_arr(j, "steps");
     for (size_t i = 0; i < r->n_steps; i++) {
-        opscope_jw_item_obj(j);
-        opscope_jw_i64(j, "number", r->steps[i].number);
-        opscope_jw_u64(j, "start_ns", r->steps[i].start_ns);
-        opscope_jw_u64(j, "dur_ns", r->steps[i].dur_ns);
-        opscope_jw_end_obj(j);
+        const opscope_jw_u64_kv kv[] = {{"start_ns", r->steps[i].start_ns}, {"dur_ns", r->steps[i].dur_ns}};
+        item_id_u64s(j, "number", r->steps[i].number, kv, sizeof kv / sizeof *kv);
     }
     opscope_jw_end_arr(j);
-    opscope_jw_u64(j, "window_start_ns", r->window_start_ns);
-    opscope_jw_u64(j, "window_ns", r->window_ns);
+    const opscope_jw_u64_kv window[] = {{"window_start_ns", r->window_start_ns}, {"window_ns", r->window_ns}};
+    opscope_jw_u64s(j, window, sizeof window / sizeof *window);
     opscope_jw_arr(j, "gpu_busy");
     for (size_t i = 0; i < r->n_devices; i++) {
-        opscope_jw_item_obj(j);
-        opscope_jw_i64(j, "device", r->devices[i].device);
-        opscope_jw_u64(j, "busy_ns", r->devices[i].busy_ns);
-        opscope_jw_u64(j, "idle_ns", r->devices[i].idle_ns);
-        opscope_jw_end_obj(j);
+        const opscope_jw_u64_kv kv[] = {{"busy_ns", r->devices[i].busy_ns}, {"idle_ns", r->devices[i].idle_ns}};
+        item_id_u64s(j, "device", r->devices[i].device, kv, sizeof kv / sizeof *kv);
     }
     opscope_jw_end_arr(j);
     opscope_jw_u64(j, "cpu_top_level_ns", r->cpu_top_ns);
     opscope_jw_bool(j, "cpu_bound", r->cpu_bound);
 }
 
+/* An array item {"KEY": NAME, "kernels": COUNT, "ns": NS}: a top name, a kernel category. */
+static void item_name_count_ns(opscope_jw *j, const char *key, const char *name, uint64_t count, uint64_t ns) {
+    opscope_jw_item_obj(j);
+    opscope_jw_str(j, key, name);
+    opscope_jw_u64(j, "kernels", count);
+    opscope_jw_u64(j, "ns", ns);
+    opscope_jw_end_obj(j);
+}
+
 static void jtop(opscope_jw *j, const char *key, const opscope_kineto_agg *a, size_t n,
                  const opscope_strtab_t *names) {
     opscope_jw_arr(j, key);
-    for (size_t i = 0; i < n; i++) {
-        opscope_jw_item_obj(j);
-        opscope_jw_str(j, "name", a[i].name_id == UINT32_MAX ? NULL : opscope_strtab_get(names, a[i].name_id));
-        opscope_jw_u64(j, "kernels", a[i].count);
-        opscope_jw_u64(j, "ns", a[i].ns);
-        opscope_jw_end_obj(j);
-    }
+    for (size_t i = 0; i < n; i++)
+        item_name_count_ns(j, "name", a[i].name_id == UINT32_MAX ? NULL : opscope_strtab_get(names, a[i].name_id),
+                           a[i].count, a[i].ns);
     opscope_jw_end_arr(j);
 }
 
@@ -328,37 +338,28 @@ static void info_json(opscope_jw *j, const opscope_kineto_info *in) {
         opscope_jw_item_obj(j);
         opscope_jw_i64(j, "id", d->id);
         opscope_jw_str(j, "name", d->name);
-        opscope_jw_i64(j, "total_mem", d->total_mem);
-        opscope_jw_i64(j, "compute_major", d->compute_major);
-        opscope_jw_i64(j, "compute_minor", d->compute_minor);
-        opscope_jw_i64(j, "num_sms", d->num_sms);
-        opscope_jw_i64(j, "warp_size", d->warp_size);
-        opscope_jw_i64(j, "max_threads_per_block", d->max_threads_per_block);
-        opscope_jw_i64(j, "shared_mem_per_block", d->shared_mem_per_block);
+        const opscope_jw_i64_kv kv[] = {
+            {"total_mem", d->total_mem}, {"compute_major", d->compute_major},
+            {"compute_minor", d->compute_minor}, {"num_sms", d->num_sms}, {"warp_size", d->warp_size},
+            {"max_threads_per_block", d->max_threads_per_block},
+            {"shared_mem_per_block", d->shared_mem_per_block}};
+        opscope_jw_i64s(j, kv, sizeof kv / sizeof *kv);
         opscope_jw_end_obj(j);
     }
     opscope_jw_end_arr(j);
 
     opscope_jw_nl(j);
     opscope_jw_obj(j, "events");
-    opscope_jw_u64(j, "all", in->n_events);
-    opscope_jw_u64(j, "kernels", in->n_kernels);
-    opscope_jw_u64(j, "memcpy", in->n_memcpy);
-    opscope_jw_u64(j, "memset", in->n_memset);
-    opscope_jw_u64(j, "cpu_ops", in->n_cpu_ops);
-    opscope_jw_u64(j, "runtime", in->n_runtime);
-    opscope_jw_u64(j, "python", in->n_python);
-    opscope_jw_u64(j, "annotations", in->n_annotations);
-    opscope_jw_u64(j, "gpu_annotations", in->n_gpu_annotations);
-    opscope_jw_u64(j, "flows", in->n_flows);
-    opscope_jw_u64(j, "metadata", in->n_metadata);
-    opscope_jw_u64(j, "other", in->n_other);
-    opscope_jw_u64(j, "ends", in->n_ends);
-    opscope_jw_u64(j, "unmatched_end", in->n_unmatched_end);
-    opscope_jw_u64(j, "unclosed_begin", in->n_unclosed_begin);
-    opscope_jw_u64(j, "old_categories", in->n_old_categories);
-    opscope_jw_u64(j, "string_ids", in->n_string_ids);
-    opscope_jw_u64(j, "float_ts", in->n_float_ts);
+    const opscope_jw_u64_kv events[] = {
+        {"all", in->n_events}, {"kernels", in->n_kernels}, {"memcpy", in->n_memcpy},
+        {"memset", in->n_memset}, {"cpu_ops", in->n_cpu_ops}, {"runtime", in->n_runtime},
+        {"python", in->n_python}, {"annotations", in->n_annotations},
+        {"gpu_annotations", in->n_gpu_annotations}, {"flows", in->n_flows},
+        {"metadata", in->n_metadata}, {"other", in->n_other}, {"ends", in->n_ends},
+        {"unmatched_end", in->n_unmatched_end}, {"unclosed_begin", in->n_unclosed_begin},
+        {"old_categories", in->n_old_categories}, {"string_ids", in->n_string_ids},
+        {"float_ts", in->n_float_ts}};
+    opscope_jw_u64s(j, events, sizeof events / sizeof *events);
     opscope_jw_end_obj(j);
 }
 
@@ -366,36 +367,27 @@ static void info_json(opscope_jw *j, const opscope_kineto_info *in) {
 static void gpu_json(opscope_jw *j, const opscope_kineto_results *r, const opscope_strtab_t *names) {
     opscope_jw_nl(j);
     opscope_jw_obj(j, "gpu");
-    opscope_jw_u64(j, "kernels", r->kernels);
-    opscope_jw_u64(j, "kernel_ns", r->kernel_ns);
-    opscope_jw_u64(j, "memcpy", r->memcpy_n);
-    opscope_jw_u64(j, "memcpy_ns", r->memcpy_ns);
-    opscope_jw_u64(j, "memcpy_bytes", r->memcpy_bytes);
-    opscope_jw_u64(j, "memset", r->memset_n);
-    opscope_jw_u64(j, "memset_ns", r->memset_ns);
+    const opscope_jw_u64_kv gpu[] = {{"kernels", r->kernels}, {"kernel_ns", r->kernel_ns},
+                                     {"memcpy", r->memcpy_n}, {"memcpy_ns", r->memcpy_ns},
+                                     {"memcpy_bytes", r->memcpy_bytes}, {"memset", r->memset_n},
+                                     {"memset_ns", r->memset_ns}};
+    opscope_jw_u64s(j, gpu, sizeof gpu / sizeof *gpu);
     opscope_jw_end_obj(j);
 
     /* Every category, in the order of the rule table, zeros included: a fixed shape. */
     opscope_jw_nl(j);
     opscope_jw_arr(j, "kernel_categories");
-    for (int c = 0; c < OPSCOPE_KCAT_COUNT; c++) {
-        opscope_jw_item_obj(j);
-        opscope_jw_str(j, "category", opscope_kernel_category_name(c));
-        opscope_jw_u64(j, "kernels", r->cat_count[c]);
-        opscope_jw_u64(j, "ns", r->cat_ns[c]);
-        opscope_jw_end_obj(j);
-    }
+    for (int c = 0; c < OPSCOPE_KCAT_COUNT; c++)
+        item_name_count_ns(j, "category", opscope_kernel_category_name(c), r->cat_count[c], r->cat_ns[c]);
     opscope_jw_end_arr(j);
 
     opscope_jw_nl(j);
     opscope_jw_obj(j, "links");
-    opscope_jw_u64(j, "kernels", r->kernels);
-    opscope_jw_u64(j, "runtime", r->link_runtime);
-    opscope_jw_u64(j, "cpu_op", r->link_cpu);
-    opscope_jw_u64(j, "cpu_op_enclosing", r->link_cpu_enclose);
-    opscope_jw_u64(j, "cpu_op_external_id", r->link_cpu_ext);
-    opscope_jw_u64(j, "python_only", r->link_python);
-    opscope_jw_u64(j, "none", r->link_none);
+    const opscope_jw_u64_kv links[] = {{"kernels", r->kernels}, {"runtime", r->link_runtime},
+                                       {"cpu_op", r->link_cpu}, {"cpu_op_enclosing", r->link_cpu_enclose},
+                                       {"cpu_op_external_id", r->link_cpu_ext},
+                                       {"python_only", r->link_python}, {"none", r->link_none}};
+    opscope_jw_u64s(j, links, sizeof links / sizeof *links);
     jtop(j, "top_cpu_ops", r->top_cpu_ops, r->n_top_cpu_ops, names);
     jtop(j, "top_python", r->top_python, r->n_top_python, names);
     opscope_jw_end_obj(j);
@@ -425,12 +417,20 @@ static void phases_layers_json(opscope_jw *j, const opscope_kineto_results *r) {
     opscope_jw_nl(j);
     opscope_jw_obj(j, "layers");
     opscope_jw_str(j, "method", methods[r->layer_method >= 0 && r->layer_method <= 2 ? r->layer_method : 0]);
-    opscope_jw_u64(j, "count", r->n_layers);
-    opscope_jw_u64(j, "kernels", r->layer_kernels);
-    opscope_jw_u64(j, "ns", r->layer_ns);
-    opscope_jw_u64(j, "min_ns", r->n_layers ? r->layer_min_ns : 0);
-    opscope_jw_u64(j, "max_ns", r->n_layers ? r->layer_max_ns : 0);
-    opscope_jw_u64(j, "folded", r->n_layers_folded);
+    const opscope_jw_u64_kv layers[] = {{"count", r->n_layers}, {"kernels", r->layer_kernels},
+                                        {"ns", r->layer_ns}, {"min_ns", r->n_layers ? r->layer_min_ns : 0},
+                                        {"max_ns", r->n_layers ? r->layer_max_ns : 0},
+                                        {"folded", r->n_layers_folded}};
+    opscope_jw_u64s(j, layers, sizeof layers / sizeof *layers);
+    opscope_jw_end_obj(j);
+}
+
+/* An array item {"device", "stream", then KV's members}: a stream, an idle gap. */
+static void item_stream(opscope_jw *j, int64_t device, int64_t stream, const opscope_jw_u64_kv *kv, size_t n) {
+    opscope_jw_item_obj(j);
+    opscope_jw_i64(j, "device", device);
+    opscope_jw_i64(j, "stream", stream);
+    opscope_jw_u64s(j, kv, n);
     opscope_jw_end_obj(j);
 }
 
@@ -439,21 +439,13 @@ static void streams_json(opscope_jw *j, const opscope_kineto_results *r) {
     opscope_jw_arr(j, "streams");
     for (size_t i = 0; i < r->n_streams; i++) {
         const opscope_kineto_stream *st = &r->streams[i];
+        const opscope_jw_u64_kv kv[] = {
+            {"activities", st->n}, {"first_ns", st->first_ns}, {"last_ns", st->last_ns},
+            {"span_ns", st->last_ns - st->first_ns}, {"busy_ns", st->busy_ns},
+            {"compute_ns", st->compute_ns}, {"comm_ns", st->comm_ns}, {"memory_ns", st->memory_ns},
+            {"idle_ns", st->idle_ns}, {"overlapped", st->overlapped}};
         opscope_jw_nl(j);
-        opscope_jw_item_obj(j);
-        opscope_jw_i64(j, "device", st->device);
-        opscope_jw_i64(j, "stream", st->stream);
-        opscope_jw_u64(j, "activities", st->n);
-        opscope_jw_u64(j, "first_ns", st->first_ns);
-        opscope_jw_u64(j, "last_ns", st->last_ns);
-        opscope_jw_u64(j, "span_ns", st->last_ns - st->first_ns);
-        opscope_jw_u64(j, "busy_ns", st->busy_ns);
-        opscope_jw_u64(j, "compute_ns", st->compute_ns);
-        opscope_jw_u64(j, "comm_ns", st->comm_ns);
-        opscope_jw_u64(j, "memory_ns", st->memory_ns);
-        opscope_jw_u64(j, "idle_ns", st->idle_ns);
-        opscope_jw_u64(j, "overlapped", st->overlapped);
-        opscope_jw_end_obj(j);
+        item_stream(j, st->device, st->stream, kv, sizeof kv / sizeof *kv);
     }
     opscope_jw_end_arr(j);
 }
@@ -462,13 +454,8 @@ static void gaps_json(opscope_jw *j, const opscope_kineto_results *r) {
     opscope_jw_nl(j);
     opscope_jw_arr(j, "idle_gaps");
     for (size_t i = 0; i < r->n_gaps; i++) {
-        const opscope_kineto_gap *g = &r->gaps[i];
-        opscope_jw_item_obj(j);
-        opscope_jw_i64(j, "device", g->device);
-        opscope_jw_i64(j, "stream", g->stream);
-        opscope_jw_u64(j, "start_ns", g->start_ns);
-        opscope_jw_u64(j, "len_ns", g->len_ns);
-        opscope_jw_end_obj(j);
+        const opscope_jw_u64_kv kv[] = {{"start_ns", r->gaps[i].start_ns}, {"len_ns", r->gaps[i].len_ns}};
+        item_stream(j, r->gaps[i].device, r->gaps[i].stream, kv, sizeof kv / sizeof *kv);
     }
     opscope_jw_end_arr(j);
 }

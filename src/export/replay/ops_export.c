@@ -391,12 +391,7 @@ static int on_record(void *ud, const opscope_record *r) {
 }
 
 opscope_sink opscope_ops_export_sink(opscope_ops_export_t *x) {
-    opscope_sink s = {0};
-    s.ud = x;
-    s.on_meta = on_meta;
-    s.on_backend = on_backend;
-    s.on_record = on_record;
-    return s;
+    return opscope_record_sink(x, on_meta, on_backend, on_record);
 }
 
 #define CMP(a, b)                                                                              \

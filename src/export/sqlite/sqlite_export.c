@@ -337,19 +337,10 @@ void opscope_sqlite_export_set_rpc(opscope_sqlite_export_t *x, opscope_rpc_t *rp
     x->rpc = rpc;
 }
 
-static int on_record(void *ud, const opscope_record *r) {
-    opscope_derived d;
-    opscope_derived_init(&d, r);
-    return opscope_sqlite_export_derived(ud, r, &d);
-}
+OPSCOPE_DERIVED_ON_RECORD(on_record, opscope_sqlite_export_derived)
 
 opscope_sink opscope_sqlite_export_sink(opscope_sqlite_export_t *x) {
-    opscope_sink s = {0};
-    s.ud = x;
-    s.on_meta = on_meta;
-    s.on_backend = on_backend;
-    s.on_record = on_record;
-    return s;
+    return opscope_record_sink(x, on_meta, on_backend, on_record);
 }
 
 const opscope_error *opscope_sqlite_export_error(const opscope_sqlite_export_t *x) { return &x->err; }
