@@ -14,6 +14,7 @@ usage: merge_cli.py OPSCOPE WORKDIR
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -168,6 +169,76 @@ bad_out = os.path.join(WORK, "bad.json")
 r = run("merge", cp, write("s_empty.json", sv_bad), "-o", bad_out)
 check(r.returncode == 2 and "--offset" in r.stderr and not os.path.exists(bad_out),
       f"an unalignable server: exit 2, --offset suggested, no file ({r.returncode}: {r.stderr.strip()[:120]})")
+
+# A server profile that does not match the client is refused (exit 2, nothing written), saying
+# why; the reasons are computed here from the profiles as built (docs/cli.md, "opscope merge").
+def server_part(sv, tokens, capture=None):
+    """SV with the records of the given tokens only (graph g is token g's compute and get)."""
+    part = dict(sv)
+    gets = [x for x in sv["records"] if x["type"] == 1]
+    part["records"] = [x for x in sv["records"] if x.get("graph_id") in tokens] + \
+                      [gets[k] for k in sorted(tokens)]
+    part["records"].sort(key=lambda r: r["start_ns"])
+    part["capture"] = dict(sv["capture"], program="llama-simple") if capture is None else capture
+    return part
+
+
+def refused(name, server, why, client=cp):
+    out_path = os.path.join(WORK, name + ".merged.json")
+    path = server if os.path.exists(str(server)) else write(name + ".json", server)
+    r = run("merge", client, path, "-o", out_path)
+    ok = r.returncode == 2 and "does not match the client" in r.stderr and "not merged" in r.stderr and \
+        all(w in r.stderr for w in why) and "--offset" in r.stderr and not os.path.exists(out_path)
+    check(ok, f"{name}: refused, exit 2, nothing written, saying {why} ({r.returncode}: {r.stderr.strip()[-400:]!r})")
+    return r
+
+
+n_req = 2 * 40  # the client's requests to its endpoint: per token a graph compute and an async get
+whole = dict(sv["capture"], start_ns=0, end={"how": "exit", "at_ns": 10**18})  # a run around everything
+# an unrelated profile with two requests' records: the offset they fit held before
+r = refused("two_matched", server_part(sv, {10, 11}, whole), [f" of the client's {n_req} RPC requests to 10.0.0.2:50052 matched"])
+m = re.search(r"  (\d+) of the client's", r.stderr)
+check(m and int(m.group(1)) <= 4, f"at most the 4 requests of its 2 tokens matched ({m.group(1) if m else None})")
+# the floor, half of the requests: 19 tokens (38 requests) refused, 20 (40) merged
+refused("half_less", server_part(sv, set(range(19)), whole), [f"38 of the client's {n_req} RPC requests"])
+r = run("merge", cp, write("half.json", server_part(sv, set(range(20)), whole)), "-o", os.path.join(WORK, "half.merged.json"))
+check(r.returncode == 0 and "from 40 matched requests" in r.stdout, f"half of the requests matched: merged ({r.stderr.strip()[-200:]!r})")
+# the floor, 4 pairs: a client of 2 tokens (4 requests) merges, one of 1 token (2) does not
+cl2t, sv2t = make_pair(OFFSET, n_tokens=2, seed=5)
+r = run("merge", write("c2t.json", cl2t), write("s2t.json", sv2t), "-o", os.path.join(WORK, "m2t.json"))
+check(r.returncode == 0 and "from 4 matched requests" in r.stdout, f"4 requests, all matched: merged ({r.stderr.strip()[-200:]!r})")
+cl1t, sv1t = make_pair(OFFSET, n_tokens=1, seed=5)
+refused("one_token", sv1t, ["2 of the client's 2 RPC requests", "at least 4 and half"], client=write("c1t.json", cl1t))
+
+# the offset beyond what the runs allow: a server whose records end with token 29 (no capture
+# end) cannot have answered the 10 tokens after it; those more than 5 ms after its last record
+part = server_part(sv, set(range(30)), dict(sv["capture"]))
+del part["capture"]["start_ns"]
+last_end = max(x["start_ns"] + x["duration_ns"] for x in part["records"]) - OFFSET  # on the client's clock
+calls = sorted([x for x in cl["records"] if x["backend_id"] == 2 and x["name"] in ("GRAPH_SPLIT", "copy_D2H")],
+               key=lambda x: x["start_ns"])
+late = sum(1 for x in calls if x["start_ns"] > last_end + 5_000_000)
+check(late > 0, f"{late} client requests start more than 5 ms after the server's last record")
+r = refused("ended_early", part, [f"{late} of the client's {n_req} requests to 10.0.0.2:50052 fall outside", "not running"])
+# the same server's profile cut short at its 500th record: said as report says it, and refused
+text = json.dumps(dict(part, capture=None))
+cut_at = text.index('"start_ns"', [m for m in range(len(text)) if text.startswith('{"type"', m)][500])
+cut = os.path.join(WORK, "cut_short.json")
+open(cut, "w").write(text[:cut_at])
+r = refused("cut_short", cut, ["is cut short at byte", "fall outside"])
+check("opscope: warning: " + cut + " is cut short at byte" in r.stderr, "the cut-short warning of report, once")
+# no server records: a profile whose records have no graph id and no tensor_get
+noserv = dict(sv, records=[dict(x, extra="tensor_set") if x["type"] == 1 else {k: v for k, v in x.items() if k != "graph_id"}
+                           for x in sv["records"]])
+refused("no_server_records", noserv, ["holds no RPC server records", "its capture says it ran ggml-rpc-server"])
+# the same clock but another run: every request lies an hour before the server's records
+later = dict(sv2, records=[dict(x, start_ns=x["start_ns"] + 3_600_000_000_000) for x in sv2["records"]])
+later["capture"] = dict(sv2["capture"], start_ns=later["records"][0]["start_ns"])
+refused("same_clock_later", later, ["same clock", "80 of the client's 80 requests to 10.0.0.2:50052 fall outside"], client=write("c2b.json", cl2))
+# a server in its own time namespace 1000 s ahead (as tests/capture_e2e runs it): merged
+clns, svns = make_pair(1000 * 10**9, seed=3)
+r = run("merge", write("cns.json", clns), write("sns.json", svns), "-o", os.path.join(WORK, "mns.json"))
+check(r.returncode == 0 and "from 80 matched requests" in r.stdout, f"a server 1000 s ahead: merged ({r.stdout.strip()[:200]!r})")
 
 # usage and input errors
 check(run("merge", "--help").returncode == 0 and "--offset LABEL=NS" in run("merge", "--help").stdout, "--help")
