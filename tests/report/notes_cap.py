@@ -11,24 +11,19 @@ nothing is named.
 """
 import json
 import os
-import subprocess
 import sys
+
+import checks
+from checks import check
 
 OPSCOPE, WORK = sys.argv[1], sys.argv[2]
 os.makedirs(WORK, exist_ok=True)
 os.chdir(WORK)
 SHOWN = 10
-failures = []
-
-
-def check(cond, msg):
-    print(("ok    " if cond else "FAIL  ") + msg, flush=True)
-    if not cond:
-        failures.append(msg)
 
 
 def run(*args):
-    return subprocess.run([OPSCOPE] + list(args), capture_output=True, text=True, timeout=300)
+    return checks.run([OPSCOPE] + list(args), text=True, timeout=300)
 
 
 def write(path, records):
@@ -76,5 +71,4 @@ check(r.returncode == 0 and len(noted) == SHOWN and more in lines,
 fz = {x.split("\t")[5] for x in open("f.txt.tsv").read().splitlines()[1:] if x.split("\t")[0] != "-"}
 check(len(fz) == 15, f"the side table names all 15 fused groups ({len(fz)})")
 
-print(f"{'FAILED' if failures else 'passed'}: {len(failures)} failed checks")
-sys.exit(1 if failures else 0)
+sys.exit(checks.done("notes_cap.py"))

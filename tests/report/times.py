@@ -12,24 +12,19 @@ realtime offset of 2026, and 2^62 ns itself, with the wall span worked out here.
 import json
 import os
 import re
-import subprocess
 import sys
+
+import checks
+from checks import check
 
 OPSCOPE, WORK = sys.argv[1], sys.argv[2]
 os.makedirs(WORK, exist_ok=True)
 os.chdir(WORK)
 LIMIT = 2**62
-failures = []
-
-
-def check(cond, msg):
-    print(("ok    " if cond else "FAIL  ") + msg, flush=True)
-    if not cond:
-        failures.append(msg)
 
 
 def run(*args):
-    r = subprocess.run([OPSCOPE] + list(args), capture_output=True, text=True, timeout=120)
+    r = checks.run([OPSCOPE] + list(args), text=True, timeout=300)
     return r.returncode, r.stdout, r.stderr
 
 
@@ -104,5 +99,4 @@ for name, records, cap, needle in [
     value = str(-(LIMIT + 7)) if name == "cap_rt" else str(LIMIT + 7)
     refused(name + ".json", text, value, needle + " is beyond any real run (more than 2^62 ns", ("report",))
 
-print(f"{'FAILED' if failures else 'passed'}: {len(failures)} failed checks")
-sys.exit(1 if failures else 0)
+sys.exit(checks.done("times.py"))
