@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -683,11 +684,21 @@ static int given_offsets(const merge_args *m, input *in) {
  * and each further pair must agree with the same offset within the calls' slack. So at least
  * MERGE_MIN_MATCHED pairs, and at least half of the client's requests: the smallest llama run
  * with its warm-up (-n 1) makes 4 (the warm-up's and the prompt's graph and their logits' get).
+ * Another run of the same model passes both (its requests repeat): the wall clocks catch it.
  */
 enum { MERGE_MIN_MATCHED = 4 };
 /* A client request lies outside the server's run when it ended this long before the run began,
  * or began this long after it ended (the estimator's pairing window). */
 #define MERGE_RUN_SLACK_NS 5000000
+/*
+ * Each capture notes CLOCK_REALTIME - CLOCK_MONOTONIC (capture.realtime_offset_ns), so the wall
+ * clocks give the offset too, as far as the machines' clocks agree: NTP keeps them within
+ * milliseconds, and a time namespace moves CLOCK_MONOTONIC alone (the e2e runs: 0.000 s from
+ * the estimate). An estimate further than this from it fits records of another run: one
+ * model's requests repeat from run to run, and of the e2e runs' 34 wrong client/server pairs
+ * 10 passed the checks above (6 or 7 of 8 requests matched), 1.35 to 16.5 s away.
+ */
+#define MERGE_WALL_SLACK_NS 1000000000
 
 /* SV's run on its own clock: its records' span, widened to its capture's start and last write
  * when the profile says them. False when it has no records. */
@@ -721,6 +732,17 @@ static long requests_outside(const input *client, const input *sv, int64_t *lo, 
 }
 
 /* Says why SV is not merged (exit 2): each reason found, then the way out. */
+/* How far (ns) SV's estimated offset lies from the one the wall clocks give (server - client,
+ * into *W), when both captures noted theirs; 0 otherwise. In doubles: each offset is within
+ * 2^62 (read/readers.h), their difference not always within int64_t; 1 s against 256 ns steps. */
+static double wall_gap(const input *client, const input *sv, double *w) {
+    const opscope_capture_info *c = opscope_profile_meta(client->p)->capture, *s = opscope_profile_meta(sv->p)->capture;
+    if (!c || !s || !(c->has & s->has & OPSCOPE_CAPTURE_HAS_REALTIME) || !sv->res.ok || strcmp(sv->method, "estimated"))
+        return 0;
+    *w = (double)c->realtime_offset_ns - (double)s->realtime_offset_ns;
+    return fabs((double)sv->offset_ns - *w);
+}
+
 static int refuse(const input *client, const input *sv, bool few, long outside, int64_t lo, int64_t hi) {
     const opscope_align_result *r = &sv->res;
     fprintf(stderr, "opscope merge: %s: does not match the client %s, not merged:\n", sv->path, client->path);
@@ -736,6 +758,12 @@ static int refuse(const input *client, const input *sv, bool few, long outside, 
                         "  its run (%.3f s): it was not running when the client made them\n",
                 (double)sv->offset_ns / 1e9, sv->method, outside, sv->n_requests, sv->endpoint,
                 (double)(hi - lo) / 1e9);
+    double w = 0, gap = wall_gap(client, sv, &w);
+    if (gap > MERGE_WALL_SLACK_NS)
+        fprintf(stderr, "  the wall clocks put its clock %+.6f s from the client's, %.3f s from the offset its\n"
+                        "  records fit (%+.6f s): they fit requests of another run, or the clocks are that far\n"
+                        "  apart (NTP keeps them within milliseconds)\n",
+                w / 1e9, gap / 1e9, (double)sv->offset_ns / 1e9);
     if (sv->status.truncated_at)
         fprintf(stderr, "  it is cut short at byte %llu: its %llu records before it were read, what followed is missing\n",
                 (unsigned long long)sv->status.truncated_at, (unsigned long long)sv->status.records);
@@ -758,7 +786,9 @@ static int check_server(const input *client, const input *sv) {
         fprintf(stderr, "opscope merge: out of memory\n");
         return -1;
     }
-    if (sv->n_server_events && !few && !outside) return 0;
+    double w;
+    bool wall = wall_gap(client, sv, &w) > MERGE_WALL_SLACK_NS;
+    if (sv->n_server_events && !few && !outside && !wall) return 0;
     return refuse(client, sv, few, outside, lo, hi);
 }
 

@@ -8,9 +8,15 @@ OFFSET ahead, with random latencies, so the true offset is known here and the me
 checked against it: the offset inside the stated bound, every server op inside a client call,
 backends and graph ids renumbered, metadata kept. Also: same-clock profiles (no offset),
 --offset and --label, usage errors (exit 1), bad input (exit 2, nothing written), and
-`opscope report` on the result (the RPC servers table).
+`opscope report` on the result (the RPC servers table). A server profile that does not match
+its client is refused, each reason checked alone: no server records, too few requests matched
+(both floors at their edge), requests outside the server's run (a profile ending early, one
+cut short, another run on the same clock), an offset the wall clocks contradict; and real
+profiles of tests/capture_e2e's runs (tests/merge/data): the true pair merges, clients of other
+runs of the same model are refused.
 usage: merge_cli.py OPSCOPE WORKDIR
 """
+import gzip
 import json
 import os
 import random
@@ -235,10 +241,43 @@ refused("no_server_records", noserv, ["holds no RPC server records", "its captur
 later = dict(sv2, records=[dict(x, start_ns=x["start_ns"] + 3_600_000_000_000) for x in sv2["records"]])
 later["capture"] = dict(sv2["capture"], start_ns=later["records"][0]["start_ns"])
 refused("same_clock_later", later, ["same clock", "80 of the client's 80 requests to 10.0.0.2:50052 fall outside"], client=write("c2b.json", cl2))
+# the wall clocks: 5 s from the records' offset refused, 0.5 s (clocks that far apart) merged
+for shift, ok in ((5 * 10**9, False), (5 * 10**8, True)):
+    off_wall = dict(sv, capture=dict(sv["capture"], realtime_offset_ns=sv["capture"]["realtime_offset_ns"] - shift))
+    if ok:
+        r = run("merge", cp, write("wall_ok.json", off_wall), "-o", os.path.join(WORK, "wall_ok.merged.json"))
+        check(r.returncode == 0, f"wall clocks 0.5 s from the records' offset: merged ({r.stderr.strip()[-200:]!r})")
+    else:
+        refused("wall_5s", off_wall, [f"the wall clocks put its clock {(OFFSET + shift) / 1e9:+.6f} s from the client's",
+                                      "another run"])
 # a server in its own time namespace 1000 s ahead (as tests/capture_e2e runs it): merged
 clns, svns = make_pair(1000 * 10**9, seed=3)
 r = run("merge", write("cns.json", clns), write("sns.json", svns), "-o", os.path.join(WORK, "mns.json"))
 check(r.returncode == 0 and "from 80 matched requests" in r.stdout, f"a server 1000 s ahead: merged ({r.stdout.strip()[:200]!r})")
+
+# Real profiles (tests/capture_e2e's rpc runs, one model over loopback, each server 1000 s ahead
+# in its own time namespace): the true pair merges; clients of other runs of the same model
+# match most requests by chance (same model, same graphs) and are refused by the wall clocks,
+# whose offset (capture.realtime_offset_ns, exact here: one machine) is worked out here.
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+real_sv = os.path.join(DATA, "rpc-one-server.json.gz")
+
+
+def rto(path):
+    return json.load(gzip.open(path))["capture"]["realtime_offset_ns"]
+
+
+r = run("merge", os.path.join(DATA, "rpc-one-client.json.gz"), real_sv, "-o", os.path.join(WORK, "real.json"))
+real = json.load(open(os.path.join(WORK, "real.json")))["merge"]["processes"][1] if r.returncode == 0 else {}
+check(r.returncode == 0 and abs(real["offset_ns"] - 1000 * 10**9) < 200_000 and real["matched"] == 32,
+      f"the real pair merges at +1000 s ({real.get('offset_ns')}, {real.get('matched')} matched; {r.stderr.strip()[-200:]!r})")
+for other in ("rpc-vulkan-client.json.gz", "rpc-sequence-client0.json.gz"):
+    c = os.path.join(DATA, other)
+    wall = rto(c) - rto(real_sv)
+    r = refused("real_" + other.split(".")[0], real_sv, [f"the wall clocks put its clock {wall / 1e9:+.6f} s from the client's"],
+                client=c)
+    m = re.search(r"s from the client's, ([0-9.]+) s from the offset", r.stderr)
+    check(m and float(m.group(1)) > 1.0, f"{other}: its records fit {m.group(1) if m else '?'} s from the wall clocks' offset")
 
 # usage and input errors
 check(run("merge", "--help").returncode == 0 and "--offset LABEL=NS" in run("merge", "--help").stdout, "--help")
