@@ -255,7 +255,22 @@ static int scan(olr *r) {
     return 0;
 }
 
-/* Decodes RU's next instance into front. */
+/* Which of F's values at AT is beyond any real run (run_next saw one past its bounds): -1 with
+ * the error set, or 0 when none is (a time of exactly 2^62 ns). */
+static int beyond(olr *r, const opscope_oplog_inst *f, const unsigned char *at) {
+    if (time_ok(r, f->start_ns, OPSCOPE_READ_TIME_MSG("start_ns"), at) ||
+        time_ok(r, f->host_start_ns, OPSCOPE_READ_TIME_MSG("host_start_ns"), at) ||
+        time_ok(r, f->host_end_ns, OPSCOPE_READ_TIME_MSG("host_end_ns"), at) ||
+        time_ok(r, f->key, OPSCOPE_READ_TIME_MSG("a record's order key (its host start)"), at) ||
+        time_ok(r, f->key_end, OPSCOPE_READ_TIME_MSG("a record's order key's end"), at))
+        return -1;
+    if (f->duration_ns > OPSCOPE_READ_MAX_DURATION_NS)
+        return fail(r, OPSCOPE_ERROR_RANGE, OPSCOPE_READ_DURATION_MSG("duration_ns"), at);
+    return 0;
+}
+
+/* Decodes RU's next instance into front: 0, 1 when a value may be beyond any real run (the
+ * caller asks beyond()), or -1 with the error set. */
 static int run_next(olr *r, run *ru) {
     unsigned parts;
     const unsigned char *at = ru->c.p;
@@ -269,18 +284,18 @@ static int run_next(olr *r, run *ru) {
     if (ru->c.bad) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged record in the record log", at);
     ru->left--;
     const opscope_oplog_inst *f = &ru->front;
-    /* times within a real run (readers.h); one test of the bits above 2^62 per record, the
-     * field named only when one fails */
-    if ((f->key | f->key_end | f->start_ns | f->host_start_ns | f->host_end_ns) >> 62 &&
-        (time_ok(r, f->start_ns, OPSCOPE_READ_TIME_MSG("start_ns"), at) ||
-         time_ok(r, f->host_start_ns, OPSCOPE_READ_TIME_MSG("host_start_ns"), at) ||
-         time_ok(r, f->host_end_ns, OPSCOPE_READ_TIME_MSG("host_end_ns"), at) ||
-         time_ok(r, f->key, OPSCOPE_READ_TIME_MSG("a record's order key (its host start)"), at) ||
-         time_ok(r, f->key_end, OPSCOPE_READ_TIME_MSG("a record's order key's end"), at)))
-        return -1;
-    if (f->duration_ns > OPSCOPE_READ_MAX_DURATION_NS)
-        return fail(r, OPSCOPE_ERROR_RANGE, OPSCOPE_READ_DURATION_MSG("duration_ns"), at);
-    return 0;
+    /* times and duration within a real run (readers.h): one test per record (a host-timed
+     * one's times are its key and key end), the field named only when it fails */
+    uint64_t any = f->key | f->key_end;
+    if (parts & OPSCOPE_OPLOG_INST_EXT) any |= f->start_ns | f->host_start_ns | f->host_end_ns;
+    return (int)((any >> 62) | (f->duration_ns > OPSCOPE_READ_MAX_DURATION_NS)); /* 1: beyond() says */
+}
+
+/* run_next, and beyond() when it saw a value past its bounds (out of run_next: its registers
+ * stay few). 0 or -1. */
+static inline int run_step(olr *r, run *ru) {
+    int rc = run_next(r, ru);
+    return rc > 0 ? beyond(r, &ru->front, ru->front_at) : rc;
 }
 
 /* The heap of runs (by index): by the front's key, key end, then file order. */
@@ -321,7 +336,7 @@ static int merge(olr *r) {
     if (opscope_vec_reserve((void **)&r->heap.v, &r->heap.cap, r->runs.n, sizeof *r->heap.v, 16))
         return fail(r, OPSCOPE_ERROR_NOMEM, "out of memory", r->data);
     for (size_t i = 0; i < r->runs.n; i++) {
-        if (run_next(r, &r->runs.v[i])) return -1;
+        if (run_step(r, &r->runs.v[i])) return -1;
         r->heap.v[r->heap.n++] = (uint32_t)i;
     }
     run_heap_build(r->heap.v, r->heap.n, r);
@@ -329,7 +344,7 @@ static int merge(olr *r) {
         run *ru = &r->runs.v[r->heap.v[0]];
         if (emit(r, ru)) return -1;
         if (ru->left) {
-            if (run_next(r, ru)) return -1;
+            if (run_step(r, ru)) return -1;
             run_heap_sift_down(r->heap.v, r->heap.n, 0, r);
         } else {
             run_heap_pop(r->heap.v, &r->heap.n, r);
