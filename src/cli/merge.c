@@ -80,8 +80,13 @@ static void usage(FILE *f) {
           "  -q, --quiet           print nothing on success\n"
           "  -h, --help            this help\n"
           "\n"
+          "A server's profile that does not match the client is refused, saying why: no RPC\n"
+          "server records, under 4 or under half of the client's requests matched, requests\n"
+          "outside its run on the offset, an offset more than 1 s from the wall clocks' (each\n"
+          "capture notes CLOCK_REALTIME); and when it is cut short. --offset merges it anyway.\n"
+          "\n"
           "Exit status: 0 ok, 1 usage error, 2 bad input (unreadable profile, a server that\n"
-          "cannot be aligned) or failed output.\n",
+          "cannot be aligned or does not match the client) or failed output.\n",
           f);
 }
 
@@ -731,7 +736,6 @@ static long requests_outside(const input *client, const input *sv, int64_t *lo, 
     return out;
 }
 
-/* Says why SV is not merged (exit 2): each reason found, then the way out. */
 /* How far (ns) SV's estimated offset lies from the one the wall clocks give (server - client,
  * into *W), when both captures noted theirs; 0 otherwise. In doubles: each offset is within
  * 2^62 (read/readers.h), their difference not always within int64_t; 1 s against 256 ns steps. */
@@ -743,12 +747,15 @@ static double wall_gap(const input *client, const input *sv, double *w) {
     return fabs((double)sv->offset_ns - *w);
 }
 
+/* Says why SV is not merged (exit 2): each reason found, then the way out. */
 static int refuse(const input *client, const input *sv, bool few, long outside, int64_t lo, int64_t hi) {
     const opscope_align_result *r = &sv->res;
     fprintf(stderr, "opscope merge: %s: does not match the client %s, not merged:\n", sv->path, client->path);
     if (!sv->n_server_events)
         fprintf(stderr, "  it holds no RPC server records: no graph compute (records with a graph id) and no\n"
                         "  tensor_get, the records of a ggml-rpc-server\n");
+    else if (few && !sv->n_requests)
+        fprintf(stderr, "  the client made no RPC request to match: no record on an RPC backend (RPC0[host:port])\n");
     else if (few)
         fprintf(stderr, "  %zu of the client's %zu RPC requests%s%s matched its records (a server handles every\n"
                         "  request: at least %d and half of them must match)\n",
