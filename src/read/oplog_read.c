@@ -91,7 +91,7 @@ static int read_meta(olr *r, opscope_oplog_cur *c) {
     k->died_ns = died;
     r->has_cap = true;
     if (c->bad) return -1;
-    /* either way from 0: CLOCK_REALTIME - CLOCK_MONOTONIC is negative in a time namespace ahead */
+    /* a signed difference of two clocks: bounded either way from 0 */
     uint64_t rt = k->realtime_offset_ns < 0 ? 0 - (uint64_t)k->realtime_offset_ns : (uint64_t)k->realtime_offset_ns;
     int rc = time_ok(r, rt, OPSCOPE_READ_TIME_MSG("capture.realtime_offset_ns"), rt_at);
     return rc ? rc : time_ok(r, k->start_ns, OPSCOPE_READ_TIME_MSG("capture.start_ns"), start_at);
@@ -132,8 +132,7 @@ static int read_records(olr *r, opscope_oplog_cur *c, const unsigned char *at) {
     if (c->bad) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged records chunk in the record log", at);
     r->meta.total_records += n;
     if (total > OPSCOPE_READ_MAX_TOTAL_NS || (r->meta.total_ns += total) > OPSCOPE_READ_MAX_TOTAL_NS)
-        return fail(r, OPSCOPE_ERROR_RANGE,
-                    OPSCOPE_READ_TOTAL_MSG, at);
+        return fail(r, OPSCOPE_ERROR_RANGE, OPSCOPE_READ_TOTAL_MSG, at);
     if (n == 0) return 0;
     run ru = {.c = *c, .left = n, .index = (uint32_t)r->runs.n};
     return OPSCOPE_VEC_PUSH(r->runs, ru) ? fail(r, OPSCOPE_ERROR_NOMEM, "out of memory", at) : 0;
@@ -151,7 +150,7 @@ static int read_drops(olr *r, opscope_oplog_cur *c) {
 }
 
 /* What ran: the last RUN chunk counts (the capture appends one when it changed). Returns 0,
- * -1 (damage) or -2 (out of memory). */
+ * -1 (damage), -2 (out of memory) or OLR_SAID (a time beyond any real run, at AT: the chunk). */
 static int read_run(olr *r, opscope_oplog_cur *c, const unsigned char *at) {
     opscope_run_t *got = opscope_run_new();
     int rc = got ? opscope_oplog_get_run(c, got) : -2;
