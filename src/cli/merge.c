@@ -16,6 +16,7 @@
 #include "analyze/session/session.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "export/outputs/outputs.h"
 #include "export/json/merge_json.h"
 #include "util/out.h"
@@ -23,6 +24,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +44,9 @@ typedef struct input {
     char endpoint[128];
     int32_t id_base;
     int64_t graph_base;
+    opscope_read_status status; /* cut short, killed: the read's (cli/partial.h warned) */
+    size_t n_server_events;     /* what it did as a server: graph computes and gets */
+    size_t n_requests;          /* the client's requests to its endpoint (the most of any when none fits) */
 } input;
 
 typedef struct opt_kv {
@@ -75,8 +80,13 @@ static void usage(FILE *f) {
           "  -q, --quiet           print nothing on success\n"
           "  -h, --help            this help\n"
           "\n"
+          "A server's profile that does not match the client is refused, saying why: no RPC\n"
+          "server records, under 4 or under half of the client's requests matched, requests\n"
+          "outside its run on the offset, an offset more than 1 s from the wall clocks' (each\n"
+          "capture notes CLOCK_REALTIME); and when it is cut short. --offset merges it anyway.\n"
+          "\n"
           "Exit status: 0 ok, 1 usage error, 2 bad input (unreadable profile, a server that\n"
-          "cannot be aligned) or failed output.\n",
+          "cannot be aligned or does not match the client) or failed output.\n",
           f);
 }
 
@@ -317,6 +327,7 @@ static int estimate(const input *client, input *sv) {
     for (int detail = 2; detail >= 0 && (!best.ok || best_computes * 2 * (ne ? ne : 1) < n_client); detail--) {
         evec s = {0};
         if (server_events(sv->p, detail, &s)) return -1;
+        sv->n_server_events = s.n;
         for (size_t e = 0; e < ne; e++) {
             evec c = {0};
             if (client_events(client->p, eps[e], detail, &c)) {
@@ -331,6 +342,7 @@ static int estimate(const input *client, input *sv) {
                 return -1;
             }
             int rc = opscope_align_estimate(c.v, c.n, s.v, s.n, &r, match);
+            if (!best.ok && c.n > sv->n_requests) sv->n_requests = c.n;
             size_t computes = 0;
             for (size_t j = 0; rc == 0 && j < s.n; j++) computes += match[j] >= 0 && (s.v[j].key >> 60) == 1;
             if (getenv("OPSCOPE_MERGE_DEBUG") && rc == 0) { /* each pair and its bounds, for looking into a bad alignment */
@@ -356,6 +368,7 @@ static int estimate(const input *client, input *sv) {
             if (better(&r, computes, &best, best_computes)) {
                 best = r;
                 best_computes = computes;
+                sv->n_requests = c.n;
                 snprintf(sv->endpoint, sizeof sv->endpoint, "%s", eps[e]);
             }
         }
@@ -611,7 +624,9 @@ static int read_inputs(const merge_args *m, input *in) {
         opscope_error err;
         memset(&err, 0, sizeof err);
         opscope_sink sink = opscope_profile_sink(x->p);
-        if (!x->p || opscope_read_file(x->path, OPSCOPE_FORMAT_AUTO, &sink, &err) != 0) {
+        /* as report reads: a profile cut short or of a program that died is said once */
+        opscope_read_options ro = {.status = &x->status};
+        if (!x->p || opscope_progress_read(x->path, OPSCOPE_FORMAT_AUTO, &sink, &ro, &err) != 0) {
             if (!x->p) err.code = OPSCOPE_ERROR_NOMEM, err.msg = "out of memory";
             opscope_cli_print_error("merge", &err);
             return -1;
@@ -664,6 +679,126 @@ static int given_offsets(const merge_args *m, input *in) {
     return OPSCOPE_EXIT_OK;
 }
 
+/*
+ * What a server's profile must show to be merged with its client without --offset (docs/cli.md,
+ * "opscope merge"). A server handles every request its client sends it, so on the true offset
+ * nearly all of the client's requests to its endpoint pair with the server's records (32 of 32
+ * in tests/capture_e2e's runs; the estimator leaves out a few that contradict the others). An
+ * unrelated profile pairs a few by chance: one pair fits any offset, two fit a server whose
+ * computes happen to repeat at the client's spacing (an unrelated llama-simple profile gave 2),
+ * and each further pair must agree with the same offset within the calls' slack. So at least
+ * MERGE_MIN_MATCHED pairs, and at least half of the client's requests: the smallest llama run
+ * with its warm-up (-n 1) makes 4 (the warm-up's and the prompt's graph and their logits' get).
+ * Another run of the same model passes both (its requests repeat): the wall clocks catch it.
+ */
+enum { MERGE_MIN_MATCHED = 4 };
+/* A client request lies outside the server's run when it ended this long before the run began,
+ * or began this long after it ended (the estimator's pairing window). */
+#define MERGE_RUN_SLACK_NS 5000000
+/*
+ * Each capture notes CLOCK_REALTIME - CLOCK_MONOTONIC (capture.realtime_offset_ns), so the wall
+ * clocks give the offset too, as far as the machines' clocks agree: NTP keeps them within
+ * milliseconds, and a time namespace moves CLOCK_MONOTONIC alone (the e2e runs: 0.000 s from
+ * the estimate). An estimate further than this from it fits records of another run: one
+ * model's requests repeat from run to run, and of the e2e runs' 34 wrong client/server pairs
+ * 10 passed the checks above (6 or 7 of 8 requests matched), 1.35 to 16.5 s away.
+ */
+#define MERGE_WALL_SLACK_NS 1000000000
+
+/* SV's run on its own clock: its records' span, widened to its capture's start and last write
+ * when the profile says them. False when it has no records. */
+static bool server_run(const opscope_profile_t *p, int64_t *lo, int64_t *hi) {
+    size_t n = opscope_profile_n_records(p);
+    for (size_t i = 0; i < n; i++) {
+        const opscope_record *r = opscope_profile_record(p, i);
+        int64_t a = (int64_t)r->start_ns, e = (int64_t)(r->start_ns + r->duration_ns);
+        if (i == 0 || a < *lo) *lo = a;
+        if (i == 0 || e > *hi) *hi = e;
+    }
+    const opscope_capture_info *c = opscope_profile_meta(p)->capture;
+    if (n && c && (c->has & OPSCOPE_CAPTURE_HAS_START) && (int64_t)c->start_ns < *lo) *lo = (int64_t)c->start_ns;
+    if (n && c && c->end_ns && (int64_t)c->end_ns > *hi) *hi = (int64_t)c->end_ns;
+    return n > 0;
+}
+
+/* The client's requests to SV's endpoint that SV's run cannot have answered on SV's offset:
+ * sent after the run ended, or waited for and answered before it began. -1: no memory. */
+static long requests_outside(const input *client, const input *sv, int64_t *lo, int64_t *hi) {
+    evec c = {0};
+    if (!server_run(sv->p, lo, hi)) return 0;
+    if (client_events(client->p, sv->endpoint, 0, &c)) return -1;
+    long out = 0;
+    for (size_t i = 0; i < c.n; i++) {
+        int64_t t0 = c.v[i].t0 + sv->offset_ns, t1 = c.v[i].t1 + sv->offset_ns; /* on the server's clock */
+        out += t0 > *hi + MERGE_RUN_SLACK_NS || (c.v[i].end_known && t1 < *lo - MERGE_RUN_SLACK_NS);
+    }
+    free(c.v);
+    return out;
+}
+
+/* How far (ns) SV's estimated offset lies from the one the wall clocks give (server - client,
+ * into *W), when both captures noted theirs; 0 otherwise. In doubles: each offset is within
+ * 2^62 (read/readers.h), their difference not always within int64_t; 1 s against 256 ns steps. */
+static double wall_gap(const input *client, const input *sv, double *w) {
+    const opscope_capture_info *c = opscope_profile_meta(client->p)->capture, *s = opscope_profile_meta(sv->p)->capture;
+    if (!c || !s || !(c->has & s->has & OPSCOPE_CAPTURE_HAS_REALTIME) || !sv->res.ok || strcmp(sv->method, "estimated"))
+        return 0;
+    *w = (double)c->realtime_offset_ns - (double)s->realtime_offset_ns;
+    return fabs((double)sv->offset_ns - *w);
+}
+
+/* Says why SV is not merged (exit 2): each reason found, then the way out. */
+static int refuse(const input *client, const input *sv, bool few, long outside, int64_t lo, int64_t hi) {
+    const opscope_align_result *r = &sv->res;
+    fprintf(stderr, "opscope merge: %s: does not match the client %s, not merged:\n", sv->path, client->path);
+    if (!sv->n_server_events)
+        fprintf(stderr, "  it holds no RPC server records: no graph compute (records with a graph id) and no\n"
+                        "  tensor_get, the records of a ggml-rpc-server\n");
+    else if (few && !sv->n_requests)
+        fprintf(stderr, "  the client made no RPC request to match: no record on an RPC backend (RPC0[host:port])\n");
+    else if (few)
+        fprintf(stderr, "  %zu of the client's %zu RPC requests%s%s matched its records (a server handles every\n"
+                        "  request: at least %d and half of them must match)\n",
+                r->ok ? r->n_used : 0, sv->n_requests, sv->endpoint[0] ? " to " : "", sv->endpoint, MERGE_MIN_MATCHED);
+    if (outside > 0)
+        fprintf(stderr, "  on its offset (%+.6f s, %s) %ld of the client's %zu requests to %s fall outside\n"
+                        "  its run (%.3f s): it was not running when the client made them\n",
+                (double)sv->offset_ns / 1e9, sv->method, outside, sv->n_requests, sv->endpoint,
+                (double)(hi - lo) / 1e9);
+    double w = 0, gap = wall_gap(client, sv, &w);
+    if (gap > MERGE_WALL_SLACK_NS)
+        fprintf(stderr, "  the wall clocks put its clock %+.6f s from the client's, %.3f s from the offset its\n"
+                        "  records fit (%+.6f s): they fit requests of another run, or the clocks are that far\n"
+                        "  apart (NTP keeps them within milliseconds)\n",
+                w / 1e9, gap / 1e9, (double)sv->offset_ns / 1e9);
+    if (sv->status.truncated_at)
+        fprintf(stderr, "  it is cut short at byte %llu: its %llu records before it were read, what followed is missing\n",
+                (unsigned long long)sv->status.truncated_at, (unsigned long long)sv->status.records);
+    const opscope_capture_info *c = opscope_profile_meta(sv->p)->capture;
+    if (c && c->program) fprintf(stderr, "  its capture says it ran %s\n", c->program);
+    fprintf(stderr, "Is it the profile of the ggml-rpc-server this client used, from the same run? To merge it\n"
+                    "anyway, give its clock offset: --offset '%s=NS'\n", sv->label);
+    return -1;
+}
+
+/* SV's offset, set by the same clock or estimated: refused (after the message) unless its
+ * records show a server of this client (above). 0, or -1. */
+static int check_server(const input *client, const input *sv) {
+    const opscope_align_result *r = &sv->res;
+    bool estimated = !strcmp(sv->method, "estimated");
+    bool few = estimated && (!r->ok || r->n_used < MERGE_MIN_MATCHED || r->n_used * 2 < sv->n_requests);
+    int64_t lo = 0, hi = 0;
+    long outside = sv->endpoint[0] || !estimated ? requests_outside(client, sv, &lo, &hi) : 0;
+    if (outside < 0) {
+        fprintf(stderr, "opscope merge: out of memory\n");
+        return -1;
+    }
+    double w;
+    bool wall = wall_gap(client, sv, &w) > MERGE_WALL_SLACK_NS;
+    if (sv->n_server_events && !few && !outside && !wall) return 0;
+    return refuse(client, sv, few, outside, lo, hi);
+}
+
 /* Each server's offset: given, the same clock, or estimated. Returns 0, or -1 after a message. */
 static int align_servers(input *in, size_t nf) {
     in[0].method = "client";
@@ -675,20 +810,15 @@ static int align_servers(input *in, size_t nf) {
         }
         if (x->given_offset) {
             x->method = "given";
+            continue; /* the user's word: no check */
         } else if (same_clock(in[0].p, x->p)) {
             x->method = "same clock";
             x->offset_ns = 0;
-        } else if (x->res.ok) {
-            x->method = "estimated";
-            x->offset_ns = x->res.offset_ns;
         } else {
-            fprintf(stderr,
-                    "opscope merge: %s: cannot align %s with the client: none of its graph computes or\n"
-                    "tensor sets matches an RPC request in %s (was it recorded in the same run?);\n"
-                    "give its clock offset with --offset '%s=NS'\n",
-                    x->path, x->label, in[0].path, x->label);
-            return -1;
+            x->method = "estimated";
+            x->offset_ns = x->res.ok ? x->res.offset_ns : 0;
         }
+        if (check_server(&in[0], x)) return -1;
     }
     return 0;
 }

@@ -260,7 +260,9 @@ typedef struct replay_ctx {
 static int run_table(void *ud, opscope_replay_table *r, opscope_error *err) {
     replay_ctx *c = ud;
     *err = (opscope_error){.code = OPSCOPE_ERROR_ABORTED, .msg = "replay stopped"}; /* said */
-    opscope_ops_export_print_notes(r->x, stderr, "opscope replay: ");
+    /* --json holds every skipped group and row (its fused groups, notes) */
+    const char *json = c->a->json && strcmp(c->a->json, "-") ? c->a->json : NULL;
+    opscope_ops_export_print_notes(r->x, stderr, "opscope replay: ", json);
     c->status = OPSCOPE_EXIT_INPUT;
     if (!opscope_ops_export_n_lines(r->x)) {
         fprintf(stderr, "opscope replay: %s: no op of the profile can be rebuilt (see above)\n",

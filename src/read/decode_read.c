@@ -42,8 +42,8 @@ static int read_seqs(opscope_json_t *j, const opscope_json_token *open, void *ob
 }
 
 static const opscope_member DECODE[] = {
-    OPSCOPE_MEMBER_ROW_INT("start_ns", decode_in, d.start_ns, 0, INT64_MAX),
-    OPSCOPE_MEMBER_ROW_INT("end_ns", decode_in, d.end_ns, 0, INT64_MAX),
+    OPSCOPE_MEMBER_ROW_TIME("start_ns", decode_in, d.start_ns),
+    OPSCOPE_MEMBER_ROW_TIME("end_ns", decode_in, d.end_ns),
     OPSCOPE_MEMBER_ROW_INT("graph", decode_in, d.graph, INT64_MIN, INT64_MAX),
     OPSCOPE_MEMBER_ROW_INT("graphs", decode_in, d.n_graphs, 0, UINT32_MAX),
     OPSCOPE_MEMBER_ROW_INT("tokens", decode_in, d.n_tokens, 0, UINT32_MAX),

@@ -128,6 +128,14 @@ static inline int gp_u64(gp *g, const opscope_json_token *t, uint64_t *out) {
     return gp_u64_slow(g, t, out);
 }
 
+/* A time in ns (readers.h): a non-negative integer up to OPSCOPE_READ_MAX_TIME_NS, else MSG
+ * (OPSCOPE_READ_TIME_MSG of the field) at the value. Returns as gp_u64. */
+static inline int gp_time(gp *g, const opscope_json_token *t, uint64_t *out, const char *msg) {
+    int rc = gp_u64(g, t, out);
+    if (rc > 0 && *out > OPSCOPE_READ_MAX_TIME_NS) return gp_fail(g, OPSCOPE_ERROR_RANGE, msg, t);
+    return rc;
+}
+
 static inline int gp_i32(gp *g, const opscope_json_token *t, int32_t *out) {
     int64_t v;
     int r = gp_int(g, t, INT32_MIN, INT32_MAX, &v);
@@ -356,11 +364,11 @@ static int gp_record_field2(gp *g, gp_rec *rs, enum rk key, opscope_json_token *
         if (rc > 0) rs->r.has |= OPSCOPE_HAS_THREAD;
         break;
     case RK_HOST_START_NS:
-        rc = gp_u64(g, v, &rs->r.host_start_ns);
+        rc = gp_time(g, v, &rs->r.host_start_ns, OPSCOPE_READ_TIME_MSG("host_start_ns"));
         if (rc > 0) rs->e.have_host_start = 1;
         break;
     case RK_HOST_END_NS:
-        rc = gp_u64(g, v, &rs->r.host_end_ns);
+        rc = gp_time(g, v, &rs->r.host_end_ns, OPSCOPE_READ_TIME_MSG("host_end_ns"));
         if (rc > 0) rs->e.have_host_end = 1;
         break;
     case RK_FLOPS:
@@ -429,11 +437,11 @@ static int gp_record_field(gp *g, gp_rec *rs, enum rk key, opscope_json_token *v
     case RK_NAME: rc = gp_string(g, v, &g->name, &rs->r.name); break;
     case RK_BACKEND_ID: rc = gp_i32(g, v, &rs->r.backend_id); break;
     case RK_SPLIT_ID: rc = gp_i32(g, v, &rs->r.split_id); break;
-    case RK_START_NS: rc = gp_u64(g, v, &rs->r.start_ns); break;
+    case RK_START_NS: rc = gp_time(g, v, &rs->r.start_ns, OPSCOPE_READ_TIME_MSG("start_ns")); break;
     case RK_DURATION_NS:
         rc = gp_u64(g, v, &rs->r.duration_ns);
         if (rc > 0 && rs->r.duration_ns > OPSCOPE_READ_MAX_DURATION_NS)
-            return gp_fail(g, OPSCOPE_ERROR_RANGE, "duration_ns is beyond any real run (more than a year)", v);
+            return gp_fail(g, OPSCOPE_ERROR_RANGE, OPSCOPE_READ_DURATION_MSG("duration_ns"), v);
         break;
     case RK_BYTES: rc = gp_u64(g, v, &rs->r.bytes); break;
     case RK_EXTRA: rc = gp_string(g, v, &g->extra, &rs->r.extra); break;
@@ -544,11 +552,11 @@ static int gp_record_bounds(gp *g, const opscope_record *r, const opscope_json_t
     uint64_t wt = r->weight > 1 ? r->weight : 1;
     if (r->duration_ns > OPSCOPE_READ_MAX_DURATION_NS / wt)
         return gp_fail(g, OPSCOPE_ERROR_RANGE,
-                       "duration_ns times weight is beyond any real run (more than a year)", open);
+                       OPSCOPE_READ_DURATION_MSG("duration_ns times weight"), open);
     g->weighted_ns += r->duration_ns * wt;
     if (g->weighted_ns > OPSCOPE_READ_MAX_TOTAL_NS)
         return gp_fail(g, OPSCOPE_ERROR_RANGE,
-                       "the records' durations add up to more than 2^58 ns (9 years): beyond any real run", open);
+                       OPSCOPE_READ_TOTAL_MSG, open);
     return 0;
 }
 
@@ -633,8 +641,8 @@ static int gp_capture_end(gp *g, const opscope_json_token *open) {
         if (gp_next(g, &v)) return GP_FAIL;
         int rc = key == 1   ? gp_string(g, &v, &g->c_end, &c->end)
                  : key == 2 ? gp_string(g, &v, &g->c_sig, &c->end_signal)
-                 : key == 3 ? gp_u64(g, &v, &c->end_ns)
-                 : key == 4 ? gp_u64(g, &v, &c->died_ns)
+                 : key == 3 ? gp_time(g, &v, &c->end_ns, OPSCOPE_READ_TIME_MSG("capture.end.at_ns"))
+                 : key == 4 ? gp_time(g, &v, &c->died_ns, OPSCOPE_READ_TIME_MSG("capture.end.died_ns"))
                             : opscope_json_skip(g->j, &v);
         if (rc < 0) return GP_FAIL;
     }
@@ -676,9 +684,11 @@ static int gp_capture(gp *g, const opscope_json_token *open) {
             if (rc > 0) c->has |= OPSCOPE_CAPTURE_HAS_TIME_NS;
         } else if (key == 7) {
             rc = gp_int(g, &v, INT64_MIN, INT64_MAX, &x);
+            if (rc > 0 && (x > (int64_t)OPSCOPE_READ_MAX_TIME_NS || x < -(int64_t)OPSCOPE_READ_MAX_TIME_NS))
+                return gp_fail(g, OPSCOPE_ERROR_RANGE, OPSCOPE_READ_TIME_MSG("capture.realtime_offset_ns"), &v);
             if (rc > 0) c->realtime_offset_ns = x, c->has |= OPSCOPE_CAPTURE_HAS_REALTIME;
         } else if (key == 8) {
-            rc = gp_u64(g, &v, &c->start_ns);
+            rc = gp_time(g, &v, &c->start_ns, OPSCOPE_READ_TIME_MSG("capture.start_ns"));
             if (rc > 0) c->has |= OPSCOPE_CAPTURE_HAS_START;
         } else if (key == 9) {
             rc = gp_capture_end(g, &v);

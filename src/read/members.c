@@ -13,7 +13,8 @@ static int read_int(opscope_json_t *j, const opscope_member *m, const opscope_js
     if (t->type != OPSCOPE_JSON_NUMBER || !t->is_int || (non_neg && t->i < 0))
         return fail(j, non_neg ? "expected a non-negative integer" : "expected an integer", t);
     if (t->i < m->lo || t->i > m->hi)
-        return opscope_json_fail(j, OPSCOPE_ERROR_RANGE, "number out of range for this field", t->pos);
+        return opscope_json_fail(j, OPSCOPE_ERROR_RANGE, m->range_msg ? m->range_msg : "number out of range for this field",
+                                 t->pos);
     char *field = (char *)obj + m->off;
     if (m->size == sizeof(uint32_t)) {
         uint32_t x = (uint32_t)t->i; /* in range: the same bits as the field's int32_t or uint32_t */

@@ -9,6 +9,7 @@
 #define OPSCOPE_READ_MEMBERS_H
 
 #include "read/json.h"
+#include "read/readers.h"
 
 #include <stddef.h>
 
@@ -33,19 +34,29 @@ typedef struct opscope_member {
     int64_t lo, hi;    /* the integer kinds */
     size_t buf;        /* STR_NULL: the buffer's offset in the struct */
     opscope_member_fn fn; /* CALL */
+    const char *range_msg; /* the integer kinds: a value past [lo, hi] (NULL: "number out of
+                              range for this field"); static */
 } opscope_member;
 
 /* Table rows: member KEY of an object read into FIELD of struct T. */
 #define OPSCOPE_MEMBER_FIELD(T, field) offsetof(T, field), sizeof(((T *)0)->field)
 #define OPSCOPE_MEMBER_ROW_INT(key, T, field, lo, hi) \
-    {key, OPSCOPE_MEMBER_INT, OPSCOPE_MEMBER_FIELD(T, field), lo, hi, 0, NULL}
+    {key, OPSCOPE_MEMBER_INT, OPSCOPE_MEMBER_FIELD(T, field), lo, hi, 0, NULL, NULL}
 #define OPSCOPE_MEMBER_ROW_INT_NULL(key, T, field, lo, hi) \
-    {key, OPSCOPE_MEMBER_INT_NULL, OPSCOPE_MEMBER_FIELD(T, field), lo, hi, 0, NULL}
+    {key, OPSCOPE_MEMBER_INT_NULL, OPSCOPE_MEMBER_FIELD(T, field), lo, hi, 0, NULL, NULL}
 #define OPSCOPE_MEMBER_ROW_UINT_NULL(key, T, field, hi) \
-    {key, OPSCOPE_MEMBER_UINT_NULL, OPSCOPE_MEMBER_FIELD(T, field), 0, hi, 0, NULL}
+    {key, OPSCOPE_MEMBER_UINT_NULL, OPSCOPE_MEMBER_FIELD(T, field), 0, hi, 0, NULL, NULL}
 #define OPSCOPE_MEMBER_ROW_STR_NULL(key, T, field, buffer) \
-    {key, OPSCOPE_MEMBER_STR_NULL, offsetof(T, field), sizeof(((T *)0)->buffer), 0, 0, offsetof(T, buffer), NULL}
-#define OPSCOPE_MEMBER_ROW_CALL(key, fn) {key, OPSCOPE_MEMBER_CALL, 0, 0, 0, 0, 0, fn}
+    {key, OPSCOPE_MEMBER_STR_NULL, offsetof(T, field), sizeof(((T *)0)->buffer), 0, 0, offsetof(T, buffer), NULL, NULL}
+#define OPSCOPE_MEMBER_ROW_CALL(key, fn) {key, OPSCOPE_MEMBER_CALL, 0, 0, 0, 0, 0, fn, NULL}
+/* A time in ns (a uint64_t; readers.h): 0 .. OPSCOPE_READ_MAX_TIME_NS, past it "KEY is beyond
+ * any real run"; _NULL: or null, left as is. */
+#define OPSCOPE_MEMBER_ROW_TIME(key, T, field) \
+    {key, OPSCOPE_MEMBER_INT, OPSCOPE_MEMBER_FIELD(T, field), 0, (int64_t)OPSCOPE_READ_MAX_TIME_NS, 0, NULL, \
+     OPSCOPE_READ_TIME_MSG(key)}
+#define OPSCOPE_MEMBER_ROW_TIME_NULL(key, T, field) \
+    {key, OPSCOPE_MEMBER_UINT_NULL, OPSCOPE_MEMBER_FIELD(T, field), 0, (int64_t)OPSCOPE_READ_MAX_TIME_NS, 0, NULL, \
+     OPSCOPE_READ_TIME_MSG(key)}
 
 /* Reads the value that begins with VAL as member M into OBJ (M's struct). Returns 0, or -1
  * with the error set on J at VAL's byte offset. */

@@ -24,6 +24,7 @@ typedef struct run {
     opscope_oplog_state st;
     uint64_t left;
     opscope_oplog_inst front;
+    const unsigned char *front_at; /* where front's bytes begin, for its errors */
     uint32_t index; /* the chunk's order in the file: ties keep file order */
 } run;
 
@@ -44,7 +45,11 @@ typedef struct olr {
     opscope_run_seq *seqs;  /* a call's sequences while it is read */
     bool has_cap, has_end;
     uint64_t delivered;
+    uint64_t weighted_ns; /* the durations times their weights: at most OPSCOPE_READ_MAX_TOTAL_NS */
 } olr;
+
+/* A chunk reader's result when it set the error itself (a value beyond any real run). */
+enum { OLR_SAID = -3 };
 
 static int fail(olr *r, opscope_error_code code, const char *msg, const unsigned char *at) {
     if (r->err) {
@@ -55,6 +60,13 @@ static int fail(olr *r, opscope_error_code code, const char *msg, const unsigned
         snprintf(r->err->file, sizeof r->err->file, "%s", r->name);
     }
     return -1;
+}
+
+/* Time T, read at AT, within a real run (readers.h): 0, else OLR_SAID with MSG there. */
+static int time_ok(olr *r, uint64_t t, const char *msg, const unsigned char *at) {
+    if (t <= OPSCOPE_READ_MAX_TIME_NS) return 0;
+    fail(r, OPSCOPE_ERROR_RANGE, msg, at);
+    return OLR_SAID;
 }
 
 static int read_meta(olr *r, opscope_oplog_cur *c) {
@@ -68,7 +80,9 @@ static int read_meta(olr *r, opscope_oplog_cur *c) {
     k->boot_id = opscope_oplog_get_cstr(c);
     k->pid = opscope_oplog_get_i(c);
     k->time_ns = opscope_oplog_get_u(c);
+    const unsigned char *rt_at = c->p;
     k->realtime_offset_ns = opscope_oplog_get_i(c);
+    const unsigned char *start_at = c->p;
     k->start_ns = opscope_oplog_get_u(c);
     k->has = (uint32_t)opscope_oplog_get_u(c);
     k->end = end;
@@ -76,7 +90,11 @@ static int read_meta(olr *r, opscope_oplog_cur *c) {
     k->end_ns = end_ns;
     k->died_ns = died;
     r->has_cap = true;
-    return c->bad ? -1 : 0;
+    if (c->bad) return -1;
+    /* a signed difference of two clocks: bounded either way from 0 */
+    uint64_t rt = k->realtime_offset_ns < 0 ? 0 - (uint64_t)k->realtime_offset_ns : (uint64_t)k->realtime_offset_ns;
+    int rc = time_ok(r, rt, OPSCOPE_READ_TIME_MSG("capture.realtime_offset_ns"), rt_at);
+    return rc ? rc : time_ok(r, k->start_ns, OPSCOPE_READ_TIME_MSG("capture.start_ns"), start_at);
 }
 
 static int read_backend(olr *r, opscope_oplog_cur *c) {
@@ -113,7 +131,8 @@ static int read_records(olr *r, opscope_oplog_cur *c, const unsigned char *at) {
     }
     if (c->bad) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged records chunk in the record log", at);
     r->meta.total_records += n;
-    r->meta.total_ns += total;
+    if (total > OPSCOPE_READ_MAX_TOTAL_NS || (r->meta.total_ns += total) > OPSCOPE_READ_MAX_TOTAL_NS)
+        return fail(r, OPSCOPE_ERROR_RANGE, OPSCOPE_READ_TOTAL_MSG, at);
     if (n == 0) return 0;
     run ru = {.c = *c, .left = n, .index = (uint32_t)r->runs.n};
     return OPSCOPE_VEC_PUSH(r->runs, ru) ? fail(r, OPSCOPE_ERROR_NOMEM, "out of memory", at) : 0;
@@ -131,10 +150,17 @@ static int read_drops(olr *r, opscope_oplog_cur *c) {
 }
 
 /* What ran: the last RUN chunk counts (the capture appends one when it changed). Returns 0,
- * -1 (damage) or -2 (out of memory). */
-static int read_run(olr *r, opscope_oplog_cur *c) {
+ * -1 (damage), -2 (out of memory) or OLR_SAID (a time beyond any real run, at AT: the chunk). */
+static int read_run(olr *r, opscope_oplog_cur *c, const unsigned char *at) {
     opscope_run_t *got = opscope_run_new();
     int rc = got ? opscope_oplog_get_run(c, got) : -2;
+    const opscope_run_info *v = rc ? NULL : opscope_run_view(got);
+    for (size_t i = 0; v && !rc && i < v->n_contexts; i++) { /* its times, at the chunk */
+        const opscope_run_context *x = &v->contexts[i];
+        rc = time_ok(r, x->end_ns, OPSCOPE_READ_TIME_MSG("a llama context's end_ns"), at);
+        for (size_t k = 0; !rc && k < x->n_reps; k++)
+            rc = time_ok(r, x->reps_ns[k], OPSCOPE_READ_TIME_MSG("a llama context's repetition"), at);
+    }
     if (rc) {
         opscope_run_free(got);
         return rc;
@@ -147,10 +173,14 @@ static int read_run(olr *r, opscope_oplog_cur *c) {
 static int read_end(olr *r, opscope_oplog_cur *c) {
     r->cap.end = opscope_oplog_get_cstr(c);
     r->cap.end_signal = opscope_oplog_get_cstr(c);
+    const unsigned char *end_at = c->p;
     r->cap.end_ns = opscope_oplog_get_u(c);
+    const unsigned char *died_at = c->p;
     r->cap.died_ns = opscope_oplog_get_u(c);
     r->has_end = true;
-    return c->bad || !r->cap.end ? -1 : 0;
+    if (c->bad || !r->cap.end) return -1;
+    int rc = time_ok(r, r->cap.end_ns, OPSCOPE_READ_TIME_MSG("capture.end.at_ns"), end_at);
+    return rc ? rc : time_ok(r, r->cap.died_ns, OPSCOPE_READ_TIME_MSG("capture.end.died_ns"), died_at);
 }
 
 static int read_decodes(olr *r, opscope_oplog_cur *c) {
@@ -161,7 +191,10 @@ static int read_decodes(olr *r, opscope_oplog_cur *c) {
     opscope_run_set_decodes_lost(r->dec, lost);
     for (uint64_t i = 0; i < n; i++) {
         opscope_run_decode d;
+        const unsigned char *at = c->p;
         if (opscope_oplog_get_decode(c, &d, r->seqs)) return -1;
+        int rc = time_ok(r, d.start_ns, OPSCOPE_READ_TIME_MSG("a decode's start_ns"), at);
+        if (rc || (rc = time_ok(r, d.end_ns, OPSCOPE_READ_TIME_MSG("a decode's end_ns"), at))) return rc;
         if (opscope_run_add_decode(r->dec, &d)) return -2;
     }
     if (c->p == c->end) return 0; /* written before the wiped marks */
@@ -209,9 +242,10 @@ static int scan(olr *r) {
         case OPSCOPE_OPLOG_DROPS: rc = read_drops(r, &c); break;
         case OPSCOPE_OPLOG_END: rc = read_end(r, &c); break;
         case OPSCOPE_OPLOG_DECODES: rc = read_decodes(r, &c); break;
-        case OPSCOPE_OPLOG_RUN: rc = read_run(r, &c); break;
+        case OPSCOPE_OPLOG_RUN: rc = read_run(r, &c, r->data + off); break;
         default: break; /* a chunk of a later version: skipped */
         }
+        if (rc == OLR_SAID) return -1;
         if (rc == -2) return fail(r, OPSCOPE_ERROR_NOMEM, "out of memory", r->data + off);
         if (rc) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged chunk in the record log", r->data + off);
         off = next;
@@ -220,7 +254,22 @@ static int scan(olr *r) {
     return 0;
 }
 
-/* Decodes RU's next instance into front. */
+/* Which of F's values at AT is beyond any real run (run_next saw one past its bounds): -1 with
+ * the error set, or 0 when none is (a time of exactly 2^62 ns). */
+static int beyond(olr *r, const opscope_oplog_inst *f, const unsigned char *at) {
+    if (time_ok(r, f->start_ns, OPSCOPE_READ_TIME_MSG("start_ns"), at) ||
+        time_ok(r, f->host_start_ns, OPSCOPE_READ_TIME_MSG("host_start_ns"), at) ||
+        time_ok(r, f->host_end_ns, OPSCOPE_READ_TIME_MSG("host_end_ns"), at) ||
+        time_ok(r, f->key, OPSCOPE_READ_TIME_MSG("a record's order key (its host start)"), at) ||
+        time_ok(r, f->key_end, OPSCOPE_READ_TIME_MSG("a record's order key's end"), at))
+        return -1;
+    if (f->duration_ns > OPSCOPE_READ_MAX_DURATION_NS)
+        return fail(r, OPSCOPE_ERROR_RANGE, OPSCOPE_READ_DURATION_MSG("duration_ns"), at);
+    return 0;
+}
+
+/* Decodes RU's next instance into front: 0, 1 when a value may be beyond any real run (the
+ * caller asks beyond()), or -1 with the error set. */
 static int run_next(olr *r, run *ru) {
     unsigned parts;
     const unsigned char *at = ru->c.p;
@@ -230,9 +279,22 @@ static int run_next(olr *r, run *ru) {
     if (r->tmpls.v[id].has & OPSCOPE_HAS_GRAPH) parts |= OPSCOPE_OPLOG_INST_GRAPH;
     opscope_oplog_get_inst_rest(&ru->c, &ru->st, parts, &ru->front);
     ru->front.tmpl = id;
+    ru->front_at = at;
     if (ru->c.bad) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged record in the record log", at);
     ru->left--;
-    return 0;
+    const opscope_oplog_inst *f = &ru->front;
+    /* times and duration within a real run (readers.h): one test per record (a host-timed
+     * one's times are its key and key end), the field named only when it fails */
+    uint64_t any = f->key | f->key_end;
+    if (parts & OPSCOPE_OPLOG_INST_EXT) any |= f->start_ns | f->host_start_ns | f->host_end_ns;
+    return (int)((any >> 62) | (f->duration_ns > OPSCOPE_READ_MAX_DURATION_NS)); /* 1: beyond() says */
+}
+
+/* run_next, and beyond() when it saw a value past its bounds (out of run_next: its registers
+ * stay few). 0 or -1. */
+static inline int run_step(olr *r, run *ru) {
+    int rc = run_next(r, ru);
+    return rc > 0 ? beyond(r, &ru->front, ru->front_at) : rc;
 }
 
 /* The heap of runs (by index): by the front's key, key end, then file order. */
@@ -250,6 +312,13 @@ static int emit(olr *r, const run *ru) {
     opscope_oplog_cur c = {t->p, t->end, false};
     if (opscope_oplog_get_tmpl(&c, &rec)) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged record template", t->p);
     const opscope_oplog_inst *in = &ru->front;
+    /* the sums never wrap (readers.h), as in the JSON reader; run_next checked the duration */
+    if (rec.weight > 1 && in->duration_ns > OPSCOPE_READ_MAX_DURATION_NS / rec.weight)
+        return fail(r, OPSCOPE_ERROR_RANGE, OPSCOPE_READ_DURATION_MSG("duration_ns times weight"), ru->front_at);
+    r->weighted_ns += in->duration_ns * (rec.weight > 1 ? rec.weight : 1);
+    if (r->weighted_ns > OPSCOPE_READ_MAX_TOTAL_NS)
+        return fail(r, OPSCOPE_ERROR_RANGE,
+                    OPSCOPE_READ_TOTAL_MSG, ru->front_at);
     if (rec.has & OPSCOPE_HAS_GRAPH) rec.graph_id = in->graph;
     rec.start_ns = in->start_ns;
     rec.duration_ns = in->duration_ns;
@@ -266,7 +335,7 @@ static int merge(olr *r) {
     if (opscope_vec_reserve((void **)&r->heap.v, &r->heap.cap, r->runs.n, sizeof *r->heap.v, 16))
         return fail(r, OPSCOPE_ERROR_NOMEM, "out of memory", r->data);
     for (size_t i = 0; i < r->runs.n; i++) {
-        if (run_next(r, &r->runs.v[i])) return -1;
+        if (run_step(r, &r->runs.v[i])) return -1;
         r->heap.v[r->heap.n++] = (uint32_t)i;
     }
     run_heap_build(r->heap.v, r->heap.n, r);
@@ -274,7 +343,7 @@ static int merge(olr *r) {
         run *ru = &r->runs.v[r->heap.v[0]];
         if (emit(r, ru)) return -1;
         if (ru->left) {
-            if (run_next(r, ru)) return -1;
+            if (run_step(r, ru)) return -1;
             run_heap_sift_down(r->heap.v, r->heap.n, 0, r);
         } else {
             run_heap_pop(r->heap.v, &r->heap.n, r);

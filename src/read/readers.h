@@ -26,6 +26,26 @@
  */
 #define OPSCOPE_READ_MAX_DURATION_NS 31557600000000000ull /* 365.25 days */
 #define OPSCOPE_READ_MAX_TOTAL_NS (1ull << 58)
+/* The message for a profile's records past OPSCOPE_READ_MAX_TOTAL_NS (at the record that crosses). */
+#define OPSCOPE_READ_TOTAL_MSG "the records' durations add up to more than 2^58 ns (9 years): beyond any real run"
+/* The message for FIELD (a string literal) past OPSCOPE_READ_MAX_DURATION_NS. */
+#define OPSCOPE_READ_DURATION_MSG(field) field " is beyond any real run (more than a year)"
+
+/*
+ * Times beyond any real run are refused the same way, at the value: every timestamp of a ggml
+ * profile and of the record log (a record's start_ns, host_start_ns and host_end_ns; capture's
+ * start_ns, realtime_offset_ns either way, end.at_ns and died_ns; a llama context's end_ns and
+ * repetitions; a decode's start_ns and end_ns) is at most 2^62 ns, 146 years past its clock's
+ * zero. CLOCK_MONOTONIC counts from boot, CLOCK_REALTIME from 1970 (it reaches 2^62 ns in
+ * 2116), and Linux refuses a time namespace offset that puts CLOCK_MONOTONIC past
+ * KTIME_SEC_MAX / 2 s (2^62 ns, to the second), so a real clock reads far below it: hours to
+ * years of uptime, 1.8e18 ns of realtime in 2027. With durations at most a year, every end
+ * (start + duration) and every difference of two times then fits in an int64_t: no reader of
+ * the times (spans, merge's offsets, Chrome's timestamps) can wrap.
+ */
+#define OPSCOPE_READ_MAX_TIME_NS (1ull << 62)
+/* The message for FIELD (a string literal) past OPSCOPE_READ_MAX_TIME_NS. */
+#define OPSCOPE_READ_TIME_MSG(field) field " is beyond any real run (more than 2^62 ns: 146 years on its clock)"
 
 /*
  * The ggml profiler JSON reader (versions 2 and 3 and opscope's own additions; the field list

@@ -49,9 +49,12 @@ static int read_model(opscope_json_t *j, const opscope_json_token *open, void *r
 
 enum { MAX_REPS = 4096 }; /* llama-bench's -r: a context's repetitions kept */
 
-/* Lone values: a uint64_t (a non-negative integer) or an int32_t, each or null (left as is). */
-static const opscope_member U64 = {"", OPSCOPE_MEMBER_UINT_NULL, 0, sizeof(uint64_t), 0, INT64_MAX, 0, NULL};
-static const opscope_member I32 = {"", OPSCOPE_MEMBER_INT_NULL, 0, sizeof(int32_t), INT32_MIN, INT32_MAX, 0, NULL};
+/* Lone values: a uint64_t (a non-negative integer; a repetition's time, a time: readers.h) or an
+ * int32_t, each or null (left as is). */
+static const opscope_member U64 = {"", OPSCOPE_MEMBER_UINT_NULL, 0, sizeof(uint64_t), 0, INT64_MAX, 0, NULL, NULL};
+static const opscope_member REP = {"", OPSCOPE_MEMBER_UINT_NULL, 0, sizeof(uint64_t), 0, (int64_t)OPSCOPE_READ_MAX_TIME_NS,
+                                   0, NULL, OPSCOPE_READ_TIME_MSG("reps_ns")};
+static const opscope_member I32 = {"", OPSCOPE_MEMBER_INT_NULL, 0, sizeof(int32_t), INT32_MIN, INT32_MAX, 0, NULL, NULL};
 
 /* A context being read, with the buffer its repetitions go to. */
 typedef struct context_in {
@@ -62,7 +65,7 @@ typedef struct context_in {
 static int read_rep(opscope_json_t *j, const opscope_json_token *t, void *obj) {
     context_in *in = obj;
     uint64_t x = 0;
-    if (opscope_member_read(j, &U64, t, &x)) return -1;
+    if (opscope_member_read(j, &REP, t, &x)) return -1;
     if (in->c.n_reps < MAX_REPS) in->reps[in->c.n_reps++] = x;
     return 0;
 }
@@ -77,7 +80,7 @@ static const opscope_member CONTEXT[] = {
     OPSCOPE_MEMBER_ROW_UINT_NULL("n_batch", context_in, c.n_batch, UINT32_MAX),
     OPSCOPE_MEMBER_ROW_UINT_NULL("n_ubatch", context_in, c.n_ubatch, UINT32_MAX),
     OPSCOPE_MEMBER_ROW_UINT_NULL("n_threads", context_in, c.n_threads, UINT32_MAX),
-    OPSCOPE_MEMBER_ROW_UINT_NULL("end_ns", context_in, c.end_ns, INT64_MAX),
+    OPSCOPE_MEMBER_ROW_TIME_NULL("end_ns", context_in, c.end_ns),
     OPSCOPE_MEMBER_ROW_CALL("reps_ns", read_reps),
 };
 

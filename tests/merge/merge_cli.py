@@ -8,12 +8,19 @@ OFFSET ahead, with random latencies, so the true offset is known here and the me
 checked against it: the offset inside the stated bound, every server op inside a client call,
 backends and graph ids renumbered, metadata kept. Also: same-clock profiles (no offset),
 --offset and --label, usage errors (exit 1), bad input (exit 2, nothing written), and
-`opscope report` on the result (the RPC servers table).
+`opscope report` on the result (the RPC servers table). A server profile that does not match
+its client is refused, each reason checked alone: no server records, too few requests matched
+(both floors at their edge), requests outside the server's run (a profile ending early, one
+cut short, another run on the same clock), an offset the wall clocks contradict; and real
+profiles of tests/capture_e2e's runs (tests/merge/data): the true pair merges, clients of other
+runs of the same model are refused.
 usage: merge_cli.py OPSCOPE WORKDIR
 """
+import gzip
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -168,6 +175,109 @@ bad_out = os.path.join(WORK, "bad.json")
 r = run("merge", cp, write("s_empty.json", sv_bad), "-o", bad_out)
 check(r.returncode == 2 and "--offset" in r.stderr and not os.path.exists(bad_out),
       f"an unalignable server: exit 2, --offset suggested, no file ({r.returncode}: {r.stderr.strip()[:120]})")
+
+# A server profile that does not match the client is refused (exit 2, nothing written), saying
+# why; the reasons are computed here from the profiles as built (docs/cli.md, "opscope merge").
+def server_part(sv, tokens, capture=None):
+    """SV with the records of the given tokens only (graph g is token g's compute and get)."""
+    part = dict(sv)
+    gets = [x for x in sv["records"] if x["type"] == 1]
+    part["records"] = [x for x in sv["records"] if x.get("graph_id") in tokens] + \
+                      [gets[k] for k in sorted(tokens)]
+    part["records"].sort(key=lambda r: r["start_ns"])
+    part["capture"] = dict(sv["capture"], program="llama-simple") if capture is None else capture
+    return part
+
+
+def refused(name, server, why, client=cp):
+    out_path = os.path.join(WORK, name + ".merged.json")
+    path = server if os.path.exists(str(server)) else write(name + ".json", server)
+    r = run("merge", client, path, "-o", out_path)
+    ok = r.returncode == 2 and "does not match the client" in r.stderr and "not merged" in r.stderr and \
+        all(w in r.stderr for w in why) and "--offset" in r.stderr and not os.path.exists(out_path)
+    check(ok, f"{name}: refused, exit 2, nothing written, saying {why} ({r.returncode}: {r.stderr.strip()[-400:]!r})")
+    return r
+
+
+n_req = 2 * 40  # the client's requests to its endpoint: per token a graph compute and an async get
+whole = dict(sv["capture"], start_ns=0, end={"how": "exit", "at_ns": 10**18})  # a run around everything
+# an unrelated profile with two requests' records: the offset they fit held before
+r = refused("two_matched", server_part(sv, {10, 11}, whole), [f" of the client's {n_req} RPC requests to 10.0.0.2:50052 matched"])
+m = re.search(r"  (\d+) of the client's", r.stderr)
+check(m and int(m.group(1)) <= 4, f"at most the 4 requests of its 2 tokens matched ({m.group(1) if m else None})")
+# the floor, half of the requests: 19 tokens (38 requests) refused, 20 (40) merged
+refused("half_less", server_part(sv, set(range(19)), whole), [f"38 of the client's {n_req} RPC requests"])
+r = run("merge", cp, write("half.json", server_part(sv, set(range(20)), whole)), "-o", os.path.join(WORK, "half.merged.json"))
+check(r.returncode == 0 and "from 40 matched requests" in r.stdout, f"half of the requests matched: merged ({r.stderr.strip()[-200:]!r})")
+# the floor, 4 pairs: a client of 2 tokens (4 requests) merges, one of 1 token (2) does not
+cl2t, sv2t = make_pair(OFFSET, n_tokens=2, seed=5)
+r = run("merge", write("c2t.json", cl2t), write("s2t.json", sv2t), "-o", os.path.join(WORK, "m2t.json"))
+check(r.returncode == 0 and "from 4 matched requests" in r.stdout, f"4 requests, all matched: merged ({r.stderr.strip()[-200:]!r})")
+cl1t, sv1t = make_pair(OFFSET, n_tokens=1, seed=5)
+refused("one_token", sv1t, ["2 of the client's 2 RPC requests", "at least 4 and half"], client=write("c1t.json", cl1t))
+
+# the offset beyond what the runs allow: a server whose records end with token 29 (no capture
+# end) cannot have answered the 10 tokens after it; those more than 5 ms after its last record
+part = server_part(sv, set(range(30)), dict(sv["capture"]))
+del part["capture"]["start_ns"]
+last_end = max(x["start_ns"] + x["duration_ns"] for x in part["records"]) - OFFSET  # on the client's clock
+calls = sorted([x for x in cl["records"] if x["backend_id"] == 2 and x["name"] in ("GRAPH_SPLIT", "copy_D2H")],
+               key=lambda x: x["start_ns"])
+late = sum(1 for x in calls if x["start_ns"] > last_end + 5_000_000)
+check(late > 0, f"{late} client requests start more than 5 ms after the server's last record")
+r = refused("ended_early", part, [f"{late} of the client's {n_req} requests to 10.0.0.2:50052 fall outside", "not running"])
+# the same server's profile cut short at its 500th record: said as report says it, and refused
+text = json.dumps(dict(part, capture=None))
+cut_at = text.index('"start_ns"', [m for m in range(len(text)) if text.startswith('{"type"', m)][500])
+cut = os.path.join(WORK, "cut_short.json")
+open(cut, "w").write(text[:cut_at])
+r = refused("cut_short", cut, ["is cut short at byte", "fall outside"])
+check("opscope: warning: " + cut + " is cut short at byte" in r.stderr, "the cut-short warning of report, once")
+# no server records: a profile whose records have no graph id and no tensor_get
+noserv = dict(sv, records=[dict(x, extra="tensor_set") if x["type"] == 1 else {k: v for k, v in x.items() if k != "graph_id"}
+                           for x in sv["records"]])
+refused("no_server_records", noserv, ["holds no RPC server records", "its capture says it ran ggml-rpc-server"])
+# the same clock but another run: every request lies an hour before the server's records
+later = dict(sv2, records=[dict(x, start_ns=x["start_ns"] + 3_600_000_000_000) for x in sv2["records"]])
+later["capture"] = dict(sv2["capture"], start_ns=later["records"][0]["start_ns"])
+refused("same_clock_later", later, ["same clock", "80 of the client's 80 requests to 10.0.0.2:50052 fall outside"], client=write("c2b.json", cl2))
+# the wall clocks: 5 s from the records' offset refused, 0.5 s (clocks that far apart) merged
+for shift, ok in ((5 * 10**9, False), (5 * 10**8, True)):
+    off_wall = dict(sv, capture=dict(sv["capture"], realtime_offset_ns=sv["capture"]["realtime_offset_ns"] - shift))
+    if ok:
+        r = run("merge", cp, write("wall_ok.json", off_wall), "-o", os.path.join(WORK, "wall_ok.merged.json"))
+        check(r.returncode == 0, f"wall clocks 0.5 s from the records' offset: merged ({r.stderr.strip()[-200:]!r})")
+    else:
+        refused("wall_5s", off_wall, [f"the wall clocks put its clock {(OFFSET + shift) / 1e9:+.6f} s from the client's",
+                                      "another run"])
+# a server in its own time namespace 1000 s ahead (as tests/capture_e2e runs it): merged
+clns, svns = make_pair(1000 * 10**9, seed=3)
+r = run("merge", write("cns.json", clns), write("sns.json", svns), "-o", os.path.join(WORK, "mns.json"))
+check(r.returncode == 0 and "from 80 matched requests" in r.stdout, f"a server 1000 s ahead: merged ({r.stdout.strip()[:200]!r})")
+
+# Real profiles (tests/capture_e2e's rpc runs, one model over loopback, each server 1000 s ahead
+# in its own time namespace): the true pair merges; clients of other runs of the same model
+# match most requests by chance (same model, same graphs) and are refused by the wall clocks,
+# whose offset (capture.realtime_offset_ns, exact here: one machine) is worked out here.
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+real_sv = os.path.join(DATA, "rpc-one-server.json.gz")
+
+
+def rto(path):
+    return json.load(gzip.open(path))["capture"]["realtime_offset_ns"]
+
+
+r = run("merge", os.path.join(DATA, "rpc-one-client.json.gz"), real_sv, "-o", os.path.join(WORK, "real.json"))
+real = json.load(open(os.path.join(WORK, "real.json")))["merge"]["processes"][1] if r.returncode == 0 else {}
+check(r.returncode == 0 and abs(real["offset_ns"] - 1000 * 10**9) < 200_000 and real["matched"] == 32,
+      f"the real pair merges at +1000 s ({real.get('offset_ns')}, {real.get('matched')} matched; {r.stderr.strip()[-200:]!r})")
+for other in ("rpc-vulkan-client.json.gz", "rpc-sequence-client0.json.gz"):
+    c = os.path.join(DATA, other)
+    wall = rto(c) - rto(real_sv)
+    r = refused("real_" + other.split(".")[0], real_sv, [f"the wall clocks put its clock {wall / 1e9:+.6f} s from the client's"],
+                client=c)
+    m = re.search(r"s from the client's, ([0-9.]+) s from the offset", r.stderr)
+    check(m and float(m.group(1)) > 1.0, f"{other}: its records fit {m.group(1) if m else '?'} s from the wall clocks' offset")
 
 # usage and input errors
 check(run("merge", "--help").returncode == 0 and "--offset LABEL=NS" in run("merge", "--help").stdout, "--help")

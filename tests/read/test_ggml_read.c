@@ -68,7 +68,7 @@ static const char V2[] =
     " \"records\":[\n"
     "  {\"type\":0,\"name\":\"MUL_MAT_ID\",\"backend_id\":0,\"split_id\":2,\"start_ns\":1000,\"duration_ns\":250,"
     "\"bytes\":4096,\"extra\":null,\"ne_src0\":[2688,1856,128,1],\"ne_src1\":[2688,1],\"ne_src2\":[8,1,1,1]},\n"
-    "  {\"type\":1,\"name\":\"copy_H2D\",\"backend_id\":1,\"split_id\":0,\"start_ns\":18446744073709551615,"
+    "  {\"type\":1,\"name\":\"copy_H2D\",\"backend_id\":1,\"split_id\":0,\"start_ns\":4611686018427387904,"
     "\"duration_ns\":9,\"bytes\":100,\"extra\":\"RMS_NORM+MUL\",\"ne_src0\":[10,1,1,1],\"unknown\":{\"x\":[1,2]}}\n"
     " ],\"total_records\":2,\"total_ns\":259}";
 
@@ -94,7 +94,7 @@ static int test_v2(void) {
     ASSERT_EQ_INT(r->type_src[0], -1);
     r = opscope_profile_record(g_prof, 1);
     ASSERT_EQ_INT(r->type, OPSCOPE_RECORD_COPY);
-    ASSERT_EQ_U64(r->start_ns, UINT64_MAX);
+    ASSERT_EQ_U64(r->start_ns, 1ull << 62); /* the largest time read (readers.h) */
     ASSERT_EQ_STR(r->extra, "RMS_NORM+MUL");
     ASSERT_EQ_INT(r->backend_id, 1);
     const opscope_backend *b = opscope_profile_backend(g_prof, 0);
@@ -297,6 +297,69 @@ static int test_errors(void) {
     return 0;
 }
 
+/*
+ * Times beyond any real run (readers.h: past 2^62 ns) are refused at the value, in every time
+ * field, as durations over a year are; the times of real runs read exactly: CLOCK_MONOTONIC of
+ * a machine up for days, the same in a time namespace 1000 s ahead, CLOCK_REALTIME's offset
+ * now (1.8e18 ns) and 2^62 itself.
+ */
+static int test_times_beyond_a_run(void) {
+    static const char BAD[] = "4611686018427387905"; /* 2^62 + 1: where each case puts it */
+    static const struct {
+        const char *doc, *field;
+    } cases[] = {
+        {"{\"records\":[{\"type\":0,\"start_ns\":4611686018427387905,\"duration_ns\":5}]}", "start_ns"},
+        {"{\"records\":[{\"start_ns\":9223372036854775000}]}", "start_ns"},
+        {"{\"records\":[{\"start_ns\":18446744073709551615}]}", "start_ns"},
+        {"{\"records\":[{\"host_start_ns\":4611686018427387905,\"host_end_ns\":1}]}", "host_start_ns"},
+        {"{\"records\":[{\"host_start_ns\":1,\"host_end_ns\":4611686018427387905}]}", "host_end_ns"},
+        {"{\"capture\":{\"start_ns\":4611686018427387905},\"records\":[]}", "capture.start_ns"},
+        {"{\"capture\":{\"realtime_offset_ns\":4611686018427387905},\"records\":[]}", "capture.realtime_offset_ns"},
+        {"{\"capture\":{\"realtime_offset_ns\":-4611686018427387905},\"records\":[]}", "capture.realtime_offset_ns"},
+        {"{\"capture\":{\"end\":{\"how\":\"exit\",\"at_ns\":4611686018427387905}},\"records\":[]}", "capture.end.at_ns"},
+        {"{\"capture\":{\"end\":{\"died_ns\":4611686018427387905}},\"records\":[]}", "capture.end.died_ns"},
+        {"{\"capture\":{\"contexts\":[{\"end_ns\":4611686018427387905}]},\"records\":[]}", "end_ns"},
+        {"{\"capture\":{\"contexts\":[{\"reps_ns\":[5,4611686018427387905]}]},\"records\":[]}", "reps_ns"},
+        {"{\"capture\":{\"decodes\":[{\"start_ns\":4611686018427387905,\"end_ns\":4611686018427387906}]},"
+         "\"records\":[]}", "start_ns"},
+        {"{\"capture\":{\"decodes\":[{\"start_ns\":1,\"end_ns\":4611686018427387905}]},\"records\":[]}", "end_ns"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *doc = cases[i].doc;
+        const char *at = strstr(doc, "-4611686018427387905");
+        if (!at) at = strstr(doc, BAD);
+        if (!at) at = strstr(doc, "9223372036854775000");
+        if (!at) at = strstr(doc, "18446744073709551615");
+        ASSERT_NOT_NULL(at);
+        char want[160];
+        snprintf(want, sizeof want, "%s is beyond any real run (more than 2^62 ns", cases[i].field);
+        ASSERT_READ_ERR(doc, OPSCOPE_ERROR_RANGE, 1, (int)(at - doc) + 1, want);
+        ASSERT_EQ_U64(g_err.pos, (uint64_t)(at - doc));
+        ASSERT_EQ_U64(opscope_profile_n_records(g_prof), 0);
+    }
+    /* real clocks: days of uptime, +1000 s of a time namespace, realtime's offset, the bound */
+    const char *ok = "{\"capture\":{\"start_ns\":432000000000000,\"realtime_offset_ns\":1795631245480772288,"
+                     "\"end\":{\"how\":\"exit\",\"at_ns\":433000000000000,\"died_ns\":433000000000001},"
+                     "\"contexts\":[{\"end_ns\":433000000000000,\"reps_ns\":[432000000000000]}],"
+                     "\"decodes\":[{\"start_ns\":432100000000000,\"end_ns\":432100000500000}]},"
+                     "\"records\":[{\"start_ns\":432100000000000,\"duration_ns\":7},"
+                     "{\"start_ns\":433100000000000,\"duration_ns\":7,\"host_start_ns\":433100000000000,"
+                     "\"host_end_ns\":433100000000007},"
+                     "{\"start_ns\":4611686018427387904,\"duration_ns\":31557600000000000}]}";
+    ASSERT_EQ_INT(read_doc(ok, OPSCOPE_FORMAT_AUTO), 0);
+    ASSERT_EQ_U64(opscope_profile_n_records(g_prof), 3);
+    ASSERT_EQ_U64(opscope_profile_record(g_prof, 1)->start_ns, 433100000000000ull);
+    ASSERT_EQ_U64(opscope_profile_record(g_prof, 2)->start_ns, 1ull << 62);
+    const opscope_capture_info *c = opscope_profile_meta(g_prof)->capture;
+    ASSERT_NOT_NULL(c);
+    ASSERT_EQ_U64(c->end_ns, 433000000000000ull);
+    ASSERT_EQ_INT(c->realtime_offset_ns, 1795631245480772288ll);
+    ASSERT_NOT_NULL(c->run);
+    ASSERT_EQ_U64(c->run->n_decodes, 1);
+    ASSERT_EQ_U64(c->run->contexts[0].reps_ns[0], 432000000000000ull);
+    return 0;
+}
+
 /* Inputs that are no profile or trace are refused before any record, saying what they look
  * like and what opscope reads, instead of an empty report ("Total records: 0") or a JSON
  * syntax error ("expected a value") that would not tell the user what went wrong. */
@@ -484,7 +547,7 @@ static int test_files_gzip_stdin(void) {
     ASSERT_EQ_INT(opscope_profile_n_records(g_prof), 2);
     ASSERT_EQ_INT(read_path("v2.json.gz"), 0);
     ASSERT_EQ_INT(opscope_profile_n_records(g_prof), 2);
-    ASSERT_EQ_U64(opscope_profile_record(g_prof, 1)->start_ns, UINT64_MAX);
+    ASSERT_EQ_U64(opscope_profile_record(g_prof, 1)->start_ns, 1ull << 62);
     ASSERT_EQ_INT(read_path("v2_gz_named_plain.bin"), 0);
     ASSERT_EQ_INT(opscope_profile_n_records(g_prof), 2);
     ASSERT_EQ_INT(read_path("does/not/exist.json"), -1);
@@ -677,7 +740,7 @@ static int test_chunked_reads(void) {
 
 int main(void) {
     static const test_case cases[] = {TEST(test_v2), TEST(test_old_ne_and_defaults),
-                                      TEST(test_v3_and_opscope_fields), TEST(test_weight), TEST(test_split_batch), TEST(test_sub_op_forms), TEST(test_errors), TEST(test_foreign), TEST(test_truncated),
+                                      TEST(test_v3_and_opscope_fields), TEST(test_weight), TEST(test_split_batch), TEST(test_sub_op_forms), TEST(test_errors), TEST(test_times_beyond_a_run), TEST(test_foreign), TEST(test_truncated),
                                       TEST(test_sink_abort), TEST(test_detection),
                                       TEST(test_files_gzip_stdin), TEST(test_big_stream),
                                       TEST(test_chunked_reads), TEST(test_progress_option)};

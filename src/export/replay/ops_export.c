@@ -1,5 +1,6 @@
 /* ops_export.c - unique graph ops of a profile as test-backend-ops --test-file lines. */
 #include "export/replay/ops_export.h"
+#include "export/fmt/notes.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
 
@@ -550,24 +551,52 @@ void opscope_ops_export_write_tsv(const opscope_ops_export_t *x, opscope_out_t *
     }
 }
 
-void opscope_ops_export_print_notes(const opscope_ops_export_t *x, FILE *f, const char *prefix) {
-    for (size_t i = 0; i < x->n_sk; i++) {
+/* Fused pointers in address order (each group's name is one interned string). */
+static int cmp_ptr(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t) * (const char *const *)a, y = (uintptr_t) * (const char *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The distinct fused groups of X's lines: their names' pointers counted once. */
+static size_t n_fused_groups(const opscope_ops_export_t *x) {
+    size_t n = 0;
+    for (size_t i = 0; i < x->n_e; i++) n += opscope_ops_export_line(x, i)->n_uses;
+    const char **all = malloc((n ? n : 1) * sizeof *all);
+    if (!all) return 0; /* out of memory: the closing count is left out, never wrong */
+    size_t k = 0;
+    for (size_t i = 0; i < x->n_e; i++) {
+        const opscope_ops_line *l = opscope_ops_export_line(x, i);
+        for (size_t u = 0; u < l->n_uses; u++)
+            if (l->uses[u].fused) all[k++] = l->uses[u].fused;
+    }
+    opscope_sort(all, k, sizeof *all, cmp_ptr);
+    size_t groups = 0;
+    for (size_t i = 0; i < k; i++) groups += i == 0 || all[i] != all[i - 1];
+    free(all);
+    return groups;
+}
+
+/* The notes of each kind that repeat per op (skipped groups, fused groups, strided index
+ * sources) capped at OPSCOPE_NOTES_SHOWN each (export/fmt/notes.h), FULL named for the rest. */
+void opscope_ops_export_print_notes(const opscope_ops_export_t *x, FILE *f, const char *prefix, const char *full) {
+    for (size_t i = 0; i < x->n_sk && i < OPSCOPE_NOTES_SHOWN; i++) {
         const opscope_ops_skip *s = &x->sk[i].s;
         fprintf(f, "%snot exported: %s (%" PRIu64 " record%s): %s\n", prefix, s->what, s->count,
                 s->count == 1 ? "" : "s", opscope_ops_skip_reason_text(s->reason));
     }
+    opscope_notes_more(f, prefix, x->n_sk, "not exported", full);
     /* fused groups: the line is the group's first op; the other nodes are not described */
-    const char *seen[64];
+    const char *seen[OPSCOPE_NOTES_SHOWN];
     size_t n_seen = 0;
-    for (size_t i = 0; i < x->n_e; i++) {
+    for (size_t i = 0; i < x->n_e && n_seen < OPSCOPE_NOTES_SHOWN; i++) {
         const opscope_ops_line *l = opscope_ops_export_line(x, i);
-        for (size_t u = 0; u < l->n_uses; u++) {
+        for (size_t u = 0; u < l->n_uses && n_seen < OPSCOPE_NOTES_SHOWN; u++) {
             const char *fz = l->uses[u].fused;
             if (!fz) continue;
             bool dup = false;
             for (size_t k = 0; k < n_seen; k++) dup |= seen[k] == fz;
             if (dup) continue;
-            if (n_seen < sizeof seen / sizeof *seen) seen[n_seen++] = fz;
+            seen[n_seen++] = fz;
             uint64_t cnt = 0;
             for (size_t j = 0; j < x->n_e; j++) {
                 const opscope_ops_line *m = opscope_ops_export_line(x, j);
@@ -580,6 +609,8 @@ void opscope_ops_export_print_notes(const opscope_ops_export_t *x, FILE *f, cons
                     prefix, fz, cnt, cnt == 1 ? "" : "s", l->op);
         }
     }
+    if (n_seen == OPSCOPE_NOTES_SHOWN)
+        opscope_notes_more(f, prefix, n_fused_groups(x), "fused groups exported as their first op", full);
     size_t n_guess = 0, n_index = 0;
     for (size_t i = 0; i < x->n_e; i++) {
         n_guess += (x->e[i].line.notes & OPSCOPE_OPS_NOTE_NO_STRIDES) != 0;
@@ -589,12 +620,15 @@ void opscope_ops_export_print_notes(const opscope_ops_export_t *x, FILE *f, cons
         fprintf(f, "%snote: %zu line%s written with contiguous strides: the profile has no "
                    "strides for them\n",
                 prefix, n_guess, n_guess == 1 ? "" : "s");
-    for (size_t i = 0; i < x->n_e && n_index; i++) {
+    size_t shown = 0;
+    for (size_t i = 0; i < x->n_e && shown < OPSCOPE_NOTES_SHOWN && n_index; i++) {
         const opscope_ops_line *l = opscope_ops_export_line(x, i);
-        if (l->notes & OPSCOPE_OPS_NOTE_INDEX_STRIDES)
-            fprintf(f, "%snote: line %zu %s (%s): its integer source is a strided view in the "
-                       "model, written contiguous: test-backend-ops fills index sources as if "
-                       "contiguous, and a strided one would read uninitialised indices\n",
-                    prefix, i + 1, l->op, l->name);
+        if (!(l->notes & OPSCOPE_OPS_NOTE_INDEX_STRIDES)) continue;
+        shown++;
+        fprintf(f, "%snote: line %zu %s (%s): its integer source is a strided view in the "
+                   "model, written contiguous: test-backend-ops fills index sources as if "
+                   "contiguous, and a strided one would read uninitialised indices\n",
+                prefix, i + 1, l->op, l->name);
     }
+    opscope_notes_more(f, prefix, n_index, "lines whose strided index source was written contiguous", full);
 }

@@ -146,7 +146,9 @@ void opscope_ops_export_write(const opscope_ops_export_t *x, opscope_out_t *w);
 void opscope_ops_export_write_tsv(const opscope_ops_export_t *x, opscope_out_t *w);
 
 /* What was not exported and why, and the notes (fused groups, guessed strides), one line
- * each, every line starting with PREFIX. Nothing when everything was exported as is. */
-void opscope_ops_export_print_notes(const opscope_ops_export_t *x, FILE *f, const char *prefix);
+ * each, every line starting with PREFIX: of each kind that repeats per op the first
+ * OPSCOPE_NOTES_SHOWN (export/fmt/notes.h), then one line with how many more, naming FULL (may
+ * be NULL: none) as the file that holds them all. Nothing when everything was exported as is. */
+void opscope_ops_export_print_notes(const opscope_ops_export_t *x, FILE *f, const char *prefix, const char *full);
 
 #endif /* OPSCOPE_OPS_EXPORT_H */

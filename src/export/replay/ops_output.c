@@ -52,8 +52,10 @@ static void ops_say(void *impl, const char *cmd, bool quiet) {
     ops_output *p = impl;
     char prefix[64];
     snprintf(prefix, sizeof prefix, "opscope %s: --export-ops: ", cmd);
-    opscope_ops_export_print_notes(p->x, stderr, prefix);
     bool file = strcmp(p->path, "-") != 0;
+    char tsv[4096]; /* the side table holds every line and skipped group */
+    snprintf(tsv, sizeof tsv, "%s.tsv", p->path);
+    opscope_ops_export_print_notes(p->x, stderr, prefix, file ? tsv : NULL);
     fprintf(stderr, "%s%zu unique ops from %" PRIu64 " of %" PRIu64 " op records written to %s%s%s%s",
             prefix, opscope_ops_export_n_lines(p->x), opscope_ops_export_records_exported(p->x),
             opscope_ops_export_records(p->x), p->path, file ? "; counts and times in " : "",
