@@ -373,6 +373,7 @@ static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_en
     opscope_jw_u64(&j, "stride", d->stride);
     opscope_jw_u64(&j, "total_records", d->total_records);
     opscope_jw_u64(&j, "dropped", d->dropped_records);
+    if (d->ended) opscope_jw_str(&j, "ended", d->ended);
     opscope_jw_str(&j, "t0", t0);
     opscope_jw_arr(&j, "strings");
     for (uint32_t i = 0, ns = opscope_strtab_count(d->strings); i < ns; i++)
