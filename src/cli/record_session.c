@@ -402,7 +402,7 @@ static bool say_checkpoint(const proc_status *p, const opscope_rec_child *cmd, u
         return true;
     }
     fprintf(stderr, "opscope record: %s (pid %ld) %s; its profile %s holds the %llu records of its last "
-                    "checkpoint; later ones are missing\n",
+                    "checkpoint; later ones, if any, are missing\n",
             p->program, p->pid, what, p->path, p->records);
     return false;
 }
