@@ -379,9 +379,9 @@ static void other_files(const opscope_rec_session_t *s) {
  * Returns true when that file is not there (the profile is lost). */
 static bool say_checkpoint(const proc_status *p, const opscope_rec_child *cmd, unsigned long long died_ns) {
     const char *sig = NULL;
-    const char *how = p->pid == (long)cmd->pid ? opscope_rec_end_how(cmd->status, &sig) : NULL;
+    bool mine = p->pid == (long)cmd->pid; /* the command itself: its wait status is known */
+    const char *how = mine ? opscope_rec_end_how(cmd->status, &sig) : NULL;
     char what[96];
-    bool mine = p->pid == (long)cmd->pid;
     if (how && sig) {
         snprintf(what, sizeof what, "%s %s", !strcmp(how, "crash") ? "crashed with" : "was killed by", sig);
     } else if (how) {

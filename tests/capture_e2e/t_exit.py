@@ -6,7 +6,8 @@
    removed during the run, a command that exits 3, one killed by SIGTERM; each missing profile
    is ONE line on stderr naming the program, the path and the errno text (os.strerror, not
    opscope's). --strict and OPSCOPE_STRICT=1 turn a 0 with a missing profile into 2, and leave
-   3 and SIGTERM alone. A read-only place is refused before the run (exit 2, the command not
+   3 and SIGTERM alone. A disk without a free inode is not refused before the run (the
+   command runs, its status given back). A read-only place is refused before the run (exit 2, the command not
    run); a bad option is a usage error (1). A full $TMPDIR does not silence record: the
    profile is still listed with its program.
 2. llama-completion -i --ignore-eos killed by SIGKILL after its last token (waiting in read(0)
@@ -138,6 +139,28 @@ try:
 finally:
     subprocess.run(["umount", "-l", full])
     os.rmdir(full)  # outdir() of the next run removes files only
+
+# no inode left: not even the check's empty temporary file can be made, and still the
+# command runs (a full disk is not refused before the run) and gives back its status
+ino = f"{d}/ino"
+mount_tmpfs(ino, "size=64k,nr_inodes=4")
+try:
+    made = 0
+    try:
+        while True:
+            open(f"{ino}/f{made}", "w").close()
+            made += 1
+    except OSError as ex:
+        e2e.check(ex.errno == errno.ENOSPC, f"the tmpfs' inodes are used up after {made} files ({ex})")
+    for strict, want in (([], plain_short), (["--strict"], 2)):
+        rc, _, err = record(strict + ["-o", f"{ino}/p.json"], SHORT)
+        lines = ours(err)
+        e2e.check(rc == want and len(lines) == 1 and cannot_write(f"{ino}/p.json", ENOSPC).match(lines[0]) is not None,
+                  f"no inode left, record {' '.join(strict)}: the command ran, exit {rc} (want {want}), one line "
+                  f"({lines})")
+finally:
+    subprocess.run(["umount", "-l", ino])
+    os.rmdir(ino)
 
 # a folder removed during the run
 gone = f"{d}/gone"
