@@ -1727,6 +1727,7 @@
       (D.seen > N ? ' (every ' + D.stride + '-th of ' + fmtCount(D.seen) + ')' : '') +
       ' \u00b7 ' + shownLanes.length + ' lanes \u00b7 span ' + fmtNs(full1 - full0) +
       (D.dropped ? ' \u00b7 ' + fmtCount(D.dropped) + ' dropped by the capture' : '') +
+      (D.ended ? ' \u00b7 ' + D.ended : '') +
       (rpcCovered ? ' \u00b7 RPC wait: ' + fmtDur(rpcCovered) + ' of the client\'s RPC records: waiting on RPC server ' +
         '(covered by server records), counted once, as the server\'s' : '') +
       (sampledOf.size ? ' \u00b7 sampled device timing: ops timed in some computes, totals over all marked est.' : '');

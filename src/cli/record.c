@@ -9,9 +9,11 @@
  * The first ggml process of the run writes FILE, every other one FILE.PID (record_session.c);
  * record then says where each process's profile went. CMD runs as a shell would run it
  * (record_exec.c): signals passed on, its death by a signal repeated.
- * Exit status: CMD's own, or CMD's death by the same signal; 2 when CMD succeeded but a
- * profile could not be written, or when FILE cannot be written at all (CMD is then not run);
- * 126 / 127 when CMD cannot be run / is not found; 1 for usage errors.
+ * Exit status: CMD's own, or CMD's death by the same signal, whatever became of the profiles
+ * (a CI job's benchmark must not fail on a full disk); with --strict (or OPSCOPE_STRICT=1) 2
+ * when CMD exited 0 but a profile is missing. 2 when FILE cannot be made at all (a missing
+ * folder, a read-only place: CMD is then not run); 126 / 127 when CMD cannot be run / is not
+ * found; 1 for usage errors.
  */
 #include "cli/cli.h"
 #include "cli/record_end.h"
@@ -34,7 +36,7 @@
 
 static void usage(FILE *f) {
     fputs("usage: opscope record [-o FILE] [--format json|txt|summary] [--gpu-timing all|sampled]\n"
-          "                      -- CMD [ARGS...]\n"
+          "                      [--strict] -- CMD [ARGS...]\n"
           "\n"
           "Runs CMD (any ggml program: llama-cli, llama-server, whisper-cli..., or a script that\n"
           "runs several) with opscope's capture library preloaded and writes its per-op profile.\n"
@@ -54,6 +56,8 @@ static void usage(FILE *f) {
           "                      split records and the reports estimate totals from the timed\n"
           "                      ones. all: every compute timed (exact per-op totals, slower).\n"
           "                      Sets OPSCOPE_GPU_TIMING\n"
+          "  --strict            exit 2 when CMD exits 0 but a profile is missing (could not\n"
+          "                      be written, lost, or none written); also OPSCOPE_STRICT=1\n"
           "  -h, --help          this help\n"
           "\n"
           "In a terminal's foreground CMD runs in record's process group (Ctrl-C reaches it\n"
@@ -65,15 +69,18 @@ static void usage(FILE *f) {
           "rewritten every second, so a crash or SIGKILL leaves the last one (record then\n"
           "says how CMD died, and writes it into the profile). Two records of one FILE at once\n"
           "keep both profiles: the later one writes FILE-2.EXT (the first free name) and says so.\n"
-          "Exit status: CMD's; when CMD is killed by a signal, record dies by the same signal\n"
-          "once the profiles are written; 2 when CMD succeeded but a profile could not be\n"
-          "written (or FILE cannot be written at all: CMD is then not run); 126 when CMD cannot\n"
-          "be run, 127 when it is not found; 1 for usage errors.\n"
+          "Exit status: CMD's, whatever became of the profiles (one that cannot be written, on\n"
+          "a full disk or in a removed folder, is said in one line on stderr); when CMD is\n"
+          "killed by a signal, record dies by the same signal once the profiles are written.\n"
+          "With --strict, 2 when CMD exited 0 but a profile is missing. 2 when FILE cannot be\n"
+          "made at all (a missing folder, a read-only place: CMD is then not run); 126 when CMD\n"
+          "cannot be run, 127 when it is not found; 1 for usage errors.\n"
           "\n"
           "Environment: OPSCOPE_LIB (the library's path), OPSCOPE_MAX_MB (record memory cap,\n"
           "default 512; records past it are dropped, and record says how many and where),\n"
           "OPSCOPE_CHECKPOINT_MS (ms between rewrites while CMD runs, default 1000; 0: none),\n"
-          "OPSCOPE_STATS=1 (capture statistics on stderr). See docs/capture.md.\n",
+          "OPSCOPE_STATS=1 (capture statistics on stderr), OPSCOPE_STRICT=1 (as --strict).\n"
+          "See docs/capture.md.\n",
           f);
 }
 
@@ -84,10 +91,12 @@ static bool is_file(const char *p) {
 
 /* Whether PATH can be written (util/out.h's check: a file by a temporary file made and
  * removed beside it; a FIFO, pipe or device never opened, or its reader would see its end):
- * a run that cannot keep its profile is refused before it starts. */
+ * a run that can never keep its profile (a missing folder, a read-only place) is refused
+ * before it starts. A full disk is not refused: space may be freed while CMD runs, and CMD's
+ * own work must not depend on it (the capture says at the end if the write failed). */
 static bool output_writable(const char *path) {
     opscope_error err = {0};
-    if (opscope_out_check(path, &err) != 0) {
+    if (opscope_out_check(path, &err) != 0 && err.errno_value != ENOSPC && err.errno_value != EDQUOT) {
         bool own = err.errno_value == EISDIR || err.errno_value == EBADF;
         fprintf(stderr, "opscope record: cannot write %s: %s\n", path,
                 own || !err.errno_value ? err.msg : strerror(err.errno_value));
@@ -138,18 +147,22 @@ typedef struct record_args {
     const char *output, *format, *gpu_timing;
     int cmd; /* argv index of the command */
     bool summary;
+    bool strict; /* --strict or OPSCOPE_STRICT=1: a missing profile fails a successful run */
 } record_args;
 
 /* Returns a cli status (cli/cli.h): 0 when R is ready, OPSCOPE_CLI_DONE after the help, else
  * the exit status after the usage error. */
 static int parse_record_args(int argc, char **argv, record_args *r) {
-    *r = (record_args){.format = "json"};
+    const char *strict = getenv("OPSCOPE_STRICT");
+    *r = (record_args){.format = "json", .strict = strict && *strict && strcmp(strict, "0") != 0};
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) {
             i++;
             break;
+        } else if (!strcmp(a, "--strict")) {
+            r->strict = true;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return OPSCOPE_CLI_DONE;
@@ -293,10 +306,12 @@ int opscope_cli_record(int argc, char **argv) {
         return opscope_rec_exec_failed_status(&child);
     }
     opscope_rec_exec_wait(&child);
-    int failed = opscope_rec_session_report(session, &child);
+    int missing = opscope_rec_session_report(session, &child);
     opscope_rec_session_free(session);
     opscope_rec_unlock();
+    /* CMD's status is the answer: its signal repeated, its exit status given back; a missing
+     * profile (said above, one line each) changes a success only when asked to */
     opscope_rec_exec_die_like(child.status);
     int rc = WIFEXITED(child.status) ? WEXITSTATUS(child.status) : 127;
-    return rc == 0 && failed ? OPSCOPE_EXIT_INPUT : rc;
+    return rc == 0 && missing && r.strict ? OPSCOPE_EXIT_INPUT : rc;
 }

@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -47,6 +48,25 @@ struct opscope_rec_session {
     size_t n, cap;
 };
 
+/* 0 when DIR has room for the status files (a full $TMPDIR takes the folder but not them:
+ * record could then say nothing of the profiles), else the errno. */
+static int room_for_status(const char *dir) {
+    char p[PATH_MAX + 16];
+    snprintf(p, sizeof p, "%s/probe", dir);
+    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        return errno;
+    }
+    static const char block[4096];
+    ssize_t n = write(fd, block, sizeof block); /* a status file is a few hundred bytes */
+    int e = n == (ssize_t)sizeof block ? 0 : n < 0 ? errno : ENOSPC;
+    if (close(fd) != 0 && !e) {
+        e = errno;
+    }
+    unlink(p);
+    return e;
+}
+
 opscope_rec_session_t *opscope_rec_session_new(const char *outpath) {
     opscope_rec_session_t *s = calloc(1, sizeof *s);
     if (!s) {
@@ -65,13 +85,21 @@ opscope_rec_session_t *opscope_rec_session_new(const char *outpath) {
     const char *cands[] = {env && env[0] == '/' ? env : NULL, "/tmp", slash ? beside : NULL};
     bool made = false;
     int err = 0;
-    for (size_t i = 0; i < sizeof cands / sizeof cands[0] && !made; i++) {
-        if (!cands[i]) {
-            continue;
+    /* first where the status files fit; where none do (every candidate full), the first
+     * folder made: the run goes on, record then says less (unreported_profile) */
+    for (int pass = 0; pass < 2 && !made; pass++) {
+        for (size_t i = 0; i < sizeof cands / sizeof cands[0] && !made; i++) {
+            if (!cands[i]) {
+                continue;
+            }
+            int n = snprintf(s->dir, sizeof s->dir, "%s/.opscope-record.XXXXXX", cands[i]);
+            made = n > 0 && (size_t)n < sizeof s->dir && mkdtemp(s->dir);
+            err = made ? 0 : errno;
+            if (made && pass == 0 && room_for_status(s->dir) != 0) {
+                rmdir(s->dir);
+                made = false;
+            }
         }
-        int n = snprintf(s->dir, sizeof s->dir, "%s/.opscope-record.XXXXXX", cands[i]);
-        made = n > 0 && (size_t)n < sizeof s->dir && mkdtemp(s->dir);
-        err = made ? 0 : errno;
     }
     if (!made) {
         fprintf(stderr, "opscope record: cannot make the run's directory in $TMPDIR or /tmp: %s\n", strerror(err));
@@ -347,13 +375,20 @@ static void other_files(const opscope_rec_session_t *s) {
 }
 
 /* A process dead after a checkpoint (no final write): its file holds the records up to
- * then. The command's own death is known (its wait status) and written into the file. */
-static void say_checkpoint(const proc_status *p, const opscope_rec_child *cmd, unsigned long long died_ns) {
+ * then. The command's own death is known (its wait status) and written into the file.
+ * Returns true when that file is not there (the profile is lost). */
+static bool say_checkpoint(const proc_status *p, const opscope_rec_child *cmd, unsigned long long died_ns) {
     const char *sig = NULL;
-    const char *how = p->pid == (long)cmd->pid ? opscope_rec_end_how(cmd->status, &sig) : NULL;
+    bool mine = p->pid == (long)cmd->pid; /* the command itself: its wait status is known */
+    const char *how = mine ? opscope_rec_end_how(cmd->status, &sig) : NULL;
     char what[96];
     if (how && sig) {
         snprintf(what, sizeof what, "%s %s", !strcmp(how, "crash") ? "crashed with" : "was killed by", sig);
+    } else if (how) {
+        snprintf(what, sizeof what, "was killed by signal %d", WTERMSIG(cmd->status));
+    } else if (mine && WIFEXITED(cmd->status)) {
+        /* _exit(), or exit from a signal handler: the capture's end never ran */
+        snprintf(what, sizeof what, "exited with status %d without its final write", WEXITSTATUS(cmd->status));
     } else {
         snprintf(what, sizeof what, "ended without exiting (killed by SIGKILL, a crash, or a signal it did not handle)");
     }
@@ -364,11 +399,12 @@ static void say_checkpoint(const proc_status *p, const opscope_rec_child *cmd, u
     if (*why_gone) {
         fprintf(stderr, "opscope record: %s (pid %ld) %s; its profile is lost: its last checkpoint, %s, is not "
                         "there (%s)\n", p->program, p->pid, what, p->path, why_gone);
-        return;
+        return true;
     }
     fprintf(stderr, "opscope record: %s (pid %ld) %s; its profile %s holds the %llu records of its last "
-                    "checkpoint; later ones are missing\n",
+                    "checkpoint; later ones, if any, are missing\n",
             p->program, p->pid, what, p->path, p->records);
+    return false;
 }
 
 /* A profile at a path counted for one process: its records, when the file is that process's. */
@@ -462,6 +498,88 @@ static size_t name_unseen(const opscope_rec_session_t *s) {
     return count;
 }
 
+/* What the report found: profiles there, and profiles missing (could not be written, lost,
+ * or written and then removed). */
+typedef struct report_count {
+    size_t profiles, missing;
+} report_count;
+
+/* Says on stderr, in one line, where P's profile went (or why it is not there); counts it in C. */
+static void say_proc(const proc_status *p, const opscope_rec_child *cmd, unsigned long long died_ns,
+                     report_count *c) {
+    bool is_alive = alive(p->pid);
+    const char *why_gone = on_console(p) ? "" : gone(p->path);
+    unsigned long long own = 0;
+    if (!strcmp(p->state, "written")) {
+        c->profiles++;
+        if (p->instead_of[0]) {
+            fprintf(stderr, "opscope record: warning: cannot write the profile of %s (pid %ld) to %s: %s; it was "
+                            "written to %s instead (%llu records)\n", p->program, p->pid, p->instead_of,
+                    p->error, p->path, p->records);
+        } else if (*why_gone) {
+            c->missing++;
+            fprintf(stderr, "opscope record: the profile of %s (pid %ld) was written to %s, but it is not there "
+                            "now (%s)\n", p->program, p->pid, p->path, why_gone);
+        } else if (!on_console(p)) {
+            fprintf(stderr, "opscope record: profile written to %s (%s, pid %ld, %llu records)\n", p->path,
+                    p->program, p->pid, p->records);
+        }
+        if (is_alive) {
+            fprintf(stderr, "opscope record: %s (pid %ld) is still running; it will write %s again when "
+                            "it ends\n", p->program, p->pid, on_console(p) ? "its summary" : p->path);
+        }
+    } else if (!strcmp(p->state, "failed")) {
+        c->missing++;
+        /* what is left at the path: the capture's error names a record log it left there */
+        char left[96] = "";
+        if (p->written_before && !strstr(p->error, "record log there")) {
+            snprintf(left, sizeof left, " (%s%s)", *why_gone ? "no earlier profile is left: " :
+                     "an earlier, partial profile is there", why_gone);
+        }
+        fprintf(stderr, "opscope record: cannot write the profile of %s (pid %ld) to %s: %s%s\n", p->program,
+                p->pid, p->path, p->error, left);
+    } else if (!strcmp(p->state, "off")) {
+        fprintf(stderr, "opscope record: profiling was off in %s (pid %ld): %s\n", p->program, p->pid, p->error);
+    } else if (!strcmp(p->state, "unrecorded")) {
+        fprintf(stderr, "opscope record: %s (pid %ld) computed ggml graphs that are not profiled: %s\n",
+                p->program, p->pid, p->error);
+    } else if (!strcmp(p->state, "checkpoint") && !is_alive) {
+        c->profiles++;
+        c->missing += say_checkpoint(p, cmd, died_ns);
+    } else if (is_alive) {
+        fprintf(stderr, "opscope record: %s (pid %ld) is still %s; its profile will go to %s\n", p->program,
+                p->pid, !strcmp(p->state, "exporting") ? "writing its profile" : "running", p->path);
+    } else if (!on_console(p) && !*why_gone && (own = own_records(p->path, p->pid)) > 0) {
+        proc_status q = *p;
+        q.records = own;
+        c->profiles++;
+        c->missing += say_checkpoint(&q, cmd, died_ns);
+    } else {
+        c->missing++;
+        fprintf(stderr, "opscope record: %s (pid %ld) ran ggml graphs but its profile is lost: it ended "
+                        "without exiting (killed by SIGKILL, a crash, or a signal it did not handle)%s\n",
+                p->program, p->pid,
+                p->written_before && !*why_gone ? "; an earlier, partial profile is at its path" : "");
+    }
+    if (p->dropped && strcmp(p->state, "off") && strcmp(p->state, "unrecorded")) {
+        say_drops(p);
+    }
+}
+
+/* No process said anything, yet FILE was written during the run: the capture could not write
+ * its status into the run directory (a full $TMPDIR). Returns true after saying so. */
+static bool unreported_profile(const opscope_rec_session_t *s) {
+    struct stat st;
+    if (!s->outpath[0] || opscope_out_path_kind(s->outpath) == OPSCOPE_OUT_KIND_STREAM ||
+        stat(s->outpath, &st) != 0 || !S_ISREG(st.st_mode) || st.st_mtim.tv_sec < s->start.tv_sec ||
+        (st.st_mtim.tv_sec == s->start.tv_sec && st.st_mtim.tv_nsec < s->start.tv_nsec)) {
+        return false;
+    }
+    fprintf(stderr, "opscope record: profile written to %s (record cannot say by which process, nor whether it "
+                    "is whole: the capture could not write its status into %s)\n", s->outpath, s->dir);
+    return true;
+}
+
 int opscope_rec_session_report(opscope_rec_session_t *s, const opscope_rec_child *cmd) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -474,77 +592,26 @@ int opscope_rec_session_report(opscope_rec_session_t *s, const opscope_rec_child
         opscope_sort(s->procs, s->n, sizeof *s->procs, by_start);
     }
     adopt(s);
-    int failed = 0;
-    size_t profiles = 0;
+    report_count c = {0, 0};
     for (size_t i = 0; i < s->n; i++) {
-        const proc_status *p = &s->procs[i];
-        bool is_alive = alive(p->pid);
-        const char *why_gone = on_console(p) ? "" : gone(p->path);
-        unsigned long long own = 0;
-        if (!strcmp(p->state, "written")) {
-            profiles++;
-            if (p->instead_of[0]) {
-                fprintf(stderr, "opscope record: warning: cannot write the profile of %s (pid %ld) to %s: %s; it was "
-                                "written to %s instead (%llu records)\n", p->program, p->pid, p->instead_of,
-                        p->error, p->path, p->records);
-            } else if (*why_gone) {
-                fprintf(stderr, "opscope record: the profile of %s (pid %ld) was written to %s, but it is not there "
-                                "now (%s)\n", p->program, p->pid, p->path, why_gone);
-            } else if (!on_console(p)) {
-                fprintf(stderr, "opscope record: profile written to %s (%s, pid %ld, %llu records)\n", p->path,
-                        p->program, p->pid, p->records);
-            }
-            if (is_alive) {
-                fprintf(stderr, "opscope record: %s (pid %ld) is still running; it will write %s again when "
-                                "it ends\n", p->program, p->pid, on_console(p) ? "its summary" : p->path);
-            }
-        } else if (!strcmp(p->state, "failed")) {
-            failed++;
-            char earlier[96] = "";
-            if (p->written_before) {
-                snprintf(earlier, sizeof earlier, " (%s%s)", *why_gone ? "no earlier profile is left: " :
-                         "an earlier, partial profile is there", why_gone);
-            }
-            fprintf(stderr, "opscope record: cannot write the profile of %s (pid %ld) to %s: %s%s\n", p->program,
-                    p->pid, p->path, p->error, earlier);
-        } else if (!strcmp(p->state, "off")) {
-            fprintf(stderr, "opscope record: profiling was off in %s (pid %ld): %s\n", p->program, p->pid, p->error);
-        } else if (!strcmp(p->state, "unrecorded")) {
-            fprintf(stderr, "opscope record: %s (pid %ld) computed ggml graphs that are not profiled: %s\n",
-                    p->program, p->pid, p->error);
-        } else if (!strcmp(p->state, "checkpoint") && !is_alive) {
-            profiles++;
-            say_checkpoint(p, cmd, died_ns);
-        } else if (is_alive) {
-            fprintf(stderr, "opscope record: %s (pid %ld) is still %s; its profile will go to %s\n", p->program,
-                    p->pid, !strcmp(p->state, "exporting") ? "writing its profile" : "running", p->path);
-        } else if (!on_console(p) && !*why_gone && (own = own_records(p->path, p->pid)) > 0) {
-            proc_status q = *p;
-            q.records = own;
-            profiles++;
-            say_checkpoint(&q, cmd, died_ns);
-        } else {
-            fprintf(stderr, "opscope record: %s (pid %ld) ran ggml graphs but its profile is lost: it ended "
-                            "without exiting (killed by SIGKILL, a crash, or a signal it did not handle)%s\n",
-                    p->program, p->pid,
-                    p->written_before && !*why_gone ? "; an earlier, partial profile is at its path" : "");
-        }
-        if (p->dropped && strcmp(p->state, "off") && strcmp(p->state, "unrecorded")) {
-            say_drops(p);
-        }
+        say_proc(&s->procs[i], cmd, died_ns, &c);
     }
     if (s->outpath[0]) {
         other_files(s);
     }
     size_t left = name_unseen(s);
+    if (s->n == 0 && unreported_profile(s)) {
+        return 0;
+    }
     if (s->n == 0 && left) {
         fprintf(stderr, "opscope record: no profile written yet\n");
     } else if (s->n == 0) {
         fprintf(stderr, "opscope record: no profile written (no ggml graph was computed)\n");
-    } else if (profiles == 0 && !failed) {
+    } else if (c.profiles == 0 && !c.missing) {
         fprintf(stderr, "opscope record: no profile written\n");
     }
-    return failed;
+    /* a run that left no profile at all is one missing, whatever the reason */
+    return (int)(c.missing ? c.missing : c.profiles == 0);
 }
 
 void opscope_rec_session_free(opscope_rec_session_t *s) {

@@ -25,7 +25,10 @@ const char *opscope_rec_session_dir(const opscope_rec_session_t *s);
  * profile went, what it dropped, which could not be written and which were lost.
  * CMD: the command, ended (a death by a signal: its descendants may be writing theirs; its
  * own profile, when only a checkpoint of it is there, is told how it ended).
- * Returns the number of profiles that could not be written.
+ * Every process gets one line. Returns the number of profiles missing at the end: could not
+ * be written (full disk, folder removed, read-only), lost (a death before any write), or
+ * written and then removed; 1 when the run left no profile at all (no ggml graph computed).
+ * record's exit status does not depend on it unless --strict (record.c).
  */
 int opscope_rec_session_report(opscope_rec_session_t *s, const opscope_rec_child *cmd);
 

@@ -12,9 +12,9 @@
    or of sleep give the same exit status as the plain command, with the profile written.
 4. A death by a signal is repeated: Ctrl-C (SIGINT to the process group) stops a shell loop
    exactly as it does without record; a core-dumping signal leaves no core of record's own.
-5. A profile that cannot be written is an error naming the path and the reason: refused before
-   the run when FILE cannot be created, exit 2 when it fails at the end of a successful command
-   (the command's status when it failed), never "the command ran no graph".
+5. A profile that cannot be written is said naming the path and the reason: refused before
+   the run when FILE cannot be created; when it fails at the end, record's exit status stays
+   the command's (0, 3), never "the command ran no graph" (t_exit.py: --strict, full disks).
 6. Shell exit codes: 126 for a command found but not runnable, 127 for one not found.
 7. A ggml process that dies without writing (SIGKILL, checkpoints off) is named as a lost
    profile; with its checkpoints (the default), record names the checkpoint it left.
@@ -468,7 +468,7 @@ e2e.check(rc == 2 and out == b"" and "cannot write /nonexistent/dir/x.json: No s
           f"an output that cannot be created is refused before the run (rc {rc}, {err.strip()!r})")
 gone = f"{d}/gone"
 short = LONG[:6] + ["8"] + LONG[7:]
-for tail, want in (("", 2), ("; exit 3", 3)):
+for tail, want in (("", 0), ("; exit 3", 3)):
     os.makedirs(gone, exist_ok=True)
     x = f"{gone}/x.json"
     rc, out, err = record(["-o", x], ["sh", "-c", f"rm -r '{gone}' && {sh_quote(short)}{tail}"])

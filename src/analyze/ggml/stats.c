@@ -49,7 +49,8 @@ struct opscope_stats {
     size_t n_top, cap_top; /* grows up to opts.top_kernels as records arrive */
     uint64_t seq;
     opscope_totals totals;
-    opscope_meta meta;  /* its capture is NULL: read's, gone after the read */
+    opscope_meta meta;  /* its capture is CAPTURE, or NULL: read's is gone after the read */
+    opscope_capture_info capture; /* the read's, its strings interned, its run RUN's view */
     opscope_run_t *run; /* the meta's capture.run, copied */
     bool busy_keep_all; /* a trace: streams come one after another (busy.h) */
     opscope_rpc_cover cover; /* a merged RPC profile: client time its servers cover */
@@ -530,6 +531,15 @@ int opscope_stats_set_meta(opscope_stats_t *s, const opscope_meta *m) {
         opscope_run_free(s->run);
         s->run = opscope_run_copy(m->capture->run, &failed);
         if (failed) return -1;
+    }
+    if (m->capture) { /* how the program ended, for every output (model/run_end.h) */
+        s->capture = *m->capture;
+        const char **strs[] = {&s->capture.host, &s->capture.program, &s->capture.clock, &s->capture.boot_id,
+                               &s->capture.end, &s->capture.end_signal};
+        for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+            if (*strs[i] && !(*strs[i] = intern(s, *strs[i], NULL))) return -1;
+        s->capture.run = m->capture->run ? opscope_run_view(s->run) : NULL;
+        s->meta.capture = &s->capture;
     }
     /* the trace readers announce themselves before their first record */
     if (strcmp(p, "kineto") == 0 || strcmp(p, "chrome") == 0) {

@@ -155,6 +155,8 @@ opscope_sink opscope_stats_sink(opscope_stats_t *s);
 int opscope_stats_finish(opscope_stats_t *s);
 
 const opscope_totals *opscope_stats_totals(const opscope_stats_t *s);
+/* The read's meta; its capture (NULL when the profile said none) is owned by S, its run the
+ * copy opscope_stats_run gives. */
 const opscope_meta *opscope_stats_meta(const opscope_stats_t *s);
 /* What ran, from the input's capture.run (owned by S; NULL when the input does not say). */
 const opscope_run_info *opscope_stats_run(const opscope_stats_t *s);

@@ -502,7 +502,8 @@ __attribute__((constructor)) static void claim_at_load(void) {
 }
 
 /* Says at once, not after the run, when PATH's folder cannot take the profile (missing, not
- * writable): the program runs on, and the writes try again (the folder may come later). */
+ * writable): the program runs on, and the writes try again (the folder may come later).
+ * In a record run record says it, once, at the end (one line per profile). */
 static void check_path(void) {
     if ((g_life.cfg.dest != OPSCOPE_CAP_DEST_JSON && g_life.cfg.dest != OPSCOPE_CAP_DEST_TEXT) || !g_life.cfg.path[0] ||
         g_life.stream) {
@@ -516,7 +517,7 @@ static void check_path(void) {
     } else {
         slash[slash == dir] = '\0'; /* "/x.json": the root */
     }
-    if (access(dir, W_OK | X_OK) == 0) {
+    if (access(dir, W_OK | X_OK) == 0 || g_life.rec_dir[0]) {
         return;
     }
     fprintf(stderr, "opscope: cannot write the profile to %s: %s: %s (checked at start; the program runs on "

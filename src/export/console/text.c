@@ -5,6 +5,7 @@
 #include "analyze/ggml/graphs.h"
 #include "export/fmt/name_labels.h"
 #include "analyze/record/shape_fmt.h"
+#include "model/run_end.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -401,6 +402,14 @@ void opscope_text_dropped(opscope_out_t *w, const opscope_meta *m, int indent) {
                            indent, "");
 }
 
+void opscope_text_ended(opscope_out_t *w, const opscope_meta *m, int indent) {
+    const opscope_capture_info *c = m ? m->capture : NULL;
+    if (!opscope_run_end_partial(c) && !(c && c->end && !strcmp(c->end, "signal"))) return;
+    char buf[512];
+    opscope_run_end_text(c, buf, sizeof buf);
+    opscope_out_printf(w, " %-*s%s\n", indent - 1, "Ended:", buf);
+}
+
 void opscope_text_rpc_covered(opscope_out_t *w, const opscope_totals *t, int indent) {
     if (t->rpc_cover_unsorted)
         opscope_out_printf(w, " %-*s records out of start order: the client's RPC time that the\n"
@@ -458,6 +467,7 @@ void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
                            (unsigned long long)m->total_records,
                            (unsigned long long)t->n_records);
     opscope_text_dropped(w, m, 17);
+    opscope_text_ended(w, m, 17);
 
     opscope_out_printf(w, "\n%s\n Per-Backend Summary\n%s\n", RULE, RULE);
     opscope_text_backends(w, s);

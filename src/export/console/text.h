@@ -70,6 +70,10 @@ const char *opscope_device_type_name(opscope_device_type t);
 /* The "Dropped:" lines (records the capture could not keep, why, which graphs lost records,
  * how to keep them), values at column INDENT. Nothing when M dropped nothing. */
 void opscope_text_dropped(opscope_out_t *w, const opscope_meta *m, int indent);
+/* The "Ended:" line: how the program ended when the capture did not see it end (a checkpoint,
+ * killed, crashed: model/run_end.h) or it ended by a caught signal; nothing for an exit or a
+ * profile that does not say. Values at column INDENT. */
+void opscope_text_ended(opscope_out_t *w, const opscope_meta *m, int indent);
 /* A merged RPC profile: the client's RPC time its servers' records cover, which %Time counts
  * once (analyze/rpc/rpc_cover.h), or that it could not be computed; nothing otherwise. Values
  * start at column INDENT. */

@@ -10,6 +10,7 @@
 #include "util/hindex.h"
 #include "util/vec.h"
 #include "model/record.h"
+#include "model/run_end.h"
 #include "model/strtab.h"
 
 #include <stdlib.h>
@@ -47,6 +48,7 @@ struct opscope_html_sink {
     const char *profiler;
     int32_t version;
     uint64_t total_records, dropped_records;
+    const char *ended; /* how the program ended, when the capture did not see it (in STRINGS) */
     opscope_html_sampled *sampled; /* sampled device timing per op (few: ops, not records) */
     size_t n_sampled, cap_sampled, last_sampled;
     opscope_html_cpu_t *cpu; /* a trace's CPU side (opscope_html_sink_kineto_tee), or NULL */
@@ -139,6 +141,13 @@ static int on_meta(void *ud, const opscope_meta *m) {
     h->version = m->version;
     h->total_records = m->total_records;
     h->dropped_records = m->dropped_records;
+    if (opscope_run_end_partial(m->capture)) {
+        char ended[512];
+        opscope_run_end_text(m->capture, ended, sizeof ended);
+        uint32_t e = str_id0(h, ended);
+        if (h->failed) return 1;
+        h->ended = opscope_strtab_get(h->strings, e);
+    }
     free(h->reqs);
     if (opscope_html_requests_take(m->capture ? m->capture->run : NULL, &h->reqs, &h->n_reqs)) return h->failed = 1;
     return 0;
@@ -434,6 +443,7 @@ static void fill_data(const opscope_html_sink_t *h, opscope_html_data *out) {
         .version = h->version,
         .total_records = h->total_records,
         .dropped_records = h->dropped_records,
+        .ended = h->ended,
         .peak = h->has_peak ? &h->peak : NULL,
         .sampled = h->sampled,
         .n_sampled = h->n_sampled,

@@ -371,6 +371,7 @@ static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_en
     const opscope_jw_u64_kv records[] = {{"seen", d->seen}, {"kept", d->n}, {"stride", d->stride},
                                          {"total_records", d->total_records}, {"dropped", d->dropped_records}};
     opscope_jw_u64s(&j, records, sizeof records / sizeof *records);
+    if (d->ended) opscope_jw_str(&j, "ended", d->ended);
     opscope_jw_str(&j, "t0", t0);
     opscope_jw_arr(&j, "strings");
     for (uint32_t i = 0, ns = opscope_strtab_count(d->strings); i < ns; i++)

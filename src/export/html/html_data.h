@@ -60,6 +60,7 @@ typedef struct opscope_html_data {
     const char *profiler;
     int32_t version;
     uint64_t total_records, dropped_records;
+    const char *ended;        /* how the program ended when the capture did not see it, or NULL */
     const opscope_peak *peak; /* measured peaks for the roofline chart, or NULL */
     opscope_html_cpu_t *cpu;  /* a trace's CPU side, or NULL */
     const opscope_html_graphs_t *graphs; /* the graph computes (finished), or NULL */

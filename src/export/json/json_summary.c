@@ -8,6 +8,7 @@
 #include "analyze/ggml/warm_ops.h"
 #include "analyze/rpc/rpc_calls.h"
 #include "analyze/record/shape_fmt.h"
+#include "model/run_end.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -220,10 +221,29 @@ static void top_kernel_obj(opscope_jw *j, const opscope_record *r) {
     opscope_jw_end_obj(j);
 }
 
+/* "end": how the program ended, when the profile says (model/run_end.h): complete is false
+ * when the capture did not see the end (records after its last write, if any, are missing). */
+static void end_member(opscope_jw *j, const opscope_meta *m) {
+    const opscope_capture_info *c = m ? m->capture : NULL;
+    if (!opscope_run_end_known(c)) return;
+    char text[512];
+    opscope_run_end_text(c, text, sizeof text);
+    opscope_jw_nl(j);
+    opscope_jw_obj(j, "end");
+    opscope_jw_str(j, "how", c->end);
+    if (c->end_signal) opscope_jw_str(j, "signal", c->end_signal);
+    else opscope_jw_null(j, "signal");
+    opscope_jw_bool(j, "complete", !opscope_run_end_partial(c));
+    if (c->end_ns && c->died_ns > c->end_ns) opscope_jw_u64(j, "after_last_write_ns", c->died_ns - c->end_ns);
+    opscope_jw_str(j, "text", text);
+    opscope_jw_end_obj(j);
+}
+
 /* The summary object's members, through J (inside the object). */
 static void summary_members(opscope_jw *j, const opscope_stats_t *s, const opscope_peak *peak,
                             const opscope_warm_ops_t *warm) {
     totals_members(j, s);
+    end_member(j, opscope_stats_meta(s));
     if (peak) {
         opscope_jw_nl(j);
         opscope_jw_key(j, "peak");
