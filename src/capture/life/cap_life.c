@@ -651,6 +651,22 @@ static void print_stats(void) {
             opscope_cap_clock_use_tsc ? "tsc" : "monotonic");
 }
 
+/* OPSCOPE_STATS=1: what the capture holds in memory, one line on stderr after a checkpoint
+ * at most every 10 s (one write: the program may print too), so a long run shows which of
+ * its structures grows (bench/capture/memgrowth.py). Under the export lock. */
+static void print_usage(void) {
+    static uint64_t last_ns;
+    uint64_t now = opscope_cap_mono_ns();
+    if (last_ns && now - last_ns < 10000000000ull) {
+        return;
+    }
+    last_ns = now;
+    char line[768];
+    if (opscope_cap_log_usage_line(line, sizeof line)) {
+        fputs(line, stderr);
+    }
+}
+
 static const char *sig_name(int sig) {
     switch (sig) {
     case SIGINT: return "SIGINT";
@@ -792,6 +808,9 @@ static void export_as(end_kind kind, int sig) {
     }
     if (at_exit) {
         warn_decodes(g_life.log_on && path && !stream);
+    }
+    if (!at_exit && g_life.stats) {
+        print_usage();
     }
     if (at_exit && g_life.stats && n > 0) {
         print_stats();
