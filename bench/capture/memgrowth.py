@@ -209,7 +209,8 @@ def main():
         unit = "" if c in ("descs", "log_tmpls", "dropped") else " KiB"
         print(f"  {c:16} {s:9.1f}{unit}/min  {s * mins / max(reqs, 1):10.3f}{unit}/request   "
               f"{ys[0]:.0f} -> {ys[-1]:.0f}")
-        if unit and c not in ("malloc_arena_kb", "malloc_used_kb", "malloc_mmap_kb"):
+        # held now, not cumulative (keep_written_kb counts every description ever written)
+        if unit and c not in ("keep_written_kb", "malloc_arena_kb", "malloc_used_kb", "malloc_mmap_kb"):
             growth.append((s, c))
     growth.sort(reverse=True)
     print(f"  grows most: {growth[0][1]} ({growth[0][0]:.1f} KiB/min)" if growth and growth[0][0] > 1 else

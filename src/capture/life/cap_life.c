@@ -364,15 +364,19 @@ static void not_owner_path(void) {
     }
 }
 
-/* Under an address-space limit (ulimit -v) the capture's growth while the program runs (its
- * writer thread's malloc arena, reserved whole by glibc at its first checkpoint, and the
- * record buffers) may be what the program then lacks for its own threads: said once, at the
- * first compute, when less than that is left. */
-#define CAP_AS_GROWTH_MB 80
-static void check_address_space(void) {
+/* Under an address-space limit (ulimit -v) the program must keep the room it needs after its
+ * first compute: the threads it starts there (libgomp's pool: 8 MiB of stack each) and, on
+ * top, what the capture takes from then on (record chunks, the writer's 256 KiB stack and
+ * buffers, the final profile's conversion; glibc gives the writer thread an arena of its own
+ * only where 64 MiB are free, else it shares one). With less than CAP_AS_NEED_MB left at the
+ * first compute the capture turns itself off, said once, and the program runs as it would
+ * without it (but for the library's own mapping and its first record chunk, a few MiB taken
+ * before: bench figures in docs/capture.md, "Memory"). Returns false then. */
+#define CAP_AS_NEED_MB 16
+static bool check_address_space(void) {
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) {
-        return;
+        return true;
     }
     char buf[64] = {0};
     int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
@@ -382,13 +386,15 @@ static void check_address_space(void) {
     }
     uint64_t used = n > 0 ? strtoull(buf, NULL, 10) * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
     uint64_t left = rl.rlim_cur > used ? (uint64_t)rl.rlim_cur - used : 0;
-    if (!used || left >= (uint64_t)CAP_AS_GROWTH_MB << 20) {
-        return;
+    if (!used || left >= (uint64_t)CAP_AS_NEED_MB << 20) {
+        return true;
     }
-    fprintf(stderr, "opscope: only %llu MiB of address space is left under the limit (ulimit -v %llu): the capture "
-                    "may take up to %d MiB more as the program runs, and the program may then fail to start "
-                    "threads; raise the limit by that much, or set MALLOC_ARENA_MAX=1\n",
-            (unsigned long long)(left >> 20), (unsigned long long)(rl.rlim_cur >> 10), CAP_AS_GROWTH_MB);
+    char why[200];
+    snprintf(why, sizeof why, "only %llu MiB of address space is left under the limit (ulimit -v %llu), the "
+                              "capture needs %d MiB: it turned itself off to leave the program room",
+             (unsigned long long)(left >> 20), (unsigned long long)(rl.rlim_cur >> 10), CAP_AS_NEED_MB);
+    opscope_cap_life_disable(why);
+    return false;
 }
 
 static void first_capture(void) {
@@ -410,8 +416,9 @@ static void first_capture(void) {
     if (opscope_cap_env_mode) {
         rec_note("recording", NULL, NULL);
     }
-    check_address_space();
-    start_watcher();
+    if (check_address_space()) {
+        start_watcher();
+    }
 }
 
 void opscope_cap_life_started(void) {
