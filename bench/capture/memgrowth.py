@@ -14,15 +14,15 @@ usage (inside the root, bench/capture/memgrowth.sh runs it there):
   memgrowth.py [SECONDS] [CLIENTS] [WARMUP_S]     (defaults 600, 6, 120)
 Writes OUT_DIR (default ./out-memgrowth): both servers' logs and table.tsv.
 """
-import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
-import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "lib"))
+import procs  # noqa: E402
 
 SECONDS = int(sys.argv[1]) if len(sys.argv) > 1 else 600
 CLIENTS = int(sys.argv[2]) if len(sys.argv) > 2 else 6
@@ -34,55 +34,10 @@ OUT = os.environ.get("OUT_DIR", os.path.join(os.getcwd(), "out-memgrowth"))
 os.makedirs(OUT, exist_ok=True)
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
 def server_cmd(port):
     return ["llama-server", "-m", MODEL, "--parallel", str(CLIENTS), "-c", str(1024 * CLIENTS), "-t", "1",
             "--host", "127.0.0.1", "--port", str(port), "--no-warmup", "--threads-http", str(CLIENTS),
             "--no-webui", "--cache-ram", "0"]
-
-
-def healthy(port, proc, timeout=180):
-    end = time.time() + timeout
-    while time.time() < end and proc.poll() is None:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
-                if r.status == 200:
-                    return True
-        except OSError:
-            time.sleep(0.25)
-    return False
-
-
-def rss_kib(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
-
-
-def child_named(ppid, name):
-    for p in os.listdir("/proc"):
-        if p.isdigit():
-            try:
-                with open(f"/proc/{p}/stat") as f:
-                    st = f.read()
-            except OSError:
-                continue
-            fields = st[st.rindex(")") + 2:].split()
-            if int(fields[1]) == ppid and st[st.index("(") + 1:st.rindex(")")].startswith(name[:15]):
-                return int(p)
-    return None
 
 
 def last_mem_line(path):
@@ -111,24 +66,6 @@ stop = threading.Event()
 done = {"plain": 0, "capture": 0}
 
 
-def client(port, side, i):
-    k = 0
-    while not stop.is_set():
-        body = {"prompt": f"Client {i} request {k}: " + "tell me " * (1 + (i + k) % 5), "n_predict": 16,
-                "temperature": 0, "seed": k, "cache_prompt": False}
-        req = urllib.request.Request(f"http://127.0.0.1:{port}/completion", json.dumps(body).encode(),
-                                     {"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=120) as r:
-                r.read()
-                done[side] += 1
-        except OSError:
-            if stop.is_set():
-                return
-            time.sleep(0.5)
-        k += 1
-
-
 def slope(xs, ys):
     n = len(xs)
     if n < 2:
@@ -139,7 +76,7 @@ def slope(xs, ys):
 
 
 def main():
-    pp, pc = free_port(), free_port()
+    pp, pc = procs.free_port(), procs.free_port()
     env = dict(os.environ)
     env.pop("GGML_PROFILE", None)
     env["OPSCOPE_STATS"] = "1"
@@ -149,13 +86,13 @@ def main():
                              stdin=subprocess.DEVNULL)
     rec = subprocess.Popen([OPSCOPE, "record", "-o", prof, "--"] + server_cmd(pc), env=env,
                            stdout=open(cap_log, "wb"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    if not (healthy(pp, plain) and healthy(pc, rec)):
+    if not (procs.healthy(pp, plain, 180) and procs.healthy(pc, rec, 180)):
         print("memgrowth: a llama-server did not become healthy", file=sys.stderr)
         for p in (plain, rec):
             p.kill()
         return 1
-    srv = child_named(rec.pid, "llama-server")
-    threads = [threading.Thread(target=client, args=(port, side, i), daemon=True)
+    srv = procs.child_named(rec.pid, "llama-server")
+    threads = [threading.Thread(target=procs.completion_client, args=(port, done, side, i, stop), daemon=True)
                for port, side in ((pp, "plain"), (pc, "capture")) for i in range(CLIENTS)]
     for t in threads:
         t.start()
@@ -171,7 +108,7 @@ def main():
         while time.monotonic() - t0 < k * SAMPLE_S:
             time.sleep(0.2)
         m = last_mem_line(cap_log)
-        row = [k * SAMPLE_S, done["plain"], done["capture"], rss_kib(plain.pid) or 0, rss_kib(srv) or 0] + \
+        row = [k * SAMPLE_S, done["plain"], done["capture"], procs.rss_kib(plain.pid) or 0, procs.rss_kib(srv) or 0] + \
               [m.get(c, 0) for c in cols]
         rows.append(row)
         print(" ".join(f"{v:>10.0f}" for v in row), flush=True)

@@ -34,6 +34,17 @@ def limited(kib, argv):
     return e2e.run(sh, e2e.env_for([]), timeout=300)
 
 
+def least_working(works, lo, hi):
+    """The least limit in (LO, HI] that WORKS, to 1 MiB: LO fails, HI works."""
+    while hi - lo > 1024:
+        mid = (lo + hi) // 2
+        if works(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def plain_works(kib):
     rc, out, _ = limited(kib, cmd)
     return rc == 0 and len(out) > 0
@@ -49,13 +60,7 @@ while not plain_works(hi):
     if hi > 8 * 1024 * 1024:
         e2e.check(False, "plain llama-completion runs under some limit up to 8 GiB")
         e2e.finish()
-while hi - lo > 1024:
-    mid = (lo + hi) // 2
-    if plain_works(mid):
-        hi = mid
-    else:
-        lo = mid
-least = hi
+least = least_working(plain_works, lo, hi)
 e2e.note(f"note  plain llama-completion's least working ulimit -v: {least} KiB ({least / 1024:.1f} MiB)")
 
 rc0, out0, _ = limited(least + 16 * 1024, cmd)
@@ -81,13 +86,7 @@ def record_works(kib):
     return rc == 0 and out == out0
 
 
-lo, hi = least - 1024, least + 16 * 1024
-while hi - lo > 1024:
-    mid = (lo + hi) // 2
-    if record_works(mid):
-        hi = mid
-    else:
-        lo = mid
+hi = least_working(record_works, least - 1024, least + 16 * 1024)
 e2e.note(f"note  under record the least working ulimit -v is {hi} KiB: plain's + {(hi - least) / 1024:.1f} MiB")
 e2e.check(max(offs, default=0) <= 1, f"the capture said at most once that it turned itself off ({offs})")
 e2e.finish()
