@@ -371,7 +371,7 @@ static void not_owner_path(void) {
  * only where 64 MiB are free, else it shares one). With less than CAP_AS_NEED_MB left at the
  * first compute the capture turns itself off, said once, and the program runs as it would
  * without it (but for the library's own mapping and its first record chunk, a few MiB taken
- * before: bench figures in docs/capture.md, "Memory"). Returns false then. */
+ * before: figures in docs/capture.md, "Output paths"). Returns false then. */
 #define CAP_AS_NEED_MB 16
 static bool check_address_space(void) {
     struct rlimit rl;
