@@ -138,5 +138,113 @@ static int test_thread_ids_distinct(void) {
     return 0;
 }
 
+/* ---- renewal of the kept chains ---- */
+
+static int count_rec(void *ud, const opscope_cap_rec *r) {
+    (void)r;
+    (*(uint64_t *)ud)++;
+    return 0;
+}
+
+/* One compute with a shape never seen: a new description in the kept chain, a record of the
+ * profile pointing at it (its name checked when taken), then the safe point. */
+static const opscope_cap_rec *one_compute(int64_t i) {
+    opscope_cap_rec *d = opscope_cap_buf_keep_rec(2);
+    if (!d) return NULL;
+    d->kind = OPSCOPE_CAP_KIND_DESC;
+    d->ne[0] = i;
+    opscope_cap_buf_keep_commit(d->size);
+    opscope_cap_rec *r = opscope_cap_buf_alloc(0);
+    if (!r) return NULL;
+    r->kind = OPSCOPE_CAP_KIND_OP;
+    r->node = (int32_t)i;
+    r->graph = (int64_t)(intptr_t)d; /* where its description is: read when taken */
+    opscope_cap_buf_commit(r);
+    opscope_cap_buf_safe_point();
+    return d;
+}
+
+/* A taken record's description is still readable, and its own. */
+static int check_desc(void *ud, const opscope_cap_rec *r) {
+    const opscope_cap_rec *d = (const opscope_cap_rec *)(intptr_t)r->graph;
+    if (d->kind != OPSCOPE_CAP_KIND_DESC || d->ne[0] != r->node) (*(uint64_t *)ud)++;
+    return 0;
+}
+
+static uint64_t keep_mib(void) {
+    opscope_cap_buf_held h;
+    opscope_cap_buf_usage(&h);
+    return h.keep_bytes >> 20;
+}
+
+static int test_keep_renewed_after_take(void) {
+    opscope_cap_buf_reset_all();
+    opscope_cap_buf_set_limit(256ull << 20);
+    opscope_cap_buf_renew_enable(true);
+    const uint64_t n = 60000; /* descriptions: far more than 10 MiB of them */
+    uint64_t written = n * opscope_cap_rec_size(2);
+    ASSERT_GT_U64(written, 10ull << 20);
+    unsigned gen0 = opscope_cap_buf_generation();
+    uint64_t bad = 0, taken = 0, peak = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        ASSERT_TRUE(one_compute((int64_t)i) != NULL);
+        if (i % 500 == 499) { /* a checkpoint: the records taken, then released */
+            ASSERT_EQ_INT(opscope_cap_buf_take_new(check_desc, &bad), 0);
+            ASSERT_EQ_INT(opscope_cap_buf_take_new(count_rec, &taken), 0); /* the same, again */
+            opscope_cap_buf_release_taken();
+        }
+        if (keep_mib() > peak) peak = keep_mib();
+    }
+    ASSERT_EQ_U64(bad, 0);
+    ASSERT_EQ_U64(taken, n - n % 500);
+    /* a window of a few chunks, not the 10+ MiB written */
+    ASSERT_LE_U64(peak, 6);
+    ASSERT_TRUE(opscope_cap_buf_generation() != gen0); /* the caches started again */
+    return 0;
+}
+
+static int test_keep_retired_kept_until_taken(void) {
+    opscope_cap_buf_reset_all();
+    opscope_cap_buf_set_limit(256ull << 20);
+    opscope_cap_buf_renew_enable(true);
+    unsigned gen0 = opscope_cap_buf_generation();
+    uint64_t i = 0;
+    while (opscope_cap_buf_generation() == gen0 && i < 100000) {
+        ASSERT_TRUE(one_compute((int64_t)i++) != NULL); /* no take: nothing may be freed */
+    }
+    ASSERT_TRUE(opscope_cap_buf_generation() != gen0);
+    uint64_t before = keep_mib();
+    ASSERT_GE_U64(before, 3); /* the retired chain is still there */
+    uint64_t bad = 0;
+    ASSERT_EQ_INT(opscope_cap_buf_take_new(check_desc, &bad), 0);
+    opscope_cap_buf_release_taken();
+    ASSERT_EQ_U64(bad, 0);
+    ASSERT_LT_U64(keep_mib(), before); /* taken: freed */
+    return 0;
+}
+
+static int test_keep_never_renewed_pinned_or_off(void) {
+    for (int pin = 0; pin < 2; pin++) {
+        opscope_cap_buf_reset_all();
+        opscope_cap_buf_set_limit(256ull << 20);
+        opscope_cap_buf_renew_enable(pin == 1); /* off; or on but pinned */
+        if (pin) opscope_cap_buf_keep_pin();
+        unsigned gen0 = opscope_cap_buf_generation();
+        uint64_t taken = 0;
+        for (uint64_t i = 0; i < 30000; i++) {
+            ASSERT_TRUE(one_compute((int64_t)i) != NULL);
+            if (i % 500 == 499) {
+                ASSERT_EQ_INT(opscope_cap_buf_take_new(count_rec, &taken), 0);
+                opscope_cap_buf_release_taken();
+            }
+        }
+        ASSERT_EQ_INT((int)(opscope_cap_buf_generation() == gen0), 1);
+        ASSERT_GE_U64(keep_mib(), (30000 * opscope_cap_rec_size(2)) >> 20); /* every description kept */
+    }
+    opscope_cap_buf_reset_all();
+    return 0;
+}
+
 TEST_MAIN(TEST(test_concurrent_appends_not_torn), TEST(test_cap_drops_and_counts),
-          TEST(test_thread_ids_distinct))
+          TEST(test_thread_ids_distinct), TEST(test_keep_renewed_after_take),
+          TEST(test_keep_retired_kept_until_taken), TEST(test_keep_never_renewed_pinned_or_off))

@@ -162,6 +162,7 @@ static void settle(gpu_pend *done, gpu_pend *gone) {
  * here on), EXPECTED items. Writes the records now when the items are all in. False when the
  * table had no room (HALF's nodes are freed). */
 static bool describe(uint64_t scope, const gpu_pend *half, int64_t expected) {
+    opscope_cap_buf_keep_pin(); /* pending device work points at descriptions */
     pthread_mutex_lock(&g_mu);
     gpu_pend *p = find_or_add(scope);
     gpu_pend *done = NULL;

@@ -370,15 +370,19 @@ static void not_owner_path(void) {
     }
 }
 
-/* Under an address-space limit (ulimit -v) the capture's growth while the program runs (its
- * writer thread's malloc arena, reserved whole by glibc at its first checkpoint, and the
- * record buffers) may be what the program then lacks for its own threads: said once, at the
- * first compute, when less than that is left. */
-#define CAP_AS_GROWTH_MB 80
-static void check_address_space(void) {
+/* Under an address-space limit (ulimit -v) the program must keep the room it needs after its
+ * first compute: the threads it starts there (libgomp's pool: 8 MiB of stack each) and, on
+ * top, what the capture takes from then on (record chunks, the writer's 256 KiB stack and
+ * buffers, the final profile's conversion; glibc gives the writer thread an arena of its own
+ * only where 64 MiB are free, else it shares one). With less than CAP_AS_NEED_MB left at the
+ * first compute the capture turns itself off, said once, and the program runs as it would
+ * without it (but for the library's own mapping and its first record chunk, a few MiB taken
+ * before: figures in docs/capture.md, "Output paths"). Returns false then. */
+#define CAP_AS_NEED_MB 16
+static bool check_address_space(void) {
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) {
-        return;
+        return true;
     }
     char buf[64] = {0};
     int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
@@ -388,13 +392,15 @@ static void check_address_space(void) {
     }
     uint64_t used = n > 0 ? strtoull(buf, NULL, 10) * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
     uint64_t left = rl.rlim_cur > used ? (uint64_t)rl.rlim_cur - used : 0;
-    if (!used || left >= (uint64_t)CAP_AS_GROWTH_MB << 20) {
-        return;
+    if (!used || left >= (uint64_t)CAP_AS_NEED_MB << 20) {
+        return true;
     }
-    fprintf(stderr, "opscope: only %llu MiB of address space is left under the limit (ulimit -v %llu): the capture "
-                    "may take up to %d MiB more as the program runs, and the program may then fail to start "
-                    "threads; raise the limit by that much, or set MALLOC_ARENA_MAX=1\n",
-            (unsigned long long)(left >> 20), (unsigned long long)(rl.rlim_cur >> 10), CAP_AS_GROWTH_MB);
+    char why[200];
+    snprintf(why, sizeof why, "only %llu MiB of address space is left under the limit (ulimit -v %llu), the "
+                              "capture needs %d MiB: it turned itself off to leave the program room",
+             (unsigned long long)(left >> 20), (unsigned long long)(rl.rlim_cur >> 10), CAP_AS_NEED_MB);
+    opscope_cap_life_disable(why);
+    return false;
 }
 
 static void first_capture(void) {
@@ -416,8 +422,9 @@ static void first_capture(void) {
     if (opscope_cap_env_mode) {
         rec_note("recording", NULL, NULL);
     }
-    check_address_space();
-    start_watcher();
+    if (check_address_space()) {
+        start_watcher();
+    }
 }
 
 void opscope_cap_life_started(void) {
@@ -670,6 +677,22 @@ static void print_stats(void) {
             opscope_cap_clock_use_tsc ? "tsc" : "monotonic");
 }
 
+/* OPSCOPE_STATS=1: what the capture holds in memory, one line on stderr after a checkpoint
+ * at most every 10 s (one write: the program may print too), so a long run shows which of
+ * its structures grows (bench/capture/memgrowth.py). Under the export lock. */
+static void print_usage(void) {
+    static uint64_t last_ns;
+    uint64_t now = opscope_cap_mono_ns();
+    if (last_ns && now - last_ns < 10000000000ull) {
+        return;
+    }
+    last_ns = now;
+    char line[768];
+    if (opscope_cap_log_usage_line(line, sizeof line)) {
+        fputs(line, stderr);
+    }
+}
+
 static const char *sig_name(int sig) {
     switch (sig) {
     case SIGINT: return "SIGINT";
@@ -811,6 +834,9 @@ static void export_as(end_kind kind, int sig) {
     }
     if (at_exit) {
         warn_decodes(g_life.log_on && path && !stream);
+    }
+    if (!at_exit && g_life.stats) {
+        print_usage();
     }
     if (at_exit && g_life.stats && n > 0) {
         print_stats();

@@ -15,6 +15,10 @@
 typedef struct chunk {
     struct chunk *_Atomic next;
     _Atomic size_t used; /* bytes of committed records in data[] */
+    /* a retired kept chain's head chunk (opscope_cap_buf_safe_point): the next retired chain
+     * of its thread, and the thread's committed record bytes when it retired */
+    struct chunk *retired_next;
+    uint64_t mark;
     size_t pad_;
     unsigned char data[];
 } chunk;
@@ -40,6 +44,15 @@ typedef struct tbuf {
     size_t took_off;    /* bytes of it taken */
     chunk *seen;        /* where the take in progress stopped */
     size_t seen_off;
+    uint64_t seen_bytes; /* record bytes the take in progress visited */
+    uint64_t taken;     /* record bytes taken and released so far (the exporter's) */
+    _Atomic uint64_t committed; /* record bytes committed so far (the owner's) */
+    /* Kept chains retired by the owner (under the store's lock), each freed once the
+     * records committed before it retired are taken: nothing then points into it. */
+    chunk *retired;
+    unsigned keep_chunks; /* chunks of the current kept chain (the owner's) */
+    unsigned renew_at;    /* a kept chain of this many chunks is renewed (the owner's) */
+    unsigned safe_points; /* since the current kept chain started (the owner's) */
 } tbuf;
 
 /* The process's record store. Threading contract: `lock` guards the list's changes (a new
@@ -51,19 +64,26 @@ static struct {
     pthread_mutex_t lock; /* buffer list and chain heads */
     tbuf *_Atomic bufs;
     _Atomic uint64_t bytes;
+    _Atomic uint64_t keep_bytes;  /* of bytes: chunks of the kept chains */
+    _Atomic uint64_t keep_used;   /* bytes ever committed in kept chains (renewed ones too) */
+    _Atomic uint64_t cache_bytes; /* per-thread caches made by opscope_cap_buf_cache_clear */
+    _Atomic uint64_t n_bufs;      /* threads that recorded */
     _Atomic uint64_t dropped;
     _Atomic bool drop_oom; /* a chunk could not be mapped below the cap */
     _Atomic int next_thread;
+    _Atomic bool renew;  /* kept chains may be renewed: a streaming export takes the records */
+    _Atomic bool pinned; /* description pointers are held beyond their compute: never renew */
     uint64_t limit;
     _Atomic unsigned generation; /* bumped by reset_all so threads drop their (freed) buffers */
 } g_store = {.lock = PTHREAD_MUTEX_INITIALIZER, .next_thread = 1, .limit = 512ull << 20};
 
-/* This thread's part: its own only (initial-exec TLS, 24 bytes; area.cmake). */
+/* This thread's part: its own only (initial-exec TLS, 32 bytes; area.cmake). */
 static _Thread_local struct {
     tbuf *buf;
     uint64_t dropped;    /* this thread's drops: which graph lost records */
     int thread_id;
     unsigned generation; /* g_store.generation when buf was taken */
+    unsigned epoch;      /* bumped when this thread's kept chain is renewed */
 } t_store;
 
 void opscope_cap_buf_set_limit(uint64_t bytes) {
@@ -77,7 +97,7 @@ int opscope_cap_buf_thread_id(void) {
     return t_store.thread_id;
 }
 
-static chunk *chunk_new(void) {
+static chunk *chunk_new(bool keep) {
     uint64_t total = atomic_fetch_add(&g_store.bytes, CHUNK_BYTES) + CHUNK_BYTES;
     if (total > g_store.limit) {
         atomic_fetch_sub(&g_store.bytes, CHUNK_BYTES);
@@ -93,6 +113,9 @@ static chunk *chunk_new(void) {
     }
     atomic_init(&c->next, NULL);
     atomic_init(&c->used, 0);
+    if (keep) {
+        atomic_fetch_add_explicit(&g_store.keep_bytes, CHUNK_BYTES, memory_order_relaxed);
+    }
     return c;
 }
 
@@ -106,6 +129,7 @@ static tbuf *my_buf(void) {
         return NULL;
     }
     b->thread_id = opscope_cap_buf_thread_id();
+    atomic_fetch_add_explicit(&g_store.n_bufs, 1, memory_order_relaxed);
     pthread_mutex_lock(&g_store.lock);
     b->next_buf = atomic_load(&g_store.bufs);
     atomic_store_explicit(&g_store.bufs, b, memory_order_release);
@@ -120,7 +144,9 @@ void opscope_cap_buf_commit(opscope_cap_rec *r) {
 }
 
 unsigned opscope_cap_buf_generation(void) {
-    return atomic_load_explicit(&g_store.generation, memory_order_acquire);
+    /* the thread's caches point into its own kept chain: a renewal of it is a new generation
+     * for them, a reset of everything for every thread */
+    return atomic_load_explicit(&g_store.generation, memory_order_acquire) * 0x9E3779B1u + t_store.epoch;
 }
 
 void *opscope_cap_buf_cache_clear(void **table, unsigned *gen, unsigned g, size_t n, size_t size) {
@@ -129,6 +155,7 @@ void *opscope_cap_buf_cache_clear(void **table, unsigned *gen, unsigned g, size_
         if (!*table) {
             return NULL;
         }
+        atomic_fetch_add_explicit(&g_store.cache_bytes, n * size, memory_order_relaxed);
     } else {
         memset(*table, 0, n * size);
     }
@@ -139,10 +166,11 @@ void *opscope_cap_buf_cache_clear(void **table, unsigned *gen, unsigned g, size_
 static void *chain_alloc(tbuf *b, chain *ch, size_t need) {
     chunk *c = ch->tail;
     if (!c || atomic_load_explicit(&c->used, memory_order_relaxed) + need > CHUNK_BYTES) {
-        chunk *n = chunk_new();
+        chunk *n = chunk_new(ch == &b->keep);
         if (!n) {
             return NULL;
         }
+        b->keep_chunks += ch == &b->keep;
         if (c) {
             atomic_store_explicit(&c->next, n, memory_order_release);
         } else {
@@ -153,7 +181,6 @@ static void *chain_alloc(tbuf *b, chain *ch, size_t need) {
         ch->tail = n;
         c = n;
     }
-    (void)b;
     return c->data + atomic_load_explicit(&c->used, memory_order_relaxed);
 }
 
@@ -170,6 +197,9 @@ void *opscope_cap_buf_alloc_bytes(size_t need) {
 
 void opscope_cap_buf_commit_bytes(size_t size) {
     chain_commit(&t_store.buf->rec, size);
+    atomic_store_explicit(&t_store.buf->committed,
+                          atomic_load_explicit(&t_store.buf->committed, memory_order_relaxed) + size,
+                          memory_order_relaxed);
 }
 
 void *opscope_cap_buf_keep_bytes(size_t need) {
@@ -179,6 +209,7 @@ void *opscope_cap_buf_keep_bytes(size_t need) {
 
 void opscope_cap_buf_keep_commit(size_t size) {
     chain_commit(&t_store.buf->keep, size);
+    atomic_fetch_add_explicit(&g_store.keep_used, size, memory_order_relaxed);
 }
 
 /* A record of N_SRC sources in this thread's KEEP or record chain, its size and source count
@@ -227,10 +258,18 @@ uint64_t opscope_cap_buf_bytes(void) {
     return atomic_load(&g_store.bytes);
 }
 
+void opscope_cap_buf_usage(opscope_cap_buf_held *h) {
+    uint64_t all = atomic_load(&g_store.bytes), keep = atomic_load(&g_store.keep_bytes);
+    *h = (opscope_cap_buf_held){.rec_bytes = all > keep ? all - keep : 0, .keep_bytes = keep,
+                                .keep_written = atomic_load(&g_store.keep_used),
+                                .cache_bytes = atomic_load(&g_store.cache_bytes),
+                                .threads = atomic_load(&g_store.n_bufs)};
+}
+
 /* Calls FN for the committed records of the chain from chunk C, byte OFF on; stores where it
  * stopped in *END_C / *END_OFF (when given). */
 static int chain_walk(chunk *c, size_t off, int (*fn)(void *ud, const opscope_cap_rec *r), void *ud,
-                      chunk **end_c, size_t *end_off) {
+                      chunk **end_c, size_t *end_off, uint64_t *bytes) {
     while (c) {
         /* next before used: a chunk with a successor is final, and its fill level read
          * after that is complete, so each thread's records come as a gap-free prefix */
@@ -243,6 +282,9 @@ static int chain_walk(chunk *c, size_t off, int (*fn)(void *ud, const opscope_ca
                 return rc;
             }
             off += r->size;
+            if (bytes) {
+                *bytes += r->size;
+            }
         }
         if (end_c) {
             *end_c = c;
@@ -262,15 +304,43 @@ int opscope_cap_buf_foreach(int (*fn)(void *ud, const opscope_cap_rec *r), void 
         pthread_mutex_lock(&g_store.lock);
         chunk *c = b->rec.head, *k = b->keep.head;
         pthread_mutex_unlock(&g_store.lock);
-        int rc = chain_walk(k, 0, fn, ud, NULL, NULL);
+        int rc = chain_walk(k, 0, fn, ud, NULL, NULL, NULL);
         if (!rc) {
-            rc = chain_walk(b->took ? b->took : c, b->took ? b->took_off : 0, fn, ud, NULL, NULL);
+            rc = chain_walk(b->took ? b->took : c, b->took ? b->took_off : 0, fn, ud, NULL, NULL, NULL);
         }
         if (rc) {
             return rc;
         }
     }
     return 0;
+}
+
+static void chain_free(chunk *c) {
+    while (c) {
+        chunk *nc = atomic_load(&c->next);
+        munmap(c, CHUNK_MAP);
+        c = nc;
+    }
+}
+
+/* Frees B's retired kept chains whose records are all taken: every record committed before
+ * a chain retired is in the log, and every later one points into a newer chain. Locked. */
+static void free_retired(tbuf *b) {
+    for (chunk **pp = &b->retired; *pp;) {
+        chunk *h = *pp;
+        if (h->mark > b->taken) {
+            pp = &h->retired_next;
+            continue;
+        }
+        *pp = h->retired_next;
+        uint64_t n = 0;
+        for (chunk *c = h; c; c = atomic_load_explicit(&c->next, memory_order_relaxed)) {
+            n++;
+        }
+        chain_free(h);
+        atomic_fetch_sub(&g_store.bytes, n * CHUNK_BYTES);
+        atomic_fetch_sub(&g_store.keep_bytes, n * CHUNK_BYTES);
+    }
 }
 
 int opscope_cap_buf_take_new(int (*fn)(void *ud, const opscope_cap_rec *r), void *ud) {
@@ -280,10 +350,12 @@ int opscope_cap_buf_take_new(int (*fn)(void *ud, const opscope_cap_rec *r), void
         pthread_mutex_unlock(&g_store.lock);
         b->seen = c;
         b->seen_off = b->took ? b->took_off : 0;
-        int rc = chain_walk(c, b->seen_off, fn, ud, &b->seen, &b->seen_off);
+        b->seen_bytes = 0;
+        int rc = chain_walk(c, b->seen_off, fn, ud, &b->seen, &b->seen_off, &b->seen_bytes);
         if (rc) {
             b->seen = b->took; /* nothing taken */
             b->seen_off = b->took_off;
+            b->seen_bytes = 0;
             return rc;
         }
     }
@@ -306,18 +378,13 @@ void opscope_cap_buf_release_taken(void) {
             c = nc;
         }
         b->rec.head = c;
+        b->taken += b->seen_bytes;
+        b->seen_bytes = 0;
+        free_retired(b);
         pthread_mutex_unlock(&g_store.lock);
         b->took = b->seen;
         b->took_off = b->seen_off;
         b->seen = NULL;
-    }
-}
-
-static void chain_free(chunk *c) {
-    while (c) {
-        chunk *nc = atomic_load(&c->next);
-        munmap(c, CHUNK_MAP);
-        c = nc;
     }
 }
 
@@ -330,12 +397,70 @@ void opscope_cap_buf_reset_all(void) {
         tbuf *nb = b->next_buf;
         chain_free(b->rec.head);
         chain_free(b->keep.head);
+        while (b->retired) {
+            chunk *h = b->retired;
+            b->retired = h->retired_next;
+            chain_free(h);
+        }
         free(b);
         b = nb;
     }
     atomic_store(&g_store.bytes, 0);
+    atomic_store(&g_store.keep_bytes, 0);
+    atomic_store(&g_store.keep_used, 0);
+    atomic_store(&g_store.n_bufs, 0);
     atomic_store(&g_store.dropped, 0);
     atomic_store(&g_store.drop_oom, false);
     t_store.dropped = 0;
     t_store.buf = NULL;
+    atomic_store(&g_store.renew, false);
+    atomic_store(&g_store.pinned, false);
+}
+
+/* A kept chain this many chunks long is renewed at its thread's next safe point; a chain that
+ * filled up within RENEW_FAST safe points (a working set that large, not growth) doubles the
+ * thread's threshold instead of being renewed at every compute. */
+#define RENEW_CHUNKS 3u
+#define RENEW_FAST 256u
+
+void opscope_cap_buf_renew_enable(bool on) {
+    atomic_store(&g_store.renew, on);
+}
+
+void opscope_cap_buf_keep_pin(void) {
+    if (!atomic_load_explicit(&g_store.pinned, memory_order_relaxed)) {
+        atomic_store(&g_store.pinned, true);
+    }
+}
+
+void opscope_cap_buf_safe_point(void) {
+    tbuf *b = t_store.buf;
+    if (!b || t_store.generation != atomic_load_explicit(&g_store.generation, memory_order_relaxed)) {
+        return;
+    }
+    b->safe_points++;
+    if (b->renew_at == 0) {
+        b->renew_at = RENEW_CHUNKS;
+    }
+    if (b->keep_chunks < b->renew_at || !atomic_load_explicit(&g_store.renew, memory_order_relaxed) ||
+        atomic_load_explicit(&g_store.pinned, memory_order_relaxed)) {
+        return;
+    }
+    if (b->safe_points < RENEW_FAST && b->renew_at < (1u << 12)) {
+        b->renew_at *= 2; /* the working set: keep it */
+        b->safe_points = 0;
+        return;
+    }
+    pthread_mutex_lock(&g_store.lock);
+    chunk *h = b->keep.head;
+    if (h) {
+        h->mark = atomic_load_explicit(&b->committed, memory_order_relaxed);
+        h->retired_next = b->retired;
+        b->retired = h;
+    }
+    b->keep.head = b->keep.tail = NULL;
+    pthread_mutex_unlock(&g_store.lock);
+    b->keep_chunks = 0;
+    b->safe_points = 0;
+    t_store.epoch++; /* this thread's caches of record pointers start again */
 }

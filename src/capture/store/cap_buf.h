@@ -317,6 +317,16 @@ uint64_t opscope_cap_buf_limit(void);
 /* Bytes of chunks allocated so far. */
 uint64_t opscope_cap_buf_bytes(void);
 
+/* What the store holds now (OPSCOPE_STATS, tests, benchmarks): bytes of record chunks (the
+ * streamed window, or every record without a log), of kept chunks (descriptions and plan
+ * pages) now, of everything ever committed to kept chains (renewed ones too: how fast
+ * descriptions are made), of the per-thread caches of record pointers, and the threads
+ * that recorded. Relaxed reads of atomics: any thread, no lock. */
+typedef struct opscope_cap_buf_held {
+    uint64_t rec_bytes, keep_bytes, keep_written, cache_bytes, threads;
+} opscope_cap_buf_held;
+void opscope_cap_buf_usage(opscope_cap_buf_held *h);
+
 /* Calls FN for every committed record of every thread not yet taken (any thread may be
  * writing concurrently: only records committed before the call's start of each chunk are
  * seen), the kept chain's first.
@@ -331,6 +341,28 @@ int opscope_cap_buf_take_new(int (*fn)(void *ud, const opscope_cap_rec *r), void
 /* Marks what the last take visited as taken and frees the chunks wholly taken (their
  * records must no longer be needed). Only the exporting thread. */
 void opscope_cap_buf_release_taken(void);
+
+/*
+ * Renewal of the kept chains. What records point at (descriptions, plan pages) is kept, and
+ * a server's shapes keep changing (batches of any size, a KV cache of any length), so a
+ * thread's kept chain would grow for as long as the program runs. While a streaming export
+ * takes the records (opscope_cap_buf_renew_enable, cap_log.c), a thread whose kept chain
+ * reached a few chunks retires it at its next safe point and starts a new one: its caches of
+ * record pointers see a new generation (opscope_cap_buf_generation) and describe again what
+ * they need, and the retired chain is freed once every record committed before it retired
+ * was taken (opscope_cap_buf_release_taken). Memory then stays a window whatever the run's
+ * length. A chain that fills within a few hundred computes is the working set, not growth:
+ * its thread's threshold doubles instead.
+ */
+/* Allows renewals (ON) or stops them. Any thread. */
+void opscope_cap_buf_renew_enable(bool on);
+/* Says that description pointers are held beyond the compute that made them (a GPU source's
+ * pending device work, cap_gpu.c): kept chains are never renewed from then on. Any thread. */
+void opscope_cap_buf_keep_pin(void);
+/* The calling thread holds no pointer into its kept chain other than through its caches
+ * (the records of a compute are out: cap_record.c's graph record): its chain may be renewed
+ * here. Cheap when nothing is due (a few loads). Owner thread. */
+void opscope_cap_buf_safe_point(void);
 
 /* Forgets every record and frees every chunk. Only when no other thread can append (in a
  * fork child, or in tests). */

@@ -4,6 +4,7 @@
 #include "capture/store/cap_buf.h"
 #include "capture/store/cap_clock.h"
 #include "capture/store/cap_convert.h"
+#include "capture/store/cap_counters.h"
 #include "capture/store/cap_decodes.h"
 #include "capture/store/cap_drops.h"
 #include "capture/store/cap_meta.h"
@@ -18,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +73,7 @@ void opscope_cap_log_start(const char *path, uint64_t max_bytes) {
     g_log.max_bytes = max_bytes;
     g_log.g.sched = -2;
     g_log.on = true;
+    opscope_cap_buf_renew_enable(true); /* the flushes take every record: kept chains may renew */
 }
 
 bool opscope_cap_log_on(void) {
@@ -464,8 +467,39 @@ int opscope_cap_log_flush(const char *how, const char *sig, char *why, size_t wh
 }
 
 void opscope_cap_log_close(void) {
+    opscope_cap_buf_renew_enable(false); /* no flush takes records any more */
     if (g_log.fd >= 0) {
         close(g_log.fd);
         g_log.fd = -1;
     }
+}
+
+size_t opscope_cap_log_usage_line(char *buf, size_t size) {
+    opscope_cap_buf_held b;
+    opscope_cap_buf_usage(&b);
+    opscope_cap_decodes_held d;
+    opscope_cap_decodes_usage(&d);
+    /* the log's own tables: templates (kept for the log's life: ids are the log's) and the
+     * flush's buffers (reused, so their capacity is the largest flush so far) */
+    uint64_t tmpl = g_log.tmpls.cap * sizeof *g_log.tmpls.v +
+                    (g_log.index.slots ? (g_log.index.mask + 1) * sizeof *g_log.index.slots : 0);
+    uint64_t bufs = g_log.out.cap + g_log.payload.cap + g_log.tmpl_bytes.cap + g_log.inst.cap + g_log.one.cap +
+                    g_log.defined.cap * sizeof *g_log.defined.v;
+    struct mallinfo2 mi = mallinfo2(); /* every arena: the program's and the capture's */
+    int n = snprintf(buf, size,
+                     "opscope: mem: mono_s=%.1f records=%llu log_records=%llu rec_kb=%llu keep_kb=%llu "
+                     "keep_written_kb=%llu descs=%llu caches_kb=%llu threads=%llu log_tmpls=%zu log_tmpl_kb=%llu "
+                     "log_bufs_kb=%llu gather_kb=%llu decodes_held=%u decodes_kb=%llu dropped=%llu "
+                     "malloc_arena_kb=%zu malloc_used_kb=%zu malloc_free_kb=%zu malloc_mmap_kb=%zu\n",
+                     (double)opscope_cap_mono_ns() / 1e9,
+                     (unsigned long long)atomic_load(&opscope_cap_stats.records),
+                     (unsigned long long)g_log.records, (unsigned long long)(b.rec_bytes >> 10),
+                     (unsigned long long)(b.keep_bytes >> 10), (unsigned long long)(b.keep_written >> 10),
+                     (unsigned long long)atomic_load(&opscope_cap_stats.descs),
+                     (unsigned long long)(b.cache_bytes >> 10), (unsigned long long)b.threads, g_log.tmpls.n,
+                     (unsigned long long)(tmpl >> 10), (unsigned long long)(bufs >> 10),
+                     (unsigned long long)((g_log.g.cap * sizeof *g_log.g.v) >> 10), d.calls,
+                     (unsigned long long)(d.bytes >> 10), (unsigned long long)opscope_cap_buf_dropped(),
+                     mi.arena >> 10, mi.uordblks >> 10, mi.fordblks >> 10, mi.hblkhd >> 10);
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }

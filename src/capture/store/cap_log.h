@@ -44,6 +44,13 @@ bool opscope_cap_log_exists(void);
  * it (read/readers.h, opscope_oplog_read). */
 int opscope_cap_log_fd(void);
 
+/* One line (newline-terminated, into BUF of SIZE bytes, cut to fit) of what the capture holds
+ * in memory: the store's record and kept chunks (cap_buf.h), its caches, the log's template
+ * table and flush buffers, libllama's batches held (cap_decodes.h), and the C library's
+ * malloc totals (mallinfo2: every arena). OPSCOPE_STATS=1 prints it after a checkpoint every
+ * 10 s (bench/capture/memgrowth.py reads it). Returns its length. Exporting thread only. */
+size_t opscope_cap_log_usage_line(char *buf, size_t size);
+
 /* Closes the log (after the final export replaced it, or at the end). */
 void opscope_cap_log_close(void);
 

@@ -251,6 +251,7 @@ void opscope_cap_graph_rec_add(int steps, int attr, uint64_t tail) {
 }
 
 void opscope_cap_graph_rec_write(const opscope_cap_compute *c, uint64_t t2) {
+    opscope_cap_buf_safe_point(); /* the compute's records are out (cap_buf.h) */
     if (!t_pending.set) {
         return;
     }
