@@ -1,6 +1,7 @@
 /* oplog_tail.c - the record log read as it grows (see oplog_tail.h). */
 #include "read/oplog_tail.h"
 
+#include "model/oplog_backend.h"
 #include "model/oplog_dec.h"
 #include "model/oplog_rec.h"
 #include "util/oplog.h"
@@ -141,13 +142,8 @@ static int take_meta(opscope_oplog_tail_t *t, opscope_oplog_cur *c, const opscop
 }
 
 static int take_backend(opscope_oplog_cur *c, const opscope_oplog_tail_cb *cb) {
-    opscope_backend b = {0};
-    uint64_t id = opscope_oplog_get_u(c);
-    b.name = opscope_oplog_get_cstr(c);
-    b.device = opscope_oplog_get_cstr(c);
-    b.device_type = (opscope_device_type)opscope_oplog_get_u(c);
-    if (c->bad || id > INT32_MAX || !b.name) return -1;
-    b.id = (int32_t)id;
+    opscope_backend b;
+    if (opscope_oplog_get_backend(c, &b)) return -1;
     return cb->on_backend && cb->on_backend(cb->ud, &b) ? -3 : 0;
 }
 

@@ -246,10 +246,8 @@ static int test_tail_replaced(void) {
 static opscope_record rec_at(const char *name, int32_t backend, uint64_t start, uint64_t dur) {
     opscope_record r;
     opscope_record_init(&r);
-    r.name = name;
-    r.backend_id = backend;
-    r.start_ns = start;
-    r.duration_ns = dur;
+    r.name = name, r.backend_id = backend; /* a host-timed record of a group */
+    r.start_ns = start, r.duration_ns = dur;
     return r;
 }
 
