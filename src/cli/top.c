@@ -272,9 +272,46 @@ static bool pid_alive(long pid) {
     return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
+/* True when PATH starts with a record log's header. */
+static bool is_log_file(const char *path) {
+    unsigned char head[OPSCOPE_OPLOG_HEAD];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ssize_t n = read(fd, head, sizeof head);
+    close(fd);
+    return n == (ssize_t)sizeof head && opscope_oplog_is_log(head, sizeof head);
+}
+
+/* The log read was an earlier run's and a new run's log took its path (a capture renames its
+ * log over the output when its first records come): the view starts again on the new one.
+ * 0, or -1 when out of memory. */
+static int tv_restart_if_new_log(top_view *v) {
+    if (!v->tail || v->st.state != OPSCOPE_OPLOG_TAIL_REPLACED || !is_log_file(v->path)) return 0;
+    opscope_live_t *live = opscope_live_new(opscope_live_window(v->live));
+    opscope_oplog_tail_t *tail = opscope_oplog_tail_new(v->path);
+    if (!live || !tail) {
+        opscope_live_free(live);
+        opscope_oplog_tail_free(tail);
+        return -1;
+    }
+    opscope_live_free(v->live);
+    opscope_oplog_tail_free(v->tail);
+    v->live = live;
+    v->tail = tail;
+    memset(&v->st, 0, sizeof v->st);
+    v->program[0] = '\0';
+    v->pid = 0;
+    v->have_off = false;
+    return 0;
+}
+
 /* Reads what is new. A cli status (2 after printing the error). */
 static int tv_poll(top_view *v) {
     opscope_error err;
+    if (tv_restart_if_new_log(v)) {
+        fprintf(stderr, "opscope top: out of memory\n");
+        return OPSCOPE_EXIT_INPUT;
+    }
     if (!v->tail) return 0;
     opscope_oplog_tail_cb cb = {v, tv_capture, tv_backend, tv_record, tv_decode};
     uint64_t before = v->st.records;
@@ -344,7 +381,8 @@ static int tv_draw(top_view *v, const top_args *a, opscope_top_sort sort, bool p
 
 static bool tv_over(const top_view *v) {
     if (v->live_run && v->st.chunks == 0) return false;
-    return !v->tail || v->st.state == OPSCOPE_OPLOG_TAIL_REPLACED || v->st.state == OPSCOPE_OPLOG_TAIL_NOT_LOG ||
+    return !v->tail || (v->st.state == OPSCOPE_OPLOG_TAIL_REPLACED && !is_log_file(v->path)) ||
+           v->st.state == OPSCOPE_OPLOG_TAIL_NOT_LOG ||
            (v->st.state == OPSCOPE_OPLOG_TAIL_GROWING && !pid_alive(v->pid) && v->pid > 0);
 }
 
