@@ -4,9 +4,10 @@
 loop from here, and `opscope top` (this build) in a tmux pane on the growing record log. Two
 frames 3 s apart differ, both say the run is running, and both show the server's generation
 tokens/s: within a factor of 2 of the rate the clients' own replies give over the window
-(the sum of predicted_n of the replies that ended in the 5 s before the frame). Then q quits
-top; the server is killed (SIGKILL), and `opscope top --once` on the log it leaves has
-report's top 5 op groups and times (within 1%).
+(the sum of predicted_n of the replies that ended in the 10 s before the frame, 1 s earlier:
+the log's lag; top --window 10). Then q quits top; the clients stop, the server is killed (SIGKILL), and
+`opscope top --once` on the log it leaves has report's top 5 op groups and times (within 1%)
+and, since the start, the replies' prompt tokens and their generated tokens but the last.
 
 usage: live_tmux.py OPSCOPE REPO WORKDIR   (exit 77: no root, no tmux, or no capture library)"""
 import json
@@ -49,27 +50,29 @@ s.bind(("127.0.0.1", 0))
 port = s.getsockname()[1]
 s.close()
 log = os.path.join(work, "p.json")
-server_cmd = ("exec \"$OPSCOPE_BIN\" record -q -o /host-cwd/p.json -- llama-server -m /models/tiny-dense-f32.gguf "
+server_cmd = ("exec \"$OPSCOPE_BIN\" record -o /host-cwd/p.json -- llama-server -m /models/tiny-dense-f32.gguf "
               "--parallel 2 -c 4096 -t 2 --host 127.0.0.1 --port %d --no-warmup --no-webui" % port)
 srv = subprocess.Popen([in_root, "--no-build", server_cmd], cwd=work, start_new_session=True,
                        stdout=open(os.path.join(work, "server.log"), "wb"), stderr=subprocess.STDOUT)
 base = "http://127.0.0.1:%d" % port
 tmux = ["tmux", "-L", "opscope-top-test-%d" % os.getpid()]
-replies = []  # (end time on this machine's monotonic clock, predicted_n)
+replies = []  # (end time on this machine's monotonic clock, predicted_n, prompt_n)
+N_PREDICT = 8  # short requests: the clients' rate is counted in whole replies
+WINDOW = 10  # top's window and the clients' span: a reply is 0.8 tokens/s of it
 stop = threading.Event()
 
 
 def client(i):
     n = 0
     while not stop.is_set():
-        body = {"prompt": "Client %d request %d: tell a story" % (i, n), "n_predict": 48, "temperature": 0,
+        body = {"prompt": "Client %d request %d: tell a story" % (i, n), "n_predict": N_PREDICT, "temperature": 0,
                 "ignore_eos": True, "cache_prompt": False}
         req = urllib.request.Request(base + "/completion", json.dumps(body).encode(),
                                      {"Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(req, timeout=60) as resp:
                 out = json.loads(resp.read())
-            replies.append((time.monotonic(), out["timings"]["predicted_n"]))
+            replies.append((time.monotonic(), out["timings"]["predicted_n"], out["timings"]["prompt_n"]))
         except (OSError, KeyError, ValueError):
             time.sleep(0.2)
         n += 1
@@ -111,8 +114,10 @@ def gen_rate(text):
     return None
 
 
-def clients_rate(t_end, span=5.0):
-    return sum(n for t, n in replies if t_end - span < t <= t_end) / span
+def clients_rate(t_end, span=WINDOW, lag=1.0):
+    """Generated tokens per second in the replies that ended in the SPAN s before T_END - LAG:
+    top's window ends at the latest record in the log, which the capture appends every second."""
+    return sum(r[1] for r in replies if t_end - lag - span < r[0] <= t_end - lag) / span
 
 
 try:
@@ -132,8 +137,9 @@ try:
     for t in clients:
         t.start()
     time.sleep(2)
-    subprocess.run(tmux + ["new-session", "-d", "-s", "top", "-x", "150", "-y", "45", opscope, "top", log], check=True)
-    time.sleep(6)  # the window fills
+    top_cmd = [opscope, "top", "--window", str(WINDOW), log]
+    subprocess.run(tmux + ["new-session", "-d", "-s", "top", "-x", "150", "-y", "45"] + top_cmd, check=True)
+    time.sleep(WINDOW + 2)  # the window fills
     f1, t1 = frame(), time.monotonic()
     time.sleep(3)
     f2, t2 = frame(), time.monotonic()
@@ -145,12 +151,16 @@ try:
         g, want = gen_rate(f), clients_rate(t)
         check(" running " in f, "%s says the run is running" % name)
         check(g is not None and want > 0 and want / 2 <= g <= want * 2,
-              "%s: generation %s tokens/s, the clients' replies %.1f tokens/s over 5 s" % (name, g, want))
+              "%s: generation %s tokens/s, the clients' replies %.1f tokens/s over %d s" % (name, g, want, WINDOW))
         check("llama-server" in f and "MUL_MAT" in f, "%s names the program and its ops" % name)
     subprocess.run(tmux + ["send-keys", "-t", "top", "q"])
     time.sleep(1.5)
     alive = subprocess.run(tmux + ["has-session", "-t", "top"], capture_output=True).returncode == 0
     check(not alive, "q quits top")
+    stop.set()  # the clients finish their requests; 2.5 s more and their batches are in the log
+    for t in clients:
+        t.join(timeout=60)
+    time.sleep(2.5)
 finally:
     stop.set()
     subprocess.run(tmux + ["kill-server"], capture_output=True)
@@ -176,5 +186,15 @@ if os.path.exists(log):
             got_ms = float(row[-3])
             check(" ".join(row[2:-6]) == o["display"] and abs(got_ms - o["total_ns"] / 1e6) <= 0.01 * o["total_ns"] / 1e6,
                   "top's %s %.3f ms = report's %.3f ms (1%%)" % (o["display"], got_ms, o["total_ns"] / 1e6))
+        since = [ln for ln in rt.stdout.splitlines() if ln.startswith("tokens/s")][0].split("since start:")[1].split()
+        prompt, gen = int(since[0]), int(since[2])
+        # each reply's generated tokens but its last were decoded (the last may be too)
+        want_gen, want_prompt = sum(r[1] - 1 for r in replies), sum(r[2] for r in replies)
+        check(want_gen <= gen <= want_gen + len(replies),
+              "generated since start %d: the %d replies' predicted_n - 1 (%d), or up to 1 more each"
+              % (gen, len(replies), want_gen))
+        # measured: 2 more than the replies' prompt_n in every run, one per slot
+        check(want_prompt <= prompt <= want_prompt + 2,
+              "prompt tokens since start %d: the replies' prompt_n (%d), up to 1 more per slot" % (prompt, want_prompt))
 print("%d failed" % len(fails))
 sys.exit(1 if fails else 0)
