@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -440,6 +441,17 @@ static int tv_loop(top_view *v, const top_args *a) {
     return rc;
 }
 
+/* A log that no process writes any more and whose chunks end before the file does (a chunk
+ * cut short or damaged): one warning, as report's, for --once. */
+static void warn_cut(const top_view *v) {
+    struct stat sb;
+    if (!v->tail || v->st.state != OPSCOPE_OPLOG_TAIL_GROWING || pid_alive(v->pid)) return;
+    if (stat(v->path, &sb) != 0 || (uint64_t)sb.st_size <= v->st.offset) return;
+    fprintf(stderr, "opscope top: warning: %s is cut short at byte %llu (a chunk cut short or damaged); the frame "
+                    "counts the %llu records before it\n", v->path, (unsigned long long)v->st.offset,
+            (unsigned long long)v->st.records);
+}
+
 int opscope_cli_top(int argc, char **argv) {
     top_args a = {.delay = 1.0, .window = 5};
     const char *inputs[1];
@@ -462,6 +474,7 @@ int opscope_cli_top(int argc, char **argv) {
             fprintf(stderr, "opscope top: %s: no such file (a capture makes it with its first records)\n", path);
             st = OPSCOPE_EXIT_INPUT;
         }
+        if (st == 0) warn_cut(&v);
         if (st == 0 && tv_draw(&v, &a, a.sort, false, a.rows ? a.rows : 30, false)) st = OPSCOPE_EXIT_INPUT;
     } else {
         st = tv_loop(&v, &a);

@@ -89,8 +89,10 @@ static int open_log(opscope_oplog_tail_t *t, opscope_error *err) {
         close(fd);
         return fail(t, err, OPSCOPE_ERROR_IO, "cannot read the record log", 0);
     }
-    if (n < (ssize_t)sizeof head) { /* empty or being made: WAITING */
+    if (n < (ssize_t)sizeof head) { /* empty or its header being written: WAITING */
         close(fd);
+        if (memcmp(head, OPSCOPE_OPLOG_MAGIC, (size_t)n < 8 ? (size_t)n : 8) != 0)
+            t->st.state = OPSCOPE_OPLOG_TAIL_NOT_LOG; /* a short file of something else */
         return 0;
     }
     if (!opscope_oplog_is_log(head, sizeof head)) {

@@ -5,7 +5,8 @@ groups by time since the start, their times (within 1%) and calls equal report's
 the log (a finished profile: one frame of the whole run). Also: no terminal control codes when
 stdout is a pipe, the run found by --pid (the program's, and its parent's, as the pid of an
 `opscope record` whose child runs the capture), and exit 2 with one line for a process that
-runs no capture or a path that does not exist.
+runs no capture, a path that does not exist or a file that is no profile; a log cut inside a
+chunk gets one warning at report's byte and counts report's records before it.
 
 usage: once_vs_report.py OPSCOPE LOG WORKDIR"""
 import json
@@ -107,6 +108,23 @@ check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "no capt
       "--pid of a process without a capture: exit 2, one line (%d: %r)" % (r.returncode, r.stderr))
 r = run(["top", "--once", os.path.join(work, "none.json")])
 check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, "a missing path: exit 2, one line (%r)" % r.stderr)
+# a log cut inside a chunk: one warning at report's byte, the records before it counted
+cut = os.path.join(work, "cut.oplog")
+open(cut, "wb").write(open(log, "rb").read()[:9000])
+rep = run(["report", cut])
+warn = [ln for ln in rep.stderr.splitlines() if "cut short at byte" in ln]
+byte = warn[0].split("cut short at byte ")[1].split()[0] if warn else "?"
+n_before = int(warn[0].split("read the ")[1].split()[0]) if warn else -1
+r = run(["top", "--once", cut])
+check(r.returncode == 0 and r.stderr.count("\n") == 1 and ("at byte %s " % byte) in r.stderr,
+      "a cut log: exit 0, one warning at report's byte %s (%r)" % (byte, r.stderr))
+check(sum(row[4] for row in frame_rows(r.stdout)) == n_before,
+      "a cut log: the frame counts report's %d records before the cut" % n_before)
+bad = os.path.join(work, "bad.json")
+open(bad, "w").write("hello")
+r = run(["top", "--once", bad])
+check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "bad.json" in r.stderr,
+      "a short file that is no profile: exit 2, one line naming it (%r)" % r.stderr)
 r = run(["top", "--window", "0", copy])
 check(r.returncode == 1, "--window 0 is a usage error")
 
