@@ -5,7 +5,7 @@ loop from here, and `opscope top` (this build) in a tmux pane on the growing rec
 frames 3 s apart differ, both say the run is running, and both show the server's generation
 tokens/s: within a factor of 2 of the rate the clients' own replies give over the window
 (the sum of predicted_n of the replies that ended in the 10 s before the frame, 1 s earlier:
-the log's lag; top --window 10). Then q quits top; the clients stop, the server is killed (SIGKILL), and
+the log's lag; top --window 10). s takes the next sort column, space pauses and resumes, q quits top; the clients stop, the server is killed (SIGKILL), and
 `opscope top --once` on the log it leaves has report's top 5 op groups and times (within 1%)
 and, since the start, the replies' prompt tokens and their generated tokens but the last.
 
@@ -153,6 +153,18 @@ try:
         check(g is not None and want > 0 and want / 2 <= g <= want * 2,
               "%s: generation %s tokens/s, the clients' replies %.1f tokens/s over %d s" % (name, g, want, WINDOW))
         check("llama-server" in f and "MUL_MAT" in f, "%s names the program and its ops" % name)
+    subprocess.run(tmux + ["send-keys", "-t", "top", "s"])
+    time.sleep(1.5)
+    check("sort: total" in frame(), "s takes the next sort column (total)")
+    subprocess.run(tmux + ["send-keys", "-t", "top", " "])
+    time.sleep(1.5)
+    p1 = frame()
+    time.sleep(2.5)
+    p2 = frame()
+    check("[paused]" in p1 and p1 == p2, "space pauses: the frame says so and stays as it was 2.5 s later")
+    subprocess.run(tmux + ["send-keys", "-t", "top", " "])
+    time.sleep(2.5)
+    check("[paused]" not in frame() and frame() != p2, "space again: refreshing again")
     subprocess.run(tmux + ["send-keys", "-t", "top", "q"])
     time.sleep(1.5)
     alive = subprocess.run(tmux + ["has-session", "-t", "top"], capture_output=True).returncode == 0
