@@ -21,6 +21,9 @@ import threading
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import checklist  # noqa: E402
+
 opscope, repo, work = sys.argv[1], sys.argv[2], sys.argv[3]
 SKIP = 77
 if os.getuid() != 0 or not shutil.which("tmux") or not shutil.which("unshare"):
@@ -28,14 +31,13 @@ if os.getuid() != 0 or not shutil.which("tmux") or not shutil.which("unshare"):
     sys.exit(SKIP)
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
-fails = []
 
 
 def check(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what, flush=True)
-    if not cond:
-        fails.append(what)
-    return cond
+    """checklist's check; a passed one is printed too (the figures this run saw)."""
+    if cond:
+        print("ok    " + what, flush=True)
+    return checklist.check(cond, what)
 
 
 in_root = os.path.join(repo, "scripts", "in-root.sh")
@@ -208,5 +210,5 @@ if os.path.exists(log):
         # measured: 2 more than the replies' prompt_n in every run, one per slot
         check(want_prompt <= prompt <= want_prompt + 2,
               "prompt tokens since start %d: the replies' prompt_n (%d), up to 1 more per slot" % (prompt, want_prompt))
-print("%d failed" % len(fails))
-sys.exit(1 if fails else 0)
+print("%d failed" % len(checklist.failures))
+sys.exit(1 if checklist.failures else 0)

@@ -16,16 +16,13 @@ import signal
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import checklist  # noqa: E402
+
 opscope, log, work = sys.argv[1], sys.argv[2], sys.argv[3]
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL", what)
+check = checklist.check
 
 
 def run(args, env=None):
@@ -128,5 +125,5 @@ check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "bad.jso
 r = run(["top", "--window", "0", copy])
 check(r.returncode == 1, "--window 0 is a usage error")
 
-print("%d failed" % len(fails))
-sys.exit(1 if fails else 0)
+print("%d failed" % len(checklist.failures))
+sys.exit(1 if checklist.failures else 0)
