@@ -205,16 +205,31 @@ static int take_records(opscope_oplog_tail_t *t, opscope_oplog_cur *c, const ops
     return 0;
 }
 
+/* A DECODES chunk: its calls handed on in call order, each with its wiped mark (the marks come
+ * after the calls: a first pass finds them). 0, -1 damage, -2 no memory, -3 stop. */
 static int take_decodes(opscope_oplog_tail_t *t, opscope_oplog_cur *c, const opscope_oplog_tail_cb *cb) {
     (void)opscope_oplog_get_u(c); /* calls lost so far */
-    uint64_t n = opscope_oplog_get_u(c);
+    uint64_t n = opscope_oplog_get_count(c);
     if (c->bad) return -1;
-    for (uint64_t i = 0; i < n; i++) {
-        opscope_run_decode d;
+    opscope_oplog_cur calls = *c;
+    opscope_run_decode d;
+    for (uint64_t i = 0; i < n; i++)
         if (opscope_oplog_get_decode(c, &d, t->seqs)) return -1;
-        if (cb->on_decode && cb->on_decode(cb->ud, &d)) return -3;
+    uint8_t *wiped = n ? calloc((size_t)n, 1) : NULL;
+    if (n && !wiped) return -2;
+    uint64_t marks = c->p < c->end ? opscope_oplog_get_u(c) : 0; /* a chunk before the marks: none */
+    for (uint64_t i = 0; i < marks && !c->bad; i++) {
+        uint64_t k = opscope_oplog_get_u(c);
+        if (k < n) wiped[k] = 1;
+        else c->bad = true;
     }
-    return 0; /* the wiped marks after the calls: not a live figure */
+    int rc = c->bad ? -1 : 0;
+    for (uint64_t i = 0; i < n && !rc; i++) {
+        if (opscope_oplog_get_decode(&calls, &d, t->seqs)) rc = -1;
+        else if ((d.wiped = wiped[i]), cb->on_decode && cb->on_decode(cb->ud, &d)) rc = -3;
+    }
+    free(wiped);
+    return rc;
 }
 
 static int take_end(opscope_oplog_tail_t *t, opscope_oplog_cur *c) {

@@ -7,7 +7,8 @@ tokens/s: within a factor of 2 of the rate the clients' own replies give over th
 (the sum of predicted_n of the replies that ended in the 10 s before the frame, 1 s earlier:
 the log's lag; top --window 10). s takes the next sort column, space pauses and resumes, q quits top; the clients stop, the server is killed (SIGKILL), and
 `opscope top --once` on the log it leaves has report's top 5 op groups and times (within 1%)
-and, since the start, the replies' prompt tokens and their generated tokens but the last.
+and, since the start, the replies' prompt tokens, their generated tokens but the last, and as
+many requests as replies.
 
 usage: live_tmux.py OPSCOPE REPO WORKDIR   (exit 77: no root, no tmux, or no capture library)"""
 import json
@@ -207,8 +208,9 @@ if os.path.exists(log):
         check(want_gen <= gen <= want_gen + len(replies),
               "generated since start %d: the %d replies' predicted_n - 1 (%d), or up to 1 more each"
               % (gen, len(replies), want_gen))
-        # measured: 2 more than the replies' prompt_n in every run, one per slot
-        check(want_prompt <= prompt <= want_prompt + 2,
-              "prompt tokens since start %d: the replies' prompt_n (%d), up to 1 more per slot" % (prompt, want_prompt))
+        check(prompt == want_prompt, "prompt tokens since start %d = the replies' prompt_n (%d; llama-server's "
+              "warm-up left out)" % (prompt, want_prompt))
+        seen = [ln for ln in rt.stdout.splitlines() if ln.startswith("requests")][0].split(",")[1].split()[0]
+        check(int(seen) == len(replies), "requests seen %s = the clients' replies (%d)" % (seen, len(replies)))
 print("%d failed" % len(checklist.failures))
 sys.exit(1 if checklist.failures else 0)

@@ -35,12 +35,21 @@ typedef struct backend {
     bucket *ring;
 } backend;
 
-/* A llama sequence (context, seq): its request and its latest batch's end. */
+/* A llama sequence (context, seq): its request, its latest batch's end, and what the request
+ * counted so far (taken back when it turns out a warm-up). */
 typedef struct seq_state {
     int32_t context, seq;
     uint32_t request;
     uint64_t last_ns;
+    uint64_t req_prompt, req_gen; /* the request's tokens counted */
+    uint64_t last_call;           /* its context's call number of the request's latest batch */
 } seq_state;
+
+/* A llama context's calls so far (numbered from 1). */
+typedef struct ctx_state {
+    int32_t context;
+    uint64_t calls;
+} ctx_state;
 
 struct opscope_live {
     unsigned window;
@@ -49,6 +58,7 @@ struct opscope_live {
     OPSCOPE_VEC(uint32_t) by_tmpl; /* template id -> group + 1 (0: not yet) */
     OPSCOPE_VEC(backend) backends;
     OPSCOPE_VEC(seq_state) seqs;
+    OPSCOPE_VEC(ctx_state) ctxs;
     OPSCOPE_VEC(opscope_live_row) rows;
     OPSCOPE_VEC(opscope_live_backend) brows;
     bucket tok_ring[OPSCOPE_LIVE_MAX_WINDOW]; /* ns: prompt tokens, calls: generated */
@@ -86,6 +96,7 @@ void opscope_live_free(opscope_live_t *l) {
     free(l->by_tmpl.v);
     free(l->backends.v);
     free(l->seqs.v);
+    free(l->ctxs.v);
     free(l->rows.v);
     free(l->brows.v);
     opscope_hindex_free(&l->ix);
@@ -227,22 +238,57 @@ int opscope_live_add_record(opscope_live_t *l, const opscope_record *rec, uint32
 static seq_state *find_seq(opscope_live_t *l, int32_t context, int32_t seq) {
     for (size_t i = 0; i < l->seqs.n; i++)
         if (l->seqs.v[i].context == context && l->seqs.v[i].seq == seq) return &l->seqs.v[i];
-    seq_state s = {context, seq, UINT32_MAX, 0};
+    seq_state s = {context, seq, UINT32_MAX, 0, 0, 0, 0};
     if (OPSCOPE_VEC_PUSH(l->seqs, s)) return NULL;
     return &l->seqs.v[l->seqs.n - 1];
 }
 
+/* Context CONTEXT's call count, one more for this call; the call's number, 0 when out of
+ * memory. */
+static uint64_t count_call(opscope_live_t *l, int32_t context) {
+    for (size_t i = 0; i < l->ctxs.n; i++)
+        if (l->ctxs.v[i].context == context) return ++l->ctxs.v[i].calls;
+    ctx_state c = {context, 1};
+    return OPSCOPE_VEC_PUSH(l->ctxs, c) ? 0 : 1;
+}
+
+/* A call of CONTEXT marked wiped (its memory cleared with its data since call CALL - 1): the
+ * requests whose last batch was that call and that generated nothing were llama.cpp's
+ * warm-ups, as report's requests table says (analyze/ggml/run_requests.c): taken back. */
+static void take_back_warmups(opscope_live_t *l, int32_t context, uint64_t call) {
+    for (size_t i = 0; i < l->seqs.n; i++) {
+        seq_state *s = &l->seqs.v[i];
+        if (s->context != context || s->last_call + 1 != call || s->req_gen || s->request == UINT32_MAX) continue;
+        l->prompt -= s->req_prompt;
+        l->requests--;
+        bucket *b = &l->tok_ring[(s->last_ns / NS_PER_S) % l->window];
+        if (b->sec1 == s->last_ns / NS_PER_S + 1) b->ns -= b->ns < s->req_prompt ? b->ns : s->req_prompt;
+        s->req_prompt = 0;
+        s->request = UINT32_MAX; /* taken back once */
+    }
+}
+
 int opscope_live_add_decode(opscope_live_t *l, const opscope_run_decode *d) {
+    uint64_t call = count_call(l, d->context);
+    if (!call) return -1;
+    if (d->wiped && d->context >= 0) take_back_warmups(l, d->context, call);
     if (d->ret != 0) return 0;
     uint64_t prompt = 0, gen = 0;
     for (size_t i = 0; i < d->n_seqs; i++) {
         const opscope_run_seq *q = &d->seqs[i];
+        uint64_t g = q->n_tokens > q->n_prompt ? q->n_tokens - q->n_prompt : 0;
         prompt += q->n_prompt;
-        gen += q->n_tokens > q->n_prompt ? q->n_tokens - q->n_prompt : 0;
+        gen += g;
         seq_state *s = find_seq(l, d->context, q->seq);
         if (!s) return -1;
-        if (s->request != q->request) l->requests++;
+        if (s->request != q->request) {
+            l->requests++;
+            s->req_prompt = s->req_gen = 0;
+        }
         s->request = q->request;
+        s->req_prompt += q->n_prompt;
+        s->req_gen += g;
+        s->last_call = call;
         if (d->end_ns > s->last_ns) s->last_ns = d->end_ns;
     }
     l->decodes++;

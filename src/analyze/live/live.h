@@ -52,7 +52,7 @@ typedef struct opscope_live_view {
     uint64_t records, total_ns, win_ns; /* every group's */
     uint64_t copies, copy_ns, copy_bytes, win_copies, win_copy_ns, win_copy_bytes;
     uint64_t decodes, prompt_tokens, gen_tokens, win_prompt, win_gen;
-    uint32_t requests, in_flight; /* requests seen; those with a batch in the last 2 s */
+    uint32_t requests, in_flight; /* requests seen (warm-ups not); with a batch in the last 2 s */
     uint64_t idle_ns;           /* the clock set by opscope_live_set_now past now_ns */
     size_t n_rows;
     const opscope_live_row *rows; /* in the order first seen */
@@ -74,8 +74,10 @@ int opscope_live_add_backend(opscope_live_t *l, const opscope_backend *b);
  * OPSCOPE_LIVE_NO_TMPL. 0, or -1 when out of memory (the record is not counted). */
 int opscope_live_add_record(opscope_live_t *l, const opscope_record *rec, uint32_t tmpl);
 
-/* Counts one libllama batch D (a call that failed, ret != 0, decoded nothing: left out).
- * 0, or -1 when out of memory. */
+/* Counts one libllama batch D (a call that failed, ret != 0, decoded nothing: left out). A
+ * call marked wiped takes back its context's requests that ended with the call before it and
+ * generated nothing: llama.cpp's warm-ups, which report's requests table leaves out too. Calls
+ * come in call order. 0, or -1 when out of memory. */
 int opscope_live_add_decode(opscope_live_t *l, const opscope_run_decode *d);
 
 /* Tells L the capture's clock now (NOW_NS, on the records' clock): a run that went idle keeps
