@@ -5,8 +5,8 @@
  * backend and second: memory bounded by the distinct groups), drawn by export/top/top_frame.h.
  * A finished or killed run's log is read the same way; a finished profile (JSON) is read once.
  *
- * Which run: a path; else the running captures found in /proc: a process of this user (another
- * user's environ cannot be read) whose environment has GGML_PROFILE naming a file and the
+ * Which run: a path; else the running captures found in /proc: a process of this user (owned
+ * by this uid: root sees only its own runs too) whose environment has GGML_PROFILE naming a file and the
  * capture (OPSCOPE_RECORD_DIR, set by `opscope record`, or LD_PRELOAD naming libopscope). The
  * environment is what the capture itself reads, so a program started with GGML_PROFILE alone is
  * found too, and no file is added to a run for top's sake; `--pid` takes the program's pid or
@@ -140,6 +140,9 @@ static bool env_of(long pid, const char *name, char *out, size_t size) {
  * when the process runs the capture. False otherwise. */
 static bool capture_of(long pid, char *out, size_t size) {
     char prof[PATH_MAX], v[PATH_MAX];
+    struct stat sb;
+    snprintf(v, sizeof v, "/proc/%ld", pid);
+    if (stat(v, &sb) != 0 || sb.st_uid != getuid()) return false; /* this user's runs only, root too */
     if (!env_of(pid, "GGML_PROFILE", prof, sizeof prof) || !prof[0]) return false;
     if (!strcmp(prof, "stderr") || !strcmp(prof, "stdout") || !strcmp(prof, "-")) return false;
     bool under = env_of(pid, "OPSCOPE_RECORD_DIR", v, sizeof v) ||
