@@ -15,11 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A template's own bytes (the records of later chunks name it after its chunk is gone) and
- * the record they decode to, made once: its strings point into the bytes. */
+/* A template's own bytes: the records of later chunks name it after its chunk is gone. */
 typedef struct tmpl_copy {
     unsigned char *bytes;
-    opscope_record rec;
+    size_t len;
 } tmpl_copy;
 
 struct opscope_oplog_tail {
@@ -170,9 +169,7 @@ static int take_tmpls(opscope_oplog_tail_t *t, opscope_oplog_cur *c, uint64_t n_
         if (!copy) return -2;
         memcpy(copy, p, len);
         free(t->tmpls.v[id].bytes);
-        t->tmpls.v[id].bytes = copy;
-        opscope_oplog_cur tc = {copy, copy + len, false};
-        if (opscope_oplog_get_tmpl(&tc, &t->tmpls.v[id].rec)) return -1; /* decoded above: never */
+        t->tmpls.v[id] = (tmpl_copy){copy, len};
     }
     return 0;
 }
@@ -189,7 +186,9 @@ static int take_records(opscope_oplog_tail_t *t, opscope_oplog_cur *c, const ops
         unsigned parts;
         uint32_t id = opscope_oplog_get_inst_tmpl(c, &parts);
         if (c->bad || id >= t->tmpls.n || !t->tmpls.v[id].bytes) return -1;
-        opscope_record rec = t->tmpls.v[id].rec;
+        opscope_record rec;
+        opscope_oplog_cur tc = {t->tmpls.v[id].bytes, t->tmpls.v[id].bytes + t->tmpls.v[id].len, false};
+        if (opscope_oplog_get_tmpl(&tc, &rec)) return -1;
         if (rec.has & OPSCOPE_HAS_GRAPH) parts |= OPSCOPE_OPLOG_INST_GRAPH;
         opscope_oplog_inst in;
         opscope_oplog_get_inst_rest(c, &st, parts, &in);
