@@ -365,7 +365,7 @@ static const char *tv_state(const top_view *v, char *buf, size_t size) {
     return v->pid > 0 ? "not running (killed or crashed: the log up to its last checkpoint)" : "log";
 }
 
-/* Draws one frame into OUT (CLEAR: home and clear the terminal first). 0 or -1 (memory). */
+/* Draws one frame on stdout (CLEAR: over the terminal's last frame). 0 or -1 (memory). */
 static int tv_draw(top_view *v, const top_args *a, opscope_top_sort sort, bool paused, size_t rows, bool clear) {
     opscope_live_view lv;
     opscope_live_get(v->live, &lv);
@@ -373,12 +373,23 @@ static int tv_draw(top_view *v, const top_args *a, opscope_top_sort sort, bool p
     opscope_top_frame_opts o = {v->path, v->program[0] ? v->program : NULL, v->pid, tv_state(v, sb, sizeof sb),
                                 (unsigned)a->window, sort, rows, paused, (double)lv.idle_ns / 1e9};
     opscope_strbuf out = OPSCOPE_STRBUF_INIT;
-    if (clear) opscope_strbuf_add_str(&out, "\033[H\033[2J");
     int rc = opscope_top_frame(&out, &lv, &o);
-    if (rc == 0) {
+    if (rc == 0 && clear) {
+        /* drawn over the last frame from the top, each line's rest and the rows below cleared:
+         * no blank screen between frames, and an unchanged line is never redrawn blank */
+        fputs("\033[H", stdout);
+        for (const char *p = opscope_strbuf_cstr(&out); *p;) {
+            const char *nl = strchr(p, '\n');
+            size_t n = nl ? (size_t)(nl - p) : strlen(p);
+            fwrite(p, 1, n, stdout);
+            fputs(nl ? "\033[K\n" : "\033[K", stdout);
+            p += n + (nl ? 1 : 0);
+        }
+        fputs("\033[J", stdout);
+    } else if (rc == 0) {
         fwrite(opscope_strbuf_cstr(&out), 1, out.len, stdout);
-        fflush(stdout);
     }
+    fflush(stdout);
     opscope_strbuf_free(&out);
     return rc;
 }
@@ -419,6 +430,8 @@ static int tv_loop(top_view *v, const top_args *a) {
     }
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
+    static char frame_buf[1 << 16]; /* a frame leaves in one write at its flush, not line by line */
+    if (tty) setvbuf(stdout, frame_buf, _IOFBF, sizeof frame_buf);
     if (tty) fputs("\033[?1049h\033[?25l", stdout); /* the alternate screen, no cursor */
     opscope_top_sort sort = a->sort;
     int rc = 0;

@@ -107,7 +107,8 @@ def descendants(root):
 
 
 def frame():
-    return subprocess.run(tmux + ["capture-pane", "-p", "-t", "top"], capture_output=True, text=True).stdout
+    # -J: a line the pane wrapped (a long path in the first line) comes back whole
+    return subprocess.run(tmux + ["capture-pane", "-p", "-J", "-t", "top"], capture_output=True, text=True).stdout
 
 
 def gen_rate(text):
