@@ -80,18 +80,6 @@ static void tail_one(const uint8_t *data, size_t size) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (opscope_oplog_is_log(data, size)) {
-        tail_one(data, size);
-        uint8_t *whole = reframe(data, size);
-        if (whole) tail_one(whole, size);
-        free(whole);
-        return 0;
-    }
-    uint8_t *log = malloc(size + OPSCOPE_OPLOG_HEAD);
-    if (!log) return 0;
-    opscope_oplog_file_head(log);
-    if (size) memcpy(log + OPSCOPE_OPLOG_HEAD, data, size);
-    tail_one(log, size + OPSCOPE_OPLOG_HEAD);
-    free(log);
+    reframe_each(data, size, tail_one);
     return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * oplog_reframe.h - what the record log's fuzz targets share (fuzz_oplog.c, the whole log;
  * fuzz_oplog_tail.c, the log as it grows): a chunk with a bad checksum ends a log, so mutated
- * bytes would rarely get past the framing; reframe makes every chunk's header whole again.
+ * bytes would rarely get past the framing; reframe makes every chunk's header whole again, and
+ * reframe_each runs a target's read on both forms.
  */
 #ifndef OPSCOPE_FUZZ_OPLOG_REFRAME_H
 #define OPSCOPE_FUZZ_OPLOG_REFRAME_H
@@ -29,6 +30,23 @@ static inline uint8_t *reframe(const uint8_t *data, size_t size) {
         off += OPSCOPE_OPLOG_CHUNK_HEAD + len;
     }
     return out;
+}
+
+/* Runs ONE on DATA: a log as it is and reframed; any other bytes after a log header. */
+static inline void reframe_each(const uint8_t *data, size_t size, void (*one)(const uint8_t *, size_t)) {
+    if (opscope_oplog_is_log(data, size)) {
+        one(data, size);
+        uint8_t *whole = reframe(data, size);
+        if (whole) one(whole, size);
+        free(whole);
+        return;
+    }
+    uint8_t *log = malloc(size + OPSCOPE_OPLOG_HEAD);
+    if (!log) return;
+    opscope_oplog_file_head(log);
+    if (size) memcpy(log + OPSCOPE_OPLOG_HEAD, data, size);
+    one(log, size + OPSCOPE_OPLOG_HEAD);
+    free(log);
 }
 
 #endif /* OPSCOPE_FUZZ_OPLOG_REFRAME_H */
