@@ -62,7 +62,8 @@ static void head_lines(opscope_strbuf *out, const opscope_live_view *v, const op
     opscope_strbuf_printf(out, "  %s  %.1f s recorded  window %u s  sort: %s%s\n", o->state ? o->state : "",
                           (double)v->span_ns / 1e9, o->window_s, opscope_top_sort_name(o->sort),
                           o->paused ? "  [paused]" : "");
-    if (o->idle_s >= 1.0) opscope_strbuf_printf(out, "no new record for %.0f s\n", o->idle_s);
+    /* records come a checkpoint (about 1 s) late: only a longer silence is said */
+    if (o->idle_s >= 3.0) opscope_strbuf_printf(out, "no new record for %.0f s\n", o->idle_s);
     opscope_strbuf_printf(out, "tokens/s   prompt %.1f  generation %.1f (last %u s);  since start: %llu prompt, "
                           "%llu generated in %llu batches\n",
                           per_s(v->win_prompt, v->win_span_ns), per_s(v->win_gen, v->win_span_ns), o->window_s,

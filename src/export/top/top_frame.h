@@ -35,7 +35,7 @@ typedef struct opscope_top_frame_opts {
     opscope_top_sort sort;
     size_t max_rows;      /* op rows at most (0: all) */
     bool paused;          /* the view is paused: said in the first line */
-    double idle_s;        /* seconds since the latest record (a running run), 0: none */
+    double idle_s;        /* seconds since the latest record (a running run), 0: none; said from 3 s */
 } opscope_top_frame_opts;
 
 /* Appends the frame of V to OUT. 0, or -1 when out of memory (OUT then holds a prefix). */
