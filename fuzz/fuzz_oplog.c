@@ -12,6 +12,8 @@
 #include "read/readers.h"
 #include "util/oplog.h"
 
+#include "oplog_reframe.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,37 +79,7 @@ static void read_one(const uint8_t *data, size_t size) {
     if (rc != 0 && (c.ends != 0 || !err.msg)) abort();
 }
 
-/* DATA with every chunk header made whole (its own type and length, the checksum computed). */
-static uint8_t *reframe(const uint8_t *data, size_t size) {
-    uint8_t *out = malloc(size);
-    if (!out) return NULL;
-    memcpy(out, data, size);
-    size_t off = OPSCOPE_OPLOG_HEAD;
-    while (off + OPSCOPE_OPLOG_CHUNK_HEAD <= size) {
-        uint8_t *h = out + off;
-        uint32_t type = (uint32_t)h[4] | (uint32_t)h[5] << 8 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 24;
-        uint32_t len = (uint32_t)h[8] | (uint32_t)h[9] << 8 | (uint32_t)h[10] << 16 | (uint32_t)h[11] << 24;
-        size_t left = size - off - OPSCOPE_OPLOG_CHUNK_HEAD;
-        if (len > left) len = (uint32_t)left;
-        opscope_oplog_chunk_head(h, type, h + OPSCOPE_OPLOG_CHUNK_HEAD, len);
-        off += OPSCOPE_OPLOG_CHUNK_HEAD + len;
-    }
-    return out;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (opscope_oplog_is_log(data, size)) {
-        read_one(data, size);
-        uint8_t *whole = reframe(data, size);
-        if (whole) read_one(whole, size);
-        free(whole);
-        return 0;
-    }
-    uint8_t *log = malloc(size + OPSCOPE_OPLOG_HEAD);
-    if (!log) return 0;
-    opscope_oplog_file_head(log);
-    if (size) memcpy(log + OPSCOPE_OPLOG_HEAD, data, size);
-    read_one(log, size + OPSCOPE_OPLOG_HEAD);
-    free(log);
+    reframe_each(data, size, read_one);
     return 0;
 }

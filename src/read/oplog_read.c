@@ -1,6 +1,7 @@
 /* oplog_read.c - the record log's reader (see readers.h, opscope_oplog_read). */
 #include "read/readers.h"
 
+#include "model/oplog_backend.h"
 #include "model/oplog_dec.h"
 #include "model/oplog_rec.h"
 #include "model/oplog_run.h"
@@ -98,13 +99,8 @@ static int read_meta(olr *r, opscope_oplog_cur *c) {
 }
 
 static int read_backend(olr *r, opscope_oplog_cur *c) {
-    opscope_backend b = {0};
-    uint64_t id = opscope_oplog_get_u(c);
-    b.name = opscope_oplog_get_cstr(c);
-    b.device = opscope_oplog_get_cstr(c);
-    b.device_type = (opscope_device_type)opscope_oplog_get_u(c);
-    if (c->bad || id > INT32_MAX || !b.name) return -1;
-    b.id = (int32_t)id;
+    opscope_backend b;
+    if (opscope_oplog_get_backend(c, &b)) return -1;
     return OPSCOPE_VEC_PUSH(r->backends, b);
 }
 

@@ -68,7 +68,8 @@ CAPTURE_ROOMS = {
 # derived values, names and shapes), intervals (unions of busy time), rpc (RPC calls, their
 # cover, clock offsets), ggml (a profile's stats, graphs, warm-up, roofline, llama runs),
 # kineto (a trace's analyses), job (several ranks), diff (two sides aligned), session (the
-# one pass that every command configures).
+# one pass that every command configures); live (a running capture's figures, opscope top:
+# a window of per-second buckets over records as they arrive) beside them, over record.
 ANALYZE_ROOMS = {
     "record": set(),
     "intervals": set(),
@@ -78,10 +79,12 @@ ANALYZE_ROOMS = {
     "job": {"kineto", "record", "intervals"},
     "diff": {"ggml", "kineto", "record", "intervals", "rpc"},
     "session": {"ggml", "kineto", "rpc", "record", "intervals"},
+    "live": {"record"},
 }
 
 # export/'s rooms: one per format family, over the shared writers (fmt) and the analyses' own
-# sections (sections: text and JSON of graphs, requests, runs, RPC, peaks; kineto: a trace's).
+# sections (sections: text and JSON of graphs, requests, runs, RPC, peaks; kineto: a trace's);
+# top (opscope top's frame as text) stands alone.
 EXPORT_ROOMS = {
     "fmt": set(),
     "capture": {"fmt"},
@@ -96,6 +99,7 @@ EXPORT_ROOMS = {
     "replay": {"outputs", "sections", "fmt"},
     "diff": {"console", "html", "sections", "kineto", "fmt"},
     "job": {"html", "sections", "kineto", "fmt"},
+    "top": set(),
 }
 
 ROOMS = {"capture": CAPTURE_ROOMS, "analyze": ANALYZE_ROOMS, "export": EXPORT_ROOMS}
