@@ -9,6 +9,7 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/store/cap_clock.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_buf.c
   ${OPSCOPE_CAPTURE_DIR}/timing/cap_attr.c
+  ${OPSCOPE_CAPTURE_DIR}/timing/cap_threads.c
   ${OPSCOPE_CAPTURE_DIR}/life/cap_config.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_tables.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_counters.c
@@ -84,6 +85,7 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_ggml.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_blas.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_omp.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_barrier.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_copy.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_sync.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_llama.c

@@ -44,6 +44,7 @@ typedef struct olr {
     opscope_run_seq *seqs;  /* a call's sequences while it is read */
     bool has_cap, has_end;
     uint64_t delivered;
+    uint32_t thr[2 * OPSCOPE_MAX_THREADS]; /* the delivered record's per-thread times */
 } olr;
 
 static int fail(olr *r, opscope_error_code code, const char *msg, const unsigned char *at) {
@@ -228,6 +229,7 @@ static int run_next(olr *r, run *ru) {
     if (ru->c.bad || id >= r->tmpls.n || !r->tmpls.v[id].p)
         return fail(r, OPSCOPE_ERROR_SCHEMA, "record of an undefined template in the record log", at);
     if (r->tmpls.v[id].has & OPSCOPE_HAS_GRAPH) parts |= OPSCOPE_OPLOG_INST_GRAPH;
+    if (r->tmpls.v[id].has & OPSCOPE_HAS_THREADS) parts |= OPSCOPE_OPLOG_INST_THREADS;
     opscope_oplog_get_inst_rest(&ru->c, &ru->st, parts, &ru->front);
     ru->front.tmpl = id;
     if (ru->c.bad) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged record in the record log", at);
@@ -255,6 +257,12 @@ static int emit(olr *r, const run *ru) {
     rec.duration_ns = in->duration_ns;
     rec.host_start_ns = in->host_start_ns;
     rec.host_end_ns = in->host_end_ns;
+    if (rec.has & OPSCOPE_HAS_THREADS) {
+        int nt = opscope_oplog_get_threads(in->thr_at, ru->c.end, r->thr);
+        if (nt < 0) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged per-thread times in the record log", in->thr_at);
+        rec.threads = r->thr;
+        rec.n_threads = nt;
+    }
     r->delivered++;
     if (r->sink->on_record && r->sink->on_record(r->sink->ud, &rec))
         return fail(r, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader", r->data);

@@ -180,13 +180,14 @@ typedef struct opscope_cap_call {
     int16_t backend;
     int16_t sched;
     int16_t thread;
-    int16_t pad_;
+    int16_t n_threads;     /* CPU threads timed at the barriers (0: none), below */
     int32_t split;
-    int32_t n;             /* steps: page->n */
-    int32_t pad2_;
+    int32_t n;             /* steps: page->step[first .. first + n) */
+    int32_t first;
     int64_t graph;
     const opscope_cap_plan_page *page;
-    uint64_t t[];          /* t0, t1 of each step (ticks) */
+    uint64_t t[];          /* t0, t1 of each step (ticks); then, with n_threads, each step's
+                            * work and wait of every thread (uint32_t ns: opscope_cap_call_threads) */
 } opscope_cap_call;
 
 /*
@@ -247,6 +248,17 @@ static inline size_t opscope_cap_page_size(int n) {
 }
 static inline size_t opscope_cap_call_size(int n) {
     return sizeof(opscope_cap_call) + (size_t)n * 2 * sizeof(uint64_t);
+}
+/* A CALL of N steps carrying NT threads' work and wait per step. */
+static inline size_t opscope_cap_call_size_threads(int n, int nt) {
+    return opscope_cap_call_size(n) + (size_t)n * (size_t)nt * 2 * sizeof(uint32_t);
+}
+/* Step STEP's work and wait pairs of C's threads (C->n_threads of them), NULL when none. */
+static inline const uint32_t *opscope_cap_call_threads(const opscope_cap_call *c, int32_t step) {
+    if (c->n_threads <= 0) {
+        return NULL;
+    }
+    return (const uint32_t *)(const void *)&c->t[2 * (size_t)c->n] + (size_t)step * (size_t)c->n_threads * 2;
 }
 
 /* Returns space for SIZE bytes (a multiple of 8, below 64 KiB) in the calling thread's

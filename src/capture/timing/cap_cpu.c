@@ -379,6 +379,41 @@ static bool emit_all(struct ggml_tensor *const *nodes, const opscope_cap_step *s
     return made == n_steps;
 }
 
+/* One CALL record of steps [FIRST, FIRST + M) of PAGE, which are the compute's steps K.. (W's
+ * steps hold their times); THR: NT threads' work and wait of every step of the compute, or
+ * NULL. Returns the records written (0 when the buffer had no room: counted as dropped). */
+static int put_call(opscope_cap_walk *w, const opscope_cap_compute *cc, const opscope_cap_plan_page *page,
+                    int first, int m, int k, const uint32_t *thr, int nt) {
+    size_t size = thr ? opscope_cap_call_size_threads(m, nt) : opscope_cap_call_size(m);
+    opscope_cap_call *c = opscope_cap_buf_alloc_bytes(size);
+    if (!c) {
+        opscope_cap_buf_note_dropped((uint64_t)m);
+        return 0;
+    }
+    c->size = (uint16_t)size;
+    c->kind = OPSCOPE_CAP_KIND_CALL;
+    c->flags = 0;
+    c->backend = (int16_t)cc->bi;
+    c->sched = (int16_t)cc->sched;
+    c->thread = (int16_t)opscope_cap_buf_thread_id();
+    c->n_threads = (int16_t)(thr ? nt : 0);
+    c->split = cc->split;
+    c->n = m;
+    c->first = first;
+    c->graph = cc->gid;
+    c->page = page;
+    for (int j = 0; j < m; j++) {
+        c->t[2 * j] = w->steps[k + j].t0;
+        c->t[2 * j + 1] = w->steps[k + j].t1;
+    }
+    if (thr) {
+        memcpy((uint32_t *)(void *)&c->t[2 * (size_t)m], thr + (size_t)k * (size_t)nt * 2,
+               (size_t)m * (size_t)nt * 2 * sizeof *thr);
+    }
+    opscope_cap_buf_commit_bytes(size);
+    return m;
+}
+
 /* The cached path: true when PLAN's steps matched the callbacks and the records are out. */
 static bool emit_planned(opscope_cap_walk *w, const opscope_cap_stream *st, const opscope_cap_plan *p,
                          const opscope_cap_compute *cc) {
@@ -392,35 +427,17 @@ static bool emit_planned(opscope_cap_walk *w, const opscope_cap_stream *st, cons
         return false;
     }
     uint64_t tail = opscope_cap_close_steps(w->steps, n_steps, attr, st->bar, n_ts, cc->t1);
-    int tid = opscope_cap_buf_thread_id();
+    int nt = st->thr && st->nt > 0 && st->nt <= OPSCOPE_CAP_THR_MAX ? st->nt : 0;
+    /* with threads, a page goes out as several CALLs, each below the 64 KiB record size */
+    int per_call = nt ? (int)((60000u - sizeof(opscope_cap_call)) / (16u + 8u * (unsigned)nt)) : OPSCOPE_CAP_PAGE_STEPS;
     int written = 0;
     for (int pg = 0, k = 0; pg < p->n_pages; pg++) {
         const opscope_cap_plan_page *page = p->pages[pg];
-        size_t size = opscope_cap_call_size(page->n);
-        opscope_cap_call *c = opscope_cap_buf_alloc_bytes(size);
-        if (!c) {
-            opscope_cap_buf_note_dropped((uint64_t)page->n);
-            k += page->n;
-            continue;
+        for (int first = 0; first < page->n; first += per_call) {
+            int m = page->n - first < per_call ? page->n - first : per_call;
+            written += put_call(w, cc, page, first, m, k, nt ? st->thr : NULL, nt);
+            k += m;
         }
-        c->size = (uint16_t)size;
-        c->kind = OPSCOPE_CAP_KIND_CALL;
-        c->flags = 0;
-        c->backend = (int16_t)cc->bi;
-        c->sched = (int16_t)cc->sched;
-        c->thread = (int16_t)tid;
-        c->pad_ = 0;
-        c->split = cc->split;
-        c->n = page->n;
-        c->pad2_ = 0;
-        c->graph = cc->gid;
-        c->page = page;
-        for (int j = 0; j < page->n; j++, k++) {
-            c->t[2 * j] = w->steps[k].t0;
-            c->t[2 * j + 1] = w->steps[k].t1;
-        }
-        opscope_cap_buf_commit_bytes(size);
-        written += page->n;
     }
     uint64_t op_ticks = 0;
     for (int k = 0; k < n_steps; k++) {

@@ -197,6 +197,18 @@ static void jf_ne_arrays(json_fmt *f, const int64_t (*ne)[OPSCOPE_MAX_DIMS], int
     jf_char(f, ']');
 }
 
+/* A CPU node's per-thread work and wait pairs, when it has them. */
+static void jf_threads(json_fmt *f, const opscope_record *r) {
+    if (!(r->has & OPSCOPE_HAS_THREADS) || !r->threads || r->n_threads <= 0) return;
+    jf_key(f, "threads");
+    jf_char(f, '[');
+    for (int32_t i = 0; i < 2 * r->n_threads; i++) {
+        if (i) jf_char(f, ',');
+        jf_u64(f, r->threads[i]);
+    }
+    jf_char(f, ']');
+}
+
 int opscope_json_export_derived(void *ud, const opscope_record *r, opscope_derived *dv) {
     opscope_json_export_t *x = ud;
     header(x);
@@ -297,6 +309,7 @@ int opscope_json_export_derived(void *ud, const opscope_record *r, opscope_deriv
         jf_key(&f, "thread_id");
         jf_i64(&f, r->thread_id);
     }
+    jf_threads(&f, r);
     if (r->has & OPSCOPE_HAS_HOST_TIME) {
         jf_key(&f, "host_start_ns");
         jf_u64(&f, r->host_start_ns);
