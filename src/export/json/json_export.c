@@ -46,6 +46,10 @@ void opscope_json_export_set_graphs(opscope_json_export_t *x, const opscope_grap
     x->summary.graphs = graphs;
 }
 
+void opscope_json_export_set_threads(opscope_json_export_t *x, struct opscope_threads *threads) {
+    x->summary.threads = threads;
+}
+
 void opscope_json_export_set_summary_extra(opscope_json_export_t *x,
                                            void (*fn)(opscope_out_t *w, void *ud), void *ud) {
     x->summary.extra = fn;
