@@ -24,7 +24,7 @@ static const int32_t k_cb[3] = {1, 3, 4};
 static int test_reduce_by_hand(void) {
     int32_t row_n[2] = {BARS, BARS};
     uint32_t out[3 * 2 * 2];
-    ASSERT_TRUE(opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, 3, 100, ident, out));
+    ASSERT_TRUE(opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, 3, 100, 270, ident, out));
     /* thread 0, step 0: work (105-100) + (150-110) = 45, wait (110-105) + (160-150) = 15 */
     ASSERT_EQ_U64(out[0], 45);
     ASSERT_EQ_U64(out[1], 15);
@@ -37,16 +37,17 @@ static int test_reduce_by_hand(void) {
     /* thread 1: work (172-160) + (228-175) = 65, wait 3 + 2 = 5 */
     ASSERT_EQ_U64(out[6], 65);
     ASSERT_EQ_U64(out[7], 5);
-    /* step 2: thread 0 work 260-230 = 30, wait 2; thread 1 work 255-230 = 25, wait 7 */
+    /* step 2: thread 0 work 260-230 = 30, wait 2 and the join to the return at 270, 8; thread 1
+     * work 255-230 = 25, wait 7 + 8 */
     ASSERT_EQ_U64(out[8], 30);
-    ASSERT_EQ_U64(out[9], 2);
+    ASSERT_EQ_U64(out[9], 10);
     ASSERT_EQ_U64(out[10], 25);
-    ASSERT_EQ_U64(out[11], 7);
-    /* every thread's work + wait is the span from the start to its last exit: 262 - 100 */
+    ASSERT_EQ_U64(out[11], 15);
+    /* every thread's work + wait is the compute's span on thread 0: 270 - 100 */
     for (int i = 0; i < 2; i++) {
         uint64_t sum = 0;
         for (int k = 0; k < 3; k++) sum += out[(k * 2 + i) * 2] + out[(k * 2 + i) * 2 + 1];
-        ASSERT_EQ_U64(sum, 162);
+        ASSERT_EQ_U64(sum, 170);
     }
     return 0;
 }
@@ -70,20 +71,20 @@ static int test_steps_name_nodes(void) {
 static int test_reduce_refuses_what_does_not_hold(void) {
     uint32_t out[3 * 2 * 2];
     int32_t uneven[2] = {BARS, BARS - 1};
-    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, uneven, 2, BARS, k_cb, 3, 100, ident, out));
+    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, uneven, 2, BARS, k_cb, 3, 100, 0, ident, out));
     int32_t row_n[2] = {BARS, BARS};
     static const int32_t flat[3] = {1, 1, 4};
-    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, flat, 3, 100, ident, out));
+    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, flat, 3, 100, 0, ident, out));
     static const int32_t past[3] = {1, 3, 5};
-    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, past, 3, 100, ident, out));
+    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, past, 3, 100, 0, ident, out));
     static const int32_t missing[3] = {1, -1, 4};
-    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, missing, 3, 100, ident, out));
+    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, missing, 3, 100, 0, ident, out));
     /* a start after the first arrival: a clock that ran backwards */
-    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, 3, 106, ident, out));
+    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, 3, 106, 0, ident, out));
     /* the last step takes any barrier after its callback's: cb {1, 3} with 5 barriers */
-    ASSERT_TRUE(opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, 2, 100, ident, out));
+    ASSERT_TRUE(opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, 2, 100, 0, ident, out));
     ASSERT_EQ_U64(out[4], 35 + 30); /* thread 0, step 1: barriers 2, 3 and 4 */
-    ASSERT_EQ_U64(out[5], 35 + 2);
+    ASSERT_EQ_U64(out[5], 35 + 2);   /* an end before the last exit adds nothing */
     return 0;
 }
 

@@ -61,7 +61,7 @@ static void say_unavailable(void) {
     }
 }
 
-void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, bool begun) {
+void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, uint64_t t1, bool begun) {
     int n_cb = w->st.n < w->st.cap ? w->st.n : w->st.cap;
     w->st.nt = 0;
     if (!begun) {
@@ -95,7 +95,7 @@ void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, bool begun) {
         w->thr_pool = p;
         w->thr_cap = cap;
     }
-    if (opscope_cap_thr_reduce(tb->t, row_n, nt, tb->bar_cap, tb->cb_bar, n_cb, t0, ticks_ns,
+    if (opscope_cap_thr_reduce(tb->t, row_n, nt, tb->bar_cap, tb->cb_bar, n_cb, t0, t1, ticks_ns,
                                w->thr_pool + w->thr_used)) {
         w->st.nt = nt;
         w->st.thr_off = w->thr_used;

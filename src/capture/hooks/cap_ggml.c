@@ -155,7 +155,7 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
         opscope_cap_gpu_close(prev_scope);
     }
     if (per_op) {
-        opscope_cap_barrier_end(w, t0, thr);
+        opscope_cap_barrier_end(w, t0, t1, thr);
         opscope_cap_hooks_steps_end(backend, be);
     }
     opscope_cap_blas_watch(NULL);

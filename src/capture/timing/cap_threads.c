@@ -52,7 +52,7 @@ static uint32_t sat32(uint64_t v) {
 }
 
 bool opscope_cap_thr_reduce(const uint64_t *t, const int32_t *row_n, int nt, int bar_cap,
-                            const int32_t *cb_bar, int n_cb, uint64_t t_start,
+                            const int32_t *cb_bar, int n_cb, uint64_t t_start, uint64_t t_end,
                             uint64_t (*to_ns)(uint64_t), uint32_t *out) {
     if (nt < 1 || n_cb < 1) return false;
     int nb = row_n[0];
@@ -62,7 +62,7 @@ bool opscope_cap_thr_reduce(const uint64_t *t, const int32_t *row_n, int nt, int
     for (int k = 0; k < n_cb; k++) {
         if (cb_bar[k] < 0 || cb_bar[k] >= nb || (k > 0 && cb_bar[k] <= cb_bar[k - 1])) return false;
     }
-    uint64_t start = to_ns(t_start);
+    uint64_t start = to_ns(t_start), end = to_ns(t_end);
     for (int i = 0; i < nt; i++) {
         const uint64_t *row = &t[(size_t)i * (size_t)bar_cap * 2];
         uint64_t prev = start;
@@ -76,6 +76,9 @@ bool opscope_cap_thr_reduce(const uint64_t *t, const int32_t *row_n, int nt, int
                 work += a - prev;
                 wait += d - a;
                 prev = d;
+            }
+            if (k == n_cb - 1 && end > prev) {
+                wait += end - prev; /* the join at the region's end, and thread 0's return */
             }
             out[((size_t)k * (size_t)nt + (size_t)i) * 2] = sat32(work);
             out[((size_t)k * (size_t)nt + (size_t)i) * 2 + 1] = sat32(wait);

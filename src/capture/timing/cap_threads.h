@@ -15,8 +15,11 @@
  *   wait = sum over the step's barriers b of (departure[b] - arrival[b])
  * where step k holds the barriers after step k - 1's end barrier up to and including its own
  * (step 0 also the barriers before its callback, the last step any after its callback), and
- * departure[-1] is the compute's start on thread 0. So for every thread, work + wait over the
- * steps is the time from the compute's start to its last barrier exit.
+ * departure[-1] is the compute's start on thread 0. The time from a thread's last barrier exit
+ * to the compute's return on thread 0 is the last step's wait too: the threads then meet at the
+ * end of the parallel region (OpenMP's join, no call the capture sees), and on thread 0 it is
+ * the step's tail, as the op records count it (cap_attr.h). So for every thread, work + wait
+ * over the steps is the compute's span on thread 0, as the op records' durations are.
  * Thread safety: the reduction is pure; a table is filled by the compute's threads (each its
  * own row) and read by thread 0 once the compute returned.
  */
@@ -84,14 +87,15 @@ static inline void opscope_cap_thr_note(opscope_cap_thr_table *tb, int row, uint
 /*
  * The reduction. T, ROW_N: NT rows of BAR_CAP barriers (arrival, departure ticks) and each
  * row's count; CB_BAR[0..N_CB): the barrier after each of thread 0's callbacks; T_START: the
- * compute's start (ticks); TO_NS: ticks to nanoseconds (applied to every timestamp, so a
+ * compute's start and T_END its return on thread 0 (ticks; a T_END before a thread's last exit
+ * adds nothing); TO_NS: ticks to nanoseconds (applied to every timestamp, so a
  * linear clock conversion is exact). OUT (room for N_CB * NT * 2): work and wait in ns of
  * step k, thread i at OUT[(k * NT + i) * 2] and [+1], saturated at UINT32_MAX.
  * Returns true when the data hold: every row passed the same number of barriers, the callbacks'
  * barriers rise strictly and exist, and no timestamp runs backwards. False: OUT is undefined.
  */
 bool opscope_cap_thr_reduce(const uint64_t *t, const int32_t *row_n, int nt, int bar_cap,
-                            const int32_t *cb_bar, int n_cb, uint64_t t_start,
+                            const int32_t *cb_bar, int n_cb, uint64_t t_start, uint64_t t_end,
                             uint64_t (*to_ns)(uint64_t), uint32_t *out);
 
 #endif
