@@ -181,6 +181,9 @@ typedef struct opscope_record {
      * during the callback only; at most OPSCOPE_MAX_THREADS threads. */
     const uint32_t *threads;
     int32_t n_threads;
+    /* with threads, or NULL: the CPU each thread ran on at the compute's first barrier
+     * (sched_getcpu), -1 unknown; borrowed like threads */
+    const int32_t *thread_cpus;
 } opscope_record;
 
 /* Threads a record's per-thread times hold at most. */

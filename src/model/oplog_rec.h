@@ -32,6 +32,7 @@ typedef struct opscope_oplog_inst {
      * THREADS, read as THR_AT (where they start in the payload: opscope_oplog_get_threads) */
     const uint32_t *threads;
     int32_t n_threads;
+    const int32_t *thread_cpus; /* NULL: unknown */
     const unsigned char *thr_at;
 } opscope_oplog_inst;
 
@@ -45,11 +46,13 @@ typedef struct opscope_oplog_state {
 int opscope_oplog_put_inst(opscope_oplog_buf *b, opscope_oplog_state *st, const opscope_oplog_inst *i,
                            bool has_graph);
 /* Appends I's per-thread times (after the instance, when its template has OPSCOPE_HAS_THREADS):
- * the count, then each thread's work and wait. 0, or -1 when out of memory. */
+ * the count, each thread's work and wait, then each thread's CPU + 1 (0: unknown). 0, or -1
+ * when out of memory. */
 int opscope_oplog_put_threads(opscope_oplog_buf *b, const opscope_oplog_inst *i);
 /* Decodes the per-thread times at AT (an instance's thr_at; END: its payload's end) into OUT
- * (room for 2 * OPSCOPE_MAX_THREADS). Returns the threads, or -1 when the bytes are damaged. */
-int opscope_oplog_get_threads(const unsigned char *at, const unsigned char *end, uint32_t *out);
+ * (room for 2 * OPSCOPE_MAX_THREADS) and CPUS (room for OPSCOPE_MAX_THREADS). Returns the
+ * threads, or -1 when the bytes are damaged. */
+int opscope_oplog_get_threads(const unsigned char *at, const unsigned char *end, uint32_t *out, int32_t *cpus);
 
 /* The fields of an instance after its key and end, as flags. */
 enum {

@@ -45,6 +45,7 @@ typedef struct olr {
     bool has_cap, has_end;
     uint64_t delivered;
     uint32_t thr[2 * OPSCOPE_MAX_THREADS]; /* the delivered record's per-thread times */
+    int32_t thr_cpu[OPSCOPE_MAX_THREADS];  /* and their CPUs */
 } olr;
 
 static int fail(olr *r, opscope_error_code code, const char *msg, const unsigned char *at) {
@@ -258,10 +259,11 @@ static int emit(olr *r, const run *ru) {
     rec.host_start_ns = in->host_start_ns;
     rec.host_end_ns = in->host_end_ns;
     if (rec.has & OPSCOPE_HAS_THREADS) {
-        int nt = opscope_oplog_get_threads(in->thr_at, ru->c.end, r->thr);
+        int nt = opscope_oplog_get_threads(in->thr_at, ru->c.end, r->thr, r->thr_cpu);
         if (nt < 0) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged per-thread times in the record log", in->thr_at);
         rec.threads = r->thr;
         rec.n_threads = nt;
+        rec.thread_cpus = r->thr_cpu;
     }
     r->delivered++;
     if (r->sink->on_record && r->sink->on_record(r->sink->ud, &rec))

@@ -11,12 +11,15 @@
 static const uint32_t k_mm[3][4] = {{100, 50, 150, 0}, {100, 60, 160, 0}, {200, 0, 100, 100}};
 static const uint32_t k_add[4] = {10, 0, 10, 0};
 
+static const int32_t k_cpus[2] = {3, 5};
+
 static opscope_record rec(const char *name, const uint32_t *thr) {
     opscope_record r;
     opscope_record_init(&r);
     r.name = name;
     r.threads = thr;
     r.n_threads = 2;
+    r.thread_cpus = k_cpus;
     r.has |= OPSCOPE_HAS_THREADS;
     return r;
 }
@@ -46,6 +49,8 @@ static int check(opscope_threads_t *t) {
     ASSERT_EQ_U64(t1->work_ns, 420);
     ASSERT_EQ_U64(t1->wait_ns, 100);
     ASSERT_EQ_U64(t1->slowest_nodes, 2);
+    ASSERT_EQ_INT(t0->cpu, 3);
+    ASSERT_EQ_INT(t1->cpu, 5);
     const opscope_thread_group *g = opscope_threads_find(t, "MUL_MAT", 0);
     ASSERT_NOT_NULL(g);
     ASSERT_EQ_U64(g->n, 3);
@@ -85,6 +90,13 @@ static int test_no_finding_when_balanced(void) {
     ASSERT_EQ_INT(opscope_threads_add(t, &r, NULL), 0);
     char line[256];
     ASSERT_TRUE(!opscope_threads_finding(t, line, sizeof line));
+    ASSERT_EQ_INT(opscope_threads_thread(t, 0)->cpu, 3);
+    static const int32_t moved[2] = {4, 5}; /* thread 0 on another CPU: no one CPU to name */
+    r.thread_cpus = moved;
+    ASSERT_EQ_INT(opscope_threads_add(t, &r, NULL), 0);
+    ASSERT_EQ_INT(opscope_threads_thread(t, 0)->cpu, -1);
+    ASSERT_TRUE(opscope_threads_thread(t, 0)->moved);
+    ASSERT_EQ_INT(opscope_threads_thread(t, 1)->cpu, 5);
     opscope_threads_free(t);
     return 0;
 }
@@ -93,10 +105,10 @@ static int test_no_finding_when_balanced(void) {
 static int test_from_json(void) {
     static const char doc[] =
         "{\"profiler\":\"opscope\",\"version\":3,\"records\":["
-        "{\"type\":0,\"name\":\"MUL_MAT\",\"start_ns\":0,\"duration_ns\":1,\"threads\":[100,50,150,0]},"
-        "{\"type\":0,\"name\":\"MUL_MAT\",\"start_ns\":1,\"duration_ns\":1,\"threads\":[100,60,160,0]},"
-        "{\"type\":0,\"name\":\"MUL_MAT\",\"start_ns\":2,\"duration_ns\":1,\"threads\":[200,0,100,100]},"
-        "{\"type\":0,\"name\":\"ADD\",\"start_ns\":3,\"duration_ns\":1,\"threads\":[10,0,10,0]},"
+        "{\"type\":0,\"name\":\"MUL_MAT\",\"start_ns\":0,\"duration_ns\":1,\"threads\":[100,50,150,0],\"thread_cpus\":[3,5]},"
+        "{\"type\":0,\"name\":\"MUL_MAT\",\"start_ns\":1,\"duration_ns\":1,\"thread_cpus\":[3,5],\"threads\":[100,60,160,0]},"
+        "{\"type\":0,\"name\":\"MUL_MAT\",\"start_ns\":2,\"duration_ns\":1,\"threads\":[200,0,100,100],\"thread_cpus\":[3,5]},"
+        "{\"type\":0,\"name\":\"ADD\",\"start_ns\":3,\"duration_ns\":1,\"threads\":[10,0,10,0],\"thread_cpus\":[3,5]},"
         "{\"type\":0,\"name\":\"MUL_MAT\",\"start_ns\":4,\"duration_ns\":1}]}";
     opscope_threads_t *t = opscope_threads_new();
     opscope_sink s = opscope_threads_sink(t);

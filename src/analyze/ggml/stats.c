@@ -391,6 +391,7 @@ static int add_top(opscope_stats_t *s, const opscope_record *rec, const char *su
     top_entry e;
     e.rec = *rec;
     e.rec.threads = NULL; /* borrowed from the reader: not kept */
+    e.rec.thread_cpus = NULL;
     e.rec.n_threads = 0;
     e.rec.has &= ~(uint32_t)OPSCOPE_HAS_THREADS;
     e.seq = seq;

@@ -68,6 +68,15 @@ int opscope_threads_add(opscope_threads_t *t, const opscope_record *r, const ops
         t->th[i].work_ns += w;
         t->th[i].wait_ns += x;
         t->th[i].nodes++;
+        int32_t cpu = r->thread_cpus ? r->thread_cpus[i] : -1;
+        if (cpu >= 0 && !t->th[i].moved) {
+            if (t->th[i].cpu < 0) {
+                t->th[i].cpu = cpu;
+            } else if (t->th[i].cpu != cpu) {
+                t->th[i].cpu = -1;
+                t->th[i].moved = true;
+            }
+        }
         if (w < lo) lo = w;
         if (w > hi) {
             hi = w;

@@ -5,7 +5,7 @@
  * per-thread times of CPU nodes (opscope_record.threads: work and wait per thread, in ns) and
  * sums them per thread and per op group:
  *   per thread: work_ns, wait_ns, nodes (records it took part in), slowest_nodes (of those,
- *     the ones where its work was the largest; ties go to the lower thread);
+ *     the ones where its work was the largest; ties go to the lower thread), its CPU;
  *   per group (the stats' display and backend): n (records), work_min/mean/max_ns (the sums
  *     over its records of the smallest, mean and largest thread's work), wait_ns (every
  *     thread's wait), imbalance (work_max_ns / work_mean_ns), slowest_thread (the thread
@@ -30,7 +30,9 @@ typedef struct opscope_threads opscope_threads_t;
 typedef struct opscope_thread_sum {
     int32_t thread;
     uint64_t work_ns, wait_ns, nodes, slowest_nodes;
-    int32_t cpu; /* -1: unknown (the capture does not record it) */
+    int32_t cpu; /* the CPU it ran on in every record that says (sched_getcpu at each compute's
+                  * first barrier); -1: unknown, or it moved between CPUs (MOVED) */
+    bool moved;
 } opscope_thread_sum;
 
 typedef struct opscope_thread_group {

@@ -87,7 +87,7 @@ void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, uint64_t t1, bool
     for (int i = 0; i < nt; i++) {
         row_n[i] = atomic_load_explicit(&tb->rows[i].n, memory_order_acquire);
     }
-    size_t need = (size_t)n_cb * (size_t)nt * 2;
+    size_t need = (size_t)n_cb * (size_t)nt * 2 + (size_t)nt; /* the pairs, then each thread's CPU */
     if (w->thr_used + need > w->thr_cap) {
         size_t cap = w->thr_used + need < 8192 ? 8192 : (w->thr_used + need) * 2;
         uint32_t *p = realloc(w->thr_pool, cap * sizeof *p);
@@ -97,6 +97,9 @@ void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, uint64_t t1, bool
     }
     if (opscope_cap_thr_reduce(tb->t, row_n, nt, tb->bar_cap, tb->cb_bar, n_cb, t0, t1, ticks_ns,
                                w->thr_pool + w->thr_used)) {
+        for (int i = 0; i < nt; i++) {
+            w->thr_pool[w->thr_used + need - (size_t)nt + (size_t)i] = (uint32_t)tb->rows[i].cpu;
+        }
         w->st.nt = nt;
         w->st.thr_off = w->thr_used;
         w->thr_used += need;

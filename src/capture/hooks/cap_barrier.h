@@ -28,8 +28,9 @@ extern int (*_Atomic opscope_cap_barrier_team_num)(void);
  * (at least the CPUs configured) and publishes it. False: not timed (off, busy, no memory). */
 bool opscope_cap_barrier_begin(opscope_cap_walk *w, int n);
 /* Thread 0, once the compute that began at tick T0 returned at T1 (BEGUN: what
- * opscope_cap_barrier_begin returned): takes the table back and, when its data hold, appends each callback's per-thread work and wait to W's thr_pool, setting
- * W->st.nt and thr_off (nt 0 otherwise). Says once on stderr, when a compute of several
+ * opscope_cap_barrier_begin returned): takes the table back and, when its data hold,
+ * appends each callback's per-thread work and wait, then each thread's CPU (int32_t, -1
+ * unknown), to W's thr_pool, setting W->st.nt and thr_off (nt 0 otherwise). Says once on stderr, when a compute of several
  * steps ran and no barrier of an OpenMP runtime was ever called, that per-thread timing is
  * unavailable. */
 void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, uint64_t t1, bool begun);

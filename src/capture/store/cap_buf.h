@@ -249,9 +249,10 @@ static inline size_t opscope_cap_page_size(int n) {
 static inline size_t opscope_cap_call_size(int n) {
     return sizeof(opscope_cap_call) + (size_t)n * 2 * sizeof(uint64_t);
 }
-/* A CALL of N steps carrying NT threads' work and wait per step. */
+/* A CALL of N steps carrying NT threads' work and wait per step, then each thread's CPU
+ * (int32_t), padded to 8 bytes. */
 static inline size_t opscope_cap_call_size_threads(int n, int nt) {
-    return opscope_cap_call_size(n) + (size_t)n * (size_t)nt * 2 * sizeof(uint32_t);
+    return (opscope_cap_call_size(n) + ((size_t)n * 2 + 1) * (size_t)nt * sizeof(uint32_t) + 7u) & ~(size_t)7u;
 }
 /* Step STEP's work and wait pairs of C's threads (C->n_threads of them), NULL when none. */
 static inline const uint32_t *opscope_cap_call_threads(const opscope_cap_call *c, int32_t step) {
@@ -259,6 +260,14 @@ static inline const uint32_t *opscope_cap_call_threads(const opscope_cap_call *c
         return NULL;
     }
     return (const uint32_t *)(const void *)&c->t[2 * (size_t)c->n] + (size_t)step * (size_t)c->n_threads * 2;
+}
+/* C's threads' CPUs (C->n_threads of them, -1 unknown), NULL when none. */
+static inline const int32_t *opscope_cap_call_cpus(const opscope_cap_call *c) {
+    if (c->n_threads <= 0) {
+        return NULL;
+    }
+    return (const int32_t *)(const void *)((const uint32_t *)(const void *)&c->t[2 * (size_t)c->n] +
+                                           (size_t)c->n * (size_t)c->n_threads * 2);
 }
 
 /* Returns space for SIZE bytes (a multiple of 8, below 64 KiB) in the calling thread's

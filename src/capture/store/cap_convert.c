@@ -251,6 +251,7 @@ void opscope_cap_convert_any(const opscope_cap_rec *r, int32_t step, opscope_rec
         if (thr) { /* pointing into C: valid while the buffers are */
             o->threads = thr;
             o->n_threads = c->n_threads;
+            o->thread_cpus = opscope_cap_call_cpus(c);
             o->has |= OPSCOPE_HAS_THREADS;
         }
     } else if (r->kind == OPSCOPE_CAP_KIND_EVENT) {

@@ -271,6 +271,7 @@ static int put_records(void) {
         if (rec.has & OPSCOPE_HAS_THREADS) {
             in.threads = rec.threads;
             in.n_threads = rec.n_threads;
+            in.thread_cpus = rec.thread_cpus;
         }
         if (in.tmpl == UINT32_MAX ||
             opscope_oplog_put_inst(&g_log.inst, &st, &in, (rec.has & OPSCOPE_HAS_GRAPH) != 0) ||

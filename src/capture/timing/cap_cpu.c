@@ -381,9 +381,9 @@ static bool emit_all(struct ggml_tensor *const *nodes, const opscope_cap_step *s
 
 /* One CALL record of steps [FIRST, FIRST + M) of PAGE, which are the compute's steps K.. (W's
  * steps hold their times); THR: NT threads' work and wait of every step of the compute, or
- * NULL. Returns the records written (0 when the buffer had no room: counted as dropped). */
+ * NULL, and CPUS their CPUs. Returns the records written (0 when the buffer had no room: counted as dropped). */
 static int put_call(opscope_cap_walk *w, const opscope_cap_compute *cc, const opscope_cap_plan_page *page,
-                    int first, int m, int k, const uint32_t *thr, int nt) {
+                    int first, int m, int k, const uint32_t *thr, const uint32_t *cpus, int nt) {
     size_t size = thr ? opscope_cap_call_size_threads(m, nt) : opscope_cap_call_size(m);
     opscope_cap_call *c = opscope_cap_buf_alloc_bytes(size);
     if (!c) {
@@ -406,9 +406,10 @@ static int put_call(opscope_cap_walk *w, const opscope_cap_compute *cc, const op
         c->t[2 * j] = w->steps[k + j].t0;
         c->t[2 * j + 1] = w->steps[k + j].t1;
     }
-    if (thr) {
-        memcpy((uint32_t *)(void *)&c->t[2 * (size_t)m], thr + (size_t)k * (size_t)nt * 2,
-               (size_t)m * (size_t)nt * 2 * sizeof *thr);
+    if (thr) { /* this CALL's steps' pairs, then the compute's CPUs */
+        uint32_t *dst = (uint32_t *)(void *)&c->t[2 * (size_t)m];
+        memcpy(dst, thr + (size_t)k * (size_t)nt * 2, (size_t)m * (size_t)nt * 2 * sizeof *thr);
+        memcpy(dst + (size_t)m * (size_t)nt * 2, cpus, (size_t)nt * sizeof *cpus);
     }
     opscope_cap_buf_commit_bytes(size);
     return m;
@@ -429,13 +430,15 @@ static bool emit_planned(opscope_cap_walk *w, const opscope_cap_stream *st, cons
     uint64_t tail = opscope_cap_close_steps(w->steps, n_steps, attr, st->bar, n_ts, cc->t1);
     int nt = st->thr && st->nt > 0 && st->nt <= OPSCOPE_CAP_THR_MAX ? st->nt : 0;
     /* with threads, a page goes out as several CALLs, each below the 64 KiB record size */
-    int per_call = nt ? (int)((60000u - sizeof(opscope_cap_call)) / (16u + 8u * (unsigned)nt)) : OPSCOPE_CAP_PAGE_STEPS;
+    int per_call = nt ? (int)((60000u - sizeof(opscope_cap_call) - 4u * (unsigned)nt) / (16u + 8u * (unsigned)nt))
+                      : OPSCOPE_CAP_PAGE_STEPS;
+    const uint32_t *cpus = nt ? st->thr + (size_t)n_ts * (size_t)nt * 2 : NULL;
     int written = 0;
     for (int pg = 0, k = 0; pg < p->n_pages; pg++) {
         const opscope_cap_plan_page *page = p->pages[pg];
         for (int first = 0; first < page->n; first += per_call) {
             int m = page->n - first < per_call ? page->n - first : per_call;
-            written += put_call(w, cc, page, first, m, k, nt ? st->thr : NULL, nt);
+            written += put_call(w, cc, page, first, m, k, nt ? st->thr : NULL, cpus, nt);
             k += m;
         }
     }

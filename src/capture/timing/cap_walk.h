@@ -29,9 +29,9 @@ typedef struct opscope_cap_stream {
     int bar_k;     /* the callback whose barrier exit is awaited, -1: none */
     opscope_cap_abort_cb user_cb; /* the program's abort callback, chained */
     void *user_data;
-    /* per-thread work and wait (cap_threads.h): NT threads per callback, at THR_OFF in the
-     * walk's thr_pool while the compute waits for its records, THR when they are built; NT 0:
-     * none for this compute */
+    /* per-thread work and wait (cap_threads.h): NT threads per callback, then each thread's
+     * CPU, at THR_OFF in the walk's thr_pool while the compute waits for its records, THR when
+     * they are built; NT 0: none for this compute */
     int nt;
     size_t thr_off;
     const uint32_t *thr;

@@ -211,6 +211,14 @@ static void jf_threads(json_fmt *f, const opscope_record *r) {
         jf_u64(f, r->threads[i]);
     }
     jf_char(f, ']');
+    if (!r->thread_cpus) return;
+    jf_key(f, "thread_cpus");
+    jf_char(f, '[');
+    for (int32_t i = 0; i < r->n_threads; i++) {
+        if (i) jf_char(f, ',');
+        jf_i64(f, r->thread_cpus[i]);
+    }
+    jf_char(f, ']');
 }
 
 int opscope_json_export_derived(void *ud, const opscope_record *r, opscope_derived *dv) {

@@ -3,6 +3,7 @@
 
 #include "util/sort.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 void opscope_threads_write_finding(opscope_out_t *w, opscope_threads_t *t) {
@@ -29,10 +30,15 @@ void opscope_threads_write_text(opscope_out_t *w, opscope_threads_t *t, size_t m
     opscope_threads_totals(t, &work, &wait);
     opscope_out_printf(w, " %d threads; their wait at barriers: %.1f%% of their time on the nodes\n", n,
                        pct(wait, work + wait));
-    opscope_out_str(w, "   Thread     Work (ms)   Wait (ms)   Wait %     Nodes   Slowest in\n");
+    opscope_out_str(w, "   Thread  CPU     Work (ms)   Wait (ms)   Wait %     Nodes   Slowest in\n");
     for (int i = 0; i < n; i++) {
         const opscope_thread_sum *s = opscope_threads_thread(t, i);
-        opscope_out_printf(w, "   %6d  %12.3f %11.3f %7.1f%% %9llu   %5.1f%%\n", s->thread, (double)s->work_ns / 1e6,
+        char cpu[16] = "-";
+        if (s->cpu >= 0)
+            snprintf(cpu, sizeof cpu, "%d", s->cpu);
+        else if (s->moved)
+            snprintf(cpu, sizeof cpu, "moved");
+        opscope_out_printf(w, "   %6d %5s %12.3f %11.3f %7.1f%% %9llu   %5.1f%%\n", s->thread, cpu, (double)s->work_ns / 1e6,
                            (double)s->wait_ns / 1e6, pct(s->wait_ns, s->work_ns + s->wait_ns),
                            (unsigned long long)s->nodes, pct(s->slowest_nodes, s->nodes));
     }
