@@ -11,37 +11,39 @@ static uint64_t ident(uint64_t t) {
     return t;
 }
 
-/* Two threads, a compute starting at 100, five barriers: 0 the team's start (omp single),
- * 1 the end of step 0, 2 inside step 1 (MUL_MAT after converting src1), 3 the end of step 1,
- * 4 the end of step 2 (the final one). Rows: arrival, departure of each barrier. */
+/* Two threads, a compute starting at 100 and returning at 270, five barriers: 0 the team's
+ * start (omp single), 1 the end of step 0, 2 inside step 1 (MUL_MAT after converting src1), 3
+ * the end of step 1, 4 the end of step 2 (the final one). Rows: each barrier's arrival. A
+ * barrier releases at its last arrival: 108, 158, 172, 228, 260. */
 enum { BARS = 5 };
-static const uint64_t k_t[2 * BARS * 2] = {
-    105, 110, 150, 160, 170, 175, 200, 230, 260, 262, /* thread 0 */
-    108, 110, 158, 160, 172, 175, 228, 230, 255, 262, /* thread 1 */
+static const uint64_t k_t[2 * BARS] = {
+    105, 150, 170, 200, 260, /* thread 0 */
+    108, 158, 172, 228, 255, /* thread 1 */
 };
 static const int32_t k_cb[3] = {1, 3, 4};
+static uint64_t k_rel[BARS];
 
 static int test_reduce_by_hand(void) {
     int32_t row_n[2] = {BARS, BARS};
     uint32_t out[3 * 2 * 2];
-    ASSERT_TRUE(opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, 3, 100, 270, ident, out));
-    /* thread 0, step 0: work (105-100) + (150-110) = 45, wait (110-105) + (160-150) = 15 */
-    ASSERT_EQ_U64(out[0], 45);
-    ASSERT_EQ_U64(out[1], 15);
-    /* thread 1, step 0: work (108-100) + (158-110) = 56, wait 2 + 2 = 4 */
-    ASSERT_EQ_U64(out[2], 56);
-    ASSERT_EQ_U64(out[3], 4);
-    /* step 1 holds barriers 2 and 3: thread 0 work (170-160) + (200-175) = 35, wait 5 + 30 */
-    ASSERT_EQ_U64(out[4], 35);
-    ASSERT_EQ_U64(out[5], 35);
-    /* thread 1: work (172-160) + (228-175) = 65, wait 3 + 2 = 5 */
-    ASSERT_EQ_U64(out[6], 65);
-    ASSERT_EQ_U64(out[7], 5);
-    /* step 2: thread 0 work 260-230 = 30, wait 2 and the join to the return at 270, 8; thread 1
-     * work 255-230 = 25, wait 7 + 8 */
-    ASSERT_EQ_U64(out[8], 30);
+    ASSERT_TRUE(opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, 3, 100, 270, ident, out, k_rel));
+    /* thread 0, step 0: work (105-100) + (150-108) = 47, wait (108-105) + (158-150) = 11 */
+    ASSERT_EQ_U64(out[0], 47);
+    ASSERT_EQ_U64(out[1], 11);
+    /* thread 1, step 0: work (108-100) + (158-108) = 58; it is the last at both: no wait */
+    ASSERT_EQ_U64(out[2], 58);
+    ASSERT_EQ_U64(out[3], 0);
+    /* step 1 holds barriers 2 and 3: thread 0 work (170-158) + (200-172) = 40, wait 2 + 28 */
+    ASSERT_EQ_U64(out[4], 40);
+    ASSERT_EQ_U64(out[5], 30);
+    /* thread 1: work (172-158) + (228-172) = 70, wait 0 */
+    ASSERT_EQ_U64(out[6], 70);
+    ASSERT_EQ_U64(out[7], 0);
+    /* step 2: thread 0 work 260-228 = 32, wait 0 and the join to the return, 270-260; thread 1
+     * work 255-228 = 27, wait (260-255) + 10 */
+    ASSERT_EQ_U64(out[8], 32);
     ASSERT_EQ_U64(out[9], 10);
-    ASSERT_EQ_U64(out[10], 25);
+    ASSERT_EQ_U64(out[10], 27);
     ASSERT_EQ_U64(out[11], 15);
     /* every thread's work + wait is the compute's span on thread 0: 270 - 100 */
     for (int i = 0; i < 2; i++) {
@@ -71,20 +73,27 @@ static int test_steps_name_nodes(void) {
 static int test_reduce_refuses_what_does_not_hold(void) {
     uint32_t out[3 * 2 * 2];
     int32_t uneven[2] = {BARS, BARS - 1};
-    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, uneven, 2, BARS, k_cb, 3, 100, 0, ident, out));
+    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, uneven, 2, BARS, k_cb, 3, 100, 270, ident, out, k_rel));
     int32_t row_n[2] = {BARS, BARS};
     static const int32_t flat[3] = {1, 1, 4};
-    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, flat, 3, 100, 0, ident, out));
+    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, flat, 3, 100, 270, ident, out, k_rel));
     static const int32_t past[3] = {1, 3, 5};
-    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, past, 3, 100, 0, ident, out));
+    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, past, 3, 100, 270, ident, out, k_rel));
     static const int32_t missing[3] = {1, -1, 4};
-    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, missing, 3, 100, 0, ident, out));
-    /* a start after the first arrival: a clock that ran backwards */
-    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, 3, 106, 0, ident, out));
-    /* the last step takes any barrier after its callback's: cb {1, 3} with 5 barriers */
-    ASSERT_TRUE(opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, 2, 100, 0, ident, out));
-    ASSERT_EQ_U64(out[4], 35 + 30); /* thread 0, step 1: barriers 2, 3 and 4 */
-    ASSERT_EQ_U64(out[5], 35 + 2);   /* an end before the last exit adds nothing */
+    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, missing, 3, 100, 270, ident, out, k_rel));
+    /* a row whose arrivals run backwards */
+    static const uint64_t back[2 * BARS] = {105, 150, 140, 200, 260, 108, 158, 172, 228, 255};
+    ASSERT_TRUE(!opscope_cap_thr_reduce(back, row_n, 2, BARS, k_cb, 3, 100, 270, ident, out, k_rel));
+    /* the last step takes any barrier after its callback's: cb {1, 3} with 5 barriers; thread
+     * 0's step 1 is barriers 2, 3 and 4: work 12 + 28 + 32, wait 2 + 28 + 0; an end before the
+     * last release adds nothing */
+    ASSERT_TRUE(opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, 2, 100, 0, ident, out, k_rel));
+    ASSERT_EQ_U64(out[4], 72);
+    ASSERT_EQ_U64(out[5], 30);
+    /* an arrival a few ticks before the previous release (two CPUs' clocks): no work, no refusal */
+    static const uint64_t skew[2 * BARS] = {105, 150, 157, 200, 260, 108, 158, 172, 228, 255};
+    ASSERT_TRUE(opscope_cap_thr_reduce(skew, row_n, 2, BARS, k_cb, 3, 100, 270, ident, out, k_rel));
+    ASSERT_EQ_U64(out[4], 0 + 200 - 172); /* barrier 2: 157 < 158, no work; barrier 3: 28 */
     return 0;
 }
 
@@ -93,19 +102,19 @@ static int test_table_rows_and_bounds(void) {
     memset(&tb, 0, sizeof tb);
     ASSERT_TRUE(opscope_cap_thr_reserve(&tb, 2, 2, 4));
     opscope_cap_thr_clear(&tb);
-    opscope_cap_thr_note(&tb, 1, 10, 20);
+    opscope_cap_thr_note(&tb, 1, 10);
     ASSERT_EQ_INT(atomic_load(&tb.nt_seen), 2);
     ASSERT_EQ_INT(atomic_load(&tb.rows[1].n), 1);
     ASSERT_EQ_INT(atomic_load(&tb.rows[0].n), 0);
-    ASSERT_EQ_U64(tb.t[(1 * (size_t)tb.bar_cap + 0) * 2], 10);
+    ASSERT_EQ_U64(tb.t[1 * (size_t)tb.bar_cap + 0], 10);
     ASSERT_EQ_INT(atomic_load(&tb.bad), 0);
-    opscope_cap_thr_note(&tb, 1, 30, 40);
-    opscope_cap_thr_note(&tb, 1, 50, 60); /* a third barrier: past the table */
+    opscope_cap_thr_note(&tb, 1, 30);
+    opscope_cap_thr_note(&tb, 1, 50); /* a third barrier: past the table */
     ASSERT_EQ_INT(atomic_load(&tb.bad), 1);
     ASSERT_EQ_INT(atomic_load(&tb.rows[1].n), 2);
     opscope_cap_thr_clear(&tb);
     ASSERT_EQ_INT(atomic_load(&tb.bad), 0);
-    opscope_cap_thr_note(&tb, 2, 1, 2); /* a thread past the rows */
+    opscope_cap_thr_note(&tb, 2, 1); /* a thread past the rows */
     ASSERT_EQ_INT(atomic_load(&tb.bad), 1);
     /* growing keeps what the next compute needs: more rows, more barriers */
     ASSERT_TRUE(opscope_cap_thr_reserve(&tb, 8, 100, 50));

@@ -1,5 +1,5 @@
 /*
- * cap_barrier.h - every thread's arrival and departure at the barriers of a CPU compute
+ * cap_barrier.h - every thread's arrival at the barriers of a CPU compute
  * (internal; cap_threads.h has the table and its reduction). Thread 0 publishes the table of
  * its compute before the compute runs (opscope_cap_barrier_begin) and takes it back once the
  * compute returned (opscope_cap_barrier_end); in between, the barrier hook (cap_omp.c) of every

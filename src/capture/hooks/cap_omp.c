@@ -6,8 +6,9 @@
  * notes when it returned after an abort callback. Steps then end there instead of at thread
  * 0's callback (cap_attr.h, opscope_cap_close_steps), so a node's time holds its own load
  * imbalance rather than its predecessor's. While a compute's barrier table is published
- * (cap_barrier.h), every thread of its team also notes its arrival and departure in its own
- * row (its number in the team, omp_get_thread_num, is its row), and thread 0 which barrier
+ * (cap_barrier.h), every thread of its team also notes its arrival in its own
+ * row (its number in the team, omp_get_thread_num, is its row: one timestamp, before the real
+ * barrier, so nothing of the hook runs after it), and thread 0 which barrier
  * follows each callback. Every other call (other OpenMP code in the program, no compute being
  * timed) costs one atomic load and one thread-local load.
  */
@@ -115,10 +116,8 @@ static void timed_barrier(barrier_fn f, opscope_cap_thr_table *tb, opscope_cap_s
     if (row == 0 && st && st->bar_k >= 0 && st->bar_k < tb->cb_cap) {
         tb->cb_bar[st->bar_k] = atomic_load_explicit(&tb->rows[0].n, memory_order_relaxed);
     }
-    uint64_t a = opscope_cap_now();
+    opscope_cap_thr_note(tb, row, opscope_cap_now()); /* the release is the last arrival */
     f();
-    uint64_t d = opscope_cap_now();
-    opscope_cap_thr_note(tb, row, a, d);
 }
 
 OPSCOPE_EXPORT void GOMP_barrier(void) {

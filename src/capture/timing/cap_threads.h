@@ -4,19 +4,22 @@
  * ggml-cpu ends each computed step (a node, or a fused group) with a barrier that every thread
  * of the compute passes, and some ops meet at barriers inside their node (MUL_MAT after
  * converting src1). The barrier hook (hooks/cap_omp.c) notes, on every thread, when it arrived
- * at and left each barrier of the compute in a table sized before the compute
+ * at each barrier of the compute in a table sized before the compute
  * (opscope_cap_thr_table): a thread writes only its own row, so no lock is taken and nothing
  * is allocated on the program's threads. On thread 0 the hook also notes which barrier follows
  * each abort callback (cb_bar): barriers are collective, so barrier b is the same barrier on
  * every thread, and the barrier after callback k ends step k on all of them.
  *
- * opscope_cap_thr_reduce turns the table into two numbers per step per thread:
- *   work = sum over the step's barriers b of (arrival[b] - departure[b - 1])
- *   wait = sum over the step's barriers b of (departure[b] - arrival[b])
+ * A barrier lets the threads go when the last one arrives (release[b], the latest arrival at
+ * b), so its wait is known without a second timestamp. opscope_cap_thr_reduce turns the table
+ * into two numbers per step per thread:
+ *   work = sum over the step's barriers b of (arrival[b] - release[b - 1])
+ *   wait = sum over the step's barriers b of (release[b] - arrival[b])
  * where step k holds the barriers after step k - 1's end barrier up to and including its own
  * (step 0 also the barriers before its callback, the last step any after its callback), and
- * departure[-1] is the compute's start on thread 0. The time from a thread's last barrier exit
- * to the compute's return on thread 0 is the last step's wait too: the threads then meet at the
+ * release[-1] is the compute's start on thread 0 (the time the runtime takes to wake the
+ * threads is the next step's work). The time from the last release to the compute's return on
+ * thread 0 is the last step's wait too: the threads then meet at the
  * end of the parallel region (OpenMP's join, no call the capture sees), and on thread 0 it is
  * the step's tail, as the op records count it (cap_attr.h). So for every thread, work + wait
  * over the steps is the compute's span on thread 0, as the op records' durations are.
@@ -37,17 +40,18 @@
 /* One thread's row: its barriers so far, written by that thread only; a cache line each so
  * that no two threads write one line. */
 typedef struct opscope_cap_thr_row {
-    _Atomic int32_t n; /* barriers passed (arrival and departure stored) */
+    _Atomic int32_t n; /* barriers arrived at (their ticks stored) */
     int32_t cpu;       /* sched_getcpu() at its first barrier, -1 unknown */
     char pad_[56];
 } opscope_cap_thr_row;
 
-/* One compute's barrier table. Owned by thread 0's walk (cap_walk.h); T holds the ticks of
- * row r, barrier b at t[(r * bar_cap + b) * 2] (arrival) and [+1] (departure). */
+/* One compute's barrier table. Owned by thread 0's walk (cap_walk.h); T holds the arrival
+ * tick of row r at barrier b at t[r * bar_cap + b]. */
 typedef struct opscope_cap_thr_table {
     opscope_cap_thr_row *rows; /* nt_cap rows */
     uint64_t *t;
     int32_t *cb_bar;           /* cb_bar[k]: index of the barrier thread 0 met after callback k */
+    uint64_t *rel;             /* the reduction's scratch: bar_cap releases */
     int nt_cap, bar_cap, cb_cap;
     _Atomic int nt_seen;       /* highest row written + 1 */
     _Atomic int bad;           /* a row or barrier past the table, or a foreign team: no data */
@@ -62,8 +66,8 @@ void opscope_cap_thr_clear(opscope_cap_thr_table *tb);
 /* Frees TB's arrays (TB itself is the caller's). */
 void opscope_cap_thr_free(opscope_cap_thr_table *tb);
 
-/* Thread ROW passed a barrier: arrived at tick A, left at tick D. Called on that thread only. */
-static inline void opscope_cap_thr_note(opscope_cap_thr_table *tb, int row, uint64_t a, uint64_t d) {
+/* Thread ROW arrived at a barrier at tick A. Called on that thread only. */
+static inline void opscope_cap_thr_note(opscope_cap_thr_table *tb, int row, uint64_t a) {
     if (row < 0 || row >= tb->nt_cap) {
         atomic_store_explicit(&tb->bad, 1, memory_order_relaxed);
         return;
@@ -74,9 +78,7 @@ static inline void opscope_cap_thr_note(opscope_cap_thr_table *tb, int row, uint
         atomic_store_explicit(&tb->bad, 1, memory_order_relaxed);
         return;
     }
-    uint64_t *p = &tb->t[((size_t)row * (size_t)tb->bar_cap + (size_t)b) * 2];
-    p[0] = a;
-    p[1] = d;
+    tb->t[(size_t)row * (size_t)tb->bar_cap + (size_t)b] = a;
     atomic_store_explicit(&r->n, b + 1, memory_order_release);
     int seen = atomic_load_explicit(&tb->nt_seen, memory_order_relaxed);
     while (seen <= row && !atomic_compare_exchange_weak_explicit(&tb->nt_seen, &seen, row + 1,
@@ -85,17 +87,19 @@ static inline void opscope_cap_thr_note(opscope_cap_thr_table *tb, int row, uint
 }
 
 /*
- * The reduction. T, ROW_N: NT rows of BAR_CAP barriers (arrival, departure ticks) and each
- * row's count; CB_BAR[0..N_CB): the barrier after each of thread 0's callbacks; T_START: the
- * compute's start and T_END its return on thread 0 (ticks; a T_END before a thread's last exit
- * adds nothing); TO_NS: ticks to nanoseconds (applied to every timestamp, so a
- * linear clock conversion is exact). OUT (room for N_CB * NT * 2): work and wait in ns of
- * step k, thread i at OUT[(k * NT + i) * 2] and [+1], saturated at UINT32_MAX.
- * Returns true when the data hold: every row passed the same number of barriers, the callbacks'
- * barriers rise strictly and exist, and no timestamp runs backwards. False: OUT is undefined.
+ * The reduction. T, ROW_N: NT rows of BAR_CAP barriers (arrival ticks) and each row's count;
+ * CB_BAR[0..N_CB): the barrier after each of thread 0's callbacks; T_START, T_END: the
+ * compute's start and its return on thread 0 (ticks; an end before the last release adds
+ * nothing); TO_NS: ticks to nanoseconds (applied to every timestamp, so a linear clock
+ * conversion is exact); REL: scratch for ROW_N[0] releases. OUT (room for N_CB * NT * 2): work
+ * and wait in ns of step k, thread i at OUT[(k * NT + i) * 2] and [+1], saturated at
+ * UINT32_MAX. Returns true when the data hold: every row met the same number of barriers, the
+ * callbacks' barriers rise strictly and exist, and no row's arrivals run backwards. False: OUT
+ * is undefined. An arrival before the previous release (clocks of two CPUs a few ticks apart)
+ * counts as no work.
  */
 bool opscope_cap_thr_reduce(const uint64_t *t, const int32_t *row_n, int nt, int bar_cap,
                             const int32_t *cb_bar, int n_cb, uint64_t t_start, uint64_t t_end,
-                            uint64_t (*to_ns)(uint64_t), uint32_t *out);
+                            uint64_t (*to_ns)(uint64_t), uint32_t *out, uint64_t *rel);
 
 #endif
