@@ -27,24 +27,15 @@ static int test_reduce_by_hand(void) {
     int32_t row_n[2] = {BARS, BARS};
     uint32_t out[3 * 2 * 2];
     ASSERT_TRUE(opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, 3, 100, 270, ident, out, k_rel));
-    /* thread 0, step 0: work (105-100) + (150-108) = 47, wait (108-105) + (158-150) = 11 */
-    ASSERT_EQ_U64(out[0], 47);
-    ASSERT_EQ_U64(out[1], 11);
-    /* thread 1, step 0: work (108-100) + (158-108) = 58; it is the last at both: no wait */
-    ASSERT_EQ_U64(out[2], 58);
-    ASSERT_EQ_U64(out[3], 0);
-    /* step 1 holds barriers 2 and 3: thread 0 work (170-158) + (200-172) = 40, wait 2 + 28 */
-    ASSERT_EQ_U64(out[4], 40);
-    ASSERT_EQ_U64(out[5], 30);
-    /* thread 1: work (172-158) + (228-172) = 70, wait 0 */
-    ASSERT_EQ_U64(out[6], 70);
-    ASSERT_EQ_U64(out[7], 0);
-    /* step 2: thread 0 work 260-228 = 32, wait 0 and the join to the return, 270-260; thread 1
-     * work 255-228 = 27, wait (260-255) + 10 */
-    ASSERT_EQ_U64(out[8], 32);
-    ASSERT_EQ_U64(out[9], 10);
-    ASSERT_EQ_U64(out[10], 27);
-    ASSERT_EQ_U64(out[11], 15);
+    /* work, wait of (step, thread), by hand:
+     * step 0, thread 0: work (105-100) + (150-108) = 47, wait (108-105) + (158-150) = 11
+     * step 0, thread 1: work (108-100) + (158-108) = 58; the last at both barriers: no wait
+     * step 1 (barriers 2 and 3), thread 0: work (170-158) + (200-172) = 40, wait 2 + 28 = 30
+     * step 1, thread 1: work (172-158) + (228-172) = 70, wait 0
+     * step 2, thread 0: work 260-228 = 32, wait 0 and the join to the return, 270-260 = 10
+     * step 2, thread 1: work 255-228 = 27, wait (260-255) + 10 = 15 */
+    static const uint32_t want[12] = {47, 11, 58, 0, 40, 30, 70, 0, 32, 10, 27, 15};
+    for (int k = 0; k < 12; k++) ASSERT_EQ_U64(out[k], want[k]);
     /* every thread's work + wait is the compute's span on thread 0: 270 - 100 */
     for (int i = 0; i < 2; i++) {
         uint64_t sum = 0;
@@ -63,10 +54,11 @@ static int test_steps_name_nodes(void) {
     int n = 0;
     ASSERT_EQ_INT(opscope_cap_attribute(nodes, 6, ts, 3, 100, false, s, &n), OPSCOPE_CAP_ATTR_EXACT);
     ASSERT_EQ_INT(n, 3);
-    ASSERT_EQ_INT(s[0].first, 1);
-    ASSERT_EQ_INT(s[0].n, 2);
-    ASSERT_EQ_INT(s[1].first, 3);
-    ASSERT_EQ_INT(s[2].first, 5);
+    static const int first[3] = {1, 3, 5}, len[3] = {2, 1, 1}; /* the steps' nodes */
+    for (int k = 0; k < 3; k++) {
+        ASSERT_EQ_INT(s[k].first, first[k]);
+        ASSERT_EQ_INT(s[k].n, len[k]);
+    }
     return 0;
 }
 

@@ -64,14 +64,13 @@ void opscope_threads_write_json(opscope_out_t *w, opscope_threads_t *t) {
     opscope_jw j = opscope_jw_resume(w);
     opscope_jw_nl(&j);
     opscope_jw_arr(&j, "cpu_threads");
+    static const char *const keys[] = {"work_ns", "wait_ns", "nodes", "slowest_nodes"};
     for (int i = 0; i < n; i++) {
         const opscope_thread_sum *s = opscope_threads_thread(t, i);
+        const uint64_t vals[] = {s->work_ns, s->wait_ns, s->nodes, s->slowest_nodes};
         opscope_jw_item_obj(&j);
         opscope_jw_i64(&j, "thread", s->thread);
-        opscope_jw_u64(&j, "work_ns", s->work_ns);
-        opscope_jw_u64(&j, "wait_ns", s->wait_ns);
-        opscope_jw_u64(&j, "nodes", s->nodes);
-        opscope_jw_u64(&j, "slowest_nodes", s->slowest_nodes);
+        for (size_t k = 0; k < sizeof vals / sizeof *vals; k++) opscope_jw_u64(&j, keys[k], vals[k]);
         if (s->cpu >= 0)
             opscope_jw_i64(&j, "cpu", s->cpu);
         else
@@ -84,12 +83,10 @@ void opscope_threads_write_json(opscope_out_t *w, opscope_threads_t *t) {
 void opscope_threads_write_group_json(opscope_jw *j, opscope_threads_t *t, const char *display, int32_t backend) {
     const opscope_thread_group *g = opscope_threads_find(t, display, backend);
     if (!g || !g->n) return;
+    static const char *const keys[] = {"n", "work_min_ns", "work_mean_ns", "work_max_ns", "wait_ns"};
+    const uint64_t vals[] = {g->n, g->work_min_ns, g->work_mean_ns, g->work_max_ns, g->wait_ns};
     opscope_jw_obj(j, "threads");
-    opscope_jw_u64(j, "n", g->n);
-    opscope_jw_u64(j, "work_min_ns", g->work_min_ns);
-    opscope_jw_u64(j, "work_mean_ns", g->work_mean_ns);
-    opscope_jw_u64(j, "work_max_ns", g->work_max_ns);
-    opscope_jw_u64(j, "wait_ns", g->wait_ns);
+    for (size_t k = 0; k < sizeof vals / sizeof *vals; k++) opscope_jw_u64(j, keys[k], vals[k]);
     opscope_jw_fixed(j, "imbalance", g->imbalance, 3);
     opscope_jw_i64(j, "slowest_thread", g->slowest_thread);
     opscope_jw_fixed(j, "slowest_share", g->slowest_share, 3);
