@@ -71,6 +71,7 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
   set(OPSCOPE_CAPTURE_COMMON_SOURCES
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_hooks.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_tls.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_barrier.c
     ${OPSCOPE_CAPTURE_DIR}/resolve/cap_resolve.c
     ${OPSCOPE_CAPTURE_DIR}/resolve/cap_devices.c
     ${OPSCOPE_CAPTURE_DIR}/timing/cap_cpu.c
@@ -85,7 +86,6 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_ggml.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_blas.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_omp.c
-    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_barrier.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_copy.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_sync.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_llama.c

@@ -55,9 +55,15 @@ static void say_unavailable(void) {
     if (atomic_compare_exchange_strong(&g_said, &f, true)) {
         static const char line[] = "opscope: per-thread CPU timing unavailable: the CPU backend's "
                                    "barrier is not interposed (a ggml built without OpenMP, or "
-                                   "static); everything else is recorded\n";
+                                   "the static library); everything else is recorded\n";
         ssize_t r = write(2, line, sizeof line - 1);
         (void)r;
+    }
+}
+
+void opscope_cap_barrier_untimed(int n_cb) {
+    if (!g_off && n_cb > 1) {
+        say_unavailable();
     }
 }
 

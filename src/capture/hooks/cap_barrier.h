@@ -35,4 +35,8 @@ bool opscope_cap_barrier_begin(opscope_cap_walk *w, int n);
  * unavailable. */
 void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, uint64_t t1, bool begun);
 
+/* A CPU compute of N_CB steps ran without per-thread timing because this library cannot
+ * time its threads (the static library): says so once on stderr when N_CB > 1. */
+void opscope_cap_barrier_untimed(int n_cb);
+
 #endif
