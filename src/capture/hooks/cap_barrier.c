@@ -15,6 +15,7 @@ int (*_Atomic opscope_cap_barrier_team_num)(void);
 
 static bool g_off;
 static _Atomic int g_rows = 0;          /* rows the next table gets: the most threads seen */
+static _Atomic int g_per_node = 2;      /* barriers per node the next table has room for */
 static _Atomic bool g_said;
 
 __attribute__((constructor)) static void read_env(void) {
@@ -31,8 +32,9 @@ bool opscope_cap_barrier_begin(opscope_cap_walk *w, int n) {
     if (g_off || !atomic_load_explicit(&opscope_cap_barrier_team_num, memory_order_acquire)) {
         return false;
     }
-    /* a node meets one barrier at its end and sometimes a few inside: room for 4 per node */
-    int bars = 4 * n + 16;
+    /* a node meets one barrier at its end, a MUL_MAT one more inside: 2 per node, more after a
+     * compute that needed them */
+    int bars = atomic_load_explicit(&g_per_node, memory_order_relaxed) * n + 16;
     if (!opscope_cap_thr_reserve(&w->thr, atomic_load_explicit(&g_rows, memory_order_relaxed), bars, n + 1)) {
         return false;
     }
@@ -85,6 +87,14 @@ void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, uint64_t t1, bool
     int nt = atomic_load_explicit(&tb->nt_seen, memory_order_acquire);
     if (nt > atomic_load_explicit(&g_rows, memory_order_relaxed)) {
         atomic_store_explicit(&g_rows, nt, memory_order_relaxed); /* the next table has room */
+    }
+    bool full = false;
+    for (int i = 0; i < nt && i < tb->nt_cap; i++) {
+        full |= atomic_load_explicit(&tb->rows[i].n, memory_order_relaxed) >= tb->bar_cap;
+    }
+    int per = atomic_load_explicit(&g_per_node, memory_order_relaxed);
+    if (full && per < 16) {
+        atomic_store_explicit(&g_per_node, per * 2, memory_order_relaxed); /* the next one has room */
     }
     if (atomic_load_explicit(&tb->bad, memory_order_acquire) || nt < 2 || n_cb < 1) {
         return; /* one thread has nothing to share; a bad table says nothing */
