@@ -133,7 +133,8 @@ typedef struct opscope_cap_event {
     uint8_t kind;         /* OPSCOPE_CAP_KIND_EVENT */
     uint8_t n_fused;
     uint8_t flags;
-    uint8_t pad_[1];
+    uint8_t n_threads;    /* CPU threads timed at the barriers (0: none): after the event, each
+                           * thread's work and wait (uint32_t ns), then its CPU (int32_t) */
     int16_t backend;
     int16_t sched;
     int16_t thread;
@@ -145,6 +146,19 @@ typedef struct opscope_cap_event {
     uint64_t bytes;
     const opscope_cap_rec *desc;
 } opscope_cap_event;
+
+/* The bytes after an event that carries NT threads' times (a multiple of 8). */
+static inline size_t opscope_cap_event_threads_size(int nt) {
+    return ((size_t)nt * 3 * sizeof(uint32_t) + 7u) & ~(size_t)7u;
+}
+/* E's threads' work and wait pairs (E->n_threads of them) and their CPUs; NULL when none. */
+static inline const uint32_t *opscope_cap_event_threads(const opscope_cap_event *e) {
+    return e->n_threads ? (const uint32_t *)(const void *)(e + 1) : NULL;
+}
+static inline const int32_t *opscope_cap_event_cpus(const opscope_cap_event *e) {
+    return e->n_threads ? (const int32_t *)(const void *)((const uint32_t *)(const void *)(e + 1) + 2 * (size_t)e->n_threads)
+                        : NULL;
+}
 
 /* One step of a plan page: what an EVENT holds besides this compute's fields. */
 typedef struct opscope_cap_tmpl {

@@ -262,6 +262,12 @@ void opscope_cap_convert_any(const opscope_cap_rec *r, int32_t step, opscope_rec
         opscope_cap_call c = {.flags = e->flags};
         COPY_PLACE(c, e);
         convert_step(&t, &c, e->t0, e->t1, o, buf);
+        if (e->n_threads) { /* pointing into E: valid while the buffers are */
+            o->threads = opscope_cap_event_threads(e);
+            o->n_threads = e->n_threads;
+            o->thread_cpus = opscope_cap_event_cpus(e);
+            o->has |= OPSCOPE_HAS_THREADS;
+        }
     } else {
         opscope_cap_convert(r, o, buf);
     }

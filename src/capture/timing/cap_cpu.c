@@ -358,7 +358,7 @@ static bool plan_pages(opscope_cap_plan *p, const opscope_cap_event *ev, int n_s
 /* Emits the steps of a compute from the graph's NODES, with their templates made into EV.
  * Returns whether every template was made. */
 static bool emit_all(struct ggml_tensor *const *nodes, const opscope_cap_step *steps, int n_steps,
-                     opscope_cap_event *ev, uint8_t flags, const opscope_cap_compute *c) {
+                     opscope_cap_event *ev, uint8_t flags, const opscope_cap_compute *c, const uint32_t *thr, int nt) {
     int made = 0;
     for (int k = 0; k < n_steps; k++) {
         if (!opscope_cap_event_make(nodes, &steps[k], &ev[made])) {
@@ -366,7 +366,9 @@ static bool emit_all(struct ggml_tensor *const *nodes, const opscope_cap_step *s
         }
         made++;
     }
-    int written = opscope_cap_event_put_all(ev, steps, made, flags, c, opscope_cap_buf_thread_id());
+    /* the threads' CPUs follow the pairs of all the compute's steps: only a whole compute has them */
+    int written = opscope_cap_event_put_all(ev, steps, made, flags, c, opscope_cap_buf_thread_id(),
+                                            made == n_steps ? thr : NULL, nt);
     if (made < n_steps) { /* put_all counted its own losses; these steps never got that far */
         opscope_cap_buf_note_dropped((uint64_t)(n_steps - made));
     }
@@ -512,7 +514,10 @@ void opscope_cap_cpu_emit(opscope_cap_walk *w, const opscope_cap_stream *st, con
             plan_note_seen(w, g, sched, n);
         }
     }
-    bool kept = emit_all(nodes, w->steps, n_steps, w->ev, flags, cc);
+    /* step k is callback k when every callback paired with a step */
+    bool paired = (attr == OPSCOPE_CAP_ATTR_EXACT || attr == OPSCOPE_CAP_ATTR_NOFUSION) && n_steps == n_ts &&
+                  st->n <= st->cap && st->thr && st->nt > 0;
+    bool kept = emit_all(nodes, w->steps, n_steps, w->ev, flags, cc, paired ? st->thr : NULL, paired ? st->nt : 0);
     opscope_cap_graph_rec_add(n_steps, attr, tail);
     if (p && kept && st->n == n_steps && plan_pages(p, w->ev, n_steps)) {
         memcpy(p->node, nodes, (size_t)n * sizeof *p->node);
