@@ -124,6 +124,7 @@ enum {
     OPSCOPE_HAS_SAMPLED_OUT = 1u << 15, /* a whole split that sampled device timing left
                                          * untimed: host time only; its device work is in
                                          * the timed computes' weights, estimates count it 0 */
+    OPSCOPE_HAS_THREADS = 1u << 16,   /* threads, n_threads (a CPU node's per-thread times) */
 };
 
 /*
@@ -174,7 +175,19 @@ typedef struct opscope_record {
     uint64_t nb_src[OPSCOPE_MAX_SRC][OPSCOPE_MAX_DIMS]; /* OPSCOPE_HAS_STRIDES */
     int32_t type_src[OPSCOPE_MAX_SRC];                   /* OPSCOPE_HAS_SRC_TYPES, else -1 */
     int32_t op_params[OPSCOPE_MAX_OP_PARAMS];            /* OPSCOPE_HAS_OP_PARAMS */
+    /* OPSCOPE_HAS_THREADS: a CPU node timed at ggml's barriers on every thread of its compute:
+     * threads[2 * i] is thread i's work on it, threads[2 * i + 1] its wait at the barriers that
+     * end it (ns; thread 0 is the one that called the compute). Borrowed from the reader, valid
+     * during the callback only; at most OPSCOPE_MAX_THREADS threads. */
+    const uint32_t *threads;
+    int32_t n_threads;
+    /* with threads, or NULL: the CPU each thread ran on at the compute's first barrier
+     * (sched_getcpu), -1 unknown; borrowed like threads */
+    const int32_t *thread_cpus;
 } opscope_record;
+
+/* Threads a record's per-thread times hold at most. */
+#define OPSCOPE_MAX_THREADS 64
 
 /* Sets every field to its "unknown" value: zeros, NULL strings, types -1, n_fused 1. */
 OPSCOPE_API void opscope_record_init(opscope_record *rec);

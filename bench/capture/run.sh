@@ -6,6 +6,7 @@
 #                     (the models' decode shapes and a few large ones; mulmat_cold = cold-cache reference)
 #   4. graph wall     per graph compute, sum of op durations vs the call's wall time (nodecount)
 #   5. rpc_overhead.py the client's decode tokens/s with ggml-rpc-server profiled and without
+#   6. threads_cost.py decode tokens/s under record with per-thread timing and with OPSCOPE_THREADS=0
 # Figures are only meaningful on an otherwise idle machine (2-thread runs; check `uptime`).
 # usage: bench/capture/run.sh [BUILD]   (BUILD unused: opscope is built inside the root)
 set -euo pipefail
@@ -32,5 +33,7 @@ for m in tiny-dense-f32 tiny-moe-q4_0; do
 done
 echo "== ggml-rpc-server profiled: client decode tokens/s (bar: within 3%)"
 python3 /opscope/bench/capture/rpc_overhead.py || true
+echo "== per-thread timing at the barriers: decode tokens/s (bar: >= 98% of OPSCOPE_THREADS=0)"
+python3 /opscope/bench/capture/threads_cost.py || true
 echo "== load: $(cut -d" " -f1-3 /proc/loadavg)"
 '

@@ -9,6 +9,7 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/store/cap_clock.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_buf.c
   ${OPSCOPE_CAPTURE_DIR}/timing/cap_attr.c
+  ${OPSCOPE_CAPTURE_DIR}/timing/cap_threads.c
   ${OPSCOPE_CAPTURE_DIR}/life/cap_config.c
   ${OPSCOPE_CAPTURE_DIR}/life/cap_env.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_tables.c
@@ -71,6 +72,7 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
   set(OPSCOPE_CAPTURE_COMMON_SOURCES
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_hooks.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_tls.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_barrier.c
     ${OPSCOPE_CAPTURE_DIR}/resolve/cap_resolve.c
     ${OPSCOPE_CAPTURE_DIR}/resolve/cap_devices.c
     ${OPSCOPE_CAPTURE_DIR}/timing/cap_cpu.c

@@ -110,6 +110,39 @@ int opscope_oplog_put_inst(opscope_oplog_buf *b, opscope_oplog_state *st, const 
     return e ? -1 : 0;
 }
 
+int opscope_oplog_put_threads(opscope_oplog_buf *b, const opscope_oplog_inst *i) {
+    int e = opscope_oplog_put_u(b, (uint64_t)i->n_threads);
+    for (int32_t k = 0; k < 2 * i->n_threads; k++) e |= opscope_oplog_put_u(b, i->threads[k]);
+    for (int32_t k = 0; k < i->n_threads; k++) {
+        int32_t cpu = i->thread_cpus ? i->thread_cpus[k] : -1;
+        e |= opscope_oplog_put_u(b, cpu >= 0 ? (uint64_t)cpu + 1 : 0);
+    }
+    return e ? -1 : 0;
+}
+
+/* Reads the count, the pairs and the CPUs from C into OUT and CPUS (NULL: skipped). Returns
+ * the count, -1 bad. */
+static int get_threads(opscope_oplog_cur *c, uint32_t *out, int32_t *cpus) {
+    uint64_t n = opscope_oplog_get_u(c);
+    if (c->bad || n > OPSCOPE_MAX_THREADS) return -1;
+    for (uint64_t k = 0; k < 2 * n; k++) {
+        uint64_t v = opscope_oplog_get_u(c);
+        if (v > UINT32_MAX) c->bad = true;
+        if (out) out[k] = (uint32_t)v;
+    }
+    for (uint64_t k = 0; k < n; k++) {
+        uint64_t v = opscope_oplog_get_u(c);
+        if (v > INT32_MAX) c->bad = true;
+        if (cpus) cpus[k] = (int32_t)v - 1;
+    }
+    return c->bad ? -1 : (int)n;
+}
+
+int opscope_oplog_get_threads(const unsigned char *at, const unsigned char *end, uint32_t *out, int32_t *cpus) {
+    opscope_oplog_cur c = {at, end, false};
+    return get_threads(&c, out, cpus);
+}
+
 uint32_t opscope_oplog_get_inst_tmpl(opscope_oplog_cur *c, unsigned *parts) {
     uint64_t v = opscope_oplog_get_u(c);
     *parts = v & 1 ? OPSCOPE_OPLOG_INST_EXT : 0;
@@ -137,5 +170,12 @@ void opscope_oplog_get_inst_rest(opscope_oplog_cur *c, opscope_oplog_state *st, 
         i->start_ns = i->host_start_ns = i->key;
         i->duration_ns = dur;
         i->host_end_ns = i->key + dur;
+    }
+    i->thr_at = NULL;
+    i->n_threads = 0;
+    if (parts & OPSCOPE_OPLOG_INST_THREADS) { /* decoded when delivered: skipped here */
+        i->thr_at = c->p;
+        i->n_threads = get_threads(c, NULL, NULL);
+        if (i->n_threads < 0) c->bad = true;
     }
 }

@@ -28,6 +28,12 @@ typedef struct opscope_oplog_inst {
     uint64_t key, key_end;
     int64_t graph;            /* when the template has OPSCOPE_HAS_GRAPH */
     uint64_t start_ns, duration_ns, host_start_ns, host_end_ns;
+    /* when the template has OPSCOPE_HAS_THREADS: N_THREADS work and wait pairs; written from
+     * THREADS, read as THR_AT (where they start in the payload: opscope_oplog_get_threads) */
+    const uint32_t *threads;
+    int32_t n_threads;
+    const int32_t *thread_cpus; /* NULL: unknown */
+    const unsigned char *thr_at;
 } opscope_oplog_inst;
 
 /* Deltas run from one instance to the next within a chunk. */
@@ -39,11 +45,20 @@ typedef struct opscope_oplog_state {
 /* Appends I (HAS_GRAPH: the template's OPSCOPE_HAS_GRAPH). 0, or -1 when out of memory. */
 int opscope_oplog_put_inst(opscope_oplog_buf *b, opscope_oplog_state *st, const opscope_oplog_inst *i,
                            bool has_graph);
+/* Appends I's per-thread times (after the instance, when its template has OPSCOPE_HAS_THREADS):
+ * the count, each thread's work and wait, then each thread's CPU + 1 (0: unknown). 0, or -1
+ * when out of memory. */
+int opscope_oplog_put_threads(opscope_oplog_buf *b, const opscope_oplog_inst *i);
+/* Decodes the per-thread times at AT (an instance's thr_at; END: its payload's end) into OUT
+ * (room for 2 * OPSCOPE_MAX_THREADS) and CPUS (room for OPSCOPE_MAX_THREADS). Returns the
+ * threads, or -1 when the bytes are damaged. */
+int opscope_oplog_get_threads(const unsigned char *at, const unsigned char *end, uint32_t *out, int32_t *cpus);
 
 /* The fields of an instance after its key and end, as flags. */
 enum {
     OPSCOPE_OPLOG_INST_EXT = 1 << 0,   /* its own start, duration and host times (else the key's) */
     OPSCOPE_OPLOG_INST_GRAPH = 1 << 1, /* a graph id: its template has OPSCOPE_HAS_GRAPH */
+    OPSCOPE_OPLOG_INST_THREADS = 1 << 2, /* per-thread times: its template has OPSCOPE_HAS_THREADS */
 };
 
 /* Reads an instance's template number (the first field) and sets *PARTS to

@@ -74,6 +74,10 @@ int opscope_profile_add_record(opscope_profile_t *p, const opscope_record *rec) 
     copy.tensor_name = intern(p, rec->tensor_name, &failed);
     copy.category = intern(p, rec->category, &failed);
     copy.kernel = intern(p, rec->kernel, &failed);
+    copy.threads = NULL; /* borrowed from the reader: not kept */
+    copy.thread_cpus = NULL;
+    copy.n_threads = 0;
+    copy.has &= ~(uint32_t)OPSCOPE_HAS_THREADS;
     if (failed) return -1;
     p->records[p->n_records++] = copy;
     return 0;

@@ -25,6 +25,8 @@ typedef struct gp {
     opscope_capture_info capture;
     opscope_run_t *run; /* capture's run members (read/run_read.c) */
     opscope_meta meta;
+    uint32_t thr[2 * OPSCOPE_MAX_THREADS]; /* the record's "threads" */
+    int32_t thr_cpu[OPSCOPE_MAX_THREADS];  /* its "thread_cpus" */
     int has_total_records, has_total_ns;
     int opened; /* the top-level object began: a cut after this is a truncated profile */
     uint64_t n_records, sum_ns;
@@ -247,6 +249,7 @@ enum rk {
     RK_TYPE_SRC, RK_TENSOR_NAME, RK_OUT_TYPE, RK_OP_PARAMS, RK_SUB_OP, RK_SUB_OP_NAME, RK_GRAPH_ID,
     RK_NODE_INDEX, RK_N_FUSED, RK_THREAD_ID, RK_HOST_START_NS, RK_HOST_END_NS, RK_FLOPS,
     RK_CATEGORY, RK_KERNEL, RK_N_KERNELS, RK_TIME_SOURCE, RK_WEIGHT, RK_BATCH, RK_QUERIES, RK_SAMPLED_OUT,
+    RK_THREADS, RK_THREAD_CPUS,
 };
 
 #define KEY_IS(lit) (n == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
@@ -315,6 +318,8 @@ static enum rk gp_record_key(const char *k, size_t n) {
         if (KEY_IS("type_src")) return RK_TYPE_SRC;
         if (KEY_IS("tensor_name")) return RK_TENSOR_NAME;
         if (KEY_IS("thread_id")) return RK_THREAD_ID;
+        if (KEY_IS("threads")) return RK_THREADS;
+        if (KEY_IS("thread_cpus")) return RK_THREAD_CPUS;
         break;
     case 'w':
         if (KEY_IS("weight")) return RK_WEIGHT;
@@ -362,6 +367,21 @@ static int gp_record_field2(gp *g, gp_rec *rs, enum rk key, opscope_json_token *
     case RK_THREAD_ID:
         rc = gp_i32(g, v, &rs->r.thread_id);
         if (rc > 0) rs->r.has |= OPSCOPE_HAS_THREAD;
+        break;
+    case RK_THREADS: /* each thread's work and wait, ns */
+        rc = gp_int_array(g, v, 2 * OPSCOPE_MAX_THREADS, 0, UINT32_MAX, "more than 64 threads' times",
+                          g->thr, st_u32_as_i32);
+        if (rc > 0 && rc % 2) rc = gp_fail(g, OPSCOPE_ERROR_SCHEMA, "threads: an odd count (work and wait pairs)", v);
+        if (rc > 0) {
+            rs->r.threads = g->thr;
+            rs->r.n_threads = rc / 2;
+            rs->r.has |= OPSCOPE_HAS_THREADS;
+        }
+        break;
+    case RK_THREAD_CPUS: /* with "threads" (either order): the CPU of each, -1 unknown */
+        for (int i = 0; i < OPSCOPE_MAX_THREADS; i++) g->thr_cpu[i] = -1;
+        rc = gp_int_array(g, v, OPSCOPE_MAX_THREADS, -1, INT32_MAX, "more than 64 threads' CPUs", g->thr_cpu, st_i32);
+        if (rc > 0) rs->r.thread_cpus = g->thr_cpu;
         break;
     case RK_HOST_START_NS:
         rc = gp_time(g, v, &rs->r.host_start_ns, OPSCOPE_READ_TIME_MSG("host_start_ns"));

@@ -47,6 +47,8 @@ typedef struct olr {
     bool has_cap, has_end;
     uint64_t delivered;
     uint64_t weighted_ns; /* the durations times their weights: at most OPSCOPE_READ_MAX_TOTAL_NS */
+    uint32_t thr[2 * OPSCOPE_MAX_THREADS]; /* the delivered record's per-thread times */
+    int32_t thr_cpu[OPSCOPE_MAX_THREADS];  /* and their CPUs */
 } olr;
 
 /* A chunk reader's result when it set the error itself (a value beyond any real run). */
@@ -273,6 +275,7 @@ static int run_next(olr *r, run *ru) {
     if (ru->c.bad || id >= r->tmpls.n || !r->tmpls.v[id].p)
         return fail(r, OPSCOPE_ERROR_SCHEMA, "record of an undefined template in the record log", at);
     if (r->tmpls.v[id].has & OPSCOPE_HAS_GRAPH) parts |= OPSCOPE_OPLOG_INST_GRAPH;
+    if (r->tmpls.v[id].has & OPSCOPE_HAS_THREADS) parts |= OPSCOPE_OPLOG_INST_THREADS;
     opscope_oplog_get_inst_rest(&ru->c, &ru->st, parts, &ru->front);
     ru->front.tmpl = id;
     ru->front_at = at;
@@ -320,6 +323,13 @@ static int emit(olr *r, const run *ru) {
     rec.duration_ns = in->duration_ns;
     rec.host_start_ns = in->host_start_ns;
     rec.host_end_ns = in->host_end_ns;
+    if (rec.has & OPSCOPE_HAS_THREADS) {
+        int nt = opscope_oplog_get_threads(in->thr_at, ru->c.end, r->thr, r->thr_cpu);
+        if (nt < 0) return fail(r, OPSCOPE_ERROR_SCHEMA, "damaged per-thread times in the record log", in->thr_at);
+        rec.threads = r->thr;
+        rec.n_threads = nt;
+        rec.thread_cpus = r->thr_cpu;
+    }
     r->delivered++;
     if (r->sink->on_record && r->sink->on_record(r->sink->ud, &rec))
         return fail(r, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader", r->data);

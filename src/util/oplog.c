@@ -24,7 +24,7 @@ void opscope_oplog_file_head(unsigned char out[OPSCOPE_OPLOG_HEAD]) {
 bool opscope_oplog_is_log(const void *p, size_t n) {
     const unsigned char *b = p;
     return n >= OPSCOPE_OPLOG_HEAD && memcmp(b, OPSCOPE_OPLOG_MAGIC, 8) == 0 &&
-           get32(b + 8) == OPSCOPE_OPLOG_VERSION;
+           get32(b + 8) >= OPSCOPE_OPLOG_VERSION_MIN && get32(b + 8) <= OPSCOPE_OPLOG_VERSION;
 }
 
 /* The checksum covers the type and the length too, so a header whose length was damaged

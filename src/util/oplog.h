@@ -22,7 +22,10 @@
 /* The file header: 8 magic bytes (a high byte first, so a 7-bit copy or a text file never
  * matches), a version (u32 LE) and 4 reserved zero bytes. */
 #define OPSCOPE_OPLOG_MAGIC "\x89OPSLOG\n"
-#define OPSCOPE_OPLOG_VERSION 1u
+/* Version 2 added per-thread times to records (a template with OPSCOPE_HAS_THREADS); the
+ * reader takes versions 1 and 2, the capture writes 2. */
+#define OPSCOPE_OPLOG_VERSION 2u
+#define OPSCOPE_OPLOG_VERSION_MIN 1u
 #define OPSCOPE_OPLOG_HEAD 16u
 #define OPSCOPE_OPLOG_CHUNK_HEAD 16u
 /* A chunk's payload is at most this long (a reader refuses longer lengths as damage). */

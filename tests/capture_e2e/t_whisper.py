@@ -166,9 +166,14 @@ if e2e.OPSCOPE:
             e2e.check(False, f"report --chrome-trace (exit {r6.returncode}: {r6.stderr[-200:]!r})")
             continue
         evs = json.load(open(tr))["traceEvents"]
-        lanes = [e for e in evs if e["ph"] == "M" and e["name"] == "thread_name"]
+        names = [e for e in evs if e["ph"] == "M" and e["name"] == "thread_name"]
+        # the CPU threads' tracks (per-thread work and wait) are no lanes of records
+        lanes = [e for e in names if not e["args"]["name"].startswith("CPU thread")]
         want = len({(r["backend_id"], r["type"], r["split_id"] if per_split and r["type"] == 0 else 0)
                     for r in recs})
+        n_thr = max((len(r.get("threads", [])) // 2 for r in recs), default=0)
+        e2e.check(len(names) - len(lanes) == n_thr, f"Chrome trace: a track per CPU thread ({len(names) - len(lanes)}, "
+                                                    f"{n_thr} threads in the records)")
         e2e.check(len(lanes) == want, f"Chrome trace{' --chrome-splits' if per_split else ''}: "
                                       f"{len(lanes)} lanes, one per backend{' and split' if per_split else ''} "
                                       f"and for copies ({want})")

@@ -78,10 +78,16 @@ typedef struct one {
     opscope_record r;
     char name[32], extra[64];
     int n;
+    uint32_t thr[2][4]; /* the first two records' per-thread times (2 threads) */
+    int32_t cpus[2];
 } one;
 
 static int one_rec(void *ud, const opscope_record *r) {
     one *o = ud;
+    if (o->n < 2 && r->threads && r->n_threads == 2) { /* borrowed: copied while it lasts */
+        memcpy(o->thr[o->n], r->threads, sizeof o->thr[0]);
+        if (r->thread_cpus) memcpy(o->cpus, r->thread_cpus, sizeof o->cpus);
+    }
     o->n++;
     o->r = *r;
     snprintf(o->name, sizeof o->name, "%s", r->name);
@@ -113,7 +119,7 @@ static int test_fused_event(void) {
     /* written with this compute's fields, it replays as one record */
     opscope_cap_step timed = {0, 2, 5000, 5400};
     opscope_cap_compute c = {.bi = 0, .sched = 2, .gid = 42, .split = 1};
-    ASSERT_EQ_INT(opscope_cap_event_put_all(&e, &timed, 1, 0, &c, 3), 1);
+    ASSERT_EQ_INT(opscope_cap_event_put_all(&e, &timed, 1, 0, &c, 3, NULL, 0), 1);
     int kinds[8] = {0};
     opscope_cap_buf_foreach(count_kind, kinds);
     ASSERT_EQ_INT(kinds[OPSCOPE_CAP_KIND_EVENT], 1);
@@ -131,6 +137,36 @@ static int test_fused_event(void) {
     ASSERT_EQ_INT(o.r.graph_id, 42);
     ASSERT_EQ_INT(o.r.split_id, 1);
     ASSERT_EQ_INT(o.r.thread_id, 3);
+    ggml_free(ctx);
+    return 0;
+}
+
+/* Events of the full walk carry their step's per-thread work and wait and the threads' CPUs
+ * (after the pairs of all the steps), which replay as the records' threads. */
+static int test_event_threads(void) {
+    opscope_cap_buf_reset_all();
+    struct ggml_context *ctx = ctx_new();
+    struct ggml_tensor *a = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 8, 8);
+    struct ggml_tensor *b = ggml_add(ctx, a, a);
+    struct ggml_tensor *m = ggml_mul(ctx, b, a);
+    struct ggml_tensor *nodes[2] = {b, m};
+    opscope_cap_event ev[2];
+    opscope_cap_step s[2] = {{0, 1, 1000, 1300}, {1, 1, 1300, 1500}};
+    ASSERT_TRUE(opscope_cap_event_make(nodes, &s[0], &ev[0]));
+    ASSERT_TRUE(opscope_cap_event_make(nodes, &s[1], &ev[1]));
+    /* step 0: thread 0 works 250, waits 50; thread 1 works 300; step 1: 120/80 and 200/0 */
+    static const uint32_t thr[2 * 2 * 2 + 2] = {250, 50, 300, 0, 120, 80, 200, 0, 3, 5};
+    opscope_cap_compute c = {.bi = 0, .sched = 0, .gid = 7, .split = 0};
+    ASSERT_EQ_INT(opscope_cap_event_put_all(ev, s, 2, 0, &c, 1, thr, 2), 2);
+    one o = {0};
+    opscope_sink sink = {&o, NULL, NULL, one_rec, NULL};
+    ASSERT_EQ_INT(opscope_cap_replay(-2, &sink), 0);
+    ASSERT_EQ_INT(o.n, 2);
+    static const uint32_t want[2][4] = {{250, 50, 300, 0}, {120, 80, 200, 0}};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 4; i++) ASSERT_EQ_U64(o.thr[k][i], want[k][i]);
+    ASSERT_EQ_INT(o.cpus[0], 3);
+    ASSERT_EQ_INT(o.cpus[1], 5);
     ggml_free(ctx);
     return 0;
 }
@@ -198,5 +234,5 @@ static int setup(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(setup), TEST(test_description_written_once), TEST(test_fused_event),
+TEST_MAIN(TEST(setup), TEST(test_description_written_once), TEST(test_fused_event), TEST(test_event_threads),
           TEST(test_split_record), TEST(test_graph_log_line))

@@ -74,11 +74,12 @@ ANALYZE_ROOMS = {
     "record": set(),
     "intervals": set(),
     "rpc": set(),
+    "threads": {"record"},
     "ggml": {"record", "intervals", "rpc"},
     "kineto": {"record", "intervals"},
     "job": {"kineto", "record", "intervals"},
     "diff": {"ggml", "kineto", "record", "intervals", "rpc"},
-    "session": {"ggml", "kineto", "rpc", "record", "intervals"},
+    "session": {"ggml", "kineto", "rpc", "record", "intervals", "threads"},
     "live": {"record"},
 }
 

@@ -168,6 +168,10 @@ const opscope_record *opscope_rec_fifo_head(opscope_rec_fifo *f) {
         q += rows * sizeof r->type_src[0];
         memcpy(r->op_params, q, sizeof r->op_params);
     }
+    r->threads = NULL; /* borrowed from the reader when pushed: not kept */
+    r->thread_cpus = NULL;
+    r->n_threads = 0;
+    r->has &= ~(uint32_t)OPSCOPE_HAS_THREADS;
     for (int i = 0; i < N_STR; i++) { /* offsets to pointers into the entry */
         const char **sp = str_field(r, i);
         uintptr_t off = (uintptr_t)*sp;

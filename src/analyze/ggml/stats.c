@@ -388,6 +388,10 @@ static int add_top(opscope_stats_t *s, const opscope_record *rec, const char *su
     if (full && rec->duration_ns <= s->top[0].rec.duration_ns) return 0;
     top_entry e;
     e.rec = *rec;
+    e.rec.threads = NULL; /* borrowed from the reader: not kept */
+    e.rec.thread_cpus = NULL;
+    e.rec.n_threads = 0;
+    e.rec.has &= ~(uint32_t)OPSCOPE_HAS_THREADS;
     e.seq = seq;
     bool fail = false;
     e.rec.name = dup_or_null(rec->name ? rec->name : "", &fail);

@@ -15,6 +15,7 @@ struct opscope_session {
     opscope_session_opts opts;
     opscope_stats_t *stats;
     opscope_graphs_t *graphs;
+    opscope_threads_t *threads; /* CPU threads at ggml's barriers (with the stats) */
     opscope_rpc_t *rpc;
     opscope_strtab_t *kineto_names;
     opscope_kineto_t *kineto;
@@ -40,6 +41,7 @@ opscope_session_t *opscope_session_new(const opscope_session_opts *opts) {
     }
     /* NULL on no memory: the output simply has no such section */
     if (opts->graphs) s->graphs = opscope_graphs_new();
+    if (s->stats) s->threads = opscope_threads_new();
     if (opts->rpc) s->rpc = opscope_rpc_new();
     if (opts->kineto) {
         s->kineto_names = opscope_strtab_new();
@@ -61,6 +63,7 @@ void opscope_session_free(opscope_session_t *s) {
     for (int i = 0; i < s->n_out; i++) release(s, i, true);
     opscope_stats_free(s->stats);
     opscope_graphs_free(s->graphs);
+    opscope_threads_free(s->threads);
     opscope_rpc_free(s->rpc);
     opscope_cpath_free(s->cpath);
     opscope_kineto_free(s->kineto);
@@ -88,6 +91,7 @@ opscope_sink opscope_session_sink(opscope_session_t *s) {
     }
     if (s->rpc) opscope_tee_add(&s->tee, opscope_rpc_sink(s->rpc));
     if (s->graphs) opscope_tee_add_derived(&s->tee, opscope_graphs_sink(s->graphs), opscope_graphs_add_derived);
+    if (s->threads) opscope_tee_add_derived(&s->tee, opscope_threads_sink(s->threads), opscope_threads_add_derived);
     opscope_sink sink = opscope_tee_sink(&s->tee);
     if (s->opts.filter) {
         s->opts.filter->next = sink;
@@ -183,6 +187,7 @@ int opscope_session_commit(opscope_session_t *s, opscope_session_done_fn done, v
 
 opscope_stats_t *opscope_session_stats(const opscope_session_t *s) { return s->stats; }
 opscope_graphs_t *opscope_session_graphs(const opscope_session_t *s) { return s->graphs; }
+opscope_threads_t *opscope_session_threads(const opscope_session_t *s) { return s->threads; }
 opscope_rpc_t *opscope_session_rpc(const opscope_session_t *s) { return s->rpc; }
 
 const opscope_kineto_t *opscope_session_kineto(const opscope_session_t *s) {

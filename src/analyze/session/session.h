@@ -28,6 +28,7 @@
 
 #include "analyze/ggml/graph_filter.h"
 #include "analyze/ggml/graphs.h"
+#include "analyze/threads/threads.h"
 #include "analyze/kineto/kineto.h"
 #include "analyze/rpc/rpc_calls.h"
 #include "analyze/ggml/stats.h"
@@ -119,6 +120,8 @@ int opscope_session_commit(opscope_session_t *s, opscope_session_done_fn done, v
  * opscope_session_finish; the Kineto analysis is NULL until then and for non-trace input. */
 opscope_stats_t *opscope_session_stats(const opscope_session_t *s);
 opscope_graphs_t *opscope_session_graphs(const opscope_session_t *s);
+/* Every CPU thread's work and wait at ggml's barriers (analyze/threads/threads.h); with the stats. */
+opscope_threads_t *opscope_session_threads(const opscope_session_t *s);
 opscope_rpc_t *opscope_session_rpc(const opscope_session_t *s);
 const opscope_kineto_t *opscope_session_kineto(const opscope_session_t *s);
 /* The critical path of each step of a trace (analyze/kineto/critical_path.h), after finish; NULL

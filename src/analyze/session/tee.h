@@ -12,7 +12,7 @@
 #include "analyze/record/derived.h"
 #include "opscope.h"
 
-#define OPSCOPE_TEE_MAX 12
+#define OPSCOPE_TEE_MAX 14
 
 typedef struct opscope_tee {
     opscope_sink sinks[OPSCOPE_TEE_MAX];

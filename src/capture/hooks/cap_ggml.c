@@ -11,6 +11,7 @@
  *   _exit, _Exit                              programs leave through them from signal handlers
  * See docs/capture.md for the method.
  */
+#include "capture/hooks/cap_barrier.h"
 #include "capture/hooks/cap_blas.h"
 #include "capture/store/cap_buf.h"
 #include "capture/store/cap_clock.h"
@@ -69,6 +70,8 @@ static void emit_pending(opscope_cap_walk *w, const opscope_cap_pend *p) {
         opscope_cap_copy_infer(c); /* cpy_tensor_async */
     }
     opscope_cap_stream st = {w->pool + p->off, w->bar_pool + p->off, p->n_ts, p->cap, -1, NULL, NULL};
+    st.nt = p->nt;
+    st.thr = p->nt ? w->thr_pool + p->thr_off : NULL;
     if (p->kind == OPSCOPE_CAP_PEND_CPU) {
         opscope_cap_hooks_emit_cpu(w, &st, c);
     } else if (p->kind == OPSCOPE_CAP_PEND_BLAS) {
@@ -105,6 +108,7 @@ static void flush_pending(void) {
     }
     w->n_pend = 0;
     w->pool_used = 0;
+    w->thr_used = 0;
     opscope_cap_hooks_count_work(a);
 }
 
@@ -132,8 +136,10 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
     if (blas) {
         opscope_cap_blas_watch(&w->st);
     }
+    bool thr = false;
     if (per_op) {
         opscope_cap_hooks_steps_begin(backend, be, &w->st);
+        thr = opscope_cap_barrier_begin(w, n);
     }
     /* a backend without per-op timing of its own: a GPU source may time it on the device */
     uint64_t prev_scope = opscope_cap_gpu_current();
@@ -149,6 +155,7 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
         opscope_cap_gpu_close(prev_scope);
     }
     if (per_op) {
+        opscope_cap_barrier_end(w, t0, t1, thr);
         opscope_cap_hooks_steps_end(backend, be);
     }
     opscope_cap_blas_watch(NULL);
@@ -156,7 +163,8 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
         .c = {.g = g, .n = n, .bi = bi, .sched = sched, .gid = gid, .split = split, .t0 = t0, .t1 = t1,
               .aborted = st == GGML_STATUS_ABORTED},
         .kind = per_op ? OPSCOPE_CAP_PEND_CPU : blas ? OPSCOPE_CAP_PEND_BLAS : OPSCOPE_CAP_PEND_SPLIT,
-        .n_ts = w->st.n, .cap = w->st.cap, .off = w->pool_used, .scope = scope};
+        .n_ts = w->st.n, .cap = w->st.cap, .off = w->pool_used, .scope = scope,
+        .nt = per_op ? w->st.nt : 0, .thr_off = w->st.thr_off};
     if (!per_op && !blas) {
         p.n_ts = p.cap = 0;
     }
@@ -184,6 +192,9 @@ static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgra
     if (!deferred) {
         uint64_t a = opscope_cap_now(), d0 = opscope_cap_buf_dropped_here();
         emit_pending(w, &p);
+        if (p.nt) {
+            w->thr_used = p.thr_off; /* its pairs were the last added */
+        }
         if (!opscope_cap_thread.in_sched) {
             opscope_cap_drops_check(gid, d0); /* in a scheduler: once for its whole compute */
         }

@@ -5,9 +5,14 @@
  * GOMP_barrier, forwards to the real one and, on the thread whose compute is being recorded,
  * notes when it returned after an abort callback. Steps then end there instead of at thread
  * 0's callback (cap_attr.h, opscope_cap_close_steps), so a node's time holds its own load
- * imbalance rather than its predecessor's. Every other call (other threads, other OpenMP
- * code in the program) costs one thread-local load.
+ * imbalance rather than its predecessor's. While a compute's barrier table is published
+ * (cap_barrier.h), every thread of its team also notes its arrival in its own
+ * row (its number in the team, omp_get_thread_num, is its row: one timestamp, before the real
+ * barrier, so nothing of the hook runs after it), and thread 0 which barrier
+ * follows each callback. Every other call (other OpenMP code in the program, no compute being
+ * timed) costs one atomic load and one thread-local load.
  */
+#include "capture/hooks/cap_barrier.h"
 #include "capture/store/cap_clock.h"
 #include "capture/hooks/cap_hooks.h"
 #include "capture/life/cap_life.h"
@@ -15,6 +20,7 @@
 #include "capture/resolve/cap_sym.h"
 
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,11 +55,28 @@ static void *find_loaded(bool scan) {
     return p == (void *)GOMP_barrier ? NULL : p;
 }
 
+/* The runtime's omp_get_thread_num, beside the GOMP_barrier found at P. */
+static void find_team_num(void *p) {
+    void *f = NULL;
+    Dl_info info;
+    if (dladdr(p, &info) && info.dli_fname) {
+        void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+        if (h) {
+            f = dlsym(h, "omp_get_thread_num");
+            dlclose(h);
+        }
+    }
+    if (f) {
+        atomic_store_explicit(&opscope_cap_barrier_team_num, (int (*)(void))f, memory_order_release);
+    }
+}
+
 /* Start-up: a program linked with OpenMP has its runtime loaded already. Otherwise the first
  * call resolves (ggml-cpu's module, and its libgomp, are loaded later). */
 __attribute__((constructor)) static void resolve_at_load(void) {
     void *p = find_loaded(false);
     if (p) {
+        find_team_num(p);
         atomic_store_explicit(&g_real, (barrier_fn)p, memory_order_release);
     }
 }
@@ -73,8 +96,28 @@ static barrier_fn real_barrier_slow(void) {
                                  "(the barrier could not run)");
         return NULL;
     }
+    find_team_num(p);
     atomic_store_explicit(&g_real, (barrier_fn)p, memory_order_release);
     return (barrier_fn)p;
+}
+
+/* A barrier of the compute whose table TB is published: this thread's row (thread 0 must be
+ * the thread that published it: a thread 0 of another team means another team's barrier, and
+ * the table says nothing), and on thread 0 the callback this barrier ends. */
+static void timed_barrier(barrier_fn f, opscope_cap_thr_table *tb, opscope_cap_stream *st) {
+    int (*num)(void) = atomic_load_explicit(&opscope_cap_barrier_team_num, memory_order_relaxed);
+    int row = num ? num() : -1;
+    if (row == 0 && opscope_cap_barrier_owner != tb) {
+        row = -1;
+    }
+    if (row >= 0 && row < tb->nt_cap && atomic_load_explicit(&tb->rows[row].n, memory_order_relaxed) == 0) {
+        tb->rows[row].cpu = sched_getcpu();
+    }
+    if (row == 0 && st && st->bar_k >= 0 && st->bar_k < tb->cb_cap) {
+        tb->cb_bar[st->bar_k] = atomic_load_explicit(&tb->rows[0].n, memory_order_relaxed);
+    }
+    opscope_cap_thr_note(tb, row, opscope_cap_now()); /* the release is the last arrival */
+    f();
 }
 
 OPSCOPE_EXPORT void GOMP_barrier(void) {
@@ -82,10 +125,13 @@ OPSCOPE_EXPORT void GOMP_barrier(void) {
     if (!f) {
         f = real_barrier_slow();
     }
-    if (f) {
+    opscope_cap_stream *st = opscope_cap_hooks_watch; /* one thread-local load on every other call */
+    opscope_cap_thr_table *tb = atomic_load_explicit(&opscope_cap_barrier_live, memory_order_acquire);
+    if (f && tb) {
+        timed_barrier(f, tb, st);
+    } else if (f) {
         f();
     }
-    opscope_cap_stream *st = opscope_cap_hooks_watch; /* one thread-local load on every other call */
     if (st) {
         opscope_cap_stream_barrier(st);
     }

@@ -24,6 +24,7 @@
 #include "capture/timing/cap_cpu.h"
 #include "capture/resolve/cap_devices.h"
 #include "capture/store/cap_drops.h"
+#include "capture/hooks/cap_barrier.h"
 #include "capture/hooks/cap_hooks.h"
 #include "capture/life/cap_life.h"
 #include "capture/timing/cap_record.h"
@@ -414,6 +415,7 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
     for (int b = 0; b < nb; b++) {
         if (s->per_op[b]) {
             opscope_cap_hooks_steps_end(ggml_backend_sched_get_backend(sched, b), opscope_cap_backend_at(s->bi[b]));
+            opscope_cap_barrier_untimed(s->s[b].n);
         }
     }
     opscope_cap_thread.depth++;
@@ -467,6 +469,7 @@ static enum ggml_status direct_compute(ggml_backend_t backend, struct ggml_cgrap
     uint64_t t1 = opscope_cap_now();
     if (s->per_op[0]) {
         opscope_cap_hooks_steps_end(backend, be);
+        opscope_cap_barrier_untimed(s->s[0].n);
     }
     if ((st == GGML_STATUS_SUCCESS || st == GGML_STATUS_ABORTED) && n > 0) {
         uint64_t a = opscope_cap_now();

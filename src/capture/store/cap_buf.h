@@ -133,7 +133,8 @@ typedef struct opscope_cap_event {
     uint8_t kind;         /* OPSCOPE_CAP_KIND_EVENT */
     uint8_t n_fused;
     uint8_t flags;
-    uint8_t pad_[1];
+    uint8_t n_threads;    /* CPU threads timed at the barriers (0: none): after the event, each
+                           * thread's work and wait (uint32_t ns), then its CPU (int32_t) */
     int16_t backend;
     int16_t sched;
     int16_t thread;
@@ -145,6 +146,19 @@ typedef struct opscope_cap_event {
     uint64_t bytes;
     const opscope_cap_rec *desc;
 } opscope_cap_event;
+
+/* The bytes after an event that carries NT threads' times (a multiple of 8). */
+static inline size_t opscope_cap_event_threads_size(int nt) {
+    return ((size_t)nt * 3 * sizeof(uint32_t) + 7u) & ~(size_t)7u;
+}
+/* E's threads' work and wait pairs (E->n_threads of them) and their CPUs; NULL when none. */
+static inline const uint32_t *opscope_cap_event_threads(const opscope_cap_event *e) {
+    return e->n_threads ? (const uint32_t *)(const void *)(e + 1) : NULL;
+}
+static inline const int32_t *opscope_cap_event_cpus(const opscope_cap_event *e) {
+    return e->n_threads ? (const int32_t *)(const void *)((const uint32_t *)(const void *)(e + 1) + 2 * (size_t)e->n_threads)
+                        : NULL;
+}
 
 /* One step of a plan page: what an EVENT holds besides this compute's fields. */
 typedef struct opscope_cap_tmpl {
@@ -180,13 +194,14 @@ typedef struct opscope_cap_call {
     int16_t backend;
     int16_t sched;
     int16_t thread;
-    int16_t pad_;
+    int16_t n_threads;     /* CPU threads timed at the barriers (0: none), below */
     int32_t split;
-    int32_t n;             /* steps: page->n */
-    int32_t pad2_;
+    int32_t n;             /* steps: page->step[first .. first + n) */
+    int32_t first;
     int64_t graph;
     const opscope_cap_plan_page *page;
-    uint64_t t[];          /* t0, t1 of each step (ticks) */
+    uint64_t t[];          /* t0, t1 of each step (ticks); then, with n_threads, each step's
+                            * work and wait of every thread (uint32_t ns: opscope_cap_call_threads) */
 } opscope_cap_call;
 
 /*
@@ -247,6 +262,26 @@ static inline size_t opscope_cap_page_size(int n) {
 }
 static inline size_t opscope_cap_call_size(int n) {
     return sizeof(opscope_cap_call) + (size_t)n * 2 * sizeof(uint64_t);
+}
+/* A CALL of N steps carrying NT threads' work and wait per step, then each thread's CPU
+ * (int32_t), padded to 8 bytes. */
+static inline size_t opscope_cap_call_size_threads(int n, int nt) {
+    return (opscope_cap_call_size(n) + ((size_t)n * 2 + 1) * (size_t)nt * sizeof(uint32_t) + 7u) & ~(size_t)7u;
+}
+/* Step STEP's work and wait pairs of C's threads (C->n_threads of them), NULL when none. */
+static inline const uint32_t *opscope_cap_call_threads(const opscope_cap_call *c, int32_t step) {
+    if (c->n_threads <= 0) {
+        return NULL;
+    }
+    return (const uint32_t *)(const void *)&c->t[2 * (size_t)c->n] + (size_t)step * (size_t)c->n_threads * 2;
+}
+/* C's threads' CPUs (C->n_threads of them, -1 unknown), NULL when none. */
+static inline const int32_t *opscope_cap_call_cpus(const opscope_cap_call *c) {
+    if (c->n_threads <= 0) {
+        return NULL;
+    }
+    return (const int32_t *)(const void *)((const uint32_t *)(const void *)&c->t[2 * (size_t)c->n] +
+                                           (size_t)c->n * (size_t)c->n_threads * 2);
 }
 
 /* Returns space for SIZE bytes (a multiple of 8, below 64 KiB) in the calling thread's

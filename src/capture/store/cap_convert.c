@@ -246,7 +246,14 @@ void opscope_cap_convert_any(const opscope_cap_rec *r, int32_t step, opscope_rec
         convert_gpu((const opscope_cap_gpu *)r, o, buf);
     } else if (r->kind == OPSCOPE_CAP_KIND_CALL) {
         const opscope_cap_call *c = (const opscope_cap_call *)r;
-        convert_step(&c->page->step[step], c, c->t[2 * step], c->t[2 * step + 1], o, buf);
+        convert_step(&c->page->step[c->first + step], c, c->t[2 * step], c->t[2 * step + 1], o, buf);
+        const uint32_t *thr = opscope_cap_call_threads(c, step);
+        if (thr) { /* pointing into C: valid while the buffers are */
+            o->threads = thr;
+            o->n_threads = c->n_threads;
+            o->thread_cpus = opscope_cap_call_cpus(c);
+            o->has |= OPSCOPE_HAS_THREADS;
+        }
     } else if (r->kind == OPSCOPE_CAP_KIND_EVENT) {
         /* an event is a one-step compute with its own template */
         const opscope_cap_event *e = (const opscope_cap_event *)r;
@@ -255,6 +262,12 @@ void opscope_cap_convert_any(const opscope_cap_rec *r, int32_t step, opscope_rec
         opscope_cap_call c = {.flags = e->flags};
         COPY_PLACE(c, e);
         convert_step(&t, &c, e->t0, e->t1, o, buf);
+        if (e->n_threads) { /* pointing into E: valid while the buffers are */
+            o->threads = opscope_cap_event_threads(e);
+            o->n_threads = e->n_threads;
+            o->thread_cpus = opscope_cap_event_cpus(e);
+            o->has |= OPSCOPE_HAS_THREADS;
+        }
     } else {
         opscope_cap_convert(r, o, buf);
     }

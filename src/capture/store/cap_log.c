@@ -271,8 +271,14 @@ static int put_records(void) {
             .host_start_ns = rec.host_start_ns,
             .host_end_ns = rec.host_end_ns,
         };
+        if (rec.has & OPSCOPE_HAS_THREADS) {
+            in.threads = rec.threads;
+            in.n_threads = rec.n_threads;
+            in.thread_cpus = rec.thread_cpus;
+        }
         if (in.tmpl == UINT32_MAX ||
-            opscope_oplog_put_inst(&g_log.inst, &st, &in, (rec.has & OPSCOPE_HAS_GRAPH) != 0)) {
+            opscope_oplog_put_inst(&g_log.inst, &st, &in, (rec.has & OPSCOPE_HAS_GRAPH) != 0) ||
+            ((rec.has & OPSCOPE_HAS_THREADS) && opscope_oplog_put_threads(&g_log.inst, &in))) {
             return -1;
         }
         total += in.key_end > in.key ? in.key_end - in.key : 0;

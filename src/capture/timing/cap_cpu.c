@@ -358,7 +358,7 @@ static bool plan_pages(opscope_cap_plan *p, const opscope_cap_event *ev, int n_s
 /* Emits the steps of a compute from the graph's NODES, with their templates made into EV.
  * Returns whether every template was made. */
 static bool emit_all(struct ggml_tensor *const *nodes, const opscope_cap_step *steps, int n_steps,
-                     opscope_cap_event *ev, uint8_t flags, const opscope_cap_compute *c) {
+                     opscope_cap_event *ev, uint8_t flags, const opscope_cap_compute *c, const uint32_t *thr, int nt) {
     int made = 0;
     for (int k = 0; k < n_steps; k++) {
         if (!opscope_cap_event_make(nodes, &steps[k], &ev[made])) {
@@ -366,7 +366,9 @@ static bool emit_all(struct ggml_tensor *const *nodes, const opscope_cap_step *s
         }
         made++;
     }
-    int written = opscope_cap_event_put_all(ev, steps, made, flags, c, opscope_cap_buf_thread_id());
+    /* the threads' CPUs follow the pairs of all the compute's steps: only a whole compute has them */
+    int written = opscope_cap_event_put_all(ev, steps, made, flags, c, opscope_cap_buf_thread_id(),
+                                            made == n_steps ? thr : NULL, nt);
     if (made < n_steps) { /* put_all counted its own losses; these steps never got that far */
         opscope_cap_buf_note_dropped((uint64_t)(n_steps - made));
     }
@@ -377,6 +379,42 @@ static bool emit_all(struct ggml_tensor *const *nodes, const opscope_cap_step *s
     atomic_fetch_add_explicit(&opscope_cap_stats.op_ticks, op_ticks, memory_order_relaxed);
     atomic_fetch_add_explicit(&opscope_cap_stats.records, (uint64_t)written, memory_order_relaxed);
     return made == n_steps;
+}
+
+/* One CALL record of steps [FIRST, FIRST + M) of PAGE, which are the compute's steps K.. (W's
+ * steps hold their times); THR: NT threads' work and wait of every step of the compute, or
+ * NULL, and CPUS their CPUs. Returns the records written (0 when the buffer had no room: counted as dropped). */
+static int put_call(opscope_cap_walk *w, const opscope_cap_compute *cc, const opscope_cap_plan_page *page,
+                    int first, int m, int k, const uint32_t *thr, const uint32_t *cpus, int nt) {
+    size_t size = thr ? opscope_cap_call_size_threads(m, nt) : opscope_cap_call_size(m);
+    opscope_cap_call *c = opscope_cap_buf_alloc_bytes(size);
+    if (!c) {
+        opscope_cap_buf_note_dropped((uint64_t)m);
+        return 0;
+    }
+    c->size = (uint16_t)size;
+    c->kind = OPSCOPE_CAP_KIND_CALL;
+    c->flags = 0;
+    c->backend = (int16_t)cc->bi;
+    c->sched = (int16_t)cc->sched;
+    c->thread = (int16_t)opscope_cap_buf_thread_id();
+    c->n_threads = (int16_t)(thr ? nt : 0);
+    c->split = cc->split;
+    c->n = m;
+    c->first = first;
+    c->graph = cc->gid;
+    c->page = page;
+    for (int j = 0; j < m; j++) {
+        c->t[2 * j] = w->steps[k + j].t0;
+        c->t[2 * j + 1] = w->steps[k + j].t1;
+    }
+    if (thr) { /* this CALL's steps' pairs, then the compute's CPUs */
+        uint32_t *dst = (uint32_t *)(void *)&c->t[2 * (size_t)m];
+        memcpy(dst, thr + (size_t)k * (size_t)nt * 2, (size_t)m * (size_t)nt * 2 * sizeof *thr);
+        memcpy(dst + (size_t)m * (size_t)nt * 2, cpus, (size_t)nt * sizeof *cpus);
+    }
+    opscope_cap_buf_commit_bytes(size);
+    return m;
 }
 
 /* The cached path: true when PLAN's steps matched the callbacks and the records are out. */
@@ -392,35 +430,19 @@ static bool emit_planned(opscope_cap_walk *w, const opscope_cap_stream *st, cons
         return false;
     }
     uint64_t tail = opscope_cap_close_steps(w->steps, n_steps, attr, st->bar, n_ts, cc->t1);
-    int tid = opscope_cap_buf_thread_id();
+    int nt = st->thr && st->nt > 0 && st->nt <= OPSCOPE_CAP_THR_MAX ? st->nt : 0;
+    /* with threads, a page goes out as several CALLs, each below the 64 KiB record size */
+    int per_call = nt ? (int)((60000u - sizeof(opscope_cap_call) - 4u * (unsigned)nt) / (16u + 8u * (unsigned)nt))
+                      : OPSCOPE_CAP_PAGE_STEPS;
+    const uint32_t *cpus = nt ? st->thr + (size_t)n_ts * (size_t)nt * 2 : NULL;
     int written = 0;
     for (int pg = 0, k = 0; pg < p->n_pages; pg++) {
         const opscope_cap_plan_page *page = p->pages[pg];
-        size_t size = opscope_cap_call_size(page->n);
-        opscope_cap_call *c = opscope_cap_buf_alloc_bytes(size);
-        if (!c) {
-            opscope_cap_buf_note_dropped((uint64_t)page->n);
-            k += page->n;
-            continue;
+        for (int first = 0; first < page->n; first += per_call) {
+            int m = page->n - first < per_call ? page->n - first : per_call;
+            written += put_call(w, cc, page, first, m, k, nt ? st->thr : NULL, cpus, nt);
+            k += m;
         }
-        c->size = (uint16_t)size;
-        c->kind = OPSCOPE_CAP_KIND_CALL;
-        c->flags = 0;
-        c->backend = (int16_t)cc->bi;
-        c->sched = (int16_t)cc->sched;
-        c->thread = (int16_t)tid;
-        c->pad_ = 0;
-        c->split = cc->split;
-        c->n = page->n;
-        c->pad2_ = 0;
-        c->graph = cc->gid;
-        c->page = page;
-        for (int j = 0; j < page->n; j++, k++) {
-            c->t[2 * j] = w->steps[k].t0;
-            c->t[2 * j + 1] = w->steps[k].t1;
-        }
-        opscope_cap_buf_commit_bytes(size);
-        written += page->n;
     }
     uint64_t op_ticks = 0;
     for (int k = 0; k < n_steps; k++) {
@@ -492,7 +514,10 @@ void opscope_cap_cpu_emit(opscope_cap_walk *w, const opscope_cap_stream *st, con
             plan_note_seen(w, g, sched, n);
         }
     }
-    bool kept = emit_all(nodes, w->steps, n_steps, w->ev, flags, cc);
+    /* step k is callback k when every callback paired with a step */
+    bool paired = (attr == OPSCOPE_CAP_ATTR_EXACT || attr == OPSCOPE_CAP_ATTR_NOFUSION) && n_steps == n_ts &&
+                  st->n <= st->cap && st->thr && st->nt > 0;
+    bool kept = emit_all(nodes, w->steps, n_steps, w->ev, flags, cc, paired ? st->thr : NULL, paired ? st->nt : 0);
     opscope_cap_graph_rec_add(n_steps, attr, tail);
     if (p && kept && st->n == n_steps && plan_pages(p, w->ev, n_steps)) {
         memcpy(p->node, nodes, (size_t)n * sizeof *p->node);

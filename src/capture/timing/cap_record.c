@@ -187,33 +187,46 @@ bool opscope_cap_event_make(struct ggml_tensor *const *nodes, const opscope_cap_
 }
 
 int opscope_cap_event_put_all(const opscope_cap_event *tmpl, const opscope_cap_step *steps, int n,
-                              uint8_t flags, const opscope_cap_compute *c, int tid) {
-    enum { BATCH = 512 }; /* 40 KiB at a time */
+                              uint8_t flags, const opscope_cap_compute *c, int tid, const uint32_t *thr, int nt) {
+    if (!thr || nt <= 0 || nt > OPSCOPE_MAX_THREADS) {
+        thr = NULL;
+        nt = 0;
+    }
+    const size_t each = EVENT_BYTES + (thr ? opscope_cap_event_threads_size(nt) : 0);
+    const int batch = (int)(40960 / each) > 0 ? (int)(40960 / each) : 1; /* 40 KiB at a time */
     /* locals: the events written below could alias *c for all the compiler knows */
     const int16_t bi = (int16_t)c->bi, sched = (int16_t)c->sched;
     const int split = c->split;
     const int64_t gid = c->gid;
     int written = 0;
     for (int k = 0; k < n;) {
-        int m = n - k < BATCH ? n - k : BATCH;
-        opscope_cap_event *e = opscope_cap_buf_alloc_bytes((size_t)m * EVENT_BYTES);
-        if (!e) {
+        int m = n - k < batch ? n - k : batch;
+        unsigned char *b = opscope_cap_buf_alloc_bytes((size_t)m * each);
+        if (!b) {
             opscope_cap_buf_note_dropped((uint64_t)m);
             k += m;
             continue;
         }
         for (int j = 0; j < m; j++, k++) {
-            memcpy(&e[j], &tmpl[k], sizeof e[j]);
-            e[j].flags = flags;
-            e[j].backend = bi;
-            e[j].sched = sched;
-            e[j].thread = (int16_t)tid;
-            e[j].split = split;
-            e[j].graph = gid;
-            e[j].t0 = steps[k].t0;
-            e[j].t1 = steps[k].t1;
+            opscope_cap_event *e = (opscope_cap_event *)(void *)(b + (size_t)j * each);
+            memcpy(e, &tmpl[k], sizeof *e);
+            e->size = (uint16_t)each;
+            e->flags = flags;
+            e->backend = bi;
+            e->sched = sched;
+            e->thread = (int16_t)tid;
+            e->split = split;
+            e->graph = gid;
+            e->t0 = steps[k].t0;
+            e->t1 = steps[k].t1;
+            e->n_threads = (uint8_t)nt;
+            if (thr) { /* the step's pairs, then the compute's CPUs */
+                uint32_t *dst = (uint32_t *)(void *)(e + 1);
+                memcpy(dst, thr + (size_t)k * (size_t)nt * 2, (size_t)nt * 2 * sizeof *dst);
+                memcpy(dst + 2 * (size_t)nt, thr + (size_t)n * (size_t)nt * 2, (size_t)nt * sizeof *dst);
+            }
         }
-        opscope_cap_buf_commit_bytes((size_t)m * EVENT_BYTES);
+        opscope_cap_buf_commit_bytes((size_t)m * each);
         written += m;
     }
     return written;
@@ -232,7 +245,7 @@ bool opscope_cap_emit_event(const opscope_cap_compute *c, const opscope_cap_step
         return false;
     }
     e.node = s->first;
-    return opscope_cap_event_put_all(&e, s, 1, flags, c, tid) == 1;
+    return opscope_cap_event_put_all(&e, s, 1, flags, c, tid, NULL, 0) == 1;
 }
 
 /* The GRAPH record of the current compute, written once the capture's own work is done so it

@@ -29,9 +29,11 @@ const opscope_cap_rec *opscope_cap_desc_for(const struct ggml_tensor *t);
  * (description, node, fused ops, bytes) into *E. False when the record buffer is full. */
 bool opscope_cap_event_make(struct ggml_tensor *const *nodes, const opscope_cap_step *s, opscope_cap_event *e);
 /* Appends the N events TMPL[k] of compute C (its backend, scheduler, graph id and split),
- * timed by STEPS[k], in one go; TID: this thread's id. Returns how many were written. */
+ * timed by STEPS[k], in one go; TID: this thread's id. THR (NULL: none): NT threads' work and
+ * wait of each step k at THR[k * NT * 2], and after the N steps' pairs each thread's CPU;
+ * each event then carries its step's. Returns how many were written. */
 int opscope_cap_event_put_all(const opscope_cap_event *tmpl, const opscope_cap_step *steps, int n,
-                              uint8_t flags, const opscope_cap_compute *c, int tid);
+                              uint8_t flags, const opscope_cap_compute *c, int tid, const uint32_t *thr, int nt);
 /* One timed step S of compute C's graph. Returns false when dropped. */
 bool opscope_cap_emit_event(const opscope_cap_compute *c, const opscope_cap_step *s, uint8_t flags, int tid);
 /* One record for the whole of compute C (backends without per-op timing; FLAGS:

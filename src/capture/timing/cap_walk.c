@@ -40,4 +40,6 @@ void opscope_cap_walk_free(opscope_cap_walk *w) {
     free(w->ev);
     free(w->uk);
     free(w->uv);
+    free(w->thr_pool);
+    opscope_cap_thr_free(&w->thr);
 }

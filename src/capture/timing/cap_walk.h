@@ -10,6 +10,7 @@
 
 #include "capture/timing/cap_attr.h"
 #include "capture/timing/cap_compute.h"
+#include "capture/timing/cap_threads.h"
 #include "capture/store/cap_buf.h"
 #include "capture/store/cap_clock.h"
 #include "capture/resolve/cap_resolve.h"
@@ -28,6 +29,12 @@ typedef struct opscope_cap_stream {
     int bar_k;     /* the callback whose barrier exit is awaited, -1: none */
     opscope_cap_abort_cb user_cb; /* the program's abort callback, chained */
     void *user_data;
+    /* per-thread work and wait (cap_threads.h): NT threads per callback, then each thread's
+     * CPU, at THR_OFF in the walk's thr_pool while the compute waits for its records, THR when
+     * they are built; NT 0: none for this compute */
+    int nt;
+    size_t thr_off;
+    const uint32_t *thr;
 } opscope_cap_stream;
 
 /* Thread 0 left a barrier: the first one after S's last callback ends that step. */
@@ -47,6 +54,8 @@ typedef struct opscope_cap_pend {
     int kind, n_ts, cap; /* n_ts step timestamps (room for CAP) at OFF in the walk's pools */
     size_t off;
     uint64_t scope; /* the GPU source's scope of this compute (cap_gpu.h), 0 none */
+    int nt;         /* threads timed at its barriers (0: none), their pairs at THR_OFF */
+    size_t thr_off;
 } opscope_cap_pend;
 
 typedef struct opscope_cap_plan opscope_cap_plan; /* cap_cpu.c */
@@ -69,6 +78,9 @@ typedef struct opscope_cap_walk {
     int32_t *uv;
     int ucap;
     opscope_cap_plan *plans; /* cap_cpu.c's cache of step plans per split graph */
+    opscope_cap_thr_table thr; /* the barrier table of the compute in progress */
+    uint32_t *thr_pool;        /* per-thread work and wait of the computes waiting for records */
+    size_t thr_used, thr_cap;  /* in uint32_t; emptied with pool_used */
 } opscope_cap_walk;
 
 /* Room in W's per-node arrays for a graph of N nodes. False: out of memory. */

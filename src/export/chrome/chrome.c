@@ -193,6 +193,7 @@ int opscope_chrome_sink_derived(void *ud, const opscope_record *r, opscope_deriv
     }
     jf_lit(&f, "}}");
     jf_flush(&f);
+    opscope_chrome_add_threads(c, r, pi, fused ? fused : r->name);
     return 0;
 }
 
@@ -280,6 +281,7 @@ int opscope_chrome_finish(opscope_chrome_t *c) {
         opscope_out_i64(w, order);
         opscope_out_str(w, "}}");
     }
+    opscope_chrome_write_thread_tracks(c);
     if (c->has_cpu) {
         opscope_chrome_meta_event(c, "process_name", c->cpu_pid, -1);
         opscope_out_str(w, "\"name\":\"CPU (the trace's threads: cpu_op slices, runtime calls, profiler steps)\"}}");

@@ -25,6 +25,8 @@ typedef struct chrome_proc {
     opscope_device_type device_type;
     bool described;
     bool has_events;
+    int n_threads;                          /* CPU threads with per-thread times (chrome_threads.c) */
+    int32_t thread_cpu[OPSCOPE_MAX_THREADS]; /* their last known CPU + 1, 0 unknown */
 } chrome_proc;
 
 /* A launching call of a trace: a runtime call (name set) or a flow start (name UINT32_MAX). */
@@ -79,6 +81,12 @@ struct opscope_chrome {
 void opscope_chrome_start(opscope_chrome_t *c);
 /* Writes the separator and the start of a metadata event WHAT of PID (and TID >= 0). */
 void opscope_chrome_meta_event(opscope_chrome_t *c, const char *what, long pid, long tid);
+
+/* chrome_threads.c: R's per-thread work and wait as slices NAME / "wait" on the CPU threads'
+ * tracks of process PI (nothing without them). */
+void opscope_chrome_add_threads(opscope_chrome_t *c, const opscope_record *r, long pi, const char *name);
+/* Names and orders the thread tracks (after the lanes'). */
+void opscope_chrome_write_thread_tracks(opscope_chrome_t *c);
 
 /* chrome_req.c: the requests of RUN (NULL: none) kept for the export, from the profile's
  * metadata; 0, or -1 out of memory (c->oom set). */

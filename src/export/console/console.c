@@ -1,6 +1,7 @@
 /* console.c - the console summary (stdout). */
 #include "export/sections/sections.h"
 #include "analyze/ggml/graphs.h"
+#include "export/sections/threads_out.h"
 #include "analyze/record/shape_fmt.h"
 #include "export/console/text.h"
 
@@ -36,6 +37,7 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
                            (unsigned long long)o->filter_kept, (unsigned long long)o->filter_records);
     opscope_text_dropped(w, opscope_stats_meta(s), 16);
     opscope_text_ended(w, opscope_stats_meta(s), 16);
+    opscope_threads_write_finding(w, o->threads);
     opscope_run_write_head(w, s, o->peak);
     opscope_out_str(w, "================================================================================\n\n");
     if (!t->n_records) {
@@ -62,6 +64,10 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
     if (opscope_graphs_any(o->graphs)) {
         opscope_out_str(w, "\n --- " OPSCOPE_GRAPHS_TITLE " ---\n");
         opscope_graphs_write_text(w, o->graphs, 10);
+    }
+    if (opscope_threads_n(o->threads) > 1) {
+        opscope_out_str(w, "\n --- CPU threads at ggml's barriers ---\n");
+        opscope_threads_write_text(w, o->threads, 10);
     }
     if (o->by_shape) {
         opscope_out_str(w, "\n --- By shape ---\n");

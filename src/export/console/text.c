@@ -3,6 +3,7 @@
 #include "export/sections/sections.h"
 
 #include "analyze/ggml/graphs.h"
+#include "export/sections/threads_out.h"
 #include "export/fmt/name_labels.h"
 #include "analyze/record/shape_fmt.h"
 #include "model/run_end.h"
@@ -479,6 +480,11 @@ void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
     if (o && opscope_graphs_any(o->graphs)) {
         opscope_out_printf(w, "\n%s\n " OPSCOPE_GRAPHS_TITLE "\n%s\n", RULE, RULE);
         opscope_graphs_write_text(w, o->graphs, SIZE_MAX);
+    }
+    if (o && opscope_threads_n(o->threads) > 1) {
+        opscope_out_printf(w, "\n%s\n CPU threads at ggml's barriers\n%s\n", RULE, RULE);
+        opscope_threads_write_finding(w, o->threads);
+        opscope_threads_write_text(w, o->threads, SIZE_MAX);
     }
     /* llama-server's requests: every one (the console shows the first 32) */
     if (opscope_req_write_text(w, s, o ? o->graphs : NULL, SIZE_MAX))

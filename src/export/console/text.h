@@ -24,6 +24,7 @@
 #include <stdbool.h>
 
 struct opscope_graphs; /* analyze/ggml/graphs.h */
+struct opscope_threads; /* analyze/threads/threads.h */
 
 typedef struct opscope_report_opts {
     const char *source;    /* input name for the title, may be NULL */
@@ -34,6 +35,7 @@ typedef struct opscope_report_opts {
     bool by_shape;         /* include the per-shape table */
     const opscope_peak *peak; /* measured peaks: the tables add the roofline (NULL: none) */
     const struct opscope_graphs *graphs; /* finished: the "Graphs by batch" section (NULL: none) */
+    struct opscope_threads *threads; /* CPU threads at ggml's barriers (NULL: none) */
     const char *filter;    /* "batch 1": the records were filtered (report --batch/--graphs) */
     uint64_t filter_kept, filter_records; /* records kept of those read */
 } opscope_report_opts;

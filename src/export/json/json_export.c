@@ -47,6 +47,10 @@ void opscope_json_export_set_graphs(opscope_json_export_t *x, const opscope_grap
     x->summary.graphs = graphs;
 }
 
+void opscope_json_export_set_threads(opscope_json_export_t *x, struct opscope_threads *threads) {
+    x->summary.threads = threads;
+}
+
 void opscope_json_export_set_summary_extra(opscope_json_export_t *x,
                                            void (*fn)(opscope_out_t *w, void *ud), void *ud) {
     x->summary.extra = fn;
@@ -188,6 +192,26 @@ static void jf_ne_arrays(json_fmt *f, const int64_t (*ne)[OPSCOPE_MAX_DIMS], int
     jf_char(f, ']');
 }
 
+/* A CPU node's per-thread work and wait pairs, when it has them. */
+static void jf_threads(json_fmt *f, const opscope_record *r) {
+    if (!(r->has & OPSCOPE_HAS_THREADS) || !r->threads || r->n_threads <= 0) return;
+    jf_key(f, "threads");
+    jf_char(f, '[');
+    for (int32_t i = 0; i < 2 * r->n_threads; i++) {
+        if (i) jf_char(f, ',');
+        jf_u64(f, r->threads[i]);
+    }
+    jf_char(f, ']');
+    if (!r->thread_cpus) return;
+    jf_key(f, "thread_cpus");
+    jf_char(f, '[');
+    for (int32_t i = 0; i < r->n_threads; i++) {
+        if (i) jf_char(f, ',');
+        jf_i64(f, r->thread_cpus[i]);
+    }
+    jf_char(f, ']');
+}
+
 int opscope_json_export_derived(void *ud, const opscope_record *r, opscope_derived *dv) {
     opscope_json_export_t *x = ud;
     header(x);
@@ -255,6 +279,7 @@ int opscope_json_export_derived(void *ud, const opscope_record *r, opscope_deriv
     if (r->has & OPSCOPE_HAS_THREAD) {
         jf_key_i64(&f, "thread_id", r->thread_id);
     }
+    jf_threads(&f, r);
     if (r->has & OPSCOPE_HAS_HOST_TIME) {
         jf_key_u64(&f, "host_start_ns", r->host_start_ns);
         jf_key_u64(&f, "host_end_ns", r->host_end_ns);

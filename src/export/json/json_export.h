@@ -56,6 +56,9 @@ void opscope_json_export_set_rpc(opscope_json_export_t *x, opscope_rpc_t *rpc);
 /* The per-graph analysis whose groups by batch the summary lists ("graphs_by_batch"), borrowed,
  * finished before opscope_json_export_finish (NULL: none). */
 void opscope_json_export_set_graphs(opscope_json_export_t *x, const struct opscope_graphs *graphs);
+struct opscope_threads; /* analyze/threads/threads.h */
+/* The CPU threads' analysis for the summary (borrowed; NULL: none). */
+void opscope_json_export_set_threads(opscope_json_export_t *x, struct opscope_threads *threads);
 
 /* Closes the records and writes totals and, when STATS is not NULL (finished), the summary.
  * Returns 0, or -1 when out of memory. */

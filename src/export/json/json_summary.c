@@ -6,6 +6,7 @@
 #include "export/sections/sections.h"
 #include "analyze/ggml/graphs.h"
 #include "analyze/ggml/warm_ops.h"
+#include "export/sections/threads_out.h"
 #include "analyze/rpc/rpc_calls.h"
 #include "analyze/record/shape_fmt.h"
 #include "model/run_end.h"
@@ -106,7 +107,8 @@ static void sub_op_members(opscope_jw *j, int32_t value, const char *name) {
 
 /* WARM (NULL: none): the op table's warm-up marks (analyze/ggml/warm_ops.h, docs/metrics.md). */
 static void op_obj(opscope_jw *j, const opscope_op_stats *g, uint64_t total_ns,
-                   const opscope_stats_t *s, const opscope_peak *peak, const opscope_warm_ops_t *warm) {
+                   const opscope_stats_t *s, const opscope_peak *peak, const opscope_warm_ops_t *warm,
+                   struct opscope_threads *threads) {
     opscope_jw_item_obj(j);
     opscope_jw_str(j, "name", g->name);
     sub_op_members(j, opscope_sub_op_value(g->name, g->sub_op), g->sub_op);
@@ -143,6 +145,7 @@ static void op_obj(opscope_jw *j, const opscope_op_stats *g, uint64_t total_ns,
         opscope_jw_u64(j, "warmup_count", wc); /* of count: calls in warm-up computes and the load */
         opscope_jw_u64(j, "warmup_ns", wns);
     }
+    if (threads && g->display) opscope_threads_write_group_json(j, threads, g->display, g->backend_id);
     shape_obj(j, &g->shape);
     opscope_jw_end_obj(j);
 }
@@ -151,12 +154,12 @@ static void op_obj(opscope_jw *j, const opscope_op_stats *g, uint64_t total_ns,
 static void op_list(opscope_jw *j, const char *name, size_t n,
                     const opscope_op_stats *(*get)(const opscope_stats_t *, size_t),
                     const opscope_stats_t *s, uint64_t total_ns, const opscope_peak *peak,
-                    const opscope_warm_ops_t *warm) {
+                    const opscope_warm_ops_t *warm, struct opscope_threads *threads) {
     opscope_jw_nl(j);
     opscope_jw_arr(j, name);
     for (size_t i = 0; i < n; i++) {
         opscope_jw_nl(j);
-        op_obj(j, get(s, i), total_ns, s, peak, warm);
+        op_obj(j, get(s, i), total_ns, s, peak, warm, threads);
     }
     opscope_jw_end_arr(j);
 }
@@ -241,7 +244,7 @@ static void end_member(opscope_jw *j, const opscope_meta *m) {
 
 /* The summary object's members, through J (inside the object). */
 static void summary_members(opscope_jw *j, const opscope_stats_t *s, const opscope_peak *peak,
-                            const opscope_warm_ops_t *warm) {
+                            const opscope_warm_ops_t *warm, struct opscope_threads *threads) {
     totals_members(j, s);
     end_member(j, opscope_stats_meta(s));
     if (peak) {
@@ -250,14 +253,14 @@ static void summary_members(opscope_jw *j, const opscope_stats_t *s, const opsco
         opscope_peak_write_json(j->out, peak);
     }
     uint64_t counted = opscope_totals_counted_ns(opscope_stats_totals(s)); /* pct_time's denominator */
-    op_list(j, "ops", opscope_stats_n_ops(s), opscope_stats_op, s, counted, peak, warm);
+    op_list(j, "ops", opscope_stats_n_ops(s), opscope_stats_op, s, counted, peak, warm, threads);
     if (opscope_stats_n_shapes(s))
-        op_list(j, "by_shape", opscope_stats_n_shapes(s), opscope_stats_shape, s, counted, peak, NULL);
+        op_list(j, "by_shape", opscope_stats_n_shapes(s), opscope_stats_shape, s, counted, peak, NULL, NULL);
     op_list(j, "inefficiency", opscope_stats_n_inefficient(s), opscope_stats_inefficient, s,
-            counted, peak, NULL);
-    op_list(j, "copies", opscope_stats_n_copy_dirs(s), opscope_stats_copy_dir, s, counted, peak, NULL);
+            counted, peak, NULL, NULL);
+    op_list(j, "copies", opscope_stats_n_copy_dirs(s), opscope_stats_copy_dir, s, counted, peak, NULL, NULL);
     op_list(j, "copy_calls", opscope_stats_n_copy_calls(s), opscope_stats_copy_call, s, counted,
-            peak, NULL);
+            peak, NULL, NULL);
 
     opscope_jw_nl(j);
     opscope_jw_arr(j, "backends");
@@ -295,7 +298,7 @@ static void summary_members(opscope_jw *j, const opscope_stats_t *s, const opsco
 
 void opscope_json_write_summary(opscope_out_t *w, const opscope_stats_t *s) {
     opscope_jw j = opscope_jw_object(w);
-    summary_members(&j, s, NULL, NULL);
+    summary_members(&j, s, NULL, NULL, NULL);
     opscope_jw_end_obj(&j);
 }
 
@@ -305,7 +308,8 @@ int opscope_json_summary_write(opscope_out_t *w, const opscope_stats_t *stats,
     opscope_jw j = opscope_jw_resume(w);
     opscope_jw_nl(&j);
     opscope_jw_obj(&j, "summary");
-    summary_members(&j, stats, in->peak, opscope_graphs_warm_ops(in->graphs));
+    summary_members(&j, stats, in->peak, opscope_graphs_warm_ops(in->graphs), in->threads);
+    opscope_threads_write_json(w, in->threads);
     /* the sections write their members onto W, each with its own comma */
     if (in->rpc && opscope_rpc_finish(in->rpc)) rc = -1;
     else if (in->rpc) opscope_rpc_write_json(w, in->rpc);

@@ -16,6 +16,7 @@
 #include "util/out.h"
 
 struct opscope_graphs; /* analyze/ggml/graphs.h */
+struct opscope_threads; /* analyze/threads/threads.h */
 
 /* What the summary writes beside the stats; every member may be NULL (left out), and all are
  * borrowed. */
@@ -23,6 +24,7 @@ typedef struct opscope_json_summary_in {
     const opscope_peak *peak;             /* the roofline's peaks */
     const struct opscope_graphs *graphs;  /* finished: warm-up marks, "graphs_by_batch", run */
     opscope_rpc_t *rpc;                   /* fed by the caller; finished here at the latest */
+    struct opscope_threads *threads;      /* "cpu_threads" and the op groups' "threads" */
     void (*extra)(opscope_out_t *w, void *ud); /* writes `,"key":value` members at the end */
     void *extra_ud;
 } opscope_json_summary_in;

@@ -52,6 +52,7 @@ static int summary_finish(void *impl, opscope_session_t *s, opscope_error *err) 
     written *p = impl;
     opscope_report_opts ro = p->ro;
     ro.graphs = opscope_session_graphs(s);
+    ro.threads = opscope_session_threads(s);
     opscope_session_filtered f = opscope_session_filter(s);
     if (f.desc) {
         ro.filter = f.desc;
@@ -111,6 +112,7 @@ static int json_finish(void *impl, opscope_session_t *s, opscope_error *err) {
     if (p->kineto && k) opscope_json_export_set_summary_extra(p->x, json_kineto, s);
     opscope_json_export_set_rpc(p->x, opscope_session_rpc(s));
     opscope_json_export_set_graphs(p->x, opscope_session_graphs(s));
+    opscope_json_export_set_threads(p->x, opscope_session_threads(s));
     return opscope_json_export_finish(p->x, opscope_session_stats(s)) ? nomem(err) : 0;
 }
 

@@ -1,0 +1,123 @@
+/* cap_barrier.c - publishing a compute's barrier table and reducing it (see cap_barrier.h). */
+#include "capture/hooks/cap_barrier.h"
+
+#include "capture/store/cap_clock.h"
+#include "capture/timing/cap_threads.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+_Atomic(opscope_cap_thr_table *) opscope_cap_barrier_live;
+_Thread_local opscope_cap_thr_table *opscope_cap_barrier_owner;
+int (*_Atomic opscope_cap_barrier_team_num)(void);
+
+static bool g_off;
+static _Atomic int g_rows = 0;          /* rows the next table gets: the most threads seen */
+static _Atomic int g_per_node = 2;      /* barriers per node the next table has room for */
+static _Atomic bool g_said;
+
+__attribute__((constructor)) static void read_env(void) {
+    const char *v = getenv("OPSCOPE_THREADS"); /* a plain getenv: 0 turns it off */
+    g_off = v && strcmp(v, "0") == 0;
+    long cpus = sysconf(_SC_NPROCESSORS_CONF);
+    int rows = cpus < 2 ? 2 : cpus > OPSCOPE_CAP_THR_MAX ? OPSCOPE_CAP_THR_MAX : (int)cpus;
+    atomic_store(&g_rows, rows);
+}
+
+bool opscope_cap_barrier_begin(opscope_cap_walk *w, int n) {
+    w->st.nt = 0;
+    w->st.thr_off = 0;
+    if (g_off || !atomic_load_explicit(&opscope_cap_barrier_team_num, memory_order_acquire)) {
+        return false;
+    }
+    /* a node meets one barrier at its end, a MUL_MAT one more inside: 2 per node, more after a
+     * compute that needed them */
+    int bars = atomic_load_explicit(&g_per_node, memory_order_relaxed) * n + 16;
+    if (!opscope_cap_thr_reserve(&w->thr, atomic_load_explicit(&g_rows, memory_order_relaxed), bars, n + 1)) {
+        return false;
+    }
+    opscope_cap_thr_clear(&w->thr);
+    opscope_cap_thr_table *none = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&opscope_cap_barrier_live, &none, &w->thr,
+                                                 memory_order_acq_rel, memory_order_relaxed)) {
+        return false; /* another thread's compute is being timed */
+    }
+    opscope_cap_barrier_owner = &w->thr;
+    return true;
+}
+
+static uint64_t ticks_ns(uint64_t t) {
+    return opscope_cap_ticks_to_ns(t);
+}
+
+static void say_unavailable(void) {
+    bool f = false;
+    if (atomic_compare_exchange_strong(&g_said, &f, true)) {
+        static const char line[] = "opscope: per-thread CPU timing unavailable: the CPU backend's "
+                                   "barrier is not interposed (a ggml built without OpenMP, or "
+                                   "the static library); everything else is recorded\n";
+        ssize_t r = write(2, line, sizeof line - 1);
+        (void)r;
+    }
+}
+
+void opscope_cap_barrier_untimed(int n_cb) {
+    if (!g_off && n_cb > 1) {
+        say_unavailable();
+    }
+}
+
+void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, uint64_t t1, bool begun) {
+    int n_cb = w->st.n < w->st.cap ? w->st.n : w->st.cap;
+    w->st.nt = 0;
+    if (!begun) {
+        /* an OpenMP ggml calls GOMP_barrier in every compute, even on one thread (the end of
+         * its omp single), so the runtime is known after the first; none after a compute of
+         * several steps: the barrier is not one the capture can see */
+        if (!g_off && n_cb > 1 && !atomic_load_explicit(&opscope_cap_barrier_team_num, memory_order_acquire)) {
+            say_unavailable();
+        }
+        return;
+    }
+    opscope_cap_thr_table *tb = &w->thr;
+    atomic_store_explicit(&opscope_cap_barrier_live, NULL, memory_order_release);
+    opscope_cap_barrier_owner = NULL;
+    int nt = atomic_load_explicit(&tb->nt_seen, memory_order_acquire);
+    if (nt > atomic_load_explicit(&g_rows, memory_order_relaxed)) {
+        atomic_store_explicit(&g_rows, nt, memory_order_relaxed); /* the next table has room */
+    }
+    bool full = false;
+    for (int i = 0; i < nt && i < tb->nt_cap; i++) {
+        full |= atomic_load_explicit(&tb->rows[i].n, memory_order_relaxed) >= tb->bar_cap;
+    }
+    int per = atomic_load_explicit(&g_per_node, memory_order_relaxed);
+    if (full && per < 16) {
+        atomic_store_explicit(&g_per_node, per * 2, memory_order_relaxed); /* the next one has room */
+    }
+    if (atomic_load_explicit(&tb->bad, memory_order_acquire) || nt < 2 || n_cb < 1) {
+        return; /* one thread has nothing to share; a bad table says nothing */
+    }
+    int32_t row_n[OPSCOPE_CAP_THR_MAX];
+    for (int i = 0; i < nt; i++) {
+        row_n[i] = atomic_load_explicit(&tb->rows[i].n, memory_order_acquire);
+    }
+    size_t need = (size_t)n_cb * (size_t)nt * 2 + (size_t)nt; /* the pairs, then each thread's CPU */
+    if (w->thr_used + need > w->thr_cap) {
+        size_t cap = w->thr_used + need < 8192 ? 8192 : (w->thr_used + need) * 2;
+        uint32_t *p = realloc(w->thr_pool, cap * sizeof *p);
+        if (!p) return;
+        w->thr_pool = p;
+        w->thr_cap = cap;
+    }
+    if (opscope_cap_thr_reduce(tb->t, row_n, nt, tb->bar_cap, tb->cb_bar, n_cb, t0, t1, ticks_ns,
+                               w->thr_pool + w->thr_used, tb->rel)) {
+        for (int i = 0; i < nt; i++) {
+            w->thr_pool[w->thr_used + need - (size_t)nt + (size_t)i] = (uint32_t)tb->rows[i].cpu;
+        }
+        w->st.nt = nt;
+        w->st.thr_off = w->thr_used;
+        w->thr_used += need;
+    }
+}
