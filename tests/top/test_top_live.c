@@ -69,7 +69,8 @@ static void put_records(opscope_oplog_buf *f, int k, expect *e) {
         uint32_t t = rnd(k >= 100 ? N_TMPL : N_TMPL - 1);
         uint64_t dur = 1000 + rnd(2000000);
         key += rnd(5000000);
-        opscope_oplog_inst in = {t, key, key + dur, k * 10 + i / 8, key, dur, key, key + dur};
+        opscope_oplog_inst in = {.tmpl = t, .key = key, .key_end = key + dur, .graph = k * 10 + i / 8,
+                                 .start_ns = key, .duration_ns = dur, .host_start_ns = key, .host_end_ns = key + dur};
         opscope_oplog_put_inst(&recs, &st, &in, true);
         total += dur;
         e->ns[t] += dur;
