@@ -7,6 +7,7 @@
 #   4. graph wall     per graph compute, sum of op durations vs the call's wall time (nodecount)
 #   5. rpc_overhead.py the client's decode tokens/s with ggml-rpc-server profiled and without
 #   6. threads_cost.py decode tokens/s under record with per-thread timing and with OPSCOPE_THREADS=0
+#   7. t_threads.py pinned  llama-bench -t 2 pinned to CPUs 0 and 1, a busy loop on CPU 1 and none
 # Figures are only meaningful on an otherwise idle machine (2-thread runs; check `uptime`).
 # usage: bench/capture/run.sh [BUILD]   (BUILD unused: opscope is built inside the root)
 set -euo pipefail
@@ -35,5 +36,7 @@ echo "== ggml-rpc-server profiled: client decode tokens/s (bar: within 3%)"
 python3 /opscope/bench/capture/rpc_overhead.py || true
 echo "== per-thread timing at the barriers: decode tokens/s (bar: >= 98% of OPSCOPE_THREADS=0)"
 python3 /opscope/bench/capture/threads_cost.py || true
+echo "== per-thread timing, pinned (bars: busy loop on CPU 1: thread 1 slowest in >= 80% of MUL_MAT nodes, imbalance >= 1.3; none: <= 1.3)"
+python3 /opscope/tests/capture_e2e/t_threads.py pinned || true
 echo "== load: $(cut -d" " -f1-3 /proc/loadavg)"
 '
