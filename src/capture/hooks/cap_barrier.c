@@ -1,6 +1,7 @@
 /* cap_barrier.c - publishing a compute's barrier table and reducing it (see cap_barrier.h). */
 #include "capture/hooks/cap_barrier.h"
 
+#include "capture/life/cap_env.h"
 #include "capture/store/cap_clock.h"
 #include "capture/timing/cap_threads.h"
 
@@ -13,23 +14,32 @@ _Atomic(opscope_cap_thr_table *) opscope_cap_barrier_live;
 _Thread_local opscope_cap_thr_table *opscope_cap_barrier_owner;
 int (*_Atomic opscope_cap_barrier_team_num)(void);
 
-static bool g_off;
+static _Atomic int g_on = -1;         /* OPSCOPE_THREADS, read at the first compute: -1 not yet */
 static _Atomic int g_rows = 0;          /* rows the next table gets: the most threads seen */
 static _Atomic int g_per_node = 2;      /* barriers per node the next table has room for */
 static _Atomic bool g_said;
 
 __attribute__((constructor)) static void read_env(void) {
-    const char *v = getenv("OPSCOPE_THREADS"); /* a plain getenv: 0 turns it off */
-    g_off = v && strcmp(v, "0") == 0;
     long cpus = sysconf(_SC_NPROCESSORS_CONF);
     int rows = cpus < 2 ? 2 : cpus > OPSCOPE_CAP_THR_MAX ? OPSCOPE_CAP_THR_MAX : (int)cpus;
     atomic_store(&g_rows, rows);
 }
 
+/* OPSCOPE_THREADS, read at the first compute rather than at load: the capture reads no setting
+ * while profiling is off. */
+static bool threads_on(void) {
+    int on = atomic_load_explicit(&g_on, memory_order_relaxed);
+    if (on < 0) {
+        on = opscope_cap_env_flag("OPSCOPE_THREADS", true);
+        atomic_store_explicit(&g_on, on, memory_order_relaxed);
+    }
+    return on;
+}
+
 bool opscope_cap_barrier_begin(opscope_cap_walk *w, int n) {
     w->st.nt = 0;
     w->st.thr_off = 0;
-    if (g_off || !atomic_load_explicit(&opscope_cap_barrier_team_num, memory_order_acquire)) {
+    if (!threads_on() || !atomic_load_explicit(&opscope_cap_barrier_team_num, memory_order_acquire)) {
         return false;
     }
     /* a node meets one barrier at its end, a MUL_MAT one more inside: 2 per node, more after a
@@ -64,7 +74,7 @@ static void say_unavailable(void) {
 }
 
 void opscope_cap_barrier_untimed(int n_cb) {
-    if (!g_off && n_cb > 1) {
+    if (threads_on() && n_cb > 1) {
         say_unavailable();
     }
 }
@@ -76,7 +86,7 @@ void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, uint64_t t1, bool
         /* an OpenMP ggml calls GOMP_barrier in every compute, even on one thread (the end of
          * its omp single), so the runtime is known after the first; none after a compute of
          * several steps: the barrier is not one the capture can see */
-        if (!g_off && n_cb > 1 && !atomic_load_explicit(&opscope_cap_barrier_team_num, memory_order_acquire)) {
+        if (threads_on() && n_cb > 1 && !atomic_load_explicit(&opscope_cap_barrier_team_num, memory_order_acquire)) {
             say_unavailable();
         }
         return;
