@@ -80,7 +80,10 @@ class Server:
                 kids = []
             if kids:
                 self.pid = int(kids[0])
-            if self.pid and self.listening():
+            # the port may have gone to another test's server between free_port() and the
+            # bind (tests of several checkouts share loopback): only a listener this server
+            # holds counts, else a client here would be served, and profiled, over there
+            if self.pid and self.listening() and self.holds_port():
                 return
             if self.outer.poll() is not None:
                 break
@@ -97,6 +100,23 @@ class Server:
             return True
         except OSError:
             return False
+
+    def holds_port(self):
+        """The server process holds the socket listening on its port (/proc/net/tcp's
+        LISTEN entry for the port, by inode, among the process's descriptors)."""
+        mine = set()
+        try:
+            fds = os.listdir(f"/proc/{self.pid}/fd")
+            rows = [ln.split() for ln in open("/proc/net/tcp").read().splitlines()[1:]]
+        except OSError:
+            return False
+        for f in fds:
+            try:
+                mine.add(os.readlink(f"/proc/{self.pid}/fd/{f}"))
+            except OSError:
+                pass  # closed since the listing
+        return any(int(r[1].split(":")[1], 16) == self.port and r[3] == "0A" and f"socket:[{r[9]}]" in mine
+                   for r in rows)
 
     def endpoint(self):
         return f"127.0.0.1:{self.port}"
