@@ -10,7 +10,8 @@ Cases (argument):
   one        one server (+1000 s): the server writes its profile on SIGTERM; the merged
              profile has every server op inside a client RPC call (on the client's clock)
              within 200 us, the true offset inside the stated bound, backends carrying their
-             process, and `opscope report` showing the per-server table.
+             process, and `opscope report` showing the per-server table. `one N` makes N
+             such runs, each checked (the bar: every one of them).
   two        two servers (+1000 s, +2500 s), `--rpc a,b`: each server's offset and ops.
   sequence   several clients in sequence on one server; it writes its profile on SIGINT, and
              each client merges with it.
@@ -19,7 +20,7 @@ Cases (argument):
              profile is written.
   vulkan     the server on Vulkan (lavapipe, GGML_VK_VISIBLE_DEVICES=0), device-timed ops.
 Expected values (offsets, containment) are computed here from the files, not by opscope.
-usage (inside the root): t_rpc.py CASE
+usage (inside the root): t_rpc.py CASE [N]
 """
 import bisect
 import json
@@ -79,7 +80,10 @@ class Server:
                 kids = []
             if kids:
                 self.pid = int(kids[0])
-            if self.pid and self.listening():
+            # the port may have gone to another test's server between free_port() and the
+            # bind (tests of several checkouts share loopback): only a listener this server
+            # holds counts, else a client here would be served, and profiled, over there
+            if self.pid and self.listening() and self.holds_port():
                 return
             if self.outer.poll() is not None:
                 break
@@ -96,6 +100,23 @@ class Server:
             return True
         except OSError:
             return False
+
+    def holds_port(self):
+        """The server process holds the socket listening on its port (/proc/net/tcp's
+        LISTEN entry for the port, by inode, among the process's descriptors)."""
+        mine = set()
+        try:
+            fds = os.listdir(f"/proc/{self.pid}/fd")
+            rows = [ln.split() for ln in open("/proc/net/tcp").read().splitlines()[1:]]
+        except OSError:
+            return False
+        for f in fds:
+            try:
+                mine.add(os.readlink(f"/proc/{self.pid}/fd/{f}"))
+            except OSError:
+                pass  # closed since the listing
+        return any(int(r[1].split(":")[1], 16) == self.port and r[3] == "0A" and f"socket:[{r[9]}]" in mine
+                   for r in rows)
 
     def endpoint(self):
         return f"127.0.0.1:{self.port}"
@@ -310,31 +331,52 @@ def check_capture_meta(prof, program):
     return p
 
 
-if case == "one":
+def one_server(tag):
+    """The "one" case once, its files in the folder D names (kept until the next run). Returns
+    True when every check of this run passed."""
+    failed0 = len(e2e.failures)
     srv = Server("server", 1000)
     cprof, _ = client("client", [srv])
     rc = srv.stop(signal.SIGTERM)
-    e2e.check(os.path.exists(srv.profile), f"the server wrote its profile on SIGTERM (exit {rc})")
+    e2e.check(os.path.exists(srv.profile), f"{tag}the server wrote its profile on SIGTERM (exit {rc})")
     sp = check_capture_meta(srv.profile, "ggml-rpc-server")
     cp = check_capture_meta(cprof, "llama-completion")
     e2e.check(cp["capture"]["realtime_offset_ns"] - sp["capture"]["realtime_offset_ns"] > 999_000_000_000,
-              "the clock reference shows the server's clock 1000 s ahead")
-    e2e.check(any(r["name"] == "SYNCHRONIZE" for r in cp["records"]), "the client records its RPC waits")
+              f"{tag}the clock reference shows the server's clock 1000 s ahead")
+    e2e.check(any(r["name"] == "SYNCHRONIZE" for r in cp["records"]), f"{tag}the client records its RPC waits")
     merged = f"{d}/merged.json"
     m, out = merge(cprof, [srv], merged)
-    e2e.check("+-" in out, "merge prints the residual uncertainty")
-    worst, p = check_server(m, srv, client_calls(m), "one server") or (None, None)
+    e2e.check("+-" in out, f"{tag}merge prints the residual uncertainty")
+    worst, p = check_server(m, srv, client_calls(m), tag + "one server") or (None, None)
     if p:
-        e2e.note(f"figure: one server: offset error {(p['offset_ns'] - srv.shift_ns) / 1e3:.1f} us, "
-                 f"uncertainty +-{p['uncertainty_ns'] / 1e3:.1f} us, {p['used']} matches, "
-                 f"farthest server op outside a call {worst / 1e3:.1f} us")
+        # how far inside each bound the true offset lay: a bound that excludes it (a negative
+        # margin) means records that contradict causality, a wide one only weak evidence
+        lo, hi = p.get("bound_lo_ns"), p["bound_hi_ns"]
+        lo_m = f"{(srv.shift_ns - lo) / 1e3:.1f}" if lo is not None else "none"
+        e2e.note(f"figure: {tag}one server: offset error {(p['offset_ns'] - srv.shift_ns) / 1e3:.1f} us, "
+                 f"uncertainty +-{p['uncertainty_ns'] / 1e3:.1f} us, {p['used']} matches, {p['rejected']} left out, "
+                 f"truth {(hi - srv.shift_ns) / 1e3:.1f} us below the upper bound and {lo_m} us above the lower, "
+                 f"farthest server op outside a call {worst / 1e3:.1f} us, load {os.getloadavg()[0]:.2f}")
         check_report(merged, [p["label"]])
     # --offset overrides; a wrong one puts the ops outside the calls (so the check can fail)
     m2, _ = merge(cprof, [srv], f"{d}/merged-given.json", ["--offset", f"{srv.profile}={srv.shift_ns - 50_000_000}"])
     p2 = m2["merge"]["processes"][1]
-    e2e.check(p2["method"] == "given" and p2["offset_ns"] == srv.shift_ns - 50_000_000, "--offset is used as given")
+    e2e.check(p2["method"] == "given" and p2["offset_ns"] == srv.shift_ns - 50_000_000, f"{tag}--offset is used as given")
     w2, _ = worst_outside(m2, p2["label"], client_calls(m2).get(srv.endpoint(), []), during_client=False)
-    e2e.check(w2 > BAR_NS, f"with an offset 50 ms off, server ops fall outside the calls ({w2 / 1e3:.0f} us)")
+    e2e.check(w2 > BAR_NS, f"{tag}with an offset 50 ms off, server ops fall outside the calls ({w2 / 1e3:.0f} us)")
+    return len(e2e.failures) == failed0
+
+
+if case == "one":
+    # "one [N]": N runs (each its own server, client and merge), every one checked; a failed
+    # run's files stay in out-rpc-one-K for looking into
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    passed = 0
+    for k in range(1, runs + 1):
+        if runs > 1:
+            d = e2e.outdir(f"rpc-one-{k}")
+        passed += one_server(f"run {k} of {runs}: " if runs > 1 else "")
+    e2e.note(f"figure: {passed} of {runs} runs passed every check")
 
 elif case == "two":
     a, b = Server("server-a", 1000), Server("server-b", 2500)

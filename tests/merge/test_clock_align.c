@@ -3,6 +3,8 @@
 #include "analyze/rpc/clock_align.h"
 #include "test.h"
 
+#include <stdbool.h>
+
 /* xorshift: reproducible, no libc rand state */
 static uint64_t g_rng = 88172645463325252ull;
 static uint64_t rnd(void) {
@@ -100,6 +102,90 @@ static int test_negative_offset(void) { return run_case(-3600000000000 + 777, 20
 static int test_foreign_client_first(void) { return run_case(1000000000000, 150, 300, 0); }
 static int test_server_missing_events(void) { return run_case(250000000000, 300, 40, 7); }
 
+/*
+ * Request intervals as a real run recorded them: tests/capture_e2e's rpc "one" case
+ * (llama-completion, 16 tokens, and a 1-thread ggml-rpc-server 1000 s ahead in its own time
+ * namespace), on a loaded 2-core machine with both processes and a busy loop pinned to one
+ * core. Per request (in order): key, the client's [c0, c1] (a graph compute to the end of the
+ * get that waited for it, and that get), the server's [s0, s1]. The true offset is the
+ * namespace's, exactly 1000 s (the profiles' CLOCK_REALTIME notes agree); it lies 61.9 us
+ * below the lowest upper bound and 46.4 us above the highest lower bound.
+ */
+static const int64_t k_recorded[][5] = {
+    {(int64_t)0x1000000000001851, 15102857162980, 15102904477797, 16102858149284, 16102891659803},
+    {(int64_t)0x3000000000000400, 15102857760615, 15102904477797, 16102904368138, 16102904369510},
+    {(int64_t)0x1000000000000151, 15102905470576, 15102912090754, 16102905919743, 16102907477690},
+    {(int64_t)0x3000000000000400, 15102905665913, 15102912090754, 16102912043710, 16102912044352},
+    {(int64_t)0x1000000000000151, 15102912604992, 15102920086689, 16102912713434, 16102914183564},
+    {(int64_t)0x3000000000000400, 15102912632858, 15102920086689, 16102914235320, 16102914235736},
+    {(int64_t)0x1000000000000151, 15102920648651, 15102928065865, 16102920764714, 16102922278799},
+    {(int64_t)0x3000000000000400, 15102920671487, 15102928065865, 16102922329051, 16102922329414},
+    {(int64_t)0x1000000000000151, 15102928611228, 15102935473532, 16102928738551, 16102932548284},
+    {(int64_t)0x3000000000000400, 15102928646526, 15102935473532, 16102932598437, 16102932598874},
+    {(int64_t)0x1000000000000151, 15102936101348, 15102944065394, 16102936171681, 16102937564608},
+    {(int64_t)0x3000000000000400, 15102936123029, 15102944065394, 16102937623180, 16102937623588},
+    {(int64_t)0x1000000000000151, 15102944536870, 15102946410182, 16102944598812, 16102946216493},
+    {(int64_t)0x3000000000000400, 15102944556698, 15102946410182, 16102946273026, 16102946273534},
+    {(int64_t)0x1000000000000151, 15102948353255, 15102960103196, 16102948472361, 16102949943502},
+    {(int64_t)0x3000000000000400, 15102948370187, 15102960103196, 16102949983292, 16102949983806},
+    {(int64_t)0x1000000000000151, 15102961324773, 15102976485471, 16102961435577, 16102963364464},
+    {(int64_t)0x3000000000000400, 15102961352910, 15102976485471, 16102976231731, 16102976234927},
+    {(int64_t)0x1000000000000151, 15102992046895, 15103004106689, 16102992318082, 16102995501394},
+    {(int64_t)0x3000000000000400, 15102992109836, 15103004106689, 16102995636042, 16102995637210},
+    {(int64_t)0x1000000000000151, 15103008466246, 15103016076253, 16103008628906, 16103010644801},
+    {(int64_t)0x3000000000000400, 15103008495901, 15103016076253, 16103010733535, 16103010734421},
+    {(int64_t)0x1000000000000151, 15103016799087, 15103032083492, 16103016940490, 16103018860177},
+    {(int64_t)0x3000000000000400, 15103016824218, 15103032083492, 16103018922080, 16103018922877},
+    {(int64_t)0x1000000000000151, 15103032725692, 15103034557517, 16103032812018, 16103034437512},
+    {(int64_t)0x3000000000000400, 15103032747347, 15103034557517, 16103034500874, 16103034501319},
+    {(int64_t)0x1000000000000151, 15103034969517, 15103048020744, 16103035057468, 16103041061157},
+    {(int64_t)0x3000000000000400, 15103034984642, 15103048020744, 16103041106109, 16103041106653},
+    {(int64_t)0x1000000000000151, 15103048453367, 15103050199615, 16103048545555, 16103050012392},
+    {(int64_t)0x3000000000000400, 15103048471607, 15103050199615, 16103050052622, 16103050053143},
+    {(int64_t)0x1000000000000151, 15103050609051, 15103064349599, 16103050740153, 16103064234334},
+    {(int64_t)0x3000000000000400, 15103050627371, 15103064349599, 16103064287165, 16103064287744},
+};
+#define N_RECORDED (sizeof k_recorded / sizeof k_recorded[0])
+
+/* The recorded run with each client answer up to LATE_MAX late and each server start up to
+ * WAKE_MAX late, but every KEEP-th request as recorded (KEEP 0: none late): a loaded machine
+ * wakes the client after its answer came, and the server after its request came, later,
+ * which widens the bounds but never moves the truth out of them. */
+static int recorded_case(int64_t late_max, int64_t wake_max, int keep) {
+    opscope_align_event c[N_RECORDED], s[N_RECORDED];
+    const int64_t truth = 1000000000000;
+    for (size_t i = 0; i < N_RECORDED; i++) {
+        const int64_t *q = k_recorded[i];
+        bool late = keep && i % (size_t)keep;
+        int64_t c1 = q[2] + (late ? uniform(0, late_max) : 0);
+        int64_t s0 = q[3] + (late ? uniform(0, wake_max) : 0), s1 = q[4] > s0 ? q[4] : s0;
+        c[i] = (opscope_align_event){(uint64_t)q[0], q[1], c1, 1};
+        s[i] = (opscope_align_event){(uint64_t)q[0], s0, s1, 0};
+    }
+    /* starts stay in order on both sides: WAKE_MAX is below the gaps between server events */
+    opscope_align_result r;
+    long match[N_RECORDED];
+    ASSERT_EQ_INT(opscope_align_estimate(c, N_RECORDED, s, N_RECORDED, &r, match), 0);
+    ASSERT_EQ_INT(r.ok, 1);
+    ASSERT_EQ_INT(r.n_used, N_RECORDED);
+    ASSERT_EQ_INT(r.n_rejected, 0);
+    ASSERT_LE_INT(r.lo_ns, truth);
+    ASSERT_LE_INT(truth, r.hi_ns);
+    int64_t err = r.offset_ns - truth;
+    ASSERT_LE_U64((uint64_t)(err < 0 ? -err : err), 200000);
+    /* each server event is paired with its own request and lies inside it on the estimate */
+    for (size_t j = 0; j < N_RECORDED; j++) {
+        ASSERT_EQ_INT(match[j], (long)j);
+        ASSERT_LE_INT(c[j].t0, s[j].t0 - r.offset_ns);
+        ASSERT_LE_INT(s[j].t1 - r.offset_ns, c[j].t1);
+    }
+    return 0;
+}
+
+static int test_recorded_run(void) { return recorded_case(0, 0, 0); }
+/* all but every 4th request 0 to 2 ms late at the client and 0 to 40 us at the server */
+static int test_recorded_run_loaded(void) { return recorded_case(2000000, 40000, 4); }
+
 static int test_nothing_to_match(void) {
     opscope_align_event c[1] = {{1, 0, 10, 1}};
     opscope_align_event s[1] = {{2, 0, 10, 0}};
@@ -111,4 +197,5 @@ static int test_nothing_to_match(void) {
 
 TEST_MAIN(TEST(test_bounds_by_hand), TEST(test_bounds_reject_mismatch), TEST(test_one_server_1000s),
           TEST(test_negative_offset), TEST(test_foreign_client_first), TEST(test_server_missing_events),
-          TEST(test_nothing_to_match))
+          TEST(test_nothing_to_match),
+          TEST(test_recorded_run), TEST(test_recorded_run_loaded))
