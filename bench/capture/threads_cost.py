@@ -2,7 +2,8 @@
 """Cost of per-thread timing at ggml's barriers (bar: decode tokens/s with it >= 98% of without).
 
 Runs inside the forky root (bench/capture/run.sh does that). PAIRS pairs of
-`opscope record -- llama-bench -m MODEL -p 0 -n 32 -t 2 -r 3 -o json`, one with per-thread
+`opscope record -- llama-bench -m MODEL -p 0 -n 512 -t 2 -r 3 -o json` (512 tokens: at 32, a
+run of the tiny model lasts 16 ms and its spread hides any cost), one with per-thread
 timing (the default) and one with OPSCOPE_THREADS=0, the order swapped every pair so that drift
 in the machine's load hits both sides alike; prints every run, the load average before each,
 the medians and their ratio (the bar), and the best of each side (the runs least disturbed by
@@ -19,7 +20,7 @@ import sys
 ap = argparse.ArgumentParser()
 ap.add_argument("--model", default="tiny-dense-f32")
 ap.add_argument("--pairs", type=int, default=8)
-ap.add_argument("--n-gen", type=int, default=32)
+ap.add_argument("--n-gen", type=int, default=512)
 ap.add_argument("--threads", type=int, default=2)
 ap.add_argument("--reps", type=int, default=3, help="llama-bench -r")
 a = ap.parse_args()

@@ -24,7 +24,9 @@ import e2e
 
 e2e.need_preload()
 MODE = sys.argv[1] if len(sys.argv) > 1 else "span"
-m = e2e.model("tiny-dense-f32")
+# pinned: the 95M-parameter f32 model (scripts/make-models.py --bench), whose decode MUL_MATs
+# outlast a scheduler slice, so a shared CPU slows most nodes rather than a few
+m = e2e.model("bench-100m-f32" if MODE == "pinned" else "tiny-dense-f32")
 d = e2e.outdir("threads-" + MODE)
 MAX_LOAD = float(os.environ.get("OPSCOPE_TEST_THREADS_MAX_LOAD", "2.5"))
 CMD = ["llama-bench", "-m", m, "-p", "0", "-n", "32", "-t", "2", "-r", "2", "-o", "json"]
