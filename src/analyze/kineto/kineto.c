@@ -3,6 +3,7 @@
 #include "analyze/intervals/busy_runs.h"
 #include "analyze/intervals/busy.h"
 #include "analyze/kineto/cpu_ops.h"
+#include "analyze/kineto/kstats.h"
 #include "util/vec.h"
 #include "util/hash.h"
 #include "util/hindex.h"
@@ -27,7 +28,7 @@ typedef struct iv_t {      /* an interval on a CPU thread (cpu op, python frame,
 
 typedef struct rt_t {      /* a launching call: runtime X event or ac2g flow start */
     int64_t corr;
-    int64_t ts;
+    int64_t ts, dur;
     int64_t ext;
     uint32_t thread;
     uint32_t is_flow : 1;
@@ -101,6 +102,7 @@ struct opscope_kineto {
     void *on_steps_ud;
     opscope_kineto_results res;
     opscope_colls_t *colls;        /* collectives with their args (collectives.h), or NULL */
+    opscope_kstats_t *kstats;      /* kernels and launches by HTA's definitions (kstats.h) */
 };
 
 static int collector_add(void *ud, const opscope_kineto_event *ev) {
@@ -122,7 +124,10 @@ opscope_kineto_t *opscope_kineto_new(opscope_strtab_t *names) {
     k->coll.info = &k->info;
     k->coll.names = names;
     k->cpu_ops = opscope_cpu_ops_new(names);
-    if (!k->cpu_ops) {
+    k->kstats = opscope_kstats_new(0);
+    if (!k->cpu_ops || !k->kstats) {
+        opscope_cpu_ops_free(k->cpu_ops);
+        opscope_kstats_free(k->kstats);
         free(k);
         return NULL;
     }
@@ -151,6 +156,7 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     free(k->steps.v);
     opscope_cpu_ops_free(k->cpu_ops);
     opscope_colls_free(k->colls);
+    opscope_kstats_free(k->kstats);
     free(k);
 }
 
@@ -172,6 +178,7 @@ const opscope_kineto_link *opscope_kineto_links(const opscope_kineto_t *k, size_
 }
 const opscope_kineto_info *opscope_kineto_get_info(const opscope_kineto_t *k) { return &k->info; }
 const opscope_colls_t *opscope_kineto_colls(const opscope_kineto_t *k) { return k->colls; }
+const opscope_kstats_t *opscope_kineto_kstats(const opscope_kineto_t *k) { return k->kstats; }
 const opscope_kineto_results *opscope_kineto_get_results(const opscope_kineto_t *k) { return &k->res; }
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k) { return k->names; }
 opscope_strtab_t *opscope_kineto_names_mut(opscope_kineto_t *k) { return k->names; }
@@ -273,6 +280,7 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
             r->memset_ns += (uint64_t)g.dur;
         }
         if (k->keep_links && OPSCOPE_VEC_PUSH(k->gpu_rec, ev->record)) return -1;
+        if (opscope_kstats_add(k->kstats, ev->name_id, ev->kind, g.dur)) return -1;
         return OPSCOPE_VEC_PUSH(k->gpu, g);
     }
     case OPSCOPE_KINETO_CPU_OP: {
@@ -321,7 +329,7 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     case OPSCOPE_KINETO_RUNTIME:
     case OPSCOPE_KINETO_FLOW_START: {
         if (ev->corr < 0) return 0;
-        rt_t rt = {.corr = ev->corr, .ts = ev->start_ns, .ext = ev->ext, .thread = (uint32_t)ev->thread,
+        rt_t rt = {.corr = ev->corr, .ts = ev->start_ns, .dur = ev->dur_ns > 0 ? ev->dur_ns : 0, .ext = ev->ext, .thread = (uint32_t)ev->thread,
                    .is_flow = ev->kind == OPSCOPE_KINETO_FLOW_START,
                    .name = ev->kind == OPSCOPE_KINETO_RUNTIME && ev->name_id < NAME31 ? ev->name_id : NAME31};
         return OPSCOPE_VEC_PUSH(k->rt, rt);
@@ -1324,6 +1332,37 @@ static int fin_phases(opscope_kineto_t *k, fin_t *f) {
     return 0;
 }
 
+/* The kernel and launch statistics (kstats.h) over every GPU activity with its launching
+ * runtime call (K->rt sorted by correlation); a flow start is no call. */
+static int kstats_finish(opscope_kineto_t *k) {
+    size_t n = k->gpu.n, n_names = opscope_strtab_count(k->names);
+    opscope_kstats_act *a = malloc((n ? n : 1) * sizeof *a);
+    uint8_t *kind = calloc(n_names ? n_names : 1, 1); /* per name id: 0 unknown, else 1 + kind */
+    if (!a || !kind) {
+        free(a);
+        free(kind);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const gpu_t *g = &k->gpu.v[i];
+        a[i] = (opscope_kstats_act){.start = g->start, .dur = g->dur, .device = g->device, .stream = g->stream,
+                                    .call_start = INT64_MIN};
+        size_t r = g->corr >= 0 ? rt_find(k, g->corr) : k->rt.n;
+        if (r >= k->rt.n || k->rt.v[r].corr != g->corr || k->rt.v[r].is_flow) continue;
+        const rt_t *c = &k->rt.v[r];
+        a[i].call_start = c->ts;
+        a[i].call_dur = c->dur;
+        if (c->name < n_names) {
+            if (!kind[c->name]) kind[c->name] = (uint8_t)(1 + opscope_kstats_call_kind(opscope_strtab_get(k->names, c->name)));
+            a[i].call_kind = kind[c->name] - 1;
+        }
+    }
+    int rc = opscope_kstats_finish(k->kstats, a, n);
+    free(a);
+    free(kind);
+    return rc;
+}
+
 int opscope_kineto_finish(opscope_kineto_t *k) {
     fin_t f = {0};
     int rc = -1;
@@ -1344,7 +1383,8 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
      * before the CPU-op records are made: not alive with them at the report's peak */
     fin_free(&f);
     memset(&f, 0, sizeof f);
-    /* the runtime calls and python frames served the links above only */
+    if (kstats_finish(k)) goto done;
+    /* the runtime calls and python frames served the links above and the launch statistics */
     free(k->rt.v);
     free(k->py.v);
     memset(&k->rt, 0, sizeof k->rt);

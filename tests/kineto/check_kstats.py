@@ -1,0 +1,210 @@
+"""The kernel and launch statistics of `opscope report --json` (summary.kineto.kernel_stats,
+docs/kineto.md "Kernel and launch statistics") against this script's own reading of each trace
+(trace_ref.py: the standard library only), on every trace of tests/kineto/traces and on a small
+trace written here whose figures are worked out by hand below.
+
+usage: check_kstats.py OPSCOPE TRACES_DIR WORK_DIR
+"""
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from trace_ref import check, failures, load, slices, ns  # noqa: E402
+
+GPU_CATS = {"kernel", "Kernel", "gpu_memcpy", "Memcpy", "gpu_memset", "Memset", "mtia_ccp_events"}
+CALL_CATS = {"cuda_runtime", "cuda_driver", "Runtime", "Driver", "mtia_runtime", "xpu_runtime"}
+STATS_CALLS = {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync",
+               "runFunction - job_prep_and_submit_for_execution"}
+QUEUE_CALLS = STATS_CALLS | {"cuLaunchKernel", "cuLaunchKernelEx", "hipLaunchKernel",
+                             "hipExtModuleLaunchKernel", "hipMemsetAsync", "hipMemcpyAsync",
+                             "hipMemcpyWithStream"}
+
+
+def corr_of(e):
+    c = (e.get("args") or {}).get("correlation")
+    return int(c) if c is not None else None
+
+
+def expected(events):
+    """Per name, the launches and per stream figures, computed directly from the events."""
+    acts, calls = [], {}
+    for e in slices(events):
+        cat = e.get("cat")
+        if cat in GPU_CATS:
+            acts.append(e)
+        elif (cat in CALL_CATS or str(cat).startswith("privateuse1")) and corr_of(e) is not None:
+            calls.setdefault(corr_of(e), e)  # the first call of a correlation id
+    by_name = {}
+    for a in acts:
+        by_name.setdefault(a["name"], []).append(max(ns(a.get("dur", 0)), 0))
+    kernels = {n: (len(v), sum(v), min(v), max(v), statistics.fmean(v),
+                   statistics.stdev(v) if len(v) > 1 else 0.0) for n, v in by_name.items()}
+    rows = []
+    for a in acts:
+        c = calls.get(corr_of(a)) if corr_of(a) is not None else None
+        rows.append((a, c))
+    delays = [max(ns(a["ts"]) - ns(c["ts"]) - ns(c.get("dur", 0)), 0)
+              for a, c in rows if c and c["name"] in STATS_CALLS]
+    shorter = sum(1 for a, c in rows if c and c["name"] in STATS_CALLS
+                  and ns(a.get("dur", 0)) < ns(c.get("dur", 0)))
+    streams = {}
+    for a, c in rows:
+        streams.setdefault((int(a["pid"]), int(a["tid"])), []).append((a, c))
+    per_stream = {}
+    for key, v in streams.items():
+        q = []
+        for a, c in v:
+            if c and c["name"] in QUEUE_CALLS:
+                q += [(ns(c["ts"]), 1), (ns(a["ts"]), -1)]
+        q.sort()
+        vals, cur, blocked1 = [], 0, 0
+        for i, (t, d) in enumerate(q):
+            cur += d
+            vals.append(cur)
+            if cur >= 1 and i + 1 < len(q):
+                blocked1 += q[i + 1][0] - t
+        v.sort(key=lambda r: (ns(r[0]["ts"]), ns(r[0].get("dur", 0))))
+        host = kern = other = 0
+        for (p, _), (a, c) in zip(v, v[1:]):
+            prev_end = ns(p["ts"]) + max(ns(p.get("dur", 0)), 0)
+            gap = ns(a["ts"]) - prev_end
+            if c and ns(c["ts"]) > prev_end:
+                host += gap
+            elif gap < 30000:
+                kern += gap
+            else:
+                other += gap
+        per_stream[key] = (len(vals), statistics.fmean(vals) if vals else 0.0, max(vals) if vals else 0,
+                           blocked1, host, kern, other)
+    return kernels, (len(delays), sum(delays), max(delays) if delays else 0, shorter), per_stream
+
+
+def close(a, b):
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-6)
+
+
+def run(opscope, path, work):
+    out = os.path.join(work, "kstats.json")
+    r = subprocess.run([opscope, "report", "-q", "--json", out, path], capture_output=True, text=True)
+    if r.returncode:
+        failures.append(f"{path}: opscope exit {r.returncode}: {r.stderr.strip()[:200]}")
+        return None
+    with open(out) as f:
+        return (json.load(f)["summary"].get("kineto") or {}).get("kernel_stats")
+
+
+def compare(label, got, events):
+    kernels, launch, streams = expected(events)
+    if not kernels:
+        check(got is None, f"{label}: no GPU activity, no kernel_stats")
+        return 0
+    check(got is not None, f"{label}: kernel_stats present")
+    if got is None:
+        return 0
+    g = {k["name"]: k for k in got["kernels"]}
+    check(set(g) == set(kernels), f"{label}: the same {len(kernels)} kernel names")
+    for n, (cnt, s, mn, mx, mean, std) in kernels.items():
+        k = g.get(n)
+        if k is None:
+            continue
+        check((k["count"], k["sum_ns"], k["min_ns"], k["max_ns"]) == (cnt, s, mn, mx),
+              f"{label}: {n[:40]} count/sum/min/max {k['count']},{k['sum_ns']},{k['min_ns']},{k['max_ns']}"
+              f" == {cnt},{s},{mn},{mx}")
+        check(close(k["mean_ns"], mean) and close(k["std_ns"], std),
+              f"{label}: {n[:40]} mean/std {k['mean_ns']},{k['std_ns']} == {mean},{std}")
+    l = got["launches"]
+    d = l["delay_from_end"]
+    check((l["launches"], d["sum_ns"], d["max_ns"] if d["n"] else 0, l["shorter_than_call"]) == launch,
+          f"{label}: launches, delay sum/max, shorter {l['launches']},{d['sum_ns']},{d['max_ns']},"
+          f"{l['shorter_than_call']} == {launch}")
+    gs = {(s["device"], s["stream"]): s for s in got["streams"]}
+    check(set(gs) == set(streams), f"{label}: the same streams")
+    for key, (pts, mean, mx, blocked1, host, kern, other) in streams.items():
+        s = gs.get(key)
+        if s is None:
+            continue
+        check((s["queue_points"], s["queue_max"] if pts else 0, sum(s["queue_time_at_ns"][1:])) ==
+              (pts, mx, blocked1) and close(s["queue_mean"], mean),
+              f"{label} {key}: queue points/max/at>=1/mean {s['queue_points']},{s['queue_max']},"
+              f"{sum(s['queue_time_at_ns'][1:])},{s['queue_mean']} == {pts},{mx},{blocked1},{mean}")
+        check((s["idle_host_wait_ns"], s["idle_kernel_wait_ns"], s["idle_other_ns"]) == (host, kern, other),
+              f"{label} {key}: idle split {s['idle_host_wait_ns']},{s['idle_kernel_wait_ns']},"
+              f"{s['idle_other_ns']} == {host},{kern},{other}")
+    return len(acts_of(events))
+
+
+def acts_of(events):
+    return [e for e in events if e.get("cat") in GPU_CATS]
+
+
+def made_trace(path):
+    """Three kernels on stream 7, launched by cudaLaunchKernel calls on one thread (us):
+         call A  ts 0  dur 10   kernel A  ts 15  dur 5   (ends 20)
+         call B  ts 12 dur 1    kernel B  ts 50  dur 2   (ends 52)
+         call C  ts 60 dur 40   kernel C  ts 90  dur 20  (ends 110)
+       kernel "k" is A and C (5 and 20 us): mean 12.5, sample std sqrt(112.5) = 10.6066 us.
+       Delay from the call's end: 15-10 = 5, 50-13 = 37, 90-100 < 0 -> 0: sum 42, max 37 us.
+       Shorter than its call: A (5 < 10), C (20 < 40), not B (2 > 1): 2.
+       Queue (+1 at call start, -1 at kernel start): t 0 +1 (1), 12 +1 (2), 15 -1 (1), 50 -1 (0),
+       60 +1 (1), 90 -1 (0): 6 points, mean 5/6, max 2; at >= 1: 0-50 and 60-90 = 80 us, at 2:
+       12-15 = 3 us.
+       Idle: before B the gap is 50-20 = 30 us and B's call (12) started before A ended (20),
+       30 is not under 30: other 30; before C 90-52 = 38 us, C's call (60) started after B
+       ended (52): host wait 38; kernel wait 0."""
+    ev = []
+    for name, (cts, cdur, kts, kdur), corr in (("k", (0, 10, 15, 5), 1), ("j", (12, 1, 50, 2), 2),
+                                               ("k", (60, 40, 90, 20), 3)):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                   "ts": cts, "dur": cdur, "args": {"correlation": corr}})
+        ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": kts, "dur": kdur,
+                   "args": {"correlation": corr, "stream": 7, "device": 0}})
+    with open(path, "w") as f:
+        json.dump({"schemaVersion": 1, "traceEvents": ev}, f)
+
+
+def made_checks(got):
+    k = {r["name"]: r for r in got["kernels"]}["k"]
+    check(k["count"] == 2 and k["sum_ns"] == 25000 and close(k["mean_ns"], 12500.0)
+          and close(k["std_ns"], math.sqrt(112.5) * 1000), f"made: kernel k {k}")
+    l = got["launches"]
+    check((l["launches"], l["delay_from_end"]["sum_ns"], l["delay_from_end"]["max_ns"], l["shorter_than_call"])
+          == (3, 42000, 37000, 2), f"made: launches {l}")
+    s = got["streams"][0]
+    check((s["queue_points"], s["queue_max"], s["queue_time_at_ns"][1] + s["queue_time_at_ns"][2],
+           s["queue_time_at_ns"][2]) == (6, 2, 80000, 3000) and close(s["queue_mean"], 5 / 6),
+          f"made: queue {s}")
+    check((s["idle_host_wait_ns"], s["idle_kernel_wait_ns"], s["idle_other_ns"]) == (38000, 0, 30000),
+          f"made: idle split {s}")
+
+
+def main():
+    opscope, traces, work = sys.argv[1], sys.argv[2], sys.argv[3]
+    os.makedirs(work, exist_ok=True)
+    made = os.path.join(work, "made_kstats.json")
+    made_trace(made)
+    got = run(opscope, made, work)
+    if got:
+        made_checks(got)
+        compare("made", got, load(made))
+    n = 0
+    for f in sorted(os.listdir(traces)):
+        if not f.endswith(".json.gz"):
+            continue
+        p = os.path.join(traces, f)
+        got = run(opscope, p, work)
+        if got is not None or not failures:
+            acts = compare(f, got, load(p))
+            n += acts > 0
+            print(f"{f}: {acts} GPU activities checked")
+    check(n >= 5, f"at least 5 traces with GPU activity checked ({n})")
+    for x in failures:
+        print("FAIL:", x)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
