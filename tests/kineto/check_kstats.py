@@ -1,7 +1,7 @@
 """The kernel and launch statistics of `opscope report --json` (summary.kineto.kernel_stats,
 docs/kineto.md "Kernel and launch statistics") against this script's own reading of each trace
 (trace_ref.py: the standard library only), on every trace of tests/kineto/traces and on a small
-trace written here whose figures are worked out by hand below.
+trace written here whose figures are worked out by hand below (kernel sequences included).
 
 usage: check_kstats.py OPSCOPE TRACES_DIR WORK_DIR
 """
@@ -83,6 +83,49 @@ def expected(events):
     return kernels, (len(delays), sum(delays), max(delays) if delays else 0, shorter), per_stream
 
 
+def sequences(events):
+    """Per (CPU op name, kernel names in GPU start order): calls, GPU ns, CPU ns, over every
+    cpu_op call with an activity launched inside it (a runtime call on its thread starting in
+    the op's [ts, ts + dur])."""
+    calls, acts, ops = {}, [], []
+    for e in slices(events):
+        cat = e.get("cat")
+        if cat in GPU_CATS:
+            acts.append(e)
+        elif (cat in CALL_CATS or str(cat).startswith("privateuse1")) and corr_of(e) is not None:
+            calls.setdefault(corr_of(e), e)
+        elif cat in ("cpu_op", "Operator"):
+            ops.append(e)
+    by_thread = {}
+    for i, a in enumerate(acts):
+        c = calls.get(corr_of(a)) if corr_of(a) is not None else None
+        if c:
+            by_thread.setdefault((c["pid"], c["tid"]), []).append((ns(c["ts"]), ns(a["ts"]), i, a))
+    out = {}
+    for o in ops:
+        s, e = ns(o["ts"]), ns(o["ts"]) + max(ns(o.get("dur", 0)), 0)
+        inside = sorted((t, i, a) for c, t, i, a in by_thread.get((o["pid"], o["tid"]), []) if s <= c <= e)
+        if not inside:
+            continue
+        key = (o["name"], tuple(a["name"] for _, _, a in inside))
+        r = out.get(key, (0, 0, 0))
+        out[key] = (r[0] + 1, r[1] + sum(max(ns(a.get("dur", 0)), 0) for _, _, a in inside), r[2] + e - s)
+    return out
+
+
+sequences_seen = []
+
+
+def compare_sequences(label, got, events):
+    want = sequences(events)
+    have = {(p["op"], tuple(p["kernels"])): (p["count"], p["gpu_ns"], p["cpu_ns"])
+            for p in got.get("kernel_sequences", [])}
+    check(len(have) == len(got.get("kernel_sequences", [])), f"{label}: patterns are distinct")
+    sequences_seen.append(len(want))
+    check(have == want, f"{label}: {len(have)} kernel sequences == {len(want)} computed"
+          + ("" if have == want else f" (first differing: {sorted(set(have.items()) ^ set(want.items()), key=str)[:1]})"))
+
+
 def close(a, b):
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-6)
 
@@ -134,6 +177,7 @@ def compare(label, got, events):
         check((s["idle_host_wait_ns"], s["idle_kernel_wait_ns"], s["idle_other_ns"]) == (host, kern, other),
               f"{label} {key}: idle split {s['idle_host_wait_ns']},{s['idle_kernel_wait_ns']},"
               f"{s['idle_other_ns']} == {host},{kern},{other}")
+    compare_sequences(label, got, events)
     return len(acts_of(events))
 
 
@@ -154,8 +198,10 @@ def made_trace(path):
        12-15 = 3 us.
        Idle: before B the gap is 50-20 = 30 us and B's call (12) started before A ended (20),
        30 is not under 30: other 30; before C 90-52 = 38 us, C's call (60) started after B
-       ended (52): host wait 38; kernel wait 0."""
-    ev = []
+       ended (52): host wait 38; kernel wait 0.
+       A cpu_op "op" on the calls' thread over 0-20 us holds calls A and B: one pattern
+       ("op": k, j), 1 call, GPU 5 + 2 = 7 us, CPU 20 us; C's call is in no op."""
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": 0, "dur": 20}]
     for name, (cts, cdur, kts, kdur), corr in (("k", (0, 10, 15, 5), 1), ("j", (12, 1, 50, 2), 2),
                                                ("k", (60, 40, 90, 20), 3)):
         ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
@@ -179,6 +225,8 @@ def made_checks(got):
           f"made: queue {s}")
     check((s["idle_host_wait_ns"], s["idle_kernel_wait_ns"], s["idle_other_ns"]) == (38000, 0, 30000),
           f"made: idle split {s}")
+    seq = [(p["op"], p["kernels"], p["count"], p["gpu_ns"], p["cpu_ns"]) for p in got["kernel_sequences"]]
+    check(seq == [("op", ["k", "j"], 1, 7000, 20000)], f"made: kernel sequences {seq}")
 
 
 def main():
@@ -201,6 +249,8 @@ def main():
             n += acts > 0
             print(f"{f}: {acts} GPU activities checked")
     check(n >= 5, f"at least 5 traces with GPU activity checked ({n})")
+    print(f"kernel sequence patterns per trace: {sequences_seen}")
+    check(sum(1 for x in sequences_seen if x) >= 4, f"kernel sequences found in 4 traces or more ({sequences_seen})")
     for x in failures:
         print("FAIL:", x)
     return 1 if failures else 0

@@ -3,6 +3,7 @@
 #include "analyze/intervals/busy_runs.h"
 #include "analyze/intervals/busy.h"
 #include "analyze/kineto/cpu_ops.h"
+#include "analyze/kineto/kseq.h"
 #include "analyze/kineto/kstats.h"
 #include "util/vec.h"
 #include "util/hash.h"
@@ -103,6 +104,7 @@ struct opscope_kineto {
     opscope_kineto_results res;
     opscope_colls_t *colls;        /* collectives with their args (collectives.h), or NULL */
     opscope_kstats_t *kstats;      /* kernels and launches by HTA's definitions (kstats.h) */
+    opscope_kseq_t *kseq;          /* GPU activity sequences per CPU op call (kseq.h), or NULL */
 };
 
 static int collector_add(void *ud, const opscope_kineto_event *ev) {
@@ -157,6 +159,7 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     opscope_cpu_ops_free(k->cpu_ops);
     opscope_colls_free(k->colls);
     opscope_kstats_free(k->kstats);
+    opscope_kseq_free(k->kseq);
     free(k);
 }
 
@@ -179,6 +182,7 @@ const opscope_kineto_link *opscope_kineto_links(const opscope_kineto_t *k, size_
 const opscope_kineto_info *opscope_kineto_get_info(const opscope_kineto_t *k) { return &k->info; }
 const opscope_colls_t *opscope_kineto_colls(const opscope_kineto_t *k) { return k->colls; }
 const opscope_kstats_t *opscope_kineto_kstats(const opscope_kineto_t *k) { return k->kstats; }
+const opscope_kseq_t *opscope_kineto_kseq(const opscope_kineto_t *k) { return k->kseq; }
 const opscope_kineto_results *opscope_kineto_get_results(const opscope_kineto_t *k) { return &k->res; }
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k) { return k->names; }
 opscope_strtab_t *opscope_kineto_names_mut(opscope_kineto_t *k) { return k->names; }
@@ -1332,6 +1336,25 @@ static int fin_phases(opscope_kineto_t *k, fin_t *f) {
     return 0;
 }
 
+/* The GPU activity sequences of every CPU op call (kseq.h); A[i] is activity i with its call. */
+static int kseq_finish(opscope_kineto_t *k, const opscope_kstats_act *a, size_t n) {
+    opscope_kseq_launch *l = malloc((n ? n : 1) * sizeof *l);
+    if (!l) return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (a[i].call_start == INT64_MIN) continue;
+        const rt_t *c = &k->rt.v[rt_find(k, k->gpu.v[i].corr)];
+        l[m++] = (opscope_kseq_launch){c->thread, k->gpu.v[i].name, c->ts, a[i].start, a[i].dur};
+    }
+    k->kseq = opscope_kseq_new(l, m);
+    int rc = k->kseq ? 0 : -1;
+    for (size_t i = 0; !rc && i < k->cpu.n; i++)
+        rc = opscope_kseq_call(k->kseq, k->cpu.v[i].thread, k->cpu.v[i].name, k->cpu.v[i].start, k->cpu.v[i].end);
+    if (!rc) rc = opscope_kseq_finish(k->kseq);
+    free(l);
+    return rc;
+}
+
 /* The kernel and launch statistics (kstats.h) over every GPU activity with its launching
  * runtime call (K->rt sorted by correlation); a flow start is no call. */
 static int kstats_finish(opscope_kineto_t *k) {
@@ -1357,9 +1380,9 @@ static int kstats_finish(opscope_kineto_t *k) {
             a[i].call_kind = kind[c->name] - 1;
         }
     }
-    int rc = opscope_kstats_finish(k->kstats, a, n);
-    free(a);
     free(kind);
+    int rc = kseq_finish(k, a, n) || opscope_kstats_finish(k->kstats, a, n) ? -1 : 0;
+    free(a);
     return rc;
 }
 

@@ -68,6 +68,9 @@ const opscope_colls_t *opscope_kineto_colls(const opscope_kineto_t *k);
  * valid after the finish. Never NULL for a live collector. */
 struct opscope_kstats;
 const struct opscope_kstats *opscope_kineto_kstats(const opscope_kineto_t *k);
+/* The GPU activity sequences of the CPU op calls (kseq.h), after the finish; NULL before. */
+struct opscope_kseq;
+const struct opscope_kseq *opscope_kineto_kseq(const opscope_kineto_t *k);
 
 /* Computes every result below; call once after the last event. 0, or -1 out of memory. */
 int opscope_kineto_finish(opscope_kineto_t *k);

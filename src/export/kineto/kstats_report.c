@@ -1,6 +1,7 @@
 /* kstats_report.c - kernel and launch statistics in the report (see kstats_report.h). */
 #include "export/kineto/kstats_report.h"
 
+#include "analyze/kineto/kseq.h"
 #include "analyze/kineto/kstats.h"
 #include "analyze/record/kernel_name.h"
 #include "export/fmt/json_fmt.h"
@@ -70,6 +71,30 @@ static void streams_text(opscope_out_t *w, const opscope_kstats_t *s) {
     }
 }
 
+/* The TOP patterns of at least 3 activities (HTA's least pattern length) by calls. */
+static void sequences_text(opscope_out_t *w, const opscope_kineto_t *k, size_t top) {
+    size_t n, shown = 0;
+    const opscope_kseq_pattern *v = opscope_kseq_patterns(opscope_kineto_kseq(k), &n);
+    const opscope_strtab_t *names = opscope_kineto_names(k);
+    for (size_t i = 0; i < n && shown < top; i++) {
+        if (v[i].len < 3) continue;
+        if (!shown++) opscope_out_str(w, "\nKernel sequences per CPU op call (3 or more activities; by calls)\n"
+                                         "   calls    GPU us       CPU us  op: kernels in GPU order\n");
+        const char *op = opscope_strtab_get(names, v[i].op);
+        opscope_out_printf(w, "  %6" PRIu64 " ", v[i].count);
+        us(w, (double)v[i].gpu_ns, 9);
+        us(w, (double)v[i].cpu_ns, 12);
+        opscope_out_printf(w, "  %s:", op ? op : "?");
+        for (size_t x = 0; x < v[i].len; x++) {
+            const char *kn = opscope_strtab_get(names, v[i].names[x]);
+            char b[48];
+            opscope_kernel_name_short(b, sizeof b, kn ? kn : "?");
+            opscope_out_printf(w, "%s %s", x ? " |" : "", b);
+        }
+        opscope_out_char(w, '\n');
+    }
+}
+
 void opscope_kstats_report_write(opscope_out_t *w, const opscope_kineto_t *k, size_t top) {
     const opscope_kstats_t *s = opscope_kineto_kstats(k);
     size_t n;
@@ -78,6 +103,7 @@ void opscope_kstats_report_write(opscope_out_t *w, const opscope_kineto_t *k, si
     kernels_text(w, k, top);
     launches_text(w, opscope_kstats_launches(s));
     streams_text(w, s);
+    sequences_text(w, k, top);
 }
 
 static void series_json(opscope_jw *j, const char *key, const opscope_kstats_series *s) {
@@ -139,6 +165,25 @@ static void streams_json(opscope_jw *j, const opscope_kstats_t *s) {
     opscope_jw_end_arr(j);
 }
 
+static void sequences_json(opscope_jw *j, const opscope_kineto_t *k) {
+    size_t n;
+    const opscope_kseq_pattern *v = opscope_kseq_patterns(opscope_kineto_kseq(k), &n);
+    const opscope_strtab_t *names = opscope_kineto_names(k);
+    opscope_jw_arr(j, "kernel_sequences");
+    for (size_t i = 0; i < n; i++) {
+        const opscope_jw_u64_kv kv[] = {{"count", v[i].count}, {"gpu_ns", v[i].gpu_ns}, {"cpu_ns", v[i].cpu_ns}};
+        opscope_jw_nl(j);
+        opscope_jw_item_obj(j);
+        opscope_jw_str(j, "op", opscope_strtab_get(names, v[i].op));
+        opscope_jw_u64s(j, kv, sizeof kv / sizeof *kv);
+        opscope_jw_arr(j, "kernels");
+        for (size_t x = 0; x < v[i].len; x++) opscope_jw_item_str(j, opscope_strtab_get(names, v[i].names[x]));
+        opscope_jw_end_arr(j);
+        opscope_jw_end_obj(j);
+    }
+    opscope_jw_end_arr(j);
+}
+
 void opscope_kstats_report_write_json(opscope_out_t *w, const opscope_kineto_t *k) {
     const opscope_kstats_t *s = opscope_kineto_kstats(k);
     const opscope_kstats_launch *l = opscope_kstats_launches(s);
@@ -160,5 +205,7 @@ void opscope_kstats_report_write_json(opscope_out_t *w, const opscope_kineto_t *
     opscope_jw_end_obj(&j);
     opscope_jw_nl(&j);
     streams_json(&j, s);
+    opscope_jw_nl(&j);
+    sequences_json(&j, k);
     opscope_jw_end_obj(&j);
 }
