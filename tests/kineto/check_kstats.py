@@ -29,15 +29,24 @@ def corr_of(e):
     return int(c) if c is not None else None
 
 
-def expected(events):
-    """Per name, the launches and per stream figures, computed directly from the events."""
-    acts, calls = [], {}
+def split(events, want_op=lambda e: False):
+    """The GPU activities, the first runtime call of each correlation id and the cpu_op slices
+    WANT_OP keeps."""
+    acts, calls, ops = [], {}, []
     for e in slices(events):
         cat = e.get("cat")
         if cat in GPU_CATS:
             acts.append(e)
         elif (cat in CALL_CATS or str(cat).startswith("privateuse1")) and corr_of(e) is not None:
             calls.setdefault(corr_of(e), e)  # the first call of a correlation id
+        elif cat in ("cpu_op", "Operator") and want_op(e):
+            ops.append(e)
+    return acts, calls, ops
+
+
+def expected(events):
+    """Per name, the launches and per stream figures, computed directly from the events."""
+    acts, calls, _ = split(events)
     by_name = {}
     for a in acts:
         by_name.setdefault(a["name"], []).append(max(ns(a.get("dur", 0)), 0))
@@ -87,15 +96,7 @@ def sequences(events):
     """Per (CPU op name, kernel names in GPU start order): calls, GPU ns, CPU ns, over every
     cpu_op call with an activity launched inside it (a runtime call on its thread starting in
     the op's [ts, ts + dur])."""
-    calls, acts, ops = {}, [], []
-    for e in slices(events):
-        cat = e.get("cat")
-        if cat in GPU_CATS:
-            acts.append(e)
-        elif (cat in CALL_CATS or str(cat).startswith("privateuse1")) and corr_of(e) is not None:
-            calls.setdefault(corr_of(e), e)
-        elif cat in ("cpu_op", "Operator"):
-            ops.append(e)
+    acts, calls, ops = split(events, lambda e: True)
     by_thread = {}
     for i, a in enumerate(acts):
         c = calls.get(corr_of(a)) if corr_of(a) is not None else None
@@ -114,6 +115,59 @@ def sequences(events):
 
 
 sequences_seen = []
+aten_seen = []
+
+
+def kernel_launch(name):
+    return (name.startswith("cuda") and "LaunchKernel" in name[4:]) or name.startswith("cuLaunchKernel") \
+        or name.startswith("runFunction")
+
+
+def aten_kernels(events):
+    """Per (aten op name, kernels in call order): op calls, summed first aten op delay and first
+    runtime delay; by brute force (every op tried for every launch: the latest start, then the
+    shortest, then the later in the trace holding the whole call). None when too big."""
+    acts, calls, aten = split(events, lambda e: e["name"].startswith("aten::"))
+    ops = [(ns(e["ts"]), ns(e["ts"]) + max(ns(e.get("dur", 0)), 0), e["name"]) for e in aten]
+    launches = []
+    for i, a in enumerate(acts):
+        c = calls.get(corr_of(a)) if corr_of(a) is not None else None
+        if c and kernel_launch(c["name"]):
+            launches.append((ns(c["ts"]), i, ns(c["ts"]) + ns(c.get("dur", 0)), ns(a["ts"]), a["name"]))
+    if len(launches) * len(ops) > 20_000_000:
+        return None
+    per_op = {}
+    for cs, i, ce, ks, name in sorted(launches):
+        best = None
+        for j, (s, e, _) in enumerate(ops):
+            if s <= cs and e >= ce and (best is None or (s, -e, j) > (ops[best][0], -ops[best][1], best)):
+                best = j
+        if best is not None:
+            per_op.setdefault(best, []).append((cs, ks, name))
+    out = {}
+    for j, v in per_op.items():
+        key = (ops[j][2], tuple(n for _, _, n in v))
+        r = out.get(key, (0, 0, 0))
+        out[key] = (r[0] + 1, r[1] + v[0][0] - ops[j][0], r[2] + v[0][1] - v[0][0])
+    return out
+
+
+def compare_aten(label, got, events):
+    want = aten_kernels(events)
+    if want is None:
+        print(f"{label}: aten op kernels not recomputed (too many ops x launches for brute force)")
+        return
+    have = {(p["op"], tuple(p["kernels"])): p for p in got.get("aten_op_kernels", [])}
+    aten_seen.append(len(want))
+    check(set(have) == set(want), f"{label}: {len(have)} aten op patterns == {len(want)} computed")
+    for key, (cnt, aten_sum, rt_sum) in want.items():
+        p = have.get(key)
+        if p is None:
+            continue
+        check(p["count"] == cnt and close(p["mean_aten_op_delay_ns"], aten_sum / cnt)
+              and close(p["mean_runtime_delay_ns"], rt_sum / cnt),
+              f"{label}: {key[0]} x{cnt}: {p['count']}, {p['mean_aten_op_delay_ns']}, {p['mean_runtime_delay_ns']}"
+              f" == {cnt}, {aten_sum / cnt}, {rt_sum / cnt}")
 
 
 def compare_sequences(label, got, events):
@@ -178,6 +232,7 @@ def compare(label, got, events):
               f"{label} {key}: idle split {s['idle_host_wait_ns']},{s['idle_kernel_wait_ns']},"
               f"{s['idle_other_ns']} == {host},{kern},{other}")
     compare_sequences(label, got, events)
+    compare_aten(label, got, events)
     return len(acts_of(events))
 
 
@@ -250,6 +305,8 @@ def main():
             print(f"{f}: {acts} GPU activities checked")
     check(n >= 5, f"at least 5 traces with GPU activity checked ({n})")
     print(f"kernel sequence patterns per trace: {sequences_seen}")
+    print(f"aten op kernel patterns per trace: {aten_seen}")
+    check(sum(1 for x in aten_seen if x) >= 3, f"aten op kernels found in 3 traces or more ({aten_seen})")
     check(sum(1 for x in sequences_seen if x) >= 4, f"kernel sequences found in 4 traces or more ({sequences_seen})")
     for x in failures:
         print("FAIL:", x)

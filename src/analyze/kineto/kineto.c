@@ -3,6 +3,7 @@
 #include "analyze/intervals/busy_runs.h"
 #include "analyze/intervals/busy.h"
 #include "analyze/kineto/cpu_ops.h"
+#include "analyze/kineto/katen.h"
 #include "analyze/kineto/kseq.h"
 #include "analyze/kineto/kstats.h"
 #include "util/vec.h"
@@ -105,6 +106,7 @@ struct opscope_kineto {
     opscope_colls_t *colls;        /* collectives with their args (collectives.h), or NULL */
     opscope_kstats_t *kstats;      /* kernels and launches by HTA's definitions (kstats.h) */
     opscope_kseq_t *kseq;          /* GPU activity sequences per CPU op call (kseq.h), or NULL */
+    opscope_kseq_t *katen;         /* each aten op call's kernels and delays (katen.h), or NULL */
 };
 
 static int collector_add(void *ud, const opscope_kineto_event *ev) {
@@ -160,6 +162,7 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     opscope_colls_free(k->colls);
     opscope_kstats_free(k->kstats);
     opscope_kseq_free(k->kseq);
+    opscope_kseq_free(k->katen);
     free(k);
 }
 
@@ -183,6 +186,7 @@ const opscope_kineto_info *opscope_kineto_get_info(const opscope_kineto_t *k) { 
 const opscope_colls_t *opscope_kineto_colls(const opscope_kineto_t *k) { return k->colls; }
 const opscope_kstats_t *opscope_kineto_kstats(const opscope_kineto_t *k) { return k->kstats; }
 const opscope_kseq_t *opscope_kineto_kseq(const opscope_kineto_t *k) { return k->kseq; }
+const opscope_kseq_t *opscope_kineto_katen(const opscope_kineto_t *k) { return k->katen; }
 const opscope_kineto_results *opscope_kineto_get_results(const opscope_kineto_t *k) { return &k->res; }
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k) { return k->names; }
 opscope_strtab_t *opscope_kineto_names_mut(opscope_kineto_t *k) { return k->names; }
@@ -1355,6 +1359,31 @@ static int kseq_finish(opscope_kineto_t *k, const opscope_kstats_act *a, size_t 
     return rc;
 }
 
+/* Each aten op call's kernels and delays (katen.h) over the "aten::" CPU ops and the kernel
+ * launches among A (A[i]: activity i with its call). */
+static int katen_finish(opscope_kineto_t *k, const opscope_kstats_act *a, size_t n) {
+    size_t n_names = opscope_strtab_count(k->names), m = 0, no = 0;
+    uint8_t *aten = calloc(n_names ? n_names : 1, 1); /* per name id: 0 unknown, 1 no, 2 aten */
+    opscope_katen_op *ops = malloc((k->cpu.n ? k->cpu.n : 1) * sizeof *ops);
+    opscope_katen_launch *l = malloc((n ? n : 1) * sizeof *l);
+    int rc = aten && ops && l ? 0 : -1;
+    for (size_t i = 0; !rc && i < k->cpu.n; i++) {
+        uint32_t nm = k->cpu.v[i].name;
+        if (nm >= n_names) continue;
+        if (!aten[nm]) aten[nm] = (uint8_t)(1 + !strncmp(opscope_strtab_get(k->names, nm), "aten::", 6));
+        if (aten[nm] == 2) ops[no++] = (opscope_katen_op){k->cpu.v[i].start, k->cpu.v[i].end, nm, (uint32_t)i};
+    }
+    for (size_t i = 0; !rc && i < n; i++)
+        if (a[i].call_start != INT64_MIN && (a[i].call_kind & OPSCOPE_KSTATS_CALL_KERNEL))
+            l[m++] = (opscope_katen_launch){a[i].call_start, a[i].call_start + a[i].call_dur, a[i].start,
+                                            k->gpu.v[i].name};
+    if (!rc) rc = (k->katen = opscope_katen_make(ops, no, l, m)) ? 0 : -1;
+    free(aten);
+    free(ops);
+    free(l);
+    return rc;
+}
+
 /* The kernel and launch statistics (kstats.h) over every GPU activity with its launching
  * runtime call (K->rt sorted by correlation); a flow start is no call. */
 static int kstats_finish(opscope_kineto_t *k) {
@@ -1381,7 +1410,7 @@ static int kstats_finish(opscope_kineto_t *k) {
         }
     }
     free(kind);
-    int rc = kseq_finish(k, a, n) || opscope_kstats_finish(k->kstats, a, n) ? -1 : 0;
+    int rc = kseq_finish(k, a, n) || katen_finish(k, a, n) || opscope_kstats_finish(k->kstats, a, n) ? -1 : 0;
     free(a);
     return rc;
 }

@@ -74,34 +74,40 @@ static size_t lower(const opscope_kseq_launch *l, size_t n, uint32_t thread, int
     return lo;
 }
 
-/* Counts the call OP whose activities are P[0..M) (in GPU order), NAMES room for their names. */
-static int count_call(opscope_kseq_t *s, const opscope_kseq_op *op, const opscope_kseq_launch **p, size_t m,
-                      uint32_t *names) {
-    uint64_t h = opscope_hash_word(OPSCOPE_FNV_BASIS, op->name), gpu = 0;
-    for (size_t i = 0; i < m; i++) {
-        names[i] = p[i]->name;
-        h = opscope_hash_word(h, names[i]);
-        gpu += (uint64_t)p[i]->dur;
-    }
+int opscope_kseq_add(opscope_kseq_t *s, uint32_t op, const uint32_t *names, size_t m, uint64_t gpu_ns,
+                     uint64_t cpu_ns, int64_t start) {
+    uint64_t h = opscope_hash_word(OPSCOPE_FNV_BASIS, op);
+    for (size_t i = 0; i < m; i++) h = opscope_hash_word(h, names[i]);
     h = opscope_mix64(h);
-    pkey key = {op->name, names, m};
+    pkey key = {op, names, m};
     bool added;
     uint32_t id = opscope_hindex_find_or_append(&s->index, h, &key, row_eq, s, (void **)&s->rows.v, &s->rows.cap,
                                                 &s->rows.n, sizeof *s->rows.v, &added);
     if (id == OPSCOPE_HINDEX_NONE) return -1;
     prow *r = &s->rows.v[id];
     if (added) {
-        *r = (prow){.op = op->name, .off = s->names.n, .len = m, .first = op->start};
+        *r = (prow){.op = op, .off = s->names.n, .len = m, .first = start};
         if (opscope_vec_reserve((void **)&s->names.v, &s->names.cap, s->names.n + m, sizeof *s->names.v, 64))
             return -1;
         memcpy(s->names.v + s->names.n, names, m * sizeof *names);
         s->names.n += m;
     }
     r->count++;
-    r->gpu_ns += gpu;
-    r->cpu_ns += (uint64_t)(op->end - op->start);
-    if (op->start < r->first) r->first = op->start;
+    r->gpu_ns += gpu_ns;
+    r->cpu_ns += cpu_ns;
+    if (start < r->first) r->first = start;
     return 0;
+}
+
+/* Counts the call OP whose activities are P[0..M) (in GPU order), NAMES room for their names. */
+static int count_call(opscope_kseq_t *s, const opscope_kseq_op *op, const opscope_kseq_launch **p, size_t m,
+                      uint32_t *names) {
+    uint64_t gpu = 0;
+    for (size_t i = 0; i < m; i++) {
+        names[i] = p[i]->name;
+        gpu += (uint64_t)p[i]->dur;
+    }
+    return opscope_kseq_add(s, op->name, names, m, gpu, (uint64_t)(op->end - op->start), op->start);
 }
 
 static int row_cmp(const void *pa, const void *pb) {

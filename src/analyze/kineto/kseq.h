@@ -33,6 +33,13 @@ void opscope_kseq_free(opscope_kseq_t *s);
  * started in it on that thread. 0, or -1 out of memory. */
 int opscope_kseq_call(opscope_kseq_t *s, uint32_t thread, uint32_t name, int64_t start, int64_t end);
 
+/* Counts one call of op NAME id OP with the sequence NAMES[0..M) and the two sums' shares
+ * GPU_NS and CPU_NS, starting at START, straight into its pattern: what opscope_kseq_call does
+ * once it found a call's activities; other groupings (analyze/kineto/katen.c: an aten op's
+ * kernels and delays) use it with their own sums. 0, or -1 out of memory. */
+int opscope_kseq_add(opscope_kseq_t *s, uint32_t op, const uint32_t *names, size_t m, uint64_t gpu_ns,
+                     uint64_t cpu_ns, int64_t start);
+
 /* Orders the patterns after the last call and lets go of the launches. 0, or -1 out of memory. */
 int opscope_kseq_finish(opscope_kseq_t *s);
 

@@ -84,11 +84,15 @@ int opscope_kstats_call_kind(const char *name) {
                                              "hipExtModuleLaunchKernel", "hipMemsetAsync",
                                              "hipMemcpyAsync", "hipMemcpyWithStream"};
     if (!name) return 0;
+    int kernel = (!strncmp(name, "cuda", 4) && strstr(name + 4, "LaunchKernel")) ||
+                         !strncmp(name, "cuLaunchKernel", 14) || !strncmp(name, "runFunction", 11)
+                     ? OPSCOPE_KSTATS_CALL_KERNEL
+                     : 0;
     for (size_t i = 0; i < sizeof stats / sizeof *stats; i++)
-        if (!strcmp(name, stats[i])) return OPSCOPE_KSTATS_CALL_STATS | OPSCOPE_KSTATS_CALL_QUEUE;
+        if (!strcmp(name, stats[i])) return kernel | OPSCOPE_KSTATS_CALL_STATS | OPSCOPE_KSTATS_CALL_QUEUE;
     for (size_t i = 0; i < sizeof queue_only / sizeof *queue_only; i++)
-        if (!strcmp(name, queue_only[i])) return OPSCOPE_KSTATS_CALL_QUEUE;
-    return 0;
+        if (!strcmp(name, queue_only[i])) return kernel | OPSCOPE_KSTATS_CALL_QUEUE;
+    return kernel;
 }
 
 static int kernel_cmp(const void *pa, const void *pb) {

@@ -50,6 +50,8 @@ enum {
     OPSCOPE_KSTATS_CALL_STATS = 1, /* HTA's launch statistics: cudaLaunchKernel(ExC),
                                       cudaMemcpyAsync, cudaMemsetAsync, MTIA's runFunction */
     OPSCOPE_KSTATS_CALL_QUEUE = 2, /* HTA's queue: those, cuLaunchKernel(Ex) and HIP's */
+    OPSCOPE_KSTATS_CALL_KERNEL = 4, /* HTA's kernel launches (aten op kernels): cuda...LaunchKernel...,
+                                       cuLaunchKernel..., runFunction... */
 };
 
 /* One GPU activity at the finish, with its launching runtime call (CALL_START INT64_MIN when

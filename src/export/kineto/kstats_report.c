@@ -7,6 +7,7 @@
 #include "export/fmt/json_fmt.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 /* NS as microseconds with 3 decimals (HTA's unit), right-aligned in WIDTH. */
@@ -165,17 +166,26 @@ static void streams_json(opscope_jw *j, const opscope_kstats_t *s) {
     opscope_jw_end_arr(j);
 }
 
-static void sequences_json(opscope_jw *j, const opscope_kineto_t *k) {
+/* The array KEY of S's patterns: op, count, then the sums (DELAYS: as the mean first delays of
+ * katen.h, else as kseq.h's GPU and CPU time), then the kernels. */
+static void patterns_json(opscope_jw *j, const char *key, const opscope_kineto_t *k, const opscope_kseq_t *s,
+                          bool delays) {
     size_t n;
-    const opscope_kseq_pattern *v = opscope_kseq_patterns(opscope_kineto_kseq(k), &n);
+    const opscope_kseq_pattern *v = opscope_kseq_patterns(s, &n);
     const opscope_strtab_t *names = opscope_kineto_names(k);
-    opscope_jw_arr(j, "kernel_sequences");
+    opscope_jw_arr(j, key);
     for (size_t i = 0; i < n; i++) {
-        const opscope_jw_u64_kv kv[] = {{"count", v[i].count}, {"gpu_ns", v[i].gpu_ns}, {"cpu_ns", v[i].cpu_ns}};
         opscope_jw_nl(j);
         opscope_jw_item_obj(j);
         opscope_jw_str(j, "op", opscope_strtab_get(names, v[i].op));
-        opscope_jw_u64s(j, kv, sizeof kv / sizeof *kv);
+        opscope_jw_u64(j, "count", v[i].count);
+        if (delays) { /* sums modulo 2^64 of signed delays */
+            opscope_jw_double(j, "mean_aten_op_delay_ns", (double)(int64_t)v[i].cpu_ns / (double)v[i].count);
+            opscope_jw_double(j, "mean_runtime_delay_ns", (double)(int64_t)v[i].gpu_ns / (double)v[i].count);
+        } else {
+            opscope_jw_u64(j, "gpu_ns", v[i].gpu_ns);
+            opscope_jw_u64(j, "cpu_ns", v[i].cpu_ns);
+        }
         opscope_jw_arr(j, "kernels");
         for (size_t x = 0; x < v[i].len; x++) opscope_jw_item_str(j, opscope_strtab_get(names, v[i].names[x]));
         opscope_jw_end_arr(j);
@@ -206,6 +216,8 @@ void opscope_kstats_report_write_json(opscope_out_t *w, const opscope_kineto_t *
     opscope_jw_nl(&j);
     streams_json(&j, s);
     opscope_jw_nl(&j);
-    sequences_json(&j, k);
+    patterns_json(&j, "kernel_sequences", k, opscope_kineto_kseq(k), false);
+    opscope_jw_nl(&j);
+    patterns_json(&j, "aten_op_kernels", k, opscope_kineto_katen(k), true);
     opscope_jw_end_obj(&j);
 }
