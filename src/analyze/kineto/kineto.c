@@ -3,6 +3,9 @@
 #include "analyze/intervals/busy_runs.h"
 #include "analyze/intervals/busy.h"
 #include "analyze/kineto/cpu_ops.h"
+#include "analyze/kineto/katen.h"
+#include "analyze/kineto/kseq.h"
+#include "analyze/kineto/kstats.h"
 #include "util/vec.h"
 #include "util/hash.h"
 #include "util/hindex.h"
@@ -27,7 +30,7 @@ typedef struct iv_t {      /* an interval on a CPU thread (cpu op, python frame,
 
 typedef struct rt_t {      /* a launching call: runtime X event or ac2g flow start */
     int64_t corr;
-    int64_t ts;
+    int64_t ts, dur;
     int64_t ext;
     uint32_t thread;
     uint32_t is_flow : 1;
@@ -101,6 +104,9 @@ struct opscope_kineto {
     void *on_steps_ud;
     opscope_kineto_results res;
     opscope_colls_t *colls;        /* collectives with their args (collectives.h), or NULL */
+    opscope_kstats_t *kstats;      /* kernels and launches by HTA's definitions (kstats.h) */
+    opscope_kseq_t *kseq;          /* GPU activity sequences per CPU op call (kseq.h), or NULL */
+    opscope_kseq_t *katen;         /* each aten op call's kernels and delays (katen.h), or NULL */
 };
 
 static int collector_add(void *ud, const opscope_kineto_event *ev) {
@@ -122,7 +128,10 @@ opscope_kineto_t *opscope_kineto_new(opscope_strtab_t *names) {
     k->coll.info = &k->info;
     k->coll.names = names;
     k->cpu_ops = opscope_cpu_ops_new(names);
-    if (!k->cpu_ops) {
+    k->kstats = opscope_kstats_new(0);
+    if (!k->cpu_ops || !k->kstats) {
+        opscope_cpu_ops_free(k->cpu_ops);
+        opscope_kstats_free(k->kstats);
         free(k);
         return NULL;
     }
@@ -151,6 +160,9 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     free(k->steps.v);
     opscope_cpu_ops_free(k->cpu_ops);
     opscope_colls_free(k->colls);
+    opscope_kstats_free(k->kstats);
+    opscope_kseq_free(k->kseq);
+    opscope_kseq_free(k->katen);
     free(k);
 }
 
@@ -172,6 +184,9 @@ const opscope_kineto_link *opscope_kineto_links(const opscope_kineto_t *k, size_
 }
 const opscope_kineto_info *opscope_kineto_get_info(const opscope_kineto_t *k) { return &k->info; }
 const opscope_colls_t *opscope_kineto_colls(const opscope_kineto_t *k) { return k->colls; }
+const opscope_kstats_t *opscope_kineto_kstats(const opscope_kineto_t *k) { return k->kstats; }
+const opscope_kseq_t *opscope_kineto_kseq(const opscope_kineto_t *k) { return k->kseq; }
+const opscope_kseq_t *opscope_kineto_katen(const opscope_kineto_t *k) { return k->katen; }
 const opscope_kineto_results *opscope_kineto_get_results(const opscope_kineto_t *k) { return &k->res; }
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k) { return k->names; }
 opscope_strtab_t *opscope_kineto_names_mut(opscope_kineto_t *k) { return k->names; }
@@ -273,6 +288,7 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
             r->memset_ns += (uint64_t)g.dur;
         }
         if (k->keep_links && OPSCOPE_VEC_PUSH(k->gpu_rec, ev->record)) return -1;
+        if (opscope_kstats_add(k->kstats, ev->name_id, ev->kind, g.dur)) return -1;
         return OPSCOPE_VEC_PUSH(k->gpu, g);
     }
     case OPSCOPE_KINETO_CPU_OP: {
@@ -321,7 +337,7 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     case OPSCOPE_KINETO_RUNTIME:
     case OPSCOPE_KINETO_FLOW_START: {
         if (ev->corr < 0) return 0;
-        rt_t rt = {.corr = ev->corr, .ts = ev->start_ns, .ext = ev->ext, .thread = (uint32_t)ev->thread,
+        rt_t rt = {.corr = ev->corr, .ts = ev->start_ns, .dur = ev->dur_ns > 0 ? ev->dur_ns : 0, .ext = ev->ext, .thread = (uint32_t)ev->thread,
                    .is_flow = ev->kind == OPSCOPE_KINETO_FLOW_START,
                    .name = ev->kind == OPSCOPE_KINETO_RUNTIME && ev->name_id < NAME31 ? ev->name_id : NAME31};
         return OPSCOPE_VEC_PUSH(k->rt, rt);
@@ -1324,6 +1340,81 @@ static int fin_phases(opscope_kineto_t *k, fin_t *f) {
     return 0;
 }
 
+/* The GPU activity sequences of every CPU op call (kseq.h); A[i] is activity i with its call. */
+static int kseq_finish(opscope_kineto_t *k, const opscope_kstats_act *a, size_t n) {
+    opscope_kseq_launch *l = malloc((n ? n : 1) * sizeof *l);
+    if (!l) return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (a[i].call_start == INT64_MIN) continue;
+        const rt_t *c = &k->rt.v[rt_find(k, k->gpu.v[i].corr)];
+        l[m++] = (opscope_kseq_launch){c->thread, k->gpu.v[i].name, c->ts, a[i].start, a[i].dur};
+    }
+    k->kseq = opscope_kseq_new(l, m);
+    int rc = k->kseq ? 0 : -1;
+    for (size_t i = 0; !rc && i < k->cpu.n; i++)
+        rc = opscope_kseq_call(k->kseq, k->cpu.v[i].thread, k->cpu.v[i].name, k->cpu.v[i].start, k->cpu.v[i].end);
+    if (!rc) rc = opscope_kseq_finish(k->kseq);
+    free(l);
+    return rc;
+}
+
+/* Each aten op call's kernels and delays (katen.h) over the "aten::" CPU ops and the kernel
+ * launches among A (A[i]: activity i with its call). */
+static int katen_finish(opscope_kineto_t *k, const opscope_kstats_act *a, size_t n) {
+    size_t n_names = opscope_strtab_count(k->names), m = 0, no = 0;
+    uint8_t *aten = calloc(n_names ? n_names : 1, 1); /* per name id: 0 unknown, 1 no, 2 aten */
+    opscope_katen_op *ops = malloc((k->cpu.n ? k->cpu.n : 1) * sizeof *ops);
+    opscope_katen_launch *l = malloc((n ? n : 1) * sizeof *l);
+    int rc = aten && ops && l ? 0 : -1;
+    for (size_t i = 0; !rc && i < k->cpu.n; i++) {
+        uint32_t nm = k->cpu.v[i].name;
+        if (nm >= n_names) continue;
+        if (!aten[nm]) aten[nm] = (uint8_t)(1 + !strncmp(opscope_strtab_get(k->names, nm), "aten::", 6));
+        if (aten[nm] == 2) ops[no++] = (opscope_katen_op){k->cpu.v[i].start, k->cpu.v[i].end, nm, (uint32_t)i};
+    }
+    for (size_t i = 0; !rc && i < n; i++)
+        if (a[i].call_start != INT64_MIN && (a[i].call_kind & OPSCOPE_KSTATS_CALL_KERNEL))
+            l[m++] = (opscope_katen_launch){a[i].call_start, a[i].call_start + a[i].call_dur, a[i].start,
+                                            k->gpu.v[i].name};
+    if (!rc) rc = (k->katen = opscope_katen_make(ops, no, l, m)) ? 0 : -1;
+    free(aten);
+    free(ops);
+    free(l);
+    return rc;
+}
+
+/* The kernel and launch statistics (kstats.h) over every GPU activity with its launching
+ * runtime call (K->rt sorted by correlation); a flow start is no call. */
+static int kstats_finish(opscope_kineto_t *k) {
+    size_t n = k->gpu.n, n_names = opscope_strtab_count(k->names);
+    opscope_kstats_act *a = malloc((n ? n : 1) * sizeof *a);
+    uint8_t *kind = calloc(n_names ? n_names : 1, 1); /* per name id: 0 unknown, else 1 + kind */
+    if (!a || !kind) {
+        free(a);
+        free(kind);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const gpu_t *g = &k->gpu.v[i];
+        a[i] = (opscope_kstats_act){.start = g->start, .dur = g->dur, .device = g->device, .stream = g->stream,
+                                    .call_start = INT64_MIN};
+        size_t r = g->corr >= 0 ? rt_find(k, g->corr) : k->rt.n;
+        if (r >= k->rt.n || k->rt.v[r].corr != g->corr || k->rt.v[r].is_flow) continue;
+        const rt_t *c = &k->rt.v[r];
+        a[i].call_start = c->ts;
+        a[i].call_dur = c->dur;
+        if (c->name < n_names) {
+            if (!kind[c->name]) kind[c->name] = (uint8_t)(1 + opscope_kstats_call_kind(opscope_strtab_get(k->names, c->name)));
+            a[i].call_kind = kind[c->name] - 1;
+        }
+    }
+    free(kind);
+    int rc = kseq_finish(k, a, n) || katen_finish(k, a, n) || opscope_kstats_finish(k->kstats, a, n) ? -1 : 0;
+    free(a);
+    return rc;
+}
+
 int opscope_kineto_finish(opscope_kineto_t *k) {
     fin_t f = {0};
     int rc = -1;
@@ -1344,7 +1435,8 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
      * before the CPU-op records are made: not alive with them at the report's peak */
     fin_free(&f);
     memset(&f, 0, sizeof f);
-    /* the runtime calls and python frames served the links above only */
+    if (kstats_finish(k)) goto done;
+    /* the runtime calls and python frames served the links above and the launch statistics */
     free(k->rt.v);
     free(k->py.v);
     memset(&k->rt, 0, sizeof k->rt);

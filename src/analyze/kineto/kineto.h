@@ -64,6 +64,16 @@ opscope_kineto_collector *opscope_kineto_collector_of(opscope_kineto_t *k);
 /* The trace's collectives (collectives.h), NULL when none had their args. */
 const opscope_colls_t *opscope_kineto_colls(const opscope_kineto_t *k);
 
+/* The kernels and launches by HTA's definitions beside opscope's (kstats.h); its results are
+ * valid after the finish. Never NULL for a live collector. */
+struct opscope_kstats;
+const struct opscope_kstats *opscope_kineto_kstats(const opscope_kineto_t *k);
+/* The GPU activity sequences of the CPU op calls (kseq.h), after the finish; NULL before. */
+struct opscope_kseq;
+const struct opscope_kseq *opscope_kineto_kseq(const opscope_kineto_t *k);
+/* Each aten op call's kernels and delays (katen.h) as kseq patterns, after the finish; NULL before. */
+const struct opscope_kseq *opscope_kineto_katen(const opscope_kineto_t *k);
+
 /* Computes every result below; call once after the last event. 0, or -1 out of memory. */
 int opscope_kineto_finish(opscope_kineto_t *k);
 
