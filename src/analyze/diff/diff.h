@@ -93,9 +93,20 @@ typedef struct opscope_diff_totals {
      * (n s^2)^2 / (n - 1) over sizes with 2 graphs or more, and how many graphs those hold. */
     double graph_var, graph_df_den;
     uint64_t graph_samples;
+    /* CPU threads: the most threads of a compute (records with per-thread times, or the
+     * llama contexts' n_threads; 0: unknown) and the records with per-thread times */
+    int32_t threads;
+    uint64_t thread_records;
 } opscope_diff_totals;
 
 const opscope_diff_totals *opscope_diff_side_totals(const opscope_diff_side_t *s);
+
+/* Per-thread times (opscope_record.threads) summed over a group's records that have them:
+ * n records; work_ns every thread's work; work_mean_ns and work_max_ns the sums of each
+ * record's mean (integer division) and largest thread's work; wait_ns every thread's wait. */
+typedef struct opscope_diff_threads {
+    uint64_t n, work_ns, work_mean_ns, work_max_ns, wait_ns;
+} opscope_diff_threads;
 
 /* One run (input file) of a side: its graphs, tokens, op + copy time and wall span. */
 typedef struct opscope_diff_run {
@@ -131,6 +142,7 @@ typedef struct opscope_diff_group {
      * duration). Of a group merged from atoms (shapes, ops of a category), the counts are
      * its largest atom's. */
     uint64_t timed_computes, sampled_computes, est_ns;
+    opscope_diff_threads threads; /* n = 0: no record had per-thread times */
 } opscope_diff_group;
 
 size_t opscope_diff_side_n_groups(const opscope_diff_side_t *s);
@@ -288,6 +300,23 @@ const opscope_diff_summary *opscope_diff_get_summary(const opscope_diff_t *d);
 
 size_t opscope_diff_n_fusions(const opscope_diff_t *d);
 const opscope_diff_fusion *opscope_diff_fusion_get(const opscope_diff_t *d, size_t i);
+
+/* CPU threads compared (docs/diff.md, "CPU threads"): only when a side has records with
+ * per-thread times (opscope_diff_threads_compared). Negative members: not known. */
+typedef struct opscope_diff_thread_cmp {
+    int32_t base_threads, new_threads; /* the sides' totals.threads */
+    /* when the thread counts differ (both known) and both sides have time: the time at the
+     * fewer threads over the time at the more, and that over more / fewer threads */
+    double speedup, efficiency;
+    /* per side with per-thread times: work_max / work_mean, wait / (work + wait) */
+    double base_imbalance, new_imbalance, base_wait_share, new_wait_share;
+} opscope_diff_thread_cmp;
+
+/* True when either side has records with per-thread times (else no output says threads). */
+bool opscope_diff_threads_compared(const opscope_diff_t *d);
+/* Row R compared into *OUT (R NULL: the whole run, its totals and every thread's work and
+ * wait). Pure; D and R borrowed. */
+void opscope_diff_thread_cmp_get(const opscope_diff_t *d, const opscope_diff_row *r, opscope_diff_thread_cmp *out);
 
 /* True when fail_pct >= 0 and the total or a shown group regressed (exit status 3). */
 bool opscope_diff_failed(const opscope_diff_t *d);

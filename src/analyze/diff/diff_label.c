@@ -285,6 +285,7 @@ static void final_add(opscope_diff_side_t *s, opscope_diff_group *f, size_t i) {
     if (g->timed > f->timed_computes) f->timed_computes = g->timed;
     if (g->sampled > f->sampled_computes) f->sampled_computes = g->sampled;
     opscope_moments_merge(&f->m, &g->m);
+    opscope_diff_threads_add(&f->threads, &g->th);
     atom_noise(f, g);
     if (!s->final_runs) return;
     size_t inputs = s->totals.inputs;

@@ -213,25 +213,51 @@ static void group_graph_flush(dgroup *g) {
 /* Sampling: a record stands for WS.weight computes (1 when it has no weight). Computes are
  * counted per group (a compute's records of one group come together), the timed ones for
  * weighted records only; est_ns and sampled mean something once one of those is in. */
-static void group_weight(dgroup *g, uint64_t d, int64_t graph, wsample ws) {
-    uint32_t w = ws.weight ? ws.weight : 1;
+static void group_weight(dgroup *g, uint64_t d, int64_t graph, const wsample *ws) {
+    uint32_t w = ws->weight ? ws->weight : 1;
     g->est_ns += d * w;
-    if (g->count == 1 || g->w_graph != graph || g->w_split != ws.split) {
-        g->timed += ws.weight != 0;
+    if (g->count == 1 || g->w_graph != graph || g->w_split != ws->split) {
+        g->timed += ws->weight != 0;
         g->sampled += w;
         g->w_graph = graph;
-        g->w_split = ws.split;
+        g->w_split = ws->split;
     }
+}
+
+/* Sums the record's per-thread times (WS->th) into G's. */
+static void group_threads(dgroup *g, const wsample *ws) {
+    if (ws->th.n) opscope_diff_threads_add(&g->th, &ws->th);
+}
+
+/* A record's per-thread times as one record's sums into *TH (n = 0 when it has none); the
+ * side's thread count and records with per-thread times grow with it. */
+static void record_threads(opscope_diff_totals *t, const opscope_record *r, opscope_diff_threads *th) {
+    memset(th, 0, sizeof *th);
+    if (!(r->has & OPSCOPE_HAS_THREADS) || !r->threads || r->n_threads <= 0) return;
+    int nt = r->n_threads > OPSCOPE_MAX_THREADS ? OPSCOPE_MAX_THREADS : r->n_threads;
+    uint64_t hi = 0;
+    for (int i = 0; i < nt; i++) {
+        uint64_t w = r->threads[2 * i];
+        th->work_ns += w;
+        th->wait_ns += r->threads[2 * i + 1];
+        if (w > hi) hi = w;
+    }
+    th->n = 1;
+    th->work_max_ns = hi;
+    th->work_mean_ns = th->work_ns / (uint64_t)nt;
+    t->thread_records++;
+    if (nt > t->threads) t->threads = nt;
 }
 
 /* Adds a record's duration: each record is one call of its group, in graph compute GRAPH
  * (NO_GRAPH: none). */
-static int add(opscope_diff_side_t *s, const dkey *k, uint64_t d, int64_t graph, wsample ws) {
+static int add(opscope_diff_side_t *s, const dkey *k, uint64_t d, int64_t graph, const wsample *ws) {
     long gi = opscope_diff_group_find(s, k);
     if (gi < 0) return -1;
     dgroup *g = &s->groups[gi];
     opscope_diff_group_acc(g, d);
     group_weight(g, d, graph, ws);
+    group_threads(g, ws);
     g->calls++;
     if (graph != NO_GRAPH) {
         if (g->g_cur != graph) group_graph_flush(g);
@@ -247,7 +273,7 @@ static int add(opscope_diff_side_t *s, const dkey *k, uint64_t d, int64_t graph,
 static int pending_flush(opscope_diff_side_t *s, uint8_t phase) {
     for (size_t i = 0; i < s->n_pending; i++) {
         s->pending[i].key.phase = phase;
-        if (add(s, &s->pending[i].key, s->pending[i].dur, s->g_id, s->pending[i].ws)) return -1;
+        if (add(s, &s->pending[i].key, s->pending[i].dur, s->g_id, &s->pending[i].ws)) return -1;
     }
     s->n_pending = 0;
     return 0;
@@ -457,7 +483,8 @@ static int pending_resolve(opscope_diff_side_t *s) {
     if (s->keys & OPSCOPE_DIFF_KEY_CPU_OP) k.cpu = NONE32;
     if (s->keys & OPSCOPE_DIFF_KEY_LAYER) k.layer = NONE32;
     if (s->keys & OPSCOPE_DIFF_KEY_PHASE) k.phase = OPSCOPE_KINETO_PHASE_NONE;
-    return add(s, &k, s->pend_dur, NO_GRAPH, (wsample){0, 0});
+    const wsample none = {0};
+    return add(s, &k, s->pend_dur, NO_GRAPH, &none);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -470,6 +497,11 @@ static int side_meta(void *ud, const opscope_meta *m) {
     if (!p) return -1;
     s->totals.profiler = p;
     s->totals.version = m->version;
+    /* a run without per-thread times (one thread: no barrier waits) says its threads here */
+    const opscope_run_info *run = m->capture ? m->capture->run : NULL;
+    for (size_t i = 0; run && i < run->n_contexts; i++)
+        if (run->contexts[i].n_threads > (uint32_t)s->totals.threads && run->contexts[i].n_threads <= INT32_MAX)
+            s->totals.threads = (int32_t)run->contexts[i].n_threads;
     return 0;
 }
 
@@ -550,7 +582,9 @@ static int side_record(void *ud, const opscope_record *rec) {
     if (graph && rec->type == OPSCOPE_RECORD_OP && runs_add(s, rec, o)) return -1;
     if (graph) s->g_ent->sum += d;
 
-    wsample ws = {rec->split_id, (rec->has & OPSCOPE_HAS_WEIGHT) ? (rec->weight ? rec->weight : 1) : 0};
+    wsample ws = {.split = rec->split_id,
+                  .weight = (rec->has & OPSCOPE_HAS_WEIGHT) ? (rec->weight ? rec->weight : 1) : 0};
+    record_threads(t, rec, &ws.th);
     dkey k;
     memset(&k, 0, sizeof k);
     k.op = k.shape = k.cat = k.cpu = k.layer = k.phase = NONE32;
@@ -580,7 +614,7 @@ static int side_record(void *ud, const opscope_record *rec) {
         if (keys & OPSCOPE_DIFF_KEY_CPU_OP) k.cpu = s->feed_cpu;
         if (keys & OPSCOPE_DIFF_KEY_PHASE) k.phase = s->feed_phase;
         if (opscope_diff_side_work_pairs(s)) k.work = s->feed_work + 1;
-        return add(s, &k, d, NO_GRAPH, ws);
+        return add(s, &k, d, NO_GRAPH, &ws);
     }
     if (rec->category && s->defer) { /* CPU op, layer and phase come from the trace analysis */
         s->pend_key = k;
@@ -615,7 +649,7 @@ static int side_record(void *ud, const opscope_record *rec) {
         }
         k.phase = graph ? s->g_phase : OPSCOPE_KINETO_PHASE_NONE;
     }
-    return add(s, &k, d, graph ? rec->graph_id : NO_GRAPH, ws);
+    return add(s, &k, d, graph ? rec->graph_id : NO_GRAPH, &ws);
 }
 
 /* The end of one input: its graphs end (their per-graph samples are taken) and its totals

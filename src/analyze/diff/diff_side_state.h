@@ -65,12 +65,15 @@ typedef struct dgroup {
     uint64_t timed, sampled, est_ns;
     int64_t w_graph;
     int32_t w_split;
+    opscope_diff_threads th; /* per-thread times of its records that have them */
 } dgroup;
 
-/* What a record adds besides its duration: its split and sampling weight (0: none). */
+/* What a record adds besides its duration: its split and sampling weight (0: none) and its
+ * per-thread times (th.n = 0: none). */
 typedef struct wsample {
     int32_t split;
     uint32_t weight;
+    opscope_diff_threads th;
 } wsample;
 
 typedef struct pend {
@@ -257,6 +260,15 @@ static inline void opscope_diff_group_acc(dgroup *g, uint64_t d) {
     g->count++;
     g->total_ns += d;
     opscope_moments_add(&g->m, d);
+}
+
+/* Adds B's per-thread sums to A's. */
+static inline void opscope_diff_threads_add(opscope_diff_threads *a, const opscope_diff_threads *b) {
+    a->n += b->n;
+    a->work_ns += b->work_ns;
+    a->work_mean_ns += b->work_mean_ns;
+    a->work_max_ns += b->work_max_ns;
+    a->wait_ns += b->wait_ns;
 }
 
 /* A key set's comparison (util/hindex.h): entry I is KEY. */

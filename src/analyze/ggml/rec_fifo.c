@@ -6,15 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An entry: this header, the record's bytes, then its strings. The record's bytes are the
+/* An entry: this header, the record's bytes, its per-thread times (N_THR threads' work and
+ * wait pairs, then their CPUs when CPUS, at THR_OFF from the entry's start), then its strings. The record's bytes are the
  * struct up to ne_src, then the N_SRC sources' ne_src, nb_src and type_src rows, then
  * op_params, when the other sources' fields are opscope_record_init's (a reader's record);
  * else the whole struct (WHOLE). String fields hold offsets from the entry's start (+1; 0:
  * NULL). */
 typedef struct entry {
     size_t size; /* of the whole entry, a multiple of 8 */
-    bool whole;
-    int32_t n_src;
+    bool whole, cpus;
+    int32_t n_src, n_thr;
+    size_t thr_off;
 } entry;
 
 #define N_STR 6
@@ -86,7 +88,11 @@ int opscope_rec_fifo_push(opscope_rec_fifo *f, const opscope_record *rec) {
     size_t rows = (size_t)n, body = whole ? sizeof *rec
                                           : HEAD_LEN + rows * (sizeof rec->ne_src[0] + sizeof rec->nb_src[0] +
                                                                sizeof rec->type_src[0]) + sizeof rec->op_params;
-    size_t len[N_STR], need = sizeof(entry) + body;
+    bool thr = (rec->has & OPSCOPE_HAS_THREADS) && rec->threads && rec->n_threads > 0;
+    int32_t n_thr = !thr ? 0 : rec->n_threads > OPSCOPE_MAX_THREADS ? OPSCOPE_MAX_THREADS : rec->n_threads;
+    size_t thr_off = (sizeof(entry) + body + 3) & ~(size_t)3; /* uint32_t aligned */
+    size_t thr_len = (size_t)n_thr * (2 * sizeof *rec->threads + (rec->thread_cpus ? sizeof *rec->thread_cpus : 0));
+    size_t len[N_STR], need = thr_off + thr_len;
     opscope_record *src = (opscope_record *)rec; /* read only: str_field takes a mutable one */
     for (int i = 0; i < N_STR; i++) {
         const char *s = *str_field(src, i);
@@ -100,6 +106,15 @@ int opscope_rec_fifo_push(opscope_rec_fifo *f, const opscope_record *rec) {
     e->size = need;
     e->whole = whole;
     e->n_src = n;
+    e->n_thr = n_thr;
+    e->cpus = n_thr && rec->thread_cpus;
+    e->thr_off = thr_off;
+    if (n_thr) {
+        memcpy((unsigned char *)e + thr_off, rec->threads, (size_t)n_thr * 2 * sizeof *rec->threads);
+        if (e->cpus)
+            memcpy((unsigned char *)e + thr_off + (size_t)n_thr * 2 * sizeof *rec->threads, rec->thread_cpus,
+                   (size_t)n_thr * sizeof *rec->thread_cpus);
+    }
     unsigned char *p = (unsigned char *)(e + 1);
     opscope_record *r = (opscope_record *)p; /* the head part: the string fields first */
     if (whole) {
@@ -115,7 +130,7 @@ int opscope_rec_fifo_push(opscope_rec_fifo *f, const opscope_record *rec) {
         q += rows * sizeof rec->type_src[0];
         memcpy(q, rec->op_params, sizeof rec->op_params);
     }
-    size_t off = sizeof(entry) + body;
+    size_t off = thr_off + thr_len;
     for (int i = 0; i < N_STR; i++) {
         const char **sp = str_field(r, i);
         if (!len[i]) {
@@ -168,10 +183,16 @@ const opscope_record *opscope_rec_fifo_head(opscope_rec_fifo *f) {
         q += rows * sizeof r->type_src[0];
         memcpy(r->op_params, q, sizeof r->op_params);
     }
-    r->threads = NULL; /* borrowed from the reader when pushed: not kept */
+    r->threads = NULL; /* the reader's when pushed: the entry's copy, when there is one */
     r->thread_cpus = NULL;
-    r->n_threads = 0;
-    r->has &= ~(uint32_t)OPSCOPE_HAS_THREADS;
+    r->n_threads = e->n_thr;
+    if (e->n_thr) {
+        const unsigned char *t = (const unsigned char *)e + e->thr_off;
+        r->threads = (const uint32_t *)(const void *)t;
+        if (e->cpus) r->thread_cpus = (const int32_t *)(const void *)(t + (size_t)e->n_thr * 2 * sizeof *r->threads);
+    } else {
+        r->has &= ~(uint32_t)OPSCOPE_HAS_THREADS;
+    }
     for (int i = 0; i < N_STR; i++) { /* offsets to pointers into the entry */
         const char **sp = str_field(r, i);
         uintptr_t off = (uintptr_t)*sp;

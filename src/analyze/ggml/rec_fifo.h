@@ -1,13 +1,14 @@
 /*
- * rec_fifo.h - records held back in arrival order, each a copy of its fields and of its
- * strings, until the one who holds them lets them go (internal; warm_defer.h holds a graph
- * compute's records until it knows whether the compute was a warm-up).
+ * rec_fifo.h - records held back in arrival order, each a copy of its fields, of its
+ * per-thread times and of its strings, until the one who holds them lets them go (internal;
+ * warm_defer.h holds a graph compute's records until it knows whether the compute was a
+ * warm-up).
  *
  * Memory: per record its fields up to the last source's (about 300 bytes for two sources;
- * the whole 1 KB struct when the unused sources' fields are not opscope_record_init's) and
- * its strings; the caller bounds it by opscope_rec_fifo_bytes. Ownership: the FIFO owns its
- * copies; a record from opscope_rec_fifo_head is valid until the next push or pop. Thread
- * safety: none.
+ * the whole 1 KB struct when the unused sources' fields are not opscope_record_init's), its
+ * per-thread times (12 bytes a thread) and its strings; the caller bounds it by
+ * opscope_rec_fifo_bytes. Ownership: the FIFO owns its copies; a record from
+ * opscope_rec_fifo_head is valid until the next push or pop. Thread safety: none.
  */
 #ifndef OPSCOPE_REC_FIFO_H
 #define OPSCOPE_REC_FIFO_H

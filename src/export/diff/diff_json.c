@@ -161,6 +161,7 @@ static void row_json(opscope_jw *j, const opscope_diff_t *d, const opscope_diff_
     opscope_jw_bool(j, "regression", r->regression);
     group_kernels(j, "base", opscope_diff_base(d), r->base);
     group_kernels(j, "new", opscope_diff_newer(d), r->newg);
+    opscope_diff_threads_row_json(j, d, r);
     opscope_jw_end_obj(j);
 }
 
@@ -205,6 +206,7 @@ void opscope_diff_write_json(opscope_out_t *w, const opscope_diff_t *d,
     pair(&j, "total", sm->base_total, sm->new_total);
     opscope_jw_bool(&j, "total_regression", sm->total_regression);
     opscope_jw_end_obj(&j);
+    opscope_diff_threads_write_json(&j, d);
     opscope_jw_nl(&j);
     opscope_jw_obj(&j, "summary");
     const opscope_jw_u64_kv summary[] = {

@@ -9,6 +9,7 @@
 
 #include "analyze/diff/diff.h"
 #include "analyze/session/session.h"
+#include "export/fmt/json_fmt.h"
 #include "export/fmt/time_fmt.h"
 #include "export/html/html.h"
 #include "util/out.h"
@@ -83,6 +84,14 @@ int opscope_diff_write_html(opscope_out_t *w, const opscope_diff_t *d,
  * the first LIMIT rows (0: every one) of the shown rows (ALL: every row). Nothing when no
  * side was sampled. */
 void opscope_diff_write_sampled(opscope_out_t *w, const opscope_diff_t *d, size_t limit, bool all);
+
+/* CPU threads (diff_threads_out.c; nothing when neither side has per-thread times): the
+ * section of the console and text report (the whole run, then the first LIMIT rows (0:
+ * every one) of the shown rows (ALL: every row)), the "threads" member of a row (R) and of
+ * the document (each after a comma). */
+void opscope_diff_threads_write_text(opscope_out_t *w, const opscope_diff_t *d, size_t limit, bool all);
+void opscope_diff_threads_row_json(opscope_jw *j, const opscope_diff_t *d, const opscope_diff_row *r);
+void opscope_diff_threads_write_json(opscope_jw *j, const opscope_diff_t *d);
 
 /* True when either side of R has device-timed records of sampled computes (estimates). */
 bool opscope_diff_row_sampled(const opscope_diff_row *r);
