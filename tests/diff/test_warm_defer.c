@@ -4,7 +4,8 @@
  * hand-counted answer (the load and the first compute of each topology left out), the same
  * as the two-pass way (graphs, then the filter with the list), and the check that refuses
  * a guess the end proves wrong (a stall, decisions forced by the byte bound); the held
- * copies (analyze/ggml/rec_fifo.h) equal to what was pushed, through wrap-arounds.
+ * copies (analyze/ggml/rec_fifo.h) equal to what was pushed, per-thread times included, through
+ * wrap-arounds.
  */
 #include "analyze/ggml/graph_filter.h"
 #include "analyze/ggml/graphs.h"
@@ -240,7 +241,24 @@ static int test_fifo_round_trip(void) {
         if (pushed % 5 == 0) r->ne_src[8][2] = 99; /* not init's: kept whole */
         r->graph_id = (int64_t)pushed;
         r->op_params[15] = (int32_t)pushed;
+        /* per-thread times on every other record (1..5 threads, CPUs on some): copied, since
+         * the reader's buffer is overwritten after the push */
+        uint32_t thr[2 * 5];
+        int32_t cpus[5];
+        int nt = pushed % 2 ? 0 : (int)(pushed % 5) + 1;
+        for (int i = 0; i < 2 * nt; i++) thr[i] = (uint32_t)(pushed * 100 + (size_t)i);
+        for (int i = 0; i < nt; i++) cpus[i] = (int32_t)(pushed % 7) + i;
+        if (nt) {
+            r->has |= OPSCOPE_HAS_THREADS;
+            r->threads = thr;
+            r->n_threads = nt;
+            r->thread_cpus = pushed % 4 ? cpus : NULL;
+        }
         ASSERT_EQ_INT(opscope_rec_fifo_push(&f, r), 0);
+        memset(thr, 0xff, sizeof thr);
+        memset(cpus, 0xff, sizeof cpus);
+        r->threads = NULL;
+        r->thread_cpus = NULL;
         pushed++;
         /* keep 0..40 held: the ring wraps */
         while (f.n > (size_t)(round % 41)) {
@@ -255,6 +273,13 @@ static int test_fifo_round_trip(void) {
             ASSERT_EQ_INT(memcmp(o->op_params, w->op_params, sizeof o->op_params), 0);
             ASSERT_EQ_INT(o->n_src, w->n_src);
             ASSERT_EQ_U64((uint64_t)o->graph_id, (uint64_t)w->graph_id);
+            int want = popped % 2 ? 0 : (int)(popped % 5) + 1;
+            ASSERT_EQ_INT(o->n_threads, want);
+            ASSERT_TRUE(!!(o->has & OPSCOPE_HAS_THREADS) == (want > 0));
+            ASSERT_TRUE((o->threads != NULL) == (want > 0));
+            ASSERT_TRUE((o->thread_cpus != NULL) == (want > 0 && popped % 4 != 0));
+            for (int i = 0; i < 2 * want; i++) ASSERT_EQ_U64(o->threads[i], popped * 100 + (size_t)i);
+            for (int i = 0; o->thread_cpus && i < want; i++) ASSERT_EQ_INT(o->thread_cpus[i], (int)(popped % 7) + i);
             opscope_rec_fifo_pop(&f);
             popped++;
         }
