@@ -130,6 +130,9 @@ for (op, be), r in rows.items():
               f"{100 * b['wait'] / (b['wait'] + b['work']):.1f}%" in line,
               f"{op}@{be}: its efficiency, NEW imbalance and wait share in the line")
 check(checked >= 5, f"at least 5 op groups compared ({checked})")
+copies = [r for r in j["groups"] if r["key"].get("op", "").startswith("copy_")]
+check(copies and all(r["threads"]["speedup"] is None and r["threads"]["new_n"] == 0 for r in copies),
+      f"copies (no per-thread times on either side): no speed-up ({len(copies)} rows)")
 check("CPU threads: BASE 1, NEW 2; speed-up = time at 1 thread / time at 2" in text, "text: the section's header")
 check("CPU threads: BASE 1, NEW 2" in console, "console: the section")
 

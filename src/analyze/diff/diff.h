@@ -305,8 +305,9 @@ const opscope_diff_fusion *opscope_diff_fusion_get(const opscope_diff_t *d, size
  * per-thread times (opscope_diff_threads_compared). Negative members: not known. */
 typedef struct opscope_diff_thread_cmp {
     int32_t base_threads, new_threads; /* the sides' totals.threads */
-    /* when the thread counts differ (both known) and both sides have time: the time at the
-     * fewer threads over the time at the more, and that over more / fewer threads */
+    /* when the thread counts differ (both known), both sides have time and a side has
+     * per-thread times for it: the time at the fewer threads over the time at the more, and
+     * that over more / fewer threads */
     double speedup, efficiency;
     /* per side with per-thread times: work_max / work_mean, wait / (work + wait) */
     double base_imbalance, new_imbalance, base_wait_share, new_wait_share;
@@ -314,8 +315,8 @@ typedef struct opscope_diff_thread_cmp {
 
 /* True when either side has records with per-thread times (else no output says threads). */
 bool opscope_diff_threads_compared(const opscope_diff_t *d);
-/* Row R compared into *OUT (R NULL: the whole run, its totals and every thread's work and
- * wait). Pure; D and R borrowed. */
+/* Row R of D compared into *OUT (R NULL: the whole run, its totals and every thread's work
+ * and wait). D and R borrowed, only read. */
 void opscope_diff_thread_cmp_get(const opscope_diff_t *d, const opscope_diff_row *r, opscope_diff_thread_cmp *out);
 
 /* True when fail_pct >= 0 and the total or a shown group regressed (exit status 3). */

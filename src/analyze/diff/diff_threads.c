@@ -47,7 +47,8 @@ void opscope_diff_thread_cmp_get(const opscope_diff_t *d, const opscope_diff_row
     shares(&tn, &out->new_imbalance, &out->new_wait_share);
     out->speedup = out->efficiency = -1.0;
     int32_t nb = out->base_threads, nn = out->new_threads;
-    if (nb <= 0 || nn <= 0 || nb == nn || !(b > 0) || !(n > 0)) return;
+    /* a group no side ran on timed CPU threads (copies, GPU ops) did not scale with them */
+    if (nb <= 0 || nn <= 0 || nb == nn || !(b > 0) || !(n > 0) || (!tb.n && !tn.n)) return;
     /* time at the fewer threads over time at the more; efficiency: per thread added */
     bool base_fewer = nb < nn;
     out->speedup = base_fewer ? b / n : n / b;
