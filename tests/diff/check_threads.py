@@ -172,6 +172,17 @@ check(abs(rows[("MUL_MAT", "CPU")]["threads"]["imbalance_change"]) > 0.01 and
       rows[("ADD", "CPU")]["threads"]["wait_share_change"] < -0.1 and
       rows[("ROPE", "CPU")]["threads"]["imbalance_change"] == 0, "the changes are where they were made")
 
+# ---- the default read (warm-up apart: records held until their compute is decided) keeps them ----
+j = os.path.join(WORK, "default.json")
+p = subprocess.run([OPSCOPE, "diff", T2, T3, "-q", "--json", j], capture_output=True, text=True)
+check(p.returncode == 0, f"default read: exit 0 ({p.stderr.strip()[:200]})")
+with open(j) as f:
+    th = json.load(f).get("threads") or {}
+steady = sum(1 for r in d2["records"] if r.get("threads")) - th.get("base_thread_records", 0)
+check(th.get("base_thread_records", 0) > 1000 and th.get("base_thread_records") == th.get("new_thread_records"),
+      f"default read: the held records keep their per-thread times ({th.get('base_thread_records')}; "
+      f"{steady} in the warm-up left out)")
+
 # ---- neither side has per-thread times: nothing about threads ----
 j, text, console = diff(T1, T1, "t1_t1")
 check("threads" not in j and all("threads" not in r for r in j["groups"]), "JSON: no threads members")
