@@ -29,7 +29,8 @@
     for (let t = 0; t < nTh; t++) widest = Math.max(widest, measure(thLabel(t)));
 //@@ after:   const CPU_KIND = ['CPU op', 'runtime call', 'annotation', 'Python function'];
   // A thread's lane: each node's work in its op's colour (dimmed like the records when a
-  // search or selection leaves it out), then its wait as a thin grey bar from the work's end;
+  // search or selection leaves it out), then its wait as a thin grey bar from the work's end,
+  // drawn under any work it reaches;
   // a run of nodes narrower than a pixel becomes one pixel column, as in drawRow.
   const TH_WAIT_H = 4;
   const thWaits = [];
@@ -72,10 +73,12 @@
         k = j > k ? j : k + 1;
       }
     }
-    flushBuckets(ROW_H - 2);
+    // waits first: a wait that runs past the next node's start (the last node before the
+    // compute returns waits until then) stays under that node's work
     ctx.fillStyle = theme.muted;
     for (let q = 0; q < thWaits.length; q += 3) ctx.fillRect(LABEL_W + thWaits[q], thWaits[q + 1], thWaits[q + 2], TH_WAIT_H);
     thWaits.length = 0;
+    flushBuckets(ROW_H - 2);
   }
   // The node under canvas css (CX, CY) on a thread's lane, within 2 px: {t, k}, or null.
   function threadAt(cx, cy) {

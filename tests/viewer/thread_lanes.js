@@ -115,10 +115,11 @@ async function checkPage(context, name, doc, shot) {
     }
   }
   // zoom until no node is narrower than a pixel: there the counts are exact
+  // (around the middle node of thread 0, from an eighth of the span down)
   let zoom = span / 8, exact = false;
-  for (let tries = 0; tries < 12 && !exact; tries++, zoom /= 2) {
-    const mid = v.full0 + span * 0.3;
-    await page.evaluate(([x, y]) => opscope.setView(x, y), [mid, mid + zoom]);
+  const mid = want.nodes[0][want.nodes[0].length >> 1][0];
+  for (let tries = 0; tries < 24 && !exact; tries++, zoom /= 2) {
+    await page.evaluate(([x, y]) => opscope.setView(x, y), [mid - zoom / 2, mid + zoom / 2]);
     const got = await page.evaluate(() => ({ v: opscope.view(), d: opscope.threads().drawn }));
     if (got.d.some((x) => x.columns)) continue;
     exact = true;
@@ -131,17 +132,18 @@ async function checkPage(context, name, doc, shot) {
 
   // a screenshot at a view of a few nodes: each lane has colour where a node's work is and grey
   // where its wait is, at the middle of the lane
-  const t = want.nodes[0].find(([s, wk, wt]) => wt > 2000 && s > span * 0.3);
+  const n0 = want.nodes[0]; // a node whose wait ends before the next one starts
+  const t = n0.find(([s, wk, wt], k) => wt > 2000 && wk > 2000 && s > span * 0.3 && k + 1 < n0.length && s + wk + wt < n0[k + 1][0]);
   if (t) {
     const [s, wk, wt] = t;
-    await page.evaluate(([x, y]) => opscope.setView(x, y), [s - 2000, s + 30000]);
+    await page.evaluate(([x, y]) => opscope.setView(x, y), [s - (wk + wt) / 4, s + (wk + wt) * 1.5]);
     const L = await page.evaluate(() => ({ LABEL_W: opscope.layout.LABEL_W, v: opscope.view(), th: opscope.threads() }));
     await page.locator('#timeline').screenshot({ path: shot });
     const img = decodePng(fs.readFileSync(shot));
     const W = img.width - L.LABEL_W, sx = (ns) => Math.round(L.LABEL_W + (ns - L.v.t0) * W / (L.v.t1 - L.v.t0));
     const px = (x, y) => { const o = (y * img.width + x) * 4; return [img.rgba[o], img.rgba[o + 1], img.rgba[o + 2]]; };
     const y = Math.round(L.th.laneY[0] + L.th.laneH / 2);
-    const work = px(sx(s + wk / 2), y), wait = px(sx(s + wk + wt / 2), y), bg = px(sx(s - 100), y); // the gap before the node
+    const work = px(sx(s + wk / 2), y), wait = px(sx(s + wk + wt / 2), y), bg = px(sx(s + wk + wt / 2), Math.round(L.th.laneY[0] + 2)); // the lane above the wait's bar
     const grey = (c) => Math.max(...c) - Math.min(...c) < 32; // the theme's muted grey, not an op's hue
     check(!grey(work) && String(work) !== String(bg), `${name}: thread 0's work drawn in its op's colour`, { work, bg });
     check(grey(wait) && String(wait) !== String(bg) && String(wait) !== String(work), `${name}: thread 0's wait drawn apart, grey`, { wait, work, bg });
