@@ -400,7 +400,7 @@ int opscope_html_sink_derived(void *ud, const opscope_record *rec, opscope_deriv
     h->sig[h->n] = sid;
     h->lane[h->n] = lid;
     h->n++;
-    if (opscope_html_threads_add(h->threads, rec, sid, idx)) return h->failed = 1;
+    if ((rec->has & OPSCOPE_HAS_THREADS) && opscope_html_threads_add(h->threads, rec, sid, idx)) return h->failed = 1;
     return 0;
 }
 
