@@ -13,9 +13,8 @@ add_custom_command(
   OUTPUT ${OPSCOPE_VIEWER_EMBED_C}
   COMMAND ${CMAKE_COMMAND} -DOUT=${OPSCOPE_VIEWER_EMBED_C}
           "-DFILES=${OPSCOPE_VIEWER_FILES}"
-          "-DSPLICE=${CMAKE_SOURCE_DIR}/viewer/viewer.js;${CMAKE_SOURCE_DIR}/viewer/threads.js"
           -P ${CMAKE_CURRENT_LIST_DIR}/embed.cmake
-  DEPENDS ${OPSCOPE_VIEWER_FILES} ${CMAKE_SOURCE_DIR}/viewer/threads.js ${CMAKE_CURRENT_LIST_DIR}/embed.cmake
+  DEPENDS ${OPSCOPE_VIEWER_FILES} ${CMAKE_CURRENT_LIST_DIR}/embed.cmake
   COMMENT "Embedding the HTML viewer template"
   VERBATIM)
 add_library(opscope_viewer_embed STATIC ${OPSCOPE_VIEWER_EMBED_C})

@@ -393,13 +393,7 @@ typedef struct viewer_page {
 static int fill(opscope_out_t *w, const char *name, size_t len, void *ctx, opscope_error *err) {
     (void)err;
     const viewer_page *pg = ctx;
-    /* a profile with per-thread times: the script that draws the threads' lanes */
-    bool threads = opscope_html_threads_any(pg->d->threads);
-    if (threads && opscope_html_marker_is(name, len, "CSP")) {
-        opscope_html_write_csp(w, opscope_viewer_threads_js_sha256);
-    } else if (threads && opscope_html_marker_is(name, len, "JS")) {
-        opscope_html_write_script(w, opscope_viewer_threads_js, opscope_viewer_threads_js_len);
-    } else if (opscope_html_viewer_asset(w, name, len) == 0) {
+    if (opscope_html_viewer_asset(w, name, len) == 0) {
         return 0;
     } else if (opscope_html_marker_is(name, len, "DATA")) {
         /* JSON, not script: the browser never runs it; json_str escapes '<' so the

@@ -22,11 +22,6 @@ extern const unsigned char opscope_viewer_js[];
 extern const size_t opscope_viewer_js_len;
 /* Base64 SHA-256 of opscope_viewer_js, for the page's Content-Security-Policy. */
 extern const char opscope_viewer_js_sha256[];
-/* The script of the pages whose profile has per-thread times: viewer.js with the CPU threads'
- * lanes (viewer/threads.js) spliced in by the build (src/viewer/embed.cmake). */
-extern const unsigned char opscope_viewer_threads_js[];
-extern const size_t opscope_viewer_threads_js_len;
-extern const char opscope_viewer_threads_js_sha256[];
 /* The diff page (viewer/diff.html, diff.css, diff.js; the viewer's CSS comes first). */
 extern const unsigned char opscope_diff_html[];
 extern const size_t opscope_diff_html_len;

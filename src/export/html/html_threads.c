@@ -105,8 +105,6 @@ static int cmp_thr(const void *a, const void *b) {
     return x->k < y->k ? -1 : x->k > y->k;
 }
 
-bool opscope_html_threads_any(const opscope_html_threads_t *t) { return t && t->n; }
-
 int opscope_html_threads_write(opscope_out_t *w, const opscope_html_threads_t *t, uint64_t t0) {
     if (!t || !t->n) return 0;
     thr_key *keys = malloc(t->n * sizeof *keys);

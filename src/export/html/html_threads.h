@@ -30,9 +30,6 @@ int opscope_html_threads_add(opscope_html_threads_t *t, const opscope_record *re
 /* Drops the records whose stream index is no multiple of STRIDE, as the sink's decimation. */
 void opscope_html_threads_decimate(opscope_html_threads_t *t, uint64_t stride);
 
-/* Whether T (NULL: none) holds a record: its page then draws the threads' lanes. */
-bool opscope_html_threads_any(const opscope_html_threads_t *t);
-
 /* Writes the "threads" member (a comma first) with times after T0, when T (NULL: none) has
  * records; nothing otherwise. Returns 0, or -1 when out of memory (nothing written). */
 int opscope_html_threads_write(opscope_out_t *w, const opscope_html_threads_t *t, uint64_t t0);
