@@ -4,6 +4,7 @@
 #include "export/html/html_data.h"
 #include "export/html/html_graphs.h"
 #include "export/html/html_requests.h"
+#include "export/html/html_threads.h"
 #include "analyze/record/fused_name.h"
 #include "util/out.h"
 #include "util/hash.h"
@@ -53,6 +54,7 @@ struct opscope_html_sink {
     size_t n_sampled, cap_sampled, last_sampled;
     opscope_html_cpu_t *cpu; /* a trace's CPU side (opscope_html_sink_kineto_tee), or NULL */
     opscope_html_graphs_t *graphs; /* the graph computes, from every record */
+    opscope_html_threads_t *threads; /* kept CPU nodes' per-thread times */
     opscope_run_request *reqs;     /* a llama.cpp run's requests (html_requests.h), owned */
     size_t n_reqs;
     const opscope_cpath_t *cpath; /* its critical path (borrowed until finish), or NULL */
@@ -77,10 +79,11 @@ opscope_html_sink_t *opscope_html_sink_new(const char *out_path, const char *sou
     h->source_name = strdup(source_name ? source_name : "");
     h->strings = opscope_strtab_new();
     h->graphs = opscope_html_graphs_new();
+    h->threads = opscope_html_threads_new();
     h->max_records = max_records;
     h->stride = 1;
     h->profiler = "";
-    if (!h->out_path || !h->source_name || !h->strings || !h->graphs || opscope_hindex_init(&h->sig_map, 48) ||
+    if (!h->out_path || !h->source_name || !h->strings || !h->graphs || !h->threads || opscope_hindex_init(&h->sig_map, 48) ||
         opscope_hindex_init(&h->lane_map, 48))
         goto nomem;
     return h;
@@ -111,6 +114,7 @@ void opscope_html_sink_abort(opscope_html_sink_t *h) {
     free(h->sampled);
     opscope_html_cpu_free(h->cpu);
     opscope_html_graphs_free(h->graphs);
+    opscope_html_threads_free(h->threads);
     free(h->reqs);
     free(h);
 }
@@ -312,6 +316,7 @@ static void decimate(opscope_html_sink_t *h) {
     }
     h->n = w;
     h->stride *= 2;
+    opscope_html_threads_decimate(h->threads, h->stride);
 }
 
 static int grow_records(opscope_html_sink_t *h) {
@@ -395,6 +400,7 @@ int opscope_html_sink_derived(void *ud, const opscope_record *rec, opscope_deriv
     h->sig[h->n] = sid;
     h->lane[h->n] = lid;
     h->n++;
+    if ((rec->has & OPSCOPE_HAS_THREADS) && opscope_html_threads_add(h->threads, rec, sid, idx)) return h->failed = 1;
     return 0;
 }
 
@@ -449,6 +455,7 @@ static void fill_data(const opscope_html_sink_t *h, opscope_html_data *out) {
         .n_sampled = h->n_sampled,
         .cpu = h->cpu,
         .graphs = h->graphs,
+        .threads = h->threads,
         .cpath = h->cpath,
         .reqs = h->reqs,
         .n_reqs = h->n_reqs,

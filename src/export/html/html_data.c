@@ -7,6 +7,7 @@
 #include "export/fmt/json_fmt.h"
 
 #include "export/html/html_template.h"
+#include "export/html/html_varint.h"
 #include "util/out.h"
 #include "util/sort.h"
 #include "util/strbuf.h"
@@ -40,61 +41,6 @@ static int cmp_lane(const void *a, const void *b) {
     if (x->backend != y->backend) return x->backend < y->backend ? -1 : 1;
     if (x->is_copy != y->is_copy) return x->is_copy < y->is_copy ? -1 : 1;
     return x->split < y->split ? -1 : x->split > y->split;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* LEB128 varints into a growable byte buffer (util/strbuf.h: out of memory sets `failed`). */
-
-static void vb_u64(opscope_strbuf *b, uint64_t v) {
-    if (v < 0x80) { /* one byte: most ids, types and small counts */
-        opscope_strbuf_add_char(b, (char)v);
-        return;
-    }
-    if (opscope_strbuf_room(b, 10)) return;
-    unsigned char *p = (unsigned char *)b->s + b->len, *q = p;
-    while (v >= 0x80) {
-        *q++ = (unsigned char)(v | 0x80);
-        v >>= 7;
-    }
-    *q++ = (unsigned char)v;
-    opscope_strbuf_commit(b, (size_t)(q - p));
-}
-
-static void vb_zz(opscope_strbuf *b, int64_t v) {
-    vb_u64(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
-}
-
-static void vb_id(opscope_strbuf *b, uint32_t id) { vb_u64(b, id == UINT32_MAX ? 0 : (uint64_t)id + 1); }
-
-/* Writes the bytes of VB as a quoted base64 string (standard alphabet, padded). */
-static void out_base64(opscope_out_t *w, const opscope_strbuf *vb) {
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const unsigned char *p = (const unsigned char *)vb->s;
-    size_t n = vb->len;
-    char chunk[4096 + 8];
-    size_t c = 0, i = 0;
-    opscope_out_char(w, '"');
-    for (; i + 3 <= n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-        chunk[c++] = tab[v >> 18];
-        chunk[c++] = tab[(v >> 12) & 63];
-        chunk[c++] = tab[(v >> 6) & 63];
-        chunk[c++] = tab[v & 63];
-        if (c >= 4096) {
-            opscope_out_write(w, chunk, c);
-            c = 0;
-        }
-    }
-    if (i < n) {
-        uint32_t v = (uint32_t)p[i] << 16;
-        if (i + 1 < n) v |= (uint32_t)p[i + 1] << 8;
-        chunk[c++] = tab[v >> 18];
-        chunk[c++] = tab[(v >> 12) & 63];
-        chunk[c++] = i + 1 < n ? tab[(v >> 6) & 63] : '=';
-        chunk[c++] = '=';
-    }
-    opscope_out_write(w, chunk, c);
-    opscope_out_char(w, '"');
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -224,29 +170,29 @@ static int html_encode(const opscope_html_data *d, html_enc *enc, opscope_error 
             cur_row = row_of[i];
             prev = t0;
         }
-        vb_u64(&recs[0], d->sig[key->idx]);
-        vb_u64(&recs[1], key->start - prev);
-        vb_u64(&recs[2], key->dur);
+        opscope_html_vb_u64(&recs[0], d->sig[key->idx]);
+        opscope_html_vb_u64(&recs[1], key->start - prev);
+        opscope_html_vb_u64(&recs[2], key->dur);
         prev = key->start;
     }
     for (size_t s = 0; s < d->n_sigs; s++) {
         const opscope_html_sig *g = &d->sigs[s];
-        vb_id(&cols[0], g->name);
-        vb_id(&cols[1], g->sub_op);
-        vb_id(&cols[2], g->extra);
-        vb_id(&cols[3], g->tensor);
-        vb_id(&cols[4], g->shape);
-        vb_id(&cols[5], g->category);
-        vb_u64(&cols[6], g->type);
-        vb_zz(&cols[7], g->backend);
-        vb_zz(&cols[8], g->node);
-        vb_zz(&cols[9], g->n_fused);
-        vb_u64(&cols[10], g->bytes);
-        vb_u64(&cols[11], g->flops);
-        vb_id(&cols[12], g->kernel);
-        vb_zz(&cols[13], g->n_kernels);
-        vb_u64(&cols[14], g->traffic);
-        vb_u64(&cols[15], g->traffic_upper);
+        opscope_html_vb_id(&cols[0], g->name);
+        opscope_html_vb_id(&cols[1], g->sub_op);
+        opscope_html_vb_id(&cols[2], g->extra);
+        opscope_html_vb_id(&cols[3], g->tensor);
+        opscope_html_vb_id(&cols[4], g->shape);
+        opscope_html_vb_id(&cols[5], g->category);
+        opscope_html_vb_u64(&cols[6], g->type);
+        opscope_html_vb_zz(&cols[7], g->backend);
+        opscope_html_vb_zz(&cols[8], g->node);
+        opscope_html_vb_zz(&cols[9], g->n_fused);
+        opscope_html_vb_u64(&cols[10], g->bytes);
+        opscope_html_vb_u64(&cols[11], g->flops);
+        opscope_html_vb_id(&cols[12], g->kernel);
+        opscope_html_vb_zz(&cols[13], g->n_kernels);
+        opscope_html_vb_u64(&cols[14], g->traffic);
+        opscope_html_vb_u64(&cols[15], g->traffic_upper);
     }
     for (int c = 0; c < N_COLS; c++)
         if (cols[c].failed) goto nomem;
@@ -406,20 +352,21 @@ static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_en
     opscope_jw_u64(&j, "n", d->n_sigs);
     for (size_t c = 0; c < HTML_N_COLS; c++) {
         opscope_jw_key(&j, k_col_names[c]);
-        out_base64(w, &e->cols[c]);
+        opscope_html_out_base64(w, &e->cols[c]);
     }
     opscope_jw_end_obj(&j);
     static const char *const recs[] = {"sig", "start", "dur"};
     opscope_jw_obj(&j, "recs");
     for (int c = 0; c < 3; c++) {
         opscope_jw_key(&j, recs[c]);
-        out_base64(w, &e->recs[c]);
+        opscope_html_out_base64(w, &e->recs[c]);
     }
     opscope_jw_end_obj(&j);
     opscope_html_cpu_write(w, d->cpu, e->t0);
     opscope_html_graphs_write(w, d->graphs, e->t0);
     opscope_html_requests_write(w, d->reqs, d->n_reqs, e->t0);
     opscope_html_cpath_write(w, d->cpath, e->t0);
+    (void)opscope_html_threads_write(w, d->threads, e->t0); /* out of memory: a page without thread lanes */
     opscope_jw_end_obj(&j);
 }
 

@@ -13,6 +13,7 @@
 #include "analyze/ggml/roofline.h"
 #include "export/html/html_cpu.h"
 #include "export/html/html_graphs.h"
+#include "export/html/html_threads.h"
 #include "model/strtab.h"
 #include "util/out.h"
 
@@ -65,6 +66,7 @@ typedef struct opscope_html_data {
     opscope_html_cpu_t *cpu;  /* a trace's CPU side, or NULL */
     const opscope_html_graphs_t *graphs; /* the graph computes (finished), or NULL */
     const opscope_cpath_t *cpath; /* its critical path, or NULL */
+    const opscope_html_threads_t *threads; /* CPU nodes' per-thread times, or NULL */
     const opscope_html_sampled *sampled; /* every record's, before any stride */
     size_t n_sampled;
     const struct opscope_run_request *reqs; /* a llama.cpp run's requests (html_requests.h) */
