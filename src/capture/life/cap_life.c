@@ -299,6 +299,8 @@ static void wait_checkpointing(void) {
 
 static void *watcher(void *arg) {
     (void)arg;
+    /* named for top -H and for the tests' heap-call shim (it must precede any heap call) */
+    pthread_setname_np(pthread_self(), "opscope-watch");
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
