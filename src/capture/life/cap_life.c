@@ -8,6 +8,7 @@
 #include "capture/store/cap_counters.h"
 #include "capture/store/cap_decodes.h"
 #include "capture/store/cap_meta.h"
+#include "capture/store/cap_run.h"
 #include "capture/store/cap_drops.h"
 #include "capture/store/cap_log.h"
 #include "capture/life/cap_write.h"
@@ -15,6 +16,8 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -149,6 +152,44 @@ static bool claim_exclusive(void) {
  * (recording, exporting, written, failed, off), where the profile goes, what the last write
  * did (WI, may be NULL), the drops and ERROR (may be NULL). Returns false when there is no
  * record run or the file could not be written (the caller then speaks on stderr itself). */
+/* Appends printf's FMT to BUF (SIZE bytes, N used); returns the new length (cut at SIZE). */
+static size_t note_put(char *buf, size_t size, size_t n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = n < size ? vsnprintf(buf + n, size - n, fmt, ap) : 0;
+    va_end(ap);
+    n += k > 0 ? (size_t)k : 0;
+    return n < size ? n : size - 1;
+}
+
+/* Replaces PATH with BUF's N bytes: a temporary file beside it, renamed over it (a reader
+ * sees the old note or the new one, whole). Returns whether it was written. */
+static bool note_write(const char *path, const char *buf, size_t n) {
+    char tmp[PATH_MAX + 16];
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        return false;
+    }
+    (void)fchmod(fd, 0644);
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(fd, buf + done, n - done);
+        if (w < 0 && errno == EINTR) {
+            continue;
+        }
+        if (w <= 0) {
+            break;
+        }
+        done += (size_t)w;
+    }
+    bool ok = close(fd) == 0 && done == n && rename(tmp, path) == 0;
+    if (!ok) {
+        unlink(tmp);
+    }
+    return ok;
+}
+
 static bool rec_note(const char *state, const opscope_cap_written *wi, const char *error) {
     bool unrecorded = !strcmp(state, "unrecorded");
     load_rec_dir(); /* "off" may come before init */
@@ -157,11 +198,6 @@ static bool rec_note(const char *state, const opscope_cap_written *wi, const cha
     }
     char p[sizeof g_life.rec_dir + 32];
     snprintf(p, sizeof p, "%s/%ld", g_life.rec_dir, (long)getpid());
-    opscope_error err = {0};
-    opscope_out_t *w = opscope_out_open(p, &err);
-    if (!w) {
-        return false;
-    }
     char prog[64];
     snprintf(prog, sizeof prog, "%s", program_invocation_short_name);
     for (char *c = prog; *c; c++) {
@@ -174,12 +210,16 @@ static bool rec_note(const char *state, const opscope_cap_written *wi, const cha
     const char *where = g_life.cfg.dest == OPSCOPE_CAP_DEST_STDERR ? "stderr"
                       : g_life.cfg.dest == OPSCOPE_CAP_DEST_STDOUT ? "stdout"
                       : g_life.instead[0]                          ? g_life.instead : g_life.cfg.path;
+    /* formatted on the stack and written with write(2): the watcher writes this at every
+     * checkpoint and makes no heap call (a heap call gives it a malloc arena of its own) */
+    char buf[3 * sizeof g_life.cfg.path + 1024];
+    size_t n = 0;
     if (g_life.instead[0]) {
-        opscope_out_printf(w, "instead_of=%s\n", g_life.cfg.path);
+        n = note_put(buf, sizeof buf, n, "instead_of=%s\n", g_life.cfg.path);
     }
-    opscope_out_printf(w, "pid=%ld\nprogram=%s\nstate=%s\npath=%s\nstart_ns=%llu\nrecords=%llu\n"
+    n = note_put(buf, sizeof buf, n, "pid=%ld\nprogram=%s\nstate=%s\npath=%s\nstart_ns=%llu\nrecords=%llu\n"
                           "written_before=%d\ndropped=%llu\ndropped_graphs=%llu\ndropped_first=%lld\n"
-                          "dropped_last=%lld\ncap_mb=%llu\ncause=%s\n",
+                          "dropped_last=%lld\ncap_mb=%llu\ncause=%s\nerror=",
                        (long)getpid(), prog, state, where, (unsigned long long)g_life.rec_start_ns,
                        (unsigned long long)(wi ? wi->records : 0), g_life.written_once ? 1 : 0,
                        (unsigned long long)m.dropped_records, (unsigned long long)m.dropped_graphs,
@@ -189,13 +229,11 @@ static bool rec_note(const char *state, const opscope_cap_written *wi, const cha
                        : m.dropped_cause == OPSCOPE_DROP_LOG_CAP     ? "log cap"
                        : m.dropped_cause == OPSCOPE_DROP_CAP         ? "memory cap"
                        : m.dropped_cause == OPSCOPE_DROP_DEVICE      ? "device timing lost" : "");
-    const char *e = error ? error : wi ? wi->error : "";
-    opscope_out_str(w, "error=");
-    for (; *e; e++) {
-        opscope_out_char(w, (unsigned char)*e < 0x20 ? ' ' : *e);
+    for (const char *e = error ? error : wi ? wi->error : ""; *e && n + 2 < sizeof buf; e++) {
+        buf[n++] = (unsigned char)*e < 0x20 ? ' ' : *e;
     }
-    opscope_out_char(w, '\n');
-    return opscope_out_commit(w, &err) == 0;
+    buf[n++] = '\n';
+    return note_write(p, buf, n);
 }
 
 /* Records dropped are said once on stderr at exit, unless a record run's status file says
@@ -424,6 +462,10 @@ static void first_capture(void) {
     if (opscope_cap_env_mode) {
         rec_note("recording", NULL, NULL);
     }
+    /* the process's facts (boot id, host), read with stdio: here, so the watcher's
+     * checkpoints find them filled and make no heap call for them */
+    opscope_cap_meta_facts();
+    opscope_cap_run_get_base(); /* built (models' headers read) here too: see cap_run.h */
     if (check_address_space()) {
         start_watcher();
     }
