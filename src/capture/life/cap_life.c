@@ -7,6 +7,7 @@
 #include "capture/life/cap_env.h"
 #include "capture/store/cap_counters.h"
 #include "capture/store/cap_decodes.h"
+#include "capture/store/cap_heap.h"
 #include "capture/store/cap_meta.h"
 #include "capture/store/cap_run.h"
 #include "capture/store/cap_drops.h"
@@ -327,7 +328,9 @@ static void wait_checkpointing(void) {
         if (sem_timedwait(&g_life.sig_sem, &until) == 0) return;
         if (errno == ETIMEDOUT) {
             uint64_t t0 = cpu_ns();
+            opscope_cap_heap_mapped(true); /* the checkpoint's heap calls: cap_heap.h */
             export_as(END_CHECKPOINT, 0);
+            opscope_cap_heap_mapped(false);
             g_life.ckpt_cost_ns = cpu_ns() - t0; /* CPU time: what the program loses, not the wait for a core */
         } else if (errno != EINTR) {
             ckpt = false; /* cannot time the wait: signals only, as without checkpoints */
