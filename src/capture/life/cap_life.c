@@ -416,9 +416,9 @@ static void not_owner_path(void) {
 /* Under an address-space limit (ulimit -v) the program must keep the room it needs after its
  * first compute: the threads it starts there (libgomp's pool: 8 MiB of stack each) and, on
  * top, what the capture takes from then on (record chunks, the writer's 256 KiB stack and
- * buffers, the final profile's conversion; glibc gives the writer thread an arena of its own
- * only where 64 MiB are free, else it shares one). With less than CAP_AS_NEED_MB left at the
- * first compute the capture turns itself off, said once, and the program runs as it would
+ * buffers, the final profile's conversion; the writer's checkpoints make no heap call, so
+ * glibc gives it no arena of its own: store/cap_heap.h). With less than CAP_AS_NEED_MB left
+ * at the first compute the capture turns itself off, said once, and the program runs as it would
  * without it (but for the library's own mapping and its first record chunk, a few MiB taken
  * before: figures in docs/capture.md, "Output paths"). Returns false then. */
 #define CAP_AS_NEED_MB 16
