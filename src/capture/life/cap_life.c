@@ -149,11 +149,8 @@ static bool claim_exclusive(void) {
     return true;
 }
 
-/* Writes this process's status file DIR/PID (key=value lines, replaced atomically): STATE
- * (recording, exporting, written, failed, off), where the profile goes, what the last write
- * did (WI, may be NULL), the drops and ERROR (may be NULL). Returns false when there is no
- * record run or the file could not be written (the caller then speaks on stderr itself). */
 /* Appends printf's FMT to BUF (SIZE bytes, N used); returns the new length (cut at SIZE). */
+__attribute__((format(printf, 4, 5)))
 static size_t note_put(char *buf, size_t size, size_t n, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -191,6 +188,10 @@ static bool note_write(const char *path, const char *buf, size_t n) {
     return ok;
 }
 
+/* Writes this process's status file DIR/PID (key=value lines, replaced atomically): STATE
+ * (recording, exporting, written, failed, off), where the profile goes, what the last write
+ * did (WI, may be NULL), the drops and ERROR (may be NULL). Returns false when there is no
+ * record run or the file could not be written (the caller then speaks on stderr itself). */
 static bool rec_note(const char *state, const opscope_cap_written *wi, const char *error) {
     bool unrecorded = !strcmp(state, "unrecorded");
     load_rec_dir(); /* "off" may come before init */
