@@ -18,6 +18,7 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/store/cap_drops.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_replay.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_log.c
+  ${OPSCOPE_CAPTURE_DIR}/store/cap_heap.c
   ${OPSCOPE_CAPTURE_DIR}/life/cap_write.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_meta.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_run.c
@@ -93,6 +94,7 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_decode.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_decode_abi.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_batch_ext.c
+    ${OPSCOPE_CAPTURE_DIR}/store/cap_heap_wrap.c
     ${OPSCOPE_CAPTURE_COMMON_SOURCES})
   target_include_directories(opscope-ggml PRIVATE ${OPSCOPE_GGML_INCLUDE_DIR} ${CMAKE_SOURCE_DIR}/src)
   target_link_libraries(opscope-ggml PRIVATE opscope_gpu_map opscope_cupti)
@@ -104,7 +106,10 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
   # Only ggml_* (the interposed functions and ggml-profiler.h) leave the library; the core
   # library's symbols stay inside so nothing clashes with the host program.
   target_link_options(opscope-ggml PRIVATE
-    -Wl,--version-script=${OPSCOPE_CAPTURE_DIR}/exports.map -Wl,--no-undefined -Wl,-z,now)
+    -Wl,--version-script=${OPSCOPE_CAPTURE_DIR}/exports.map -Wl,--no-undefined -Wl,-z,now
+    # the library's own heap calls: a checkpoint on the watcher thread takes pages of its own
+    # (store/cap_heap.h), never a malloc arena
+    -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc -Wl,--wrap=free)
   target_link_libraries(opscope-ggml PRIVATE opscope_capture_core ${CMAKE_DL_LIBS})
   set_target_properties(opscope-ggml PROPERTIES OUTPUT_NAME opscope-ggml PREFIX lib
                         LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)

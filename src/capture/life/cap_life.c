@@ -7,7 +7,9 @@
 #include "capture/life/cap_env.h"
 #include "capture/store/cap_counters.h"
 #include "capture/store/cap_decodes.h"
+#include "capture/store/cap_heap.h"
 #include "capture/store/cap_meta.h"
+#include "capture/store/cap_run.h"
 #include "capture/store/cap_drops.h"
 #include "capture/store/cap_log.h"
 #include "capture/life/cap_write.h"
@@ -15,6 +17,8 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -145,6 +149,45 @@ static bool claim_exclusive(void) {
     return true;
 }
 
+/* Appends printf's FMT to BUF (SIZE bytes, N used); returns the new length (cut at SIZE). */
+__attribute__((format(printf, 4, 5)))
+static size_t note_put(char *buf, size_t size, size_t n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = n < size ? vsnprintf(buf + n, size - n, fmt, ap) : 0;
+    va_end(ap);
+    n += k > 0 ? (size_t)k : 0;
+    return n < size ? n : size - 1;
+}
+
+/* Replaces PATH with BUF's N bytes: a temporary file beside it, renamed over it (a reader
+ * sees the old note or the new one, whole). Returns whether it was written. */
+static bool note_write(const char *path, const char *buf, size_t n) {
+    char tmp[PATH_MAX + 16];
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        return false;
+    }
+    (void)fchmod(fd, 0644);
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(fd, buf + done, n - done);
+        if (w < 0 && errno == EINTR) {
+            continue;
+        }
+        if (w <= 0) {
+            break;
+        }
+        done += (size_t)w;
+    }
+    bool ok = close(fd) == 0 && done == n && rename(tmp, path) == 0;
+    if (!ok) {
+        unlink(tmp);
+    }
+    return ok;
+}
+
 /* Writes this process's status file DIR/PID (key=value lines, replaced atomically): STATE
  * (recording, exporting, written, failed, off), where the profile goes, what the last write
  * did (WI, may be NULL), the drops and ERROR (may be NULL). Returns false when there is no
@@ -157,11 +200,6 @@ static bool rec_note(const char *state, const opscope_cap_written *wi, const cha
     }
     char p[sizeof g_life.rec_dir + 32];
     snprintf(p, sizeof p, "%s/%ld", g_life.rec_dir, (long)getpid());
-    opscope_error err = {0};
-    opscope_out_t *w = opscope_out_open(p, &err);
-    if (!w) {
-        return false;
-    }
     char prog[64];
     snprintf(prog, sizeof prog, "%s", program_invocation_short_name);
     for (char *c = prog; *c; c++) {
@@ -174,12 +212,16 @@ static bool rec_note(const char *state, const opscope_cap_written *wi, const cha
     const char *where = g_life.cfg.dest == OPSCOPE_CAP_DEST_STDERR ? "stderr"
                       : g_life.cfg.dest == OPSCOPE_CAP_DEST_STDOUT ? "stdout"
                       : g_life.instead[0]                          ? g_life.instead : g_life.cfg.path;
+    /* formatted on the stack and written with write(2): the watcher writes this at every
+     * checkpoint and makes no heap call (a heap call gives it a malloc arena of its own) */
+    char buf[3 * sizeof g_life.cfg.path + 1024];
+    size_t n = 0;
     if (g_life.instead[0]) {
-        opscope_out_printf(w, "instead_of=%s\n", g_life.cfg.path);
+        n = note_put(buf, sizeof buf, n, "instead_of=%s\n", g_life.cfg.path);
     }
-    opscope_out_printf(w, "pid=%ld\nprogram=%s\nstate=%s\npath=%s\nstart_ns=%llu\nrecords=%llu\n"
+    n = note_put(buf, sizeof buf, n, "pid=%ld\nprogram=%s\nstate=%s\npath=%s\nstart_ns=%llu\nrecords=%llu\n"
                           "written_before=%d\ndropped=%llu\ndropped_graphs=%llu\ndropped_first=%lld\n"
-                          "dropped_last=%lld\ncap_mb=%llu\ncause=%s\n",
+                          "dropped_last=%lld\ncap_mb=%llu\ncause=%s\nerror=",
                        (long)getpid(), prog, state, where, (unsigned long long)g_life.rec_start_ns,
                        (unsigned long long)(wi ? wi->records : 0), g_life.written_once ? 1 : 0,
                        (unsigned long long)m.dropped_records, (unsigned long long)m.dropped_graphs,
@@ -189,13 +231,11 @@ static bool rec_note(const char *state, const opscope_cap_written *wi, const cha
                        : m.dropped_cause == OPSCOPE_DROP_LOG_CAP     ? "log cap"
                        : m.dropped_cause == OPSCOPE_DROP_CAP         ? "memory cap"
                        : m.dropped_cause == OPSCOPE_DROP_DEVICE      ? "device timing lost" : "");
-    const char *e = error ? error : wi ? wi->error : "";
-    opscope_out_str(w, "error=");
-    for (; *e; e++) {
-        opscope_out_char(w, (unsigned char)*e < 0x20 ? ' ' : *e);
+    for (const char *e = error ? error : wi ? wi->error : ""; *e && n + 2 < sizeof buf; e++) {
+        buf[n++] = (unsigned char)*e < 0x20 ? ' ' : *e;
     }
-    opscope_out_char(w, '\n');
-    return opscope_out_commit(w, &err) == 0;
+    buf[n++] = '\n';
+    return note_write(p, buf, n);
 }
 
 /* Records dropped are said once on stderr at exit, unless a record run's status file says
@@ -289,7 +329,9 @@ static void wait_checkpointing(void) {
         if (sem_timedwait(&g_life.sig_sem, &until) == 0) return;
         if (errno == ETIMEDOUT) {
             uint64_t t0 = cpu_ns();
+            opscope_cap_heap_mapped(true); /* the checkpoint's heap calls: cap_heap.h */
             export_as(END_CHECKPOINT, 0);
+            opscope_cap_heap_mapped(false);
             g_life.ckpt_cost_ns = cpu_ns() - t0; /* CPU time: what the program loses, not the wait for a core */
         } else if (errno != EINTR) {
             ckpt = false; /* cannot time the wait: signals only, as without checkpoints */
@@ -299,6 +341,8 @@ static void wait_checkpointing(void) {
 
 static void *watcher(void *arg) {
     (void)arg;
+    /* named for top -H and for the tests' heap-call shim (it must precede any heap call) */
+    pthread_setname_np(pthread_self(), "opscope-watch");
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
@@ -373,9 +417,9 @@ static void not_owner_path(void) {
 /* Under an address-space limit (ulimit -v) the program must keep the room it needs after its
  * first compute: the threads it starts there (libgomp's pool: 8 MiB of stack each) and, on
  * top, what the capture takes from then on (record chunks, the writer's 256 KiB stack and
- * buffers, the final profile's conversion; glibc gives the writer thread an arena of its own
- * only where 64 MiB are free, else it shares one). With less than CAP_AS_NEED_MB left at the
- * first compute the capture turns itself off, said once, and the program runs as it would
+ * buffers, the final profile's conversion; the writer's checkpoints make no heap call, so
+ * glibc gives it no arena of its own: store/cap_heap.h). With less than CAP_AS_NEED_MB left
+ * at the first compute the capture turns itself off, said once, and the program runs as it would
  * without it (but for the library's own mapping and its first record chunk, a few MiB taken
  * before: figures in docs/capture.md, "Output paths"). Returns false then. */
 #define CAP_AS_NEED_MB 16
@@ -422,6 +466,10 @@ static void first_capture(void) {
     if (opscope_cap_env_mode) {
         rec_note("recording", NULL, NULL);
     }
+    /* the process's facts (boot id, host), read with stdio: here, so the watcher's
+     * checkpoints find them filled and make no heap call for them */
+    opscope_cap_meta_facts();
+    opscope_cap_run_get_base(); /* built (models' headers read) here too: see cap_run.h */
     if (check_address_space()) {
         start_watcher();
     }

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,7 +57,27 @@ static struct {
     OPSCOPE_VEC(uint32_t) defined; /* templates this flush defines */
     opscope_cap_gather g;
     opscope_oplog_buf out, payload, tmpl_bytes, inst, one;
+    void *scratch;           /* the sort's scratch: mmap'd, so the watcher makes no heap call */
+    size_t scratch_size;
 } g_log = {.fd = -1};
+
+/* The sort's scratch for N entries: the log's own mapping, grown by mremap (NULL when the
+ * kernel refuses; the flush then sorts with qsort). */
+static opscope_cap_gather_ent *sort_scratch(size_t n) {
+    size_t need = n * sizeof(opscope_cap_gather_ent);
+    if (need > g_log.scratch_size) {
+        size_t size = g_log.scratch_size ? g_log.scratch_size : 1u << 16;
+        while (size < need) size *= 2;
+        void *p = g_log.scratch ? mremap(g_log.scratch, g_log.scratch_size, size, MREMAP_MAYMOVE)
+                                : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            return NULL;
+        }
+        g_log.scratch = p;
+        g_log.scratch_size = size;
+    }
+    return g_log.scratch;
+}
 
 void opscope_cap_log_start(const char *path, uint64_t max_bytes) {
     opscope_cap_log_close();
@@ -429,7 +450,12 @@ int opscope_cap_log_flush(const char *how, const char *sig, char *why, size_t wh
     int nb_after = put_backends();
     size_t before_records = g_log.out.n;
     uint64_t n = g_log.g.n;
-    opscope_cap_gather_sort(&g_log.g);
+    opscope_cap_gather_ent *tmp = sort_scratch(n);
+    if (tmp) {
+        opscope_cap_gather_sort_with(&g_log.g, tmp);
+    } else {
+        opscope_cap_gather_sort(&g_log.g);
+    }
     opscope_cap_clock_calibrate();
     if (n && put_records()) {
         g_log.out.n = before_records;

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 static bool gather_push(opscope_cap_gather *g, uint64_t t0, uint64_t t1, const opscope_cap_rec *r, int32_t step) {
     if (g->n == g->cap) {
@@ -88,6 +89,32 @@ static int by_start(const void *a, const void *b) {
 void opscope_cap_gather_sort(opscope_cap_gather *g) {
     if (g->n > 1) {
         opscope_sort(g->v, g->n, sizeof *g->v, by_start);
+    }
+}
+
+static bool ent_after(const opscope_cap_gather_ent *x, const opscope_cap_gather_ent *y) {
+    return x->t0 != y->t0 ? x->t0 > y->t0 : x->t1 > y->t1;
+}
+
+void opscope_cap_gather_sort_with(opscope_cap_gather *g, opscope_cap_gather_ent *tmp) {
+    opscope_cap_gather_ent *a = g->v, *b = tmp;
+    size_t n = g->n;
+    for (size_t w = 1; w < n; w *= 2) { /* bottom-up: runs of W merged into runs of 2W */
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) {
+                b[k++] = ent_after(&a[i], &a[j]) ? a[j++] : a[i++]; /* ties: the left run first */
+            }
+            while (i < mid) b[k++] = a[i++];
+            while (j < hi) b[k++] = a[j++];
+        }
+        opscope_cap_gather_ent *t = a;
+        a = b;
+        b = t;
+    }
+    if (a != g->v) {
+        memcpy(g->v, a, n * sizeof *a);
     }
 }
 

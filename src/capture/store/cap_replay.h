@@ -29,6 +29,9 @@ typedef struct opscope_cap_gather {
 int opscope_cap_gather_one(void *ud, const opscope_cap_rec *r);
 /* Sorts G's entries by start tick, then end tick (the order every export replays). */
 void opscope_cap_gather_sort(opscope_cap_gather *g);
+/* The same order (a stable merge sort, as glibc's qsort), with TMP (room for G->n entries,
+ * the caller's) as its scratch: no heap call, for the watcher thread's record log. */
+void opscope_cap_gather_sort_with(opscope_cap_gather *g, opscope_cap_gather_ent *tmp);
 
 /*
  * Streams the captured records to SINK as opscope records, sorted by start time: meta,

@@ -46,6 +46,8 @@ static struct {
     uint64_t reps[MAX_REPS];
     uint32_t n_reps, reps_open; /* reps_open: the first rep of the context not yet freed */
     opscope_run_t *built;
+    uint64_t gen;       /* bumped by every note: the tables changed */
+    uint64_t built_gen; /* the gen `built` was made at (base only), 0: none */
     char cmdline[65536];
     size_t cmdline_len;
     bool cmdline_read;
@@ -64,6 +66,7 @@ void opscope_cap_run_model_opened(const char *path) {
     } else if (!seen) {
         g_run.lost_models++;
     }
+    g_run.gen++;
     pthread_mutex_unlock(&g_run.lock);
 }
 
@@ -71,6 +74,7 @@ void opscope_cap_run_clear(void) {
     uint64_t now = opscope_cap_mono_ns();
     pthread_mutex_lock(&g_run.lock);
     if (g_run.n_reps < MAX_REPS) g_run.reps[g_run.n_reps++] = now;
+    g_run.gen++;
     pthread_mutex_unlock(&g_run.lock);
 }
 
@@ -105,6 +109,7 @@ void opscope_cap_run_context_freed(const void *model, uint32_t n_ctx, uint32_t n
         g_run.lost_contexts++;
     }
     g_run.reps_open = g_run.n_reps;
+    g_run.gen++;
     pthread_mutex_unlock(&g_run.lock);
 }
 
@@ -112,6 +117,7 @@ void opscope_cap_run_model_freed(const void *model) {
     pthread_mutex_lock(&g_run.lock);
     for (uint32_t i = 0; i < g_run.n_ptrs; i++)
         if (g_run.ptrs[i].ptr == model) g_run.ptrs[i] = g_run.ptrs[--g_run.n_ptrs];
+    g_run.gen++;
     pthread_mutex_unlock(&g_run.lock);
 }
 
@@ -241,12 +247,18 @@ static int build(opscope_run_t *r, bool decodes) {
 
 static const opscope_run_info *get(bool decodes) {
     if (pthread_mutex_trylock(&g_run.lock) != 0) return NULL;
+    if (!decodes && g_run.built && g_run.built_gen == g_run.gen + 1) {
+        /* unchanged since the last build: a checkpoint makes no heap call for it */
+        pthread_mutex_unlock(&g_run.lock);
+        return opscope_run_view(g_run.built);
+    }
     opscope_run_free(g_run.built);
     g_run.built = opscope_run_new();
     if (g_run.built && build(g_run.built, decodes)) {
         opscope_run_free(g_run.built);
         g_run.built = NULL;
     }
+    g_run.built_gen = g_run.built && !decodes ? g_run.gen + 1 : 0;
     pthread_mutex_unlock(&g_run.lock);
     return opscope_run_view(g_run.built);
 }

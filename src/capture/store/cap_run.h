@@ -28,7 +28,9 @@ void opscope_cap_run_model_freed(const void *model);
  * nothing can be said or the tables are busy). Exporting thread only. */
 const opscope_run_info *opscope_cap_run_get(void);
 /* The same without the llama_decode calls (cap_decodes.h): the record log's RUN chunk, whose
- * hash then costs the same however many calls the run made (they travel in DECODES chunks). */
+ * hash then costs the same however many calls the run made (they travel in DECODES chunks).
+ * Built again only when a note changed the tables since the last call: the capture builds it
+ * once when it starts, so the watcher's checkpoints make no heap call for it until then. */
 const opscope_run_info *opscope_cap_run_get_base(void);
 
 #endif /* OPSCOPE_CAP_RUN_H */
