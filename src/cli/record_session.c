@@ -532,12 +532,17 @@ static void say_proc(const proc_status *p, const opscope_rec_child *cmd, unsigne
         c->missing++;
         /* what is left at the path: the capture's error names a record log it left there */
         char left[96] = "";
-        if (p->written_before && !strstr(p->error, "record log there")) {
+        const char *log_note = strstr(p->error, " (the record log there holds");
+        int err_len = (int)strlen(p->error);
+        if (log_note && *why_gone) {
+            err_len = (int)(log_note - p->error); /* no log is there now: say why instead */
+            snprintf(left, sizeof left, " (nothing is left there: %s)", why_gone);
+        } else if (p->written_before && !log_note) {
             snprintf(left, sizeof left, " (%s%s)", *why_gone ? "no earlier profile is left: " :
                      "an earlier, partial profile is there", why_gone);
         }
-        fprintf(stderr, "opscope record: cannot write the profile of %s (pid %ld) to %s: %s%s\n", p->program,
-                p->pid, p->path, p->error, left);
+        fprintf(stderr, "opscope record: cannot write the profile of %s (pid %ld) to %s: %.*s%s\n", p->program,
+                p->pid, p->path, err_len, p->error, left);
     } else if (!strcmp(p->state, "off")) {
         fprintf(stderr, "opscope record: profiling was off in %s (pid %ld): %s\n", p->program, p->pid, p->error);
     } else if (!strcmp(p->state, "unrecorded")) {

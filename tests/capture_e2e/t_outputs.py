@@ -194,7 +194,7 @@ _, err = pr.communicate(timeout=60)
 err = err.decode("utf-8", "replace")
 e2e.check("partial profile is there" not in err and "partial profile is at its path" not in err,
           f"folder removed: record claims no partial profile there ({err[-400:]!r})")
-e2e.check("folder was removed" in err, "folder removed: record says the folder was removed")
+e2e.check("folder was removed" in err, f"folder removed: record says the folder was removed ({err[-600:]!r})")
 
 # ---- 5. ulimit -v 400000 ----
 UL = ["llama-completion", "-m", m, "-p", "Hello", "-n", "16", "-no-cnv", "--no-warmup"]
