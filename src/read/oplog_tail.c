@@ -190,6 +190,9 @@ static int take_records(opscope_oplog_tail_t *t, opscope_oplog_cur *c, const ops
         opscope_oplog_cur tc = {t->tmpls.v[id].bytes, t->tmpls.v[id].bytes + t->tmpls.v[id].len, false};
         if (opscope_oplog_get_tmpl(&tc, &rec)) return -1;
         if (rec.has & OPSCOPE_HAS_GRAPH) parts |= OPSCOPE_OPLOG_INST_GRAPH;
+        /* per-thread times are passed over: the live view shows no thread figures */
+        if (rec.has & OPSCOPE_HAS_THREADS) parts |= OPSCOPE_OPLOG_INST_THREADS;
+        rec.has &= ~(uint32_t)OPSCOPE_HAS_THREADS;
         opscope_oplog_inst in;
         opscope_oplog_get_inst_rest(c, &st, parts, &in);
         if (c->bad) return -1;
