@@ -5,9 +5,10 @@
 set -euo pipefail
 
 # libsqlite3-dev: report --sqlite; help2man: the man pages; pkgconf, dpkg-dev, file: the
-# install and package checks (pkg-config files, dpkg-shlibdeps for the package's Depends).
+# install and package checks (pkg-config files, dpkg-shlibdeps for the package's Depends);
+# tmux: the terminal that `opscope top`'s live test drives.
 pkgs=(cmake make gcc clang libclang-rt-14-dev zlib1g-dev python3 debootstrap libsqlite3-dev
-      help2man pkgconf dpkg-dev file man-db)
+      help2man pkgconf dpkg-dev file man-db tmux)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
