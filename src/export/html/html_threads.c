@@ -14,11 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One kept record: its start, its place in the stream, its signature, its pairs in ww. */
+typedef struct thr_rec {
+    uint64_t start, idx;
+    uint32_t sig, off; /* off: the record's first pair in ww */
+    uint32_t nt;
+} thr_rec;
+
 struct opscope_html_threads {
-    uint64_t *start, *idx;
-    uint32_t *sig, *off; /* off: the record's first pair in ww */
-    uint8_t *nt;
-    size_t n, cap;
+    OPSCOPE_VEC(thr_rec) recs;
     OPSCOPE_VEC(uint32_t) ww; /* work, wait per thread per record */
     int32_t cpus[OPSCOPE_MAX_THREADS]; /* each thread's last known CPU, -1 unknown */
     int32_t max_nt;
@@ -33,40 +37,19 @@ opscope_html_threads_t *opscope_html_threads_new(void) {
 
 void opscope_html_threads_free(opscope_html_threads_t *t) {
     if (!t) return;
-    free(t->start);
-    free(t->idx);
-    free(t->sig);
-    free(t->off);
-    free(t->nt);
+    free(t->recs.v);
     free(t->ww.v);
     free(t);
-}
-
-static int grow(opscope_html_threads_t *t) {
-    size_t nc = t->cap ? t->cap * 2 : 1024;
-    if (opscope_vec_resize((void **)&t->start, nc, sizeof *t->start) ||
-        opscope_vec_resize((void **)&t->idx, nc, sizeof *t->idx) ||
-        opscope_vec_resize((void **)&t->sig, nc, sizeof *t->sig) ||
-        opscope_vec_resize((void **)&t->off, nc, sizeof *t->off) ||
-        opscope_vec_resize((void **)&t->nt, nc, sizeof *t->nt))
-        return -1;
-    t->cap = nc;
-    return 0;
 }
 
 int opscope_html_threads_add(opscope_html_threads_t *t, const opscope_record *rec, uint32_t sig, uint64_t idx) {
     if (!t || !(rec->has & OPSCOPE_HAS_THREADS) || !rec->threads || rec->n_threads <= 0) return 0;
     int nt = rec->n_threads > OPSCOPE_MAX_THREADS ? OPSCOPE_MAX_THREADS : rec->n_threads;
     if (t->ww.n + 2 * (size_t)nt > UINT32_MAX) return 0; /* past 2^32 pairs: no more kept */
-    if ((t->n == t->cap && grow(t)) ||
+    thr_rec r = {rec->start_ns, idx, sig, (uint32_t)t->ww.n, (uint32_t)nt};
+    if (OPSCOPE_VEC_PUSH(t->recs, r) ||
         opscope_vec_reserve((void **)&t->ww.v, &t->ww.cap, t->ww.n + 2 * (size_t)nt, sizeof *t->ww.v, 4096))
         return -1;
-    t->start[t->n] = rec->start_ns;
-    t->idx[t->n] = idx;
-    t->sig[t->n] = sig;
-    t->off[t->n] = (uint32_t)t->ww.n;
-    t->nt[t->n] = (uint8_t)nt;
-    t->n++;
     memcpy(t->ww.v + t->ww.n, rec->threads, 2 * (size_t)nt * sizeof *t->ww.v);
     t->ww.n += 2 * (size_t)nt;
     for (int i = 0; rec->thread_cpus && i < nt; i++)
@@ -78,57 +61,50 @@ int opscope_html_threads_add(opscope_html_threads_t *t, const opscope_record *re
 void opscope_html_threads_decimate(opscope_html_threads_t *t, uint64_t stride) {
     if (!t) return;
     size_t w = 0, ww = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        if (t->idx[i] % stride) continue;
-        size_t np = 2 * (size_t)t->nt[i];
-        memmove(t->ww.v + ww, t->ww.v + t->off[i], np * sizeof *t->ww.v);
-        t->start[w] = t->start[i];
-        t->idx[w] = t->idx[i];
-        t->sig[w] = t->sig[i];
-        t->nt[w] = t->nt[i];
-        t->off[w] = (uint32_t)ww;
-        ww += np;
-        w++;
+    for (size_t i = 0; i < t->recs.n; i++) {
+        thr_rec r = t->recs.v[i];
+        if (r.idx % stride) continue;
+        memmove(t->ww.v + ww, t->ww.v + r.off, 2 * (size_t)r.nt * sizeof *t->ww.v);
+        r.off = (uint32_t)ww;
+        ww += 2 * (size_t)r.nt;
+        t->recs.v[w++] = r;
     }
-    t->n = w;
+    t->recs.n = w;
     t->ww.n = ww;
 }
 
-typedef struct thr_key {
-    uint64_t start;
-    uint32_t k;
-} thr_key;
-
-static int cmp_thr(const void *a, const void *b) {
-    const thr_key *x = a, *y = b;
+/* By start, then stream order (idx is unique): the order the viewer draws them in. */
+static int cmp_rec(const void *a, const void *b) {
+    const thr_rec *x = a, *y = b;
     if (x->start != y->start) return x->start < y->start ? -1 : 1;
-    return x->k < y->k ? -1 : x->k > y->k;
+    return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
 int opscope_html_threads_write(opscope_out_t *w, const opscope_html_threads_t *t, uint64_t t0) {
-    if (!t || !t->n) return 0;
-    thr_key *keys = malloc(t->n * sizeof *keys);
+    if (!t || !t->recs.n) return 0;
+    size_t n = t->recs.n;
+    thr_rec *order = malloc(n * sizeof *order); /* a sorted copy: T is read-only here */
     opscope_strbuf cols[4];
     memset(cols, 0, sizeof cols);
     int rc = -1;
-    if (!keys) goto done;
-    for (size_t i = 0; i < t->n; i++) keys[i] = (thr_key){t->start[i], (uint32_t)i};
-    opscope_sort(keys, t->n, sizeof *keys, cmp_thr);
+    if (!order) goto done;
+    memcpy(order, t->recs.v, n * sizeof *order);
+    opscope_sort(order, n, sizeof *order, cmp_rec);
     uint64_t prev = t0;
-    for (size_t i = 0; i < t->n; i++) {
-        uint32_t k = keys[i].k;
-        uint64_t s = t->start[k] < prev ? prev : t->start[k]; /* t0 is the kept records' first start */
-        opscope_html_vb_u64(&cols[0], t->sig[k]);
+    for (size_t i = 0; i < n; i++) {
+        const thr_rec *r = &order[i];
+        uint64_t s = r->start < prev ? prev : r->start; /* t0 is the kept records' first start */
+        opscope_html_vb_u64(&cols[0], r->sig);
         opscope_html_vb_u64(&cols[1], s - prev);
-        opscope_html_vb_u64(&cols[2], t->nt[k]);
-        for (uint32_t p = 0; p < 2u * t->nt[k]; p++) opscope_html_vb_u64(&cols[3], t->ww.v[t->off[k] + p]);
+        opscope_html_vb_u64(&cols[2], r->nt);
+        for (uint32_t p = 0; p < 2u * r->nt; p++) opscope_html_vb_u64(&cols[3], t->ww.v[r->off + p]);
         prev = s;
     }
     for (int c = 0; c < 4; c++)
         if (cols[c].failed) goto done;
     opscope_jw j = opscope_jw_resume(w);
     opscope_jw_obj(&j, "threads");
-    opscope_jw_u64(&j, "n", t->n);
+    opscope_jw_u64(&j, "n", n);
     opscope_jw_i64(&j, "threads", t->max_nt);
     opscope_jw_arr(&j, "cpus");
     for (int i = 0; i < t->max_nt; i++) opscope_jw_item_i64(&j, t->cpus[i]);
@@ -142,6 +118,6 @@ int opscope_html_threads_write(opscope_out_t *w, const opscope_html_threads_t *t
     rc = 0;
 done:
     for (int c = 0; c < 4; c++) opscope_strbuf_free(&cols[c]);
-    free(keys);
+    free(order);
     return rc;
 }
