@@ -8,7 +8,8 @@ realloc, aligned allocation and free of a block made on the thread named opscope
 its renames (one per checkpoint's status note under record). Checkpoints every 50 ms
 (OPSCOPE_CHECKPOINT_MS=50), the record log on (the default):
 
-  - completion: llama-completion, 64 tokens: the watcher ran, made at least 3 checkpoints
+  - completion: llama-completion, 1024 tokens (a second or more: at 64 a fast run
+    ended before its first 50 ms checkpoint): the watcher ran, made at least 3 checkpoints
     and no heap call; the profile is written, with records;
   - server: llama-server for SECONDS with 2 clients (each request clears llama's memory, so
     what ran changes while it runs), stopped with SIGINT (the server's own handler: the final
@@ -56,7 +57,7 @@ def shim_log():
 
 
 if MODE == "completion":
-    cmd = ["llama-completion", "-m", m, "-p", "The quick brown fox jumps over", "-n", "64", "--temp", "0",
+    cmd = ["llama-completion", "-m", m, "-p", "The quick brown fox jumps over", "-n", "1024", "--temp", "0",
            "-t", "2", "--ignore-eos", "-no-cnv", "--no-warmup"]
     rc, out, err = e2e.run([e2e.OPSCOPE, "record", "-o", prof, "--"] + cmd, env)
     e2e.check(rc == 0 and len(out) > 0, f"llama-completion under record exits 0 and prints its tokens (exit {rc}: "
