@@ -118,12 +118,18 @@ if summ is not None:
                   f"summary.requests, slot {slot}: n_prompt {r.get('n_prompt')}, n_outputs {r.get('n_outputs')}, "
                   f"n_gen {r.get('n_gen')}, graphs {r.get('graphs')}")
         # the server times generation from its first sampled token to its last; opscope from
-        # the end of the call that gave the first output to the end of the last call (measured:
-        # within 0.2%, prompt tokens/s too): within 5%
+        # the end of the call that gave the first output to the end of the last call: the
+        # spans agree within 5% or 5 ms (a slot of 13 tokens at 400 tokens/s spans 30 ms, where
+        # one scheduler slice between a call's end and the server's sampling is 7%); prompt
+        # tokens/s within 5%
         pps, gts = t.get("predicted_per_second", 0), r.get("gen_ts", 0)
         prs, pts = t.get("prompt_per_second", 0), r.get("prompt_ts", 0)
-        e2e.check(pps > 0 and abs(gts - pps) <= 0.05 * pps and prs > 0 and abs(pts - prs) <= 0.05 * prs,
-                  f"slot {slot}: generation {gts:.3f} tokens/s, the server's predicted_per_second {pps:.3f} "
+        span_srv = t.get("predicted_ms", 0)
+        span_ours = 1000.0 * r.get("n_gen", 0) / gts if gts > 0 else 0
+        e2e.check(span_srv > 0 and abs(span_ours - span_srv) <= max(0.05 * span_srv, 5.0) and prs > 0 and
+                  abs(pts - prs) <= 0.05 * prs,
+                  f"slot {slot}: generation {gts:.3f} tokens/s over {span_ours:.2f} ms, the server's "
+                  f"predicted_per_second {pps:.3f} over {span_srv:.2f} ms "
                   f"(prompt {r.get('prompt_ts', 0):.2f} tokens/s, the server's prompt_per_second "
                   f"{t.get('prompt_per_second', 0):.2f})")
     warm = summ.get("warmup_requests", [])
