@@ -6,20 +6,19 @@
 #include "capture/timing/cap_threads.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 _Atomic(opscope_cap_thr_table *) opscope_cap_barrier_live;
 _Thread_local opscope_cap_thr_table *opscope_cap_barrier_owner;
 int (*_Atomic opscope_cap_barrier_team_num)(void);
 
-static _Atomic int g_on = -1;         /* OPSCOPE_THREADS, read at the first compute: -1 not yet */
+static _Atomic int g_on = -1;           /* OPSCOPE_THREADS, read at the first compute: -1 not yet */
 static _Atomic int g_rows = 0;          /* rows the next table gets: the most threads seen */
 static _Atomic int g_per_node = 2;      /* barriers per node the next table has room for */
 static _Atomic bool g_said;
 
-__attribute__((constructor)) static void read_env(void) {
+/* The first table's rows: one per CPU, so that most programs never need a larger one. */
+__attribute__((constructor)) static void size_rows(void) {
     long cpus = sysconf(_SC_NPROCESSORS_CONF);
     int rows = cpus < 2 ? 2 : cpus > OPSCOPE_CAP_THR_MAX ? OPSCOPE_CAP_THR_MAX : (int)cpus;
     atomic_store(&g_rows, rows);
