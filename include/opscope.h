@@ -275,6 +275,20 @@ typedef struct opscope_run_info {
     uint64_t decodes_lost;    /* calls the capture's bounded table had no room for */
 } opscope_run_info;
 
+/* A capture window: `opscope record --paused` with `opscope ctl start` / `ctl stop`, or
+ * `record --delay` / `--duration`. A window opens and closes at graph-compute boundaries: the
+ * graph computes that began inside it were recorded whole, the others not at all. */
+typedef struct opscope_window {
+    uint64_t start_ns;        /* the capture's clock when it opened */
+    uint64_t end_ns;          /* when it closed; 0: still open at the profile's last write */
+} opscope_window;
+
+/* A mark (`opscope ctl mark TEXT`): a moment the user named while the program ran. */
+typedef struct opscope_mark {
+    uint64_t ts_ns;           /* the capture's clock when the capture took it */
+    const char *text;         /* never NULL; borrowed as for records */
+} opscope_mark;
+
 /*
  * Where and on which clock a capture ran (opscope's capture writes it; docs/formats.md,
  * "capture"). opscope merge uses it to tell whether two profiles share a clock. Strings are
@@ -299,6 +313,15 @@ typedef struct opscope_capture_info {
     uint64_t end_ns;          /* the clock at this write (0: unknown) */
     uint64_t died_ns;         /* the clock when record saw the process die (0: unknown) */
     const opscope_run_info *run; /* what ran; NULL when the profile does not say */
+    /* Windowed capture: 1 when the run was recorded in windows only (it started paused,
+     * or was stopped); then the records are those of the windows, in time order, and what ran
+     * outside them is not in the profile. 0: recorded from the capture's start to its end
+     * (n_windows 0). Both arrays borrowed as for records; NULL when their count is 0. */
+    uint8_t windowed;
+    size_t n_windows;
+    const opscope_window *windows;
+    size_t n_marks;           /* marks, in time order, windowed or not */
+    const opscope_mark *marks;
 } opscope_capture_info;
 
 enum {
