@@ -73,6 +73,8 @@ typedef enum opscope_kineto_kind {
     OPSCOPE_KINETO_ANNOTATION,     /* user_annotation (CPU side) */
     OPSCOPE_KINETO_GPU_ANNOTATION, /* gpu_user_annotation (device side) */
     OPSCOPE_KINETO_FLOW_START,     /* ph "s" of ac2g / async_gpu: id = correlation */
+    OPSCOPE_KINETO_COUNTERS,       /* cuda_profiler_range: one kernel measured by CUPTI's
+                                      profiler, its counters (args) in counters */
     OPSCOPE_KINETO_SYNC,           /* cuda_sync ("Context Sync", "Stream Sync", "Event Sync",
                                       "Stream Wait Event"): device = pid, stream = args.stream,
                                       corr = the runtime call's correlation */
@@ -85,6 +87,13 @@ typedef struct opscope_kineto_comm {
     char coll[32], dtype[16], pg[32];
     int64_t in_nelems, out_nelems, group_size; /* -1 when absent */
 } opscope_kineto_comm;
+
+/* One numeric arg of a cuda_profiler_range event ("smsp__sass_thread_inst_executed_op_
+ * ffma_pred_on.sum": 86114304): the counter's name id and its value. */
+typedef struct opscope_kineto_counter {
+    uint32_t name_id;
+    double value;
+} opscope_kineto_counter;
 
 typedef struct opscope_kineto_event {
     opscope_kineto_kind kind;
@@ -109,6 +118,9 @@ typedef struct opscope_kineto_event {
                                   UINT32_MAX when none (read with want_dims only) */
     const opscope_kineto_comm *comm; /* kernels and CPU ops with a "Collective name" arg, else
                                   NULL; valid during ADD only */
+    const opscope_kineto_counter *counters; /* COUNTERS: its numeric args (valid during ADD
+                                  only), n_counters of them; NULL otherwise */
+    uint32_t n_counters;
 } opscope_kineto_event;
 
 /*

@@ -32,6 +32,7 @@ typedef enum kcat {
     KC_GPU_ANNOT,
     KC_FLOW,     /* ac2g, async_gpu: flow links launch -> kernel */
     KC_SYNC,     /* cuda_sync: a synchronization the runtime recorded (critical path) */
+    KC_PROFILER, /* cuda_profiler_range: a kernel measured by CUPTI's profiler, counters in args */
     KC_KNOWN,    /* other Kineto categories (Trace, cuda_sync, fwdbwd...): ignored */
     KC_UNKNOWN,  /* not a Kineto category: a generic Chrome slice */
 } kcat;
@@ -110,6 +111,7 @@ typedef struct kr {
     int want_dims;      /* the collector keeps CPU ops' input dims (the diff's work pairs) */
     opscope_kineto_comm comm; /* the X event being read: a collective's args (kineto_comm.h) */
     int in_events;      /* the events array began: input ending after this is a trace cut short */
+    OPSCOPE_VEC(opscope_kineto_counter) ctr; /* the cuda_profiler_range being read: its counters */
 } kr;
 
 /* ---------------------------------------------------------------------------------------- */
@@ -146,7 +148,7 @@ static kcat cat_of(const char *s, size_t n, int *old) {
         C("cuda_runtime", KC_RUNTIME);
         C("cuda_driver", KC_RUNTIME);
         C("cuda_sync", KC_SYNC);
-        C("cuda_profiler_range", KC_KNOWN);
+        C("cuda_profiler_range", KC_PROFILER);
         break;
     case 'g':
         C("gpu_memcpy", KC_MEMCPY);
@@ -440,6 +442,25 @@ static const char *copy_dir(const char *name, const kev *e) {
     return NULL;
 }
 
+/* A cuda_profiler_range slice KE (times set): counted with the ignored categories, no record
+ * (its times are the profiler's replay); its counters go to the analysis. */
+static int profiler_range(kr *s, const kev *e, const char *name, size_t name_len, opscope_kineto_event *ke) {
+    s->info->n_other++;
+    if (!s->an) return 0;
+    uint32_t id = e->name_id != UINT32_MAX ? e->name_id : intern_name(s, name, name_len);
+    if (id == UINT32_MAX) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+    ke->kind = OPSCOPE_KINETO_COUNTERS;
+    ke->name_id = id;
+    ke->device = e->pid.is_str ? -1 : e->pid.i;
+    ke->stream = e->tid.is_str ? -1 : e->tid.i;
+    ke->record = UINT64_MAX;
+    ke->dims_id = ke->types_id = UINT32_MAX;
+    ke->counters = s->ctr.v;
+    ke->n_counters = (uint32_t)s->ctr.n;
+    if (s->an->add(s->an->ud, ke)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+    return 0;
+}
+
 /* A complete slice (X, or a matched B/E). NAME is the event's name (NUL-terminated). */
 static int slice(kr *s, kev *e, const char *name, size_t name_len) {
     opscope_kineto_info *in = s->info;
@@ -580,7 +601,8 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
         if (s->an->add(s->an->ud, &ke)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         return 0;
     }
-    default: /* other Kineto categories (Trace, cuda_profiler_range...): counted, ignored */
+    case KC_PROFILER: return profiler_range(s, e, name, name_len, &ke);
+    default: /* other Kineto categories (Trace, fwdbwd...): counted, ignored */
         in->n_other++;
         return 0;
     }
@@ -797,7 +819,18 @@ static int parse_args(kr *s, kev *e) {
             break;
         default: break;
         }
+        /* a profiled kernel's counters: every other numeric arg (the key interned first, the
+         * value's token replaces it) */
+        uint32_t ctr_id = UINT32_MAX;
+        if (e->cat == KC_PROFILER && !which && !comm && s->an &&
+            (ctr_id = intern_name(s, t.str, t.len)) == UINT32_MAX)
+            return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         if (next(s, &t)) return -1;
+        if (ctr_id != UINT32_MAX && t.type == OPSCOPE_JSON_NUMBER) {
+            opscope_kineto_counter c = {ctr_id, t.is_int ? (double)t.i : t.d};
+            if (OPSCOPE_VEC_PUSH(s->ctr, c)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+            continue;
+        }
         if (which == 9 && t.type == OPSCOPE_JSON_ARR_BEGIN && s->want_dims) {
             if (parse_dims(s, e)) return -1;
             continue;
@@ -864,6 +897,7 @@ static int parse_event(kr *s, kev *e) {
     kev_reset(e);
     opscope_kineto_comm_reset(&s->comm);
     s->cat_len = 0;
+    s->ctr.n = 0;
     int has_cat = 0;
     for (;;) {
         if (next(s, &t)) return -1;
@@ -1306,6 +1340,7 @@ out:
     opscope_strbuf_free(&s.cat);
     opscope_strbuf_free(&s.aname);
     opscope_strbuf_free(&s.dims);
+    free(s.ctr.v);
     free(s.catcache);
     free(s.thr.v);
     opscope_hindex_free(&s.thr_index);

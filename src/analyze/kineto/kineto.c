@@ -3,6 +3,7 @@
 #include "analyze/intervals/busy_runs.h"
 #include "analyze/intervals/busy.h"
 #include "analyze/kineto/cpu_ops.h"
+#include "analyze/kineto/cupti.h"
 #include "analyze/kineto/katen.h"
 #include "analyze/kineto/kseq.h"
 #include "analyze/kineto/kstats.h"
@@ -107,6 +108,7 @@ struct opscope_kineto {
     opscope_kstats_t *kstats;      /* kernels and launches by HTA's definitions (kstats.h) */
     opscope_kseq_t *kseq;          /* GPU activity sequences per CPU op call (kseq.h), or NULL */
     opscope_kseq_t *katen;         /* each aten op call's kernels and delays (katen.h), or NULL */
+    opscope_cupti_t *cupti;        /* kernels CUPTI's profiler measured (cupti.h), or NULL */
 };
 
 static int collector_add(void *ud, const opscope_kineto_event *ev) {
@@ -163,6 +165,7 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     opscope_kstats_free(k->kstats);
     opscope_kseq_free(k->kseq);
     opscope_kseq_free(k->katen);
+    opscope_cupti_free(k->cupti);
     free(k);
 }
 
@@ -342,6 +345,8 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
                    .name = ev->kind == OPSCOPE_KINETO_RUNTIME && ev->name_id < NAME31 ? ev->name_id : NAME31};
         return OPSCOPE_VEC_PUSH(k->rt, rt);
     }
+    case OPSCOPE_KINETO_COUNTERS: /* a kernel CUPTI's profiler measured (cupti.h) */
+        return (!k->cupti && !(k->cupti = opscope_cupti_new())) || opscope_cupti_add(k->cupti, ev) ? -1 : 0;
     case OPSCOPE_KINETO_SYNC: return 0; /* the critical path's (analyze/kineto/critical_path.c) */
     }
     return 0;
@@ -1449,6 +1454,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
             goto done;
     }
     if (opscope_cpu_ops_finish(k->cpu_ops)) goto done;
+    if (k->cupti && opscope_cupti_finish(k->cupti, opscope_cpu_ops_results_get(k->cpu_ops), k->names)) goto done;
     rc = 0;
 done:
     fin_free(&f);
@@ -1479,6 +1485,8 @@ void opscope_kineto_gpu_get(const opscope_kineto_t *k, size_t i, opscope_kineto_
 size_t opscope_kineto_n_cpu_ops(const opscope_kineto_t *k) { return k->cpu.n; }
 
 const opscope_cpu_ops_t *opscope_kineto_cpu_ops(const opscope_kineto_t *k) { return k->cpu_ops; }
+
+const opscope_cupti_t *opscope_kineto_cupti(const opscope_kineto_t *k) { return k->cupti; }
 
 void opscope_kineto_cpu_op_get(const opscope_kineto_t *k, size_t i, opscope_kineto_cpu_op *out) {
     const ivview *w = &k->cpu_view;

@@ -232,6 +232,11 @@ void opscope_kineto_cpu_op_get(const opscope_kineto_t *k, size_t i, opscope_kine
 typedef struct opscope_cpu_ops opscope_cpu_ops_t;
 const opscope_cpu_ops_t *opscope_kineto_cpu_ops(const opscope_kineto_t *k);
 
+/* The kernels CUPTI's profiler measured, attributed to their operators (cupti.h), after
+ * finish; NULL when the trace has no cuda_profiler_range event. */
+struct opscope_cupti;
+const struct opscope_cupti *opscope_kineto_cupti(const opscope_kineto_t *k);
+
 /* The string table (for name ids in results). */
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k);
 /* The same table, writable (for the reader that interns into it). */

@@ -1,6 +1,7 @@
 /* kineto_report.c - plain-text Kineto section (see kineto_report.h). */
 #include "export/kineto/kineto_report.h"
 #include "export/kineto/cpu_ops_report.h"
+#include "export/kineto/cupti_report.h"
 
 #include "export/kineto/critical_path_out.h"
 #include "export/kineto/collectives_report.h"
@@ -264,6 +265,7 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
     if (!r->kernels && !r->memcpy_n && !r->memset_n) {
         opscope_out_str(w, "  no GPU activity in this trace (CPU-only profile)\n");
         cpu_side_text(w, r);
+        opscope_cupti_report_write(w, k, OPSCOPE_KINETO_TOP);
         return;
     }
     categories_text(w, r);
@@ -273,6 +275,7 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
     cpu_side_text(w, r);
     streams_text(w, r);
     opscope_kstats_report_write(w, k, OPSCOPE_KINETO_TOP);
+    opscope_cupti_report_write(w, k, OPSCOPE_KINETO_TOP);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -479,6 +482,7 @@ void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *
     gaps_json(&j, r);
     if (r->kernels || r->memcpy_n || r->memset_n) opscope_kstats_report_write_json(w, k);
     opscope_cpu_ops_report_write_json(w, k);
+    opscope_cupti_report_write_json(w, k);
     opscope_critical_path_write_json(w, cp);
     opscope_jw_end_obj(&j);
 }
