@@ -11,6 +11,7 @@
 #include "cli/job.h"
 #include "cli/progress.h"
 #include "cli/select.h"
+#include "export/kineto/mem_timeline_out.h"
 #include "export/outputs/outputs.h"
 #include "export/sqlite/sqlite_export.h"
 #include "util/out.h"
@@ -313,10 +314,23 @@ static int run_job(const report_args *a) {
     return opscope_cli_job(&jo);
 }
 
+/* PyTorch's memory timeline (export_memory_timeline's raw file): its peaks, --json and -q only. */
+static int report_mem_timeline(const report_args *a) {
+    const char *other = a->chrome ? "--chrome-trace" : a->html ? "--html-viewer" : a->text ? "--text"
+                        : a->sqlite ? "--sqlite" : a->peak ? "--peak" : a->export_ops ? "--export-ops"
+                        : opscope_cli_select_any(&a->select) ? "--batch/--graphs" : NULL;
+    if (other) return usage_error("%s: not for a memory timeline (%s)", other, a->input);
+    opscope_error err;
+    if (!opscope_mem_timeline_report(a->input, a->json, a->quiet, &err)) return OPSCOPE_EXIT_OK;
+    opscope_cli_print_error(NULL, &err);
+    return OPSCOPE_EXIT_INPUT;
+}
+
 /* One profile or trace: the session of the outputs asked for. */
 static int report_one(report_args *ap) {
     report_args a = *ap;
     int rc;
+    if (opscope_mem_timeline_is(a.input)) return report_mem_timeline(&a);
     /* the peaks first: a bad peak file fails before the profile is read */
     opscope_peak peak;
     if (a.peak && (rc = opscope_cli_load_peak("report", a.peak, &peak))) return rc;
