@@ -9,6 +9,7 @@
 #include "cli/select.h"
 #include "analyze/diff/diff.h"
 #include "analyze/diff/diff_apart.h"
+#include "analyze/diff/trace_ops.h"
 #include "export/diff/diff_report.h"
 #include "export/html/html.h"
 #include "read/readers.h"
@@ -26,6 +27,7 @@
 #include "model/run_info.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -49,6 +51,7 @@ typedef struct diff_args {
     double min_share, fail_pct, alpha;
     opscope_diff_norm norm;
     opscope_cli_select select; /* --batch, --graphs */
+    opscope_trace_steps steps; /* --steps (all: every profiler step) */
 } diff_args;
 
 static void usage(FILE *f) {
@@ -77,6 +80,9 @@ static void usage(FILE *f) {
           "                           widest MUL_MAT's rows: 1 = llama.cpp's generation\n"
           "                           steps; decode|prefill: by phase); reads each input twice\n"
           "  --graphs N|A-B|A-        only the graph computes with those ids on both sides\n"
+          "  --steps N|A-B|A-         traces: the Trace ops section (count and time per name,\n"
+          "                           CPU side and GPU side) over ProfilerStep#N of those N\n"
+          "                           (default: every step)\n"
           "  --include-warmup         compare the warm-up too: by default the first compute of\n"
           "                           each graph topology, graphs over 10x their batch's median\n"
           "                           wall and the records before the first compute (load) are\n"
@@ -115,7 +121,7 @@ static bool parse_pct(const char *s, double lo, double hi, double *out) {
 
 enum {
     OPT_BY, OPT_JSON, OPT_TEXT, OPT_HTML, OPT_TOP, OPT_MIN_SHARE, OPT_FAIL, OPT_PER, OPT_ALPHA,
-    OPT_HTML_MAX, OPT_MERGE_BACKENDS, OPT_BATCH, OPT_GRAPHS, OPT_WARMUP
+    OPT_HTML_MAX, OPT_MERGE_BACKENDS, OPT_BATCH, OPT_GRAPHS, OPT_WARMUP, OPT_STEPS
 };
 
 static const opscope_cli_opt diff_opts[] = {
@@ -133,6 +139,7 @@ static const opscope_cli_opt diff_opts[] = {
     {"--batch", NULL, OPT_BATCH, true},
     {"--graphs", NULL, OPT_GRAPHS, true},
     {"--include-warmup", NULL, OPT_WARMUP, false},
+    {"--steps", NULL, OPT_STEPS, true},
 };
 
 /* One option of the command line into the diff_args (CTX). Returns a cli status (cli/cli.h). */
@@ -195,6 +202,12 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
     case OPT_WARMUP: a->include_warmup = true; break;
     case OPT_BATCH:
     case OPT_GRAPHS: return opscope_cli_select_option("diff", &a->select, o->name, val);
+    case OPT_STEPS: {
+        opscope_range r;
+        if (!opscope_range_parse(val, &r)) return usage_error("--steps: expected N, A-B or A-, got '%s'", val);
+        a->steps = (opscope_trace_steps){false, r.lo, r.hi};
+        break;
+    }
     }
     return OPSCOPE_EXIT_OK;
 }
@@ -202,6 +215,7 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
 /* Returns a cli status (cli/cli.h): 0 when A is ready. */
 static int parse_args(int argc, char **argv, diff_args *a) {
     memset(a, 0, sizeof *a);
+    a->steps.all = true;
     a->min_share = 0.5;
     a->fail_pct = -1;
     a->alpha = 0.05;
@@ -252,6 +266,7 @@ typedef struct input {
     opscope_diff_side_t *side;
     opscope_strtab_t *names;
     opscope_kineto_t *kin;
+    opscope_trace_ops_t *tops; /* the trace's events per name and step, fed before KIN */
     opscope_html_sink_t *html;
     opscope_cli_selection sel; /* --batch, --graphs: of the run being read */
     uint64_t kept, dropped;    /* the filter's counts over the side's runs */
@@ -281,6 +296,7 @@ static int catch_meta(void *ud, const opscope_meta *m) {
 static void input_free(input *in) {
     opscope_warm_defer_free(in->defer);
     opscope_diff_side_free(in->side);
+    opscope_trace_ops_free(in->tops);
     opscope_kineto_free(in->kin);
     opscope_strtab_free(in->names);
     opscope_html_sink_abort(in->html);
@@ -363,7 +379,8 @@ static int read_input(const char *path, input *in, size_t run, const read_plan *
         sink = opscope_tee_sink(&outer);
     }
     opscope_read_options ro = {0};
-    ro.kineto = opscope_kineto_collector_of(in->kin); /* filled by Kineto and Chrome input only */
+    /* filled by Kineto and Chrome input only */
+    ro.kineto = in->tops ? opscope_trace_ops_collector(in->tops) : opscope_kineto_collector_of(in->kin);
     int rc = opscope_progress_read(path, OPSCOPE_FORMAT_AUTO, &sink, &ro, err);
     if (rc) {
         if (err->code == OPSCOPE_ERROR_ABORTED) set_nomem(err);
@@ -452,6 +469,8 @@ static int read_side(const diff_args *a, input *in, const char *const *paths, si
         opscope_kineto_keep_dims(in->kin); /* work pairs: CPU ops with their dims */
         /* CPU-op records are compared for CPU-only traces; with kernels, kernels are */
         opscope_kineto_cpu_ops_without_gpu_only(in->kin);
+        /* the trace ops' tally wraps the collector as now set (it copies what it asks) */
+        if (!(in->tops = opscope_trace_ops_new(opscope_kineto_collector_of(in->kin)))) return set_nomem(err), -1;
     }
     if (!(in->graphs = opscope_graphs_new())) return set_nomem(err), -1;
     opscope_diff_side_set_kineto(in->side, in->kin);
@@ -595,6 +614,31 @@ static opscope_diff_t *compute(const diff_args *a, input in[2], const char *cons
     return opscope_diff_new(in[0].side, in[1].side, &o, why);
 }
 
+/* Two traces' events per name over A's steps into *C (its section), when both sides are one
+ * Kineto trace; --steps of inputs that are not is an error. Returns 0, or the exit status. */
+static int trace_ops(const diff_args *a, input in[2], const char *const *paths[2], opscope_trace_ops_cmp *c) {
+    bool traces = true;
+    for (int s = 0; s < 2; s++) traces &= in[s].tops && opscope_kineto_get_info(in[s].kin)->is_kineto;
+    if (!traces) {
+        if (a->steps.all) return 0;
+        fprintf(stderr, "opscope diff: --steps: for one PyTorch (Kineto) trace a side\n");
+        return OPSCOPE_EXIT_INPUT;
+    }
+    for (int s = 0; s < 2; s++) {
+        int64_t first, last;
+        int rc = opscope_trace_ops_finish(in[s].tops, &a->steps, &first, &last);
+        if (rc < 0) return fprintf(stderr, "opscope diff: out of memory\n"), OPSCOPE_EXIT_INPUT;
+        if (rc && first < 0) fprintf(stderr, "opscope diff: --steps: %s has no ProfilerStep#N\n", paths[s][0]);
+        else if (rc) fprintf(stderr, "opscope diff: --steps: %s has ProfilerStep#%" PRId64 " to #%" PRId64 ", none chosen\n",
+                             paths[s][0], first, last);
+        if (rc) return OPSCOPE_EXIT_INPUT;
+    }
+    if (opscope_trace_ops_compare(in[0].tops, in[1].tops, c))
+        return fprintf(stderr, "opscope diff: out of memory\n"), OPSCOPE_EXIT_INPUT;
+    c->chosen = !a->steps.all;
+    return 0;
+}
+
 /* After each commit: the file it wrote, or why not (the console says nothing). */
 static void on_done(void *ud, const opscope_output *o, const opscope_error *err) {
     const diff_args *a = ud;
@@ -616,6 +660,7 @@ int opscope_cli_diff(int argc, char **argv) {
     input in[2];
     memset(in, 0, sizeof in);
     opscope_diff_t *d = NULL;
+    opscope_trace_ops_cmp tcmp = {0};
     opscope_diff_view v;
     memset(&v, 0, sizeof v);
     /* a session of outputs only: each side's analysis is its diff side */
@@ -637,6 +682,8 @@ int opscope_cli_diff(int argc, char **argv) {
         goto fail;
     }
     if (!d) set_nomem(&err);
+    if (d && trace_ops(&a, in, paths, &tcmp)) goto fail;
+    v.ro.trace_ops = tcmp.cpu ? &tcmp : NULL;
     v.d = d;
     if (!d || opscope_session_finish(s, &err)) goto fail_err;
     status = opscope_session_commit(s, on_done, &a) ? OPSCOPE_EXIT_INPUT : OPSCOPE_EXIT_OK;
@@ -649,6 +696,7 @@ fail:
 done:
     opscope_session_free(s);
     opscope_diff_free(d);
+    opscope_trace_ops_cmp_free(&tcmp);
     for (int i = 0; i < 2; i++) input_free(&in[i]);
     return status;
 }

@@ -225,6 +225,7 @@ void opscope_diff_write_json(opscope_out_t *w, const opscope_diff_t *d,
     opscope_jw_end_arr(&j);
     opscope_diff_tests_write_json(w, o);
     opscope_diff_requests_write_json(w, o);
+    opscope_diff_trace_ops_write_json(w, o);
     opscope_jw_end_obj(&j);
     opscope_out_char(w, '\n');
 }

@@ -49,7 +49,15 @@ typedef struct opscope_diff_report_opts {
     const struct opscope_run_request *requests[2];
     size_t n_requests[2];
     bool requests_only;
+    /* two traces' events per name over the chosen profiler steps (analyze/diff/trace_ops.h;
+     * borrowed, NULL: not traces): the Trace ops section (diff_trace_ops.c) */
+    const struct opscope_trace_ops_cmp *trace_ops;
 } opscope_diff_report_opts;
+
+/* The Trace ops section (text; CONSOLE: the first rows of each side, short kernel names) and
+ * the "trace_ops" member (JSON, after a comma), when the inputs are traces; nothing otherwise. */
+void opscope_diff_trace_ops_write_text(opscope_out_t *w, const opscope_diff_report_opts *o, bool console);
+void opscope_diff_trace_ops_write_json(opscope_out_t *w, const opscope_diff_report_opts *o);
 
 /* The Tests section (text, console) and the "tests" member (JSON, after a comma), when both
  * sides have tests; nothing otherwise. */

@@ -521,6 +521,7 @@ void opscope_diff_write_console(opscope_out_t *w, const opscope_diff_t *d,
     table(w, d, o->top ? o->top : CONSOLE_TOP, TABLE_CONSOLE);
     opscope_diff_write_sampled(w, d, o->top ? o->top : CONSOLE_TOP, false);
     opscope_diff_threads_write_text(w, d, o->top ? o->top : CONSOLE_TOP, false);
+    opscope_diff_trace_ops_write_text(w, o, true);
     fusions(w, d, 10, true);
     regressions(w, d);
 }
@@ -534,6 +535,7 @@ void opscope_diff_write_text(opscope_out_t *w, const opscope_diff_t *d,
     table(w, d, 0, TABLE_ALL_ROWS);
     opscope_diff_write_sampled(w, d, 0, true);
     opscope_diff_threads_write_text(w, d, 0, true);
+    opscope_diff_trace_ops_write_text(w, o, false);
     fusions(w, d, 0, false);
     regressions(w, d);
 }
