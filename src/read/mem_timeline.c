@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #define MEM_MAX_BYTES (1ll << 62) /* no entry or sum past this: the sums never wrap */
@@ -22,7 +23,8 @@ static long gz_read(void *ud, char *buf, size_t cap) {
 }
 
 bool opscope_mem_timeline_is(const char *path) {
-    if (!path || !strcmp(path, "-")) return false;
+    struct stat st; /* a FIFO or a device is never peeked: its bytes would be gone */
+    if (!path || !strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode)) return false;
     gzFile f = gzopen(path, "rb");
     if (!f) return false;
     char b[64];

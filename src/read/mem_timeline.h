@@ -42,7 +42,7 @@ typedef struct opscope_mem_timeline {
  * "Gradient", "Autograd detail", "Unknown"); I < OPSCOPE_MEM_CATEGORIES. */
 const char *opscope_mem_category_name(int i);
 
-/* Whether PATH ("-": never, stdin is not peeked) starts as a memory timeline: '[' then '['
+/* Whether PATH (a regular file: stdin, FIFOs and devices are never peeked) starts as a memory timeline: '[' then '['
  * then a number, after whitespace (a trace's event array holds objects). */
 bool opscope_mem_timeline_is(const char *path);
 

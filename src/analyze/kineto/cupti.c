@@ -131,18 +131,22 @@ static int attribute(opscope_cupti_t *c, const opscope_cpu_ops_results *cpu, con
     r->attributed = ls.n == r->n_rows && ls.n > 0;
     if (!r->attributed) { rc = 0; goto out; }
     opscope_sort(ls.v, ls.n, sizeof *ls.v, cmp_launch);
-    uint32_t up[64];
     for (size_t i = 0; i < r->n_rows; i++) {
         opscope_cupti_row *w = &r->rows[i];
-        size_t n = 0;
-        for (uint32_t p = cpu->recs[ls.v[i].rec].parent; p != NONE32 && n < 64; p = cpu->recs[p].parent)
-            if (cpu->recs[p].kind == OPSCOPE_CPU_KIND_OP) up[n++] = cpu->recs[p].name;
-        w->stack = (uint32_t)st.n;
+        size_t at = st.n;
+        /* the ancestors innermost first, then turned outer first in place */
+        for (uint32_t p = cpu->recs[ls.v[i].rec].parent; p != NONE32; p = cpu->recs[p].parent)
+            if (cpu->recs[p].kind == OPSCOPE_CPU_KIND_OP && OPSCOPE_VEC_PUSH(st, cpu->recs[p].name)) goto out;
+        size_t n = st.n - at;
+        for (size_t a = at, b = st.n; a + 1 < b; a++, b--) {
+            uint32_t x = st.v[a];
+            st.v[a] = st.v[b - 1];
+            st.v[b - 1] = x;
+        }
+        w->stack = (uint32_t)at;
         w->n_stack = (uint32_t)n;
-        for (size_t k = n; k-- > 0;)
-            if (OPSCOPE_VEC_PUSH(st, up[k])) goto out;
-        w->top_op = n ? up[n - 1] : NONE32;
-        w->bottom_op = n ? up[0] : NONE32;
+        w->top_op = n ? st.v[at] : NONE32;
+        w->bottom_op = n ? st.v[st.n - 1] : NONE32;
     }
     r->stack = st.v;
     r->n_stack = st.n;
