@@ -71,7 +71,10 @@ static int entry(opscope_json_t *j, int64_t *v, uint64_t pos) {
         if (opscope_json_next(j, &t) == OPSCOPE_JSON_ERROR) return -1;
         if (t.type == OPSCOPE_JSON_ARR_END)
             return n == 4 ? 0 : fail(j, "a memory timeline entry is [time, action, bytes, category]: 4 integers", pos);
-        if (n >= 4 || t.type != OPSCOPE_JSON_NUMBER || !t.is_int)
+        if (n >= 4)
+            return fail(j, "a memory timeline entry is [time, action, bytes, category]: 4 integers (torch's "
+                           ".json export, [times, sizes], is not read: export to a .raw.json.gz path)", t.pos);
+        if (t.type != OPSCOPE_JSON_NUMBER || !t.is_int)
             return fail(j, "a memory timeline entry is [time, action, bytes, category]: 4 integers", t.pos);
         v[n] = t.i;
     }

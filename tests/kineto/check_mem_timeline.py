@@ -101,6 +101,8 @@ def main():
     bad(opscope, work, "short.json", "[[-1, 1, 8, 7], [5, 2, 8]]", 16, "4 integers")
     bad(opscope, work, "float.json", "[[-1, 1, 8, 7], [5, 2, 8.5, 1]]", 23, "4 integers")
     bad(opscope, work, "after.json", "[[1, 2, 8, 7]] x", 15, "")
+    # torch's plain .json export: [times, sizes], said so
+    bad(opscope, work, "stacked.json", "[[1, 2, 3, 4, 5], [[0, 0, 0, 0, 0, 0, 0, 8]]]", 14, ".raw.json.gz")
     p = run(opscope, tp, "--chrome-trace", os.path.join(work, "c.json"))
     check(p.returncode == 1 and "not for a memory timeline" in p.stderr, f"--chrome-trace refused: {p.stderr.strip()}")
     print("check_mem_timeline: %s" % ("FAILED" if failures else "ok"))
