@@ -263,7 +263,8 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
     header_text(w, in);
     opscope_colls_report_console(w, opscope_kineto_colls(k));
     if (!r->kernels && !r->memcpy_n && !r->memset_n) {
-        opscope_out_str(w, "  no GPU activity in this trace (CPU-only profile)\n");
+        opscope_out_str(w, opscope_kineto_cupti(k) ? "  no GPU activity records: its kernels were measured by CUPTI's profiler (below)\n"
+                                                   : "  no GPU activity in this trace (CPU-only profile)\n");
         cpu_side_text(w, r);
         opscope_cupti_report_write(w, k, OPSCOPE_KINETO_TOP);
         return;
