@@ -88,6 +88,8 @@ opscope_sink opscope_session_sink(opscope_session_t *s) {
     for (int i = 0; i < s->n_out; i++) {
         opscope_tee_add_derived(&s->tee, s->out[i].sink, s->out[i].on_derived);
         if (s->out[i].kineto_links && s->kineto) opscope_kineto_keep_links(s->kineto);
+        /* out of memory here leaves the series out: the output that asked says so */
+        if (s->out[i].kineto_series && s->kineto) (void)opscope_kineto_keep_series(s->kineto);
     }
     if (s->rpc) opscope_tee_add(&s->tee, opscope_rpc_sink(s->rpc));
     if (s->graphs) opscope_tee_add_derived(&s->tee, opscope_graphs_sink(s->graphs), opscope_graphs_add_derived);
