@@ -92,20 +92,13 @@ int opscope_kmembw_add(opscope_kmembw_t *m, uint32_t name, int64_t device, int64
     return OPSCOPE_VEC_PUSH(m->acts, a);
 }
 
-/* A change: its time, the order it came in (starts first, then ends, each in input order). */
-typedef struct chg {
-    int64_t ts;
-    size_t ord;
-    uint32_t kind;
-    int64_t device;
-    double delta;
-} chg;
+/* A change of one kind: its time, the order it came in (starts first, then ends, each in
+ * input order). */
+typedef struct chg { int64_t ts; size_t ord; int64_t device; double delta; } chg;
 
 static int chg_cmp(const void *pa, const void *pb) {
     const chg *a = pa, *b = pb;
-    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
-    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
-    return (a->ord > b->ord) - (a->ord < b->ord);
+    return a->ts != b->ts ? (a->ts > b->ts) - (a->ts < b->ts) : (a->ord > b->ord) - (a->ord < b->ord);
 }
 
 static int dbl_cmp(const void *pa, const void *pb) {
@@ -144,19 +137,23 @@ static int kind_name_cmp(const void *pa, const void *pb) {
 }
 
 int opscope_kmembw_finish(opscope_kmembw_t *m) {
-    size_t n = m->acts.n, nc = 2 * n;
-    chg *c = malloc((nc ? nc : 1) * sizeof *c);
-    double *pos = malloc((nc ? nc : 1) * sizeof *pos);
+    size_t n = m->acts.n;
+    chg *c = malloc((2 * n + 1) * sizeof *c);
+    double *pos = malloc((2 * n + 1) * sizeof *pos);
     int rc = c && pos ? 0 : -1;
-    for (size_t i = 0; !rc && i < n; i++) {
-        const mact *a = &m->acts.v[i];
-        c[i] = (chg){a->start, i, a->kind, a->device, a->bw};
-        c[n + i] = (chg){a->end, n + i, a->kind, a->device, -a->bw};
-    }
-    if (!rc) opscope_sort(c, nc, sizeof *c, chg_cmp);
-    for (size_t i = 0, j; !rc && i < nc; i = j) {
-        for (j = i + 1; j < nc && c[j].kind == c[i].kind; j++) {}
-        rc = kind_finish(m, &m->kinds.v[c[i].kind], c + i, j - i, pos);
+    /* one kind at a time (a handful): its starts, then its ends, sorted by time */
+    for (uint32_t k = 0; !rc && k < m->kinds.n; k++) {
+        size_t na = 0;
+        for (size_t i = 0; i < n; i++) na += m->acts.v[i].kind == k;
+        for (size_t i = 0, x = 0; i < n; i++) {
+            const mact *a = &m->acts.v[i];
+            if (a->kind != k) continue;
+            c[x] = (chg){a->start, x, a->device, a->bw};
+            c[na + x] = (chg){a->end, na + x, a->device, -a->bw};
+            x++;
+        }
+        opscope_sort(c, 2 * na, sizeof *c, chg_cmp);
+        rc = kind_finish(m, &m->kinds.v[k], c, 2 * na, pos);
     }
     free(c);
     free(pos);

@@ -42,15 +42,15 @@ void opscope_kseries_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
     }
 }
 
-static void describe_json(opscope_jw *j, const opscope_kdescribe *d) {
+/* The member KEY: {count, mean, std, min, p25, p50, p75, max} of D (KEY NULL: D's members
+ * into the open object). */
+static void describe_json(opscope_jw *j, const char *key, const opscope_kdescribe *d) {
+    if (key) opscope_jw_obj(j, key);
     opscope_jw_u64(j, "count", d->count);
-    opscope_jw_double(j, "mean", d->mean);
-    opscope_jw_double(j, "std", d->std);
-    opscope_jw_double(j, "min", d->min);
-    opscope_jw_double(j, "p25", d->p25);
-    opscope_jw_double(j, "p50", d->p50);
-    opscope_jw_double(j, "p75", d->p75);
-    opscope_jw_double(j, "max", d->max);
+    const char *const names[] = {"mean", "std", "min", "p25", "p50", "p75", "max"};
+    const double v[] = {d->mean, d->std, d->min, d->p25, d->p50, d->p75, d->max};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) opscope_jw_double(j, names[i], v[i]);
+    if (key) opscope_jw_end_obj(j);
 }
 
 void opscope_kseries_report_write_json(opscope_out_t *w, const opscope_kineto_t *k) {
@@ -66,12 +66,8 @@ void opscope_kseries_report_write_json(opscope_out_t *w, const opscope_kineto_t 
         opscope_jw_item_obj(&j);
         const opscope_jw_i64_kv id[] = {{"device", q[i].device}, {"stream", q[i].stream}};
         opscope_jw_i64s(&j, id, sizeof id / sizeof *id);
-        opscope_jw_obj(&j, "out_at_start");
-        describe_json(&j, &q[i].len[OPSCOPE_KQUEUE_OUT_START]);
-        opscope_jw_end_obj(&j);
-        opscope_jw_obj(&j, "out_at_end");
-        describe_json(&j, &q[i].len[OPSCOPE_KQUEUE_OUT_END]);
-        opscope_jw_end_obj(&j);
+        describe_json(&j, "out_at_start", &q[i].len[OPSCOPE_KQUEUE_OUT_START]);
+        describe_json(&j, "out_at_end", &q[i].len[OPSCOPE_KQUEUE_OUT_END]);
         opscope_jw_end_obj(&j);
     }
     opscope_jw_end_arr(&j);
@@ -80,11 +76,10 @@ void opscope_kseries_report_write_json(opscope_out_t *w, const opscope_kineto_t 
     opscope_jw_obj(&j, "memory_bw");
     opscope_jw_arr(&j, "kinds");
     for (size_t i = 0; i < nm; i++) {
-        opscope_jw_nl(&j);
         opscope_jw_item_obj(&j);
         opscope_jw_str(&j, "name", m[i].name);
         opscope_jw_u64(&j, "activities", m[i].activities);
-        describe_json(&j, &m[i].bw);
+        describe_json(&j, NULL, &m[i].bw);
         opscope_jw_end_obj(&j);
     }
     opscope_jw_end_arr(&j);

@@ -6,6 +6,7 @@
 #include "analyze/kineto/kstats.h"
 #include "util/out.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,25 +44,22 @@ static void put_sep(opscope_out_t *w, bool *first) {
     *first = false;
 }
 
-/* The queue counter events of one stream's changes: the length after each. */
+/* The queue counter events of one stream's changes: the length after each (the event's text
+ * up to its time made once per stream). */
 static void queue_events(opscope_out_t *w, const opscope_kqueue_stream *st, int out, const char *name, bool *first) {
+    char head[192], mid[96];
+    snprintf(head, sizeof head, "{\"ph\":\"C\",\"name\":\"%s\",\"pid\":%" PRId64 ",\"id\":%" PRId64 ",\"ts\":", name,
+             st->device, st->stream);
+    snprintf(mid, sizeof mid, ",\"args\":{\"%s\":", name);
     int64_t v = 0;
     for (size_t i = 0; i < st->n_keys[out]; i++) {
         int64_t key = st->keys[out][i], t = opscope_kqueue_key_time(key);
         v += opscope_kqueue_key_up(key) ? 1 : -1;
         put_sep(w, first);
-        opscope_out_str(w, "{\"ph\":\"C\",\"name\":\"");
-        opscope_out_str(w, name);
-        opscope_out_str(w, "\",\"pid\":");
-        opscope_out_i64(w, st->device);
-        opscope_out_str(w, ",\"id\":");
-        opscope_out_i64(w, st->stream);
-        opscope_out_str(w, ",\"ts\":");
+        opscope_out_str(w, head);
         if (t < 0) opscope_out_char(w, '-');
         opscope_out_ns_as_us(w, (uint64_t)(t < 0 ? -t : t));
-        opscope_out_str(w, ",\"args\":{\"");
-        opscope_out_str(w, name);
-        opscope_out_str(w, "\":");
+        opscope_out_str(w, mid);
         opscope_out_i64(w, v);
         opscope_out_str(w, "}}");
     }
