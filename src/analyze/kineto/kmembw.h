@@ -11,7 +11,7 @@
  *     order (at one instant: starts before ends, each in input order), one point per change;
  *     the summary is describe() of the points above 0.
  *
- * Kept during the read: 32 bytes per memory activity (most traces have few); the series (24
+ * Kept during the read: 40 bytes per memory activity (most traces have few); the series (24
  * bytes per point, 2 per activity) after the finish only when asked for (the counter tracks).
  *
  * Ownership: a handle owns what it keeps (opscope_kmembw_free; NULL is fine); NAMES is
