@@ -249,6 +249,8 @@ static int num_to_ns(const opscope_json_token *t, int64_t *out) {
     return rc || *out > NS_LIMIT || *out < -NS_LIMIT ? -1 : 0;
 }
 
+int opscope_kineto_us_to_ns(const opscope_json_token *t, int64_t *out) { return num_to_ns(t, out); }
+
 /* An integer from a number or a numeric string ("2560", "0x10"); -1 when neither. */
 static int64_t int_of(const opscope_json_token *t) {
     if (t->type == OPSCOPE_JSON_NUMBER) {

@@ -120,6 +120,8 @@ void opscope_session_read_options(opscope_session_t *s, opscope_read_options *ro
             s->cpath = NULL;
         }
         if (s->cpath) opscope_kineto_on_steps(s->kineto, cpath_steps, s);
+        for (int i = 0; i < s->n_out; i++)
+            if (s->out[i].cpath_marks) opscope_cpath_keep_marks(s->cpath);
         opscope_cpath_share(s->cpath, opscope_kineto_cpu_ops(s->kineto)); /* one copy of the CPU side */
     }
     if (c && s->cpath) c = opscope_cpath_collector(s->cpath);
