@@ -746,8 +746,8 @@ static opscope_cpath_mark mark_at(const graph *g, uint32_t node) {
     return (opscope_cpath_mark){(int32_t)(uint32_t)(k->lane >> 32), (int32_t)(uint32_t)k->lane, k->start, k->end, 1};
 }
 
-/* The path's events (both ends of each edge, once along the path) and its edges that change
- * lane, into C's marks. */
+/* The path's events (both ends of each edge, once along the path) and its launch, sync and
+ * dependency edges and any other that changes lane, into C's marks. */
 static int keep_marks(opscope_cpath_t *c, const graph *g, const uint32_t *path, size_t np) {
     uint32_t last = UINT32_MAX; /* the node whose event was marked last */
     for (size_t i = 0; i < np; i++) {
@@ -763,9 +763,13 @@ static int keep_marks(opscope_cpath_t *c, const graph *g, const uint32_t *path, 
             last = ends[k];
         }
         const opscope_cpath_mark *a = &c->marks.v[at[0]], *b = &c->marks.v[at[1]];
-        if (a->gpu == b->gpu && a->pid == b->pid && a->tid == b->tid) continue;
+        int kind = e->type == E_LAUNCH || e->type == E_LAUNCH0 ? OPSCOPE_CPATH_EDGE_LAUNCH
+                   : e->type == E_SYNC                         ? OPSCOPE_CPATH_EDGE_SYNC
+                   : e->type == E_DEP                          ? OPSCOPE_CPATH_EDGE_DEPENDENCY
+                                                               : OPSCOPE_CPATH_EDGE_OTHER;
+        if (kind == OPSCOPE_CPATH_EDGE_OTHER && a->gpu == b->gpu && a->pid == b->pid && a->tid == b->tid) continue;
         opscope_cpath_medge m = {at[0], at[1], (uint8_t)(e->src & 1), (uint8_t)(e->dst & 1), (uint8_t)part_of(g, e),
-                                 weight_of(g, e)};
+                                 (uint8_t)kind, weight_of(g, e)};
         if (OPSCOPE_VEC_PUSH(c->medges, m)) return -1;
     }
     return 0;

@@ -126,11 +126,15 @@ typedef struct opscope_cpath_mark {
     int64_t pid, tid, start_ns, end_ns;
     uint8_t gpu;
 } opscope_cpath_mark;
-/* A path edge between two lanes: marks SRC and DST, each at its event's start (0) or end (1),
- * the part its time counts as and its weight in ns (0 for a sync or zero-weight launch). */
+/* The kinds of path edges kept with the marks: HTA's default ones to draw (a kernel launch, a
+ * GPU -> CPU synchronization, a zero-weight dependency between two top-level ops), and any
+ * other edge between two lanes. */
+enum { OPSCOPE_CPATH_EDGE_LAUNCH, OPSCOPE_CPATH_EDGE_SYNC, OPSCOPE_CPATH_EDGE_DEPENDENCY, OPSCOPE_CPATH_EDGE_OTHER };
+/* A path edge of those kinds: marks SRC and DST, each at its event's start (0) or end (1), the
+ * part its time counts as, its kind and its weight in ns (0 for a sync or dependency). */
 typedef struct opscope_cpath_medge {
     uint32_t src, dst;
-    uint8_t src_end, dst_end, part;
+    uint8_t src_end, dst_end, part, kind;
     uint64_t weight_ns;
 } opscope_cpath_medge;
 /* Keeps the marks and lane edges of every path opscope_cpath_run_steps computes (the critical

@@ -23,4 +23,12 @@
  * -1 with ERR filled. */
 int opscope_output_counters_trace(opscope_output *o, const char *path, const char *source, opscope_error *err);
 
+/* `report TRACE --critical-path-trace FILE`: the trace written back the same way with its
+ * critical path overlaid, as HTA's overlay_critical_path_analysis: every X event on a
+ * computed path (each profiler step's, or each window's of --critical-path-annotation) gets
+ * "critical": 1 in its args, and each edge of a path between two lanes (a launch, a
+ * synchronization) is a flow ("ph" "s" and "f", cat and name "critical_path", args type and
+ * weight_ns). Same arguments and rules as opscope_output_counters_trace. */
+int opscope_output_cpath_trace(opscope_output *o, const char *path, const char *source, opscope_error *err);
+
 #endif /* OPSCOPE_KTRACE_OUT_H */
