@@ -72,12 +72,9 @@ const opscope_kqueue_t *opscope_kstats_queue(const opscope_kstats_t *s) { return
 
 void opscope_kstats_free(opscope_kstats_t *s) {
     if (!s) return;
-    free(s->by_name.v);
-    free(s->kernels);
-    free(s->streams);
-    free(s->at.v);
     opscope_kqueue_free(s->kq);
-    free(s);
+    void *owned[] = {s->by_name.v, s->kernels, s->streams, s->at.v, s};
+    for (size_t i = 0; i < sizeof owned / sizeof *owned; i++) free(owned[i]);
 }
 
 int opscope_kstats_add(opscope_kstats_t *s, uint32_t name, int kind, int64_t dur_ns) {
