@@ -11,6 +11,9 @@
 
 /* HTA rounds a 0 us memory activity up to 1 us (its unit), so that its end follows its start. */
 #define KMEMBW_MIN_DUR_NS 1000
+/* At most this many kinds (each a name's first 11 bytes); the finish walks the activities
+ * once per kind. */
+#define KMEMBW_MAX_KINDS 64
 
 typedef struct mact {
     int64_t start, end, device;
@@ -21,7 +24,7 @@ typedef struct mact {
 struct opscope_kmembw {
     const opscope_strtab_t *names;
     bool keep;
-    OPSCOPE_VEC(uint8_t) name_kind; /* per name id: 0 unseen, 1 not memory, else 2 + kind */
+    OPSCOPE_VEC(uint16_t) name_kind; /* per name id: 0 unseen, 1 not memory, else 2 + kind */
     OPSCOPE_VEC(mact) acts;
     OPSCOPE_VEC(opscope_kmembw_kind) kinds;
 };
@@ -58,11 +61,12 @@ static bool memory_kind(const char *name, char out[16]) {
 static uint32_t kind_of(opscope_kmembw_t *m, uint32_t name, int *rc) {
     if (name >= m->name_kind.n) {
         size_t old = m->name_kind.n, want = (size_t)name + 1;
-        if (opscope_vec_reserve((void **)&m->name_kind.v, &m->name_kind.cap, want, 1, 64)) return *rc = -1, UINT32_MAX;
-        memset(m->name_kind.v + old, 0, want - old);
+        if (opscope_vec_reserve((void **)&m->name_kind.v, &m->name_kind.cap, want, sizeof *m->name_kind.v, 64))
+            return *rc = -1, UINT32_MAX;
+        memset(m->name_kind.v + old, 0, (want - old) * sizeof *m->name_kind.v);
         m->name_kind.n = want;
     }
-    uint8_t c = m->name_kind.v[name];
+    uint16_t c = m->name_kind.v[name];
     if (c) return c == 1 ? UINT32_MAX : (uint32_t)(c - 2);
     char label[16];
     const char *s = opscope_strtab_get(m->names, name);
@@ -70,14 +74,16 @@ static uint32_t kind_of(opscope_kmembw_t *m, uint32_t name, int *rc) {
         m->name_kind.v[name] = 1;
         return UINT32_MAX;
     }
+    /* kinds are 11-byte prefixes: beyond KMEMBW_MAX_KINDS (no real trace) they fold into one */
+    if (m->kinds.n >= KMEMBW_MAX_KINDS) snprintf(label, sizeof label, "Memcpy Unknown");
     size_t k = 0;
     while (k < m->kinds.n && strcmp(m->kinds.v[k].name, label)) k++;
     if (k == m->kinds.n) {
         opscope_kmembw_kind row = {0};
         memcpy(row.name, label, sizeof label);
-        if (k >= 250 || OPSCOPE_VEC_PUSH(m->kinds, row)) return *rc = -1, UINT32_MAX;
+        if (OPSCOPE_VEC_PUSH(m->kinds, row)) return *rc = -1, UINT32_MAX;
     }
-    m->name_kind.v[name] = (uint8_t)(k + 2);
+    m->name_kind.v[name] = (uint16_t)(k + 2);
     return (uint32_t)k;
 }
 

@@ -4,7 +4,8 @@
  * docs/kineto.md, "Queue length and memory bandwidth over time"):
  *   - the memory activities are the GPU activities named Memcpy..., Memset..., hipMemcpy...,
  *     hipMemset... or dma...; each is of a kind: "Memset", the first 11 characters of a
- *     "Memcpy..." name ("Memcpy HtoD", "Memcpy DtoH", "Memcpy DtoD"...), else "Memcpy Unknown";
+ *     "Memcpy..." name ("Memcpy HtoD", "Memcpy DtoH", "Memcpy DtoD"...), else "Memcpy
+ *     Unknown" (so is every kind past the 64th: no real trace has that many);
  *   - an activity adds its args["memory bandwidth (GB/s)"] (the profiler's bytes / duration,
  *     0 when absent) at its start and takes it off at its end (a 0 us activity lasts 1 us);
  *   - per kind, over every device, the series is the running sum of those changes in time
