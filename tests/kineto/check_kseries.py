@@ -40,7 +40,8 @@ MEMORY = re.compile(r"(^(hip)?Memcpy)|(^(hip)?Memset)|(^dma)")
 # HTA_DISABLE_NS_ROUNDING=1, include_last_profiler_step=True) on the same files:
 # get_queue_length_summary (per stream: count, mean, std, min, 25%, 50%, 75%, max) and
 # get_memory_bw_summary (per kind), and the number of counter events its
-# generate_trace_with_counters wrote (queue and bandwidth together).
+# generate_trace_with_counters wrote (queue and bandwidth together); "ties": streams where
+# only the count compares (below).
 HTA_FIGURES = {
     "a100_alexnet_fwd.json.gz": {
         "queue": {7: (182, 3.3461538461538463, 4.699354785671641, 0, 0, 1, 4, 18),
@@ -52,6 +53,47 @@ HTA_FIGURES = {
                              0.22535211267605634, 0.22535211267605634, 2.4776395599876633,
                              4.7299270072992705)},
         "counters": 234,
+    },
+    "a100_ddp_train_rank0.json.gz": {
+        "queue": {7: (7506, 0.8141486810551559, 1.0580573382960283, 0, 0, 1, 1, 10),
+                  40: (42, 0.5, 0.5060608273474739, 0, 0, 0.5, 1, 1)},
+        "membw": {"Memcpy DtoD": (960, 39.23087760340418, 108.0407906461632, 0.00510204081632653,
+                                  0.1819150998255476, 0.7111111111111111, 2.098360655737705, 605.2009456264775),
+                  "Memset": (114, 679.8231444352285, 615.1393652071192, 0.07229823019957324,
+                             0.35333487319994905, 682.2784435096154, 1219.5108168667605, 1925.2182254196643)},
+        "counters": 9696,
+    },
+    "recsys_sampled_rank0.json.gz": {
+        "queue": {7: (2104, 25.458174904942965, 22.214857958553488, 0, 3, 22, 42, 80),
+                  23: (252, 0.626984126984127, 0.6883680913792525, 0, 0, 1, 1, 4),
+                  25: (32, 4.0, 2.3827335887250825, 0, 2, 4, 6, 8),
+                  84: (16, 0.625, 0.6191391873668903, 0, 0, 1, 1, 2),
+                  203: (4, 0.5, 0.5773502691896257, 0, 0, 0.5, 1, 1)},
+        "membw": {"Memcpy DtoD": (8, 324.82900201686647, 382.06280905862957, 0.000969227041434456,
+                                  0.5145298549107142, 180.27170809300384, 633.0136852041595, 960.2344322344322),
+                  "Memcpy DtoH": (8, 0.3520099733642881, 0.5688157318232152, 0.00048828125, 0.00048828125,
+                                  0.017007697826496047, 0.4834276018099548, 1.400735294117647),
+                  "Memcpy HtoD": (24, 2.103578311169851, 2.6838085192708045, 0.00030637254901960784,
+                                  0.0007233453705896282, 0.5470485096434834, 5.171802786084136, 6.830520693099405),
+                  "Memset": (10, 75.38503654892908, 238.29538665020957, 0.0014285714285714286,
+                             0.004310344827586207, 0.011689549961861175, 0.06114651864035088, 753.5855855855856)},
+        "counters": 2508,
+    },
+    "amd_mi250_minitoy_train.json.gz": {
+        "queue": {0: (32, 0.5, 0.508000508000762, 0, 0, 0.5, 1, 1)},
+        "membw": {},  # its copies carry no bandwidth: no point above 0 (opscope lists the kind, count 0)
+        "counters": 36,
+    },
+    "a100_event_sync_multi_stream.json.gz": {
+        "queue": {20: (4, 0.5, 0.5773502691896257, 0, 0, 0.5, 1, 1),
+                  24: (4, 0.5, 0.5773502691896257, 0, 0, 0.5, 1, 1),
+                  28: (4, 1.0, 0.816496580927726, 0, 0.75, 1, 1.25, 2)},
+        "membw": {"Memset": (3, 0.4272006675010429, 0.0751494718344444, 0.3404255319148936,
+                             0.4055068836045056, 0.47058823529411764, 0.47058823529411764, 0.47058823529411764)},
+        "counters": 18,
+        # a launch call and a memset's start at the same microsecond: HTA's sort put the launch
+        # first, opscope counts the activity out first (docs/kineto.md): only the count compares
+        "ties": {28},
     },
 }
 DESCRIBE = ("count", "mean", "std", "min", "p25", "p50", "p75", "max")
@@ -181,7 +223,7 @@ def check_trace(opscope, path, work):
         return
     for stream, want in hta["queue"].items():
         r = next((v["out_at_start"] for (dev, s), v in rows.items() if s == stream), {})
-        for k, x in zip(DESCRIBE, want):
+        for k, x in zip(DESCRIBE, want[:1] if stream in hta.get("ties", ()) else want):
             check(close(r.get(k, math.nan), x, 1e-9), f"{name}: HTA's queue stream {stream} {k} {x} == {r.get(k)}")
     for kind, want in hta["membw"].items():
         for k, x in zip(DESCRIBE, want):
