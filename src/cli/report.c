@@ -12,6 +12,7 @@
 #include "cli/progress.h"
 #include "cli/select.h"
 #include "export/kineto/mem_timeline_out.h"
+#include "export/kineto/ktrace_out.h"
 #include "export/outputs/outputs.h"
 #include "export/sqlite/sqlite_export.h"
 #include "util/out.h"
@@ -31,7 +32,7 @@ typedef struct report_args {
     bool threads_set, job;
     size_t top_ops, top_kernels, html_max_records;
     bool top_ops_set, inefficiency, by_shape, quiet, chrome_splits;
-    const char *chrome, *json, *text, *html, *sqlite, *peak, *export_ops;
+    const char *chrome, *json, *text, *html, *sqlite, *peak, *export_ops, *counters, *cpath_trace;
     opscope_cli_cpath_window cpath; /* --critical-path-annotation, --critical-path-instance */
     opscope_cli_select select; /* --batch, --graphs */
 } report_args;
@@ -63,6 +64,12 @@ static void usage(FILE *f) {
           "  --text FILE            plain-text report\n"
           "  --sqlite FILE          the profile as an SQLite database: records, backends,\n"
           "                         graphs, Kineto links; views of the report's tables\n"
+          "  --counters-trace FILE  a trace written back with counter tracks: queue length\n"
+          "                         per stream, memory bandwidth per copy kind (reads the\n"
+          "                         trace twice: not stdin)\n"
+          "  --critical-path-trace FILE  the trace written back with its critical path: the\n"
+          "                         path's events marked (args critical 1), its edges between\n"
+          "                         threads and streams as flows (not stdin)\n"
           "  --export-ops FILE      the profile's unique graph ops, one line each, as\n"
           "                         'test-backend-ops --test-file FILE' reads them; counts and\n"
           "                         times per backend in FILE.tsv; what cannot be exported is\n"
@@ -95,7 +102,7 @@ static void usage(FILE *f) {
 enum {
     OPT_TOP_OPS, OPT_TOP_KERNELS, OPT_CHROME, OPT_HTML, OPT_HTML_MAX, OPT_JSON, OPT_TEXT,
     OPT_SQLITE, OPT_PEAK, OPT_EXPORT_OPS, OPT_INEFFICIENCY, OPT_BY_SHAPE, OPT_BATCH, OPT_GRAPHS,
-    OPT_CHROME_SPLITS, OPT_THREADS, OPT_JOB, OPT_CPATH_ANN, OPT_CPATH_INST
+    OPT_CHROME_SPLITS, OPT_THREADS, OPT_JOB, OPT_CPATH_ANN, OPT_CPATH_INST, OPT_COUNTERS, OPT_CPATH_TRACE
 };
 
 static const opscope_cli_opt report_opts[] = {
@@ -110,6 +117,8 @@ static const opscope_cli_opt report_opts[] = {
     {"--sqlite", NULL, OPT_SQLITE, true},
     {"--peak", NULL, OPT_PEAK, true},
     {"--export-ops", NULL, OPT_EXPORT_OPS, true},
+    {"--counters-trace", NULL, OPT_COUNTERS, true},
+    {"--critical-path-trace", NULL, OPT_CPATH_TRACE, true},
     {"--inefficiency", NULL, OPT_INEFFICIENCY, false},
     {"--by-shape", NULL, OPT_BY_SHAPE, false},
     {"--batch", NULL, OPT_BATCH, true},
@@ -153,6 +162,8 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
         break;
     case OPT_PEAK: a->peak = val; break;
     case OPT_EXPORT_OPS: a->export_ops = val; break;
+    case OPT_COUNTERS: a->counters = val; break;
+    case OPT_CPATH_TRACE: a->cpath_trace = val; break;
     case OPT_INEFFICIENCY: a->inefficiency = true; break;
     case OPT_BY_SHAPE: a->by_shape = true; break;
     case OPT_BATCH:
@@ -184,7 +195,9 @@ static int check_job_args(const report_args *a) {
                         : a->sqlite ? "--sqlite" : a->peak ? "--peak" : a->export_ops ? "--export-ops"
                         : a->inefficiency ? "--inefficiency" : a->by_shape ? "--by-shape"
                         : opscope_cli_select_any(&a->select) ? "--batch/--graphs"
-                        : a->cpath.annotation ? "--critical-path-annotation" : NULL;
+                        : a->cpath.annotation ? "--critical-path-annotation"
+                        : a->counters ? "--counters-trace"
+                        : a->cpath_trace ? "--critical-path-trace" : NULL;
     if (a->html && !a->chrome)
         return usage_error("--html-viewer: not for a job (a folder or several traces); 'opscope view' of the "
                            "same inputs opens the job in the viewer");
@@ -209,7 +222,10 @@ static int parse_args(int argc, char **argv, report_args *a) {
     if (cst) return cst;
     int sst = opscope_cli_select_check("report", &a->select, &a->input, 1);
     if (sst) return sst;
-    const char *outs[] = {a->chrome, a->json, a->text, a->html, a->sqlite, a->export_ops};
+    if ((a->counters || a->cpath_trace) && !strcmp(a->input, "-"))
+        return usage_error("%s: reads the trace twice: give a file, not stdin",
+                           a->counters ? "--counters-trace" : "--critical-path-trace");
+    const char *outs[] = {a->chrome, a->json, a->text, a->html, a->sqlite, a->export_ops, a->counters, a->cpath_trace};
     int ost = opscope_cli_check_outputs("report", "exports", outs, sizeof outs / sizeof *outs);
     if (ost) return ost;
     return opscope_cli_check_not_input("report", outs, sizeof outs / sizeof *outs, &a->input, 1);
@@ -260,6 +276,14 @@ static int add_outputs(opscope_session_t *s, const report_args *a, const opscope
             return -1;
     }
     if (a->text && add_written(s, a->text, &taken, make_text, ro, err)) return -1;
+    if (a->counters) {
+        taken |= !strcmp(a->counters, "-");
+        if (opscope_output_counters_trace(&o, a->counters, a->input, err) || opscope_session_add(s, &o)) return -1;
+    }
+    if (a->cpath_trace) {
+        taken |= !strcmp(a->cpath_trace, "-");
+        if (opscope_output_cpath_trace(&o, a->cpath_trace, a->input, err) || opscope_session_add(s, &o)) return -1;
+    }
     if (a->export_ops) {
         taken |= !strcmp(a->export_ops, "-");
         if (opscope_output_ops(&o, a->export_ops, a->input, err) || opscope_session_add(s, &o))

@@ -105,6 +105,7 @@ typedef struct opscope_kineto_event {
     int64_t corr;              /* args.correlation (or flow id), -1 when absent */
     int64_t ext;               /* args["External id"], -1 when absent */
     uint64_t bytes;
+    double bw_gbps;            /* GPU activities: args["memory bandwidth (GB/s)"], 0 when absent */
     uint64_t record;           /* GPU activities: ordinal (0-based) of the record the reader
                                   emitted for it, UINT64_MAX when none (links only) */
     int64_t wait_stream;       /* SYNC: args.wait_on_stream (stream of the waited event), -1 */

@@ -55,6 +55,7 @@ typedef struct kev {
     int64_t id;         /* flow id, -1 */
     int64_t corr, ext, bytes, device, stream;
     int64_t wait_stream, wait_corr; /* cuda_sync: args wait_on_stream, wait_on_cuda_event_record_corr_id */
+    double bw_gbps;     /* args["memory bandwidth (GB/s)"], 0 when absent (HTA's default) */
     char dir[8];        /* copy direction "HtoD"... from args.kind / args.direction */
     int has_args_name;
     uint32_t dims_id;   /* args["Input Dims"] as text ("[4096,768]x[768,50257]"), interned;
@@ -249,6 +250,8 @@ static int num_to_ns(const opscope_json_token *t, int64_t *out) {
     }
     return rc || *out > NS_LIMIT || *out < -NS_LIMIT ? -1 : 0;
 }
+
+int opscope_kineto_us_to_ns(const opscope_json_token *t, int64_t *out) { return num_to_ns(t, out); }
 
 /* An integer from a number or a numeric string ("2560", "0x10"); -1 when neither. */
 static int64_t int_of(const opscope_json_token *t) {
@@ -517,6 +520,7 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
             ke.device = dev;
             ke.stream = stream;
             ke.bytes = e->bytes > 0 ? (uint64_t)e->bytes : 0;
+            ke.bw_gbps = e->bw_gbps;
             ke.comm = opscope_kineto_comm_seen(&s->comm) ? &s->comm : NULL;
             if (s->an->add(s->an->ud, &ke)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         }
@@ -812,6 +816,7 @@ static int parse_args(kr *s, kev *e) {
             else if (KEY(&t, "Input type")) which = 10;
             break;
         case 14: if (KEY(&t, "wait_on_stream")) which = 11; break;
+        case 23: if (KEY(&t, "memory bandwidth (GB/s)")) which = 13; break;
         case 33: if (KEY(&t, "wait_on_cuda_event_record_corr_id")) which = 12; break;
         case 11:
             if (KEY(&t, "correlation")) which = 7;
@@ -878,6 +883,7 @@ static int parse_args(kr *s, kev *e) {
         case 8: e->ext = int_of(&t); break;
         case 11: e->wait_stream = int_of(&t); break;
         case 12: e->wait_corr = int_of(&t); break;
+        case 13: if (t.type == OPSCOPE_JSON_NUMBER && isfinite(t.d)) e->bw_gbps = t.d; break;
         default: break;
         }
     }

@@ -48,4 +48,9 @@ int opscope_kineto_read_json_status(opscope_json_t *j, opscope_format format, co
                                     opscope_kineto_collector *an, opscope_read_status *status,
                                     opscope_error *err);
 
+/* A "ts" or "dur" token T (microseconds: a number or a numeric string) as integer ns into
+ * *OUT, exactly as the reader converts it (from the number's text). 0, or -1 when it is no
+ * time (or beyond 73 years). Thread safe. */
+int opscope_kineto_us_to_ns(const opscope_json_token *t, int64_t *out);
+
 #endif /* OPSCOPE_KINETO_READ_H */

@@ -69,6 +69,10 @@ struct opscope_cpath {
     OPSCOPE_VEC(int64_t) wins;     /* the annotation's instances: start, end pairs */
     opscope_cpath_hop *hops; size_t n_hops;
     cp_scratch sc;
+    OPSCOPE_VEC(int64_t) thr;      /* per thread index: its pid and tid (the marks' events) */
+    int keep_marks;                /* opscope_cpath_keep_marks */
+    OPSCOPE_VEC(opscope_cpath_mark) marks;
+    OPSCOPE_VEC(opscope_cpath_medge) medges;
 };
 
 /* ---- collecting ---- */
@@ -136,12 +140,25 @@ static uint64_t lane_of(int64_t device, int64_t stream) {
     return ((uint64_t)(uint32_t)device << 32) | (uint32_t)stream;
 }
 
+/* The pid and tid of thread index THREAD (first seen), for the marks' events. */
+static int note_thread(opscope_cpath_t *c, uint32_t thread, int64_t pid, int64_t tid) {
+    size_t need = 2 * ((size_t)thread + 1), old = c->thr.n;
+    if (need <= old) return 0;
+    if (opscope_vec_reserve((void **)&c->thr.v, &c->thr.cap, need, sizeof *c->thr.v, 64)) return -1;
+    for (size_t i = old; i < need; i++) c->thr.v[i] = -1;
+    c->thr.n = need;
+    c->thr.v[need - 2] = pid;
+    c->thr.v[need - 1] = tid;
+    return 0;
+}
+
 static int keep(opscope_cpath_t *c, const opscope_kineto_event *ev, int shared) {
     int64_t end = ev->start_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
     switch (ev->kind) {
     case OPSCOPE_KINETO_CPU_OP:
     case OPSCOPE_KINETO_RUNTIME: {
         if (ev->dur_ns <= 0) return 0; /* HTA leaves zero-length CPU events out */
+        if (note_thread(c, (uint32_t)ev->thread & 0x3fffffffu, ev->device, ev->stream)) return -1;
         uint8_t rt = RT_NONE;
         if (ev->kind == OPSCOPE_KINETO_RUNTIME && runtime_class(c, ev->name_id, &rt)) return -1;
         cpu_ev e = {ev->start_ns, end, (uint32_t)ev->thread & 0x3fffffffu, rt, NO_CORR};
@@ -204,6 +221,9 @@ void opscope_cpath_free(opscope_cpath_t *c) {
     free(c->hops);
     free(c->win_name);
     free(c->wins.v);
+    free(c->thr.v);
+    free(c->marks.v);
+    free(c->medges.v);
     free(c);
 }
 
@@ -713,6 +733,48 @@ static int build(graph *g, int64_t ws, int64_t we, size_t *s0, size_t *ns) {
     return gpu_edges(g, *s0, *ns);
 }
 
+/* The event of NODE as a mark (its thread's pid and tid, or its stream). */
+static opscope_cpath_mark mark_at(const graph *g, uint32_t node) {
+    const opscope_cpath_t *c = g->c;
+    if (node < 2 * g->nc) {
+        const cpu_ev *e = &c->cpu.v[g->c0 + node / 2];
+        size_t t = 2 * (size_t)e->thread;
+        return (opscope_cpath_mark){t < c->thr.n ? c->thr.v[t] : -1, t < c->thr.n ? c->thr.v[t + 1] : -1, e->start,
+                                    e->end, 0};
+    }
+    const gpu_ev *k = &c->gpu.v[g->g0 + (node - 2 * g->nc) / 2];
+    return (opscope_cpath_mark){(int32_t)(uint32_t)(k->lane >> 32), (int32_t)(uint32_t)k->lane, k->start, k->end, 1};
+}
+
+/* The path's events (both ends of each edge, once along the path) and its launch, sync and
+ * dependency edges and any other that changes lane, into C's marks. */
+static int keep_marks(opscope_cpath_t *c, const graph *g, const uint32_t *path, size_t np) {
+    uint32_t last = UINT32_MAX; /* the node whose event was marked last */
+    for (size_t i = 0; i < np; i++) {
+        const edge *e = &g->e.v[path[i]];
+        uint32_t ends[2] = {e->src, e->dst}, at[2];
+        for (int k = 0; k < 2; k++) {
+            if (last != UINT32_MAX && last / 2 == ends[k] / 2) {
+                at[k] = (uint32_t)c->marks.n - 1;
+                continue;
+            }
+            if (OPSCOPE_VEC_PUSH(c->marks, mark_at(g, ends[k]))) return -1;
+            at[k] = (uint32_t)c->marks.n - 1;
+            last = ends[k];
+        }
+        const opscope_cpath_mark *a = &c->marks.v[at[0]], *b = &c->marks.v[at[1]];
+        int kind = e->type == E_LAUNCH || e->type == E_LAUNCH0 ? OPSCOPE_CPATH_EDGE_LAUNCH
+                   : e->type == E_SYNC                         ? OPSCOPE_CPATH_EDGE_SYNC
+                   : e->type == E_DEP                          ? OPSCOPE_CPATH_EDGE_DEPENDENCY
+                                                               : OPSCOPE_CPATH_EDGE_OTHER;
+        if (kind == OPSCOPE_CPATH_EDGE_OTHER && a->gpu == b->gpu && a->pid == b->pid && a->tid == b->tid) continue;
+        opscope_cpath_medge m = {at[0], at[1], (uint8_t)(e->src & 1), (uint8_t)(e->dst & 1), (uint8_t)part_of(g, e),
+                                 (uint8_t)kind, weight_of(g, e)};
+        if (OPSCOPE_VEC_PUSH(c->medges, m)) return -1;
+    }
+    return 0;
+}
+
 static void add_part(opscope_critical_path *out, int part, uint64_t ns) {
     uint64_t *slot[] = {&out->cpu_ns, &out->launch_ns, &out->kernel_ns, &out->comm_ns,
                         &out->queue_ns, &out->wait_ns, &out->idle_ns};
@@ -766,6 +828,7 @@ int opscope_critical_path_compute(opscope_cpath_t *c, int64_t start_ns, int64_t 
         (*hops)[(*n_hops)++] = (opscope_cpath_hop){g.ts[e->src], g.ts[e->dst], a, b, (uint8_t)part};
     }
     out->gpu_ns = out->kernel_ns + out->comm_ns;
+    if (c->keep_marks && keep_marks(c, &g, path, np)) goto out;
     rc = 0;
 out:
     c->sc.p[SC_EDGES] = g.e.v; /* capacities in elements for these two */
@@ -794,6 +857,7 @@ int opscope_cpath_run_steps(opscope_cpath_t *c, const struct opscope_kineto_resu
     free(c->hops);
     c->hops = NULL;
     c->n_hops = c->n_steps = 0;
+    c->marks.n = c->medges.n = 0;
     c->steps = calloc(n ? n : 1, sizeof *c->steps);
     if (!c->steps) return -1;
     for (size_t i = 0; i < n; i++) {
@@ -847,6 +911,20 @@ void opscope_cpath_release_events(opscope_cpath_t *c) {
 const opscope_critical_path *opscope_cpath_steps(const opscope_cpath_t *c, size_t *n) {
     *n = c ? c->n_steps : 0;
     return c ? c->steps : NULL;
+}
+
+void opscope_cpath_keep_marks(opscope_cpath_t *c) {
+    if (c) c->keep_marks = 1;
+}
+
+const opscope_cpath_mark *opscope_cpath_marks(const opscope_cpath_t *c, size_t *n) {
+    *n = c ? c->marks.n : 0;
+    return c ? c->marks.v : NULL;
+}
+
+const opscope_cpath_medge *opscope_cpath_medges(const opscope_cpath_t *c, size_t *n) {
+    *n = c ? c->medges.n : 0;
+    return c ? c->medges.v : NULL;
 }
 
 const opscope_cpath_hop *opscope_cpath_hops(const opscope_cpath_t *c, size_t *n) {

@@ -119,6 +119,31 @@ void opscope_cpath_share(opscope_cpath_t *c, const struct opscope_cpu_ops *ops);
 void opscope_cpath_release_events(opscope_cpath_t *c);
 const opscope_cpath_hop *opscope_cpath_hops(const opscope_cpath_t *c, size_t *n);
 
+/* The events on the computed paths (opscope_cpath_run_steps, with opscope_cpath_keep_marks):
+ * a thread's (PID, TID) or a GPU stream's (device, stream), and the event's [START_NS, END_NS)
+ * as the read gave them; an event once along a path (once per window it is on). */
+typedef struct opscope_cpath_mark {
+    int64_t pid, tid, start_ns, end_ns;
+    uint8_t gpu;
+} opscope_cpath_mark;
+/* The kinds of path edges kept with the marks: HTA's default ones to draw (a kernel launch, a
+ * GPU -> CPU synchronization, a zero-weight dependency between two top-level ops), and any
+ * other edge between two lanes. */
+enum { OPSCOPE_CPATH_EDGE_LAUNCH, OPSCOPE_CPATH_EDGE_SYNC, OPSCOPE_CPATH_EDGE_DEPENDENCY, OPSCOPE_CPATH_EDGE_OTHER };
+/* A path edge of those kinds: marks SRC and DST, each at its event's start (0) or end (1), the
+ * part its time counts as, its kind and its weight in ns (0 for a sync or dependency). */
+typedef struct opscope_cpath_medge {
+    uint32_t src, dst;
+    uint8_t src_end, dst_end, part, kind;
+    uint64_t weight_ns;
+} opscope_cpath_medge;
+/* Keeps the marks and lane edges of every path opscope_cpath_run_steps computes (the critical
+ * path trace: 40 bytes per event on a path); call before it. C may be NULL. */
+void opscope_cpath_keep_marks(opscope_cpath_t *c);
+/* After opscope_cpath_run_steps; valid until the next run or free. */
+const opscope_cpath_mark *opscope_cpath_marks(const opscope_cpath_t *c, size_t *n);
+const opscope_cpath_medge *opscope_cpath_medges(const opscope_cpath_t *c, size_t *n);
+
 /* Its name ("cpu", "launch", "kernel", "comm", "queue", "wait", "idle"). */
 const char *opscope_cpath_part_name(int part);
 

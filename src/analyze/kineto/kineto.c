@@ -5,6 +5,7 @@
 #include "analyze/kineto/cpu_ops.h"
 #include "analyze/kineto/cupti.h"
 #include "analyze/kineto/katen.h"
+#include "analyze/kineto/kmembw.h"
 #include "analyze/kineto/kseq.h"
 #include "analyze/kineto/kstats.h"
 #include "util/vec.h"
@@ -109,6 +110,7 @@ struct opscope_kineto {
     opscope_kseq_t *kseq;          /* GPU activity sequences per CPU op call (kseq.h), or NULL */
     opscope_kseq_t *katen;         /* each aten op call's kernels and delays (katen.h), or NULL */
     opscope_cupti_t *cupti;        /* kernels CUPTI's profiler measured (cupti.h), or NULL */
+    opscope_kmembw_t *kmembw;      /* memory bandwidth over time by HTA's definitions (kmembw.h) */
 };
 
 static int collector_add(void *ud, const opscope_kineto_event *ev) {
@@ -131,9 +133,11 @@ opscope_kineto_t *opscope_kineto_new(opscope_strtab_t *names) {
     k->coll.names = names;
     k->cpu_ops = opscope_cpu_ops_new(names);
     k->kstats = opscope_kstats_new(0);
-    if (!k->cpu_ops || !k->kstats) {
+    k->kmembw = opscope_kmembw_new(names);
+    if (!k->cpu_ops || !k->kstats || !k->kmembw) {
         opscope_cpu_ops_free(k->cpu_ops);
         opscope_kstats_free(k->kstats);
+        opscope_kmembw_free(k->kmembw);
         free(k);
         return NULL;
     }
@@ -166,6 +170,7 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     opscope_kseq_free(k->kseq);
     opscope_kseq_free(k->katen);
     opscope_cupti_free(k->cupti);
+    opscope_kmembw_free(k->kmembw);
     free(k);
 }
 
@@ -174,6 +179,10 @@ void opscope_kineto_keep_dims(opscope_kineto_t *k) { k->coll.want_dims = 1; }
 void opscope_kineto_keep_links(opscope_kineto_t *k) {
     k->keep_links = 1;
     k->coll.want_links = 1;
+}
+int opscope_kineto_keep_series(opscope_kineto_t *k) {
+    opscope_kmembw_keep_series(k->kmembw);
+    return opscope_kstats_keep_series(k->kstats);
 }
 void opscope_kineto_cpu_ops_without_gpu_only(opscope_kineto_t *k) { k->cpu_ops_cpu_only = true; }
 void opscope_kineto_on_steps(opscope_kineto_t *k, opscope_kineto_steps_fn fn, void *ud) {
@@ -190,6 +199,7 @@ const opscope_colls_t *opscope_kineto_colls(const opscope_kineto_t *k) { return 
 const opscope_kstats_t *opscope_kineto_kstats(const opscope_kineto_t *k) { return k->kstats; }
 const opscope_kseq_t *opscope_kineto_kseq(const opscope_kineto_t *k) { return k->kseq; }
 const opscope_kseq_t *opscope_kineto_katen(const opscope_kineto_t *k) { return k->katen; }
+const opscope_kmembw_t *opscope_kineto_kmembw(const opscope_kineto_t *k) { return k->kmembw; }
 const opscope_kineto_results *opscope_kineto_get_results(const opscope_kineto_t *k) { return &k->res; }
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k) { return k->names; }
 opscope_strtab_t *opscope_kineto_names_mut(opscope_kineto_t *k) { return k->names; }
@@ -291,7 +301,9 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
             r->memset_ns += (uint64_t)g.dur;
         }
         if (k->keep_links && OPSCOPE_VEC_PUSH(k->gpu_rec, ev->record)) return -1;
-        if (opscope_kstats_add(k->kstats, ev->name_id, ev->kind, g.dur)) return -1;
+        if (opscope_kstats_add(k->kstats, ev->name_id, ev->kind, g.dur) ||
+            opscope_kmembw_add(k->kmembw, ev->name_id, ev->device, ev->start_ns, g.dur, ev->bw_gbps))
+            return -1;
         return OPSCOPE_VEC_PUSH(k->gpu, g);
     }
     case OPSCOPE_KINETO_CPU_OP: {
@@ -1440,7 +1452,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
      * before the CPU-op records are made: not alive with them at the report's peak */
     fin_free(&f);
     memset(&f, 0, sizeof f);
-    if (kstats_finish(k)) goto done;
+    if (kstats_finish(k) || opscope_kmembw_finish(k->kmembw)) goto done;
     /* the runtime calls and python frames served the links above and the launch statistics */
     free(k->rt.v);
     free(k->py.v);

@@ -45,6 +45,10 @@ const opscope_kineto_info *opscope_kineto_get_info(const opscope_kineto_t *k);
 /* Keeps every kernel's links for opscope_kineto_links (the SQLite export); call before the
  * first event. Costs 8 bytes per GPU activity during the read and 40 per kernel after it. */
 void opscope_kineto_keep_links(opscope_kineto_t *k);
+/* Keeps the queue length and memory bandwidth series after the finish (the counter tracks of
+ * `report --counters-trace`: 8 bytes per queue change, 24 per bandwidth change); call before
+ * the finish. 0, or -1 when out of memory. */
+int opscope_kineto_keep_series(opscope_kineto_t *k);
 /* Keeps CPU ops' input dims (the diff's work pairs: opscope_kineto_gpu_info.cpu_dims); call
  * before the first event. The report does not need them and skips their parse. */
 void opscope_kineto_keep_dims(opscope_kineto_t *k);
@@ -73,6 +77,10 @@ struct opscope_kseq;
 const struct opscope_kseq *opscope_kineto_kseq(const opscope_kineto_t *k);
 /* Each aten op call's kernels and delays (katen.h) as kseq patterns, after the finish; NULL before. */
 const struct opscope_kseq *opscope_kineto_katen(const opscope_kineto_t *k);
+/* The memory bandwidth over time (kmembw.h); its results are valid after the finish. Never
+ * NULL for a live collector. */
+struct opscope_kmembw;
+const struct opscope_kmembw *opscope_kineto_kmembw(const opscope_kineto_t *k);
 
 /* Computes every result below; call once after the last event. 0, or -1 out of memory. */
 int opscope_kineto_finish(opscope_kineto_t *k);

@@ -1,6 +1,8 @@
 /* kstats.c - kernels and launches by HTA's definitions beside opscope's (see kstats.h). */
 #include "analyze/kineto/kstats.h"
 
+#include "analyze/kineto/kqueue.h"
+
 #include "util/sort.h"
 #include "util/vec.h"
 
@@ -44,21 +46,35 @@ struct opscope_kstats {
     opscope_kstats_launch launch;
     opscope_kstats_stream *streams; size_t n_streams;
     OPSCOPE_VEC(uint64_t) at;      /* the streams' time at each queue length, one run each */
+    opscope_kqueue_t *kq;          /* every stream's queue series and summary (kqueue.h) */
 };
 
 opscope_kstats_t *opscope_kstats_new(int64_t full_queue) {
     opscope_kstats_t *s = calloc(1, sizeof *s);
-    if (s) s->full_queue = full_queue > 0 ? full_queue : OPSCOPE_KSTATS_FULL_QUEUE;
+    if (!s) return NULL;
+    s->full_queue = full_queue > 0 ? full_queue : OPSCOPE_KSTATS_FULL_QUEUE;
+    if (!(s->kq = opscope_kqueue_new(false))) {
+        free(s);
+        return NULL;
+    }
     return s;
 }
 
+int opscope_kstats_keep_series(opscope_kstats_t *s) {
+    opscope_kqueue_t *kq = opscope_kqueue_new(true);
+    if (!kq) return -1;
+    opscope_kqueue_free(s->kq);
+    s->kq = kq;
+    return 0;
+}
+
+const opscope_kqueue_t *opscope_kstats_queue(const opscope_kstats_t *s) { return s->kq; }
+
 void opscope_kstats_free(opscope_kstats_t *s) {
     if (!s) return;
-    free(s->by_name.v);
-    free(s->kernels);
-    free(s->streams);
-    free(s->at.v);
-    free(s);
+    opscope_kqueue_free(s->kq);
+    void *owned[] = {s->by_name.v, s->kernels, s->streams, s->at.v, s};
+    for (size_t i = 0; i < sizeof owned / sizeof *owned; i++) free(owned[i]);
 }
 
 int opscope_kstats_add(opscope_kstats_t *s, uint32_t name, int kind, int64_t dur_ns) {
@@ -228,7 +244,10 @@ static int stream_finish(opscope_kstats_t *s, const opscope_kstats_act *a, size_
     s->at.n = off + st->q_n_at;
     st->q_below_ns = queue_of(q, m, s->at.v + off).below_ns; /* Q is sorted: a second walk */
     for (size_t i = (size_t)(s->full_queue > 0 ? s->full_queue : 0); i < st->q_n_at; i++) st->full_ns += s->at.v[off + i];
-    qsum own = queue_of(q, queue_keys(a, n, true, q), NULL);
+    if (opscope_kqueue_add(s->kq, st->device, st->stream, OPSCOPE_KQUEUE_OUT_START, q, m)) return -1;
+    m = queue_keys(a, n, true, q);
+    qsum own = queue_of(q, m, NULL);
+    if (opscope_kqueue_add(s->kq, st->device, st->stream, OPSCOPE_KQUEUE_OUT_END, q, m)) return -1;
     st->q_end_max = own.max;
     st->q_end_time_mean = own.tmean;
     idle_split(a, n, st);

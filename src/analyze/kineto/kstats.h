@@ -120,6 +120,13 @@ const opscope_kstats_launch *opscope_kstats_launches(const opscope_kstats_t *s);
 const opscope_kstats_stream *opscope_kstats_streams(const opscope_kstats_t *s, size_t *n);
 int64_t opscope_kstats_full_queue(const opscope_kstats_t *s);
 
+/* Keeps every stream's queue changes (opscope_kstats_queue's keys: the counter tracks);
+ * call before the finish. 0, or -1 out of memory (nothing changed). */
+int opscope_kstats_keep_series(opscope_kstats_t *s);
+/* Every stream's queue summary and, when kept, its changes (kqueue.h); after the finish. */
+struct opscope_kqueue;
+const struct opscope_kqueue *opscope_kstats_queue(const opscope_kstats_t *s);
+
 /* OPSCOPE_KSTATS_CALL_* flags of runtime call NAME (0 for others and NULL). */
 int opscope_kstats_call_kind(const char *name);
 

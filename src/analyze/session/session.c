@@ -88,6 +88,8 @@ opscope_sink opscope_session_sink(opscope_session_t *s) {
     for (int i = 0; i < s->n_out; i++) {
         opscope_tee_add_derived(&s->tee, s->out[i].sink, s->out[i].on_derived);
         if (s->out[i].kineto_links && s->kineto) opscope_kineto_keep_links(s->kineto);
+        /* out of memory here leaves the series out: the output that asked says so */
+        if (s->out[i].kineto_series && s->kineto) (void)opscope_kineto_keep_series(s->kineto);
     }
     if (s->rpc) opscope_tee_add(&s->tee, opscope_rpc_sink(s->rpc));
     if (s->graphs) opscope_tee_add_derived(&s->tee, opscope_graphs_sink(s->graphs), opscope_graphs_add_derived);
@@ -118,6 +120,8 @@ void opscope_session_read_options(opscope_session_t *s, opscope_read_options *ro
             s->cpath = NULL;
         }
         if (s->cpath) opscope_kineto_on_steps(s->kineto, cpath_steps, s);
+        for (int i = 0; i < s->n_out; i++)
+            if (s->out[i].cpath_marks) opscope_cpath_keep_marks(s->cpath);
         opscope_cpath_share(s->cpath, opscope_kineto_cpu_ops(s->kineto)); /* one copy of the CPU side */
     }
     if (c && s->cpath) c = opscope_cpath_collector(s->cpath);

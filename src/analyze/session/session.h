@@ -49,6 +49,8 @@ typedef struct opscope_output {
      * derived values (analyze/record/derived.h), made once per record for the stats and every output */
     opscope_derived_fn on_derived;
     bool kineto_links;  /* needs every kernel's links (opscope_kineto_links) */
+    bool kineto_series; /* needs the queue and bandwidth series (opscope_kineto_keep_series) */
+    bool cpath_marks;   /* needs the critical path's events and edges (opscope_cpath_keep_marks) */
     /* After the read and the analyses: writes what the session computed (may be NULL).
      * Returns 0, or -1 with ERR filled. */
     int (*finish)(void *impl, opscope_session_t *s, opscope_error *err);

@@ -5,6 +5,7 @@
 
 #include "export/kineto/critical_path_out.h"
 #include "export/kineto/collectives_report.h"
+#include "export/kineto/kseries_report.h"
 #include "export/kineto/kstats_report.h"
 
 #include <inttypes.h>
@@ -277,6 +278,7 @@ void opscope_kineto_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
     streams_text(w, r);
     opscope_kstats_report_write(w, k, OPSCOPE_KINETO_TOP);
     opscope_cupti_report_write(w, k, OPSCOPE_KINETO_TOP);
+    opscope_kseries_report_write(w, k);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -481,7 +483,10 @@ void opscope_kineto_report_write_json(opscope_out_t *w, const opscope_kineto_t *
     opscope_jw_nl(&j);
     opscope_kineto_write_cpu_side(&j, r);
     gaps_json(&j, r);
-    if (r->kernels || r->memcpy_n || r->memset_n) opscope_kstats_report_write_json(w, k);
+    if (r->kernels || r->memcpy_n || r->memset_n) {
+        opscope_kstats_report_write_json(w, k);
+        opscope_kseries_report_write_json(w, k);
+    }
     opscope_cpu_ops_report_write_json(w, k);
     opscope_cupti_report_write_json(w, k);
     opscope_critical_path_write_json(w, cp);
