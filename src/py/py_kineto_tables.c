@@ -6,137 +6,112 @@
 #include "analyze/kineto/cpu_ops.h"
 #include "read/kernel_rules.h"
 
-/* A name id of the trace's string table, NULL for none (UINT32_MAX). */
-static const char *name_of(const opscope_strtab_t *names, uint32_t id) {
-    return id == UINT32_MAX ? NULL : opscope_strtab_get(names, id);
+static const char *gpu_kind(int kind) {
+    static const char *const kinds[] = {"kernel", "memcpy", "memset"};
+    return kind >= 0 && kind <= OPSCOPE_KINETO_MEMSET ? kinds[kind] : NULL;
 }
 
-/* -1 for an id that is none (UINT32_MAX), else the id. */
-static int64_t id_or_none(uint32_t id) { return id == UINT32_MAX ? -1 : (int64_t)id; }
+static const char *kernel_category(int c) { return opscope_kernel_category_name((opscope_kernel_category)c); }
+
+/* GPU activity I of the analysis SRC, copied into SCRATCH. */
+static const void *gpu_row(const void *src, size_t i, void *scratch) {
+    opscope_kineto_gpu_get(src, i, scratch);
+    return scratch;
+}
+
+#define GPU(m, k, c) OPSCOPE_PY_FIELD(opscope_kineto_gpu_info, m, k, c)
+static const opscope_py_field kernel_fields[] = {
+    GPU(name_id, OPSCOPE_PY_NAME, "name"),
+    OPSCOPE_PY_LABELED(opscope_kineto_gpu_info, kind, gpu_kind, "kind"),
+    OPSCOPE_PY_LABELED(opscope_kineto_gpu_info, kcat, kernel_category, "category"),
+    GPU(cpu_op, OPSCOPE_PY_NAME, "cpu_op"), GPU(cpu_dims, OPSCOPE_PY_NAME, "cpu_dims"),
+    OPSCOPE_PY_LABELED(opscope_kineto_gpu_info, phase, opscope_kineto_phase_name, "phase"),
+    GPU(device, OPSCOPE_PY_I64, "device"), GPU(stream, OPSCOPE_PY_I64, "stream"),
+    GPU(start_ns, OPSCOPE_PY_I64, "start_ns"), GPU(dur_ns, OPSCOPE_PY_I64, "dur_ns"),
+    GPU(cpu_call, OPSCOPE_PY_ID, "cpu_call"), GPU(layer, OPSCOPE_PY_ID, "layer"),
+};
 
 int opscope_py_kernels(opscope_py_table *t, const opscope_kineto_t *k) {
-    static const char *const kinds[] = {"kernel", "memcpy", "memset"};
-    size_t n = k ? opscope_kineto_n_gpu(k) : 0;
-    const opscope_strtab_t *names = k ? opscope_kineto_names(k) : NULL;
-    opscope_py_table_init(t, "kernels", n);
-    int name = opscope_py_table_str(t, "name"), kind = opscope_py_table_str(t, "kind");
-    int cat = opscope_py_table_str(t, "category"), cpu = opscope_py_table_str(t, "cpu_op");
-    int dims = opscope_py_table_str(t, "cpu_dims"), phase = opscope_py_table_str(t, "phase");
-    int64_t *dev = opscope_py_table_i64(t, "device"), *stream = opscope_py_table_i64(t, "stream");
-    int64_t *start = opscope_py_table_i64(t, "start_ns"), *dur = opscope_py_table_i64(t, "dur_ns");
-    int64_t *call = opscope_py_table_i64(t, "cpu_call"), *layer = opscope_py_table_i64(t, "layer");
-    for (size_t i = 0; i < n && !opscope_py_table_failed(t); i++) {
-        opscope_kineto_gpu_info g;
-        opscope_kineto_gpu_get(k, i, &g);
-        opscope_py_table_str_set(t, name, i, name_of(names, g.name_id));
-        opscope_py_table_str_set(t, kind, i, g.kind <= OPSCOPE_KINETO_MEMSET ? kinds[g.kind] : NULL);
-        opscope_py_table_str_set(t, cat, i, g.kind == OPSCOPE_KINETO_KERNEL ? opscope_kernel_category_name(g.kcat) : NULL);
-        opscope_py_table_str_set(t, cpu, i, name_of(names, g.cpu_op));
-        opscope_py_table_str_set(t, dims, i, name_of(names, g.cpu_dims));
-        opscope_py_table_str_set(t, phase, i, opscope_kineto_phase_name(g.phase));
-        dev[i] = g.device;
-        stream[i] = g.stream;
-        start[i] = g.start_ns;
-        dur[i] = g.dur_ns;
-        call[i] = id_or_none(g.cpu_call);
-        layer[i] = id_or_none(g.layer);
-    }
+    opscope_py_rows rows = {.src = k, .n = k ? opscope_kineto_n_gpu(k) : 0, .get = gpu_row,
+                            .stride = sizeof(opscope_kineto_gpu_info), .names = k ? opscope_kineto_names(k) : NULL};
+    if (opscope_py_table_build(t, "kernels", &rows, kernel_fields, sizeof kernel_fields / sizeof *kernel_fields))
+        return -1;
     return opscope_py_table_seal(t);
 }
+
+#define CPU(m, k, c) OPSCOPE_PY_FIELD(opscope_cpu_op_rec, m, k, c)
+static const opscope_py_field cpu_fields[] = {
+    CPU(name, OPSCOPE_PY_NAME, "name"),
+    OPSCOPE_PY_LABELED(opscope_cpu_op_rec, kind, opscope_cpu_kind_name, "kind"),
+    OPSCOPE_PY_LABELED(opscope_cpu_op_rec, phase, opscope_cpu_phase_name, "phase"),
+    CPU(dims, OPSCOPE_PY_NAME, "input_dims"), CPU(types, OPSCOPE_PY_NAME, "input_types"),
+    CPU(start_ns, OPSCOPE_PY_I64, "start_ns"), CPU(end_ns, OPSCOPE_PY_I64, "end_ns"),
+    CPU(self_ns, OPSCOPE_PY_U64, "self_ns"), CPU(depth, OPSCOPE_PY_U16, "depth"),
+    CPU(parent, OPSCOPE_PY_ID, "parent"), CPU(step, OPSCOPE_PY_ID, "step"),
+};
 
 int opscope_py_cpu_ops(opscope_py_table *t, const opscope_kineto_t *k) {
     const opscope_cpu_ops_t *c = k ? opscope_kineto_cpu_ops(k) : NULL;
     const opscope_cpu_ops_results *r = c ? opscope_cpu_ops_results_get(c) : NULL;
-    const opscope_strtab_t *names = k ? opscope_kineto_names(k) : NULL;
-    size_t n = r ? r->n_recs : 0;
-    opscope_py_table_init(t, "cpu_ops", n);
-    int name = opscope_py_table_str(t, "name"), kind = opscope_py_table_str(t, "kind");
-    int phase = opscope_py_table_str(t, "phase"), dims = opscope_py_table_str(t, "input_dims");
-    int types = opscope_py_table_str(t, "input_types");
+    opscope_py_rows rows = {.src = r ? r->recs : NULL, .n = r ? r->n_recs : 0, .stride = sizeof *r->recs,
+                            .names = k ? opscope_kineto_names(k) : NULL};
+    if (opscope_py_table_build(t, "cpu_ops", &rows, cpu_fields, sizeof cpu_fields / sizeof *cpu_fields)) return -1;
+    /* the thread as the trace names it: its (pid, tid) */
     int64_t *pid = opscope_py_table_i64(t, "pid"), *tid = opscope_py_table_i64(t, "tid");
-    int64_t *start = opscope_py_table_i64(t, "start_ns"), *end = opscope_py_table_i64(t, "end_ns");
-    int64_t *self = opscope_py_table_i64(t, "self_ns"), *depth = opscope_py_table_i64(t, "depth");
-    int64_t *parent = opscope_py_table_i64(t, "parent"), *step = opscope_py_table_i64(t, "step");
-    for (size_t i = 0; i < n && !opscope_py_table_failed(t); i++) {
-        const opscope_cpu_op_rec *o = &r->recs[i];
-        const opscope_cpu_thread *th = o->thread < r->n_threads ? &r->threads[o->thread] : NULL;
-        opscope_py_table_str_set(t, name, i, name_of(names, o->name));
-        opscope_py_table_str_set(t, kind, i, opscope_cpu_kind_name(o->kind));
-        opscope_py_table_str_set(t, phase, i, opscope_cpu_phase_name(o->phase));
-        opscope_py_table_str_set(t, dims, i, name_of(names, o->dims));
-        opscope_py_table_str_set(t, types, i, name_of(names, o->types));
-        pid[i] = th ? th->pid : -1;
-        tid[i] = th ? th->tid : -1;
-        start[i] = o->start_ns;
-        end[i] = o->end_ns;
-        self[i] = (int64_t)o->self_ns;
-        depth[i] = o->depth;
-        parent[i] = id_or_none(o->parent);
-        step[i] = id_or_none(o->step);
+    for (size_t i = 0; i < rows.n && pid && tid; i++) {
+        uint32_t th = r->recs[i].thread;
+        pid[i] = th < r->n_threads ? r->threads[th].pid : -1;
+        tid[i] = th < r->n_threads ? r->threads[th].tid : -1;
     }
     return opscope_py_table_seal(t);
 }
 
+static const opscope_py_field step_fields[] = {
+    OPSCOPE_PY_FIELD(opscope_kineto_step, number, OPSCOPE_PY_I64, "step"),
+    OPSCOPE_PY_FIELD(opscope_kineto_step, start_ns, OPSCOPE_PY_U64, "start_ns"),
+    OPSCOPE_PY_FIELD(opscope_kineto_step, dur_ns, OPSCOPE_PY_U64, "dur_ns"),
+};
+
+#define ST(m, k, c) OPSCOPE_PY_FIELD(opscope_kineto_stream, m, k, c)
+static const opscope_py_field stream_fields[] = {
+    ST(device, OPSCOPE_PY_I64, "device"), ST(stream, OPSCOPE_PY_I64, "stream"),
+    ST(n, OPSCOPE_PY_U64, "activities"), ST(first_ns, OPSCOPE_PY_U64, "first_ns"),
+    ST(last_ns, OPSCOPE_PY_U64, "last_ns"), ST(busy_ns, OPSCOPE_PY_U64, "busy_ns"),
+    ST(compute_ns, OPSCOPE_PY_U64, "compute_ns"), ST(comm_ns, OPSCOPE_PY_U64, "comm_ns"),
+    ST(memory_ns, OPSCOPE_PY_U64, "memory_ns"), ST(idle_ns, OPSCOPE_PY_U64, "idle_ns"),
+    ST(overlapped, OPSCOPE_PY_U64, "overlapped"),
+};
+
 int opscope_py_steps(opscope_py_table *t, const opscope_kineto_t *k) {
     const opscope_kineto_results *r = k ? opscope_kineto_get_results(k) : NULL;
-    size_t n = r ? r->n_steps : 0;
-    opscope_py_table_init(t, "steps", n);
-    int64_t *num = opscope_py_table_i64(t, "step"), *start = opscope_py_table_i64(t, "start_ns");
-    int64_t *dur = opscope_py_table_i64(t, "dur_ns");
-    for (size_t i = 0; i < n && !opscope_py_table_failed(t); i++) {
-        num[i] = r->steps[i].number;
-        start[i] = (int64_t)r->steps[i].start_ns;
-        dur[i] = (int64_t)r->steps[i].dur_ns;
-    }
+    opscope_py_rows rows = {.src = r ? r->steps : NULL, .n = r ? r->n_steps : 0, .stride = sizeof *r->steps};
+    if (opscope_py_table_build(t, "steps", &rows, step_fields, sizeof step_fields / sizeof *step_fields)) return -1;
     return opscope_py_table_seal(t);
 }
 
 int opscope_py_streams(opscope_py_table *t, const opscope_kineto_t *k) {
     const opscope_kineto_results *r = k ? opscope_kineto_get_results(k) : NULL;
-    size_t n = r ? r->n_streams : 0;
-    opscope_py_table_init(t, "streams", n);
-    int64_t *dev = opscope_py_table_i64(t, "device"), *stream = opscope_py_table_i64(t, "stream");
-    int64_t *cnt = opscope_py_table_i64(t, "activities"), *first = opscope_py_table_i64(t, "first_ns");
-    int64_t *last = opscope_py_table_i64(t, "last_ns"), *busy = opscope_py_table_i64(t, "busy_ns");
-    int64_t *comp = opscope_py_table_i64(t, "compute_ns"), *comm = opscope_py_table_i64(t, "comm_ns");
-    int64_t *mem = opscope_py_table_i64(t, "memory_ns"), *idle = opscope_py_table_i64(t, "idle_ns");
-    int64_t *over = opscope_py_table_i64(t, "overlapped");
-    for (size_t i = 0; i < n && !opscope_py_table_failed(t); i++) {
-        const opscope_kineto_stream *s = &r->streams[i];
-        dev[i] = s->device;
-        stream[i] = s->stream;
-        cnt[i] = (int64_t)s->n;
-        first[i] = (int64_t)s->first_ns;
-        last[i] = (int64_t)s->last_ns;
-        busy[i] = (int64_t)s->busy_ns;
-        comp[i] = (int64_t)s->compute_ns;
-        comm[i] = (int64_t)s->comm_ns;
-        mem[i] = (int64_t)s->memory_ns;
-        idle[i] = (int64_t)s->idle_ns;
-        over[i] = (int64_t)s->overlapped;
-    }
+    opscope_py_rows rows = {.src = r ? r->streams : NULL, .n = r ? r->n_streams : 0, .stride = sizeof *r->streams};
+    if (opscope_py_table_build(t, "streams", &rows, stream_fields, sizeof stream_fields / sizeof *stream_fields))
+        return -1;
     return opscope_py_table_seal(t);
 }
+
+#define CO(m, k, c) OPSCOPE_PY_FIELD(opscope_job_coll, m, k, c)
+static const opscope_py_field coll_fields[] = {
+    CO(type, OPSCOPE_PY_CHARS, "type"), CO(bucket, OPSCOPE_PY_I64, "size_log2"),
+    CO(group_size, OPSCOPE_PY_I64, "group_size"), CO(count, OPSCOPE_PY_U64, "count"),
+    CO(bytes, OPSCOPE_PY_U64, "bytes"), CO(bus_bytes, OPSCOPE_PY_U64, "bus_bytes"),
+    CO(time_ns, OPSCOPE_PY_I64, "time_ns"),
+};
 
 int opscope_py_collectives(opscope_py_table *t, const opscope_kineto_t *k) {
     const opscope_colls_t *c = k ? opscope_kineto_colls(k) : NULL;
     size_t n = 0;
     bool on_kernels = false;
-    const opscope_job_coll *rows = c ? opscope_colls_rows(c, &n, &on_kernels) : NULL;
-    if (!rows) n = 0;
-    opscope_py_table_init(t, "collectives", n);
-    int type = opscope_py_table_str(t, "type");
-    int64_t *bucket = opscope_py_table_i64(t, "size_log2"), *gs = opscope_py_table_i64(t, "group_size");
-    int64_t *cnt = opscope_py_table_i64(t, "count"), *bytes = opscope_py_table_i64(t, "bytes");
-    int64_t *bus = opscope_py_table_i64(t, "bus_bytes"), *time = opscope_py_table_i64(t, "time_ns");
-    for (size_t i = 0; i < n && !opscope_py_table_failed(t); i++) {
-        opscope_py_table_str_set(t, type, i, rows[i].type);
-        bucket[i] = rows[i].bucket;
-        gs[i] = rows[i].group_size;
-        cnt[i] = (int64_t)rows[i].count;
-        bytes[i] = (int64_t)rows[i].bytes;
-        bus[i] = (int64_t)rows[i].bus_bytes;
-        time[i] = rows[i].time_ns;
-    }
+    const opscope_job_coll *v = c ? opscope_colls_rows(c, &n, &on_kernels) : NULL;
+    opscope_py_rows rows = {.src = v, .n = v ? n : 0, .stride = sizeof *v};
+    if (opscope_py_table_build(t, "collectives", &rows, coll_fields, sizeof coll_fields / sizeof *coll_fields))
+        return -1;
     return opscope_py_table_seal(t);
 }

@@ -98,3 +98,57 @@ void opscope_py_table_free(opscope_py_table *t) {
     }
     t->n_cols = 0;
 }
+
+/* The integer of SIZE bytes at P, signed or not. */
+static int64_t int_at(const char *p, size_t size, bool sign) {
+    switch (size) {
+    case 1: return sign ? (int64_t) * (const int8_t *)p : (int64_t) * (const uint8_t *)p;
+    case 2: return sign ? (int64_t) * (const int16_t *)p : (int64_t) * (const uint16_t *)p;
+    case 4: return sign ? (int64_t) * (const int32_t *)p : (int64_t) * (const uint32_t *)p;
+    default: return *(const int64_t *)p;
+    }
+}
+
+/* Row ROW's cell of field F (at P) into column C (index CI) of T. */
+static void fill_cell(opscope_py_table *t, int ci, const opscope_py_field *f, const char *p, size_t row,
+                      const opscope_strtab_t *names) {
+    opscope_py_col *c = &t->cols[ci];
+    uint32_t id;
+    switch (f->kind) {
+    case OPSCOPE_PY_F64: ((double *)c->data)[row] = *(const double *)p; break;
+    case OPSCOPE_PY_CSTR: opscope_py_table_str_set(t, ci, row, *(const char *const *)p); break;
+    case OPSCOPE_PY_CHARS: opscope_py_table_str_set(t, ci, row, p); break;
+    case OPSCOPE_PY_NAME:
+        memcpy(&id, p, sizeof id);
+        opscope_py_table_str_set(t, ci, row, id == UINT32_MAX || !names ? NULL : opscope_strtab_get(names, id));
+        break;
+    case OPSCOPE_PY_LABEL: opscope_py_table_str_set(t, ci, row, f->label((int)int_at(p, f->size, true))); break;
+    case OPSCOPE_PY_ID:
+        memcpy(&id, p, sizeof id);
+        ((int64_t *)c->data)[row] = id == UINT32_MAX ? -1 : (int64_t)id;
+        break;
+    default:
+        ((int64_t *)c->data)[row] = int_at(p, f->size, f->kind == OPSCOPE_PY_I64 || f->kind == OPSCOPE_PY_I32);
+    }
+}
+
+int opscope_py_table_build(opscope_py_table *t, const char *name, const opscope_py_rows *rows,
+                           const opscope_py_field *f, size_t nf) {
+    opscope_py_table_init(t, name, rows->n);
+    int first = (int)t->n_cols;
+    for (size_t j = 0; j < nf; j++) {
+        bool str = f[j].kind >= OPSCOPE_PY_CSTR, dbl = f[j].kind == OPSCOPE_PY_F64;
+        if (str) opscope_py_table_str(t, f[j].name);
+        else if (dbl) opscope_py_table_f64(t, f[j].name);
+        else opscope_py_table_i64(t, f[j].name);
+    }
+    if (t->failed) return -1;
+    char scratch[256];
+    if (rows->get && rows->stride > sizeof scratch) return t->failed = true, -1;
+    for (size_t i = 0; i < rows->n && !t->failed; i++) {
+        const char *row = rows->get ? rows->get(rows->src, i, scratch)
+                                    : (const char *)rows->src + i * rows->stride;
+        for (size_t j = 0; j < nf; j++) fill_cell(t, first + (int)j, &f[j], row + f[j].off, i, rows->names);
+    }
+    return t->failed ? -1 : 0;
+}

@@ -63,6 +63,45 @@ int opscope_py_table_seal(opscope_py_table *t);
 
 bool opscope_py_table_failed(const opscope_py_table *t);
 
+/* A column read from a member of the source's rows: its kind says the member's C type. */
+typedef enum opscope_py_field_kind {
+    OPSCOPE_PY_I64, OPSCOPE_PY_U64, OPSCOPE_PY_I32, OPSCOPE_PY_U32,
+    OPSCOPE_PY_ID,    /* uint32_t, UINT32_MAX (none) as -1 */
+    OPSCOPE_PY_U16, OPSCOPE_PY_U8, OPSCOPE_PY_BOOL,
+    OPSCOPE_PY_F64,   /* double */
+    OPSCOPE_PY_CSTR,  /* const char * (NULL: none) */
+    OPSCOPE_PY_CHARS, /* a char array member */
+    OPSCOPE_PY_NAME,  /* uint32_t id into the rows' string table (UINT32_MAX: none) */
+    OPSCOPE_PY_LABEL, /* an int-like member (enum, uint8_t: by size) named by LABEL */
+} opscope_py_field_kind;
+
+typedef struct opscope_py_field {
+    const char *name;                /* the column (static) */
+    opscope_py_field_kind kind;
+    size_t off, size;                /* the member's offset and size */
+    const char *(*label)(int value); /* LABEL: a static name for the value */
+} opscope_py_field;
+
+#define OPSCOPE_PY_FIELD(T, member, kind, col) \
+    {col, kind, offsetof(T, member), sizeof(((T *)0)->member), NULL}
+#define OPSCOPE_PY_LABELED(T, member, fn, col) \
+    {col, OPSCOPE_PY_LABEL, offsetof(T, member), sizeof(((T *)0)->member), fn}
+
+/* The rows a table is made of: N of them, row I at SRC + I * STRIDE, or GET's answer when GET
+ * is not NULL (it may fill SCRATCH, a buffer of STRIDE bytes, and return it). NAMES: the
+ * string table of NAME fields (may be NULL when there are none). */
+typedef struct opscope_py_rows {
+    const void *src;
+    size_t n, stride;
+    const void *(*get)(const void *src, size_t i, void *scratch);
+    const opscope_strtab_t *names;
+} opscope_py_rows;
+
+/* Starts T as NAME with ROWS' rows and one column per field of F (NF of them), filled; the
+ * caller may add columns, then seals. Returns 0, or -1 when out of memory (T failed). */
+int opscope_py_table_build(opscope_py_table *t, const char *name, const opscope_py_rows *rows,
+                           const opscope_py_field *f, size_t nf);
+
 /* Frees every column of T (T itself is the caller's). NULL is a no-op. */
 void opscope_py_table_free(opscope_py_table *t);
 
