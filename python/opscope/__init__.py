@@ -101,9 +101,8 @@ def load(path):
         n = ctypes.c_size_t()
         text = ctypes.string_at(_L.opscope_py_summary(h, ctypes.byref(n)), n.value)
         summary = json.loads(text).get("summary", {})
-        tables = {}
-        for t in range(_L.opscope_py_n_tables(h)):
-            tables[_L.opscope_py_table_name(h, t).decode()] = _table(h, t)
+        made = {_L.opscope_py_table_name(h, t).decode(): t for t in range(_L.opscope_py_n_tables(h))}
+        tables = {name: _table(h, made[name]) for name in TABLES}
     finally:
         _L.opscope_py_free(h)
     return Profile(str(path), summary, tables)

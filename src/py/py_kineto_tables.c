@@ -21,50 +21,21 @@ static const void *gpu_row(const void *src, size_t i, void *scratch) {
 
 #define GPU(m, k, c) OPSCOPE_PY_FIELD(opscope_kineto_gpu_info, m, k, c)
 static const opscope_py_field kernel_fields[] = {
-    GPU(name_id, OPSCOPE_PY_NAME, "name"),
-    OPSCOPE_PY_LABELED(opscope_kineto_gpu_info, kind, gpu_kind, "kind"),
-    OPSCOPE_PY_LABELED(opscope_kineto_gpu_info, kcat, kernel_category, "category"),
-    GPU(cpu_op, OPSCOPE_PY_NAME, "cpu_op"), GPU(cpu_dims, OPSCOPE_PY_NAME, "cpu_dims"),
-    OPSCOPE_PY_LABELED(opscope_kineto_gpu_info, phase, opscope_kineto_phase_name, "phase"),
-    GPU(device, OPSCOPE_PY_I64, "device"), GPU(stream, OPSCOPE_PY_I64, "stream"),
-    GPU(start_ns, OPSCOPE_PY_I64, "start_ns"), GPU(dur_ns, OPSCOPE_PY_I64, "dur_ns"),
-    GPU(cpu_call, OPSCOPE_PY_ID, "cpu_call"), GPU(layer, OPSCOPE_PY_ID, "layer"),
+    GPU(name_id, OPSCOPE_PY_NAME, "name"), OPSCOPE_PY_LABELED(opscope_kineto_gpu_info, kind, gpu_kind, "kind"),
+    OPSCOPE_PY_LABELED(opscope_kineto_gpu_info, kcat, kernel_category, "category"), GPU(cpu_op, OPSCOPE_PY_NAME, "cpu_op"),
+    GPU(cpu_dims, OPSCOPE_PY_NAME, "cpu_dims"), OPSCOPE_PY_LABELED(opscope_kineto_gpu_info, phase, opscope_kineto_phase_name, "phase"),
+    GPU(device, OPSCOPE_PY_I64, "device"), GPU(stream, OPSCOPE_PY_I64, "stream"), GPU(start_ns, OPSCOPE_PY_I64, "start_ns"),
+    GPU(dur_ns, OPSCOPE_PY_I64, "dur_ns"), GPU(cpu_call, OPSCOPE_PY_ID, "cpu_call"), GPU(layer, OPSCOPE_PY_ID, "layer"),
 };
-
-int opscope_py_kernels(opscope_py_table *t, const opscope_kineto_t *k) {
-    opscope_py_rows rows = {.src = k, .n = k ? opscope_kineto_n_gpu(k) : 0, .get = gpu_row,
-                            .stride = sizeof(opscope_kineto_gpu_info), .names = k ? opscope_kineto_names(k) : NULL};
-    if (opscope_py_table_build(t, "kernels", &rows, kernel_fields, sizeof kernel_fields / sizeof *kernel_fields))
-        return -1;
-    return opscope_py_table_seal(t);
-}
 
 #define CPU(m, k, c) OPSCOPE_PY_FIELD(opscope_cpu_op_rec, m, k, c)
 static const opscope_py_field cpu_fields[] = {
-    CPU(name, OPSCOPE_PY_NAME, "name"),
-    OPSCOPE_PY_LABELED(opscope_cpu_op_rec, kind, opscope_cpu_kind_name, "kind"),
-    OPSCOPE_PY_LABELED(opscope_cpu_op_rec, phase, opscope_cpu_phase_name, "phase"),
-    CPU(dims, OPSCOPE_PY_NAME, "input_dims"), CPU(types, OPSCOPE_PY_NAME, "input_types"),
-    CPU(start_ns, OPSCOPE_PY_I64, "start_ns"), CPU(end_ns, OPSCOPE_PY_I64, "end_ns"),
-    CPU(self_ns, OPSCOPE_PY_U64, "self_ns"), CPU(depth, OPSCOPE_PY_U16, "depth"),
-    CPU(parent, OPSCOPE_PY_ID, "parent"), CPU(step, OPSCOPE_PY_ID, "step"),
+    CPU(name, OPSCOPE_PY_NAME, "name"), OPSCOPE_PY_LABELED(opscope_cpu_op_rec, kind, opscope_cpu_kind_name, "kind"),
+    OPSCOPE_PY_LABELED(opscope_cpu_op_rec, phase, opscope_cpu_phase_name, "phase"), CPU(dims, OPSCOPE_PY_NAME, "input_dims"),
+    CPU(types, OPSCOPE_PY_NAME, "input_types"), CPU(start_ns, OPSCOPE_PY_I64, "start_ns"), CPU(end_ns, OPSCOPE_PY_I64, "end_ns"),
+    CPU(self_ns, OPSCOPE_PY_U64, "self_ns"), CPU(depth, OPSCOPE_PY_U16, "depth"), CPU(parent, OPSCOPE_PY_ID, "parent"),
+    CPU(step, OPSCOPE_PY_ID, "step"),
 };
-
-int opscope_py_cpu_ops(opscope_py_table *t, const opscope_kineto_t *k) {
-    const opscope_cpu_ops_t *c = k ? opscope_kineto_cpu_ops(k) : NULL;
-    const opscope_cpu_ops_results *r = c ? opscope_cpu_ops_results_get(c) : NULL;
-    opscope_py_rows rows = {.src = r ? r->recs : NULL, .n = r ? r->n_recs : 0, .stride = sizeof *r->recs,
-                            .names = k ? opscope_kineto_names(k) : NULL};
-    if (opscope_py_table_build(t, "cpu_ops", &rows, cpu_fields, sizeof cpu_fields / sizeof *cpu_fields)) return -1;
-    /* the thread as the trace names it: its (pid, tid) */
-    int64_t *pid = opscope_py_table_i64(t, "pid"), *tid = opscope_py_table_i64(t, "tid");
-    for (size_t i = 0; i < rows.n && pid && tid; i++) {
-        uint32_t th = r->recs[i].thread;
-        pid[i] = th < r->n_threads ? r->threads[th].pid : -1;
-        tid[i] = th < r->n_threads ? r->threads[th].tid : -1;
-    }
-    return opscope_py_table_seal(t);
-}
 
 static const opscope_py_field step_fields[] = {
     OPSCOPE_PY_FIELD(opscope_kineto_step, number, OPSCOPE_PY_I64, "step"),
@@ -74,44 +45,59 @@ static const opscope_py_field step_fields[] = {
 
 #define ST(m, k, c) OPSCOPE_PY_FIELD(opscope_kineto_stream, m, k, c)
 static const opscope_py_field stream_fields[] = {
-    ST(device, OPSCOPE_PY_I64, "device"), ST(stream, OPSCOPE_PY_I64, "stream"),
-    ST(n, OPSCOPE_PY_U64, "activities"), ST(first_ns, OPSCOPE_PY_U64, "first_ns"),
-    ST(last_ns, OPSCOPE_PY_U64, "last_ns"), ST(busy_ns, OPSCOPE_PY_U64, "busy_ns"),
+    ST(device, OPSCOPE_PY_I64, "device"), ST(stream, OPSCOPE_PY_I64, "stream"), ST(n, OPSCOPE_PY_U64, "activities"),
+    ST(first_ns, OPSCOPE_PY_U64, "first_ns"), ST(last_ns, OPSCOPE_PY_U64, "last_ns"), ST(busy_ns, OPSCOPE_PY_U64, "busy_ns"),
     ST(compute_ns, OPSCOPE_PY_U64, "compute_ns"), ST(comm_ns, OPSCOPE_PY_U64, "comm_ns"),
-    ST(memory_ns, OPSCOPE_PY_U64, "memory_ns"), ST(idle_ns, OPSCOPE_PY_U64, "idle_ns"),
-    ST(overlapped, OPSCOPE_PY_U64, "overlapped"),
+    ST(memory_ns, OPSCOPE_PY_U64, "memory_ns"), ST(idle_ns, OPSCOPE_PY_U64, "idle_ns"), ST(overlapped, OPSCOPE_PY_U64, "overlapped"),
 };
-
-int opscope_py_steps(opscope_py_table *t, const opscope_kineto_t *k) {
-    const opscope_kineto_results *r = k ? opscope_kineto_get_results(k) : NULL;
-    opscope_py_rows rows = {.src = r ? r->steps : NULL, .n = r ? r->n_steps : 0, .stride = sizeof *r->steps};
-    if (opscope_py_table_build(t, "steps", &rows, step_fields, sizeof step_fields / sizeof *step_fields)) return -1;
-    return opscope_py_table_seal(t);
-}
-
-int opscope_py_streams(opscope_py_table *t, const opscope_kineto_t *k) {
-    const opscope_kineto_results *r = k ? opscope_kineto_get_results(k) : NULL;
-    opscope_py_rows rows = {.src = r ? r->streams : NULL, .n = r ? r->n_streams : 0, .stride = sizeof *r->streams};
-    if (opscope_py_table_build(t, "streams", &rows, stream_fields, sizeof stream_fields / sizeof *stream_fields))
-        return -1;
-    return opscope_py_table_seal(t);
-}
 
 #define CO(m, k, c) OPSCOPE_PY_FIELD(opscope_job_coll, m, k, c)
 static const opscope_py_field coll_fields[] = {
-    CO(type, OPSCOPE_PY_CHARS, "type"), CO(bucket, OPSCOPE_PY_I64, "size_log2"),
-    CO(group_size, OPSCOPE_PY_I64, "group_size"), CO(count, OPSCOPE_PY_U64, "count"),
-    CO(bytes, OPSCOPE_PY_U64, "bytes"), CO(bus_bytes, OPSCOPE_PY_U64, "bus_bytes"),
+    CO(type, OPSCOPE_PY_CHARS, "type"), CO(bucket, OPSCOPE_PY_I64, "size_log2"), CO(group_size, OPSCOPE_PY_I64, "group_size"),
+    CO(count, OPSCOPE_PY_U64, "count"), CO(bytes, OPSCOPE_PY_U64, "bytes"), CO(bus_bytes, OPSCOPE_PY_U64, "bus_bytes"),
     CO(time_ns, OPSCOPE_PY_I64, "time_ns"),
 };
 
-int opscope_py_collectives(opscope_py_table *t, const opscope_kineto_t *k) {
-    const opscope_colls_t *c = k ? opscope_kineto_colls(k) : NULL;
-    size_t n = 0;
+/* Adds the thread of each CPU op record as the trace names it: its (pid, tid). */
+static void add_threads(opscope_py_table *t, const opscope_cpu_ops_results *r) {
+    int64_t *pid = opscope_py_table_i64(t, "pid"), *tid = opscope_py_table_i64(t, "tid");
+    for (size_t i = 0; r && pid && tid && i < r->n_recs; i++) {
+        uint32_t th = r->recs[i].thread;
+        pid[i] = th < r->n_threads ? r->threads[th].pid : -1;
+        tid[i] = th < r->n_threads ? r->threads[th].tid : -1;
+    }
+}
+
+#define NF(a) (sizeof a / sizeof *a)
+
+int opscope_py_kineto_tables(opscope_py_table *t, const opscope_kineto_t *k) {
+    const opscope_kineto_results *r = k ? opscope_kineto_get_results(k) : NULL;
+    const opscope_cpu_ops_t *c = k ? opscope_kineto_cpu_ops(k) : NULL;
+    const opscope_cpu_ops_results *cr = c ? opscope_cpu_ops_results_get(c) : NULL;
+    const opscope_colls_t *colls = k ? opscope_kineto_colls(k) : NULL;
+    size_t n_coll = 0;
     bool on_kernels = false;
-    const opscope_job_coll *v = c ? opscope_colls_rows(c, &n, &on_kernels) : NULL;
-    opscope_py_rows rows = {.src = v, .n = v ? n : 0, .stride = sizeof *v};
-    if (opscope_py_table_build(t, "collectives", &rows, coll_fields, sizeof coll_fields / sizeof *coll_fields))
-        return -1;
-    return opscope_py_table_seal(t);
+    const opscope_job_coll *cv = colls ? opscope_colls_rows(colls, &n_coll, &on_kernels) : NULL;
+    const opscope_strtab_t *names = k ? opscope_kineto_names(k) : NULL;
+    const struct {
+        const char *name;
+        opscope_py_rows rows;
+        const opscope_py_field *f;
+        size_t nf;
+    } spec[OPSCOPE_PY_KINETO_TABLES] = {
+        {"kernels", {k, k ? opscope_kineto_n_gpu(k) : 0, sizeof(opscope_kineto_gpu_info), gpu_row, names},
+         kernel_fields, NF(kernel_fields)},
+        {"cpu_ops", {cr ? cr->recs : NULL, cr ? cr->n_recs : 0, sizeof *cr->recs, NULL, names}, cpu_fields, NF(cpu_fields)},
+        {"steps", {r ? r->steps : NULL, r ? r->n_steps : 0, sizeof *r->steps, NULL, NULL}, step_fields, NF(step_fields)},
+        {"streams", {r ? r->streams : NULL, r ? r->n_streams : 0, sizeof *r->streams, NULL, NULL}, stream_fields,
+         NF(stream_fields)},
+        {"collectives", {cv, cv ? n_coll : 0, sizeof *cv, NULL, NULL}, coll_fields, NF(coll_fields)},
+    };
+    int rc = 0;
+    for (int i = 0; i < OPSCOPE_PY_KINETO_TABLES; i++) {
+        rc |= opscope_py_table_build(&t[i], spec[i].name, &spec[i].rows, spec[i].f, spec[i].nf);
+        if (i == 1) add_threads(&t[i], cr);
+        rc |= opscope_py_table_seal(&t[i]);
+    }
+    return rc ? -1 : 0;
 }

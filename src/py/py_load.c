@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PY_TABLES 8
+#define PY_TABLES (OPSCOPE_PY_GGML_TABLES + OPSCOPE_PY_KINETO_TABLES)
 
 struct opscope_py {
     char *summary;
@@ -25,28 +25,15 @@ struct opscope_py {
 int opscope_py_abi(void) { return OPSCOPE_PY_ABI; }
 
 static int nomem(opscope_error *err) {
-    memset(err, 0, sizeof *err);
-    err->code = OPSCOPE_ERROR_NOMEM;
-    err->msg = "out of memory";
+    *err = (opscope_error){.code = OPSCOPE_ERROR_NOMEM, .msg = "out of memory"};
     return -1;
 }
 
 /* Every table of R from S's finished analyses. Returns 0, or -1 when out of memory. */
 static int fill_tables(opscope_py_t *r, const opscope_session_t *s) {
-    const opscope_stats_t *st = opscope_session_stats(s);
-    const opscope_graphs_t *g = opscope_session_graphs(s);
-    const opscope_kineto_t *k = opscope_session_kineto(s);
-    opscope_py_table *t = r->tables;
-    int rc = 0;
-    /* each builder initialises its table first, so the whole array is freeable on failure */
-    rc |= opscope_py_ops(&t[r->n_tables++], st);
-    rc |= opscope_py_kernels(&t[r->n_tables++], k);
-    rc |= opscope_py_cpu_ops(&t[r->n_tables++], k);
-    rc |= opscope_py_steps(&t[r->n_tables++], k);
-    rc |= opscope_py_streams(&t[r->n_tables++], k);
-    rc |= opscope_py_requests(&t[r->n_tables++], st, g);
-    rc |= opscope_py_tests(&t[r->n_tables++], st, g);
-    rc |= opscope_py_collectives(&t[r->n_tables++], k);
+    int rc = opscope_py_ggml_tables(r->tables, opscope_session_stats(s), opscope_session_graphs(s));
+    rc |= opscope_py_kineto_tables(r->tables + OPSCOPE_PY_GGML_TABLES, opscope_session_kineto(s));
+    r->n_tables = PY_TABLES; /* each initialised, on failure too */
     return rc ? -1 : 0;
 }
 

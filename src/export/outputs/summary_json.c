@@ -30,11 +30,7 @@ static int summary_finish(void *impl, opscope_session_t *s, opscope_error *err) 
     const opscope_stats_t *st = opscope_session_stats(s);
     int rc = st ? opscope_json_summary_write(w, st, &in) : 0;
     opscope_out_str(w, "}\n");
-    if (rc) {
-        memset(err, 0, sizeof *err);
-        err->code = OPSCOPE_ERROR_NOMEM;
-        err->msg = "out of memory";
-    }
+    if (rc) *err = (opscope_error){.code = OPSCOPE_ERROR_NOMEM, .msg = "out of memory"};
     return rc;
 }
 
@@ -49,15 +45,10 @@ static void summary_release(void *impl, bool discard) {
 }
 
 int opscope_output_summary_json(opscope_output *o, opscope_out_t *w, opscope_error *err) {
-    summary_json *p = calloc(1, sizeof *p);
-    if (!p) {
-        opscope_out_abort(w);
-        memset(err, 0, sizeof *err);
-        err->code = OPSCOPE_ERROR_NOMEM;
-        err->msg = "out of memory";
-        return -1;
-    }
-    p->w = w;
+    summary_json *p = malloc(sizeof *p);
+    if (p) *p = (summary_json){.w = w};
+    else opscope_out_abort(w), *err = (opscope_error){.code = OPSCOPE_ERROR_NOMEM, .msg = "out of memory"};
+    if (!p) return -1;
     *o = (opscope_output){.name = "--json", .impl = p, .finish = summary_finish,
                           .commit = summary_commit, .release = summary_release};
     return 0;
