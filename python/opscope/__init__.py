@@ -11,15 +11,17 @@ strings from one dictionary per column, so no Python code runs per row.
 """
 import ctypes
 import json
+import os
 
 import numpy as np
 import pandas as pd
 
 from . import _lib
 
-__all__ = ["load", "Error", "Profile", "TABLES"]
+__all__ = ["load", "job", "Error", "Profile", "Job", "TABLES", "JOB_TABLES"]
 
 TABLES = ("ops", "kernels", "cpu_ops", "steps", "streams", "requests", "tests", "collectives")
+JOB_TABLES = ("ranks", "stragglers", "collectives")
 
 _L = _lib.load_library()
 library_path = _L.path
@@ -69,9 +71,9 @@ def _table(h, t):
     return pd.DataFrame(cols)
 
 
-class Profile:
-    """A loaded profile or trace: `summary` (dict) and one DataFrame per name in TABLES
-    (`tables` holds them all; an input without such rows gives an empty one)."""
+class _Result:
+    """A result of the C core: `summary` (dict) and one DataFrame per table name (`tables`
+    holds them all; an input without such rows gives an empty one, its columns kept)."""
 
     def __init__(self, path, summary, tables):
         self.path, self.summary, self.tables = path, summary, tables
@@ -87,7 +89,32 @@ class Profile:
 
     def __repr__(self):
         sizes = ", ".join("%s=%d" % (k, len(v)) for k, v in self.tables.items() if len(v))
-        return "<opscope.Profile %s: %s>" % (self.path, sizes or "no rows")
+        return "<opscope.%s %s: %s>" % (type(self).__name__, self.path, sizes or "no rows")
+
+
+class Profile(_Result):
+    """A loaded profile or trace: `summary` is `report --json`'s summary member; the tables
+    are TABLES."""
+
+
+class Job(_Result):
+    """A distributed job: `summary` is `report DIR --json`'s summary member (its "job"); the
+    tables are JOB_TABLES."""
+
+
+def _take(h, names):
+    """The summary and the tables NAMES of the result H, which is freed."""
+    if not h:
+        return None
+    try:
+        n = ctypes.c_size_t()
+        text = ctypes.string_at(_L.opscope_py_summary(h, ctypes.byref(n)), n.value)
+        summary = json.loads(text).get("summary", {})
+        made = {_L.opscope_py_table_name(h, t).decode(): t for t in range(_L.opscope_py_n_tables(h))}
+        tables = {name: _table(h, made[name]) for name in names}
+    finally:
+        _L.opscope_py_free(h)
+    return summary, tables
 
 
 def load(path):
@@ -97,12 +124,18 @@ def load(path):
     h = _L.opscope_py_load(str(path).encode(), ctypes.byref(err))
     if not h:
         raise _error(err)
-    try:
-        n = ctypes.c_size_t()
-        text = ctypes.string_at(_L.opscope_py_summary(h, ctypes.byref(n)), n.value)
-        summary = json.loads(text).get("summary", {})
-        made = {_L.opscope_py_table_name(h, t).decode(): t for t in range(_L.opscope_py_n_tables(h))}
-        tables = {name: _table(h, made[name]) for name in TABLES}
-    finally:
-        _L.opscope_py_free(h)
-    return Profile(str(path), summary, tables)
+    return Profile(str(path), *_take(h, TABLES))
+
+
+def job(paths, threads=0):
+    """Reads a distributed job as `opscope report` does: PATHS is a folder of traces, a trace or
+    job summary, or a list of them (one rank each; read THREADS at once, 0: one per core).
+    Raises Error naming the first input that failed."""
+    paths = [paths] if isinstance(paths, (str, bytes, os.PathLike)) else list(paths)
+    arr = (ctypes.c_char_p * max(len(paths), 1))(*[os.fsencode(p) for p in paths])
+    err = _lib.CError()
+    h = _L.opscope_py_job(arr, len(paths), int(threads), ctypes.byref(err))
+    if not h:
+        raise _error(err)
+    summary, tables = _take(h, JOB_TABLES)
+    return Job(", ".join(str(p) for p in paths), summary.get("job", summary), tables)

@@ -35,6 +35,7 @@ def _declare(lib):
     sig = {
         "opscope_py_abi": (I, []),
         "opscope_py_load": (P, [ctypes.c_char_p, ctypes.POINTER(CError)]),
+        "opscope_py_job": (P, [ctypes.POINTER(ctypes.c_char_p), I, I, ctypes.POINTER(CError)]),
         "opscope_py_free": (None, [P]),
         "opscope_py_summary": (P, [P, ctypes.POINTER(S)]),
         "opscope_py_n_tables": (S, [P]),

@@ -32,6 +32,13 @@ typedef struct opscope_py opscope_py_t;
  * column and byte offset of bad input; OPSCOPE_ERROR_NOMEM when out of memory). */
 OPSCOPE_API opscope_py_t *opscope_py_load(const char *path, opscope_error *err);
 
+/* Reads the distributed job of INPUTS[0..N) (a folder of traces, traces, job summaries: what
+ * `opscope report DIR` or `report A B C` reads, THREADS at once, 0: one per core) and returns
+ * its result: the summary `{"summary":{"job":{...}}}` that `report DIR --json` writes, and the
+ * tables "ranks", "stragglers", "collectives". NULL with ERR filled (the first input that
+ * failed; nothing is printed). */
+OPSCOPE_API opscope_py_t *opscope_py_job(const char *const *inputs, int n, int threads, opscope_error *err);
+
 /* Frees R and everything it handed out. NULL is a no-op. */
 OPSCOPE_API void opscope_py_free(opscope_py_t *r);
 

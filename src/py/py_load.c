@@ -6,6 +6,7 @@
 #include "py/opscope_py.h"
 
 #include "export/outputs/summary_json.h"
+#include "py/py_result.h"
 #include "py/py_tables.h"
 #include "read/readers.h"
 
@@ -14,13 +15,9 @@
 #include <string.h>
 
 #define PY_TABLES (OPSCOPE_PY_GGML_TABLES + OPSCOPE_PY_KINETO_TABLES)
+_Static_assert(PY_TABLES <= OPSCOPE_PY_MAX_TABLES, "a load's tables fit a result");
 
-struct opscope_py {
-    char *summary;
-    size_t summary_len;
-    opscope_py_table tables[PY_TABLES];
-    size_t n_tables;
-};
+FILE *opscope_py_summary_stream(opscope_py_t *r) { return open_memstream(&r->summary, &r->summary_len); }
 
 int opscope_py_abi(void) { return OPSCOPE_PY_ABI; }
 
@@ -56,7 +53,7 @@ static int read_finish(opscope_session_t *s, const char *path, opscope_error *er
 
 /* The summary's writer: a memory stream (*FP, its buffer in R) as the session's one output. */
 static int add_summary(opscope_session_t *s, opscope_py_t *r, FILE **fp, opscope_error *err) {
-    *fp = open_memstream(&r->summary, &r->summary_len);
+    *fp = opscope_py_summary_stream(r);
     if (!*fp) return nomem(err);
     opscope_out_t *w = opscope_out_from_file(*fp, err);
     opscope_output o;

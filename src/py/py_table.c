@@ -132,9 +132,7 @@ static void fill_cell(opscope_py_table *t, int ci, const opscope_py_field *f, co
     }
 }
 
-int opscope_py_table_build(opscope_py_table *t, const char *name, const opscope_py_rows *rows,
-                           const opscope_py_field *f, size_t nf) {
-    opscope_py_table_init(t, name, rows->n);
+int opscope_py_table_add(opscope_py_table *t, const opscope_py_rows *rows, const opscope_py_field *f, size_t nf) {
     int first = (int)t->n_cols;
     for (size_t j = 0; j < nf; j++) {
         bool str = f[j].kind >= OPSCOPE_PY_CSTR, dbl = f[j].kind == OPSCOPE_PY_F64;
@@ -144,11 +142,17 @@ int opscope_py_table_build(opscope_py_table *t, const char *name, const opscope_
     }
     if (t->failed) return -1;
     char scratch[256];
-    if (rows->get && rows->stride > sizeof scratch) return t->failed = true, -1;
+    if ((rows->get && rows->stride > sizeof scratch) || rows->n != t->n_rows) return t->failed = true, -1;
     for (size_t i = 0; i < rows->n && !t->failed; i++) {
         const char *row = rows->get ? rows->get(rows->src, i, scratch)
                                     : (const char *)rows->src + i * rows->stride;
         for (size_t j = 0; j < nf; j++) fill_cell(t, first + (int)j, &f[j], row + f[j].off, i, rows->names);
     }
     return t->failed ? -1 : 0;
+}
+
+int opscope_py_table_build(opscope_py_table *t, const char *name, const opscope_py_rows *rows,
+                           const opscope_py_field *f, size_t nf) {
+    opscope_py_table_init(t, name, rows->n);
+    return opscope_py_table_add(t, rows, f, nf);
 }

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define OPSCOPE_PY_MAX_COLS 24
+#define OPSCOPE_PY_MAX_COLS 40
 
 typedef enum opscope_py_coltype {
     OPSCOPE_PY_COL_I64 = 0,
@@ -101,6 +101,9 @@ typedef struct opscope_py_rows {
  * caller may add columns, then seals. Returns 0, or -1 when out of memory (T failed). */
 int opscope_py_table_build(opscope_py_table *t, const char *name, const opscope_py_rows *rows,
                            const opscope_py_field *f, size_t nf);
+
+/* Adds to T one column per field of F (NF of them) filled from ROWS (as many as T's rows). */
+int opscope_py_table_add(opscope_py_table *t, const opscope_py_rows *rows, const opscope_py_field *f, size_t nf);
 
 /* Frees every column of T (T itself is the caller's). NULL is a no-op. */
 void opscope_py_table_free(opscope_py_table *t);

@@ -7,6 +7,9 @@
           union; a profile's op groups), and `summary` against `opscope report --json`
   errors  bad input raises opscope.Error with the file, line, column and byte offset of the
           fault (placed by this script) and the line:column `opscope report` prints
+  job     opscope.job of a folder and of a list of traces: its summary against `opscope report
+          DIR --json`, each rank's GPU activities and rank against the checks' own reading of
+          its trace, the tables' rows against the summary's, a bad folder as opscope.Error
   speed   the biggest trace loads with a bounded number of Python calls (none per event:
           sys.setprofile counts them) and its time beside json.load of the same text
 """
@@ -167,6 +170,48 @@ def errors():
         print("missing file: %s" % e)
 
 
+def job_summary(inputs):
+    out = os.path.join(work, "job.report.json")
+    subprocess.run([exe, "report", *inputs, "--json", out, "-q"], check=True)
+    with open(out) as f:
+        return json.load(f)["summary"]["job"]
+
+
+def check_job(inputs, given):
+    j = opscope.job(given)
+    want = job_summary(inputs)
+    want.pop("read_threads"), j.summary.pop("read_threads")  # how many threads read it
+    check(j.summary == want, "%s: summary == report --json's (%s)" % (given, sorted(want)[:4]))
+    check(len(j.ranks) == len(inputs) == len(want["ranks"]), "%s: %d ranks" % (given, len(j.ranks)))
+    for path in inputs:
+        d = load_json(path)
+        row = j.ranks[j.ranks["trace"].map(os.path.realpath) == os.path.realpath(path)]
+        n_gpu = sum(1 for e in d["traceEvents"] if e.get("ph") == "X" and e.get("cat") in GPU_CATS)
+        rank = d.get("distributedInfo", {}).get("rank")
+        check(len(row) == 1 and int(row["gpu_activities"].iloc[0]) == n_gpu,
+              "%s: %s GPU activities, trace %d" % (path, row["gpu_activities"].tolist(), n_gpu))
+        check(rank is None or int(row["rank"].iloc[0]) == rank, "%s: rank %s" % (path, row["rank"].tolist()))
+    check(j.stragglers["rank"].tolist() == [s["rank"] for s in want["stragglers"]], "%s: stragglers" % given)
+    print("%s: %d ranks, %d stragglers, %d collective types" % (given, len(j.ranks), len(j.stragglers),
+                                                                 len(j.collectives)))
+
+
+def job():
+    d = os.path.join(repo, "tests", "job", "traces")
+    ranks = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".json.gz"))
+    check_job(ranks, d)
+    many = [os.path.join(TRACES, f) for f in ("a100_alexnet_fwd.json.gz", "a100_ddp_train_rank0.json.gz")]
+    check_job(many, many)
+    empty = os.path.join(work, "empty")
+    os.makedirs(empty, exist_ok=True)
+    try:
+        opscope.job(empty)
+        check(False, "an empty folder raises")
+    except opscope.Error as e:
+        check(e.file == empty, "empty folder: %s" % e)
+        print("empty folder: %s" % e)
+
+
 def speed():
     path = max(traces(), key=os.path.getsize)
     small = os.path.join(TRACES, "triton_example.json.gz")
@@ -205,5 +250,5 @@ def speed():
                                       sum(len(v) for v in p.tables.values()), t_load, calls[0], t_json))
 
 
-{"values": values, "errors": errors, "speed": speed}[part]()
+{"values": values, "errors": errors, "job": job, "speed": speed}[part]()
 sys.exit(1 if failures else 0)
