@@ -4,7 +4,8 @@
     p = opscope.load("trace.json.gz")   # any input `opscope report` reads
     p.summary                            # the JSON summary `report --json` writes, as a dict
     p.kernels.head()                     # pandas DataFrames: ops, kernels, cpu_ops, steps,
-                                         # streams, requests, tests, collectives
+                                         # streams, requests, tests, collectives,
+                                         # kernel_stats, stream_stats
 
 Columns and units: docs/python.md. Numbers come from numpy.frombuffer over the C arrays and
 strings from one dictionary per column, so no Python code runs per row.
@@ -20,7 +21,8 @@ from . import _lib
 
 __all__ = ["load", "job", "Error", "Profile", "Job", "TABLES", "JOB_TABLES"]
 
-TABLES = ("ops", "kernels", "cpu_ops", "steps", "streams", "requests", "tests", "collectives")
+TABLES = ("ops", "kernels", "cpu_ops", "steps", "streams", "requests", "tests", "collectives",
+          "kernel_stats", "stream_stats")
 JOB_TABLES = ("ranks", "stragglers", "collectives")
 
 _L = _lib.load_library()

@@ -4,6 +4,7 @@
 
 #include "analyze/kineto/collectives.h"
 #include "analyze/kineto/cpu_ops.h"
+#include "analyze/kineto/kstats.h"
 #include "read/kernel_rules.h"
 
 static const char *gpu_kind(int kind) {
@@ -58,6 +59,26 @@ static const opscope_py_field coll_fields[] = {
     CO(time_ns, OPSCOPE_PY_I64, "time_ns"),
 };
 
+#define KS(m, k, c) OPSCOPE_PY_FIELD(opscope_kstats_kernel, m, k, c)
+static const opscope_py_field kstat_fields[] = {
+    KS(name, OPSCOPE_PY_NAME, "name"), OPSCOPE_PY_LABELED(opscope_kstats_kernel, kind, gpu_kind, "kind"),
+    KS(count, OPSCOPE_PY_U64, "count"), KS(sum_ns, OPSCOPE_PY_U64, "sum_ns"),
+    KS(min_ns, OPSCOPE_PY_U64, "min_ns"), KS(max_ns, OPSCOPE_PY_U64, "max_ns"),
+    /* HTA's mean and its standard deviation: the sample's (n - 1) */
+    KS(mean_ns, OPSCOPE_PY_F64, "mean_ns"), KS(std_ns, OPSCOPE_PY_F64, "std_ns"),
+};
+
+/* HTA's per-stream figures (kstats.h): the queue of launched activities and the idle split */
+#define QS(m, k, c) OPSCOPE_PY_FIELD(opscope_kstats_stream, m, k, c)
+static const opscope_py_field sstat_fields[] = {
+    QS(device, OPSCOPE_PY_I64, "device"), QS(stream, OPSCOPE_PY_I64, "stream"), QS(q_points, OPSCOPE_PY_U64, "queue_points"),
+    QS(q_mean, OPSCOPE_PY_F64, "queue_mean"), QS(q_std, OPSCOPE_PY_F64, "queue_std"), QS(q_max, OPSCOPE_PY_I64, "queue_max"),
+    QS(q_time_mean, OPSCOPE_PY_F64, "queue_time_mean"), QS(full_ns, OPSCOPE_PY_U64, "full_queue_ns"),
+    QS(q_below_ns, OPSCOPE_PY_U64, "queue_below_ns"), QS(q_end_max, OPSCOPE_PY_I64, "queue_end_max"),
+    QS(q_end_time_mean, OPSCOPE_PY_F64, "queue_end_time_mean"), QS(idle_host_ns, OPSCOPE_PY_I64, "idle_host_ns"),
+    QS(idle_kernel_ns, OPSCOPE_PY_I64, "idle_kernel_ns"), QS(idle_other_ns, OPSCOPE_PY_I64, "idle_other_ns"),
+};
+
 /* Adds the thread of each CPU op record as the trace names it: its (pid, tid). */
 static void add_threads(opscope_py_table *t, const opscope_cpu_ops_results *r) {
     int64_t *pid = opscope_py_table_i64(t, "pid"), *tid = opscope_py_table_i64(t, "tid");
@@ -79,6 +100,10 @@ int opscope_py_kineto_tables(opscope_py_table *t, const opscope_kineto_t *k) {
     bool on_kernels = false;
     const opscope_job_coll *cv = colls ? opscope_colls_rows(colls, &n_coll, &on_kernels) : NULL;
     const opscope_strtab_t *names = k ? opscope_kineto_names(k) : NULL;
+    const opscope_kstats_t *ks = k ? opscope_kineto_kstats(k) : NULL;
+    size_t n_ks = 0, n_ss = 0;
+    const opscope_kstats_kernel *kv = ks ? opscope_kstats_kernels(ks, &n_ks) : NULL;
+    const opscope_kstats_stream *sv = ks ? opscope_kstats_streams(ks, &n_ss) : NULL;
     const struct {
         const char *name;
         opscope_py_rows rows;
@@ -92,6 +117,8 @@ int opscope_py_kineto_tables(opscope_py_table *t, const opscope_kineto_t *k) {
         {"streams", {r ? r->streams : NULL, r ? r->n_streams : 0, sizeof *r->streams, NULL, NULL}, stream_fields,
          NF(stream_fields)},
         {"collectives", {cv, cv ? n_coll : 0, sizeof *cv, NULL, NULL}, coll_fields, NF(coll_fields)},
+        {"kernel_stats", {kv, kv ? n_ks : 0, sizeof *kv, NULL, names}, kstat_fields, NF(kstat_fields)},
+        {"stream_stats", {sv, sv ? n_ss : 0, sizeof *sv, NULL, NULL}, sstat_fields, NF(sstat_fields)},
     };
     int rc = 0;
     for (int i = 0; i < OPSCOPE_PY_KINETO_TABLES; i++) {

@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#define OPSCOPE_PY_MAX_TABLES 8
+#define OPSCOPE_PY_MAX_TABLES 12
 
 struct opscope_py {
     char *summary;     /* malloc'd, NUL-terminated */

@@ -21,8 +21,9 @@ int opscope_py_ggml_tables(opscope_py_table *t, const opscope_stats_t *s, const 
 
 /* A trace's side (K: analyze/kineto/kineto.h, NULL when the input is no trace): "kernels" (each
  * GPU activity), "cpu_ops" (each CPU op record, nested as torch.profiler nests them), "steps",
- * "streams", "collectives" (by type and size). */
-#define OPSCOPE_PY_KINETO_TABLES 5
+ * "streams", "collectives" (by type and size), "kernel_stats" (per kernel name, HTA's kernel
+ * breakdown) and "stream_stats" (HTA's queue and idle split per stream; analyze/kineto/kstats.h). */
+#define OPSCOPE_PY_KINETO_TABLES 7
 int opscope_py_kineto_tables(opscope_py_table *t, const opscope_kineto_t *k);
 
 #endif /* OPSCOPE_PY_TABLES_H */

@@ -17,6 +17,7 @@ import collections
 import gzip
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -63,6 +64,21 @@ def check_trace(path):
            zip(*(lambda g: (g.index, g["count"], g["sum"]))(k.groupby("name")["dur_ns"].agg(["count", "sum"])))}
     check(got == dict(want), "%s: per-kernel counts and ns (%d names; first differing: %s)"
           % (name, len(want), next((n for n in want if got.get(n) != want[n]), None)))
+    # per activity name: count, sum, extremes, mean and sample standard deviation
+    durs = collections.defaultdict(list)
+    for e in gpu:
+        durs[e["name"]].append(us_to_ns(e.get("dur")))
+    ks = {r.name: r for r in p.kernel_stats.itertuples()}
+    check(set(ks) == set(durs), "%s: kernel_stats names (%d, trace %d)" % (name, len(ks), len(durs)))
+    for n, v in durs.items():
+        r = ks.get(n)
+        mean = sum(v) / len(v)
+        std = statistics.stdev(v) if len(v) > 1 else 0.0
+        ok = r is not None and (r.count, r.sum_ns, r.min_ns, r.max_ns) == (len(v), sum(v), min(v), max(v)) and \
+            abs(r.mean_ns - mean) <= 1e-9 * max(1.0, mean) and abs(r.std_ns - std) <= 1e-6 * max(1.0, std)
+        if not check(ok, "%s: kernel_stats of %s: %s, trace n=%d sum=%d mean=%.3f std=%.3f"
+                     % (name, n[:40], r and (r.count, r.sum_ns, r.mean_ns, r.std_ns), len(v), sum(v), mean, std)):
+            break
     # each stream: activities and the union of their intervals
     per = collections.defaultdict(list)
     for e in gpu:
