@@ -5,6 +5,7 @@
 #ifndef OPSCOPE_CLI_JOB_H
 #define OPSCOPE_CLI_JOB_H
 
+#include "analyze/job/job_load.h"
 #include "export/job/job_report.h"
 
 #include <stdbool.h>
@@ -35,17 +36,8 @@ typedef struct opscope_cli_job_set opscope_cli_job_set;
  * the exit status (the reason on stderr, *OUT NULL). */
 int opscope_cli_job_load(const char *const *inputs, int n, int threads, opscope_cli_job_set **out);
 
-/* How a trace of the job is read when more than its figures is wanted (`view`: its page block
- * in the same read). READ reads PATH (a trace, never a job summary) into the rank's summary SUM
- * (analyze/job/job_rank.h's opscope_job_rank_finish) and may leave a pointer in *USER; it returns
- * 0, or 1 (bad input, ERR filled), 2 (out of memory) or 3 (no trace events). It is called on
- * the load's threads, one trace per call. DROP (may be NULL) frees a USER the caller did not
- * take (opscope_cli_job_row_take) when the set is freed or the load fails. */
-typedef struct opscope_cli_job_reader {
-    int (*read)(void *ud, const char *path, opscope_job_rank_summary *sum, void **user, opscope_error *err);
-    void (*drop)(void *user);
-    void *ud;
-} opscope_cli_job_reader;
+/* How a trace of the job is read when more than its figures is wanted (analyze/job/job_load.h). */
+typedef opscope_job_reader opscope_cli_job_reader;
 
 /* opscope_cli_job_load, each trace read by RD (must outlive the set; NULL: as load does). */
 int opscope_cli_job_load_with(const char *const *inputs, int n, int threads, const opscope_cli_job_reader *rd,

@@ -45,6 +45,7 @@ LAYERS = {
     "analyze": {"read", "model", "util"},
     "export": {"analyze", "read", "model", "util"},
     "cli": {"export", "analyze", "read", "model", "util"},
+    "py": {"export", "analyze", "read", "model", "util"},  # the Python package's entry points
     "capture": {"model", "util"},
     "vklayer": {"util"},  # header-only util/hash.h: no symbol crosses
     "viewer": set(),

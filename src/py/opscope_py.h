@@ -1,0 +1,65 @@
+/*
+ * opscope_py.h - the entry points of the Python package (python/opscope) into libopscope.so.
+ *
+ * One call reads an input the way `opscope report` does (one pass, the report's session and
+ * analyses) and hands back a result: the JSON summary `report --json` writes (a string; the
+ * events are not in it) and tables as columns, which the package wraps in pandas DataFrames
+ * with numpy.frombuffer. Columns are int64, double, or strings as int32 codes (-1: none) into
+ * a dictionary given as one block of NUL-terminated strings in code order. Times are ns,
+ * sizes bytes (docs/python.md lists each table's columns).
+ *
+ * Ownership: a result owns every pointer it hands out, valid until opscope_py_free of it.
+ * NULL handling: the accessors take a result from opscope_py_load; an index out of range
+ * gives 0 or NULL. Thread safety: a result belongs to one thread at a time; loads on
+ * different threads are independent.
+ */
+#ifndef OPSCOPE_PY_H
+#define OPSCOPE_PY_H
+
+#include "opscope.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The layout version of these entry points; the package refuses a library of another one. */
+#define OPSCOPE_PY_ABI 1
+OPSCOPE_API int opscope_py_abi(void);
+
+typedef struct opscope_py opscope_py_t;
+
+/* Reads PATH (a ggml profile, a record log, a Kineto or Chrome trace, '.gz' too: anything
+ * `opscope report PATH` reads) and returns its result, or NULL with ERR filled (file, line,
+ * column and byte offset of bad input; OPSCOPE_ERROR_NOMEM when out of memory). */
+OPSCOPE_API opscope_py_t *opscope_py_load(const char *path, opscope_error *err);
+
+/* Reads the distributed job of INPUTS[0..N) (a folder of traces, traces, job summaries: what
+ * `opscope report DIR` or `report A B C` reads, THREADS at once, 0: one per core) and returns
+ * its result: the summary `{"summary":{"job":{...}}}` that `report DIR --json` writes, and the
+ * tables "ranks", "stragglers", "collectives". NULL with ERR filled (the first input that
+ * failed; nothing is printed). */
+OPSCOPE_API opscope_py_t *opscope_py_job(const char *const *inputs, int n, int threads, opscope_error *err);
+
+/* Frees R and everything it handed out. NULL is a no-op. */
+OPSCOPE_API void opscope_py_free(opscope_py_t *r);
+
+/* The summary: a NUL-terminated JSON object `{"opscope_summary":1,"summary":{...}}`, *LEN
+ * (may be NULL) its length. */
+OPSCOPE_API const char *opscope_py_summary(const opscope_py_t *r, size_t *len);
+
+/* The tables, in a fixed order ("ops", "requests", "tests", "kernels", "cpu_ops", "steps",
+ * "streams", "collectives", "kernel_stats", "stream_stats"): each present, with 0 rows where
+ * the input has none. */
+OPSCOPE_API size_t opscope_py_n_tables(const opscope_py_t *r);
+OPSCOPE_API const char *opscope_py_table_name(const opscope_py_t *r, size_t t);
+OPSCOPE_API size_t opscope_py_table_rows(const opscope_py_t *r, size_t t);
+OPSCOPE_API size_t opscope_py_table_cols(const opscope_py_t *r, size_t t);
+
+/* Column C of table T: its name, type (0 int64, 1 double, 2 string codes: int32), its rows'
+ * values (never NULL for a valid column), and for a string column the dictionary block and
+ * its size in bytes (*LEN; may be NULL). */
+OPSCOPE_API const char *opscope_py_col_name(const opscope_py_t *r, size_t t, size_t c);
+OPSCOPE_API int opscope_py_col_type(const opscope_py_t *r, size_t t, size_t c);
+OPSCOPE_API const void *opscope_py_col_data(const opscope_py_t *r, size_t t, size_t c);
+OPSCOPE_API const char *opscope_py_col_dict(const opscope_py_t *r, size_t t, size_t c, size_t *len);
+
+#endif /* OPSCOPE_PY_H */

@@ -1,0 +1,124 @@
+/*
+ * py_load.c - the Python package's load: the session `opscope report PATH --json` runs (the
+ * same analyses, the critical path among them), with one output, the JSON summary into
+ * memory, then the tables copied from the finished analyses (see opscope_py.h).
+ */
+#include "py/opscope_py.h"
+
+#include "export/outputs/summary_json.h"
+#include "py/py_result.h"
+#include "py/py_tables.h"
+#include "read/readers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PY_TABLES (OPSCOPE_PY_GGML_TABLES + OPSCOPE_PY_KINETO_TABLES)
+_Static_assert(PY_TABLES <= OPSCOPE_PY_MAX_TABLES, "a load's tables fit a result");
+
+FILE *opscope_py_summary_stream(opscope_py_t *r) { return open_memstream(&r->summary, &r->summary_len); }
+
+int opscope_py_abi(void) { return OPSCOPE_PY_ABI; }
+
+static int nomem(opscope_error *err) {
+    *err = (opscope_error){.code = OPSCOPE_ERROR_NOMEM, .msg = "out of memory"};
+    return -1;
+}
+
+/* Every table of R from S's finished analyses. Returns 0, or -1 when out of memory. */
+static int fill_tables(opscope_py_t *r, const opscope_session_t *s) {
+    int rc = opscope_py_ggml_tables(r->tables, opscope_session_stats(s), opscope_session_graphs(s));
+    rc |= opscope_py_kineto_tables(r->tables + OPSCOPE_PY_GGML_TABLES, opscope_session_kineto(s));
+    r->n_tables = PY_TABLES; /* each initialised, on failure too */
+    return rc ? -1 : 0;
+}
+
+/* Reads PATH into S (its one output writing the summary to FP) and finishes. Returns 0, or -1
+ * with ERR filled. */
+static int read_finish(opscope_session_t *s, const char *path, opscope_error *err) {
+    opscope_sink sink = opscope_session_sink(s);
+    opscope_read_status status;
+    memset(&status, 0, sizeof status);
+    opscope_read_options ro = {.status = &status};
+    opscope_session_read_options(s, &ro);
+    if (opscope_read_file_opts(path, OPSCOPE_FORMAT_AUTO, &sink, &ro, err)) {
+        if (err->code == OPSCOPE_ERROR_ABORTED) opscope_session_stopped(s, err);
+        if (!err->file[0]) snprintf(err->file, sizeof err->file, "%s", path);
+        return -1;
+    }
+    if (opscope_session_finish(s, err)) return -1;
+    return opscope_session_commit(s, NULL, NULL) ? nomem(err) : 0;
+}
+
+/* The summary's writer: a memory stream (*FP, its buffer in R) as the session's one output. */
+static int add_summary(opscope_session_t *s, opscope_py_t *r, FILE **fp, opscope_error *err) {
+    *fp = opscope_py_summary_stream(r);
+    if (!*fp) return nomem(err);
+    opscope_out_t *w = opscope_out_from_file(*fp, err);
+    opscope_output o;
+    if (!w || opscope_output_summary_json(&o, w, err)) return -1;
+    return opscope_session_add(s, &o) ? nomem(err) : 0;
+}
+
+opscope_py_t *opscope_py_load(const char *path, opscope_error *err) {
+    memset(err, 0, sizeof *err);
+    opscope_py_t *r = calloc(1, sizeof *r);
+    /* report's session: its defaults (five top records), every analysis of a single input */
+    opscope_session_opts so = {.stats = {.top_kernels = 5}, .graphs = true, .rpc = true,
+                               .kineto = true, .critical_path = true};
+    opscope_session_t *s = r ? opscope_session_new(&so) : NULL;
+    FILE *fp = NULL;
+    int rc = !s ? nomem(err) : add_summary(s, r, &fp, err);
+    if (!rc) rc = read_finish(s, path, err);
+    if (!rc && fill_tables(r, s)) rc = nomem(err);
+    opscope_session_free(s); /* aborts the summary's writer when it was not committed */
+    if (fp && fclose(fp) && !rc) rc = nomem(err);
+    if (!rc && !r->summary) rc = nomem(err);
+    if (rc) {
+        opscope_py_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void opscope_py_free(opscope_py_t *r) {
+    if (!r) return;
+    for (size_t i = 0; i < r->n_tables; i++) opscope_py_table_free(&r->tables[i]);
+    free(r->summary);
+    free(r);
+}
+
+const char *opscope_py_summary(const opscope_py_t *r, size_t *len) {
+    if (len) *len = r->summary_len;
+    return r->summary;
+}
+
+size_t opscope_py_n_tables(const opscope_py_t *r) { return r->n_tables; }
+
+static const opscope_py_table *table(const opscope_py_t *r, size_t t) {
+    return t < r->n_tables ? &r->tables[t] : NULL;
+}
+
+static const opscope_py_col *col(const opscope_py_t *r, size_t t, size_t c) {
+    const opscope_py_table *tb = table(r, t);
+    return tb && c < tb->n_cols ? &tb->cols[c] : NULL;
+}
+
+const char *opscope_py_table_name(const opscope_py_t *r, size_t t) {
+    return table(r, t) ? table(r, t)->name : NULL;
+}
+size_t opscope_py_table_rows(const opscope_py_t *r, size_t t) { return table(r, t) ? table(r, t)->n_rows : 0; }
+size_t opscope_py_table_cols(const opscope_py_t *r, size_t t) { return table(r, t) ? table(r, t)->n_cols : 0; }
+const char *opscope_py_col_name(const opscope_py_t *r, size_t t, size_t c) {
+    return col(r, t, c) ? col(r, t, c)->name : NULL;
+}
+int opscope_py_col_type(const opscope_py_t *r, size_t t, size_t c) { return col(r, t, c) ? (int)col(r, t, c)->type : -1; }
+const void *opscope_py_col_data(const opscope_py_t *r, size_t t, size_t c) {
+    return col(r, t, c) ? col(r, t, c)->data : NULL;
+}
+const char *opscope_py_col_dict(const opscope_py_t *r, size_t t, size_t c, size_t *len) {
+    const opscope_py_col *cl = col(r, t, c);
+    if (len) *len = cl ? cl->blob_len : 0;
+    return cl ? cl->blob : NULL;
+}

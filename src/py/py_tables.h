@@ -1,0 +1,29 @@
+/*
+ * py_tables.h - the Python package's tables, each filled from the analysis the report ran
+ * (internal to src/py): the values are the analyses' own, copied into columns; nothing here
+ * computes a figure. A table whose source is absent (a ggml profile's kernels, a trace's
+ * requests) has 0 rows and the same columns.
+ *
+ * Each call fills its tables in T, in the order named, initialising every one of them even
+ * on failure, and returns 0, or -1 when out of memory (the caller frees them all).
+ * Thread safety: none.
+ */
+#ifndef OPSCOPE_PY_TABLES_H
+#define OPSCOPE_PY_TABLES_H
+
+#include "analyze/session/session.h"
+#include "py/py_table.h"
+
+/* ggml's side (S, G: finished, may be NULL): "ops" (the stats' op groups; a trace's kernels
+ * are grouped the same way), "requests" and "tests" (analyze/ggml/run_requests.h, run_tests.h). */
+#define OPSCOPE_PY_GGML_TABLES 3
+int opscope_py_ggml_tables(opscope_py_table *t, const opscope_stats_t *s, const opscope_graphs_t *g);
+
+/* A trace's side (K: analyze/kineto/kineto.h, NULL when the input is no trace): "kernels" (each
+ * GPU activity), "cpu_ops" (each CPU op record, nested as torch.profiler nests them), "steps",
+ * "streams", "collectives" (by type and size), "kernel_stats" (per kernel name, HTA's kernel
+ * breakdown) and "stream_stats" (HTA's queue and idle split per stream; analyze/kineto/kstats.h). */
+#define OPSCOPE_PY_KINETO_TABLES 7
+int opscope_py_kineto_tables(opscope_py_table *t, const opscope_kineto_t *k);
+
+#endif /* OPSCOPE_PY_TABLES_H */
