@@ -120,7 +120,7 @@ void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, uint64_t t1, bool
         w->thr_pool = p;
         w->thr_cap = cap;
     }
-    if (opscope_cap_thr_reduce(tb->t, row_n, nt, tb->bar_cap, tb->cb_bar, n_cb, t0, t1, ticks_ns,
+    if (opscope_cap_thr_reduce(tb->t, row_n, nt, tb->bar_cap, tb->cb_bar, w->st.ts, n_cb, t0, t1, ticks_ns,
                                w->thr_pool + w->thr_used, tb->rel)) {
         for (int i = 0; i < nt; i++) {
             w->thr_pool[w->thr_used + need - (size_t)nt + (size_t)i] = (uint32_t)tb->rows[i].cpu;
