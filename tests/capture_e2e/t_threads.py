@@ -59,6 +59,15 @@ def summary(path):
         return json.load(f)["summary"]
 
 
+def slowest(r):
+    """A two-thread node's slowest thread (the most work, ties the lower), the wait it caused the
+    other (its lead) and whether it leads by at least a tenth of its own work."""
+    w = [r["threads"][0], r["threads"][2]]
+    i = 1 if w[1] > w[0] else 0
+    lead = w[i] - w[1 - i]
+    return i, lead, w[i] > 0 and lead >= 0.1 * w[i]
+
+
 def check_span():
     rc0, out0, _ = e2e.run(CMD, e2e.env_for([]))
     prof, counts, out1, err, path = record("t2")
@@ -94,15 +103,17 @@ def check_span():
     # the summary against sums made here
     s = summary(path)
     ct = s.get("cpu_threads", [])
-    e2e.check(len(ct) == 2 and all(set(t) == {"thread", "work_ns", "wait_ns", "nodes", "slowest_nodes", "cpu"} for t in ct),
-              f"summary.cpu_threads: 2 threads with the documented fields ({ct})")
+    e2e.check(len(ct) == 2 and all(set(t) == {"thread", "work_ns", "wait_ns", "nodes", "slowest_nodes", "held_ns", "cpu"}
+                                   for t in ct), f"summary.cpu_threads: 2 threads with the documented fields ({ct})")
     recs = [r for _, rr in th for r in rr]
     for i, t in enumerate(ct):
         work = sum(r["threads"][2 * i] for r in recs)
         wait = sum(r["threads"][2 * i + 1] for r in recs)
-        slow = sum(1 for r in recs if max(range(2), key=lambda k: (r["threads"][2 * k], -k)) == i)
-        e2e.check((t["work_ns"], t["wait_ns"], t["nodes"], t["slowest_nodes"]) == (work, wait, len(recs), slow),
-                  f"thread {i}: work, wait, nodes, slowest as summed from the records ({t})")
+        slow = sum(1 for r in recs if slowest(r)[0] == i and slowest(r)[2])
+        held = sum(slowest(r)[1] for r in recs if slowest(r)[0] == i)
+        e2e.check((t["work_ns"], t["wait_ns"], t["nodes"], t["slowest_nodes"], t["held_ns"]) ==
+                  (work, wait, len(recs), slow, held),
+                  f"thread {i}: work, wait, nodes, slowest by a tenth, held as summed from the records ({t})")
     mm = [o for o in s["ops"] if o["name"] == "MUL_MAT" and "threads" in o]
     e2e.check(len(mm) == 1, "the MUL_MAT op group has threads")
     if mm:
@@ -113,7 +124,7 @@ def check_span():
         e2e.check((g["n"], g["work_max_ns"], g["work_min_ns"]) == (len(mrec), wmax, wmin),
                   f"MUL_MAT's threads: n, work_max_ns, work_min_ns as summed here ({g})")
         e2e.check(set(g) == {"n", "work_min_ns", "work_mean_ns", "work_max_ns", "wait_ns", "imbalance",
-                             "slowest_thread", "slowest_share"}, f"MUL_MAT's threads fields ({sorted(g)})")
+                             "slowest_thread", "slowest_share", "held_share"}, f"MUL_MAT's threads fields ({sorted(g)})")
     e2e.check("per-thread CPU timing unavailable" not in err, "no line says per-thread timing is unavailable")
     # off, and on one thread
     prof0, _, _, _, _ = record("off", extra={"OPSCOPE_THREADS": "0"}, counts=False)
