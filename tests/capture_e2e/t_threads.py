@@ -7,10 +7,12 @@ t_threads.py span: llama-bench -t 2 under the capture with nodecount.c (the inde
   thread 0 (its records' durations, which tile the compute from its call to its return), and
   within [95%, 101%] of nodecount's wall of the call in >= 95% of them; every record of such a compute carries them, for both threads; the summary's
   cpu_threads and the op groups' threads equal sums made here from the records;
-  OPSCOPE_THREADS=0 and -t 1 record none, and no line says they are unavailable.
+  OPSCOPE_THREADS=0 and -t 1 record none, and no line says they are unavailable; with ggml's
+  barrier out of the capture's sight (hide_barrier.c preloaded ahead of it) one line says so
+  and every graph compute is still recorded, without per-thread times.
 t_threads.py pinned: the issue's bars with OMP_PROC_BIND=close OMP_PLACES='{0},{1}' (thread i
-  on CPU i): a busy loop pinned to CPU 1 (taskset) takes about half of it, so thread 1 is the
-  slowest in >= 80% of MUL_MAT nodes, thread 0 waits >= 25% of its node time and MUL_MAT's
+  on CPU i): a busy loop pinned to CPU 1 (taskset) takes about half of it, so thread 1 causes
+  >= 80% of the wait at MUL_MAT nodes (held_share), thread 0 waits >= 25% of its node time and MUL_MAT's
   imbalance is >= 1.3; without the loop the imbalance is <= 1.3. The load average is printed:
   the machine is shared; above 2.5 (OPSCOPE_TEST_THREADS_MAX_LOAD) the runs are made and their
   figures printed, and the test is skipped (77): other load on both CPUs is no oracle.
@@ -132,6 +134,17 @@ def check_span():
     prof1, _, _, err1, _ = record("t1", cmd=e2e.one_thread(CMD, "2"), counts=False)
     e2e.check(not threaded(prof1), "-t 1: no record carries per-thread times")
     e2e.check("per-thread CPU timing unavailable" not in err1, "-t 1: no line says it is unavailable")
+    # a barrier the capture cannot see, with the OpenMP runtime loaded: the line, and the rest
+    so = os.path.join(d, "hide_barrier.so")
+    subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC",
+                    os.path.join(e2e.HERE, "hide_barrier.c"), "-o", so, "-ldl"], check=True)
+    hp = f"{d}/hidden.json"
+    rc, outh, errh = e2e.run(CMD, e2e.env_for([so, e2e.PRELOAD], profile=hp), timeout=600)
+    e2e.check(rc == 0 and tests(outh) == tests(out0), f"barrier hidden: llama-bench runs the same tests ({errh[-300:]!r})")
+    proh = e2e.load_checked(hp)
+    e2e.check(errh.count("per-thread CPU timing unavailable") == 1, "barrier hidden: one line says per-thread timing is unavailable")
+    e2e.check(not threaded(proh) and len(e2e.graphs_of(proh)) == len(graphs),
+              f"barrier hidden: no per-thread times, every graph compute recorded ({len(e2e.graphs_of(proh))} of {len(graphs)})")
 
 
 def pinned(name, busy):
@@ -163,9 +176,13 @@ def check_pinned():
     ct, mm = pinned("busy", True)
     e2e.check(mm is not None and len(ct) == 2, "the busy run has MUL_MAT's and both threads' times")
     if mm and len(ct) == 2:
-        e2e.check(mm["slowest_thread"] == 1 and mm["slowest_share"] >= 0.8,
-                  f"busy loop on CPU 1: thread 1 is the slowest in >= 80% of MUL_MAT nodes "
-                  f"(thread {mm['slowest_thread']} in {mm['slowest_share']:.0%})")
+        # held_share, not slowest_share: the loop takes CPU 1 in slices of several ms, so thread 1
+        # holds the others back for a whole slice at one node and the nodes around it run even
+        # (docs/metrics.md, "CPU threads")
+        e2e.check(mm["slowest_thread"] == 1 and mm["held_share"] >= 0.8,
+                  f"busy loop on CPU 1: thread 1 causes >= 80% of the wait at MUL_MAT nodes "
+                  f"(thread {mm['slowest_thread']}: {mm['held_share']:.0%}; the slowest by a tenth in "
+                  f"{mm['slowest_share']:.0%} of them)")
         t0 = ct[0]
         share = t0["wait_ns"] / max(1, t0["work_ns"] + t0["wait_ns"])
         e2e.check(share >= 0.25, f"thread 0 waits >= 25% of its node time ({share:.0%})")
