@@ -19,6 +19,8 @@
  * -1): work, wait, each thread's held time and its clear MUL_MAT nodes, so the first screen
  * can say it per phase (opscope_threads_phase_sum). Records without per-thread times are not
  * counted. docs/metrics.md, "CPU threads".
+ * Memory: per op group 1 KiB; per graph id 40 bytes and 16 per thread (a graph's records come
+ * in runs: the last graph is found without a lookup).
  * Ownership: the analysis owns its groups and graphs; the display strings are copied. Thread
  * safety: none.
  */
