@@ -36,7 +36,7 @@ echo "== ggml-rpc-server profiled: client decode tokens/s (bar: within 3%)"
 python3 /opscope/bench/capture/rpc_overhead.py || true
 echo "== per-thread timing at the barriers: decode tokens/s (bar: >= 98% of OPSCOPE_THREADS=0)"
 python3 /opscope/bench/capture/threads_cost.py || true
-echo "== per-thread timing, pinned (bars: busy loop on CPU 1: thread 1 slowest in >= 80% of MUL_MAT nodes, imbalance >= 1.3; none: <= 1.3)"
+echo "== per-thread timing, pinned (bars: busy loop on CPU 1: thread 1 causes >= 80% of the wait at MUL_MAT nodes, imbalance >= 1.3; none: <= 1.3)"
 python3 /opscope/tests/capture_e2e/t_threads.py pinned || true
 echo "== load: $(cut -d" " -f1-3 /proc/loadavg)"
 '

@@ -7,10 +7,12 @@ t_threads.py span: llama-bench -t 2 under the capture with nodecount.c (the inde
   thread 0 (its records' durations, which tile the compute from its call to its return), and
   within [95%, 101%] of nodecount's wall of the call in >= 95% of them; every record of such a compute carries them, for both threads; the summary's
   cpu_threads and the op groups' threads equal sums made here from the records;
-  OPSCOPE_THREADS=0 and -t 1 record none, and no line says they are unavailable.
+  OPSCOPE_THREADS=0 and -t 1 record none, and no line says they are unavailable; with ggml's
+  barrier out of the capture's sight (hide_barrier.c preloaded ahead of it) one line says so
+  and every graph compute is still recorded, without per-thread times.
 t_threads.py pinned: the issue's bars with OMP_PROC_BIND=close OMP_PLACES='{0},{1}' (thread i
-  on CPU i): a busy loop pinned to CPU 1 (taskset) takes about half of it, so thread 1 is the
-  slowest in >= 80% of MUL_MAT nodes, thread 0 waits >= 25% of its node time and MUL_MAT's
+  on CPU i): a busy loop pinned to CPU 1 (taskset) takes about half of it, so thread 1 causes
+  >= 80% of the wait at MUL_MAT nodes (held_share), thread 0 waits >= 25% of its node time and MUL_MAT's
   imbalance is >= 1.3; without the loop the imbalance is <= 1.3. The load average is printed:
   the machine is shared; above 2.5 (OPSCOPE_TEST_THREADS_MAX_LOAD) the runs are made and their
   figures printed, and the test is skipped (77): other load on both CPUs is no oracle.
@@ -59,6 +61,15 @@ def summary(path):
         return json.load(f)["summary"]
 
 
+def slowest(r):
+    """A two-thread node's slowest thread (the most work, ties the lower), the wait it caused the
+    other (its lead) and whether it leads by at least a tenth of its own work."""
+    w = [r["threads"][0], r["threads"][2]]
+    i = 1 if w[1] > w[0] else 0
+    lead = w[i] - w[1 - i]
+    return i, lead, w[i] > 0 and lead >= 0.1 * w[i]
+
+
 def check_span():
     rc0, out0, _ = e2e.run(CMD, e2e.env_for([]))
     prof, counts, out1, err, path = record("t2")
@@ -94,15 +105,17 @@ def check_span():
     # the summary against sums made here
     s = summary(path)
     ct = s.get("cpu_threads", [])
-    e2e.check(len(ct) == 2 and all(set(t) == {"thread", "work_ns", "wait_ns", "nodes", "slowest_nodes", "cpu"} for t in ct),
-              f"summary.cpu_threads: 2 threads with the documented fields ({ct})")
+    e2e.check(len(ct) == 2 and all(set(t) == {"thread", "work_ns", "wait_ns", "nodes", "slowest_nodes", "held_ns", "cpu"}
+                                   for t in ct), f"summary.cpu_threads: 2 threads with the documented fields ({ct})")
     recs = [r for _, rr in th for r in rr]
     for i, t in enumerate(ct):
         work = sum(r["threads"][2 * i] for r in recs)
         wait = sum(r["threads"][2 * i + 1] for r in recs)
-        slow = sum(1 for r in recs if max(range(2), key=lambda k: (r["threads"][2 * k], -k)) == i)
-        e2e.check((t["work_ns"], t["wait_ns"], t["nodes"], t["slowest_nodes"]) == (work, wait, len(recs), slow),
-                  f"thread {i}: work, wait, nodes, slowest as summed from the records ({t})")
+        slow = sum(1 for r in recs if slowest(r)[0] == i and slowest(r)[2])
+        held = sum(slowest(r)[1] for r in recs if slowest(r)[0] == i)
+        e2e.check((t["work_ns"], t["wait_ns"], t["nodes"], t["slowest_nodes"], t["held_ns"]) ==
+                  (work, wait, len(recs), slow, held),
+                  f"thread {i}: work, wait, nodes, slowest by a tenth, held as summed from the records ({t})")
     mm = [o for o in s["ops"] if o["name"] == "MUL_MAT" and "threads" in o]
     e2e.check(len(mm) == 1, "the MUL_MAT op group has threads")
     if mm:
@@ -113,7 +126,7 @@ def check_span():
         e2e.check((g["n"], g["work_max_ns"], g["work_min_ns"]) == (len(mrec), wmax, wmin),
                   f"MUL_MAT's threads: n, work_max_ns, work_min_ns as summed here ({g})")
         e2e.check(set(g) == {"n", "work_min_ns", "work_mean_ns", "work_max_ns", "wait_ns", "imbalance",
-                             "slowest_thread", "slowest_share"}, f"MUL_MAT's threads fields ({sorted(g)})")
+                             "slowest_thread", "slowest_share", "held_share"}, f"MUL_MAT's threads fields ({sorted(g)})")
     e2e.check("per-thread CPU timing unavailable" not in err, "no line says per-thread timing is unavailable")
     # off, and on one thread
     prof0, _, _, _, _ = record("off", extra={"OPSCOPE_THREADS": "0"}, counts=False)
@@ -121,6 +134,17 @@ def check_span():
     prof1, _, _, err1, _ = record("t1", cmd=e2e.one_thread(CMD, "2"), counts=False)
     e2e.check(not threaded(prof1), "-t 1: no record carries per-thread times")
     e2e.check("per-thread CPU timing unavailable" not in err1, "-t 1: no line says it is unavailable")
+    # a barrier the capture cannot see, with the OpenMP runtime loaded: the line, and the rest
+    so = os.path.join(d, "hide_barrier.so")
+    subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC",
+                    os.path.join(e2e.HERE, "hide_barrier.c"), "-o", so, "-ldl"], check=True)
+    hp = f"{d}/hidden.json"
+    rc, outh, errh = e2e.run(CMD, e2e.env_for([so, e2e.PRELOAD], profile=hp), timeout=600)
+    e2e.check(rc == 0 and tests(outh) == tests(out0), f"barrier hidden: llama-bench runs the same tests ({errh[-300:]!r})")
+    proh = e2e.load_checked(hp)
+    e2e.check(errh.count("per-thread CPU timing unavailable") == 1, "barrier hidden: one line says per-thread timing is unavailable")
+    e2e.check(not threaded(proh) and len(e2e.graphs_of(proh)) == len(graphs),
+              f"barrier hidden: no per-thread times, every graph compute recorded ({len(e2e.graphs_of(proh))} of {len(graphs)})")
 
 
 def pinned(name, busy):
@@ -152,9 +176,13 @@ def check_pinned():
     ct, mm = pinned("busy", True)
     e2e.check(mm is not None and len(ct) == 2, "the busy run has MUL_MAT's and both threads' times")
     if mm and len(ct) == 2:
-        e2e.check(mm["slowest_thread"] == 1 and mm["slowest_share"] >= 0.8,
-                  f"busy loop on CPU 1: thread 1 is the slowest in >= 80% of MUL_MAT nodes "
-                  f"(thread {mm['slowest_thread']} in {mm['slowest_share']:.0%})")
+        # held_share, not slowest_share: the loop takes CPU 1 in slices of several ms, so thread 1
+        # holds the others back for a whole slice at one node and the nodes around it run even
+        # (docs/metrics.md, "CPU threads")
+        e2e.check(mm["slowest_thread"] == 1 and mm["held_share"] >= 0.8,
+                  f"busy loop on CPU 1: thread 1 causes >= 80% of the wait at MUL_MAT nodes "
+                  f"(thread {mm['slowest_thread']}: {mm['held_share']:.0%}; the slowest by a tenth in "
+                  f"{mm['slowest_share']:.0%} of them)")
         t0 = ct[0]
         share = t0["wait_ns"] / max(1, t0["work_ns"] + t0["wait_ns"])
         e2e.check(share >= 0.25, f"thread 0 waits >= 25% of its node time ({share:.0%})")

@@ -26,7 +26,7 @@ static uint64_t k_rel[BARS];
 static int test_reduce_by_hand(void) {
     int32_t row_n[2] = {BARS, BARS};
     uint32_t out[3 * 2 * 2];
-    ASSERT_TRUE(opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, 3, 100, 270, ident, out, k_rel));
+    ASSERT_TRUE(opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, NULL, 3, 100, 270, ident, out, k_rel));
     /* work, wait of (step, thread), by hand:
      * step 0, thread 0: work (105-100) + (150-108) = 47, wait (108-105) + (158-150) = 11
      * step 0, thread 1: work (108-100) + (158-108) = 58; the last at both barriers: no wait
@@ -42,6 +42,29 @@ static int test_reduce_by_hand(void) {
         for (int k = 0; k < 3; k++) sum += out[(k * 2 + i) * 2] + out[(k * 2 + i) * 2 + 1];
         ASSERT_EQ_U64(sum, 170);
     }
+    return 0;
+}
+
+/* Thread 0's callbacks at 140, 190 and 250, before its arrivals at the end barriers (150, 200,
+ * 260): the 10 ns between each callback and its arrival are the capture's own, so thread 0's
+ * work on each step is 10 ns less and its wait 10 ns more (the steps still tile the compute);
+ * thread 1's times and the releases are as before. A callback after the arrival (a clock a few
+ * ticks off) changes nothing. */
+static int test_reduce_ends_thread0_at_its_callback(void) {
+    int32_t row_n[2] = {BARS, BARS};
+    uint32_t out[3 * 2 * 2];
+    static const uint64_t cb_ts[3] = {140, 190, 250};
+    ASSERT_TRUE(opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, cb_ts, 3, 100, 270, ident, out, k_rel));
+    /* by hand, from test_reduce_by_hand's figures:
+     * step 0, thread 0: work (105-100) + (140-108) = 37, wait 3 + (158-140) = 21
+     * step 1, thread 0: work (170-158) + (190-172) = 30, wait 2 + (228-190) = 40
+     * step 2, thread 0: work 250-228 = 22, wait (260-250) + 10 = 20 */
+    static const uint32_t want[12] = {37, 21, 58, 0, 30, 40, 70, 0, 22, 20, 27, 15};
+    for (int k = 0; k < 12; k++) ASSERT_EQ_U64(out[k], want[k]);
+    static const uint64_t late[3] = {151, 200, 300};
+    ASSERT_TRUE(opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, late, 3, 100, 270, ident, out, k_rel));
+    static const uint32_t same[12] = {47, 11, 58, 0, 40, 30, 70, 0, 32, 10, 27, 15};
+    for (int k = 0; k < 12; k++) ASSERT_EQ_U64(out[k], same[k]);
     return 0;
 }
 
@@ -65,26 +88,26 @@ static int test_steps_name_nodes(void) {
 static int test_reduce_refuses_what_does_not_hold(void) {
     uint32_t out[3 * 2 * 2];
     int32_t uneven[2] = {BARS, BARS - 1};
-    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, uneven, 2, BARS, k_cb, 3, 100, 270, ident, out, k_rel));
+    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, uneven, 2, BARS, k_cb, NULL, 3, 100, 270, ident, out, k_rel));
     int32_t row_n[2] = {BARS, BARS};
     static const int32_t flat[3] = {1, 1, 4};
-    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, flat, 3, 100, 270, ident, out, k_rel));
+    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, flat, NULL, 3, 100, 270, ident, out, k_rel));
     static const int32_t past[3] = {1, 3, 5};
-    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, past, 3, 100, 270, ident, out, k_rel));
+    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, past, NULL, 3, 100, 270, ident, out, k_rel));
     static const int32_t missing[3] = {1, -1, 4};
-    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, missing, 3, 100, 270, ident, out, k_rel));
+    ASSERT_TRUE(!opscope_cap_thr_reduce(k_t, row_n, 2, BARS, missing, NULL, 3, 100, 270, ident, out, k_rel));
     /* a row whose arrivals run backwards */
     static const uint64_t back[2 * BARS] = {105, 150, 140, 200, 260, 108, 158, 172, 228, 255};
-    ASSERT_TRUE(!opscope_cap_thr_reduce(back, row_n, 2, BARS, k_cb, 3, 100, 270, ident, out, k_rel));
+    ASSERT_TRUE(!opscope_cap_thr_reduce(back, row_n, 2, BARS, k_cb, NULL, 3, 100, 270, ident, out, k_rel));
     /* the last step takes any barrier after its callback's: cb {1, 3} with 5 barriers; thread
      * 0's step 1 is barriers 2, 3 and 4: work 12 + 28 + 32, wait 2 + 28 + 0; an end before the
      * last release adds nothing */
-    ASSERT_TRUE(opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, 2, 100, 0, ident, out, k_rel));
+    ASSERT_TRUE(opscope_cap_thr_reduce(k_t, row_n, 2, BARS, k_cb, NULL, 2, 100, 0, ident, out, k_rel));
     ASSERT_EQ_U64(out[4], 72);
     ASSERT_EQ_U64(out[5], 30);
     /* an arrival a few ticks before the previous release (two CPUs' clocks): no work, no refusal */
     static const uint64_t skew[2 * BARS] = {105, 150, 157, 200, 260, 108, 158, 172, 228, 255};
-    ASSERT_TRUE(opscope_cap_thr_reduce(skew, row_n, 2, BARS, k_cb, 3, 100, 270, ident, out, k_rel));
+    ASSERT_TRUE(opscope_cap_thr_reduce(skew, row_n, 2, BARS, k_cb, NULL, 3, 100, 270, ident, out, k_rel));
     ASSERT_EQ_U64(out[4], 0 + 200 - 172); /* barrier 2: 157 < 158, no work; barrier 3: 28 */
     return 0;
 }
@@ -119,5 +142,5 @@ static int test_table_rows_and_bounds(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_reduce_by_hand), TEST(test_steps_name_nodes), TEST(test_reduce_refuses_what_does_not_hold),
+TEST_MAIN(TEST(test_reduce_by_hand), TEST(test_reduce_ends_thread0_at_its_callback), TEST(test_steps_name_nodes), TEST(test_reduce_refuses_what_does_not_hold),
           TEST(test_table_rows_and_bounds))

@@ -39,9 +39,21 @@ s = load(js)["summary"]
 
 work_ns = [sum(x["threads"][2 * i] for x in recs) for i in range(2)]
 wait_ns = [sum(x["threads"][2 * i + 1] for x in recs) for i in range(2)]
-slow = [sum(1 for x in recs if (x["threads"][2] > x["threads"][0]) == (i == 1)) for i in range(2)]
+
+
+def slowest(x):
+    """The node's slowest thread (the most work, ties the lower), the wait it caused the other
+    (its lead) and whether it leads by at least a tenth of its own work."""
+    w = [x["threads"][0], x["threads"][2]]
+    i = 1 if w[1] > w[0] else 0
+    lead = w[i] - w[1 - i]
+    return i, lead, w[i] > 0 and lead >= 0.1 * w[i]
+
+
+slow = [sum(1 for x in recs if slowest(x)[0] == i and slowest(x)[2]) for i in range(2)]
+held = [sum(slowest(x)[1] for x in recs if slowest(x)[0] == i) for i in range(2)]
 want = [{"thread": i, "work_ns": work_ns[i], "wait_ns": wait_ns[i], "nodes": len(recs), "slowest_nodes": slow[i],
-         "cpu": i} for i in range(2)]
+         "held_ns": held[i], "cpu": i} for i in range(2)]
 check(s.get("cpu_threads") == want, f"summary.cpu_threads as summed here ({s.get('cpu_threads')} vs {want})")
 
 mm = [x for x in recs if x["name"] == "MUL_MAT"]
@@ -52,14 +64,19 @@ check(g is not None and (g["n"], g["work_min_ns"], g["work_mean_ns"], g["work_ma
       (len(mm), sum(min(x["threads"][0], x["threads"][2]) for x in mm), mean, mx),
       f"MUL_MAT's threads: n and work min/mean/max as summed here ({g})")
 check(g and g["wait_ns"] == sum(x["threads"][1] + x["threads"][3] for x in mm), "MUL_MAT's wait_ns")
-check(g and abs(g["imbalance"] - mx / mean) < 5e-4 and g["slowest_thread"] == 1 and g["slowest_share"] == 1.0,
-      f"MUL_MAT: imbalance {mx / mean:.3f}, thread 1 the slowest in all of them ({g})")
+check(g and abs(g["imbalance"] - mx / mean) < 5e-4 and g["slowest_thread"] == 1 and g["slowest_share"] == 1.0
+      and g["held_share"] == 1.0, f"MUL_MAT: imbalance {mx / mean:.3f}, thread 1 the slowest in all of them, "
+      f"by twice thread 0's work, and the cause of all their wait ({g})")
 plain = [o for o in s["ops"] if o["name"] == "ADD"][0]
 check(plain.get("threads", {}).get("n") == 20, "ADD's threads count only its records with per-thread times")
 
 share = 100 * sum(wait_ns) / (sum(work_ns) + sum(wait_ns))
 r = run([opscope, "report", path], text=True)
-line = f"CPU threads wait at barriers for {share:.0f}% of their time; thread 1 is the slowest in 100% of MUL_MAT nodes"
+top = 0 if held[0] > held[1] else 1
+mm_slow = sum(1 for x in mm if slowest(x)[0] == top and slowest(x)[2])
+line = (f"CPU threads lose {share:.0f}% of their time waiting at barriers; thread {top} causes "
+        f"{100 * held[top] / sum(held):.0f}% of that wait and is the slowest in {100 * mm_slow / len(mm):.0f}% of "
+        f"MUL_MAT nodes")
 check(line in r.stdout, f"the first screen says it in one line ({line!r})")
 check("CPU threads at ggml's barriers" in r.stdout and "CPU threads at ggml's barriers" in open(txt).read(),
       "console and --text have the section")

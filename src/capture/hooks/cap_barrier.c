@@ -6,6 +6,7 @@
 #include "capture/timing/cap_threads.h"
 
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 _Atomic(opscope_cap_thr_table *) opscope_cap_barrier_live;
@@ -16,6 +17,15 @@ static _Atomic int g_on = -1;           /* OPSCOPE_THREADS, read at the first co
 static _Atomic int g_rows = 0;          /* rows the next table gets: the most threads seen */
 static _Atomic int g_per_node = 2;      /* barriers per node the next table has room for */
 static _Atomic bool g_said;
+static _Atomic bool g_seen;             /* a barrier of a timed compute was ever noted */
+static _Atomic int g_probes;            /* computes measured for threads the hook never saw */
+static _Atomic int g_hidden;            /* ... and found running on several CPUs at once */
+static _Thread_local uint64_t t_cpu0, t_own0; /* the process's and this thread's CPU time when its
+                                               * compute began (0: not measured) */
+
+/* Computes of several steps whose CPU time is measured while no barrier was ever seen, and
+ * those of them that must have run on several threads before the line is said. */
+enum { PROBES_MAX = 256, HIDDEN_SAY = 3 };
 
 /* The first table's rows: one per CPU, so that most programs never need a larger one. */
 __attribute__((constructor)) static void size_rows(void) {
@@ -33,6 +43,13 @@ static bool threads_on(void) {
         atomic_store_explicit(&g_on, on, memory_order_relaxed);
     }
     return on;
+}
+
+/* The CPU time of CLOCK (every thread of the process, or the calling one), ns (0: unknown). */
+static uint64_t cpu_ns(clockid_t clock) {
+    struct timespec ts;
+    if (clock_gettime(clock, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 bool opscope_cap_barrier_begin(opscope_cap_walk *w, int n) {
@@ -54,6 +71,12 @@ bool opscope_cap_barrier_begin(opscope_cap_walk *w, int n) {
         return false; /* another thread's compute is being timed */
     }
     opscope_cap_barrier_owner = &w->thr;
+    t_cpu0 = 0;
+    if (!atomic_load_explicit(&g_seen, memory_order_relaxed) &&
+        atomic_load_explicit(&g_probes, memory_order_relaxed) < PROBES_MAX) {
+        t_own0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID); /* until a barrier is seen: did others work? */
+        t_cpu0 = t_own0 ? cpu_ns(CLOCK_PROCESS_CPUTIME_ID) : 0;
+    }
     return true;
 }
 
@@ -78,6 +101,24 @@ void opscope_cap_barrier_untimed(int n_cb) {
     }
 }
 
+/* A compute of several steps whose threads met no barrier the hook saw, while an OpenMP
+ * runtime is loaded (so the runtime's absence cannot tell): its barriers are another kind
+ * (ggml's own threadpool's, not interposed) when the process's other threads spent at least
+ * half as much CPU time during it as this thread did (the compute's workers; with one thread
+ * they spend about none). CPU times, not the wall: on a loaded machine a compute gets less than
+ * a CPU per thread. Said after a few such computes, so that one burst of the program's other
+ * threads does not say it. */
+static void hidden_probe(void) {
+    uint64_t own = cpu_ns(CLOCK_THREAD_CPUTIME_ID), all = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+    atomic_fetch_add_explicit(&g_probes, 1, memory_order_relaxed);
+    if (own < t_own0 || all < t_cpu0) return;
+    uint64_t mine = own - t_own0, total = all - t_cpu0, others = total > mine ? total - mine : 0;
+    if (mine >= 50000 && others * 2 >= mine &&
+        atomic_fetch_add_explicit(&g_hidden, 1, memory_order_relaxed) + 1 >= HIDDEN_SAY) {
+        say_unavailable();
+    }
+}
+
 void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, uint64_t t1, bool begun) {
     int n_cb = w->st.n < w->st.cap ? w->st.n : w->st.cap;
     w->st.nt = 0;
@@ -96,6 +137,11 @@ void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, uint64_t t1, bool
     int nt = atomic_load_explicit(&tb->nt_seen, memory_order_acquire);
     if (nt > atomic_load_explicit(&g_rows, memory_order_relaxed)) {
         atomic_store_explicit(&g_rows, nt, memory_order_relaxed); /* the next table has room */
+    }
+    if (nt > 0) {
+        atomic_store_explicit(&g_seen, true, memory_order_relaxed);
+    } else if (t_cpu0 && n_cb > 1) {
+        hidden_probe();
     }
     bool full = false;
     for (int i = 0; i < nt && i < tb->nt_cap; i++) {
@@ -120,7 +166,7 @@ void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, uint64_t t1, bool
         w->thr_pool = p;
         w->thr_cap = cap;
     }
-    if (opscope_cap_thr_reduce(tb->t, row_n, nt, tb->bar_cap, tb->cb_bar, n_cb, t0, t1, ticks_ns,
+    if (opscope_cap_thr_reduce(tb->t, row_n, nt, tb->bar_cap, tb->cb_bar, w->st.ts, n_cb, t0, t1, ticks_ns,
                                w->thr_pool + w->thr_used, tb->rel)) {
         for (int i = 0; i < nt; i++) {
             w->thr_pool[w->thr_used + need - (size_t)nt + (size_t)i] = (uint32_t)tb->rows[i].cpu;

@@ -30,9 +30,11 @@ bool opscope_cap_barrier_begin(opscope_cap_walk *w, int n);
 /* Thread 0, once the compute that began at tick T0 returned at T1 (BEGUN: what
  * opscope_cap_barrier_begin returned): takes the table back and, when its data hold,
  * appends each callback's per-thread work and wait, then each thread's CPU (int32_t, -1
- * unknown), to W's thr_pool, setting W->st.nt and thr_off (nt 0 otherwise). Says once on stderr, when a compute of several
- * steps ran and no barrier of an OpenMP runtime was ever called, that per-thread timing is
- * unavailable. */
+ * unknown), to W's thr_pool, setting W->st.nt and thr_off (nt 0 otherwise). Says once on
+ * stderr that per-thread timing is unavailable when a compute of several steps ran and no
+ * barrier of an OpenMP runtime was ever called, or, with a runtime loaded, when a few such
+ * computes met no barrier the hook saw while other threads of the process worked during them
+ * (their CPU time, measured until a barrier is first seen). */
 void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, uint64_t t1, bool begun);
 
 /* A CPU compute of N_CB steps ran without per-thread timing because this library cannot

@@ -70,8 +70,8 @@ static bool releases(const uint64_t *t, int nt, int bar_cap, int nb, uint64_t (*
 }
 
 bool opscope_cap_thr_reduce(const uint64_t *t, const int32_t *row_n, int nt, int bar_cap,
-                            const int32_t *cb_bar, int n_cb, uint64_t t_start, uint64_t t_end,
-                            uint64_t (*to_ns)(uint64_t), uint32_t *out, uint64_t *rel) {
+                            const int32_t *cb_bar, const uint64_t *cb_ts, int n_cb, uint64_t t_start,
+                            uint64_t t_end, uint64_t (*to_ns)(uint64_t), uint32_t *out, uint64_t *rel) {
     if (nt < 1 || n_cb < 1) return false;
     int nb = row_n[0];
     for (int i = 1; i < nt; i++) {
@@ -90,10 +90,15 @@ bool opscope_cap_thr_reduce(const uint64_t *t, const int32_t *row_n, int nt, int
             int last = k == n_cb - 1 ? nb - 1 : cb_bar[k];
             uint64_t work = 0, wait = 0;
             for (; b <= last; b++) {
-                uint64_t a = to_ns(row[b]);
-                work += a > prev ? a - prev : 0;
-                wait += rel[b] > a ? rel[b] - a : 0;
-                prev = a > rel[b] ? a : rel[b];
+                uint64_t a = to_ns(row[b]), done = a;
+                if (i == 0 && cb_ts && b == cb_bar[k]) {
+                    uint64_t c = to_ns(cb_ts[k]); /* thread 0's work ended at its callback */
+                    done = c < a ? c : a;
+                }
+                uint64_t from = done > prev ? done : prev, to = a > rel[b] ? a : rel[b];
+                work += from - prev;
+                wait += to - from;
+                prev = to;
             }
             if (k == n_cb - 1 && end > prev) {
                 wait += end - prev; /* the join at the region's end, and thread 0's return */

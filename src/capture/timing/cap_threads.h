@@ -88,18 +88,23 @@ static inline void opscope_cap_thr_note(opscope_cap_thr_table *tb, int row, uint
 
 /*
  * The reduction. T, ROW_N: NT rows of BAR_CAP barriers (arrival ticks) and each row's count;
- * CB_BAR[0..N_CB): the barrier after each of thread 0's callbacks; T_START, T_END: the
- * compute's start and its return on thread 0 (ticks; an end before the last release adds
- * nothing); TO_NS: ticks to nanoseconds (applied to every timestamp, so a linear clock
- * conversion is exact); REL: scratch for ROW_N[0] releases. OUT (room for N_CB * NT * 2): work
- * and wait in ns of step k, thread i at OUT[(k * NT + i) * 2] and [+1], saturated at
- * UINT32_MAX. Returns true when the data hold: every row met the same number of barriers, the
- * callbacks' barriers rise strictly and exist, and no row's arrivals run backwards. False: OUT
- * is undefined. An arrival before the previous release (clocks of two CPUs a few ticks apart)
- * counts as no work.
+ * CB_BAR[0..N_CB): the barrier after each of thread 0's callbacks; CB_TS (NULL: none): the
+ * tick of each callback; T_START, T_END: the compute's start and its return on thread 0
+ * (ticks; an end before the last release adds nothing); TO_NS: ticks to nanoseconds (applied
+ * to every timestamp, so a linear clock conversion is exact); REL: scratch for ROW_N[0]
+ * releases. OUT (room for N_CB * NT * 2): work and wait in ns of step k, thread i at
+ * OUT[(k * NT + i) * 2] and [+1], saturated at UINT32_MAX. Thread 0's work on step k ends at
+ * CB_TS[k] when that comes before its arrival at CB_BAR[k]: what runs between them is the
+ * capture's (the callback, the barrier hook before its timestamp) and the program's abort
+ * callback, not the node's, and counts as thread 0's wait, so that the capture's own time never
+ * makes thread 0 look slow. Returns true when the data hold: every row met the same number of
+ * barriers, the callbacks' barriers rise strictly and exist, and no row's arrivals run
+ * backwards. False: OUT is undefined. An arrival before the previous release (clocks of two
+ * CPUs a few ticks apart) counts as no work. Either way work + wait of barrier b is
+ * max(arrival, release) - the previous one, so the steps tile the compute on every thread.
  */
 bool opscope_cap_thr_reduce(const uint64_t *t, const int32_t *row_n, int nt, int bar_cap,
-                            const int32_t *cb_bar, int n_cb, uint64_t t_start, uint64_t t_end,
-                            uint64_t (*to_ns)(uint64_t), uint32_t *out, uint64_t *rel);
+                            const int32_t *cb_bar, const uint64_t *cb_ts, int n_cb, uint64_t t_start,
+                            uint64_t t_end, uint64_t (*to_ns)(uint64_t), uint32_t *out, uint64_t *rel);
 
 #endif

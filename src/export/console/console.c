@@ -37,7 +37,7 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
                            (unsigned long long)o->filter_kept, (unsigned long long)o->filter_records);
     opscope_text_dropped(w, opscope_stats_meta(s), 16);
     opscope_text_ended(w, opscope_stats_meta(s), 16);
-    opscope_threads_write_finding(w, o->threads);
+    opscope_threads_write_finding(w, o->threads, o->graphs);
     opscope_run_write_head(w, s, o->peak);
     opscope_out_str(w, "================================================================================\n\n");
     if (!t->n_records) {

@@ -483,7 +483,7 @@ void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
     }
     if (o && opscope_threads_n(o->threads) > 1) {
         opscope_out_printf(w, "\n%s\n CPU threads at ggml's barriers\n%s\n", RULE, RULE);
-        opscope_threads_write_finding(w, o->threads);
+        opscope_threads_write_finding(w, o->threads, o->graphs);
         opscope_threads_write_text(w, o->threads, SIZE_MAX);
     }
     /* llama-server's requests: every one (the console shows the first 32) */
