@@ -69,13 +69,17 @@ int main(int argc, char **argv) {
     double *red = malloc((size_t)rounds * sizeof *red);
     uint64_t *t = malloc((size_t)nt * (size_t)bars * sizeof *t), *rel = malloc((size_t)bars * sizeof *rel);
     int32_t *row_n = malloc((size_t)nt * sizeof *row_n), *cb = malloc((size_t)bars * sizeof *cb);
+    uint64_t *cb_ts = malloc((size_t)bars * sizeof *cb_ts);
     uint32_t *out = malloc((size_t)bars * (size_t)nt * 2 * sizeof *out);
-    if (!off || !on || !red || !t || !rel || !row_n || !cb || !out) return 1;
+    if (!off || !on || !red || !t || !rel || !row_n || !cb || !cb_ts || !out) return 1;
     for (int i = 0; i < nt; i++) {
         row_n[i] = bars;
         for (int b = 0; b < bars; b++) t[(size_t)i * (size_t)bars + (size_t)b] = 1000u * (uint64_t)b + 500u + (uint64_t)i;
     }
-    for (int b = 0; b < bars; b++) cb[b] = b; /* one barrier per step */
+    for (int b = 0; b < bars; b++) { /* one barrier per step, its callback just before thread 0 arrives */
+        cb[b] = b;
+        cb_ts[b] = 1000u * (uint64_t)b + 400u;
+    }
     for (int r = 0; r < rounds; r++) { /* rotated: the order swaps every round */
         if (r % 2) {
             on[r] = hook_ns(&tb);
@@ -86,7 +90,7 @@ int main(int argc, char **argv) {
         }
         double t0 = bench_now_ns();
         for (int k = 0; k < 1000; k++) {
-            if (!opscope_cap_thr_reduce(t, row_n, nt, bars, cb, bars, 0, 1000u * (uint64_t)bars, ident, out, rel)) return 1;
+            if (!opscope_cap_thr_reduce(t, row_n, nt, bars, cb, cb_ts, bars, 0, 1000u * (uint64_t)bars, ident, out, rel)) return 1;
         }
         red[r] = (bench_now_ns() - t0) / 1000;
     }
@@ -96,6 +100,6 @@ int main(int argc, char **argv) {
     printf("reduction of a compute (%d threads, %d barriers): %.0f ns (%.1f ns per barrier and thread)\n", nt, bars,
            m_red, m_red / ((double)nt * bars));
     opscope_cap_thr_free(&tb);
-    free(off), free(on), free(red), free(t), free(rel), free(row_n), free(cb), free(out);
+    free(off), free(on), free(red), free(t), free(rel), free(row_n), free(cb), free(cb_ts), free(out);
     return 0;
 }
