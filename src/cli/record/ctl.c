@@ -42,6 +42,10 @@ static void usage(FILE *f) {
               "Marks this moment with TEXT (the words joined by spaces; at most 255 bytes kept,\n"
               "control characters as spaces; 1024 marks per run): an instant in the profile's\n"
               "capture.marks, the report, the Chrome trace and the viewer.\n", f);
+    } else if (g_action && !strcmp(g_action, "status")) {
+        fputs("usage: opscope ctl status [--pid P | -o PATH]\n\n"
+              "Says, per process of the run: recording or paused, whether it is windowed, its\n"
+              "windows and marks so far, its pid.\n", f);
     } else {
         fputs("usage: opscope ctl start|stop|mark TEXT|status [--pid P | -o PATH]\n"
               "\n"
