@@ -32,11 +32,18 @@ opscope_profile_t *opscope_profile_new(void) {
     return p;
 }
 
+/* The capture facts' own copies (what ran, the windows and marks), freed. */
+static void free_capture_copies(opscope_profile_t *p) {
+    opscope_run_free(p->run);
+    free(p->win);
+    p->run = NULL;
+    p->win = NULL;
+}
+
 void opscope_profile_free(opscope_profile_t *p) {
     if (!p) return;
     opscope_strtab_free(p->strings);
-    opscope_run_free(p->run);
-    free(p->win);
+    free_capture_copies(p);
     free(p->records);
     free(p->backends);
     free(p);
@@ -98,10 +105,9 @@ int opscope_profile_set_meta(opscope_profile_t *p, const opscope_meta *meta) {
         c.boot_id = intern(p, c.boot_id, &failed);
         c.end = intern(p, c.end, &failed);
         c.end_signal = intern(p, c.end_signal, &failed);
-        opscope_run_free(p->run);
+        free_capture_copies(p);
         p->run = opscope_run_copy(c.run, &failed);
         c.run = opscope_run_view(p->run);
-        free(p->win);
         p->win = opscope_capture_win_copy(&c, &c, &failed);
         p->capture = c;
         copy.capture = &p->capture;

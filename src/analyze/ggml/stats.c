@@ -120,7 +120,6 @@ void opscope_stats_free(opscope_stats_t *s) {
     if (!s) return;
     opscope_strtab_free(s->strings);
     opscope_run_free(s->run);
-    free(s->win);
     table_free(&s->groups);
     table_free(&s->shapes);
     free(s->group_name_id);
@@ -139,6 +138,7 @@ void opscope_stats_free(opscope_stats_t *s) {
     free(s->copy_dirs);
     free(s->copy_calls);
     free(s->sorted_top);
+    free(s->win);
     free(s);
 }
 
