@@ -2,7 +2,6 @@
 #include "capture/store/cap_window.h"
 
 #include "capture/store/cap_clock.h"
-#include "capture/store/cap_meta.h"
 #include "model/oplog_win.h"
 
 #include <pthread.h>
@@ -17,6 +16,7 @@ _Atomic int opscope_cap_window_busy; /* recorded computes running */
 static struct {
     pthread_mutex_t mu;
     bool windowed;
+    uint64_t start_ns; /* the clock at init: the first window of a capture stopped unpaused */
     uint64_t gen;
     size_t n_windows, n_marks;
     opscope_window windows[OPSCOPE_WIN_MAX_WINDOWS];
@@ -27,6 +27,7 @@ static struct {
 void opscope_cap_window_init(bool paused) {
     pthread_mutex_lock(&g_win.mu);
     g_win.windowed = paused;
+    g_win.start_ns = opscope_cap_mono_ns();
     g_win.n_windows = g_win.n_marks = 0;
     g_win.gen++;
     atomic_store(&opscope_cap_window_on, !paused);
@@ -78,7 +79,7 @@ int opscope_cap_window_stop(unsigned wait_ms) {
     uint64_t now = opscope_cap_mono_ns();
     if (!g_win.windowed) { /* recorded from the start: the first window is the start to now */
         g_win.windowed = true;
-        g_win.windows[0] = (opscope_window){.start_ns = opscope_cap_meta_facts()->start_ns, .end_ns = now};
+        g_win.windows[0] = (opscope_window){.start_ns = g_win.start_ns, .end_ns = now};
         g_win.n_windows = 1;
     } else if (g_win.n_windows) {
         opscope_window *w = &g_win.windows[g_win.n_windows - 1];

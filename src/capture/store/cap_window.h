@@ -26,7 +26,8 @@
 extern _Atomic bool opscope_cap_window_on;
 
 /* Sets the capture up paused (PAUSED: windowed, nothing recorded until a start) or recording
- * from the start (not windowed). At start-up, before the program's computes. */
+ * from the start (not windowed: a stop then makes the first window run from this call to the
+ * stop). At start-up, before the program's computes. */
 void opscope_cap_window_init(bool paused);
 
 /* True when the capture is windowed (it started paused, or a stop closed a window). */
