@@ -9,7 +9,9 @@
   killed with SIGKILL in the middle of a stop; after each the server still answers /completion
   and ctl status still answers; then a start, a mark and a stop work and the profile holds the
   window and the mark;
-- --help of ctl and of each action: exit 0, the action's usage.
+- --help of ctl and of each action: exit 0, the action's usage;
+- record --delay 1 --duration 2 (no ctl): one window, opened at least 1 s after record
+  started and lasting 2 s (within 0.5 s), closed before the server ended.
 usage (inside the root): t_ctl.py
 """
 import glob
@@ -156,4 +158,28 @@ e2e.check(cap.get("windowed") is True and len(cap.get("windows", [])) >= 1 and c
           f"the profile holds the window ({cap.get('windows')})")
 e2e.check([x["text"] for x in cap.get("marks", [])] == ["after the request"], f"and the mark ({cap.get('marks')})")
 e2e.check(len(p.get("records", [])) > 0, f"and the window's records ({len(p.get('records', []))})")
+
+# --delay and --duration: the window on a timer, through the same channel
+tprof = f"{d}/timer.json"
+port = free_port()
+t0 = time.monotonic_ns()
+rec = subprocess.Popen([e2e.OPSCOPE, "record", "--delay", "1", "--duration", "2", "-o", tprof, "--", "llama-server", "-m",
+                        m, "-c", "2048", "-t", "2", "--host", "127.0.0.1", "--port", str(port), "--no-webui"],
+                       env=env, stdout=open(f"{d}/timer.log", "wb"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+if e2e.check(healthy(port, rec), "llama-server under record --delay 1 --duration 2 becomes healthy"):
+    end = time.monotonic() + 6
+    while time.monotonic() < end:
+        ask("timer")
+    t_end = time.monotonic_ns()
+    rec.send_signal(signal.SIGTERM)
+    rec.wait(timeout=60)
+e2e.stop_children(rec)
+tp = e2e.load_checked(tprof, "the timed run's profile")
+tw = tp.get("capture", {}).get("windows", [])
+e2e.check(len(tw) == 1 and tw[0]["start_ns"] >= t0 + 1_000_000_000 and 0 < tw[0]["end_ns"] < t_end,
+          f"one window, opened 1 s or more after record started, closed before the end "
+          f"({[(w['start_ns'] - t0, w['end_ns'] - t0) for w in tw]} ns after record's start)")
+if tw and tw[0]["end_ns"]:
+    e2e.check(abs(tw[0]["end_ns"] - tw[0]["start_ns"] - 2_000_000_000) < 500_000_000,
+              f"--duration 2: the window lasted {(tw[0]['end_ns'] - tw[0]['start_ns']) / 1e9:.2f} s")
 e2e.finish()
