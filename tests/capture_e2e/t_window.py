@@ -151,9 +151,14 @@ def found(c):
 
 
 missing = [c for c in inside if not any(q["n_prompt"] == c[4] and q["n_outputs"] == c[5] for q in found(c))]
-whole_marked = [c for c in inside if any("partial" in q for q in found(c))]
+# "start" is exact (no prompt token in the profile); "end" is a guess from the calls' times
+# (docs/capture.md): a whole request that ended just before a stop may get it
+start_marked = [c for c in inside if any(q.get("partial") in ("start", "both") for q in found(c))]
+end_marked = [c for c in inside if any(q.get("partial") == "end" for q in found(c))]
 partial = [q for q in reqs if "partial" in q]
-e2e.check(not whole_marked, f"no request inside a window is marked partial ({len(whole_marked)})")
+e2e.check(not start_marked, f"no request inside a window is marked partial at its start ({len(start_marked)})")
+e2e.check(len(end_marked) <= max(2, len(inside) // 20),
+          f"whole requests marked partial at the end: at most 5% ({len(end_marked)} of {len(inside)})")
 e2e.check(all(q["n_prompt"] == 0 for q in partial if q["partial"] in ("start", "both")),
           f"a request marked partial at the start has no prompt token in the profile")
 e2e.note(f"note  {len(partial)} requests marked partial: "

@@ -117,7 +117,7 @@ void opscope_run_requests_cut_by(opscope_run_request *r, size_t n, const opscope
             last = k == i || r[k].context != r[i].context || r[k].seq != r[i].seq || r[k].start_ns <= r[i].start_ns ||
                    window_at(cap, r[k].start_ns) != w;
         uint64_t gap = (r[i].end_ns - r[i].start_ns) / (r[i].decodes - 1), end = cap->windows[w].end_ns;
-        if (last && end >= r[i].end_ns && end - r[i].end_ns < 2 * gap) r[i].cut |= OPSCOPE_REQ_CUT_END;
+        if (last && end >= r[i].end_ns && end - r[i].end_ns < gap) r[i].cut |= OPSCOPE_REQ_CUT_END;
     }
 }
 

@@ -41,8 +41,10 @@ typedef struct opscope_run_request {
 /* Where a request is partial in a windowed profile (docs/metrics.md, "Windows and marks"):
  * START, it began before the profile saw it (no prompt token in its calls: its prompt was
  * decoded before the window opened; opscope_run_requests sets it); END, its sequence's last
- * request in a closed window whose last call ended less than two of its call intervals before
- * the window closed, so it was most likely still generating (opscope_run_requests_cut_by). */
+ * request in a closed window whose last call ended less than its mean call interval before
+ * the window closed, so it was most likely still generating (opscope_run_requests_cut_by; a
+ * request that ended just before the stop is marked too: the capture sees no call after a
+ * window to tell them apart). */
 enum { OPSCOPE_REQ_CUT_START = 1, OPSCOPE_REQ_CUT_END = 2 };
 
 /* The calls and the graphs they computed, summed (the check that every token is in a graph). */
