@@ -18,12 +18,14 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/store/cap_drops.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_replay.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_log.c
+  ${OPSCOPE_CAPTURE_DIR}/store/cap_window.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_heap.c
   ${OPSCOPE_CAPTURE_DIR}/life/cap_write.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_meta.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_run.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_gguf.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_decodes.c
+  ${OPSCOPE_CAPTURE_DIR}/life/cap_ctl.c
   ${OPSCOPE_CAPTURE_DIR}/life/cap_life.c)
 target_compile_definitions(opscope_capture_core PRIVATE _GNU_SOURCE)
 # initial-exec TLS: the general-dynamic model would cost a __tls_get_addr call per

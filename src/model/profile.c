@@ -1,6 +1,7 @@
 /* profile.c - in-memory profile: backends, records, meta; strings interned. */
 #include "opscope.h"
 #include "model/strtab.h"
+#include "model/oplog_win.h"
 #include "model/run_info.h"
 #include "util/vec.h"
 
@@ -16,6 +17,7 @@ struct opscope_profile {
     opscope_meta meta;
     opscope_capture_info capture; /* meta.capture points here when set */
     opscope_run_t *run;           /* capture.run's copy */
+    void *win;                    /* capture's windows and marks, copied */
 };
 
 opscope_profile_t *opscope_profile_new(void) {
@@ -30,10 +32,18 @@ opscope_profile_t *opscope_profile_new(void) {
     return p;
 }
 
+/* The capture facts' own copies (what ran, the windows and marks), freed. */
+static void free_capture_copies(opscope_profile_t *p) {
+    opscope_run_free(p->run);
+    free(p->win);
+    p->run = NULL;
+    p->win = NULL;
+}
+
 void opscope_profile_free(opscope_profile_t *p) {
     if (!p) return;
     opscope_strtab_free(p->strings);
-    opscope_run_free(p->run);
+    free_capture_copies(p);
     free(p->records);
     free(p->backends);
     free(p);
@@ -95,9 +105,10 @@ int opscope_profile_set_meta(opscope_profile_t *p, const opscope_meta *meta) {
         c.boot_id = intern(p, c.boot_id, &failed);
         c.end = intern(p, c.end, &failed);
         c.end_signal = intern(p, c.end_signal, &failed);
-        opscope_run_free(p->run);
+        free_capture_copies(p);
         p->run = opscope_run_copy(c.run, &failed);
         c.run = opscope_run_view(p->run);
+        p->win = opscope_capture_win_copy(&c, &c, &failed);
         p->capture = c;
         copy.capture = &p->capture;
     }

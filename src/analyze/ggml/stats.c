@@ -10,6 +10,7 @@
 #include "util/hindex.h"
 #include "analyze/record/shape_fmt.h"
 #include "model/strtab.h"
+#include "model/oplog_win.h"
 #include "model/run_info.h"
 #include "util/sort.h"
 
@@ -52,6 +53,7 @@ struct opscope_stats {
     opscope_meta meta;  /* its capture is CAPTURE, or NULL: read's is gone after the read */
     opscope_capture_info capture; /* the read's, its strings interned, its run RUN's view */
     opscope_run_t *run; /* the meta's capture.run, copied */
+    void *win;          /* the capture's windows and marks, copied */
     bool busy_keep_all; /* a trace: streams come one after another (busy.h) */
     opscope_rpc_cover cover; /* a merged RPC profile: client time its servers cover */
     bool finished;
@@ -136,6 +138,7 @@ void opscope_stats_free(opscope_stats_t *s) {
     free(s->copy_dirs);
     free(s->copy_calls);
     free(s->sorted_top);
+    free(s->win);
     free(s);
 }
 
@@ -543,6 +546,10 @@ int opscope_stats_set_meta(opscope_stats_t *s, const opscope_meta *m) {
         for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
             if (*strs[i] && !(*strs[i] = intern(s, *strs[i], NULL))) return -1;
         s->capture.run = m->capture->run ? opscope_run_view(s->run) : NULL;
+        int failed = 0;
+        free(s->win);
+        s->win = opscope_capture_win_copy(&s->capture, &s->capture, &failed);
+        if (failed) return -1;
         s->meta.capture = &s->capture;
     }
     /* the trace readers announce themselves before their first record */
