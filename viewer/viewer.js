@@ -249,6 +249,18 @@
     }
   }
   const nReqRows = Math.min(reqSlots.length, REQ_ROWS_MAX), nClients = nR ? RQ.warmup.filter((w) => !w).length : 0;
+  // Capture windows and marks (D.windows, docs/viewer.md): a profile recorded in windows holds
+  // only the graph computes that began in them; the time between them was not recorded. Marks
+  // are instants the user named (`opscope ctl mark`). Times in ns after t0.
+  const WN = D.windows || null;
+  const nWin = WN ? WN.start.length : 0, nMark = WN ? WN.mark_ts.length : 0;
+  const winGaps = []; // [start, end) not recorded: before the first window, between, after the last
+  if (WN && WN.windowed) {
+    let prev = WN.from;
+    for (let i = 0; i < nWin; i++) { if (WN.start[i] > prev) winGaps.push([prev, WN.start[i]]); prev = Math.max(prev, WN.end[i]); }
+    if (WN.to > prev) winGaps.push([prev, WN.to]);
+  }
+  let winDrawn = { windows: 0, gaps: 0, gapLabels: 0, marks: 0, markLabels: 0 }; // the last draw's (the test hook's)
   // CPU threads at ggml's barriers (D.threads, docs/viewer.md): per CPU node with per-thread
   // times, in start order, its start, its signature and each thread's work then wait (ns); a
   // lane per thread below the data lanes, as the Chrome export's tracks: on thread t's lane a
@@ -946,6 +958,55 @@
     ctx.stroke(); ctx.setLineDash([]);
     ctx.globalAlpha = 1;
   }
+  // The time not recorded between windows, over the lanes: a grey wash, said when wide enough.
+  function drawGaps() {
+    const W = plotW(), n = { gaps: 0, labels: 0 };
+    ctx.font = LABEL_FONT;
+    for (const [s, e] of winGaps) {
+      if (e < v0 || s > v1) continue;
+      const [x, w] = spanX(s, e), a = Math.max(x, 0), b = Math.min(x + w, W);
+      if (b <= a) continue;
+      ctx.globalAlpha = dark ? 0.45 : 0.55; ctx.fillStyle = theme.dim;
+      ctx.fillRect(LABEL_W + a, TOP, b - a, cssH - TOP);
+      ctx.globalAlpha = 1; n.gaps++;
+      const t = 'not recorded', tw = ctx.measureText(t).width;
+      if (b - a >= tw + 8) { ctx.fillStyle = theme.muted; ctx.fillText(t, LABEL_W + (a + b - tw) / 2, TOP + 10); n.labels++; }
+    }
+    winDrawn.gaps = n.gaps; winDrawn.gapLabels = n.labels;
+  }
+  // The windows as shaded spans on the time axis, and each mark a line across the page with its
+  // text on the axis (a label that would overlap the one before is not drawn; its line is).
+  function drawWindowsAxis() {
+    const W = plotW();
+    let nw = 0, nm = 0, nl = 0;
+    ctx.save(); ctx.beginPath(); ctx.rect(LABEL_W, 0, W, cssH); ctx.clip();
+    for (let i = 0; i < nWin; i++) {
+      if (WN.end[i] < v0 || WN.start[i] > v1) continue;
+      const [x, w] = spanX(WN.start[i], WN.end[i]);
+      ctx.globalAlpha = 0.28; ctx.fillStyle = theme.accent;
+      ctx.fillRect(LABEL_W + x, 0, w, AXIS_H - 1);
+      ctx.globalAlpha = 1; ctx.fillRect(LABEL_W + x, AXIS_H - 4, w, 3);
+      nw++;
+    }
+    ctx.font = LABEL_FONT;
+    let lastLabel = -Infinity;
+    for (let i = 0; i < nMark; i++) {
+      const t = WN.mark_ts[i];
+      if (t < v0 || t > v1) continue;
+      const x = LABEL_W + Math.round((t - v0) * W / (v1 - v0)) + 0.5;
+      ctx.strokeStyle = MARK_COLOR; ctx.lineWidth = 1;
+      ctx.beginPath(); ctx.moveTo(x, 0); ctx.lineTo(x, cssH); ctx.stroke();
+      nm++;
+      if (x - lastLabel < 60) continue;
+      const text = fitMiddle(WN.mark_text[i], 160, (s) => ctx.measureText(s).width);
+      ctx.fillStyle = theme.panel; ctx.fillRect(x + 2, 1, ctx.measureText(text).width + 4, AXIS_H - 8);
+      ctx.fillStyle = MARK_COLOR; ctx.fillText(text, x + 4, AXIS_H / 2 - 2);
+      lastLabel = x + ctx.measureText(text).width + 6; nl++;
+    }
+    ctx.restore();
+    winDrawn.windows = nw; winDrawn.marks = nm; winDrawn.markLabels = nl;
+  }
+  const MARK_COLOR = '#d9480f';
   // the band under canvas css (CX, CY): {phase: run index} or {graph: compute index}, or null
   function bandAt(cx, cy) {
     if ((!nG && !nR) || cx < LABEL_W || cy < AXIS_H || cy >= TOP) return null;
@@ -1117,6 +1178,7 @@
     ctx.save();
     ctx.beginPath(); ctx.rect(LABEL_W, TOP, W, cssH - TOP); ctx.clip();
     drawPhaseTint();
+    if (winGaps.length) drawGaps();
     for (let r = 0; r < nRows; r++) {
       const y = rowY[r] - top;
       if (y + ROW_H < TOP || y > cssH) continue;
@@ -1197,6 +1259,7 @@
       ctx.fillRect(x, AXIS_H - 6, 1, 6);
       ctx.fillText(fmtNs(t0), x + 3, AXIS_H / 2);
     }
+    if (nWin || nMark) drawWindowsAxis();
     ctx.fillStyle = theme.panel; ctx.fillRect(0, 0, LABEL_W, AXIS_H);
     ctx.fillStyle = theme.muted; ctx.fillText(nRows ? 'time since first record' : 'time since first CPU slice', 6, AXIS_H / 2);
     drawMinimapView();
@@ -1843,6 +1906,9 @@
       ' \u00b7 ' + shownLanes.length + ' lanes \u00b7 span ' + fmtNs(full1 - full0) +
       (D.dropped ? ' \u00b7 ' + fmtCount(D.dropped) + ' dropped by the capture' : '') +
       (D.ended ? ' \u00b7 ' + D.ended : '') +
+      (WN && WN.windowed ? ' \u00b7 recorded in ' + nWin + (nWin === 1 ? ' window' : ' windows') + ' (' + fmtDur(WN.recorded_ns) +
+        ' of ' + fmtDur(WN.to - WN.from) + '): graph computes outside them are not in this profile' : '') +
+      (nMark ? ' \u00b7 ' + nMark + (nMark === 1 ? ' mark' : ' marks') : '') +
       (rpcCovered ? ' \u00b7 RPC wait: ' + fmtDur(rpcCovered) + ' of the client\'s RPC records: waiting on RPC server ' +
         '(covered by server records), counted once, as the server\'s' : '') +
       (sampledOf.size ? ' \u00b7 sampled device timing: ops timed in some computes, totals over all marked est.' : '');
@@ -2029,6 +2095,15 @@
       return { request: RQ.request[i], context: RQ.context[i], seq: RQ.seq[i], warmup: RQ.warmup[i] === 1,
         start: RQ.start[i], promptEnd: RQ.prompt_end[i], end: RQ.end[i], nPrompt: RQ.n_prompt[i], nGen: RQ.n_gen[i],
         label: reqLabel(i), x0: LABEL_W + x, xp: LABEL_W + xp + wp, x1: LABEL_W + x + w, y: reqY(i) + (REQ_ROW_H - 2) / 2 }; }),
+    // the capture's windows, the gaps not recorded and the marks (ns after t0), where the view puts
+    // them (css px), and what the last draw drew
+    windows: () => ({ windowed: !!(WN && WN.windowed),
+      windows: Array.from({ length: nWin }, (_, i) => { const [x, w] = spanX(WN.start[i], WN.end[i]);
+        return { start: WN.start[i], end: WN.end[i], open: WN.open[i] === 1, x0: LABEL_W + x, x1: LABEL_W + x + w }; }),
+      gaps: winGaps.map(([s, e]) => ({ start: s, end: e })),
+      marks: Array.from({ length: nMark }, (_, i) => ({ ts: WN.mark_ts[i], text: WN.mark_text[i],
+        x: LABEL_W + (WN.mark_ts[i] - v0) * plotW() / (v1 - v0) })),
+      drawn: Object.assign({}, winDrawn) }),
     tipAt: (x, y) => { const b = bandAt(x, y); if (!b) return ''; showBandTip(b, 0, 0); const t = tip.textContent; hideTip(); return t; },
     // roofline dots: label, backend, intensity, GFLOP/s, canvas position and radius, bound
     roofPoints: () => roofPts.map((g) => ({ op: opLabel[g.op], backend: g.backend, ai: g.ai, gflops: g.gf,

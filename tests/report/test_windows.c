@@ -1,0 +1,200 @@
+/* test_windows.c - a capture's windows and marks in the console, the text report and the
+ * Chrome trace, from opscope_capture_info built here.
+ *
+ * The capture starts at 1 s on its clock; windows [4.1 s, 10.5 s) and [21 s, 27 s); record
+ * saw the program die at 62.2 s; marks at 5.2 s and 30 s. From the capture's start: windows
+ * 3.10-9.50 s and 20.00-26.00 s, 6.4 + 6 = 12.40 s recorded of 61.20 s, not recorded
+ * 3.1 s before the first, 10.5 s between, 35.2 s after the last; marks at 4.200 and 29.000 s.
+ * Three graphs of two records begin in the first window, two graphs of one record in the
+ * second. The times and counts are worked out here by hand, not by the code under test. */
+#include "analyze/ggml/graphs.h"
+#include "analyze/ggml/stats.h"
+#include "export/chrome/chrome.h"
+#include "export/console/text.h"
+#include "export/sections/win_out.h"
+#include "opscope.h"
+#include "test.h"
+#include "util/out.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define S 1000000000ull
+
+static opscope_window g_windows[] = {{4100000000ull, 10500000000ull}, {21 * S, 27 * S}};
+
+/* Writes the console (TEXT false) or the text report of records in C's windows to PATH and
+ * returns the file's text (the caller frees). The arrays of C are wiped before the write:
+ * the outputs must read the stats' own copy. */
+static char *report(opscope_capture_info *c, bool text, const char *path) {
+    opscope_stats_t *s = opscope_stats_new(NULL);
+    opscope_graphs_t *g = opscope_graphs_new();
+    if (!s || !g) return NULL;
+    opscope_meta m = {.profiler = "opscope", .version = 3, .capture = c};
+    if (opscope_stats_set_meta(s, &m)) return NULL;
+    opscope_backend b = {0, "CPU", "cpu", OPSCOPE_DEVICE_CPU, NULL};
+    opscope_stats_add_backend(s, &b);
+    /* graphs 0-2 at 5, 6, 7 s (two records each), graphs 3-4 at 22, 23 s (one each) */
+    const uint64_t at[] = {5 * S, 6 * S, 7 * S, 22 * S, 23 * S};
+    for (int k = 0; k < 5; k++) {
+        for (int j = 0; j < (k < 3 ? 2 : 1); j++) {
+            opscope_record r;
+            opscope_record_init(&r);
+            r.name = "MUL_MAT";
+            r.start_ns = at[k] + (uint64_t)j * 1000;
+            r.duration_ns = 500;
+            r.graph_id = k;
+            r.has = OPSCOPE_HAS_GRAPH;
+            if (opscope_stats_add(s, &r) || opscope_graphs_add(g, &r, 0)) return NULL;
+        }
+    }
+    if (opscope_stats_finish(s) || opscope_graphs_finish(g)) return NULL;
+    /* the read's arrays are gone after the read */
+    opscope_window *w0 = (opscope_window *)c->windows;
+    opscope_mark *m0 = (opscope_mark *)c->marks;
+    if (w0) memset(w0, 0xff, c->n_windows * sizeof *w0);
+    for (size_t i = 0; m0 && i < c->n_marks; i++) m0[i].text = "wiped";
+    opscope_error err;
+    opscope_out_t *o = opscope_out_open(path, &err);
+    opscope_report_opts ro = {.source = "t", .graphs = g};
+    if (text) opscope_text_write(o, s, &ro);
+    else opscope_console_write(o, s, &ro);
+    if (opscope_out_commit(o, &err)) return NULL;
+    opscope_stats_free(s);
+    opscope_graphs_free(g);
+    char *out = test_slurp(path, NULL);
+    unlink(path);
+    return out;
+}
+
+/* A capture as the test's header says; its arrays are the caller's (freed after). */
+static opscope_capture_info capture(bool windowed) {
+    opscope_window *w = malloc(sizeof g_windows);
+    opscope_mark *m = malloc(2 * sizeof *m);
+    memcpy(w, g_windows, sizeof g_windows);
+    m[0] = (opscope_mark){5200000000ull, "slow request begins"};
+    m[1] = (opscope_mark){31 * S, "load \"x\" done"};
+    return (opscope_capture_info){.start_ns = 1 * S, .has = OPSCOPE_CAPTURE_HAS_START, .died_ns = 62200000000ull,
+                                  .end = "killed", .end_signal = "SIGKILL", .end_ns = 60 * S,
+                                  .windowed = windowed, .n_windows = windowed ? 2 : 0,
+                                  .windows = windowed ? w : NULL, .n_marks = 2, .marks = m,
+                                  .program = "llama-server"};
+}
+
+static void capture_free(opscope_capture_info *c) {
+    free((void *)c->windows);
+    free((void *)c->marks);
+}
+
+static int test_console(void) {
+    opscope_capture_info c = capture(true);
+    opscope_window *w = (opscope_window *)c.windows;
+    char *s = report(&c, false, "t_win_console.txt");
+    ASSERT_NOT_NULL(s);
+    ASSERT_CONTAINS(s, " Windows:       2 (12.40 s recorded of 61.20 s: 3.10-9.50 s, 20.00-26.00 s); graph "
+                       "computes outside them are not in this profile\n");
+    ASSERT_CONTAINS(s, " Marks:         2 (named instants: under \"Capture windows and marks\")\n");
+    ASSERT_CONTAINS(s, "\n --- Capture windows and marks (times from the capture's start) ---\n");
+    /* window 1: 3.1 s not recorded before it, 3 graphs, 6 records; window 2: 10.5 s, 2, 2 */
+    ASSERT_CONTAINS(s, "      1        3.100        9.500        6.400                   3.100          3            6\n");
+    ASSERT_CONTAINS(s, "      2       20.000       26.000        6.000                  10.500          2            2\n");
+    ASSERT_CONTAINS(s, " not recorded after the last window: 35.200 s (to 61.200 s)\n");
+    ASSERT_CONTAINS(s, "      1        4.200  slow request begins\n");
+    ASSERT_CONTAINS(s, "      2       30.000  load \"x\" done\n");
+    ASSERT_TRUE(strstr(s, "wiped") == NULL);
+    ASSERT_TRUE(strstr(s, "outside every window") == NULL);
+    /* the section comes before the records' tables */
+    ASSERT_TRUE(strstr(s, "Capture windows and marks (times") < strstr(s, "MUL_MAT"));
+    (void)w;
+    free(s);
+    capture_free(&c);
+    return 0;
+}
+
+static int test_text_open_window(void) {
+    opscope_capture_info c = capture(true);
+    /* the second window still open at the last write (60 s): it ends there, 20.00-59.00 s */
+    ((opscope_window *)c.windows)[1].end_ns = 0;
+    char *s = report(&c, true, "t_win_text.txt");
+    ASSERT_NOT_NULL(s);
+    ASSERT_CONTAINS(s, " Windows:        2 (45.40 s recorded of 61.20 s: 3.10-9.50 s, 20.00-59.00 s open); graph");
+    ASSERT_CONTAINS(s, " Capture windows and marks (times from the capture's start)\n");
+    ASSERT_CONTAINS(s, "      2       20.000       59.000       39.000                  10.500          2            2"
+                       "  (open at the profile's last write)\n");
+    ASSERT_CONTAINS(s, " not recorded after the last window: 2.200 s (to 61.200 s)\n");
+    free(s);
+    capture_free(&c);
+    return 0;
+}
+
+static int test_marks_only_and_none(void) {
+    opscope_capture_info c = capture(false);
+    char *s = report(&c, false, "t_win_marks.txt");
+    ASSERT_NOT_NULL(s);
+    ASSERT_TRUE(strstr(s, "Windows:") == NULL);
+    ASSERT_TRUE(strstr(s, " window ") == NULL);
+    ASSERT_CONTAINS(s, " Marks:         2 (");
+    ASSERT_CONTAINS(s, "      1        4.200  slow request begins\n");
+    free(s);
+    capture_free(&c);
+    c = capture(false);
+    c.n_marks = 0;
+    s = report(&c, false, "t_win_none.txt");
+    ASSERT_NOT_NULL(s);
+    ASSERT_TRUE(strstr(s, "Marks:") == NULL);
+    ASSERT_TRUE(strstr(s, "Capture windows") == NULL);
+    free(s);
+    capture_free(&c);
+    return 0;
+}
+
+static int test_paused_throughout(void) {
+    opscope_capture_info c = capture(true);
+    c.n_windows = 0;
+    c.n_marks = 0;
+    char *s = report(&c, false, "t_win_paused.txt");
+    ASSERT_NOT_NULL(s);
+    ASSERT_CONTAINS(s, " Windows:       0: the capture stayed paused (61.20 s): no graph compute is in this profile\n");
+    free(s);
+    capture_free(&c);
+    return 0;
+}
+
+/* The Chrome trace: a slice per window on the "capture windows" track, an instant per mark. */
+static int test_chrome(void) {
+    opscope_capture_info c = capture(true);
+    const char *path = "t_win_chrome.json";
+    opscope_error err;
+    opscope_out_t *w = opscope_out_open(path, &err);
+    ASSERT_NOT_NULL(w);
+    opscope_chrome_t *ch = opscope_chrome_new(w);
+    opscope_sink k = opscope_chrome_sink(ch);
+    opscope_meta m = {.profiler = "opscope", .version = 3, .capture = &c};
+    ASSERT_EQ_INT(k.on_meta(k.ud, &m), 0);
+    capture_free(&c); /* the read's arrays are gone after the read */
+    opscope_record r;
+    opscope_record_init(&r);
+    r.name = "MUL_MAT";
+    r.start_ns = 5 * S;
+    r.duration_ns = 500;
+    ASSERT_EQ_INT(k.on_record(k.ud, &r), 0);
+    ASSERT_EQ_INT(opscope_chrome_finish(ch), 0);
+    opscope_chrome_free(ch);
+    ASSERT_EQ_INT(opscope_out_commit(w, &err), 0);
+    char *s = test_slurp(path, NULL);
+    ASSERT_NOT_NULL(s);
+    ASSERT_CONTAINS(s, "\"name\":\"capture windows\"");
+    ASSERT_CONTAINS(s, "\"ph\":\"X\",\"cat\":\"window\",\"name\":\"window 1 (recorded)\"");
+    ASSERT_CONTAINS(s, "\"ts\":4100000,\"dur\":6400000");
+    ASSERT_CONTAINS(s, "\"ts\":21000000,\"dur\":6000000");
+    ASSERT_CONTAINS(s, "{\"ph\":\"i\",\"s\":\"g\",\"cat\":\"mark\",\"name\":\"slow request begins\"");
+    ASSERT_CONTAINS(s, "\"name\":\"load \\\"x\\\" done\"");
+    ASSERT_CONTAINS(s, "\"ts\":5200000");
+    free(s);
+    unlink(path);
+    return 0;
+}
+
+TEST_MAIN(TEST(test_console), TEST(test_text_open_window), TEST(test_marks_only_and_none),
+          TEST(test_paused_throughout), TEST(test_chrome))
