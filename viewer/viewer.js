@@ -216,6 +216,24 @@
     }
     for (const st of C.steps) { cpuMin = Math.min(cpuMin, st[1]); cpuMax = Math.max(cpuMax, st[1] + st[2]); }
   }
+  // Capture windows and marks (D.windows, docs/viewer.md): a profile recorded in windows holds
+  // only the graph computes that began in them; the time between them was not recorded. Marks
+  // are instants the user named (`opscope ctl mark`). Times in ns after t0.
+  const WN = D.windows || null;
+  const nWin = WN ? WN.start.length : 0, nMark = WN ? WN.mark_ts.length : 0;
+  const winGaps = []; // [start, end) not recorded: before the first window, between, after the last
+  if (WN && WN.windowed) {
+    let prev = WN.from;
+    for (let i = 0; i < nWin; i++) { if (WN.start[i] > prev) winGaps.push([prev, WN.start[i]]); prev = Math.max(prev, WN.end[i]); }
+    if (WN.to > prev) winGaps.push([prev, WN.to]);
+  }
+  // the window holding time T (its index; -1 outside every window or without windows)
+  const winOf = (t) => { // the windows are in time order: the last one starting at or before T
+    let lo = 0, hi = nWin;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (WN.start[m] <= t) lo = m + 1; else hi = m; }
+    return lo && t < WN.end[lo - 1] ? lo - 1 : -1;
+  };
+  let winDrawn = { windows: 0, gaps: 0, gapLabels: 0, marks: 0, markLabels: 0 }; // the last draw's (the test hook's)
   // Graph computes (D.graphs, docs/viewer.md): each compute's span and phase as the report's
   // "Graphs by batch" and diff's `--by phase` give it (src/analyze/ggml/graphs.c), in start order.
   // A phase band is a run of consecutive computes of one phase: prefill, then decode, ...
@@ -223,13 +241,14 @@
   const nG = G ? G.id.length : 0;
   const gStart = new Float64Array(nG), gDur = new Float64Array(nG);
   let gMaxDur = 0;
-  const phaseRuns = []; // {phase, start, end, n, first, last, batch}
+  const phaseRuns = []; // {phase, start, end, n, first, last, batch, win}
   for (let i = 0; i < nG; i++) {
     gStart[i] = G.start[i]; gDur[i] = G.dur[i];
     if (gDur[i] > gMaxDur) gMaxDur = gDur[i];
     const ph = G.phases[G.phase[i]], e = gStart[i] + gDur[i], r = phaseRuns[phaseRuns.length - 1];
-    if (r && r.phase === ph) { r.end = Math.max(r.end, e); r.n++; r.last = i; r.batch += G.batch[i]; }
-    else phaseRuns.push({ phase: ph, start: gStart[i], end: e, n: 1, first: i, last: i, batch: G.batch[i] });
+    const win = nWin ? winOf(gStart[i]) : -1; // a phase band never spans time not recorded
+    if (r && r.phase === ph && r.win === win) { r.end = Math.max(r.end, e); r.n++; r.last = i; r.batch += G.batch[i]; }
+    else phaseRuns.push({ phase: ph, start: gStart[i], end: e, n: 1, first: i, last: i, batch: G.batch[i], win });
   }
   const runStart = Float64Array.from(phaseRuns, (r) => r.start);
   const runMaxDur = phaseRuns.reduce((m, r) => Math.max(m, r.end - r.start), 0);
@@ -249,18 +268,6 @@
     }
   }
   const nReqRows = Math.min(reqSlots.length, REQ_ROWS_MAX), nClients = nR ? RQ.warmup.filter((w) => !w).length : 0;
-  // Capture windows and marks (D.windows, docs/viewer.md): a profile recorded in windows holds
-  // only the graph computes that began in them; the time between them was not recorded. Marks
-  // are instants the user named (`opscope ctl mark`). Times in ns after t0.
-  const WN = D.windows || null;
-  const nWin = WN ? WN.start.length : 0, nMark = WN ? WN.mark_ts.length : 0;
-  const winGaps = []; // [start, end) not recorded: before the first window, between, after the last
-  if (WN && WN.windowed) {
-    let prev = WN.from;
-    for (let i = 0; i < nWin; i++) { if (WN.start[i] > prev) winGaps.push([prev, WN.start[i]]); prev = Math.max(prev, WN.end[i]); }
-    if (WN.to > prev) winGaps.push([prev, WN.to]);
-  }
-  let winDrawn = { windows: 0, gaps: 0, gapLabels: 0, marks: 0, markLabels: 0 }; // the last draw's (the test hook's)
   // CPU threads at ggml's barriers (D.threads, docs/viewer.md): per CPU node with per-thread
   // times, in start order, its start, its signature and each thread's work then wait (ns); a
   // lane per thread below the data lanes, as the Chrome export's tracks: on thread t's lane a
@@ -588,7 +595,8 @@
   // ---------------------------------------------------------------------------------------
   // View state, search and selection
 
-  const full0 = Math.min(0, cpuMin), full1 = Math.max(tEnd, cpuMax, 1);
+  // a windowed capture's page spans the run, from the capture's start to its end: the gaps show
+  const full0 = Math.min(0, cpuMin, WN ? WN.from : 0), full1 = Math.max(tEnd, cpuMax, 1, WN ? WN.to : 0);
   let v0 = full0, v1 = full1;
   const minSpan = 50; // ns
   function clampView() {
