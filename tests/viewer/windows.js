@@ -12,7 +12,7 @@
 const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
-const { launch } = require('./browser');
+const { launch, openViewer, frames } = require('./browser');
 
 const [opscope, outDir] = process.argv.slice(2);
 fs.mkdirSync(outDir, { recursive: true });
@@ -48,16 +48,6 @@ function check(cond, what, detail) {
   else { failures++; console.log('FAIL ' + what + (detail !== undefined ? ': ' + JSON.stringify(detail) : '')); }
 }
 
-async function open(context, html) {
-  const pg = await context.newPage();
-  await pg.setViewportSize({ width: 1600, height: 900 });
-  pg.on('pageerror', (e) => errors.push(String(e)));
-  pg.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  await pg.goto('file://' + html);
-  await pg.waitForFunction(() => window.opscope && window.opscope.ready, null, { timeout: 60000 });
-  await pg.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  return pg;
-}
 const errors = [];
 
 (async () => {
@@ -65,9 +55,9 @@ const errors = [];
   try {
     // the windowed profile, the whole run in view
     const w = page('windowed', true);
-    let pg = await open(context, w.html);
+    let pg = await openViewer(context, w.html, errors);
     await pg.evaluate(([a, b]) => { window.opscope.setView(a, b); }, [START - w.t0, DIED - w.t0]);
-    await pg.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await frames(pg);
     let V = await pg.evaluate(() => window.opscope.windows());
     const wantWin = WINDOWS.map(([s, e]) => ({ start: s - w.t0, end: e - w.t0, open: false }));
     const wantGaps = [[START, WINDOWS[0][0]], [WINDOWS[0][1], WINDOWS[1][0]], [WINDOWS[1][1], DIED]]
@@ -88,14 +78,14 @@ const errors = [];
     await pg.screenshot({ path: path.join(outDir, 'windows.png') });
     // zoomed onto the second window: one window, no gap, its two marks
     await pg.evaluate(([a, b]) => { window.opscope.setView(a, b); }, [WINDOWS[1][0] - w.t0 + 0.2 * S, WINDOWS[1][1] - w.t0 - 0.2 * S]);
-    await pg.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await frames(pg);
     V = await pg.evaluate(() => window.opscope.windows());
     check(V.drawn.windows === 1 && V.drawn.gaps === 0 && V.drawn.marks === 2, 'zoomed into window 2: 1 window, 0 gaps, 2 marks', V.drawn);
     await pg.close();
 
     // recorded whole, with marks: no window, no gap
     const p = page('whole', false);
-    pg = await open(context, p.html);
+    pg = await openViewer(context, p.html, errors);
     V = await pg.evaluate(() => window.opscope.windows());
     check(!V.windowed && V.windows.length === 0 && V.gaps.length === 0 && V.drawn.gaps === 0 && V.drawn.windows === 0,
       'a profile recorded whole: no window, no gap', V);
