@@ -18,6 +18,7 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/store/cap_drops.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_replay.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_log.c
+  ${OPSCOPE_CAPTURE_DIR}/store/cap_window.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_heap.c
   ${OPSCOPE_CAPTURE_DIR}/life/cap_write.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_meta.c

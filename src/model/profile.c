@@ -1,6 +1,7 @@
 /* profile.c - in-memory profile: backends, records, meta; strings interned. */
 #include "opscope.h"
 #include "model/strtab.h"
+#include "model/oplog_win.h"
 #include "model/run_info.h"
 #include "util/vec.h"
 
@@ -16,6 +17,7 @@ struct opscope_profile {
     opscope_meta meta;
     opscope_capture_info capture; /* meta.capture points here when set */
     opscope_run_t *run;           /* capture.run's copy */
+    void *win;                    /* capture's windows and marks, copied */
 };
 
 opscope_profile_t *opscope_profile_new(void) {
@@ -34,6 +36,7 @@ void opscope_profile_free(opscope_profile_t *p) {
     if (!p) return;
     opscope_strtab_free(p->strings);
     opscope_run_free(p->run);
+    free(p->win);
     free(p->records);
     free(p->backends);
     free(p);
@@ -98,6 +101,8 @@ int opscope_profile_set_meta(opscope_profile_t *p, const opscope_meta *meta) {
         opscope_run_free(p->run);
         p->run = opscope_run_copy(c.run, &failed);
         c.run = opscope_run_view(p->run);
+        free(p->win);
+        p->win = opscope_capture_win_copy(&c, &c, &failed);
         p->capture = c;
         copy.capture = &p->capture;
     }

@@ -10,6 +10,7 @@
 #include "read/run_read.h"
 #include "read/readers.h"
 #include "util/strbuf.h"
+#include "util/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,10 @@ typedef struct gp {
     opscope_strbuf c_host, c_program, c_clock, c_boot, c_end, c_sig; /* "capture" strings */
     opscope_capture_info capture;
     opscope_run_t *run; /* capture's run members (read/run_read.c) */
+    OPSCOPE_VEC(opscope_window) windows; /* capture.windows */
+    OPSCOPE_VEC(opscope_mark) marks;     /* capture.marks: text set at the object's end */
+    OPSCOPE_VEC(size_t) mark_at;         /* each mark's text's offset in mark_text */
+    opscope_strbuf mark_text;            /* the marks' texts, each with its NUL */
     opscope_meta meta;
     uint32_t thr[2 * OPSCOPE_MAX_THREADS]; /* the record's "threads" */
     int32_t thr_cpu[OPSCOPE_MAX_THREADS];  /* its "thread_cpus" */
@@ -668,6 +673,84 @@ static int gp_capture_end(gp *g, const opscope_json_token *open) {
     }
 }
 
+static int gp_object_array(gp *g, const opscope_json_token *t, const char *what,
+                           int (*each)(gp *, const opscope_json_token *));
+
+/* KEY's name is LIT. */
+static inline bool gp_key_is(const opscope_json_token *key, const char *lit) {
+    return key->len == strlen(lit) && memcmp(key->str, lit, key->len) == 0;
+}
+
+/* One of capture.windows: {"start_ns", "end_ns"}, in time order, each closed before the next. */
+static int gp_window(gp *g, const opscope_json_token *open) {
+    opscope_window w = {0};
+    opscope_json_token t, v;
+    for (;;) {
+        if (gp_member(g, &t, &v)) return GP_FAIL;
+        if (t.type == OPSCOPE_JSON_OBJ_END) break;
+        bool start = gp_key_is(&t, "start_ns"), end = !start && gp_key_is(&t, "end_ns");
+        if ((start || end ? gp_time(g, &v, start ? &w.start_ns : &w.end_ns,
+                                    start ? OPSCOPE_READ_TIME_MSG("a window's start_ns")
+                                          : OPSCOPE_READ_TIME_MSG("a window's end_ns"))
+                          : opscope_json_skip(g->j, &v)) < 0)
+            return GP_FAIL;
+    }
+    const opscope_window *prev = g->windows.n ? &g->windows.v[g->windows.n - 1] : NULL;
+    if ((w.end_ns && w.end_ns < w.start_ns) || (prev && (!prev->end_ns || prev->end_ns > w.start_ns)))
+        return gp_fail(g, OPSCOPE_ERROR_SCHEMA, "capture windows must be in time order, each closed before the next",
+                       open);
+    return OPSCOPE_VEC_PUSH(g->windows, w) ? gp_fail(g, OPSCOPE_ERROR_NOMEM, "out of memory", open) : 0;
+}
+
+/* One of capture.marks: {"ts_ns", "text"}, in time order; its text appended to mark_text. */
+static int gp_mark(gp *g, const opscope_json_token *open) {
+    opscope_mark m = {.text = ""};
+    size_t at = g->mark_text.len;
+    opscope_json_token t, v;
+    for (;;) {
+        if (gp_member(g, &t, &v)) return GP_FAIL;
+        if (t.type == OPSCOPE_JSON_OBJ_END) break;
+        if (gp_key_is(&t, "text")) {
+            if (v.type != OPSCOPE_JSON_STRING) return gp_fail(g, OPSCOPE_ERROR_SCHEMA, "a mark's text must be a string", &v);
+            opscope_strbuf_truncate(&g->mark_text, at);
+            if (opscope_strbuf_add(&g->mark_text, v.str, v.len)) return gp_fail(g, OPSCOPE_ERROR_NOMEM, "out of memory", &v);
+        } else if ((gp_key_is(&t, "ts_ns") ? gp_time(g, &v, &m.ts_ns, OPSCOPE_READ_TIME_MSG("a mark's ts_ns"))
+                                           : opscope_json_skip(g->j, &v)) < 0) {
+            return GP_FAIL;
+        }
+    }
+    if (g->marks.n && g->marks.v[g->marks.n - 1].ts_ns > m.ts_ns)
+        return gp_fail(g, OPSCOPE_ERROR_SCHEMA, "capture marks must be in time order", open);
+    if (opscope_strbuf_add_char(&g->mark_text, '\0') || OPSCOPE_VEC_PUSH(g->marks, m) ||
+        OPSCOPE_VEC_PUSH(g->mark_at, at))
+        return gp_fail(g, OPSCOPE_ERROR_NOMEM, "out of memory", open);
+    return 0;
+}
+
+/* capture.windowed, .windows, .marks (KEY 1, 2, 3) into C: the arrays point into G's. */
+static int gp_capture_win(gp *g, int key, const opscope_json_token *v, opscope_capture_info *c) {
+    if (key == 1) {
+        if (v->type != OPSCOPE_JSON_TRUE && v->type != OPSCOPE_JSON_FALSE && v->type != OPSCOPE_JSON_NULL)
+            return gp_fail(g, OPSCOPE_ERROR_SCHEMA, "\"windowed\" must be true or false", v);
+        c->windowed = v->type == OPSCOPE_JSON_TRUE;
+        return 0;
+    }
+    if (key == 2) {
+        g->windows.n = 0;
+        if (gp_object_array(g, v, "\"windows\" must be an array of objects", gp_window)) return GP_FAIL;
+        c->n_windows = g->windows.n;
+        c->windows = g->windows.n ? g->windows.v : NULL;
+        return 0;
+    }
+    g->marks.n = g->mark_at.n = 0;
+    opscope_strbuf_reset(&g->mark_text);
+    if (gp_object_array(g, v, "\"marks\" must be an array of objects", gp_mark)) return GP_FAIL;
+    for (size_t i = 0; i < g->marks.n; i++) g->marks.v[i].text = g->mark_text.s + g->mark_at.v[i];
+    c->n_marks = g->marks.n;
+    c->marks = g->marks.n ? g->marks.v : NULL;
+    return 0;
+}
+
 /* "capture": where and on which clock the capture ran (docs/formats.md). */
 static int gp_capture(gp *g, const opscope_json_token *open) {
     if (open->type == OPSCOPE_JSON_NULL) return 0;
@@ -684,7 +767,8 @@ static int gp_capture(gp *g, const opscope_json_token *open) {
         int key = KEY_IS("host") ? 1 : KEY_IS("program") ? 2 : KEY_IS("clock") ? 3
                 : KEY_IS("boot_id") ? 4 : KEY_IS("pid") ? 5 : KEY_IS("time_ns") ? 6
                 : KEY_IS("realtime_offset_ns") ? 7 : KEY_IS("start_ns") ? 8 : KEY_IS("end") ? 9 : 0;
-        int run_key = key ? 0 : opscope_read_run_key(k, n);
+        int win_key = KEY_IS("windowed") ? 1 : KEY_IS("windows") ? 2 : KEY_IS("marks") ? 3 : 0;
+        int run_key = key || win_key ? 0 : opscope_read_run_key(k, n);
         if (gp_next(g, &v)) return GP_FAIL;
         int rc;
         int64_t x;
@@ -712,6 +796,8 @@ static int gp_capture(gp *g, const opscope_json_token *open) {
             if (rc > 0) c->has |= OPSCOPE_CAPTURE_HAS_START;
         } else if (key == 9) {
             rc = gp_capture_end(g, &v);
+        } else if (win_key) {
+            rc = gp_capture_win(g, win_key, &v, c);
         } else if (run_key) {
             rc = opscope_read_run_member(g->j, run_key, &v, &g->run);
         } else {
@@ -866,5 +952,9 @@ int opscope_ggml_read_json(opscope_json_t *j, const opscope_sink *sink, opscope_
                       &g.c_clock, &g.c_boot, &g.c_end, &g.c_sig};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) opscope_strbuf_free(strs[i]);
     opscope_run_free(g.run);
+    opscope_strbuf_free(&g.mark_text);
+    free(g.windows.v);
+    free(g.marks.v);
+    free(g.mark_at.v);
     return rc ? -1 : 0;
 }

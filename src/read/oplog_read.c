@@ -5,6 +5,7 @@
 #include "model/oplog_dec.h"
 #include "model/oplog_rec.h"
 #include "model/oplog_run.h"
+#include "model/oplog_win.h"
 #include "model/run_info.h"
 #include "util/heap.h"
 #include "util/oplog.h"
@@ -44,6 +45,7 @@ typedef struct olr {
     opscope_run_t *run;     /* the last RUN chunk's (NULL: none) */
     opscope_run_t *dec;     /* libllama's batches from DECODES chunks (NULL: none) */
     opscope_run_seq *seqs;  /* a call's sequences while it is read */
+    opscope_oplog_win win;  /* the last WINDOWS chunk's (texts borrowed from the data) */
     bool has_cap, has_end;
     uint64_t delivered;
     uint64_t weighted_ns; /* the durations times their weights: at most OPSCOPE_READ_MAX_TOTAL_NS */
@@ -206,6 +208,21 @@ static int read_decodes(olr *r, opscope_oplog_cur *c) {
     return c->bad ? -1 : 0;
 }
 
+/* Windows and marks: the last WINDOWS chunk counts (the capture appends the whole list when
+ * it changed). Returns 0, -1 (damage), -2 (out of memory) or OLR_SAID (a time beyond any
+ * real run, at AT: the chunk). */
+static int read_win(olr *r, opscope_oplog_cur *c, const unsigned char *at) {
+    int rc = opscope_oplog_get_win(c, &r->win);
+    for (size_t i = 0; !rc && i < r->win.windows.n; i++) {
+        rc = time_ok(r, r->win.windows.v[i].start_ns, OPSCOPE_READ_TIME_MSG("a window's start_ns"), at);
+        if (!rc) rc = time_ok(r, r->win.windows.v[i].end_ns, OPSCOPE_READ_TIME_MSG("a window's end_ns"), at);
+    }
+    for (size_t i = 0; !rc && i < r->win.marks.n; i++)
+        rc = time_ok(r, r->win.marks.v[i].ts_ns, OPSCOPE_READ_TIME_MSG("a mark's ts_ns"), at);
+    if (rc) r->win.windows.n = r->win.marks.n = 0;
+    return rc;
+}
+
 /* The DECODES chunks' calls join what the last RUN chunk says (a RUN chunk replaces the run
  * before it, the calls accumulate over chunks). Returns 0 or -1 (out of memory). */
 static int take_decodes(olr *r) {
@@ -241,6 +258,7 @@ static int scan(olr *r) {
         case OPSCOPE_OPLOG_END: rc = read_end(r, &c); break;
         case OPSCOPE_OPLOG_DECODES: rc = read_decodes(r, &c); break;
         case OPSCOPE_OPLOG_RUN: rc = read_run(r, &c, r->data + off); break;
+        case OPSCOPE_OPLOG_WINDOWS: rc = read_win(r, &c, r->data + off); break;
         default: break; /* a chunk of a later version: skipped */
         }
         if (rc == OLR_SAID) return -1;
@@ -367,7 +385,14 @@ static int deliver(olr *r) {
     r->meta.profiler = "opscope";
     r->meta.version = 3;
     if (r->has_cap && take_decodes(r)) return fail(r, OPSCOPE_ERROR_NOMEM, "out of memory", r->data);
-    if (r->has_cap) r->cap.run = opscope_run_view(r->run);
+    if (r->has_cap) {
+        r->cap.run = opscope_run_view(r->run);
+        r->cap.windowed = r->win.windowed;
+        r->cap.n_windows = r->win.windows.n;
+        r->cap.windows = r->win.windows.n ? r->win.windows.v : NULL;
+        r->cap.n_marks = r->win.marks.n;
+        r->cap.marks = r->win.marks.n ? r->win.marks.v : NULL;
+    }
     r->meta.capture = r->has_cap ? &r->cap : NULL;
     if (s->on_meta && s->on_meta(s->ud, &r->meta))
         return fail(r, OPSCOPE_ERROR_ABORTED, "the consumer stopped the reader", r->data);
@@ -413,5 +438,6 @@ int opscope_oplog_read(const void *data, size_t size, const char *name, const op
     opscope_run_free(r.run);
     opscope_run_free(r.dec);
     free(r.seqs);
+    opscope_oplog_win_free(&r.win);
     return rc;
 }

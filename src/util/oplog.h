@@ -40,6 +40,7 @@ enum {
     OPSCOPE_OPLOG_END = 5,     /* how the program ended (the last one counts) */
     OPSCOPE_OPLOG_RUN = 6,     /* what ran: command line, models, contexts, BLAS (the last counts) */
     OPSCOPE_OPLOG_DECODES = 7, /* libllama's batches since the last chunk (model/oplog_dec.h) */
+    OPSCOPE_OPLOG_WINDOWS = 8, /* capture windows and marks so far (model/oplog_win.h; the last counts) */
 };
 
 /* Bytes under construction (a chunk's payload). */

@@ -10,6 +10,7 @@
 #include "util/hindex.h"
 #include "analyze/record/shape_fmt.h"
 #include "model/strtab.h"
+#include "model/oplog_win.h"
 #include "model/run_info.h"
 #include "util/sort.h"
 
@@ -52,8 +53,7 @@ struct opscope_stats {
     opscope_meta meta;  /* its capture is CAPTURE, or NULL: read's is gone after the read */
     opscope_capture_info capture; /* the read's, its strings interned, its run RUN's view */
     opscope_run_t *run; /* the meta's capture.run, copied */
-    opscope_window *windows; /* the capture's windows and marks, copied (texts in STRINGS) */
-    opscope_mark *marks;
+    void *win;          /* the capture's windows and marks, copied */
     bool busy_keep_all; /* a trace: streams come one after another (busy.h) */
     opscope_rpc_cover cover; /* a merged RPC profile: client time its servers cover */
     bool finished;
@@ -120,8 +120,7 @@ void opscope_stats_free(opscope_stats_t *s) {
     if (!s) return;
     opscope_strtab_free(s->strings);
     opscope_run_free(s->run);
-    free(s->windows);
-    free(s->marks);
+    free(s->win);
     table_free(&s->groups);
     table_free(&s->shapes);
     free(s->group_name_id);
@@ -528,27 +527,6 @@ int opscope_stats_add_backend(opscope_stats_t *s, const opscope_backend *be) {
     return 0;
 }
 
-/* C's windows and marks into S's own arrays (the read's are gone after the read), for every
- * output's windows (export/sections/win_out.h). 0, or -1 when out of memory. */
-static int copy_windows(opscope_stats_t *s, const opscope_capture_info *c) {
-    free(s->windows);
-    free(s->marks);
-    s->windows = NULL;
-    s->marks = NULL;
-    s->capture.windows = NULL;
-    s->capture.marks = NULL;
-    if (c->n_windows && !(s->windows = malloc(c->n_windows * sizeof *s->windows))) return -1;
-    if (c->n_marks && !(s->marks = malloc(c->n_marks * sizeof *s->marks))) return -1;
-    if (c->n_windows) memcpy(s->windows, c->windows, c->n_windows * sizeof *s->windows);
-    for (size_t i = 0; i < c->n_marks; i++) {
-        s->marks[i].ts_ns = c->marks[i].ts_ns;
-        if (!(s->marks[i].text = intern(s, c->marks[i].text ? c->marks[i].text : "", NULL))) return -1;
-    }
-    s->capture.windows = s->windows;
-    s->capture.marks = s->marks;
-    return 0;
-}
-
 int opscope_stats_set_meta(opscope_stats_t *s, const opscope_meta *m) {
     const char *p = intern(s, m->profiler ? m->profiler : "", NULL);
     if (!p) return -1;
@@ -568,7 +546,10 @@ int opscope_stats_set_meta(opscope_stats_t *s, const opscope_meta *m) {
         for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
             if (*strs[i] && !(*strs[i] = intern(s, *strs[i], NULL))) return -1;
         s->capture.run = m->capture->run ? opscope_run_view(s->run) : NULL;
-        if (copy_windows(s, m->capture)) return -1;
+        int failed = 0;
+        free(s->win);
+        s->win = opscope_capture_win_copy(&s->capture, &s->capture, &failed);
+        if (failed) return -1;
         s->meta.capture = &s->capture;
     }
     /* the trace readers announce themselves before their first record */

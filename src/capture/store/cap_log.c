@@ -11,8 +11,10 @@
 #include "capture/store/cap_replay.h"
 #include "capture/store/cap_run.h"
 #include "capture/store/cap_tables.h"
+#include "capture/store/cap_window.h"
 #include "model/oplog_rec.h"
 #include "model/oplog_run.h"
+#include "model/oplog_win.h"
 #include "util/hash.h"
 #include "util/hindex.h"
 #include "util/oplog.h"
@@ -51,6 +53,8 @@ static struct {
     opscope_cap_decodes_cursor decodes; /* libllama's batches: where the DECODES chunks stand */
     uint64_t run_hash;       /* the last RUN chunk that reached the file (0: none) */
     uint64_t run_pending;    /* the one this flush appends (0: none) */
+    uint64_t win_gen;        /* the windows' generation the last WINDOWS chunk in the file said */
+    uint64_t win_pending;    /* the one this flush appends (0: none) */
     bool full;               /* the cap was reached: every later record is dropped too */
     opscope_hindex index;
     OPSCOPE_VEC(tmpl_ent) tmpls;
@@ -89,6 +93,7 @@ void opscope_cap_log_start(const char *path, uint64_t max_bytes) {
     g_log.drops_written = 0;
     g_log.decodes = (opscope_cap_decodes_cursor){0};
     g_log.run_hash = g_log.run_pending = 0;
+    g_log.win_gen = g_log.win_pending = 0;
     g_log.full = false;
     snprintf(g_log.path, sizeof g_log.path, "%s", path);
     g_log.max_bytes = max_bytes;
@@ -380,6 +385,30 @@ static int put_run(void) {
     return 0;
 }
 
+/* The windows and marks (cap_window.h), when they changed since the last WINDOWS chunk that
+ * reached the file, and always once when windowed. The tables are copied into static arrays:
+ * the watcher's flush makes no heap call for them. */
+static int put_windows(void) {
+    static opscope_window w[OPSCOPE_WIN_MAX_WINDOWS];
+    static opscope_mark m[OPSCOPE_WIN_MAX_MARKS];
+    uint64_t gen = opscope_cap_window_gen() | 1;
+    if (gen == g_log.win_gen) {
+        return 0;
+    }
+    size_t nw, nm;
+    bool windowed = opscope_cap_window_get(w, OPSCOPE_WIN_MAX_WINDOWS, &nw, m, OPSCOPE_WIN_MAX_MARKS, &nm);
+    if (!windowed && !nm) {
+        return 0;
+    }
+    opscope_oplog_buf *b = &g_log.one;
+    b->n = 0;
+    if (opscope_oplog_put_win(b, windowed, w, nw, m, nm) || put_chunk(OPSCOPE_OPLOG_WINDOWS, b)) {
+        return -1;
+    }
+    g_log.win_pending = gen;
+    return 0;
+}
+
 static int put_end(const char *how, const char *sig) {
     opscope_oplog_buf *b = &g_log.one;
     b->n = 0;
@@ -475,6 +504,8 @@ int opscope_cap_log_flush(const char *how, const char *sig, char *why, size_t wh
     put_drops();
     g_log.run_pending = 0;
     put_run();
+    g_log.win_pending = 0;
+    put_windows(); /* out of memory: the next flush writes them */
     put_end(how, sig);
     int e = 0;
     uint64_t size0 = g_log.size;
@@ -489,6 +520,9 @@ int opscope_cap_log_flush(const char *how, const char *sig, char *why, size_t wh
     opscope_cap_decodes_release(g_log.decodes.next); /* in the file: memory holds only what is not */
     if (g_log.run_pending) {
         g_log.run_hash = g_log.run_pending;
+    }
+    if (g_log.win_pending) {
+        g_log.win_gen = g_log.win_pending;
     }
     for (size_t k = 0; k < g_log.defined.n; k++) {
         g_log.tmpls.v[g_log.defined.v[k]].written = true;

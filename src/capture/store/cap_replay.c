@@ -8,6 +8,7 @@
 #include "capture/store/cap_counters.h"
 #include "capture/store/cap_drops.h"
 #include "capture/store/cap_tables.h"
+#include "capture/store/cap_window.h"
 #include "util/sort.h"
 
 #include <stdatomic.h>
@@ -144,7 +145,9 @@ int opscope_cap_replay(int sched, const opscope_sink *sink) {
     meta.total_ns = total;
     /* device work a GPU source could not time is missing from the profile too */
     opscope_cap_drops_meta(&meta);
-    meta.capture = opscope_cap_meta_get();
+    opscope_capture_info cap = *opscope_cap_meta_get();
+    opscope_cap_window_fill(&cap); /* the windows and marks so far */
+    meta.capture = &cap;
     if (sink->on_meta && sink->on_meta(sink->ud, &meta)) {
         rc = -1;
     }

@@ -549,6 +549,41 @@ static inline void opscope_json_write_run_members(opscope_jw *j, const opscope_r
     if (r->decodes_lost) opscope_jw_u64(j, "decodes_lost", r->decodes_lost);
 }
 
+/* The array item of window W, through J: `{"start_ns":N,"end_ns":N` (the caller may add
+ * members, then closes it). */
+static inline void opscope_json_window_open(opscope_jw *j, const opscope_window *w) {
+    opscope_jw_item_obj(j);
+    const opscope_jw_u64_kv kv[] = {{"start_ns", w->start_ns}, {"end_ns", w->end_ns}};
+    opscope_jw_u64s(j, kv, 2);
+}
+
+/* "marks": C's marks as an array of {"ts_ns", "text"}, through J. */
+static inline void opscope_json_write_marks(opscope_jw *j, const opscope_capture_info *c) {
+    opscope_jw_arr(j, "marks");
+    for (size_t i = 0; i < c->n_marks; i++) {
+        opscope_jw_item_obj(j);
+        opscope_jw_u64(j, "ts_ns", c->marks[i].ts_ns);
+        opscope_jw_str(j, "text", c->marks[i].text ? c->marks[i].text : "");
+        opscope_jw_end_obj(j);
+    }
+    opscope_jw_end_arr(j);
+}
+
+/* C's windows and marks, through J: "windowed", "windows" and "marks" when the capture was
+ * windowed, "marks" alone when it has marks (docs/formats.md). */
+static inline void opscope_json_write_windows(opscope_jw *j, const opscope_capture_info *c) {
+    if (c->windowed) {
+        opscope_jw_bool(j, "windowed", true);
+        opscope_jw_arr(j, "windows");
+        for (size_t i = 0; i < c->n_windows; i++) {
+            opscope_json_window_open(j, &c->windows[i]);
+            opscope_jw_end_obj(j);
+        }
+        opscope_jw_end_arr(j);
+    }
+    if (c->windowed || c->n_marks) opscope_json_write_marks(j, c);
+}
+
 /* The members of a "capture" object (docs/formats.md), without braces, the first with no
  * comma before it; C may not be NULL (its run may). */
 static inline void opscope_json_write_capture_members(opscope_out_t *w, const opscope_capture_info *c) {
@@ -569,6 +604,7 @@ static inline void opscope_json_write_capture_members(opscope_out_t *w, const op
         if (c->died_ns) opscope_jw_u64(&j, "died_ns", c->died_ns);
         opscope_jw_end_obj(&j);
     }
+    opscope_json_write_windows(&j, c);
     opscope_json_write_run_members(&j, c->run);
 }
 

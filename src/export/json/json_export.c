@@ -4,6 +4,7 @@
 #include "export/json/json_summary.h"
 #include "export/fmt/json_fmt.h"
 #include "model/backend_names.h"
+#include "model/oplog_win.h"
 #include "model/run_info.h"
 #include "analyze/ggml/graphs.h"
 #include "model/record.h"
@@ -30,6 +31,7 @@ struct opscope_json_export {
     bool has_capture;
     opscope_capture_info capture; /* strings owned */
     opscope_run_t *run;           /* capture.run's copy */
+    void *win;                    /* capture's windows and marks, copied */
     void (*top_extra)(opscope_out_t *w, void *ud);
     void *top_ud;
     opscope_json_summary_in summary; /* what the summary writes beside the stats (set_...) */
@@ -92,6 +94,7 @@ void opscope_json_export_free(opscope_json_export_t *x) {
     free(x->backends);
     free_capture(&x->capture);
     free_run(x);
+    free(x->win);
     free(x);
 }
 
@@ -151,8 +154,11 @@ static int on_meta(void *ud, const opscope_meta *m) {
         int run_failed = 0;
         x->run = opscope_run_copy(c->run, &run_failed);
         x->capture.run = opscope_run_view(x->run);
+        int win_failed = 0;
+        free(x->win);
+        x->win = opscope_capture_win_copy(&x->capture, c, &win_failed);
         x->has_capture = true;
-        if (run_failed) return x->oom = true, -1;
+        if (run_failed || win_failed) return x->oom = true, -1;
         if ((c->host && !x->capture.host) || (c->program && !x->capture.program) ||
             (c->clock && !x->capture.clock) || (c->boot_id && !x->capture.boot_id) ||
             (c->end && !x->capture.end) || (c->end_signal && !x->capture.end_signal))

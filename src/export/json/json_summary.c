@@ -9,6 +9,7 @@
 #include "export/sections/threads_out.h"
 #include "analyze/rpc/rpc_calls.h"
 #include "analyze/record/shape_fmt.h"
+#include "model/oplog_win.h"
 #include "model/run_end.h"
 
 #include <stdbool.h>
@@ -242,6 +243,45 @@ static void end_member(opscope_jw *j, const opscope_meta *m) {
     opscope_jw_end_obj(j);
 }
 
+/* The window holding a graph that began at T: the last of C's windows that opened at or
+ * before T (a window's graphs are those begun inside it), or n_windows when none did. */
+static size_t window_of(const opscope_capture_info *c, uint64_t t) {
+    size_t lo = 0, hi = c->n_windows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->windows[mid].start_ns <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo ? lo - 1 : c->n_windows;
+}
+
+/* "windows" and "marks" (docs/metrics.md): the capture's windows with the graphs and records
+ * each holds (from the graphs analysis, when it ran), and its marks. */
+static void windows_member(opscope_jw *j, const opscope_meta *m, const opscope_graphs_t *graphs) {
+    const opscope_capture_info *c = m ? m->capture : NULL;
+    if (!c || (!c->windowed && !c->n_marks)) return;
+    uint64_t counts[2 * OPSCOPE_WIN_MAX_WINDOWS] = {0}; /* graphs, records of each window */
+    size_t nc = c->n_windows < OPSCOPE_WIN_MAX_WINDOWS ? c->n_windows : OPSCOPE_WIN_MAX_WINDOWS;
+    for (size_t i = 0; graphs && nc && i < opscope_graphs_n(graphs); i++) {
+        const opscope_graph_stats *gs = opscope_graphs_at(graphs, i);
+        size_t w = window_of(c, gs->start_ns);
+        if (w < nc) counts[2 * w] += 1, counts[2 * w + 1] += gs->n;
+    }
+    opscope_jw_nl(j);
+    opscope_jw_bool(j, "windowed", c->windowed != 0);
+    opscope_jw_arr(j, "windows");
+    for (size_t i = 0; i < c->n_windows; i++) {
+        opscope_json_window_open(j, &c->windows[i]);
+        if (graphs && i < nc) {
+            const opscope_jw_u64_kv n[] = {{"graphs", counts[2 * i]}, {"records", counts[2 * i + 1]}};
+            opscope_jw_u64s(j, n, 2);
+        }
+        opscope_jw_end_obj(j);
+    }
+    opscope_jw_end_arr(j);
+    opscope_json_write_marks(j, c);
+}
+
 /* The summary object's members, through J (inside the object). */
 static void summary_members(opscope_jw *j, const opscope_stats_t *s, const opscope_peak *peak,
                             const opscope_warm_ops_t *warm, struct opscope_threads *threads) {
@@ -314,6 +354,7 @@ int opscope_json_summary_write(opscope_out_t *w, const opscope_stats_t *stats,
     if (in->rpc && opscope_rpc_finish(in->rpc)) rc = -1;
     else if (in->rpc) opscope_rpc_write_json(w, in->rpc);
     opscope_graphs_write_json(w, in->graphs);
+    windows_member(&j, opscope_stats_meta(stats), in->graphs);
     if (opscope_run_write_json(w, stats, in->graphs, in->peak)) rc = -1;
     if (opscope_req_write_json(w, stats, in->graphs)) rc = -1;
     if (in->extra) in->extra(w, in->extra_ud);
