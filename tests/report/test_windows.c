@@ -1,5 +1,6 @@
-/* test_windows.c - a capture's windows and marks in the console, the text report and the
- * Chrome trace, from opscope_capture_info built here.
+/* test_windows.c - a capture's windows and marks in the console and the text report, from
+ * opscope_capture_info built here (tests/report/win_outputs.py: the same through the JSON
+ * reader, and the Chrome trace).
  *
  * The capture starts at 1 s on its clock; windows [4.1 s, 10.5 s) and [21 s, 27 s); record
  * saw the program die at 62.2 s; marks at 5.2 s and 30 s. From the capture's start: windows
@@ -9,7 +10,6 @@
  * second. The times and counts are worked out here by hand, not by the code under test. */
 #include "analyze/ggml/graphs.h"
 #include "analyze/ggml/stats.h"
-#include "export/chrome/chrome.h"
 #include "export/console/text.h"
 #include "export/sections/win_out.h"
 #include "opscope.h"
@@ -156,39 +156,4 @@ static int test_marks_none_paused(void) {
     return 0;
 }
 
-/* The Chrome trace: a slice per window on the "capture windows" track, an instant per mark. */
-static int test_chrome(void) {
-    opscope_capture_info c = capture(true);
-    const char *path = "t_win_chrome.json";
-    opscope_error err;
-    opscope_out_t *w = opscope_out_open(path, &err);
-    ASSERT_NOT_NULL(w);
-    opscope_chrome_t *ch = opscope_chrome_new(w);
-    opscope_sink k = opscope_chrome_sink(ch);
-    opscope_meta m = {.profiler = "opscope", .version = 3, .capture = &c};
-    ASSERT_EQ_INT(k.on_meta(k.ud, &m), 0);
-    capture_free(&c); /* the read's arrays are gone after the read */
-    opscope_record r;
-    opscope_record_init(&r);
-    r.name = "MUL_MAT";
-    r.start_ns = 5 * S;
-    r.duration_ns = 500;
-    ASSERT_EQ_INT(k.on_record(k.ud, &r), 0);
-    ASSERT_EQ_INT(opscope_chrome_finish(ch), 0);
-    opscope_chrome_free(ch);
-    ASSERT_EQ_INT(opscope_out_commit(w, &err), 0);
-    char *s = test_slurp(path, NULL);
-    ASSERT_NOT_NULL(s);
-    ASSERT_CONTAINS(s, "\"name\":\"capture windows\"");
-    ASSERT_CONTAINS(s, "\"ph\":\"X\",\"cat\":\"window\",\"name\":\"window 1 (recorded)\"");
-    ASSERT_CONTAINS(s, "\"ts\":4100000,\"dur\":6400000");
-    ASSERT_CONTAINS(s, "\"ts\":21000000,\"dur\":6000000");
-    ASSERT_CONTAINS(s, "{\"ph\":\"i\",\"s\":\"g\",\"cat\":\"mark\",\"name\":\"slow request begins\"");
-    ASSERT_CONTAINS(s, "\"name\":\"load \\\"x\\\" done\"");
-    ASSERT_CONTAINS(s, "\"ts\":5200000");
-    free(s);
-    unlink(path);
-    return 0;
-}
-
-TEST_MAIN(TEST(test_console), TEST(test_text_open_window), TEST(test_marks_none_paused), TEST(test_chrome))
+TEST_MAIN(TEST(test_console), TEST(test_text_open_window), TEST(test_marks_none_paused))

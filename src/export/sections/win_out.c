@@ -1,5 +1,6 @@
 /* win_out.c - a capture's windows and marks as every output shows them (see win_out.h). */
 #include "export/sections/win_out.h"
+#include "model/oplog_win.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -147,26 +148,11 @@ void opscope_win_write_text(opscope_out_t *w, const opscope_capture_info *c, con
 int opscope_win_copy_take(opscope_win_copy *k, const opscope_capture_info *c) {
     opscope_win_copy_free(k);
     if (!c) return 0;
-    size_t texts = 0;
-    for (size_t i = 0; i < c->n_marks; i++) texts += (c->marks[i].text ? strlen(c->marks[i].text) : 0) + 1;
-    size_t wbytes = c->n_windows * sizeof(opscope_window), mbytes = c->n_marks * sizeof(opscope_mark);
-    if (wbytes + mbytes + texts && !(k->block = malloc(wbytes + mbytes + texts))) return -1;
-    opscope_window *win = k->block;
-    opscope_mark *marks = (opscope_mark *)((char *)k->block + wbytes);
-    char *t = (char *)k->block + wbytes + mbytes;
-    if (c->n_windows) memcpy(win, c->windows, wbytes);
-    for (size_t i = 0; i < c->n_marks; i++) {
-        size_t l = c->marks[i].text ? strlen(c->marks[i].text) : 0;
-        if (l) memcpy(t, c->marks[i].text, l);
-        t[l] = '\0';
-        marks[i] = (opscope_mark){c->marks[i].ts_ns, t};
-        t += l + 1;
-    }
     k->info = (opscope_capture_info){.start_ns = c->start_ns, .has = c->has, .end_ns = c->end_ns,
-                                     .died_ns = c->died_ns, .windowed = c->windowed,
-                                     .n_windows = c->n_windows, .windows = c->n_windows ? win : NULL,
-                                     .n_marks = c->n_marks, .marks = c->n_marks ? marks : NULL};
-    return 0;
+                                     .died_ns = c->died_ns, .windowed = c->windowed};
+    int failed = 0;
+    k->block = opscope_capture_win_copy(&k->info, c, &failed);
+    return failed ? -1 : 0;
 }
 
 void opscope_win_copy_free(opscope_win_copy *k) {
