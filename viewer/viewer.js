@@ -1017,6 +1017,7 @@
   const MARK_COLOR = '#d9480f';
   // the band under canvas css (CX, CY): {phase: run index} or {graph: compute index}, or null
   function bandAt(cx, cy) {
+    if ((nWin || nMark) && cx >= LABEL_W && cy >= 0 && cy < AXIS_H) return axisAt(cx);
     if ((!nG && !nR) || cx < LABEL_W || cy < AXIS_H || cy >= TOP) return null;
     const sc = plotW() / (v1 - v0), t = v0 + (cx - LABEL_W) / sc, tol = 2 / sc;
     if (cy >= AXIS_H + BANDS_H) { // the requests' rows: the shortest request under the pointer
@@ -1036,11 +1037,39 @@
       if (gStart[i] + gDur[i] >= t - tol && (best < 0 || gDur[i] < gDur[best])) best = i;
     return best >= 0 ? { graph: best } : null;
   }
+  // on the axis at canvas css X: the mark within 4 px ({mark}), else the window ({win}) or the
+  // time not recorded ({gap}) under the pointer, or null
+  function axisAt(cx) {
+    const sc = plotW() / (v1 - v0), t = v0 + (cx - LABEL_W) / sc;
+    let best = -1;
+    for (let i = 0; i < nMark; i++)
+      if (Math.abs(WN.mark_ts[i] - t) * sc <= 4 && (best < 0 || Math.abs(WN.mark_ts[i] - t) < Math.abs(WN.mark_ts[best] - t))) best = i;
+    if (best >= 0) return { mark: best };
+    const w = winOf(t);
+    if (w >= 0) return { win: w };
+    const g = winGaps.findIndex(([a, e]) => t >= a && t < e);
+    return g >= 0 ? { gap: g } : null;
+  }
   function showBandTip(b, mx, my) {
     tip.replaceChildren();
     const h = document.createElement('div');
     h.className = 'tname';
-    if (b.req !== undefined) {
+    const from = (ns) => fmtDur(ns - WN.from) + ' from the capture\u2019s start';
+    if (b.mark !== undefined) {
+      h.textContent = 'mark ' + (b.mark + 1) + ': ' + WN.mark_text[b.mark];
+      tip.appendChild(h);
+      line(tip, 'At', from(WN.mark_ts[b.mark]));
+    } else if (b.win !== undefined) {
+      const i = b.win;
+      h.textContent = 'window ' + (i + 1) + ' of ' + nWin + (WN.open[i] ? ' (open at the profile\u2019s last write)' : '');
+      tip.appendChild(h);
+      line(tip, 'Recorded', fmtDur(WN.end[i] - WN.start[i]) + '  (' + from(WN.start[i]) + ' \u2013 ' + fmtDur(WN.end[i] - WN.from) + ')');
+    } else if (b.gap !== undefined) {
+      const [a, e] = winGaps[b.gap];
+      h.textContent = 'not recorded';
+      tip.appendChild(h);
+      line(tip, 'Span', fmtDur(e - a) + '  (' + from(a) + ' \u2013 ' + fmtDur(e - WN.from) + '): graph computes here are not in this profile');
+    } else if (b.req !== undefined) {
       const i = b.req, pe = RQ.prompt_end[i];
       h.textContent = RQ.warmup[i] ? 'warm-up ' + RQ.request[i] + ' (llama.cpp\u2019s empty run before serving, not a request)'
         : 'request ' + RQ.request[i];

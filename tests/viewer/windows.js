@@ -75,6 +75,18 @@ const errors = [];
     const summary = await pg.evaluate(() => document.getElementById('summary').textContent);
     check(summary.includes('recorded in 2 windows (3.000 s of 20.000 s): graph computes outside them are not in this profile') &&
       summary.includes('3 marks'), 'the summary says the windows and what was recorded', summary);
+    // hovering the axis: a mark, a window, the time between them (from the capture's start)
+    const axisY = 8, mid = (v) => v.x0 + (v.x1 - v.x0) / 4; // window 2 has a mark in its middle
+    const tips = await pg.evaluate(([xm, xw, xg, y]) => [xm, xw, xg].map((xx) => window.opscope.tipAt(xx, y)),
+      [V.marks[0].x, mid(V.windows[1]), (V.windows[0].x1 + V.windows[1].x0) / 2, axisY]);
+    const fromStart = (ns) => ((ns - START) / 1e9).toFixed(3) + ' s';
+    check(tips[0].includes('mark 1: ' + MARKS[0][1]) && tips[0].includes('At: ' + fromStart(MARKS[0][0]) + ' from the capture\u2019s start'),
+      'hovering mark 1 names it and its time from the capture\'s start', tips[0]);
+    check(tips[1].includes('window 2 of 2') && tips[1].includes('Recorded: ' + ((WINDOWS[1][1] - WINDOWS[1][0]) / 1e9).toFixed(3) + ' s  (' +
+      fromStart(WINDOWS[1][0]) + ' from the capture\u2019s start \u2013 ' + fromStart(WINDOWS[1][1]) + ')'),
+      'hovering window 2 gives its span', tips[1]);
+    check(tips[2].startsWith('not recorded') && tips[2].includes(((WINDOWS[1][0] - WINDOWS[0][1]) / 1e9).toFixed(3) + ' s  (' + fromStart(WINDOWS[0][1])),
+      'hovering the gap between them says it was not recorded and how long', tips[2]);
     await pg.screenshot({ path: path.join(outDir, 'windows.png') });
     // zoomed onto the second window: one window, no gap, its two marks
     await pg.evaluate(([a, b]) => { window.opscope.setView(a, b); }, [WINDOWS[1][0] - w.t0 + 0.2 * S, WINDOWS[1][1] - w.t0 - 0.2 * S]);
