@@ -25,6 +25,7 @@ add_library(opscope_capture_core STATIC
   ${OPSCOPE_CAPTURE_DIR}/store/cap_run.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_gguf.c
   ${OPSCOPE_CAPTURE_DIR}/store/cap_decodes.c
+  ${OPSCOPE_CAPTURE_DIR}/life/cap_ctl.c
   ${OPSCOPE_CAPTURE_DIR}/life/cap_life.c)
 target_compile_definitions(opscope_capture_core PRIVATE _GNU_SOURCE)
 # initial-exec TLS: the general-dynamic model would cost a __tls_get_addr call per

@@ -29,6 +29,7 @@ int opscope_cli_peak(int argc, char **argv);
 int opscope_cli_replay(int argc, char **argv);
 int opscope_cli_merge(int argc, char **argv);
 int opscope_cli_top(int argc, char **argv);
+int opscope_cli_ctl(int argc, char **argv);
 
 struct opscope_peak;
 /* Loads the peaks of a --peak ARG (a file, or "cache": this machine's cache) into *OUT.

@@ -21,6 +21,7 @@ static void usage(FILE *f) {
           "                   one timeline (clock offsets estimated from the profiles)\n"
           "  top [PATH]       a live view of a running capture (tokens/s, ops of the last\n"
           "                   seconds, backends' busy share), like top(1)\n"
+          "  ctl start|stop|mark TEXT  open / close a running record's capture window, mark a moment\n"
           "  peak             measure this machine's memory bandwidth and FLOP rate (the\n"
           "                   roofline of 'report --peak')\n"
           "\n"
@@ -50,6 +51,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "diff")) return opscope_cli_diff(argc - 1, argv + 1);
     if (!strcmp(cmd, "merge")) return opscope_cli_merge(argc - 1, argv + 1);
     if (!strcmp(cmd, "top")) return opscope_cli_top(argc - 1, argv + 1);
+    if (!strcmp(cmd, "ctl")) return opscope_cli_ctl(argc - 1, argv + 1);
     if (!strcmp(cmd, "peak")) return opscope_cli_peak(argc - 1, argv + 1);
     if (!strcmp(cmd, "replay")) return opscope_cli_replay(argc - 1, argv + 1);
     fprintf(stderr, "opscope: unknown command '%s'\n", cmd);

@@ -5,16 +5,13 @@
  * backend and second: memory bounded by the distinct groups), drawn by export/top/top_frame.h.
  * A finished or killed run's log is read the same way; a finished profile (JSON) is read once.
  *
- * Which run: a path; else the running captures found in /proc: a process of this user (owned
- * by this uid: root sees only its own runs too) whose environment has GGML_PROFILE naming a file and the
- * capture (OPSCOPE_RECORD_DIR, set by `opscope record`, or LD_PRELOAD naming libopscope). The
- * environment is what the capture itself reads, so a program started with GGML_PROFILE alone is
- * found too, and no file is added to a run for top's sake; `--pid` takes the program's pid or
- * its `opscope record`'s (the pid in the lock beside the output: then its child's environment).
+ * Which run: a path; else the running captures found in /proc (cli/record/runs.h); `--pid`
+ * takes the program's pid or its `opscope record`'s (then its child's environment).
  */
 #include "analyze/live/live.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/record/runs.h"
 #include "export/top/top_frame.h"
 #include "read/oplog_tail.h"
 #include "util/oplog.h"
@@ -113,94 +110,7 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
     }
 }
 
-/* ---- finding the run ---- */
-
-/* The value of NAME= in /proc/PID/environ, copied into OUT; false when absent or unreadable
- * (another user's process, one gone). */
-static bool env_of(long pid, const char *name, char *out, size_t size) {
-    char p[64], buf[65536];
-    snprintf(p, sizeof p, "/proc/%ld/environ", pid);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return false;
-    buf[n] = '\0';
-    size_t nl = strlen(name);
-    for (char *s = buf; s < buf + n; s += strlen(s) + 1) {
-        if (!strncmp(s, name, nl) && s[nl] == '=') {
-            snprintf(out, size, "%s", s + nl + 1);
-            return true;
-        }
-    }
-    return false;
-}
-
-/* PID's capture output: GGML_PROFILE naming a file (made absolute from the process's cwd),
- * when the process runs the capture. False otherwise. */
-static bool capture_of(long pid, char *out, size_t size) {
-    char prof[PATH_MAX], v[PATH_MAX];
-    struct stat sb;
-    snprintf(v, sizeof v, "/proc/%ld", pid);
-    if (stat(v, &sb) != 0 || sb.st_uid != getuid()) return false; /* this user's runs only, root too */
-    if (!env_of(pid, "GGML_PROFILE", prof, sizeof prof) || !prof[0]) return false;
-    if (!strcmp(prof, "stderr") || !strcmp(prof, "stdout") || !strcmp(prof, "-")) return false;
-    bool under = env_of(pid, "OPSCOPE_RECORD_DIR", v, sizeof v) ||
-                 (env_of(pid, "LD_PRELOAD", v, sizeof v) && strstr(v, "libopscope"));
-    if (!under) return false;
-    if (prof[0] == '/') {
-        snprintf(out, size, "%s", prof);
-        return true;
-    }
-    char link[64], cwd[PATH_MAX];
-    snprintf(link, sizeof link, "/proc/%ld/cwd", pid);
-    ssize_t n = readlink(link, cwd, sizeof cwd - 1);
-    if (n <= 0) return false;
-    cwd[n] = '\0';
-    return snprintf(out, size, "%s/%s", cwd, prof) < (int)size;
-}
-
-static long parent_of(long pid) {
-    char p[64], buf[4096];
-    snprintf(p, sizeof p, "/proc/%ld/status", pid);
-    FILE *f = fopen(p, "r");
-    long pp = -1;
-    if (!f) return -1;
-    while (fgets(buf, sizeof buf, f))
-        if (sscanf(buf, "PPid: %ld", &pp) == 1) break;
-    fclose(f);
-    return pp;
-}
-
-typedef struct found_run {
-    long pid;
-    char path[PATH_MAX];
-} found_run;
-
-/* The captures running (of PARENT's children when PARENT > 0), one per output path, into RUNS
- * (room for MAX). Returns how many were found (may exceed MAX: the rest not kept). */
-static size_t find_runs(long parent, found_run *runs, size_t max) {
-    DIR *d = opendir("/proc");
-    size_t n = 0;
-    if (!d) return 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (!isdigit((unsigned char)e->d_name[0])) continue;
-        long pid = strtol(e->d_name, NULL, 10);
-        char path[PATH_MAX];
-        if (pid == (long)getpid() || (parent > 0 && parent_of(pid) != parent) || !capture_of(pid, path, sizeof path))
-            continue;
-        bool seen = false;
-        for (size_t i = 0; i < n && i < max; i++) seen |= !strcmp(runs[i].path, path);
-        if (seen) continue;
-        if (n < max) {
-            runs[n].pid = pid;
-            snprintf(runs[n].path, sizeof runs[n].path, "%s", path);
-        }
-        n++;
-    }
-    closedir(d);
-    return n;
-}
+/* ---- finding the run (cli/record/runs.h) ---- */
 
 /* The path to show: A's, or the one run found. A cli status; exit 2 with one line when none or
  * several. */
@@ -209,13 +119,13 @@ static int pick_run(top_args *a, char *out, size_t size) {
         snprintf(out, size, "%s", a->path);
         return 0;
     }
-    found_run runs[8];
+    opscope_found_run runs[8];
     size_t n;
-    if (a->pid > 0 && capture_of(a->pid, runs[0].path, sizeof runs[0].path)) {
+    if (a->pid > 0 && opscope_runs_capture_of(a->pid, runs[0].path, sizeof runs[0].path)) {
         runs[0].pid = a->pid;
         n = 1;
     } else {
-        n = find_runs(a->pid, runs, 8);
+        n = opscope_runs_find(a->pid, runs, 8);
     }
     if (n == 1) {
         snprintf(out, size, "%s", runs[0].path);

@@ -19,6 +19,10 @@ Cases (argument):
              merges with it) or dies by SIGPIPE as it does without the capture; either way its
              profile is written.
   vulkan     the server on Vulkan (lavapipe, GGML_VK_VISIBLE_DEVICES=0), device-timed ops.
+  windowed   the server under `opscope record --paused` (+1000 s): a client while paused,
+             `opscope ctl start`, a second client, `ctl stop`, a third; the server's profile
+             holds one window and only its graphs; merged with the second client, every
+             server op inside a client RPC call within 200 us, as for `one`.
 Expected values (offsets, containment) are computed here from the files, not by opscope.
 usage (inside the root): t_rpc.py CASE [N]
 """
@@ -57,7 +61,7 @@ def free_port():
 class Server:
     """ggml-rpc-server, profiled, in a time namespace SHIFT s ahead."""
 
-    def __init__(self, name, shift_s, extra_env=None, device=None):
+    def __init__(self, name, shift_s, extra_env=None, device=None, paused=False):
         self.port = free_port()
         self.profile = f"{d}/{name}.json"
         self.shift_ns = shift_s * 1_000_000_000
@@ -66,6 +70,11 @@ class Server:
                "-H", "127.0.0.1", "-p", str(self.port), "-t", "1"]
         if device:
             cmd += ["-d", device]
+        if paused:  # under opscope record --paused: its control channel is the run's
+            env = e2e.env_for([], extra=extra_env)
+            env.pop("LD_PRELOAD", None)
+            env["OPSCOPE_LIB"] = e2e.PRELOAD
+            cmd = [e2e.OPSCOPE, "record", "--paused", "-o", self.profile, "--"] + cmd
         self.log = open(f"{d}/{name}.log", "wb")
         # SIGINT at its default even when this test runs in a background job (which starts
         # with it ignored: the server, like any program, would then keep it ignored)
@@ -73,13 +82,13 @@ class Server:
                                       stdin=subprocess.DEVNULL,
                                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         self.pid = None
-        for _ in range(300):  # the server itself is unshare's child
-            try:
-                kids = open(f"/proc/{self.outer.pid}/task/{self.outer.pid}/children").read().split()
-            except OSError:
-                kids = []
-            if kids:
-                self.pid = int(kids[0])
+        for _ in range(300):  # the server itself is unshare's child (record's grandchild)
+            for p, _st, _pp in e2e.descendants(self.outer.pid):
+                try:
+                    if open(f"/proc/{p}/comm").read().startswith("ggml-rpc"):
+                        self.pid = p
+                except OSError:
+                    pass
             # the port may have gone to another test's server between free_port() and the
             # bind (tests of several checkouts share loopback): only a listener this server
             # holds counts, else a client here would be served, and profiled, over there
@@ -443,6 +452,30 @@ elif case == "vulkan":
     e2e.check(any(b["name"].startswith("Vulkan") for b in sp["backends"]), "the server computed on Vulkan")
     m, _ = merge(cprof, [srv], f"{d}/merged.json")
     check_server(m, srv, client_calls(m), "Vulkan server")
+
+elif case == "windowed":
+    srv = Server("server", 1000, paused=True)
+
+    def ctl(what):
+        r = subprocess.run([e2e.OPSCOPE, "ctl", "--pid", str(srv.pid), what], capture_output=True, text=True, timeout=60)
+        e2e.check(r.returncode == 0, f"ctl {what} ({r.stdout.strip()} {r.stderr.strip()})")
+        return time.monotonic_ns()
+
+    client("before", [srv], n=4)
+    ctl("start")
+    cprof, _ = client("client", [srv])
+    ctl("stop")
+    client("after", [srv], n=4)
+    rc = srv.stop(signal.SIGTERM)
+    sp = e2e.load_checked(srv.profile, f"the paused server's profile, written on SIGTERM (exit {rc})")
+    wins = sp.get("capture", {}).get("windows", [])
+    e2e.check(sp["capture"].get("windowed") is True and len(wins) == 1 and wins[0]["end_ns"] > 0,
+              f"the server's profile holds one closed window ({wins})")
+    ops = [r for r in sp["records"] if r.get("type", 0) == 0]
+    out = [r for r in ops if wins and not wins[0]["start_ns"] <= r["start_ns"] <= wins[0]["end_ns"]]
+    e2e.check(ops and not out, f"its {len(ops)} op records all start inside the window ({len(out)} outside)")
+    m, _ = merge(cprof, [srv], f"{d}/merged.json")
+    check_server(m, srv, client_calls(m), "windowed server")
 
 else:
     e2e.skip(f"unknown case {case}")

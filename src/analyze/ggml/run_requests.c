@@ -93,10 +93,32 @@ static int mark_warmups(const opscope_run_info *run, opscope_run_request *reqs, 
         opscope_run_request *r = &reqs[k];
         r->warmup = r->decodes && !r->n_gen && r->context >= 0 && wiped_after[r->last_decode];
         t->warmups += r->warmup;
+        if (r->decodes && !r->n_prompt) r->cut |= OPSCOPE_REQ_CUT_START; /* its prompt came before */
     }
     free(next_wiped);
     free(wiped_after);
     return 0;
+}
+
+/* The window of CAP holding time T (the last that opened at or before it), or n_windows. */
+static size_t window_at(const opscope_capture_info *cap, uint64_t t) {
+    size_t w = cap->n_windows;
+    for (size_t i = 0; i < cap->n_windows && cap->windows[i].start_ns <= t; i++) w = i;
+    return w;
+}
+
+void opscope_run_requests_cut_by(opscope_run_request *r, size_t n, const opscope_capture_info *cap) {
+    if (!cap || !cap->windowed) return;
+    for (size_t i = 0; i < n; i++) {
+        size_t w = window_at(cap, r[i].start_ns);
+        if (w >= cap->n_windows || !cap->windows[w].end_ns || r[i].decodes < 2) continue;
+        bool last = true; /* its sequence's last request in the window */
+        for (size_t k = 0; k < n && last; k++)
+            last = k == i || r[k].context != r[i].context || r[k].seq != r[i].seq || r[k].start_ns <= r[i].start_ns ||
+                   window_at(cap, r[k].start_ns) != w;
+        uint64_t gap = (r[i].end_ns - r[i].start_ns) / (r[i].decodes - 1), end = cap->windows[w].end_ns;
+        if (last && end >= r[i].end_ns && end - r[i].end_ns < 2 * gap) r[i].cut |= OPSCOPE_REQ_CUT_END;
+    }
 }
 
 int opscope_run_requests(const opscope_run_info *run, const opscope_graphs_t *g,

@@ -35,7 +35,15 @@ typedef struct opscope_run_request {
     double prompt_ts, gen_ts;   /* 0 when not defined (no output yet, nothing generated) */
     uint32_t last_decode;       /* its last call (an index into decodes) */
     bool warmup;                /* llama.cpp's warm-up (above), not a client's request */
+    uint8_t cut;                /* OPSCOPE_REQ_CUT_*: a capture window's edge cut it (below) */
 } opscope_run_request;
+
+/* Where a request is partial in a windowed profile (docs/metrics.md, "Windows and marks"):
+ * START, it began before the profile saw it (no prompt token in its calls: its prompt was
+ * decoded before the window opened; opscope_run_requests sets it); END, its sequence's last
+ * request in a closed window whose last call ended less than two of its call intervals before
+ * the window closed, so it was most likely still generating (opscope_run_requests_cut_by). */
+enum { OPSCOPE_REQ_CUT_START = 1, OPSCOPE_REQ_CUT_END = 2 };
 
 /* The calls and the graphs they computed, summed (the check that every token is in a graph). */
 typedef struct opscope_run_decode_totals {
@@ -54,6 +62,10 @@ typedef struct opscope_run_decode_totals {
  * totals. Returns 0, or -1 when out of memory. */
 int opscope_run_requests(const opscope_run_info *run, const opscope_graphs_t *g,
                          opscope_run_request **out, size_t *n, opscope_run_decode_totals *tot);
+
+/* Marks OPSCOPE_REQ_CUT_END on the requests of R (N of them) that CAP's closed windows cut
+ * (above); nothing when CAP is NULL or not windowed. */
+void opscope_run_requests_cut_by(opscope_run_request *r, size_t n, const opscope_capture_info *cap);
 
 /* Moves the client requests of R (N of them, from opscope_run_requests) ahead of the
  * warm-ups, each part in request order, and returns how many are clients. */

@@ -25,6 +25,7 @@
 #include "capture/timing/cap_record.h"
 #include "capture/resolve/cap_resolve.h"
 #include "capture/store/cap_tables.h"
+#include "capture/store/cap_window.h"
 #include "capture/hooks/cap_tls.h"
 #include "capture/timing/cap_walk.h"
 
@@ -112,12 +113,33 @@ static void flush_pending(void) {
     opscope_cap_hooks_count_work(a);
 }
 
+static enum ggml_status capture_compute_in(ggml_backend_t backend, struct ggml_cgraph *g,
+                                           enum ggml_status (*fn)(ggml_backend_t, struct ggml_cgraph *), int sched);
+
 static enum ggml_status capture_compute(ggml_backend_t backend, struct ggml_cgraph *g,
                                         enum ggml_status (*fn)(ggml_backend_t, struct ggml_cgraph *)) {
     int sched = opscope_cap_thread.in_sched ? opscope_cap_thread.sched_id : -1;
     if (!opscope_cap_should_record(sched)) {
         return fn(backend, g);
     }
+    /* outside a scheduler this compute is the graph: recorded when a window is open as it
+     * begins (cap_window.h); inside one the scheduler's compute decided */
+    bool own = !opscope_cap_thread.in_sched;
+    if (own && !opscope_cap_window_enter()) {
+        opscope_cap_thread.depth++; /* its copies are not recorded either */
+        enum ggml_status st = fn(backend, g);
+        opscope_cap_thread.depth--;
+        return st;
+    }
+    enum ggml_status st = capture_compute_in(backend, g, fn, sched);
+    if (own) {
+        opscope_cap_window_leave();
+    }
+    return st;
+}
+
+static enum ggml_status capture_compute_in(ggml_backend_t backend, struct ggml_cgraph *g,
+                                           enum ggml_status (*fn)(ggml_backend_t, struct ggml_cgraph *), int sched) {
     opscope_cap_life_started();
     opscope_cap_thread.depth++;
     int bi = opscope_cap_backend_of(backend);
@@ -224,6 +246,9 @@ OPSCOPE_EXPORT enum ggml_status ggml_backend_graph_compute(ggml_backend_t backen
     return capture_compute(backend, g, opscope_cap_ggml.graph_compute);
 }
 
+static enum ggml_status sched_compute_in(ggml_backend_sched_t sched, struct ggml_cgraph *g,
+                                         enum ggml_status (*fn)(ggml_backend_sched_t, struct ggml_cgraph *));
+
 static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cgraph *g,
                                       enum ggml_status (*fn)(ggml_backend_sched_t, struct ggml_cgraph *)) {
     if (!fn) {
@@ -235,6 +260,21 @@ static enum ggml_status sched_compute(ggml_backend_sched_t sched, struct ggml_cg
     /* one-time start-up (the export watcher thread: ~0.1 ms, more on a loaded machine) here,
      * not inside the first backend compute, whose wall time it would inflate. */
     opscope_cap_life_started();
+    /* a window opens and closes between scheduler computes (cap_window.h): one begun while
+     * paused runs untouched, its backend computes and copies passed through */
+    if (!opscope_cap_window_enter()) {
+        opscope_cap_thread.depth++;
+        enum ggml_status st = fn(sched, g);
+        opscope_cap_thread.depth--;
+        return st;
+    }
+    enum ggml_status st = sched_compute_in(sched, g, fn);
+    opscope_cap_window_leave();
+    return st;
+}
+
+static enum ggml_status sched_compute_in(ggml_backend_sched_t sched, struct ggml_cgraph *g,
+                                         enum ggml_status (*fn)(ggml_backend_sched_t, struct ggml_cgraph *)) {
     /* This thread's scratch for the splits, sized here too: a first allocation took 0.15-0.4 ms
      * on this machine, which inside the first split's compute was 5-7% of its wall time. */
     int n_all = opscope_cap_ggml.graph_n_nodes(g);

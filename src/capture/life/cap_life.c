@@ -4,6 +4,7 @@
 #include "capture/store/cap_buf.h"
 #include "capture/store/cap_clock.h"
 #include "capture/life/cap_config.h"
+#include "capture/life/cap_ctl.h"
 #include "capture/life/cap_env.h"
 #include "capture/store/cap_counters.h"
 #include "capture/store/cap_decodes.h"
@@ -12,6 +13,7 @@
 #include "capture/store/cap_run.h"
 #include "capture/store/cap_drops.h"
 #include "capture/store/cap_log.h"
+#include "capture/store/cap_window.h"
 #include "capture/life/cap_write.h"
 #include "util/out.h"
 
@@ -20,6 +22,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -88,6 +91,7 @@ typedef struct cap_life {
     pthread_mutex_t export_lock;
     uint64_t exported_records; /* records at the last export, UINT64_MAX: try again */
     bool stats;                /* OPSCOPE_STATS, until printed */
+    bool paused;               /* OPSCOPE_PAUSED: started paused (store/cap_window.h) */
     bool warned_drops;
     bool warned_decodes;       /* llama_decode calls lost were said */
     bool last_was_ckpt;        /* the file's last write is a checkpoint: the final one must come */
@@ -299,6 +303,7 @@ static void on_signal(int sig) {
     int expected = 0;
     if (atomic_compare_exchange_strong(&g_life.sig_pending, &expected, sig)) {
         sem_post(&g_life.sig_sem);
+        opscope_cap_ctl_wake();
     }
 }
 
@@ -309,6 +314,37 @@ static uint64_t cpu_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Until the semaphore is posted (true) or the deadline UNTIL (CLOCK_REALTIME; NULL: none)
+ * passes (false, errno ETIMEDOUT; other errno: the wait failed), answering the control
+ * channel's peers meanwhile (cap_ctl.h): the signal handler and the _exit hook write the
+ * wake pipe after their post. Slices of at most 200 ms, so a wake that found the pipe
+ * missing is late by no more. */
+static bool wait_serving(const struct timespec *until) {
+    int fd = opscope_cap_ctl_fd(), wake = opscope_cap_ctl_wake_fd();
+    if (fd < 0) {
+        int rc = until ? sem_timedwait(&g_life.sig_sem, until) : sem_wait(&g_life.sig_sem);
+        return rc == 0;
+    }
+    for (;;) {
+        if (sem_trywait(&g_life.sig_sem) == 0) return true;
+        long ms = 200;
+        if (until) {
+            struct timespec now;
+            clock_gettime(CLOCK_REALTIME, &now);
+            int64_t left = (int64_t)(until->tv_sec - now.tv_sec) * 1000 + (until->tv_nsec - now.tv_nsec) / 1000000;
+            if (left <= 0) {
+                errno = ETIMEDOUT;
+                return false;
+            }
+            ms = left < ms ? (long)left : ms;
+        }
+        struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = wake, .events = POLLIN}};
+        int r = poll(p, wake >= 0 ? 2 : 1, (int)ms);
+        if (r > 0 && (p[1].revents & POLLIN)) opscope_cap_ctl_drain();
+        if (r > 0 && (p[0].revents & POLLIN)) opscope_cap_ctl_serve();
+    }
+}
+
 /* Until a signal (or the _exit hook) posts: a checkpoint each period, when the profile is a
  * JSON file. */
 static void wait_checkpointing(void) {
@@ -316,7 +352,7 @@ static void wait_checkpointing(void) {
                 (g_life.cfg.dest == OPSCOPE_CAP_DEST_JSON || g_life.log_on);
     for (;;) {
         if (!ckpt) {
-            if (sem_wait(&g_life.sig_sem) == 0) return;
+            if (wait_serving(NULL)) return;
             continue; /* EINTR */
         }
         uint64_t period = (uint64_t)g_life.ckpt_ms * 1000000u;
@@ -326,7 +362,7 @@ static void wait_checkpointing(void) {
         uint64_t ns = (uint64_t)until.tv_nsec + period;
         until.tv_sec += (time_t)(ns / 1000000000u);
         until.tv_nsec = (long)(ns % 1000000000u);
-        if (sem_timedwait(&g_life.sig_sem, &until) == 0) return;
+        if (wait_serving(&until)) return;
         if (errno == ETIMEDOUT) {
             uint64_t t0 = cpu_ns();
             opscope_cap_heap_mapped(true); /* the checkpoint's heap calls: cap_heap.h */
@@ -374,6 +410,7 @@ void opscope_cap_life_exit_hook(void) {
         return;
     }
     sem_post(&g_life.sig_sem);
+    opscope_cap_ctl_wake();
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 10;
@@ -447,6 +484,23 @@ static bool check_address_space(void) {
     return false;
 }
 
+/* The control channel (cap_ctl.h), in a record run's folder: opscope ctl's way in. A paused
+ * capture without one could never start: said. */
+static void open_ctl(void) {
+    if (!g_life.rec_dir[0]) {
+        if (!atomic_load(&opscope_cap_window_on)) {
+            fprintf(stderr, "opscope: OPSCOPE_PAUSED=1 outside opscope record: no control channel, nothing will be "
+                            "recorded (use opscope record --paused)\n");
+        }
+        return;
+    }
+    char why[256];
+    if (opscope_cap_ctl_open(g_life.rec_dir, why, sizeof why) != 0) {
+        fprintf(stderr, "opscope: no control channel for opscope ctl (%s)%s\n", why,
+                atomic_load(&opscope_cap_window_on) ? "" : "; the capture stays paused");
+    }
+}
+
 static void first_capture(void) {
     /* Only for programs that load ggml after start-up (claim_at_load found no ggml): the
      * claim then comes late, and a child started before this point may own PATH too. */
@@ -471,6 +525,7 @@ static void first_capture(void) {
     opscope_cap_meta_facts();
     opscope_cap_run_get_base(); /* built (models' headers read) here too: see cap_run.h */
     if (check_address_space()) {
+        open_ctl();
         start_watcher();
     }
 }
@@ -633,6 +688,8 @@ static void read_settings(void) {
     }
     g_life.ckpt_ms = (long)opscope_cap_env_uint("OPSCOPE_CHECKPOINT_MS", 0, CKPT_MS_MAX, 1000, "ms");
     g_life.stats = opscope_cap_env_flag("OPSCOPE_STATS", false);
+    g_life.paused = opscope_cap_env_flag("OPSCOPE_PAUSED", false);
+    opscope_cap_window_init(g_life.paused);
     static const char *const k_clocks[] = {"auto", "tsc", "monotonic", NULL};
     int clock = opscope_cap_env_word("OPSCOPE_CLOCK", k_clocks, 0, NULL);
     opscope_cap_clock_init(k_clocks[clock]);
@@ -678,6 +735,9 @@ static void init_once(void) {
     }
     if (!atomic_load(&g_life.disabled)) {
         atomic_store(&opscope_cap_on, true);
+    }
+    if (g_life.paused) {
+        opscope_cap_life_started(); /* the watcher and its control channel now: ctl may come before any compute */
     }
 }
 
@@ -822,6 +882,9 @@ static int write_elsewhere(opscope_cap_written *wi) {
 
 static void export_as(end_kind kind, int sig) {
     bool at_exit = kind != END_CHECKPOINT;
+    if (at_exit) {
+        opscope_cap_ctl_unlink(); /* no ctl finds a process that is ending */
+    }
     if (g_life.child_of_fork || g_life.cfg.dest == OPSCOPE_CAP_DEST_NONE) {
         return;
     }
@@ -838,6 +901,9 @@ static void export_as(end_kind kind, int sig) {
         return; /* an export is running (two schedulers freed), or one hangs */
     }
     uint64_t n = atomic_load(&opscope_cap_stats.records) + opscope_cap_buf_dropped();
+    if (opscope_cap_window_windowed()) {
+        n += opscope_cap_window_gen(); /* a window or a mark is news too, records or not */
+    }
     if (n > 0 && (n != g_life.exported_records || (at_exit && g_life.last_was_ckpt))) {
         g_life.exported_records = n;
         FILE *fp = g_life.cfg.dest == OPSCOPE_CAP_DEST_STDERR ? stderr : stdout;

@@ -8,6 +8,7 @@
 #include "capture/life/cap_life.h"
 #include "capture/resolve/cap_resolve.h"
 #include "capture/store/cap_tables.h"
+#include "capture/store/cap_window.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -74,6 +75,9 @@ bool opscope_cap_should_record(int sched) {
     if (!atomic_load_explicit(&opscope_cap_on, memory_order_relaxed)) {
         opscope_cap_life_unrecorded(); /* a fork child's graphs: said, not lost silently */
         return false;
+    }
+    if (sched < 0 && !atomic_load_explicit(&opscope_cap_window_on, memory_order_relaxed)) {
+        return false; /* outside a scheduler's compute while paused (cap_window.h) */
     }
     if (opscope_cap_env_mode) {
         return opscope_cap_sched_enabled(sched);

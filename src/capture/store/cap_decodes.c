@@ -1,5 +1,6 @@
 /* cap_decodes.c - the llama_decode calls (see cap_decodes.h). */
 #include "capture/store/cap_decodes.h"
+#include "capture/store/cap_window.h"
 #include "model/oplog_dec.h"
 
 #include <pthread.h>
@@ -241,12 +242,19 @@ void opscope_cap_decode_note(const void *ctx, const void *mem, const opscope_cap
                 .n_tokens = b->n_tokens > 0 ? (uint32_t)b->n_tokens : 0, .part0 = g_dec.n_parts,
                 .context = c ? c->number : -1, .ret = ret, .wiped = c && c->wiped};
     if (c) c->wiped = false;
+    /* a call begun outside the capture's windows (cap_window.h) moves its sequences' requests
+     * on (numbering stays right across a pause) but is not kept */
+    bool keep = opscope_cap_window_holds(start_ns);
     if (c && ret == 0 && b->n_tokens > 0) {
         scan_batch(c, b);
-        if (!count_batch(c, k, b)) g_dec.lost++; /* kept without its parts */
+        if (!count_batch(c, k, b) && keep) g_dec.lost++; /* kept without its parts */
         for (int i = 0; i < g_dec.n_present; i++) g_dec.scan[g_dec.present[i]] = (seq_scan){0};
     }
-    g_dec.n_calls++;
+    if (keep) {
+        g_dec.n_calls++;
+    } else {
+        g_dec.n_parts = k->part0;
+    }
     pthread_mutex_unlock(&g_dec.lock);
 }
 

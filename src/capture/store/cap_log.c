@@ -391,7 +391,7 @@ static int put_run(void) {
 static int put_windows(void) {
     static opscope_window w[OPSCOPE_WIN_MAX_WINDOWS];
     static opscope_mark m[OPSCOPE_WIN_MAX_MARKS];
-    uint64_t gen = opscope_cap_window_gen() | 1;
+    uint64_t gen = opscope_cap_window_gen() + 1; /* never 0: 0 is "none written" */
     if (gen == g_log.win_gen) {
         return 0;
     }

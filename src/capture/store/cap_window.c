@@ -110,6 +110,20 @@ int opscope_cap_window_mark(uint64_t now_ns, const char *text, size_t len) {
     return rc;
 }
 
+bool opscope_cap_window_holds(uint64_t t) {
+    pthread_mutex_lock(&g_win.mu);
+    bool in = !g_win.windowed;
+    for (size_t i = g_win.n_windows; !in && i-- > 0;) {
+        const opscope_window *w = &g_win.windows[i];
+        if (w->start_ns <= t) {
+            in = !w->end_ns || t < w->end_ns;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g_win.mu);
+    return in;
+}
+
 uint64_t opscope_cap_window_gen(void) {
     pthread_mutex_lock(&g_win.mu);
     uint64_t g = g_win.gen;
@@ -120,10 +134,12 @@ uint64_t opscope_cap_window_gen(void) {
 bool opscope_cap_window_get(opscope_window *w, size_t max_w, size_t *n_w, opscope_mark *m, size_t max_m,
                             size_t *n_m) {
     pthread_mutex_lock(&g_win.mu);
-    *n_w = g_win.n_windows < max_w ? g_win.n_windows : max_w;
-    *n_m = g_win.n_marks < max_m ? g_win.n_marks : max_m;
-    if (*n_w) memcpy(w, g_win.windows, *n_w * sizeof *w);
-    if (*n_m) memcpy(m, g_win.marks, *n_m * sizeof *m);
+    size_t cw = g_win.n_windows < max_w ? g_win.n_windows : max_w;
+    size_t cm = g_win.n_marks < max_m ? g_win.n_marks : max_m;
+    if (cw) memcpy(w, g_win.windows, cw * sizeof *w);
+    if (cm) memcpy(m, g_win.marks, cm * sizeof *m);
+    *n_w = g_win.n_windows;
+    *n_m = g_win.n_marks;
     bool windowed = g_win.windowed;
     pthread_mutex_unlock(&g_win.mu);
     return windowed;

@@ -64,13 +64,19 @@ int opscope_cap_window_stop(unsigned wait_ms);
  * character boundary; control bytes become spaces). Returns 0, or -1 when the table is full. */
 int opscope_cap_window_mark(uint64_t now_ns, const char *text, size_t len);
 
+/* True when a call that began at T (the capture's clock) is inside a window: always when the
+ * capture is not windowed. For the calls noted after they return (libllama's batches). */
+bool opscope_cap_window_holds(uint64_t t);
+
 /* A number that changes whenever a window or a mark is added or closed (the log writes its
  * chunk again then). */
 uint64_t opscope_cap_window_gen(void);
 
 /* Copies the windows (at most MAX_W) into W and the marks (at most MAX_M) into M, their
  * texts pointing into the table (valid for the process's life: a mark never changes once
- * added). *N_W and *N_M receive the counts. Returns whether the capture is windowed. */
+ * added). *N_W and *N_M receive the table's counts (MAX 0: the counts alone; both tables
+ * hold at most model/oplog_win.h's bounds, so a MAX of those copies all). Returns whether the
+ * capture is windowed. */
 bool opscope_cap_window_get(opscope_window *w, size_t max_w, size_t *n_w, opscope_mark *m, size_t max_m,
                             size_t *n_m);
 

@@ -39,8 +39,23 @@ static int client_requests(const opscope_stats_t *s, const opscope_graphs_t *g, 
     const opscope_run_info *run = opscope_stats_run(s);
     if (!run || !run->n_decodes) return 1;
     if (opscope_run_requests(run, g, reqs, nall, t)) return -1;
+    const opscope_meta *m = opscope_stats_meta(s);
+    opscope_run_requests_cut_by(*reqs, *nall, m ? m->capture : NULL);
     *n = opscope_run_requests_clients_first(*reqs, *nall);
     return 0;
+}
+
+/* A request a window's edge cut, at the end of its row (empty otherwise). */
+static const char *cut_note(uint8_t cut) {
+    static const char *const k[] = {"", "  partial: began before the window", "  partial: cut by the window's end",
+                                    "  partial: both edges"};
+    return k[cut & 3];
+}
+
+/* Its JSON value "partial" (NULL: whole). */
+static const char *cut_word(uint8_t cut) {
+    static const char *const k[] = {NULL, "start", "end", "both"};
+    return k[cut & 3];
 }
 
 int opscope_req_write_text(opscope_out_t *w, const opscope_stats_t *s, const opscope_graphs_t *g,
@@ -57,11 +72,11 @@ int opscope_req_write_text(opscope_out_t *w, const opscope_stats_t *s, const ops
         opscope_out_str(w, " request  ctx  seq   prompt  generated  sampled  calls  graphs       op ms  prompt t/s     gen t/s\n");
     for (size_t i = 0; i < n && i < max_rows; i++) {
         const opscope_run_request *r = &reqs[i];
-        opscope_out_printf(w, " %7u %4d %4d %8llu %10llu %8llu %6llu %7llu %11.3f %11.2f %11.2f\n", r->request,
+        opscope_out_printf(w, " %7u %4d %4d %8llu %10llu %8llu %6llu %7llu %11.3f %11.2f %11.2f%s\n", r->request,
                            (int)r->context, (int)r->seq, (unsigned long long)r->n_prompt,
                            (unsigned long long)r->n_gen, (unsigned long long)r->n_outputs,
                            (unsigned long long)r->decodes, (unsigned long long)r->graphs,
-                           (double)r->op_ns / 1e6, r->prompt_ts, r->gen_ts);
+                           (double)r->op_ns / 1e6, r->prompt_ts, r->gen_ts, cut_note(r->cut));
     }
     if (n > max_rows) opscope_out_printf(w, " ... %zu more requests (every one in --json and --text)\n", n - max_rows);
     if (n)
@@ -84,6 +99,7 @@ static void write_request_json(opscope_jw *j, const opscope_run_request *r) {
     opscope_jw_g17(j, "prompt_ts", r->prompt_ts);
     opscope_jw_g17(j, "gen_ts", r->gen_ts);
     if (r->warmup) opscope_jw_bool(j, "warmup", true);
+    if (r->cut) opscope_jw_str(j, "partial", cut_word(r->cut));
     opscope_jw_end_obj(j);
 }
 

@@ -6,8 +6,8 @@
  * and each keeps DIR/PID, its status (src/capture/life/cap_life.h): which program, where its
  * profile goes, whether it was written, how many records it dropped and why.
  */
-#include "cli/record_end.h"
-#include "cli/record_session.h"
+#include "cli/record/record_end.h"
+#include "cli/record/record_session.h"
 #include "export/capture/end_patch.h"
 #include "util/out.h"
 #include "util/sort.h"

@@ -3,7 +3,7 @@
  * process that dies without its final write leaves the file of its last checkpoint, whose
  * capture "end" says "checkpoint"; record_session.c has export/capture/end_patch.c write this there.
  */
-#include "cli/record_end.h"
+#include "cli/record/record_end.h"
 
 #include <signal.h>
 #include <stdbool.h>

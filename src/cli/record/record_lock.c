@@ -8,7 +8,7 @@
  * FILE held takes the first free FILE-2.EXT, FILE-3.EXT...: free means unlocked and not on
  * disk (an earlier run's profile of that name is kept), checked under its own lock.
  */
-#include "cli/record_lock.h"
+#include "cli/record/record_lock.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -11,7 +11,7 @@
  * (llama-completion's then joins its own log thread and aborts). Signals are taken
  * synchronously (blocked, then sigwaitinfo), never in a handler: no race with the wait.
  */
-#include "cli/record_exec.h"
+#include "cli/record/record_exec.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,10 +16,11 @@
  * found; 1 for usage errors.
  */
 #include "cli/cli.h"
-#include "cli/record_end.h"
-#include "cli/record_exec.h"
-#include "cli/record_lock.h"
-#include "cli/record_session.h"
+#include "cli/record/record_end.h"
+#include "cli/record/record_exec.h"
+#include "cli/record/record_lock.h"
+#include "cli/record/record_session.h"
+#include "cli/record/record_timer.h"
 #include "util/out.h"
 
 #include <errno.h>
@@ -36,7 +37,7 @@
 
 static void usage(FILE *f) {
     fputs("usage: opscope record [-o FILE] [--format json|txt|summary] [--gpu-timing all|sampled]\n"
-          "                      [--strict] -- CMD [ARGS...]\n"
+          "                      [--paused] [--delay S] [--duration S] [--strict] -- CMD [ARGS...]\n"
           "\n"
           "Runs CMD (any ggml program: llama-cli, llama-server, whisper-cli..., or a script that\n"
           "runs several) with opscope's capture library preloaded and writes its per-op profile.\n"
@@ -56,6 +57,12 @@ static void usage(FILE *f) {
           "                      split records and the reports estimate totals from the timed\n"
           "                      ones. all: every compute timed (exact per-op totals, slower).\n"
           "                      Sets OPSCOPE_GPU_TIMING\n"
+          "  --paused            start paused: the hooks are in place but nothing is recorded\n"
+          "                      until `opscope ctl start` (CMD runs at full speed); ctl stop /\n"
+          "                      start again make more windows (docs/capture.md)\n"
+          "  --delay S           start paused and open a window S seconds after CMD starts\n"
+          "  --duration S        close the window S seconds after the capture starts recording\n"
+          "                      (at the start, after --delay, or at a ctl start)\n"
           "  --strict            exit 2 when CMD exits 0 but a profile is missing (could not\n"
           "                      be written, lost, or none written); also OPSCOPE_STRICT=1\n"
           "  -h, --help          this help\n"
@@ -146,6 +153,8 @@ static bool find_lib(char *out, size_t size) {
 typedef struct record_args {
     const char *output, *format, *gpu_timing;
     int cmd; /* argv index of the command */
+    bool paused;
+    double delay_s, duration_s; /* < 0: not given */
     bool summary;
     bool strict; /* --strict or OPSCOPE_STRICT=1: a missing profile fails a successful run */
 } record_args;
@@ -154,7 +163,8 @@ typedef struct record_args {
  * the exit status after the usage error. */
 static int parse_record_args(int argc, char **argv, record_args *r) {
     const char *strict = getenv("OPSCOPE_STRICT");
-    *r = (record_args){.format = "json", .strict = strict && *strict && strcmp(strict, "0") != 0};
+    *r = (record_args){.format = "json", .strict = strict && *strict && strcmp(strict, "0") != 0,
+                       .delay_s = -1, .duration_s = -1};
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -163,6 +173,16 @@ static int parse_record_args(int argc, char **argv, record_args *r) {
             break;
         } else if (!strcmp(a, "--strict")) {
             r->strict = true;
+        } else if (!strcmp(a, "--paused")) {
+            r->paused = true;
+        } else if (!strcmp(a, "--delay") || !strcmp(a, "--duration")) {
+            double *v = a[3] == 'e' ? &r->delay_s : &r->duration_s;
+            char *end = NULL;
+            *v = i + 1 < argc ? strtod(argv[++i], &end) : -1;
+            if (!end || *end || !(*v >= 0 && *v <= 31536000)) {
+                fprintf(stderr, "opscope record: %s takes seconds from 0 to 31536000 (fractions allowed)\n", a);
+                return OPSCOPE_EXIT_USAGE;
+            }
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return OPSCOPE_CLI_DONE;
@@ -266,6 +286,11 @@ static int capture_env(const char *lib, const record_args *r, const char *outpat
         setenv("OPSCOPE_GPU_TIMING", r->gpu_timing, 1);
     }
     setenv("OPSCOPE_RECORD_DIR", run_dir, 1);
+    if (r->paused || r->delay_s >= 0) {
+        setenv("OPSCOPE_PAUSED", "1", 1);
+    } else {
+        unsetenv("OPSCOPE_PAUSED"); /* an outer run's setting is not this one's */
+    }
     unsetenv("OPSCOPE_OWNER_PID"); /* the command owns the output, not an outer recording */
     return 0;
 }
@@ -305,6 +330,7 @@ int opscope_cli_record(int argc, char **argv) {
         opscope_rec_unlock();
         return opscope_rec_exec_failed_status(&child);
     }
+    opscope_rec_timer_start(opscope_rec_session_dir(session), r.delay_s, r.duration_s);
     opscope_rec_exec_wait(&child);
     int missing = opscope_rec_session_report(session, &child);
     opscope_rec_session_free(session);

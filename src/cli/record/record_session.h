@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "cli/record_exec.h"
+#include "cli/record/record_exec.h"
 
 typedef struct opscope_rec_session opscope_rec_session_t;
 
