@@ -233,6 +233,7 @@
     while (lo < hi) { const m = (lo + hi) >> 1; if (WN.start[m] <= t) lo = m + 1; else hi = m; }
     return lo && t < WN.end[lo - 1] ? lo - 1 : -1;
   };
+  const MARK_COLOR = '#d9480f'; // marks, and the edge a window cut on a partial request
   let winDrawn = { windows: 0, gaps: 0, gapLabels: 0, marks: 0, markLabels: 0 }; // the last draw's (the test hook's)
   // Graph computes (D.graphs, docs/viewer.md): each compute's span and phase as the report's
   // "Graphs by batch" and diff's `--by phase` give it (src/analyze/ggml/graphs.c), in start order.
@@ -916,8 +917,11 @@
   // The requests' rows: the prompt in the prefill colour, the generation in the decode colour
   // (a warm-up's in the colour of no phase), labelled when wide enough.
   const reqY = (i) => AXIS_H + BANDS_H + 1 + reqRow[i] * REQ_ROW_H;
+  // a capture window's edge cut it (OPSCOPE_REQ_CUT_*: 1 began before the window, 2 cut by its end)
+  const reqCut = (i) => (RQ.partial ? RQ.partial[i] : 0);
+  const CUT_TEXT = ['', 'began before the window', 'cut by the window\u2019s end', 'began before the window and cut by its end'];
   const reqLabel = (i) => (RQ.warmup[i] ? 'warm-up ' : 'request ') + RQ.request[i] + ' \u00b7 ' +
-    RQ.n_prompt[i] + ' prompt + ' + RQ.n_gen[i] + ' generated';
+    RQ.n_prompt[i] + ' prompt + ' + RQ.n_gen[i] + ' generated' + (reqCut(i) ? ' \u00b7 partial' : '');
   function drawRequests() {
     const W = plotW(), yTop = AXIS_H + BANDS_H;
     ctx.save();
@@ -934,6 +938,9 @@
       ctx.fillStyle = phaseColor(warm ? 'none' : 'prefill', false);
       ctx.fillRect(LABEL_W + xp, y, Math.min(wp, w >= 3 ? w - 1 : w), REQ_ROW_H - 2);
       if (w >= 40) { ctx.fillStyle = theme.fg; bandText(reqLabel(i), x, w, y + (REQ_ROW_H - 2) / 2); }
+      const cut = reqCut(i); // a window's edge cut it: a dark stripe on that edge
+      if (cut) { ctx.fillStyle = MARK_COLOR; if (cut & 1) ctx.fillRect(LABEL_W + x, y, 2, REQ_ROW_H - 2);
+        if (cut & 2) ctx.fillRect(LABEL_W + x + Math.max(w - 3, 0), y, 2, REQ_ROW_H - 2); }
     }
     ctx.restore();
   }
@@ -1014,7 +1021,6 @@
     ctx.restore();
     winDrawn.windows = nw; winDrawn.marks = nm; winDrawn.markLabels = nl;
   }
-  const MARK_COLOR = '#d9480f';
   // the band under canvas css (CX, CY): {phase: run index} or {graph: compute index}, or null
   function bandAt(cx, cy) {
     if ((nWin || nMark) && cx >= LABEL_W && cy >= 0 && cy < AXIS_H) return axisAt(cx);
@@ -1075,6 +1081,7 @@
         : 'request ' + RQ.request[i];
       tip.appendChild(h);
       line(tip, 'Slot', 'context ' + RQ.context[i] + ' \u00b7 seq ' + RQ.seq[i]);
+      if (reqCut(i)) line(tip, 'Partial', CUT_TEXT[reqCut(i)] + ': the profile holds only its calls in the window');
       line(tip, 'Prompt', fmtCount(RQ.n_prompt[i]) + ' tokens in ' + fmtDur(pe - RQ.start[i]));
       line(tip, 'Generated', fmtCount(RQ.n_gen[i]) + ' tokens in ' + fmtDur(RQ.end[i] - pe));
       line(tip, 'Calls', fmtCount(RQ.decodes[i]) + ' llama_decode');
@@ -2129,7 +2136,7 @@
     // prompt phase end, row centre
     requests: () => Array.from({ length: nR }, (_, i) => { const [x, w] = spanX(RQ.start[i], RQ.end[i]);
       const [xp, wp] = spanX(RQ.start[i], RQ.prompt_end[i]);
-      return { request: RQ.request[i], context: RQ.context[i], seq: RQ.seq[i], warmup: RQ.warmup[i] === 1,
+      return { request: RQ.request[i], context: RQ.context[i], seq: RQ.seq[i], warmup: RQ.warmup[i] === 1, partial: reqCut(i),
         start: RQ.start[i], promptEnd: RQ.prompt_end[i], end: RQ.end[i], nPrompt: RQ.n_prompt[i], nGen: RQ.n_gen[i],
         label: reqLabel(i), x0: LABEL_W + x, xp: LABEL_W + xp + wp, x1: LABEL_W + x + w, y: reqY(i) + (REQ_ROW_H - 2) / 2 }; }),
     // the capture's windows, the gaps not recorded and the marks (ns after t0), where the view puts

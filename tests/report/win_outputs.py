@@ -19,6 +19,9 @@ import sys
 
 from checks import check, done, load, run
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "viewer"))
+import viewer_data  # noqa: E402
+
 S = 10**9
 START = 1000 * S
 WINDOWS = [(START + 3_100_000_000, START + 9_500_000_000), (START + 20 * S, START + 26 * S)]
@@ -40,11 +43,48 @@ def records():
     return out
 
 
+def graph_starts():
+    """Each graph compute's first record's start, by graph id."""
+    out = {}
+    for r in records():
+        out.setdefault(r["graph_id"], r["start_ns"])
+    return out
+
+
+def decodes():
+    """libllama's calls, one per graph compute: request 1 (seq 0) in graphs 0-4 with no prompt
+    token (its prompt was decoded before window 1 opened), request 2 in graphs 5-9 (a prompt of
+    4 tokens, then 4 generated), request 3 in graphs 40-49 (3 prompt tokens, then 9 generated),
+    its last call ending 0.188 s before window 2 closed: less than two of its 0.25 s call
+    intervals, so it was cut by the window's end (docs/metrics.md, "Requests")."""
+    g0, out = graph_starts(), []
+
+    def call(g, req, tokens, prompt):
+        out.append({"start_ns": g0[g] - 1_000_000, "end_ns": g0[g] + 12_000_000, "graph": g, "graphs": 1,
+                    "tokens": tokens, "outputs": 1, "context": 0, "ret": 0,
+                    "seqs": [{"seq": 0, "request": req, "tokens": tokens, "prompt": prompt, "outputs": 1}]})
+    for g in range(0, 5):
+        call(g, 1, 1, 0)
+    call(5, 2, 4, 4)
+    for g in range(6, 10):
+        call(g, 2, 1, 0)
+    call(40, 3, 3, 3)
+    for g in range(41, 50):
+        call(g, 3, 1, 0)
+    return out
+
+
+# request -> its "partial" (none: whole), by the rules in decodes()'s comment
+PARTIAL = {1: "start", 3: "end"}
+
+
 def profile(path, windowed, marks):
     cap = {"program": "llama-server", "pid": 4242, "start_ns": START,
            "end": {"how": "killed", "signal": "SIGKILL", "at_ns": START + 61 * S, "died_ns": DIED}}
     if windowed:
         cap.update(windowed=True, windows=[{"start_ns": s, "end_ns": e} for s, e in WINDOWS])
+    if windowed:
+        cap["decodes"] = decodes()
     if marks:
         cap["marks"] = [{"ts_ns": t, "text": x} for t, x in MARKS]
     with open(path, "w") as f:
@@ -75,6 +115,10 @@ def expected_rows():
                     f" {len(gs):10d} {n:12d}")
         prev = e
     return rows
+
+
+def data_t0(data):
+    return int(data["t0"])
 
 
 def main():
@@ -116,6 +160,21 @@ def main():
     inst = [e for e in ev if e.get("ph") == "i"]
     check([(e["ts"], e["name"], e.get("s")) for e in inst] == [(t / 1e3, x, "g") for t, x in MARKS],
           f"Chrome: a global instant per mark with its text ({inst})")
+
+    # the requests a window's edge cut: said in the trace's args and the viewer's data
+    reqs = {e["args"]["request"]: e["args"].get("partial") for e in ev if e.get("cat") == "request"}
+    check(reqs == {q: PARTIAL.get(q) for q in (1, 2, 3)}, f"Chrome: the partial requests' args ({reqs})")
+    html = os.path.join(work, "win.html")
+    v = run([opscope, "view", src, "-o", html, "-q"], text=True)
+    with open(html, encoding="utf-8") as f:
+        data, _ = viewer_data.decode(f.read())
+    rq = data.get("requests", {})
+    cut = {"start": 1, "end": 2}
+    check(v.returncode == 0 and rq.get("request") == [1, 2, 3] and
+          rq.get("partial") == [cut.get(PARTIAL.get(q), 0) for q in (1, 2, 3)],
+          f"the viewer's data marks the partial requests ({rq.get('request')}, {rq.get('partial')})")
+    check(data.get("windows", {}).get("start") == [s - data_t0(data) for s, _ in WINDOWS],
+          "the viewer's data has the windows after t0")
 
     # recorded whole, no marks: nothing of it
     plain = os.path.join(work, "plain.json")

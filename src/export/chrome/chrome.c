@@ -66,7 +66,7 @@ static int on_meta(void *ud, const opscope_meta *m) {
     if (m->profiler && (!strcmp(m->profiler, "kineto") || !strcmp(m->profiler, "chrome")))
         c->track_word = "stream", c->is_trace = true;
     if (opscope_chrome_take_windows(c, m->capture)) return -1;
-    return opscope_chrome_take_requests(c, m->capture ? m->capture->run : NULL);
+    return opscope_chrome_take_requests(c, m->capture);
 }
 
 void opscope_chrome_set_splits(opscope_chrome_t *c, bool per_split) { c->per_split = per_split; }

@@ -90,9 +90,9 @@ void opscope_chrome_add_threads(opscope_chrome_t *c, const opscope_record *r, lo
 /* Names and orders the thread tracks (after the lanes'). */
 void opscope_chrome_write_thread_tracks(opscope_chrome_t *c);
 
-/* chrome_req.c: the requests of RUN (NULL: none) kept for the export, from the profile's
- * metadata; 0, or -1 out of memory (c->oom set). */
-int opscope_chrome_take_requests(opscope_chrome_t *c, const opscope_run_info *run);
+/* chrome_req.c: the requests of CAP's run (NULL: none) kept for the export, from the profile's
+ * metadata, those a capture window's edge cut marked; 0, or -1 out of memory (c->oom set). */
+int opscope_chrome_take_requests(opscope_chrome_t *c, const opscope_capture_info *cap);
 /* Writes the kept requests as process PID (nothing when none). */
 void opscope_chrome_write_requests(opscope_chrome_t *c, long pid);
 

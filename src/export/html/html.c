@@ -157,7 +157,7 @@ static int on_meta(void *ud, const opscope_meta *m) {
     }
     if (opscope_win_copy_take(&h->win, opscope_win_any(m->capture) ? m->capture : NULL)) return h->failed = 1;
     free(h->reqs);
-    if (opscope_html_requests_take(m->capture ? m->capture->run : NULL, &h->reqs, &h->n_reqs)) return h->failed = 1;
+    if (opscope_html_requests_take(m->capture, &h->reqs, &h->n_reqs)) return h->failed = 1;
     return 0;
 }
 
