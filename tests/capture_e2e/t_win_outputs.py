@@ -25,18 +25,25 @@ import e2e
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "viewer"))
 import viewer_data  # noqa: E402
 
+
+def record_paused(out_dir):
+    """llama-bench on the tiny model under `opscope record --paused`, long enough for two
+    windows: (the record's process, its environment, the profile's path)."""
+    env = e2e.env_for([])
+    env.pop("LD_PRELOAD", None)  # record loads the capture itself, from OPSCOPE_LIB
+    env["OPSCOPE_LIB"] = e2e.PRELOAD
+    path = os.path.join(out_dir, "bench.json")
+    cmd = ["llama-bench", "-m", e2e.model("tiny-dense-f32"), "-p", "0", "-n", "64", "-r", "1000", "-t", "1"]
+    with open(os.path.join(out_dir, "bench.log"), "wb") as log:
+        pr = subprocess.Popen([e2e.OPSCOPE, "record", "--paused", "-o", path, "--", *cmd], env=env, stdout=log,
+                              stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    return pr, env, path
+
+
 e2e.need_preload()
 e2e.guard_children()
-m = e2e.model("tiny-dense-f32")
 d = e2e.outdir("win-outputs")
-prof = f"{d}/bench.json"
-env = e2e.env_for([])
-env.pop("LD_PRELOAD", None)
-env["OPSCOPE_LIB"] = e2e.PRELOAD
-log = open(f"{d}/bench.log", "wb")
-rec = subprocess.Popen([e2e.OPSCOPE, "record", "--paused", "-o", prof, "--", "llama-bench", "-m", m, "-p", "0",
-                        "-n", "64", "-r", "1000", "-t", "1"], env=env, stdout=log, stderr=subprocess.STDOUT,
-                       stdin=subprocess.DEVNULL)
+rec, env, prof = record_paused(d)
 
 
 def ctl(*args):
@@ -60,7 +67,6 @@ try:
 except subprocess.TimeoutExpired:
     pass
 e2e.stop_children(rec)
-log.close()
 
 p = e2e.load_checked(prof, "written and valid JSON")
 cap = p["capture"]
