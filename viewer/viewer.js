@@ -216,6 +216,25 @@
     }
     for (const st of C.steps) { cpuMin = Math.min(cpuMin, st[1]); cpuMax = Math.max(cpuMax, st[1] + st[2]); }
   }
+  // Capture windows and marks (D.windows, docs/viewer.md): a profile recorded in windows holds
+  // only the graph computes that began in them; the time between them was not recorded. Marks
+  // are instants the user named (`opscope ctl mark`). Times in ns after t0.
+  const WN = D.windows || null;
+  const nWin = WN ? WN.start.length : 0, nMark = WN ? WN.mark_ts.length : 0;
+  const winGaps = []; // [start, end) not recorded: before the first window, between, after the last
+  if (WN && WN.windowed) {
+    let prev = WN.from;
+    for (let i = 0; i < nWin; i++) { if (WN.start[i] > prev) winGaps.push([prev, WN.start[i]]); prev = Math.max(prev, WN.end[i]); }
+    if (WN.to > prev) winGaps.push([prev, WN.to]);
+  }
+  // the window holding time T (its index; -1 outside every window or without windows)
+  const winOf = (t) => { // the windows are in time order: the last one starting at or before T
+    let lo = 0, hi = nWin;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (WN.start[m] <= t) lo = m + 1; else hi = m; }
+    return lo && t < WN.end[lo - 1] ? lo - 1 : -1;
+  };
+  const MARK_COLOR = '#d9480f'; // marks, and the edge a window cut on a partial request
+  let winDrawn = { windows: 0, gaps: 0, gapLabels: 0, marks: 0, markLabels: 0 }; // the last draw's (the test hook's)
   // Graph computes (D.graphs, docs/viewer.md): each compute's span and phase as the report's
   // "Graphs by batch" and diff's `--by phase` give it (src/analyze/ggml/graphs.c), in start order.
   // A phase band is a run of consecutive computes of one phase: prefill, then decode, ...
@@ -223,13 +242,14 @@
   const nG = G ? G.id.length : 0;
   const gStart = new Float64Array(nG), gDur = new Float64Array(nG);
   let gMaxDur = 0;
-  const phaseRuns = []; // {phase, start, end, n, first, last, batch}
+  const phaseRuns = []; // {phase, start, end, n, first, last, batch, win}
   for (let i = 0; i < nG; i++) {
     gStart[i] = G.start[i]; gDur[i] = G.dur[i];
     if (gDur[i] > gMaxDur) gMaxDur = gDur[i];
     const ph = G.phases[G.phase[i]], e = gStart[i] + gDur[i], r = phaseRuns[phaseRuns.length - 1];
-    if (r && r.phase === ph) { r.end = Math.max(r.end, e); r.n++; r.last = i; r.batch += G.batch[i]; }
-    else phaseRuns.push({ phase: ph, start: gStart[i], end: e, n: 1, first: i, last: i, batch: G.batch[i] });
+    const win = nWin ? winOf(gStart[i]) : -1; // a phase band never spans time not recorded
+    if (r && r.phase === ph && r.win === win) { r.end = Math.max(r.end, e); r.n++; r.last = i; r.batch += G.batch[i]; }
+    else phaseRuns.push({ phase: ph, start: gStart[i], end: e, n: 1, first: i, last: i, batch: G.batch[i], win });
   }
   const runStart = Float64Array.from(phaseRuns, (r) => r.start);
   const runMaxDur = phaseRuns.reduce((m, r) => Math.max(m, r.end - r.start), 0);
@@ -576,7 +596,8 @@
   // ---------------------------------------------------------------------------------------
   // View state, search and selection
 
-  const full0 = Math.min(0, cpuMin), full1 = Math.max(tEnd, cpuMax, 1);
+  // a windowed capture's page spans the run, from the capture's start to its end: the gaps show
+  const full0 = Math.min(0, cpuMin, WN ? WN.from : 0), full1 = Math.max(tEnd, cpuMax, 1, WN ? WN.to : 0);
   let v0 = full0, v1 = full1;
   const minSpan = 50; // ns
   function clampView() {
@@ -896,8 +917,11 @@
   // The requests' rows: the prompt in the prefill colour, the generation in the decode colour
   // (a warm-up's in the colour of no phase), labelled when wide enough.
   const reqY = (i) => AXIS_H + BANDS_H + 1 + reqRow[i] * REQ_ROW_H;
+  // a capture window's edge cut it (OPSCOPE_REQ_CUT_*: 1 began before the window, 2 cut by its end)
+  const reqCut = (i) => (RQ.partial ? RQ.partial[i] : 0);
+  const CUT_TEXT = ['', 'began before the window', 'cut by the window\u2019s end', 'began before the window and cut by its end'];
   const reqLabel = (i) => (RQ.warmup[i] ? 'warm-up ' : 'request ') + RQ.request[i] + ' \u00b7 ' +
-    RQ.n_prompt[i] + ' prompt + ' + RQ.n_gen[i] + ' generated';
+    RQ.n_prompt[i] + ' prompt + ' + RQ.n_gen[i] + ' generated' + (reqCut(i) ? ' \u00b7 partial' : '');
   function drawRequests() {
     const W = plotW(), yTop = AXIS_H + BANDS_H;
     ctx.save();
@@ -914,6 +938,9 @@
       ctx.fillStyle = phaseColor(warm ? 'none' : 'prefill', false);
       ctx.fillRect(LABEL_W + xp, y, Math.min(wp, w >= 3 ? w - 1 : w), REQ_ROW_H - 2);
       if (w >= 40) { ctx.fillStyle = theme.fg; bandText(reqLabel(i), x, w, y + (REQ_ROW_H - 2) / 2); }
+      const cut = reqCut(i); // a window's edge cut it: a dark stripe on that edge
+      if (cut) { ctx.fillStyle = MARK_COLOR; if (cut & 1) ctx.fillRect(LABEL_W + x, y, 2, REQ_ROW_H - 2);
+        if (cut & 2) ctx.fillRect(LABEL_W + x + Math.max(w - 3, 0), y, 2, REQ_ROW_H - 2); }
     }
     ctx.restore();
   }
@@ -946,8 +973,57 @@
     ctx.stroke(); ctx.setLineDash([]);
     ctx.globalAlpha = 1;
   }
+  // The time not recorded between windows, over the lanes: a grey wash, said when wide enough.
+  function drawGaps() {
+    const W = plotW(), n = { gaps: 0, labels: 0 };
+    ctx.font = LABEL_FONT;
+    for (const [s, e] of winGaps) {
+      if (e < v0 || s > v1) continue;
+      const [x, w] = spanX(s, e), a = Math.max(x, 0), b = Math.min(x + w, W);
+      if (b <= a) continue;
+      ctx.globalAlpha = dark ? 0.45 : 0.55; ctx.fillStyle = theme.dim;
+      ctx.fillRect(LABEL_W + a, TOP, b - a, cssH - TOP);
+      ctx.globalAlpha = 1; n.gaps++;
+      const t = 'not recorded', tw = ctx.measureText(t).width;
+      if (b - a >= tw + 8) { ctx.fillStyle = theme.muted; ctx.fillText(t, LABEL_W + (a + b - tw) / 2, TOP + 10); n.labels++; }
+    }
+    winDrawn.gaps = n.gaps; winDrawn.gapLabels = n.labels;
+  }
+  // The windows as shaded spans on the time axis, and each mark a line across the page with its
+  // text on the axis (a label that would overlap the one before is not drawn; its line is).
+  function drawWindowsAxis() {
+    const W = plotW();
+    let nw = 0, nm = 0, nl = 0;
+    ctx.save(); ctx.beginPath(); ctx.rect(LABEL_W, 0, W, cssH); ctx.clip();
+    for (let i = 0; i < nWin; i++) {
+      if (WN.end[i] < v0 || WN.start[i] > v1) continue;
+      const [x, w] = spanX(WN.start[i], WN.end[i]);
+      ctx.globalAlpha = 0.28; ctx.fillStyle = theme.accent;
+      ctx.fillRect(LABEL_W + x, 0, w, AXIS_H - 1);
+      ctx.globalAlpha = 1; ctx.fillRect(LABEL_W + x, AXIS_H - 4, w, 3);
+      nw++;
+    }
+    ctx.font = LABEL_FONT;
+    let lastLabel = -Infinity;
+    for (let i = 0; i < nMark; i++) {
+      const t = WN.mark_ts[i];
+      if (t < v0 || t > v1) continue;
+      const x = LABEL_W + Math.round((t - v0) * W / (v1 - v0)) + 0.5;
+      ctx.strokeStyle = MARK_COLOR; ctx.lineWidth = 1;
+      ctx.beginPath(); ctx.moveTo(x, 0); ctx.lineTo(x, cssH); ctx.stroke();
+      nm++;
+      if (x - lastLabel < 60) continue;
+      const text = fitMiddle(WN.mark_text[i], 160, (s) => ctx.measureText(s).width);
+      ctx.fillStyle = theme.panel; ctx.fillRect(x + 2, 1, ctx.measureText(text).width + 4, AXIS_H - 8);
+      ctx.fillStyle = MARK_COLOR; ctx.fillText(text, x + 4, AXIS_H / 2 - 2);
+      lastLabel = x + ctx.measureText(text).width + 6; nl++;
+    }
+    ctx.restore();
+    winDrawn.windows = nw; winDrawn.marks = nm; winDrawn.markLabels = nl;
+  }
   // the band under canvas css (CX, CY): {phase: run index} or {graph: compute index}, or null
   function bandAt(cx, cy) {
+    if ((nWin || nMark) && cx >= LABEL_W && cy >= 0 && cy < AXIS_H) return axisAt(cx);
     if ((!nG && !nR) || cx < LABEL_W || cy < AXIS_H || cy >= TOP) return null;
     const sc = plotW() / (v1 - v0), t = v0 + (cx - LABEL_W) / sc, tol = 2 / sc;
     if (cy >= AXIS_H + BANDS_H) { // the requests' rows: the shortest request under the pointer
@@ -967,16 +1043,45 @@
       if (gStart[i] + gDur[i] >= t - tol && (best < 0 || gDur[i] < gDur[best])) best = i;
     return best >= 0 ? { graph: best } : null;
   }
+  // on the axis at canvas css X: the mark within 4 px ({mark}), else the window ({win}) or the
+  // time not recorded ({gap}) under the pointer, or null
+  function axisAt(cx) {
+    const sc = plotW() / (v1 - v0), t = v0 + (cx - LABEL_W) / sc;
+    let best = -1;
+    for (let i = 0; i < nMark; i++)
+      if (Math.abs(WN.mark_ts[i] - t) * sc <= 4 && (best < 0 || Math.abs(WN.mark_ts[i] - t) < Math.abs(WN.mark_ts[best] - t))) best = i;
+    if (best >= 0) return { mark: best };
+    const w = winOf(t);
+    if (w >= 0) return { win: w };
+    const g = winGaps.findIndex(([a, e]) => t >= a && t < e);
+    return g >= 0 ? { gap: g } : null;
+  }
   function showBandTip(b, mx, my) {
     tip.replaceChildren();
     const h = document.createElement('div');
     h.className = 'tname';
-    if (b.req !== undefined) {
+    const from = (ns) => fmtDur(ns - WN.from) + ' from the capture\u2019s start';
+    if (b.mark !== undefined) {
+      h.textContent = 'mark ' + (b.mark + 1) + ': ' + WN.mark_text[b.mark];
+      tip.appendChild(h);
+      line(tip, 'At', from(WN.mark_ts[b.mark]));
+    } else if (b.win !== undefined) {
+      const i = b.win;
+      h.textContent = 'window ' + (i + 1) + ' of ' + nWin + (WN.open[i] ? ' (open at the profile\u2019s last write)' : '');
+      tip.appendChild(h);
+      line(tip, 'Recorded', fmtDur(WN.end[i] - WN.start[i]) + '  (' + from(WN.start[i]) + ' \u2013 ' + fmtDur(WN.end[i] - WN.from) + ')');
+    } else if (b.gap !== undefined) {
+      const [a, e] = winGaps[b.gap];
+      h.textContent = 'not recorded';
+      tip.appendChild(h);
+      line(tip, 'Span', fmtDur(e - a) + '  (' + from(a) + ' \u2013 ' + fmtDur(e - WN.from) + '): graph computes here are not in this profile');
+    } else if (b.req !== undefined) {
       const i = b.req, pe = RQ.prompt_end[i];
       h.textContent = RQ.warmup[i] ? 'warm-up ' + RQ.request[i] + ' (llama.cpp\u2019s empty run before serving, not a request)'
         : 'request ' + RQ.request[i];
       tip.appendChild(h);
       line(tip, 'Slot', 'context ' + RQ.context[i] + ' \u00b7 seq ' + RQ.seq[i]);
+      if (reqCut(i)) line(tip, 'Partial', CUT_TEXT[reqCut(i)] + ': the profile holds only its calls in the window');
       line(tip, 'Prompt', fmtCount(RQ.n_prompt[i]) + ' tokens in ' + fmtDur(pe - RQ.start[i]));
       line(tip, 'Generated', fmtCount(RQ.n_gen[i]) + ' tokens in ' + fmtDur(RQ.end[i] - pe));
       line(tip, 'Calls', fmtCount(RQ.decodes[i]) + ' llama_decode');
@@ -1117,6 +1222,7 @@
     ctx.save();
     ctx.beginPath(); ctx.rect(LABEL_W, TOP, W, cssH - TOP); ctx.clip();
     drawPhaseTint();
+    if (winGaps.length) drawGaps();
     for (let r = 0; r < nRows; r++) {
       const y = rowY[r] - top;
       if (y + ROW_H < TOP || y > cssH) continue;
@@ -1197,6 +1303,7 @@
       ctx.fillRect(x, AXIS_H - 6, 1, 6);
       ctx.fillText(fmtNs(t0), x + 3, AXIS_H / 2);
     }
+    if (nWin || nMark) drawWindowsAxis();
     ctx.fillStyle = theme.panel; ctx.fillRect(0, 0, LABEL_W, AXIS_H);
     ctx.fillStyle = theme.muted; ctx.fillText(nRows ? 'time since first record' : 'time since first CPU slice', 6, AXIS_H / 2);
     drawMinimapView();
@@ -1843,6 +1950,9 @@
       ' \u00b7 ' + shownLanes.length + ' lanes \u00b7 span ' + fmtNs(full1 - full0) +
       (D.dropped ? ' \u00b7 ' + fmtCount(D.dropped) + ' dropped by the capture' : '') +
       (D.ended ? ' \u00b7 ' + D.ended : '') +
+      (WN && WN.windowed ? ' \u00b7 recorded in ' + nWin + (nWin === 1 ? ' window' : ' windows') + ' (' + fmtDur(WN.recorded_ns) +
+        ' of ' + fmtDur(WN.to - WN.from) + '): graph computes outside them are not in this profile' : '') +
+      (nMark ? ' \u00b7 ' + nMark + (nMark === 1 ? ' mark' : ' marks') : '') +
       (rpcCovered ? ' \u00b7 RPC wait: ' + fmtDur(rpcCovered) + ' of the client\'s RPC records: waiting on RPC server ' +
         '(covered by server records), counted once, as the server\'s' : '') +
       (sampledOf.size ? ' \u00b7 sampled device timing: ops timed in some computes, totals over all marked est.' : '');
@@ -2026,9 +2136,18 @@
     // prompt phase end, row centre
     requests: () => Array.from({ length: nR }, (_, i) => { const [x, w] = spanX(RQ.start[i], RQ.end[i]);
       const [xp, wp] = spanX(RQ.start[i], RQ.prompt_end[i]);
-      return { request: RQ.request[i], context: RQ.context[i], seq: RQ.seq[i], warmup: RQ.warmup[i] === 1,
+      return { request: RQ.request[i], context: RQ.context[i], seq: RQ.seq[i], warmup: RQ.warmup[i] === 1, partial: reqCut(i),
         start: RQ.start[i], promptEnd: RQ.prompt_end[i], end: RQ.end[i], nPrompt: RQ.n_prompt[i], nGen: RQ.n_gen[i],
         label: reqLabel(i), x0: LABEL_W + x, xp: LABEL_W + xp + wp, x1: LABEL_W + x + w, y: reqY(i) + (REQ_ROW_H - 2) / 2 }; }),
+    // the capture's windows, the gaps not recorded and the marks (ns after t0), where the view puts
+    // them (css px), and what the last draw drew
+    windows: () => ({ windowed: !!(WN && WN.windowed),
+      windows: Array.from({ length: nWin }, (_, i) => { const [x, w] = spanX(WN.start[i], WN.end[i]);
+        return { start: WN.start[i], end: WN.end[i], open: WN.open[i] === 1, x0: LABEL_W + x, x1: LABEL_W + x + w }; }),
+      gaps: winGaps.map(([s, e]) => ({ start: s, end: e })),
+      marks: Array.from({ length: nMark }, (_, i) => ({ ts: WN.mark_ts[i], text: WN.mark_text[i],
+        x: LABEL_W + (WN.mark_ts[i] - v0) * plotW() / (v1 - v0) })),
+      drawn: Object.assign({}, winDrawn) }),
     tipAt: (x, y) => { const b = bandAt(x, y); if (!b) return ''; showBandTip(b, 0, 0); const t = tip.textContent; hideTip(); return t; },
     // roofline dots: label, backend, intensity, GFLOP/s, canvas position and radius, bound
     roofPoints: () => roofPts.map((g) => ({ op: opLabel[g.op], backend: g.backend, ai: g.ai, gflops: g.gf,

@@ -23,4 +23,22 @@ async function launch() {
   return { context, close };
 }
 
-module.exports = { launch };
+// A page of CONTEXT at file HTML, WIDTH x HEIGHT css px, once the viewer says it is ready and
+// has drawn; its page errors and console errors are pushed onto ERRORS.
+async function openViewer(context, html, errors, width = 1600, height = 900) {
+  const pg = await context.newPage();
+  pg.on('pageerror', (e) => errors.push(String(e)));
+  pg.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await pg.setViewportSize({ width, height });
+  await pg.goto('file://' + html);
+  await pg.waitForFunction(() => window.opscope && window.opscope.ready, null, { timeout: 60000 });
+  await frames(pg);
+  return pg;
+}
+
+// Resolves after two animation frames of PG: a draw asked for has happened.
+function frames(pg) {
+  return pg.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
+module.exports = { launch, openViewer, frames };

@@ -36,6 +36,7 @@ void opscope_chrome_free(opscope_chrome_t *c) {
     free(c->acts.v);
     free(c->places.v);
     free(c->reqs);
+    opscope_win_copy_free(&c->win);
     opscope_lanes_free(c->lanes);
     free(c);
 }
@@ -64,7 +65,8 @@ static int on_meta(void *ud, const opscope_meta *m) {
     opscope_chrome_t *c = ud;
     if (m->profiler && (!strcmp(m->profiler, "kineto") || !strcmp(m->profiler, "chrome")))
         c->track_word = "stream", c->is_trace = true;
-    return opscope_chrome_take_requests(c, m->capture ? m->capture->run : NULL);
+    if (opscope_chrome_take_windows(c, m->capture)) return -1;
+    return opscope_chrome_take_requests(c, m->capture);
 }
 
 void opscope_chrome_set_splits(opscope_chrome_t *c, bool per_split) { c->per_split = per_split; }
@@ -296,6 +298,7 @@ int opscope_chrome_finish(opscope_chrome_t *c) {
     }
     /* after the backends' processes and a trace's CPU process */
     opscope_chrome_write_requests(c, c->has_cpu ? c->cpu_pid + 1 : (long)c->n_procs);
+    opscope_chrome_write_windows(c, (c->has_cpu ? c->cpu_pid + 1 : (long)c->n_procs) + 1, 0);
     opscope_out_str(w, "\n]}\n");
     return c->oom ? -1 : 0;
 }

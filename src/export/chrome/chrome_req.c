@@ -2,7 +2,8 @@
  * process of their own, a thread per (context, sequence) (llama-server: per slot; requests of
  * different slots overlap, so they cannot share one), llama.cpp's warm-ups on a thread apart.
  * Each request is a slice from its first call's start to its last call's end (cat "request",
- * warm-ups "warmup") with its prompt and generation phases nested in it. */
+ * warm-ups "warmup") with its prompt and generation phases nested in it; one a capture
+ * window's edge cut says so in its args ("partial"). */
 #include "analyze/ggml/run_requests.h"
 #include "export/chrome/chrome_state.h"
 #include "export/fmt/json_fmt.h"
@@ -10,13 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int opscope_chrome_take_requests(opscope_chrome_t *c, const opscope_run_info *run) {
+int opscope_chrome_take_requests(opscope_chrome_t *c, const opscope_capture_info *cap) {
+    const opscope_run_info *run = cap ? cap->run : NULL;
     free(c->reqs);
     c->reqs = NULL;
     c->n_reqs = 0;
     if (!run || !run->n_decodes) return 0;
     /* no graphs: the slices need the calls' times only */
     if (opscope_run_requests(run, NULL, &c->reqs, &c->n_reqs, NULL)) return c->oom = true, -1;
+    opscope_run_requests_cut_by(c->reqs, c->n_reqs, cap);
     return 0;
 }
 
@@ -110,6 +113,9 @@ void opscope_chrome_write_requests(opscope_chrome_t *c, long pid) {
         jf_key(&f, "decodes");
         jf_u64(&f, r->decodes);
         if (r->warmup) jf_lit(&f, ",\"warmup\":true");
+        /* a capture window's edge cut it: "start", "end" or "both", as the report's requests */
+        static const char *const cut[] = {NULL, "start", "end", "both"};
+        if (r->cut & 3) jf_key_str(&f, "partial", cut[r->cut & 3]);
         jf_lit(&f, "}}");
         /* the phases: the prompt up to the end of the call with the first output */
         uint64_t split = r->n_outputs && r->first_output_ns > r->start_ns ? r->first_output_ns : r->end_ns;

@@ -8,6 +8,7 @@
 #define OPSCOPE_CHROME_STATE_H
 
 #include "export/chrome/chrome_lanes.h"
+#include "export/sections/win_out.h"
 #include "model/backend_names.h"
 #include "opscope.h"
 #include "read/kineto_event.h"
@@ -75,6 +76,7 @@ struct opscope_chrome {
     OPSCOPE_VEC(chrome_place) places; /* per record, while teed */
     struct opscope_run_request *reqs; /* a llama.cpp run's requests (chrome_req.c), owned */
     size_t n_reqs;
+    opscope_win_copy win; /* the capture's windows and marks (chrome_win.c), owned */
 };
 
 /* Starts the JSON document once. */
@@ -88,10 +90,17 @@ void opscope_chrome_add_threads(opscope_chrome_t *c, const opscope_record *r, lo
 /* Names and orders the thread tracks (after the lanes'). */
 void opscope_chrome_write_thread_tracks(opscope_chrome_t *c);
 
-/* chrome_req.c: the requests of RUN (NULL: none) kept for the export, from the profile's
- * metadata; 0, or -1 out of memory (c->oom set). */
-int opscope_chrome_take_requests(opscope_chrome_t *c, const opscope_run_info *run);
+/* chrome_req.c: the requests of CAP's run (NULL: none) kept for the export, from the profile's
+ * metadata, those a capture window's edge cut marked; 0, or -1 out of memory (c->oom set). */
+int opscope_chrome_take_requests(opscope_chrome_t *c, const opscope_capture_info *cap);
 /* Writes the kept requests as process PID (nothing when none). */
 void opscope_chrome_write_requests(opscope_chrome_t *c, long pid);
+
+/* chrome_win.c: CAP's windows and marks (NULL: none) kept for the export, from the profile's
+ * metadata; 0, or -1 out of memory (c->oom set). */
+int opscope_chrome_take_windows(opscope_chrome_t *c, const opscope_capture_info *cap);
+/* Writes the kept windows and marks as process PID (nothing when none); a window still open
+ * ends at the capture's last write, else LAST_NS (0: at its start). */
+void opscope_chrome_write_windows(opscope_chrome_t *c, long pid, uint64_t last_ns);
 
 #endif /* OPSCOPE_CHROME_STATE_H */

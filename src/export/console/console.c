@@ -4,6 +4,7 @@
 #include "export/sections/threads_out.h"
 #include "analyze/record/shape_fmt.h"
 #include "export/console/text.h"
+#include "export/sections/win_out.h"
 
 void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
                            const opscope_report_opts *o) {
@@ -37,9 +38,15 @@ void opscope_console_write(opscope_out_t *w, const opscope_stats_t *s,
                            (unsigned long long)o->filter_kept, (unsigned long long)o->filter_records);
     opscope_text_dropped(w, opscope_stats_meta(s), 16);
     opscope_text_ended(w, opscope_stats_meta(s), 16);
+    const opscope_capture_info *cap = opscope_stats_meta(s)->capture;
+    opscope_win_write_head(w, cap, t->first_start_ns, t->last_end_ns, 16);
     opscope_threads_write_finding(w, o->threads, o->graphs);
     opscope_run_write_head(w, s, o->peak);
-    opscope_out_str(w, "================================================================================\n\n");
+    opscope_out_str(w, "================================================================================\n");
+    /* before the records' sections: a window that caught no compute is still said */
+    if (opscope_win_any(cap)) opscope_out_str(w, "\n --- " OPSCOPE_WIN_TITLE " ---\n");
+    opscope_win_write_text(w, cap, o->graphs, t->first_start_ns, t->last_end_ns, 20);
+    opscope_out_char(w, '\n');
     if (!t->n_records) {
         opscope_out_str(w, " No profiling data.\n\n");
         return;

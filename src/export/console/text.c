@@ -4,6 +4,7 @@
 
 #include "analyze/ggml/graphs.h"
 #include "export/sections/threads_out.h"
+#include "export/sections/win_out.h"
 #include "export/fmt/name_labels.h"
 #include "analyze/record/shape_fmt.h"
 #include "model/run_end.h"
@@ -469,6 +470,11 @@ void opscope_text_write(opscope_out_t *w, const opscope_stats_t *s,
                            (unsigned long long)t->n_records);
     opscope_text_dropped(w, m, 17);
     opscope_text_ended(w, m, 17);
+    opscope_win_write_head(w, m->capture, t->first_start_ns, t->last_end_ns, 17);
+    if (opscope_win_any(m->capture)) {
+        opscope_out_printf(w, "\n%s\n " OPSCOPE_WIN_TITLE "\n%s\n", RULE, RULE);
+        opscope_win_write_text(w, m->capture, o ? o->graphs : NULL, t->first_start_ns, t->last_end_ns, SIZE_MAX);
+    }
 
     opscope_out_printf(w, "\n%s\n Per-Backend Summary\n%s\n", RULE, RULE);
     opscope_text_backends(w, s);

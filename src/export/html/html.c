@@ -5,6 +5,7 @@
 #include "export/html/html_graphs.h"
 #include "export/html/html_requests.h"
 #include "export/html/html_threads.h"
+#include "export/sections/win_out.h"
 #include "analyze/record/fused_name.h"
 #include "util/out.h"
 #include "util/hash.h"
@@ -57,6 +58,7 @@ struct opscope_html_sink {
     opscope_html_threads_t *threads; /* kept CPU nodes' per-thread times */
     opscope_run_request *reqs;     /* a llama.cpp run's requests (html_requests.h), owned */
     size_t n_reqs;
+    opscope_win_copy win;          /* the capture's windows and marks, owned */
     const opscope_cpath_t *cpath; /* its critical path (borrowed until finish), or NULL */
     char shape_buf[2048];
 };
@@ -116,6 +118,7 @@ void opscope_html_sink_abort(opscope_html_sink_t *h) {
     opscope_html_graphs_free(h->graphs);
     opscope_html_threads_free(h->threads);
     free(h->reqs);
+    opscope_win_copy_free(&h->win);
     free(h);
 }
 
@@ -152,8 +155,9 @@ static int on_meta(void *ud, const opscope_meta *m) {
         if (h->failed) return 1;
         h->ended = opscope_strtab_get(h->strings, e);
     }
+    if (opscope_win_copy_take(&h->win, opscope_win_any(m->capture) ? m->capture : NULL)) return h->failed = 1;
     free(h->reqs);
-    if (opscope_html_requests_take(m->capture ? m->capture->run : NULL, &h->reqs, &h->n_reqs)) return h->failed = 1;
+    if (opscope_html_requests_take(m->capture, &h->reqs, &h->n_reqs)) return h->failed = 1;
     return 0;
 }
 
@@ -429,6 +433,18 @@ opscope_sink opscope_html_sink(opscope_html_sink_t *h) {
 
 /* ---------------------------------------------------------------------------------------- */
 
+/* The kept records' last end, where a window still open needs it (no write time): a loop
+ * at the finish, not a cost per record. */
+static uint64_t last_end(const opscope_html_sink_t *h) {
+    const opscope_capture_info *c = &h->win.info;
+    bool open = false;
+    for (size_t i = 0; i < c->n_windows && !c->end_ns; i++) open |= !c->windows[i].end_ns;
+    uint64_t e = 0;
+    for (size_t i = 0; open && i < h->n; i++)
+        if (h->start[i] + h->dur[i] > e) e = h->start[i] + h->dur[i];
+    return e;
+}
+
 static void fill_data(const opscope_html_sink_t *h, opscope_html_data *out) {
     opscope_html_data data = {
         .out_path = h->out_path,
@@ -459,6 +475,8 @@ static void fill_data(const opscope_html_sink_t *h, opscope_html_data *out) {
         .cpath = h->cpath,
         .reqs = h->reqs,
         .n_reqs = h->n_reqs,
+        .win = opscope_win_any(&h->win.info) ? &h->win.info : NULL,
+        .last_ns = last_end(h),
     };
     data.sigs = h->sigs;
     data.lanes = h->lanes;

@@ -2,6 +2,7 @@
 #include "export/html/html_data.h"
 #include "export/html/html_cpath.h"
 #include "export/html/html_requests.h"
+#include "export/html/html_windows.h"
 #include "export/sections/sections.h"
 #include "analyze/record/kernel_name.h"
 #include "export/fmt/json_fmt.h"
@@ -365,6 +366,7 @@ static void out_data(opscope_out_t *w, const opscope_html_data *d, const html_en
     opscope_html_cpu_write(w, d->cpu, e->t0);
     opscope_html_graphs_write(w, d->graphs, e->t0);
     opscope_html_requests_write(w, d->reqs, d->n_reqs, e->t0);
+    opscope_html_windows_write(w, d->win, e->t0, d->last_ns);
     opscope_html_cpath_write(w, d->cpath, e->t0);
     (void)opscope_html_threads_write(w, d->threads, e->t0); /* out of memory: a page without thread lanes */
     opscope_jw_end_obj(&j);

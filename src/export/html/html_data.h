@@ -71,6 +71,8 @@ typedef struct opscope_html_data {
     size_t n_sampled;
     const struct opscope_run_request *reqs; /* a llama.cpp run's requests (html_requests.h) */
     size_t n_reqs;
+    const opscope_capture_info *win; /* its windows and marks (html_windows.h), or NULL */
+    uint64_t last_ns;                /* the last record's end: an open window's, without a write */
 } opscope_html_data;
 
 /* Writes DATA->out_path (temp file + rename). Returns 0, or -1 with ERR filled. */

@@ -2,12 +2,15 @@
 #include "export/html/html_requests.h"
 #include "export/fmt/json_fmt.h"
 
-int opscope_html_requests_take(const opscope_run_info *run, opscope_run_request **out, size_t *n) {
+int opscope_html_requests_take(const opscope_capture_info *cap, opscope_run_request **out, size_t *n) {
+    const opscope_run_info *run = cap ? cap->run : NULL;
     *out = NULL;
     *n = 0;
     if (!run || !run->n_decodes) return 0;
     /* no graphs: the page needs the calls' times and tokens only */
-    return opscope_run_requests(run, NULL, out, n, NULL);
+    if (opscope_run_requests(run, NULL, out, n, NULL)) return -1;
+    opscope_run_requests_cut_by(*out, *n, cap);
+    return 0;
 }
 
 /* NS after T0, signed (a warm-up's first call starts before the first record). */
@@ -18,7 +21,7 @@ static int64_t rel(uint64_t ns, uint64_t t0) {
 void opscope_html_requests_write(opscope_out_t *w, const opscope_run_request *r, size_t n, uint64_t t0) {
     if (!n) return;
     static const char *const cols[] = {"request", "context", "seq", "start", "prompt_end", "end",
-                                       "n_prompt", "n_gen", "decodes", "warmup"};
+                                       "n_prompt", "n_gen", "decodes", "warmup", "partial"};
     opscope_jw j = opscope_jw_resume(w);
     opscope_jw_obj(&j, "requests");
     for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) {
@@ -37,7 +40,8 @@ void opscope_html_requests_write(opscope_out_t *w, const opscope_run_request *r,
             case 6: opscope_jw_item_u64(&j, q->n_prompt); break;
             case 7: opscope_jw_item_u64(&j, q->n_gen); break;
             case 8: opscope_jw_item_u64(&j, q->decodes); break;
-            default: opscope_jw_item_u64(&j, q->warmup ? 1 : 0); break;
+            case 9: opscope_jw_item_u64(&j, q->warmup ? 1 : 0); break;
+            default: opscope_jw_item_u64(&j, q->cut & 3); break; /* OPSCOPE_REQ_CUT_* bits */
             }
         }
         opscope_jw_end_arr(&j);
