@@ -59,6 +59,7 @@ typedef struct gpu_pend {
     const opscope_cap_rec *copy; /* a copy call's description (then no nodes) */
     opscope_gpu_item *items;
     size_t n_items, cap_items;
+    opscope_cap_keep_hold hold; /* the kept chain NODES' and COPY's descriptions are in */
     struct gpu_pend *next;
 } gpu_pend;
 
@@ -110,7 +111,9 @@ static void unlink_pend(gpu_pend *p) {
     }
 }
 
+/* After P's records are committed (or P was given up): its descriptions may go. */
 static void pend_free(gpu_pend *p) {
+    opscope_cap_buf_keep_unhold(p->hold);
     free(p->nodes);
     free(p->items);
     free(p);
@@ -162,7 +165,6 @@ static void settle(gpu_pend *done, gpu_pend *gone) {
  * here on), EXPECTED items. Writes the records now when the items are all in. False when the
  * table had no room (HALF's nodes are freed). */
 static bool describe(uint64_t scope, const gpu_pend *half, int64_t expected) {
-    opscope_cap_buf_keep_pin(); /* pending device work points at descriptions */
     pthread_mutex_lock(&g_mu);
     gpu_pend *p = find_or_add(scope);
     gpu_pend *done = NULL;
@@ -177,6 +179,9 @@ static bool describe(uint64_t scope, const gpu_pend *half, int64_t expected) {
         p->next = items.next;
         p->described = true;
         p->expected = expected;
+        /* the descriptions (this thread's, made since its last safe point) stay until the
+         * records pointing at them are written: taken before any other thread can see P */
+        p->hold = opscope_cap_buf_keep_hold();
         done = take_if_ready(p);
     }
     gpu_pend *gone = trim();
