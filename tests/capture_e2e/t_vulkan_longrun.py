@@ -49,10 +49,9 @@ KEEP_MAX_MIB = 12
 e2e.need_preload()
 if not e2e.OPSCOPE:
     e2e.skip("OPSCOPE_BIN unset")
-e2e.guard_children()
-m = e2e.model("tiny-dense-f32")
 d = e2e.outdir(f"vulkan_longrun_{MODE}")
 nc = e2e.nodecount_lib(d)
+e2e.guard_children()
 prof, nodes = f"{d}/profile.json", f"{d}/nodes.txt"
 for f in (prof, nodes):
     if os.path.exists(f):
@@ -64,7 +63,7 @@ if MODE == "shapes":
     subprocess.run(["gcc", "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", os.path.join(e2e.HERE, "vkshapes.c"),
                     "-o", program[0], "-lggml", "-lggml-base"], check=True)
 else:
-    program = ["llama-server", "-m", m, "--parallel", str(CLIENTS), "-c", str(1024 * CLIENTS), "-t", "1",
+    program = ["llama-server", "-m", e2e.model("tiny-dense-f32"), "--parallel", str(CLIENTS), "-c", str(1024 * CLIENTS), "-t", "1",
                "--host", "127.0.0.1", "--port", str(port), "--no-warmup", "--threads-http", str(CLIENTS),
                "--no-webui", "--cache-ram", "0", "-ngl", "99"]
 env = e2e.env_for([], extra={"GGML_VK_VISIBLE_DEVICES": "0", "LP_NUM_THREADS": "2", "OPSCOPE_STATS": "1",
@@ -77,15 +76,9 @@ log_path = f"{d}/capture.log"
 
 
 def mem_of(line):
-    """A `opscope: mem:` line as {name: number}."""
-    out = {}
-    for kv in line.decode("ascii", "replace").split()[2:]:
-        k, _, v = kv.partition("=")
-        try:
-            out[k] = float(v)
-        except ValueError:
-            pass
-    return out
+    """A `opscope: mem:` line as {name: number} (its fields are numbers, name=value)."""
+    pairs = (kv.partition("=") for kv in line.decode("ascii", "replace").split()[2:])
+    return {k: float(v) for k, _, v in pairs if v.replace(".", "", 1).isdigit()}
 
 
 def mem_lines():

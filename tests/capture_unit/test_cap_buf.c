@@ -342,17 +342,22 @@ static uint64_t held_now(void) {
     return h.holds;
 }
 
-/* N computes, each pending until LAG later ones were described, a checkpoint every 500: the
- * peak of the kept chains in MiB. Every taken record's description and every pending one
- * must be intact (a freed chain is unmapped: reading it faults). */
-static int run_held(uint64_t n, int lag, uint64_t *peak) {
+/* A fresh store that renews, an empty queue, and its completer started in *TH. */
+static int held_start(pthread_t *th) {
     opscope_cap_buf_reset_all();
     opscope_cap_buf_set_limit(256ull << 20);
     opscope_cap_buf_renew_enable(true);
     g_q.head = g_q.n = g_q.todo = 0; /* before the completer starts */
     g_q.bad = 0;
+    return pthread_create(th, NULL, completer, &g_q);
+}
+
+/* N computes, each pending until LAG later ones were described, a checkpoint every 500: the
+ * peak of the kept chains in MiB. Every taken record's description and every pending one
+ * must be intact (a freed chain is unmapped: reading it faults). */
+static int run_held(uint64_t n, int lag, uint64_t *peak) {
     pthread_t th;
-    ASSERT_EQ_INT(pthread_create(&th, NULL, completer, &g_q), 0);
+    ASSERT_EQ_INT(held_start(&th), 0);
     unsigned gen0 = opscope_cap_buf_generation();
     uint64_t bad = 0, taken = 0;
     *peak = 0;
@@ -411,13 +416,8 @@ static int complete_mid_take(void *ud, const opscope_cap_rec *r) {
 }
 
 static int test_keep_held_freed_after_later_take(void) {
-    opscope_cap_buf_reset_all();
-    opscope_cap_buf_set_limit(256ull << 20);
-    opscope_cap_buf_renew_enable(true);
-    g_q.head = g_q.n = g_q.todo = 0; /* before the completer starts */
-    g_q.bad = 0;
     pthread_t th;
-    ASSERT_EQ_INT(pthread_create(&th, NULL, completer, &g_q), 0);
+    ASSERT_EQ_INT(held_start(&th), 0);
     uint64_t bad = 0;
     ASSERT_TRUE(held_compute(0));
     const opscope_cap_rec *d0 = g_q.desc[0];

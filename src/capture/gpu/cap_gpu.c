@@ -7,7 +7,10 @@
  * is ended, which tells how many items to wait for. The items arrive, from whichever thread
  * saw the work complete, before or after that; once both halves are here, gpu_map.c assigns
  * items to node groups and one GPU record per group is written on the arriving thread.
- * Half-met scopes are bounded (MAX_OPEN): past it the oldest is given up and counted.
+ * Half-met scopes are bounded (MAX_OPEN): past it the oldest is given up and counted. A
+ * described scope holds its thread's kept chain, where its descriptions are, until its records
+ * are written or it is given up (opscope_cap_buf_keep_hold): the chain may be renewed meanwhile,
+ * but is not freed.
  * Thread safety: any thread; one mutex guards the open scopes (never held while calling the
  * source or writing records).
  */

@@ -291,9 +291,9 @@ static inline const int32_t *opscope_cap_call_cpus(const opscope_cap_call *c) {
 void *opscope_cap_buf_alloc_bytes(size_t size);
 void opscope_cap_buf_commit_bytes(size_t size);
 
-/* The same for what records point at (DESC records, PLAN pages): a chain never freed while
- * the process records, so the pointers of records, plans and caches stay valid after a
- * streaming export freed the records. Commit with opscope_cap_buf_keep_commit. */
+/* The same for what records point at (DESC records, PLAN pages): a chain kept after a
+ * streaming export freed the records that point into it, freed only once renewed and nothing
+ * can point into it any more (renewal, below). Commit with opscope_cap_buf_keep_commit. */
 void *opscope_cap_buf_keep_bytes(size_t size);
 void opscope_cap_buf_keep_commit(size_t size);
 /* A record with N_SRC sources in the kept chain (size and n_src set), or NULL. */
