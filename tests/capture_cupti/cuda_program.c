@@ -6,12 +6,14 @@
  * mul_mat_vec_q, the gate fused into the up projection with the SWIGLU, k_bin_bcast for ADD,
  * a memset before the first product).
  *
- *   cuda_program FAKE_CUPTI_SO eager|graphs N
+ *   cuda_program FAKE_CUPTI_SO eager|graphs|shapes N
  *
  * eager: N computes launched one kernel at a time. graphs: ggml-cuda's CUDA-graph path: two
  * computes eagerly, then each compute is captured (its launches create graph nodes and run
  * nothing), the first instantiated, later ones update the exec in place, and launched; from
- * the fifth on the exec is launched without a new capture. Prints one line per compute.
+ * the fifth on the exec is launched without a new capture. shapes: N computes launched eagerly,
+ * each of a graph of new shapes (a server's batches and KV lengths): compute i's width is
+ * 32 * (8 + i). Prints one line per compute.
  *
  * The backend is a struct ggml_backend laid out as ggml 0.9's ggml-backend-impl.h (guid, then
  * the interface: get_name second, graph_compute fourteenth), zeroed elsewhere (no device, no
@@ -20,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,8 +92,8 @@ static enum ggml_status fake_compute(ggml_backend_t b, struct ggml_cgraph *g) {
     return GGML_STATUS_SUCCESS;
 }
 
-static struct ggml_cgraph *build_graph(struct ggml_context *ctx) {
-    const int n = 256, ff = 512;
+static struct ggml_cgraph *build_graph(struct ggml_context *ctx, int n) {
+    const int ff = 2 * n;
     struct ggml_tensor *x = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, n);
     struct ggml_tensor *w = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, n);
     struct ggml_tensor *wq = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, n, n);
@@ -134,7 +137,8 @@ int main(int argc, char **argv) {
     int n = atoi(argv[3]);
     struct ggml_init_params ip = {64 * 1024 * 1024, NULL, true};
     struct ggml_context *ctx = ggml_init(ip);
-    struct ggml_cgraph *gf = build_graph(ctx);
+    struct ggml_cgraph *gf = build_graph(ctx, 256);
+    bool shapes = strcmp(argv[2], "shapes") == 0;
     void *slots[64] = {0};
     slots[SLOT_GET_NAME] = (void *)fake_name;
     slots[SLOT_GRAPH_COMPUTE] = (void *)fake_compute;
@@ -145,11 +149,22 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < n; i++) {
         int before = g_calls;
-        if (ggml_backend_graph_compute(be, gf) != GGML_STATUS_SUCCESS || g_calls != before + 1) {
+        struct ggml_context *sc = NULL;
+        if (shapes) {
+            struct ggml_init_params sp = {ggml_tensor_overhead() * 32 + ggml_graph_overhead(), NULL, true};
+            sc = ggml_init(sp);
+            gf = build_graph(sc, 32 * (8 + i));
+        }
+        enum ggml_status st = ggml_backend_graph_compute(be, gf);
+        int nodes = ggml_graph_n_nodes(gf);
+        if (sc) {
+            ggml_free(sc);
+        }
+        if (st != GGML_STATUS_SUCCESS || g_calls != before + 1) {
             fprintf(stderr, "compute %d did not reach the fake backend\n", i);
             return 1;
         }
-        printf("compute %d: %d nodes\n", i, ggml_graph_n_nodes(gf));
+        printf("compute %d: %d nodes\n", i, nodes);
     }
     ggml_free(ctx);
     return 0;

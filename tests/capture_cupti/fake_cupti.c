@@ -245,7 +245,11 @@ static void run_on_device(uint64_t *start, uint64_t *end, uint64_t dur) {
 }
 
 static void queue_item(const node *n, uint32_t corr, uint64_t graph_node) {
-    if (g_n_pending >= 8192) cuptiActivityFlushAll(0);
+    /* a full buffer completes (FAKE_CUPTI_FLUSH_EVERY: after that many items, as CUPTI does
+     * with small buffers); with no subscriber to take them the items are forgotten */
+    int every = env_int("FAKE_CUPTI_FLUSH_EVERY", 8192);
+    if (g_n_pending >= (every > 0 && every < 8192 ? every : 8192)) cuptiActivityFlushAll(0);
+    if (g_n_pending >= 8192) g_n_pending = 0;
     if (n->type == NODE_MEMSET) {
         rec_memset *s = &g_pending[g_n_pending++].s;
         memset(s, 0, sizeof *s);

@@ -19,6 +19,7 @@
 #                splits; refused15: error 15 without a CUDA driver loaded: "no CUDA driver"
 #   version      CUDA 13.1's CUPTI (CUpti_ActivityKernel11): one warning naming it
 #   opt-in       OPSCOPE_CUPTI unset: one line saying it is opt-in; OPSCOPE_CUPTI=0: silent
+#   shapes       12,000 computes of new shapes: the kept chains renewed while scopes are pending
 # Every run: the program's stdout and exit status as without the capture.
 set -euo pipefail
 LIB=${OPSCOPE_PRELOAD:-}
@@ -56,5 +57,15 @@ run refused15 eager 2 OPSCOPE_CUPTI=1 FAKE_CUPTI_REFUSE=15 || fail=1
 run version eager 2 OPSCOPE_CUPTI=1 FAKE_CUPTI_VERSION=130100 || fail=1
 run optin eager 2 || fail=1
 run off eager 2 OPSCOPE_CUPTI=0 || fail=1
+# shapes: 12,000 computes, each of a graph of new shapes (8 descriptions each), checkpoints
+# every 50 ms, CUPTI's buffers completed every 10 computes: its pending scopes hold the kept chains only until their records are
+# written, so the chains are renewed (check.py: what the capture holds at the end against the
+# descriptions written, from OPSCOPE_STATS' exit line)
+"$OUT/cuda_program" "$OUT/libcupti.so" shapes 12000 > "$OUT/plain-shapes.txt"
+env OPSCOPE_CUPTI=1 OPSCOPE_GPU_TIMING=all OPSCOPE_STATS=1 OPSCOPE_CHECKPOINT_MS=50 FAKE_CUPTI_FLUSH_EVERY=90 \
+    OPSCOPE_CUPTI_LIB="$OUT/libcupti.so" \
+    GGML_PROFILE="$OUT/shapes.json" LD_PRELOAD="$LIB" "$OUT/cuda_program" "$OUT/libcupti.so" shapes 12000 \
+    > "$OUT/shapes.out" 2> "$OUT/shapes.err" && cmp -s "$OUT/plain-shapes.txt" "$OUT/shapes.out" ||
+    { tail -5 "$OUT/shapes.err"; echo "FAIL: shapes: the program failed or printed otherwise under the capture"; fail=1; }
 [ $fail = 0 ] || exit 1
 python3 "$HERE/check.py" "$OUT"

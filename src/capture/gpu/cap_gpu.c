@@ -7,7 +7,10 @@
  * is ended, which tells how many items to wait for. The items arrive, from whichever thread
  * saw the work complete, before or after that; once both halves are here, gpu_map.c assigns
  * items to node groups and one GPU record per group is written on the arriving thread.
- * Half-met scopes are bounded (MAX_OPEN): past it the oldest is given up and counted.
+ * Half-met scopes are bounded (MAX_OPEN): past it the oldest is given up and counted. A
+ * described scope holds its thread's kept chain, where its descriptions are, until its records
+ * are written or it is given up (opscope_cap_buf_keep_hold): the chain may be renewed meanwhile,
+ * but is not freed.
  * Thread safety: any thread; one mutex guards the open scopes (never held while calling the
  * source or writing records).
  */
@@ -59,6 +62,7 @@ typedef struct gpu_pend {
     const opscope_cap_rec *copy; /* a copy call's description (then no nodes) */
     opscope_gpu_item *items;
     size_t n_items, cap_items;
+    opscope_cap_keep_hold hold; /* the kept chain NODES' and COPY's descriptions are in */
     struct gpu_pend *next;
 } gpu_pend;
 
@@ -110,7 +114,9 @@ static void unlink_pend(gpu_pend *p) {
     }
 }
 
+/* After P's records are committed (or P was given up): its descriptions may go. */
 static void pend_free(gpu_pend *p) {
+    opscope_cap_buf_keep_unhold(p->hold);
     free(p->nodes);
     free(p->items);
     free(p);
@@ -162,7 +168,6 @@ static void settle(gpu_pend *done, gpu_pend *gone) {
  * here on), EXPECTED items. Writes the records now when the items are all in. False when the
  * table had no room (HALF's nodes are freed). */
 static bool describe(uint64_t scope, const gpu_pend *half, int64_t expected) {
-    opscope_cap_buf_keep_pin(); /* pending device work points at descriptions */
     pthread_mutex_lock(&g_mu);
     gpu_pend *p = find_or_add(scope);
     gpu_pend *done = NULL;
@@ -177,6 +182,9 @@ static bool describe(uint64_t scope, const gpu_pend *half, int64_t expected) {
         p->next = items.next;
         p->described = true;
         p->expected = expected;
+        /* the descriptions (this thread's, made since its last safe point) stay until the
+         * records pointing at them are written: taken before any other thread can see P */
+        p->hold = opscope_cap_buf_keep_hold();
         done = take_if_ready(p);
     }
     gpu_pend *gone = trim();

@@ -19,7 +19,13 @@ typedef struct chunk {
      * of its thread, and the thread's committed record bytes when it retired */
     struct chunk *retired_next;
     uint64_t mark;
-    size_t pad_;
+    /* a kept chain's head chunk: pending device work that points into the chain (held by its
+     * owner, let go by any thread: opscope_cap_buf_keep_hold), whether any ever did (the
+     * owner's), and once retired and seen free of holds, the take that must complete before
+     * it is freed (the exporter's) */
+    _Atomic uint32_t holds;
+    bool held;
+    uint64_t clear_take;
     unsigned char data[];
 } chunk;
 
@@ -72,7 +78,9 @@ static struct {
     _Atomic bool drop_oom; /* a chunk could not be mapped below the cap */
     _Atomic int next_thread;
     _Atomic bool renew;  /* kept chains may be renewed: a streaming export takes the records */
-    _Atomic bool pinned; /* description pointers are held beyond their compute: never renew */
+    _Atomic uint64_t holds; /* pending described scopes, all chains (opscope_cap_buf_keep_hold) */
+    /* takes begun, and the last begun that visited every buffer (the exporter's) */
+    _Atomic uint64_t takes, taken_whole;
     uint64_t limit;
     _Atomic unsigned generation; /* bumped by reset_all so threads drop their (freed) buffers */
 } g_store = {.lock = PTHREAD_MUTEX_INITIALIZER, .next_thread = 1, .limit = 512ull << 20};
@@ -113,6 +121,7 @@ static chunk *chunk_new(bool keep) {
     }
     atomic_init(&c->next, NULL);
     atomic_init(&c->used, 0);
+    atomic_init(&c->holds, 0);
     if (keep) {
         atomic_fetch_add_explicit(&g_store.keep_bytes, CHUNK_BYTES, memory_order_relaxed);
     }
@@ -263,7 +272,8 @@ void opscope_cap_buf_usage(opscope_cap_buf_held *h) {
     *h = (opscope_cap_buf_held){.rec_bytes = all > keep ? all - keep : 0, .keep_bytes = keep,
                                 .keep_written = atomic_load(&g_store.keep_used),
                                 .cache_bytes = atomic_load(&g_store.cache_bytes),
-                                .threads = atomic_load(&g_store.n_bufs)};
+                                .threads = atomic_load(&g_store.n_bufs),
+                                .holds = atomic_load_explicit(&g_store.holds, memory_order_relaxed)};
 }
 
 /* Calls FN for the committed records of the chain from chunk C, byte OFF on; stores where it
@@ -323,12 +333,34 @@ static void chain_free(chunk *c) {
     }
 }
 
-/* Frees B's retired kept chains whose records are all taken: every record committed before
- * a chain retired is in the log, and every later one points into a newer chain. Locked. */
+/* Whether nothing points into B's retired chain H any more. Its thread's records committed
+ * before it retired are taken; the thread's later ones point into a newer chain. When pending
+ * device work held it, that work's records were written by whichever thread saw it complete,
+ * in that thread's chain, possibly after the retirement and while a take was walking: so the
+ * chain waits until its holds are seen gone here, and then for a take begun after that (it
+ * sees every record committed before the last hold was let go) to visit every buffer.
+ * Exporter, locked. */
+static bool retired_unused(chunk *h, const tbuf *b) {
+    if (h->mark > b->taken) {
+        return false;
+    }
+    if (!h->held) {
+        return true;
+    }
+    if (h->clear_take == 0) {
+        if (atomic_load_explicit(&h->holds, memory_order_acquire) == 0) {
+            h->clear_take = atomic_load_explicit(&g_store.takes, memory_order_relaxed) + 1;
+        }
+        return false;
+    }
+    return atomic_load_explicit(&g_store.taken_whole, memory_order_relaxed) >= h->clear_take;
+}
+
+/* Frees B's retired kept chains nothing points into (retired_unused). Locked. */
 static void free_retired(tbuf *b) {
     for (chunk **pp = &b->retired; *pp;) {
         chunk *h = *pp;
-        if (h->mark > b->taken) {
+        if (!retired_unused(h, b)) {
             pp = &h->retired_next;
             continue;
         }
@@ -344,6 +376,8 @@ static void free_retired(tbuf *b) {
 }
 
 int opscope_cap_buf_take_new(int (*fn)(void *ud, const opscope_cap_rec *r), void *ud) {
+    uint64_t take = atomic_load_explicit(&g_store.takes, memory_order_relaxed) + 1;
+    atomic_store_explicit(&g_store.takes, take, memory_order_relaxed);
     for (tbuf *b = atomic_load_explicit(&g_store.bufs, memory_order_acquire); b; b = b->next_buf) {
         pthread_mutex_lock(&g_store.lock);
         chunk *c = b->took ? b->took : b->rec.head;
@@ -359,12 +393,17 @@ int opscope_cap_buf_take_new(int (*fn)(void *ud, const opscope_cap_rec *r), void
             return rc;
         }
     }
+    atomic_store_explicit(&g_store.taken_whole, take, memory_order_relaxed);
     return 0;
 }
 
 void opscope_cap_buf_release_taken(void) {
     for (tbuf *b = atomic_load_explicit(&g_store.bufs, memory_order_acquire); b; b = b->next_buf) {
         if (!b->seen) {
+            /* nothing of its own taken, but its retired chains may wait on other threads' */
+            pthread_mutex_lock(&g_store.lock);
+            free_retired(b);
+            pthread_mutex_unlock(&g_store.lock);
             continue;
         }
         /* chunks before the one the take stopped in are wholly taken and final: unmap them
@@ -414,7 +453,9 @@ void opscope_cap_buf_reset_all(void) {
     t_store.dropped = 0;
     t_store.buf = NULL;
     atomic_store(&g_store.renew, false);
-    atomic_store(&g_store.pinned, false);
+    atomic_store(&g_store.holds, 0);
+    atomic_store(&g_store.takes, 0);
+    atomic_store(&g_store.taken_whole, 0);
 }
 
 /* A kept chain this many chunks long is renewed at its thread's next safe point; a chain that
@@ -427,10 +468,28 @@ void opscope_cap_buf_renew_enable(bool on) {
     atomic_store(&g_store.renew, on);
 }
 
-void opscope_cap_buf_keep_pin(void) {
-    if (!atomic_load_explicit(&g_store.pinned, memory_order_relaxed)) {
-        atomic_store(&g_store.pinned, true);
+opscope_cap_keep_hold opscope_cap_buf_keep_hold(void) {
+    tbuf *b = t_store.buf;
+    unsigned gen = atomic_load_explicit(&g_store.generation, memory_order_relaxed);
+    if (!b || t_store.generation != gen || !b->keep.head) {
+        return (opscope_cap_keep_hold){NULL, gen};
     }
+    chunk *h = b->keep.head;
+    h->held = true;
+    atomic_fetch_add_explicit(&h->holds, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g_store.holds, 1, memory_order_relaxed);
+    return (opscope_cap_keep_hold){h, gen};
+}
+
+void opscope_cap_buf_keep_unhold(opscope_cap_keep_hold h) {
+    /* a hold from before opscope_cap_buf_reset_all points at a chain already freed */
+    if (!h.chain || h.gen != atomic_load_explicit(&g_store.generation, memory_order_acquire)) {
+        return;
+    }
+    atomic_fetch_sub_explicit(&g_store.holds, 1, memory_order_relaxed);
+    /* release: the records written for the held work come before the exporter sees 0; the
+     * chunk is not touched after this (it may be freed from then on) */
+    atomic_fetch_sub_explicit(&((chunk *)h.chain)->holds, 1, memory_order_release);
 }
 
 void opscope_cap_buf_safe_point(void) {
@@ -442,8 +501,7 @@ void opscope_cap_buf_safe_point(void) {
     if (b->renew_at == 0) {
         b->renew_at = RENEW_CHUNKS;
     }
-    if (b->keep_chunks < b->renew_at || !atomic_load_explicit(&g_store.renew, memory_order_relaxed) ||
-        atomic_load_explicit(&g_store.pinned, memory_order_relaxed)) {
+    if (b->keep_chunks < b->renew_at || !atomic_load_explicit(&g_store.renew, memory_order_relaxed)) {
         return;
     }
     if (b->safe_points < RENEW_FAST && b->renew_at < (1u << 12)) {
@@ -454,7 +512,9 @@ void opscope_cap_buf_safe_point(void) {
     pthread_mutex_lock(&g_store.lock);
     chunk *h = b->keep.head;
     if (h) {
+        /* retired while held too: the holds keep it (retired_unused), not the renewal */
         h->mark = atomic_load_explicit(&b->committed, memory_order_relaxed);
+        h->clear_take = 0;
         h->retired_next = b->retired;
         b->retired = h;
     }

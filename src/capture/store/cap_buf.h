@@ -291,9 +291,9 @@ static inline const int32_t *opscope_cap_call_cpus(const opscope_cap_call *c) {
 void *opscope_cap_buf_alloc_bytes(size_t size);
 void opscope_cap_buf_commit_bytes(size_t size);
 
-/* The same for what records point at (DESC records, PLAN pages): a chain never freed while
- * the process records, so the pointers of records, plans and caches stay valid after a
- * streaming export freed the records. Commit with opscope_cap_buf_keep_commit. */
+/* The same for what records point at (DESC records, PLAN pages): a chain kept after a
+ * streaming export freed the records that point into it, freed only once renewed and nothing
+ * can point into it any more (renewal, below). Commit with opscope_cap_buf_keep_commit. */
 void *opscope_cap_buf_keep_bytes(size_t size);
 void opscope_cap_buf_keep_commit(size_t size);
 /* A record with N_SRC sources in the kept chain (size and n_src set), or NULL. */
@@ -359,6 +359,7 @@ uint64_t opscope_cap_buf_bytes(void);
  * that recorded. Relaxed reads of atomics: any thread, no lock. */
 typedef struct opscope_cap_buf_held {
     uint64_t rec_bytes, keep_bytes, keep_written, cache_bytes, threads;
+    uint64_t holds; /* pending described scopes (opscope_cap_buf_keep_hold) */
 } opscope_cap_buf_held;
 void opscope_cap_buf_usage(opscope_cap_buf_held *h);
 
@@ -388,12 +389,33 @@ void opscope_cap_buf_release_taken(void);
  * was taken (opscope_cap_buf_release_taken). Memory then stays a window whatever the run's
  * length. A chain that fills within a few hundred computes is the working set, not growth:
  * its thread's threshold doubles instead.
+ *
+ * A GPU source's device work outlives the compute that recorded it: its records are written
+ * when its times arrive, by whichever thread sees that, and point at descriptions of the
+ * describing thread's kept chain. Each such pending scope holds that chain
+ * (opscope_cap_buf_keep_hold) until its records are committed or it is given up
+ * (opscope_cap_buf_keep_unhold). A held chain is renewed like any other, since holds are
+ * always pending somewhere in a steady stream of device work, but once retired it is freed
+ * only after its holds are gone and a take begun after that has visited every buffer (the
+ * held work's records, on other threads, are then taken too).
  */
 /* Allows renewals (ON) or stops them. Any thread. */
 void opscope_cap_buf_renew_enable(bool on);
-/* Says that description pointers are held beyond the compute that made them (a GPU source's
- * pending device work, cap_gpu.c): kept chains are never renewed from then on. Any thread. */
-void opscope_cap_buf_keep_pin(void);
+
+/* A hold on a kept chain: CHAIN its first chunk (NULL: nothing held), GEN the store's
+ * generation when taken (a hold from before opscope_cap_buf_reset_all is void). */
+typedef struct opscope_cap_keep_hold {
+    void *chain;
+    unsigned gen;
+} opscope_cap_keep_hold;
+/* Holds the calling thread's current kept chain, where every description it obtained since
+ * its last safe point lives, for pending work that points at them after that safe point.
+ * Two atomic additions, no lock. Owner thread; let go exactly once. */
+opscope_cap_keep_hold opscope_cap_buf_keep_hold(void);
+/* Lets go of H (nothing when H holds nothing or is void) once the held work's records are
+ * committed, or it was given up: no record written after this may point into the chain.
+ * One atomic subtraction each on the store and the chain; any thread. */
+void opscope_cap_buf_keep_unhold(opscope_cap_keep_hold h);
 /* The calling thread holds no pointer into its kept chain other than through its caches
  * (the records of a compute are out: cap_record.c's graph record): its chain may be renewed
  * here. Cheap when nothing is due (a few loads). Owner thread. */
