@@ -27,7 +27,7 @@ for f in bin/opscope include/opscope.h include/ggml-profiler.h "$LIBDIR/libopsco
          share/doc/opscope/formats.md share/man/man1/opscope.1.gz share/man/man1/opscope-report.1.gz \
          share/man/man1/opscope-record.1.gz share/man/man1/opscope-view.1.gz share/man/man1/opscope-merge.1.gz \
          share/doc/opscope/LICENSE share/doc/opscope/copyright \
-         share/man/man1/opscope-replay.1.gz share/man/man1/opscope-top.1.gz share/doc/opscope/replay.md \
+         share/man/man1/opscope-replay.1.gz share/man/man1/opscope-top.1.gz share/man/man1/opscope-ctl.1.gz share/doc/opscope/replay.md \
          share/doc/opscope/cli.md share/doc/opscope/install.md; do
     check "installed $f" yes "$([ -f "$P/$f" ] && echo yes || echo no)"
 done
