@@ -1,7 +1,8 @@
 /*
- * diff.c - `opscope diff BASE NEW [options]`: each input is streamed once into its side of
- * the comparison (and, with --html, into a timeline sink); the outputs are written to
- * temporary files and renamed only when both inputs were read, so a bad input leaves nothing.
+ * diff.c - `opscope diff BASE NEW [options]`: the options, the outputs and the --html page's
+ * timelines; both sides are read and compared by analyze/diff/diff_load.c (each input streamed
+ * once into its side, read again only when its warm-up guess failed). The outputs are written
+ * to temporary files and renamed only when both inputs were read, so a bad input leaves nothing.
  */
 #include "cli/args.h"
 #include "cli/cli.h"
@@ -307,7 +308,7 @@ int opscope_cli_diff(int argc, char **argv) {
     /* a session of outputs only: each side's analysis is its diff side */
     opscope_session_opts so = {0};
     opscope_session_t *s = opscope_session_new(&so);
-    char why[1024];
+    char why[8192]; /* a refusal names paths */
     if (!s) set_nomem(&err);
     if (!s || add_outputs(s, &a, &v, &err)) goto fail_err;
     rc = opscope_diff_load(&a.lo, &l, &err, why, sizeof why);

@@ -11,11 +11,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The columns: a member of the diff's rows, groups, fusions and trace op pairs. */
+#define RW(m, k, c) OPSCOPE_PY_FIELD(opscope_diff_row, m, k, c)
+#define GK(m, c) OPSCOPE_PY_FIELD(opscope_diff_group, m, OPSCOPE_PY_CSTR, c)
+#define GS(m, c) OPSCOPE_PY_FIELD(opscope_diff_group, m, OPSCOPE_PY_U64, c)
+#define FU(m, k, c) OPSCOPE_PY_FIELD(opscope_diff_fusion, m, k, c)
+#define TP(m, k, c) OPSCOPE_PY_FIELD(opscope_trace_op_pair, m, k, c)
+
 /* The load's refusal, where ERR's message points (valid until this thread's next diff). */
-static _Thread_local char refusal[1024];
+static _Thread_local char refusal[8192];
 
 static const char *status_name(int s) {
     return s == OPSCOPE_DIFF_BOTH ? "both" : s == OPSCOPE_DIFF_ONLY_BASE ? "only_base" : "only_new";
+}
+
+static const char *fusion_kind(int k) { return k == OPSCOPE_DIFF_FUSION_GGML ? "ggml" : "cpu_op"; }
+
+/* Fusion I of the diff SRC. */
+static const void *fusion_row(const void *src, size_t i, void *scratch) {
+    (void)scratch;
+    return opscope_diff_fusion_get(src, i);
 }
 
 /* Row I of the diff SRC. */
@@ -40,7 +55,6 @@ static const void *key_group(const void *src, size_t i, void *scratch) {
     return r->newg ? (const void *)r->newg : row_group(src, i, scratch, false);
 }
 
-#define RW(m, k, c) OPSCOPE_PY_FIELD(opscope_diff_row, m, k, c)
 static const opscope_py_field row_fields[] = {
     RW(name, OPSCOPE_PY_CSTR, "name"), OPSCOPE_PY_LABELED(opscope_diff_row, status, status_name, "status"),
     RW(base_ns, OPSCOPE_PY_F64, "base_norm_ns"), RW(new_ns, OPSCOPE_PY_F64, "new_norm_ns"),
@@ -50,14 +64,12 @@ static const opscope_py_field row_fields[] = {
     RW(shown, OPSCOPE_PY_BOOL, "shown"), RW(regression, OPSCOPE_PY_BOOL, "regression"),
 };
 
-#define GK(m, c) OPSCOPE_PY_FIELD(opscope_diff_group, m, OPSCOPE_PY_CSTR, c)
 static const opscope_py_field key_fields[] = {
     GK(op, "op"), GK(backend, "backend"), GK(shape, "shape"), GK(category, "category"),
     GK(cpu_op, "cpu_op"), GK(layer, "layer"), GK(phase, "phase"),
 };
 
 /* Each side's raw figures of the group (before any normalisation). */
-#define GS(m, c) OPSCOPE_PY_FIELD(opscope_diff_group, m, OPSCOPE_PY_U64, c)
 static const opscope_py_field base_fields[] = {
     GS(count, "base_count"), GS(calls, "base_calls"), GS(total_ns, "base_total_ns"),
     GS(min_ns, "base_min_ns"), GS(max_ns, "base_max_ns"),
@@ -67,14 +79,6 @@ static const opscope_py_field new_fields[] = {
     GS(min_ns, "new_min_ns"), GS(max_ns, "new_max_ns"),
 };
 
-static const char *fusion_kind(int k) { return k == OPSCOPE_DIFF_FUSION_GGML ? "ggml" : "cpu_op"; }
-
-static const void *fusion_row(const void *src, size_t i, void *scratch) {
-    (void)scratch;
-    return opscope_diff_fusion_get(src, i);
-}
-
-#define FU(m, k, c) OPSCOPE_PY_FIELD(opscope_diff_fusion, m, k, c)
 static const opscope_py_field fusion_fields[] = {
     OPSCOPE_PY_LABELED(opscope_diff_fusion, kind, fusion_kind, "kind"), FU(name, OPSCOPE_PY_CSTR, "name"),
     FU(base_calls, OPSCOPE_PY_U64, "base_calls"), FU(base_kernels, OPSCOPE_PY_U64, "base_kernels"),
@@ -83,7 +87,6 @@ static const opscope_py_field fusion_fields[] = {
     FU(delta_ns, OPSCOPE_PY_F64, "delta_ns"), FU(kernel, OPSCOPE_PY_CSTR, "kernel"),
 };
 
-#define TP(m, k, c) OPSCOPE_PY_FIELD(opscope_trace_op_pair, m, k, c)
 static const opscope_py_field pair_fields[] = {
     TP(name, OPSCOPE_PY_CSTR, "name"), TP(count[0], OPSCOPE_PY_U64, "base_count"),
     TP(ns[0], OPSCOPE_PY_U64, "base_ns"), TP(count[1], OPSCOPE_PY_U64, "new_count"),

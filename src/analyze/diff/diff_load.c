@@ -82,7 +82,7 @@ static void input_free(input *in) {
     opscope_trace_ops_free(in->tops);
     opscope_kineto_free(in->kin);
     opscope_strtab_free(in->names);
-    if (in->tl_open) in->tl->drop(in->tl->ud, in->side_no);
+    if (in->tl_open) in->tl->drop(in->tl->ud, in->side_no); /* the caller's timeline */
     opscope_graph_select_close(&in->sel);
     opscope_graphs_free(in->graphs);
     opscope_run_free(in->run);
@@ -250,6 +250,15 @@ static void input_reset(input *in) {
     in->apart = apart;
 }
 
+/* ERR: PATH lacks what --by asked for (MSG); -1. */
+static int lacks(opscope_error *err, const char *path, const char *msg) {
+    memset(err, 0, sizeof *err);
+    err->code = OPSCOPE_ERROR_USAGE; /* no position: the whole profile lacks them */
+    err->msg = msg;
+    snprintf(err->file, sizeof err->file, "%s", path);
+    return -1;
+}
+
 /* After side S's read (IN, its first run PATHS[0]): its graphs finished, its llama-bench tests
  * and requests, and the error of a --by test / request without them. Returns 0, or -1 with
  * ERR filled. */
@@ -260,22 +269,12 @@ static int finish_side(loader *a, input *in, const char *const *paths, opscope_e
         return set_nomem(err), -1;
     /* llama.cpp's warm-ups are no client's requests: left out of the pairing */
     in->n_requests = opscope_run_requests_clients_first(in->requests, in->n_requests);
-    if (a->o.requests_only && !in->n_requests) {
-        memset(err, 0, sizeof *err);
-        err->code = OPSCOPE_ERROR_USAGE; /* no position: the whole profile lacks them */
-        err->msg = "--by request: no llama requests in this profile (its capture saw no "
-                   "libllama batches)";
-        snprintf(err->file, sizeof err->file, "%s", paths[0]);
-        return -1;
-    }
-    if (a->o.tests_only && !in->n_tests) {
-        memset(err, 0, sizeof *err);
-        err->code = OPSCOPE_ERROR_USAGE; /* no position: the whole profile lacks them */
-        err->msg = "--by test: no llama-bench tests in this profile (its capture says no "
-                   "llama contexts with a warm-up and repetitions)";
-        snprintf(err->file, sizeof err->file, "%s", paths[0]);
-        return -1;
-    }
+    if (a->o.requests_only && !in->n_requests)
+        return lacks(err, paths[0], "--by request: no llama requests in this profile (its capture saw no "
+                                    "libllama batches)");
+    if (a->o.tests_only && !in->n_tests)
+        return lacks(err, paths[0], "--by test: no llama-bench tests in this profile (its capture says no "
+                                    "llama contexts with a warm-up and repetitions)");
     return 0;
 }
 
@@ -419,7 +418,8 @@ int opscope_diff_norm_parse(const char *s, opscope_diff_norm *out) {
 static int load_run(loader *a, opscope_error *err, char *why, size_t size) {
     const char *no_steady = NULL, *reason = NULL;
     if (read_sides(a, a->in, a->o.paths, &no_steady, err)) return -1;
-    if (opscope_diff_kind_refusal(&a->in[0].kind, &a->in[1].kind, why, size)) return 1;
+    /* the refusal's sentence is cut at 1023 bytes, as the command has always written it */
+    if (opscope_diff_kind_refusal(&a->in[0].kind, &a->in[1].kind, why, size < 1024 ? size : 1024)) return 1;
     a->d = compute(a, no_steady, &reason);
     if (!a->d && reason) return snprintf(why, size, "%s", reason), 1;
     if (!a->d) return set_nomem(err), -1;
