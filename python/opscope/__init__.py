@@ -8,7 +8,7 @@
                                          # kernel_stats, stream_stats
     d = opscope.diff("base.json", "new.json", by="op")   # what `opscope diff` compares
     d.groups                             # DataFrames: groups, fusions, trace_cpu_ops,
-                                         # trace_gpu_ops; d.summary: `diff --json` as a dict
+                                         # trace_gpu_ops, threads; d.summary: `diff --json`
 
 Columns and units: docs/python.md. Numbers come from numpy.frombuffer over the C arrays and
 strings from one dictionary per column, so no Python code runs per row.
@@ -28,7 +28,7 @@ __all__ = ["load", "job", "diff", "Error", "Profile", "Job", "Diff", "TABLES", "
 TABLES = ("ops", "kernels", "cpu_ops", "steps", "streams", "requests", "tests", "collectives",
           "kernel_stats", "stream_stats")
 JOB_TABLES = ("ranks", "stragglers", "collectives")
-DIFF_TABLES = ("groups", "fusions", "trace_cpu_ops", "trace_gpu_ops")
+DIFF_TABLES = ("groups", "fusions", "trace_cpu_ops", "trace_gpu_ops", "threads")
 
 _L = _lib.load_library()
 library_path = _L.path

@@ -52,7 +52,7 @@ typedef struct opscope_py_diff_opts {
 /* Compares the runs PATHS[0..N_BASE) with PATHS[N_BASE..N_BASE+N_NEW) as `opscope diff BASE
  * NEW` (several runs a side: BASE1 BASE2 -- NEW1 NEW2) with O's options, and returns its
  * result: the document `diff --json` writes as the summary, and the tables "groups",
- * "fusions", "trace_cpu_ops", "trace_gpu_ops". NULL with ERR filled: bad input naming its
+ * "fusions", "trace_cpu_ops", "trace_gpu_ops", "threads". NULL with ERR filled: bad input naming its
  * file; OPSCOPE_ERROR_USAGE for a bad option or inputs that cannot be compared as asked (the
  * message, valid until this thread's next diff, is the one the CLI prints). Nothing is
  * printed. */

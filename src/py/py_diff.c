@@ -1,13 +1,14 @@
 /*
  * py_diff.c - the Python package's diff: both sides read and compared as `opscope diff`
  * reads them (analyze/diff/diff_load.h), the diff's JSON written by its writer into memory,
- * and its groups, fusions and trace ops copied as columns (see opscope_py.h).
+ * and its groups, fusions, trace ops and CPU threads copied as columns (see opscope_py.h).
  */
 #include "analyze/diff/diff_load.h"
 #include "export/diff/diff_report.h"
 #include "export/diff/diff_view.h"
 #include "py/py_result.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,47 @@ static const opscope_py_field pair_fields[] = {
     TP(ns[1], OPSCOPE_PY_U64, "new_ns"),
 };
 
+/* A group's CPU threads compared (diff.h's opscope_diff_thread_cmp): unknown figures NaN. */
+typedef struct thread_row {
+    const char *name;
+    opscope_diff_threads base, newer;
+    double speedup, efficiency, base_imbalance, new_imbalance, base_wait_share, new_wait_share;
+} thread_row;
+
+static double known(double v) { return v >= 0 ? v : NAN; }
+
+static const void *threads_row(const void *src, size_t i, void *scratch) {
+    const opscope_diff_row *r = opscope_diff_row_get(src, i);
+    thread_row *t = scratch;
+    opscope_diff_thread_cmp c;
+    opscope_diff_thread_cmp_get(src, r, &c);
+    memset(t, 0, sizeof *t);
+    t->name = r->name;
+    if (r->base) t->base = r->base->threads;
+    if (r->newg) t->newer = r->newg->threads;
+    t->speedup = known(c.speedup);
+    t->efficiency = known(c.efficiency);
+    t->base_imbalance = known(c.base_imbalance);
+    t->new_imbalance = known(c.new_imbalance);
+    t->base_wait_share = known(c.base_wait_share);
+    t->new_wait_share = known(c.new_wait_share);
+    return t;
+}
+
+#define TH(m, k, c) OPSCOPE_PY_FIELD(thread_row, m, k, c)
+static const opscope_py_field thread_fields[] = {
+    TH(name, OPSCOPE_PY_CSTR, "name"),
+    TH(base.n, OPSCOPE_PY_U64, "base_n"), TH(base.work_ns, OPSCOPE_PY_U64, "base_work_ns"),
+    TH(base.work_mean_ns, OPSCOPE_PY_U64, "base_work_mean_ns"), TH(base.work_max_ns, OPSCOPE_PY_U64, "base_work_max_ns"),
+    TH(base.wait_ns, OPSCOPE_PY_U64, "base_wait_ns"),
+    TH(newer.n, OPSCOPE_PY_U64, "new_n"), TH(newer.work_ns, OPSCOPE_PY_U64, "new_work_ns"),
+    TH(newer.work_mean_ns, OPSCOPE_PY_U64, "new_work_mean_ns"), TH(newer.work_max_ns, OPSCOPE_PY_U64, "new_work_max_ns"),
+    TH(newer.wait_ns, OPSCOPE_PY_U64, "new_wait_ns"),
+    TH(speedup, OPSCOPE_PY_F64, "speedup"), TH(efficiency, OPSCOPE_PY_F64, "efficiency"),
+    TH(base_imbalance, OPSCOPE_PY_F64, "base_imbalance"), TH(new_imbalance, OPSCOPE_PY_F64, "new_imbalance"),
+    TH(base_wait_share, OPSCOPE_PY_F64, "base_wait_share"), TH(new_wait_share, OPSCOPE_PY_F64, "new_wait_share"),
+};
+
 #define NF(a) (sizeof a / sizeof *a)
 
 /* "groups": a row per group of the comparison, its key's parts and each side's raw figures. */
@@ -124,7 +166,7 @@ static int fill_diff(opscope_py_t *r, const opscope_diff_load_t *l, const opscop
     }
     if (fp && fclose(fp)) rc = -1;
     opscope_py_table *t = r->tables;
-    r->n_tables = 4;
+    r->n_tables = 5;
     rc |= groups_table(&t[0], v.d);
     opscope_py_rows fu = {.src = v.d, .n = opscope_diff_n_fusions(v.d), .get = fusion_row};
     rc |= opscope_py_table_build(&t[1], "fusions", &fu, fusion_fields, NF(fusion_fields));
@@ -133,7 +175,11 @@ static int fill_diff(opscope_py_t *r, const opscope_diff_load_t *l, const opscop
     rc |= opscope_py_table_build(&t[2], "trace_cpu_ops", &cpu, pair_fields, NF(pair_fields));
     opscope_py_rows gpu = {.src = c ? c->gpu : NULL, .n = c ? c->n_gpu : 0, .stride = sizeof *c->gpu};
     rc |= opscope_py_table_build(&t[3], "trace_gpu_ops", &gpu, pair_fields, NF(pair_fields));
-    for (int i = 0; i < 4; i++) rc |= opscope_py_table_seal(&t[i]);
+    /* a row per group when a side has per-thread times, else none */
+    opscope_py_rows th = {.src = v.d, .n = opscope_diff_threads_compared(v.d) ? opscope_diff_n_rows(v.d) : 0,
+                          .stride = sizeof(thread_row), .get = threads_row};
+    rc |= opscope_py_table_build(&t[4], "threads", &th, thread_fields, NF(thread_fields));
+    for (int i = 0; i < 5; i++) rc |= opscope_py_table_seal(&t[i]);
     return rc || !r->summary ? -1 : 0;
 }
 

@@ -3,10 +3,11 @@
 opscope.diff against `opscope diff --json` on the same inputs and options, and against this
 script's own reading of a small pair.
 
-  json     on ggml pairs (one run a side, several runs a side, --by op,phase, --per none) and
+  json     on ggml pairs (one run a side, several runs a side, --by op,phase, --per none, with
+           per-thread times) and
            Kineto pairs (--steps, --by kernel): every group's row of the DataFrame equals the
            JSON's row of that name (strings, counts and ns exactly, doubles to 1e-9 relative),
-           fusions and the trace ops likewise, and `summary` is the JSON document itself
+           fusions, the trace ops and the CPU threads' rows likewise, and `summary` is the JSON document itself
            (the generator aside)
   own      on a 1-thread against a 2-thread CPU profile, with the warm-up included and no
            normalisation: per ggml op whose records are never fused and carry no sub-op, the
@@ -93,6 +94,9 @@ GROUP_COLS = [(c, c) for c in ("status", "base_norm_ns", "new_norm_ns", "delta_n
 KEY_PARTS = ("op", "backend", "shape", "category", "cpu_op", "layer", "phase")
 FUSION_COLS = [(c, c) for c in ("kind", "base_calls", "base_kernels", "base_ns", "new_calls", "new_kernels",
                                 "new_ns", "delta_ns")]
+THREAD_COLS = [(s + "_" + c, s + "_" + c) for s in ("base", "new")
+               for c in ("n", "work_ns", "work_mean_ns", "work_max_ns", "wait_ns")] + \
+    [(c, c) for c in ("speedup", "efficiency", "base_imbalance", "new_imbalance", "base_wait_share", "new_wait_share")]
 PAIR_COLS = [(c, c) for c in ("base_count", "base_ns", "new_count", "new_ns")]
 
 
@@ -109,13 +113,19 @@ def compare(base, new, opts, tag):
         got = [r for r in d.groups.set_index("name").loc[[r["name"] for r in ref["groups"]], part]]
         check(got == want, "%s groups: key part %s differs" % (tag, part))
     check_rows(d.fusions, ref.get("fusion", []), FUSION_COLS, tag + " fusions")
+    if any("threads" in r for r in ref["groups"]):  # a side has per-thread times
+        flat = [dict(r["threads"], name=r["name"]) for r in ref["groups"]]
+        check_rows(d.threads, flat, THREAD_COLS, tag + " threads")
+    else:
+        check(len(d.threads) == 0, "%s: threads rows without per-thread times" % tag)
     tops = ref.get("trace_ops")
     check((tops is None) == (len(d.trace_cpu_ops) == 0), "%s: trace ops present only when the JSON has them" % tag)
     if tops:
         check_rows(d.trace_cpu_ops, tops["cpu"], PAIR_COLS, tag + " trace CPU ops")
         check_rows(d.trace_gpu_ops, tops["gpu"], PAIR_COLS, tag + " trace GPU ops")
-    print("json %s: %d groups, %d fusions, %d+%d trace ops%s" % (tag, len(d.groups), len(d.fusions),
-          len(d.trace_cpu_ops), len(d.trace_gpu_ops), "" if ok else " (differ)"))
+    print("json %s: %d groups, %d fusions, %d+%d trace ops, %d threads rows%s" % (
+        tag, len(d.groups), len(d.fusions), len(d.trace_cpu_ops), len(d.trace_gpu_ops), len(d.threads),
+        "" if ok else " (differ)"))
 
 
 def json_part():
@@ -123,6 +133,7 @@ def json_part():
     compare(G("cpu-f32-t2.json.gz"), G("cpu-q4_0-t2.json.gz"), {"by": "op,phase", "per": "none"}, "ggml-q4-phase")
     compare(G("cpu-f32-t2.json.gz"), G("cpu-f32-nofuse-t2.json.gz"), {"min_share": 0}, "ggml-fusion")
     compare(NOISE[:2], NOISE[2:4], {}, "ggml-runs")
+    compare(os.path.join(DATA, "threads", "t1.json.gz"), os.path.join(DATA, "threads", "t2.json.gz"), {}, "ggml-cpu-threads")
     compare(G("cpu-f32-t1.json.gz"), G("cpu-f32-t2.json.gz"), {"graphs": "3-", "include_warmup": True}, "ggml-graphs")
     compare(K("hta_a100_step1.json.gz"), K("hta_v100_step1.json.gz"), {}, "kineto-hta")
     compare(K("hta_a100_step1.json.gz"), K("hta_v100_step1.json.gz"), {"by": "kernel", "steps": "1009-"},
