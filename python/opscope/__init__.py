@@ -6,6 +6,9 @@
     p.kernels.head()                     # pandas DataFrames: ops, kernels, cpu_ops, steps,
                                          # streams, requests, tests, collectives,
                                          # kernel_stats, stream_stats
+    d = opscope.diff("base.json", "new.json", by="op")   # what `opscope diff` compares
+    d.groups                             # DataFrames: groups, fusions, trace_cpu_ops,
+                                         # trace_gpu_ops, threads; d.summary: `diff --json`
 
 Columns and units: docs/python.md. Numbers come from numpy.frombuffer over the C arrays and
 strings from one dictionary per column, so no Python code runs per row.
@@ -19,11 +22,13 @@ import pandas as pd
 
 from . import _lib
 
-__all__ = ["load", "job", "Error", "Profile", "Job", "TABLES", "JOB_TABLES"]
+__all__ = ["load", "job", "diff", "Error", "Profile", "Job", "Diff", "TABLES", "JOB_TABLES",
+           "DIFF_TABLES"]
 
 TABLES = ("ops", "kernels", "cpu_ops", "steps", "streams", "requests", "tests", "collectives",
           "kernel_stats", "stream_stats")
 JOB_TABLES = ("ranks", "stragglers", "collectives")
+DIFF_TABLES = ("groups", "fusions", "trace_cpu_ops", "trace_gpu_ops", "threads")
 
 _L = _lib.load_library()
 library_path = _L.path
@@ -104,14 +109,21 @@ class Job(_Result):
     tables are JOB_TABLES."""
 
 
-def _take(h, names):
-    """The summary and the tables NAMES of the result H, which is freed."""
+class Diff(_Result):
+    """Two profiles or traces compared as `opscope diff` compares them: `summary` is the whole
+    document `diff --json` writes; the tables are DIFF_TABLES."""
+
+
+def _take(h, names, whole=False):
+    """The summary (WHOLE: the whole document, else its "summary" member) and the tables NAMES
+    of the result H, which is freed."""
     if not h:
         return None
     try:
         n = ctypes.c_size_t()
         text = ctypes.string_at(_L.opscope_py_summary(h, ctypes.byref(n)), n.value)
-        summary = json.loads(text).get("summary", {})
+        doc = json.loads(text)
+        summary = doc if whole else doc.get("summary", {})
         made = {_L.opscope_py_table_name(h, t).decode(): t for t in range(_L.opscope_py_n_tables(h))}
         tables = {name: _table(h, made[name]) for name in names}
     finally:
@@ -141,3 +153,44 @@ def job(paths, threads=0):
         raise _error(err)
     summary, tables = _take(h, JOB_TABLES)
     return Job(", ".join(str(p) for p in paths), summary.get("job", summary), tables)
+
+
+def _paths(p):
+    return [p] if isinstance(p, (str, bytes, os.PathLike)) else list(p)
+
+
+_DIFF_OPTIONS = {"by", "per", "batch", "graphs", "steps", "min_share", "alpha", "fail_on_regression",
+                 "merge_backends", "include_warmup"}
+
+
+def diff(base, new, **options):
+    """Compares BASE with NEW (each a path, or a list of runs of that side) as `opscope diff`
+    does, in-process. OPTIONS are the command's, by their names: by ("op", "kernel,phase",
+    "test", "request"...), per ("auto", "none", "graph", "token", "iteration"), batch, graphs
+    and steps (N, "A-B" or "A-"; batch also "decode" or "prefill"), min_share (percent, 0.5),
+    alpha (0.05), fail_on_regression (percent; None: not asked), merge_backends and
+    include_warmup (bools). Raises Error for bad input (its file, line, byte) and for options
+    or inputs the command refuses; TypeError for an unknown option."""
+    unknown = set(options) - _DIFF_OPTIONS
+    if unknown:
+        raise TypeError("opscope.diff: unknown option(s) %s (known: %s)" % (
+            ", ".join(sorted(unknown)), ", ".join(sorted(_DIFF_OPTIONS))))
+    text = lambda k: None if options.get(k) is None else str(options[k]).encode()
+    fail = options.get("fail_on_regression")
+    o = _lib.DiffOpts(by=text("by"), per=text("per"), batch=text("batch"), graphs=text("graphs"),
+                      steps=text("steps"), min_share=float(options.get("min_share", 0.5)),
+                      alpha=float(options.get("alpha", 0.05)), fail_pct=-1.0 if fail is None else float(fail),
+                      merge_backends=int(bool(options.get("merge_backends"))),
+                      include_warmup=int(bool(options.get("include_warmup"))))
+    sides = [_paths(base), _paths(new)]
+    runs = sides[0] + sides[1]
+    arr = (ctypes.c_char_p * max(len(runs), 1))(*[os.fsencode(p) for p in runs])
+    err = _lib.CError()
+    h = _L.opscope_py_diff(arr, len(sides[0]), len(sides[1]), ctypes.byref(o), ctypes.byref(err))
+    if not h:
+        raise _error(err)
+    summary, tables = _take(h, DIFF_TABLES, whole=True)
+    g = tables["groups"]
+    g["p_value"] = g["p_value"].where(g["p_value"] >= 0)  # not tested (-1 in C): NaN, null in the JSON
+    name = " vs ".join(", ".join(str(p) for p in s) for s in sides)
+    return Diff(name, summary, tables)

@@ -7,6 +7,14 @@ SONAME = "libopscope.so.0"
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+class DiffOpts(ctypes.Structure):
+    """py/opscope_py.h's opscope_py_diff_opts, field by field."""
+    _fields_ = [("by", ctypes.c_char_p), ("per", ctypes.c_char_p), ("batch", ctypes.c_char_p),
+                ("graphs", ctypes.c_char_p), ("steps", ctypes.c_char_p), ("min_share", ctypes.c_double),
+                ("alpha", ctypes.c_double), ("fail_pct", ctypes.c_double), ("merge_backends", ctypes.c_int),
+                ("include_warmup", ctypes.c_int)]
+
+
 class CError(ctypes.Structure):
     """include/opscope.h's opscope_error, field by field."""
     _fields_ = [("code", ctypes.c_int), ("msg", ctypes.c_char_p), ("file", ctypes.c_char * 256),
@@ -36,6 +44,8 @@ def _declare(lib):
         "opscope_py_abi": (I, []),
         "opscope_py_load": (P, [ctypes.c_char_p, ctypes.POINTER(CError)]),
         "opscope_py_job": (P, [ctypes.POINTER(ctypes.c_char_p), I, I, ctypes.POINTER(CError)]),
+        "opscope_py_diff": (P, [ctypes.POINTER(ctypes.c_char_p), S, S, ctypes.POINTER(DiffOpts),
+                                ctypes.POINTER(CError)]),
         "opscope_py_free": (None, [P]),
         "opscope_py_summary": (P, [P, ctypes.POINTER(S)]),
         "opscope_py_n_tables": (S, [P]),

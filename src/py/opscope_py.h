@@ -39,6 +39,26 @@ OPSCOPE_API opscope_py_t *opscope_py_load(const char *path, opscope_error *err);
  * failed; nothing is printed). */
 OPSCOPE_API opscope_py_t *opscope_py_job(const char *const *inputs, int n, int threads, opscope_error *err);
 
+/* A diff's options, as `opscope diff`'s of the same names (NULL strings: the default):
+ * --by, --per, --batch, --graphs, --steps; --min-share (percent; the CLI's default 0.5),
+ * --alpha (0.05), --fail-on-regression (percent; < 0: not asked), --merge-backends,
+ * --include-warmup. */
+typedef struct opscope_py_diff_opts {
+    const char *by, *per, *batch, *graphs, *steps;
+    double min_share, alpha, fail_pct;
+    int merge_backends, include_warmup;
+} opscope_py_diff_opts;
+
+/* Compares the runs PATHS[0..N_BASE) with PATHS[N_BASE..N_BASE+N_NEW) as `opscope diff BASE
+ * NEW` (several runs a side: BASE1 BASE2 -- NEW1 NEW2) with O's options, and returns its
+ * result: the document `diff --json` writes as the summary, and the tables "groups",
+ * "fusions", "trace_cpu_ops", "trace_gpu_ops", "threads". NULL with ERR filled: bad input naming its
+ * file; OPSCOPE_ERROR_USAGE for a bad option or inputs that cannot be compared as asked (the
+ * message, valid until this thread's next diff, is the one the CLI prints). Nothing is
+ * printed. */
+OPSCOPE_API opscope_py_t *opscope_py_diff(const char *const *paths, size_t n_base, size_t n_new,
+                                          const opscope_py_diff_opts *o, opscope_error *err);
+
 /* Frees R and everything it handed out. NULL is a no-op. */
 OPSCOPE_API void opscope_py_free(opscope_py_t *r);
 

@@ -79,8 +79,8 @@ ANALYZE_ROOMS = {
     "ggml": {"record", "intervals", "rpc"},
     "kineto": {"record", "intervals"},
     "job": {"kineto", "record", "intervals"},
-    "diff": {"ggml", "kineto", "record", "intervals", "rpc"},
     "session": {"ggml", "kineto", "rpc", "record", "intervals", "threads"},
+    "diff": {"session", "ggml", "kineto", "record", "intervals", "rpc"},  # session: its tee
     "live": {"record"},
 }
 

@@ -1,5 +1,5 @@
 /* diff_kind.c - the kinds of a diff's runs and the refusal of unlike ones (see diff_kind.h). */
-#include "cli/diff_kind.h"
+#include "analyze/diff/diff_kind.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * ggml profile with a Kineto trace: their ops share no names (ggml ops and PyTorch kernels or
  * CPU ops), so every group would be on one side only, an all-zero table.
  *
- * Internal to the CLI. Ownership: the caller owns the struct (zeroed = nothing read).
+ * Internal to analyze/diff (diff_load.c). Ownership: the caller owns the struct (zeroed = nothing read).
  * Thread safety: none.
  */
 #ifndef OPSCOPE_DIFF_KIND_H
