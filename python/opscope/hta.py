@@ -1,0 +1,337 @@
+"""HTA's face over opscope: `TraceAnalysis` with Holistic Trace Analysis' method names,
+arguments and DataFrame columns, so that a notebook written for HTA runs by changing its import:
+
+    from opscope.hta import TraceAnalysis
+    t = TraceAnalysis(trace_dir="traces/", include_last_profiler_step=True)
+    t.get_temporal_breakdown(visualize=False)
+
+Every figure is the C core's (the tables and summary of opscope.load and opscope.job); this
+module only renames, converts nanoseconds to HTA's microseconds and arranges rows as HTA does.
+What is not there yet raises NotImplementedError naming it (docs/python.md, "HTA's face").
+"""
+import os
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from . import job as _job
+from . import load as _load
+
+__all__ = ["TraceAnalysis"]
+
+_US = 1000.0  # HTA's times are the trace's microseconds; opscope's are nanoseconds
+_WARNED = set()
+
+
+def _once(key, text):
+    """Warns TEXT the first time KEY is seen in this process (HTA's plots, defaults kept)."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn("opscope.hta: " + text, stacklevel=3)
+
+
+def _trace_files(trace_dir):
+    """The traces of TRACE_DIR in name order, as HTA finds them (.json and .json.gz files)."""
+    names = sorted(n for n in os.listdir(trace_dir) if n.endswith((".json", ".json.gz")))
+    if not names:
+        raise ValueError("opscope.hta: no .json or .json.gz trace in %s" % trace_dir)
+    return [os.path.join(trace_dir, n) for n in names]
+
+
+def _plot(visualize, draw):
+    """Draws with plotly when VISUALIZE and plotly is installed; says once when it is not."""
+    if not visualize:
+        return
+    try:
+        import plotly.express as px
+    except ImportError:
+        _once("plotly", "plotly is not installed: visualize=True draws nothing")
+        return
+    draw(px).show()
+
+
+class TraceAnalysis:
+    """The traces of one job (a folder, or TRACE_FILES: rank -> path), read once by the C core
+    (opscope.job for the ranks' figures, opscope.load per rank for its tables).
+
+    include_last_profiler_step: opscope keeps every event, the last step's too, so its figures
+    are HTA's with include_last_profiler_step=True; with False (HTA's default) a warning says
+    so once and the figures stay those of the whole trace."""
+
+    def __init__(self, trace_files=None, trace_dir="", include_last_profiler_step=False):
+        paths = list(trace_files.values()) if trace_files else _trace_files(trace_dir)
+        if not include_last_profiler_step:
+            _once("last_step", "the last profiler step is kept (figures are HTA's with "
+                  "include_last_profiler_step=True)")
+        self._job = _job(paths)
+        ranks = self._job.ranks
+        self._ranks = ranks.sort_values("rank", kind="stable").reset_index(drop=True)
+        self._paths = dict(zip(self._ranks["rank"].astype(int), self._ranks["trace"]))
+        self._loaded = {}
+
+    def _profile(self, rank):
+        """The opscope.Profile of RANK, loaded on first use."""
+        rank = int(rank)
+        if rank not in self._paths:
+            raise ValueError("opscope.hta: no rank %d (ranks: %s)" % (rank, sorted(self._paths)))
+        if rank not in self._loaded:
+            self._loaded[rank] = _load(self._paths[rank])
+        return self._loaded[rank]
+
+    @staticmethod
+    def _ranks_of(ranks):
+        return [0] if not ranks else [int(r) for r in ranks]
+
+    # -- the ranks' GPU time -------------------------------------------------------------
+
+    def get_temporal_breakdown(self, visualize=True):
+        """Per rank: idle, compute and non-compute time over the span of its GPU activities
+        (HTA's columns, microseconds, percentages rounded to 2 places)."""
+        r = self._ranks
+        span = r["span_ns"].to_numpy(np.float64)
+        idle = r["idle_ns"].to_numpy(np.float64)
+        comp = r["compute_ns"].to_numpy(np.float64)
+        df = pd.DataFrame({"rank": r["rank"].to_numpy(np.int64), "idle_time(us)": idle / _US,
+                           "compute_time(us)": comp / _US,
+                           "non_compute_time(us)": (span - idle - comp) / _US,
+                           "kernel_time(us)": span / _US})
+        for col in ("idle_time", "compute_time", "non_compute_time"):
+            df[col + "_pctg"] = np.round(100 * df[col + "(us)"] / df["kernel_time(us)"], 2)
+        _plot(visualize, lambda px: px.bar(
+            df, x="rank", y=["idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg"],
+            title="Temporal breakdown across ranks"))
+        return df
+
+    def get_comm_comp_overlap(self, visualize=True):
+        """Per rank: the share of its communication time overlapped by computation (HTA:
+        NaN for a rank without communication)."""
+        r = self._ranks
+        comm = r["comm_ns"].to_numpy(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = r["overlap_ns"].to_numpy(np.float64) / comm
+        df = pd.DataFrame({"rank": r["rank"].to_numpy(np.int64),
+                           "comp_comm_overlap_pctg": np.round(100 * ratio, 2)})
+        _plot(visualize, lambda px: px.bar(df, x="rank", y="comp_comm_overlap_pctg",
+                                           title="Computation-Communication Overlap"))
+        return df
+
+    # -- kernels -------------------------------------------------------------------------
+
+    def _kernel_types(self, p):
+        """P's kernel_stats with HTA's kernel_type per name: COMMUNICATION (opscope's
+        communication category), MEMORY (memcpy and memset), else COMPUTATION."""
+        ks = p.kernel_stats.copy()
+        comm = set(p.kernels.loc[p.kernels["category"] == "communication", "name"])
+        ks["kernel_type"] = np.where(ks["kind"] != "kernel", "MEMORY",
+                                     np.where(ks["name"].isin(comm), "COMMUNICATION", "COMPUTATION"))
+        return ks
+
+    @staticmethod
+    def _aggregate(ks, duration_ratio, num_kernels):
+        """HTA's summary of one kernel type: names by summed time, those past DURATION_RATIO of
+        the running sum or past NUM_KERNELS merged into "others" (whose figures are those of
+        the merged names' sums, as HTA computes them)."""
+        df = pd.DataFrame({"name": ks["name"].to_numpy(), "sum": ks["sum_ns"] / _US,
+                           "max": ks["max_ns"] / _US, "min": ks["min_ns"] / _US,
+                           "mean": ks["mean_ns"] / _US, "std": ks["std_ns"] / _US})
+        df = df.sort_values("sum", ascending=False, kind="stable", ignore_index=True)
+        if len(df) > num_kernels:
+            cum = df["sum"].cumsum()
+            others = (cum > cum.quantile(duration_ratio)) | (df.index >= num_kernels)
+            df.loc[others, "name"] = "others"
+            df = df.groupby("name")["sum"].agg(["sum", "max", "min", "mean", "std"]).reset_index()
+            df = df.fillna({"std": 0})
+        return df
+
+    def get_gpu_kernel_breakdown(self, visualize=True, duration_ratio=0.8, num_kernels=10,
+                                 include_memory_kernels=True, image_renderer=""):
+        """HTA's two tables: time per kernel type (kernel_type, sum, percentage) and per kernel
+        name and rank (sum, max, min, stddev, mean in microseconds; "others" past the top)."""
+        types = ["COMPUTATION", "COMMUNICATION"] + (["MEMORY"] if include_memory_kernels else [])
+        rows, sums = [], {}
+        for rank in self._paths:
+            ks = self._kernel_types(self._profile(rank))
+            for kt in types:
+                df = self._aggregate(ks[ks["kernel_type"] == kt], duration_ratio, num_kernels)
+                df["kernel_type"], df["rank"] = kt, rank
+                rows.append(df)
+            self._type_sums(rank, types, sums)
+        metrics = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+        metrics = metrics.sort_values(["kernel_type", "name", "rank"], ignore_index=True)
+        metrics = metrics.rename(columns={"sum": "sum (us)", "mean": "mean (us)", "max": "max (us)",
+                                          "min": "min (us)", "std": "stddev"})
+        metrics = metrics[["name", "sum (us)", "max (us)", "min (us)", "stddev", "mean (us)",
+                           "kernel_type", "rank"]]
+        kt = pd.DataFrame({"kernel_type": list(sums), "sum": list(sums.values())})
+        kt = kt[kt["sum"] > 0].sort_values("sum", ascending=False, ignore_index=True)
+        kt["percentage"] = np.round(kt["sum"] / kt["sum"].sum() * 100, 1)
+        _plot(visualize, lambda px: px.pie(kt, values="percentage", names="kernel_type",
+                                           title="Kernel Type Percentage Across All Ranks"))
+        return kt, metrics
+
+    def _type_sums(self, rank, types, sums):
+        """Adds RANK's time per kernel type to SUMS: the unions of its compute, communication
+        and memory activities. HTA splits the overlaps of the types into their own rows
+        ("COMPUTATION overlapping COMMUNICATION"); opscope has the compute and communication
+        overlap only, so a rank with overlaps warns once and its union figures are kept."""
+        r = self._ranks[self._ranks["rank"] == rank].iloc[0]
+        union = {"COMPUTATION": r["compute_ns"], "COMMUNICATION": r["comm_ns"], "MEMORY": r["memory_ns"]}
+        if r["compute_ns"] + r["comm_ns"] + r["memory_ns"] != r["busy_ns"]:
+            _once("ktype_overlap", "kernel types overlap in time: HTA's overlap rows are not "
+                  "split yet, each type's sum is its union")
+        for t in types:
+            sums[t] = sums.get(t, 0) + int(union[t]) // 1000
+
+    def get_idle_time_breakdown(self, ranks=None, streams=None, visualize=True, visualize_pctg=True,
+                                show_idle_interval_stats=False, consecutive_kernel_delay=30):
+        """Per rank and stream, its idle time split by HTA's rule: host_wait (the launch call
+        started after the stream's previous activity ended), kernel_wait (a gap under
+        consecutive_kernel_delay microseconds), other. Returns (that table, None)."""
+        if consecutive_kernel_delay != 30:
+            raise NotImplementedError("opscope.hta: consecutive_kernel_delay other than 30 us")
+        if show_idle_interval_stats:
+            _once("idle_stats", "show_idle_interval_stats: the interval statistics are not "
+                  "computed yet (None)")
+        rows = []
+        for rank in self._ranks_of(ranks):
+            ss = self._profile(rank).stream_stats.sort_values("stream", kind="stable")
+            if streams:
+                ss = ss[ss["stream"].isin(list(streams))]
+            for s in ss.itertuples():
+                split = [("host_wait", s.idle_host_ns), ("kernel_wait", s.idle_kernel_ns),
+                         ("other", s.idle_other_ns)]
+                total = float(s.idle_host_ns + s.idle_kernel_ns + s.idle_other_ns)
+                for cat, ns in split:
+                    if ns or cat == "other":
+                        rows.append((rank, int(s.stream), cat, ns / _US, ns / total if total else np.nan))
+        df = pd.DataFrame(rows, columns=["rank", "stream", "idle_category", "idle_time", "idle_time_ratio"])
+        y = "idle_time_ratio" if visualize_pctg else "idle_time"
+        _plot(visualize, lambda px: px.bar(df.astype({"stream": str}), x="stream", y=y,
+                                           color="idle_category", title="Idle time breakdown"))
+        return df, None
+
+    # -- queue and memory bandwidth --------------------------------------------------------
+
+    @staticmethod
+    def _describe(rows, index, value):
+        """HTA's describe() layout: columns (VALUE, count ... max), index INDEX."""
+        stats = ["count", "mean", "std", "min", "25%", "50%", "75%", "max"]
+        if not rows:
+            return None
+        df = pd.DataFrame([r[len(index):] for r in rows], columns=stats, dtype=np.float64)
+        df.index = pd.MultiIndex.from_tuples([r[:len(index)] for r in rows], names=index)
+        df.columns = pd.MultiIndex.from_product([[value], stats])
+        return df
+
+    @staticmethod
+    def _stat_row(key, s):
+        return key + (s["count"], s["mean"], s["std"], s["min"], s["p25"], s["p50"], s["p75"], s["max"])
+
+    def get_queue_length_summary(self, ranks=None):
+        """Per rank and stream: the queue length's count, mean, std, min, quartiles and max
+        (HTA's: +1 at a launch call's start, -1 when its activity starts)."""
+        rows = []
+        for rank in self._ranks_of(ranks):
+            ql = self._profile(rank).summary.get("kineto", {}).get("queue_length", {})
+            for s in ql.get("streams", []):
+                rows.append(self._stat_row((rank, s["stream"]), s["out_at_start"]))
+        return self._describe(rows, ["rank", "stream"], "queue_length")
+
+    def get_memory_bw_summary(self, ranks=None):
+        """Per rank and kind of copy (Memcpy HtoD, DtoH, DtoD, Memset): the bandwidth's
+        statistics in GB/s over HTA's time series, its zero points left out."""
+        rows = []
+        for rank in self._ranks_of(ranks):
+            bw = self._profile(rank).summary.get("kineto", {}).get("memory_bw", {})
+            for k in bw.get("kinds", []):
+                rows.append(self._stat_row((rank, k["name"]), k))
+        return self._describe(rows, ["rank", "name"], "memory_bw_gbps")
+
+    # -- steps -----------------------------------------------------------------------------
+
+    def get_profiler_steps(self):
+        """The profiler step numbers (ProfilerStep#N) of the first rank's trace, in order."""
+        first = min(self._paths)
+        return [int(s) for s in self._profile(first).steps["step"]]
+
+    # -- user annotations ------------------------------------------------------------------
+
+    def get_gpu_user_annotation_breakdown(self, use_gpu_annotation=True, visualize=True,
+                                          duration_ratio=0.8, num_kernels=1000,
+                                          allowlist_patterns=None, image_renderer=None):
+        """With use_gpu_annotation=False: per user annotation name and rank, its CPU time's
+        sum, max, min, stddev and mean (microseconds), HTA's "others" past the top."""
+        if use_gpu_annotation:
+            raise NotImplementedError("opscope.hta: GPU-side user annotation spans "
+                                      "(use_gpu_annotation=True); use_gpu_annotation=False works")
+        if allowlist_patterns:
+            raise NotImplementedError("opscope.hta: allowlist_patterns")
+        rows = []
+        for rank in self._paths:
+            c = self._profile(rank).cpu_ops
+            a = c[c["kind"] == "user_annotation"]
+            dur = (a["end_ns"] - a["start_ns"]).to_numpy(np.float64)
+            g = pd.DataFrame({"name": a["name"].to_numpy(), "dur": dur}).groupby("name")["dur"]
+            ks = pd.DataFrame({"name": g.sum().index, "sum_ns": g.sum().to_numpy(),
+                               "max_ns": g.max().to_numpy(), "min_ns": g.min().to_numpy(),
+                               "mean_ns": g.mean().to_numpy(), "std_ns": g.std().fillna(0).to_numpy()})
+            df = self._aggregate(ks, duration_ratio, num_kernels)
+            df["rank"] = rank
+            rows.append(df)
+        if not rows or not sum(len(r) for r in rows):
+            return None
+        df = pd.concat(rows, ignore_index=True).sort_values(["name", "rank"], ignore_index=True)
+        df = df.rename(columns={"sum": "sum (us)", "mean": "mean (us)", "max": "max (us)",
+                                "min": "min (us)", "std": "stddev"})
+        df = df[["name", "sum (us)", "max (us)", "min (us)", "stddev", "mean (us)", "rank"]]
+        _plot(visualize, lambda px: px.pie(df, values="sum (us)", names="name",
+                                           title="User annotation breakdown"))
+        return df
+
+    # -- not there yet ---------------------------------------------------------------------
+
+    def _missing(self, what):
+        raise NotImplementedError("opscope.hta: %s is not there yet (docs/python.md, "
+                                  "\"HTA's face\")" % what)
+
+    def get_queue_length_time_series(self, ranks=None):
+        self._missing("get_queue_length_time_series")
+
+    def get_memory_bw_time_series(self, ranks=None):
+        self._missing("get_memory_bw_time_series")
+
+    def get_time_spent_blocked_on_full_queue(self, queue_length_dict, max_queue_length=1024):
+        self._missing("get_time_spent_blocked_on_full_queue")
+
+    def get_cuda_kernel_launch_stats(self, ranks=None, runtime_cutoff=50, launch_delay_cutoff=100,
+                                     include_memory_events=True, visualize=True):
+        self._missing("get_cuda_kernel_launch_stats")
+
+    def get_frequent_cuda_kernel_sequences(self, operator_name, output_dir, min_pattern_len=3,
+                                           rank=0, top_k=5, visualize=False,
+                                           compress_other_kernels=True):
+        self._missing("get_frequent_cuda_kernel_sequences")
+
+    def get_aten_op_kernels_and_delay(self, ranks=None, sort_by=None):
+        self._missing("get_aten_op_kernels_and_delay")
+
+    def get_potential_stragglers(self, profiler_steps=None, num_candidates=2, visualize=False,
+                                 straggler_identification_impl=None):
+        self._missing("get_potential_stragglers")
+
+    def critical_path_analysis(self, rank, annotation, instance_id, data_load_events=None):
+        self._missing("critical_path_analysis")
+
+    def overlay_critical_path_analysis(self, rank, critical_path_graph, output_dir,
+                                       only_show_critical_events=True, show_all_edges=False):
+        self._missing("overlay_critical_path_analysis")
+
+    def generate_trace_with_counters(self, time_series=None, ranks=None, output_suffix="_with_counters"):
+        self._missing("generate_trace_with_counters")
+
+    def get_cupti_counter_data_with_operators(self, ranks=None):
+        self._missing("get_cupti_counter_data_with_operators")
+
+    def get_gpu_kernels_with_user_annotations(self, rank, expand_names=True, shorten_names=True):
+        self._missing("get_gpu_kernels_with_user_annotations")
