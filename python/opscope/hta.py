@@ -206,6 +206,7 @@ class TraceAnalysis:
                     if ns or cat == "other":
                         rows.append((rank, int(s.stream), cat, ns / _US, ns / total if total else np.nan))
         df = pd.DataFrame(rows, columns=["rank", "stream", "idle_category", "idle_time", "idle_time_ratio"])
+        df = df.round(2)  # HTA rounds the table to 2 places
         y = "idle_time_ratio" if visualize_pctg else "idle_time"
         _plot(visualize, lambda px: px.bar(df.astype({"stream": str}), x="stream", y=y,
                                            color="idle_category", title="Idle time breakdown"))
