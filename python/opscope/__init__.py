@@ -26,7 +26,7 @@ __all__ = ["load", "job", "diff", "Error", "Profile", "Job", "Diff", "TABLES", "
            "DIFF_TABLES"]
 
 TABLES = ("ops", "kernels", "cpu_ops", "steps", "streams", "requests", "tests", "collectives",
-          "kernel_stats", "stream_stats")
+          "kernel_stats", "stream_stats", "queue_series", "membw_series")
 JOB_TABLES = ("ranks", "stragglers", "collectives")
 DIFF_TABLES = ("groups", "fusions", "trace_cpu_ops", "trace_gpu_ops", "threads")
 
@@ -131,11 +131,14 @@ def _take(h, names, whole=False):
     return summary, tables
 
 
-def load(path):
+def load(path, series=False):
     """Reads PATH (ggml profile, record log, Kineto or Chrome trace, .gz too) in one pass of the
-    C core. Raises Error for bad input, with its file, line, column and byte."""
+    C core; SERIES also keeps a trace's queue length and memory bandwidth series (the tables
+    queue_series and membw_series, else empty). Raises Error for bad input, with its file,
+    line, column and byte."""
     err = _lib.CError()
-    h = _L.opscope_py_load(str(path).encode(), ctypes.byref(err))
+    opts = _lib.Options(size=ctypes.sizeof(_lib.Options), series=1 if series else 0)
+    h = _L.opscope_py_load_opts(str(path).encode(), ctypes.byref(opts), ctypes.byref(err))
     if not h:
         raise _error(err)
     return Profile(str(path), *_take(h, TABLES))

@@ -2,7 +2,7 @@
 import ctypes
 import os
 
-ABI = 1  # OPSCOPE_PY_ABI of the C side
+ABI = 2  # OPSCOPE_PY_ABI of the C side
 SONAME = "libopscope.so.0"
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -20,6 +20,12 @@ class CError(ctypes.Structure):
     _fields_ = [("code", ctypes.c_int), ("msg", ctypes.c_char_p), ("file", ctypes.c_char * 256),
                 ("pos", ctypes.c_uint64), ("line", ctypes.c_uint32), ("col", ctypes.c_uint32),
                 ("errno_value", ctypes.c_int)]
+
+
+class Options(ctypes.Structure):
+    """py/opscope_py.h's opscope_py_options (size: this struct's, so the library reads what
+    this package knows of and takes the rest as 0)."""
+    _fields_ = [("size", ctypes.c_size_t), ("series", ctypes.c_int)]
 
 
 def _candidates():
@@ -43,6 +49,7 @@ def _declare(lib):
     sig = {
         "opscope_py_abi": (I, []),
         "opscope_py_load": (P, [ctypes.c_char_p, ctypes.POINTER(CError)]),
+        "opscope_py_load_opts": (P, [ctypes.c_char_p, ctypes.POINTER(Options), ctypes.POINTER(CError)]),
         "opscope_py_job": (P, [ctypes.POINTER(ctypes.c_char_p), I, I, ctypes.POINTER(CError)]),
         "opscope_py_diff": (P, [ctypes.POINTER(ctypes.c_char_p), S, S, ctypes.POINTER(DiffOpts),
                                 ctypes.POINTER(CError)]),

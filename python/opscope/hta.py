@@ -76,8 +76,23 @@ class TraceAnalysis:
         if rank not in self._paths:
             raise ValueError("opscope.hta: no rank %d (ranks: %s)" % (rank, sorted(self._paths)))
         if rank not in self._loaded:
-            self._loaded[rank] = _load(self._paths[rank])
+            self._loaded[rank] = _load(self._paths[rank], series=True)
         return self._loaded[rank]
+
+    def _min_ts_ns(self):
+        """HTA's time origin: the earliest event start over every rank (its series' ts are
+        microseconds from it)."""
+        if not hasattr(self, "_origin"):
+            starts = [np.concatenate([p.cpu_ops["start_ns"].to_numpy(), p.kernels["start_ns"].to_numpy()])
+                      for p in (self._profile(r) for r in self._paths)]
+            starts = np.concatenate(starts)
+            self._origin = int(starts.min()) if len(starts) else 0
+        return self._origin
+
+    def _us_since_origin(self, ts_ns):
+        """TS_NS as HTA's ts: microseconds from the origin (integers when they are whole)."""
+        d = ts_ns.to_numpy(np.int64) - self._min_ts_ns()
+        return d // 1000 if not (d % 1000).any() else d / _US
 
     @staticmethod
     def _ranks_of(ranks):
@@ -249,6 +264,48 @@ class TraceAnalysis:
                 rows.append(self._stat_row((rank, k["name"]), k))
         return self._describe(rows, ["rank", "name"], "memory_bw_gbps")
 
+    def get_queue_length_time_series(self, ranks=None):
+        """Per rank, each change of a stream's launch queue: ts (HTA's: microseconds from the
+        earliest event of the job), pid (the device), tid and stream, queue_length."""
+        out = {}
+        for rank in self._ranks_of(ranks):
+            q = self._profile(rank).queue_series
+            out[rank] = pd.DataFrame({"ts": self._us_since_origin(q["ts_ns"]), "pid": q["device"].to_numpy(),
+                                      "tid": q["stream"].to_numpy(), "stream": q["stream"].to_numpy(),
+                                      "queue_length": q["queue_length"].to_numpy()})
+        return out
+
+    def get_memory_bw_time_series(self, ranks=None):
+        """Per rank, each change of a kind of copy's bandwidth (GB/s): ts (as above), pid (the
+        device), name (Memcpy HtoD, Memset...), memory_bw_gbps."""
+        out = {}
+        for rank in self._ranks_of(ranks):
+            m = self._profile(rank).membw_series
+            out[rank] = pd.DataFrame({"ts": self._us_since_origin(m["ts_ns"]), "pid": m["device"].to_numpy(),
+                                      "name": m["name"].to_numpy(), "memory_bw_gbps": m["memory_bw_gbps"].to_numpy()})
+        return out
+
+    def get_time_spent_blocked_on_full_queue(self, queue_length_dict, max_queue_length=1024):
+        """Per rank of QUEUE_LENGTH_DICT: the time a stream's queue was at or over
+        max_queue_length (1024: the C core's full size; the time from the C core, not from the
+        dict's rows) and its share of the trace's duration (first to last event start). HTA
+        keeps one stream per rank, the last with such time; so does this."""
+        if max_queue_length != 1024:
+            raise NotImplementedError("opscope.hta: max_queue_length other than 1024")
+        rows = []
+        for rank in queue_length_dict:
+            p = self._profile(rank)
+            ss = p.stream_stats.sort_values("stream", kind="stable")
+            full = ss[ss["full_queue_ns"] > 0]
+            if len(full):
+                starts = np.concatenate([p.cpu_ops["start_ns"].to_numpy(), p.kernels["start_ns"].to_numpy()])
+                span = float(starts.max() - starts.min())
+                last = full.iloc[-1]
+                rows.append((rank, int(last["stream"]), last["full_queue_ns"] / _US,
+                             last["full_queue_ns"] / span))
+        return pd.DataFrame(rows, columns=["rank", "stream", "duration_at_max_queue_length",
+                                           "relative_duration_at_max_queue_length"])
+
     # -- steps -----------------------------------------------------------------------------
 
     def get_profiler_steps(self):
@@ -296,14 +353,8 @@ class TraceAnalysis:
         raise NotImplementedError("opscope.hta: %s is not there yet (docs/python.md, "
                                   "\"HTA's face\")" % what)
 
-    def get_queue_length_time_series(self, ranks=None):
-        self._missing("get_queue_length_time_series")
 
-    def get_memory_bw_time_series(self, ranks=None):
-        self._missing("get_memory_bw_time_series")
 
-    def get_time_spent_blocked_on_full_queue(self, queue_length_dict, max_queue_length=1024):
-        self._missing("get_time_spent_blocked_on_full_queue")
 
     def get_cuda_kernel_launch_stats(self, ranks=None, runtime_cutoff=50, launch_delay_cutoff=100,
                                      include_memory_events=True, visualize=True):

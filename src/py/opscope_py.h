@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 /* The layout version of these entry points; the package refuses a library of another one. */
-#define OPSCOPE_PY_ABI 1
+#define OPSCOPE_PY_ABI 2
 OPSCOPE_API int opscope_py_abi(void);
 
 typedef struct opscope_py opscope_py_t;
@@ -31,6 +31,21 @@ typedef struct opscope_py opscope_py_t;
  * `opscope report PATH` reads) and returns its result, or NULL with ERR filled (file, line,
  * column and byte offset of bad input; OPSCOPE_ERROR_NOMEM when out of memory). */
 OPSCOPE_API opscope_py_t *opscope_py_load(const char *path, opscope_error *err);
+
+/* What a load keeps beyond the report's figures. SIZE is sizeof(opscope_py_options) as the
+ * caller was built with: fields past it read as 0, so an older caller keeps working when
+ * fields are added at the end. */
+typedef struct opscope_py_options {
+    size_t size;
+    /* 1: keep a trace's queue length and memory bandwidth series (the tables "queue_series"
+     * and "membw_series"; 8 bytes per queue change, 24 per bandwidth change); 0: those tables
+     * have no rows. */
+    int series;
+} opscope_py_options;
+
+/* opscope_py_load with OPTS (NULL: every field 0). */
+OPSCOPE_API opscope_py_t *opscope_py_load_opts(const char *path, const opscope_py_options *opts,
+                                               opscope_error *err);
 
 /* Reads the distributed job of INPUTS[0..N) (a folder of traces, traces, job summaries: what
  * `opscope report DIR` or `report A B C` reads, THREADS at once, 0: one per core) and returns
@@ -67,7 +82,8 @@ OPSCOPE_API void opscope_py_free(opscope_py_t *r);
 OPSCOPE_API const char *opscope_py_summary(const opscope_py_t *r, size_t *len);
 
 /* The tables, in a fixed order ("ops", "requests", "tests", "kernels", "cpu_ops", "steps",
- * "streams", "collectives", "kernel_stats", "stream_stats"): each present, with 0 rows where
+ * "streams", "collectives", "kernel_stats", "stream_stats", "queue_series", "membw_series";
+ * a job's: "ranks", "stragglers", "collectives"): each present, with 0 rows where
  * the input has none. */
 OPSCOPE_API size_t opscope_py_n_tables(const opscope_py_t *r);
 OPSCOPE_API const char *opscope_py_table_name(const opscope_py_t *r, size_t t);

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PY_TABLES (OPSCOPE_PY_GGML_TABLES + OPSCOPE_PY_KINETO_TABLES)
+#define PY_TABLES (OPSCOPE_PY_GGML_TABLES + OPSCOPE_PY_KINETO_TABLES + OPSCOPE_PY_SERIES_TABLES)
 _Static_assert(PY_TABLES <= OPSCOPE_PY_MAX_TABLES, "a load's tables fit a result");
 
 FILE *opscope_py_summary_stream(opscope_py_t *r) { return open_memstream(&r->summary, &r->summary_len); }
@@ -30,6 +30,8 @@ static int nomem(opscope_error *err) {
 static int fill_tables(opscope_py_t *r, const opscope_session_t *s) {
     int rc = opscope_py_ggml_tables(r->tables, opscope_session_stats(s), opscope_session_graphs(s));
     rc |= opscope_py_kineto_tables(r->tables + OPSCOPE_PY_GGML_TABLES, opscope_session_kineto(s));
+    rc |= opscope_py_series_tables(r->tables + OPSCOPE_PY_GGML_TABLES + OPSCOPE_PY_KINETO_TABLES,
+                                   opscope_session_kineto(s));
     r->n_tables = PY_TABLES; /* each initialised, on failure too */
     return rc ? -1 : 0;
 }
@@ -51,25 +53,32 @@ static int read_finish(opscope_session_t *s, const char *path, opscope_error *er
     return opscope_session_commit(s, NULL, NULL) ? nomem(err) : 0;
 }
 
-/* The summary's writer: a memory stream (*FP, its buffer in R) as the session's one output. */
-static int add_summary(opscope_session_t *s, opscope_py_t *r, FILE **fp, opscope_error *err) {
+/* The summary's writer: a memory stream (*FP, its buffer in R) as the session's one output,
+ * asking for the series when SERIES. */
+static int add_summary(opscope_session_t *s, opscope_py_t *r, bool series, FILE **fp, opscope_error *err) {
     *fp = opscope_py_summary_stream(r);
     if (!*fp) return nomem(err);
     opscope_out_t *w = opscope_out_from_file(*fp, err);
     opscope_output o;
     if (!w || opscope_output_summary_json(&o, w, err)) return -1;
+    o.kineto_series = series;
     return opscope_session_add(s, &o) ? nomem(err) : 0;
 }
 
-opscope_py_t *opscope_py_load(const char *path, opscope_error *err) {
+opscope_py_t *opscope_py_load(const char *path, opscope_error *err) { return opscope_py_load_opts(path, NULL, err); }
+
+opscope_py_t *opscope_py_load_opts(const char *path, const opscope_py_options *opts, opscope_error *err) {
     memset(err, 0, sizeof *err);
+    /* the caller's struct up to its size; later fields 0 */
+    opscope_py_options o = {0};
+    if (opts) memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);
     opscope_py_t *r = calloc(1, sizeof *r);
     /* report's session: its defaults (five top records), every analysis of a single input */
     opscope_session_opts so = {.stats = {.top_kernels = 5}, .graphs = true, .rpc = true,
                                .kineto = true, .critical_path = true};
     opscope_session_t *s = r ? opscope_session_new(&so) : NULL;
     FILE *fp = NULL;
-    int rc = !s ? nomem(err) : add_summary(s, r, &fp, err);
+    int rc = !s ? nomem(err) : add_summary(s, r, o.series != 0, &fp, err);
     if (!rc) rc = read_finish(s, path, err);
     if (!rc && fill_tables(r, s)) rc = nomem(err);
     opscope_session_free(s); /* aborts the summary's writer when it was not committed */

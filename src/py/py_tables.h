@@ -26,4 +26,11 @@ int opscope_py_ggml_tables(opscope_py_table *t, const opscope_stats_t *s, const 
 #define OPSCOPE_PY_KINETO_TABLES 7
 int opscope_py_kineto_tables(opscope_py_table *t, const opscope_kineto_t *k);
 
+/* A trace's series (K as above; rows only when the load kept them, opscope_py_load_opts'
+ * series): "queue_series" (device, stream, ts_ns, queue_length: each change of a stream's
+ * launch queue, counted out at the activity's start) and "membw_series" (name, device, ts_ns,
+ * memory_bw_gbps: each change of a kind of copy's bandwidth; analyze/kineto/kmembw.h). */
+#define OPSCOPE_PY_SERIES_TABLES 2
+int opscope_py_series_tables(opscope_py_table *t, const opscope_kineto_t *k);
+
 #endif /* OPSCOPE_PY_TABLES_H */

@@ -65,8 +65,41 @@ def own(path):
     for e in ev:
         if e.get("ph") == "X" and e.get("cat") == "user_annotation":
             annot[e["name"]].append(e["dur"])
-    return {"span": span, "busy": union_len(iv), "compute": union_len(comp), "stats": stats,
+    # HTA's queue counts the launches of cudaLaunchKernel(ExC), cudaMemcpyAsync,
+    # cudaMemsetAsync and cuLaunchKernel(Ex) whose activity is in the trace
+    launch = {e["args"]["correlation"] for e in ev if e.get("cat") == "cuda_runtime" and
+              re.match(r"(cudaLaunchKernel(ExC)?|cudaMemcpyAsync|cudaMemsetAsync|cuLaunchKernel(Ex)?)$",
+                       e.get("name", "")) and "correlation" in e.get("args", {})}
+    launches = sum(1 for e in gpu if e.get("args", {}).get("correlation") in launch)
+    memory = sum(1 for e in gpu if e["cat"] != "kernel")
+    return {"launches": launches, "memory": memory, "span": span, "busy": union_len(iv), "compute": union_len(comp), "stats": stats,
             "steps": steps, "annot": {n: sum(d) for n, d in annot.items()}}
+
+
+def check_series(name, t, want, mine):
+    """The queue and bandwidth series against HTA's digest of them, and the queue's against
+    this script's count of the launches (two changes each)."""
+    qd = t.get_queue_length_time_series()[0]
+    got = []
+    for stream, g in qd.groupby("stream", sort=True):
+        ts, ql = g["ts"].astype("int64"), g["queue_length"].astype("int64")
+        got.append([int(stream), len(g), int(ts.sum()), int(ql.sum()), int((ts * ql).sum()),
+                    [ts.iloc[0], ql.iloc[0]], [ts.iloc[-1], ql.iloc[-1]]])
+    check(got == want["qts"], "%s queue series %s, HTA %s" % (name, got, want["qts"]))
+    check(len(qd) == 2 * mine["launches"], "%s queue series %d rows, own launches %d" % (name, len(qd), mine["launches"]))
+    bd = t.get_memory_bw_time_series()[0]
+    got = [[n, len(g), g["ts"].sum(), g["memory_bw_gbps"].sum(), [g["ts"].iloc[0], g["memory_bw_gbps"].iloc[0]],
+            [g["ts"].iloc[-1], g["memory_bw_gbps"].iloc[-1]]] for n, g in bd.groupby("name", sort=True)]
+    same = len(got) == len(want["bwts"]) and all(
+        g[0] == w[0] and g[1] == w[1] and close(g[2], w[2]) and close(g[3], w[3])
+        and close(g[4][0], w[4][0]) and close(g[4][1], w[4][1]) and close(g[5][0], w[5][0]) and close(g[5][1], w[5][1])
+        for g, w in zip(got, want["bwts"]))
+    check(same, "%s memory bw series %s, HTA %s" % (name, got, want["bwts"]))
+    check(len(bd) == 2 * mine["memory"], "%s bw series %d rows, own copies %d" % (name, len(bd), mine["memory"]))
+    blocked = t.get_time_spent_blocked_on_full_queue({0: qd})
+    check(len(blocked) == want["blocked_rows"] and list(blocked.columns) == [
+        "rank", "stream", "duration_at_max_queue_length", "relative_duration_at_max_queue_length"],
+        "%s blocked on a full queue: %s" % (name, blocked))
 
 
 def check_trace(name, want, work):
@@ -121,6 +154,8 @@ def check_trace(name, want, work):
     rows_equal(name + " queue summary", [[i[1]] + list(v) for i, v in zip(q.index, q.values)], want["qsum"])
     bw = t.get_memory_bw_summary()
     rows_equal(name + " memory bw summary", [[i[1]] + list(v) for i, v in zip(bw.index, bw.values)], want["bwsum"])
+
+    check_series(name, t, want, mine)
 
     steps = t.get_profiler_steps()
     check(steps == want["steps"] == mine["steps"], "%s steps %s, HTA %s, own %s" % (name, steps, want["steps"], mine["steps"]))
