@@ -26,7 +26,8 @@ __all__ = ["load", "job", "diff", "Error", "Profile", "Job", "Diff", "TABLES", "
            "DIFF_TABLES"]
 
 TABLES = ("ops", "kernels", "cpu_ops", "steps", "streams", "requests", "tests", "collectives",
-          "kernel_stats", "stream_stats", "queue_series", "membw_series")
+          "kernel_stats", "stream_stats", "queue_series", "membw_series",
+          "kernel_seqs", "aten_kernels")
 JOB_TABLES = ("ranks", "stragglers", "collectives")
 DIFF_TABLES = ("groups", "fusions", "trace_cpu_ops", "trace_gpu_ops", "threads")
 

@@ -306,6 +306,50 @@ class TraceAnalysis:
         return pd.DataFrame(rows, columns=["rank", "stream", "duration_at_max_queue_length",
                                            "relative_duration_at_max_queue_length"])
 
+    # -- kernel sequences ------------------------------------------------------------------
+
+    def get_frequent_cuda_kernel_sequences(self, operator_name, output_dir, min_pattern_len=3, rank=0,
+                                           top_k=5, visualize=False, compress_other_kernels=True):
+        """The GPU activity sequences launched by the calls of the CPU ops whose name contains
+        OPERATOR_NAME (the shallowest of them, as HTA starts there), at least MIN_PATTERN_LEN
+        long: pattern ("op|kernel|kernel..."), count, GPU kernel duration (us), CPU op duration
+        (us), most frequent first. HTA also writes the trace with the top_k patterns overlaid
+        into OUTPUT_DIR: not yet (a warning says so once)."""
+        p = self._profile(rank)
+        seqs = p.kernel_seqs
+        seqs = seqs[seqs["op"].str.contains(operator_name, regex=False, na=False)]
+        depth = p.cpu_ops[p.cpu_ops["name"].isin(set(seqs["op"]))].groupby("name")["depth"].min()
+        if len(depth):
+            seqs = seqs[seqs["op"].isin(set(depth.index[depth == depth.min()]))]
+        seqs = seqs[seqs["n_kernels"] >= min_pattern_len]
+        _once("fseq_trace", "get_frequent_cuda_kernel_sequences writes no overlaid trace yet")
+        if not len(seqs):
+            return pd.DataFrame()
+        df = pd.DataFrame({"pattern": (seqs["op"] + "|" + seqs["kernels"]).to_numpy(),
+                           "count": seqs["count"].to_numpy(),
+                           "GPU kernel duration (us)": seqs["gpu_ns"].to_numpy() / _US,
+                           "CPU op duration (us)": seqs["cpu_ns"].to_numpy() / _US})
+        df = df.sort_values(["count", "pattern"], ascending=[False, True], ignore_index=True)
+        _plot(visualize, lambda px: px.bar(df.head(top_k), x="pattern", y="count",
+                                           title="Frequent CUDA kernel sequences"))
+        return df
+
+    def get_aten_op_kernels_and_delay(self, ranks=None, sort_by=None):
+        """Per rank: each aten op's kernel sequence (names joined by " -> "), its occurrences, the
+        mean delay from the op's start to its first launch call and from that call to its
+        kernel's start (microseconds, rounded to 3 places), sorted by SORT_BY (descending)."""
+        out = {}
+        for rank in self._ranks_of(ranks):
+            a = self._profile(rank).aten_kernels
+            count = a["count"].to_numpy(np.float64)
+            df = pd.DataFrame({"aten_op_name": a["op"].to_numpy(), "kernel_sequence": a["kernels"].to_numpy(),
+                               "occurrence_count": a["count"].to_numpy(),
+                               "avg_aten_op_launch_delay": np.round(a["cpu_ns"].to_numpy() / count / _US, 3),
+                               "avg_runtime_delay": np.round(a["gpu_ns"].to_numpy() / count / _US, 3)})
+            df = df.sort_values(["aten_op_name", "kernel_sequence"], ignore_index=True)
+            out[rank] = df.sort_values(sort_by or ["occurrence_count"], ascending=False, kind="stable")
+        return out
+
     # -- steps -----------------------------------------------------------------------------
 
     def get_profiler_steps(self):
@@ -360,13 +404,7 @@ class TraceAnalysis:
                                      include_memory_events=True, visualize=True):
         self._missing("get_cuda_kernel_launch_stats")
 
-    def get_frequent_cuda_kernel_sequences(self, operator_name, output_dir, min_pattern_len=3,
-                                           rank=0, top_k=5, visualize=False,
-                                           compress_other_kernels=True):
-        self._missing("get_frequent_cuda_kernel_sequences")
 
-    def get_aten_op_kernels_and_delay(self, ranks=None, sort_by=None):
-        self._missing("get_aten_op_kernels_and_delay")
 
     def get_potential_stragglers(self, profiler_steps=None, num_candidates=2, visualize=False,
                                  straggler_identification_impl=None):

@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#define OPSCOPE_PY_MAX_TABLES 12
+#define OPSCOPE_PY_MAX_TABLES 16
 
 struct opscope_py {
     char *summary;     /* malloc'd, NUL-terminated */

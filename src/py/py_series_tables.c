@@ -1,11 +1,13 @@
-/* py_series_tables.c - a trace's queue length and memory bandwidth over time as columns (see
- * py_tables.h): the changes the analyses kept (analyze/kineto/kqueue.h, kmembw.h), one row
- * each, in their order. */
+/* py_series_tables.c - a trace's queue length and memory bandwidth over time as columns (the
+ * changes the analyses kept: analyze/kineto/kqueue.h, kmembw.h, one row each, in their order)
+ * and its kernel sequences per CPU op and per aten op (kseq.h, katen.h), see py_tables.h. */
 #include "py/py_tables.h"
 
 #include "analyze/kineto/kmembw.h"
 #include "analyze/kineto/kqueue.h"
+#include "analyze/kineto/kseq.h"
 #include "analyze/kineto/kstats.h"
+#include "util/strbuf.h"
 
 /* "queue_series": per stream (by device, then stream), the queue's length after each change,
  * counted out at the activity's start (HTA's series). */
@@ -50,5 +52,41 @@ int opscope_py_series_tables(opscope_py_table *t, const opscope_kineto_t *k) {
     const opscope_kstats_t *ks = k ? opscope_kineto_kstats(k) : NULL;
     int rc = queue_table(&t[0], ks ? opscope_kstats_queue(ks) : NULL);
     rc |= membw_table(&t[1], k ? opscope_kineto_kmembw(k) : NULL);
+    return rc ? -1 : 0;
+}
+
+/* The patterns P[0..N) as table NAME: op, kernels (the sequence's names joined by SEP),
+ * n_kernels, count, gpu_ns, cpu_ns (the two sums of kseq.h's or katen.h's pattern), first_ns. */
+static int pattern_table(opscope_py_table *t, const char *name, const opscope_kseq_pattern *p, size_t n,
+                         const opscope_strtab_t *names, const char *sep) {
+    opscope_py_table_init(t, name, n);
+    int op = opscope_py_table_str(t, "op"), seq = opscope_py_table_str(t, "kernels");
+    int64_t *len = opscope_py_table_i64(t, "n_kernels"), *count = opscope_py_table_i64(t, "count");
+    int64_t *gpu = opscope_py_table_i64(t, "gpu_ns"), *cpu = opscope_py_table_i64(t, "cpu_ns");
+    int64_t *first = opscope_py_table_i64(t, "first_ns");
+    opscope_strbuf b = OPSCOPE_STRBUF_INIT;
+    for (size_t i = 0; first && names && i < n; i++) {
+        opscope_strbuf_reset(&b);
+        for (size_t j = 0; j < p[i].len; j++) {
+            if (j) opscope_strbuf_add_str(&b, sep);
+            opscope_strbuf_add_str(&b, p[i].names[j] < opscope_strtab_count(names) ? opscope_strtab_get(names, p[i].names[j]) : "");
+        }
+        if (b.failed) t->failed = true;
+        opscope_py_table_str_set(t, op, i, p[i].op < opscope_strtab_count(names) ? opscope_strtab_get(names, p[i].op) : NULL);
+        opscope_py_table_str_set(t, seq, i, opscope_strbuf_cstr(&b));
+        len[i] = (int64_t)p[i].len, count[i] = (int64_t)p[i].count;
+        gpu[i] = (int64_t)p[i].gpu_ns, cpu[i] = (int64_t)p[i].cpu_ns, first[i] = p[i].first_ns;
+    }
+    opscope_strbuf_free(&b);
+    return opscope_py_table_seal(t);
+}
+
+int opscope_py_seq_tables(opscope_py_table *t, const opscope_kineto_t *k) {
+    const opscope_strtab_t *names = k ? opscope_kineto_names(k) : NULL;
+    size_t ns = 0, na = 0;
+    const opscope_kseq_pattern *s = k ? opscope_kseq_patterns(opscope_kineto_kseq(k), &ns) : NULL;
+    const opscope_kseq_pattern *a = k ? opscope_kseq_patterns(opscope_kineto_katen(k), &na) : NULL;
+    int rc = pattern_table(&t[0], "kernel_seqs", s, s ? ns : 0, names, "|");
+    rc |= pattern_table(&t[1], "aten_kernels", a, a ? na : 0, names, " -> ");
     return rc ? -1 : 0;
 }

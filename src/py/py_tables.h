@@ -33,4 +33,13 @@ int opscope_py_kineto_tables(opscope_py_table *t, const opscope_kineto_t *k);
 #define OPSCOPE_PY_SERIES_TABLES 2
 int opscope_py_series_tables(opscope_py_table *t, const opscope_kineto_t *k);
 
+/* A trace's kernel sequences (K as above), one row per pattern in its analysis' order (most
+ * calls first): "kernel_seqs" (analyze/kineto/kseq.h: each CPU op call's GPU activities; gpu_ns
+ * their durations' sum, cpu_ns the calls') and "aten_kernels" (katen.h: each aten op call's
+ * kernels; gpu_ns the sum of the first launch's runtime delays, cpu_ns of the op's delays to its
+ * first launch). Columns: op, kernels (the names joined by "|", resp. " -> "), n_kernels,
+ * count, gpu_ns, cpu_ns, first_ns (the first call's start). */
+#define OPSCOPE_PY_SEQ_TABLES 2
+int opscope_py_seq_tables(opscope_py_table *t, const opscope_kineto_t *k);
+
 #endif /* OPSCOPE_PY_TABLES_H */

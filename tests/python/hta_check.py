@@ -72,7 +72,15 @@ def own(path):
                        e.get("name", "")) and "correlation" in e.get("args", {})}
     launches = sum(1 for e in gpu if e.get("args", {}).get("correlation") in launch)
     memory = sum(1 for e in gpu if e["cat"] != "kernel")
-    return {"launches": launches, "memory": memory, "span": span, "busy": union_len(iv), "compute": union_len(comp), "stats": stats,
+    # kernel launch calls whose activity is in the trace, held whole by some aten:: op
+    aten = sorted((e["ts"], e["ts"] + e["dur"]) for e in ev if e.get("ph") == "X" and e.get("cat") == "cpu_op"
+                  and e.get("name", "").startswith("aten::"))
+    has_act = {e.get("args", {}).get("correlation") for e in gpu}
+    calls = [(e["ts"], e["ts"] + e["dur"]) for e in ev if e.get("cat") == "cuda_runtime" and
+             re.match(r"(cuda.*LaunchKernel|cuLaunchKernel)", e.get("name", "")) and
+             e.get("args", {}).get("correlation") in has_act]
+    aten_launches = sum(1 for c0, c1 in calls if any(a0 <= c0 and c1 <= a1 for a0, a1 in aten if a0 <= c0))
+    return {"aten_launches": aten_launches, "launches": launches, "memory": memory, "span": span, "busy": union_len(iv), "compute": union_len(comp), "stats": stats,
             "steps": steps, "annot": {n: sum(d) for n, d in annot.items()}}
 
 
@@ -100,6 +108,30 @@ def check_series(name, t, want, mine):
     check(len(blocked) == want["blocked_rows"] and list(blocked.columns) == [
         "rank", "stream", "duration_at_max_queue_length", "relative_duration_at_max_queue_length"],
         "%s blocked on a full queue: %s" % (name, blocked))
+
+
+def check_sequences(name, t, want, mine):
+    """Frequent kernel sequences and aten ops' kernels and delays against HTA's. HTA puts a
+    stream's sync events ("Stream Wait Event") into a sequence, opscope its GPU activities
+    only: a pattern without them is compared. Of aten ops that start together (aten::matmul
+    and its aten::mm) HTA takes either; opscope the later one in the trace: the long table is
+    compared by its totals there."""
+    for op, w in want["fseq"].items():
+        got = t.get_frequent_cuda_kernel_sequences(op, "unused")
+        got = [[r[1], int(r[2]), r[3], r[4]] for r in got.itertuples()] if len(got) else []
+        plain = [r for r in w if "Stream Wait Event" not in r[0]]
+        check([r for r in got if r in plain] == plain and len(got) >= len(plain),
+              "%s sequences of %s: %s, HTA %s" % (name, op, [r[1:] for r in got], [r[1:] for r in w]))
+    a = t.get_aten_op_kernels_and_delay()[0]
+    rows = sorted([r[1], r[2], int(r[3]), r[4], r[5]] for r in a.itertuples())
+    w = want["aten"]
+    if isinstance(w, list):
+        rows_equal(name + " aten op kernels", rows, w)
+    else:
+        check(int(a["occurrence_count"].sum()) == w["occurrences"],
+              "%s aten op calls %d, HTA %d" % (name, a["occurrence_count"].sum(), w["occurrences"]))
+    launched = sum(r[2] * (r[1].count(" -> ") + 1) for r in rows)
+    check(launched == mine["aten_launches"], "%s aten op launches %d, own %d" % (name, launched, mine["aten_launches"]))
 
 
 def check_trace(name, want, work):
@@ -156,6 +188,8 @@ def check_trace(name, want, work):
     rows_equal(name + " memory bw summary", [[i[1]] + list(v) for i, v in zip(bw.index, bw.values)], want["bwsum"])
 
     check_series(name, t, want, mine)
+
+    check_sequences(name, t, want, mine)
 
     steps = t.get_profiler_steps()
     check(steps == want["steps"] == mine["steps"], "%s steps %s, HTA %s, own %s" % (name, steps, want["steps"], mine["steps"]))
