@@ -27,7 +27,7 @@ __all__ = ["load", "job", "diff", "Error", "Profile", "Job", "Diff", "TABLES", "
 
 TABLES = ("ops", "kernels", "cpu_ops", "steps", "streams", "requests", "tests", "collectives",
           "kernel_stats", "stream_stats", "queue_series", "membw_series",
-          "kernel_seqs", "aten_kernels")
+          "launches", "kernel_seqs", "aten_kernels")
 JOB_TABLES = ("ranks", "stragglers", "collectives")
 DIFF_TABLES = ("groups", "fusions", "trace_cpu_ops", "trace_gpu_ops", "threads")
 
@@ -132,13 +132,15 @@ def _take(h, names, whole=False):
     return summary, tables
 
 
-def load(path, series=False):
+def load(path, series=False, launches=False):
     """Reads PATH (ggml profile, record log, Kineto or Chrome trace, .gz too) in one pass of the
     C core; SERIES also keeps a trace's queue length and memory bandwidth series (the tables
-    queue_series and membw_series, else empty). Raises Error for bad input, with its file,
+    queue_series and membw_series, else empty) and LAUNCHES each GPU activity's launching call
+    (the table launches, in the kernels' order, else empty). Raises Error for bad input, with its file,
     line, column and byte."""
     err = _lib.CError()
-    opts = _lib.Options(size=ctypes.sizeof(_lib.Options), series=1 if series else 0)
+    opts = _lib.Options(size=ctypes.sizeof(_lib.Options), series=1 if series else 0,
+                        launches=1 if launches else 0)
     h = _L.opscope_py_load_opts(str(path).encode(), ctypes.byref(opts), ctypes.byref(err))
     if not h:
         raise _error(err)

@@ -76,7 +76,7 @@ class TraceAnalysis:
         if rank not in self._paths:
             raise ValueError("opscope.hta: no rank %d (ranks: %s)" % (rank, sorted(self._paths)))
         if rank not in self._loaded:
-            self._loaded[rank] = _load(self._paths[rank], series=True)
+            self._loaded[rank] = _load(self._paths[rank], series=True, launches=True)
         return self._loaded[rank]
 
     def _min_ts_ns(self):
@@ -306,6 +306,33 @@ class TraceAnalysis:
         return pd.DataFrame(rows, columns=["rank", "stream", "duration_at_max_queue_length",
                                            "relative_duration_at_max_queue_length"])
 
+    _LAUNCH_CALLS = ("cudaLaunchKernel", "cudaLaunchKernelExC", "runFunction - job_prep_and_submit_for_execution")
+    _MEMORY_CALLS = ("cudaMemcpyAsync", "cudaMemsetAsync")
+
+    def get_cuda_kernel_launch_stats(self, ranks=None, runtime_cutoff=50, launch_delay_cutoff=100,
+                                     include_memory_events=True, visualize=True):
+        """Per rank, each GPU activity launched by cudaLaunchKernel(ExC) (MTIA's runFunction;
+        with include_memory_events cudaMemcpyAsync and cudaMemsetAsync too): correlation,
+        cpu_duration (the call's), gpu_duration, launch_delay (from the call's end to the
+        activity's start, 0 when negative), microseconds, in the calls' start order."""
+        calls = self._LAUNCH_CALLS + (self._MEMORY_CALLS if include_memory_events else ())
+        out = {}
+        for rank in self._ranks_of(ranks):
+            p = self._profile(rank)
+            lk, kn = p.launches, p.kernels
+            take = (lk["call"].isin(calls) & (lk["call_dur_ns"] >= 0)).to_numpy()
+            start = lk["call_start_ns"].to_numpy()[take]
+            cdur = lk["call_dur_ns"].to_numpy()[take]
+            ks, kd = kn["start_ns"].to_numpy()[take], kn["dur_ns"].to_numpy()[take]
+            order = np.argsort(start, kind="stable")
+            df = pd.DataFrame({"correlation": lk["correlation"].to_numpy()[take][order],
+                               "cpu_duration": cdur[order] / _US, "gpu_duration": kd[order] / _US,
+                               "launch_delay": np.maximum(ks - start - cdur, 0)[order] / _US})
+            out[rank] = df
+            _plot(visualize, lambda px: px.histogram(df, x="launch_delay",
+                                                     title="Launch delay (us), rank %d" % rank))
+        return out
+
     # -- kernel sequences ------------------------------------------------------------------
 
     def get_frequent_cuda_kernel_sequences(self, operator_name, output_dir, min_pattern_len=3, rank=0,
@@ -400,9 +427,6 @@ class TraceAnalysis:
 
 
 
-    def get_cuda_kernel_launch_stats(self, ranks=None, runtime_cutoff=50, launch_delay_cutoff=100,
-                                     include_memory_events=True, visualize=True):
-        self._missing("get_cuda_kernel_launch_stats")
 
 
 
@@ -419,6 +443,9 @@ class TraceAnalysis:
 
     def generate_trace_with_counters(self, time_series=None, ranks=None, output_suffix="_with_counters"):
         self._missing("generate_trace_with_counters")
+
+    def get_queue_length_summary_from_time_series(self, queue_length_dict):
+        self._missing("get_queue_length_summary_from_time_series")
 
     def get_cupti_counter_data_with_operators(self, ranks=None):
         self._missing("get_cupti_counter_data_with_operators")

@@ -41,6 +41,9 @@ typedef struct opscope_py_options {
      * and "membw_series"; 8 bytes per queue change, 24 per bandwidth change); 0: those tables
      * have no rows. */
     int series;
+    /* 1: each GPU activity's launching call as the table "launches"; 0: that table has no
+     * rows. */
+    int launches;
 } opscope_py_options;
 
 /* opscope_py_load with OPTS (NULL: every field 0). */
@@ -82,7 +85,7 @@ OPSCOPE_API void opscope_py_free(opscope_py_t *r);
 OPSCOPE_API const char *opscope_py_summary(const opscope_py_t *r, size_t *len);
 
 /* The tables, in a fixed order ("ops", "requests", "tests", "kernels", "cpu_ops", "steps",
- * "streams", "collectives", "kernel_stats", "stream_stats", "queue_series", "membw_series", "kernel_seqs", "aten_kernels";
+ * "streams", "collectives", "kernel_stats", "stream_stats", "queue_series", "membw_series", "launches", "kernel_seqs", "aten_kernels";
  * a job's: "ranks", "stragglers", "collectives"): each present, with 0 rows where
  * the input has none. */
 OPSCOPE_API size_t opscope_py_n_tables(const opscope_py_t *r);

@@ -28,10 +28,10 @@ static int nomem(opscope_error *err) {
 }
 
 /* Every table of R from S's finished analyses. Returns 0, or -1 when out of memory. */
-static int fill_tables(opscope_py_t *r, const opscope_session_t *s) {
+static int fill_tables(opscope_py_t *r, const opscope_session_t *s, const opscope_py_options *o) {
     int rc = opscope_py_ggml_tables(r->tables, opscope_session_stats(s), opscope_session_graphs(s));
     rc |= opscope_py_kineto_tables(r->tables + OPSCOPE_PY_GGML_TABLES, opscope_session_kineto(s));
-    rc |= opscope_py_series_tables(r->tables + PY_SERIES_AT, opscope_session_kineto(s));
+    rc |= opscope_py_series_tables(r->tables + PY_SERIES_AT, opscope_session_kineto(s), o->launches != 0);
     rc |= opscope_py_seq_tables(r->tables + PY_SERIES_AT + OPSCOPE_PY_SERIES_TABLES, opscope_session_kineto(s));
     r->n_tables = PY_TABLES; /* each initialised, on failure too */
     return rc ? -1 : 0;
@@ -55,14 +55,16 @@ static int read_finish(opscope_session_t *s, const char *path, opscope_error *er
 }
 
 /* The summary's writer: a memory stream (*FP, its buffer in R) as the session's one output,
- * asking for the series when SERIES. */
-static int add_summary(opscope_session_t *s, opscope_py_t *r, bool series, FILE **fp, opscope_error *err) {
+ * asking for what OPTS keeps (the series; the launching calls' names). */
+static int add_summary(opscope_session_t *s, opscope_py_t *r, const opscope_py_options *opts, FILE **fp,
+                       opscope_error *err) {
     *fp = opscope_py_summary_stream(r);
     if (!*fp) return nomem(err);
     opscope_out_t *w = opscope_out_from_file(*fp, err);
     opscope_output o;
     if (!w || opscope_output_summary_json(&o, w, err)) return -1;
-    o.kineto_series = series;
+    o.kineto_series = opts->series != 0;
+    o.kineto_links = opts->launches != 0; /* the reader then keeps the runtime calls' names */
     return opscope_session_add(s, &o) ? nomem(err) : 0;
 }
 
@@ -79,9 +81,9 @@ opscope_py_t *opscope_py_load_opts(const char *path, const opscope_py_options *o
                                .kineto = true, .critical_path = true};
     opscope_session_t *s = r ? opscope_session_new(&so) : NULL;
     FILE *fp = NULL;
-    int rc = !s ? nomem(err) : add_summary(s, r, o.series != 0, &fp, err);
+    int rc = !s ? nomem(err) : add_summary(s, r, &o, &fp, err);
     if (!rc) rc = read_finish(s, path, err);
-    if (!rc && fill_tables(r, s)) rc = nomem(err);
+    if (!rc && fill_tables(r, s, &o)) rc = nomem(err);
     opscope_session_free(s); /* aborts the summary's writer when it was not committed */
     if (fp && fclose(fp) && !rc) rc = nomem(err);
     if (!rc && !r->summary) rc = nomem(err);

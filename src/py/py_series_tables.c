@@ -48,10 +48,34 @@ static int membw_table(opscope_py_table *t, const opscope_kmembw_t *m) {
     return opscope_py_table_seal(t);
 }
 
-int opscope_py_series_tables(opscope_py_table *t, const opscope_kineto_t *k) {
+/* "launches": per GPU activity, in the kernels table's order, its launching runtime call
+ * (opscope_kineto_gpu_launch): correlation, call (its name), call_start_ns, call_dur_ns (-1 and
+ * no name for none). Rows only when WANTED. */
+static int launch_table(opscope_py_table *t, const opscope_kineto_t *k, bool wanted) {
+    size_t n = k && wanted ? opscope_kineto_n_gpu(k) : 0;
+    const opscope_strtab_t *names = k ? opscope_kineto_names(k) : NULL;
+    opscope_py_table_init(t, "launches", n);
+    int64_t *corr = opscope_py_table_i64(t, "correlation");
+    int call = opscope_py_table_str(t, "call");
+    int64_t *start = opscope_py_table_i64(t, "call_start_ns"), *dur = opscope_py_table_i64(t, "call_dur_ns");
+    for (size_t i = 0; dur && i < n; i++) {
+        opscope_kineto_launch_call c;
+        if (opscope_kineto_gpu_launch(k, i, &c)) {
+            corr[i] = start[i] = dur[i] = -1;
+            continue;
+        }
+        corr[i] = c.corr, start[i] = c.start_ns, dur[i] = c.dur_ns;
+        if (names && c.name < opscope_strtab_count(names))
+            opscope_py_table_str_set(t, call, i, opscope_strtab_get(names, c.name));
+    }
+    return opscope_py_table_seal(t);
+}
+
+int opscope_py_series_tables(opscope_py_table *t, const opscope_kineto_t *k, bool launches) {
     const opscope_kstats_t *ks = k ? opscope_kineto_kstats(k) : NULL;
     int rc = queue_table(&t[0], ks ? opscope_kstats_queue(ks) : NULL);
     rc |= membw_table(&t[1], k ? opscope_kineto_kmembw(k) : NULL);
+    rc |= launch_table(&t[2], k, launches);
     return rc ? -1 : 0;
 }
 

@@ -29,9 +29,11 @@ int opscope_py_kineto_tables(opscope_py_table *t, const opscope_kineto_t *k);
 /* A trace's series (K as above; rows only when the load kept them, opscope_py_load_opts'
  * series): "queue_series" (device, stream, ts_ns, queue_length: each change of a stream's
  * launch queue, counted out at the activity's start) and "membw_series" (name, device, ts_ns,
- * memory_bw_gbps: each change of a kind of copy's bandwidth; analyze/kineto/kmembw.h). */
-#define OPSCOPE_PY_SERIES_TABLES 2
-int opscope_py_series_tables(opscope_py_table *t, const opscope_kineto_t *k);
+ * memory_bw_gbps: each change of a kind of copy's bandwidth; analyze/kineto/kmembw.h); and,
+ * when LAUNCHES, "launches": per GPU activity in the "kernels" order, its launching call's
+ * correlation, call (name), call_start_ns and call_dur_ns (-1: none). */
+#define OPSCOPE_PY_SERIES_TABLES 3
+int opscope_py_series_tables(opscope_py_table *t, const opscope_kineto_t *k, bool launches);
 
 /* A trace's kernel sequences (K as above), one row per pattern in its analysis' order (most
  * calls first): "kernel_seqs" (analyze/kineto/kseq.h: each CPU op call's GPU activities; gpu_ns

@@ -134,6 +134,24 @@ def check_sequences(name, t, want, mine):
     check(launched == mine["aten_launches"], "%s aten op launches %d, own %d" % (name, launched, mine["aten_launches"]))
 
 
+def check_launches(name, t, w, src):
+    """Launch statistics against HTA's digest and this script's join of the launch calls with
+    their activities by correlation id."""
+    d = t.get_cuda_kernel_launch_stats(visualize=False)[0]
+    got = {"rows": len(d), "correlation_sum": int(d["correlation"].sum()), "cpu_duration_sum": d["cpu_duration"].sum(),
+           "gpu_duration_sum": d["gpu_duration"].sum(), "launch_delay_sum": d["launch_delay"].sum(),
+           "gpu_shorter": int((d["gpu_duration"] < d["cpu_duration"]).sum()), "first": d.head(5).astype(float).values.tolist()}
+    check(all(close(got[k], w[k]) for k in w if k != "first") and got["first"] == w["first"],
+          "%s launch stats %s, HTA %s" % (name, got, w))
+    ev = json.load(gzip.open(src))["traceEvents"]
+    calls = {e["args"]["correlation"]: e for e in ev if e.get("cat") == "cuda_runtime" and e.get("name") in
+             ("cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync")}
+    delay = [max(0, e["ts"] - calls[c]["ts"] - calls[c]["dur"]) for e in ev
+             if e.get("cat") in GPU_CATS and (c := e.get("args", {}).get("correlation")) in calls]
+    check(len(d) == len(delay) and close(d["launch_delay"].sum(), sum(delay)),
+          "%s launches %d, delay %s; own %d, %s" % (name, len(d), d["launch_delay"].sum(), len(delay), sum(delay)))
+
+
 def check_trace(name, want, work):
     src = os.path.join(REPO, "tests", "kineto", "traces", name)
     folder = os.path.join(work, name.split(".")[0])
@@ -190,6 +208,7 @@ def check_trace(name, want, work):
     check_series(name, t, want, mine)
 
     check_sequences(name, t, want, mine)
+    check_launches(name, t, want["launch"], src)
 
     steps = t.get_profiler_steps()
     check(steps == want["steps"] == mine["steps"], "%s steps %s, HTA %s, own %s" % (name, steps, want["steps"], mine["steps"]))
@@ -210,10 +229,10 @@ def main():
     for name, want in figures["traces"].items():
         check_trace(name, want, work)
     try:
-        TraceAnalysis(trace_dir=os.path.join(work, "a100_alexnet_fwd")).get_cuda_kernel_launch_stats()
+        TraceAnalysis(trace_dir=os.path.join(work, "a100_alexnet_fwd")).get_cupti_counter_data_with_operators()
         check(False, "a method not there yet raises NotImplementedError")
     except NotImplementedError as e:
-        check("get_cuda_kernel_launch_stats" in str(e), "the error names the method: %s" % e)
+        check("get_cupti_counter_data_with_operators" in str(e), "the error names the method: %s" % e)
     sys.exit(1 if failures else 0)
 
 

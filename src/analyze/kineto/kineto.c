@@ -100,6 +100,7 @@ struct opscope_kineto {
     int keep_links;
     opscope_kineto_collector coll; /* what the reader sees of this collector */
     opscope_kineto_link *links; size_t n_links;
+    opscope_kineto_launch_call *launch; /* with keep_links: per GPU activity after the finish */
     opscope_cpu_ops_t *cpu_ops;    /* every CPU slice as a record (analyze/kineto/cpu_ops.c) */
     bool cpu_ops_cpu_only;         /* drop them at the first GPU activity */
     opscope_kineto_steps_fn on_steps; /* opscope_kineto_on_steps */
@@ -154,6 +155,7 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     free(k->gann.v);
     free(k->train.v);
     free(k->name_cls.v);
+    free(k->launch);
     free(k->rt.v);
     free(k->gpu.v);
     free(k->gpu_rec.v);
@@ -1412,13 +1414,24 @@ static int kstats_finish(opscope_kineto_t *k) {
         free(kind);
         return -1;
     }
+    free(k->launch); /* the launching calls outlive k->rt only when links are kept */
+    k->launch = k->keep_links ? malloc((n ? n : 1) * sizeof *k->launch) : NULL;
+    if (k->keep_links && !k->launch) {
+        free(a);
+        free(kind);
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         const gpu_t *g = &k->gpu.v[i];
+        if (k->launch) k->launch[i] = (opscope_kineto_launch_call){.corr = -1, .start_ns = -1, .dur_ns = -1, .name = UINT32_MAX};
         a[i] = (opscope_kstats_act){.start = g->start, .dur = g->dur, .device = g->device, .stream = g->stream,
                                     .call_start = INT64_MIN};
         size_t r = g->corr >= 0 ? rt_find(k, g->corr) : k->rt.n;
         if (r >= k->rt.n || k->rt.v[r].corr != g->corr || k->rt.v[r].is_flow) continue;
         const rt_t *c = &k->rt.v[r];
+        if (k->launch)
+            k->launch[i] = (opscope_kineto_launch_call){.corr = c->corr, .start_ns = c->ts, .dur_ns = c->dur,
+                                                        .name = c->name != NAME31 ? c->name : UINT32_MAX};
         a[i].call_start = c->ts;
         a[i].call_dur = c->dur;
         if (c->name < n_names) {
@@ -1476,6 +1489,12 @@ done:
 /* ---------------------------------------------------------------------------------------- */
 
 size_t opscope_kineto_n_gpu(const opscope_kineto_t *k) { return k->gpu.n; }
+
+int opscope_kineto_gpu_launch(const opscope_kineto_t *k, size_t i, opscope_kineto_launch_call *out) {
+    if (!k->launch || i >= k->gpu.n || k->launch[i].corr < 0) return -1;
+    *out = k->launch[i];
+    return 0;
+}
 
 void opscope_kineto_gpu_get(const opscope_kineto_t *k, size_t i, opscope_kineto_gpu_info *out) {
     const gpu_t *g = &k->gpu.v[i];
