@@ -333,6 +333,29 @@ class TraceAnalysis:
                                                      title="Launch delay (us), rank %d" % rank))
         return out
 
+    def get_cupti_counter_data_with_operators(self, ranks=None):
+        """Per rank (a list, in RANKS' order), each kernel CUPTI's profiler measured: name, ts
+        (microseconds from the job's earliest event), dur, one column per counter, op_stack
+        (the CPU ops around its launch, outer first), top_level_op, bottom_level_op; HTA's
+        pairing of the ranges with the launch calls (analyze/kineto/cupti.h)."""
+        out = []
+        for rank in self._ranks_of(ranks):
+            p = self._profile(rank)
+            k, v = p.cupti_kernels, p.cupti_values
+            df = pd.DataFrame({"name": k["name"].to_numpy(), "ts": self._us_since_origin(k["start_ns"]),
+                               "dur": k["dur_ns"].to_numpy() / _US})
+            n = len(k)
+            if n and len(v):
+                names = v["counter"].to_numpy()[: len(v) // n]
+                vals = v["value"].to_numpy().reshape(n, len(names))
+                for c, name in enumerate(names):
+                    df[name] = vals[:, c]
+            stack = k["op_stack"]
+            df["op_stack"] = stack.where(stack.isna(), stack.str.split("|"))
+            df["top_level_op"], df["bottom_level_op"] = k["top_op"].to_numpy(), k["bottom_op"].to_numpy()
+            out.append(df)
+        return out
+
     # -- kernel sequences ------------------------------------------------------------------
 
     def get_frequent_cuda_kernel_sequences(self, operator_name, output_dir, min_pattern_len=3, rank=0,
@@ -447,8 +470,6 @@ class TraceAnalysis:
     def get_queue_length_summary_from_time_series(self, queue_length_dict):
         self._missing("get_queue_length_summary_from_time_series")
 
-    def get_cupti_counter_data_with_operators(self, ranks=None):
-        self._missing("get_cupti_counter_data_with_operators")
 
     def get_gpu_kernels_with_user_annotations(self, rank, expand_names=True, shorten_names=True):
         self._missing("get_gpu_kernels_with_user_annotations")

@@ -85,7 +85,8 @@ OPSCOPE_API void opscope_py_free(opscope_py_t *r);
 OPSCOPE_API const char *opscope_py_summary(const opscope_py_t *r, size_t *len);
 
 /* The tables, in a fixed order ("ops", "requests", "tests", "kernels", "cpu_ops", "steps",
- * "streams", "collectives", "kernel_stats", "stream_stats", "queue_series", "membw_series", "launches", "kernel_seqs", "aten_kernels";
+ * "streams", "collectives", "kernel_stats", "stream_stats", "queue_series", "membw_series",
+ * "launches", "kernel_seqs", "aten_kernels", "cupti_kernels", "cupti_values";
  * a job's: "ranks", "stragglers", "collectives"): each present, with 0 rows where
  * the input has none. */
 OPSCOPE_API size_t opscope_py_n_tables(const opscope_py_t *r);

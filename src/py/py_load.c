@@ -15,7 +15,8 @@
 #include <string.h>
 
 #define PY_SERIES_AT (OPSCOPE_PY_GGML_TABLES + OPSCOPE_PY_KINETO_TABLES)
-#define PY_TABLES (PY_SERIES_AT + OPSCOPE_PY_SERIES_TABLES + OPSCOPE_PY_SEQ_TABLES)
+#define PY_SEQ_AT (PY_SERIES_AT + OPSCOPE_PY_SERIES_TABLES)
+#define PY_TABLES (PY_SEQ_AT + OPSCOPE_PY_SEQ_TABLES + OPSCOPE_PY_CUPTI_TABLES)
 _Static_assert(PY_TABLES <= OPSCOPE_PY_MAX_TABLES, "a load's tables fit a result");
 
 FILE *opscope_py_summary_stream(opscope_py_t *r) { return open_memstream(&r->summary, &r->summary_len); }
@@ -32,7 +33,8 @@ static int fill_tables(opscope_py_t *r, const opscope_session_t *s, const opscop
     int rc = opscope_py_ggml_tables(r->tables, opscope_session_stats(s), opscope_session_graphs(s));
     rc |= opscope_py_kineto_tables(r->tables + OPSCOPE_PY_GGML_TABLES, opscope_session_kineto(s));
     rc |= opscope_py_series_tables(r->tables + PY_SERIES_AT, opscope_session_kineto(s), o->launches != 0);
-    rc |= opscope_py_seq_tables(r->tables + PY_SERIES_AT + OPSCOPE_PY_SERIES_TABLES, opscope_session_kineto(s));
+    rc |= opscope_py_seq_tables(r->tables + PY_SEQ_AT, opscope_session_kineto(s));
+    rc |= opscope_py_cupti_tables(r->tables + PY_SEQ_AT + OPSCOPE_PY_SEQ_TABLES, opscope_session_kineto(s));
     r->n_tables = PY_TABLES; /* each initialised, on failure too */
     return rc ? -1 : 0;
 }

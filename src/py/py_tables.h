@@ -44,4 +44,11 @@ int opscope_py_series_tables(opscope_py_table *t, const opscope_kineto_t *k, boo
 #define OPSCOPE_PY_SEQ_TABLES 2
 int opscope_py_seq_tables(opscope_py_table *t, const opscope_kineto_t *k);
 
+/* The kernels CUPTI's profiler measured (K as above; analyze/kineto/cupti.h), by start:
+ * "cupti_kernels" (name, start_ns, dur_ns, top_op, bottom_op, op_stack: the cpu_ops around its
+ * launch, outer first, joined by "|") and "cupti_values" (row, counter, value: every counter of
+ * every kernel, 0 where it lacks one). */
+#define OPSCOPE_PY_CUPTI_TABLES 2
+int opscope_py_cupti_tables(opscope_py_table *t, const opscope_kineto_t *k);
+
 #endif /* OPSCOPE_PY_TABLES_H */
