@@ -25,7 +25,9 @@ class CError(ctypes.Structure):
 class Options(ctypes.Structure):
     """py/opscope_py.h's opscope_py_options (size: this struct's, so the library reads what
     this package knows of and takes the rest as 0)."""
-    _fields_ = [("size", ctypes.c_size_t), ("series", ctypes.c_int), ("launches", ctypes.c_int)]
+    _fields_ = [("size", ctypes.c_size_t), ("series", ctypes.c_int), ("launches", ctypes.c_int),
+                ("counters_trace", ctypes.c_char_p), ("cpath_trace", ctypes.c_char_p),
+                ("cpath_annotation", ctypes.c_char_p)]
 
 
 def _candidates():

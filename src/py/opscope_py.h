@@ -44,6 +44,14 @@ typedef struct opscope_py_options {
     /* 1: each GPU activity's launching call as the table "launches"; 0: that table has no
      * rows. */
     int launches;
+    /* Not NULL: the trace written back into this file with counter tracks (`report
+     * --counters-trace`; export/kineto/ktrace_out.h), resp. with its critical path overlaid
+     * (`report --critical-path-trace`); the file appears only when the load succeeds. */
+    const char *counters_trace;
+    const char *cpath_trace;
+    /* Not NULL: the critical path's windows are this annotation's instances instead of the
+     * profiler steps (`report --critical-path-annotation`). */
+    const char *cpath_annotation;
 } opscope_py_options;
 
 /* opscope_py_load with OPTS (NULL: every field 0). */

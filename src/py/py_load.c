@@ -5,6 +5,7 @@
  */
 #include "py/opscope_py.h"
 
+#include "export/kineto/ktrace_out.h"
 #include "export/outputs/summary_json.h"
 #include "py/py_result.h"
 #include "py/py_tables.h"
@@ -70,6 +71,17 @@ static int add_summary(opscope_session_t *s, opscope_py_t *r, const opscope_py_o
     return opscope_session_add(s, &o) ? nomem(err) : 0;
 }
 
+/* The trace written back, with counter tracks or its critical path, where O asks for them. */
+static int add_traces(opscope_session_t *s, const char *path, const opscope_py_options *o, opscope_error *err) {
+    opscope_output out;
+    if (o->counters_trace &&
+        (opscope_output_counters_trace(&out, o->counters_trace, path, err) || opscope_session_add(s, &out)))
+        return -1;
+    if (o->cpath_trace && (opscope_output_cpath_trace(&out, o->cpath_trace, path, err) || opscope_session_add(s, &out)))
+        return -1;
+    return 0;
+}
+
 opscope_py_t *opscope_py_load(const char *path, opscope_error *err) { return opscope_py_load_opts(path, NULL, err); }
 
 opscope_py_t *opscope_py_load_opts(const char *path, const opscope_py_options *opts, opscope_error *err) {
@@ -80,10 +92,11 @@ opscope_py_t *opscope_py_load_opts(const char *path, const opscope_py_options *o
     opscope_py_t *r = calloc(1, sizeof *r);
     /* report's session: its defaults (five top records), every analysis of a single input */
     opscope_session_opts so = {.stats = {.top_kernels = 5}, .graphs = true, .rpc = true,
-                               .kineto = true, .critical_path = true};
+                               .kineto = true, .critical_path = true, .cpath_annotation = o.cpath_annotation};
     opscope_session_t *s = r ? opscope_session_new(&so) : NULL;
     FILE *fp = NULL;
     int rc = !s ? nomem(err) : add_summary(s, r, &o, &fp, err);
+    if (!rc) rc = add_traces(s, path, &o, err);
     if (!rc) rc = read_finish(s, path, err);
     if (!rc && fill_tables(r, s, &o)) rc = nomem(err);
     opscope_session_free(s); /* aborts the summary's writer when it was not committed */

@@ -134,6 +134,28 @@ def check_sequences(name, t, want, mine):
     check(launched == mine["aten_launches"], "%s aten op launches %d, own %d" % (name, launched, mine["aten_launches"]))
 
 
+def check_counters_trace(name, t, w, folder):
+    """The trace written back with counter tracks: HTA's tracks, event for event in count and
+    sums, the out-at-end queue beside them, and every event of the trace kept."""
+    t.generate_trace_with_counters()
+    out = os.path.join(folder, name.replace(".json", "_with_counters.json"))
+    ev = json.load(gzip.open(out))["traceEvents"]
+    tracks = {}
+    for e in ev:
+        if e.get("ph") == "C":
+            x = tracks.setdefault(e["name"], [0, 0, 0.0])
+            x[0], x[1], x[2] = x[0] + 1, x[1] + int(e["ts"]), x[2] + float(list(e["args"].values())[0])
+    end = tracks.pop("Queue Length (out at end)", None)
+    same = sorted(tracks) == sorted(w["tracks"]) and all(
+        tracks[k][:2] == w["tracks"][k][:2] and close(tracks[k][2], w["tracks"][k][2]) for k in tracks)
+    check(same, "%s counter tracks %s, HTA %s" % (name, tracks, w["tracks"]))
+    check(end is not None and end[0] == tracks.get("Queue Length", [0])[0],
+          "%s out-at-end queue track %s" % (name, end))
+    others = sum(1 for e in ev if e.get("ph") != "C")
+    check(others == w["other_events"], "%s written trace keeps %d events, HTA %d" % (name, others, w["other_events"]))
+    os.unlink(out)
+
+
 def check_launches(name, t, w, src):
     """Launch statistics against HTA's digest and this script's join of the launch calls with
     their activities by correlation id."""
@@ -208,6 +230,8 @@ def check_trace(name, want, work):
     check_series(name, t, want, mine)
 
     check_sequences(name, t, want, mine)
+    if "counters_trace" in want:
+        check_counters_trace(name, t, want["counters_trace"], folder)
     check_launches(name, t, want["launch"], src)
 
     steps = t.get_profiler_steps()
