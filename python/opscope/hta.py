@@ -18,7 +18,7 @@ import pandas as pd
 from . import job as _job
 from . import load as _load
 
-__all__ = ["TraceAnalysis"]
+__all__ = ["TraceAnalysis", "CriticalPath"]
 
 _US = 1000.0  # HTA's times are the trace's microseconds; opscope's are nanoseconds
 _WARNED = set()
@@ -49,6 +49,30 @@ def _plot(visualize, draw):
         _once("plotly", "plotly is not installed: visualize=True draws nothing")
         return
     draw(px).show()
+
+
+_BOUND = (("cpu_ns", "cpu_bound"), ("kernel_ns", "gpu_compute_bound"), ("comm_ns", "gpu_communication_bound"),
+          ("queue_ns", "gpu_kernel_kernel_overhead"), ("launch_ns", "gpu_kernel_launch_overhead"))
+
+
+class CriticalPath:
+    """The critical path of one window (a profiler step or an annotation's instance) as the C
+    core computed it (docs/critical_path.md): `figures` is its entry of the summary's
+    critical_path steps (ns: cpu, launch, kernel, comm, queue, wait, idle, work, length).
+    Stands where HTA hands a CPGraph; its graph itself is not handed over."""
+
+    def __init__(self, rank, path, annotation, instance, figures):
+        self.rank, self.trace, self.annotation = rank, path, annotation
+        self.instance, self.figures = instance, figures
+
+    def summary(self):
+        """HTA's CPGraph.summary(): the path's work by boundedness, in % of its work (the
+        parts with time only, by name)."""
+        work = float(self.figures.get("work_ns", 0))
+        parts = {name: 100.0 * self.figures.get(key, 0) / work for key, name in _BOUND
+                 if work and self.figures.get(key, 0)}
+        print("Critical Path broken down by boundedness = (in % of duration)")
+        return pd.Series(dict(sorted(parts.items())), name="duration").rename_axis("bound_by")
 
 
 class TraceAnalysis:
@@ -356,6 +380,42 @@ class TraceAnalysis:
             out.append(df)
         return out
 
+    # -- critical path ---------------------------------------------------------------------
+
+    def critical_path_analysis(self, rank, annotation, instance_id, data_load_events=None):
+        """The critical path of instance INSTANCE_ID (0: the first by start) of ANNOTATION:
+        "ProfilerStep" for the profiler steps, else an annotation's whole name. Returns
+        (CriticalPath, True), or (None, False) when there is no such instance."""
+        if data_load_events:
+            raise NotImplementedError("opscope.hta: data_load_events (no data-loading split yet)")
+        if isinstance(instance_id, tuple):
+            raise NotImplementedError("opscope.hta: a range of instances")
+        steps = annotation == "ProfilerStep"
+        path = self._paths[int(rank)]
+        p = self._profile(rank) if steps else _load(path, cpath_annotation=annotation)
+        cp = p.summary.get("kineto", {}).get("critical_path", {}).get("steps", [])
+        i = 0 if instance_id is None else int(instance_id)
+        if not 0 <= i < len(cp):
+            return None, False
+        return CriticalPath(int(rank), path, None if steps else annotation, i, cp[i]), True
+
+    def overlay_critical_path_analysis(self, rank, critical_path_graph, output_dir,
+                                       only_show_critical_events=True, show_all_edges=False):
+        """Writes the trace of RANK into OUTPUT_DIR as "overlaid_critical_path_<name>" with the
+        critical path marked (args "critical": 1 on its events, flows for its edges between
+        lanes); returns the file's path. The path is CRITICAL_PATH_GRAPH's annotation
+        instance's (every profiler step's for "ProfilerStep"); every event of the trace is kept."""
+        if only_show_critical_events:
+            _once("cpath_all", "overlay_critical_path_analysis keeps every event "
+                  "(only_show_critical_events is not applied)")
+        os.makedirs(output_dir, exist_ok=True)
+        src = self._paths[int(rank)]
+        out = os.path.join(output_dir, "overlaid_critical_path_" + os.path.basename(src))
+        annotation = getattr(critical_path_graph, "annotation", None)
+        _load(src, cpath_trace=out, cpath_annotation=annotation,
+              cpath_instance=critical_path_graph.instance if annotation else None)
+        return out
+
     # -- kernel sequences ------------------------------------------------------------------
 
     def get_frequent_cuda_kernel_sequences(self, operator_name, output_dir, min_pattern_len=3, rank=0,
@@ -469,12 +529,7 @@ class TraceAnalysis:
                                  straggler_identification_impl=None):
         self._missing("get_potential_stragglers")
 
-    def critical_path_analysis(self, rank, annotation, instance_id, data_load_events=None):
-        self._missing("critical_path_analysis")
 
-    def overlay_critical_path_analysis(self, rank, critical_path_graph, output_dir,
-                                       only_show_critical_events=True, show_all_edges=False):
-        self._missing("overlay_critical_path_analysis")
 
 
     def get_queue_length_summary_from_time_series(self, queue_length_dict):

@@ -49,9 +49,12 @@ typedef struct opscope_py_options {
      * (`report --critical-path-trace`); the file appears only when the load succeeds. */
     const char *counters_trace;
     const char *cpath_trace;
-    /* Not NULL: the critical path's windows are this annotation's instances instead of the
-     * profiler steps (`report --critical-path-annotation`). */
+    /* Not NULL: the critical path's windows are every instance of this annotation (its whole
+     * name) instead of the profiler steps (`report --critical-path-annotation`). */
     const char *cpath_annotation;
+    /* With cpath_annotation: 1 + the one instance to keep (1: the first by start;
+     * `--critical-path-instance`), 0: every one. */
+    int64_t cpath_instance1;
 } opscope_py_options;
 
 /* opscope_py_load with OPTS (NULL: every field 0). */

@@ -92,7 +92,8 @@ opscope_py_t *opscope_py_load_opts(const char *path, const opscope_py_options *o
     opscope_py_t *r = calloc(1, sizeof *r);
     /* report's session: its defaults (five top records), every analysis of a single input */
     opscope_session_opts so = {.stats = {.top_kernels = 5}, .graphs = true, .rpc = true,
-                               .kineto = true, .critical_path = true, .cpath_annotation = o.cpath_annotation};
+                               .kineto = true, .critical_path = true, .cpath_annotation = o.cpath_annotation,
+                               .cpath_instance = o.cpath_instance1 - 1};
     opscope_session_t *s = r ? opscope_session_new(&so) : NULL;
     FILE *fp = NULL;
     int rc = !s ? nomem(err) : add_summary(s, r, &o, &fp, err);

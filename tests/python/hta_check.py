@@ -8,7 +8,9 @@ Where opscope computes a figure another way than HTA the check says which and as
 own definition against this script's computation instead (docs/python.md, "HTA's face").
 """
 import collections
+import contextlib
 import gzip
+import io
 import json
 import math
 import os
@@ -134,6 +136,34 @@ def check_sequences(name, t, want, mine):
     check(launched == mine["aten_launches"], "%s aten op launches %d, own %d" % (name, launched, mine["aten_launches"]))
 
 
+def check_critical_path(name, t, w, work):
+    """The critical path of HTA's window: its summary() (HTA's parts without its empty
+    bound_by, which weighs 0) and the overlaid trace: HTA's critical events and flows are all
+    there; opscope adds the path's end at the window's closing cudaDeviceSynchronize (and its
+    sync flow), docs/critical_path.md."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        g, ok = t.critical_path_analysis(0, w["annotation"], w["instance_id"])
+        got = g.summary().to_dict() if ok else {}
+    want = {k: v for k, v in w["summary"].items() if k}
+    check(ok and sorted(got) == sorted(want) and all(close(got[k], want[k]) for k in want),
+          "%s critical path summary %s, HTA %s" % (name, got, want))
+    f = g.figures
+    check(sum(f[k] for k in ("cpu_ns", "launch_ns", "kernel_ns", "comm_ns", "queue_ns", "wait_ns", "idle_ns"))
+          == f["length_ns"], "%s critical path parts %s" % (name, f))
+    out = t.overlay_critical_path_analysis(0, g, os.path.join(work, "cpath"))
+    ev = json.load(gzip.open(out))["traceEvents"]
+    crit = {(e["name"], e["ts"]) for e in ev if e.get("args", {}).get("critical") and e.get("cat") != "critical_path"}
+    flows = {(e["ph"], e["ts"]) for e in ev if e.get("cat") == "critical_path"}
+    missing = {tuple(x) for x in w["critical_events"]} - crit
+    extra = {x[0] for x in crit - {tuple(x) for x in w["critical_events"]}}
+    check(not missing and extra <= {"cudaDeviceSynchronize"}, "%s critical events: HTA's missing %s, ours more %s"
+          % (name, sorted(missing)[:3], sorted(extra)))
+    check({tuple(x) for x in w["flows"]} <= flows and len(flows) <= len(w["flows"]) + 2,
+          "%s critical flows %s, HTA %s" % (name, sorted(flows), w["flows"]))
+    lo, hi = f["start_ns"] / 1000, (f["start_ns"] + f["length_ns"]) / 1000
+    check(all(lo <= ts <= hi for _, ts in crit), "%s critical events inside the window" % name)
+
+
 def check_counters_trace(name, t, w, folder):
     """The trace written back with counter tracks: HTA's tracks, event for event in count and
     sums, the out-at-end queue beside them, and every event of the trace kept."""
@@ -230,6 +260,8 @@ def check_trace(name, want, work):
     check_series(name, t, want, mine)
 
     check_sequences(name, t, want, mine)
+    if "critical_path" in want:
+        check_critical_path(name, t, want["critical_path"], work)
     if "counters_trace" in want:
         check_counters_trace(name, t, want["counters_trace"], folder)
     check_launches(name, t, want["launch"], src)
