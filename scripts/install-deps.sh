@@ -10,7 +10,7 @@ set -euo pipefail
 # -wheel, -numpy, -pandas: the Python package's offline install and its tests (docs/python.md).
 pkgs=(cmake make gcc clang libclang-rt-14-dev zlib1g-dev python3 debootstrap libsqlite3-dev
       help2man pkgconf dpkg-dev file man-db tmux python3-venv python3-pip python3-setuptools
-      python3-wheel python3-numpy python3-pandas)
+      python3-wheel python3-numpy python3-pandas python3-nbclient python3-ipykernel)  # nbclient: docs/hta.ipynb
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
