@@ -9,16 +9,18 @@ Every figure is the C core's (the tables and summary of opscope.load and opscope
 module only renames, converts nanoseconds to HTA's microseconds and arranges rows as HTA does.
 What is not there yet raises NotImplementedError naming it (docs/python.md, "HTA's face").
 """
+import enum
 import os
 import warnings
 
 import numpy as np
 import pandas as pd
 
+from . import diff as _diff
 from . import job as _job
 from . import load as _load
 
-__all__ = ["TraceAnalysis", "CriticalPath"]
+__all__ = ["TraceAnalysis", "CriticalPath", "TraceDiff", "DeviceType"]
 
 _US = 1000.0  # HTA's times are the trace's microseconds; opscope's are nanoseconds
 _WARNED = set()
@@ -538,3 +540,86 @@ class TraceAnalysis:
 
     def get_gpu_kernels_with_user_annotations(self, rank, expand_names=True, shorten_names=True):
         self._missing("get_gpu_kernels_with_user_annotations")
+
+
+class DeviceType(enum.Enum):
+    """HTA's choice of sides in a trace diff."""
+    CPU = 1
+    GPU = 2
+    ALL = 3
+
+
+def _side_trace(side, rank):
+    """The trace file of SIDE (a trace, or a folder of traces as HTA's TraceDir) for RANK
+    (None: the first rank; a folder of one trace: that trace)."""
+    if not os.path.isdir(side):
+        return side
+    files = _trace_files(side)
+    if len(files) == 1 and rank in (None, 0):
+        return files[0]
+    ranks = _job(files).ranks
+    ranks = ranks.sort_values("rank", kind="stable")
+    hit = ranks if rank is None else ranks[ranks["rank"] == int(rank)]
+    if not len(hit):
+        raise ValueError("opscope.hta: no rank %s in %s" % (rank, side))
+    return hit["trace"].iloc[0]
+
+
+def _steps_arg(it):
+    """An iteration choice as opscope diff's steps: N, or A-B for consecutive numbers."""
+    its = sorted([it] if isinstance(it, int) else list(it))
+    if its != list(range(its[0], its[-1] + 1)):
+        raise NotImplementedError("opscope.hta: iterations that are not consecutive")
+    return str(its[0]) if len(its) == 1 else "%d-%d" % (its[0], its[-1])
+
+
+class TraceDiff:
+    """HTA's TraceDiff over opscope.diff's trace ops by step (docs/diff.md, "Trace ops by
+    step"): per name, each side's count and summed duration over the chosen profiler steps."""
+
+    @classmethod
+    def compare_traces(cls, control, test, control_rank=None, test_rank=None, control_iteration=None,
+                       test_iteration=None, device_type=DeviceType.ALL, use_short_name=False):
+        """HTA's table, indexed by name: Control_counts, Control_total_duration, Test_counts,
+        Test_total_duration (us), diff_counts, diff_duration, counts_change_categories ("+",
+        "-", "="). The iterations default to each trace's first profiler step; opscope takes
+        the same steps on both sides."""
+        if use_short_name:
+            raise NotImplementedError("opscope.hta: use_short_name")
+        base, new = _side_trace(control, control_rank), _side_trace(test, test_rank)
+        if control_iteration is None and test_iteration is None:
+            ops = _diff(base, new).summary.get("trace_ops", {})
+            firsts = {(ops.get("base_steps") or [None])[0], (ops.get("new_steps") or [None])[0]}
+            if None in firsts or len(firsts) != 1:
+                raise NotImplementedError("opscope.hta: traces whose first steps differ (%s)" % sorted(firsts, key=str))
+            control_iteration = test_iteration = firsts.pop()
+        steps = _steps_arg(control_iteration if control_iteration is not None else test_iteration)
+        if test_iteration is not None and control_iteration is not None and _steps_arg(test_iteration) != steps:
+            raise NotImplementedError("opscope.hta: different iterations a side")
+        d = _diff(base, new, steps=steps)
+        parts = {DeviceType.CPU: [d.trace_cpu_ops], DeviceType.GPU: [d.trace_gpu_ops],
+                 DeviceType.ALL: [d.trace_cpu_ops, d.trace_gpu_ops]}[DeviceType(device_type)]
+        ops = pd.concat(parts, ignore_index=True).groupby("name")[["base_count", "base_ns", "new_count", "new_ns"]].sum()
+        df = pd.DataFrame({"Control_counts": ops["base_count"].astype(np.float64),
+                           "Control_total_duration": ops["base_ns"] / _US,
+                           "Test_counts": ops["new_count"].astype(np.float64),
+                           "Test_total_duration": ops["new_ns"] / _US}, index=ops.index)
+        df["diff_counts"] = df["Test_counts"] - df["Control_counts"]
+        df["diff_duration"] = df["Test_total_duration"] - df["Control_total_duration"]
+        df["counts_change_categories"] = np.where(df["diff_counts"] > 0, "+", np.where(df["diff_counts"] < 0, "-", "="))
+        # HTA's order (an outer join of the two sides' sorted names): the control's names, then
+        # the names only the test has
+        only_test = (ops["base_count"] == 0).to_numpy()
+        return pd.concat([df[~only_test], df[only_test]])
+
+    @classmethod
+    def ops_diff(cls, control, test, control_rank=None, test_rank=None, control_iteration=None,
+                 test_iteration=None, device_type=DeviceType.ALL):
+        """HTA's five lists of names: added, deleted, increased, decreased, unchanged."""
+        df = cls.compare_traces(control, test, control_rank, test_rank, control_iteration, test_iteration,
+                                device_type)
+        c, t, d = df["Control_counts"], df["Test_counts"], df["diff_counts"]
+        pick = lambda m: df.index[m].tolist()
+        return {"added": pick(c.eq(0) & t.gt(0)), "deleted": pick(c.gt(0) & t.eq(0)),
+                "increased": pick(c.gt(0) & d.gt(0)), "decreased": pick(t.gt(0) & d.lt(0)),
+                "unchanged": pick(t.gt(0) & d.eq(0))}

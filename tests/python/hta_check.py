@@ -8,6 +8,7 @@ Where opscope computes a figure another way than HTA the check says which and as
 own definition against this script's computation instead (docs/python.md, "HTA's face").
 """
 import collections
+import hashlib
 import contextlib
 import gzip
 import io
@@ -23,7 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from checklist import check, failures  # noqa: E402
 from intervals import union_len  # noqa: E402
 
-from opscope.hta import TraceAnalysis  # noqa: E402  (the venv's installed package)
+from opscope.hta import DeviceType, TraceAnalysis, TraceDiff  # noqa: E402  (the venv's installed package)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
@@ -303,6 +304,43 @@ def check_cupti(want, work):
     check(len(ev) == len(d) and own == got, "cupti own: %d ranges, %s" % (len(ev), own))
 
 
+def check_trace_diff(want, work):
+    """TraceDiff on HTA's trace-diff pair cut to its first step against HTA's digest of its
+    tables (row for row: the names' order, sums, categories, four rows) and this script's
+    count of each side's CPU events in that step."""
+    md5 = lambda xs: hashlib.md5("\n".join(xs).encode()).hexdigest()
+    sides = []
+    for key in ("control", "test"):
+        folder = os.path.join(work, "diff_" + key)
+        os.makedirs(folder, exist_ok=True)
+        link = os.path.join(folder, os.path.basename(want[key]))
+        if not os.path.exists(link):
+            os.symlink(os.path.join(REPO, want[key]), link)
+        sides.append(folder)
+    for dev, w in want["compare_traces"].items():
+        if dev == "ops_diff":
+            continue
+        df = TraceDiff.compare_traces(sides[0], sides[1], device_type=DeviceType[dev]).reset_index()
+        rows = df.values.tolist()
+        cats = dict(collections.Counter(r[7] for r in rows))
+        got = [list(df.columns), len(rows), md5([r[0] for r in rows]), [sum(r[i] for r in rows) for i in range(1, 7)], cats,
+               [r for r in rows if r[0] in ("cudaMemcpyAsync", "cudaLaunchKernel", "aten::mm", "ProfilerStep#1009")]]
+        exp = [w["columns"], w["rows"], w["names_md5"], w["sums"], w["categories"], w["sample"]]
+        check(got[:3] == exp[:3] and all(close(a, b) for a, b in zip(got[3], exp[3])) and got[4:] == exp[4:],
+              "trace diff %s: %s, HTA %s" % (dev, got[1:5], exp[1:5]))
+    od = TraceDiff.ops_diff(sides[0], sides[1])
+    got = {k: [len(v), md5(sorted(v))] for k, v in od.items()}
+    check(got == want["compare_traces"]["ops_diff"], "ops_diff %s, HTA %s" % (got, want["compare_traces"]["ops_diff"]))
+    cpu = TraceDiff.compare_traces(sides[0], sides[1], device_type=DeviceType.CPU)
+    for col, key in (("Control_counts", "control"), ("Test_counts", "test")):
+        ev = json.load(gzip.open(os.path.join(REPO, want[key])))["traceEvents"]
+        step = [e for e in ev if e.get("ph") == "X" and str(e.get("name", "")).startswith("ProfilerStep#1009")][0]
+        own = sum(1 for e in ev if e.get("ph") == "X" and e.get("cat") in
+                  ("cpu_op", "user_annotation", "python_function", "cuda_runtime", "cuda_driver")
+                  and step["ts"] <= e["ts"] < step["ts"] + step["dur"])
+        check(int(cpu[col].sum()) == own, "trace diff %s: %d CPU events, own %d" % (key, cpu[col].sum(), own))
+
+
 def main():
     global REPO
     REPO, work = sys.argv[1], sys.argv[2]
@@ -311,6 +349,7 @@ def main():
     for name, want in figures["traces"].items():
         check_trace(name, want, work)
     check_cupti(figures["cupti"], work)
+    check_trace_diff(figures["trace_diff"], work)
     try:
         TraceAnalysis(trace_dir=os.path.join(work, "a100_alexnet_fwd")).get_potential_stragglers()
         check(False, "a method not there yet raises NotImplementedError")
