@@ -535,7 +535,9 @@ class TraceAnalysis:
 
 
     def get_queue_length_summary_from_time_series(self, queue_length_dict):
-        self._missing("get_queue_length_summary_from_time_series")
+        """get_queue_length_summary of the ranks of QUEUE_LENGTH_DICT (the C core's summary of
+        the series get_queue_length_time_series hands out; the dict's rows are not read)."""
+        return self.get_queue_length_summary(ranks=list(queue_length_dict))
 
 
     def get_gpu_kernels_with_user_annotations(self, rank, expand_names=True, shorten_names=True):

@@ -254,6 +254,8 @@ def check_trace(name, want, work):
     rows_equal(name + " idle", sorted(idle.drop(columns="rank").values.tolist()), sorted(want["idle"]))
 
     q = t.get_queue_length_summary()
+    check(q.equals(t.get_queue_length_summary_from_time_series(t.get_queue_length_time_series())),
+          "%s queue summary from the series" % name)
     rows_equal(name + " queue summary", [[i[1]] + list(v) for i, v in zip(q.index, q.values)], want["qsum"])
     bw = t.get_memory_bw_summary()
     rows_equal(name + " memory bw summary", [[i[1]] + list(v) for i, v in zip(bw.index, bw.values)], want["bwsum"])
