@@ -11,8 +11,10 @@
                                          # trace_gpu_ops, threads; d.summary: `diff --json`
 
 Columns and units: docs/python.md. Numbers come from numpy.frombuffer over the C arrays and
-strings from one dictionary per column, so no Python code runs per row.
+strings from one dictionary per column, so no Python code runs per row; each table becomes a
+DataFrame the first time it is read, so a load costs only the tables used.
 """
+import collections.abc
 import ctypes
 import json
 import os
@@ -79,9 +81,60 @@ def _table(h, t):
     return pd.DataFrame(cols)
 
 
+class _Handle:
+    """A result of the C core, freed when the last table or part made from it is gone."""
+
+    def __init__(self, h):
+        self.h = h
+
+    def __del__(self):
+        if self.h:
+            _L.opscope_py_free(self.h)
+            self.h = None
+
+
+class _Tables(collections.abc.Mapping):
+    """The tables NAMES of the C result H (kept alive by OWNER, a _Handle), each made a
+    DataFrame on first use and kept; once all are made the C result is let go."""
+
+    def __init__(self, owner, h, names, refill=None):
+        made = {_L.opscope_py_table_name(h, t).decode(): t for t in range(_L.opscope_py_n_tables(h))}
+        self._owner, self._h, self._names = owner, h, tuple(names)
+        self._index = {name: made[name] for name in self._names}
+        self._frames = {}
+        self._refill = refill or {}  # name -> a call giving the table (left out of this load)
+
+    def __getitem__(self, name):
+        df = self._frames.get(name)
+        if df is None:
+            if name not in self._index:
+                raise KeyError(name)
+            refill = self._refill.pop(name, None)
+            df = self._frames[name] = refill() if refill else _table(self._h, self._index[name])
+            if len(self._frames) == len(self._names):
+                self._owner = self._h = None
+        return df
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self):
+        return len(self._names)
+
+    def rows(self, name):
+        """NAME's number of rows, without making its DataFrame (None: left out of this load,
+        read again on first use)."""
+        if name in self._refill:
+            return None
+        if name in self._frames:
+            return len(self._frames[name])
+        return _L.opscope_py_table_rows(self._h, self._index[name])
+
+
 class _Result:
     """A result of the C core: `summary` (dict) and one DataFrame per table name (`tables`
-    holds them all; an input without such rows gives an empty one, its columns kept)."""
+    holds them all, each made on first use; an input without such rows gives an empty one,
+    its columns kept)."""
 
     def __init__(self, path, summary, tables):
         self.path, self.summary, self.tables = path, summary, tables
@@ -96,7 +149,9 @@ class _Result:
         return sorted(set(super().__dir__()) | set(self.tables))
 
     def __repr__(self):
-        sizes = ", ".join("%s=%d" % (k, len(v)) for k, v in self.tables.items() if len(v))
+        t = self.tables
+        n = {k: (t.rows(k) if isinstance(t, _Tables) else len(t[k])) or 0 for k in t}
+        sizes = ", ".join("%s=%d" % (k, v) for k, v in n.items() if v)
         return "<opscope.%s %s: %s>" % (type(self).__name__, self.path, sizes or "no rows")
 
 
@@ -115,21 +170,31 @@ class Diff(_Result):
     document `diff --json` writes; the tables are DIFF_TABLES."""
 
 
+def _summary(h, whole=False):
+    """The summary of the C result H (WHOLE: the whole document, else its "summary" member)."""
+    n = ctypes.c_size_t()
+    doc = json.loads(ctypes.string_at(_L.opscope_py_summary(h, ctypes.byref(n)), n.value))
+    return doc if whole else doc.get("summary", {})
+
+
 def _take(h, names, whole=False):
-    """The summary (WHOLE: the whole document, else its "summary" member) and the tables NAMES
-    of the result H, which is freed."""
+    """The summary and the tables NAMES (made on first use) of the result H, which is freed
+    when they no longer need it."""
     if not h:
         return None
-    try:
-        n = ctypes.c_size_t()
-        text = ctypes.string_at(_L.opscope_py_summary(h, ctypes.byref(n)), n.value)
-        doc = json.loads(text)
-        summary = doc if whole else doc.get("summary", {})
-        made = {_L.opscope_py_table_name(h, t).decode(): t for t in range(_L.opscope_py_n_tables(h))}
-        tables = {name: _table(h, made[name]) for name in names}
-    finally:
-        _L.opscope_py_free(h)
-    return summary, tables
+    owner = _Handle(h)
+    return _summary(h, whole), _Tables(owner, h, names)
+
+
+def _options(series=False, launches=False, counters_trace=None, cpath_trace=None, cpath_annotation=None,
+             cpath_instance=None, cpu_ops=True):
+    """load's options as the C struct."""
+    enc = lambda p: None if p is None else os.fsencode(p)
+    return _lib.Options(size=ctypes.sizeof(_lib.Options), series=1 if series else 0,
+                        launches=1 if launches else 0, counters_trace=enc(counters_trace),
+                        cpath_trace=enc(cpath_trace), cpath_annotation=enc(cpath_annotation),
+                        cpath_instance1=0 if cpath_instance is None else int(cpath_instance) + 1,
+                        no_cpu_ops=0 if cpu_ops else 1)
 
 
 def load(path, series=False, launches=False, counters_trace=None, cpath_trace=None, cpath_annotation=None,
@@ -144,29 +209,44 @@ def load(path, series=False, launches=False, counters_trace=None, cpath_trace=No
     one only, 0 the first by start). Raises Error for bad input, with its file,
     line, column and byte."""
     err = _lib.CError()
-    enc = lambda p: None if p is None else os.fsencode(p)
-    opts = _lib.Options(size=ctypes.sizeof(_lib.Options), series=1 if series else 0,
-                        launches=1 if launches else 0, counters_trace=enc(counters_trace),
-                        cpath_trace=enc(cpath_trace), cpath_annotation=enc(cpath_annotation),
-                        cpath_instance1=0 if cpath_instance is None else int(cpath_instance) + 1)
+    opts = _options(series, launches, counters_trace, cpath_trace, cpath_annotation, cpath_instance)
     h = _L.opscope_py_load_opts(str(path).encode(), ctypes.byref(opts), ctypes.byref(err))
     if not h:
         raise _error(err)
     return Profile(str(path), *_take(h, TABLES))
 
 
-def job(paths, threads=0):
+def job(paths, threads=0, profiles=False, **load_options):
     """Reads a distributed job as `opscope report` does: PATHS is a folder of traces, a trace or
     job summary, or a list of them (one rank each; read THREADS at once, 0: one per core).
-    Raises Error naming the first input that failed."""
+    PROFILES (or any of load's options: series, launches, counters_trace, cpath_trace,
+    cpath_annotation, cpath_instance) also gives each rank's trace as load gives it, from the
+    same read (each trace is read once): the job's `profiles`, one per row of its ranks table
+    (None for a rank that came from a job summary). cpu_ops=False leaves the largest table,
+    cpu_ops, out of that read (less memory while the job is held): a profile's cpu_ops is
+    then read again from its trace the first time it is used. Raises Error naming the first input that
+    failed."""
     paths = [paths] if isinstance(paths, (str, bytes, os.PathLike)) else list(paths)
     arr = (ctypes.c_char_p * max(len(paths), 1))(*[os.fsencode(p) for p in paths])
     err = _lib.CError()
-    h = _L.opscope_py_job(arr, len(paths), int(threads), ctypes.byref(err))
+    if profiles or load_options:
+        opts = _options(**load_options)
+        h = _L.opscope_py_job_opts(arr, len(paths), int(threads), ctypes.byref(opts), ctypes.byref(err))
+    else:
+        h = _L.opscope_py_job(arr, len(paths), int(threads), ctypes.byref(err))
     if not h:
         raise _error(err)
-    summary, tables = _take(h, JOB_TABLES)
-    return Job(", ".join(str(p) for p in paths), summary.get("job", summary), tables)
+    owner = _Handle(h)
+    summary = _summary(h)
+    j = Job(", ".join(str(p) for p in paths), summary.get("job", summary), _Tables(owner, h, JOB_TABLES))
+    parts = [_L.opscope_py_part(h, i) for i in range(_L.opscope_py_n_parts(h))]
+    traces = j.ranks["trace"].tolist() if parts else []
+    refill = lambda trace: {} if load_options.get("cpu_ops", True) else {
+        "cpu_ops": lambda: load(trace, series=bool(load_options.get("series")),
+                                launches=bool(load_options.get("launches"))).cpu_ops}
+    j.profiles = [Profile(trace, _summary(part), _Tables(owner, part, TABLES, refill(trace))) if part else None
+                  for trace, part in zip(traces, parts)]
+    return j
 
 
 def _paths(p):

@@ -2,7 +2,7 @@
 import ctypes
 import os
 
-ABI = 2  # OPSCOPE_PY_ABI of the C side
+ABI = 3  # OPSCOPE_PY_ABI of the C side
 SONAME = "libopscope.so.0"
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -27,7 +27,8 @@ class Options(ctypes.Structure):
     this package knows of and takes the rest as 0)."""
     _fields_ = [("size", ctypes.c_size_t), ("series", ctypes.c_int), ("launches", ctypes.c_int),
                 ("counters_trace", ctypes.c_char_p), ("cpath_trace", ctypes.c_char_p),
-                ("cpath_annotation", ctypes.c_char_p), ("cpath_instance1", ctypes.c_int64)]
+                ("cpath_annotation", ctypes.c_char_p), ("cpath_instance1", ctypes.c_int64),
+                ("no_cpu_ops", ctypes.c_int)]
 
 
 def _candidates():
@@ -53,6 +54,10 @@ def _declare(lib):
         "opscope_py_load": (P, [ctypes.c_char_p, ctypes.POINTER(CError)]),
         "opscope_py_load_opts": (P, [ctypes.c_char_p, ctypes.POINTER(Options), ctypes.POINTER(CError)]),
         "opscope_py_job": (P, [ctypes.POINTER(ctypes.c_char_p), I, I, ctypes.POINTER(CError)]),
+        "opscope_py_job_opts": (P, [ctypes.POINTER(ctypes.c_char_p), I, I, ctypes.POINTER(Options),
+                                    ctypes.POINTER(CError)]),
+        "opscope_py_n_parts": (S, [P]),
+        "opscope_py_part": (P, [P, S]),
         "opscope_py_diff": (P, [ctypes.POINTER(ctypes.c_char_p), S, S, ctypes.POINTER(DiffOpts),
                                 ctypes.POINTER(CError)]),
         "opscope_py_free": (None, [P]),

@@ -78,8 +78,10 @@ class CriticalPath:
 
 
 class TraceAnalysis:
-    """The traces of one job (a folder, or TRACE_FILES: rank -> path), read once by the C core
-    (opscope.job for the ranks' figures, opscope.load per rank for its tables).
+    """The traces of one job (a folder, or TRACE_FILES: rank -> path), each read once by the C
+    core: opscope.job gives the ranks' figures and, from the same read, each rank's
+    opscope.Profile (its tables made when a method first needs them; the CPU ops, the largest,
+    read again by the methods that use them).
 
     include_last_profiler_step: opscope keeps every event, the last step's too, so its figures
     are HTA's with include_last_profiler_step=True; with False (HTA's default) a warning says
@@ -90,14 +92,17 @@ class TraceAnalysis:
         if not include_last_profiler_step:
             _once("last_step", "the last profiler step is kept (figures are HTA's with "
                   "include_last_profiler_step=True)")
-        self._job = _job(paths)
+        self._job = _job(paths, series=True, launches=True, cpu_ops=False)
         ranks = self._job.ranks
-        self._ranks = ranks.sort_values("rank", kind="stable").reset_index(drop=True)
+        order = ranks.sort_values("rank", kind="stable").index
+        self._ranks = ranks.loc[order].reset_index(drop=True)
         self._paths = dict(zip(self._ranks["rank"].astype(int), self._ranks["trace"]))
-        self._loaded = {}
+        self._loaded = {int(ranks["rank"][i]): self._job.profiles[i] for i in order
+                        if self._job.profiles[i] is not None}
 
     def _profile(self, rank):
-        """The opscope.Profile of RANK, loaded on first use."""
+        """The opscope.Profile of RANK (read with the job; a rank from a job summary is
+        loaded from its trace on first use)."""
         rank = int(rank)
         if rank not in self._paths:
             raise ValueError("opscope.hta: no rank %d (ranks: %s)" % (rank, sorted(self._paths)))

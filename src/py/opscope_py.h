@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 /* The layout version of these entry points; the package refuses a library of another one. */
-#define OPSCOPE_PY_ABI 2
+#define OPSCOPE_PY_ABI 3
 OPSCOPE_API int opscope_py_abi(void);
 
 typedef struct opscope_py opscope_py_t;
@@ -55,6 +55,9 @@ typedef struct opscope_py_options {
     /* With cpath_annotation: 1 + the one instance to keep (1: the first by start;
      * `--critical-path-instance`), 0: every one. */
     int64_t cpath_instance1;
+    /* 1: the table "cpu_ops" has no rows (its columns stay): the largest table of a trace, one
+     * row per CPU op record, left out of a load that does not need it. */
+    int no_cpu_ops;
 } opscope_py_options;
 
 /* opscope_py_load with OPTS (NULL: every field 0). */
@@ -67,6 +70,18 @@ OPSCOPE_API opscope_py_t *opscope_py_load_opts(const char *path, const opscope_p
  * tables "ranks", "stragglers", "collectives". NULL with ERR filled (the first input that
  * failed; nothing is printed). */
 OPSCOPE_API opscope_py_t *opscope_py_job(const char *const *inputs, int n, int threads, opscope_error *err);
+
+/* opscope_py_job, each trace of the job also loaded as opscope_py_load_opts(path, RANK_OPTS)
+ * loads it, in the same read (each trace is read once): the result's parts (opscope_py_part),
+ * one per rank in the "ranks" table's order. RANK_OPTS NULL: no parts, as opscope_py_job. */
+OPSCOPE_API opscope_py_t *opscope_py_job_opts(const char *const *inputs, int n, int threads,
+                                              const opscope_py_options *rank_opts, opscope_error *err);
+
+/* A job's parts: how many (0: not a job of opscope_py_job_opts), and part I, owned by R (freed
+ * with it; never passed to opscope_py_free), or NULL when I is out of range or its rank came
+ * from a job summary rather than a trace. */
+OPSCOPE_API size_t opscope_py_n_parts(const opscope_py_t *r);
+OPSCOPE_API const opscope_py_t *opscope_py_part(const opscope_py_t *r, size_t i);
 
 /* A diff's options, as `opscope diff`'s of the same names (NULL strings: the default):
  * --by, --per, --batch, --graphs, --steps; --min-share (percent; the CLI's default 0.5),

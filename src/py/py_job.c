@@ -90,15 +90,44 @@ static int fill_job(opscope_py_t *r, const opscope_job *job, int threads, double
     return rc || !r->summary ? -1 : 0;
 }
 
+/* The job reader of opscope_py_job_opts: each trace read by the package's own load (UD: its
+ * options), the rank's figures teed into the same read; the rank's result is left in *USER. */
+static int read_rank(void *ud, const char *path, opscope_job_rank_summary *sum, void **user, opscope_error *err) {
+    opscope_py_t *r = NULL;
+    int rc = opscope_py_read(path, ud, sum, &r, err);
+    *user = r;
+    return rc;
+}
+
+static void drop_rank(void *user) { opscope_py_free(user); }
+
+/* Hands each row's load (left by read_rank) from SET to R, in the rows' order. Returns 0, or -1
+ * when out of memory. */
+static int take_parts(opscope_py_t *r, opscope_job_set_t *set, const opscope_job *job) {
+    if (!job->n) return 0;
+    if (!(r->parts = calloc(job->n, sizeof *r->parts))) return -1;
+    r->n_parts = job->n;
+    for (size_t i = 0; i < job->n; i++) r->parts[i] = opscope_job_set_row_take(set, &job->rows[i]);
+    return 0;
+}
+
 opscope_py_t *opscope_py_job(const char *const *inputs, int n, int threads, opscope_error *err) {
-    opscope_job_load_opts o = {.threads = threads};
+    return opscope_py_job_opts(inputs, n, threads, NULL, err);
+}
+
+opscope_py_t *opscope_py_job_opts(const char *const *inputs, int n, int threads, const opscope_py_options *rank_opts,
+                                  opscope_error *err) {
+    opscope_py_options ro = {0};
+    if (rank_opts) memcpy(&ro, rank_opts, rank_opts->size < sizeof ro ? rank_opts->size : sizeof ro);
+    opscope_job_reader rd = {.read = read_rank, .drop = drop_rank, .ud = &ro};
+    opscope_job_load_opts o = {.threads = threads, .rd = rank_opts ? &rd : NULL};
     opscope_job_set_t *set = NULL;
     if (opscope_job_load(inputs, n, &o, &set, err)) return NULL;
     opscope_py_t *r = calloc(1, sizeof *r);
     int th = 0;
     double wall = 0;
     const opscope_job *job = opscope_job_set_job(set, &th, &wall);
-    if (!r || fill_job(r, job, th, wall)) {
+    if (!r || fill_job(r, job, th, wall) || (rank_opts && take_parts(r, set, job))) {
         *err = (opscope_error){.code = OPSCOPE_ERROR_NOMEM, .msg = "out of memory"};
         opscope_py_free(r);
         r = NULL;

@@ -91,10 +91,10 @@ static void add_threads(opscope_py_table *t, const opscope_cpu_ops_results *r) {
 
 #define NF(a) (sizeof a / sizeof *a)
 
-int opscope_py_kineto_tables(opscope_py_table *t, const opscope_kineto_t *k) {
+int opscope_py_kineto_tables(opscope_py_table *t, const opscope_kineto_t *k, bool cpu_ops) {
     const opscope_kineto_results *r = k ? opscope_kineto_get_results(k) : NULL;
     const opscope_cpu_ops_t *c = k ? opscope_kineto_cpu_ops(k) : NULL;
-    const opscope_cpu_ops_results *cr = c ? opscope_cpu_ops_results_get(c) : NULL;
+    const opscope_cpu_ops_results *cr = c && cpu_ops ? opscope_cpu_ops_results_get(c) : NULL;
     const opscope_colls_t *colls = k ? opscope_kineto_colls(k) : NULL;
     size_t n_coll = 0;
     bool on_kernels = false;

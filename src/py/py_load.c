@@ -5,6 +5,7 @@
  */
 #include "py/opscope_py.h"
 
+#include "analyze/job/job_rank.h"
 #include "export/kineto/ktrace_out.h"
 #include "export/outputs/summary_json.h"
 #include "py/py_result.h"
@@ -32,7 +33,7 @@ static int nomem(opscope_error *err) {
 /* Every table of R from S's finished analyses. Returns 0, or -1 when out of memory. */
 static int fill_tables(opscope_py_t *r, const opscope_session_t *s, const opscope_py_options *o) {
     int rc = opscope_py_ggml_tables(r->tables, opscope_session_stats(s), opscope_session_graphs(s));
-    rc |= opscope_py_kineto_tables(r->tables + OPSCOPE_PY_GGML_TABLES, opscope_session_kineto(s));
+    rc |= opscope_py_kineto_tables(r->tables + OPSCOPE_PY_GGML_TABLES, opscope_session_kineto(s), !o->no_cpu_ops);
     rc |= opscope_py_series_tables(r->tables + PY_SERIES_AT, opscope_session_kineto(s), o->launches != 0);
     rc |= opscope_py_seq_tables(r->tables + PY_SEQ_AT, opscope_session_kineto(s));
     rc |= opscope_py_cupti_tables(r->tables + PY_SEQ_AT + OPSCOPE_PY_SEQ_TABLES, opscope_session_kineto(s));
@@ -40,21 +41,31 @@ static int fill_tables(opscope_py_t *r, const opscope_session_t *s, const opscop
     return rc ? -1 : 0;
 }
 
-/* Reads PATH into S (its one output writing the summary to FP) and finishes. Returns 0, or -1
- * with ERR filled. */
-static int read_finish(opscope_session_t *s, const char *path, opscope_error *err) {
+/* Reads PATH into S (its one output writing the summary to FP) and finishes; with JR the rank's
+ * figures see the same events (opscope_job_rank_tee) and are computed into SUM before S's names
+ * go. Returns 0, or the job reader's status (job_load.h: 1 bad input, 2 out of memory, 3 no
+ * trace events) with ERR filled. */
+static int read_finish(opscope_session_t *s, const char *path, opscope_job_rank_t *jr,
+                       opscope_job_rank_summary *sum, opscope_error *err) {
     opscope_sink sink = opscope_session_sink(s);
     opscope_read_status status;
     memset(&status, 0, sizeof status);
     opscope_read_options ro = {.status = &status};
     opscope_session_read_options(s, &ro);
+    if (jr && !(ro.kineto = opscope_job_rank_tee(jr, ro.kineto))) return nomem(err), 2;
     if (opscope_read_file_opts(path, OPSCOPE_FORMAT_AUTO, &sink, &ro, err)) {
         if (err->code == OPSCOPE_ERROR_ABORTED) opscope_session_stopped(s, err);
         if (!err->file[0]) snprintf(err->file, sizeof err->file, "%s", path);
-        return -1;
+        return 1;
     }
-    if (opscope_session_finish(s, err)) return -1;
-    return opscope_session_commit(s, NULL, NULL) ? nomem(err) : 0;
+    if (jr && !opscope_job_rank_events(jr)) {
+        *err = (opscope_error){.code = OPSCOPE_ERROR_FORMAT, .msg = "no trace events"};
+        snprintf(err->file, sizeof err->file, "%s", path);
+        return 3;
+    }
+    if (opscope_session_finish(s, err)) return 1;
+    if (opscope_session_commit(s, NULL, NULL)) return nomem(err), 2;
+    return jr && opscope_job_rank_finish(jr, sum) ? (nomem(err), 2) : 0;
 }
 
 /* The summary's writer: a memory stream (*FP, its buffer in R) as the session's one output,
@@ -84,8 +95,10 @@ static int add_traces(opscope_session_t *s, const char *path, const opscope_py_o
 
 opscope_py_t *opscope_py_load(const char *path, opscope_error *err) { return opscope_py_load_opts(path, NULL, err); }
 
-opscope_py_t *opscope_py_load_opts(const char *path, const opscope_py_options *opts, opscope_error *err) {
+int opscope_py_read(const char *path, const opscope_py_options *opts, opscope_job_rank_summary *sum,
+                    opscope_py_t **out, opscope_error *err) {
     memset(err, 0, sizeof *err);
+    *out = NULL;
     /* the caller's struct up to its size; later fields 0 */
     opscope_py_options o = {0};
     if (opts) memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);
@@ -95,23 +108,34 @@ opscope_py_t *opscope_py_load_opts(const char *path, const opscope_py_options *o
                                .kineto = true, .critical_path = true, .cpath_annotation = o.cpath_annotation,
                                .cpath_instance = o.cpath_instance1 - 1};
     opscope_session_t *s = r ? opscope_session_new(&so) : NULL;
+    opscope_job_rank_t *jr = sum ? opscope_job_rank_new(NULL) : NULL;
     FILE *fp = NULL;
-    int rc = !s ? nomem(err) : add_summary(s, r, &o, &fp, err);
-    if (!rc) rc = add_traces(s, path, &o, err);
-    if (!rc) rc = read_finish(s, path, err);
-    if (!rc && fill_tables(r, s, &o)) rc = nomem(err);
+    int rc = !s || (sum && !jr) ? (nomem(err), 2) : add_summary(s, r, &o, &fp, err) ? 2 : 0;
+    if (!rc && add_traces(s, path, &o, err)) rc = 1;
+    if (!rc) rc = read_finish(s, path, jr, sum, err);
+    if (!rc && fill_tables(r, s, &o)) rc = (nomem(err), 2);
+    opscope_job_rank_free(jr);
     opscope_session_free(s); /* aborts the summary's writer when it was not committed */
-    if (fp && fclose(fp) && !rc) rc = nomem(err);
-    if (!rc && !r->summary) rc = nomem(err);
+    if (fp && fclose(fp) && !rc) rc = (nomem(err), 2);
+    if (!rc && !r->summary) rc = (nomem(err), 2);
     if (rc) {
         opscope_py_free(r);
-        return NULL;
+        return rc;
     }
+    *out = r;
+    return 0;
+}
+
+opscope_py_t *opscope_py_load_opts(const char *path, const opscope_py_options *opts, opscope_error *err) {
+    opscope_py_t *r = NULL;
+    opscope_py_read(path, opts, NULL, &r, err);
     return r;
 }
 
 void opscope_py_free(opscope_py_t *r) {
     if (!r) return;
+    for (size_t i = 0; i < r->n_parts; i++) opscope_py_free(r->parts[i]);
+    free(r->parts);
     for (size_t i = 0; i < r->n_tables; i++) opscope_py_table_free(&r->tables[i]);
     free(r->summary);
     free(r);
@@ -123,6 +147,9 @@ const char *opscope_py_summary(const opscope_py_t *r, size_t *len) {
 }
 
 size_t opscope_py_n_tables(const opscope_py_t *r) { return r->n_tables; }
+
+size_t opscope_py_n_parts(const opscope_py_t *r) { return r->n_parts; }
+const opscope_py_t *opscope_py_part(const opscope_py_t *r, size_t i) { return i < r->n_parts ? r->parts[i] : NULL; }
 
 static const opscope_py_table *table(const opscope_py_t *r, size_t t) {
     return t < r->n_tables ? &r->tables[t] : NULL;

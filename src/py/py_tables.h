@@ -22,9 +22,10 @@ int opscope_py_ggml_tables(opscope_py_table *t, const opscope_stats_t *s, const 
 /* A trace's side (K: analyze/kineto/kineto.h, NULL when the input is no trace): "kernels" (each
  * GPU activity), "cpu_ops" (each CPU op record, nested as torch.profiler nests them), "steps",
  * "streams", "collectives" (by type and size), "kernel_stats" (per kernel name, HTA's kernel
- * breakdown) and "stream_stats" (HTA's queue and idle split per stream; analyze/kineto/kstats.h). */
+ * breakdown) and "stream_stats" (HTA's queue and idle split per stream; analyze/kineto/kstats.h).
+ * "cpu_ops" has rows only when CPU_OPS. */
 #define OPSCOPE_PY_KINETO_TABLES 7
-int opscope_py_kineto_tables(opscope_py_table *t, const opscope_kineto_t *k);
+int opscope_py_kineto_tables(opscope_py_table *t, const opscope_kineto_t *k, bool cpu_ops);
 
 /* A trace's series (K as above; rows only when the load kept them, opscope_py_load_opts'
  * series): "queue_series" (device, stream, ts_ns, queue_length: each change of a stream's

@@ -4,10 +4,11 @@
  * Sources: a regular file is read with read(2); gzip (by magic bytes, whatever the name) and
  * every non-regular input (stdin, pipes, FIFOs) go through zlib's gzread, which passes plain
  * data through unchanged, so `zcat x | opscope report -` and `opscope report - < x.gz` both
- * work. Detection reads a bounded prefix (64 KiB, doubling up to 4 MiB while undecided) that
+ * work; zlib inflates on a thread of its own, ahead of the parser (gz_pipe.h). Detection reads a bounded prefix (64 KiB, doubling up to 4 MiB while undecided) that
  * is then replayed to the parser, so no input is ever read twice or held whole.
  */
 #include "read/readers.h"
+#include "read/gz_pipe.h"
 #include "read/kineto_read.h"
 #include "read/sniff.h"
 #include "util/oplog.h"
@@ -159,6 +160,8 @@ int opscope_read_json_stream(opscope_json_t *j, opscope_format format, const ops
 typedef struct rd_src {
     int fd;                   /* plain file, or -1 */
     gzFile gz;                /* gzip or non-regular input, or NULL */
+    opscope_gz_pipe_t *pipe;  /* GZ inflated on a thread of its own (NULL: read here) */
+    int64_t gz_at;            /* the pipe's compressed bytes consumed, for progress */
     const unsigned char *mem; /* memory buffer (fd < 0 && !gz) */
     size_t mem_size, mem_off;
     unsigned char *pre; /* detection prefix, replayed first */
@@ -171,7 +174,10 @@ typedef struct rd_src {
 static void rd_progress(rd_src *s, long got) {
     if (!s->opts->on_progress) return;
     uint64_t at;
-    if (s->gz) {
+    if (s->pipe) {
+        if (s->gz_at < 0) return;
+        at = (uint64_t)s->gz_at;
+    } else if (s->gz) {
         z_off_t off = gzoffset(s->gz); /* -1 where the input cannot seek (a pipe) */
         if (off < 0) return;
         at = (uint64_t)off;
@@ -184,6 +190,7 @@ static void rd_progress(rd_src *s, long got) {
 }
 
 static long rd_raw_once(rd_src *s, char *buf, size_t cap) {
+    if (s->pipe) return opscope_gz_pipe_read(s->pipe, buf, cap, &s->gz_at);
     if (s->gz) {
         unsigned n = cap > (1u << 30) ? (1u << 30) : (unsigned)cap;
         int r = gzread(s->gz, buf, n);
@@ -377,6 +384,7 @@ int opscope_read_file_opts(const char *path, opscope_format format, const opscop
             return -1;
         }
         gzbuffer(s.gz, 1u << 20);
+        s.pipe = opscope_gz_pipe_new(s.gz); /* NULL: inflated here, as it reads */
     } else {
         s.fd = fd;
 #ifdef POSIX_FADV_SEQUENTIAL
@@ -384,7 +392,8 @@ int opscope_read_file_opts(const char *path, opscope_format format, const opscop
 #endif
     }
     int rc = rd_run(&s, path, format, sink, err);
-    if (s.gz) gzclose(s.gz);
+    if (s.pipe) opscope_gz_pipe_free(s.pipe); /* closes s.gz */
+    else if (s.gz) gzclose(s.gz);
     else close(fd);
     free(s.pre);
     return rc;

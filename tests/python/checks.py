@@ -14,6 +14,7 @@
           sys.setprofile counts them) and its time beside json.load of the same text
 """
 import collections
+import gc
 import gzip
 import json
 import os
@@ -212,10 +213,40 @@ def check_job(inputs, given):
                                                                  len(j.collectives)))
 
 
+def check_job_profiles(given):
+    """A job read with its ranks' profiles (one read per trace) gives each rank's tables and
+    summary as a load of its trace on its own does, cpu_ops too when it was left out (read
+    again on first use), and its profiles outlive the job object."""
+    plain = opscope.job(given)
+    for cpu_ops in (True, False):
+        j = opscope.job(given, series=True, launches=True, cpu_ops=cpu_ops)
+        check(j.summary == plain.summary or {k for k, v in j.summary.items() if plain.summary.get(k) != v} <= {"read_threads"},
+              "%s: the job's summary with profiles == without" % given)
+        for name in opscope.JOB_TABLES:
+            check(j.tables[name].equals(plain.tables[name]), "%s: job table %s the same with profiles" % (given, name))
+        check(len(j.profiles) == len(j.ranks), "%s: a profile per rank" % given)
+        left = repr(j.profiles[0])
+        check("cpu_ops=" not in left if not cpu_ops else True, "%s: cpu_ops left out: %s" % (given, left))
+        profiles, traces = j.profiles, j.ranks["trace"].tolist()
+        del j, plain
+        gc.collect()
+        for p, trace in zip(profiles, traces):
+            one = opscope.load(trace, series=True, launches=True)
+            check(p.path == trace, "%s: profile path %s" % (given, p.path))
+            check(p.summary == one.summary, "%s: %s's summary == its own load's" % (given, trace))
+            for name in opscope.TABLES:
+                check(p.tables[name].equals(one.tables[name]),
+                      "%s: %s's table %s == its own load's (%d rows, %d)" % (
+                          given, os.path.basename(trace), name, len(p.tables[name]), len(one.tables[name])))
+        plain = opscope.job(given)
+    print("%s: job profiles equal to each trace's load, cpu_ops kept and left out" % given)
+
+
 def job():
     d = os.path.join(repo, "tests", "job", "traces")
     ranks = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".json.gz"))
     check_job(ranks, d)
+    check_job_profiles(d)
     many = [os.path.join(TRACES, f) for f in ("a100_alexnet_fwd.json.gz", "a100_ddp_train_rank0.json.gz")]
     check_job(many, many)
     empty = os.path.join(work, "empty")
