@@ -44,7 +44,22 @@ static int test_config_values(void) {
     opscope_cap_config_parse("0", &c); /* the seed treats any other value as a path */
     ASSERT_EQ_INT(c.dest, OPSCOPE_CAP_DEST_JSON);
     opscope_cap_config_parse("stdout", &c);
-    opscope_cap_config_child(&c, 7);
+    ASSERT_TRUE(opscope_cap_config_child(&c, 7));
+    ASSERT_EQ_STR(c.path, "");
+    /* a path too long for the buffer is refused, never cut into another file's name */
+    static char lng[sizeof c.path + 8];
+    memset(lng, 'a', sizeof lng - 1);
+    lng[sizeof lng - 1] = '\0';
+    opscope_cap_config_parse(lng, &c);
+    ASSERT_EQ_INT(c.dest, OPSCOPE_CAP_DEST_NONE);
+    ASSERT_TRUE(c.too_long);
+    lng[sizeof c.path - 1] = '\0'; /* the longest that fits */
+    opscope_cap_config_parse(lng, &c);
+    ASSERT_EQ_INT(c.dest, OPSCOPE_CAP_DEST_JSON);
+    ASSERT_TRUE(!c.too_long);
+    ASSERT_EQ_U64(strlen(c.path), sizeof c.path - 1);
+    ASSERT_TRUE(!opscope_cap_config_child(&c, 4242)); /* PATH.4242 does not fit */
+    ASSERT_EQ_INT(c.dest, OPSCOPE_CAP_DEST_NONE);
     ASSERT_EQ_STR(c.path, "");
     return 0;
 }

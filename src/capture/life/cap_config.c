@@ -20,14 +20,24 @@ void opscope_cap_config_parse(const char *value, opscope_cap_config *cfg) {
         cfg->dest = OPSCOPE_CAP_DEST_STDERR;
     } else {
         cfg->dest = ends_with(value, ".txt") ? OPSCOPE_CAP_DEST_TEXT : OPSCOPE_CAP_DEST_JSON;
-        snprintf(cfg->path, sizeof cfg->path, "%s", value);
+        if ((size_t)snprintf(cfg->path, sizeof cfg->path, "%s", value) >= sizeof cfg->path) {
+            cfg->path[0] = '\0';
+            cfg->dest = OPSCOPE_CAP_DEST_NONE;
+            cfg->too_long = true;
+        }
     }
 }
 
-void opscope_cap_config_child(opscope_cap_config *cfg, long pid) {
+bool opscope_cap_config_child(opscope_cap_config *cfg, long pid) {
     if (cfg->dest != OPSCOPE_CAP_DEST_JSON && cfg->dest != OPSCOPE_CAP_DEST_TEXT) {
-        return;
+        return true;
     }
     size_t n = strlen(cfg->path);
-    snprintf(cfg->path + n, sizeof cfg->path - n, ".%ld", pid);
+    if ((size_t)snprintf(cfg->path + n, sizeof cfg->path - n, ".%ld", pid) >= sizeof cfg->path - n) {
+        cfg->path[0] = '\0';
+        cfg->dest = OPSCOPE_CAP_DEST_NONE;
+        cfg->too_long = true;
+        return false;
+    }
+    return true;
 }

@@ -4,6 +4,7 @@
 #ifndef OPSCOPE_CAP_CONFIG_H
 #define OPSCOPE_CAP_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef enum opscope_cap_dest {
@@ -17,12 +18,15 @@ typedef enum opscope_cap_dest {
 typedef struct opscope_cap_config {
     opscope_cap_dest dest;
     char path[4096];           /* for JSON/TEXT; a child process gets ".PID" appended */
+    bool too_long;             /* the path (or PATH.PID) did not fit: dest is NONE, since a
+                                * cut path would name another file */
 } opscope_cap_config;
 
 /* Parses a GGML_PROFILE value (NULL = unset) into CFG. Pure. */
 void opscope_cap_config_parse(const char *value, opscope_cap_config *cfg);
 
-/* Appends ".PID" to CFG's path (for a descendant process). Pure. */
-void opscope_cap_config_child(opscope_cap_config *cfg, long pid);
+/* Appends ".PID" to CFG's path (for a descendant process). Returns false, with dest NONE and
+ * too_long set, when PATH.PID does not fit. Pure. */
+bool opscope_cap_config_child(opscope_cap_config *cfg, long pid);
 
 #endif

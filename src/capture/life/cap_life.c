@@ -446,8 +446,8 @@ static void not_owner_path(void) {
     if (g_life.stream) {
         g_life.stream = false;
         elsewhere(g_life.cfg.path, sizeof g_life.cfg.path);
-    } else {
-        opscope_cap_config_child(&g_life.cfg, (long)getpid());
+    } else if (!opscope_cap_config_child(&g_life.cfg, (long)getpid())) {
+        opscope_cap_life_disable("GGML_PROFILE.PID is longer than a path may be");
     }
 }
 
@@ -706,6 +706,10 @@ static void read_settings(void) {
 static void init_once(void) {
     const char *v = getenv("GGML_PROFILE");
     opscope_cap_config_parse(v, &g_life.cfg);
+    if (g_life.cfg.too_long) {
+        fprintf(stderr, "opscope: GGML_PROFILE is longer than a path may be (%zu bytes); profiling off\n",
+                sizeof g_life.cfg.path - 1);
+    }
     read_settings();
     opscope_cap_meta_init();
     choose_log();
