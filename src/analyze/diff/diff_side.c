@@ -490,8 +490,29 @@ static int pending_resolve(opscope_diff_side_t *s) {
 /* ---------------------------------------------------------------------------------------- */
 /* The sink.                                                                                  */
 
+/* Closes the window the last run left open (its end unknown) at the last record read. */
+static void close_open_window(opscope_diff_side_t *s) {
+    if (s->win_open_ns && s->totals.last_end_ns > s->win_open_ns)
+        s->totals.window_ns += s->totals.last_end_ns - s->win_open_ns;
+    s->win_open_ns = 0;
+}
+
+/* A run's capture windows into the totals (the header says them, docs/diff.md). */
+static void add_windows(opscope_diff_side_t *s, const opscope_capture_info *c) {
+    close_open_window(s);
+    if (!c || !c->windowed) return;
+    s->totals.windowed = true;
+    s->totals.windows += c->n_windows;
+    for (size_t i = 0; i < c->n_windows; i++) {
+        uint64_t a = c->windows[i].start_ns, e = c->windows[i].end_ns ? c->windows[i].end_ns : c->end_ns;
+        if (e > a) s->totals.window_ns += e - a;
+        else if (!e) s->win_open_ns = a; /* open, no last write known: ends at the run's last record */
+    }
+}
+
 static int side_meta(void *ud, const opscope_meta *m) {
     opscope_diff_side_t *s = ud;
+    add_windows(s, m->capture);
     const char *p = opscope_strtab_intern(s->strings, m->profiler ? m->profiler : "",
                                           m->profiler ? strlen(m->profiler) : 0, NULL);
     if (!p) return -1;
@@ -759,6 +780,7 @@ int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
         if (add_cpu_records(s)) return -1;
         s->attributed = s->defer && opscope_kineto_n_gpu(s->kin);
     }
+    close_open_window(s);
     opscope_diff_totals *t = &s->totals;
     t->total_ns = t->op_ns + t->copy_ns;
     t->wall_ns = t->n_records ? t->last_end_ns - t->first_start_ns : 0;
