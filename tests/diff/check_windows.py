@@ -92,5 +92,11 @@ for a, b in (("A", "B"), ("A", "C"), ("C", "A"), ("C", "C")):
         else:
             check("windowed" not in side and "windows" not in side, f"diff {a} {b} --json {key}: no window members")
 
+# several runs a side: their windows together (B's open window closed at each run's end)
+p = subprocess.run([OPSCOPE, "diff", profile("B"), profile("A"), "--", profile("C")], capture_output=True, text=True,
+                   timeout=60)
+want = f"; 3 capture windows, {(WANT_NS['A'] + WANT_NS['B']) / 1e9:.2f} s recorded)"
+line = side_line(p.stdout, "BASE")
+check(p.returncode == 0 and line.endswith(want), f"BASE of runs B and A: its line ends {want!r} ({line!r})")
 print(f"diff.windows: {len(checklist.failures)} failed")
 sys.exit(1 if checklist.failures else 0)

@@ -490,16 +490,16 @@ static int pending_resolve(opscope_diff_side_t *s) {
 /* ---------------------------------------------------------------------------------------- */
 /* The sink.                                                                                  */
 
-/* Closes the window the last run left open (its end unknown) at the last record read. */
+/* Closes the window a run left open (its end unknown) at the last record read: at the end of
+ * that run's read, whether its meta came before its records (a record log) or after (JSON). */
 static void close_open_window(opscope_diff_side_t *s) {
     if (s->win_open_ns && s->totals.last_end_ns > s->win_open_ns)
         s->totals.window_ns += s->totals.last_end_ns - s->win_open_ns;
     s->win_open_ns = 0;
 }
 
-/* A run's capture windows into the totals (the header says them, docs/diff.md). */
+/* A run's capture windows into the totals (the header says them, docs/server.md). */
 static void add_windows(opscope_diff_side_t *s, const opscope_capture_info *c) {
-    close_open_window(s);
     if (!c || !c->windowed) return;
     s->totals.windowed = true;
     s->totals.windows += c->n_windows;
@@ -679,6 +679,7 @@ static int side_end(void *ud) {
     opscope_diff_side_t *s = ud;
     if (s->pend_valid && pending_resolve(s)) return -1;
     if (graph_leave(s)) return -1;
+    close_open_window(s);
     s->g_valid = false;
     for (size_t i = 0; i < s->n_groups; i++) group_graph_flush(&s->groups[i]);
     for (size_t i = 0; i < GRAPH_RING; i++)
@@ -780,7 +781,6 @@ int opscope_diff_side_finish(opscope_diff_side_t *s, bool merge_backends) {
         if (add_cpu_records(s)) return -1;
         s->attributed = s->defer && opscope_kineto_n_gpu(s->kin);
     }
-    close_open_window(s);
     opscope_diff_totals *t = &s->totals;
     t->total_ns = t->op_ns + t->copy_ns;
     t->wall_ns = t->n_records ? t->last_end_ns - t->first_start_ns : 0;
