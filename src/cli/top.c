@@ -6,11 +6,14 @@
  * A finished or killed run's log is read the same way; a finished profile (JSON) is read once.
  *
  * Which run: a path; else the running captures found in /proc (cli/record/runs.h); `--pid`
- * takes the program's pid or its `opscope record`'s (then its child's environment).
+ * takes the program's pid or its `opscope record`'s (then its child's environment). A run of
+ * `opscope record` is asked, each refresh, whether its capture records or is paused and which
+ * window it is in (the control channel's `status`, cli/record/ctl_client.h; docs/server.md).
  */
 #include "analyze/live/live.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/record/ctl_client.h"
 #include "cli/record/runs.h"
 #include "export/top/top_frame.h"
 #include "read/oplog_tail.h"
@@ -41,7 +44,8 @@ static void usage(FILE *f) {
           "requests in flight, each backend's busy share, copies, and the op groups of the last\n"
           "seconds and since the start (time, share, calls). PATH may also be a finished or\n"
           "killed run's log, or a finished profile (one frame of the whole run). Without PATH or\n"
-          "--pid: the only capture of this user running.\n"
+          "--pid: the only capture of this user running. Under opscope record, the first line\n"
+          "also says whether the capture is paused or in a window (opscope ctl start|stop).\n"
           "\n"
           "Keys: q quit, s (or < >) next sort column, space pause, any other key redraws.\n"
           "\n"
@@ -114,21 +118,28 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
 
 /* The path to show: A's, or the one run found. A cli status; exit 2 with one line when none or
  * several. */
-static int pick_run(top_args *a, char *out, size_t size) {
-    if (a->path) {
+static int pick_run(top_args *a, char *out, size_t size, char *dir, size_t dir_size) {
+    static opscope_found_run runs[8]; /* 8 KiB of paths each: off the stack */
+    size_t n;
+    dir[0] = '\0';
+    if (a->path) { /* a running record's output: its folder too */
         snprintf(out, size, "%s", a->path);
+        char abs[PATH_MAX];
+        n = realpath(a->path, abs) ? opscope_runs_find(0, runs, 8) : 0;
+        for (size_t i = 0; i < n && i < 8; i++)
+            if (!strcmp(runs[i].path, abs)) snprintf(dir, dir_size, "%s", runs[i].dir);
         return 0;
     }
-    opscope_found_run runs[8];
-    size_t n;
     if (a->pid > 0 && opscope_runs_capture_of(a->pid, runs[0].path, sizeof runs[0].path)) {
         runs[0].pid = a->pid;
+        if (!opscope_runs_env_of(a->pid, "OPSCOPE_RECORD_DIR", runs[0].dir, sizeof runs[0].dir)) runs[0].dir[0] = '\0';
         n = 1;
     } else {
         n = opscope_runs_find(a->pid, runs, 8);
     }
     if (n == 1) {
         snprintf(out, size, "%s", runs[0].path);
+        snprintf(dir, dir_size, "%s", runs[0].dir);
         return 0;
     }
     if (n == 0 && a->pid > 0)
@@ -158,6 +169,8 @@ typedef struct top_view {
     bool have_off;
     bool live_run;              /* found running: a file at the path that is no log yet is an
                                    earlier run's profile, which the capture's log replaces */
+    const char *dir;            /* its opscope record's folder ("": none), asked for the capture's state */
+    char capture_state[128];    /* its last answer as the frame says it ("": none yet) */
 } top_view;
 
 static int tv_capture(void *ud, const opscope_capture_info *cap) {
@@ -219,6 +232,40 @@ static int tv_restart_if_new_log(top_view *v) {
     return 0;
 }
 
+/* The capture's state from its processes' `status` answers ("recording windowed=1
+ * windows=3 marks=1 pid=42"): in a window, paused, or recording whole. Without an answer the
+ * last one stays (a capture answers at its checkpoints; one slow refresh says nothing). */
+static void tv_ask_capture(top_view *v) {
+    opscope_ctl_answer ans[16];
+    if (!v->dir || !v->dir[0]) return;
+    size_t n = opscope_ctl_send(v->dir, "status", 300, ans, 16);
+    size_t windows = 0, marks = 0, answered = 0;
+    int windowed = 0;
+    bool recording = false;
+    for (size_t i = 0; i < n && i < 16; i++) {
+        char state[16];
+        int w;
+        size_t nw, nm;
+        if (!ans[i].ok || sscanf(ans[i].line, "%15s windowed=%d windows=%zu marks=%zu", state, &w, &nw, &nm) != 4)
+            continue;
+        answered++;
+        recording |= !strcmp(state, "recording");
+        windowed |= w;
+        windows = nw > windows ? nw : windows;
+        marks = nm > marks ? nm : marks;
+    }
+    if (!answered) return;
+    char m[32] = "";
+    if (marks) snprintf(m, sizeof m, ", %zu mark%s", marks, marks == 1 ? "" : "s");
+    if (recording && windowed)
+        snprintf(v->capture_state, sizeof v->capture_state, "capture: in window %zu%s", windows, m);
+    else if (recording)
+        snprintf(v->capture_state, sizeof v->capture_state, "capture: recording from its start%s", m);
+    else
+        snprintf(v->capture_state, sizeof v->capture_state, "capture: paused (%zu window%s so far%s)", windows,
+                 windows == 1 ? "" : "s", m);
+}
+
 /* Reads what is new. A cli status (2 after printing the error). */
 static int tv_poll(top_view *v) {
     opscope_error err;
@@ -226,6 +273,7 @@ static int tv_poll(top_view *v) {
         fprintf(stderr, "opscope top: out of memory\n");
         return OPSCOPE_EXIT_INPUT;
     }
+    tv_ask_capture(v);
     if (!v->tail) return 0;
     opscope_oplog_tail_cb cb = {v, tv_capture, tv_backend, tv_record, tv_decode};
     uint64_t before = v->st.records;
@@ -279,8 +327,11 @@ static const char *tv_state(const top_view *v, char *buf, size_t size) {
 static int tv_draw(top_view *v, const top_args *a, opscope_top_sort sort, bool paused, size_t rows, bool clear) {
     opscope_live_view lv;
     opscope_live_get(v->live, &lv);
-    char sb[128];
-    opscope_top_frame_opts o = {v->path, v->program[0] ? v->program : NULL, v->pid, tv_state(v, sb, sizeof sb),
+    char sb[128], state[300];
+    const char *st = tv_state(v, sb, sizeof sb);
+    if (v->capture_state[0]) snprintf(state, sizeof state, "%s; %s", st, v->capture_state);
+    else snprintf(state, sizeof state, "%s", st);
+    opscope_top_frame_opts o = {v->path, v->program[0] ? v->program : NULL, v->pid, state,
                                 (unsigned)a->window, sort, rows, paused, (double)lv.idle_ns / 1e9};
     opscope_strbuf out = OPSCOPE_STRBUF_INIT;
     int rc = opscope_top_frame(&out, &lv, &o);
@@ -387,10 +438,10 @@ int opscope_cli_top(int argc, char **argv) {
     if (st) return opscope_cli_exit_status(st);
     if (p.n_inputs) a.path = inputs[0];
     if (a.path && a.pid) return usage_error("give a PATH or --pid, not both");
-    char path[PATH_MAX];
-    if ((st = pick_run(&a, path, sizeof path))) return st;
+    static char path[PATH_MAX], dir[PATH_MAX];
+    if ((st = pick_run(&a, path, sizeof path, dir, sizeof dir))) return st;
     top_view v = {.path = path, .live = opscope_live_new((unsigned)a.window), .tail = opscope_oplog_tail_new(path),
-                  .live_run = !a.path};
+                  .live_run = !a.path, .dir = dir};
     if (!v.live || !v.tail) {
         fprintf(stderr, "opscope top: out of memory\n");
         st = OPSCOPE_EXIT_INPUT;

@@ -16,6 +16,7 @@ usage (inside the root): t_win_outputs.py
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -113,6 +114,22 @@ for i, (t, x) in enumerate(marks):
 with open(txt, encoding="utf-8") as f:
     tl = f.read().splitlines()
 e2e.check(all(row in tl for row in rows), "the text report: the same window rows")
+# the JSON summary and the SQLite database count as the console: a real capture keeps only the
+# graph computes begun inside a window, so none is outside
+js, db = f"{d}/bench-out.json", f"{d}/bench.db"
+r = subprocess.run([e2e.OPSCOPE, "report", prof, "--json", js, "--sqlite", db, "-q"], capture_output=True, text=True,
+                   timeout=300)
+want = []
+for s, e in wins:
+    gs = [g for g, ts in first.items() if s <= min(ts) < e]
+    want.append((len(gs), sum(len(first[g]) for g in gs)))
+sm = json.load(open(js))["summary"] if r.returncode == 0 else {}
+con = sqlite3.connect(db) if r.returncode == 0 else None
+e2e.check([(w.get("graphs"), w.get("records")) for w in sm.get("windows", [])] == want
+          and sm.get("graphs_outside_windows") == 0 and len(first) == sum(g for g, _ in want),
+          f"summary.windows {sm.get('windows')} as the rows {want}, none outside ({sm.get('graphs_outside_windows')})")
+e2e.check(con is not None and con.execute("SELECT graphs, records FROM windows ORDER BY window").fetchall() == want,
+          "the SQLite windows table as the rows")
 
 ev = json.load(open(trace))["traceEvents"]
 got = [(e["ts"], e["dur"]) for e in ev if e.get("ph") == "X" and e.get("cat") == "window"]

@@ -205,7 +205,7 @@ check([x.pop("call") for x in rows] == list(range(len(want_calls))), "rpc_calls 
 check(rows == want_calls, "table rpc_calls equals the built calls")
 procs = {x["id"]: x["process"] for x in db.execute("SELECT id, process FROM backends")}
 check(sorted(set(procs.values())) == ["a", "b", "box/llama-cli"], f"backends carry their process {procs}")
-check(db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == 4, "schema_version 4")
+check(db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == 5, "schema_version 5")
 q = db.execute("SELECT s.process, sum(c.compute_ns) FROM rpc_calls AS c JOIN rpc_servers AS s "
                "ON s.process = c.server GROUP BY s.process ORDER BY s.process").fetchall()
 check([tuple(x) for x in q] == [(w["process"], w["compute_ns"]) for w in want_servers],

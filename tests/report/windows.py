@@ -4,8 +4,9 @@
 A hand-written windowed profile (two windows, the second open at the last write; two
 marks, one with a quote and a non-ASCII character) read by `report --json`: the profile's
 capture.windowed / windows / marks come back as written, and summary.windows gives per
-window the graphs whose first record starts in it and their records, counted here from the
-records; summary.marks the marks. Written JSON read again gives the same members. A profile
+window the graphs whose first record starts inside it and their records, counted here from
+the records, and the graphs that began in no window (summary.graphs_outside_windows: those
+in the gap, which the console's section counts in its note too); summary.marks the marks. Written JSON read again gives the same members. A profile
 without windows or marks has none of them; windows out of order are refused (exit 2, one
 line naming the file).
 
@@ -27,17 +28,19 @@ RECORDS = [{"type": 0, "name": "ADD", "backend_id": 0, "split_id": 0, "graph_id"
 
 
 def expected_counts():
-    """Per window: graphs whose first record starts at or after its start and before the
-    next window's start, and their records."""
+    """Per window: graphs whose first record starts inside it (at or after its start, before
+    its end; the open one has no end, the profile having no last write), and their records;
+    then the graphs that start in no window (here the gap 50_000-90_000: graphs 5 to 8)."""
     first = {}
     for r in RECORDS:
         first[r["graph_id"]] = min(first.get(r["graph_id"], 1 << 62), r["start_ns"])
-    out = []
-    for i, w in enumerate(WINDOWS):
-        hi = WINDOWS[i + 1]["start_ns"] if i + 1 < len(WINDOWS) else 1 << 62
-        gs = [g for g, t in first.items() if w["start_ns"] <= t < hi]
+    out, inside = [], set()
+    for w in WINDOWS:
+        hi = w["end_ns"] or 1 << 62
+        gs = {g for g, t in first.items() if w["start_ns"] <= t < hi}
+        inside |= gs
         out.append((len(gs), sum(1 for r in RECORDS if r["graph_id"] in gs)))
-    return out
+    return out, len(first) - len(inside)
 
 
 def main():
@@ -60,11 +63,33 @@ def main():
     s = d.get("summary", {})
     check(s.get("windowed") is True, "summary.windowed is true")
     got = [(w.get("graphs"), w.get("records")) for w in s.get("windows", [])]
-    want = expected_counts()
+    want, outside = expected_counts()
+    # worked by hand: window 1 holds graphs 0-4 (1+2+3+4+5 records), window 2 graphs 9-11
+    # (10+11+12), graphs 5-8 began in the gap
+    check(want == [(5, 15), (3, 33)] and outside == 4, f"the script's count {want}, {outside} outside")
     check(got == want, f"summary.windows graphs/records {got} == {want}")
+    check(s.get("graphs_outside_windows") == outside,
+          f"summary.graphs_outside_windows {s.get('graphs_outside_windows')} == {outside}")
     check([{"start_ns": w["start_ns"], "end_ns": w["end_ns"]} for w in s.get("windows", [])] == WINDOWS,
           "summary.windows' times as the capture's")
     check(s.get("marks") == MARKS, "summary.marks as the capture's")
+    # the text report's section counts the same graphs, and the gap's in its note
+    txt = os.path.join(work, "out.txt")
+    r = run([opscope, "report", prof, "--text", txt, "-q"])
+    rows, note, inside = [], None, False
+    with open(txt) as f:
+        for line in f:
+            cols = line.split()
+            if "Capture windows and marks (times" in line:
+                inside = True
+            elif cols[:1] == ["mark"]:  # the marks' rows follow the windows'
+                inside = False
+            elif inside and len(cols) >= 7 and cols[0].isdigit():
+                rows.append((int(cols[5]), int(cols[6])))
+            if "began outside every window" in line:
+                note = int(line.split("(")[1].split()[0])
+    check(r.returncode == 0 and rows == want, f"--text's window rows {rows} == {want}")
+    check(note == outside, f"--text's note: {note} graph computes outside == {outside}")
     # the written profile read again
     out2 = os.path.join(work, "out2.json")
     r = run([opscope, "report", out, "--json", out2, "-q"])

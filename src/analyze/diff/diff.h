@@ -97,6 +97,11 @@ typedef struct opscope_diff_totals {
      * llama contexts' n_threads; 0: unknown) and the records with per-thread times */
     int32_t threads;
     uint64_t thread_records;
+    /* Capture windows (docs/metrics.md, "Capture windows and marks"): an input recorded in
+     * windows, the windows of every input and their summed span (a window open at the last
+     * write ends at that write, else at the last record read so far) */
+    bool windowed;
+    uint64_t windows, window_ns;
 } opscope_diff_totals;
 
 const opscope_diff_totals *opscope_diff_side_totals(const opscope_diff_side_t *s);

@@ -490,8 +490,29 @@ static int pending_resolve(opscope_diff_side_t *s) {
 /* ---------------------------------------------------------------------------------------- */
 /* The sink.                                                                                  */
 
+/* Closes the window a run left open (its end unknown) at the last record read: at the end of
+ * that run's read, whether its meta came before its records (a record log) or after (JSON). */
+static void close_open_window(opscope_diff_side_t *s) {
+    if (s->win_open_ns && s->totals.last_end_ns > s->win_open_ns)
+        s->totals.window_ns += s->totals.last_end_ns - s->win_open_ns;
+    s->win_open_ns = 0;
+}
+
+/* A run's capture windows into the totals (the header says them, docs/server.md). */
+static void add_windows(opscope_diff_side_t *s, const opscope_capture_info *c) {
+    if (!c || !c->windowed) return;
+    s->totals.windowed = true;
+    s->totals.windows += c->n_windows;
+    for (size_t i = 0; i < c->n_windows; i++) {
+        uint64_t a = c->windows[i].start_ns, e = c->windows[i].end_ns ? c->windows[i].end_ns : c->end_ns;
+        if (e > a) s->totals.window_ns += e - a;
+        else if (!e) s->win_open_ns = a; /* open, no last write known: ends at the run's last record */
+    }
+}
+
 static int side_meta(void *ud, const opscope_meta *m) {
     opscope_diff_side_t *s = ud;
+    add_windows(s, m->capture);
     const char *p = opscope_strtab_intern(s->strings, m->profiler ? m->profiler : "",
                                           m->profiler ? strlen(m->profiler) : 0, NULL);
     if (!p) return -1;
@@ -658,6 +679,7 @@ static int side_end(void *ud) {
     opscope_diff_side_t *s = ud;
     if (s->pend_valid && pending_resolve(s)) return -1;
     if (graph_leave(s)) return -1;
+    close_open_window(s);
     s->g_valid = false;
     for (size_t i = 0; i < s->n_groups; i++) group_graph_flush(&s->groups[i]);
     for (size_t i = 0; i < GRAPH_RING; i++)

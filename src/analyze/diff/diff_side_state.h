@@ -124,6 +124,7 @@ typedef struct keyset {
 
 struct opscope_diff_side {
     unsigned keys;
+    uint64_t win_open_ns; /* the start of a run's window open at its last write, end unknown; 0: none */
     opscope_strtab_t *strings;
     const opscope_kineto_t *kin;
     /* op identities */

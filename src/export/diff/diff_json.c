@@ -26,6 +26,11 @@ static void side(opscope_jw *j, const char *key, const char *path, const opscope
         {"groups", opscope_diff_side_n_groups(s)}, {"phase_pending_dropped", t->phase_pending_dropped},
         {"runs_dropped", t->runs_dropped}, {"atoms_capped", t->atoms_capped}, {"runs", t->inputs}};
     opscope_jw_u64s(j, times, sizeof times / sizeof *times);
+    if (t->windowed) { /* recorded in capture windows: the totals are over them alone */
+        const opscope_jw_u64_kv win[] = {{"windows", t->windows}, {"window_ns", t->window_ns}};
+        opscope_jw_bool(j, "windowed", true);
+        opscope_jw_u64s(j, win, 2);
+    }
     const opscope_kineto_t *k = opscope_diff_side_kineto(s);
     if (t->trace && k) { /* per-step durations, GPU busy/idle, top-level CPU time */
         opscope_jw_obj(j, "cpu_side");

@@ -198,6 +198,22 @@ static void cpu_side_rows(opscope_out_t *w, const opscope_diff_t *d) {
                            r[0]->cpu_bound && r[1]->cpu_bound ? "Both runs are" : r[0]->cpu_bound ? "BASE is" : "NEW is");
 }
 
+/* The side's capture windows, inside its line's parentheses: "; 2 windows, 12.40 s recorded". */
+static void side_windows(opscope_out_t *w, const opscope_diff_totals *t) {
+    if (!t->windowed) return;
+    if (!t->windows) opscope_out_str(w, "; recorded in windows: none opened");
+    else opscope_out_printf(w, "; %" PRIu64 " capture window%s, %.2f s recorded", t->windows,
+                            t->windows == 1 ? "" : "s", (double)t->window_ns / 1e9);
+}
+
+/* A side recorded in windows set against one recorded whole: a part of a run against a whole. */
+static void windows_warning(opscope_out_t *w, const opscope_diff_totals *b, const opscope_diff_totals *n) {
+    if (b->windowed == n->windowed) return;
+    opscope_out_printf(w, "  Warning: only %s was recorded in capture windows (%s whole): its totals are "
+                          "the windows' part of a run, compared with a whole run.\n",
+                       b->windowed ? "BASE" : "NEW", b->windowed ? "NEW" : "BASE");
+}
+
 static void header(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff_report_opts *o) {
     const opscope_diff_side_t *sides[2] = {opscope_diff_base(d), opscope_diff_newer(d)};
     const char *paths[2] = {o->base_path, o->new_path};
@@ -224,8 +240,11 @@ static void header(opscope_out_t *w, const opscope_diff_t *d, const opscope_diff
                                   " decode), %" PRIu64 " tokens",
                                t->graphs, t->prefill_graphs, t->decode_graphs, t->tokens);
         if (t->iterations) opscope_out_printf(w, ", %" PRIu64 " profiler steps", t->iterations);
-        opscope_out_str(w, t->inputs > 1 ? " in all)\n" : ")\n");
+        if (t->inputs > 1) opscope_out_str(w, " in all");
+        side_windows(w, t);
+        opscope_out_str(w, ")\n");
     }
+    windows_warning(w, opscope_diff_side_totals(sides[0]), opscope_diff_side_totals(sides[1]));
     if (o->filter)
         opscope_out_printf(w, "  Filter: %s (BASE %" PRIu64 " of %" PRIu64 " records kept, NEW %" PRIu64
                               " of %" PRIu64 ")\n", o->filter, o->filter_kept[0], o->filter_records[0],

@@ -6,6 +6,7 @@
 #include "export/sections/sections.h"
 #include "analyze/ggml/graphs.h"
 #include "analyze/ggml/warm_ops.h"
+#include "analyze/ggml/win_count.h"
 #include "export/sections/threads_out.h"
 #include "analyze/rpc/rpc_calls.h"
 #include "analyze/record/shape_fmt.h"
@@ -243,42 +244,30 @@ static void end_member(opscope_jw *j, const opscope_meta *m) {
     opscope_jw_end_obj(j);
 }
 
-/* The window holding a graph that began at T: the last of C's windows that opened at or
- * before T (a window's graphs are those begun inside it), or n_windows when none did. */
-static size_t window_of(const opscope_capture_info *c, uint64_t t) {
-    size_t lo = 0, hi = c->n_windows;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->windows[mid].start_ns <= t) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo ? lo - 1 : c->n_windows;
-}
-
 /* "windows" and "marks" (docs/metrics.md): the capture's windows with the graphs and records
- * each holds (from the graphs analysis, when it ran), and its marks. */
+ * each holds and the graphs outside every window (from the graphs analysis, when it ran;
+ * analyze/ggml/win_count.h), and its marks. */
 static void windows_member(opscope_jw *j, const opscope_meta *m, const opscope_graphs_t *graphs) {
     const opscope_capture_info *c = m ? m->capture : NULL;
     if (!c || (!c->windowed && !c->n_marks)) return;
-    uint64_t counts[2 * OPSCOPE_WIN_MAX_WINDOWS] = {0}; /* graphs, records of each window */
+    opscope_win_count counts[OPSCOPE_WIN_MAX_WINDOWS]; /* the readers keep at most this many */
     size_t nc = c->n_windows < OPSCOPE_WIN_MAX_WINDOWS ? c->n_windows : OPSCOPE_WIN_MAX_WINDOWS;
-    for (size_t i = 0; graphs && nc && i < opscope_graphs_n(graphs); i++) {
-        const opscope_graph_stats *gs = opscope_graphs_at(graphs, i);
-        size_t w = window_of(c, gs->start_ns);
-        if (w < nc) counts[2 * w] += 1, counts[2 * w + 1] += gs->n;
-    }
+    opscope_capture_info kept = *c; /* the count's windows: those COUNTS holds */
+    kept.n_windows = nc;
+    uint64_t outside = graphs ? opscope_win_count_graphs(&kept, graphs, counts) : 0;
     opscope_jw_nl(j);
     opscope_jw_bool(j, "windowed", c->windowed != 0);
     opscope_jw_arr(j, "windows");
     for (size_t i = 0; i < c->n_windows; i++) {
         opscope_json_window_open(j, &c->windows[i]);
         if (graphs && i < nc) {
-            const opscope_jw_u64_kv n[] = {{"graphs", counts[2 * i]}, {"records", counts[2 * i + 1]}};
+            const opscope_jw_u64_kv n[] = {{"graphs", counts[i].graphs}, {"records", counts[i].records}};
             opscope_jw_u64s(j, n, 2);
         }
         opscope_jw_end_obj(j);
     }
     opscope_jw_end_arr(j);
+    if (graphs && c->windowed) opscope_jw_u64(j, "graphs_outside_windows", outside);
     opscope_json_write_marks(j, c);
 }
 

@@ -1,5 +1,6 @@
 /* win_out.c - a capture's windows and marks as every output shows them (see win_out.h). */
 #include "export/sections/win_out.h"
+#include "analyze/ggml/win_count.h"
 #include "model/oplog_win.h"
 
 #include <stdlib.h>
@@ -67,44 +68,11 @@ void opscope_win_write_head(opscope_out_t *w, const opscope_capture_info *c, uin
                            c->n_marks);
 }
 
-/* The window of C that began last at or before NS (C's windows are in time order), or
- * N_WINDOWS when NS is before the first or after that window's end. */
-static size_t window_of(const opscope_capture_info *c, uint64_t ns, uint64_t last_ns) {
-    size_t lo = 0, hi = c->n_windows;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->windows[mid].start_ns <= ns) lo = mid + 1;
-        else hi = mid;
-    }
-    if (!lo || ns >= opscope_win_end(c, lo - 1, last_ns)) return c->n_windows;
-    return lo - 1;
-}
-
-/* Per window, the graph computes of G that began in it and their records, into COUNTS (2 per
- * window, calloc'd: the caller frees; NULL without G or memory); *OUTSIDE those that began
- * in none. */
-static uint64_t *count_graphs(const opscope_capture_info *c, const opscope_graphs_t *g, uint64_t last_ns,
-                              uint64_t *outside) {
-    *outside = 0;
-    if (!g || !c->n_windows) return NULL;
-    uint64_t *counts = calloc(2 * c->n_windows, sizeof *counts);
-    if (!counts) return NULL;
-    for (size_t i = 0; i < opscope_graphs_n(g); i++) {
-        const opscope_graph_stats *gs = opscope_graphs_at(g, i);
-        size_t k = window_of(c, gs->start_ns, last_ns);
-        if (k == c->n_windows) {
-            (*outside)++;
-            continue;
-        }
-        counts[2 * k]++;
-        counts[2 * k + 1] += gs->n;
-    }
-    return counts;
-}
-
 static void windows_text(opscope_out_t *w, const opscope_capture_info *c, const opscope_graphs_t *g,
                          uint64_t base, uint64_t last_ns, size_t max_rows) {
-    uint64_t outside, *counts = count_graphs(c, g, last_ns, &outside);
+    /* the graphs columns when the graphs analysis ran (G); a compute outside every window in a note */
+    opscope_win_count *counts = g && c->n_windows ? calloc(c->n_windows, sizeof *counts) : NULL;
+    uint64_t outside = counts ? opscope_win_count_graphs(c, g, counts) : 0;
     opscope_out_str(w, " window      start s        end s   duration s   not recorded before s");
     opscope_out_str(w, counts ? "     graphs      records\n" : "\n");
     uint64_t prev = base;
@@ -114,8 +82,8 @@ static void windows_text(opscope_out_t *w, const opscope_capture_info *c, const 
         opscope_out_printf(w, " %6zu %12.3f %12.3f %12.3f %23.3f", i + 1, secs(s, base), secs(e, base),
                            (double)(e - s) / 1e9, s > prev ? (double)(s - prev) / 1e9 : 0.0);
         if (counts)
-            opscope_out_printf(w, " %10llu %12llu", (unsigned long long)counts[2 * i],
-                               (unsigned long long)counts[2 * i + 1]);
+            opscope_out_printf(w, " %10llu %12llu", (unsigned long long)counts[i].graphs,
+                               (unsigned long long)counts[i].records);
         opscope_out_str(w, c->windows[i].end_ns ? "\n" : "  (open at the profile's last write)\n");
         prev = e > prev ? e : prev;
     }

@@ -7,6 +7,7 @@
 #include "analyze/record/shape_fmt.h"
 #include "export/sqlite/sqlite_int.h"
 #include "analyze/ggml/stats.h"
+#include "export/sections/win_out.h"
 #include "model/record.h"
 #include "model/strtab.h"
 #include "util/hash.h"
@@ -39,8 +40,9 @@ struct opscope_sqlite_export {
     sqlite3 *db;
     char *path, *tmp, *source;
     uint64_t n; /* records seen */
-    opscope_meta meta;
+    opscope_meta meta; /* its capture NULL: the read's is gone by the finish */
     char *profiler;
+    opscope_win_copy win; /* the capture's windows and marks (windows, marks, meta.windowed) */
     opscope_graphs_t *graphs;
     bool own_graphs; /* false: the session's (opscope_output_sqlite), fed by the session */
     OPSCOPE_VEC(shape_ent) sh;     /* the distinct shapes kept */
@@ -323,7 +325,8 @@ static int on_meta(void *ud, const opscope_meta *m) {
     x->profiler = p;
     x->meta = *m;
     x->meta.profiler = x->profiler;
-    return 0;
+    x->meta.capture = NULL;
+    return opscope_win_copy_take(&x->win, m->capture) ? nomem(x) : 0;
 }
 
 void opscope_sqlite_export_use_graphs(opscope_sqlite_export_t *x, opscope_graphs_t *g) {
@@ -355,6 +358,7 @@ static void release(opscope_sqlite_export_t *x, bool remove_tmp) {
     free(x->tmp);
     free(x->source);
     free(x->profiler);
+    opscope_win_copy_free(&x->win);
     if (x->own_graphs) opscope_graphs_free(x->graphs);
     free(x->sh.v);
     opscope_hindex_free(&x->sh_index);
@@ -458,7 +462,8 @@ static int write_meta(opscope_sqlite_export_t *x) {
              put_meta(s, "total_records", NULL, (int64_t)m->total_records) ||
              put_meta(s, "total_ns", NULL, (int64_t)m->total_ns) ||
              put_meta(s, "dropped_records", NULL, (int64_t)m->dropped_records) ||
-             put_meta(s, "records", NULL, (int64_t)x->w.n_recs);
+             put_meta(s, "records", NULL, (int64_t)x->w.n_recs) ||
+             put_meta(s, "windowed", NULL, x->win.info.windowed != 0);
     sqlite3_finalize(s);
     return rc ? -1 : 0;
 }
@@ -551,7 +556,8 @@ int opscope_sqlite_export_finish(opscope_sqlite_export_t *x, opscope_error *err)
         release(x, true);
         return -1;
     }
-    if (write_graphs(x) || write_meta(x) || (x->rpc && opscope_sq_write_rpc(x->db, x->rpc))) {
+    if (write_graphs(x) || write_meta(x) || (x->rpc && opscope_sq_write_rpc(x->db, x->rpc)) ||
+        opscope_sq_write_windows(x->db, &x->win.info, x->graphs)) {
         db_err(x, err, "cannot write the SQLite database");
         release(x, true);
         return -1;

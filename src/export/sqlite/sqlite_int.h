@@ -4,6 +4,7 @@
  *   sqlite_writer.c   the writer thread: batches of rows, prepared statements, inserts
  *   sqlite_export.c   the sink (runs on the reading thread), shapes, graphs, life cycle
  *   sqlite_rpc.c      the RPC tables of a merged profile (written at finish)
+ *   sqlite_win.c      a capture's windows and marks (written at finish)
  *
  * The reading thread turns each record into a compact row (strings copied into the batch,
  * display name, sub-op, FLOPs and shape id computed there) and hands full batches to the
@@ -16,6 +17,7 @@
 #ifndef OPSCOPE_SQLITE_INT_H
 #define OPSCOPE_SQLITE_INT_H
 
+#include "analyze/ggml/graphs.h"
 #include "analyze/rpc/rpc_calls.h"
 #include "opscope.h"
 #include "util/strbuf.h"
@@ -26,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SQLITE_SCHEMA_VERSION 4
+#define SQLITE_SCHEMA_VERSION 5
 
 extern const char opscope_sqlite_schema[];
 extern const char opscope_sqlite_finish_sql[];
@@ -110,5 +112,10 @@ void opscope_sq_writer_free(sq_writer *w);
 /* Inserts R's (finished) servers and calls into rpc_servers and rpc_calls, on the caller's
  * thread (the writer stopped). Returns 0, or -1 on a database failure. */
 int opscope_sq_write_rpc(sqlite3 *db, const opscope_rpc_t *r);
+
+/* Inserts C's windows (with the graph computes of G, finished, each holds; G may be NULL:
+ * counts 0) and marks into windows and marks, on the caller's thread (the writer stopped).
+ * Returns 0, or -1 on a database failure or out of memory. */
+int opscope_sq_write_windows(sqlite3 *db, const opscope_capture_info *c, const opscope_graphs_t *g);
 
 #endif /* OPSCOPE_SQLITE_INT_H */

@@ -35,7 +35,10 @@ const char opscope_sqlite_schema[] =
     "  server TEXT REFERENCES rpc_servers(process), start_ns INTEGER NOT NULL,\n"
     "  end_ns INTEGER NOT NULL, submit_ns INTEGER NOT NULL, compute_ns INTEGER NOT NULL,\n"
     "  other_ns INTEGER NOT NULL, copies INTEGER NOT NULL, copy_ns INTEGER NOT NULL,\n"
-    "  compute_start_ns INTEGER, end_known INTEGER NOT NULL);\n";
+    "  compute_start_ns INTEGER, end_known INTEGER NOT NULL);\n"
+    "CREATE TABLE windows(window INTEGER PRIMARY KEY, start_ns INTEGER NOT NULL, end_ns INTEGER,\n"
+    "  graphs INTEGER NOT NULL, records INTEGER NOT NULL);\n"
+    "CREATE TABLE marks(mark INTEGER PRIMARY KEY, ts_ns INTEGER NOT NULL, text TEXT NOT NULL);\n";
 
 /* Indices and views, made after the rows are in (one sort per index beats keeping them up to
  * date row by row). The views reproduce the report's tables; docs/formats.md lists them. */
