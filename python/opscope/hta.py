@@ -486,26 +486,26 @@ class TraceAnalysis:
     def get_gpu_user_annotation_breakdown(self, use_gpu_annotation=True, visualize=True,
                                           duration_ratio=0.8, num_kernels=1000,
                                           allowlist_patterns=None, image_renderer=None):
-        """With use_gpu_annotation=False: per user annotation name and rank, its CPU time's
-        sum, max, min, stddev and mean (microseconds), HTA's "others" past the top."""
-        if use_gpu_annotation:
-            raise NotImplementedError("opscope.hta: GPU-side user annotation spans "
-                                      "(use_gpu_annotation=True); use_gpu_annotation=False works")
+        """Per user annotation name and rank: its time's sum, max, min, stddev and mean
+        (microseconds), HTA's "others" past the top. use_gpu_annotation=True: the spans of the
+        GPU-side annotations (gpu_user_annotation events; the C core's per-name figures,
+        analyze/kineto/kgann.h); False: the CPU-side annotations' durations. None when no rank
+        has such annotations."""
         if allowlist_patterns:
             raise NotImplementedError("opscope.hta: allowlist_patterns")
         rows = []
         for rank in self._paths:
-            c = self._profile(rank).cpu_ops
-            a = c[c["kind"] == "user_annotation"]
-            dur = (a["end_ns"] - a["start_ns"]).to_numpy(np.float64)
-            g = pd.DataFrame({"name": a["name"].to_numpy(), "dur": dur}).groupby("name")["dur"]
-            ks = pd.DataFrame({"name": g.sum().index, "sum_ns": g.sum().to_numpy(),
-                               "max_ns": g.max().to_numpy(), "min_ns": g.min().to_numpy(),
-                               "mean_ns": g.mean().to_numpy(), "std_ns": g.std().fillna(0).to_numpy()})
+            if use_gpu_annotation:
+                ks = self._profile(rank).gpu_annotation_stats
+            else:
+                ks = self._cpu_annotation_stats(self._profile(rank).cpu_ops)
+            if not len(ks):
+                continue
             df = self._aggregate(ks, duration_ratio, num_kernels)
             df["rank"] = rank
             rows.append(df)
-        if not rows or not sum(len(r) for r in rows):
+        if not rows:
+            _once("no_annot", "the traces hold no %suser_annotation events: None" % ("gpu_" if use_gpu_annotation else ""))
             return None
         df = pd.concat(rows, ignore_index=True).sort_values(["name", "rank"], ignore_index=True)
         df = df.rename(columns={"sum": "sum (us)", "mean": "mean (us)", "max": "max (us)",
@@ -513,6 +513,46 @@ class TraceAnalysis:
         df = df[["name", "sum (us)", "max (us)", "min (us)", "stddev", "mean (us)", "rank"]]
         _plot(visualize, lambda px: px.pie(df, values="sum (us)", names="name",
                                            title="User annotation breakdown"))
+        return df
+
+    @staticmethod
+    def _cpu_annotation_stats(c):
+        """The CPU-side annotations' durations by name, as kernel_stats' columns."""
+        a = c[c["kind"] == "user_annotation"]
+        dur = (a["end_ns"] - a["start_ns"]).to_numpy(np.float64)
+        g = pd.DataFrame({"name": a["name"].to_numpy(), "dur": dur}).groupby("name")["dur"]
+        return pd.DataFrame({"name": g.sum().index, "sum_ns": g.sum().to_numpy(),
+                             "max_ns": g.max().to_numpy(), "min_ns": g.min().to_numpy(),
+                             "mean_ns": g.mean().to_numpy(), "std_ns": g.std().fillna(0).to_numpy()})
+
+    def get_gpu_kernels_with_user_annotations(self, rank, expand_names=True, shorten_names=True):
+        """RANK's GPU activities (kernels, memcpys, memsets, in the kernels table's order), each
+        with the innermost GPU-side user annotation it overlaps on its device and stream (the C
+        core's match, analyze/kineto/kgann.h): columns cat, name, pid, tid, ts, dur, stream,
+        correlation, end, user_annotation (name, cat and user_annotation as codes into one
+        symbol list of this frame, -1: no annotation; ts from the job's earliest event, us)
+        and, with EXPAND_NAMES, s_name, s_cat and s_user_annotation ("" for none), the names
+        shortened by HTA's rule with SHORTEN_NAMES. None when the trace has no GPU-side
+        annotations."""
+        p = self._profile(rank)
+        if not len(p.gpu_annotations):
+            _once("no_gpu_annot", "rank %d's trace holds no gpu_user_annotation events: None" % int(rank))
+            return None
+        k, ka = p.kernels, p.kernel_annotations
+        cat = k["kind"].map({"kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset"})
+        annot = ka["user_annotation"]
+        symbols = pd.Index(pd.unique(pd.concat([k["name"], cat, annot.dropna()], ignore_index=True)))
+        ts = self._us_since_origin(k["start_ns"])
+        dur = k["dur_ns"].to_numpy(np.int64) / _US
+        df = pd.DataFrame({"cat": symbols.get_indexer(cat), "name": symbols.get_indexer(k["name"]),
+                           "pid": k["device"].to_numpy(), "tid": k["stream"].to_numpy(), "ts": ts, "dur": dur,
+                           "stream": k["stream"].to_numpy(), "correlation": p.launches["correlation"].to_numpy(),
+                           "end": ts + dur, "user_annotation": symbols.get_indexer(annot.fillna("")).astype(np.int64)})
+        df.loc[annot.isna().to_numpy(), "user_annotation"] = -1
+        if expand_names:
+            df["s_name"] = (ka["short_name"] if shorten_names else k["name"]).to_numpy()
+            df["s_cat"] = cat.to_numpy()
+            df["s_user_annotation"] = (ka["short_annotation"] if shorten_names else annot).fillna("").to_numpy()
         return df
 
     # -- not there yet ---------------------------------------------------------------------
@@ -540,8 +580,6 @@ class TraceAnalysis:
         return self.get_queue_length_summary(ranks=list(queue_length_dict))
 
 
-    def get_gpu_kernels_with_user_annotations(self, rank, expand_names=True, shorten_names=True):
-        self._missing("get_gpu_kernels_with_user_annotations")
 
 
 class DeviceType(enum.Enum):

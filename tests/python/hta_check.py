@@ -343,6 +343,69 @@ def check_trace_diff(want, work):
         check(int(cpu[col].sum()) == own, "trace diff %s: %d CPU events, own %d" % (key, cpu[col].sum(), own))
 
 
+def own_gpu_annotations(src):
+    """This script's reading of a trace's GPU-side annotations: per name its durations, and per
+    GPU activity (by correlation) the shortest gpu_user_annotation it overlaps on its own pid
+    and tid (half-open spans), with the activity's start (exact decimal microseconds)."""
+    import decimal
+    ev = json.load(gzip.open(src), parse_float=decimal.Decimal)["traceEvents"]
+    ann = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "gpu_user_annotation"]
+    by_name = collections.defaultdict(list)
+    for e in ann:
+        by_name[e["name"]].append(float(e["dur"]))
+    acts = {}
+    for e in ev:
+        if e.get("ph") != "X" or e.get("cat") not in GPU_CATS:
+            continue
+        hold = [a for a in ann if (a["pid"], a["tid"]) == (e["pid"], e["tid"])
+                and a["ts"] < e["ts"] + e["dur"] and e["ts"] < a["ts"] + a["dur"]]
+        inner = min(hold, key=lambda a: a["dur"])["name"] if hold else ""
+        acts[e["args"]["correlation"]] = (inner, e["ts"])
+    return by_name, acts
+
+
+def check_gpu_annotations(want, work):
+    """GPU-side user annotations on HTA's ns_resolution trace: the breakdown by the
+    annotations' own spans and each GPU activity's innermost annotation, against HTA's
+    figures and this script's own match of the activities with the annotations."""
+    src = os.path.join(REPO, want["trace"])
+    folder = os.path.join(work, "gpu_annot")
+    os.makedirs(folder, exist_ok=True)
+    if not os.path.exists(os.path.join(folder, "trace.json.gz")):
+        os.symlink(src, os.path.join(folder, "trace.json.gz"))
+    t = TraceAnalysis(trace_dir=folder, include_last_profiler_step=True)
+    b = t.get_gpu_user_annotation_breakdown(visualize=False)
+    rows_equal("GPU annotations", b.drop(columns="rank").values.tolist(), want["get_gpu_user_annotation_breakdown"])
+    by_name, acts = own_gpu_annotations(src)
+    own = sorted([n, sum(d), max(d), min(d), statistics.stdev(d), statistics.mean(d)] for n, d in by_name.items())
+    rows_equal("GPU annotations, own", sorted(b.drop(columns="rank").values.tolist()), own)
+    w = want["get_gpu_kernels_with_user_annotations"]
+    df = t.get_gpu_kernels_with_user_annotations(0).sort_values("correlation", kind="stable")
+    md5 = lambda col: hashlib.md5("\n".join("%d %s" % (c, a) for c, a in zip(df["correlation"], df[col])).encode()).hexdigest()
+    got = [len(df), list(df.columns), dict(df["s_user_annotation"].value_counts()), md5("s_user_annotation"), md5("s_name")]
+    check(got == [w["rows"], w["columns"], w["by_annotation"], w["annotation_md5"], w["name_md5"]] and close(df["dur"].sum(), w["dur_sum"]),
+          "GPU kernels with annotations %s, HTA %s" % (got, [w["rows"], w["by_annotation"]]))
+    sample = [[int(r.correlation), r.s_name, r.s_cat, r.s_user_annotation, float(r.dur)]
+              for r in df.itertuples() if r.Index < 2 or r.correlation in (135139, 164926)]
+    check(sample == w["sample"], "GPU kernels with annotations: rows %s, HTA %s" % (sample, w["sample"]))
+    # HTA's ts are float64 microseconds of the trace's absolute times: 0.25 us apart at 2024's clock
+    check(all(abs(a - b) <= 0.25 for a, b in zip(df["ts"].head(3), w["ts_first"])), "GPU kernels' ts %s, HTA %s"
+          % (df["ts"].head(3).tolist(), w["ts_first"]))
+    long = t.get_gpu_kernels_with_user_annotations(0, shorten_names=False)
+    mine = {c: a for c, a in zip(long["correlation"], long["s_user_annotation"])}
+    check(mine == {c: a for c, (a, _) in acts.items()}, "GPU kernels' annotations differ from own: %s" %
+          [(c, mine.get(c), a) for c, (a, _) in acts.items() if mine.get(c) != a][:3])
+    t0 = min(ts for _, ts in acts.values())
+    rel = dict(zip(df["correlation"], df["ts"] - df["ts"].min()))
+    check(all(close(rel[c], float(ts - t0)) for c, (_, ts) in acts.items()), "GPU kernels' ts against own")
+    check(t.get_gpu_kernels_with_user_annotations(0, expand_names=False).columns.tolist() == w["columns"][:10],
+          "expand_names=False: HTA's columns without the s_ names")
+    plain = TraceAnalysis(trace_dir=os.path.join(work, "a100_alexnet_fwd"), include_last_profiler_step=True)
+    check(plain.get_gpu_kernels_with_user_annotations(0) is None and
+          plain.get_gpu_user_annotation_breakdown(visualize=False) is None, "no GPU annotations: None, as HTA")
+    print("GPU annotations: %d activities compared" % len(df))
+
+
 def main():
     global REPO
     REPO, work = sys.argv[1], sys.argv[2]
@@ -352,6 +415,9 @@ def main():
         check_trace(name, want, work)
     check_cupti(figures["cupti"], work)
     check_trace_diff(figures["trace_diff"], work)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_gpu_annotations(figures["gpu_annotations"], work)
     try:
         TraceAnalysis(trace_dir=os.path.join(work, "a100_alexnet_fwd")).get_potential_stragglers()
         check(False, "a method not there yet raises NotImplementedError")

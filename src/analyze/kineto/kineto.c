@@ -4,6 +4,7 @@
 #include "analyze/intervals/busy.h"
 #include "analyze/kineto/cpu_ops.h"
 #include "analyze/kineto/cupti.h"
+#include "analyze/kineto/kgann.h"
 #include "analyze/kineto/katen.h"
 #include "analyze/kineto/kmembw.h"
 #include "analyze/kineto/kseq.h"
@@ -112,6 +113,7 @@ struct opscope_kineto {
     opscope_kseq_t *katen;         /* each aten op call's kernels and delays (katen.h), or NULL */
     opscope_cupti_t *cupti;        /* kernels CUPTI's profiler measured (cupti.h), or NULL */
     opscope_kmembw_t *kmembw;      /* memory bandwidth over time by HTA's definitions (kmembw.h) */
+    opscope_kgann_t *kgann;        /* GPU-side user annotations and what they hold (kgann.h) */
 };
 
 static int collector_add(void *ud, const opscope_kineto_event *ev) {
@@ -135,10 +137,12 @@ opscope_kineto_t *opscope_kineto_new(opscope_strtab_t *names) {
     k->cpu_ops = opscope_cpu_ops_new(names);
     k->kstats = opscope_kstats_new(0);
     k->kmembw = opscope_kmembw_new(names);
-    if (!k->cpu_ops || !k->kstats || !k->kmembw) {
+    k->kgann = opscope_kgann_new();
+    if (!k->cpu_ops || !k->kstats || !k->kmembw || !k->kgann) {
         opscope_cpu_ops_free(k->cpu_ops);
         opscope_kstats_free(k->kstats);
         opscope_kmembw_free(k->kmembw);
+        opscope_kgann_free(k->kgann);
         free(k);
         return NULL;
     }
@@ -173,6 +177,7 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     opscope_kseq_free(k->katen);
     opscope_cupti_free(k->cupti);
     opscope_kmembw_free(k->kmembw);
+    opscope_kgann_free(k->kgann);
     free(k);
 }
 
@@ -202,6 +207,7 @@ const opscope_kstats_t *opscope_kineto_kstats(const opscope_kineto_t *k) { retur
 const opscope_kseq_t *opscope_kineto_kseq(const opscope_kineto_t *k) { return k->kseq; }
 const opscope_kseq_t *opscope_kineto_katen(const opscope_kineto_t *k) { return k->katen; }
 const opscope_kmembw_t *opscope_kineto_kmembw(const opscope_kineto_t *k) { return k->kmembw; }
+const opscope_kgann_t *opscope_kineto_kgann(const opscope_kineto_t *k) { return k->kgann; }
 const opscope_kineto_results *opscope_kineto_get_results(const opscope_kineto_t *k) { return &k->res; }
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k) { return k->names; }
 opscope_strtab_t *opscope_kineto_names_mut(opscope_kineto_t *k) { return k->names; }
@@ -325,6 +331,9 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     }
     case OPSCOPE_KINETO_ANNOTATION:
     case OPSCOPE_KINETO_GPU_ANNOTATION: {
+        if (ev->kind == OPSCOPE_KINETO_GPU_ANNOTATION &&
+            opscope_kgann_add(k->kgann, ev->name_id, ev->device, ev->stream, ev->start_ns, ev->dur_ns))
+            return -1;
         const char *name = opscope_strtab_get(k->names, ev->name_id);
         /* The profiler marks each training or inference step on the CPU side. */
         if (ev->kind == OPSCOPE_KINETO_ANNOTATION && name && !strncmp(name, "ProfilerStep#", 13)) {
@@ -1445,6 +1454,19 @@ static int kstats_finish(opscope_kineto_t *k) {
     return rc;
 }
 
+/* The GPU-side annotations' hold on every GPU activity, in the activities' final order. */
+static int kgann_finish(opscope_kineto_t *k) {
+    opscope_kgann_act *a = malloc((k->gpu.n ? k->gpu.n : 1) * sizeof *a);
+    if (!a) return -1;
+    for (size_t i = 0; i < k->gpu.n; i++) {
+        const gpu_t *g = &k->gpu.v[i];
+        a[i] = (opscope_kgann_act){g->start, g->start + g->dur, g->device, g->stream};
+    }
+    int rc = opscope_kgann_finish(k->kgann, a, k->gpu.n);
+    free(a);
+    return rc;
+}
+
 int opscope_kineto_finish(opscope_kineto_t *k) {
     fin_t f = {0};
     int rc = -1;
@@ -1465,7 +1487,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
      * before the CPU-op records are made: not alive with them at the report's peak */
     fin_free(&f);
     memset(&f, 0, sizeof f);
-    if (kstats_finish(k) || opscope_kmembw_finish(k->kmembw)) goto done;
+    if (kstats_finish(k) || opscope_kmembw_finish(k->kmembw) || kgann_finish(k)) goto done;
     /* the runtime calls and python frames served the links above and the launch statistics */
     free(k->rt.v);
     free(k->py.v);
