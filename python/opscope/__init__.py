@@ -28,7 +28,7 @@ __all__ = ["load", "job", "diff", "Error", "Profile", "Job", "Diff", "TABLES", "
 TABLES = ("ops", "kernels", "cpu_ops", "steps", "streams", "requests", "tests", "collectives",
           "kernel_stats", "stream_stats", "queue_series", "membw_series",
           "launches", "kernel_seqs", "aten_kernels", "cupti_kernels", "cupti_values",
-          "gpu_annotations", "gpu_annotation_stats", "kernel_annotations")
+          "gpu_annotations", "gpu_annotation_stats", "kernel_annotations", "mem_timeline")
 JOB_TABLES = ("ranks", "stragglers", "collectives")
 DIFF_TABLES = ("groups", "fusions", "trace_cpu_ops", "trace_gpu_ops", "threads")
 
@@ -127,7 +127,8 @@ def _take(h, names, whole=False):
         doc = json.loads(text)
         summary = doc if whole else doc.get("summary", {})
         made = {_L.opscope_py_table_name(h, t).decode(): t for t in range(_L.opscope_py_n_tables(h))}
-        tables = {name: _table(h, made[name]) for name in names}
+        # a memory timeline's load makes its one table: the others are empty frames
+        tables = {name: _table(h, made[name]) if name in made else pd.DataFrame() for name in names}
     finally:
         _L.opscope_py_free(h)
     return summary, tables

@@ -20,7 +20,7 @@ from . import diff as _diff
 from . import job as _job
 from . import load as _load
 
-__all__ = ["TraceAnalysis", "CriticalPath", "TraceDiff", "DeviceType"]
+__all__ = ["TraceAnalysis", "CriticalPath", "TraceDiff", "DeviceType", "MemoryAnalysis"]
 
 _US = 1000.0  # HTA's times are the trace's microseconds; opscope's are nanoseconds
 _WARNED = set()
@@ -580,6 +580,52 @@ class TraceAnalysis:
         return self.get_queue_length_summary(ranks=list(queue_length_dict))
 
 
+
+
+class MemoryAnalysis:
+    """HTA's MemoryAnalysis over PyTorch's memory timeline (the `.raw.json.gz` that
+    torch.profiler's export_memory_timeline writes), read by the C core (read/mem_timeline.c)
+    through opscope.load: `memory_timeline` is its table (per point ts_ns, the bytes of each of
+    torch's categories, total_bytes), `summary` the peaks `opscope report` gives (the total's
+    peak, its time and the categories there, each category's own peak, the end)."""
+
+    def __init__(self, path):
+        self.path = path
+        p = _load(path)
+        self.memory_timeline = p.mem_timeline
+        self.summary = p.summary.get("memory_timeline", {})
+
+    def _categories(self):
+        return [c for c in self.memory_timeline.columns if c not in ("ts_ns", "total_bytes")]
+
+    def _process_raw_events(self):
+        """HTA's points: ([time_ns per point], [[bytes per category] per point]), the
+        pre-existing point at the first positive time."""
+        t = self.memory_timeline
+        return t["ts_ns"].tolist(), t[self._categories()].to_numpy().tolist()
+
+    def plot_memory_timeline(self, save_graph=False):
+        """HTA's figure: the categories' bytes stacked over time (ms from the first point, GB),
+        shown, or with SAVE_GRAPH written to images/memory_plot.png."""
+        try:
+            import plotly.graph_objects as go
+        except ImportError:
+            _once("plotly", "plotly is not installed: plot_memory_timeline draws nothing")
+            return
+        t = self.memory_timeline
+        x = (t["ts_ns"] - t["ts_ns"].min()).to_numpy() / 1e6
+        stacked = t[self._categories()].to_numpy().cumsum(axis=1) / 1024 ** 3
+        fig = go.Figure()
+        for i, name in enumerate(self._categories()):
+            fig.add_trace(go.Scatter(x=x, y=stacked[:, i], mode="lines", fill="tonexty", name=name))
+        fig.update_xaxes(title="Time (ms)")
+        fig.update_yaxes(title="Memory (GB)")
+        fig.update_layout(title_text="Memory timeline", title_x=0.5, width=1200, height=800)
+        if save_graph:
+            os.makedirs("images", exist_ok=True)
+            fig.write_image("images/memory_plot.png")
+        else:
+            fig.show()
 
 
 class DeviceType(enum.Enum):

@@ -7,8 +7,10 @@
 
 #include "export/kineto/ktrace_out.h"
 #include "export/outputs/summary_json.h"
+#include "py/py_mem.h"
 #include "py/py_result.h"
 #include "py/py_tables.h"
+#include "read/mem_timeline.h"
 #include "read/readers.h"
 
 #include <stdio.h>
@@ -88,6 +90,7 @@ opscope_py_t *opscope_py_load(const char *path, opscope_error *err) { return ops
 
 opscope_py_t *opscope_py_load_opts(const char *path, const opscope_py_options *opts, opscope_error *err) {
     memset(err, 0, sizeof *err);
+    if (opscope_mem_timeline_is(path)) return opscope_py_mem_load(path, err); /* as `report` tells it apart */
     /* the caller's struct up to its size; later fields 0 */
     opscope_py_options o = {0};
     if (opts) memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from checklist import check, failures  # noqa: E402
 from intervals import union_len  # noqa: E402
 
-from opscope.hta import DeviceType, TraceAnalysis, TraceDiff  # noqa: E402  (the venv's installed package)
+from opscope.hta import DeviceType, MemoryAnalysis, TraceAnalysis, TraceDiff  # noqa: E402  (the venv's installed package)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
@@ -406,9 +406,54 @@ def check_gpu_annotations(want, work):
     print("GPU annotations: %d activities compared" % len(df))
 
 
+def check_memory_timeline(want):
+    """PyTorch's memory timeline through opscope.load and opscope.hta.MemoryAnalysis against
+    HTA's points and this script's own reduction of the raw entries."""
+    path = os.path.join(REPO, want["trace"])
+    m = MemoryAnalysis(path)
+    times, sizes = m._process_raw_events()
+    tot = [sum(s) for s in sizes]
+    pk = max(range(len(tot)), key=lambda i: (tot[i], -i))
+    got = {"trace": want["trace"], "points": len(times), "times_sum": sum(times), "first_time": times[0], "last_time": times[-1],
+           "sizes_744": sizes[744], "peak": {"index": pk, "time": times[pk], "total": tot[pk], "sizes": sizes[pk]},
+           "category_max": [max(s[c] for s in sizes) for c in range(8)], "final": sizes[-1]}
+    check(got == want, "memory timeline %s, HTA %s" % (got, want))
+    s = m.summary
+    check(s["peak_total_bytes"] == want["peak"]["total"] and s["peak_ns"] == want["peak"]["time"]
+          and list(s["at_peak_bytes"].values()) == want["peak"]["sizes"]
+          and list(s["category_peak_bytes"].values()) == want["category_max"]
+          and list(s["final_bytes"].values()) == want["final"], "memory timeline summary %s, HTA %s" % (s, want["peak"]))
+    # own: a point per change of time, the pre-existing one (time -1) at the first positive time
+    own_t, own_s, cur = [], [], [0] * 8
+    for t, _, b, c in json.load(gzip.open(path)):
+        if not own_t or t != own_t[-1]:
+            own_t.append(t)
+            own_s.append(list(cur))
+        cur[c] += b
+        own_s[-1] = list(cur)
+    first = min(t for t in own_t if t > 0)
+    own_t = [first if t < 0 else t for t in own_t]
+    check(own_t == times and own_s == sizes, "memory timeline points against own reduction")
+    t = m.memory_timeline
+    check(list(t.columns) == ["ts_ns", "Parameter", "Optimizer state", "Input", "Temporary", "Activation", "Gradient",
+                              "Autograd detail", "Unknown", "total_bytes"] and (t["total_bytes"] == tot).all(),
+          "mem_timeline table columns %s" % list(t.columns))
+    import opscope
+    bad = os.path.join(os.path.dirname(WORK), "bad_timeline.raw.json")
+    with open(bad, "w") as f:
+        f.write("[[-1, 1, 64, 0], [5, 2, 8]]")
+    try:
+        opscope.load(bad)
+        check(False, "a bad memory timeline raises opscope.Error")
+    except opscope.Error as e:
+        check(e.byte == 17 and "4 integers" in e.message, "bad memory timeline: %s (byte %d)" % (e, e.byte))
+    print("memory timeline: %d points compared" % len(times))
+
+
 def main():
-    global REPO
+    global REPO, WORK
     REPO, work = sys.argv[1], sys.argv[2]
+    WORK = os.path.join(work, "")
     os.makedirs(work, exist_ok=True)
     figures = json.load(open(os.path.join(HERE, "hta_figures.json")))
     for name, want in figures["traces"].items():
@@ -418,6 +463,7 @@ def main():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_gpu_annotations(figures["gpu_annotations"], work)
+    check_memory_timeline(figures["memory_timeline"])
     try:
         TraceAnalysis(trace_dir=os.path.join(work, "a100_alexnet_fwd")).get_potential_stragglers()
         check(False, "a method not there yet raises NotImplementedError")
