@@ -135,7 +135,7 @@ def _take(h, names, whole=False):
 
 
 def load(path, series=False, launches=False, counters_trace=None, cpath_trace=None, cpath_annotation=None,
-         cpath_instance=None):
+         cpath_instance=None, cpath_only_critical=False):
     """Reads PATH (ggml profile, record log, Kineto or Chrome trace, .gz too) in one pass of the
     C core; SERIES also keeps a trace's queue length and memory bandwidth series (the tables
     queue_series and membw_series, else empty) and LAUNCHES each GPU activity's launching call
@@ -143,14 +143,16 @@ def load(path, series=False, launches=False, counters_trace=None, cpath_trace=No
     the trace is written back into, with counter tracks, resp. its critical path overlaid
     (`report --counters-trace`, `--critical-path-trace`); CPATH_ANNOTATION: the critical
     path's windows are this annotation's instances instead of the steps (CPATH_INSTANCE: that
-    one only, 0 the first by start). Raises Error for bad input, with its file,
+    one only, 0 the first by start); CPATH_ONLY_CRITICAL: that trace keeps only HTA's
+    only_show_critical_events (the X slices off the path left out). Raises Error for bad input, with its file,
     line, column and byte."""
     err = _lib.CError()
     enc = lambda p: None if p is None else os.fsencode(p)
     opts = _lib.Options(size=ctypes.sizeof(_lib.Options), series=1 if series else 0,
                         launches=1 if launches else 0, counters_trace=enc(counters_trace),
                         cpath_trace=enc(cpath_trace), cpath_annotation=enc(cpath_annotation),
-                        cpath_instance1=0 if cpath_instance is None else int(cpath_instance) + 1)
+                        cpath_instance1=0 if cpath_instance is None else int(cpath_instance) + 1,
+                        cpath_only_critical=1 if cpath_only_critical else 0)
     h = _L.opscope_py_load_opts(str(path).encode(), ctypes.byref(opts), ctypes.byref(err))
     if not h:
         raise _error(err)

@@ -27,7 +27,8 @@ class Options(ctypes.Structure):
     this package knows of and takes the rest as 0)."""
     _fields_ = [("size", ctypes.c_size_t), ("series", ctypes.c_int), ("launches", ctypes.c_int),
                 ("counters_trace", ctypes.c_char_p), ("cpath_trace", ctypes.c_char_p),
-                ("cpath_annotation", ctypes.c_char_p), ("cpath_instance1", ctypes.c_int64)]
+                ("cpath_annotation", ctypes.c_char_p), ("cpath_instance1", ctypes.c_int64),
+                ("cpath_only_critical", ctypes.c_int)]
 
 
 def _candidates():

@@ -406,16 +406,16 @@ class TraceAnalysis:
         """Writes the trace of RANK into OUTPUT_DIR as "overlaid_critical_path_<name>" with the
         critical path marked (args "critical": 1 on its events, flows for its edges between
         lanes); returns the file's path. The path is CRITICAL_PATH_GRAPH's annotation
-        instance's (every profiler step's for "ProfilerStep"); every event of the trace is kept."""
-        if only_show_critical_events:
-            _once("cpath_all", "overlay_critical_path_analysis keeps every event "
-                  "(only_show_critical_events is not applied)")
+        instance's (every profiler step's for "ProfilerStep"). ONLY_SHOW_CRITICAL_EVENTS (HTA's
+        default): the X slices off the path are left out, the user annotations and python
+        frames kept (the C core's filter, export/kineto/ktrace_out.h); False: every event."""
         os.makedirs(output_dir, exist_ok=True)
         src = self._paths[int(rank)]
         out = os.path.join(output_dir, "overlaid_critical_path_" + os.path.basename(src))
         annotation = getattr(critical_path_graph, "annotation", None)
         _load(src, cpath_trace=out, cpath_annotation=annotation,
-              cpath_instance=critical_path_graph.instance if annotation else None)
+              cpath_instance=critical_path_graph.instance if annotation else None,
+              cpath_only_critical=only_show_critical_events)
         return out
 
     # -- kernel sequences ------------------------------------------------------------------

@@ -55,6 +55,9 @@ typedef struct opscope_py_options {
     /* With cpath_annotation: 1 + the one instance to keep (1: the first by start;
      * `--critical-path-instance`), 0: every one. */
     int64_t cpath_instance1;
+    /* With cpath_trace: 1 writes only what HTA's only_show_critical_events keeps (the X
+     * slices off the path left out; ktrace_out.h), 0 every event. */
+    int cpath_only_critical;
 } opscope_py_options;
 
 /* opscope_py_load with OPTS (NULL: every field 0). */

@@ -81,8 +81,9 @@ static int add_traces(opscope_session_t *s, const char *path, const opscope_py_o
     if (o->counters_trace &&
         (opscope_output_counters_trace(&out, o->counters_trace, path, err) || opscope_session_add(s, &out)))
         return -1;
-    if (o->cpath_trace && (opscope_output_cpath_trace(&out, o->cpath_trace, path, err) || opscope_session_add(s, &out)))
-        return -1;
+    if (o->cpath_trace && opscope_output_cpath_trace(&out, o->cpath_trace, path, err)) return -1;
+    if (o->cpath_trace && o->cpath_only_critical) opscope_output_cpath_trace_only_critical(&out);
+    if (o->cpath_trace && opscope_session_add(s, &out)) return -1;
     return 0;
 }
 

@@ -151,7 +151,7 @@ def check_critical_path(name, t, w, work):
     f = g.figures
     check(sum(f[k] for k in ("cpu_ns", "launch_ns", "kernel_ns", "comm_ns", "queue_ns", "wait_ns", "idle_ns"))
           == f["length_ns"], "%s critical path parts %s" % (name, f))
-    out = t.overlay_critical_path_analysis(0, g, os.path.join(work, "cpath"))
+    out = t.overlay_critical_path_analysis(0, g, os.path.join(work, "cpath"), only_show_critical_events=False)
     ev = json.load(gzip.open(out))["traceEvents"]
     crit = {(e["name"], e["ts"]) for e in ev if e.get("args", {}).get("critical") and e.get("cat") != "critical_path"}
     flows = {(e["ph"], e["ts"]) for e in ev if e.get("cat") == "critical_path"}
@@ -163,6 +163,29 @@ def check_critical_path(name, t, w, work):
           "%s critical flows %s, HTA %s" % (name, sorted(flows), w["flows"]))
     lo, hi = f["start_ns"] / 1000, (f["start_ns"] + f["length_ns"]) / 1000
     check(all(lo <= ts <= hi for _, ts in crit), "%s critical events inside the window" % name)
+    check_critical_only(name, t, g, w["only_critical"], work, len(crit), len(flows))
+
+
+def check_critical_only(name, t, g, w, work, n_crit, n_flows):
+    """only_show_critical_events=True (HTA's default): HTA's kept events, and opscope's one
+    critical event and flow more (the closing cudaDeviceSynchronize, above); against the
+    source: every non-X event kept, every X event kept critical or an annotation or python
+    frame."""
+    out = t.overlay_critical_path_analysis(0, g, os.path.join(work, "cpath_only"))
+    ev = json.load(gzip.open(out))["traceEvents"]
+    x = [e for e in ev if e.get("ph") == "X"]
+    got = {"events": len(ev), "x_events": len(x), "x_critical": sum(1 for e in x if e.get("args", {}).get("critical") == 1),
+           "x_kept_by_cat": dict(collections.Counter(e.get("cat") for e in x if e.get("args", {}).get("critical") != 1)),
+           "other_events": dict(collections.Counter(e.get("ph") for e in ev if e.get("ph") != "X"))}
+    more = {"events": 3, "x_events": 1, "x_critical": 1}  # the sync event and its flow's two ends
+    want = dict(w, **{k: w[k] + v for k, v in more.items()})
+    want["other_events"] = dict(w["other_events"], s=w["other_events"]["s"] + 1, f=w["other_events"]["f"] + 1)
+    check(got == want, "%s only critical events %s, HTA (+ the sync) %s" % (name, got, want))
+    src = json.load(gzip.open(os.path.join(REPO, "tests", "kineto", "traces", name)))["traceEvents"]
+    non_x = sum(1 for e in src if e.get("ph") != "X")
+    check(len(ev) - len(x) == non_x + n_flows and got["x_critical"] == n_crit and
+          all(e.get("args", {}).get("critical") == 1 or e.get("cat") in ("user_annotation", "python_function") for e in x),
+          "%s only critical events against the source: %d non-X (source %d, flows %d)" % (name, len(ev) - len(x), non_x, n_flows))
 
 
 def check_counters_trace(name, t, w, folder):
