@@ -28,7 +28,8 @@ __all__ = ["load", "job", "diff", "Error", "Profile", "Job", "Diff", "TABLES", "
 TABLES = ("ops", "kernels", "cpu_ops", "steps", "streams", "requests", "tests", "collectives",
           "kernel_stats", "stream_stats", "queue_series", "membw_series",
           "launches", "kernel_seqs", "aten_kernels", "cupti_kernels", "cupti_values",
-          "gpu_annotations", "gpu_annotation_stats", "kernel_annotations", "mem_timeline")
+          "gpu_annotations", "gpu_annotation_stats", "kernel_annotations", "mem_timeline",
+          "step_spans", "comm_kernels")
 JOB_TABLES = ("ranks", "stragglers", "collectives")
 DIFF_TABLES = ("groups", "fusions", "trace_cpu_ops", "trace_gpu_ops", "threads")
 

@@ -67,6 +67,7 @@ def _declare(lib):
         "opscope_py_col_data": (P, [P, S, S]),
         "opscope_py_col_dict": (P, [P, S, S, ctypes.POINTER(S)]),
         "opscope_error_format": (None, [ctypes.POINTER(CError), ctypes.c_char_p, S]),
+        "opscope_py_hta_stragglers": (I, [P, S, P, S, I, P, ctypes.POINTER(S)]),
     }
     for name, (res, args) in sig.items():
         f = getattr(lib, name)

@@ -7,8 +7,9 @@ arguments and DataFrame columns, so that a notebook written for HTA runs by chan
 
 Every figure is the C core's (the tables and summary of opscope.load and opscope.job); this
 module only renames, converts nanoseconds to HTA's microseconds and arranges rows as HTA does.
-What is not there yet raises NotImplementedError naming it (docs/python.md, "HTA's face").
+Arguments not there yet raise NotImplementedError naming them (docs/python.md, "HTA's face").
 """
+import ctypes
 import enum
 import os
 import warnings
@@ -16,6 +17,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from . import _L as _LIB
 from . import diff as _diff
 from . import job as _job
 from . import load as _load
@@ -31,6 +33,11 @@ def _once(key, text):
     if key not in _WARNED:
         _WARNED.add(key)
         warnings.warn("opscope.hta: " + text, stacklevel=3)
+
+
+def _lib_handle():
+    """The C core's library, its entry points declared (opscope/_lib.py)."""
+    return _LIB
 
 
 def _trace_files(trace_dir):
@@ -555,24 +562,48 @@ class TraceAnalysis:
             df["s_user_annotation"] = (ka["short_annotation"] if shorten_names else annot).fillna("").to_numpy()
         return df
 
-    # -- not there yet ---------------------------------------------------------------------
-
-    def _missing(self, what):
-        raise NotImplementedError("opscope.hta: %s is not there yet (docs/python.md, "
-                                  "\"HTA's face\")" % what)
-
-
-
-
-
-
+    # -- stragglers ----------------------------------------------------------------------
 
     def get_potential_stragglers(self, profiler_steps=None, num_candidates=2, visualize=False,
                                  straggler_identification_impl=None):
-        self._missing("get_potential_stragglers")
-
-
-
+        """HTA's potential stragglers: the ranks whose last long NCCL kernel (of the kernel whose
+        duration varies most over the ranks) starts latest in the chosen PROFILER_STEPS (None:
+        every step of the first rank's), NUM_CANDIDATES of them, most often first (the C
+        core's rule, analyze/job/job_hta.h; opscope.job's own stragglers are its `stragglers`
+        table). STRAGGLER_IDENTIFICATION_IMPL other than HTA's default raises
+        NotImplementedError; VISUALIZE draws nothing (a warning says so once)."""
+        if straggler_identification_impl is not None:
+            raise NotImplementedError("opscope.hta: straggler_identification_impl (HTA's default rule only)")
+        if visualize:
+            _once("strag_plot", "get_potential_stragglers draws no figure yet")
+        available = self.get_profiler_steps()
+        steps = available if profiler_steps is None else [s for s in profiler_steps if s in available]
+        if not steps:
+            raise ValueError("invalid value for argument: profiler_steps=%s; available profiler steps=%s"
+                             % (profiler_steps, available))
+        ranks = sorted(self._paths)
+        spans, comms = [], []
+        for i, rank in enumerate(ranks):
+            p = self._profile(rank)
+            sp, cm = p.step_spans, p.comm_kernels
+            sp, cm = sp[sp["step"].isin(steps)], cm[cm["step"].isin(steps)]
+            spans.append(np.column_stack([np.full(len(sp), i), sp[["step", "start_ns", "end_ns"]].to_numpy(np.int64)]))
+            comms.append(cm.assign(rank=i))
+        spans = np.ascontiguousarray(np.concatenate(spans), dtype=np.int64)
+        cm = pd.concat(comms, ignore_index=True)
+        codes = pd.factorize(cm["name"])[0]
+        comms = np.ascontiguousarray(np.column_stack([cm["rank"], cm["step"], cm["stream"], codes, cm["start_ns"],
+                                                      cm["dur_ns"]]), dtype=np.int64).reshape(-1, 6)
+        num = max(int(num_candidates), 1)
+        out = np.zeros(num, dtype=np.int64)
+        n = ctypes.c_size_t()
+        rc = _lib_handle().opscope_py_hta_stragglers(spans.ctypes.data, len(spans), comms.ctypes.data, len(comms), num,
+                                                     out.ctypes.data, ctypes.byref(n))
+        if rc < 0:
+            raise MemoryError("opscope.hta: out of memory")
+        if rc > 0:
+            raise ValueError("opscope.hta: no NCCL kernel of the steps %s is long enough or on two ranks" % steps)
+        return [ranks[int(r)] for r in out[: n.value]]
 
     def get_queue_length_summary_from_time_series(self, queue_length_dict):
         """get_queue_length_summary of the ranks of QUEUE_LENGTH_DICT (the C core's summary of

@@ -20,7 +20,8 @@
 #define PY_SERIES_AT (OPSCOPE_PY_GGML_TABLES + OPSCOPE_PY_KINETO_TABLES)
 #define PY_SEQ_AT (PY_SERIES_AT + OPSCOPE_PY_SERIES_TABLES)
 #define PY_ANNOT_AT (PY_SEQ_AT + OPSCOPE_PY_SEQ_TABLES + OPSCOPE_PY_CUPTI_TABLES)
-#define PY_TABLES (PY_ANNOT_AT + OPSCOPE_PY_ANNOT_TABLES)
+#define PY_STRAG_AT (PY_ANNOT_AT + OPSCOPE_PY_ANNOT_TABLES)
+#define PY_TABLES (PY_STRAG_AT + OPSCOPE_PY_STRAG_TABLES)
 _Static_assert(PY_TABLES <= OPSCOPE_PY_MAX_TABLES, "a load's tables fit a result");
 
 FILE *opscope_py_summary_stream(opscope_py_t *r) { return open_memstream(&r->summary, &r->summary_len); }
@@ -40,6 +41,7 @@ static int fill_tables(opscope_py_t *r, const opscope_session_t *s, const opscop
     rc |= opscope_py_seq_tables(r->tables + PY_SEQ_AT, opscope_session_kineto(s));
     rc |= opscope_py_cupti_tables(r->tables + PY_SEQ_AT + OPSCOPE_PY_SEQ_TABLES, opscope_session_kineto(s));
     rc |= opscope_py_annot_tables(r->tables + PY_ANNOT_AT, opscope_session_kineto(s));
+    rc |= opscope_py_strag_tables(r->tables + PY_STRAG_AT, opscope_session_kineto(s));
     r->n_tables = PY_TABLES; /* each initialised, on failure too */
     return rc ? -1 : 0;
 }

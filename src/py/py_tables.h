@@ -59,4 +59,11 @@ int opscope_py_cupti_tables(opscope_py_table *t, const opscope_kineto_t *k);
 #define OPSCOPE_PY_ANNOT_TABLES 3
 int opscope_py_annot_tables(opscope_py_table *t, const opscope_kineto_t *k);
 
+/* What HTA's straggler rule reads of a trace (K as above; analyze/kineto/kstrag.h):
+ * "step_spans" (step, start_ns, end_ns: per profiler step its start and its events' latest
+ * end) and "comm_kernels" (step, stream, name, start_ns, dur_ns: the ncclKernel activities on
+ * streams above 0 launched in a step). */
+#define OPSCOPE_PY_STRAG_TABLES 2
+int opscope_py_strag_tables(opscope_py_table *t, const opscope_kineto_t *k);
+
 #endif /* OPSCOPE_PY_TABLES_H */

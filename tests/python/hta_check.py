@@ -473,6 +473,80 @@ def check_memory_timeline(want):
     print("memory timeline: %d points compared" % len(times))
 
 
+def own_stragglers(paths, steps, num):
+    """This script's reading of HTA's straggler rule from the traces' JSON: the steps' spans
+    (their X events' latest end: CPU events starting in them, python frames left out, and GPU
+    activities whose runtime call starts in them), the NCCL kernels' last per rank, stream,
+    step and name, the kernel of the largest mean std over the ranks, the ranks by how often
+    its start is among the NUM latest of its step. Also the metric's kernel and rows."""
+    spans, comms = [], []
+    for rank, path in enumerate(paths):
+        ev = [e for e in json.load(gzip.open(path))["traceEvents"] if e.get("ph") == "X"]
+        st = sorted((e["ts"], e["ts"] + e["dur"], int(e["name"].split("#")[1])) for e in ev
+                    if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#"))
+        step_of = lambda t: ([s for s in st if s[0] <= t < s[1]] or [None])[-1]
+        end = {s[2]: s[1] for s in st}
+        calls = {e["args"]["correlation"]: e["ts"] for e in ev if e.get("cat") == "cuda_runtime" and "correlation" in e.get("args", {})}
+        for e in ev:
+            s = None
+            if e.get("cat") in GPU_CATS:
+                s = step_of(calls.get(e.get("args", {}).get("correlation"), -1))
+                stream = e.get("args", {}).get("stream", e["tid"])
+                if s and e["name"].startswith("ncclKernel") and stream > 0:
+                    comms.append((rank, s[2], stream, e["name"], e["ts"], e["dur"]))
+            elif e.get("cat") != "python_function":
+                s = step_of(e["ts"])
+            if s:
+                end[s[2]] = max(end[s[2]], e["ts"] + e["dur"])
+        spans += [(rank, s[2], s[0], end[s[2]]) for s in st if s[2] in steps]
+    t_min, t_max = min(s[2] for s in spans), max(s[3] for s in spans)
+    mean = (t_max - t_min) / len({s[1] for s in spans})
+    last = {}
+    for r, s, stream, n, ts, dur in sorted(comms, key=lambda c: c[4]):
+        if s in steps and s > 0 and dur >= mean * 0.01:
+            last[(r, stream, s, n)] = (ts, dur)
+    by = collections.defaultdict(list)
+    for (r, stream, s, n), (ts, dur) in last.items():
+        by[(stream, s, n)].append(dur / mean)
+    means = collections.defaultdict(list)
+    for (stream, s, n), d in by.items():
+        if len(d) > 1:
+            means[(stream, n)].append(statistics.stdev(d))
+    stream, n = max(means, key=lambda k: statistics.mean(means[k]))
+    rows = sorted((r, s, last[(r, st_, s, nm)][1], (last[(r, st_, s, nm)][0] - t_min) / mean)
+                  for (r, st_, s, nm) in last if (st_, nm) == (stream, n))
+    count = collections.Counter()
+    for s in {x[1] for x in rows}:
+        m = sorted((x[3] for x in rows if x[1] == s), reverse=True)
+        thr = m[min(num, len(m)) - 1]
+        for x in rows:
+            count[x[0]] += x[1] == s and x[3] >= thr
+    return sorted(count, key=lambda r: (-count[r], r))[:num], (stream, n), rows
+
+
+def check_stragglers(want, work):
+    """HTA's potential stragglers on its trace_filter pair against HTA's lists and this
+    script's own reading of the rule (the metric's kernel and rows against HTA's too)."""
+    folder = os.path.join(REPO, "tests", "job", "traces")
+    paths = [os.path.join(folder, "sampled_rank-%d.json.gz" % r) for r in (0, 1)]
+    t = TraceAnalysis(trace_dir=folder, include_last_profiler_step=True)
+    check(t.get_profiler_steps() == want["steps"], "straggler steps %s, HTA %s" % (t.get_profiler_steps(), want["steps"]))
+    for steps, num, w in want["get_potential_stragglers"]:
+        got = t.get_potential_stragglers(profiler_steps=steps, num_candidates=num)
+        own, _, _ = own_stragglers(paths, steps or want["steps"], num)
+        check(sorted(got) == sorted(w) and got == own, "stragglers(%s, %d) %s, HTA %s, own %s" % (steps, num, got, w, own))
+    _, kernel, rows = own_stragglers(paths, want["steps"], 2)
+    m = want["metric"]
+    check(kernel == (m["stream"], m["name"]) and [[r, s, d, round(v, 6)] for r, s, d, v in rows] == m["rows"],
+          "own straggler metric %s %s, HTA %s" % (kernel, rows, m))
+    try:
+        t.get_potential_stragglers(profiler_steps=[1])
+        check(False, "no such step: ValueError, as HTA's")
+    except ValueError as e:
+        check("available profiler steps" in str(e), "the error names the steps: %s" % e)
+    print("stragglers: %d calls compared" % len(want["get_potential_stragglers"]))
+
+
 def main():
     global REPO, WORK
     REPO, work = sys.argv[1], sys.argv[2]
@@ -487,11 +561,7 @@ def main():
         warnings.simplefilter("ignore")
         check_gpu_annotations(figures["gpu_annotations"], work)
     check_memory_timeline(figures["memory_timeline"])
-    try:
-        TraceAnalysis(trace_dir=os.path.join(work, "a100_alexnet_fwd")).get_potential_stragglers()
-        check(False, "a method not there yet raises NotImplementedError")
-    except NotImplementedError as e:
-        check("get_potential_stragglers" in str(e), "the error names the method: %s" % e)
+    check_stragglers(figures["stragglers"], work)
     sys.exit(1 if failures else 0)
 
 

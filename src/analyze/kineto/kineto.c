@@ -9,6 +9,7 @@
 #include "analyze/kineto/kmembw.h"
 #include "analyze/kineto/kseq.h"
 #include "analyze/kineto/kstats.h"
+#include "analyze/kineto/kstrag.h"
 #include "util/vec.h"
 #include "util/hash.h"
 #include "util/hindex.h"
@@ -114,6 +115,7 @@ struct opscope_kineto {
     opscope_cupti_t *cupti;        /* kernels CUPTI's profiler measured (cupti.h), or NULL */
     opscope_kmembw_t *kmembw;      /* memory bandwidth over time by HTA's definitions (kmembw.h) */
     opscope_kgann_t *kgann;        /* GPU-side user annotations and what they hold (kgann.h) */
+    opscope_kstrag_t *kstrag;      /* HTA's straggler inputs (kstrag.h), after the finish */
 };
 
 static int collector_add(void *ud, const opscope_kineto_event *ev) {
@@ -178,6 +180,7 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     opscope_cupti_free(k->cupti);
     opscope_kmembw_free(k->kmembw);
     opscope_kgann_free(k->kgann);
+    opscope_kstrag_free(k->kstrag);
     free(k);
 }
 
@@ -208,6 +211,7 @@ const opscope_kseq_t *opscope_kineto_kseq(const opscope_kineto_t *k) { return k-
 const opscope_kseq_t *opscope_kineto_katen(const opscope_kineto_t *k) { return k->katen; }
 const opscope_kmembw_t *opscope_kineto_kmembw(const opscope_kineto_t *k) { return k->kmembw; }
 const opscope_kgann_t *opscope_kineto_kgann(const opscope_kineto_t *k) { return k->kgann; }
+const opscope_kstrag_t *opscope_kineto_kstrag(const opscope_kineto_t *k) { return k->kstrag; }
 const opscope_kineto_results *opscope_kineto_get_results(const opscope_kineto_t *k) { return &k->res; }
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k) { return k->names; }
 opscope_strtab_t *opscope_kineto_names_mut(opscope_kineto_t *k) { return k->names; }
@@ -1454,6 +1458,32 @@ static int kstats_finish(opscope_kineto_t *k) {
     return rc;
 }
 
+/* HTA's straggler inputs (kstrag.h): the steps' spans over the CPU records (python frames
+ * left out) and the activities launched in them, and the NCCL kernels. */
+static int kstrag_finish(opscope_kineto_t *k) {
+    size_t n = k->res.n_steps; /* the steps by start, as the activities' step indexes them */
+    const opscope_kineto_step *st = k->res.steps;
+    int64_t *v = malloc((3 * n + 1) * sizeof *v);
+    for (size_t i = 0; v && i < n; i++) {
+        v[i] = st[i].number;
+        v[n + i] = (int64_t)st[i].start_ns;
+        v[2 * n + i] = (int64_t)(st[i].start_ns + st[i].dur_ns);
+    }
+    k->kstrag = v ? opscope_kstrag_new(v, v + n, v + 2 * n, n) : NULL;
+    free(v);
+    if (!k->kstrag) return -1;
+    const opscope_cpu_ops_results *cr = opscope_cpu_ops_results_get(k->cpu_ops);
+    for (size_t i = 0; cr && i < cr->n_recs; i++)
+        if (cr->recs[i].kind != OPSCOPE_CPU_KIND_PYTHON) opscope_kstrag_cpu(k->kstrag, cr->recs[i].start_ns, cr->recs[i].end_ns);
+    for (size_t i = 0; i < k->gpu.n; i++) {
+        const gpu_t *g = &k->gpu.v[i];
+        const char *name = g->step != NO_NAME ? opscope_strtab_get(k->names, g->name) : NULL;
+        if (name && opscope_kstrag_gpu(k->kstrag, g->step, !strncmp(name, "ncclKernel", 10), g->name, g->stream, g->start, g->dur))
+            return -1;
+    }
+    return 0;
+}
+
 /* The GPU-side annotations' hold on every GPU activity, in the activities' final order. */
 static int kgann_finish(opscope_kineto_t *k) {
     opscope_kgann_act *a = malloc((k->gpu.n ? k->gpu.n : 1) * sizeof *a);
@@ -1502,6 +1532,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
     }
     if (opscope_cpu_ops_finish(k->cpu_ops)) goto done;
     if (k->cupti && opscope_cupti_finish(k->cupti, opscope_cpu_ops_results_get(k->cpu_ops), k->names)) goto done;
+    if (kstrag_finish(k)) goto done;
     rc = 0;
 done:
     fin_free(&f);
