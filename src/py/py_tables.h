@@ -55,7 +55,8 @@ int opscope_py_cupti_tables(opscope_py_table *t, const opscope_kineto_t *k);
  * (name, device, stream, start_ns, dur_ns: each gpu_user_annotation event in the trace's
  * order), "gpu_annotation_stats" (name, count, sum_ns, min_ns, max_ns, mean_ns, std_ns: per
  * name, largest sum first) and "kernel_annotations" (per GPU activity in the "kernels" order:
- * annotation, the row of its innermost annotation, -1 none, and user_annotation, its name). */
+ * annotation, the row of its innermost annotation, -1 none, user_annotation, its name, and
+ * both names shortened by HTA's rule; no rows when the trace has no GPU annotations). */
 #define OPSCOPE_PY_ANNOT_TABLES 3
 int opscope_py_annot_tables(opscope_py_table *t, const opscope_kineto_t *k);
 

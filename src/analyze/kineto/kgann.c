@@ -95,29 +95,29 @@ static void sweep(opscope_kgann_t *g, const opscope_kgann_act *a, const gkey *ak
 
 int opscope_kgann_finish(opscope_kgann_t *g, const opscope_kgann_act *a, size_t n) {
     size_t m = g->rows.n;
-    g->of = malloc((n ? n : 1) * sizeof *g->of);
-    gkey *ak = malloc((n ? n : 1) * sizeof *ak), *nk = malloc((m ? m : 1) * sizeof *nk);
-    uint32_t *active = malloc((m ? m : 1) * sizeof *active);
-    int rc = g->of && ak && nk && active ? 0 : -1;
-    for (size_t i = 0; !rc && i < n; i++) {
-        ak[i] = (gkey){a[i].device, a[i].stream, a[i].start, (uint32_t)i};
-        g->of[i] = NONE;
-    }
-    for (size_t i = 0; !rc && i < m; i++)
-        nk[i] = (gkey){g->rows.v[i].device, g->rows.v[i].stream, g->rows.v[i].start_ns, (uint32_t)i};
-    if (!rc) {
-        g->n_of = n;
-        if (m) {
+    if (m) { /* a trace without GPU annotations keeps nothing per activity */
+        g->of = malloc((n ? n : 1) * sizeof *g->of);
+        gkey *ak = malloc((n ? n : 1) * sizeof *ak), *nk = malloc(m * sizeof *nk);
+        uint32_t *active = malloc(m * sizeof *active);
+        int ok = g->of && ak && nk && active;
+        for (size_t i = 0; ok && i < n; i++) {
+            ak[i] = (gkey){a[i].device, a[i].stream, a[i].start, (uint32_t)i};
+            g->of[i] = NONE;
+        }
+        for (size_t i = 0; ok && i < m; i++)
+            nk[i] = (gkey){g->rows.v[i].device, g->rows.v[i].stream, g->rows.v[i].start_ns, (uint32_t)i};
+        if (ok) {
+            g->n_of = n;
             opscope_sort(ak, n, sizeof *ak, key_cmp);
             opscope_sort(nk, m, sizeof *nk, key_cmp);
             sweep(g, a, ak, n, nk, m, active);
         }
-        rc = opscope_kstats_finish(g->names, NULL, 0);
+        free(ak);
+        free(nk);
+        free(active);
+        if (!ok) return -1;
     }
-    free(ak);
-    free(nk);
-    free(active);
-    return rc;
+    return opscope_kstats_finish(g->names, NULL, 0);
 }
 
 const opscope_kgann_row *opscope_kgann_rows(const opscope_kgann_t *g, size_t *n) {

@@ -42,8 +42,9 @@ typedef struct opscope_kgann_act {
     int64_t start, end, device, stream;
 } opscope_kgann_act;
 
-/* Matches the activities A[0..N) (not changed) with the annotations and makes the per-name
- * rows. Call once, after the last add. 0, or -1 out of memory. */
+/* Matches the activities A[0..N) (not changed; not read, and may be NULL, when there are no
+ * annotations) with the annotations and makes the per-name rows. Call once, after the last
+ * add. 0, or -1 out of memory. */
 int opscope_kgann_finish(opscope_kgann_t *g, const opscope_kgann_act *a, size_t n);
 
 /* ---- results (after the finish; valid until free) ---- */
@@ -56,7 +57,8 @@ typedef struct opscope_kgann_row {
 /* The annotations in the trace's order. */
 const opscope_kgann_row *opscope_kgann_rows(const opscope_kgann_t *g, size_t *n);
 /* Per activity of the finish (its order): the index into the rows of its innermost
- * annotation, UINT32_MAX when it overlaps none; *N the activities' count. */
+ * annotation, UINT32_MAX when it overlaps none; *N the activities' count. NULL and 0 when the
+ * trace has no GPU annotations (nothing is kept per activity then). */
 const uint32_t *opscope_kgann_of(const opscope_kgann_t *g, size_t *n);
 /* Per annotation name: count, sum, min, max, mean and std of the durations (the rows' kind is
  * 0), largest sum first. */

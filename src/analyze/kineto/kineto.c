@@ -1472,20 +1472,27 @@ static int kstrag_finish(opscope_kineto_t *k) {
     k->kstrag = v ? opscope_kstrag_new(v, v + n, v + 2 * n, n) : NULL;
     free(v);
     if (!k->kstrag) return -1;
+    if (!n) return 0;
     const opscope_cpu_ops_results *cr = opscope_cpu_ops_results_get(k->cpu_ops);
     for (size_t i = 0; cr && i < cr->n_recs; i++)
         if (cr->recs[i].kind != OPSCOPE_CPU_KIND_PYTHON) opscope_kstrag_cpu(k->kstrag, cr->recs[i].start_ns, cr->recs[i].end_ns);
-    for (size_t i = 0; i < k->gpu.n; i++) {
+    size_t n_names = opscope_strtab_count(k->names);
+    uint8_t *nccl = calloc(n_names ? n_names : 1, 1); /* per name id: 0 unknown, 1 no, 2 an NCCL kernel */
+    int rc = nccl ? 0 : -1;
+    for (size_t i = 0; !rc && i < k->gpu.n; i++) {
         const gpu_t *g = &k->gpu.v[i];
-        const char *name = g->step != NO_NAME ? opscope_strtab_get(k->names, g->name) : NULL;
-        if (name && opscope_kstrag_gpu(k->kstrag, g->step, !strncmp(name, "ncclKernel", 10), g->name, g->stream, g->start, g->dur))
-            return -1;
+        if (g->step == NO_NAME || g->name >= n_names) continue;
+        if (!nccl[g->name]) nccl[g->name] = (uint8_t)(1 + !strncmp(opscope_strtab_get(k->names, g->name), "ncclKernel", 10));
+        rc = opscope_kstrag_gpu(k->kstrag, g->step, nccl[g->name] == 2, g->name, g->stream, g->start, g->dur);
     }
-    return 0;
+    free(nccl);
+    return rc;
 }
 
 /* The GPU-side annotations' hold on every GPU activity, in the activities' final order. */
 static int kgann_finish(opscope_kineto_t *k) {
+    size_t n_rows;
+    if (!opscope_kgann_rows(k->kgann, &n_rows) || !n_rows) return opscope_kgann_finish(k->kgann, NULL, k->gpu.n);
     opscope_kgann_act *a = malloc((k->gpu.n ? k->gpu.n : 1) * sizeof *a);
     if (!a) return -1;
     for (size_t i = 0; i < k->gpu.n; i++) {

@@ -3,12 +3,15 @@
 
 #include "util/vec.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 struct opscope_kstrag {
     opscope_kstrag_span *spans;
     int64_t *until;         /* per step, its own end: what holds a CPU record */
     size_t n_spans;
+    long last;              /* the step the previous CPU record fell in: records come in time
+                               order per thread, so mostly the same one (-1 none) */
     OPSCOPE_VEC(opscope_kstrag_comm) comms;
 };
 
@@ -35,7 +38,7 @@ opscope_kstrag_t *opscope_kstrag_new(const int64_t *numbers, const int64_t *star
         s->spans[i] = (opscope_kstrag_span){numbers[i], starts[i], ends[i]};
         s->until[i] = ends[i];
     }
-    if (s) s->n_spans = n_steps;
+    if (s) s->n_spans = n_steps, s->last = -1;
     return s;
 }
 
@@ -51,7 +54,10 @@ static long step_of(const opscope_kstrag_t *s, int64_t t) {
 }
 
 void opscope_kstrag_cpu(opscope_kstrag_t *s, int64_t start, int64_t end) {
-    long i = step_of(s, start);
+    long i = s->last;
+    bool hit = i >= 0 && s->spans[i].start_ns <= start && start < s->until[i] &&
+               ((size_t)i + 1 == s->n_spans || s->spans[i + 1].start_ns > start);
+    if (!hit) s->last = i = step_of(s, start);
     if (i >= 0 && end > s->spans[i].end_ns) s->spans[i].end_ns = end;
 }
 
