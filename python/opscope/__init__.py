@@ -29,7 +29,9 @@ __all__ = ["load", "job", "diff", "Error", "Profile", "Job", "Diff", "TABLES", "
 
 TABLES = ("ops", "kernels", "cpu_ops", "steps", "streams", "requests", "tests", "collectives",
           "kernel_stats", "stream_stats", "queue_series", "membw_series",
-          "launches", "kernel_seqs", "aten_kernels", "cupti_kernels", "cupti_values")
+          "launches", "kernel_seqs", "aten_kernels", "cupti_kernels", "cupti_values",
+          "gpu_annotations", "gpu_annotation_stats", "kernel_annotations", "mem_timeline",
+          "step_spans", "comm_kernels")
 JOB_TABLES = ("ranks", "stragglers", "collectives")
 DIFF_TABLES = ("groups", "fusions", "trace_cpu_ops", "trace_gpu_ops", "threads")
 
@@ -100,7 +102,8 @@ class _Tables(collections.abc.Mapping):
     def __init__(self, owner, h, names, refill=None):
         made = {_L.opscope_py_table_name(h, t).decode(): t for t in range(_L.opscope_py_n_tables(h))}
         self._owner, self._h, self._names = owner, h, tuple(names)
-        self._index = {name: made[name] for name in self._names}
+        # a memory timeline's load makes its one table: the others are empty frames
+        self._index = {name: made.get(name) for name in self._names}
         self._frames = {}
         self._refill = refill or {}  # name -> a call giving the table (left out of this load)
 
@@ -109,8 +112,8 @@ class _Tables(collections.abc.Mapping):
         if df is None:
             if name not in self._index:
                 raise KeyError(name)
-            refill = self._refill.pop(name, None)
-            df = self._frames[name] = refill() if refill else _table(self._h, self._index[name])
+            refill, t = self._refill.pop(name, None), self._index[name]
+            df = self._frames[name] = refill() if refill else pd.DataFrame() if t is None else _table(self._h, t)
             if len(self._frames) == len(self._names):
                 self._owner = self._h = None
         return df
@@ -128,7 +131,7 @@ class _Tables(collections.abc.Mapping):
             return None
         if name in self._frames:
             return len(self._frames[name])
-        return _L.opscope_py_table_rows(self._h, self._index[name])
+        return 0 if self._index[name] is None else _L.opscope_py_table_rows(self._h, self._index[name])
 
 
 class _Result:
@@ -187,18 +190,18 @@ def _take(h, names, whole=False):
 
 
 def _options(series=False, launches=False, counters_trace=None, cpath_trace=None, cpath_annotation=None,
-             cpath_instance=None, cpu_ops=True):
+             cpath_instance=None, cpu_ops=True, cpath_only_critical=False):
     """load's options as the C struct."""
     enc = lambda p: None if p is None else os.fsencode(p)
     return _lib.Options(size=ctypes.sizeof(_lib.Options), series=1 if series else 0,
                         launches=1 if launches else 0, counters_trace=enc(counters_trace),
                         cpath_trace=enc(cpath_trace), cpath_annotation=enc(cpath_annotation),
                         cpath_instance1=0 if cpath_instance is None else int(cpath_instance) + 1,
-                        no_cpu_ops=0 if cpu_ops else 1)
+                        no_cpu_ops=0 if cpu_ops else 1, cpath_only_critical=1 if cpath_only_critical else 0)
 
 
 def load(path, series=False, launches=False, counters_trace=None, cpath_trace=None, cpath_annotation=None,
-         cpath_instance=None):
+         cpath_instance=None, cpath_only_critical=False):
     """Reads PATH (ggml profile, record log, Kineto or Chrome trace, .gz too) in one pass of the
     C core; SERIES also keeps a trace's queue length and memory bandwidth series (the tables
     queue_series and membw_series, else empty) and LAUNCHES each GPU activity's launching call
@@ -206,10 +209,12 @@ def load(path, series=False, launches=False, counters_trace=None, cpath_trace=No
     the trace is written back into, with counter tracks, resp. its critical path overlaid
     (`report --counters-trace`, `--critical-path-trace`); CPATH_ANNOTATION: the critical
     path's windows are this annotation's instances instead of the steps (CPATH_INSTANCE: that
-    one only, 0 the first by start). Raises Error for bad input, with its file,
+    one only, 0 the first by start); CPATH_ONLY_CRITICAL: that trace keeps only HTA's
+    only_show_critical_events (the X slices off the path left out). Raises Error for bad input, with its file,
     line, column and byte."""
     err = _lib.CError()
-    opts = _options(series, launches, counters_trace, cpath_trace, cpath_annotation, cpath_instance)
+    opts = _options(series, launches, counters_trace, cpath_trace, cpath_annotation, cpath_instance,
+                    cpath_only_critical=cpath_only_critical)
     h = _L.opscope_py_load_opts(str(path).encode(), ctypes.byref(opts), ctypes.byref(err))
     if not h:
         raise _error(err)

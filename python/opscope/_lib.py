@@ -28,7 +28,8 @@ class Options(ctypes.Structure):
     _fields_ = [("size", ctypes.c_size_t), ("series", ctypes.c_int), ("launches", ctypes.c_int),
                 ("counters_trace", ctypes.c_char_p), ("cpath_trace", ctypes.c_char_p),
                 ("cpath_annotation", ctypes.c_char_p), ("cpath_instance1", ctypes.c_int64),
-                ("no_cpu_ops", ctypes.c_int)]
+                ("no_cpu_ops", ctypes.c_int),
+                ("cpath_only_critical", ctypes.c_int)]
 
 
 def _candidates():
@@ -71,6 +72,7 @@ def _declare(lib):
         "opscope_py_col_data": (P, [P, S, S]),
         "opscope_py_col_dict": (P, [P, S, S, ctypes.POINTER(S)]),
         "opscope_error_format": (None, [ctypes.POINTER(CError), ctypes.c_char_p, S]),
+        "opscope_py_hta_stragglers": (I, [P, S, P, S, I, P, ctypes.POINTER(S)]),
     }
     for name, (res, args) in sig.items():
         f = getattr(lib, name)

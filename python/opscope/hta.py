@@ -7,8 +7,9 @@ arguments and DataFrame columns, so that a notebook written for HTA runs by chan
 
 Every figure is the C core's (the tables and summary of opscope.load and opscope.job); this
 module only renames, converts nanoseconds to HTA's microseconds and arranges rows as HTA does.
-What is not there yet raises NotImplementedError naming it (docs/python.md, "HTA's face").
+Arguments not there yet raise NotImplementedError naming them (docs/python.md, "HTA's face").
 """
+import ctypes
 import enum
 import os
 import warnings
@@ -16,11 +17,12 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from . import _L as _LIB
 from . import diff as _diff
 from . import job as _job
 from . import load as _load
 
-__all__ = ["TraceAnalysis", "CriticalPath", "TraceDiff", "DeviceType"]
+__all__ = ["TraceAnalysis", "CriticalPath", "TraceDiff", "DeviceType", "MemoryAnalysis"]
 
 _US = 1000.0  # HTA's times are the trace's microseconds; opscope's are nanoseconds
 _WARNED = set()
@@ -31,6 +33,11 @@ def _once(key, text):
     if key not in _WARNED:
         _WARNED.add(key)
         warnings.warn("opscope.hta: " + text, stacklevel=3)
+
+
+def _lib_handle():
+    """The C core's library, its entry points declared (opscope/_lib.py)."""
+    return _LIB
 
 
 def _trace_files(trace_dir):
@@ -411,16 +418,16 @@ class TraceAnalysis:
         """Writes the trace of RANK into OUTPUT_DIR as "overlaid_critical_path_<name>" with the
         critical path marked (args "critical": 1 on its events, flows for its edges between
         lanes); returns the file's path. The path is CRITICAL_PATH_GRAPH's annotation
-        instance's (every profiler step's for "ProfilerStep"); every event of the trace is kept."""
-        if only_show_critical_events:
-            _once("cpath_all", "overlay_critical_path_analysis keeps every event "
-                  "(only_show_critical_events is not applied)")
+        instance's (every profiler step's for "ProfilerStep"). ONLY_SHOW_CRITICAL_EVENTS (HTA's
+        default): the X slices off the path are left out, the user annotations and python
+        frames kept (the C core's filter, export/kineto/ktrace_out.h); False: every event."""
         os.makedirs(output_dir, exist_ok=True)
         src = self._paths[int(rank)]
         out = os.path.join(output_dir, "overlaid_critical_path_" + os.path.basename(src))
         annotation = getattr(critical_path_graph, "annotation", None)
         _load(src, cpath_trace=out, cpath_annotation=annotation,
-              cpath_instance=critical_path_graph.instance if annotation else None)
+              cpath_instance=critical_path_graph.instance if annotation else None,
+              cpath_only_critical=only_show_critical_events)
         return out
 
     # -- kernel sequences ------------------------------------------------------------------
@@ -491,26 +498,26 @@ class TraceAnalysis:
     def get_gpu_user_annotation_breakdown(self, use_gpu_annotation=True, visualize=True,
                                           duration_ratio=0.8, num_kernels=1000,
                                           allowlist_patterns=None, image_renderer=None):
-        """With use_gpu_annotation=False: per user annotation name and rank, its CPU time's
-        sum, max, min, stddev and mean (microseconds), HTA's "others" past the top."""
-        if use_gpu_annotation:
-            raise NotImplementedError("opscope.hta: GPU-side user annotation spans "
-                                      "(use_gpu_annotation=True); use_gpu_annotation=False works")
+        """Per user annotation name and rank: its time's sum, max, min, stddev and mean
+        (microseconds), HTA's "others" past the top. use_gpu_annotation=True: the spans of the
+        GPU-side annotations (gpu_user_annotation events; the C core's per-name figures,
+        analyze/kineto/kgann.h); False: the CPU-side annotations' durations. None when no rank
+        has such annotations."""
         if allowlist_patterns:
             raise NotImplementedError("opscope.hta: allowlist_patterns")
         rows = []
         for rank in self._paths:
-            c = self._profile(rank).cpu_ops
-            a = c[c["kind"] == "user_annotation"]
-            dur = (a["end_ns"] - a["start_ns"]).to_numpy(np.float64)
-            g = pd.DataFrame({"name": a["name"].to_numpy(), "dur": dur}).groupby("name")["dur"]
-            ks = pd.DataFrame({"name": g.sum().index, "sum_ns": g.sum().to_numpy(),
-                               "max_ns": g.max().to_numpy(), "min_ns": g.min().to_numpy(),
-                               "mean_ns": g.mean().to_numpy(), "std_ns": g.std().fillna(0).to_numpy()})
+            if use_gpu_annotation:
+                ks = self._profile(rank).gpu_annotation_stats
+            else:
+                ks = self._cpu_annotation_stats(self._profile(rank).cpu_ops)
+            if not len(ks):
+                continue
             df = self._aggregate(ks, duration_ratio, num_kernels)
             df["rank"] = rank
             rows.append(df)
-        if not rows or not sum(len(r) for r in rows):
+        if not rows:
+            _once("no_annot", "the traces hold no %suser_annotation events: None" % ("gpu_" if use_gpu_annotation else ""))
             return None
         df = pd.concat(rows, ignore_index=True).sort_values(["name", "rank"], ignore_index=True)
         df = df.rename(columns={"sum": "sum (us)", "mean": "mean (us)", "max": "max (us)",
@@ -520,24 +527,88 @@ class TraceAnalysis:
                                            title="User annotation breakdown"))
         return df
 
-    # -- not there yet ---------------------------------------------------------------------
+    @staticmethod
+    def _cpu_annotation_stats(c):
+        """The CPU-side annotations' durations by name, as kernel_stats' columns."""
+        a = c[c["kind"] == "user_annotation"]
+        dur = (a["end_ns"] - a["start_ns"]).to_numpy(np.float64)
+        g = pd.DataFrame({"name": a["name"].to_numpy(), "dur": dur}).groupby("name")["dur"]
+        return pd.DataFrame({"name": g.sum().index, "sum_ns": g.sum().to_numpy(),
+                             "max_ns": g.max().to_numpy(), "min_ns": g.min().to_numpy(),
+                             "mean_ns": g.mean().to_numpy(), "std_ns": g.std().fillna(0).to_numpy()})
 
-    def _missing(self, what):
-        raise NotImplementedError("opscope.hta: %s is not there yet (docs/python.md, "
-                                  "\"HTA's face\")" % what)
+    def get_gpu_kernels_with_user_annotations(self, rank, expand_names=True, shorten_names=True):
+        """RANK's GPU activities (kernels, memcpys, memsets, in the kernels table's order), each
+        with the innermost GPU-side user annotation it overlaps on its device and stream (the C
+        core's match, analyze/kineto/kgann.h): columns cat, name, pid, tid, ts, dur, stream,
+        correlation, end, user_annotation (name, cat and user_annotation as codes into one
+        symbol list of this frame, -1: no annotation; ts from the job's earliest event, us)
+        and, with EXPAND_NAMES, s_name, s_cat and s_user_annotation ("" for none), the names
+        shortened by HTA's rule with SHORTEN_NAMES. None when the trace has no GPU-side
+        annotations."""
+        p = self._profile(rank)
+        if not len(p.gpu_annotations):
+            _once("no_gpu_annot", "rank %d's trace holds no gpu_user_annotation events: None" % int(rank))
+            return None
+        k, ka = p.kernels, p.kernel_annotations
+        cat = k["kind"].map({"kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset"})
+        annot = ka["user_annotation"]
+        symbols = pd.Index(pd.unique(pd.concat([k["name"], cat, annot.dropna()], ignore_index=True)))
+        ts = self._us_since_origin(k["start_ns"])
+        dur = k["dur_ns"].to_numpy(np.int64) / _US
+        df = pd.DataFrame({"cat": symbols.get_indexer(cat), "name": symbols.get_indexer(k["name"]),
+                           "pid": k["device"].to_numpy(), "tid": k["stream"].to_numpy(), "ts": ts, "dur": dur,
+                           "stream": k["stream"].to_numpy(), "correlation": p.launches["correlation"].to_numpy(),
+                           "end": ts + dur, "user_annotation": symbols.get_indexer(annot.fillna("")).astype(np.int64)})
+        df.loc[annot.isna().to_numpy(), "user_annotation"] = -1
+        if expand_names:
+            df["s_name"] = (ka["short_name"] if shorten_names else k["name"]).to_numpy()
+            df["s_cat"] = cat.to_numpy()
+            df["s_user_annotation"] = (ka["short_annotation"] if shorten_names else annot).fillna("").to_numpy()
+        return df
 
-
-
-
-
-
+    # -- stragglers ----------------------------------------------------------------------
 
     def get_potential_stragglers(self, profiler_steps=None, num_candidates=2, visualize=False,
                                  straggler_identification_impl=None):
-        self._missing("get_potential_stragglers")
-
-
-
+        """HTA's potential stragglers: the ranks whose last long NCCL kernel (of the kernel whose
+        duration varies most over the ranks) starts latest in the chosen PROFILER_STEPS (None:
+        every step of the first rank's), NUM_CANDIDATES of them, most often first (the C
+        core's rule, analyze/job/job_hta.h; opscope.job's own stragglers are its `stragglers`
+        table). STRAGGLER_IDENTIFICATION_IMPL other than HTA's default raises
+        NotImplementedError; VISUALIZE draws nothing (a warning says so once)."""
+        if straggler_identification_impl is not None:
+            raise NotImplementedError("opscope.hta: straggler_identification_impl (HTA's default rule only)")
+        if visualize:
+            _once("strag_plot", "get_potential_stragglers draws no figure yet")
+        available = self.get_profiler_steps()
+        steps = available if profiler_steps is None else [s for s in profiler_steps if s in available]
+        if not steps:
+            raise ValueError("invalid value for argument: profiler_steps=%s; available profiler steps=%s"
+                             % (profiler_steps, available))
+        ranks = sorted(self._paths)
+        spans, comms = [], []
+        for i, rank in enumerate(ranks):
+            p = self._profile(rank)
+            sp, cm = p.step_spans, p.comm_kernels
+            sp, cm = sp[sp["step"].isin(steps)], cm[cm["step"].isin(steps)]
+            spans.append(np.column_stack([np.full(len(sp), i), sp[["step", "start_ns", "end_ns"]].to_numpy(np.int64)]))
+            comms.append(cm.assign(rank=i))
+        spans = np.ascontiguousarray(np.concatenate(spans), dtype=np.int64)
+        cm = pd.concat(comms, ignore_index=True)
+        codes = pd.factorize(cm["name"])[0]
+        comms = np.ascontiguousarray(np.column_stack([cm["rank"], cm["step"], cm["stream"], codes, cm["start_ns"],
+                                                      cm["dur_ns"]]), dtype=np.int64).reshape(-1, 6)
+        num = max(int(num_candidates), 1)
+        out = np.zeros(num, dtype=np.int64)
+        n = ctypes.c_size_t()
+        rc = _lib_handle().opscope_py_hta_stragglers(spans.ctypes.data, len(spans), comms.ctypes.data, len(comms), num,
+                                                     out.ctypes.data, ctypes.byref(n))
+        if rc < 0:
+            raise MemoryError("opscope.hta: out of memory")
+        if rc > 0:
+            raise ValueError("opscope.hta: no NCCL kernel of the steps %s is long enough or on two ranks" % steps)
+        return [ranks[int(r)] for r in out[: n.value]]
 
     def get_queue_length_summary_from_time_series(self, queue_length_dict):
         """get_queue_length_summary of the ranks of QUEUE_LENGTH_DICT (the C core's summary of
@@ -545,8 +616,52 @@ class TraceAnalysis:
         return self.get_queue_length_summary(ranks=list(queue_length_dict))
 
 
-    def get_gpu_kernels_with_user_annotations(self, rank, expand_names=True, shorten_names=True):
-        self._missing("get_gpu_kernels_with_user_annotations")
+
+
+class MemoryAnalysis:
+    """HTA's MemoryAnalysis over PyTorch's memory timeline (the `.raw.json.gz` that
+    torch.profiler's export_memory_timeline writes), read by the C core (read/mem_timeline.c)
+    through opscope.load: `memory_timeline` is its table (per point ts_ns, the bytes of each of
+    torch's categories, total_bytes), `summary` the peaks `opscope report` gives (the total's
+    peak, its time and the categories there, each category's own peak, the end)."""
+
+    def __init__(self, path):
+        self.path = path
+        p = _load(path)
+        self.memory_timeline = p.mem_timeline
+        self.summary = p.summary.get("memory_timeline", {})
+
+    def _categories(self):
+        return [c for c in self.memory_timeline.columns if c not in ("ts_ns", "total_bytes")]
+
+    def _process_raw_events(self):
+        """HTA's points: ([time_ns per point], [[bytes per category] per point]), the
+        pre-existing point at the first positive time."""
+        t = self.memory_timeline
+        return t["ts_ns"].tolist(), t[self._categories()].to_numpy().tolist()
+
+    def plot_memory_timeline(self, save_graph=False):
+        """HTA's figure: the categories' bytes stacked over time (ms from the first point, GB),
+        shown, or with SAVE_GRAPH written to images/memory_plot.png."""
+        try:
+            import plotly.graph_objects as go
+        except ImportError:
+            _once("plotly", "plotly is not installed: plot_memory_timeline draws nothing")
+            return
+        t = self.memory_timeline
+        x = (t["ts_ns"] - t["ts_ns"].min()).to_numpy() / 1e6
+        stacked = t[self._categories()].to_numpy().cumsum(axis=1) / 1024 ** 3
+        fig = go.Figure()
+        for i, name in enumerate(self._categories()):
+            fig.add_trace(go.Scatter(x=x, y=stacked[:, i], mode="lines", fill="tonexty", name=name))
+        fig.update_xaxes(title="Time (ms)")
+        fig.update_yaxes(title="Memory (GB)")
+        fig.update_layout(title_text="Memory timeline", title_x=0.5, width=1200, height=800)
+        if save_graph:
+            os.makedirs("images", exist_ok=True)
+            fig.write_image("images/memory_plot.png")
+        else:
+            fig.show()
 
 
 class DeviceType(enum.Enum):

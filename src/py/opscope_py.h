@@ -58,6 +58,9 @@ typedef struct opscope_py_options {
     /* 1: the table "cpu_ops" has no rows (its columns stay): the largest table of a trace, one
      * row per CPU op record, left out of a load that does not need it. */
     int no_cpu_ops;
+    /* With cpath_trace: 1 writes only what HTA's only_show_critical_events keeps (the X
+     * slices off the path left out; ktrace_out.h), 0 every event. */
+    int cpath_only_critical;
 } opscope_py_options;
 
 /* opscope_py_load with OPTS (NULL: every field 0). */
@@ -102,6 +105,15 @@ typedef struct opscope_py_diff_opts {
  * printed. */
 OPSCOPE_API opscope_py_t *opscope_py_diff(const char *const *paths, size_t n_base, size_t n_new,
                                           const opscope_py_diff_opts *o, opscope_error *err);
+
+/* HTA's straggler rule (analyze/job/job_hta.h) over the chosen steps of a job's ranks, from
+ * their "step_spans" and "comm_kernels" tables: SPANS[0..4 * N_SPANS) rows of (rank, step,
+ * start_ns, end_ns), COMMS[0..6 * N_COMMS) rows of (rank, step, stream, name code, start_ns,
+ * dur_ns), ranks as the caller's indexes and one name code per name over the ranks. Writes
+ * up to NUM ranks, most often stragglers first, into OUT (*N_OUT of them). Returns 0; 1 when
+ * no NCCL kernel qualifies as the metric's; -1 out of memory. Thread safe. */
+OPSCOPE_API int opscope_py_hta_stragglers(const int64_t *spans, size_t n_spans, const int64_t *comms, size_t n_comms,
+                                          int num, int64_t *out, size_t *n_out);
 
 /* Frees R and everything it handed out. NULL is a no-op. */
 OPSCOPE_API void opscope_py_free(opscope_py_t *r);

@@ -8,8 +8,10 @@
 #include "analyze/job/job_rank.h"
 #include "export/kineto/ktrace_out.h"
 #include "export/outputs/summary_json.h"
+#include "py/py_mem.h"
 #include "py/py_result.h"
 #include "py/py_tables.h"
+#include "read/mem_timeline.h"
 #include "read/readers.h"
 
 #include <stdio.h>
@@ -18,7 +20,9 @@
 
 #define PY_SERIES_AT (OPSCOPE_PY_GGML_TABLES + OPSCOPE_PY_KINETO_TABLES)
 #define PY_SEQ_AT (PY_SERIES_AT + OPSCOPE_PY_SERIES_TABLES)
-#define PY_TABLES (PY_SEQ_AT + OPSCOPE_PY_SEQ_TABLES + OPSCOPE_PY_CUPTI_TABLES)
+#define PY_ANNOT_AT (PY_SEQ_AT + OPSCOPE_PY_SEQ_TABLES + OPSCOPE_PY_CUPTI_TABLES)
+#define PY_STRAG_AT (PY_ANNOT_AT + OPSCOPE_PY_ANNOT_TABLES)
+#define PY_TABLES (PY_STRAG_AT + OPSCOPE_PY_STRAG_TABLES)
 _Static_assert(PY_TABLES <= OPSCOPE_PY_MAX_TABLES, "a load's tables fit a result");
 
 FILE *opscope_py_summary_stream(opscope_py_t *r) { return open_memstream(&r->summary, &r->summary_len); }
@@ -37,6 +41,8 @@ static int fill_tables(opscope_py_t *r, const opscope_session_t *s, const opscop
     rc |= opscope_py_series_tables(r->tables + PY_SERIES_AT, opscope_session_kineto(s), o->launches != 0);
     rc |= opscope_py_seq_tables(r->tables + PY_SEQ_AT, opscope_session_kineto(s));
     rc |= opscope_py_cupti_tables(r->tables + PY_SEQ_AT + OPSCOPE_PY_SEQ_TABLES, opscope_session_kineto(s));
+    rc |= opscope_py_annot_tables(r->tables + PY_ANNOT_AT, opscope_session_kineto(s));
+    rc |= opscope_py_strag_tables(r->tables + PY_STRAG_AT, opscope_session_kineto(s));
     r->n_tables = PY_TABLES; /* each initialised, on failure too */
     return rc ? -1 : 0;
 }
@@ -88,8 +94,9 @@ static int add_traces(opscope_session_t *s, const char *path, const opscope_py_o
     if (o->counters_trace &&
         (opscope_output_counters_trace(&out, o->counters_trace, path, err) || opscope_session_add(s, &out)))
         return -1;
-    if (o->cpath_trace && (opscope_output_cpath_trace(&out, o->cpath_trace, path, err) || opscope_session_add(s, &out)))
-        return -1;
+    if (o->cpath_trace && opscope_output_cpath_trace(&out, o->cpath_trace, path, err)) return -1;
+    if (o->cpath_trace && o->cpath_only_critical) opscope_output_cpath_trace_only_critical(&out);
+    if (o->cpath_trace && opscope_session_add(s, &out)) return -1;
     return 0;
 }
 
@@ -99,6 +106,10 @@ int opscope_py_read(const char *path, const opscope_py_options *opts, opscope_jo
                     opscope_py_t **out, opscope_error *err) {
     memset(err, 0, sizeof *err);
     *out = NULL;
+    if (!sum && opscope_mem_timeline_is(path)) { /* as `report` tells it apart */
+        *out = opscope_py_mem_load(path, err);
+        return *out ? 0 : err->code == OPSCOPE_ERROR_NOMEM ? 2 : 1;
+    }
     /* the caller's struct up to its size; later fields 0 */
     opscope_py_options o = {0};
     if (opts) memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);

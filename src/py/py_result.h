@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#define OPSCOPE_PY_MAX_TABLES 20
+#define OPSCOPE_PY_MAX_TABLES 24
 
 struct opscope_py {
     char *summary;     /* malloc'd, NUL-terminated */

@@ -52,4 +52,20 @@ int opscope_py_seq_tables(opscope_py_table *t, const opscope_kineto_t *k);
 #define OPSCOPE_PY_CUPTI_TABLES 2
 int opscope_py_cupti_tables(opscope_py_table *t, const opscope_kineto_t *k);
 
+/* A trace's GPU-side user annotations (K as above; analyze/kineto/kgann.h): "gpu_annotations"
+ * (name, device, stream, start_ns, dur_ns: each gpu_user_annotation event in the trace's
+ * order), "gpu_annotation_stats" (name, count, sum_ns, min_ns, max_ns, mean_ns, std_ns: per
+ * name, largest sum first) and "kernel_annotations" (per GPU activity in the "kernels" order:
+ * annotation, the row of its innermost annotation, -1 none, user_annotation, its name, and
+ * both names shortened by HTA's rule; no rows when the trace has no GPU annotations). */
+#define OPSCOPE_PY_ANNOT_TABLES 3
+int opscope_py_annot_tables(opscope_py_table *t, const opscope_kineto_t *k);
+
+/* What HTA's straggler rule reads of a trace (K as above; analyze/kineto/kstrag.h):
+ * "step_spans" (step, start_ns, end_ns: per profiler step its start and its events' latest
+ * end) and "comm_kernels" (step, stream, name, start_ns, dur_ns: the ncclKernel activities on
+ * streams above 0 launched in a step). */
+#define OPSCOPE_PY_STRAG_TABLES 2
+int opscope_py_strag_tables(opscope_py_table *t, const opscope_kineto_t *k);
+
 #endif /* OPSCOPE_PY_TABLES_H */

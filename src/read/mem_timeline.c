@@ -40,6 +40,12 @@ bool opscope_mem_timeline_is(const char *path) {
     return false;
 }
 
+/* Where the points go beside the peaks: the caller's function, if any. */
+typedef struct points_to {
+    opscope_mem_point_fn fn;
+    void *ud;
+} points_to;
+
 /* The point that ends here (its entries applied): the peaks. */
 static void close_point(opscope_mem_timeline *m, const int64_t *cur, int64_t t) {
     int64_t total = 0;
@@ -80,8 +86,16 @@ static int entry(opscope_json_t *j, int64_t *v, uint64_t pos) {
     }
 }
 
-/* The entries of the open top-level array into M. 0, or -1. */
-static int entries(opscope_json_t *j, opscope_mem_timeline *m) {
+/* close_point, and the point handed to TO. 0, or -1 (the parser's error set) when TO stops. */
+static int emit_point(opscope_json_t *j, opscope_mem_timeline *m, const int64_t *cur, int64_t t, const points_to *to,
+                      uint64_t pos) {
+    close_point(m, cur, t);
+    if (to->fn && to->fn(to->ud, t, cur)) return opscope_json_fail(j, OPSCOPE_ERROR_NOMEM, "out of memory", pos);
+    return 0;
+}
+
+/* The entries of the open top-level array into M, each point to TO. 0, or -1. */
+static int entries(opscope_json_t *j, opscope_mem_timeline *m, const points_to *to) {
     int64_t cur[OPSCOPE_MEM_CATEGORIES] = {0}, last_t = 0;
     opscope_json_token t;
     for (;;) {
@@ -95,7 +109,7 @@ static int entries(opscope_json_t *j, opscope_mem_timeline *m) {
             return fail_range(j, "a memory timeline entry's category is not one of torch's 0..7", t.pos);
         if (v[2] > MEM_MAX_BYTES || v[2] < -MEM_MAX_BYTES || cur[v[3]] + v[2] > MEM_MAX_BYTES || cur[v[3]] + v[2] < -MEM_MAX_BYTES)
             return fail_range(j, "a memory timeline entry's bytes (or its category's sum) are beyond 2^62", t.pos);
-        if (m->entries && v[0] != last_t) close_point(m, cur, last_t);
+        if (m->entries && v[0] != last_t && emit_point(j, m, cur, last_t, to, t.pos)) return -1;
         /* HTA's t_min: the first time that is not -1, then the smallest positive one */
         if (v[0] >= 0 && (m->first_ns < 0 || (v[0] < m->first_ns && v[0] > 0))) m->first_ns = v[0];
         if (v[0] > m->last_ns) m->last_ns = v[0];
@@ -105,7 +119,7 @@ static int entries(opscope_json_t *j, opscope_mem_timeline *m) {
         last_t = v[0];
         m->entries++;
     }
-    if (m->entries) close_point(m, cur, last_t);
+    if (m->entries && emit_point(j, m, cur, last_t, to, t.pos)) return -1;
     memcpy(m->final, cur, sizeof cur);
     /* the pre-existing point at t_min, as HTA plots it */
     if (m->peak_ns < 0) m->peak_ns = m->first_ns;
@@ -114,17 +128,23 @@ static int entries(opscope_json_t *j, opscope_mem_timeline *m) {
     return 0;
 }
 
-static int parse(opscope_json_t *j, opscope_mem_timeline *m) {
+static int parse(opscope_json_t *j, opscope_mem_timeline *m, const points_to *to) {
     opscope_json_token t;
     if (opscope_json_next(j, &t) == OPSCOPE_JSON_ERROR) return -1;
     if (t.type != OPSCOPE_JSON_ARR_BEGIN) return fail(j, "a memory timeline is one JSON array of entries", t.pos);
-    if (entries(j, m)) return -1;
+    if (entries(j, m, to)) return -1;
     if (opscope_json_next(j, &t) == OPSCOPE_JSON_ERROR) return -1;
     if (t.type != OPSCOPE_JSON_EOF) return fail(j, "something follows the memory timeline's array", t.pos);
     return 0;
 }
 
 int opscope_mem_timeline_read(const char *path, opscope_mem_timeline *out, opscope_error *err) {
+    return opscope_mem_timeline_read_points(path, out, NULL, NULL, err);
+}
+
+int opscope_mem_timeline_read_points(const char *path, opscope_mem_timeline *out, opscope_mem_point_fn fn, void *ud,
+                                     opscope_error *err) {
+    const points_to to = {fn, ud};
     memset(out, 0, sizeof *out);
     out->first_ns = -1;
     memset(err, 0, sizeof *err);
@@ -142,7 +162,7 @@ int opscope_mem_timeline_read(const char *path, opscope_mem_timeline *out, opsco
         err->code = OPSCOPE_ERROR_NOMEM;
         err->msg = "out of memory";
         snprintf(err->file, sizeof err->file, "%s", path);
-    } else if (parse(j, out)) {
+    } else if (parse(j, out, &to)) {
         *err = *opscope_json_error(j);
     } else {
         rc = 0;

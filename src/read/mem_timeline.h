@@ -51,4 +51,14 @@ bool opscope_mem_timeline_is(const char *path);
  * or sums beyond 2^62. */
 int opscope_mem_timeline_read(const char *path, opscope_mem_timeline *out, opscope_error *err);
 
+/* Called once per timeline point, in order, as it closes: its time T (-1 for the
+ * pre-existing point, which HTA puts at the first positive time, first_ns after the read) and
+ * the bytes per category after its entries (BYTES[OPSCOPE_MEM_CATEGORIES], valid during the
+ * call). Returns 0, or non-zero to stop the read (it then fails with OPSCOPE_ERROR_NOMEM). */
+typedef int (*opscope_mem_point_fn)(void *ud, int64_t t, const int64_t *bytes);
+
+/* opscope_mem_timeline_read that also hands each point to FN(UD, ...) (FN NULL: none). */
+int opscope_mem_timeline_read_points(const char *path, opscope_mem_timeline *out, opscope_mem_point_fn fn, void *ud,
+                                     opscope_error *err);
+
 #endif /* OPSCOPE_READ_MEM_TIMELINE_H */

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from checklist import check, failures  # noqa: E402
 from intervals import union_len  # noqa: E402
 
-from opscope.hta import DeviceType, TraceAnalysis, TraceDiff  # noqa: E402  (the venv's installed package)
+from opscope.hta import DeviceType, MemoryAnalysis, TraceAnalysis, TraceDiff  # noqa: E402  (the venv's installed package)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
@@ -151,7 +151,7 @@ def check_critical_path(name, t, w, work):
     f = g.figures
     check(sum(f[k] for k in ("cpu_ns", "launch_ns", "kernel_ns", "comm_ns", "queue_ns", "wait_ns", "idle_ns"))
           == f["length_ns"], "%s critical path parts %s" % (name, f))
-    out = t.overlay_critical_path_analysis(0, g, os.path.join(work, "cpath"))
+    out = t.overlay_critical_path_analysis(0, g, os.path.join(work, "cpath"), only_show_critical_events=False)
     ev = json.load(gzip.open(out))["traceEvents"]
     crit = {(e["name"], e["ts"]) for e in ev if e.get("args", {}).get("critical") and e.get("cat") != "critical_path"}
     flows = {(e["ph"], e["ts"]) for e in ev if e.get("cat") == "critical_path"}
@@ -163,6 +163,29 @@ def check_critical_path(name, t, w, work):
           "%s critical flows %s, HTA %s" % (name, sorted(flows), w["flows"]))
     lo, hi = f["start_ns"] / 1000, (f["start_ns"] + f["length_ns"]) / 1000
     check(all(lo <= ts <= hi for _, ts in crit), "%s critical events inside the window" % name)
+    check_critical_only(name, t, g, w["only_critical"], work, len(crit), len(flows))
+
+
+def check_critical_only(name, t, g, w, work, n_crit, n_flows):
+    """only_show_critical_events=True (HTA's default): HTA's kept events, and opscope's one
+    critical event and flow more (the closing cudaDeviceSynchronize, above); against the
+    source: every non-X event kept, every X event kept critical or an annotation or python
+    frame."""
+    out = t.overlay_critical_path_analysis(0, g, os.path.join(work, "cpath_only"))
+    ev = json.load(gzip.open(out))["traceEvents"]
+    x = [e for e in ev if e.get("ph") == "X"]
+    got = {"events": len(ev), "x_events": len(x), "x_critical": sum(1 for e in x if e.get("args", {}).get("critical") == 1),
+           "x_kept_by_cat": dict(collections.Counter(e.get("cat") for e in x if e.get("args", {}).get("critical") != 1)),
+           "other_events": dict(collections.Counter(e.get("ph") for e in ev if e.get("ph") != "X"))}
+    more = {"events": 3, "x_events": 1, "x_critical": 1}  # the sync event and its flow's two ends
+    want = dict(w, **{k: w[k] + v for k, v in more.items()})
+    want["other_events"] = dict(w["other_events"], s=w["other_events"]["s"] + 1, f=w["other_events"]["f"] + 1)
+    check(got == want, "%s only critical events %s, HTA (+ the sync) %s" % (name, got, want))
+    src = json.load(gzip.open(os.path.join(REPO, "tests", "kineto", "traces", name)))["traceEvents"]
+    non_x = sum(1 for e in src if e.get("ph") != "X")
+    check(len(ev) - len(x) == non_x + n_flows and got["x_critical"] == n_crit and
+          all(e.get("args", {}).get("critical") == 1 or e.get("cat") in ("user_annotation", "python_function") for e in x),
+          "%s only critical events against the source: %d non-X (source %d, flows %d)" % (name, len(ev) - len(x), non_x, n_flows))
 
 
 def check_counters_trace(name, t, w, folder):
@@ -343,20 +366,202 @@ def check_trace_diff(want, work):
         check(int(cpu[col].sum()) == own, "trace diff %s: %d CPU events, own %d" % (key, cpu[col].sum(), own))
 
 
+def own_gpu_annotations(src):
+    """This script's reading of a trace's GPU-side annotations: per name its durations, and per
+    GPU activity (by correlation) the shortest gpu_user_annotation it overlaps on its own pid
+    and tid (half-open spans), with the activity's start (exact decimal microseconds)."""
+    import decimal
+    ev = json.load(gzip.open(src), parse_float=decimal.Decimal)["traceEvents"]
+    ann = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "gpu_user_annotation"]
+    by_name = collections.defaultdict(list)
+    for e in ann:
+        by_name[e["name"]].append(float(e["dur"]))
+    acts = {}
+    for e in ev:
+        if e.get("ph") != "X" or e.get("cat") not in GPU_CATS:
+            continue
+        hold = [a for a in ann if (a["pid"], a["tid"]) == (e["pid"], e["tid"])
+                and a["ts"] < e["ts"] + e["dur"] and e["ts"] < a["ts"] + a["dur"]]
+        inner = min(hold, key=lambda a: a["dur"])["name"] if hold else ""
+        acts[e["args"]["correlation"]] = (inner, e["ts"])
+    return by_name, acts
+
+
+def check_gpu_annotations(want, work):
+    """GPU-side user annotations on HTA's ns_resolution trace: the breakdown by the
+    annotations' own spans and each GPU activity's innermost annotation, against HTA's
+    figures and this script's own match of the activities with the annotations."""
+    src = os.path.join(REPO, want["trace"])
+    folder = os.path.join(work, "gpu_annot")
+    os.makedirs(folder, exist_ok=True)
+    if not os.path.exists(os.path.join(folder, "trace.json.gz")):
+        os.symlink(src, os.path.join(folder, "trace.json.gz"))
+    t = TraceAnalysis(trace_dir=folder, include_last_profiler_step=True)
+    b = t.get_gpu_user_annotation_breakdown(visualize=False)
+    rows_equal("GPU annotations", b.drop(columns="rank").values.tolist(), want["get_gpu_user_annotation_breakdown"])
+    by_name, acts = own_gpu_annotations(src)
+    own = sorted([n, sum(d), max(d), min(d), statistics.stdev(d), statistics.mean(d)] for n, d in by_name.items())
+    rows_equal("GPU annotations, own", sorted(b.drop(columns="rank").values.tolist()), own)
+    w = want["get_gpu_kernels_with_user_annotations"]
+    df = t.get_gpu_kernels_with_user_annotations(0).sort_values("correlation", kind="stable")
+    md5 = lambda col: hashlib.md5("\n".join("%d %s" % (c, a) for c, a in zip(df["correlation"], df[col])).encode()).hexdigest()
+    got = [len(df), list(df.columns), dict(df["s_user_annotation"].value_counts()), md5("s_user_annotation"), md5("s_name")]
+    check(got == [w["rows"], w["columns"], w["by_annotation"], w["annotation_md5"], w["name_md5"]] and close(df["dur"].sum(), w["dur_sum"]),
+          "GPU kernels with annotations %s, HTA %s" % (got, [w["rows"], w["by_annotation"]]))
+    sample = [[int(r.correlation), r.s_name, r.s_cat, r.s_user_annotation, float(r.dur)]
+              for r in df.itertuples() if r.Index < 2 or r.correlation in (135139, 164926)]
+    check(sample == w["sample"], "GPU kernels with annotations: rows %s, HTA %s" % (sample, w["sample"]))
+    # HTA's ts are float64 microseconds of the trace's absolute times: 0.25 us apart at 2024's clock
+    check(all(abs(a - b) <= 0.25 for a, b in zip(df["ts"].head(3), w["ts_first"])), "GPU kernels' ts %s, HTA %s"
+          % (df["ts"].head(3).tolist(), w["ts_first"]))
+    long = t.get_gpu_kernels_with_user_annotations(0, shorten_names=False)
+    mine = {c: a for c, a in zip(long["correlation"], long["s_user_annotation"])}
+    check(mine == {c: a for c, (a, _) in acts.items()}, "GPU kernels' annotations differ from own: %s" %
+          [(c, mine.get(c), a) for c, (a, _) in acts.items() if mine.get(c) != a][:3])
+    t0 = min(ts for _, ts in acts.values())
+    rel = dict(zip(df["correlation"], df["ts"] - df["ts"].min()))
+    check(all(close(rel[c], float(ts - t0)) for c, (_, ts) in acts.items()), "GPU kernels' ts against own")
+    check(t.get_gpu_kernels_with_user_annotations(0, expand_names=False).columns.tolist() == w["columns"][:10],
+          "expand_names=False: HTA's columns without the s_ names")
+    plain = TraceAnalysis(trace_dir=os.path.join(work, "a100_alexnet_fwd"), include_last_profiler_step=True)
+    check(plain.get_gpu_kernels_with_user_annotations(0) is None and
+          plain.get_gpu_user_annotation_breakdown(visualize=False) is None, "no GPU annotations: None, as HTA")
+    print("GPU annotations: %d activities compared" % len(df))
+
+
+def check_memory_timeline(want):
+    """PyTorch's memory timeline through opscope.load and opscope.hta.MemoryAnalysis against
+    HTA's points and this script's own reduction of the raw entries."""
+    path = os.path.join(REPO, want["trace"])
+    m = MemoryAnalysis(path)
+    times, sizes = m._process_raw_events()
+    tot = [sum(s) for s in sizes]
+    pk = max(range(len(tot)), key=lambda i: (tot[i], -i))
+    got = {"trace": want["trace"], "points": len(times), "times_sum": sum(times), "first_time": times[0], "last_time": times[-1],
+           "sizes_744": sizes[744], "peak": {"index": pk, "time": times[pk], "total": tot[pk], "sizes": sizes[pk]},
+           "category_max": [max(s[c] for s in sizes) for c in range(8)], "final": sizes[-1]}
+    check(got == want, "memory timeline %s, HTA %s" % (got, want))
+    s = m.summary
+    check(s["peak_total_bytes"] == want["peak"]["total"] and s["peak_ns"] == want["peak"]["time"]
+          and list(s["at_peak_bytes"].values()) == want["peak"]["sizes"]
+          and list(s["category_peak_bytes"].values()) == want["category_max"]
+          and list(s["final_bytes"].values()) == want["final"], "memory timeline summary %s, HTA %s" % (s, want["peak"]))
+    # own: a point per change of time, the pre-existing one (time -1) at the first positive time
+    own_t, own_s, cur = [], [], [0] * 8
+    for t, _, b, c in json.load(gzip.open(path)):
+        if not own_t or t != own_t[-1]:
+            own_t.append(t)
+            own_s.append(list(cur))
+        cur[c] += b
+        own_s[-1] = list(cur)
+    first = min(t for t in own_t if t > 0)
+    own_t = [first if t < 0 else t for t in own_t]
+    check(own_t == times and own_s == sizes, "memory timeline points against own reduction")
+    t = m.memory_timeline
+    check(list(t.columns) == ["ts_ns", "Parameter", "Optimizer state", "Input", "Temporary", "Activation", "Gradient",
+                              "Autograd detail", "Unknown", "total_bytes"] and (t["total_bytes"] == tot).all(),
+          "mem_timeline table columns %s" % list(t.columns))
+    import opscope
+    bad = os.path.join(os.path.dirname(WORK), "bad_timeline.raw.json")
+    with open(bad, "w") as f:
+        f.write("[[-1, 1, 64, 0], [5, 2, 8]]")
+    try:
+        opscope.load(bad)
+        check(False, "a bad memory timeline raises opscope.Error")
+    except opscope.Error as e:
+        check(e.byte == 17 and "4 integers" in e.message, "bad memory timeline: %s (byte %d)" % (e, e.byte))
+    print("memory timeline: %d points compared" % len(times))
+
+
+def own_stragglers(paths, steps, num):
+    """This script's reading of HTA's straggler rule from the traces' JSON: the steps' spans
+    (their X events' latest end: CPU events starting in them, python frames left out, and GPU
+    activities whose runtime call starts in them), the NCCL kernels' last per rank, stream,
+    step and name, the kernel of the largest mean std over the ranks, the ranks by how often
+    its start is among the NUM latest of its step. Also the metric's kernel and rows."""
+    spans, comms = [], []
+    for rank, path in enumerate(paths):
+        ev = [e for e in json.load(gzip.open(path))["traceEvents"] if e.get("ph") == "X"]
+        st = sorted((e["ts"], e["ts"] + e["dur"], int(e["name"].split("#")[1])) for e in ev
+                    if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#"))
+        step_of = lambda t: ([s for s in st if s[0] <= t < s[1]] or [None])[-1]
+        end = {s[2]: s[1] for s in st}
+        calls = {e["args"]["correlation"]: e["ts"] for e in ev if e.get("cat") == "cuda_runtime" and "correlation" in e.get("args", {})}
+        for e in ev:
+            s = None
+            if e.get("cat") in GPU_CATS:
+                s = step_of(calls.get(e.get("args", {}).get("correlation"), -1))
+                stream = e.get("args", {}).get("stream", e["tid"])
+                if s and e["name"].startswith("ncclKernel") and stream > 0:
+                    comms.append((rank, s[2], stream, e["name"], e["ts"], e["dur"]))
+            elif e.get("cat") != "python_function":
+                s = step_of(e["ts"])
+            if s:
+                end[s[2]] = max(end[s[2]], e["ts"] + e["dur"])
+        spans += [(rank, s[2], s[0], end[s[2]]) for s in st if s[2] in steps]
+    t_min, t_max = min(s[2] for s in spans), max(s[3] for s in spans)
+    mean = (t_max - t_min) / len({s[1] for s in spans})
+    last = {}
+    for r, s, stream, n, ts, dur in sorted(comms, key=lambda c: c[4]):
+        if s in steps and s > 0 and dur >= mean * 0.01:
+            last[(r, stream, s, n)] = (ts, dur)
+    by = collections.defaultdict(list)
+    for (r, stream, s, n), (ts, dur) in last.items():
+        by[(stream, s, n)].append(dur / mean)
+    means = collections.defaultdict(list)
+    for (stream, s, n), d in by.items():
+        if len(d) > 1:
+            means[(stream, n)].append(statistics.stdev(d))
+    stream, n = max(means, key=lambda k: statistics.mean(means[k]))
+    rows = sorted((r, s, last[(r, st_, s, nm)][1], (last[(r, st_, s, nm)][0] - t_min) / mean)
+                  for (r, st_, s, nm) in last if (st_, nm) == (stream, n))
+    count = collections.Counter()
+    for s in {x[1] for x in rows}:
+        m = sorted((x[3] for x in rows if x[1] == s), reverse=True)
+        thr = m[min(num, len(m)) - 1]
+        for x in rows:
+            count[x[0]] += x[1] == s and x[3] >= thr
+    return sorted(count, key=lambda r: (-count[r], r))[:num], (stream, n), rows
+
+
+def check_stragglers(want, work):
+    """HTA's potential stragglers on its trace_filter pair against HTA's lists and this
+    script's own reading of the rule (the metric's kernel and rows against HTA's too)."""
+    folder = os.path.join(REPO, "tests", "job", "traces")
+    paths = [os.path.join(folder, "sampled_rank-%d.json.gz" % r) for r in (0, 1)]
+    t = TraceAnalysis(trace_dir=folder, include_last_profiler_step=True)
+    check(t.get_profiler_steps() == want["steps"], "straggler steps %s, HTA %s" % (t.get_profiler_steps(), want["steps"]))
+    for steps, num, w in want["get_potential_stragglers"]:
+        got = t.get_potential_stragglers(profiler_steps=steps, num_candidates=num)
+        own, _, _ = own_stragglers(paths, steps or want["steps"], num)
+        check(sorted(got) == sorted(w) and got == own, "stragglers(%s, %d) %s, HTA %s, own %s" % (steps, num, got, w, own))
+    _, kernel, rows = own_stragglers(paths, want["steps"], 2)
+    m = want["metric"]
+    check(kernel == (m["stream"], m["name"]) and [[r, s, d, round(v, 6)] for r, s, d, v in rows] == m["rows"],
+          "own straggler metric %s %s, HTA %s" % (kernel, rows, m))
+    try:
+        t.get_potential_stragglers(profiler_steps=[1])
+        check(False, "no such step: ValueError, as HTA's")
+    except ValueError as e:
+        check("available profiler steps" in str(e), "the error names the steps: %s" % e)
+    print("stragglers: %d calls compared" % len(want["get_potential_stragglers"]))
+
+
 def main():
-    global REPO
+    global REPO, WORK
     REPO, work = sys.argv[1], sys.argv[2]
+    WORK = os.path.join(work, "")
     os.makedirs(work, exist_ok=True)
     figures = json.load(open(os.path.join(HERE, "hta_figures.json")))
     for name, want in figures["traces"].items():
         check_trace(name, want, work)
     check_cupti(figures["cupti"], work)
     check_trace_diff(figures["trace_diff"], work)
-    try:
-        TraceAnalysis(trace_dir=os.path.join(work, "a100_alexnet_fwd")).get_potential_stragglers()
-        check(False, "a method not there yet raises NotImplementedError")
-    except NotImplementedError as e:
-        check("get_potential_stragglers" in str(e), "the error names the method: %s" % e)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_gpu_annotations(figures["gpu_annotations"], work)
+    check_memory_timeline(figures["memory_timeline"])
+    check_stragglers(figures["stragglers"], work)
     sys.exit(1 if failures else 0)
 
 

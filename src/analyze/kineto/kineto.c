@@ -4,10 +4,12 @@
 #include "analyze/intervals/busy.h"
 #include "analyze/kineto/cpu_ops.h"
 #include "analyze/kineto/cupti.h"
+#include "analyze/kineto/kgann.h"
 #include "analyze/kineto/katen.h"
 #include "analyze/kineto/kmembw.h"
 #include "analyze/kineto/kseq.h"
 #include "analyze/kineto/kstats.h"
+#include "analyze/kineto/kstrag.h"
 #include "util/vec.h"
 #include "util/hash.h"
 #include "util/hindex.h"
@@ -112,6 +114,8 @@ struct opscope_kineto {
     opscope_kseq_t *katen;         /* each aten op call's kernels and delays (katen.h), or NULL */
     opscope_cupti_t *cupti;        /* kernels CUPTI's profiler measured (cupti.h), or NULL */
     opscope_kmembw_t *kmembw;      /* memory bandwidth over time by HTA's definitions (kmembw.h) */
+    opscope_kgann_t *kgann;        /* GPU-side user annotations and what they hold (kgann.h) */
+    opscope_kstrag_t *kstrag;      /* HTA's straggler inputs (kstrag.h), after the finish */
 };
 
 static int collector_add(void *ud, const opscope_kineto_event *ev) {
@@ -135,10 +139,12 @@ opscope_kineto_t *opscope_kineto_new(opscope_strtab_t *names) {
     k->cpu_ops = opscope_cpu_ops_new(names);
     k->kstats = opscope_kstats_new(0);
     k->kmembw = opscope_kmembw_new(names);
-    if (!k->cpu_ops || !k->kstats || !k->kmembw) {
+    k->kgann = opscope_kgann_new();
+    if (!k->cpu_ops || !k->kstats || !k->kmembw || !k->kgann) {
         opscope_cpu_ops_free(k->cpu_ops);
         opscope_kstats_free(k->kstats);
         opscope_kmembw_free(k->kmembw);
+        opscope_kgann_free(k->kgann);
         free(k);
         return NULL;
     }
@@ -173,6 +179,8 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     opscope_kseq_free(k->katen);
     opscope_cupti_free(k->cupti);
     opscope_kmembw_free(k->kmembw);
+    opscope_kgann_free(k->kgann);
+    opscope_kstrag_free(k->kstrag);
     free(k);
 }
 
@@ -202,6 +210,8 @@ const opscope_kstats_t *opscope_kineto_kstats(const opscope_kineto_t *k) { retur
 const opscope_kseq_t *opscope_kineto_kseq(const opscope_kineto_t *k) { return k->kseq; }
 const opscope_kseq_t *opscope_kineto_katen(const opscope_kineto_t *k) { return k->katen; }
 const opscope_kmembw_t *opscope_kineto_kmembw(const opscope_kineto_t *k) { return k->kmembw; }
+const opscope_kgann_t *opscope_kineto_kgann(const opscope_kineto_t *k) { return k->kgann; }
+const opscope_kstrag_t *opscope_kineto_kstrag(const opscope_kineto_t *k) { return k->kstrag; }
 const opscope_kineto_results *opscope_kineto_get_results(const opscope_kineto_t *k) { return &k->res; }
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k) { return k->names; }
 opscope_strtab_t *opscope_kineto_names_mut(opscope_kineto_t *k) { return k->names; }
@@ -325,6 +335,9 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     }
     case OPSCOPE_KINETO_ANNOTATION:
     case OPSCOPE_KINETO_GPU_ANNOTATION: {
+        if (ev->kind == OPSCOPE_KINETO_GPU_ANNOTATION &&
+            opscope_kgann_add(k->kgann, ev->name_id, ev->device, ev->stream, ev->start_ns, ev->dur_ns))
+            return -1;
         const char *name = opscope_strtab_get(k->names, ev->name_id);
         /* The profiler marks each training or inference step on the CPU side. */
         if (ev->kind == OPSCOPE_KINETO_ANNOTATION && name && !strncmp(name, "ProfilerStep#", 13)) {
@@ -1445,6 +1458,52 @@ static int kstats_finish(opscope_kineto_t *k) {
     return rc;
 }
 
+/* HTA's straggler inputs (kstrag.h): the steps' spans over the CPU records (python frames
+ * left out) and the activities launched in them, and the NCCL kernels. */
+static int kstrag_finish(opscope_kineto_t *k) {
+    size_t n = k->res.n_steps; /* the steps by start, as the activities' step indexes them */
+    const opscope_kineto_step *st = k->res.steps;
+    int64_t *v = malloc((3 * n + 1) * sizeof *v);
+    for (size_t i = 0; v && i < n; i++) {
+        v[i] = st[i].number;
+        v[n + i] = (int64_t)st[i].start_ns;
+        v[2 * n + i] = (int64_t)(st[i].start_ns + st[i].dur_ns);
+    }
+    k->kstrag = v ? opscope_kstrag_new(v, v + n, v + 2 * n, n) : NULL;
+    free(v);
+    if (!k->kstrag) return -1;
+    if (!n) return 0;
+    const opscope_cpu_ops_results *cr = opscope_cpu_ops_results_get(k->cpu_ops);
+    for (size_t i = 0; cr && i < cr->n_recs; i++)
+        if (cr->recs[i].kind != OPSCOPE_CPU_KIND_PYTHON) opscope_kstrag_cpu(k->kstrag, cr->recs[i].start_ns, cr->recs[i].end_ns);
+    size_t n_names = opscope_strtab_count(k->names);
+    uint8_t *nccl = calloc(n_names ? n_names : 1, 1); /* per name id: 0 unknown, 1 no, 2 an NCCL kernel */
+    int rc = nccl ? 0 : -1;
+    for (size_t i = 0; !rc && i < k->gpu.n; i++) {
+        const gpu_t *g = &k->gpu.v[i];
+        if (g->step == NO_NAME || g->name >= n_names) continue;
+        if (!nccl[g->name]) nccl[g->name] = (uint8_t)(1 + !strncmp(opscope_strtab_get(k->names, g->name), "ncclKernel", 10));
+        rc = opscope_kstrag_gpu(k->kstrag, g->step, nccl[g->name] == 2, g->name, g->stream, g->start, g->dur);
+    }
+    free(nccl);
+    return rc;
+}
+
+/* The GPU-side annotations' hold on every GPU activity, in the activities' final order. */
+static int kgann_finish(opscope_kineto_t *k) {
+    size_t n_rows;
+    if (!opscope_kgann_rows(k->kgann, &n_rows) || !n_rows) return opscope_kgann_finish(k->kgann, NULL, k->gpu.n);
+    opscope_kgann_act *a = malloc((k->gpu.n ? k->gpu.n : 1) * sizeof *a);
+    if (!a) return -1;
+    for (size_t i = 0; i < k->gpu.n; i++) {
+        const gpu_t *g = &k->gpu.v[i];
+        a[i] = (opscope_kgann_act){g->start, g->start + g->dur, g->device, g->stream};
+    }
+    int rc = opscope_kgann_finish(k->kgann, a, k->gpu.n);
+    free(a);
+    return rc;
+}
+
 int opscope_kineto_finish(opscope_kineto_t *k) {
     fin_t f = {0};
     int rc = -1;
@@ -1465,7 +1524,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
      * before the CPU-op records are made: not alive with them at the report's peak */
     fin_free(&f);
     memset(&f, 0, sizeof f);
-    if (kstats_finish(k) || opscope_kmembw_finish(k->kmembw)) goto done;
+    if (kstats_finish(k) || opscope_kmembw_finish(k->kmembw) || kgann_finish(k)) goto done;
     /* the runtime calls and python frames served the links above and the launch statistics */
     free(k->rt.v);
     free(k->py.v);
@@ -1480,6 +1539,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
     }
     if (opscope_cpu_ops_finish(k->cpu_ops)) goto done;
     if (k->cupti && opscope_cupti_finish(k->cupti, opscope_cpu_ops_results_get(k->cpu_ops), k->names)) goto done;
+    if (kstrag_finish(k)) goto done;
     rc = 0;
 done:
     fin_free(&f);

@@ -81,6 +81,14 @@ const struct opscope_kseq *opscope_kineto_katen(const opscope_kineto_t *k);
  * NULL for a live collector. */
 struct opscope_kmembw;
 const struct opscope_kmembw *opscope_kineto_kmembw(const opscope_kineto_t *k);
+/* The GPU-side user annotations and the activity each holds (kgann.h, in the order of
+ * opscope_kineto_gpu_get); its results are valid after the finish. Never NULL for a live
+ * collector. */
+struct opscope_kgann;
+const struct opscope_kgann *opscope_kineto_kgann(const opscope_kineto_t *k);
+/* What HTA's straggler rule reads of the trace (kstrag.h), after the finish; NULL before. */
+struct opscope_kstrag;
+const struct opscope_kstrag *opscope_kineto_kstrag(const opscope_kineto_t *k);
 
 /* Computes every result below; call once after the last event. 0, or -1 out of memory. */
 int opscope_kineto_finish(opscope_kineto_t *k);

@@ -21,6 +21,7 @@ typedef struct ktrace_output {
     opscope_out_t *w;
     const char *path, *source;
     bool cpath;                  /* the critical path trace, else the counters trace */
+    bool only_critical;          /* cpath: X slices off the path left out (HTA's default) */
     const opscope_cpath_t *cp;   /* the path's marks, at the finish */
     opscope_cpath_mark *sorted;  /* a copy of them by pid, tid, start, end: the look-up */
     size_t n_sorted;
@@ -141,6 +142,16 @@ static void cpath_event(void *ud, opscope_out_t *w, const char *text, size_t len
     }
 }
 
+/* HTA's only_show_critical_events: every event but the X slices off the path, the user
+ * annotations and python frames kept whole. */
+static bool cpath_keep(void *ud, const opscope_ktrace_members *m) {
+    const ktrace_output *p = ud;
+    if (!p->only_critical || strcmp(m->ph, "X") || !strcmp(m->cat, "user_annotation") ||
+        !strcmp(m->cat, "python_function"))
+        return true;
+    return is_marked(p, m);
+}
+
 /* One end of a flow at mark M's start or END (a GPU activity's end 1 us inside it, as HTA
  * draws it, so that the arrow binds to the slice). */
 static void flow_end(opscope_out_t *w, const char *ph, uint64_t id, const opscope_cpath_mark *m, bool end,
@@ -192,7 +203,8 @@ static int cpath_finish(ktrace_output *p, opscope_session_t *s, opscope_error *e
     if (n) memcpy(p->sorted, m, n * sizeof *m);
     opscope_sort(p->sorted, n, sizeof *m, mark_cmp);
     p->n_sorted = n;
-    opscope_ktrace_copy c = {.w = p->w, .tail = cpath_tail, .event = cpath_event, .ud = p};
+    opscope_ktrace_copy c = {.w = p->w, .tail = cpath_tail, .event = cpath_event, .ud = p,
+                             .keep = p->only_critical ? cpath_keep : NULL};
     int rc = opscope_ktrace_copy_run(p->source, &c, err);
     free(p->sorted); /* the look-up served the copy */
     p->sorted = NULL;
@@ -254,4 +266,8 @@ int opscope_output_counters_trace(opscope_output *o, const char *path, const cha
 
 int opscope_output_cpath_trace(opscope_output *o, const char *path, const char *source, opscope_error *err) {
     return make_output(o, path, source, true, err);
+}
+
+void opscope_output_cpath_trace_only_critical(opscope_output *o) {
+    ((ktrace_output *)o->impl)->only_critical = true;
 }

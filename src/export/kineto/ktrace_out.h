@@ -31,4 +31,9 @@ int opscope_output_counters_trace(opscope_output *o, const char *path, const cha
  * weight_ns). Same arguments and rules as opscope_output_counters_trace. */
 int opscope_output_cpath_trace(opscope_output *o, const char *path, const char *source, opscope_error *err);
 
+/* Makes O (from opscope_output_cpath_trace, not yet run) write only what HTA's
+ * only_show_critical_events keeps: every event that is not an X slice, the X slices of
+ * user_annotation and python_function, and the slices on the path, then the flows. */
+void opscope_output_cpath_trace_only_critical(opscope_output *o);
+
 #endif /* OPSCOPE_KTRACE_OUT_H */

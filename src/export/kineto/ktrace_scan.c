@@ -8,7 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 
-enum { M_NONE, M_PH, M_PID, M_TID, M_TS, M_DUR, M_ARGS, M_OTHER };
+enum { M_NONE, M_PH, M_PID, M_TID, M_TS, M_DUR, M_ARGS, M_CAT, M_OTHER };
 
 typedef struct scan {
     int depth;          /* nesting depth after the bytes so far */
@@ -41,8 +41,8 @@ void opscope_ktrace_error(opscope_error *err, opscope_error_code code, const cha
 }
 
 static int member_of(const char *k, size_t n) {
-    static const char *const names[] = {"ph", "pid", "tid", "ts", "dur", "args"};
-    for (int i = 0; i < 6; i++)
+    static const char *const names[] = {"ph", "pid", "tid", "ts", "dur", "args", "cat"};
+    for (int i = 0; i < 7; i++)
         if (strlen(names[i]) == n && !memcmp(k, names[i], n)) return M_PH + i;
     return M_OTHER;
 }
@@ -56,6 +56,7 @@ static char *value_field(scan *s, bool str) {
     case M_TID: m->tid_str = str; return m->tid;
     case M_TS: m->ts_str = str; return m->ts;
     case M_DUR: m->dur_str = str; return m->dur;
+    case M_CAT: return str ? m->cat : NULL;
     default: return NULL;
     }
 }
@@ -158,7 +159,27 @@ typedef struct copy_state {
     opscope_strbuf ev;
     bool in_ev;
     long base;          /* the event's text offset of the chunk's byte 0 */
+    bool after_ev;      /* with KEEP: an event ended (the text between events is dropped) */
+    bool written;       /* with KEEP: an event was written */
 } copy_state;
+
+/* The bytes between events, written unless KEEP chooses the events (then only what comes
+ * before the first one: the trace's head and the array's '['). */
+static void copy_gap(copy_state *st, const opscope_ktrace_copy *c, const char *p, size_t n) {
+    if (!(c->keep && st->after_ev)) opscope_out_write(c->w, p, n);
+}
+
+/* The event read whole: written (after its separator, when KEEP chooses) or left out. */
+static void copy_event(copy_state *st, const opscope_ktrace_copy *c) {
+    if (c->keep) {
+        bool first = !st->after_ev;
+        st->after_ev = true;
+        if (!c->keep(c->ud, &st->s.m)) return;
+        if (!first || st->written) opscope_out_str(c->w, st->written ? ",\n" : "\n");
+        st->written = true;
+    }
+    c->event(c->ud, c->w, st->ev.s, st->ev.len, &st->s.m);
+}
 
 static int copy_chunk(copy_state *st, const opscope_ktrace_copy *c, const char *buf, size_t n) {
     size_t from = 0;
@@ -175,26 +196,27 @@ static int copy_chunk(copy_state *st, const opscope_ktrace_copy *c, const char *
         sc->off = st->base + (long)i;
         scan_ev r = scan_byte(sc, buf[i], c->event != NULL);
         if (r == S_EV_BEGIN) {
-            opscope_out_write(c->w, buf + from, i - from);
+            copy_gap(st, c, buf + from, i - from);
             from = i;
             st->in_ev = true;
             st->base = -(long)i;
             opscope_strbuf_reset(&st->ev);
         } else if (r == S_EV_END) {
             if (opscope_strbuf_add(&st->ev, buf + from, i + 1 - from)) return -1;
-            c->event(c->ud, c->w, st->ev.s, st->ev.len, &st->s.m);
+            copy_event(st, c);
             from = i + 1;
             st->in_ev = false;
         } else if (r == S_END) {
-            opscope_out_write(c->w, buf + from, i - from);
-            c->tail(c->ud, c->w, !st->s.any);
+            copy_gap(st, c, buf + from, i - from);
+            c->tail(c->ud, c->w, c->keep ? !st->written : !st->s.any);
             opscope_out_char(c->w, '\n');
             from = i;
             st->s.target = -1;
         }
     }
     if (st->in_ev) return opscope_strbuf_add(&st->ev, buf + from, n - from);
-    opscope_out_write(c->w, buf + from, n - from);
+    if (st->s.target == -1) opscope_out_write(c->w, buf + from, n - from); /* after the array */
+    else copy_gap(st, c, buf + from, n - from);
     return 0;
 }
 

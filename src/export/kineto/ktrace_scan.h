@@ -20,7 +20,7 @@
 
 /* An event's top-level members as written (scalars; NUL-terminated, cut at 63 bytes). */
 typedef struct opscope_ktrace_members {
-    char ph[8], pid[64], tid[64], ts[64], dur[64];
+    char ph[8], pid[64], tid[64], ts[64], dur[64], cat[64]; /* cat: a string's, else "" */
     bool pid_str, tid_str, ts_str, dur_str; /* the value was a JSON string */
     long args_at;     /* offset of the '{' of its "args" object in the event's text, -1 none */
     bool args_empty;  /* that object is {} */
@@ -35,6 +35,9 @@ typedef struct opscope_ktrace_copy {
     /* NULL, or called with every object of the array (TEXT[0..LEN), its members M) to write
      * it to W, as is or changed. */
     void (*event)(void *ud, opscope_out_t *w, const char *text, size_t len, const opscope_ktrace_members *m);
+    /* With EVENT: NULL (every event is written), or whether the event M is written at all;
+     * the array's separators are then the copy's own (",\n" between the events written). */
+    bool (*keep)(void *ud, const opscope_ktrace_members *m);
     void *ud;
     const char *opt;  /* the option, for messages ("--counters-trace") */
 } opscope_ktrace_copy;
