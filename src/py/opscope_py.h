@@ -58,6 +58,10 @@ typedef struct opscope_py_options {
     /* 1: the table "cpu_ops" has no rows (its columns stay): the largest table of a trace, one
      * row per CPU op record, left out of a load that does not need it. */
     int no_cpu_ops;
+    /* A trace read through HTA's profiler-step filter, as HTA loads it (`report --hta-steps`;
+     * docs/kineto.md): 0 every event, 1 HTA's include_last_profiler_step=False (the events
+     * before the last step), 2 its True (through the last step's end). Two reads of the file. */
+    int hta_steps;
 } opscope_py_options;
 
 /* opscope_py_load with OPTS (NULL: every field 0). */

@@ -106,7 +106,7 @@ int opscope_py_read(const char *path, const opscope_py_options *opts, opscope_jo
     /* report's session: its defaults (five top records), every analysis of a single input */
     opscope_session_opts so = {.stats = {.top_kernels = 5}, .graphs = true, .rpc = true,
                                .kineto = true, .critical_path = true, .cpath_annotation = o.cpath_annotation,
-                               .cpath_instance = o.cpath_instance1 - 1};
+                               .cpath_instance = o.cpath_instance1 - 1, .hta_steps = o.hta_steps};
     opscope_session_t *s = r ? opscope_session_new(&so) : NULL;
     opscope_job_rank_t *jr = sum ? opscope_job_rank_new(NULL) : NULL;
     FILE *fp = NULL;

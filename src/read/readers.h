@@ -13,6 +13,7 @@
 
 #include "read/json.h"
 #include "read/kineto_event.h"
+#include "read/kineto_filter.h"
 #include "opscope.h"
 
 /*
@@ -122,6 +123,10 @@ typedef struct opscope_read_options {
     void *progress_ud;
     /* Filled for a ggml profile or a trace (see opscope_read_status). NULL: not wanted. */
     opscope_read_status *status;
+    /* An opscope_kineto_steps (read/kineto_filter.h): not ALL, a trace is read through HTA's
+     * profiler-step filter, in two reads of the file (opscope_read_file_opts only; stdin is
+     * refused). */
+    int hta_steps;
 } opscope_read_options;
 
 /* opscope_read_file / opscope_read_buffer with OPTS (may be NULL). */
