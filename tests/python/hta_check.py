@@ -24,7 +24,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from checklist import check, failures  # noqa: E402
 from intervals import union_len  # noqa: E402
 
-from opscope.hta import DeviceType, TraceAnalysis, TraceDiff  # noqa: E402  (the venv's installed package)
+import opscope  # noqa: E402  (the venv's installed package)
+from opscope.hta import DeviceType, TraceAnalysis, TraceDiff  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
@@ -328,6 +329,25 @@ def check_default(name, want, work):
     print("%s (include_last_profiler_step=False): %d kernels, %d launches compared" % (name, len(km), len(d)))
 
 
+def check_load_steps(name):
+    """opscope.load(hta_steps=...): the kernels table holds the GPU activities that
+    tests/kineto/check_hta_steps.py's own reading of HTA's rule keeps; a bad value raises."""
+    sys.path.insert(0, os.path.join(REPO, "tests", "kineto"))
+    from check_hta_steps import GPU, hta_keeps  # noqa: E402  (the rule, read from the JSON)
+    from trace_ref import load as load_events, ns  # noqa: E402
+    src = os.path.join(REPO, "tests", "kineto", "traces", name)
+    ev = load_events(src)
+    for mode in ("drop-last", "keep-last"):
+        own = sorted(ns(e["ts"]) for e in hta_keeps(ev, mode == "keep-last") if e.get("cat") in GPU)
+        got = sorted(opscope.load(src, hta_steps=mode).kernels["start_ns"].tolist())
+        check(got == own, "%s load(hta_steps=%r): %d kernels, own rule %d" % (name, mode, len(got), len(own)))
+    try:
+        opscope.load(src, hta_steps="last")
+        check(False, "load(hta_steps='last') raises")
+    except ValueError as e:
+        check("drop-last" in str(e), "the error lists the values: %s" % e)
+
+
 def check_cupti(want, work):
     """CUPTI counters per operator on HTA's cupti_profiler trace against HTA's digest and this
     script's sums of the cuda_profiler_range events' counters."""
@@ -402,6 +422,7 @@ def main():
         if name == "source":
             continue
         check_default(name, want, work)
+    check_load_steps("a100_ddp_train_rank0.json.gz")
     check_cupti(figures["cupti"], work)
     check_trace_diff(figures["trace_diff"], work)
     try:
