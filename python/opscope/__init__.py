@@ -189,19 +189,25 @@ def _take(h, names, whole=False):
     return _summary(h, whole), _Tables(owner, h, names)
 
 
+HTA_STEPS = {None: 0, "all": 0, "drop-last": 1, "keep-last": 2}
+
+
 def _options(series=False, launches=False, counters_trace=None, cpath_trace=None, cpath_annotation=None,
-             cpath_instance=None, cpu_ops=True, cpath_only_critical=False):
+             cpath_instance=None, cpu_ops=True, cpath_only_critical=False, hta_steps=None):
     """load's options as the C struct."""
     enc = lambda p: None if p is None else os.fsencode(p)
+    if hta_steps not in HTA_STEPS:
+        raise ValueError("hta_steps: 'drop-last', 'keep-last', 'all' or None, not %r" % (hta_steps,))
     return _lib.Options(size=ctypes.sizeof(_lib.Options), series=1 if series else 0,
                         launches=1 if launches else 0, counters_trace=enc(counters_trace),
                         cpath_trace=enc(cpath_trace), cpath_annotation=enc(cpath_annotation),
                         cpath_instance1=0 if cpath_instance is None else int(cpath_instance) + 1,
-                        no_cpu_ops=0 if cpu_ops else 1, cpath_only_critical=1 if cpath_only_critical else 0)
+                        no_cpu_ops=0 if cpu_ops else 1, cpath_only_critical=1 if cpath_only_critical else 0,
+                        hta_steps=HTA_STEPS[hta_steps])
 
 
 def load(path, series=False, launches=False, counters_trace=None, cpath_trace=None, cpath_annotation=None,
-         cpath_instance=None, cpath_only_critical=False):
+         cpath_instance=None, cpath_only_critical=False, hta_steps=None):
     """Reads PATH (ggml profile, record log, Kineto or Chrome trace, .gz too) in one pass of the
     C core; SERIES also keeps a trace's queue length and memory bandwidth series (the tables
     queue_series and membw_series, else empty) and LAUNCHES each GPU activity's launching call
@@ -210,11 +216,14 @@ def load(path, series=False, launches=False, counters_trace=None, cpath_trace=No
     (`report --counters-trace`, `--critical-path-trace`); CPATH_ANNOTATION: the critical
     path's windows are this annotation's instances instead of the steps (CPATH_INSTANCE: that
     one only, 0 the first by start); CPATH_ONLY_CRITICAL: that trace keeps only HTA's
-    only_show_critical_events (the X slices off the path left out). Raises Error for bad input, with its file,
-    line, column and byte."""
+    only_show_critical_events (the X slices off the path left out). HTA_STEPS reads a trace as
+    HTA loads it (two reads; docs/kineto.md): "drop-last" (HTA's include_last_profiler_step=False)
+    keeps the CPU events before the last ProfilerStep and the GPU activities they launched,
+    "keep-last" (True) those through its end; None or "all": every event. Raises Error for bad
+    input, with its file, line, column and byte."""
     err = _lib.CError()
     opts = _options(series, launches, counters_trace, cpath_trace, cpath_annotation, cpath_instance,
-                    cpath_only_critical=cpath_only_critical)
+                    cpath_only_critical=cpath_only_critical, hta_steps=hta_steps)
     h = _L.opscope_py_load_opts(str(path).encode(), ctypes.byref(opts), ctypes.byref(err))
     if not h:
         raise _error(err)
@@ -225,7 +234,7 @@ def job(paths, threads=0, profiles=False, **load_options):
     """Reads a distributed job as `opscope report` does: PATHS is a folder of traces, a trace or
     job summary, or a list of them (one rank each; read THREADS at once, 0: one per core).
     PROFILES (or any of load's options: series, launches, counters_trace, cpath_trace,
-    cpath_annotation, cpath_instance) also gives each rank's trace as load gives it, from the
+    cpath_annotation, cpath_instance, hta_steps) also gives each rank's trace as load gives it, from the
     same read (each trace is read once): the job's `profiles`, one per row of its ranks table
     (None for a rank that came from a job summary). cpu_ops=False leaves the largest table,
     cpu_ops, out of that read (less memory while the job is held): a profile's cpu_ops is
@@ -248,7 +257,8 @@ def job(paths, threads=0, profiles=False, **load_options):
     traces = j.ranks["trace"].tolist() if parts else []
     refill = lambda trace: {} if load_options.get("cpu_ops", True) else {
         "cpu_ops": lambda: load(trace, series=bool(load_options.get("series")),
-                                launches=bool(load_options.get("launches"))).cpu_ops}
+                                launches=bool(load_options.get("launches")),
+                                hta_steps=load_options.get("hta_steps")).cpu_ops}
     j.profiles = [Profile(trace, _summary(part), _Tables(owner, part, TABLES, refill(trace))) if part else None
                   for trace, part in zip(traces, parts)]
     return j

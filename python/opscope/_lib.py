@@ -28,8 +28,8 @@ class Options(ctypes.Structure):
     _fields_ = [("size", ctypes.c_size_t), ("series", ctypes.c_int), ("launches", ctypes.c_int),
                 ("counters_trace", ctypes.c_char_p), ("cpath_trace", ctypes.c_char_p),
                 ("cpath_annotation", ctypes.c_char_p), ("cpath_instance1", ctypes.c_int64),
-                ("no_cpu_ops", ctypes.c_int),
-                ("cpath_only_critical", ctypes.c_int)]
+                ("no_cpu_ops", ctypes.c_int), ("cpath_only_critical", ctypes.c_int),
+                ("hta_steps", ctypes.c_int)]
 
 
 def _candidates():

@@ -90,16 +90,15 @@ class TraceAnalysis:
     opscope.Profile (its tables made when a method first needs them; the CPU ops, the largest,
     read again by the methods that use them).
 
-    include_last_profiler_step: opscope keeps every event, the last step's too, so its figures
-    are HTA's with include_last_profiler_step=True; with False (HTA's default) a warning says
-    so once and the figures stay those of the whole trace."""
+    include_last_profiler_step: each trace is read as HTA loads it (docs/kineto.md, HTA's step
+    filter): False (HTA's default) keeps the CPU events that start before the last
+    ProfilerStep and the GPU activities they launched, True those through the last step's
+    end."""
 
     def __init__(self, trace_files=None, trace_dir="", include_last_profiler_step=False):
         paths = list(trace_files.values()) if trace_files else _trace_files(trace_dir)
-        if not include_last_profiler_step:
-            _once("last_step", "the last profiler step is kept (figures are HTA's with "
-                  "include_last_profiler_step=True)")
-        self._job = _job(paths, series=True, launches=True, cpu_ops=False)
+        self._job = _job(paths, series=True, launches=True, cpu_ops=False,
+                         hta_steps="keep-last" if include_last_profiler_step else "drop-last")
         ranks = self._job.ranks
         order = ranks.sort_values("rank", kind="stable").index
         self._ranks = ranks.loc[order].reset_index(drop=True)

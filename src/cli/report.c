@@ -34,6 +34,7 @@ typedef struct report_args {
     bool top_ops_set, inefficiency, by_shape, quiet, chrome_splits;
     const char *chrome, *json, *text, *html, *sqlite, *peak, *export_ops, *counters, *cpath_trace;
     opscope_cli_cpath_window cpath; /* --critical-path-annotation, --critical-path-instance */
+    int hta_steps;                  /* --hta-steps: an opscope_kineto_steps */
     opscope_cli_select select; /* --batch, --graphs */
 } report_args;
 
@@ -85,6 +86,11 @@ static void usage(FILE *f) {
           "  --graphs N|A-B|A-      only the graph computes with those graph ids\n"
           "                         (--batch and --graphs filter every output)\n"
           OPSCOPE_CLI_CPATH_WINDOW_HELP
+          "  --hta-steps drop-last|keep-last  a trace's events as HTA loads them: the CPU\n"
+          "                         events before the last ProfilerStep (drop-last: HTA's\n"
+          "                         include_last_profiler_step=False) or through its end\n"
+          "                         (keep-last), and the GPU activities they launched;\n"
+          "                         'all' (the default): every event (reads it twice)\n"
           "  --threads N            a job: read N traces at once (default: one per core)\n"
           "  --job                  one trace is a job too (its --json: a rank summary that\n"
           "                         'opscope report' of summaries combines into the job)\n"
@@ -102,7 +108,8 @@ static void usage(FILE *f) {
 enum {
     OPT_TOP_OPS, OPT_TOP_KERNELS, OPT_CHROME, OPT_HTML, OPT_HTML_MAX, OPT_JSON, OPT_TEXT,
     OPT_SQLITE, OPT_PEAK, OPT_EXPORT_OPS, OPT_INEFFICIENCY, OPT_BY_SHAPE, OPT_BATCH, OPT_GRAPHS,
-    OPT_CHROME_SPLITS, OPT_THREADS, OPT_JOB, OPT_CPATH_ANN, OPT_CPATH_INST, OPT_COUNTERS, OPT_CPATH_TRACE
+    OPT_CHROME_SPLITS, OPT_THREADS, OPT_JOB, OPT_CPATH_ANN, OPT_CPATH_INST, OPT_COUNTERS, OPT_CPATH_TRACE,
+    OPT_HTA_STEPS
 };
 
 static const opscope_cli_opt report_opts[] = {
@@ -127,6 +134,7 @@ static const opscope_cli_opt report_opts[] = {
     {"--job", NULL, OPT_JOB, false},
     {"--critical-path-annotation", NULL, OPT_CPATH_ANN, true},
     {"--critical-path-instance", NULL, OPT_CPATH_INST, true},
+    {"--hta-steps", NULL, OPT_HTA_STEPS, true},
 };
 
 /* One option of the command line into the report_args (CTX). Returns a cli status (cli/cli.h). */
@@ -169,6 +177,12 @@ static int on_option(void *ctx, const opscope_cli_arg *o) {
     case OPT_BATCH:
     case OPT_GRAPHS: return opscope_cli_select_option("report", &a->select, o->name, val);
     case OPT_JOB: a->job = true; break;
+    case OPT_HTA_STEPS:
+        if (!strcmp(val, "all")) a->hta_steps = OPSCOPE_KINETO_STEPS_ALL;
+        else if (!strcmp(val, "drop-last")) a->hta_steps = OPSCOPE_KINETO_STEPS_DROP_LAST;
+        else if (!strcmp(val, "keep-last")) a->hta_steps = OPSCOPE_KINETO_STEPS_KEEP_LAST;
+        else return usage_error("--hta-steps: expected drop-last, keep-last or all, got '%s'", val);
+        break;
     case OPT_CPATH_ANN:
     case OPT_CPATH_INST: return opscope_cli_cpath_window_option("report", &a->cpath, o->name, val);
     case OPT_THREADS: {
@@ -197,7 +211,8 @@ static int check_job_args(const report_args *a) {
                         : opscope_cli_select_any(&a->select) ? "--batch/--graphs"
                         : a->cpath.annotation ? "--critical-path-annotation"
                         : a->counters ? "--counters-trace"
-                        : a->cpath_trace ? "--critical-path-trace" : NULL;
+                        : a->cpath_trace ? "--critical-path-trace"
+                        : a->hta_steps ? "--hta-steps" : NULL;
     if (a->html && !a->chrome)
         return usage_error("--html-viewer: not for a job (a folder or several traces); 'opscope view' of the "
                            "same inputs opens the job in the viewer");
@@ -222,9 +237,9 @@ static int parse_args(int argc, char **argv, report_args *a) {
     if (cst) return cst;
     int sst = opscope_cli_select_check("report", &a->select, &a->input, 1);
     if (sst) return sst;
-    if ((a->counters || a->cpath_trace) && !strcmp(a->input, "-"))
+    if ((a->counters || a->cpath_trace || a->hta_steps) && !strcmp(a->input, "-"))
         return usage_error("%s: reads the trace twice: give a file, not stdin",
-                           a->counters ? "--counters-trace" : "--critical-path-trace");
+                           a->counters ? "--counters-trace" : a->cpath_trace ? "--critical-path-trace" : "--hta-steps");
     const char *outs[] = {a->chrome, a->json, a->text, a->html, a->sqlite, a->export_ops, a->counters, a->cpath_trace};
     int ost = opscope_cli_check_outputs("report", "exports", outs, sizeof outs / sizeof *outs);
     if (ost) return ost;
@@ -376,7 +391,7 @@ static int report_one(report_args *ap) {
                                          .by_shape = a.by_shape},
                                .graphs = true, .rpc = true, .kineto = true, .critical_path = true,
                                .cpath_annotation = a.cpath.annotation, .cpath_instance = a.cpath.instance,
-                               .filter = filtered ? &sel.filter : NULL, .filter_desc = sel.desc};
+                               .hta_steps = a.hta_steps, .filter = filtered ? &sel.filter : NULL, .filter_desc = sel.desc};
     opscope_session_t *s = opscope_session_new(&so);
     if (!s || add_outputs(s, &a, &ro, &err)) {
         if (!s) err = (opscope_error){.code = OPSCOPE_ERROR_NOMEM, .msg = "out of memory"};

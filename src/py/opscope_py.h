@@ -61,6 +61,10 @@ typedef struct opscope_py_options {
     /* With cpath_trace: 1 writes only what HTA's only_show_critical_events keeps (the X
      * slices off the path left out; ktrace_out.h), 0 every event. */
     int cpath_only_critical;
+    /* A trace read through HTA's profiler-step filter, as HTA loads it (`report --hta-steps`;
+     * docs/kineto.md): 0 every event, 1 HTA's include_last_profiler_step=False (the events
+     * before the last step), 2 its True (through the last step's end). Two reads of the file. */
+    int hta_steps;
 } opscope_py_options;
 
 /* opscope_py_load with OPTS (NULL: every field 0). */

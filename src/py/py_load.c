@@ -11,6 +11,7 @@
 #include "py/py_mem.h"
 #include "py/py_result.h"
 #include "py/py_tables.h"
+#include "read/kineto_filter.h"
 #include "read/mem_timeline.h"
 #include "read/readers.h"
 
@@ -47,23 +48,30 @@ static int fill_tables(opscope_py_t *r, const opscope_session_t *s, const opscop
     return rc ? -1 : 0;
 }
 
+/* read_finish's answer when a read tried once through HTA's keep-last filter must be read again
+ * filtered (readers.h, hta_steps_once). */
+enum { READ_AGAIN = 4 };
+
 /* Reads PATH into S (its one output writing the summary to FP) and finishes; with JR the rank's
  * figures see the same events (opscope_job_rank_tee) and are computed into SUM before S's names
- * go. Returns 0, or the job reader's status (job_load.h: 1 bad input, 2 out of memory, 3 no
- * trace events) with ERR filled. */
+ * go; ONCE: HTA's keep-last filter tried in one read. Returns 0, READ_AGAIN, or the job
+ * reader's status (job_load.h: 1 bad input, 2 out of memory, 3 no trace events) with ERR
+ * filled. */
 static int read_finish(opscope_session_t *s, const char *path, opscope_job_rank_t *jr,
-                       opscope_job_rank_summary *sum, opscope_error *err) {
+                       opscope_job_rank_summary *sum, int once, opscope_error *err) {
     opscope_sink sink = opscope_session_sink(s);
     opscope_read_status status;
     memset(&status, 0, sizeof status);
     opscope_read_options ro = {.status = &status};
     opscope_session_read_options(s, &ro);
+    ro.hta_steps_once = once;
     if (jr && !(ro.kineto = opscope_job_rank_tee(jr, ro.kineto))) return nomem(err), 2;
     if (opscope_read_file_opts(path, OPSCOPE_FORMAT_AUTO, &sink, &ro, err)) {
         if (err->code == OPSCOPE_ERROR_ABORTED) opscope_session_stopped(s, err);
         if (!err->file[0]) snprintf(err->file, sizeof err->file, "%s", path);
         return 1;
     }
+    if (status.hta_reread) return READ_AGAIN; /* nothing committed: the outputs are dropped */
     if (jr && !opscope_job_rank_events(jr)) {
         *err = (opscope_error){.code = OPSCOPE_ERROR_FORMAT, .msg = "no trace events"};
         snprintf(err->file, sizeof err->file, "%s", path);
@@ -102,6 +110,33 @@ static int add_traces(opscope_session_t *s, const char *path, const opscope_py_o
 
 opscope_py_t *opscope_py_load(const char *path, opscope_error *err) { return opscope_py_load_opts(path, NULL, err); }
 
+/* opscope_py_read's one read of PATH with O (ONCE as read_finish's). */
+static int read_with(const char *path, const opscope_py_options *o, opscope_job_rank_summary *sum, int once,
+                     opscope_py_t **out, opscope_error *err) {
+    opscope_py_t *r = calloc(1, sizeof *r);
+    /* report's session: its defaults (five top records), every analysis of a single input */
+    opscope_session_opts so = {.stats = {.top_kernels = 5}, .graphs = true, .rpc = true,
+                               .kineto = true, .critical_path = true, .cpath_annotation = o->cpath_annotation,
+                               .cpath_instance = o->cpath_instance1 - 1, .hta_steps = o->hta_steps};
+    opscope_session_t *s = r ? opscope_session_new(&so) : NULL;
+    opscope_job_rank_t *jr = sum ? opscope_job_rank_new(NULL) : NULL;
+    FILE *fp = NULL;
+    int rc = !s || (sum && !jr) ? (nomem(err), 2) : add_summary(s, r, o, &fp, err) ? 2 : 0;
+    if (!rc && add_traces(s, path, o, err)) rc = 1;
+    if (!rc) rc = read_finish(s, path, jr, sum, once, err);
+    if (!rc && fill_tables(r, s, o)) rc = (nomem(err), 2);
+    opscope_job_rank_free(jr);
+    opscope_session_free(s); /* aborts the summary's writer when it was not committed */
+    if (fp && fclose(fp) && !rc) rc = (nomem(err), 2);
+    if (!rc && !r->summary) rc = (nomem(err), 2);
+    if (rc) {
+        opscope_py_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
 int opscope_py_read(const char *path, const opscope_py_options *opts, opscope_job_rank_summary *sum,
                     opscope_py_t **out, opscope_error *err) {
     memset(err, 0, sizeof *err);
@@ -113,28 +148,14 @@ int opscope_py_read(const char *path, const opscope_py_options *opts, opscope_jo
     /* the caller's struct up to its size; later fields 0 */
     opscope_py_options o = {0};
     if (opts) memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);
-    opscope_py_t *r = calloc(1, sizeof *r);
-    /* report's session: its defaults (five top records), every analysis of a single input */
-    opscope_session_opts so = {.stats = {.top_kernels = 5}, .graphs = true, .rpc = true,
-                               .kineto = true, .critical_path = true, .cpath_annotation = o.cpath_annotation,
-                               .cpath_instance = o.cpath_instance1 - 1};
-    opscope_session_t *s = r ? opscope_session_new(&so) : NULL;
-    opscope_job_rank_t *jr = sum ? opscope_job_rank_new(NULL) : NULL;
-    FILE *fp = NULL;
-    int rc = !s || (sum && !jr) ? (nomem(err), 2) : add_summary(s, r, &o, &fp, err) ? 2 : 0;
-    if (!rc && add_traces(s, path, &o, err)) rc = 1;
-    if (!rc) rc = read_finish(s, path, jr, sum, err);
-    if (!rc && fill_tables(r, s, &o)) rc = (nomem(err), 2);
-    opscope_job_rank_free(jr);
-    opscope_session_free(s); /* aborts the summary's writer when it was not committed */
-    if (fp && fclose(fp) && !rc) rc = (nomem(err), 2);
-    if (!rc && !r->summary) rc = (nomem(err), 2);
-    if (rc) {
-        opscope_py_free(r);
-        return rc;
+    /* HTA's keep-last filter drops nothing from most traces: one read, checked, first */
+    int rc = read_with(path, &o, sum, o.hta_steps == OPSCOPE_KINETO_STEPS_KEEP_LAST, out, err);
+    if (rc == READ_AGAIN) {
+        if (sum) opscope_job_rank_summary_free(sum);
+        memset(err, 0, sizeof *err);
+        rc = read_with(path, &o, sum, 0, out, err);
     }
-    *out = r;
-    return 0;
+    return rc;
 }
 
 opscope_py_t *opscope_py_load_opts(const char *path, const opscope_py_options *opts, opscope_error *err) {

@@ -54,6 +54,7 @@ typedef struct kev {
     int64_t ts, dur;
     int64_t id;         /* flow id, -1 */
     int64_t corr, ext, bytes, device, stream;
+    int64_t hta_stream; /* args.stream as HTA reads it: a number or a decimal string, else -1 */
     int64_t wait_stream, wait_corr; /* cuda_sync: args wait_on_stream, wait_on_cuda_event_record_corr_id */
     double bw_gbps;     /* args["memory bandwidth (GB/s)"], 0 when absent (HTA's default) */
     char dir[8];        /* copy direction "HtoD"... from args.kind / args.direction */
@@ -113,6 +114,9 @@ typedef struct kr {
     opscope_kineto_comm comm; /* the X event being read: a collective's args (kineto_comm.h) */
     int in_events;      /* the events array began: input ending after this is a trace cut short */
     OPSCOPE_VEC(opscope_kineto_counter) ctr; /* the cuda_profiler_range being read: its counters */
+    opscope_kineto_filter_t *filter; /* HTA's step filter (kineto_filter.h), or NULL */
+    int filter_scan;                 /* the filter's first read: slices are only seen */
+    int filter_check;                /* a checked read: slices seen and all fed (kineto_filter.h) */
 } kr;
 
 /* ---------------------------------------------------------------------------------------- */
@@ -464,6 +468,20 @@ static int profiler_range(kr *s, const kev *e, const char *name, size_t name_len
     return 0;
 }
 
+/* HTA's step filter on a slice: the scan sees it (and reads nothing more), the second read
+ * keeps it or not (1 kept, 0 dropped, -1 out of memory). Slices without "dur", which HTA drops, are dropped; the
+ * categories opscope ignores are not seen by the scan ("Trace" is not an event for HTA). */
+static int filter_pass(kr *s, const kev *e, const char *name, size_t name_len, int64_t ts, int64_t dur) {
+    int gpu = opscope_kineto_filter_gpu_side(e->hta_stream, e->corr, name, name_len);
+    if (!s->filter_scan && !s->filter_check)
+        return e->has_dur && opscope_kineto_filter_keeps(s->filter, gpu, e->corr, ts);
+    if (s->filter_check && !e->has_dur) opscope_kineto_filter_note_dropped(s->filter);
+    if (e->has_dur && e->cat != KC_KNOWN && e->cat != KC_FLOW &&
+        opscope_kineto_filter_see(s->filter, gpu, e->corr, ts, ts + dur, name, name_len))
+        return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+    return s->filter_check; /* checked: fed as an unfiltered read feeds it */
+}
+
 /* A complete slice (X, or a matched B/E). NAME is the event's name (NUL-terminated). */
 static int slice(kr *s, kev *e, const char *name, size_t name_len) {
     opscope_kineto_info *in = s->info;
@@ -476,6 +494,8 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
     if (s->total_dur > OPSCOPE_READ_MAX_TOTAL_NS)
         return kr_fail(s, OPSCOPE_ERROR_RANGE,
                        "the events' durations add up to more than 2^58 ns (9 years): beyond any real run");
+    int kept = s->filter ? filter_pass(s, e, name, name_len, ts, dur) : 1;
+    if (kept <= 0) return kept;
     opscope_kineto_event ke = {0};
     ke.corr = e->corr;
     ke.ext = e->ext;
@@ -878,7 +898,11 @@ static int parse_args(kr *s, kev *e) {
             break;
         }
         case 5: e->device = int_of(&t); break;
-        case 6: e->stream = int_of(&t); break;
+        case 6:
+            e->stream = int_of(&t);
+            /* pandas' to_numeric: "0x0" (HIP's runtime calls) is no number */
+            e->hta_stream = t.type == OPSCOPE_JSON_STRING && t.len > 1 && t.str[1] == 'x' ? -1 : e->stream;
+            break;
         case 7: e->corr = int_of(&t); break;
         case 8: e->ext = int_of(&t); break;
         case 11: e->wait_stream = int_of(&t); break;
@@ -894,7 +918,7 @@ static void kev_reset(kev *e) {
     e->name_id = UINT32_MAX;
     e->dims_id = UINT32_MAX;
     e->types_id = UINT32_MAX;
-    e->id = e->corr = e->ext = e->bytes = e->device = e->stream = -1;
+    e->id = e->corr = e->ext = e->bytes = e->device = e->stream = e->hta_stream = -1;
     e->wait_stream = e->wait_corr = -1;
 }
 
@@ -1087,7 +1111,12 @@ static int on_event(kr *s, kev *e) {
     case 'M': return on_metadata(s, e);
     case 's':
         in->n_flows++;
-        if (e->cat == KC_FLOW && s->an && e->id >= 0) {
+        if (e->cat == KC_FLOW && e->id >= 0 && s->filter && s->filter_check &&
+            opscope_kineto_filter_note(s->filter, e->id))
+            return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
+        if (e->cat == KC_FLOW && s->an && e->id >= 0 &&
+            (!s->filter || s->filter_check ||
+             (!s->filter_scan && opscope_kineto_filter_keeps(s->filter, 1, e->id, e->ts)))) {
             int64_t th = thread_of(s, e->pid.key, e->tid.key);
             if (th < 0) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
             opscope_kineto_event ke = {0};
@@ -1294,8 +1323,17 @@ int opscope_kineto_read_json(opscope_json_t *j, opscope_format format, const ops
 int opscope_kineto_read_json_status(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
                                     opscope_kineto_collector *an, opscope_read_status *status,
                                     opscope_error *err) {
+    return opscope_kineto_read_json_filtered(j, format, sink, an, NULL, 0, status, err);
+}
+
+int opscope_kineto_read_json_filtered(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
+                                      opscope_kineto_collector *an, opscope_kineto_filter_t *filter, int scan,
+                                      opscope_read_status *status, opscope_error *err) {
     kr s;
     memset(&s, 0, sizeof s);
+    s.filter = filter;
+    s.filter_scan = filter && scan == 1;
+    s.filter_check = filter && scan == 2;
     s.j = j;
     s.sink = sink;
     s.an = an;

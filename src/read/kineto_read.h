@@ -26,6 +26,7 @@
 
 #include "read/json.h"
 #include "read/kineto_event.h"
+#include "read/kineto_filter.h"
 #include "read/readers.h"
 #include "opscope.h"
 
@@ -47,6 +48,15 @@ int opscope_kineto_read_json(opscope_json_t *j, opscope_format format, const ops
 int opscope_kineto_read_json_status(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
                                     opscope_kineto_collector *an, opscope_read_status *status,
                                     opscope_error *err);
+
+/* As opscope_kineto_read_json_status through HTA's step filter FILTER (read/kineto_filter.h;
+ * NULL: none): SCAN 1 is the filter's first read (every slice goes to
+ * opscope_kineto_filter_see and nothing else is delivered), 2 a checked read (every event
+ * delivered, the slices seen and the GPU-side correlations noted), 0 the read that delivers
+ * only the events FILTER keeps (ready). */
+int opscope_kineto_read_json_filtered(opscope_json_t *j, opscope_format format, const opscope_sink *sink,
+                                      opscope_kineto_collector *an, opscope_kineto_filter_t *filter, int scan,
+                                      opscope_read_status *status, opscope_error *err);
 
 /* A "ts" or "dur" token T (microseconds: a number or a numeric string) as integer ns into
  * *OUT, exactly as the reader converts it (from the number's text). 0, or -1 when it is no

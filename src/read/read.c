@@ -168,6 +168,8 @@ typedef struct rd_src {
     size_t pre_len, pre_off;
     uint64_t raw_in;    /* bytes read from fd (plain input), for progress */
     const opscope_read_options *opts; /* never NULL */
+    opscope_kineto_filter_t *filter;  /* HTA's step filter (read_steps), or NULL */
+    int scan;                         /* its first read: a trace is only scanned */
 } rd_src;
 
 /* Reports the input consumed so far: bytes as stored, so gzip compares with the file size. */
@@ -288,7 +290,12 @@ static int rd_run(rd_src *s, const char *name, opscope_format format, const opsc
         set_err(err, OPSCOPE_ERROR_NOMEM, name, "out of memory", 0);
         return -1;
     }
-    int rc = opscope_read_json_stream(j, format, sink, s->opts->kineto, s->opts->status, err);
+    int trace = format == OPSCOPE_FORMAT_KINETO || format == OPSCOPE_FORMAT_CHROME;
+    int rc = s->filter && trace
+                 ? opscope_kineto_read_json_filtered(j, format, sink, s->opts->kineto, s->filter, s->scan,
+                                                     s->opts->status, err)
+             : s->scan ? 0 /* a ggml profile: nothing to scan */
+                       : opscope_read_json_stream(j, format, sink, s->opts->kineto, s->opts->status, err);
     opscope_json_free(j);
     return rc;
 }
@@ -344,8 +351,9 @@ static int read_log(int fd, size_t size, const char *path, const opscope_sink *s
     return rc;
 }
 
-int opscope_read_file_opts(const char *path, opscope_format format, const opscope_sink *sink,
-                           const opscope_read_options *opts, opscope_error *err) {
+static int read_file(const char *path, opscope_format format, const opscope_sink *sink,
+                     const opscope_read_options *opts, opscope_kineto_filter_t *filter, int scan,
+                     opscope_error *err) {
     if (!path) {
         set_err(err, OPSCOPE_ERROR_USAGE, "", "no input path", 0);
         return -1;
@@ -356,7 +364,7 @@ int opscope_read_file_opts(const char *path, opscope_format format, const opscop
         set_err(err, OPSCOPE_ERROR_IO, path, "cannot open", errno);
         return -1;
     }
-    rd_src s = {.fd = -1, .opts = opts ? opts : &no_options};
+    rd_src s = {.fd = -1, .opts = opts ? opts : &no_options, .filter = filter, .scan = scan};
     struct stat st;
     int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -370,7 +378,7 @@ int opscope_read_file_opts(const char *path, opscope_format format, const opscop
         gz = m >= 2 && magic[0] == 0x1f && magic[1] == 0x8b;
         if ((format == OPSCOPE_FORMAT_AUTO || format == OPSCOPE_FORMAT_GGML) && m == (ssize_t)sizeof magic &&
             opscope_oplog_is_log(magic, sizeof magic)) {
-            int rc = read_log(fd, (size_t)st.st_size, path, sink, opts, err);
+            int rc = scan ? 0 : read_log(fd, (size_t)st.st_size, path, sink, opts, err);
             close(fd);
             return rc;
         }
@@ -397,6 +405,46 @@ int opscope_read_file_opts(const char *path, opscope_format format, const opscop
     else close(fd);
     free(s.pre);
     return rc;
+}
+
+/* HTA's step filter (kineto_filter.h): a scan of the trace, then the read through the filter. */
+static int read_steps(const char *path, opscope_format format, const opscope_sink *sink,
+                      const opscope_read_options *opts, opscope_error *err) {
+    if (path && !strcmp(path, "-")) {
+        set_err(err, OPSCOPE_ERROR_USAGE, path, "HTA's step filter reads the trace twice: give a file, not stdin", 0);
+        return -1;
+    }
+    opscope_kineto_filter_t *f = opscope_kineto_filter_new((opscope_kineto_steps)opts->hta_steps);
+    if (!f) {
+        set_err(err, OPSCOPE_ERROR_NOMEM, path ? path : "", "out of memory", 0);
+        return -1;
+    }
+    int rc;
+    if (opts->hta_steps_once && opts->status && opts->hta_steps == OPSCOPE_KINETO_STEPS_KEEP_LAST) {
+        opscope_kineto_filter_check(f);
+        rc = read_file(path, format, sink, opts, f, 2, err);
+        if (!rc) {
+            opscope_kineto_filter_ready(f);
+            opts->status->hta_reread = opscope_kineto_filter_drops(f);
+        }
+        opscope_kineto_filter_free(f);
+        return rc;
+    }
+    opscope_sink none;
+    memset(&none, 0, sizeof none);
+    rc = read_file(path, format, &none, &no_options, f, 1, err);
+    if (!rc) {
+        opscope_kineto_filter_ready(f);
+        rc = read_file(path, format, sink, opts, f, 0, err);
+    }
+    opscope_kineto_filter_free(f);
+    return rc;
+}
+
+int opscope_read_file_opts(const char *path, opscope_format format, const opscope_sink *sink,
+                           const opscope_read_options *opts, opscope_error *err) {
+    if (opts && opts->hta_steps != OPSCOPE_KINETO_STEPS_ALL) return read_steps(path, format, sink, opts, err);
+    return read_file(path, format, sink, opts, NULL, 0, err);
 }
 
 opscope_format opscope_detect_file_format(const char *path) {

@@ -13,6 +13,7 @@
 
 #include "read/json.h"
 #include "read/kineto_event.h"
+#include "read/kineto_filter.h"
 #include "opscope.h"
 
 /*
@@ -65,6 +66,9 @@ typedef struct opscope_read_status {
     char end[16];          /* capture.end.how: exit, signal, checkpoint, killed, crash */
     char end_signal[16];
     uint64_t end_ns, died_ns; /* capture.end.at_ns, died_ns */
+    int hta_reread;        /* a read with hta_steps_once: HTA's filter would have dropped
+                            * events, so the events delivered are not the filtered ones: the
+                            * caller reads again without hta_steps_once */
 } opscope_read_status;
 
 /* STATUS (may be NULL) is filled as the read ends, on success only. A document cut short
@@ -122,6 +126,15 @@ typedef struct opscope_read_options {
     void *progress_ud;
     /* Filled for a ggml profile or a trace (see opscope_read_status). NULL: not wanted. */
     opscope_read_status *status;
+    /* An opscope_kineto_steps (read/kineto_filter.h): not ALL, a trace is read through HTA's
+     * profiler-step filter, in two reads of the file (opscope_read_file_opts only; stdin is
+     * refused). */
+    int hta_steps;
+    /* With hta_steps KEEP_LAST: 1 tries one read, the trace delivered whole while the filter
+     * checks whether it would drop anything (with a trace's epoch timestamps it drops only GPU
+     * activities launched outside the profile); when it would, STATUS (then required) gets
+     * hta_reread. */
+    int hta_steps_once;
 } opscope_read_options;
 
 /* opscope_read_file / opscope_read_buffer with OPTS (may be NULL). */

@@ -24,7 +24,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from checklist import check, failures  # noqa: E402
 from intervals import union_len  # noqa: E402
 
-from opscope.hta import DeviceType, MemoryAnalysis, TraceAnalysis, TraceDiff  # noqa: E402  (the venv's installed package)
+import opscope  # noqa: E402  (the venv's installed package)
+from opscope.hta import DeviceType, MemoryAnalysis, TraceAnalysis, TraceDiff  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
@@ -303,6 +304,81 @@ def check_trace(name, want, work):
     print("%s: %d checks' rows compared" % (name, len(km) + len(idle) + len(q) + len(bw) + len(an)))
 
 
+def rows_near(what, got, want, tol):
+    """rows_equal with numbers equal to TOL (absolute) or 1e-9 relative."""
+    same = len(got) == len(want) and all(len(g) == len(w) and all(
+        x == y if isinstance(y, str) else (math.isnan(float(x)) and math.isnan(float(y))) or
+        math.isclose(float(x), float(y), rel_tol=1e-9, abs_tol=tol)
+        for x, y in zip(g, w)) for g, w in zip(got, want))
+    check(same, "%s: %s, HTA %s" % (what, got, want))
+
+
+def check_default(name, want, work):
+    """TraceAnalysis with HTA's default include_last_profiler_step=False (the last step's CPU
+    events and the activities they launched left out: docs/kineto.md, HTA's step filter)
+    against HTA's figures with that default (hta_figures.json's "default")."""
+    src = os.path.join(REPO, "tests", "kineto", "traces", name)
+    folder = os.path.join(work, "default_" + name.split(".")[0])
+    os.makedirs(folder, exist_ok=True)
+    if not os.path.exists(os.path.join(folder, name)):
+        os.symlink(src, os.path.join(folder, name))
+    # recsys writes whole microseconds: equal. a100_ddp writes ns at ts near 4.46e12 us, where
+    # HTA's float64 microseconds are 2^-10 us apart: its figures are within 1 ns a value (its
+    # idle times, rounded to 0.01 us, within 0.01); opscope's integer ns are exact.
+    tol = 0.0 if name.startswith("recsys") else 0.011
+    t = TraceAnalysis(trace_dir=folder)
+    rows_near(name + " default temporal", [t.get_temporal_breakdown(visualize=False).iloc[0].tolist()],
+              [want["temporal"]], tol)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kt, km = t.get_gpu_kernel_breakdown(visualize=False)
+    rows_near(name + " default kernel metrics", km.drop(columns="rank").values.tolist(), want["kmetrics"], tol)
+    if all(" overlapping " not in r[0] for r in want["ktype"]):  # as check_trace: HTA's overlap rows
+        rows_near(name + " default kernel types", kt.values.tolist(), want["ktype"], tol)
+    idle = t.get_idle_time_breakdown(visualize=False)[0]
+    rows_near(name + " default idle", sorted(idle.drop(columns="rank").values.tolist()), want["idle"], tol)
+    q = t.get_queue_length_summary()
+    rows_near(name + " default queue summary", [[i[1]] + list(v) for i, v in zip(q.index, q.values)],
+              want["qsum"], 0.0)
+    d = t.get_cuda_kernel_launch_stats(visualize=False)[0]
+    w = want["launch"]
+    got = [len(d), int(d["correlation"].sum()), d["cpu_duration"].sum(), d["gpu_duration"].sum(),
+           int((d["gpu_duration"] < d["cpu_duration"]).sum())]
+    rows_near(name + " default launch stats", [got], [[w["rows"], w["correlation_sum"], w["cpu_duration_sum"],
+                                                       w["gpu_duration_sum"], w["gpu_shorter"]]], 0.0)
+    rows_near(name + " default launch delay", [[d["launch_delay"].sum()]], [[w["launch_delay_sum"]]],
+              tol * len(d))
+    rows_near(name + " default first launches", d.head(5).astype(float).values.tolist(), w["first"], tol)
+    print("%s (include_last_profiler_step=False): %d kernels, %d launches compared" % (name, len(km), len(d)))
+
+
+def check_load_steps(name, work):
+    """opscope.load(hta_steps=...): the kernels table holds the GPU activities that
+    tests/kineto/check_hta_steps.py's own reading of HTA's rule keeps, on NAME (keep-last drops
+    nothing there: read once) and on that script's synthetic traces (it drops some: read
+    again, filtered); a bad value raises."""
+    sys.path.insert(0, os.path.join(REPO, "tests", "kineto"))
+    from check_hta_steps import GPU, hta_keeps, synthetic  # noqa: E402  (the rule, read from the JSON)
+    from trace_ref import load as load_events, ns  # noqa: E402
+    srcs = [os.path.join(REPO, "tests", "kineto", "traces", name)]
+    for at in (0, 1700000000000000):
+        srcs.append(os.path.join(work, "steps3_at%d.json" % at))
+        with open(srcs[-1], "w") as f:
+            json.dump(synthetic(3, at), f)
+    for src in srcs:
+        ev = load_events(src)
+        for mode in ("drop-last", "keep-last"):
+            own = sorted(ns(e["ts"]) for e in hta_keeps(ev, mode == "keep-last") if e.get("cat") in GPU)
+            got = sorted(opscope.load(src, hta_steps=mode).kernels["start_ns"].tolist())
+            check(got == own, "%s load(hta_steps=%r): %d kernels, own rule %d" % (
+                os.path.basename(src), mode, len(got), len(own)))
+    try:
+        opscope.load(src, hta_steps="last")
+        check(False, "load(hta_steps='last') raises")
+    except ValueError as e:
+        check("drop-last" in str(e), "the error lists the values: %s" % e)
+
+
 def check_cupti(want, work):
     """CUPTI counters per operator on HTA's cupti_profiler trace against HTA's digest and this
     script's sums of the cuda_profiler_range events' counters."""
@@ -555,6 +631,11 @@ def main():
     figures = json.load(open(os.path.join(HERE, "hta_figures.json")))
     for name, want in figures["traces"].items():
         check_trace(name, want, work)
+    for name, want in figures["default"].items():
+        if name == "source":
+            continue
+        check_default(name, want, work)
+    check_load_steps("a100_ddp_train_rank0.json.gz", work)
     check_cupti(figures["cupti"], work)
     check_trace_diff(figures["trace_diff"], work)
     with warnings.catch_warnings():

@@ -128,6 +128,7 @@ void opscope_session_read_options(opscope_session_t *s, opscope_read_options *ro
     for (int i = 0; i < s->n_out && c; i++)
         if (s->out[i].collector) c = s->out[i].collector(s->out[i].impl, c);
     ro->kineto = c;
+    ro->hta_steps = s->opts.hta_steps;
 }
 
 static void set_nomem(opscope_error *err) {

@@ -77,6 +77,8 @@ typedef struct opscope_session_opts {
     const char *cpath_annotation; /* the path's windows: this annotation's instances instead of
                                      the steps (opscope_cpath_set_window; borrowed), or NULL */
     int64_t cpath_instance;       /* with it: the instance, -1 every one */
+    int hta_steps;                /* a trace read through HTA's profiler-step filter: an
+                                     opscope_kineto_steps (read/kineto_filter.h; 0: none) */
     opscope_graph_filter *filter; /* borrowed; NULL: every record (its next is set here) */
     const char *filter_desc;      /* "batch 1": for the outputs' headers (borrowed) */
 } opscope_session_opts;
@@ -98,7 +100,7 @@ int opscope_session_add(opscope_session_t *s, const opscope_output *o);
 opscope_sink opscope_session_sink(opscope_session_t *s);
 
 /* Fills RO's Kineto collector: the analysis, behind the outputs that see a trace's events
- * (none under a filter: a trace has no graph ids). */
+ * (none under a filter: a trace has no graph ids); and its step filter (hta_steps). */
 void opscope_session_read_options(opscope_session_t *s, opscope_read_options *ro);
 
 /* After a read that a sink stopped (OPSCOPE_ERROR_ABORTED): ERR says why (an output's reason,
