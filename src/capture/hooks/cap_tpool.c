@@ -82,26 +82,42 @@ static uintptr_t resolve(uintptr_t ret) {
     return (uintptr_t)p | (omp ? 1u : 0u);
 }
 
-static uintptr_t site_fn(uintptr_t ret) {
+/* A call site not in the table from slot I0 on: resolved, and kept in the first free slot. */
+__attribute__((noinline, cold)) static uintptr_t site_miss(uintptr_t ret, size_t i0) {
+    uintptr_t f = resolve(ret);
+    for (size_t k = 0; f && k < SITES; k++) {
+        size_t i = (i0 + k) % SITES;
+        uintptr_t none = 0;
+        if (atomic_compare_exchange_strong_explicit(&g_sites[i].ret, &none, ret, memory_order_acq_rel,
+                                                    memory_order_relaxed)) {
+            atomic_store_explicit(&g_sites[i].fn, f, memory_order_release);
+            break;
+        }
+        if (none == ret) {
+            break; /* another thread keeps it */
+        }
+    }
+    return f;
+}
+
+/* The real barrier for call site RET (see g_sites): one slot read on a hit. */
+static inline uintptr_t site_fn(uintptr_t ret) {
     size_t i0 = (size_t)((ret >> 4) * 0x9E3779B97F4A7C15ull >> 58); /* 64 slots */
     for (size_t k = 0; k < SITES; k++) {
         size_t i = (i0 + k) % SITES;
         uintptr_t r = atomic_load_explicit(&g_sites[i].ret, memory_order_acquire);
         if (r == ret) {
             uintptr_t f = atomic_load_explicit(&g_sites[i].fn, memory_order_acquire);
-            return f ? f : resolve(ret); /* being filled in by another thread */
+            if (f) {
+                return f;
+            }
+            break; /* being filled in by another thread */
         }
         if (r == 0) {
-            uintptr_t f = resolve(ret);
-            uintptr_t none = 0;
-            if (f && atomic_compare_exchange_strong_explicit(&g_sites[i].ret, &none, ret, memory_order_acq_rel,
-                                                             memory_order_relaxed)) {
-                atomic_store_explicit(&g_sites[i].fn, f, memory_order_release);
-            }
-            return f;
+            break;
         }
     }
-    return resolve(ret);
+    return site_miss(ret, i0);
 }
 
 OPSCOPE_EXPORT void ggml_barrier(struct ggml_threadpool *tp) {
