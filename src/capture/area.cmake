@@ -90,6 +90,7 @@ if(OPSCOPE_GGML_INCLUDE_DIR AND EXISTS "${OPSCOPE_GGML_INCLUDE_DIR}/ggml-backend
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_ggml.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_blas.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_omp.c
+    ${OPSCOPE_CAPTURE_DIR}/hooks/cap_tpool.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_copy.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_sync.c
     ${OPSCOPE_CAPTURE_DIR}/hooks/cap_llama.c

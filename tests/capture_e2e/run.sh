@@ -22,5 +22,14 @@ if [ "$1" = "--setup" ]; then
     done
     exit 1
 fi
+if [ "$1" = "--tpool-setup" ]; then
+    # Fixture: ggml built without OpenMP, once (cached in the root; a few minutes the first time).
+    for try in 1 2; do
+        "$REPO/scripts/threadpool-ggml.sh" && exit 0
+        echo "capture_e2e tpool setup: try $try failed" >&2
+        sleep 5
+    done
+    exit 1
+fi
 script=$1; shift
 exec "$REPO/scripts/in-root.sh" --no-build python3 "/opscope/tests/capture_e2e/$script" "$@"

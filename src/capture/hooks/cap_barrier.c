@@ -3,8 +3,10 @@
 
 #include "capture/life/cap_env.h"
 #include "capture/store/cap_clock.h"
+#include "capture/store/cap_counters.h"
 #include "capture/timing/cap_threads.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
@@ -12,6 +14,15 @@
 _Atomic(opscope_cap_thr_table *) opscope_cap_barrier_live;
 _Thread_local opscope_cap_thr_table *opscope_cap_barrier_owner;
 int (*_Atomic opscope_cap_barrier_team_num)(void);
+_Atomic bool opscope_cap_barrier_tpool;
+
+/* The threadpool rows of the published table: its compute's number (a thread's cached row is
+ * good for that compute only), the next row to give, the threadpool its rows belong to. */
+static _Atomic unsigned g_epoch;
+static _Atomic int g_next_row;
+static _Atomic(const void *) g_tp;
+static _Thread_local unsigned t_epoch;
+static _Thread_local int t_row;
 
 static _Atomic int g_on = -1;           /* OPSCOPE_THREADS, read at the first compute: -1 not yet */
 static _Atomic int g_rows = 0;          /* rows the next table gets: the most threads seen */
@@ -52,10 +63,48 @@ static uint64_t cpu_ns(clockid_t clock) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* A barrier the capture can see: an OpenMP runtime's, or ggml's threadpool's. */
+static bool barrier_known(void) {
+    return atomic_load_explicit(&opscope_cap_barrier_team_num, memory_order_acquire) ||
+           atomic_load_explicit(&opscope_cap_barrier_tpool, memory_order_acquire);
+}
+
+void opscope_cap_barrier_arrive(opscope_cap_thr_table *tb, int row, opscope_cap_stream *st) {
+    if (row >= 0 && row < tb->nt_cap && atomic_load_explicit(&tb->rows[row].n, memory_order_relaxed) == 0) {
+        tb->rows[row].cpu = sched_getcpu();
+    }
+    if (row == 0 && st && st->bar_k >= 0 && st->bar_k < tb->cb_cap) {
+        tb->cb_bar[st->bar_k] = atomic_load_explicit(&tb->rows[0].n, memory_order_relaxed);
+    }
+    opscope_cap_thr_note(tb, row, opscope_cap_now()); /* the release is the last arrival */
+}
+
+int opscope_cap_barrier_tpool_row(opscope_cap_thr_table *tb, const void *tp) {
+    unsigned e = atomic_load_explicit(&g_epoch, memory_order_acquire);
+    if (t_epoch == e) {
+        return t_row;
+    }
+    const void *first = NULL;
+    bool ours = atomic_compare_exchange_strong_explicit(&g_tp, &first, tp, memory_order_acq_rel,
+                                                        memory_order_acquire) || first == tp;
+    int row = -1;
+    if (opscope_cap_barrier_owner == tb) {
+        row = 0;
+        if (!ours) {
+            atomic_store_explicit(&tb->bad, 1, memory_order_relaxed); /* another pool's threads came first */
+        }
+    } else if (ours) {
+        row = atomic_fetch_add_explicit(&g_next_row, 1, memory_order_relaxed);
+    }
+    t_epoch = e;
+    t_row = row;
+    return row;
+}
+
 bool opscope_cap_barrier_begin(opscope_cap_walk *w, int n) {
     w->st.nt = 0;
     w->st.thr_off = 0;
-    if (!threads_on() || !atomic_load_explicit(&opscope_cap_barrier_team_num, memory_order_acquire)) {
+    if (!threads_on() || !barrier_known()) {
         return false;
     }
     /* a node meets one barrier at its end, a MUL_MAT one more inside: 2 per node, more after a
@@ -71,6 +120,11 @@ bool opscope_cap_barrier_begin(opscope_cap_walk *w, int n) {
         return false; /* another thread's compute is being timed */
     }
     opscope_cap_barrier_owner = &w->thr;
+    /* the threadpool rows start again: row 0 is this thread's, the others' come as they arrive */
+    atomic_store_explicit(&g_tp, NULL, memory_order_relaxed);
+    atomic_store_explicit(&g_next_row, 1, memory_order_relaxed);
+    unsigned e = atomic_load_explicit(&g_epoch, memory_order_relaxed) + 1;
+    atomic_store_explicit(&g_epoch, e ? e : 1, memory_order_release); /* 0: a thread's cache is empty */
     t_cpu0 = 0;
     if (!atomic_load_explicit(&g_seen, memory_order_relaxed) &&
         atomic_load_explicit(&g_probes, memory_order_relaxed) < PROBES_MAX) {
@@ -88,8 +142,9 @@ static void say_unavailable(void) {
     bool f = false;
     if (atomic_compare_exchange_strong(&g_said, &f, true)) {
         static const char line[] = "opscope: per-thread CPU timing unavailable: the CPU backend's "
-                                   "barrier is not interposed (a ggml built without OpenMP, or "
-                                   "the static library); everything else is recorded\n";
+                                   "barrier is not interposed (neither OpenMP's nor ggml's "
+                                   "threadpool's, or the static library); everything else is "
+                                   "recorded\n";
         ssize_t r = write(2, line, sizeof line - 1);
         (void)r;
     }
@@ -126,7 +181,7 @@ void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, uint64_t t1, bool
         /* an OpenMP ggml calls GOMP_barrier in every compute, even on one thread (the end of
          * its omp single), so the runtime is known after the first; none after a compute of
          * several steps: the barrier is not one the capture can see */
-        if (threads_on() && n_cb > 1 && !atomic_load_explicit(&opscope_cap_barrier_team_num, memory_order_acquire)) {
+        if (threads_on() && n_cb > 1 && !barrier_known()) {
             say_unavailable();
         }
         return;
@@ -174,5 +229,10 @@ void opscope_cap_barrier_end(opscope_cap_walk *w, uint64_t t0, uint64_t t1, bool
         w->st.nt = nt;
         w->st.thr_off = w->thr_used;
         w->thr_used += need;
+        uint64_t bars = 0;
+        for (int i = 0; i < nt; i++) {
+            bars += (uint64_t)row_n[i];
+        }
+        atomic_fetch_add_explicit(&opscope_cap_stats.thr_barriers, bars, memory_order_relaxed);
     }
 }

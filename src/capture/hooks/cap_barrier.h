@@ -24,6 +24,23 @@ extern _Thread_local opscope_cap_thr_table *opscope_cap_barrier_owner;
  * program loaded), -1 when no runtime is known. Set once by cap_omp.c. */
 extern int (*_Atomic opscope_cap_barrier_team_num)(void);
 
+/* Whether ggml's own threadpool barrier was met (cap_tpool.c resolved a ggml_barrier that is
+ * not OpenMP's): its computes can be timed without an OpenMP runtime. */
+extern _Atomic bool opscope_cap_barrier_tpool;
+
+/* The calling thread, ROW of the compute whose table TB is published, arrives at a barrier
+ * (just before the real one, so that nothing of the hook runs after it): its CPU at its first,
+ * on thread 0 (ST: its stream, NULL none) the barrier that follows the callback awaited, and
+ * the arrival tick. ROW -1 (a thread 0 of another team) marks TB bad. */
+void opscope_cap_barrier_arrive(opscope_cap_thr_table *tb, int row, opscope_cap_stream *st);
+
+/* The calling thread's row at a threadpool barrier of TP while TB is published: 0 on the thread
+ * that published TB (ggml's thread 0 runs on the caller of the compute), then 1, 2, ... in the
+ * order the other threads first arrive in this compute (ggml_barrier does not say a thread's
+ * number); -1 for a thread of another threadpool, which notes nothing (when thread 0's own
+ * threadpool is not the first one met, TB is marked bad). Lock-free; thread-local cache. */
+int opscope_cap_barrier_tpool_row(opscope_cap_thr_table *tb, const void *tp);
+
 /* Thread 0, before W's compute of N nodes runs: sizes W's table for the threads seen so far
  * (at least the CPUs configured) and publishes it. False: not timed (off, busy, no memory). */
 bool opscope_cap_barrier_begin(opscope_cap_walk *w, int n);

@@ -20,7 +20,6 @@
 #include "capture/resolve/cap_sym.h"
 
 #include <dlfcn.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -103,20 +102,14 @@ static barrier_fn real_barrier_slow(void) {
 
 /* A barrier of the compute whose table TB is published: this thread's row (thread 0 must be
  * the thread that published it: a thread 0 of another team means another team's barrier, and
- * the table says nothing), and on thread 0 the callback this barrier ends. */
+ * the table says nothing). */
 static void timed_barrier(barrier_fn f, opscope_cap_thr_table *tb, opscope_cap_stream *st) {
     int (*num)(void) = atomic_load_explicit(&opscope_cap_barrier_team_num, memory_order_relaxed);
     int row = num ? num() : -1;
     if (row == 0 && opscope_cap_barrier_owner != tb) {
         row = -1;
     }
-    if (row >= 0 && row < tb->nt_cap && atomic_load_explicit(&tb->rows[row].n, memory_order_relaxed) == 0) {
-        tb->rows[row].cpu = sched_getcpu();
-    }
-    if (row == 0 && st && st->bar_k >= 0 && st->bar_k < tb->cb_cap) {
-        tb->cb_bar[st->bar_k] = atomic_load_explicit(&tb->rows[0].n, memory_order_relaxed);
-    }
-    opscope_cap_thr_note(tb, row, opscope_cap_now()); /* the release is the last arrival */
+    opscope_cap_barrier_arrive(tb, row, st);
     f();
 }
 

@@ -774,7 +774,7 @@ static void print_stats(void) {
     fprintf(stderr,
             "opscope: stats: graphs=%llu records=%llu dropped=%llu callbacks=%llu "
             "graph_ms=%.3f op_ms=%.3f op/graph=%.4f walk_ns_per_record=%.1f "
-            "inexact_graphs=%llu nofusion_graphs=%llu split_only=%llu planned_graphs=%llu descs=%llu gpu_lost=%llu buffer_mb=%.1f clock=%s\n",
+            "inexact_graphs=%llu nofusion_graphs=%llu split_only=%llu planned_graphs=%llu descs=%llu gpu_lost=%llu thr_barriers=%llu buffer_mb=%.1f clock=%s\n",
             (unsigned long long)atomic_load(&c->graphs), (unsigned long long)recs,
             (unsigned long long)opscope_cap_buf_dropped(), (unsigned long long)cbs,
             (double)gt * npt / 1e6, (double)ot * npt / 1e6, gt ? (double)ot / (double)gt : 0.0,
@@ -785,6 +785,7 @@ static void print_stats(void) {
             (unsigned long long)atomic_load(&c->planned_graphs),
             (unsigned long long)atomic_load(&c->descs),
             (unsigned long long)atomic_load(&c->gpu_lost),
+            (unsigned long long)atomic_load(&c->thr_barriers),
             (double)opscope_cap_buf_bytes() / 1048576.0,
             opscope_cap_clock_use_tsc ? "tsc" : "monotonic");
 }

@@ -25,5 +25,8 @@ bool opscope_cap_sym_interposed(const char *name);
  * at OURS (our interposing definition); NULL when none. For symbols of libraries loaded in a
  * local scope (the BLAS backend's libblas, ggml-cpu's libgomp), out of RTLD_NEXT's reach. */
 void *opscope_cap_sym_loaded(const char *name, const void *ours);
+/* The same, skipping the definition at ALSO too (NULL: none): an interposer of NAME loaded
+ * ahead of ours that calls on into ours. */
+void *opscope_cap_sym_loaded_except(const char *name, const void *ours, const void *also);
 
 #endif

@@ -32,7 +32,7 @@ bool opscope_cap_sym_interposed(const char *name) {
 
 typedef struct find {
     const char *name;
-    const void *ours;
+    const void *ours, *also;
     void *found;
 } find;
 
@@ -48,7 +48,7 @@ static int find_in(struct dl_phdr_info *info, size_t size, void *ud) {
     }
     void *p = dlsym(h, f->name);
     dlclose(h);
-    if (p && p != f->ours) {
+    if (p && p != f->ours && p != f->also) {
         f->found = p;
         return 1;
     }
@@ -56,7 +56,11 @@ static int find_in(struct dl_phdr_info *info, size_t size, void *ud) {
 }
 
 void *opscope_cap_sym_loaded(const char *name, const void *ours) {
-    find f = {name, ours, NULL};
+    return opscope_cap_sym_loaded_except(name, ours, NULL);
+}
+
+void *opscope_cap_sym_loaded_except(const char *name, const void *ours, const void *also) {
+    find f = {name, ours, also, NULL};
     dl_iterate_phdr(find_in, &f);
     return f.found;
 }

@@ -22,6 +22,8 @@ typedef struct opscope_cap_counters {
     _Atomic uint64_t descs;           /* op descriptions written (cache misses) */
     _Atomic uint64_t planned_graphs;  /* CPU graph computes recorded from a cached plan */
     _Atomic uint64_t gpu_lost;        /* device items a GPU source could not time, or given up */
+    _Atomic uint64_t thr_barriers;    /* barrier arrivals, every thread, of the computes given
+                                       * per-thread times */
 } opscope_cap_counters;
 
 extern opscope_cap_counters opscope_cap_stats;
