@@ -6,6 +6,7 @@
 #include "analyze/kineto/cupti.h"
 #include "analyze/kineto/kgann.h"
 #include "analyze/kineto/katen.h"
+#include "analyze/kineto/kbreak.h"
 #include "analyze/kineto/kmembw.h"
 #include "analyze/kineto/kseq.h"
 #include "analyze/kineto/kstats.h"
@@ -116,6 +117,8 @@ struct opscope_kineto {
     opscope_kmembw_t *kmembw;      /* memory bandwidth over time by HTA's definitions (kmembw.h) */
     opscope_kgann_t *kgann;        /* GPU-side user annotations and what they hold (kgann.h) */
     opscope_kstrag_t *kstrag;      /* HTA's straggler inputs (kstrag.h), after the finish */
+    opscope_kbreak_t *kbreak;      /* GPU time by kernel type by HTA's definitions (kbreak.h) */
+    OPSCOPE_VEC(uint8_t) kb_type;  /* per name id: 0 not looked at, else 1 + its kbreak type */
 };
 
 static int collector_add(void *ud, const opscope_kineto_event *ev) {
@@ -140,11 +143,13 @@ opscope_kineto_t *opscope_kineto_new(opscope_strtab_t *names) {
     k->kstats = opscope_kstats_new(0);
     k->kmembw = opscope_kmembw_new(names);
     k->kgann = opscope_kgann_new();
-    if (!k->cpu_ops || !k->kstats || !k->kmembw || !k->kgann) {
+    k->kbreak = opscope_kbreak_new();
+    if (!k->cpu_ops || !k->kstats || !k->kmembw || !k->kgann || !k->kbreak) {
         opscope_cpu_ops_free(k->cpu_ops);
         opscope_kstats_free(k->kstats);
         opscope_kmembw_free(k->kmembw);
         opscope_kgann_free(k->kgann);
+        opscope_kbreak_free(k->kbreak);
         free(k);
         return NULL;
     }
@@ -181,6 +186,8 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     opscope_kmembw_free(k->kmembw);
     opscope_kgann_free(k->kgann);
     opscope_kstrag_free(k->kstrag);
+    opscope_kbreak_free(k->kbreak);
+    free(k->kb_type.v);
     free(k);
 }
 
@@ -212,6 +219,7 @@ const opscope_kseq_t *opscope_kineto_katen(const opscope_kineto_t *k) { return k
 const opscope_kmembw_t *opscope_kineto_kmembw(const opscope_kineto_t *k) { return k->kmembw; }
 const opscope_kgann_t *opscope_kineto_kgann(const opscope_kineto_t *k) { return k->kgann; }
 const opscope_kstrag_t *opscope_kineto_kstrag(const opscope_kineto_t *k) { return k->kstrag; }
+const opscope_kbreak_t *opscope_kineto_kbreak(const opscope_kineto_t *k) { return k->kbreak; }
 const opscope_kineto_results *opscope_kineto_get_results(const opscope_kineto_t *k) { return &k->res; }
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k) { return k->names; }
 opscope_strtab_t *opscope_kineto_names_mut(opscope_kineto_t *k) { return k->names; }
@@ -284,6 +292,20 @@ static int train_phase(opscope_kineto_t *k, uint32_t id, int annotation) {
     return k->name_cls.v[id] - 1;
 }
 
+/* Counts an event with a stream into the kernel types (kbreak.h), its name's type cached. */
+static int kbreak_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
+    uint32_t id = ev->name_id;
+    if (id == NO_NAME) return opscope_kbreak_add(k->kbreak, OPSCOPE_KBREAK_OTHER, ev->start_ns, ev->dur_ns);
+    if (id >= k->kb_type.n) {
+        size_t n = (size_t)id + 1;
+        if (opscope_vec_reserve((void **)&k->kb_type.v, &k->kb_type.cap, n, 1, 64)) return -1;
+        memset(k->kb_type.v + k->kb_type.n, 0, n - k->kb_type.n);
+        k->kb_type.n = n;
+    }
+    if (!k->kb_type.v[id]) k->kb_type.v[id] = (uint8_t)(1 + opscope_kbreak_type_of(opscope_strtab_get(k->names, id)));
+    return opscope_kbreak_add(k->kbreak, k->kb_type.v[id] - 1, ev->start_ns, ev->dur_ns);
+}
+
 int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     if (ev->comm && ((!k->colls && !(k->colls = opscope_colls_new())) || opscope_colls_add(k->colls, ev))) return -1;
     int64_t end = ev->start_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
@@ -313,7 +335,7 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
             r->memset_ns += (uint64_t)g.dur;
         }
         if (k->keep_links && OPSCOPE_VEC_PUSH(k->gpu_rec, ev->record)) return -1;
-        if (opscope_kstats_add(k->kstats, ev->name_id, ev->kind, g.dur) ||
+        if (opscope_kstats_add(k->kstats, ev->name_id, ev->kind, g.dur) || kbreak_add(k, ev) ||
             opscope_kmembw_add(k->kmembw, ev->name_id, ev->device, ev->start_ns, g.dur, ev->bw_gbps))
             return -1;
         return OPSCOPE_VEC_PUSH(k->gpu, g);
@@ -374,7 +396,8 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     }
     case OPSCOPE_KINETO_COUNTERS: /* a kernel CUPTI's profiler measured (cupti.h) */
         return (!k->cupti && !(k->cupti = opscope_cupti_new())) || opscope_cupti_add(k->cupti, ev) ? -1 : 0;
-    case OPSCOPE_KINETO_SYNC: return 0; /* the critical path's (analyze/kineto/critical_path.c) */
+    case OPSCOPE_KINETO_SYNC: /* the critical path's (critical_path.c); HTA counts them in its span */
+        return ev->stream != -1 ? kbreak_add(k, ev) : 0;
     }
     return 0;
 }
@@ -1524,7 +1547,8 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
      * before the CPU-op records are made: not alive with them at the report's peak */
     fin_free(&f);
     memset(&f, 0, sizeof f);
-    if (kstats_finish(k) || opscope_kmembw_finish(k->kmembw) || kgann_finish(k)) goto done;
+    if (kstats_finish(k) || opscope_kmembw_finish(k->kmembw) || kgann_finish(k) || opscope_kbreak_finish(k->kbreak))
+        goto done;
     /* the runtime calls and python frames served the links above and the launch statistics */
     free(k->rt.v);
     free(k->py.v);

@@ -1,0 +1,149 @@
+/* kbreak.c - GPU time by kernel type as HTA measures it (see kbreak.h). */
+#include "analyze/kineto/kbreak.h"
+
+#include "util/sort.h"
+#include "util/vec.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct kb_ev {
+    int64_t start, end;
+    int type;
+} kb_ev;
+
+typedef struct kb_edge { /* a merged interval's start (+bit) or end (-bit), in HTA's us */
+    double t;
+    int delta;
+} kb_edge;
+
+struct opscope_kbreak {
+    OPSCOPE_VEC(kb_ev) ev;
+    opscope_kbreak_results res;
+};
+
+opscope_kbreak_t *opscope_kbreak_new(void) { return calloc(1, sizeof(opscope_kbreak_t)); }
+
+void opscope_kbreak_free(opscope_kbreak_t *b) {
+    if (!b) return;
+    free(b->ev.v);
+    free(b);
+}
+
+static bool starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
+
+/* HTA's non-compute names (its compute pattern, inverted) besides the communication and
+ * memory ones. */
+static bool not_compute(const char *n) {
+    static const char *const pre[] = {"nccl", "Stream Wait Event", "runFunction", "hip", "job_exe", "packet",
+                                      "pe_exe", "cpum_exe_subgraph", "hccl", "collective_subgraph_execution"};
+    for (size_t i = 0; i < sizeof pre / sizeof *pre; i++)
+        if (starts(n, pre[i])) return true;
+    return strstr(n, "Memcpy") || strstr(n, "Memset") || strstr(n, "dma") || strstr(n, "Sync") ||
+           (starts(n, "cuda") && strstr(n + 4, "LaunchKernel"));
+}
+
+int opscope_kbreak_type_of(const char *n) {
+    if (!n) return OPSCOPE_KBREAK_OTHER;
+    if (starts(n, "nccl") || starts(n, "hip") || starts(n, "hccl") || strstr(n, "ncclKernel"))
+        return OPSCOPE_KBREAK_COMMUNICATION;
+    if (starts(n, "Memcpy") || starts(n, "Memset") || starts(n, "dma")) return OPSCOPE_KBREAK_MEMORY;
+    return not_compute(n) ? OPSCOPE_KBREAK_OTHER : OPSCOPE_KBREAK_COMPUTATION;
+}
+
+int opscope_kbreak_add(opscope_kbreak_t *b, int type, int64_t start_ns, int64_t dur_ns) {
+    kb_ev e = {start_ns, start_ns + (dur_ns > 0 ? dur_ns : 0), type};
+    return OPSCOPE_VEC_PUSH(b->ev, e);
+}
+
+static int ev_cmp(const void *pa, const void *pb) {
+    const kb_ev *a = pa, *b = pb;
+    return (a->start > b->start) - (a->start < b->start);
+}
+
+static int edge_cmp(const void *pa, const void *pb) {
+    const kb_edge *a = pa, *b = pb;
+    if (a->t != b->t) return a->t < b->t ? -1 : 1;
+    return (a->delta > b->delta) - (a->delta < b->delta);
+}
+
+/* The union of the events (by start) of a type in MASK (0: every event), in ns. */
+static int64_t union_ns(const kb_ev *e, size_t n, int mask) {
+    int64_t sum = 0, s = 0, t = 0;
+    bool open = false;
+    for (size_t i = 0; i < n; i++) {
+        if (mask && !(e[i].type & mask)) continue;
+        if (open && e[i].start <= t) {
+            if (e[i].end > t) t = e[i].end;
+            continue;
+        }
+        if (open) sum += t - s;
+        s = e[i].start, t = e[i].end, open = true;
+    }
+    return open ? sum + t - s : sum;
+}
+
+/* NS as the trace's microseconds the way HTA reads them (the nearest double to the decimal):
+ * the whole part apart, as a trace's ns exceed a double's 53 bits. */
+static double us_of(int64_t ns) { return (double)(ns / 1000) + (double)(ns % 1000) / 1000.0; }
+
+/* HTA's merge of the events of type BIT (by start) as us doubles: a new interval where a start
+ * is past every end before it; their edges appended to X. Returns the edges added. */
+static size_t merged_edges(const kb_ev *e, size_t n, int bit, kb_edge *x) {
+    size_t m = 0;
+    double s = 0, t = 0;
+    bool open = false;
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].type != bit) continue;
+        double ts = us_of(e[i].start), end = ts + us_of(e[i].end - e[i].start);
+        if (open && !(ts > t)) {
+            if (end > t) t = end;
+            continue;
+        }
+        if (open) x[m++] = (kb_edge){s, bit}, x[m++] = (kb_edge){t, -bit};
+        s = ts, t = end, open = true;
+    }
+    if (open) x[m++] = (kb_edge){s, bit}, x[m++] = (kb_edge){t, -bit};
+    return m;
+}
+
+/* The time per set of types running (OUT by mask) over the types of ALL: each piece between two
+ * edges cut to whole microseconds, as HTA's integer cast of its durations. */
+static void split(const kb_ev *e, size_t n, int all, kb_edge *x, int64_t *out) {
+    size_t m = 0;
+    for (int bit = 1; bit < OPSCOPE_KBREAK_MASKS; bit <<= 1)
+        if (all & bit) m += merged_edges(e, n, bit, x + m);
+    opscope_sort(x, m, sizeof *x, edge_cmp);
+    int run = 0;
+    for (size_t i = 0; i + 1 < m; i++) {
+        run += x[i].delta;
+        if (run > 0 && run < OPSCOPE_KBREAK_MASKS) out[run] += (int64_t)(x[i + 1].t - x[i].t);
+    }
+}
+
+int opscope_kbreak_finish(opscope_kbreak_t *b) {
+    size_t n = b->ev.n;
+    kb_edge *x = malloc((2 * n + 1) * sizeof *x);
+    if (!x) return -1;
+    kb_ev *e = b->ev.v;
+    opscope_sort(e, n, sizeof *e, ev_cmp);
+    opscope_kbreak_results *r = &b->res;
+    r->events = n;
+    int64_t lo = n ? e[0].start : 0, hi = lo;
+    for (size_t i = 0; i < n; i++)
+        if (e[i].end > hi) hi = e[i].end;
+    r->span_ns = hi - lo;
+    r->busy_ns = union_ns(e, n, 0);
+    r->compute_ns = union_ns(e, n, OPSCOPE_KBREAK_COMPUTATION);
+    split(e, n, OPSCOPE_KBREAK_COMPUTATION | OPSCOPE_KBREAK_COMMUNICATION | OPSCOPE_KBREAK_MEMORY, x,
+          r->with_memory_us);
+    split(e, n, OPSCOPE_KBREAK_COMPUTATION | OPSCOPE_KBREAK_COMMUNICATION, x, r->without_memory_us);
+    free(x);
+    free(b->ev.v);
+    b->ev.v = NULL;
+    b->ev.n = b->ev.cap = 0;
+    return 0;
+}
+
+const opscope_kbreak_results *opscope_kbreak_results_of(const opscope_kbreak_t *b) { return &b->res; }
