@@ -5,13 +5,13 @@
 
 #include <stdlib.h>
 
-/* By start, then the longest first, then trace order: the last op started at or before a time
- * is the deepest. */
+/* By start, then the later in the trace first: the last op started at or before a time that
+ * holds a call is HTA's pick, the latest start and of ops starting together the first in the
+ * trace (its stable sort by start, descending, over the ops holding the call). */
 static int op_cmp(const void *pa, const void *pb) {
     const opscope_katen_op *a = pa, *b = pb;
     if (a->start != b->start) return a->start < b->start ? -1 : 1;
-    if (a->end != b->end) return a->end > b->end ? -1 : 1;
-    return (a->seq > b->seq) - (a->seq < b->seq);
+    return (a->seq < b->seq) - (a->seq > b->seq);
 }
 
 static int launch_cmp(const void *pa, const void *pb) {
