@@ -149,11 +149,12 @@ class TraceAnalysis:
         microseconds, percentages rounded to 2 places)."""
         ranks = self._ranks["rank"].to_numpy(np.int64)
         kt = [self._kernel_types_of(r) for r in ranks]
-        span = np.array([t.get("span_ns", 0) for t in kt], np.float64)
-        idle = span - np.array([t.get("busy_ns", 0) for t in kt], np.float64)
-        comp = np.array([t.get("compute_ns", 0) for t in kt], np.float64)
-        df = pd.DataFrame({"rank": ranks, "idle_time(us)": idle / _US, "compute_time(us)": comp / _US,
-                           "non_compute_time(us)": (span - idle - comp) / _US, "kernel_time(us)": span / _US})
+        # HTA's microseconds from the trace's earliest event, as it computes them (kbreak.h)
+        span = np.array([t.get("span_us", 0) for t in kt], np.float64)
+        idle = span - np.array([t.get("busy_us", 0) for t in kt], np.float64)
+        comp = np.array([t.get("compute_us", 0) for t in kt], np.float64)
+        df = pd.DataFrame({"rank": ranks, "idle_time(us)": idle, "compute_time(us)": comp,
+                           "non_compute_time(us)": span - comp - idle, "kernel_time(us)": span})
         for col in ("idle_time", "compute_time", "non_compute_time"):
             df[col + "_pctg"] = np.round(100 * (df[col + "(us)"] / df["kernel_time(us)"]), 2)
         _plot(visualize, lambda px: px.bar(

@@ -27,12 +27,12 @@ static int test_split(void) {
     ASSERT_NOT_NULL(b);
     /* computation 0-10.5 us, communication 5-20, memory 8-12 (two touching copies: one
      * merged interval), a sync event 30-31 */
-    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_COMMUNICATION, 5000, 15000), 0);
-    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_MEMORY, 10000, 2000), 0);
-    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_COMPUTATION, 0, 10500), 0);
-    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_MEMORY, 8000, 2000), 0);
-    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_OTHER, 30000, 1000), 0);
-    ASSERT_EQ_INT(opscope_kbreak_finish(b), 0);
+    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_COMMUNICATION, 5000, 15000, -1), 0);
+    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_MEMORY, 10000, 2000, -1), 0);
+    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_COMPUTATION, 0, 10500, -1), 0);
+    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_MEMORY, 8000, 2000, -1), 0);
+    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_OTHER, 30000, 1000, -1), 0);
+    ASSERT_EQ_INT(opscope_kbreak_finish(b, 0), 0);
     const opscope_kbreak_results *r = opscope_kbreak_results_of(b);
     ASSERT_EQ_U64(r->events, 5);
     ASSERT_EQ_INT(r->span_ns, 31000);  /* the sync event's end counts */
@@ -55,9 +55,9 @@ static int test_big_times(void) {
     opscope_kbreak_t *b = opscope_kbreak_new();
     ASSERT_NOT_NULL(b);
     const int64_t t0 = 1682725898094377000;
-    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_COMMUNICATION, t0, 30669000), 0);
-    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_COMPUTATION, t0 + 1000, 7000), 0);
-    ASSERT_EQ_INT(opscope_kbreak_finish(b), 0);
+    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_COMMUNICATION, t0, 30669000, -1), 0);
+    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_COMPUTATION, t0 + 1000, 7000, -1), 0);
+    ASSERT_EQ_INT(opscope_kbreak_finish(b, 0), 0);
     const opscope_kbreak_results *r = opscope_kbreak_results_of(b);
     ASSERT_EQ_INT(r->with_memory_us[OPSCOPE_KBREAK_COMMUNICATION], 30669 - 7);
     ASSERT_EQ_INT(r->with_memory_us[OPSCOPE_KBREAK_COMPUTATION | OPSCOPE_KBREAK_COMMUNICATION], 7);
@@ -66,4 +66,28 @@ static int test_big_times(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_types), TEST(test_split), TEST(test_big_times))
+static int keep_even(const void *ud, int64_t corr) {
+    (void)ud;
+    return corr % 2 == 0;
+}
+
+/* The filter keeps the events its predicate keeps: the span and split are theirs. */
+static int test_keep(void) {
+    opscope_kbreak_t *b = opscope_kbreak_new();
+    ASSERT_NOT_NULL(b);
+    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_COMPUTATION, 0, 4000, 2), 0);
+    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_COMPUTATION, 1000, 9000, 3), 0);
+    ASSERT_EQ_INT(opscope_kbreak_add(b, OPSCOPE_KBREAK_MEMORY, 5000, 1000, 4), 0);
+    opscope_kbreak_keep(b, keep_even, NULL);
+    ASSERT_EQ_INT(opscope_kbreak_finish(b, 0), 0);
+    const opscope_kbreak_results *r = opscope_kbreak_results_of(b);
+    ASSERT_EQ_U64(r->events, 2);
+    ASSERT_EQ_INT(r->span_ns, 6000);
+    ASSERT_EQ_INT(r->busy_ns, 5000);
+    ASSERT_EQ_INT(r->with_memory_us[OPSCOPE_KBREAK_COMPUTATION], 4);
+    ASSERT_EQ_INT(r->with_memory_us[OPSCOPE_KBREAK_MEMORY], 1);
+    opscope_kbreak_free(b);
+    return 0;
+}
+
+TEST_MAIN(TEST(test_types), TEST(test_split), TEST(test_big_times), TEST(test_keep))

@@ -351,6 +351,69 @@ def check_trace(name, want, work):
     print("%s: %d checks' rows compared" % (name, len(km) + len(idle) + len(q) + len(bw) + len(an)))
 
 
+def made_trace(path):
+    """A trace of three profiler steps with ns-resolution timestamps near 1.7e15 us."""
+    T = 1712195495502094.5
+    ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (i + 1), "pid": 1, "tid": 1,
+           "ts": round(T + 100 * i, 3), "dur": 100.0} for i in range(3)]
+    ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": T + 0.5, "dur": 299.0})
+    ks = [  # corr, call ts, kernel name, kernel ts (from T), dur, cat
+        (1, 1.125, "void gemm_kernel<float>", 10.137, 40.251, "kernel"),
+        (2, 2.25, "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)", 30.713, 60.389, "kernel"),
+        (3, 3.375, "Memcpy HtoD (Pageable -> Device)", 45.001, 20.777, "gpu_memcpy"),
+        (4, 4.5, "void gemm_kernel<float>", 120.433, 15.5, "kernel"),
+        (5, 250.0, "void add_kernel<float>", 260.2, 30.123, "kernel"),
+        (6, 330.0, "void late_kernel<float>", 400.0, 50.0, "kernel"),  # launched after the last step
+    ]
+    for corr, cts, name, kts, dur, cat in ks:
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel" if cat == "kernel" else "cudaMemcpyAsync",
+                   "pid": 1, "tid": 1, "ts": round(T + cts, 3), "dur": 3.0, "args": {"correlation": corr}})
+        ev.append({"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": 7, "ts": round(T + kts, 3), "dur": dur,
+                   "args": {"stream": 7, "correlation": corr, "device": 0}})
+    ev.append({"ph": "X", "cat": "kernel", "name": "void orphan_kernel<float>", "pid": 0, "tid": 7, "ts": round(T + 200.0, 3),
+               "dur": 5.0, "args": {"stream": 7, "correlation": 99, "device": 0}})  # no launch call
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", "pid": 1, "tid": 1, "ts": round(T + 5.0, 3),
+               "dur": 2.0, "args": {"correlation": 7}})
+    ev.append({"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 7, "ts": round(T + 95.5, 3),
+               "dur": 0.25, "args": {"stream": 7, "correlation": 7, "device": 0}})
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 1, "ts": round(T + 290.0, 3),
+               "dur": 9.0, "args": {"correlation": 8}})
+    ev.append({"ph": "X", "cat": "cuda_sync", "name": "Context Sync", "pid": 0, "tid": 7, "ts": round(T + 291.0, 3),
+               "dur": 8.5, "args": {"stream": 4294967295, "correlation": 8, "device": 0}})
+    doc = {"schemaVersion": 1, "distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": ev}
+    with gzip.open(path, "wt") as f:
+        json.dump(doc, f)
+
+def check_made(want, work):
+    """The made trace (made_trace): HTA's temporal breakdown and kernel types, with its filter
+    of the GPU side (an activity without a launch call left out, over two steps or more) and
+    its timestamps as doubles from the earliest event; and this script's own computation of
+    the same from the JSON."""
+    folder = os.path.join(work, "made")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "made.json.gz")
+    made_trace(path)
+    ev = json.load(gzip.open(path))["traceEvents"]
+    t0 = min(e["ts"] for e in ev if "dur" in e)
+    launch = {e["args"]["correlation"] for e in ev if e["cat"] == "cuda_runtime"}
+    gpu = [(e["ts"] - t0, e["ts"] - t0 + e["dur"], kernel_type(e["name"])) for e in ev
+           if "stream" in e.get("args", {}) and e["args"]["correlation"] in launch]
+    span = max(b for _, b, _ in gpu) - min(a for a, _, _ in gpu)
+    busy = sum(b - a for a, b in merged([(a, b) for a, b, _ in gpu]))
+    comp = sum(b - a for a, b in merged([(a, b) for a, b, k in gpu if k == "COMPUTATION"]))
+    t = TraceAnalysis(trace_dir=folder, include_last_profiler_step=True)
+    tb = t.get_temporal_breakdown(visualize=False).iloc[0].tolist()
+    check(all(math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-9) for a, b in zip(tb, want["temporal"])),
+          "made temporal %s, HTA %s" % (tb, want["temporal"]))
+    check(math.isclose(tb[4], span) and math.isclose(tb[1], span - busy, abs_tol=1e-9) and math.isclose(tb[2], comp),
+          "made temporal %s, own span %s busy %s compute %s" % (tb, span, busy, comp))
+    for key, types in (("ktype", TYPES), ("ktype_no_memory", TYPES[:2])):
+        kt = t.get_gpu_kernel_breakdown(visualize=False, include_memory_kernels=key == "ktype")[0]
+        rows_equal("made " + key, kt.values.tolist(), want[key])
+        got = dict(zip(kt["kernel_type"], kt["sum"]))
+        check(got == type_split(gpu, types), "made %s %s, own %s" % (key, got, type_split(gpu, types)))
+
+
 def check_cupti(want, work):
     """CUPTI counters per operator on HTA's cupti_profiler trace against HTA's digest and this
     script's sums of the cuda_profiler_range events' counters."""
@@ -604,6 +667,7 @@ def main():
     for name, want in figures["traces"].items():
         check_trace(name, want, work)
     check_cupti(figures["cupti"], work)
+    check_made(figures["made"], work)
     check_trace_diff(figures["trace_diff"], work)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -9,7 +9,7 @@
 #include <string.h>
 
 typedef struct kb_ev {
-    int64_t start, end;
+    int64_t start, end, corr;
     int type;
 } kb_ev;
 
@@ -52,9 +52,16 @@ int opscope_kbreak_type_of(const char *n) {
     return not_compute(n) ? OPSCOPE_KBREAK_OTHER : OPSCOPE_KBREAK_COMPUTATION;
 }
 
-int opscope_kbreak_add(opscope_kbreak_t *b, int type, int64_t start_ns, int64_t dur_ns) {
-    kb_ev e = {start_ns, start_ns + (dur_ns > 0 ? dur_ns : 0), type};
+int opscope_kbreak_add(opscope_kbreak_t *b, int type, int64_t start_ns, int64_t dur_ns, int64_t corr) {
+    kb_ev e = {start_ns, start_ns + (dur_ns > 0 ? dur_ns : 0), corr, type};
     return OPSCOPE_VEC_PUSH(b->ev, e);
+}
+
+void opscope_kbreak_keep(opscope_kbreak_t *b, int (*keep)(const void *ud, int64_t corr), const void *ud) {
+    size_t w = 0;
+    for (size_t i = 0; i < b->ev.n; i++)
+        if (keep(ud, b->ev.v[i].corr)) b->ev.v[w++] = b->ev.v[i];
+    b->ev.n = w;
 }
 
 static int ev_cmp(const void *pa, const void *pb) {
@@ -88,32 +95,39 @@ static int64_t union_ns(const kb_ev *e, size_t n, int mask) {
  * the whole part apart, as a trace's ns exceed a double's 53 bits. */
 static double us_of(int64_t ns) { return (double)(ns / 1000) + (double)(ns % 1000) / 1000.0; }
 
-/* HTA's merge of the events of type BIT (by start) as us doubles: a new interval where a start
- * is past every end before it; their edges appended to X. Returns the edges added. */
-static size_t merged_edges(const kb_ev *e, size_t n, int bit, kb_edge *x) {
+static size_t edge_pair(kb_edge *x, size_t m, double s, double t, int bit, double *sums) {
+    if (x) x[m] = (kb_edge){s, bit}, x[m + 1] = (kb_edge){t, -bit};
+    sums[0] += t, sums[1] += s;
+    return m + 2;
+}
+
+/* HTA's merge of the events of a type in MASK (0: all; by start) as us doubles from ORIGIN: a
+ * new interval where a start is past every end before it; their edges appended to X (NULL:
+ * none), the sums of their ends and starts to SUMS. Returns the edges. */
+static size_t merged_edges(const kb_ev *e, size_t n, int mask, int64_t origin, kb_edge *x, double *sums) {
     size_t m = 0;
-    double s = 0, t = 0;
+    double s = 0, t = 0, o = us_of(origin);
     bool open = false;
     for (size_t i = 0; i < n; i++) {
-        if (e[i].type != bit) continue;
-        double ts = us_of(e[i].start), end = ts + us_of(e[i].end - e[i].start);
+        if (mask && e[i].type != mask) continue;
+        double ts = us_of(e[i].start) - o, end = ts + us_of(e[i].end - e[i].start);
         if (open && !(ts > t)) {
             if (end > t) t = end;
             continue;
         }
-        if (open) x[m++] = (kb_edge){s, bit}, x[m++] = (kb_edge){t, -bit};
+        if (open) m = edge_pair(x, m, s, t, mask, sums);
         s = ts, t = end, open = true;
     }
-    if (open) x[m++] = (kb_edge){s, bit}, x[m++] = (kb_edge){t, -bit};
-    return m;
+    return open ? edge_pair(x, m, s, t, mask, sums) : m;
 }
 
 /* The time per set of types running (OUT by mask) over the types of ALL: each piece between two
  * edges cut to whole microseconds, as HTA's integer cast of its durations. */
-static void split(const kb_ev *e, size_t n, int all, kb_edge *x, int64_t *out) {
+static void split(const kb_ev *e, size_t n, int all, int64_t origin, kb_edge *x, int64_t *out) {
     size_t m = 0;
+    double sums[2] = {0, 0};
     for (int bit = 1; bit < OPSCOPE_KBREAK_MASKS; bit <<= 1)
-        if (all & bit) m += merged_edges(e, n, bit, x + m);
+        if (all & bit) m += merged_edges(e, n, bit, origin, x + m, sums);
     opscope_sort(x, m, sizeof *x, edge_cmp);
     int run = 0;
     for (size_t i = 0; i + 1 < m; i++) {
@@ -122,7 +136,7 @@ static void split(const kb_ev *e, size_t n, int all, kb_edge *x, int64_t *out) {
     }
 }
 
-int opscope_kbreak_finish(opscope_kbreak_t *b) {
+int opscope_kbreak_finish(opscope_kbreak_t *b, int64_t origin) {
     size_t n = b->ev.n;
     kb_edge *x = malloc((2 * n + 1) * sizeof *x);
     if (!x) return -1;
@@ -136,9 +150,15 @@ int opscope_kbreak_finish(opscope_kbreak_t *b) {
     r->span_ns = hi - lo;
     r->busy_ns = union_ns(e, n, 0);
     r->compute_ns = union_ns(e, n, OPSCOPE_KBREAK_COMPUTATION);
-    split(e, n, OPSCOPE_KBREAK_COMPUTATION | OPSCOPE_KBREAK_COMMUNICATION | OPSCOPE_KBREAK_MEMORY, x,
+    double all[2] = {0, 0}, comp[2] = {0, 0};
+    size_t m = merged_edges(e, n, 0, origin, x, all);
+    r->span_us = m ? x[m - 1].t - x[0].t : 0; /* the last merged end is the latest end */
+    r->busy_us = all[0] - all[1];
+    merged_edges(e, n, OPSCOPE_KBREAK_COMPUTATION, origin, NULL, comp);
+    r->compute_us = comp[0] - comp[1];
+    split(e, n, OPSCOPE_KBREAK_COMPUTATION | OPSCOPE_KBREAK_COMMUNICATION | OPSCOPE_KBREAK_MEMORY, origin, x,
           r->with_memory_us);
-    split(e, n, OPSCOPE_KBREAK_COMPUTATION | OPSCOPE_KBREAK_COMMUNICATION, x, r->without_memory_us);
+    split(e, n, OPSCOPE_KBREAK_COMPUTATION | OPSCOPE_KBREAK_COMMUNICATION, origin, x, r->without_memory_us);
     free(x);
     free(b->ev.v);
     b->ev.v = NULL;

@@ -1,8 +1,10 @@
 /*
  * kbreak.h - a Kineto trace's GPU time by kernel type as Holistic Trace Analysis (HTA)
  * measures it (internal; docs/kineto.md, "Kernel types by HTA's definitions"):
- *   - the events: every event with a stream (GPU activities, the runtime's cuda_sync events),
- *     typed by name as HTA's patterns do: COMMUNICATION ("nccl...", "hip...", "hccl...",
+ *   - the events: every event with a stream (GPU activities, the runtime's cuda_sync events);
+ *     in a trace of two profiler steps or more, only those whose correlation id is a runtime
+ *     call's (HTA's filter of the GPU side, as it runs with include_last_profiler_step); typed by name
+ *     as HTA's patterns do: COMMUNICATION ("nccl...", "hip...", "hccl...",
  *     "...ncclKernel..."), MEMORY ("Memcpy...", "Memset...", "dma..."), COMPUTATION (none of
  *     HTA's non-compute patterns: "...Sync", "Stream Wait Event", copies...), else OTHER;
  *   - HTA's temporal span: first start to last end over all of them (the sync events too),
@@ -10,8 +12,8 @@
  *   - HTA's split of the types' overlaps: each type's events merged, then the time with each
  *     set of types running at once (COMPUTATION alone, "COMPUTATION overlapping
  *     COMMUNICATION", ...), with MEMORY among the types and without it; as HTA, times are the
- *     trace's microseconds as doubles and each piece between two boundaries is cut to whole
- *     microseconds.
+ *     trace's microseconds as doubles (read from the JSON, then less the earliest event's
+ *     start) and each piece between two boundaries is cut to whole microseconds.
  *
  * Ownership: a handle owns its events (opscope_kbreak_free; NULL is fine). Thread safety: one
  * handle per thread.
@@ -36,15 +38,23 @@ void opscope_kbreak_free(opscope_kbreak_t *b);
 int opscope_kbreak_type_of(const char *name);
 
 /* Counts one event with a stream of type TYPE (opscope_kbreak_type_of) over [START_NS,
- * START_NS + DUR_NS]. 0, or -1 out of memory. */
-int opscope_kbreak_add(opscope_kbreak_t *b, int type, int64_t start_ns, int64_t dur_ns);
+ * START_NS + DUR_NS], launched by the call of correlation id CORR (-1: none). 0, or -1 out of
+ * memory. */
+int opscope_kbreak_add(opscope_kbreak_t *b, int type, int64_t start_ns, int64_t dur_ns, int64_t corr);
 
-/* Computes the results below and lets go of the events. 0, or -1 out of memory. */
-int opscope_kbreak_finish(opscope_kbreak_t *b);
+/* Keeps only the events for which KEEP(UD, their CORR) is non-zero (HTA's filter of the GPU
+ * side by its launch calls); call before the finish. */
+void opscope_kbreak_keep(opscope_kbreak_t *b, int (*keep)(const void *ud, int64_t corr), const void *ud);
+
+/* Computes the results below and lets go of the events; ORIGIN_NS is the trace's earliest event
+ * start (HTA's times are microseconds from it). 0, or -1 out of memory. */
+int opscope_kbreak_finish(opscope_kbreak_t *b, int64_t origin_ns);
 
 typedef struct opscope_kbreak_results {
     uint64_t events;                        /* counted events, sync events included */
     int64_t span_ns, busy_ns, compute_ns;   /* HTA's kernel_time, its union, COMPUTATION's */
+    double span_us, busy_us, compute_us;    /* the same as HTA computes them: us doubles from the
+                                               origin, a union as its ends' sum - starts' sum */
     /* microseconds with exactly the types of the mask running (index 0 unused), over the
      * three types and over COMPUTATION and COMMUNICATION only */
     int64_t with_memory_us[OPSCOPE_KBREAK_MASKS];

@@ -119,6 +119,7 @@ struct opscope_kineto {
     opscope_kstrag_t *kstrag;      /* HTA's straggler inputs (kstrag.h), after the finish */
     opscope_kbreak_t *kbreak;      /* GPU time by kernel type by HTA's definitions (kbreak.h) */
     OPSCOPE_VEC(uint8_t) kb_type;  /* per name id: 0 not looked at, else 1 + its kbreak type */
+    int64_t t0;                    /* the earliest start of an event with a duration (HTA's origin) */
 };
 
 static int collector_add(void *ud, const opscope_kineto_event *ev) {
@@ -144,6 +145,7 @@ opscope_kineto_t *opscope_kineto_new(opscope_strtab_t *names) {
     k->kmembw = opscope_kmembw_new(names);
     k->kgann = opscope_kgann_new();
     k->kbreak = opscope_kbreak_new();
+    k->t0 = INT64_MAX;
     if (!k->cpu_ops || !k->kstats || !k->kmembw || !k->kgann || !k->kbreak) {
         opscope_cpu_ops_free(k->cpu_ops);
         opscope_kstats_free(k->kstats);
@@ -295,7 +297,7 @@ static int train_phase(opscope_kineto_t *k, uint32_t id, int annotation) {
 /* Counts an event with a stream into the kernel types (kbreak.h), its name's type cached. */
 static int kbreak_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     uint32_t id = ev->name_id;
-    if (id == NO_NAME) return opscope_kbreak_add(k->kbreak, OPSCOPE_KBREAK_OTHER, ev->start_ns, ev->dur_ns);
+    if (id == NO_NAME) return opscope_kbreak_add(k->kbreak, OPSCOPE_KBREAK_OTHER, ev->start_ns, ev->dur_ns, ev->corr);
     if (id >= k->kb_type.n) {
         size_t n = (size_t)id + 1;
         if (opscope_vec_reserve((void **)&k->kb_type.v, &k->kb_type.cap, n, 1, 64)) return -1;
@@ -303,12 +305,13 @@ static int kbreak_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
         k->kb_type.n = n;
     }
     if (!k->kb_type.v[id]) k->kb_type.v[id] = (uint8_t)(1 + opscope_kbreak_type_of(opscope_strtab_get(k->names, id)));
-    return opscope_kbreak_add(k->kbreak, k->kb_type.v[id] - 1, ev->start_ns, ev->dur_ns);
+    return opscope_kbreak_add(k->kbreak, k->kb_type.v[id] - 1, ev->start_ns, ev->dur_ns, ev->corr);
 }
 
 int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     if (ev->comm && ((!k->colls && !(k->colls = opscope_colls_new())) || opscope_colls_add(k->colls, ev))) return -1;
     int64_t end = ev->start_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
+    if (ev->kind != OPSCOPE_KINETO_FLOW_START && ev->start_ns < k->t0) k->t0 = ev->start_ns;
     if (opscope_cpu_ops_add(k->cpu_ops, ev)) return -1;
     switch (ev->kind) {
     case OPSCOPE_KINETO_KERNEL:
@@ -1527,6 +1530,24 @@ static int kgann_finish(opscope_kineto_t *k) {
     return rc;
 }
 
+/* HTA's GPU side in a trace of two steps or more: an event whose correlation id CORR is a
+ * runtime call's (with include_last_profiler_step its filter keeps every CPU event). */
+static int kb_launched(const void *ud, int64_t corr) {
+    const opscope_kineto_t *k = ud;
+    for (size_t r = corr >= 0 ? rt_find(k, corr) : k->rt.n; r < k->rt.n && k->rt.v[r].corr == corr; r++)
+        if (!k->rt.v[r].is_flow) return 1;
+    return 0;
+}
+
+/* The kernel types' finish, filtered as HTA filters (kbreak.h) when the steps have two
+ * numbers or more. */
+static int kbreak_finish(opscope_kineto_t *k) {
+    bool two = false;
+    for (size_t i = 1; i < k->res.n_steps; i++) two |= k->res.steps[i].number != k->res.steps[0].number;
+    if (two) opscope_kbreak_keep(k->kbreak, kb_launched, k);
+    return opscope_kbreak_finish(k->kbreak, k->t0 != INT64_MAX ? k->t0 : 0);
+}
+
 int opscope_kineto_finish(opscope_kineto_t *k) {
     fin_t f = {0};
     int rc = -1;
@@ -1547,8 +1568,7 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
      * before the CPU-op records are made: not alive with them at the report's peak */
     fin_free(&f);
     memset(&f, 0, sizeof f);
-    if (kstats_finish(k) || opscope_kmembw_finish(k->kmembw) || kgann_finish(k) || opscope_kbreak_finish(k->kbreak))
-        goto done;
+    if (kstats_finish(k) || opscope_kmembw_finish(k->kmembw) || kgann_finish(k) || kbreak_finish(k)) goto done;
     /* the runtime calls and python frames served the links above and the launch statistics */
     free(k->rt.v);
     free(k->py.v);

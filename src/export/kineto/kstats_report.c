@@ -204,6 +204,9 @@ static void types_json(opscope_jw *j, const opscope_kineto_t *k) {
                                     {"busy_ns", r->busy_ns}, {"compute_ns", r->compute_ns}};
     opscope_jw_obj(j, "kernel_types");
     opscope_jw_i64s(j, kv, sizeof kv / sizeof *kv);
+    opscope_jw_g17(j, "span_us", r->span_us);
+    opscope_jw_g17(j, "busy_us", r->busy_us);
+    opscope_jw_g17(j, "compute_us", r->compute_us);
     const int64_t *by[] = {r->with_memory_us, r->without_memory_us};
     const char *const key[] = {"with_memory_us", "without_memory_us"};
     for (int x = 0; x < 2; x++) {
