@@ -95,8 +95,10 @@ def expected(events):
 def sequences(events):
     """Per (CPU op name, kernel names in GPU start order): calls, GPU ns, CPU ns, over every
     cpu_op call with an activity launched inside it (a runtime call on its thread starting in
-    the op's [ts, ts + dur])."""
+    the op's [ts, ts + dur]); the cuda_sync events on a stream count as activities of the call
+    they come from (HTA's sequences)."""
     acts, calls, ops = split(events, lambda e: True)
+    acts += [e for e in slices(events) if e.get("cat") == "cuda_sync" and e.get("args", {}).get("stream", -1) != -1]
     by_thread = {}
     for i, a in enumerate(acts):
         c = calls.get(corr_of(a)) if corr_of(a) is not None else None

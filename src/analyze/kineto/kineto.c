@@ -120,6 +120,8 @@ struct opscope_kineto {
     opscope_kbreak_t *kbreak;      /* GPU time by kernel type by HTA's definitions (kbreak.h) */
     OPSCOPE_VEC(uint8_t) kb_type;  /* per name id: 0 not looked at, else 1 + its kbreak type */
     int64_t t0;                    /* the earliest start of an event with a duration (HTA's origin) */
+    OPSCOPE_VEC(gpu_t) sync;       /* cuda_sync events on a stream (start, dur, corr, name): HTA's
+                                      kernel sequences hold them */
 };
 
 static int collector_add(void *ud, const opscope_kineto_event *ev) {
@@ -190,6 +192,7 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     opscope_kstrag_free(k->kstrag);
     opscope_kbreak_free(k->kbreak);
     free(k->kb_type.v);
+    free(k->sync.v);
     free(k);
 }
 
@@ -399,8 +402,11 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     }
     case OPSCOPE_KINETO_COUNTERS: /* a kernel CUPTI's profiler measured (cupti.h) */
         return (!k->cupti && !(k->cupti = opscope_cupti_new())) || opscope_cupti_add(k->cupti, ev) ? -1 : 0;
-    case OPSCOPE_KINETO_SYNC: /* the critical path's (critical_path.c); HTA counts them in its span */
-        return ev->stream != -1 ? kbreak_add(k, ev) : 0;
+    case OPSCOPE_KINETO_SYNC: { /* the critical path's (critical_path.c); HTA's span and sequences */
+        if (ev->stream == -1) return 0;
+        gpu_t g = {.start = ev->start_ns, .dur = ev->dur_ns > 0 ? ev->dur_ns : 0, .corr = ev->corr, .name = ev->name_id};
+        return kbreak_add(k, ev) || OPSCOPE_VEC_PUSH(k->sync, g) ? -1 : 0;
+    }
     }
     return 0;
 }
@@ -1400,13 +1406,20 @@ static int fin_phases(opscope_kineto_t *k, fin_t *f) {
 
 /* The GPU activity sequences of every CPU op call (kseq.h); A[i] is activity i with its call. */
 static int kseq_finish(opscope_kineto_t *k, const opscope_kstats_act *a, size_t n) {
-    opscope_kseq_launch *l = malloc((n ? n : 1) * sizeof *l);
+    opscope_kseq_launch *l = malloc((n + k->sync.n + 1) * sizeof *l);
     if (!l) return -1;
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         if (a[i].call_start == INT64_MIN) continue;
         const rt_t *c = &k->rt.v[rt_find(k, k->gpu.v[i].corr)];
         l[m++] = (opscope_kseq_launch){c->thread, k->gpu.v[i].name, c->ts, a[i].start, a[i].dur};
+    }
+    /* the sync events by the runtime call they come from, as the activities (HTA's sequences) */
+    for (size_t i = 0; i < k->sync.n; i++) {
+        const gpu_t *g = &k->sync.v[i];
+        size_t r = g->corr >= 0 ? rt_find(k, g->corr) : k->rt.n;
+        if (r >= k->rt.n || k->rt.v[r].corr != g->corr || k->rt.v[r].is_flow) continue;
+        l[m++] = (opscope_kseq_launch){k->rt.v[r].thread, g->name, k->rt.v[r].ts, g->start, g->dur};
     }
     k->kseq = opscope_kseq_new(l, m);
     int rc = k->kseq ? 0 : -1;
@@ -1569,9 +1582,12 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
     fin_free(&f);
     memset(&f, 0, sizeof f);
     if (kstats_finish(k) || opscope_kmembw_finish(k->kmembw) || kgann_finish(k) || kbreak_finish(k)) goto done;
-    /* the runtime calls and python frames served the links above and the launch statistics */
+    /* the runtime calls, python frames and sync events served the links above, the launch
+     * statistics and the sequences */
     free(k->rt.v);
     free(k->py.v);
+    free(k->sync.v);
+    memset(&k->sync, 0, sizeof k->sync);
     memset(&k->rt, 0, sizeof k->rt);
     memset(&k->py, 0, sizeof k->py);
     if (k->on_steps) (void)k->on_steps(k->on_steps_ud, &k->res);
