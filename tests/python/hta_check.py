@@ -409,6 +409,19 @@ def check_made(want, work):
         rows_equal("made " + key, kt.values.tolist(), want[key])
         got = dict(zip(kt["kernel_type"], kt["sum"]))
         check(got == type_split(gpu, types), "made %s %s, own %s" % (key, got, type_split(gpu, types)))
+    # aten::mm's kernel launches: the delays are differences of the JSON's doubles (a quarter of
+    # a microsecond apart there), as HTA measures them
+    a = t.get_aten_op_kernels_and_delay()[0]
+    rows = sorted([r[1], r[2], int(r[3]), r[4], r[5]] for r in a.itertuples())
+    rows_equal("made aten op kernels", rows, want["aten"])
+    op = [e for e in ev if e["name"] == "aten::mm"][0]
+    calls = sorted((e for e in ev if e["name"] == "cudaLaunchKernel" and op["ts"] <= e["ts"]
+                    and e["ts"] + e["dur"] <= op["ts"] + op["dur"]), key=lambda e: e["ts"])
+    kern = {e["args"]["correlation"]: e for e in ev if e.get("cat") == "kernel"}
+    first = calls[0]
+    own_delays = [first["ts"] - op["ts"], kern[first["args"]["correlation"]]["ts"] - first["ts"]]
+    check(len(rows) == 1 and rows[0][3:] == [round(x, 3) for x in own_delays] and rows[0][2] == 1
+          and rows[0][1].count(" -> ") + 1 == len(calls), "made aten delays %s, own %s" % (rows, own_delays))
 
 
 def check_cupti(want, work):

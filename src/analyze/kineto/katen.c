@@ -1,6 +1,8 @@
 /* katen.c - each aten op call's kernels and launch delays (see katen.h). */
 #include "analyze/kineto/katen.h"
 
+#include "analyze/kineto/kbreak.h"
+
 #include "util/sort.h"
 
 #include <stdlib.h>
@@ -37,7 +39,9 @@ static int group(opscope_kseq_t *s, const opscope_katen_op *ops, const hit *h, s
         size_t len = 0;
         for (j = i; j < m && h[j].op == h[i].op; j++) names[len++] = h[j].l->name;
         const opscope_katen_op *op = &ops[h[i].op];
-        int64_t aten_delay = h[i].l->call - op->start, runtime_delay = h[i].l->start - h[i].l->call;
+        /* as HTA measures them: differences of its doubles (kbreak.h) */
+        int64_t aten_delay = opscope_kbreak_delta_ns(op->start, h[i].l->call);
+        int64_t runtime_delay = opscope_kbreak_delta_ns(h[i].l->call, h[i].l->start);
         /* the sums are kept modulo 2^64: a negative runtime delay (clock skew) adds right */
         if (opscope_kseq_add(s, op->name, names, len, (uint64_t)runtime_delay, (uint64_t)aten_delay, op->start))
             return -1;

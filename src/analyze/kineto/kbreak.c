@@ -4,6 +4,7 @@
 #include "util/sort.h"
 #include "util/vec.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,9 +92,13 @@ static int64_t union_ns(const kb_ev *e, size_t n, int mask) {
     return open ? sum + t - s : sum;
 }
 
-/* NS as the trace's microseconds the way HTA reads them (the nearest double to the decimal):
- * the whole part apart, as a trace's ns exceed a double's 53 bits. */
-static double us_of(int64_t ns) { return (double)(ns / 1000) + (double)(ns % 1000) / 1000.0; }
+/* The whole microseconds apart: a trace's ns exceed a double's 53 bits. */
+double opscope_kbreak_us(int64_t ns) { return (double)(ns / 1000) + (double)(ns % 1000) / 1000.0; }
+
+int64_t opscope_kbreak_delta_ns(int64_t a, int64_t b) {
+    return llround((opscope_kbreak_us(b) - opscope_kbreak_us(a)) * 1000.0);
+}
+
 
 static size_t edge_pair(kb_edge *x, size_t m, double s, double t, int bit, double *sums) {
     if (x) x[m] = (kb_edge){s, bit}, x[m + 1] = (kb_edge){t, -bit};
@@ -106,11 +111,11 @@ static size_t edge_pair(kb_edge *x, size_t m, double s, double t, int bit, doubl
  * none), the sums of their ends and starts to SUMS. Returns the edges. */
 static size_t merged_edges(const kb_ev *e, size_t n, int mask, int64_t origin, kb_edge *x, double *sums) {
     size_t m = 0;
-    double s = 0, t = 0, o = us_of(origin);
+    double s = 0, t = 0, o = opscope_kbreak_us(origin);
     bool open = false;
     for (size_t i = 0; i < n; i++) {
         if (mask && e[i].type != mask) continue;
-        double ts = us_of(e[i].start) - o, end = ts + us_of(e[i].end - e[i].start);
+        double ts = opscope_kbreak_us(e[i].start) - o, end = ts + opscope_kbreak_us(e[i].end - e[i].start);
         if (open && !(ts > t)) {
             if (end > t) t = end;
             continue;

@@ -34,6 +34,14 @@ typedef struct opscope_kbreak opscope_kbreak_t;
 opscope_kbreak_t *opscope_kbreak_new(void);
 void opscope_kbreak_free(opscope_kbreak_t *b);
 
+/* NS (a trace's time) as HTA reads it: the nearest double to the JSON's microseconds (at
+ * 1.7e15 us a double holds a quarter of a microsecond). Pure. */
+double opscope_kbreak_us(int64_t ns);
+
+/* B - A in ns as HTA measures it, the difference of its two doubles (a multiple of 250 ns at
+ * today's epoch times, the exact difference for small times). Pure. */
+int64_t opscope_kbreak_delta_ns(int64_t a, int64_t b);
+
 /* HTA's type of an event named NAME (OPSCOPE_KBREAK_*; NULL: OTHER). */
 int opscope_kbreak_type_of(const char *name);
 
