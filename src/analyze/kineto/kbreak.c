@@ -1,7 +1,7 @@
 /* kbreak.c - GPU time by kernel type as HTA measures it (see kbreak.h). */
 #include "analyze/kineto/kbreak.h"
 
-#include "util/sort.h"
+#include "util/sort_runs.h"
 #include "util/vec.h"
 
 #include <math.h>
@@ -76,6 +76,15 @@ static int edge_cmp(const void *pa, const void *pb) {
     return (a->delta > b->delta) - (a->delta < b->delta);
 }
 
+static inline int ev_less(const kb_ev *a, const kb_ev *b) { return a->start < b->start; }
+static inline int edge_less(const kb_edge *a, const kb_edge *b) {
+    return a->t < b->t || (a->t == b->t && a->delta < b->delta);
+}
+/* the events come in trace order (each stream's in time order), the edges in one sorted run
+ * per type: merging their runs is cheaper than sorting them */
+OPSCOPE_SORT_RUNS_DEFINE(sort_ev, kb_ev, ev_less, ev_cmp)
+OPSCOPE_SORT_RUNS_DEFINE(sort_edges, kb_edge, edge_less, edge_cmp)
+
 /* The union of the events (by start) of a type in MASK (0: every event), in ns. */
 static int64_t union_ns(const kb_ev *e, size_t n, int mask) {
     int64_t sum = 0, s = 0, t = 0;
@@ -133,7 +142,7 @@ static void split(const kb_ev *e, size_t n, int all, int64_t origin, kb_edge *x,
     double sums[2] = {0, 0};
     for (int bit = 1; bit < OPSCOPE_KBREAK_MASKS; bit <<= 1)
         if (all & bit) m += merged_edges(e, n, bit, origin, x + m, sums);
-    opscope_sort(x, m, sizeof *x, edge_cmp);
+    sort_edges(x, m);
     int run = 0;
     for (size_t i = 0; i + 1 < m; i++) {
         run += x[i].delta;
@@ -146,7 +155,7 @@ int opscope_kbreak_finish(opscope_kbreak_t *b, int64_t origin) {
     kb_edge *x = malloc((2 * n + 1) * sizeof *x);
     if (!x) return -1;
     kb_ev *e = b->ev.v;
-    opscope_sort(e, n, sizeof *e, ev_cmp);
+    sort_ev(e, n);
     opscope_kbreak_results *r = &b->res;
     r->events = n;
     int64_t lo = n ? e[0].start : 0, hi = lo;
