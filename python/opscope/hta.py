@@ -443,8 +443,10 @@ class TraceAnalysis:
                                            top_k=5, visualize=False, compress_other_kernels=True):
         """The GPU activity sequences launched by the calls of the CPU ops whose name contains
         OPERATOR_NAME (the shallowest of them, as HTA starts there), at least MIN_PATTERN_LEN
-        long: pattern ("op|kernel|kernel..."), count, GPU kernel duration (us), CPU op duration
-        (us), most frequent first. HTA also writes the trace with the top_k patterns overlaid
+        long, the runtime's sync events on a stream among them as in HTA's: pattern
+        ("op|kernel|kernel..."), count, GPU kernel duration (us), CPU op duration (us), most
+        frequent first. HTA keeps the calls at the least depth one by one, this the op names
+        whose least depth is the least (every call of them). HTA also writes the trace with the top_k patterns overlaid
         into OUTPUT_DIR: not yet (a warning says so once)."""
         p = self._profile(rank)
         seqs = p.kernel_seqs
