@@ -137,19 +137,25 @@ class TraceAnalysis:
 
     # -- the ranks' GPU time -------------------------------------------------------------
 
+    def _kernel_types_of(self, rank):
+        """RANK's kernel types by HTA's definitions (the C core's summary, docs/kineto.md,
+        "Kernel types by HTA's definitions")."""
+        return self._profile(rank).summary.get("kineto", {}).get("kernel_stats", {}).get("kernel_types", {})
+
     def get_temporal_breakdown(self, visualize=True):
-        """Per rank: idle, compute and non-compute time over the span of its GPU activities
-        (HTA's columns, microseconds, percentages rounded to 2 places)."""
-        r = self._ranks
-        span = r["span_ns"].to_numpy(np.float64)
-        idle = r["idle_ns"].to_numpy(np.float64)
-        comp = r["compute_ns"].to_numpy(np.float64)
-        df = pd.DataFrame({"rank": r["rank"].to_numpy(np.int64), "idle_time(us)": idle / _US,
-                           "compute_time(us)": comp / _US,
-                           "non_compute_time(us)": (span - idle - comp) / _US,
-                           "kernel_time(us)": span / _US})
+        """Per rank: idle, compute and non-compute time over HTA's span, its first GPU event's
+        start to its last one's end, the runtime's cuda_sync events counted (HTA's columns,
+        microseconds, percentages rounded to 2 places)."""
+        ranks = self._ranks["rank"].to_numpy(np.int64)
+        kt = [self._kernel_types_of(r) for r in ranks]
+        # HTA's microseconds from the trace's earliest event, as it computes them (kbreak.h)
+        span = np.array([t.get("span_us", 0) for t in kt], np.float64)
+        idle = span - np.array([t.get("busy_us", 0) for t in kt], np.float64)
+        comp = np.array([t.get("compute_us", 0) for t in kt], np.float64)
+        df = pd.DataFrame({"rank": ranks, "idle_time(us)": idle, "compute_time(us)": comp,
+                           "non_compute_time(us)": span - comp - idle, "kernel_time(us)": span})
         for col in ("idle_time", "compute_time", "non_compute_time"):
-            df[col + "_pctg"] = np.round(100 * df[col + "(us)"] / df["kernel_time(us)"], 2)
+            df[col + "_pctg"] = np.round(100 * (df[col + "(us)"] / df["kernel_time(us)"]), 2)
         _plot(visualize, lambda px: px.bar(
             df, x="rank", y=["idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg"],
             title="Temporal breakdown across ranks"))
@@ -198,8 +204,9 @@ class TraceAnalysis:
 
     def get_gpu_kernel_breakdown(self, visualize=True, duration_ratio=0.8, num_kernels=10,
                                  include_memory_kernels=True, image_renderer=""):
-        """HTA's two tables: time per kernel type (kernel_type, sum, percentage) and per kernel
-        name and rank (sum, max, min, stddev, mean in microseconds; "others" past the top)."""
+        """HTA's two tables: time per kernel type and per overlap of types ("COMPUTATION
+        overlapping COMMUNICATION": kernel_type, sum, percentage) and per kernel name and rank
+        (sum, max, min, stddev, mean in microseconds; "others" past the top)."""
         types = ["COMPUTATION", "COMMUNICATION"] + (["MEMORY"] if include_memory_kernels else [])
         rows, sums = [], {}
         for rank in self._paths:
@@ -208,32 +215,32 @@ class TraceAnalysis:
                 df = self._aggregate(ks[ks["kernel_type"] == kt], duration_ratio, num_kernels)
                 df["kernel_type"], df["rank"] = kt, rank
                 rows.append(df)
-            self._type_sums(rank, types, sums)
+            self._type_sums(rank, include_memory_kernels, sums)
         metrics = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
         metrics = metrics.sort_values(["kernel_type", "name", "rank"], ignore_index=True)
         metrics = metrics.rename(columns={"sum": "sum (us)", "mean": "mean (us)", "max": "max (us)",
                                           "min": "min (us)", "std": "stddev"})
         metrics = metrics[["name", "sum (us)", "max (us)", "min (us)", "stddev", "mean (us)",
                            "kernel_type", "rank"]]
-        kt = pd.DataFrame({"kernel_type": list(sums), "sum": list(sums.values())})
-        kt = kt[kt["sum"] > 0].sort_values("sum", ascending=False, ignore_index=True)
+        names = sorted(sums)  # HTA's groupby order, then by sum (its sort keeps ties' order)
+        kt = pd.DataFrame({"kernel_type": names, "sum": [sums[n] for n in names]})
+        kt = kt.sort_values("sum", ascending=False, kind="stable", ignore_index=True)
         kt["percentage"] = np.round(kt["sum"] / kt["sum"].sum() * 100, 1)
         _plot(visualize, lambda px: px.pie(kt, values="percentage", names="kernel_type",
                                            title="Kernel Type Percentage Across All Ranks"))
         return kt, metrics
 
-    def _type_sums(self, rank, types, sums):
-        """Adds RANK's time per kernel type to SUMS: the unions of its compute, communication
-        and memory activities. HTA splits the overlaps of the types into their own rows
-        ("COMPUTATION overlapping COMMUNICATION"); opscope has the compute and communication
-        overlap only, so a rank with overlaps warns once and its union figures are kept."""
-        r = self._ranks[self._ranks["rank"] == rank].iloc[0]
-        union = {"COMPUTATION": r["compute_ns"], "COMMUNICATION": r["comm_ns"], "MEMORY": r["memory_ns"]}
-        if r["compute_ns"] + r["comm_ns"] + r["memory_ns"] != r["busy_ns"]:
-            _once("ktype_overlap", "kernel types overlap in time: HTA's overlap rows are not "
-                  "split yet, each type's sum is its union")
-        for t in types:
-            sums[t] = sums.get(t, 0) + int(union[t]) // 1000
+    _TYPES = ("COMPUTATION", "COMMUNICATION", "MEMORY")
+
+    def _type_sums(self, rank, with_memory, sums):
+        """Adds RANK's time per set of kernel types running at once to SUMS, as HTA names them
+        ("COMPUTATION overlapping COMMUNICATION"): the C core's split of the types' overlaps
+        (microseconds by mask of the types; with_memory: MEMORY among the types)."""
+        split = self._kernel_types_of(rank).get("with_memory_us" if with_memory else "without_memory_us", [])
+        for mask, us in enumerate(split):
+            if us > 0:
+                name = " overlapping ".join(t for b, t in enumerate(self._TYPES) if mask & (1 << b))
+                sums[name] = sums.get(name, 0) + int(us)
 
     def get_idle_time_breakdown(self, ranks=None, streams=None, visualize=True, visualize_pctg=True,
                                 show_idle_interval_stats=False, consecutive_kernel_delay=30):
@@ -435,8 +442,10 @@ class TraceAnalysis:
                                            top_k=5, visualize=False, compress_other_kernels=True):
         """The GPU activity sequences launched by the calls of the CPU ops whose name contains
         OPERATOR_NAME (the shallowest of them, as HTA starts there), at least MIN_PATTERN_LEN
-        long: pattern ("op|kernel|kernel..."), count, GPU kernel duration (us), CPU op duration
-        (us), most frequent first. HTA also writes the trace with the top_k patterns overlaid
+        long, the runtime's sync events on a stream among them as in HTA's: pattern
+        ("op|kernel|kernel..."), count, GPU kernel duration (us), CPU op duration (us), most
+        frequent first. HTA keeps the calls at the least depth one by one, this the op names
+        whose least depth is the least (every call of them). HTA also writes the trace with the top_k patterns overlaid
         into OUTPUT_DIR: not yet (a warning says so once)."""
         p = self._profile(rank)
         seqs = p.kernel_seqs

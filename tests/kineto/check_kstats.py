@@ -95,8 +95,10 @@ def expected(events):
 def sequences(events):
     """Per (CPU op name, kernel names in GPU start order): calls, GPU ns, CPU ns, over every
     cpu_op call with an activity launched inside it (a runtime call on its thread starting in
-    the op's [ts, ts + dur])."""
+    the op's [ts, ts + dur]); the cuda_sync events on a stream count as activities of the call
+    they come from (HTA's sequences)."""
     acts, calls, ops = split(events, lambda e: True)
+    acts += [e for e in slices(events) if e.get("cat") == "cuda_sync" and e.get("args", {}).get("stream", -1) != -1]
     by_thread = {}
     for i, a in enumerate(acts):
         c = calls.get(corr_of(a)) if corr_of(a) is not None else None
@@ -125,8 +127,8 @@ def kernel_launch(name):
 
 def aten_kernels(events):
     """Per (aten op name, kernels in call order): op calls, summed first aten op delay and first
-    runtime delay; by brute force (every op tried for every launch: the latest start, then the
-    shortest, then the later in the trace holding the whole call). None when too big."""
+    runtime delay; by brute force (every op tried for every launch: of those holding the whole
+    call the latest start, then the earlier in the trace, as HTA's pick). None when too big."""
     acts, calls, aten = split(events, lambda e: e["name"].startswith("aten::"))
     ops = [(ns(e["ts"]), ns(e["ts"]) + max(ns(e.get("dur", 0)), 0), e["name"]) for e in aten]
     launches = []
@@ -140,7 +142,7 @@ def aten_kernels(events):
     for cs, i, ce, ks, name in sorted(launches):
         best = None
         for j, (s, e, _) in enumerate(ops):
-            if s <= cs and e >= ce and (best is None or (s, -e, j) > (ops[best][0], -ops[best][1], best)):
+            if s <= cs and e >= ce and (best is None or (s, -j) > (ops[best][0], -best)):
                 best = j
         if best is not None:
             per_op.setdefault(best, []).append((cs, ks, name))

@@ -1,17 +1,19 @@
 /* katen.c - each aten op call's kernels and launch delays (see katen.h). */
 #include "analyze/kineto/katen.h"
 
+#include "analyze/kineto/kbreak.h"
+
 #include "util/sort.h"
 
 #include <stdlib.h>
 
-/* By start, then the longest first, then trace order: the last op started at or before a time
- * is the deepest. */
+/* By start, then the later in the trace first: the last op started at or before a time that
+ * holds a call is HTA's pick, the latest start and of ops starting together the first in the
+ * trace (its stable sort by start, descending, over the ops holding the call). */
 static int op_cmp(const void *pa, const void *pb) {
     const opscope_katen_op *a = pa, *b = pb;
     if (a->start != b->start) return a->start < b->start ? -1 : 1;
-    if (a->end != b->end) return a->end > b->end ? -1 : 1;
-    return (a->seq > b->seq) - (a->seq < b->seq);
+    return (a->seq < b->seq) - (a->seq > b->seq);
 }
 
 static int launch_cmp(const void *pa, const void *pb) {
@@ -37,7 +39,9 @@ static int group(opscope_kseq_t *s, const opscope_katen_op *ops, const hit *h, s
         size_t len = 0;
         for (j = i; j < m && h[j].op == h[i].op; j++) names[len++] = h[j].l->name;
         const opscope_katen_op *op = &ops[h[i].op];
-        int64_t aten_delay = h[i].l->call - op->start, runtime_delay = h[i].l->start - h[i].l->call;
+        /* as HTA measures them: differences of its doubles (kbreak.h) */
+        int64_t aten_delay = opscope_kbreak_delta_ns(op->start, h[i].l->call);
+        int64_t runtime_delay = opscope_kbreak_delta_ns(h[i].l->call, h[i].l->start);
         /* the sums are kept modulo 2^64: a negative runtime delay (clock skew) adds right */
         if (opscope_kseq_add(s, op->name, names, len, (uint64_t)runtime_delay, (uint64_t)aten_delay, op->start))
             return -1;

@@ -3,7 +3,7 @@
  * launch statistics"), HTA's get_aten_op_kernels_and_delay: every kernel launch call
  * (cudaLaunchKernel*, cuLaunchKernel*, runFunction*) belongs to the aten op (a CPU op named
  * "aten::...") that started last among those whose interval holds the whole call, on any
- * thread; an op call's kernels are those of its calls in call order, with the delay from the
+ * thread (of ops starting together, the first in the trace, as HTA picks); an op call's kernels are those of its calls in call order, with the delay from the
  * op's start to its first call and from that call to its kernel's start. Op calls with the same
  * name and kernels are one pattern (analyze/kineto/kseq.h's rows: GPU_NS the sum of the first
  * runtime delays, CPU_NS the sum of the first aten op delays, COUNT the op calls).
@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* An aten op call; SEQ its place in the trace (of two with the same interval, the later one is
- * the nested one: Kineto writes a parent before its children). */
+/* An aten op call; SEQ its place in the trace (of ops starting together holding a call, the
+ * one with the least SEQ takes it). */
 typedef struct opscope_katen_op {
     int64_t start, end;
     uint32_t name, seq;

@@ -6,6 +6,7 @@
 #include "analyze/kineto/cupti.h"
 #include "analyze/kineto/kgann.h"
 #include "analyze/kineto/katen.h"
+#include "analyze/kineto/kbreak.h"
 #include "analyze/kineto/kmembw.h"
 #include "analyze/kineto/kseq.h"
 #include "analyze/kineto/kstats.h"
@@ -116,6 +117,11 @@ struct opscope_kineto {
     opscope_kmembw_t *kmembw;      /* memory bandwidth over time by HTA's definitions (kmembw.h) */
     opscope_kgann_t *kgann;        /* GPU-side user annotations and what they hold (kgann.h) */
     opscope_kstrag_t *kstrag;      /* HTA's straggler inputs (kstrag.h), after the finish */
+    opscope_kbreak_t *kbreak;      /* GPU time by kernel type by HTA's definitions (kbreak.h) */
+    OPSCOPE_VEC(uint8_t) kb_type;  /* per name id: 0 not looked at, else 1 + its kbreak type */
+    int64_t t0;                    /* the earliest start of an event with a duration (HTA's origin) */
+    OPSCOPE_VEC(gpu_t) sync;       /* cuda_sync events on a stream (start, dur, corr, name): HTA's
+                                      kernel sequences hold them */
 };
 
 static int collector_add(void *ud, const opscope_kineto_event *ev) {
@@ -140,11 +146,14 @@ opscope_kineto_t *opscope_kineto_new(opscope_strtab_t *names) {
     k->kstats = opscope_kstats_new(0);
     k->kmembw = opscope_kmembw_new(names);
     k->kgann = opscope_kgann_new();
-    if (!k->cpu_ops || !k->kstats || !k->kmembw || !k->kgann) {
+    k->kbreak = opscope_kbreak_new();
+    k->t0 = INT64_MAX;
+    if (!k->cpu_ops || !k->kstats || !k->kmembw || !k->kgann || !k->kbreak) {
         opscope_cpu_ops_free(k->cpu_ops);
         opscope_kstats_free(k->kstats);
         opscope_kmembw_free(k->kmembw);
         opscope_kgann_free(k->kgann);
+        opscope_kbreak_free(k->kbreak);
         free(k);
         return NULL;
     }
@@ -181,6 +190,9 @@ void opscope_kineto_free(opscope_kineto_t *k) {
     opscope_kmembw_free(k->kmembw);
     opscope_kgann_free(k->kgann);
     opscope_kstrag_free(k->kstrag);
+    opscope_kbreak_free(k->kbreak);
+    free(k->kb_type.v);
+    free(k->sync.v);
     free(k);
 }
 
@@ -212,6 +224,7 @@ const opscope_kseq_t *opscope_kineto_katen(const opscope_kineto_t *k) { return k
 const opscope_kmembw_t *opscope_kineto_kmembw(const opscope_kineto_t *k) { return k->kmembw; }
 const opscope_kgann_t *opscope_kineto_kgann(const opscope_kineto_t *k) { return k->kgann; }
 const opscope_kstrag_t *opscope_kineto_kstrag(const opscope_kineto_t *k) { return k->kstrag; }
+const opscope_kbreak_t *opscope_kineto_kbreak(const opscope_kineto_t *k) { return k->kbreak; }
 const opscope_kineto_results *opscope_kineto_get_results(const opscope_kineto_t *k) { return &k->res; }
 const opscope_strtab_t *opscope_kineto_names(const opscope_kineto_t *k) { return k->names; }
 opscope_strtab_t *opscope_kineto_names_mut(opscope_kineto_t *k) { return k->names; }
@@ -284,9 +297,24 @@ static int train_phase(opscope_kineto_t *k, uint32_t id, int annotation) {
     return k->name_cls.v[id] - 1;
 }
 
+/* Counts an event with a stream into the kernel types (kbreak.h), its name's type cached. */
+static int kbreak_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
+    uint32_t id = ev->name_id;
+    if (id == NO_NAME) return opscope_kbreak_add(k->kbreak, OPSCOPE_KBREAK_OTHER, ev->start_ns, ev->dur_ns, ev->corr);
+    if (id >= k->kb_type.n) {
+        size_t n = (size_t)id + 1;
+        if (opscope_vec_reserve((void **)&k->kb_type.v, &k->kb_type.cap, n, 1, 64)) return -1;
+        memset(k->kb_type.v + k->kb_type.n, 0, n - k->kb_type.n);
+        k->kb_type.n = n;
+    }
+    if (!k->kb_type.v[id]) k->kb_type.v[id] = (uint8_t)(1 + opscope_kbreak_type_of(opscope_strtab_get(k->names, id)));
+    return opscope_kbreak_add(k->kbreak, k->kb_type.v[id] - 1, ev->start_ns, ev->dur_ns, ev->corr);
+}
+
 int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     if (ev->comm && ((!k->colls && !(k->colls = opscope_colls_new())) || opscope_colls_add(k->colls, ev))) return -1;
     int64_t end = ev->start_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
+    if (ev->kind != OPSCOPE_KINETO_FLOW_START && ev->start_ns < k->t0) k->t0 = ev->start_ns;
     if (opscope_cpu_ops_add(k->cpu_ops, ev)) return -1;
     switch (ev->kind) {
     case OPSCOPE_KINETO_KERNEL:
@@ -313,7 +341,7 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
             r->memset_ns += (uint64_t)g.dur;
         }
         if (k->keep_links && OPSCOPE_VEC_PUSH(k->gpu_rec, ev->record)) return -1;
-        if (opscope_kstats_add(k->kstats, ev->name_id, ev->kind, g.dur) ||
+        if (opscope_kstats_add(k->kstats, ev->name_id, ev->kind, g.dur) || kbreak_add(k, ev) ||
             opscope_kmembw_add(k->kmembw, ev->name_id, ev->device, ev->start_ns, g.dur, ev->bw_gbps))
             return -1;
         return OPSCOPE_VEC_PUSH(k->gpu, g);
@@ -374,7 +402,11 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
     }
     case OPSCOPE_KINETO_COUNTERS: /* a kernel CUPTI's profiler measured (cupti.h) */
         return (!k->cupti && !(k->cupti = opscope_cupti_new())) || opscope_cupti_add(k->cupti, ev) ? -1 : 0;
-    case OPSCOPE_KINETO_SYNC: return 0; /* the critical path's (analyze/kineto/critical_path.c) */
+    case OPSCOPE_KINETO_SYNC: { /* the critical path's (critical_path.c); HTA's span and sequences */
+        if (ev->stream == -1) return 0;
+        gpu_t g = {.start = ev->start_ns, .dur = ev->dur_ns > 0 ? ev->dur_ns : 0, .corr = ev->corr, .name = ev->name_id};
+        return kbreak_add(k, ev) || OPSCOPE_VEC_PUSH(k->sync, g) ? -1 : 0;
+    }
     }
     return 0;
 }
@@ -1374,13 +1406,20 @@ static int fin_phases(opscope_kineto_t *k, fin_t *f) {
 
 /* The GPU activity sequences of every CPU op call (kseq.h); A[i] is activity i with its call. */
 static int kseq_finish(opscope_kineto_t *k, const opscope_kstats_act *a, size_t n) {
-    opscope_kseq_launch *l = malloc((n ? n : 1) * sizeof *l);
+    opscope_kseq_launch *l = malloc((n + k->sync.n + 1) * sizeof *l);
     if (!l) return -1;
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         if (a[i].call_start == INT64_MIN) continue;
         const rt_t *c = &k->rt.v[rt_find(k, k->gpu.v[i].corr)];
         l[m++] = (opscope_kseq_launch){c->thread, k->gpu.v[i].name, c->ts, a[i].start, a[i].dur};
+    }
+    /* the sync events by the runtime call they come from, as the activities (HTA's sequences) */
+    for (size_t i = 0; i < k->sync.n; i++) {
+        const gpu_t *g = &k->sync.v[i];
+        size_t r = g->corr >= 0 ? rt_find(k, g->corr) : k->rt.n;
+        if (r >= k->rt.n || k->rt.v[r].corr != g->corr || k->rt.v[r].is_flow) continue;
+        l[m++] = (opscope_kseq_launch){k->rt.v[r].thread, g->name, k->rt.v[r].ts, g->start, g->dur};
     }
     k->kseq = opscope_kseq_new(l, m);
     int rc = k->kseq ? 0 : -1;
@@ -1504,6 +1543,24 @@ static int kgann_finish(opscope_kineto_t *k) {
     return rc;
 }
 
+/* HTA's GPU side in a trace of two steps or more: an event whose correlation id CORR is a
+ * runtime call's (with include_last_profiler_step its filter keeps every CPU event). */
+static int kb_launched(const void *ud, int64_t corr) {
+    const opscope_kineto_t *k = ud;
+    for (size_t r = corr >= 0 ? rt_find(k, corr) : k->rt.n; r < k->rt.n && k->rt.v[r].corr == corr; r++)
+        if (!k->rt.v[r].is_flow) return 1;
+    return 0;
+}
+
+/* The kernel types' finish, filtered as HTA filters (kbreak.h) when the steps have two
+ * numbers or more. */
+static int kbreak_finish(opscope_kineto_t *k) {
+    bool two = false;
+    for (size_t i = 1; i < k->res.n_steps; i++) two |= k->res.steps[i].number != k->res.steps[0].number;
+    if (two) opscope_kbreak_keep(k->kbreak, kb_launched, k);
+    return opscope_kbreak_finish(k->kbreak, k->t0 != INT64_MAX ? k->t0 : 0);
+}
+
 int opscope_kineto_finish(opscope_kineto_t *k) {
     fin_t f = {0};
     int rc = -1;
@@ -1524,10 +1581,13 @@ int opscope_kineto_finish(opscope_kineto_t *k) {
      * before the CPU-op records are made: not alive with them at the report's peak */
     fin_free(&f);
     memset(&f, 0, sizeof f);
-    if (kstats_finish(k) || opscope_kmembw_finish(k->kmembw) || kgann_finish(k)) goto done;
-    /* the runtime calls and python frames served the links above and the launch statistics */
+    if (kstats_finish(k) || opscope_kmembw_finish(k->kmembw) || kgann_finish(k) || kbreak_finish(k)) goto done;
+    /* the runtime calls, python frames and sync events served the links above, the launch
+     * statistics and the sequences */
     free(k->rt.v);
     free(k->py.v);
+    free(k->sync.v);
+    memset(&k->sync, 0, sizeof k->sync);
     memset(&k->rt, 0, sizeof k->rt);
     memset(&k->py, 0, sizeof k->py);
     if (k->on_steps) (void)k->on_steps(k->on_steps_ud, &k->res);

@@ -90,6 +90,11 @@ const struct opscope_kgann *opscope_kineto_kgann(const opscope_kineto_t *k);
 struct opscope_kstrag;
 const struct opscope_kstrag *opscope_kineto_kstrag(const opscope_kineto_t *k);
 
+/* The GPU time by kernel type by HTA's definitions (kbreak.h); its results are valid after the
+ * finish. Never NULL for a live collector. */
+struct opscope_kbreak;
+const struct opscope_kbreak *opscope_kineto_kbreak(const opscope_kineto_t *k);
+
 /* Computes every result below; call once after the last event. 0, or -1 out of memory. */
 int opscope_kineto_finish(opscope_kineto_t *k);
 

@@ -2,9 +2,11 @@
  * kseq.h - the GPU activity sequences of a Kineto trace's CPU op calls (internal; docs/kineto.md,
  * "Kernel sequences per operator"): for every call of a CPU op, the names of the kernels,
  * memcpys and memsets launched inside it (by runtime calls on its thread that start within
- * the call, nested ops included), in the order they started on the GPU; calls with the same
- * op name and the same sequence are one pattern, counted with their GPU and CPU time (HTA's
- * get_frequent_cuda_kernel_sequences, for every op name at once).
+ * the call, nested ops included; the runtime's cuda_sync events on a stream are handed over as
+ * activities of the call they come from, as HTA's sequences hold them), in the order they
+ * started on the GPU; calls with the same op name and the same sequence are one pattern,
+ * counted with their GPU and CPU time (HTA's get_frequent_cuda_kernel_sequences, for every op
+ * name at once).
  *
  * Ownership: a handle owns its patterns (opscope_kseq_free; NULL is fine). Thread safety: one
  * handle per thread.

@@ -1,6 +1,7 @@
 /* kstats_report.c - kernel and launch statistics in the report (see kstats_report.h). */
 #include "export/kineto/kstats_report.h"
 
+#include "analyze/kineto/kbreak.h"
 #include "analyze/kineto/kseq.h"
 #include "analyze/kineto/kstats.h"
 #include "analyze/record/kernel_name.h"
@@ -194,6 +195,28 @@ static void patterns_json(opscope_jw *j, const char *key, const opscope_kineto_t
     opscope_jw_end_arr(j);
 }
 
+/* "kernel_types": HTA's span and its split of the kernel types' overlaps (kbreak.h), the
+ * split's microseconds by mask of the types running (bits: computation, communication,
+ * memory). */
+static void types_json(opscope_jw *j, const opscope_kineto_t *k) {
+    const opscope_kbreak_results *r = opscope_kbreak_results_of(opscope_kineto_kbreak(k));
+    const opscope_jw_i64_kv kv[] = {{"events", (int64_t)r->events}, {"span_ns", r->span_ns},
+                                    {"busy_ns", r->busy_ns}, {"compute_ns", r->compute_ns}};
+    opscope_jw_obj(j, "kernel_types");
+    opscope_jw_i64s(j, kv, sizeof kv / sizeof *kv);
+    opscope_jw_g17(j, "span_us", r->span_us);
+    opscope_jw_g17(j, "busy_us", r->busy_us);
+    opscope_jw_g17(j, "compute_us", r->compute_us);
+    const int64_t *by[] = {r->with_memory_us, r->without_memory_us};
+    const char *const key[] = {"with_memory_us", "without_memory_us"};
+    for (int x = 0; x < 2; x++) {
+        opscope_jw_arr(j, key[x]);
+        for (int m = 0; m < OPSCOPE_KBREAK_MASKS; m++) opscope_jw_item_i64(j, by[x][m]);
+        opscope_jw_end_arr(j);
+    }
+    opscope_jw_end_obj(j);
+}
+
 void opscope_kstats_report_write_json(opscope_out_t *w, const opscope_kineto_t *k) {
     const opscope_kstats_t *s = opscope_kineto_kstats(k);
     const opscope_kstats_launch *l = opscope_kstats_launches(s);
@@ -219,5 +242,7 @@ void opscope_kstats_report_write_json(opscope_out_t *w, const opscope_kineto_t *
     patterns_json(&j, "kernel_sequences", k, opscope_kineto_kseq(k), false);
     opscope_jw_nl(&j);
     patterns_json(&j, "aten_op_kernels", k, opscope_kineto_katen(k), true);
+    opscope_jw_nl(&j);
+    types_json(&j, k);
     opscope_jw_end_obj(&j);
 }
