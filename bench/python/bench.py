@@ -18,8 +18,10 @@ CELL = os.path.join(HERE, "cell.py")
 SIDES = ("hta", "opscope")
 # the figures that both sides define the same way ("figures:" line); launch stats apart
 COMPARED = ("temporal", "overlap", "kernel_type_sum", "kernel_sum", "idle", "queue")
-METRICS = (("process_wall_s", "process wall", "s"), ("process_rss_mib", "process peak RSS", "MiB"),
-           ("cell_wall_s", "cell wall", "s"), ("cell_rss_mib", "cell peak RSS increase", "MiB"))
+# CPU time (user+sys) beside wall time: the steadier figure where other jobs load the machine
+METRICS = (("process_wall_s", "process wall", "s"), ("process_cpu_s", "process CPU", "s"),
+           ("process_rss_mib", "process peak RSS", "MiB"), ("cell_wall_s", "cell wall", "s"),
+           ("cell_cpu_s", "cell CPU", "s"), ("cell_rss_mib", "cell peak RSS increase", "MiB"))
 
 
 def _args(argv):
@@ -93,6 +95,7 @@ def _run_once(side, trace, a, work, n, cpath):
     # the child's reset of the high-water mark lowers ru_maxrss too: the process's peak is
     # the larger of the peak before the reset (the imports') and ru_maxrss (after it)
     r["process_wall_s"] = wall
+    r["process_cpu_s"] = ru.ru_utime + ru.ru_stime
     r["process_rss_mib"] = max(ru.ru_maxrss, r["hwm_imports_kib"]) / 1024.0
     r["cell_wall_s"] = r["cell_s"]
     if r["hwm_reset"]:
@@ -159,8 +162,7 @@ def _bench_trace(trace, a, sides, work, say):
     res = {"trace_dir": trace, "ranks": runs[sides[-1]][0]["ranks"], "critical_path": cpath,
            "critical_path_error": cpath_note, "runs": {}, "stats": {}}
     for s in sides:
-        res["runs"][s] = [{k: r[k] for k in ("process_wall_s", "process_rss_mib", "cell_wall_s", "cell_rss_mib",
-                                             "hwm_reset")} for r in runs[s]]
+        res["runs"][s] = [{k: r[k] for k in [m for m, _, _ in METRICS] + ["hwm_reset"]} for r in runs[s]]
         res["stats"][s] = {m: _stats(runs[s], m) for m, _, _ in METRICS}
     res["hwm_reset"] = all(r["hwm_reset"] for s in sides for r in runs[s])
     if len(sides) == 2:
@@ -188,7 +190,7 @@ def _print(res, sides):
     size = sum(_json_size(os.path.join(res["trace_dir"], f)) for f in os.listdir(res["trace_dir"])
                if f.endswith((".json", ".json.gz")))
     n = len(res["runs"][sides[0]])
-    print("%s (%.1f MB of JSON, ranks %s), %d runs per side, load %s" % (
+    print("%s (%.1f MB of JSON, ranks %s), runs per side: %d, load at the end: %s" % (
         name, size / 1e6, ",".join(map(str, res["ranks"])), n, " ".join(open("/proc/loadavg").read().split()[:3])))
     if not res["critical_path"]:
         print("  critical path left out of both sides: HTA's stops (%s)" % res["critical_path_error"])

@@ -4,13 +4,12 @@ HTA's TraceAnalysis and opscope.hta's; only the import differs.
 
 usage: cell.py hta|opscope TRACE_DIR OUT_JSON [--no-cpath]
 
-OUT_JSON gets the cell's wall time (after the imports to the last call's return), the peak RSS
+OUT_JSON gets the cell's wall and CPU time (after the imports to the last call's return), the peak RSS
 before and after resetting the high-water mark, the RSS after the imports, the critical
 path's outcome and the figures bench.py compares between the sides.
 """
 import json
 import math
-import os
 import sys
 import time
 
@@ -95,7 +94,7 @@ def main(argv):
     side, trace_dir, out = argv[1], argv[2], argv[3]
     cpath = "--no-cpath" not in argv[4:]
     hwm_start = _status_kib("VmHWM")
-    import pandas  # noqa: F401  (a notebook kernel has it imported)
+    import pandas  # a notebook kernel has it imported
     if side == "hta":
         from hta.trace_analysis import TraceAnalysis
     else:
@@ -103,7 +102,7 @@ def main(argv):
     hwm_imports = _status_kib("VmHWM")
     reset = _reset_hwm()
     rss_imports = _status_kib("VmRSS")
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
 
     t = TraceAnalysis(trace_dir=trace_dir, include_last_profiler_step=True)
     temporal = t.get_temporal_breakdown(visualize=False)
@@ -123,14 +122,14 @@ def main(argv):
             except Exception as e:  # HTA's path stops on an assertion on some traces
                 cpath_error = "rank %d: %s: %s" % (r, type(e).__name__, str(e).splitlines()[0] if str(e) else "")
                 break
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     hwm_end = _status_kib("VmHWM")
 
     res = {
-        "side": side, "trace_dir": trace_dir, "ranks": ranks, "cpath": cpath, "cpath_error": cpath_error,
+        "side": side, "pandas": pandas.__version__, "trace_dir": trace_dir, "ranks": ranks, "cpath": cpath, "cpath_error": cpath_error,
         "hwm_reset": reset, "hwm_start_kib": hwm_start, "hwm_imports_kib": hwm_imports,
         "rss_imports_kib": rss_imports, "hwm_calls_kib": hwm_calls, "hwm_end_kib": hwm_end,
-        "cell_s": t1 - t0, "calls_s": t_calls - t0,
+        "cell_s": t1 - t0, "cell_cpu_s": c1 - c0, "calls_s": t_calls - t0,
         "figures": _figures(temporal, overlap, kernels, idle, queue, launch),
     }
     with open(out, "w") as f:
