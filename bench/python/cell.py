@@ -5,11 +5,13 @@ HTA's TraceAnalysis and opscope.hta's; only the import differs.
 usage: cell.py hta|opscope TRACE_DIR OUT_JSON [--no-cpath]
 
 OUT_JSON gets the cell's wall and CPU time (after the imports to the last call's return), the peak RSS
-before and after resetting the high-water mark, the RSS after the imports, the critical
+before and after resetting the high-water mark, the RSS after the imports, the largest peak
+of the processes it started and waited for, the critical
 path's outcome and the figures bench.py compares between the sides.
 """
 import json
 import math
+import resource
 import sys
 import time
 
@@ -100,6 +102,7 @@ def main(argv):
     else:
         from opscope.hta import TraceAnalysis
     hwm_imports = _status_kib("VmHWM")
+    children_imports = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # pandas' import runs one
     reset = _reset_hwm()
     rss_imports = _status_kib("VmRSS")
     t0, c0 = time.perf_counter(), time.process_time()
@@ -124,11 +127,16 @@ def main(argv):
                 break
     t1, c1 = time.perf_counter(), time.process_time()
     hwm_end = _status_kib("VmHWM")
+    # HTA parses several ranks' traces in forked workers: their largest peak, which counts
+    # the pages they share with this process (0 when none ran during the cell)
+    children_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    children_kib = children_kib if children_kib > children_imports else 0
 
     res = {
         "side": side, "pandas": pandas.__version__, "trace_dir": trace_dir, "ranks": ranks, "cpath": cpath, "cpath_error": cpath_error,
         "hwm_reset": reset, "hwm_start_kib": hwm_start, "hwm_imports_kib": hwm_imports,
         "rss_imports_kib": rss_imports, "hwm_calls_kib": hwm_calls, "hwm_end_kib": hwm_end,
+        "children_kib": children_kib,
         "cell_s": t1 - t0, "cell_cpu_s": c1 - c0, "calls_s": t_calls - t0,
         "figures": _figures(temporal, overlap, kernels, idle, queue, launch),
     }
