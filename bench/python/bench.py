@@ -166,8 +166,11 @@ def _bench_trace(trace, a, sides, work, say):
     res = {"trace_dir": trace, "ranks": runs[sides[-1]][0]["ranks"], "critical_path": cpath,
            "critical_path_error": cpath_note, "runs": {}, "stats": {}}
     for s in sides:
-        res["runs"][s] = [{k: r[k] for k in [m for m, _, _ in METRICS] + ["cell_children_mib", "hwm_reset"]}
-                          for r in runs[s]]
+        keep = [m for m, _, _ in METRICS] + ["cell_children_mib", "hwm_reset", "hwm_imports_kib",
+                                              "rss_imports_kib", "hwm_end_kib", "calls"]
+        res["runs"][s] = [{k: r[k] for k in keep} for r in runs[s]]
+        res.setdefault("calls_s", {})[s] = {c: statistics.median(r["calls"][c] for r in runs[s])
+                                            for c in runs[s][0]["calls"]}
         res.setdefault("children_mib", {})[s] = _stats(runs[s], "cell_children_mib")
         res["stats"][s] = {m: _stats(runs[s], m) for m, _, _ in METRICS}
     res["hwm_reset"] = all(r["hwm_reset"] for s in sides for r in runs[s])
@@ -216,9 +219,12 @@ def _print(res, sides):
         if ch["max"] > 0:
             print("  %s: its worker processes peaked at %.1f MiB RSS (median; the cell counts it)"
                   % (s, ch["median"]))
+    for s in sides:
+        print("  %s's calls, median wall s: %s" % (s, ", ".join(
+            "%s %.3f" % (c, v) for c, v in res["calls_s"][s].items())))
     if not res["hwm_reset"]:
-        print("  /proc/self/clear_refs did not reset VmHWM: the cell's RSS increase is the process's "
-              "peak (ru_maxrss) less the RSS after the imports")
+        print("  /proc/self/clear_refs did not reset VmHWM in some runs: their cell's RSS increase is "
+              "the process's peak (ru_maxrss) less the RSS after the imports")
     if len(sides) == 2:
         d = res["figure_differences"]
         print("  figures: equal" if not d else "  figures: %d differences" % len(d))

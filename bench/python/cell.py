@@ -25,14 +25,17 @@ def _status_kib(field):
     raise RuntimeError("no %s in /proc/self/status" % field)
 
 
-def _reset_hwm():
-    """Resets VmHWM to the current RSS (Linux: clear_refs 5); False where that is refused."""
+def _reset_hwm(hwm_before):
+    """Resets VmHWM to the current RSS (Linux: clear_refs 5); False where that is refused or
+    has no effect. The kernel's RSS counters lag by a few pages per CPU, so a high-water mark
+    within 4 MiB of the RSS read after it counts as reset."""
     try:
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")
     except OSError:
         return False
-    return _status_kib("VmHWM") <= _status_kib("VmRSS")
+    hwm = _status_kib("VmHWM")
+    return hwm < hwm_before or hwm <= _status_kib("VmRSS") + 4096
 
 
 def _num(v):
@@ -103,18 +106,30 @@ def main(argv):
         from opscope.hta import TraceAnalysis
     hwm_imports = _status_kib("VmHWM")
     children_imports = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # pandas' import runs one
-    reset = _reset_hwm()
+    reset = _reset_hwm(hwm_imports)
     rss_imports = _status_kib("VmRSS")
     t0, c0 = time.perf_counter(), time.process_time()
 
+    marks = []  # (call, seconds since t0 at its return)
+
+    def mark(name):
+        marks.append((name, time.perf_counter() - t0))
+
     t = TraceAnalysis(trace_dir=trace_dir, include_last_profiler_step=True)
+    mark("TraceAnalysis")
     temporal = t.get_temporal_breakdown(visualize=False)
+    mark("get_temporal_breakdown")
     ranks = sorted(int(r) for r in temporal["rank"])  # the ranks the trace has
     overlap = t.get_comm_comp_overlap(visualize=False)
+    mark("get_comm_comp_overlap")
     kernels = t.get_gpu_kernel_breakdown(visualize=False)
+    mark("get_gpu_kernel_breakdown")
     idle = t.get_idle_time_breakdown(ranks=ranks, visualize=False)
+    mark("get_idle_time_breakdown")
     queue = t.get_queue_length_summary(ranks=ranks)
+    mark("get_queue_length_summary")
     launch = t.get_cuda_kernel_launch_stats(ranks=ranks, visualize=False)
+    mark("get_cuda_kernel_launch_stats")
     t_calls = time.perf_counter()
     hwm_calls = _status_kib("VmHWM")
     cpath_error = None
@@ -125,6 +140,7 @@ def main(argv):
             except Exception as e:  # HTA's path stops on an assertion on some traces
                 cpath_error = "rank %d: %s: %s" % (r, type(e).__name__, str(e).splitlines()[0] if str(e) else "")
                 break
+        mark("critical_path_analysis")
     t1, c1 = time.perf_counter(), time.process_time()
     hwm_end = _status_kib("VmHWM")
     # HTA parses several ranks' traces in forked workers: their largest peak, which counts
@@ -137,7 +153,8 @@ def main(argv):
         "hwm_reset": reset, "hwm_start_kib": hwm_start, "hwm_imports_kib": hwm_imports,
         "rss_imports_kib": rss_imports, "hwm_calls_kib": hwm_calls, "hwm_end_kib": hwm_end,
         "children_kib": children_kib,
-        "cell_s": t1 - t0, "cell_cpu_s": c1 - c0, "calls_s": t_calls - t0,
+        "cell_s": t1 - t0, "cell_cpu_s": c1 - c0,
+        "calls": {name: at - (marks[i - 1][1] if i else 0.0) for i, (name, at) in enumerate(marks)}, "calls_s": t_calls - t0,
         "figures": _figures(temporal, overlap, kernels, idle, queue, launch),
     }
     with open(out, "w") as f:
