@@ -157,10 +157,11 @@ def _bench_trace(trace, a, sides, work, say):
             if r["cpath_error"]:
                 if s != "hta":
                     raise RuntimeError("opscope's critical path failed on %s: %s" % (trace, r["cpath_error"]))
-                # HTA's critical path stops on this trace: left out of both sides from now on,
-                # this run (which tried it) not counted
+                # HTA's critical path stops on this trace: left out of both sides, every run so
+                # far (this one tried it, earlier ones had it) not counted
                 cpath, cpath_note = False, r["cpath_error"]
-                say("HTA's critical path failed (%s): left out of both sides, run again" % r["cpath_error"])
+                runs = {x: [] for x in sides}
+                say("HTA's critical path failed (%s): left out of both sides, runs start again" % r["cpath_error"])
                 break
             runs[s].append(r)
     res = {"trace_dir": trace, "ranks": runs[sides[-1]][0]["ranks"], "critical_path": cpath,
