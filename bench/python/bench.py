@@ -10,6 +10,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -174,6 +175,7 @@ def _bench_trace(trace, a, sides, work, say):
                                             for c in runs[s][0]["calls"]}
         res.setdefault("children_mib", {})[s] = _stats(runs[s], "cell_children_mib")
         res["stats"][s] = {m: _stats(runs[s], m) for m, _, _ in METRICS}
+    res["load"] = [float(x) for x in open("/proc/loadavg").read().split()[:3]]  # at the trace's end
     res["hwm_reset"] = all(r["hwm_reset"] for s in sides for r in runs[s])
     if len(sides) == 2:
         st = res["stats"]
@@ -201,7 +203,7 @@ def _print(res, sides):
                if f.endswith((".json", ".json.gz")))
     n = len(res["runs"][sides[0]])
     print("%s (%.1f MB of JSON, ranks %s), runs per side: %d, load at the end: %s" % (
-        name, size / 1e6, ",".join(map(str, res["ranks"])), n, " ".join(open("/proc/loadavg").read().split()[:3])))
+        name, size / 1e6, ",".join(map(str, res["ranks"])), n, " ".join("%.2f" % x for x in res["load"])))
     if not res["critical_path"]:
         print("  critical path left out of both sides: HTA's stops (%s)" % res["critical_path_error"])
     head = "  %-30s" % "median (min-max)" + "".join("%-26s" % s for s in sides) + ("HTA/opscope" if len(sides) == 2 else "")
@@ -221,8 +223,9 @@ def _print(res, sides):
             print("  %s: its worker processes peaked at %.1f MiB RSS (median; the cell counts it)"
                   % (s, ch["median"]))
     for s in sides:
-        print("  %s's calls, median wall s: %s" % (s, ", ".join(
-            "%s %.3f" % (c, v) for c, v in res["calls_s"][s].items())))
+        text = "%s's calls, median wall s: %s" % (s, ", ".join(
+            "%s %.3f" % (c, v) for c, v in res["calls_s"][s].items()))
+        print(textwrap.fill(text, 100, initial_indent="  ", subsequent_indent="    "))
     if not res["hwm_reset"]:
         print("  /proc/self/clear_refs did not reset VmHWM in some runs: their cell's RSS increase is "
               "the process's peak (ru_maxrss) less the RSS after the imports")
