@@ -149,12 +149,14 @@ def main(argv):
     children_kib = children_kib if children_kib > children_imports else 0
 
     res = {
-        "side": side, "pandas": pandas.__version__, "trace_dir": trace_dir, "ranks": ranks, "cpath": cpath, "cpath_error": cpath_error,
+        "side": side, "pandas": pandas.__version__, "trace_dir": trace_dir, "ranks": ranks,
+        "cpath": cpath, "cpath_error": cpath_error,
         "hwm_reset": reset, "hwm_start_kib": hwm_start, "hwm_imports_kib": hwm_imports,
         "rss_imports_kib": rss_imports, "hwm_calls_kib": hwm_calls, "hwm_end_kib": hwm_end,
         "children_kib": children_kib,
         "cell_s": t1 - t0, "cell_cpu_s": c1 - c0,
-        "calls": {name: at - (marks[i - 1][1] if i else 0.0) for i, (name, at) in enumerate(marks)}, "calls_s": t_calls - t0,
+        "calls": {name: at - (marks[i - 1][1] if i else 0.0) for i, (name, at) in enumerate(marks)},
+        "before_cpath_s": t_calls - t0,
         "figures": _figures(temporal, overlap, kernels, idle, queue, launch),
     }
     with open(out, "w") as f:
