@@ -258,12 +258,13 @@ class TraceAnalysis:
             if streams:
                 ss = ss[ss["stream"].isin(list(streams))]
             for s in ss.itertuples():
-                split = [("host_wait", s.idle_host_ns), ("kernel_wait", s.idle_kernel_ns),
-                         ("other", s.idle_other_ns)]
-                total = float(s.idle_host_ns + s.idle_kernel_ns + s.idle_other_ns)
-                for cat, ns in split:
-                    if ns or cat == "other":
-                        rows.append((rank, int(s.stream), cat, ns / _US, ns / total if total else np.nan))
+                # HTA's own figures: its doubles and float sums (the C core's idle_*_hta_us)
+                split = [("host_wait", s.idle_host_hta_us), ("kernel_wait", s.idle_kernel_hta_us),
+                         ("other", s.idle_other_hta_us)]
+                total = s.idle_host_hta_us + s.idle_kernel_hta_us + s.idle_other_hta_us
+                for cat, us in split:
+                    if us or cat == "other":
+                        rows.append((rank, int(s.stream), cat, us, us / total if total else np.nan))
         df = pd.DataFrame(rows, columns=["rank", "stream", "idle_category", "idle_time", "idle_time_ratio"])
         df = df.round(2)  # HTA rounds the table to 2 places
         y = "idle_time_ratio" if visualize_pctg else "idle_time"
@@ -290,12 +291,13 @@ class TraceAnalysis:
 
     def get_queue_length_summary(self, ranks=None):
         """Per rank and stream: the queue length's count, mean, std, min, quartiles and max
-        (HTA's: +1 at a launch call's start, -1 when its activity starts)."""
+        (HTA's: +1 at a launch call's start, -1 when its activity starts; the times as HTA's
+        doubles read them)."""
         rows = []
         for rank in self._ranks_of(ranks):
             ql = self._profile(rank).summary.get("kineto", {}).get("queue_length", {})
             for s in ql.get("streams", []):
-                rows.append(self._stat_row((rank, s["stream"]), s["out_at_start"]))
+                rows.append(self._stat_row((rank, s["stream"]), s["out_at_start_hta"]))
         return self._describe(rows, ["rank", "stream"], "queue_length")
 
     def get_memory_bw_summary(self, ranks=None):
@@ -358,7 +360,8 @@ class TraceAnalysis:
         """Per rank, each GPU activity launched by cudaLaunchKernel(ExC) (MTIA's runFunction;
         with include_memory_events cudaMemcpyAsync and cudaMemsetAsync too): correlation,
         cpu_duration (the call's), gpu_duration, launch_delay (from the call's end to the
-        activity's start, 0 when negative), microseconds, in the calls' start order."""
+        activity's start as HTA's doubles measure it, 0 when negative), microseconds, in the
+        calls' start order."""
         calls = self._LAUNCH_CALLS + (self._MEMORY_CALLS if include_memory_events else ())
         out = {}
         for rank in self._ranks_of(ranks):
@@ -366,12 +369,12 @@ class TraceAnalysis:
             lk, kn = p.launches, p.kernels
             take = (lk["call"].isin(calls) & (lk["call_dur_ns"] >= 0)).to_numpy()
             start = lk["call_start_ns"].to_numpy()[take]
-            cdur = lk["call_dur_ns"].to_numpy()[take]
-            ks, kd = kn["start_ns"].to_numpy()[take], kn["dur_ns"].to_numpy()[take]
+            cdur, delay = lk["call_dur_ns"].to_numpy()[take], lk["hta_delay_ns"].to_numpy()[take]
+            kd = kn["dur_ns"].to_numpy()[take]
             order = np.argsort(start, kind="stable")
             df = pd.DataFrame({"correlation": lk["correlation"].to_numpy()[take][order],
                                "cpu_duration": cdur[order] / _US, "gpu_duration": kd[order] / _US,
-                               "launch_delay": np.maximum(ks - start - cdur, 0)[order] / _US})
+                               "launch_delay": np.maximum(delay, 0)[order] / _US})
             out[rank] = df
             _plot(visualize, lambda px: px.histogram(df, x="launch_delay",
                                                      title="Launch delay (us), rank %d" % rank))

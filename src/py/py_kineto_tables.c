@@ -77,6 +77,8 @@ static const opscope_py_field sstat_fields[] = {
     QS(q_below_ns, OPSCOPE_PY_U64, "queue_below_ns"), QS(q_end_max, OPSCOPE_PY_I64, "queue_end_max"),
     QS(q_end_time_mean, OPSCOPE_PY_F64, "queue_end_time_mean"), QS(idle_host_ns, OPSCOPE_PY_I64, "idle_host_ns"),
     QS(idle_kernel_ns, OPSCOPE_PY_I64, "idle_kernel_ns"), QS(idle_other_ns, OPSCOPE_PY_I64, "idle_other_ns"),
+    QS(idle_host_hta_us, OPSCOPE_PY_F64, "idle_host_hta_us"), QS(idle_kernel_hta_us, OPSCOPE_PY_F64, "idle_kernel_hta_us"),
+    QS(idle_other_hta_us, OPSCOPE_PY_F64, "idle_other_hta_us"),
 };
 
 /* Adds the thread of each CPU op record as the trace names it: its (pid, tid). */

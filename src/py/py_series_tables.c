@@ -10,18 +10,18 @@
 #include "util/strbuf.h"
 
 /* "queue_series": per stream (by device, then stream), the queue's length after each change,
- * counted out at the activity's start (HTA's series). */
+ * counted out at the activity's start, the times as HTA reads them (HTA's series). */
 static int queue_table(opscope_py_table *t, const opscope_kqueue_t *q) {
     size_t nq = 0, rows = 0;
     const opscope_kqueue_stream *st = q ? opscope_kqueue_streams(q, &nq) : NULL;
-    for (size_t i = 0; i < nq; i++) rows += st[i].keys[OPSCOPE_KQUEUE_OUT_START] ? st[i].n_keys[OPSCOPE_KQUEUE_OUT_START] : 0;
+    for (size_t i = 0; i < nq; i++) rows += st[i].keys[OPSCOPE_KQUEUE_OUT_START_HTA] ? st[i].n_keys[OPSCOPE_KQUEUE_OUT_START_HTA] : 0;
     opscope_py_table_init(t, "queue_series", rows);
     int64_t *dev = opscope_py_table_i64(t, "device"), *sid = opscope_py_table_i64(t, "stream");
     int64_t *ts = opscope_py_table_i64(t, "ts_ns"), *len = opscope_py_table_i64(t, "queue_length");
     for (size_t i = 0, r = 0; len && i < nq; i++) {
-        const int64_t *keys = st[i].keys[OPSCOPE_KQUEUE_OUT_START];
+        const int64_t *keys = st[i].keys[OPSCOPE_KQUEUE_OUT_START_HTA];
         int64_t v = 0;
-        for (size_t j = 0; keys && j < st[i].n_keys[OPSCOPE_KQUEUE_OUT_START]; j++, r++) {
+        for (size_t j = 0; keys && j < st[i].n_keys[OPSCOPE_KQUEUE_OUT_START_HTA]; j++, r++) {
             v += opscope_kqueue_key_up(keys[j]) ? 1 : -1;
             dev[r] = st[i].device, sid[r] = st[i].stream;
             ts[r] = opscope_kqueue_key_time(keys[j]), len[r] = v;
@@ -50,7 +50,8 @@ static int membw_table(opscope_py_table *t, const opscope_kmembw_t *m) {
 
 /* "launches": per GPU activity, in the kernels table's order, its launching runtime call
  * (opscope_kineto_gpu_launch): correlation, call (its name), call_start_ns, call_dur_ns (-1 and
- * no name for none). Rows only when WANTED. */
+ * no name for none), hta_delay_ns (HTA's launch delay, not clipped; 0 for none). Rows only
+ * when WANTED. */
 static int launch_table(opscope_py_table *t, const opscope_kineto_t *k, bool wanted) {
     size_t n = k && wanted ? opscope_kineto_n_gpu(k) : 0;
     const opscope_strtab_t *names = k ? opscope_kineto_names(k) : NULL;
@@ -58,13 +59,14 @@ static int launch_table(opscope_py_table *t, const opscope_kineto_t *k, bool wan
     int64_t *corr = opscope_py_table_i64(t, "correlation");
     int call = opscope_py_table_str(t, "call");
     int64_t *start = opscope_py_table_i64(t, "call_start_ns"), *dur = opscope_py_table_i64(t, "call_dur_ns");
-    for (size_t i = 0; dur && i < n; i++) {
+    int64_t *delay = opscope_py_table_i64(t, "hta_delay_ns");
+    for (size_t i = 0; delay && i < n; i++) {
         opscope_kineto_launch_call c;
         if (opscope_kineto_gpu_launch(k, i, &c)) {
-            corr[i] = start[i] = dur[i] = -1;
+            corr[i] = start[i] = dur[i] = -1, delay[i] = 0;
             continue;
         }
-        corr[i] = c.corr, start[i] = c.start_ns, dur[i] = c.dur_ns;
+        corr[i] = c.corr, start[i] = c.start_ns, dur[i] = c.dur_ns, delay[i] = c.hta_delay_ns;
         if (names && c.name < opscope_strtab_count(names))
             opscope_py_table_str_set(t, call, i, opscope_strtab_get(names, c.name));
     }

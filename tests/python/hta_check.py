@@ -742,6 +742,102 @@ def check_stragglers(want, work):
     print("stragglers: %d calls compared" % len(want["get_potential_stragglers"]))
 
 
+def own_doubles(path):
+    """This script's reading of PATH as HTA reads it: the JSON's microseconds as doubles less
+    the earliest event's start. Per stream, the idle split (gaps between activities in start
+    order: host wait when the launch call starts after the previous end, else kernel wait under
+    30 us, else other; each category's gaps summed with Kahan's compensation, as pandas sums),
+    the queue (+1 at a launch call, -1 at its activity's start; at one instant the activity
+    first) and the launch delays (activity start less the call's end, 0 when negative)."""
+    ev = json.load(gzip.open(path))["traceEvents"]
+    t0 = min(e["ts"] for e in ev if "dur" in e)
+    calls = {e["args"]["correlation"]: e for e in ev if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver")
+             and "correlation" in e.get("args", {})}
+    # over two profiler steps or more HTA keeps only the activities of a launch call
+    steps = {e["name"] for e in ev if e.get("ph") == "X" and e.get("name", "").startswith("ProfilerStep#")}
+    acts = collections.defaultdict(list)
+    for e in ev:
+        if e.get("ph") == "X" and e.get("cat") in GPU_CATS and "stream" in e.get("args", {}) \
+                and (len(steps) < 2 or e["args"].get("correlation") in calls):
+            acts[e["args"]["stream"]].append(e)
+    stats = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync")
+    queue_calls = stats + ("cuLaunchKernel", "cuLaunchKernelEx")
+    idle, queue, delays = {}, {}, []
+    for stream, a in acts.items():
+        a.sort(key=lambda e: (e["ts"], e["dur"]))
+        sums, comp = [0.0] * 3, [0.0] * 3
+        for p, e in zip(a, a[1:]):
+            prev_end = (p["ts"] - t0) + p["dur"]
+            gap = (e["ts"] - t0) - prev_end
+            c = calls.get(e["args"].get("correlation"))
+            k = 0 if c is not None and c["ts"] - t0 > prev_end else 1 if gap < 30 else 2
+            y = gap - comp[k]
+            t = sums[k] + y
+            comp[k], sums[k] = (t - sums[k]) - y, t
+        idle[stream] = sums
+        pts = sorted([(calls[e["args"]["correlation"]]["ts"] - t0, 1) for e in a
+                      if calls.get(e["args"].get("correlation"), {}).get("name") in queue_calls]
+                     + [(e["ts"] - t0, 0) for e in a if calls.get(e["args"].get("correlation"), {}).get("name") in queue_calls])
+        run, vals = 0, []
+        for _, up in pts:
+            run += 1 if up else -1
+            vals.append(run)
+        queue[stream] = (len(vals), statistics.fmean(vals), statistics.stdev(vals))
+        for e in a:
+            c = calls.get(e["args"].get("correlation"))
+            if c is not None and c["name"] in stats:
+                delays.append((c["ts"], max((e["ts"] - t0) - ((c["ts"] - t0) + c["dur"]), 0.0)))
+    return idle, queue, [d for _, d in sorted(delays, key=lambda x: x[0])]
+
+
+def check_doubles(want, work):
+    """Two of HTA's ns traces: the idle split, queue and memory bandwidth summaries, the kernel
+    table and the launch delays as HTA computes them from its doubles (hta_figures.json
+    "doubles"), against HTA's figures and this script's own reading (own_doubles). The queue's
+    mean and std: HTA's unstable sort orders a launch and an activity of one instant either
+    way, so they are asserted against the script's order, the rest against HTA."""
+    for name, w in want.items():
+        if name == "source":
+            continue
+        src = os.path.join(HERE, "traces", name)
+        folder = os.path.join(work, "doubles_" + name.split(".")[0])
+        os.makedirs(folder, exist_ok=True)
+        if not os.path.exists(os.path.join(folder, name)):
+            os.symlink(src, os.path.join(folder, name))
+        t = TraceAnalysis(trace_dir=folder, include_last_profiler_step=True)
+        idle_own, queue_own, delays_own = own_doubles(src)
+        idle = t.get_idle_time_breakdown(visualize=False)[0]
+        rows_equal(name + " idle", sorted(idle.drop(columns="rank").values.tolist()), w["idle"])
+        ss = t._profile(0).stream_stats
+        for stream, cats in w["idle_us"].items():
+            r = ss[ss["stream"] == int(stream)].iloc[0]
+            got = [r["idle_host_hta_us"], r["idle_kernel_hta_us"], r["idle_other_hta_us"]]
+            # HTA's float sums to the last bit; the script's own to 1e-9 (its sums run in another order)
+            check(got == [cats.get(c, 0.0) for c in ("host_wait", "kernel_wait", "other")]
+                  and all(map(close, got, idle_own[int(stream)])),
+                  "%s stream %s idle %r, HTA %r, own %r" % (name, stream, got, cats, idle_own[int(stream)]))
+        q = t.get_queue_length_summary()
+        got = [[i[1]] + list(v) for i, v in zip(q.index, q.values)]
+        rows_equal(name + " queue summary but mean, std", [g[:2] + g[4:] for g in got], [x[:2] + x[4:] for x in w["qsum"]])
+        check(all(close(g[1], queue_own[g[0]][0]) and close(g[2], queue_own[g[0]][1]) and close(g[3], queue_own[g[0]][2])
+                  for g in got), "%s queue summary %s, own %s" % (name, got, queue_own))
+        bw = t.get_memory_bw_summary()
+        rows_equal(name + " memory bw summary", [[i[1]] + list(v) for i, v in zip(bw.index, bw.values)], w["bwsum"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            km = t.get_gpu_kernel_breakdown(visualize=False)[1]
+        rows_equal(name + " kernel metrics", km.drop(columns="rank").values.tolist(), w["kmetrics"])
+        ls = t.get_cuda_kernel_launch_stats(visualize=False)[0]
+        got = {"rows": len(ls), "correlation_sum": int(ls["correlation"].sum()), "cpu_duration_sum": float(ls["cpu_duration"].sum()),
+               "gpu_duration_sum": float(ls["gpu_duration"].sum()), "launch_delay_sum": float(ls["launch_delay"].sum())}
+        # HTA's rows come in its merge's order: launch_delay_first is where they came from, not compared
+        check(all(close(got[k], w["launch"][k]) for k in got),
+              "%s launch stats %s, HTA %s" % (name, got, w["launch"]))
+        check(len(delays_own) == len(ls) and close(math.fsum(delays_own), got["launch_delay_sum"]),
+              "%s launch delays: %d, sum %s; own %d, %s" % (name, len(ls), got["launch_delay_sum"], len(delays_own), math.fsum(delays_own)))
+        print("%s: HTA's doubles compared (%d launches)" % (name, len(ls)))
+
+
 def main():
     global REPO, WORK
     REPO, work = sys.argv[1], sys.argv[2]
@@ -763,6 +859,7 @@ def main():
         check_gpu_annotations(figures["gpu_annotations"], work)
     check_memory_timeline(figures["memory_timeline"])
     check_stragglers(figures["stragglers"], work)
+    check_doubles(figures["doubles"], work)
     sys.exit(1 if failures else 0)
 
 

@@ -1455,10 +1455,15 @@ static int katen_finish(opscope_kineto_t *k, const opscope_kstats_act *a, size_t
     return rc;
 }
 
+/* NS as HTA reads it (kstats.h's HTA starts): the difference of its doubles from origin T0,
+ * plus T0. */
+static int64_t hta_ns(int64_t t0, int64_t ns) { return t0 + opscope_kbreak_delta_ns(t0, ns); }
+
 /* The kernel and launch statistics (kstats.h) over every GPU activity with its launching
  * runtime call (K->rt sorted by correlation); a flow start is no call. */
 static int kstats_finish(opscope_kineto_t *k) {
     size_t n = k->gpu.n, n_names = opscope_strtab_count(k->names);
+    int64_t t0 = k->t0 != INT64_MAX ? k->t0 : 0;
     opscope_kstats_act *a = malloc((n ? n : 1) * sizeof *a);
     uint8_t *kind = calloc(n_names ? n_names : 1, 1); /* per name id: 0 unknown, else 1 + kind */
     if (!a || !kind) {
@@ -1477,21 +1482,24 @@ static int kstats_finish(opscope_kineto_t *k) {
         const gpu_t *g = &k->gpu.v[i];
         if (k->launch) k->launch[i] = (opscope_kineto_launch_call){.corr = -1, .start_ns = -1, .dur_ns = -1, .name = UINT32_MAX};
         a[i] = (opscope_kstats_act){.start = g->start, .dur = g->dur, .device = g->device, .stream = g->stream,
-                                    .call_start = INT64_MIN};
+                                    .call_start = INT64_MIN, .hta_start = hta_ns(t0, g->start)};
         size_t r = g->corr >= 0 ? rt_find(k, g->corr) : k->rt.n;
         if (r >= k->rt.n || k->rt.v[r].corr != g->corr || k->rt.v[r].is_flow) continue;
         const rt_t *c = &k->rt.v[r];
-        if (k->launch)
-            k->launch[i] = (opscope_kineto_launch_call){.corr = c->corr, .start_ns = c->ts, .dur_ns = c->dur,
-                                                        .name = c->name != NAME31 ? c->name : UINT32_MAX};
         a[i].call_start = c->ts;
         a[i].call_dur = c->dur;
+        a[i].hta_call_start = hta_ns(t0, c->ts);
+        if (k->launch)
+            k->launch[i] = (opscope_kineto_launch_call){.corr = c->corr, .start_ns = c->ts, .dur_ns = c->dur,
+                                                        .hta_delay_ns = a[i].hta_start - a[i].hta_call_start - c->dur,
+                                                        .name = c->name != NAME31 ? c->name : UINT32_MAX};
         if (c->name < n_names) {
             if (!kind[c->name]) kind[c->name] = (uint8_t)(1 + opscope_kstats_call_kind(opscope_strtab_get(k->names, c->name)));
             a[i].call_kind = kind[c->name] - 1;
         }
     }
     free(kind);
+    opscope_kstats_set_origin(k->kstats, t0);
     int rc = kseq_finish(k, a, n) || katen_finish(k, a, n) || opscope_kstats_finish(k->kstats, a, n) ? -1 : 0;
     free(a);
     return rc;

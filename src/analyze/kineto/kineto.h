@@ -236,12 +236,13 @@ typedef struct opscope_kineto_gpu_info {
 } opscope_kineto_gpu_info;
 
 size_t opscope_kineto_n_gpu(const opscope_kineto_t *k);
-/* The runtime call that launched GPU activity I (after finish, with keep_links: 32 bytes per
+/* The runtime call that launched GPU activity I (after finish, with keep_links: 40 bytes per
  * activity; 0 <= I < opscope_kineto_n_gpu): its correlation id, name id (UINT32_MAX when
- * unknown), start and duration. Returns 0, or -1 when it has none (no call with its
- * correlation id, only a flow start, or links not kept). */
+ * unknown), start and duration, and the launch delay from its end as HTA measures it (the
+ * starts as HTA's doubles read them, kstats.h; not clipped). Returns 0, or -1 when it has none
+ * (no call with its correlation id, only a flow start, or links not kept). */
 typedef struct opscope_kineto_launch_call {
-    int64_t corr, start_ns, dur_ns;
+    int64_t corr, start_ns, dur_ns, hta_delay_ns;
     uint32_t name;
 } opscope_kineto_launch_call;
 int opscope_kineto_gpu_launch(const opscope_kineto_t *k, size_t i, opscope_kineto_launch_call *out);

@@ -26,6 +26,8 @@ typedef struct opscope_kqueue opscope_kqueue_t;
 typedef enum opscope_kqueue_out {
     OPSCOPE_KQUEUE_OUT_START = 0, /* at its start (HTA) */
     OPSCOPE_KQUEUE_OUT_END,       /* at its end (opscope's job analysis) */
+    OPSCOPE_KQUEUE_OUT_START_HTA, /* at its start, the times as HTA reads them (a quarter of a
+                                     microsecond apart at today's epoch: HTA's own figures) */
     OPSCOPE_KQUEUE_OUT_COUNT
 } opscope_kqueue_out;
 

@@ -47,6 +47,7 @@ struct opscope_kstats {
     opscope_kstats_stream *streams; size_t n_streams;
     OPSCOPE_VEC(uint64_t) at;      /* the streams' time at each queue length, one run each */
     opscope_kqueue_t *kq;          /* every stream's queue series and summary (kqueue.h) */
+    int64_t origin;                /* the trace's earliest event start (HTA's origin) */
 };
 
 opscope_kstats_t *opscope_kstats_new(int64_t full_queue) {
@@ -69,6 +70,7 @@ int opscope_kstats_keep_series(opscope_kstats_t *s) {
 }
 
 const opscope_kqueue_t *opscope_kstats_queue(const opscope_kstats_t *s) { return s->kq; }
+void opscope_kstats_set_origin(opscope_kstats_t *s, int64_t origin_ns) { s->origin = origin_ns; }
 
 void opscope_kstats_free(opscope_kstats_t *s) {
     if (!s) return;
@@ -137,12 +139,14 @@ static int kernels_finish(opscope_kstats_t *s) {
 }
 
 static void launches_finish(opscope_kstats_t *s, const opscope_kstats_act *a, size_t n) {
-    run_t end = {0}, start = {0}, call = {0};
+    run_t end = {0}, end_hta = {0}, start = {0}, call = {0};
     opscope_kstats_launch *l = &s->launch;
     for (size_t i = 0; i < n; i++) {
         if (a[i].call_start == INT64_MIN || !(a[i].call_kind & OPSCOPE_KSTATS_CALL_STATS)) continue;
         int64_t d = a[i].start - (a[i].call_start + a[i].call_dur);
         run_add(&end, d > 0 ? d : 0);
+        d = a[i].hta_start - (a[i].hta_call_start + a[i].call_dur);
+        run_add(&end_hta, d > 0 ? d : 0);
         run_add(&start, a[i].start - a[i].call_start);
         run_add(&call, a[i].call_dur);
         if (a[i].dur < a[i].call_dur) {
@@ -152,6 +156,7 @@ static void launches_finish(opscope_kstats_t *s, const opscope_kstats_act *a, si
     }
     l->launches = end.n;
     l->delay_end = run_series(&end);
+    l->delay_end_hta = run_series(&end_hta);
     l->delay_start = run_series(&start);
     l->call = run_series(&call);
 }
@@ -205,18 +210,21 @@ static qsum queue_of(int64_t *q, size_t m, uint64_t *at) {
 }
 
 /* The queue keys of A[0..N) into Q: +1 at each launch call's start, -1 at the activity's start
- * (AT_END false) or end. Returns their number. */
-static size_t queue_keys(const opscope_kstats_act *a, size_t n, bool at_end, int64_t *q) {
+ * or end (OUT), the starts as HTA reads them for OPSCOPE_KQUEUE_OUT_START_HTA. Returns their
+ * number. */
+static size_t queue_keys(const opscope_kstats_act *a, size_t n, opscope_kqueue_out out, int64_t *q) {
     size_t m = 0;
+    bool hta = out == OPSCOPE_KQUEUE_OUT_START_HTA;
     for (size_t i = 0; i < n; i++) {
         if (a[i].call_start == INT64_MIN || !(a[i].call_kind & OPSCOPE_KSTATS_CALL_QUEUE)) continue;
-        q[m++] = qkey(a[i].call_start, 1);
-        q[m++] = qkey(at_end ? a[i].start + a[i].dur : a[i].start, 0);
+        q[m++] = qkey(hta ? a[i].hta_call_start : a[i].call_start, 1);
+        q[m++] = qkey(hta ? a[i].hta_start : out == OPSCOPE_KQUEUE_OUT_END ? a[i].start + a[i].dur : a[i].start, 0);
     }
     return m;
 }
 
-/* HTA's idle split of one stream's activities A[0..N) in start order. */
+/* HTA's idle split of one stream's activities A[0..N) in start order into ST (host wait,
+ * kernel wait, other): the exact gaps in ns. */
 static void idle_split(const opscope_kstats_act *a, size_t n, opscope_kstats_stream *st) {
     for (size_t i = 1; i < n; i++) {
         int64_t prev_end = a[i - 1].start + a[i - 1].dur, gap = a[i].start - prev_end;
@@ -226,11 +234,28 @@ static void idle_split(const opscope_kstats_act *a, size_t n, opscope_kstats_str
     }
 }
 
+/* The same split as HTA computes it from ORIGIN (kstats.h): times in us doubles (a duration
+ * read as the JSON's decimal is the nearest double to its ns / 1000), an end the sum of two,
+ * each gap a difference, the gaps of a category summed with Kahan's compensation. */
+static void idle_split_hta(const opscope_kstats_act *a, size_t n, int64_t origin, opscope_kstats_stream *st) {
+    double sum[3] = {0, 0, 0}, comp[3] = {0, 0, 0};
+    for (size_t i = 1; i < n; i++) {
+        double prev_end = (double)(a[i - 1].hta_start - origin) / 1000.0 + (double)a[i - 1].dur / 1000.0;
+        double gap = (double)(a[i].hta_start - origin) / 1000.0 - prev_end;
+        int c = a[i].call_start != INT64_MIN && (double)(a[i].hta_call_start - origin) / 1000.0 > prev_end ? 0
+                : gap < OPSCOPE_KSTATS_KERNEL_WAIT_NS / 1000.0 ? 1 : 2;
+        double y = gap - comp[c], t = sum[c] + y;
+        comp[c] = (t - sum[c]) - y;
+        sum[c] = t;
+    }
+    st->idle_host_hta_us = sum[0], st->idle_kernel_hta_us = sum[1], st->idle_other_hta_us = sum[2];
+}
+
 /* ST's figures; its time at each queue length goes to the end of S->at (ST->q_at is set once
  * every stream's run is there: S->at moves while it grows). */
 static int stream_finish(opscope_kstats_t *s, const opscope_kstats_act *a, size_t n, int64_t *q,
                          opscope_kstats_stream *st) {
-    size_t m = queue_keys(a, n, false, q);
+    size_t m = queue_keys(a, n, OPSCOPE_KQUEUE_OUT_START, q);
     qsum hta = queue_of(q, m, NULL);
     st->q_points = m;
     st->q_mean = hta.mean;
@@ -245,12 +270,16 @@ static int stream_finish(opscope_kstats_t *s, const opscope_kstats_act *a, size_
     st->q_below_ns = queue_of(q, m, s->at.v + off).below_ns; /* Q is sorted: a second walk */
     for (size_t i = (size_t)(s->full_queue > 0 ? s->full_queue : 0); i < st->q_n_at; i++) st->full_ns += s->at.v[off + i];
     if (opscope_kqueue_add(s->kq, st->device, st->stream, OPSCOPE_KQUEUE_OUT_START, q, m)) return -1;
-    m = queue_keys(a, n, true, q);
+    m = queue_keys(a, n, OPSCOPE_KQUEUE_OUT_END, q);
     qsum own = queue_of(q, m, NULL);
     if (opscope_kqueue_add(s->kq, st->device, st->stream, OPSCOPE_KQUEUE_OUT_END, q, m)) return -1;
     st->q_end_max = own.max;
     st->q_end_time_mean = own.tmean;
+    m = queue_keys(a, n, OPSCOPE_KQUEUE_OUT_START_HTA, q);
+    opscope_sort(q, m, sizeof *q, key_cmp);
+    if (opscope_kqueue_add(s->kq, st->device, st->stream, OPSCOPE_KQUEUE_OUT_START_HTA, q, m)) return -1;
     idle_split(a, n, st);
+    idle_split_hta(a, n, s->origin, st);
     return 0;
 }
 

@@ -55,12 +55,20 @@ enum {
 };
 
 /* One GPU activity at the finish, with its launching runtime call (CALL_START INT64_MIN when
- * none; CALL_KIND: opscope_kstats_call_kind of its name). */
+ * none; CALL_KIND: opscope_kstats_call_kind of its name). HTA_START, HTA_CALL_START: the two
+ * starts as HTA reads them (the JSON's microseconds as doubles, at today's epoch times a
+ * quarter of a microsecond apart: opscope_kbreak_delta_ns from the trace's origin, plus it),
+ * for HTA's figures beside the exact ones. */
 typedef struct opscope_kstats_act {
     int64_t start, dur, device, stream;
     int64_t call_start, call_dur;
+    int64_t hta_start, hta_call_start;
     int call_kind;
 } opscope_kstats_act;
+
+/* Sets the trace's origin (its earliest event start, ns): HTA's times are microseconds from it.
+ * Call before the finish (default 0). */
+void opscope_kstats_set_origin(opscope_kstats_t *s, int64_t origin_ns);
 
 /* Computes the launch and stream figures over A[0..N) (sorted in place by device, stream and
  * start). Call once, after the last opscope_kstats_add. 0, or -1 out of memory. */
@@ -86,6 +94,7 @@ typedef struct opscope_kstats_series {
 typedef struct opscope_kstats_launch {
     uint64_t launches;            /* activities with a launch call (see above) */
     opscope_kstats_series delay_end;   /* start - (call start + call dur), clipped at 0 (HTA) */
+    opscope_kstats_series delay_end_hta; /* the same from the starts as HTA reads them */
     opscope_kstats_series delay_start; /* start - call start (opscope's launch delay) */
     opscope_kstats_series call;        /* the call's duration */
     uint64_t shorter_than_call;   /* activity's duration < its call's */
@@ -111,6 +120,10 @@ typedef struct opscope_kstats_stream {
      * end, in start order) is host wait when its call started after that end, else kernel
      * wait when under 30 us, else other; the gaps' sum is the three's */
     int64_t idle_host_ns, idle_kernel_ns, idle_other_ns;
+    /* the same split as HTA computes it (its own figures): in microseconds as doubles from the
+     * trace's origin, from the starts as HTA reads them, each gap the difference of its
+     * doubles, summed with pandas' compensated (Kahan) sum */
+    double idle_host_hta_us, idle_kernel_hta_us, idle_other_hta_us;
 } opscope_kstats_stream;
 
 /* The rows by sum, largest first (then name id); valid until free. */

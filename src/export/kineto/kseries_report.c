@@ -23,7 +23,7 @@ void opscope_kseries_report_write(opscope_out_t *w, const opscope_kineto_t *k) {
                            " out: the activity leaves at its start, HTA, or its end)\n"
                            "  device  stream  out       count      mean       std    min    25%    50%    75%    max\n");
     for (size_t i = 0; i < nq; i++)
-        for (int o = 0; o < OPSCOPE_KQUEUE_OUT_COUNT; o++) {
+        for (int o = 0; o <= OPSCOPE_KQUEUE_OUT_END; o++) {
             opscope_out_printf(w, "  %6" PRId64 "  %6" PRId64 "  %-5s", q[i].device, q[i].stream,
                                o == OPSCOPE_KQUEUE_OUT_START ? "start" : "end");
             opscope_out_printf(w, "  %8" PRIu64 "  %8.3f  %8.3f", q[i].len[o].count, q[i].len[o].mean, q[i].len[o].std);
@@ -68,6 +68,7 @@ void opscope_kseries_report_write_json(opscope_out_t *w, const opscope_kineto_t 
         opscope_jw_i64s(&j, id, sizeof id / sizeof *id);
         describe_json(&j, "out_at_start", &q[i].len[OPSCOPE_KQUEUE_OUT_START]);
         describe_json(&j, "out_at_end", &q[i].len[OPSCOPE_KQUEUE_OUT_END]);
+        describe_json(&j, "out_at_start_hta", &q[i].len[OPSCOPE_KQUEUE_OUT_START_HTA]);
         opscope_jw_end_obj(&j);
     }
     opscope_jw_end_arr(&j);

@@ -158,6 +158,9 @@ static void streams_json(opscope_jw *j, const opscope_kstats_t *s) {
         opscope_jw_double(j, "queue_std", t->q_std);
         opscope_jw_double(j, "queue_time_mean", t->q_time_mean);
         opscope_jw_double(j, "queue_end_time_mean", t->q_end_time_mean);
+        opscope_jw_double(j, "idle_host_wait_hta_us", t->idle_host_hta_us);
+        opscope_jw_double(j, "idle_kernel_wait_hta_us", t->idle_kernel_hta_us);
+        opscope_jw_double(j, "idle_other_hta_us", t->idle_other_hta_us);
         opscope_jw_i64s(j, q, sizeof q / sizeof *q);
         opscope_jw_arr(j, "queue_time_at_ns");
         for (size_t x = 0; x < t->q_n_at; x++) opscope_jw_item_u64(j, t->q_at[x]);
@@ -233,6 +236,7 @@ void opscope_kstats_report_write_json(opscope_out_t *w, const opscope_kineto_t *
     opscope_jw_obj(&j, "launches");
     opscope_jw_u64s(&j, lk, sizeof lk / sizeof *lk);
     series_json(&j, "delay_from_end", &l->delay_end);
+    series_json(&j, "delay_from_end_hta", &l->delay_end_hta);
     series_json(&j, "delay_from_start", &l->delay_start);
     series_json(&j, "call", &l->call);
     opscope_jw_end_obj(&j);
