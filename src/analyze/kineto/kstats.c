@@ -1,6 +1,7 @@
 /* kstats.c - kernels and launches by HTA's definitions beside opscope's (see kstats.h). */
 #include "analyze/kineto/kstats.h"
 
+#include "analyze/kineto/kbreak.h"
 #include "analyze/kineto/kqueue.h"
 
 #include "util/sort.h"
@@ -210,17 +211,32 @@ static qsum queue_of(int64_t *q, size_t m, uint64_t *at) {
 }
 
 /* The queue keys of A[0..N) into Q: +1 at each launch call's start, -1 at the activity's start
- * or end (OUT), the starts as HTA reads them for OPSCOPE_KQUEUE_OUT_START_HTA. Returns their
- * number. */
-static size_t queue_keys(const opscope_kstats_act *a, size_t n, opscope_kqueue_out out, int64_t *q) {
+ * (AT_END false) or end. Returns their number. */
+static size_t queue_keys(const opscope_kstats_act *a, size_t n, bool at_end, int64_t *q) {
     size_t m = 0;
-    bool hta = out == OPSCOPE_KQUEUE_OUT_START_HTA;
     for (size_t i = 0; i < n; i++) {
         if (a[i].call_start == INT64_MIN || !(a[i].call_kind & OPSCOPE_KSTATS_CALL_QUEUE)) continue;
-        q[m++] = qkey(hta ? a[i].hta_call_start : a[i].call_start, 1);
-        q[m++] = qkey(hta ? a[i].hta_start : out == OPSCOPE_KQUEUE_OUT_END ? a[i].start + a[i].dur : a[i].start, 0);
+        q[m++] = qkey(a[i].call_start, 1);
+        q[m++] = qkey(at_end ? a[i].start + a[i].dur : a[i].start, 0);
     }
     return m;
+}
+
+/* The sorted keys Q[0..M) moved to the times as HTA reads them from ORIGIN (kstats.h), sorted
+ * again: the move keeps the order of times, so only the keys of one quantum (a quarter of a
+ * microsecond at today's epoch) can come out of order, and an insertion sort puts them back
+ * in about M steps, where a new sort of every key would cost M log M. */
+static void queue_keys_hta(int64_t *q, size_t m, int64_t origin) {
+    for (size_t i = 0; i < m; i++) {
+        int64_t t = opscope_kqueue_key_time(q[i]);
+        q[i] = qkey(origin + opscope_kbreak_delta_ns(origin, t), opscope_kqueue_key_up(q[i]));
+    }
+    for (size_t i = 1; i < m; i++) {
+        int64_t x = q[i];
+        size_t j = i;
+        for (; j > 0 && q[j - 1] > x; j--) q[j] = q[j - 1];
+        q[j] = x;
+    }
 }
 
 /* HTA's idle split of one stream's activities A[0..N) in start order into ST (host wait,
@@ -255,7 +271,7 @@ static void idle_split_hta(const opscope_kstats_act *a, size_t n, int64_t origin
  * every stream's run is there: S->at moves while it grows). */
 static int stream_finish(opscope_kstats_t *s, const opscope_kstats_act *a, size_t n, int64_t *q,
                          opscope_kstats_stream *st) {
-    size_t m = queue_keys(a, n, OPSCOPE_KQUEUE_OUT_START, q);
+    size_t m = queue_keys(a, n, false, q);
     qsum hta = queue_of(q, m, NULL);
     st->q_points = m;
     st->q_mean = hta.mean;
@@ -270,14 +286,13 @@ static int stream_finish(opscope_kstats_t *s, const opscope_kstats_act *a, size_
     st->q_below_ns = queue_of(q, m, s->at.v + off).below_ns; /* Q is sorted: a second walk */
     for (size_t i = (size_t)(s->full_queue > 0 ? s->full_queue : 0); i < st->q_n_at; i++) st->full_ns += s->at.v[off + i];
     if (opscope_kqueue_add(s->kq, st->device, st->stream, OPSCOPE_KQUEUE_OUT_START, q, m)) return -1;
-    m = queue_keys(a, n, OPSCOPE_KQUEUE_OUT_END, q);
+    queue_keys_hta(q, m, s->origin);
+    if (opscope_kqueue_add(s->kq, st->device, st->stream, OPSCOPE_KQUEUE_OUT_START_HTA, q, m)) return -1;
+    m = queue_keys(a, n, true, q);
     qsum own = queue_of(q, m, NULL);
     if (opscope_kqueue_add(s->kq, st->device, st->stream, OPSCOPE_KQUEUE_OUT_END, q, m)) return -1;
     st->q_end_max = own.max;
     st->q_end_time_mean = own.tmean;
-    m = queue_keys(a, n, OPSCOPE_KQUEUE_OUT_START_HTA, q);
-    opscope_sort(q, m, sizeof *q, key_cmp);
-    if (opscope_kqueue_add(s->kq, st->device, st->stream, OPSCOPE_KQUEUE_OUT_START_HTA, q, m)) return -1;
     idle_split(a, n, st);
     idle_split_hta(a, n, s->origin, st);
     return 0;
