@@ -12,6 +12,7 @@ Arguments not there yet raise NotImplementedError naming them (docs/python.md, "
 import ctypes
 import enum
 import os
+import re
 import warnings
 
 import numpy as np
@@ -176,13 +177,27 @@ class TraceAnalysis:
 
     # -- kernels -------------------------------------------------------------------------
 
+    # HTA's kernel types by name, as the C core's kbreak.c classifies them: communication,
+    # memory (MTIA's dma_request among them), names that are neither and not computation
+    # (OTHER: left out of the breakdown), and computation.
+    _COMM = re.compile(r"nccl|hip|hccl|.*ncclKernel")
+    _MEMORY = re.compile(r"Memcpy|Memset|dma")
+    _NOT_COMPUTE = re.compile(r"Stream Wait Event|runFunction|job_exe|packet|pe_exe|cpum_exe_subgraph"
+                              r"|collective_subgraph_execution|.*(Memcpy|Memset|dma|Sync)|cuda.*LaunchKernel")
+
+    @classmethod
+    def _type_of(cls, name):
+        """HTA's kernel type of kernel NAME."""
+        if cls._COMM.match(name):
+            return "COMMUNICATION"
+        if cls._MEMORY.match(name):
+            return "MEMORY"
+        return "OTHER" if cls._NOT_COMPUTE.match(name) else "COMPUTATION"
+
     def _kernel_types(self, p):
-        """P's kernel_stats with HTA's kernel_type per name: COMMUNICATION (opscope's
-        communication category), MEMORY (memcpy and memset), else COMPUTATION."""
+        """P's kernel_stats with HTA's kernel_type per name (_type_of)."""
         ks = p.kernel_stats.copy()
-        comm = set(p.kernels.loc[p.kernels["category"] == "communication", "name"])
-        ks["kernel_type"] = np.where(ks["kind"] != "kernel", "MEMORY",
-                                     np.where(ks["name"].isin(comm), "COMMUNICATION", "COMPUTATION"))
+        ks["kernel_type"] = [self._type_of(n) for n in ks["name"]]
         return ks
 
     @staticmethod
