@@ -65,6 +65,14 @@ _BOUND = (("cpu_ns", "cpu_bound"), ("kernel_ns", "gpu_compute_bound"), ("comm_ns
           ("queue_ns", "gpu_kernel_kernel_overhead"), ("launch_ns", "gpu_kernel_launch_overhead"))
 
 
+def _hta_us(ns):
+    """NS (int64 nanoseconds, an array or a number) as the JSON's microseconds parsed to a
+    double, as HTA reads them: the whole microseconds plus the fraction (analyze/kineto/kbreak.c
+    does the same)."""
+    ns = np.asarray(ns, np.int64)
+    return (ns // 1000).astype(np.float64) + (ns % 1000) / 1000.0
+
+
 class CriticalPath:
     """The critical path of one window (a profiler step or an annotation's instance) as the C
     core computed it (docs/critical_path.md): `figures` is its entry of the summary's
@@ -126,6 +134,11 @@ class TraceAnalysis:
             starts = np.concatenate(starts)
             self._origin = int(starts.min()) if len(starts) else 0
         return self._origin
+
+    def _origin_us(self):
+        """HTA's origin as its float64 microseconds: the ranks' earliest start of an event with
+        a duration (each summary's first_start_ns; no second read)."""
+        return _hta_us(min(int(self._profile(r).summary.get("first_start_ns", 0)) for r in self._paths))
 
     def _us_since_origin(self, ts_ns):
         """TS_NS as HTA's ts: microseconds from the origin (integers when they are whole)."""
@@ -373,7 +386,8 @@ class TraceAnalysis:
         """Per rank, each GPU activity launched by cudaLaunchKernel(ExC) (MTIA's runFunction;
         with include_memory_events cudaMemcpyAsync and cudaMemsetAsync too): correlation,
         cpu_duration (the call's), gpu_duration, launch_delay (from the call's end to the
-        activity's start, 0 when negative), microseconds, in the calls' start order."""
+        activity's start, 0 when negative, in HTA's float64 microseconds from its origin),
+        microseconds, in the calls' start order."""
         calls = self._LAUNCH_CALLS + (self._MEMORY_CALLS if include_memory_events else ())
         out = {}
         for rank in self._ranks_of(ranks):
@@ -384,9 +398,12 @@ class TraceAnalysis:
             cdur = lk["call_dur_ns"].to_numpy()[take]
             ks, kd = kn["start_ns"].to_numpy()[take], kn["dur_ns"].to_numpy()[take]
             order = np.argsort(start, kind="stable")
+            # HTA's arithmetic: float64 microseconds from its origin, so that the sums are its own
+            o = self._origin_us()
+            delay = np.maximum((_hta_us(ks) - o) - (_hta_us(start) - o) - _hta_us(cdur), 0)
             df = pd.DataFrame({"correlation": lk["correlation"].to_numpy()[take][order],
                                "cpu_duration": cdur[order] / _US, "gpu_duration": kd[order] / _US,
-                               "launch_delay": np.maximum(ks - start - cdur, 0)[order] / _US})
+                               "launch_delay": delay[order]})
             out[rank] = df
             _plot(visualize, lambda px: px.histogram(df, x="launch_delay",
                                                      title="Launch delay (us), rank %d" % rank))
