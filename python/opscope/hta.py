@@ -12,6 +12,7 @@ Arguments not there yet raise NotImplementedError naming them (docs/python.md, "
 import ctypes
 import enum
 import os
+import re
 import warnings
 
 import numpy as np
@@ -62,6 +63,14 @@ def _plot(visualize, draw):
 
 _BOUND = (("cpu_ns", "cpu_bound"), ("kernel_ns", "gpu_compute_bound"), ("comm_ns", "gpu_communication_bound"),
           ("queue_ns", "gpu_kernel_kernel_overhead"), ("launch_ns", "gpu_kernel_launch_overhead"))
+
+
+def _hta_us(ns):
+    """NS (int64 nanoseconds, an array or a number) as the JSON's microseconds parsed to a
+    double, as HTA reads them: the whole microseconds plus the fraction (analyze/kineto/kbreak.c
+    does the same)."""
+    ns = np.asarray(ns, np.int64)
+    return (ns // 1000).astype(np.float64) + (ns % 1000) / 1000.0
 
 
 class CriticalPath:
@@ -126,6 +135,11 @@ class TraceAnalysis:
             self._origin = int(starts.min()) if len(starts) else 0
         return self._origin
 
+    def _origin_us(self):
+        """HTA's origin as its float64 microseconds: the ranks' earliest start of an event with
+        a duration (each summary's first_start_ns; no second read)."""
+        return _hta_us(min(int(self._profile(r).summary.get("first_start_ns", 0)) for r in self._paths))
+
     def _us_since_origin(self, ts_ns):
         """TS_NS as HTA's ts: microseconds from the origin (integers when they are whole)."""
         d = ts_ns.to_numpy(np.int64) - self._min_ts_ns()
@@ -176,13 +190,27 @@ class TraceAnalysis:
 
     # -- kernels -------------------------------------------------------------------------
 
+    # HTA's kernel types by name, as the C core's kbreak.c classifies them: communication,
+    # memory (MTIA's dma_request among them), names that are neither and not computation
+    # (OTHER: left out of the breakdown), and computation.
+    _COMM = re.compile(r"nccl|hip|hccl|.*ncclKernel")
+    _MEMORY = re.compile(r"Memcpy|Memset|dma")
+    _NOT_COMPUTE = re.compile(r"Stream Wait Event|runFunction|job_exe|packet|pe_exe|cpum_exe_subgraph"
+                              r"|collective_subgraph_execution|.*(Memcpy|Memset|dma|Sync)|cuda.*LaunchKernel")
+
+    @classmethod
+    def _type_of(cls, name):
+        """HTA's kernel type of kernel NAME."""
+        if cls._COMM.match(name):
+            return "COMMUNICATION"
+        if cls._MEMORY.match(name):
+            return "MEMORY"
+        return "OTHER" if cls._NOT_COMPUTE.match(name) else "COMPUTATION"
+
     def _kernel_types(self, p):
-        """P's kernel_stats with HTA's kernel_type per name: COMMUNICATION (opscope's
-        communication category), MEMORY (memcpy and memset), else COMPUTATION."""
+        """P's kernel_stats with HTA's kernel_type per name (_type_of)."""
         ks = p.kernel_stats.copy()
-        comm = set(p.kernels.loc[p.kernels["category"] == "communication", "name"])
-        ks["kernel_type"] = np.where(ks["kind"] != "kernel", "MEMORY",
-                                     np.where(ks["name"].isin(comm), "COMMUNICATION", "COMPUTATION"))
+        ks["kernel_type"] = [self._type_of(n) for n in ks["name"]]
         return ks
 
     @staticmethod
@@ -360,8 +388,8 @@ class TraceAnalysis:
         """Per rank, each GPU activity launched by cudaLaunchKernel(ExC) (MTIA's runFunction;
         with include_memory_events cudaMemcpyAsync and cudaMemsetAsync too): correlation,
         cpu_duration (the call's), gpu_duration, launch_delay (from the call's end to the
-        activity's start as HTA's doubles measure it, 0 when negative), microseconds, in the
-        calls' start order."""
+        activity's start, 0 when negative, in HTA's float64 microseconds from its origin),
+        microseconds, in the calls' start order."""
         calls = self._LAUNCH_CALLS + (self._MEMORY_CALLS if include_memory_events else ())
         out = {}
         for rank in self._ranks_of(ranks):
@@ -369,12 +397,15 @@ class TraceAnalysis:
             lk, kn = p.launches, p.kernels
             take = (lk["call"].isin(calls) & (lk["call_dur_ns"] >= 0)).to_numpy()
             start = lk["call_start_ns"].to_numpy()[take]
-            cdur, delay = lk["call_dur_ns"].to_numpy()[take], lk["hta_delay_ns"].to_numpy()[take]
-            kd = kn["dur_ns"].to_numpy()[take]
+            cdur = lk["call_dur_ns"].to_numpy()[take]
+            ks, kd = kn["start_ns"].to_numpy()[take], kn["dur_ns"].to_numpy()[take]
             order = np.argsort(start, kind="stable")
+            # HTA's arithmetic: float64 microseconds from its origin, so that the sums are its own
+            o = self._origin_us()
+            delay = np.maximum((_hta_us(ks) - o) - (_hta_us(start) - o) - _hta_us(cdur), 0)
             df = pd.DataFrame({"correlation": lk["correlation"].to_numpy()[take][order],
                                "cpu_duration": cdur[order] / _US, "gpu_duration": kd[order] / _US,
-                               "launch_delay": np.maximum(delay, 0)[order] / _US})
+                               "launch_delay": delay[order]})
             out[rank] = df
             _plot(visualize, lambda px: px.histogram(df, x="launch_delay",
                                                      title="Launch delay (us), rank %d" % rank))

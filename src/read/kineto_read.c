@@ -468,18 +468,25 @@ static int profiler_range(kr *s, const kev *e, const char *name, size_t name_len
     return 0;
 }
 
+/* A GPU activity without args.stream: HTA's stream -1, which its kernel analyses leave out
+ * (MTIA's dma_request on the device's own thread). */
+static bool hta_streamless(const kev *e) {
+    return (e->cat == KC_KERNEL || e->cat == KC_MEMCPY || e->cat == KC_MEMSET) && e->hta_stream < 0;
+}
+
 /* HTA's step filter on a slice: the scan sees it (and reads nothing more), the second read
- * keeps it or not (1 kept, 0 dropped, -1 out of memory). Slices without "dur", which HTA drops, are dropped; the
- * categories opscope ignores are not seen by the scan ("Trace" is not an event for HTA). */
+ * keeps it or not (1 kept, 0 dropped, -1 out of memory). Slices without "dur", which HTA drops, are dropped, and
+ * so are GPU activities without a stream; the categories opscope ignores are not seen by the scan ("Trace" is
+ * not an event for HTA). */
 static int filter_pass(kr *s, const kev *e, const char *name, size_t name_len, int64_t ts, int64_t dur) {
     int gpu = opscope_kineto_filter_gpu_side(e->hta_stream, e->corr, name, name_len);
     if (!s->filter_scan && !s->filter_check)
-        return e->has_dur && opscope_kineto_filter_keeps(s->filter, gpu, e->corr, ts);
+        return e->has_dur && !hta_streamless(e) && opscope_kineto_filter_keeps(s->filter, gpu, e->corr, ts);
     if (s->filter_check && !e->has_dur) opscope_kineto_filter_note_dropped(s->filter);
     if (e->has_dur && e->cat != KC_KNOWN && e->cat != KC_FLOW &&
         opscope_kineto_filter_see(s->filter, gpu, e->corr, ts, ts + dur, name, name_len))
         return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
-    return s->filter_check; /* checked: fed as an unfiltered read feeds it */
+    return s->filter_check && !hta_streamless(e); /* checked: fed as an unfiltered read feeds it */
 }
 
 /* A complete slice (X, or a matched B/E). NAME is the event's name (NUL-terminated). */
@@ -509,7 +516,8 @@ static int slice(kr *s, kev *e, const char *name, size_t name_len) {
         if (id == UINT32_MAX) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
         const char *iname = opscope_strtab_get(s->names, id);
         int64_t dev = e->pid.is_str ? (int64_t)(1 << 20) + (int64_t)(e->pid.key & 0xfffff) : e->pid.i;
-        int64_t stream = e->tid.is_str ? (int64_t)(e->tid.key & 0xfffffff) : e->tid.i;
+        /* HTA's stream is args.stream (on MTIA traces not the tid); filter_pass dropped those without */
+        int64_t stream = s->filter ? e->hta_stream : e->tid.is_str ? (int64_t)(e->tid.key & 0xfffffff) : e->tid.i;
         opscope_kernel_category kc = e->cat == KC_KERNEL ? kcat_of(s, id) : OPSCOPE_KCAT_MEMORY;
         if (e->cat == KC_KERNEL) in->n_kernels++;
         else if (e->cat == KC_MEMCPY) in->n_memcpy++;

@@ -88,6 +88,15 @@ def rows_equal(what, got, want):
             return
 
 
+def trace_folder(work, sub, src):
+    """WORK/SUB, made, holding SRC as trace.json.gz (a link): a trace folder for TraceAnalysis."""
+    folder = os.path.join(work, sub)
+    os.makedirs(folder, exist_ok=True)
+    if not os.path.exists(os.path.join(folder, "trace.json.gz")):
+        os.symlink(src, os.path.join(folder, "trace.json.gz"))
+    return folder
+
+
 def own(path):
     """This script's figures from the trace's JSON: microseconds, as the trace writes them."""
     ev = json.load(gzip.open(path))["traceEvents"]
@@ -502,10 +511,7 @@ def check_cupti(want, work):
     """CUPTI counters per operator on HTA's cupti_profiler trace against HTA's digest and this
     script's sums of the cuda_profiler_range events' counters."""
     src = os.path.join(HERE, "traces", "cupti_profiler_alexnet.json.gz")
-    folder = os.path.join(work, "cupti")
-    os.makedirs(folder, exist_ok=True)
-    if not os.path.exists(os.path.join(folder, "trace.json.gz")):
-        os.symlink(src, os.path.join(folder, "trace.json.gz"))
+    folder = trace_folder(work, "cupti", src)
     d = TraceAnalysis(trace_dir=folder, include_last_profiler_step=True).get_cupti_counter_data_with_operators()[0]
     w = want["get_cupti_counter_data_with_operators"]
     counters = sorted(w["counter_sums"])
@@ -587,10 +593,7 @@ def check_gpu_annotations(want, work):
     annotations' own spans and each GPU activity's innermost annotation, against HTA's
     figures and this script's own match of the activities with the annotations."""
     src = os.path.join(REPO, want["trace"])
-    folder = os.path.join(work, "gpu_annot")
-    os.makedirs(folder, exist_ok=True)
-    if not os.path.exists(os.path.join(folder, "trace.json.gz")):
-        os.symlink(src, os.path.join(folder, "trace.json.gz"))
+    folder = trace_folder(work, "gpu_annot", src)
     t = TraceAnalysis(trace_dir=folder, include_last_profiler_step=True)
     b = t.get_gpu_user_annotation_breakdown(visualize=False)
     rows_equal("GPU annotations", b.drop(columns="rank").values.tolist(), want["get_gpu_user_annotation_breakdown"])
@@ -836,6 +839,65 @@ def check_doubles(want, work):
         check(len(delays_own) == len(ls) and close(math.fsum(delays_own), got["launch_delay_sum"]),
               "%s launch delays: %d, sum %s; own %d, %s" % (name, len(ls), got["launch_delay_sum"], len(delays_own), math.fsum(delays_own)))
         print("%s: HTA's doubles compared (%d launches)" % (name, len(ls)))
+def own_mtia(path):
+    """This script's reading of an MTIA trace: per args.stream of the device events
+    (mtia_ccp_events) their count, and per name with HTA's kernel type its durations; events
+    without args.stream (HTA's stream -1) counted apart."""
+    with gzip.open(path, "rt") as f:
+        events = json.load(f)["traceEvents"]
+    streams, durs, no_stream = collections.Counter(), collections.defaultdict(list), 0
+    for e in events:
+        if e.get("ph") != "X" or e.get("cat") != "mtia_ccp_events":
+            continue
+        stream = (e.get("args") or {}).get("stream")
+        if stream is None:
+            no_stream += 1
+            continue
+        streams[int(stream)] += 1
+        if kernel_type(e["name"]) != "OTHER":
+            durs[e["name"]].append(float(e["dur"]))
+    return streams, durs, no_stream
+
+
+def check_mtia(want, work):
+    """HTA's MTIA inference trace: streams are args.stream (not the device thread ids), device
+    events without one are left out, dma_request is a MEMORY kernel and pe_exe no kernel type;
+    against HTA's figures and this script's own reading of the JSON."""
+    src = os.path.join(REPO, want["trace"])
+    folder = trace_folder(work, "mtia", src)
+    t = TraceAnalysis(trace_dir=folder, include_last_profiler_step=True)
+    # to the last bit: HTA's sums of float64 microseconds in numpy's order (util/fsum.h); a sum
+    # in the intervals' order is 7.45e-9 us off on idle_time here
+    tb = t.get_temporal_breakdown(visualize=False).iloc[0].tolist()
+    check(tb == want["temporal"], "MTIA temporal %s, HTA %s" % (tb, want["temporal"]))
+    kt, km = t.get_gpu_kernel_breakdown(visualize=False)
+    rows_equal("MTIA kernel types", kt.values.tolist(), want["ktype"])
+    metrics = sorted(km.drop(columns="rank").values.tolist())
+    rows_equal("MTIA kernels", metrics, want["kmetrics"])
+    streams, durs, _ = own_mtia(src)
+    mine = sorted([n, sum(d), max(d), min(d), statistics.stdev(d), statistics.mean(d), kernel_type(n)]
+                  for n, d in durs.items())
+    rows_equal("MTIA kernels, own", metrics, mine)
+    idle = t.get_idle_time_breakdown(visualize=False)
+    idle = idle[0] if isinstance(idle, tuple) else idle
+    got = sorted([int(r.stream), r.idle_category, float(r.idle_time), float(r.idle_time_ratio)] for r in idle.itertuples())
+    # HTA rounds idle times to 0.01 us after float64 arithmetic on epoch microseconds (0.12 ns
+    # apart here): a figure on the rounding's edge may land 0.01 away
+    same = len(got) == len(want["idle"]) and all(
+        g[:2] == w[:2] and abs(g[2] - w[2]) <= 0.0100001 and g[3] == w[3] for g, w in zip(got, want["idle"]))
+    check(same, "MTIA idle %s, HTA %s" % (got, want["idle"]))
+    check({r[0] for r in got} == set(streams), "MTIA idle streams %s, own args.stream %s"
+          % (sorted({r[0] for r in got}), sorted(streams)))
+    q = t.get_queue_length_summary(ranks=[0]).reset_index()
+    qrows = sorted([int(r[1])] + [float(x) for x in r[2:]] for r in q.itertuples(index=False))
+    rows_equal("MTIA queue summary", qrows, want["qsum"])
+    ls = t.get_cuda_kernel_launch_stats(ranks=[0], visualize=False)[0]
+    w = want["launch"]
+    # the launch delay to the last bit: HTA's float64 microseconds from its origin, as HTA
+    # subtracts them (the exact ns give 530,857.913)
+    check(len(ls) == w["rows"] and close(ls["cpu_duration"].sum(), w["cpu_duration"]) and
+          close(ls["gpu_duration"].sum(), w["gpu_duration"]) and ls["launch_delay"].sum() == w["launch_delay"],
+          "MTIA launch stats %d rows, sums %s, HTA %s" % (len(ls), ls[["cpu_duration", "gpu_duration", "launch_delay"]].sum().tolist(), w))
 
 
 def main():
@@ -860,6 +922,7 @@ def main():
     check_memory_timeline(figures["memory_timeline"])
     check_stragglers(figures["stragglers"], work)
     check_doubles(figures["doubles"], work)
+    check_mtia(figures["mtia"], work)
     sys.exit(1 if failures else 0)
 
 

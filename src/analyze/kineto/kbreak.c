@@ -1,6 +1,7 @@
 /* kbreak.c - GPU time by kernel type as HTA measures it (see kbreak.h). */
 #include "analyze/kineto/kbreak.h"
 
+#include "util/fsum.h"
 #include "util/sort_runs.h"
 #include "util/vec.h"
 
@@ -150,6 +151,13 @@ static void split(const kb_ev *e, size_t n, int all, int64_t origin, kb_edge *x,
     }
 }
 
+/* HTA's sum of the merged intervals' ends less that of their starts (X: M edges, start and end
+ * in turn), each summed as pandas sums a column (util/fsum.h): the last bits of HTA's figure. */
+static double merged_sum(const kb_edge *x, size_t m) {
+    size_t pairs = m / 2, stride = 2 * sizeof *x;
+    return m ? opscope_fsum_numpy(&x[1].t, pairs, stride) - opscope_fsum_numpy(&x[0].t, pairs, stride) : 0;
+}
+
 int opscope_kbreak_finish(opscope_kbreak_t *b, int64_t origin) {
     size_t n = b->ev.n;
     kb_edge *x = malloc((2 * n + 1) * sizeof *x);
@@ -167,9 +175,9 @@ int opscope_kbreak_finish(opscope_kbreak_t *b, int64_t origin) {
     double all[2] = {0, 0}, comp[2] = {0, 0};
     size_t m = merged_edges(e, n, 0, origin, x, all);
     r->span_us = m ? x[m - 1].t - x[0].t : 0; /* the last merged end is the latest end */
-    r->busy_us = all[0] - all[1];
-    merged_edges(e, n, OPSCOPE_KBREAK_COMPUTATION, origin, NULL, comp);
-    r->compute_us = comp[0] - comp[1];
+    r->busy_us = merged_sum(x, m);
+    m = merged_edges(e, n, OPSCOPE_KBREAK_COMPUTATION, origin, x, comp);
+    r->compute_us = merged_sum(x, m);
     split(e, n, OPSCOPE_KBREAK_COMPUTATION | OPSCOPE_KBREAK_COMMUNICATION | OPSCOPE_KBREAK_MEMORY, origin, x,
           r->with_memory_us);
     split(e, n, OPSCOPE_KBREAK_COMPUTATION | OPSCOPE_KBREAK_COMMUNICATION, origin, x, r->without_memory_us);

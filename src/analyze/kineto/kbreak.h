@@ -62,7 +62,8 @@ typedef struct opscope_kbreak_results {
     uint64_t events;                        /* counted events, sync events included */
     int64_t span_ns, busy_ns, compute_ns;   /* HTA's kernel_time, its union, COMPUTATION's */
     double span_us, busy_us, compute_us;    /* the same as HTA computes them: us doubles from the
-                                               origin, a union as its ends' sum - starts' sum */
+                                               origin, a union as its ends' sum - starts' sum
+                                               (each in numpy's order, util/fsum.h) */
     /* microseconds with exactly the types of the mask running (index 0 unused), over the
      * three types and over COMPUTATION and COMMUNICATION only */
     int64_t with_memory_us[OPSCOPE_KBREAK_MASKS];
