@@ -106,8 +106,8 @@ class TraceAnalysis:
 
     def __init__(self, trace_files=None, trace_dir="", include_last_profiler_step=False):
         paths = list(trace_files.values()) if trace_files else _trace_files(trace_dir)
-        self._job = _job(paths, series=True, launches=True, cpu_ops=False,
-                         hta_steps="keep-last" if include_last_profiler_step else "drop-last")
+        self._steps = "keep-last" if include_last_profiler_step else "drop-last"
+        self._job = _job(paths, series=True, launches=True, cpu_ops=False, hta_steps=self._steps)
         ranks = self._job.ranks
         order = ranks.sort_values("rank", kind="stable").index
         self._ranks = ranks.loc[order].reset_index(drop=True)
@@ -122,7 +122,7 @@ class TraceAnalysis:
         if rank not in self._paths:
             raise ValueError("opscope.hta: no rank %d (ranks: %s)" % (rank, sorted(self._paths)))
         if rank not in self._loaded:
-            self._loaded[rank] = _load(self._paths[rank], series=True, launches=True)
+            self._loaded[rank] = _load(self._paths[rank], series=True, launches=True, hta_steps=self._steps)
         return self._loaded[rank]
 
     def _min_ts_ns(self):
