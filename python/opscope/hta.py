@@ -446,7 +446,7 @@ class TraceAnalysis:
             raise NotImplementedError("opscope.hta: a range of instances")
         steps = annotation == "ProfilerStep"
         path = self._paths[int(rank)]
-        p = self._profile(rank) if steps else _load(path, cpath_annotation=annotation)
+        p = self._profile(rank) if steps else _load(path, cpath_annotation=annotation, hta_steps=self._steps)
         cp = p.summary.get("kineto", {}).get("critical_path", {}).get("steps", [])
         i = 0 if instance_id is None else int(instance_id)
         if not 0 <= i < len(cp):
@@ -466,8 +466,8 @@ class TraceAnalysis:
         out = os.path.join(output_dir, "overlaid_critical_path_" + os.path.basename(src))
         annotation = getattr(critical_path_graph, "annotation", None)
         _load(src, cpath_trace=out, cpath_annotation=annotation,
-              cpath_instance=critical_path_graph.instance if annotation else None,
-              cpath_only_critical=only_show_critical_events)
+              cpath_instance=getattr(critical_path_graph, "instance", None),
+              cpath_only_critical=only_show_critical_events, hta_steps=self._steps)
         return out
 
     # -- kernel sequences ------------------------------------------------------------------
@@ -526,7 +526,8 @@ class TraceAnalysis:
                   "the bandwidth tracks")
         for rank in self._ranks_of(ranks):
             src = self._paths[rank]
-            _load(src, counters_trace=src.replace(".json", "%s.json" % (output_suffix or "_with_counters")))
+            _load(src, counters_trace=src.replace(".json", "%s.json" % (output_suffix or "_with_counters")),
+                  hta_steps=self._steps)
 
     # -- steps -----------------------------------------------------------------------------
 

@@ -25,19 +25,21 @@ int opscope_cli_cpath_window_option(const char *cmd, opscope_cli_cpath_window *w
 }
 
 int opscope_cli_cpath_window_check(const char *cmd, opscope_cli_cpath_window *w) {
-    if (w->instance_set && !w->annotation)
-        return opscope_cli_usage_error(cmd, "--critical-path-instance: with --critical-path-annotation only");
+    (void)cmd;
     if (!w->instance_set) w->instance = -1;
     return OPSCOPE_EXIT_OK;
 }
 
 bool opscope_cli_cpath_window_missing(const char *cmd, const char *input, const opscope_cli_cpath_window *w,
                                       const opscope_session_t *s) {
-    if (!w->annotation) return false;
+    if (!w->annotation && !w->instance_set) return false;
     const opscope_cpath_t *cp = opscope_session_cpath(s);
     size_t n = 0, have = opscope_cpath_window_count(cp);
-    if (cp && opscope_cpath_steps(cp, &n) && n) return false;
-    if (!have)
+    if (!cp || (opscope_cpath_steps(cp, &n) && n)) return false;
+    if (!w->annotation)
+        fprintf(stderr, "opscope %s: %s: no profiler step %" PRId64 " (--critical-path-instance counts the steps from 0)\n",
+                cmd, input, w->instance);
+    else if (!have)
         fprintf(stderr, "opscope %s: %s: no CPU annotation or op named '%s' (--critical-path-annotation)\n", cmd,
                 input, w->annotation);
     else

@@ -28,7 +28,8 @@ typedef struct opscope_cli_cpath_window {
     "                         annotation NAME (a record_function range or op, its\n"          \
     "                         whole name) instead of each profiler step, as HTA's\n"          \
     "  --critical-path-instance I\n"                                                           \
-    "                         only instance I of it (0 = the first by start)\n"
+    "                         only instance I of it, or profiler step I without it\n"        \
+    "                         (0 = the first by start)\n"
 
 /* Option NAME ("--critical-path-annotation" or "--critical-path-instance") with VAL into W.
  * Returns a cli status (cli/cli.h): 0, or the exit status of a usage error (said on stderr, as
@@ -36,12 +37,12 @@ typedef struct opscope_cli_cpath_window {
 int opscope_cli_cpath_window_option(const char *cmd, opscope_cli_cpath_window *w, const char *name,
                                     const char *val);
 
-/* After the options: an instance needs its annotation. Returns a cli status (cli/cli.h): 0, or
+/* After the options: the instance is -1 (every one) when not given. Returns a cli status (cli/cli.h): 0, or
  * a usage error's exit status. */
 int opscope_cli_cpath_window_check(const char *cmd, opscope_cli_cpath_window *w);
 
-/* After S's finish, with an annotation: whether INPUT lacks the window asked for (said on
- * stderr as CMD's: no such annotation, or the instances it has). */
+/* After S's finish, with an annotation or an instance: whether INPUT lacks the window asked
+ * for (said on stderr as CMD's: no such annotation, the instances it has, or no such step). */
 bool opscope_cli_cpath_window_missing(const char *cmd, const char *input, const opscope_cli_cpath_window *w,
                                       const opscope_session_t *s);
 

@@ -52,8 +52,8 @@ typedef struct opscope_py_options {
     /* Not NULL: the critical path's windows are every instance of this annotation (its whole
      * name) instead of the profiler steps (`report --critical-path-annotation`). */
     const char *cpath_annotation;
-    /* With cpath_annotation: 1 + the one instance to keep (1: the first by start;
-     * `--critical-path-instance`), 0: every one. */
+    /* 1 + the one instance of cpath_annotation to keep, or without it the one profiler step
+     * (1: the first by start; `--critical-path-instance`), 0: every one. */
     int64_t cpath_instance1;
     /* 1: the table "cpu_ops" has no rows (its columns stay): the largest table of a trace, one
      * row per CPU op record, left out of a load that does not need it. */

@@ -119,7 +119,8 @@ def hta_part(tool, tdir, cdir):
 
 def cli_window_part(opscope, tdir, cdir):
     """`report --critical-path-annotation NAME --critical-path-instance I`: HTA's windows from the
-    command line, each equal to HTA's figures; every instance without -instance; clear errors."""
+    command line, each equal to HTA's figures; every instance without -instance; a profiler
+    step with -instance alone; clear errors."""
     for rel, ann, inst, (cpu, gpu, launch, kk), tol in HTA:
         if not ann:
             continue
@@ -158,9 +159,21 @@ def cli_window_part(opscope, tdir, cdir):
                         "no such range", "-q"], capture_output=True, text=True)
     check(p.returncode == 2 and "no CPU annotation or op named 'no such range'" in p.stderr,
           f"an annotation the trace lacks: exit {p.returncode}")
-    p = subprocess.run([opscope, "report", tdir + "/a100_alexnet_fwd.json.gz", "--critical-path-instance", "1"],
-                       capture_output=True, text=True)
-    check(p.returncode == 1, f"--critical-path-instance alone is a usage error (exit {p.returncode})")
+    # Without an annotation the instance is a profiler step by order (HTA's "ProfilerStep", I):
+    # the one path, as the run over every step has it.
+    ddp = tdir + "/a100_ddp_train_rank0.json.gz"
+    p = subprocess.run([opscope, "report", ddp, "--json", "-"], capture_output=True, text=True)
+    every = json.loads(p.stdout)["summary"]["kineto"]["critical_path"]["steps"] if p.returncode == 0 else []
+    check(len(every) == 3, f"a100_ddp_train_rank0: 3 steps' paths ({len(every)})")
+    for i, want in enumerate(every):
+        p = subprocess.run([opscope, "report", ddp, "--critical-path-instance", str(i), "--json", "-"],
+                           capture_output=True, text=True)
+        got = json.loads(p.stdout)["summary"]["kineto"]["critical_path"]["steps"] if p.returncode == 0 else []
+        check(got == [want], f"a100_ddp_train_rank0 --critical-path-instance {i}: step {want.get('step')}'s path "
+                             f"alone ({[g.get('step') for g in got]})")
+    p = subprocess.run([opscope, "report", ddp, "--critical-path-instance", "3", "-q"], capture_output=True, text=True)
+    check(p.returncode == 2 and "no profiler step 3" in p.stderr,
+          f"a step past the last: exit {p.returncode}, {p.stderr.strip()[-60:]!r}")
 
 
 def report_part(opscope, tdir, cdir, work):

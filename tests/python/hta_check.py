@@ -8,9 +8,9 @@ Where opscope computes a figure another way than HTA the check says which and as
 own definition against this script's computation instead (docs/python.md, "HTA's face").
 """
 import collections
-import hashlib
 import contextlib
 import gzip
+import hashlib
 import io
 import json
 import math
@@ -403,7 +403,35 @@ def check_default(name, want, work):
     rows_near(name + " default launch delay", [[d["launch_delay"].sum()]], [[w["launch_delay_sum"]]],
               tol * len(d))
     rows_near(name + " default first launches", d.head(5).astype(float).values.tolist(), w["first"], tol)
+    check_step_paths(name, t, want["critical_path"], folder)
     print("%s (include_last_profiler_step=False): %d kernels, %d launches compared" % (name, len(km), len(d)))
+
+
+def check_step_paths(name, t, want, folder):
+    """critical_path_analysis(0, "ProfilerStep", I) under the step filter: each step HTA finds
+    has HTA's summary and its overlay HTA's critical X events (by the digest of their sorted
+    "name|ts" lines) and flow count; an instance HTA does not find is not found."""
+    for i in range(len(want) + 1):
+        with contextlib.redirect_stdout(io.StringIO()):
+            g, ok = t.critical_path_analysis(0, "ProfilerStep", i)
+        w = want.get(str(i))
+        if w is None:
+            check(not ok and g is None, "%s step path %d: none, as HTA's (%s)" % (name, i, ok))
+            continue
+        got = g.summary().to_dict() if ok else {}
+        ws = {k: v for k, v in w["summary"].items() if k}
+        check(ok and sorted(got) == sorted(ws) and all(close(got[k], ws[k]) for k in ws),
+              "%s step path %d summary %s, HTA %s" % (name, i, got, ws))
+        out = t.overlay_critical_path_analysis(0, g, os.path.join(folder, "ov%d" % i), only_show_critical_events=False)
+        ev = json.load(gzip.open(out))["traceEvents"]
+        raw = [json.dumps(e["ts"]) for e in ev]  # ts as the JSON has it: opscope copies the bytes
+        crit = sorted("%s|%s" % (e["name"], r) for e, r in zip(ev, raw)
+                      if (e.get("args") or {}).get("critical") and e.get("cat") != "critical_path")
+        digest = hashlib.sha256("\n".join(crit).encode()).hexdigest()
+        flows = sum(1 for e in ev if e.get("cat") == "critical_path")
+        check(len(crit) == w["critical_events"] and digest == w["critical_sha256"] and flows == w["flows"],
+              "%s step path %d overlay: %d critical events (HTA %d, same: %s), %d flow events (HTA %d)"
+              % (name, i, len(crit), w["critical_events"], digest == w["critical_sha256"], flows, w["flows"]))
 
 
 def check_load_steps(name, work):

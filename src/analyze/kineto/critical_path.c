@@ -852,6 +852,9 @@ int opscope_cpath_run_steps(opscope_cpath_t *c, const struct opscope_kineto_resu
         opscope_sort(c->wins.v, nw, 2 * sizeof *c->wins.v, win_cmp);
         first = c->win_instance < 0 ? 0 : (size_t)c->win_instance;
         n = c->win_instance < 0 ? nw : first < nw ? 1 : 0;
+    } else if (c->win_instance >= 0) { /* one profiler step by order; a trace without is one */
+        first = (size_t)c->win_instance;
+        n = first < n ? 1 : 0;
     }
     free(c->steps);
     free(c->hops);
@@ -867,9 +870,10 @@ int opscope_cpath_run_steps(opscope_cpath_t *c, const struct opscope_kineto_resu
             e = c->wins.v[2 * (first + i) + 1];
             step = (int64_t)(first + i);
         } else {
-            s = r->n_steps ? (int64_t)r->steps[i].start_ns : (int64_t)r->window_start_ns;
-            e = s + (r->n_steps ? (int64_t)r->steps[i].dur_ns : (int64_t)r->window_ns);
-            step = r->n_steps ? r->steps[i].number : -1;
+            size_t k = first + i;
+            s = r->n_steps ? (int64_t)r->steps[k].start_ns : (int64_t)r->window_start_ns;
+            e = s + (r->n_steps ? (int64_t)r->steps[k].dur_ns : (int64_t)r->window_ns);
+            step = r->n_steps ? r->steps[k].number : -1;
         }
         if (opscope_critical_path_compute(c, s, e, &c->steps[i], &c->hops, &c->n_hops)) {
             free(c->steps);

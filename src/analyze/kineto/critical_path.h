@@ -101,7 +101,8 @@ const opscope_critical_path *opscope_cpath_steps(const opscope_cpath_t *c, size_
  * annotation and an instance: instance INSTANCE (0-based, by start), or every instance when
  * INSTANCE < 0. opscope_cpath_run_steps then keeps one result per window, its step field the
  * instance (none when the trace has no such instance). Call before the read; NAME is copied
- * (NULL: the profiler steps again). Returns 0, or -1 when out of memory.
+ * (NULL: the profiler steps again, only step INSTANCE by order when INSTANCE >= 0, a trace
+ * without steps being one). Returns 0, or -1 when out of memory.
  */
 int opscope_cpath_set_window(opscope_cpath_t *c, const char *name, int64_t instance);
 /* The annotation of opscope_cpath_set_window, NULL for the profiler steps (or C NULL). */

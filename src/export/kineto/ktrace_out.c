@@ -164,7 +164,7 @@ static void flow_end(opscope_out_t *w, const char *ph, uint64_t id, const opscop
     static const char *const kinds[] = {"critical_path_kernel_launch_delay", "critical_path_sync_dependency",
                                         "critical_path_dependency", "critical_path_other"};
     opscope_out_printf(w, ",\"cat\":\"critical_path\",\"name\":\"critical_path\",\"args\":{\"type\":\"%s\","
-                          "\"part\":\"%s\",\"weight_ns\":%" PRIu64 "}%s}",
+                          "\"part\":\"%s\",\"weight_ns\":%" PRIu64 ",\"critical\":1}%s}",
                        kinds[e->kind < 4 ? e->kind : 3], opscope_cpath_part_name(e->part), e->weight_ns,
                        ph[0] == 'f' ? ",\"bp\":\"e\"" : "");
 }
