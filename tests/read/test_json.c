@@ -480,7 +480,58 @@ static int test_read_error(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_error_positions), TEST(test_depth_limit), TEST(test_numbers), TEST(test_decimals_exact),
+/* Runs of whitespace of every length and mix (the skip may take several bytes a step) before
+ * a bad byte: the error's line and column as counted here, byte by byte, in memory and through
+ * reads of 1, 7 and 4096 bytes (runs cut by refills). */
+static int test_whitespace_lines(void) {
+    static const char WS[4] = {' ', '\t', '\r', '\n'};
+    uint64_t seed = 0x9E3779B97F4A7C15u;
+    char *doc = malloc(1 << 16);
+    ASSERT_NOT_NULL(doc);
+    for (int round = 0; round < 200; round++) {
+        size_t n = 0;
+        doc[n++] = '[';
+        int values = 1 + round % 40;
+        for (int v = 0; v < values; v++) {
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            size_t run = (size_t)(seed >> 58); /* 0..63 */
+            for (size_t k = 0; k < run; k++) {
+                seed = seed * 6364136223846793005u + 1442695040888963407u;
+                doc[n++] = WS[(seed >> 40) & 3];
+            }
+            doc[n++] = v + 1 < values ? '7' : 'x'; /* the last value is bad */
+            if (v + 1 < values) doc[n++] = ',';
+        }
+        doc[n] = 0;
+        size_t bad = n - 1, line = 1, col = 1;
+        for (size_t k = 0; k < bad; k++) {
+            col++;
+            if (doc[k] == '\n') line++, col = 1;
+        }
+        static const size_t chunks[] = {0, 1, 7, 4096};
+        for (size_t c = 0; c < 4; c++) {
+            tj_src src = {(const unsigned char *)doc, n, 0, chunks[c]};
+            opscope_json_t *j = chunks[c] ? opscope_json_new(tj_read, &src, NULL, 0, "w.json")
+                                          : opscope_json_new(NULL, NULL, doc, n, "w.json");
+            opscope_json_token t;
+            opscope_json_tok k;
+            int values_seen = 0;
+            while ((k = opscope_json_next(j, &t)) != OPSCOPE_JSON_EOF && k != OPSCOPE_JSON_ERROR)
+                values_seen += k == OPSCOPE_JSON_NUMBER;
+            ASSERT_EQ_INT(k, OPSCOPE_JSON_ERROR);
+            ASSERT_EQ_INT(values_seen, values - 1);
+            const opscope_error *e = opscope_json_error(j);
+            ASSERT_EQ_U64(e->line, line);
+            ASSERT_EQ_U64(e->col, col);
+            ASSERT_EQ_U64(e->pos, bad);
+            opscope_json_free(j);
+        }
+    }
+    free(doc);
+    return 0;
+}
+
+TEST_MAIN(TEST(test_error_positions), TEST(test_whitespace_lines), TEST(test_depth_limit), TEST(test_numbers), TEST(test_decimals_exact),
           TEST(test_strings), TEST(test_skip_and_depth), TEST(test_big_tokens),
           TEST(test_read_error), TEST(test_int_array), TEST(test_raw_array),
           TEST(test_next_member))
