@@ -648,6 +648,17 @@ static int next(kr *s, opscope_json_token *t) {
     return 0;
 }
 
+/* The next member of the object being read, its key into K and its value into V in one call
+ * (K's type OBJ_END at the object's end): half the tokenizer's calls of a key and a value. 0,
+ * or -1 on an error. */
+static int member(kr *s, opscope_json_token *k, opscope_json_token *v) {
+    opscope_json_tok r = opscope_json_next_member(s->j, k, v);
+    if (r == OPSCOPE_JSON_KEY || r == OPSCOPE_JSON_OBJ_END) return 0;
+    if (r != OPSCOPE_JSON_ERROR) /* not inside an object: never, as the callers read one */
+        opscope_json_fail(s->j, OPSCOPE_ERROR_SYNTAX, "expected an object member", k->pos);
+    return kr_fail(s, OPSCOPE_OK, NULL);
+}
+
 static int skip(kr *s, const opscope_json_token *t) {
     if (opscope_json_skip(s->j, t)) return kr_fail(s, OPSCOPE_OK, NULL);
     return 0;
@@ -821,44 +832,42 @@ static int parse_types(kr *s, kev *e) {
 }
 
 static int parse_args(kr *s, kev *e) {
-    opscope_json_token t;
+    opscope_json_token k, t;
     for (;;) {
-        if (next(s, &t)) return -1;
-        if (t.type == OPSCOPE_JSON_OBJ_END) return 0;
-        /* t is a KEY: decide by it, then read the value */
-        int which = 0, comm = opscope_kineto_comm_key(t.str, t.len);
-        switch (t.len) {
+        if (member(s, &k, &t)) return -1;
+        if (k.type == OPSCOPE_JSON_OBJ_END) return 0;
+        /* decide by the key K what to do with the value T */
+        int which = 0, comm = opscope_kineto_comm_key(k.str, k.len);
+        switch (k.len) {
         case 4:
-            if (KEY(&t, "kind")) which = 1;
-            else if (KEY(&t, "name")) which = 2;
-            else if (KEY(&t, "size")) which = 3;
+            if (KEY(&k, "kind")) which = 1;
+            else if (KEY(&k, "name")) which = 2;
+            else if (KEY(&k, "size")) which = 3;
             break;
-        case 5: if (KEY(&t, "bytes")) which = 4; break;
+        case 5: if (KEY(&k, "bytes")) which = 4; break;
         case 6:
-            if (KEY(&t, "device")) which = 5;
-            else if (KEY(&t, "stream")) which = 6;
+            if (KEY(&k, "device")) which = 5;
+            else if (KEY(&k, "stream")) which = 6;
             break;
-        case 9: if (KEY(&t, "direction")) which = 1; break;
+        case 9: if (KEY(&k, "direction")) which = 1; break;
         case 10:
-            if (KEY(&t, "Input Dims")) which = 9;
-            else if (KEY(&t, "Input type")) which = 10;
+            if (KEY(&k, "Input Dims")) which = 9;
+            else if (KEY(&k, "Input type")) which = 10;
             break;
-        case 14: if (KEY(&t, "wait_on_stream")) which = 11; break;
-        case 23: if (KEY(&t, "memory bandwidth (GB/s)")) which = 13; break;
-        case 33: if (KEY(&t, "wait_on_cuda_event_record_corr_id")) which = 12; break;
+        case 14: if (KEY(&k, "wait_on_stream")) which = 11; break;
+        case 23: if (KEY(&k, "memory bandwidth (GB/s)")) which = 13; break;
+        case 33: if (KEY(&k, "wait_on_cuda_event_record_corr_id")) which = 12; break;
         case 11:
-            if (KEY(&t, "correlation")) which = 7;
-            else if (KEY(&t, "External id") || KEY(&t, "external id")) which = 8;
+            if (KEY(&k, "correlation")) which = 7;
+            else if (KEY(&k, "External id") || KEY(&k, "external id")) which = 8;
             break;
         default: break;
         }
-        /* a profiled kernel's counters: every other numeric arg (the key interned first, the
-         * value's token replaces it) */
+        /* a profiled kernel's counters: every other numeric arg, by its key */
         uint32_t ctr_id = UINT32_MAX;
         if (e->cat == KC_PROFILER && !which && !comm && s->an &&
-            (ctr_id = intern_name(s, t.str, t.len)) == UINT32_MAX)
+            (ctr_id = intern_name(s, k.str, k.len)) == UINT32_MAX)
             return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
-        if (next(s, &t)) return -1;
         if (ctr_id != UINT32_MAX && t.type == OPSCOPE_JSON_NUMBER) {
             opscope_kineto_counter c = {ctr_id, t.is_int ? (double)t.i : t.d};
             if (OPSCOPE_VEC_PUSH(s->ctr, c)) return kr_fail(s, OPSCOPE_ERROR_NOMEM, "out of memory");
@@ -931,35 +940,34 @@ static void kev_reset(kev *e) {
 }
 
 static int parse_event(kr *s, kev *e) {
-    opscope_json_token t;
+    opscope_json_token k, t;
     kev_reset(e);
     opscope_kineto_comm_reset(&s->comm);
     s->cat_len = 0;
     s->ctr.n = 0;
     int has_cat = 0;
     for (;;) {
-        if (next(s, &t)) return -1;
-        if (t.type == OPSCOPE_JSON_OBJ_END) break;
+        if (member(s, &k, &t)) return -1;
+        if (k.type == OPSCOPE_JSON_OBJ_END) break;
         int which = 0;
-        switch (t.len) {
+        switch (k.len) {
         case 2:
-            if (t.str[0] == 'p' && t.str[1] == 'h') which = 1;
-            else if (t.str[0] == 't' && t.str[1] == 's') which = 2;
-            else if (t.str[0] == 'i' && t.str[1] == 'd') which = 3;
+            if (k.str[0] == 'p' && k.str[1] == 'h') which = 1;
+            else if (k.str[0] == 't' && k.str[1] == 's') which = 2;
+            else if (k.str[0] == 'i' && k.str[1] == 'd') which = 3;
             break;
         case 3:
-            if (KEY(&t, "cat")) which = 4;
-            else if (KEY(&t, "pid")) which = 5;
-            else if (KEY(&t, "tid")) which = 6;
-            else if (KEY(&t, "dur")) which = 7;
+            if (KEY(&k, "cat")) which = 4;
+            else if (KEY(&k, "pid")) which = 5;
+            else if (KEY(&k, "tid")) which = 6;
+            else if (KEY(&k, "dur")) which = 7;
             break;
         case 4:
-            if (KEY(&t, "name")) which = 8;
-            else if (KEY(&t, "args")) which = 9;
+            if (KEY(&k, "name")) which = 8;
+            else if (KEY(&k, "args")) which = 9;
             break;
         default: break;
         }
-        if (next(s, &t)) return -1;
         if (which == 9 && t.type == OPSCOPE_JSON_OBJ_BEGIN) {
             if (parse_args(s, e)) return -1;
             continue;
