@@ -390,7 +390,7 @@ static int report_one(report_args *ap) {
     opscope_session_opts so = {.stats = {.top_kernels = a.top_kernels ? a.top_kernels : 5,
                                          .by_shape = a.by_shape},
                                .graphs = true, .rpc = true, .kineto = true, .critical_path = true,
-                               .cpath_annotation = a.cpath.annotation, .cpath_instance = a.cpath.instance,
+                               .cpath_annotation = a.cpath.annotation, .cpath_instance1 = a.cpath.instance + 1,
                                .hta_steps = a.hta_steps, .filter = filtered ? &sel.filter : NULL, .filter_desc = sel.desc};
     opscope_session_t *s = opscope_session_new(&so);
     if (!s || add_outputs(s, &a, &ro, &err)) {

@@ -262,7 +262,7 @@ static int view_one(view_args *ap) {
     if (!opscope_cli_select_open(&a.select, a.input, &sel, &err)) {
         bool filtered = opscope_cli_select_any(&a.select);
         opscope_session_opts so = {.no_stats = true, .kineto = !filtered, .critical_path = !filtered,
-                                   .cpath_annotation = a.cpath.annotation, .cpath_instance = a.cpath.instance,
+                                   .cpath_annotation = a.cpath.annotation, .cpath_instance1 = a.cpath.instance + 1,
                                    .filter = filtered ? &sel.filter : NULL, .filter_desc = sel.desc};
         opscope_output o;
         int r = -1;

@@ -115,7 +115,7 @@ void opscope_session_read_options(opscope_session_t *s, opscope_read_options *ro
     opscope_kineto_collector *c = s->opts.filter ? NULL : opscope_kineto_collector_of(s->kineto);
     if (c && !s->cpath && s->opts.critical_path) {
         s->cpath = opscope_cpath_new(c); /* NULL: no path */
-        if (s->cpath && opscope_cpath_set_window(s->cpath, s->opts.cpath_annotation, s->opts.cpath_instance)) {
+        if (s->cpath && opscope_cpath_set_window(s->cpath, s->opts.cpath_annotation, s->opts.cpath_instance1 - 1)) {
             opscope_cpath_free(s->cpath);
             s->cpath = NULL;
         }

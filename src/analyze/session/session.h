@@ -76,7 +76,8 @@ typedef struct opscope_session_opts {
     bool critical_path; /* with kineto: each step's critical path (report; view draws it) */
     const char *cpath_annotation; /* the path's windows: this annotation's instances instead of
                                      the steps (opscope_cpath_set_window; borrowed), or NULL */
-    int64_t cpath_instance;       /* with it: the instance, -1 every one */
+    int64_t cpath_instance1;      /* 1 + the one window to keep (an instance of the annotation,
+                                     else a profiler step by order); 0: every one */
     int hta_steps;                /* a trace read through HTA's profiler-step filter: an
                                      opscope_kineto_steps (read/kineto_filter.h; 0: none) */
     opscope_graph_filter *filter; /* borrowed; NULL: every record (its next is set here) */
