@@ -607,6 +607,7 @@ static opscope_json_tok json_scan_number(opscope_json_t *j, opscope_json_token *
     t->type = OPSCOPE_JSON_NUMBER;
     t->str = (const char *)b + s;
     t->len = end - s;
+    t->dec = -1;
     t->is_int = false;
     t->i = 0;
     if (is_int && fits && (neg ? u <= (uint64_t)INT64_MAX + 1 : u <= (uint64_t)INT64_MAX)) {
@@ -672,6 +673,41 @@ JSON_HOT unsigned json_digits16(const unsigned char *p, uint64_t *val) {
 }
 
 /* Integers of up to 16 digits wholly in the buffer; anything else goes to json_scan_number. */
+/* A number from S whose integer part U (NEG: its sign) ends at the '.' at I: up to 8
+ * fraction digits and 19 digits in all with no exponent ("3605057436108.407", a Kineto
+ * timestamp) here, their value exact as one division of two exact doubles (correctly rounded,
+ * as strtod), the digits kept in the token (mant, dec) for an exact reading in other units;
+ * any other number by the general scanner. */
+static opscope_json_tok json_decimal(opscope_json_t *j, opscope_json_token *t, size_t s, size_t i,
+                                     uint64_t u, int neg) {
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+    static const double P10D[9] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+    const unsigned char *b = j->buf;
+    uint64_t f;
+    unsigned nf = json_digits8(b + i + 1, &f);
+    size_t e = i + 1 + nf, digits = i - s - (size_t)neg + nf;
+    if (nf && e < j->len && !NUMCHAR[b[e]] && digits <= 19) {
+        uint64_t m = u * POW10[nf] + f;
+        if (m <= ((uint64_t)1 << 53)) {
+            double v = (double)m / P10D[nf];
+            t->type = OPSCOPE_JSON_NUMBER;
+            t->str = (const char *)b + s;
+            t->len = e - s;
+            t->is_int = false;
+            t->i = 0;
+            t->d = neg ? -v : v;
+            t->mant = m;
+            t->dec = (int)nf;
+            j->pos = e;
+            return OPSCOPE_JSON_NUMBER;
+        }
+    }
+#else
+    (void)s, (void)i, (void)u, (void)neg;
+#endif
+    return json_scan_number(j, t);
+}
+
 JSON_HOT opscope_json_tok json_number(opscope_json_t *j, opscope_json_token *t) {
     const unsigned char *b = j->buf;
     size_t s = j->pos, i = s;
@@ -685,10 +721,12 @@ JSON_HOT opscope_json_tok json_number(opscope_json_t *j, opscope_json_token *t) 
     } else {
         return json_scan_number(j, t);
     }
+    if (b[i] == '.') return json_decimal(j, t, s, i, u, neg);
     if (NUMCHAR[b[i]] || i >= j->len) return json_scan_number(j, t);
     t->type = OPSCOPE_JSON_NUMBER;
     t->str = (const char *)b + s;
     t->len = i - s;
+    t->dec = -1;
     t->is_int = true;
     t->i = neg ? -(int64_t)u : (int64_t)u;
     t->d = (double)t->i;

@@ -44,6 +44,9 @@ typedef struct opscope_json_token {
     bool is_int;       /* NUMBER: integral literal (no '.', no exponent) that fits int64 */
     int64_t i;         /* NUMBER and is_int */
     double d;          /* NUMBER: value as double (+-HUGE_VAL on overflow, never an error) */
+    int dec;           /* NUMBER: for a plain decimal ("12.345", no exponent, at most 19 digits,
+                        * mant <= 2^53) the count of its fraction digits, else -1 */
+    uint64_t mant;     /* NUMBER with dec >= 0: its digits as an integer, sign apart (12345) */
     uint64_t pos;      /* byte offset of the token's first byte */
     int depth;         /* nesting depth after this token (0 at top level) */
 } opscope_json_token;

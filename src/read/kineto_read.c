@@ -237,10 +237,26 @@ static int us_text_to_ns(const char *s, size_t n, double d, int64_t *out) {
 #define NS_LIMIT ((int64_t)1 << 61)
 
 static int num_to_ns(const opscope_json_token *t, int64_t *out) {
+    static const uint64_t P10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
     int rc;
     if (t->type == OPSCOPE_JSON_NUMBER && t->is_int) {
         if (t->i > NS_LIMIT / 1000 || t->i < -NS_LIMIT / 1000) return -1;
         *out = t->i * 1000;
+        return 0;
+    }
+    if (t->type == OPSCOPE_JSON_NUMBER && t->dec >= 0 && t->dec <= 8) {
+        /* the tokenizer's digits: us_text_to_ns's rule (3 decimals, the 4th rounds) on them */
+        uint64_t v;
+        if (t->dec <= 3) {
+            uint64_t p = P10[3 - t->dec];
+            if (t->mant > (uint64_t)NS_LIMIT / p) return -1;
+            v = t->mant * p;
+        } else {
+            uint64_t q = t->mant / P10[t->dec - 4];
+            v = q / 10 + (q % 10 >= 5);
+            if (v > (uint64_t)NS_LIMIT) return -1;
+        }
+        *out = signbit(t->d) ? -(int64_t)v : (int64_t)v;
         return 0;
     }
     if (t->type == OPSCOPE_JSON_STRING) {

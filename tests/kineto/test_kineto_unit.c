@@ -3,6 +3,8 @@
 #include "analyze/kineto/kineto.h"
 #include "analyze/session/session.h"
 #include "read/readers.h"
+#include "read/json.h"
+#include "read/kineto_read.h"
 #include "export/kineto/kineto_report.h"
 #include "util/out.h"
 #include "model/strtab.h"
@@ -297,5 +299,66 @@ static int test_session(void) {
     return 0;
 }
 
-TEST_MAIN(TEST(test_rules), TEST(test_quirks), TEST(test_analysis), TEST(test_errors),
+/* TEXT in microseconds as ns by this test's own rule: the integer part and 3 decimals, the
+ * 4th rounding half up, the rest dropped; 0 when beyond 2^61 ns (the reader's limit). */
+static int want_ns(const char *text, int64_t *out) {
+    int neg = *text == '-';
+    const char *p = text + neg;
+    unsigned __int128 v = 0;
+    for (; *p >= '0' && *p <= '9'; p++) v = v * 10 + (unsigned)(*p - '0');
+    int frac[4] = {0, 0, 0, 0};
+    if (*p == '.')
+        for (int k = 0; *++p >= '0' && *p <= '9';)
+            if (k < 4) frac[k++] = *p - '0';
+    v = v * 1000 + (unsigned)(frac[0] * 100 + frac[1] * 10 + frac[2]) + (frac[3] >= 5);
+    if (v > (unsigned __int128)1 << 61) return 0;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return 1;
+}
+
+/* "ts" and "dur" numbers as ns: the token the parser gives (its digits kept for plain
+ * decimals) and the same number's text alone give this test's own figure, on random
+ * decimals of 1 to 8 fraction digits and the edges of the limit and the rounding. */
+static int test_us_to_ns(void) {
+    static const char *edges[] = {"0.0005", "0.0004", "-0.0005", "12.3456789", "2305843009213693.952",
+                                  "2305843009213693.953", "-2305843009213693.952", "0.1", "1700000000123.45",
+                                  "9007199254740.992", "9999999999999999.9", "-0.0", "1.99999999"};
+    size_t nedge = sizeof edges / sizeof edges[0];
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    for (size_t k = 0; k < nedge + 20000; k++) {
+        char num[48];
+        if (k < nedge) {
+            snprintf(num, sizeof num, "%s", edges[k]);
+        } else {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            unsigned fd = 1 + (unsigned)(x >> 40) % 8;
+            unsigned long long ip = (x >> 9) % 10000000000000ull, fr = (x >> 20) % 100000000ull;
+            unsigned long long p[14] = {1};
+            for (int e = 1; e < 14; e++) p[e] = p[e - 1] * 10;
+            snprintf(num, sizeof num, "%s%llu.%0*llu", (x >> 63) ? "-" : "", ip % p[(x >> 3) % 10 + 4],
+                     (int)fd, fr % p[fd]);
+        }
+        char doc[64];
+        snprintf(doc, sizeof doc, "[%s]", num);
+        opscope_json_t *j = opscope_json_new(NULL, NULL, doc, strlen(doc), "n");
+        opscope_json_token t;
+        ASSERT_EQ_INT(opscope_json_next(j, &t), OPSCOPE_JSON_ARR_BEGIN);
+        ASSERT_EQ_INT(opscope_json_next(j, &t), OPSCOPE_JSON_NUMBER);
+        int64_t want = 0, got = 0, got_text = 0;
+        int ok = want_ns(num, &want);
+        int rc = opscope_kineto_us_to_ns(&t, &got);
+        opscope_json_token text = t; /* the same number without the kept digits */
+        text.dec = -1;
+        int rc_text = opscope_kineto_us_to_ns(&text, &got_text);
+        if (rc != (ok ? 0 : -1) || rc_text != rc || (ok && (got != want || got_text != want))) {
+            fprintf(stderr, "  %s: %d %lld, from the text %d %lld, want %d %lld\n", num, rc, (long long)got,
+                    rc_text, (long long)got_text, ok ? 0 : -1, (long long)want);
+            ASSERT_TRUE(0);
+        }
+        opscope_json_free(j);
+    }
+    return 0;
+}
+
+TEST_MAIN(TEST(test_rules), TEST(test_us_to_ns), TEST(test_quirks), TEST(test_analysis), TEST(test_errors),
           TEST(test_session), TEST(test_layers_eager))

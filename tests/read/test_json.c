@@ -153,6 +153,16 @@ static int test_decimals_exact(void) {
             fprintf(stderr, "  %s: parser %.17g, strtod %.17g\n", num, t.d, want);
             ASSERT_TRUE(0);
         }
+        if (t.dec >= 0) { /* kept digits: the text's, without sign and point */
+            ASSERT_TRUE(!strpbrk(num, "eE"));
+            char digits[48];
+            size_t nd = 0;
+            for (const char *c = num; *c; c++)
+                if (*c >= '0' && *c <= '9') digits[nd++] = *c;
+            digits[nd] = 0;
+            ASSERT_EQ_U64(t.mant, strtoull(digits, NULL, 10));
+            ASSERT_EQ_INT(t.dec, (int)strlen(strchr(num, '.') + 1));
+        }
         opscope_json_free(j);
     }
     return 0;

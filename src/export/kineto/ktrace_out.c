@@ -104,7 +104,8 @@ static bool int_of(const char *txt, bool str, int64_t *v) {
 /* A time member's text in microseconds as ns, converted as the reader does. */
 static bool time_of(const char *txt, bool str, int64_t *ns) {
     if (!*txt) return false;
-    opscope_json_token t = {.type = str ? OPSCOPE_JSON_STRING : OPSCOPE_JSON_NUMBER, .str = txt, .len = strlen(txt)};
+    opscope_json_token t = {.type = str ? OPSCOPE_JSON_STRING : OPSCOPE_JSON_NUMBER, .str = txt, .len = strlen(txt),
+                            .dec = -1};
     if (!str) {
         t.is_int = int_of(txt, false, &t.i);
         t.d = strtod(txt, NULL);
