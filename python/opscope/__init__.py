@@ -124,6 +124,17 @@ class _Tables(collections.abc.Mapping):
     def __len__(self):
         return len(self._names)
 
+    def column(self, name, col):
+        """Column COL of table NAME as a numpy array, without making the table's DataFrame
+        when it is not made yet (the frame's column when it is)."""
+        t = None if name in self._frames or name in self._refill else self._index.get(name)
+        if t is None:
+            return self[name][col].to_numpy()
+        for c in range(_L.opscope_py_table_cols(self._h, t)):
+            if _L.opscope_py_col_name(self._h, t, c).decode() == col:
+                return _column(self._h, t, c, _L.opscope_py_table_rows(self._h, t))
+        raise KeyError(col)
+
     def rows(self, name):
         """NAME's number of rows, without making its DataFrame (None: left out of this load,
         read again on first use)."""

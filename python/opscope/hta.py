@@ -36,6 +36,12 @@ def _once(key, text):
         warnings.warn("opscope.hta: " + text, stacklevel=3)
 
 
+def _col(p, table, col):
+    """Column COL of P's table TABLE as numpy, its DataFrame not made for it."""
+    t = p.tables
+    return t.column(table, col) if hasattr(t, "column") else t[table][col].to_numpy()
+
+
 def _lib_handle():
     """The C core's library, its entry points declared (opscope/_lib.py)."""
     return _LIB
@@ -394,11 +400,11 @@ class TraceAnalysis:
         out = {}
         for rank in self._ranks_of(ranks):
             p = self._profile(rank)
-            lk, kn = p.launches, p.kernels
+            lk = p.launches
             take = (lk["call"].isin(calls) & (lk["call_dur_ns"] >= 0)).to_numpy()
             start = lk["call_start_ns"].to_numpy()[take]
             cdur = lk["call_dur_ns"].to_numpy()[take]
-            ks, kd = kn["start_ns"].to_numpy()[take], kn["dur_ns"].to_numpy()[take]
+            ks, kd = _col(p, "kernels", "start_ns")[take], _col(p, "kernels", "dur_ns")[take]
             order = np.argsort(start, kind="stable")
             # HTA's arithmetic: float64 microseconds from its origin, so that the sums are its own
             o = self._origin_us()
