@@ -204,7 +204,7 @@ HTA_STEPS = {None: 0, "all": 0, "drop-last": 1, "keep-last": 2}
 
 
 def _options(series=False, launches=False, counters_trace=None, cpath_trace=None, cpath_annotation=None,
-             cpath_instance=None, cpu_ops=True, cpath_only_critical=False, hta_steps=None):
+             cpath_instance=None, cpu_ops=True, cpath_only_critical=False, hta_steps=None, sequences=True):
     """load's options as the C struct."""
     enc = lambda p: None if p is None else os.fsencode(p)
     if hta_steps not in HTA_STEPS:
@@ -214,11 +214,11 @@ def _options(series=False, launches=False, counters_trace=None, cpath_trace=None
                         cpath_trace=enc(cpath_trace), cpath_annotation=enc(cpath_annotation),
                         cpath_instance1=0 if cpath_instance is None else int(cpath_instance) + 1,
                         no_cpu_ops=0 if cpu_ops else 1, cpath_only_critical=1 if cpath_only_critical else 0,
-                        hta_steps=HTA_STEPS[hta_steps])
+                        hta_steps=HTA_STEPS[hta_steps], no_sequences=0 if sequences else 1)
 
 
 def load(path, series=False, launches=False, counters_trace=None, cpath_trace=None, cpath_annotation=None,
-         cpath_instance=None, cpath_only_critical=False, hta_steps=None):
+         cpath_instance=None, cpath_only_critical=False, hta_steps=None, sequences=True):
     """Reads PATH (ggml profile, record log, Kineto or Chrome trace, .gz too) in one pass of the
     C core; SERIES also keeps a trace's queue length and memory bandwidth series (the tables
     queue_series and membw_series, else empty) and LAUNCHES each GPU activity's launching call
@@ -230,11 +230,14 @@ def load(path, series=False, launches=False, counters_trace=None, cpath_trace=No
     only_show_critical_events (the X slices off the path left out). HTA_STEPS reads a trace as
     HTA loads it (two reads; docs/kineto.md): "drop-last" (HTA's include_last_profiler_step=False)
     keeps the CPU events before the last ProfilerStep and the GPU activities they launched,
-    "keep-last" (True) those through its end; None or "all": every event. Raises Error for bad
-    input, with its file, line, column and byte."""
+    "keep-last" (True) those through its end; None or "all": every event. SEQUENCES=False
+    leaves the GPU kernel sequences per CPU op and per aten op out (the tables kernel_seqs and
+    aten_kernels empty, the summary's kernel_sequences and aten_op_kernels lists too): a
+    quicker read when they are not needed. Raises Error for bad input, with its file, line,
+    column and byte."""
     err = _lib.CError()
     opts = _options(series, launches, counters_trace, cpath_trace, cpath_annotation, cpath_instance,
-                    cpath_only_critical=cpath_only_critical, hta_steps=hta_steps)
+                    cpath_only_critical=cpath_only_critical, hta_steps=hta_steps, sequences=sequences)
     h = _L.opscope_py_load_opts(str(path).encode(), ctypes.byref(opts), ctypes.byref(err))
     if not h:
         raise _error(err)
@@ -248,9 +251,10 @@ def job(paths, threads=0, profiles=False, **load_options):
     cpath_annotation, cpath_instance, hta_steps) also gives each rank's trace as load gives it, from the
     same read (each trace is read once): the job's `profiles`, one per row of its ranks table
     (None for a rank that came from a job summary). cpu_ops=False leaves the largest table,
-    cpu_ops, out of that read (less memory while the job is held): a profile's cpu_ops is
-    then read again from its trace the first time it is used. Raises Error naming the first input that
-    failed."""
+    cpu_ops, out of that read (less memory while the job is held), sequences=False the kernel
+    sequences (a quicker read): a profile's cpu_ops, resp. kernel_seqs and aten_kernels, are
+    then read again from its trace the first time they are used (the summary keeps what the
+    first read gave). Raises Error naming the first input that failed."""
     paths = [paths] if isinstance(paths, (str, bytes, os.PathLike)) else list(paths)
     arr = (ctypes.c_char_p * max(len(paths), 1))(*[os.fsencode(p) for p in paths])
     err = _lib.CError()
@@ -266,13 +270,31 @@ def job(paths, threads=0, profiles=False, **load_options):
     j = Job(", ".join(str(p) for p in paths), summary.get("job", summary), _Tables(owner, h, JOB_TABLES))
     parts = [_L.opscope_py_part(h, i) for i in range(_L.opscope_py_n_parts(h))]
     traces = j.ranks["trace"].tolist() if parts else []
-    refill = lambda trace: {} if load_options.get("cpu_ops", True) else {
-        "cpu_ops": lambda: load(trace, series=bool(load_options.get("series")),
-                                launches=bool(load_options.get("launches")),
-                                hta_steps=load_options.get("hta_steps")).cpu_ops}
-    j.profiles = [Profile(trace, _summary(part), _Tables(owner, part, TABLES, refill(trace))) if part else None
-                  for trace, part in zip(traces, parts)]
+    j.profiles = [Profile(trace, _summary(part), _Tables(owner, part, TABLES, _refill(trace, load_options)))
+                  if part else None for trace, part in zip(traces, parts)]
     return j
+
+
+def _refill(trace, load_options):
+    """The tables job's LOAD_OPTIONS leave out of TRACE's profile, each made on first use by
+    one more load of TRACE with the same series, launches and step filter: cpu_ops
+    (cpu_ops=False) by one, the two sequence tables (sequences=False) by another."""
+    again = lambda: load(trace, series=bool(load_options.get("series")),
+                         launches=bool(load_options.get("launches")), hta_steps=load_options.get("hta_steps"))
+    out = {}
+    if not load_options.get("cpu_ops", True):
+        out["cpu_ops"] = lambda: again().cpu_ops
+    if not load_options.get("sequences", True):
+        got = {}
+
+        def seq(name):
+            if not got:
+                p = again()
+                got.update(kernel_seqs=p.kernel_seqs, aten_kernels=p.aten_kernels)
+            return got.pop(name)
+        out["kernel_seqs"] = lambda: seq("kernel_seqs")
+        out["aten_kernels"] = lambda: seq("aten_kernels")
+    return out
 
 
 def _paths(p):

@@ -2,7 +2,7 @@
 import ctypes
 import os
 
-ABI = 3  # OPSCOPE_PY_ABI of the C side
+ABI = 4  # OPSCOPE_PY_ABI of the C side
 SONAME = "libopscope.so.0"
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -29,7 +29,7 @@ class Options(ctypes.Structure):
                 ("counters_trace", ctypes.c_char_p), ("cpath_trace", ctypes.c_char_p),
                 ("cpath_annotation", ctypes.c_char_p), ("cpath_instance1", ctypes.c_int64),
                 ("no_cpu_ops", ctypes.c_int), ("cpath_only_critical", ctypes.c_int),
-                ("hta_steps", ctypes.c_int)]
+                ("hta_steps", ctypes.c_int), ("no_sequences", ctypes.c_int)]
 
 
 def _candidates():

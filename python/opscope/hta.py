@@ -103,7 +103,7 @@ class TraceAnalysis:
     """The traces of one job (a folder, or TRACE_FILES: rank -> path), each read once by the C
     core: opscope.job gives the ranks' figures and, from the same read, each rank's
     opscope.Profile (its tables made when a method first needs them; the CPU ops, the largest,
-    read again by the methods that use them).
+    and the kernel sequences, of two methods only, read again by the methods that use them).
 
     include_last_profiler_step: each trace is read as HTA loads it (docs/kineto.md, HTA's step
     filter): False (HTA's default) keeps the CPU events that start before the last
@@ -113,7 +113,7 @@ class TraceAnalysis:
     def __init__(self, trace_files=None, trace_dir="", include_last_profiler_step=False):
         paths = list(trace_files.values()) if trace_files else _trace_files(trace_dir)
         self._steps = "keep-last" if include_last_profiler_step else "drop-last"
-        self._job = _job(paths, series=True, launches=True, cpu_ops=False, hta_steps=self._steps)
+        self._job = _job(paths, series=True, launches=True, cpu_ops=False, sequences=False, hta_steps=self._steps)
         ranks = self._job.ranks
         order = ranks.sort_values("rank", kind="stable").index
         self._ranks = ranks.loc[order].reset_index(drop=True)

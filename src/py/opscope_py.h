@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 /* The layout version of these entry points; the package refuses a library of another one. */
-#define OPSCOPE_PY_ABI 3
+#define OPSCOPE_PY_ABI 4
 OPSCOPE_API int opscope_py_abi(void);
 
 typedef struct opscope_py opscope_py_t;
@@ -65,6 +65,10 @@ typedef struct opscope_py_options {
      * docs/kineto.md): 0 every event, 1 HTA's include_last_profiler_step=False (the events
      * before the last step), 2 its True (through the last step's end). Two reads of the file. */
     int hta_steps;
+    /* 1: the tables "kernel_seqs" and "aten_kernels" have no rows and the summary's
+     * kernel_sequences and aten_op_kernels lists are empty (not computed: a load that reads
+     * them again only when they are asked for). */
+    int no_sequences;
 } opscope_py_options;
 
 /* opscope_py_load with OPTS (NULL: every field 0). */

@@ -117,7 +117,8 @@ static int read_with(const char *path, const opscope_py_options *o, opscope_job_
     /* report's session: its defaults (five top records), every analysis of a single input */
     opscope_session_opts so = {.stats = {.top_kernels = 5}, .graphs = true, .rpc = true,
                                .kineto = true, .critical_path = true, .cpath_annotation = o->cpath_annotation,
-                               .cpath_instance1 = o->cpath_instance1, .hta_steps = o->hta_steps};
+                               .cpath_instance1 = o->cpath_instance1, .hta_steps = o->hta_steps,
+                               .no_sequences = o->no_sequences != 0};
     opscope_session_t *s = r ? opscope_session_new(&so) : NULL;
     opscope_job_rank_t *jr = sum ? opscope_job_rank_new(NULL) : NULL;
     FILE *fp = NULL;

@@ -242,7 +242,36 @@ def check_job_profiles(given):
     print("%s: job profiles equal to each trace's load, cpu_ops kept and left out" % given)
 
 
+def check_sequences_left_out(path):
+    """sequences=False: a load without the kernel sequences (empty tables, empty summary
+    lists, the rest of the summary as a full load's); a job's profile read that way gives
+    them on first use as a full load does."""
+    name = os.path.basename(path)
+    full = opscope.load(path, series=True, launches=True)
+    ks = full.summary["kineto"]["kernel_stats"]
+    check(len(full.kernel_seqs) > 0 and len(full.aten_kernels) > 0 and ks["kernel_sequences"] and ks["aten_op_kernels"],
+          "%s: a full load has kernel sequences (%d, %d)" % (name, len(full.kernel_seqs), len(full.aten_kernels)))
+    lean = opscope.load(path, series=True, launches=True, sequences=False)
+    lk = lean.summary["kineto"]["kernel_stats"]
+    check(len(lean.kernel_seqs) == 0 and len(lean.aten_kernels) == 0 and not lk["kernel_sequences"]
+          and not lk["aten_op_kernels"], "%s: sequences=False: no sequences" % name)
+    strip = lambda d: json.loads(json.dumps(d).replace(json.dumps(ks["kernel_sequences"]), "[]")
+                                 .replace(json.dumps(ks["aten_op_kernels"]), "[]"))
+    check(lean.summary == strip(full.summary), "%s: sequences=False: the rest of the summary unchanged" % name)
+    for t in opscope.TABLES:
+        if t not in ("kernel_seqs", "aten_kernels"):
+            check(lean.tables[t].equals(full.tables[t]), "%s: sequences=False: table %s unchanged" % (name, t))
+    p = opscope.job([path], series=True, launches=True, sequences=False).profiles[0]
+    check(p.tables.rows("kernel_seqs") is None and p.tables.rows("aten_kernels") is None,
+          "%s: a job's profile with sequences=False: the sequence tables left out" % name)
+    check(p.kernel_seqs.equals(full.kernel_seqs) and p.aten_kernels.equals(full.aten_kernels),
+          "%s: ... and read again on first use as a full load has them" % name)
+    print("%s: sequences left out and read again (%d kernel sequences, %d aten op rows)"
+          % (name, len(full.kernel_seqs), len(full.aten_kernels)))
+
+
 def job():
+    check_sequences_left_out(os.path.join(TRACES, "a100_alexnet_fwd.json.gz"))
     d = os.path.join(repo, "tests", "job", "traces")
     ranks = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".json.gz"))
     check_job(ranks, d)

@@ -106,6 +106,7 @@ struct opscope_kineto {
     opscope_kineto_launch_call *launch; /* with keep_links: per GPU activity after the finish */
     opscope_cpu_ops_t *cpu_ops;    /* every CPU slice as a record (analyze/kineto/cpu_ops.c) */
     bool cpu_ops_cpu_only;         /* drop them at the first GPU activity */
+    bool no_seqs;                  /* opscope_kineto_skip_sequences */
     opscope_kineto_steps_fn on_steps; /* opscope_kineto_on_steps */
     void *on_steps_ud;
     opscope_kineto_results res;
@@ -207,6 +208,7 @@ int opscope_kineto_keep_series(opscope_kineto_t *k) {
     return opscope_kstats_keep_series(k->kstats);
 }
 void opscope_kineto_cpu_ops_without_gpu_only(opscope_kineto_t *k) { k->cpu_ops_cpu_only = true; }
+void opscope_kineto_skip_sequences(opscope_kineto_t *k) { k->no_seqs = true; }
 void opscope_kineto_on_steps(opscope_kineto_t *k, opscope_kineto_steps_fn fn, void *ud) {
     k->on_steps = fn;
     k->on_steps_ud = ud;
@@ -1500,7 +1502,10 @@ static int kstats_finish(opscope_kineto_t *k) {
     }
     free(kind);
     opscope_kstats_set_origin(k->kstats, t0);
-    int rc = kseq_finish(k, a, n) || katen_finish(k, a, n) || opscope_kstats_finish(k->kstats, a, n) ? -1 : 0;
+    int rc = (!k->no_seqs && (kseq_finish(k, a, n) || katen_finish(k, a, n))) ||
+                     opscope_kstats_finish(k->kstats, a, n)
+                 ? -1
+                 : 0;
     free(a);
     return rc;
 }

@@ -56,6 +56,10 @@ void opscope_kineto_keep_dims(opscope_kineto_t *k);
  * dropped at its first GPU activity (the diff, which compares kernels when there are any).
  * Call before the first event. */
 void opscope_kineto_cpu_ops_without_gpu_only(opscope_kineto_t *k);
+/* No GPU activity sequences per CPU op call and per aten op (kseq.h, katen.h): the two are not
+ * computed at the finish (opscope_kineto_kseq and opscope_kineto_katen stay NULL, their summary
+ * lists empty), for a load that reads them again only when asked. Call before the finish. */
+void opscope_kineto_skip_sequences(opscope_kineto_t *k);
 /* Whether links are kept (the reader then also interns runtime call names). */
 int opscope_kineto_wants_links(const opscope_kineto_t *k);
 

@@ -48,6 +48,7 @@ opscope_session_t *opscope_session_new(const opscope_session_opts *opts) {
         s->kineto = s->kineto_names ? opscope_kineto_new(s->kineto_names) : NULL;
         /* the CPU-op records carry their input shapes and dtypes (analyze/kineto/cpu_ops.h) */
         if (s->kineto) opscope_kineto_keep_dims(s->kineto);
+        if (s->kineto && opts->no_sequences) opscope_kineto_skip_sequences(s->kineto);
     }
     return s;
 }

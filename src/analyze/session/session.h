@@ -74,6 +74,7 @@ typedef struct opscope_session_opts {
     bool rpc;        /* the RPC calls (merge, report) */
     bool kineto;     /* a trace's analysis: CPU ops, links, phases (report) */
     bool critical_path; /* with kineto: each step's critical path (report; view draws it) */
+    bool no_sequences;  /* with kineto: no kernel sequences (opscope_kineto_skip_sequences) */
     const char *cpath_annotation; /* the path's windows: this annotation's instances instead of
                                      the steps (opscope_cpath_set_window; borrowed), or NULL */
     int64_t cpath_instance1;      /* 1 + the one window to keep (an instance of the annotation,
