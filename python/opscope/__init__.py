@@ -226,9 +226,10 @@ def load(path, series=False, launches=False, counters_trace=None, cpath_trace=No
     the trace is written back into, with counter tracks, resp. its critical path overlaid
     (`report --counters-trace`, `--critical-path-trace`); CPATH_ANNOTATION: the critical
     path's windows are this annotation's instances instead of the steps (CPATH_INSTANCE: that
-    one only, 0 the first by start; without an annotation that profiler step only); CPATH_ONLY_CRITICAL: that trace keeps only HTA's
-    only_show_critical_events (the X slices off the path left out). HTA_STEPS reads a trace as
-    HTA loads it (two reads; docs/kineto.md): "drop-last" (HTA's include_last_profiler_step=False)
+    one only, 0 the first by start; without an annotation that profiler step only);
+    CPATH_ONLY_CRITICAL: that trace keeps only HTA's only_show_critical_events (the X slices
+    off the path left out). HTA_STEPS reads a trace as HTA loads it (two reads;
+    docs/kineto.md): "drop-last" (HTA's include_last_profiler_step=False)
     keeps the CPU events before the last ProfilerStep and the GPU activities they launched,
     "keep-last" (True) those through its end; None or "all": every event. SEQUENCES=False
     leaves the GPU kernel sequences per CPU op and per aten op out (the tables kernel_seqs and

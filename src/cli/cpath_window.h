@@ -37,8 +37,8 @@ typedef struct opscope_cli_cpath_window {
 int opscope_cli_cpath_window_option(const char *cmd, opscope_cli_cpath_window *w, const char *name,
                                     const char *val);
 
-/* After the options: the instance is -1 (every one) when not given. Returns a cli status (cli/cli.h): 0, or
- * a usage error's exit status. */
+/* After the options: the instance is -1 (every one) when not given. Returns a cli status
+ * (cli/cli.h): 0, or a usage error's exit status. */
 int opscope_cli_cpath_window_check(const char *cmd, opscope_cli_cpath_window *w);
 
 /* After S's finish, with an annotation or an instance: whether INPUT lacks the window asked

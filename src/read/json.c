@@ -499,11 +499,14 @@ static const unsigned char NUMCHAR[256] = {
  * or m / 10^-e is one correctly rounded IEEE operation. Kineto's timestamps ("ts": 1700000000.123)
  * all take it; strtod cost ~40x more per number. Returns 1 with *D set, 0 to leave it to strtod.
  */
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+/* The powers of ten exact in a double (Clinger's fast path, here and in json_decimal). */
+static const double P10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                               1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+#endif
+
 static int json_decimal_exact(const unsigned char *p, size_t n, double *d) {
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
-    static const double P10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     size_t i = 0;
     int neg = p[0] == '-';
     i += (size_t)neg;
@@ -672,7 +675,6 @@ JSON_HOT unsigned json_digits16(const unsigned char *p, uint64_t *val) {
     return n;
 }
 
-/* Integers of up to 16 digits wholly in the buffer; anything else goes to json_scan_number. */
 /* A number from S whose integer part U (NEG: its sign) ends at the '.' at I: up to 8
  * fraction digits and 19 digits in all with no exponent ("3605057436108.407", a Kineto
  * timestamp) here, their value exact as one division of two exact doubles (correctly rounded,
@@ -681,7 +683,6 @@ JSON_HOT unsigned json_digits16(const unsigned char *p, uint64_t *val) {
 static opscope_json_tok json_decimal(opscope_json_t *j, opscope_json_token *t, size_t s, size_t i,
                                      uint64_t u, int neg) {
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
-    static const double P10D[9] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
     const unsigned char *b = j->buf;
     uint64_t f;
     unsigned nf = json_digits8(b + i + 1, &f);
@@ -689,7 +690,7 @@ static opscope_json_tok json_decimal(opscope_json_t *j, opscope_json_token *t, s
     if (nf && e < j->len && !NUMCHAR[b[e]] && digits <= 19) {
         uint64_t m = u * POW10[nf] + f;
         if (m <= ((uint64_t)1 << 53)) {
-            double v = (double)m / P10D[nf];
+            double v = (double)m / P10[nf];
             t->type = OPSCOPE_JSON_NUMBER;
             t->str = (const char *)b + s;
             t->len = e - s;
@@ -708,6 +709,8 @@ static opscope_json_tok json_decimal(opscope_json_t *j, opscope_json_token *t, s
     return json_scan_number(j, t);
 }
 
+/* Integers of up to 16 digits wholly in the buffer, plain decimals by json_decimal; anything
+ * else goes to json_scan_number. */
 JSON_HOT opscope_json_tok json_number(opscope_json_t *j, opscope_json_token *t) {
     const unsigned char *b = j->buf;
     size_t s = j->pos, i = s;

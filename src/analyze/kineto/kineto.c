@@ -1502,10 +1502,8 @@ static int kstats_finish(opscope_kineto_t *k) {
     }
     free(kind);
     opscope_kstats_set_origin(k->kstats, t0);
-    int rc = (!k->no_seqs && (kseq_finish(k, a, n) || katen_finish(k, a, n))) ||
-                     opscope_kstats_finish(k->kstats, a, n)
-                 ? -1
-                 : 0;
+    bool seqs = k->no_seqs || (!kseq_finish(k, a, n) && !katen_finish(k, a, n));
+    int rc = seqs && !opscope_kstats_finish(k->kstats, a, n) ? 0 : -1;
     free(a);
     return rc;
 }
