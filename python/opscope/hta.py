@@ -270,9 +270,11 @@ class TraceAnalysis:
         """Adds RANK's time per set of kernel types running at once to SUMS, as HTA names them
         ("COMPUTATION overlapping COMMUNICATION"): the C core's split of the types' overlaps
         (microseconds by mask of the types; with_memory: MEMORY among the types)."""
-        split = self._kernel_types_of(rank).get("with_memory_us" if with_memory else "without_memory_us", [])
-        for mask, us in enumerate(split):
-            if us > 0:
+        types = self._kernel_types_of(rank)
+        key = "with_memory" if with_memory else "without_memory"
+        split, rows = types.get(key + "_us", []), types.get(key + "_rows", [])
+        for mask, (us, n) in enumerate(zip(split, rows)):
+            if n > 0:  # a set HTA saw running, for 0 us too (a row of 0 in its table)
                 name = " overlapping ".join(t for b, t in enumerate(self._TYPES) if mask & (1 << b))
                 sums[name] = sums.get(name, 0) + int(us)
 

@@ -20,6 +20,8 @@ import statistics
 import sys
 import warnings
 
+import numpy as np
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from checklist import check, failures  # noqa: E402
 from intervals import union_len  # noqa: E402
@@ -59,15 +61,21 @@ def merged(iv):
 
 def type_split(events, types):
     """HTA's split of the kernel types' overlaps from EVENTS (ts, end, type): per set of TYPES
-    running at once, its time (whole microseconds per piece), named as HTA names the rows."""
-    edges = sorted((t, d) for i, k in enumerate(types)
-                   for a, b in merged([(e[0], e[1]) for e in events if e[2] == k]) for t, d in ((a, 1 << i), (b, -(1 << i))))
+    running at once, its time (whole microseconds per piece), named as HTA names the rows. The
+    edges in HTA's row order: per type, the rows so far, then the type's merged starts, then
+    its ends, sorted by time with numpy's default argsort (as its sort_values), so that a set
+    that runs for 0 us at an instant where one type ends and another starts is a row of 0."""
+    edges = []
+    for i, k in enumerate(types):
+        m = merged([(e[0], e[1]) for e in events if e[2] == k])
+        edges += [(a, 1 << i) for a, _ in m] + [(b, -(1 << i)) for _, b in m]
+        edges = [edges[j] for j in np.argsort(np.array([t for t, _ in edges], dtype=float), kind="quicksort")]
     out, run = collections.Counter(), 0
     for (t, d), (t1, _) in zip(edges, edges[1:]):
         run += d
         if run:
             out[" overlapping ".join(k for i, k in enumerate(types) if run & (1 << i))] += int(t1 - t)
-    return {k: v for k, v in out.items() if v}
+    return dict(out)
 
 
 def close(a, b):
@@ -387,8 +395,7 @@ def check_default(name, want, work):
         warnings.simplefilter("ignore")
         kt, km = t.get_gpu_kernel_breakdown(visualize=False)
     rows_near(name + " default kernel metrics", km.drop(columns="rank").values.tolist(), want["kmetrics"], tol)
-    if all(" overlapping " not in r[0] for r in want["ktype"]):  # as check_trace: HTA's overlap rows
-        rows_near(name + " default kernel types", kt.values.tolist(), want["ktype"], tol)
+    rows_near(name + " default kernel types", kt.values.tolist(), want["ktype"], tol)
     idle = t.get_idle_time_breakdown(visualize=False)[0]
     rows_near(name + " default idle", sorted(idle.drop(columns="rank").values.tolist()), want["idle"], tol)
     q = t.get_queue_length_summary()
@@ -491,6 +498,48 @@ def made_trace(path):
     doc = {"schemaVersion": 1, "distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": ev}
     with gzip.open(path, "wt") as f:
         json.dump(doc, f)
+
+def made_ties_trace(path):
+    """A trace whose kernel types meet at one instant, 10 times over: a copy ends where a gemm
+    starts, the gemm ends where an all-reduce starts, which ends where a copy starts (whole
+    microseconds, one profiler step: HTA keeps every event)."""
+    ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1,
+           "ts": 1000, "dur": 2000}]
+    corr = 0
+    for i in range(10):
+        base = 1100 + 100 * i
+        for name, cat, a, b in (("Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", 0, 20),
+                                ("void gemm_kernel<float>", "kernel", 20, 50),
+                                ("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)", "kernel", 50, 70),
+                                ("Memcpy DtoH (Device -> Pageable)", "gpu_memcpy", 70, 80)):
+            corr += 1
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync" if cat == "gpu_memcpy" else "cudaLaunchKernel",
+                       "pid": 1, "tid": 1, "ts": base - 90 + corr % 4, "dur": 1, "args": {"correlation": corr}})
+            ev.append({"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": 7, "ts": base + a, "dur": b - a,
+                       "args": {"stream": 7, "correlation": corr, "device": 0}})
+    doc = {"schemaVersion": 1, "distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": ev}
+    with gzip.open(path, "wt") as f:
+        json.dump(doc, f)
+
+
+def check_made_ties(want, work):
+    """The kernel types of made_ties_trace against HTA's (its rows of 0 us where types meet)
+    and this script's own split in HTA's row order (type_split)."""
+    folder = os.path.join(work, "made_ties")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "made_ties.json.gz")
+    made_ties_trace(path)
+    ev = json.load(gzip.open(path))["traceEvents"]
+    t0 = min(e["ts"] for e in ev)
+    gpu = [(e["ts"] - t0, e["ts"] - t0 + e["dur"], kernel_type(e["name"])) for e in ev if "stream" in e.get("args", {})]
+    t = TraceAnalysis(trace_dir=folder, include_last_profiler_step=True)
+    for key, types in (("ktype", TYPES), ("ktype_no_memory", TYPES[:2])):
+        kt = t.get_gpu_kernel_breakdown(visualize=False, include_memory_kernels=key == "ktype")[0]
+        rows_equal("made_ties " + key, kt.values.tolist(), want[key])
+        got = dict(zip(kt["kernel_type"], kt["sum"]))
+        check(got == type_split(gpu, types), "made_ties %s %s, own %s" % (key, got, type_split(gpu, types)))
+    print("made_ties: %d kernel types, %d without memory" % (len(want["ktype"]), len(want["ktype_no_memory"])))
+
 
 def check_made(want, work):
     """The made trace (made_trace): HTA's temporal breakdown and kernel types, with its filter
@@ -778,8 +827,8 @@ def own_doubles(path):
     the earliest event's start. Per stream, the idle split (gaps between activities in start
     order: host wait when the launch call starts after the previous end, else kernel wait under
     30 us, else other; each category's gaps summed with Kahan's compensation, as pandas sums),
-    the queue (+1 at a launch call, -1 at its activity's start; at one instant the activity
-    first) and the launch delays (activity start less the call's end, 0 when negative)."""
+    the queue (+1 at a launch call, -1 at its activity's start; at one instant in HTA's row
+    order, below) and the launch delays (activity start less the call's end, 0 when negative)."""
     ev = json.load(gzip.open(path))["traceEvents"]
     t0 = min(e["ts"] for e in ev if "dur" in e)
     calls = {e["args"]["correlation"]: e for e in ev if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver")
@@ -806,27 +855,35 @@ def own_doubles(path):
             t = sums[k] + y
             comp[k], sums[k] = (t - sums[k]) - y, t
         idle[stream] = sums
-        pts = sorted([(calls[e["args"]["correlation"]]["ts"] - t0, 1) for e in a
-                      if calls.get(e["args"].get("correlation"), {}).get("name") in queue_calls]
-                     + [(e["ts"] - t0, 0) for e in a if calls.get(e["args"].get("correlation"), {}).get("name") in queue_calls])
-        run, vals = 0, []
-        for _, up in pts:
-            run += 1 if up else -1
-            vals.append(run)
-        queue[stream] = (len(vals), statistics.fmean(vals), statistics.stdev(vals))
         for e in a:
             c = calls.get(e["args"].get("correlation"))
             if c is not None and c["name"] in stats:
                 delays.append((c["ts"], max((e["ts"] - t0) - ((c["ts"] - t0) + c["dur"]), 0.0)))
+    # The queue as HTA orders its rows: the launch calls in the file's order, then their
+    # activities in the file's order, sorted by time with numpy's default argsort (pandas'
+    # sort_values), each stream's changes then in that order.
+    queued = [e for e in ev if e.get("ph") == "X" and e.get("cat") in GPU_CATS and "stream" in e.get("args", {})
+              and calls.get(e["args"].get("correlation"), {}).get("name") in queue_calls
+              and (len(steps) < 2 or e["args"].get("correlation") in calls)]
+    stream_of = {e["args"]["correlation"]: e["args"]["stream"] for e in queued}
+    launches = [c for c in ev if c is calls.get((c.get("args") or {}).get("correlation")) and
+                c["args"]["correlation"] in stream_of]
+    rows = [(c["ts"] - t0, 1, stream_of[c["args"]["correlation"]]) for c in launches]
+    rows += [(e["ts"] - t0, 0, e["args"]["stream"]) for e in queued]
+    runs, series = collections.Counter(), collections.defaultdict(list)
+    for i in np.argsort(np.array([r[0] for r in rows]), kind="quicksort"):
+        _, up, stream = rows[i]
+        runs[stream] += 1 if up else -1
+        series[stream].append(runs[stream])
+    queue = {st: (len(v), statistics.fmean(v), statistics.stdev(v)) for st, v in series.items()}
     return idle, queue, [d for _, d in sorted(delays, key=lambda x: x[0])]
 
 
 def check_doubles(want, work):
     """Two of HTA's ns traces: the idle split, queue and memory bandwidth summaries, the kernel
     table and the launch delays as HTA computes them from its doubles (hta_figures.json
-    "doubles"), against HTA's figures and this script's own reading (own_doubles). The queue's
-    mean and std: HTA's unstable sort orders a launch and an activity of one instant either
-    way, so they are asserted against the script's order, the rest against HTA."""
+    "doubles"), against HTA's figures and this script's own reading (own_doubles; the queue's
+    changes of one instant in the order numpy's sort gives HTA's rows there)."""
     for name, w in want.items():
         if name == "source":
             continue
@@ -849,7 +906,7 @@ def check_doubles(want, work):
                   "%s stream %s idle %r, HTA %r, own %r" % (name, stream, got, cats, idle_own[int(stream)]))
         q = t.get_queue_length_summary()
         got = [[i[1]] + list(v) for i, v in zip(q.index, q.values)]
-        rows_equal(name + " queue summary but mean, std", [g[:2] + g[4:] for g in got], [x[:2] + x[4:] for x in w["qsum"]])
+        rows_equal(name + " queue summary", got, w["qsum"])
         check(all(close(g[1], queue_own[g[0]][0]) and close(g[2], queue_own[g[0]][1]) and close(g[3], queue_own[g[0]][2])
                   for g in got), "%s queue summary %s, own %s" % (name, got, queue_own))
         bw = t.get_memory_bw_summary()
@@ -943,6 +1000,7 @@ def main():
     check_load_steps("a100_ddp_train_rank0.json.gz", work)
     check_cupti(figures["cupti"], work)
     check_made(figures["made"], work)
+    check_made_ties(figures["made_ties"], work)
     check_trace_diff(figures["trace_diff"], work)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -2,6 +2,7 @@
 #include "analyze/kineto/kbreak.h"
 
 #include "util/fsum.h"
+#include "util/npsort.h"
 #include "util/sort_runs.h"
 #include "util/vec.h"
 
@@ -71,20 +72,10 @@ static int ev_cmp(const void *pa, const void *pb) {
     return (a->start > b->start) - (a->start < b->start);
 }
 
-static int edge_cmp(const void *pa, const void *pb) {
-    const kb_edge *a = pa, *b = pb;
-    if (a->t != b->t) return a->t < b->t ? -1 : 1;
-    return (a->delta > b->delta) - (a->delta < b->delta);
-}
-
 static inline int ev_less(const kb_ev *a, const kb_ev *b) { return a->start < b->start; }
-static inline int edge_less(const kb_edge *a, const kb_edge *b) {
-    return a->t < b->t || (a->t == b->t && a->delta < b->delta);
-}
-/* the events come in trace order (each stream's in time order), the edges in one sorted run
- * per type: merging their runs is cheaper than sorting them */
+/* the events come in trace order (each stream's in time order): merging their runs is cheaper
+ * than sorting them */
 OPSCOPE_SORT_RUNS_DEFINE(sort_ev, kb_ev, ev_less, ev_cmp)
-OPSCOPE_SORT_RUNS_DEFINE(sort_edges, kb_edge, edge_less, edge_cmp)
 
 /* The union of the events (by start) of a type in MASK (0: every event), in ns. */
 static int64_t union_ns(const kb_ev *e, size_t n, int mask) {
@@ -136,19 +127,57 @@ static size_t merged_edges(const kb_ev *e, size_t n, int mask, int64_t origin, k
     return open ? edge_pair(x, m, s, t, mask, sums) : m;
 }
 
-/* The time per set of types running (OUT by mask) over the types of ALL: each piece between two
- * edges cut to whole microseconds, as HTA's integer cast of its durations. */
-static void split(const kb_ev *e, size_t n, int all, int64_t origin, kb_edge *x, int64_t *out) {
-    size_t m = 0;
-    double sums[2] = {0, 0};
-    for (int bit = 1; bit < OPSCOPE_KBREAK_MASKS; bit <<= 1)
-        if (all & bit) m += merged_edges(e, n, bit, origin, x + m, sums);
-    sort_edges(x, m);
+/* A double as an int64 key of the same order (util/npsort.h sorts int64): a non-negative
+ * double's bits rise with it, a negative one's are mirrored, and -0 is 0, as they compare. */
+static int64_t double_key(double d) {
+    if (d == 0) return 0;
+    int64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b < 0 ? -(b & INT64_MAX) : b;
+}
+
+/* The scratch of a split: 2 N + 1 of each. */
+typedef struct kb_scratch {
+    kb_edge *x, *tmp;
+    int64_t *keys;
+    uint32_t *idx;
+} kb_scratch;
+
+/* The time per set of types running (OUT by mask) over the edges X[0..M): each piece between
+ * two edges cut to whole microseconds, as HTA's integer cast of its durations; ROWS counts,
+ * per mask, HTA's rows with that set running (a set that runs for 0 us at an instant where one
+ * type ends and another starts is a row of 0 in its table). */
+static void split_walk(const kb_edge *x, size_t m, int64_t *out, uint64_t *rows) {
     int run = 0;
     for (size_t i = 0; i + 1 < m; i++) {
         run += x[i].delta;
-        if (run > 0 && run < OPSCOPE_KBREAK_MASKS) out[run] += (int64_t)(x[i + 1].t - x[i].t);
+        if (run > 0 && run < OPSCOPE_KBREAK_MASKS) {
+            out[run] += (int64_t)(x[i + 1].t - x[i].t);
+            rows[run]++;
+        }
     }
+}
+
+/* HTA's split of the types' overlaps, with MEMORY among the types and without it, the edges in
+ * HTA's row order: per type (COMPUTATION, COMMUNICATION, then MEMORY), the rows so far, then
+ * the type's merged starts and then its ends (its melt), sorted by time with numpy's sort (its
+ * sort_values after each concat), so that the edges of one instant fall as in HTA's table.
+ * Without MEMORY the rows are those after the second type. */
+static void split(const kb_ev *e, size_t n, int64_t origin, kb_scratch *sc, opscope_kbreak_results *r) {
+    kb_edge *x = sc->x;
+    size_t m = 0;
+    double sums[2] = {0, 0};
+    for (int bit = 1; bit < OPSCOPE_KBREAK_MASKS; bit <<= 1) {
+        size_t k = merged_edges(e, n, bit, origin, sc->tmp, sums), h = k / 2;
+        for (size_t i = 0; i < h; i++) x[m + i] = sc->tmp[2 * i], x[m + h + i] = sc->tmp[2 * i + 1];
+        m += k;
+        for (size_t i = 0; i < m; i++) sc->keys[i] = double_key(x[i].t);
+        opscope_npsort_argsort(sc->keys, sc->idx, m);
+        for (size_t i = 0; i < m; i++) sc->tmp[i] = x[sc->idx[i]];
+        if (m) memcpy(x, sc->tmp, m * sizeof *x);
+        if (bit == OPSCOPE_KBREAK_COMMUNICATION) split_walk(x, m, r->without_memory_us, r->without_memory_rows);
+    }
+    split_walk(x, m, r->with_memory_us, r->with_memory_rows);
 }
 
 /* HTA's sum of the merged intervals' ends less that of their starts (X: M edges, start and end
@@ -160,8 +189,14 @@ static double merged_sum(const kb_edge *x, size_t m) {
 
 int opscope_kbreak_finish(opscope_kbreak_t *b, int64_t origin) {
     size_t n = b->ev.n;
-    kb_edge *x = malloc((2 * n + 1) * sizeof *x);
-    if (!x) return -1;
+    if (2 * n + 1 >= UINT32_MAX) return -1; /* npsort's positions are 32-bit */
+    kb_scratch sc = {malloc((2 * n + 1) * sizeof *sc.x), malloc((2 * n + 1) * sizeof *sc.tmp),
+                     malloc((2 * n + 1) * sizeof *sc.keys), malloc((2 * n + 1) * sizeof *sc.idx)};
+    kb_edge *x = sc.x;
+    if (!sc.x || !sc.tmp || !sc.keys || !sc.idx) {
+        free(sc.x), free(sc.tmp), free(sc.keys), free(sc.idx);
+        return -1;
+    }
     kb_ev *e = b->ev.v;
     sort_ev(e, n);
     opscope_kbreak_results *r = &b->res;
@@ -178,10 +213,8 @@ int opscope_kbreak_finish(opscope_kbreak_t *b, int64_t origin) {
     r->busy_us = merged_sum(x, m);
     m = merged_edges(e, n, OPSCOPE_KBREAK_COMPUTATION, origin, x, comp);
     r->compute_us = merged_sum(x, m);
-    split(e, n, OPSCOPE_KBREAK_COMPUTATION | OPSCOPE_KBREAK_COMMUNICATION | OPSCOPE_KBREAK_MEMORY, origin, x,
-          r->with_memory_us);
-    split(e, n, OPSCOPE_KBREAK_COMPUTATION | OPSCOPE_KBREAK_COMMUNICATION, origin, x, r->without_memory_us);
-    free(x);
+    split(e, n, origin, &sc, r);
+    free(sc.x), free(sc.tmp), free(sc.keys), free(sc.idx);
     free(b->ev.v);
     b->ev.v = NULL;
     b->ev.n = b->ev.cap = 0;

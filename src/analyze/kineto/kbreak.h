@@ -13,7 +13,8 @@
  *     set of types running at once (COMPUTATION alone, "COMPUTATION overlapping
  *     COMMUNICATION", ...), with MEMORY among the types and without it; as HTA, times are the
  *     trace's microseconds as doubles (read from the JSON, then less the earliest event's
- *     start) and each piece between two boundaries is cut to whole microseconds.
+ *     start), each piece between two boundaries is cut to whole microseconds, and the
+ *     boundaries of one instant fall in HTA's row order (numpy's sort, util/npsort.h).
  *
  * Ownership: a handle owns its events (opscope_kbreak_free; NULL is fine). Thread safety: one
  * handle per thread.
@@ -68,6 +69,10 @@ typedef struct opscope_kbreak_results {
      * three types and over COMPUTATION and COMMUNICATION only */
     int64_t with_memory_us[OPSCOPE_KBREAK_MASKS];
     int64_t without_memory_us[OPSCOPE_KBREAK_MASKS];
+    /* HTA's rows with the mask's types running (its edges at one instant in its order: a set
+     * can run for 0 us, a row of 0 in HTA's table) */
+    uint64_t with_memory_rows[OPSCOPE_KBREAK_MASKS];
+    uint64_t without_memory_rows[OPSCOPE_KBREAK_MASKS];
 } opscope_kbreak_results;
 
 /* The results after the finish (zeros before it); never NULL for a live handle. */

@@ -40,6 +40,7 @@ typedef struct rt_t {      /* a launching call: runtime X event or ac2g flow sta
     uint32_t thread;
     uint32_t is_flow : 1;
     uint32_t name : 31;    /* runtime call name id (kept links only), NAME31 when none */
+    uint32_t seq;          /* position in the order the reader handed calls over */
 } rt_t;
 
 #define NAME31 0x7fffffffu
@@ -399,7 +400,9 @@ int opscope_kineto_add(opscope_kineto_t *k, const opscope_kineto_event *ev) {
         if (ev->corr < 0) return 0;
         rt_t rt = {.corr = ev->corr, .ts = ev->start_ns, .dur = ev->dur_ns > 0 ? ev->dur_ns : 0, .ext = ev->ext, .thread = (uint32_t)ev->thread,
                    .is_flow = ev->kind == OPSCOPE_KINETO_FLOW_START,
-                   .name = ev->kind == OPSCOPE_KINETO_RUNTIME && ev->name_id < NAME31 ? ev->name_id : NAME31};
+                   .name = ev->kind == OPSCOPE_KINETO_RUNTIME && ev->name_id < NAME31 ? ev->name_id : NAME31,
+                   .seq = (uint32_t)k->rt.n};
+        if (k->rt.n >= UINT32_MAX) return -1; /* call numbers are 32-bit */
         return OPSCOPE_VEC_PUSH(k->rt, rt);
     }
     case OPSCOPE_KINETO_COUNTERS: /* a kernel CUPTI's profiler measured (cupti.h) */
@@ -1484,13 +1487,14 @@ static int kstats_finish(opscope_kineto_t *k) {
         const gpu_t *g = &k->gpu.v[i];
         if (k->launch) k->launch[i] = (opscope_kineto_launch_call){.corr = -1, .start_ns = -1, .dur_ns = -1, .name = UINT32_MAX};
         a[i] = (opscope_kstats_act){.start = g->start, .dur = g->dur, .device = g->device, .stream = g->stream,
-                                    .call_start = INT64_MIN, .hta_start = hta_ns(t0, g->start)};
+                                    .call_start = INT64_MIN, .hta_start = hta_ns(t0, g->start), .seq = g->seq};
         size_t r = g->corr >= 0 ? rt_find(k, g->corr) : k->rt.n;
         if (r >= k->rt.n || k->rt.v[r].corr != g->corr || k->rt.v[r].is_flow) continue;
         const rt_t *c = &k->rt.v[r];
         a[i].call_start = c->ts;
         a[i].call_dur = c->dur;
         a[i].hta_call_start = hta_ns(t0, c->ts);
+        a[i].call_seq = c->seq;
         if (k->launch)
             k->launch[i] = (opscope_kineto_launch_call){.corr = c->corr, .start_ns = c->ts, .dur_ns = c->dur,
                                                         .hta_delay_ns = a[i].hta_start - a[i].hta_call_start - c->dur,

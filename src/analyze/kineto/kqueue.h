@@ -27,7 +27,8 @@ typedef enum opscope_kqueue_out {
     OPSCOPE_KQUEUE_OUT_START = 0, /* at its start (HTA) */
     OPSCOPE_KQUEUE_OUT_END,       /* at its end (opscope's job analysis) */
     OPSCOPE_KQUEUE_OUT_START_HTA, /* at its start, the times as HTA reads them (a quarter of a
-                                     microsecond apart at today's epoch: HTA's own figures) */
+                                     microsecond apart at today's epoch), the changes of one
+                                     instant in HTA's row order: HTA's own figures */
     OPSCOPE_KQUEUE_OUT_COUNT
 } opscope_kqueue_out;
 
@@ -47,8 +48,9 @@ static inline int opscope_kqueue_key_up(int64_t key) { return (int)(key & 1); }
 typedef struct opscope_kqueue_stream {
     int64_t device, stream;
     opscope_kdescribe len[OPSCOPE_KQUEUE_OUT_COUNT]; /* the length after each change */
-    const int64_t *keys[OPSCOPE_KQUEUE_OUT_COUNT];   /* the changes in time order (kept only
-                                                        with KEEP_SERIES; else NULL) */
+    const int64_t *keys[OPSCOPE_KQUEUE_OUT_COUNT];   /* the changes in time order, ties as
+                                                        handed over (kept only with
+                                                        KEEP_SERIES; else NULL) */
     size_t n_keys[OPSCOPE_KQUEUE_OUT_COUNT];
 } opscope_kqueue_stream;
 
@@ -57,7 +59,7 @@ typedef struct opscope_kqueue_stream {
 opscope_kqueue_t *opscope_kqueue_new(bool keep_series);
 void opscope_kqueue_free(opscope_kqueue_t *q);
 
-/* The changes KEYS[0..M) (sorted, opscope_kqueue_key_*) of stream (DEVICE, STREAM) counted out
+/* The changes KEYS[0..M) (in time order, opscope_kqueue_key_*) of stream (DEVICE, STREAM) counted out
  * by OUT; a stream's calls come one after another, each OUT once. KEYS is copied when kept.
  * Returns 0, or -1 when out of memory. */
 int opscope_kqueue_add(opscope_kqueue_t *q, int64_t device, int64_t stream, opscope_kqueue_out out,

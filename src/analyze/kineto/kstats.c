@@ -4,6 +4,7 @@
 #include "analyze/kineto/kbreak.h"
 #include "analyze/kineto/kqueue.h"
 
+#include "util/npsort.h"
 #include "util/sort.h"
 #include "util/vec.h"
 
@@ -210,33 +211,83 @@ static qsum queue_of(int64_t *q, size_t m, uint64_t *at) {
     return r;
 }
 
+/* An activity that its launch call put in HTA's queue. */
+static bool queued(const opscope_kstats_act *a) {
+    return a->call_start != INT64_MIN && (a->call_kind & OPSCOPE_KSTATS_CALL_QUEUE);
+}
+
 /* The queue keys of A[0..N) into Q: +1 at each launch call's start, -1 at the activity's start
  * (AT_END false) or end. Returns their number. */
 static size_t queue_keys(const opscope_kstats_act *a, size_t n, bool at_end, int64_t *q) {
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        if (a[i].call_start == INT64_MIN || !(a[i].call_kind & OPSCOPE_KSTATS_CALL_QUEUE)) continue;
+        if (!queued(&a[i])) continue;
         q[m++] = qkey(a[i].call_start, 1);
         q[m++] = qkey(at_end ? a[i].start + a[i].dur : a[i].start, 0);
     }
     return m;
 }
 
-/* The sorted keys Q[0..M) moved to the times as HTA reads them from ORIGIN (kstats.h), sorted
- * again: the move keeps the order of times, so only the keys of one quantum (a quarter of a
- * microsecond at today's epoch) can come out of order, and an insertion sort puts them back
- * in about M steps, where a new sort of every key would cost M log M. */
-static void queue_keys_hta(int64_t *q, size_t m, int64_t origin) {
-    for (size_t i = 0; i < m; i++) {
-        int64_t t = opscope_kqueue_key_time(q[i]);
-        q[i] = qkey(origin + opscope_kbreak_delta_ns(origin, t), opscope_kqueue_key_up(q[i]));
+static bool same_stream(const opscope_kstats_act *x, const opscope_kstats_act *y) {
+    return x->device == y->device && x->stream == y->stream;
+}
+
+typedef struct call_row { uint64_t key; uint32_t act; } call_row;
+
+static int call_row_cmp(const void *pa, const void *pb) {
+    uint64_t x = ((const call_row *)pa)->key, y = ((const call_row *)pb)->key;
+    return (x > y) - (x < y);
+}
+
+/* The queue's changes as HTA reads them (the times as its doubles), every stream's in HTA's row
+ * order (get_queue_length_time_series): it concatenates every launch call in the file's order,
+ * then every activity in the file's order, sorts the rows by time with numpy's quicksort
+ * (pandas' sort_values), which leaves the changes of one instant in an order of its own (that
+ * order decides the per-point mean and std), and takes each stream's rows in turn. A[0..N) is
+ * sorted by stream; OUT (2 N) gets the streams' keys one after another, in the order of A's
+ * streams. 0, or -1 out of memory. */
+static int hta_queue_keys(const opscope_kstats_act *a, size_t n, int64_t *out) {
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) m += queued(&a[i]);
+    if (!m) return 0;
+    if (n >= UINT32_MAX / 2) return -1; /* elements are 2 i + 1 in 32 bits */
+    call_row *calls = malloc(m * sizeof *calls);
+    uint32_t *by_seq = malloc(n * sizeof *by_seq), *run = malloc(n * sizeof *run);
+    uint32_t *elem = malloc(2 * m * sizeof *elem), *idx = malloc(2 * m * sizeof *idx);
+    int64_t *t = malloc(2 * m * sizeof *t);
+    size_t *fill = malloc((n + 1) * sizeof *fill);
+    int rc = calls && by_seq && run && elem && idx && t && fill ? 0 : -1;
+    size_t runs = 0;
+    if (!rc) {
+        size_t nc = 0;
+        memset(by_seq, 0xff, n * sizeof *by_seq); /* SEQ is a permutation of 0..N-1 (kstats.h) */
+        for (size_t i = 0; i < n; i++) {
+            if (i && !same_stream(&a[i - 1], &a[i])) runs++;
+            run[i] = (uint32_t)runs;
+            if (!queued(&a[i])) continue;
+            if (a[i].seq >= n || by_seq[a[i].seq] != UINT32_MAX) rc = -1; /* not the contract's SEQ */
+            calls[nc++] = (call_row){(uint64_t)a[i].call_seq << 32 | a[i].seq, (uint32_t)i};
+            if (!rc) by_seq[a[i].seq] = (uint32_t)i;
+        }
     }
-    for (size_t i = 1; i < m; i++) {
-        int64_t x = q[i];
-        size_t j = i;
-        for (; j > 0 && q[j - 1] > x; j--) q[j] = q[j - 1];
-        q[j] = x;
+    if (!rc) {
+        opscope_sort(calls, m, sizeof *calls, call_row_cmp);
+        for (size_t r = 0; r < m; r++) elem[r] = 2 * calls[r].act + 1, t[r] = a[calls[r].act].hta_call_start;
+        for (size_t q = 0, r = m; q < n; q++)
+            if (by_seq[q] != UINT32_MAX) elem[r] = 2 * by_seq[q], t[r++] = a[by_seq[q]].hta_start;
+        opscope_npsort_argsort(t, idx, 2 * m);
+        /* each stream's slice of OUT: 2 keys per queued activity of the streams before it */
+        memset(fill, 0, (runs + 2) * sizeof *fill);
+        for (size_t i = 0; i < n; i++) fill[run[i] + 1] += 2 * queued(&a[i]);
+        for (size_t r = 1; r <= runs + 1; r++) fill[r] += fill[r - 1];
+        for (size_t p = 0; p < 2 * m; p++) {
+            uint32_t e = elem[idx[p]];
+            const opscope_kstats_act *x = &a[e / 2];
+            out[fill[run[e / 2]]++] = e & 1 ? qkey(x->hta_call_start, 1) : qkey(x->hta_start, 0);
+        }
     }
+    free(calls), free(by_seq), free(run), free(elem), free(idx), free(t), free(fill);
+    return rc;
 }
 
 /* HTA's idle split of one stream's activities A[0..N) in start order into ST (host wait,
@@ -270,7 +321,7 @@ static void idle_split_hta(const opscope_kstats_act *a, size_t n, int64_t origin
 /* ST's figures; its time at each queue length goes to the end of S->at (ST->q_at is set once
  * every stream's run is there: S->at moves while it grows). */
 static int stream_finish(opscope_kstats_t *s, const opscope_kstats_act *a, size_t n, int64_t *q,
-                         opscope_kstats_stream *st) {
+                         const int64_t *hta_keys, opscope_kstats_stream *st) {
     size_t m = queue_keys(a, n, false, q);
     qsum hta = queue_of(q, m, NULL);
     st->q_points = m;
@@ -286,8 +337,7 @@ static int stream_finish(opscope_kstats_t *s, const opscope_kstats_act *a, size_
     st->q_below_ns = queue_of(q, m, s->at.v + off).below_ns; /* Q is sorted: a second walk */
     for (size_t i = (size_t)(s->full_queue > 0 ? s->full_queue : 0); i < st->q_n_at; i++) st->full_ns += s->at.v[off + i];
     if (opscope_kqueue_add(s->kq, st->device, st->stream, OPSCOPE_KQUEUE_OUT_START, q, m)) return -1;
-    queue_keys_hta(q, m, s->origin);
-    if (opscope_kqueue_add(s->kq, st->device, st->stream, OPSCOPE_KQUEUE_OUT_START_HTA, q, m)) return -1;
+    if (opscope_kqueue_add(s->kq, st->device, st->stream, OPSCOPE_KQUEUE_OUT_START_HTA, hta_keys, m)) return -1;
     m = queue_keys(a, n, true, q);
     qsum own = queue_of(q, m, NULL);
     if (opscope_kqueue_add(s->kq, st->device, st->stream, OPSCOPE_KQUEUE_OUT_END, q, m)) return -1;
@@ -298,23 +348,22 @@ static int stream_finish(opscope_kstats_t *s, const opscope_kstats_act *a, size_
     return 0;
 }
 
-static bool same_stream(const opscope_kstats_act *x, const opscope_kstats_act *y) {
-    return x->device == y->device && x->stream == y->stream;
-}
-
 int opscope_kstats_finish(opscope_kstats_t *s, opscope_kstats_act *a, size_t n) {
     if (kernels_finish(s)) return -1;
     launches_finish(s, a, n);
     opscope_sort(a, n, sizeof *a, act_cmp);
     OPSCOPE_VEC(opscope_kstats_stream) rows = {0};
     int64_t *q = malloc((2 * n + 1) * sizeof *q); /* one stream's queue changes at a time */
-    int rc = q ? 0 : -1;
-    for (size_t i = 0, j; !rc && i < n; i = j) {
+    int64_t *hta = malloc((2 * n + 1) * sizeof *hta); /* every stream's, as HTA orders them */
+    int rc = q && hta && !hta_queue_keys(a, n, hta) ? 0 : -1;
+    for (size_t i = 0, j, off = 0; !rc && i < n; i = j) {
         for (j = i + 1; j < n && same_stream(&a[i], &a[j]); j++) {}
         opscope_kstats_stream row = {.device = a[i].device, .stream = a[i].stream};
-        rc = stream_finish(s, a + i, j - i, q, &row) || OPSCOPE_VEC_PUSH(rows, row) ? -1 : 0;
+        rc = stream_finish(s, a + i, j - i, q, hta + off, &row) || OPSCOPE_VEC_PUSH(rows, row) ? -1 : 0;
+        off += row.q_points;
     }
     free(q);
+    free(hta);
     s->streams = rows.v;
     s->n_streams = rows.n;
     for (size_t i = 0, off = 0; !rc && i < s->n_streams; off += s->streams[i++].q_n_at) s->streams[i].q_at = s->at.v + off;

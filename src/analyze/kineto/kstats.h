@@ -58,12 +58,16 @@ enum {
  * none; CALL_KIND: opscope_kstats_call_kind of its name). HTA_START, HTA_CALL_START: the two
  * starts as HTA reads them (the JSON's microseconds as doubles, at today's epoch times a
  * quarter of a microsecond apart: opscope_kbreak_delta_ns from the trace's origin, plus it),
- * for HTA's figures beside the exact ones. */
+ * for HTA's figures beside the exact ones. SEQ: the activity's place in the file's order
+ * among the N activities (0..N-1, each once); CALL_SEQ: its call's among the runtime calls
+ * (HTA's rows come in the file's order, and its queue series sorts them with numpy, whose
+ * sort leaves the changes of one instant where the rows' order puts them). */
 typedef struct opscope_kstats_act {
     int64_t start, dur, device, stream;
     int64_t call_start, call_dur;
     int64_t hta_start, hta_call_start;
     int call_kind;
+    uint32_t seq, call_seq;
 } opscope_kstats_act;
 
 /* Sets the trace's origin (its earliest event start, ns): HTA's times are microseconds from it.

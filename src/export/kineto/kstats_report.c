@@ -199,8 +199,8 @@ static void patterns_json(opscope_jw *j, const char *key, const opscope_kineto_t
 }
 
 /* "kernel_types": HTA's span and its split of the kernel types' overlaps (kbreak.h), the
- * split's microseconds by mask of the types running (bits: computation, communication,
- * memory). */
+ * split's microseconds and HTA's rows by mask of the types running (bits: computation,
+ * communication, memory). */
 static void types_json(opscope_jw *j, const opscope_kineto_t *k) {
     const opscope_kbreak_results *r = opscope_kbreak_results_of(opscope_kineto_kbreak(k));
     const opscope_jw_i64_kv kv[] = {{"events", (int64_t)r->events}, {"span_ns", r->span_ns},
@@ -211,10 +211,17 @@ static void types_json(opscope_jw *j, const opscope_kineto_t *k) {
     opscope_jw_g17(j, "busy_us", r->busy_us);
     opscope_jw_g17(j, "compute_us", r->compute_us);
     const int64_t *by[] = {r->with_memory_us, r->without_memory_us};
+    const uint64_t *rows[] = {r->with_memory_rows, r->without_memory_rows};
     const char *const key[] = {"with_memory_us", "without_memory_us"};
+    const char *const rkey[] = {"with_memory_rows", "without_memory_rows"};
     for (int x = 0; x < 2; x++) {
         opscope_jw_arr(j, key[x]);
         for (int m = 0; m < OPSCOPE_KBREAK_MASKS; m++) opscope_jw_item_i64(j, by[x][m]);
+        opscope_jw_end_arr(j);
+    }
+    for (int x = 0; x < 2; x++) {
+        opscope_jw_arr(j, rkey[x]);
+        for (int m = 0; m < OPSCOPE_KBREAK_MASKS; m++) opscope_jw_item_i64(j, (int64_t)rows[x][m]);
         opscope_jw_end_arr(j);
     }
     opscope_jw_end_obj(j);
