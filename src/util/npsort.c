@@ -5,43 +5,31 @@ enum { NPSORT_SMALL = 15, NPSORT_STACK = 128 };
 
 #define SWAP(x, y) do { uint32_t t_ = (x); (x) = (y); (y) = t_; } while (0)
 
-/* T[0..N) by heapsort on V, with numpy's 1-based sift (A(i) is T[i - 1]). */
-static void heap_argsort(const int64_t *v, uint32_t *t, size_t n) {
+/* numpy's heap is 1-based: A(i) is T[i - 1]. */
 #define A(i) t[(i) - 1]
-    size_t i, j, l;
-    uint32_t tmp;
-    for (l = n >> 1; l > 0; --l) {
-        tmp = A(l);
-        for (i = l, j = l << 1; j <= n;) {
-            if (j < n && v[A(j)] < v[A(j + 1)]) j++;
-            if (v[tmp] < v[A(j)]) {
-                A(i) = A(j);
-                i = j;
-                j += j;
-            } else {
-                break;
-            }
-        }
-        A(i) = tmp;
+
+/* Sifts TMP down from place I of the heap A(1..N). */
+static void sift(const int64_t *v, uint32_t *t, uint32_t tmp, size_t i, size_t n) {
+    for (size_t j = i << 1; j <= n;) {
+        if (j < n && v[A(j)] < v[A(j + 1)]) j++;
+        if (!(v[tmp] < v[A(j)])) break;
+        A(i) = A(j);
+        i = j;
+        j += j;
     }
-    while (n > 1) {
-        tmp = A(n);
-        A(n) = A(1);
-        n--;
-        for (i = 1, j = 2; j <= n;) {
-            if (j < n && v[A(j)] < v[A(j + 1)]) j++;
-            if (v[tmp] < v[A(j)]) {
-                A(i) = A(j);
-                i = j;
-                j += j;
-            } else {
-                break;
-            }
-        }
-        A(i) = tmp;
-    }
-#undef A
+    A(i) = tmp;
 }
+
+/* T[0..N) by heapsort on V, as numpy's fallback. */
+static void heap_argsort(const int64_t *v, uint32_t *t, size_t n) {
+    for (size_t l = n >> 1; l > 0; --l) sift(v, t, A(l), l, n);
+    while (n > 1) {
+        uint32_t tmp = A(n);
+        A(n) = A(1);
+        sift(v, t, tmp, 1, --n);
+    }
+}
+#undef A
 
 static int floor_log2(size_t n) {
     int d = 0;

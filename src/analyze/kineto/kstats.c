@@ -1,7 +1,6 @@
 /* kstats.c - kernels and launches by HTA's definitions beside opscope's (see kstats.h). */
 #include "analyze/kineto/kstats.h"
 
-#include "analyze/kineto/kbreak.h"
 #include "analyze/kineto/kqueue.h"
 
 #include "util/npsort.h"
